@@ -1,0 +1,1 @@
+"""Checking the refactoring engine: bounded-exhaustive program generators and oracles."""

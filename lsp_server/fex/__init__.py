@@ -1,0 +1,1 @@
+"""Field-exhaustive test suites: Korat-style search and incremental SAT."""
