@@ -1,0 +1,96 @@
+"""The environment fingerprint of a test session.
+
+A session's results only carry over to the next one when the environment is the same:
+same Python, same installed distributions, same plugin-relevant pytest options. Project
+files are not part of it (they are units); site-packages are, because reks does not track
+code outside the project root.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import sys
+import sysconfig
+from dataclasses import dataclass, field
+
+import xxhash
+
+_DIST_SUFFIXES = (".dist-info", ".egg-info", ".egg-link", ".pth")
+
+
+@dataclass(frozen=True)
+class Fingerprint:
+    """What a recorded result depends on besides project files.
+
+    ``options`` is None when the caller does not know the pytest options (e.g. ``reks
+    affected`` outside pytest); options are then not compared.
+    """
+
+    python: str
+    distributions: str  # hash of the installed distribution names and versions
+    options: str | None = None
+    details: dict[str, object] = field(default_factory=dict, compare=False, hash=False)
+
+    @property
+    def environment(self) -> str:
+        """Hash of the Python and distribution part (always comparable)."""
+        return xxhash.xxh3_64_hexdigest(f"{self.python}\x00{self.distributions}".encode())
+
+    def differs_from(self, environment: str, options: str | None) -> bool:
+        if environment != self.environment:
+            return True
+        return self.options is not None and options is not None and options != self.options
+
+
+def _site_dirs() -> list[str]:
+    paths = sysconfig.get_paths()
+    dirs = {paths.get("purelib", ""), paths.get("platlib", "")}
+    try:
+        import site
+
+        dirs.update(site.getsitepackages())
+        dirs.add(site.getusersitepackages())
+    except (AttributeError, ImportError):  # embedded or virtualenv-patched site modules
+        pass
+    return sorted(d for d in dirs if d and os.path.isdir(d))
+
+
+def distributions_digest() -> tuple[str, list[str]]:
+    """Hash of the distributions installed in this interpreter's site directories.
+
+    Listing ``*.dist-info`` names (they carry the version) is much cheaper than reading
+    every distribution's metadata, and changes whenever anything is installed, upgraded
+    or removed.
+    """
+    names: list[str] = []
+    for directory in _site_dirs():
+        try:
+            with os.scandir(directory) as entries:
+                names.extend(
+                    f"{directory}/{e.name}" for e in entries if e.name.endswith(_DIST_SUFFIXES)
+                )
+        except OSError:
+            continue
+    names.sort()
+    return xxhash.xxh3_64_hexdigest("\n".join(names).encode()), names
+
+
+def python_identity() -> str:
+    return f"{platform.python_implementation()} {sys.version} {sys.executable}"
+
+
+def options_digest(options: dict[str, object]) -> str:
+    return xxhash.xxh3_64_hexdigest(json.dumps(options, sort_keys=True, default=repr).encode())
+
+
+def current_fingerprint(options: dict[str, object] | None = None) -> Fingerprint:
+    """Fingerprint of this interpreter; pass ``options`` from inside a pytest session."""
+    digest, names = distributions_digest()
+    return Fingerprint(
+        python=python_identity(),
+        distributions=digest,
+        options=None if options is None else options_digest(options),
+        details={"distributions": len(names), "options": options or {}},
+    )

@@ -1,0 +1,140 @@
+"""Deciding which tests to run: a test runs when it is new, failed or errored last time,
+ran in a different environment, is stale, or one of its units changed. Nothing else may
+make it skip."""
+
+from __future__ import annotations
+
+import enum
+import time
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from lsp_server.rts.fingerprint import Fingerprint
+from lsp_server.rts.snapshots import FileStates
+from lsp_server.rts.store import DependencyStore
+from lsp_server.rts.units import Unit
+
+
+class ReasonKind(str, enum.Enum):
+    NEW = "new"
+    FAILED = "failed last time"
+    ERROR = "error last time"
+    ENVIRONMENT = "environment changed"
+    STALE = "stale"  # a unit changed and was re-recorded by another test
+    CHANGED = "changed"
+    REMOVED = "removed"
+    DELETED = "deleted"
+    UNPARSABLE = "does not parse"
+
+
+@dataclass(frozen=True)
+class Reason:
+    kind: ReasonKind
+    unit: Unit | None = None
+    detail: str = ""
+
+    def __str__(self) -> str:
+        if self.kind is ReasonKind.STALE:
+            return self.detail
+        if self.unit is not None:
+            return f"{self.unit} {self.kind.value}"
+        return self.kind.value
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "kind": self.kind.value,
+            "unit": None if self.unit is None else str(self.unit),
+            "text": str(self),
+        }
+
+
+@dataclass
+class Selection:
+    """What to run and why; ``unaffected`` tests can be skipped."""
+
+    selected: dict[str, Reason] = field(default_factory=dict)
+    unaffected: list[str] = field(default_factory=list)
+    changed_units: dict[Unit, ReasonKind] = field(default_factory=dict)
+    seconds: float = 0.0
+
+    def should_run(self, nodeid: str) -> bool:
+        return nodeid in self.selected
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "selected": [{"nodeid": n, **r.to_json()} for n, r in self.selected.items()],
+            "unaffected": list(self.unaffected),
+            "changed_units": {str(u): k.value for u, k in sorted(self.changed_units.items())},
+            "seconds": self.seconds,
+        }
+
+
+def changed_units(store: DependencyStore, states: FileStates) -> dict[Unit, ReasonKind]:
+    """Every recorded unit whose current checksum differs from the recorded one."""
+    changed: dict[Unit, ReasonKind] = {}
+    hashes = store.file_hashes()
+    for path, recorded in store.unit_checksums().items():
+        raw = states.raw_hash(path)
+        if raw is None:
+            changed.update((Unit(path, name), ReasonKind.DELETED) for name in recorded)
+            continue
+        if raw == hashes.get(path):
+            continue
+        snap = states.snapshot(path)
+        assert snap is not None
+        if snap.error is not None:
+            changed.update((Unit(path, name), ReasonKind.UNPARSABLE) for name in recorded)
+            continue
+        for name, checksum in recorded.items():
+            current = snap.checksums.get(name)
+            if current is None:
+                changed[Unit(path, name)] = ReasonKind.REMOVED
+            elif current != checksum:
+                changed[Unit(path, name)] = ReasonKind.CHANGED
+    return changed
+
+
+def select_affected_tests(
+    root: Path,
+    store: DependencyStore,
+    candidates: Iterable[str] | None = None,
+    *,
+    fingerprint: Fingerprint | None = None,
+    states: FileStates | None = None,
+) -> Selection:
+    """Decide, for each candidate (default: every recorded test), whether it must run.
+
+    ``fingerprint`` is the current environment; without it the environment is not
+    compared. ``states`` lets a caller share the file cache with recording.
+    """
+    start = time.perf_counter()
+    states = states or FileStates(Path(root))
+    records = store.test_records()
+    changed = changed_units(store, states)
+    affected = store.tests_depending_on_any(changed)
+    selection = Selection(changed_units=changed)
+    for nodeid in records if candidates is None else candidates:
+        record = records.get(nodeid)
+        reason: Reason | None = None
+        if record is None:
+            reason = Reason(ReasonKind.NEW)
+        elif record.outcome == "failed":
+            reason = Reason(ReasonKind.FAILED)
+        elif record.outcome == "error":
+            reason = Reason(ReasonKind.ERROR)
+        elif fingerprint is not None and fingerprint.differs_from(
+            record.environment, record.options
+        ):
+            reason = Reason(ReasonKind.ENVIRONMENT)
+        elif nodeid in affected:
+            unit = affected[nodeid]
+            reason = Reason(changed[unit], unit)
+        elif record.stale is not None:
+            reason = Reason(ReasonKind.STALE, detail=record.stale)
+        if reason is None:
+            selection.unaffected.append(nodeid)
+        else:
+            selection.selected[nodeid] = reason
+    selection.seconds = time.perf_counter() - start
+    return selection

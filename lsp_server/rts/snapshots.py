@@ -1,0 +1,116 @@
+"""Current state of project files: raw hashes and unit checksums, computed once per file.
+
+Reading and hashing a file's bytes is cheap; tokenizing and parsing it is not. Callers
+ask for the raw hash first and only ask for the unit checksums of files whose raw hash
+differs from the stored one.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from lsp_server.rts.store import FileSnapshot
+from lsp_server.rts.units import (
+    FILE,
+    MODULE,
+    FileUnits,
+    SourceError,
+    file_checksum,
+    source_units,
+    tokenize_decode,
+)
+
+PYTHON_SUFFIXES = (".py", ".pyw")
+
+
+def is_python(path: str) -> bool:
+    return path.endswith(PYTHON_SUFFIXES)
+
+
+@dataclass
+class _Entry:
+    stat: tuple[int, int]
+    data: bytes | None
+    raw_hash: str
+    snapshot: FileSnapshot | None = None
+    units: FileUnits | None = None
+
+
+class FileStates:
+    """Per-run cache of file states keyed by root-relative POSIX path.
+
+    ``revalidate``: re-stat on every access and recompute when mtime or size changed (for a
+    long-lived process such as the language server). Without it the first state seen is
+    kept for the whole run, which is what the recorder wants: the checksum recorded for a
+    test is the one of the code it ran, even if the file is edited while tests run.
+    """
+
+    def __init__(self, root: Path, *, revalidate: bool = False) -> None:
+        self.root = Path(root)
+        self.revalidate = revalidate
+        self._entries: dict[str, _Entry | None] = {}
+
+    def _entry(self, path: str) -> _Entry | None:
+        if path in self._entries and not self.revalidate:
+            return self._entries[path]
+        absolute = os.path.join(self.root, path)
+        try:
+            st = os.stat(absolute)
+        except OSError:
+            self._entries[path] = None
+            return None
+        key = (st.st_mtime_ns, st.st_size)
+        cached = self._entries.get(path)
+        if cached is not None and cached.stat == key:
+            return cached
+        try:
+            with open(absolute, "rb") as fh:
+                data = fh.read()
+        except OSError:  # a directory, a permission problem, or gone since stat
+            self._entries[path] = None
+            return None
+        entry = _Entry(stat=key, data=data, raw_hash=file_checksum(data))
+        self._entries[path] = entry
+        return entry
+
+    def raw_hash(self, path: str) -> str | None:
+        """Hash of the file's bytes, None if the file does not exist."""
+        entry = self._entry(path)
+        return None if entry is None else entry.raw_hash
+
+    def snapshot(self, path: str) -> FileSnapshot | None:
+        """Checksums of every unit of the file, None if it does not exist. A Python file that
+        does not parse gets a module checksum derived from its bytes and ``error`` set."""
+        entry = self._entry(path)
+        if entry is None:
+            return None
+        if entry.snapshot is None:
+            self._compute(path, entry)
+        return entry.snapshot
+
+    def units(self, path: str) -> FileUnits | None:
+        """The parsed units (with spans) of a Python file; None if missing or unparsable."""
+        entry = self._entry(path)
+        if entry is None:
+            return None
+        if entry.snapshot is None:
+            self._compute(path, entry)
+        return entry.units
+
+    def _compute(self, path: str, entry: _Entry) -> None:
+        data = entry.data or b""
+        if not is_python(path):
+            entry.snapshot = FileSnapshot(path, entry.raw_hash, {FILE: entry.raw_hash})
+        else:
+            try:
+                units = source_units(path, tokenize_decode(data))
+            except (SourceError, SyntaxError, UnicodeDecodeError) as exc:
+                entry.snapshot = FileSnapshot(
+                    path, entry.raw_hash, {MODULE: f"unparsable-{entry.raw_hash}"}, str(exc)
+                )
+            else:
+                entry.units = units
+                entry.snapshot = FileSnapshot(path, entry.raw_hash, dict(units.checksums))
+        entry.data = None  # the bytes are no longer needed once hashed and parsed

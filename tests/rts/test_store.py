@@ -1,0 +1,123 @@
+"""The dependency store on real SQLite files: invariants, REKS primitives, corruption."""
+
+from __future__ import annotations
+
+import multiprocessing
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from lsp_server.rts.select import ReasonKind, select_affected_tests
+from lsp_server.rts.snapshots import FileStates
+from lsp_server.rts.store import DependencyStore, StoreError, store_path
+from lsp_server.rts.units import MODULE, Unit
+
+SRC = "X = 1\n\ndef f():\n    return X\n\ndef g():\n    return 2\n"
+
+
+def _record(store: DependencyStore, root: Path, nodeid: str, units: list[Unit], outcome="passed"):
+    states = FileStates(root)
+    snaps = {u.path: states.snapshot(u.path) for u in units}
+    store.record_test(
+        nodeid, outcome, 0.5, units, snaps, environment="env", options=None, session_id=None
+    )
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    (tmp_path / "m.py").write_text(SRC)
+    return tmp_path
+
+
+def test_record_and_query(project: Path) -> None:
+    with DependencyStore(project) as store:
+        _record(store, project, "t.py::a", [Unit("m.py", "f"), Unit("m.py", MODULE)])
+        _record(store, project, "t.py::b", [Unit("m.py", "g")])
+        assert set(store.dependencies_of("t.py::a")) == {Unit("m.py", "f"), Unit("m.py", MODULE)}
+        assert store.tests_depending_on(Unit("m.py", "g")) == ["t.py::b"]
+        assert [e.nodeid for e in store.executions_of(Unit("m.py", "f"))] == ["t.py::a"]
+        assert store.executions_of(Unit("m.py", "f"))[0].duration == 0.5
+        sel = select_affected_tests(project, store)
+        assert sel.selected == {}
+        (project / "m.py").write_text(SRC.replace("return 2", "return 3"))
+        sel = select_affected_tests(project, store)
+        assert list(sel.selected) == ["t.py::b"]
+        assert sel.selected["t.py::b"].kind is ReasonKind.CHANGED
+
+
+def test_rerecord_marks_other_dependents_stale(project: Path) -> None:
+    with DependencyStore(project) as store:
+        _record(store, project, "t.py::a", [Unit("m.py", "g")])
+        _record(store, project, "t.py::b", [Unit("m.py", "g")])
+        (project / "m.py").write_text(SRC.replace("return 2", "return 3"))
+        # Only b reruns (e.g. a was deselected by -k); a must still be selected afterwards.
+        _record(store, project, "t.py::b", [Unit("m.py", "g")])
+        sel = select_affected_tests(project, store)
+        assert list(sel.selected) == ["t.py::a"]
+        assert "m.py::g changed" in str(sel.selected["t.py::a"])
+        # recorded checksum is one value per unit
+        assert (
+            store.recorded_checksum(Unit("m.py", "g"))
+            == FileStates(project).snapshot("m.py").checksums["g"]
+        )
+
+
+def test_reks_primitives(project: Path) -> None:
+    with DependencyStore(project) as store:
+        _record(store, project, "t.py::a", [Unit("m.py", "f")])
+        with store.transaction():
+            store.replace_unit(Unit("m.py", "f"), Unit("m.py", "h"), "c1")
+            store.add_dependents(Unit("m.py", "h"), Unit("n.py", "k"), "c2")
+            store.refresh_checksum(Unit("m.py", "h"), "c3")
+        assert store.dependencies_of("t.py::a") == {
+            Unit("m.py", "h"): "c3",
+            Unit("n.py", "k"): "c2",
+        }
+        assert store.tests_depending_on(Unit("m.py", "f")) == []
+        with pytest.raises(RuntimeError), store.transaction():
+            store.refresh_checksum(Unit("m.py", "h"), "c4")
+            raise RuntimeError("rolled back")
+        assert store.recorded_checksum(Unit("m.py", "h")) == "c3"
+
+
+def test_corrupt_store_is_reported_and_not_overwritten(project: Path) -> None:
+    path = store_path(project)
+    path.parent.mkdir()
+    path.write_bytes(b"this is not sqlite" * 100)
+    with pytest.raises(StoreError, match="reks store --rebuild"):
+        DependencyStore(project)
+    assert path.read_bytes() == b"this is not sqlite" * 100
+    DependencyStore.rebuild(project).close()
+    assert path.with_name(path.name + ".bak").read_bytes().startswith(b"this is not")
+    DependencyStore(project).close()
+
+
+def test_foreign_version(project: Path) -> None:
+    DependencyStore(project).close()
+    conn = sqlite3.connect(store_path(project))
+    conn.execute("UPDATE meta SET value='99' WHERE key='schema_version'")
+    conn.commit()
+    conn.close()
+    with pytest.raises(StoreError, match="schema version 99"):
+        DependencyStore(project)
+
+
+def _writer(root: str, prefix: str) -> None:
+    store = DependencyStore(Path(root))
+    for i in range(60):
+        _record(store, Path(root), f"{prefix}{i}", [Unit("m.py", "f"), Unit("m.py", "g")])
+    store.close()
+
+
+def test_two_processes_write_at_once(project: Path) -> None:
+    ctx = multiprocessing.get_context("spawn")
+    procs = [ctx.Process(target=_writer, args=(str(project), p)) for p in ("a", "b")]
+    for p in procs:
+        p.start()
+    for p in procs:
+        p.join(60)
+        assert p.exitcode == 0
+    with DependencyStore(project) as store:
+        assert len(store.test_records()) == 120
+        assert store.check_integrity() == "ok"
