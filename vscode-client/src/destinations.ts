@@ -1,0 +1,65 @@
+// Candidates for the destination of a move: the workspace's Python modules and packages.
+
+export interface Destination {
+  /** Dotted module name, e.g. `pkg.util`. */
+  module: string;
+  /** Path relative to the workspace folder, with forward slashes. */
+  path: string;
+}
+
+const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+/** `pkg/util.py` -> `pkg.util`, `pkg/__init__.py` -> `pkg`; undefined when not importable. */
+export function moduleName(relativePath: string): string | undefined {
+  const parts = relativePath.replace(/\\/g, "/").split("/").filter((p) => p.length > 0);
+  const last = parts.pop();
+  if (!last || !last.endsWith(".py")) {
+    return undefined;
+  }
+  const stem = last.slice(0, -3);
+  if (stem !== "__init__") {
+    parts.push(stem);
+  }
+  if (parts.length === 0 || !parts.every((p) => IDENTIFIER.test(p))) {
+    return undefined;
+  }
+  return parts.join(".");
+}
+
+const SKIPPED_DIRS = new Set([
+  ".git",
+  ".venv",
+  "venv",
+  "node_modules",
+  "__pycache__",
+  ".tox",
+  ".reks",
+  "build",
+  "dist",
+]);
+
+/**
+ * Importable modules sorted by name, without the file the code comes from and without
+ * files in virtual environments and build directories.
+ */
+export function destinations(relativePaths: string[], currentRelativePath?: string): Destination[] {
+  const current = currentRelativePath?.replace(/\\/g, "/");
+  const seen = new Map<string, Destination>();
+  for (const raw of relativePaths) {
+    const path = raw.replace(/\\/g, "/");
+    if (path === current || path.split("/").some((p) => SKIPPED_DIRS.has(p))) {
+      continue;
+    }
+    const module = moduleName(path);
+    if (module && !seen.has(module)) {
+      seen.set(module, { module, path });
+    }
+  }
+  return [...seen.values()].sort((a, b) => a.module.localeCompare(b.module));
+}
+
+/** A module name the user typed instead of picking one. */
+export function isModuleName(text: string): boolean {
+  const parts = text.trim().split(".");
+  return parts.length > 0 && parts.every((p) => IDENTIFIER.test(p));
+}
