@@ -1,4 +1,9 @@
-"""The pytest plugin (entry point ``pytest11``): inert unless ``--reks`` is given."""
+"""The pytest plugin (entry point ``pytest11``).
+
+Loaded in every pytest run, so it only adds options: without ``--reks``, ``--reks-all`` or
+``--reks-dry-run`` nothing else is imported or registered. The work is done by
+``lsp_server.rts.recorder.ReksPlugin``.
+"""
 
 from __future__ import annotations
 
@@ -8,5 +13,26 @@ import pytest
 def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("reks", "reks test selection")
     group.addoption(
-        "--reks", action="store_true", help="run affected tests and record dependencies"
+        "--reks",
+        action="store_true",
+        help="run only tests affected by changes since the last run, and record dependencies",
     )
+    group.addoption(
+        "--reks-all",
+        action="store_true",
+        help="run every test and re-record dependencies (recreates a corrupt store)",
+    )
+    group.addoption(
+        "--reks-dry-run",
+        action="store_true",
+        help="list the tests --reks would run and why, without running anything",
+    )
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    opt = config.option
+    if not (opt.reks or opt.reks_all or opt.reks_dry_run):
+        return
+    from lsp_server.rts.recorder import ReksPlugin
+
+    config.pluginmanager.register(ReksPlugin(config), "reks-session")

@@ -1,0 +1,126 @@
+"""The static import closure of a Python file, restricted to files under the project root.
+
+A test depends on the module part of everything its file imports (module-level code runs
+at collection, before the tracer sees the test). Resolution is syntactic: every
+``import`` statement anywhere in the file counts (also inside functions and ``try``), and
+a name is looked up as ``base/a/b.py`` or ``base/a/b/__init__.py`` under a few bases
+(the root, ``src/``, the test's rootdir-less package base, ``sys.path`` entries under the
+root). Over-approximation only costs extra runs; a missed import would cost safety.
+"""
+
+from __future__ import annotations
+
+import ast
+import os
+import sys
+from pathlib import Path, PurePosixPath
+
+
+class ImportResolver:
+    def __init__(self, root: Path) -> None:
+        self.root = Path(root).resolve()
+        self._direct: dict[str, set[str]] = {}
+        self._closure: dict[str, frozenset[str]] = {}
+        bases = ["", "src"]
+        for entry in sys.path:
+            try:
+                rel = Path(entry).resolve().relative_to(self.root).as_posix()
+            except (ValueError, OSError):
+                continue
+            bases.append("" if rel == "." else rel)
+        self._bases = list(dict.fromkeys(bases))
+
+    def _exists(self, rel: str) -> bool:
+        return os.path.isfile(os.path.join(self.root, rel))
+
+    def _module_files(self, base: str, dotted: str) -> list[str]:
+        """Files importing ``dotted`` from ``base`` runs: each package ``__init__`` and the
+        module itself; empty when the top package is not under ``base``."""
+        parts = dotted.split(".")
+        found: list[str] = []
+        for i in range(1, len(parts) + 1):
+            stem = PurePosixPath(base, *parts[:i]).as_posix() if base else "/".join(parts[:i])
+            init = f"{stem}/__init__.py"
+            if self._exists(init):
+                found.append(init)
+            elif self._exists(f"{stem}.py"):
+                found.append(f"{stem}.py")
+                break
+            elif i == 1 and not os.path.isdir(os.path.join(self.root, stem)):
+                return []
+        return found
+
+    def _package_base(self, rel: str) -> str:
+        """The first ancestor directory that is not a package (pytest's rootdir insertion)."""
+        parent = PurePosixPath(rel).parent
+        while parent.as_posix() not in ("", ".") and self._exists(f"{parent}/__init__.py"):
+            parent = parent.parent
+        return "" if parent.as_posix() == "." else parent.as_posix()
+
+    def direct_imports(self, rel: str) -> set[str]:
+        if rel in self._direct:
+            return self._direct[rel]
+        result: set[str] = set()
+        self._direct[rel] = result
+        try:
+            with open(os.path.join(self.root, rel), "rb") as fh:
+                tree = ast.parse(fh.read())
+        except (OSError, SyntaxError, ValueError):
+            return result
+        bases = [*self._bases, self._package_base(rel)]
+        here = PurePosixPath(rel).parent
+        for node in ast.walk(tree):
+            names: list[tuple[str, str]] = []  # (base, dotted)
+            if isinstance(node, ast.Import):
+                names = [(b, alias.name) for alias in node.names for b in bases]
+            elif isinstance(node, ast.ImportFrom):
+                if node.level:
+                    anchor = here
+                    for _ in range(node.level - 1):
+                        anchor = anchor.parent
+                    base = "" if anchor.as_posix() == "." else anchor.as_posix()
+                    module = node.module or ""
+                    for alias in node.names:
+                        dotted = f"{module}.{alias.name}" if module else alias.name
+                        names.append((base, dotted))
+                    if module:
+                        names.append((base, module))
+                    elif self._exists(f"{base}/__init__.py" if base else "__init__.py"):
+                        result.add(f"{base}/__init__.py" if base else "__init__.py")
+                elif node.module:
+                    for b in bases:
+                        names.append((b, node.module))
+                        names.extend((b, f"{node.module}.{a.name}") for a in node.names)
+            for base, dotted in names:
+                result.update(self._module_files(base, dotted))
+        result.discard(rel)
+        return result
+
+    def closure(self, rel: str) -> frozenset[str]:
+        """Every project file ``rel`` imports, directly or not (``rel`` included)."""
+        cached = self._closure.get(rel)
+        if cached is not None:
+            return cached
+        seen = {rel}
+        todo = [rel]
+        while todo:
+            for dep in self.direct_imports(todo.pop()):
+                if dep not in seen:
+                    seen.add(dep)
+                    todo.append(dep)
+        result = frozenset(seen)
+        self._closure[rel] = result
+        return result
+
+    def conftests(self, rel: str) -> list[str]:
+        """conftest.py files from the root down to ``rel``'s directory."""
+        out = []
+        parent = PurePosixPath(rel).parent
+        while True:
+            candidate = "conftest.py" if parent.as_posix() == "." else f"{parent}/conftest.py"
+            if self._exists(candidate):
+                out.append(candidate)
+            if parent.as_posix() == ".":
+                break
+            parent = parent.parent
+        return out

@@ -1,0 +1,400 @@
+"""The active part of the pytest plugin: selection before the run, recording during it.
+
+Roles: a plain session selects, runs and records. Under xdist the controller selects
+(once, before any worker starts, so every worker deselects the same tests and nothing a
+worker writes can change another worker's collection) and the workers record, each
+writing its tests in short transactions of its own.
+
+Attribution: code run while a fixture is being set up is kept per fixture definition
+(with its own tracer window), and every test that has the fixture in its closure
+(``item.fixturenames``) gets those dependencies. That covers session/module/class
+fixtures set up once for many tests, ``setup_class``/``setup_module`` and unittest's
+``setUpClass`` (pytest implements them as autouse fixtures).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Generator
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import CodeType
+from typing import Any
+
+import pytest
+
+from lsp_server.rts.fingerprint import current_fingerprint
+from lsp_server.rts.imports import ImportResolver
+from lsp_server.rts.select import Reason, ReasonKind, Selection, select_affected_tests
+from lsp_server.rts.snapshots import FileStates, is_python
+from lsp_server.rts.store import DependencyStore, FileSnapshot, StoreError
+from lsp_server.rts.tracing import FileWatcher, activate_watcher, new_tracer
+from lsp_server.rts.units import FILE, MODULE, Unit
+
+_EXCLUDED_DIRS = frozenset(
+    {
+        ".reks",
+        ".git",
+        ".hg",
+        "__pycache__",
+        ".pytest_cache",
+        ".mypy_cache",
+        ".ruff_cache",
+        ".tox",
+        ".nox",
+        ".venv",
+        "venv",
+        "site-packages",
+        "dist-packages",
+        "node_modules",
+    }
+)
+_HAS_QUALNAME = sys.version_info >= (3, 11)
+_WORKER_KEY = "reks"
+
+
+def fingerprint_options(config: pytest.Config) -> dict[str, object]:
+    """pytest options that can change a test's outcome (selection options such as -k, -m,
+    --lf, -x, -n and node ids cannot, so they are left out)."""
+    opt = config.option
+    plugins = sorted(p for p in (getattr(opt, "plugins", None) or []) if p != "no:cacheprovider")
+    ini = {}
+    for key, value in sorted(getattr(config, "inicfg", {}).items()):
+        if key not in ("addopts", "testpaths", "markers", "timeout"):
+            ini[key] = repr(getattr(value, "value", value))
+    return {
+        "plugins": plugins,
+        "override_ini": getattr(opt, "override_ini", None),
+        "importmode": getattr(opt, "importmode", None),
+        "runxfail": getattr(opt, "runxfail", None),
+        "strict_markers": getattr(opt, "strict_markers", None),
+        "doctestmodules": getattr(opt, "doctestmodules", None),
+        "assertmode": getattr(opt, "assertmode", None),
+        "pythonwarnings": getattr(opt, "pythonwarnings", None),
+        "ini": ini,
+    }
+
+
+@dataclass
+class _Window:
+    """What ran and what was opened while one test or one fixture setup was active."""
+
+    codes: set[CodeType] = field(default_factory=set)
+    files: set[str] = field(default_factory=set)
+
+    def update(self, other: _Window) -> None:
+        self.codes |= other.codes
+        self.files |= other.files
+
+
+def _outcome(reports: list[pytest.TestReport]) -> tuple[str, float]:
+    duration = sum(r.duration for r in reports)
+    failed = [r for r in reports if r.failed]
+    if failed:
+        return ("failed" if any(r.when == "call" for r in failed) else "error"), duration
+    if any(r.skipped for r in reports):
+        return "skipped", duration
+    return "passed", duration
+
+
+class ReksPlugin:
+    def __init__(self, config: pytest.Config) -> None:
+        self.config = config
+        opt = config.option
+        self.mode = "dry-run" if opt.reks_dry_run else ("all" if opt.reks_all else "affected")
+        self.root = Path(config.rootpath).resolve()
+        self._root_prefix = str(self.root) + os.sep
+        self.workerinput: dict[str, Any] | None = getattr(config, "workerinput", None)
+        self.is_controller = self.workerinput is None and getattr(opt, "dist", "no") != "no"
+        self.states = FileStates(self.root)
+        self.resolver = ImportResolver(self.root)
+        self.selection: Selection | None = None
+        self.unaffected: set[str] = set()
+        self.counts: tuple[int, int] | None = None
+        self.dry_run_lines: list[tuple[str, Reason]] = []
+        self.session_id: int | None = None
+        self.store = self._open_store()
+        if self.workerinput is not None:
+            shared = self.workerinput[_WORKER_KEY]
+            self.environment: str = shared["environment"]
+            self.options: str | None = shared["options"]
+            self.session_id = shared["session"]
+            self.unaffected = set(shared["unaffected"])
+        else:
+            fingerprint = current_fingerprint(fingerprint_options(config))
+            self.environment = fingerprint.environment
+            self.options = fingerprint.options
+            if self.mode != "all":
+                self.selection = select_affected_tests(
+                    self.root, self.store, None, fingerprint=fingerprint, states=self.states
+                )
+                self.unaffected = set(self.selection.unaffected)
+            if self.mode != "dry-run":
+                self.session_id = self.store.begin_session(
+                    self.mode, self.environment, self.options
+                )
+        self.recording = self.mode != "dry-run" and not self.is_controller
+        self.tracer = new_tracer() if self.recording else None
+        self.watcher = FileWatcher()
+        self._stack: list[_Window] = []
+        self._fixture_windows: dict[object, _Window] = {}
+        self._reports: dict[str, list[pytest.TestReport]] = {}
+        self._code_units: dict[CodeType, tuple[Unit, ...]] = {}
+        self._rel_cache: dict[str, str | None] = {}
+        self._recorded = 0
+        self._worker_counts: list[tuple[int, int]] = []
+
+    def _open_store(self) -> DependencyStore:
+        try:
+            return DependencyStore(self.root)
+        except StoreError as exc:
+            if self.mode == "all" and self.workerinput is None:
+                return DependencyStore.rebuild(self.root)
+            raise pytest.UsageError(f"reks: {exc}") from exc
+
+    # -- xdist --------------------------------------------------------------------------
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_configure_node(self, node: Any) -> None:
+        node.workerinput[_WORKER_KEY] = {
+            "environment": self.environment,
+            "options": self.options,
+            "session": self.session_id,
+            "unaffected": sorted(self.unaffected),
+        }
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_testnodedown(self, node: Any, error: object) -> None:
+        counts = getattr(node, "workeroutput", {}).get("reks_counts")
+        if counts:
+            self._worker_counts.append(tuple(counts))
+
+    # -- selection ----------------------------------------------------------------------
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_collection_modifyitems(
+        self, session: pytest.Session, config: pytest.Config, items: list[pytest.Item]
+    ) -> None:
+        if self.mode == "all":
+            self.counts = (len(items), 0)
+            return
+        keep = [item for item in items if item.nodeid not in self.unaffected]
+        drop = [item for item in items if item.nodeid in self.unaffected]
+        if self.mode == "dry-run":
+            selected = self.selection.selected if self.selection else {}
+            self.dry_run_lines = [
+                (item.nodeid, selected.get(item.nodeid, Reason(ReasonKind.NEW))) for item in keep
+            ]
+            self.counts = (len(keep), len(drop))
+            keep, drop = [], items[:]
+        else:
+            self.counts = (len(keep), len(drop))
+        if drop:
+            config.hook.pytest_deselected(items=drop)
+            items[:] = keep
+
+    # -- recording ----------------------------------------------------------------------
+
+    @pytest.hookimpl(wrapper=True)
+    def pytest_runtestloop(self, session: pytest.Session) -> Generator[None, object, object]:
+        if self.tracer is None:
+            return (yield)
+        activate_watcher(self.watcher)
+        self.tracer.start()
+        try:
+            return (yield)
+        finally:
+            self.tracer.stop()
+            activate_watcher(None)
+
+    def _flush(self) -> None:
+        if self._stack and self.tracer is not None:
+            top = self._stack[-1]
+            top.codes |= self.tracer.take()
+            top.files |= self.watcher.take()
+
+    @pytest.hookimpl(wrapper=True)
+    def pytest_runtest_protocol(
+        self, item: pytest.Item, nextitem: pytest.Item | None
+    ) -> Generator[None, object, object]:
+        if self.tracer is None:
+            return (yield)
+        self.tracer.take()
+        self.watcher.take()
+        self._stack = [_Window()]
+        self._reports[item.nodeid] = []
+        result = yield
+        self._flush()
+        window = self._stack.pop()
+        self._stack = []
+        self._record(item, window)
+        return result
+
+    @pytest.hookimpl(wrapper=True)
+    def pytest_fixture_setup(
+        self, fixturedef: Any, request: pytest.FixtureRequest
+    ) -> Generator[None, object, object]:
+        if not self._stack:
+            return (yield)
+        self._flush()
+        self._stack.append(_Window())
+        try:
+            return (yield)
+        finally:
+            self._flush()
+            window = self._stack.pop()
+            if fixturedef.scope != "function":
+                self._fixture_windows.setdefault(fixturedef, _Window()).update(window)
+            if self._stack:
+                self._stack[-1].update(window)
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        reports = self._reports.get(report.nodeid)
+        if reports is not None:
+            reports.append(report)
+
+    def _rel(self, filename: str) -> str | None:
+        cached = self._rel_cache.get(filename, "")
+        if cached != "":
+            return cached
+        rel: str | None = None
+        absolute = os.path.abspath(filename)
+        if not absolute.startswith(self._root_prefix):
+            real = os.path.realpath(absolute)
+            absolute = real if real.startswith(self._root_prefix) else ""
+        if absolute:
+            parts = absolute[len(self._root_prefix) :].split(os.sep)
+            if not _EXCLUDED_DIRS.intersection(parts):
+                rel = "/".join(parts)
+        self._rel_cache[filename] = rel
+        return rel
+
+    def _units_of_code(self, code: CodeType) -> tuple[Unit, ...]:
+        cached = self._code_units.get(code)
+        if cached is not None:
+            return cached
+        rel = self._rel(code.co_filename) if code.co_filename[:1] != "<" else None
+        units: tuple[Unit, ...] = ()
+        if rel is not None and is_python(rel):
+            module = Unit(rel, MODULE)
+            file_units = self.states.units(rel)
+            if file_units is None:
+                units = (module,)
+            elif _HAS_QUALNAME:
+                qualname: str = code.co_qualname  # type: ignore[attr-defined]
+                units = (file_units.unit_for_qualname(qualname), module)
+            else:
+                units = (file_units.unit_at_line(code.co_firstlineno), module)
+        self._code_units[code] = units
+        return units
+
+    def _static_units(self, item: pytest.Item) -> set[Unit]:
+        """Module parts of the test file's import closure and its conftests, plus the
+        docstring's unit for doctests."""
+        units: set[Unit] = set()
+        rel = self._rel(str(item.path))
+        if rel is None:
+            return units
+        if not is_python(rel):
+            units.add(Unit(rel, FILE))
+        else:
+            for conftest in self.resolver.conftests(rel):
+                units.update(Unit(f, MODULE) for f in self.resolver.closure(conftest))
+            units.update(Unit(f, MODULE) for f in self.resolver.closure(rel))
+        dtest = getattr(item, "dtest", None)
+        if dtest is not None and dtest.filename:
+            doc_rel = self._rel(dtest.filename)
+            if doc_rel is not None and is_python(doc_rel):
+                file_units = self.states.units(doc_rel)
+                if file_units is not None and dtest.lineno is not None:
+                    units.add(file_units.unit_at_line(dtest.lineno + 1))
+                units.add(Unit(doc_rel, MODULE))
+            elif doc_rel is not None:
+                units.add(Unit(doc_rel, FILE))
+        return units
+
+    def _record(self, item: pytest.Item, window: _Window) -> None:
+        reports = self._reports.pop(item.nodeid, [])
+        if not reports:  # interrupted before the first phase reported
+            return
+        info = getattr(item, "_fixtureinfo", None)
+        if info is not None:
+            for name in getattr(item, "fixturenames", ()):
+                for fixturedef in info.name2fixturedefs.get(name, ()):
+                    shared = self._fixture_windows.get(fixturedef)
+                    if shared is not None:
+                        window.update(shared)
+        units = self._static_units(item)
+        for code in window.codes:
+            units.update(self._units_of_code(code))
+        for filename in window.files:
+            rel = self._rel(filename)
+            if rel is not None and not rel.endswith((".py", ".pyc", ".pyo")):
+                units.add(Unit(rel, FILE))
+        snapshots: dict[str, FileSnapshot] = {}
+        for path in {u.path for u in units}:
+            snap = self.states.snapshot(path)
+            if snap is not None:
+                snapshots[path] = snap
+        outcome, duration = _outcome(reports)
+        self.store.record_test(
+            item.nodeid,
+            outcome,
+            duration,
+            units,
+            snapshots,
+            environment=self.environment,
+            options=self.options,
+            session_id=self.session_id,
+        )
+        self._recorded += 1
+
+    # -- reporting ----------------------------------------------------------------------
+
+    def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
+        counts = self._total_counts()
+        if self.workerinput is not None:
+            workeroutput = getattr(self.config, "workeroutput", None)
+            if workeroutput is not None and self.counts is not None:
+                workeroutput["reks_counts"] = list(self.counts)
+        elif self.session_id is not None:
+            self.store.finish_session(
+                self.session_id,
+                {
+                    "selected": counts[0] if counts else None,
+                    "deselected": counts[1] if counts else None,
+                    "exitstatus": int(exitstatus),
+                },
+            )
+        nothing_to_run = exitstatus == pytest.ExitCode.NO_TESTS_COLLECTED
+        if nothing_to_run and (self.mode == "dry-run" or (counts is not None and counts[1])):
+            session.exitstatus = pytest.ExitCode.OK
+
+    def _total_counts(self) -> tuple[int, int] | None:
+        if self._worker_counts:
+            # Every worker collects and deselects the same tests; one worker's view is the
+            # session's.
+            return self._worker_counts[0]
+        return self.counts
+
+    def pytest_terminal_summary(self, terminalreporter: Any) -> None:
+        tr = terminalreporter
+        if self.mode == "dry-run":
+            tr.section("reks: tests that would run")
+            for nodeid, reason in self.dry_run_lines:
+                tr.write_line(f"{nodeid}  ({reason})")
+        counts = self._total_counts()
+        if counts is None:
+            return
+        seconds = f" in {self.selection.seconds * 1000:.0f} ms" if self.selection else ""
+        if self.mode == "all":
+            tr.write_line(f"reks: {counts[0]} selected (--reks-all), dependencies re-recorded")
+        else:
+            verb = "would run" if self.mode == "dry-run" else "selected"
+            tr.write_line(
+                f"reks: {counts[0]} {verb}, {counts[1]} deselected (unchanged) [selection{seconds}]"
+            )
+
+    def pytest_unconfigure(self, config: pytest.Config) -> None:
+        self.store.close()
