@@ -1,0 +1,41 @@
+"""Inline a variable, a method (function) or a parameter (rope decides which from the
+name under the cursor)."""
+
+from __future__ import annotations
+
+from rope.refactor.inline import InlineMethod, InlineParameter, InlineVariable, create_inline
+
+from lsp_server.refactor.context import Context, Planned
+from lsp_server.refactor.provenance import Hints
+
+
+def inline(ctx: Context) -> Planned:
+    inliner = create_inline(ctx.project, ctx.resource, ctx.offset)
+    name = str(inliner.name)
+    only_current = bool(ctx.arg("only_current", False))
+    files, skipped = ctx.scope_files(name)
+    if isinstance(inliner, InlineParameter):
+        changes = inliner.get_changes(resources=files, task_handle=ctx.job.handle)
+        kind = "inline-parameter"
+        hints = Hints()
+    elif isinstance(inliner, InlineMethod):
+        changes = inliner.get_changes(
+            remove=not only_current,
+            only_current=only_current,
+            resources=files,
+            task_handle=ctx.job.handle,
+        )
+        kind = "inline-method"
+        # The inlined function disappears; its callers now hold its code.
+        hints = Hints(removes=True)
+    else:
+        assert isinstance(inliner, InlineVariable)
+        changes = inliner.get_changes(
+            remove=not only_current,
+            only_current=only_current,
+            resources=files,
+            task_handle=ctx.job.handle,
+        )
+        kind = "inline-variable"
+        hints = Hints()
+    return Planned(changes, kind, f"inline `{name}`", hints, skipped)

@@ -1,0 +1,283 @@
+"""One warm rope project per workspace root, reading unsaved editor buffers.
+
+rope reads every file through its ``fscommands.read``; ``_OverlayCommands`` answers from
+the editor buffers (overlays) first, so rope refactors what the user sees, and nothing is
+written to disk to do it. When a buffer or a file on disk changes, only that resource is
+invalidated in rope's caches (rope's own observers), keeping the rest of the project warm.
+
+Everything that touches the rope project must run on the workspace's ``Worker``;
+``set_overlay`` and ``mark_changed`` may be called from any thread (they only queue the
+invalidation, which the worker drains before its next task).
+"""
+
+from __future__ import annotations
+
+import ast
+import os
+import threading
+from collections.abc import Callable, Iterator
+from concurrent.futures import Future
+from pathlib import Path
+from typing import Any
+
+from rope.base import libutils
+from rope.base.fscommands import FileSystemCommands
+from rope.base.project import Project
+from rope.base.resources import File, Resource
+
+from lsp_server.jobs import Cancelled, Job
+from lsp_server.refactor.worker import BACKGROUND, Worker
+
+PREWARM_SLICE = 25
+"""Files parsed per background slice: a request waits for at most one slice."""
+
+_IGNORED = [
+    "*.pyc",
+    "*~",
+    ".ropeproject",
+    ".hg",
+    ".svn",
+    "_svn",
+    ".git",
+    ".tox",
+    ".nox",
+    ".venv",
+    "venv",
+    ".mypy_cache",
+    ".pytest_cache",
+    ".ruff_cache",
+    "__pycache__",
+    "node_modules",
+    ".reks",
+    "build",
+    "dist",
+]
+
+
+class _OverlayCommands(FileSystemCommands):
+    """rope's file access with editor buffers taking precedence over the disk."""
+
+    def __init__(self, overlays: dict[str, str], lock: threading.Lock) -> None:
+        self._overlays = overlays
+        self._lock = lock
+
+    def read(self, path: str) -> bytes:
+        with self._lock:
+            text = self._overlays.get(os.path.realpath(path))
+        if text is not None:
+            return text.encode("utf-8")
+        return super().read(path)
+
+
+class RopeWorkspace:
+    """The rope project of one workspace root, with overlays and per-resource invalidation."""
+
+    def __init__(self, root: str | Path, worker: Worker | None = None) -> None:
+        self.root = os.path.realpath(str(root))
+        self.worker = worker if worker is not None else Worker()
+        self._lock = threading.Lock()
+        self._overlays: dict[str, str] = {}
+        self._dirty: set[str] = set()
+        self._project: Project | None = None
+        self._warm = False
+        self._syntax_cache: dict[str, tuple[str, str | None]] = {}
+
+    # -- any thread ---------------------------------------------------------------
+    def contains(self, path: str) -> bool:
+        real = os.path.realpath(path)
+        return real == self.root or real.startswith(self.root + os.sep)
+
+    def set_overlay(self, path: str, text: str | None) -> None:
+        """The editor buffer of ``path`` is ``text`` (None: closed, the disk holds the truth)."""
+        real = os.path.realpath(path)
+        with self._lock:
+            if text is None:
+                self._overlays.pop(real, None)
+            else:
+                self._overlays[real] = text
+            self._dirty.add(real)
+
+    def mark_changed(self, path: str) -> None:
+        """``path`` changed, appeared or disappeared on disk."""
+        with self._lock:
+            self._dirty.add(os.path.realpath(path))
+
+    def read(self, path: str) -> str | None:
+        """Current text of ``path``: the editor buffer, else the disk; None if neither."""
+        real = os.path.realpath(path)
+        with self._lock:
+            text = self._overlays.get(real)
+        if text is not None:
+            return text
+        try:
+            with open(real, "rb") as handle:
+                data = handle.read()
+        except OSError:
+            return None
+        from lsp_server.rts.units import tokenize_decode
+
+        try:
+            return tokenize_decode(data)
+        except (SyntaxError, UnicodeDecodeError):
+            return data.decode("utf-8", "replace")
+
+    def overlay(self, path: str) -> str | None:
+        with self._lock:
+            return self._overlays.get(os.path.realpath(path))
+
+    @property
+    def is_warm(self) -> bool:
+        return self._warm
+
+    def relpath(self, path: str) -> str:
+        return Path(os.path.relpath(os.path.realpath(path), self.root)).as_posix()
+
+    def abspath(self, rel: str) -> str:
+        return os.path.join(self.root, *rel.split("/"))
+
+    # -- worker thread only ---------------------------------------------------------
+    @property
+    def project(self) -> Project:
+        """The rope project, with pending invalidations applied. Worker thread only."""
+        if self._project is None:
+            self._project = Project(
+                self.root,
+                fscommands=_OverlayCommands(self._overlays, self._lock),
+                ropefolder=None,
+                ignored_resources=_IGNORED,
+                # No object database and no static analysis on change: they make the
+                # first refactoring slow and write into the user's project.
+                save_objectdb=False,
+                automatic_soa=False,
+                perform_doa=False,
+                validate_objectdb=False,
+            )
+        self._drain()
+        return self._project
+
+    def _drain(self) -> None:
+        with self._lock:
+            dirty, self._dirty = self._dirty, set()
+        if not dirty or self._project is None:
+            return
+        project = self._project
+        for real in dirty:
+            self._syntax_cache.pop(real, None)
+            if not self.contains(real):
+                continue
+            rel = self.relpath(real)
+            if os.path.exists(real):
+                resource = (
+                    project.get_file(rel) if os.path.isfile(real) else project.get_folder(rel)
+                )
+                for observer in list(project.observers):
+                    observer.resource_changed(resource)
+            else:
+                resource = project.get_file(rel)
+                for observer in list(project.observers):
+                    observer.resource_removed(resource)
+        # New or removed files change rope's file list; a changed file only its module.
+        project.file_list.files = None
+
+    def resource(self, path: str) -> Resource:
+        """The rope resource of an absolute path in this workspace."""
+        if not self.contains(path):
+            raise ValueError(f"{path} is outside the workspace {self.root}")
+        resource = libutils.path_to_resource(self.project, os.path.realpath(path))
+        if resource is None:
+            raise ValueError(f"{path} is not in the rope project")
+        return resource
+
+    def python_files(self) -> list[File]:
+        return list(self.project.get_python_files())
+
+    def syntax_error(self, resource: File) -> str | None:
+        """Why rope cannot parse ``resource`` (None when it parses); cached per content."""
+        real = os.path.realpath(resource.real_path)
+        try:
+            text = resource.read()
+        except Exception as exc:  # unreadable or undecodable file
+            return str(exc)
+        cached = self._syntax_cache.get(real)
+        if cached is not None and cached[0] == text:
+            return cached[1]
+        try:
+            ast.parse(text)
+            error = None
+        except SyntaxError as exc:
+            error = f"syntax error at line {exc.lineno}: {exc.msg}"
+        except ValueError as exc:
+            error = str(exc)
+        self._syntax_cache[real] = (text, error)
+        return error
+
+    def parsable_files(
+        self, needle: str | None = None
+    ) -> tuple[list[File], list[tuple[File, str]]]:
+        """Python files split into those rope can parse and those it cannot (with why).
+
+        With ``needle``, only files whose text contains it are returned: the others cannot
+        hold an occurrence, and rope would skip them anyway.
+        """
+        good: list[File] = []
+        bad: list[tuple[File, str]] = []
+        for resource in self.python_files():
+            if needle is not None:
+                try:
+                    if needle not in resource.read():
+                        continue
+                except Exception as exc:
+                    bad.append((resource, str(exc)))
+                    continue
+            error = self.syntax_error(resource)
+            if error is None:
+                good.append(resource)
+            else:
+                bad.append((resource, error))
+        return good, bad
+
+    def _prewarm_slices(self, job: Job) -> Iterator[Callable[[], Any]]:
+        files = self.python_files()
+        total = len(files)
+        for start in range(0, total, PREWARM_SLICE):
+            chunk = files[start : start + PREWARM_SLICE]
+
+            def work(chunk: list[File] = chunk, start: int = start) -> None:
+                job.check()
+                project = self.project
+                for resource in chunk:
+                    if self.syntax_error(resource) is None:
+                        project.get_pymodule(resource)
+                job.report(min(start + len(chunk), total), total, "parsing modules")
+
+            yield work
+
+    def prewarm(self, job: Job | None = None) -> Future[None]:
+        """Parse every module in the background, in slices; the Future ends with the last."""
+        job = job if job is not None else Job()
+        done: Future[None] = Future()
+
+        def fail(future: Future[Any]) -> None:
+            exc = future.exception() if not future.cancelled() else Cancelled()
+            if exc is not None and not done.done():
+                done.set_exception(exc)
+
+        def finish() -> None:
+            self._warm = True
+            job.report(1, 1, "done")
+            if not done.done():
+                done.set_result(None)
+
+        def start() -> None:
+            for work in self._prewarm_slices(job):
+                self.worker.submit(work, priority=BACKGROUND, job=job).add_done_callback(fail)
+            self.worker.submit(finish, priority=BACKGROUND, job=job).add_done_callback(fail)
+
+        self.worker.submit(start, priority=BACKGROUND, job=job).add_done_callback(fail)
+        return done
+
+    def close(self) -> None:
+        if self._project is not None:
+            project = self._project
+            self._project = None
+            self.worker.submit(project.close, priority=BACKGROUND)

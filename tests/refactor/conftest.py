@@ -1,0 +1,125 @@
+"""A small multi-module project with its own tests, and an engine on it."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from lsp_server.refactor.engine import RefactorEngine
+
+SHAPES = """\
+class Shape:
+    def area(self, scale):
+        return 0 * scale
+
+    def describe(self):
+        return f"{type(self).__name__} of area {self.area(1)}"
+
+
+class Square(Shape):
+    def __init__(self, side):
+        self.side = side
+
+    def area(self, scale):
+        base = super().area(scale)
+        return base + self.side * self.side * scale
+
+
+def total_area(shapes, scale=1):
+    result = 0
+    for shape in shapes:
+        result += shape.area(scale)
+    return result
+"""
+
+GEOMETRY_INIT = ""
+
+UTIL = """\
+import os
+import sys
+
+
+def double(value):
+    return value * 2
+
+
+def quadruple(value):
+    return double(value) * 2
+"""
+
+APP = """\
+from geometry.shapes import Square, total_area
+from geometry import util
+
+
+def main():
+    squares = [Square(2), Square(3)]
+    return util.quadruple(total_area(squares))
+"""
+
+TEST_APP = """\
+from app import main
+from geometry.shapes import Shape, Square
+
+
+def test_main():
+    assert main() == 52
+
+
+def test_describe():
+    assert Square(2).describe() == "Square of area 4"
+    assert Shape().area(3) == 0
+"""
+
+
+def write_project(root: Path) -> None:
+    files = {
+        "geometry/__init__.py": GEOMETRY_INIT,
+        "geometry/shapes.py": SHAPES,
+        "geometry/util.py": UTIL,
+        "app.py": APP,
+        "tests/test_app.py": TEST_APP,
+        "pyproject.toml": "[tool.pytest.ini_options]\npythonpath = ['.']\n",
+    }
+    for rel, text in files.items():
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(text))
+
+
+def run_project_tests(root: Path) -> subprocess.CompletedProcess[str]:
+    """Run the temporary project's own tests (without our pytest plugin's store)."""
+    return subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:reks", "tests"],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    root = tmp_path / "proj"
+    root.mkdir()
+    write_project(root)
+    return root
+
+
+@pytest.fixture
+def engine(project: Path) -> Iterator[RefactorEngine]:
+    eng = RefactorEngine()
+    eng.add_root(str(project))
+    yield eng
+    eng.close()
+
+
+@pytest.fixture
+def run_tests():  # type: ignore[no-untyped-def]
+    """Run a temporary project's own tests; returns the completed process."""
+    return run_project_tests

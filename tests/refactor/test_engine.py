@@ -1,0 +1,308 @@
+"""The refactoring engine on a real temporary project with real rope."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from lsp_server.jobs import Cancelled
+from lsp_server.refactor.engine import RefactorEngine
+from lsp_server.refactor.model import (
+    FileEdit,
+    FileRename,
+    InvalidNameError,
+    RefactoringError,
+    RefactorRequest,
+)
+from lsp_server.refactor.worker import RopeJob
+from lsp_server.rts.provenance import Origin
+from lsp_server.rts.units import MODULE, Unit
+
+
+def at(path: Path, needle: str, delta: int = 0) -> int:
+    text = path.read_text()
+    index = text.index(needle)
+    return index + delta
+
+
+def req(action: str, path: Path, offset: int, end: int | None = None, **args: object):
+    return RefactorRequest(action, str(path), offset, end, dict(args))
+
+
+def changes_of(result, origin: Origin) -> set[tuple[str | None, str | None]]:
+    return {
+        (str(c.old) if c.old else None, str(c.new) if c.new else None)
+        for c in result.provenance.changes
+        if c.origin is origin
+    }
+
+
+def test_rename_method_renames_overrides_and_super_calls(
+    engine: RefactorEngine, project: Path, run_tests
+):
+    shapes = project / "geometry/shapes.py"
+    result = engine.compute(req("rename", shapes, at(shapes, "def area") + 4, new_name="surface"))
+    engine.apply(result, str(project))
+    text = shapes.read_text()
+    assert ".area" not in text and "def area" not in text
+    assert "shape.surface(scale)" in text  # receiver of unknown type, unambiguous name
+    assert "super().surface(scale)" in text
+    assert "self.surface(1)" in text
+    assert changes_of(result, Origin.REPLACED) == {
+        ("geometry/shapes.py::Shape.area", "geometry/shapes.py::Shape.surface"),
+        ("geometry/shapes.py::Square.area", "geometry/shapes.py::Square.surface"),
+    }
+    assert result.provenance.exact
+    (project / "tests/test_app.py").write_text(
+        (project / "tests/test_app.py").read_text().replace(".area(3)", ".surface(3)")
+    )
+    assert run_tests(project).returncode == 0
+
+
+def test_rename_local_and_parameter_only_modify(engine: RefactorEngine, project: Path, run_tests):
+    shapes = project / "geometry/shapes.py"
+    result = engine.compute(req("rename", shapes, at(shapes, "result = 0"), new_name="acc"))
+    assert changes_of(result, Origin.MODIFIED) == {
+        ("geometry/shapes.py::total_area", "geometry/shapes.py::total_area")
+    }
+    engine.apply(result, str(project))
+    result = engine.compute(req("rename", shapes, at(shapes, "side):"), new_name="length"))
+    engine.apply(result, str(project))
+    assert "self.side = length" in shapes.read_text()
+    assert run_tests(project).returncode == 0
+
+
+def test_rename_function_across_modules(engine: RefactorEngine, project: Path, run_tests):
+    util = project / "geometry/util.py"
+    result = engine.compute(req("rename", util, at(util, "def quadruple") + 4, new_name="times4"))
+    engine.apply(result, str(project))
+    assert "util.times4(" in (project / "app.py").read_text()
+    assert changes_of(result, Origin.REPLACED) == {
+        ("geometry/util.py::quadruple", "geometry/util.py::times4")
+    }
+    assert run_tests(project).returncode == 0
+
+
+def test_rename_class_replaces_its_methods(engine: RefactorEngine, project: Path, run_tests):
+    shapes = project / "geometry/shapes.py"
+    result = engine.compute(req("rename", shapes, at(shapes, "class Square") + 6, new_name="Box"))
+    replaced = changes_of(result, Origin.REPLACED)
+    assert ("geometry/shapes.py::Square.area", "geometry/shapes.py::Box.area") in replaced
+    assert ("geometry/shapes.py::Square.__init__", "geometry/shapes.py::Box.__init__") in replaced
+    engine.apply(result, str(project))
+    assert "from geometry.shapes import Box, total_area" in (project / "app.py").read_text()
+    # the test asserts the class name in describe(): it must now fail, as it really changed
+    assert run_tests(project).returncode == 1
+
+
+def test_rename_attribute(engine: RefactorEngine, project: Path, run_tests):
+    shapes = project / "geometry/shapes.py"
+    result = engine.compute(req("rename", shapes, at(shapes, "self.side =") + 5, new_name="edge"))
+    engine.apply(result, str(project))
+    assert shapes.read_text().count("self.edge") == 3
+    assert run_tests(project).returncode == 0
+
+
+def test_rename_module_renames_file_and_imports(engine: RefactorEngine, project: Path, run_tests):
+    util = project / "geometry/util.py"
+    result = engine.compute(req("rename", util, 0, new_name="helpers", module=True))
+    assert FileRename(str(util), str(project / "geometry/helpers.py")) in result.edits
+    assert ("geometry/util.py::double", "geometry/helpers.py::double") in changes_of(
+        result, Origin.REPLACED
+    )
+    assert result.provenance.files_after["geometry/util.py"] is None
+    engine.apply(result, str(project))
+    assert not util.exists()
+    assert "from geometry import helpers" in (project / "app.py").read_text()
+    assert run_tests(project).returncode == 0
+
+
+def test_rename_package(engine: RefactorEngine, project: Path, run_tests):
+    init = project / "geometry/__init__.py"
+    result = engine.compute(req("rename", init, 0, new_name="geo", module=True))
+    engine.apply(result, str(project))
+    assert (project / "geo/shapes.py").exists()
+    assert "from geo.shapes import" in (project / "tests/test_app.py").read_text()
+    assert ("geometry/shapes.py::Square.area", "geo/shapes.py::Square.area") in changes_of(
+        result, Origin.REPLACED
+    )
+    assert run_tests(project).returncode == 0
+
+
+@pytest.mark.parametrize(
+    ("needle", "new_name", "message"),
+    [
+        ("def double", "2x", "not a valid"),
+        ("def double", "lambda", "keyword"),
+        ("def double", "quadruple", "already defined"),
+        ("def double", "double", "same as the old"),
+    ],
+)
+def test_invalid_or_clashing_names(
+    engine: RefactorEngine, project: Path, needle: str, new_name: str, message: str
+):
+    util = project / "geometry/util.py"
+    before = util.read_text()
+    with pytest.raises(InvalidNameError, match=message):
+        engine.compute(req("rename", util, at(util, needle) + 4, new_name=new_name))
+    assert util.read_text() == before
+
+
+def test_clashing_method_name(engine: RefactorEngine, project: Path):
+    shapes = project / "geometry/shapes.py"
+    with pytest.raises(InvalidNameError, match="already defined in `Shape`"):
+        engine.compute(req("rename", shapes, at(shapes, "def area") + 4, new_name="describe"))
+
+
+def test_unparsable_file_is_skipped_not_fatal(engine: RefactorEngine, project: Path):
+    broken = project / "geometry/broken.py"
+    broken.write_text("from geometry.util import double\ndef f(:\n    double(1)\n")
+    util = project / "geometry/util.py"
+    result = engine.compute(req("rename", util, at(util, "def double") + 4, new_name="twice"))
+    assert [s.path for s in result.skipped_files] == [str(broken)]
+    assert "syntax error at line 2" in result.skipped_files[0].reason
+    assert {e.path for e in result.edits if isinstance(e, FileEdit)} == {str(util)}
+
+
+def test_unparsable_own_file_is_an_error(engine: RefactorEngine, project: Path):
+    util = project / "geometry/util.py"
+    engine.set_overlay(str(util), "def double(:\n")
+    with pytest.raises(RefactoringError, match="cannot be parsed"):
+        engine.compute(req("rename", util, 5, new_name="twice"))
+
+
+def test_unsaved_buffer_is_what_gets_refactored(engine: RefactorEngine, project: Path):
+    util = project / "geometry/util.py"
+    on_disk = util.read_text()
+    buffer = on_disk.replace("return value * 2", "return value + value")
+    engine.set_overlay(str(util), buffer)
+    result = engine.compute(req("rename", util, buffer.index("def double") + 4, new_name="twice"))
+    edit = next(e for e in result.edits if isinstance(e, FileEdit) and e.path == str(util))
+    assert edit.old_text == buffer
+    assert "def twice(value):\n    return value + value" in edit.new_text
+    assert util.read_text() == on_disk  # nothing written while computing
+
+
+def test_failed_apply_leaves_every_file_untouched(engine: RefactorEngine, project: Path):
+    util = project / "geometry/util.py"
+    result = engine.compute(req("rename", util, at(util, "def double") + 4, new_name="twice"))
+    before = {p: p.read_text() for p in project.rglob("*.py")}
+    util.write_text(util.read_text() + "\n# edited meanwhile\n")
+    before[util] = util.read_text()
+    with pytest.raises(RefactoringError, match="changed since"):
+        engine.apply(result, str(project))
+    assert {p: p.read_text() for p in project.rglob("*.py")} == before
+
+
+def test_extract_method_provenance_is_derived(engine: RefactorEngine, project: Path, run_tests):
+    util = project / "geometry/util.py"
+    start = at(util, "double(value) * 2")
+    end = start + len("double(value) * 2")
+    result = engine.compute(req("extract-method", util, start, end, name="twice_twice"))
+    assert changes_of(result, Origin.DERIVED) == {
+        ("geometry/util.py::quadruple", "geometry/util.py::twice_twice")
+    }
+    engine.apply(result, str(project))
+    assert run_tests(project).returncode == 0
+
+
+def test_extract_variable(engine: RefactorEngine, project: Path, run_tests):
+    util = project / "geometry/util.py"
+    start = at(util, "value * 2")
+    result = engine.compute(req("extract-variable", util, start, start + 9, name="doubled"))
+    engine.apply(result, str(project))
+    assert "doubled = value * 2" in util.read_text()
+    assert run_tests(project).returncode == 0
+
+
+def test_move_global_is_moved(engine: RefactorEngine, project: Path, run_tests):
+    util = project / "geometry/util.py"
+    result = engine.compute(
+        req("move", util, at(util, "def quadruple") + 4, destination="geometry/shapes.py")
+    )
+    assert changes_of(result, Origin.MOVED) == {
+        ("geometry/util.py::quadruple", "geometry/shapes.py::quadruple")
+    }
+    assert result.provenance.exact
+    engine.apply(result, str(project))
+    assert run_tests(project).returncode == 0
+
+
+def test_inline_method_is_removed(engine: RefactorEngine, project: Path, run_tests):
+    util = project / "geometry/util.py"
+    result = engine.compute(req("inline", util, at(util, "def double") + 4))
+    assert changes_of(result, Origin.REMOVED) == {("geometry/util.py::double", None)}
+    assert result.provenance.exact
+    engine.apply(result, str(project))
+    assert "def double" not in util.read_text()
+    assert run_tests(project).returncode == 0
+
+
+def test_encapsulate_field_creates_accessors(engine: RefactorEngine, project: Path, run_tests):
+    shapes = project / "geometry/shapes.py"
+    result = engine.compute(req("encapsulate-field", shapes, at(shapes, "self.side =") + 5))
+    created = changes_of(result, Origin.CREATED)
+    assert (None, "geometry/shapes.py::Square.get_side") in created
+    assert result.provenance.exact
+    engine.apply(result, str(project))
+    assert run_tests(project).returncode == 0
+
+
+def test_organize_imports_modifies_module_part(engine: RefactorEngine, project: Path):
+    util = project / "geometry/util.py"
+    result = engine.compute(req("organize-imports", util, 0))
+    module = Unit("geometry/util.py", MODULE)
+    assert [(c.origin, c.old) for c in result.provenance.changes] == [(Origin.MODIFIED, module)]
+    engine.apply(result, str(project))
+    assert "import os" not in util.read_text()
+
+
+def test_method_object_and_introduce_factory(engine: RefactorEngine, project: Path, run_tests):
+    shapes = project / "geometry/shapes.py"
+    result = engine.compute(req("method-object", shapes, at(shapes, "def describe") + 4))
+    derived = changes_of(result, Origin.DERIVED)
+    assert derived and all(old == "geometry/shapes.py::Shape.describe" for old, _ in derived)
+    result = engine.compute(
+        req("introduce-factory", shapes, at(shapes, "class Square") + 6, name="create")
+    )
+    assert (None, "geometry/shapes.py::Square.create") in changes_of(result, Origin.CREATED)
+    engine.apply(result, str(project))
+    assert run_tests(project).returncode == 0
+
+
+def test_cancel_reaches_rope(engine: RefactorEngine, project: Path):
+    util = project / "geometry/util.py"
+    job = RopeJob()
+    job.cancel()
+    assert job.handle.is_stopped()
+    with pytest.raises(Cancelled):
+        engine.compute(req("rename", util, at(util, "def double") + 4, new_name="twice"), job)
+
+
+def test_crlf_file_keeps_its_line_endings(engine: RefactorEngine, project: Path):
+    util = project / "geometry/util.py"
+    util.write_bytes(util.read_text().replace("\n", "\r\n").encode())
+    text = util.read_bytes().decode()
+    result = engine.compute(req("rename", util, text.index("def quadruple") + 4, new_name="q4"))
+    edit = next(e for e in result.edits if isinstance(e, FileEdit) and e.path == str(util))
+    assert "def q4(value):\r\n" in edit.new_text
+
+
+def test_broken_rope_output_is_refused(engine: RefactorEngine, project: Path):
+    util = project / "geometry/util.py"
+    buffer = util.read_text().replace("double(value) * 2", "double(double(value))")
+    engine.set_overlay(str(util), buffer)
+    # rope inlines nested calls of the inlined function into code that no longer runs
+    with pytest.raises(RefactoringError, match="undefined names"):
+        engine.compute(req("inline", util, buffer.index("def double") + 4))
+
+
+def test_prewarm_parses_every_module(engine: RefactorEngine, project: Path):
+    workspace = engine.workspace_for(str(project / "app.py"))
+    seen: list[tuple[int, int | None]] = []
+    from lsp_server.jobs import Job
+
+    workspace.prewarm(Job(on_progress=lambda d, t, m: seen.append((d, t)))).result(timeout=60)
+    assert workspace.is_warm
+    assert seen and seen[-1][0] == seen[-1][1]
