@@ -78,7 +78,7 @@ def distributions_digest() -> tuple[str, list[str]]:
 
 
 def python_identity() -> str:
-    return f"{platform.python_implementation()} {sys.version} {sys.executable}"
+    return f"{platform.python_implementation()} {sys.version} {sys.prefix}"
 
 
 def options_digest(options: dict[str, object]) -> str:

@@ -1,0 +1,136 @@
+"""``reks test``, ``reks affected`` and ``reks store``: thin front ends to the rts package."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+
+def project_python(root: Path, explicit: str | None = None) -> str:
+    """The interpreter the project's tests run in: ``--python``, the active virtualenv, a
+    ``.venv``/``venv`` in the root, or this interpreter."""
+    if explicit:
+        return explicit
+    candidates = []
+    if os.environ.get("VIRTUAL_ENV"):
+        candidates.append(Path(os.environ["VIRTUAL_ENV"]))
+    candidates += [root / ".venv", root / "venv"]
+    for env in candidates:
+        for name in ("bin/python", "Scripts/python.exe"):
+            if (env / name).exists():
+                return str(env / name)
+    return sys.executable
+
+
+def _root(args: argparse.Namespace) -> Path:
+    return Path(args.root).resolve()
+
+
+def _test(args: argparse.Namespace) -> int:
+    root = _root(args)
+    python = project_python(root, args.python)
+    extra = list(args.pytest_args)
+    if extra[:1] == ["--"]:
+        extra = extra[1:]
+    if os.path.realpath(python) != os.path.realpath(sys.executable):
+        probe = subprocess.run(
+            [python, "-c", "import lsp_server.rts.pytest_plugin"], capture_output=True, cwd=root
+        )
+        if probe.returncode != 0:
+            print(
+                f"reks: the project interpreter {python} cannot load the reks pytest plugin;"
+                " install reks there (pip install -e <reks>) or pass --python",
+                file=sys.stderr,
+            )
+            return 2
+    flag = "--reks-all" if args.all else "--reks"
+    return subprocess.call([python, "-m", "pytest", flag, *extra], cwd=root)
+
+
+def _affected(args: argparse.Namespace) -> int:
+    from lsp_server.rts.fingerprint import current_fingerprint
+    from lsp_server.rts.select import select_affected_tests
+    from lsp_server.rts.store import DependencyStore, StoreError
+
+    root = _root(args)
+    try:
+        store = DependencyStore(root, create=False)
+    except StoreError as exc:
+        print(f"reks: {exc}", file=sys.stderr)
+        return 2
+    with store:
+        python = project_python(root, args.python)
+        # The environment can only be compared from inside the project's interpreter.
+        same = os.path.realpath(python) == os.path.realpath(sys.executable)
+        selection = select_affected_tests(
+            root, store, None, fingerprint=current_fingerprint() if same else None
+        )
+    if args.json:
+        print(json.dumps(selection.to_json(), indent=2))
+        return 0
+    for nodeid, reason in selection.selected.items():
+        print(f"{nodeid}  ({reason})")
+    print(
+        f"reks: {len(selection.selected)} affected, {len(selection.unaffected)} unaffected"
+        f" of the recorded tests ({selection.seconds * 1000:.0f} ms); tests never run are"
+        " not listed: `pytest --reks-dry-run` shows them too",
+        file=sys.stderr,
+    )
+    return 0
+
+
+def _store(args: argparse.Namespace) -> int:
+    from lsp_server.rts.store import DependencyStore, StoreError, store_path
+
+    root = _root(args)
+    if args.rebuild:
+        DependencyStore.rebuild(root).close()
+        print(f"reks: recreated an empty dependency store at {store_path(root)}")
+        print("reks: run `reks test` (or `pytest --reks`) to record dependencies again")
+        return 0
+    try:
+        store = DependencyStore(root, create=False)
+    except StoreError as exc:
+        print(f"reks: {exc}", file=sys.stderr)
+        return 2
+    with store:
+        info = store.info()
+        integrity = store.check_integrity()
+    print(f"store:        {info.path} ({info.size_bytes} bytes, schema {info.schema_version})")
+    print(f"integrity:    {integrity}")
+    print(f"tests:        {info.tests} ({', '.join(f'{k} {v}' for k, v in info.outcomes.items())})")
+    print(f"stale tests:  {info.stale}")
+    print(f"units:        {info.units} in {info.files} files")
+    print(f"dependencies: {info.dependencies}")
+    print(f"sessions:     {info.sessions}")
+    if info.last_session:
+        print(f"last session: {json.dumps(info.last_session)}")
+    return 0 if integrity == "ok" else 1
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("test", help="run the affected tests (pytest --reks) and record")
+    p.add_argument("--root", default=".", help="project root (default: current directory)")
+    p.add_argument("--python", help="interpreter to run pytest with (default: project venv)")
+    p.add_argument("--all", action="store_true", help="run every test and re-record")
+    p.add_argument("pytest_args", nargs=argparse.REMAINDER, help="passed to pytest")
+    p.set_defaults(handler=_test)
+
+    p = sub.add_parser("affected", help="list the recorded tests that would run, and why")
+    p.add_argument("--root", default=".", help="project root (default: current directory)")
+    p.add_argument("--python", help="the project's interpreter (for the environment check)")
+    p.add_argument("--json", action="store_true", help="machine-readable output")
+    p.set_defaults(handler=_affected)
+
+    p = sub.add_parser("store", help="inspect or recreate the dependency store")
+    p.add_argument("--root", default=".", help="project root (default: current directory)")
+    group = p.add_mutually_exclusive_group(required=True)
+    group.add_argument("--info", action="store_true", help="print what the store holds")
+    group.add_argument(
+        "--rebuild", action="store_true", help="recreate an empty store (keeps a .bak copy)"
+    )
+    p.set_defaults(handler=_store)
