@@ -163,3 +163,29 @@ def test_observation_never_raises() -> None:
         "": "<type test_observation_never_raises.<locals>.Hostile>",
         ".ok": "1",
     }
+
+
+def test_reports_render_every_diagnosis() -> None:
+    from lsp_server.extreme.model import Transformation
+    from lsp_server.extreme.reneri.model import Diagnosis, Difference
+    from lsp_server.extreme.reneri.report import shares, to_markdown, to_text
+
+    t = Transformation("m.py", "C.f", 3, "pass")
+    weak = Diagnosis(
+        t,
+        "weak-oracle",
+        "Add it.",
+        [Difference("propagation", "t.py::test", "t.py", 6, "s.a | b", "1", "0")],
+        assertion=Assertion("t.py", 6, "    assert s.a == 1", "s.a", "1"),
+    )
+    none = Diagnosis(t, "no-infection", "New input.")
+    text = to_text([weak, none])
+    assert "insert after t.py:6: assert s.a == 1" in text
+    assert text.endswith("2 undetected transformation(s): 1 no-infection, 1 weak-oracle")
+    markdown = to_markdown([weak, none])
+    assert "`s.a \\| b`" in markdown and "**no-infection**: New input." in markdown
+    assert shares([weak, none]) == {
+        "no-infection": 0.5,
+        "no-propagation": 0.0,
+        "weak-oracle": 0.5,
+    }
