@@ -1,0 +1,682 @@
+-- reks for Neovim's built-in LSP client (Neovim 0.7.2 and newer).
+--
+-- Install: `reks editor neovim > ~/.config/nvim/lua/reks.lua`, then in init.lua:
+--
+--   require("reks").setup({
+--     python = "/path/to/venv/bin/python",      -- default: $VIRTUAL_ENV/bin/python, else python3
+--     settings = { onSave = { "organizeImports" }, trustButVerify = true },
+--   })
+--
+-- It starts `python -m lsp_server` for Python buffers (vim.lsp.start on 0.8+, start_client +
+-- buf_attach_client on 0.7), prompts with vim.ui.select / vim.ui.input for what the server
+-- leaves to the client (move destinations, names after an extract), shows the
+-- `reks/status` numbers, and adds :ReksRunAffectedTests, :ReksExtremeAnalysis, :ReksCommand,
+-- :ReksExtract, :ReksStatus and :ReksRestart.
+local M = {}
+
+local uv = vim.loop or vim.uv
+
+M.defaults = {
+  -- Interpreter with reks installed; nil: $VIRTUAL_ENV/bin/python, then python3.
+  python = nil,
+  -- Full server command; nil: { python, "-m", "lsp_server" }.
+  cmd = nil,
+  filetypes = { "python" },
+  -- Files or folders marking the project root (first match upwards from the buffer).
+  root_markers = { "pyproject.toml", "setup.py", "setup.cfg", ".git" },
+  -- Server settings (the `reks` section): actions, defaultNames, onSave, trustButVerify,
+  -- extreme, tests. Sent as initializationOptions and workspace/didChangeConfiguration.
+  settings = {},
+  -- After :ReksExtract (or an extract code action), ask for the new name and rename it.
+  rename_after_extract = true,
+  -- Echo the status ("N tests skipped by refactorings · M affected") when it changes.
+  echo_status = true,
+  -- Called with (client, bufnr) when reks attaches to a buffer.
+  on_attach = nil,
+  -- Extra client capabilities merged into the defaults.
+  capabilities = nil,
+}
+
+M.config = vim.deepcopy(M.defaults)
+-- Latest `reks/status` payload: { skipped = n, affected = m, affectedTests = {...} }.
+M.status = nil
+-- Client ids by root (Neovim 0.7, where vim.lsp.start does not exist).
+M._clients = {}
+
+local NAME = "reks"
+
+local function notify(message, level)
+  vim.notify("reks: " .. message, level or vim.log.levels.INFO)
+end
+
+local function has_011()
+  return vim.fn.has("nvim-0.11") == 1
+end
+
+-- Client method call working on 0.7 (client.request(...)) and 0.11+ (client:request(...)).
+local function client_request(client, method, params, handler, bufnr)
+  if has_011() then
+    return client:request(method, params, handler, bufnr)
+  end
+  return client.request(method, params, handler, bufnr)
+end
+
+local function client_notify(client, method, params)
+  if has_011() then
+    return client:notify(method, params)
+  end
+  return client.notify(method, params)
+end
+
+local function all_clients()
+  if vim.lsp.get_clients then
+    return vim.lsp.get_clients()
+  end
+  return vim.lsp.get_active_clients()
+end
+
+--- The reks client attached to `bufnr` (current buffer when nil), or any reks client.
+function M.client(bufnr)
+  bufnr = bufnr or vim.api.nvim_get_current_buf()
+  local fallback
+  for _, client in ipairs(all_clients()) do
+    if client.name == NAME then
+      if vim.lsp.buf_is_attached(bufnr, client.id) then
+        return client
+      end
+      fallback = fallback or client
+    end
+  end
+  return fallback
+end
+
+local function exists(path)
+  return uv.fs_stat(path) ~= nil
+end
+
+local function dirname(path)
+  return vim.fn.fnamemodify(path, ":h")
+end
+
+--- The project root of `path`: the nearest folder upwards holding a root marker.
+function M.find_root(path)
+  local dir = vim.fn.isdirectory(path) == 1 and path or dirname(path)
+  dir = vim.fn.fnamemodify(dir, ":p"):gsub("/$", "")
+  local start = dir
+  while dir ~= "" do
+    for _, marker in ipairs(M.config.root_markers) do
+      if exists(dir .. "/" .. marker) then
+        return dir
+      end
+    end
+    local parent = dirname(dir)
+    if parent == dir then
+      break
+    end
+    dir = parent
+  end
+  return start
+end
+
+local function python()
+  if M.config.python then
+    return M.config.python
+  end
+  local venv = vim.env.VIRTUAL_ENV
+  if venv and venv ~= "" and vim.fn.executable(venv .. "/bin/python") == 1 then
+    return venv .. "/bin/python"
+  end
+  return "python3"
+end
+
+function M.cmd()
+  return M.config.cmd or { python(), "-m", "lsp_server" }
+end
+
+local function relpath(root, path)
+  if path:sub(1, #root + 1) == root .. "/" then
+    return path:sub(#root + 2)
+  end
+  return path
+end
+
+local function uri_path(uri)
+  return vim.uri_to_fname(uri)
+end
+
+-- Prompts ------------------------------------------------------------------------------
+
+local SKIP_DIRS = { [".git"] = true, [".venv"] = true, venv = true, node_modules = true,
+  __pycache__ = true, [".reks"] = true, [".tox"] = true, build = true, dist = true }
+
+--- Candidate destinations of a move below `root`: module files, or package folders when
+--- `folders` (moving a module into a package). Root-relative, sorted.
+function M.move_destinations(root, exclude, folders)
+  local found = {}
+  for _, file in ipairs(vim.fn.globpath(root, "**/*.py", false, true)) do
+    local rel = relpath(root, file)
+    local skip = false
+    for part in rel:gmatch("[^/]+") do
+      if SKIP_DIRS[part] then
+        skip = true
+      end
+    end
+    if not skip and file ~= exclude then
+      if folders then
+        if rel:match("/__init__%.py$") then
+          found[#found + 1] = rel:gsub("/__init__%.py$", "")
+        end
+      else
+        found[#found + 1] = rel
+      end
+    end
+  end
+  table.sort(found)
+  return found
+end
+
+local OTHER = "Other (type a path)…"
+
+--- Ask for a move destination: vim.ui.select over the modules, or a typed path.
+function M.pick_destination(root, source, folders, callback)
+  local items = M.move_destinations(root, source, folders)
+  items[#items + 1] = OTHER
+  vim.ui.select(items, { prompt = folders and "Move into package:" or "Move to module:" }, function(choice)
+    if choice == nil then
+      callback(nil)
+    elseif choice == OTHER then
+      vim.ui.input({ prompt = "Destination (path relative to the project): " }, function(text)
+        callback(text ~= nil and text ~= "" and text or nil)
+      end)
+    else
+      callback(choice)
+    end
+  end)
+end
+
+local function is_move_command(name)
+  return name:match("[%._]move") ~= nil or name:match("^move") ~= nil or name:match("[%._]Move") ~= nil
+end
+
+-- Fill in a move's destination (the first argument's `destination` field) before the
+-- command goes to the server.
+local function complete_move(command, ctx, done)
+  local args = command.arguments or {}
+  local first = args[1]
+  if type(first) ~= "table" or (first.destination ~= nil and first.destination ~= vim.NIL and first.destination ~= "") then
+    return done(command)
+  end
+  local client = vim.lsp.get_client_by_id(ctx.client_id)
+  local root = client and client.config.root_dir or vim.fn.getcwd()
+  local source = first.uri and uri_path(first.uri) or vim.api.nvim_buf_get_name(ctx.bufnr or 0)
+  M.pick_destination(root, source, first.module == true, function(destination)
+    if not destination then
+      notify("move cancelled")
+      return
+    end
+    local filled = vim.deepcopy(first)
+    filled.destination = destination
+    local new_args = { filled }
+    for i = 2, #args do
+      new_args[i] = args[i]
+    end
+    done({ title = command.title, command = command.command, arguments = new_args })
+  end)
+end
+
+--- Execute a server command (workspace/executeCommand), prompting for what it needs.
+function M.execute(command, bufnr, on_result)
+  bufnr = bufnr or vim.api.nvim_get_current_buf()
+  local client = M.client(bufnr)
+  if not client then
+    notify("the server is not running for this buffer", vim.log.levels.ERROR)
+    return
+  end
+  local function send(cmd)
+    client_request(client, "workspace/executeCommand", { command = cmd.command, arguments = cmd.arguments },
+      function(err, result)
+        if err then
+          notify(cmd.command .. " failed: " .. (err.message or vim.inspect(err)), vim.log.levels.ERROR)
+        end
+        if on_result then
+          on_result(err, result)
+        end
+      end, bufnr)
+  end
+  if is_move_command(command.command) then
+    complete_move(command, { client_id = client.id, bufnr = bufnr }, send)
+  else
+    send(command)
+  end
+end
+
+-- Register vim.lsp.commands handlers for the server's move commands, so a code action that
+-- comes as a command prompts for the destination instead of failing on the server.
+local function register_command_handlers(client)
+  local provider = client.server_capabilities and client.server_capabilities.executeCommandProvider
+  for _, name in ipairs(provider and provider.commands or {}) do
+    if is_move_command(name) and vim.lsp.commands[name] == nil then
+      vim.lsp.commands[name] = function(command, ctx)
+        M.execute(command, ctx.bufnr)
+      end
+    end
+  end
+end
+
+--- Server commands the reks client advertises.
+function M.server_commands(bufnr)
+  local client = M.client(bufnr)
+  local provider = client and client.server_capabilities and client.server_capabilities.executeCommandProvider
+  return provider and provider.commands or {}
+end
+
+local function find_command(patterns, bufnr)
+  for _, pattern in ipairs(patterns) do
+    for _, name in ipairs(M.server_commands(bufnr)) do
+      if name == pattern or name:lower():match(pattern) then
+        return name
+      end
+    end
+  end
+  return nil
+end
+
+local function buffer_argument(bufnr)
+  return { uri = vim.uri_from_bufnr(bufnr) }
+end
+
+function M.run_affected_tests(bufnr)
+  bufnr = bufnr or vim.api.nvim_get_current_buf()
+  local name = find_command({ "reks.runAffectedTests", "affected" }, bufnr)
+  if not name then
+    notify("this server has no command to run affected tests", vim.log.levels.ERROR)
+    return
+  end
+  M.execute({ command = name, arguments = { buffer_argument(bufnr) } }, bufnr)
+end
+
+function M.extreme_analysis(bufnr)
+  bufnr = bufnr or vim.api.nvim_get_current_buf()
+  local name = find_command({ "reks.extremeAnalysis", "extreme", "pseudo" }, bufnr)
+  if not name then
+    notify("this server has no extreme analysis command", vim.log.levels.ERROR)
+    return
+  end
+  M.execute({ command = name, arguments = { buffer_argument(bufnr) } }, bufnr)
+end
+
+-- Status ------------------------------------------------------------------------------
+
+local function plural(n, word)
+  return string.format("%d %s%s", n, word, n == 1 and "" or "s")
+end
+
+--- "N tests skipped by refactorings · M affected", or "" before the server said anything;
+--- usable in 'statusline': %{v:lua.require'reks'.statusline()}
+function M.statusline()
+  local s = M.status
+  if type(s) ~= "table" or type(s.skipped) ~= "number" or type(s.affected) ~= "number" then
+    return ""
+  end
+  return string.format("%s skipped by refactorings · %d affected", plural(s.skipped, "test"), s.affected)
+end
+
+local function on_status(err, result)
+  if err or type(result) ~= "table" then
+    return
+  end
+  M.status = result
+  vim.g.reks_status = M.statusline()
+  if M.config.echo_status then
+    vim.schedule(function()
+      vim.api.nvim_echo({ { "reks: " .. M.statusline() } }, false, {})
+    end)
+  end
+end
+
+-- Extract with a name prompt ----------------------------------------------------------
+
+local function offset_to_position(text, offset)
+  local before = text:sub(1, offset)
+  local line = select(2, before:gsub("\n", ""))
+  local last_nl = before:match(".*()\n")
+  local col = last_nl and (offset - last_nl) or offset
+  return { line = line, character = col }
+end
+
+local function buffer_text(bufnr)
+  return table.concat(vim.api.nvim_buf_get_lines(bufnr, 0, -1, false), "\n")
+end
+
+--- Offset (0-based) of the whole-word occurrence of `name` nearest to `near`.
+function M.nearest_occurrence(text, name, near)
+  local best
+  local init = 1
+  while true do
+    local s, e = text:find(name, init, true)
+    if not s then
+      break
+    end
+    local before = text:sub(s - 1, s - 1)
+    local after = text:sub(e + 1, e + 1)
+    if not before:match("[%w_]") and not after:match("[%w_]") then
+      local at = s - 1
+      if best == nil or math.abs(at - near) < math.abs(best - near) then
+        best = at
+      end
+    end
+    init = s + 1
+  end
+  return best
+end
+
+local function default_name(kind)
+  local names = M.config.settings.defaultNames or {}
+  if kind:match("^refactor%.extract%.variable") then
+    return names.extractedVariable or "extracted_variable"
+  end
+  return names.extractedMethod or "extracted_method"
+end
+
+-- After an extract applied with the default name, ask for the real one and rename it.
+local function rename_extracted(bufnr, kind, near, new_name)
+  local name = default_name(kind)
+  local function do_rename(chosen)
+    if not chosen or chosen == "" or chosen == name then
+      return
+    end
+    local at = M.nearest_occurrence(buffer_text(bufnr), name, near)
+    if not at then
+      return
+    end
+    local pos = offset_to_position(buffer_text(bufnr), at)
+    local client = M.client(bufnr)
+    local params = { textDocument = { uri = vim.uri_from_bufnr(bufnr) }, position = pos, newName = chosen }
+    client_request(client, "textDocument/rename", params, function(err, result, ctx)
+      if err then
+        notify("rename failed: " .. (err.message or ""), vim.log.levels.ERROR)
+        return
+      end
+      if result then
+        vim.lsp.util.apply_workspace_edit(result, client.offset_encoding or "utf-16")
+      end
+      if M._on_extract_done then
+        M._on_extract_done(ctx)
+      end
+    end, bufnr)
+  end
+  if new_name then
+    do_rename(new_name)
+  else
+    vim.ui.input({ prompt = "Name of the extracted code: ", default = name }, do_rename)
+  end
+end
+
+local function apply_action(client, bufnr, action, after)
+  local function finish(resolved)
+    if resolved.edit then
+      vim.lsp.util.apply_workspace_edit(resolved.edit, client.offset_encoding or "utf-16")
+    end
+    local command = resolved.command
+    if type(command) == "table" then
+      M.execute(command, bufnr, function()
+        if after then
+          after()
+        end
+      end)
+    elseif after then
+      after()
+    end
+  end
+  if action.edit or action.data == nil then
+    return finish(action)
+  end
+  client_request(client, "codeAction/resolve", action, function(err, resolved)
+    if err then
+      notify("code action failed: " .. (err.message or ""), vim.log.levels.ERROR)
+      return
+    end
+    finish(resolved or action)
+  end, bufnr)
+end
+
+--- Run the code action of `kind` on the given 1-based line range (visual selection when
+--- called from :'<,'>ReksExtract), then, for an extract, rename the new name.
+--- opts: { kind = "refactor.extract.method", line1, line2, col1, col2, name }
+function M.code_action(opts)
+  local bufnr = opts.bufnr or vim.api.nvim_get_current_buf()
+  local client = M.client(bufnr)
+  if not client then
+    notify("the server is not running for this buffer", vim.log.levels.ERROR)
+    return
+  end
+  local lines = vim.api.nvim_buf_get_lines(bufnr, opts.line1 - 1, opts.line2, false)
+  local start = { line = opts.line1 - 1, character = opts.col1 or 0 }
+  local stop = { line = opts.line2 - 1, character = opts.col2 or #(lines[#lines] or "") }
+  local params = {
+    textDocument = { uri = vim.uri_from_bufnr(bufnr) },
+    range = { start = start, ["end"] = stop },
+    context = { diagnostics = {}, only = { opts.kind } },
+  }
+  local near = #table.concat(vim.api.nvim_buf_get_lines(bufnr, 0, start.line, false), "\n")
+    + (start.line > 0 and 1 or 0) + start.character
+  client_request(client, "textDocument/codeAction", params, function(err, actions)
+    if err or not actions or #actions == 0 then
+      notify("no " .. opts.kind .. " here" .. (err and (": " .. err.message) or ""), vim.log.levels.WARN)
+      return
+    end
+    local function run(action)
+      local kind = action.kind or opts.kind
+      apply_action(client, bufnr, action, function()
+        if kind:match("^refactor%.extract") and M.config.rename_after_extract then
+          rename_extracted(bufnr, kind, near, opts.name)
+        end
+      end)
+    end
+    local matching = {}
+    for _, action in ipairs(actions) do
+      if action.kind == nil or action.kind == opts.kind or vim.startswith(action.kind, opts.kind .. ".") then
+        matching[#matching + 1] = action
+      end
+    end
+    if #matching == 1 then
+      run(matching[1])
+    elseif #matching > 1 then
+      vim.ui.select(matching, {
+        prompt = "Code action:",
+        format_item = function(a)
+          return a.title
+        end,
+      }, function(choice)
+        if choice then
+          run(choice)
+        end
+      end)
+    end
+  end, bufnr)
+end
+
+-- Refactor-on-save for clients without willSaveWaitUntil (Neovim before 0.9) -------------
+
+local function native_will_save()
+  local sync = vim.lsp.protocol.make_client_capabilities().textDocument.synchronization
+  return sync and sync.willSaveWaitUntil == true
+end
+
+local function server_wants_will_save(client)
+  local sync = client.server_capabilities and client.server_capabilities.textDocumentSync
+  return type(sync) == "table" and sync.willSaveWaitUntil == true
+end
+
+-- Ask the server for the edits to make before the buffer is written (reason 1: manual save)
+-- and apply them, so the refactorings configured in `onSave` run on every :write.
+local function will_save_wait_until(client, bufnr)
+  local params = { textDocument = { uri = vim.uri_from_bufnr(bufnr) }, reason = 1 }
+  local response, err = client.request_sync("textDocument/willSaveWaitUntil", params, 5000, bufnr)
+  if err then
+    notify("refactor-on-save: " .. tostring(err), vim.log.levels.WARN)
+    return
+  end
+  if response and response.err then
+    notify("refactor-on-save failed: " .. (response.err.message or ""), vim.log.levels.WARN)
+  elseif response and type(response.result) == "table" and #response.result > 0 then
+    vim.lsp.util.apply_text_edits(response.result, bufnr, client.offset_encoding or "utf-16")
+  end
+end
+
+local function install_will_save(client, bufnr)
+  if native_will_save() or not server_wants_will_save(client) then
+    return
+  end
+  vim.api.nvim_create_autocmd("BufWritePre", {
+    group = vim.api.nvim_create_augroup("reks_will_save_" .. bufnr, { clear = true }),
+    buffer = bufnr,
+    callback = function()
+      will_save_wait_until(client, bufnr)
+    end,
+  })
+end
+
+-- Starting the server -----------------------------------------------------------------
+
+local function client_config(root)
+  local capabilities = vim.lsp.protocol.make_client_capabilities()
+  if not native_will_save() then
+    -- This module sends willSaveWaitUntil itself on such clients (BufWritePre).
+    capabilities.textDocument.synchronization.willSaveWaitUntil = true
+  end
+  if M.config.capabilities then
+    capabilities = vim.tbl_deep_extend("force", capabilities, M.config.capabilities)
+  end
+  return {
+    name = NAME,
+    cmd = M.cmd(),
+    root_dir = root,
+    workspace_folders = { { uri = vim.uri_from_fname(root), name = vim.fn.fnamemodify(root, ":t") } },
+    capabilities = capabilities,
+    init_options = M.config.settings,
+    settings = { reks = M.config.settings },
+    handlers = { ["reks/status"] = on_status },
+    on_init = function(client)
+      client_notify(client, "workspace/didChangeConfiguration", { settings = { reks = M.config.settings } })
+    end,
+    on_attach = function(client, bufnr)
+      register_command_handlers(client)
+      install_will_save(client, bufnr)
+      if M.config.on_attach then
+        M.config.on_attach(client, bufnr)
+      end
+    end,
+  }
+end
+
+local function legacy_start(bufnr, root)
+  local id = M._clients[root]
+  local client = id and vim.lsp.get_client_by_id(id)
+  if not client or client.is_stopped() then
+    id = vim.lsp.start_client(client_config(root))
+    if not id then
+      notify("could not start " .. table.concat(M.cmd(), " "), vim.log.levels.ERROR)
+      return nil
+    end
+    M._clients[root] = id
+  end
+  vim.lsp.buf_attach_client(bufnr, id)
+  return id
+end
+
+--- Start (or reuse) the server for the project of `bufnr` and attach it to the buffer.
+function M.attach(bufnr)
+  bufnr = bufnr or vim.api.nvim_get_current_buf()
+  if vim.bo[bufnr].buftype ~= "" then
+    return nil
+  end
+  local name = vim.api.nvim_buf_get_name(bufnr)
+  local root = M.find_root(name ~= "" and name or vim.fn.getcwd())
+  if vim.fn.executable(M.cmd()[1]) ~= 1 then
+    notify("cannot run " .. M.cmd()[1] .. ": set `python` in require('reks').setup{}", vim.log.levels.ERROR)
+    return nil
+  end
+  if vim.lsp.start then
+    return vim.lsp.start(client_config(root), { bufnr = bufnr })
+  end
+  return legacy_start(bufnr, root)
+end
+
+--- Stop every reks client and start again for the current buffer.
+function M.restart()
+  for _, client in ipairs(all_clients()) do
+    if client.name == NAME then
+      if has_011() then
+        client:stop()
+      else
+        client.stop()
+      end
+    end
+  end
+  M._clients = {}
+  vim.defer_fn(function()
+    for _, buf in ipairs(vim.api.nvim_list_bufs()) do
+      if vim.api.nvim_buf_is_loaded(buf) and vim.tbl_contains(M.config.filetypes, vim.bo[buf].filetype) then
+        M.attach(buf)
+      end
+    end
+  end, 500)
+end
+
+local function user_commands()
+  local create = vim.api.nvim_create_user_command
+  create("ReksRunAffectedTests", function()
+    M.run_affected_tests()
+  end, { desc = "reks: run the tests affected by edits" })
+  create("ReksExtremeAnalysis", function()
+    M.extreme_analysis()
+  end, { desc = "reks: find pseudo-tested functions" })
+  create("ReksCommand", function(args)
+    M.execute({ command = args.args, arguments = { buffer_argument(vim.api.nvim_get_current_buf()) } })
+  end, {
+    nargs = 1,
+    complete = function()
+      return M.server_commands()
+    end,
+    desc = "reks: run a server command",
+  })
+  create("ReksExtract", function(args)
+    local kind = args.args ~= "" and args.args or "method"
+    M.code_action({ kind = "refactor.extract." .. kind, line1 = args.line1, line2 = args.line2 })
+  end, {
+    nargs = "?",
+    range = true,
+    complete = function()
+      return { "method", "variable" }
+    end,
+    desc = "reks: extract the selected lines into a method (or variable), then name it",
+  })
+  create("ReksStatus", function()
+    print("reks: " .. (M.statusline() ~= "" and M.statusline() or "no refactoring yet"))
+  end, { desc = "reks: tests skipped by refactorings and affected by edits" })
+  create("ReksRestart", function()
+    M.restart()
+  end, { desc = "reks: restart the language server" })
+end
+
+--- Configure reks and start it for Python buffers (already open ones included).
+function M.setup(opts)
+  M.config = vim.tbl_deep_extend("force", vim.deepcopy(M.defaults), opts or {})
+  local group = vim.api.nvim_create_augroup("reks", { clear = true })
+  vim.api.nvim_create_autocmd("FileType", {
+    group = group,
+    pattern = M.config.filetypes,
+    callback = function(args)
+      M.attach(args.buf)
+    end,
+  })
+  user_commands()
+  for _, buf in ipairs(vim.api.nvim_list_bufs()) do
+    if vim.api.nvim_buf_is_loaded(buf) and vim.tbl_contains(M.config.filetypes, vim.bo[buf].filetype) then
+      M.attach(buf)
+    end
+  end
+end
+
+return M

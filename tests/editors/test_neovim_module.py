@@ -1,0 +1,87 @@
+"""The Lua module in real Neovim 0.7.2 and 0.11: it loads, and its client-side helpers work."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+from lsp_server.editors import neovim_module
+
+from .nvim import run_lua
+from .tools import LUA_DIR, Neovim
+
+# The `reks` console script, run with this interpreter.
+_MAIN = "import sys; from lsp_server.cli import main; sys.exit(main(sys.argv[1:]))"
+
+
+def test_reks_editor_neovim_prints_the_shipped_module(tmp_path: Path) -> None:
+    printed = subprocess.run(
+        [sys.executable, "-c", _MAIN, "editor", "neovim"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert printed.stdout == (LUA_DIR / "reks.lua").read_text(encoding="utf-8")
+    assert printed.stdout == neovim_module()
+    assert "function M.setup" in printed.stdout
+
+    target = tmp_path / "lua"
+    target.mkdir()
+    subprocess.run(
+        [sys.executable, "-c", _MAIN, "editor", "neovim", "-o", str(target)],
+        check=True,
+        capture_output=True,
+    )
+    assert (target / "reks.lua").read_text(encoding="utf-8") == neovim_module()
+
+
+def test_module_helpers_in_real_neovim(nvim: Neovim, tmp_path: Path) -> None:
+    project = tmp_path / "proj"
+    (project / "pkg" / "sub").mkdir(parents=True)
+    (project / ".venv" / "lib").mkdir(parents=True)
+    (project / "pyproject.toml").write_text("[project]\nname='p'\n")
+    for rel in (
+        "app.py",
+        "pkg/__init__.py",
+        "pkg/util.py",
+        "pkg/sub/__init__.py",
+        ".venv/lib/site.py",
+    ):
+        (project / rel).write_text("x = 1\n")
+    result = run_lua(
+        nvim,
+        f"""
+        local reks = require("reks")
+        reks.setup({{
+          python = "/nonexistent/python",
+          settings = {{ onSave = {{ "organizeImports" }} }},
+        }})
+        local root = {str(project)!r}
+        local text = "def f():\\n    x = extracted_method()\\n\\ndef extracted_method():\\n"
+        reks.status = {{ skipped = 3, affected = 1 }}
+        local commands = vim.api.nvim_get_commands({{}})
+        report({{
+          root = reks.find_root(root .. "/pkg/sub/__init__.py"),
+          modules = reks.move_destinations(root, root .. "/app.py", false),
+          packages = reks.move_destinations(root, nil, true),
+          nearest = reks.nearest_occurrence(text, "extracted_method", 15),
+          statusline = reks.statusline(),
+          cmd = reks.cmd(),
+          commands = {{
+            commands.ReksRunAffectedTests ~= nil, commands.ReksExtremeAnalysis ~= nil,
+            commands.ReksCommand ~= nil, commands.ReksExtract ~= nil, commands.ReksStatus ~= nil,
+          }},
+          on_save = reks.config.settings.onSave,
+        }})
+        """,
+        tmp_path,
+    )
+    assert result["root"] == str(project)
+    assert result["modules"] == ["pkg/__init__.py", "pkg/sub/__init__.py", "pkg/util.py"]
+    assert result["packages"] == ["pkg", "pkg/sub"]
+    assert result["nearest"] == "def f():\n    x = extracted_method()".index("extracted_method")
+    assert result["statusline"] == "3 tests skipped by refactorings · 1 affected"
+    assert result["cmd"] == ["/nonexistent/python", "-m", "lsp_server"]
+    assert result["commands"] == [True] * 5
+    assert result["on_save"] == ["organizeImports"]
