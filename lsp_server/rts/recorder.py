@@ -52,6 +52,8 @@ _EXCLUDED_DIRS = frozenset(
 )
 _HAS_QUALNAME = sys.version_info >= (3, 11)
 _WORKER_KEY = "reks"
+# ini options that only choose which tests run or how they are reported.
+_SELECTION_INI = frozenset({"addopts", "testpaths", "markers", "timeout", "console_output_style"})
 
 
 def fingerprint_options(config: pytest.Config) -> dict[str, object]:
@@ -59,10 +61,18 @@ def fingerprint_options(config: pytest.Config) -> dict[str, object]:
     --lf, -x, -n and node ids cannot, so they are left out)."""
     opt = config.option
     plugins = sorted(p for p in (getattr(opt, "plugins", None) or []) if p != "no:cacheprovider")
-    ini = {}
-    for key, value in sorted(getattr(config, "inicfg", {}).items()):
-        if key not in ("addopts", "testpaths", "markers", "timeout"):
-            ini[key] = repr(getattr(value, "value", value))
+    ini: dict[str, str] = {}
+    # Every registered ini option (pytest's and plugins'): xfail_strict, filterwarnings,
+    # pythonpath, usefixtures... can change outcomes. The registry is private API, hence
+    # the fallback to none.
+    registered = getattr(getattr(config, "_parser", None), "_inidict", {})
+    for key in sorted(registered):
+        if key in _SELECTION_INI:
+            continue
+        try:
+            ini[key] = repr(config.getini(key))
+        except (ValueError, KeyError):
+            continue
     return {
         "plugins": plugins,
         "override_ini": getattr(opt, "override_ini", None),

@@ -1,0 +1,46 @@
+"""Running real pytest sessions on pytester projects and reading which tests ran."""
+
+from __future__ import annotations
+
+import importlib
+import sys
+import textwrap
+
+import pytest
+
+
+def write(pytester: pytest.Pytester, path: str, text: str) -> None:
+    target = pytester.path / path
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text(textwrap.dedent(text).lstrip("\n"))
+
+
+def edit(pytester: pytest.Pytester, path: str, old: str, new: str) -> None:
+    target = pytester.path / path
+    text = target.read_text()
+    assert old in text, f"{old!r} not in {path}"
+    target.write_text(text.replace(old, new))
+
+
+def names(reports: list[pytest.TestReport]) -> set[str]:
+    return {r.nodeid.split("::", 1)[1] if "::" in r.nodeid else r.nodeid for r in reports}
+
+
+def run(pytester: pytest.Pytester, *args: str, flag: str = "--reks") -> set[str]:
+    """Run pytest in-process; the names (node id without the file) of the tests that ran."""
+    # New or renamed modules within the same second: the import system's directory
+    # caches must not hide them.
+    importlib.invalidate_caches()
+    recorder = pytester.inline_run(flag, *args)
+    ran = [
+        r
+        for r in recorder.getreports("pytest_runtest_logreport")
+        if r.when == "call" or (r.when == "setup" and not r.passed)
+    ]
+    return names(ran)
+
+
+@pytest.fixture
+def no_bytecode(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Edits within one second keep size and mtime-seconds; a stale .pyc would run old code.
+    monkeypatch.setattr(sys, "dont_write_bytecode", True)
