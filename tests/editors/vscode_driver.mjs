@@ -1,0 +1,204 @@
+// Drives a real code-server (VS Code in the browser) with playwright-core in Debian's Chromium,
+// as a person would: keyboard and mouse on the workbench, no extension-host hooks.
+//
+// node vscode_driver.mjs CONFIG.json
+//   CONFIG: { playwright: dir holding node_modules/playwright-core, chromium, url, artifacts,
+//             scenario: "missing" | "refactor", ... scenario fields }
+// Writes { ok, steps: [...], ...observations } as JSON to CONFIG.result; screenshots of each
+// step go to CONFIG.artifacts.
+import { createRequire } from "node:module";
+import fs from "node:fs";
+import path from "node:path";
+
+const config = JSON.parse(fs.readFileSync(process.argv[2], "utf8"));
+const require = createRequire(path.join(config.playwright, "package.json"));
+const { chromium } = require("playwright-core");
+
+const result = { ok: false, steps: [] };
+let page;
+let shot = 0;
+
+function log(message) {
+  result.steps.push(message);
+  process.stderr.write(`[driver] ${message}\n`);
+}
+
+async function screenshot(name) {
+  shot += 1;
+  const file = path.join(config.artifacts, `${String(shot).padStart(2, "0")}-${name}.png`);
+  await page.screenshot({ path: file });
+  log(`screenshot ${file}`);
+}
+
+async function waitFor(what, fn, timeoutMs = 30000, intervalMs = 250) {
+  const deadline = Date.now() + timeoutMs;
+  let last;
+  while (Date.now() < deadline) {
+    last = await fn();
+    if (last) {
+      return last;
+    }
+    await page.waitForTimeout(intervalMs);
+  }
+  throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+}
+
+async function notifications() {
+  return page.locator(".notifications-toasts .notification-list-item-message").allInnerTexts();
+}
+
+async function runCommand(title) {
+  await page.keyboard.press("F1");
+  const input = page.locator(".quick-input-widget input");
+  await input.waitFor({ state: "visible" });
+  await input.fill(`>${title}`);
+  await page.waitForTimeout(400);
+  await page.keyboard.press("Enter");
+}
+
+async function openFile(relative) {
+  await page.keyboard.press("Control+P");
+  const input = page.locator(".quick-input-widget input");
+  await input.waitFor({ state: "visible" });
+  await input.fill(relative);
+  await page.locator(".quick-input-list .monaco-list-row").first().waitFor({ state: "visible" });
+  await page.waitForTimeout(300);
+  await page.keyboard.press("Enter");
+  const tab = page.locator(`.tabs-container .tab[aria-label^="${path.basename(relative)}"]`);
+  await tab.first().waitFor({ state: "visible" });
+  await page.locator(".monaco-editor .view-lines").first().waitFor({ state: "visible" });
+  await page.waitForTimeout(500);
+}
+
+/** Put the cursor at 1-based line/column with the "Go to Line/Column" box. */
+async function gotoPosition(line, column) {
+  await page.locator(".monaco-editor .view-lines").first().click();
+  await page.keyboard.press("Control+G");
+  const input = page.locator(".quick-input-widget input");
+  await input.waitFor({ state: "visible" });
+  await input.fill(`${line}:${column}`);
+  await page.waitForTimeout(200);
+  await page.keyboard.press("Enter");
+  await page.waitForTimeout(200);
+}
+
+async function selectRange(line1, col1, line2, col2) {
+  await gotoPosition(line1, col1);
+  // Extend the selection with shift+arrows from the cursor.
+  for (let i = line1; i < line2; i += 1) {
+    await page.keyboard.press("Shift+ArrowDown");
+  }
+  await page.keyboard.press("Shift+Home");
+  await page.keyboard.press("Shift+Home");
+  for (let i = 1; i < col2; i += 1) {
+    await page.keyboard.press("Shift+ArrowRight");
+  }
+}
+
+async function problems() {
+  return page.locator(".markers-panel .monaco-list-row").allInnerTexts();
+}
+
+async function scenarioMissing() {
+  const message = await waitFor("the reks not-installed notification", async () => {
+    const texts = await notifications();
+    return texts.find((t) => t.includes("reks is not installed"));
+  }, 60000);
+  result.message = message;
+  await screenshot("not-installed");
+}
+
+async function scenarioRefactor() {
+  const c = config;
+  await openFile(c.file);
+  await screenshot("opened");
+
+  // Problems panel: the server's diagnostics for the workspace.
+  await page.keyboard.press("Control+Shift+M");
+  await page.locator(".markers-panel").waitFor({ state: "visible" });
+  result.problems = await waitFor("diagnostics in the Problems panel", async () => {
+    const rows = await problems();
+    return rows.some((r) => r.includes(c.expectProblem)) ? rows : undefined;
+  }, 90000);
+  await screenshot("problems");
+
+  // F2 rename: the box starts with the word selected, so typing replaces it.
+  await gotoPosition(c.rename.line, c.rename.column);
+  await page.keyboard.press("F2");
+  const renameInput = page.locator(".rename-box input");
+  await renameInput.waitFor({ state: "visible" });
+  await screenshot("rename-box");
+  await page.keyboard.type(c.rename.newName);
+  await page.keyboard.press("Enter");
+  await renameInput.waitFor({ state: "hidden" });
+  await waitFor("the rename in the editor", async () => {
+    const text = await page.locator(".monaco-editor .view-lines").first().innerText();
+    return text.replace(/\u00a0/g, " ").includes(c.rename.newName);
+  });
+  await screenshot("renamed");
+  await page.keyboard.press("Control+S");
+  await page.waitForTimeout(1000);
+
+  // Extract method: select, open the refactor menu, pick the action, name it in the prompt.
+  await selectRange(c.extract.line1, c.extract.col1, c.extract.line2, c.extract.col2);
+  await page.keyboard.press("Control+Shift+R");
+  const menuItem = page.locator(".action-widget .monaco-list-row", { hasText: c.extract.title });
+  await menuItem.first().waitFor({ state: "visible", timeout: 30000 });
+  await screenshot("refactor-menu");
+  await menuItem.first().click();
+  const nameInput = page.locator(".rename-box input");
+  await nameInput.waitFor({ state: "visible", timeout: 30000 });
+  await screenshot("extract-name-prompt");
+  await page.keyboard.type(c.extract.newName);
+  await page.keyboard.press("Enter");
+  await nameInput.waitFor({ state: "hidden" });
+  await page.waitForTimeout(1000);
+  await page.keyboard.press("Control+S");
+  await page.waitForTimeout(1500);
+  await screenshot("extracted");
+  result.status = await page.locator("#status\\.reks\\.status, [id='reks.status']").allInnerTexts().catch(() => []);
+}
+
+async function main() {
+  const browser = await chromium.launch({
+    executablePath: config.chromium,
+    headless: true,
+    args: [
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-quic",
+      "--no-first-run",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
+      "--disable-dev-shm-usage",
+    ],
+  });
+  try {
+    const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
+    page = await context.newPage();
+    page.setDefaultTimeout(30000);
+    await page.goto(config.url);
+    await page.locator(".monaco-workbench").waitFor({ state: "visible", timeout: 90000 });
+    await page.waitForTimeout(2000);
+    await screenshot("workbench");
+    if (config.scenario === "missing") {
+      await scenarioMissing();
+    } else {
+      await scenarioRefactor();
+    }
+    result.ok = true;
+  } catch (err) {
+    result.error = String(err && err.stack ? err.stack : err);
+    try {
+      await screenshot("failure");
+    } catch {
+      // the page is gone; the error says why
+    }
+  } finally {
+    await browser.close();
+    fs.writeFileSync(config.result, JSON.stringify(result, null, 2));
+  }
+}
+
+await main();
