@@ -58,8 +58,41 @@ export function destinations(relativePaths: string[], currentRelativePath?: stri
   return [...seen.values()].sort((a, b) => a.module.localeCompare(b.module));
 }
 
+/** Packages (folders with an `__init__.py`), the destinations of a module move. */
+export function packageDestinations(relativePaths: string[], currentRelativePath?: string): Destination[] {
+  const current = currentRelativePath?.replace(/\\/g, "/");
+  const found: Destination[] = [];
+  for (const d of destinations(relativePaths)) {
+    if (d.path.endsWith("/__init__.py")) {
+      const folder = d.path.slice(0, -"/__init__.py".length);
+      // The package the module already is in is no destination.
+      const parentOfCurrent = current?.split("/").slice(0, -1).join("/");
+      if (folder !== parentOfCurrent) {
+        found.push({ module: d.module, path: folder });
+      }
+    }
+  }
+  return found;
+}
+
 /** A module name the user typed instead of picking one. */
 export function isModuleName(text: string): boolean {
   const parts = text.trim().split(".");
   return parts.length > 0 && parts.every((p) => IDENTIFIER.test(p));
+}
+
+/**
+ * What the server gets as `destination`: a root-relative path. A typed dotted name becomes
+ * `pkg/mod.py` (or the folder `pkg/mod` for a package); a typed path is kept.
+ */
+export function destinationArgument(typed: string, folder: boolean): string | undefined {
+  const text = typed.trim();
+  if (text.length === 0) {
+    return undefined;
+  }
+  if (isModuleName(text) && !text.endsWith(".py")) {
+    const path = text.split(".").join("/");
+    return folder ? path : `${path}.py`;
+  }
+  return text.replace(/\\/g, "/");
 }

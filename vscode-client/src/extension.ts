@@ -25,7 +25,7 @@ import {
   isMoveCommand,
   moveArgumentNeedingDestination,
 } from "./commands";
-import { destinations, isModuleName } from "./destinations";
+import { destinationArgument, destinations, packageDestinations } from "./destinations";
 import { EditSize, confirmationMessage, editSize, needsConfirmation } from "./edits";
 import {
   Interpreter,
@@ -71,17 +71,19 @@ function vscodeEditSize(edit: vscode.WorkspaceEdit): EditSize {
   return { files: edit.size, textEdits, resourceOperations: 0 };
 }
 
-/** Quick pick of the workspace's modules (type a dotted name for a new one). */
-async function pickDestination(sourceUri: vscode.Uri | undefined): Promise<string | undefined> {
-  const root = workspaceRoot();
+/**
+ * Quick pick of the workspace's modules (or packages, for a module move); typing a dotted
+ * name or a path picks a new one. Returns the root-relative path the server expects.
+ */
+async function pickDestination(sourceUri: vscode.Uri | undefined, folder: boolean): Promise<string | undefined> {
   const files = await vscode.workspace.findFiles("**/*.py", "**/{.venv,venv,node_modules,.git,.reks}/**", 5000);
   const relative = files.map((f) => vscode.workspace.asRelativePath(f, false));
   const current = sourceUri ? vscode.workspace.asRelativePath(sourceUri, false) : undefined;
-  const items = destinations(relative, current).map((d) => ({ label: d.module, description: d.path }));
+  const found = folder ? packageDestinations(relative, current) : destinations(relative, current);
   const pick = vscode.window.createQuickPick<vscode.QuickPickItem>();
-  pick.title = "Move to module";
-  pick.placeholder = root ? "Destination module (pick one or type a dotted name)" : "Destination module";
-  pick.items = items;
+  pick.title = folder ? "Move module into package" : "Move to module";
+  pick.placeholder = "Pick a destination, or type a dotted name or a path";
+  pick.items = found.map((d) => ({ label: d.module, description: d.path }));
   return new Promise<string | undefined>((resolve) => {
     let done = false;
     const finish = (value: string | undefined): void => {
@@ -92,8 +94,8 @@ async function pickDestination(sourceUri: vscode.Uri | undefined): Promise<strin
       }
     };
     pick.onDidAccept(() => {
-      const chosen = pick.selectedItems[0]?.label ?? pick.value.trim();
-      finish(chosen && isModuleName(chosen) ? chosen : undefined);
+      const chosen = pick.selectedItems[0];
+      finish(chosen ? chosen.description : destinationArgument(pick.value, folder));
     });
     pick.onDidHide(() => finish(undefined));
     pick.show();
@@ -307,7 +309,7 @@ export class ServerManager implements vscode.Disposable {
       const target = moveArgumentNeedingDestination(args);
       if (target) {
         const source = typeof target.uri === "string" ? vscode.Uri.parse(target.uri) : undefined;
-        const destination = await pickDestination(source);
+        const destination = await pickDestination(source, target.module === true);
         if (!destination) {
           throw new Error("Move cancelled: no destination.");
         }

@@ -1,6 +1,6 @@
 import * as assert from "assert";
 
-import { destinations, isModuleName, moduleName } from "../destinations";
+import { destinationArgument, destinations, isModuleName, moduleName, packageDestinations } from "../destinations";
 
 describe("moduleName", () => {
   it("maps paths to dotted names", () => {
@@ -31,5 +31,24 @@ describe("destinations", () => {
     assert.ok(isModuleName("pkg.new_mod"));
     assert.ok(!isModuleName("pkg..x"));
     assert.ok(!isModuleName("1pkg"));
+  });
+});
+
+describe("packageDestinations", () => {
+  it("lists package folders except the module's own", () => {
+    const files = ["pkg/__init__.py", "pkg/a.py", "pkg/sub/__init__.py", "other/__init__.py", "top.py"];
+    assert.deepStrictEqual(
+      packageDestinations(files, "pkg/a.py").map((d) => d.path),
+      ["other", "pkg/sub"],
+    );
+  });
+});
+
+describe("destinationArgument", () => {
+  it("turns typed names into root-relative paths", () => {
+    assert.strictEqual(destinationArgument("pkg.new_mod", false), "pkg/new_mod.py");
+    assert.strictEqual(destinationArgument("pkg.sub", true), "pkg/sub");
+    assert.strictEqual(destinationArgument("lib/x.py", false), "lib/x.py");
+    assert.strictEqual(destinationArgument("  ", false), undefined);
   });
 });
