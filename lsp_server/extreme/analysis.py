@@ -1,0 +1,362 @@
+"""The extreme analysis of a project: discover, observe, transform, run, remember.
+
+``analyse`` is the one entry point used by the CLI, the server and the benchmark. It is
+incremental: a function keeps its previous verdicts when its own unit, every unit its
+covering tests executed, and the set of tests (the module part of every test file) are
+unchanged; those functions need no worker at all.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import os
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import xxhash
+
+from lsp_server.extreme.constants import bodies_for_kinds
+from lsp_server.extreme.discover import FunctionInfo, discover, is_test_file, source_files
+from lsp_server.extreme.model import Transformation, TransformationResult, Verdict
+from lsp_server.extreme.pool import WorkerPool
+from lsp_server.jobs import Job
+from lsp_server.rts.units import MODULE, FileUnits, SourceError, path_units
+
+
+def _toml() -> Any:
+    """tomllib (3.11+) or tomli; None on a 3.10 without tomli (no config patterns then)."""
+    for name in ("tomllib", "tomli"):
+        try:
+            return importlib.import_module(name)
+        except ImportError:
+            continue
+    return None
+
+
+STATE_FILE = "extreme-state.json"
+STATE_VERSION = 1
+ANY_BODY = "(any)"
+"""``Transformation.body`` of a row that stands for a whole skipped function."""
+
+
+@dataclass
+class Options:
+    paths: Sequence[Path] = ()
+    jobs: int = 0  # 0: one worker per core
+    patterns: Sequence[str] = ()  # extra qualified-name patterns to skip
+    python: str | None = None  # interpreter of the workers (default: this one)
+    timeout_factor: float = 3.0
+    timeout_base: float = 1.0  # seconds added to every timeout (fork, fixture setup)
+    incremental: bool = True
+    pytest_args: Sequence[str] = ()
+
+
+@dataclass
+class Analysis:
+    root: Path
+    results: list[TransformationResult] = field(default_factory=list)
+    functions: dict[str, FunctionInfo] = field(default_factory=dict)
+    covering: dict[str, list[str]] = field(default_factory=dict)  # function key -> tests
+    reused: set[str] = field(default_factory=set)  # function keys whose verdicts were kept
+    errors: dict[str, str] = field(default_factory=dict)  # file -> why it was not analysed
+    elapsed: float = 0.0
+    observation: float = 0.0  # seconds spent in the observation run
+    run_count: int = 0  # transformations actually run this time
+
+    def by_function(self) -> dict[str, list[TransformationResult]]:
+        out: dict[str, list[TransformationResult]] = {}
+        for result in self.results:
+            t = result.transformation
+            out.setdefault(f"{t.path}::{t.function}", []).append(result)
+        return out
+
+
+def config_patterns(root: Path) -> list[str]:
+    """``[tool.reks.extreme] exclude = [...]`` from the project's pyproject.toml."""
+    pyproject = root / "pyproject.toml"
+    toml = _toml()
+    if toml is None or not pyproject.exists():
+        return []
+    try:
+        data = toml.loads(pyproject.read_text(encoding="utf-8"))
+    except (OSError, ValueError, UnicodeDecodeError):  # TOMLDecodeError is a ValueError
+        return []
+    section = data.get("tool", {}).get("reks", {}).get("extreme", {})
+    exclude = section.get("exclude", [])
+    return [str(p) for p in exclude] if isinstance(exclude, list) else []
+
+
+class _Checksums:
+    """Current unit checksums, parsed once per file."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.files: dict[str, FileUnits | None] = {}
+
+    def get(self, key: str) -> str | None:
+        path, _, name = key.partition("::")
+        if path not in self.files:
+            try:
+                self.files[path] = path_units(self.root, Path(path))
+            except (OSError, SourceError, ValueError):
+                self.files[path] = None
+        units = self.files[path]
+        return None if units is None else units.checksums.get(name or MODULE)
+
+
+def _tests_fingerprint(root: Path, checksums: _Checksums) -> str:
+    """Hash of the module part of every test file: a new or removed test changes it."""
+    digest = xxhash.xxh3_64()
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames[:] = sorted(d for d in dirnames if not d.startswith(".") and d != "__pycache__")
+        for name in sorted(filenames):
+            if not name.endswith(".py"):
+                continue
+            rel = Path(dirpath, name).relative_to(root).as_posix()
+            if is_test_file(rel) and "site-packages" not in rel:
+                digest.update(f"{rel}={checksums.get(rel + '::' + MODULE)}\0".encode())
+    return digest.hexdigest()
+
+
+def _state_path(root: Path) -> Path:
+    return root / ".reks" / STATE_FILE
+
+
+def _load_state(root: Path) -> dict[str, Any]:
+    try:
+        state = json.loads(_state_path(root).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    if not isinstance(state, dict) or state.get("version") != STATE_VERSION:
+        return {}
+    return state
+
+
+def write_atomic(path: Path, text: str) -> None:
+    """Write via a temporary file and rename, so a killed run never leaves half a file."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    tmp.write_text(text, encoding="utf-8")
+    os.replace(tmp, path)
+
+
+def _result_to_state(result: TransformationResult) -> dict[str, Any]:
+    return {
+        "body": result.transformation.body,
+        "verdict": result.verdict.value,
+        "tests": result.tests,
+        "reason": result.reason,
+        "detected_by": result.detected_by,
+        "duration": result.duration,
+    }
+
+
+def _result_from_state(function: FunctionInfo, row: dict[str, Any]) -> TransformationResult:
+    return TransformationResult(
+        transformation=Transformation(function.path, function.qualname, function.line, row["body"]),
+        verdict=Verdict(row["verdict"]),
+        tests=list(row.get("tests", [])),
+        reason=row.get("reason", ""),
+        detected_by=row.get("detected_by"),
+        duration=float(row.get("duration", 0.0)),
+    )
+
+
+def _skipped(function: FunctionInfo, reason: str) -> TransformationResult:
+    return TransformationResult(
+        Transformation(function.path, function.qualname, function.line, ANY_BODY),
+        Verdict.SKIPPED,
+        reason=reason,
+    )
+
+
+def analyse(root: Path, options: Options | None = None, job: Job | None = None) -> Analysis:
+    """Run the extreme analysis of the project at ``root``; see the module docstring."""
+    options = options or Options()
+    job = job or Job()
+    started = time.perf_counter()
+    root = root.resolve()
+    analysis = Analysis(root=root)
+    patterns = [*config_patterns(root), *options.patterns]
+    files = source_files(root, options.paths)
+    functions, analysis.errors = discover(root, files, patterns)
+    analysis.functions = {f.key: f for f in functions}
+
+    checksums = _Checksums(root)
+    tests_print = _tests_fingerprint(root, checksums)
+    settings = json.dumps([patterns, options.timeout_factor, options.timeout_base])
+    state = _load_state(root) if options.incremental else {}
+    previous: dict[str, Any] = {}
+    if state.get("tests") == tests_print and state.get("settings") == settings:
+        previous = state.get("functions", {})
+
+    results: dict[str, list[TransformationResult]] = {}
+    entries: dict[str, Any] = {}  # new state entries
+    todo: list[FunctionInfo] = []
+    for function in functions:
+        if function.skip:
+            results[function.key] = [_skipped(function, function.skip)]
+            continue
+        entry = previous.get(function.key)
+        if (
+            entry is not None
+            and entry.get("checksum") == function.checksum
+            and entry.get("line") == function.line
+            and all(checksums.get(unit) == value for unit, value in entry["deps"].items())
+        ):
+            results[function.key] = [_result_from_state(function, r) for r in entry["results"]]
+            analysis.covering[function.key] = list(entry.get("tests", []))
+            analysis.reused.add(function.key)
+            entries[function.key] = entry
+        else:
+            todo.append(function)
+
+    if todo:
+        _run(root, options, job, analysis, todo, checksums, results, entries)
+
+    analysis.results = [r for f in functions for r in results.get(f.key, [])]
+    write_atomic(
+        _state_path(root),
+        json.dumps(
+            {
+                "version": STATE_VERSION,
+                "tests": tests_print,
+                "settings": settings,
+                "functions": {**_untouched(previous, analysis), **entries},
+            }
+        ),
+    )
+    analysis.elapsed = time.perf_counter() - started
+    return analysis
+
+
+def _untouched(previous: dict[str, Any], analysis: Analysis) -> dict[str, Any]:
+    """State entries of functions outside this run's paths are kept for later runs."""
+    return {
+        key: entry
+        for key, entry in previous.items()
+        if key not in analysis.functions and (analysis.root / key.partition("::")[0]).exists()
+    }
+
+
+def _run(
+    root: Path,
+    options: Options,
+    job: Job,
+    analysis: Analysis,
+    todo: list[FunctionInfo],
+    checksums: _Checksums,
+    results: dict[str, list[TransformationResult]],
+    entries: dict[str, Any],
+) -> None:
+    size = options.jobs or os.cpu_count() or 1
+    job.report(0, None, "collecting tests")
+    with WorkerPool(root, size, options.python, options.pytest_args) as pool:
+        try:
+            pool.start(job)
+            pool.prepare(sorted({f.path for f in todo}))
+            job.report(0, None, "observing the tests")
+            observe_start = time.perf_counter()
+            observed = pool.observe()
+            analysis.observation = time.perf_counter() - observe_start
+            tests: dict[str, dict[str, Any]] = observed["tests"]
+            returns: dict[str, list[str]] = observed["returns"]
+
+            executed_by: dict[str, list[str]] = {}
+            for nodeid, info in tests.items():
+                for unit in info["units"]:
+                    executed_by.setdefault(unit, []).append(nodeid)
+
+            requests: list[dict[str, Any]] = []
+            planned: dict[int, Transformation] = {}
+            for function in todo:
+                runners = executed_by.get(function.key, [])
+                passing = sorted(
+                    (t for t in runners if tests[t]["outcome"] == "passed"),
+                    key=lambda t: (tests[t]["duration"], t),
+                )
+                analysis.covering[function.key] = passing
+                entries[function.key] = _entry(function, runners, tests, checksums)
+                if not runners:
+                    results[function.key] = [_skipped(function, "not executed by any test")]
+                    continue
+                if not passing:
+                    results[function.key] = [
+                        _skipped(function, "executed only by tests that fail already")
+                    ]
+                    continue
+                bodies = function.annotated_bodies
+                if bodies is None:
+                    bodies = tuple(bodies_for_kinds(set(returns.get(function.key, []))))
+                total = sum(tests[t]["duration"] for t in passing)
+                timeout = options.timeout_base + options.timeout_factor * total
+                for body in bodies:
+                    ident = len(planned)
+                    planned[ident] = Transformation(
+                        function.path, function.qualname, function.line, body
+                    )
+                    requests.append(
+                        {
+                            "op": "run",
+                            "id": ident,
+                            "path": function.path,
+                            "function": function.qualname,
+                            "line": function.line,
+                            "first_line": function.first_line,
+                            "body": body,
+                            "tests": passing,
+                            "timeout": timeout,
+                        }
+                    )
+            done: dict[int, TransformationResult] = {}
+            job.report(0, len(requests), "running transformations")
+            for reply in pool.run_all(requests, job):
+                t = planned[reply["id"]]
+                done[reply["id"]] = TransformationResult(
+                    transformation=t,
+                    verdict=Verdict(reply["verdict"]),
+                    tests=list(reply.get("tests", [])),
+                    reason=reply.get("reason", ""),
+                    detected_by=reply.get("detected_by"),
+                    duration=float(reply.get("duration", 0.0)),
+                )
+                job.report(len(done), len(requests), f"{t.function}: {t.body}")
+            analysis.run_count = len(done)
+        except BaseException:
+            pool.terminate()
+            raise
+    for ident in sorted(done):
+        t = done[ident].transformation
+        results.setdefault(f"{t.path}::{t.function}", []).append(done[ident])
+    for function in todo:
+        entry = entries.get(function.key)
+        if entry is not None:
+            entry["results"] = [_result_to_state(r) for r in results.get(function.key, [])]
+            entry["tests"] = analysis.covering.get(function.key, [])
+
+
+def _entry(
+    function: FunctionInfo,
+    runners: list[str],
+    tests: dict[str, dict[str, Any]],
+    checksums: _Checksums,
+) -> dict[str, Any]:
+    """What must stay the same for the function's verdicts to hold."""
+    deps: set[str] = set()
+    for nodeid in runners:
+        for unit in tests[nodeid]["units"]:
+            deps.add(unit)
+            deps.add(unit.partition("::")[0] + "::" + MODULE)
+        deps.add(nodeid.split("::", 1)[0] + "::" + MODULE)
+    deps.add(function.key)
+    return {
+        "checksum": function.checksum,
+        "line": function.line,
+        "deps": {unit: checksums.get(unit) for unit in sorted(deps)},
+        "results": [],
+        "tests": [],
+    }

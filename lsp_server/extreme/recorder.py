@@ -1,0 +1,170 @@
+"""The observation run's recorder: which project units each test executes, and the kinds of
+values each function returned. Runs inside a forked child of the worker.
+
+On Python 3.12+ it uses ``sys.monitoring`` (events of code outside the project are
+disabled after their first occurrence, and re-enabled per test with ``restart_events`` so
+every test sees every unit it runs); on 3.10/3.11 a profile hook.
+"""
+
+from __future__ import annotations
+
+import dis
+import os
+import sys
+import types
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from lsp_server.extreme.constants import kind_of
+from lsp_server.rts.units import MODULE, FileUnits, SourceError, path_units
+
+_TOOL_NAME = "reks-extreme"
+_NOT_RETURNING = 0x20 | 0x200  # CO_GENERATOR | CO_ASYNC_GENERATOR: their returns say nothing
+_RETURN_OPS = {dis.opmap[name] for name in ("RETURN_VALUE", "RETURN_CONST") if name in dis.opmap}
+
+
+def _monitoring() -> Any:
+    return getattr(sys, "monitoring")  # noqa: B009 - 3.12+ only; typed for 3.10
+
+
+@dataclass(frozen=True)
+class _CodeInfo:
+    unit: str  # "path::name" of the unit the code belongs to
+    exact: bool  # the code is the unit's own function (not nested, not module code)
+
+
+class Recorder:
+    """Collects per-test units and per-function return kinds for files under ``root``."""
+
+    def __init__(self, root: str) -> None:
+        self.root = os.path.realpath(root) + os.sep
+        self._files: dict[str, FileUnits | None] = {}
+        self._codes: dict[types.CodeType, _CodeInfo | None] = {}
+        self.current: set[str] = set()
+        self.returns: dict[str, set[str]] = {}
+        self._tool: int | None = None
+
+    # -- mapping code to units --------------------------------------------------------
+
+    def _file_units(self, filename: str) -> FileUnits | None:
+        if filename in self._files:
+            return self._files[filename]
+        units: FileUnits | None = None
+        real = os.path.realpath(filename)
+        if real.startswith(self.root) and real.endswith(".py"):
+            rel = real[len(self.root) :]
+            parts = rel.split(os.sep)
+            if "site-packages" not in parts and not any(p.startswith(".") for p in parts):
+                try:
+                    units = path_units(Path(self.root), Path(real))
+                except (OSError, SourceError, ValueError):
+                    units = None
+        self._files[filename] = units
+        return units
+
+    def _info(self, code: types.CodeType) -> _CodeInfo | None:
+        try:
+            return self._codes[code]
+        except KeyError:
+            pass
+        info: _CodeInfo | None = None
+        units = self._file_units(code.co_filename)
+        if units is not None:
+            qualname = getattr(code, "co_qualname", None)
+            if qualname is not None:
+                unit = units.unit_for_qualname(qualname)
+                exact = unit.name == qualname
+            else:
+                unit = units.unit_at_line(code.co_firstlineno)
+                span = units.spans.get(unit.name)
+                exact = (
+                    span is not None
+                    and span.first_line == code.co_firstlineno
+                    and unit.name.rsplit(".", 1)[-1] == code.co_name
+                )
+            if unit.name == MODULE:
+                exact = False
+            info = _CodeInfo(f"{unit.path}::{unit.name}", exact)
+        self._codes[code] = info
+        return info
+
+    # -- per-test bookkeeping ---------------------------------------------------------
+
+    def begin_test(self) -> None:
+        self.current = set()
+        if self._tool is not None:
+            _monitoring().restart_events()
+
+    def end_test(self) -> set[str]:
+        units, self.current = self.current, set()
+        return units
+
+    def _record_return(self, code: types.CodeType, info: _CodeInfo, value: object) -> None:
+        if code.co_flags & _NOT_RETURNING:
+            return
+        self.returns.setdefault(info.unit, set()).add(kind_of(value))
+
+    # -- hooks ------------------------------------------------------------------------
+
+    def start(self) -> None:
+        if hasattr(sys, "monitoring"):
+            self._start_monitoring()
+        else:
+            sys.setprofile(self._profile)
+
+    def stop(self) -> None:
+        if self._tool is not None:
+            mon = _monitoring()
+            mon.set_events(self._tool, 0)
+            mon.free_tool_id(self._tool)
+            self._tool = None
+        else:
+            sys.setprofile(None)
+
+    def _start_monitoring(self) -> None:
+        mon = _monitoring()
+        for tool in (4, 3, 1, 2, 0):
+            if mon.get_tool(tool) is None:
+                mon.use_tool_id(tool, _TOOL_NAME)
+                self._tool = tool
+                break
+        else:
+            sys.setprofile(self._profile)
+            return
+        disable = mon.DISABLE
+
+        def on_start(code: types.CodeType, offset: int) -> object:
+            info = self._info(code)
+            if info is None:
+                return disable
+            self.current.add(info.unit)
+            return disable  # until the next test's restart_events
+
+        def on_return(code: types.CodeType, offset: int, value: object) -> object:
+            info = self._info(code)
+            if info is None or not info.exact or code.co_flags & _NOT_RETURNING:
+                return disable
+            self._record_return(code, info, value)
+            return None
+
+        tool = self._tool
+        mon.register_callback(tool, mon.events.PY_START, on_start)
+        mon.register_callback(tool, mon.events.PY_RETURN, on_return)
+        mon.set_events(tool, mon.events.PY_START | mon.events.PY_RETURN)
+
+    def _profile(self, frame: types.FrameType, event: str, arg: object) -> None:
+        if event == "call":
+            info = self._info(frame.f_code)
+            if info is not None:
+                self.current.add(info.unit)
+        elif event == "return":
+            code = frame.f_code
+            info = self._info(code)
+            if info is None or not info.exact:
+                return
+            # The profile hook also reports a "return" when an exception leaves the frame or
+            # a coroutine suspends: only a real return instruction carries a result.
+            lasti = frame.f_lasti
+            if 0 <= lasti < len(code.co_code) and code.co_code[lasti] in _RETURN_OPS:
+                self._record_return(code, info, arg)
