@@ -21,7 +21,8 @@ TESTS = [
 
 def test_the_four_undetected_transformations_get_the_papers_symptoms(versioned_set: Path) -> None:
     results = [
-        undetected(versioned_set, SOURCE, "VersionedSet._increment_version", "pass", TESTS),
+        # The runner orders tests fastest first: the choice of test must not depend on it.
+        undetected(versioned_set, SOURCE, "VersionedSet._increment_version", "pass", TESTS[::-1]),
         undetected(versioned_set, SOURCE, "VersionedSet.__eq__", "return True", TESTS),
         undetected(versioned_set, SOURCE, "VersionedSet.is_empty", "return True", TESTS),
         undetected(versioned_set, SOURCE, "VersionedSet.is_empty", "return False", TESTS),

@@ -40,8 +40,14 @@ class _Context:
     lines: dict[str, dict[str, int | None]]  # per test: invocation -> test line
     locations: dict[int, dict[str, Any]]  # location id -> Location json + "file"
 
-    def test_order(self, test: str) -> int:
-        return self.tests.index(test) if test in self.tests else len(self.tests)
+    def test_order(self, test: str) -> tuple[int, str, int, int]:
+        """Smallest test first (the most focused place for a new assertion or input),
+        then file order; the runner's order (e.g. fastest first) says nothing useful here."""
+        function = self.meta.get("tests", {}).get(test, {}).get("function")
+        info = self.meta.get("functions", {}).get(function, {}) if function else {}
+        size = len(info.get("locations", ())) if info else 1 << 20
+        position = self.tests.index(test) if test in self.tests else len(self.tests)
+        return (size, str(info.get("file", "")), int(info.get("line", 0)), position)
 
     def relative(self, file: str) -> str:
         try:
@@ -246,7 +252,7 @@ def _weak_oracle(
 
 def _assertion_candidate(
     raw: RawDifference, context: _Context
-) -> tuple[tuple[int, ...], Difference, Assertion, str] | None:
+) -> tuple[tuple[object, ...], Difference, Assertion, str] | None:
     key = raw.key
     if key[0] != "P":
         return None
@@ -283,7 +289,7 @@ def _assertion_candidate(
         raw.original,
     )
     rank = (
-        context.test_order(raw.test),
+        *context.test_order(raw.test),
         int(location["stmt_line"]),
         1 if _is_private(expr) else 0,
         0 if role != "value" else 1,  # the object the test holds, before a re-evaluation
@@ -408,9 +414,10 @@ def _test_name(test: str) -> str:
 def _no_infection(context: _Context) -> Diagnosis:
     transformation = context.transformation
     function = transformation.function
-    reached = [
-        test for test in context.tests if int(context.original.get(test, {}).get(("IN",), "0")) > 0
-    ]
+    reached = sorted(
+        (t for t in context.tests if int(context.original.get(t, {}).get(("IN",), "0")) > 0),
+        key=context.test_order,
+    )
     if not reached:
         return Diagnosis(
             transformation,
