@@ -1,0 +1,71 @@
+"""Joining the refactoring engine to the REKS rules: one listener per engine.
+
+``install(engine)`` appends a ``ReksListener`` to ``engine.listeners``; the engine calls it
+once per applied task (CLI ``reks refactor ... --apply``, the server after the client
+applied an edit, refactor-on-save). The listener verifies the task (trust but verify),
+applies the REKS rules to the project's dependency store and tells its subscribers (the
+server's diagnostics) what happened. No pygls here: the CLI uses it too.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from lsp_server.rts.provenance import Provenance
+from lsp_server.rts.reks import TaskOutcome, record_refactoring
+
+if TYPE_CHECKING:
+    from lsp_server.refactor.engine import RefactorEngine
+
+log = logging.getLogger(__name__)
+
+Subscriber = Callable[[str, Provenance, "TaskOutcome | None"], None]
+
+
+@dataclass
+class ReksListener:
+    """The engine listener; ``trust_but_verify`` is read on every task (settings change)."""
+
+    trust_but_verify: Callable[[], bool] = lambda: True
+    subscribers: list[Subscriber] = field(default_factory=list)
+    last: TaskOutcome | None = None
+
+    def __call__(self, root: str, provenance: Provenance) -> None:
+        distrust = None
+        if self.trust_but_verify():
+            from lsp_server.lsp.reks_verify import verify
+
+            distrust = verify(root, provenance)
+        outcome = record_refactoring(root, provenance, distrust=distrust)
+        self.last = outcome
+        if outcome is not None:
+            log.info(
+                "reks: %s: %d tests skipped, %d affected (%.1f ms)%s",
+                provenance.description,
+                len(outcome.skipped_tests),
+                len(outcome.affected_tests),
+                outcome.seconds * 1000,
+                f"; treated as a hand edit: {outcome.fallback}" if outcome.fallback else "",
+            )
+        for subscriber in list(self.subscribers):
+            try:
+                subscriber(root, provenance, outcome)
+            except Exception:
+                log.exception("reks subscriber %r failed", subscriber)
+
+
+def install(
+    engine: RefactorEngine, trust_but_verify: Callable[[], bool] = lambda: True
+) -> ReksListener:
+    """Add the REKS listener to a ``RefactorEngine`` (once) and return it."""
+    listeners = engine.listeners
+    for existing in listeners:
+        if isinstance(existing, ReksListener):
+            existing.trust_but_verify = trust_but_verify
+            return existing
+    listener = ReksListener(trust_but_verify)
+    listeners.append(listener)
+    return listener

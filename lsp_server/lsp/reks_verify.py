@@ -1,0 +1,221 @@
+"""Trust but verify: cheap checks after each refactoring before REKS trusts it.
+
+REKS skips tests only because a refactoring engine is assumed to preserve behaviour.
+Engines have bugs, so after each task (setting ``trustButVerify``, on by default) we check:
+
+1. every Python file the task wrote still compiles;
+2. no file gained an undefined name (pyflakes, through the engine's own
+   ``lsp_server.refactor.verify.check_edit``);
+3. for a rename, jedi (an independent engine) computes the same edit;
+4. the task does not match a shape the engine-testing work found rope to get wrong
+   (``lsp_server.astgen.known_failures.matches``, when that module exists).
+
+Any failed check makes the task a hand edit: its tests run. A full test run in CI remains
+the safety net, as the paper says: these checks only catch the obvious failures.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import re
+import shutil
+import tempfile
+import tokenize
+from collections.abc import Callable
+from pathlib import Path
+
+from lsp_server.refactor.model import FileEdit, RefactoringError
+from lsp_server.refactor.verify import check_edit
+from lsp_server.rts.provenance import Provenance
+
+_RENAME = re.compile(r"rename `([^`]+)` -> `([^`]+)`")
+_SKIP_DIRS = {".git", ".reks", "__pycache__", ".venv", "venv", ".tox", "node_modules"}
+
+KnownFailureCheck = Callable[[Provenance], "str | None"]
+
+
+def known_failure_check() -> KnownFailureCheck | None:
+    """Hook for the engine-testing work: ``lsp_server.astgen.known_failures.matches`` takes
+    a Provenance and returns a description of the known rope failure it matches (or None).
+    Absent module or function: no check."""
+    try:
+        from lsp_server.astgen import known_failures  # type: ignore[attr-defined]
+    except ImportError:
+        return None
+    matches = getattr(known_failures, "matches", None)
+    return matches if callable(matches) else None
+
+
+def _python(path: str) -> bool:
+    return path.endswith((".py", ".pyw"))
+
+
+def check_compiles(provenance: Provenance) -> str | None:
+    for path, text in sorted(provenance.files_after.items()):
+        if text is None or not _python(path):
+            continue
+        before = provenance.files_before.get(path)
+        try:
+            compile(text, path, "exec", dont_inherit=True)
+        except (SyntaxError, ValueError) as exc:
+            if before is not None and not _compiles(before, path):
+                continue  # it did not compile before either: not the refactoring's doing
+            return f"{path} does not compile after the refactoring: {exc}"
+    return None
+
+
+def _compiles(text: str, path: str) -> bool:
+    try:
+        compile(text, path, "exec", dont_inherit=True)
+    except (SyntaxError, ValueError):
+        return False
+    return True
+
+
+def check_undefined_names(provenance: Provenance) -> str | None:
+    for path, text in sorted(provenance.files_after.items()):
+        if text is None or not _python(path):
+            continue
+        before = provenance.files_before.get(path)
+        if before is None:
+            # A file renamed or created: compare with the file it came from, if any.
+            before = _renamed_from(provenance, path) or ""
+        try:
+            check_edit(FileEdit(path, before, text), path)
+        except RefactoringError as exc:
+            return str(exc)
+    return None
+
+
+def _renamed_from(provenance: Provenance, path: str) -> str | None:
+    gone = [p for p, t in provenance.files_after.items() if t is None and p != path]
+    if len(gone) == 1:
+        return provenance.files_before.get(gone[0])
+    return None
+
+
+def _names(text: str, name: str) -> list[tuple[int, int]]:
+    try:
+        tokens = list(tokenize.generate_tokens(io.StringIO(text).readline))
+    except (tokenize.TokenError, SyntaxError):
+        return []
+    return [t.start for t in tokens if t.type == tokenize.NAME and t.string == name]
+
+
+def _rename_position(before: str, after: str, old: str, new: str) -> tuple[int, int] | None:
+    """An occurrence of ``old`` in ``before`` that became ``new`` in ``after``: the first
+    one on a line whose first ``new`` sits at the same column."""
+    first_new: dict[int, int] = {}
+    for line, col in _names(after, new):
+        first_new.setdefault(line, col)
+    seen: set[int] = set()
+    for line, col in _names(before, old):
+        if line in seen:
+            continue
+        seen.add(line)
+        if first_new.get(line) == col:
+            return line, col
+    return None
+
+
+def check_rename_with_jedi(root: str, provenance: Provenance) -> str | None:
+    """jedi must compute the same texts for every file rope changed (and no other file).
+
+    jedi reads other modules from disk, which already hold the refactored code, so the
+    check runs in a scratch copy holding the *before* texts of the files that mention the
+    old name (plus package ``__init__`` files to keep imports resolvable)."""
+    match = _RENAME.fullmatch(provenance.description)
+    if provenance.kind != "rename" or match is None:
+        return None
+    old, new = match.group(1), match.group(2)
+    if any(t is None for t in provenance.files_after.values()):
+        return None  # a module rename: jedi does not rename files the same way
+    changed = {
+        p: (b, provenance.files_after.get(p))
+        for p, b in provenance.files_before.items()
+        if b is not None and _python(p) and provenance.files_after.get(p) not in (None, b)
+    }
+    position = None
+    for path, (before, after) in sorted(changed.items()):
+        assert after is not None
+        found = _rename_position(before, after, old, new)
+        if found is not None:
+            position = (path, *found)
+            break
+    if position is None:
+        return None  # nothing to anchor jedi at (e.g. only strings changed): no opinion
+    import jedi
+
+    scratch = Path(tempfile.mkdtemp(prefix="reks-verify-"))
+    try:
+        texts = _before_project(Path(root), provenance, old)
+        for rel, text in texts.items():
+            target = scratch / rel
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_text(text, encoding="utf-8")
+        path, line, col = position
+        script = jedi.Script(texts[path], path=str(scratch / path), project=jedi.Project(scratch))
+        try:
+            refactoring = script.rename(line, col, new_name=new)
+        except Exception as exc:  # jedi raises RefactoringError and internal errors alike
+            return f"jedi cannot compute this rename ({type(exc).__name__}: {exc})"
+        jedi_after = {
+            Path(p).relative_to(scratch).as_posix(): f.get_new_code()
+            for p, f in refactoring.get_changed_files().items()
+        }
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+    rope_after = {p: a for p, (_, a) in changed.items()}
+    differing = sorted(
+        p
+        for p in set(jedi_after) | set(rope_after)
+        if jedi_after.get(p, texts.get(p)) != rope_after.get(p, texts.get(p))
+    )
+    if differing:
+        return f"jedi renames `{old}` differently in {', '.join(differing[:3])}"
+    return None
+
+
+def _before_project(root: Path, provenance: Provenance, name: str) -> dict[str, str]:
+    """Root-relative path -> text before the task, for every Python file mentioning
+    ``name`` and the package ``__init__`` files above them."""
+    texts: dict[str, str] = {}
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames[:] = [d for d in dirnames if d not in _SKIP_DIRS and not d.startswith(".")]
+        for filename in filenames:
+            if not filename.endswith(".py"):
+                continue
+            rel = Path(dirpath, filename).relative_to(root).as_posix()
+            if rel in provenance.files_before:
+                continue
+            try:
+                text = Path(dirpath, filename).read_text(encoding="utf-8")
+            except (OSError, UnicodeDecodeError):
+                continue
+            if name in text or filename == "__init__.py":
+                texts[rel] = text
+    for rel, text in provenance.files_before.items():
+        if text is not None and _python(rel):
+            texts[rel] = text
+    return texts
+
+
+def verify(root: str, provenance: Provenance) -> str | None:
+    """The first failed check's message, or None when the task can be trusted."""
+    for check in (check_compiles, check_undefined_names):
+        message = check(provenance)
+        if message is not None:
+            return message
+    renamed = check_rename_with_jedi(root, provenance)
+    if renamed is not None:
+        return renamed
+    matches = known_failure_check()
+    if matches is not None:
+        try:
+            found = matches(provenance)
+        except Exception as exc:  # a broken hook must not make every task trusted
+            return f"the known-failure check failed: {exc}"
+        if found:
+            return f"matches a known refactoring-engine failure: {found}"
+    return None

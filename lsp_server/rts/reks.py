@@ -1,0 +1,425 @@
+"""The REKS update rules: a refactoring task updates dependencies instead of selecting tests.
+
+Wang et al. (ICSE 2018) observe that a behaviour-preserving change cannot change a test's
+outcome, so a refactoring performed by a tool need not select the tests that depend on the
+code it touched. ``apply_rules`` takes the ``Provenance`` of one applied task and, in one
+store transaction:
+
+* rule 1 (MODIFIED): refreshes the recorded checksum of a unit changed only by the task;
+* rule 2 (REPLACED): moves every dependency on the old unit to the new unit (renamed
+  function, renamed or moved module);
+* rule 3 (MOVED / DERIVED / CREATED): tests that depended on the source of the code also
+  depend on the new unit (move global, extract method). This over-approximates: a fresh
+  recording may find that some of those tests never execute the new unit.
+
+Developer edits win. A unit whose checksum *before* the task already differs from the
+recorded one was edited by hand since the last test session (the paper's Xi_dev): it is
+never refreshed, and code that carries such an edit to another unit (a move, an inline)
+carries the "must run" with it. A task whose provenance is not exact, or that failed a
+trust-but-verify check, is not applied at all: its changes stay ordinary edits and plain
+dependency selection runs their tests.
+
+Every task is recorded in the ``reks_tasks`` table (created on first use, so stores made
+before it existed keep working with the same schema version) with the tests plain
+selection would have run because of it and those it still runs; the language server turns
+these into diagnostics.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import time
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+
+from lsp_server.rts.imports import ImportResolver
+from lsp_server.rts.provenance import Origin, Provenance
+from lsp_server.rts.store import DependencyStore
+from lsp_server.rts.units import MODULE, FileUnits, SourceError, Unit, source_units
+
+TASKS_TABLE = """
+CREATE TABLE IF NOT EXISTS reks_tasks (
+    id INTEGER PRIMARY KEY,
+    applied REAL NOT NULL,
+    kind TEXT NOT NULL,
+    description TEXT NOT NULL,
+    exact INTEGER NOT NULL,
+    fallback TEXT,
+    after_session INTEGER NOT NULL,
+    details TEXT NOT NULL
+)
+"""
+
+
+@dataclass
+class TaskOutcome:
+    """What the rules did for one refactoring task."""
+
+    kind: str
+    description: str
+    exact: bool
+    fallback: str | None = None
+    """Why the task was treated as a hand edit (None: the rules were applied)."""
+    refreshed: list[Unit] = field(default_factory=list)
+    replaced: list[tuple[Unit, Unit]] = field(default_factory=list)
+    added: list[tuple[Unit, Unit]] = field(default_factory=list)
+    """(source unit, new unit): the new unit's dependents now include the source's."""
+    removed: list[Unit] = field(default_factory=list)
+    developer_units: list[Unit] = field(default_factory=list)
+    """Touched units that carried a hand edit: left as they were, their tests run."""
+    skipped_tests: list[str] = field(default_factory=list)
+    """Tests plain dependency selection would run because of this task and REKS skips."""
+    affected_tests: list[str] = field(default_factory=list)
+    """Tests depending on what this task touched that still run (hand edits, fallback)."""
+    seconds: float = 0.0
+    task_id: int = 0
+
+    @property
+    def applied(self) -> bool:
+        return self.fallback is None
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "kind": self.kind,
+            "description": self.description,
+            "exact": self.exact,
+            "fallback": self.fallback,
+            "refreshed": [str(u) for u in self.refreshed],
+            "replaced": [[str(a), str(b)] for a, b in self.replaced],
+            "added": [[str(a), str(b)] for a, b in self.added],
+            "removed": [str(u) for u in self.removed],
+            "developer_units": [str(u) for u in self.developer_units],
+            "skipped_tests": self.skipped_tests,
+            "affected_tests": self.affected_tests,
+            "seconds": self.seconds,
+        }
+
+
+@dataclass(frozen=True)
+class TaskRecord:
+    """A recorded refactoring task, as the server reads it back."""
+
+    id: int
+    applied: float
+    kind: str
+    description: str
+    exact: bool
+    fallback: str | None
+    after_session: int
+    skipped_tests: tuple[str, ...]
+    affected_tests: tuple[str, ...]
+
+
+@lru_cache(maxsize=64)
+def _units_of(path: str, text: str) -> FileUnits | None:
+    # Cached by text: in an editor session the text after one task is the text before the
+    # next, and the engine has just parsed both sides once already.
+    try:
+        return source_units(path, text)
+    except SourceError:
+        return None
+
+
+def _side(texts: Mapping[str, str | None]) -> dict[str, FileUnits | None]:
+    return {
+        path: _units_of(path, text) if text is not None else None
+        for path, text in texts.items()
+        if path.endswith((".py", ".pyw"))
+    }
+
+
+def _checksum(side: Mapping[str, FileUnits | None], unit: Unit) -> str | None:
+    units = side.get(unit.path)
+    return None if units is None else units.checksums.get(unit.name)
+
+
+def _import_signature(text: str | None) -> str | None:
+    """The import statements of a file, to notice a task that changed what a module imports."""
+    if text is None:
+        return None
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError):
+        return None
+    nodes = [n for n in ast.walk(tree) if isinstance(n, (ast.Import, ast.ImportFrom))]
+    return "\n".join(ast.dump(n) for n in nodes)
+
+
+def _last_session(store: DependencyStore) -> int:
+    row = store._conn.execute("SELECT max(id) FROM sessions").fetchone()
+    return int(row[0] or 0)
+
+
+def _ensure_table(store: DependencyStore) -> None:
+    store._conn.execute(TASKS_TABLE)
+
+
+class _Rules:
+    """One task's rule application; all writes go through the store's REKS primitives."""
+
+    def __init__(self, store: DependencyStore, provenance: Provenance, outcome: TaskOutcome):
+        self.store = store
+        self.prov = provenance
+        self.out = outcome
+        self.before = _side(provenance.files_before)
+        self.after = _side(provenance.files_after)
+        self._known: dict[str, dict[str, str | None]] = {}
+        self.must_run: set[str] = set()
+        self._initial: dict[str, dict[str, str | None]] = {
+            path: self._load(path) for path in {*provenance.files_before, *provenance.files_after}
+        }
+
+    # -- what the store knows -------------------------------------------------------
+    def _load(self, path: str) -> dict[str, str | None]:
+        return dict(
+            self.store._conn.execute(
+                "SELECT name, checksum FROM units WHERE path=?", (path,)
+            ).fetchall()
+        )
+
+    def recorded(self, unit: Unit) -> tuple[bool, str | None]:
+        """(is the unit in the store now, its recorded checksum now)."""
+        names = self._known.get(unit.path)
+        if names is None:
+            names = self._known[unit.path] = self._load(unit.path)
+        return unit.name in names, names.get(unit.name)
+
+    def is_developer_edit(self, unit: Unit) -> bool:
+        """Xi_dev: the unit's text before the task is not the text its tests last ran,
+        judged against the store as it was before this task changed anything."""
+        names = self._initial.get(unit.path)
+        if names is None:
+            names = self._initial[unit.path] = self._load(unit.path)
+        if unit.name not in names:
+            return False  # no test depended on it: nothing to protect
+        recorded = names[unit.name]
+        return recorded is None or _checksum(self.before, unit) != recorded
+
+    def note_developer(self, unit: Unit) -> None:
+        """Called before the store changes anything about ``unit``."""
+        if unit not in self.out.developer_units:
+            self.out.developer_units.append(unit)
+            self.must_run.update(self.store.tests_depending_on(unit))
+
+    def target_checksum(self, new: Unit, carried_from: Iterable[Unit]) -> str | None:
+        """What to record for a unit that gains dependents: an existing unit keeps its
+        recorded checksum (a hand edit to it must still select); a new unit gets its text
+        after the task, unless it carries a hand edit, then the source's recorded one."""
+        known, recorded = self.recorded(new)
+        if known:
+            return recorded
+        for source in carried_from:
+            if self.is_developer_edit(source):
+                self.note_developer(source)
+                return self.recorded(source)[1]
+        return _checksum(self.after, new)
+
+    def gain(self, source: Unit, new: Unit, checksum: str | None) -> None:
+        if checksum is None or source == new or not self.recorded(source)[0]:
+            return
+        self.store.add_dependents(source, new, checksum)
+        self._known.pop(new.path, None)
+        self.out.added.append((source, new))
+
+    # -- the rules ---------------------------------------------------------------------
+    def apply(self) -> None:
+        touched: list[Unit] = []
+        for change in self.prov.changes:
+            if change.origin is Origin.MODIFIED and change.old is not None:
+                self.modified(change.old)
+                touched.append(change.old)
+            elif change.origin is Origin.REPLACED and change.old and change.new:
+                self.replaced(change.old, change.new)
+                touched.append(change.new)
+        for change in self.prov.changes:
+            if change.origin in (Origin.MOVED, Origin.DERIVED) and change.new is not None:
+                sources = list(change.sources or ((change.old,) if change.old else ()))
+                self.carried(change.new, sources, change.old)
+            elif change.origin is Origin.CREATED and change.new is not None:
+                # Nothing says where its code came from: every unit the task modified may
+                # now run it (encapsulate field, introduce factory).
+                self.carried(change.new, touched, None)
+        for change in self.prov.changes:
+            if change.origin is Origin.REMOVED and change.old is not None:
+                self.removed(change.old)
+        self.new_imports()
+
+    def modified(self, unit: Unit) -> None:
+        if not self.recorded(unit)[0]:
+            return
+        if self.is_developer_edit(unit):
+            self.note_developer(unit)
+            return
+        checksum = _checksum(self.after, unit)
+        if checksum is not None:
+            self.store.refresh_checksum(unit, checksum)
+            self._known.pop(unit.path, None)
+            self.out.refreshed.append(unit)
+
+    def replaced(self, old: Unit, new: Unit) -> None:
+        known, recorded = self.recorded(old)
+        if not known:
+            return
+        if self.is_developer_edit(old):
+            self.note_developer(old)
+            checksum = recorded  # the new unit still differs from what its tests ran
+        else:
+            checksum = _checksum(self.after, new)
+        if checksum is None:
+            return
+        self.store.replace_unit(old, new, checksum)
+        self._known.pop(old.path, None)
+        self._known.pop(new.path, None)
+        self.out.replaced.append((old, new))
+
+    def carried(self, new: Unit, sources: list[Unit], old: Unit | None) -> None:
+        checksum = self.target_checksum(new, sources)
+        module = Unit(new.path, MODULE)
+        module_checksum = self.target_checksum(module, sources)
+        for source in sources:
+            self.gain(source, new, checksum)
+            if new != module:
+                # Running the new unit imports its module: a fresh recording would have it.
+                self.gain(source, module, module_checksum)
+        if old is not None and _checksum(self.after, old) is None and self.recorded(old)[0]:
+            self.store.remove_unit(old)  # moved away: its dependents now follow ``new``
+            self._known.pop(old.path, None)
+            self.out.removed.append(old)
+
+    def removed(self, unit: Unit) -> None:
+        if not self.recorded(unit)[0]:
+            return
+        if self.is_developer_edit(unit):
+            # Its hand-edited code went somewhere (inlined into callers): its tests must run
+            # even though the unit itself disappears from the store.
+            self.note_developer(unit)
+            self.store.mark_stale(
+                self.store.tests_depending_on(unit),
+                f"{unit} was edited by hand before `{self.prov.description}` removed it",
+            )
+        self.store.remove_unit(unit)
+        self._known.pop(unit.path, None)
+        self.out.removed.append(unit)
+
+    def new_imports(self) -> None:
+        """A module that now imports another one: tests that import it (statically, at
+        collection) now also import the other; give them its module unit."""
+        resolver: ImportResolver | None = None
+        for path, text in self.prov.files_after.items():
+            if path not in self.after or self.after[path] is None:
+                continue
+            before_text = self.prov.files_before.get(path)
+            if _import_signature(before_text) == _import_signature(text):
+                continue
+            module = Unit(path, MODULE)
+            if not self.recorded(module)[0]:
+                continue
+            resolver = resolver or ImportResolver(self.store.root)
+            for imported in sorted(resolver.direct_imports(path)):
+                target = Unit(imported, MODULE)
+                self.gain(module, target, self.target_checksum(target, [module]))
+
+
+def _old_units(provenance: Provenance) -> set[Unit]:
+    """Units whose text the task changed or removed: what plain selection reacts to."""
+    out: set[Unit] = set()
+    for change in provenance.changes:
+        if change.old is not None and change.origin is not Origin.DERIVED:
+            out.add(change.old)
+        if change.origin is Origin.DERIVED:
+            out.update(change.sources)
+    return out
+
+
+def apply_rules(
+    store: DependencyStore, provenance: Provenance, *, distrust: str | None = None
+) -> TaskOutcome:
+    """Apply the REKS rules for one applied refactoring task and record it.
+
+    ``distrust``: a trust-but-verify check failed with this message; the task is then
+    recorded but treated as a hand edit, like a task whose provenance is not exact.
+    """
+    start = time.perf_counter()
+    outcome = TaskOutcome(provenance.kind, provenance.description, provenance.exact)
+    if distrust is not None:
+        outcome.fallback = distrust
+    elif not provenance.exact:
+        outcome.fallback = "the refactoring engine could not say exactly where code went"
+    with store.transaction():
+        _ensure_table(store)
+        old_units = _old_units(provenance)
+        would_run = set(store.tests_depending_on_any(old_units))
+        if outcome.fallback is None:
+            rules = _Rules(store, provenance, outcome)
+            rules.apply()
+            still = would_run & rules.must_run
+        else:
+            still = would_run
+        outcome.affected_tests = sorted(still)
+        outcome.skipped_tests = sorted(would_run - still)
+        outcome.seconds = time.perf_counter() - start
+        cur = store._conn.execute(
+            "INSERT INTO reks_tasks (applied, kind, description, exact, fallback,"
+            " after_session, details) VALUES (?,?,?,?,?,?,?)",
+            (
+                time.time(),
+                provenance.kind,
+                provenance.description,
+                int(provenance.exact),
+                outcome.fallback,
+                _last_session(store),
+                json.dumps(outcome.to_json()),
+            ),
+        )
+        outcome.task_id = int(cur.lastrowid or 0)
+    return outcome
+
+
+def tasks_since(store: DependencyStore, session_id: int | None = None) -> list[TaskRecord]:
+    """Recorded refactoring tasks applied after session ``session_id`` (default: after the
+    last test session), oldest first."""
+    with store.transaction():
+        _ensure_table(store)
+    if session_id is None:
+        session_id = _last_session(store)
+    out = []
+    for row in store._conn.execute(
+        "SELECT id, applied, kind, description, exact, fallback, after_session, details"
+        " FROM reks_tasks WHERE after_session >= ? ORDER BY id",
+        (session_id,),
+    ):
+        details = json.loads(row[7])
+        out.append(
+            TaskRecord(
+                id=row[0],
+                applied=row[1],
+                kind=row[2],
+                description=row[3],
+                exact=bool(row[4]),
+                fallback=row[5],
+                after_session=row[6],
+                skipped_tests=tuple(details.get("skipped_tests", ())),
+                affected_tests=tuple(details.get("affected_tests", ())),
+            )
+        )
+    return out
+
+
+def record_refactoring(
+    root: Path | str, provenance: Provenance, *, distrust: str | None = None
+) -> TaskOutcome | None:
+    """Open the project's store and apply the rules; None when the project has no store
+    (no test was ever recorded, so there is nothing to update)."""
+    from lsp_server.rts.store import StoreError, store_path
+
+    if not store_path(Path(root)).exists():
+        return None
+    try:
+        store = DependencyStore(Path(root), create=False)
+    except StoreError:
+        return None
+    with store:
+        return apply_rules(store, provenance, distrust=distrust)
