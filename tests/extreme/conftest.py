@@ -1,0 +1,38 @@
+from __future__ import annotations
+
+import shutil
+import sys
+import textwrap
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+import lsp_server
+
+EXAMPLE = Path(lsp_server.__file__).parent / "examples" / "versioned_set"
+
+
+@pytest.fixture
+def example(tmp_path: Path) -> Path:
+    """A private copy of the bundled VersionedSet example (the original stays untouched)."""
+    root = tmp_path / "versioned_set"
+    shutil.copytree(EXAMPLE, root, ignore=shutil.ignore_patterns("__pycache__", ".reks"))
+    return root
+
+
+@pytest.fixture
+def make_project(tmp_path: Path) -> Callable[[dict[str, str]], Path]:
+    def make(files: dict[str, str]) -> Path:
+        root = tmp_path / "project"
+        for name, text in files.items():
+            path = root / name
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(textwrap.dedent(text))
+        return root
+
+    return make
+
+
+REKS = [sys.executable, "-c", "import sys; from lsp_server.cli import main; sys.exit(main())"]
+"""The ``reks`` command, run by the interpreter of this test session."""

@@ -1,0 +1,247 @@
+"""The runner on real projects: real pytest sessions, real forks, real verdicts."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from lsp_server.extreme.analysis import Options, analyse
+from lsp_server.extreme.model import Verdict
+
+from .conftest import REKS
+
+Verdicts = dict[tuple[str, str], str]
+
+
+def _verdicts(root: Path, **options: object) -> Verdicts:
+    analysis = analyse(root, Options(jobs=2, **options))  # type: ignore[arg-type]
+    return {
+        (r.transformation.function, r.transformation.body): r.verdict.value
+        for r in analysis.results
+    }
+
+
+def test_example_gives_the_papers_verdicts_through_the_cli(example: Path) -> None:
+    before = {p.name: p.read_bytes() for p in example.glob("*.py")}
+    out = subprocess.run(
+        [*REKS, "extreme", "--json", "--jobs", "2"],
+        cwd=example,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    ).stdout
+    rows = json.loads(out)
+    verdicts = {(r["function"], r["transformation"]): r["verdict"] for r in rows}
+    assert verdicts[("VersionedSet.add", "pass")] == "detected"
+    assert verdicts[("VersionedSet.__eq__", "return False")] == "detected"
+    assert verdicts[("VersionedSet.intersect", "return None")] == "detected"
+    assert verdicts[("VersionedSet._increment_version", "pass")] == "undetected"
+    assert verdicts[("VersionedSet.__eq__", "return True")] == "undetected"
+    assert verdicts[("VersionedSet.is_empty", "return True")] == "undetected"
+    assert verdicts[("VersionedSet.is_empty", "return False")] == "undetected"
+    skipped = {r["function"]: r["reason"] for r in rows if r["verdict"] == "skipped"}
+    assert set(skipped) == {"VersionedSet.size", "VersionedSet.contains", "VersionedSet.version"}
+    for row in rows:
+        assert {"function", "file", "line", "transformation", "verdict", "tests"} <= set(row)
+        if row["verdict"] == "detected":
+            # stop at the first failing test: it is the last one run
+            assert row["tests"][-1] == row["detected_by"]
+    add = next(r for r in rows if r["function"] == "VersionedSet.add")
+    assert add["file"] == "versioned_set.py" and add["line"] == 9
+    assert len(add["tests"]) == 3  # test_add is the only test that catches it
+    assert json.loads((example / ".reks" / "extreme.json").read_text()) == rows
+    assert "pseudo-tested" in (example / ".reks" / "extreme.md").read_text()
+    assert {p.name: p.read_bytes() for p in example.glob("*.py")} == before
+
+
+def test_infinite_loop_is_a_timeout(make_project: Callable[[dict[str, str]], Path]) -> None:
+    root = make_project(
+        {
+            "loop.py": """
+                def ready(state):
+                    if state["n"] >= 3:
+                        return True
+                    return False
+
+                def advance(state):
+                    while not ready(state):
+                        state["n"] += 1
+                    return state["n"]
+            """,
+            "test_loop.py": """
+                from loop import advance
+
+                def test_advance():
+                    assert advance({"n": 0}) == 3
+            """,
+        }
+    )
+    started = time.monotonic()
+    verdicts = _verdicts(root)
+    assert verdicts[("ready", "return False")] == "timeout"
+    assert verdicts[("ready", "return True")] == "detected"
+    assert verdicts[("advance", "return 0")] == "detected"
+    assert time.monotonic() - started < 60
+
+
+def test_crash_of_the_test_process_is_detected(
+    make_project: Callable[[dict[str, str]], Path],
+) -> None:
+    root = make_project(
+        {
+            "buffers.py": """
+                import ctypes
+
+                def address(buffer):
+                    if buffer is None:
+                        raise ValueError("no buffer")
+                    return ctypes.addressof(buffer)
+            """,
+            "test_buffers.py": """
+                import ctypes
+                from buffers import address
+
+                def test_read_back():
+                    buf = ctypes.create_string_buffer(b"hi")
+                    assert ctypes.string_at(address(buf), 2) == b"hi"
+            """,
+        }
+    )
+    analysis = analyse(root, Options(jobs=1))
+    rows = {r.transformation.body: r for r in analysis.results}
+    assert rows["return 0"].verdict is Verdict.DETECTED
+    # Reading address 1 kills the test process with SIGSEGV: detected, and reks goes on.
+    assert rows["return 1"].verdict is Verdict.DETECTED
+    assert "crashed" in rows["return 1"].reason and "SIGSEGV" in rows["return 1"].reason
+
+
+def test_closure_cannot_be_swapped_and_is_an_error(
+    make_project: Callable[[dict[str, str]], Path],
+) -> None:
+    root = make_project(
+        {
+            "shapes.py": """
+                class Base:
+                    def name(self, suffix):
+                        text = "base" + suffix
+                        return text
+
+                class Child(Base):
+                    def name(self, suffix):
+                        text = super().name(suffix)
+                        return text.upper()
+            """,
+            "test_shapes.py": """
+                from shapes import Child
+
+                def test_name():
+                    assert Child().name("!") == "BASE!"
+            """,
+        }
+    )
+    analysis = analyse(root, Options(jobs=1))
+    child = [r for r in analysis.results if r.transformation.function == "Child.name"]
+    assert [r.transformation.body for r in child] == ['return ""', 'return "A"']
+    assert all(r.verdict is Verdict.ERROR for r in child)
+    assert "free variables" in child[0].reason
+    base = [r for r in analysis.results if r.transformation.function == "Base.name"]
+    assert all(r.verdict is Verdict.DETECTED for r in base)
+
+
+def test_children_fork_from_an_unrun_parent_so_caches_do_not_leak(
+    make_project: Callable[[dict[str, str]], Path],
+) -> None:
+    root = make_project(
+        {
+            "calc.py": """
+                import functools
+
+                @functools.lru_cache(maxsize=None)
+                def square(x):
+                    result = x * x
+                    return result
+            """,
+            "test_calc.py": """
+                from calc import square
+
+                def test_square():
+                    assert square(3) == 9
+
+                def test_square_again():
+                    assert square(3) == 9
+            """,
+        }
+    )
+    verdicts = _verdicts(root)
+    assert verdicts[("square", "return 0")] == "detected"
+    assert verdicts[("square", "return 1")] == "detected"
+
+
+def test_incremental_reuse_and_invalidation(example: Path) -> None:
+    first = analyse(example, Options(jobs=2))
+    assert first.run_count == 8 and not first.reused
+    second = analyse(example, Options(jobs=2))
+    assert second.run_count == 0
+    assert [(r.transformation, r.verdict) for r in second.results] == [
+        (r.transformation, r.verdict) for r in first.results
+    ]
+    # Change code that only test_intersection executes: what test_equals alone covers
+    # (is_empty, __eq__) keeps its verdicts, everything test_intersection covers reruns.
+    source = example / "versioned_set.py"
+    source.write_text(
+        source.read_text().replace(
+            "            if other.contains(item):\n",
+            "            found = other.contains(item)\n            if found:\n",
+        )
+    )
+    third = analyse(example, Options(jobs=2))
+    assert third.reused == {
+        "versioned_set.py::VersionedSet.is_empty",
+        "versioned_set.py::VersionedSet.__eq__",
+    }
+    assert third.run_count == 4  # __init__, add, _increment_version, intersect
+    assert [r.verdict for r in third.results] == [r.verdict for r in first.results]
+
+
+def test_original_file_untouched_after_kill(
+    make_project: Callable[[dict[str, str]], Path],
+) -> None:
+    root = make_project(
+        {
+            "slow.py": """
+                import time
+
+                def pause(seconds):
+                    if seconds > 0:
+                        time.sleep(seconds)
+                    return seconds
+            """,
+            "test_slow.py": """
+                from slow import pause
+
+                def test_pause():
+                    assert pause(0.5) == 0.5
+            """,
+        }
+    )
+    source = root / "slow.py"
+    before = (source.read_bytes(), source.stat().st_mtime_ns)
+    process = subprocess.Popen(
+        [*REKS, "extreme", "--jobs", "1"],
+        cwd=root,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    time.sleep(2.5)  # collection and observation done, a transformation running
+    os.kill(process.pid, signal.SIGKILL)
+    process.wait()
+    assert (source.read_bytes(), source.stat().st_mtime_ns) == before
+    # The next run is not confused by the killed one.
+    verdicts = _verdicts(root)
+    assert verdicts[("pause", "return 0.0")] == "detected"
