@@ -195,9 +195,9 @@ def _before_project(root: Path, provenance: Provenance, name: str) -> dict[str, 
                 continue
             if name in text or filename == "__init__.py":
                 texts[rel] = text
-    for rel, text in provenance.files_before.items():
-        if text is not None and _python(rel):
-            texts[rel] = text
+    for rel, before in provenance.files_before.items():
+        if before is not None and _python(rel):
+            texts[rel] = before
     return texts
 
 
