@@ -27,11 +27,14 @@ import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TypeVar
 
 from lsp_server.extreme.model import Transformation, TransformationResult, Verdict
 from lsp_server.extreme.reneri import diagnose
 from lsp_server.extreme.reneri.report import shares
 from lsp_server.extreme.reneri.runner import run_observations
+
+T = TypeVar("T")
 
 PAPER = {"no-infection": 0.37, "no-propagation": 0.37, "weak-oracle": 0.27}
 WORK = Path(tempfile.gettempdir(), "reks-bench-reneri")
@@ -131,7 +134,8 @@ def project_python() -> str:
     python = venv / "bin" / "python"
     if not python.exists():
         subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
-        subprocess.run([str(python), "-m", "pip", "install", "-q", "pytest"], check=True)
+        # xxhash: the extreme runner's workers checksum units in this interpreter too.
+        subprocess.run([str(python), "-m", "pip", "install", "-q", "pytest", "xxhash"], check=True)
     return str(python)
 
 
@@ -252,27 +256,48 @@ def verdict(project: Path, transformation: Transformation, tests: list[str]) -> 
     return Verdict.UNDETECTED
 
 
-def spread(
-    items: list[tuple[Transformation, list[str]]], limit: int
-) -> list[tuple[Transformation, list[str]]]:
+def spread(items: list[T], limit: int) -> list[T]:
+    """At most ``limit`` items, evenly spread over ``items`` (deterministic)."""
     if len(items) <= limit:
         return items
     step = len(items) / limit
     return [items[int(i * step)] for i in range(limit)]
 
 
-def bench(requirement: str, limit: int, runs: int) -> dict[str, object]:
-    project = fetch(requirement)
-    os.environ["PYTHONPATH"] = str(source_root(project))
-    started = time.monotonic()
+def with_runner(project: Path) -> tuple[int, int, list[TransformationResult]]:
+    """Functions analysed, transformations run, and the undetected ones, by issue 5's runner."""
+    from lsp_server.extreme.analysis import Options, analyse
+
+    analysis = analyse(project, Options(python=project_python(), incremental=False, jobs=1))
+    ran = [r for r in analysis.results if r.verdict is not Verdict.SKIPPED]
+    undetected = [r for r in ran if r.verdict is Verdict.UNDETECTED]
+    return len(analysis.functions), len(ran), undetected
+
+
+def with_own_discovery(project: Path, limit: int) -> tuple[int, int, list[TransformationResult]]:
     coverage = discover(project)
-    discovery = time.monotonic() - started
     candidates = spread(list(transformations(project, coverage)), limit)
-    started = time.monotonic()
     undetected = []
     for transformation, tests in candidates:
         if verdict(project, transformation, tests) == Verdict.UNDETECTED:
             undetected.append(TransformationResult(transformation, Verdict.UNDETECTED, tests))
+    return len(coverage), len(candidates), undetected
+
+
+def bench(requirement: str, limit: int, runs: int, discovery: str) -> dict[str, object]:
+    project = fetch(requirement)
+    repository = Path(__file__).resolve().parent.parent
+    os.environ["PYTHONPATH"] = os.pathsep.join([str(source_root(project)), str(repository)])
+    started = time.monotonic()
+    if discovery == "runner":
+        try:
+            functions, transformation_count, undetected = with_runner(project)
+        except Exception as exc:  # say so, and fall back to the own discovery
+            print(f"  extreme runner failed ({type(exc).__name__}: {exc}); own discovery")
+            discovery = "self"
+    if discovery == "self":
+        functions, transformation_count, undetected = with_own_discovery(project, limit)
+    undetected = spread(undetected, limit)
     verdicts = time.monotonic() - started
     started = time.monotonic()
     diagnoses = diagnose(project, undetected, runs=runs, python=project_python())
@@ -281,14 +306,14 @@ def bench(requirement: str, limit: int, runs: int) -> dict[str, object]:
     durations = [d.duration for d in diagnoses]
     row: dict[str, object] = {
         "project": project.name,
-        "functions_covered": len(coverage),
-        "transformations": len(candidates),
-        "undetected": len(undetected),
+        "discovery": discovery,
+        "functions": functions,
+        "transformations": transformation_count,
+        "undetected_diagnosed": len(undetected),
         "unknown": sum(d.symptom == "unknown" for d in diagnoses),
         "shares": share,
         "with_assertion": sum(d.assertion is not None for d in diagnoses),
-        "discovery_s": round(discovery, 1),
-        "verdicts_s": round(verdicts, 1),
+        "discovery_and_verdicts_s": round(verdicts, 1),
         "diagnosis_s": round(diagnosis_time, 1),
         "median_diagnosis_s": round(statistics.median(durations), 2) if durations else None,
         "runs": runs,
@@ -302,19 +327,30 @@ def bench(requirement: str, limit: int, runs: int) -> dict[str, object]:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--projects", nargs="+", default=["toolz==1.2.0", "cachetools==8.0.1"])
-    parser.add_argument("--limit", type=int, default=30, help="transformations per project")
+    parser.add_argument(
+        "--limit",
+        type=int,
+        default=30,
+        help="at most this many diagnoses (and own transformations)",
+    )
     parser.add_argument("--runs", type=int, default=5, help="runs per side")
+    parser.add_argument(
+        "--discovery",
+        choices=("runner", "self"),
+        default="runner",
+        help="transformations from issue 5's runner, or from this script's own discovery",
+    )
     args = parser.parse_args()
     rows = []
     for requirement in args.projects:
         print(f"== {requirement}", flush=True)
-        row = bench(requirement, args.limit, args.runs)
+        row = bench(requirement, args.limit, args.runs, args.discovery)
         print(json.dumps(row), flush=True)
         rows.append(row)
     total = {s: 0.0 for s in PAPER}
     diagnosed = 0
     for row in rows:
-        counted = int(row["undetected"]) - int(row["unknown"])  # type: ignore[call-overload]
+        counted = int(row["undetected_diagnosed"]) - int(row["unknown"])  # type: ignore[call-overload]
         diagnosed += counted
         for symptom in PAPER:
             total[symptom] += row["shares"][symptom] * counted  # type: ignore[index]
