@@ -1,0 +1,176 @@
+"""Check one case: run every engine on it and apply every oracle.
+
+A *check* is one engine performing one refactoring on one generated program, with all
+oracles applied (the differential oracle compares engines afterwards, per case).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+
+from lsp_server.astgen import oracles
+from lsp_server.astgen.engines import Engine, EngineOutcome, Location
+from lsp_server.astgen.gen import Label
+from lsp_server.astgen.oracles import Finding
+from lsp_server.astgen.program import Case
+from lsp_server.astgen.runner import Runner, RunResult
+
+
+@dataclass
+class CheckResult:
+    """What one engine did on one case, and what the oracles found."""
+
+    index: int
+    """Position of the case in the generated sequence (the report's stable order)."""
+    engine: str
+    kind: str
+    generator: str
+    labels: tuple[Label, ...]
+    status: str
+    """``ok``, ``refused``, ``crashed``, ``unsupported``, or ``invalid`` (bad program)."""
+    message: str = ""
+    findings: list[Finding] = field(default_factory=list)
+    after: dict[str, str] | None = None
+    """The refactored files, kept only when a finding needs showing."""
+    run: RunResult | None = None
+
+
+class Checker:
+    """Engines, a program runner and a cache of original runs, for one worker process."""
+
+    def __init__(self, engines: list[Engine], runner: Runner, inverse: bool = True) -> None:
+        self.engines = engines
+        self.runner = runner
+        self.inverse = inverse
+        self._before: dict[str, tuple[RunResult, Counter[str]]] = {}
+
+    def close(self) -> None:
+        for engine in self.engines:
+            engine.close()
+        self.runner.close()
+
+    def run_before(self, files: dict[str, str]) -> tuple[RunResult, Counter[str]]:
+        """The original program's behaviour and undefined names, shared by every case built
+        on it."""
+        key = hashlib.sha1(repr(sorted(files.items())).encode()).hexdigest()
+        if key not in self._before:
+            if len(self._before) > 4096:
+                self._before.clear()
+            self._before[key] = (self.runner.run(files), oracles.undefined_names(files))
+        return self._before[key]
+
+    def check(self, index: int, case: Case, labels: tuple[Label, ...]) -> list[CheckResult]:
+        files = case.program.file_map
+        target = case.target
+        before, undefined = self.run_before(files)
+        base = {"index": index, "kind": target.kind, "generator": case.generator}
+        if before.error is not None or before.timed_out:
+            finding = Finding(oracles.INVALID_PROGRAM, f"original program: {before.describe()}")
+            return [CheckResult(**base, engine="generator", labels=labels, status="invalid",
+                                findings=[finding], after=files)]  # fmt: skip
+        results = []
+        for engine in self.engines:
+            if target.kind not in engine.kinds:
+                continue
+            result = self._check_engine(engine, case, before, undefined)
+            results.append(CheckResult(**base, engine=engine.name, labels=labels, **result))
+        differential = _differential(results, before)
+        if differential is not None:
+            results.append(differential)
+        return results
+
+    def _check_engine(
+        self, engine: Engine, case: Case, before: RunResult, undefined: Counter[str]
+    ) -> dict[str, Any]:
+        files = case.program.file_map
+        target = case.target
+        location = Location(target.path, target.offset, target.end)
+        outcome = engine.perform(target.kind, files, location, target.arg_map)
+        if outcome.status == "crashed":
+            return {"status": "crashed", "message": outcome.message,
+                    "findings": [Finding(oracles.CRASH, outcome.message)]}  # fmt: skip
+        if outcome.status != "ok" or outcome.files is None:
+            return {"status": outcome.status, "message": outcome.message}
+        after = outcome.files
+        findings: list[Finding] = []
+        run: RunResult | None = None
+        broken = oracles.compile_error(after)
+        if broken is not None:
+            findings.append(broken)
+        else:
+            undefined = oracles.new_undefined_names(undefined, after)
+            if undefined is not None:
+                findings.append(undefined)
+            run = self.runner.run(after)
+            if not run.same_behaviour(before):
+                findings.append(
+                    Finding(
+                        oracles.OUTPUT_CHANGED,
+                        f"before: {_short(before)} | after: {_short(run)}",
+                    )
+                )
+            if target.expected is not None:
+                wrong = oracles.structural(dict(target.expected), after)
+                if wrong is not None:
+                    findings.append(wrong)
+            if self.inverse and target.kind == "rename" and target.old_name:
+                back = self._inverse(engine, case, after)
+                if back is not None:
+                    findings.append(back)
+        if target.expect_refusal and findings:
+            findings = [Finding(oracles.REFUSAL, "accepted a precondition violation; "
+                                + findings[0].oracle + ": " + findings[0].detail)]  # fmt: skip
+        return {"status": "ok", "findings": findings, "after": after if findings else None,
+                "run": run}  # fmt: skip
+
+    def _inverse(self, engine: Engine, case: Case, after: dict[str, str]) -> Finding | None:
+        """Rename back at the same token; the original must come back (up to layout)."""
+        target = case.target
+        original = case.program.file_map
+        if target.path not in after:
+            return None
+        offset = oracles.corresponding_offset(
+            original[target.path], after[target.path], target.offset
+        )
+        if offset is None:
+            return None
+        args = {"new_name": target.old_name}
+        outcome: EngineOutcome = engine.perform(
+            "rename", after, Location(target.path, offset), args
+        )
+        if outcome.status != "ok" or outcome.files is None:
+            return Finding(oracles.INVERSE, f"inverse rename {outcome.status}: {outcome.message}")
+        return oracles.same_program(original, outcome.files)
+
+
+def _short(run: RunResult, limit: int = 160) -> str:
+    text = run.stdout.replace("\n", "⏎")
+    if len(text) > limit:
+        text = text[:limit] + "…"
+    return f"{text!r} {run.describe()}"
+
+
+def _differential(results: list[CheckResult], before: RunResult) -> CheckResult | None:
+    """Two engines both produced a running program but the programs behave differently."""
+    ran = [r for r in results if r.status == "ok" and r.run is not None]
+    for i, first in enumerate(ran):
+        for second in ran[i + 1 :]:
+            assert first.run is not None and second.run is not None
+            if not first.run.same_behaviour(second.run):
+                detail = (
+                    f"{first.engine}: {_short(first.run)} | {second.engine}: {_short(second.run)}"
+                )
+                return CheckResult(
+                    index=first.index,
+                    engine=f"{first.engine}~{second.engine}",
+                    kind=first.kind,
+                    generator=first.generator,
+                    labels=first.labels,
+                    status="ok",
+                    findings=[Finding(oracles.DIFFERENTIAL, detail)],
+                    after=first.after or second.after,
+                )
+    return None
