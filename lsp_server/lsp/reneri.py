@@ -1,0 +1,311 @@
+"""LSP glue of the Reneri diagnosis: "Explain weak tests" and the "Add assertion" quick fix.
+
+``reks.explainWeakTests`` (``workspace/executeCommand``; optional arguments: a folder or
+file URI/path, then the number of runs per side, default 10) runs the extreme analysis and
+diagnoses every undetected transformation on a thread, with ``$/progress`` and
+cancellation. It publishes one diagnostic per diagnosis in the test file, on the test line
+the suggestion is about (for a weak oracle: the statement after which the assertion goes),
+with related locations: the pseudo-tested function and that test line.
+
+``textDocument/codeAction`` offers "Add assertion" (kind ``quickfix``) on every reks
+diagnostic whose ``data`` carries an ``assertion`` (ours, and the extreme feature's
+pseudo-tested diagnostics once they carry the Reneri fields): a ``WorkspaceEdit`` that
+inserts the assertion after its line. If the file changed since, the statement is looked up
+again nearby; when it cannot be found, no action is offered rather than a wrong edit.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+import uuid
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from lsprotocol import types
+from pygls.exceptions import JsonRpcException
+
+from lsp_server.extreme.reneri.model import Diagnosis
+from lsp_server.jobs import Cancelled, Job
+from lsp_server.lsp.convert import path_to_uri, uri_to_path
+
+if TYPE_CHECKING:
+    from lsp_server.server import ReksServer
+
+COMMAND = "reks.explainWeakTests"
+SOURCE = "reks"
+DIAGNOSTICS_KEY = "reneri.diagnostics"
+ACTION_TITLE = "Add assertion"
+DATA_TAG = "reneri"
+SEARCH_WINDOW = 30
+"""Lines above and below the recorded one where a moved statement is looked for."""
+PROGRESS_INTERVAL = 0.2
+
+_SEVERITY = {
+    "weak-oracle": types.DiagnosticSeverity.Information,
+    "no-propagation": types.DiagnosticSeverity.Information,
+    "no-infection": types.DiagnosticSeverity.Information,
+    "unknown": types.DiagnosticSeverity.Hint,
+}
+
+
+# -- diagnostics -------------------------------------------------------------------------
+def diagnostics_for(
+    root: Path, diagnoses: Sequence[Diagnosis]
+) -> dict[str, list[types.Diagnostic]]:
+    """Per file URI, one diagnostic per diagnosis, in the test file it is about."""
+    out: dict[str, list[types.Diagnostic]] = {}
+    for diagnosis in diagnoses:
+        t = diagnosis.transformation
+        function_path = root / t.path
+        function_location = types.Location(
+            uri=path_to_uri(str(function_path)), range=_line_range(function_path, t.line)
+        )
+        related = [
+            types.DiagnosticRelatedInformation(
+                location=function_location,
+                message=f"`{t.function}` with its body replaced by `{t.body}`",
+            )
+        ]
+        if diagnosis.assertion is not None:
+            test_path, test_line = root / diagnosis.assertion.path, diagnosis.assertion.line
+        elif diagnosis.test and diagnosis.test_line:
+            test_path, test_line = root / diagnosis.test.split("::", 1)[0], diagnosis.test_line
+        else:
+            test_path, test_line = function_path, t.line
+        test_location = types.Location(
+            uri=path_to_uri(str(test_path)), range=_line_range(test_path, test_line)
+        )
+        if test_path != function_path or test_line != t.line:
+            related.append(
+                types.DiagnosticRelatedInformation(
+                    location=test_location,
+                    message=f"the test line the suggestion is about ({diagnosis.test or ''})",
+                )
+            )
+        data: dict[str, Any] = {
+            DATA_TAG: True,
+            "function": t.function,
+            "file": t.path,
+            "line": t.line,
+            "body": t.body,
+            "symptom": diagnosis.symptom,
+            "test": diagnosis.test,
+        }
+        if diagnosis.assertion is not None:
+            a = diagnosis.assertion
+            data["assertion"] = {
+                "path": a.path,
+                "line": a.line,
+                "text": a.text,
+                "after": _line_text(root / a.path, a.line),
+            }
+        out.setdefault(test_location.uri, []).append(
+            types.Diagnostic(
+                range=test_location.range,
+                message=f"{diagnosis.symptom}: {diagnosis.suggestion}",
+                severity=_SEVERITY.get(diagnosis.symptom, types.DiagnosticSeverity.Hint),
+                source=SOURCE,
+                code=diagnosis.symptom,
+                related_information=related,
+                data=data,
+            )
+        )
+    return out
+
+
+def _line_text(path: Path, line: int) -> str:
+    try:
+        return path.read_text(encoding="utf-8").splitlines()[line - 1]
+    except (OSError, UnicodeDecodeError, IndexError):
+        return ""
+
+
+def _line_range(path: Path, line: int) -> types.Range:
+    """The text of a 1-based line, without its indentation."""
+    text = _line_text(path, line)
+    start = len(text) - len(text.lstrip())
+    return types.Range(
+        start=types.Position(line=max(line - 1, 0), character=start),
+        end=types.Position(line=max(line - 1, 0), character=len(text)),
+    )
+
+
+# -- the quick fix -------------------------------------------------------------------------
+def code_actions(server: ReksServer, params: types.CodeActionParams) -> list[types.CodeAction]:
+    """ "Add assertion" for every reks diagnostic in the request that carries one."""
+    only = params.context.only
+    if only and not any(types.CodeActionKind.QuickFix.value.startswith(k) for k in only):
+        return []
+    actions: list[types.CodeAction] = []
+    for diagnostic in params.context.diagnostics:
+        data = diagnostic.data
+        if diagnostic.source != SOURCE or not isinstance(data, dict):
+            continue
+        assertion = data.get("assertion")
+        if not isinstance(assertion, dict):
+            continue
+        action = _add_assertion(server, params.text_document.uri, diagnostic, assertion)
+        if action is not None:
+            actions.append(action)
+    return actions
+
+
+def _add_assertion(
+    server: ReksServer, uri: str, diagnostic: types.Diagnostic, assertion: dict[str, Any]
+) -> types.CodeAction | None:
+    try:
+        root = Path(server.state_for(uri_to_path(uri)).root)
+        target = root / str(assertion["path"])
+        line = int(assertion["line"])
+        text = str(assertion["text"])
+    except (KeyError, TypeError, ValueError):
+        return None
+    target_uri = path_to_uri(str(target))
+    document = server.workspace.get_text_document(target_uri)
+    try:
+        source = document.source
+    except OSError:
+        return None
+    edit = assertion_edit(target_uri, source, line, text, str(assertion.get("after", "")))
+    if edit is None:
+        return None
+    return types.CodeAction(
+        title=f"{ACTION_TITLE}: {text.strip()}",
+        kind=types.CodeActionKind.QuickFix,
+        diagnostics=[diagnostic],
+        is_preferred=True,
+        edit=edit,
+        data={DATA_TAG: True},
+    )
+
+
+def assertion_edit(
+    uri: str, source: str, line: int, text: str, after: str = ""
+) -> types.WorkspaceEdit | None:
+    """The edit inserting ``text`` as a line after the 1-based ``line`` of ``source``.
+
+    ``after`` is that line's text when the diagnosis was made: if the line no longer holds
+    it, the nearest line that does is used; None when there is none.
+    """
+    lines = source.splitlines()
+    found = _relocate(lines, line, after)
+    if found is None:
+        return None
+    line = found
+    if line < len(lines) or source.endswith(("\n", "\r")):
+        position = types.Position(line=line, character=0)
+        new_text = text.rstrip() + "\n"
+    else:  # the last line has no newline
+        position = types.Position(line=line - 1, character=len(lines[line - 1]))
+        new_text = "\n" + text.rstrip()
+    edit = types.TextEdit(range=types.Range(start=position, end=position), new_text=new_text)
+    return types.WorkspaceEdit(changes={uri: [edit]})
+
+
+def _relocate(lines: list[str], line: int, after: str) -> int | None:
+    if not after:
+        return line if 1 <= line <= len(lines) else None
+    for distance in range(SEARCH_WINDOW + 1):
+        for candidate in (line - distance, line + distance):
+            if 1 <= candidate <= len(lines) and lines[candidate - 1] == after:
+                return candidate
+    return None
+
+
+def owns(action: types.CodeAction) -> bool:
+    """Whether a code action to resolve is ours (it is complete already)."""
+    return isinstance(action.data, dict) and bool(action.data.get(DATA_TAG))
+
+
+# -- the command ----------------------------------------------------------------------------
+async def explain_weak_tests(server: ReksServer, arguments: Sequence[Any]) -> dict[str, Any]:
+    """Analyse, diagnose every undetected transformation, publish; a summary per root."""
+    from lsp_server.lsp.extreme import _target, publish
+
+    runs = int(arguments[1]) if len(arguments) > 1 and str(arguments[1]).isdigit() else 10
+    loop = asyncio.get_running_loop()
+    token = await _begin_progress(server)
+    job = Job(on_progress=_reporter(server, loop, token))
+    if token is not None:
+        cancel_future = server.work_done_progress.tokens.get(token)
+        if cancel_future is not None:
+            cancel_future.add_done_callback(lambda f: job.cancel() if f.cancelled() else None)
+    summaries: list[dict[str, Any]] = []
+    try:
+        for root, paths in _target(server, arguments[:1]):
+            future = loop.run_in_executor(None, _analyse_and_diagnose, Path(root), paths, runs, job)
+            try:
+                diagnoses = await future
+            except asyncio.CancelledError:
+                job.cancel()
+                raise
+            state = server.state_for(root)
+            previous: dict[str, list[types.Diagnostic]] = state.data.get(DIAGNOSTICS_KEY, {})
+            current = diagnostics_for(Path(root), diagnoses)
+            state.data[DIAGNOSTICS_KEY] = current
+            publish(server, sorted(set(previous) | set(current)))
+            summaries.append(
+                {
+                    "root": root,
+                    "diagnosed": len(diagnoses),
+                    "symptoms": {
+                        s: sum(d.symptom == s for d in diagnoses)
+                        for s in ("no-infection", "no-propagation", "weak-oracle", "unknown")
+                    },
+                    "assertions": sum(d.assertion is not None for d in diagnoses),
+                }
+            )
+    except Cancelled as exc:
+        raise JsonRpcException(
+            "diagnosis cancelled", code=types.LSPErrorCodes.RequestCancelled
+        ) from exc
+    finally:
+        if token is not None:
+            server.work_done_progress.end(token, types.WorkDoneProgressEnd(message="done"))
+    return {"roots": summaries}
+
+
+def _analyse_and_diagnose(root: Path, paths: list[Path], runs: int, job: Job) -> list[Diagnosis]:
+    from lsp_server.extreme.analysis import Options, analyse
+    from lsp_server.extreme.model import Verdict
+    from lsp_server.extreme.reneri import diagnose
+
+    analysis = analyse(root, Options(paths=paths), job)
+    undetected = [r for r in analysis.results if r.verdict is Verdict.UNDETECTED]
+    return diagnose(analysis.root, undetected, runs=runs, job=job)
+
+
+async def _begin_progress(server: ReksServer) -> str | None:
+    caps = server.client_capabilities
+    if not (caps.window and caps.window.work_done_progress):
+        return None
+    token = f"reks-reneri-{uuid.uuid4()}"
+    try:
+        await server.work_done_progress.create_async(token)
+    except Exception:
+        return None
+    server.work_done_progress.begin(
+        token,
+        types.WorkDoneProgressBegin(
+            title="reks: explaining weak tests", cancellable=True, percentage=0
+        ),
+    )
+    return token
+
+
+def _reporter(server: ReksServer, loop: asyncio.AbstractEventLoop, token: str | None) -> Any:
+    last = [0.0]
+
+    def report(done: int, total: int | None, message: str) -> None:
+        now = time.monotonic()
+        if token is None or (now - last[0] < PROGRESS_INTERVAL and done != total):
+            return
+        last[0] = now
+        percentage = int(100 * done / total) if total else None
+        text = f"{done}/{total} {message}" if total else message
+        value = types.WorkDoneProgressReport(message=text[:200], percentage=percentage)
+        loop.call_soon_threadsafe(server.work_done_progress.report, token, value)
+
+    return report
