@@ -22,6 +22,8 @@ class SwapError(Exception):
     """The transformation cannot be applied in memory."""
 
 
+FuncDef = ast.FunctionDef | ast.AsyncFunctionDef
+
 FunctionIndex = dict[tuple[str, str], list[types.FunctionType]]
 """(real file name, code name) -> live function objects whose code comes from that file."""
 
@@ -57,24 +59,22 @@ def find_targets(
     return list(unique.values())
 
 
-def compile_body(source: str, filename: str, def_line: int, name: str, body: str) -> types.CodeType:
-    """Code of the ``def`` at ``def_line`` with its whole body replaced by ``body``.
+def function_defs(source: str, filename: str) -> dict[tuple[int, str], FuncDef]:
+    """Every ``def`` of a file by (line, name): parsed once in the worker, so a child only
+    compiles the few lines of its new function (re-parsing a large module cost ~8 ms)."""
+    tree = ast.parse(source, filename)
+    return {
+        (n.lineno, n.name): n
+        for n in ast.walk(tree)
+        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
+    }
+
+
+def compile_body(node: FuncDef, filename: str, body: str) -> types.CodeType:
+    """Code of ``node`` with its whole body replaced by ``body``.
 
     Same parameters (defaults and annotations live on the function object, not the code),
     no decorators; ``async def`` stays async so a coroutine function stays one."""
-    tree = ast.parse(source, filename)
-    node = next(
-        (
-            n
-            for n in ast.walk(tree)
-            if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
-            and n.lineno == def_line
-            and n.name == name
-        ),
-        None,
-    )
-    if node is None:
-        raise SwapError(f"no def of {name} at line {def_line} in {filename}")
     new = copy.copy(node)
     args = copy.deepcopy(node.args)
     args.defaults = []
@@ -87,12 +87,12 @@ def compile_body(source: str, filename: str, def_line: int, name: str, body: str
     new.returns = None
     new.body = ast.parse(body.replace("; ", "\n")).body
     module = ast.Module(body=[new], type_ignores=[])
-    ast.fix_missing_locations(ast.increment_lineno(module, 0))
+    ast.fix_missing_locations(module)
     compiled = compile(module, filename, "exec", dont_inherit=True)
     for const in compiled.co_consts:
-        if isinstance(const, types.CodeType) and const.co_name == name:
+        if isinstance(const, types.CodeType) and const.co_name == node.name:
             return const
-    raise SwapError(f"compiling the new body of {name} produced no code")
+    raise SwapError(f"compiling the new body of {node.name} produced no code")
 
 
 def swap(functions: list[types.FunctionType], code: types.CodeType) -> None:

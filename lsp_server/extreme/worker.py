@@ -79,13 +79,21 @@ class WorkerPlugin:
         self.served = False
         self.child_pid: int | None = None
         self.index: swapping.FunctionIndex = {}
-        self.sources: dict[str, str] = {}
+        self.defs: dict[str, dict[tuple[int, str], swapping.FuncDef]] = {}
+        self.reported_failure = False
+        self.exiting: set[int] = set()
 
     def send(self, message: dict[str, Any]) -> None:
         self.replies.write(json.dumps(message) + "\n")
         self.replies.flush()
 
     # -- pytest hooks -----------------------------------------------------------------
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        # Subtests report their failures through this hook only, not in the reports
+        # ``runtestprotocol`` returns; a failed subtest is a failed test.
+        if report.failed:
+            self.reported_failure = True
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtestloop(self, session: pytest.Session) -> bool:
@@ -104,12 +112,11 @@ class WorkerPlugin:
         return True
 
     def _terminate(self, signum: int, frame: object) -> None:
-        if self.child_pid is not None:
-            try:
-                os.kill(self.child_pid, signal.SIGKILL)
-                os.waitpid(self.child_pid, 0)
-            except OSError:
-                pass
+        pids = {*self.exiting, *([self.child_pid] if self.child_pid else [])}
+        for pid in pids:
+            with contextlib.suppress(OSError):
+                os.kill(pid, signal.SIGKILL)
+                os.waitpid(pid, 0)
         os._exit(1)
 
     # -- requests ---------------------------------------------------------------------
@@ -119,7 +126,7 @@ class WorkerPlugin:
             request = json.loads(raw)
             op = request.get("op")
             if op == "quit":
-                return
+                break
             try:
                 if op == "prepare":
                     self.prepare(request["files"])
@@ -132,6 +139,9 @@ class WorkerPlugin:
                     self.send({"op": "error", "message": f"unknown request {op!r}"})
             except Exception:
                 self.send({"op": "error", "message": traceback.format_exc()})
+        for pid in self.exiting:
+            with contextlib.suppress(ChildProcessError):
+                os.waitpid(pid, 0)
 
     def prepare(self, files: list[str]) -> None:
         """Import target modules the tests did not import at collection time (so their
@@ -143,8 +153,9 @@ class WorkerPlugin:
             path = os.path.realpath(os.path.join(self.root, rel))
             if path not in loaded:
                 _import_path(path)
-            with contextlib.suppress(OSError, UnicodeDecodeError):
-                self.sources[path] = Path(path).read_text(encoding="utf-8")
+            with contextlib.suppress(OSError, UnicodeDecodeError, SyntaxError, ValueError):
+                source = Path(path).read_text(encoding="utf-8")
+                self.defs[path] = swapping.function_defs(source, path)
         self.index = swapping.index_functions(self.root)
         # Keep the collector from touching (and so copying) every inherited object in each
         # child: copy-on-write pages stay shared.
@@ -200,10 +211,10 @@ class WorkerPlugin:
         path = os.path.realpath(os.path.join(self.root, request["path"]))
         name = request["function"].rsplit(".", 1)[-1]
         try:
-            source = self.sources.get(path)
-            if source is None:
-                source = Path(path).read_text(encoding="utf-8")
-            code = swapping.compile_body(source, path, request["line"], name, request["body"])
+            node = self.defs.get(path, {}).get((request["line"], name))
+            if node is None:
+                raise swapping.SwapError(f"no def of {name} at line {request['line']} of {path}")
+            code = swapping.compile_body(node, path, request["body"])
             targets = swapping.find_targets(
                 self.index, path, name, request["first_line"], request["line"]
             )
@@ -222,17 +233,26 @@ class WorkerPlugin:
                 return {"verdict": "detected", "tests": ran, "detected_by": nodeid}
         return {"verdict": "undetected", "tests": ran}
 
-    @staticmethod
-    def _run_item(item: pytest.Item, nextitem: pytest.Item | None) -> bool:
+    def _run_item(self, item: pytest.Item, nextitem: pytest.Item | None) -> bool:
         """Run one test (setup, call, teardown) without reporting; True when it failed."""
         item.__dict__["repr_failure"] = _short_failure
         item.__dict__["_repr_failure_py"] = _short_failure
+        self.reported_failure = False
         reports = runtestprotocol(item, log=False, nextitem=nextitem)
-        return any(report.failed for report in reports)
+        return self.reported_failure or any(report.failed for report in reports)
 
     # -- forking ----------------------------------------------------------------------
 
+    def _reap(self) -> None:
+        """Collect children that sent their result and were left to exit on their own."""
+        for pid in list(self.exiting):
+            with contextlib.suppress(ChildProcessError):
+                if os.waitpid(pid, os.WNOHANG)[0] == 0:
+                    continue
+            self.exiting.discard(pid)
+
     def _fork(self, work: Callable[[], dict[str, Any]], timeout: float) -> Child:
+        self._reap()
         read_end, write_end = os.pipe()
         pid = os.fork()
         if pid == 0:  # child
@@ -246,22 +266,20 @@ class WorkerPlugin:
                 except (KeyboardInterrupt, SystemExit, pytest.exit.Exception) as exc:
                     # Raised through pytest by the transformed code: the test run stopped.
                     payload = {"verdict": "detected", "reason": f"{type(exc).__name__}: {exc}"}
-                data = json.dumps(payload).encode()
-                view = memoryview(data)
+                view = memoryview(json.dumps(payload).encode() + b"\n")
                 while view:
                     written = os.write(write_end, view)
                     view = view[written:]
             except BaseException:
                 status = 70
-                with open(os.devnull, "w") as sink:
-                    traceback.print_exc(file=sink)
+                traceback.print_exc()
             finally:
                 os._exit(status)
         os.close(write_end)
         self.child_pid = pid
         chunks: list[bytes] = []
         deadline = time.monotonic() + timeout
-        timed_out = False
+        timed_out = complete = False
         try:
             while True:
                 left = deadline - time.monotonic()
@@ -275,24 +293,29 @@ class WorkerPlugin:
                 if not chunk:
                     break
                 chunks.append(chunk)
+                if chunk.endswith(b"\n"):
+                    complete = True
+                    break
         finally:
             os.close(read_end)
+        self.child_pid = None
+        if complete:
+            # The verdict is known: let the child tear itself down while the next one
+            # starts (its exit costs milliseconds on a large heap); reaped later.
+            self.exiting.add(pid)
+            try:
+                return Child("ok", json.loads(b"".join(chunks)))
+            except ValueError:
+                return Child("crash", None, "unreadable result")
         if timed_out:
             os.kill(pid, signal.SIGKILL)
         _, wait_status = os.waitpid(pid, 0)
-        self.child_pid = None
         if timed_out:
             return Child("timeout", None, f"no result after {timeout:.2f} s")
         if os.WIFSIGNALED(wait_status):
             sig = os.WTERMSIG(wait_status)
             return Child("crash", None, f"killed by {signal.Signals(sig).name}")
-        data = b"".join(chunks)
-        if not data:
-            return Child("crash", None, f"exit status {os.WEXITSTATUS(wait_status)}")
-        try:
-            return Child("ok", json.loads(data))
-        except ValueError:
-            return Child("crash", None, "unreadable result")
+        return Child("crash", None, f"exit status {os.WEXITSTATUS(wait_status)}")
 
 
 def _import_path(path: str) -> None:

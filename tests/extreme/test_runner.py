@@ -10,6 +10,8 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
+
 from lsp_server.extreme.analysis import Options, analyse
 from lsp_server.extreme.model import Verdict
 
@@ -245,3 +247,29 @@ def test_original_file_untouched_after_kill(
     # The next run is not confused by the killed one.
     verdicts = _verdicts(root)
     assert verdicts[("pause", "return 0.0")] == "detected"
+
+
+def test_failing_subtest_detects(make_project: Callable[[dict[str, str]], Path]) -> None:
+    pytest.importorskip("pytest", minversion="9.0")  # subtests are built in from pytest 9
+    root = make_project(
+        {
+            "parity.py": """
+                def is_even(n):
+                    remainder = n % 2
+                    return remainder == 0
+            """,
+            "test_parity.py": """
+                import unittest
+                from parity import is_even
+
+                class ParityTests(unittest.TestCase):
+                    def test_values(self):
+                        for n, expected in [(2, True), (3, False)]:
+                            with self.subTest(n=n):
+                                self.assertEqual(is_even(n), expected)
+            """,
+        }
+    )
+    verdicts = _verdicts(root)
+    assert verdicts[("is_even", "return True")] == "detected"
+    assert verdicts[("is_even", "return False")] == "detected"
