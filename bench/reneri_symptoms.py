@@ -297,6 +297,7 @@ def bench(requirement: str, limit: int, runs: int, discovery: str) -> dict[str, 
             discovery = "self"
     if discovery == "self":
         functions, transformation_count, undetected = with_own_discovery(project, limit)
+    undetected_count = len(undetected)
     undetected = spread(undetected, limit)
     verdicts = time.monotonic() - started
     started = time.monotonic()
@@ -309,6 +310,7 @@ def bench(requirement: str, limit: int, runs: int, discovery: str) -> dict[str, 
         "discovery": discovery,
         "functions": functions,
         "transformations": transformation_count,
+        "undetected": undetected_count,
         "undetected_diagnosed": len(undetected),
         "unknown": sum(d.symptom == "unknown" for d in diagnoses),
         "shares": share,

@@ -189,3 +189,33 @@ def test_from_import_binding_and_closure_are_reached(tmp_path: Path) -> None:
     assert diagnosis.symptom == "weak-oracle"
     assert diagnosis.assertion is not None
     assert (diagnosis.assertion.line, diagnosis.assertion.text) == (5, "    assert r == 4")
+
+
+def test_an_attribute_the_transformation_never_sets_is_a_difference(tmp_path: Path) -> None:
+    root = write_project(
+        tmp_path / "config",
+        {
+            "config.py": """
+                class Config:
+                    def configure(self, mode):
+                        self.mode = mode
+                """,
+            "test_config.py": """
+                from config import Config
+
+
+                def test_configure():
+                    c = Config()
+                    c.configure("fast")
+                    assert c is not None
+                """,
+        },
+    )
+    tests = ["test_config.py::test_configure"]
+    result = undetected(root, "config.py", "Config.configure", "pass", tests)
+    (diagnosis,) = diagnose(root, [result], runs=2)
+    assert diagnosis.symptom == "weak-oracle"
+    assert diagnosis.assertion is not None
+    assert diagnosis.assertion.text == "    assert c.mode == 'fast'"
+    missing = [d for d in diagnosis.differences if d.expression == "c.mode"]
+    assert missing and missing[0].transformed == "<absent>"

@@ -24,7 +24,7 @@ from typing import Any
 
 from lsp_server.extreme.model import Transformation
 
-from .compare import Key, RawDifference
+from .compare import ABSENT, Key, RawDifference, SideView
 from .model import Assertion, Caller, Diagnosis, Difference
 from .observe import LEN
 
@@ -35,8 +35,8 @@ class _Context:
     transformation: Transformation
     tests: list[str]  # covering tests, in the runner's order
     meta: dict[str, Any]
-    original: Mapping[str, Mapping[Key, str]]  # stable properties per test
-    transformed: Mapping[str, Mapping[Key, str]]
+    original: Mapping[str, SideView]  # stable properties per test
+    transformed: Mapping[str, SideView]
     lines: dict[str, dict[str, int | None]]  # per test: invocation -> test line
     locations: dict[int, dict[str, Any]]  # location id -> Location json + "file"
 
@@ -75,8 +75,8 @@ def classify(
     transformation: Transformation,
     tests: Sequence[str],
     meta: dict[str, Any],
-    original: Mapping[str, Mapping[Key, str]],
-    transformed: Mapping[str, Mapping[Key, str]],
+    original: Mapping[str, SideView],
+    transformed: Mapping[str, SideView],
     first_original_run: Mapping[str, Any],
     raw: Sequence[RawDifference],
     callers: Callable[[], list[Caller]],
@@ -115,6 +115,17 @@ def _position(difference: RawDifference, context: _Context) -> tuple[int, int]:
     if key[0] == "I":
         return (0, int(key[1]))
     return (0, 1 << 30)
+
+
+def _value(views: Mapping[str, SideView], test: str, key: Key) -> str | None:
+    view = views.get(test)
+    return view.get(key) if view is not None else None
+
+
+def _calls(context: _Context, test: str) -> int:
+    """Invocations of the function in ``test`` (the same in every original run)."""
+    value = _value(context.original, test, ("IN",))
+    return int(value) if value is not None and value.isdigit() else 0
 
 
 # -- rendering of properties -------------------------------------------------------------
@@ -262,8 +273,8 @@ def _assertion_candidate(
         return None
     count_key: Key = ("PN", key[1])
     if (
-        context.original[raw.test].get(count_key) != "1"
-        or context.transformed[raw.test].get(count_key) != "1"
+        _value(context.original, raw.test, count_key) != "1"
+        or _value(context.transformed, raw.test, count_key) != "1"
     ):
         return None  # in a loop or on a branch: one assertion cannot say it
     text = location["text"]
@@ -321,8 +332,8 @@ def _same_in_siblings(raw: RawDifference, context: _Context) -> bool:
     for test, info in tests.items():
         if test == raw.test or info.get("function") != function:
             continue
-        value = context.original.get(test, {}).get(raw.key)
-        if value is not None and value != raw.original:
+        value = _value(context.original, test, raw.key)
+        if value not in (None, ABSENT) and value != raw.original:
             return False
     return True
 
@@ -415,7 +426,7 @@ def _no_infection(context: _Context) -> Diagnosis:
     transformation = context.transformation
     function = transformation.function
     reached = sorted(
-        (t for t in context.tests if int(context.original.get(t, {}).get(("IN",), "0")) > 0),
+        (t for t in context.tests if _calls(context, t) > 0),
         key=context.test_order,
     )
     if not reached:
@@ -431,7 +442,7 @@ def _no_infection(context: _Context) -> Diagnosis:
     where = _where(context, test, line)
     body = transformation.body.strip()
     constant = body[len("return") :].strip() if body.startswith("return") else None
-    calls = sum(int(context.original[t].get(("IN",), "0")) for t in reached)
+    calls = sum(_calls(context, t) for t in reached)
     calls_text = "the one call" if calls == 1 else f"all {calls} calls"
     if constant is not None:
         seen = (

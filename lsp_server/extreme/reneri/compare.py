@@ -36,34 +36,52 @@ def flatten(record: Mapping[str, Any]) -> dict[Key, str]:
     return out
 
 
-def stable(runs: Iterable[Mapping[str, Any]]) -> dict[str, dict[Key, str]]:
+ABSENT = "<absent>"
+"""Value of a property that no run of a side observed (e.g. an attribute never set)."""
+
+
+@dataclass
+class SideView:
+    """What the runs of one side agree on, for one test."""
+
+    values: dict[Key, str]  # observed in every run, with the same value
+    seen: set[Key]  # observed in at least one run
+
+    def get(self, key: Key) -> str | None:
+        """The stable value, ``ABSENT`` if no run saw it, None if it varies."""
+        if key in self.values:
+            return self.values[key]
+        return None if key in self.seen else ABSENT
+
+
+def stable(runs: Iterable[Mapping[str, Any]]) -> dict[str, SideView]:
     """Per test, the properties that every run observed with the same value."""
-    result: dict[str, dict[Key, str]] = {}
-    seen_runs: dict[str, int] = {}
+    result: dict[str, SideView] = {}
     for run in runs:
         for test, record in run.items():
             props = flatten(record)
-            count = seen_runs.get(test, 0)
-            seen_runs[test] = count + 1
-            if count == 0:
-                result[test] = props
+            view = result.get(test)
+            if view is None:
+                result[test] = SideView(dict(props), set(props))
                 continue
-            current = result[test]
-            for key in [k for k, v in current.items() if props.get(k) != v]:
-                del current[key]
+            view.seen.update(props)
+            for key in [k for k, v in view.values.items() if props.get(k) != v]:
+                del view.values[key]
     return result
 
 
 def differences(
-    original: Mapping[str, Mapping[Key, str]], transformed: Mapping[str, Mapping[Key, str]]
+    original: Mapping[str, SideView], transformed: Mapping[str, SideView]
 ) -> list[RawDifference]:
-    """Properties stable on both sides whose values differ, in test order."""
+    """Properties stable on both sides (present in every run, or in none) whose values
+    differ, in test order. A property that varies within either side is ignored."""
     out: list[RawDifference] = []
-    for test, props in original.items():
+    for test, view in original.items():
         other = transformed.get(test)
         if other is None:
             continue
-        for key, value in props.items():
-            if key in other and other[key] != value:
-                out.append(RawDifference(test, key, value, other[key]))
+        for key in sorted(view.seen | other.seen):
+            before, after = view.get(key), other.get(key)
+            if before is not None and after is not None and before != after:
+                out.append(RawDifference(test, key, before, after))
     return out
