@@ -9,7 +9,6 @@ from __future__ import annotations
 import hashlib
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Any
 
 from lsp_server.astgen import oracles
 from lsp_server.astgen.engines import Engine, EngineOutcome, Location
@@ -35,6 +34,15 @@ class CheckResult:
     findings: list[Finding] = field(default_factory=list)
     after: dict[str, str] | None = None
     """The refactored files, kept only when a finding needs showing."""
+    run: RunResult | None = None
+
+
+@dataclass
+class _EngineCheck:
+    status: str
+    message: str = ""
+    findings: list[Finding] = field(default_factory=list)
+    after: dict[str, str] | None = None
     run: RunResult | None = None
 
 
@@ -66,65 +74,61 @@ class Checker:
         files = case.program.file_map
         target = case.target
         before, undefined = self.run_before(files)
-        base = {"index": index, "kind": target.kind, "generator": case.generator}
+
+        def result(engine: str, outcome: _EngineCheck) -> CheckResult:
+            return CheckResult(
+                index, engine, target.kind, case.generator, labels, outcome.status,
+                outcome.message, outcome.findings, outcome.after, outcome.run,
+            )  # fmt: skip
+
         if before.error is not None or before.timed_out:
             finding = Finding(oracles.INVALID_PROGRAM, f"original program: {before.describe()}")
-            return [CheckResult(**base, engine="generator", labels=labels, status="invalid",
-                                findings=[finding], after=files)]  # fmt: skip
-        results = []
-        for engine in self.engines:
-            if target.kind not in engine.kinds:
-                continue
-            result = self._check_engine(engine, case, before, undefined)
-            results.append(CheckResult(**base, engine=engine.name, labels=labels, **result))
-        differential = _differential(results, before)
+            return [result("generator", _EngineCheck("invalid", findings=[finding], after=files))]
+        results = [
+            result(engine.name, self._check_engine(engine, case, before, undefined))
+            for engine in self.engines
+            if target.kind in engine.kinds
+        ]
+        differential = _differential(results)
         if differential is not None:
             results.append(differential)
         return results
 
     def _check_engine(
         self, engine: Engine, case: Case, before: RunResult, undefined: Counter[str]
-    ) -> dict[str, Any]:
+    ) -> _EngineCheck:
         files = case.program.file_map
         target = case.target
         location = Location(target.path, target.offset, target.end)
         outcome = engine.perform(target.kind, files, location, target.arg_map)
         if outcome.status == "crashed":
-            return {"status": "crashed", "message": outcome.message,
-                    "findings": [Finding(oracles.CRASH, outcome.message)]}  # fmt: skip
+            return _EngineCheck(
+                "crashed", outcome.message, [Finding(oracles.CRASH, outcome.message)]
+            )
         if outcome.status != "ok" or outcome.files is None:
-            return {"status": outcome.status, "message": outcome.message}
+            return _EngineCheck(outcome.status, outcome.message)
         after = outcome.files
-        findings: list[Finding] = []
+        found: list[Finding | None] = []
         run: RunResult | None = None
         broken = oracles.compile_error(after)
         if broken is not None:
-            findings.append(broken)
+            found.append(broken)
         else:
-            undefined = oracles.new_undefined_names(undefined, after)
-            if undefined is not None:
-                findings.append(undefined)
+            found.append(oracles.new_undefined_names(undefined, after))
             run = self.runner.run(after)
             if not run.same_behaviour(before):
-                findings.append(
-                    Finding(
-                        oracles.OUTPUT_CHANGED,
-                        f"before: {_short(before)} | after: {_short(run)}",
-                    )
-                )
+                detail = f"before: {_short(before)} | after: {_short(run)}"
+                found.append(Finding(oracles.OUTPUT_CHANGED, detail))
             if target.expected is not None:
-                wrong = oracles.structural(dict(target.expected), after)
-                if wrong is not None:
-                    findings.append(wrong)
+                found.append(oracles.structural(dict(target.expected), after))
             if self.inverse and target.kind == "rename" and target.old_name:
-                back = self._inverse(engine, case, after)
-                if back is not None:
-                    findings.append(back)
+                found.append(self._inverse(engine, case, after))
+        findings = [f for f in found if f is not None]
         if target.expect_refusal and findings:
-            findings = [Finding(oracles.REFUSAL, "accepted a precondition violation; "
-                                + findings[0].oracle + ": " + findings[0].detail)]  # fmt: skip
-        return {"status": "ok", "findings": findings, "after": after if findings else None,
-                "run": run}  # fmt: skip
+            first = findings[0]
+            detail = f"accepted a precondition violation; {first.oracle}: {first.detail}"
+            findings = [Finding(oracles.REFUSAL, detail)]
+        return _EngineCheck("ok", "", findings, after if findings else None, run)
 
     def _inverse(self, engine: Engine, case: Case, after: dict[str, str]) -> Finding | None:
         """Rename back at the same token; the original must come back (up to layout)."""
@@ -153,7 +157,7 @@ def _short(run: RunResult, limit: int = 160) -> str:
     return f"{text!r} {run.describe()}"
 
 
-def _differential(results: list[CheckResult], before: RunResult) -> CheckResult | None:
+def _differential(results: list[CheckResult]) -> CheckResult | None:
     """Two engines both produced a running program but the programs behave differently."""
     ran = [r for r in results if r.status == "ok" and r.run is not None]
     for i, first in enumerate(ran):

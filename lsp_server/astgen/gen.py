@@ -122,15 +122,20 @@ def union(*gens: Gen[T]) -> Gen[T]:
 
 
 def sequences(
-    dimension: str, options: Sequence[tuple[str, T]], max_length: int, min_length: int = 1
+    dimension: str,
+    options: Sequence[tuple[str, T]],
+    max_length: int,
+    min_length: int = 1,
+    repeat: bool = True,
 ) -> Gen[tuple[T, ...]]:
     """Multisets of ``min_length..max_length`` options (combinations with replacement, in
-    option order), labelled ``dimension0``, ``dimension1``, ...: bounded-exhaustive lists of
-    fragments without the order-permutation blow-up."""
+    option order; sets when ``repeat`` is false), labelled ``dimension0``, ``dimension1``,
+    ...: bounded-exhaustive lists of fragments without the order-permutation blow-up."""
+    combine = itertools.combinations_with_replacement if repeat else itertools.combinations
 
     def produce() -> Iterator[Labelled[tuple[T, ...]]]:
         for length in range(min_length, max_length + 1):
-            for combo in itertools.combinations_with_replacement(range(len(options)), length):
+            for combo in combine(range(len(options)), length):
                 labels = tuple((f"{dimension}{i}", options[k][0]) for i, k in enumerate(combo))
                 yield Labelled(tuple(options[k][1] for k in combo), labels)
 

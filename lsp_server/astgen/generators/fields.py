@@ -64,4 +64,4 @@ def generate(bound: int) -> Gen[Case]:
 
     return product(
         choice("level", _LEVELS), sequences("use", _USES, max(1, bound)), choice("site", _SITES)
-    ).bind(build)  # type: ignore[arg-type]
+    ).bind(build)
