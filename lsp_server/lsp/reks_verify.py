@@ -155,7 +155,13 @@ def check_rename_with_jedi(root: str, provenance: Provenance) -> str | None:
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_text(text, encoding="utf-8")
         path, line, col = position
-        script = jedi.Script(texts[path], path=str(scratch / path), project=jedi.Project(scratch))
+        # The running interpreter as jedi's environment: no subprocess to start.
+        script = jedi.Script(
+            texts[path],
+            path=str(scratch / path),
+            project=jedi.Project(scratch),
+            environment=jedi.InterpreterEnvironment(),
+        )
         try:
             refactoring = script.rename(line, col, new_name=new)
         except Exception as exc:  # jedi raises RefactoringError and internal errors alike

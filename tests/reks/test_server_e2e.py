@@ -1,0 +1,196 @@
+"""End to end over stdio (pytest-lsp, the real server): a rename makes the server say which
+tests REKS skips, a hand edit which must run, and "Run affected tests" runs them with
+pytest, after which the diagnostics go away."""
+
+from __future__ import annotations
+
+import asyncio
+import shutil
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+import pytest_lsp
+from lsprotocol import types
+from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
+
+pytestmark = pytest.mark.timeout(120)
+
+
+def make_client() -> LanguageClient:
+    client = pytest_lsp.make_test_lsp_client()
+    client.statuses = []  # type: ignore[attr-defined]
+
+    @client.feature("reks/status")
+    def status(params: Any) -> None:
+        client.statuses.append(params)  # type: ignore[attr-defined]
+
+    return client
+
+
+CONFIG = ClientServerConfig(
+    server_command=[sys.executable, "-m", "lsp_server"], client_factory=make_client
+)
+
+
+@pytest.fixture
+def e2e_project(recorded_template: Path, tmp_path: Path) -> Path:
+    root = tmp_path / "proj"
+    shutil.copytree(recorded_template, root)
+    return root
+
+
+@pytest_lsp.fixture(config=CONFIG)
+async def client(lsp_client: LanguageClient, e2e_project: Path):
+    await lsp_client.initialize_session(
+        types.InitializeParams(
+            capabilities=client_capabilities("visual-studio-code"),
+            root_uri=e2e_project.as_uri(),
+            workspace_folders=[types.WorkspaceFolder(uri=e2e_project.as_uri(), name="proj")],
+            initialization_options={"reks": {"tests": {"summary": "message"}}},
+        )
+    )
+    yield
+    await lsp_client.shutdown_session()
+
+
+def _offset(text: str, position: types.Position) -> int:
+    lines = text.splitlines(keepends=True)
+    return sum(len(line) for line in lines[: position.line]) + position.character
+
+
+def apply_edit(edit: types.WorkspaceEdit) -> list[Path]:
+    """Apply a WorkspaceEdit (text edits only) to the files, as an editor would."""
+    touched: list[Path] = []
+    changes: dict[str, list[types.TextEdit]] = dict(edit.changes or {})
+    for change in edit.document_changes or []:
+        assert isinstance(change, types.TextDocumentEdit), change
+        changes.setdefault(change.text_document.uri, []).extend(change.edits)  # type: ignore[arg-type]
+    for uri, edits in changes.items():
+        path = Path(uri.removeprefix("file://"))
+        text = path.read_text()
+        spans = sorted(
+            ((_offset(text, e.range.start), _offset(text, e.range.end), e.new_text) for e in edits),
+            reverse=True,
+        )
+        for start, end, new in spans:
+            text = text[:start] + new + text[end:]
+        path.write_text(text)
+        touched.append(path)
+    return touched
+
+
+def saved(client: LanguageClient, paths: list[Path]) -> None:
+    client.workspace_did_change_watched_files(
+        types.DidChangeWatchedFilesParams(
+            changes=[
+                types.FileEvent(uri=p.as_uri(), type=types.FileChangeType.Changed) for p in paths
+            ]
+        )
+    )
+    for path in paths:
+        client.text_document_did_save(
+            types.DidSaveTextDocumentParams(
+                text_document=types.TextDocumentIdentifier(uri=path.as_uri())
+            )
+        )
+
+
+async def until(check: Callable[[], bool], what: str, seconds: float = 30) -> None:
+    for _ in range(int(seconds / 0.1)):
+        if check():
+            return
+        await asyncio.sleep(0.1)
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+def messages(client: LanguageClient, uri: str) -> dict[int, str]:
+    """Line -> message of the reks diagnostics in ``uri``."""
+    return {
+        d.range.start.line: str(d.message)
+        for d in client.diagnostics.get(uri, [])
+        if d.source == "reks"
+    }
+
+
+def line_of(path: Path, needle: str) -> int:
+    return path.read_text().splitlines().index(needle)
+
+
+async def test_rename_skips_tests_and_run_affected_tests(
+    client: LanguageClient, e2e_project: Path
+) -> None:
+    util = e2e_project / "pkg/util.py"
+    shapes_tests = e2e_project / "tests/test_shapes.py"
+    util_tests = e2e_project / "tests/test_util.py"
+
+    # A hand edit first: the tests of `area` must run whatever refactorings follow.
+    shapes = e2e_project / "pkg/shapes.py"
+    shapes.write_text(shapes.read_text().replace("return w * h", "return h * w"))
+    saved(client, [shapes])
+
+    text = util.read_text()
+    offset = text.index("def _helper") + 4
+    line = text.count("\n", 0, offset)
+    edit = await client.text_document_rename_async(
+        types.RenameParams(
+            text_document=types.TextDocumentIdentifier(uri=util.as_uri()),
+            position=types.Position(line=line, character=offset - text.rfind("\n", 0, offset) - 1),
+            new_name="_plus_one",
+        )
+    )
+    assert edit is not None
+    saved(client, apply_edit(edit))  # the server announces the task once it sees the files
+
+    counter = line_of(util_tests, "def test_counter():")
+    skipped = "skipped: affected only by rename `_helper` -> `_plus_one`"
+    # Diagnostics of the hand edit may come first; then the rename's.
+    await until(
+        lambda: messages(client, util_tests.as_uri()).get(counter) == skipped,
+        "the skipped diagnostic on test_counter",
+    )
+    await until(lambda: len(messages(client, shapes_tests.as_uri())) == 2, "test_shapes")
+    shapes_msgs = messages(client, shapes_tests.as_uri())
+    area = line_of(shapes_tests, "def test_area():")
+    assert shapes_msgs[area].startswith("must run: pkg/shapes.py::area changed")
+    assert shapes_msgs[line_of(shapes_tests, "def test_scaled_area():")].startswith("must run")
+    assert any("rename `_helper` -> `_plus_one`" in m.message for m in client.messages)
+    await until(lambda: bool(client.statuses), "reks/status")  # type: ignore[attr-defined]
+    status = client.statuses[-1]  # type: ignore[attr-defined]
+    assert status.affected == 2 and status.skipped >= 3
+    assert list(status.affectedTests) == [
+        "tests/test_shapes.py::test_area",
+        "tests/test_shapes.py::test_scaled_area",
+    ]
+
+    # The code action on a diagnostic runs the affected tests.
+    diagnostic = next(
+        d for d in client.diagnostics[shapes_tests.as_uri()] if d.range.start.line == area
+    )
+    actions = await client.text_document_code_action_async(
+        types.CodeActionParams(
+            text_document=types.TextDocumentIdentifier(uri=shapes_tests.as_uri()),
+            range=diagnostic.range,
+            context=types.CodeActionContext(diagnostics=[diagnostic]),
+        )
+    )
+    # (pytest-lsp's client structures a CodeAction carrying a command as a Command, so
+    # only the title is compared; the command's argument is the root the diagnostic names.)
+    assert "Run affected tests" in [a.title for a in actions or []]
+    root = diagnostic.data["root"]  # type: ignore[index]
+    assert Path(root) == e2e_project.resolve()
+    result = await client.workspace_execute_command_async(
+        types.ExecuteCommandParams(command="reks.runAffectedTests", arguments=[root])
+    )
+    assert result["roots"][0]["exitCode"] == 0, result
+    assert "2 passed" in result["roots"][0]["summary"], result
+    await until(
+        lambda: (
+            not messages(client, shapes_tests.as_uri())
+            and not messages(client, util_tests.as_uri())
+        ),
+        "diagnostics to go away",
+    )
+    await until(lambda: client.statuses[-1].affected == 0, "status")  # type: ignore[attr-defined]
