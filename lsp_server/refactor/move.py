@@ -16,10 +16,15 @@ from lsp_server.refactor.provenance import Hints
 
 
 def _destination(ctx: Context, value: str):
-    path = value if os.path.isabs(value) else ctx.workspace.abspath(value)
-    if not os.path.exists(path):
-        raise RefactoringError(f"destination {value} does not exist")
-    return ctx.workspace.resource(path)
+    """A path (absolute or root-relative) or a dotted module name (``pkg.util``)."""
+    candidates = [value if os.path.isabs(value) else ctx.workspace.abspath(value)]
+    if "/" not in value and not value.endswith(".py"):
+        dotted = ctx.workspace.abspath(value.replace(".", "/"))
+        candidates += [dotted + ".py", dotted]
+    for path in candidates:
+        if os.path.exists(path):
+            return ctx.workspace.resource(path)
+    raise RefactoringError(f"destination {value} does not exist; create the module first")
 
 
 def move(ctx: Context) -> Planned:

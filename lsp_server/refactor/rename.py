@@ -56,7 +56,7 @@ def rename(ctx: Context) -> Planned:
         new_name = new_name.removesuffix(".py")
         if "." in new_name:
             raise RefactoringError("give the new module name without dots; use move for that")
-        target = renamer.resource
+        target = _renamed_module(renamer)
         if target is not None:
             stem = new_name if target.is_folder() else new_name + ".py"
             dest = os.path.join(os.path.dirname(target.real_path), stem)
@@ -66,9 +66,9 @@ def rename(ctx: Context) -> Planned:
         check_identifier(new_name)
         _check_clash(renamer, old, new_name)
     files, skipped = ctx.scope_files(old)
-    if is_module and renamer.resource is not None:
+    own = _renamed_module(renamer) if is_module else None
+    if own is not None:
         # rope moves the module only if the module itself is among the searched files.
-        own = renamer.resource
         if own.is_folder():
             own = own.get_child("__init__.py") if own.has_child("__init__.py") else None
         if own is not None and own not in files:
@@ -91,6 +91,15 @@ def rename(ctx: Context) -> Planned:
         changes = _rename_super_calls(ctx, changes, files, old, new_name)
     hints = Hints(name_map=qualname_renamer(old, new_name))
     return Planned(changes, "rename", f"rename `{old}` -> `{new_name}`", hints, skipped)
+
+
+def _renamed_module(renamer: Rename) -> Resource | None:
+    """The file or package folder a module rename moves."""
+    if renamer.old_pyname is not None:
+        found = renamer.old_pyname.get_object().get_resource()
+        if found is not None:
+            return _module_resource(found)
+    return renamer.resource
 
 
 def _always(occurrence: object) -> bool:

@@ -1,0 +1,176 @@
+"""Engine results (plain edits) -> LSP ``WorkspaceEdit``; LSP positions <-> text offsets.
+
+Edits are sent as ``documentChanges`` (versioned text edits, ``RenameFile``, ``CreateFile``)
+when the client can apply them, as ``changes`` otherwise. Text edits are line-based diffs
+of the old and new text, so an edit touches only the lines that changed and the cursor and
+undo history of the client stay useful.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Callable
+from pathlib import Path
+from urllib.parse import unquote, urlparse
+
+from lsprotocol import types
+
+from lsp_server.refactor.model import FileCreate, FileEdit, FileRename, RefactoringError
+
+UTF16 = "utf-16"
+
+
+def uri_to_path(uri: str) -> str:
+    parsed = urlparse(uri)
+    if parsed.scheme not in ("", "file"):
+        raise RefactoringError(f"only file: URIs are supported, not {uri}")
+    return unquote(parsed.path)
+
+
+def path_to_uri(path: str) -> str:
+    return Path(path).as_uri()
+
+
+def _units(text: str, encoding: str) -> int:
+    if encoding in ("utf-32", types.PositionEncodingKind.Utf32) or text.isascii():
+        return len(text)
+    if encoding in ("utf-8", types.PositionEncodingKind.Utf8):
+        return len(text.encode("utf-8"))
+    return len(text.encode("utf-16-le")) // 2
+
+
+def _line_starts(text: str) -> list[int]:
+    starts = [0]
+    for index, char in enumerate(text):
+        if char == "\n":
+            starts.append(index + 1)
+    return starts
+
+
+def offset_at(text: str, position: types.Position, encoding: str = UTF16) -> int:
+    """Character offset of an LSP position (clamped to the text, as LSP asks)."""
+    starts = _line_starts(text)
+    if position.line >= len(starts):
+        return len(text)
+    start = starts[position.line]
+    end = starts[position.line + 1] - 1 if position.line + 1 < len(starts) else len(text)
+    line = text[start:end]
+    if line.isascii() or encoding in ("utf-32", types.PositionEncodingKind.Utf32):
+        return start + min(position.character, len(line))
+    units = 0
+    for index, char in enumerate(line):
+        if units >= position.character:
+            return start + index
+        units += _units(char, encoding)
+    return end
+
+
+def position_at(text: str, offset: int, encoding: str = UTF16) -> types.Position:
+    line = text.count("\n", 0, offset)
+    start = text.rfind("\n", 0, offset) + 1
+    return types.Position(line=line, character=_units(text[start:offset], encoding))
+
+
+def text_edits(old: str, new: str, encoding: str = UTF16) -> list[types.TextEdit]:
+    """Line-based minimal edits turning ``old`` into ``new``."""
+    old_lines = old.splitlines(keepends=True)
+    new_lines = new.splitlines(keepends=True)
+    starts = [0]
+    for line in old_lines:
+        starts.append(starts[-1] + len(line))
+    edits: list[types.TextEdit] = []
+    matcher = difflib.SequenceMatcher(None, old_lines, new_lines, autojunk=False)
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        if tag == "equal":
+            continue
+        start = position_at(old, starts[i1], encoding)
+        end = position_at(old, starts[i2], encoding)
+        edits.append(
+            types.TextEdit(range=types.Range(start, end), new_text="".join(new_lines[j1:j2]))
+        )
+    return edits
+
+
+VersionOf = Callable[[str], "int | None"]
+
+
+def supports_document_changes(caps: types.ClientCapabilities | None) -> bool:
+    """documentChanges, or resource operations (which exist only inside documentChanges:
+    Neovim announces the latter without the former and applies both)."""
+    edit = caps.workspace.workspace_edit if caps and caps.workspace else None
+    if edit is None:
+        return False
+    return bool(edit.document_changes) or bool(edit.resource_operations)
+
+
+def supports_resource_operations(caps: types.ClientCapabilities | None) -> set[str]:
+    edit = caps.workspace.workspace_edit if caps and caps.workspace else None
+    if edit is None or not edit.resource_operations:
+        return set()
+    return {str(getattr(op, "value", op)) for op in edit.resource_operations}
+
+
+def workspace_edit(
+    edits: list[FileEdit | FileRename | FileCreate],
+    caps: types.ClientCapabilities | None,
+    version_of: VersionOf,
+    encoding: str = UTF16,
+    include_renames: bool = True,
+) -> types.WorkspaceEdit:
+    """Convert engine edits for a client with capabilities ``caps``.
+
+    ``version_of(uri)`` gives the version of an open document (None when not open).
+    ``include_renames=False`` leaves file renames out (``workspace/willRenameFiles``: the
+    client renames the file itself).
+    """
+    if supports_document_changes(caps):
+        ops = supports_resource_operations(caps)
+        changes: list[
+            types.TextDocumentEdit | types.CreateFile | types.RenameFile | types.DeleteFile
+        ] = []
+        for edit in edits:
+            if isinstance(edit, FileEdit):
+                uri = path_to_uri(edit.path)
+                ident = types.OptionalVersionedTextDocumentIdentifier(
+                    uri=uri, version=version_of(uri)
+                )
+                changes.append(
+                    types.TextDocumentEdit(
+                        text_document=ident,
+                        edits=list(text_edits(edit.old_text, edit.new_text, encoding)),
+                    )
+                )
+            elif isinstance(edit, FileRename):
+                if not include_renames:
+                    continue
+                if "rename" not in ops:
+                    raise RefactoringError("this editor cannot rename files; nothing changed")
+                changes.append(
+                    types.RenameFile(
+                        old_uri=path_to_uri(edit.old_path), new_uri=path_to_uri(edit.new_path)
+                    )
+                )
+            elif isinstance(edit, FileCreate):
+                if edit.is_folder:
+                    continue  # a folder appears with the first file created in it
+                if "create" not in ops:
+                    raise RefactoringError("this editor cannot create files; nothing changed")
+                uri = path_to_uri(edit.path)
+                changes.append(types.CreateFile(uri=uri))
+                if edit.text:
+                    ident = types.OptionalVersionedTextDocumentIdentifier(uri=uri, version=None)
+                    insert = types.TextEdit(
+                        range=types.Range(types.Position(0, 0), types.Position(0, 0)),
+                        new_text=edit.text,
+                    )
+                    changes.append(types.TextDocumentEdit(text_document=ident, edits=[insert]))
+        return types.WorkspaceEdit(document_changes=changes)
+    plain: dict[str, list[types.TextEdit]] = {}
+    for edit in edits:
+        if isinstance(edit, FileEdit):
+            plain.setdefault(path_to_uri(edit.path), []).extend(
+                text_edits(edit.old_text, edit.new_text, encoding)
+            )
+        elif include_renames:
+            raise RefactoringError("this editor cannot rename or create files; nothing changed")
+    return types.WorkspaceEdit(changes=plain)

@@ -1,0 +1,104 @@
+"""Server settings: typed dataclasses with defaults, one section per feature.
+
+Clients send settings as ``initializationOptions`` and in ``workspace/didChangeConfiguration``
+either at the top level or under a ``"reks"`` key, nested by dots the way the VS Code
+extension contributes them (``reks.actions.extractMethod`` -> ``{"actions":
+{"extractMethod": ...}}``). Unknown keys are ignored; values of the wrong type keep the
+default. To add a section: a dataclass here, a field on ``Settings``, and a line in
+``Settings.from_json``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, fields
+from typing import Any
+
+
+@dataclass
+class ActionSettings:
+    """Which refactoring code actions are offered (each can be switched off)."""
+
+    extractMethod: bool = True
+    extractVariable: bool = True
+    inline: bool = True
+    move: bool = True
+    introduceParameter: bool = True
+    changeSignature: bool = True
+    encapsulateField: bool = True
+    localToField: bool = True
+    methodObject: bool = True
+    useFunction: bool = True
+    introduceFactory: bool = True
+    organizeImports: bool = True
+
+
+@dataclass
+class DefaultNames:
+    """Names given to what a refactoring creates before the user renames it."""
+
+    extractedMethod: str = "extracted_method"
+    extractedVariable: str = "extracted_variable"
+    parameter: str = "new_parameter"
+    methodObject: str = "_MethodObject"
+    factory: str = "create"
+
+
+@dataclass
+class TestSettings:
+    """Running affected tests (REKS, ``lsp_server.lsp.reks``)."""
+
+    pytestArgs: list[str] = field(default_factory=list)
+    summary: str = "progress"
+    """Where the per-refactoring summary goes: "progress" ($/progress end message),
+    "message" (window/showMessage) or "none"."""
+
+
+ON_SAVE_CHOICES = ("organizeImports",)
+"""Refactorings that may run on save (behaviour-preserving and local to the saved file)."""
+
+
+@dataclass
+class Settings:
+    actions: ActionSettings = field(default_factory=ActionSettings)
+    defaultNames: DefaultNames = field(default_factory=DefaultNames)
+    onSave: list[str] = field(default_factory=list)
+    trustButVerify: bool = True
+    """REKS: check each refactoring (compiles, no new undefined names, jedi agrees on
+    renames) before trusting it; a failed check makes it a hand edit (its tests run)."""
+    tests: TestSettings = field(default_factory=TestSettings)
+    """Refactor-on-save (``textDocument/willSaveWaitUntil``). Off by default: an edit the
+    user did not ask for on every save surprises; organizing imports can be switched on."""
+
+    @classmethod
+    def from_json(cls, data: Any) -> Settings:
+        settings = cls()
+        settings.update(data)
+        return settings
+
+    def update(self, data: Any) -> None:
+        """Merge a settings payload into these settings."""
+        if not isinstance(data, dict):
+            return
+        if isinstance(data.get("reks"), dict):
+            data = data["reks"]
+        _merge(self.actions, data.get("actions"))
+        _merge(self.defaultNames, data.get("defaultNames"))
+        _merge(self.tests, data.get("tests"))
+        if isinstance(data.get("trustButVerify"), bool):
+            self.trustButVerify = data["trustButVerify"]
+        on_save = data.get("onSave")
+        if isinstance(on_save, list):
+            self.onSave = [str(x) for x in on_save if str(x) in ON_SAVE_CHOICES]
+
+
+def _merge(target: object, data: Any) -> None:
+    if not isinstance(data, dict):
+        return
+    for f in fields(target):  # type: ignore[arg-type]
+        value = data.get(f.name)
+        default = getattr(target, f.name)
+        if value is None or type(value) is not type(default):
+            continue
+        if isinstance(value, str) and not value.isidentifier():
+            continue  # a default name must be usable as a Python name
+        setattr(target, f.name, value)

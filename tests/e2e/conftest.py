@@ -1,0 +1,99 @@
+"""The real server (``python -m lsp_server``) over stdio, with real editor capability
+profiles, on a temporary multi-module project; edits are applied the way an editor would."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any, Union
+
+import pytest
+import pytest_lsp
+from e2e_support import apply_workspace_edit, write_project
+from lsprotocol import types
+from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
+
+PROFILES = ["neovim@v0.11.0", "visual-studio-code"]
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    root = tmp_path / "proj"
+    root.mkdir()
+    write_project(root)
+    return root
+
+
+def make_client() -> LanguageClient:
+    client = pytest_lsp.make_test_lsp_client()
+    client.applied_edits = []  # type: ignore[attr-defined]
+
+    # lsprotocol structures any code action that has a `command` as a Command (it checks
+    # only for the key), losing its kind and arguments; editors check the type instead.
+    converter = client.protocol._converter
+
+    def code_action_or_command(obj: Any, _: Any) -> types.Command | types.CodeAction:
+        if isinstance(obj.get("command"), str):
+            return converter.structure(obj, types.Command)
+        return converter.structure(obj, types.CodeAction)
+
+    converter.register_structure_hook(
+        Union[types.Command, types.CodeAction],  # noqa: UP007 - the exact type lsprotocol uses
+        code_action_or_command,
+    )
+
+    @client.feature(types.WORKSPACE_APPLY_EDIT)
+    def apply_edit(params: types.ApplyWorkspaceEditParams) -> types.ApplyWorkspaceEditResult:
+        client.applied_edits.append(params)  # type: ignore[attr-defined]
+        touched = apply_workspace_edit(params.edit)
+        client.workspace_did_change_watched_files(
+            types.DidChangeWatchedFilesParams(
+                changes=[
+                    types.FileEvent(uri=p.as_uri(), type=types.FileChangeType.Changed)
+                    for p in touched
+                ]
+            )
+        )
+        return types.ApplyWorkspaceEditResult(applied=True)
+
+    return client
+
+
+CONFIG = ClientServerConfig(
+    server_command=[sys.executable, "-m", "lsp_server"], client_factory=make_client
+)
+
+
+async def start(
+    client: LanguageClient, root: Path, caps: types.ClientCapabilities, options: Any = None
+) -> None:
+    await client.initialize_session(
+        types.InitializeParams(
+            capabilities=caps,
+            root_uri=root.as_uri(),
+            workspace_folders=[types.WorkspaceFolder(uri=root.as_uri(), name="proj")],
+            initialization_options=options,
+        )
+    )
+
+
+@pytest_lsp.fixture(config=CONFIG, params=PROFILES)
+async def client(lsp_client: LanguageClient, project: Path, request: pytest.FixtureRequest):
+    await start(lsp_client, project, client_capabilities(request.param))
+    yield
+    await lsp_client.shutdown_session()
+
+
+def no_resolve_capabilities() -> types.ClientCapabilities:
+    """VS Code's profile without codeAction/resolve: actions must come as commands."""
+    caps = client_capabilities("visual-studio-code")
+    assert caps.text_document and caps.text_document.code_action
+    caps.text_document.code_action.resolve_support = None
+    return caps
+
+
+@pytest_lsp.fixture(config=CONFIG)
+async def plain_client(lsp_client: LanguageClient, project: Path):
+    await start(lsp_client, project, no_resolve_capabilities(), {"onSave": ["organizeImports"]})
+    yield
+    await lsp_client.shutdown_session()

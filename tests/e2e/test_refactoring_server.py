@@ -1,0 +1,293 @@
+"""End to end: the real server over stdio, Neovim 0.11 and VS Code capability profiles,
+edits applied to a real project whose own tests must still pass."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from e2e_support import apply_text_edits, apply_workspace_edit, project_tests_pass
+from lsprotocol import types
+from pytest_lsp import LanguageClient
+
+pytestmark = pytest.mark.timeout(90)
+
+
+def position(path: Path, needle: str, delta: int = 0) -> types.Position:
+    text = path.read_text()
+    offset = text.index(needle) + delta
+    line = text.count("\n", 0, offset)
+    return types.Position(line=line, character=offset - (text.rfind("\n", 0, offset) + 1))
+
+
+def doc(path: Path) -> types.TextDocumentIdentifier:
+    return types.TextDocumentIdentifier(uri=path.as_uri())
+
+
+def open_doc(client: LanguageClient, path: Path) -> None:
+    client.text_document_did_open(
+        types.DidOpenTextDocumentParams(
+            text_document=types.TextDocumentItem(
+                uri=path.as_uri(), language_id="python", version=1, text=path.read_text()
+            )
+        )
+    )
+
+
+def apply(client: LanguageClient, edit: types.WorkspaceEdit | None) -> list[Path]:
+    assert edit is not None
+    touched = apply_workspace_edit(edit)
+    client.workspace_did_change_watched_files(
+        types.DidChangeWatchedFilesParams(
+            changes=[
+                types.FileEvent(
+                    uri=p.as_uri(),
+                    type=types.FileChangeType.Changed
+                    if p.exists()
+                    else types.FileChangeType.Deleted,
+                )
+                for p in touched
+            ]
+        )
+    )
+    return touched
+
+
+async def rename(client: LanguageClient, path: Path, needle: str, delta: int, new: str):
+    return await client.text_document_rename_async(
+        types.RenameParams(
+            text_document=doc(path), position=position(path, needle, delta), new_name=new
+        )
+    )
+
+
+async def test_rename_method_with_override_and_super(client: LanguageClient, project: Path):
+    shapes = project / "geometry/shapes.py"
+    prepared = await client.text_document_prepare_rename_async(
+        types.PrepareRenameParams(
+            text_document=doc(shapes), position=position(shapes, "def area", 5)
+        )
+    )
+    assert isinstance(prepared, types.PrepareRenamePlaceholder) and prepared.placeholder == "area"
+    apply(client, await rename(client, shapes, "def area", 4, "surface"))
+    text = shapes.read_text()
+    assert "super().surface(scale)" in text and "def area" not in text
+    tests = project / "tests/test_app.py"
+    tests.write_text(tests.read_text().replace(".area(3)", ".surface(3)"))
+    assert project_tests_pass(project)
+
+
+async def test_rename_local_parameter_function_class_attribute(
+    client: LanguageClient, project: Path
+):
+    shapes, util = project / "geometry/shapes.py", project / "geometry/util.py"
+    apply(client, await rename(client, shapes, "result = 0", 0, "acc"))
+    apply(client, await rename(client, shapes, "side):", 0, "length"))
+    apply(client, await rename(client, util, "def double", 4, "twice"))
+    apply(client, await rename(client, shapes, "class Square", 6, "Box"))
+    apply(client, await rename(client, shapes, "self.side =", 5, "edge"))
+    text = shapes.read_text()
+    assert "acc = 0" in text and "self.edge = length" in text and "class Box" in text
+    assert "twice(value) * 2" in util.read_text()
+    tests = project / "tests/test_app.py"
+    tests.write_text(tests.read_text().replace("Square", "Box"))
+    assert "from geometry.shapes import Box, total_area" in (project / "app.py").read_text()
+    assert project_tests_pass(project)
+
+
+async def test_rename_module_and_package(client: LanguageClient, project: Path):
+    app = project / "app.py"
+    edit = await rename(client, app, "import util", 7, "helpers")
+    assert edit is not None and edit.document_changes is not None
+    assert any(isinstance(c, types.RenameFile) for c in edit.document_changes)
+    apply(client, edit)
+    assert (project / "geometry/helpers.py").exists()
+    assert not (project / "geometry/util.py").exists()
+    edit = await rename(client, app, "geometry.shapes", 0, "geo")
+    apply(client, edit)
+    assert (project / "geo/shapes.py").exists()
+    assert "from geo.shapes import" in (project / "tests/test_app.py").read_text()
+    assert project_tests_pass(project)
+
+
+async def test_will_rename_files_updates_imports(client: LanguageClient, project: Path):
+    old, new = project / "geometry/util.py", project / "geometry/numbers.py"
+    edit = await client.workspace_will_rename_files_async(
+        types.RenameFilesParams(
+            files=[types.FileRename(old_uri=old.as_uri(), new_uri=new.as_uri())]
+        )
+    )
+    assert edit is not None
+    apply_workspace_edit(edit)
+    old.rename(new)  # the editor renames the file itself
+    assert "from geometry import numbers" in (project / "app.py").read_text()
+    assert project_tests_pass(project)
+
+
+@pytest.mark.parametrize(
+    ("needle", "delta", "new_name", "message"),
+    [
+        ("def double", 4, "2x", "not a valid"),
+        ("def double", 4, "for", "keyword"),
+        ("def double", 4, "quadruple", "already defined"),
+    ],
+)
+async def test_invalid_and_clashing_names_are_errors(
+    client: LanguageClient, project: Path, needle, delta, new_name, message
+):
+    util = project / "geometry/util.py"
+    before = util.read_text()
+    with pytest.raises(Exception, match=message):
+        await rename(client, util, needle, delta, new_name)
+    assert util.read_text() == before
+
+
+async def test_unparsable_file_is_skipped_and_reported(client: LanguageClient, project: Path):
+    broken = project / "geometry/broken.py"
+    broken.write_text("from geometry.util import double\ndef f(:\n    double(1)\n")
+    util = project / "geometry/util.py"
+    apply(client, await rename(client, util, "def double", 4, "twice"))
+    assert "def twice" in util.read_text()
+    assert "double(1)" in broken.read_text()
+    if not client.messages:
+        await client.wait_for_notification(types.WINDOW_SHOW_MESSAGE)
+    assert any("broken.py" in m.message for m in client.messages)
+
+
+async def test_extract_method_via_code_action_and_resolve(client: LanguageClient, project: Path):
+    util = project / "geometry/util.py"
+    open_doc(client, util)
+    start = position(util, "double(value) * 2")
+    end = position(util, "double(value) * 2", len("double(value) * 2"))
+    actions = await client.text_document_code_action_async(
+        types.CodeActionParams(
+            text_document=doc(util),
+            range=types.Range(start, end),
+            context=types.CodeActionContext(
+                diagnostics=[], only=[types.CodeActionKind.RefactorExtract]
+            ),
+        )
+    )
+    assert actions is not None
+    kinds = {a.kind for a in actions if isinstance(a, types.CodeAction)}
+    assert {"refactor.extract.method", "refactor.extract.variable"} <= kinds
+    action = next(
+        a
+        for a in actions
+        if isinstance(a, types.CodeAction) and a.kind == "refactor.extract.method"
+    )
+    assert action.edit is None  # computed only when resolved
+    resolved = await client.code_action_resolve_async(action)
+    client.text_document_did_close(types.DidCloseTextDocumentParams(text_document=doc(util)))
+    apply(client, resolved.edit)
+    assert "def extracted_method(value):" in util.read_text()
+    assert project_tests_pass(project)
+
+
+async def test_code_actions_at_a_definition(client: LanguageClient, project: Path):
+    shapes = project / "geometry/shapes.py"
+    open_doc(client, shapes)
+    at = position(shapes, "def total_area", 5)
+    actions = await client.text_document_code_action_async(
+        types.CodeActionParams(
+            text_document=doc(shapes),
+            range=types.Range(at, at),
+            context=types.CodeActionContext(diagnostics=[]),
+        )
+    )
+    kinds = {a.kind for a in actions or [] if isinstance(a, types.CodeAction)}
+    assert {
+        "refactor.move.global",
+        "refactor.inline.method",
+        "refactor.rewrite.methodObject",
+    } <= kinds
+    assert "source.organizeImports" not in kinds  # shapes.py has no imports
+    move = next(
+        a
+        for a in actions or []
+        if isinstance(a, types.CodeAction) and a.kind == "refactor.move.global"
+    )
+    assert move.command is not None and move.command.command == "reks.refactor.move"
+
+
+async def test_command_fallback_and_move_with_destination(
+    plain_client: LanguageClient, project: Path
+):
+    util = project / "geometry/util.py"
+    open_doc(plain_client, util)
+    start = position(util, "value * 2")
+    end = position(util, "value * 2", len("value * 2"))
+    actions = await plain_client.text_document_code_action_async(
+        types.CodeActionParams(
+            text_document=doc(util),
+            range=types.Range(start, end),
+            context=types.CodeActionContext(diagnostics=[]),
+        )
+    )
+    extract = next(
+        a
+        for a in actions or []
+        if isinstance(a, types.CodeAction) and a.kind == "refactor.extract.method"
+    )
+    assert extract.command is not None and extract.edit is None and extract.data is None
+    await plain_client.workspace_execute_command_async(
+        types.ExecuteCommandParams(
+            command=extract.command.command, arguments=extract.command.arguments
+        )
+    )
+    assert len(plain_client.applied_edits) == 1  # type: ignore[attr-defined]
+    plain_client.text_document_did_close(types.DidCloseTextDocumentParams(text_document=doc(util)))
+    assert "def extracted_method(value):" in util.read_text()
+    # move: the client fills in the destination the server left empty
+    open_doc(plain_client, util)
+    at = position(util, "def quadruple", 5)
+    actions = await plain_client.text_document_code_action_async(
+        types.CodeActionParams(
+            text_document=doc(util),
+            range=types.Range(at, at),
+            context=types.CodeActionContext(diagnostics=[]),
+        )
+    )
+    move = next(
+        a
+        for a in actions or []
+        if isinstance(a, types.CodeAction) and a.kind == "refactor.move.global"
+    )
+    assert move.command is not None and move.command.arguments
+    argument = dict(move.command.arguments[0], destination="geometry.shapes")
+    await plain_client.workspace_execute_command_async(
+        types.ExecuteCommandParams(command=move.command.command, arguments=[argument])
+    )
+    assert "def quadruple" in (project / "geometry/shapes.py").read_text()
+    assert project_tests_pass(project)
+
+
+async def test_settings_switch_actions_off(client: LanguageClient, project: Path):
+    util = project / "geometry/util.py"
+    open_doc(client, util)
+    client.workspace_did_change_configuration(
+        types.DidChangeConfigurationParams(settings={"reks": {"actions": {"extractMethod": False}}})
+    )
+    start, end = position(util, "value * 2"), position(util, "value * 2", 9)
+    actions = await client.text_document_code_action_async(
+        types.CodeActionParams(
+            text_document=doc(util),
+            range=types.Range(start, end),
+            context=types.CodeActionContext(diagnostics=[]),
+        )
+    )
+    kinds = {a.kind for a in actions or [] if isinstance(a, types.CodeAction)}
+    assert "refactor.extract.variable" in kinds and "refactor.extract.method" not in kinds
+
+
+async def test_organize_imports_on_save(plain_client: LanguageClient, project: Path):
+    util = project / "geometry/util.py"
+    open_doc(plain_client, util)
+    edits = await plain_client.text_document_will_save_wait_until_async(
+        types.WillSaveTextDocumentParams(
+            text_document=doc(util), reason=types.TextDocumentSaveReason.Manual
+        )
+    )
+    new = apply_text_edits(util.read_text(), list(edits or []))
+    assert "import os" not in new and "import sys" not in new
+    assert "def double" in new
