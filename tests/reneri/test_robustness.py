@@ -219,3 +219,59 @@ def test_an_attribute_the_transformation_never_sets_is_a_difference(tmp_path: Pa
     assert diagnosis.assertion.text == "    assert c.mode == 'fast'"
     missing = [d for d in diagnosis.differences if d.expression == "c.mode"]
     assert missing and missing[0].transformed == "<absent>"
+
+
+def test_assertion_in_a_loop_when_every_iteration_expects_the_same(tmp_path: Path) -> None:
+    root = write_project(
+        tmp_path / "stack",
+        {
+            "stack.py": """
+                class Stack:
+                    def __init__(self):
+                        self.items = []
+
+                    def push(self, item):
+                        self.items.append(item)
+                        return self
+
+                    def reset(self):
+                        self.items = []
+                """,
+            "test_stack.py": """
+                import pytest
+
+                from stack import Stack
+
+
+                def test_reset_in_a_loop():
+                    s = Stack()
+                    for item in range(3):
+                        s.push(item)
+                        s.reset()
+                    assert s is not None
+
+
+                @pytest.mark.parametrize("n", [1, 2])
+                def test_push(n):
+                    s = Stack()
+                    for item in range(n):
+                        s.push(item)
+                    assert s
+                """,
+        },
+    )
+    tests = ["test_stack.py::test_reset_in_a_loop"]
+    reset = undetected(root, "stack.py", "Stack.reset", "pass", tests)
+    (diagnosis,) = diagnose(root, [reset], runs=2)
+    assert diagnosis.symptom == "weak-oracle"
+    assert diagnosis.assertion is not None
+    # Inside the loop, after ``s.push(item)``: 1 item every time, but 1, 2, 3 without reset.
+    assert diagnosis.assertion.line == 9
+    assert diagnosis.assertion.text == "        assert len(s.items) == 1"
+    # Parametrized tests expecting different values get no assertion in their shared body.
+    params = ["test_stack.py::test_push[1]", "test_stack.py::test_push[2]"]
+    push = undetected(root, "stack.py", "Stack.push", "pass", params)
+    (diagnosis,) = diagnose(root, [push], runs=2)
+    assert diagnosis.symptom == "weak-oracle"
+    assert diagnosis.assertion is None
+    assert "`test_push[1]`" in diagnosis.suggestion

@@ -25,6 +25,7 @@ from typing import Any
 from lsp_server.extreme.model import Transformation
 
 from .compare import ABSENT, Key, RawDifference, SideView
+from .instrument import MAX_OCCURRENCES
 from .model import Assertion, Caller, Diagnosis, Difference
 from .observe import LEN
 
@@ -267,16 +268,26 @@ def _assertion_candidate(
     key = raw.key
     if key[0] != "P":
         return None
-    location_id, occurrence, role, path = int(key[1]), key[2], key[3], key[4]
+    location_id, role, path = int(key[1]), key[3], key[4]
     location = context.locations[location_id]
-    if not location["assertable"] or occurrence != "0":
+    if not location["assertable"]:
         return None
     count_key: Key = ("PN", key[1])
+    count = _value(context.original, raw.test, count_key)
     if (
-        _value(context.original, raw.test, count_key) != "1"
-        or _value(context.transformed, raw.test, count_key) != "1"
+        count is None
+        or not count.isdigit()
+        or not 0 < int(count) <= MAX_OCCURRENCES
+        or count != _value(context.transformed, raw.test, count_key)
     ):
-        return None  # in a loop or on a branch: one assertion cannot say it
+        return None  # run a varying number of times: one assertion cannot say it
+    for other in range(int(count)):
+        # In a loop, the one assertion checks every execution: all must expect the same.
+        if (
+            _value(context.original, raw.test, ("P", key[1], str(other), role, path))
+            != raw.original
+        ):
+            return None
     text = location["text"]
     if role == "value":
         if not location["in_assert"] and not _is_pure(text):
@@ -418,7 +429,9 @@ def _where(context: _Context, test: str, line: int | None) -> str:
 
 
 def _test_name(test: str) -> str:
-    return f"`{test.rsplit('::', 1)[-1]}`"
+    """``test_x[param]`` from a node id (parameters may contain ``::`` themselves)."""
+    base, bracket, parameters = test.partition("[")
+    return f"`{base.rsplit('::', 1)[-1]}{bracket}{parameters}`"
 
 
 # -- no infection ------------------------------------------------------------------------

@@ -18,6 +18,9 @@ from dataclasses import asdict, dataclass, field
 
 RECORDER = "__reneri_rec__"
 
+MAX_OCCURRENCES = 25
+"""Executions of one test location observed per test (later ones are only counted)."""
+
 _SIMPLE = (ast.Expr, ast.Assign, ast.AugAssign, ast.AnnAssign, ast.Assert)
 """Statements after which an assertion may be inserted (no block of their own)."""
 

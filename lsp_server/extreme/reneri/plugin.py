@@ -30,7 +30,7 @@ from typing import Any
 
 import pytest
 
-from .instrument import RECORDER, Location, instrument
+from .instrument import MAX_OCCURRENCES, RECORDER, Location, instrument
 from .observe import observe
 from .swap import (
     ADISPATCH,
@@ -50,9 +50,6 @@ TRANSFORMED = "transformed"
 
 MAX_INVOCATIONS = 200
 """Invocations of the target observed per test (later ones are only counted)."""
-
-MAX_OCCURRENCES = 25
-"""Executions of one test location observed per test (later ones are only counted)."""
 
 
 class _State:
