@@ -50,15 +50,14 @@ _CALLS: list[tuple[str, str]] = [
     ("getattr", 'print(getattr(c, "$m")(1))'),
     ("property-read", "print(c.$m)"),
 ]
+_READ = "print(c.$m)"
 
 
 def _template(decoration: str, calls: tuple[str, ...]) -> str | None:
     definition, via = _DECORATIONS[decoration]
     is_property = decoration == "property"
-    if any(("property-read" in c) != is_property for c in calls):
+    if any((c == _READ) != is_property for c in calls):
         return None  # a property is only read; a method is only called
-    if any("print(c.$m)" in c for c in calls) and not is_property:
-        return None
     lines = [c.replace("VIA", via) for c in calls if not (is_property and "VIA" in c)]
     return _HEADER + definition + "\n\nc = C()\n" + "\n".join(lines) + "\n"
 

@@ -1,0 +1,116 @@
+"""``reks engine-test``: check the refactoring engines with generated programs."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from typing import Any
+
+
+def _names(values: list[str] | None) -> tuple[str, ...]:
+    """Repeatable and comma-separated options, in first-seen order."""
+    out: list[str] = []
+    for value in values or []:
+        for name in value.split(","):
+            name = name.strip()
+            if name and name not in out:
+                out.append(name)
+    return tuple(out)
+
+
+def register(sub: Any) -> None:
+    parser = sub.add_parser(
+        "engine-test",
+        help="check rope and jedi refactorings on bounded-exhaustive generated programs",
+        description="Generate every program of the chosen generators up to --bound, perform "
+        "the refactorings with each engine, and check the results with the oracles (crash, "
+        "does not compile, new undefined names, run-and-compare, structural, inverse, "
+        "differential, refusal). Writes engine-test.json and engine-test.md to --out.",
+    )
+    parser.add_argument(
+        "--refactoring",
+        action="append",
+        metavar="KIND",
+        help="rename, rename-module, extract-method, extract-variable, inline, move "
+        "(repeatable or comma-separated; default: all)",
+    )
+    parser.add_argument(
+        "--generator",
+        action="append",
+        metavar="NAME",
+        help="fields, classes, methods, statements, expressions, inline, modules, refusals "
+        "(repeatable or comma-separated; default: all)",
+    )
+    parser.add_argument("--bound", type=int, default=2, help="size bound (default 2)")
+    parser.add_argument("--jobs", type=int, default=1, help="worker processes (default 1)")
+    parser.add_argument(
+        "--engines", default="reks,jedi", help="engines: reks, rope, jedi (default reks,jedi)"
+    )
+    parser.add_argument("--out", default="engine-test-report", help="report folder")
+    parser.add_argument("--limit", type=int, help="check only the first N cases")
+    parser.add_argument("--no-inverse", action="store_true", help="skip the inverse oracle")
+    parser.add_argument("--timeout", type=float, default=2.0, help="seconds per program run")
+    parser.add_argument(
+        "--write-known-failures",
+        nargs="?",
+        const="",
+        metavar="PATH",
+        help="also write the known-failing shapes (default: the packaged known_failures.json)",
+    )
+    parser.set_defaults(handler=_engine_test)
+
+
+def _engine_test(args: argparse.Namespace) -> int:
+    from lsp_server.astgen import driver, known_failures, report
+    from lsp_server.astgen.engines import ENGINES
+    from lsp_server.console import ProgressBar
+    from lsp_server.jobs import Cancelled
+
+    engines = _names([args.engines])
+    bad = [e for e in engines if e not in ENGINES]
+    if bad or not engines:
+        print(f"reks engine-test: unknown engine {bad[0] if bad else ''!r}", file=sys.stderr)
+        return 2
+    if args.bound < 1 or args.jobs < 1:
+        print("reks engine-test: --bound and --jobs must be at least 1", file=sys.stderr)
+        return 2
+    config = driver.Config(
+        bound=args.bound,
+        refactorings=_names(args.refactoring),
+        generators=_names(args.generator),
+        engines=engines,
+        jobs=args.jobs,
+        inverse=not args.no_inverse,
+        limit=args.limit,
+        timeout=args.timeout,
+    )
+    try:
+        cases = driver.generate(config)
+    except ValueError as exc:
+        print(f"reks engine-test: {exc}", file=sys.stderr)
+        return 2
+    with ProgressBar("engine-test") as bar:
+        try:
+            outcome = driver.run(config, bar.job())
+        except Cancelled:
+            return 130
+    groups = report.group_failures(outcome.results, cases)
+    data = report.to_json(outcome, groups)
+    os.makedirs(args.out, exist_ok=True)
+    json_path = os.path.join(args.out, "engine-test.json")
+    md_path = os.path.join(args.out, "engine-test.md")
+    known_failures.write_atomic(json_path, report.dumps(data))
+    known_failures.write_atomic(md_path, report.to_markdown(data))
+    if args.write_known_failures is not None:
+        path = args.write_known_failures or known_failures.DATA_PATH
+        shapes = known_failures.shapes_from(outcome, groups, cases)
+        known_failures.write_atomic(path, known_failures.dumps(shapes, data["versions"]))
+        print(f"known failures: {len(shapes)} shapes -> {path}")
+    rate = outcome.checks / outcome.cpu_seconds if outcome.cpu_seconds else 0.0
+    print(
+        f"{outcome.cases} cases, {outcome.checks} checks, {len(groups)} failure groups "
+        f"in {outcome.wall_seconds:.1f}s ({rate:.0f} checks per CPU-second)"
+    )
+    print(f"report: {json_path}, {md_path}")
+    return 0

@@ -1,0 +1,211 @@
+"""Known-failing refactoring shapes of the installed engines, for REKS's trust-but-verify.
+
+``reks engine-test --write-known-failures`` learns the shapes from a run: for each failure
+group of an engine, the static ``features`` every failing program of the group shares.
+``matches(kind, source, offset)`` tells whether a refactoring about to be applied has such
+a shape; REKS then treats the refactoring as a hand edit (its tests run) instead of
+trusting it.
+
+The data file is ``known_failures.json`` next to this module. A shape with no feature
+matches every refactoring of its kind: that is the safe answer when nothing narrower
+separates the failing programs from the passing ones.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from dataclasses import dataclass
+from functools import lru_cache
+from importlib import metadata
+from typing import TYPE_CHECKING, Any
+
+from lsp_server.astgen.features import features
+
+if TYPE_CHECKING:
+    from lsp_server.astgen.driver import RunOutcome
+    from lsp_server.astgen.gen import Labelled
+    from lsp_server.astgen.program import Case
+    from lsp_server.astgen.report import FailureGroup
+
+DATA_PATH = os.path.join(os.path.dirname(__file__), "known_failures.json")
+FORMAT_VERSION = 1
+ENGINES_FOR_REKS = ("reks", "rope")
+"""Engines whose shapes are recorded: rope through reks, and rope alone."""
+
+
+@dataclass(frozen=True)
+class FailureShape:
+    engine: str
+    refactoring: str
+    oracle: str
+    features: frozenset[str]
+    signature: tuple[tuple[str, str], ...]
+    """The generator labels of the failure group, for people reading the file."""
+    count: int
+    example: str
+    """The minimal failing program (its refactored file)."""
+    detail: str
+
+
+def shapes_from(
+    outcome: RunOutcome,
+    groups: list[FailureGroup],
+    cases: list[tuple[str, Labelled[Case]]],
+    engines: tuple[str, ...] = ENGINES_FOR_REKS,
+) -> list[FailureShape]:
+    """One shape per failure group of ``engines``; identical shapes merge."""
+    merged: dict[tuple[str, str, str, frozenset[str]], FailureShape] = {}
+    for group in groups:
+        if group.engine not in engines or group.example_case is None:
+            continue
+        shared: frozenset[str] | None = None
+        for member in group.members:
+            case = cases[member.index][1].value
+            target = case.target
+            text = case.program.file_map.get(target.path, "")
+            found = features(target.kind, text, target.offset, target.end)
+            shared = found if shared is None else shared & found
+        example_target = group.example_case.target
+        shape = FailureShape(
+            engine=group.engine,
+            refactoring=group.kind,
+            oracle=group.oracle,
+            features=shared or frozenset(),
+            signature=group.signature,
+            count=len(group.members),
+            example=group.example_case.program.file_map.get(example_target.path, ""),
+            detail=group.detail,
+        )
+        key = (shape.engine, shape.refactoring, shape.oracle, shape.features)
+        if key in merged:
+            old = merged[key]
+            keep = (
+                old
+                if (len(old.example), old.example) <= (len(shape.example), shape.example)
+                else shape
+            )
+            shape = FailureShape(
+                keep.engine, keep.refactoring, keep.oracle, keep.features, keep.signature,
+                old.count + shape.count, keep.example, keep.detail,
+            )  # fmt: skip
+        merged[key] = shape
+    return [merged[k] for k in sorted(merged, key=lambda k: (k[0], k[1], k[2], sorted(k[3])))]
+
+
+def dumps(shapes: list[FailureShape], versions: dict[str, str]) -> str:
+    data = {
+        "version": FORMAT_VERSION,
+        "engines": {"rope": versions.get("rope", ""), "jedi": versions.get("jedi", "")},
+        "shapes": [
+            {
+                "engine": s.engine,
+                "refactoring": s.refactoring,
+                "oracle": s.oracle,
+                "features": sorted(s.features),
+                "signature": [list(label) for label in s.signature],
+                "count": s.count,
+                "detail": s.detail,
+                "example": s.example,
+            }
+            for s in shapes
+        ],
+    }
+    return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+
+
+def write_atomic(path: str, text: str) -> None:
+    """Write ``text`` to ``path`` all at once: a reader never sees half a file."""
+    folder = os.path.dirname(os.path.abspath(path))
+    os.makedirs(folder, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=folder, prefix=".tmp-", suffix=".part")
+    umask = os.umask(0)
+    os.umask(umask)
+    try:
+        os.chmod(tmp, 0o666 & ~umask)  # mkstemp makes it private; a report is not
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+
+
+@dataclass(frozen=True)
+class KnownFailures:
+    rope_version: str
+    shapes: tuple[FailureShape, ...]
+
+    @property
+    def for_installed_rope(self) -> bool:
+        """Whether the shapes were learnt with the rope that is installed now."""
+        try:
+            return metadata.version("rope") == self.rope_version
+        except metadata.PackageNotFoundError:
+            return False
+
+
+def parse(data: dict[str, Any]) -> KnownFailures:
+    if data.get("version") != FORMAT_VERSION:
+        raise ValueError(f"unsupported known-failures format {data.get('version')!r}")
+    shapes = tuple(
+        FailureShape(
+            engine=str(s["engine"]),
+            refactoring=str(s["refactoring"]),
+            oracle=str(s["oracle"]),
+            features=frozenset(s["features"]),
+            signature=tuple((str(d), str(v)) for d, v in s.get("signature", [])),
+            count=int(s.get("count", 0)),
+            example=str(s.get("example", "")),
+            detail=str(s.get("detail", "")),
+        )
+        for s in data.get("shapes", [])
+    )
+    return KnownFailures(str(data.get("engines", {}).get("rope", "")), shapes)
+
+
+def load(path: str | None = None) -> KnownFailures:
+    """The shapes in ``path`` (default: the packaged data file); none if it is missing."""
+    path = path or DATA_PATH
+    if not os.path.exists(path):
+        return KnownFailures("", ())
+    with open(path, encoding="utf-8") as handle:
+        return parse(json.load(handle))
+
+
+@lru_cache(maxsize=4)
+def _cached(path: str, mtime: float) -> KnownFailures:
+    return load(path)
+
+
+def matches(
+    refactoring_kind: str,
+    source: str,
+    offset: int,
+    end: int | None = None,
+    engine: str = "reks",
+    known: KnownFailures | None = None,
+) -> FailureShape | None:
+    """The most specific known-failing shape that performing ``refactoring_kind`` at
+    ``offset`` (..``end`` for a selection) of ``source`` with ``engine`` has, or None.
+
+    A shape matches when the request has every feature of the shape. ``rename-module`` and
+    ``move`` shapes have no source-level features, so any known failure of those kinds
+    matches every such request."""
+    if known is None:
+        try:
+            known = _cached(DATA_PATH, os.path.getmtime(DATA_PATH))
+        except OSError:
+            return None
+    candidates = [
+        s for s in known.shapes if s.engine == engine and s.refactoring == refactoring_kind
+    ]
+    if not candidates:
+        return None
+    found = features(refactoring_kind, source, offset, end)
+    fitting = [s for s in candidates if s.features <= found]
+    if not fitting:
+        return None
+    return max(fitting, key=lambda s: (len(s.features), s.count, sorted(s.features)))

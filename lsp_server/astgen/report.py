@@ -1,0 +1,268 @@
+"""Group failures by shape and write the JSON and markdown reports.
+
+A failure group is (engine, refactoring, generator, oracle, signature). The signature is
+the part of the label vector that matters: a label is kept when some case differing from
+the failing one only in that label passes the oracle, i.e. changing that choice removes the
+failure; labels whose every alternative fails too (or that have no alternative) are dropped.
+So the ten programs that fail because of ``getattr`` whatever else they contain form one
+group whose signature names ``getattr``. Each group keeps its smallest program.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import platform
+from collections import defaultdict
+from dataclasses import dataclass, field
+from importlib import metadata
+from typing import Any
+
+from lsp_server.astgen.check import CheckResult
+from lsp_server.astgen.driver import RunOutcome
+from lsp_server.astgen.gen import Label, Labelled
+from lsp_server.astgen.program import Case
+
+REPORT_VERSION = 1
+
+
+@dataclass
+class FailureGroup:
+    engine: str
+    kind: str
+    generator: str
+    oracle: str
+    signature: tuple[Label, ...]
+    members: list[CheckResult] = field(default_factory=list)
+    example: CheckResult | None = None
+    example_case: Case | None = None
+
+    @property
+    def key(self) -> tuple[str, str, str, str, tuple[Label, ...]]:
+        return (self.engine, self.kind, self.generator, self.oracle, self.signature)
+
+    @property
+    def detail(self) -> str:
+        assert self.example is not None
+        for finding in self.example.findings:
+            if finding.oracle == self.oracle:
+                return finding.detail
+        return ""
+
+
+def _failing(results: list[CheckResult]) -> dict[tuple[str, str, str, tuple[Label, ...]], set[str]]:
+    """(engine, kind, generator, labels) -> oracles that failed (empty: passed)."""
+    table: dict[tuple[str, str, str, tuple[Label, ...]], set[str]] = {}
+    for r in results:
+        entry = table.setdefault((r.engine, r.kind, r.generator, r.labels), set())
+        entry.update(f.oracle for f in r.findings)
+    return table
+
+
+def signatures(results: list[CheckResult]) -> dict[tuple[int, str, str], tuple[Label, ...]]:
+    """(case index, engine, oracle) -> the labels of that failure that matter."""
+    table = _failing(results)
+    # Cases that differ only at position d share a masked key.
+    by_mask: dict[tuple[Any, ...], list[tuple[str, set[str]]]] = defaultdict(list)
+    for (engine, kind, generator, labels), failed in table.items():
+        for d in range(len(labels)):
+            masked = tuple(
+                (dim, None if i == d else value) for i, (dim, value) in enumerate(labels)
+            )
+            by_mask[(engine, kind, generator, d, masked)].append((labels[d][1], failed))
+    out: dict[tuple[int, str, str], tuple[Label, ...]] = {}
+    for r in results:
+        for finding in r.findings:
+            keep: list[Label] = []
+            for d, (dim, value) in enumerate(r.labels):
+                masked = tuple((x, None if i == d else v) for i, (x, v) in enumerate(r.labels))
+                siblings = by_mask.get((r.engine, r.kind, r.generator, d, masked), [])
+                if any(v != value and finding.oracle not in failed for v, failed in siblings):
+                    keep.append((dim, value))
+            out[(r.index, r.engine, finding.oracle)] = tuple(keep)
+    return out
+
+
+def group_failures(
+    results: list[CheckResult], cases: list[tuple[str, Labelled[Case]]]
+) -> list[FailureGroup]:
+    """Failures grouped by engine, refactoring, generator, oracle and signature; each group
+    with its smallest program as the example. Sorted by key."""
+    sigs = signatures(results)
+    groups: dict[tuple[Any, ...], FailureGroup] = {}
+    for r in results:
+        for finding in r.findings:
+            sig = sigs[(r.index, r.engine, finding.oracle)]
+            key = (r.engine, r.kind, r.generator, finding.oracle, sig)
+            group = groups.get(key)
+            if group is None:
+                group = groups[key] = FailureGroup(*key)
+            group.members.append(r)
+            case = cases[r.index][1].value
+            if (
+                group.example is None
+                or group.example_case is None
+                or (case.program.size, r.index)
+                < (group.example_case.program.size, group.example.index)
+            ):
+                group.example, group.example_case = r, case
+    return [groups[k] for k in sorted(groups)]
+
+
+def _versions() -> dict[str, str]:
+    out = {"python": platform.python_version()}
+    for name in ("rope", "jedi"):
+        try:
+            out[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:
+            out[name] = "missing"
+    return out
+
+
+def summary(outcome: RunOutcome) -> dict[str, Any]:
+    """Counts per engine and status, refusals by message: everything but the groups."""
+    status: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
+    refusals: dict[tuple[str, str, str], int] = defaultdict(int)
+    for r in outcome.results:
+        status[r.engine][r.status] += 1
+        if r.status == "refused":
+            refusals[(r.engine, r.kind, r.message.split("\n")[0][:200])] += 1
+    return {
+        "cases": outcome.cases,
+        "checks": outcome.checks,
+        "by_engine": {e: dict(sorted(s.items())) for e, s in sorted(status.items())},
+        "refusals": [
+            {"engine": e, "refactoring": k, "message": m, "count": n}
+            for (e, k, m), n in sorted(refusals.items())
+        ],
+    }
+
+
+def _diff(before: dict[str, str], after: dict[str, str] | None) -> str:
+    if after is None:
+        return ""
+    lines: list[str] = []
+    for path in sorted(set(before) | set(after)):
+        old = before.get(path, "").splitlines(keepends=True)
+        new = after.get(path, "").splitlines(keepends=True)
+        lines += difflib.unified_diff(old, new, f"a/{path}", f"b/{path}")
+    return "".join(lines)
+
+
+def to_json(outcome: RunOutcome, groups: list[FailureGroup]) -> dict[str, Any]:
+    """The JSON report: arguments, versions, counts, and each group with its minimal
+    program. No timings, so the same arguments give the same file."""
+    config = outcome.config
+    out_groups = []
+    for group in groups:
+        assert group.example is not None and group.example_case is not None
+        case = group.example_case
+        target = case.target
+        out_groups.append(
+            {
+                "engine": group.engine,
+                "refactoring": group.kind,
+                "generator": group.generator,
+                "oracle": group.oracle,
+                "signature": [list(label) for label in group.signature],
+                "count": len(group.members),
+                "detail": group.detail,
+                "example": {
+                    "case": group.example.index,
+                    "labels": [list(label) for label in group.example.labels],
+                    "files": dict(case.program.files),
+                    "target": {
+                        "path": target.path,
+                        "offset": target.offset,
+                        "end": target.end,
+                        "args": dict(target.args),
+                        "expect_refusal": target.expect_refusal,
+                    },
+                    "diff": _diff(case.program.file_map, group.example.after),
+                },
+            }
+        )
+    return {
+        "version": REPORT_VERSION,
+        "arguments": {
+            "bound": config.bound,
+            "refactorings": list(config.refactorings),
+            "generators": list(config.generators),
+            "engines": list(config.engines),
+            "inverse": config.inverse,
+            "limit": config.limit,
+        },
+        "versions": _versions(),
+        "summary": summary(outcome),
+        "groups": out_groups,
+    }
+
+
+def to_markdown(report: dict[str, Any]) -> str:
+    """A readable version of the JSON report."""
+    args = report["arguments"]
+    versions = report["versions"]
+    summ = report["summary"]
+    lines = [
+        "# reks engine-test report",
+        "",
+        f"Bound {args['bound']}; engines {', '.join(args['engines'])}; "
+        f"rope {versions['rope']}, jedi {versions['jedi']}, Python {versions['python']}.",
+        "",
+        f"{summ['cases']} cases, {summ['checks']} checks, {len(report['groups'])} failure groups.",
+        "",
+        "| engine | status | count |",
+        "|---|---|---|",
+    ]
+    for engine, counts in summ["by_engine"].items():
+        for status, count in counts.items():
+            lines.append(f"| {engine} | {status} | {count} |")
+    lines += [
+        "",
+        "## Failure groups",
+        "",
+        "| # | engine | refactoring | generator | oracle | signature | count |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for number, group in enumerate(report["groups"], 1):
+        sig = ", ".join(f"{d}={v}" for d, v in group["signature"]) or "(any)"
+        lines.append(
+            f"| {number} | {group['engine']} | {group['refactoring']} | {group['generator']} "
+            f"| {group['oracle']} | {sig} | {group['count']} |"
+        )
+    for number, group in enumerate(report["groups"], 1):
+        example = group["example"]
+        labels = ", ".join(f"{d}={v}" for d, v in example["labels"])
+        lines += [
+            "",
+            f"### {number}. {group['engine']} {group['refactoring']}: {group['oracle']}",
+            "",
+            f"Labels of the minimal program: {labels}",
+            "",
+            f"Finding: {group['detail']}",
+            "",
+        ]
+        for path, text in example["files"].items():
+            lines += [f"`{path}`:", "", "```python", text.rstrip("\n"), "```", ""]
+        target = example["target"]
+        lines.append(
+            f"Refactoring at `{target['path']}` offset {target['offset']}"
+            + (f"..{target['end']}" if target["end"] is not None else "")
+            + f" with {target['args']}."
+        )
+        if example["diff"]:
+            lines += ["", "```diff", example["diff"].rstrip("\n"), "```"]
+    if summ["refusals"]:
+        lines += ["", "## Refusals", "", "| engine | refactoring | message | count |",
+                  "|---|---|---|---|"]  # fmt: skip
+        for refusal in summ["refusals"]:
+            message = refusal["message"].replace("|", "\\|")
+            lines.append(
+                f"| {refusal['engine']} | {refusal['refactoring']} | {message} "
+                f"| {refusal['count']} |"
+            )
+    return "\n".join(lines) + "\n"
+
+
+def dumps(report: dict[str, Any]) -> str:
+    return json.dumps(report, indent=2, sort_keys=False, ensure_ascii=False) + "\n"
