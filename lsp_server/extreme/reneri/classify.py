@@ -273,21 +273,12 @@ def _assertion_candidate(
     if not location["assertable"]:
         return None
     count_key: Key = ("PN", key[1])
-    count = _value(context.original, raw.test, count_key)
-    if (
-        count is None
-        or not count.isdigit()
-        or not 0 < int(count) <= MAX_OCCURRENCES
-        or count != _value(context.transformed, raw.test, count_key)
+    if _value(context.original, raw.test, count_key) != _value(
+        context.transformed, raw.test, count_key
     ):
         return None  # run a varying number of times: one assertion cannot say it
-    for other in range(int(count)):
-        # In a loop, the one assertion checks every execution: all must expect the same.
-        if (
-            _value(context.original, raw.test, ("P", key[1], str(other), role, path))
-            != raw.original
-        ):
-            return None
+    if not _expects_everywhere(context, raw.test, key[1], role, path, raw.original):
+        return None
     text = location["text"]
     if role == "value":
         if not location["in_assert"] and not _is_pure(text):
@@ -336,15 +327,32 @@ def _is_pure(text: str) -> bool:
     return isinstance(node, ast.Name)
 
 
+def _expects_everywhere(
+    context: _Context, test: str, location: str, role: str, path: str, expected: str
+) -> bool:
+    """Whether every execution of the location in ``test`` saw ``expected`` on the original
+    side: in a loop, the one inserted assertion checks each of them."""
+    count = _value(context.original, test, ("PN", location))
+    if count is None or not count.isdigit() or not 0 < int(count) <= MAX_OCCURRENCES:
+        return False
+    return all(
+        _value(context.original, test, ("P", location, str(n), role, path)) == expected
+        for n in range(int(count))
+    )
+
+
 def _same_in_siblings(raw: RawDifference, context: _Context) -> bool:
-    """Tests that share the test function (parametrized ones) must expect the same value."""
+    """Tests that share the test function (parametrized ones) must expect the same value
+    wherever the location runs in them."""
     tests = context.meta.get("tests", {})
     function = tests.get(raw.test, {}).get("function")
+    _, location, _, role, path = raw.key
     for test, info in tests.items():
         if test == raw.test or info.get("function") != function:
             continue
-        value = _value(context.original, test, raw.key)
-        if value not in (None, ABSENT) and value != raw.original:
+        if _value(context.original, test, ("PN", location)) in (None, ABSENT):
+            continue  # the location does not run there
+        if not _expects_everywhere(context, test, location, role, path, raw.original):
             return False
     return True
 
