@@ -20,7 +20,7 @@ from pygls.lsp.server import LanguageServer
 
 import lsp_server
 from lsp_server.jobs import Job
-from lsp_server.lsp import refactoring, reks
+from lsp_server.lsp import refactoring, reks, reneri
 from lsp_server.lsp.convert import uri_to_path
 from lsp_server.refactor.engine import RefactorEngine
 from lsp_server.refactor.workspace import RopeWorkspace
@@ -163,11 +163,21 @@ def create_server() -> ReksServer:
         types.CodeActionOptions(code_action_kinds=CODE_ACTION_KINDS, resolve_provider=True),
     )
     def code_action(ls: ReksServer, params: types.CodeActionParams) -> list[types.CodeAction]:
-        return refactoring.code_actions(ls, params) + reks.code_actions(ls, params)
+        return (
+            refactoring.code_actions(ls, params)
+            + reks.code_actions(ls, params)
+            + reneri.code_actions(ls, params)
+        )
 
     @server.feature(types.CODE_ACTION_RESOLVE)
     async def code_action_resolve(ls: ReksServer, params: types.CodeAction) -> types.CodeAction:
+        if reneri.owns(params):  # "Add assertion" carries its edit already
+            return params
         return await refactoring.resolve_code_action(ls, params)
+
+    @server.command(reneri.COMMAND)
+    async def explain_weak_tests(ls: ReksServer, *args: Any) -> dict[str, Any]:
+        return await reneri.explain_weak_tests(ls, list(args))
 
     @server.command(refactoring.APPLY_COMMAND)
     async def apply_refactoring(ls: ReksServer, *args: Any) -> None:
