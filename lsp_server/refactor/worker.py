@@ -89,9 +89,19 @@ class Worker:
         return threading.current_thread() is self._thread
 
     def stop(self) -> None:
+        """Stop after the running task; queued tasks are cancelled (their futures end)."""
         with self._lock:
             self._stopped = True
             started = self._started
+        while True:
+            try:
+                item = self._queue.get_nowait()
+            except queue.Empty:
+                break
+            if item.job is not None:
+                item.job.cancel()
+            if item.future.set_running_or_notify_cancel():
+                item.future.set_exception(Cancelled())
         if started:
             self._queue.put(_Item(-1, -1, lambda: None, Future()))
 

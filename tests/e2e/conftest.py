@@ -84,6 +84,14 @@ async def client(lsp_client: LanguageClient, project: Path, request: pytest.Fixt
     await lsp_client.shutdown_session()
 
 
+@pytest_lsp.fixture(config=CONFIG)
+async def vscode(lsp_client: LanguageClient, project: Path):
+    """One profile (VS Code) for what does not depend on the client's capabilities."""
+    await start(lsp_client, project, client_capabilities("visual-studio-code"))
+    yield
+    await lsp_client.shutdown_session()
+
+
 def no_resolve_capabilities() -> types.ClientCapabilities:
     """VS Code's profile without codeAction/resolve: actions must come as commands."""
     caps = client_capabilities("visual-studio-code")
