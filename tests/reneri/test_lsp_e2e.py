@@ -1,0 +1,95 @@
+"""End to end: the real server over stdio explains the weak tests of the example, and its
+"Add assertion" quick fix makes the pseudo-tested transformation detected."""
+
+from __future__ import annotations
+
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+import pytest_lsp
+from lsprotocol import types
+from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
+
+from lsp_server.lsp.reneri import COMMAND
+
+from .conftest import EXAMPLE, rewrite_body, run_pytest
+
+CONFIG = ClientServerConfig(server_command=[sys.executable, "-m", "lsp_server"])
+
+
+@pytest.fixture
+def workspace(tmp_path: Path) -> Path:
+    root = tmp_path / "versioned_set"
+    shutil.copytree(EXAMPLE, root, ignore=shutil.ignore_patterns("__pycache__", ".reks"))
+    return root
+
+
+@pytest_lsp.fixture(config=CONFIG)
+async def client(lsp_client: LanguageClient, workspace: Path):
+    await lsp_client.initialize_session(
+        types.InitializeParams(
+            capabilities=client_capabilities("visual-studio-code"),
+            root_uri=workspace.as_uri(),
+            workspace_folders=[types.WorkspaceFolder(uri=workspace.as_uri(), name="vs")],
+        )
+    )
+    yield
+    await lsp_client.shutdown_session()
+
+
+async def test_explain_then_add_assertion(client: LanguageClient, workspace: Path) -> None:
+    result = await client.workspace_execute_command_async(
+        types.ExecuteCommandParams(command=COMMAND, arguments=[workspace.as_uri(), "2"])
+    )
+    (summary,) = result["roots"]
+    assert summary["symptoms"] == {
+        "no-infection": 2,
+        "no-propagation": 1,
+        "weak-oracle": 1,
+        "unknown": 0,
+    }
+    test_file = workspace / "test_versioned_set.py"
+    diagnostics = [d for d in client.diagnostics[test_file.as_uri()] if d.source == "reks"]
+    (weak,) = [d for d in diagnostics if d.code == "weak-oracle"]
+    assert weak.range.start.line == 5
+    assert weak.related_information is not None
+    assert {r.location.uri for r in weak.related_information} == {
+        (workspace / "versioned_set.py").as_uri(),
+        test_file.as_uri(),
+    }
+
+    text = test_file.read_text(encoding="utf-8")
+    client.text_document_did_open(
+        types.DidOpenTextDocumentParams(
+            text_document=types.TextDocumentItem(
+                uri=test_file.as_uri(), language_id="python", version=1, text=text
+            )
+        )
+    )
+    actions = await client.text_document_code_action_async(
+        types.CodeActionParams(
+            text_document=types.TextDocumentIdentifier(uri=test_file.as_uri()),
+            range=weak.range,
+            context=types.CodeActionContext(
+                diagnostics=[weak], only=[types.CodeActionKind.QuickFix]
+            ),
+        )
+    )
+    assert actions is not None
+    (add,) = [a for a in actions if isinstance(a, types.CodeAction)]
+    assert add.title == "Add assertion: assert s.version == 1"
+    assert add.kind == types.CodeActionKind.QuickFix
+    resolved = await client.code_action_resolve_async(add)  # a no-op for this action
+    assert resolved.edit == add.edit
+    assert add.edit is not None and add.edit.changes is not None
+    (edit,) = add.edit.changes[test_file.as_uri()]
+    lines = text.splitlines(keepends=True)
+    lines.insert(edit.range.start.line, edit.new_text)
+    test_file.write_text("".join(lines), encoding="utf-8")
+
+    test_add = "test_versioned_set.py::test_add"
+    assert run_pytest(workspace, test_add).returncode == 0
+    rewrite_body(workspace, "versioned_set.py", "VersionedSet._increment_version", "pass")
+    assert run_pytest(workspace, test_add).returncode == 1
