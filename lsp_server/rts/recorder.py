@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import os
 import sys
+import time
 from collections.abc import Generator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -28,7 +29,7 @@ from lsp_server.rts.fingerprint import current_fingerprint
 from lsp_server.rts.imports import ImportResolver
 from lsp_server.rts.select import Reason, ReasonKind, Selection, select_affected_tests
 from lsp_server.rts.snapshots import FileStates, is_python
-from lsp_server.rts.store import DependencyStore, FileSnapshot, StoreError
+from lsp_server.rts.store import DependencyStore, FileSnapshot, StoreError, TestResult
 from lsp_server.rts.tracing import FileWatcher, activate_watcher, new_tracer
 from lsp_server.rts.units import FILE, MODULE, Unit
 
@@ -52,6 +53,9 @@ _EXCLUDED_DIRS = frozenset(
 )
 _HAS_QUALNAME = sys.version_info >= (3, 11)
 _WORKER_KEY = "reks"
+# Results are written in batches: at most this many tests or seconds per transaction.
+_BATCH_TESTS = 100
+_BATCH_S = 1.0
 # ini options that only choose which tests run or how they are reported.
 _SELECTION_INI = frozenset({"addopts", "testpaths", "markers", "timeout", "console_output_style"})
 
@@ -152,6 +156,9 @@ class ReksPlugin:
         self._reports: dict[str, list[pytest.TestReport]] = {}
         self._code_units: dict[CodeType, tuple[Unit, ...]] = {}
         self._rel_cache: dict[str, str | None] = {}
+        self._static_cache: dict[object, frozenset[Unit]] = {}
+        self._pending: list[TestResult] = []
+        self._last_flush = time.monotonic()
         self._recorded = 0
         self._worker_counts: list[tuple[int, int]] = []
 
@@ -217,6 +224,7 @@ class ReksPlugin:
         finally:
             self.tracer.stop()
             activate_watcher(None)
+            self._flush_records()
 
     def _flush(self) -> None:
         if self._stack and self.tracer is not None:
@@ -245,7 +253,9 @@ class ReksPlugin:
     def pytest_fixture_setup(
         self, fixturedef: Any, request: pytest.FixtureRequest
     ) -> Generator[None, object, object]:
-        if not self._stack:
+        # Function-scoped fixtures belong to the one test being set up: its window already
+        # gets their code. Only fixtures shared between tests need a window of their own.
+        if not self._stack or fixturedef.scope == "function":
             return (yield)
         self._flush()
         self._stack.append(_Window())
@@ -254,8 +264,7 @@ class ReksPlugin:
         finally:
             self._flush()
             window = self._stack.pop()
-            if fixturedef.scope != "function":
-                self._fixture_windows.setdefault(fixturedef, _Window()).update(window)
+            self._fixture_windows.setdefault(fixturedef, _Window()).update(window)
             if self._stack:
                 self._stack[-1].update(window)
 
@@ -299,9 +308,18 @@ class ReksPlugin:
         self._code_units[code] = units
         return units
 
-    def _static_units(self, item: pytest.Item) -> set[Unit]:
+    def _static_units(self, item: pytest.Item) -> frozenset[Unit]:
         """Module parts of the test file's import closure and its conftests, plus the
         docstring's unit for doctests."""
+        dtest = getattr(item, "dtest", None)
+        key = (str(item.path), None if dtest is None else (dtest.filename, dtest.lineno))
+        cached = self._static_cache.get(key)
+        if cached is None:
+            cached = frozenset(self._compute_static_units(item))
+            self._static_cache[key] = cached
+        return cached
+
+    def _compute_static_units(self, item: pytest.Item) -> set[Unit]:
         units: set[Unit] = set()
         rel = self._rel(str(item.path))
         if rel is None:
@@ -335,30 +353,42 @@ class ReksPlugin:
                     shared = self._fixture_windows.get(fixturedef)
                     if shared is not None:
                         window.update(shared)
-        units = self._static_units(item)
+        units = set(self._static_units(item))
+        code_units = self._code_units
         for code in window.codes:
-            units.update(self._units_of_code(code))
+            found = code_units.get(code)
+            if found is None:
+                found = self._units_of_code(code)
+            units.update(found)
         for filename in window.files:
             rel = self._rel(filename)
             if rel is not None and not rel.endswith((".py", ".pyc", ".pyo")):
                 units.add(Unit(rel, FILE))
+        outcome, duration = _outcome(reports)
+        self._pending.append(TestResult(item.nodeid, outcome, duration, frozenset(units)))
+        if len(self._pending) >= _BATCH_TESTS or time.monotonic() - self._last_flush > _BATCH_S:
+            self._flush_records()
+
+    def _flush_records(self) -> None:
+        """Write buffered results in one transaction. Losing a buffer (kill -9) is safe:
+        those tests keep their previous record, which selects them again."""
+        self._last_flush = time.monotonic()
+        if not self._pending:
+            return
+        pending, self._pending = self._pending, []
         snapshots: dict[str, FileSnapshot] = {}
-        for path in {u.path for u in units}:
+        for path in {u.path for result in pending for u in result.units}:
             snap = self.states.snapshot(path)
             if snap is not None:
                 snapshots[path] = snap
-        outcome, duration = _outcome(reports)
-        self.store.record_test(
-            item.nodeid,
-            outcome,
-            duration,
-            units,
+        self.store.record_tests(
+            pending,
             snapshots,
             environment=self.environment,
             options=self.options,
             session_id=self.session_id,
         )
-        self._recorded += 1
+        self._recorded += len(pending)
 
     # -- reporting ----------------------------------------------------------------------
 

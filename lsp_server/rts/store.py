@@ -102,7 +102,22 @@ class FileSnapshot:
 
 
 @dataclass(frozen=True)
+class TestResult:
+    """One test's outcome in a session and the units it depended on."""
+
+    __test__ = False  # not a pytest test class
+
+    nodeid: str
+    outcome: str
+    duration: float
+    units: frozenset[Unit]
+
+
+@dataclass(frozen=True)
 class TestRecord:
+    """What the store holds about a test."""
+
+    __test__ = False
     nodeid: str
     outcome: str
     duration: float
@@ -147,6 +162,11 @@ class DependencyStore:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._ensure_gitignore()
         self._depth = 0
+        # Per-connection caches of what the database holds, valid while no other
+        # connection commits (checked through PRAGMA data_version at each transaction).
+        self._synced: dict[str, str | None] = {}
+        self._unit_id_cache: dict[tuple[str, str], int] = {}
+        self._data_version: int | None = None
         self._conn = self._connect()
 
     # -- opening ----------------------------------------------------------------------
@@ -243,14 +263,23 @@ class DependencyStore:
             return
         self._conn.execute("BEGIN IMMEDIATE")
         self._depth = 1
+        version = self._conn.execute("PRAGMA data_version").fetchone()[0]
+        if version != self._data_version:
+            self._forget_caches()
+            self._data_version = version
         try:
             yield self
         except BaseException:
             self._depth = 0
             self._conn.execute("ROLLBACK")
+            self._forget_caches()
             raise
         self._depth = 0
         self._conn.execute("COMMIT")
+
+    def _forget_caches(self) -> None:
+        self._synced.clear()
+        self._unit_id_cache.clear()
 
     # -- sessions -----------------------------------------------------------------------
 
@@ -289,22 +318,53 @@ class DependencyStore:
         file has no snapshot (it vanished during the run) is skipped, which is safe because
         a missing file is a change for every test that had depended on it.
         """
-        if outcome not in OUTCOMES:
-            raise ValueError(f"unknown outcome {outcome!r}")
+        self.record_tests(
+            [TestResult(nodeid, outcome, duration, frozenset(units))],
+            snapshots,
+            environment=environment,
+            options=options,
+            session_id=session_id,
+        )
+
+    def record_tests(
+        self,
+        results: Iterable[TestResult],
+        snapshots: Mapping[str, FileSnapshot],
+        *,
+        environment: str,
+        options: str | None,
+        session_id: int | None,
+    ) -> None:
+        """``record_test`` for several tests in one transaction."""
+        with self.transaction():
+            for result in results:
+                self._record_one(result, snapshots, environment, options, session_id)
+
+    def _record_one(
+        self,
+        result: TestResult,
+        snapshots: Mapping[str, FileSnapshot],
+        environment: str,
+        options: str | None,
+        session_id: int | None,
+    ) -> None:
+        if result.outcome not in OUTCOMES:
+            raise ValueError(f"unknown outcome {result.outcome!r}")
         by_path: dict[str, set[str]] = {}
-        for unit in units:
+        for unit in result.units:
             if unit.path in snapshots:
                 by_path.setdefault(unit.path, set()).add(unit.name)
-        with self.transaction():
-            test_id = self._upsert_test(nodeid, outcome, duration, environment, options, session_id)
-            for path in by_path:
-                self._sync_file(snapshots[path], exclude_test=test_id)
-            self._conn.execute("DELETE FROM deps WHERE test_id=?", (test_id,))
-            rows: list[tuple[int, int]] = []
-            for path, names in by_path.items():
-                ids = self._unit_ids(path, names, snapshots[path])
-                rows.extend((test_id, uid) for uid in ids)
-            self._conn.executemany("INSERT OR IGNORE INTO deps VALUES (?,?)", rows)
+        test_id = self._upsert_test(
+            result.nodeid, result.outcome, result.duration, environment, options, session_id
+        )
+        for path in by_path:
+            self._sync_file(snapshots[path], exclude_test=test_id)
+        self._conn.execute("DELETE FROM deps WHERE test_id=?", (test_id,))
+        rows: list[tuple[int, int]] = []
+        for path, names in by_path.items():
+            ids = self._unit_ids(path, names, snapshots[path])
+            rows.extend((test_id, uid) for uid in ids)
+        self._conn.executemany("INSERT OR IGNORE INTO deps VALUES (?,?)", rows)
 
     def _upsert_test(
         self,
@@ -347,6 +407,7 @@ class DependencyStore:
             " ON CONFLICT(path) DO UPDATE SET raw_hash=excluded.raw_hash",
             (snap.path, snap.raw_hash),
         )
+        self._synced[snap.path] = snap.raw_hash
 
     def _mark_dependents_stale(self, unit_id: int, reason: str, exclude_test: int | None) -> None:
         self._conn.execute(
@@ -356,23 +417,21 @@ class DependencyStore:
         )
 
     def _unit_ids(self, path: str, names: set[str], snap: FileSnapshot) -> list[int]:
-        known = {
-            name: uid
+        cache = self._unit_id_cache
+        missing = [name for name in names if (path, name) not in cache]
+        if missing:
             for uid, name in self._conn.execute(
                 "SELECT id, name FROM units WHERE path=?", (path,)
-            ).fetchall()
-        }
-        ids = []
-        for name in names:
-            uid = known.get(name)
-            if uid is None:
-                cur = self._conn.execute(
-                    "INSERT INTO units (path, name, checksum) VALUES (?,?,?)",
-                    (path, name, snap.checksums.get(name)),
-                )
-                uid = int(cur.lastrowid or 0)
-            ids.append(uid)
-        return ids
+            ).fetchall():
+                cache[(path, name)] = uid
+            for name in missing:
+                if (path, name) not in cache:
+                    cur = self._conn.execute(
+                        "INSERT INTO units (path, name, checksum) VALUES (?,?,?)",
+                        (path, name, snap.checksums.get(name)),
+                    )
+                    cache[(path, name)] = int(cur.lastrowid or 0)
+        return [cache[(path, name)] for name in names]
 
     def forget_tests(self, nodeids: Iterable[str]) -> None:
         with self.transaction():
@@ -492,6 +551,7 @@ class DependencyStore:
 
     def _forget_raw_hash(self, path: str) -> None:
         self._conn.execute("UPDATE files SET raw_hash=NULL WHERE path=?", (path,))
+        self._forget_caches()
 
     def _set_checksum(self, uid: int, unit: Unit, checksum: str, keep: set[int]) -> None:
         """Set a unit's checksum; tests not in ``keep`` that depended on the old value

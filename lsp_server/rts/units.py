@@ -17,6 +17,7 @@ continuations and indentation width do not count, so formatting-only edits chang
 from __future__ import annotations
 
 import ast
+import bisect
 import io
 import tokenize
 from collections.abc import Iterable, Iterator
@@ -155,11 +156,9 @@ def _normalized_tokens(source: str) -> list[tuple[tuple[int, int], str]]:
 
 
 def _digest(texts: Iterable[str]) -> str:
-    h = xxhash.xxh3_64()
-    for text in texts:
-        h.update(text.encode("utf-8", "surrogatepass"))
-        h.update(b"\x00")
-    return h.hexdigest()
+    # Same digest as feeding each text followed by NUL to a streaming hasher, in one call.
+    data = "".join(text + "\x00" for text in texts)
+    return xxhash.xxh3_64_hexdigest(data.encode("utf-8", "surrogatepass"))
 
 
 def source_units(path: str, source: str) -> FileUnits:
@@ -186,10 +185,13 @@ def source_units(path: str, source: str) -> FileUnits:
             continue
         module_texts.append(text)
     result.checksums[MODULE] = _digest(module_texts)
+    # Tokens are in position order: slice each span by bisection instead of scanning every
+    # token per function (quadratic on large modules).
+    positions = [pos for pos, _ in tokens]
     for span in spans:
-        start = (span.first_line, 0)
-        end = span.body_end
-        texts = [text for pos, text in tokens if start <= pos < end]
+        lo = bisect.bisect_left(positions, (span.first_line, 0))
+        hi = bisect.bisect_left(positions, span.body_end)
+        texts = [text for _, text in tokens[lo:hi]]
         result.checksums[span.name] = _digest(texts)
         result.spans[span.name] = span
     return result

@@ -118,11 +118,15 @@ def test_killed_run_then_correct_next_run(pytester: pytest.Pytester) -> None:
         """
         import os
         import signal
+        import time
 
         import lib
 
 
         def test_1():
+            # Results are written in batches of up to one second; make sure test_1's
+            # batch is committed before test_2 kills the process.
+            time.sleep(1.1)
             assert lib.f() == 1
 
 
