@@ -209,13 +209,19 @@ local function complete_move(command, ctx, done)
   local client = vim.lsp.get_client_by_id(ctx.client_id)
   local root = client and client.config.root_dir or vim.fn.getcwd()
   local source = first.uri and uri_path(first.uri) or vim.api.nvim_buf_get_name(ctx.bufnr or 0)
-  M.pick_destination(root, source, first.module == true, function(destination)
+  local module_move = first.module == true or (type(first.args) == "table" and first.args.module == true)
+  M.pick_destination(root, source, module_move, function(destination)
     if not destination then
       notify("move cancelled")
       return
     end
     local filled = vim.deepcopy(first)
     filled.destination = destination
+    -- Also inside `args`: an `args` table emptied by JSON decoding (its null fields dropped)
+    -- would otherwise go back to the server as a list.
+    if type(filled.args) == "table" then
+      filled.args.destination = destination
+    end
     local new_args = { filled }
     for i = 2, #args do
       new_args[i] = args[i]
@@ -473,11 +479,17 @@ function M.code_action(opts)
         end
       end)
     end
-    local matching = {}
+    -- The action of exactly this kind wins over its variants (`.similar`, ...).
+    local exact, matching = {}, {}
     for _, action in ipairs(actions) do
-      if action.kind == nil or action.kind == opts.kind or vim.startswith(action.kind, opts.kind .. ".") then
+      if action.kind == opts.kind then
+        exact[#exact + 1] = action
+      elseif action.kind == nil or vim.startswith(action.kind, opts.kind .. ".") then
         matching[#matching + 1] = action
       end
+    end
+    if #exact > 0 then
+      matching = exact
     end
     if #matching == 1 then
       run(matching[1])

@@ -18,6 +18,10 @@ local __out = {out}
 function report(t)
   vim.fn.writefile({{ vim.fn.json_encode(t) }}, __out)
 end
+-- Progress lines, shown by the test when Neovim hangs or fails.
+function trace(message)
+  vim.fn.writefile({{ message }}, __out .. ".log", "a")
+end
 """
 
 
@@ -37,13 +41,16 @@ def run_lua(
     """
     out = tmp_path / f"result-{nvim.label}.json"
     out.unlink(missing_ok=True)
-    body = _PRELUDE.format(lua_dir=json.dumps(str(LUA_DIR)), out=json.dumps(str(out))) + script
-    # Kept in tmp_path so a person can rerun it by hand.
+    body = script
+    # Kept in tmp_path so a person can rerun it by hand. The runner loads it with dofile, so a
+    # syntax error is reported like a runtime error, and always quits.
     body_file = tmp_path / f"script-{nvim.label}.lua"
-    body_file.write_text(
-        "local ok, err = xpcall(function()\n"
-        + body
-        + "\nend, debug.traceback)\n"
+    body_file.write_text(body, encoding="utf-8")
+    runner = tmp_path / f"runner-{nvim.label}.lua"
+    runner.write_text(
+        _PRELUDE.format(lua_dir=json.dumps(str(LUA_DIR)), out=json.dumps(str(out)))
+        + f"local ok, err = xpcall(function() dofile({json.dumps(str(body_file))}) end,"
+        + " debug.traceback)\n"
         + "if not ok then report({ error = tostring(err) }) end\n"
         + "vim.cmd('qa!')\n",
         encoding="utf-8",
@@ -56,18 +63,25 @@ def run_lua(
         "XDG_CACHE_HOME": str(tmp_path / "xdg-cache"),
     }
     args = [nvim.path, "--headless", "--clean", "-n", *(str(f) for f in files or [])]
-    proc = subprocess.run(
-        [*args, "-c", f"luafile {body_file}"],
-        cwd=cwd or tmp_path,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-        check=False,
-    )
+    log = Path(f"{out}.log")
+    log.unlink(missing_ok=True)
+    try:
+        proc = subprocess.run(
+            [*args, "-c", f"luafile {runner}"],
+            cwd=cwd or tmp_path,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            check=False,
+        )
+    except subprocess.TimeoutExpired as exc:
+        steps = log.read_text() if log.exists() else "(no trace)"
+        raise AssertionError(f"Neovim {nvim.label} hung after:\n{steps}") from exc
     if not out.exists():
+        steps = log.read_text() if log.exists() else "(no trace)"
         raise AssertionError(
-            f"Neovim {nvim.label} wrote no result (exit {proc.returncode})\n"
+            f"Neovim {nvim.label} wrote no result (exit {proc.returncode}) after:\n{steps}\n"
             f"stdout: {proc.stdout[-2000:]}\nstderr: {proc.stderr[-2000:]}"
         )
     result: dict[str, Any] = json.loads(out.read_text(encoding="utf-8"))

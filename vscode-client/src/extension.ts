@@ -309,7 +309,8 @@ export class ServerManager implements vscode.Disposable {
       const target = moveArgumentNeedingDestination(args);
       if (target) {
         const source = typeof target.uri === "string" ? vscode.Uri.parse(target.uri) : undefined;
-        const destination = await pickDestination(source, target.module === true);
+        const nested = target.args as Record<string, unknown> | undefined;
+        const destination = await pickDestination(source, target.module === true || nested?.module === true);
         if (!destination) {
           throw new Error("Move cancelled: no destination.");
         }

@@ -1,0 +1,108 @@
+-- End-to-end scenario run by test_neovim_e2e.py in real Neovim (0.7.2 and 0.11) against the
+-- real reks server. Globals set by the test: PYTHON, INPUTS (answers to vim.ui.input),
+-- PICKS (labels chosen in vim.ui.select); report{} and trace() come from the runner.
+local reks = require("reks")
+local answers = { input = {}, select = {} }
+-- A person answering the prompts: names typed into vim.ui.input, items picked in
+-- vim.ui.select by a matching label.
+vim.notify = function(msg) trace("notify: " .. tostring(msg)) end
+vim.ui.input = function(opts, on_confirm)
+  trace("input: " .. tostring(opts.prompt))
+  table.insert(answers.input, opts.prompt)
+  on_confirm(table.remove(INPUTS, 1))
+end
+vim.ui.select = function(items, opts, on_choice)
+  trace("select: " .. tostring(opts.prompt))
+  local want = table.remove(PICKS, 1)
+  local labels = {}
+  for i, item in ipairs(items) do
+    local label = opts.format_item and opts.format_item(item) or item
+    labels[#labels + 1] = label
+    if label == want then
+      table.insert(answers.select, { prompt = opts.prompt, labels = labels })
+      return on_choice(item, i)
+    end
+  end
+  table.insert(answers.select, { prompt = opts.prompt, labels = labels, missing = want })
+  on_choice(nil, nil)
+end
+
+reks.setup({ python = PYTHON, settings = { onSave = { "organizeImports" } } })
+local buf = vim.api.nvim_get_current_buf()
+local function client() return reks.client(buf) end
+assert(vim.wait(30000, function()
+  local c = client()
+  return c ~= nil and c.initialized ~= false and c.server_capabilities ~= nil
+end, 50), "the reks server did not start")
+
+local function text(b) return table.concat(vim.api.nvim_buf_get_lines(b or buf, 0, -1, false), "\n") end
+-- 1-based line and 0-based byte column of the first match of `pattern` (plain text).
+local function find(pattern)
+  for i, l in ipairs(vim.api.nvim_buf_get_lines(buf, 0, -1, false)) do
+    local s = l:find(pattern, 1, true)
+    if s then return i, s - 1, l end
+  end
+  error("not in the buffer: " .. pattern .. "\n" .. text())
+end
+local function wait_text(pattern, what)
+  assert(vim.wait(30000, function() return text():find(pattern) ~= nil end, 50), "timed out: " .. what .. "\n" .. text())
+end
+
+trace("1. rename")
+-- 1. rename `add` (line 5) to `plus` with the built-in rename.
+local row, col = find("def add")
+vim.api.nvim_win_set_cursor(0, { row, col + 5 })
+vim.lsp.buf.rename("plus")
+wait_text("def plus%(", "rename")
+vim.cmd("silent wall")
+
+trace("2. extract method")
+-- 2. extract method through the built-in code-action UI on the `print(...)` statement.
+PICKS[#PICKS + 1] = "Extract method"
+local prow, pcol, pline = find('print("sum"')
+local range_start, range_end = { prow, pcol }, { prow, #pline }
+if vim.fn.has("nvim-0.8") == 1 then
+  vim.lsp.buf.code_action({
+    context = { only = { "refactor.extract.method" }, diagnostics = {} },
+    range = { start = range_start, ["end"] = range_end },
+  })
+else
+  vim.lsp.buf.range_code_action({ only = { "refactor.extract.method" }, diagnostics = {} }, range_start, range_end)
+end
+wait_text("def extracted_method%(", "extract method")
+vim.cmd("silent wall")
+
+trace("3. extract variable")
+-- 3. extract variable with reks.lua's name prompt: `total * 2 + 1` becomes `doubled`.
+INPUTS[#INPUTS + 1] = "doubled"
+local line, s = find("total * 2 + 1")
+reks.code_action({ kind = "refactor.extract.variable", line1 = line, line2 = line,
+                   col1 = s, col2 = s + #"total * 2 + 1", bufnr = buf })
+wait_text("doubled = ", "extract variable with its name")
+vim.cmd("silent wall")
+
+trace("4. move")
+-- 4. move `plus` to helpers.py: the code action comes as a command; reks.lua prompts.
+PICKS[#PICKS + 1] = "Move function `plus` to module…"
+PICKS[#PICKS + 1] = "helpers.py"
+row, col = find("def plus")
+vim.api.nvim_win_set_cursor(0, { row, col + 5 })
+if vim.fn.has("nvim-0.8") == 1 then
+  vim.lsp.buf.code_action({ context = { only = { "refactor.move" }, diagnostics = {} } })
+else
+  vim.lsp.buf.code_action({ only = { "refactor.move" }, diagnostics = {} })
+end
+assert(vim.wait(30000, function() return not text():find("def plus") end, 50), "move:\n" .. text())
+vim.cmd("silent wall")
+
+trace("5. refactor-on-save")
+-- 5. refactor-on-save: an unused import typed by hand goes when the buffer is written.
+vim.api.nvim_buf_set_lines(buf, 0, 0, false, { "import json" })
+vim.cmd("write")
+
+vim.wait(3000, function() return #vim.diagnostic.get(buf) > 0 end, 100)
+local diagnostics = {}
+for _, d in ipairs(vim.diagnostic.get(buf)) do
+  diagnostics[#diagnostics + 1] = { lnum = d.lnum, message = d.message, source = d.source }
+end
+report({ answers = answers, diagnostics = diagnostics, buffer = text() })
