@@ -22,7 +22,6 @@ import re
 import shutil
 import tempfile
 import tokenize
-from collections.abc import Callable
 from pathlib import Path
 
 from lsp_server.refactor.model import FileEdit, RefactoringError
@@ -32,19 +31,27 @@ from lsp_server.rts.provenance import Provenance
 _RENAME = re.compile(r"rename `([^`]+)` -> `([^`]+)`")
 _SKIP_DIRS = {".git", ".reks", "__pycache__", ".venv", "venv", ".tox", "node_modules"}
 
-KnownFailureCheck = Callable[[Provenance], "str | None"]
-
-
-def known_failure_check() -> KnownFailureCheck | None:
-    """Hook for the engine-testing work: ``lsp_server.astgen.known_failures.matches`` takes
-    a Provenance and returns a description of the known rope failure it matches (or None).
-    Absent module or function: no check."""
+def check_known_failures(provenance: Provenance) -> str | None:
+    """Does the task have a shape the engine-testing work found the engine to get wrong?
+    (``lsp_server.astgen.known_failures.matches``, fed by ``reks engine-test
+    --write-known-failures``; without that module or the task's target: no opinion.)"""
+    target = provenance.target
+    if target is None:
+        return None
+    source = provenance.files_before.get(target.path)
+    if source is None:
+        return None
     try:
-        from lsp_server.astgen import known_failures  # type: ignore[attr-defined]
+        from lsp_server.astgen.known_failures import matches
     except ImportError:
         return None
-    matches = getattr(known_failures, "matches", None)
-    return matches if callable(matches) else None
+    shape = matches(target.action, source, target.offset, target.end)
+    if shape is None:
+        return None
+    return (
+        f"it has the shape of a known {shape.engine} failure of {shape.refactoring}"
+        f" ({shape.oracle}: {shape.detail})"
+    )
 
 
 def _python(path: str) -> bool:
@@ -216,12 +223,4 @@ def verify(root: str, provenance: Provenance) -> str | None:
     renamed = check_rename_with_jedi(root, provenance)
     if renamed is not None:
         return renamed
-    matches = known_failure_check()
-    if matches is not None:
-        try:
-            found = matches(provenance)
-        except Exception as exc:  # a broken hook must not make every task trusted
-            return f"the known-failure check failed: {exc}"
-        if found:
-            return f"matches a known refactoring-engine failure: {found}"
-    return None
+    return check_known_failures(provenance)

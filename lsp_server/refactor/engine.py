@@ -41,7 +41,7 @@ from lsp_server.refactor.provenance import build_provenance
 from lsp_server.refactor.verify import check_edit
 from lsp_server.refactor.worker import RopeJob, Worker
 from lsp_server.refactor.workspace import RopeWorkspace
-from lsp_server.rts.provenance import Provenance
+from lsp_server.rts.provenance import Provenance, TaskTarget
 
 log = logging.getLogger(__name__)
 
@@ -206,6 +206,9 @@ class RefactorEngine:
             {rel(p): t for p, t in sim.after.items()},
             {rel(a): rel(b) for a, b in sim.renamed.items()},
             planned.hints,
+        )
+        provenance.target = TaskTarget(
+            request.action, rel(request.path), request.offset, request.end
         )
         return RefactoringResult(sim.edits, provenance, planned.skipped)
 

@@ -37,6 +37,18 @@ class UnitChange:
     sources: tuple[Unit, ...] = ()
 
 
+@dataclass(frozen=True)
+class TaskTarget:
+    """Where a refactoring was asked for: the action name (``rename``, ``extract-method``),
+    the root-relative path, and character offsets into ``files_before[path]``. The
+    trust-but-verify step matches it against known-failing engine shapes."""
+
+    action: str
+    path: str
+    offset: int
+    end: int | None = None
+
+
 @dataclass
 class Provenance:
     """What a refactoring task did to units.
@@ -53,6 +65,7 @@ class Provenance:
     """Path (POSIX, root-relative) -> source text before the task (None: file did not exist)."""
     files_after: dict[str, str | None] = field(default_factory=dict)
     """Path -> source text after the task (None: file removed or renamed away)."""
+    target: TaskTarget | None = None
 
     def add(self, origin: Origin, old: Unit | None, new: Unit | None, *sources: Unit) -> None:
         self.changes.append(UnitChange(origin, old, new, tuple(sources)))

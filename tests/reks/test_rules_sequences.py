@@ -5,6 +5,8 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
+import pytest
+
 from lsp_server.rts.store import DependencyStore
 
 from .helpers import Reks, run_pytest, selected
@@ -165,3 +167,30 @@ def _unit(path: str, name: str):  # type: ignore[no-untyped-def]
     from lsp_server.rts.units import Unit
 
     return Unit(path, name)
+
+
+def test_known_failing_shape_is_a_hand_edit(
+    reks: Reks, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from lsp_server.astgen import known_failures
+
+    # A learnt shape without features matches every rename (the safe reading of the data).
+    shape = known_failures.FailureShape(
+        engine="reks",
+        refactoring="rename",
+        oracle="run-and-compare",
+        features=frozenset(),
+        signature=(),
+        count=1,
+        example="",
+        detail="output differs",
+    )
+    data = tmp_path / "known_failures.json"
+    data.write_text(known_failures.dumps([shape], {"rope": "x", "jedi": "y"}))
+    monkeypatch.setattr(known_failures, "DATA_PATH", str(data))
+    result, outcome = reks.apply("rename", "pkg/util.py", "def _helper", 4, new_name="_plus_one")
+    assert result.provenance.target is not None
+    assert result.provenance.target.action == "rename"
+    assert outcome is not None and outcome.fallback is not None
+    assert "known reks failure of rename" in outcome.fallback
+    assert set(selected(reks.root)) == set(outcome.affected_tests) != set()
