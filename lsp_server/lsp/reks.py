@@ -39,9 +39,8 @@ from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 
 from lsp_server.lsp.convert import path_to_uri, uri_to_path
-from lsp_server.lsp.reks_hook import ReksListener
+from lsp_server.lsp.reks_hook import ReksListener, task_summary
 from lsp_server.rts.provenance import Provenance
-from lsp_server.rts.reks import TaskOutcome
 from lsp_server.rts.reks_status import TestStatus, locate_tests, test_status
 
 if TYPE_CHECKING:
@@ -114,27 +113,10 @@ def _applied_in_background(server: ReksServer, root: str, provenance: Provenance
     if status is None:
         return
     views = _diagnostics(Path(root), status)
-    message = _task_summary(provenance, outcome)
+    message = task_summary(provenance, outcome)
     loop = feature.loop
     if loop is not None and not loop.is_closed():
         loop.call_soon_threadsafe(_show, server, root, status, views, message)
-
-
-def _task_summary(provenance: Provenance, outcome: TaskOutcome | None) -> str:
-    if outcome is None:
-        return f"reks: {provenance.description}: no recorded tests to update"
-    if outcome.fallback is not None:
-        return (
-            f"reks: {provenance.description} was treated as a hand edit ({outcome.fallback});"
-            f" {len(outcome.affected_tests)} tests must run"
-        )
-    text = (
-        f"reks: {provenance.description}: {len(outcome.skipped_tests)} tests need not run"
-        f" (plain dependency selection would rerun them)"
-    )
-    if outcome.affected_tests:
-        text += f"; {len(outcome.affected_tests)} must run because of earlier hand edits"
-    return text
 
 
 # -- diagnostics ---------------------------------------------------------------------------

@@ -10,6 +10,7 @@ server's diagnostics) what happened. No pygls here: the CLI uses it too.
 from __future__ import annotations
 
 import logging
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
@@ -57,15 +58,42 @@ class ReksListener:
                 log.exception("reks subscriber %r failed", subscriber)
 
 
+def task_summary(provenance: Provenance, outcome: TaskOutcome | None) -> str:
+    """One line for people: what REKS did with this task."""
+    if outcome is None:
+        return f"reks: {provenance.description}: no recorded tests to update"
+    if outcome.fallback is not None:
+        return (
+            f"reks: {provenance.description} was treated as a hand edit ({outcome.fallback});"
+            f" {len(outcome.affected_tests)} tests must run"
+        )
+    text = (
+        f"reks: {provenance.description}: {len(outcome.skipped_tests)} tests need not run"
+        f" (plain dependency selection would rerun them)"
+    )
+    if outcome.affected_tests:
+        text += f"; {len(outcome.affected_tests)} must run because of earlier hand edits"
+    return text
+
+
+def _to_stderr(root: str, provenance: Provenance, outcome: TaskOutcome | None) -> None:
+    print(task_summary(provenance, outcome), file=sys.stderr)
+
+
 def install(
-    engine: RefactorEngine, trust_but_verify: Callable[[], bool] = lambda: True
+    engine: RefactorEngine,
+    trust_but_verify: Callable[[], bool] = lambda: True,
+    report: Subscriber | None = _to_stderr,
 ) -> ReksListener:
-    """Add the REKS listener to a ``RefactorEngine`` (once) and return it."""
+    """Add the REKS listener to a ``RefactorEngine`` (once) and return it; ``report`` (for
+    the CLI: one line on stderr per task) is told what REKS did."""
     listeners = engine.listeners
     for existing in listeners:
         if isinstance(existing, ReksListener):
             existing.trust_but_verify = trust_but_verify
             return existing
     listener = ReksListener(trust_but_verify)
+    if report is not None:
+        listener.subscribers.append(report)
     listeners.append(listener)
     return listener
