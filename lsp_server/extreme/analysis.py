@@ -11,6 +11,7 @@ from __future__ import annotations
 import importlib
 import json
 import os
+import sqlite3
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -64,8 +65,10 @@ class Analysis:
     reused: set[str] = field(default_factory=set)  # function keys whose verdicts were kept
     errors: dict[str, str] = field(default_factory=dict)  # file -> why it was not analysed
     elapsed: float = 0.0
-    observation: float = 0.0  # seconds spent in the observation run
+    observation: float = 0.0  # seconds to start workers, collect, and run the observation
     run_count: int = 0  # transformations actually run this time
+    coverage_source: str = ""  # "store": the dependency store narrowed the observation run
+    observed_tests: int = 0  # tests run by the observation run
 
     def by_function(self) -> dict[str, list[TransformationResult]]:
         out: dict[str, list[TransformationResult]] = {}
@@ -257,11 +260,14 @@ def _run(
     job.report(0, None, "collecting tests")
     with WorkerPool(root, size, options.python, options.pytest_args) as pool:
         try:
+            observe_start = time.perf_counter()
             pool.start(job)
             pool.prepare(sorted({f.path for f in todo}))
             job.report(0, None, "observing the tests")
-            observe_start = time.perf_counter()
-            observed = pool.observe()
+            subset = tests_to_observe(root, pool.nodeids, todo)
+            analysis.coverage_source = "observation" if subset is None else "store"
+            observed = pool.observe(subset)
+            analysis.observed_tests = len(observed["tests"])
             analysis.observation = time.perf_counter() - observe_start
             tests: dict[str, dict[str, Any]] = observed["tests"]
             returns: dict[str, list[str]] = observed["returns"]
@@ -337,6 +343,32 @@ def _run(
         if entry is not None:
             entry["results"] = [_result_to_state(r) for r in results.get(function.key, [])]
             entry["tests"] = analysis.covering.get(function.key, [])
+
+
+def tests_to_observe(
+    root: Path, collected: list[str], functions: list[FunctionInfo]
+) -> list[str] | None:
+    """The tests that may execute ``functions``, from the dependency store of test
+    selection; None (observe every test) when there is no usable store.
+
+    A test whose recorded dependencies are all unchanged executes exactly the units
+    recorded for it, so it is observed only if one of them is a target; every other test
+    (new, changed, failed, stale) is observed, since what it executes now is unknown."""
+    from lsp_server.rts.select import select_affected_tests
+    from lsp_server.rts.store import DependencyStore, StoreError, store_path
+    from lsp_server.rts.units import Unit
+
+    if not store_path(root).exists():
+        return None
+    try:
+        with DependencyStore(root, create=False) as store:
+            if not store.test_records():
+                return None
+            selection = select_affected_tests(root, store, collected)
+            covering = store.tests_depending_on_any([Unit(f.path, f.qualname) for f in functions])
+    except (StoreError, OSError, sqlite3.Error):
+        return None
+    return [t for t in collected if t in selection.selected or t in covering]
 
 
 def _entry(

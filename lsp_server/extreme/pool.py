@@ -68,6 +68,7 @@ class WorkerPool:
         self.python = python or sys.executable
         self.pytest_args = list(pytest_args)
         self.workers: list[Worker] = []
+        self.nodeids: list[str] = []  # collected tests, in pytest's order
 
     def __enter__(self) -> WorkerPool:
         return self
@@ -93,6 +94,7 @@ class WorkerPool:
             job.check()
             ready = worker.receive()
             worker.tests = int(ready.get("tests", 0))
+            self.nodeids = list(ready.get("nodeids", []))
 
     def prepare(self, files: list[str]) -> None:
         for worker in self.workers:
@@ -100,10 +102,19 @@ class WorkerPool:
         for worker in self.workers:
             worker.receive()
 
-    def observe(self) -> dict[str, Any]:
-        worker = self.workers[0]
-        worker.send({"op": "observe"})
-        return worker.receive()
+    def observe(self, tests: list[str] | None = None) -> dict[str, Any]:
+        """The observation run of ``tests`` (default: all), split over every worker."""
+        count = len(self.workers)
+        for index, worker in enumerate(self.workers):
+            worker.send({"op": "observe", "shard": [index, count], "tests": tests})
+        observed: dict[str, Any] = {}
+        returns: dict[str, set[str]] = {}
+        for worker in self.workers:
+            part = worker.receive()
+            observed.update(part["tests"])
+            for unit, kinds in part["returns"].items():
+                returns.setdefault(unit, set()).update(kinds)
+        return {"tests": observed, "returns": {u: sorted(k) for u, k in returns.items()}}
 
     def run_all(self, requests: list[dict[str, Any]], job: Job) -> Iterator[dict[str, Any]]:
         """Send every request, yielding each reply as it arrives."""

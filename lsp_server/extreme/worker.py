@@ -105,6 +105,7 @@ class WorkerPlugin:
                 "op": "ready",
                 "pid": os.getpid(),
                 "tests": len(self.items),
+                "nodeids": list(self.items),
                 "collection_errors": session.testsfailed,
             }
         )
@@ -132,7 +133,9 @@ class WorkerPlugin:
                     self.prepare(request["files"])
                     self.send({"op": "prepared"})
                 elif op == "observe":
-                    self.send(self.observe())
+                    index, count = request.get("shard", (0, 1))
+                    subset = request.get("tests")
+                    self.send(self.observe(int(index), int(count), subset))
                 elif op == "run":
                     self.send(self.run(request))
                 else:
@@ -162,17 +165,24 @@ class WorkerPlugin:
         gc.collect()
         gc.freeze()
 
-    def observe(self) -> dict[str, Any]:
-        child = self._fork(self._observe_child, OBSERVE_TIMEOUT)
+    def observe(
+        self, index: int = 0, count: int = 1, subset: list[str] | None = None
+    ) -> dict[str, Any]:
+        """Run shard ``index`` of ``count`` (a contiguous slice, so module and class
+        fixtures stay together) of the collected tests (or of ``subset``, kept in
+        collection order), recording what they execute."""
+        wanted = None if subset is None else set(subset)
+        nodeids = [n for n in self.items if wanted is None or n in wanted]
+        chunk = nodeids[len(nodeids) * index // count : len(nodeids) * (index + 1) // count]
+        child = self._fork(lambda: self._observe_child(chunk), OBSERVE_TIMEOUT)
         if child.status != "ok" or child.payload is None:
             return {"op": "error", "message": f"observation run {child.status}: {child.detail}"}
         return {"op": "observed", **child.payload}
 
-    def _observe_child(self) -> dict[str, Any]:
+    def _observe_child(self, nodeids: list[str]) -> dict[str, Any]:
         from lsp_server.extreme.recorder import Recorder
 
         recorder = Recorder(self.root)
-        nodeids = list(self.items)
         tests: dict[str, dict[str, Any]] = {}
         recorder.start()
         try:
