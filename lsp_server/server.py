@@ -20,7 +20,7 @@ from pygls.lsp.server import LanguageServer
 
 import lsp_server
 from lsp_server.jobs import Job
-from lsp_server.lsp import refactoring, reks, reneri
+from lsp_server.lsp import extreme, refactoring, reks, reneri
 from lsp_server.lsp.convert import uri_to_path
 from lsp_server.refactor.engine import RefactorEngine
 from lsp_server.refactor.workspace import RopeWorkspace
@@ -174,6 +174,10 @@ def create_server() -> ReksServer:
         if reneri.owns(params):  # "Add assertion" carries its edit already
             return params
         return await refactoring.resolve_code_action(ls, params)
+
+    @server.command(extreme.COMMAND)
+    async def analyse_weak_tests(ls: ReksServer, *args: Any) -> dict[str, Any]:
+        return await extreme.analyse_weak_tests(ls, list(args))
 
     @server.command(reneri.COMMAND)
     async def explain_weak_tests(ls: ReksServer, *args: Any) -> dict[str, Any]:
