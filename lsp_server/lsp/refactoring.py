@@ -38,7 +38,7 @@ from lsp_server.refactor.model import (
     RefactoringResult,
     RefactorRequest,
 )
-from lsp_server.refactor.worker import RopeJob
+from lsp_server.refactor.worker import BACKGROUND, RopeJob
 from lsp_server.rts.provenance import Provenance
 
 if TYPE_CHECKING:
@@ -67,7 +67,7 @@ def failed(message: str) -> JsonRpcException:
 @dataclass
 class _Pending:
     root: str
-    provenance: Provenance
+    result: RefactoringResult
     expected: dict[str, str | None]
     deadline: float
 
@@ -80,10 +80,9 @@ class PendingApplications:
     lock: threading.Lock = field(default_factory=threading.Lock)
 
     def add(self, root: str, result: RefactoringResult) -> None:
-        prov = result.provenance
-        expected = {os.path.join(root, rel): text for rel, text in prov.files_after.items()}
+        expected = {os.path.join(root, rel): text for rel, text in result.files_after.items()}
         with self.lock:
-            self.items.append(_Pending(root, prov, expected, time.monotonic() + PENDING_SECONDS))
+            self.items.append(_Pending(root, result, expected, time.monotonic() + PENDING_SECONDS))
 
     def applied(self, server: ReksServer) -> list[_Pending]:
         """Pending results whose files now all hold the expected text (removed from the list)."""
@@ -120,7 +119,7 @@ def current_text(server: ReksServer, path: str) -> str | None:
 
 def check_pending(server: ReksServer) -> None:
     for item in server.pending.applied(server):
-        server.engine.announce_applied(item.root, item.provenance)
+        server.engine.announce_applied(item.root, item.result.provenance)
 
 
 # -- running on the worker -------------------------------------------------------------------
@@ -143,6 +142,8 @@ async def compute(server: ReksServer, request: RefactorRequest) -> RefactoringRe
     except RefactoringError as exc:
         raise failed(str(exc)) from exc
     result: RefactoringResult = await _await(future, job)
+    # Ready by the time the edit is applied, computed when the worker has nothing to do.
+    server.engine.worker.submit(lambda: result.provenance, priority=BACKGROUND)
     if result.skipped_files:
         names = ", ".join(
             f"{os.path.relpath(s.path, _root_of(server, request.path))} ({s.reason})"

@@ -199,24 +199,25 @@ class RefactorEngine:
         for edit in sim.edits:
             if isinstance(edit, FileEdit):
                 check_edit(edit, rel(edit.path))
-        provenance = build_provenance(
-            planned.kind,
-            planned.description,
-            {rel(p): t for p, t in sim.before.items()},
-            {rel(p): t for p, t in sim.after.items()},
-            {rel(a): rel(b) for a, b in sim.renamed.items()},
-            planned.hints,
-        )
-        provenance.target = TaskTarget(
-            request.action, rel(request.path), request.offset, request.end
-        )
-        return RefactoringResult(sim.edits, provenance, planned.skipped)
+        before = {rel(p): t for p, t in sim.before.items()}
+        after = {rel(p): t for p, t in sim.after.items()}
+        renamed = {rel(a): rel(b) for a, b in sim.renamed.items()}
+        target = TaskTarget(request.action, rel(request.path), request.offset, request.end)
+
+        def provenance() -> Provenance:
+            prov = build_provenance(
+                planned.kind, planned.description, before, after, renamed, planned.hints
+            )
+            prov.target = target
+            return prov
+
+        return RefactoringResult(sim.edits, provenance, planned.skipped, after)
 
     # -- applying ------------------------------------------------------------------------
     def apply(self, result: RefactoringResult, root: str) -> None:
         """Write ``result`` to disk (all or nothing), then announce it."""
         apply_edits(result.edits)
-        for edit_path in {*result.provenance.files_before, *result.provenance.files_after}:
+        for edit_path in result.files_after:
             self.mark_changed(os.path.join(root, edit_path))
         self.announce_applied(root, result.provenance)
 

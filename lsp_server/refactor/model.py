@@ -7,6 +7,8 @@ Paths are absolute POSIX strings.
 
 from __future__ import annotations
 
+import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -51,17 +53,45 @@ class SkippedFile:
     reason: str
 
 
-@dataclass
 class RefactoringResult:
-    """What one refactoring task would do; nothing is written until it is applied."""
+    """What one refactoring task would do; nothing is written until it is applied.
 
-    edits: list[Edit]
-    provenance: Provenance
-    skipped_files: list[SkippedFile] = field(default_factory=list)
+    ``provenance`` may be given as a function computing it: units and checksums of every
+    touched file cost more than the refactoring itself on large files, and nobody needs them
+    before the edit is applied, so they are computed on first access (once, thread-safe).
+    ``files_after`` (root-relative path -> text, None when gone) is known without it.
+    """
+
+    def __init__(
+        self,
+        edits: list[Edit],
+        provenance: Provenance | Callable[[], Provenance],
+        skipped_files: list[SkippedFile] | None = None,
+        files_after: dict[str, str | None] | None = None,
+    ) -> None:
+        self.edits = edits
+        self.skipped_files = skipped_files or []
+        self._lock = threading.Lock()
+        self._provenance = provenance if isinstance(provenance, Provenance) else None
+        self._make = None if isinstance(provenance, Provenance) else provenance
+        if files_after is None:
+            files_after = self.provenance.files_after
+        self.files_after = files_after
+
+    @property
+    def provenance(self) -> Provenance:
+        with self._lock:
+            if self._provenance is None:
+                assert self._make is not None
+                self._provenance = self._make()
+            return self._provenance
 
     @property
     def is_empty(self) -> bool:
         return not self.edits
+
+    def __repr__(self) -> str:
+        return f"RefactoringResult({self.edits!r}, skipped={self.skipped_files!r})"
 
 
 @dataclass(frozen=True)

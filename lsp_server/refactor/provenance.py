@@ -20,6 +20,7 @@ treating the changed units as developer changes.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
@@ -51,6 +52,12 @@ def qualname_renamer(old: str, new: str) -> Callable[[str], str]:
 def _units(rel: str, text: str | None) -> FileUnits | None:
     if text is None:
         return None
+    return _cached_units(rel, text)
+
+
+@functools.lru_cache(maxsize=256)
+def _cached_units(rel: str, text: str) -> FileUnits:
+    # Files are usually unchanged between two tasks: their units need not be recomputed.
     return source_units(rel, text)
 
 

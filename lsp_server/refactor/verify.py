@@ -9,23 +9,26 @@ with a clear error instead of being offered.
 from __future__ import annotations
 
 import ast
+import functools
 
 from pyflakes import checker, messages
 
 from lsp_server.refactor.model import FileEdit, RefactoringError
 
 
-def _undefined(text: str, filename: str) -> set[str] | None:
+@functools.lru_cache(maxsize=256)
+def _undefined(text: str, filename: str) -> frozenset[str] | None:
+    """Undefined names pyflakes finds (cached: the text before a task is usually known)."""
     try:
         tree = ast.parse(text, filename)
     except (SyntaxError, ValueError):
         return None
     found = checker.Checker(tree, filename)
-    return {
+    return frozenset(
         str(m.message_args[0])
         for m in found.messages
         if isinstance(m, (messages.UndefinedName, messages.UndefinedLocal))
-    }
+    )
 
 
 def check_edit(edit: FileEdit, rel: str) -> None:

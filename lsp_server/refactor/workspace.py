@@ -54,19 +54,83 @@ _IGNORED = [
 ]
 
 
+class _FileCache:
+    """File contents by path, valid while size and modification time stay the same.
+
+    A rename reads every file of the project to look for the name; a stat is much cheaper
+    than a read, so a warm project re-reads only what changed.
+    """
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._entries: dict[str, tuple[int, int, bytes, str | None]] = {}
+
+    def _stat(self, path: str) -> tuple[int, int] | None:
+        try:
+            st = os.stat(path)
+        except OSError:
+            return None
+        return st.st_mtime_ns, st.st_size
+
+    def read_bytes(self, path: str) -> bytes:
+        key = self._stat(path)
+        with self._lock:
+            entry = self._entries.get(path)
+        if key is not None and entry is not None and entry[:2] == key:
+            return entry[2]
+        with open(path, "rb") as handle:
+            data = handle.read()
+        if key is not None:
+            with self._lock:
+                self._entries[path] = (key[0], key[1], data, None)
+        return data
+
+    def read_text(self, path: str) -> str | None:
+        key = self._stat(path)
+        if key is None:
+            return None
+        with self._lock:
+            entry = self._entries.get(path)
+        if entry is not None and entry[:2] == key and entry[3] is not None:
+            return entry[3]
+        try:
+            data = self.read_bytes(path)
+        except OSError:
+            return None
+        from lsp_server.rts.units import tokenize_decode
+
+        try:
+            text = tokenize_decode(data)
+        except (SyntaxError, UnicodeDecodeError):
+            text = data.decode("utf-8", "replace")
+        with self._lock:
+            self._entries[path] = (key[0], key[1], data, text)
+        return text
+
+
 class _OverlayCommands(FileSystemCommands):
     """rope's file access with editor buffers taking precedence over the disk."""
 
-    def __init__(self, overlays: dict[str, str], lock: threading.Lock) -> None:
+    def __init__(
+        self, root: str, overlays: dict[str, str], lock: threading.Lock, files: _FileCache
+    ) -> None:
+        self._root = root + os.sep
         self._overlays = overlays
         self._lock = lock
+        self._files = files
 
     def read(self, path: str) -> bytes:
+        real = self._real(path)
         with self._lock:
-            text = self._overlays.get(os.path.realpath(path))
+            text = self._overlays.get(real)
         if text is not None:
             return text.encode("utf-8")
-        return super().read(path)
+        return self._files.read_bytes(real)
+
+    def _real(self, path: str) -> str:
+        # rope's paths are below the (real) root: resolving every one costs a stat per
+        # path component, for every file a rename searches.
+        return path if path.startswith(self._root) else os.path.realpath(path)
 
 
 class RopeWorkspace:
@@ -81,6 +145,7 @@ class RopeWorkspace:
         self._project: Project | None = None
         self._warm = False
         self._syntax_cache: dict[str, tuple[str, str | None]] = {}
+        self._files = _FileCache()
 
     # -- any thread ---------------------------------------------------------------
     def contains(self, path: str) -> bool:
@@ -104,22 +169,12 @@ class RopeWorkspace:
 
     def read(self, path: str) -> str | None:
         """Current text of ``path``: the editor buffer, else the disk; None if neither."""
-        real = os.path.realpath(path)
+        real = path if path.startswith(self.root + os.sep) else os.path.realpath(path)
         with self._lock:
             text = self._overlays.get(real)
         if text is not None:
             return text
-        try:
-            with open(real, "rb") as handle:
-                data = handle.read()
-        except OSError:
-            return None
-        from lsp_server.rts.units import tokenize_decode
-
-        try:
-            return tokenize_decode(data)
-        except (SyntaxError, UnicodeDecodeError):
-            return data.decode("utf-8", "replace")
+        return self._files.read_text(real)
 
     def overlay(self, path: str) -> str | None:
         with self._lock:
@@ -142,7 +197,7 @@ class RopeWorkspace:
         if self._project is None:
             self._project = Project(
                 self.root,
-                fscommands=_OverlayCommands(self._overlays, self._lock),
+                fscommands=_OverlayCommands(self.root, self._overlays, self._lock, self._files),
                 ropefolder=None,
                 ignored_resources=_IGNORED,
                 # No object database and no static analysis on change: they make the
@@ -193,11 +248,10 @@ class RopeWorkspace:
 
     def syntax_error(self, resource: File) -> str | None:
         """Why rope cannot parse ``resource`` (None when it parses); cached per content."""
-        real = os.path.realpath(resource.real_path)
-        try:
-            text = resource.read()
-        except Exception as exc:  # unreadable or undecodable file
-            return str(exc)
+        real = resource.real_path
+        text = self.read(real)
+        if text is None:
+            return "cannot be read"
         cached = self._syntax_cache.get(real)
         if cached is not None and cached[0] == text:
             return cached[1]
@@ -223,11 +277,11 @@ class RopeWorkspace:
         bad: list[tuple[File, str]] = []
         for resource in self.python_files():
             if needle is not None:
-                try:
-                    if needle not in resource.read():
-                        continue
-                except Exception as exc:
-                    bad.append((resource, str(exc)))
+                text = self.read(resource.real_path)
+                if text is None:
+                    bad.append((resource, "cannot be read"))
+                    continue
+                if needle not in text:
                     continue
             error = self.syntax_error(resource)
             if error is None:
