@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import asyncio
 import shutil
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -70,3 +72,101 @@ async def test_analyse_weak_tests_publishes_diagnostics_on_def_lines(
     assert isinstance(reports[0], types.WorkDoneProgressBegin)
     assert isinstance(reports[-1], types.WorkDoneProgressEnd)
     assert source.read_bytes() == before
+
+
+SLOW = """\
+import time
+
+
+def pause(seconds):
+    if seconds > 0:
+        time.sleep(seconds)
+    return seconds
+
+
+def pause_twice(seconds):
+    first = pause(seconds)
+    return first + pause(seconds)
+"""
+
+SLOW_TESTS = """\
+from slow import pause, pause_twice
+
+
+def test_pause():
+    pause(0.5)  # no assertion: every transformation survives the whole slow test
+
+
+def test_pause_twice():
+    assert pause_twice(0.5) is not None
+"""
+
+
+def _workers_of(root: Path) -> list[int]:
+    """Live worker processes (and their forked children) started for ``root``."""
+    found = []
+    for proc in Path("/proc").iterdir():
+        if not proc.name.isdigit():
+            continue
+        try:
+            cmdline = (proc / "cmdline").read_bytes().split(b"\0")
+            state = (proc / "stat").read_text().split()[2]
+        except OSError:
+            continue
+        ours = b"lsp_server.extreme.worker" in cmdline and str(root).encode() in cmdline
+        if ours and state != "Z":
+            found.append(int(proc.name))
+    return found
+
+
+@pytest.fixture
+def slow_workspace(tmp_path: Path) -> Path:
+    root = tmp_path / "slow"
+    root.mkdir()
+    (root / "slow.py").write_text(SLOW)
+    (root / "test_slow.py").write_text(SLOW_TESTS)
+    return root
+
+
+@pytest_lsp.fixture(config=CONFIG)
+async def slow_client(lsp_client: LanguageClient, slow_workspace: Path):
+    await lsp_client.initialize_session(
+        types.InitializeParams(
+            capabilities=client_capabilities("visual-studio-code"),
+            root_uri=slow_workspace.as_uri(),
+            workspace_folders=[types.WorkspaceFolder(uri=slow_workspace.as_uri(), name="s")],
+        )
+    )
+    yield
+    await lsp_client.shutdown_session()
+
+
+async def test_cancelling_the_progress_stops_the_analysis(
+    slow_client: LanguageClient, slow_workspace: Path
+) -> None:
+    command = asyncio.ensure_future(
+        slow_client.workspace_execute_command_async(
+            types.ExecuteCommandParams(command=COMMAND, arguments=[])
+        )
+    )
+    token = None
+    for _ in range(600):  # wait until transformations are running
+        await asyncio.sleep(0.05)
+        for key, reports in slow_client.progress_reports.items():
+            if any("transformations" in (getattr(r, "message", "") or "") for r in reports):
+                token = key
+        if token is not None:
+            break
+    assert token is not None, slow_client.progress_reports
+    assert _workers_of(slow_workspace)
+    slow_client.window_work_done_progress_cancel(types.WorkDoneProgressCancelParams(token=token))
+    started = time.monotonic()
+    with pytest.raises(Exception, match="cancelled"):
+        await command
+    assert time.monotonic() - started < 10
+    for _ in range(100):
+        if not _workers_of(slow_workspace):
+            break
+        await asyncio.sleep(0.1)
+    assert _workers_of(slow_workspace) == []
+    assert (slow_workspace / "slow.py").read_text() == SLOW
