@@ -33,6 +33,7 @@ from lsp_server.extreme.model import Transformation, TransformationResult, Verdi
 from lsp_server.extreme.reneri import diagnose
 from lsp_server.extreme.reneri.report import shares
 from lsp_server.extreme.reneri.runner import run_observations
+from lsp_server.extreme.reneri.verify import verify_assertion
 
 T = TypeVar("T")
 
@@ -300,9 +301,19 @@ def bench(requirement: str, limit: int, runs: int, discovery: str) -> dict[str, 
     undetected_count = len(undetected)
     undetected = spread(undetected, limit)
     verdicts = time.monotonic() - started
+    # The diagnosis finds a src/ layout itself and must import the project from wherever
+    # it runs (a copy, to verify the suggested assertions): only reks stays on the path.
+    os.environ["PYTHONPATH"] = str(repository)
     started = time.monotonic()
     diagnoses = diagnose(project, undetected, runs=runs, python=project_python())
     diagnosis_time = time.monotonic() - started
+    started = time.monotonic()
+    verified = [
+        verify_assertion(project, d, python=project_python())
+        for d in diagnoses
+        if d.assertion is not None
+    ]
+    verification_time = time.monotonic() - started
     share = shares(diagnoses)
     durations = [d.duration for d in diagnoses]
     row: dict[str, object] = {
@@ -315,6 +326,9 @@ def bench(requirement: str, limit: int, runs: int, discovery: str) -> dict[str, 
         "unknown": sum(d.symptom == "unknown" for d in diagnoses),
         "shares": share,
         "with_assertion": sum(d.assertion is not None for d in diagnoses),
+        "assertions_pass_on_original": sum(v.passes_on_original for v in verified),
+        "assertions_detect_transformation": sum(v.ok for v in verified),
+        "verification_s": round(verification_time, 1),
         "discovery_and_verdicts_s": round(verdicts, 1),
         "diagnosis_s": round(diagnosis_time, 1),
         "median_diagnosis_s": round(statistics.median(durations), 2) if durations else None,

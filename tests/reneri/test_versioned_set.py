@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 
 from lsp_server.extreme.model import Verdict
 from lsp_server.extreme.reneri import diagnose
 from lsp_server.extreme.reneri.edit import insert_assertion
+from lsp_server.extreme.reneri.verify import verify_assertion
 
 from .conftest import rewrite_body, run_pytest, undetected
 
@@ -68,6 +70,15 @@ def test_inserted_assertion_detects_the_transformation(versioned_set: Path) -> N
     result = undetected(versioned_set, SOURCE, "VersionedSet._increment_version", "pass", TESTS)
     (diagnosis,) = diagnose(versioned_set, [result], runs=2)
     assert diagnosis.assertion is not None
+    # In memory, on a copy: passes on the original, fails on the transformed code ...
+    assert verify_assertion(versioned_set, diagnosis).ok
+    # ... which a wrong expected value does not.
+    wrong = dataclasses.replace(
+        diagnosis,
+        assertion=dataclasses.replace(diagnosis.assertion, text="    assert s.version == 2"),
+    )
+    checked = verify_assertion(versioned_set, wrong)
+    assert not checked.passes_on_original and checked.fails_on_transformed
     test_file = versioned_set / diagnosis.assertion.path
     test_file.write_text(
         insert_assertion(test_file.read_text(encoding="utf-8"), diagnosis.assertion),

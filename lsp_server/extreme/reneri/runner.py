@@ -92,7 +92,7 @@ def run_observations(
             process = subprocess.Popen(
                 command,
                 cwd=root,
-                env=_environment(config_path),
+                env=_environment(config_path, root),
                 stdin=subprocess.DEVNULL,
                 stdout=log,
                 stderr=subprocess.STDOUT,
@@ -107,14 +107,18 @@ def run_observations(
         return _read(output, log_text)
 
 
-def _environment(config_path: Path) -> dict[str, str]:
+def _environment(config_path: Path, root: Path) -> dict[str, str]:
     env = dict(os.environ)
     env[plugin.CONFIG_ENV] = str(config_path)
     # The same hash seed on both sides: set iteration order must not differ for no reason.
     env["PYTHONHASHSEED"] = "0"
     env["PYTHONDONTWRITEBYTECODE"] = "1"
     package_parent = str(Path(lsp_server.__file__).resolve().parent.parent)
-    env["PYTHONPATH"] = os.pathsep.join([package_parent, *filter(None, [env.get("PYTHONPATH")])])
+    paths = [package_parent]
+    if (root / "src").is_dir():
+        # An uninstalled src-layout project imports from src/ (harmless when installed).
+        paths.insert(0, str((root / "src").resolve()))
+    env["PYTHONPATH"] = os.pathsep.join([*paths, *filter(None, [env.get("PYTHONPATH")])])
     return env
 
 
