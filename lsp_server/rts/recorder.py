@@ -154,9 +154,13 @@ class ReksPlugin:
         self._stack: list[_Window] = []
         self._fixture_windows: dict[object, _Window] = {}
         self._reports: dict[str, list[pytest.TestReport]] = {}
-        self._code_units: dict[CodeType, tuple[Unit, ...]] = {}
+        # Units are interned as small ints while recording: hashing a Unit (a dataclass)
+        # runs Python code, and a test depends on hundreds of them.
+        self._unit_ids: dict[Unit, int] = {}
+        self._units: list[Unit] = []
+        self._code_units: dict[CodeType, tuple[int, ...]] = {}
         self._rel_cache: dict[str, str | None] = {}
-        self._static_cache: dict[object, frozenset[Unit]] = {}
+        self._static_cache: dict[object, frozenset[int]] = {}
         self._pending: list[TestResult] = []
         self._last_flush = time.monotonic()
         self._recorded = 0
@@ -289,7 +293,14 @@ class ReksPlugin:
         self._rel_cache[filename] = rel
         return rel
 
-    def _units_of_code(self, code: CodeType) -> tuple[Unit, ...]:
+    def _intern(self, unit: Unit) -> int:
+        uid = self._unit_ids.get(unit)
+        if uid is None:
+            uid = self._unit_ids[unit] = len(self._units)
+            self._units.append(unit)
+        return uid
+
+    def _units_of_code(self, code: CodeType) -> tuple[int, ...]:
         cached = self._code_units.get(code)
         if cached is not None:
             return cached
@@ -305,17 +316,18 @@ class ReksPlugin:
                 units = (file_units.unit_for_qualname(qualname), module)
             else:
                 units = (file_units.unit_at_line(code.co_firstlineno), module)
-        self._code_units[code] = units
-        return units
+        ids = tuple(self._intern(u) for u in units)
+        self._code_units[code] = ids
+        return ids
 
-    def _static_units(self, item: pytest.Item) -> frozenset[Unit]:
+    def _static_units(self, item: pytest.Item) -> frozenset[int]:
         """Module parts of the test file's import closure and its conftests, plus the
         docstring's unit for doctests."""
         dtest = getattr(item, "dtest", None)
         key = (str(item.path), None if dtest is None else (dtest.filename, dtest.lineno))
         cached = self._static_cache.get(key)
         if cached is None:
-            cached = frozenset(self._compute_static_units(item))
+            cached = frozenset(self._intern(u) for u in self._compute_static_units(item))
             self._static_cache[key] = cached
         return cached
 
@@ -353,19 +365,22 @@ class ReksPlugin:
                     shared = self._fixture_windows.get(fixturedef)
                     if shared is not None:
                         window.update(shared)
-        units = set(self._static_units(item))
+        ids = set(self._static_units(item))
         code_units = self._code_units
         for code in window.codes:
             found = code_units.get(code)
             if found is None:
                 found = self._units_of_code(code)
-            units.update(found)
+            ids.update(found)
         for filename in window.files:
             rel = self._rel(filename)
             if rel is not None and not rel.endswith((".py", ".pyc", ".pyo")):
-                units.add(Unit(rel, FILE))
+                ids.add(self._intern(Unit(rel, FILE)))
         outcome, duration = _outcome(reports)
-        self._pending.append(TestResult(item.nodeid, outcome, duration, frozenset(units)))
+        units = self._units
+        self._pending.append(
+            TestResult(item.nodeid, outcome, duration, tuple(units[i] for i in ids))
+        )
         if len(self._pending) >= _BATCH_TESTS or time.monotonic() - self._last_flush > _BATCH_S:
             self._flush_records()
 

@@ -110,7 +110,7 @@ class TestResult:
     nodeid: str
     outcome: str
     duration: float
-    units: frozenset[Unit]
+    units: tuple[Unit, ...]
 
 
 @dataclass(frozen=True)
@@ -319,7 +319,7 @@ class DependencyStore:
         a missing file is a change for every test that had depended on it.
         """
         self.record_tests(
-            [TestResult(nodeid, outcome, duration, frozenset(units))],
+            [TestResult(nodeid, outcome, duration, tuple(units))],
             snapshots,
             environment=environment,
             options=options,

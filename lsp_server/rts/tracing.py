@@ -46,10 +46,16 @@ class MonitoringTracer(CodeTracer):
     def __init__(self) -> None:
         self._seen: set[CodeType] = set()
         self._tool: int | None = None
+        # The callback runs once per code object per test: keep it to a bound method call
+        # on a set that is never replaced, and a constant from the closure.
+        add = self._seen.add
+        disable = _MON.DISABLE
 
-    def _on_start(self, code: CodeType, offset: int) -> Any:
-        self._seen.add(code)
-        return _MON.DISABLE
+        def on_start(code: CodeType, offset: int) -> Any:
+            add(code)
+            return disable
+
+        self._on_start = on_start
 
     def start(self) -> None:
         mon = _MON
@@ -73,7 +79,8 @@ class MonitoringTracer(CodeTracer):
         self._tool = None
 
     def take(self) -> set[CodeType]:
-        seen, self._seen = self._seen, set()
+        seen = set(self._seen)
+        self._seen.clear()
         _MON.restart_events()
         return seen
 
