@@ -262,6 +262,11 @@ def _run(
         try:
             observe_start = time.perf_counter()
             pool.start(job)
+            if pool.collection_errors:
+                analysis.errors["(tests)"] = (
+                    f"{pool.collection_errors} error(s) while collecting the tests; "
+                    "the tests of those modules were not used (run pytest to see them)"
+                )
             pool.prepare(sorted({f.path for f in todo}))
             job.report(0, None, "observing the tests")
             subset = tests_to_observe(root, pool.nodeids, todo)

@@ -72,7 +72,7 @@ def _run(args: argparse.Namespace) -> int:
     except Cancelled:
         return 130
     for path, error in sorted(analysis.errors.items()):
-        print(f"reks extreme: {path} not analysed: {error}", file=sys.stderr)
+        print(f"reks extreme: warning: {path}: {error}", file=sys.stderr)
 
     diagnoses = None
     if args.explain:

@@ -69,6 +69,7 @@ class WorkerPool:
         self.pytest_args = list(pytest_args)
         self.workers: list[Worker] = []
         self.nodeids: list[str] = []  # collected tests, in pytest's order
+        self.collection_errors = 0
 
     def __enter__(self) -> WorkerPool:
         return self
@@ -95,6 +96,7 @@ class WorkerPool:
             ready = worker.receive()
             worker.tests = int(ready.get("tests", 0))
             self.nodeids = list(ready.get("nodeids", []))
+            self.collection_errors = int(ready.get("collection_errors", 0))
 
     def prepare(self, files: list[str]) -> None:
         for worker in self.workers:
