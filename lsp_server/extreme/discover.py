@@ -130,10 +130,15 @@ def functions_of_source(rel: str, source: str, patterns: Sequence[str] = ()) -> 
     lines = source.splitlines()
     module_names = _module_level_names(tree)
     out: list[FunctionInfo] = []
+    seen: set[str] = set()
     for qualname, node, in_class in _defs(tree):
         span = units.spans.get(qualname)
-        if span is None:
+        if span is None or qualname in seen:
+            # A redefinition (a property setter, a conditional second version) shares the
+            # unit name of the first; units track the name once, and so do we.
             continue
+        seen.add(qualname)
+        first_line = min([node.lineno, *(d.lineno for d in node.decorator_list)])
         generator = _is_generator(node)
         annotated = bodies_from_annotation(node.returns)
         if generator:
@@ -146,7 +151,7 @@ def functions_of_source(rel: str, source: str, patterns: Sequence[str] = ()) -> 
                 path=rel,
                 qualname=qualname,
                 line=node.lineno,
-                first_line=span.first_line,
+                first_line=first_line,
                 checksum=units.checksums[qualname],
                 is_generator=generator,
                 is_async=isinstance(node, ast.AsyncFunctionDef),

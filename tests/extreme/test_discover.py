@@ -146,3 +146,23 @@ def test_source_files_leave_out_tests_and_environments(tmp_path: Path) -> None:
     assert source_files(tmp_path) == ["pkg/a.py"]
     with pytest.raises(FileNotFoundError):
         source_files(tmp_path, [tmp_path / "missing"])
+
+
+def test_property_setter_is_not_a_second_function() -> None:
+    found = functions_of_source(
+        "m.py",
+        textwrap.dedent(
+            """
+            class A:
+                @property
+                def x(self):
+                    value = self._x
+                    return value * 2
+
+                @x.setter
+                def x(self, value):
+                    self._x = value
+            """
+        ),
+    )
+    assert [(f.qualname, f.line, f.first_line, f.skip) for f in found] == [("A.x", 4, 3, "")]
