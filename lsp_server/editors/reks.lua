@@ -10,8 +10,8 @@
 -- It starts `python -m lsp_server` for Python buffers (vim.lsp.start on 0.8+, start_client +
 -- buf_attach_client on 0.7), prompts with vim.ui.select / vim.ui.input for what the server
 -- leaves to the client (move destinations, names after an extract), shows the
--- `reks/status` numbers, and adds :ReksRunAffectedTests, :ReksExtremeAnalysis, :ReksCommand,
--- :ReksExtract, :ReksStatus and :ReksRestart.
+-- `reks/status` numbers, and adds :ReksRunAffectedTests, :ReksExtremeAnalysis,
+-- :ReksExplainWeakTests, :ReksCommand, :ReksExtract, :ReksStatus and :ReksRestart.
 local M = {}
 
 local uv = vim.loop or vim.uv
@@ -287,28 +287,40 @@ local function find_command(patterns, bufnr)
   return nil
 end
 
-local function buffer_argument(bufnr)
-  return { uri = vim.uri_from_bufnr(bufnr) }
+-- Run the server command found by `patterns` (exact names first, then Lua patterns over
+-- the advertised names). No argument: the server works on every workspace folder; `arg`
+-- (a path or URI) narrows it, e.g. to the current file.
+local function run_named(patterns, what, bufnr, arg)
+  bufnr = bufnr or vim.api.nvim_get_current_buf()
+  local name = find_command(patterns, bufnr)
+  if not name then
+    notify("this server has no command to " .. what, vim.log.levels.ERROR)
+    return
+  end
+  M.execute({ command = name, arguments = arg and { arg } or {} }, bufnr, function(err, result)
+    if not err and M.config.echo_status then
+      vim.schedule(function()
+        vim.api.nvim_echo({ { "reks: " .. what .. ": done" } }, false, {})
+      end)
+    end
+    if M._on_command_done then
+      M._on_command_done(name, err, result)
+    end
+  end)
 end
 
 function M.run_affected_tests(bufnr)
-  bufnr = bufnr or vim.api.nvim_get_current_buf()
-  local name = find_command({ "reks.runAffectedTests", "affected" }, bufnr)
-  if not name then
-    notify("this server has no command to run affected tests", vim.log.levels.ERROR)
-    return
-  end
-  M.execute({ command = name, arguments = { buffer_argument(bufnr) } }, bufnr)
+  run_named({ "reks.runAffectedTests", "affected" }, "run affected tests", bufnr)
 end
 
-function M.extreme_analysis(bufnr)
-  bufnr = bufnr or vim.api.nvim_get_current_buf()
-  local name = find_command({ "reks.extremeAnalysis", "extreme", "pseudo" }, bufnr)
-  if not name then
-    notify("this server has no extreme analysis command", vim.log.levels.ERROR)
-    return
-  end
-  M.execute({ command = name, arguments = { buffer_argument(bufnr) } }, bufnr)
+--- Extreme analysis (pseudo-tested functions); `path` narrows it to a file or folder.
+function M.extreme_analysis(bufnr, path)
+  run_named({ "reks.analyseWeakTests", "analy[sz]e", "extreme", "pseudo" }, "find pseudo-tested functions", bufnr, path)
+end
+
+--- Reneri: why pseudo-tested functions go unnoticed, with the test change that catches them.
+function M.explain_weak_tests(bufnr, path)
+  run_named({ "reks.explainWeakTests", "explain" }, "explain weak tests", bufnr, path)
 end
 
 -- Status ------------------------------------------------------------------------------
@@ -641,13 +653,21 @@ local function user_commands()
   create("ReksRunAffectedTests", function()
     M.run_affected_tests()
   end, { desc = "reks: run the tests affected by edits" })
-  create("ReksExtremeAnalysis", function()
-    M.extreme_analysis()
-  end, { desc = "reks: find pseudo-tested functions" })
+  create("ReksExtremeAnalysis", function(args)
+    M.extreme_analysis(nil, args.args ~= "" and vim.fn.expand(args.args) or nil)
+  end, { nargs = "?", complete = "file", desc = "reks: find pseudo-tested functions (optional: a file or folder)" })
+  create("ReksExplainWeakTests", function(args)
+    M.explain_weak_tests(nil, args.args ~= "" and vim.fn.expand(args.args) or nil)
+  end, { nargs = "?", complete = "file", desc = "reks: why pseudo-tested functions go unnoticed" })
   create("ReksCommand", function(args)
-    M.execute({ command = args.args, arguments = { buffer_argument(vim.api.nvim_get_current_buf()) } })
+    local name, rest = args.args:match("^(%S+)%s*(.*)$")
+    local arguments = {}
+    for word in rest:gmatch("%S+") do
+      arguments[#arguments + 1] = vim.fn.expand(word)
+    end
+    M.execute({ command = name, arguments = arguments })
   end, {
-    nargs = 1,
+    nargs = "+",
     complete = function()
       return M.server_commands()
     end,

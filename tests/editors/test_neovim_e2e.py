@@ -17,10 +17,6 @@ from .tools import Neovim
 
 CALC = textwrap.dedent(
     """\
-    import sys
-    import os
-
-
     def add(a, b):
         return a + b
 
@@ -74,6 +70,16 @@ SCRIPT = (Path(__file__).parent / "e2e_refactor.lua").read_text(encoding="utf-8"
 @pytest.mark.slow
 def test_refactorings_in_real_neovim(nvim: Neovim, tmp_path: Path) -> None:
     root = _project(tmp_path / "proj")
+    # Record the tests' dependencies first, as a developer who ran `pytest --reks` has.
+    recorded = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--reks"],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert recorded.returncode == 0, recorded.stdout + recorded.stderr
     script = f"PYTHON = {_lua_str(sys.executable)}\nINPUTS = {{}}\nPICKS = {{}}\n" + SCRIPT
     result = run_lua(nvim, script, tmp_path, cwd=root, files=[root / "calc.py"], timeout=150)
 
@@ -97,6 +103,27 @@ def test_refactorings_in_real_neovim(nvim: Neovim, tmp_path: Path) -> None:
     pick_prompts = [s["prompt"] for s in result["answers"]["select"]]
     assert "Move to module:" in pick_prompts
     assert all("missing" not in s for s in result["answers"]["select"]), result["answers"]
+    # what the server published: after the rename both tests are skipped (REKS), with the
+    # reason on each test function; after the hand edit of report() its test must run.
+    after_rename = result["snapshots"]["rename"]
+    assert after_rename["status"]["skipped"] == 2, after_rename
+    assert after_rename["status"]["affected"] == 0, after_rename
+    assert after_rename["statusline"] == "2 tests skipped by refactorings · 0 affected"
+    hints = [d for d in after_rename["diagnostics"] if d["file"] == "test_calc.py"]
+    assert sorted(d["lnum"] for d in hints) == [3, 7], after_rename
+    assert all(d["source"] == "reks" for d in hints)
+    assert all("skipped: affected only by rename `add` -> `plus`" in d["message"] for d in hints)
+    after_edit = result["snapshots"]["hand_edit"]
+    assert "test_calc.py::test_report" in after_edit["status"]["affectedTests"], after_edit
+    must_run = [
+        d
+        for d in after_edit["diagnostics"]
+        if d["file"] == "test_calc.py" and d["lnum"] == 8 and "must run" in d["message"]
+    ]
+    # (why it must run depends on the REKS verdicts of the earlier move and extracts; the hand
+    # edit alone already makes it run)
+    assert must_run and "changed" in must_run[0]["message"], after_edit
+    assert "return total + 0" in calc
     # the project still works
     run = subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(root)],

@@ -71,6 +71,7 @@ def test_module_helpers_in_real_neovim(nvim: Neovim, tmp_path: Path) -> None:
           commands = {{
             commands.ReksRunAffectedTests ~= nil, commands.ReksExtremeAnalysis ~= nil,
             commands.ReksCommand ~= nil, commands.ReksExtract ~= nil, commands.ReksStatus ~= nil,
+            commands.ReksExplainWeakTests ~= nil,
           }},
           on_save = reks.config.settings.onSave,
         }})
@@ -83,5 +84,5 @@ def test_module_helpers_in_real_neovim(nvim: Neovim, tmp_path: Path) -> None:
     assert result["nearest"] == "def f():\n    x = extracted_method()".index("extracted_method")
     assert result["statusline"] == "3 tests skipped by refactorings · 1 affected"
     assert result["cmd"] == ["/nonexistent/python", "-m", "lsp_server"]
-    assert result["commands"] == [True] * 5
+    assert result["commands"] == [True] * 6
     assert result["on_save"] == ["organizeImports"]

@@ -12,15 +12,25 @@ export interface CommandChoice {
 
 export const RUN_AFFECTED_TESTS: CommandChoice = {
   paletteId: "reks.editor.runAffectedTests",
-  preferred: ["reks.runAffectedTests", "reks.tests.runAffected"],
+  preferred: ["reks.runAffectedTests"],
   pattern: /affected/i,
 };
 
+/** Extreme transformations: which functions are pseudo-tested. */
 export const EXTREME_ANALYSIS: CommandChoice = {
   paletteId: "reks.editor.extremeAnalysis",
-  preferred: ["reks.extremeAnalysis", "reks.extreme.analyze", "reks.findPseudoTested"],
-  pattern: /extreme|pseudo/i,
+  preferred: ["reks.analyseWeakTests"],
+  pattern: /analy[sz]e|extreme|pseudo/i,
 };
+
+/** Reneri: why each transformation went unnoticed, and the test change that catches it. */
+export const EXPLAIN_WEAK_TESTS: CommandChoice = {
+  paletteId: "reks.editor.explainWeakTests",
+  preferred: ["reks.explainWeakTests"],
+  pattern: /explain/i,
+};
+
+export const PALETTE_CHOICES = [RUN_AFFECTED_TESTS, EXTREME_ANALYSIS, EXPLAIN_WEAK_TESTS];
 
 export function findServerCommand(advertised: readonly string[], choice: CommandChoice): string | undefined {
   for (const name of choice.preferred) {

@@ -18,7 +18,7 @@ import type { ApplyWorkspaceEditParams, ApplyWorkspaceEditResult } from "vscode-
 
 import {
   CommandChoice,
-  EXTREME_ANALYSIS,
+  PALETTE_CHOICES,
   RUN_AFFECTED_TESTS,
   commandLabel,
   findServerCommand,
@@ -373,9 +373,8 @@ export class ServerManager implements vscode.Disposable {
       void vscode.window.showErrorMessage(`reks: this server has no command for "${commandLabel(choice.paletteId)}".`);
       return undefined;
     }
-    const editor = vscode.window.activeTextEditor;
-    const args = editor?.document.languageId === "python" ? [{ uri: editor.document.uri.toString() }] : [];
-    return this.runServerCommand(command, args);
+    // No argument: the server's commands then work on every workspace folder.
+    return this.runServerCommand(command, []);
   }
 }
 
@@ -406,15 +405,12 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     output,
     status,
     m,
-    vscode.commands.registerCommand(RUN_AFFECTED_TESTS.paletteId, () => m.runChoice(RUN_AFFECTED_TESTS)),
-    vscode.commands.registerCommand(EXTREME_ANALYSIS.paletteId, () => m.runChoice(EXTREME_ANALYSIS)),
+    ...PALETTE_CHOICES.map((choice) => vscode.commands.registerCommand(choice.paletteId, () => m.runChoice(choice))),
     vscode.commands.registerCommand("reks.editor.runServerCommand", async () => {
       const items = m.serverCommands().map((c) => ({ label: commandLabel(c), description: c }));
       const pick = await vscode.window.showQuickPick(items, { title: "reks: server command" });
       if (pick) {
-        const editor = vscode.window.activeTextEditor;
-        const args = editor?.document.languageId === "python" ? [{ uri: editor.document.uri.toString() }] : [];
-        await m.runServerCommand(pick.description, args);
+        await m.runServerCommand(pick.description, []);
       }
     }),
     vscode.commands.registerCommand("reks.editor.restartServer", () => m.restart()),

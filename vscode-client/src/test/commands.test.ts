@@ -3,7 +3,9 @@ import * as fs from "fs";
 import * as path from "path";
 
 import {
+  EXPLAIN_WEAK_TESTS,
   EXTREME_ANALYSIS,
+  PALETTE_CHOICES,
   RUN_AFFECTED_TESTS,
   commandLabel,
   findServerCommand,
@@ -14,7 +16,10 @@ import { RestartPolicy } from "../restart";
 
 describe("server commands", () => {
   it("match the advertised names", () => {
-    assert.strictEqual(findServerCommand(["reks.x", "reks.runAffectedTests"], RUN_AFFECTED_TESTS), "reks.runAffectedTests");
+    const advertised = ["reks.refactor.apply", "reks.explainWeakTests", "reks.runAffectedTests", "reks.analyseWeakTests"];
+    assert.strictEqual(findServerCommand(advertised, RUN_AFFECTED_TESTS), "reks.runAffectedTests");
+    assert.strictEqual(findServerCommand(advertised, EXTREME_ANALYSIS), "reks.analyseWeakTests");
+    assert.strictEqual(findServerCommand(advertised, EXPLAIN_WEAK_TESTS), "reks.explainWeakTests");
     assert.strictEqual(findServerCommand(["reks.tests.affected.run"], RUN_AFFECTED_TESTS), "reks.tests.affected.run");
     assert.strictEqual(findServerCommand(["reks.extreme.run"], EXTREME_ANALYSIS), "reks.extreme.run");
     assert.strictEqual(findServerCommand([], EXTREME_ANALYSIS), undefined);
@@ -22,8 +27,9 @@ describe("server commands", () => {
   it("are in the palette", () => {
     const packageJson = JSON.parse(fs.readFileSync(path.join(__dirname, "..", "..", "package.json"), "utf8"));
     const ids = (packageJson.contributes.commands as { command: string }[]).map((c) => c.command);
-    assert.ok(ids.includes(RUN_AFFECTED_TESTS.paletteId));
-    assert.ok(ids.includes(EXTREME_ANALYSIS.paletteId));
+    for (const choice of PALETTE_CHOICES) {
+      assert.ok(ids.includes(choice.paletteId), choice.paletteId);
+    }
   });
   it("recognise moves needing a destination", () => {
     assert.ok(isMoveCommand("reks.refactor.move"));
