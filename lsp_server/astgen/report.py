@@ -1,11 +1,11 @@
 """Group failures by shape and write the JSON and markdown reports.
 
 A failure group is (engine, refactoring, generator, oracle, signature). The signature is
-the part of the label vector that matters: a label is kept when some case differing from
-the failing one only in that label passes the oracle, i.e. changing that choice removes the
-failure; labels whose every alternative fails too (or that have no alternative) are dropped.
-So the ten programs that fail because of ``getattr`` whatever else they contain form one
-group whose signature names ``getattr``. Each group keeps its smallest program.
+the part of the label vector that matters: the labels left after dropping, one by one,
+every label without which the remaining ones still select only failing cases (see
+``signatures``). So the programs that fail because of ``getattr`` whatever else they
+contain form one group whose signature names ``getattr``. Each group keeps its smallest
+program.
 """
 
 from __future__ import annotations
@@ -50,36 +50,61 @@ class FailureGroup:
         return ""
 
 
-def _failing(results: list[CheckResult]) -> dict[tuple[str, str, str, tuple[Label, ...]], set[str]]:
-    """(engine, kind, generator, labels) -> oracles that failed (empty: passed)."""
-    table: dict[tuple[str, str, str, tuple[Label, ...]], set[str]] = {}
-    for r in results:
-        entry = table.setdefault((r.engine, r.kind, r.generator, r.labels), set())
-        entry.update(f.oracle for f in r.findings)
-    return table
+@dataclass
+class _PatternTest:
+    """Does every row with all labels of a pattern fail an oracle? (memoised)"""
+
+    everything: set[int]
+    having: dict[Label, set[int]]
+    failing: dict[str, set[int]]
+    memo: dict[tuple[str, frozenset[Label]], bool] = field(default_factory=dict)
+
+    def holds(self, oracle: str, pattern: frozenset[Label]) -> bool:
+        key = (oracle, pattern)
+        if key not in self.memo:
+            matching = set(self.everything)
+            for label in pattern:
+                matching &= self.having[label]
+            self.memo[key] = matching <= self.failing[oracle]
+        return self.memo[key]
 
 
 def signatures(results: list[CheckResult]) -> dict[tuple[int, str, str], tuple[Label, ...]]:
-    """(case index, engine, oracle) -> the labels of that failure that matter."""
-    table = _failing(results)
-    # Cases that differ only at position d share a masked key.
-    by_mask: dict[tuple[Any, ...], list[tuple[str, set[str]]]] = defaultdict(list)
-    for (engine, kind, generator, labels), failed in table.items():
-        for d in range(len(labels)):
-            masked = tuple(
-                (dim, None if i == d else value) for i, (dim, value) in enumerate(labels)
-            )
-            by_mask[(engine, kind, generator, d, masked)].append((labels[d][1], failed))
-    out: dict[tuple[int, str, str], tuple[Label, ...]] = {}
+    """(case index, engine, oracle) -> the labels of that failure that matter.
+
+    Greedy generalisation: starting from the failing case's whole label vector, drop each
+    label in turn if every checked case that has the remaining labels still fails the same
+    oracle. What is left is a pattern that only failing cases match, so failures that share
+    it are one group."""
+    rows: dict[tuple[str, str, str], dict[tuple[Label, ...], set[str]]] = defaultdict(dict)
     for r in results:
-        for finding in r.findings:
-            keep: list[Label] = []
-            for d, (dim, value) in enumerate(r.labels):
-                masked = tuple((x, None if i == d else v) for i, (x, v) in enumerate(r.labels))
-                siblings = by_mask.get((r.engine, r.kind, r.generator, d, masked), [])
-                if any(v != value and finding.oracle not in failed for v, failed in siblings):
-                    keep.append((dim, value))
-            out[(r.index, r.engine, finding.oracle)] = tuple(keep)
+        failed = rows[(r.engine, r.kind, r.generator)].setdefault(r.labels, set())
+        failed.update(f.oracle for f in r.findings)
+    out: dict[tuple[int, str, str], tuple[Label, ...]] = {}
+    for family, table in rows.items():
+        vectors = list(table)
+        everything = set(range(len(vectors)))
+        having: dict[Label, set[int]] = defaultdict(set)
+        failing: dict[str, set[int]] = defaultdict(set)
+        for row, labels in enumerate(vectors):
+            for label in labels:
+                having[label].add(row)
+            for oracle in table[labels]:
+                failing[oracle].add(row)
+        only_failing = _PatternTest(everything, having, failing)
+        generalised: dict[tuple[tuple[Label, ...], str], tuple[Label, ...]] = {}
+        for labels, failed in table.items():
+            for oracle in failed:
+                pattern = set(labels)
+                for label in labels:
+                    if only_failing.holds(oracle, frozenset(pattern - {label})):
+                        pattern.discard(label)
+                generalised[(labels, oracle)] = tuple(x for x in labels if x in pattern)
+        for r in results:
+            if (r.engine, r.kind, r.generator) != family:
+                continue
+            for finding in r.findings:
+                out[(r.index, r.engine, finding.oracle)] = generalised[(r.labels, finding.oracle)]
     return out
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator
 
+from lsp_server.astgen.features import features
 from lsp_server.astgen.gen import Gen, Labelled, sequences
 from lsp_server.astgen.program import MAIN, Case, Program, Target
 
@@ -19,6 +20,7 @@ _STATEMENTS: list[tuple[str, str]] = [
     ("loop-continue", "for i in range(n):\n    if i % 2 == 0:\n        continue\n    acc += 1"),
     ("loop-return", "for i in range(n):\n    if i == 4:\n        return -acc\n    acc += i"),
     ("if-return", "if n == 0:\n    return -1"),
+    ("if-print", 'if n > 3:\n    print("big")'),
     ("while", "while x < n:\n    x += 2"),
 ]
 
@@ -60,6 +62,30 @@ def _starts(text: str) -> list[int]:
     return out
 
 
+def _semantic(source: str, start: int, end: int) -> tuple[tuple[str, str], ...]:
+    """What the selection is, beyond its first and last statement: these labels name the
+    cause when failures are grouped (greedy generalisation keeps the labels that matter, and
+    tries the syntactic ones first)."""
+    found = features("extract-method", source, start, end)
+    jumps = sorted(j for j in ("return", "break", "continue") if f"selection:{j}" in found)
+    return (
+        ("live-out", "yes" if "selection:live-out" in found else "no"),
+        ("augmented", "yes" if "selection:augmented-assignment" in found else "no"),
+        ("jumps", "+".join(jumps) or "none"),
+    )
+
+
+def _numbered(found: list[Labelled[tuple[int, int]]]) -> Gen[tuple[int, int]]:
+    """Add ``("nth", k)``: the k-th span with the same labels, so label vectors stay unique."""
+    seen: dict[tuple[tuple[str, str], ...], int] = {}
+    out = []
+    for item in found:
+        k = seen.get(item.labels, 0)
+        seen[item.labels] = k + 1
+        out.append(Labelled(item.value, (*item.labels, ("nth", str(k)))))
+    return Gen(lambda: out)
+
+
 def _describe(stmt: ast.stmt) -> str:
     if isinstance(stmt, ast.AugAssign) and isinstance(stmt.target, ast.Name):
         return f"{stmt.target.id}+="
@@ -82,13 +108,17 @@ def selections(source: str) -> Gen[tuple[int, int]]:
                 assert last.end_lineno is not None and last.end_col_offset is not None
                 start = _offset(starts, first.lineno, first.col_offset)
                 end = _offset(starts, last.end_lineno, last.end_col_offset)
-                labels = (
+                labels: tuple[tuple[str, str], ...] = (
                     ("depth", str(depth)),
                     ("from", _describe(first)),
                     ("to", _describe(last)),
+                    *_semantic(source, start, end),
                 )
-                found.append(Labelled((start, end), labels))
-    return Gen(lambda: found)
+                # Editors select either exactly the statements or whole lines (through the
+                # newline); engines handle the two differently.
+                found.append(Labelled((start, end), (*labels, ("ends", "statement"))))
+                found.append(Labelled((start, end + 1), (*labels, ("ends", "line"))))
+    return _numbered(found)
 
 
 _EXTRACTABLE = (ast.BinOp, ast.Compare, ast.Call, ast.BoolOp)
@@ -114,7 +144,7 @@ def expressions(source: str) -> Gen[tuple[int, int]]:
             _offset(starts, node.end_lineno, node.end_col_offset),
         )
         found.append(Labelled(span, labels))
-    return Gen(lambda: found)
+    return _numbered(found)
 
 
 def _cases(bound: int, kind: str) -> Gen[Case]:
