@@ -6,8 +6,10 @@ Engines have bugs, so after each task (setting ``trustButVerify``, on by default
 1. every Python file the task wrote still compiles;
 2. no file gained an undefined name (pyflakes, through the engine's own
    ``lsp_server.refactor.verify.check_edit``);
-3. for a rename, jedi (an independent engine) computes the same edit;
-4. the task does not match a shape the engine-testing work found rope to get wrong
+3. a renamed or moved global does not live in a module that looks its globals up by
+   name (module ``__getattr__``, ``globals()``): strings built at run time still name it;
+4. for a rename, jedi (an independent engine) computes the same edit;
+5. the task does not match a shape the engine-testing work found rope to get wrong
    (``lsp_server.astgen.known_failures.matches``, when that module exists).
 
 Any failed check makes the task a hand edit: its tests run. A full test run in CI remains
@@ -16,6 +18,7 @@ the safety net, as the paper says: these checks only catch the obvious failures.
 
 from __future__ import annotations
 
+import ast
 import io
 import os
 import re
@@ -26,10 +29,11 @@ from pathlib import Path
 
 from lsp_server.refactor.model import FileEdit, RefactoringError
 from lsp_server.refactor.verify import check_edit
-from lsp_server.rts.provenance import Provenance
+from lsp_server.rts.provenance import Origin, Provenance
 
 _RENAME = re.compile(r"rename `([^`]+)` -> `([^`]+)`")
 _SKIP_DIRS = {".git", ".reks", "__pycache__", ".venv", "venv", ".tox", "node_modules"}
+
 
 def check_known_failures(provenance: Provenance) -> str | None:
     """Does the task have a shape the engine-testing work found the engine to get wrong?
@@ -214,9 +218,51 @@ def _before_project(root: Path, provenance: Provenance, name: str) -> dict[str, 
     return texts
 
 
+def _looks_up_globals_by_name(text: str) -> str | None:
+    """How a module reaches its globals through strings, if it does: a module-level
+    ``__getattr__`` (PEP 562, e.g. deprecation shims) or ``globals()``/``vars()``."""
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError):
+        return None
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name in (
+            "__getattr__",
+            "__dir__",
+        ):
+            return f"a module-level `{node.name}`"
+    for call in ast.walk(tree):
+        if (
+            isinstance(call, ast.Call)
+            and isinstance(call.func, ast.Name)
+            and call.func.id in ("globals", "vars")
+            and not call.args
+        ):
+            return f"`{call.func.id}()`"
+    return None
+
+
+def check_dynamic_lookup(provenance: Provenance) -> str | None:
+    """A renamed or moved global whose module looks its globals up by name: a string may
+    still name the old unit (rope renames code, not strings built at run time)."""
+    for change in provenance.changes:
+        if change.origin not in (Origin.REPLACED, Origin.MOVED) or change.old is None:
+            continue
+        if change.old.is_module or change.old.is_file or "." in change.old.name:
+            continue  # a whole module, or a method: the module's globals keep their names
+        text = provenance.files_before.get(change.old.path)
+        how = None if text is None else _looks_up_globals_by_name(text)
+        if how is not None:
+            return (
+                f"{change.old.path} looks up its globals by name ({how}); a string may still"
+                f" refer to `{change.old.name}`"
+            )
+    return None
+
+
 def verify(root: str, provenance: Provenance) -> str | None:
     """The first failed check's message, or None when the task can be trusted."""
-    for check in (check_compiles, check_undefined_names):
+    for check in (check_compiles, check_undefined_names, check_dynamic_lookup):
         message = check(provenance)
         if message is not None:
             return message
