@@ -29,6 +29,9 @@ from .instrument import MAX_OCCURRENCES
 from .model import Assertion, Caller, Diagnosis, Difference
 from .observe import LEN
 
+MAX_DIFFERENCES = 50
+"""Differences reported per diagnosis (the first ones, in test and line order)."""
+
 
 @dataclass
 class _Context:
@@ -98,7 +101,7 @@ def classify(
         root, transformation, list(tests), meta, original, transformed, lines, locations
     )
     ordered = sorted(raw, key=lambda d: (context.test_order(d.test), _position(d, context)))
-    differences = [_describe(d, context) for d in ordered]
+    differences = [_describe(d, context) for d in ordered[:MAX_DIFFERENCES]]
     propagation = [d for d in ordered if d.key[0] in ("P", "PN")]
     infection = [d for d in ordered if d.key[0] in ("I", "IN")]
     if propagation:
