@@ -41,7 +41,7 @@ def measure(refactoring: str, engines: list[str], bound: int, limit: int) -> Non
         # Warm up (jedi's first call loads its caches; rope imports lazily).
         _, first = sample[0]
         checker.check(-1, first.value, first.labels)
-        checker._before.clear()
+        checker.clear_cache()
         cpu, wall = time.process_time(), time.perf_counter()
         children = _children_cpu()
         checks = 0

@@ -53,21 +53,25 @@ class Checker:
         self.engines = engines
         self.runner = runner
         self.inverse = inverse
-        self._before: dict[str, tuple[RunResult, Counter[str]]] = {}
+        self._before: dict[str, tuple[RunResult, dict[str, Counter[str]]]] = {}
+
+    def clear_cache(self) -> None:
+        """Forget the original programs' runs (a benchmark measures them too)."""
+        self._before.clear()
 
     def close(self) -> None:
         for engine in self.engines:
             engine.close()
         self.runner.close()
 
-    def run_before(self, files: dict[str, str]) -> tuple[RunResult, Counter[str]]:
+    def run_before(self, files: dict[str, str]) -> tuple[RunResult, dict[str, Counter[str]]]:
         """The original program's behaviour and undefined names, shared by every case built
         on it."""
         key = hashlib.sha1(repr(sorted(files.items())).encode()).hexdigest()
         if key not in self._before:
             if len(self._before) > 4096:
                 self._before.clear()
-            self._before[key] = (self.runner.run(files), oracles.undefined_names(files))
+            self._before[key] = (self.runner.run(files), oracles.undefined_per_file(files))
         return self._before[key]
 
     def check(self, index: int, case: Case, labels: tuple[Label, ...]) -> list[CheckResult]:
@@ -95,7 +99,7 @@ class Checker:
         return results
 
     def _check_engine(
-        self, engine: Engine, case: Case, before: RunResult, undefined: Counter[str]
+        self, engine: Engine, case: Case, before: RunResult, undefined: dict[str, Counter[str]]
     ) -> _EngineCheck:
         files = case.program.file_map
         target = case.target
@@ -110,11 +114,11 @@ class Checker:
         after = outcome.files
         found: list[Finding | None] = []
         run: RunResult | None = None
-        broken = oracles.compile_error(after)
+        broken = oracles.compile_error(after, files)
         if broken is not None:
             found.append(broken)
         else:
-            found.append(oracles.new_undefined_names(undefined, after))
+            found.append(oracles.new_undefined_names(undefined, files, after))
             run = self.runner.run(after)
             if not run.same_behaviour(before):
                 detail = f"before: {_short(before)} | after: {_short(run)}"

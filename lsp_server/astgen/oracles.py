@@ -44,10 +44,13 @@ class Finding:
     detail: str
 
 
-def compile_error(files: dict[str, str]) -> Finding | None:
-    """The first Python file that does not compile."""
+def compile_error(files: dict[str, str], unchanged: dict[str, str] | None = None) -> Finding | None:
+    """The first Python file that does not compile (files whose text is the same in
+    ``unchanged``, which compiled before, are skipped)."""
     for path in sorted(files):
         if not path.endswith(".py"):
+            continue
+        if unchanged is not None and unchanged.get(path) == files[path]:
             continue
         try:
             compile(files[path], path, "exec", dont_inherit=True)
@@ -55,6 +58,10 @@ def compile_error(files: dict[str, str]) -> Finding | None:
             line = getattr(exc, "lineno", None)
             return Finding(DOES_NOT_COMPILE, f"{path}:{line}: {type(exc).__name__}: {exc}")
     return None
+
+
+def undefined_per_file(files: dict[str, str]) -> dict[str, Counter[str]]:
+    return {path: undefined_names({path: text}) for path, text in files.items()}
 
 
 def undefined_names(files: dict[str, str]) -> Counter[str]:
@@ -76,9 +83,18 @@ def undefined_names(files: dict[str, str]) -> Counter[str]:
     return names
 
 
-def new_undefined_names(before: Counter[str], after: dict[str, str]) -> Finding | None:
-    """Names pyflakes reports undefined after the refactoring and not before."""
-    new = undefined_names(after) - before
+def new_undefined_names(
+    before: dict[str, Counter[str]], original: dict[str, str], after: dict[str, str]
+) -> Finding | None:
+    """Names pyflakes reports undefined after the refactoring and not before. ``before``
+    holds the original program's names per file; unchanged files are not checked again."""
+    now: Counter[str] = Counter()
+    for path, text in after.items():
+        if original.get(path) == text:
+            now += before.get(path, Counter())
+        else:
+            now += undefined_names({path: text})
+    new = now - sum(before.values(), Counter())
     if not new:
         return None
     return Finding(UNDEFINED_NAME, "undefined: " + ", ".join(sorted(new)))
@@ -108,6 +124,8 @@ def structural(expected: dict[str, str], after: dict[str, str]) -> Finding | Non
     for path in sorted(expected):
         if path not in after:
             return Finding(STRUCTURAL, f"{path} disappeared")
+        if after[path] == expected[path]:
+            continue
         try:
             got_tree = ast.parse(after[path])
         except SyntaxError:
@@ -128,7 +146,7 @@ def same_program(original: dict[str, str], restored: dict[str, str]) -> Finding 
     if sorted(original) != sorted(restored):
         return Finding(INVERSE, f"files differ: {sorted(original)} -> {sorted(restored)}")
     for path in sorted(original):
-        if not path.endswith(".py"):
+        if not path.endswith(".py") or original[path] == restored[path]:
             continue
         try:
             if normalized(original[path]) != normalized(restored[path]):

@@ -21,9 +21,13 @@ def test_compile_error_names_the_file() -> None:
 def test_new_undefined_names_ignores_those_already_there() -> None:
     before = {MAIN: "print(missing)\n"}
     after = {MAIN: "print(missing)\nprint(other)\n"}
-    found = oracles.new_undefined_names(oracles.undefined_names(before), after)
+    names = oracles.undefined_per_file(before)
+    found = oracles.new_undefined_names(names, before, after)
     assert found is not None and found.detail == "undefined: other"
-    assert oracles.new_undefined_names(oracles.undefined_names(before), before) is None
+    assert oracles.new_undefined_names(names, before, before) is None
+    # A name that moves to another file is not new.
+    moved = oracles.new_undefined_names(names, before, {MAIN: "\n", "b.py": "print(missing)\n"})
+    assert moved is None
     assert oracles.undefined_names(after) == Counter({"missing": 1, "other": 1})
 
 
