@@ -23,6 +23,7 @@ import ast
 import json
 import os
 import shutil
+import signal
 import statistics
 import subprocess
 import sys
@@ -52,6 +53,12 @@ class Project:
 PROJECTS = [
     Project("more-itertools==10.5.0", ["more_itertools/recipes.py"], "tests/", "more_itertools/"),
     Project("toolz==1.2.0", ["toolz/itertoolz.py", "toolz/dicttoolz.py"], "toolz/tests/", "toolz/"),
+    Project(
+        "boltons==26.2.0",
+        ["boltons/strutils.py", "boltons/setutils.py"],
+        "tests/",
+        "boltons/",
+    ),
 ]
 
 
@@ -188,13 +195,20 @@ def run_mutmut(root: Path, project: Project, seconds: float, jobs: int) -> dict[
     try:
         process.wait(timeout=seconds)
     except subprocess.TimeoutExpired:
-        os.killpg(process.pid, 9)
-        process.wait()
+        os.killpg(process.pid, signal.SIGINT)  # lets mutmut save what it finished
+        try:
+            process.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait()
     elapsed = time.perf_counter() - started
     done: list[float] = []
     total = 0
     for meta in (copy / "mutants").rglob("*.meta"):
-        data = json.loads(meta.read_text())
+        try:
+            data = json.loads(meta.read_text())
+        except ValueError:  # cut off while writing
+            continue
         codes = data.get("exit_code_by_key", {})
         total += len(codes)
         durations = data.get("durations_by_key", {})
@@ -217,9 +231,12 @@ def main() -> int:
     parser.add_argument("--naive-sample", type=int, default=12)
     parser.add_argument("--mutmut-seconds", type=float, default=60.0)
     parser.add_argument("--no-mutmut", action="store_true")
+    parser.add_argument("--only", help="run only projects whose requirement contains this")
     args = parser.parse_args()
 
     for project in PROJECTS:
+        if args.only and args.only not in project.requirement:
+            continue
         root = fetch(project)
         print(f"== {project.requirement}: {', '.join(project.targets)}")
         reks_root = fresh_copy(root, "reks")
