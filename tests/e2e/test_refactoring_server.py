@@ -3,6 +3,7 @@ edits applied to a real project whose own tests must still pass."""
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
 import pytest
@@ -203,6 +204,14 @@ async def test_code_actions_at_a_definition(vscode: LanguageClient, project: Pat
         if isinstance(a, types.CodeAction) and a.kind == "refactor.move.global"
     )
     assert move.command is not None and move.command.command == "reks.refactor.move"
+    # the background pre-warm reported its progress and ended
+    for _ in range(100):
+        reports = [v for values in vscode.progress_reports.values() for v in values]
+        if any(getattr(v, "kind", None) == "end" for v in reports):
+            break
+        await asyncio.sleep(0.1)
+    assert any(isinstance(v, types.WorkDoneProgressBegin) for v in reports)
+    assert any(isinstance(v, types.WorkDoneProgressEnd) for v in reports)
 
 
 async def test_command_fallback_and_move_with_destination(

@@ -1,0 +1,67 @@
+"""Engine edits -> LSP WorkspaceEdit, for the capabilities real clients announce."""
+
+from __future__ import annotations
+
+import pytest
+from lsprotocol import types
+from pytest_lsp import client_capabilities
+
+from lsp_server.lsp.convert import offset_at, position_at, text_edits, workspace_edit
+from lsp_server.refactor.model import FileEdit, FileRename, RefactoringError
+
+
+def apply(text: str, edits: list[types.TextEdit], encoding: str) -> str:
+    spans = sorted(
+        (
+            (
+                offset_at(text, e.range.start, encoding),
+                offset_at(text, e.range.end, encoding),
+                e.new_text,
+            )
+            for e in edits
+        ),
+        reverse=True,
+    )
+    for start, end, new in spans:
+        text = text[:start] + new + text[end:]
+    return text
+
+
+@pytest.mark.parametrize("encoding", ["utf-16", "utf-8", "utf-32"])
+def test_text_edits_round_trip_with_wide_characters(encoding: str):
+    old = "s = 'é😀'\ndef f(a):\n    return a  # ü\nx = f(1)"
+    new = "s = 'é😀'\ndef g(a):\n    return a  # ü\nx = g(1)"
+    edits = text_edits(old, new, encoding)
+    assert len(edits) == 2  # only the changed lines
+    assert apply(old, edits, encoding) == new
+
+
+def test_positions_count_utf16_code_units():
+    text = "a😀b\n"
+    assert position_at(text, 2, "utf-16") == types.Position(0, 3)
+    assert position_at(text, 2, "utf-32") == types.Position(0, 2)
+    assert offset_at(text, types.Position(0, 3), "utf-16") == 2
+
+
+def test_document_changes_with_versions_and_renames_for_vscode():
+    edits = [FileEdit("/p/a.py", "x = 1\n", "y = 1\n"), FileRename("/p/a.py", "/p/b.py")]
+    result = workspace_edit(edits, client_capabilities("visual-studio-code"), lambda uri: 7)
+    assert result.changes is None and result.document_changes is not None
+    doc, rename = result.document_changes
+    assert isinstance(doc, types.TextDocumentEdit) and doc.text_document.version == 7
+    assert isinstance(rename, types.RenameFile) and rename.new_uri == "file:///p/b.py"
+
+
+def test_neovim_resource_operations_mean_document_changes():
+    edits = [FileEdit("/p/a.py", "x = 1\n", "y = 1\n"), FileRename("/p/a.py", "/p/b.py")]
+    result = workspace_edit(edits, client_capabilities("neovim@v0.11.0"), lambda uri: None)
+    assert result.document_changes is not None and len(result.document_changes) == 2
+
+
+def test_plain_changes_without_document_changes_and_no_silent_file_renames():
+    caps = types.ClientCapabilities()
+    result = workspace_edit([FileEdit("/p/a.py", "x = 1\n", "y = 1\n")], caps, lambda uri: None)
+    assert result.document_changes is None and result.changes is not None
+    assert list(result.changes) == ["file:///p/a.py"]
+    with pytest.raises(RefactoringError, match="cannot rename"):
+        workspace_edit([FileRename("/p/a.py", "/p/b.py")], caps, lambda uri: None)
