@@ -12,6 +12,7 @@ import pytest_lsp
 from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 
+from lsp_server.lsp.extreme import COMMAND as ANALYSE
 from lsp_server.lsp.reneri import COMMAND
 
 from .conftest import EXAMPLE, rewrite_body, run_pytest
@@ -59,6 +60,25 @@ async def test_explain_then_add_assertion(client: LanguageClient, workspace: Pat
         (workspace / "versioned_set.py").as_uri(),
         test_file.as_uri(),
     }
+
+    # The extreme feature's diagnostic on the pseudo-tested ``def`` offers the same fix.
+    await client.workspace_execute_command_async(
+        types.ExecuteCommandParams(command=ANALYSE, arguments=[])
+    )
+    source = workspace / "versioned_set.py"
+    (on_def,) = [d for d in client.diagnostics[source.as_uri()] if d.range.start.line == 12]
+    from_def = await client.text_document_code_action_async(
+        types.CodeActionParams(
+            text_document=types.TextDocumentIdentifier(uri=source.as_uri()),
+            range=on_def.range,
+            context=types.CodeActionContext(diagnostics=[on_def]),
+        )
+    )
+    assert from_def is not None
+    (fix,) = [a for a in from_def if getattr(a, "kind", None) == types.CodeActionKind.QuickFix]
+    assert fix.title == "Add assertion: assert s.version == 1"
+    assert fix.edit is not None and fix.edit.changes is not None
+    assert list(fix.edit.changes) == [test_file.as_uri()]
 
     text = test_file.read_text(encoding="utf-8")
     client.text_document_did_open(
