@@ -6,8 +6,9 @@ Engines have bugs, so after each task (setting ``trustButVerify``, on by default
 1. every Python file the task wrote still compiles;
 2. no file gained an undefined name (pyflakes, through the engine's own
    ``lsp_server.refactor.verify.check_edit``);
-3. a renamed or moved global does not live in a module that looks its globals up by
-   name (module ``__getattr__``, ``globals()``): strings built at run time still name it;
+3. a renamed or moved global is not one its module may look up by a string (module
+   ``__getattr__`` or ``globals()`` plus a string spelling the name, as deprecation shims
+   do): rope renames code, not strings;
 4. for a rename, jedi (an independent engine) computes the same edit;
 5. the task does not match a shape the engine-testing work found rope to get wrong
    (``lsp_server.astgen.known_failures.matches``, when that module exists).
@@ -218,45 +219,52 @@ def _before_project(root: Path, provenance: Provenance, name: str) -> dict[str, 
     return texts
 
 
-def _looks_up_globals_by_name(text: str) -> str | None:
-    """How a module reaches its globals through strings, if it does: a module-level
-    ``__getattr__`` (PEP 562, e.g. deprecation shims) or ``globals()``/``vars()``."""
+def _looks_up_globals_by_name(text: str, name: str) -> str | None:
+    """How a module may reach global ``name`` through a string, if it may: it has a
+    module-level ``__getattr__`` or calls ``globals()``/``vars()``, and a string constant in
+    it spells the name (with or without leading underscores, as deprecation shims that
+    look up ``f"_{name}"`` do)."""
     try:
         tree = ast.parse(text)
     except (SyntaxError, ValueError):
         return None
+    how = None
     for node in tree.body:
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name in (
             "__getattr__",
             "__dir__",
         ):
-            return f"a module-level `{node.name}`"
+            how = f"a module-level `{node.name}`"
     for call in ast.walk(tree):
         if (
-            isinstance(call, ast.Call)
+            how is None
+            and isinstance(call, ast.Call)
             and isinstance(call.func, ast.Name)
             and call.func.id in ("globals", "vars")
             and not call.args
         ):
-            return f"`{call.func.id}()`"
+            how = f"`{call.func.id}()`"
+    if how is None:
+        return None
+    spellings = {name, name.lstrip("_")}
+    for constant in ast.walk(tree):
+        if isinstance(constant, ast.Constant) and constant.value in spellings:
+            return f"{how} and the string {constant.value!r}"
     return None
 
 
 def check_dynamic_lookup(provenance: Provenance) -> str | None:
-    """A renamed or moved global whose module looks its globals up by name: a string may
-    still name the old unit (rope renames code, not strings built at run time)."""
+    """A renamed or moved global that its module may look up by a string: rope renames
+    code, not strings, so the lookup would miss it."""
     for change in provenance.changes:
         if change.origin not in (Origin.REPLACED, Origin.MOVED) or change.old is None:
             continue
         if change.old.is_module or change.old.is_file or "." in change.old.name:
             continue  # a whole module, or a method: the module's globals keep their names
         text = provenance.files_before.get(change.old.path)
-        how = None if text is None else _looks_up_globals_by_name(text)
+        how = None if text is None else _looks_up_globals_by_name(text, change.old.name)
         if how is not None:
-            return (
-                f"{change.old.path} looks up its globals by name ({how}); a string may still"
-                f" refer to `{change.old.name}`"
-            )
+            return f"{change.old.path} may look `{change.old.name}` up by name ({how})"
     return None
 
 

@@ -198,13 +198,14 @@ def test_known_failing_shape_is_a_hand_edit(
 
 def test_rename_in_a_module_with_dynamic_global_lookup_is_a_hand_edit(reks: Reks) -> None:
     # A deprecation shim (click does this): `util.helper` still resolves to `_helper` by name.
-    hand_edit(
-        reks.root,
-        "pkg/util.py",
-        "import os\n",
-        'import os\n\n\ndef __getattr__(name):\n    return globals()[f"_{name}"]\n',
+    shim = (
+        'def __getattr__(name):\n    if name in {"helper"}:\n        return globals()[f"_{name}"]\n'
     )
+    hand_edit(reks.root, "pkg/util.py", "import os\n", f"import os\n\n\n{shim}")
     _, outcome = reks.apply("rename", "pkg/util.py", "def _helper", 4, new_name="_plus_one")
     assert outcome is not None and outcome.fallback is not None
-    assert "looks up its globals by name" in outcome.fallback
+    assert "may look `_helper` up by name" in outcome.fallback
     assert "tests/test_util.py::test_counter" in outcome.affected_tests
+    # A global the shim does not name is trusted.
+    _, outcome = reks.apply("rename", "pkg/util.py", "def double", 4, new_name="twice")
+    assert outcome is not None and outcome.fallback is None
