@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 import pytest
@@ -306,3 +307,33 @@ def test_prewarm_parses_every_module(engine: RefactorEngine, project: Path):
     workspace.prewarm(Job(on_progress=lambda d, t, m: seen.append((d, t)))).result(timeout=60)
     assert workspace.is_warm
     assert seen and seen[-1][0] == seen[-1][1]
+
+
+def test_cancelling_a_running_rename_stops_rope(tmp_path: Path):
+    root = tmp_path / "many"
+    root.mkdir()
+    (root / "base.py").write_text("def target(x):\n    return x\n")
+    for i in range(100):
+        (root / f"user{i}.py").write_text(
+            "from base import target\n\n\n"
+            + "".join(f"def f{j}(a):\n    return target(a) + {j}\n\n\n" for j in range(20))
+        )
+    engine = RefactorEngine()
+    engine.add_root(str(root))
+    request = req("rename", root / "base.py", 4, new_name="aim")
+    try:
+        job = RopeJob()
+        future = engine.submit(request, job)
+        # wait until rope is really searching (it registers its job sets on the handle)
+        deadline = time.monotonic() + 30
+        while not job.handle.get_jobsets() and time.monotonic() < deadline:
+            time.sleep(0.001)
+        assert job.handle.get_jobsets(), "rope never started"
+        job.cancel()
+        with pytest.raises(Cancelled):
+            future.result(timeout=30)
+        assert not future.cancelled()  # it ran, and rope itself stopped
+        # the worker is still usable afterwards
+        assert engine.prepare_rename(str(root / "base.py"), 4).name == "target"
+    finally:
+        engine.close()
