@@ -321,6 +321,23 @@ def _is_method(chain: list[ast.AST], function: ast.AST) -> bool:
     return index > 0 and isinstance(chain[index - 1], ast.ClassDef)
 
 
+MAX_MOVE_TARGETS = 5
+
+
+def _self_attributes(cls: ast.ClassDef) -> list[str]:
+    """Attributes assigned as ``self.x = ...`` in the methods of ``cls``, in order."""
+    seen: dict[str, None] = {}
+    for node in ast.walk(cls):
+        if (
+            isinstance(node, ast.Attribute)
+            and isinstance(node.ctx, ast.Store)
+            and isinstance(node.value, ast.Name)
+            and node.value.id == "self"
+        ):
+            seen.setdefault(node.attr, None)
+    return list(seen)
+
+
 def _definition_offers(found: _Found, at: int) -> list[Offer]:
     node = found.definition
     assert node is not None
@@ -373,17 +390,19 @@ def _definition_offers(found: _Found, at: int) -> list[Offer]:
                 at,
             )
         )
-    if is_method and not name.startswith("__"):
-        out.append(
-            Offer(
-                f"Move method `{name}` to an attribute's class…",
-                "refactor.move.method",
-                "move",
-                MOVE,
-                at,
-                needs=("destination",),
+    if is_method and not name.startswith("__") and isinstance(parent, ast.ClassDef):
+        # One action per attribute of `self`: the destination is known, no prompt needed.
+        for attribute in _self_attributes(parent)[:MAX_MOVE_TARGETS]:
+            out.append(
+                Offer(
+                    f"Move method `{name}` to the class of `self.{attribute}`",
+                    "refactor.move.method",
+                    "move",
+                    MOVE,
+                    at,
+                    args={"destination": attribute},
+                )
             )
-        )
     out.append(Offer(f"Inline function `{name}`", "refactor.inline.method", "inline", INLINE, at))
     out.append(
         Offer(

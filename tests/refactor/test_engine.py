@@ -337,3 +337,39 @@ def test_cancelling_a_running_rename_stops_rope(tmp_path: Path):
         assert engine.prepare_rename(str(root / "base.py"), 4).name == "target"
     finally:
         engine.close()
+
+
+def test_move_method_to_an_attributes_class(tmp_path: Path):
+    root = tmp_path / "mm"
+    root.mkdir()
+    (root / "bank.py").write_text(
+        "class Ledger:\n"
+        "    def __init__(self):\n"
+        "        self.entries = []\n"
+        "\n"
+        "\n"
+        "class Account:\n"
+        "    def __init__(self):\n"
+        "        self.ledger = Ledger()\n"
+        "\n"
+        "    def record(self, amount):\n"
+        "        return len(self.ledger.entries) + amount\n"
+    )
+    from lsp_server.refactor.actions import offers_at
+
+    text = (root / "bank.py").read_text()
+    offers = [o for o in offers_at(text, text.index("def record") + 4) if o.action == "move"]
+    assert [o.args for o in offers if o.kind == "refactor.move.method"] == [
+        {"destination": "ledger"}
+    ]
+    engine = RefactorEngine()
+    engine.add_root(str(root))
+    try:
+        offer = next(o for o in offers if o.kind == "refactor.move.method")
+        result = engine.compute(req("move", root / "bank.py", offer.offset, **offer.args))
+        new = next(e for e in result.edits if isinstance(e, FileEdit)).new_text
+        assert "return self.ledger.record(self, amount)" in new
+        moved = changes_of(result, Origin.MOVED)
+        assert moved == {("bank.py::Account.record", "bank.py::Ledger.record")}
+    finally:
+        engine.close()
