@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import threading
 import time
 from pathlib import Path
 
+import pytest
+
 from lsp_server.extreme.reneri import diagnose
+from lsp_server.jobs import Cancelled, Job
 
 from .conftest import undetected, write_project
 
@@ -49,6 +53,26 @@ CLOCK = {
 }
 TEST = ["test_clock.py::test_stamp"]
 
+LOOP = {
+    "loop.py": """
+        def done(state):
+            return state["n"] >= 3
+
+
+        def spin(state):
+            while not done(state):
+                state["n"] += 1
+            return state["n"]
+        """,
+    "test_loop.py": """
+        from loop import spin
+
+
+        def test_spin():
+            assert spin({"n": 0}) > 0
+        """,
+}
+
 
 def test_time_and_randomness_yield_no_false_diagnosis(tmp_path: Path) -> None:
     root = write_project(tmp_path / "clock", CLOCK)
@@ -77,34 +101,24 @@ def test_a_single_run_cannot_tell_noise_from_a_difference(tmp_path: Path) -> Non
 
 
 def test_a_transformation_that_hangs_the_tests_is_killed(tmp_path: Path) -> None:
-    root = write_project(
-        tmp_path / "loop",
-        {
-            "loop.py": """
-                def done(state):
-                    return state["n"] >= 3
-
-
-                def spin(state):
-                    while not done(state):
-                        state["n"] += 1
-                    return state["n"]
-                """,
-            "test_loop.py": """
-                from loop import spin
-
-
-                def test_spin():
-                    assert spin({"n": 0}) > 0
-                """,
-        },
-    )
+    root = write_project(tmp_path / "loop", LOOP)
     result = undetected(root, "loop.py", "done", "return False", ["test_loop.py::test_spin"])
     started = time.monotonic()
     (diagnosis,) = diagnose(root, [result], runs=2, timeout=2.0)
     assert time.monotonic() - started < 30
     assert diagnosis.symptom == "unknown"
     assert "timeout" in diagnosis.error
+
+
+def test_cancelling_stops_a_running_diagnosis(tmp_path: Path) -> None:
+    root = write_project(tmp_path / "loop", LOOP)
+    result = undetected(root, "loop.py", "done", "return False", ["test_loop.py::test_spin"])
+    job = Job()
+    threading.Timer(1.0, job.cancel).start()
+    started = time.monotonic()
+    with pytest.raises(Cancelled):
+        diagnose(root, [result], runs=2, timeout=60.0, job=job)
+    assert time.monotonic() - started < 15  # not the 2 x 60 s the runs were allowed
 
 
 def test_private_function_gets_its_nearest_public_callers(tmp_path: Path) -> None:

@@ -54,7 +54,7 @@ def diagnose(
         job.check()
         job.report(done, len(todo), f"diagnosing {result.transformation.function}")
         diagnoses.append(
-            diagnose_one(Path(root), result, runs=runs, timeout=timeout, python=python)
+            diagnose_one(Path(root), result, runs=runs, timeout=timeout, python=python, job=job)
         )
     job.report(len(todo), len(todo), "diagnosis done")
     return diagnoses
@@ -67,6 +67,7 @@ def diagnose_one(
     runs: int = 10,
     timeout: float = DEFAULT_TIMEOUT,
     python: str | None = None,
+    job: Job | None = None,
 ) -> Diagnosis:
     """The diagnosis of one undetected transformation (see ``diagnose``)."""
     import time
@@ -79,7 +80,7 @@ def diagnose_one(
     started = time.monotonic()
     transformation = result.transformation
     observations = run_observations(
-        root, transformation, result.tests, runs=runs, timeout=timeout, python=python
+        root, transformation, result.tests, runs=runs, timeout=timeout, python=python, job=job
     )
     compared = min(len(observations.original), len(observations.transformed))
     if observations.error or compared == 0:

@@ -8,12 +8,14 @@ and temporary files live in a directory of our own.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
 import subprocess
 import sys
 import tempfile
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -21,6 +23,7 @@ from typing import Any
 
 import lsp_server
 from lsp_server.extreme.model import Transformation
+from lsp_server.jobs import Cancelled, Job
 
 from . import plugin
 
@@ -48,8 +51,11 @@ def run_observations(
     runs: int,
     timeout: float,
     python: str | None = None,
+    job: Job | None = None,
 ) -> Observations:
-    """Run ``tests`` ``runs`` times on each side of ``transformation`` and observe them."""
+    """Run ``tests`` ``runs`` times on each side of ``transformation`` and observe them.
+
+    Raises ``Cancelled`` (after killing the subprocess and its runs) when ``job`` is."""
     if runs < 1:
         raise ValueError("runs must be at least 1")
     if not tests:
@@ -98,13 +104,28 @@ def run_observations(
                 stderr=subprocess.STDOUT,
                 start_new_session=True,  # so that a kill reaches the forked runs too
             )
-            try:
-                process.wait(timeout=budget)
-            except subprocess.TimeoutExpired:
-                os.killpg(process.pid, signal.SIGKILL)
-                process.wait()
+            _wait(process, budget, job)
         log_text = log_path.read_text(encoding="utf-8", errors="replace")[-4000:]
         return _read(output, log_text)
+
+
+def _wait(process: subprocess.Popen[bytes], budget: float, job: Job | None) -> None:
+    """Wait for the subprocess; kill its whole session on timeout or cancellation."""
+    deadline = time.monotonic() + budget
+    while True:
+        try:
+            process.wait(timeout=0.1)
+            return
+        except subprocess.TimeoutExpired:
+            pass
+        cancelled = job is not None and job.cancelled
+        if cancelled or time.monotonic() > deadline:
+            with contextlib.suppress(ProcessLookupError):
+                os.killpg(process.pid, signal.SIGKILL)
+            process.wait()
+            if cancelled:
+                raise Cancelled()
+            return
 
 
 def _environment(config_path: Path, root: Path) -> dict[str, str]:
