@@ -20,6 +20,8 @@ from lsp_server.extreme.constants import kind_of
 from lsp_server.rts.units import MODULE, FileUnits, SourceError, path_units
 
 _TOOL_NAME = "reks-extreme"
+RETURNS_PER_TEST = 32
+"""Returns of one function recorded per test on 3.12+ (then its return event is off)."""
 _NOT_RETURNING = 0x20 | 0x200  # CO_GENERATOR | CO_ASYNC_GENERATOR: their returns say nothing
 _RETURN_OPS = {dis.opmap[name] for name in ("RETURN_VALUE", "RETURN_CONST") if name in dis.opmap}
 
@@ -44,6 +46,7 @@ class Recorder:
         self.current: set[str] = set()
         self.returns: dict[str, set[str]] = {}
         self._tool: int | None = None
+        self._returns_seen: dict[types.CodeType, int] = {}
 
     # -- mapping code to units --------------------------------------------------------
 
@@ -93,6 +96,7 @@ class Recorder:
 
     def begin_test(self) -> None:
         self.current = set()
+        self._returns_seen.clear()
         if self._tool is not None:
             _monitoring().restart_events()
 
@@ -141,12 +145,17 @@ class Recorder:
             self.current.add(info.unit)
             return disable  # until the next test's restart_events
 
+        seen = self._returns_seen
+
         def on_return(code: types.CodeType, offset: int, value: object) -> object:
             info = self._info(code)
             if info is None or not info.exact or code.co_flags & _NOT_RETURNING:
                 return disable
             self._record_return(code, info, value)
-            return None
+            # A hot function would call back on every return; after a few per test its
+            # kinds are known well enough (re-enabled by the next test's restart_events).
+            count = seen[code] = seen.get(code, 0) + 1
+            return disable if count >= RETURNS_PER_TEST else None
 
         tool = self._tool
         mon.register_callback(tool, mon.events.PY_START, on_start)
