@@ -20,7 +20,8 @@ def _artifacts(tmp_path: Path, name: str) -> Path:
     """Screenshots and logs: $REKS_TEST_ARTIFACTS/<name> when set, else the test's tmp dir."""
     base = os.environ.get("REKS_TEST_ARTIFACTS")
     path = Path(base) / name if base else tmp_path / "artifacts"
-    path.mkdir(parents=True, exist_ok=True)
+    shutil.rmtree(path, ignore_errors=True)  # only this run's screenshots
+    path.mkdir(parents=True)
     return path
 
 
@@ -66,3 +67,94 @@ def test_missing_reks_names_the_pip_command(tmp_path: Path) -> None:
     assert f"reks is not installed in {python}" in result["message"]
     assert f"{python} -m pip install reks" in result["message"]
     assert sys.executable not in result["message"]
+
+
+CALC = """\
+def add(a, b):
+    return a + b
+
+
+def report(values):
+    total = 0
+    for value in values:
+        total = add(total, value)
+    print("sum", total * 2 + 1)
+    return total
+"""
+
+MAIN = """\
+from calc import add, report
+
+print(add(1, 2))
+print(report([1, 2, 3]))
+"""
+
+TESTS = """\
+from calc import add, report
+
+
+def test_add():
+    assert add(2, 3) == 5
+
+
+def test_report():
+    assert report([1, 2, 3]) == 6
+"""
+
+
+@pytest.mark.slow
+def test_rename_and_extract_in_real_vscode(tmp_path: Path) -> None:
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    (workspace / "pyproject.toml").write_text("[project]\nname = 'demo'\nversion = '0'\n")
+    (workspace / "calc.py").write_text(CALC)
+    (workspace / "main.py").write_text(MAIN)
+    (workspace / "test_calc.py").write_text(TESTS)
+    # The developer ran the tests with reks, then edited report() by hand: the server says
+    # test_report must run (a diagnostic in the Problems panel) as soon as it starts.
+    recorded = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--reks"],
+        cwd=workspace,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert recorded.returncode == 0, recorded.stdout + recorded.stderr
+    (workspace / "calc.py").write_text(CALC.replace("    return total\n", "    return total + 0\n"))
+
+    artifacts = _artifacts(tmp_path, "vscode-refactor")
+    settings = {"reks.server.pythonPath": sys.executable}
+    with running_code_server(tmp_path, workspace, settings, artifacts) as cs:
+        result = drive(
+            cs,
+            "refactor",
+            tmp_path,
+            timeout=300,
+            file="calc.py",
+            expectProblem="must run",
+            rename={"line": 1, "column": 6, "newName": "plus"},
+            extract={"line": 9, "column": 5, "title": "Extract method", "newName": "show_sum"},
+        )
+    assert result["ok"], result.get("error", "") + "\n" + result["driver_log"]
+    assert any("must run" in row for row in result["problems"]), result["problems"]
+
+    calc = (workspace / "calc.py").read_text()
+    main = (workspace / "main.py").read_text()
+    tests = (workspace / "test_calc.py").read_text()
+    assert "def plus(a, b):" in calc and "def add" not in calc
+    assert "from calc import plus, report" in main and "print(plus(1, 2))" in main
+    assert "assert plus(2, 3) == 5" in tests
+    # the extracted method got the name typed into the rename box the extension opened
+    assert "def show_sum(" in calc and "show_sum(total)" in calc
+    assert "extracted_method" not in calc
+    assert result["statusAfterRename"] and "skipped by refactorings" in result["statusAfterRename"]
+    run = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"],
+        cwd=workspace,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert run.returncode == 0, run.stdout + run.stderr

@@ -76,23 +76,32 @@ async function gotoPosition(line, column) {
   await page.keyboard.press("Control+G");
   const input = page.locator(".quick-input-widget input");
   await input.waitFor({ state: "visible" });
-  await input.fill(`${line}:${column}`);
+  await input.fill(`:${line}:${column}`);
   await page.waitForTimeout(200);
   await page.keyboard.press("Enter");
   await page.waitForTimeout(200);
 }
 
-async function selectRange(line1, col1, line2, col2) {
-  await gotoPosition(line1, col1);
-  // Extend the selection with shift+arrows from the cursor.
-  for (let i = line1; i < line2; i += 1) {
-    await page.keyboard.press("Shift+ArrowDown");
-  }
-  await page.keyboard.press("Shift+Home");
-  await page.keyboard.press("Shift+Home");
-  for (let i = 1; i < col2; i += 1) {
-    await page.keyboard.press("Shift+ArrowRight");
-  }
+/** Select from 1-based line/column to the end of that line. */
+async function selectToLineEnd(line, column) {
+  await gotoPosition(line, column);
+  await page.keyboard.press("Shift+End");
+  await page.waitForTimeout(200);
+}
+
+async function editorText() {
+  const text = await page.locator(".monaco-editor .view-lines").first().innerText();
+  return text.replace(/\u00a0/g, " ");
+}
+
+async function saveAll() {
+  await runCommand("File: Save All");
+  await page.waitForTimeout(1500);
+}
+
+async function statusBarText() {
+  const item = page.locator(".statusbar-item", { hasText: "skipped by refactorings" });
+  return (await item.count()) > 0 ? (await item.first().innerText()).trim() : undefined;
 }
 
 async function problems() {
@@ -113,8 +122,8 @@ async function scenarioRefactor() {
   await openFile(c.file);
   await screenshot("opened");
 
-  // Problems panel: the server's diagnostics for the workspace.
-  await page.keyboard.press("Control+Shift+M");
+  // Problems panel: the server's diagnostics for the workspace (REKS: tests that must run).
+  await runCommand("View: Focus Problems");
   await page.locator(".markers-panel").waitFor({ state: "visible" });
   result.problems = await waitFor("diagnostics in the Problems panel", async () => {
     const rows = await problems();
@@ -131,32 +140,34 @@ async function scenarioRefactor() {
   await page.keyboard.type(c.rename.newName);
   await page.keyboard.press("Enter");
   await renameInput.waitFor({ state: "hidden" });
-  await waitFor("the rename in the editor", async () => {
-    const text = await page.locator(".monaco-editor .view-lines").first().innerText();
-    return text.replace(/\u00a0/g, " ").includes(c.rename.newName);
-  });
+  await waitFor("the rename in the editor", async () => (await editorText()).includes(`def ${c.rename.newName}(`));
   await screenshot("renamed");
-  await page.keyboard.press("Control+S");
-  await page.waitForTimeout(1000);
+  await saveAll();
+  result.statusAfterRename = await waitFor("the reks status bar item", statusBarText, 30000).catch(() => undefined);
+  await screenshot("status-after-rename");
 
-  // Extract method: select, open the refactor menu, pick the action, name it in the prompt.
-  await selectRange(c.extract.line1, c.extract.col1, c.extract.line2, c.extract.col2);
-  await page.keyboard.press("Control+Shift+R");
+  // Extract method: select the statement, Refactor…, pick the action, name it in the prompt
+  // that the extension opens on the extracted name.
+  await page.locator(".monaco-editor .view-lines").first().click();
+  await selectToLineEnd(c.extract.line, c.extract.column);
+  await runCommand("Refactor...");
   const menuItem = page.locator(".action-widget .monaco-list-row", { hasText: c.extract.title });
   await menuItem.first().waitFor({ state: "visible", timeout: 30000 });
   await screenshot("refactor-menu");
-  await menuItem.first().click();
+  const exact = page.locator(".action-widget .monaco-list-row").filter({
+    has: page.locator(`text="${c.extract.title}"`),
+  });
+  await ((await exact.count()) > 0 ? exact.first() : menuItem.first()).click();
   const nameInput = page.locator(".rename-box input");
   await nameInput.waitFor({ state: "visible", timeout: 30000 });
   await screenshot("extract-name-prompt");
   await page.keyboard.type(c.extract.newName);
   await page.keyboard.press("Enter");
   await nameInput.waitFor({ state: "hidden" });
-  await page.waitForTimeout(1000);
-  await page.keyboard.press("Control+S");
-  await page.waitForTimeout(1500);
+  await waitFor("the extracted method's name", async () => (await editorText()).includes(`def ${c.extract.newName}(`));
+  await saveAll();
   await screenshot("extracted");
-  result.status = await page.locator("#status\\.reks\\.status, [id='reks.status']").allInnerTexts().catch(() => []);
+  result.statusAfterExtract = await statusBarText();
 }
 
 async function main() {
@@ -192,6 +203,12 @@ async function main() {
     result.error = String(err && err.stack ? err.stack : err);
     try {
       await screenshot("failure");
+      // The extension's output channel tells why the server did not do its part.
+      await page.keyboard.press("Escape");
+      await runCommand("reks: Show server output");
+      await page.waitForTimeout(1500);
+      await screenshot("failure-output");
+      result.output = await page.locator(".output-view .view-lines").first().innerText().catch(() => "");
     } catch {
       // the page is gone; the error says why
     }

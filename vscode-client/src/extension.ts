@@ -12,7 +12,6 @@ import {
   RevealOutputChannelOn,
   ServerOptions,
   State,
-  TransportKind,
 } from "vscode-languageclient/node";
 import type { ApplyWorkspaceEditParams, ApplyWorkspaceEditResult } from "vscode-languageclient";
 
@@ -226,8 +225,9 @@ export class ServerManager implements vscode.Disposable {
     const cwd = workspaceRoot()?.fsPath;
     const serverOptionsSpec: ServerOptions = {
       command: python.command,
+      // No `transport`: with TransportKind.stdio the client would append `--stdio`, which
+      // `python -m lsp_server` does not take (it serves over stdio anyway).
       args: serverArgs(),
-      transport: TransportKind.stdio,
       options: cwd ? { cwd } : {},
     };
     const clientOptions: LanguageClientOptions = {
