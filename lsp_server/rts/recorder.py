@@ -121,6 +121,9 @@ class ReksPlugin:
         self._root_prefix = str(self.root) + os.sep
         self.workerinput: dict[str, Any] | None = getattr(config, "workerinput", None)
         self.is_controller = self.workerinput is None and getattr(opt, "dist", "no") != "no"
+        if self.is_controller and self.mode == "dry-run":
+            # Workers collect; their listing would not reach the terminal.
+            raise pytest.UsageError("reks: --reks-dry-run cannot be combined with xdist's -n")
         self.states = FileStates(self.root)
         self.resolver = ImportResolver(self.root)
         self.selection: Selection | None = None
@@ -230,10 +233,10 @@ class ReksPlugin:
             activate_watcher(None)
             self._flush_records()
 
-    def _flush(self) -> None:
+    def _flush(self, restart: bool = True) -> None:
         if self._stack and self.tracer is not None:
             top = self._stack[-1]
-            top.codes |= self.tracer.take()
+            top.codes |= self.tracer.take(restart)
             top.files |= self.watcher.take()
 
     @pytest.hookimpl(wrapper=True)
@@ -247,7 +250,9 @@ class ReksPlugin:
         self._stack = [_Window()]
         self._reports[item.nodeid] = []
         result = yield
-        self._flush()
+        # No restart here: the next test's start restarts events, and nothing between
+        # tests is attributed.
+        self._flush(restart=False)
         window = self._stack.pop()
         self._stack = []
         self._record(item, window)

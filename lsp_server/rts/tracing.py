@@ -33,7 +33,9 @@ class CodeTracer:
     def stop(self) -> None:
         raise NotImplementedError
 
-    def take(self) -> set[CodeType]:
+    def take(self, restart: bool = True) -> set[CodeType]:
+        """Code objects seen since the last call. ``restart=False`` when nothing will be
+        attributed until the next ``take()`` with restart (the end of a test)."""
         raise NotImplementedError
 
 
@@ -78,10 +80,11 @@ class MonitoringTracer(CodeTracer):
         mon.free_tool_id(self._tool)
         self._tool = None
 
-    def take(self) -> set[CodeType]:
+    def take(self, restart: bool = True) -> set[CodeType]:
         seen = set(self._seen)
         self._seen.clear()
-        _MON.restart_events()
+        if restart:
+            _MON.restart_events()
         return seen
 
 
@@ -103,7 +106,7 @@ class ProfileTracer(CodeTracer):
         sys.setprofile(None)
         threading.setprofile(None)
 
-    def take(self) -> set[CodeType]:
+    def take(self, restart: bool = True) -> set[CodeType]:
         seen, self._seen = self._seen, set()
         return seen
 

@@ -397,3 +397,19 @@ def test_corrupt_store(project: pytest.Pytester) -> None:
     assert run(project, flag="--reks-all") == ALL
     assert path.with_name(path.name + ".bak").exists()
     assert run(project) == set()
+
+
+def test_changed_plugin_option_selects_everything(project: pytest.Pytester) -> None:
+    run(project)
+    write(
+        project,
+        "pytest.ini",
+        """
+        [pytest]
+        xfail_strict = true
+        """,
+    )
+    result = project.runpytest("--reks-dry-run")
+    result.stdout.fnmatch_lines(["*test_mod.py::test_f  (environment changed)*"])
+    assert run(project) == ALL
+    assert run(project) == set()

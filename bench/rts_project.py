@@ -1,0 +1,169 @@
+"""Shared setup for the rts benchmarks: a real PyPI project with its tests in a temp venv
+that has pytest, pytest-testmon and reks, and a way to run pytest there and read back
+which tests ran and which failed."""
+
+from __future__ import annotations
+
+import ast
+import os
+import re
+import resource
+import shutil
+import subprocess
+import sys
+import tarfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+
+# name -> (requirement, extra test dependencies, pytest args for a fair comparison)
+PROJECTS: dict[str, tuple[str, list[str], list[str]]] = {
+    # click's addopts = -m 'not stress' silently switches testmon's selection off; the same
+    # tests are deselected by the rts_nostress plugin instead.
+    "click": ("click==8.5.1", [], ["-o", "addopts=", "-p", "rts_nostress"]),
+    "attrs": ("attrs==26.1.0", ["hypothesis", "pympler", "cloudpickle"], []),
+}
+TOOLS = ["pytest", "pytest-testmon==2.2.0", "xxhash"]
+
+_RESULT = re.compile(r"^(PASSED|FAILED|ERROR|XPASS|XFAIL) (\S+)")
+
+
+@dataclass
+class Run:
+    args: list[str]
+    returncode: int
+    wall: float
+    cpu: float
+    passed: set[str] = field(default_factory=set)
+    failed: set[str] = field(default_factory=set)
+    output: str = ""
+
+    @property
+    def ran(self) -> set[str]:
+        return self.passed | self.failed
+
+
+@dataclass
+class Project:
+    name: str
+    root: Path
+    python: Path
+    extra_args: list[str] = field(default_factory=list)
+    """Given to every pytest run (plain and both tools)."""
+
+    def pytest(self, *args: str, timeout: float = 1800) -> Run:
+        """Run pytest in the project's venv; -rA lists every test that ran."""
+        cmd = [str(self.python), "-m", "pytest", "-q", "-rA", "-p", "no:randomly"]
+        cmd += [*self.extra_args, *args]
+        env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}
+        # rts_nostress (a plugin some benchmarks pass with -p) lives next to this file.
+        env["PYTHONPATH"] = os.pathsep.join(
+            p for p in (str(Path(__file__).resolve().parent), env.get("PYTHONPATH")) if p
+        )
+        env.pop("PYTEST_ADDOPTS", None)
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        start = time.perf_counter()
+        proc = subprocess.run(
+            cmd, cwd=self.root, env=env, capture_output=True, text=True, timeout=timeout
+        )
+        wall = time.perf_counter() - start
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+        run = Run(list(args), proc.returncode, wall, cpu, output=proc.stdout + proc.stderr)
+        for line in proc.stdout.splitlines():
+            m = _RESULT.match(line)
+            if m:
+                (run.failed if m.group(1) in ("FAILED", "ERROR", "XPASS") else run.passed).add(
+                    m.group(2)
+                )
+        return run
+
+    def reset_stores(self) -> None:
+        shutil.rmtree(self.root / ".reks", ignore_errors=True)
+        for name in (".testmondata", ".testmondata-shm", ".testmondata-wal"):
+            (self.root / name).unlink(missing_ok=True)
+
+    def source_files(self) -> list[Path]:
+        src = self.root / "src"
+        return sorted(p for p in src.rglob("*.py") if "__pycache__" not in p.parts)
+
+
+def _sh(*cmd: str, cwd: Path | None = None) -> None:
+    subprocess.run(cmd, cwd=cwd, check=True, stdout=subprocess.DEVNULL)
+
+
+def prepare(name: str, workdir: Path, python: str = sys.executable) -> Project:
+    """Download the sdist, extract it and build the venv once; reused on later runs."""
+    requirement, extras, fair_args = PROJECTS[name]
+    base = workdir / name
+    base.mkdir(parents=True, exist_ok=True)
+    venv = base / "venv"
+    pristine = base / "pristine"
+    if not pristine.exists():
+        _sh(
+            python,
+            "-m",
+            "pip",
+            "download",
+            "-q",
+            "--no-binary",
+            ":all:",
+            "--no-deps",
+            requirement,
+            "-d",
+            str(base / "sdist"),
+        )
+        archive = next((base / "sdist").glob("*.tar.gz"))
+        with tarfile.open(archive) as tar:
+            tar.extractall(base / "extract", filter="data")
+        shutil.move(str(next((base / "extract").iterdir())), pristine)
+    root = base / "project"
+    if root.exists():
+        shutil.rmtree(root)
+    shutil.copytree(pristine, root)
+    if not venv.exists():
+        _sh(python, "-m", "venv", str(venv))
+        pip = [str(venv / "bin" / "python"), "-m", "pip", "install", "-q"]
+        _sh(*pip, *TOOLS, *extras)
+        _sh(*pip, "--no-deps", "-e", str(REPO))
+    # Editable install of the project copy so its src/ is what the tests import.
+    _sh(str(venv / "bin" / "python"), "-m", "pip", "install", "-q", "--no-deps", "-e", str(root))
+    return Project(name, root, venv / "bin" / "python", list(fair_args))
+
+
+def function_bodies(path: Path) -> list[tuple[str, int, int]]:
+    """(qualified name, first body line, indentation) of every function with a body
+    statement after its docstring."""
+    tree = ast.parse(path.read_text())
+    out: list[tuple[str, int, int]] = []
+
+    def visit(body: list[ast.stmt], prefix: str) -> None:
+        for node in body:
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                stmts = node.body
+                first = stmts[0]
+                if (
+                    isinstance(first, ast.Expr)
+                    and isinstance(first.value, ast.Constant)
+                    and isinstance(first.value.value, str)
+                ):
+                    if len(stmts) < 2:
+                        continue
+                    first = stmts[1]
+                out.append((prefix + node.name, first.lineno, first.col_offset))
+            elif isinstance(node, ast.ClassDef):
+                visit(node.body, f"{prefix}{node.name}.")
+
+    visit(tree.body, "")
+    return out
+
+
+def insert_statement(path: Path, line: int, indent: int) -> str:
+    """A one-function edit: a new statement at the start of a body. Returns the old text."""
+    old = path.read_text()
+    lines = old.splitlines(keepends=True)
+    lines.insert(line - 1, " " * indent + "_bench_edit = 0\n")
+    path.write_text("".join(lines))
+    return old
