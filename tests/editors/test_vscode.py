@@ -110,6 +110,7 @@ def test_rename_and_extract_in_real_vscode(tmp_path: Path) -> None:
     (workspace / "calc.py").write_text(CALC)
     (workspace / "main.py").write_text(MAIN)
     (workspace / "test_calc.py").write_text(TESTS)
+    (workspace / "helpers.py").write_text('"""Helpers."""\n')
     # The developer ran the tests with reks, then edited report() by hand: the server says
     # test_report must run (a diagnostic in the Problems panel) as soon as it starts.
     recorded = subprocess.run(
@@ -135,6 +136,13 @@ def test_rename_and_extract_in_real_vscode(tmp_path: Path) -> None:
             expectProblem="must run",
             rename={"line": 1, "column": 6, "newName": "plus"},
             extract={"line": 9, "column": 5, "title": "Extract method", "newName": "show_sum"},
+            move={
+                "line": 1,
+                "column": 6,
+                "title": "Move function `plus` to module",
+                "pick": "helpers",
+                "gone": "def plus(",
+            },
         )
     assert result["ok"], result.get("error", "") + "\n" + result["driver_log"]
     assert any("must run" in row for row in result["problems"]), result["problems"]
@@ -142,9 +150,14 @@ def test_rename_and_extract_in_real_vscode(tmp_path: Path) -> None:
     calc = (workspace / "calc.py").read_text()
     main = (workspace / "main.py").read_text()
     tests = (workspace / "test_calc.py").read_text()
-    assert "def plus(a, b):" in calc and "def add" not in calc
-    assert "from calc import plus, report" in main and "print(plus(1, 2))" in main
-    assert "assert plus(2, 3) == 5" in tests
+    helpers = (workspace / "helpers.py").read_text()
+    # renamed everywhere, then moved to helpers.py (picked in the quick pick)
+    assert "def plus(a, b):" in helpers
+    assert "def plus" not in calc and "def add" not in calc
+    assert "plus(1, 2)" in main and "add(" not in main
+    assert "plus(2, 3) == 5" in tests
+    assert any("helpers" in choice for choice in result["moveChoices"]), result["moveChoices"]
+    assert not any(choice.startswith("calc") for choice in result["moveChoices"])
     # the extracted method got the name typed into the rename box the extension opened
     assert "def show_sum(" in calc and "show_sum(total)" in calc
     assert "extracted_method" not in calc

@@ -168,6 +168,27 @@ async function scenarioRefactor() {
   await saveAll();
   await screenshot("extracted");
   result.statusAfterExtract = await statusBarText();
+
+  // Move: the code action comes as a command; the extension asks for the destination in a
+  // quick pick of the workspace's modules.
+  if (c.move) {
+    await gotoPosition(c.move.line, c.move.column);
+    await runCommand("Refactor...");
+    const moveItem = page.locator(".action-widget .monaco-list-row", { hasText: c.move.title });
+    await moveItem.first().waitFor({ state: "visible", timeout: 30000 });
+    await moveItem.first().click();
+    const pickInput = page.locator(".quick-input-widget input");
+    await pickInput.waitFor({ state: "visible" });
+    await page.locator(".quick-input-list .monaco-list-row", { hasText: c.move.pick }).first().waitFor();
+    result.moveChoices = await page.locator(".quick-input-list .monaco-list-row").allInnerTexts();
+    await screenshot("move-destination");
+    await page.keyboard.type(c.move.pick);
+    await page.waitForTimeout(300);
+    await page.keyboard.press("Enter");
+    await waitFor("the moved function to leave the file", async () => !(await editorText()).includes(c.move.gone));
+    await saveAll();
+    await screenshot("moved");
+  }
 }
 
 async function main() {
