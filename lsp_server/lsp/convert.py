@@ -39,21 +39,24 @@ def _units(text: str, encoding: str) -> int:
     return len(text.encode("utf-16-le")) // 2
 
 
-def _line_starts(text: str) -> list[int]:
-    starts = [0]
-    for index, char in enumerate(text):
-        if char == "\n":
-            starts.append(index + 1)
-    return starts
+def _line_start(text: str, line: int) -> int | None:
+    """Offset where 0-based ``line`` starts (None past the last line)."""
+    start = 0
+    for _ in range(line):
+        found = text.find("\n", start)
+        if found < 0:
+            return None
+        start = found + 1
+    return start
 
 
 def offset_at(text: str, position: types.Position, encoding: str = UTF16) -> int:
     """Character offset of an LSP position (clamped to the text, as LSP asks)."""
-    starts = _line_starts(text)
-    if position.line >= len(starts):
+    start = _line_start(text, position.line)
+    if start is None:
         return len(text)
-    start = starts[position.line]
-    end = starts[position.line + 1] - 1 if position.line + 1 < len(starts) else len(text)
+    end = text.find("\n", start)
+    end = len(text) if end < 0 else end
     line = text[start:end]
     if line.isascii() or encoding in ("utf-32", types.PositionEncodingKind.Utf32):
         return start + min(position.character, len(line))
