@@ -45,8 +45,7 @@ local function find(pattern)
   error("not in the buffer: " .. pattern .. "\n" .. text())
 end
 -- The diagnostics Neovim holds for every buffer, and the reks status, once `ready()` holds.
-local function published(ready)
-  vim.wait(20000, function() return reks.status ~= nil and ready(reks.status) end, 100)
+local function diagnostics_now()
   local out = {}
   for _, d in ipairs(vim.diagnostic.get(nil)) do
     out[#out + 1] = {
@@ -57,7 +56,11 @@ local function published(ready)
       severity = d.severity,
     }
   end
-  return { diagnostics = out, status = reks.status and vim.deepcopy(reks.status), statusline = reks.statusline() }
+  return out
+end
+local function published(ready)
+  vim.wait(20000, function() return reks.status ~= nil and ready(reks.status, diagnostics_now()) end, 100)
+  return { diagnostics = diagnostics_now(), status = reks.status and vim.deepcopy(reks.status), statusline = reks.statusline() }
 end
 local snapshots = {}
 local function wait_text(pattern, what)
@@ -121,5 +124,11 @@ vim.api.nvim_buf_set_lines(buf, rrow - 1, rrow, false, { rline:sub(1, rcol) .. "
 vim.cmd("write")
 
 -- 6. after the hand edit, the tests depending on report() must run again.
-snapshots.hand_edit = published(function(st) return st.affected >= 1 end)
+snapshots.hand_edit = published(function(st, diagnostics)
+  if not vim.tbl_contains(st.affectedTests or {}, "test_calc.py::test_report") then return false end
+  for _, d in ipairs(diagnostics) do
+    if d.file == "test_calc.py" and d.message:find("must run") then return true end
+  end
+  return false
+end)
 report({ answers = answers, snapshots = snapshots, buffer = text() })

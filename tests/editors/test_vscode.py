@@ -171,3 +171,40 @@ def test_rename_and_extract_in_real_vscode(tmp_path: Path) -> None:
         check=False,
     )
     assert run.returncode == 0, run.stdout + run.stderr
+
+
+def _server_settings(cls: type, prefix: str = "") -> dict[str, object]:
+    """Every setting the server reads, dotted, with its default."""
+    import dataclasses
+
+    keys: dict[str, object] = {}
+    for f in dataclasses.fields(cls):
+        default = (
+            f.default_factory()  # type: ignore[misc]
+            if f.default_factory is not dataclasses.MISSING
+            else f.default
+        )
+        if dataclasses.is_dataclass(default):
+            keys.update(_server_settings(type(default), f"{prefix}{f.name}."))
+        else:
+            keys[f"{prefix}{f.name}"] = default
+    return keys
+
+
+def test_every_server_setting_is_contributed_by_the_extension() -> None:
+    import json
+
+    from lsp_server.settings import Settings
+
+    package = json.loads((VSCODE_CLIENT / "package.json").read_text(encoding="utf-8"))
+    contributed = package["contributes"]["configuration"]["properties"]
+    server_keys = _server_settings(Settings)
+    assert "actions.extractMethod" in server_keys and "onSave" in server_keys
+    missing_keys = [k for k in server_keys if f"reks.{k}" not in contributed]
+    assert not missing_keys, f"settings the server reads but VS Code does not offer: {missing_keys}"
+    for key, default in server_keys.items():
+        spec = contributed[f"reks.{key}"]
+        assert spec.get("markdownDescription"), key
+        assert spec["default"] == default, (
+            f"reks.{key}: VS Code {spec['default']!r}, server {default!r}"
+        )
