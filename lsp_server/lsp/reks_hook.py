@@ -69,7 +69,7 @@ def task_summary(provenance: Provenance, outcome: TaskOutcome | None) -> str:
         )
     text = (
         f"reks: {provenance.description}: {len(outcome.skipped_tests)} tests need not run"
-        f" (plain dependency selection would rerun them)"
+        f" (plain dependency selection would rerun them; rules {outcome.seconds * 1000:.0f} ms)"
     )
     if outcome.affected_tests:
         text += f"; {len(outcome.affected_tests)} must run because of earlier hand edits"

@@ -20,12 +20,17 @@ treating the changed units as developer changes.
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 from lsp_server.rts.provenance import Origin, Provenance
-from lsp_server.rts.units import MODULE, FileUnits, SourceError, Unit, source_units
+from lsp_server.rts.units import (
+    MODULE,
+    FileUnits,
+    SourceError,
+    Unit,
+    cached_source_units,
+)
 
 
 @dataclass
@@ -55,10 +60,9 @@ def _units(rel: str, text: str | None) -> FileUnits | None:
     return _cached_units(rel, text)
 
 
-@functools.lru_cache(maxsize=256)
-def _cached_units(rel: str, text: str) -> FileUnits:
-    # Files are usually unchanged between two tasks: their units need not be recomputed.
-    return source_units(rel, text)
+# Files are usually unchanged between two tasks: their units need not be recomputed. The
+# cache is shared with the REKS rules, which parse the same texts right after.
+_cached_units = cached_source_units
 
 
 def build_provenance(

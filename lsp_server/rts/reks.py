@@ -27,18 +27,17 @@ these into diagnostics.
 
 from __future__ import annotations
 
-import ast
 import json
+import re
 import time
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from functools import lru_cache
 from pathlib import Path
 
 from lsp_server.rts.imports import ImportResolver
 from lsp_server.rts.provenance import Origin, Provenance
 from lsp_server.rts.store import DependencyStore
-from lsp_server.rts.units import MODULE, FileUnits, SourceError, Unit, source_units
+from lsp_server.rts.units import MODULE, FileUnits, SourceError, Unit, cached_source_units
 
 TASKS_TABLE = """
 CREATE TABLE IF NOT EXISTS reks_tasks (
@@ -75,6 +74,7 @@ class TaskOutcome:
     affected_tests: list[str] = field(default_factory=list)
     """Tests depending on what this task touched that still run (hand edits, fallback)."""
     seconds: float = 0.0
+    """Time the rules took for this task, store commit included."""
     task_id: int = 0
 
     @property
@@ -113,12 +113,10 @@ class TaskRecord:
     affected_tests: tuple[str, ...]
 
 
-@lru_cache(maxsize=64)
 def _units_of(path: str, text: str) -> FileUnits | None:
-    # Cached by text: in an editor session the text after one task is the text before the
-    # next, and the engine has just parsed both sides once already.
+    # Shared cache: the engine parsed these very texts to build the Provenance.
     try:
-        return source_units(path, text)
+        return cached_source_units(path, text)
     except SourceError:
         return None
 
@@ -136,16 +134,16 @@ def _checksum(side: Mapping[str, FileUnits | None], unit: Unit) -> str | None:
     return None if units is None else units.checksums.get(unit.name)
 
 
-def _import_signature(text: str | None) -> str | None:
-    """The import statements of a file, to notice a task that changed what a module imports."""
+_IMPORT_LINE = re.compile(r"^[ \t]*(?:import[ \t]+[\w., \t]+|from[ \t]+[\w.]+[ \t]+import)", re.M)
+
+
+def _import_signature(text: str | None) -> list[str] | None:
+    """The import statement heads of a file (``import a.b``, ``from x import``), to notice
+    a task that made a module import another one. Textual on purpose: parsing every
+    touched file again would dominate the rule time."""
     if text is None:
         return None
-    try:
-        tree = ast.parse(text)
-    except (SyntaxError, ValueError):
-        return None
-    nodes = [n for n in ast.walk(tree) if isinstance(n, (ast.Import, ast.ImportFrom))]
-    return "\n".join(ast.dump(n) for n in nodes)
+    return sorted(m.group(0).strip() for m in _IMPORT_LINE.finditer(text))
 
 
 def _last_session(store: DependencyStore) -> int:
@@ -375,6 +373,9 @@ def apply_rules(
             ),
         )
         outcome.task_id = int(cur.lastrowid or 0)
+    # What the developer waits for: the rules and the commit (the logged details hold the
+    # time before the commit).
+    outcome.seconds = time.perf_counter() - start
     return outcome
 
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import ast
 import bisect
+import functools
 import io
 import tokenize
 from collections.abc import Iterable, Iterator
@@ -195,6 +196,14 @@ def source_units(path: str, source: str) -> FileUnits:
         result.checksums[span.name] = _digest(texts)
         result.spans[span.name] = span
     return result
+
+
+@functools.lru_cache(maxsize=256)
+def cached_source_units(path: str, source: str) -> FileUnits:
+    """``source_units`` memoized by text. A refactoring's files are parsed by the engine
+    (to build its Provenance) and again by the REKS rules moments later, and most files are
+    unchanged between two tasks. The result is shared: callers must not modify it."""
+    return source_units(path, source)
 
 
 def file_checksum(data: bytes) -> str:
