@@ -189,3 +189,9 @@ def test_reports_render_every_diagnosis() -> None:
         "no-propagation": 0.0,
         "weak-oracle": 0.5,
     }
+
+
+def test_text_with_an_address_is_compared_but_never_asserted() -> None:
+    first, second = observed(repr(object())), observed(repr(object()))
+    assert first == second
+    assert first[""].startswith("<str ")  # not a literal: no assertion can be built from it

@@ -83,7 +83,9 @@ def _value_text(value: object) -> str:
         if len(value) > MAX_STR:
             return f"<{type(value).__name__} len={len(value)} hash={hash(value) & 0xFFFFFFFF:x}>"
         if isinstance(value, str):
-            value = _ADDRESS.sub("0x?", value)
+            blanked = _ADDRESS.sub("0x?", value)
+            if blanked != value:
+                return f"<str {blanked!r}>"  # no longer the literal of the real value
         return repr(value)
     return f"<type {type(value).__qualname__}>"
 
