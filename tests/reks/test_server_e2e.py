@@ -16,6 +16,8 @@ import pytest_lsp
 from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 
+from .helpers import selected
+
 pytestmark = pytest.mark.timeout(120)
 
 
@@ -50,6 +52,22 @@ async def client(lsp_client: LanguageClient, e2e_project: Path):
             root_uri=e2e_project.as_uri(),
             workspace_folders=[types.WorkspaceFolder(uri=e2e_project.as_uri(), name="proj")],
             initialization_options={"reks": {"tests": {"summary": "message"}}},
+        )
+    )
+    yield
+    await lsp_client.shutdown_session()
+
+
+@pytest_lsp.fixture(config=CONFIG)
+async def save_client(lsp_client: LanguageClient, e2e_project: Path):
+    await lsp_client.initialize_session(
+        types.InitializeParams(
+            capabilities=client_capabilities("visual-studio-code"),
+            root_uri=e2e_project.as_uri(),
+            workspace_folders=[types.WorkspaceFolder(uri=e2e_project.as_uri(), name="proj")],
+            initialization_options={
+                "reks": {"onSave": ["organizeImports"], "tests": {"summary": "message"}}
+            },
         )
     )
     yield
@@ -194,3 +212,49 @@ async def test_rename_skips_tests_and_run_affected_tests(
         "diagnostics to go away",
     )
     await until(lambda: client.statuses[-1].affected == 0, "status")  # type: ignore[attr-defined]
+
+
+async def test_refactor_on_save_is_recorded_as_a_refactoring(
+    save_client: LanguageClient, e2e_project: Path
+) -> None:
+    client = save_client
+    util = e2e_project / "pkg/util.py"
+    uri = util.as_uri()
+    text = util.read_text()
+    client.text_document_did_open(
+        types.DidOpenTextDocumentParams(
+            text_document=types.TextDocumentItem(
+                uri=uri, language_id="python", version=1, text=text
+            )
+        )
+    )
+    edits = await client.text_document_will_save_wait_until_async(
+        types.WillSaveTextDocumentParams(
+            text_document=types.TextDocumentIdentifier(uri=uri),
+            reason=types.TextDocumentSaveReason.Manual,
+        )
+    )
+    assert edits, "organize imports should drop the unused `import os`"
+    spans = sorted(
+        ((_offset(text, e.range.start), _offset(text, e.range.end), e.new_text) for e in edits),
+        reverse=True,
+    )
+    new = text
+    for start, end, replacement in spans:
+        new = new[:start] + replacement + new[end:]
+    assert "import os" not in new
+    # The editor applies the edits to the buffer, then writes it.
+    client.text_document_did_change(
+        types.DidChangeTextDocumentParams(
+            text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=2),
+            content_changes=[types.TextDocumentContentChangeWholeDocument(text=new)],
+        )
+    )
+    util.write_text(new)
+    client.text_document_did_save(
+        types.DidSaveTextDocumentParams(text_document=types.TextDocumentIdentifier(uri=uri))
+    )
+    tests_uri = (e2e_project / "tests/test_util.py").as_uri()
+    expected = "skipped: affected only by organize imports of pkg/util.py"
+    await until(lambda: expected in messages(client, tests_uri).values(), "the on-save diagnostics")
+    assert selected(e2e_project) == {}
