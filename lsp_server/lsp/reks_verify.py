@@ -168,10 +168,13 @@ def check_rename_with_jedi(root: str, provenance: Provenance) -> str | None:
             target.write_text(text, encoding="utf-8")
         path, line, col = position
         # The running interpreter as jedi's environment: no subprocess to start.
+        # A src layout: imports of the package resolve under src/ (jedi finds it from
+        # project markers, which the scratch copy lacks).
+        extra = [str(scratch / d) for d in ("src",) if (Path(root) / d).is_dir()]
         script = jedi.Script(
             texts[path],
             path=str(scratch / path),
-            project=jedi.Project(scratch),
+            project=jedi.Project(scratch, added_sys_path=extra),
             environment=jedi.InterpreterEnvironment(),
         )
         try:
