@@ -21,6 +21,7 @@ from functools import lru_cache
 from importlib import metadata
 from typing import TYPE_CHECKING, Any
 
+from lsp_server.astgen import oracles
 from lsp_server.astgen.features import features
 
 if TYPE_CHECKING:
@@ -55,10 +56,16 @@ def shapes_from(
     cases: list[tuple[str, Labelled[Case]]],
     engines: tuple[str, ...] = ENGINES_FOR_REKS,
 ) -> list[FailureShape]:
-    """One shape per failure group of ``engines``; identical shapes merge."""
+    """One shape per failure group of ``engines``; identical shapes merge, and shapes that
+    a more general shape of the same engine and refactoring covers are left out."""
     merged: dict[tuple[str, str, str, frozenset[str]], FailureShape] = {}
     for group in groups:
         if group.engine not in engines or group.example_case is None:
+            continue
+        if group.oracle == oracles.REFUSAL:
+            # Precondition violations live in the request's arguments (an invalid new
+            # name), which ``matches`` does not see; their empty feature set would match
+            # every request of the kind. reks checks those arguments itself.
             continue
         shared: frozenset[str] | None = None
         for member in group.members:
@@ -91,7 +98,19 @@ def shapes_from(
                 old.count + shape.count, keep.example, keep.detail,
             )  # fmt: skip
         merged[key] = shape
-    return [merged[k] for k in sorted(merged, key=lambda k: (k[0], k[1], k[2], sorted(k[3])))]
+    # A shape whose features include another shape's (same engine and refactoring) can
+    # never change what ``matches`` answers: drop it, keeping the file small and readable.
+    kept = {
+        key: shape
+        for key, shape in merged.items()
+        if not any(
+            other.engine == shape.engine
+            and other.refactoring == shape.refactoring
+            and other.features < shape.features
+            for other in merged.values()
+        )
+    }
+    return [kept[k] for k in sorted(kept, key=lambda k: (k[0], k[1], k[2], sorted(k[3])))]
 
 
 def dumps(shapes: list[FailureShape], versions: dict[str, str]) -> str:
