@@ -75,30 +75,30 @@ async def test_analyse_weak_tests_publishes_diagnostics_on_def_lines(
 
 
 SLOW = """\
-import time
+def double(x):
+    y = x * 2
+    return y
 
 
-def pause(seconds):
-    if seconds > 0:
-        time.sleep(seconds)
-    return seconds
-
-
-def pause_twice(seconds):
-    first = pause(seconds)
-    return first + pause(seconds)
+def triple(x):
+    y = x * 3
+    return y
 """
 
 SLOW_TESTS = """\
-from slow import pause, pause_twice
+import time
+
+from slow import double, triple
 
 
-def test_pause():
-    pause(0.5)  # no assertion: every transformation survives the whole slow test
+def test_double():
+    time.sleep(1.5)  # slow, and no assertion: every transformation runs it to the end
+    double(2)
 
 
-def test_pause_twice():
-    assert pause_twice(0.5) is not None
+def test_triple():
+    time.sleep(1.5)
+    triple(2)
 """
 
 

@@ -214,24 +214,38 @@ def test_incremental_reuse_and_invalidation(example: Path) -> None:
     assert [r.verdict for r in third.results] == [r.verdict for r in first.results]
 
 
+def _running_children(root: Path) -> int:
+    """Forked test processes of the workers started for ``root`` (same command line)."""
+    pids = []
+    for proc in Path("/proc").iterdir():
+        try:
+            cmdline = (proc / "cmdline").read_bytes()
+            ppid = int((proc / "stat").read_text().rsplit(")", 1)[1].split()[1])
+        except (OSError, ValueError, IndexError):
+            continue
+        if b"lsp_server.extreme.worker" in cmdline and str(root).encode() in cmdline:
+            pids.append((int(proc.name), ppid))
+    workers = {pid for pid, _ in pids}
+    return sum(ppid in workers for _, ppid in pids)
+
+
 def test_original_file_untouched_after_kill(
     make_project: Callable[[dict[str, str]], Path],
 ) -> None:
     root = make_project(
         {
             "slow.py": """
-                import time
-
-                def pause(seconds):
-                    if seconds > 0:
-                        time.sleep(seconds)
-                    return seconds
+                def scale(x, factor):
+                    result = x * factor
+                    return result
             """,
             "test_slow.py": """
-                from slow import pause
+                import time
+                from slow import scale
 
-                def test_pause():
-                    assert pause(0.5) == 0.5
+                def test_scale():
+                    time.sleep(0.7)
+                    assert scale(2, 3) == 6
             """,
         }
     )
@@ -243,13 +257,16 @@ def test_original_file_untouched_after_kill(
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )
-    time.sleep(2.5)  # collection and observation done, a transformation running
+    deadline = time.monotonic() + 60
+    while _running_children(root) == 0 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert _running_children(root) > 0  # a forked test process is running right now
     os.kill(process.pid, signal.SIGKILL)
     process.wait()
     assert (source.read_bytes(), source.stat().st_mtime_ns) == before
     # The next run is not confused by the killed one.
     verdicts = _verdicts(root)
-    assert verdicts[("pause", "return 0.0")] == "detected"
+    assert verdicts[("scale", "return 0")] == "detected"
 
 
 def test_failing_subtest_detects(make_project: Callable[[dict[str, str]], Path]) -> None:
