@@ -155,6 +155,8 @@ class ReksPlugin:
         self.tracer = new_tracer() if self.recording else None
         self.watcher = FileWatcher()
         self._stack: list[_Window] = []
+        self._tracing = False
+        self._collection_windows: dict[str, _Window] = {}
         self._fixture_windows: dict[object, _Window] = {}
         self._reports: dict[str, list[pytest.TestReport]] = {}
         # Units are interned as small ints while recording: hashing a Unit (a dataclass)
@@ -220,31 +222,70 @@ class ReksPlugin:
 
     # -- recording ----------------------------------------------------------------------
 
+    def _start_tracing(self) -> None:
+        if self.tracer is not None and not self._tracing:
+            activate_watcher(self.watcher)
+            self.tracer.start()
+            self._tracing = True
+
+    def _stop_tracing(self) -> None:
+        if self.tracer is not None and self._tracing:
+            self.tracer.stop()
+            activate_watcher(None)
+            self._tracing = False
+
     @pytest.hookimpl(wrapper=True)
-    def pytest_runtestloop(self, session: pytest.Session) -> Generator[None, object, object]:
-        if self.tracer is None:
+    def pytest_collection(self, session: pytest.Session) -> Generator[None, object, object]:
+        # Collection is traced too: code a test module runs at import (parametrize lists
+        # built by a helper, data files loaded for parametrization) decides what its tests
+        # do without running inside any test.
+        self._start_tracing()
+        return (yield)
+
+    @pytest.hookimpl(wrapper=True)
+    def pytest_make_collect_report(
+        self, collector: pytest.Collector
+    ) -> Generator[None, object, object]:
+        if not self._tracing:
             return (yield)
-        activate_watcher(self.watcher)
-        self.tracer.start()
+        self._flush()
+        self._stack.append(_Window())
         try:
             return (yield)
         finally:
-            self.tracer.stop()
-            activate_watcher(None)
+            self._flush()
+            window = self._stack.pop()
+            key = str(collector.path)
+            self._collection_windows.setdefault(key, _Window()).update(window)
+
+    @pytest.hookimpl(wrapper=True)
+    def pytest_runtestloop(self, session: pytest.Session) -> Generator[None, object, object]:
+        self._start_tracing()
+        try:
+            return (yield)
+        finally:
+            self._stop_tracing()
             self._flush_records()
 
     def _flush(self, restart: bool = True) -> None:
-        if self._stack and self.tracer is not None:
+        """Move what ran since the last flush into the innermost window (or drop it when no
+        window is open)."""
+        if self.tracer is None:
+            return
+        codes = self.tracer.take(restart)
+        files = self.watcher.take()
+        if self._stack:
             top = self._stack[-1]
-            top.codes |= self.tracer.take(restart)
-            top.files |= self.watcher.take()
+            top.codes |= codes
+            top.files |= files
 
     @pytest.hookimpl(wrapper=True)
     def pytest_runtest_protocol(
         self, item: pytest.Item, nextitem: pytest.Item | None
     ) -> Generator[None, object, object]:
-        if self.tracer is None:
+        if not self._tracing:
             return (yield)
+        assert self.tracer is not None
         self.tracer.take()
         self.watcher.take()
         self._stack = [_Window()]
@@ -332,9 +373,32 @@ class ReksPlugin:
         key = (str(item.path), None if dtest is None else (dtest.filename, dtest.lineno))
         cached = self._static_cache.get(key)
         if cached is None:
-            cached = frozenset(self._intern(u) for u in self._compute_static_units(item))
+            ids = {self._intern(u) for u in self._compute_static_units(item)}
+            ids.update(self._collection_units(Path(item.path)))
+            cached = frozenset(ids)
             self._static_cache[key] = cached
         return cached
+
+    def _collection_units(self, path: Path) -> set[int]:
+        """What ran and was opened while collecting ``path`` and its parent directories."""
+        ids: set[int] = set()
+        for candidate in (path, *path.parents):
+            window = self._collection_windows.get(str(candidate))
+            if window is not None:
+                for code in window.codes:
+                    ids.update(self._units_of_code(code))
+                ids.update(self._file_ids(window.files))
+            if candidate == self.root:
+                break
+        return ids
+
+    def _file_ids(self, filenames: set[str]) -> set[int]:
+        ids = set()
+        for filename in filenames:
+            rel = self._rel(filename)
+            if rel is not None and not rel.endswith((".py", ".pyc", ".pyo")):
+                ids.add(self._intern(Unit(rel, FILE)))
+        return ids
 
     def _compute_static_units(self, item: pytest.Item) -> set[Unit]:
         units: set[Unit] = set()
@@ -377,10 +441,7 @@ class ReksPlugin:
             if found is None:
                 found = self._units_of_code(code)
             ids.update(found)
-        for filename in window.files:
-            rel = self._rel(filename)
-            if rel is not None and not rel.endswith((".py", ".pyc", ".pyo")):
-                ids.add(self._intern(Unit(rel, FILE)))
+        ids.update(self._file_ids(window.files))
         outcome, duration = _outcome(reports)
         units = self._units
         self._pending.append(
@@ -413,6 +474,7 @@ class ReksPlugin:
     # -- reporting ----------------------------------------------------------------------
 
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
+        self._stop_tracing()
         counts = self._total_counts()
         if self.workerinput is not None:
             workeroutput = getattr(self.config, "workeroutput", None)

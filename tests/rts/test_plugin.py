@@ -413,3 +413,44 @@ def test_changed_plugin_option_selects_everything(project: pytest.Pytester) -> N
     result.stdout.fnmatch_lines(["*test_mod.py::test_f  (environment changed)*"])
     assert run(project) == ALL
     assert run(project) == set()
+
+
+def test_collection_time_code_and_data(project: pytest.Pytester) -> None:
+    """Parameters built at import time by a helper function, and read from a data file:
+    same node ids after the edit, so only collection-time tracing can select them."""
+    write(
+        project,
+        "cases.py",
+        """
+        def build():
+            return [1, 2]
+        """,
+    )
+    write(project, "data/cases.txt", "3\n4\n")
+    write(
+        project,
+        "test_cases.py",
+        """
+        import pytest
+
+        import cases
+
+        with open("data/cases.txt") as fh:
+            FROM_FILE = [int(line) for line in fh]
+
+
+        @pytest.mark.parametrize("n", cases.build(), ids=["a", "b"])
+        def test_built(n):
+            assert n < 3
+
+
+        @pytest.mark.parametrize("n", FROM_FILE, ids=["c", "d"])
+        def test_read(n):
+            assert n > 2
+        """,
+    )
+    assert run(project) == {*ALL, "test_built[a]", "test_built[b]", "test_read[c]", "test_read[d]"}
+    edit(project, "cases.py", "[1, 2]", "[1, 5]")
+    assert run(project) == {"test_built[a]", "test_built[b]", "test_read[c]", "test_read[d]"}
+    (project.path / "data/cases.txt").write_text("3\n1\n")
+    assert run(project) == {"test_built[b]", "test_built[a]", "test_read[c]", "test_read[d]"}
