@@ -14,7 +14,7 @@
 -- :ReksExplainWeakTests, :ReksCommand, :ReksExtract, :ReksStatus and :ReksRestart.
 local M = {}
 
-local uv = vim.loop or vim.uv
+local uv = vim.uv or vim.loop
 
 M.defaults = {
   -- Interpreter with reks installed; nil: $VIRTUAL_ENV/bin/python, then python3.

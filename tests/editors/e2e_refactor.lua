@@ -58,8 +58,16 @@ local function diagnostics_now()
   end
   return out
 end
+-- The server works through refactorings in the background and may publish a few states in
+-- a row: wait until `ready` holds on a status that has not changed for a while.
 local function published(ready)
-  vim.wait(20000, function() return reks.status ~= nil and ready(reks.status, diagnostics_now()) end, 100)
+  local last, since = nil, vim.loop.now()
+  vim.wait(30000, function()
+    if reks.status ~= last then
+      last, since = reks.status, vim.loop.now()
+    end
+    return reks.status ~= nil and vim.loop.now() - since > 1500 and ready(reks.status, diagnostics_now())
+  end, 100)
   return { diagnostics = diagnostics_now(), status = reks.status and vim.deepcopy(reks.status), statusline = reks.statusline() }
 end
 local snapshots = {}
@@ -131,4 +139,11 @@ snapshots.hand_edit = published(function(st, diagnostics)
   end
   return false
 end)
+-- 7. :ReksRunAffectedTests runs them (pytest --reks in the project): nothing is left to run.
+local done = nil
+reks._on_command_done = function(name, err, result) done = { name = name, err = err and err.message, result = result } end
+vim.cmd("ReksRunAffectedTests")
+vim.wait(60000, function() return done ~= nil end, 100)
+snapshots.after_run = published(function(st) return st.affected == 0 end)
+snapshots.after_run.command = done
 report({ answers = answers, snapshots = snapshots, buffer = text() })

@@ -125,8 +125,14 @@ def test_refactorings_in_real_neovim(nvim: Neovim, tmp_path: Path) -> None:
     ]
     # (why it must run depends on the REKS verdicts of the earlier move and extracts; the hand
     # edit alone already makes it run)
-    assert must_run and "changed" in must_run[0]["message"], after_edit
+    assert must_run and "changed" in must_run[0]["message"], (after_edit, tests)
     assert "return total + 0" in calc
+    # :ReksRunAffectedTests ran them through the server; afterwards nothing must run
+    after_run = result["snapshots"]["after_run"]
+    assert after_run["command"]["name"] == "reks.runAffectedTests", after_run
+    assert after_run["command"].get("err") is None, after_run
+    assert after_run["status"]["affected"] == 0, after_run
+    assert not [d for d in after_run["diagnostics"] if "must run" in d["message"]], after_run
     # the project still works
     run = subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(root)],
