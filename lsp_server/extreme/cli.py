@@ -72,7 +72,8 @@ def _run(args: argparse.Namespace) -> int:
     except Cancelled:
         return 130
     for path, error in sorted(analysis.errors.items()):
-        print(f"reks extreme: warning: {path}: {error}", file=sys.stderr)
+        where = "" if error.startswith(path) else f"{path}: "
+        print(f"reks extreme: warning: {where}{error}", file=sys.stderr)
 
     diagnoses = None
     if args.explain:

@@ -147,7 +147,7 @@ def summary_text(analysis: Analysis) -> str:
     return (
         f"{s.functions} functions: {s.pseudo_tested} pseudo-tested, "
         f"{s.partially_tested} partially tested, {s.skipped} skipped; "
-        f"{s.transformations} transformations ({counts}); "
+        f"{s.transformations} transformations{f' ({counts})' if counts else ''}; "
         f"{analysis.run_count} run, {len(analysis.reused)} functions reused; "
         f"{analysis.elapsed:.1f} s"
     )
