@@ -94,7 +94,7 @@ def _compiles(path: Path) -> bool:
 
 
 def bench(name: str, workdir: Path, count: int, seed: int, as_shipped: bool) -> None:
-    project: Project = prepare(name, workdir)
+    project: Project = prepare(name, workdir, shrink_stress=True)
     if as_shipped:
         project.extra_args = []
     project.reset_stores()
