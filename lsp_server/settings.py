@@ -53,6 +53,20 @@ class TestSettings:
     "message" (window/showMessage) or "none"."""
 
 
+@dataclass
+class ExtremeSettings:
+    """The extreme analysis ("Analyse weak tests", ``lsp_server.lsp.extreme``)."""
+
+    jobs: int = 0
+    """Worker processes; 0: one per core."""
+    skipPatterns: list[str] = field(default_factory=list)
+    """Qualified-name globs of functions left alone (with the project's own patterns)."""
+    timeoutFactor: float = 3.0
+    """Timeout = 1 s + this factor x the covering tests' normal duration."""
+    incremental: bool = True
+    """Keep the verdicts of functions whose code and covering tests did not change."""
+
+
 ON_SAVE_CHOICES = ("organizeImports",)
 """Refactorings that may run on save (behaviour-preserving and local to the saved file)."""
 
@@ -66,6 +80,7 @@ class Settings:
     """REKS: check each refactoring (compiles, no new undefined names, jedi agrees on
     renames) before trusting it; a failed check makes it a hand edit (its tests run)."""
     tests: TestSettings = field(default_factory=TestSettings)
+    extreme: ExtremeSettings = field(default_factory=ExtremeSettings)
     """Refactor-on-save (``textDocument/willSaveWaitUntil``). Off by default: an edit the
     user did not ask for on every save surprises; organizing imports can be switched on."""
 
@@ -84,6 +99,7 @@ class Settings:
         _merge(self.actions, data.get("actions"))
         _merge(self.defaultNames, data.get("defaultNames"))
         _merge(self.tests, data.get("tests"))
+        _merge(self.extreme, data.get("extreme"))
         if isinstance(data.get("trustButVerify"), bool):
             self.trustButVerify = data["trustButVerify"]
         on_save = data.get("onSave")

@@ -180,7 +180,7 @@ async def analyse_weak_tests(server: ReksServer, arguments: Sequence[Any]) -> di
     summaries: list[dict[str, Any]] = []
     try:
         for root, paths in _target(server, arguments):
-            analysis = await _run(loop, job, Path(root), paths)
+            analysis = await _run(loop, job, Path(root), _options(server, paths))
             summaries.append(_publish_analysis(server, root, analysis))
     except asyncio.CancelledError:
         job.cancel()
@@ -197,10 +197,20 @@ async def analyse_weak_tests(server: ReksServer, arguments: Sequence[Any]) -> di
     return {"roots": summaries}
 
 
-async def _run(
-    loop: asyncio.AbstractEventLoop, job: Job, root: Path, paths: list[Path]
-) -> Analysis:
-    future = loop.run_in_executor(None, lambda: analyse(root, Options(paths=paths), job))
+def _options(server: ReksServer, paths: list[Path]) -> Options:
+    """Analysis options from the client's ``reks.extreme.*`` settings."""
+    settings = server.settings.extreme
+    return Options(
+        paths=paths,
+        jobs=max(0, settings.jobs),
+        patterns=list(settings.skipPatterns),
+        timeout_factor=max(1.0, float(settings.timeoutFactor)),
+        incremental=settings.incremental,
+    )
+
+
+async def _run(loop: asyncio.AbstractEventLoop, job: Job, root: Path, options: Options) -> Analysis:
+    future = loop.run_in_executor(None, lambda: analyse(root, options, job))
     try:
         return await future
     except asyncio.CancelledError:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import shutil
 import sys
 import time
@@ -170,3 +171,31 @@ async def test_cancelling_the_progress_stops_the_analysis(
         await asyncio.sleep(0.1)
     assert _workers_of(slow_workspace) == []
     assert (slow_workspace / "slow.py").read_text() == SLOW
+
+
+@pytest_lsp.fixture(config=CONFIG)
+async def configured_client(lsp_client: LanguageClient, workspace: Path):
+    await lsp_client.initialize_session(
+        types.InitializeParams(
+            capabilities=client_capabilities("neovim@v0.11.0"),
+            root_uri=workspace.as_uri(),
+            workspace_folders=[types.WorkspaceFolder(uri=workspace.as_uri(), name="vs")],
+            initialization_options={"extreme": {"skipPatterns": ["*.is_empty"], "jobs": 1}},
+        )
+    )
+    yield
+    await lsp_client.shutdown_session()
+
+
+async def test_settings_skip_patterns(configured_client: LanguageClient, workspace: Path) -> None:
+    source = workspace / "versioned_set.py"
+    result = await configured_client.workspace_execute_command_async(
+        types.ExecuteCommandParams(command=COMMAND, arguments=[source.as_uri()])
+    )
+    assert result["roots"][0]["pseudoTested"] == 1  # is_empty is no longer analysed
+    lines = {d.range.start.line + 1 for d in configured_client.diagnostics[source.as_uri()]}
+    assert lines == {13, 29}
+    rows = json.loads((workspace / ".reks" / "extreme.json").read_text())
+    is_empty = [r for r in rows if r["function"] == "VersionedSet.is_empty"]
+    assert [r["verdict"] for r in is_empty] == ["skipped"]
+    assert "*.is_empty" in is_empty[0]["reason"]
