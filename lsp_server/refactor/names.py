@@ -132,3 +132,28 @@ def check_clash(source: str, def_line: int, old: str, new: str, is_attribute: bo
 
 def _used_names(tree: ast.AST) -> set[str]:
     return {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
+
+
+def check_free(source: str, line: int, name: str, where: str) -> None:
+    """Raise ``InvalidNameError`` if ``name`` is already bound where a refactoring adds it.
+
+    ``where`` is ``"function"`` (a new local: the innermost function around ``line``),
+    ``"class"`` (a new method: the class around ``line``, else the module) or ``"module"``.
+    """
+    try:
+        tree = ast.parse(source)
+    except SyntaxError:
+        return
+    scopes = _enclosing_scopes(tree, line)
+    kinds: tuple[type, ...] = {
+        "function": (ast.FunctionDef, ast.AsyncFunctionDef),
+        "class": (ast.ClassDef,),
+        "module": (ast.Module,),
+    }[where]
+    scope = next((s for s in reversed(scopes) if isinstance(s, kinds)), tree)
+    bound = _bound_names(scope)
+    if isinstance(scope, ast.ClassDef):
+        bound |= _self_attributes(scope)
+    if name in bound:
+        label = "the module" if isinstance(scope, ast.Module) else f"`{scope.name}`"  # type: ignore[attr-defined]
+        raise InvalidNameError(f"{name!r} is already defined in {label}")

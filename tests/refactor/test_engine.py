@@ -373,3 +373,19 @@ def test_move_method_to_an_attributes_class(tmp_path: Path):
         assert moved == {("bank.py::Account.record", "bank.py::Ledger.record")}
     finally:
         engine.close()
+
+
+@pytest.mark.parametrize(
+    ("action", "name", "message"),
+    [
+        ("extract-method", "double", "already defined in the module"),
+        ("extract-variable", "value", "already defined in `quadruple`"),
+    ],
+)
+def test_extract_with_a_taken_name_is_an_error(
+    engine: RefactorEngine, project: Path, action: str, name: str, message: str
+):
+    util = project / "geometry/util.py"
+    start = at(util, "double(value) * 2")
+    with pytest.raises(InvalidNameError, match=message):
+        engine.compute(req(action, util, start, start + len("double(value)"), name=name))
