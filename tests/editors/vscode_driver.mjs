@@ -94,9 +94,18 @@ async function editorText() {
   return text.replace(/\u00a0/g, " ");
 }
 
+/** Save every dirty editor (a refactoring edits files in the background, unsaved). */
 async function saveAll() {
-  await runCommand("File: Save All");
-  await page.waitForTimeout(1500);
+  await page.waitForTimeout(500);
+  await waitFor("every editor saved", async () => {
+    if ((await page.locator(".tabs-container .tab.dirty").count()) === 0) {
+      return true;
+    }
+    await runCommand("File: Save All");
+    await page.waitForTimeout(1000);
+    return (await page.locator(".tabs-container .tab.dirty").count()) === 0;
+  }, 30000, 500);
+  await page.waitForTimeout(500);
 }
 
 async function statusBarText() {
@@ -143,7 +152,14 @@ async function scenarioRefactor() {
   await waitFor("the rename in the editor", async () => (await editorText()).includes(`def ${c.rename.newName}(`));
   await screenshot("renamed");
   await saveAll();
-  result.statusAfterRename = await waitFor("the reks status bar item", statusBarText, 30000).catch(() => undefined);
+  result.statusAfterRename = await waitFor(
+    `the status bar to read "${c.statusAfterRename}"`,
+    async () => {
+      const text = await statusBarText();
+      return text && text.includes(c.statusAfterRename) ? text : undefined;
+    },
+    30000,
+  ).catch(async () => statusBarText());
   await screenshot("status-after-rename");
 
   // Extract method: select the statement, Refactor…, pick the action, name it in the prompt
