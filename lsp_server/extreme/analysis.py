@@ -276,6 +276,7 @@ def _run(
             analysis.observation = time.perf_counter() - observe_start
             tests: dict[str, dict[str, Any]] = observed["tests"]
             returns: dict[str, list[str]] = observed["returns"]
+            setup = float(observed.get("setup", 0.0))
 
             executed_by: dict[str, list[str]] = {}
             for nodeid, info in tests.items():
@@ -303,7 +304,7 @@ def _run(
                 bodies = function.annotated_bodies
                 if bodies is None:
                     bodies = tuple(bodies_for_kinds(set(returns.get(function.key, []))))
-                total = sum(tests[t]["duration"] for t in passing)
+                total = sum(tests[t]["duration"] for t in passing) + setup
                 timeout = options.timeout_base + options.timeout_factor * total
                 for body in bodies:
                     ident = len(planned)

@@ -111,12 +111,18 @@ class WorkerPool:
             worker.send({"op": "observe", "shard": [index, count], "tests": tests})
         observed: dict[str, Any] = {}
         returns: dict[str, set[str]] = {}
+        setup = 0.0
         for worker in self.workers:
             part = worker.receive()
             observed.update(part["tests"])
+            setup = max(setup, float(part.get("setup", 0.0)))
             for unit, kinds in part["returns"].items():
                 returns.setdefault(unit, set()).update(kinds)
-        return {"tests": observed, "returns": {u: sorted(k) for u, k in returns.items()}}
+        return {
+            "tests": observed,
+            "returns": {u: sorted(k) for u, k in returns.items()},
+            "setup": setup,
+        }
 
     def run_all(self, requests: list[dict[str, Any]], job: Job) -> Iterator[dict[str, Any]]:
         """Send every request, yielding each reply as it arrives."""

@@ -202,7 +202,10 @@ class WorkerPlugin:
         finally:
             recorder.stop()
         returns = {unit: sorted(kinds) for unit, kinds in recorder.returns.items()}
-        return {"tests": tests, "returns": returns}
+        # The first test of a fresh child also pays for session and module fixtures; a
+        # transformation's child pays that too, whichever test it starts with.
+        setup = tests[nodeids[0]]["duration"] if nodeids else 0.0
+        return {"tests": tests, "returns": returns, "setup": setup}
 
     def run(self, request: dict[str, Any]) -> dict[str, Any]:
         started = time.perf_counter()

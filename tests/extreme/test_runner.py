@@ -314,3 +314,43 @@ def test_dependency_store_narrows_the_observation_run(example: Path) -> None:
     assert [(r.transformation, r.verdict) for r in with_store.results] == [
         (r.transformation, r.verdict) for r in without_store.results
     ]
+
+
+def test_slow_session_fixture_is_not_a_timeout(
+    make_project: Callable[[dict[str, str]], Path],
+) -> None:
+    root = make_project(
+        {
+            "conftest.py": """
+                import time
+                import pytest
+
+                @pytest.fixture(scope="session", autouse=True)
+                def database():
+                    time.sleep(1.5)  # every fresh test process pays this once
+                    yield
+            """,
+            "m.py": """
+                def increment(x):
+                    y = x + 1
+                    return y
+            """,
+            "test_a.py": """
+                def test_first():
+                    assert True
+            """,
+            "test_b.py": """
+                from m import increment
+
+                def test_increment_runs():
+                    increment(1)  # no assertion
+            """,
+        }
+    )
+    # One worker: test_first pays for the fixture in the observation run, and each
+    # transformation's process pays for it again before test_increment_runs.
+    analysis = analyse(root, Options(jobs=1))
+    assert [(r.transformation.body, r.verdict) for r in analysis.results] == [
+        ("return 0", Verdict.UNDETECTED),
+        ("return 1", Verdict.UNDETECTED),
+    ]
