@@ -11,7 +11,8 @@ from e2e_support import apply_text_edits, apply_workspace_edit, project_tests_pa
 from lsprotocol import types
 from pytest_lsp import LanguageClient
 
-pytestmark = pytest.mark.timeout(90)
+# End-to-end: a server process per test (about 2-4 s each).
+pytestmark = [pytest.mark.timeout(90), pytest.mark.slow]
 
 
 def position(path: Path, needle: str, delta: int = 0) -> types.Position:
@@ -295,3 +296,34 @@ async def test_organize_imports_on_save(plain_client: LanguageClient, project: P
     new = apply_text_edits(util.read_text(), list(edits or []))
     assert "import os" not in new and "import sys" not in new
     assert "def double" in new
+
+
+async def test_unsaved_buffer_is_refactored(vscode: LanguageClient, project: Path):
+    util = project / "geometry/util.py"
+    on_disk = util.read_text()
+    buffer = on_disk.replace("return value * 2", "return value + value  # unsaved")
+    vscode.text_document_did_open(
+        types.DidOpenTextDocumentParams(
+            text_document=types.TextDocumentItem(
+                uri=util.as_uri(), language_id="python", version=3, text=buffer
+            )
+        )
+    )
+    offset = buffer.index("def double") + 4
+    line = buffer.count("\n", 0, offset)
+    character = offset - (buffer.rfind("\n", 0, offset) + 1)
+    edit = await vscode.text_document_rename_async(
+        types.RenameParams(
+            text_document=doc(util), position=types.Position(line, character), new_name="twice"
+        )
+    )
+    assert edit is not None and edit.document_changes is not None
+    own = next(
+        c
+        for c in edit.document_changes
+        if isinstance(c, types.TextDocumentEdit) and c.text_document.uri == util.as_uri()
+    )
+    assert own.text_document.version == 3  # the edit is for the buffer the editor holds
+    new = apply_text_edits(buffer, list(own.edits))
+    assert "def twice(value):\n    return value + value  # unsaved" in new
+    assert util.read_text() == on_disk
