@@ -472,6 +472,12 @@ class DependencyStore:
             out.setdefault(path, {})[name] = checksum
         return out
 
+    def units_of(self, path: str) -> dict[str, str | None]:
+        """Recorded checksum of every unit of one file, by unit name."""
+        return dict(
+            self._conn.execute("SELECT name, checksum FROM units WHERE path=?", (path,)).fetchall()
+        )
+
     def tests_depending_on_any(self, units: Iterable[Unit]) -> dict[str, Unit]:
         """For each test depending on one of ``units``: the first such unit (sorted)."""
         out: dict[str, Unit] = {}
