@@ -84,14 +84,18 @@ class PendingApplications:
         with self.lock:
             self.items.append(_Pending(root, result, expected, time.monotonic() + PENDING_SECONDS))
 
-    def applied(self, server: ReksServer) -> list[_Pending]:
-        """Pending results whose files now all hold the expected text (removed from the list)."""
+    def applied(self, server: ReksServer, changed: set[str]) -> list[_Pending]:
+        """Pending results with a file in ``changed`` whose files now all hold the expected
+        text (removed from the list). Only those are checked: this runs on every keystroke."""
         now = time.monotonic()
         done: list[_Pending] = []
         with self.lock:
             keep: list[_Pending] = []
             for item in self.items:
-                if all(_same(current_text(server, p), t) for p, t in item.expected.items()):
+                touched = not changed.isdisjoint(item.expected)
+                if touched and all(
+                    _same(current_text(server, p), t) for p, t in item.expected.items()
+                ):
                     done.append(item)
                 elif item.deadline > now:
                     keep.append(item)
@@ -117,9 +121,23 @@ def current_text(server: ReksServer, path: str) -> str | None:
         return None
 
 
-def check_pending(server: ReksServer) -> None:
-    for item in server.pending.applied(server):
-        server.engine.announce_applied(item.root, item.result.provenance)
+def check_pending(server: ReksServer, changed: set[str]) -> None:
+    """Announce the pending results that the change of the paths ``changed`` completed."""
+    if not server.pending.items:
+        return
+    real = changed | {os.path.realpath(p) for p in changed}
+    for item in server.pending.applied(server, real):
+        announce(server, item.root, item.result.provenance)
+
+
+def announce(server: ReksServer, root: str, provenance: Provenance) -> None:
+    """The edit reached the files: tell the engine's listeners, and the user's log."""
+    server.engine.announce_applied(root, provenance)
+    server.window_log_message(
+        types.LogMessageParams(
+            type=types.MessageType.Info, message=f"reks: applied {provenance.description}"
+        )
+    )
 
 
 # -- running on the worker -------------------------------------------------------------------
@@ -207,16 +225,19 @@ def document_changed(server: ReksServer, uri: str, closed: bool = False) -> None
     else:
         server.engine.set_overlay(path, server.workspace.get_text_document(uri).source)
     server.syntax_trees.pop(uri, None)
-    check_pending(server)
+    check_pending(server, {path})
 
 
 def files_changed(server: ReksServer, uris: list[str]) -> None:
+    paths: set[str] = set()
     for uri in uris:
         try:
-            server.engine.mark_changed(uri_to_path(uri))
+            path = uri_to_path(uri)
         except RefactoringError:
             continue
-    check_pending(server)
+        server.engine.mark_changed(path)
+        paths.add(path)
+    check_pending(server, paths)
 
 
 # -- workspace folders and pre-warm -------------------------------------------------------------
@@ -384,7 +405,7 @@ async def execute_refactoring(server: ReksServer, arguments: list[Any] | None) -
     )
     if not response.applied:
         raise failed(f"the editor did not apply the edit: {response.failure_reason or 'refused'}")
-    server.engine.announce_applied(_root_of(server, request.path), result.provenance)
+    announce(server, _root_of(server, request.path), result.provenance)
 
 
 # -- rename ----------------------------------------------------------------------------------------

@@ -72,6 +72,12 @@ async def test_rename_method_with_override_and_super(client: LanguageClient, pro
     )
     assert isinstance(prepared, types.PrepareRenamePlaceholder) and prepared.placeholder == "area"
     apply(client, await rename(client, shapes, "def area", 4, "surface"))
+    # once the files hold the edit, the server announces the applied refactoring
+    for _ in range(100):
+        if any("applied rename `area`" in m.message for m in client.log_messages):
+            break
+        await asyncio.sleep(0.05)
+    assert any("applied rename `area` -> `surface`" in m.message for m in client.log_messages)
     text = shapes.read_text()
     assert "super().surface(scale)" in text and "def area" not in text
     tests = project / "tests/test_app.py"
@@ -241,6 +247,7 @@ async def test_command_fallback_and_move_with_destination(
         )
     )
     assert len(plain_client.applied_edits) == 1  # type: ignore[attr-defined]
+    assert any("applied extract method" in m.message for m in plain_client.log_messages)
     plain_client.text_document_did_close(types.DidCloseTextDocumentParams(text_document=doc(util)))
     assert "def extracted_method(value):" in util.read_text()
     # move: the client fills in the destination the server left empty
