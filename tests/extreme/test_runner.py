@@ -354,3 +354,26 @@ def test_slow_session_fixture_is_not_a_timeout(
         ("return 0", Verdict.UNDETECTED),
         ("return 1", Verdict.UNDETECTED),
     ]
+
+
+@pytest.mark.slow  # ~10-20 s: the Reneri diagnosis runs pytest processes per transformation
+def test_explain_adds_the_diagnosis_to_undetected_rows(example: Path) -> None:
+    out = subprocess.run(
+        [*REKS, "extreme", "--json", "--explain", "--runs", "1", "--jobs", "2"],
+        cwd=example,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=True,
+    ).stdout
+    rows = json.loads(out)
+    for row in rows:
+        if row["verdict"] == "undetected":
+            assert row["symptom"] in ("no-infection", "no-propagation", "weak-oracle")
+            assert row["suggestion"]
+            assert isinstance(row["differences"], list)
+        else:
+            assert "symptom" not in row
+    weak = next(r for r in rows if r["function"] == "VersionedSet._increment_version")
+    assert weak["symptom"] == "weak-oracle"
+    assert "## Why they went undetected" in (example / ".reks" / "extreme.md").read_text()
