@@ -1,17 +1,33 @@
--- reks for Neovim's built-in LSP client (Neovim 0.7.2 and newer).
+-- reks for Neovim's built-in LSP client (Neovim 0.7.2 and newer; tested on 0.7.2 and 0.11).
 --
--- Install: `reks editor neovim > ~/.config/nvim/lua/reks.lua`, then in init.lua:
+-- Install: `reks editor neovim -o ~/.config/nvim/lua/` (or `reks editor neovim > FILE`), then
+-- in init.lua:
 --
 --   require("reks").setup({
---     python = "/path/to/venv/bin/python",      -- default: $VIRTUAL_ENV/bin/python, else python3
---     settings = { onSave = { "organizeImports" }, trustButVerify = true },
+--     python = "/path/to/venv/bin/python",  -- has reks installed; default $VIRTUAL_ENV/bin/python, else python3
+--     settings = {                          -- the server's settings (same keys as VS Code's reks.*)
+--       onSave = { "organizeImports" },     -- refactor-on-save (willSaveWaitUntil)
+--       trustButVerify = true,
+--       actions = { move = true },          -- per-action switches
+--       defaultNames = { extractedMethod = "extracted_method" },
+--       tests = { pytestArgs = {}, summary = "progress" },
+--     },
+--     rename_after_extract = true,          -- :ReksExtract asks for the new name
+--     echo_status = true,                   -- echo "N tests skipped by refactorings · M affected"
+--     on_attach = function(client, bufnr) end,
 --   })
 --
 -- It starts `python -m lsp_server` for Python buffers (vim.lsp.start on 0.8+, start_client +
--- buf_attach_client on 0.7), prompts with vim.ui.select / vim.ui.input for what the server
--- leaves to the client (move destinations, names after an extract), shows the
--- `reks/status` numbers, and adds :ReksRunAffectedTests, :ReksExtremeAnalysis,
--- :ReksExplainWeakTests, :ReksCommand, :ReksExtract, :ReksStatus and :ReksRestart.
+-- buf_attach_client on 0.7; one server per project root, found by root_markers), and adds:
+--   * prompts with vim.ui.select / vim.ui.input for what the server leaves to the client: the
+--     destination of a move (code actions that come as the `reks.refactor.move` command), the
+--     name after :ReksExtract;
+--   * refactor-on-save on Neovim < 0.9, which does not send willSaveWaitUntil itself;
+--   * the `reks/status` notification: require("reks").statusline() for 'statusline';
+--   * :ReksRunAffectedTests, :ReksExtremeAnalysis [path], :ReksExplainWeakTests [path],
+--     :ReksCommand {name} [args], :'<,'>ReksExtract [method|variable], :ReksStatus, :ReksRestart.
+-- Rename, code actions and diagnostics use the built-in client (vim.lsp.buf.rename,
+-- vim.lsp.buf.code_action, vim.diagnostic).
 local M = {}
 
 local uv = vim.uv or vim.loop
