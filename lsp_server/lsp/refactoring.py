@@ -21,7 +21,7 @@ import os
 import threading
 import time
 import uuid
-from concurrent.futures import Future
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -38,7 +38,7 @@ from lsp_server.refactor.model import (
     RefactoringResult,
     RefactorRequest,
 )
-from lsp_server.refactor.worker import BACKGROUND, RopeJob
+from lsp_server.refactor.worker import RopeJob
 from lsp_server.rts.provenance import Provenance
 
 if TYPE_CHECKING:
@@ -127,17 +127,34 @@ def check_pending(server: ReksServer, changed: set[str]) -> None:
         return
     real = changed | {os.path.realpath(p) for p in changed}
     for item in server.pending.applied(server, real):
-        announce(server, item.root, item.result.provenance)
+        announce(server, item.root, item.result)
 
 
-def announce(server: ReksServer, root: str, provenance: Provenance) -> None:
-    """The edit reached the files: tell the engine's listeners, and the user's log."""
-    server.engine.announce_applied(root, provenance)
-    server.window_log_message(
-        types.LogMessageParams(
-            type=types.MessageType.Info, message=f"reks: applied {provenance.description}"
+def announce(server: ReksServer, root: str, result: RefactoringResult) -> None:
+    """The edit reached the files: tell the engine's listeners (on the message loop, in
+    order) and the user's log. The Provenance (units and checksums of every touched file)
+    is computed first on a thread of its own, so neither the loop nor rope waits for it."""
+    loop = asyncio.get_running_loop()
+
+    def announced(future: asyncio.Future[Provenance]) -> None:
+        try:
+            provenance = future.result()
+        except Exception:
+            log.exception("provenance of an applied refactoring failed")
+            return
+        server.engine.announce_applied(root, provenance)
+        server.window_log_message(
+            types.LogMessageParams(
+                type=types.MessageType.Info, message=f"reks: applied {provenance.description}"
+            )
         )
-    )
+
+    future = loop.run_in_executor(_PROVENANCE, lambda: result.provenance)
+    future.add_done_callback(announced)
+
+
+_PROVENANCE = ThreadPoolExecutor(max_workers=1, thread_name_prefix="reks-provenance")
+"""One thread, so announcements keep the order in which edits were applied."""
 
 
 # -- running on the worker -------------------------------------------------------------------
@@ -160,8 +177,6 @@ async def compute(server: ReksServer, request: RefactorRequest) -> RefactoringRe
     except RefactoringError as exc:
         raise failed(str(exc)) from exc
     result: RefactoringResult = await _await(future, job)
-    # Ready by the time the edit is applied, computed when the worker has nothing to do.
-    server.engine.worker.submit(lambda: result.provenance, priority=BACKGROUND)
     if result.skipped_files:
         names = ", ".join(
             f"{os.path.relpath(s.path, _root_of(server, request.path))} ({s.reason})"
@@ -405,7 +420,7 @@ async def execute_refactoring(server: ReksServer, arguments: list[Any] | None) -
     )
     if not response.applied:
         raise failed(f"the editor did not apply the edit: {response.failure_reason or 'refused'}")
-    announce(server, _root_of(server, request.path), result.provenance)
+    announce(server, _root_of(server, request.path), result)
 
 
 # -- rename ----------------------------------------------------------------------------------------

@@ -247,6 +247,10 @@ async def test_command_fallback_and_move_with_destination(
         )
     )
     assert len(plain_client.applied_edits) == 1  # type: ignore[attr-defined]
+    for _ in range(100):  # announced once the provenance is computed, off the message loop
+        if any("applied extract method" in m.message for m in plain_client.log_messages):
+            break
+        await asyncio.sleep(0.05)
     assert any("applied extract method" in m.message for m in plain_client.log_messages)
     plain_client.text_document_did_close(types.DidCloseTextDocumentParams(text_document=doc(util)))
     assert "def extracted_method(value):" in util.read_text()
