@@ -24,6 +24,7 @@ import io
 import os
 import re
 import shutil
+import sys
 import tempfile
 import tokenize
 from pathlib import Path
@@ -174,16 +175,21 @@ def check_rename_with_jedi(root: str, provenance: Provenance) -> str | None:
         script = jedi.Script(
             texts[path],
             path=str(scratch / path),
-            project=jedi.Project(scratch, added_sys_path=extra),
+            # The project's own code first: an installed copy of the same package (in
+            # site-packages) must not be what jedi renames.
+            project=jedi.Project(scratch, sys_path=[*extra, str(scratch), *sys.path]),
             environment=jedi.InterpreterEnvironment(),
         )
         try:
             refactoring = script.rename(line, col, new_name=new)
         except Exception as exc:  # jedi raises RefactoringError and internal errors alike
             return f"jedi cannot compute this rename ({type(exc).__name__}: {exc})"
+        # Files outside the scratch copy are installed copies of the project (site-packages)
+        # that jedi also found: not the project's files.
         jedi_after = {
             Path(p).relative_to(scratch).as_posix(): f.get_new_code()
             for p, f in refactoring.get_changed_files().items()
+            if Path(p).is_relative_to(scratch)
         }
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
@@ -272,7 +278,15 @@ def check_dynamic_lookup(provenance: Provenance) -> str | None:
 
 
 def verify(root: str, provenance: Provenance) -> str | None:
-    """The first failed check's message, or None when the task can be trusted."""
+    """The first failed check's message, or None when the task can be trusted. A check
+    that breaks is a failed check: the task then counts as a hand edit."""
+    try:
+        return _verify(root, provenance)
+    except Exception as exc:
+        return f"the checks could not run ({type(exc).__name__}: {exc})"
+
+
+def _verify(root: str, provenance: Provenance) -> str | None:
     for check in (check_compiles, check_undefined_names, check_dynamic_lookup):
         message = check(provenance)
         if message is not None:
