@@ -209,3 +209,22 @@ def test_rename_in_a_module_with_dynamic_global_lookup_is_a_hand_edit(reks: Reks
     # A global the shim does not name is trusted.
     _, outcome = reks.apply("rename", "pkg/util.py", "def double", 4, new_name="twice")
     assert outcome is not None and outcome.fallback is None
+
+
+def test_project_without_a_store_is_left_alone(recorded_template: Path, tmp_path: Path) -> None:
+    from lsp_server.lsp.reks_hook import install
+    from lsp_server.refactor.engine import RefactorEngine
+
+    root = tmp_path / "fresh"
+    shutil.copytree(recorded_template, root, ignore=shutil.ignore_patterns(".reks"))
+    engine = RefactorEngine()
+    engine.add_root(str(root))
+    listener = install(engine, report=None)
+    try:
+        reks = Reks(root, engine, listener)
+        _, outcome = reks.apply("rename", "pkg/util.py", "def double", 4, new_name="twice")
+    finally:
+        engine.close()
+    assert outcome is None  # no test was ever recorded: nothing to update
+    assert not (root / ".reks").exists()
+    assert "def twice" in (root / "pkg/util.py").read_text()
