@@ -102,6 +102,26 @@ def test_report():
 """
 
 
+# describe() runs under test_describe, which checks nothing: pseudo-tested.
+STATS = """\
+def describe(values):
+    total = 0
+    for value in values:
+        total += value
+    label = "big" if total > 10 else "small"
+    print(label, total)
+    return label
+"""
+
+STATS_TESTS = """\
+from stats import describe
+
+
+def test_describe():
+    describe([1, 2])
+"""
+
+
 @pytest.mark.slow
 def test_rename_and_extract_in_real_vscode(tmp_path: Path) -> None:
     workspace = tmp_path / "ws"
@@ -111,6 +131,8 @@ def test_rename_and_extract_in_real_vscode(tmp_path: Path) -> None:
     (workspace / "main.py").write_text(MAIN)
     (workspace / "test_calc.py").write_text(TESTS)
     (workspace / "helpers.py").write_text('"""Helpers."""\n')
+    (workspace / "stats.py").write_text(STATS)
+    (workspace / "test_stats.py").write_text(STATS_TESTS)
     # The developer ran the tests with reks, then edited report() by hand: the server says
     # test_report must run (a diagnostic in the Problems panel) as soon as it starts.
     recorded = subprocess.run(
@@ -145,6 +167,7 @@ def test_rename_and_extract_in_real_vscode(tmp_path: Path) -> None:
                 "pick": "helpers",
                 "gone": "def plus(",
             },
+            extreme={"expect": "`describe` is pseudo-tested"},
         )
     assert result["ok"], result.get("error", "") + "\n" + result["driver_log"]
     assert any("must run" in row for row in result["problems"]), result["problems"]
@@ -163,6 +186,9 @@ def test_rename_and_extract_in_real_vscode(tmp_path: Path) -> None:
     # the extracted method got the name typed into the rename box the extension opened
     assert "def show_sum(" in calc and "show_sum(total)" in calc
     assert "extracted_method" not in calc
+    # the extreme analysis, run from the palette: describe() is pseudo-tested, and only it
+    flagged = [row for row in result["extremeProblems"] if "is pseudo-tested" in row]
+    assert len(flagged) == 1 and "`describe` is pseudo-tested" in flagged[0], flagged
     assert result["statusAfterRename"] == "1 test skipped by refactorings · 1 affected", result
     run = subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"],

@@ -205,6 +205,17 @@ async function scenarioRefactor() {
     await saveAll();
     await screenshot("moved");
   }
+
+  // Extreme analysis from the palette: pseudo-tested functions land in the Problems panel.
+  if (c.extreme) {
+    await runCommand("reks: Find pseudo-tested functions");
+    await runCommand("View: Focus Problems");
+    result.extremeProblems = await waitFor("pseudo-tested functions in the Problems panel", async () => {
+      const rows = await problems();
+      return rows.some((r) => r.includes(c.extreme.expect)) ? rows : undefined;
+    }, 120000, 1000);
+    await screenshot("pseudo-tested");
+  }
 }
 
 async function main() {
