@@ -83,6 +83,7 @@ def report(values):
 """
 
 MAIN = """\
+import os
 from calc import add, report
 
 print(add(1, 2))
@@ -147,7 +148,8 @@ def test_rename_and_extract_in_real_vscode(tmp_path: Path) -> None:
     (workspace / "calc.py").write_text(CALC.replace("    return total\n", "    return total + 0\n"))
 
     artifacts = _artifacts(tmp_path, "vscode-refactor")
-    settings = {"reks.server.pythonPath": sys.executable}
+    # Refactor-on-save: organize imports whenever a Python file is saved.
+    settings = {"reks.server.pythonPath": sys.executable, "reks.onSave": ["organizeImports"]}
     with running_code_server(tmp_path, workspace, settings, artifacts) as cs:
         result = drive(
             cs,
@@ -156,10 +158,16 @@ def test_rename_and_extract_in_real_vscode(tmp_path: Path) -> None:
             timeout=300,
             file="calc.py",
             expectProblem="must run",
-            rename={"line": 1, "column": 6, "newName": "plus"},
+            rename={"line": 1, "column": 6, "oldName": "add", "newName": "plus"},
             # test_add is skipped (only the rename touched it), test_report still must run
             statusAfterRename="1 test skipped by refactorings · 1 affected",
-            extract={"line": 9, "column": 5, "title": "Extract method", "newName": "show_sum"},
+            extract={
+                "line": 9,
+                "column": 5,
+                "title": "Extract method",
+                "defaultName": "extracted_method",
+                "newName": "show_sum",
+            },
             move={
                 "line": 1,
                 "column": 6,
@@ -180,6 +188,8 @@ def test_rename_and_extract_in_real_vscode(tmp_path: Path) -> None:
     assert "def plus(a, b):" in helpers
     assert "def plus" not in calc and "def add" not in calc
     assert "plus(1, 2)" in main and "add(" not in main
+    # main.py was saved after the rename: refactor-on-save removed its unused import
+    assert "import os" not in main
     assert "plus(2, 3) == 5" in tests
     assert any("helpers" in choice for choice in result["moveChoices"]), result["moveChoices"]
     assert not any(choice.startswith("calc") for choice in result["moveChoices"])

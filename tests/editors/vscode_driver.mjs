@@ -113,6 +113,20 @@ async function statusBarText() {
   return (await item.count()) > 0 ? (await item.first().innerText()).trim() : undefined;
 }
 
+/**
+ * The rename box appears before the server answered prepareRename; typing then would go into
+ * the editor. Wait until it holds the old name and has the focus.
+ */
+async function renameBoxReady(expected) {
+  const input = page.locator(".rename-box input");
+  await input.waitFor({ state: "visible", timeout: 30000 });
+  await waitFor("the rename box to be ready", async () =>
+    input.evaluate((el, want) => el === document.activeElement && el.value === want, expected),
+  );
+  await page.waitForTimeout(200);
+  return input;
+}
+
 async function problems() {
   return page.locator(".markers-panel .monaco-list-row").allInnerTexts();
 }
@@ -143,8 +157,7 @@ async function scenarioRefactor() {
   // F2 rename: the box starts with the word selected, so typing replaces it.
   await gotoPosition(c.rename.line, c.rename.column);
   await page.keyboard.press("F2");
-  const renameInput = page.locator(".rename-box input");
-  await renameInput.waitFor({ state: "visible" });
+  const renameInput = await renameBoxReady(c.rename.oldName);
   await screenshot("rename-box");
   await page.keyboard.type(c.rename.newName);
   await page.keyboard.press("Enter");
@@ -174,8 +187,7 @@ async function scenarioRefactor() {
     has: page.locator(`text="${c.extract.title}"`),
   });
   await ((await exact.count()) > 0 ? exact.first() : menuItem.first()).click();
-  const nameInput = page.locator(".rename-box input");
-  await nameInput.waitFor({ state: "visible", timeout: 30000 });
+  const nameInput = await renameBoxReady(c.extract.defaultName);
   await screenshot("extract-name-prompt");
   await page.keyboard.type(c.extract.newName);
   await page.keyboard.press("Enter");
