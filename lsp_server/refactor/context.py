@@ -89,3 +89,5 @@ class Planned:
     description: str
     hints: Hints = field(default_factory=Hints)
     skipped: list[SkippedFile] = field(default_factory=list)
+    verify_names: frozenset[str] | None = None
+    """Names the output check looks at (a rename); None: every undefined name (pyflakes)."""

@@ -198,7 +198,7 @@ class RefactorEngine:
         rel = workspace.relpath
         for edit in sim.edits:
             if isinstance(edit, FileEdit):
-                check_edit(edit, rel(edit.path))
+                check_edit(edit, rel(edit.path), planned.verify_names)
         before = {rel(p): t for p, t in sim.before.items()}
         after = {rel(p): t for p, t in sim.after.items()}
         renamed = {rel(a): rel(b) for a, b in sim.renamed.items()}

@@ -90,7 +90,9 @@ def rename(ctx: Context) -> Planned:
     if in_hierarchy:
         changes = _rename_super_calls(ctx, changes, files, old, new_name)
     hints = Hints(name_map=qualname_renamer(old, new_name))
-    return Planned(changes, "rename", f"rename `{old}` -> `{new_name}`", hints, skipped)
+    planned = Planned(changes, "rename", f"rename `{old}` -> `{new_name}`", hints, skipped)
+    planned.verify_names = frozenset({old, new_name})
+    return planned
 
 
 def _renamed_module(renamer: Rename) -> Resource | None:

@@ -9,6 +9,7 @@ with a clear error instead of being offered.
 from __future__ import annotations
 
 import ast
+import builtins
 import functools
 
 from pyflakes import checker, messages
@@ -31,14 +32,58 @@ def _undefined(text: str, filename: str) -> frozenset[str] | None:
     )
 
 
-def check_edit(edit: FileEdit, rel: str) -> None:
-    """Raise ``RefactoringError`` if ``edit`` breaks a Python file that was fine before."""
+@functools.lru_cache(maxsize=256)
+def _dangling(text: str, filename: str, names: frozenset[str]) -> frozenset[str] | None:
+    """Which of ``names`` the file uses without binding them anywhere (nor builtins).
+
+    The cheap check for a rename: its only way to break a file it changed is to leave a
+    use of the old name behind (or bind the new one nowhere); a whole pyflakes pass over
+    every changed file would cost as much as the rename itself.
+    """
+    try:
+        tree = ast.parse(text, filename)
+    except (SyntaxError, ValueError):
+        return None
+    used: set[str] = set()
+    bound: set[str] = set(dir(builtins))
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name):
+            (used if isinstance(node.ctx, ast.Load) else bound).add(node.id)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            bound.add(node.name)
+        elif isinstance(node, ast.arg):
+            bound.add(node.arg)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            for alias in node.names:
+                if alias.name == "*":
+                    return frozenset()  # anything may come from a star import
+                bound.add(alias.asname or alias.name.split(".")[0])
+        elif isinstance(node, ast.ExceptHandler) and node.name:
+            bound.add(node.name)
+        elif isinstance(node, (ast.Global, ast.Nonlocal)):
+            bound.update(node.names)
+        elif isinstance(node, ast.MatchAs | ast.MatchStar) and node.name:
+            bound.add(node.name)
+    return frozenset((used - bound) & names)
+
+
+def check_edit(edit: FileEdit, rel: str, names: frozenset[str] | None = None) -> None:
+    """Raise ``RefactoringError`` if ``edit`` breaks a Python file that was fine before.
+
+    With ``names`` (a rename: the old and new name) only those names are checked.
+    """
     if not rel.endswith((".py", ".pyw")):
         return
-    before = _undefined(edit.old_text, rel)
-    if before is None:
-        return  # it did not parse before: nothing to compare against
-    after = _undefined(edit.new_text, rel)
+    if names is not None:
+        before = _dangling(edit.old_text, rel, names)
+        if before is None:
+            return
+        after = _dangling(edit.new_text, rel, names)
+    else:
+        before = _undefined(edit.old_text, rel)
+        if before is None:
+            return  # it did not parse before: nothing to compare against
+        after = _undefined(edit.new_text, rel)
     if after is None:
         raise RefactoringError(f"the refactoring would leave {rel} with a syntax error")
     new = sorted(after - before)

@@ -389,3 +389,16 @@ def test_extract_with_a_taken_name_is_an_error(
     start = at(util, "double(value) * 2")
     with pytest.raises(InvalidNameError, match=message):
         engine.compute(req(action, util, start, start + len("double(value)"), name=name))
+
+
+def test_rename_output_check_catches_a_use_left_behind():
+    from lsp_server.refactor.verify import check_edit
+
+    old = "def alpha():\n    return 1\n\n\nx = alpha()\n"
+    left_behind = "def beta():\n    return 1\n\n\nx = alpha()\n"
+    names = frozenset({"alpha", "beta"})
+    with pytest.raises(RefactoringError, match=r"undefined names in m\.py: alpha"):
+        check_edit(FileEdit("/p/m.py", old, left_behind), "m.py", names)
+    check_edit(FileEdit("/p/m.py", old, old.replace("alpha", "beta")), "m.py", names)
+    star = "from os import *\n"  # a star import may provide anything
+    check_edit(FileEdit("/p/m.py", star + old, star + left_behind), "m.py", names)
