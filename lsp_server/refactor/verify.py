@@ -11,6 +11,8 @@ from __future__ import annotations
 import ast
 import builtins
 import functools
+import re
+import symtable
 
 from pyflakes import checker, messages
 
@@ -38,33 +40,32 @@ def _dangling(text: str, filename: str, names: frozenset[str]) -> frozenset[str]
 
     The cheap check for a rename: its only way to break a file it changed is to leave a
     use of the old name behind (or bind the new one nowhere); a whole pyflakes pass over
-    every changed file would cost as much as the rename itself.
+    every changed file would cost as much as the rename itself. CPython's symbol tables
+    answer it without walking the syntax tree in Python.
     """
+    present = {n for n in names if re.search(rf"(?<![\w.]){re.escape(n)}\b", text)}
     try:
-        tree = ast.parse(text, filename)
+        top = symtable.symtable(text, filename, "exec")
     except (SyntaxError, ValueError):
         return None
-    used: set[str] = set()
+    if not present or re.search(r"^\s*from\s+\S+\s+import\s+\*", text, re.M):
+        return frozenset()  # nothing to check, or a star import may provide anything
     bound: set[str] = set(dir(builtins))
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Name):
-            (used if isinstance(node.ctx, ast.Load) else bound).add(node.id)
-        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            bound.add(node.name)
-        elif isinstance(node, ast.arg):
-            bound.add(node.arg)
-        elif isinstance(node, (ast.Import, ast.ImportFrom)):
-            for alias in node.names:
-                if alias.name == "*":
-                    return frozenset()  # anything may come from a star import
-                bound.add(alias.asname or alias.name.split(".")[0])
-        elif isinstance(node, ast.ExceptHandler) and node.name:
-            bound.add(node.name)
-        elif isinstance(node, (ast.Global, ast.Nonlocal)):
-            bound.update(node.names)
-        elif isinstance(node, ast.MatchAs | ast.MatchStar) and node.name:
-            bound.add(node.name)
-    return frozenset((used - bound) & names)
+    used: set[str] = set()
+    tables = [top]
+    while tables:
+        table = tables.pop()
+        tables.extend(table.get_children())
+        identifiers = set(table.get_identifiers())
+        for name in present & identifiers:
+            symbol = table.lookup(name)
+            if symbol.is_assigned() or symbol.is_imported() or symbol.is_parameter():
+                if table is top or symbol.is_global() or table.get_type() == "class":
+                    bound.add(name)
+                continue
+            if symbol.is_referenced() and (table is top or symbol.is_global()):
+                used.add(name)
+    return frozenset(used - bound)
 
 
 def check_edit(edit: FileEdit, rel: str, names: frozenset[str] | None = None) -> None:
