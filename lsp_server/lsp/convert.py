@@ -78,18 +78,32 @@ def text_edits(old: str, new: str, encoding: str = UTF16) -> list[types.TextEdit
     """Line-based minimal edits turning ``old`` into ``new``."""
     old_lines = old.splitlines(keepends=True)
     new_lines = new.splitlines(keepends=True)
-    starts = [0]
-    for line in old_lines:
+    # Refactorings change few lines of long files: match the common head and tail first,
+    # and diff only what lies between.
+    head = 0
+    limit = min(len(old_lines), len(new_lines))
+    while head < limit and old_lines[head] == new_lines[head]:
+        head += 1
+    tail = 0
+    while (
+        tail < limit - head
+        and old_lines[len(old_lines) - 1 - tail] == new_lines[len(new_lines) - 1 - tail]
+    ):
+        tail += 1
+    old_mid = old_lines[head : len(old_lines) - tail]
+    new_mid = new_lines[head : len(new_lines) - tail]
+    starts = [sum(len(line) for line in old_lines[:head])]
+    for line in old_mid:
         starts.append(starts[-1] + len(line))
     edits: list[types.TextEdit] = []
-    matcher = difflib.SequenceMatcher(None, old_lines, new_lines, autojunk=False)
+    matcher = difflib.SequenceMatcher(None, old_mid, new_mid, autojunk=False)
     for tag, i1, i2, j1, j2 in matcher.get_opcodes():
         if tag == "equal":
             continue
         start = position_at(old, starts[i1], encoding)
         end = position_at(old, starts[i2], encoding)
         edits.append(
-            types.TextEdit(range=types.Range(start, end), new_text="".join(new_lines[j1:j2]))
+            types.TextEdit(range=types.Range(start, end), new_text="".join(new_mid[j1:j2]))
         )
     return edits
 

@@ -65,3 +65,21 @@ def test_plain_changes_without_document_changes_and_no_silent_file_renames():
     assert list(result.changes) == ["file:///p/a.py"]
     with pytest.raises(RefactoringError, match="cannot rename"):
         workspace_edit([FileRename("/p/a.py", "/p/b.py")], caps, lambda uri: None)
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        ("a\nb\nc\n", "a\nb\nc\n"),
+        ("", "x = 1\n"),
+        ("a\nb\n", "a\nb\nc\n"),
+        ("a\nb\n", "z\na\nb\n"),
+        ("a\nb\nc", "a\nB\nc"),
+        ("a\na\na\n", "a\na\n"),
+        ("x\n" * 50 + "y\n" + "x\n" * 50, "x\n" * 50 + "z\nz\n" + "x\n" * 50),
+    ],
+)
+def test_text_edits_edge_cases(old: str, new: str):
+    edits = text_edits(old, new)
+    assert apply(old, edits, "utf-16") == new
+    assert not edits if old == new else edits
