@@ -146,4 +146,15 @@ vim.cmd("ReksRunAffectedTests")
 vim.wait(60000, function() return done ~= nil end, 100)
 snapshots.after_run = published(function(st) return st.affected == 0 end)
 snapshots.after_run.command = done
+-- 8. :ReksExtremeAnalysis: pseudo-tested functions come back as diagnostics.
+done = nil
+vim.cmd("ReksExtremeAnalysis")
+vim.wait(90000, function() return done ~= nil end, 100)
+vim.wait(5000, function()
+  for _, d in ipairs(diagnostics_now()) do
+    if d.message:find("pseudo%-tested") then return true end
+  end
+  return false
+end, 100)
+snapshots.extreme = { command = done, diagnostics = diagnostics_now() }
 report({ answers = answers, snapshots = snapshots, buffer = text() })

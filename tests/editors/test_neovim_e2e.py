@@ -54,6 +54,22 @@ TEST = textwrap.dedent(
 )
 
 
+# describe() runs under test_describe, which checks nothing: pseudo-tested.
+STATS = textwrap.dedent(
+    """\
+    def describe(values):
+        total = 0
+        for value in values:
+            total += value
+        label = "big" if total > 10 else "small"
+        print(label, total)
+        return label
+    """
+)
+
+STATS_TESTS = "from stats import describe\n\n\ndef test_describe():\n    describe([1, 2])\n"
+
+
 def _project(root: Path) -> Path:
     root.mkdir()
     (root / "pyproject.toml").write_text("[project]\nname = 'demo'\nversion = '0'\n")
@@ -61,6 +77,8 @@ def _project(root: Path) -> Path:
     (root / "main.py").write_text(MAIN)
     (root / "test_calc.py").write_text(TEST)
     (root / "helpers.py").write_text('"""Helpers."""\n')
+    (root / "stats.py").write_text(STATS)
+    (root / "test_stats.py").write_text(STATS_TESTS)
     return root
 
 
@@ -133,6 +151,18 @@ def test_refactorings_in_real_neovim(nvim: Neovim, tmp_path: Path) -> None:
     assert after_run["command"].get("err") is None, after_run
     assert after_run["status"]["affected"] == 0, after_run
     assert not [d for d in after_run["diagnostics"] if "must run" in d["message"]], after_run
+    # :ReksExtremeAnalysis ran the extreme analysis through the server
+    extreme = result["snapshots"]["extreme"]
+    assert extreme["command"]["name"] == "reks.analyseWeakTests", extreme
+    assert extreme["command"].get("err") is None, extreme
+    flagged = [d for d in extreme["diagnostics"] if "is pseudo-tested" in d["message"]]
+    # describe() checks nothing; extracted_method() only prints
+    extracted_line = calc.splitlines().index("def extracted_method(total):")
+    assert sorted((d["file"], d["lnum"]) for d in flagged) == [
+        ("calc.py", extracted_line),
+        ("stats.py", 0),
+    ], extreme
+    assert any("`describe` is pseudo-tested" in d["message"] for d in flagged)
     # the project still works
     run = subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(root)],
