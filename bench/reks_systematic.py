@@ -273,7 +273,8 @@ def report(results: list[Result], total: int) -> None:
     applied = [r for r in results if r.error is None]
     kinds = sorted({r.task.kind for r in results})
     print(f"\n{'kind':18} {'tried':>5} {'applied':>7} {'S_ref mean':>10} {'max':>5}"
-          f" {'rules ms mean':>13} {'max':>6} {'distrusted':>10} {'broken':>9}")  # fmt: skip
+          f" {'rules ms mean':>13} {'max':>6} {'distrusted':>10} {'broken':>9}"
+          f" {'trusted&broken':>14}")  # fmt: skip
     for kind in [*kinds, "ALL"]:
         tried = [r for r in results if kind in ("ALL", r.task.kind)]
         done = [r for r in applied if kind in ("ALL", r.task.kind)]
@@ -285,18 +286,23 @@ def report(results: list[Result], total: int) -> None:
         distrusted = sum(r.fallback is not None for r in done)
         checked = [r for r in done if r.tests_pass is not None]
         broken = sum(not r.tests_pass for r in checked)
+        # The unsafe case: REKS trusted the task (skipped its tests) and tests fail.
+        missed = sum(not r.tests_pass and r.fallback is None for r in checked)
         print(
             f"{kind:18} {len(tried):5} {len(done):7} {100 * statistics.mean(s_ref):9.1f}%"
             f" {100 * max(s_ref):4.0f}% {statistics.mean(ms):13.1f} {max(ms):6.1f}"
-            f" {distrusted:10} {broken:4}/{len(checked):<4}"
+            f" {distrusted:10} {broken:4}/{len(checked):<4} {missed:14}"
         )
     slow = [r for r in applied if r.rule_ms >= 50]
     print(f"\n{len(applied)} tasks applied of {len(results)} tried; {total} tests available;"
           f" rule time >= 50 ms in {len(slow)} tasks")  # fmt: skip
     for r in applied:
         if r.fallback or r.tests_pass is False:
-            why = r.fallback or "tests fail" if r.compiles else "does not compile"
-            print(f"  {r.task.kind} {r.task.path}:{r.task.element}: {why}")
+            broke = "tests fail" if r.compiles else "does not compile"
+            if r.tests_pass is not False:
+                broke = "tests pass" if r.tests_pass else "tests not run"
+            why = f"distrusted: {r.fallback}" if r.fallback else "trusted"
+            print(f"  {r.task.kind} {r.task.path}:{r.task.element}: {broke}; {why}")
 
 
 def main() -> int:

@@ -6,9 +6,9 @@ Engines have bugs, so after each task (setting ``trustButVerify``, on by default
 1. every Python file the task wrote still compiles;
 2. no file gained an undefined name (pyflakes, through the engine's own
    ``lsp_server.refactor.verify.check_edit``);
-3. a renamed or moved global is not one its module may look up by a string (module
-   ``__getattr__`` or ``globals()`` plus a string spelling the name, as deprecation shims
-   do): rope renames code, not strings;
+3. a renamed or moved global is not one its module names in a string (``__all__``, or a
+   module ``__getattr__``/``globals()`` lookup plus a string spelling the name, as
+   deprecation shims do): rope renames code, not strings;
 4. for a rename, jedi (an independent engine) computes the same edit;
 5. the task does not match a shape the engine-testing work found rope to get wrong
    (``lsp_server.astgen.known_failures.matches``, when that module exists).
@@ -229,14 +229,31 @@ def _before_project(root: Path, provenance: Provenance, name: str) -> dict[str, 
 
 
 def _looks_up_globals_by_name(text: str, name: str) -> str | None:
-    """How a module may reach global ``name`` through a string, if it may: it has a
-    module-level ``__getattr__`` or calls ``globals()``/``vars()``, and a string constant in
-    it spells the name (with or without leading underscores, as deprecation shims that
-    look up ``f"_{name}"`` do)."""
+    """How a module may reach global ``name`` through a string, if it may: its ``__all__``
+    lists the name, or it has a module-level ``__getattr__`` or calls
+    ``globals()``/``vars()`` and a string constant in it spells the name (with or without
+    leading underscores, as deprecation shims that look up ``f"_{name}"`` do)."""
     try:
         tree = ast.parse(text)
     except (SyntaxError, ValueError):
         return None
+    for node in tree.body:
+        # `__all__` spells exported names as strings, which rope does not rename:
+        # `from module import *` then fails on the old name.
+        targets = (
+            node.targets
+            if isinstance(node, ast.Assign)
+            else [node.target]
+            if isinstance(node, (ast.AugAssign, ast.AnnAssign))
+            else []
+        )
+        if any(isinstance(t, ast.Name) and t.id == "__all__" for t in targets):
+            value = getattr(node, "value", None)
+            names = (
+                [c.value for c in ast.walk(value) if isinstance(c, ast.Constant)] if value else []
+            )
+            if name in names:
+                return f"`__all__` lists {name!r}"
     how = None
     for node in tree.body:
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name in (

@@ -228,3 +228,11 @@ def test_project_without_a_store_is_left_alone(recorded_template: Path, tmp_path
     assert outcome is None  # no test was ever recorded: nothing to update
     assert not (root / ".reks").exists()
     assert "def twice" in (root / "pkg/util.py").read_text()
+
+
+def test_rename_of_a_name_in_dunder_all_is_a_hand_edit(reks: Reks) -> None:
+    # rope does not rename the string in `__all__`: `from pkg.util import *` would fail.
+    hand_edit(reks.root, "pkg/util.py", "import os\n", 'import os\n\n__all__ = ["double"]\n')
+    _, outcome = reks.apply("rename", "pkg/util.py", "def double", 4, new_name="twice")
+    assert outcome is not None and outcome.fallback is not None
+    assert "`__all__` lists 'double'" in outcome.fallback
