@@ -3,10 +3,14 @@ driven through headless Chromium."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
+import signal
 import subprocess
 import sys
+import threading
+import time
 import venv
 from pathlib import Path
 
@@ -103,6 +107,43 @@ def test_report():
 """
 
 
+class _ServerKiller(threading.Thread):
+    """Kills the reks server of ``workspace`` (SIGKILL, as a crash) when the driver asks."""
+
+    def __init__(self, workspace: Path, tmp: Path) -> None:
+        super().__init__(daemon=True)
+        self.workspace = workspace.resolve()
+        self.request = tmp / "kill-request"
+        self.done = tmp / "kill-done"
+        self.killed: list[int] = []
+
+    def _servers(self) -> list[int]:
+        found = []
+        for proc in Path("/proc").iterdir():
+            if not proc.name.isdigit():
+                continue
+            try:
+                argv = (proc / "cmdline").read_bytes().split(b"\0")
+                cwd = (proc / "cwd").resolve()
+            except OSError:
+                continue
+            if b"lsp_server" in argv and b"-m" in argv and cwd == self.workspace:
+                found.append(int(proc.name))
+        return found
+
+    def run(self) -> None:
+        deadline = time.monotonic() + 280
+        while not self.request.exists():
+            if time.monotonic() > deadline:
+                return
+            time.sleep(0.2)
+        for pid in self._servers():
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+                self.killed.append(pid)
+        self.done.write_text("killed")
+
+
 # describe() runs under test_describe, which checks nothing: pseudo-tested.
 STATS = """\
 def describe(values):
@@ -150,6 +191,8 @@ def test_rename_and_extract_in_real_vscode(tmp_path: Path) -> None:
     artifacts = _artifacts(tmp_path, "vscode-refactor")
     # Refactor-on-save: organize imports whenever a Python file is saved.
     settings = {"reks.server.pythonPath": sys.executable, "reks.onSave": ["organizeImports"]}
+    crash = _ServerKiller(workspace, tmp_path)
+    crash.start()
     with running_code_server(tmp_path, workspace, settings, artifacts) as cs:
         result = drive(
             cs,
@@ -176,9 +219,19 @@ def test_rename_and_extract_in_real_vscode(tmp_path: Path) -> None:
                 "gone": "def plus(",
             },
             extreme={"expect": "`describe` is pseudo-tested"},
+            crash={
+                "request": str(crash.request),
+                "done": str(crash.done),
+                "action": "Move module to package",
+            },
         )
     assert result["ok"], result.get("error", "") + "\n" + result["driver_log"]
     assert any("must run" in row for row in result["problems"]), result["problems"]
+    crash.join()
+    assert crash.killed, "the test found no server process to kill"
+    assert result["restartLog"] and "starting it again" in result["restartLog"]
+    assert any("must run" in row for row in result["problemsAfterRestart"])
+    assert any("Move module to package" in row for row in result["actionsAfterRestart"])
 
     calc = (workspace / "calc.py").read_text()
     main = (workspace / "main.py").read_text()

@@ -228,6 +228,32 @@ async function scenarioRefactor() {
     }, 120000, 1000);
     await screenshot("pseudo-tested");
   }
+
+  // The server dies (the test kills it): the extension starts it again, and the new server
+  // publishes its diagnostics again.
+  if (c.crash) {
+    fs.writeFileSync(c.crash.request, "kill");
+    await waitFor("the test to kill the server", async () => fs.existsSync(c.crash.done), 30000);
+    await runCommand("reks: Show server output");
+    result.restartLog = await waitFor("the restart in the reks output", async () => {
+      const line = page.getByText("the server stopped; starting it again");
+      return (await line.count()) > 0 ? (await line.first().innerText()).replace(/\u00a0/g, " ").trim() : undefined;
+    }, 30000);
+    await runCommand("View: Focus Problems");
+    result.problemsAfterRestart = await waitFor("diagnostics from the restarted server", async () => {
+      const rows = await problems();
+      return rows.some((r) => r.includes(c.expectProblem)) ? rows : undefined;
+    }, 60000);
+    // The new server answers: the refactor menu lists its code actions.
+    await page.keyboard.press("Escape");
+    await page.locator(".monaco-editor .view-lines").first().click();
+    await runCommand("Refactor...");
+    const row = page.locator(".action-widget .monaco-list-row", { hasText: c.crash.action });
+    await row.first().waitFor({ state: "visible", timeout: 30000 });
+    result.actionsAfterRestart = await page.locator(".action-widget .monaco-list-row").allInnerTexts();
+    await screenshot("restarted");
+    await page.keyboard.press("Escape");
+  }
 }
 
 async function main() {
