@@ -15,8 +15,6 @@ replaces a file's whole list: each feature keeps its own per-URI lists in
 from __future__ import annotations
 
 import asyncio
-import time
-import uuid
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -37,6 +35,7 @@ from lsp_server.extreme.report import (
 )
 from lsp_server.jobs import Cancelled, Job
 from lsp_server.lsp.convert import path_to_uri, uri_to_path
+from lsp_server.lsp.progress import ClientProgress
 
 if TYPE_CHECKING:
     from lsp_server.server import ReksServer
@@ -44,7 +43,6 @@ if TYPE_CHECKING:
 COMMAND = "reks.analyseWeakTests"
 SOURCE = "reks"
 DIAGNOSTICS_KEY = "extreme.diagnostics"
-PROGRESS_INTERVAL = 0.2
 
 
 def diagnostics_for(analysis: Analysis) -> dict[str, list[types.Diagnostic]]:
@@ -146,37 +144,8 @@ def _target(server: ReksServer, arguments: Sequence[Any]) -> list[tuple[str, lis
 async def analyse_weak_tests(server: ReksServer, arguments: Sequence[Any]) -> dict[str, Any]:
     """The command: analyse, publish diagnostics, return a summary per root."""
     loop = asyncio.get_running_loop()
-    caps = server.client_capabilities
-    token: str | None = None
-    if caps.window and caps.window.work_done_progress:
-        token = f"reks-extreme-{uuid.uuid4()}"
-        try:
-            await server.work_done_progress.create_async(token)
-        except Exception:
-            token = None
-    last = [0.0]
-
-    def report(done: int, total: int | None, message: str) -> None:
-        now = time.monotonic()
-        if token is None or (now - last[0] < PROGRESS_INTERVAL and done != total):
-            return
-        last[0] = now
-        percentage = int(100 * done / total) if total else None
-        text = f"{done}/{total} {message}" if total else message
-        value = types.WorkDoneProgressReport(message=text[:200], percentage=percentage)
-        loop.call_soon_threadsafe(server.work_done_progress.report, token, value)
-
-    job = Job(on_progress=report)
-    if token is not None:
-        server.work_done_progress.begin(
-            token,
-            types.WorkDoneProgressBegin(
-                title="reks: analysing weak tests", cancellable=True, percentage=0
-            ),
-        )
-        cancel_future = server.work_done_progress.tokens.get(token)
-        if cancel_future is not None:
-            cancel_future.add_done_callback(lambda f: job.cancel() if f.cancelled() else None)
+    progress = await ClientProgress.begin(server, "reks: analysing weak tests")
+    job = progress.job
     summaries: list[dict[str, Any]] = []
     try:
         for root, paths in _target(server, arguments):
@@ -192,8 +161,7 @@ async def analyse_weak_tests(server: ReksServer, arguments: Sequence[Any]) -> di
     except (WorkerError, FileNotFoundError, ValueError) as exc:
         raise JsonRpcException(f"reks extreme: {exc}", code=types.ErrorCodes.InternalError) from exc
     finally:
-        if token is not None:
-            server.work_done_progress.end(token, types.WorkDoneProgressEnd(message="done"))
+        progress.end()
     return {"roots": summaries}
 
 

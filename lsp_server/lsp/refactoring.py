@@ -20,7 +20,6 @@ import logging
 import os
 import threading
 import time
-import uuid
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -30,6 +29,7 @@ from pygls.exceptions import JsonRpcException
 
 from lsp_server.jobs import Cancelled, Job
 from lsp_server.lsp.convert import offset_at, path_to_uri, position_at, uri_to_path, workspace_edit
+from lsp_server.lsp.progress import ClientProgress
 from lsp_server.refactor.actions import Offer, offers_at
 from lsp_server.refactor.engine import PrepareResult
 from lsp_server.refactor.model import (
@@ -55,7 +55,6 @@ MOVE_COMMAND = "reks.refactor.move"
 COMMANDS = [APPLY_COMMAND, MOVE_COMMAND]
 
 PENDING_SECONDS = 300.0
-PROGRESS_INTERVAL = 0.25
 
 
 def failed(message: str) -> JsonRpcException:
@@ -266,36 +265,10 @@ def workspace_roots(server: ReksServer) -> list[str]:
 async def prewarm(server: ReksServer, root: str) -> None:
     """Parse every module of ``root`` in the background, reporting throttled ``$/progress``."""
     workspace = server.engine.add_root(root)
-    loop = asyncio.get_running_loop()
-    caps = server.client_capabilities
-    token: str | None = None
-    if caps.window and caps.window.work_done_progress:
-        token = f"reks-prewarm-{uuid.uuid4()}"
-        try:
-            await server.work_done_progress.create_async(token)
-        except Exception:
-            token = None
-    if token is not None:
-        server.work_done_progress.begin(
-            token,
-            types.WorkDoneProgressBegin(
-                title="reks: indexing", message=os.path.basename(root), percentage=0
-            ),
-        )
-    last = [0.0]
-
-    def report(done: int, total: int | None, message: str) -> None:
-        now = time.monotonic()
-        if token is None or now - last[0] < PROGRESS_INTERVAL:
-            return
-        last[0] = now
-        percentage = int(100 * done / total) if total else None
-        value = types.WorkDoneProgressReport(
-            message=f"{done}/{total} modules", percentage=percentage
-        )
-        loop.call_soon_threadsafe(server.work_done_progress.report, token, value)
-
-    job = Job(on_progress=report)
+    progress = await ClientProgress.begin(
+        server, "reks: indexing", message=os.path.basename(root), cancellable=False, unit="modules"
+    )
+    job = progress.job
     server.prewarm_jobs.append(job)
     try:
         await asyncio.wrap_future(workspace.prewarm(job))
@@ -304,8 +277,7 @@ async def prewarm(server: ReksServer, root: str) -> None:
     except Exception:
         log.exception("pre-warm of %s failed", root)
     finally:
-        if token is not None:
-            server.work_done_progress.end(token, types.WorkDoneProgressEnd(message="ready"))
+        progress.end("ready")
 
 
 # -- code actions --------------------------------------------------------------------------------

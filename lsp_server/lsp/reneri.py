@@ -17,8 +17,6 @@ again nearby; when it cannot be found, no action is offered rather than a wrong 
 from __future__ import annotations
 
 import asyncio
-import time
-import uuid
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -29,8 +27,10 @@ from pygls.exceptions import JsonRpcException
 from lsp_server.extreme.reneri.model import Diagnosis
 from lsp_server.jobs import Cancelled, Job
 from lsp_server.lsp.convert import path_to_uri, uri_to_path
+from lsp_server.lsp.progress import ClientProgress
 
 if TYPE_CHECKING:
+    from lsp_server.extreme.analysis import Options
     from lsp_server.server import ReksServer
 
 COMMAND = "reks.explainWeakTests"
@@ -40,7 +40,6 @@ ACTION_TITLE = "Add assertion"
 DATA_TAG = "reneri"
 SEARCH_WINDOW = 30
 """Lines above and below the recorded one where a moved statement is looked for."""
-PROGRESS_INTERVAL = 0.2
 
 _SEVERITY = {
     "weak-oracle": types.DiagnosticSeverity.Information,
@@ -248,20 +247,19 @@ def owns(action: types.CodeAction) -> bool:
 # -- the command ----------------------------------------------------------------------------
 async def explain_weak_tests(server: ReksServer, arguments: Sequence[Any]) -> dict[str, Any]:
     """Analyse, diagnose every undetected transformation, publish; a summary per root."""
-    from lsp_server.lsp.extreme import _target, publish
+    from lsp_server.lsp.extreme import _options, _target, publish
 
     runs = int(arguments[1]) if len(arguments) > 1 and str(arguments[1]).isdigit() else 10
     loop = asyncio.get_running_loop()
-    token = await _begin_progress(server)
-    job = Job(on_progress=_reporter(server, loop, token))
-    if token is not None:
-        cancel_future = server.work_done_progress.tokens.get(token)
-        if cancel_future is not None:
-            cancel_future.add_done_callback(lambda f: job.cancel() if f.cancelled() else None)
+    progress = await ClientProgress.begin(server, "reks: explaining weak tests")
+    job = progress.job
     summaries: list[dict[str, Any]] = []
     try:
         for root, paths in _target(server, arguments[:1]):
-            future = loop.run_in_executor(None, _analyse_and_diagnose, Path(root), paths, runs, job)
+            options = _options(server, paths)
+            future = loop.run_in_executor(
+                None, _analyse_and_diagnose, Path(root), options, runs, job
+            )
             try:
                 diagnoses = await future
             except asyncio.CancelledError:
@@ -288,50 +286,15 @@ async def explain_weak_tests(server: ReksServer, arguments: Sequence[Any]) -> di
             "diagnosis cancelled", code=types.LSPErrorCodes.RequestCancelled
         ) from exc
     finally:
-        if token is not None:
-            server.work_done_progress.end(token, types.WorkDoneProgressEnd(message="done"))
+        progress.end()
     return {"roots": summaries}
 
 
-def _analyse_and_diagnose(root: Path, paths: list[Path], runs: int, job: Job) -> list[Diagnosis]:
-    from lsp_server.extreme.analysis import Options, analyse
+def _analyse_and_diagnose(root: Path, options: Options, runs: int, job: Job) -> list[Diagnosis]:
+    from lsp_server.extreme.analysis import analyse
     from lsp_server.extreme.model import Verdict
     from lsp_server.extreme.reneri import diagnose
 
-    analysis = analyse(root, Options(paths=paths), job)
+    analysis = analyse(root, options, job)
     undetected = [r for r in analysis.results if r.verdict is Verdict.UNDETECTED]
     return diagnose(analysis.root, undetected, runs=runs, job=job)
-
-
-async def _begin_progress(server: ReksServer) -> str | None:
-    caps = server.client_capabilities
-    if not (caps.window and caps.window.work_done_progress):
-        return None
-    token = f"reks-reneri-{uuid.uuid4()}"
-    try:
-        await server.work_done_progress.create_async(token)
-    except Exception:
-        return None
-    server.work_done_progress.begin(
-        token,
-        types.WorkDoneProgressBegin(
-            title="reks: explaining weak tests", cancellable=True, percentage=0
-        ),
-    )
-    return token
-
-
-def _reporter(server: ReksServer, loop: asyncio.AbstractEventLoop, token: str | None) -> Any:
-    last = [0.0]
-
-    def report(done: int, total: int | None, message: str) -> None:
-        now = time.monotonic()
-        if token is None or (now - last[0] < PROGRESS_INTERVAL and done != total):
-            return
-        last[0] = now
-        percentage = int(100 * done / total) if total else None
-        text = f"{done}/{total} {message}" if total else message
-        value = types.WorkDoneProgressReport(message=text[:200], percentage=percentage)
-        loop.call_soon_threadsafe(server.work_done_progress.report, token, value)
-
-    return report
