@@ -42,6 +42,7 @@ _EXCLUDED_DIRS = frozenset(
         ".pytest_cache",
         ".mypy_cache",
         ".ruff_cache",
+        ".hypothesis",  # Hypothesis' example cache changes on every run
         ".tox",
         ".nox",
         ".venv",
