@@ -55,3 +55,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("reks: interrupted", file=sys.stderr)
         return 130
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -9,9 +9,10 @@ work-done progress get a plain ``Job``: the work is the same, only unseen.
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import time
 import uuid
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
 
@@ -39,6 +40,8 @@ class ClientProgress:
         self.loop = loop
         self.unit = unit
         self.job = Job(on_progress=self._report)
+        self.cancel_requested = asyncio.Event()
+        """Set (on the message loop) when the client cancels: for jobs awaited there."""
         self._last = 0.0
 
     @classmethod
@@ -71,9 +74,13 @@ class ClientProgress:
             )
             cancel = server.work_done_progress.tokens.get(token)
             if cancel is not None:
-                job = progress.job
-                cancel.add_done_callback(lambda f: job.cancel() if f.cancelled() else None)
+                cancel.add_done_callback(progress._on_token_done)
         return progress
+
+    def _on_token_done(self, future: concurrent.futures.Future[Any]) -> None:
+        if future.cancelled():
+            self.job.cancel()
+            self.cancel_requested.set()
 
     def _report(self, done: int, total: int | None, message: str) -> None:
         # Called from worker threads: throttle here, send from the message loop.

@@ -39,6 +39,7 @@ from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 
 from lsp_server.lsp.convert import path_to_uri, uri_to_path
+from lsp_server.lsp.progress import ClientProgress
 from lsp_server.lsp.reks_hook import ReksListener, task_summary
 from lsp_server.rts.provenance import Provenance
 from lsp_server.rts.reks_status import TestStatus, locate_tests, test_status
@@ -307,49 +308,24 @@ async def run_affected_tests(server: ReksServer, arguments: Sequence[Any]) -> di
 
     feature = feature_of(server)
     feature.loop = asyncio.get_running_loop()
-    caps = server.client_capabilities
-    token: str | None = None
-    if caps.window and caps.window.work_done_progress:
-        token = f"reks-tests-{uuid.uuid4()}"
-        try:
-            await server.work_done_progress.create_async(token)
-        except Exception:
-            token = None
-    cancelled = asyncio.Event()
-    if token is not None:
-        server.work_done_progress.begin(
-            token,
-            types.WorkDoneProgressBegin(
-                title="reks: running affected tests", cancellable=True, percentage=0
-            ),
-        )
-        future = server.work_done_progress.tokens.get(token)
-        if future is not None:
-            future.add_done_callback(lambda f: cancelled.set() if f.cancelled() else None)
+    progress = await ClientProgress.begin(server, "reks: running affected tests")
     results: list[dict[str, Any]] = []
     end_message = "done"
     try:
         for root in _roots(server, arguments):
             python = project_python(Path(root))
             args = [str(a) for a in _setting(server, "tests.pytestArgs", [])]
-            result = await _run_pytest(server, token, cancelled, root, [python, *args])
+            result = await _run_pytest(progress, root, [python, *args])
             results.append(result)
             end_message = result["summary"]
             # Recompute from the store: tests that ran are recorded again.
             refresh(server, root, None)
     finally:
-        if token is not None:
-            server.work_done_progress.end(token, types.WorkDoneProgressEnd(message=end_message))
+        progress.end(end_message)
     return {"roots": results}
 
 
-async def _run_pytest(
-    server: ReksServer,
-    token: str | None,
-    cancelled: asyncio.Event,
-    root: str,
-    command: list[str],
-) -> dict[str, Any]:
+async def _run_pytest(progress: ClientProgress, root: str, command: list[str]) -> dict[str, Any]:
     python, *extra = command
     argv = [python, "-m", "pytest", "--reks", *extra]
     proc = await asyncio.create_subprocess_exec(
@@ -360,7 +336,7 @@ async def _run_pytest(
     )
     assert proc.stdout is not None
     tail: list[str] = []
-    waiter = asyncio.ensure_future(cancelled.wait())
+    waiter = asyncio.ensure_future(progress.cancel_requested.wait())
     try:
         while True:
             reader = asyncio.ensure_future(proc.stdout.readline())
@@ -374,13 +350,8 @@ async def _run_pytest(
             line = raw.decode("utf-8", "replace").rstrip()
             tail = [*tail[-19:], line]
             match = _PERCENT.search(line)
-            if token is not None and match:
-                server.work_done_progress.report(
-                    token,
-                    types.WorkDoneProgressReport(
-                        message=line[:120], percentage=int(match.group(1))
-                    ),
-                )
+            if match:
+                progress.job.report(int(match.group(1)), 100, line[:120])
         code = await proc.wait()
     except asyncio.CancelledError:
         # The plugin writes each test in its own transaction: a stopped run loses nothing.
