@@ -1,24 +1,18 @@
 from __future__ import annotations
 
-import shutil
 import sys
 import textwrap
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-
-import lsp_server
-
-EXAMPLE = Path(lsp_server.__file__).parent / "examples" / "versioned_set"
+from lsp_support import copy_example
 
 
 @pytest.fixture
 def example(tmp_path: Path) -> Path:
     """A private copy of the bundled VersionedSet example (the original stays untouched)."""
-    root = tmp_path / "versioned_set"
-    shutil.copytree(EXAMPLE, root, ignore=shutil.ignore_patterns("__pycache__", ".reks"))
-    return root
+    return copy_example(tmp_path)
 
 
 @pytest.fixture

@@ -4,39 +4,28 @@ from __future__ import annotations
 
 import asyncio
 import json
-import shutil
-import sys
 import time
 from pathlib import Path
 
 import pytest
 import pytest_lsp
+from lsp_support import SERVER_COMMAND, copy_example, open_session
 from lsprotocol import types
-from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
+from pytest_lsp import ClientServerConfig, LanguageClient
 
 from lsp_server.lsp.extreme import COMMAND
 
-from .conftest import EXAMPLE
-
-CONFIG = ClientServerConfig(server_command=[sys.executable, "-m", "lsp_server"])
+CONFIG = ClientServerConfig(server_command=SERVER_COMMAND)
 
 
 @pytest.fixture
 def workspace(tmp_path: Path) -> Path:
-    root = tmp_path / "versioned_set"
-    shutil.copytree(EXAMPLE, root, ignore=shutil.ignore_patterns("__pycache__", ".reks"))
-    return root
+    return copy_example(tmp_path)
 
 
 @pytest_lsp.fixture(config=CONFIG)
 async def client(lsp_client: LanguageClient, workspace: Path):
-    await lsp_client.initialize_session(
-        types.InitializeParams(
-            capabilities=client_capabilities("visual-studio-code"),
-            root_uri=workspace.as_uri(),
-            workspace_folders=[types.WorkspaceFolder(uri=workspace.as_uri(), name="vs")],
-        )
-    )
+    await open_session(lsp_client, workspace)
     yield
     await lsp_client.shutdown_session()
 
@@ -131,13 +120,7 @@ def slow_workspace(tmp_path: Path) -> Path:
 
 @pytest_lsp.fixture(config=CONFIG)
 async def slow_client(lsp_client: LanguageClient, slow_workspace: Path):
-    await lsp_client.initialize_session(
-        types.InitializeParams(
-            capabilities=client_capabilities("visual-studio-code"),
-            root_uri=slow_workspace.as_uri(),
-            workspace_folders=[types.WorkspaceFolder(uri=slow_workspace.as_uri(), name="s")],
-        )
-    )
+    await open_session(lsp_client, slow_workspace)
     yield
     await lsp_client.shutdown_session()
 
@@ -175,13 +158,11 @@ async def test_cancelling_the_progress_stops_the_analysis(
 
 @pytest_lsp.fixture(config=CONFIG)
 async def configured_client(lsp_client: LanguageClient, workspace: Path):
-    await lsp_client.initialize_session(
-        types.InitializeParams(
-            capabilities=client_capabilities("neovim@v0.11.0"),
-            root_uri=workspace.as_uri(),
-            workspace_folders=[types.WorkspaceFolder(uri=workspace.as_uri(), name="vs")],
-            initialization_options={"extreme": {"skipPatterns": ["*.is_empty"], "jobs": 1}},
-        )
+    await open_session(
+        lsp_client,
+        workspace,
+        profile="neovim@v0.11.0",
+        options={"extreme": {"skipPatterns": ["*.is_empty"], "jobs": 1}},
     )
     yield
     await lsp_client.shutdown_session()

@@ -6,15 +6,15 @@ from __future__ import annotations
 
 import asyncio
 import shutil
-import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 import pytest_lsp
+from lsp_support import SERVER_COMMAND, open_session
 from lsprotocol import types
-from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
+from pytest_lsp import ClientServerConfig, LanguageClient
 
 from .helpers import selected
 
@@ -32,9 +32,7 @@ def make_client() -> LanguageClient:
     return client
 
 
-CONFIG = ClientServerConfig(
-    server_command=[sys.executable, "-m", "lsp_server"], client_factory=make_client
-)
+CONFIG = ClientServerConfig(server_command=SERVER_COMMAND, client_factory=make_client)
 
 
 @pytest.fixture
@@ -46,29 +44,17 @@ def e2e_project(recorded_template: Path, tmp_path: Path) -> Path:
 
 @pytest_lsp.fixture(config=CONFIG)
 async def client(lsp_client: LanguageClient, e2e_project: Path):
-    await lsp_client.initialize_session(
-        types.InitializeParams(
-            capabilities=client_capabilities("visual-studio-code"),
-            root_uri=e2e_project.as_uri(),
-            workspace_folders=[types.WorkspaceFolder(uri=e2e_project.as_uri(), name="proj")],
-            initialization_options={"reks": {"tests": {"summary": "message"}}},
-        )
-    )
+    await open_session(lsp_client, e2e_project, options={"reks": {"tests": {"summary": "message"}}})
     yield
     await lsp_client.shutdown_session()
 
 
 @pytest_lsp.fixture(config=CONFIG)
 async def save_client(lsp_client: LanguageClient, e2e_project: Path):
-    await lsp_client.initialize_session(
-        types.InitializeParams(
-            capabilities=client_capabilities("visual-studio-code"),
-            root_uri=e2e_project.as_uri(),
-            workspace_folders=[types.WorkspaceFolder(uri=e2e_project.as_uri(), name="proj")],
-            initialization_options={
-                "reks": {"onSave": ["organizeImports"], "tests": {"summary": "message"}}
-            },
-        )
+    await open_session(
+        lsp_client,
+        e2e_project,
+        options={"reks": {"onSave": ["organizeImports"], "tests": {"summary": "message"}}},
     )
     yield
     await lsp_client.shutdown_session()

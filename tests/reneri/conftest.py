@@ -3,26 +3,21 @@
 from __future__ import annotations
 
 import ast
-import shutil
 import subprocess
 import sys
 import textwrap
 from pathlib import Path
 
 import pytest
+from lsp_support import copy_example
 
-import lsp_server
 from lsp_server.extreme.model import Transformation, TransformationResult, Verdict
-
-EXAMPLE = Path(lsp_server.__file__).parent / "examples" / "versioned_set"
 
 
 @pytest.fixture
 def versioned_set(tmp_path: Path) -> Path:
     """A copy of the bundled example (never modify the original)."""
-    root = tmp_path / "versioned_set"
-    shutil.copytree(EXAMPLE, root, ignore=shutil.ignore_patterns("__pycache__", ".pytest_cache"))
-    return root
+    return copy_example(tmp_path)
 
 
 def write_project(root: Path, files: dict[str, str]) -> Path:

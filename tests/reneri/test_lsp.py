@@ -6,13 +6,14 @@ import shutil
 from pathlib import Path
 
 import pytest
+from lsp_support import copy_example
 from lsprotocol import types
 
 from lsp_server.extreme.reneri import Diagnosis, diagnose
 from lsp_server.lsp.convert import path_to_uri
 from lsp_server.lsp.reneri import assertion_edit, diagnostics_for
 
-from .conftest import EXAMPLE, run_pytest, undetected
+from .conftest import run_pytest, undetected
 
 TESTS = [
     "test_versioned_set.py::test_add",
@@ -23,8 +24,7 @@ TESTS = [
 
 @pytest.fixture(scope="module")
 def diagnosed(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[Diagnosis]]:
-    root = tmp_path_factory.mktemp("lsp") / "versioned_set"
-    shutil.copytree(EXAMPLE, root, ignore=shutil.ignore_patterns("__pycache__"))
+    root = copy_example(tmp_path_factory.mktemp("lsp"))
     results = [
         undetected(root, "versioned_set.py", "VersionedSet._increment_version", "pass", TESTS),
         undetected(root, "versioned_set.py", "VersionedSet.is_empty", "return True", TESTS),

@@ -3,39 +3,30 @@
 
 from __future__ import annotations
 
-import shutil
-import sys
 from pathlib import Path
 
 import pytest
 import pytest_lsp
+from lsp_support import SERVER_COMMAND, copy_example, open_session
 from lsprotocol import types
-from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
+from pytest_lsp import ClientServerConfig, LanguageClient
 
 from lsp_server.lsp.extreme import COMMAND as ANALYSE
 from lsp_server.lsp.reneri import COMMAND
 
-from .conftest import EXAMPLE, rewrite_body, run_pytest
+from .conftest import rewrite_body, run_pytest
 
-CONFIG = ClientServerConfig(server_command=[sys.executable, "-m", "lsp_server"])
+CONFIG = ClientServerConfig(server_command=SERVER_COMMAND)
 
 
 @pytest.fixture
 def workspace(tmp_path: Path) -> Path:
-    root = tmp_path / "versioned_set"
-    shutil.copytree(EXAMPLE, root, ignore=shutil.ignore_patterns("__pycache__", ".reks"))
-    return root
+    return copy_example(tmp_path)
 
 
 @pytest_lsp.fixture(config=CONFIG)
 async def client(lsp_client: LanguageClient, workspace: Path):
-    await lsp_client.initialize_session(
-        types.InitializeParams(
-            capabilities=client_capabilities("visual-studio-code"),
-            root_uri=workspace.as_uri(),
-            workspace_folders=[types.WorkspaceFolder(uri=workspace.as_uri(), name="vs")],
-        )
-    )
+    await open_session(lsp_client, workspace)
     yield
     await lsp_client.shutdown_session()
 

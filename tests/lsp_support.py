@@ -1,0 +1,43 @@
+"""What the end-to-end tests of every feature share: the real server's command line, a
+session opened on a project folder, and a fresh copy of the bundled example project."""
+
+from __future__ import annotations
+
+import shutil
+import sys
+from pathlib import Path
+from typing import Any
+
+from lsprotocol import types
+from pytest_lsp import LanguageClient, client_capabilities
+
+import lsp_server
+
+SERVER_COMMAND = [sys.executable, "-m", "lsp_server"]
+EXAMPLE = Path(lsp_server.__file__).parent / "examples" / "versioned_set"
+
+
+def copy_example(tmp_path: Path) -> Path:
+    root = tmp_path / "versioned_set"
+    shutil.copytree(
+        EXAMPLE, root, ignore=shutil.ignore_patterns("__pycache__", ".reks", ".pytest_cache")
+    )
+    return root
+
+
+async def open_session(
+    client: LanguageClient,
+    root: Path,
+    *,
+    profile: str = "visual-studio-code",
+    options: dict[str, Any] | None = None,
+) -> None:
+    """``initialize`` the server with ``root`` as the only workspace folder."""
+    await client.initialize_session(
+        types.InitializeParams(
+            capabilities=client_capabilities(profile),
+            root_uri=root.as_uri(),
+            workspace_folders=[types.WorkspaceFolder(uri=root.as_uri(), name=root.name)],
+            initialization_options=options,
+        )
+    )
