@@ -379,9 +379,13 @@ async def execute_refactoring(server: ReksServer, arguments: list[Any] | None) -
     if not arguments or not isinstance(arguments[0], dict):
         raise failed("missing refactoring arguments")
     data = dict(arguments[0])
+    # Lua clients turn an empty table into a JSON list: read `[]` as "no arguments".
+    args = data.get("args") or {}
+    if not isinstance(args, dict):
+        raise failed("refactoring arguments must be an object")
     if "destination" in data:  # the client fills in the destination at the top level
-        data["args"] = {**data.get("args", {}), "destination": data.pop("destination")}
-    args = data.get("args", {})
+        args = {**args, "destination": data.pop("destination")}
+    data["args"] = args
     if data.get("action") == "move" and not args.get("destination"):
         raise failed("move needs a destination (a module path or dotted name)")
     request = _request(server, data)

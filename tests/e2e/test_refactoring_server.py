@@ -270,7 +270,8 @@ async def test_command_fallback_and_move_with_destination(
         if isinstance(a, types.CodeAction) and a.kind == "refactor.move.global"
     )
     assert move.command is not None and move.command.arguments
-    argument = dict(move.command.arguments[0], destination="geometry.shapes")
+    # As Neovim 0.7 sends it back: the table of null fields became an empty JSON list.
+    argument = dict(move.command.arguments[0], destination="geometry.shapes", args=[])
     await plain_client.workspace_execute_command_async(
         types.ExecuteCommandParams(command=move.command.command, arguments=[argument])
     )
