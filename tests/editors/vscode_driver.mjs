@@ -30,7 +30,7 @@ async function screenshot(name) {
   log(`screenshot ${file}`);
 }
 
-async function waitFor(what, fn, timeoutMs = 30000, intervalMs = 250) {
+async function waitFor(what, fn, timeoutMs = 60000, intervalMs = 250) {
   const deadline = Date.now() + timeoutMs;
   let last;
   while (Date.now() < deadline) {
@@ -274,7 +274,7 @@ async function main() {
   try {
     const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
     page = await context.newPage();
-    page.setDefaultTimeout(30000);
+    page.setDefaultTimeout(60000);
     await page.goto(config.url);
     await page.locator(".monaco-workbench").waitFor({ state: "visible", timeout: 90000 });
     await page.waitForTimeout(2000);
