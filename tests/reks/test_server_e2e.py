@@ -160,7 +160,11 @@ async def test_rename_skips_tests_and_run_affected_tests(
     area = line_of(shapes_tests, "def test_area():")
     assert shapes_msgs[area].startswith("must run: pkg/shapes.py::area changed")
     assert shapes_msgs[line_of(shapes_tests, "def test_scaled_area():")].startswith("must run")
-    assert any("rename `_helper` -> `_plus_one`" in m.message for m in client.messages)
+    # The summary follows the diagnostics as its own notification.
+    await until(
+        lambda: any("rename `_helper` -> `_plus_one`" in m.message for m in client.messages),
+        "the summary message",
+    )
     await until(lambda: bool(client.statuses), "reks/status")  # type: ignore[attr-defined]
     status = client.statuses[-1]  # type: ignore[attr-defined]
     assert status.affected == 2 and status.skipped >= 3
