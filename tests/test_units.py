@@ -71,3 +71,17 @@ def test_class_attribute_and_header_edits_change_module_part() -> None:
 def test_unparsable_source_is_an_error() -> None:
     with pytest.raises(SourceError):
         source_units("m.py", "def f(:\n")
+
+
+def test_code_objects_map_to_their_units() -> None:
+    # A file that opens with a `def`: the module's code object starts on that line too.
+    source = "def first(x):\n    return x + 1\n\n\nclass Box:\n"
+    source += "    def get(self):\n        return 1\n"
+    units = source_units("m.py", source)
+    module_code = compile(source, "m.py", "exec")
+    codes = {c.co_name: c for c in module_code.co_consts if hasattr(c, "co_code")}
+    assert units.unit_for_code(module_code) == Unit("m.py", MODULE)
+    assert units.unit_for_code(codes["first"]) == Unit("m.py", "first")
+    assert units.unit_for_code(codes["Box"]) == Unit("m.py", MODULE)
+    getter = next(c for c in codes["Box"].co_consts if hasattr(c, "co_code"))
+    assert units.unit_for_code(getter) == Unit("m.py", "Box.get")

@@ -79,7 +79,7 @@ class Recorder:
                 unit = units.unit_for_qualname(qualname)
                 exact = unit.name == qualname
             else:
-                unit = units.unit_at_line(code.co_firstlineno)
+                unit = units.unit_for_code(code)
                 span = units.spans.get(unit.name)
                 exact = (
                     span is not None

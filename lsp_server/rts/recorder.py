@@ -15,7 +15,6 @@ fixtures set up once for many tests, ``setup_class``/``setup_module`` and unitte
 from __future__ import annotations
 
 import os
-import sys
 import time
 from collections.abc import Generator
 from dataclasses import dataclass, field
@@ -52,7 +51,6 @@ _EXCLUDED_DIRS = frozenset(
         "node_modules",
     }
 )
-_HAS_QUALNAME = sys.version_info >= (3, 11)
 _WORKER_KEY = "reks"
 # Results are written in batches: at most this many tests or seconds per transaction.
 _BATCH_TESTS = 100
@@ -356,13 +354,8 @@ class ReksPlugin:
         if rel is not None and is_python(rel):
             module = Unit(rel, MODULE)
             file_units = self.states.units(rel)
-            if file_units is None:
-                units = (module,)
-            elif _HAS_QUALNAME:
-                qualname: str = code.co_qualname  # type: ignore[attr-defined]
-                units = (file_units.unit_for_qualname(qualname), module)
-            else:
-                units = (file_units.unit_at_line(code.co_firstlineno), module)
+            found = module if file_units is None else file_units.unit_for_code(code)
+            units = (found, module) if found != module else (module,)
         ids = tuple(self._intern(u) for u in units)
         self._code_units[code] = ids
         return ids

@@ -24,6 +24,7 @@ import tokenize
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import CodeType
 
 import xxhash
 
@@ -91,6 +92,17 @@ class FileUnits:
         if outer in self.spans:
             return Unit(self.path, outer)
         return Unit(self.path, MODULE)
+
+    def unit_for_code(self, code: CodeType) -> Unit:
+        """The unit a code object of this file belongs to: by ``co_qualname`` (3.11+), else
+        by name and first line. A module's code object starts at line 1, which may be
+        inside a function's span when the file opens with a ``def``: never a function."""
+        qualname = getattr(code, "co_qualname", None)
+        if qualname is not None:
+            return self.unit_for_qualname(qualname)
+        if code.co_name == "<module>":
+            return Unit(self.path, MODULE)
+        return self.unit_at_line(code.co_firstlineno)
 
     def unit_at_line(self, line: int) -> Unit:
         """The unit whose text contains ``line`` (for Pythons without ``co_qualname``)."""
