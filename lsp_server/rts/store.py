@@ -23,7 +23,7 @@ import json
 import os
 import sqlite3
 import time
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -78,6 +78,23 @@ CREATE TABLE IF NOT EXISTS files (path TEXT PRIMARY KEY, raw_hash TEXT);
 
 class StoreError(Exception):
     """The store cannot be used as it is; the message says how to recover."""
+
+
+def _is_locked(exc: sqlite3.OperationalError) -> bool:
+    text = str(exc)
+    return "locked" in text or "busy" in text
+
+
+def _retry_while_locked(action: Callable[[], object]) -> None:
+    deadline = time.monotonic() + BUSY_TIMEOUT_MS / 1000
+    while True:
+        try:
+            action()
+            return
+        except sqlite3.OperationalError as exc:
+            if not _is_locked(exc) or time.monotonic() > deadline:
+                raise
+            time.sleep(0.02)
 
 
 def store_path(root: Path) -> Path:
@@ -184,7 +201,9 @@ class DependencyStore:
             raise StoreError(f"cannot open the dependency store {self.path}: {exc}") from exc
         try:
             conn.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
-            conn.execute("PRAGMA journal_mode=WAL")
+            # Switching a new file to WAL takes an exclusive lock and SQLite answers BUSY at
+            # once, without its busy handler, while another process opens the same file.
+            _retry_while_locked(lambda: conn.execute("PRAGMA journal_mode=WAL"))
             conn.execute("PRAGMA synchronous=NORMAL")
             # An empty database (new, or another process is creating it right now) gets
             # the schema; IF NOT EXISTS makes two creators harmless.
@@ -202,6 +221,17 @@ class DependencyStore:
                 )
                 conn.execute("COMMIT")
             self._check_version(conn)
+        except sqlite3.OperationalError as exc:
+            conn.close()
+            if not _is_locked(exc):
+                raise StoreError(
+                    f"the dependency store {self.path} is corrupt or not a reks store ({exc}); "
+                    + _recovery_hint(self.path)
+                ) from exc
+            raise StoreError(
+                f"the dependency store {self.path} stayed locked by another process for "
+                f"{BUSY_TIMEOUT_MS // 1000} s; try again when the other run has finished"
+            ) from exc
         except sqlite3.DatabaseError as exc:
             conn.close()
             raise StoreError(
