@@ -7,87 +7,20 @@ from __future__ import annotations
 
 import subprocess
 import sys
-import textwrap
 from pathlib import Path
 
 import pytest
 
 from .nvim import run_lua
+from .project import write_project
 from .tools import Neovim
-
-CALC = textwrap.dedent(
-    """\
-    def add(a, b):
-        return a + b
-
-
-    def report(values):
-        total = 0
-        for value in values:
-            total = add(total, value)
-        print("sum", total * 2 + 1)
-        return total
-    """
-)
-
-MAIN = textwrap.dedent(
-    """\
-    from calc import add, report
-
-    print(add(1, 2))
-    print(report([1, 2, 3]))
-    """
-)
-
-TEST = textwrap.dedent(
-    """\
-    from calc import add, report
-
-
-    def test_add():
-        assert add(2, 3) == 5
-
-
-    def test_report():
-        assert report([1, 2, 3]) == 6
-    """
-)
-
-
-# describe() runs under test_describe, which checks nothing: pseudo-tested.
-STATS = textwrap.dedent(
-    """\
-    def describe(values):
-        total = 0
-        for value in values:
-            total += value
-        label = "big" if total > 10 else "small"
-        print(label, total)
-        return label
-    """
-)
-
-STATS_TESTS = "from stats import describe\n\n\ndef test_describe():\n    describe([1, 2])\n"
-
-
-def _project(root: Path) -> Path:
-    root.mkdir()
-    (root / "pyproject.toml").write_text("[project]\nname = 'demo'\nversion = '0'\n")
-    (root / "calc.py").write_text(CALC)
-    (root / "main.py").write_text(MAIN)
-    (root / "test_calc.py").write_text(TEST)
-    (root / "helpers.py").write_text('"""Helpers."""\n')
-    (root / "stats.py").write_text(STATS)
-    (root / "test_stats.py").write_text(STATS_TESTS)
-    return root
-
 
 SCRIPT = (Path(__file__).parent / "e2e_refactor.lua").read_text(encoding="utf-8")
 
 
 @pytest.mark.slow
 def test_refactorings_in_real_neovim(nvim: Neovim, tmp_path: Path) -> None:
-    root = _project(tmp_path / "proj")
+    root = write_project(tmp_path / "proj")
     # Record the tests' dependencies first, as a developer who ran `pytest --reks` has.
     recorded = subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--reks"],

@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from .codeserver import drive, running_code_server
+from .project import CALC, write_project
 from .tools import VSCODE_CLIENT, missing, node24
 
 
@@ -73,40 +74,6 @@ def test_missing_reks_names_the_pip_command(tmp_path: Path) -> None:
     assert sys.executable not in result["message"]
 
 
-CALC = """\
-def add(a, b):
-    return a + b
-
-
-def report(values):
-    total = 0
-    for value in values:
-        total = add(total, value)
-    print("sum", total * 2 + 1)
-    return total
-"""
-
-MAIN = """\
-import os
-from calc import add, report
-
-print(add(1, 2))
-print(report([1, 2, 3]))
-"""
-
-TESTS = """\
-from calc import add, report
-
-
-def test_add():
-    assert add(2, 3) == 5
-
-
-def test_report():
-    assert report([1, 2, 3]) == 6
-"""
-
-
 class _ServerKiller(threading.Thread):
     """Kills the reks server of ``workspace`` (SIGKILL, as a crash) when the driver asks."""
 
@@ -144,37 +111,9 @@ class _ServerKiller(threading.Thread):
         self.done.write_text("killed")
 
 
-# describe() runs under test_describe, which checks nothing: pseudo-tested.
-STATS = """\
-def describe(values):
-    total = 0
-    for value in values:
-        total += value
-    label = "big" if total > 10 else "small"
-    print(label, total)
-    return label
-"""
-
-STATS_TESTS = """\
-from stats import describe
-
-
-def test_describe():
-    describe([1, 2])
-"""
-
-
 @pytest.mark.slow
 def test_rename_and_extract_in_real_vscode(tmp_path: Path) -> None:
-    workspace = tmp_path / "ws"
-    workspace.mkdir()
-    (workspace / "pyproject.toml").write_text("[project]\nname = 'demo'\nversion = '0'\n")
-    (workspace / "calc.py").write_text(CALC)
-    (workspace / "main.py").write_text(MAIN)
-    (workspace / "test_calc.py").write_text(TESTS)
-    (workspace / "helpers.py").write_text('"""Helpers."""\n')
-    (workspace / "stats.py").write_text(STATS)
-    (workspace / "test_stats.py").write_text(STATS_TESTS)
+    workspace = write_project(tmp_path / "ws", unused_import=True)
     # The developer ran the tests with reks, then edited report() by hand: the server says
     # test_report must run (a diagnostic in the Problems panel) as soon as it starts.
     recorded = subprocess.run(
