@@ -338,6 +338,12 @@ def _self_attributes(cls: ast.ClassDef) -> list[str]:
     return list(seen)
 
 
+def _move_global(what: str, at: int) -> Offer:
+    return Offer(
+        f"Move {what} to module…", "refactor.move.global", "move", MOVE, at, needs=("destination",)
+    )
+
+
 def _definition_offers(found: _Found, at: int) -> list[Offer]:
     node = found.definition
     assert node is not None
@@ -348,16 +354,7 @@ def _definition_offers(found: _Found, at: int) -> list[Offer]:
     out: list[Offer] = []
     if isinstance(node, ast.ClassDef):
         if top_level:
-            out.append(
-                Offer(
-                    f"Move class `{name}` to module…",
-                    "refactor.move.global",
-                    "move",
-                    MOVE,
-                    at,
-                    needs=("destination",),
-                )
-            )
+            out.append(_move_global(f"class `{name}`", at))
         out.append(
             Offer(
                 f"Introduce factory for `{name}`",
@@ -371,16 +368,7 @@ def _definition_offers(found: _Found, at: int) -> list[Offer]:
         return out
     is_method = isinstance(parent, ast.ClassDef)
     if top_level:
-        out.append(
-            Offer(
-                f"Move function `{name}` to module…",
-                "refactor.move.global",
-                "move",
-                MOVE,
-                at,
-                needs=("destination",),
-            )
-        )
+        out.append(_move_global(f"function `{name}`", at))
         out.append(
             Offer(
                 f"Use function `{name}` where its body is repeated",
