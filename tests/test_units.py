@@ -40,8 +40,12 @@ def checksums(source: str) -> dict[str, str]:
 
 def test_units_found() -> None:
     units = source_units("m.py", BASE)
-    assert set(units.checksums) == {MODULE, "Box.grow", "Box.area", "helper"}
-    assert units.unit_for_qualname("helper.<locals>.inner") == Unit("m.py", "helper")
+    inner = Unit("m.py", "helper.<locals>.inner")
+    assert set(units.checksums) == {MODULE, "Box.grow", "Box.area", "helper", inner.name}
+    assert units.unit_for_qualname("helper.<locals>.inner") == inner
+    assert units.unit_for_qualname("helper.<locals>.inner.<locals>.<lambda>") == inner
+    assert units.enclosing(inner) == (Unit("m.py", "helper"),)
+    assert units.enclosing(Unit("m.py", "helper")) == ()
     assert units.unit_for_qualname("Box") == Unit("m.py", MODULE)
     assert units.unit_at_line(units.spans["Box.area"].def_line) == Unit("m.py", "Box.area")
 
@@ -53,10 +57,62 @@ def test_comments_and_layout_do_not_count() -> None:
     assert checksums(edited) == checksums(BASE)
 
 
+def changed_units(before: str, after: str) -> set[str]:
+    old, new = checksums(before), checksums(after)
+    return {k for k in old.keys() | new.keys() if old.get(k) != new.get(k)}
+
+
 def test_body_edit_changes_only_that_function() -> None:
-    before, after = checksums(BASE), checksums(BASE.replace("y + 1", "y + 2"))
-    changed = {k for k in before if before[k] != after[k]}
-    assert changed == {"helper"}
+    assert changed_units(BASE, BASE.replace("y + 1", "y + 2")) == {"helper.<locals>.inner"}
+    assert changed_units(BASE, BASE.replace("return inner(x)", "return inner(-x)")) == {"helper"}
+    # The nested header runs when the outer body does: it belongs to both.
+    assert changed_units(BASE, BASE.replace("def inner(y)", "def inner(y=2)")) == {
+        "helper",
+        "helper.<locals>.inner",
+    }
+
+
+def test_functions_and_classes_nested_in_functions() -> None:
+    source = textwrap.dedent(
+        """
+        def factory(flag):
+            class Local:
+                def get(self):
+                    return flag
+            if flag:
+                def pick():
+                    return 1
+            else:
+                def pick():
+                    return 2
+            return Local, pick
+        """
+    )
+    units = source_units("m.py", source)
+    method = Unit("m.py", "factory.<locals>.Local.get")
+    assert units.unit_for_qualname(method.name) == method
+    assert units.unit_for_qualname("factory.<locals>.Local") == Unit("m.py", "factory")
+    assert units.enclosing(method) == (Unit("m.py", "factory"),)
+    # Both variants of a redefined name count in its one checksum.
+    assert changed_units(source, source.replace("return 1", "return 3")) == {
+        "factory.<locals>.pick"
+    }
+    assert changed_units(source, source.replace("return 2", "return 3")) == {
+        "factory.<locals>.pick"
+    }
+    assert changed_units(source, source.replace("return flag", "return not flag")) == {method.name}
+    lines = source.splitlines()
+    assert (
+        units.unit_at_line(lines.index("            return 2") + 1).name == "factory.<locals>.pick"
+    )
+    assert units.unit_at_line(lines.index("    return Local, pick") + 1).name == "factory"
+
+
+def test_top_level_redefinitions_are_one_unit() -> None:
+    source = "import sys\nif sys.platform:\n    def f():\n        return 1\nelse:\n"
+    source += "    def f():\n        return 2\n"
+    assert changed_units(source, source.replace("return 2", "return 5")) == {"f"}
+    assert changed_units(source, source.replace("return 1", "return 5")) == {"f"}
 
 
 def test_class_attribute_and_header_edits_change_module_part() -> None:
@@ -85,3 +141,14 @@ def test_code_objects_map_to_their_units() -> None:
     assert units.unit_for_code(codes["Box"]) == Unit("m.py", MODULE)
     getter = next(c for c in codes["Box"].co_consts if hasattr(c, "co_code"))
     assert units.unit_for_code(getter) == Unit("m.py", "Box.get")
+
+
+def test_nested_code_objects_map_to_the_innermost_function() -> None:
+    units = source_units("m.py", BASE)
+    module_code = compile(BASE, "m.py", "exec")
+    helper = next(c for c in module_code.co_consts if getattr(c, "co_name", "") == "helper")
+    inner = next(c for c in helper.co_consts if getattr(c, "co_name", "") == "inner")
+    assert units.unit_for_code(helper) == Unit("m.py", "helper")
+    assert units.unit_for_code(inner) == Unit("m.py", "helper.<locals>.inner")
+    # Without co_qualname (3.10) the line decides.
+    assert units.unit_at_line(inner.co_firstlineno) == Unit("m.py", "helper.<locals>.inner")

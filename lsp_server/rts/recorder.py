@@ -354,8 +354,10 @@ class ReksPlugin:
         if rel is not None and is_python(rel):
             module = Unit(rel, MODULE)
             file_units = self.states.units(rel)
-            found = module if file_units is None else file_units.unit_for_code(code)
-            units = (found, module) if found != module else (module,)
+            if file_units is None or (found := file_units.unit_for_code(code)) == module:
+                units = (module,)
+            else:
+                units = (found, *file_units.enclosing(found), module)
         ids = tuple(self._intern(u) for u in units)
         self._code_units[code] = ids
         return ids

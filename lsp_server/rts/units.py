@@ -1,14 +1,21 @@
 """Units of code whose checksums the dependency store tracks, and their checksums.
 
-A unit is a top-level function or method (any ``def`` not nested in another ``def``),
-or the module part of a Python file (everything outside those function bodies: imports,
-constants, class bodies, decorators and ``def`` headers), or a whole non-Python file.
+A unit is a function or method (any ``def``, nested ones included, named by its
+``__qualname__``: ``f.<locals>.g``), or the module part of a Python file (everything
+outside function bodies: imports, constants, class bodies, decorators and ``def``
+headers), or a whole non-Python file.
 
-Nested functions, lambdas and comprehensions belong to the unit that encloses them: the
-enclosing unit's checksum covers their text, so a change in them is a change of that unit.
-Decorators and ``def`` headers are counted in the module part as well as in the function,
-because they run at import time (a changed decorator can change behaviour without the
-function body ever running).
+A function's text leaves out the bodies of the functions defined in it, as the module part
+leaves out every top-level body: a test that calls ``f`` but never the ``g`` that ``f``
+defines does not depend on ``g``'s body. Running ``g`` makes a test depend on ``f`` as well
+(``enclosing``): what ``f`` computes before defining ``g`` (a closure's variables, the
+wrapper a decorator factory returns) shapes what ``g`` does, and may have run long before
+the test, at import. Lambdas and comprehensions belong to the function around them.
+
+Decorators and ``def`` headers are counted in the enclosing part as well as in the function,
+because they run when the ``def`` statement does (a changed decorator can change behaviour
+without the function body ever running). A name defined twice in one scope (``if``/``else``
+variants) is one unit whose checksum covers every definition.
 
 Checksums are xxhash over a normalized token stream: comments, blank lines, line
 continuations and indentation width do not count, so formatting-only edits change nothing.
@@ -25,6 +32,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import CodeType
+from typing import NamedTuple
 
 import xxhash
 
@@ -34,12 +42,14 @@ MODULE = "<module>"
 FILE = "<file>"
 """Name of the unit that stands for a whole non-Python file."""
 
-_LOCALS = ".<locals>"
+_LOCALS = "<locals>"
 
 
-@dataclass(frozen=True, order=True)
-class Unit:
-    """A tracked piece of code: ``path`` is POSIX and relative to the project root."""
+class Unit(NamedTuple):
+    """A tracked piece of code: ``path`` is POSIX and relative to the project root.
+
+    A named tuple rather than a dataclass: the recorder hashes units by the hundred per
+    test, and a tuple hashes in C."""
 
     path: str
     name: str
@@ -72,6 +82,8 @@ class UnitSpan:
     def_line: int
     body_start: tuple[int, int]
     body_end: tuple[int, int]
+    parent: str | None = None
+    """The function unit this one is defined in (None: defined at module or class level)."""
 
 
 @dataclass
@@ -81,17 +93,25 @@ class FileUnits:
     path: str
     checksums: dict[str, str] = field(default_factory=dict)
     spans: dict[str, UnitSpan] = field(default_factory=dict)
+    """The first definition of each function unit."""
+    definitions: list[UnitSpan] = field(default_factory=list)
+    """Every ``def`` in source order, redefinitions included."""
 
     def units(self) -> Iterator[Unit]:
         for name in self.checksums:
             yield Unit(self.path, name)
 
     def unit_for_qualname(self, qualname: str) -> Unit:
-        """Map a code object's ``co_qualname`` to the unit that contains it."""
-        outer = qualname.split(_LOCALS, 1)[0]
-        if outer in self.spans:
-            return Unit(self.path, outer)
-        return Unit(self.path, MODULE)
+        """The innermost function unit holding the code of ``co_qualname`` (the module part
+        for module-level and class-body code)."""
+        spans = self.spans
+        while True:
+            if qualname in spans:
+                return Unit(self.path, qualname)
+            head, dot, _ = qualname.rpartition(".")
+            if not dot:
+                return Unit(self.path, MODULE)
+            qualname = head[: -len(_LOCALS) - 1] if head.endswith(_LOCALS) else head
 
     def unit_for_code(self, code: CodeType) -> Unit:
         """The unit a code object of this file belongs to: by ``co_qualname`` (3.11+), else
@@ -105,45 +125,68 @@ class FileUnits:
         return self.unit_at_line(code.co_firstlineno)
 
     def unit_at_line(self, line: int) -> Unit:
-        """The unit whose text contains ``line`` (for Pythons without ``co_qualname``)."""
-        for span in self.spans.values():
-            if span.first_line <= line <= span.last_line:
-                return Unit(self.path, span.name)
-        return Unit(self.path, MODULE)
+        """The innermost function unit whose text contains ``line`` (for Pythons without
+        ``co_qualname``); the module part outside every function."""
+        best: UnitSpan | None = None
+        for span in self.definitions:
+            inside = span.first_line <= line <= span.last_line
+            if inside and (best is None or span.first_line >= best.first_line):
+                best = span
+        return Unit(self.path, MODULE if best is None else best.name)
+
+    def enclosing(self, unit: Unit) -> tuple[Unit, ...]:
+        """The function units ``unit`` is defined in, innermost first."""
+        out: list[Unit] = []
+        span = self.spans.get(unit.name)
+        while span is not None and span.parent is not None:
+            out.append(Unit(self.path, span.parent))
+            span = self.spans.get(span.parent)
+        return tuple(out)
+
+
+_FuncDef = (ast.FunctionDef, ast.AsyncFunctionDef)
+
+
+def _nested_statements(node: ast.AST) -> Iterator[ast.stmt]:
+    """Statements directly inside a compound statement (``if``, ``try``, ``match``...)."""
+    for name in ("body", "orelse", "finalbody", "handlers", "cases"):
+        for child in getattr(node, name, ()):
+            if isinstance(child, ast.stmt):
+                yield child
+            else:  # an except handler or a match case
+                yield from child.body
 
 
 def _function_spans(tree: ast.Module) -> list[UnitSpan]:
     spans: list[UnitSpan] = []
 
-    def visit(body: Iterable[ast.stmt], prefix: str) -> None:
+    def visit(body: Iterable[ast.stmt], prefix: str, parent: str | None) -> None:
         for node in body:
-            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            if isinstance(node, _FuncDef):
+                name = prefix + node.name
                 first = min([node.lineno, *(d.lineno for d in node.decorator_list)])
                 head = node.body[0]
                 tail = node.body[-1]
                 spans.append(
                     UnitSpan(
-                        name=prefix + node.name,
+                        name=name,
                         first_line=first,
                         last_line=node.end_lineno or node.lineno,
                         def_line=node.lineno,
                         body_start=(head.lineno, head.col_offset),
                         body_end=(tail.end_lineno or tail.lineno, tail.end_col_offset or 0),
+                        parent=parent,
                     )
                 )
+                visit(node.body, f"{name}.{_LOCALS}.", name)
             elif isinstance(node, ast.ClassDef):
-                visit(node.body, f"{prefix}{node.name}.")
-            elif isinstance(node, (ast.If, ast.Try, ast.With, ast.AsyncWith, ast.For, ast.While)):
+                visit(node.body, f"{prefix}{node.name}.", parent)
+            else:
                 # Definitions under `if TYPE_CHECKING:` / `try: ... except ImportError:` are
-                # still top-level functions of the module.
-                for child in ast.iter_child_nodes(node):
-                    if isinstance(child, ast.ExceptHandler):
-                        visit(child.body, prefix)
-                visit(getattr(node, "body", []), prefix)
-                visit(getattr(node, "orelse", []), prefix)
-                visit(getattr(node, "finalbody", []), prefix)
+                # in the scope around the compound statement.
+                visit(_nested_statements(node), prefix, parent)
 
-    visit(tree.body, "")
+    visit(tree.body, "", None)
     return spans
 
 
@@ -174,39 +217,57 @@ def _digest(texts: Iterable[str]) -> str:
     return xxhash.xxh3_64_hexdigest(data.encode("utf-8", "surrogatepass"))
 
 
+class _TokenText:
+    """The normalized tokens of a file, sliced by position. Tokens are in position order:
+    slices are found by bisection instead of scanning every token per function (quadratic
+    on large modules)."""
+
+    def __init__(self, tokens: list[tuple[tuple[int, int], str]]) -> None:
+        self.positions = [pos for pos, _ in tokens]
+        self.texts = [text for _, text in tokens]
+
+    def between(
+        self, start: tuple[int, int], end: tuple[int, int], holes: Iterable[UnitSpan]
+    ) -> list[str]:
+        """Tokens from ``start`` to ``end``, each hole's body replaced by a marker."""
+        positions, texts = self.positions, self.texts
+        lo = bisect.bisect_left(positions, start)
+        out: list[str] = []
+        for hole in holes:
+            out.extend(texts[lo : bisect.bisect_left(positions, hole.body_start)])
+            out.append("<body>")
+            lo = bisect.bisect_left(positions, hole.body_end)
+        out.extend(texts[lo : bisect.bisect_left(positions, end)])
+        return out
+
+
 def source_units(path: str, source: str) -> FileUnits:
     """Units and checksums of a Python source text; raises ``SourceError`` if it does not parse."""
     try:
         tree = ast.parse(source)
     except (SyntaxError, ValueError) as exc:
         raise SourceError(f"{path}: {exc}") from exc
-    tokens = _normalized_tokens(source)
+    text = _TokenText(_normalized_tokens(source))
     spans = _function_spans(tree)
-    result = FileUnits(path=path)
-    module_texts: list[str] = []
-    body_ranges = sorted((s.body_start, s.body_end) for s in spans)
-    ri = 0
-    in_body_marked = False
-    for pos, text in tokens:
-        while ri < len(body_ranges) and pos >= body_ranges[ri][1]:
-            ri += 1
-            in_body_marked = False
-        if ri < len(body_ranges) and body_ranges[ri][0] <= pos < body_ranges[ri][1]:
-            if not in_body_marked:
-                module_texts.append("<body>")
-                in_body_marked = True
-            continue
-        module_texts.append(text)
-    result.checksums[MODULE] = _digest(module_texts)
-    # Tokens are in position order: slice each span by bisection instead of scanning every
-    # token per function (quadratic on large modules).
-    positions = [pos for pos, _ in tokens]
+    children: dict[str | None, list[UnitSpan]] = {}
     for span in spans:
-        lo = bisect.bisect_left(positions, (span.first_line, 0))
-        hi = bisect.bisect_left(positions, span.body_end)
-        texts = [text for _, text in tokens[lo:hi]]
-        result.checksums[span.name] = _digest(texts)
-        result.spans[span.name] = span
+        children.setdefault(span.parent, []).append(span)
+    result = FileUnits(path=path, definitions=spans)
+    end = (len(source.splitlines()) + 2, 0)
+    result.checksums[MODULE] = _digest(text.between((0, 0), end, children.get(None, ())))
+    variants: dict[str, list[str]] = {}
+    for span in spans:
+        # Children by name may include those of a same-named redefinition elsewhere.
+        holes = [
+            child
+            for child in children.get(span.name, ())
+            if span.first_line <= child.first_line <= span.last_line
+        ]
+        own = text.between((span.first_line, 0), span.body_end, holes)
+        variants.setdefault(span.name, []).extend(own)
+        result.spans.setdefault(span.name, span)
+    for name, texts in variants.items():
+        result.checksums[name] = _digest(texts)
     return result
 
 
