@@ -45,18 +45,24 @@ def selection_ms(project: Project, repeat: int = 5) -> tuple[float, int]:
     return best * 1000, count
 
 
-def bench(name: str, workdir: Path, edits: int, seed: int, as_shipped: bool) -> None:
+def bench(name: str, workdir: Path, edits: int, seed: int, as_shipped: bool, repeat: int) -> None:
     project = prepare(name, workdir)
     if as_shipped:
         project.extra_args = []
     project.reset_stores()
     print(f"\n== {name} ({project.root}) extra pytest args: {project.extra_args}")
-    project.pytest()  # warm the file system caches and pytest's own cache
-    plain = project.pytest()
-    reks = project.pytest("--reks")
-    testmon = project.pytest("--testmon")
-    total = len(plain.ran)
-    print(f"tests: {total} (plain rc={plain.returncode}, failed {len(plain.failed)})")
+    # Timed runs go without -rA: listing every test costs seconds on a large suite and
+    # would dilute the ratios. Best of --repeat runs each, interleaved.
+    project.pytest(listing=False)  # warm the file system caches and pytest's own cache
+    plains, rekses, testmons = [], [], []
+    for _ in range(repeat):
+        plains.append(project.pytest(listing=False))
+        project.reset_stores()
+        rekses.append(project.pytest("--reks", listing=False))
+        testmons.append(project.pytest("--testmon", listing=False))
+    plain, reks, testmon = (min(runs, key=lambda r: r.cpu) for runs in (plains, rekses, testmons))
+    total = plain.count
+    print(f"tests: {total} (plain rc={plain.returncode}); best of {repeat} runs each, CPU seconds")
     print(f"{'run':24} {'cpu s':>8} {'wall s':>8} {'cpu x':>7} {'tests':>6}")
     for label, run in (
         ("plain pytest", plain),
@@ -64,8 +70,7 @@ def bench(name: str, workdir: Path, edits: int, seed: int, as_shipped: bool) -> 
         ("pytest --testmon (rec.)", testmon),
     ):
         print(
-            f"{label:24} {run.cpu:8.2f} {run.wall:8.2f} {run.cpu / plain.cpu:7.2f} "
-            f"{len(run.ran):6d}"
+            f"{label:24} {run.cpu:8.2f} {run.wall:8.2f} {run.cpu / plain.cpu:7.2f} {run.count:6d}"
         )
     print(f"reks / testmon recording cpu: {reks.cpu / testmon.cpu:.2f}")
     ms, recorded = selection_ms(project)
@@ -112,6 +117,7 @@ def main() -> int:
     parser.add_argument("--workdir", type=Path, default=Path("/tmp/reks-rts-bench"))
     parser.add_argument("--edits", type=int, default=3)
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--repeat", type=int, default=3, help="timed runs of each kind")
     parser.add_argument(
         "--as-shipped",
         action="store_true",
@@ -120,7 +126,7 @@ def main() -> int:
     args = parser.parse_args()
     print(f"python {sys.version.split()[0]}")
     for name in args.projects:
-        bench(name, args.workdir, args.edits, args.seed, args.as_shipped)
+        bench(name, args.workdir, args.edits, args.seed, args.as_shipped, args.repeat)
     return 0
 
 

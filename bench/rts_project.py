@@ -28,6 +28,7 @@ PROJECTS: dict[str, tuple[str, list[str], list[str]]] = {
 TOOLS = ["pytest", "pytest-testmon==2.2.0", "xxhash"]
 
 _RESULT = re.compile(r"^(PASSED|FAILED|ERROR|XPASS|XFAIL) (\S+)")
+_COUNT = re.compile(r"(\d+) (?:passed|failed|errors?|xpassed|xfailed)\b")
 
 
 @dataclass
@@ -39,6 +40,8 @@ class Run:
     passed: set[str] = field(default_factory=set)
     failed: set[str] = field(default_factory=set)
     output: str = ""
+    count: int = 0
+    """Tests that ran (passed, failed or errored), from the summary line."""
 
     @property
     def ran(self) -> set[str]:
@@ -53,9 +56,12 @@ class Project:
     extra_args: list[str] = field(default_factory=list)
     """Given to every pytest run (plain and both tools)."""
 
-    def pytest(self, *args: str, timeout: float = 1800) -> Run:
-        """Run pytest in the project's venv; -rA lists every test that ran."""
-        cmd = [str(self.python), "-m", "pytest", "-q", "-rA", "-p", "no:randomly"]
+    def pytest(self, *args: str, timeout: float = 1800, listing: bool = True) -> Run:
+        """Run pytest in the project's venv. ``listing``: -rA lists every test that ran
+        (``passed``/``failed``); it costs seconds on a large suite, so runs that are timed
+        go without it and read only the counts."""
+        cmd = [str(self.python), "-m", "pytest", "-q", "-p", "no:randomly"]
+        cmd += ["-rA"] if listing else []
         cmd += [*self.extra_args, *args]
         env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}
         # rts_nostress (a plugin some benchmarks pass with -p) lives next to this file.
@@ -72,6 +78,8 @@ class Project:
         after = resource.getrusage(resource.RUSAGE_CHILDREN)
         cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
         run = Run(list(args), proc.returncode, wall, cpu, output=proc.stdout + proc.stderr)
+        summary = proc.stdout.strip().splitlines()[-1:] or [""]
+        run.count = sum(int(n) for n in _COUNT.findall(summary[0]))
         for line in proc.stdout.splitlines():
             m = _RESULT.match(line)
             if m:

@@ -42,11 +42,13 @@ class Recorder:
     def __init__(self, root: str) -> None:
         self.root = os.path.realpath(root) + os.sep
         self._files: dict[str, FileUnits | None] = {}
-        self._codes: dict[types.CodeType, _CodeInfo | None] = {}
+        # By id(code), with the code kept alive in the value: equal code objects of two
+        # files (same bytecode, names and first line) are different functions.
+        self._codes: dict[int, tuple[types.CodeType, _CodeInfo | None]] = {}
         self.current: set[str] = set()
         self.returns: dict[str, set[str]] = {}
         self._tool: int | None = None
-        self._returns_seen: dict[types.CodeType, int] = {}
+        self._returns_seen: dict[int, int] = {}
 
     # -- mapping code to units --------------------------------------------------------
 
@@ -68,7 +70,7 @@ class Recorder:
 
     def _info(self, code: types.CodeType) -> _CodeInfo | None:
         try:
-            return self._codes[code]
+            return self._codes[id(code)][1]
         except KeyError:
             pass
         info: _CodeInfo | None = None
@@ -89,7 +91,7 @@ class Recorder:
             if unit.name == MODULE:
                 exact = False
             info = _CodeInfo(f"{unit.path}::{unit.name}", exact)
-        self._codes[code] = info
+        self._codes[id(code)] = (code, info)
         return info
 
     # -- per-test bookkeeping ---------------------------------------------------------
@@ -154,7 +156,7 @@ class Recorder:
             self._record_return(code, info, value)
             # A hot function would call back on every return; after a few per test its
             # kinds are known well enough (re-enabled by the next test's restart_events).
-            count = seen[code] = seen.get(code, 0) + 1
+            count = seen[id(code)] = seen.get(id(code), 0) + 1
             return disable if count >= RETURNS_PER_TEST else None
 
         tool = self._tool

@@ -29,7 +29,7 @@ from lsp_server.rts.imports import ImportResolver
 from lsp_server.rts.select import Reason, ReasonKind, Selection, select_affected_tests
 from lsp_server.rts.snapshots import FileStates, is_python
 from lsp_server.rts.store import DependencyStore, FileSnapshot, StoreError, TestResult
-from lsp_server.rts.tracing import FileWatcher, activate_watcher, new_tracer
+from lsp_server.rts.tracing import CodeSet, FileWatcher, activate_watcher, new_tracer
 from lsp_server.rts.units import FILE, MODULE, Unit
 
 _EXCLUDED_DIRS = frozenset(
@@ -93,11 +93,11 @@ def fingerprint_options(config: pytest.Config) -> dict[str, object]:
 class _Window:
     """What ran and what was opened while one test or one fixture setup was active."""
 
-    codes: set[CodeType] = field(default_factory=set)
+    codes: CodeSet = field(default_factory=dict)
     files: set[str] = field(default_factory=set)
 
     def update(self, other: _Window) -> None:
-        self.codes |= other.codes
+        self.codes.update(other.codes)
         self.files |= other.files
 
 
@@ -151,7 +151,7 @@ class ReksPlugin:
                     self.mode, self.environment, self.options
                 )
         self.recording = self.mode != "dry-run" and not self.is_controller
-        self.tracer = new_tracer() if self.recording else None
+        self.tracer = new_tracer(self._is_project_file) if self.recording else None
         self.watcher = FileWatcher()
         self._stack: list[_Window] = []
         self._tracing = False
@@ -162,7 +162,11 @@ class ReksPlugin:
         # runs Python code, and a test depends on hundreds of them.
         self._unit_ids: dict[Unit, int] = {}
         self._units: list[Unit] = []
-        self._code_units: dict[CodeType, tuple[int, ...]] = {}
+        self._paths: set[str] = set()  # of every interned unit
+        # By id(code): see lsp_server.rts.tracing. The code objects are kept in _codes so
+        # that an id is never reused while it is a key.
+        self._code_units: dict[int, tuple[int, ...]] = {}
+        self._codes: list[CodeType] = []
         self._rel_cache: dict[str, str | None] = {}
         self._static_cache: dict[object, frozenset[int]] = {}
         self._pending: list[TestResult] = []
@@ -275,7 +279,7 @@ class ReksPlugin:
         files = self.watcher.take()
         if self._stack:
             top = self._stack[-1]
-            top.codes |= codes
+            top.codes.update(codes)
             top.files |= files
 
     @pytest.hookimpl(wrapper=True)
@@ -338,15 +342,22 @@ class ReksPlugin:
         self._rel_cache[filename] = rel
         return rel
 
+    def _is_project_file(self, filename: str) -> bool:
+        if filename[:1] == "<":
+            return False
+        rel = self._rel(filename)
+        return rel is not None and is_python(rel)
+
     def _intern(self, unit: Unit) -> int:
         uid = self._unit_ids.get(unit)
         if uid is None:
             uid = self._unit_ids[unit] = len(self._units)
             self._units.append(unit)
+            self._paths.add(unit.path)
         return uid
 
     def _units_of_code(self, code: CodeType) -> tuple[int, ...]:
-        cached = self._code_units.get(code)
+        cached = self._code_units.get(id(code))
         if cached is not None:
             return cached
         rel = self._rel(code.co_filename) if code.co_filename[:1] != "<" else None
@@ -359,7 +370,8 @@ class ReksPlugin:
             else:
                 units = (found, *file_units.enclosing(found), module)
         ids = tuple(self._intern(u) for u in units)
-        self._code_units[code] = ids
+        self._code_units[id(code)] = ids
+        self._codes.append(code)
         return ids
 
     def _static_units(self, item: pytest.Item) -> frozenset[int]:
@@ -381,7 +393,7 @@ class ReksPlugin:
         for candidate in (path, *path.parents):
             window = self._collection_windows.get(str(candidate))
             if window is not None:
-                for code in window.codes:
+                for code in window.codes.values():
                     ids.update(self._units_of_code(code))
                 ids.update(self._file_ids(window.files))
             if candidate == self.root:
@@ -430,19 +442,17 @@ class ReksPlugin:
                     shared = self._fixture_windows.get(fixturedef)
                     if shared is not None:
                         window.update(shared)
-        ids = set(self._static_units(item))
         code_units = self._code_units
-        for code in window.codes:
-            found = code_units.get(code)
-            if found is None:
-                found = self._units_of_code(code)
-            ids.update(found)
-        ids.update(self._file_ids(window.files))
-        outcome, duration = _outcome(reports)
-        units = self._units
-        self._pending.append(
-            TestResult(item.nodeid, outcome, duration, tuple(units[i] for i in ids))
+        codes = window.codes
+        for key in set(codes).difference(code_units):
+            self._units_of_code(codes[key])
+        # Set operations in C: a test runs hundreds of code objects.
+        ids = self._static_units(item).union(
+            *map(code_units.__getitem__, codes), self._file_ids(window.files)
         )
+        outcome, duration = _outcome(reports)
+        units = tuple(map(self._units.__getitem__, ids))
+        self._pending.append(TestResult(item.nodeid, outcome, duration, units))
         if len(self._pending) >= _BATCH_TESTS or time.monotonic() - self._last_flush > _BATCH_S:
             self._flush_records()
 
@@ -454,7 +464,7 @@ class ReksPlugin:
             return
         pending, self._pending = self._pending, []
         snapshots: dict[str, FileSnapshot] = {}
-        for path in {u.path for result in pending for u in result.units}:
+        for path in self._paths:
             snap = self.states.snapshot(path)
             if snap is not None:
                 snapshots[path] = snap

@@ -26,6 +26,8 @@ import time
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
+from itertools import repeat
+from operator import itemgetter
 from pathlib import Path
 
 from lsp_server.rts.units import Unit
@@ -182,7 +184,7 @@ class DependencyStore:
         # Per-connection caches of what the database holds, valid while no other
         # connection commits (checked through PRAGMA data_version at each transaction).
         self._synced: dict[str, str | None] = {}
-        self._unit_id_cache: dict[tuple[str, str], int] = {}
+        self._unit_id_cache: dict[Unit, int] = {}
         self._data_version: int | None = None
         self._conn = self._connect()
 
@@ -366,7 +368,18 @@ class DependencyStore:
         session_id: int | None,
     ) -> None:
         """``record_test`` for several tests in one transaction."""
+        results = list(results)
+        for result in results:
+            if result.outcome not in OUTCOMES:
+                raise ValueError(f"unknown outcome {result.outcome!r}")
+        paths: set[str] = set().union(*(map(itemgetter(0), r.units) for r in results))
         with self.transaction():
+            # Files first: a test whose unit moves gets marked stale here, and recording
+            # it below clears that again.
+            for path in sorted(paths & snapshots.keys()):
+                snap = snapshots[path]
+                if self._synced.get(path, "") != snap.raw_hash:
+                    self._sync_file(snap)
             for result in results:
                 self._record_one(result, snapshots, environment, options, session_id)
 
@@ -378,23 +391,19 @@ class DependencyStore:
         options: str | None,
         session_id: int | None,
     ) -> None:
-        if result.outcome not in OUTCOMES:
-            raise ValueError(f"unknown outcome {result.outcome!r}")
-        by_path: dict[str, set[str]] = {}
-        for unit in result.units:
-            if unit.path in snapshots:
-                by_path.setdefault(unit.path, set()).add(unit.name)
+        units: Iterable[Unit] = result.units
+        if not snapshots.keys() >= set(map(itemgetter(0), result.units)):
+            units = [u for u in result.units if u.path in snapshots]
         test_id = self._upsert_test(
             result.nodeid, result.outcome, result.duration, environment, options, session_id
         )
-        for path in by_path:
-            self._sync_file(snapshots[path], exclude_test=test_id)
         self._conn.execute("DELETE FROM deps WHERE test_id=?", (test_id,))
-        rows: list[tuple[int, int]] = []
-        for path, names in by_path.items():
-            ids = self._unit_ids(path, names, snapshots[path])
-            rows.extend((test_id, uid) for uid in ids)
-        self._conn.executemany("INSERT OR IGNORE INTO deps VALUES (?,?)", rows)
+        # Unit ids come from the cache: one C-level lookup per dependency.
+        cached = list(map(self._unit_id_cache.get, units))
+        uids = self._unit_ids(units, snapshots) if None in cached else cached
+        self._conn.executemany(
+            "INSERT OR IGNORE INTO deps VALUES (?,?)", zip(repeat(test_id), uids)
+        )
 
     def _upsert_test(
         self,
@@ -416,11 +425,12 @@ class DependencyStore:
         row = self._conn.execute("SELECT id FROM tests WHERE nodeid=?", (nodeid,)).fetchone()
         return int(row[0])
 
-    def _sync_file(self, snap: FileSnapshot, exclude_test: int) -> None:
+    def _sync_file(self, snap: FileSnapshot) -> None:
         """Bring every stored unit of ``snap.path`` to the snapshot, marking stale the tests
         that depended on a unit whose checksum moves (they have not run against it)."""
         row = self._conn.execute("SELECT raw_hash FROM files WHERE path=?", (snap.path,)).fetchone()
         if row is not None and row[0] == snap.raw_hash:
+            self._synced[snap.path] = snap.raw_hash
             return
         for uid, name, checksum in self._conn.execute(
             "SELECT id, name, checksum FROM units WHERE path=?", (snap.path,)
@@ -430,7 +440,7 @@ class DependencyStore:
                 reason = (
                     "does not parse" if snap.error else ("removed" if new is None else "changed")
                 )
-                self._mark_dependents_stale(uid, f"{Unit(snap.path, name)} {reason}", exclude_test)
+                self._mark_dependents_stale(uid, f"{Unit(snap.path, name)} {reason}", None)
                 self._conn.execute("UPDATE units SET checksum=? WHERE id=?", (new, uid))
         self._conn.execute(
             "INSERT INTO files VALUES (?,?)"
@@ -446,22 +456,25 @@ class DependencyStore:
             (reason, -1 if exclude_test is None else exclude_test, unit_id),
         )
 
-    def _unit_ids(self, path: str, names: set[str], snap: FileSnapshot) -> list[int]:
+    def _unit_ids(
+        self, units: Iterable[Unit], snapshots: Mapping[str, FileSnapshot]
+    ) -> list[int | None]:
+        """Ids of ``units``, creating the missing ones with their snapshot's checksum."""
         cache = self._unit_id_cache
-        missing = [name for name in names if (path, name) not in cache]
-        if missing:
+        units = list(units)
+        for path in {u.path for u in units if u not in cache}:
             for uid, name in self._conn.execute(
                 "SELECT id, name FROM units WHERE path=?", (path,)
             ).fetchall():
-                cache[(path, name)] = uid
-            for name in missing:
-                if (path, name) not in cache:
-                    cur = self._conn.execute(
-                        "INSERT INTO units (path, name, checksum) VALUES (?,?,?)",
-                        (path, name, snap.checksums.get(name)),
-                    )
-                    cache[(path, name)] = int(cur.lastrowid or 0)
-        return [cache[(path, name)] for name in names]
+                cache[Unit(path, name)] = uid
+        for unit in units:
+            if unit not in cache:
+                cur = self._conn.execute(
+                    "INSERT INTO units (path, name, checksum) VALUES (?,?,?)",
+                    (unit.path, unit.name, snapshots[unit.path].checksums.get(unit.name)),
+                )
+                cache[unit] = int(cur.lastrowid or 0)
+        return [cache[u] for u in units]
 
     def forget_tests(self, nodeids: Iterable[str]) -> None:
         with self.transaction():

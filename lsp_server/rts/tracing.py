@@ -1,27 +1,40 @@
 """Collecting which code objects ran and which files were opened, per test.
 
-On Python 3.12+ a ``sys.monitoring`` PY_START callback records each code object once and
-returns ``DISABLE``; ``take()`` calls ``restart_events()`` so the next test sees every
-code object again. This costs one callback per distinct function per test instead of one
-per call. On 3.10/3.11 a profile hook (``sys.setprofile`` and ``threading.setprofile``)
-records the code of every ``call`` event.
+On Python 3.12+ ``sys.monitoring`` PY_START is enabled as a *local* event on the project's
+own code objects only: those of functions alive when tracing starts (found through the
+garbage collector, nested code objects through ``co_consts``), and those of every module
+or string executed later (the ``exec`` audit event fires before the code runs, for imports
+too). Library and pytest code is never instrumented, so it runs at full speed. The
+callback records each code object once and returns ``DISABLE``; ``take()`` calls
+``restart_events()`` so the next test sees every code object again. On 3.10/3.11 a profile
+hook (``sys.setprofile`` and ``threading.setprofile``) records the code of every ``call``.
+
+Code objects are kept by identity (``id``), not by value: two code objects compare equal
+when their bytecode, names and first line agree, whatever file they come from, and a test
+that ran both must depend on both files. Every code object seen is retained, so an id is
+never reused while it is a key.
 
 Files are observed through one process-wide audit hook (audit hooks cannot be removed);
-it does nothing unless a ``FileWatcher`` is active.
+it does nothing unless a ``FileWatcher`` or a tracer is active.
 """
 
 from __future__ import annotations
 
 import contextlib
+import gc
 import os
 import sys
 import threading
-from types import CodeType, FrameType
+from collections.abc import Callable
+from types import CodeType, FrameType, FunctionType
 from typing import Any
 
 _MON: Any = getattr(sys, "monitoring", None)
 
 _WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_APPEND
+
+CodeSet = dict[int, CodeType]
+"""Code objects by ``id``."""
 
 
 class CodeTracer:
@@ -33,31 +46,56 @@ class CodeTracer:
     def stop(self) -> None:
         raise NotImplementedError
 
-    def take(self, restart: bool = True) -> set[CodeType]:
+    def take(self, restart: bool = True) -> CodeSet:
         """Code objects seen since the last call. ``restart=False`` when nothing will be
         attributed until the next ``take()`` with restart (the end of a test)."""
         raise NotImplementedError
 
 
 class MonitoringTracer(CodeTracer):
-    """``sys.monitoring`` PY_START with per-code DISABLE (Python 3.12+)."""
+    """``sys.monitoring`` PY_START on project code, with per-code DISABLE (Python 3.12+)."""
 
     # Tool ids 0-2 are claimed by debuggers, coverage and profilers; 5 is the optimizer's.
     _CANDIDATE_IDS = (4, 3, 2)
 
-    def __init__(self) -> None:
-        self._seen: set[CodeType] = set()
+    def __init__(self, is_project_file: Callable[[str], bool]) -> None:
+        self._seen: CodeSet = {}
         self._tool: int | None = None
+        self._is_project_file = is_project_file
+        self._files: dict[str, bool] = {}
+        self._instrumented: CodeSet = {}
         # The callback runs once per code object per test: keep it to a bound method call
-        # on a set that is never replaced, and a constant from the closure.
-        add = self._seen.add
+        # on a dict that is never replaced, and constants from the closure.
+        remember = self._seen.__setitem__
         disable = _MON.DISABLE
 
         def on_start(code: CodeType, offset: int) -> Any:
-            add(code)
+            remember(id(code), code)
             return disable
 
         self._on_start = on_start
+
+    def instrument(self, code: CodeType) -> None:
+        """Enable PY_START on ``code`` and the code objects nested in it, if they come from
+        a project file."""
+        tool = self._tool
+        if tool is None:
+            return
+        instrumented, files = self._instrumented, self._files
+        stack = [code]
+        while stack:
+            current = stack.pop()
+            if id(current) in instrumented:
+                continue
+            filename = current.co_filename
+            wanted = files.get(filename)
+            if wanted is None:
+                wanted = files[filename] = self._is_project_file(filename)
+            if not wanted:
+                continue
+            instrumented[id(current)] = current
+            _MON.set_local_events(tool, current, _MON.events.PY_START)
+            stack.extend(c for c in current.co_consts if type(c) is CodeType)
 
     def start(self) -> None:
         mon = _MON
@@ -69,19 +107,24 @@ class MonitoringTracer(CodeTracer):
         else:
             raise RuntimeError("reks: no free sys.monitoring tool id")
         mon.register_callback(self._tool, mon.events.PY_START, self._on_start)
-        mon.set_events(self._tool, mon.events.PY_START)
+        _watch_exec(self.instrument)
+        for obj in gc.get_objects():
+            if type(obj) is FunctionType:
+                self.instrument(obj.__code__)
 
     def stop(self) -> None:
         if self._tool is None:
             return
+        _watch_exec(None)
         mon = _MON
-        mon.set_events(self._tool, 0)
+        for code in self._instrumented.values():
+            mon.set_local_events(self._tool, code, 0)
         mon.register_callback(self._tool, mon.events.PY_START, None)
         mon.free_tool_id(self._tool)
         self._tool = None
 
-    def take(self, restart: bool = True) -> set[CodeType]:
-        seen = set(self._seen)
+    def take(self, restart: bool = True) -> CodeSet:
+        seen = dict(self._seen)
         self._seen.clear()
         if restart:
             _MON.restart_events()
@@ -92,11 +135,12 @@ class ProfileTracer(CodeTracer):
     """A profile hook recording the code of every Python call (Python 3.10/3.11)."""
 
     def __init__(self) -> None:
-        self._seen: set[CodeType] = set()
+        self._seen: CodeSet = {}
 
     def _profile(self, frame: FrameType, event: str, arg: object) -> None:
         if event == "call":
-            self._seen.add(frame.f_code)
+            code = frame.f_code
+            self._seen[id(code)] = code
 
     def start(self) -> None:
         sys.setprofile(self._profile)
@@ -106,13 +150,15 @@ class ProfileTracer(CodeTracer):
         sys.setprofile(None)
         threading.setprofile(None)
 
-    def take(self, restart: bool = True) -> set[CodeType]:
-        seen, self._seen = self._seen, set()
+    def take(self, restart: bool = True) -> CodeSet:
+        seen, self._seen = self._seen, {}
         return seen
 
 
-def new_tracer() -> CodeTracer:
-    return MonitoringTracer() if _MON is not None else ProfileTracer()
+def new_tracer(is_project_file: Callable[[str], bool]) -> CodeTracer:
+    """The tracer for this Python; ``is_project_file(co_filename)`` says whose code counts
+    (the profile hook sees everything and leaves the choice to the caller)."""
+    return MonitoringTracer(is_project_file) if _MON is not None else ProfileTracer()
 
 
 class FileWatcher:
@@ -139,18 +185,37 @@ class FileWatcher:
 
 
 _active_watcher: FileWatcher | None = None
+_on_exec: Callable[[CodeType], None] | None = None
 _hook_installed = False
 
 
 def _audit(event: str, args: tuple[Any, ...]) -> None:
-    if event == "open" and _active_watcher is not None:
-        _active_watcher.on_open(args)
+    if event == "open":
+        if _active_watcher is not None:
+            _active_watcher.on_open(args)
+    elif event == "exec" and _on_exec is not None and type(args[0]) is CodeType:
+        _on_exec(args[0])
+
+
+def _install_audit_hook() -> None:
+    global _hook_installed
+    if not _hook_installed:
+        sys.addaudithook(_audit)
+        _hook_installed = True
 
 
 def activate_watcher(watcher: FileWatcher | None) -> None:
     """Route ``open`` audit events to ``watcher`` (None: ignore them)."""
-    global _active_watcher, _hook_installed
+    global _active_watcher
     _active_watcher = watcher
-    if watcher is not None and not _hook_installed:
-        sys.addaudithook(_audit)
-        _hook_installed = True
+    if watcher is not None:
+        _install_audit_hook()
+
+
+def _watch_exec(callback: Callable[[CodeType], None] | None) -> None:
+    """Hand every code object about to be executed (``exec``, ``eval``, imports) to
+    ``callback`` (None: stop)."""
+    global _on_exec
+    _on_exec = callback
+    if callback is not None:
+        _install_audit_hook()
