@@ -13,25 +13,20 @@ from __future__ import annotations
 import ast
 import os
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path, PurePosixPath
 
+from lsp_server.rts.units import nested_statements
 
-def _import_statements(body: list[ast.stmt]) -> Iterator[ast.Import | ast.ImportFrom]:
+
+def _import_statements(body: Iterable[ast.stmt]) -> Iterator[ast.Import | ast.ImportFrom]:
     """Import statements at any depth; expressions are not visited (imports are
     statements), which makes this several times cheaper than ``ast.walk``."""
     for node in body:
         if isinstance(node, (ast.Import, ast.ImportFrom)):
             yield node
-            continue
-        for name in ("body", "orelse", "finalbody"):
-            inner = getattr(node, name, None)
-            if isinstance(inner, list):
-                yield from _import_statements(inner)
-        for handler in getattr(node, "handlers", ()):
-            yield from _import_statements(handler.body)
-        for case in getattr(node, "cases", ()):
-            yield from _import_statements(case.body)
+        else:
+            yield from _import_statements(nested_statements(node))
 
 
 class ImportResolver:

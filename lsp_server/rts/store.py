@@ -414,15 +414,15 @@ class DependencyStore:
         options: str | None,
         session_id: int | None,
     ) -> int:
-        self._conn.execute(
+        row = self._conn.execute(
             "INSERT INTO tests (nodeid, outcome, duration, environment, options, session_id,"
             " stale, recorded) VALUES (?,?,?,?,?,?,NULL,?) ON CONFLICT(nodeid) DO UPDATE SET"
             " outcome=excluded.outcome, duration=excluded.duration,"
             " environment=excluded.environment, options=excluded.options,"
-            " session_id=excluded.session_id, stale=NULL, recorded=excluded.recorded",
+            " session_id=excluded.session_id, stale=NULL, recorded=excluded.recorded"
+            " RETURNING id",
             (nodeid, outcome, duration, environment, options, session_id, time.time()),
-        )
-        row = self._conn.execute("SELECT id FROM tests WHERE nodeid=?", (nodeid,)).fetchone()
+        ).fetchone()
         return int(row[0])
 
     def _sync_file(self, snap: FileSnapshot) -> None:

@@ -147,8 +147,9 @@ class FileUnits:
 _FuncDef = (ast.FunctionDef, ast.AsyncFunctionDef)
 
 
-def _nested_statements(node: ast.AST) -> Iterator[ast.stmt]:
-    """Statements directly inside a compound statement (``if``, ``try``, ``match``...)."""
+def nested_statements(node: ast.AST) -> Iterator[ast.stmt]:
+    """Statements directly inside a compound statement (``if``, ``try``, ``match``, ``def``,
+    ``class``...), except handlers and match cases looked through."""
     for name in ("body", "orelse", "finalbody", "handlers", "cases"):
         for child in getattr(node, name, ()):
             if isinstance(child, ast.stmt):
@@ -184,7 +185,7 @@ def _function_spans(tree: ast.Module) -> list[UnitSpan]:
             else:
                 # Definitions under `if TYPE_CHECKING:` / `try: ... except ImportError:` are
                 # in the scope around the compound statement.
-                visit(_nested_statements(node), prefix, parent)
+                visit(nested_statements(node), prefix, parent)
 
     visit(tree.body, "", None)
     return spans
