@@ -27,11 +27,12 @@ import signal
 import statistics
 import subprocess
 import sys
-import tarfile
 import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from sdist import fetch_sdist
 
 from lsp_server.extreme.analysis import Analysis, Options, analyse
 from lsp_server.extreme.model import TransformationResult, Verdict
@@ -64,30 +65,7 @@ PROJECTS = [
 
 def fetch(project: Project) -> Path:
     """Download and unpack the sdist (once)."""
-    sdists = WORK / "sdists"
-    sdists.mkdir(parents=True, exist_ok=True)
-    name = _norm(project.requirement.replace("==", "-"))
-    archives = [p for p in sdists.iterdir() if _norm(p.name).startswith(name)]
-    if not archives:
-        subprocess.run(
-            [
-                *(sys.executable, "-m", "pip", "download", "--no-deps", "--no-binary", ":all:"),
-                *("-q", "-d", str(sdists), project.requirement),
-            ],
-            check=True,
-        )
-        archives = [p for p in sdists.iterdir() if _norm(p.name).startswith(name)]
-    archive = archives[0]
-    target = WORK / "src"
-    root = target / archive.name.removesuffix(".tar.gz")
-    if not root.exists():
-        with tarfile.open(archive) as tar:
-            tar.extractall(target, filter="data")
-    return root
-
-
-def _norm(name: str) -> str:
-    return name.lower().replace("_", "-")
+    return fetch_sdist(project.requirement, WORK / "src")
 
 
 def fresh_copy(root: Path, label: str) -> Path:

@@ -26,11 +26,12 @@ import shutil
 import sqlite3
 import subprocess
 import sys
-import tarfile
 import time
 import venv
 from dataclasses import dataclass
 from pathlib import Path
+
+from sdist import fetch_sdist
 
 REPO = Path(__file__).resolve().parents[1]
 CLICK = "click==8.5.1"
@@ -57,20 +58,7 @@ def setup(workdir: Path) -> tuple[Path, Path]:
         )
         if done.returncode != 0:
             sys.exit(f"pip install failed:\n{done.stderr[-2000:]}")
-    source = workdir / "click-8.5.1"
-    if not source.exists():
-        done = sh(
-            [
-                str(python), "-m", "pip", "download", "-q", "--no-deps",
-                "--no-binary", ":all:", CLICK, "-d", str(workdir / "sdist"),
-            ],
-            workdir,
-        )  # fmt: skip
-        if done.returncode != 0:
-            sys.exit(f"pip download failed:\n{done.stderr[-2000:]}")
-        archive = next((workdir / "sdist").glob("click-*.tar.gz"))
-        with tarfile.open(archive) as tar:
-            tar.extractall(workdir, filter="data")
+    source = fetch_sdist(CLICK, workdir, str(python))
     return python, source
 
 

@@ -28,11 +28,12 @@ import shutil
 import statistics
 import subprocess
 import sys
-import tarfile
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from sdist import fetch_sdist
 
 from lsp_server.astgen import known_failures
 from lsp_server.lsp.reks_hook import install
@@ -66,25 +67,6 @@ class Result:
     fallback: str | None = None
     compiles: bool = True
     tests_pass: bool | None = None  # None: not run (budget)
-
-
-def fetch(package: str, workdir: Path) -> Path:
-    """Download and unpack the sdist once; the unpacked folder."""
-    sdist = workdir / "sdist"
-    if not any(sdist.glob("*.tar.gz")):
-        subprocess.run(
-            [
-                sys.executable, "-m", "pip", "download", "-q", "--no-deps",
-                "--no-binary", ":all:", package, "-d", str(sdist),
-            ],
-            check=True,
-        )  # fmt: skip
-    archive = next(sdist.glob("*.tar.gz"))
-    target = workdir / archive.name.removesuffix(".tar.gz")
-    if not target.exists():
-        with tarfile.open(archive) as tar:
-            tar.extractall(workdir, filter="data")
-    return target
 
 
 def is_test(rel: str) -> bool:
@@ -322,7 +304,7 @@ def main() -> int:
     if not args.with_known_failures:
         known_failures.DATA_PATH = str(args.workdir / "no-known-failures.json")
     args.workdir.mkdir(parents=True, exist_ok=True)
-    source = fetch(args.package, args.workdir)
+    source = fetch_sdist(args.package, args.workdir)
     root = args.workdir / "project"
     shutil.rmtree(root, ignore_errors=True)
     shutil.copytree(source, root)

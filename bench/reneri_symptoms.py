@@ -22,12 +22,13 @@ import os
 import statistics
 import subprocess
 import sys
-import tarfile
 import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import TypeVar
+
+from sdist import fetch_sdist
 
 from lsp_server.extreme.model import Transformation, TransformationResult, Verdict
 from lsp_server.extreme.reneri import diagnose
@@ -98,35 +99,6 @@ CONSTANTS = {
     "tuple": ["return ()"],
     "set": ["return set()"],
 }
-
-
-def fetch(requirement: str) -> Path:
-    """Download and unpack the sdist of ``requirement`` (once)."""
-    WORK.mkdir(parents=True, exist_ok=True)
-    name = requirement.split("==")[0].replace("-", "_")
-    existing = [p for p in WORK.iterdir() if p.is_dir() and p.name.lower().startswith(name)]
-    if existing:
-        return existing[0]
-    subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "pip",
-            "download",
-            "-q",
-            "--no-binary",
-            ":all:",
-            "--no-deps",
-            requirement,
-            "-d",
-            str(WORK),
-        ],
-        check=True,
-    )
-    archive = next(p for p in WORK.glob("*.tar.gz") if p.name.lower().startswith(name))
-    with tarfile.open(archive) as tar:
-        tar.extractall(WORK, filter="data")
-    return WORK / archive.name[: -len(".tar.gz")]
 
 
 def project_python() -> str:
@@ -286,7 +258,7 @@ def with_own_discovery(project: Path, limit: int) -> tuple[int, int, list[Transf
 
 
 def bench(requirement: str, limit: int, runs: int, discovery: str) -> dict[str, object]:
-    project = fetch(requirement)
+    project = fetch_sdist(requirement, WORK)
     repository = Path(__file__).resolve().parent.parent
     os.environ["PYTHONPATH"] = os.pathsep.join([str(source_root(project)), str(repository)])
     started = time.monotonic()

@@ -11,10 +11,11 @@ import resource
 import shutil
 import subprocess
 import sys
-import tarfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from sdist import fetch_sdist
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -112,25 +113,7 @@ def prepare(
     base = workdir / name
     base.mkdir(parents=True, exist_ok=True)
     venv = base / "venv"
-    pristine = base / "pristine"
-    if not pristine.exists():
-        _sh(
-            python,
-            "-m",
-            "pip",
-            "download",
-            "-q",
-            "--no-binary",
-            ":all:",
-            "--no-deps",
-            requirement,
-            "-d",
-            str(base / "sdist"),
-        )
-        archive = next((base / "sdist").glob("*.tar.gz"))
-        with tarfile.open(archive) as tar:
-            tar.extractall(base / "extract", filter="data")
-        shutil.move(str(next((base / "extract").iterdir())), pristine)
+    pristine = fetch_sdist(requirement, base, python)
     root = base / "project"
     if root.exists():
         shutil.rmtree(root)
