@@ -68,6 +68,13 @@ FILES = {
 
         def clip(value):
             return min(value, LIMIT)
+
+
+        def make_scaler(factor):
+            def scale(value):
+                return value * factor
+
+            return scale
         """,
     "tests/test_util.py": """\
         from pkg.util import Counter, double, quadruple
@@ -98,11 +105,15 @@ FILES = {
             assert scaled_area(2, 3) == 12
         """,
     "tests/test_other.py": """\
-        from pkg.other import clip
+        from pkg.other import clip, make_scaler
 
 
         def test_clip():
             assert clip(12) == 10
+
+
+        def test_scaler():
+            assert make_scaler(3)(2) == 6
         """,
 }
 

@@ -38,6 +38,9 @@ CASES = [
     ("rename", "pkg/util.py", "class Counter", 6, {"new_name": "Tally"}, True),
     ("rename", "pkg/util.py", "total = double", 0, {"new_name": "acc"}, True),
     ("rename", "pkg/util.py", "", 0, {"new_name": "helpers", "module": True}, True),
+    # A function with a nested one, and the nested one (units of their own).
+    ("rename", "pkg/other.py", "def make_scaler", 4, {"new_name": "scaler_for"}, True),
+    ("rename", "pkg/other.py", "def scale(", 4, {"new_name": "times"}, True),
     ("extract-method", "pkg/util.py", "total * 2", 0, {"name": "twice", "length": 9}, False),
     ("extract-variable", "pkg/shapes.py", "area(w, h))", 0, {"name": "a", "length": 10}, True),
     ("inline", "pkg/util.py", "def _helper", 4, {}, True),
