@@ -127,6 +127,9 @@ class ReksPlugin:
         self.resolver = ImportResolver(self.root)
         self.selection: Selection | None = None
         self.unaffected: set[str] = set()
+        # Files not to collect at all (every test they held is unaffected) -> their tests.
+        self.uncollected: dict[str, int] = {}
+        self._collected: dict[str, list[str]] = {}
         self.counts: tuple[int, int] | None = None
         self.dry_run_lines: list[tuple[str, Reason]] = []
         self.session_id: int | None = None
@@ -137,6 +140,7 @@ class ReksPlugin:
             self.options: str | None = shared["options"]
             self.session_id = shared["session"]
             self.unaffected = set(shared["unaffected"])
+            self.uncollected = dict(shared["uncollected"])
         else:
             fingerprint = current_fingerprint(fingerprint_options(config))
             self.environment = fingerprint.environment
@@ -146,6 +150,7 @@ class ReksPlugin:
                     self.root, self.store, None, fingerprint=fingerprint, states=self.states
                 )
                 self.unaffected = set(self.selection.unaffected)
+                self.uncollected = self._uncollectable(config)
             if self.mode != "dry-run":
                 self.session_id = self.store.begin_session(
                     self.mode, self.environment, self.options
@@ -191,6 +196,7 @@ class ReksPlugin:
             "options": self.options,
             "session": self.session_id,
             "unaffected": sorted(self.unaffected),
+            "uncollected": self.uncollected,
         }
 
     @pytest.hookimpl(optionalhook=True)
@@ -201,10 +207,43 @@ class ReksPlugin:
 
     # -- selection ----------------------------------------------------------------------
 
+    def _whole_files_collected(self, config: pytest.Config) -> bool:
+        """Whether this run collects every test of each file it collects: not with node ids
+        on the command line, nor with --lf (it filters modules while collecting them)."""
+        return not getattr(config.option, "lf", False) and not any(
+            "::" in str(arg) for arg in config.args
+        )
+
+    def _uncollectable(self, config: pytest.Config) -> dict[str, int]:
+        """Test files whose every test, at their last whole-file collection, is recorded
+        and unaffected: collecting them would only deselect everything they hold. A
+        file's collection depends on nothing its tests do not (their units include what
+        ran and was read while collecting it), so it would yield the same tests."""
+        if not self._whole_files_collected(config):
+            return {}
+        return {
+            path: len(nodeids)
+            for path, nodeids in self.store.collected_files().items()
+            if nodeids and self.unaffected.issuperset(nodeids)
+        }
+
+    def pytest_ignore_collect(self, collection_path: Path, config: pytest.Config) -> bool | None:
+        if not self.uncollected:
+            return None
+        rel = self._rel(str(collection_path))
+        return True if rel in self.uncollected else None
+
+    def pytest_itemcollected(self, item: pytest.Item) -> None:
+        rel = self._rel(str(item.path))
+        if rel is not None:
+            self._collected.setdefault(rel, []).append(item.nodeid)
+
     @pytest.hookimpl(trylast=True)
     def pytest_collection_modifyitems(
         self, session: pytest.Session, config: pytest.Config, items: list[pytest.Item]
     ) -> None:
+        if self.mode != "dry-run" and self._collected and self._whole_files_collected(config):
+            self.store.record_collection(self._collected)
         if self.mode == "all":
             self.counts = (len(items), 0)
             return
@@ -215,10 +254,10 @@ class ReksPlugin:
             self.dry_run_lines = [
                 (item.nodeid, selected.get(item.nodeid, Reason(ReasonKind.NEW))) for item in keep
             ]
-            self.counts = (len(keep), len(drop))
+            self.counts = (len(keep), len(drop) + sum(self.uncollected.values()))
             keep, drop = [], items[:]
         else:
-            self.counts = (len(keep), len(drop))
+            self.counts = (len(keep), len(drop) + sum(self.uncollected.values()))
         if drop:
             config.hook.pytest_deselected(items=drop)
             items[:] = keep

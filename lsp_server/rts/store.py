@@ -32,7 +32,7 @@ from pathlib import Path
 
 from lsp_server.rts.units import Unit
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 STORE_DIR = ".reks"
 STORE_FILE = "deps.sqlite"
 BUSY_TIMEOUT_MS = 60_000
@@ -75,7 +75,14 @@ CREATE TABLE IF NOT EXISTS deps (
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS deps_by_unit ON deps (unit_id, test_id);
 CREATE TABLE IF NOT EXISTS files (path TEXT PRIMARY KEY, raw_hash TEXT);
+CREATE TABLE IF NOT EXISTS collected (path TEXT PRIMARY KEY, nodeids TEXT NOT NULL);
 """
+
+# From version N to N + 1: statements that bring an older store up to date (it keeps its
+# records; nothing it holds means something else now).
+_MIGRATIONS: dict[int, list[str]] = {
+    1: ["CREATE TABLE IF NOT EXISTS collected (path TEXT PRIMARY KEY, nodeids TEXT NOT NULL)"],
+}
 
 
 class StoreError(Exception):
@@ -252,12 +259,36 @@ class DependencyStore:
                     + _recovery_hint(self.path)
                 ) from exc
             raise
+        if row is not None and row[0].isdigit() and int(row[0]) < SCHEMA_VERSION:
+            self._migrate(conn, int(row[0]))
+            return
         if row is None or row[0] != str(SCHEMA_VERSION):
             found = row[0] if row else "none"
             raise StoreError(
                 f"the dependency store {self.path} has schema version {found}, this reks "
                 f"uses {SCHEMA_VERSION}; " + _recovery_hint(self.path)
             )
+
+    def _migrate(self, conn: sqlite3.Connection, version: int) -> None:
+        if any(v not in _MIGRATIONS for v in range(version, SCHEMA_VERSION)):
+            raise StoreError(
+                f"the dependency store {self.path} has schema version {version}, too old for "
+                f"this reks (version {SCHEMA_VERSION}); " + _recovery_hint(self.path)
+            )
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            # Another process may have migrated it while this one waited for the lock.
+            row = conn.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()
+            for step in range(int(row[0]), SCHEMA_VERSION):
+                for statement in _MIGRATIONS[step]:
+                    conn.execute(statement)
+            conn.execute(
+                "UPDATE meta SET value=? WHERE key='schema_version'", (str(SCHEMA_VERSION),)
+            )
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+        conn.execute("COMMIT")
 
     @classmethod
     def rebuild(cls, root: Path) -> DependencyStore:
@@ -486,7 +517,24 @@ class DependencyStore:
                     self._conn.execute("DELETE FROM deps WHERE test_id=?", (row[0],))
                     self._conn.execute("DELETE FROM tests WHERE id=?", (row[0],))
 
+    def record_collection(self, files: Mapping[str, Iterable[str]]) -> None:
+        """The node ids a whole-file collection of each of ``files`` produced (replacing
+        what was known of those files)."""
+        with self.transaction():
+            self._conn.executemany(
+                "INSERT INTO collected VALUES (?,?) ON CONFLICT(path) DO UPDATE"
+                " SET nodeids=excluded.nodeids",
+                [(path, json.dumps(sorted(ids))) for path, ids in files.items()],
+            )
+
     # -- queries ------------------------------------------------------------------------
+
+    def collected_files(self) -> dict[str, list[str]]:
+        """Each file's node ids at its last whole-file collection."""
+        return {
+            path: json.loads(ids)
+            for path, ids in self._conn.execute("SELECT path, nodeids FROM collected")
+        }
 
     def test_records(self) -> dict[str, TestRecord]:
         return {

@@ -104,6 +104,21 @@ def test_foreign_version(project: Path) -> None:
         DependencyStore(project)
 
 
+def test_version_1_store_is_migrated_with_its_records(project: Path) -> None:
+    with DependencyStore(project) as store:
+        _record(store, project, "t.py::a", [Unit("m.py", "f")])
+    conn = sqlite3.connect(store_path(project))
+    conn.execute("DROP TABLE collected")
+    conn.execute("UPDATE meta SET value='1' WHERE key='schema_version'")
+    conn.commit()
+    conn.close()
+    with DependencyStore(project) as store:
+        assert store.info().schema_version == 2
+        assert set(store.test_records()) == {"t.py::a"}
+        store.record_collection({"t.py": ["t.py::b", "t.py::a"]})
+        assert store.collected_files() == {"t.py": ["t.py::a", "t.py::b"]}
+
+
 def _writer(root: str, prefix: str) -> None:
     store = DependencyStore(Path(root))
     for i in range(60):
