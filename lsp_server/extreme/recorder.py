@@ -34,6 +34,7 @@ def _monitoring() -> Any:
 class _CodeInfo:
     unit: str  # "path::name" of the unit the code belongs to
     exact: bool  # the code is the unit's own function (not nested, not module code)
+    ran: tuple[str, ...] = ()  # ``unit`` and the functions it is nested in: what a test ran
 
 
 class Recorder:
@@ -90,7 +91,11 @@ class Recorder:
                 )
             if unit.name == MODULE:
                 exact = False
-            info = _CodeInfo(f"{unit.path}::{unit.name}", exact)
+            key = f"{unit.path}::{unit.name}"
+            # A nested function's behaviour also comes from the function around it (its
+            # closure, the wrapper a decorator factory built): running it counts for both.
+            ran = (key, *(f"{u.path}::{u.name}" for u in units.enclosing(unit)))
+            info = _CodeInfo(key, exact, ran)
         self._codes[id(code)] = (code, info)
         return info
 
@@ -144,7 +149,7 @@ class Recorder:
             info = self._info(code)
             if info is None:
                 return disable
-            self.current.add(info.unit)
+            self.current.update(info.ran)
             return disable  # until the next test's restart_events
 
         seen = self._returns_seen
@@ -168,7 +173,7 @@ class Recorder:
         if event == "call":
             info = self._info(frame.f_code)
             if info is not None:
-                self.current.add(info.unit)
+                self.current.update(info.ran)
         elif event == "return":
             code = frame.f_code
             info = self._info(code)
