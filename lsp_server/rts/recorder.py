@@ -452,11 +452,12 @@ class ReksPlugin:
         rel = self._rel(str(item.path))
         if rel is None:
             return units
+        # Conftests count for non-Python test files too: their hooks collect them.
+        for conftest in self.resolver.conftests(rel):
+            units.update(Unit(f, MODULE) for f in self.resolver.closure(conftest))
         if not is_python(rel):
             units.add(Unit(rel, FILE))
         else:
-            for conftest in self.resolver.conftests(rel):
-                units.update(Unit(f, MODULE) for f in self.resolver.closure(conftest))
             units.update(Unit(f, MODULE) for f in self.resolver.closure(rel))
         dtest = getattr(item, "dtest", None)
         if dtest is not None and dtest.filename:

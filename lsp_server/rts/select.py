@@ -5,6 +5,7 @@ make it skip."""
 from __future__ import annotations
 
 import enum
+import os
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -13,7 +14,7 @@ from pathlib import Path
 from lsp_server.rts.fingerprint import Fingerprint
 from lsp_server.rts.snapshots import FileStates
 from lsp_server.rts.store import DependencyStore
-from lsp_server.rts.units import Unit
+from lsp_server.rts.units import MODULE, Unit
 
 
 class ReasonKind(str, enum.Enum):
@@ -25,6 +26,7 @@ class ReasonKind(str, enum.Enum):
     CHANGED = "changed"
     REMOVED = "removed"
     DELETED = "deleted"
+    ADDED = "added"  # a conftest.py where the tests had none
     UNPARSABLE = "does not parse"
 
 
@@ -95,6 +97,34 @@ def changed_units(store: DependencyStore, states: FileStates) -> dict[Unit, Reas
     return changed
 
 
+def new_conftests(root: Path, store: DependencyStore, nodeids: Iterable[str]) -> dict[str, Unit]:
+    """Tests below a ``conftest.py`` they were not recorded with (created since: it can add
+    fixtures, hooks and autouse code), with that file. Every test depends on the conftests
+    above its file, so one query per existing conftest tells; only the directories of the
+    tests' own files are looked at, one ``stat`` each."""
+    dependents: dict[str, tuple[Unit, set[str]] | None] = {}  # directory -> its conftest
+
+    def conftest_in(directory: str) -> tuple[Unit, set[str]] | None:
+        if directory not in dependents:
+            rel = f"{directory}/conftest.py" if directory else "conftest.py"
+            found = None
+            if os.path.isfile(os.path.join(root, rel)):
+                unit = Unit(rel, MODULE)
+                found = (unit, set(store.tests_depending_on(unit)))
+            dependents[directory] = found
+        return dependents[directory]
+
+    out: dict[str, Unit] = {}
+    for nodeid in nodeids:
+        parts = nodeid.split("::", 1)[0].split("/")[:-1]
+        for depth in range(len(parts) + 1):
+            found = conftest_in("/".join(parts[:depth]))
+            if found is not None and nodeid not in found[1]:
+                out[nodeid] = found[0]
+                break
+    return out
+
+
 def select_affected_tests(
     root: Path,
     store: DependencyStore,
@@ -113,6 +143,9 @@ def select_affected_tests(
     records = store.test_records()
     changed = changed_units(store, states)
     affected = store.tests_depending_on_any(changed)
+    for nodeid, unit in new_conftests(Path(root), store, records).items():
+        changed[unit] = ReasonKind.ADDED
+        affected.setdefault(nodeid, unit)
     selection = Selection(changed_units=changed)
     for nodeid in records if candidates is None else candidates:
         record = records.get(nodeid)
