@@ -10,28 +10,32 @@ root). Over-approximation only costs extra runs; a missed import would cost safe
 
 from __future__ import annotations
 
-import ast
 import os
 import sys
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable
 from pathlib import Path, PurePosixPath
 
-from lsp_server.rts.units import nested_statements
+from lsp_server.rts.units import ImportStatement, SourceError, path_units
 
 
-def _import_statements(body: Iterable[ast.stmt]) -> Iterator[ast.Import | ast.ImportFrom]:
-    """Import statements at any depth; expressions are not visited (imports are
-    statements), which makes this several times cheaper than ``ast.walk``."""
-    for node in body:
-        if isinstance(node, (ast.Import, ast.ImportFrom)):
-            yield node
-        else:
-            yield from _import_statements(nested_statements(node))
+def _imports_on_disk(root: Path, rel: str) -> list[ImportStatement] | None:
+    try:
+        return path_units(root, Path(rel)).imports
+    except (OSError, SourceError, ValueError):
+        return None
 
 
 class ImportResolver:
-    def __init__(self, root: Path) -> None:
+    """``imports_of(rel)``: the import statements of a file, None if it cannot be read or
+    parsed (default: read and parse it; the recorder passes the units it parsed anyway)."""
+
+    def __init__(
+        self,
+        root: Path,
+        imports_of: Callable[[str], list[ImportStatement] | None] | None = None,
+    ) -> None:
         self.root = Path(root).resolve()
+        self._imports_of = imports_of or (lambda rel: _imports_on_disk(self.root, rel))
         self._direct: dict[str, set[str]] = {}
         self._closure: dict[str, frozenset[str]] = {}
         bases = ["", "src"]
@@ -75,35 +79,31 @@ class ImportResolver:
             return self._direct[rel]
         result: set[str] = set()
         self._direct[rel] = result
-        try:
-            with open(os.path.join(self.root, rel), "rb") as fh:
-                tree = ast.parse(fh.read())
-        except (OSError, SyntaxError, ValueError):
+        statements = self._imports_of(rel)
+        if statements is None:
             return result
         bases = [*self._bases, self._package_base(rel)]
         here = PurePosixPath(rel).parent
-        for node in _import_statements(tree.body):
+        for node in statements:
             names: list[tuple[str, str]] = []  # (base, dotted)
-            if isinstance(node, ast.Import):
-                names = [(b, alias.name) for alias in node.names for b in bases]
-            elif isinstance(node, ast.ImportFrom):
-                if node.level:
-                    anchor = here
-                    for _ in range(node.level - 1):
-                        anchor = anchor.parent
-                    base = "" if anchor.as_posix() == "." else anchor.as_posix()
-                    module = node.module or ""
-                    for alias in node.names:
-                        dotted = f"{module}.{alias.name}" if module else alias.name
-                        names.append((base, dotted))
-                    if module:
-                        names.append((base, module))
-                    elif self._exists(f"{base}/__init__.py" if base else "__init__.py"):
-                        result.add(f"{base}/__init__.py" if base else "__init__.py")
-                elif node.module:
-                    for b in bases:
-                        names.append((b, node.module))
-                        names.extend((b, f"{node.module}.{a.name}") for a in node.names)
+            if not node.is_from:
+                names = [(b, name) for name in node.names for b in bases]
+            elif node.level:
+                anchor = here
+                for _ in range(node.level - 1):
+                    anchor = anchor.parent
+                base = "" if anchor.as_posix() == "." else anchor.as_posix()
+                module = node.module or ""
+                for name in node.names:
+                    names.append((base, f"{module}.{name}" if module else name))
+                if module:
+                    names.append((base, module))
+                elif self._exists(f"{base}/__init__.py" if base else "__init__.py"):
+                    result.add(f"{base}/__init__.py" if base else "__init__.py")
+            elif node.module:
+                for b in bases:
+                    names.append((b, node.module))
+                    names.extend((b, f"{node.module}.{name}") for name in node.names)
             for base, dotted in names:
                 result.update(self._module_files(base, dotted))
         result.discard(rel)

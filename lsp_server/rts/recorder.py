@@ -30,7 +30,7 @@ from lsp_server.rts.select import Reason, ReasonKind, Selection, select_affected
 from lsp_server.rts.snapshots import FileStates, is_python
 from lsp_server.rts.store import DependencyStore, FileSnapshot, StoreError, TestResult
 from lsp_server.rts.tracing import CodeSet, FileWatcher, activate_watcher, new_tracer
-from lsp_server.rts.units import FILE, MODULE, Unit
+from lsp_server.rts.units import FILE, MODULE, ImportStatement, Unit
 
 _EXCLUDED_DIRS = frozenset(
     {
@@ -124,7 +124,7 @@ class ReksPlugin:
             # Workers collect; their listing would not reach the terminal.
             raise pytest.UsageError("reks: --reks-dry-run cannot be combined with xdist's -n")
         self.states = FileStates(self.root)
-        self.resolver = ImportResolver(self.root)
+        self.resolver = ImportResolver(self.root, self._imports_of)
         self.selection: Selection | None = None
         self.unaffected: set[str] = set()
         # Files not to collect at all (every test they held is unaffected) -> their tests.
@@ -233,10 +233,13 @@ class ReksPlugin:
         rel = self._rel(str(collection_path))
         return True if rel in self.uncollected else None
 
-    def pytest_itemcollected(self, item: pytest.Item) -> None:
-        rel = self._rel(str(item.path))
-        if rel is not None:
-            self._collected.setdefault(rel, []).append(item.nodeid)
+    def pytest_collectreport(self, report: pytest.CollectReport) -> None:
+        # Once per collector (a module, a class): its items share one file.
+        items = [x for x in report.result if isinstance(x, pytest.Item)]
+        if items:
+            rel = self._rel(str(items[0].path))
+            if rel is not None:
+                self._collected.setdefault(rel, []).extend(x.nodeid for x in items)
 
     @pytest.hookimpl(trylast=True)
     def pytest_collection_modifyitems(
@@ -380,6 +383,10 @@ class ReksPlugin:
                 rel = "/".join(parts)
         self._rel_cache[filename] = rel
         return rel
+
+    def _imports_of(self, rel: str) -> list[ImportStatement] | None:
+        units = self.states.units(rel)
+        return None if units is None else units.imports
 
     def _is_project_file(self, filename: str) -> bool:
         if filename[:1] == "<":

@@ -86,6 +86,19 @@ class UnitSpan:
     """The function unit this one is defined in (None: defined at module or class level)."""
 
 
+@dataclass(frozen=True)
+class ImportStatement:
+    """An ``import`` statement anywhere in a file (also inside functions and ``try``)."""
+
+    names: tuple[str, ...]
+    """``import a.b`` -> ``("a.b",)``; ``from m import x, y`` -> ``("x", "y")``."""
+    module: str | None = None
+    """``from <module> import ...``; None for ``import ...`` and ``from . import ...``."""
+    level: int = 0
+    """Leading dots of a relative import."""
+    is_from: bool = False
+
+
 @dataclass
 class FileUnits:
     """The units of one Python file with their checksums."""
@@ -96,6 +109,8 @@ class FileUnits:
     """The first definition of each function unit."""
     definitions: list[UnitSpan] = field(default_factory=list)
     """Every ``def`` in source order, redefinitions included."""
+    imports: list[ImportStatement] = field(default_factory=list)
+    """Every import statement (the file's static import closure starts here)."""
 
     def units(self) -> Iterator[Unit]:
         for name in self.checksums:
@@ -147,7 +162,7 @@ class FileUnits:
 _FuncDef = (ast.FunctionDef, ast.AsyncFunctionDef)
 
 
-def nested_statements(node: ast.AST) -> Iterator[ast.stmt]:
+def _nested_statements(node: ast.AST) -> Iterator[ast.stmt]:
     """Statements directly inside a compound statement (``if``, ``try``, ``match``, ``def``,
     ``class``...), except handlers and match cases looked through."""
     for name in ("body", "orelse", "finalbody", "handlers", "cases"):
@@ -158,8 +173,11 @@ def nested_statements(node: ast.AST) -> Iterator[ast.stmt]:
                 yield from child.body
 
 
-def _function_spans(tree: ast.Module) -> list[UnitSpan]:
+def _scan(tree: ast.Module) -> tuple[list[UnitSpan], list[ImportStatement]]:
+    """Every function's span and every import statement, in one walk over statements
+    (expressions hold neither)."""
     spans: list[UnitSpan] = []
+    imports: list[ImportStatement] = []
 
     def visit(body: Iterable[ast.stmt], prefix: str, parent: str | None) -> None:
         for node in body:
@@ -182,13 +200,18 @@ def _function_spans(tree: ast.Module) -> list[UnitSpan]:
                 visit(node.body, f"{name}.{_LOCALS}.", name)
             elif isinstance(node, ast.ClassDef):
                 visit(node.body, f"{prefix}{node.name}.", parent)
+            elif isinstance(node, ast.Import):
+                imports.append(ImportStatement(tuple(a.name for a in node.names)))
+            elif isinstance(node, ast.ImportFrom):
+                names = tuple(a.name for a in node.names)
+                imports.append(ImportStatement(names, node.module, node.level, is_from=True))
             else:
                 # Definitions under `if TYPE_CHECKING:` / `try: ... except ImportError:` are
                 # in the scope around the compound statement.
-                visit(nested_statements(node), prefix, parent)
+                visit(_nested_statements(node), prefix, parent)
 
     visit(tree.body, "", None)
-    return spans
+    return spans, imports
 
 
 def _normalized_tokens(source: str) -> list[tuple[tuple[int, int], str]]:
@@ -249,11 +272,11 @@ def source_units(path: str, source: str) -> FileUnits:
     except (SyntaxError, ValueError) as exc:
         raise SourceError(f"{path}: {exc}") from exc
     text = _TokenText(_normalized_tokens(source))
-    spans = _function_spans(tree)
+    spans, imports = _scan(tree)
     children: dict[str | None, list[UnitSpan]] = {}
     for span in spans:
         children.setdefault(span.parent, []).append(span)
-    result = FileUnits(path=path, definitions=spans)
+    result = FileUnits(path=path, definitions=spans, imports=imports)
     end = (len(source.splitlines()) + 2, 0)
     result.checksums[MODULE] = _digest(text.between((0, 0), end, children.get(None, ())))
     variants: dict[str, list[str]] = {}
