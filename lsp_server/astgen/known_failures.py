@@ -16,13 +16,14 @@ from __future__ import annotations
 import json
 import os
 import tempfile
+from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import metadata
 from typing import TYPE_CHECKING, Any
 
 from lsp_server.astgen import oracles
-from lsp_server.astgen.features import features
+from lsp_server.astgen.features import request_features
 
 if TYPE_CHECKING:
     from lsp_server.astgen.driver import RunOutcome
@@ -71,8 +72,11 @@ def shapes_from(
         for member in group.members:
             case = cases[member.index][1].value
             target = case.target
-            text = case.program.file_map.get(target.path, "")
-            found = features(target.kind, text, target.offset, target.end)
+            files = case.program.file_map
+            text = files.get(target.path, "")
+            found = request_features(
+                target.kind, text, target.offset, target.end, files, target.path
+            )
             shared = found if shared is None else shared & found
         example_target = group.example_case.target
         shape = FailureShape(
@@ -206,13 +210,18 @@ def matches(
     end: int | None = None,
     engine: str = "reks",
     known: KnownFailures | None = None,
+    project_files: Mapping[str, str] | None = None,
+    path: str | None = None,
 ) -> FailureShape | None:
     """The most specific known-failing shape that performing ``refactoring_kind`` at
     ``offset`` (..``end`` for a selection) of ``source`` with ``engine`` has, or None.
 
-    A shape matches when the request has every feature of the shape. ``rename-module`` and
-    ``move`` shapes have no source-level features, so any known failure of those kinds
-    matches every such request."""
+    A shape matches when the request has every feature of the shape. A ``move``'s features
+    are in its clients: ``project_files`` (root-relative path -> text before the move, the
+    source file included) and ``path`` (the source file's path) tell how other modules
+    import the moved global. Without them any known ``move`` failure matches every move
+    (nothing tells the requests apart), as any ``rename-module`` failure matches every
+    module rename."""
     if known is None:
         try:
             known = _cached(DATA_PATH, os.path.getmtime(DATA_PATH))
@@ -223,7 +232,10 @@ def matches(
     ]
     if not candidates:
         return None
-    found = features(refactoring_kind, source, offset, end)
+    if refactoring_kind == "move" and (project_files is None or path is None):
+        found = frozenset().union(*(s.features for s in candidates))
+    else:
+        found = request_features(refactoring_kind, source, offset, end, project_files, path)
     fitting = [s for s in candidates if s.features <= found]
     if not fitting:
         return None

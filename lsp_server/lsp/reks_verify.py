@@ -10,8 +10,11 @@ Engines have bugs, so after each task (setting ``trustButVerify``, on by default
    module ``__getattr__``/``globals()`` lookup plus a string spelling the name, as
    deprecation shims do): rope renames code, not strings;
 4. for a rename, jedi (an independent engine) computes the same edit;
-5. the task does not match a shape the engine-testing work found rope to get wrong
-   (``lsp_server.astgen.known_failures.matches``, when that module exists).
+5. after a move of a global, every ``from <module> import <name>`` in the project
+   (aliased, relative, in a package ``__init__``) still finds the name in its module;
+6. the task does not match a shape the engine-testing work found rope to get wrong
+   (``lsp_server.astgen.known_failures.matches``, when that module exists; for a move,
+   with how the project's other modules import the moved global).
 
 Any failed check makes the task a hand edit: its tests run. A full test run in CI remains
 the safety net, as the paper says: these checks only catch the obvious failures.
@@ -37,10 +40,11 @@ _RENAME = re.compile(r"rename `([^`]+)` -> `([^`]+)`")
 _SKIP_DIRS = {".git", ".reks", "__pycache__", ".venv", "venv", ".tox", "node_modules"}
 
 
-def check_known_failures(provenance: Provenance) -> str | None:
+def check_known_failures(root: str, provenance: Provenance) -> str | None:
     """Does the task have a shape the engine-testing work found the engine to get wrong?
     (``lsp_server.astgen.known_failures.matches``, fed by ``reks engine-test
-    --write-known-failures``; without that module or the task's target: no opinion.)"""
+    --write-known-failures``; without that module or the task's target: no opinion.) For a
+    move of a global, the project's files before the task tell how its clients import it."""
     target = provenance.target
     if target is None:
         return None
@@ -51,13 +55,106 @@ def check_known_failures(provenance: Provenance) -> str | None:
         from lsp_server.astgen.known_failures import matches
     except ImportError:
         return None
-    shape = matches(target.action, source, target.offset, target.end)
+    files = None
+    if target.action == "move" and provenance.kind == "move-global":
+        files = project_texts(Path(root), provenance, after=False)
+    shape = matches(
+        target.action, source, target.offset, target.end, project_files=files, path=target.path
+    )
     if shape is None:
         return None
     return (
         f"it has the shape of a known {shape.engine} failure of {shape.refactoring}"
         f" ({shape.oracle}: {shape.detail})"
     )
+
+
+def project_texts(root: Path, provenance: Provenance, after: bool) -> dict[str, str]:
+    """Root-relative path -> text of every Python file of the project, before the task or
+    after it: the files the task touched from the provenance (the editor may not have saved
+    them yet), the others from disk (the task left them alone)."""
+    touched = provenance.files_after if after else provenance.files_before
+    texts: dict[str, str] = {}
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames[:] = [d for d in dirnames if d not in _SKIP_DIRS and not d.startswith(".")]
+        for filename in filenames:
+            if not filename.endswith(".py"):
+                continue
+            rel = Path(dirpath, filename).relative_to(root).as_posix()
+            if rel in provenance.files_before or rel in provenance.files_after:
+                continue
+            try:
+                texts[rel] = Path(dirpath, filename).read_text(encoding="utf-8")
+            except (OSError, UnicodeDecodeError):
+                continue
+    for rel, text in touched.items():
+        if text is not None and _python(rel):
+            texts[rel] = text
+    return texts
+
+
+def _module_binds(tree: ast.Module, name: str) -> bool:
+    """Does the module bind global ``name`` (a definition, an assignment, an import), or
+    may it provide it anyway (``from x import *``, a module ``__getattr__``)?"""
+    todo: list[ast.stmt] = list(tree.body)
+    while todo:
+        node = todo.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            if node.name in (name, "__getattr__"):
+                return True
+            continue
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            for alias in node.names:
+                bound = alias.asname or alias.name.split(".")[0]
+                if bound == name or alias.name == "*":
+                    return True
+            continue
+        for child in ast.walk(node):
+            if isinstance(child, ast.Name) and isinstance(child.ctx, ast.Store):
+                if child.id == name:
+                    return True
+            elif isinstance(child, ast.NamedExpr) and child.target.id == name:
+                return True
+        # Statements nested in module-level if/try/with/for bodies.
+        for field in ("body", "orelse", "finalbody", "handlers"):
+            for child in getattr(node, field, []) or []:
+                if isinstance(child, ast.ExceptHandler):
+                    todo.extend(child.body)
+                elif isinstance(child, ast.stmt):
+                    todo.append(child)
+    return False
+
+
+def check_move_imports(root: str, provenance: Provenance) -> str | None:
+    """After a move of a global, every ``from <source module> import <name>`` of the
+    project (aliased or relative too) must still find ``name`` in the source module: rope
+    leaves some of them alone (aliased imports, relative imports, re-exports), and the
+    import then fails."""
+    target = provenance.target
+    if target is None or provenance.kind != "move-global" or not _python(target.path):
+        return None
+    from lsp_server.astgen.features import client_imports, word_at
+
+    before = provenance.files_before.get(target.path)
+    if before is None:
+        return None
+    name = word_at(before, target.offset)
+    if not name:
+        return None
+    files = project_texts(Path(root), provenance, after=True)
+    source_after = files.get(target.path)
+    if source_after is None:
+        return None  # the module is gone: check_undefined_names and friends judge that
+    try:
+        if _module_binds(ast.parse(source_after), name):
+            return None
+    except (SyntaxError, ValueError):
+        return None  # check_compiles reports it
+    for path, line in client_imports(files, target.path, name):
+        return (
+            f"{path}:{line} still imports `{name}` from {target.path}, which no longer defines it"
+        )
+    return None
 
 
 def _python(path: str) -> bool:
@@ -308,7 +405,8 @@ def _verify(root: str, provenance: Provenance) -> str | None:
         message = check(provenance)
         if message is not None:
             return message
-    renamed = check_rename_with_jedi(root, provenance)
-    if renamed is not None:
-        return renamed
-    return check_known_failures(provenance)
+    for project_check in (check_move_imports, check_rename_with_jedi, check_known_failures):
+        message = project_check(root, provenance)
+        if message is not None:
+            return message
+    return None

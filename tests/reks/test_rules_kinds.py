@@ -69,8 +69,8 @@ def test_kind_updates_dependencies_like_a_fresh_recording(
 ) -> None:
     from lsp_server.astgen import known_failures
 
-    # The rules themselves, whatever shapes the engine tests learnt (a learnt `move` shape
-    # makes every move a hand edit: tested in test_rules_sequences).
+    # The rules themselves, whatever shapes the engine tests learnt (moves with and without
+    # a learnt shape's client imports: tested in test_rules_sequences).
     monkeypatch.setattr(known_failures, "DATA_PATH", str(tmp_path / "none.json"))
     before = dependencies(reks.root)
     result, outcome = reks.apply(action, rel, needle, delta, **dict(args))

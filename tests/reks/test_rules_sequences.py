@@ -236,3 +236,39 @@ def test_rename_of_a_name_in_dunder_all_is_a_hand_edit(reks: Reks) -> None:
     _, outcome = reks.apply("rename", "pkg/util.py", "def double", 4, new_name="twice")
     assert outcome is not None and outcome.fallback is not None
     assert "`__all__` lists 'double'" in outcome.fallback
+
+
+def test_move_with_plain_client_imports_is_trusted(reks: Reks) -> None:
+    # tests/test_shapes.py imports `area` plainly (`from pkg.shapes import area`), which
+    # rope updates: the learnt move shapes need an aliased or relative client import.
+    result, outcome = reks.apply("move", "pkg/shapes.py", "def area", 4, destination="pkg/other.py")
+    assert result.provenance.kind == "move-global"
+    assert outcome is not None and outcome.fallback is None, outcome.fallback
+    assert outcome.skipped_tests and outcome.affected_tests == []
+    assert selected(reks.root) == {}
+    result_run = run_pytest(reks.root)
+    assert result_run.returncode == 0, result_run.stdout + result_run.stderr
+
+
+@pytest.mark.parametrize(
+    "client",
+    [
+        "from pkg.shapes import area as surface\n\n\ndef report():\n    return surface(1, 2)\n",
+        "from .shapes import area\n\n\ndef report():\n    return area(1, 2)\n",
+    ],
+    ids=["aliased", "relative"],
+)
+def test_move_leaving_a_client_import_behind_is_a_hand_edit(reks: Reks, client: str) -> None:
+    from lsp_server.lsp.reks_verify import check_known_failures
+
+    (reks.root / "pkg/report.py").write_text(client)
+    result, outcome = reks.apply("move", "pkg/shapes.py", "def area", 4, destination="pkg/other.py")
+    # rope leaves the import alone: `import pkg.report` now fails with ImportError.
+    assert "area" in (reks.root / "pkg/report.py").read_text()
+    assert outcome is not None and outcome.fallback is not None
+    assert "pkg/report.py:1 still imports `area` from pkg/shapes.py" in outcome.fallback
+    assert "tests/test_shapes.py::test_area" in outcome.affected_tests
+    assert "tests/test_shapes.py::test_area" in selected(reks.root)
+    # The shapes `reks engine-test` learnt say so too.
+    message = check_known_failures(str(reks.root), result.provenance)
+    assert message is not None and "known reks failure of move" in message
