@@ -329,7 +329,9 @@ def _dotted(node: ast.expr) -> str | None:
     return None
 
 
-def _lists_in_all(tree: ast.Module, name: str) -> bool:
+def lists_in_all(tree: ast.Module, name: str) -> bool:
+    """Does a module-level ``__all__`` assignment (plain, augmented, annotated) spell
+    ``name``? (rope renames code, not the strings of ``__all__``.)"""
     for node in tree.body:
         targets = (
             node.targets
@@ -457,7 +459,7 @@ def _client(
     if imports_name:
         if other.endswith("__init__.py"):
             found.add("client:reexport")
-        if _lists_in_all(tree, name):
+        if lists_in_all(tree, name):
             found.add("client:all")
     return found
 

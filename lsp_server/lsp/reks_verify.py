@@ -30,8 +30,10 @@ import shutil
 import sys
 import tempfile
 import tokenize
+from collections.abc import Iterator
 from pathlib import Path
 
+from lsp_server.astgen.features import lists_in_all
 from lsp_server.refactor.model import FileEdit, RefactoringError
 from lsp_server.refactor.verify import check_edit
 from lsp_server.rts.provenance import Origin, Provenance
@@ -69,12 +71,9 @@ def check_known_failures(root: str, provenance: Provenance) -> str | None:
     )
 
 
-def project_texts(root: Path, provenance: Provenance, after: bool) -> dict[str, str]:
-    """Root-relative path -> text of every Python file of the project, before the task or
-    after it: the files the task touched from the provenance (the editor may not have saved
-    them yet), the others from disk (the task left them alone)."""
-    touched = provenance.files_after if after else provenance.files_before
-    texts: dict[str, str] = {}
+def _untouched_python_files(root: Path, provenance: Provenance) -> Iterator[tuple[str, str]]:
+    """(root-relative path, text) of the project's Python files on disk that the task did
+    not touch (their text is the same before and after it)."""
     for dirpath, dirnames, filenames in os.walk(root):
         dirnames[:] = [d for d in dirnames if d not in _SKIP_DIRS and not d.startswith(".")]
         for filename in filenames:
@@ -84,9 +83,17 @@ def project_texts(root: Path, provenance: Provenance, after: bool) -> dict[str, 
             if rel in provenance.files_before or rel in provenance.files_after:
                 continue
             try:
-                texts[rel] = Path(dirpath, filename).read_text(encoding="utf-8")
+                yield rel, Path(dirpath, filename).read_text(encoding="utf-8")
             except (OSError, UnicodeDecodeError):
                 continue
+
+
+def project_texts(root: Path, provenance: Provenance, after: bool) -> dict[str, str]:
+    """Root-relative path -> text of every Python file of the project, before the task or
+    after it: the files the task touched from the provenance (the editor may not have saved
+    them yet), the others from disk (the task left them alone)."""
+    touched = provenance.files_after if after else provenance.files_before
+    texts = dict(_untouched_python_files(root, provenance))
     for rel, text in touched.items():
         if text is not None and _python(rel):
             texts[rel] = text
@@ -304,21 +311,11 @@ def check_rename_with_jedi(root: str, provenance: Provenance) -> str | None:
 def _before_project(root: Path, provenance: Provenance, name: str) -> dict[str, str]:
     """Root-relative path -> text before the task, for every Python file mentioning
     ``name`` and the package ``__init__`` files above them."""
-    texts: dict[str, str] = {}
-    for dirpath, dirnames, filenames in os.walk(root):
-        dirnames[:] = [d for d in dirnames if d not in _SKIP_DIRS and not d.startswith(".")]
-        for filename in filenames:
-            if not filename.endswith(".py"):
-                continue
-            rel = Path(dirpath, filename).relative_to(root).as_posix()
-            if rel in provenance.files_before:
-                continue
-            try:
-                text = Path(dirpath, filename).read_text(encoding="utf-8")
-            except (OSError, UnicodeDecodeError):
-                continue
-            if name in text or filename == "__init__.py":
-                texts[rel] = text
+    texts = {
+        rel: text
+        for rel, text in _untouched_python_files(root, provenance)
+        if name in text or rel.rsplit("/", 1)[-1] == "__init__.py"
+    }
     for rel, before in provenance.files_before.items():
         if before is not None and _python(rel):
             texts[rel] = before
@@ -334,23 +331,10 @@ def _looks_up_globals_by_name(text: str, name: str) -> str | None:
         tree = ast.parse(text)
     except (SyntaxError, ValueError):
         return None
-    for node in tree.body:
-        # `__all__` spells exported names as strings, which rope does not rename:
-        # `from module import *` then fails on the old name.
-        targets = (
-            node.targets
-            if isinstance(node, ast.Assign)
-            else [node.target]
-            if isinstance(node, (ast.AugAssign, ast.AnnAssign))
-            else []
-        )
-        if any(isinstance(t, ast.Name) and t.id == "__all__" for t in targets):
-            value = getattr(node, "value", None)
-            names = (
-                [c.value for c in ast.walk(value) if isinstance(c, ast.Constant)] if value else []
-            )
-            if name in names:
-                return f"`__all__` lists {name!r}"
+    # `__all__` spells exported names as strings, which rope does not rename:
+    # `from module import *` then fails on the old name.
+    if lists_in_all(tree, name):
+        return f"`__all__` lists {name!r}"
     how = None
     for node in tree.body:
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name in (
