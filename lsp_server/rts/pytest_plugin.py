@@ -7,6 +7,8 @@ Loaded in every pytest run, so it only adds options: without ``--reks``, ``--rek
 
 from __future__ import annotations
 
+from collections.abc import Generator
+
 import pytest
 
 
@@ -27,6 +29,19 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         action="store_true",
         help="list the tests --reks would run and why, without running anything",
     )
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_load_initial_conftests(
+    early_config: pytest.Config, parser: pytest.Parser, args: list[str]
+) -> Generator[None, object, object]:
+    opt = early_config.known_args_namespace
+    recording = getattr(opt, "reks", False) or getattr(opt, "reks_all", False)
+    if recording and not getattr(opt, "reks_dry_run", False):
+        from lsp_server.rts.recorder import start_import_tracing
+
+        start_import_tracing(early_config)
+    return (yield)
 
 
 def pytest_configure(config: pytest.Config) -> None:

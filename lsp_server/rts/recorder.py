@@ -14,7 +14,6 @@ fixtures set up once for many tests, ``setup_class``/``setup_module`` and unitte
 
 from __future__ import annotations
 
-import os
 import time
 from collections.abc import Generator
 from dataclasses import dataclass, field
@@ -26,31 +25,19 @@ import pytest
 
 from lsp_server.rts.fingerprint import current_fingerprint
 from lsp_server.rts.imports import ImportResolver
+from lsp_server.rts.project_paths import ProjectPaths
 from lsp_server.rts.select import Reason, ReasonKind, Selection, select_affected_tests
 from lsp_server.rts.snapshots import FileStates, is_python
 from lsp_server.rts.store import DependencyStore, FileSnapshot, StoreError, TestResult
-from lsp_server.rts.tracing import CodeSet, FileWatcher, activate_watcher, new_tracer
+from lsp_server.rts.tracing import (
+    CodeSet,
+    CodeTracer,
+    FileWatcher,
+    activate_watcher,
+    new_tracer,
+)
 from lsp_server.rts.units import FILE, MODULE, ImportStatement, Unit
 
-_EXCLUDED_DIRS = frozenset(
-    {
-        ".reks",
-        ".git",
-        ".hg",
-        "__pycache__",
-        ".pytest_cache",
-        ".mypy_cache",
-        ".ruff_cache",
-        ".hypothesis",  # Hypothesis' example cache changes on every run
-        ".tox",
-        ".nox",
-        ".venv",
-        "venv",
-        "site-packages",
-        "dist-packages",
-        "node_modules",
-    }
-)
 _WORKER_KEY = "reks"
 # Results are written in batches: at most this many tests or seconds per transaction.
 _BATCH_TESTS = 100
@@ -117,7 +104,7 @@ class ReksPlugin:
         opt = config.option
         self.mode = "dry-run" if opt.reks_dry_run else ("all" if opt.reks_all else "affected")
         self.root = Path(config.rootpath).resolve()
-        self._root_prefix = str(self.root) + os.sep
+        self.paths = ProjectPaths(self.root)
         self.workerinput: dict[str, Any] | None = getattr(config, "workerinput", None)
         self.is_controller = self.workerinput is None and getattr(opt, "dist", "no") != "no"
         if self.is_controller and self.mode == "dry-run":
@@ -156,7 +143,14 @@ class ReksPlugin:
                     self.mode, self.environment, self.options
                 )
         self.recording = self.mode != "dry-run" and not self.is_controller
-        self.tracer = new_tracer(self._is_project_file) if self.recording else None
+        # Started when the initial conftests were loaded (see start_import_tracing).
+        early = config.stash.get(EARLY_TRACER, None)
+        self.tracer: CodeTracer | None = None
+        if self.recording:
+            self.tracer = early or new_tracer(self.paths.is_python_file)
+        elif early is not None:
+            early.stop()
+        self._footprints: dict[int, frozenset[int]] = {}
         self.watcher = FileWatcher()
         self._stack: list[_Window] = []
         self._tracing = False
@@ -172,7 +166,6 @@ class ReksPlugin:
         # that an id is never reused while it is a key.
         self._code_units: dict[int, tuple[int, ...]] = {}
         self._codes: list[CodeType] = []
-        self._rel_cache: dict[str, str | None] = {}
         self._static_cache: dict[object, frozenset[int]] = {}
         self._pending: list[TestResult] = []
         self._last_flush = time.monotonic()
@@ -230,14 +223,14 @@ class ReksPlugin:
     def pytest_ignore_collect(self, collection_path: Path, config: pytest.Config) -> bool | None:
         if not self.uncollected:
             return None
-        rel = self._rel(str(collection_path))
+        rel = self.paths.rel(str(collection_path))
         return True if rel in self.uncollected else None
 
     def pytest_collectreport(self, report: pytest.CollectReport) -> None:
         # Once per collector (a module, a class): its items share one file.
         items = [x for x in report.result if isinstance(x, pytest.Item)]
         if items:
-            rel = self._rel(str(items[0].path))
+            rel = self.paths.rel(str(items[0].path))
             if rel is not None:
                 self._collected.setdefault(rel, []).extend(x.nodeid for x in items)
 
@@ -270,7 +263,8 @@ class ReksPlugin:
     def _start_tracing(self) -> None:
         if self.tracer is not None and not self._tracing:
             activate_watcher(self.watcher)
-            self.tracer.start()
+            if not self.tracer.started:
+                self.tracer.start()
             self._tracing = True
 
     def _stop_tracing(self) -> None:
@@ -368,31 +362,9 @@ class ReksPlugin:
         if reports is not None:
             reports.append(report)
 
-    def _rel(self, filename: str) -> str | None:
-        cached = self._rel_cache.get(filename, "")
-        if cached != "":
-            return cached
-        rel: str | None = None
-        absolute = os.path.abspath(filename)
-        if not absolute.startswith(self._root_prefix):
-            real = os.path.realpath(absolute)
-            absolute = real if real.startswith(self._root_prefix) else ""
-        if absolute:
-            parts = absolute[len(self._root_prefix) :].split(os.sep)
-            if not _EXCLUDED_DIRS.intersection(parts):
-                rel = "/".join(parts)
-        self._rel_cache[filename] = rel
-        return rel
-
     def _imports_of(self, rel: str) -> list[ImportStatement] | None:
         units = self.states.units(rel)
         return None if units is None else units.imports
-
-    def _is_project_file(self, filename: str) -> bool:
-        if filename[:1] == "<":
-            return False
-        rel = self._rel(filename)
-        return rel is not None and is_python(rel)
 
     def _intern(self, unit: Unit) -> int:
         uid = self._unit_ids.get(unit)
@@ -406,7 +378,7 @@ class ReksPlugin:
         cached = self._code_units.get(id(code))
         if cached is not None:
             return cached
-        rel = self._rel(code.co_filename) if code.co_filename[:1] != "<" else None
+        rel = self.paths.rel(code.co_filename) if code.co_filename[:1] != "<" else None
         units: tuple[Unit, ...] = ()
         if rel is not None and is_python(rel):
             module = Unit(rel, MODULE)
@@ -449,14 +421,14 @@ class ReksPlugin:
     def _file_ids(self, filenames: set[str]) -> set[int]:
         ids = set()
         for filename in filenames:
-            rel = self._rel(filename)
+            rel = self.paths.rel(filename)
             if rel is not None and not rel.endswith((".py", ".pyc", ".pyo")):
                 ids.add(self._intern(Unit(rel, FILE)))
         return ids
 
     def _compute_static_units(self, item: pytest.Item) -> set[Unit]:
         units: set[Unit] = set()
-        rel = self._rel(str(item.path))
+        rel = self.paths.rel(str(item.path))
         if rel is None:
             return units
         # Conftests count for non-Python test files too: their hooks collect them.
@@ -468,7 +440,7 @@ class ReksPlugin:
             units.update(Unit(f, MODULE) for f in self.resolver.closure(rel))
         dtest = getattr(item, "dtest", None)
         if dtest is not None and dtest.filename:
-            doc_rel = self._rel(dtest.filename)
+            doc_rel = self.paths.rel(dtest.filename)
             if doc_rel is not None and is_python(doc_rel):
                 file_units = self.states.units(doc_rel)
                 if file_units is not None and dtest.lineno is not None:
@@ -497,11 +469,33 @@ class ReksPlugin:
         ids = self._static_units(item).union(
             *map(code_units.__getitem__, codes), self._file_ids(window.files)
         )
+        self._absorb_footprints()
+        footprints = self._footprints
+        if footprints:
+            hits = ids.intersection(footprints)
+            if hits:
+                ids = ids.union(*map(footprints.__getitem__, hits))
         outcome, duration = _outcome(reports)
         units = tuple(map(self._units.__getitem__, ids))
         self._pending.append(TestResult(item.nodeid, outcome, duration, units))
         if len(self._pending) >= _BATCH_TESTS or time.monotonic() - self._last_flush > _BATCH_S:
             self._flush_records()
+
+    def _absorb_footprints(self) -> None:
+        """Units of what ran while each project module executed, by the module's unit: a
+        test depending on a module also depends on what shaped it at import."""
+        assert self.tracer is not None
+        for code, codes in self.tracer.take_footprints():
+            rel = self.paths.rel(code.co_filename) if code.co_filename[:1] != "<" else None
+            if rel is None or not is_python(rel):
+                continue
+            module = self._intern(Unit(rel, MODULE))
+            ids: set[int] = set()
+            for ran in codes.values():
+                ids.update(self._units_of_code(ran))
+            ids.discard(module)
+            if ids:
+                self._footprints[module] = self._footprints.get(module, frozenset()).union(ids)
 
     def _flush_records(self) -> None:
         """Write buffered results in one transaction. Losing a buffer (kill -9) is safe:
@@ -572,4 +566,19 @@ class ReksPlugin:
             )
 
     def pytest_unconfigure(self, config: pytest.Config) -> None:
+        self._stop_tracing()
         self.store.close()
+
+
+EARLY_TRACER = pytest.StashKey[CodeTracer]()
+
+
+def start_import_tracing(config: pytest.Config) -> None:
+    """Trace from before the initial conftests are imported: what a conftest's imports run
+    at the top level of project modules (a class decorator building classes, say) belongs
+    to those modules' import footprints. ``ReksPlugin`` takes the tracer over."""
+    paths = ProjectPaths(Path(config.rootpath).resolve())
+    tracer = new_tracer(paths.is_python_file)
+    tracer.start()
+    config.stash[EARLY_TRACER] = tracer
+    config.add_cleanup(tracer.stop)

@@ -8,6 +8,7 @@ too). Library and pytest code is never instrumented, so it runs at full speed. T
 callback records each code object once and returns ``DISABLE``; ``take()`` calls
 ``restart_events()`` so the next test sees every code object again. On 3.10/3.11 a profile
 hook (``sys.setprofile`` and ``threading.setprofile``) records the code of every ``call``.
+Both also keep each module's import footprint (see ``CodeTracer``).
 
 Code objects are kept by identity (``id``), not by value: two code objects compare equal
 when their bytecode, names and first line agree, whatever file they come from, and a test
@@ -38,7 +39,21 @@ CodeSet = dict[int, CodeType]
 
 
 class CodeTracer:
-    """Code objects started since the last ``take()``."""
+    """Code objects started since the last ``take()``, and the *import footprint* of every
+    module executed meanwhile: the code objects that ran while its top level ran. A
+    decorator or class builder runs once, when the first module using it is imported, yet
+    every test using what it built depends on it: through the footprint of the module that
+    was imported, whichever test or conftest imported it first."""
+
+    def __init__(self) -> None:
+        self._seen: CodeSet = {}
+        # Open module executions, innermost last: (module code, the set to return to).
+        self._windows: list[tuple[CodeType, CodeSet]] = []
+        self._footprints: list[tuple[CodeType, CodeSet]] = []
+
+    @property
+    def started(self) -> bool:
+        raise NotImplementedError
 
     def start(self) -> None:
         raise NotImplementedError
@@ -49,23 +64,55 @@ class CodeTracer:
     def take(self, restart: bool = True) -> CodeSet:
         """Code objects seen since the last call. ``restart=False`` when nothing will be
         attributed until the next ``take()`` with restart (the end of a test)."""
-        raise NotImplementedError
+        self._close_module(None)
+        seen = self._seen
+        self._use({})
+        return seen
+
+    def take_footprints(self) -> list[tuple[CodeType, CodeSet]]:
+        """(module code, what ran while it ran) of the module executions finished since the
+        last call."""
+        footprints, self._footprints = self._footprints, []
+        return footprints
+
+    def _use(self, seen: CodeSet) -> None:
+        self._seen = seen
+
+    def _open_module(self, code: CodeType) -> None:
+        self._windows.append((code, self._seen))
+        self._use({})
+
+    def _close_module(self, code: CodeType | None) -> None:
+        """Close the windows up to ``code``'s (None: all of them); each inner window's code
+        also ran in the windows around it."""
+        windows = self._windows
+        if not windows or (code is not None and all(c is not code for c, _ in windows)):
+            return
+        while windows:
+            module, outer = windows.pop()
+            footprint = self._seen
+            self._footprints.append((module, footprint))
+            outer.update(footprint)
+            self._use(outer)
+            if module is code:
+                break
 
 
 class MonitoringTracer(CodeTracer):
-    """``sys.monitoring`` PY_START on project code, with per-code DISABLE (Python 3.12+)."""
+    """``sys.monitoring`` PY_START on project code, with per-code DISABLE (Python 3.12+);
+    PY_RETURN on project module code, to close its import footprint."""
 
     # Tool ids 0-2 are claimed by debuggers, coverage and profilers; 5 is the optimizer's.
     _CANDIDATE_IDS = (4, 3, 2)
 
     def __init__(self, is_project_file: Callable[[str], bool]) -> None:
-        self._seen: CodeSet = {}
+        super().__init__()
         self._tool: int | None = None
         self._is_project_file = is_project_file
         self._files: dict[str, bool] = {}
         self._instrumented: CodeSet = {}
         # The callback runs once per code object per test: keep it to a bound method call
-        # on a dict that is never replaced, and constants from the closure.
+        # on the current set, held in a closure cell, and constants from the closure.
         remember = self._seen.__setitem__
         disable = _MON.DISABLE
 
@@ -73,15 +120,30 @@ class MonitoringTracer(CodeTracer):
             remember(id(code), code)
             return disable
 
+        def rebind(seen: CodeSet) -> None:
+            nonlocal remember
+            remember = seen.__setitem__
+
+        def on_return(code: CodeType, offset: int, value: object) -> Any:
+            self._close_module(code)
+            return disable
+
         self._on_start = on_start
+        self._on_return = on_return
+        self._rebind = rebind
+
+    def _use(self, seen: CodeSet) -> None:
+        self._seen = seen
+        self._rebind(seen)
 
     def instrument(self, code: CodeType) -> None:
         """Enable PY_START on ``code`` and the code objects nested in it, if they come from
-        a project file."""
+        a project file (and PY_RETURN on module code)."""
         tool = self._tool
         if tool is None:
             return
         instrumented, files = self._instrumented, self._files
+        events = _MON.events
         stack = [code]
         while stack:
             current = stack.pop()
@@ -94,8 +156,22 @@ class MonitoringTracer(CodeTracer):
             if not wanted:
                 continue
             instrumented[id(current)] = current
-            _MON.set_local_events(tool, current, _MON.events.PY_START)
+            wanted_events = events.PY_START
+            if current.co_name == "<module>":
+                wanted_events |= events.PY_RETURN
+            _MON.set_local_events(tool, current, wanted_events)
             stack.extend(c for c in current.co_consts if type(c) is CodeType)
+
+    def _on_exec(self, code: CodeType) -> None:
+        self.instrument(code)
+        if code.co_name == "<module>" and id(code) in self._instrumented:
+            self._open_module(code)
+            # What earlier tests or imports ran was disabled: it must be seen again.
+            _MON.restart_events()
+
+    @property
+    def started(self) -> bool:
+        return self._tool is not None
 
     def start(self) -> None:
         mon = _MON
@@ -107,7 +183,8 @@ class MonitoringTracer(CodeTracer):
         else:
             raise RuntimeError("reks: no free sys.monitoring tool id")
         mon.register_callback(self._tool, mon.events.PY_START, self._on_start)
-        _watch_exec(self.instrument)
+        mon.register_callback(self._tool, mon.events.PY_RETURN, self._on_return)
+        _watch_exec(self._on_exec)
         for obj in gc.get_objects():
             if type(obj) is FunctionType:
                 self.instrument(obj.__code__)
@@ -120,12 +197,12 @@ class MonitoringTracer(CodeTracer):
         for code in self._instrumented.values():
             mon.set_local_events(self._tool, code, 0)
         mon.register_callback(self._tool, mon.events.PY_START, None)
+        mon.register_callback(self._tool, mon.events.PY_RETURN, None)
         mon.free_tool_id(self._tool)
         self._tool = None
 
     def take(self, restart: bool = True) -> CodeSet:
-        seen = dict(self._seen)
-        self._seen.clear()
+        seen = super().take(restart)
         if restart:
             _MON.restart_events()
         return seen
@@ -135,24 +212,31 @@ class ProfileTracer(CodeTracer):
     """A profile hook recording the code of every Python call (Python 3.10/3.11)."""
 
     def __init__(self) -> None:
-        self._seen: CodeSet = {}
+        super().__init__()
+        self._active = False
 
     def _profile(self, frame: FrameType, event: str, arg: object) -> None:
         if event == "call":
             code = frame.f_code
             self._seen[id(code)] = code
+            if code.co_name == "<module>":
+                self._open_module(code)
+        elif event == "return" and self._windows and frame.f_code.co_name == "<module>":
+            self._close_module(frame.f_code)
+
+    @property
+    def started(self) -> bool:
+        return self._active
 
     def start(self) -> None:
         sys.setprofile(self._profile)
         threading.setprofile(self._profile)
+        self._active = True
 
     def stop(self) -> None:
         sys.setprofile(None)
         threading.setprofile(None)
-
-    def take(self, restart: bool = True) -> CodeSet:
-        seen, self._seen = self._seen, {}
-        return seen
+        self._active = False
 
 
 def new_tracer(is_project_file: Callable[[str], bool]) -> CodeTracer:
