@@ -151,6 +151,7 @@ class ReksPlugin:
         elif early is not None:
             early.stop()
         self._footprints: dict[int, frozenset[int]] = {}
+        self._footprint_unions: dict[frozenset[int], frozenset[int]] = {}
         self.watcher = FileWatcher()
         self._stack: list[_Window] = []
         self._tracing = False
@@ -470,11 +471,10 @@ class ReksPlugin:
             *map(code_units.__getitem__, codes), self._file_ids(window.files)
         )
         self._absorb_footprints()
-        footprints = self._footprints
-        if footprints:
-            hits = ids.intersection(footprints)
+        if self._footprints:
+            hits = ids.intersection(self._footprints)
             if hits:
-                ids = ids.union(*map(footprints.__getitem__, hits))
+                ids = ids.union(self._footprints_of(hits))
         outcome, duration = _outcome(reports)
         units = tuple(map(self._units.__getitem__, ids))
         self._pending.append(TestResult(item.nodeid, outcome, duration, units))
@@ -496,6 +496,16 @@ class ReksPlugin:
             ids.discard(module)
             if ids:
                 self._footprints[module] = self._footprints.get(module, frozenset()).union(ids)
+                self._footprint_unions.clear()
+
+    def _footprints_of(self, modules: frozenset[int]) -> frozenset[int]:
+        """The union of the footprints of ``modules``, memoized: the tests of a file mostly
+        depend on the same modules."""
+        union = self._footprint_unions.get(modules)
+        if union is None:
+            union = frozenset().union(*map(self._footprints.__getitem__, modules))
+            self._footprint_unions[modules] = union
+        return union
 
     def _flush_records(self) -> None:
         """Write buffered results in one transaction. Losing a buffer (kill -9) is safe:
