@@ -411,19 +411,24 @@ class DependencyStore:
                 snap = snapshots[path]
                 if self._synced.get(path, "") != snap.raw_hash:
                     self._sync_file(snap)
+            # Usually every unit's file has a snapshot: no test needs filtering.
+            complete = snapshots.keys() >= paths
             for result in results:
-                self._record_one(result, snapshots, environment, options, session_id)
+                self._record_one(result, snapshots, complete, environment, options, session_id)
 
     def _record_one(
         self,
         result: TestResult,
         snapshots: Mapping[str, FileSnapshot],
+        complete: bool,
         environment: str,
         options: str | None,
         session_id: int | None,
     ) -> None:
+        """``complete``: every unit's file has a snapshot (else units without one are left
+        out: their file is gone or does not parse)."""
         units: Iterable[Unit] = result.units
-        if not snapshots.keys() >= set(map(itemgetter(0), result.units)):
+        if not complete:
             units = [u for u in result.units if u.path in snapshots]
         test_id = self._upsert_test(
             result.nodeid, result.outcome, result.duration, environment, options, session_id
