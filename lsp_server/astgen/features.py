@@ -360,23 +360,29 @@ def client_features(files: Mapping[str, str], path: str, name: str) -> frozenset
     ``client:reexport`` (a package ``__init__`` imports it), ``client:all`` (a client lists
     it in ``__all__``); ``client:none`` when no other module does. Only files whose text
     mentions the module's own name are parsed."""
-    if not name:
+    if not name or not _module_parts(path):
         return frozenset()
-    parts = _module_parts(path)
-    if not parts:
-        return frozenset()
-    stem = parts[-1]
-    dotted = module_names(path, files)
+    parts, dotted = _module_parts(path), module_names(path, files)
     found: set[str] = set()
-    for other, text in files.items():
+    for other, tree in _client_trees(files, path, name):
+        found |= _client(tree, other, parts, dotted, name)
+    return frozenset(found or {"client:none"})
+
+
+def _client_trees(
+    files: Mapping[str, str], path: str, name: str
+) -> Iterator[tuple[str, ast.Module]]:
+    """(path, tree) of the other Python ``files`` that may refer to ``name`` of the module
+    at ``path``, in path order: only those whose text mentions both are parsed."""
+    stem = _module_parts(path)[-1]
+    for other in sorted(files):
+        text = files[other]
         if other == path or not other.endswith(".py") or stem not in text or name not in text:
             continue
         try:
-            tree = ast.parse(text)
+            yield other, ast.parse(text)
         except (SyntaxError, ValueError):
             continue
-        found |= _client(tree, other, parts, dotted, name)
-    return frozenset(found or {"client:none"})
 
 
 def _imported_module(node: ast.ImportFrom, importer: str) -> tuple[list[str], bool]:
@@ -395,20 +401,20 @@ def client_imports(files: Mapping[str, str], path: str, name: str) -> Iterator[t
     if not parts or not name:
         return
     dotted = module_names(path, files)
-    for other in sorted(files):
-        text = files[other]
-        if other == path or not other.endswith(".py") or parts[-1] not in text or name not in text:
-            continue
-        try:
-            tree = ast.parse(text)
-        except (SyntaxError, ValueError):
-            continue
+    for other, tree in _client_trees(files, path, name):
         for node in ast.walk(tree):
-            if isinstance(node, ast.ImportFrom):
-                module, relative = _imported_module(node, other)
-                ours = (module == parts) if relative else ".".join(module) in dotted
-                if ours and any(alias.name == name for alias in node.names):
-                    yield other, node.lineno
+            if (
+                isinstance(node, ast.ImportFrom)
+                and _names_module(*_imported_module(node, other), parts, dotted)
+                and any(alias.name == name for alias in node.names)
+            ):
+                yield other, node.lineno
+
+
+def _names_module(module: list[str], relative: bool, parts: list[str], dotted: set[str]) -> bool:
+    """Is ``module`` (from ``_imported_module``) the module whose path is ``parts`` and
+    whose dotted names are ``dotted``?"""
+    return module == parts if relative else ".".join(module) in dotted
 
 
 def _client(
@@ -425,7 +431,7 @@ def _client(
                     modules.add(alias.asname or alias.name)
         elif isinstance(node, ast.ImportFrom):
             module, relative = _imported_module(node, other)
-            is_module = (module == parts) if relative else ".".join(module) in dotted
+            is_module = _names_module(module, relative, parts, dotted)
             for alias in node.names:
                 if is_module and alias.name == name:
                     imports_name = True
@@ -440,11 +446,7 @@ def _client(
                 elif is_module and alias.name == "*":
                     imports_name = True
                     found.add("client:star-import")
-                elif (
-                    [*module, alias.name] == parts
-                    if relative
-                    else ".".join([*module, alias.name]) in dotted
-                ):
+                elif _names_module([*module, alias.name], relative, parts, dotted):
                     modules.add(alias.asname or alias.name)
                     if relative:
                         relative_modules.add(alias.asname or alias.name)

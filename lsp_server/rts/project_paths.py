@@ -55,9 +55,14 @@ class ProjectPaths:
         self._cache[filename] = rel
         return rel
 
+    def python_rel(self, filename: str) -> str | None:
+        """The project path of ``filename`` (a code object's) if it is one of the project's
+        Python files, else None (``<string>`` and the like included)."""
+        if filename[:1] == "<":
+            return None
+        rel = self.rel(filename)
+        return rel if rel is not None and is_python(rel) else None
+
     def is_python_file(self, filename: str) -> bool:
         """Is ``filename`` (a code object's) one of the project's Python files?"""
-        if filename[:1] == "<":
-            return False
-        rel = self.rel(filename)
-        return rel is not None and is_python(rel)
+        return self.python_rel(filename) is not None

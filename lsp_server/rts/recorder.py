@@ -379,9 +379,9 @@ class ReksPlugin:
         cached = self._code_units.get(id(code))
         if cached is not None:
             return cached
-        rel = self.paths.rel(code.co_filename) if code.co_filename[:1] != "<" else None
+        rel = self.paths.python_rel(code.co_filename)
         units: tuple[Unit, ...] = ()
-        if rel is not None and is_python(rel):
+        if rel is not None:
             module = Unit(rel, MODULE)
             file_units = self.states.units(rel)
             if file_units is None or (found := file_units.unit_for_code(code)) == module:
@@ -486,8 +486,8 @@ class ReksPlugin:
         test depending on a module also depends on what shaped it at import."""
         assert self.tracer is not None
         for code, codes in self.tracer.take_footprints():
-            rel = self.paths.rel(code.co_filename) if code.co_filename[:1] != "<" else None
-            if rel is None or not is_python(rel):
+            rel = self.paths.python_rel(code.co_filename)
+            if rel is None:
                 continue
             module = self._intern(Unit(rel, MODULE))
             ids: set[int] = set()
