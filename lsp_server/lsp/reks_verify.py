@@ -33,7 +33,7 @@ import tokenize
 from collections.abc import Iterator
 from pathlib import Path
 
-from lsp_server.astgen.features import lists_in_all
+from lsp_server.astgen.features import client_imports, lists_in_all, word_at
 from lsp_server.refactor.model import FileEdit, RefactoringError
 from lsp_server.refactor.verify import check_edit
 from lsp_server.rts.provenance import Origin, Provenance
@@ -140,8 +140,6 @@ def check_move_imports(root: str, provenance: Provenance) -> str | None:
     target = provenance.target
     if target is None or provenance.kind != "move-global" or not _python(target.path):
         return None
-    from lsp_server.astgen.features import client_imports, word_at
-
     before = provenance.files_before.get(target.path)
     if before is None:
         return None
