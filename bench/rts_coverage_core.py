@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import random
 import sqlite3
 import subprocess
 import sys
@@ -24,7 +23,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from rts_project import Project, function_bodies, insert_statement, prepare
+from rts_project import Project, edit_targets, insert_statement, prepare
 
 from lsp_server.rts.store import DependencyStore
 
@@ -54,10 +53,6 @@ def reks_links(root: Path) -> int:
         )
 
 
-def with_core(core: str) -> None:
-    os.environ["COVERAGE_CORE"] = core
-
-
 def bench(name: str, workdir: Path, edits: int, seed: int) -> None:
     project = prepare(name, workdir)
     pip = [str(project.python), "-m", "pip", "install", "-q", "pytest-cov"]
@@ -71,14 +66,11 @@ def bench(name: str, workdir: Path, edits: int, seed: int) -> None:
     quiet = ["-W", "ignore::coverage.exceptions.CoverageWarning"]
     cov = [*quiet, "-p", "pytest_cov", f"--cov={package}", f"--cov-config={rcfile}"]
     cov.append("--cov-report=")
-    rng = random.Random(seed)
-    candidates = [(f, *b) for f in project.source_files() for b in function_bodies(f)]
-    rng.shuffle(candidates)
-    chosen = candidates[:edits]
+    chosen = edit_targets(project, edits, seed)
     print(f"\n== {name}: links = distinct (test, src file) pairs stored")
     print(f"{'core':8} {'reks links':>11} {'testmon links':>14} {'reks sel':>9} {'tm sel':>7}")
     for core in CORES:
-        with_core(core)
+        os.environ["COVERAGE_CORE"] = core
         project.reset_stores()
         recorded = _record(project, cov, quiet)
         links = (reks_links(project.root), testmon_links(project.root))

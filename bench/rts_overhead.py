@@ -13,7 +13,6 @@ selection time measured through the Python API.
 from __future__ import annotations
 
 import argparse
-import random
 import sys
 import time
 from pathlib import Path
@@ -23,7 +22,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from rts_project import (
     Project,
-    function_bodies,
+    edit_targets,
     insert_statement,
     prepare,
 )
@@ -84,14 +83,11 @@ def bench(name: str, workdir: Path, edits: int, seed: int, as_shipped: bool, rep
         f"no change: reks ran {len(r.ran)} ({r.wall:.2f} s), testmon ran {len(t.ran)}"
         f" ({t.wall:.2f} s)"
     )
-    rng = random.Random(seed)
-    candidates = [(f, *b) for f in project.source_files() for b in function_bodies(f)]
-    rng.shuffle(candidates)
     print(
         f"{'edited function':52} {'reks':>6} {'testmon':>8} {'reks s':>7} {'tm s':>6} {'sel ms':>7}"
     )
     sums = [0, 0]
-    for path, qualname, line, indent in candidates[:edits]:
+    for path, qualname, line, indent in edit_targets(project, edits, seed):
         old = insert_statement(path, line, indent)
         try:
             ms, _ = selection_ms(project, repeat=3)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import ast
 import os
+import random
 import re
 import resource
 import shutil
@@ -169,6 +170,15 @@ def function_bodies(path: Path) -> list[tuple[str, int, int]]:
 
     visit(tree.body, "")
     return out
+
+
+def edit_targets(project: Project, count: int, seed: int) -> list[tuple[Path, str, int, int]]:
+    """``count`` functions of the project's source, chosen at random with ``seed``:
+    (file, qualified name, first body line, indentation), for ``insert_statement``."""
+    rng = random.Random(seed)
+    candidates = [(f, *b) for f in project.source_files() for b in function_bodies(f)]
+    rng.shuffle(candidates)
+    return candidates[:count]
 
 
 def insert_statement(path: Path, line: int, indent: int) -> str:
