@@ -37,6 +37,7 @@ from lsp_server.astgen.features import client_imports, lists_in_all, word_at
 from lsp_server.refactor.model import FileEdit, RefactoringError
 from lsp_server.refactor.verify import check_edit
 from lsp_server.rts.provenance import Origin, Provenance
+from lsp_server.rts.units import nested_statements
 
 _RENAME = re.compile(r"rename `([^`]+)` -> `([^`]+)`")
 _SKIP_DIRS = {".git", ".reks", "__pycache__", ".venv", "venv", ".tox", "node_modules"}
@@ -122,13 +123,8 @@ def _module_binds(tree: ast.Module, name: str) -> bool:
                     return True
             elif isinstance(child, ast.NamedExpr) and child.target.id == name:
                 return True
-        # Statements nested in module-level if/try/with/for bodies.
-        for field in ("body", "orelse", "finalbody", "handlers"):
-            for child in getattr(node, field, []) or []:
-                if isinstance(child, ast.ExceptHandler):
-                    todo.extend(child.body)
-                elif isinstance(child, ast.stmt):
-                    todo.append(child)
+        # Statements nested in module-level if/try/with/for/match bodies.
+        todo.extend(nested_statements(node))
     return False
 
 

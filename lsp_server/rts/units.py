@@ -162,7 +162,7 @@ class FileUnits:
 _FuncDef = (ast.FunctionDef, ast.AsyncFunctionDef)
 
 
-def _nested_statements(node: ast.AST) -> Iterator[ast.stmt]:
+def nested_statements(node: ast.AST) -> Iterator[ast.stmt]:
     """Statements directly inside a compound statement (``if``, ``try``, ``match``, ``def``,
     ``class``...), except handlers and match cases looked through."""
     for name in ("body", "orelse", "finalbody", "handlers", "cases"):
@@ -208,7 +208,7 @@ def _scan(tree: ast.Module) -> tuple[list[UnitSpan], list[ImportStatement]]:
             else:
                 # Definitions under `if TYPE_CHECKING:` / `try: ... except ImportError:` are
                 # in the scope around the compound statement.
-                visit(_nested_statements(node), prefix, parent)
+                visit(nested_statements(node), prefix, parent)
 
     visit(tree.body, "", None)
     return spans, imports
