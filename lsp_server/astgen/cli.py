@@ -7,6 +7,8 @@ import os
 import sys
 from typing import Any
 
+from lsp_server.project.text import write_atomic
+
 
 def _names(values: list[str] | None) -> tuple[str, ...]:
     """Repeatable and comma-separated options, in first-seen order."""
@@ -100,12 +102,12 @@ def _engine_test(args: argparse.Namespace) -> int:
     os.makedirs(args.out, exist_ok=True)
     json_path = os.path.join(args.out, "engine-test.json")
     md_path = os.path.join(args.out, "engine-test.md")
-    known_failures.write_atomic(json_path, report.dumps(data))
-    known_failures.write_atomic(md_path, report.to_markdown(data))
+    write_atomic(json_path, report.dumps(data))
+    write_atomic(md_path, report.to_markdown(data))
     if args.write_known_failures is not None:
         path = args.write_known_failures or known_failures.DATA_PATH
         shapes = known_failures.shapes_from(outcome, groups, cases)
-        known_failures.write_atomic(path, known_failures.dumps(shapes, data["versions"]))
+        write_atomic(path, known_failures.dumps(shapes, data["versions"]))
         print(f"known failures: {len(shapes)} shapes -> {path}")
     rate = outcome.checks / outcome.cpu_seconds if outcome.cpu_seconds else 0.0
     print(

@@ -8,18 +8,9 @@ from __future__ import annotations
 import ast
 from collections.abc import Collection, Iterator, Mapping
 
+from lsp_server.project.text import identifier_at, line_starts
+
 _INTROSPECTION = {"getattr", "setattr", "hasattr", "delattr"}
-
-
-def word_at(source: str, offset: int) -> str:
-    """The identifier around ``offset`` of ``source`` (empty when there is none)."""
-    start = offset
-    while start > 0 and (source[start - 1].isalnum() or source[start - 1] == "_"):
-        start -= 1
-    end = offset
-    while end < len(source) and (source[end].isalnum() or source[end] == "_"):
-        end += 1
-    return source[start:end]
 
 
 def _parents(tree: ast.AST) -> dict[ast.AST, ast.AST]:
@@ -30,14 +21,6 @@ def _ancestors(node: ast.AST, parents: dict[ast.AST, ast.AST]) -> Iterator[ast.A
     while node in parents:
         node = parents[node]
         yield node
-
-
-def _line_offsets(source: str) -> list[int]:
-    out = [0]
-    for index, char in enumerate(source):
-        if char == "\n":
-            out.append(index + 1)
-    return out
 
 
 def _span(node: ast.AST, starts: list[int]) -> tuple[int, int]:
@@ -54,13 +37,13 @@ def features(kind: str, source: str, offset: int, end: int | None = None) -> fro
     except (SyntaxError, ValueError):
         return frozenset()
     if kind == "rename":
-        return frozenset(_rename(tree, word_at(source, offset)))
+        return frozenset(_rename(tree, identifier_at(source, offset)))
     if kind == "extract-method" and end is not None:
         return frozenset(_extract_method(tree, source, offset, end))
     if kind == "extract-variable" and end is not None:
         return frozenset(_extract_variable(tree, source, offset, end))
     if kind == "inline":
-        return frozenset(_inline(tree, word_at(source, offset)))
+        return frozenset(_inline(tree, identifier_at(source, offset)))
     return frozenset()
 
 
@@ -191,7 +174,7 @@ def _names(node: ast.AST, store: bool) -> set[str]:
 
 
 def _extract_method(tree: ast.AST, source: str, start: int, end: int) -> Iterator[str]:
-    starts = _line_offsets(source)
+    starts = line_starts(source)
     function = _enclosing_function(tree, start, end, starts)
     selected = [
         n
@@ -225,7 +208,7 @@ def _extract_method(tree: ast.AST, source: str, start: int, end: int) -> Iterato
 
 
 def _extract_variable(tree: ast.AST, source: str, start: int, end: int) -> Iterator[str]:
-    starts = _line_offsets(source)
+    starts = line_starts(source)
     parents = _parents(tree)
     for node in ast.walk(tree):
         if isinstance(node, ast.expr) and _span(node, starts) == (start, end):
@@ -478,5 +461,5 @@ def request_features(
     the move) and the source ``path``: how its clients refer to it (``client_features``)."""
     found = features(kind, source, offset, end)
     if kind == "move" and files is not None and path is not None:
-        found |= client_features(files, path, word_at(source, offset))
+        found |= client_features(files, path, identifier_at(source, offset))
     return found

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import lru_cache
@@ -136,24 +135,6 @@ def dumps(shapes: list[FailureShape], versions: dict[str, str]) -> str:
         ],
     }
     return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
-
-
-def write_atomic(path: str, text: str) -> None:
-    """Write ``text`` to ``path`` all at once: a reader never sees half a file."""
-    folder = os.path.dirname(os.path.abspath(path))
-    os.makedirs(folder, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=folder, prefix=".tmp-", suffix=".part")
-    umask = os.umask(0)
-    os.umask(umask)
-    try:
-        os.chmod(tmp, 0o666 & ~umask)  # mkstemp makes it private; a report is not
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
 
 
 @dataclass(frozen=True)

@@ -13,6 +13,8 @@ import tokenize
 from collections import Counter
 from dataclasses import dataclass
 
+from lsp_server.project.text import line_starts
+
 CRASH = "crash"
 DOES_NOT_COMPILE = "does-not-compile"
 UNDEFINED_NAME = "undefined-name"
@@ -173,19 +175,11 @@ def corresponding_offset(before: str, after: str, offset: int) -> int | None:
         return None
     if len(old) != len(new):
         return None
-    starts = _line_starts(before)
+    starts = line_starts(before)
     for index, token in enumerate(old):
         begin = starts[token.start[0] - 1] + token.start[1]
         end = starts[token.end[0] - 1] + token.end[1]
         if begin <= offset < end and token.type == tokenize.NAME:
             moved = new[index]
-            return _line_starts(after)[moved.start[0] - 1] + moved.start[1]
+            return line_starts(after)[moved.start[0] - 1] + moved.start[1]
     return None
-
-
-def _line_starts(text: str) -> list[int]:
-    starts = [0]
-    for index, char in enumerate(text):
-        if char == "\n":
-            starts.append(index + 1)
-    return starts

@@ -8,7 +8,6 @@ unchanged; those functions need no worker at all.
 
 from __future__ import annotations
 
-import importlib
 import json
 import os
 import sqlite3
@@ -25,18 +24,9 @@ from lsp_server.extreme.discover import FunctionInfo, discover, is_test_file, so
 from lsp_server.extreme.model import Transformation, TransformationResult, Verdict
 from lsp_server.extreme.pool import WorkerPool
 from lsp_server.jobs import Job
+from lsp_server.project import load_config, python_files
+from lsp_server.project.text import write_atomic
 from lsp_server.rts.units import MODULE, FileUnits, SourceError, path_units
-
-
-def _toml() -> Any:
-    """tomllib (3.11+) or tomli; None on a 3.10 without tomli (no config patterns then)."""
-    for name in ("tomllib", "tomli"):
-        try:
-            return importlib.import_module(name)
-        except ImportError:
-            continue
-    return None
-
 
 STATE_FILE = "extreme-state.json"
 STATE_VERSION = 1
@@ -80,17 +70,7 @@ class Analysis:
 
 def config_patterns(root: Path) -> list[str]:
     """``[tool.reks.extreme] exclude = [...]`` from the project's pyproject.toml."""
-    pyproject = root / "pyproject.toml"
-    toml = _toml()
-    if toml is None or not pyproject.exists():
-        return []
-    try:
-        data = toml.loads(pyproject.read_text(encoding="utf-8"))
-    except (OSError, ValueError, UnicodeDecodeError):  # TOMLDecodeError is a ValueError
-        return []
-    section = data.get("tool", {}).get("reks", {}).get("extreme", {})
-    exclude = section.get("exclude", [])
-    return [str(p) for p in exclude] if isinstance(exclude, list) else []
+    return load_config(root).strings("extreme", "exclude")
 
 
 class _Checksums:
@@ -114,14 +94,10 @@ class _Checksums:
 def _tests_fingerprint(root: Path, checksums: _Checksums) -> str:
     """Hash of the module part of every test file: a new or removed test changes it."""
     digest = xxhash.xxh3_64()
-    for dirpath, dirnames, filenames in os.walk(root):
-        dirnames[:] = sorted(d for d in dirnames if not d.startswith(".") and d != "__pycache__")
-        for name in sorted(filenames):
-            if not name.endswith(".py"):
-                continue
-            rel = Path(dirpath, name).relative_to(root).as_posix()
-            if is_test_file(rel) and "site-packages" not in rel:
-                digest.update(f"{rel}={checksums.get(rel + '::' + MODULE)}\0".encode())
+    for path in python_files(root):
+        rel = path.relative_to(root).as_posix()
+        if is_test_file(rel):
+            digest.update(f"{rel}={checksums.get(rel + '::' + MODULE)}\0".encode())
     return digest.hexdigest()
 
 
@@ -137,14 +113,6 @@ def _load_state(root: Path) -> dict[str, Any]:
     if not isinstance(state, dict) or state.get("version") != STATE_VERSION:
         return {}
     return state
-
-
-def write_atomic(path: Path, text: str) -> None:
-    """Write via a temporary file and rename, so a killed run never leaves half a file."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    tmp.write_text(text, encoding="utf-8")
-    os.replace(tmp, path)
 
 
 def _result_to_state(result: TransformationResult) -> dict[str, Any]:

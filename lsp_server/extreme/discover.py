@@ -12,35 +12,17 @@ from __future__ import annotations
 import ast
 import builtins
 import fnmatch
-import os
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from lsp_server.extreme.constants import EMPTY_GENERATOR, bodies_from_annotation
+from lsp_server.project.files import walk_files
 from lsp_server.rts.units import FileUnits, SourceError, source_units, tokenize_decode
 
 NO_EXTREME = "reks: no-extreme"
 """A comment on (or just above) a ``def`` line that excludes the function."""
 
-_SKIPPED_DIRS = {
-    ".git",
-    ".hg",
-    ".reks",
-    ".tox",
-    ".nox",
-    ".venv",
-    "venv",
-    "env",
-    "__pycache__",
-    "build",
-    "dist",
-    "node_modules",
-    "site-packages",
-    ".mypy_cache",
-    ".pytest_cache",
-    ".ruff_cache",
-}
 _NOT_SOURCE = {"conftest.py", "setup.py", "noxfile.py", "fabfile.py", "__main__.py"}
 
 
@@ -84,7 +66,7 @@ def source_files(root: Path, paths: Sequence[Path] = ()) -> list[str]:
         if start.is_file():
             candidates: Iterable[Path] = [start]
         else:
-            candidates = _walk(start)
+            candidates = walk_files(start, root)
         for file in candidates:
             try:
                 rel = file.relative_to(root).as_posix()
@@ -93,19 +75,6 @@ def source_files(root: Path, paths: Sequence[Path] = ()) -> list[str]:
             if file.suffix == ".py" and file.name not in _NOT_SOURCE and not is_test_file(rel):
                 found.add(rel)
     return sorted(found)
-
-
-def _walk(top: Path) -> Iterable[Path]:
-    for dirpath, dirnames, filenames in os.walk(top):
-        dirnames[:] = sorted(
-            d
-            for d in dirnames
-            if d not in _SKIPPED_DIRS
-            and not d.startswith(".")
-            and not (Path(dirpath, d) / "pyvenv.cfg").exists()
-        )
-        for name in sorted(filenames):
-            yield Path(dirpath, name)
 
 
 def discover(

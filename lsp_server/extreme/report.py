@@ -8,8 +8,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from lsp_server.extreme.analysis import Analysis, write_atomic
+from lsp_server.extreme.analysis import Analysis
 from lsp_server.extreme.model import TransformationResult, Verdict
+from lsp_server.project.text import write_atomic
 
 JSON_FILE = "extreme.json"
 MARKDOWN_FILE = "extreme.md"

@@ -33,7 +33,8 @@ import tokenize
 from collections.abc import Iterator
 from pathlib import Path
 
-from lsp_server.astgen.features import client_imports, lists_in_all, word_at
+from lsp_server.astgen.features import client_imports, lists_in_all
+from lsp_server.project.text import identifier_at
 from lsp_server.refactor.model import FileEdit, RefactoringError
 from lsp_server.refactor.verify import check_edit
 from lsp_server.rts.provenance import Origin, Provenance
@@ -139,7 +140,7 @@ def check_move_imports(root: str, provenance: Provenance) -> str | None:
     before = provenance.files_before.get(target.path)
     if before is None:
         return None
-    name = word_at(before, target.offset)
+    name = identifier_at(before, target.offset)
     if not name:
         return None
     files = project_texts(Path(root), provenance, after=True)

@@ -13,6 +13,8 @@ import textwrap
 from dataclasses import dataclass, field
 from typing import Any
 
+from lsp_server.project.text import identifier_span
+
 # Setting keys (``ActionSettings`` fields) each offer is switched by.
 EXTRACT_METHOD = "extractMethod"
 EXTRACT_VARIABLE = "extractVariable"
@@ -130,16 +132,6 @@ def _locate(tree: ast.Module, lines: _Lines, offset: int) -> _Found:
             return found
 
 
-def _word(text: str, offset: int) -> tuple[int, int]:
-    start = offset
-    while start > 0 and (text[start - 1].isalnum() or text[start - 1] == "_"):
-        start -= 1
-    end = offset
-    while end < len(text) and (text[end].isalnum() or text[end] == "_"):
-        end += 1
-    return start, end
-
-
 def _functions(chain: list[ast.AST]) -> list[ast.FunctionDef | ast.AsyncFunctionDef]:
     return [n for n in chain if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
 
@@ -173,7 +165,7 @@ def offers_at(
         out.extend(_selection_offers(text, tree, lines, offset, end))
     found = _locate(tree, lines, offset)
     functions = _functions(found.chain)
-    word_start, word_end = _word(text, offset)
+    word_start, word_end = identifier_span(text, offset)
     word = text[word_start:word_end]
     at = word_start if word else offset
 

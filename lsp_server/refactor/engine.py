@@ -27,6 +27,7 @@ from typing import Protocol
 from rope.base import exceptions as rope_exceptions
 
 from lsp_server.jobs import Cancelled
+from lsp_server.project.text import identifier_span
 from lsp_server.refactor import extract, imports, inline, move, rename, rewrite, signature
 from lsp_server.refactor.apply import apply_edits
 from lsp_server.refactor.changes import simulate
@@ -150,7 +151,7 @@ class RefactorEngine:
             workspace = self.workspace_for(path)
             text = workspace.read(path) or ""
             ctx = Context(workspace, RefactorRequest("rename", path, offset), RopeJob(), text)
-            start, end = _word_at(text, offset)
+            start, end = identifier_span(text, offset)
             if start == end:
                 raise RefactoringError("no name at the cursor")
             try:
@@ -234,13 +235,3 @@ class RefactorEngine:
             workspace.close()
         self.workspaces.clear()
         self.worker.stop()
-
-
-def _word_at(text: str, offset: int) -> tuple[int, int]:
-    start = offset
-    while start > 0 and (text[start - 1].isalnum() or text[start - 1] == "_"):
-        start -= 1
-    end = offset
-    while end < len(text) and (text[end].isalnum() or text[end] == "_"):
-        end += 1
-    return start, end

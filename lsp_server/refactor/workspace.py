@@ -26,31 +26,18 @@ from rope.base.project import Project
 from rope.base.resources import File, Resource
 
 from lsp_server.jobs import Cancelled, Job
+from lsp_server.project.files import EXCLUDED_DIRS, ROOT_ONLY_EXCLUDED_DIRS
 from lsp_server.refactor.worker import BACKGROUND, Worker
 
 PREWARM_SLICE = 25
 """Files parsed per background slice: a request waits for at most one slice."""
 
+# rope matches these names at any depth (it cannot anchor a pattern at the root).
 _IGNORED = [
     "*.pyc",
     "*~",
-    ".ropeproject",
-    ".hg",
-    ".svn",
-    "_svn",
-    ".git",
-    ".tox",
-    ".nox",
-    ".venv",
-    "venv",
-    ".mypy_cache",
-    ".pytest_cache",
-    ".ruff_cache",
-    "__pycache__",
-    "node_modules",
-    ".reks",
-    "build",
-    "dist",
+    "*.egg-info",
+    *sorted(EXCLUDED_DIRS | ROOT_ONLY_EXCLUDED_DIRS),
 ]
 
 

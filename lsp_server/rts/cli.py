@@ -9,21 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-
-def project_python(root: Path, explicit: str | None = None) -> str:
-    """The interpreter the project's tests run in: ``--python``, the active virtualenv, a
-    ``.venv``/``venv`` in the root, or this interpreter."""
-    if explicit:
-        return explicit
-    candidates = []
-    if os.environ.get("VIRTUAL_ENV"):
-        candidates.append(Path(os.environ["VIRTUAL_ENV"]))
-    candidates += [root / ".venv", root / "venv"]
-    for env in candidates:
-        for name in ("bin/python", "Scripts/python.exe"):
-            if (env / name).exists():
-                return str(env / name)
-    return sys.executable
+from lsp_server.project import project_python
 
 
 def _root(args: argparse.Namespace) -> Path:

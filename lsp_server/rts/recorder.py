@@ -23,11 +23,11 @@ from typing import Any
 
 import pytest
 
+from lsp_server.project.files import ProjectPaths, is_python
 from lsp_server.rts.fingerprint import current_fingerprint
 from lsp_server.rts.imports import ImportResolver
-from lsp_server.rts.project_paths import ProjectPaths
 from lsp_server.rts.select import Reason, ReasonKind, Selection, select_affected_tests
-from lsp_server.rts.snapshots import FileStates, is_python
+from lsp_server.rts.snapshots import FileStates
 from lsp_server.rts.store import DependencyStore, FileSnapshot, StoreError, TestResult
 from lsp_server.rts.tracing import (
     CodeSet,

@@ -11,6 +11,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
+from lsp_server.project.files import is_python
 from lsp_server.rts.store import FileSnapshot
 from lsp_server.rts.units import (
     FILE,
@@ -21,12 +22,6 @@ from lsp_server.rts.units import (
     source_units,
     tokenize_decode,
 )
-
-PYTHON_SUFFIXES = (".py", ".pyw")
-
-
-def is_python(path: str) -> bool:
-    return path.endswith(PYTHON_SUFFIXES)
 
 
 @dataclass

@@ -8,25 +8,11 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from lsp_server.project.files import copy_ignore
+
 from .edit import EditError, insert_assertion
 from .model import Diagnosis
 from .runner import run_observations
-
-_IGNORE = shutil.ignore_patterns(
-    ".git",
-    ".hg",
-    ".reks",
-    ".tox",
-    ".nox",
-    ".venv",
-    "venv",
-    "__pycache__",
-    ".pytest_cache",
-    "*.egg-info",
-    "node_modules",
-    "build",
-    "dist",
-)
 
 
 @dataclass(frozen=True)
@@ -49,7 +35,7 @@ def verify_assertion(
         raise ValueError("the diagnosis has no assertion to verify")
     with tempfile.TemporaryDirectory(prefix="reks-reneri-verify-") as scratch:
         copy = Path(scratch, "project")
-        shutil.copytree(root, copy, ignore=_IGNORE, symlinks=True)
+        shutil.copytree(root, copy, ignore=copy_ignore(root), symlinks=True)
         test_file = copy / assertion.path
         try:
             test_file.write_text(

@@ -1,0 +1,76 @@
+"""Text helpers every package shares: line tables, identifiers at offsets, atomic writes."""
+
+from __future__ import annotations
+
+import bisect
+import contextlib
+import json
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+
+def line_starts(text: str) -> list[int]:
+    """Offset of the first character of each line (``\\n``-separated) of ``text``."""
+    starts = [0]
+    find = text.find
+    index = find("\n")
+    while index >= 0:
+        starts.append(index + 1)
+        index = find("\n", index + 1)
+    return starts
+
+
+def offset_of(starts: list[int], line: int, column: int) -> int:
+    """Offset of 1-based ``line`` and 0-based ``column`` (as ``ast`` and ``tokenize`` give)."""
+    return starts[line - 1] + column
+
+
+def line_of(starts: list[int], offset: int) -> int:
+    """The 1-based line holding ``offset``."""
+    return bisect.bisect_right(starts, offset)
+
+
+def _is_word(char: str) -> bool:
+    return char.isalnum() or char == "_"
+
+
+def identifier_span(text: str, offset: int) -> tuple[int, int]:
+    """Start and end of the identifier around ``offset`` (equal when there is none)."""
+    start = offset
+    while start > 0 and _is_word(text[start - 1]):
+        start -= 1
+    end = offset
+    while end < len(text) and _is_word(text[end]):
+        end += 1
+    return start, end
+
+
+def identifier_at(text: str, offset: int) -> str:
+    """The identifier around ``offset`` (empty when there is none)."""
+    start, end = identifier_span(text, offset)
+    return text[start:end]
+
+
+def write_atomic(path: str | Path, text: str) -> None:
+    """Write ``text`` all at once: a reader, or a killed run, never sees half a file, and no
+    temporary file stays behind."""
+    folder = os.path.dirname(os.path.abspath(path))
+    os.makedirs(folder, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=folder, prefix=".reks-", suffix=".tmp")
+    umask = os.umask(0)
+    os.umask(umask)
+    try:
+        os.chmod(tmp, 0o666 & ~umask)  # mkstemp makes it private; a report is not
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+
+
+def write_json_atomic(path: str | Path, data: Any, indent: int | None = None) -> None:
+    write_atomic(path, json.dumps(data, indent=indent, ensure_ascii=False) + "\n")
