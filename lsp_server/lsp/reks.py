@@ -42,7 +42,7 @@ from lsp_server.lsp.convert import path_to_uri, uri_to_path
 from lsp_server.lsp.progress import ClientProgress
 from lsp_server.lsp.reks_hook import ReksListener, task_summary
 from lsp_server.rts.provenance import Provenance
-from lsp_server.rts.reks_status import TestStatus, locate_tests, test_status
+from lsp_server.rts.test_status import TestStatus, locate_tests, test_status
 
 if TYPE_CHECKING:
     from lsp_server.server import ReksServer
@@ -304,7 +304,7 @@ def _roots(server: ReksServer, arguments: Sequence[Any]) -> list[str]:
 
 async def run_affected_tests(server: ReksServer, arguments: Sequence[Any]) -> dict[str, Any]:
     """The command: ``pytest --reks`` per root with progress and cancellation."""
-    from lsp_server.rts.cli import project_python
+    from lsp_server.project import project_python
 
     feature = feature_of(server)
     feature.loop = asyncio.get_running_loop()

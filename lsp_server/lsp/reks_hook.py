@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from lsp_server.rts.provenance import Provenance
-from lsp_server.rts.reks import TaskOutcome, record_refactoring
+from lsp_server.rts.refactoring_rules import TaskOutcome, record_refactoring
 
 if TYPE_CHECKING:
     from lsp_server.refactor.engine import RefactorEngine

@@ -1,33 +1,22 @@
-"""The ``reks`` command. Thin: every subcommand lives in its package's ``cli`` module.
+"""The ``reks`` command: the composition root of the command-line front ends.
 
-Each ``lsp_server/<package>/cli.py`` defines ``register(subparsers)``, adding its commands
-with ``set_defaults(handler=...)``; a handler takes the parsed arguments and returns the
-exit code.
+Each module of this package is the thin front end of one package (``cli/rts.py`` of
+``lsp_server.rts``, ...) and defines ``register(subparsers)``, adding its commands with
+``set_defaults(handler=...)``; a handler takes the parsed arguments and returns the exit
+code. Only this package and ``server.py`` may import every package.
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib
-import importlib.util
-import pkgutil
 import sys
 from collections.abc import Sequence
 
 import lsp_server
 
-_SERVER_COMMANDS = "lsp_server.server_cli"
-
-
-def _command_modules() -> list[str]:
-    names = [_SERVER_COMMANDS]
-    for info in pkgutil.iter_modules(lsp_server.__path__):
-        if not info.ispkg:
-            continue
-        spec = importlib.util.find_spec(f"lsp_server.{info.name}.cli")
-        if spec is not None:
-            names.append(f"lsp_server.{info.name}.cli")
-    return names
+_FRONT_ENDS = ("server", "refactor", "rts", "extreme", "astgen", "editors", "demo")
+"""The modules of this package, in the order their commands are listed."""
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -38,8 +27,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"reks {lsp_server.__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for name in _command_modules():
-        importlib.import_module(name).register(sub)
+    for name in _FRONT_ENDS:
+        importlib.import_module(f"{__name__}.{name}").register(sub)
     return parser
 
 

@@ -14,7 +14,7 @@ import ast
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from lsp_server.rts.reks import tasks_since
+from lsp_server.rts.refactoring_rules import tasks_since
 from lsp_server.rts.select import select_affected_tests
 from lsp_server.rts.store import DependencyStore, StoreError, store_path
 
