@@ -1,93 +1,146 @@
 """The reks language server: pygls wiring only.
 
-Each LSP method is one small function calling into ``lsp_server.lsp.<feature>``. To add a
-feature: write its handlers in ``lsp_server/lsp/<feature>.py`` and register them in
-``create_server`` with ``@server.feature(...)`` or ``@server.command(...)``; per-workspace
-state lives in ``ReksServer.state_for(path)``; applied refactorings are announced through
-``server.engine.listeners`` (see ``lsp_server.refactor.engine``).
+``ReksServer`` is the ``Host`` every feature is given (``lsp_server.lsp.feature``): the
+client connection, the settings, the refactoring engine, the diagnostics hub and one
+``Project`` per workspace folder. ``create_server`` registers the features of
+``lsp_server.lsp.features``: the LSP methods and commands each serves alone, and the
+shared methods (document sync, code actions, workspace folders, shutdown) fanned out to
+every feature's hooks. Logic lives in the features and the packages below them.
 """
 
 from __future__ import annotations
 
-import ast
 import asyncio
-import os
-from dataclasses import dataclass, field
+import inspect
+from collections.abc import Callable, Coroutine, Sequence
 from typing import Any
 
 from lsprotocol import types
 from pygls.lsp.server import LanguageServer
 
 import lsp_server
-from lsp_server.jobs import Job
-from lsp_server.lsp import extreme, refactoring, reks, reneri
 from lsp_server.lsp.convert import uri_to_path
+from lsp_server.lsp.diagnostics import DiagnosticsHub
+from lsp_server.lsp.feature import CommandHandler, Feature
+from lsp_server.lsp.features import FEATURES
+from lsp_server.project import Project
 from lsp_server.refactor.engine import RefactorEngine
-from lsp_server.refactor.workspace import RopeWorkspace
 from lsp_server.settings import Settings
-
-CODE_ACTION_KINDS = [
-    types.CodeActionKind.RefactorExtract,
-    types.CodeActionKind.RefactorInline,
-    types.CodeActionKind.RefactorRewrite,
-    types.CodeActionKind("refactor.move"),
-    types.CodeActionKind.SourceOrganizeImports,
-    types.CodeActionKind.QuickFix,
-]
-
-
-@dataclass
-class WorkspaceState:
-    """What the server keeps for one workspace folder; other features add to ``data``."""
-
-    root: str
-    rope: RopeWorkspace
-    data: dict[str, Any] = field(default_factory=dict)
 
 
 class ReksServer(LanguageServer):
-    """The language server with its refactoring engine, settings and per-workspace state."""
+    """The language server and the ``Host`` of its features."""
 
     def __init__(self) -> None:
         super().__init__("reks", lsp_server.__version__)
-        self.engine = RefactorEngine()
         self.settings = Settings()
-        self.pending = refactoring.PendingApplications()
-        self.syntax_trees: dict[str, tuple[str, ast.Module | None]] = {}
-        self.prewarm_jobs: list[Job] = []
-        self.states: dict[str, WorkspaceState] = {}
-        self.background: set[asyncio.Future[None]] = set()
-        """Background tasks (pre-warm), referenced so they are not garbage-collected."""
+        self.engine = RefactorEngine()
+        self.diagnostics = DiagnosticsHub(self._publish_diagnostics)
+        self.features: list[Feature] = []
+        self._projects: dict[str, Project] = {}
+        self._background: set[asyncio.Future[Any]] = set()
 
-    def state_for(self, path: str) -> WorkspaceState:
-        """The state of the workspace folder holding ``path`` (created on first use)."""
-        rope = self.engine.workspace_for(path)
-        state = self.states.get(rope.root)
-        if state is None:
-            state = self.states[rope.root] = WorkspaceState(rope.root, rope)
-        return state
+    @property
+    def lsp(self) -> LanguageServer:
+        return self
 
-    def add_root(self, root: str) -> WorkspaceState:
-        rope = self.engine.add_root(root)
-        return self.state_for(os.path.join(rope.root, "x"))
+    def project_for(self, path: str) -> Project:
+        root = self.engine.workspace_for(path).root
+        project = self._projects.get(root)
+        if project is None or project.explicit_python != (self.settings.python or None):
+            project = self._projects[root] = Project.at(root, self.settings.python)
+        return project
+
+    def projects(self) -> list[Project]:
+        return [self.project_for(root) for root in list(self._projects)]
+
+    def spawn(self, work: Coroutine[Any, Any, Any]) -> None:
+        task = asyncio.ensure_future(work)
+        self._background.add(task)  # referenced until done, so it is not collected
+        task.add_done_callback(self._background.discard)
+
+    def add_folder(self, root: str) -> None:
+        root = self.engine.add_root(root).root
+        self._projects.setdefault(root, Project.at(root, self.settings.python))
+        for feature in self.features:
+            feature.folder_added(root)
+
+    def remove_folder(self, root: str) -> None:
+        for feature in self.features:
+            feature.folder_removed(root)
+        self._projects.pop(root, None)
+        self.diagnostics.clear(root)
+
+    def _publish_diagnostics(self, uri: str, diagnostics: list[types.Diagnostic]) -> None:
+        self.text_document_publish_diagnostics(
+            types.PublishDiagnosticsParams(uri=uri, diagnostics=diagnostics)
+        )
+
+    def code_actions(self, params: types.CodeActionParams) -> list[types.CodeAction]:
+        return [a for feature in self.features for a in feature.code_actions(params)]
+
+    async def resolve_code_action(self, action: types.CodeAction) -> types.CodeAction:
+        for feature in self.features:
+            if feature.owns_code_action(action):
+                return await feature.resolve_code_action(action)
+        return action
 
 
-def create_server() -> ReksServer:
+def _workspace_roots(ls: ReksServer) -> list[str]:
+    roots = [uri_to_path(f.uri) for f in ls.workspace.folders.values()]
+    if not roots and ls.workspace.root_path:
+        roots = [ls.workspace.root_path]
+    return roots
+
+
+def _each(ls: ReksServer, hook: str, *args: Any) -> None:
+    for feature in ls.features:
+        getattr(feature, hook)(*args)
+
+
+def _serving(handler: Callable[[Any], Any]) -> Callable[..., Coroutine[Any, Any, Any]]:
+    # pygls awaits coroutine functions only, and reads a handler's signature: each handler
+    # gets a plain ``async def`` of its own.
+    async def serve(ls: ReksServer, params: Any) -> Any:
+        result = handler(params)
+        return await result if inspect.isawaitable(result) else result
+
+    return serve
+
+
+def _executing(handler: CommandHandler) -> Callable[..., Coroutine[Any, Any, Any]]:
+    async def execute(ls: ReksServer, *args: Any) -> Any:
+        return await handler(list(args))
+
+    return execute
+
+
+def _register(server: ReksServer, feature: Feature) -> None:
+    for served in feature.methods():
+        server.feature(served.method, served.options)(_serving(served.handler))
+    for name, handler in feature.commands().items():
+        server.command(name)(_executing(handler))
+
+
+def create_server(features: Sequence[type[Feature]] = FEATURES) -> ReksServer:
     server = ReksServer()
-    reks.attach(server)
+    server.features = [feature(server) for feature in features]
+    for feature in server.features:
+        _register(server, feature)
+    kinds = [
+        types.CodeActionKind(k)
+        for k in dict.fromkeys(k for f in server.features for k in f.code_action_kinds)
+    ]
 
     @server.feature(types.INITIALIZE)
     def initialize(ls: ReksServer, params: types.InitializeParams) -> None:
         ls.settings.update(params.initialization_options)
 
     @server.feature(types.INITIALIZED)
-    async def initialized(ls: ReksServer, params: types.InitializedParams) -> None:
-        roots = refactoring.workspace_roots(ls)
-        for root in roots:
-            ls.add_root(root)
-        for root in roots:
-            ls.background.add(asyncio.ensure_future(refactoring.prewarm(ls, root)))
-        reks.refresh_all(ls)
+    def initialized(ls: ReksServer, params: types.InitializedParams) -> None:
+        for root in _workspace_roots(ls):
+            ls.add_folder(root)
+        _each(ls, "initialized")
 
     @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
     def did_change_configuration(
@@ -98,113 +151,49 @@ def create_server() -> ReksServer:
     @server.feature(types.WORKSPACE_DID_CHANGE_WORKSPACE_FOLDERS)
     def did_change_folders(ls: ReksServer, params: types.DidChangeWorkspaceFoldersParams) -> None:
         for folder in params.event.removed:
-            ls.engine.remove_root(uri_to_path(folder.uri))
+            ls.remove_folder(uri_to_path(folder.uri))
         for folder in params.event.added:
-            ls.add_root(uri_to_path(folder.uri))
-            task = asyncio.ensure_future(refactoring.prewarm(ls, uri_to_path(folder.uri)))
-            ls.background.add(task)
+            ls.add_folder(uri_to_path(folder.uri))
 
     @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
     def did_open(ls: ReksServer, params: types.DidOpenTextDocumentParams) -> None:
-        refactoring.document_changed(ls, params.text_document.uri)
+        _each(ls, "document_changed", params.text_document.uri)
 
     @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
     def did_change(ls: ReksServer, params: types.DidChangeTextDocumentParams) -> None:
-        refactoring.document_changed(ls, params.text_document.uri)
+        _each(ls, "document_changed", params.text_document.uri)
 
     @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
     def did_close(ls: ReksServer, params: types.DidCloseTextDocumentParams) -> None:
-        refactoring.document_changed(ls, params.text_document.uri, closed=True)
+        _each(ls, "document_changed", params.text_document.uri, True)
 
     @server.feature(types.TEXT_DOCUMENT_DID_SAVE)
     def did_save(ls: ReksServer, params: types.DidSaveTextDocumentParams) -> None:
-        refactoring.files_changed(ls, [params.text_document.uri])
-        reks.files_saved(ls, [params.text_document.uri])
+        _each(ls, "files_changed", [params.text_document.uri])
+        _each(ls, "files_saved", [params.text_document.uri])
 
     @server.feature(types.WORKSPACE_DID_CHANGE_WATCHED_FILES)
     def did_change_watched(ls: ReksServer, params: types.DidChangeWatchedFilesParams) -> None:
-        refactoring.files_changed(ls, [change.uri for change in params.changes])
+        _each(ls, "files_changed", [change.uri for change in params.changes])
 
     @server.feature(types.WORKSPACE_DID_RENAME_FILES)
     def did_rename_files(ls: ReksServer, params: types.RenameFilesParams) -> None:
-        uris = [u for f in params.files for u in (f.old_uri, f.new_uri)]
-        refactoring.files_changed(ls, uris)
-
-    @server.feature(types.TEXT_DOCUMENT_PREPARE_RENAME)
-    async def prepare_rename(
-        ls: ReksServer, params: types.PrepareRenameParams
-    ) -> types.PrepareRenamePlaceholder | None:
-        return await refactoring.prepare_rename(ls, params)
-
-    @server.feature(types.TEXT_DOCUMENT_RENAME)
-    async def rename(ls: ReksServer, params: types.RenameParams) -> types.WorkspaceEdit:
-        return await refactoring.rename(ls, params)
-
-    @server.feature(
-        types.WORKSPACE_WILL_RENAME_FILES,
-        types.FileOperationRegistrationOptions(
-            filters=[
-                types.FileOperationFilter(pattern=types.FileOperationPattern(glob="**/*.py")),
-                types.FileOperationFilter(
-                    pattern=types.FileOperationPattern(
-                        glob="**/*", matches=types.FileOperationPatternKind.Folder
-                    )
-                ),
-            ]
-        ),
-    )
-    async def will_rename_files(
-        ls: ReksServer, params: types.RenameFilesParams
-    ) -> types.WorkspaceEdit | None:
-        return await refactoring.will_rename_files(ls, params)
+        _each(ls, "files_changed", [u for f in params.files for u in (f.old_uri, f.new_uri)])
 
     @server.feature(
         types.TEXT_DOCUMENT_CODE_ACTION,
-        types.CodeActionOptions(code_action_kinds=CODE_ACTION_KINDS, resolve_provider=True),
+        types.CodeActionOptions(code_action_kinds=kinds, resolve_provider=True),
     )
     def code_action(ls: ReksServer, params: types.CodeActionParams) -> list[types.CodeAction]:
-        return (
-            refactoring.code_actions(ls, params)
-            + reks.code_actions(ls, params)
-            + reneri.code_actions(ls, params)
-        )
+        return ls.code_actions(params)
 
     @server.feature(types.CODE_ACTION_RESOLVE)
     async def code_action_resolve(ls: ReksServer, params: types.CodeAction) -> types.CodeAction:
-        if reneri.owns(params):  # "Add assertion" carries its edit already
-            return params
-        return await refactoring.resolve_code_action(ls, params)
-
-    @server.command(extreme.COMMAND)
-    async def analyse_weak_tests(ls: ReksServer, *args: Any) -> dict[str, Any]:
-        return await extreme.analyse_weak_tests(ls, list(args))
-
-    @server.command(reneri.COMMAND)
-    async def explain_weak_tests(ls: ReksServer, *args: Any) -> dict[str, Any]:
-        return await reneri.explain_weak_tests(ls, list(args))
-
-    @server.command(refactoring.APPLY_COMMAND)
-    async def apply_refactoring(ls: ReksServer, *args: Any) -> None:
-        await refactoring.execute_refactoring(ls, list(args))
-
-    @server.command(reks.COMMAND)
-    async def run_affected_tests(ls: ReksServer, *args: Any) -> dict[str, Any]:
-        return await reks.run_affected_tests(ls, list(args))
-
-    @server.command(refactoring.MOVE_COMMAND)
-    async def move(ls: ReksServer, *args: Any) -> None:
-        await refactoring.execute_refactoring(ls, list(args))
-
-    @server.feature(types.TEXT_DOCUMENT_WILL_SAVE_WAIT_UNTIL)
-    async def will_save_wait_until(
-        ls: ReksServer, params: types.WillSaveTextDocumentParams
-    ) -> list[types.TextEdit]:
-        return await refactoring.will_save_wait_until(ls, params)
+        return await ls.resolve_code_action(params)
 
     @server.feature(types.SHUTDOWN)
     def shutdown(ls: ReksServer, params: None) -> None:
-        for job in ls.prewarm_jobs:
-            job.cancel()
+        _each(ls, "shutdown")
         ls.engine.close()
 
     return server

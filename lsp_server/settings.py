@@ -45,7 +45,7 @@ class DefaultNames:
 
 @dataclass
 class TestSettings:
-    """Running affected tests (REKS, ``lsp_server.lsp.reks``)."""
+    """Running affected tests (REKS, ``lsp_server.lsp.features.test_selection``)."""
 
     pytestArgs: list[str] = field(default_factory=list)
     summary: str = "progress"
@@ -55,7 +55,7 @@ class TestSettings:
 
 @dataclass
 class ExtremeSettings:
-    """The extreme analysis ("Analyse weak tests", ``lsp_server.lsp.extreme``)."""
+    """The extreme analysis ("Analyse weak tests", ``lsp_server.lsp.features.weak_tests``)."""
 
     jobs: int = 0
     """Worker processes; 0: one per core."""
@@ -76,6 +76,9 @@ class Settings:
     actions: ActionSettings = field(default_factory=ActionSettings)
     defaultNames: DefaultNames = field(default_factory=DefaultNames)
     onSave: list[str] = field(default_factory=list)
+    python: str = ""
+    """The interpreter the project's tests run in (empty: the active virtualenv, a
+    ``.venv``/``venv`` in the root, or the server's own; ``lsp_server.project``)."""
     trustButVerify: bool = True
     """REKS: check each refactoring (compiles, no new undefined names, jedi agrees on
     renames) before trusting it; a failed check makes it a hand edit (its tests run)."""
@@ -100,6 +103,8 @@ class Settings:
         _merge(self.defaultNames, data.get("defaultNames"))
         _merge(self.tests, data.get("tests"))
         _merge(self.extreme, data.get("extreme"))
+        if isinstance(data.get("python"), str):
+            self.python = data["python"]
         if isinstance(data.get("trustButVerify"), bool):
             self.trustButVerify = data["trustButVerify"]
         on_save = data.get("onSave")

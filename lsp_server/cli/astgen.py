@@ -58,16 +58,18 @@ def register(sub: Any) -> None:
         nargs="?",
         const="",
         metavar="PATH",
-        help="also write the known-failing shapes (default: the packaged known_failures.json)",
+        help="also write the known-failing shapes (default: the user's data folder, "
+        "$REKS_KNOWN_FAILURES or ~/.local/share/reks/known_failures.json)",
     )
     parser.set_defaults(handler=_engine_test)
 
 
 def _engine_test(args: argparse.Namespace) -> int:
-    from lsp_server.astgen import driver, known_failures, report
+    from lsp_server.astgen import driver, report
     from lsp_server.astgen.engines import ENGINES
     from lsp_server.console import ProgressBar
     from lsp_server.jobs import Cancelled
+    from lsp_server.trust import known_failures
 
     engines = _names([args.engines])
     bad = [e for e in engines if e not in ENGINES]
@@ -105,7 +107,7 @@ def _engine_test(args: argparse.Namespace) -> int:
     write_atomic(json_path, report.dumps(data))
     write_atomic(md_path, report.to_markdown(data))
     if args.write_known_failures is not None:
-        path = args.write_known_failures or known_failures.DATA_PATH
+        path = args.write_known_failures or known_failures.user_path()
         shapes = known_failures.shapes_from(outcome, groups, cases)
         write_atomic(path, known_failures.dumps(shapes, data["versions"]))
         print(f"known failures: {len(shapes)} shapes -> {path}")

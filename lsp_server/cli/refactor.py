@@ -77,6 +77,7 @@ def _run(args: argparse.Namespace, action: str, spec: str, selection: bool, **op
         RefactorRequest,
     )
     from lsp_server.refactor.worker import RopeJob
+    from lsp_server.trust.task_listener import install as install_task_listener
 
     path, start, end = _parse(spec, selection)
     path = os.path.realpath(path)
@@ -89,12 +90,7 @@ def _run(args: argparse.Namespace, action: str, spec: str, selection: bool, **op
     engine = RefactorEngine()
     engine.add_root(root)
     if args.apply:
-        try:
-            from lsp_server.lsp.reks_hook import install  # the REKS rules, when present
-        except ImportError:
-            pass
-        else:
-            install(engine)
+        install_task_listener(engine)
     request = RefactorRequest(
         action, path, start or 0, end, {k: v for k, v in options.items() if v is not None}
     )

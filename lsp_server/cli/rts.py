@@ -9,7 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from lsp_server.project import project_python
+from lsp_server.project import interpreter_problem, project_python
 
 
 def _root(args: argparse.Namespace) -> Path:
@@ -22,17 +22,10 @@ def _test(args: argparse.Namespace) -> int:
     extra = list(args.pytest_args)
     if extra[:1] == ["--"]:
         extra = extra[1:]
-    if os.path.realpath(python) != os.path.realpath(sys.executable):
-        probe = subprocess.run(
-            [python, "-c", "import lsp_server.rts.pytest_plugin"], capture_output=True, cwd=root
-        )
-        if probe.returncode != 0:
-            print(
-                f"reks: the project interpreter {python} cannot load the reks pytest plugin;"
-                " install reks there (pip install -e <reks>) or pass --python",
-                file=sys.stderr,
-            )
-            return 2
+    problem = interpreter_problem(python, root)
+    if problem is not None:
+        print(f"reks: {problem}, or pass --python", file=sys.stderr)
+        return 2
     flag = "--reks-all" if args.all else "--reks"
     return subprocess.call([python, "-m", "pytest", flag, *extra], cwd=root)
 

@@ -12,7 +12,8 @@ import asyncio
 import concurrent.futures
 import time
 import uuid
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from lsprotocol import types
 
@@ -20,6 +21,8 @@ from lsp_server.jobs import Job
 
 if TYPE_CHECKING:
     from pygls.lsp.server import LanguageServer
+
+T = TypeVar("T")
 
 PROGRESS_INTERVAL = 0.2
 """Seconds between two reports: enough for a moving bar, few enough not to flood the client."""
@@ -99,3 +102,14 @@ class ClientProgress:
                 self.token, types.WorkDoneProgressEnd(message=message)
             )
             self.token = None
+
+
+async def run_on_thread(job: Job, work: Callable[..., T], *args: Any) -> T:
+    """``work(*args, job)`` on a thread of the default executor; the request being
+    cancelled cancels the job (the work stops at its next check)."""
+    future = asyncio.get_running_loop().run_in_executor(None, lambda: work(*args, job))
+    try:
+        return await future
+    except asyncio.CancelledError:
+        job.cancel()
+        raise

@@ -15,7 +15,7 @@ from lsp_server.project.files import (
     is_excluded_dir,
     python_files,
 )
-from lsp_server.project.interpreter import project_python
+from lsp_server.project.interpreter import interpreter_problem, project_python
 from lsp_server.project.model import Project
 
 __all__ = [
@@ -25,6 +25,7 @@ __all__ = [
     "ProjectConfig",
     "ProjectPaths",
     "exclusion_globs",
+    "interpreter_problem",
     "is_excluded_dir",
     "load_config",
     "project_python",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import subprocess
 import sys
 from pathlib import Path
 
@@ -21,3 +22,25 @@ def project_python(root: Path, explicit: str | None = None) -> str:
             if (env / name).exists():
                 return str(env / name)
     return sys.executable
+
+
+def interpreter_problem(python: str, root: Path) -> str | None:
+    """Why ``python`` cannot run reks' side of the work (its pytest plugin, the extreme
+    workers) in the project, or None when it can. This interpreter always can."""
+    if os.path.realpath(python) == os.path.realpath(sys.executable):
+        return None
+    try:
+        probe = subprocess.run(
+            [python, "-c", "import lsp_server.rts.pytest_plugin"],
+            capture_output=True,
+            cwd=root,
+            timeout=60,
+        )
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        return f"the project interpreter {python} does not run: {exc}"
+    if probe.returncode != 0:
+        return (
+            f"the project interpreter {python} cannot load reks; install reks there"
+            " (pip install -e <reks>) or choose another interpreter"
+        )
+    return None

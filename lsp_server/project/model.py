@@ -9,7 +9,7 @@ from pathlib import Path
 
 from lsp_server.project.config import ProjectConfig, load_config
 from lsp_server.project.files import ProjectPaths, python_files
-from lsp_server.project.interpreter import project_python
+from lsp_server.project.interpreter import interpreter_problem, project_python
 
 
 @dataclass(frozen=True)
@@ -42,3 +42,7 @@ class Project:
     def rel(self, path: str | Path) -> str | None:
         """The root-relative ``/`` path of ``path``, None outside project code."""
         return self.paths.rel(str(path))
+
+    def interpreter_problem(self) -> str | None:
+        """Why the project's interpreter cannot run reks' side of the work (None: it can)."""
+        return interpreter_problem(self.python, self.root)

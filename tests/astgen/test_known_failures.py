@@ -6,11 +6,11 @@ import json
 
 import pytest
 
-from lsp_server.astgen import known_failures
 from lsp_server.astgen.driver import Config, generate, run
 from lsp_server.astgen.features import features
-from lsp_server.astgen.known_failures import KnownFailures, matches, parse, shapes_from
 from lsp_server.astgen.report import group_failures
+from lsp_server.trust import known_failures
+from lsp_server.trust.known_failures import KnownFailures, matches, parse, shapes_from
 
 SUPER = """\
 class Base:

@@ -7,11 +7,11 @@ import json
 
 import pytest
 
-from lsp_server.astgen import known_failures
 from lsp_server.astgen.driver import Config, generate, run
 from lsp_server.astgen.features import client_features, client_imports, module_names
-from lsp_server.astgen.known_failures import KnownFailures, matches, parse, shapes_from
 from lsp_server.astgen.report import group_failures
+from lsp_server.trust import known_failures
+from lsp_server.trust.known_failures import KnownFailures, matches, parse, shapes_from
 
 MODULE = 'VALUE = 3\n\n\ndef f():\n    return "f%d" % VALUE\n'
 

@@ -13,7 +13,7 @@ from lsp_support import SERVER_COMMAND, copy_example, open_session
 from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient
 
-from lsp_server.lsp.extreme import COMMAND
+from lsp_server.lsp.features.weak_tests import COMMAND
 
 CONFIG = ClientServerConfig(server_command=SERVER_COMMAND)
 

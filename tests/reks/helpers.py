@@ -14,12 +14,12 @@ from pathlib import Path
 
 import pytest
 
-from lsp_server.lsp.reks_hook import ReksListener, install
 from lsp_server.refactor.engine import RefactorEngine
 from lsp_server.refactor.model import RefactoringResult, RefactorRequest
 from lsp_server.rts.select import select_affected_tests
 from lsp_server.rts.store import DependencyStore
 from lsp_server.rts.units import Unit
+from lsp_server.trust.task_listener import TaskListener, install
 
 FILES = {
     "conftest.py": "",
@@ -176,7 +176,7 @@ class Reks:
 
     root: Path
     engine: RefactorEngine
-    listener: ReksListener
+    listener: TaskListener
 
     def request(self, action: str, rel: str, needle: str, delta: int = 0, **args: object):
         path = self.root / rel

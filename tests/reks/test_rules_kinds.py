@@ -67,7 +67,7 @@ def test_kind_updates_dependencies_like_a_fresh_recording(
     args: dict[str, object],
     exact: bool,
 ) -> None:
-    from lsp_server.astgen import known_failures
+    from lsp_server.trust import known_failures
 
     # The rules themselves, whatever shapes the engine tests learnt (moves with and without
     # a learnt shape's client imports: tested in test_rules_sequences).

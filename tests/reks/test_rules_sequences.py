@@ -172,7 +172,7 @@ def _unit(path: str, name: str):  # type: ignore[no-untyped-def]
 def test_known_failing_shape_is_a_hand_edit(
     reks: Reks, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from lsp_server.astgen import known_failures
+    from lsp_server.trust import known_failures
 
     # A learnt shape without features matches every rename (the safe reading of the data).
     shape = known_failures.FailureShape(
@@ -212,8 +212,8 @@ def test_rename_in_a_module_with_dynamic_global_lookup_is_a_hand_edit(reks: Reks
 
 
 def test_project_without_a_store_is_left_alone(recorded_template: Path, tmp_path: Path) -> None:
-    from lsp_server.lsp.reks_hook import install
     from lsp_server.refactor.engine import RefactorEngine
+    from lsp_server.trust.task_listener import install
 
     root = tmp_path / "fresh"
     shutil.copytree(recorded_template, root, ignore=shutil.ignore_patterns(".reks"))
@@ -259,7 +259,7 @@ def test_move_with_plain_client_imports_is_trusted(reks: Reks) -> None:
     ids=["aliased", "relative"],
 )
 def test_move_leaving_a_client_import_behind_is_a_hand_edit(reks: Reks, client: str) -> None:
-    from lsp_server.lsp.reks_verify import check_known_failures
+    from lsp_server.trust.checks import check_known_failures
 
     (reks.root / "pkg/report.py").write_text(client)
     result, outcome = reks.apply("move", "pkg/shapes.py", "def area", 4, destination="pkg/other.py")

@@ -11,7 +11,7 @@ from lsprotocol import types
 
 from lsp_server.extreme.reneri import Diagnosis, diagnose
 from lsp_server.lsp.convert import path_to_uri
-from lsp_server.lsp.reneri import assertion_edit, diagnostics_for
+from lsp_server.lsp.features.weak_test_diagnosis import assertion_edit, diagnostics_for
 
 from .conftest import run_pytest, undetected
 

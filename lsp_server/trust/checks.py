@@ -13,7 +13,7 @@ Engines have bugs, so after each task (setting ``trustButVerify``, on by default
 5. after a move of a global, every ``from <module> import <name>`` in the project
    (aliased, relative, in a package ``__init__``) still finds the name in its module;
 6. the task does not match a shape the engine-testing work found rope to get wrong
-   (``lsp_server.astgen.known_failures.matches``, when that module exists; for a move,
+   (``lsp_server.trust.known_failures.matches``, when that module exists; for a move,
    with how the project's other modules import the moved global).
 
 Any failed check makes the task a hand edit: its tests run. A full test run in CI remains
@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import ast
 import io
-import os
 import re
 import shutil
 import sys
@@ -34,6 +33,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from lsp_server.astgen.features import client_imports, lists_in_all
+from lsp_server.project.files import python_files
 from lsp_server.project.text import identifier_at
 from lsp_server.refactor.model import FileEdit, RefactoringError
 from lsp_server.refactor.verify import check_edit
@@ -41,12 +41,11 @@ from lsp_server.rts.provenance import Origin, Provenance
 from lsp_server.rts.units import nested_statements
 
 _RENAME = re.compile(r"rename `([^`]+)` -> `([^`]+)`")
-_SKIP_DIRS = {".git", ".reks", "__pycache__", ".venv", "venv", ".tox", "node_modules"}
 
 
 def check_known_failures(root: str, provenance: Provenance) -> str | None:
     """Does the task have a shape the engine-testing work found the engine to get wrong?
-    (``lsp_server.astgen.known_failures.matches``, fed by ``reks engine-test
+    (``lsp_server.trust.known_failures.matches``, fed by ``reks engine-test
     --write-known-failures``; without that module or the task's target: no opinion.) For a
     move of a global, the project's files before the task tell how its clients import it."""
     target = provenance.target
@@ -56,7 +55,7 @@ def check_known_failures(root: str, provenance: Provenance) -> str | None:
     if source is None:
         return None
     try:
-        from lsp_server.astgen.known_failures import matches
+        from lsp_server.trust.known_failures import matches
     except ImportError:
         return None
     files = None
@@ -76,18 +75,14 @@ def check_known_failures(root: str, provenance: Provenance) -> str | None:
 def _untouched_python_files(root: Path, provenance: Provenance) -> Iterator[tuple[str, str]]:
     """(root-relative path, text) of the project's Python files on disk that the task did
     not touch (their text is the same before and after it)."""
-    for dirpath, dirnames, filenames in os.walk(root):
-        dirnames[:] = [d for d in dirnames if d not in _SKIP_DIRS and not d.startswith(".")]
-        for filename in filenames:
-            if not filename.endswith(".py"):
-                continue
-            rel = Path(dirpath, filename).relative_to(root).as_posix()
-            if rel in provenance.files_before or rel in provenance.files_after:
-                continue
-            try:
-                yield rel, Path(dirpath, filename).read_text(encoding="utf-8")
-            except (OSError, UnicodeDecodeError):
-                continue
+    for path in python_files(root):
+        rel = path.relative_to(root).as_posix()
+        if rel in provenance.files_before or rel in provenance.files_after:
+            continue
+        try:
+            yield rel, path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            continue
 
 
 def project_texts(root: Path, provenance: Provenance, after: bool) -> dict[str, str]:

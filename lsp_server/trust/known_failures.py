@@ -6,7 +6,9 @@ group of an engine, the static ``features`` every failing program of the group s
 a shape; REKS then treats the refactoring as a hand edit (its tests run) instead of
 trusting it.
 
-The data file is ``known_failures.json`` next to this module. A shape with no feature
+The shapes learnt for the engines reks ships with are packaged as ``known_failures.json``
+next to this module (read-only: an installed package is never written); shapes learnt on
+the user's machine go to ``user_path()`` and take precedence once there. A shape with no feature
 matches every refactoring of its kind: that is the safe answer when nothing narrower
 separates the failing programs from the passing ones.
 """
@@ -31,6 +33,7 @@ if TYPE_CHECKING:
     from lsp_server.astgen.report import FailureGroup
 
 DATA_PATH = os.path.join(os.path.dirname(__file__), "known_failures.json")
+"""The packaged shapes (read-only)."""
 FORMAT_VERSION = 1
 ENGINES_FOR_REKS = ("reks", "rope")
 """Engines whose shapes are recorded: rope through reks, and rope alone."""
@@ -170,9 +173,27 @@ def parse(data: dict[str, Any]) -> KnownFailures:
     return KnownFailures(str(data.get("engines", {}).get("rope", "")), shapes)
 
 
+def user_path() -> str:
+    """Where ``reks engine-test --write-known-failures`` writes learnt shapes by default:
+    ``$REKS_KNOWN_FAILURES``, else ``known_failures.json`` in the user's data folder."""
+    explicit = os.environ.get("REKS_KNOWN_FAILURES")
+    if explicit:
+        return explicit
+    data_home = os.environ.get("XDG_DATA_HOME") or os.path.join(
+        os.path.expanduser("~"), ".local", "share"
+    )
+    return os.path.join(data_home, "reks", "known_failures.json")
+
+
+def active_path() -> str:
+    """The shapes in force: the user's learnt ones if there are any, else the packaged."""
+    user = user_path()
+    return user if os.path.exists(user) else DATA_PATH
+
+
 def load(path: str | None = None) -> KnownFailures:
-    """The shapes in ``path`` (default: the packaged data file); none if it is missing."""
-    path = path or DATA_PATH
+    """The shapes in ``path`` (default: the shapes in force); none if it is missing."""
+    path = path or active_path()
     if not os.path.exists(path):
         return KnownFailures("", ())
     with open(path, encoding="utf-8") as handle:
@@ -205,7 +226,8 @@ def matches(
     module rename."""
     if known is None:
         try:
-            known = _cached(DATA_PATH, os.path.getmtime(DATA_PATH))
+            path_in_force = active_path()
+            known = _cached(path_in_force, os.path.getmtime(path_in_force))
         except OSError:
             return None
     candidates = [

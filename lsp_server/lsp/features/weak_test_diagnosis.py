@@ -16,26 +16,25 @@ again nearby; when it cannot be found, no action is offered rather than a wrong 
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 
+from lsp_server.extreme.analysis import Options, analyse
+from lsp_server.extreme.model import Verdict
+from lsp_server.extreme.reneri import diagnose
 from lsp_server.extreme.reneri.model import Diagnosis
 from lsp_server.jobs import Cancelled, Job
+from lsp_server.lsp.arguments import analysis_options, command_targets
 from lsp_server.lsp.convert import path_to_uri, uri_to_path
-from lsp_server.lsp.progress import ClientProgress
-
-if TYPE_CHECKING:
-    from lsp_server.extreme.analysis import Options
-    from lsp_server.server import ReksServer
+from lsp_server.lsp.feature import CommandHandler, Feature
+from lsp_server.lsp.progress import ClientProgress, run_on_thread
 
 COMMAND = "reks.explainWeakTests"
 SOURCE = "reks"
-DIAGNOSTICS_KEY = "reneri.diagnostics"
 ACTION_TITLE = "Add assertion"
 DATA_TAG = "reneri"
 SEARCH_WINDOW = 30
@@ -131,79 +130,120 @@ def _line_range(path: Path, line: int) -> types.Range:
     )
 
 
-# -- the quick fix -------------------------------------------------------------------------
-def code_actions(server: ReksServer, params: types.CodeActionParams) -> list[types.CodeAction]:
-    """ "Add assertion" for every reks diagnostic in the request that carries one."""
-    only = params.context.only
-    if only and not any(types.CodeActionKind.QuickFix.value.startswith(k) for k in only):
-        return []
-    actions: list[types.CodeAction] = []
-    for diagnostic in params.context.diagnostics:
-        data = diagnostic.data
-        if diagnostic.source != SOURCE or not isinstance(data, dict):
-            continue
-        assertion = data.get("assertion")
-        if not isinstance(assertion, dict):
-            # E.g. the extreme feature's diagnostic on a pseudo-tested ``def`` line: offer
-            # the assertion of our diagnosis of the same function, if there is one.
-            assertion = _known_assertion(server, params.text_document.uri, data)
-            if assertion is None:
+# -- the feature ---------------------------------------------------------------------------
+class WeakTestDiagnosisFeature(Feature):
+    """``reks.explainWeakTests`` and the "Add assertion" quick fix."""
+
+    name = "reneri"
+    code_action_kinds = (types.CodeActionKind.QuickFix,)
+
+    def commands(self) -> dict[str, CommandHandler]:
+        return {COMMAND: self.explain_weak_tests}
+
+    def code_actions(self, params: types.CodeActionParams) -> list[types.CodeAction]:
+        """ "Add assertion" for every reks diagnostic in the request that carries one."""
+        only = params.context.only
+        if only and not any(types.CodeActionKind.QuickFix.value.startswith(k) for k in only):
+            return []
+        actions: list[types.CodeAction] = []
+        for diagnostic in params.context.diagnostics:
+            data = diagnostic.data
+            if diagnostic.source != SOURCE or not isinstance(data, dict):
                 continue
-        action = _add_assertion(server, params.text_document.uri, diagnostic, assertion)
-        if action is not None:
-            actions.append(action)
-    return actions
+            assertion = data.get("assertion")
+            if not isinstance(assertion, dict):
+                # E.g. the extreme feature's diagnostic on a pseudo-tested ``def`` line:
+                # offer the assertion of our diagnosis of the same function, if any.
+                assertion = self._known_assertion(data)
+                if assertion is None:
+                    continue
+            action = self._add_assertion(params.text_document.uri, diagnostic, assertion)
+            if action is not None:
+                actions.append(action)
+        return actions
+
+    def owns_code_action(self, action: types.CodeAction) -> bool:
+        """ "Add assertion" carries its edit already: resolving it returns it as it is."""
+        return isinstance(action.data, dict) and bool(action.data.get(DATA_TAG))
+
+    def _known_assertion(self, data: dict[str, Any]) -> dict[str, Any] | None:
+        function, file = data.get("function"), data.get("file")
+        if not function or not file:
+            return None
+        for diagnostics in self.host.diagnostics.of(self.name).values():
+            for diagnostic in diagnostics:
+                ours = diagnostic.data
+                if (
+                    isinstance(ours, dict)
+                    and ours.get("function") == function
+                    and ours.get("file") == file
+                    and isinstance(ours.get("assertion"), dict)
+                ):
+                    return dict(ours["assertion"])
+        return None
+
+    def _add_assertion(
+        self, uri: str, diagnostic: types.Diagnostic, assertion: dict[str, Any]
+    ) -> types.CodeAction | None:
+        try:
+            root = self.host.project_for(uri_to_path(uri)).root
+            target = root / str(assertion["path"])
+            line = int(assertion["line"])
+            text = str(assertion["text"])
+        except (KeyError, TypeError, ValueError):
+            return None
+        target_uri = path_to_uri(str(target))
+        document = self.host.lsp.workspace.get_text_document(target_uri)
+        try:
+            source = document.source
+        except OSError:
+            return None
+        edit = assertion_edit(target_uri, source, line, text, str(assertion.get("after", "")))
+        if edit is None:
+            return None
+        return types.CodeAction(
+            title=f"{ACTION_TITLE}: {text.strip()}",
+            kind=types.CodeActionKind.QuickFix,
+            diagnostics=[diagnostic],
+            is_preferred=True,
+            edit=edit,
+            data={DATA_TAG: True},
+        )
+
+    async def explain_weak_tests(self, arguments: list[Any]) -> dict[str, Any]:
+        """Analyse, diagnose every undetected transformation, publish; a summary per root."""
+        host = self.host
+        runs = int(arguments[1]) if len(arguments) > 1 and str(arguments[1]).isdigit() else 10
+        progress = await ClientProgress.begin(host.lsp, "reks: explaining weak tests")
+        summaries: list[dict[str, Any]] = []
+        try:
+            for project, paths in command_targets(host, arguments[:1]):
+                options = analysis_options(host, project, paths)
+                diagnoses = await run_on_thread(
+                    progress.job, _analyse_and_diagnose, project.root, options, runs
+                )
+                scope = str(project.root)
+                host.diagnostics.replace(self.name, scope, diagnostics_for(project.root, diagnoses))
+                summaries.append(_summary(scope, diagnoses))
+        except Cancelled as exc:
+            raise JsonRpcException(
+                "diagnosis cancelled", code=types.LSPErrorCodes.RequestCancelled
+            ) from exc
+        finally:
+            progress.end()
+        return {"roots": summaries}
 
 
-def _known_assertion(server: ReksServer, uri: str, data: dict[str, Any]) -> dict[str, Any] | None:
-    function, file = data.get("function"), data.get("file")
-    if not function or not file:
-        return None
-    try:
-        state = server.state_for(uri_to_path(uri))
-    except Exception:
-        return None
-    published: dict[str, list[types.Diagnostic]] = state.data.get(DIAGNOSTICS_KEY, {})
-    for diagnostics in published.values():
-        for diagnostic in diagnostics:
-            ours = diagnostic.data
-            if (
-                isinstance(ours, dict)
-                and ours.get("function") == function
-                and ours.get("file") == file
-                and isinstance(ours.get("assertion"), dict)
-            ):
-                return dict(ours["assertion"])
-    return None
-
-
-def _add_assertion(
-    server: ReksServer, uri: str, diagnostic: types.Diagnostic, assertion: dict[str, Any]
-) -> types.CodeAction | None:
-    try:
-        root = Path(server.state_for(uri_to_path(uri)).root)
-        target = root / str(assertion["path"])
-        line = int(assertion["line"])
-        text = str(assertion["text"])
-    except (KeyError, TypeError, ValueError):
-        return None
-    target_uri = path_to_uri(str(target))
-    document = server.workspace.get_text_document(target_uri)
-    try:
-        source = document.source
-    except OSError:
-        return None
-    edit = assertion_edit(target_uri, source, line, text, str(assertion.get("after", "")))
-    if edit is None:
-        return None
-    return types.CodeAction(
-        title=f"{ACTION_TITLE}: {text.strip()}",
-        kind=types.CodeActionKind.QuickFix,
-        diagnostics=[diagnostic],
-        is_preferred=True,
-        edit=edit,
-        data={DATA_TAG: True},
-    )
+def _summary(root: str, diagnoses: Sequence[Diagnosis]) -> dict[str, Any]:
+    return {
+        "root": root,
+        "diagnosed": len(diagnoses),
+        "symptoms": {
+            s: sum(d.symptom == s for d in diagnoses)
+            for s in ("no-infection", "no-propagation", "weak-oracle", "unknown")
+        },
+        "assertions": sum(d.assertion is not None for d in diagnoses),
+    }
 
 
 def assertion_edit(
@@ -239,62 +279,7 @@ def _relocate(lines: list[str], line: int, after: str) -> int | None:
     return None
 
 
-def owns(action: types.CodeAction) -> bool:
-    """Whether a code action to resolve is ours (it is complete already)."""
-    return isinstance(action.data, dict) and bool(action.data.get(DATA_TAG))
-
-
-# -- the command ----------------------------------------------------------------------------
-async def explain_weak_tests(server: ReksServer, arguments: Sequence[Any]) -> dict[str, Any]:
-    """Analyse, diagnose every undetected transformation, publish; a summary per root."""
-    from lsp_server.lsp.extreme import _options, _target, publish
-
-    runs = int(arguments[1]) if len(arguments) > 1 and str(arguments[1]).isdigit() else 10
-    loop = asyncio.get_running_loop()
-    progress = await ClientProgress.begin(server, "reks: explaining weak tests")
-    job = progress.job
-    summaries: list[dict[str, Any]] = []
-    try:
-        for root, paths in _target(server, arguments[:1]):
-            options = _options(server, paths)
-            future = loop.run_in_executor(
-                None, _analyse_and_diagnose, Path(root), options, runs, job
-            )
-            try:
-                diagnoses = await future
-            except asyncio.CancelledError:
-                job.cancel()
-                raise
-            state = server.state_for(root)
-            previous: dict[str, list[types.Diagnostic]] = state.data.get(DIAGNOSTICS_KEY, {})
-            current = diagnostics_for(Path(root), diagnoses)
-            state.data[DIAGNOSTICS_KEY] = current
-            publish(server, sorted(set(previous) | set(current)))
-            summaries.append(
-                {
-                    "root": root,
-                    "diagnosed": len(diagnoses),
-                    "symptoms": {
-                        s: sum(d.symptom == s for d in diagnoses)
-                        for s in ("no-infection", "no-propagation", "weak-oracle", "unknown")
-                    },
-                    "assertions": sum(d.assertion is not None for d in diagnoses),
-                }
-            )
-    except Cancelled as exc:
-        raise JsonRpcException(
-            "diagnosis cancelled", code=types.LSPErrorCodes.RequestCancelled
-        ) from exc
-    finally:
-        progress.end()
-    return {"roots": summaries}
-
-
 def _analyse_and_diagnose(root: Path, options: Options, runs: int, job: Job) -> list[Diagnosis]:
-    from lsp_server.extreme.analysis import analyse
-    from lsp_server.extreme.model import Verdict
-    from lsp_server.extreme.reneri import diagnose
-
     analysis = analyse(root, options, job)
     undetected = [r for r in analysis.results if r.verdict is Verdict.UNDETECTED]
     return diagnose(analysis.root, undetected, runs=runs, job=job)

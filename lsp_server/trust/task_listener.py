@@ -1,6 +1,6 @@
 """Joining the refactoring engine to the REKS rules: one listener per engine.
 
-``install(engine)`` appends a ``ReksListener`` to ``engine.listeners``; the engine calls it
+``install(engine)`` appends a ``TaskListener`` to ``engine.listeners``; the engine calls it
 once per applied task (CLI ``reks refactor ... --apply``, the server after the client
 applied an edit, refactor-on-save). The listener verifies the task (trust but verify),
 applies the REKS rules to the project's dependency store and tells its subscribers (the
@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 
 from lsp_server.rts.provenance import Provenance
 from lsp_server.rts.refactoring_rules import TaskOutcome, record_refactoring
+from lsp_server.trust.checks import verify
 
 if TYPE_CHECKING:
     from lsp_server.refactor.engine import RefactorEngine
@@ -27,7 +28,7 @@ Subscriber = Callable[[str, Provenance, "TaskOutcome | None"], None]
 
 
 @dataclass
-class ReksListener:
+class TaskListener:
     """The engine listener; ``trust_but_verify`` is read on every task (settings change)."""
 
     trust_but_verify: Callable[[], bool] = lambda: True
@@ -37,8 +38,6 @@ class ReksListener:
     def __call__(self, root: str, provenance: Provenance) -> None:
         distrust = None
         if self.trust_but_verify():
-            from lsp_server.lsp.reks_verify import verify
-
             distrust = verify(root, provenance)
         outcome = record_refactoring(root, provenance, distrust=distrust)
         self.last = outcome
@@ -84,15 +83,15 @@ def install(
     engine: RefactorEngine,
     trust_but_verify: Callable[[], bool] = lambda: True,
     report: Subscriber | None = _to_stderr,
-) -> ReksListener:
+) -> TaskListener:
     """Add the REKS listener to a ``RefactorEngine`` (once) and return it; ``report`` (for
     the CLI: one line on stderr per task) is told what REKS did."""
     listeners = engine.listeners
     for existing in listeners:
-        if isinstance(existing, ReksListener):
+        if isinstance(existing, TaskListener):
             existing.trust_but_verify = trust_but_verify
             return existing
-    listener = ReksListener(trust_but_verify)
+    listener = TaskListener(trust_but_verify)
     if report is not None:
         listener.subscribers.append(report)
     listeners.append(listener)

@@ -1,0 +1,41 @@
+"""What the server's commands take: workspace roots and paths from a command's arguments,
+and analysis options from the settings (shared by the features that run analyses)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from lsp_server.extreme.analysis import Options
+from lsp_server.lsp.convert import uri_to_path
+
+if TYPE_CHECKING:
+    from lsp_server.lsp.feature import Host
+    from lsp_server.project import Project
+
+
+def command_targets(host: Host, arguments: Sequence[Any]) -> list[tuple[Project, list[Path]]]:
+    """(project, paths to work on) for a command's optional first argument, a folder or
+    file URI or path; without it, every workspace folder whole (empty paths)."""
+    if arguments and isinstance(arguments[0], str) and arguments[0]:
+        raw = arguments[0]
+        path = uri_to_path(raw) if raw.startswith("file:") else raw
+        folder = Path(path).is_dir()
+        project = host.project_for(str(Path(path) / "x") if folder else path)
+        return [(project, [] if Path(path).resolve() == project.root else [Path(path)])]
+    return [(project, []) for project in host.projects()]
+
+
+def analysis_options(host: Host, project: Project, paths: list[Path]) -> Options:
+    """Options of the extreme analysis from the client's ``reks.extreme.*`` settings, run
+    in the project's interpreter."""
+    settings = host.settings.extreme
+    return Options(
+        paths=paths,
+        jobs=max(0, settings.jobs),
+        patterns=list(settings.skipPatterns),
+        timeout_factor=max(1.0, float(settings.timeoutFactor)),
+        incremental=settings.incremental,
+        python=project.python,
+    )

@@ -1,0 +1,154 @@
+"""Refactoring code actions: listed from the syntax tree (cheap, on every cursor move),
+computed by rope in ``codeAction/resolve`` or, for clients without resolve support, by a
+command that applies the edit with ``workspace/applyEdit``."""
+
+from __future__ import annotations
+
+import ast
+from typing import TYPE_CHECKING, Any
+
+from lsprotocol import types
+
+from lsp_server.lsp.convert import offset_at, position_at
+from lsp_server.lsp.features.refactoring.lifecycle import (
+    announce,
+    compute,
+    encoding_of,
+    failed,
+    root_of,
+    text_of,
+    to_edit,
+)
+from lsp_server.refactor.actions import Offer, offers_at
+from lsp_server.refactor.model import RefactorRequest
+
+if TYPE_CHECKING:
+    from lsp_server.lsp.features.refactoring.feature import RefactoringFeature
+
+APPLY_COMMAND = "reks.refactor.apply"
+"""Compute a code action and apply it with ``workspace/applyEdit`` (clients without resolve)."""
+MOVE_COMMAND = "reks.refactor.move"
+"""Move, with the destination as argument (``{"destination": ...}``), prompted by the client."""
+
+
+# -- code actions --------------------------------------------------------------------------------
+def _tree(feature: RefactoringFeature, uri: str, text: str) -> ast.Module | None:
+    cached = feature.syntax_trees.get(uri)
+    if cached is not None and cached[0] == text:
+        return cached[1]
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError):
+        tree = None
+    feature.syntax_trees[uri] = (text, tree)
+    return tree
+
+
+def _client_resolves_edits(feature: RefactoringFeature) -> bool:
+    caps = feature.host.lsp.client_capabilities
+    action = caps.text_document.code_action if caps.text_document else None
+    resolve = action.resolve_support if action else None
+    return bool(resolve and "edit" in resolve.properties)
+
+
+def _offer_data(uri: str, offer: Offer, text: str, encoding: str, names: Any) -> dict[str, Any]:
+    args = dict(offer.args)
+    if offer.default_name is not None:
+        args[offer.name_arg] = getattr(names, offer.default_name)
+    return {
+        "uri": uri,
+        "action": offer.action,
+        "position": _pos(position_at(text, offer.offset, encoding)),
+        "end": None if offer.end is None else _pos(position_at(text, offer.end, encoding)),
+        "args": args,
+        "text_length": len(text),
+    }
+
+
+def _pos(position: types.Position) -> dict[str, int]:
+    return {"line": position.line, "character": position.character}
+
+
+def code_actions(
+    feature: RefactoringFeature, params: types.CodeActionParams
+) -> list[types.CodeAction]:
+    """Applicable refactorings from the syntax tree; no rope work (see module docstring)."""
+    uri = params.text_document.uri
+    doc = feature.host.lsp.workspace.get_text_document(uri)
+    text = doc.source
+    tree = _tree(feature, uri, text)
+    if tree is None:
+        return []
+    encoding = encoding_of(feature)
+    start = offset_at(text, params.range.start, encoding)
+    end = offset_at(text, params.range.end, encoding)
+    only = list(params.context.only or [])
+    enabled = feature.host.settings.actions
+    resolves = _client_resolves_edits(feature)
+    out: list[types.CodeAction] = []
+    for offer in offers_at(text, start, end if end > start else None, tree):
+        if not getattr(enabled, offer.setting, True):
+            continue
+        if only and not any(offer.kind == k or offer.kind.startswith(f"{k}.") for k in only):
+            continue
+        data = _offer_data(uri, offer, text, encoding, feature.host.settings.defaultNames)
+        if offer.needs:
+            data["args"].update({need: None for need in offer.needs})
+            command = types.Command(title=offer.title, command=MOVE_COMMAND, arguments=[data])
+            out.append(types.CodeAction(title=offer.title, kind=offer.kind, command=command))
+        elif resolves:
+            out.append(types.CodeAction(title=offer.title, kind=offer.kind, data=data))
+        else:
+            command = types.Command(title=offer.title, command=APPLY_COMMAND, arguments=[data])
+            out.append(types.CodeAction(title=offer.title, kind=offer.kind, command=command))
+    return out
+
+
+def _request(feature: RefactoringFeature, data: dict[str, Any]) -> RefactorRequest:
+    try:
+        uri = str(data["uri"])
+        path, text = text_of(feature, uri)
+        encoding = encoding_of(feature)
+        start = offset_at(text, types.Position(**data["position"]), encoding)
+        end = data.get("end")
+        end_offset = None if end is None else offset_at(text, types.Position(**end), encoding)
+        return RefactorRequest(str(data["action"]), path, start, end_offset, dict(data["args"]))
+    except (KeyError, TypeError) as exc:
+        raise failed(f"malformed refactoring arguments: {exc}") from exc
+
+
+async def resolve_code_action(
+    feature: RefactoringFeature, action: types.CodeAction
+) -> types.CodeAction:
+    if not isinstance(action.data, dict):
+        return action
+    request = _request(feature, action.data)
+    result = await compute(feature, request)
+    action.edit = to_edit(feature, result)
+    feature.pending.add(root_of(feature, request.path), result)
+    return action
+
+
+async def execute_refactoring(feature: RefactoringFeature, arguments: list[Any] | None) -> None:
+    """``reks.refactor.apply`` / ``reks.refactor.move``: compute, then ``workspace/applyEdit``."""
+    if not arguments or not isinstance(arguments[0], dict):
+        raise failed("missing refactoring arguments")
+    data = dict(arguments[0])
+    # Lua clients turn an empty table into a JSON list: read `[]` as "no arguments".
+    args = data.get("args") or {}
+    if not isinstance(args, dict):
+        raise failed("refactoring arguments must be an object")
+    if "destination" in data:  # the client fills in the destination at the top level
+        args = {**args, "destination": data.pop("destination")}
+    data["args"] = args
+    if data.get("action") == "move" and not args.get("destination"):
+        raise failed("move needs a destination (a module path or dotted name)")
+    request = _request(feature, data)
+    result = await compute(feature, request)
+    edit = to_edit(feature, result)
+    response = await feature.host.lsp.workspace_apply_edit_async(
+        types.ApplyWorkspaceEditParams(edit=edit, label=result.provenance.description)
+    )
+    if not response.applied:
+        raise failed(f"the editor did not apply the edit: {response.failure_reason or 'refused'}")
+    announce(feature, root_of(feature, request.path), result)

@@ -1,0 +1,209 @@
+"""A refactoring's way from request to announcement: computed on the engine's worker,
+turned into a ``WorkspaceEdit``, kept *pending* until the files show the client applied it,
+then announced through ``RefactorEngine.announce_applied``.
+
+The server cannot see whether the client applied a rename or a resolved code action it
+returned, so each result is pending until the files (editor buffers, else disk) hold exactly
+its ``files_after``. Edits the server applies itself through ``workspace/applyEdit`` are
+announced when the client says they were applied.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import threading
+import time
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, TypeVar
+
+from lsprotocol import types
+from pygls.exceptions import JsonRpcException
+
+from lsp_server.jobs import Cancelled, Job
+from lsp_server.lsp.convert import path_to_uri, uri_to_path, workspace_edit
+from lsp_server.refactor.model import RefactoringError, RefactoringResult, RefactorRequest
+from lsp_server.refactor.worker import RopeJob
+from lsp_server.rts.provenance import Provenance
+
+if TYPE_CHECKING:
+    from lsp_server.lsp.features.refactoring.feature import RefactoringFeature
+
+log = logging.getLogger(__name__)
+
+T = TypeVar("T")
+
+PENDING_SECONDS = 300.0
+
+
+def failed(message: str) -> JsonRpcException:
+    """A request error the client shows to the user."""
+    return JsonRpcException(message, code=types.LSPErrorCodes.RequestFailed)
+
+
+# -- pending announcements ------------------------------------------------------------------
+@dataclass
+class _Pending:
+    root: str
+    result: RefactoringResult
+    expected: dict[str, str | None]
+    deadline: float
+
+
+@dataclass
+class PendingApplications:
+    """Results handed to the client, announced once the files show they were applied."""
+
+    items: list[_Pending] = field(default_factory=list)
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def add(self, root: str, result: RefactoringResult) -> None:
+        expected = {os.path.join(root, rel): text for rel, text in result.files_after.items()}
+        with self.lock:
+            self.items.append(_Pending(root, result, expected, time.monotonic() + PENDING_SECONDS))
+
+    def applied(self, feature: RefactoringFeature, changed: set[str]) -> list[_Pending]:
+        """Pending results with a file in ``changed`` whose files now all hold the expected
+        text (removed from the list). Only those are checked: this runs on every keystroke."""
+        now = time.monotonic()
+        done: list[_Pending] = []
+        with self.lock:
+            keep: list[_Pending] = []
+            for item in self.items:
+                touched = not changed.isdisjoint(item.expected)
+                if touched and all(
+                    _same(current_text(feature, p), t) for p, t in item.expected.items()
+                ):
+                    done.append(item)
+                elif item.deadline > now:
+                    keep.append(item)
+            self.items = keep
+        return done
+
+
+def _same(current: str | None, expected: str | None) -> bool:
+    if current is None or expected is None:
+        return current is expected
+    return current.replace("\r\n", "\n") == expected.replace("\r\n", "\n")
+
+
+def current_text(feature: RefactoringFeature, path: str) -> str | None:
+    """Text of ``path``: the open document, else the disk (None if it does not exist)."""
+    doc = feature.host.lsp.workspace.text_documents.get(path_to_uri(path))
+    if doc is not None:
+        return doc.source
+    try:
+        with open(path, encoding="utf-8", newline="") as handle:
+            return handle.read()
+    except (OSError, UnicodeDecodeError):
+        return None
+
+
+def check_pending(feature: RefactoringFeature, changed: set[str]) -> None:
+    """Announce the pending results that the change of the paths ``changed`` completed."""
+    if not feature.pending.items:
+        return
+    real = changed | {os.path.realpath(p) for p in changed}
+    for item in feature.pending.applied(feature, real):
+        announce(feature, item.root, item.result)
+
+
+def announce(feature: RefactoringFeature, root: str, result: RefactoringResult) -> None:
+    """The edit reached the files: tell the engine's listeners (on the message loop, in
+    order) and the user's log. The Provenance (units and checksums of every touched file)
+    is computed first on a thread of its own, so neither the loop nor rope waits for it."""
+    loop = asyncio.get_running_loop()
+
+    def announced(future: asyncio.Future[Provenance]) -> None:
+        try:
+            provenance = future.result()
+        except Exception:
+            log.exception("provenance of an applied refactoring failed")
+            return
+        feature.host.engine.announce_applied(root, provenance)
+        feature.host.lsp.window_log_message(
+            types.LogMessageParams(
+                type=types.MessageType.Info, message=f"reks: applied {provenance.description}"
+            )
+        )
+
+    future = loop.run_in_executor(_PROVENANCE, lambda: result.provenance)
+    future.add_done_callback(announced)
+
+
+_PROVENANCE = ThreadPoolExecutor(max_workers=1, thread_name_prefix="reks-provenance")
+"""One thread, so announcements keep the order in which edits were applied."""
+
+
+# -- running on the worker -------------------------------------------------------------------
+async def await_job(future: Future[T], job: Job) -> T:
+    try:
+        return await asyncio.wrap_future(future)
+    except asyncio.CancelledError:
+        job.cancel()  # reaches rope's TaskHandle
+        raise
+    except Cancelled as exc:
+        raise JsonRpcException("cancelled", code=types.LSPErrorCodes.RequestCancelled) from exc
+    except RefactoringError as exc:
+        raise failed(str(exc)) from exc
+
+
+async def compute(feature: RefactoringFeature, request: RefactorRequest) -> RefactoringResult:
+    job = RopeJob()
+    try:
+        future = feature.host.engine.submit(request, job)
+    except RefactoringError as exc:
+        raise failed(str(exc)) from exc
+    result: RefactoringResult = await await_job(future, job)
+    if result.skipped_files:
+        names = ", ".join(
+            f"{os.path.relpath(s.path, root_of(feature, request.path))} ({s.reason})"
+            for s in result.skipped_files
+        )
+        feature.host.lsp.window_show_message(
+            types.ShowMessageParams(
+                type=types.MessageType.Warning, message=f"reks: not searched: {names}"
+            )
+        )
+    return result
+
+
+def root_of(feature: RefactoringFeature, path: str) -> str:
+    try:
+        return feature.host.engine.workspace_for(path).root
+    except RefactoringError:
+        return os.path.dirname(path)
+
+
+def text_of(feature: RefactoringFeature, uri: str) -> tuple[str, str]:
+    path = uri_to_path(uri)
+    text = current_text(feature, path)
+    if text is None:
+        raise failed(f"{path} does not exist")
+    return path, text
+
+
+def encoding_of(feature: RefactoringFeature) -> str:
+    encoding = feature.host.lsp.workspace.position_encoding
+    return str(getattr(encoding, "value", encoding) or "utf-16")
+
+
+def to_edit(
+    feature: RefactoringFeature, result: RefactoringResult, include_renames: bool = True
+) -> types.WorkspaceEdit:
+    def version_of(uri: str) -> int | None:
+        doc = feature.host.lsp.workspace.text_documents.get(uri)
+        return doc.version if doc is not None else None
+
+    try:
+        return workspace_edit(
+            result.edits,
+            feature.host.lsp.client_capabilities,
+            version_of,
+            encoding_of(feature),
+            include_renames=include_renames,
+        )
+    except RefactoringError as exc:
+        raise failed(str(exc)) from exc

@@ -1,0 +1,95 @@
+"""Renames: ``textDocument/prepareRename``, ``textDocument/rename`` and
+``workspace/willRenameFiles`` (a module or package renamed in the file explorer)."""
+
+from __future__ import annotations
+
+import os
+from typing import TYPE_CHECKING, Any
+
+from lsprotocol import types
+
+from lsp_server.lsp.convert import offset_at, position_at, uri_to_path
+from lsp_server.lsp.features.refactoring.lifecycle import (
+    await_job,
+    compute,
+    encoding_of,
+    failed,
+    root_of,
+    text_of,
+    to_edit,
+)
+from lsp_server.refactor.engine import PrepareResult
+from lsp_server.refactor.model import (
+    FileEdit,
+    RefactoringError,
+    RefactoringResult,
+    RefactorRequest,
+)
+from lsp_server.refactor.worker import RopeJob
+from lsp_server.rts.provenance import Provenance
+
+if TYPE_CHECKING:
+    from lsp_server.lsp.features.refactoring.feature import RefactoringFeature
+
+
+# -- rename ----------------------------------------------------------------------------------------
+async def prepare_rename(
+    feature: RefactoringFeature, params: types.PrepareRenameParams
+) -> types.PrepareRenamePlaceholder | None:
+    path, text = text_of(feature, params.text_document.uri)
+    encoding = encoding_of(feature)
+    offset = offset_at(text, params.position, encoding)
+    job = RopeJob()
+    try:
+        found: PrepareResult = await await_job(
+            feature.host.engine.worker.submit(
+                lambda: feature.host.engine.prepare_rename(path, offset), job=job
+            ),
+            job,
+        )
+    except RefactoringError as exc:
+        raise failed(str(exc)) from exc
+    return types.PrepareRenamePlaceholder(
+        range=types.Range(
+            position_at(text, found.start, encoding), position_at(text, found.end, encoding)
+        ),
+        placeholder=found.name,
+    )
+
+
+async def rename(feature: RefactoringFeature, params: types.RenameParams) -> types.WorkspaceEdit:
+    path, text = text_of(feature, params.text_document.uri)
+    offset = offset_at(text, params.position, encoding_of(feature))
+    request = RefactorRequest("rename", path, offset, args={"new_name": params.new_name})
+    result = await compute(feature, request)
+    edit = to_edit(feature, result)
+    feature.pending.add(root_of(feature, path), result)
+    return edit
+
+
+async def will_rename_files(
+    feature: RefactoringFeature, params: types.RenameFilesParams
+) -> types.WorkspaceEdit | None:
+    """Update imports for files (modules or packages) the editor is about to rename."""
+    edits: list[Any] = []
+    touched: set[str] = set()
+    for item in params.files:
+        old_path, new_path = uri_to_path(item.old_uri), uri_to_path(item.new_uri)
+        is_module = old_path.endswith(".py") or os.path.isfile(
+            os.path.join(old_path, "__init__.py")
+        )
+        if not is_module:
+            continue
+        target = old_path if old_path.endswith(".py") else os.path.join(old_path, "__init__.py")
+        request = RefactorRequest("rename-module", target, 0, args={"new_path": new_path})
+        result = await compute(feature, request)
+        for edit in result.edits:
+            if isinstance(edit, FileEdit):
+                if edit.path in touched:
+                    raise failed("rename these files one at a time")
+                touched.add(edit.path)
+                edits.append(edit)
+        feature.pending.add(root_of(feature, target), result)
+    if not edits:
+        return None
+    return to_edit(feature, RefactoringResult(edits, Provenance("rename-files", "")), False)

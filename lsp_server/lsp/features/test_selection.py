@@ -1,0 +1,317 @@
+"""LSP glue of REKS: diagnostics on tests after refactorings, "Run affected tests", status.
+
+After every applied refactoring (rename, code action, command, refactor-on-save) the
+engine's listener verifies the task (trust but verify), applies the REKS rules and records
+the task; then this module publishes, on the ``def`` of each affected test function:
+
+* ``reks.skipped`` (Hint): "skipped: affected only by rename `a` -> `b`": plain dependency
+  selection would rerun it, REKS does not;
+* ``reks.affected`` (Information): the test must run (a hand edit, a failed test, or a
+  refactoring that was treated as a hand edit, saying why), with a code action
+  "Run affected tests";
+
+plus a summary (``$/progress`` end message or ``window/showMessage``, setting
+``tests.summary``) and the ``reks/status`` notification ``{skipped, affected,
+affectedTests, message}`` the VS Code status bar shows.
+
+``reks.runAffectedTests`` runs ``pytest --reks`` in the project's interpreter as a
+subprocess with ``$/progress`` and cancellation; the plugin records dependencies, and the
+diagnostics are recomputed from the store (they go away once no longer true).
+
+Rules, verification and status run on one background thread, in the order the tasks were
+applied, never on the message loop.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import re
+import uuid
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from lsprotocol import types
+from pygls.exceptions import JsonRpcException
+
+from lsp_server.lsp.arguments import command_targets
+from lsp_server.lsp.convert import path_to_uri, uri_to_path
+from lsp_server.lsp.feature import CommandHandler, Feature, Host
+from lsp_server.lsp.progress import ClientProgress
+from lsp_server.rts.provenance import Provenance
+from lsp_server.rts.refactoring_rules import TaskOutcome
+from lsp_server.rts.test_status import TestStatus, locate_tests, test_status
+from lsp_server.trust.task_listener import TaskListener, task_summary
+
+if TYPE_CHECKING:
+    from pygls.lsp.server import LanguageServer
+
+log = logging.getLogger(__name__)
+
+COMMAND = "reks.runAffectedTests"
+STATUS_NOTIFICATION = "reks/status"
+SOURCE = "reks"
+SKIPPED = "reks.skipped"
+AFFECTED = "reks.affected"
+_PERCENT = re.compile(r"\[\s*(\d+)%\]\s*$")
+_OK_EXIT_CODES = (0, 1, 5)  # passed, some failed, nothing selected
+
+
+# -- diagnostics ---------------------------------------------------------------------------
+def _diagnostics(root: Path, status: TestStatus) -> dict[str, list[types.Diagnostic]]:
+    """Per test-file URI: one diagnostic per test function (parametrized ids grouped)."""
+    located = locate_tests(root, sorted({*status.skipped, *status.affected}))
+    groups: dict[tuple[str, int], list[str]] = {}
+    for nodeid, where in located.items():
+        groups.setdefault((where.path, where.line), []).append(nodeid)
+    out: dict[str, list[types.Diagnostic]] = {}
+    for (path, _), nodeids in sorted(groups.items()):
+        where = located[nodeids[0]]
+        rng = types.Range(
+            start=types.Position(line=where.line - 1, character=where.start),
+            end=types.Position(line=where.line - 1, character=where.end),
+        )
+        must = [n for n in nodeids if n in status.affected]
+        if must:
+            reasons = sorted({status.affected[n] for n in must})
+            notes = sorted({d for n in must for d in status.distrusted.get(n, [])})
+            message = f"must run: {'; '.join(reasons[:3])}"
+            if notes:
+                message += f" ({'; '.join(notes[:2])})"
+            diagnostic = types.Diagnostic(
+                range=rng,
+                message=message,
+                severity=types.DiagnosticSeverity.Information,
+                source=SOURCE,
+                code=AFFECTED,
+                data={"root": str(root), "tests": must},
+            )
+        else:
+            tasks = sorted({d for n in nodeids for d in status.skipped[n]})
+            diagnostic = types.Diagnostic(
+                range=rng,
+                message=f"skipped: affected only by {', '.join(tasks[:3])}",
+                severity=types.DiagnosticSeverity.Hint,
+                source=SOURCE,
+                code=SKIPPED,
+                data={"root": str(root), "tests": nodeids},
+            )
+        out.setdefault(path_to_uri(str(root / path)), []).append(diagnostic)
+    return out
+
+
+class TestSelectionFeature(Feature):
+    """REKS in the editor: the engine listener, test diagnostics, "Run affected tests"."""
+
+    name = "reks"
+    code_action_kinds = (types.CodeActionKind.QuickFix,)
+
+    def __init__(self, host: Host) -> None:
+        super().__init__(host)
+        self.listener = TaskListener(lambda: bool(host.settings.trustButVerify))
+        self.listener.subscribers.append(self._task_done)
+        # Rules, verification and status run here, in the order tasks were applied.
+        self.executor = ThreadPoolExecutor(1, thread_name_prefix="reks-rules")
+        self.loop: asyncio.AbstractEventLoop | None = None
+        self.last_summary: dict[str, str] = {}
+        host.engine.listeners.append(self._on_applied)
+
+    def commands(self) -> dict[str, CommandHandler]:
+        return {COMMAND: self.run_affected_tests}
+
+    def initialized(self) -> None:
+        for project in self.host.projects():
+            self.refresh(str(project.root))
+
+    def files_saved(self, uris: list[str]) -> None:
+        """A saved file can make a skipped test affected (or the reverse)."""
+        roots = set()
+        for uri in uris:
+            with contextlib.suppress(Exception):
+                roots.add(str(self.host.project_for(uri_to_path(uri)).root))
+        for root in sorted(roots):
+            self.refresh(root)
+
+    def shutdown(self) -> None:
+        self.executor.shutdown(wait=False, cancel_futures=True)
+
+    # -- after each applied refactoring --------------------------------------------------
+    def _on_applied(self, root: str, provenance: Provenance) -> None:
+        # Called on the message loop: verification (jedi) and the store work go to the
+        # feature's thread, in order.
+        with contextlib.suppress(RuntimeError):
+            self.loop = asyncio.get_running_loop()
+        self.executor.submit(self._applied_in_background, root, provenance)
+
+    def _applied_in_background(self, root: str, provenance: Provenance) -> None:
+        try:
+            self.listener(root, provenance)
+        except Exception:
+            log.exception("reks: applying the rules for %s failed", provenance.description)
+
+    def _task_done(self, root: str, provenance: Provenance, outcome: TaskOutcome | None) -> None:
+        self._status_changed(root, task_summary(provenance, outcome))
+
+    def refresh(self, root: str, message: str | None = None) -> None:
+        """Recompute the test diagnostics of ``root`` in the background."""
+        with contextlib.suppress(RuntimeError):
+            self.loop = asyncio.get_running_loop()
+        self.executor.submit(self._status_changed, root, message)
+
+    def _status_changed(self, root: str, message: str | None) -> None:
+        """On the feature's thread: read the status, then show it on the message loop."""
+        try:
+            status = test_status(Path(root))
+        except Exception:
+            log.exception("reks: reading the test status of %s failed", root)
+            return
+        if status is None:
+            return
+        views = _diagnostics(Path(root), status)
+        loop = self.loop
+        if loop is not None and not loop.is_closed():
+            loop.call_soon_threadsafe(self._show, root, status, views, message)
+
+    def _show(
+        self,
+        root: str,
+        status: TestStatus,
+        views: dict[str, list[types.Diagnostic]],
+        message: str | None,
+    ) -> None:
+        """On the message loop: replace this root's REKS diagnostics, status and summary."""
+        self.host.diagnostics.replace(self.name, root, views)
+        text = message or status.summary()
+        self.last_summary[root] = text
+        self.host.lsp.protocol.notify(
+            STATUS_NOTIFICATION,
+            {
+                "skipped": len(status.skipped),
+                "affected": len(status.affected),
+                "affectedTests": sorted(status.affected),
+                "message": text,
+            },
+        )
+        if message is not None:
+            self._summary(message)
+
+    def _summary(self, message: str) -> None:
+        mode = self.host.settings.tests.summary
+        lsp = self.host.lsp
+        caps = lsp.client_capabilities
+        progress_ok = bool(caps.window and caps.window.work_done_progress)
+        if mode == "message" or (mode == "progress" and not progress_ok):
+            lsp.window_show_message(
+                types.ShowMessageParams(type=types.MessageType.Info, message=message)
+            )
+        elif mode == "progress":
+            self.host.spawn(_progress_summary(lsp, message))
+
+    # -- code actions and the command ----------------------------------------------------
+    def code_actions(self, params: types.CodeActionParams) -> list[types.CodeAction]:
+        """ "Run affected tests" on the REKS diagnostics in range."""
+        ours = [
+            d
+            for d in params.context.diagnostics
+            if d.source == SOURCE and d.code in (AFFECTED, SKIPPED)
+        ]
+        if not ours:
+            return []
+        try:
+            root = str(self.host.project_for(uri_to_path(params.text_document.uri)).root)
+        except Exception:
+            return []
+        command = types.Command(title="Run affected tests", command=COMMAND, arguments=[root])
+        return [
+            types.CodeAction(
+                title="Run affected tests",
+                kind=types.CodeActionKind.QuickFix,
+                diagnostics=ours,
+                command=command,
+            )
+        ]
+
+    async def run_affected_tests(self, arguments: list[Any]) -> dict[str, Any]:
+        """The command: ``pytest --reks`` per root with progress and cancellation."""
+        self.loop = asyncio.get_running_loop()
+        targets = command_targets(self.host, arguments)
+        progress = await ClientProgress.begin(self.host.lsp, "reks: running affected tests")
+        results: list[dict[str, Any]] = []
+        end_message = "done"
+        try:
+            for project, _ in targets:
+                problem = await asyncio.to_thread(project.interpreter_problem)
+                if problem is not None:
+                    raise JsonRpcException(f"reks: {problem}", code=types.ErrorCodes.InternalError)
+                args = [str(a) for a in self.host.settings.tests.pytestArgs]
+                result = await _run_pytest(progress, str(project.root), [project.python, *args])
+                results.append(result)
+                end_message = result["summary"]
+                # Recompute from the store: tests that ran are recorded again.
+                self.refresh(str(project.root))
+        finally:
+            progress.end(end_message)
+        return {"roots": results}
+
+
+async def _progress_summary(lsp: LanguageServer, message: str) -> None:
+    token = f"reks-summary-{uuid.uuid4()}"
+    try:
+        await lsp.work_done_progress.create_async(token)
+    except Exception:
+        return
+    lsp.work_done_progress.begin(token, types.WorkDoneProgressBegin(title="reks"))
+    lsp.work_done_progress.end(token, types.WorkDoneProgressEnd(message=message))
+
+
+async def _run_pytest(progress: ClientProgress, root: str, command: list[str]) -> dict[str, Any]:
+    python, *extra = command
+    argv = [python, "-m", "pytest", "--reks", *extra]
+    proc = await asyncio.create_subprocess_exec(
+        *argv,
+        cwd=root,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.STDOUT,
+    )
+    assert proc.stdout is not None
+    tail: list[str] = []
+    waiter = asyncio.ensure_future(progress.cancel_requested.wait())
+    try:
+        while True:
+            reader = asyncio.ensure_future(proc.stdout.readline())
+            done, _ = await asyncio.wait({reader, waiter}, return_when=asyncio.FIRST_COMPLETED)
+            if waiter in done:
+                reader.cancel()
+                raise asyncio.CancelledError()
+            raw = reader.result()
+            if not raw:
+                break
+            line = raw.decode("utf-8", "replace").rstrip()
+            tail = [*tail[-19:], line]
+            match = _PERCENT.search(line)
+            if match:
+                progress.job.report(int(match.group(1)), 100, line[:120])
+        code = await proc.wait()
+    except asyncio.CancelledError:
+        # The plugin writes each test in its own transaction: a stopped run loses nothing.
+        if proc.returncode is None:
+            proc.terminate()
+            try:
+                await asyncio.wait_for(proc.wait(), 10)
+            except asyncio.TimeoutError:
+                proc.kill()
+        raise JsonRpcException(
+            "running the affected tests was cancelled", code=types.LSPErrorCodes.RequestCancelled
+        ) from None
+    finally:
+        waiter.cancel()
+    summary = next((t for t in reversed(tail) if t.startswith("=")), tail[-1] if tail else "")
+    summary = summary.strip("= ")
+    if code not in _OK_EXIT_CODES:
+        raise JsonRpcException(
+            f"pytest --reks failed in {root} (exit code {code}): " + "\n".join(tail[-8:]),
+            code=types.ErrorCodes.InternalError,
+        )
+    return {"root": root, "exitCode": code, "summary": summary or "no tests ran"}

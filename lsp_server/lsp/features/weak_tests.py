@@ -1,0 +1,165 @@
+"""LSP glue of the extreme analysis: the "Analyse weak tests" command and its diagnostics.
+
+``reks.analyseWeakTests`` (``workspace/executeCommand``, optional argument: a folder or
+file URI/path; default every workspace folder) runs ``lsp_server.extreme.analyse`` on a
+thread with ``$/progress`` and cancellation (``$/cancelRequest`` of the command, or the
+client cancelling the progress), then publishes a diagnostic on the ``def`` line of every
+pseudo-tested function (no transformation detected; a warning) and partially-tested
+function (some detected, some not; information).
+
+The diagnostics go through the server's hub (``lsp_server.lsp.diagnostics``): a run over
+some paths replaces only the diagnostics of the files it analysed.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from lsprotocol import types
+from pygls.exceptions import JsonRpcException
+
+from lsp_server.extreme.analysis import Analysis, analyse
+from lsp_server.extreme.model import TransformationResult, Verdict
+from lsp_server.extreme.pool import WorkerError
+from lsp_server.extreme.report import (
+    PARTIALLY_TESTED,
+    PSEUDO_TESTED,
+    function_status,
+    markdown,
+    rows,
+    save,
+)
+from lsp_server.jobs import Cancelled
+from lsp_server.lsp.arguments import analysis_options, command_targets
+from lsp_server.lsp.convert import path_to_uri
+from lsp_server.lsp.feature import CommandHandler, Feature
+from lsp_server.lsp.progress import ClientProgress, run_on_thread
+
+if TYPE_CHECKING:
+    from lsp_server.project import Project
+
+COMMAND = "reks.analyseWeakTests"
+SOURCE = "reks"
+
+
+def diagnostics_for(analysis: Analysis) -> dict[str, list[types.Diagnostic]]:
+    """Per file URI, one diagnostic per pseudo-tested or partially-tested function."""
+    out: dict[str, list[types.Diagnostic]] = {}
+    for key, results in analysis.by_function().items():
+        status = function_status(results)
+        if status not in (PSEUDO_TESTED, PARTIALLY_TESTED):
+            continue
+        function = analysis.functions.get(key)
+        if function is None:
+            continue
+        path = analysis.root / function.path
+        uri = path_to_uri(str(path))
+        out.setdefault(uri, []).append(_diagnostic(path, status, results))
+    return out
+
+
+def _diagnostic(
+    path: Path, status: str, results: Sequence[TransformationResult]
+) -> types.Diagnostic:
+    first = results[0].transformation
+    undetected = [r for r in results if r.verdict is Verdict.UNDETECTED]
+    caught = [r for r in results if r.verdict in (Verdict.DETECTED, Verdict.TIMEOUT)]
+    tests = sorted({t for r in results for t in r.tests})
+    bodies = ", ".join(f"`{r.transformation.body}`" for r in undetected)
+    if status == PSEUDO_TESTED:
+        message = (
+            f"`{first.function}` is pseudo-tested: {len(tests)} test(s) execute it but none "
+            f"fails when its body is replaced by {bodies}"
+        )
+        severity = types.DiagnosticSeverity.Warning
+    else:
+        message = (
+            f"`{first.function}` is partially tested: no test fails when its body is replaced "
+            f"by {bodies} ({len(caught)} other transformation(s) detected)"
+        )
+        severity = types.DiagnosticSeverity.Information
+    return types.Diagnostic(
+        range=_def_range(path, first.line, first.function.rsplit(".", 1)[-1]),
+        message=message,
+        severity=severity,
+        source=SOURCE,
+        code=status,
+        data={
+            "function": first.function,
+            "file": first.path,
+            "line": first.line,
+            "undetected": [r.transformation.body for r in undetected],
+            "tests": tests,
+        },
+    )
+
+
+def _def_range(path: Path, line: int, name: str) -> types.Range:
+    """The function's name on its ``def`` line (the whole line if it cannot be found)."""
+    try:
+        text = path.read_text(encoding="utf-8").splitlines()[line - 1]
+    except (OSError, UnicodeDecodeError, IndexError):
+        text = ""
+    start = text.find(f"def {name}")
+    if start >= 0:
+        start += len("def ")
+        end = start + len(name)
+    else:
+        start, end = 0, len(text)
+    return types.Range(
+        start=types.Position(line=line - 1, character=start),
+        end=types.Position(line=line - 1, character=end),
+    )
+
+
+class WeakTestsFeature(Feature):
+    """``reks.analyseWeakTests`` and the pseudo-tested diagnostics it publishes."""
+
+    name = "extreme"
+
+    def commands(self) -> dict[str, CommandHandler]:
+        return {COMMAND: self.analyse_weak_tests}
+
+    async def analyse_weak_tests(self, arguments: list[Any]) -> dict[str, Any]:
+        """The command: analyse, publish diagnostics, return a summary per root."""
+        host = self.host
+        progress = await ClientProgress.begin(host.lsp, "reks: analysing weak tests")
+        summaries: list[dict[str, Any]] = []
+        try:
+            for project, paths in command_targets(host, arguments):
+                options = analysis_options(host, project, paths)
+                analysis = await run_on_thread(progress.job, analyse, project.root, options)
+                summaries.append(self._publish_analysis(project, analysis))
+        except Cancelled as exc:
+            raise JsonRpcException(
+                "analysis cancelled", code=types.LSPErrorCodes.RequestCancelled
+            ) from exc
+        except (WorkerError, FileNotFoundError, ValueError) as exc:
+            raise JsonRpcException(
+                f"reks extreme: {exc}", code=types.ErrorCodes.InternalError
+            ) from exc
+        finally:
+            progress.end()
+        return {"roots": summaries}
+
+    def _publish_analysis(self, project: Project, analysis: Analysis) -> dict[str, Any]:
+        data = rows(analysis)
+        save(analysis.root, data, markdown(analysis, data))
+        analysed = {path_to_uri(str(analysis.root / f.path)) for f in analysis.functions.values()}
+        # Files outside this run's paths keep their diagnostics.
+        self.host.diagnostics.update(
+            self.name, str(project.root), diagnostics_for(analysis), analysed
+        )
+        statuses = [function_status(r) for r in analysis.by_function().values()]
+        return {
+            "root": str(project.root),
+            "functions": len(statuses),
+            "pseudoTested": statuses.count(PSEUDO_TESTED),
+            "partiallyTested": statuses.count(PARTIALLY_TESTED),
+            "transformations": analysis.run_count,
+            "reused": len(analysis.reused),
+            "seconds": round(analysis.elapsed, 2),
+            "report": str(analysis.root / ".reks" / "extreme.json"),
+        }

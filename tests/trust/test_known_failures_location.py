@@ -1,0 +1,35 @@
+"""Learnt known-failure shapes go to the user's data folder, never into the installed
+package, and the learnt shapes are the ones in force once written."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from lsp_server.cli import main
+from lsp_server.trust import known_failures
+
+
+def test_default_write_goes_to_the_user_data_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("REKS_KNOWN_FAILURES", raising=False)
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    packaged = Path(known_failures.DATA_PATH)
+    before = packaged.read_bytes()
+    args = ["engine-test", "--generator", "classes", "--engines", "rope", "--no-inverse"]
+    assert main([*args, "--out", str(tmp_path / "r"), "--write-known-failures"]) == 0
+    learnt = tmp_path / "data" / "reks" / "known_failures.json"
+    assert json.loads(learnt.read_text())["shapes"]
+    assert packaged.read_bytes() == before
+    assert known_failures.active_path() == str(learnt)
+
+
+def test_packaged_shapes_are_in_force_without_learnt_ones(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("REKS_KNOWN_FAILURES", str(tmp_path / "none.json"))
+    assert known_failures.active_path() == known_failures.DATA_PATH
+    assert known_failures.load().shapes
