@@ -127,11 +127,13 @@ def create_server(features: Sequence[type[Feature]] = FEATURES) -> ReksServer:
     server.features = [feature(server) for feature in features]
     for feature in server.features:
         _register(server, feature)
-    kinds = [
-        types.CodeActionKind(k)
-        for k in dict.fromkeys(k for f in server.features for k in f.code_action_kinds)
-    ]
+    _serve_lifecycle(server)
+    _serve_documents(server)
+    _serve_code_actions(server)
+    return server
 
+
+def _serve_lifecycle(server: ReksServer) -> None:
     @server.feature(types.INITIALIZE)
     def initialize(ls: ReksServer, params: types.InitializeParams) -> None:
         ls.settings.update(params.initialization_options)
@@ -155,6 +157,13 @@ def create_server(features: Sequence[type[Feature]] = FEATURES) -> ReksServer:
         for folder in params.event.added:
             ls.add_folder(uri_to_path(folder.uri))
 
+    @server.feature(types.SHUTDOWN)
+    def shutdown(ls: ReksServer, params: None) -> None:
+        _each(ls, "shutdown")
+        ls.engine.close()
+
+
+def _serve_documents(server: ReksServer) -> None:
     @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
     def did_open(ls: ReksServer, params: types.DidOpenTextDocumentParams) -> None:
         _each(ls, "document_changed", params.text_document.uri)
@@ -180,9 +189,15 @@ def create_server(features: Sequence[type[Feature]] = FEATURES) -> ReksServer:
     def did_rename_files(ls: ReksServer, params: types.RenameFilesParams) -> None:
         _each(ls, "files_changed", [u for f in params.files for u in (f.old_uri, f.new_uri)])
 
+
+def _serve_code_actions(server: ReksServer) -> None:
+    kinds = dict.fromkeys(k for f in server.features for k in f.code_action_kinds)
+
     @server.feature(
         types.TEXT_DOCUMENT_CODE_ACTION,
-        types.CodeActionOptions(code_action_kinds=kinds, resolve_provider=True),
+        types.CodeActionOptions(
+            code_action_kinds=[types.CodeActionKind(k) for k in kinds], resolve_provider=True
+        ),
     )
     def code_action(ls: ReksServer, params: types.CodeActionParams) -> list[types.CodeAction]:
         return ls.code_actions(params)
@@ -190,10 +205,3 @@ def create_server(features: Sequence[type[Feature]] = FEATURES) -> ReksServer:
     @server.feature(types.CODE_ACTION_RESOLVE)
     async def code_action_resolve(ls: ReksServer, params: types.CodeAction) -> types.CodeAction:
         return await ls.resolve_code_action(params)
-
-    @server.feature(types.SHUTDOWN)
-    def shutdown(ls: ReksServer, params: None) -> None:
-        _each(ls, "shutdown")
-        ls.engine.close()
-
-    return server

@@ -8,8 +8,13 @@ with it every file is written, or none (see ``lsp_server.refactor.apply``).
 from __future__ import annotations
 
 import argparse
+import difflib
+import os
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from lsp_server.refactor.model import RefactoringResult
 
 SPEC_HELP = "FILE:LINE:COL (1-based)"
 RANGE_HELP = "FILE:L1:C1-L2:C2 (1-based, end exclusive)"
@@ -64,18 +69,9 @@ def _parse(spec: str, selection: bool) -> tuple[str, int | None, int | None]:
 
 
 def _run(args: argparse.Namespace, action: str, spec: str, selection: bool, **options: Any) -> int:
-    import difflib
-    import os
-
     from lsp_server.console import ProgressBar
     from lsp_server.refactor.engine import RefactorEngine, find_root
-    from lsp_server.refactor.model import (
-        FileCreate,
-        FileEdit,
-        FileRename,
-        RefactoringError,
-        RefactorRequest,
-    )
+    from lsp_server.refactor.model import RefactoringError, RefactorRequest
     from lsp_server.refactor.worker import RopeJob
     from lsp_server.trust.task_listener import install as install_task_listener
 
@@ -96,58 +92,56 @@ def _run(args: argparse.Namespace, action: str, spec: str, selection: bool, **op
     )
     try:
         with ProgressBar("refactor") as bar:
-            job = RopeJob(on_progress=bar.update)
-            result = engine.compute(request, job)
-    except RefactoringError as exc:
-        print(f"reks: {exc}", file=sys.stderr)
-        engine.close()
-        return 1
-    for skipped in result.skipped_files:
-        print(
-            f"reks: skipped {os.path.relpath(skipped.path, root)}: {skipped.reason}",
-            file=sys.stderr,
-        )
-    if args.apply:
-        try:
-            engine.apply(result, root)
-        except (RefactoringError, OSError) as exc:
-            print(f"reks: {exc}; no file was changed", file=sys.stderr)
-            engine.close()
-            return 1
-        print(
-            f"reks: {result.provenance.description}: {len(result.edits)} change(s) applied",
-            file=sys.stderr,
-        )
-    else:
-        for edit in result.edits:
-            if isinstance(edit, FileEdit):
-                rel = os.path.relpath(edit.path, root)
-                sys.stdout.writelines(
-                    difflib.unified_diff(
-                        edit.old_text.splitlines(keepends=True),
-                        edit.new_text.splitlines(keepends=True),
-                        f"a/{rel}",
-                        f"b/{rel}",
-                    )
-                )
-            elif isinstance(edit, FileRename):
-                old, new = (
-                    os.path.relpath(edit.old_path, root),
-                    os.path.relpath(edit.new_path, root),
-                )
-                print(f"rename {old} -> {new}")
-            elif isinstance(edit, FileCreate):
-                print(f"create {os.path.relpath(edit.path, root)}")
-    if args.provenance:
-        for change in result.provenance.changes:
+            result = engine.compute(request, RopeJob(on_progress=bar.update))
+        for skipped in result.skipped_files:
             print(
-                f"provenance: {change.origin.value}: {change.old or '-'} -> {change.new or '-'}",
+                f"reks: skipped {os.path.relpath(skipped.path, root)}: {skipped.reason}",
                 file=sys.stderr,
             )
-        if not result.provenance.exact:
-            print("provenance: inexact (changed units count as hand edits)", file=sys.stderr)
-    engine.close()
-    return 0
+        if not args.apply:
+            _print_diff(result, root)
+        else:
+            try:
+                engine.apply(result, root)
+            except (RefactoringError, OSError) as exc:
+                print(f"reks: {exc}; no file was changed", file=sys.stderr)
+                return 1
+            description = result.provenance.description
+            print(f"reks: {description}: {len(result.edits)} change(s) applied", file=sys.stderr)
+        if args.provenance:
+            _print_provenance(result)
+        return 0
+    except RefactoringError as exc:
+        print(f"reks: {exc}", file=sys.stderr)
+        return 1
+    finally:
+        engine.close()
+
+
+def _print_diff(result: RefactoringResult, root: str) -> None:
+    """The edits as a unified diff (renames and new files as a line each), on stdout."""
+    from lsp_server.refactor.model import FileCreate, FileEdit, FileRename
+
+    for edit in result.edits:
+        if isinstance(edit, FileEdit):
+            rel = os.path.relpath(edit.path, root)
+            old, new = edit.old_text.splitlines(True), edit.new_text.splitlines(True)
+            sys.stdout.writelines(difflib.unified_diff(old, new, f"a/{rel}", f"b/{rel}"))
+        elif isinstance(edit, FileRename):
+            old_rel, new_rel = (os.path.relpath(p, root) for p in (edit.old_path, edit.new_path))
+            print(f"rename {old_rel} -> {new_rel}")
+        elif isinstance(edit, FileCreate):
+            print(f"create {os.path.relpath(edit.path, root)}")
+
+
+def _print_provenance(result: RefactoringResult) -> None:
+    for change in result.provenance.changes:
+        print(
+            f"provenance: {change.origin.value}: {change.old or '-'} -> {change.new or '-'}",
+            file=sys.stderr,
+        )
+    if not result.provenance.exact:
+        print("provenance: inexact (changed units count as hand edits)", file=sys.stderr)
 
 
 def _signature_changes(args: argparse.Namespace) -> list[dict[str, Any]]:
@@ -180,11 +174,32 @@ def register(sub: argparse._SubParsersAction) -> None:
         )
         return p
 
+    _register_renames_and_moves(add)
+    _register_extract_and_inline(add)
+    _register_rewrites(add)
+
+
+AddParser = Any
+"""``add(name, help)`` of ``register``: a subcommand parser with the common options."""
+
+
+def _register_renames_and_moves(add: AddParser) -> None:
     p = add("rename", "rename the name at FILE:LINE:COL, or the module FILE")
     p.add_argument("target", metavar="FILE[:LINE:COL]")
     p.add_argument("new_name")
     p.set_defaults(handler=lambda a: _run(a, "rename", a.target, False, new_name=a.new_name))
 
+    p = add(
+        "move",
+        "move the global at FILE:LINE:COL to module DEST, a method to attribute DEST, "
+        "or the module FILE to package DEST",
+    )
+    p.add_argument("target", metavar="FILE[:LINE:COL]")
+    p.add_argument("destination", metavar="DEST")
+    p.set_defaults(handler=lambda a: _run(a, "move", a.target, False, destination=a.destination))
+
+
+def _register_extract_and_inline(add: AddParser) -> None:
     for name, action in (
         ("extract-method", "extract-method"),
         ("extract-variable", "extract-variable"),
@@ -213,15 +228,8 @@ def register(sub: argparse._SubParsersAction) -> None:
         handler=lambda a: _run(a, "inline", a.target, False, only_current=a.only_current)
     )
 
-    p = add(
-        "move",
-        "move the global at FILE:LINE:COL to module DEST, a method to attribute DEST, "
-        "or the module FILE to package DEST",
-    )
-    p.add_argument("target", metavar="FILE[:LINE:COL]")
-    p.add_argument("destination", metavar="DEST")
-    p.set_defaults(handler=lambda a: _run(a, "move", a.target, False, destination=a.destination))
 
+def _register_rewrites(add: AddParser) -> None:
     p = add("organize-imports", "sort imports and remove unused ones")
     p.add_argument("file")
     p.set_defaults(handler=lambda a: _run(a, "organize-imports", a.file, False, module=None))

@@ -127,6 +127,9 @@ def supports_resource_operations(caps: types.ClientCapabilities | None) -> set[s
     return {str(getattr(op, "value", op)) for op in edit.resource_operations}
 
 
+DocumentChange = types.TextDocumentEdit | types.CreateFile | types.RenameFile | types.DeleteFile
+
+
 def workspace_edit(
     edits: list[FileEdit | FileRename | FileCreate],
     caps: types.ClientCapabilities | None,
@@ -142,45 +145,9 @@ def workspace_edit(
     """
     if supports_document_changes(caps):
         ops = supports_resource_operations(caps)
-        changes: list[
-            types.TextDocumentEdit | types.CreateFile | types.RenameFile | types.DeleteFile
-        ] = []
+        changes: list[DocumentChange] = []
         for edit in edits:
-            if isinstance(edit, FileEdit):
-                uri = path_to_uri(edit.path)
-                ident = types.OptionalVersionedTextDocumentIdentifier(
-                    uri=uri, version=version_of(uri)
-                )
-                changes.append(
-                    types.TextDocumentEdit(
-                        text_document=ident,
-                        edits=list(text_edits(edit.old_text, edit.new_text, encoding)),
-                    )
-                )
-            elif isinstance(edit, FileRename):
-                if not include_renames:
-                    continue
-                if "rename" not in ops:
-                    raise RefactoringError("this editor cannot rename files; nothing changed")
-                changes.append(
-                    types.RenameFile(
-                        old_uri=path_to_uri(edit.old_path), new_uri=path_to_uri(edit.new_path)
-                    )
-                )
-            elif isinstance(edit, FileCreate):
-                if edit.is_folder:
-                    continue  # a folder appears with the first file created in it
-                if "create" not in ops:
-                    raise RefactoringError("this editor cannot create files; nothing changed")
-                uri = path_to_uri(edit.path)
-                changes.append(types.CreateFile(uri=uri))
-                if edit.text:
-                    ident = types.OptionalVersionedTextDocumentIdentifier(uri=uri, version=None)
-                    insert = types.TextEdit(
-                        range=types.Range(types.Position(0, 0), types.Position(0, 0)),
-                        new_text=edit.text,
-                    )
-                    changes.append(types.TextDocumentEdit(text_document=ident, edits=[insert]))
+            changes.extend(_document_changes(edit, ops, version_of, encoding, include_renames))
         return types.WorkspaceEdit(document_changes=changes)
     plain: dict[str, list[types.TextEdit]] = {}
     for edit in edits:
@@ -191,3 +158,42 @@ def workspace_edit(
         elif include_renames:
             raise RefactoringError("this editor cannot rename or create files; nothing changed")
     return types.WorkspaceEdit(changes=plain)
+
+
+def _document_changes(
+    edit: FileEdit | FileRename | FileCreate,
+    ops: set[str],
+    version_of: VersionOf,
+    encoding: str,
+    include_renames: bool,
+) -> list[DocumentChange]:
+    """One engine edit as ``documentChanges`` entries (none for what the client does itself)."""
+    if isinstance(edit, FileEdit):
+        uri = path_to_uri(edit.path)
+        ident = types.OptionalVersionedTextDocumentIdentifier(uri=uri, version=version_of(uri))
+        return [
+            types.TextDocumentEdit(
+                text_document=ident, edits=list(text_edits(edit.old_text, edit.new_text, encoding))
+            )
+        ]
+    if isinstance(edit, FileRename):
+        if not include_renames:
+            return []
+        if "rename" not in ops:
+            raise RefactoringError("this editor cannot rename files; nothing changed")
+        return [
+            types.RenameFile(old_uri=path_to_uri(edit.old_path), new_uri=path_to_uri(edit.new_path))
+        ]
+    if edit.is_folder:
+        return []  # a folder appears with the first file created in it
+    if "create" not in ops:
+        raise RefactoringError("this editor cannot create files; nothing changed")
+    uri = path_to_uri(edit.path)
+    out: list[DocumentChange] = [types.CreateFile(uri=uri)]
+    if edit.text:
+        ident = types.OptionalVersionedTextDocumentIdentifier(uri=uri, version=None)
+        insert = types.TextEdit(
+            range=types.Range(types.Position(0, 0), types.Position(0, 0)), new_text=edit.text
+        )
+        out.append(types.TextDocumentEdit(text_document=ident, edits=[insert]))
+    return out

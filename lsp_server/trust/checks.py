@@ -252,11 +252,31 @@ def check_rename_with_jedi(root: str, provenance: Provenance) -> str | None:
             break
     if position is None:
         return None  # nothing to anchor jedi at (e.g. only strings changed): no opinion
+    texts = _before_project(Path(root), provenance, old)
+    jedi_after = _jedi_rename(Path(root), texts, position, new)
+    if isinstance(jedi_after, str):
+        return jedi_after
+    rope_after = {p: a for p, (_, a) in changed.items()}
+    differing = sorted(
+        p
+        for p in set(jedi_after) | set(rope_after)
+        if jedi_after.get(p, texts.get(p)) != rope_after.get(p, texts.get(p))
+    )
+    if differing:
+        return f"jedi renames `{old}` differently in {', '.join(differing[:3])}"
+    return None
+
+
+def _jedi_rename(
+    root: Path, texts: dict[str, str], position: tuple[str, int, int], new: str
+) -> dict[str, str] | str:
+    """The texts jedi gives the project's files ``texts`` (root-relative path -> text) when
+    renaming at ``position`` (path, 1-based line, column) to ``new``; a reason when jedi
+    cannot compute the rename. Runs in a scratch copy: jedi reads modules from disk."""
     import jedi
 
     scratch = Path(tempfile.mkdtemp(prefix="reks-verify-"))
     try:
-        texts = _before_project(Path(root), provenance, old)
         for rel, text in texts.items():
             target = scratch / rel
             target.parent.mkdir(parents=True, exist_ok=True)
@@ -265,7 +285,7 @@ def check_rename_with_jedi(root: str, provenance: Provenance) -> str | None:
         # The running interpreter as jedi's environment: no subprocess to start.
         # A src layout: imports of the package resolve under src/ (jedi finds it from
         # project markers, which the scratch copy lacks).
-        extra = [str(scratch / d) for d in ("src",) if (Path(root) / d).is_dir()]
+        extra = [str(scratch / d) for d in ("src",) if (root / d).is_dir()]
         script = jedi.Script(
             texts[path],
             path=str(scratch / path),
@@ -280,22 +300,13 @@ def check_rename_with_jedi(root: str, provenance: Provenance) -> str | None:
             return f"jedi cannot compute this rename ({type(exc).__name__}: {exc})"
         # Files outside the scratch copy are installed copies of the project (site-packages)
         # that jedi also found: not the project's files.
-        jedi_after = {
+        return {
             Path(p).relative_to(scratch).as_posix(): f.get_new_code()
             for p, f in refactoring.get_changed_files().items()
             if Path(p).is_relative_to(scratch)
         }
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
-    rope_after = {p: a for p, (_, a) in changed.items()}
-    differing = sorted(
-        p
-        for p in set(jedi_after) | set(rope_after)
-        if jedi_after.get(p, texts.get(p)) != rope_after.get(p, texts.get(p))
-    )
-    if differing:
-        return f"jedi renames `{old}` differently in {', '.join(differing[:3])}"
-    return None
 
 
 def _before_project(root: Path, provenance: Provenance, name: str) -> dict[str, str]:

@@ -70,22 +70,13 @@ def shapes_from(
             # name), which ``matches`` does not see; their empty feature set would match
             # every request of the kind. reks checks those arguments itself.
             continue
-        shared: frozenset[str] | None = None
-        for member in group.members:
-            case = cases[member.index][1].value
-            target = case.target
-            files = case.program.file_map
-            text = files.get(target.path, "")
-            found = request_features(
-                target.kind, text, target.offset, target.end, files, target.path
-            )
-            shared = found if shared is None else shared & found
+        shared = _shared_features(group, cases)
         example_target = group.example_case.target
         shape = FailureShape(
             engine=group.engine,
             refactoring=group.kind,
             oracle=group.oracle,
-            features=shared or frozenset(),
+            features=shared,
             signature=group.signature,
             count=len(group.members),
             example=group.example_case.program.file_map.get(example_target.path, ""),
@@ -93,16 +84,7 @@ def shapes_from(
         )
         key = (shape.engine, shape.refactoring, shape.oracle, shape.features)
         if key in merged:
-            old = merged[key]
-            keep = (
-                old
-                if (len(old.example), old.example) <= (len(shape.example), shape.example)
-                else shape
-            )
-            shape = FailureShape(
-                keep.engine, keep.refactoring, keep.oracle, keep.features, keep.signature,
-                old.count + shape.count, keep.example, keep.detail,
-            )  # fmt: skip
+            shape = _merged(merged[key], shape)
         merged[key] = shape
     # A shape whose features include another shape's (same engine and refactoring) can
     # never change what ``matches`` answers: drop it, keeping the file small and readable.
@@ -117,6 +99,30 @@ def shapes_from(
         )
     }
     return [kept[k] for k in sorted(kept, key=lambda k: (k[0], k[1], k[2], sorted(k[3])))]
+
+
+def _shared_features(
+    group: FailureGroup, cases: list[tuple[str, Labelled[Case]]]
+) -> frozenset[str]:
+    """The request features every failing program of ``group`` has."""
+    shared: frozenset[str] | None = None
+    for member in group.members:
+        case = cases[member.index][1].value
+        target = case.target
+        files = case.program.file_map
+        text = files.get(target.path, "")
+        found = request_features(target.kind, text, target.offset, target.end, files, target.path)
+        shared = found if shared is None else shared & found
+    return shared or frozenset()
+
+
+def _merged(old: FailureShape, new: FailureShape) -> FailureShape:
+    """Two groups of the same shape: counted together, the smaller example kept."""
+    keep = old if (len(old.example), old.example) <= (len(new.example), new.example) else new
+    return FailureShape(
+        keep.engine, keep.refactoring, keep.oracle, keep.features, keep.signature,
+        old.count + new.count, keep.example, keep.detail,
+    )  # fmt: skip
 
 
 def dumps(shapes: list[FailureShape], versions: dict[str, str]) -> str:

@@ -66,12 +66,7 @@ def diagnostics_for(
                 message=f"`{t.function}` with its body replaced by `{t.body}`",
             )
         ]
-        if diagnosis.assertion is not None:
-            test_path, test_line = root / diagnosis.assertion.path, diagnosis.assertion.line
-        elif diagnosis.test and diagnosis.test_line:
-            test_path, test_line = root / diagnosis.test.split("::", 1)[0], diagnosis.test_line
-        else:
-            test_path, test_line = function_path, t.line
+        test_path, test_line = _test_line(root, diagnosis)
         test_location = types.Location(
             uri=path_to_uri(str(test_path)), range=_line_range(test_path, test_line)
         )
@@ -82,23 +77,6 @@ def diagnostics_for(
                     message=f"the test line the suggestion is about ({diagnosis.test or ''})",
                 )
             )
-        data: dict[str, Any] = {
-            DATA_TAG: True,
-            "function": t.function,
-            "file": t.path,
-            "line": t.line,
-            "body": t.body,
-            "symptom": diagnosis.symptom,
-            "test": diagnosis.test,
-        }
-        if diagnosis.assertion is not None:
-            a = diagnosis.assertion
-            data["assertion"] = {
-                "path": a.path,
-                "line": a.line,
-                "text": a.text,
-                "after": _line_text(root / a.path, a.line),
-            }
         out.setdefault(test_location.uri, []).append(
             types.Diagnostic(
                 range=test_location.range,
@@ -107,10 +85,43 @@ def diagnostics_for(
                 source=SOURCE,
                 code=diagnosis.symptom,
                 related_information=related,
-                data=data,
+                data=_data(root, diagnosis),
             )
         )
     return out
+
+
+def _test_line(root: Path, diagnosis: Diagnosis) -> tuple[Path, int]:
+    """The file and line the suggestion is about: where the assertion goes, else the
+    test's line, else the function's ``def``."""
+    if diagnosis.assertion is not None:
+        return root / diagnosis.assertion.path, diagnosis.assertion.line
+    if diagnosis.test and diagnosis.test_line:
+        return root / diagnosis.test.split("::", 1)[0], diagnosis.test_line
+    t = diagnosis.transformation
+    return root / t.path, t.line
+
+
+def _data(root: Path, diagnosis: Diagnosis) -> dict[str, Any]:
+    t = diagnosis.transformation
+    data: dict[str, Any] = {
+        DATA_TAG: True,
+        "function": t.function,
+        "file": t.path,
+        "line": t.line,
+        "body": t.body,
+        "symptom": diagnosis.symptom,
+        "test": diagnosis.test,
+    }
+    if diagnosis.assertion is not None:
+        a = diagnosis.assertion
+        data["assertion"] = {
+            "path": a.path,
+            "line": a.line,
+            "text": a.text,
+            "after": _line_text(root / a.path, a.line),
+        }
+    return data
 
 
 def _line_text(path: Path, line: int) -> str:
