@@ -35,13 +35,13 @@ from pathlib import Path
 
 from sdist import fetch_sdist
 
-from lsp_server.trust import known_failures
-from lsp_server.trust.task_listener import install
-from lsp_server.trust.checks import check_compiles
 from lsp_server.refactor.engine import RefactorEngine
 from lsp_server.refactor.model import RefactoringError, RefactorRequest
 from lsp_server.rts.select import select_affected_tests
 from lsp_server.rts.store import DependencyStore, store_path
+from lsp_server.trust import known_failures
+from lsp_server.trust.checks import check_compiles
+from lsp_server.trust.task_listener import install
 
 PYTEST_FLAGS = ["-q", "-p", "no:cacheprovider", "-p", "no:asyncio", "-p", "no:randomly"]
 

@@ -256,27 +256,7 @@ def to_markdown(report: dict[str, Any]) -> str:
             f"| {group['oracle']} | {sig} | {group['count']} |"
         )
     for number, group in enumerate(report["groups"], 1):
-        example = group["example"]
-        labels = ", ".join(f"{d}={v}" for d, v in example["labels"])
-        lines += [
-            "",
-            f"### {number}. {group['engine']} {group['refactoring']}: {group['oracle']}",
-            "",
-            f"Labels of the minimal program: {labels}",
-            "",
-            f"Finding: {group['detail']}",
-            "",
-        ]
-        for path, text in example["files"].items():
-            lines += [f"`{path}`:", "", "```python", text.rstrip("\n"), "```", ""]
-        target = example["target"]
-        lines.append(
-            f"Refactoring at `{target['path']}` offset {target['offset']}"
-            + (f"..{target['end']}" if target["end"] is not None else "")
-            + f" with {target['args']}."
-        )
-        if example["diff"]:
-            lines += ["", "```diff", example["diff"].rstrip("\n"), "```"]
+        lines += _group_markdown(number, group)
     if summ["refusals"]:
         lines += ["", "## Refusals", "", "| engine | refactoring | message | count |",
                   "|---|---|---|---|"]  # fmt: skip
@@ -287,6 +267,32 @@ def to_markdown(report: dict[str, Any]) -> str:
                 f"| {refusal['count']} |"
             )
     return "\n".join(lines) + "\n"
+
+
+def _group_markdown(number: int, group: dict[str, Any]) -> list[str]:
+    """A failure group's section: its minimal program, the request and the diff."""
+    example = group["example"]
+    labels = ", ".join(f"{d}={v}" for d, v in example["labels"])
+    lines = [
+        "",
+        f"### {number}. {group['engine']} {group['refactoring']}: {group['oracle']}",
+        "",
+        f"Labels of the minimal program: {labels}",
+        "",
+        f"Finding: {group['detail']}",
+        "",
+    ]
+    for path, text in example["files"].items():
+        lines += [f"`{path}`:", "", "```python", text.rstrip("\n"), "```", ""]
+    target = example["target"]
+    lines.append(
+        f"Refactoring at `{target['path']}` offset {target['offset']}"
+        + (f"..{target['end']}" if target["end"] is not None else "")
+        + f" with {target['args']}."
+    )
+    if example["diff"]:
+        lines += ["", "```diff", example["diff"].rstrip("\n"), "```"]
+    return lines
 
 
 def dumps(report: dict[str, Any]) -> str:

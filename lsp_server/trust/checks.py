@@ -32,7 +32,7 @@ import tokenize
 from collections.abc import Iterator
 from pathlib import Path
 
-from lsp_server.astgen.features import client_imports, lists_in_all
+from lsp_server.astgen.client_features import client_imports, lists_in_all
 from lsp_server.project.files import python_files
 from lsp_server.project.text import identifier_at
 from lsp_server.refactor.model import FileEdit, RefactoringError

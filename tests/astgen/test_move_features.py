@@ -7,8 +7,8 @@ import json
 
 import pytest
 
+from lsp_server.astgen.client_features import client_features, client_imports, module_names
 from lsp_server.astgen.driver import Config, generate, run
-from lsp_server.astgen.features import client_features, client_imports, module_names
 from lsp_server.astgen.report import group_failures
 from lsp_server.trust import known_failures
 from lsp_server.trust.known_failures import KnownFailures, matches, parse, shapes_from

@@ -11,8 +11,8 @@ from lsp_support import SERVER_COMMAND, copy_example, open_session
 from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient
 
-from lsp_server.lsp.features.weak_tests import COMMAND as ANALYSE
 from lsp_server.lsp.features.weak_test_diagnosis import COMMAND
+from lsp_server.lsp.features.weak_tests import COMMAND as ANALYSE
 
 from .conftest import rewrite_body, run_pytest
 
