@@ -4,12 +4,16 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from lsp_server.project import interpreter_problem, project_python
+from lsp_server.project.interpreter import is_this_interpreter
+
+if TYPE_CHECKING:
+    from lsp_server.rts.store import DependencyStore
 
 
 def _root(args: argparse.Namespace) -> Path:
@@ -30,21 +34,29 @@ def _test(args: argparse.Namespace) -> int:
     return subprocess.call([python, "-m", "pytest", flag, *extra], cwd=root)
 
 
+def _open_store(root: Path) -> DependencyStore | None:
+    """The project's existing store; None (the reason on stderr) when it cannot be read."""
+    from lsp_server.rts.store import DependencyStore, StoreError
+
+    try:
+        return DependencyStore(root, create=False)
+    except StoreError as exc:
+        print(f"reks: {exc}", file=sys.stderr)
+        return None
+
+
 def _affected(args: argparse.Namespace) -> int:
     from lsp_server.rts.fingerprint import current_fingerprint
     from lsp_server.rts.select import select_affected_tests
-    from lsp_server.rts.store import DependencyStore, StoreError
 
     root = _root(args)
-    try:
-        store = DependencyStore(root, create=False)
-    except StoreError as exc:
-        print(f"reks: {exc}", file=sys.stderr)
+    store = _open_store(root)
+    if store is None:
         return 2
     with store:
         python = project_python(root, args.python)
         # The environment can only be compared from inside the project's interpreter.
-        same = os.path.realpath(python) == os.path.realpath(sys.executable)
+        same = is_this_interpreter(python)
         selection = select_affected_tests(
             root, store, None, fingerprint=current_fingerprint() if same else None
         )
@@ -63,7 +75,7 @@ def _affected(args: argparse.Namespace) -> int:
 
 
 def _store(args: argparse.Namespace) -> int:
-    from lsp_server.rts.store import DependencyStore, StoreError, store_path
+    from lsp_server.rts.store import DependencyStore, store_path
 
     root = _root(args)
     if args.rebuild:
@@ -71,10 +83,8 @@ def _store(args: argparse.Namespace) -> int:
         print(f"reks: recreated an empty dependency store at {store_path(root)}")
         print("reks: run `reks test` (or `pytest --reks`) to record dependencies again")
         return 0
-    try:
-        store = DependencyStore(root, create=False)
-    except StoreError as exc:
-        print(f"reks: {exc}", file=sys.stderr)
+    store = _open_store(root)
+    if store is None:
         return 2
     with store:
         info = store.info()

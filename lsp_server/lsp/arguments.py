@@ -3,9 +3,13 @@ and analysis options from the settings (shared by the features that run analyses
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+from lsprotocol import types
+from pygls.exceptions import JsonRpcException
 
 from lsp_server.extreme.analysis import Options
 from lsp_server.lsp.convert import uri_to_path
@@ -39,3 +43,10 @@ def analysis_options(host: Host, project: Project, paths: list[Path]) -> Options
         incremental=settings.incremental,
         python=project.python,
     )
+
+
+async def require_interpreter(project: Project) -> None:
+    """Refuse the command, saying why, when the project's interpreter cannot run reks."""
+    problem = await asyncio.to_thread(project.interpreter_problem)
+    if problem is not None:
+        raise JsonRpcException(f"reks: {problem}", code=types.ErrorCodes.InternalError)

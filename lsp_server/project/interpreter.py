@@ -24,10 +24,17 @@ def project_python(root: Path, explicit: str | None = None) -> str:
     return sys.executable
 
 
+def is_this_interpreter(python: str) -> bool:
+    """Is ``python`` the running interpreter's environment? Compared by the folder of the
+    executable, not by the binary: every virtualenv links to its base interpreter's."""
+    here = os.path.dirname(os.path.abspath(sys.executable))
+    return os.path.dirname(os.path.abspath(python)) == here
+
+
 def interpreter_problem(python: str, root: Path) -> str | None:
     """Why ``python`` cannot run reks' side of the work (its pytest plugin, the extreme
     workers) in the project, or None when it can. This interpreter always can."""
-    if os.path.realpath(python) == os.path.realpath(sys.executable):
+    if is_this_interpreter(python):
         return None
     try:
         probe = subprocess.run(

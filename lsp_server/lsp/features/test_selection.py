@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING, Any
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 
-from lsp_server.lsp.arguments import command_targets
+from lsp_server.lsp.arguments import command_targets, require_interpreter
 from lsp_server.lsp.convert import path_to_uri, uri_to_path
 from lsp_server.lsp.feature import CommandHandler, Feature, Host
 from lsp_server.lsp.progress import ClientProgress
@@ -242,9 +242,7 @@ class TestSelectionFeature(Feature):
         end_message = "done"
         try:
             for project, _ in targets:
-                problem = await asyncio.to_thread(project.interpreter_problem)
-                if problem is not None:
-                    raise JsonRpcException(f"reks: {problem}", code=types.ErrorCodes.InternalError)
+                await require_interpreter(project)
                 args = [str(a) for a in self.host.settings.tests.pytestArgs]
                 result = await _run_pytest(progress, str(project.root), [project.python, *args])
                 results.append(result)

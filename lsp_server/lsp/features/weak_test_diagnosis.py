@@ -28,7 +28,7 @@ from lsp_server.extreme.model import Verdict
 from lsp_server.extreme.reneri import diagnose
 from lsp_server.extreme.reneri.model import Diagnosis
 from lsp_server.jobs import Cancelled, Job
-from lsp_server.lsp.arguments import analysis_options, command_targets
+from lsp_server.lsp.arguments import analysis_options, command_targets, require_interpreter
 from lsp_server.lsp.convert import path_to_uri, uri_to_path
 from lsp_server.lsp.feature import CommandHandler, Feature
 from lsp_server.lsp.progress import ClientProgress, run_on_thread
@@ -229,6 +229,7 @@ class WeakTestDiagnosisFeature(Feature):
         summaries: list[dict[str, Any]] = []
         try:
             for project, paths in command_targets(host, arguments[:1]):
+                await require_interpreter(project)
                 options = analysis_options(host, project, paths)
                 diagnoses = await run_on_thread(
                     progress.job, _analyse_and_diagnose, project.root, options, runs
@@ -293,4 +294,4 @@ def _relocate(lines: list[str], line: int, after: str) -> int | None:
 def _analyse_and_diagnose(root: Path, options: Options, runs: int, job: Job) -> list[Diagnosis]:
     analysis = analyse(root, options, job)
     undetected = [r for r in analysis.results if r.verdict is Verdict.UNDETECTED]
-    return diagnose(analysis.root, undetected, runs=runs, job=job)
+    return diagnose(analysis.root, undetected, runs=runs, job=job, python=options.python)

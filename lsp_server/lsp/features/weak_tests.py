@@ -32,7 +32,7 @@ from lsp_server.extreme.report import (
     save,
 )
 from lsp_server.jobs import Cancelled
-from lsp_server.lsp.arguments import analysis_options, command_targets
+from lsp_server.lsp.arguments import analysis_options, command_targets, require_interpreter
 from lsp_server.lsp.convert import path_to_uri
 from lsp_server.lsp.feature import CommandHandler, Feature
 from lsp_server.lsp.progress import ClientProgress, run_on_thread
@@ -129,6 +129,7 @@ class WeakTestsFeature(Feature):
         summaries: list[dict[str, Any]] = []
         try:
             for project, paths in command_targets(host, arguments):
+                await require_interpreter(project)
                 options = analysis_options(host, project, paths)
                 analysis = await run_on_thread(progress.job, analyse, project.root, options)
                 summaries.append(self._publish_analysis(project, analysis))
