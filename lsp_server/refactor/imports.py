@@ -1,7 +1,15 @@
-"""Organize imports of one module (sort, remove unused and duplicates)."""
+"""Organize imports of one module (sort, remove unused and duplicates).
+
+rope's organizer rewrites the module around the imports too (it drops the blank lines after
+a module docstring, even in a module without imports). Organizing imports must touch
+nothing but the import block: rope's new block is spliced into the module's own text.
+"""
 
 from __future__ import annotations
 
+import ast
+
+from rope.base.change import ChangeContents, ChangeSet
 from rope.refactor.importutils import ImportOrganizer
 
 from lsp_server.refactor.context import Context, Planned
@@ -9,5 +17,56 @@ from lsp_server.refactor.provenance import Hints
 
 
 def organize_imports(ctx: Context) -> Planned:
-    changes = ImportOrganizer(ctx.project).organize_imports(ctx.resource)
-    return Planned(changes, "organize-imports", f"organize imports of {ctx.rel}", Hints())
+    description = f"organize imports of {ctx.rel}"
+    resource = ctx.resource
+    changes = ImportOrganizer(ctx.project).organize_imports(resource)
+    organized = _organized_text(changes)
+    old = resource.read()
+    new = None if organized is None else splice_imports(old, organized)
+    if new is None or new == old:
+        return Planned(None, "organize-imports", description, Hints())
+    spliced = ChangeSet(description)
+    spliced.add_change(ChangeContents(resource, new))
+    return Planned(spliced, "organize-imports", description, Hints())
+
+
+def _organized_text(changes: ChangeSet | None) -> str | None:
+    for change in changes.changes if changes is not None else []:
+        if isinstance(change, ChangeContents):
+            return str(change.new_contents)
+    return None
+
+
+def _import_lines(text: str) -> tuple[int, int] | None:
+    """0-based first line and end line (exclusive) of the module's top-level imports."""
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError):
+        return None
+    imports = [n for n in tree.body if isinstance(n, ast.Import | ast.ImportFrom)]
+    if not imports:
+        return None
+    return imports[0].lineno - 1, imports[-1].end_lineno or imports[-1].lineno
+
+
+def splice_imports(old: str, organized: str) -> str | None:
+    """``old`` with its import block replaced by the one of ``organized`` (rope's result);
+    None when ``old`` has no imports to organize."""
+    region = _import_lines(old)
+    if region is None:
+        return None
+    old_lines = old.splitlines(keepends=True)
+    before, after = old_lines[: region[0]], old_lines[region[1] :]
+    new_region = _import_lines(organized)
+    if new_region is not None:
+        block = organized.splitlines(keepends=True)[new_region[0] : new_region[1]]
+        return "".join([*before, *block, *after])
+    # Every import went: so does the gap that set the block apart from what came before
+    # (or, at the top of the file, from what follows).
+    if before:
+        while before and not before[-1].strip():
+            before.pop()
+    else:
+        while after and not after[0].strip():
+            after.pop(0)
+    return "".join([*before, *after])
