@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
+
+import lsp_server
+from lsp_server.project.text import write_atomic
 
 _VSCODE_HELP = """\
 reks for VS Code: build and install the extension from a clone of reks:
@@ -13,9 +17,17 @@ reks for VS Code: build and install the extension from a clone of reks:
   code --install-extension reks.vsix
 
 It starts `python -m lsp_server` with the interpreter selected in the Python extension
-(fallback: the reks.server.pythonPath setting, then python3). This interpreter has reks:
-  {python} -m pip install reks
+(fallback: the reks.server.pythonPath setting, then python3). reks is not on the package
+index: install it into that interpreter from {source}:
+  <interpreter> -m pip install -e {source}
+This interpreter has it already: {python}
 """
+
+
+def _source() -> str:
+    """Where reks can be installed from: the clone this copy runs from, when it does."""
+    here = Path(lsp_server.__file__).resolve().parent.parent
+    return str(here) if (here / "pyproject.toml").exists() else "a clone of reks"
 
 
 def _neovim(args: argparse.Namespace) -> int:
@@ -25,19 +37,26 @@ def _neovim(args: argparse.Namespace) -> int:
     if args.output is None:
         sys.stdout.write(text)
         return 0
-    target = Path(args.output)
-    if target.is_dir():
-        target = target / "reks.lua"
-    # Write beside the target, then rename: an interrupted run leaves the old file whole.
-    tmp = target.with_name(target.name + ".tmp")
-    tmp.write_text(text, encoding="utf-8")
-    tmp.replace(target)
+    target = neovim_target(args.output)
+    try:
+        write_atomic(target, text)  # creates the folders; a killed run leaves the old file
+    except OSError as exc:
+        print(f"reks: cannot write {target}: {exc}", file=sys.stderr)
+        return 1
     print(f"wrote {target}", file=sys.stderr)
     return 0
 
 
+def neovim_target(output: str) -> Path:
+    """The file ``-o OUTPUT`` means: OUTPUT itself when it names a ``.lua`` file, else
+    ``reks.lua`` in the folder OUTPUT (which need not exist yet)."""
+    target = Path(output).expanduser()
+    folder = output.endswith(("/", os.sep)) or target.is_dir() or target.suffix != ".lua"
+    return target / "reks.lua" if folder else target
+
+
 def _vscode(args: argparse.Namespace) -> int:
-    sys.stdout.write(_VSCODE_HELP.format(python=sys.executable))
+    sys.stdout.write(_VSCODE_HELP.format(python=sys.executable, source=_source()))
     return 0
 
 
