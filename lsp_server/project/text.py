@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import ast
 import bisect
 import contextlib
 import json
 import os
 import tempfile
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -74,3 +76,13 @@ def write_atomic(path: str | Path, text: str) -> None:
 
 def write_json_atomic(path: str | Path, data: Any, indent: int | None = None) -> None:
     write_atomic(path, json.dumps(data, indent=indent, ensure_ascii=False) + "\n")
+
+
+def parse_python(source: str, filename: str = "<unknown>") -> ast.Module:
+    """``ast.parse`` without the compiler's warnings (invalid escapes and the like): Python
+    shows a project's own warnings when it imports the module, with its file name; parsing
+    it again for analysis must not repeat them as ``<unknown>:LINE``."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", SyntaxWarning)
+        warnings.simplefilter("ignore", DeprecationWarning)
+        return ast.parse(source, filename)

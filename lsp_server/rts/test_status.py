@@ -14,6 +14,7 @@ import ast
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from lsp_server.project.text import parse_python
 from lsp_server.rts.refactoring_rules import tasks_since
 from lsp_server.rts.select import select_affected_tests
 from lsp_server.rts.store import DependencyStore, StoreError, store_path
@@ -80,7 +81,7 @@ def locate_tests(root: Path, nodeids: list[str]) -> dict[str, TestLocation]:
     for path, ids in by_file.items():
         try:
             text = (root / path).read_text(encoding="utf-8")
-            tree = ast.parse(text)
+            tree = parse_python(text, path)
         except (OSError, UnicodeDecodeError, SyntaxError, ValueError):
             continue
         defs = _definitions(tree)

@@ -36,6 +36,8 @@ from typing import NamedTuple
 
 import xxhash
 
+from lsp_server.project.text import parse_python
+
 MODULE = "<module>"
 """Name of the module-part unit of a Python file."""
 
@@ -268,7 +270,7 @@ class _TokenText:
 def source_units(path: str, source: str) -> FileUnits:
     """Units and checksums of a Python source text; raises ``SourceError`` if it does not parse."""
     try:
-        tree = ast.parse(source)
+        tree = parse_python(source, path)
     except (SyntaxError, ValueError) as exc:
         raise SourceError(f"{path}: {exc}") from exc
     text = _TokenText(_normalized_tokens(source))
