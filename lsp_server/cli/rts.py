@@ -6,8 +6,9 @@ import argparse
 import json
 import subprocess
 import sys
+import time
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from lsp_server.project import interpreter_problem, project_python
 from lsp_server.project.interpreter import is_this_interpreter
@@ -97,8 +98,28 @@ def _store(args: argparse.Namespace) -> int:
     print(f"dependencies: {info.dependencies}")
     print(f"sessions:     {info.sessions}")
     if info.last_session:
-        print(f"last session: {json.dumps(info.last_session)}")
+        print(f"last session: {describe_session(info.last_session)}")
     return 0 if integrity == "ok" else 1
+
+
+def describe_session(session: dict[str, Any]) -> str:
+    """A stored session for people: number, kind, when (local time), how long, outcome."""
+    started, finished = session.get("started"), session.get("finished")
+    when = (
+        time.strftime("%Y-%m-%d %H:%M:%S %Z", time.localtime(started))
+        if isinstance(started, int | float)
+        else "at an unknown time"
+    )
+    took = (
+        f", {finished - started:.1f} s"
+        if isinstance(started, int | float) and isinstance(finished, int | float)
+        else ", unfinished"
+    )
+    details = session.get("details") or {}
+    outcome = ", ".join(f"{k.replace('exitstatus', 'exit status')} {v}" for k, v in details.items())
+    return f"#{session.get('id')} ({session.get('kind')}), {when}{took}" + (
+        f": {outcome}" if outcome else ""
+    )
 
 
 def register(sub: argparse._SubParsersAction) -> None:
