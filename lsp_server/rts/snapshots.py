@@ -8,6 +8,7 @@ differs from the stored one.
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -42,14 +43,28 @@ class FileStates:
     test is the one of the code it ran, even if the file is edited while tests run.
     """
 
-    def __init__(self, root: Path, *, revalidate: bool = False) -> None:
+    def __init__(
+        self,
+        root: Path,
+        *,
+        revalidate: bool = False,
+        overlays: Mapping[str, str] | None = None,
+    ) -> None:
         self.root = Path(root)
         self.revalidate = revalidate
+        self.overlays = dict(overlays or {})
+        """Root-relative path -> text of files whose current state is not on disk yet (an
+        editor's unsaved buffers): that text is the file's state."""
         self._entries: dict[str, _Entry | None] = {}
 
     def _entry(self, path: str) -> _Entry | None:
         if path in self._entries and not self.revalidate:
             return self._entries[path]
+        if path in self.overlays:
+            data = self.overlays[path].encode("utf-8")
+            entry = _Entry(stat=(-1, len(data)), data=data, raw_hash=file_checksum(data))
+            self._entries[path] = entry
+            return entry
         absolute = os.path.join(self.root, path)
         try:
             st = os.stat(absolute)

@@ -11,12 +11,14 @@ stop being true (the tests ran, or a hand edit now selects a skipped test).
 from __future__ import annotations
 
 import ast
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from lsp_server.project.text import parse_python
 from lsp_server.rts.refactoring_rules import tasks_since
 from lsp_server.rts.select import select_affected_tests
+from lsp_server.rts.snapshots import FileStates
 from lsp_server.rts.store import DependencyStore, StoreError, store_path
 
 
@@ -43,8 +45,10 @@ class TestStatus:
         return f"{len(self.skipped)} tests skipped by refactorings, {len(self.affected)} affected"
 
 
-def test_status(root: Path) -> TestStatus | None:
-    """The current status, or None when the project has no dependency store."""
+def test_status(root: Path, overlays: Mapping[str, str] | None = None) -> TestStatus | None:
+    """The current status, or None when the project has no dependency store. ``overlays``:
+    root-relative path -> text of files whose current text is not saved yet (an editor's
+    buffers): the status is the one of that text."""
     if not store_path(root).exists():
         return None
     try:
@@ -53,7 +57,7 @@ def test_status(root: Path) -> TestStatus | None:
         return None
     status = TestStatus()
     with store:
-        selection = select_affected_tests(root, store)
+        selection = select_affected_tests(root, store, states=FileStates(root, overlays=overlays))
         tasks = tasks_since(store)
     status.affected = {nodeid: str(reason) for nodeid, reason in selection.selected.items()}
     for task in tasks:

@@ -248,3 +248,48 @@ async def test_refactor_on_save_is_recorded_as_a_refactoring(
     expected = "skipped: affected only by organize imports of pkg/util.py"
     await until(lambda: expected in messages(client, tests_uri).values(), "the on-save diagnostics")
     assert selected(e2e_project) == {}
+
+
+async def test_status_is_right_before_the_refactored_buffers_are_saved(
+    client: LanguageClient, e2e_project: Path
+) -> None:
+    """An editor applies a rename to its buffers (opening the files it touches) and saves
+    later: the REKS status is the rename's from that moment, not a hand edit's."""
+    util = e2e_project / "pkg/util.py"
+    text = util.read_text()
+    offset = text.index("def _helper") + 4
+    line = text.count("\n", 0, offset)
+    edit = await client.text_document_rename_async(
+        types.RenameParams(
+            text_document=types.TextDocumentIdentifier(uri=util.as_uri()),
+            position=types.Position(line=line, character=offset - text.rfind("\n", 0, offset) - 1),
+            new_name="_plus_one",
+        )
+    )
+    assert edit is not None
+    before = {p: p.read_text() for p in e2e_project.rglob("*.py")}
+    applied = apply_edit(edit)  # computes the new texts on disk ...
+    for path in applied:  # ... which go to the buffers instead: the disk keeps the old text
+        new = path.read_text()
+        path.write_text(before[path])
+        uri = path.as_uri()
+        client.text_document_did_open(
+            types.DidOpenTextDocumentParams(
+                text_document=types.TextDocumentItem(
+                    uri=uri, language_id="python", version=1, text=before[path]
+                )
+            )
+        )
+        client.text_document_did_change(
+            types.DidChangeTextDocumentParams(
+                text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=2),
+                content_changes=[types.TextDocumentContentChangeWholeDocument(text=new)],
+            )
+        )
+    await until(
+        lambda: any(s.skipped for s in client.statuses),  # type: ignore[attr-defined]
+        "the rename's status",
+    )
+    status = client.statuses[-1]  # type: ignore[attr-defined]
+    assert status.affected == 0 and status.skipped >= 3, status
+    assert all(p.read_text() == before[p] for p in applied)  # nothing was saved

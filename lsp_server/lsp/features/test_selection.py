@@ -41,7 +41,6 @@ from lsp_server.lsp.convert import path_to_uri, uri_to_path
 from lsp_server.lsp.feature import CommandHandler, Feature, Host
 from lsp_server.lsp.progress import ClientProgress
 from lsp_server.rts.provenance import Provenance
-from lsp_server.rts.refactoring_rules import TaskOutcome
 from lsp_server.rts.test_status import TestStatus, locate_tests, test_status
 from lsp_server.trust.task_listener import TaskListener, task_summary
 
@@ -111,7 +110,6 @@ class TestSelectionFeature(Feature):
     def __init__(self, host: Host) -> None:
         super().__init__(host)
         self.listener = TaskListener(lambda: bool(host.settings.trustButVerify))
-        self.listener.subscribers.append(self._task_done)
         # Rules, verification and status run here, in the order tasks were applied.
         self.executor = ThreadPoolExecutor(1, thread_name_prefix="reks-rules")
         self.loop: asyncio.AbstractEventLoop | None = None
@@ -143,27 +141,42 @@ class TestSelectionFeature(Feature):
         # feature's thread, in order.
         with contextlib.suppress(RuntimeError):
             self.loop = asyncio.get_running_loop()
-        self.executor.submit(self._applied_in_background, root, provenance)
+        overlays = self._unsaved(root)
+        self.executor.submit(self._applied_in_background, root, provenance, overlays)
 
-    def _applied_in_background(self, root: str, provenance: Provenance) -> None:
+    def _applied_in_background(
+        self, root: str, provenance: Provenance, overlays: dict[str, str]
+    ) -> None:
         try:
             self.listener(root, provenance)
         except Exception:
             log.exception("reks: applying the rules for %s failed", provenance.description)
+            return
+        message = task_summary(provenance, self.listener.last)
+        self._status_changed(root, message, overlays)
 
-    def _task_done(self, root: str, provenance: Provenance, outcome: TaskOutcome | None) -> None:
-        self._status_changed(root, task_summary(provenance, outcome))
+    def _unsaved(self, root: str) -> dict[str, str]:
+        """Root-relative path -> text of the open documents under ``root``: what was
+        refactored is the editor's buffers, saved or not (read on the message loop)."""
+        out: dict[str, str] = {}
+        for uri, document in list(self.host.lsp.workspace.text_documents.items()):
+            try:
+                rel = Path(uri_to_path(uri)).relative_to(root)
+            except ValueError:
+                continue
+            out[rel.as_posix()] = document.source
+        return out
 
     def refresh(self, root: str, message: str | None = None) -> None:
         """Recompute the test diagnostics of ``root`` in the background."""
         with contextlib.suppress(RuntimeError):
             self.loop = asyncio.get_running_loop()
-        self.executor.submit(self._status_changed, root, message)
+        self.executor.submit(self._status_changed, root, message, self._unsaved(root))
 
-    def _status_changed(self, root: str, message: str | None) -> None:
+    def _status_changed(self, root: str, message: str | None, overlays: dict[str, str]) -> None:
         """On the feature's thread: read the status, then show it on the message loop."""
         try:
-            status = test_status(Path(root))
+            status = test_status(Path(root), overlays)
         except Exception:
             log.exception("reks: reading the test status of %s failed", root)
             return
