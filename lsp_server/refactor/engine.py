@@ -217,7 +217,7 @@ class RefactorEngine:
     # -- applying ------------------------------------------------------------------------
     def apply(self, result: RefactoringResult, root: str) -> None:
         """Write ``result`` to disk (all or nothing), then announce it."""
-        apply_edits(result.edits)
+        apply_edits(result.edits, journal_dir=os.path.join(root, ".reks"))
         for edit_path in result.files_after:
             self.mark_changed(os.path.join(root, edit_path))
         self.announce_applied(root, result.provenance)
