@@ -274,7 +274,17 @@ def apply_edits(edits: list[Edit], journal_dir: str | None = None) -> None:
     if journal_dir is not None:
         recover_interrupted_apply(journal_dir)
     journal = None if journal_dir is None else os.path.join(journal_dir, JOURNAL)
-    edits = _contents_first(edits)
+    # A project without reks' folder gets none: it exists only while the journal does.
+    made_folder = journal_dir is not None and not os.path.isdir(journal_dir)
+    try:
+        _apply(_contents_first(edits), journal)
+    finally:
+        if made_folder:
+            with contextlib.suppress(OSError):
+                os.rmdir(str(journal_dir))
+
+
+def _apply(edits: list[Edit], journal: str | None) -> None:
     plan = _Plan()
     try:
         current = _check(edits)
