@@ -76,8 +76,8 @@ class ReksServer(LanguageServer):
             types.PublishDiagnosticsParams(uri=uri, diagnostics=diagnostics)
         )
 
-    def code_actions(self, params: types.CodeActionParams) -> list[types.CodeAction]:
-        return [a for feature in self.features for a in feature.code_actions(params)]
+    async def code_actions(self, params: types.CodeActionParams) -> list[types.CodeAction]:
+        return [a for feature in self.features for a in await feature.code_actions(params)]
 
     async def resolve_code_action(self, action: types.CodeAction) -> types.CodeAction:
         for feature in self.features:
@@ -199,8 +199,8 @@ def _serve_code_actions(server: ReksServer) -> None:
             code_action_kinds=[types.CodeActionKind(k) for k in kinds], resolve_provider=True
         ),
     )
-    def code_action(ls: ReksServer, params: types.CodeActionParams) -> list[types.CodeAction]:
-        return ls.code_actions(params)
+    async def code_action(ls: ReksServer, params: types.CodeActionParams) -> list[types.CodeAction]:
+        return await ls.code_actions(params)
 
     @server.feature(types.CODE_ACTION_RESOLVE)
     async def code_action_resolve(ls: ReksServer, params: types.CodeAction) -> types.CodeAction:

@@ -98,7 +98,7 @@ class Feature:
 
     def files_saved(self, uris: list[str]) -> None: ...
 
-    def code_actions(self, params: types.CodeActionParams) -> list[types.CodeAction]:
+    async def code_actions(self, params: types.CodeActionParams) -> list[types.CodeAction]:
         return []
 
     def owns_code_action(self, action: types.CodeAction) -> bool:

@@ -36,6 +36,10 @@ called ``build`` or ``env`` deeper down (``src/build/``)."""
 
 PYTHON_SUFFIXES = (".py", ".pyw")
 
+MAX_ANALYSED_CHARS = 2_000_000
+"""A document larger than this (about 2 MB of source, 50,000 lines) is not analysed in the
+editor: parsing it on every request would hold up every other request and take gigabytes."""
+
 
 def is_python(path: str) -> bool:
     return path.endswith(PYTHON_SUFFIXES)

@@ -223,7 +223,7 @@ class TestSelectionFeature(Feature):
             self.host.spawn(_progress_summary(lsp, message))
 
     # -- code actions and the command ----------------------------------------------------
-    def code_actions(self, params: types.CodeActionParams) -> list[types.CodeAction]:
+    async def code_actions(self, params: types.CodeActionParams) -> list[types.CodeAction]:
         """ "Run affected tests" on the REKS diagnostics in range."""
         ours = [
             d

@@ -151,7 +151,7 @@ class WeakTestDiagnosisFeature(Feature):
     def commands(self) -> dict[str, CommandHandler]:
         return {COMMAND: self.explain_weak_tests}
 
-    def code_actions(self, params: types.CodeActionParams) -> list[types.CodeAction]:
+    async def code_actions(self, params: types.CodeActionParams) -> list[types.CodeAction]:
         """ "Add assertion" for every reks diagnostic in the request that carries one."""
         only = params.context.only
         if only and not any(types.CodeActionKind.QuickFix.value.startswith(k) for k in only):

@@ -5,6 +5,7 @@ command that applies the edit with ``workspace/applyEdit``."""
 from __future__ import annotations
 
 import ast
+import asyncio
 from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
@@ -18,6 +19,7 @@ from lsp_server.lsp.features.refactoring.lifecycle import (
     root_of,
     text_of,
     to_edit,
+    too_large,
 )
 from lsp_server.refactor.actions import Offer, offers_at
 from lsp_server.refactor.model import RefactorRequest
@@ -69,29 +71,25 @@ def _pos(position: types.Position) -> dict[str, int]:
     return {"line": position.line, "character": position.character}
 
 
-def code_actions(
+async def code_actions(
     feature: RefactoringFeature, params: types.CodeActionParams
 ) -> list[types.CodeAction]:
-    """Applicable refactorings from the syntax tree; no rope work (see module docstring)."""
+    """Applicable refactorings from the syntax tree; no rope work (see module docstring).
+    Parsing and position conversion run on a thread: the message loop only reads the
+    document's text, and a document too large to analyse gets a message instead."""
     uri = params.text_document.uri
-    doc = feature.host.lsp.workspace.get_text_document(uri)
-    text = doc.source
-    tree = _tree(feature, uri, text)
-    if tree is None:
+    text = feature.host.lsp.workspace.get_text_document(uri).source
+    if too_large(feature, uri, text):
         return []
     encoding = encoding_of(feature)
-    start = offset_at(text, params.range.start, encoding)
-    end = offset_at(text, params.range.end, encoding)
-    only = list(params.context.only or [])
-    enabled = feature.host.settings.actions
+    settings = feature.host.settings
     resolves = _client_resolves_edits(feature)
+    offers = await asyncio.to_thread(_offers, feature, uri, text, params, encoding)
     out: list[types.CodeAction] = []
-    for offer in offers_at(text, start, end if end > start else None, tree):
-        if not getattr(enabled, offer.setting, True):
+    for offer in offers:
+        if not getattr(settings.actions, offer.setting, True):
             continue
-        if only and not any(offer.kind == k or offer.kind.startswith(f"{k}.") for k in only):
-            continue
-        data = _offer_data(uri, offer, text, encoding, feature.host.settings.defaultNames)
+        data = _offer_data(uri, offer, text, encoding, settings.defaultNames)
         if offer.needs:
             data["args"].update({need: None for need in offer.needs})
             command = types.Command(title=offer.title, command=MOVE_COMMAND, arguments=[data])
@@ -102,6 +100,27 @@ def code_actions(
             command = types.Command(title=offer.title, command=APPLY_COMMAND, arguments=[data])
             out.append(types.CodeAction(title=offer.title, kind=offer.kind, command=command))
     return out
+
+
+def _offers(
+    feature: RefactoringFeature,
+    uri: str,
+    text: str,
+    params: types.CodeActionParams,
+    encoding: str,
+) -> list[Offer]:
+    """The offers at the request's range of kinds the client asked for (on a thread)."""
+    tree = _tree(feature, uri, text)
+    if tree is None:
+        return []
+    start = offset_at(text, params.range.start, encoding)
+    end = offset_at(text, params.range.end, encoding)
+    only = list(params.context.only or [])
+    return [
+        offer
+        for offer in offers_at(text, start, end if end > start else None, tree)
+        if not only or any(offer.kind == k or offer.kind.startswith(f"{k}.") for k in only)
+    ]
 
 
 def _request(feature: RefactoringFeature, data: dict[str, Any]) -> RefactorRequest:

@@ -49,6 +49,8 @@ class RefactoringFeature(Feature):
         self.pending = PendingApplications()
         self.syntax_trees: dict[str, tuple[str, ast.Module | None]] = {}
         self.prewarm_jobs: list[Job] = []
+        self.declined: set[str] = set()
+        """Documents too large to analyse whose user was told so."""
 
     def methods(self) -> list[MethodHandler]:
         return [
@@ -100,8 +102,8 @@ class RefactoringFeature(Feature):
             paths.add(path)
         check_pending(self, paths)
 
-    def code_actions(self, params: types.CodeActionParams) -> list[types.CodeAction]:
-        return code_actions.code_actions(self, params)
+    async def code_actions(self, params: types.CodeActionParams) -> list[types.CodeAction]:
+        return await code_actions.code_actions(self, params)
 
     def owns_code_action(self, action: types.CodeAction) -> bool:
         return isinstance(action.data, dict) and "action" in action.data

@@ -24,6 +24,7 @@ from pygls.exceptions import JsonRpcException
 
 from lsp_server.jobs import Cancelled, Job
 from lsp_server.lsp.convert import path_to_uri, uri_to_path, workspace_edit
+from lsp_server.project.files import MAX_ANALYSED_CHARS
 from lsp_server.refactor.model import RefactoringError, RefactoringResult, RefactorRequest
 from lsp_server.refactor.worker import RopeJob
 from lsp_server.rts.provenance import Provenance
@@ -36,6 +37,8 @@ log = logging.getLogger(__name__)
 T = TypeVar("T")
 
 PENDING_SECONDS = 300.0
+MAX_ARGUMENT_CHARS = 1_000
+"""A name, destination or other string argument longer than this is refused."""
 
 
 def failed(message: str) -> JsonRpcException:
@@ -151,6 +154,9 @@ async def await_job(future: Future[T], job: Job) -> T:
 
 
 async def compute(feature: RefactoringFeature, request: RefactorRequest) -> RefactoringResult:
+    for name, value in request.args.items():
+        if isinstance(value, str) and len(value) > MAX_ARGUMENT_CHARS:
+            raise failed(f"the {name} is {len(value):,} characters long: not a usable value")
     job = RopeJob()
     try:
         future = feature.host.engine.submit(request, job)
@@ -170,6 +176,23 @@ async def compute(feature: RefactoringFeature, request: RefactorRequest) -> Refa
     return result
 
 
+def too_large(feature: RefactoringFeature, uri: str, text: str) -> bool:
+    """Whether ``text`` is above the size reks analyses; says so once per document."""
+    if len(text) <= MAX_ANALYSED_CHARS:
+        feature.declined.discard(uri)
+        return False
+    if uri not in feature.declined:
+        feature.declined.add(uri)
+        feature.host.lsp.window_show_message(
+            types.ShowMessageParams(
+                type=types.MessageType.Warning,
+                message=f"reks: {uri_to_path(uri)} has {len(text):,} characters, more than the"
+                f" {MAX_ANALYSED_CHARS:,} reks analyses: no refactoring is offered in it",
+            )
+        )
+    return True
+
+
 def root_of(feature: RefactoringFeature, path: str) -> str:
     try:
         return feature.host.engine.workspace_for(path).root
@@ -182,6 +205,11 @@ def text_of(feature: RefactoringFeature, uri: str) -> tuple[str, str]:
     text = current_text(feature, path)
     if text is None:
         raise failed(f"{path} does not exist")
+    if len(text) > MAX_ANALYSED_CHARS:
+        raise failed(
+            f"{path} has {len(text):,} characters, more than the {MAX_ANALYSED_CHARS:,}"
+            " reks refactors"
+        )
     return path, text
 
 
