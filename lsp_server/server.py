@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import inspect
+import sys
 from collections.abc import Callable, Coroutine, Sequence
 from typing import Any
 
@@ -19,6 +20,7 @@ from lsprotocol import types
 from pygls.lsp.server import LanguageServer
 
 import lsp_server
+from lsp_server.lsp.connection import HeaderCheckedStdin, ReksProtocol
 from lsp_server.lsp.convert import uri_to_path
 from lsp_server.lsp.diagnostics import DiagnosticsHub
 from lsp_server.lsp.feature import CommandHandler, Feature
@@ -32,7 +34,7 @@ class ReksServer(LanguageServer):
     """The language server and the ``Host`` of its features."""
 
     def __init__(self) -> None:
-        super().__init__("reks", lsp_server.__version__)
+        super().__init__("reks", lsp_server.__version__, protocol_cls=ReksProtocol)
         self.settings = Settings()
         self.engine = RefactorEngine()
         self.diagnostics = DiagnosticsHub(self._publish_diagnostics)
@@ -58,6 +60,10 @@ class ReksServer(LanguageServer):
         task = asyncio.ensure_future(work)
         self._background.add(task)  # referenced until done, so it is not collected
         task.add_done_callback(self._background.discard)
+
+    def serve_stdio(self) -> None:
+        """Serve over stdin/stdout until the client exits or the stream breaks."""
+        self.start_io(stdin=HeaderCheckedStdin(sys.stdin.buffer))  # type: ignore[arg-type]
 
     def add_folder(self, root: str) -> None:
         root = self.engine.add_root(root).root

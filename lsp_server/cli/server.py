@@ -12,7 +12,7 @@ def _serve(args: argparse.Namespace) -> int:
     if args.tcp:
         server.start_tcp(args.host, args.port)
     else:
-        server.start_io()
+        server.serve_stdio()
     return 0
 
 

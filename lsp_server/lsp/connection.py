@@ -1,0 +1,74 @@
+"""The connection to the client, made robust: every request gets an answer, and a stream
+that cannot be read any more ends the server (so the editor restarts it).
+
+pygls drops a request whose parameters fail validation without replying (it only logs),
+and after a malformed header it reads on forever, taking every later message for headers.
+``ReksProtocol`` answers such a request with ``InvalidParams``; ``HeaderCheckedStdin`` turns
+a line that is not a header where a header must be into the end of the stream.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from typing import Any, BinaryIO
+
+from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
+from pygls.protocol import LanguageServerProtocol
+
+log = logging.getLogger(__name__)
+
+_HEADER = re.compile(rb"[A-Za-z][A-Za-z0-9-]*:[ \t]*[^\r\n]*\r\n")
+_CONTENT_LENGTH = re.compile(rb"Content-Length:[ \t]*\d{1,12}\r\n", re.IGNORECASE)
+
+
+class _Answered:
+    """What a request answered with an error while it was read becomes: nothing to run."""
+
+    jsonrpc = "answered"
+
+
+class ReksProtocol(LanguageServerProtocol):
+    def structure_message(self, data: dict[str, Any]) -> Any:
+        try:
+            return super().structure_message(data)
+        except JsonRpcException as error:
+            if "id" not in data or "method" not in data:
+                raise  # a notification or a response: there is nobody to answer
+            if isinstance(error, JsonRpcInvalidParams):
+                error = JsonRpcInvalidParams(
+                    f"invalid parameters for {data.get('method')}: they do not match the"
+                    " LSP specification"
+                )
+            self._send_response(data["id"], error=error.to_response_error())
+            return _Answered()
+
+    def handle_message(self, message: Any) -> Any:
+        if isinstance(message, _Answered):
+            return None
+        return super().handle_message(message)
+
+
+class HeaderCheckedStdin:
+    """Standard input for pygls, whose loop reads headers with ``readline`` and bodies with
+    ``read``: a header line that is not a header, or a ``Content-Length`` that is not a
+    number, cannot be recovered from (the rest of the stream is out of step), so it reads
+    as the end of input and the server stops."""
+
+    def __init__(self, raw: BinaryIO) -> None:
+        self.raw = raw
+
+    def readline(self) -> bytes:
+        line = self.raw.readline()
+        if line in (b"", b"\r\n"):
+            return line
+        broken = not _HEADER.fullmatch(line) or (
+            line.lower().startswith(b"content-length") and not _CONTENT_LENGTH.fullmatch(line)
+        )
+        if broken:
+            log.error("reks: unreadable message header %r: stopping", line[:80])
+            return b""
+        return line
+
+    def read(self, size: int) -> bytes:
+        return self.raw.read(size)
