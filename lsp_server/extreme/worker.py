@@ -29,7 +29,7 @@ from typing import IO, Any
 import pytest
 from _pytest.runner import runtestprotocol
 
-from lsp_server.extreme import swap as swapping
+from lsp_server.extreme import code_swap as swapping
 
 OBSERVE_TIMEOUT = 3600.0
 
@@ -227,11 +227,10 @@ class WorkerPlugin:
             node = self.defs.get(path, {}).get((request["line"], name))
             if node is None:
                 raise swapping.SwapError(f"no def of {name} at line {request['line']} of {path}")
-            code = swapping.compile_body(node, path, request["body"])
             targets = swapping.find_targets(
                 self.index, path, name, request["first_line"], request["line"]
             )
-            swapping.swap(targets, code)
+            swapping.swap_body(targets, node, request["body"])
         except (swapping.SwapError, SyntaxError, OSError) as exc:
             return {"verdict": "error", "reason": str(exc), "tests": []}
         ran: list[str] = []

@@ -30,19 +30,17 @@ from typing import Any
 
 import pytest
 
-from .instrument import MAX_OCCURRENCES, RECORDER, Location, instrument
-from .observe import observe
-from .swap import (
-    ADISPATCH,
-    DISPATCH,
+from lsp_server.extreme.code_swap import (
     SwapError,
     compile_like,
     copy_function,
     find_def,
     find_functions,
-    transformed_function,
-    wrapper_code,
 )
+
+from .instrument import MAX_OCCURRENCES, RECORDER, Location, instrument
+from .observe import observe
+from .target_wrapper import ADISPATCH, DISPATCH, transformed_function, wrapper_code
 
 CONFIG_ENV = "RENERI_CONFIG"
 ORIGINAL = "original"
