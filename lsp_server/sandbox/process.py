@@ -152,10 +152,10 @@ class SandboxProcess:
         self.process.wait()
 
     def terminate(self) -> None:
-        """SIGTERM (a worker's handler kills its children first), SIGKILL if it lingers."""
+        """SIGTERM now (a worker's handler kills its children first); ``close`` after it
+        waits, and kills a process that lingers."""
         if self.alive():
             self._signal(signal.SIGTERM)
-        self.close(grace=0.0)
 
     def close(self, grace: float = 2.0) -> None:
         """End of input (the process's cue to finish), then SIGTERM after ``grace``

@@ -254,7 +254,7 @@ def _running_children(root: Path) -> int:
             ppid = int((proc / "stat").read_text().rsplit(")", 1)[1].split()[1])
         except (OSError, ValueError, IndexError):
             continue
-        if b"lsp_server.extreme.worker" in cmdline and str(root).encode() in cmdline:
+        if b"lsp_server.extreme.pytest_worker" in cmdline and str(root).encode() in cmdline:
             pids.append((int(proc.name), ppid))
     workers = {pid for pid, _ in pids}
     return sum(ppid in workers for _, ppid in pids)
