@@ -11,8 +11,10 @@ from __future__ import annotations
 
 import contextlib
 import os
+import shutil
 import signal
 import subprocess
+import sys
 import tempfile
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -24,6 +26,16 @@ from lsp_server.sandbox.wire import Channel, ChannelClosed
 CHANNEL_ENV = "REKS_SANDBOX_CHANNEL"
 PACKAGE_PARENT = str(Path(lsp_server.__file__).resolve().parent.parent)
 """The directory that makes ``lsp_server`` importable, whatever interpreter runs it."""
+
+
+def _same_interpreter(python: str) -> bool:
+    """``python`` is this interpreter, which imports ``lsp_server`` already. Only another
+    one gets our package on its path: on this one that would also put a source checkout's
+    ``*.egg-info`` on the path, and pytest then warns that ``lsp_server`` (imported by a
+    worker before pytest starts) cannot be rewritten, an error under ``-W error``."""
+    # Paths, not files: two virtualenvs link the same binary but differ in what they import.
+    found = shutil.which(python) or python
+    return os.path.abspath(found) == os.path.abspath(sys.executable)
 
 
 class ProcessDied(ChannelClosed):
@@ -42,7 +54,8 @@ def inherited_channel() -> Channel | None:
 
 
 class SandboxProcess:
-    """``python args...`` in ``cwd``, with a channel; ``lsp_server`` importable in it."""
+    """``python args...`` in ``cwd``, with a channel; ``lsp_server`` importable in it,
+    whatever interpreter ``python`` is."""
 
     def __init__(
         self,
@@ -61,8 +74,9 @@ class SandboxProcess:
         to_child, from_child = os.pipe(), os.pipe()
         environment = dict(os.environ if env is None else env)
         environment[CHANNEL_ENV] = f"{to_child[0]},{from_child[1]}"
-        paths = [PACKAGE_PARENT, *filter(None, [environment.get("PYTHONPATH")])]
-        environment["PYTHONPATH"] = os.pathsep.join(paths)
+        if not _same_interpreter(python):
+            paths = [PACKAGE_PARENT, *filter(None, [environment.get("PYTHONPATH")])]
+            environment["PYTHONPATH"] = os.pathsep.join(paths)
         try:
             self.process = subprocess.Popen(
                 [python, *args],

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from lsp_server.astgen.runner import Runner
+from lsp_server.astgen.program_runner import Runner
 
 PACKAGE = {
     "main.py": "import m\nfrom pkg import g\nprint(m.x, g())\n",
