@@ -20,11 +20,10 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-import lsp_server
 from lsp_server.sandbox.wire import Channel, ChannelClosed
 
 CHANNEL_ENV = "REKS_SANDBOX_CHANNEL"
-PACKAGE_PARENT = str(Path(lsp_server.__file__).resolve().parent.parent)
+PACKAGE_PARENT = str(Path(__file__).resolve().parents[2])
 """The directory that makes ``lsp_server`` importable, whatever interpreter runs it."""
 
 

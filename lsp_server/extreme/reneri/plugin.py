@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import ast
 import contextlib
+import functools
 import inspect
 import os
 import random
@@ -350,7 +351,7 @@ def _run_all(channel: Channel, config: _Config, items: list[pytest.Item]) -> Non
         # Alternate the sides so that a slow drift (a warming disk cache, a loaded
         # machine) affects both alike.
         for side in (ORIGINAL, TRANSFORMED):
-            outcome = forker.run(lambda side=side: _run_once(items, side), config.timeout)
+            outcome = forker.run(functools.partial(_run_once, items, side), config.timeout)
             message: dict[str, Any] = {"side": side, "number": run, "outcome": "ok"}
             if outcome.ok:
                 message["records"] = outcome.value
