@@ -125,12 +125,7 @@ def compile_like(
     """
     funcdef = strip(funcdef)
     if freevars:
-        keep_alive = ast.If(
-            test=ast.Constant(0),
-            body=[ast.Expr(ast.Tuple([ast.Name(v, ast.Load()) for v in freevars], ast.Load()))],
-            orelse=[],
-        )
-        funcdef.body = [keep_alive, *funcdef.body]
+        funcdef.body = [_keep_alive(freevars), *funcdef.body]
     binds: list[ast.stmt] = [
         ast.Assign(targets=[ast.Name(id=var, ctx=ast.Store())], value=ast.Constant(None))
         for var in freevars
@@ -173,6 +168,13 @@ def compile_like(
             f"{funcdef.name}: free variables {found.co_freevars} differ from {tuple(freevars)}"
         )
     return found
+
+
+def _keep_alive(names: Sequence[str]) -> ast.stmt:
+    """``if 0: (a, b)``: no code is generated, but the names are referenced (so free)."""
+    load = ast.Load()
+    use = ast.Expr(ast.Tuple([ast.Name(name, load) for name in names], load))
+    return ast.If(test=ast.Constant(0), body=[use], orelse=[])
 
 
 def strip(funcdef: FuncDef) -> FuncDef:
