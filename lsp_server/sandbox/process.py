@@ -88,14 +88,13 @@ class SandboxProcess:
                 start_new_session=new_session,
             )
         except BaseException:
-            for fd in (*to_child, *from_child):
-                os.close(fd)
+            os.close(to_child[1])
+            os.close(from_child[0])
             self.log.close()
             raise
-        finally:
-            with contextlib.suppress(OSError):
-                os.close(to_child[0])
-                os.close(from_child[1])
+        finally:  # the child's ends: it has its own copies now (or never started)
+            os.close(to_child[0])
+            os.close(from_child[1])
         self.channel = Channel(from_child[0], to_child[1])
 
     def __enter__(self) -> SandboxProcess:
