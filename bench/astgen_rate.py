@@ -22,7 +22,7 @@ import time
 from lsp_server.astgen.check import Checker
 from lsp_server.astgen.engines import make_engine
 from lsp_server.astgen.generators import cases
-from lsp_server.astgen.runner import Runner
+from lsp_server.astgen.program_runner import Runner
 
 
 def _children_cpu() -> float:

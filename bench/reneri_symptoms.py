@@ -32,9 +32,9 @@ from sdist import fetch_sdist
 
 from lsp_server.extreme.model import Transformation, TransformationResult, Verdict
 from lsp_server.extreme.reneri import diagnose
+from lsp_server.extreme.reneri.assertion_check import verify_assertion
+from lsp_server.extreme.reneri.observation_runs import run_observations
 from lsp_server.extreme.reneri.report import shares
-from lsp_server.extreme.reneri.runner import run_observations
-from lsp_server.extreme.reneri.verify import verify_assertion
 
 T = TypeVar("T")
 

@@ -15,7 +15,7 @@ from lsp_server.astgen.engines import Engine, EngineOutcome, Location
 from lsp_server.astgen.gen import Label
 from lsp_server.astgen.oracles import Finding
 from lsp_server.astgen.program import Case
-from lsp_server.astgen.runner import Runner, RunResult
+from lsp_server.astgen.program_runner import Runner, RunResult
 
 
 @dataclass

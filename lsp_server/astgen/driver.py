@@ -53,7 +53,7 @@ _worker_checker: Checker | None = None
 
 def _make_checker(config: Config) -> Checker:
     from lsp_server.astgen.engines import make_engine
-    from lsp_server.astgen.runner import Runner
+    from lsp_server.astgen.program_runner import Runner
 
     engines = [make_engine(name) for name in config.engines]
     return Checker(engines, Runner(timeout=config.timeout), inverse=config.inverse)

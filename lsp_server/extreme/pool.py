@@ -1,25 +1,23 @@
-"""Worker processes as seen from reks: start them, hand out requests, collect replies.
+"""Pytest workers as seen from reks: start them, hand out requests, collect replies.
 
-Requests go to whichever worker is idle, one at a time, so a slow transformation on one
-core never holds up the others. Cancellation and any failure terminate every worker;
-a worker's SIGTERM handler kills its running child first.
+Each worker is a ``lsp_server.sandbox`` process running ``extreme.pytest_worker`` in the
+interpreter the analysis was given. Requests go to whichever worker is idle, one at a
+time, so a slow transformation on one core never holds up the others. Cancellation and any
+failure terminate every worker; a worker's SIGTERM handler kills its running child first.
 """
 
 from __future__ import annotations
 
-import contextlib
-import json
 import os
 import select
-import subprocess
 import sys
-import tempfile
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
 from lsp_server.jobs import Job
+from lsp_server.sandbox import ProcessDied, SandboxProcess
 
 
 class WorkerError(RuntimeError):
@@ -28,33 +26,25 @@ class WorkerError(RuntimeError):
 
 @dataclass
 class Worker:
-    process: subprocess.Popen[bytes]
-    log: IO[bytes]
+    process: SandboxProcess
     tests: int = 0
     busy: dict[str, Any] | None = field(default=None)
 
     def send(self, message: dict[str, Any]) -> None:
-        assert self.process.stdin is not None
-        self.process.stdin.write((json.dumps(message) + "\n").encode())
-        self.process.stdin.flush()
+        try:
+            self.process.send(message)
+        except ProcessDied as exc:
+            raise WorkerError(f"a test worker exited unexpectedly: {exc}") from exc
 
     def receive(self) -> dict[str, Any]:
-        assert self.process.stdout is not None
-        line = self.process.stdout.readline()
-        if not line:
-            raise WorkerError(f"a test worker exited unexpectedly:\n{self.log_tail()}")
-        message: dict[str, Any] = json.loads(line)
-        if message.get("op") == "error":
-            raise WorkerError(f"{message.get('message')}\n{self.log_tail()}".rstrip())
-        return message
-
-    def log_tail(self) -> str:
         try:
-            self.log.flush()
-            with open(self.log.name, "rb") as handle:
-                return handle.read()[-3000:].decode("utf-8", "replace")
-        except OSError:
-            return ""
+            message: dict[str, Any] = self.process.receive()
+        except ProcessDied as exc:
+            raise WorkerError(f"a test worker exited unexpectedly: {exc}") from exc
+        if message.get("op") == "error":
+            tail = self.process.log_tail()
+            raise WorkerError(f"{message.get('message')}\n{tail}".rstrip())
+        return message
 
 
 class WorkerPool:
@@ -80,17 +70,10 @@ class WorkerPool:
     def start(self, job: Job) -> None:
         env = dict(os.environ)
         env.setdefault("PYTHONDONTWRITEBYTECODE", "1")
+        args = ["-m", "lsp_server.extreme.pytest_worker", str(self.root), *self.pytest_args]
         for _ in range(self.size):
-            log = tempfile.NamedTemporaryFile(prefix="reks-extreme-", suffix=".log")  # noqa: SIM115
-            process = subprocess.Popen(
-                [self.python, "-m", "lsp_server.extreme.worker", str(self.root), *self.pytest_args],
-                stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE,
-                stderr=log,
-                cwd=self.root,
-                env=env,
-            )
-            self.workers.append(Worker(process, log))
+            process = SandboxProcess(self.python, args, cwd=self.root, env=env, quiet=True)
+            self.workers.append(Worker(process))
         for worker in self.workers:
             job.check()
             ready = worker.receive()
@@ -136,8 +119,7 @@ class WorkerPool:
                 request = pending.pop()
                 worker.send(request)
                 worker.busy = request
-                assert worker.process.stdout is not None
-                busy[worker.process.stdout.fileno()] = worker
+                busy[worker.process.fileno()] = worker
             ready, _, _ = select.select(list(busy), [], [], 0.2)
             for fd in ready:
                 worker = busy.pop(fd)
@@ -147,29 +129,17 @@ class WorkerPool:
                 yield reply
 
     def close(self) -> None:
+        """End of input tells each worker to quit; one that lingers is terminated."""
         for worker in self.workers:
-            if worker.process.poll() is None:
-                with contextlib.suppress(OSError):
-                    worker.send({"op": "quit"})
+            worker.process.channel.close_sending()
         for worker in self.workers:
-            try:
-                worker.process.wait(timeout=2)
-            except subprocess.TimeoutExpired:
-                worker.process.terminate()  # its handler kills the running child first
-                try:
-                    worker.process.wait(timeout=5)
-                except subprocess.TimeoutExpired:
-                    worker.process.kill()
-                    worker.process.wait()
-            for stream in (worker.process.stdin, worker.process.stdout):
-                if stream is not None:
-                    stream.close()
-            worker.log.close()
+            worker.process.close(grace=2.0)
         self.workers = []
 
     def terminate(self) -> None:
         """Stop at once (cancellation): SIGTERM makes each worker kill its child."""
         for worker in self.workers:
-            if worker.process.poll() is None:
-                worker.process.terminate()
-        self.close()
+            worker.process.terminate()
+        for worker in self.workers:
+            worker.process.close(grace=5.0)
+        self.workers = []

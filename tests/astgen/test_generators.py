@@ -9,7 +9,7 @@ import pytest
 
 from lsp_server.astgen.generators import GENERATORS, cases
 from lsp_server.astgen.generators import statements as statements_gen
-from lsp_server.astgen.runner import Runner
+from lsp_server.astgen.program_runner import Runner
 
 
 def _multisets(options: int, bound: int) -> int:

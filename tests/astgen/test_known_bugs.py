@@ -17,8 +17,8 @@ from lsp_server.astgen.check import Checker, CheckResult
 from lsp_server.astgen.driver import Config, generate, run
 from lsp_server.astgen.engines import make_engine
 from lsp_server.astgen.program import MAIN, rename_case, selection_case
+from lsp_server.astgen.program_runner import Runner
 from lsp_server.astgen.report import group_failures
-from lsp_server.astgen.runner import Runner
 
 SUPER_CALL = """\
 class C:

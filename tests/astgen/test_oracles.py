@@ -8,7 +8,7 @@ from lsp_server.astgen import oracles
 from lsp_server.astgen.check import Checker
 from lsp_server.astgen.engines import Location, make_engine
 from lsp_server.astgen.program import MAIN, cursor_case, rename_case
-from lsp_server.astgen.runner import Runner
+from lsp_server.astgen.program_runner import Runner
 
 
 def test_compile_error_names_the_file() -> None:

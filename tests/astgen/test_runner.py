@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from lsp_server.astgen.runner import Runner
+from lsp_server.astgen.program_runner import Runner
 
 PACKAGE = {
     "main.py": "import m\nfrom pkg import g\nprint(m.x, g())\n",
@@ -50,3 +50,10 @@ def test_same_behaviour_compares_output_and_exception_type() -> None:
         c = runner.run({"main.py": "print(1)\n"})
     assert a.same_behaviour(b)
     assert not a.same_behaviour(c)
+
+
+def test_a_program_that_kills_its_forked_child_is_reported_and_the_zygote_goes_on() -> None:
+    with Runner(timeout=1, fork=True) as runner:
+        dead = runner.run({"main.py": "import os\nos._exit(3)\n"})
+        assert dead.error == "RunnerError: child died (exit status 3)"
+        assert runner.run({"main.py": "print(1)\n"}).stdout == "1\n"

@@ -103,7 +103,7 @@ def _workers_of(root: Path) -> list[int]:
             state = (proc / "stat").read_text().split()[2]
         except OSError:
             continue
-        ours = b"lsp_server.extreme.worker" in cmdline and str(root).encode() in cmdline
+        ours = b"lsp_server.extreme.pytest_worker" in cmdline and str(root).encode() in cmdline
         if ours and state != "Z":
             found.append(int(proc.name))
     return found

@@ -126,9 +126,11 @@ def test_crash_of_the_test_process_is_detected(
     assert "crashed" in rows["return 1"].reason and "SIGSEGV" in rows["return 1"].reason
 
 
-def test_closure_cannot_be_swapped_and_is_an_error(
+def test_methods_using_super_and_class_cells_are_analysed(
     make_project: Callable[[dict[str, str]], Path],
 ) -> None:
+    # A method using super() (or naming __class__) has a free variable, the class cell:
+    # the new body must be compiled with the same free variables to be swapped in.
     root = make_project(
         {
             "shapes.py": """
@@ -141,20 +143,49 @@ def test_closure_cannot_be_swapped_and_is_an_error(
                     def name(self, suffix):
                         text = super().name(suffix)
                         return text.upper()
+
+                    def kind(self):
+                        label = __class__.__name__
+                        return label
+
+                    async def fetch(self, suffix):
+                        text = super().name(suffix)
+                        return text
+
+                def make_greeter(greeting):
+                    def greet(name):
+                        return greeting + name  # a closure over greeting
+                    shout = greet("x")
+                    return shout
             """,
             "test_shapes.py": """
-                from shapes import Child
+                import asyncio
+                from shapes import Child, make_greeter
 
                 def test_name():
                     assert Child().name("!") == "BASE!"
+
+                def test_kind():
+                    assert Child().kind() == "Child"
+
+                def test_fetch():
+                    assert asyncio.run(Child().fetch("?")) == "base?"
+
+                def test_greeter():
+                    assert make_greeter("hi ") == "hi x"
             """,
         }
     )
     analysis = analyse(root, Options(jobs=1))
-    child = [r for r in analysis.results if r.transformation.function == "Child.name"]
-    assert [r.transformation.body for r in child] == ['return ""', 'return "A"']
-    assert all(r.verdict is Verdict.ERROR for r in child)
-    assert "free variables" in child[0].reason
+    verdicts = {
+        (r.transformation.function, r.transformation.body): (r.verdict, r.reason)
+        for r in analysis.results
+    }
+    for function in ("Child.name", "Child.kind", "Child.fetch", "make_greeter"):
+        rows = {body: v for (f, body), v in verdicts.items() if f == function}
+        assert rows, function
+        assert all(verdict is Verdict.DETECTED for verdict, _ in rows.values()), (function, rows)
+    assert {body for f, body in verdicts if f == "Child.name"} == {'return ""', 'return "A"'}
     base = [r for r in analysis.results if r.transformation.function == "Base.name"]
     assert all(r.verdict is Verdict.DETECTED for r in base)
 
@@ -223,7 +254,7 @@ def _running_children(root: Path) -> int:
             ppid = int((proc / "stat").read_text().rsplit(")", 1)[1].split()[1])
         except (OSError, ValueError, IndexError):
             continue
-        if b"lsp_server.extreme.worker" in cmdline and str(root).encode() in cmdline:
+        if b"lsp_server.extreme.pytest_worker" in cmdline and str(root).encode() in cmdline:
             pids.append((int(proc.name), ppid))
     workers = {pid for pid, _ in pids}
     return sum(ppid in workers for _, ppid in pids)

@@ -9,11 +9,12 @@ import textwrap
 
 import pytest
 
+from lsp_server.extreme.code_swap import copy_function
 from lsp_server.extreme.reneri.edit import EditError, insert_assertion
 from lsp_server.extreme.reneri.instrument import RECORDER, instrument
 from lsp_server.extreme.reneri.model import Assertion
 from lsp_server.extreme.reneri.observe import observe
-from lsp_server.extreme.reneri.swap import DISPATCH, copy_function, wrapper_code
+from lsp_server.extreme.reneri.target_wrapper import DISPATCH, wrapper_code
 
 
 class Color(enum.Enum):

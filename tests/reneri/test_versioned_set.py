@@ -8,8 +8,8 @@ from pathlib import Path
 
 from lsp_server.extreme.model import Verdict
 from lsp_server.extreme.reneri import diagnose
+from lsp_server.extreme.reneri.assertion_check import verify_assertion
 from lsp_server.extreme.reneri.edit import insert_assertion
-from lsp_server.extreme.reneri.verify import verify_assertion
 
 from .conftest import rewrite_body, run_pytest, undetected
 

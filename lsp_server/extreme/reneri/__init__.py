@@ -75,7 +75,7 @@ def diagnose_one(
     from .callgraph import nearest_public_callers
     from .classify import classify
     from .compare import differences, stable
-    from .runner import run_observations
+    from .observation_runs import run_observations
 
     started = time.monotonic()
     transformation = result.transformation

@@ -4,47 +4,44 @@ After collection it (1) wraps the target function so that every invocation is ob
 (infection stage), (2) instruments the covering tests' bodies so that their values are
 observed (propagation stage), then replaces pytest's run loop: it forks ``runs`` children
 that run the tests with the original code and ``runs`` children with the transformed code,
-one after the other, each writing its observations as JSON. Children are forked from a
+one after the other, each sending its observations back. Children are forked from a
 parent that collected but ran nothing, so no run inherits warmed caches from another, and
 each child reseeds ``random`` and shifts its heap so that values that depend on randomness
 or object addresses vary between runs of the same side (and are then ignored).
 
-The configuration comes as a JSON file named by the ``RENERI_CONFIG`` environment variable.
+The process is a ``lsp_server.sandbox`` process (started by ``observation_runs``): the
+configuration is the first frame on its channel, each run's observations go back as one
+frame, and the metadata as the last. Without a channel the plugin does nothing.
 """
 
 from __future__ import annotations
 
 import ast
 import contextlib
+import functools
 import inspect
-import json
 import os
 import random
-import signal
 import sys
-import time
-import traceback
 import types
 from collections.abc import Callable
 from typing import Any
 
 import pytest
 
-from .instrument import MAX_OCCURRENCES, RECORDER, Location, instrument
-from .observe import observe
-from .swap import (
-    ADISPATCH,
-    DISPATCH,
+from lsp_server.extreme.code_swap import (
     SwapError,
     compile_like,
     copy_function,
     find_def,
     find_functions,
-    transformed_function,
-    wrapper_code,
 )
+from lsp_server.sandbox import TIMEOUT, Channel, Forker, inherited_channel
 
-CONFIG_ENV = "RENERI_CONFIG"
+from .instrument import MAX_OCCURRENCES, RECORDER, Location, instrument
+from .observe import observe
+from .target_wrapper import ADISPATCH, DISPATCH, transformed_function, wrapper_code
+
 ORIGINAL = "original"
 TRANSFORMED = "transformed"
 
@@ -202,15 +199,6 @@ class _Config:
         self.body: str = raw["body"]
         self.runs: int = raw["runs"]
         self.timeout: float = raw["timeout"]
-        self.output: str = raw["output"]
-
-
-def _load_config() -> _Config | None:
-    path = os.environ.get(CONFIG_ENV)
-    if not path:
-        return None
-    with open(path, encoding="utf-8") as handle:
-        return _Config(json.load(handle))
 
 
 def _import_by_path(filename: str) -> None:
@@ -343,7 +331,7 @@ def _perturb() -> list[object]:
     return [bytearray(random.randrange(1, 512)) for _ in range(random.randrange(1, 200))]
 
 
-def _run_once(items: list[pytest.Item], side: str, path: str) -> None:
+def _run_once(items: list[pytest.Item], side: str) -> dict[str, Any]:
     junk = _perturb()
     STATE.side = side
     records: dict[str, Any] = {}
@@ -353,71 +341,43 @@ def _run_once(items: list[pytest.Item], side: str, path: str) -> None:
         item.config.hook.pytest_runtest_protocol(item=item, nextitem=following)
         records[item.nodeid] = STATE.end()
     del junk
-    temporary = path + ".part"
-    with open(temporary, "w", encoding="utf-8") as handle:
-        json.dump(records, handle)
-    os.replace(temporary, path)
+    return records
 
 
-def _fork_run(items: list[pytest.Item], side: str, path: str, timeout: float) -> str:
-    """Run the tests once in a forked child; return "ok", "timeout" or "crashed"."""
-    sys.stdout.flush()
-    sys.stderr.flush()
-    pid = os.fork()
-    if pid == 0:
-        status = 0
-        try:
-            _run_once(items, side, path)
-        except BaseException:
-            traceback.print_exc()
-            status = 1
-        finally:
-            os._exit(status)
-    deadline = time.monotonic() + timeout
-    delay = 0.001
-    while True:
-        done, status = os.waitpid(pid, os.WNOHANG)
-        if done:
-            return "ok" if status == 0 and os.path.exists(path) else "crashed"
-        if time.monotonic() > deadline:
-            os.kill(pid, signal.SIGKILL)
-            os.waitpid(pid, 0)
-            return "timeout"
-        time.sleep(delay)
-        delay = min(delay * 2, 0.02)
-
-
-def _write(config: _Config, name: str, data: Any) -> None:
-    path = os.path.join(config.output, name)
-    with open(path + ".part", "w", encoding="utf-8") as handle:
-        json.dump(data, handle)
-    os.replace(path + ".part", path)
+def _run_all(channel: Channel, config: _Config, items: list[pytest.Item]) -> None:
+    """Every run, each in a forked child; its records (or how it ended) go back at once."""
+    forker = Forker()
+    for run in range(config.runs):
+        # Alternate the sides so that a slow drift (a warming disk cache, a loaded
+        # machine) affects both alike.
+        for side in (ORIGINAL, TRANSFORMED):
+            outcome = forker.run(functools.partial(_run_once, items, side), config.timeout)
+            message: dict[str, Any] = {"side": side, "number": run, "outcome": "ok"}
+            if outcome.ok:
+                message["records"] = outcome.value
+            else:
+                message["outcome"] = "timeout" if outcome.status == TIMEOUT else "crashed"
+            channel.send(message)
+    forker.wait_all()
 
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_runtestloop(session: pytest.Session) -> bool | None:
-    config = _load_config()
-    if config is None:
+    channel = inherited_channel()
+    if channel is None:
         return None
+    config = _Config(channel.receive())
     items = list(session.items)
     meta: dict[str, Any] = {"items": [item.nodeid for item in items], "error": None}
     try:
         meta["wrapped"] = _wrap_target(config)
     except (OSError, SyntaxError, SwapError) as exc:
         meta["error"] = str(exc)
-        _write(config, "meta.json", meta)
+        channel.send({"meta": meta})
         return True
     meta.update(_instrument_tests(items))
-    runs: dict[str, list[str]] = {ORIGINAL: [], TRANSFORMED: []}
-    for run in range(config.runs):
-        # Alternate the sides so that a slow drift (a warming disk cache, a loaded
-        # machine) affects both alike.
-        for side in (ORIGINAL, TRANSFORMED):
-            name = f"{side}-{run}.json"
-            outcome = _fork_run(items, side, os.path.join(config.output, name), config.timeout)
-            runs[side].append(name if outcome == "ok" else f"!{outcome}")
-    meta["runs"] = runs
-    _write(config, "meta.json", meta)
+    _run_all(channel, config, items)
+    channel.send({"meta": meta})
     return True
 
 

@@ -12,7 +12,7 @@ from lsp_server.project.files import copy_ignore
 
 from .edit import EditError, insert_assertion
 from .model import Diagnosis
-from .runner import run_observations
+from .observation_runs import run_observations
 
 
 @dataclass(frozen=True)

@@ -1,9 +1,10 @@
-"""The warm worker: a pytest session that collects the project's tests, runs none of them
-itself, and forks one child per request (the observation run, or one transformation).
+"""The warm pytest worker: a pytest session that collects the project's tests, runs none of
+them itself, and forks one child per request (the observation run, or one transformation).
 
-Started by ``pool.WorkerPool`` as ``python -m lsp_server.extreme.worker ROOT [PYTEST ARGS]``.
-Protocol: one JSON object per line on the original stdin/stdout (duplicated before pytest
-starts, which is then pointed at /dev/null so test output cannot corrupt it).
+Started by ``pool.WorkerPool`` as ``python -m lsp_server.extreme.pytest_worker ROOT [PYTEST
+ARGS]`` in a ``lsp_server.sandbox`` process: requests and replies are frames on the sandbox
+channel (end of input means quit), so test output cannot corrupt them; forks go through the
+sandbox's ``Forker``.
 
 Why fork from a parent that never ran a test: a parent that ran the suite leaks warmed
 caches (memoized results, imported lazy state) into its children, so a transformation can
@@ -15,44 +16,22 @@ from __future__ import annotations
 
 import contextlib
 import gc
-import json
 import os
-import select
 import signal
 import sys
 import time
 import traceback
 from collections.abc import Callable
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
 import pytest
 from _pytest.runner import runtestprotocol
 
-from lsp_server.extreme import swap as swapping
+from lsp_server.extreme import code_swap as swapping
+from lsp_server.sandbox import TIMEOUT, Channel, ChannelClosed, Forker, inherited_channel
 
 OBSERVE_TIMEOUT = 3600.0
-
-
-def _load_prctl() -> Callable[..., int] | None:
-    if not sys.platform.startswith("linux"):
-        return None
-    try:
-        import ctypes
-
-        prctl: Callable[..., int] = ctypes.CDLL(None).prctl
-        return prctl
-    except (OSError, AttributeError):
-        return None
-
-
-_PRCTL = _load_prctl()  # loaded once: doing it in every child cost ~2.5 ms per fork
-
-
-def _die_with_parent() -> None:
-    """Linux: the child gets SIGKILL when the worker dies, so no loop outlives reks."""
-    if _PRCTL is not None:
-        _PRCTL(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
 
 
 def _short_failure(*args: object, **kwargs: object) -> str:
@@ -61,31 +40,32 @@ def _short_failure(*args: object, **kwargs: object) -> str:
     return "failed"
 
 
-class Child:
-    """Outcome of one forked child."""
+def _stopping_the_run(work: Callable[[], dict[str, Any]]) -> Callable[[], dict[str, Any]]:
+    """``work``, with a stop of the whole test run (raised through pytest by the
+    transformed code) turned into a detection."""
 
-    def __init__(self, status: str, payload: dict[str, Any] | None, detail: str = "") -> None:
-        self.status = status  # "ok" | "timeout" | "crash"
-        self.payload = payload
-        self.detail = detail
+    def run() -> dict[str, Any]:
+        try:
+            return work()
+        except (KeyboardInterrupt, SystemExit, pytest.exit.Exception) as exc:
+            return {"verdict": "detected", "reason": f"{type(exc).__name__}: {exc}"}
+
+    return run
 
 
 class WorkerPlugin:
-    def __init__(self, root: str, requests: IO[bytes], replies: IO[str]) -> None:
+    def __init__(self, root: str, channel: Channel) -> None:
         self.root = root
-        self.requests = requests
-        self.replies = replies
+        self.channel = channel
         self.items: dict[str, pytest.Item] = {}
         self.served = False
-        self.child_pid: int | None = None
         self.index: swapping.FunctionIndex = {}
         self.defs: dict[str, dict[tuple[int, str], swapping.FuncDef]] = {}
         self.reported_failure = False
-        self.exiting: set[int] = set()
+        self.forker = Forker()
 
     def send(self, message: dict[str, Any]) -> None:
-        self.replies.write(json.dumps(message) + "\n")
-        self.replies.flush()
+        self.channel.send(message)
 
     # -- pytest hooks -----------------------------------------------------------------
 
@@ -113,18 +93,17 @@ class WorkerPlugin:
         return True
 
     def _terminate(self, signum: int, frame: object) -> None:
-        pids = {*self.exiting, *([self.child_pid] if self.child_pid else [])}
-        for pid in pids:
-            with contextlib.suppress(OSError):
-                os.kill(pid, signal.SIGKILL)
-                os.waitpid(pid, 0)
+        self.forker.kill_all()
         os._exit(1)
 
     # -- requests ---------------------------------------------------------------------
 
     def serve(self) -> None:
-        for raw in self.requests:
-            request = json.loads(raw)
+        while True:
+            try:
+                request = self.channel.receive()
+            except ChannelClosed:
+                break  # end of input: reks is done with this worker
             op = request.get("op")
             if op == "quit":
                 break
@@ -142,9 +121,7 @@ class WorkerPlugin:
                     self.send({"op": "error", "message": f"unknown request {op!r}"})
             except Exception:
                 self.send({"op": "error", "message": traceback.format_exc()})
-        for pid in self.exiting:
-            with contextlib.suppress(ChildProcessError):
-                os.waitpid(pid, 0)
+        self.forker.wait_all()
 
     def prepare(self, files: list[str]) -> None:
         """Import target modules the tests did not import at collection time (so their
@@ -174,13 +151,15 @@ class WorkerPlugin:
         wanted = None if subset is None else set(subset)
         nodeids = [n for n in self.items if wanted is None or n in wanted]
         chunk = nodeids[len(nodeids) * index // count : len(nodeids) * (index + 1) // count]
-        child = self._fork(lambda: self._observe_child(chunk), OBSERVE_TIMEOUT)
-        if child.status != "ok" or child.payload is None:
+        child = self.forker.run(
+            _stopping_the_run(lambda: self._observe_child(chunk)), OBSERVE_TIMEOUT
+        )
+        if not child.ok or child.value is None:
             return {"op": "error", "message": f"observation run {child.status}: {child.detail}"}
-        return {"op": "observed", **child.payload}
+        return {"op": "observed", **child.value}
 
     def _observe_child(self, nodeids: list[str]) -> dict[str, Any]:
-        from lsp_server.extreme.recorder import Recorder
+        from lsp_server.extreme.execution_recorder import Recorder
 
         recorder = Recorder(self.root)
         tests: dict[str, dict[str, Any]] = {}
@@ -209,14 +188,15 @@ class WorkerPlugin:
 
     def run(self, request: dict[str, Any]) -> dict[str, Any]:
         started = time.perf_counter()
-        child = self._fork(lambda: self._run_child(request), float(request["timeout"]))
+        work = _stopping_the_run(lambda: self._run_child(request))
+        child = self.forker.run(work, float(request["timeout"]))
         reply: dict[str, Any] = {"op": "result", "id": request["id"]}
-        if child.status == "timeout":
+        if child.status == TIMEOUT:
             reply.update(verdict="timeout", reason=child.detail)
-        elif child.status == "crash" or child.payload is None:
+        elif not child.ok or child.value is None:
             reply.update(verdict="detected", reason=f"test process crashed: {child.detail}")
         else:
-            reply.update(child.payload)
+            reply.update(child.value)
         reply["duration"] = time.perf_counter() - started
         return reply
 
@@ -227,11 +207,10 @@ class WorkerPlugin:
             node = self.defs.get(path, {}).get((request["line"], name))
             if node is None:
                 raise swapping.SwapError(f"no def of {name} at line {request['line']} of {path}")
-            code = swapping.compile_body(node, path, request["body"])
             targets = swapping.find_targets(
                 self.index, path, name, request["first_line"], request["line"]
             )
-            swapping.swap(targets, code)
+            swapping.swap_body(targets, node, request["body"])
         except (swapping.SwapError, SyntaxError, OSError) as exc:
             return {"verdict": "error", "reason": str(exc), "tests": []}
         ran: list[str] = []
@@ -253,82 +232,6 @@ class WorkerPlugin:
         self.reported_failure = False
         reports = runtestprotocol(item, log=False, nextitem=nextitem)
         return self.reported_failure or any(report.failed for report in reports)
-
-    # -- forking ----------------------------------------------------------------------
-
-    def _reap(self) -> None:
-        """Collect children that sent their result and were left to exit on their own."""
-        for pid in list(self.exiting):
-            with contextlib.suppress(ChildProcessError):
-                if os.waitpid(pid, os.WNOHANG)[0] == 0:
-                    continue
-            self.exiting.discard(pid)
-
-    def _fork(self, work: Callable[[], dict[str, Any]], timeout: float) -> Child:
-        self._reap()
-        read_end, write_end = os.pipe()
-        pid = os.fork()
-        if pid == 0:  # child
-            os.close(read_end)
-            status = 0
-            try:
-                signal.signal(signal.SIGTERM, signal.SIG_DFL)
-                _die_with_parent()
-                try:
-                    payload = work()
-                except (KeyboardInterrupt, SystemExit, pytest.exit.Exception) as exc:
-                    # Raised through pytest by the transformed code: the test run stopped.
-                    payload = {"verdict": "detected", "reason": f"{type(exc).__name__}: {exc}"}
-                view = memoryview(json.dumps(payload).encode() + b"\n")
-                while view:
-                    written = os.write(write_end, view)
-                    view = view[written:]
-            except BaseException:
-                status = 70
-                traceback.print_exc()
-            finally:
-                os._exit(status)
-        os.close(write_end)
-        self.child_pid = pid
-        chunks: list[bytes] = []
-        deadline = time.monotonic() + timeout
-        timed_out = complete = False
-        try:
-            while True:
-                left = deadline - time.monotonic()
-                if left <= 0:
-                    timed_out = True
-                    break
-                ready, _, _ = select.select([read_end], [], [], left)
-                if not ready:
-                    continue
-                chunk = os.read(read_end, 1 << 16)
-                if not chunk:
-                    break
-                chunks.append(chunk)
-                if chunk.endswith(b"\n"):
-                    complete = True
-                    break
-        finally:
-            os.close(read_end)
-        self.child_pid = None
-        if complete:
-            # The verdict is known: let the child tear itself down while the next one
-            # starts (its exit costs milliseconds on a large heap); reaped later.
-            self.exiting.add(pid)
-            try:
-                return Child("ok", json.loads(b"".join(chunks)))
-            except ValueError:
-                return Child("crash", None, "unreadable result")
-        if timed_out:
-            os.kill(pid, signal.SIGKILL)
-        _, wait_status = os.waitpid(pid, 0)
-        if timed_out:
-            return Child("timeout", None, f"no result after {timeout:.2f} s")
-        if os.WIFSIGNALED(wait_status):
-            sig = os.WTERMSIG(wait_status)
-            return Child("crash", None, f"killed by {signal.Signals(sig).name}")
-        return Child("crash", None, f"exit status {os.WEXITSTATUS(wait_status)}")
 
 
 def _import_path(path: str) -> None:
@@ -353,15 +256,11 @@ def _import_path(path: str) -> None:
 def main(argv: list[str]) -> int:
     root = os.path.realpath(argv[0])
     os.chdir(root)
-    # The protocol keeps private copies of stdin/stdout; the real fds 0 and 1 then point at
-    # /dev/null so tests that print or read cannot disturb it.
-    requests = os.fdopen(os.dup(0), "rb")
-    replies = os.fdopen(os.dup(1), "w")
-    devnull = os.open(os.devnull, os.O_RDWR)
-    os.dup2(devnull, 0)
-    os.dup2(devnull, 1)
-    sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - lives as long as the process
-    plugin = WorkerPlugin(root, requests, replies)
+    channel = inherited_channel()
+    if channel is None:
+        sys.stderr.write("the pytest worker runs only inside a reks sandbox process\n")
+        return 2
+    plugin = WorkerPlugin(root, channel)
     args = [
         "-p",
         "no:cacheprovider",

@@ -1,0 +1,113 @@
+"""The one wire format between reks and the processes it starts: length-prefixed JSON.
+
+A frame is an 8-byte big-endian length followed by that many bytes of UTF-8 JSON. Frames
+are read with a deadline (``select`` before every read), so a peer that stops writing in
+the middle of a frame is a timeout, and a peer that dies is a ``ChannelClosed``, never a
+hang. Plain file descriptors, no buffering of our own beyond one frame's bytes.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import select
+import struct
+import time
+from typing import Any
+
+_HEADER = struct.Struct(">Q")
+_CHUNK = 1 << 16
+
+
+class ChannelError(Exception):
+    """The peer sent something that is not a frame of JSON."""
+
+
+class ChannelClosed(ChannelError, EOFError):
+    """The peer closed its end (it exited or died) before a whole frame arrived."""
+
+
+class ChannelTimeout(ChannelError, TimeoutError):
+    """No whole frame arrived in time (what arrived so far is kept for the next read)."""
+
+
+def encode(message: Any) -> bytes:
+    """One frame holding ``message`` (raises ``TypeError`` when it is not JSON data)."""
+    data = json.dumps(message, separators=(",", ":")).encode()
+    return _HEADER.pack(len(data)) + data
+
+
+def write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view) :]
+
+
+class FrameReader:
+    """Reads frames from ``fd``, keeping a partial frame across timeouts."""
+
+    def __init__(self, fd: int) -> None:
+        self.fd = fd
+        self._buffer = bytearray()
+
+    def has_frame(self) -> bool:
+        """A whole frame is buffered (``select`` on the fd would not show it)."""
+        if len(self._buffer) < _HEADER.size:
+            return False
+        (size,) = _HEADER.unpack_from(self._buffer)
+        return len(self._buffer) >= _HEADER.size + size
+
+    def _take(self) -> Any:
+        (size,) = _HEADER.unpack_from(self._buffer)
+        end = _HEADER.size + size
+        data = bytes(self._buffer[_HEADER.size : end])
+        del self._buffer[:end]
+        try:
+            return json.loads(data)
+        except ValueError as exc:
+            raise ChannelError(f"unreadable frame: {exc}") from exc
+
+    def read(self, timeout: float | None = None) -> Any:
+        """The next message; ``timeout`` None waits as long as the peer lives."""
+        deadline = None if timeout is None else time.monotonic() + timeout
+        while not self.has_frame():
+            if deadline is not None:
+                left = deadline - time.monotonic()
+                ready = left > 0 and select.select([self.fd], [], [], left)[0]
+                if not ready:
+                    raise ChannelTimeout(f"no message within {timeout:.2f} s")
+            chunk = os.read(self.fd, _CHUNK)
+            if not chunk:
+                partial = f" ({len(self._buffer)} bytes of a frame)" if self._buffer else ""
+                raise ChannelClosed(f"the other end closed the channel{partial}")
+            self._buffer += chunk
+        return self._take()
+
+
+class Channel:
+    """Both directions between two processes: ``send`` frames out, ``receive`` them in."""
+
+    def __init__(self, read_fd: int, write_fd: int) -> None:
+        self.reader = FrameReader(read_fd)
+        self.write_fd = write_fd
+
+    def fileno(self) -> int:
+        return self.reader.fd
+
+    def send(self, message: Any) -> None:
+        write_all(self.write_fd, encode(message))
+
+    def receive(self, timeout: float | None = None) -> Any:
+        return self.reader.read(timeout)
+
+    def close_sending(self) -> None:
+        """Close the sending end: the peer reads end-of-file (its cue to finish)."""
+        if self.write_fd >= 0:
+            os.close(self.write_fd)
+            self.write_fd = -1
+
+    def close(self) -> None:
+        self.close_sending()
+        if self.reader.fd >= 0:
+            os.close(self.reader.fd)
+            self.reader.fd = -1
