@@ -42,7 +42,10 @@ def test_nothing_changes_when_imports_are_organized(tmp_path: Path, text: str) -
 
 
 def test_only_the_import_block_changes(tmp_path: Path) -> None:
-    text = '"""Doc."""\n\nimport sys\nimport os\nimport json\n\n\n\nclass A:\n    x = os.sep + sys.prefix\n'
+    text = (
+        '"""Doc."""\n\nimport sys\nimport os\nimport json\n\n\n\n'
+        "class A:\n    x = os.sep + sys.prefix\n"
+    )
     organized = _organize(tmp_path, text)
     assert organized == (
         '"""Doc."""\n\nimport os\nimport sys\n\n\n\nclass A:\n    x = os.sep + sys.prefix\n'
