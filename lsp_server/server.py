@@ -20,7 +20,7 @@ from lsprotocol import types
 from pygls.lsp.server import LanguageServer
 
 import lsp_server
-from lsp_server.lsp.connection import HeaderCheckedStdin, ReksProtocol
+from lsp_server.lsp.connection import HeaderCheckedStdin, ReksProtocol, plain_errors
 from lsp_server.lsp.convert import uri_to_path
 from lsp_server.lsp.diagnostics import DiagnosticsHub
 from lsp_server.lsp.feature import CommandHandler, Feature
@@ -104,28 +104,30 @@ def _each(ls: ReksServer, hook: str, *args: Any) -> None:
         getattr(feature, hook)(*args)
 
 
-def _serving(handler: Callable[[Any], Any]) -> Callable[..., Coroutine[Any, Any, Any]]:
+def _serving(handler: Callable[[Any], Any], method: str) -> Callable[..., Coroutine[Any, Any, Any]]:
     # pygls awaits coroutine functions only, and reads a handler's signature: each handler
     # gets a plain ``async def`` of its own.
     async def serve(ls: ReksServer, params: Any) -> Any:
-        result = handler(params)
-        return await result if inspect.isawaitable(result) else result
+        with plain_errors(method):
+            result = handler(params)
+            return await result if inspect.isawaitable(result) else result
 
     return serve
 
 
-def _executing(handler: CommandHandler) -> Callable[..., Coroutine[Any, Any, Any]]:
+def _executing(handler: CommandHandler, name: str) -> Callable[..., Coroutine[Any, Any, Any]]:
     async def execute(ls: ReksServer, *args: Any) -> Any:
-        return await handler(list(args))
+        with plain_errors(name):
+            return await handler(list(args))
 
     return execute
 
 
 def _register(server: ReksServer, feature: Feature) -> None:
     for served in feature.methods():
-        server.feature(served.method, served.options)(_serving(served.handler))
+        server.feature(served.method, served.options)(_serving(served.handler, served.method))
     for name, handler in feature.commands().items():
-        server.command(name)(_executing(handler))
+        server.command(name)(_executing(handler, name))
 
 
 def create_server(features: Sequence[type[Feature]] = FEATURES) -> ReksServer:
@@ -206,8 +208,10 @@ def _serve_code_actions(server: ReksServer) -> None:
         ),
     )
     async def code_action(ls: ReksServer, params: types.CodeActionParams) -> list[types.CodeAction]:
-        return await ls.code_actions(params)
+        with plain_errors("codeAction"):
+            return await ls.code_actions(params)
 
     @server.feature(types.CODE_ACTION_RESOLVE)
     async def code_action_resolve(ls: ReksServer, params: types.CodeAction) -> types.CodeAction:
-        return await ls.resolve_code_action(params)
+        with plain_errors("codeAction/resolve"):
+            return await ls.resolve_code_action(params)

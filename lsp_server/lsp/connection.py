@@ -2,19 +2,25 @@
 that cannot be read any more ends the server (so the editor restarts it).
 
 pygls drops a request whose parameters fail validation without replying (it only logs),
-and after a malformed header it reads on forever, taking every later message for headers.
-``ReksProtocol`` answers such a request with ``InvalidParams``; ``HeaderCheckedStdin`` turns
-a line that is not a header where a header must be into the end of the stream.
+after a malformed header it reads on forever, taking every later message for headers, and
+it sends a handler's traceback to the client. ``ReksProtocol`` answers such a request with
+``InvalidParams``; ``HeaderCheckedStdin`` turns a line that is not a header where a header
+must be into the end of the stream; ``plain_errors`` keeps tracebacks in the server's log.
 """
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import re
+from collections.abc import Iterator
 from typing import Any, BinaryIO
 
-from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
+from lsprotocol import types
+from pygls.exceptions import JsonRpcException, JsonRpcInternalError, JsonRpcInvalidParams
 from pygls.protocol import LanguageServerProtocol
+
+from lsp_server.refactor.model import RefactoringError
 
 log = logging.getLogger(__name__)
 
@@ -47,6 +53,24 @@ class ReksProtocol(LanguageServerProtocol):
         if isinstance(message, _Answered):
             return None
         return super().handle_message(message)
+
+
+@contextlib.contextmanager
+def plain_errors(method: str) -> Iterator[None]:
+    """Errors as the client should see them: a refused request (``RefactoringError``) is
+    ``RequestFailed`` with its message; anything unexpected is an ``InternalError`` with a
+    one-line message, its traceback in the server's log only (never sent to the client)."""
+    try:
+        yield
+    except (JsonRpcException, RefactoringError) as exc:
+        if isinstance(exc, JsonRpcException):
+            raise
+        raise JsonRpcException(str(exc), code=types.LSPErrorCodes.RequestFailed) from None
+    except Exception as exc:
+        log.exception("reks: %s failed", method)
+        raise JsonRpcInternalError(
+            f"reks: {method} failed ({type(exc).__name__}: {exc}); the server log has details"
+        ) from None
 
 
 class HeaderCheckedStdin:

@@ -95,3 +95,22 @@ def test_a_broken_header_ends_the_server(client: RawClient) -> None:
     body = json.dumps({"jsonrpc": "2.0", "id": 9, "method": "shutdown"}).encode()
     client.send_raw(b"Content-Length: twelve\r\n\r\n" + body)
     assert client.process.wait(timeout=30) is not None
+
+
+def test_a_refused_request_is_a_plain_error_without_traceback(client: RawClient) -> None:
+    client.send(
+        {
+            "id": 11,
+            "method": "textDocument/rename",
+            "params": {
+                "textDocument": {"uri": "untitled:Untitled-1"},
+                "position": {"line": 0, "character": 0},
+                "newName": "y",
+            },
+        }
+    )
+    error = client.answer(11)["error"]
+    assert error["code"] == -32803, error  # RequestFailed, not an internal error
+    assert "only file: URIs" in error["message"]
+    assert "Traceback" not in json.dumps(error) and "traceback" not in json.dumps(error)
+    assert "lsp_server" not in error["message"]  # no server paths or module names
