@@ -22,6 +22,7 @@ from lsp_server.factoring.boundary import (
     rebind,
     t_modules,
 )
+from lsp_server.factoring.changelang import describe
 from lsp_server.factoring.proxies import OPERATORS, install_operators
 from lsp_server.factoring.values import Json, Unserialisable
 
@@ -263,13 +264,6 @@ class Recorder:
         result = fn(*exported_args, **exported_kwargs)
         entry["result"] = self.encode_outgoing(result, f"result of callback #{number}")
         return self.unwrap(result)
-
-
-def describe(target: dict[str, Any]) -> str:
-    """A call target as people write it: ``sqlite3.connect`` or ``#2.execute``."""
-    if "target" in target:
-        return str(target["target"])
-    return f"#{target['on']}.{target['name']}"
 
 
 class FunctionProxy:

@@ -46,6 +46,13 @@ def refs_in(data: Any) -> Iterator[int]:
             yield from refs_in(value)
 
 
+def describe(target: dict[str, Any]) -> str:
+    """A call target as people write it: ``sqlite3.connect`` or ``#2.execute``."""
+    if "target" in target:
+        return str(target["target"])
+    return f"#{target['on']}.{target['name']}"
+
+
 def is_read_only_name(name: str | None) -> bool:
     if not name:
         return False

@@ -47,8 +47,7 @@ def _reks_factoring(request: pytest.FixtureRequest) -> Iterator[None]:
     module: Any = getattr(item, "module", None)
     transcript_name = getattr(module, "REKS_TRANSCRIPT", None)
     if transcript_name:
-        _set_temp_root(request)
-        yield from _replay(item, Path(module.__file__).parent / transcript_name)
+        yield from _replay(request, Path(module.__file__).parent / transcript_name)
         return
     yield
 
@@ -85,12 +84,19 @@ def _capture(item: pytest.Item, wanted: dict[str, Any]) -> Iterator[None]:
         item.config.stash[_captured_key] = (item, {"recorder": recorder, "window_s": window})
 
 
-def _replay(item: pytest.Item, path: Path) -> Iterator[None]:
+def _replay(request: pytest.FixtureRequest, path: Path) -> Iterator[None]:
     from lsp_server.factoring import transcript
     from lsp_server.factoring.boundary import resolve
     from lsp_server.factoring.replay import Replayer
 
+    item = request.node
     data = transcript.load(path)
+    if data["uses_tmp_path"]:
+        _set_temp_root(request)
+    else:
+        from lsp_server.factoring.values import TEMP_ROOT
+
+        TEMP_ROOT.set(None)
     root = (path.parent / data.get("root", ".")).resolve()
     verdict = transcript.staleness(data, root)
     if verdict.stale:

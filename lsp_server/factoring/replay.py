@@ -17,8 +17,7 @@ from typing import Any, NoReturn
 
 from lsp_server.factoring import values
 from lsp_server.factoring.boundary import Boundary, Rebinding, is_exception_class, rebind
-from lsp_server.factoring.capture import describe
-from lsp_server.factoring.changelang import Schedule, is_read_only_name
+from lsp_server.factoring.changelang import Schedule, describe, is_read_only_name
 from lsp_server.factoring.proxies import install_operators
 from lsp_server.factoring.values import Json
 

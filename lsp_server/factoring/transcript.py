@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from lsp_server.factoring.boundary import Boundary
+from lsp_server.factoring.values import TEMP_MARK
 from lsp_server.project.text import write_json_atomic
 
 FORMAT = "reks-factoring-transcript"
@@ -23,13 +24,17 @@ class TranscriptError(ValueError):
 
 
 def load(path: str | Path) -> dict[str, Any]:
-    data = json.loads(Path(path).read_text(encoding="utf-8"))
+    """The transcript at ``path``; ``uses_tmp_path`` (not stored) tells whether any value in
+    it lies under pytest's temporary directory."""
+    text = Path(path).read_text(encoding="utf-8")
+    data = json.loads(text)
     if data.get("format") != FORMAT:
         raise TranscriptError(f"{path}: not a reks transcript")
     if data.get("version") != VERSION:
         raise TranscriptError(
             f"{path}: transcript version {data.get('version')}, reks reads {VERSION}"
         )
+    data["uses_tmp_path"] = TEMP_MARK in text
     return data
 
 
@@ -92,13 +97,12 @@ def _units_of(file: Path, boundary_classes: list[str]) -> dict[str, str]:
 def environment_checksums(boundaries: list[Boundary], root: Path) -> dict[str, Any]:
     """What E was when the transcript was captured: Python's version and the unit checksums
     (``rts.units``) of E's files."""
-    classes = [b.cls.__qualname__ for b in boundaries if b.cls is not None]
     files, stats = {}, {}
     for file in environment_files(boundaries, root):
         own = [
-            c
-            for b, c in zip(boundaries, classes, strict=True)
-            if b.cls and getattr(b.module, "__file__", None) == str(file)
+            b.cls.__qualname__
+            for b in boundaries
+            if b.cls is not None and getattr(b.module, "__file__", None) == str(file)
         ]
         files[_key(file, root)] = _units_of(file, own)
         stats[_key(file, root)] = _stat(file)
