@@ -57,53 +57,84 @@ def factor_test(
     keep_slower: bool = False,
 ) -> FactorResult:
     """Factor ``nodeid`` with ``boundaries`` (module or class names) as E."""
+    return factor_tests(root, [nodeid], boundaries, job, python, keep_slower)[0]
+
+
+def factor_tests(
+    root: str | Path,
+    nodeids: list[str],
+    boundaries: list[str],
+    job: Job | None = None,
+    python: str | None = None,
+    keep_slower: bool = False,
+) -> list[FactorResult]:
+    """Factor several tests with the same boundary in three pytest runs (plain, capture,
+    check of the factored tests) rather than three per test."""
     job = job or Job()
     project = Project.at(root, python)
-    result = FactorResult(nodeid, list(boundaries))
+    results = {nodeid: FactorResult(nodeid, list(boundaries)) for nodeid in nodeids}
     try:
-        return _factor(project, result, job, keep_slower)
+        _factor(project, results, job, keep_slower)
     except RunError as exc:
-        result.reason = f"pytest did not run: {exc}"
-        return result
+        for result in results.values():
+            if result.status != "factored" and not result.reason:
+                result.reason = f"pytest did not run: {exc}"
+    return [results[nodeid] for nodeid in nodeids]
 
 
-def _factor(project: Project, result: FactorResult, job: Job, keep_slower: bool) -> FactorResult:
-    nodeid = result.test
-    job.report(0, 4, f"running {nodeid}")
-    plain = run_pytest(project, [nodeid], {"time": True}, job)["tests"].get(nodeid)
-    if plain is None or plain["outcome"] != "passed":
-        result.reason = (
-            f"the system test does not pass ({(plain or {}).get('outcome', 'not found')})"
-        )
-        return result
-    result.system_s = plain["duration_s"]
-    job.report(1, 4, f"capturing {nodeid} across {', '.join(result.boundaries)}")
-    captured = run_pytest(
-        project, [nodeid], {"capture": True, "test": nodeid, "boundaries": result.boundaries}, job
-    )
-    summary = captured.get("capture") or {}
-    result.capture_s = captured["tests"].get(nodeid, {}).get("duration_s", 0.0)
-    if captured["tests"].get(nodeid, {}).get("outcome") != "passed":
-        result.reason = "the system test failed under capture: " + captured["tests"].get(
-            nodeid, {}
-        ).get("message", "")
-        return result
+def _factor(
+    project: Project, results: dict[str, FactorResult], job: Job, keep_slower: bool
+) -> None:
+    boundaries = next(iter(results.values())).boundaries
+    job.report(0, 4, "running the system tests")
+    plain = run_pytest(project, list(results), {"time": True}, job)["tests"]
+    passing = []
+    for nodeid, result in results.items():
+        entry = plain.get(nodeid) or {}
+        if entry.get("outcome") != "passed":
+            result.reason = f"the system test does not pass ({entry.get('outcome', 'not found')})"
+        else:
+            result.system_s = entry["duration_s"]
+            passing.append(nodeid)
+    if not passing:
+        return
+    job.report(1, 4, f"capturing across {', '.join(boundaries)}")
+    request = {"capture": True, "tests": passing, "boundaries": boundaries}
+    captured = run_pytest(project, passing, request, job)
+    written: dict[str, emit.FactoredFiles] = {}
+    for nodeid in passing:
+        summary = captured.get("captures", {}).get(nodeid) or {}
+        entry = captured["tests"].get(nodeid, {})
+        files = _capture_result(project, results[nodeid], summary, entry)
+        if files is not None:
+            written[nodeid] = files
+    if written:
+        job.report(3, 4, "checking the factored tests")
+        _verify(project, written, results, keep_slower, job)
+
+
+def _capture_result(
+    project: Project, result: FactorResult, summary: dict[str, Any], entry: dict[str, Any]
+) -> emit.FactoredFiles | None:
+    """Judge one capture; write its transcript and factored test when it is usable."""
+    result.capture_s = entry.get("duration_s", 0.0)
+    if entry.get("outcome") != "passed":
+        result.reason = "the system test failed under capture: " + entry.get("message", "")
+        return None
     if summary.get("refusal"):
         result.reason = f"boundary refused: {summary['refusal']}"
-        return result
-    data = summary["transcript"]
+        return None
+    data = summary.get("transcript")
+    if data is None:
+        result.reason = "the capture wrote no transcript"
+        return None
     result.calls = len(data["events"])
     if not data["events"]:
         result.reason = (
             f"the test never calls into {', '.join(result.boundaries)}: nothing to factor"
         )
-        return result
-    job.report(2, 4, "writing the factored test")
-    files = _write(project, nodeid, summary, data, result)
-    if files is None:
-        return result
-    job.report(3, 4, "checking the factored test")
-    return _verify(project, files, result, keep_slower, job)
+        return None
+    return _write(project, result.test, summary, data, result)
 
 
 def _write(
@@ -133,33 +164,41 @@ def _write(
 
 
 def _verify(
-    project: Project, files: emit.FactoredFiles, result: FactorResult, keep_slower: bool, job: Job
-) -> FactorResult:
-    assert result.factored_test is not None
-    replayed = run_pytest(project, [result.factored_test], {"time": True}, job)
-    entry = replayed["tests"].get(result.factored_test, {})
-    result.replay_s = entry.get("duration_s", 0.0)
-    result.details["replayed_calls"] = entry.get("replayed_calls", 0)
+    project: Project,
+    written: dict[str, emit.FactoredFiles],
+    results: dict[str, FactorResult],
+    keep_slower: bool,
+    job: Job,
+) -> None:
+    factored = [results[n].factored_test or "" for n in written]
+    replayed = run_pytest(project, factored, {"time": True}, job)["tests"]
+    for nodeid, files in written.items():
+        result = results[nodeid]
+        entry = replayed.get(result.factored_test or "", {})
+        result.replay_s = entry.get("duration_s", 0.0)
+        result.details["replayed_calls"] = entry.get("replayed_calls", 0)
+        reason = _rejection(result, entry, keep_slower)
+        if reason:
+            result.reason = reason
+            _remove(files)
+            result.factored_test = result.transcript = None
+        else:
+            result.status = "factored"
+
+
+def _rejection(result: FactorResult, entry: dict[str, Any], keep_slower: bool) -> str:
+    """Why a factored test that was written is not kept ("" when it is)."""
     if entry.get("outcome") != "passed":
         result.divergence = entry.get("divergence")
         why = result.divergence or entry.get("message", "") or "not collected"
-        result.reason = (
-            f"the factored test does not pass on unchanged code (non-deterministic T?): {why}"
-        )
-        _remove(files)
-        result.factored_test = result.transcript = None
-        return result
+        return f"the factored test does not pass on unchanged code (non-deterministic T?): {why}"
     if result.replay_s >= result.system_s and not keep_slower:
-        result.reason = (
+        return (
             f"replay is not faster: the system test takes {result.system_s * 1000:.1f} ms, "
             f"its replay {result.replay_s * 1000:.1f} ms ({result.calls} recorded calls): "
             "E is cheaper than the bookkeeping"
         )
-        _remove(files)
-        result.factored_test = result.transcript = None
-        return result
-    result.status = "factored"
-    return result
+    return ""
 
 
 def _remove(files: emit.FactoredFiles) -> None:

@@ -40,7 +40,7 @@ def _request(config: pytest.Config) -> dict[str, Any] | None:
 def _reks_factoring(request: pytest.FixtureRequest) -> Iterator[None]:
     item = request.node
     wanted = _request(item.config)
-    if wanted and wanted.get("capture") and item.nodeid == wanted["test"]:
+    if wanted and wanted.get("capture") and item.nodeid in wanted["tests"]:
         _set_temp_root(request)
         yield from _capture(item, wanted)
         return
@@ -70,7 +70,7 @@ def _capture(item: pytest.Item, wanted: dict[str, Any]) -> Iterator[None]:
     try:
         boundaries = [resolve(spec) for spec in wanted["boundaries"]]
     except BoundaryError as exc:
-        item.config.stash[_captured_key] = (item, {"refusal": str(exc)})
+        _captures(item)[item.nodeid] = (item, {"refusal": str(exc)})
         yield
         return
     recorder = Recorder(root, boundaries)
@@ -81,7 +81,7 @@ def _capture(item: pytest.Item, wanted: dict[str, Any]) -> Iterator[None]:
     finally:
         recorder.stop()
         window = time.perf_counter() - started
-        item.config.stash[_captured_key] = (item, {"recorder": recorder, "window_s": window})
+        _captures(item)[item.nodeid] = (item, {"recorder": recorder, "window_s": window})
 
 
 def _replay(request: pytest.FixtureRequest, path: Path) -> Iterator[None]:
@@ -111,7 +111,13 @@ def _replay(request: pytest.FixtureRequest, path: Path) -> Iterator[None]:
     replayer.finish()
 
 
-_captured_key = pytest.StashKey[tuple]()
+_captured_key = pytest.StashKey[dict]()
+
+
+def _captures(item: pytest.Item) -> dict[str, tuple[Any, dict[str, Any]]]:
+    return item.config.stash.setdefault(_captured_key, {})
+
+
 _replay_key = pytest.StashKey[Any]()
 
 
@@ -145,9 +151,8 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
     from lsp_server.project.text import write_json_atomic
 
     out: dict[str, Any] = {"tests": session.config.stash.get(_results_key, {})}
-    captured = session.config.stash.get(_captured_key, None)
-    if captured is not None:
-        out["capture"] = _capture_summary(*captured)
+    captured = session.config.stash.get(_captured_key, {})
+    out["captures"] = {nodeid: _capture_summary(*pair) for nodeid, pair in captured.items()}
     write_json_atomic(wanted["output"], out)
 
 

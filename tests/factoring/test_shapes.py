@@ -1,16 +1,20 @@
 """Capture and replay on temporary projects, one boundary shape per test: replay gives the
 system test's outcome, a changed T whose system test fails never passes factored, and a
-changed E makes the factored test stale."""
+changed E makes the factored test stale.
+
+The shapes share one project, factored once (three pytest runs for all of them)."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
+import pytest
+
+from lsp_server.factoring.factor import FactorResult, factor_tests
 from tests.factoring.helpers import edit, factor, make_project, outcomes
 
-TEST = "tests/test_logic.py::test_it"
-
-CALLS = """
+LOGIC = """
 from app import env
 
 
@@ -24,44 +28,6 @@ def safe_fail(store):
         store.fail("k")
     except KeyError as exc:
         return "missing " + exc.args[0]
-"""
-
-CALLS_TEST = """
-from app import logic, env
-
-
-def test_it():
-    assert logic.summarise(3) == 6 + 6 + 4
-    assert logic.safe_fail(env.open_store("s")) == "missing k"
-"""
-
-
-def _check(root: Path, factored: str, t_edit: tuple[str, str], e_edit: tuple[str, str]) -> None:
-    """The factored test passes; after ``t_edit`` (which breaks T) the system test fails and
-    the factored one does not pass; after ``e_edit`` (E changed) it is skipped as stale."""
-    assert outcomes(root, factored)[factored]["outcome"] == "passed"
-    edit(root, "app/logic.py", *t_edit)
-    after = outcomes(root, TEST, factored)
-    assert after[TEST]["outcome"] == "failed"
-    assert after[factored]["outcome"] == "failed", after[factored]
-    edit(root, "app/logic.py", t_edit[1], t_edit[0])
-    edit(root, "app/env.py", *e_edit)
-    stale = outcomes(root, factored)[factored]
-    assert stale["outcome"] == "skipped"
-    assert "stale" in stale["message"] and "app/env.py" in stale["message"]
-
-
-def test_function_calls_results_and_exceptions(tmp_path: Path) -> None:
-    root = make_project(tmp_path, CALLS, CALLS_TEST)
-    result = factor(root, TEST, "app.env")
-    assert result.status == "factored", result.reason
-    assert result.factored_test and result.replay_s < result.system_s
-    _check(root, result.factored_test, ('+ data["items"][1]', '+ data["items"][0]'),
-           ("return {", "return {'extra': 1, "))  # fmt: skip
-
-
-OBJECTS = """
-from app import env
 
 
 def use_store():
@@ -75,28 +41,6 @@ def use_store():
         assert same is store
     assert store.same() is store
     return store.size, store.mode, seen
-"""
-
-OBJECTS_TEST = """
-from app import logic
-
-
-def test_it():
-    assert logic.use_store() == (2, "w", ["b", "a"])
-"""
-
-
-def test_objects_attributes_generators_context_managers_identity(tmp_path: Path) -> None:
-    root = make_project(tmp_path, OBJECTS, OBJECTS_TEST)
-    result = factor(root, TEST, "app.env")
-    assert result.status == "factored", result.reason
-    assert result.factored_test
-    _check(root, result.factored_test, ("return store.size,", "return store.size + 1,"),
-           ("self.rows.append(row)", "self.rows.insert(0, row)"))  # fmt: skip
-
-
-CALLBACKS = """
-from app import env
 
 
 def by_length(row):
@@ -112,23 +56,98 @@ def ordered():
     return store.sort_by(by_length), into
 """
 
-CALLBACKS_TEST = """
-from app import logic
+TESTS = """
+from app import env, logic
 
 
-def test_it():
+def test_calls():
+    assert logic.summarise(3) == 6 + 6 + 4
+    assert logic.safe_fail(env.open_store("s")) == "missing k"
+
+
+def test_objects():
+    assert logic.use_store() == (2, "w", ["b", "a"])
+
+
+def test_callbacks():
     assert logic.ordered() == (["a", "bb", "ccc"], ["ccc", "a", "bb"])
 """
 
+SHAPES = {
+    # shape -> an edit of T that makes its system test fail
+    "tests/test_logic.py::test_calls": ('+ data["items"][1]', '+ data["items"][0]'),
+    "tests/test_logic.py::test_objects": ("return store.size,", "return store.size + 1,"),
+    # a changed sort key: the callback's recorded results no longer match
+    "tests/test_logic.py::test_callbacks": ("return len(row)", "return -len(row)"),
+}
 
-def test_callbacks_and_mutated_arguments(tmp_path: Path) -> None:
-    root = make_project(tmp_path, CALLBACKS, CALLBACKS_TEST)
-    result = factor(root, TEST, "app.env")
-    assert result.status == "factored", result.reason
-    assert result.factored_test
-    # A changed sort key: the callback's recorded results no longer match (divergence).
-    _check(root, result.factored_test, ("return len(row)", "return -len(row)"),
-           ("target.extend(self.rows)", "target.extend(list(self.rows))"))  # fmt: skip
+
+@pytest.fixture(scope="module")
+def shapes(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> Iterator[tuple[Path, dict[str, FactorResult]]]:
+    root = make_project(tmp_path_factory.mktemp("shapes"), LOGIC, TESTS)
+    results = factor_tests(root, list(SHAPES), ["app.env"])
+    yield root, dict(zip(SHAPES, results, strict=True))
+
+
+def test_replay_gives_the_system_outcome_faster(
+    shapes: tuple[Path, dict[str, FactorResult]],
+) -> None:
+    _, results = shapes
+    for nodeid, result in results.items():
+        assert result.status == "factored", (nodeid, result.reason)
+        assert result.replay_s < result.system_s
+        assert result.details["replayed_calls"] == result.calls
+
+
+@pytest.mark.parametrize("nodeid", list(SHAPES))
+def test_broken_t_never_passes_factored(
+    shapes: tuple[Path, dict[str, FactorResult]], nodeid: str
+) -> None:
+    root, results = shapes
+    factored = results[nodeid].factored_test
+    assert factored
+    old, new = SHAPES[nodeid]
+    edit(root, "app/logic.py", old, new)
+    try:
+        after = outcomes(root, nodeid, factored)
+    finally:
+        edit(root, "app/logic.py", new, old)
+    assert after[nodeid]["outcome"] == "failed"
+    assert after[factored]["outcome"] == "failed", after[factored]
+
+
+def test_changed_e_makes_factored_tests_stale(shapes: tuple[Path, dict[str, FactorResult]]) -> None:
+    root, results = shapes
+    factored = [r.factored_test or "" for r in results.values()]
+    edit(root, "app/env.py", "target.extend(self.rows)", "target.extend(list(self.rows))")
+    try:
+        after = outcomes(root, *factored)
+    finally:
+        edit(root, "app/env.py", "target.extend(list(self.rows))", "target.extend(self.rows)")
+    for nodeid in factored:
+        assert after[nodeid]["outcome"] == "skipped"
+        assert "stale" in after[nodeid]["message"] and "app/env.py" in after[nodeid]["message"]
+
+
+def _check(
+    root: Path, test: str, factored: str, t_edit: tuple[str, str], e_edit: tuple[str, str]
+) -> None:
+    """After ``t_edit`` (which breaks T) the system test fails and the factored one does not
+    pass; after ``e_edit`` (E changed) the factored test is skipped as stale."""
+    edit(root, "app/logic.py", *t_edit)
+    after = outcomes(root, test, factored)
+    assert after[test]["outcome"] == "failed"
+    assert after[factored]["outcome"] == "failed", after[factored]
+    edit(root, "app/logic.py", t_edit[1], t_edit[0])
+    edit(root, "app/env.py", *e_edit)
+    stale = outcomes(root, factored)[factored]
+    assert stale["outcome"] == "skipped"
+    assert "stale" in stale["message"] and "app/env.py" in stale["message"]
+
+
+TEST = "tests/test_logic.py::test_it"
 
 
 def test_class_boundary(tmp_path: Path) -> None:
@@ -153,8 +172,14 @@ def test_class_boundary(tmp_path: Path) -> None:
     result = factor(root, TEST, "app.env.Store")
     assert result.status == "factored", result.reason
     assert result.factored_test
-    _check(root, result.factored_test, ("return store.get_count()", "return store.get_count() * 2"),
-           ("self.size = len(self.rows)", "self.size = len(self.rows) + 0"))  # fmt: skip
+    t_edit = ("return store.get_count()", "return store.get_count() * 2")
+    _check(
+        root,
+        TEST,
+        result.factored_test,
+        t_edit,
+        ("self.size = len(self", "self.size = 0 + len(self"),
+    )
 
 
 def test_unserialisable_value_refuses_the_boundary(tmp_path: Path) -> None:
