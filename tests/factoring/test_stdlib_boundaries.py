@@ -1,0 +1,82 @@
+"""Real environments of the standard library (sqlite3, subprocess) as boundaries, and the
+refusal of a boundary whose replay is not faster than the real thing."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from lsp_server.factoring.factor import factor_tests
+from tests.factoring.helpers import edit, factor, make_project, outcomes
+
+LOGIC = """
+import sqlite3
+import subprocess
+import sys
+
+
+def names(path):
+    conn = sqlite3.connect(path)
+    with conn:
+        conn.execute("create table t (name text)")
+        conn.executemany("insert into t values (?)", [("b",), ("a",)])
+    rows = conn.execute("select name from t order by name").fetchall()
+    conn.close()
+    return [row[0] for row in rows]
+
+
+def echo(text):
+    done = subprocess.run(
+        [sys.executable, "-c", f"print({text!r})"], capture_output=True, text=True, check=True
+    )
+    return done.stdout.strip()
+"""
+
+TESTS = """
+from app import logic
+
+
+def test_sqlite(tmp_path):
+    assert logic.names(str(tmp_path / "x.db")) == ["a", "b"]
+
+
+def test_subprocess():
+    assert logic.echo("hi") == "hi"
+"""
+
+
+def test_sqlite3_and_subprocess_replay_and_catch_a_broken_t(tmp_path: Path) -> None:
+    root = make_project(tmp_path, LOGIC, TESTS)
+    nodeids = ["tests/test_logic.py::test_sqlite", "tests/test_logic.py::test_subprocess"]
+    results = factor_tests(root, nodeids, ["sqlite3", "subprocess"], keep_slower=True)
+    for result in results:
+        assert result.status == "factored", result.reason
+    factored = [r.factored_test or "" for r in results]
+    edit(root, "app/logic.py", "order by name", "order by name desc")
+    edit(root, "app/logic.py", "done.stdout.strip()", "done.stdout")
+    after = outcomes(root, *nodeids, *factored)
+    for nodeid in [*nodeids, *factored]:
+        assert after[nodeid]["outcome"] == "failed", (nodeid, after[nodeid])
+    assert "order by name desc" in after[factored[0]]["divergence"]
+
+
+def test_boundary_cheaper_than_replay_is_refused(tmp_path: Path) -> None:
+    env = "def fast(x):\n    return x + 1\n"
+    logic = """
+    from app import env
+
+
+    def total():
+        return sum(env.fast(i) for i in range(3000))
+    """
+    tests = """
+    from app import logic
+
+
+    def test_it():
+        assert logic.total() == sum(range(1, 3001))
+    """
+    root = make_project(tmp_path, logic, tests, env=env)
+    result = factor(root, "tests/test_logic.py::test_it", "app.env")
+    assert result.status == "refused"
+    assert "replay is not faster" in result.reason and "3000 recorded calls" in result.reason
+    assert not list((root / "tests").glob("test_factored__*"))
