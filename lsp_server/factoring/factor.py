@@ -16,6 +16,7 @@ from typing import Any
 
 from lsp_server.factoring import emit, transcript
 from lsp_server.factoring.runner import RunError, run_pytest
+from lsp_server.factoring.suggest import Candidate, rank
 from lsp_server.jobs import Job
 from lsp_server.project import Project
 
@@ -135,6 +136,20 @@ def _capture_result(
         )
         return None
     return _write(project, result.test, summary, data, result)
+
+
+def suggest_boundaries(
+    root: str | Path, nodeid: str, job: Job | None = None, python: str | None = None
+) -> list[Candidate]:
+    """Boundaries for ``nodeid`` ranked by expected saving (refused ones last, with why),
+    from one profiled run of the test."""
+    project = Project.at(root, python)
+    (job or Job()).report(0, 1, f"profiling {nodeid}")
+    output = run_pytest(project, [nodeid], {"profile": True, "tests": [nodeid]}, job)
+    entry = output["tests"].get(nodeid) or {}
+    if entry.get("outcome") != "passed":
+        raise RunError(f"{nodeid} does not pass ({entry.get('outcome', 'not found')})")
+    return rank(output.get("profiles", {}).get(nodeid, []))
 
 
 def _write(

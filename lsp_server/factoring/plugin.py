@@ -44,6 +44,9 @@ def _reks_factoring(request: pytest.FixtureRequest) -> Iterator[None]:
         _set_temp_root(request)
         yield from _capture(item, wanted)
         return
+    if wanted and wanted.get("profile") and item.nodeid in wanted["tests"]:
+        yield from _profile(item, Path(wanted["root"]))
+        return
     module: Any = getattr(item, "module", None)
     transcript_name = getattr(module, "REKS_TRANSCRIPT", None)
     if transcript_name:
@@ -82,6 +85,36 @@ def _capture(item: pytest.Item, wanted: dict[str, Any]) -> Iterator[None]:
         recorder.stop()
         window = time.perf_counter() - started
         _captures(item)[item.nodeid] = (item, {"recorder": recorder, "window_s": window})
+
+
+def _profile(item: pytest.Item, root: Path) -> Iterator[None]:
+    """Profile the test (fixtures included) and keep the boundary candidates."""
+    import cProfile
+    import pstats
+
+    from lsp_server.factoring.suggest import profile_candidates
+
+    profiler = cProfile.Profile()
+    profiler.enable()
+    try:
+        yield
+    finally:
+        profiler.disable()
+        stats = pstats.Stats(profiler).stats  # type: ignore[attr-defined]
+        test_file = item.nodeid.split("::")[0]
+        profiles = item.config.stash.setdefault(_profiles_key, {})
+        profiles[item.nodeid] = profile_candidates(stats, root, test_file)
+
+
+_profiles_key = pytest.StashKey[dict]()
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """Load the replay machinery once per session, before the first factored test runs: a
+    cost of the session, not of each factored test."""
+    if any(getattr(getattr(i, "module", None), "REKS_TRANSCRIPT", None) for i in session.items):
+        import lsp_server.factoring.replay
+        import lsp_server.factoring.transcript  # noqa: F401
 
 
 def _replay(request: pytest.FixtureRequest, path: Path) -> Iterator[None]:
@@ -152,6 +185,7 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
 
     out: dict[str, Any] = {"tests": session.config.stash.get(_results_key, {})}
     captured = session.config.stash.get(_captured_key, {})
+    out["profiles"] = session.config.stash.get(_profiles_key, {})
     out["captures"] = {nodeid: _capture_summary(*pair) for nodeid, pair in captured.items()}
     write_json_atomic(wanted["output"], out)
 
