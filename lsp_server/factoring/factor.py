@@ -167,6 +167,7 @@ def _write(
         result.reason = str(exc)
         return None
     data["root"] = os.path.relpath(project.root, files.transcript.parent)
+    data["system_s"] = round(result.system_s, 6)
     transcript.save(files.transcript, data)
     from lsp_server.project.text import write_atomic
 

@@ -27,6 +27,24 @@ REQUEST_ENV = "REKS_FACTORING_REQUEST"
 _RESULTS = "reks_factoring_results"
 
 
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("reks")
+    group.addoption(
+        "--reks-factored",
+        action="store_true",
+        default=False,
+        help="run each test's valid factored version first, and the system test only when "
+        "the factored one diverged, failed or is stale",
+    )
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    if config.getoption("reks_factored", False):
+        from lsp_server.factoring.workflow import FactoredFirst
+
+        config.pluginmanager.register(FactoredFirst(), "reks-factored-first")
+
+
 def _request(config: pytest.Config) -> dict[str, Any] | None:
     cached: Any = getattr(config, "_reks_factoring_request", False)
     if cached is False:
@@ -141,7 +159,11 @@ def _replay(request: pytest.FixtureRequest, path: Path) -> Iterator[None]:
         yield
     finally:
         replayer.stop()
-    replayer.finish()
+    if not item.stash.get(_call_failed_key, False):
+        replayer.finish()  # a divergence T swallowed, or calls it never made
+
+
+_call_failed_key = pytest.StashKey[bool]()
 
 
 _captured_key = pytest.StashKey[dict]()
@@ -157,9 +179,11 @@ _replay_key = pytest.StashKey[Any]()
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo) -> Iterator[None]:
     outcome: Any = yield
+    report = outcome.get_result()
+    if report.when == "call" and report.failed:
+        item.stash[_call_failed_key] = True
     if _request(item.config) is None:
         return
-    report = outcome.get_result()
     results = item.config.stash.setdefault(_results_key, {})
     entry = results.setdefault(item.nodeid, {"outcome": "passed", "duration_s": 0.0})
     entry["duration_s"] += report.duration

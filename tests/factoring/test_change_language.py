@@ -83,3 +83,35 @@ def test_extra_write_call_diverges_naming_it(factored: tuple[Path, FactorResult]
     entry = after[result.factored_test]
     assert entry["outcome"] == "failed"
     assert "diverged" in entry["divergence"] and ".put(1)" in entry["divergence"]
+
+
+def _pytest_factored_first(root: Path) -> str:
+    import os
+    import subprocess
+    import sys
+
+    from lsp_server.factoring.runner import PLUGIN, environment
+
+    command = [sys.executable, "-m", "pytest", "-p", PLUGIN, "--reks-factored", "-rs", "tests"]
+    env = {
+        **environment(root),
+        "PYTEST_DISABLE_PLUGIN_AUTOLOAD": os.environ.get("PYTEST_DISABLE_PLUGIN_AUTOLOAD", ""),
+    }
+    done = subprocess.run(command, cwd=root, env=env, capture_output=True, text=True, timeout=120)
+    return done.stdout
+
+
+def test_reks_factored_runs_the_system_test_only_when_needed(
+    factored: tuple[Path, FactorResult],
+) -> None:
+    root, result = factored
+    output = _pytest_factored_first(root)
+    assert "1 passed, 1 skipped" in output, output
+    assert f"its factored test passed ({result.factored_test})" in output
+    assert "reks factored: 1 system tests answered by their factored tests" in output
+    edit(root, "app/logic.py", "a.put(1)\n", "a.put(1)\n    a.put(1)\n")
+    try:
+        output = _pytest_factored_first(root)
+    finally:
+        edit(root, "app/logic.py", "a.put(1)\n    a.put(1)\n", "a.put(1)\n")
+    assert "2 failed" in output and "1 ran because the factored test diverged" in output, output
