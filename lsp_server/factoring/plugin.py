@@ -110,18 +110,20 @@ def _profile(item: pytest.Item, root: Path) -> Iterator[None]:
     import cProfile
     import pstats
 
-    from lsp_server.factoring.suggest import profile_candidates
+    from lsp_server.factoring.suggest import StackSampler, profile_candidates
 
     profiler = cProfile.Profile()
-    profiler.enable()
-    try:
-        yield
-    finally:
-        profiler.disable()
-        stats = pstats.Stats(profiler).stats  # type: ignore[attr-defined]
-        test_file = item.nodeid.split("::")[0]
-        profiles = item.config.stash.setdefault(_profiles_key, {})
-        profiles[item.nodeid] = profile_candidates(stats, root, test_file)
+    with StackSampler(root) as sampler:
+        profiler.enable()
+        try:
+            yield
+        finally:
+            profiler.disable()
+    stats = pstats.Stats(profiler).stats  # type: ignore[attr-defined]
+    test_file = item.nodeid.split("::")[0]
+    profiles = item.config.stash.setdefault(_profiles_key, {})
+    sampled = sampler.seconds_by_module()
+    profiles[item.nodeid] = profile_candidates(stats, root, test_file, sampled)
 
 
 _profiles_key = pytest.StashKey[dict]()

@@ -30,7 +30,7 @@ _NOT_BOUNDARIES = frozenset(
      "posixpath", "ntpath", "codecs", "_codecs", "re", "_sre", "collections", "enum",
      "threading", "_thread", "inspect", "dataclasses", "copy", "operator", "itertools",
      "_imp", "marshal", "zipimport", "_frozen_importlib", "_frozen_importlib_external",
-     "weakref", "_weakref", "stat", "_stat"}
+     "weakref", "_weakref", "stat", "_stat", "__main__", "runpy"}
 )  # fmt: skip
 """Language plumbing: never a useful environment (and ``open`` is not rebindable in T's
 globals)."""
@@ -90,8 +90,59 @@ def _external_module(key: tuple[str, int, str], modules: _Modules) -> str | None
     return modules.public(name.split(".")[0]) if name else None
 
 
-def profile_candidates(stats: dict[Any, Any], root: Path, test_file: str) -> list[dict[str, Any]]:
-    """Candidates from ``pstats.Stats(...).stats`` of one test (run in the test process)."""
+class StackSampler:
+    """Samples the test thread's stack every ``interval`` seconds and charges each sample to
+    the outermost frame below the innermost project frame: the time a call from T into E is
+    still running, also while E waits on its own threads or a child process (which a
+    deterministic profiler of one thread does not see)."""
+
+    def __init__(self, root: Path, interval: float = 0.002) -> None:
+        import threading
+
+        self._paths = ProjectPaths(root)
+        self._interval = interval
+        self._target = threading.get_ident()
+        self._stop = threading.Event()
+        self.samples: dict[str, int] = {}
+        """File of the charged E frame -> samples."""
+        self._thread = threading.Thread(target=self._run, daemon=True, name="reks-sampler")
+
+    def __enter__(self) -> StackSampler:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._thread.join()
+
+    def _run(self) -> None:
+        while not self._stop.wait(self._interval):
+            frame = sys._current_frames().get(self._target)
+            callee = None
+            while frame is not None:
+                filename = frame.f_code.co_filename
+                if self._paths.rel(filename) is not None:
+                    if callee is not None:
+                        self.samples[callee] = self.samples.get(callee, 0) + 1
+                    break
+                callee = filename
+                frame = frame.f_back
+
+    def seconds_by_module(self) -> dict[str, float]:
+        modules = _Modules()
+        found: dict[str, float] = {}
+        for filename, count in self.samples.items():
+            name = _external_module((filename, 0, ""), modules)
+            if name and name.split(".")[0] not in _NOT_BOUNDARIES:
+                found[name] = found.get(name, 0.0) + count * self._interval
+        return found
+
+
+def profile_candidates(
+    stats: dict[Any, Any], root: Path, test_file: str, sampled: dict[str, float] | None = None
+) -> list[dict[str, Any]]:
+    """Candidates from ``pstats.Stats(...).stats`` of one test (run in the test process),
+    with the time ``StackSampler`` saw below T where that is more."""
     paths = ProjectPaths(root)
     modules = _Modules()
     found: dict[str, Candidate] = {}
@@ -118,6 +169,9 @@ def profile_candidates(stats: dict[Any, Any], root: Path, test_file: str) -> lis
             entry = found.setdefault(name, Candidate(name, 0.0, 0, kind))
             entry.time_s += cumulative
             entry.calls += calls
+    for name, seconds in (sampled or {}).items():
+        entry = found.setdefault(name, Candidate(name, 0.0, 1, "external"))
+        entry.time_s = max(entry.time_s, seconds)
     return [c.to_json() for c in found.values()]
 
 
