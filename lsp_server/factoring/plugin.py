@@ -106,24 +106,13 @@ def _capture(item: pytest.Item, wanted: dict[str, Any]) -> Iterator[None]:
 
 
 def _profile(item: pytest.Item, root: Path) -> Iterator[None]:
-    """Profile the test (fixtures included) and keep the boundary candidates."""
-    import cProfile
-    import pstats
+    """Time the test's calls below its code (fixtures included): the boundary candidates."""
+    from lsp_server.factoring.suggest import BoundaryProfiler
 
-    from lsp_server.factoring.suggest import StackSampler, profile_candidates
-
-    profiler = cProfile.Profile()
-    with StackSampler(root) as sampler:
-        profiler.enable()
-        try:
-            yield
-        finally:
-            profiler.disable()
-    stats = pstats.Stats(profiler).stats  # type: ignore[attr-defined]
-    test_file = item.nodeid.split("::")[0]
-    profiles = item.config.stash.setdefault(_profiles_key, {})
-    sampled = sampler.seconds_by_module()
-    profiles[item.nodeid] = profile_candidates(stats, root, test_file, sampled)
+    profiler = BoundaryProfiler(root, item.nodeid.split("::")[0])
+    with profiler:
+        yield
+    item.config.stash.setdefault(_profiles_key, {})[item.nodeid] = profiler.candidates()
 
 
 _profiles_key = pytest.StashKey[dict]()

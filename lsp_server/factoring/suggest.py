@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import re
 import sys
+import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -90,89 +91,101 @@ def _external_module(key: tuple[str, int, str], modules: _Modules) -> str | None
     return modules.public(name.split(".")[0]) if name else None
 
 
-class StackSampler:
-    """Samples the test thread's stack every ``interval`` seconds and charges each sample to
-    the outermost frame below the innermost project frame: the time a call from T into E is
-    still running, also while E waits on its own threads or a child process (which a
-    deterministic profiler of one thread does not see)."""
+class BoundaryProfiler:
+    """A profile hook on the test's thread (``sys.setprofile``: that thread only) that times
+    each call from T into code that is not T's, from its entry to its return: the time E
+    takes, waits on its own threads and child processes included. A call from one project
+    module into another (neither a test file) is charged to the callee as an internal
+    candidate. Calls E makes while an E call is running are E's own business."""
 
-    def __init__(self, root: Path, interval: float = 0.002) -> None:
-        import threading
-
+    def __init__(self, root: Path, test_file: str) -> None:
         self._paths = ProjectPaths(root)
-        self._interval = interval
-        self._target = threading.get_ident()
-        self._stop = threading.Event()
-        self.samples: dict[str, int] = {}
-        """File of the charged E frame -> samples."""
-        self._thread = threading.Thread(target=self._run, daemon=True, name="reks-sampler")
+        self._test_file = test_file
+        self._project: dict[str, str | None] = {}
+        self._open: dict[int, tuple[str, str, float]] = {}
+        """id(frame) or -depth of an open C call -> (file or label, kind, start)."""
+        self._inside = 0
+        self.time: dict[tuple[str, str], float] = {}
+        self.calls: dict[tuple[str, str], int] = {}
 
-    def __enter__(self) -> StackSampler:
-        self._thread.start()
+    def __enter__(self) -> BoundaryProfiler:
+        sys.setprofile(self._event)
         return self
 
     def __exit__(self, *exc: object) -> None:
-        self._stop.set()
-        self._thread.join()
+        sys.setprofile(None)
 
-    def _run(self) -> None:
-        while not self._stop.wait(self._interval):
-            frame = sys._current_frames().get(self._target)
-            callee = None
-            while frame is not None:
-                filename = frame.f_code.co_filename
-                if self._paths.rel(filename) is not None:
-                    if callee is not None:
-                        self.samples[callee] = self.samples.get(callee, 0) + 1
-                    break
-                callee = filename
-                frame = frame.f_back
+    def _rel(self, filename: str) -> str | None:
+        if filename not in self._project:
+            self._project[filename] = self._paths.rel(filename)
+        return self._project[filename]
 
-    def seconds_by_module(self) -> dict[str, float]:
+    def _event(self, frame: Any, event: str, arg: Any) -> None:
+        if event == "call":
+            if self._inside or frame.f_back is None:
+                return
+            caller = self._rel(frame.f_back.f_code.co_filename)
+            if caller is None:
+                return
+            callee = self._rel(frame.f_code.co_filename)
+            if callee is None:
+                self._start(id(frame), frame.f_code.co_filename, "external")
+            elif callee != caller and not (
+                _is_test_file(callee, self._test_file) or _is_test_file(caller, self._test_file)
+            ):
+                self._start(id(frame), frame.f_code.co_filename, "internal")
+        elif event == "return":
+            self._stop(id(frame))
+        elif event == "c_call":
+            if not self._inside and self._rel(frame.f_code.co_filename) is not None:
+                label = _c_label(arg)
+                if label[3:] not in _NOT_BOUNDARIES:  # sum(), len(): T's own plumbing
+                    self._start(-1, label, "external")
+        elif event in ("c_return", "c_exception"):
+            self._stop(-1)
+
+    def _start(self, key: int, where: str, kind: str) -> None:
+        self._open[key] = (where, kind, time.perf_counter())
+        self._inside += 1
+
+    def _stop(self, key: int) -> None:
+        opened = self._open.pop(key, None)
+        if opened is None:
+            return
+        self._inside -= 1
+        where, kind, started = opened
+        self.time[(where, kind)] = self.time.get((where, kind), 0.0) + time.perf_counter() - started
+        self.calls[(where, kind)] = self.calls.get((where, kind), 0) + 1
+
+    def candidates(self) -> list[dict[str, Any]]:
         modules = _Modules()
-        found: dict[str, float] = {}
-        for filename, count in self.samples.items():
-            name = _external_module((filename, 0, ""), modules)
-            if name and name.split(".")[0] not in _NOT_BOUNDARIES:
-                found[name] = found.get(name, 0.0) + count * self._interval
-        return found
-
-
-def profile_candidates(
-    stats: dict[Any, Any], root: Path, test_file: str, sampled: dict[str, float] | None = None
-) -> list[dict[str, Any]]:
-    """Candidates from ``pstats.Stats(...).stats`` of one test (run in the test process),
-    with the time ``StackSampler`` saw below T where that is more."""
-    paths = ProjectPaths(root)
-    modules = _Modules()
-    found: dict[str, Candidate] = {}
-    for callee, (_, _, _, _, callers) in stats.items():
-        callee_rel = paths.rel(callee[0]) if callee[0] != "~" else None
-        for caller, (_, calls, _, cumulative) in callers.items():
-            caller_rel = paths.rel(caller[0]) if caller[0] != "~" else None
-            if caller_rel is None:
-                continue
-            if callee_rel is None:
-                name = _external_module(callee, modules)
-                kind = "external"
-            elif (
-                callee_rel != caller_rel
-                and not _is_test_file(callee_rel, test_file)
-                and not _is_test_file(caller_rel, test_file)
-            ):  # a project module below T's code, not the code under test itself
-                name = modules.by_file.get(callee[0])
-                kind = "internal"
+        found: dict[str, Candidate] = {}
+        for (where, kind), seconds in self.time.items():
+            if where.startswith("<c>"):
+                name: str | None = where[3:]
+            elif kind == "internal":
+                name = modules.by_file.get(where)
             else:
-                continue
+                name = _external_module((where, 0, ""), modules)
             if not name or name.split(".")[0] in _NOT_BOUNDARIES:
                 continue
             entry = found.setdefault(name, Candidate(name, 0.0, 0, kind))
-            entry.time_s += cumulative
-            entry.calls += calls
-    for name, seconds in (sampled or {}).items():
-        entry = found.setdefault(name, Candidate(name, 0.0, 1, "external"))
-        entry.time_s = max(entry.time_s, seconds)
-    return [c.to_json() for c in found.values()]
+            entry.time_s += seconds
+            entry.calls += self.calls[(where, kind)]
+        return [c.to_json() for c in found.values()]
+
+
+def _c_label(function: Any) -> str:
+    """``<c>module`` of a builtin T calls (``time.sleep`` -> ``<c>time``)."""
+    owner = getattr(function, "__self__", None)
+    module = getattr(function, "__module__", None)
+    if module is None and owner is not None and not isinstance(owner, type(sys)):
+        module = type(owner).__module__  # a method of a C object: sqlite3.Connection.execute
+    elif module is None and owner is not None:
+        module = owner.__name__
+    name = (module or "builtins").split(".")[0]
+    stripped = name.lstrip("_")
+    return "<c>" + (stripped if stripped != name and stripped in sys.modules else name)
 
 
 def _is_test_file(rel: str, test_file: str) -> bool:

@@ -1,5 +1,6 @@
-"""``reks factor`` end to end: --suggest ranks boundaries by expected saving (replaying 2000
-cheap calls costs more than one sleep), and without --boundary the best one is factored."""
+"""``reks factor`` end to end: --suggest ranks boundaries by expected saving and refuses one
+whose 3000 cheap calls would cost more to replay than to make; without --boundary the best
+one is factored."""
 
 from __future__ import annotations
 
@@ -25,11 +26,14 @@ def cheap(x):
 """
 
 LOGIC = """
+import json
+
 from app import env
 
 
 def work():
-    return env.slow(2) + sum(env.cheap(i) for i in range(2000))
+    encoded = [json.dumps(i) for i in range(3000)]
+    return env.slow(2) + env.cheap(len(encoded) - 3000)
 """
 
 TESTS = """
@@ -37,7 +41,7 @@ from app import logic
 
 
 def test_it():
-    assert logic.work() == 4 + sum(range(1, 2001))
+    assert logic.work() == 5
 """
 
 TEST = "tests/test_logic.py::test_it"
@@ -50,12 +54,13 @@ def test_suggest_ranks_by_saving_and_factor_picks_the_best(
     assert main(["factor", TEST, "--suggest", "--json", "--root", str(root)]) == 0
     ranked = json.loads(capsys.readouterr().out)
     by_name = {row["boundary"]: row for row in ranked}
-    assert ranked[0]["boundary"] == "time" and ranked[0]["calls"] == 1
-    assert by_name["app.env"]["calls"] == 2001 and by_name["app.env"]["time_s"] >= 0.3
-    assert by_name["app.env"]["saving_s"] < ranked[0]["saving_s"]
+    assert ranked[0]["boundary"] == "app.env" and not ranked[0]["refused"]
+    assert ranked[0]["calls"] == 2 and ranked[0]["time_s"] >= 0.3
+    assert by_name["json"]["calls"] == 3000
+    assert "replay would not be faster" in by_name["json"]["refused"]
 
     assert main(["factor", TEST, "--json", "--root", str(root)]) == 0
     result = json.loads(capsys.readouterr().out)
-    assert result["status"] == "factored" and result["boundaries"] == ["time"]
+    assert result["status"] == "factored" and result["boundaries"] == ["app.env"]
     assert (root / result["transcript"]).is_file()
     assert result["speedup"] > 1
