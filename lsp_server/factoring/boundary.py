@@ -49,22 +49,37 @@ class Boundary:
         return name == own or name.startswith(own + ".")
 
     def members(self) -> Iterator[tuple[str, Any]]:
-        """E's objects T may hold a reference to, with their transcript names."""
+        """E's objects reachable from the boundary module, with their transcript names (the
+        files they come from are E's code)."""
         if self.cls is not None:
             yield self.name, self.cls
             return
-        own = self.module.__name__
-        yield own, self.module
-        for attr, value in list(vars(self.module).items()):
-            if attr.startswith("__") or _is_plain_data(value):
-                continue
-            if isinstance(value, types.ModuleType):
-                if self.owns_module(value.__name__):
-                    yield f"{own}.{attr}", value
-                continue  # a module E merely imports (``os`` inside ``subprocess``) is not E
-            origin = getattr(value, "__module__", None) or own
-            if self.owns_module(origin) or self.owns_module(origin.lstrip("_")):
-                yield f"{own}.{attr}", value  # ``_sqlite3.connect`` is ``sqlite3.connect``
+        yield self.module.__name__, self.module
+        for value in list(vars(self.module).values()):
+            name = self.member_name(value)
+            if name is not None and value is not self.module:
+                yield name, value
+
+    def member_name(self, value: Any) -> str | None:
+        """The transcript name of ``value`` if it is E's (a module, function or class of the
+        boundary, ``_sqlite3.connect`` counting as ``sqlite3``'s), else None."""
+        if self.cls is not None:
+            return self.name if value is self.cls else None
+        if isinstance(value, types.ModuleType):
+            name = getattr(value, "__name__", None)
+            return name if isinstance(name, str) and self.owns_module(name) else None
+        if not isinstance(value, (type, types.FunctionType, types.BuiltinFunctionType)):
+            return None
+        origin = getattr(value, "__module__", None)
+        if not isinstance(origin, str):
+            return None
+        if not (self.owns_module(origin) or self.owns_module(origin.lstrip("_"))):
+            return None
+        return (
+            f"{self.module.__name__}.{value.__qualname__}"
+            if origin.startswith("_")
+            else (f"{origin}.{value.__qualname__}")
+        )
 
 
 def _is_plain_data(value: Any) -> bool:
@@ -135,20 +150,16 @@ def rebind(
 ) -> Rebinding:
     """Rebind every global of T bound to a member of a boundary to ``stand_in(name, obj)``
     (one stand-in per member, shared by all of T's modules)."""
-    members: dict[int, tuple[str, Any]] = {}
-    for boundary in boundaries:
-        for name, value in boundary.members():
-            members.setdefault(id(value), (name, value))
     made: dict[int, Any] = {}
     rebinding = Rebinding()
     for module in t_modules(root, boundaries):
         namespace = vars(module)
         for attr, value in list(namespace.items()):
-            hit = members.get(id(value))
-            if hit is None or hit[1] is not value:
-                continue
             if id(value) not in made:
-                made[id(value)] = stand_in(*hit)
+                name = next(filter(None, (b.member_name(value) for b in boundaries)), None)
+                if name is None:
+                    continue
+                made[id(value)] = stand_in(name, value)
             rebinding.saved.append((namespace, attr, value))
             namespace[attr] = made[id(value)]
     return rebinding

@@ -86,6 +86,7 @@ class Schedule:
         self.read_only = self._read_only_flags()
         self.setter = [self._is_setter(e) for e in events]
         self._queues: dict[int, list[int]] = {}
+        self._heads: dict[int, int] = {}
         for index, event in enumerate(events):
             self._queues.setdefault(self.set_of(event), []).append(index)
 
@@ -162,7 +163,8 @@ class Schedule:
         """The index of the recorded event that answers the call, consumed; None when the
         next events of its state set allow no match."""
         skipped: list[int] = []
-        for index in self._queues.get(state_set, ()):
+        queue = self._queues.get(state_set, [])
+        for index in queue[self._head(state_set) :]:
             if self.consumed[index]:
                 continue
             if same(self.events[index]):
@@ -176,11 +178,21 @@ class Schedule:
                 return None
         return None
 
+    def _head(self, state_set: int) -> int:
+        """Position of the first unconsumed event of a state set (kept, so that replay
+        stays linear in the transcript's length)."""
+        queue = self._queues.get(state_set, [])
+        position = self._heads.get(state_set, 0)
+        while position < len(queue) and self.consumed[queue[position]]:
+            position += 1
+        self._heads[state_set] = position
+        return position
+
     def nearest(self, state_set: int, same: Comparator) -> int | None:
         """A recorded read-only event equal to the call, nearest before the state set's
         position (else after it): the answer to a read-only call T added."""
         queue = self._queues.get(state_set, [])
-        position = next((i for i, idx in enumerate(queue) if not self.consumed[idx]), len(queue))
+        position = self._head(state_set)
         before = [idx for idx in queue[:position] if self.read_only[idx] and same(self.events[idx])]
         if before:
             return before[-1]
@@ -189,7 +201,8 @@ class Schedule:
 
     def expected(self, state_set: int) -> dict[str, Any] | None:
         """The next recorded event of a state set that replay cannot skip."""
-        for index in self._queues.get(state_set, ()):
+        queue = self._queues.get(state_set, [])
+        for index in queue[self._head(state_set) :]:
             if not self.consumed[index] and not self.read_only[index]:
                 return self.events[index]
         return None

@@ -13,6 +13,7 @@ import base64
 import contextlib
 import importlib
 import math
+import os
 import pathlib
 from collections.abc import Callable
 from typing import Any
@@ -24,11 +25,15 @@ _SCALARS = (bool, int, float, str, type(None))
 
 
 TEMP_MARK = "<tmp_path>"
+CURRENT_TEST_MARK = "<PYTEST_CURRENT_TEST>"
+_CURRENT_TEST = "PYTEST_CURRENT_TEST"
 
 
 class _TempRoot:
-    """pytest's base temporary directory of this run: a path under it is written as
-    ``<tmp_path>/...`` so that a transcript does not depend on which run made it."""
+    """What differs between the run that captured and the run that replays: a path under
+    pytest's base temporary directory is written as ``<tmp_path>/...``, and the value of
+    ``PYTEST_CURRENT_TEST`` (which names the test, e.g. in a copy of ``os.environ``) as
+    ``<PYTEST_CURRENT_TEST>``."""
 
     def __init__(self) -> None:
         self.base: str | None = None
@@ -42,6 +47,8 @@ class _TempRoot:
     def encode(self, text: str) -> str:
         base = self.base
         if base is None or not text.startswith(base):
+            if text == os.environ.get(_CURRENT_TEST):  # names the test: differs when factored
+                return CURRENT_TEST_MARK
             return text
         folder, sep, rest = text[len(base) :].partition("/")
         if self.current is None:
@@ -49,6 +56,8 @@ class _TempRoot:
         return TEMP_MARK + sep + rest
 
     def decode(self, text: str) -> str:
+        if text == CURRENT_TEST_MARK:
+            return os.environ.get(_CURRENT_TEST, text)
         if self.current is None or not text.startswith(TEMP_MARK):
             return text
         return self.current + text[len(TEMP_MARK) :]
@@ -77,7 +86,7 @@ def encode(value: Any, other: Callable[[Any], Json]) -> Json:
     """The transcript form of ``value``; ``other`` writes what is not plain data."""
     kind = type(value)
     if kind is str:
-        return TEMP_ROOT.encode(value) if TEMP_ROOT.base else value
+        return TEMP_ROOT.encode(value)
     if kind in _SCALARS:
         if kind is float and not math.isfinite(value):
             return {"$float": repr(value)}
