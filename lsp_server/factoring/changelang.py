@@ -164,7 +164,8 @@ class Schedule:
         next events of its state set allow no match."""
         skipped: list[int] = []
         queue = self._queues.get(state_set, [])
-        for index in queue[self._head(state_set) :]:
+        for position in range(self._head(state_set), len(queue)):  # no slice: no copy
+            index = queue[position]
             if self.consumed[index]:
                 continue
             if same(self.events[index]):
@@ -202,7 +203,8 @@ class Schedule:
     def expected(self, state_set: int) -> dict[str, Any] | None:
         """The next recorded event of a state set that replay cannot skip."""
         queue = self._queues.get(state_set, [])
-        for index in queue[self._head(state_set) :]:
+        for position in range(self._head(state_set), len(queue)):
+            index = queue[position]
             if not self.consumed[index] and not self.read_only[index]:
                 return self.events[index]
         return None
