@@ -220,3 +220,33 @@ def _rejection(result: FactorResult, entry: dict[str, Any], keep_slower: bool) -
 def _remove(files: emit.FactoredFiles) -> None:
     for path in (files.test, files.transcript):
         path.unlink(missing_ok=True)
+
+
+@dataclass(frozen=True)
+class StaleTest:
+    """A factored test whose transcript no longer describes E (for a diagnostic)."""
+
+    factored_test: str
+    """Root-relative path of the factored test file."""
+    original: str
+    reason: str
+
+
+def stale_factored_tests(root: str | Path) -> list[StaleTest]:
+    """The factored tests under ``root`` whose environment changed since capture: skipped
+    when run, to be recaptured (``reks factor ORIGINAL``)."""
+    project = Project.at(root)
+    found = []
+    for path in sorted(project.python_files()):
+        if not path.name.startswith("test_factored__"):
+            continue
+        transcript_path = path.with_suffix(".transcript.json")
+        try:
+            data = transcript.load(transcript_path)
+        except (OSError, ValueError) as exc:
+            found.append(StaleTest(project.rel(path) or str(path), "?", f"no transcript: {exc}"))
+            continue
+        verdict = transcript.staleness(data, (transcript_path.parent / data["root"]).resolve())
+        if verdict.stale:
+            found.append(StaleTest(project.rel(path) or str(path), data["test"], verdict.reason()))
+    return found

@@ -15,7 +15,6 @@ With a request, the outcome and duration of every test is written to the request
 from __future__ import annotations
 
 import json
-import os
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -23,7 +22,9 @@ from typing import Any
 
 import pytest
 
-REQUEST_ENV = "REKS_FACTORING_REQUEST"
+REQUEST_OPTION = "--reks-factoring-request"
+"""A command-line option, not an environment variable: a copy of ``os.environ`` made by T
+must be the same in the capturing and the replaying run."""
 _RESULTS = "reks_factoring_results"
 
 
@@ -36,6 +37,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="run each test's valid factored version first, and the system test only when "
         "the factored one diverged, failed or is stale",
     )
+    group.addoption(REQUEST_OPTION, default=None, help="(used by reks factor)")
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -48,7 +50,7 @@ def pytest_configure(config: pytest.Config) -> None:
 def _request(config: pytest.Config) -> dict[str, Any] | None:
     cached: Any = getattr(config, "_reks_factoring_request", False)
     if cached is False:
-        path = os.environ.get(REQUEST_ENV)
+        path = config.getoption("reks_factoring_request", None)
         cached = json.loads(Path(path).read_text(encoding="utf-8")) if path else None
         config._reks_factoring_request = cached  # type: ignore[attr-defined]
     return cached

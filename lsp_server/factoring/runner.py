@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import lsp_server
-from lsp_server.factoring.plugin import REQUEST_ENV
+from lsp_server.factoring.plugin import REQUEST_OPTION
 from lsp_server.jobs import Job
 from lsp_server.project import Project
 
@@ -46,10 +46,10 @@ def run_pytest(
             encoding="utf-8",
         )
         env = environment(project.root)
-        env[REQUEST_ENV] = str(request_path)
         command = [
             project.python, "-m", "pytest", "-p", PLUGIN, "-p", "no:cacheprovider",
-            "-p", "no:randomly", "-q", "--rootdir", str(project.root), *nodeids,
+            "-p", "no:randomly", "-q", "--rootdir", str(project.root),
+            f"{REQUEST_OPTION}={request_path}", *nodeids,
         ]  # fmt: skip
         log = Path(scratch) / "log.txt"
         with log.open("wb") as sink:

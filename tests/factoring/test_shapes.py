@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from lsp_server.factoring.factor import FactorResult, factor_tests
+from lsp_server.factoring import FactorResult, factor_tests, stale_factored_tests
 from tests.factoring.helpers import edit, factor, make_project, outcomes
 
 LOGIC = """
@@ -124,11 +124,15 @@ def test_changed_e_makes_factored_tests_stale(shapes: tuple[Path, dict[str, Fact
     edit(root, "app/env.py", "target.extend(self.rows)", "target.extend(list(self.rows))")
     try:
         after = outcomes(root, *factored)
+        stale = stale_factored_tests(root)
     finally:
         edit(root, "app/env.py", "target.extend(list(self.rows))", "target.extend(self.rows)")
     for nodeid in factored:
         assert after[nodeid]["outcome"] == "skipped"
         assert "stale" in after[nodeid]["message"] and "app/env.py" in after[nodeid]["message"]
+    assert sorted(s.original for s in stale) == sorted(results)
+    assert all("app/env.py::Store.fill" in s.reason for s in stale)
+    assert stale_factored_tests(root) == []
 
 
 def _check(

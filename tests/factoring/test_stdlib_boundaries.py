@@ -3,6 +3,7 @@ refusal of a boundary whose replay is not faster than the real thing."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 from lsp_server.factoring.factor import factor_tests
@@ -32,11 +33,18 @@ def echo(text):
 """
 
 TESTS = """
+import pytest
+
 from app import logic
 
 
-def test_sqlite(tmp_path):
-    assert logic.names(str(tmp_path / "x.db")) == ["a", "b"]
+@pytest.fixture
+def db_path(tmp_path):
+    return str(tmp_path / "x.db")
+
+
+def test_sqlite(db_path):
+    assert logic.names(db_path) == ["a", "b"]
 
 
 def test_subprocess():
@@ -51,6 +59,14 @@ def test_sqlite3_and_subprocess_replay_and_catch_a_broken_t(tmp_path: Path) -> N
     for result in results:
         assert result.status == "factored", result.reason
     factored = [r.factored_test or "" for r in results]
+    emitted = (root / factored[0].split("::")[0]).read_text(encoding="utf-8")
+    assert "from test_logic import db_path" in emitted  # the original module's fixture
+    assert "def test_sqlite_factored(db_path):" in emitted
+    data = json.loads((root / (results[0].transcript or "")).read_text(encoding="utf-8"))
+    assert data["format"] == "reks-factoring-transcript" and data["version"] == 1
+    assert data["pickled"] is False and data["boundary"] == ["sqlite3", "subprocess"]
+    assert data["events"][0]["target"] == "sqlite3.connect"
+    assert data["events"][0]["args"] == ["<tmp_path>/x.db"]
     edit(root, "app/logic.py", "order by name", "order by name desc")
     edit(root, "app/logic.py", "done.stdout.strip()", "done.stdout")
     after = outcomes(root, *nodeids, *factored)
