@@ -81,7 +81,7 @@ def factor_all(project: Project, chosen: dict[str, str | None]) -> list[FactorRe
             groups.setdefault(boundary, []).append(nodeid)
     results = []
     for boundary, nodeids in groups.items():
-        results += factor_tests(project.root, nodeids, [boundary], keep_slower=True)
+        results += factor_tests(project.root, nodeids, [boundary])  # refuses slower replays
     return results
 
 
@@ -142,15 +142,18 @@ def report(
             f"{result.test:<62} {result.boundaries[0]:<9} {system * 1000:>7.1f}ms "
             f"{replay * 1000:>7.1f}ms {speedups[-1]:>7.1f}x {result.transcript_bytes:>7}"
         )
-    useful = sum(1 for b in chosen.values() if b)
+    suggested = sum(1 for b in chosen.values() if b)
     print()
     print(f"project: {REQUIREMENT}, {len(candidates)} slowest passing tests")
-    print(f"useful boundary suggested: {useful}/{len(candidates)}; factored: {len(speedups)}")
+    print(f"boundary suggested: {suggested}/{len(candidates)}; useful (factored, faster, valid "
+          f"on unchanged code): {len(speedups)}/{len(candidates)}")  # fmt: skip
     if speedups:
         print(f"median speed-up {statistics.median(speedups):.1f}x, total "
               f"{system_total / replay_total:.1f}x ({system_total:.2f} s -> {replay_total:.2f} s), "
               f"slower than the system test: {sum(1 for s in speedups if s < 1)}")  # fmt: skip
-        print(f"capture overhead (capture run / plain run): median {statistics.median(overheads):.2f}x")
+        print(
+            f"capture overhead (capture run / plain run): median {statistics.median(overheads):.2f}x"
+        )
         sizes = [r.transcript_bytes for r in results if r.status == "factored"]
         print(f"transcript size: median {statistics.median(sizes)} B, max {max(sizes)} B")
     stub, mocked, plain = mock["reks stub"], mock["unittest.mock"], mock["plain function"]

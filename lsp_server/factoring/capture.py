@@ -23,7 +23,7 @@ from lsp_server.factoring.boundary import (
     t_modules,
 )
 from lsp_server.factoring.changelang import describe
-from lsp_server.factoring.proxies import OPERATORS, install_operators
+from lsp_server.factoring.proxies import OPERATORS, RealClassChecks, install_operators, stand_in
 from lsp_server.factoring.values import Json, Unserialisable
 
 _MUTABLE = (list, dict, set, bytearray)
@@ -65,13 +65,7 @@ class Recorder:
             self.refusal = reason
 
     def _stand_in(self, name: str, value: Any) -> Any:
-        if isinstance(value, types.ModuleType):
-            return ModuleProxy(self, name, value)
-        if is_exception_class(value):
-            return value
-        if isinstance(value, type):
-            return ClassProxy(self, name, value)
-        return FunctionProxy(self, name, value)
+        return stand_in(self, name, value, ModuleProxy, ClassProxy, FunctionProxy)
 
     # -- calls ----------------------------------------------------------------------------
     def call(self, target: dict[str, Any], fn: Any, args: tuple, kwargs: dict) -> Any:
@@ -281,7 +275,7 @@ class FunctionProxy:
         return f"<recording {self._reks_name}>"
 
 
-class ClassProxy(FunctionProxy):
+class ClassProxy(FunctionProxy, RealClassChecks):
     """A class of E: calling it records the construction; ``isinstance`` asks the real class."""
 
     __slots__ = ()
@@ -293,12 +287,6 @@ class ClassProxy(FunctionProxy):
             return FunctionProxy(self._reks_rec, qualified, value)
         return self._reks_rec.constant(qualified, value)
 
-    def __instancecheck__(self, instance: Any) -> bool:
-        return isinstance(instance, self._reks_real)
-
-    def __subclasscheck__(self, subclass: type) -> bool:
-        return issubclass(subclass, self._reks_real)
-
 
 class ModuleProxy(FunctionProxy):
     """A module of E: its functions and classes are recorded, its data read once."""
@@ -308,15 +296,8 @@ class ModuleProxy(FunctionProxy):
     def __getattr__(self, name: str) -> Any:
         value = getattr(self._reks_real, name)
         qualified = f"{self._reks_name}.{name}"
-        if isinstance(value, types.ModuleType):
-            return ModuleProxy(self._reks_rec, qualified, value)
-        if is_exception_class(value):
-            return value
-        if isinstance(value, type):
-            return ClassProxy(self._reks_rec, qualified, value)
-        if callable(value):
-            return FunctionProxy(self._reks_rec, qualified, value)
-        return self._reks_rec.constant(qualified, value)
+        made = stand_in(self._reks_rec, qualified, value, ModuleProxy, ClassProxy, FunctionProxy)
+        return self._reks_rec.constant(qualified, value) if made is None else made
 
 
 class Proxy:

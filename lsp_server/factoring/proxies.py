@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import operator
 import os
+import types
 from collections.abc import Callable
 from typing import Any
 
@@ -74,3 +75,32 @@ def _operator_method(name: str) -> Callable[..., Any]:
 
     method.__name__ = name
     return method
+
+
+def stand_in(
+    owner: Any, name: str, value: Any, module_cls: type, class_cls: type, function_cls: type
+) -> Any:
+    """The stand-in for E's ``value`` (capture proxy or replay stub, by the classes given):
+    None for data. Exception classes stay real: ``except`` must match what E raises."""
+    if isinstance(value, types.ModuleType):
+        return module_cls(owner, name, value)
+    if isinstance(value, type) and issubclass(value, BaseException):
+        return value
+    if isinstance(value, type):
+        return class_cls(owner, name, value)
+    if callable(value):
+        return function_cls(owner, name, value)
+    return None
+
+
+class RealClassChecks:
+    """``isinstance`` and ``issubclass`` against a class stand-in ask the real class."""
+
+    __slots__ = ()
+    _reks_real: Any
+
+    def __instancecheck__(self, instance: Any) -> bool:
+        return isinstance(instance, self._reks_real)
+
+    def __subclasscheck__(self, subclass: type) -> bool:
+        return issubclass(subclass, self._reks_real)

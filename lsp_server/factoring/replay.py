@@ -16,9 +16,9 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from lsp_server.factoring import values
-from lsp_server.factoring.boundary import Boundary, Rebinding, is_exception_class, rebind
+from lsp_server.factoring.boundary import Boundary, Rebinding, rebind
 from lsp_server.factoring.changelang import Schedule, describe, is_read_only_name
-from lsp_server.factoring.proxies import install_operators
+from lsp_server.factoring.proxies import RealClassChecks, install_operators, stand_in
 from lsp_server.factoring.values import Json
 
 _SETTER_PREFIXES = ("set", "add")
@@ -72,13 +72,7 @@ class Replayer:
         raise error
 
     def _stand_in(self, name: str, value: Any) -> Any:
-        if isinstance(value, types.ModuleType):
-            return ModuleStub(self, name, value)
-        if is_exception_class(value):
-            return value
-        if isinstance(value, type):
-            return ClassStub(self, name, value)
-        return FunctionStub(self, name, value)
+        return stand_in(self, name, value, ModuleStub, ClassStub, FunctionStub)
 
     # -- answering ----------------------------------------------------------------------------
     def answer(self, target: dict[str, Any], args: tuple, kwargs: dict, kind: str = "call") -> Any:
@@ -261,7 +255,7 @@ class FunctionStub:
         return f"<replayed {self._reks_name}>"
 
 
-class ClassStub(FunctionStub):
+class ClassStub(FunctionStub, RealClassChecks):
     __slots__ = ()
 
     def __getattr__(self, name: str) -> Any:
@@ -270,12 +264,6 @@ class ClassStub(FunctionStub):
             return FunctionStub(self._reks_replay, f"{self._reks_name}.{name}", value)
         return value
 
-    def __instancecheck__(self, instance: Any) -> bool:
-        return isinstance(instance, self._reks_real)
-
-    def __subclasscheck__(self, subclass: type) -> bool:
-        return issubclass(subclass, self._reks_real)
-
 
 class ModuleStub(FunctionStub):
     __slots__ = ()
@@ -283,15 +271,8 @@ class ModuleStub(FunctionStub):
     def __getattr__(self, name: str) -> Any:
         value = getattr(self._reks_real, name)
         qualified = f"{self._reks_name}.{name}"
-        if isinstance(value, types.ModuleType):
-            return ModuleStub(self._reks_replay, qualified, value)
-        if is_exception_class(value):
-            return value
-        if isinstance(value, type):
-            return ClassStub(self._reks_replay, qualified, value)
-        if callable(value):
-            return FunctionStub(self._reks_replay, qualified, value)
-        return value
+        made = stand_in(self._reks_replay, qualified, value, ModuleStub, ClassStub, FunctionStub)
+        return value if made is None else made
 
 
 class Stub:
