@@ -151,9 +151,8 @@ def report(
         print(f"median speed-up {statistics.median(speedups):.1f}x, total "
               f"{system_total / replay_total:.1f}x ({system_total:.2f} s -> {replay_total:.2f} s), "
               f"slower than the system test: {sum(1 for s in speedups if s < 1)}")  # fmt: skip
-        print(
-            f"capture overhead (capture run / plain run): median {statistics.median(overheads):.2f}x"
-        )
+        overhead = statistics.median(overheads)
+        print(f"capture overhead (capture run / plain run): median {overhead:.2f}x")
         sizes = [r.transcript_bytes for r in results if r.status == "factored"]
         print(f"transcript size: median {statistics.median(sizes)} B, max {max(sizes)} B")
     stub, mocked, plain = mock["reks stub"], mock["unittest.mock"], mock["plain function"]
