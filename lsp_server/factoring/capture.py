@@ -10,6 +10,7 @@ call that made them. An object E returns twice is the same reference (``{"$ref":
 
 from __future__ import annotations
 
+import inspect
 import types
 from pathlib import Path
 from typing import Any
@@ -149,6 +150,10 @@ class Recorder:
         if isinstance(value, BaseException) or is_exception_class(value):
             return value
         if isinstance(value, type):
+            return value
+        if inspect.isawaitable(value):
+            self.refuse(f"E returned an awaitable {values.qualified_name(type(value))}: async "
+                        "environments are not factored yet")  # fmt: skip
             return value
         return self._proxies[self._ref_of(value) - 1]
 

@@ -96,3 +96,27 @@ def test_boundary_cheaper_than_replay_is_refused(tmp_path: Path) -> None:
     assert result.status == "refused"
     assert "replay is not faster" in result.reason and "3000 recorded calls" in result.reason
     assert not list((root / "tests").glob("test_factored__*"))
+
+
+def test_async_environment_is_refused_with_the_reason(tmp_path: Path) -> None:
+    env = "import asyncio\n\n\nasync def fetch(x):\n    await asyncio.sleep(0.01)\n    return x\n"
+    logic = """
+    import asyncio
+
+    from app import env
+
+
+    def get():
+        return asyncio.run(env.fetch(3))
+    """
+    tests = """
+    from app import logic
+
+
+    def test_it():
+        assert logic.get() == 3
+    """
+    root = make_project(tmp_path, logic, tests, env=env)
+    result = factor(root, "tests/test_logic.py::test_it", "app.env")
+    assert result.status == "refused"
+    assert "async environments are not factored yet" in result.reason
