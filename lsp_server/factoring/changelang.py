@@ -1,0 +1,216 @@
+"""Which calls replay expects next: the change language of section 8 of the paper.
+
+A transcript in strict order would break on any harmless change to T. Replay relaxes it in
+three measured ways:
+
+- *State sets* (8.2): each E object belongs to a state set; calls are ordered only within a
+  set, so calls on independent objects may be reordered. An object joins the set of the object
+  whose method made it and of the E objects passed to its constructor; two objects made by the
+  same module-level call with the same arguments (two connections to one database file) share
+  a set. Module-level calls form one set.
+- *Read-only calls* (8.3): attribute reads, comparison/size/text operators and accessor methods
+  (``get*``, ``is*``, ``has*``, ...) whose every recorded call with the same arguments gave
+  the same result may be removed (skipped without advancing) or added (answered from the
+  nearest recorded one).
+- *Setter clumps* (8.4): consecutive attribute writes and ``set*``/``add*`` calls returning
+  None may happen in any order among themselves.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable, Iterator
+from typing import Any
+
+from lsp_server.factoring.proxies import READ_ONLY_OPERATORS
+
+_ACCESSOR = re.compile(r"^(get|is|has)(_|[A-Z]|$)")
+_ACCESSOR_NAMES = frozenset({"keys", "values", "items", "exists", "is_file", "is_dir", "fileno"})
+_SETTER = re.compile(r"^(set|add)(_|[A-Z])")
+_MODULE_SET = 0
+
+Comparator = Callable[[dict[str, Any]], bool]
+"""Whether a recorded event is the call replay is being asked to answer."""
+
+
+def refs_in(data: Any) -> Iterator[int]:
+    """Every E reference (``{"$ref": n}``) inside a transcript value."""
+    if isinstance(data, list):
+        for item in data:
+            yield from refs_in(item)
+    elif isinstance(data, dict):
+        if "$ref" in data:
+            yield int(data["$ref"])
+        for value in data.values():
+            yield from refs_in(value)
+
+
+def describe(target: dict[str, Any]) -> str:
+    """A call target as people write it: ``sqlite3.connect`` or ``#2.execute``."""
+    if "target" in target:
+        return str(target["target"])
+    return f"#{target['on']}.{target['name']}"
+
+
+def is_read_only_name(name: str | None) -> bool:
+    if not name:
+        return False
+    return name in READ_ONLY_OPERATORS or name in _ACCESSOR_NAMES or bool(_ACCESSOR.match(name))
+
+
+def _signature(event: dict[str, Any]) -> str:
+    return json.dumps(
+        [
+            event.get("target"),
+            event.get("on"),
+            event.get("name"),
+            event.get("args"),
+            event.get("kwargs"),
+        ],
+        sort_keys=True,
+    )
+
+
+def _outcome(event: dict[str, Any]) -> str:
+    return json.dumps([event.get("result"), event.get("raise")], sort_keys=True)
+
+
+class Schedule:
+    """The recorded events of one transcript, consumed as replay answers calls."""
+
+    def __init__(self, events: list[dict[str, Any]]) -> None:
+        self.events = events
+        self.consumed = [False] * len(events)
+        self._set_of_ref = self._state_sets()
+        self.read_only = self._read_only_flags()
+        self.setter = [self._is_setter(e) for e in events]
+        self._queues: dict[int, list[int]] = {}
+        self._heads: dict[int, int] = {}
+        for index, event in enumerate(events):
+            self._queues.setdefault(self.set_of(event), []).append(index)
+
+    def _state_sets(self) -> dict[int, int]:
+        parent: dict[int, int] = {}
+
+        def find(ref: int) -> int:
+            while parent.setdefault(ref, ref) != ref:
+                ref = parent[ref]
+            return ref
+
+        def union(a: int, b: int) -> None:
+            parent[find(a)] = find(b)
+
+        made_by: dict[str, int] = {}
+        seen: set[int] = set()
+        for event in self.events:
+            made = [r for r in refs_in([event.get("result"), event.get("value")]) if r not in seen]
+            seen.update(made)
+            passed = [r for r in refs_in([event.get("args"), event.get("kwargs")])]
+            for ref in made:
+                find(ref)
+                if "on" in event:
+                    union(ref, int(event["on"]))
+                for other in passed:
+                    union(ref, other)
+                if "target" in event:
+                    key = _signature(event)
+                    if key in made_by:
+                        union(ref, made_by[key])
+                    made_by.setdefault(key, ref)
+        return {ref: find(ref) + 1 for ref in parent}  # 0 is the module-level set
+
+    def set_of(self, event: dict[str, Any]) -> int:
+        if "on" in event:
+            return self._set_of_ref.get(int(event["on"]), int(event["on"]) + 1)
+        return _MODULE_SET
+
+    def set_of_ref(self, ref: int | None) -> int:
+        return _MODULE_SET if ref is None else self._set_of_ref.get(ref, ref + 1)
+
+    def _read_only_flags(self) -> list[bool]:
+        outcomes: dict[str, set[str]] = {}
+        for event in self.events:
+            outcomes.setdefault(_signature(event), set()).add(_outcome(event))
+        flags = []
+        for event in self.events:
+            if event["kind"] == "get":
+                flags.append("raise" not in event)
+                continue
+            flags.append(
+                event["kind"] == "call"
+                and is_read_only_name(event.get("name"))
+                and not event.get("callbacks")
+                and not event.get("mutated")
+                and len(outcomes[_signature(event)]) == 1
+            )
+        return flags
+
+    @staticmethod
+    def _is_setter(event: dict[str, Any]) -> bool:
+        if event["kind"] == "set":
+            return True
+        name = event.get("name") or ""
+        return (
+            event["kind"] == "call"
+            and bool(_SETTER.match(name))
+            and event.get("result") is None
+            and "raise" not in event
+            and not event.get("callbacks")
+        )
+
+    def match(self, state_set: int, is_setter: bool, same: Comparator) -> int | None:
+        """The index of the recorded event that answers the call, consumed; None when the
+        next events of its state set allow no match."""
+        skipped: list[int] = []
+        queue = self._queues.get(state_set, [])
+        for position in range(self._head(state_set), len(queue)):  # no slice: no copy
+            index = queue[position]
+            if self.consumed[index]:
+                continue
+            if same(self.events[index]):
+                self.consumed[index] = True
+                for removed in skipped:
+                    self.consumed[removed] = True  # read-only calls T no longer makes
+                return index
+            if self.read_only[index]:
+                skipped.append(index)
+            elif not (is_setter and self.setter[index]):
+                return None
+        return None
+
+    def _head(self, state_set: int) -> int:
+        """Position of the first unconsumed event of a state set (kept, so that replay
+        stays linear in the transcript's length)."""
+        queue = self._queues.get(state_set, [])
+        position = self._heads.get(state_set, 0)
+        while position < len(queue) and self.consumed[queue[position]]:
+            position += 1
+        self._heads[state_set] = position
+        return position
+
+    def nearest(self, state_set: int, same: Comparator) -> int | None:
+        """A recorded read-only event equal to the call, nearest before the state set's
+        position (else after it): the answer to a read-only call T added."""
+        queue = self._queues.get(state_set, [])
+        position = self._head(state_set)
+        before = [idx for idx in queue[:position] if self.read_only[idx] and same(self.events[idx])]
+        if before:
+            return before[-1]
+        after = (idx for idx in queue[position:] if self.read_only[idx] and same(self.events[idx]))
+        return next(after, None)
+
+    def expected(self, state_set: int) -> dict[str, Any] | None:
+        """The next recorded event of a state set that replay cannot skip."""
+        queue = self._queues.get(state_set, [])
+        for position in range(self._head(state_set), len(queue)):
+            index = queue[position]
+            if not self.consumed[index] and not self.read_only[index]:
+                return self.events[index]
+        return None
+
+    def missing(self) -> list[dict[str, Any]]:
+        """Recorded events T never asked for that a changed T may not drop."""
+        return [
+            e for i, e in enumerate(self.events) if not self.consumed[i] and not self.read_only[i]
+        ]

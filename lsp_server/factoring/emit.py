@@ -1,0 +1,106 @@
+"""Emission: the factored test, a plain pytest file beside the original test.
+
+The factored test calls the original test function with the same fixtures (the original
+module's own fixtures are imported into it, conftest fixtures apply as they do to the
+original); the reks pytest plugin sees ``REKS_TRANSCRIPT`` and answers the boundary from the
+transcript next to it. A person can read it, and run it with ``pytest`` like any other test.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+_UNSAFE = re.compile(r"[^0-9A-Za-z_]")
+
+
+@dataclass(frozen=True)
+class FactoredFiles:
+    test: Path
+    transcript: Path
+
+
+class EmitError(ValueError):
+    """The original test has a shape emission does not handle (the reason says which)."""
+
+
+def paths_for(original_file: Path, shape: dict[str, Any]) -> FactoredFiles:
+    """Where the factored test of one original test goes: the same folder (same conftest
+    files, same import root), ``test_factored__<module>__<test>.py``."""
+    parts = [original_file.stem, shape.get("class") or "", shape["function"]]
+    stem = "__".join(_UNSAFE.sub("_", p) for p in ["test_factored", *parts] if p)
+    folder = original_file.parent
+    return FactoredFiles(folder / f"{stem}.py", folder / f"{stem}.transcript.json")
+
+
+def module_fixtures(original_file: Path) -> list[str]:
+    """The fixtures the original test module defines (``@pytest.fixture`` / ``@fixture``)."""
+    tree = ast.parse(original_file.read_text(encoding="utf-8"))
+    names = []
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and any(
+            _is_fixture_decorator(d) for d in node.decorator_list
+        ):
+            names.append(node.name)
+    return names
+
+
+def _is_fixture_decorator(node: ast.expr) -> bool:
+    target = node.func if isinstance(node, ast.Call) else node
+    if isinstance(target, ast.Attribute):
+        return target.attr == "fixture"
+    return isinstance(target, ast.Name) and target.id == "fixture"
+
+
+def render(
+    nodeid: str, shape: dict[str, Any], files: FactoredFiles, boundaries: list[str], calls: int
+) -> str:
+    """The text of the factored test."""
+    if shape.get("parametrized"):
+        raise EmitError("parametrized tests are not factored yet (factor one without parameters)")
+    module = shape["module"]
+    if not module or not shape.get("function"):
+        raise EmitError(f"{nodeid} is not a test function of a Python module")
+    fixtures = module_fixtures(Path(shape["file"]))
+    argnames = list(shape.get("argnames") or [])
+    if shape.get("class"):
+        argnames = [a for a in argnames if a != "self"]
+        body = f"_original.{shape['class']}().{shape['function']}({', '.join(argnames)})"
+    else:
+        body = f"_original.{shape['function']}({', '.join(argnames)})"
+    boundary = ", ".join(boundaries)
+    options = " ".join(f"--boundary {b}" for b in boundaries)
+    lines = [
+        f'"""Factored test of {nodeid}, made by `reks factor`.',
+        "",
+        f"Boundary: {boundary}. The code under test runs for real; each of the {calls}",
+        f"recorded interactions with the boundary is answered from {files.transcript.name}.",
+        "A call that differs from the transcript raises ReplayDivergence naming the call: run",
+        "the original test then. When the boundary's code changes this test is skipped as",
+        f"stale; recapture it with `reks factor {nodeid} {options}`.",
+        '"""',
+        "",
+        f"import {module} as _original  # the original test: its body runs unchanged",
+    ]
+    if fixtures:
+        lines.append(f"from {module} import {', '.join(fixtures)}  # noqa: F401  (its fixtures)")
+    lines += [
+        "",
+        f'REKS_TRANSCRIPT = "{files.transcript.name}"',
+        f'REKS_ORIGINAL = "{nodeid}"',
+        "",
+        "",
+        f"def {factored_function(shape)}({', '.join(argnames)}):",
+        f"    {body}",
+        "",
+    ]
+    return "\n".join(lines)
+
+
+def factored_function(shape: dict[str, Any]) -> str:
+    prefix = f"{shape['class']}_" if shape.get("class") else ""
+    name = f"{prefix}{shape['function']}_factored"
+    return name if name.startswith("test") else f"test_{name}"

@@ -1,0 +1,252 @@
+"""Factor one test: capture it across a boundary, emit the factored test, check it.
+
+``factor_test`` is the entry point for the CLI and the editor ("Factor this test"): it runs
+the system test once plainly (its time) and once under capture, writes the transcript and the
+factored test, runs the factored test once (it must pass: a divergence on unchanged code
+means T is non-deterministic or the capture is incomplete), and keeps the factored test only
+when its replay is faster than the system test.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from lsp_server.factoring import emit, transcript
+from lsp_server.factoring.runner import RunError, run_pytest
+from lsp_server.factoring.suggest import Candidate, rank
+from lsp_server.jobs import Job
+from lsp_server.project import Project
+
+
+@dataclass
+class FactorResult:
+    """What factoring one test with one boundary gave."""
+
+    test: str
+    boundaries: list[str]
+    status: str = "refused"
+    """``factored``, or ``refused`` (``reason`` says why)."""
+    reason: str = ""
+    factored_test: str | None = None
+    """Node id of the factored test."""
+    transcript: str | None = None
+    calls: int = 0
+    transcript_bytes: int = 0
+    system_s: float = 0.0
+    capture_s: float = 0.0
+    replay_s: float = 0.0
+    divergence: str | None = None
+    details: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def speedup(self) -> float:
+        return self.system_s / self.replay_s if self.replay_s > 0 else 0.0
+
+    def to_json(self) -> dict[str, Any]:
+        return {**asdict(self), "speedup": round(self.speedup, 2)}
+
+
+def factor_test(
+    root: str | Path,
+    nodeid: str,
+    boundaries: list[str],
+    job: Job | None = None,
+    python: str | None = None,
+    keep_slower: bool = False,
+) -> FactorResult:
+    """Factor ``nodeid`` with ``boundaries`` (module or class names) as E."""
+    return factor_tests(root, [nodeid], boundaries, job, python, keep_slower)[0]
+
+
+def factor_tests(
+    root: str | Path,
+    nodeids: list[str],
+    boundaries: list[str],
+    job: Job | None = None,
+    python: str | None = None,
+    keep_slower: bool = False,
+) -> list[FactorResult]:
+    """Factor several tests with the same boundary in three pytest runs (plain, capture,
+    check of the factored tests) rather than three per test."""
+    job = job or Job()
+    project = Project.at(root, python)
+    results = {nodeid: FactorResult(nodeid, list(boundaries)) for nodeid in nodeids}
+    try:
+        _factor(project, results, job, keep_slower)
+    except RunError as exc:
+        for result in results.values():
+            if result.status != "factored" and not result.reason:
+                result.reason = f"pytest did not run: {exc}"
+    return [results[nodeid] for nodeid in nodeids]
+
+
+def _factor(
+    project: Project, results: dict[str, FactorResult], job: Job, keep_slower: bool
+) -> None:
+    boundaries = next(iter(results.values())).boundaries
+    job.report(0, 4, "running the system tests")
+    plain = run_pytest(project, list(results), {"time": True}, job)["tests"]
+    passing = []
+    for nodeid, result in results.items():
+        entry = plain.get(nodeid) or {}
+        if entry.get("outcome") != "passed":
+            result.reason = f"the system test does not pass ({entry.get('outcome', 'not found')})"
+        else:
+            result.system_s = entry["duration_s"]
+            passing.append(nodeid)
+    if not passing:
+        return
+    job.report(1, 4, f"capturing across {', '.join(boundaries)}")
+    request = {"capture": True, "tests": passing, "boundaries": boundaries}
+    captured = run_pytest(project, passing, request, job)
+    written: dict[str, emit.FactoredFiles] = {}
+    for nodeid in passing:
+        summary = captured.get("captures", {}).get(nodeid) or {}
+        entry = captured["tests"].get(nodeid, {})
+        files = _capture_result(project, results[nodeid], summary, entry)
+        if files is not None:
+            written[nodeid] = files
+    if written:
+        job.report(3, 4, "checking the factored tests")
+        _verify(project, written, results, keep_slower, job)
+
+
+def _capture_result(
+    project: Project, result: FactorResult, summary: dict[str, Any], entry: dict[str, Any]
+) -> emit.FactoredFiles | None:
+    """Judge one capture; write its transcript and factored test when it is usable."""
+    result.capture_s = entry.get("duration_s", 0.0)
+    if entry.get("outcome") != "passed":
+        result.reason = "the system test failed under capture: " + entry.get("message", "")
+        return None
+    if summary.get("refusal"):
+        result.reason = f"boundary refused: {summary['refusal']}"
+        return None
+    data = summary.get("transcript")
+    if data is None:
+        result.reason = "the capture wrote no transcript"
+        return None
+    result.calls = len(data["events"])
+    if not data["events"]:
+        result.reason = (
+            f"the test never calls into {', '.join(result.boundaries)}: nothing to factor"
+        )
+        return None
+    return _write(project, result.test, summary, data, result)
+
+
+def suggest_boundaries(
+    root: str | Path, nodeid: str, job: Job | None = None, python: str | None = None
+) -> list[Candidate]:
+    """Boundaries for ``nodeid`` ranked by expected saving (refused ones last, with why),
+    from one profiled run of the test."""
+    project = Project.at(root, python)
+    (job or Job()).report(0, 1, f"profiling {nodeid}")
+    output = run_pytest(project, [nodeid], {"profile": True, "tests": [nodeid]}, job)
+    entry = output["tests"].get(nodeid) or {}
+    if entry.get("outcome") != "passed":
+        raise RunError(f"{nodeid} does not pass ({entry.get('outcome', 'not found')})")
+    return rank(output.get("profiles", {}).get(nodeid, []))
+
+
+def _write(
+    project: Project,
+    nodeid: str,
+    summary: dict[str, Any],
+    data: dict[str, Any],
+    result: FactorResult,
+) -> emit.FactoredFiles | None:
+    shape = summary["test"]
+    files = emit.paths_for(Path(shape["file"]), shape)
+    try:
+        text = emit.render(nodeid, shape, files, result.boundaries, result.calls)
+    except emit.EmitError as exc:
+        result.reason = str(exc)
+        return None
+    data["root"] = os.path.relpath(project.root, files.transcript.parent)
+    data["system_s"] = round(result.system_s, 6)
+    transcript.save(files.transcript, data)
+    from lsp_server.project.text import write_atomic
+
+    write_atomic(files.test, text)
+    result.transcript = project.rel(files.transcript) or str(files.transcript)
+    result.transcript_bytes = files.transcript.stat().st_size
+    test_rel = project.rel(files.test) or str(files.test)
+    result.factored_test = f"{test_rel}::{emit.factored_function(shape)}"
+    return files
+
+
+def _verify(
+    project: Project,
+    written: dict[str, emit.FactoredFiles],
+    results: dict[str, FactorResult],
+    keep_slower: bool,
+    job: Job,
+) -> None:
+    factored = [results[n].factored_test or "" for n in written]
+    replayed = run_pytest(project, factored, {"time": True}, job)["tests"]
+    for nodeid, files in written.items():
+        result = results[nodeid]
+        entry = replayed.get(result.factored_test or "", {})
+        result.replay_s = entry.get("duration_s", 0.0)
+        result.details["replayed_calls"] = entry.get("replayed_calls", 0)
+        reason = _rejection(result, entry, keep_slower)
+        if reason:
+            result.reason = reason
+            _remove(files)
+            result.factored_test = result.transcript = None
+        else:
+            result.status = "factored"
+
+
+def _rejection(result: FactorResult, entry: dict[str, Any], keep_slower: bool) -> str:
+    """Why a factored test that was written is not kept ("" when it is)."""
+    if entry.get("outcome") != "passed":
+        result.divergence = entry.get("divergence")
+        why = result.divergence or entry.get("message", "") or "not collected"
+        return f"the factored test does not pass on unchanged code (non-deterministic T?): {why}"
+    if result.replay_s >= result.system_s and not keep_slower:
+        return (
+            f"replay is not faster: the system test takes {result.system_s * 1000:.1f} ms, "
+            f"its replay {result.replay_s * 1000:.1f} ms ({result.calls} recorded calls): "
+            "E is cheaper than the bookkeeping"
+        )
+    return ""
+
+
+def _remove(files: emit.FactoredFiles) -> None:
+    for path in (files.test, files.transcript):
+        path.unlink(missing_ok=True)
+
+
+@dataclass(frozen=True)
+class StaleTest:
+    """A factored test whose transcript no longer describes E (for a diagnostic)."""
+
+    factored_test: str
+    """Root-relative path of the factored test file."""
+    original: str
+    reason: str
+
+
+def stale_factored_tests(root: str | Path) -> list[StaleTest]:
+    """The factored tests under ``root`` whose environment changed since capture: skipped
+    when run, to be recaptured (``reks factor ORIGINAL``)."""
+    project = Project.at(root)
+    found = []
+    for path in sorted(project.python_files()):
+        if not path.name.startswith("test_factored__"):
+            continue
+        transcript_path = path.with_suffix(".transcript.json")
+        try:
+            data = transcript.load(transcript_path)
+        except (OSError, ValueError) as exc:
+            found.append(StaleTest(project.rel(path) or str(path), "?", f"no transcript: {exc}"))
+            continue
+        verdict = transcript.staleness(data, (transcript_path.parent / data["root"]).resolve())
+        if verdict.stale:
+            found.append(StaleTest(project.rel(path) or str(path), data["test"], verdict.reason()))
+    return found

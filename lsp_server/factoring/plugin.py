@@ -1,0 +1,246 @@
+"""The pytest plugin of test factoring (entry point ``lsp_server.factoring.plugin``, also
+loaded with ``-p lsp_server.factoring.plugin`` where reks is not installed).
+
+One autouse fixture opens the boundary window for a test, at the same place in the fixture
+order for capture and for replay:
+
+- capture: ``REKS_FACTORING_REQUEST`` names a JSON request (test, boundaries, output); the
+  requested test runs against the real E with its interactions recorded;
+- replay: a test module that sets ``REKS_TRANSCRIPT`` (a factored test emitted by reks) runs
+  with E answered from that transcript, skipped with the reason when the transcript is stale.
+
+With a request, the outcome and duration of every test is written to the request's output.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+REQUEST_OPTION = "--reks-factoring-request"
+"""A command-line option, not an environment variable: a copy of ``os.environ`` made by T
+must be the same in the capturing and the replaying run."""
+_RESULTS = "reks_factoring_results"
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("reks")
+    group.addoption(
+        "--reks-factored",
+        action="store_true",
+        default=False,
+        help="run each test's valid factored version first, and the system test only when "
+        "the factored one diverged, failed or is stale",
+    )
+    group.addoption(REQUEST_OPTION, default=None, help="(used by reks factor)")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    if config.getoption("reks_factored", False):
+        from lsp_server.factoring.workflow import FactoredFirst
+
+        config.pluginmanager.register(FactoredFirst(), "reks-factored-first")
+
+
+def _request(config: pytest.Config) -> dict[str, Any] | None:
+    cached: Any = getattr(config, "_reks_factoring_request", False)
+    if cached is False:
+        path = config.getoption("reks_factoring_request", None)
+        cached = json.loads(Path(path).read_text(encoding="utf-8")) if path else None
+        config._reks_factoring_request = cached  # type: ignore[attr-defined]
+    return cached
+
+
+@pytest.fixture(autouse=True)
+def _reks_factoring(request: pytest.FixtureRequest) -> Iterator[None]:
+    item = request.node
+    wanted = _request(item.config)
+    if wanted and wanted.get("capture") and item.nodeid in wanted["tests"]:
+        _set_temp_root(request)
+        yield from _capture(item, wanted)
+        return
+    if wanted and wanted.get("profile") and item.nodeid in wanted["tests"]:
+        yield from _profile(item, Path(wanted["root"]))
+        return
+    module: Any = getattr(item, "module", None)
+    transcript_name = getattr(module, "REKS_TRANSCRIPT", None)
+    if transcript_name:
+        yield from _replay(request, Path(module.__file__).parent / transcript_name)
+        return
+    yield
+
+
+def _set_temp_root(request: pytest.FixtureRequest) -> None:
+    from lsp_server.factoring.values import TEMP_ROOT
+
+    try:
+        base = request.getfixturevalue("tmp_path_factory").getbasetemp()
+    except pytest.FixtureLookupError:
+        base = None
+    TEMP_ROOT.set(str(base) if base else None)
+
+
+def _capture(item: pytest.Item, wanted: dict[str, Any]) -> Iterator[None]:
+    from lsp_server.factoring.boundary import BoundaryError, resolve
+    from lsp_server.factoring.capture import Recorder
+
+    root = Path(wanted["root"])
+    try:
+        boundaries = [resolve(spec) for spec in wanted["boundaries"]]
+    except BoundaryError as exc:
+        _captures(item)[item.nodeid] = (item, {"refusal": str(exc)})
+        yield
+        return
+    recorder = Recorder(root, boundaries)
+    recorder.start()
+    started = time.perf_counter()
+    try:
+        yield
+    finally:
+        recorder.stop()
+        window = time.perf_counter() - started
+        _captures(item)[item.nodeid] = (item, {"recorder": recorder, "window_s": window})
+
+
+def _profile(item: pytest.Item, root: Path) -> Iterator[None]:
+    """Time the test's calls below its code (fixtures included): the boundary candidates."""
+    from lsp_server.factoring.suggest import BoundaryProfiler
+
+    profiler = BoundaryProfiler(root, item.nodeid.split("::")[0])
+    with profiler:
+        yield
+    item.config.stash.setdefault(_profiles_key, {})[item.nodeid] = profiler.candidates()
+
+
+_profiles_key = pytest.StashKey[dict]()
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """Load the replay machinery once per session, before the first factored test runs: a
+    cost of the session, not of each factored test."""
+    if any(getattr(getattr(i, "module", None), "REKS_TRANSCRIPT", None) for i in session.items):
+        import lsp_server.factoring.replay
+        import lsp_server.factoring.transcript  # noqa: F401
+
+
+def _replay(request: pytest.FixtureRequest, path: Path) -> Iterator[None]:
+    from lsp_server.factoring import transcript
+    from lsp_server.factoring.boundary import resolve
+    from lsp_server.factoring.replay import Replayer
+
+    item = request.node
+    data = transcript.load(path)
+    if data["uses_tmp_path"]:
+        _set_temp_root(request)
+    else:
+        from lsp_server.factoring.values import TEMP_ROOT
+
+        TEMP_ROOT.set(None)
+    root = (path.parent / data.get("root", ".")).resolve()
+    verdict = transcript.staleness(data, root)
+    if verdict.stale:
+        pytest.skip(f"stale factored test of {data['test']}: {verdict.reason()}; recapture it")
+    replayer = Replayer(data, root, [resolve(spec) for spec in data["boundary"]])
+    item.stash[_replay_key] = replayer
+    replayer.start()
+    try:
+        yield
+    finally:
+        replayer.stop()
+    if not item.stash.get(_call_failed_key, False):
+        replayer.finish()  # a divergence T swallowed, or calls it never made
+
+
+_call_failed_key = pytest.StashKey[bool]()
+
+
+_captured_key = pytest.StashKey[dict]()
+
+
+def _captures(item: pytest.Item) -> dict[str, tuple[Any, dict[str, Any]]]:
+    return item.config.stash.setdefault(_captured_key, {})
+
+
+_replay_key = pytest.StashKey[Any]()
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo) -> Iterator[None]:
+    outcome: Any = yield
+    report = outcome.get_result()
+    if report.when == "call" and report.failed:
+        item.stash[_call_failed_key] = True
+    if _request(item.config) is None:
+        return
+    results = item.config.stash.setdefault(_results_key, {})
+    entry = results.setdefault(item.nodeid, {"outcome": "passed", "duration_s": 0.0})
+    entry["duration_s"] += report.duration
+    if report.failed or (report.skipped and entry["outcome"] == "passed"):
+        entry["outcome"] = "failed" if report.failed else "skipped"
+        entry["phase"] = report.when
+        entry["message"] = str(report.longrepr)[-2000:]
+    replayer = item.stash.get(_replay_key, None)
+    if replayer is not None:
+        entry["replayed_calls"] = replayer.answered
+        if replayer.divergence is not None:
+            entry["divergence"] = str(replayer.divergence)
+
+
+_results_key = pytest.StashKey[dict]()
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    wanted = _request(session.config)
+    if wanted is None:
+        return
+    from lsp_server.project.text import write_json_atomic
+
+    out: dict[str, Any] = {"tests": session.config.stash.get(_results_key, {})}
+    captured = session.config.stash.get(_captured_key, {})
+    out["profiles"] = session.config.stash.get(_profiles_key, {})
+    out["captures"] = {nodeid: _capture_summary(*pair) for nodeid, pair in captured.items()}
+    write_json_atomic(wanted["output"], out)
+
+
+def _capture_summary(item: Any, captured: dict[str, Any]) -> dict[str, Any]:
+    from lsp_server.factoring import transcript
+
+    summary: dict[str, Any] = {"test": _test_shape(item)}
+    recorder = captured.get("recorder")
+    if recorder is None:
+        summary["refusal"] = captured.get("refusal")
+        return summary
+    summary["refusal"] = recorder.refusal
+    summary["window_s"] = captured["window_s"]
+    summary["transcript"] = {
+        "format": transcript.FORMAT,
+        "version": transcript.VERSION,
+        "test": item.nodeid,
+        "boundary": [b.spec for b in recorder.boundaries],
+        "python": transcript.python_version(),
+        "captured_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        "pickled": False,
+        "environment": transcript.environment_checksums(recorder.boundaries, recorder.root),
+        "objects": recorder.objects,
+        "constants": recorder.constants,
+        "events": recorder.events,
+    }
+    return summary
+
+
+def _test_shape(item: Any) -> dict[str, Any]:
+    """What emission needs to call the original test function from a factored test."""
+    info = getattr(item, "_fixtureinfo", None)
+    return {
+        "module": getattr(getattr(item, "module", None), "__name__", None),
+        "file": str(getattr(item, "path", "")),
+        "function": getattr(getattr(item, "function", None), "__name__", None),
+        "class": getattr(getattr(item, "cls", None), "__name__", None),
+        "parametrized": hasattr(item, "callspec"),
+        "argnames": list(getattr(info, "argnames", ()) or ()),
+    }

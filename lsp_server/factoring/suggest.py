@@ -1,0 +1,217 @@
+"""Suggest boundaries: where a test spends its time below the project's code.
+
+The test runs once under ``cProfile`` (inside its own pytest process, see ``plugin``). Every
+call edge from project code into code that is not the project's (``subprocess.run``,
+``sqlite3.Connection.execute``, ``time.sleep``, a slow package), or from one project module
+into another, charges the callee's cumulative time and the call count to the module T would
+name as the boundary. The expected saving of a boundary is that time minus what replay costs
+per recorded call; a boundary that saves nothing is listed as refused, with the reason.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+from lsp_server.project.files import ProjectPaths
+
+REPLAY_COST_PER_CALL_S = 25e-6
+"""What answering one call from a transcript costs (measured by ``bench/factoring_speed.py``,
+with a margin): a boundary whose E time per call is below this is not worth factoring."""
+BYTES_PER_CALL = 160
+"""Typical transcript bytes per recorded interaction, for the size estimate."""
+
+_NOT_BOUNDARIES = frozenset(
+    {"builtins", "io", "_io", "pytest", "_pytest", "pluggy", "lsp_server", "importlib",
+     "abc", "typing", "functools", "contextlib", "cProfile", "_lsprof", "posix", "genericpath",
+     "posixpath", "ntpath", "codecs", "_codecs", "re", "_sre", "collections", "enum",
+     "threading", "_thread", "inspect", "dataclasses", "copy", "operator", "itertools",
+     "_imp", "marshal", "zipimport", "_frozen_importlib", "_frozen_importlib_external",
+     "weakref", "_weakref", "stat", "_stat", "__main__", "runpy"}
+)  # fmt: skip
+"""Language plumbing: never a useful environment (and ``open`` is not rebindable in T's
+globals)."""
+
+_BUILTIN = re.compile(r"<built-in method (?:(?P<mod>[\w.]+)\.)?(?P<name>\w+)>")
+_METHOD = re.compile(r"<method '\w+' of '(?P<cls>[\w.]+)' objects>")
+
+
+@dataclass
+class Candidate:
+    """One boundary T could be factored at."""
+
+    boundary: str
+    time_s: float
+    calls: int
+    kind: str
+    """``external`` (outside the project) or ``internal`` (a project module)."""
+    saving_s: float = 0.0
+    transcript_bytes: int = 0
+    refused: str = ""
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+class _Modules:
+    """File -> module name of what is loaded in this process."""
+
+    def __init__(self) -> None:
+        self.by_file: dict[str, str] = {}
+        for name, module in list(sys.modules.items()):
+            filename = getattr(module, "__file__", None)
+            if filename:
+                self.by_file[filename] = name
+
+    def public(self, name: str) -> str:
+        """``_sqlite3`` -> ``sqlite3`` when that is loaded: T names the public module."""
+        stripped = name.lstrip("_")
+        return stripped if stripped != name and stripped in sys.modules else name
+
+
+def _external_module(key: tuple[str, int, str], modules: _Modules) -> str | None:
+    filename, _, label = key
+    if filename == "~":
+        match = _BUILTIN.match(label) or _METHOD.match(label)
+        if match is None:
+            return None
+        groups = match.groupdict()
+        if match.re is _METHOD:
+            # ``<method 'append' of 'list' objects>``: a builtin type is no environment
+            dotted = groups["cls"].rpartition(".")[0]
+        else:
+            dotted = groups.get("mod") or ""
+        head = dotted.split(".")[0]
+        return modules.public(head) if head else None
+    name = modules.by_file.get(filename)
+    return modules.public(name.split(".")[0]) if name else None
+
+
+class BoundaryProfiler:
+    """A profile hook on the test's thread (``sys.setprofile``: that thread only) that times
+    each call from T into code that is not T's, from its entry to its return: the time E
+    takes, waits on its own threads and child processes included. A call from one project
+    module into another (neither a test file) is charged to the callee as an internal
+    candidate. Calls E makes while an E call is running are E's own business."""
+
+    def __init__(self, root: Path, test_file: str) -> None:
+        self._paths = ProjectPaths(root)
+        self._test_file = test_file
+        self._project: dict[str, str | None] = {}
+        self._open: dict[int, tuple[str, str, float]] = {}
+        """id(frame) or -depth of an open C call -> (file or label, kind, start)."""
+        self._inside = 0
+        self.time: dict[tuple[str, str], float] = {}
+        self.calls: dict[tuple[str, str], int] = {}
+
+    def __enter__(self) -> BoundaryProfiler:
+        sys.setprofile(self._event)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        sys.setprofile(None)
+
+    def _rel(self, filename: str) -> str | None:
+        if filename not in self._project:
+            self._project[filename] = self._paths.rel(filename)
+        return self._project[filename]
+
+    def _event(self, frame: Any, event: str, arg: Any) -> None:
+        if event == "call":
+            if self._inside or frame.f_back is None:
+                return
+            caller = self._rel(frame.f_back.f_code.co_filename)
+            if caller is None:
+                return
+            callee = self._rel(frame.f_code.co_filename)
+            if callee is None:
+                self._start(id(frame), frame.f_code.co_filename, "external")
+            elif callee != caller and not (
+                _is_test_file(callee, self._test_file) or _is_test_file(caller, self._test_file)
+            ):
+                self._start(id(frame), frame.f_code.co_filename, "internal")
+        elif event == "return":
+            self._stop(id(frame))
+        elif event == "c_call":
+            if not self._inside and self._rel(frame.f_code.co_filename) is not None:
+                label = _c_label(arg)
+                if label[3:] not in _NOT_BOUNDARIES:  # sum(), len(): T's own plumbing
+                    self._start(-1, label, "external")
+        elif event in ("c_return", "c_exception"):
+            self._stop(-1)
+
+    def _start(self, key: int, where: str, kind: str) -> None:
+        self._open[key] = (where, kind, time.perf_counter())
+        self._inside += 1
+
+    def _stop(self, key: int) -> None:
+        opened = self._open.pop(key, None)
+        if opened is None:
+            return
+        self._inside -= 1
+        where, kind, started = opened
+        self.time[(where, kind)] = self.time.get((where, kind), 0.0) + time.perf_counter() - started
+        self.calls[(where, kind)] = self.calls.get((where, kind), 0) + 1
+
+    def candidates(self) -> list[dict[str, Any]]:
+        modules = _Modules()
+        found: dict[str, Candidate] = {}
+        for (where, kind), seconds in self.time.items():
+            if where.startswith("<c>"):
+                name: str | None = where[3:]
+            elif kind == "internal":
+                name = modules.by_file.get(where)
+            else:
+                name = _external_module((where, 0, ""), modules)
+            if not name or name.split(".")[0] in _NOT_BOUNDARIES:
+                continue
+            entry = found.setdefault(name, Candidate(name, 0.0, 0, kind))
+            entry.time_s += seconds
+            entry.calls += self.calls[(where, kind)]
+        return [c.to_json() for c in found.values()]
+
+
+def _c_label(function: Any) -> str:
+    """``<c>module`` of a builtin T calls (``time.sleep`` -> ``<c>time``)."""
+    owner = getattr(function, "__self__", None)
+    module = getattr(function, "__module__", None)
+    if module is None and owner is not None and not isinstance(owner, type(sys)):
+        module = type(owner).__module__  # a method of a C object: sqlite3.Connection.execute
+    elif module is None and owner is not None:
+        module = owner.__name__
+    name = (module or "builtins").split(".")[0]
+    stripped = name.lstrip("_")
+    return "<c>" + (stripped if stripped != name and stripped in sys.modules else name)
+
+
+def _is_test_file(rel: str, test_file: str) -> bool:
+    name = rel.rsplit("/", 1)[-1]
+    return rel == test_file or name == "conftest.py" or name.startswith("test_")
+
+
+NOISE_S = 0.0005
+"""Candidates whose E time is below this are not listed."""
+
+
+def rank(raw: list[dict[str, Any]]) -> list[Candidate]:
+    """Candidates by expected saving, refused ones (no saving) last, with the reason."""
+    ranked = []
+    for data in raw:
+        if data["time_s"] < NOISE_S:
+            continue
+        candidate = Candidate(**data)
+        replay_cost = candidate.calls * REPLAY_COST_PER_CALL_S
+        candidate.saving_s = candidate.time_s - replay_cost
+        candidate.transcript_bytes = candidate.calls * BYTES_PER_CALL
+        if candidate.saving_s <= 0:
+            candidate.refused = (
+                f"replay would not be faster: E takes {candidate.time_s * 1000:.2f} ms over "
+                f"{candidate.calls} calls, replaying them costs about {replay_cost * 1000:.2f} ms"
+            )
+        ranked.append(candidate)
+    ranked.sort(key=lambda c: (bool(c.refused), -c.saving_s))
+    return ranked

@@ -1,0 +1,152 @@
+"""The transcript file: a readable, versioned JSON record of one captured test, with the
+checksums of E's code so that a transcript of code that no longer exists is never replayed."""
+
+from __future__ import annotations
+
+import json
+import sys
+import types
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from lsp_server.factoring.boundary import Boundary
+from lsp_server.factoring.values import TEMP_MARK
+from lsp_server.project.text import write_json_atomic
+
+FORMAT = "reks-factoring-transcript"
+VERSION = 1
+_MAX_PACKAGE_FILES = 3000
+
+
+class TranscriptError(ValueError):
+    """Not a transcript this version of reks can replay."""
+
+
+def load(path: str | Path) -> dict[str, Any]:
+    """The transcript at ``path``; ``uses_tmp_path`` (not stored) tells whether any value in
+    it lies under pytest's temporary directory."""
+    text = Path(path).read_text(encoding="utf-8")
+    data = json.loads(text)
+    if data.get("format") != FORMAT:
+        raise TranscriptError(f"{path}: not a reks transcript")
+    if data.get("version") != VERSION:
+        raise TranscriptError(
+            f"{path}: transcript version {data.get('version')}, reks reads {VERSION}"
+        )
+    data["uses_tmp_path"] = TEMP_MARK in text
+    return data
+
+
+def save(path: str | Path, data: dict[str, Any]) -> None:
+    write_json_atomic(path, data, indent=1)
+
+
+def python_version() -> str:
+    return ".".join(str(part) for part in sys.version_info[:3])
+
+
+def environment_files(boundaries: list[Boundary], root: Path) -> list[Path]:
+    """The files holding E's code: each boundary module (a package: its Python files), and the
+    files of the modules E's exported functions and classes come from (``_sqlite3``)."""
+    found: dict[str, Path] = {}
+    for boundary in boundaries:
+        module_file = getattr(boundary.module, "__file__", None)
+        if module_file:
+            found[module_file] = Path(module_file)
+        package_dirs = getattr(boundary.module, "__path__", None) if boundary.cls is None else None
+        for folder in package_dirs or ():
+            for file in sorted(Path(folder).rglob("*.py"))[:_MAX_PACKAGE_FILES]:
+                found[str(file)] = file
+        for _, value in boundary.members():
+            owner = sys.modules.get(getattr(value, "__module__", "") or "")
+            owner_file = (
+                getattr(owner, "__file__", None) if isinstance(owner, types.ModuleType) else None
+            )
+            if owner_file:
+                found[owner_file] = Path(owner_file)
+    return [found[key] for key in sorted(found)]
+
+
+def _key(file: Path, root: Path) -> str:
+    try:
+        return file.resolve().relative_to(root).as_posix()
+    except ValueError:
+        return str(file.resolve())
+
+
+def _units_of(file: Path, boundary_classes: list[str]) -> dict[str, str]:
+    from lsp_server.rts import units as rts_units  # only when a file changed since capture
+
+    try:
+        units = rts_units.path_units(file.parent, file)
+    except (OSError, rts_units.SourceError) as exc:
+        return {"<unreadable>": str(exc)}
+    checksums = dict(units.checksums)
+    if boundary_classes and file.suffix in (".py", ".pyw"):
+        # A class boundary: that class's methods and the module part (its class body).
+        keep = {
+            name: value
+            for name, value in checksums.items()
+            if name == rts_units.MODULE or any(name.startswith(c + ".") for c in boundary_classes)
+        }
+        return keep or checksums
+    return checksums
+
+
+def environment_checksums(boundaries: list[Boundary], root: Path) -> dict[str, Any]:
+    """What E was when the transcript was captured: Python's version and the unit checksums
+    (``rts.units``) of E's files."""
+    files, stats = {}, {}
+    for file in environment_files(boundaries, root):
+        own = [
+            b.cls.__qualname__
+            for b in boundaries
+            if b.cls is not None and getattr(b.module, "__file__", None) == str(file)
+        ]
+        files[_key(file, root)] = _units_of(file, own)
+        stats[_key(file, root)] = _stat(file)
+    return {"python": python_version(), "files": files, "stats": stats}
+
+
+def _stat(file: Path) -> list[int]:
+    """Size and modification time: a file that kept both is not read again on replay."""
+    info = file.stat()
+    return [info.st_size, info.st_mtime_ns]
+
+
+@dataclass(frozen=True)
+class Staleness:
+    """Why a transcript no longer describes E (empty: still valid)."""
+
+    changes: tuple[str, ...]
+
+    @property
+    def stale(self) -> bool:
+        return bool(self.changes)
+
+    def reason(self) -> str:
+        shown = ", ".join(self.changes[:5])
+        more = f" and {len(self.changes) - 5} more" if len(self.changes) > 5 else ""
+        return f"E changed since capture: {shown}{more}"
+
+
+def staleness(data: dict[str, Any], root: Path) -> Staleness:
+    """Compare the recorded environment with E's code as it is now."""
+    recorded = data.get("environment", {})
+    changes: list[str] = []
+    if recorded.get("python") != python_version():
+        changes.append(f"Python {recorded.get('python')} -> {python_version()}")
+    stats = recorded.get("stats", {})
+    for key, old in recorded.get("files", {}).items():
+        file = Path(key) if Path(key).is_absolute() else root / key
+        if not file.exists():
+            changes.append(f"{key} (removed)")
+            continue
+        if stats.get(key) == _stat(file):
+            continue
+        now = _units_of(file, [])
+        for unit, checksum in old.items():
+            if now.get(unit) != checksum:
+                changes.append(f"{key}::{unit}" if not unit.startswith("<") else key)
+    return Staleness(tuple(changes))

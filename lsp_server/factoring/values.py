@@ -1,0 +1,199 @@
+"""Values in a transcript: plain data written as readable JSON, everything else by reference.
+
+Plain data (None, bools, numbers, strings, bytes, lists, tuples, dicts, sets, paths) is written
+by value, with a small tagged form where JSON has no direct spelling (``{"$tuple": [...]}``).
+Any other value is handed to ``other``, which the capture and the replay side supply: it writes
+an object of the environment as ``{"$ref": n}``, a callable of the code under test as
+``{"$cb": k}``, or refuses the value with ``Unserialisable``.
+"""
+
+from __future__ import annotations
+
+import base64
+import contextlib
+import importlib
+import math
+import os
+import pathlib
+from collections.abc import Callable
+from typing import Any
+
+Json = Any
+"""A value ``json.dumps`` writes."""
+
+_SCALARS = (bool, int, float, str, type(None))
+
+
+TEMP_MARK = "<tmp_path>"
+CURRENT_TEST_MARK = "<PYTEST_CURRENT_TEST>"
+_CURRENT_TEST = "PYTEST_CURRENT_TEST"
+
+
+class _TempRoot:
+    """What differs between the run that captured and the run that replays: a path under
+    pytest's base temporary directory is written as ``<tmp_path>/...``, and the value of
+    ``PYTEST_CURRENT_TEST`` (which names the test, e.g. in a copy of ``os.environ``) as
+    ``<PYTEST_CURRENT_TEST>``."""
+
+    def __init__(self) -> None:
+        self.base: str | None = None
+        self.current: str | None = None
+        """The test's own folder below ``base`` in this run (seen first going out)."""
+
+    def set(self, base: str | None) -> None:
+        self.base = base.rstrip("/\\") + "/" if base else None
+        self.current = None
+
+    def encode(self, text: str) -> str:
+        base = self.base
+        if base is None or not text.startswith(base):
+            if text == os.environ.get(_CURRENT_TEST):  # names the test: differs when factored
+                return CURRENT_TEST_MARK
+            return text
+        folder, sep, rest = text[len(base) :].partition("/")
+        if self.current is None:
+            self.current = base + folder
+        return TEMP_MARK + sep + rest
+
+    def decode(self, text: str) -> str:
+        if text == CURRENT_TEST_MARK:
+            return os.environ.get(_CURRENT_TEST, text)
+        if self.current is None or not text.startswith(TEMP_MARK):
+            return text
+        return self.current + text[len(TEMP_MARK) :]
+
+
+TEMP_ROOT = _TempRoot()
+
+
+class Unserialisable(Exception):
+    """A value crossing the boundary has no transcript form: the boundary is refused."""
+
+
+def is_plain(value: Any) -> bool:
+    """Whether ``value`` is written by value (containers: all their items too)."""
+    kind = type(value)
+    if kind in _SCALARS or kind in (bytes, bytearray) or isinstance(value, pathlib.PurePath):
+        return True
+    if kind in (list, tuple, set, frozenset):
+        return all(is_plain(item) for item in value)
+    if kind is dict:
+        return all(is_plain(k) and is_plain(v) for k, v in value.items())
+    return False
+
+
+def encode(value: Any, other: Callable[[Any], Json]) -> Json:
+    """The transcript form of ``value``; ``other`` writes what is not plain data."""
+    kind = type(value)
+    if kind is str:
+        return TEMP_ROOT.encode(value)
+    if kind in _SCALARS:
+        if kind is float and not math.isfinite(value):
+            return {"$float": repr(value)}
+        return value
+    if kind is list:
+        return [encode(item, other) for item in value]
+    if kind is tuple:
+        return {"$tuple": [encode(item, other) for item in value]}
+    if kind is dict:
+        if all(type(k) is str and not k.startswith("$") for k in value):
+            return {k: encode(v, other) for k, v in value.items()}
+        return {"$dict": [[encode(k, other), encode(v, other)] for k, v in value.items()]}
+    if kind in (set, frozenset):
+        items = [encode(item, other) for item in value]
+        return {"$set" if kind is set else "$frozenset": sorted(items, key=repr)}
+    if kind in (bytes, bytearray):
+        return _encode_bytes(bytes(value), kind is bytearray)
+    if isinstance(value, pathlib.PurePath):
+        return {"$path": TEMP_ROOT.encode(str(value)), "type": type(value).__name__}
+    return other(value)
+
+
+def _encode_bytes(data: bytes, mutable: bool) -> Json:
+    tag = "$bytearray" if mutable else "$bytes"
+    try:
+        text = data.decode("ascii")
+    except UnicodeDecodeError:
+        return {tag: base64.b64encode(data).decode("ascii"), "base64": True}
+    return {tag: text}
+
+
+def decode(data: Json, other: Callable[[dict[str, Any]], Any]) -> Any:
+    """The value ``data`` stands for; ``other`` resolves the tags ``decode`` does not know."""
+    if isinstance(data, str):
+        return TEMP_ROOT.decode(data)
+    if isinstance(data, list):
+        return [decode(item, other) for item in data]
+    if not isinstance(data, dict):
+        return data
+    if not any(key.startswith("$") for key in data):
+        return {k: decode(v, other) for k, v in data.items()}
+    if "$tuple" in data:
+        return tuple(decode(item, other) for item in data["$tuple"])
+    if "$dict" in data:
+        return {decode(k, other): decode(v, other) for k, v in data["$dict"]}
+    if "$set" in data:
+        return {decode(item, other) for item in data["$set"]}
+    if "$frozenset" in data:
+        return frozenset(decode(item, other) for item in data["$frozenset"])
+    if "$float" in data:
+        return float(data["$float"])
+    for tag in ("$bytes", "$bytearray"):
+        if tag in data:
+            raw = data[tag].encode("ascii")
+            raw = base64.b64decode(raw) if data.get("base64") else raw
+            return bytearray(raw) if tag == "$bytearray" else raw
+    if "$path" in data:
+        path_kind = getattr(pathlib, data.get("type", "Path"), pathlib.Path)
+        return path_kind(TEMP_ROOT.decode(data["$path"]))
+    if "$class" in data:
+        return import_name(data["$class"])
+    return other(data)
+
+
+def qualified_name(obj: Any) -> str:
+    """``module.qualname`` of a class or function."""
+    return f"{getattr(obj, '__module__', '?')}.{getattr(obj, '__qualname__', '?')}"
+
+
+def import_name(name: str) -> Any:
+    """The object a ``module.qualname`` names (the longest importable module prefix)."""
+    parts = name.split(".")
+    for cut in range(len(parts) - 1, 0, -1):
+        try:
+            obj = importlib.import_module(".".join(parts[:cut]))
+        except ImportError:
+            continue
+        try:
+            for attr in parts[cut:]:
+                obj = getattr(obj, attr)
+        except AttributeError:
+            continue
+        return obj
+    raise ImportError(f"cannot import {name}")
+
+
+def encode_exception(exc: BaseException, other: Callable[[Any], Json]) -> Json:
+    """An exception E raised: its class, arguments and instance attributes."""
+    attrs = {k: encode(v, other) for k, v in vars(exc).items() if not k.startswith("__")}
+    return {
+        "type": qualified_name(type(exc)),
+        "args": encode(list(exc.args), other),
+        "attrs": attrs,
+    }
+
+
+def decode_exception(data: Json, other: Callable[[dict[str, Any]], Any]) -> BaseException:
+    """Rebuild the recorded exception: by its constructor when that accepts the arguments."""
+    cls = import_name(data["type"])
+    args = decode(data["args"], other)
+    try:
+        exc = cls(*args)
+    except Exception:
+        exc = cls.__new__(cls)
+        exc.args = tuple(args)
+    for key, value in data.get("attrs", {}).items():
+        # A read-only slot is one the constructor already set from the arguments.
+        with contextlib.suppress(AttributeError, TypeError):
+            setattr(exc, key, decode(value, other))
+    return exc

@@ -1,0 +1,66 @@
+"""``reks factor`` end to end: --suggest ranks boundaries by expected saving and refuses one
+whose 3000 cheap calls would cost more to replay than to make; without --boundary the best
+one is factored."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from lsp_server.cli import main
+from tests.factoring.helpers import make_project
+
+ENV = """
+import time
+
+
+def slow(x):
+    time.sleep(0.3)
+    return x * 2
+
+
+def cheap(x):
+    return x + 1
+"""
+
+LOGIC = """
+import math
+
+from app import env
+
+
+def work():
+    roots = [math.sqrt(i) for i in range(3000)]
+    return env.slow(2) + env.cheap(len(roots) - 3000)
+"""
+
+TESTS = """
+from app import logic
+
+
+def test_it():
+    assert logic.work() == 5
+"""
+
+TEST = "tests/test_logic.py::test_it"
+
+
+def test_suggest_ranks_by_saving_and_factor_picks_the_best(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = make_project(tmp_path, LOGIC, TESTS, env=ENV)
+    assert main(["factor", TEST, "--suggest", "--json", "--root", str(root)]) == 0
+    ranked = json.loads(capsys.readouterr().out)
+    by_name = {row["boundary"]: row for row in ranked}
+    assert ranked[0]["boundary"] == "app.env" and not ranked[0]["refused"]
+    assert ranked[0]["calls"] == 2 and ranked[0]["time_s"] >= 0.3
+    assert by_name["math"]["calls"] == 3000
+    assert "replay would not be faster" in by_name["math"]["refused"]
+
+    assert main(["factor", TEST, "--json", "--root", str(root)]) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert result["status"] == "factored" and result["boundaries"] == ["app.env"]
+    assert (root / result["transcript"]).is_file()
+    assert result["speedup"] > 1
