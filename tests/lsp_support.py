@@ -6,8 +6,9 @@ from __future__ import annotations
 import shutil
 import sys
 from pathlib import Path
-from typing import Any
+from typing import Any, Union
 
+import pytest_lsp
 from lsprotocol import types
 from pytest_lsp import LanguageClient, client_capabilities
 
@@ -41,3 +42,23 @@ async def open_session(
             initialization_options=options,
         )
     )
+
+
+def make_client() -> LanguageClient:
+    """pytest-lsp's client, reading code actions as editors do.
+
+    lsprotocol structures any code action that has a ``command`` as a ``Command`` (it
+    checks only for the key), losing its kind and arguments; editors check the type."""
+    client = pytest_lsp.make_test_lsp_client()
+    converter = client.protocol._converter
+
+    def code_action_or_command(obj: Any, _: Any) -> types.Command | types.CodeAction:
+        if isinstance(obj.get("command"), str):
+            return converter.structure(obj, types.Command)
+        return converter.structure(obj, types.CodeAction)
+
+    converter.register_structure_hook(
+        Union[types.Command, types.CodeAction],  # noqa: UP007 - the exact type lsprotocol uses
+        code_action_or_command,
+    )
+    return client

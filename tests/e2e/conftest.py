@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Any, Union
+from typing import Any
 
 import pytest
 import pytest_lsp
 from e2e_support import apply_workspace_edit, write_project
+from lsp_support import make_client as make_lsp_client
 from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 
@@ -25,22 +26,8 @@ def project(tmp_path: Path) -> Path:
 
 
 def make_client() -> LanguageClient:
-    client = pytest_lsp.make_test_lsp_client()
+    client = make_lsp_client()
     client.applied_edits = []  # type: ignore[attr-defined]
-
-    # lsprotocol structures any code action that has a `command` as a Command (it checks
-    # only for the key), losing its kind and arguments; editors check the type instead.
-    converter = client.protocol._converter
-
-    def code_action_or_command(obj: Any, _: Any) -> types.Command | types.CodeAction:
-        if isinstance(obj.get("command"), str):
-            return converter.structure(obj, types.Command)
-        return converter.structure(obj, types.CodeAction)
-
-    converter.register_structure_hook(
-        Union[types.Command, types.CodeAction],  # noqa: UP007 - the exact type lsprotocol uses
-        code_action_or_command,
-    )
 
     @client.feature(types.WORKSPACE_APPLY_EDIT)
     def apply_edit(params: types.ApplyWorkspaceEditParams) -> types.ApplyWorkspaceEditResult:

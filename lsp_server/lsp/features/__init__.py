@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from lsp_server.lsp.feature import Feature
 from lsp_server.lsp.features.refactoring import RefactoringFeature
+from lsp_server.lsp.features.test_factoring import FactoringFeature
 from lsp_server.lsp.features.test_selection import TestSelectionFeature
 from lsp_server.lsp.features.weak_test_diagnosis import WeakTestDiagnosisFeature
 from lsp_server.lsp.features.weak_tests import WeakTestsFeature
@@ -17,4 +18,5 @@ FEATURES: tuple[type[Feature], ...] = (
     TestSelectionFeature,
     WeakTestsFeature,
     WeakTestDiagnosisFeature,
+    FactoringFeature,
 )

@@ -1,0 +1,185 @@
+"""Test factoring in the editor: "Factor this test" on a test function, the boundaries to
+choose from, and diagnostics on factored tests whose environment changed since capture.
+
+``reks.suggestBoundaries`` (arguments: a test node id, optionally a file in the project)
+profiles the test and returns the candidate boundaries for a quick pick;
+``reks.factorTest`` (a node id, the boundaries, optionally a file) captures, emits and checks
+the factored test, with ``$/progress`` and cancellation. The code action "Factor this test"
+runs ``reks.factorTest`` without boundaries: the best suggested one is taken.
+"""
+
+from __future__ import annotations
+
+import ast
+import asyncio
+import contextlib
+from pathlib import Path
+from typing import Any
+
+from lsprotocol import types
+from pygls.exceptions import JsonRpcException
+
+from lsp_server.factoring import factor_test, stale_factored_tests, suggest_boundaries
+from lsp_server.factoring.runner import RunError
+from lsp_server.jobs import Cancelled
+from lsp_server.lsp.arguments import require_interpreter
+from lsp_server.lsp.convert import path_to_uri, uri_to_path
+from lsp_server.lsp.feature import CommandHandler, Feature
+from lsp_server.lsp.progress import ClientProgress, run_on_thread
+from lsp_server.project import Project
+from lsp_server.project.text import parse_python
+
+FACTOR = "reks.factorTest"
+SUGGEST = "reks.suggestBoundaries"
+STALE = "reks.factoring.stale"
+SOURCE = "reks"
+TITLE = "Factor this test"
+
+
+class FactoringFeature(Feature):
+    name = "factoring"
+    code_action_kinds = (types.CodeActionKind.RefactorRewrite,)
+
+    def commands(self) -> dict[str, CommandHandler]:
+        return {FACTOR: self.factor, SUGGEST: self.suggest}
+
+    def initialized(self) -> None:
+        for project in self.host.projects():
+            self.host.spawn(self._publish_stale(project))
+
+    def files_saved(self, uris: list[str]) -> None:
+        projects = set()
+        for uri in uris:
+            with contextlib.suppress(Exception):
+                projects.add(self.host.project_for(uri_to_path(uri)))
+        for project in projects:
+            self.host.spawn(self._publish_stale(project))
+
+    async def code_actions(self, params: types.CodeActionParams) -> list[types.CodeAction]:
+        only = params.context.only
+        if only and not any(types.CodeActionKind.RefactorRewrite.value.startswith(k) for k in only):
+            return []
+        uri = params.text_document.uri
+        try:
+            path = uri_to_path(uri)
+            project = self.host.project_for(path)
+        except Exception:
+            return []
+        if not Path(path).name.startswith("test_") or Path(path).name.startswith("test_factored"):
+            return []
+        text = self.host.lsp.workspace.get_text_document(uri).source
+        nodeid = await asyncio.to_thread(
+            nodeid_at, text, params.range.start.line + 1, project.rel(path) or ""
+        )
+        if nodeid is None:
+            return []
+        command = types.Command(title=TITLE, command=FACTOR, arguments=[nodeid, [], path])
+        return [
+            types.CodeAction(
+                title=TITLE, kind=types.CodeActionKind.RefactorRewrite, command=command
+            )
+        ]
+
+    async def suggest(self, arguments: list[Any]) -> list[dict[str, Any]]:
+        nodeid, project = self._target(arguments, 1)
+        await require_interpreter(project)
+        progress = await ClientProgress.begin(self.host.lsp, f"reks: profiling {nodeid}")
+        try:
+            candidates = await run_on_thread(
+                progress.job, _suggest, project.root, nodeid, project.python
+            )
+        finally:
+            progress.end()
+        return [c.to_json() for c in candidates]
+
+    async def factor(self, arguments: list[Any]) -> dict[str, Any]:
+        nodeid, project = self._target(arguments, 2)
+        raw = arguments[1] if len(arguments) > 1 else []
+        boundaries = [str(b) for b in raw] if isinstance(raw, list) else []
+        await require_interpreter(project)
+        progress = await ClientProgress.begin(self.host.lsp, f"reks: factoring {nodeid}")
+        try:
+            if not boundaries:
+                candidates = await run_on_thread(
+                    progress.job, _suggest, project.root, nodeid, project.python
+                )
+                usable = [c.boundary for c in candidates if not c.refused]
+                if not usable:
+                    why = candidates[0].refused if candidates else "no boundary below the test"
+                    return {"test": nodeid, "status": "refused", "reason": why}
+                boundaries = usable[:1]
+            result = await run_on_thread(
+                progress.job, _factor, project.root, nodeid, boundaries, project.python
+            )
+        except Cancelled as exc:
+            raise JsonRpcException(
+                "factoring cancelled", code=types.LSPErrorCodes.RequestCancelled
+            ) from exc
+        except RunError as exc:
+            raise JsonRpcException(f"reks: {exc}", code=types.LSPErrorCodes.RequestFailed) from exc
+        finally:
+            progress.end()
+        self.host.spawn(self._publish_stale(project))
+        return result.to_json()
+
+    def _target(self, arguments: list[Any], file_index: int) -> tuple[str, Project]:
+        if not arguments or not isinstance(arguments[0], str) or "::" not in arguments[0]:
+            raise JsonRpcException(
+                "the first argument must be a test node id (path::test)",
+                code=types.ErrorCodes.InvalidParams,
+            )
+        nodeid = arguments[0]
+        if len(arguments) > file_index and isinstance(arguments[file_index], str):
+            anchor = arguments[file_index]
+            anchor = uri_to_path(anchor) if anchor.startswith("file:") else anchor
+            return nodeid, self.host.project_for(anchor)
+        projects = self.host.projects()
+        if not projects:
+            raise JsonRpcException("no workspace folder", code=types.ErrorCodes.InvalidParams)
+        return nodeid, projects[0]
+
+    async def _publish_stale(self, project: Project) -> None:
+        stale = await asyncio.to_thread(stale_factored_tests, project.root)
+        per_uri: dict[str, list[types.Diagnostic]] = {}
+        start = types.Position(line=0, character=0)
+        for test in stale:
+            uri = path_to_uri(str(project.root / test.factored_test))
+            per_uri.setdefault(uri, []).append(
+                types.Diagnostic(
+                    range=types.Range(start, start),
+                    message=f"stale factored test of {test.original}: {test.reason}",
+                    severity=types.DiagnosticSeverity.Warning,
+                    source=SOURCE,
+                    code=STALE,
+                )
+            )
+        self.host.diagnostics.replace(self.name, str(project.root), per_uri)
+
+
+def _suggest(root: Path, nodeid: str, python: str, job: Any) -> list[Any]:
+    return suggest_boundaries(root, nodeid, job, python)
+
+
+def _factor(root: Path, nodeid: str, boundaries: list[str], python: str, job: Any) -> Any:
+    return factor_test(root, nodeid, boundaries, job, python)
+
+
+def nodeid_at(text: str, line: int, rel: str) -> str | None:
+    """The node id of the test function (or method of a ``Test*`` class) whose ``def`` or
+    body holds 1-based ``line`` of a test file at root-relative ``rel``; None elsewhere."""
+    try:
+        tree = parse_python(text, rel)
+    except (SyntaxError, ValueError):
+        return None
+    for node in tree.body:
+        scopes: list[tuple[str, ast.AST]] = [("", node)]
+        if isinstance(node, ast.ClassDef) and node.name.startswith("Test"):
+            scopes = [(f"{node.name}::", child) for child in node.body]
+        for prefix, scope in scopes:
+            if (
+                isinstance(scope, ast.FunctionDef | ast.AsyncFunctionDef)
+                and scope.name.startswith("test")
+                and scope.lineno <= line <= (scope.end_lineno or scope.lineno)
+            ):
+                return f"{rel}::{prefix}{scope.name}"
+    return None

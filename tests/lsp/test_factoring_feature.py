@@ -1,0 +1,111 @@
+"""The real server over stdio: "Factor this test" on a test function factors it with the
+best boundary, and a factored test whose environment then changes gets a diagnostic."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import pytest
+import pytest_lsp
+from lsp_support import SERVER_COMMAND, make_client, open_session
+from lsprotocol import types
+from pytest_lsp import ClientServerConfig, LanguageClient
+
+from lsp_server.lsp.features.test_factoring import FACTOR, TITLE, nodeid_at
+from tests.factoring.helpers import make_project
+
+pytestmark = pytest.mark.timeout(180)
+
+CONFIG = ClientServerConfig(server_command=SERVER_COMMAND, client_factory=make_client)
+
+ENV = """
+import time
+
+
+def slow(x):
+    time.sleep(0.3)
+    return x * 2
+"""
+LOGIC = """
+from app import env
+
+
+def work():
+    return env.slow(2) + 1
+"""
+TESTS = """
+from app import logic
+
+
+def test_it():
+    assert logic.work() == 5
+"""
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    return make_project(tmp_path / "p", LOGIC, TESTS, env=ENV)
+
+
+@pytest_lsp.fixture(config=CONFIG)
+async def client(lsp_client: LanguageClient, project: Path):
+    await open_session(lsp_client, project)
+    yield
+    await lsp_client.shutdown_session()
+
+
+def test_the_test_under_the_cursor() -> None:
+    text = (
+        "import x\n\n\ndef test_a():\n    pass\n\n\n"
+        "class TestB:\n    def test_c(self):\n        x = 1\n"
+    )
+    assert nodeid_at(text, 5, "t/test_m.py") == "t/test_m.py::test_a"
+    assert nodeid_at(text, 10, "t/test_m.py") == "t/test_m.py::TestB::test_c"
+    assert nodeid_at(text, 1, "t/test_m.py") is None
+
+
+async def test_factor_this_test_then_a_changed_environment_is_reported(
+    client: LanguageClient, project: Path
+) -> None:
+    tests = project / "tests/test_logic.py"
+    client.text_document_did_open(
+        types.DidOpenTextDocumentParams(
+            text_document=types.TextDocumentItem(
+                uri=tests.as_uri(), language_id="python", version=1, text=tests.read_text()
+            )
+        )
+    )
+    at = types.Position(line=4, character=8)  # inside test_it
+    actions = await client.text_document_code_action_async(
+        types.CodeActionParams(
+            text_document=types.TextDocumentIdentifier(uri=tests.as_uri()),
+            range=types.Range(at, at),
+            context=types.CodeActionContext(diagnostics=[]),
+        )
+    )
+    factor = next(a for a in actions or [] if a.title == TITLE)
+    assert isinstance(factor, types.CodeAction) and factor.command is not None
+    command = factor.command
+    assert command.command == FACTOR
+    result = await client.workspace_execute_command_async(
+        types.ExecuteCommandParams(command=command.command, arguments=command.arguments)
+    )
+    assert result["status"] == "factored", result
+    assert result["boundaries"] == ["app.env"]
+    factored = project / result["factored_test"].split("::")[0]
+    assert factored.exists()
+
+    env = project / "app/env.py"
+    env.write_text(env.read_text().replace("x * 2", "x * 3"))
+    client.text_document_did_save(
+        types.DidSaveTextDocumentParams(
+            text_document=types.TextDocumentIdentifier(uri=env.as_uri())
+        )
+    )
+    for _ in range(300):
+        if client.diagnostics.get(factored.as_uri()):
+            break
+        await asyncio.sleep(0.1)
+    [stale] = client.diagnostics[factored.as_uri()]
+    assert "stale factored test of tests/test_logic.py::test_it" in stale.message
