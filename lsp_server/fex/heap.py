@@ -109,3 +109,11 @@ def instance_from_json(data: Iterable[Any]) -> Instance:
 def pair_to_json(pair: Pair) -> list[Any]:
     key, obj, value = pair
     return [key, str(obj), value_to_json(value)]
+
+
+def instance_text(instance: Instance) -> str:
+    """``SortedList0(head=Node0, size=1); Node0(key=0, next=None)``."""
+    return "; ".join(
+        f"{obj}(" + ", ".join(f"{k}={v}" for k, v in fields.items()) + ")"
+        for obj, fields in instance.items()
+    )

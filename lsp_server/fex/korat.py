@@ -155,11 +155,7 @@ def _assignment(slots: _Slots, cv: list[int]) -> dict[Ref, dict[str, Value]]:
 
 
 def _describe(model: Model, slots: _Slots, cv: list[int]) -> str:
-    instance = heap.involved(model, _assignment(slots, cv))
-    return "; ".join(
-        f"{obj}(" + ", ".join(f"{k}={v}" for k, v in fields.items()) + ")"
-        for obj, fields in instance.items()
-    )
+    return heap.instance_text(heap.involved(model, _assignment(slots, cv)))
 
 
 def search(

@@ -1,0 +1,159 @@
+"""A field-exhaustive suite for a class, by either route, in this process.
+
+``generate(cls, scope)`` is the Python entry point (no server, no subprocess); the CLI and the
+editor go through ``lsp_server.fex.run`` to import the project's code in its interpreter.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import inspect
+from dataclasses import dataclass, field
+from typing import Any
+
+from lsp_server.fex import heap, korat
+from lsp_server.fex.model import (
+    INVARIANT_NAME,
+    FexError,
+    Model,
+    build_model,
+    classes_of,
+    invariant_of,
+)
+from lsp_server.fex.select import covered_pairs
+from lsp_server.jobs import Job
+
+ROUTES = ("auto", "korat", "sat")
+
+
+@dataclass
+class Method:
+    """A method under test: its parameters and their values (from the model's domains)."""
+
+    name: str
+    params: list[tuple[str, list[Any]]]
+    postcondition: str | None = None
+
+
+@dataclass
+class Suite:
+    cls: str
+    module: str
+    model: Model
+    route: str
+    instances: list[heap.Instance]
+    feasible: int
+    seconds: float
+    invariant: str = INVARIANT_NAME
+    methods: list[Method] = field(default_factory=list)
+    stats: dict[str, Any] = field(default_factory=dict)
+
+
+def sat_available() -> bool:
+    return importlib.util.find_spec("pysat") is not None
+
+
+def choose_route(route: str, model: Model) -> str:
+    if route not in ROUTES:
+        raise FexError(f"unknown route {route!r}; use one of {', '.join(ROUTES)}")
+    if route == "auto":
+        return "sat" if model.spec and sat_available() else "korat"
+    if route == "sat" and not sat_available():
+        raise FexError("route sat needs python-sat (pip install python-sat)")
+    return route
+
+
+def _int_values(model: Model) -> list[Any]:
+    """Argument values for an int parameter: the widest int domain of a field."""
+    best: list[Any] = []
+    for spec in model.fields:
+        ints = [v for v in spec.domain.values if isinstance(v, int) and not isinstance(v, bool)]
+        if not spec.domain.is_ref and len(ints) > len(best):
+            best = ints
+    return best or list(range(model.scope + 1))
+
+
+def methods_of(cls: type, model: Model, names: list[str]) -> list[Method]:
+    """The methods under test with values for each parameter (ints: from the model's int
+    domains; bools: both; a parameter named like a field: that field's domain)."""
+    out = []
+    by_name = {spec.name: spec for spec in model.fields if not spec.domain.is_ref}
+    for name in names:
+        function = getattr(cls, name, None)
+        if not callable(function):
+            raise FexError(f"{cls.__name__} has no method {name!r}")
+        params = []
+        for param in list(inspect.signature(function).parameters.values())[1:]:
+            if param.name in by_name:
+                values = list(by_name[param.name].domain.values)
+            elif param.annotation in (bool, "bool"):
+                values = [False, True]
+            elif param.default is not inspect.Parameter.empty:
+                values = [param.default]
+            else:
+                values = _int_values(model)
+            params.append((param.name, values))
+        post = f"post_{name}" if callable(getattr(cls, f"post_{name}", None)) else None
+        out.append(Method(name, params, post))
+    return out
+
+
+def generate(
+    cls: type,
+    scope: int,
+    *,
+    route: str = "auto",
+    methods: list[str] | None = None,
+    invariant: str = INVARIANT_NAME,
+    budget: int = korat.DEFAULT_BUDGET,
+    seconds: float | None = None,
+    job: Job | None = None,
+) -> Suite:
+    """The field-exhaustive suite of ``cls`` at ``scope``. Korat checks the user's
+    invariant on every candidate; SAT instances are checked against it afterwards."""
+    check = invariant_of(cls, invariant)
+    model = build_model(cls, scope)
+    chosen = choose_route(route, model)
+    classes = classes_of(cls)
+    stats: dict[str, Any] = {}
+    if chosen == "korat":
+        found = korat.search(cls, model, classes, check, budget=budget, seconds=seconds, job=job)
+        instances, elapsed = found.selected, found.seconds
+        stats = {"candidates": found.candidates, "valid": found.valid}
+        feasible = len(covered_pairs(model, instances))
+    else:
+        from lsp_server.fex import sat
+
+        solved = sat.solve(model, job)
+        instances, elapsed = solved.selected, solved.seconds
+        stats = {
+            "solver_calls": solved.solver_calls,
+            "variables": solved.variables,
+            "clauses": solved.clauses,
+            "infeasible": len(solved.infeasible),
+        }
+        feasible = len(solved.feasible)
+        _check_sat_instances(cls, model, classes, check, instances)
+    return Suite(
+        cls.__name__,
+        cls.__module__,
+        model,
+        chosen,
+        instances,
+        feasible,
+        elapsed,
+        invariant,
+        methods_of(cls, model, methods or []),
+        stats,
+    )
+
+
+def _check_sat_instances(
+    cls: type, model: Model, classes: dict[str, type], check: Any, instances: list[Any]
+) -> None:
+    for instance in instances:
+        if not check(heap.build(classes, model, instance)):
+            raise FexError(
+                f"__fex_spec__ of {cls.__name__} admits an instance its invariant rejects "
+                f"({heap.instance_text(instance)}): the relational form is weaker than rep_ok"
+            )
