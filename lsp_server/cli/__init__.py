@@ -15,7 +15,7 @@ from collections.abc import Sequence
 
 import lsp_server
 
-_FRONT_ENDS = ("server", "refactor", "rts", "extreme", "astgen", "editors", "demo")
+_FRONT_ENDS = ("server", "refactor", "rts", "extreme", "astgen", "fex", "editors", "demo")
 """The modules of this package, in the order their commands are listed."""
 
 

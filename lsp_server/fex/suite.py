@@ -6,6 +6,7 @@ editor go through ``lsp_server.fex.run`` to import the project's code in its int
 
 from __future__ import annotations
 
+import dataclasses
 import importlib.util
 import inspect
 from dataclasses import dataclass, field
@@ -47,6 +48,48 @@ class Suite:
     invariant: str = INVARIANT_NAME
     methods: list[Method] = field(default_factory=list)
     stats: dict[str, Any] = field(default_factory=dict)
+    invariant_is_method: bool = True
+
+    @property
+    def size_bound(self) -> int:
+        """The paper's bound on a field-exhaustive suite: #F x n^2 (n at least 1)."""
+        return len(self.model.fields) * max(self.model.scope, 1) ** 2
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "class": self.cls,
+            "module": self.module,
+            "scope": self.model.scope,
+            "route": self.route,
+            "inputs": [heap.instance_to_json(i) for i in self.instances],
+            "feasible_pairs": self.feasible,
+            "size_bound": self.size_bound,
+            "seconds": round(self.seconds, 4),
+            "invariant": self.invariant,
+            "invariant_is_method": self.invariant_is_method,
+            "methods": [dataclasses.asdict(m) for m in self.methods],
+            "stats": self.stats,
+            "model": self.model.to_json(),
+        }
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Suite:
+        return cls(
+            data["class"],
+            data["module"],
+            Model.from_json(data["model"]),
+            data["route"],
+            [heap.instance_from_json(i) for i in data["inputs"]],
+            data["feasible_pairs"],
+            data["seconds"],
+            data["invariant"],
+            [
+                Method(m["name"], [tuple(p) for p in m["params"]], m["postcondition"])
+                for m in data["methods"]
+            ],
+            data["stats"],
+            data["invariant_is_method"],
+        )
 
 
 def sat_available() -> bool:
@@ -114,37 +157,64 @@ def generate(
     check = invariant_of(cls, invariant)
     model = build_model(cls, scope)
     chosen = choose_route(route, model)
-    classes = classes_of(cls)
-    stats: dict[str, Any] = {}
     if chosen == "korat":
-        found = korat.search(cls, model, classes, check, budget=budget, seconds=seconds, job=job)
-        instances, elapsed = found.selected, found.seconds
+        found = korat.search(
+            cls, model, classes_of(cls), check, budget=budget, seconds=seconds, job=job
+        )
         stats = {"candidates": found.candidates, "valid": found.valid}
-        feasible = len(covered_pairs(model, instances))
-    else:
-        from lsp_server.fex import sat
+        feasible = len(covered_pairs(model, found.selected))
+        return assemble(
+            cls, model, "korat", found.selected, feasible, found.seconds, stats, methods, invariant
+        )
+    from lsp_server.fex import sat
 
-        solved = sat.solve(model, job)
-        instances, elapsed = solved.selected, solved.seconds
-        stats = {
-            "solver_calls": solved.solver_calls,
-            "variables": solved.variables,
-            "clauses": solved.clauses,
-            "infeasible": len(solved.infeasible),
-        }
-        feasible = len(solved.feasible)
-        _check_sat_instances(cls, model, classes, check, instances)
+    solved = sat.solve(model, job)
+    stats = {
+        "solver_calls": solved.solver_calls,
+        "variables": solved.variables,
+        "clauses": solved.clauses,
+        "infeasible": len(solved.infeasible),
+    }
+    return assemble(
+        cls,
+        model,
+        "sat",
+        solved.selected,
+        len(solved.feasible),
+        solved.seconds,
+        stats,
+        methods,
+        invariant,
+    )
+
+
+def assemble(
+    cls: type,
+    model: Model,
+    route: str,
+    instances: list[heap.Instance],
+    feasible: int,
+    seconds: float,
+    stats: dict[str, Any],
+    methods: list[str] | None = None,
+    invariant: str = INVARIANT_NAME,
+) -> Suite:
+    """A suite from instances found by a route; SAT instances are checked with the
+    user's invariant (the relational form must not be weaker)."""
+    if route == "sat":
+        _check_sat_instances(cls, model, classes_of(cls), invariant_of(cls, invariant), instances)
     return Suite(
         cls.__name__,
         cls.__module__,
         model,
-        chosen,
+        route,
         instances,
         feasible,
-        elapsed,
+        seconds,
         invariant,
         methods_of(cls, model, methods or []),
         stats,
+        callable(getattr(cls, invariant, None)),
     )
 
 

@@ -5,13 +5,14 @@ from __future__ import annotations
 import dataclasses
 
 import pytest
-from conftest import brute_force_extension, example_class
 
 from lsp_server.fex import korat
 from lsp_server.fex.heap import pairs
 from lsp_server.fex.model import FexError, build_model, classes_of, invariant_of
 from lsp_server.fex.select import covered_pairs
 from lsp_server.jobs import Cancelled, Job
+
+from .conftest import brute_force_extension, example_class
 
 
 def run(cls: type, scope: int, **options: object) -> korat.SearchResult:

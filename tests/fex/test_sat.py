@@ -5,11 +5,12 @@ from __future__ import annotations
 import dataclasses
 
 import pytest
-from conftest import brute_force_extension, example_class
 
 from lsp_server.fex import korat, sat, suite
 from lsp_server.fex.model import FexError, build_model, classes_of, invariant_of
 from lsp_server.fex.select import covered_pairs
+
+from .conftest import brute_force_extension, example_class
 
 
 @pytest.mark.parametrize(
