@@ -23,8 +23,8 @@ def root_ref(model: Model) -> Ref:
     return Ref(model.root, 0)
 
 
-def involved(model: Model, values: Mapping[Ref, Mapping[str, Value]]) -> Instance:
-    """Restrict a full assignment to the objects reachable from the root, in BFS order."""
+def _discovery_order(model: Model, values: Mapping[Ref, Mapping[str, Value]]) -> list[Ref]:
+    """The objects reachable from the root, breadth-first, fields in declaration order."""
     root = root_ref(model)
     seen = {root}
     order = [root]
@@ -37,25 +37,22 @@ def involved(model: Model, values: Mapping[Ref, Mapping[str, Value]]) -> Instanc
                 seen.add(value)
                 order.append(value)
                 queue.append(value)
-    return {obj: dict(values[obj]) for obj in order}
+    return order
+
+
+def involved(model: Model, values: Mapping[Ref, Mapping[str, Value]]) -> Instance:
+    """Restrict a full assignment to the objects reachable from the root, in BFS order."""
+    return {obj: dict(values[obj]) for obj in _discovery_order(model, values)}
 
 
 def canonical(model: Model, instance: Instance) -> Instance:
     """Relabel the objects by breadth-first discovery from the root, fields in declaration
     order: isomorphic instances get the same labelling (the one the SAT route encodes)."""
-    root = root_ref(model)
-    names: dict[Ref, Ref] = {root: root}
-    next_index: dict[str, int] = {model.root: 1}
-    queue = deque([root])
-    while queue:
-        obj = queue.popleft()
-        for spec in model.fields_of(obj.cls):
-            value = instance[obj][spec.name]
-            if isinstance(value, Ref) and value not in names:
-                index = next_index.get(value.cls, 0)
-                next_index[value.cls] = index + 1
-                names[value] = Ref(value.cls, index)
-                queue.append(value)
+    names: dict[Ref, Ref] = {}
+    counts: dict[str, int] = {}
+    for obj in _discovery_order(model, instance):
+        names[obj] = Ref(obj.cls, counts.get(obj.cls, 0))
+        counts[obj.cls] = names[obj].number + 1
 
     def rename(value: Value) -> Value:
         return names[value] if isinstance(value, Ref) else value

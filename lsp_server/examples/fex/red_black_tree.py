@@ -81,13 +81,7 @@ class RedBlackTree:
             node.left = inner
         if inner is not None:
             inner.parent = node
-        child.parent = node.parent
-        if node.parent is None:
-            self.root = child
-        elif node is node.parent.left:
-            node.parent.left = child
-        else:
-            node.parent.right = child
+        self._hang(child, node)
         if left:
             child.left = node
         else:
@@ -156,7 +150,8 @@ class RedBlackTree:
         self.size -= 1
         return True
 
-    def _replace(self, node: Node, child: Node | None) -> None:
+    def _hang(self, child: Node | None, node: Node) -> None:
+        """Put ``child`` where ``node`` hangs (under its parent, or at the root)."""
         if child is not None:
             child.parent = node.parent
         if node.parent is None:
@@ -165,6 +160,9 @@ class RedBlackTree:
             node.parent.left = child
         else:
             node.parent.right = child
+
+    def _replace(self, node: Node, child: Node | None) -> None:
+        self._hang(child, node)
         node.parent = node.left = node.right = None
 
     def _fix_remove(self, node: Node) -> None:
