@@ -10,8 +10,10 @@ or a ``__fex_scope__`` attribute (what ``finitize`` sets) returns a plain dict::
         return {"Node": n, "Node.key": range(n), "size": range(n + 1)}
 
 A key naming a class gives its object count; ``Class.field`` or a bare ``field`` gives a
-field's values. Everything not given comes from the type annotations: ``Node | None`` is None
-or a Node, ``int`` is 0..n, ``bool`` is False/True; the class under test has one object.
+field's values, where a class stands for its objects (``"Node.next": [None, Node]``), which
+is how an unannotated class declares its fields. Everything not given comes from the type
+annotations: ``Node | None`` is None or a Node, ``int`` is 0..n, ``bool`` is False/True; the
+class under test has one object.
 
 This module is stdlib-only: it runs inside the project's interpreter.
 """
@@ -235,19 +237,42 @@ class _Builder:
         if cls.__name__ in self.classes:
             return
         self.classes[cls.__name__] = cls
-        for name, tp in _annotated_fields(cls):
-            domain, target = _default_domain(tp, self.n)
-            explicit = self.given.get(f"{cls.__name__}.{name}", self.given.get(name))
+        annotated = _annotated_fields(cls)
+        prefix = f"{cls.__name__}."
+        extra = [
+            (key[len(prefix) :], None)
+            for key in self.given
+            if key.startswith(prefix) and key[len(prefix) :] not in dict(annotated)
+        ]
+        for name, tp in annotated + extra:
+            explicit = self.given.get(f"{prefix}{name}", self.given.get(name))
+            domain: Domain | None
+            target: type | None
             if explicit is not None and not isinstance(explicit, int):
-                domain = Domain(tuple(explicit), None)
+                domain, target = _explicit_domain(explicit)
+            else:
+                domain, target = _default_domain(tp, self.n)
             if domain is None:
                 raise FexError(
-                    f"field {cls.__name__}.{name}: no domain for annotation {tp!r}; give one in "
-                    f'fex_scope(n), e.g. "{cls.__name__}.{name}": [...]'
+                    f"field {prefix}{name}: no domain for annotation {tp!r}; give one in "
+                    f'fex_scope(n), e.g. "{prefix}{name}": [...]'
                 )
             self.fields.append(FieldSpec(cls.__name__, name, domain))
-            if target is not None and explicit is None:
+            if target is not None:
                 self.visit(target)
+
+
+def _explicit_domain(values: Any) -> tuple[Domain, type | None]:
+    """A finitization's values; a class among them stands for its objects (``[None, Node]``:
+    None or one of the Nodes)."""
+    values = tuple(values)
+    classes = [v for v in values if inspect.isclass(v)]
+    if len(classes) > 1:
+        raise FexError(f"a field may refer to one class, not {[c.__name__ for c in classes]}")
+    if classes:
+        nulls: tuple[Value, ...] = (None,) if None in values else ()
+        return Domain(nulls, classes[0].__name__), classes[0]
+    return Domain(values), None
 
 
 def build_model(cls: type, n: int) -> Model:

@@ -104,3 +104,46 @@ def test_annotations_alone_give_a_model() -> None:
     result = run(Counter, 2)
     assert result.valid == 4
     assert pairs(model, result.selected[0])
+
+
+class Link:
+    """No annotations: the finitization declares the fields."""
+
+    def __init__(self, value, following=None):
+        self.value = value
+        self.following = following
+
+
+class Stack:
+    def __init__(self):
+        self.top = None
+
+    def rep_ok(self) -> bool:
+        seen = set()
+        node = self.top
+        while node is not None:
+            if id(node) in seen:
+                return False
+            seen.add(id(node))
+            node = node.following
+        return True
+
+    @staticmethod
+    def fex_scope(n: int) -> dict:
+        return {
+            "Link": n,
+            "Stack.top": [None, Link],
+            "Link.value": ["a", "b"],
+            "Link.following": [None, Link],
+        }
+
+
+def test_an_unannotated_class_declares_its_fields_in_the_finitization() -> None:
+    model = build_model(Stack, 2)
+    assert [(f.key, f.domain.target) for f in model.fields] == [
+        ("Stack.top", "Link"),
+        ("Link.value", None),
+        ("Link.following", "Link"),
+    ]
+    # stacks of 0, 1 and 2 links over two values: 1 + 2 + 4
+    assert run(Stack, 2).valid == 7
