@@ -23,6 +23,8 @@ from __future__ import annotations
 import argparse
 import ast
 import contextlib
+import inspect
+import itertools
 import json
 import random
 import signal
@@ -45,11 +47,83 @@ SUBJECTS = {
     "red_black_tree": ("RedBlackTree", ("add", "remove")),
     "binomial_heap": ("BinomialHeap", ("insert", "extract_min")),
 }
-NOT_MUTATED = ("rep_ok", "post_", "fex_scope", "_black_height", "_ordered", "_tree_ok")
+NOT_MUTATED = ("rep_ok", "post_", "fex_scope", "_black_height", "black_height", "_ordered", "_tree_ok")
+SOURCES = {name: EXAMPLES / f"{name}.py" for name in SUBJECTS}
+
+# A real PyPI class: bintrees' pure-Python red-black tree (top-down, no parent pointers),
+# with an invariant, a finitization and a relational spec written here.
+BINTREES_ADAPTER = """
+
+class CheckedRBTree(RBTree):
+    __fex_spec__ = (
+        ("tree", ("_root",), ("left", "right")),
+        ("ordered", "key", "left", "right"),
+        ("red_black", "red", "left", "right"),
+        ("size", "_count"),
+    )
+
+    def rep_ok(self):
+        seen = set()
+
+        def black_height(node, low, high):
+            if node is None:
+                return 0
+            if id(node) in seen:
+                return -1
+            seen.add(id(node))
+            if (low is not None and node.key <= low) or (high is not None and node.key >= high):
+                return -1
+            for child in (node.left, node.right):
+                if node.red and child is not None and child.red:
+                    return -1
+            left = black_height(node.left, low, node.key)
+            right = black_height(node.right, node.key, high)
+            if left < 0 or left != right:
+                return -1
+            return left + (0 if node.red else 1)
+
+        if self._root is not None and self._root.red:
+            return False
+        return black_height(self._root, None, None) >= 0 and self._count == len(seen)
+
+    def post_insert(self, before, result, key, value):
+        return key in self and len(self) == len(before) + (key not in before)
+
+    def post_discard(self, before, result, key):
+        return key not in self and len(self) == len(before) - (key in before)
+
+    @staticmethod
+    def fex_scope(n):
+        return {
+            "Node": n,
+            "CheckedRBTree._root": [None, Node],
+            "CheckedRBTree._count": range(n + 1),
+            "Node.key": range(n),
+            "Node.value": [None],
+            "Node.red": [False, True],
+            "Node.left": [None, Node],
+            "Node.right": [None, Node],
+        }
+"""
+
+
+def add_bintrees(scratch: Path) -> None:
+    """The bintrees subject, when bintrees is installed (pip install bintrees)."""
+    try:
+        import bintrees.rbtree
+    except ImportError:
+        print("bintrees is not installed: its red-black tree is left out", flush=True)
+        return
+    text = Path(bintrees.rbtree.__file__).read_text()
+    text = text.replace("from .abctree import", "from bintrees.abctree import")
+    path = scratch / "bintrees_rbtree.py"
+    path.write_text(text + BINTREES_ADAPTER)
+    SUBJECTS["bintrees_rbtree"] = ("CheckedRBTree", ("insert", "discard"))
+    SOURCES["bintrees_rbtree"] = path
 
 
 def load(name: str, source: str | None = None, tag: str = "") -> types.ModuleType:
-    path = EXAMPLES / f"{name}.py"
+    path = SOURCES[name]
     module = types.ModuleType(f"fex_bench_{name}{tag}")
     module.__file__ = str(path)
     sys.modules[module.__name__] = module
@@ -136,12 +210,13 @@ def time_limit(seconds: float) -> Iterator[None]:
 
 
 def _calls(model: Any, methods: tuple[str, ...], cls: type) -> list[tuple[str, list[Any]]]:
+    """Every method under test with every combination of its parameters' values."""
     made = suite.methods_of(cls, model, list(methods))
-    out = []
-    for method in made:
-        values = method.params[0][1] if method.params else [None]
-        out += [(method.name, [] if v is None and not method.params else [v]) for v in values]
-    return out
+    return [
+        (method.name, list(args))
+        for method in made
+        for args in itertools.product(*(values for _, values in method.params))
+    ]
 
 
 def structural_tests(module: types.ModuleType, name: str, model: Any, inputs: list[Any]) -> bool:
@@ -175,7 +250,8 @@ def sequence_tests(module: types.ModuleType, name: str, sequences: list[Any]) ->
     for sequence in sequences:
         target = cls()
         for method, key in sequence:
-            args = [key] if method != "extract_min" else []
+            arity = len(inspect.signature(getattr(cls, method)).parameters) - 1
+            args = [key, None][:arity]
             before = copy.deepcopy(target)
             result = getattr(target, method)(*args)
             if not target.rep_ok() or not getattr(target, f"post_{method}")(before, result, *args):
@@ -187,8 +263,8 @@ def quality(name: str, run: Callable[[types.ModuleType], bool]) -> tuple[float, 
     """(mutation score %, branch coverage %, test seconds on the original)."""
     import coverage
 
-    source = (EXAMPLES / f"{name}.py").read_text()
-    cov = coverage.Coverage(branch=True, include=[str(EXAMPLES / f"{name}.py")], data_file=None)
+    source = SOURCES[name].read_text()
+    cov = coverage.Coverage(branch=True, include=[str(SOURCES[name])], data_file=None)
     original = load(name, source, "_orig")
     start = time.perf_counter()
     cov.start()
@@ -284,8 +360,10 @@ def main() -> None:
     parser.add_argument("--budget", type=float, default=60.0, help="seconds per generation")
     parser.add_argument("--quality-scope", type=int, default=4, help="mutation/coverage up to")
     parser.add_argument("--max-scope", type=int, default=30)
-    parser.add_argument("--structure", action="append", choices=sorted(SUBJECTS))
+    parser.add_argument("--structure", action="append")
     args = parser.parse_args()
+    scratch = Path(tempfile.mkdtemp(prefix="fex-bench-"))
+    add_bintrees(scratch)
     print("structure       scope kind          size  gen (s) test (s) mut %  branch %")
     reach = {}
     for name in args.structure or list(SUBJECTS):
