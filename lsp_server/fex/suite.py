@@ -222,7 +222,14 @@ def _check_sat_instances(
     cls: type, model: Model, classes: dict[str, type], check: Any, instances: list[Any]
 ) -> None:
     for instance in instances:
-        if not check(heap.build(classes, model, instance)):
+        try:
+            ok = check(heap.build(classes, model, instance))
+        except Exception as exc:
+            raise korat.InvariantRaised(
+                f"the invariant of {cls.__name__} raised {type(exc).__name__}: {exc} on "
+                f"{heap.instance_text(instance)}, a valid instance of its __fex_spec__"
+            ) from exc
+        if not ok:
             raise FexError(
                 f"__fex_spec__ of {cls.__name__} admits an instance its invariant rejects "
                 f"({heap.instance_text(instance)}): the relational form is weaker than rep_ok"

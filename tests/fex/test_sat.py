@@ -73,3 +73,15 @@ class Chain:
 def test_a_spec_weaker_than_rep_ok_is_reported() -> None:
     with pytest.raises(FexError, match=r"weaker than rep_ok"):
         suite.generate(Chain, 2, route="sat")
+
+
+class RaisingChain(Chain):
+    def rep_ok(self) -> bool:
+        return self.head is None or 1 // self.head.key >= 0
+
+
+def test_an_invariant_raising_on_a_sat_instance_is_reported() -> None:
+    with pytest.raises(
+        FexError, match=r"raised ZeroDivisionError: .* on RaisingChain0\(head=ChainNode0\)"
+    ):
+        suite.generate(RaisingChain, 2, route="sat")
