@@ -47,7 +47,15 @@ SUBJECTS = {
     "red_black_tree": ("RedBlackTree", ("add", "remove")),
     "binomial_heap": ("BinomialHeap", ("insert", "extract_min")),
 }
-NOT_MUTATED = ("rep_ok", "post_", "fex_scope", "_black_height", "black_height", "_ordered", "_tree_ok")
+NOT_MUTATED = (
+    "rep_ok",
+    "post_",
+    "fex_scope",
+    "_black_height",
+    "black_height",
+    "_ordered",
+    "_tree_ok",
+)
 SOURCES = {name: EXAMPLES / f"{name}.py" for name in SUBJECTS}
 
 # A real PyPI class: bintrees' pure-Python red-black tree (top-down, no parent pointers),
@@ -304,9 +312,10 @@ def bounded_exhaustive(name: str, scope: int, budget: float) -> tuple[Any, list[
     return model, found.instances, found.seconds
 
 
-def field_exhaustive(name: str, scope: int) -> tuple[Any, list[Any], float, str]:
+def field_exhaustive(name: str, scope: int, budget: float) -> tuple[Any, list[Any], float, str]:
     module = load(name)
-    made = suite.generate(getattr(module, SUBJECTS[name][0]), scope, budget=10**9)
+    cls = getattr(module, SUBJECTS[name][0])
+    made = suite.generate(cls, scope, budget=10**9, seconds=budget)
     return made.model, made.instances, made.seconds, made.route
 
 
@@ -334,7 +343,10 @@ def bench(name: str, budget: float, quality_scope: int, max_scope: int) -> tuple
                 _row(name, scope, "BE", len(instances), gen, qual)
             except korat.ScopeTooLarge:
                 print(f"{name:15} {scope:5} BE        over the {budget:g} s budget", flush=True)
-        model, instances, gen, route = field_exhaustive(name, scope)
+        try:
+            model, instances, gen, route = field_exhaustive(name, scope, budget)
+        except korat.ScopeTooLarge:
+            gen = float("inf")
         if gen > budget:
             print(f"{name:15} {scope:5} FE        over the {budget:g} s budget", flush=True)
             break
