@@ -133,3 +133,49 @@ def test_a_file_path_names_its_module(tmp_path: Path) -> None:
     assert module_name(tmp_path, "pkg/__init__.py") == "pkg"
     with pytest.raises(FexError, match="MODULE:CLASS"):
         generate_for_project(tmp_path, Request("nothing", 2))
+
+
+STACK = """
+from __future__ import annotations
+from dataclasses import dataclass
+
+
+@dataclass
+class Cell:
+    value: bool
+    below: Cell | None
+
+
+@dataclass(frozen=True)
+class Stack:
+    top: Cell | None
+
+    def push(self, value: bool) -> Stack:
+        return Stack(Cell(value, self.top))
+
+
+def well_formed(stack: Stack) -> bool:
+    seen = set()
+    cell = stack.top
+    while cell is not None:
+        if id(cell) in seen:
+            return False
+        seen.add(id(cell))
+        cell = cell.below
+    return True
+"""
+
+
+def test_invariant_named_in_pyproject_and_frozen_classes(tmp_path: Path) -> None:
+    (tmp_path / "stack.py").write_text(STACK)
+    (tmp_path / "pyproject.toml").write_text('[tool.reks.fex]\ninvariant = "well_formed"\n')
+    out = tmp_path / "test_stack_fex.py"
+    code = main(["fex", "stack:Stack", "--scope", "2", "--methods", "push", "--root",
+                 str(tmp_path), "--python", sys.executable, "--out", str(out)])  # fmt: skip
+    assert code == 0
+    text = out.read_text()
+    assert "from stack import Cell, Stack, well_formed" in text
+    assert "object.__setattr__(stack0, 'top', " in text
+    assert "assert well_formed(target)" in text
+    result = run_pytest(tmp_path)
+    assert result.returncode == 0, result.stdout + result.stderr
