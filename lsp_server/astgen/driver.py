@@ -6,7 +6,7 @@ from __future__ import annotations
 import multiprocessing
 import os
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 
@@ -29,6 +29,11 @@ class Config:
     inverse: bool = True
     limit: int | None = None
     timeout: float = 2.0
+    select: (
+        Callable[[list[tuple[str, Labelled[Case]]]], list[tuple[str, Labelled[Case]]]] | None
+    ) = None
+    """Chooses the cases to check among all generated (None: all, bounded-exhaustive); a
+    module-level function, since the config goes to worker processes."""
 
 
 @dataclass
@@ -85,6 +90,8 @@ def generate(config: Config) -> list[tuple[str, Labelled[Case]]]:
     from lsp_server.astgen.generators import cases
 
     found = cases(config.bound, list(config.generators) or None, list(config.refactorings) or None)
+    if config.select is not None:
+        found = config.select(found)
     return found if config.limit is None else found[: config.limit]
 
 

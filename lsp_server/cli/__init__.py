@@ -16,7 +16,17 @@ from collections.abc import Sequence
 
 import lsp_server
 
-_FRONT_ENDS = ("server", "refactor", "rts", "extreme", "astgen", "factoring", "editors", "demo")
+_FRONT_ENDS = (
+    "server",
+    "refactor",
+    "rts",
+    "extreme",
+    "astgen",
+    "factoring",
+    "fex",
+    "editors",
+    "demo",
+)
 """The modules of this package, in the order their commands are listed."""
 
 

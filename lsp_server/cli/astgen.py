@@ -45,6 +45,13 @@ def register(sub: Any) -> None:
         "(repeatable or comma-separated; default: all)",
     )
     parser.add_argument("--bound", type=int, default=2, help="size bound (default 2)")
+    parser.add_argument(
+        "--suite",
+        choices=("bounded-exhaustive", "field-exhaustive"),
+        default="bounded-exhaustive",
+        help="every generated program (default), or a subset in which every option of every "
+        "generator choice point still occurs",
+    )
     parser.add_argument("--jobs", type=int, default=1, help="worker processes (default 1)")
     parser.add_argument(
         "--engines", default="reks,jedi", help="engines: reks, rope, jedi (default reks,jedi)"
@@ -62,6 +69,12 @@ def register(sub: Any) -> None:
         "$REKS_KNOWN_FAILURES or ~/.local/share/reks/known_failures.json)",
     )
     parser.set_defaults(handler=_engine_test)
+
+
+def _field_exhaustive(cases: list[Any]) -> list[Any]:
+    from lsp_server.fex.choices import field_exhaustive_cases
+
+    return field_exhaustive_cases(cases)
 
 
 def _engine_test(args: argparse.Namespace) -> int:
@@ -88,6 +101,7 @@ def _engine_test(args: argparse.Namespace) -> int:
         inverse=not args.no_inverse,
         limit=args.limit,
         timeout=args.timeout,
+        select=_field_exhaustive if args.suite == "field-exhaustive" else None,
     )
     try:
         cases = driver.generate(config)
