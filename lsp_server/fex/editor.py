@@ -71,10 +71,11 @@ def generate_tests(
     scope: int,
     job: Job | None = None,
     out: str | Path | None = None,
+    python: str | None = None,
 ) -> tuple[Suite, Path]:
     """Generate the suite of ``class_name`` in ``path`` (methods under test: those of its
     lens target) and write it to ``out`` (default ``tests/test_<module>_fex.py``)."""
-    project = Project.at(root)
+    project = Project.at(root, python)
     file = Path(path) if Path(path).is_absolute() else project.root / path
     source = file.read_text(encoding="utf-8")
     invariant = str(project.config.section("fex").get("invariant", INVARIANT_NAME))
@@ -82,7 +83,7 @@ def generate_tests(
     methods = targets[class_name].methods if class_name in targets else ()
     module = module_name(project.root, str(file.resolve()))
     suite = generate_for_project(
-        project.root, Request(f"{module}:{class_name}", scope, methods=methods), job
+        project.root, Request(f"{module}:{class_name}", scope, methods=methods), job, python
     )
     if out is None:
         stem = module.rsplit(".", 1)[-1]
