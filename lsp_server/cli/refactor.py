@@ -76,7 +76,7 @@ def _run(args: argparse.Namespace, action: str, spec: str, selection: bool, **op
         RefactoringError,
         RefactorRequest,
     )
-    from lsp_server.refactor.worker import RopeJob
+    from lsp_server.refactor.rope_thread import RopeJob
 
     path, start, end = _parse(spec, selection)
     path = os.path.realpath(path)

@@ -35,8 +35,8 @@ from pathlib import Path
 
 from lsp_server.astgen.features import client_imports, lists_in_all
 from lsp_server.project.text import identifier_at
+from lsp_server.refactor.edit_check import check_edit
 from lsp_server.refactor.model import FileEdit, RefactoringError
-from lsp_server.refactor.verify import check_edit
 from lsp_server.rts.provenance import Origin, Provenance
 from lsp_server.rts.units import nested_statements
 
