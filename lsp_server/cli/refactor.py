@@ -72,7 +72,7 @@ def _run(args: argparse.Namespace, action: str, spec: str, selection: bool, **op
     from lsp_server.console import ProgressBar
     from lsp_server.refactor.engine import RefactorEngine, find_root
     from lsp_server.refactor.model import RefactoringError, RefactorRequest
-    from lsp_server.refactor.worker import RopeJob
+    from lsp_server.refactor.rope_thread import RopeJob
     from lsp_server.trust.task_listener import install as install_task_listener
 
     path, start, end = _parse(spec, selection)

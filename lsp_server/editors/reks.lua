@@ -162,22 +162,74 @@ end
 
 -- Prompts ------------------------------------------------------------------------------
 
-local SKIP_DIRS = { [".git"] = true, [".venv"] = true, venv = true, node_modules = true,
-  __pycache__ = true, [".reks"] = true, [".tox"] = true, build = true, dist = true }
+-- What the server tells its clients (lsp_server/client_config.py): default names, the folders
+-- that are not project code, status texts. By client id; false: the server has none.
+local CLIENT_CONFIGURATION = "reks.clientConfiguration"
+local server_configs = {}
+
+local function initialize_configuration(client)
+  local experimental = client.server_capabilities and client.server_capabilities.experimental
+  local config = type(experimental) == "table" and experimental.reks or nil
+  return type(config) == "table" and config or nil
+end
+
+--- Call `callback(config)` with what the server of `client` tells its clients: the result of
+--- its `reks.clientConfiguration` command, else `capabilities.experimental.reks` of its
+--- initialize result, else nil.
+function M.server_configuration(client, callback)
+  if not client then
+    return callback(nil)
+  end
+  local cached = server_configs[client.id]
+  if cached ~= nil then
+    return callback(cached or nil)
+  end
+  local function done(config)
+    server_configs[client.id] = config or false
+    callback(config)
+  end
+  local provider = client.server_capabilities and client.server_capabilities.executeCommandProvider
+  if not (provider and vim.tbl_contains(provider.commands or {}, CLIENT_CONFIGURATION)) then
+    return done(initialize_configuration(client))
+  end
+  client_request(client, "workspace/executeCommand", { command = CLIENT_CONFIGURATION, arguments = {} },
+    function(err, result)
+      done((not err and type(result) == "table") and result or initialize_configuration(client))
+    end)
+end
+
+-- Is the root-relative `rel` in a folder the server's `exclusions` say is not project code?
+local function is_excluded(rel, exclusions)
+  if type(exclusions) ~= "table" then
+    return false
+  end
+  local folders = {}
+  for part in rel:gmatch("[^/]+") do
+    folders[#folders + 1] = part
+  end
+  for index = 1, #folders - 1 do
+    local name = folders[index]
+    if vim.tbl_contains(exclusions.dirs or {}, name)
+      or (index == 1 and vim.tbl_contains(exclusions.rootOnlyDirs or {}, name)) then
+      return true
+    end
+    for _, suffix in ipairs(exclusions.dirSuffixes or {}) do
+      if vim.endswith(name, suffix) then
+        return true
+      end
+    end
+  end
+  return false
+end
 
 --- Candidate destinations of a move below `root`: module files, or package folders when
---- `folders` (moving a module into a package). Root-relative, sorted.
-function M.move_destinations(root, exclude, folders)
+--- `folders` (moving a module into a package), outside the folders the server's `exclusions`
+--- name (hidden folders are never listed). Root-relative, sorted.
+function M.move_destinations(root, exclude, folders, exclusions)
   local found = {}
   for _, file in ipairs(vim.fn.globpath(root, "**/*.py", false, true)) do
     local rel = relpath(root, file)
-    local skip = false
-    for part in rel:gmatch("[^/]+") do
-      if SKIP_DIRS[part] then
-        skip = true
-      end
-    end
-    if not skip and file ~= exclude then
+    if not is_excluded(rel, exclusions) and file ~= exclude then
       if folders then
         if rel:match("/__init__%.py$") then
           found[#found + 1] = rel:gsub("/__init__%.py$", "")
@@ -194,8 +246,8 @@ end
 local OTHER = "Other (type a path)…"
 
 --- Ask for a move destination: vim.ui.select over the modules, or a typed path.
-function M.pick_destination(root, source, folders, callback)
-  local items = M.move_destinations(root, source, folders)
+function M.pick_destination(root, source, folders, callback, exclusions)
+  local items = M.move_destinations(root, source, folders, exclusions)
   items[#items + 1] = OTHER
   vim.ui.select(items, { prompt = folders and "Move into package:" or "Move to module:" }, function(choice)
     if choice == nil then
@@ -226,7 +278,7 @@ local function complete_move(command, ctx, done)
   local root = client and client.config.root_dir or vim.fn.getcwd()
   local source = first.uri and uri_path(first.uri) or vim.api.nvim_buf_get_name(ctx.bufnr or 0)
   local module_move = first.module == true or (type(first.args) == "table" and first.args.module == true)
-  M.pick_destination(root, source, module_move, function(destination)
+  local function with_destination(destination)
     if not destination then
       notify("move cancelled")
       return
@@ -243,6 +295,9 @@ local function complete_move(command, ctx, done)
       new_args[i] = args[i]
     end
     done({ title = command.title, command = command.command, arguments = new_args })
+  end
+  M.server_configuration(client, function(config)
+    M.pick_destination(root, source, module_move, with_destination, config and config.exclusions)
   end)
 end
 

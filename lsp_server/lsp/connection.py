@@ -13,14 +13,16 @@ from __future__ import annotations
 import contextlib
 import logging
 import re
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 from typing import Any, BinaryIO
 
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException, JsonRpcInternalError, JsonRpcInvalidParams
-from pygls.protocol import LanguageServerProtocol
+from pygls.protocol import LanguageServerProtocol, lsp_method
 
+from lsp_server.lsp.client_config import client_configuration
 from lsp_server.refactor.model import RefactoringError
+from lsp_server.settings import Settings
 
 log = logging.getLogger(__name__)
 
@@ -35,6 +37,20 @@ class _Answered:
 
 
 class ReksProtocol(LanguageServerProtocol):
+    @lsp_method(types.INITIALIZE)
+    def lsp_initialize(
+        self, params: types.InitializeParams
+    ) -> Generator[Any, Any, types.InitializeResult]:
+        """pygls' initialize, with what the server owns for its clients added under
+        ``capabilities.experimental.reks`` once the settings are known."""
+        result: types.InitializeResult = yield from super().lsp_initialize(params)
+        settings = getattr(self._server, "settings", None)
+        if isinstance(settings, Settings):
+            experimental = result.capabilities.experimental
+            extra = experimental if isinstance(experimental, dict) else {}
+            result.capabilities.experimental = {**extra, "reks": client_configuration(settings)}
+        return result
+
     def structure_message(self, data: dict[str, Any]) -> Any:
         try:
             return super().structure_message(data)

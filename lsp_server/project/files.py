@@ -34,6 +34,9 @@ ROOT_ONLY_EXCLUDED_DIRS = frozenset({"build", "dist", "env"})
 """Folder names that are tool output only directly below the root: a package may well be
 called ``build`` or ``env`` deeper down (``src/build/``)."""
 
+EXCLUDED_DIR_SUFFIXES = (".egg-info",)
+"""Folder name endings that are never project code (build metadata), at any depth."""
+
 PYTHON_SUFFIXES = (".py", ".pyw")
 
 MAX_ANALYSED_CHARS = 2_000_000
@@ -47,7 +50,7 @@ def is_python(path: str) -> bool:
 
 def is_excluded_dir(name: str, at_root: bool = False) -> bool:
     """Is a folder called ``name`` left out (``at_root``: directly below the root)?"""
-    if name in EXCLUDED_DIRS or name.endswith(".egg-info"):
+    if name in EXCLUDED_DIRS or name.endswith(EXCLUDED_DIR_SUFFIXES):
         return True
     return at_root and name in ROOT_ONLY_EXCLUDED_DIRS
 
@@ -60,7 +63,8 @@ def is_excluded_path(parts: list[str] | tuple[str, ...]) -> bool:
 
 def exclusion_globs() -> list[str]:
     """The exclusion list as workspace globs, for editor clients (file watchers, searches)."""
-    anywhere = [f"**/{name}/**" for name in sorted(EXCLUDED_DIRS)] + ["**/*.egg-info/**"]
+    anywhere = [f"**/{name}/**" for name in sorted(EXCLUDED_DIRS)]
+    anywhere += [f"**/*{suffix}/**" for suffix in EXCLUDED_DIR_SUFFIXES]
     return anywhere + [f"{name}/**" for name in sorted(ROOT_ONLY_EXCLUDED_DIRS)]
 
 

@@ -10,10 +10,12 @@ from __future__ import annotations
 
 import ast
 import textwrap
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from lsp_server.project.text import identifier_span
+from lsp_server.refactor.cursor import Cursor, is_parameter, stores
+from lsp_server.refactor.names import self_attributes
 
 # Setting keys (``ActionSettings`` fields) each offer is switched by.
 EXTRACT_METHOD = "extractMethod"
@@ -51,105 +53,6 @@ class Offer:
     name_arg: str = "name"
 
 
-class _Lines:
-    """Offsets <-> (1-based line, UTF-8 byte column) as ``ast`` reports them."""
-
-    def __init__(self, text: str) -> None:
-        self.text = text
-        self.lines = text.splitlines(keepends=True) or [""]
-        self.starts: list[int] = []
-        pos = 0
-        for line in self.lines:
-            self.starts.append(pos)
-            pos += len(line)
-
-    def position(self, offset: int) -> tuple[int, int]:
-        import bisect
-
-        index = max(0, bisect.bisect_right(self.starts, offset) - 1)
-        line = self.lines[index]
-        chars = offset - self.starts[index]
-        col = chars if line.isascii() else len(line[:chars].encode("utf-8"))
-        return index + 1, col
-
-    def offset(self, line: int, col: int) -> int:
-        if line - 1 >= len(self.lines):
-            return len(self.text)
-        text = self.lines[line - 1]
-        chars = (
-            col if text.isascii() else len(text.encode("utf-8")[:col].decode("utf-8", "replace"))
-        )
-        return self.starts[line - 1] + chars
-
-
-def _contains(node: ast.AST, pos: tuple[int, int]) -> bool:
-    start = (node.lineno, node.col_offset)  # type: ignore[attr-defined]
-    end = (node.end_lineno, node.end_col_offset)  # type: ignore[attr-defined]
-    return start <= pos <= end
-
-
-def _name_span(lines: _Lines, node: ast.AST, name: str) -> tuple[int, int] | None:
-    """Offsets of the name of a def/class (after the keyword on its line)."""
-    line_text = lines.lines[node.lineno - 1]  # type: ignore[attr-defined]
-    start = lines.offset(node.lineno, node.col_offset)  # type: ignore[attr-defined]
-    at = line_text.find(name, start - lines.starts[node.lineno - 1])  # type: ignore[attr-defined]
-    if at < 0:
-        return None
-    begin = lines.starts[node.lineno - 1] + at  # type: ignore[attr-defined]
-    return begin, begin + len(name)
-
-
-@dataclass
-class _Found:
-    chain: list[ast.AST]
-    """Nodes containing the cursor, outermost first."""
-    definition: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef | None = None
-    """A def/class whose name is under the cursor."""
-    parameter: tuple[ast.FunctionDef | ast.AsyncFunctionDef, int, ast.arg] | None = None
-
-
-def _locate(tree: ast.Module, lines: _Lines, offset: int) -> _Found:
-    pos = lines.position(offset)
-    chain: list[ast.AST] = []
-    node: ast.AST = tree
-    found = _Found(chain)
-    while True:
-        chain.append(node)
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            span = _name_span(lines, node, node.name)
-            if span is not None and span[0] <= offset <= span[1]:
-                found.definition = node
-            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                params = [*node.args.posonlyargs, *node.args.args]
-                for index, arg in enumerate(params):
-                    if _contains(arg, pos):
-                        found.parameter = (node, index, arg)
-        for child in ast.iter_child_nodes(node):
-            if hasattr(child, "lineno") and _contains(child, pos):
-                node = child
-                break
-        else:
-            return found
-
-
-def _functions(chain: list[ast.AST]) -> list[ast.FunctionDef | ast.AsyncFunctionDef]:
-    return [n for n in chain if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
-
-
-def _stores(function: ast.AST, name: str) -> bool:
-    return any(
-        isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Store)
-        for n in ast.walk(function)
-    )
-
-
-def _module_defines(tree: ast.Module, name: str) -> bool:
-    for node in ast.walk(tree):
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == name:
-            return True
-    return False
-
-
 def offers_at(
     text: str, offset: int, end: int | None = None, tree: ast.Module | None = None
 ) -> list[Offer]:
@@ -159,137 +62,249 @@ def offers_at(
             tree = ast.parse(text)
         except (SyntaxError, ValueError):
             return []
-    lines = _Lines(text)
-    out: list[Offer] = []
-    if end is not None and end > offset:
-        out.extend(_selection_offers(text, tree, lines, offset, end))
-    found = _locate(tree, lines, offset)
-    functions = _functions(found.chain)
-    word_start, word_end = identifier_span(text, offset)
-    word = text[word_start:word_end]
-    at = word_start if word else offset
+    cursor = Cursor(text, tree, offset, end)
+    return [offer for family in OFFER_FAMILIES for offer in family(cursor)]
 
-    if found.definition is not None:
-        out.extend(_definition_offers(found, at))
-    elif found.parameter is not None:
-        function, index, arg = found.parameter
-        defaults = function.args.defaults
+
+def _extract(cursor: Cursor) -> list[Offer]:
+    """Extract variable (an expression), method and function (statements or expression)."""
+    start, end = cursor.offset, cursor.selection_end
+    if end is None:
+        return []
+    selected = cursor.text[start:end]
+    stripped = selected.strip()
+    if not stripped:
+        return []
+    out: list[Offer] = []
+    try:
+        ast.parse(stripped, mode="eval")
+        is_expression = True
+    except SyntaxError:
+        is_expression = False
+        try:
+            ast.parse(textwrap.dedent(selected.strip("\n")))
+        except SyntaxError:
+            return []
+    if is_expression:
+        for similar, suffix in ((False, ""), (True, " (and similar)")):
+            kind = "refactor.extract.variable" + (".similar" if similar else "")
+            args = {"similar": similar}
+            out.append(
+                Offer(
+                    f"Extract variable{suffix}",
+                    kind,
+                    "extract-variable",
+                    EXTRACT_VARIABLE,
+                    start,
+                    end,
+                    args,
+                    default_name="extractedVariable",
+                )
+            )
+    variants = [
+        (False, False, "Extract method", "refactor.extract.method"),
+        (True, False, "Extract method (and similar)", "refactor.extract.method.similar"),
+    ]
+    if cursor.innermost_function is not None:
+        variants.append(
+            (False, True, "Extract function (module level)", "refactor.extract.function")
+        )
+    for similar, global_, title, kind in variants:
+        args = {"similar": similar, "global": global_}
+        out.append(
+            Offer(
+                title,
+                kind,
+                "extract-method",
+                EXTRACT_METHOD,
+                start,
+                end,
+                args,
+                default_name="extractedMethod",
+            )
+        )
+    return out
+
+
+def _move_global(cursor: Cursor) -> list[Offer]:
+    """Move a top-level function or class to another module (the client asks where)."""
+    node = cursor.definition
+    if node is None or not isinstance(cursor.parent(node), ast.Module):
+        return []
+    what = "class" if isinstance(node, ast.ClassDef) else "function"
+    title = f"Move {what} `{node.name}` to module…"
+    return [Offer(title, "refactor.move.global", "move", MOVE, cursor.at, needs=("destination",))]
+
+
+def _use_function(cursor: Cursor) -> list[Offer]:
+    node = cursor.function_definition
+    if node is None or not isinstance(cursor.parent(node), ast.Module):
+        return []
+    title = f"Use function `{node.name}` where its body is repeated"
+    return [Offer(title, "refactor.rewrite.useFunction", "use-function", USE_FUNCTION, cursor.at)]
+
+
+MAX_MOVE_TARGETS = 5
+
+
+def _move_method(cursor: Cursor) -> list[Offer]:
+    """One offer per attribute of ``self``: the destination is known, no prompt needed."""
+    node = cursor.function_definition
+    parent = cursor.parent(node) if node is not None else None
+    if node is None or not isinstance(parent, ast.ClassDef) or node.name.startswith("__"):
+        return []
+    return [
+        Offer(
+            f"Move method `{node.name}` to the class of `self.{attribute}`",
+            "refactor.move.method",
+            "move",
+            MOVE,
+            cursor.at,
+            args={"destination": attribute},
+        )
+        for attribute in self_attributes(parent)[:MAX_MOVE_TARGETS]
+    ]
+
+
+def _introduce_factory(cursor: Cursor) -> list[Offer]:
+    node = cursor.definition
+    if not isinstance(node, ast.ClassDef):
+        return []
+    kind = "refactor.rewrite.introduceFactory"
+    title = f"Introduce factory for `{node.name}`"
+    return [
+        Offer(
+            title, kind, "introduce-factory", INTRODUCE_FACTORY, cursor.at, default_name="factory"
+        )
+    ]
+
+
+def _encapsulate_field(cursor: Cursor) -> list[Offer]:
+    node, at, word = cursor.name, cursor.at, cursor.word
+    if not (
+        isinstance(node, ast.Attribute)
+        and isinstance(node.value, ast.Name)
+        and node.value.id == "self"
+        and cursor.text[at - 5 : at] == "self."
+        and word == node.attr
+    ):
+        return []
+    kind = "refactor.rewrite.encapsulateField"
+    return [Offer(f"Encapsulate field `{word}`", kind, "encapsulate-field", ENCAPSULATE_FIELD, at)]
+
+
+def _inline(cursor: Cursor) -> list[Offer]:
+    """Inline a function (at its def or a use), a variable, or a parameter's default."""
+    at = cursor.at
+    if cursor.function_definition is not None:
+        name = cursor.function_definition.name
+        return [Offer(f"Inline function `{name}`", "refactor.inline.method", "inline", INLINE, at)]
+    if cursor.parameter is not None:
+        function, index, arg = cursor.parameter
         n_params = len(function.args.posonlyargs) + len(function.args.args)
-        has_default = index >= n_params - len(defaults)
-        if has_default:
-            out.append(
-                Offer(
-                    f"Inline default of parameter `{arg.arg}`",
-                    "refactor.inline.parameter",
-                    "inline",
-                    INLINE,
-                    at,
-                )
-            )
-        out.append(
-            Offer(
-                f"Remove parameter `{arg.arg}`",
-                "refactor.rewrite.signature.remove",
-                "change-signature",
-                CHANGE_SIGNATURE,
-                at,
-                args={"changes": [{"op": "remove", "index": index}]},
-            )
+        if index < n_params - len(function.args.defaults):
+            return []
+        title = f"Inline default of parameter `{arg.arg}`"
+        return [Offer(title, "refactor.inline.parameter", "inline", INLINE, at)]
+    node, word = cursor.name, cursor.word
+    if not isinstance(node, ast.Name):
+        return []
+    in_function = cursor.innermost_function is not None
+    if cursor.local_store or (
+        not in_function and stores(cursor.tree, word) and not cursor.module_function
+    ):
+        return [
+            Offer(f"Inline variable `{word}`", "refactor.inline.variable", "inline", INLINE, at)
+        ]
+    if cursor.module_function and isinstance(node.ctx, ast.Load):
+        return [Offer(f"Inline function `{word}`", "refactor.inline.method", "inline", INLINE, at)]
+    return []
+
+
+def _local_to_field(cursor: Cursor) -> list[Offer]:
+    function = cursor.innermost_function
+    if not isinstance(cursor.name, ast.Name) or not cursor.local_store:
+        return []
+    if function is None or not cursor.is_method(function):
+        return []
+    title = f"Turn local `{cursor.word}` into a field"
+    kind = "refactor.rewrite.localToField"
+    return [Offer(title, kind, "local-to-field", LOCAL_TO_FIELD, cursor.at)]
+
+
+def _method_object(cursor: Cursor) -> list[Offer]:
+    node = cursor.function_definition
+    if node is None:
+        return []
+    return [
+        Offer(
+            f"Turn `{node.name}` into a method object",
+            "refactor.rewrite.methodObject",
+            "method-object",
+            METHOD_OBJECT,
+            cursor.at,
+            default_name="methodObject",
+            name_arg="classname",
         )
-        if index > 0 and not (index == 1 and _is_method(found.chain, function)):
-            order = list(range(n_params))
-            order[index - 1], order[index] = order[index], order[index - 1]
-            out.append(
-                Offer(
-                    f"Move parameter `{arg.arg}` left",
-                    "refactor.rewrite.signature.reorder",
-                    "change-signature",
-                    CHANGE_SIGNATURE,
-                    at,
-                    args={"changes": [{"op": "reorder", "order": order}]},
-                )
-            )
-    elif word:
-        node = found.chain[-1]
-        if (
-            isinstance(node, ast.Attribute)
-            and isinstance(node.value, ast.Name)
-            and node.value.id == "self"
-        ):
-            if text[at - 5 : at] == "self." and word == node.attr:
-                out.append(
-                    Offer(
-                        f"Encapsulate field `{word}`",
-                        "refactor.rewrite.encapsulateField",
-                        "encapsulate-field",
-                        ENCAPSULATE_FIELD,
-                        at,
-                    )
-                )
-        elif isinstance(node, ast.Name):
-            innermost = functions[-1] if functions else None
-            if innermost is not None and _stores(innermost, word):
-                out.append(
-                    Offer(
-                        f"Inline variable `{word}`",
-                        "refactor.inline.variable",
-                        "inline",
-                        INLINE,
-                        at,
-                    )
-                )
-                if _is_method(found.chain, innermost):
-                    out.append(
-                        Offer(
-                            f"Turn local `{word}` into a field",
-                            "refactor.rewrite.localToField",
-                            "local-to-field",
-                            LOCAL_TO_FIELD,
-                            at,
-                        )
-                    )
-            elif innermost is None and _stores(tree, word) and not _module_defines(tree, word):
-                out.append(
-                    Offer(
-                        f"Inline variable `{word}`",
-                        "refactor.inline.variable",
-                        "inline",
-                        INLINE,
-                        at,
-                    )
-                )
-            elif _module_defines(tree, word) and isinstance(node.ctx, ast.Load):
-                out.append(
-                    Offer(
-                        f"Inline function `{word}`", "refactor.inline.method", "inline", INLINE, at
-                    )
-                )
-            if (
-                innermost is not None
-                and isinstance(node.ctx, ast.Load)
-                and not _is_param(innermost, word)
-            ):
-                out.append(
-                    Offer(
-                        f"Introduce parameter for `{word}`",
-                        "refactor.rewrite.parameter.introduce",
-                        "introduce-parameter",
-                        INTRODUCE_PARAMETER,
-                        at,
-                        default_name="parameter",
-                    )
-                )
-    if any(isinstance(n, (ast.Import, ast.ImportFrom)) for n in tree.body):
-        out.append(
-            Offer(
-                "Organize imports",
-                "source.organizeImports",
-                "organize-imports",
-                ORGANIZE_IMPORTS,
-                0,
-            )
+    ]
+
+
+def _signature(title: str, kind: str, at: int, change: dict[str, Any]) -> Offer:
+    args = {"changes": [change]}
+    return Offer(title, kind, "change-signature", CHANGE_SIGNATURE, at, args=args)
+
+
+def _change_signature(cursor: Cursor) -> list[Offer]:
+    """Normalize the calls (at a def), remove or move left a parameter (on it)."""
+    at = cursor.at
+    if cursor.function_definition is not None:
+        name = cursor.function_definition.name
+        kind = "refactor.rewrite.signature.normalize"
+        return [_signature(f"Normalize the calls of `{name}`", kind, at, {"op": "normalize"})]
+    if cursor.parameter is None:
+        return []
+    function, index, arg = cursor.parameter
+    remove = {"op": "remove", "index": index}
+    kind = "refactor.rewrite.signature.remove"
+    out = [_signature(f"Remove parameter `{arg.arg}`", kind, at, remove)]
+    # `self` stays first: a method's second parameter cannot move left.
+    if index > 0 and not (index == 1 and cursor.is_method(function)):
+        order = list(range(len(function.args.posonlyargs) + len(function.args.args)))
+        order[index - 1], order[index] = order[index], order[index - 1]
+        kind = "refactor.rewrite.signature.reorder"
+        title = f"Move parameter `{arg.arg}` left"
+        out.append(_signature(title, kind, at, {"op": "reorder", "order": order}))
+    return out
+
+
+def _introduce_parameter(cursor: Cursor) -> list[Offer]:
+    node, function, word = cursor.name, cursor.innermost_function, cursor.word
+    if not isinstance(node, ast.Name) or function is None:
+        return []
+    if not isinstance(node.ctx, ast.Load) or is_parameter(function, word):
+        return []
+    return [
+        Offer(
+            f"Introduce parameter for `{word}`",
+            "refactor.rewrite.parameter.introduce",
+            "introduce-parameter",
+            INTRODUCE_PARAMETER,
+            cursor.at,
+            default_name="parameter",
         )
-    out.append(
+    ]
+
+
+def _organize_imports(cursor: Cursor) -> list[Offer]:
+    if not any(isinstance(n, (ast.Import, ast.ImportFrom)) for n in cursor.tree.body):
+        return []
+    return [
+        Offer("Organize imports", "source.organizeImports", "organize-imports", ORGANIZE_IMPORTS, 0)
+    ]
+
+
+def _move_module(cursor: Cursor) -> list[Offer]:
+    return [
         Offer(
             "Move module to package…",
             "refactor.move.module",
@@ -299,167 +314,23 @@ def offers_at(
             args={"module": True},
             needs=("destination",),
         )
-    )
-    return out
+    ]
 
 
-def _is_param(function: ast.FunctionDef | ast.AsyncFunctionDef, name: str) -> bool:
-    args = function.args
-    return name in {a.arg for a in [*args.posonlyargs, *args.args, *args.kwonlyargs]}
-
-
-def _is_method(chain: list[ast.AST], function: ast.AST) -> bool:
-    index = chain.index(function)
-    return index > 0 and isinstance(chain[index - 1], ast.ClassDef)
-
-
-MAX_MOVE_TARGETS = 5
-
-
-def _self_attributes(cls: ast.ClassDef) -> list[str]:
-    """Attributes assigned as ``self.x = ...`` in the methods of ``cls``, in order."""
-    seen: dict[str, None] = {}
-    for node in ast.walk(cls):
-        if (
-            isinstance(node, ast.Attribute)
-            and isinstance(node.ctx, ast.Store)
-            and isinstance(node.value, ast.Name)
-            and node.value.id == "self"
-        ):
-            seen.setdefault(node.attr, None)
-    return list(seen)
-
-
-def _move_global(what: str, at: int) -> Offer:
-    return Offer(
-        f"Move {what} to module…", "refactor.move.global", "move", MOVE, at, needs=("destination",)
-    )
-
-
-def _definition_offers(found: _Found, at: int) -> list[Offer]:
-    node = found.definition
-    assert node is not None
-    index = found.chain.index(node)
-    parent = found.chain[index - 1] if index > 0 else None
-    top_level = isinstance(parent, ast.Module)
-    name = node.name
-    out: list[Offer] = []
-    if isinstance(node, ast.ClassDef):
-        if top_level:
-            out.append(_move_global(f"class `{name}`", at))
-        out.append(
-            Offer(
-                f"Introduce factory for `{name}`",
-                "refactor.rewrite.introduceFactory",
-                "introduce-factory",
-                INTRODUCE_FACTORY,
-                at,
-                default_name="factory",
-            )
-        )
-        return out
-    is_method = isinstance(parent, ast.ClassDef)
-    if top_level:
-        out.append(_move_global(f"function `{name}`", at))
-        out.append(
-            Offer(
-                f"Use function `{name}` where its body is repeated",
-                "refactor.rewrite.useFunction",
-                "use-function",
-                USE_FUNCTION,
-                at,
-            )
-        )
-    if is_method and not name.startswith("__") and isinstance(parent, ast.ClassDef):
-        # One action per attribute of `self`: the destination is known, no prompt needed.
-        for attribute in _self_attributes(parent)[:MAX_MOVE_TARGETS]:
-            out.append(
-                Offer(
-                    f"Move method `{name}` to the class of `self.{attribute}`",
-                    "refactor.move.method",
-                    "move",
-                    MOVE,
-                    at,
-                    args={"destination": attribute},
-                )
-            )
-    out.append(Offer(f"Inline function `{name}`", "refactor.inline.method", "inline", INLINE, at))
-    out.append(
-        Offer(
-            f"Turn `{name}` into a method object",
-            "refactor.rewrite.methodObject",
-            "method-object",
-            METHOD_OBJECT,
-            at,
-            default_name="methodObject",
-            name_arg="classname",
-        )
-    )
-    out.append(
-        Offer(
-            f"Normalize the calls of `{name}`",
-            "refactor.rewrite.signature.normalize",
-            "change-signature",
-            CHANGE_SIGNATURE,
-            at,
-            args={"changes": [{"op": "normalize"}]},
-        )
-    )
-    return out
-
-
-def _selection_offers(
-    text: str, tree: ast.Module, lines: _Lines, start: int, end: int
-) -> list[Offer]:
-    selected = text[start:end]
-    stripped = selected.strip()
-    if not stripped:
-        return []
-    inside_function = bool(_functions(_locate(tree, lines, start).chain))
-    out: list[Offer] = []
-    is_expression = True
-    try:
-        ast.parse(stripped, mode="eval")
-    except SyntaxError:
-        is_expression = False
-    if not is_expression:
-        try:
-            ast.parse(textwrap.dedent(selected.strip("\n")))
-        except SyntaxError:
-            return []
-    if is_expression:
-        for similar, suffix in ((False, ""), (True, " (and similar)")):
-            out.append(
-                Offer(
-                    f"Extract variable{suffix}",
-                    "refactor.extract.variable" + (".similar" if similar else ""),
-                    "extract-variable",
-                    EXTRACT_VARIABLE,
-                    start,
-                    end,
-                    args={"similar": similar},
-                    default_name="extractedVariable",
-                )
-            )
-    variants = [(False, False, "Extract method", "refactor.extract.method")]
-    variants.append(
-        (True, False, "Extract method (and similar)", "refactor.extract.method.similar")
-    )
-    if inside_function:
-        variants.append(
-            (False, True, "Extract function (module level)", "refactor.extract.function")
-        )
-    for similar, global_, title, kind in variants:
-        out.append(
-            Offer(
-                title,
-                kind,
-                "extract-method",
-                EXTRACT_METHOD,
-                start,
-                end,
-                args={"similar": similar, "global": global_},
-                default_name="extractedMethod",
-            )
-        )
-    return out
+OFFER_FAMILIES: tuple[Callable[[Cursor], list[Offer]], ...] = (
+    _extract,
+    _move_global,
+    _use_function,
+    _move_method,
+    _introduce_factory,
+    _encapsulate_field,
+    _inline,
+    _local_to_field,
+    _method_object,
+    _change_signature,
+    _introduce_parameter,
+    _organize_imports,
+    _move_module,
+)
+"""Each family lists its offers at a cursor; the editor shows them in this order. To add a
+refactoring family: write its function and put it here."""

@@ -9,7 +9,7 @@ from rope.base.resources import File, Resource
 
 from lsp_server.refactor.model import RefactoringError, RefactorRequest, SkippedFile
 from lsp_server.refactor.provenance import Hints
-from lsp_server.refactor.worker import RopeJob
+from lsp_server.refactor.rope_thread import RopeJob
 from lsp_server.refactor.workspace import RopeWorkspace
 from lsp_server.rts.units import MODULE, SourceError, Unit, source_units
 

@@ -32,6 +32,7 @@ from lsp_server.refactor import extract, imports, inline, move, rename, rewrite,
 from lsp_server.refactor.apply import apply_edits
 from lsp_server.refactor.changes import simulate
 from lsp_server.refactor.context import Context, Planned
+from lsp_server.refactor.edit_check import check_edit
 from lsp_server.refactor.model import (
     FileEdit,
     RefactoringError,
@@ -39,8 +40,7 @@ from lsp_server.refactor.model import (
     RefactorRequest,
 )
 from lsp_server.refactor.provenance import build_provenance
-from lsp_server.refactor.verify import check_edit
-from lsp_server.refactor.worker import RopeJob, Worker
+from lsp_server.refactor.rope_thread import RopeJob, Worker
 from lsp_server.refactor.workspace import RopeWorkspace
 from lsp_server.rts.provenance import Provenance, TaskTarget
 

@@ -12,30 +12,20 @@ from lsp_server.refactor.provenance import Hints
 def inline(ctx: Context) -> Planned:
     inliner = create_inline(ctx.project, ctx.resource, ctx.offset)
     name = str(inliner.name)
-    only_current = bool(ctx.arg("only_current", False))
+    description = f"inline `{name}`"
     files, skipped = ctx.scope_files(name)
     if isinstance(inliner, InlineParameter):
         changes = inliner.get_changes(resources=files, task_handle=ctx.job.handle)
-        kind = "inline-parameter"
-        hints = Hints()
-    elif isinstance(inliner, InlineMethod):
-        changes = inliner.get_changes(
-            remove=not only_current,
-            only_current=only_current,
-            resources=files,
-            task_handle=ctx.job.handle,
-        )
-        kind = "inline-method"
+        return Planned(changes, "inline-parameter", description, Hints(), skipped)
+    assert isinstance(inliner, (InlineMethod, InlineVariable))
+    only_current = bool(ctx.arg("only_current", False))
+    changes = inliner.get_changes(
+        remove=not only_current,
+        only_current=only_current,
+        resources=files,
+        task_handle=ctx.job.handle,
+    )
+    if isinstance(inliner, InlineMethod):
         # The inlined function disappears; its callers now hold its code.
-        hints = Hints(removes=True)
-    else:
-        assert isinstance(inliner, InlineVariable)
-        changes = inliner.get_changes(
-            remove=not only_current,
-            only_current=only_current,
-            resources=files,
-            task_handle=ctx.job.handle,
-        )
-        kind = "inline-variable"
-        hints = Hints()
-    return Planned(changes, kind, f"inline `{name}`", hints, skipped)
+        return Planned(changes, "inline-method", description, Hints(removes=True), skipped)
+    return Planned(changes, "inline-variable", description, Hints(), skipped)

@@ -63,8 +63,9 @@ def _bound_names(scope: ast.AST) -> set[str]:
     return names
 
 
-def _self_attributes(cls: ast.ClassDef) -> set[str]:
-    names: set[str] = set()
+def self_attributes(cls: ast.ClassDef) -> list[str]:
+    """Attributes assigned as ``self.x = ...`` in the methods of ``cls``, in order."""
+    seen: dict[str, None] = {}
     for node in ast.walk(cls):
         if (
             isinstance(node, ast.Attribute)
@@ -72,8 +73,8 @@ def _self_attributes(cls: ast.ClassDef) -> set[str]:
             and isinstance(node.value, ast.Name)
             and node.value.id == "self"
         ):
-            names.add(node.attr)
-    return names
+            seen.setdefault(node.attr, None)
+    return list(seen)
 
 
 def _enclosing_scopes(tree: ast.Module, line: int) -> list[ast.AST]:
@@ -116,7 +117,7 @@ def check_clash(source: str, def_line: int, old: str, new: str, is_attribute: bo
             continue
         bound = _bound_names(scope)
         if isinstance(scope, ast.ClassDef) and is_attribute:
-            bound |= _self_attributes(scope)
+            bound.update(self_attributes(scope))
         if old in bound or (isinstance(scope, ast.ClassDef) and is_attribute):
             if new in bound:
                 where = "module" if isinstance(scope, ast.Module) else f"`{scope.name}`"  # type: ignore[attr-defined]
@@ -153,7 +154,7 @@ def check_free(source: str, line: int, name: str, where: str) -> None:
     scope = next((s for s in reversed(scopes) if isinstance(s, kinds)), tree)
     bound = _bound_names(scope)
     if isinstance(scope, ast.ClassDef):
-        bound |= _self_attributes(scope)
+        bound.update(self_attributes(scope))
     if name in bound:
         label = "the module" if isinstance(scope, ast.Module) else f"`{scope.name}`"  # type: ignore[attr-defined]
         raise InvalidNameError(f"{name!r} is already defined in {label}")

@@ -65,6 +65,23 @@ def _units(rel: str, text: str | None) -> FileUnits | None:
 _cached_units = cached_source_units
 
 
+Sides = dict[str, "FileUnits | None"]
+"""Root-relative path -> its units on one side (None: absent, not Python, or accounted for)."""
+
+
+@dataclass
+class _Unexplained:
+    """Units that disappeared or appeared and are not paired yet (unit -> checksum)."""
+
+    gone: dict[Unit, str] = field(default_factory=dict)
+    new: dict[Unit, str] = field(default_factory=dict)
+
+    def pair(self, prov: Provenance, origin: Origin, old: Unit, new: Unit) -> None:
+        prov.add(origin, old, new)
+        del self.gone[old]
+        del self.new[new]
+
+
 def build_provenance(
     kind: str,
     description: str,
@@ -77,9 +94,27 @@ def build_provenance(
     prov = Provenance(kind=kind, description=description)
     prov.files_before = dict(before)
     prov.files_after = dict(after)
-    old_units: dict[str, FileUnits | None] = {}
-    new_units: dict[str, FileUnits | None] = {}
-    broken: set[str] = set()  # paths with a side that does not parse
+    old_units, new_units, broken = _parse_sides(before, after)
+    _explain_broken(prov, broken, renamed, old_units, new_units)
+    left = _Unexplained()
+    _pair_renamed_files(prov, renamed, hints, old_units, new_units, left)
+    _compare_in_place(prov, old_units, new_units, left)
+    if hints.name_map is not None:
+        _pair_renamed_units(prov, hints.name_map, left)
+    if hints.pair_moved:
+        _pair_moved_units(prov, left)
+    _settle_leftovers(prov, hints, left)
+    return prov
+
+
+def _parse_sides(
+    before: Mapping[str, str | None], after: Mapping[str, str | None]
+) -> tuple[Sides, Sides, set[str]]:
+    """The units of every touched Python file before and after, and the paths with a side
+    that does not parse."""
+    old_units: Sides = {}
+    new_units: Sides = {}
+    broken: set[str] = set()
     for path in sorted(set(before) | set(after)):
         is_python = path.endswith((".py", ".pyw"))
         try:
@@ -88,10 +123,19 @@ def build_provenance(
         except SourceError:
             broken.add(path)
             old_units[path] = new_units[path] = None
+    return old_units, new_units, broken
 
+
+def _explain_broken(
+    prov: Provenance,
+    broken: set[str],
+    renamed: Mapping[str, str],
+    old_units: Sides,
+    new_units: Sides,
+) -> None:
+    """A file that does not parse on one side: say only what happened to its module."""
     targets = set(renamed.values())
     for path in sorted(broken):
-        # A file that does not parse on one side: say only what happened to its module.
         prov.exact = False
         module = Unit(path, MODULE)
         if path in renamed:
@@ -100,9 +144,16 @@ def build_provenance(
         elif path not in targets:
             prov.add(Origin.MODIFIED, module, module)
 
-    gone: dict[Unit, str] = {}  # old unit -> checksum
-    new: dict[Unit, str] = {}
-    # Files whose path changed: pair units by name across the rename.
+
+def _pair_renamed_files(
+    prov: Provenance,
+    renamed: Mapping[str, str],
+    hints: Hints,
+    old_units: Sides,
+    new_units: Sides,
+    left: _Unexplained,
+) -> None:
+    """Files whose path changed: pair units by (mapped) name across the rename."""
     for old_path, new_path in renamed.items():
         src, dst = old_units.get(old_path), new_units.get(new_path)
         if src is None or dst is None:
@@ -113,57 +164,67 @@ def build_provenance(
             if target in dst.checksums:
                 prov.add(Origin.REPLACED, Unit(old_path, name), Unit(new_path, target))
             else:
-                gone[Unit(old_path, name)] = src.checksums[name]
+                left.gone[Unit(old_path, name)] = src.checksums[name]
         paired = {mapping(name) for name in src.checksums}
         for name in dst.checksums:
             if name not in paired:
-                new[Unit(new_path, name)] = dst.checksums[name]
-        # Both sides are accounted for: keep them out of the same-path comparison below.
+                left.new[Unit(new_path, name)] = dst.checksums[name]
+        # Both sides are accounted for: keep them out of the same-path comparison.
         old_units[old_path] = new_units[new_path] = None
 
+
+def _compare_in_place(
+    prov: Provenance, old_units: Sides, new_units: Sides, left: _Unexplained
+) -> None:
+    """Same path on both sides: a unit with a new checksum is MODIFIED; the others that
+    disappear or appear are left to pair."""
     for path in sorted(set(old_units) | set(new_units)):
         src, dst = old_units.get(path), new_units.get(path)
         src_sums = src.checksums if src is not None else {}
         dst_sums = dst.checksums if dst is not None else {}
         for name, checksum in src_sums.items():
             if name not in dst_sums:
-                gone[Unit(path, name)] = checksum
+                left.gone[Unit(path, name)] = checksum
             elif dst_sums[name] != checksum:
                 unit = Unit(path, name)
                 prov.add(Origin.MODIFIED, unit, unit)
         for name, checksum in dst_sums.items():
             if name not in src_sums:
-                new[Unit(path, name)] = checksum
+                left.new[Unit(path, name)] = checksum
 
-    if hints.name_map is not None:
-        by_key = {(u.path, u.name): u for u in new}
-        for unit in sorted(gone):
-            renamed_unit = by_key.get((unit.path, hints.name_map(unit.name)))
-            if renamed_unit is not None and renamed_unit in new:
-                prov.add(Origin.REPLACED, unit, renamed_unit)
-                del gone[unit]
-                del new[renamed_unit]
 
-    if hints.pair_moved:
-        by_name: dict[str, list[Unit]] = {}
-        for unit in sorted(new):
-            by_name.setdefault(unit.name, []).append(unit)
-        for unit in sorted(gone):
-            candidates = [u for u in by_name.get(unit.name, []) if u in new]
-            if len(candidates) == 1:
-                prov.add(Origin.MOVED, unit, candidates[0])
-                del gone[unit]
-                del new[candidates[0]]
+def _pair_renamed_units(
+    prov: Provenance, name_map: Callable[[str], str], left: _Unexplained
+) -> None:
+    by_key = {(u.path, u.name): u for u in left.new}
+    for unit in sorted(left.gone):
+        renamed_unit = by_key.get((unit.path, name_map(unit.name)))
+        if renamed_unit is not None and renamed_unit in left.new:
+            left.pair(prov, Origin.REPLACED, unit, renamed_unit)
 
-    for unit in sorted(new):
+
+def _pair_moved_units(prov: Provenance, left: _Unexplained) -> None:
+    """An old unit reappearing under the same name in exactly one place MOVED there."""
+    by_name: dict[str, list[Unit]] = {}
+    for unit in sorted(left.new):
+        by_name.setdefault(unit.name, []).append(unit)
+    for unit in sorted(left.gone):
+        candidates = [u for u in by_name.get(unit.name, []) if u in left.new]
+        if len(candidates) == 1:
+            left.pair(prov, Origin.MOVED, unit, candidates[0])
+
+
+def _settle_leftovers(prov: Provenance, hints: Hints, left: _Unexplained) -> None:
+    """New units are derived from the hinted sources, else created; the rest is removed.
+    Whatever the kind does not account for makes the provenance inexact."""
+    for unit in sorted(left.new):
         if hints.derived_from:
             prov.add(hints.derived_origin, hints.derived_from[0], unit, *hints.derived_from)
         else:
             prov.add(Origin.CREATED, None, unit)
             if not hints.creates:
                 prov.exact = False
-    for unit in sorted(gone):
+    for unit in sorted(left.gone):
         prov.add(Origin.REMOVED, unit, None)
         if not hints.removes:
             prov.exact = False
-    return prov

@@ -5,7 +5,7 @@ Engines have bugs, so after each task (setting ``trustButVerify``, on by default
 
 1. every Python file the task wrote still compiles;
 2. no file gained an undefined name (pyflakes, through the engine's own
-   ``lsp_server.refactor.verify.check_edit``);
+   ``lsp_server.refactor.edit_check.check_edit``);
 3. a renamed or moved global is not one its module names in a string (``__all__``, or a
    module ``__getattr__``/``globals()`` lookup plus a string spelling the name, as
    deprecation shims do): rope renames code, not strings;
@@ -35,8 +35,8 @@ from pathlib import Path
 from lsp_server.astgen.client_features import client_imports, lists_in_all
 from lsp_server.project.files import python_files
 from lsp_server.project.text import identifier_at
+from lsp_server.refactor.edit_check import check_edit
 from lsp_server.refactor.model import FileEdit, RefactoringError
-from lsp_server.refactor.verify import check_edit
 from lsp_server.rts.provenance import Origin, Provenance
 from lsp_server.rts.units import nested_statements
 

@@ -86,3 +86,44 @@ def test_module_helpers_in_real_neovim(nvim: Neovim, tmp_path: Path) -> None:
     assert result["cmd"] == ["/nonexistent/python", "-m", "lsp_server"]
     assert result["commands"] == [True] * 6
     assert result["on_save"] == ["organizeImports"]
+
+
+def test_move_destinations_leave_out_what_the_server_excludes(nvim: Neovim, tmp_path: Path) -> None:
+    import json
+
+    from lsp_server.lsp.client_config import client_configuration
+    from lsp_server.settings import Settings
+
+    project = tmp_path / "proj"
+    for rel in (
+        "app.py",
+        "venv/lib/site.py",
+        "node_modules/q.py",
+        "build/lib/out.py",
+        "src/build/steps.py",
+        "pkg.egg-info/meta.py",
+    ):
+        (project / rel).parent.mkdir(parents=True, exist_ok=True)
+        (project / rel).write_text("x = 1\n")
+    served = json.dumps(client_configuration(Settings()))
+    result = run_lua(
+        nvim,
+        f"""
+        local reks = require("reks")
+        local served = vim.fn.json_decode({served!r})
+        local capabilities = {{ experimental = {{ reks = served }} }}
+        local client = {{ id = 4242, server_capabilities = capabilities }}
+        reks.server_configuration(client, function(config)
+          local root = {str(project)!r}
+          report({{
+            served = reks.move_destinations(root, nil, false, config.exclusions),
+            without = reks.move_destinations(root, nil, false, nil),
+            names = config.defaultNames,
+          }})
+        end)
+        """,
+        tmp_path,
+    )
+    assert result["served"] == ["app.py", "src/build/steps.py"], result
+    assert len(result["without"]) == 6
+    assert result["names"]["extractedMethod"] == "extracted_method"

@@ -11,6 +11,7 @@ from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 
 from lsp_server.lsp.features import FEATURES
+from lsp_server.project.files import exclusion_globs
 
 CONFIG = ClientServerConfig(server_command=[sys.executable, "-m", "lsp_server"])
 
@@ -54,3 +55,24 @@ async def test_capabilities_come_from_the_features(client: LanguageClient, tmp_p
     assert caps.workspace.file_operations.will_rename is not None
     sync = caps.text_document_sync
     assert isinstance(sync, types.TextDocumentSyncOptions) and sync.will_save_wait_until
+    assert caps.code_lens_provider is not None  # field-exhaustive tests on classes
+    assert {"reks.factorTest", "reks.generateFieldExhaustiveTests"} <= commands
+
+
+async def test_clients_get_what_the_server_owns(client: LanguageClient, tmp_path: Path) -> None:
+    result = await client.initialize_session(
+        types.InitializeParams(
+            capabilities=client_capabilities("neovim"),
+            root_uri=tmp_path.as_uri(),
+            initialization_options={"defaultNames": {"extractedMethod": "helper"}},
+        )
+    )
+    experimental = result.capabilities.experimental
+    assert isinstance(experimental, dict)
+    served = experimental["reks"]
+    assert served["defaultNames"]["extractedMethod"] == "helper"
+    assert set(served["exclusions"]["globs"]) == set(exclusion_globs())
+    by_command = await client.workspace_execute_command_async(
+        types.ExecuteCommandParams(command="reks.clientConfiguration", arguments=[])
+    )
+    assert by_command == served

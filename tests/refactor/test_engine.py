@@ -16,7 +16,7 @@ from lsp_server.refactor.model import (
     RefactoringError,
     RefactorRequest,
 )
-from lsp_server.refactor.worker import RopeJob
+from lsp_server.refactor.rope_thread import RopeJob
 from lsp_server.rts.provenance import Origin
 from lsp_server.rts.units import MODULE, Unit
 
@@ -392,7 +392,7 @@ def test_extract_with_a_taken_name_is_an_error(
 
 
 def test_rename_output_check_catches_a_use_left_behind():
-    from lsp_server.refactor.verify import check_edit
+    from lsp_server.refactor.edit_check import check_edit
 
     old = "def alpha():\n    return 1\n\n\nx = alpha()\n"
     left_behind = "def beta():\n    return 1\n\n\nx = alpha()\n"

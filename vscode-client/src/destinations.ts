@@ -1,5 +1,7 @@
 // Candidates for the destination of a move: the workspace's Python modules and packages.
 
+import { Exclusions, isExcludedPath } from "./serverConfig";
+
 export interface Destination {
   /** Dotted module name, e.g. `pkg.util`. */
   module: string;
@@ -26,28 +28,20 @@ export function moduleName(relativePath: string): string | undefined {
   return parts.join(".");
 }
 
-const SKIPPED_DIRS = new Set([
-  ".git",
-  ".venv",
-  "venv",
-  "node_modules",
-  "__pycache__",
-  ".tox",
-  ".reks",
-  "build",
-  "dist",
-]);
-
 /**
  * Importable modules sorted by name, without the file the code comes from and without
- * files in virtual environments and build directories.
+ * files in folders that are not project code (the server's `exclusions`).
  */
-export function destinations(relativePaths: string[], currentRelativePath?: string): Destination[] {
+export function destinations(
+  relativePaths: string[],
+  currentRelativePath?: string,
+  exclusions?: Exclusions,
+): Destination[] {
   const current = currentRelativePath?.replace(/\\/g, "/");
   const seen = new Map<string, Destination>();
   for (const raw of relativePaths) {
     const path = raw.replace(/\\/g, "/");
-    if (path === current || path.split("/").some((p) => SKIPPED_DIRS.has(p))) {
+    if (path === current || isExcludedPath(path, exclusions)) {
       continue;
     }
     const module = moduleName(path);
@@ -59,10 +53,14 @@ export function destinations(relativePaths: string[], currentRelativePath?: stri
 }
 
 /** Packages (folders with an `__init__.py`), the destinations of a module move. */
-export function packageDestinations(relativePaths: string[], currentRelativePath?: string): Destination[] {
+export function packageDestinations(
+  relativePaths: string[],
+  currentRelativePath?: string,
+  exclusions?: Exclusions,
+): Destination[] {
   const current = currentRelativePath?.replace(/\\/g, "/");
   const found: Destination[] = [];
-  for (const d of destinations(relativePaths)) {
+  for (const d of destinations(relativePaths, undefined, exclusions)) {
     if (d.path.endsWith("/__init__.py")) {
       const folder = d.path.slice(0, -"/__init__.py".length);
       // The package the module already is in is no destination.

@@ -1,9 +1,11 @@
-// The status bar item: "N tests skipped by refactorings · M affected".
+// The status bar item: "N tests skipped by refactorings · M affected" (the server's texts).
 //
 // The server sends the `reks/status` notification whenever the numbers change:
 //   { skipped: number, affected: number, affectedTests?: string[], message?: string }
 // skipped: tests a plain dependency-based selection would rerun that REKS skips because only
 // refactorings touched their dependencies; affected: tests that must run (hand edits).
+
+import { StatusTexts, formatTemplate } from "./serverConfig";
 
 export const STATUS_NOTIFICATION = "reks/status";
 
@@ -36,25 +38,31 @@ export function parseStatus(payload: unknown): ReksStatus | undefined {
   return { skipped, affected, affectedTests: tests, message };
 }
 
-function plural(n: number, word: string): string {
-  return `${n} ${word}${n === 1 ? "" : "s"}`;
+const ICON = "$(beaker)";
+
+/**
+ * The status bar text, from the server's template; a server that sends none still says
+ * something: its own summary message.
+ */
+export function statusText(status: ReksStatus, texts: StatusTexts | undefined): string | undefined {
+  const counts = { skipped: status.skipped, affected: status.affected };
+  const text = texts ? formatTemplate(texts.text, counts) : status.message;
+  return text === undefined ? undefined : `${ICON} ${text}`;
 }
 
-export function statusText(status: ReksStatus): string {
-  return `$(beaker) ${plural(status.skipped, "test")} skipped by refactorings · ${status.affected} affected`;
-}
-
-export function statusTooltip(status: ReksStatus): string {
+export function statusTooltip(status: ReksStatus, texts: StatusTexts | undefined): string {
+  if (!texts) {
+    return [status.message ?? "", ...status.affectedTests].join("\n").trim();
+  }
+  const tips = texts.tooltip;
   const lines = [
-    `${plural(status.skipped, "test")} need not run: only refactorings touched what they depend on.`,
-    status.affected === 0
-      ? "No test is affected by your edits."
-      : `${plural(status.affected, "test")} affected by edits: click to run them.`,
+    formatTemplate(tips.skipped, { skipped: status.skipped }),
+    status.affected === 0 ? tips.noneAffected : formatTemplate(tips.affected, { affected: status.affected }),
   ];
-  const shown = status.affectedTests.slice(0, 10);
+  const shown = status.affectedTests.slice(0, tips.listed);
   lines.push(...shown.map((t) => `  ${t}`));
   if (status.affectedTests.length > shown.length) {
-    lines.push(`  … and ${status.affectedTests.length - shown.length} more`);
+    lines.push(`  ${formatTemplate(tips.more, { more: status.affectedTests.length - shown.length })}`);
   }
   if (status.message) {
     lines.push(status.message);

@@ -7,6 +7,7 @@ give it the methods, commands and hooks it serves, and list it here.
 from __future__ import annotations
 
 from lsp_server.lsp.feature import Feature
+from lsp_server.lsp.features.client_configuration import ClientConfigurationFeature
 from lsp_server.lsp.features.field_exhaustive import FieldExhaustiveFeature
 from lsp_server.lsp.features.refactoring import RefactoringFeature
 from lsp_server.lsp.features.test_factoring import FactoringFeature
@@ -21,4 +22,5 @@ FEATURES: tuple[type[Feature], ...] = (
     WeakTestDiagnosisFeature,
     FactoringFeature,
     FieldExhaustiveFeature,
+    ClientConfigurationFeature,
 )

@@ -1,6 +1,9 @@
 import * as assert from "assert";
 
 import { destinationArgument, destinations, isModuleName, moduleName, packageDestinations } from "../destinations";
+import { serverConfiguration } from "./serverConfigFixture";
+
+const exclusions = serverConfiguration().exclusions;
 
 describe("moduleName", () => {
   it("maps paths to dotted names", () => {
@@ -21,10 +24,26 @@ describe("destinations", () => {
     const found = destinations(
       ["b.py", "pkg/__init__.py", "a.py", ".venv/lib/x.py", "pkg/a.py", "node_modules/q.py"],
       "a.py",
+      exclusions,
     );
     assert.deepStrictEqual(
       found.map((d) => d.module),
       ["b", "pkg", "pkg.a"],
+    );
+  });
+  it("keeps everything when the server names no exclusions", () => {
+    const found = destinations(["b.py", "venv/lib/x.py"], undefined, undefined);
+    assert.deepStrictEqual(
+      found.map((d) => d.path),
+      ["b.py", "venv/lib/x.py"],
+    );
+    assert.deepStrictEqual(destinations(["b.py", "venv/lib/x.py"], undefined, exclusions).map((d) => d.path), ["b.py"]);
+  });
+  it("skips build output only at the root", () => {
+    const found = destinations(["build/lib/x.py", "src/build/y.py"], undefined, exclusions);
+    assert.deepStrictEqual(
+      found.map((d) => d.module),
+      ["src.build.y"],
     );
   });
   it("accepts typed module names", () => {
@@ -38,7 +57,7 @@ describe("packageDestinations", () => {
   it("lists package folders except the module's own", () => {
     const files = ["pkg/__init__.py", "pkg/a.py", "pkg/sub/__init__.py", "other/__init__.py", "top.py"];
     assert.deepStrictEqual(
-      packageDestinations(files, "pkg/a.py").map((d) => d.path),
+      packageDestinations(files, "pkg/a.py", exclusions).map((d) => d.path),
       ["other", "pkg/sub"],
     );
   });

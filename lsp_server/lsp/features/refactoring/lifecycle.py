@@ -26,7 +26,7 @@ from lsp_server.jobs import Cancelled, Job
 from lsp_server.lsp.convert import path_to_uri, uri_to_path, workspace_edit
 from lsp_server.project.files import MAX_ANALYSED_CHARS
 from lsp_server.refactor.model import RefactoringError, RefactoringResult, RefactorRequest
-from lsp_server.refactor.worker import RopeJob
+from lsp_server.refactor.rope_thread import RopeJob
 from lsp_server.rts.provenance import Provenance
 
 if TYPE_CHECKING:

@@ -12,7 +12,7 @@ from pygls.exceptions import JsonRpcException
 from lsp_server.lsp.convert import text_edits
 from lsp_server.lsp.features.refactoring.lifecycle import await_job, encoding_of, root_of, text_of
 from lsp_server.refactor.model import FileEdit, RefactoringError, RefactoringResult, RefactorRequest
-from lsp_server.refactor.worker import RopeJob
+from lsp_server.refactor.rope_thread import RopeJob
 
 if TYPE_CHECKING:
     from lsp_server.lsp.features.refactoring.feature import RefactoringFeature

@@ -25,7 +25,7 @@ from lsp_server.refactor.model import (
     RefactoringResult,
     RefactorRequest,
 )
-from lsp_server.refactor.worker import RopeJob
+from lsp_server.refactor.rope_thread import RopeJob
 from lsp_server.rts.provenance import Provenance
 
 if TYPE_CHECKING:

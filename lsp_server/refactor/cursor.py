@@ -1,0 +1,172 @@
+"""What is under the cursor of a code-action request, from Python's ``ast`` alone.
+
+``Cursor`` locates the offset in the syntax tree once (the chain of nodes around it, the
+def/class name or parameter or other identifier it is on) for every offer family of
+``lsp_server.refactor.actions``.
+"""
+
+from __future__ import annotations
+
+import ast
+import functools
+from dataclasses import dataclass
+from typing import TypeGuard
+
+from lsp_server.project.text import identifier_span
+
+
+class _Lines:
+    """Offsets <-> (1-based line, UTF-8 byte column) as ``ast`` reports them."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.lines = text.splitlines(keepends=True) or [""]
+        self.starts: list[int] = []
+        pos = 0
+        for line in self.lines:
+            self.starts.append(pos)
+            pos += len(line)
+
+    def position(self, offset: int) -> tuple[int, int]:
+        import bisect
+
+        index = max(0, bisect.bisect_right(self.starts, offset) - 1)
+        line = self.lines[index]
+        chars = offset - self.starts[index]
+        col = chars if line.isascii() else len(line[:chars].encode("utf-8"))
+        return index + 1, col
+
+    def offset(self, line: int, col: int) -> int:
+        if line - 1 >= len(self.lines):
+            return len(self.text)
+        text = self.lines[line - 1]
+        chars = (
+            col if text.isascii() else len(text.encode("utf-8")[:col].decode("utf-8", "replace"))
+        )
+        return self.starts[line - 1] + chars
+
+
+def _contains(node: ast.AST, pos: tuple[int, int]) -> bool:
+    start = (node.lineno, node.col_offset)  # type: ignore[attr-defined]
+    end = (node.end_lineno, node.end_col_offset)  # type: ignore[attr-defined]
+    return start <= pos <= end
+
+
+def _name_span(lines: _Lines, node: ast.AST, name: str) -> tuple[int, int] | None:
+    """Offsets of the name of a def/class (after the keyword on its line)."""
+    line_text = lines.lines[node.lineno - 1]  # type: ignore[attr-defined]
+    start = lines.offset(node.lineno, node.col_offset)  # type: ignore[attr-defined]
+    at = line_text.find(name, start - lines.starts[node.lineno - 1])  # type: ignore[attr-defined]
+    if at < 0:
+        return None
+    begin = lines.starts[node.lineno - 1] + at  # type: ignore[attr-defined]
+    return begin, begin + len(name)
+
+
+@dataclass
+class _Found:
+    chain: list[ast.AST]
+    """Nodes containing the cursor, outermost first."""
+    definition: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef | None = None
+    """A def/class whose name is under the cursor."""
+    parameter: tuple[ast.FunctionDef | ast.AsyncFunctionDef, int, ast.arg] | None = None
+
+
+def _locate(tree: ast.Module, lines: _Lines, offset: int) -> _Found:
+    pos = lines.position(offset)
+    chain: list[ast.AST] = []
+    node: ast.AST = tree
+    found = _Found(chain)
+    while True:
+        chain.append(node)
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            span = _name_span(lines, node, node.name)
+            if span is not None and span[0] <= offset <= span[1]:
+                found.definition = node
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                params = [*node.args.posonlyargs, *node.args.args]
+                for index, arg in enumerate(params):
+                    if _contains(arg, pos):
+                        found.parameter = (node, index, arg)
+        for child in ast.iter_child_nodes(node):
+            if hasattr(child, "lineno") and _contains(child, pos):
+                node = child
+                break
+        else:
+            return found
+
+
+def _is_function(node: ast.AST | None) -> TypeGuard[ast.FunctionDef | ast.AsyncFunctionDef]:
+    return isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+
+
+def stores(scope: ast.AST, name: str) -> bool:
+    return any(
+        isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Store)
+        for n in ast.walk(scope)
+    )
+
+
+def _module_defines(tree: ast.Module, name: str) -> bool:
+    return any(
+        isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == name
+        for node in ast.walk(tree)
+    )
+
+
+def is_parameter(function: ast.FunctionDef | ast.AsyncFunctionDef, name: str) -> bool:
+    args = function.args
+    return name in {a.arg for a in [*args.posonlyargs, *args.args, *args.kwonlyargs]}
+
+
+class Cursor:
+    """What is at the cursor (or selection), worked out once for every offer family.
+
+    At most one of ``definition`` (a def/class name), ``parameter`` and ``name`` (another
+    identifier: its innermost node) is set: they are the three things a cursor can be on.
+    """
+
+    def __init__(self, text: str, tree: ast.Module, offset: int, end: int | None) -> None:
+        self.text = text
+        self.tree = tree
+        self.offset = offset
+        self.lines = _Lines(text)
+        self.selection_end = end if end is not None and end > offset else None
+        found = _locate(tree, self.lines, offset)
+        self.chain = found.chain
+        word_start, word_end = identifier_span(text, offset)
+        self.word = text[word_start:word_end]
+        self.at = word_start if self.word else offset
+        """Where offers on the identifier under the cursor point: its start."""
+        self.definition = found.definition
+        self.parameter = found.parameter if found.definition is None else None
+        on_word = self.word and self.definition is None and self.parameter is None
+        self.name: ast.AST | None = found.chain[-1] if on_word else None
+
+    def parent(self, node: ast.AST) -> ast.AST | None:
+        index = self.chain.index(node)
+        return self.chain[index - 1] if index > 0 else None
+
+    def is_method(self, function: ast.AST) -> bool:
+        return isinstance(self.parent(function), ast.ClassDef)
+
+    @functools.cached_property
+    def innermost_function(self) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
+        functions = [n for n in self.chain if _is_function(n)]
+        return functions[-1] if functions else None
+
+    @functools.cached_property
+    def function_definition(self) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
+        """The def whose name is under the cursor (None on a class name)."""
+        return self.definition if _is_function(self.definition) else None
+
+    @functools.cached_property
+    def local_store(self) -> bool:
+        """The identifier is a name assigned in the function around it."""
+        function = self.innermost_function
+        return function is not None and stores(function, self.word)
+
+    @functools.cached_property
+    def module_function(self) -> bool:
+        """The identifier names a function defined in the module."""
+        return _module_defines(self.tree, self.word)
