@@ -10,6 +10,7 @@ from typing import Any
 
 from lsp_server.extreme.analysis import Analysis
 from lsp_server.extreme.model import TransformationResult, Verdict
+from lsp_server.extreme.reneri.compare import ABSENT
 from lsp_server.project.text import write_atomic
 
 JSON_FILE = "extreme.json"
@@ -39,6 +40,7 @@ def function_status(results: Iterable[TransformationResult]) -> str | None:
 class Summary:
     functions: int
     analysed: int  # functions with at least one transformation run
+    tested: int
     pseudo_tested: int
     partially_tested: int
     skipped: int
@@ -58,6 +60,7 @@ def summarize(analysis: Analysis) -> Summary:
     return Summary(
         functions=len(statuses),
         analysed=sum(s is not None for s in statuses),
+        tested=statuses.count(TESTED),
         pseudo_tested=statuses.count(PSEUDO_TESTED),
         partially_tested=statuses.count(PARTIALLY_TESTED),
         skipped=sum(
@@ -86,6 +89,7 @@ def rows(
             "transformation": t.body,
             "verdict": result.verdict.value,
             "tests": result.tests,
+            "covering": len(analysis.covering.get(f"{t.path}::{t.function}", result.tests)),
         }
         if result.reason:
             row["reason"] = result.reason
@@ -112,8 +116,9 @@ def save(root: Path, data: Sequence[Mapping[str, Any]], markdown: str) -> tuple[
 
 
 def table(data: Sequence[Mapping[str, Any]]) -> str:
-    """Plain-text table: function, transformation, verdict, tests run."""
-    header = ("function", "transformation", "verdict", "tests")
+    """Plain-text table: function, transformation, verdict, tests run (a detected
+    transformation stops at the first failing test) of the covering ones."""
+    header = ("function", "transformation", "verdict", "tests run")
     body = []
     for row in data:
         verdict = row["verdict"]
@@ -124,7 +129,7 @@ def table(data: Sequence[Mapping[str, Any]]) -> str:
                 f"{row['file']}:{row['line']} {row['function']}",
                 row["transformation"],
                 verdict,
-                str(len(row["tests"])),
+                _tests_run(row),
             )
         )
     widths = [max(len(r[i]) for r in [header, *body]) for i in range(3)]
@@ -146,7 +151,7 @@ def summary_text(analysis: Analysis) -> str:
     s = summarize(analysis)
     counts = ", ".join(f"{n} {v}" for v, n in sorted(s.verdicts.items()) if v != "skipped")
     return (
-        f"{s.functions} functions: {s.pseudo_tested} pseudo-tested, "
+        f"{s.functions} functions: {s.tested} fully tested, {s.pseudo_tested} pseudo-tested, "
         f"{s.partially_tested} partially tested, {s.skipped} skipped; "
         f"{s.transformations} transformations{f' ({counts})' if counts else ''}; "
         f"{analysis.run_count} run, {len(analysis.reused)} functions reused; "
@@ -159,11 +164,11 @@ def markdown(analysis: Analysis, data: Sequence[Mapping[str, Any]]) -> str:
     weak = [r for r in data if r.get("status") in (PSEUDO_TESTED, PARTIALLY_TESTED)]
     if weak:
         lines += ["## Weakly tested functions", ""]
-        lines += ["| function | transformation | verdict | tests |", "|---|---|---|---|"]
+        lines += ["| function | transformation | verdict | tests run |", "|---|---|---|---|"]
         for row in weak:
             lines.append(
                 f"| `{row['file']}:{row['line']}` `{row['function']}` | `{row['transformation']}`"
-                f" | {row['verdict']} | {len(row['tests'])} |"
+                f" | {row['verdict']} | {_tests_run(row)} |"
             )
         lines.append("")
     explained = [r for r in data if r.get("symptom")]
@@ -184,16 +189,30 @@ def markdown(analysis: Analysis, data: Sequence[Mapping[str, Any]]) -> str:
     if skipped:
         lines += ["## Skipped", ""]
         for row in skipped:
-            lines.append(f"- `{row['file']}:{row['line']}` `{row['function']}`: {row['reason']}")
+            reason = row.get("reason") or "not analysed"
+            lines.append(f"- `{row['file']}:{row['line']}` `{row['function']}`: {reason}")
         lines.append("")
     return "\n".join(lines)
+
+
+def _tests_run(row: Mapping[str, Any]) -> str:
+    run = len(row["tests"])
+    covering = row.get("covering")
+    return f"{run} of {covering}" if isinstance(covering, int) and covering >= run else str(run)
 
 
 def _difference_text(difference: Mapping[str, Any] | str) -> str:
     if not isinstance(difference, Mapping):
         return str(difference)
-    where = f"{difference.get('path')}:{difference.get('line')}"
+    line = difference.get("line")
+    path = difference.get("path")
+    where = f"at {path}:{line}" if line is not None else f"in a call from {path}"
     return (
-        f"`{difference.get('expression')}` at {where} ({difference.get('stage')}): "
-        f"{difference.get('original')} originally, {difference.get('transformed')} transformed"
+        f"`{difference.get('expression')}` {where} ({difference.get('stage')}): "
+        f"{_seen(difference.get('original'))} originally, "
+        f"{_seen(difference.get('transformed'))} transformed"
     )
+
+
+def _seen(value: Any) -> str:
+    return "not seen" if value == ABSENT else str(value)
