@@ -6,13 +6,6 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from lsp_support import copy_example
-
-
-@pytest.fixture
-def example(tmp_path: Path) -> Path:
-    """A private copy of the bundled VersionedSet example (the original stays untouched)."""
-    return copy_example(tmp_path)
 
 
 @pytest.fixture

@@ -8,12 +8,12 @@ from pathlib import Path
 
 import pytest
 import pytest_lsp
-from lsp_support import SERVER_COMMAND, make_client, open_session
 from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient
 
 from lsp_server.lsp.features.test_factoring import FACTOR, TITLE, nodeid_at
 from tests.factoring.helpers import make_project
+from tests.support.lsp import SERVER_COMMAND, make_client, open_session
 
 pytestmark = pytest.mark.timeout(180)
 

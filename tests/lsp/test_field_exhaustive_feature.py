@@ -10,12 +10,12 @@ from pathlib import Path
 
 import pytest
 import pytest_lsp
-from lsp_support import SERVER_COMMAND, open_session
 from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient
 
 import lsp_server
 from lsp_server.lsp.features.field_exhaustive import GENERATE
+from tests.support.lsp import SERVER_COMMAND, open_session
 
 pytestmark = pytest.mark.timeout(180)
 

@@ -10,7 +10,6 @@ from pathlib import Path
 
 import pytest
 import pytest_lsp
-from lsp_support import SERVER_COMMAND, copy_example, open_session
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 from pytest_lsp import ClientServerConfig, LanguageClient
@@ -18,6 +17,7 @@ from pytest_lsp import ClientServerConfig, LanguageClient
 from lsp_server.lsp.features.test_selection import COMMAND as RUN_AFFECTED
 from lsp_server.lsp.features.weak_test_diagnosis import COMMAND as EXPLAIN
 from lsp_server.lsp.features.weak_tests import COMMAND as ANALYSE
+from tests.support.lsp import SERVER_COMMAND, copy_example, open_session
 
 CONFIG = ClientServerConfig(server_command=SERVER_COMMAND)
 

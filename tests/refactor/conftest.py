@@ -11,33 +11,7 @@ from pathlib import Path
 import pytest
 
 from lsp_server.refactor.engine import RefactorEngine
-
-SHAPES = """\
-class Shape:
-    def area(self, scale):
-        return 0 * scale
-
-    def describe(self):
-        return f"{type(self).__name__} of area {self.area(1)}"
-
-
-class Square(Shape):
-    def __init__(self, side):
-        self.side = side
-
-    def area(self, scale):
-        base = super().area(scale)
-        return base + self.side * self.side * scale
-
-
-def total_area(shapes, scale=1):
-    result = 0
-    for shape in shapes:
-        result += shape.area(scale)
-    return result
-"""
-
-GEOMETRY_INIT = ""
+from tests.support.geometry import FILES as GEOMETRY
 
 UTIL = """\
 import os
@@ -50,16 +24,6 @@ def double(value):
 
 def quadruple(value):
     return double(value) * 2
-"""
-
-APP = """\
-from geometry.shapes import Square, total_area
-from geometry import util
-
-
-def main():
-    squares = [Square(2), Square(3)]
-    return util.quadruple(total_area(squares))
 """
 
 TEST_APP = """\
@@ -79,10 +43,8 @@ def test_describe():
 
 def write_project(root: Path) -> None:
     files = {
-        "geometry/__init__.py": GEOMETRY_INIT,
-        "geometry/shapes.py": SHAPES,
+        **{rel: GEOMETRY[rel] for rel in ("geometry/__init__.py", "geometry/shapes.py", "app.py")},
         "geometry/util.py": UTIL,
-        "app.py": APP,
         "tests/test_app.py": TEST_APP,
         "pyproject.toml": "[tool.pytest.ini_options]\npythonpath = ['.']\n",
     }

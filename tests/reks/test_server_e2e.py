@@ -12,9 +12,10 @@ from typing import Any
 
 import pytest
 import pytest_lsp
-from lsp_support import SERVER_COMMAND, open_session
 from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient
+
+from tests.support.lsp import SERVER_COMMAND, open_session
 
 from .helpers import selected
 

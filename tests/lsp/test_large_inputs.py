@@ -10,9 +10,9 @@ import pytest
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 from pytest_lsp import LanguageClient
-from test_refactoring_server import doc, open_doc, position
 
 from lsp_server.project.files import MAX_ANALYSED_CHARS
+from tests.lsp.test_refactoring import doc, open_doc, position
 
 pytestmark = [pytest.mark.timeout(90)]
 

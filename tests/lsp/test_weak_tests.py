@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 import pytest_lsp
-from lsp_support import SERVER_COMMAND, copy_example, open_session
 from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient
 
 from lsp_server.lsp.features.weak_tests import COMMAND
+from tests.support.lsp import SERVER_COMMAND, copy_example, open_session
 
 CONFIG = ClientServerConfig(server_command=SERVER_COMMAND)
 

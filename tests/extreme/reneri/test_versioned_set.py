@@ -10,8 +10,7 @@ from lsp_server.extreme.model import Verdict
 from lsp_server.extreme.reneri import diagnose
 from lsp_server.extreme.reneri.assertion_check import verify_assertion
 from lsp_server.extreme.reneri.edit import insert_assertion
-
-from .conftest import rewrite_body, run_pytest, undetected
+from tests.support.reneri import rewrite_body, run_pytest, undetected
 
 SOURCE = "versioned_set.py"
 TESTS = [
@@ -21,16 +20,16 @@ TESTS = [
 ]
 
 
-def test_the_four_undetected_transformations_get_the_papers_symptoms(versioned_set: Path) -> None:
+def test_the_four_undetected_transformations_get_the_papers_symptoms(example: Path) -> None:
     results = [
         # The runner orders tests fastest first: the choice of test must not depend on it.
-        undetected(versioned_set, SOURCE, "VersionedSet._increment_version", "pass", TESTS[::-1]),
-        undetected(versioned_set, SOURCE, "VersionedSet.__eq__", "return True", TESTS),
-        undetected(versioned_set, SOURCE, "VersionedSet.is_empty", "return True", TESTS),
-        undetected(versioned_set, SOURCE, "VersionedSet.is_empty", "return False", TESTS),
+        undetected(example, SOURCE, "VersionedSet._increment_version", "pass", TESTS[::-1]),
+        undetected(example, SOURCE, "VersionedSet.__eq__", "return True", TESTS),
+        undetected(example, SOURCE, "VersionedSet.is_empty", "return True", TESTS),
+        undetected(example, SOURCE, "VersionedSet.is_empty", "return False", TESTS),
     ]
-    before = {p.name: p.read_bytes() for p in versioned_set.iterdir() if p.is_file()}
-    increment, equals, empty_true, empty_false = diagnose(versioned_set, results, runs=3)
+    before = {p.name: p.read_bytes() for p in example.iterdir() if p.is_file()}
+    increment, equals, empty_true, empty_false = diagnose(example, results, runs=3)
 
     assert increment.symptom == "weak-oracle"
     assert increment.test == "test_versioned_set.py::test_add"
@@ -63,37 +62,37 @@ def test_the_four_undetected_transformations_get_the_papers_symptoms(versioned_s
         json.dumps(diagnosis.to_json())  # serialisable as is
         assert diagnosis.runs == 3
     # Nothing on disk changed: the code was swapped in memory only.
-    assert {p.name: p.read_bytes() for p in versioned_set.iterdir() if p.is_file()} == before
+    assert {p.name: p.read_bytes() for p in example.iterdir() if p.is_file()} == before
 
 
-def test_inserted_assertion_detects_the_transformation(versioned_set: Path) -> None:
-    result = undetected(versioned_set, SOURCE, "VersionedSet._increment_version", "pass", TESTS)
-    (diagnosis,) = diagnose(versioned_set, [result], runs=2)
+def test_inserted_assertion_detects_the_transformation(example: Path) -> None:
+    result = undetected(example, SOURCE, "VersionedSet._increment_version", "pass", TESTS)
+    (diagnosis,) = diagnose(example, [result], runs=2)
     assert diagnosis.assertion is not None
     # In memory, on a copy: passes on the original, fails on the transformed code ...
-    assert verify_assertion(versioned_set, diagnosis).ok
+    assert verify_assertion(example, diagnosis).ok
     # ... which a wrong expected value does not.
     wrong = dataclasses.replace(
         diagnosis,
         assertion=dataclasses.replace(diagnosis.assertion, text="    assert s.version == 2"),
     )
-    checked = verify_assertion(versioned_set, wrong)
+    checked = verify_assertion(example, wrong)
     assert not checked.passes_on_original and checked.fails_on_transformed
-    test_file = versioned_set / diagnosis.assertion.path
+    test_file = example / diagnosis.assertion.path
     test_file.write_text(
         insert_assertion(test_file.read_text(encoding="utf-8"), diagnosis.assertion),
         encoding="utf-8",
     )
     # The strengthened test passes on the original code ...
-    assert run_pytest(versioned_set, TESTS[0]).returncode == 0
+    assert run_pytest(example, TESTS[0]).returncode == 0
     # ... and fails on the transformed code: the transformation is now detected.
-    rewrite_body(versioned_set, SOURCE, "VersionedSet._increment_version", "pass")
-    failed = run_pytest(versioned_set, TESTS[0])
+    rewrite_body(example, SOURCE, "VersionedSet._increment_version", "pass")
+    failed = run_pytest(example, TESTS[0])
     assert failed.returncode == 1, failed.stdout
     assert "assert 0 == 1" in failed.stdout
 
 
-def test_only_undetected_results_are_diagnosed(versioned_set: Path) -> None:
-    detected = undetected(versioned_set, SOURCE, "VersionedSet.add", "pass", TESTS)
+def test_only_undetected_results_are_diagnosed(example: Path) -> None:
+    detected = undetected(example, SOURCE, "VersionedSet.add", "pass", TESTS)
     detected.verdict = Verdict.DETECTED
-    assert diagnose(versioned_set, [detected], runs=1) == []
+    assert diagnose(example, [detected], runs=1) == []

@@ -10,7 +10,7 @@ from lsp_server.lsp.client_config import client_configuration, format_status
 from lsp_server.project.files import EXCLUDED_DIRS, ROOT_ONLY_EXCLUDED_DIRS, is_excluded_path
 from lsp_server.settings import Settings
 
-VSCODE_FIXTURE = Path(__file__).parents[1] / "vscode-client/src/test/clientConfiguration.json"
+VSCODE_FIXTURE = Path(__file__).parents[2] / "vscode-client/src/test/clientConfiguration.json"
 
 
 def _glob_regex(glob: str) -> re.Pattern[str]:

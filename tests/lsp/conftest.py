@@ -9,10 +9,11 @@ from typing import Any
 
 import pytest
 import pytest_lsp
-from e2e_support import apply_workspace_edit, write_project
-from lsp_support import make_client as make_lsp_client
 from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
+
+from tests.support.geometry import apply_workspace_edit, write_project
+from tests.support.lsp import make_client as make_lsp_client
 
 PROFILES = ["neovim@v0.11.0", "visual-studio-code"]
 

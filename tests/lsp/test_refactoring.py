@@ -7,9 +7,10 @@ import asyncio
 from pathlib import Path
 
 import pytest
-from e2e_support import apply_text_edits, apply_workspace_edit, project_tests_pass
 from lsprotocol import types
 from pytest_lsp import LanguageClient
+
+from tests.support.geometry import apply_text_edits, apply_workspace_edit, project_tests_pass
 
 # End-to-end: a server process per test (about 2-4 s each).
 pytestmark = [pytest.mark.timeout(90), pytest.mark.slow]

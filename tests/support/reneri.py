@@ -1,4 +1,5 @@
-"""Helpers for the Reneri tests: temp projects and real pytest runs."""
+"""What the Reneri tests share: temporary projects, undetected transformations of them, and
+real pytest runs."""
 
 from __future__ import annotations
 
@@ -8,16 +9,7 @@ import sys
 import textwrap
 from pathlib import Path
 
-import pytest
-from lsp_support import copy_example
-
 from lsp_server.extreme.model import Transformation, TransformationResult, Verdict
-
-
-@pytest.fixture
-def versioned_set(tmp_path: Path) -> Path:
-    """A copy of the bundled example (never modify the original)."""
-    return copy_example(tmp_path)
 
 
 def write_project(root: Path, files: dict[str, str]) -> Path:

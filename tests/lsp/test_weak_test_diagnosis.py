@@ -7,14 +7,13 @@ from pathlib import Path
 
 import pytest
 import pytest_lsp
-from lsp_support import SERVER_COMMAND, copy_example, open_session
 from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient
 
 from lsp_server.lsp.features.weak_test_diagnosis import COMMAND
 from lsp_server.lsp.features.weak_tests import COMMAND as ANALYSE
-
-from .conftest import rewrite_body, run_pytest
+from tests.support.lsp import SERVER_COMMAND, copy_example, open_session
+from tests.support.reneri import rewrite_body, run_pytest
 
 CONFIG = ClientServerConfig(server_command=SERVER_COMMAND)
 

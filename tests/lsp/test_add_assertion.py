@@ -6,14 +6,13 @@ import shutil
 from pathlib import Path
 
 import pytest
-from lsp_support import copy_example
 from lsprotocol import types
 
 from lsp_server.extreme.reneri import Diagnosis, diagnose
 from lsp_server.lsp.convert import path_to_uri
 from lsp_server.lsp.features.weak_test_diagnosis import assertion_edit, diagnostics_for
-
-from .conftest import run_pytest, undetected
+from tests.support.lsp import copy_example
+from tests.support.reneri import run_pytest, undetected
 
 TESTS = [
     "test_versioned_set.py::test_add",

@@ -10,8 +10,7 @@ import pytest
 
 from lsp_server.extreme.reneri import diagnose
 from lsp_server.jobs import Cancelled, Job
-
-from .conftest import undetected, write_project
+from tests.support.reneri import undetected, write_project
 
 CLOCK = {
     "clock.py": """

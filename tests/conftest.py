@@ -1,0 +1,23 @@
+"""Fixtures every part of the test suite shares."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.support.lsp import copy_example
+
+
+@pytest.fixture
+def example(tmp_path: Path) -> Path:
+    """A private copy of the bundled VersionedSet example (the original stays untouched)."""
+    return copy_example(tmp_path)
+
+
+@pytest.fixture
+def no_bytecode(monkeypatch: pytest.MonkeyPatch) -> None:
+    """No ``__pycache__`` in temporary projects: a test that edits a module and runs it
+    again within the same second must not get the stale compiled file."""
+    monkeypatch.setattr(sys, "dont_write_bytecode", True)
