@@ -34,7 +34,7 @@ from pathlib import Path
 
 from lsp_server.rts.imports import ImportResolver
 from lsp_server.rts.provenance import Origin, Provenance
-from lsp_server.rts.store import DependencyStore
+from lsp_server.rts.store import DependencyStore, LoggedTask
 from lsp_server.rts.units import MODULE, FileUnits, SourceError, Unit, cached_source_units
 
 
@@ -84,18 +84,16 @@ class TaskOutcome:
 
 
 @dataclass(frozen=True)
-class TaskRecord:
+class TaskRecord(LoggedTask):
     """A recorded refactoring task, as the server reads it back."""
 
-    id: int
-    applied: float
-    kind: str
-    description: str
-    exact: bool
-    fallback: str | None
-    after_session: int
-    skipped_tests: tuple[str, ...]
-    affected_tests: tuple[str, ...]
+    @property
+    def skipped_tests(self) -> tuple[str, ...]:
+        return tuple(self.details.get("skipped_tests", ()))
+
+    @property
+    def affected_tests(self) -> tuple[str, ...]:
+        return tuple(self.details.get("affected_tests", ()))
 
 
 def _units_of(path: str, text: str) -> FileUnits | None:
@@ -348,20 +346,7 @@ def tasks_since(store: DependencyStore, session_id: int | None = None) -> list[T
     last test session), oldest first."""
     if session_id is None:
         session_id = store.last_session_id()
-    return [
-        TaskRecord(
-            id=task.id,
-            applied=task.applied,
-            kind=task.kind,
-            description=task.description,
-            exact=task.exact,
-            fallback=task.fallback,
-            after_session=task.after_session,
-            skipped_tests=tuple(task.details.get("skipped_tests", ())),
-            affected_tests=tuple(task.details.get("affected_tests", ())),
-        )
-        for task in store.logged_tasks(session_id)
-    ]
+    return [TaskRecord(**vars(task)) for task in store.logged_tasks(session_id)]
 
 
 def record_refactoring(

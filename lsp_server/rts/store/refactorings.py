@@ -72,11 +72,9 @@ class StoreRefactorings(StoreWrites):
     def replace_unit(self, old: Unit, new: Unit, checksum: str) -> None:
         """Rule 2: every dependency on ``old`` becomes a dependency on ``new``."""
         with self.transaction():
-            old_id = self._unit_id(old)
-            if old_id is None:
-                return
-            new_id = self._give_dependents(old_id, new, checksum)
-            if new_id != old_id:
+            ids = self._carry_dependents(old, new, checksum)
+            if ids is not None and ids[0] != ids[1]:
+                old_id = ids[0]
                 self._conn.execute("DELETE FROM deps WHERE unit_id=?", (old_id,))
                 self._conn.execute("DELETE FROM units WHERE id=?", (old_id,))
                 self._forget_raw_hash(old.path)
@@ -84,14 +82,14 @@ class StoreRefactorings(StoreWrites):
     def add_dependents(self, source_unit: Unit, new_unit: Unit, checksum: str) -> None:
         """Rule 3: tests that depended on ``source_unit`` also depend on ``new_unit``."""
         with self.transaction():
-            src_id = self._unit_id(source_unit)
-            if src_id is None:
-                return
-            self._give_dependents(src_id, new_unit, checksum)
+            self._carry_dependents(source_unit, new_unit, checksum)
 
-    def _give_dependents(self, source_id: int, new: Unit, checksum: str) -> int:
-        """Make every test depending on unit ``source_id`` depend on ``new`` (created with
-        ``checksum`` if unknown); returns ``new``'s id."""
+    def _carry_dependents(self, source: Unit, new: Unit, checksum: str) -> tuple[int, int] | None:
+        """Make every test depending on ``source`` depend on ``new`` (created with
+        ``checksum`` if unknown); (source id, new id), or None for an unknown source."""
+        source_id = self._unit_id(source)
+        if source_id is None:
+            return None
         tests = self._dependent_test_ids(source_id)
         new_id = self._unit_id(new, create_with=checksum)
         assert new_id is not None
@@ -99,7 +97,7 @@ class StoreRefactorings(StoreWrites):
         self._conn.executemany(
             "INSERT OR IGNORE INTO deps VALUES (?,?)", [(t, new_id) for t in tests]
         )
-        return new_id
+        return source_id, new_id
 
     def remove_unit(self, unit: Unit) -> None:
         """Forget a unit that no longer exists and every dependency on it."""
