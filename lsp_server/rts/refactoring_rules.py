@@ -352,8 +352,8 @@ def tasks_since(store: DependencyStore, session_id: int | None = None) -> list[T
 def record_refactoring(
     root: Path | str, provenance: Provenance, *, distrust: str | None = None
 ) -> TaskOutcome | None:
-    """Open the project's store and apply the rules; None when the project has no store
-    (no test was ever recorded, so there is nothing to update)."""
+    """Open the project's store and apply the rules; None when no test was ever recorded
+    (no store, or one the extreme analysis made for its verdicts): nothing to update."""
     from lsp_server.rts.store import StoreError, store_path
 
     if not store_path(Path(root)).exists():
@@ -363,4 +363,6 @@ def record_refactoring(
     except StoreError:
         return None
     with store:
+        if not store.has_tests():
+            return None
         return apply_rules(store, provenance, distrust=distrust)

@@ -43,7 +43,7 @@ class TestStatus:
 
 
 def test_status(root: Path) -> TestStatus | None:
-    """The current status, or None when the project has no dependency store."""
+    """The current status, or None when the project has no dependency store with tests."""
     if not store_path(root).exists():
         return None
     try:
@@ -52,6 +52,8 @@ def test_status(root: Path) -> TestStatus | None:
         return None
     status = TestStatus()
     with store:
+        if not store.has_tests():  # made by the extreme analysis for its verdicts
+            return None
         selection = select_affected_tests(root, store)
         tasks = tasks_since(store)
     status.affected = {nodeid: str(reason) for nodeid, reason in selection.selected.items()}

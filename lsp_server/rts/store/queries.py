@@ -95,6 +95,10 @@ class StoreQueries:
         ).fetchone()
         return TestRecord(*row) if row else None
 
+    def has_tests(self) -> bool:
+        """Whether any test was ever recorded."""
+        return self._conn.execute("SELECT 1 FROM tests LIMIT 1").fetchone() is not None
+
     def file_hashes(self) -> dict[str, str | None]:
         return dict(self._conn.execute("SELECT path, raw_hash FROM files").fetchall())
 
