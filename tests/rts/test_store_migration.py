@@ -8,8 +8,9 @@ import sqlite3
 from pathlib import Path
 
 from lsp_server.rts.provenance import Origin, Provenance
-from lsp_server.rts.refactoring_rules import apply_rules, tasks_since
+from lsp_server.rts.refactoring_rules import apply_rules, record_refactoring, tasks_since
 from lsp_server.rts.store import SCHEMA_VERSION, DependencyStore, store_path
+from lsp_server.rts.test_status import test_status as current_test_status
 from lsp_server.rts.units import Unit, cached_source_units
 
 # The DDL of schema version 2, as reks wrote it (the task log was created on first use
@@ -102,3 +103,12 @@ def test_task_log_and_verdicts_work_after_migration(tmp_path: Path) -> None:
     with DependencyStore(tmp_path) as store:  # persisted, and reopened at version 3
         assert store.extreme_verdicts("ctx") == {"m.py::g": {"results": [1]}}
         assert [t.id for t in tasks_since(store)] == [1, 2]
+
+
+def test_store_holding_only_verdicts_has_no_tests_to_update(tmp_path: Path) -> None:
+    # The extreme analysis makes a store for its verdicts before any `pytest --reks`.
+    with DependencyStore(tmp_path) as store:
+        store.save_extreme_verdicts("ctx", {"m.py::f": {}})
+    provenance = Provenance("rename", "rename `f`->`g`")
+    assert record_refactoring(tmp_path, provenance) is None
+    assert current_test_status(tmp_path) is None
