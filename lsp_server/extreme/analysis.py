@@ -13,6 +13,7 @@ import os
 import sqlite3
 import time
 from collections.abc import Sequence
+from contextlib import suppress
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -25,11 +26,9 @@ from lsp_server.extreme.model import Transformation, TransformationResult, Verdi
 from lsp_server.extreme.pool import WorkerPool
 from lsp_server.jobs import Job
 from lsp_server.project import load_config, python_files
-from lsp_server.project.text import write_atomic
+from lsp_server.rts.store import DependencyStore, StoreError
 from lsp_server.rts.units import MODULE, FileUnits, SourceError, path_units
 
-STATE_FILE = "extreme-state.json"
-STATE_VERSION = 1
 ANY_BODY = "(any)"
 """``Transformation.body`` of a row that stands for a whole skipped function."""
 
@@ -101,18 +100,21 @@ def _tests_fingerprint(root: Path, checksums: _Checksums) -> str:
     return digest.hexdigest()
 
 
-def _state_path(root: Path) -> Path:
-    return root / ".reks" / STATE_FILE
-
-
-def _load_state(root: Path) -> dict[str, Any]:
+def _load_state(root: Path, context: str) -> dict[str, Any]:
+    """The entries saved by the last analysis under ``context``, by function key. The
+    store is a cache here: one that cannot be used means no entries."""
     try:
-        state = json.loads(_state_path(root).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        with DependencyStore(root) as store:
+            return store.extreme_verdicts(context)
+    except (StoreError, OSError, sqlite3.Error, ValueError):
         return {}
-    if not isinstance(state, dict) or state.get("version") != STATE_VERSION:
-        return {}
-    return state
+
+
+def _save_state(root: Path, context: str, entries: dict[str, Any]) -> None:
+    # A store that cannot be used (corrupt, another reks's schema) is reported by test
+    # selection; the analysis just runs everything again next time.
+    with suppress(StoreError, OSError, sqlite3.Error), DependencyStore(root) as store:
+        store.save_extreme_verdicts(context, entries)
 
 
 def _result_to_state(result: TransformationResult) -> dict[str, Any]:
@@ -160,10 +162,8 @@ def analyse(root: Path, options: Options | None = None, job: Job | None = None) 
     checksums = _Checksums(root)
     tests_print = _tests_fingerprint(root, checksums)
     settings = json.dumps([patterns, options.timeout_factor, options.timeout_base])
-    state = _load_state(root) if options.incremental else {}
-    previous: dict[str, Any] = {}
-    if state.get("tests") == tests_print and state.get("settings") == settings:
-        previous = state.get("functions", {})
+    context = json.dumps([tests_print, settings])
+    previous = _load_state(root, context) if options.incremental else {}
 
     results: dict[str, list[TransformationResult]] = {}
     entries: dict[str, Any] = {}  # new state entries
@@ -190,17 +190,7 @@ def analyse(root: Path, options: Options | None = None, job: Job | None = None) 
         _run(root, options, job, analysis, todo, checksums, results, entries)
 
     analysis.results = [r for f in functions for r in results.get(f.key, [])]
-    write_atomic(
-        _state_path(root),
-        json.dumps(
-            {
-                "version": STATE_VERSION,
-                "tests": tests_print,
-                "settings": settings,
-                "functions": {**_untouched(previous, analysis), **entries},
-            }
-        ),
-    )
+    _save_state(root, context, {**_untouched(previous, analysis), **entries})
     analysis.elapsed = time.perf_counter() - started
     return analysis
 

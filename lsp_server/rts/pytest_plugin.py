@@ -2,7 +2,7 @@
 
 Loaded in every pytest run, so it only adds options: without ``--reks``, ``--reks-all`` or
 ``--reks-dry-run`` nothing else is imported or registered. The work is done by
-``lsp_server.rts.recorder.ReksPlugin``.
+``lsp_server.rts.controller.ReksPlugin`` (with its deselector and recorder).
 """
 
 from __future__ import annotations
@@ -48,6 +48,6 @@ def pytest_configure(config: pytest.Config) -> None:
     opt = config.option
     if not (opt.reks or opt.reks_all or opt.reks_dry_run):
         return
-    from lsp_server.rts.recorder import ReksPlugin
+    from lsp_server.rts.controller import ReksPlugin
 
     config.pluginmanager.register(ReksPlugin(config), "reks-session")

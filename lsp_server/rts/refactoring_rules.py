@@ -19,15 +19,13 @@ carries the "must run" with it. A task whose provenance is not exact, or that fa
 trust-but-verify check, is not applied at all: its changes stay ordinary edits and plain
 dependency selection runs their tests.
 
-Every task is recorded in the ``reks_tasks`` table (created on first use, so stores made
-before it existed keep working with the same schema version) with the tests plain
-selection would have run because of it and those it still runs; the language server turns
-these into diagnostics.
+Every task is recorded in the store's task log with the tests plain selection would have
+run because of it and those it still runs; the language server turns these into
+diagnostics.
 """
 
 from __future__ import annotations
 
-import json
 import re
 import time
 from collections.abc import Iterable, Mapping
@@ -36,21 +34,8 @@ from pathlib import Path
 
 from lsp_server.rts.imports import ImportResolver
 from lsp_server.rts.provenance import Origin, Provenance
-from lsp_server.rts.store import DependencyStore
+from lsp_server.rts.store import DependencyStore, LoggedTask
 from lsp_server.rts.units import MODULE, FileUnits, SourceError, Unit, cached_source_units
-
-TASKS_TABLE = """
-CREATE TABLE IF NOT EXISTS reks_tasks (
-    id INTEGER PRIMARY KEY,
-    applied REAL NOT NULL,
-    kind TEXT NOT NULL,
-    description TEXT NOT NULL,
-    exact INTEGER NOT NULL,
-    fallback TEXT,
-    after_session INTEGER NOT NULL,
-    details TEXT NOT NULL
-)
-"""
 
 
 @dataclass
@@ -99,18 +84,16 @@ class TaskOutcome:
 
 
 @dataclass(frozen=True)
-class TaskRecord:
+class TaskRecord(LoggedTask):
     """A recorded refactoring task, as the server reads it back."""
 
-    id: int
-    applied: float
-    kind: str
-    description: str
-    exact: bool
-    fallback: str | None
-    after_session: int
-    skipped_tests: tuple[str, ...]
-    affected_tests: tuple[str, ...]
+    @property
+    def skipped_tests(self) -> tuple[str, ...]:
+        return tuple(self.details.get("skipped_tests", ()))
+
+    @property
+    def affected_tests(self) -> tuple[str, ...]:
+        return tuple(self.details.get("affected_tests", ()))
 
 
 def _units_of(path: str, text: str) -> FileUnits | None:
@@ -146,15 +129,6 @@ def _import_signature(text: str | None) -> list[str] | None:
     return sorted(m.group(0).strip() for m in _IMPORT_LINE.finditer(text))
 
 
-def _last_session(store: DependencyStore) -> int:
-    row = store._conn.execute("SELECT max(id) FROM sessions").fetchone()
-    return int(row[0] or 0)
-
-
-def _ensure_table(store: DependencyStore) -> None:
-    store._conn.execute(TASKS_TABLE)
-
-
 class _Rules:
     """One task's rule application; all writes go through the store's REKS primitives."""
 
@@ -172,11 +146,7 @@ class _Rules:
 
     # -- what the store knows -------------------------------------------------------
     def _load(self, path: str) -> dict[str, str | None]:
-        return dict(
-            self.store._conn.execute(
-                "SELECT name, checksum FROM units WHERE path=?", (path,)
-            ).fetchall()
-        )
+        return self.store.units_of(path)
 
     def recorded(self, unit: Unit) -> tuple[bool, str | None]:
         """(is the unit in the store now, its recorded checksum now)."""
@@ -347,7 +317,6 @@ def apply_rules(
     elif not provenance.exact:
         outcome.fallback = "the refactoring engine could not say exactly where code went"
     with store.transaction():
-        _ensure_table(store)
         old_units = _old_units(provenance)
         would_run = set(store.tests_depending_on_any(old_units))
         if outcome.fallback is None:
@@ -359,20 +328,13 @@ def apply_rules(
         outcome.affected_tests = sorted(still)
         outcome.skipped_tests = sorted(would_run - still)
         outcome.seconds = time.perf_counter() - start
-        cur = store._conn.execute(
-            "INSERT INTO reks_tasks (applied, kind, description, exact, fallback,"
-            " after_session, details) VALUES (?,?,?,?,?,?,?)",
-            (
-                time.time(),
-                provenance.kind,
-                provenance.description,
-                int(provenance.exact),
-                outcome.fallback,
-                _last_session(store),
-                json.dumps(outcome.to_json()),
-            ),
+        outcome.task_id = store.record_task(
+            provenance.kind,
+            provenance.description,
+            exact=provenance.exact,
+            fallback=outcome.fallback,
+            details=outcome.to_json(),
         )
-        outcome.task_id = int(cur.lastrowid or 0)
     # What the developer waits for: the rules and the commit (the logged details hold the
     # time before the commit).
     outcome.seconds = time.perf_counter() - start
@@ -382,38 +344,16 @@ def apply_rules(
 def tasks_since(store: DependencyStore, session_id: int | None = None) -> list[TaskRecord]:
     """Recorded refactoring tasks applied after session ``session_id`` (default: after the
     last test session), oldest first."""
-    with store.transaction():
-        _ensure_table(store)
     if session_id is None:
-        session_id = _last_session(store)
-    out = []
-    for row in store._conn.execute(
-        "SELECT id, applied, kind, description, exact, fallback, after_session, details"
-        " FROM reks_tasks WHERE after_session >= ? ORDER BY id",
-        (session_id,),
-    ):
-        details = json.loads(row[7])
-        out.append(
-            TaskRecord(
-                id=row[0],
-                applied=row[1],
-                kind=row[2],
-                description=row[3],
-                exact=bool(row[4]),
-                fallback=row[5],
-                after_session=row[6],
-                skipped_tests=tuple(details.get("skipped_tests", ())),
-                affected_tests=tuple(details.get("affected_tests", ())),
-            )
-        )
-    return out
+        session_id = store.last_session_id()
+    return [TaskRecord(**vars(task)) for task in store.logged_tasks(session_id)]
 
 
 def record_refactoring(
     root: Path | str, provenance: Provenance, *, distrust: str | None = None
 ) -> TaskOutcome | None:
-    """Open the project's store and apply the rules; None when the project has no store
-    (no test was ever recorded, so there is nothing to update)."""
+    """Open the project's store and apply the rules; None when no test was ever recorded
+    (no store, or one the extreme analysis made for its verdicts): nothing to update."""
     from lsp_server.rts.store import StoreError, store_path
 
     if not store_path(Path(root)).exists():
@@ -423,4 +363,6 @@ def record_refactoring(
     except StoreError:
         return None
     with store:
+        if not store.has_tests():
+            return None
         return apply_rules(store, provenance, distrust=distrust)

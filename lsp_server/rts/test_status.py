@@ -46,9 +46,9 @@ class TestStatus:
 
 
 def test_status(root: Path, overlays: Mapping[str, str] | None = None) -> TestStatus | None:
-    """The current status, or None when the project has no dependency store. ``overlays``:
-    root-relative path -> text of files whose current text is not saved yet (an editor's
-    buffers): the status is the one of that text."""
+    """The current status, or None when the project has no dependency store with tests.
+    ``overlays``: root-relative path -> text of files whose current text is not saved yet
+    (an editor's buffers): the status is the one of that text."""
     if not store_path(root).exists():
         return None
     try:
@@ -57,6 +57,8 @@ def test_status(root: Path, overlays: Mapping[str, str] | None = None) -> TestSt
         return None
     status = TestStatus()
     with store:
+        if not store.has_tests():  # made by the extreme analysis for its verdicts
+            return None
         selection = select_affected_tests(root, store, states=FileStates(root, overlays=overlays))
         tasks = tasks_since(store)
     status.affected = {nodeid: str(reason) for nodeid, reason in selection.selected.items()}

@@ -10,7 +10,7 @@ import pytest
 
 from lsp_server.rts.select import ReasonKind, select_affected_tests
 from lsp_server.rts.snapshots import FileStates
-from lsp_server.rts.store import DependencyStore, StoreError, store_path
+from lsp_server.rts.store import SCHEMA_VERSION, DependencyStore, StoreError, store_path
 from lsp_server.rts.units import MODULE, Unit
 
 SRC = "X = 1\n\ndef f():\n    return X\n\ndef g():\n    return 2\n"
@@ -108,12 +108,13 @@ def test_version_1_store_is_migrated_with_its_records(project: Path) -> None:
     with DependencyStore(project) as store:
         _record(store, project, "t.py::a", [Unit("m.py", "f")])
     conn = sqlite3.connect(store_path(project))
-    conn.execute("DROP TABLE collected")
+    for table in ("collected", "reks_tasks", "extreme_verdicts"):  # not in version 1
+        conn.execute(f"DROP TABLE {table}")
     conn.execute("UPDATE meta SET value='1' WHERE key='schema_version'")
     conn.commit()
     conn.close()
     with DependencyStore(project) as store:
-        assert store.info().schema_version == 2
+        assert store.info().schema_version == SCHEMA_VERSION
         assert set(store.test_records()) == {"t.py::a"}
         store.record_collection({"t.py": ["t.py::b", "t.py::a"]})
         assert store.collected_files() == {"t.py": ["t.py::a", "t.py::b"]}

@@ -1,0 +1,186 @@
+"""The active part of the pytest plugin: one session of ``--reks``, ``--reks-all`` or
+``--reks-dry-run``.
+
+``ReksPlugin`` opens the store, fingerprints the environment, begins and finishes the
+session, talks to xdist and reports; it hands selection to a ``Deselector`` and recording
+to a ``DependencyRecorder``, each registered as a pytest plugin of its own. Roles: a plain
+session selects, runs and records. Under xdist the controller selects (once, before any
+worker starts) and the workers record, each writing its tests in short transactions of
+its own.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from lsp_server.project.files import ProjectPaths
+from lsp_server.rts.deselection import Deselector
+from lsp_server.rts.fingerprint import current_fingerprint
+from lsp_server.rts.recorder import EARLY_TRACER, DependencyRecorder
+from lsp_server.rts.snapshots import FileStates
+from lsp_server.rts.store import DependencyStore, StoreError
+
+_WORKER_KEY = "reks"
+# ini options that only choose which tests run or how they are reported.
+_SELECTION_INI = frozenset({"addopts", "testpaths", "markers", "timeout", "console_output_style"})
+
+
+def fingerprint_options(config: pytest.Config) -> dict[str, object]:
+    """pytest options that can change a test's outcome (selection options such as -k, -m,
+    --lf, -x, -n and node ids cannot, so they are left out)."""
+    opt = config.option
+    plugins = sorted(p for p in (getattr(opt, "plugins", None) or []) if p != "no:cacheprovider")
+    ini: dict[str, str] = {}
+    # Every registered ini option (pytest's and plugins'): xfail_strict, filterwarnings,
+    # pythonpath, usefixtures... can change outcomes. The registry is private API, hence
+    # the fallback to none.
+    registered = getattr(getattr(config, "_parser", None), "_inidict", {})
+    for key in sorted(registered):
+        if key in _SELECTION_INI:
+            continue
+        try:
+            ini[key] = repr(config.getini(key))
+        except (ValueError, KeyError):
+            continue
+    return {
+        "plugins": plugins,
+        "override_ini": getattr(opt, "override_ini", None),
+        "importmode": getattr(opt, "importmode", None),
+        "runxfail": getattr(opt, "runxfail", None),
+        "strict_markers": getattr(opt, "strict_markers", None),
+        "doctestmodules": getattr(opt, "doctestmodules", None),
+        "assertmode": getattr(opt, "assertmode", None),
+        "pythonwarnings": getattr(opt, "pythonwarnings", None),
+        "ini": ini,
+    }
+
+
+class ReksPlugin:
+    """The session controller; registers the deselector and, when this process runs
+    tests, the recorder."""
+
+    def __init__(self, config: pytest.Config) -> None:
+        self.config = config
+        opt = config.option
+        self.mode = "dry-run" if opt.reks_dry_run else ("all" if opt.reks_all else "affected")
+        root = Path(config.rootpath).resolve()
+        self.root = root
+        self.workerinput: dict[str, Any] | None = getattr(config, "workerinput", None)
+        is_controller = self.workerinput is None and getattr(opt, "dist", "no") != "no"
+        if is_controller and self.mode == "dry-run":
+            # Workers collect; their listing would not reach the terminal.
+            raise pytest.UsageError("reks: --reks-dry-run cannot be combined with xdist's -n")
+        paths = ProjectPaths(root)
+        states = FileStates(root)
+        self.session_id: int | None = None
+        self.store = self._open_store()
+        self.deselector = Deselector(self.store, self.mode, root, paths)
+        self._worker_counts: list[tuple[int, int]] = []
+        if self.workerinput is not None:
+            shared = self.workerinput[_WORKER_KEY]
+            self.environment: str = shared["environment"]
+            self.options: str | None = shared["options"]
+            self.session_id = shared["session"]
+            self.deselector.adopt(shared)
+        else:
+            fingerprint = current_fingerprint(fingerprint_options(config))
+            self.environment = fingerprint.environment
+            self.options = fingerprint.options
+            self.deselector.select(config, fingerprint, states)
+            if self.mode != "dry-run":
+                self.session_id = self.store.begin_session(
+                    self.mode, self.environment, self.options
+                )
+        config.pluginmanager.register(self.deselector, "reks-selection")
+        self.recorder: DependencyRecorder | None = None
+        if self.mode != "dry-run" and not is_controller:
+            session = (self.environment, self.options, self.session_id)
+            self.recorder = DependencyRecorder(config, self.store, states, paths, session)
+            config.pluginmanager.register(self.recorder, "reks-recorder")
+        elif (early := config.stash.get(EARLY_TRACER, None)) is not None:
+            early.stop()
+
+    def _open_store(self) -> DependencyStore:
+        try:
+            return DependencyStore(self.root)
+        except StoreError as exc:
+            if self.mode == "all" and self.workerinput is None:
+                return DependencyStore.rebuild(self.root)
+            raise pytest.UsageError(f"reks: {exc}") from exc
+
+    # -- xdist --------------------------------------------------------------------------
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_configure_node(self, node: Any) -> None:
+        node.workerinput[_WORKER_KEY] = {
+            "environment": self.environment,
+            "options": self.options,
+            "session": self.session_id,
+            **self.deselector.shared(),
+        }
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_testnodedown(self, node: Any, error: object) -> None:
+        counts = getattr(node, "workeroutput", {}).get("reks_counts")
+        if counts:
+            self._worker_counts.append(tuple(counts))
+
+    # -- reporting ----------------------------------------------------------------------
+
+    def _stop_tracing(self) -> None:
+        if self.recorder is not None:
+            self.recorder.stop_tracing()
+
+    def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
+        self._stop_tracing()
+        counts = self._total_counts()
+        own_counts = self.deselector.counts
+        if self.workerinput is not None:
+            workeroutput = getattr(self.config, "workeroutput", None)
+            if workeroutput is not None and own_counts is not None:
+                workeroutput["reks_counts"] = list(own_counts)
+        elif self.session_id is not None:
+            self.store.finish_session(
+                self.session_id,
+                {
+                    "selected": counts[0] if counts else None,
+                    "deselected": counts[1] if counts else None,
+                    "exitstatus": int(exitstatus),
+                },
+            )
+        nothing_to_run = exitstatus == pytest.ExitCode.NO_TESTS_COLLECTED
+        if nothing_to_run and (self.mode == "dry-run" or (counts is not None and counts[1])):
+            session.exitstatus = pytest.ExitCode.OK
+
+    def _total_counts(self) -> tuple[int, int] | None:
+        if self._worker_counts:
+            # Every worker collects and deselects the same tests; one worker's view is the
+            # session's.
+            return self._worker_counts[0]
+        return self.deselector.counts
+
+    def pytest_terminal_summary(self, terminalreporter: Any) -> None:
+        tr = terminalreporter
+        if self.mode == "dry-run":
+            tr.section("reks: tests that would run")
+            for nodeid, reason in self.deselector.dry_run_lines:
+                tr.write_line(f"{nodeid}  ({reason})")
+        counts = self._total_counts()
+        if counts is None:
+            return
+        selection = self.deselector.selection
+        seconds = f" in {selection.seconds * 1000:.0f} ms" if selection else ""
+        if self.mode == "all":
+            tr.write_line(f"reks: {counts[0]} selected (--reks-all), dependencies re-recorded")
+        else:
+            verb = "would run" if self.mode == "dry-run" else "selected"
+            tr.write_line(
+                f"reks: {counts[0]} {verb}, {counts[1]} deselected (unchanged) [selection{seconds}]"
+            )
+
+    def pytest_unconfigure(self, config: pytest.Config) -> None:
+        self._stop_tracing()
+        self.store.close()

@@ -1,0 +1,115 @@
+"""The selecting part of the pytest plugin: which tests not to collect or run.
+
+The selection itself (``select_affected_tests``) is computed once by the process that
+owns the session: a plain session, or the xdist controller before any worker starts, so
+every worker deselects the same tests and nothing a worker writes can change another
+worker's collection. Workers get the result through ``shared()``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from lsp_server.project.files import ProjectPaths
+from lsp_server.rts.fingerprint import Fingerprint
+from lsp_server.rts.select import Reason, ReasonKind, Selection, select_affected_tests
+from lsp_server.rts.snapshots import FileStates
+from lsp_server.rts.store import DependencyStore
+
+
+def _whole_files_collected(config: pytest.Config) -> bool:
+    """Whether this run collects every test of each file it collects: not with node ids on
+    the command line, nor with --lf (it filters modules while collecting them)."""
+    return not getattr(config.option, "lf", False) and not any(
+        "::" in str(arg) for arg in config.args
+    )
+
+
+class Deselector:
+    """Pytest hooks that skip collecting unaffected test files and deselect unaffected
+    tests; ``mode`` is "affected", "all" (deselect nothing) or "dry-run" (run nothing)."""
+
+    def __init__(self, store: DependencyStore, mode: str, root: Path, paths: ProjectPaths) -> None:
+        self.store = store
+        self.mode = mode
+        self.root = root
+        self.paths = paths
+        self.selection: Selection | None = None
+        self.unaffected: set[str] = set()
+        # Files not to collect at all (every test they held is unaffected) -> their tests.
+        self.uncollected: dict[str, int] = {}
+        self._collected: dict[str, list[str]] = {}
+        self.counts: tuple[int, int] | None = None
+        """(selected, deselected) once collection is done."""
+        self.dry_run_lines: list[tuple[str, Reason]] = []
+
+    def select(self, config: pytest.Config, fingerprint: Fingerprint, states: FileStates) -> None:
+        """Compute the selection (not with --reks-all, which runs everything)."""
+        if self.mode == "all":
+            return
+        self.selection = select_affected_tests(
+            self.root, self.store, None, fingerprint=fingerprint, states=states
+        )
+        self.unaffected = set(self.selection.unaffected)
+        self.uncollected = self._uncollectable(config)
+
+    def shared(self) -> dict[str, Any]:
+        """The selection, for an xdist worker's ``adopt``."""
+        return {"unaffected": sorted(self.unaffected), "uncollected": self.uncollected}
+
+    def adopt(self, shared: dict[str, Any]) -> None:
+        """Use the selection the xdist controller computed."""
+        self.unaffected = set(shared["unaffected"])
+        self.uncollected = dict(shared["uncollected"])
+
+    def _uncollectable(self, config: pytest.Config) -> dict[str, int]:
+        """Test files whose every test, at their last whole-file collection, is recorded
+        and unaffected: collecting them would only deselect everything they hold. A
+        file's collection depends on nothing its tests do not (their units include what
+        ran and was read while collecting it), so it would yield the same tests."""
+        if not _whole_files_collected(config):
+            return {}
+        return {
+            path: len(nodeids)
+            for path, nodeids in self.store.collected_files().items()
+            if nodeids and self.unaffected.issuperset(nodeids)
+        }
+
+    def pytest_ignore_collect(self, collection_path: Path, config: pytest.Config) -> bool | None:
+        if not self.uncollected:
+            return None
+        rel = self.paths.rel(str(collection_path))
+        return True if rel in self.uncollected else None
+
+    def pytest_collectreport(self, report: pytest.CollectReport) -> None:
+        # Once per collector (a module, a class): its items share one file.
+        items = [x for x in report.result if isinstance(x, pytest.Item)]
+        if items:
+            rel = self.paths.rel(str(items[0].path))
+            if rel is not None:
+                self._collected.setdefault(rel, []).extend(x.nodeid for x in items)
+
+    @pytest.hookimpl(trylast=True)
+    def pytest_collection_modifyitems(
+        self, session: pytest.Session, config: pytest.Config, items: list[pytest.Item]
+    ) -> None:
+        if self.mode != "dry-run" and self._collected and _whole_files_collected(config):
+            self.store.record_collection(self._collected)
+        if self.mode == "all":
+            self.counts = (len(items), 0)
+            return
+        keep = [item for item in items if item.nodeid not in self.unaffected]
+        drop = [item for item in items if item.nodeid in self.unaffected]
+        self.counts = (len(keep), len(drop) + sum(self.uncollected.values()))
+        if self.mode == "dry-run":
+            selected = self.selection.selected if self.selection else {}
+            self.dry_run_lines = [
+                (item.nodeid, selected.get(item.nodeid, Reason(ReasonKind.NEW))) for item in keep
+            ]
+            keep, drop = [], items[:]
+        if drop:
+            config.hook.pytest_deselected(items=drop)
+            items[:] = keep

@@ -1,0 +1,83 @@
+"""The dependency store: per-test dependencies, outcomes and sessions in SQLite, plus the
+log of refactoring tasks and the extreme analysis's cached verdicts.
+
+``DependencyStore`` is the one way in. Its parts, by role: ``schema`` (tables, version,
+migrations, opening), ``writes`` (recording tests, in short transactions),
+``refactorings`` (the REKS primitives and the task log) and ``queries`` (what selection,
+the rules, the analysis and the CLI read). Nothing outside this package touches SQL.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from lsp_server.rts.store.queries import (
+    Execution,
+    LoggedTask,
+    StoreInfo,
+    StoreQueries,
+    TestRecord,
+)
+from lsp_server.rts.store.refactorings import StoreRefactorings
+from lsp_server.rts.store.schema import (
+    BUSY_TIMEOUT_MS,
+    SCHEMA_VERSION,
+    STORE_DIR,
+    STORE_FILE,
+    StoreError,
+    ensure_gitignore,
+    move_aside,
+    open_connection,
+    store_path,
+)
+from lsp_server.rts.store.writes import OUTCOMES, FileSnapshot, TestResult
+from lsp_server.rts.units import Unit
+
+__all__ = [
+    "BUSY_TIMEOUT_MS",
+    "OUTCOMES",
+    "SCHEMA_VERSION",
+    "STORE_DIR",
+    "STORE_FILE",
+    "DependencyStore",
+    "Execution",
+    "FileSnapshot",
+    "LoggedTask",
+    "StoreError",
+    "StoreInfo",
+    "TestRecord",
+    "TestResult",
+    "store_path",
+]
+
+
+class DependencyStore(StoreRefactorings, StoreQueries):
+    """The project's store (``<root>/.reks/deps.sqlite``); see the package docstring."""
+
+    def __init__(self, root: Path, *, create: bool = True) -> None:
+        self.root = Path(root)
+        self.path = store_path(self.root)
+        if not self.path.exists() and not create:
+            raise StoreError(f"no dependency store at {self.path}; run `pytest --reks` first")
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        ensure_gitignore(self.path)
+        self._depth = 0
+        self._synced: dict[str, str | None] = {}
+        self._unit_id_cache: dict[Unit, int] = {}
+        self._data_version: int | None = None
+        self._conn = open_connection(self.path)
+
+    @classmethod
+    def rebuild(cls, root: Path) -> DependencyStore:
+        """Recreate an empty store, keeping any previous file as ``deps.sqlite.bak``."""
+        move_aside(store_path(Path(root)))
+        return cls(root)
+
+    def close(self) -> None:
+        self._conn.close()
+
+    def __enter__(self) -> DependencyStore:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

@@ -1,0 +1,238 @@
+"""The store's schema: tables, version, migrations, and opening a connection safely.
+
+Layout: ``<root>/.reks/deps.sqlite`` in WAL mode. This module is the only place that says
+what tables exist: the dependency tables of test selection, the log of refactoring tasks
+(REKS) and the cached verdicts of the extreme analysis. A store made by an older reks is
+migrated in place (it keeps its records); a newer, foreign or corrupt file is reported
+with the way to recover, never overwritten.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+import time
+from collections.abc import Callable
+from contextlib import suppress
+from pathlib import Path
+
+SCHEMA_VERSION = 3
+STORE_DIR = ".reks"
+STORE_FILE = "deps.sqlite"
+BUSY_TIMEOUT_MS = 60_000
+
+_TASKS_TABLE = """CREATE TABLE IF NOT EXISTS reks_tasks (
+    id INTEGER PRIMARY KEY,
+    applied REAL NOT NULL,
+    kind TEXT NOT NULL,
+    description TEXT NOT NULL,
+    exact INTEGER NOT NULL,
+    fallback TEXT,
+    after_session INTEGER NOT NULL,
+    details TEXT NOT NULL
+)"""
+
+# ``function`` is the analysis's key of a function (path::qualname); ``context`` says what
+# the verdicts were computed under (the tests and settings); ``entry`` is the analysis's
+# own JSON (what must stay unchanged for the verdicts to hold, and the verdicts).
+_EXTREME_TABLE = """CREATE TABLE IF NOT EXISTS extreme_verdicts (
+    function TEXT PRIMARY KEY,
+    context TEXT NOT NULL,
+    entry TEXT NOT NULL
+)"""
+
+_COLLECTED_TABLE = (
+    "CREATE TABLE IF NOT EXISTS collected (path TEXT PRIMARY KEY, nodeids TEXT NOT NULL)"
+)
+
+SCHEMA = f"""
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS sessions (
+    id INTEGER PRIMARY KEY,
+    kind TEXT NOT NULL,
+    started REAL NOT NULL,
+    finished REAL,
+    environment TEXT NOT NULL,
+    options TEXT,
+    details TEXT NOT NULL DEFAULT '{{}}'
+);
+CREATE TABLE IF NOT EXISTS tests (
+    id INTEGER PRIMARY KEY,
+    nodeid TEXT NOT NULL UNIQUE,
+    outcome TEXT NOT NULL,
+    duration REAL NOT NULL,
+    environment TEXT NOT NULL,
+    options TEXT,
+    session_id INTEGER,
+    stale TEXT,
+    recorded REAL NOT NULL
+);
+CREATE TABLE IF NOT EXISTS units (
+    id INTEGER PRIMARY KEY,
+    path TEXT NOT NULL,
+    name TEXT NOT NULL,
+    checksum TEXT,
+    UNIQUE (path, name)
+);
+CREATE TABLE IF NOT EXISTS deps (
+    test_id INTEGER NOT NULL,
+    unit_id INTEGER NOT NULL,
+    PRIMARY KEY (test_id, unit_id)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS deps_by_unit ON deps (unit_id, test_id);
+CREATE TABLE IF NOT EXISTS files (path TEXT PRIMARY KEY, raw_hash TEXT);
+{_COLLECTED_TABLE};
+{_TASKS_TABLE};
+{_EXTREME_TABLE};
+"""
+
+# From version N to N + 1: statements that bring an older store up to date (it keeps its
+# records; nothing it holds means something else now). Version 2 stores may already hold
+# a ``reks_tasks`` table (it used to be created on first use): IF NOT EXISTS keeps it.
+MIGRATIONS: dict[int, list[str]] = {
+    1: [_COLLECTED_TABLE],
+    2: [_TASKS_TABLE, _EXTREME_TABLE],
+}
+
+
+class StoreError(Exception):
+    """The store cannot be used as it is; the message says how to recover."""
+
+
+def is_locked(exc: sqlite3.OperationalError) -> bool:
+    text = str(exc)
+    return "locked" in text or "busy" in text
+
+
+def _retry_while_locked(action: Callable[[], object]) -> None:
+    deadline = time.monotonic() + BUSY_TIMEOUT_MS / 1000
+    while True:
+        try:
+            action()
+            return
+        except sqlite3.OperationalError as exc:
+            if not is_locked(exc) or time.monotonic() > deadline:
+                raise
+            time.sleep(0.02)
+
+
+def store_path(root: Path) -> Path:
+    return Path(root) / STORE_DIR / STORE_FILE
+
+
+def _recovery_hint(path: Path) -> str:
+    return (
+        f"run `reks store --rebuild` (or `pytest --reks-all`) to recreate it; "
+        f"the old file is kept as {path.name}.bak"
+    )
+
+
+def ensure_gitignore(path: Path) -> None:
+    """Keep the store's folder out of version control."""
+    ignore = path.parent / ".gitignore"
+    if not ignore.exists():
+        with suppress(OSError):
+            ignore.write_text("*\n")
+
+
+def open_connection(path: Path) -> sqlite3.Connection:
+    """A connection to the store at ``path`` with the current schema (created or migrated
+    as needed), or StoreError saying why the file cannot be used and how to recover."""
+    try:
+        conn = sqlite3.connect(path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None)
+    except sqlite3.Error as exc:
+        raise StoreError(f"cannot open the dependency store {path}: {exc}") from exc
+    try:
+        conn.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
+        # Switching a new file to WAL takes an exclusive lock and SQLite answers BUSY at
+        # once, without its busy handler, while another process opens the same file.
+        _retry_while_locked(lambda: conn.execute("PRAGMA journal_mode=WAL"))
+        conn.execute("PRAGMA synchronous=NORMAL")
+        if conn.execute("SELECT count(*) FROM sqlite_master").fetchone()[0] == 0:
+            _create(conn)
+        _check_version(conn, path)
+    except sqlite3.OperationalError as exc:
+        conn.close()
+        if not is_locked(exc):
+            raise _corrupt(path, exc) from exc
+        raise StoreError(
+            f"the dependency store {path} stayed locked by another process for "
+            f"{BUSY_TIMEOUT_MS // 1000} s; try again when the other run has finished"
+        ) from exc
+    except sqlite3.DatabaseError as exc:
+        conn.close()
+        raise _corrupt(path, exc) from exc
+    except StoreError:
+        conn.close()
+        raise
+    return conn
+
+
+def _corrupt(path: Path, exc: sqlite3.Error) -> StoreError:
+    return StoreError(
+        f"the dependency store {path} is corrupt or not a reks store ({exc}); "
+        + _recovery_hint(path)
+    )
+
+
+def _create(conn: sqlite3.Connection) -> None:
+    """The schema of an empty database (new, or another process is creating it right
+    now: IF NOT EXISTS and INSERT OR IGNORE make two creators harmless)."""
+    conn.execute("BEGIN IMMEDIATE")
+    for statement in SCHEMA.split(";"):
+        if statement.strip():
+            conn.execute(statement)
+    conn.execute("INSERT OR IGNORE INTO meta VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
+    conn.execute("INSERT OR IGNORE INTO meta VALUES ('created', ?)", (str(time.time()),))
+    conn.execute("COMMIT")
+
+
+def _check_version(conn: sqlite3.Connection, path: Path) -> None:
+    try:
+        row = conn.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()
+    except sqlite3.OperationalError as exc:
+        if "no such table" in str(exc):
+            raise StoreError(
+                f"{path} is not a reks dependency store (no schema version); "
+                + _recovery_hint(path)
+            ) from exc
+        raise
+    if row is not None and row[0].isdigit() and int(row[0]) < SCHEMA_VERSION:
+        _migrate(conn, path, int(row[0]))
+        return
+    if row is None or row[0] != str(SCHEMA_VERSION):
+        found = row[0] if row else "none"
+        raise StoreError(
+            f"the dependency store {path} has schema version {found}, this reks "
+            f"uses {SCHEMA_VERSION}; " + _recovery_hint(path)
+        )
+
+
+def _migrate(conn: sqlite3.Connection, path: Path, version: int) -> None:
+    if any(v not in MIGRATIONS for v in range(version, SCHEMA_VERSION)):
+        raise StoreError(
+            f"the dependency store {path} has schema version {version}, too old for "
+            f"this reks (version {SCHEMA_VERSION}); " + _recovery_hint(path)
+        )
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        # Another process may have migrated it while this one waited for the lock.
+        row = conn.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()
+        for step in range(int(row[0]), SCHEMA_VERSION):
+            for statement in MIGRATIONS[step]:
+                conn.execute(statement)
+        conn.execute("UPDATE meta SET value=? WHERE key='schema_version'", (str(SCHEMA_VERSION),))
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+    conn.execute("COMMIT")
+
+
+def move_aside(path: Path) -> None:
+    """Before a rebuild: keep the old store as ``<name>.bak``, drop its WAL side files."""
+    if path.exists():
+        os.replace(path, path.with_name(path.name + ".bak"))
+    for suffix in ("-wal", "-shm"):
+        side = path.with_name(path.name + suffix)
+        if side.exists():
+            side.unlink()

@@ -1,0 +1,304 @@
+"""What the store records: sessions, tests with their dependencies, collections, the log
+of refactoring tasks and the extreme analysis's verdicts.
+
+Every write is one short ``BEGIN IMMEDIATE`` transaction, so a run killed with ``kill -9``
+loses at most the tests being written, and several processes (two sessions, xdist
+workers) can write at once: SQLite serializes them and ``busy_timeout`` makes the others
+wait instead of failing.
+
+Invariants that make selection cheap and safe:
+
+* A unit has one recorded checksum (``units.checksum``), shared by every test that depends
+  on it. When a test is recorded against a different checksum than the stored one, every
+  *other* test depending on that unit is marked ``stale`` (it has not run against the new
+  code) and is selected next time with that reason.
+* ``files.raw_hash`` is the hash of the bytes every stored unit checksum of that file was
+  taken from. A matching raw hash therefore proves every unit of the file unchanged
+  without parsing it. Anything that changes a unit checksum without a fresh snapshot of
+  the file (the REKS primitives in ``store.refactorings``) clears the raw hash, forcing a
+  parse next time.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import time
+from collections.abc import Iterable, Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass
+from itertools import repeat
+from operator import itemgetter
+from typing import TypeVar
+
+from lsp_server.rts.units import Unit
+
+OUTCOMES = ("passed", "failed", "error", "skipped")
+
+_Self = TypeVar("_Self", bound="StoreWrites")
+
+
+@dataclass(frozen=True)
+class FileSnapshot:
+    """The current state of one project file: raw hash and the checksum of every unit."""
+
+    path: str
+    raw_hash: str
+    checksums: Mapping[str, str]  # unit name -> checksum
+    error: str | None = None  # set when a Python file does not parse
+
+
+@dataclass(frozen=True)
+class TestResult:
+    """One test's outcome in a session and the units it depended on."""
+
+    __test__ = False  # not a pytest test class
+
+    nodeid: str
+    outcome: str
+    duration: float
+    units: tuple[Unit, ...]
+
+
+class StoreWrites:
+    """The writing half of ``DependencyStore`` (which opens ``_conn``)."""
+
+    _conn: sqlite3.Connection
+    # Per-connection caches of what the database holds, valid while no other connection
+    # commits (checked through PRAGMA data_version at each transaction).
+    _synced: dict[str, str | None]
+    _unit_id_cache: dict[Unit, int]
+    _data_version: int | None
+    _depth: int
+
+    # -- transactions -------------------------------------------------------------------
+
+    @contextmanager
+    def transaction(self: _Self) -> Iterator[_Self]:
+        """One write transaction; nested calls join the outermost one."""
+        if self._depth:
+            self._depth += 1
+            try:
+                yield self
+            finally:
+                self._depth -= 1
+            return
+        self._conn.execute("BEGIN IMMEDIATE")
+        self._depth = 1
+        version = self._conn.execute("PRAGMA data_version").fetchone()[0]
+        if version != self._data_version:
+            self._forget_caches()
+            self._data_version = version
+        try:
+            yield self
+        except BaseException:
+            self._depth = 0
+            self._conn.execute("ROLLBACK")
+            self._forget_caches()
+            raise
+        self._depth = 0
+        self._conn.execute("COMMIT")
+
+    def _forget_caches(self) -> None:
+        self._synced.clear()
+        self._unit_id_cache.clear()
+
+    # -- sessions -----------------------------------------------------------------------
+
+    def begin_session(self, kind: str, environment: str, options: str | None) -> int:
+        with self.transaction():
+            cur = self._conn.execute(
+                "INSERT INTO sessions (kind, started, environment, options) VALUES (?,?,?,?)",
+                (kind, time.time(), environment, options),
+            )
+            return int(cur.lastrowid or 0)
+
+    def finish_session(self, session_id: int, details: Mapping[str, object]) -> None:
+        with self.transaction():
+            self._conn.execute(
+                "UPDATE sessions SET finished=?, details=? WHERE id=?",
+                (time.time(), json.dumps(dict(details)), session_id),
+            )
+
+    # -- recording ----------------------------------------------------------------------
+
+    def record_test(
+        self,
+        nodeid: str,
+        outcome: str,
+        duration: float,
+        units: Iterable[Unit],
+        snapshots: Mapping[str, FileSnapshot],
+        *,
+        environment: str,
+        options: str | None,
+        session_id: int | None,
+    ) -> None:
+        """Replace ``nodeid``'s record: its outcome and the units it depends on.
+
+        ``snapshots`` holds the current state of every file ``units`` lie in; a unit whose
+        file has no snapshot (it vanished during the run) is skipped, which is safe because
+        a missing file is a change for every test that had depended on it.
+        """
+        self.record_tests(
+            [TestResult(nodeid, outcome, duration, tuple(units))],
+            snapshots,
+            environment=environment,
+            options=options,
+            session_id=session_id,
+        )
+
+    def record_tests(
+        self,
+        results: Iterable[TestResult],
+        snapshots: Mapping[str, FileSnapshot],
+        *,
+        environment: str,
+        options: str | None,
+        session_id: int | None,
+    ) -> None:
+        """``record_test`` for several tests in one transaction."""
+        results = list(results)
+        for result in results:
+            if result.outcome not in OUTCOMES:
+                raise ValueError(f"unknown outcome {result.outcome!r}")
+        paths: set[str] = set().union(*(map(itemgetter(0), r.units) for r in results))
+        with self.transaction():
+            # Files first: a test whose unit moves gets marked stale here, and recording
+            # it below clears that again.
+            for path in sorted(paths & snapshots.keys()):
+                snap = snapshots[path]
+                if self._synced.get(path, "") != snap.raw_hash:
+                    self._sync_file(snap)
+            # Usually every unit's file has a snapshot: no test needs filtering.
+            complete = snapshots.keys() >= paths
+            for result in results:
+                self._record_one(result, snapshots, complete, environment, options, session_id)
+
+    def _record_one(
+        self,
+        result: TestResult,
+        snapshots: Mapping[str, FileSnapshot],
+        complete: bool,
+        environment: str,
+        options: str | None,
+        session_id: int | None,
+    ) -> None:
+        """``complete``: every unit's file has a snapshot (else units without one are left
+        out: their file is gone or does not parse)."""
+        units: Iterable[Unit] = result.units
+        if not complete:
+            units = [u for u in result.units if u.path in snapshots]
+        test_id = self._upsert_test(
+            result.nodeid, result.outcome, result.duration, environment, options, session_id
+        )
+        self._conn.execute("DELETE FROM deps WHERE test_id=?", (test_id,))
+        # Unit ids come from the cache: one C-level lookup per dependency.
+        cached = list(map(self._unit_id_cache.get, units))
+        uids = self._unit_ids(units, snapshots) if None in cached else cached
+        self._conn.executemany(
+            "INSERT OR IGNORE INTO deps VALUES (?,?)", zip(repeat(test_id), uids)
+        )
+
+    def _upsert_test(
+        self,
+        nodeid: str,
+        outcome: str,
+        duration: float,
+        environment: str,
+        options: str | None,
+        session_id: int | None,
+    ) -> int:
+        row = self._conn.execute(
+            "INSERT INTO tests (nodeid, outcome, duration, environment, options, session_id,"
+            " stale, recorded) VALUES (?,?,?,?,?,?,NULL,?) ON CONFLICT(nodeid) DO UPDATE SET"
+            " outcome=excluded.outcome, duration=excluded.duration,"
+            " environment=excluded.environment, options=excluded.options,"
+            " session_id=excluded.session_id, stale=NULL, recorded=excluded.recorded"
+            " RETURNING id",
+            (nodeid, outcome, duration, environment, options, session_id, time.time()),
+        ).fetchone()
+        return int(row[0])
+
+    def _sync_file(self, snap: FileSnapshot) -> None:
+        """Bring every stored unit of ``snap.path`` to the snapshot, marking stale the tests
+        that depended on a unit whose checksum moves (they have not run against it)."""
+        row = self._conn.execute("SELECT raw_hash FROM files WHERE path=?", (snap.path,)).fetchone()
+        if row is not None and row[0] == snap.raw_hash:
+            self._synced[snap.path] = snap.raw_hash
+            return
+        for uid, name, checksum in self._conn.execute(
+            "SELECT id, name, checksum FROM units WHERE path=?", (snap.path,)
+        ).fetchall():
+            new = snap.checksums.get(name)
+            if new != checksum:
+                reason = (
+                    "does not parse" if snap.error else ("removed" if new is None else "changed")
+                )
+                self._mark_dependents_stale(uid, f"{Unit(snap.path, name)} {reason}", None)
+                self._conn.execute("UPDATE units SET checksum=? WHERE id=?", (new, uid))
+        self._conn.execute(
+            "INSERT INTO files VALUES (?,?)"
+            " ON CONFLICT(path) DO UPDATE SET raw_hash=excluded.raw_hash",
+            (snap.path, snap.raw_hash),
+        )
+        self._synced[snap.path] = snap.raw_hash
+
+    def _mark_dependents_stale(self, unit_id: int, reason: str, exclude_test: int | None) -> None:
+        self._conn.execute(
+            "UPDATE tests SET stale=? WHERE stale IS NULL AND id != ? AND id IN"
+            " (SELECT test_id FROM deps WHERE unit_id=?)",
+            (reason, -1 if exclude_test is None else exclude_test, unit_id),
+        )
+
+    def _unit_ids(
+        self, units: Iterable[Unit], snapshots: Mapping[str, FileSnapshot]
+    ) -> list[int | None]:
+        """Ids of ``units``, creating the missing ones with their snapshot's checksum."""
+        cache = self._unit_id_cache
+        units = list(units)
+        for path in {u.path for u in units if u not in cache}:
+            for uid, name in self._conn.execute(
+                "SELECT id, name FROM units WHERE path=?", (path,)
+            ).fetchall():
+                cache[Unit(path, name)] = uid
+        for unit in units:
+            if unit not in cache:
+                cur = self._conn.execute(
+                    "INSERT INTO units (path, name, checksum) VALUES (?,?,?)",
+                    (unit.path, unit.name, snapshots[unit.path].checksums.get(unit.name)),
+                )
+                cache[unit] = int(cur.lastrowid or 0)
+        return [cache[u] for u in units]
+
+    def forget_tests(self, nodeids: Iterable[str]) -> None:
+        with self.transaction():
+            for nodeid in nodeids:
+                row = self._conn.execute(
+                    "SELECT id FROM tests WHERE nodeid=?", (nodeid,)
+                ).fetchone()
+                if row:
+                    self._conn.execute("DELETE FROM deps WHERE test_id=?", (row[0],))
+                    self._conn.execute("DELETE FROM tests WHERE id=?", (row[0],))
+
+    def record_collection(self, files: Mapping[str, Iterable[str]]) -> None:
+        """The node ids a whole-file collection of each of ``files`` produced (replacing
+        what was known of those files)."""
+        with self.transaction():
+            self._conn.executemany(
+                "INSERT INTO collected VALUES (?,?) ON CONFLICT(path) DO UPDATE"
+                " SET nodeids=excluded.nodeids",
+                [(path, json.dumps(sorted(ids))) for path, ids in files.items()],
+            )
+
+    # -- the extreme analysis's cache ----------------------------------------------------
+
+    def save_extreme_verdicts(self, context: str, entries: Mapping[str, object]) -> None:
+        """Replace the extreme analysis's cached verdicts: ``entries`` maps a function key
+        to JSON-able data, all computed under ``context`` (see ``extreme_verdicts``)."""
+        with self.transaction():
+            self._conn.execute("DELETE FROM extreme_verdicts")
+            self._conn.executemany(
+                "INSERT INTO extreme_verdicts (function, context, entry) VALUES (?,?,?)",
+                [(key, context, json.dumps(entry)) for key, entry in entries.items()],
+            )
