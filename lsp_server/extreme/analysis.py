@@ -218,95 +218,119 @@ def _run(
     job.report(0, None, "collecting tests")
     with WorkerPool(root, size, options.python, options.pytest_args) as pool:
         try:
-            observe_start = time.perf_counter()
-            pool.start(job)
-            if pool.collection_errors:
-                analysis.errors["(tests)"] = (
-                    f"{pool.collection_errors} error(s) while collecting the tests; "
-                    "the tests of those modules were not used (run pytest to see them)"
-                )
-            pool.prepare(sorted({f.path for f in todo}))
-            job.report(0, None, "observing the tests")
-            subset = tests_to_observe(root, pool.nodeids, todo)
-            analysis.coverage_source = "observation" if subset is None else "store"
-            observed = pool.observe(subset)
-            analysis.observed_tests = len(observed["tests"])
-            analysis.observation = time.perf_counter() - observe_start
-            tests: dict[str, dict[str, Any]] = observed["tests"]
-            returns: dict[str, list[str]] = observed["returns"]
-            setup = float(observed.get("setup", 0.0))
-
-            executed_by: dict[str, list[str]] = {}
-            for nodeid, info in tests.items():
-                for unit in info["units"]:
-                    executed_by.setdefault(unit, []).append(nodeid)
-
-            requests: list[dict[str, Any]] = []
-            planned: dict[int, Transformation] = {}
-            for function in todo:
-                runners = executed_by.get(function.key, [])
-                passing = sorted(
-                    (t for t in runners if tests[t]["outcome"] == "passed"),
-                    key=lambda t: (tests[t]["duration"], t),
-                )
-                analysis.covering[function.key] = passing
-                entries[function.key] = _entry(function, runners, tests, checksums)
-                if not runners:
-                    results[function.key] = [_skipped(function, "not executed by any test")]
-                    continue
-                if not passing:
-                    results[function.key] = [
-                        _skipped(function, "executed only by tests that fail already")
-                    ]
-                    continue
-                bodies = function.annotated_bodies
-                if bodies is None:
-                    bodies = tuple(bodies_for_kinds(set(returns.get(function.key, []))))
-                total = sum(tests[t]["duration"] for t in passing) + setup
-                timeout = options.timeout_base + options.timeout_factor * total
-                for body in bodies:
-                    ident = len(planned)
-                    planned[ident] = Transformation(
-                        function.path, function.qualname, function.line, body
-                    )
-                    requests.append(
-                        {
-                            "op": "run",
-                            "id": ident,
-                            "path": function.path,
-                            "function": function.qualname,
-                            "line": function.line,
-                            "first_line": function.first_line,
-                            "body": body,
-                            "tests": passing,
-                            "timeout": timeout,
-                        }
-                    )
-            done: dict[int, TransformationResult] = {}
-            job.report(0, len(requests), "running transformations")
-            for reply in pool.run_all(requests, job):
-                t = planned[reply["id"]]
-                done[reply["id"]] = TransformationResult(
-                    transformation=t,
-                    verdict=Verdict(reply["verdict"]),
-                    tests=list(reply.get("tests", [])),
-                    reason=reply.get("reason", ""),
-                    detected_by=reply.get("detected_by"),
-                    duration=float(reply.get("duration", 0.0)),
-                )
-                job.report(len(done), len(requests), f"{t.function}: {t.body}")
+            observed = _observe(pool, root, job, analysis, todo)
+            planned = _plan(options, analysis, todo, observed, checksums, results, entries)
+            done = _run_planned(pool, planned, job)
             analysis.run_count = len(done)
         except BaseException:
             pool.terminate()
             raise
-    for ident in sorted(done):
-        t = done[ident].transformation
-        results.setdefault(f"{t.path}::{t.function}", []).append(done[ident])
+    for result in done:
+        t = result.transformation
+        results.setdefault(f"{t.path}::{t.function}", []).append(result)
     for function in todo:
         entry = entries.get(function.key)
         if entry is not None:
             entry["results"] = [_result_to_state(r) for r in results.get(function.key, [])]
             entry["tests"] = analysis.covering.get(function.key, [])
+
+
+def _observe(
+    pool: WorkerPool, root: Path, job: Job, analysis: Analysis, todo: list[FunctionInfo]
+) -> dict[str, Any]:
+    """Start the workers and run the covering tests once on the original code: which tests
+    execute which function, how long each takes, what each function returns."""
+    observe_start = time.perf_counter()
+    pool.start(job)
+    if pool.collection_errors:
+        analysis.errors["(tests)"] = (
+            f"{pool.collection_errors} error(s) while collecting the tests; "
+            "the tests of those modules were not used (run pytest to see them)"
+        )
+    pool.prepare(sorted({f.path for f in todo}))
+    job.report(0, None, "observing the tests")
+    subset = tests_to_observe(root, pool.nodeids, todo)
+    analysis.coverage_source = "observation" if subset is None else "store"
+    observed: dict[str, Any] = pool.observe(subset)
+    analysis.observed_tests = len(observed["tests"])
+    analysis.observation = time.perf_counter() - observe_start
+    return observed
+
+
+def _plan(
+    options: Options,
+    analysis: Analysis,
+    todo: list[FunctionInfo],
+    observed: dict[str, Any],
+    checksums: _Checksums,
+    results: dict[str, list[TransformationResult]],
+    entries: dict[str, Any],
+) -> dict[int, tuple[Transformation, dict[str, Any]]]:
+    """The transformations to run, each with its worker request; functions no passing test
+    executes get their skipped result here."""
+    tests: dict[str, dict[str, Any]] = observed["tests"]
+    returns: dict[str, list[str]] = observed["returns"]
+    setup = float(observed.get("setup", 0.0))
+    executed_by: dict[str, list[str]] = {}
+    for nodeid, info in tests.items():
+        for unit in info["units"]:
+            executed_by.setdefault(unit, []).append(nodeid)
+    planned: dict[int, tuple[Transformation, dict[str, Any]]] = {}
+    for function in todo:
+        runners = executed_by.get(function.key, [])
+        passing = sorted(
+            (t for t in runners if tests[t]["outcome"] == "passed"),
+            key=lambda t: (tests[t]["duration"], t),
+        )
+        analysis.covering[function.key] = passing
+        entries[function.key] = _entry(function, runners, tests, checksums)
+        if not runners:
+            results[function.key] = [_skipped(function, "not executed by any test")]
+            continue
+        if not passing:
+            results[function.key] = [_skipped(function, "executed only by tests that fail already")]
+            continue
+        bodies = function.annotated_bodies
+        if bodies is None:
+            bodies = tuple(bodies_for_kinds(set(returns.get(function.key, []))))
+        total = sum(tests[t]["duration"] for t in passing) + setup
+        timeout = options.timeout_base + options.timeout_factor * total
+        for body in bodies:
+            ident = len(planned)
+            transformation = Transformation(function.path, function.qualname, function.line, body)
+            request = {
+                "op": "run",
+                "id": ident,
+                "path": function.path,
+                "function": function.qualname,
+                "line": function.line,
+                "first_line": function.first_line,
+                "body": body,
+                "tests": passing,
+                "timeout": timeout,
+            }
+            planned[ident] = (transformation, request)
+    return planned
+
+
+def _run_planned(
+    pool: WorkerPool, planned: dict[int, tuple[Transformation, dict[str, Any]]], job: Job
+) -> list[TransformationResult]:
+    """Run every planned transformation on the workers; the results in planned order."""
+    done: dict[int, TransformationResult] = {}
+    job.report(0, len(planned), "running transformations")
+    for reply in pool.run_all([request for _, request in planned.values()], job):
+        t = planned[reply["id"]][0]
+        done[reply["id"]] = TransformationResult(
+            transformation=t,
+            verdict=Verdict(reply["verdict"]),
+            tests=list(reply.get("tests", [])),
+            reason=reply.get("reason", ""),
+            detected_by=reply.get("detected_by"),
+            duration=float(reply.get("duration", 0.0)),
+        )
+        job.report(len(done), len(planned), f"{t.function}: {t.body}")
+    return [done[ident] for ident in sorted(done)]
 
 
 def tests_to_observe(
