@@ -14,6 +14,7 @@ from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 
 from tests.support.geometry import apply_workspace_edit, write_project
 from tests.support.lsp import make_client as make_lsp_client
+from tests.support.reks import recorded_template
 
 PROFILES = ["neovim@v0.11.0", "visual-studio-code"]
 
@@ -93,3 +94,6 @@ async def plain_client(lsp_client: LanguageClient, project: Path):
     await start(lsp_client, project, no_resolve_capabilities(), {"onSave": ["organizeImports"]})
     yield
     await lsp_client.shutdown_session()
+
+
+__all__ = ["recorded_template"]  # the recorded project of the test-selection tests

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import importlib
-import sys
 import textwrap
 
 import pytest
@@ -38,9 +37,3 @@ def run(pytester: pytest.Pytester, *args: str, flag: str = "--reks") -> set[str]
         if r.when == "call" or (r.when == "setup" and not r.passed)
     ]
     return names(ran)
-
-
-@pytest.fixture
-def no_bytecode(monkeypatch: pytest.MonkeyPatch) -> None:
-    # Edits within one second keep size and mtime-seconds; a stale .pyc would run old code.
-    monkeypatch.setattr(sys, "dont_write_bytecode", True)

@@ -3,8 +3,6 @@ recorder must still credit each file."""
 
 from __future__ import annotations
 
-import sys
-
 import pytest
 
 from .helpers import edit, run, write
@@ -20,7 +18,6 @@ def twin(x):
 def test_equal_functions_of_two_files_are_both_dependencies(
     pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(sys, "dont_write_bytecode", True)
     write(pytester, "left.py", TWIN)
     write(pytester, "right.py", TWIN)
     write(

@@ -6,8 +6,6 @@ pytest-testmon and by reks before import footprints)."""
 
 from __future__ import annotations
 
-import sys
-
 import pytest
 
 from .helpers import edit, run, write
@@ -17,8 +15,6 @@ pytest_plugins = ["pytester"]
 
 @pytest.fixture
 def decorated(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pytest.Pytester:
-    # Edits within one second keep size and mtime: a stale .pyc would run old code.
-    monkeypatch.setattr(sys, "dont_write_bytecode", True)
     write(pytester, "pytest.ini", "[pytest]\npythonpath = .\n")
     write(pytester, "pkg/__init__.py", "")
     write(

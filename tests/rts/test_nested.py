@@ -4,8 +4,6 @@ variables) selects every test that ran either."""
 
 from __future__ import annotations
 
-import sys
-
 import pytest
 
 from .helpers import edit, run, write
@@ -15,7 +13,6 @@ pytest_plugins = ["pytester"]
 
 @pytest.fixture
 def nested(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pytest.Pytester:
-    monkeypatch.setattr(sys, "dont_write_bytecode", True)
     write(
         pytester,
         "lib.py",

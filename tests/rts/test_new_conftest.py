@@ -3,8 +3,6 @@ fixtures and hooks apply to them although nothing they ran has changed."""
 
 from __future__ import annotations
 
-import sys
-
 import pytest
 
 from .helpers import run, write
@@ -15,7 +13,6 @@ pytest_plugins = ["pytester"]
 def test_new_conftest_selects_the_tests_below_it(
     pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(sys, "dont_write_bytecode", True)
     write(pytester, "top/test_top.py", "def test_top():\n    pass\n")
     write(pytester, "top/sub/test_sub.py", "def test_sub():\n    pass\n")
     write(pytester, "other/test_other.py", "def test_other():\n    pass\n")

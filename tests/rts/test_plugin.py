@@ -14,9 +14,7 @@ pytest_plugins = ["pytester"]
 
 @pytest.fixture
 def project(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pytest.Pytester:
-    import sys
 
-    monkeypatch.setattr(sys, "dont_write_bytecode", True)
     write(
         pytester,
         "mod.py",

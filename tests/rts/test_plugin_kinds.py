@@ -18,7 +18,6 @@ pytest_plugins = ["pytester"]
 
 @pytest.fixture
 def kinds(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pytest.Pytester:
-    monkeypatch.setattr(sys, "dont_write_bytecode", True)
     write(
         pytester,
         "calc.py",

@@ -4,7 +4,6 @@ from a run that collected all of it."""
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import pytest
@@ -16,7 +15,6 @@ pytest_plugins = ["pytester"]
 
 @pytest.fixture
 def files(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pytest.Pytester:
-    monkeypatch.setattr(sys, "dont_write_bytecode", True)
     write(pytester, "lib.py", "def one():\n    return 1\n\n\ndef two():\n    return 2\n")
     for name, func in (("one", "one"), ("two", "two")):
         write(

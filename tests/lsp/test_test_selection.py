@@ -16,8 +16,7 @@ from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient
 
 from tests.support.lsp import SERVER_COMMAND, open_session
-
-from .helpers import selected
+from tests.support.reks import selected
 
 pytestmark = pytest.mark.timeout(120)
 

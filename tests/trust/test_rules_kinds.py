@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from .helpers import Deps, Reks, dependencies, run_pytest, selected
+from tests.support.reks import Deps, Reks, dependencies, run_pytest, selected
 
 
 def assert_like_fresh(root: Path, *, exact: bool) -> Deps:

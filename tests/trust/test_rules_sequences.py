@@ -8,8 +8,7 @@ from pathlib import Path
 import pytest
 
 from lsp_server.rts.store import DependencyStore
-
-from .helpers import Reks, run_pytest, selected
+from tests.support.reks import Reks, run_pytest, selected
 
 
 def hand_edit(root: Path, rel: str, old: str, new: str) -> None:

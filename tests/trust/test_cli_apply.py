@@ -6,7 +6,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from .helpers import dependencies, run_pytest, selected
+from tests.support.reks import dependencies, run_pytest, selected
 
 
 def test_cli_rename_apply_updates_the_store(project: Path) -> None:
