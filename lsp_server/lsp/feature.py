@@ -19,6 +19,9 @@ from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
 from lsprotocol import types
 
+from lsp_server.lsp.convert import uri_to_path
+from lsp_server.refactor.model import RefactoringError
+
 if TYPE_CHECKING:
     from pygls.lsp.server import LanguageServer
 
@@ -76,6 +79,14 @@ class Feature:
 
     def __init__(self, host: Host) -> None:
         self.host = host
+
+    def project_of(self, uri: str) -> Project | None:
+        """The project holding the document ``uri``; None outside every workspace folder
+        (or for a URI that is not a file)."""
+        try:
+            return self.host.project_for(uri_to_path(uri))
+        except RefactoringError:
+            return None
 
     def methods(self) -> list[MethodHandler]:
         return []

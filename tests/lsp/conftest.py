@@ -13,6 +13,7 @@ from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 
 from tests.support.geometry import apply_workspace_edit, write_project
+from tests.support.lsp import SERVER_COMMAND, open_session
 from tests.support.lsp import make_client as make_lsp_client
 from tests.support.reks import recorded_template
 
@@ -92,6 +93,14 @@ def no_resolve_capabilities() -> types.ClientCapabilities:
 @pytest_lsp.fixture(config=CONFIG)
 async def plain_client(lsp_client: LanguageClient, project: Path):
     await start(lsp_client, project, no_resolve_capabilities(), {"onSave": ["organizeImports"]})
+    yield
+    await lsp_client.shutdown_session()
+
+
+@pytest_lsp.fixture(config=ClientServerConfig(server_command=SERVER_COMMAND))
+async def example_client(lsp_client: LanguageClient, example: Path):
+    """A session on a copy of the bundled example (the root ``example`` fixture)."""
+    await open_session(lsp_client, example)
     yield
     await lsp_client.shutdown_session()
 

@@ -5,34 +5,17 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
-import pytest_lsp
 from lsprotocol import types
-from pytest_lsp import ClientServerConfig, LanguageClient
+from pytest_lsp import LanguageClient
 
 from lsp_server.lsp.features.weak_test_diagnosis import COMMAND
 from lsp_server.lsp.features.weak_tests import COMMAND as ANALYSE
-from tests.support.lsp import SERVER_COMMAND, copy_example, open_session
 from tests.support.reneri import rewrite_body, run_pytest
 
-CONFIG = ClientServerConfig(server_command=SERVER_COMMAND)
 
-
-@pytest.fixture
-def workspace(tmp_path: Path) -> Path:
-    return copy_example(tmp_path)
-
-
-@pytest_lsp.fixture(config=CONFIG)
-async def client(lsp_client: LanguageClient, workspace: Path):
-    await open_session(lsp_client, workspace)
-    yield
-    await lsp_client.shutdown_session()
-
-
-async def test_explain_then_add_assertion(client: LanguageClient, workspace: Path) -> None:
-    result = await client.workspace_execute_command_async(
-        types.ExecuteCommandParams(command=COMMAND, arguments=[workspace.as_uri(), "2"])
+async def test_explain_then_add_assertion(example_client: LanguageClient, example: Path) -> None:
+    result = await example_client.workspace_execute_command_async(
+        types.ExecuteCommandParams(command=COMMAND, arguments=[example.as_uri(), "2"])
     )
     (summary,) = result["roots"]
     assert summary["symptoms"] == {
@@ -41,23 +24,23 @@ async def test_explain_then_add_assertion(client: LanguageClient, workspace: Pat
         "weak-oracle": 1,
         "unknown": 0,
     }
-    test_file = workspace / "test_versioned_set.py"
-    diagnostics = [d for d in client.diagnostics[test_file.as_uri()] if d.source == "reks"]
+    test_file = example / "test_versioned_set.py"
+    diagnostics = [d for d in example_client.diagnostics[test_file.as_uri()] if d.source == "reks"]
     (weak,) = [d for d in diagnostics if d.code == "weak-oracle"]
     assert weak.range.start.line == 5
     assert weak.related_information is not None
     assert {r.location.uri for r in weak.related_information} == {
-        (workspace / "versioned_set.py").as_uri(),
+        (example / "versioned_set.py").as_uri(),
         test_file.as_uri(),
     }
 
     # The extreme feature's diagnostic on the pseudo-tested ``def`` offers the same fix.
-    await client.workspace_execute_command_async(
+    await example_client.workspace_execute_command_async(
         types.ExecuteCommandParams(command=ANALYSE, arguments=[])
     )
-    source = workspace / "versioned_set.py"
-    (on_def,) = [d for d in client.diagnostics[source.as_uri()] if d.range.start.line == 12]
-    from_def = await client.text_document_code_action_async(
+    source = example / "versioned_set.py"
+    (on_def,) = [d for d in example_client.diagnostics[source.as_uri()] if d.range.start.line == 12]
+    from_def = await example_client.text_document_code_action_async(
         types.CodeActionParams(
             text_document=types.TextDocumentIdentifier(uri=source.as_uri()),
             range=on_def.range,
@@ -71,14 +54,14 @@ async def test_explain_then_add_assertion(client: LanguageClient, workspace: Pat
     assert list(fix.edit.changes) == [test_file.as_uri()]
 
     text = test_file.read_text(encoding="utf-8")
-    client.text_document_did_open(
+    example_client.text_document_did_open(
         types.DidOpenTextDocumentParams(
             text_document=types.TextDocumentItem(
                 uri=test_file.as_uri(), language_id="python", version=1, text=text
             )
         )
     )
-    actions = await client.text_document_code_action_async(
+    actions = await example_client.text_document_code_action_async(
         types.CodeActionParams(
             text_document=types.TextDocumentIdentifier(uri=test_file.as_uri()),
             range=weak.range,
@@ -91,7 +74,7 @@ async def test_explain_then_add_assertion(client: LanguageClient, workspace: Pat
     (add,) = [a for a in actions if isinstance(a, types.CodeAction)]
     assert add.title == "Add assertion: assert s.version == 1"
     assert add.kind == types.CodeActionKind.QuickFix
-    resolved = await client.code_action_resolve_async(add)  # a no-op for this action
+    resolved = await example_client.code_action_resolve_async(add)  # a no-op for this action
     assert resolved.edit == add.edit
     assert add.edit is not None and add.edit.changes is not None
     (edit,) = add.edit.changes[test_file.as_uri()]
@@ -100,6 +83,6 @@ async def test_explain_then_add_assertion(client: LanguageClient, workspace: Pat
     test_file.write_text("".join(lines), encoding="utf-8")
 
     test_add = "test_versioned_set.py::test_add"
-    assert run_pytest(workspace, test_add).returncode == 0
-    rewrite_body(workspace, "versioned_set.py", "VersionedSet._increment_version", "pass")
-    assert run_pytest(workspace, test_add).returncode == 1
+    assert run_pytest(example, test_add).returncode == 0
+    rewrite_body(example, "versioned_set.py", "VersionedSet._increment_version", "pass")
+    assert run_pytest(example, test_add).returncode == 1

@@ -13,35 +13,23 @@ from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient
 
 from lsp_server.lsp.features.weak_tests import COMMAND
-from tests.support.lsp import SERVER_COMMAND, copy_example, open_session
+from tests.support.lsp import SERVER_COMMAND, open_session
 
 CONFIG = ClientServerConfig(server_command=SERVER_COMMAND)
 
 
-@pytest.fixture
-def workspace(tmp_path: Path) -> Path:
-    return copy_example(tmp_path)
-
-
-@pytest_lsp.fixture(config=CONFIG)
-async def client(lsp_client: LanguageClient, workspace: Path):
-    await open_session(lsp_client, workspace)
-    yield
-    await lsp_client.shutdown_session()
-
-
 async def test_analyse_weak_tests_publishes_diagnostics_on_def_lines(
-    client: LanguageClient, workspace: Path
+    example_client: LanguageClient, example: Path
 ) -> None:
-    source = workspace / "versioned_set.py"
+    source = example / "versioned_set.py"
     before = source.read_bytes()
-    result = await client.workspace_execute_command_async(
+    result = await example_client.workspace_execute_command_async(
         types.ExecuteCommandParams(command=COMMAND, arguments=[])
     )
     assert result["roots"][0]["pseudoTested"] == 2
     assert result["roots"][0]["partiallyTested"] == 1
 
-    diagnostics = client.diagnostics[source.as_uri()]
+    diagnostics = example_client.diagnostics[source.as_uri()]
     by_line = {d.range.start.line + 1: d for d in diagnostics}
     lines = source.read_text().splitlines()
     # _increment_version and is_empty: every transformation undetected (pseudo-tested);
@@ -58,7 +46,7 @@ async def test_analyse_weak_tests_publishes_diagnostics_on_def_lines(
         assert diagnostic.data["function"].endswith(lines[line - 1][start:end])
 
     # Progress was reported with begin ... end on one token.
-    reports = [r for rs in client.progress_reports.values() for r in rs]
+    reports = [r for rs in example_client.progress_reports.values() for r in rs]
     assert isinstance(reports[0], types.WorkDoneProgressBegin)
     assert isinstance(reports[-1], types.WorkDoneProgressEnd)
     assert source.read_bytes() == before
@@ -157,10 +145,10 @@ async def test_cancelling_the_progress_stops_the_analysis(
 
 
 @pytest_lsp.fixture(config=CONFIG)
-async def configured_client(lsp_client: LanguageClient, workspace: Path):
+async def configured_client(lsp_client: LanguageClient, example: Path):
     await open_session(
         lsp_client,
-        workspace,
+        example,
         profile="neovim@v0.11.0",
         options={"extreme": {"skipPatterns": ["*.is_empty"], "jobs": 1}},
     )
@@ -168,15 +156,15 @@ async def configured_client(lsp_client: LanguageClient, workspace: Path):
     await lsp_client.shutdown_session()
 
 
-async def test_settings_skip_patterns(configured_client: LanguageClient, workspace: Path) -> None:
-    source = workspace / "versioned_set.py"
+async def test_settings_skip_patterns(configured_client: LanguageClient, example: Path) -> None:
+    source = example / "versioned_set.py"
     result = await configured_client.workspace_execute_command_async(
         types.ExecuteCommandParams(command=COMMAND, arguments=[source.as_uri()])
     )
     assert result["roots"][0]["pseudoTested"] == 1  # is_empty is no longer analysed
     lines = {d.range.start.line + 1 for d in configured_client.diagnostics[source.as_uri()]}
     assert lines == {13, 29}
-    rows = json.loads((workspace / ".reks" / "extreme.json").read_text())
+    rows = json.loads((example / ".reks" / "extreme.json").read_text())
     is_empty = [r for r in rows if r["function"] == "VersionedSet.is_empty"]
     assert [r["verdict"] for r in is_empty] == ["skipped"]
     assert "*.is_empty" in is_empty[0]["reason"]

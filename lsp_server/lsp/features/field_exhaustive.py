@@ -37,11 +37,10 @@ class FieldExhaustiveFeature(Feature):
 
     async def code_lenses(self, params: types.CodeLensParams) -> list[types.CodeLens]:
         uri = params.text_document.uri
-        try:
-            path = uri_to_path(uri)
-            project = self.host.project_for(path)
-        except Exception:
+        project = self.project_of(uri)
+        if project is None:
             return []
+        path = uri_to_path(uri)
         text = self.host.lsp.workspace.get_text_document(uri).source
         if len(text) > MAX_ANALYSED_CHARS or "class" not in text:
             return []

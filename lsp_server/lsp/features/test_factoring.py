@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import ast
 import asyncio
-import contextlib
 from pathlib import Path
 from typing import Any
 
@@ -48,10 +47,7 @@ class FactoringFeature(Feature):
             self.host.spawn(self._publish_stale(project))
 
     def files_saved(self, uris: list[str]) -> None:
-        projects = set()
-        for uri in uris:
-            with contextlib.suppress(Exception):
-                projects.add(self.host.project_for(uri_to_path(uri)))
+        projects = {p for p in map(self.project_of, uris) if p is not None}
         for project in projects:
             self.host.spawn(self._publish_stale(project))
 
@@ -60,11 +56,10 @@ class FactoringFeature(Feature):
         if only and not any(types.CodeActionKind.RefactorRewrite.value.startswith(k) for k in only):
             return []
         uri = params.text_document.uri
-        try:
-            path = uri_to_path(uri)
-            project = self.host.project_for(path)
-        except Exception:
+        project = self.project_of(uri)
+        if project is None:
             return []
+        path = uri_to_path(uri)
         if not Path(path).name.startswith("test_") or Path(path).name.startswith("test_factored"):
             return []
         text = self.host.lsp.workspace.get_text_document(uri).source

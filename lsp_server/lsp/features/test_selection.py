@@ -125,10 +125,7 @@ class TestSelectionFeature(Feature):
 
     def files_saved(self, uris: list[str]) -> None:
         """A saved file can make a skipped test affected (or the reverse)."""
-        roots = set()
-        for uri in uris:
-            with contextlib.suppress(Exception):
-                roots.add(str(self.host.project_for(uri_to_path(uri)).root))
+        roots = {str(p.root) for p in map(self.project_of, uris) if p is not None}
         for root in sorted(roots):
             self.refresh(root)
 
@@ -232,10 +229,10 @@ class TestSelectionFeature(Feature):
         ]
         if not ours:
             return []
-        try:
-            root = str(self.host.project_for(uri_to_path(params.text_document.uri)).root)
-        except Exception:
+        project = self.project_of(params.text_document.uri)
+        if project is None:
             return []
+        root = str(project.root)
         command = types.Command(title="Run affected tests", command=COMMAND, arguments=[root])
         return [
             types.CodeAction(

@@ -29,7 +29,7 @@ from lsp_server.extreme.reneri import diagnose
 from lsp_server.extreme.reneri.model import Diagnosis
 from lsp_server.jobs import Cancelled, Job
 from lsp_server.lsp.arguments import analysis_options, command_targets, require_interpreter
-from lsp_server.lsp.convert import path_to_uri, uri_to_path
+from lsp_server.lsp.convert import path_to_uri
 from lsp_server.lsp.feature import CommandHandler, Feature
 from lsp_server.lsp.progress import ClientProgress, run_on_thread
 
@@ -196,9 +196,11 @@ class WeakTestDiagnosisFeature(Feature):
     def _add_assertion(
         self, uri: str, diagnostic: types.Diagnostic, assertion: dict[str, Any]
     ) -> types.CodeAction | None:
+        project = self.project_of(uri)
+        if project is None:
+            return None
         try:
-            root = self.host.project_for(uri_to_path(uri)).root
-            target = root / str(assertion["path"])
+            target = project.root / str(assertion["path"])
             line = int(assertion["line"])
             text = str(assertion["text"])
         except (KeyError, TypeError, ValueError):
