@@ -13,7 +13,7 @@ from pytest_lsp import ClientServerConfig, LanguageClient
 
 from lsp_server.lsp.features.test_factoring import FACTOR, TITLE, nodeid_at
 from tests.factoring.helpers import make_project
-from tests.support.lsp import SERVER_COMMAND, make_client, open_session
+from tests.support.lsp import SERVER_COMMAND, make_client, open_document, open_session
 
 pytestmark = pytest.mark.timeout(180)
 
@@ -69,13 +69,7 @@ async def test_factor_this_test_then_a_changed_environment_is_reported(
     client: LanguageClient, project: Path
 ) -> None:
     tests = project / "tests/test_logic.py"
-    client.text_document_did_open(
-        types.DidOpenTextDocumentParams(
-            text_document=types.TextDocumentItem(
-                uri=tests.as_uri(), language_id="python", version=1, text=tests.read_text()
-            )
-        )
-    )
+    open_document(client, tests)
     at = types.Position(line=4, character=8)  # inside test_it
     actions = await client.text_document_code_action_async(
         types.CodeActionParams(

@@ -15,7 +15,7 @@ from pytest_lsp import ClientServerConfig, LanguageClient
 
 import lsp_server
 from lsp_server.lsp.features.field_exhaustive import GENERATE
-from tests.support.lsp import SERVER_COMMAND, open_session
+from tests.support.lsp import SERVER_COMMAND, open_document, open_session
 
 pytestmark = pytest.mark.timeout(180)
 
@@ -43,13 +43,7 @@ async def test_the_lens_generates_a_suite_that_passes(
     client: LanguageClient, project: Path
 ) -> None:
     module = project / "sorted_list.py"
-    client.text_document_did_open(
-        types.DidOpenTextDocumentParams(
-            text_document=types.TextDocumentItem(
-                uri=module.as_uri(), language_id="python", version=1, text=module.read_text()
-            )
-        )
-    )
+    open_document(client, module)
     lenses = await client.text_document_code_lens_async(
         types.CodeLensParams(text_document=types.TextDocumentIdentifier(uri=module.as_uri()))
     )

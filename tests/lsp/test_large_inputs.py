@@ -12,7 +12,8 @@ from pygls.exceptions import JsonRpcException
 from pytest_lsp import LanguageClient
 
 from lsp_server.project.files import MAX_ANALYSED_CHARS
-from tests.lsp.test_refactoring import doc, open_doc, position
+from tests.lsp.test_refactoring import doc, position
+from tests.support.lsp import open_document
 
 pytestmark = [pytest.mark.timeout(90)]
 
@@ -36,18 +37,12 @@ async def test_a_huge_buffer_is_declined_and_the_others_still_served(
     big = project / "generated.py"
     big.write_text("")
     huge = "x = 1\n" * (MAX_ANALYSED_CHARS // 6 + 10)
-    client.text_document_did_open(
-        types.DidOpenTextDocumentParams(
-            text_document=types.TextDocumentItem(
-                uri=big.as_uri(), language_id="python", version=1, text=huge
-            )
-        )
-    )
+    open_document(client, big, huge)
     origin = types.Position(line=0, character=0)
     assert not await _actions(client, big.as_uri(), origin)
     assert any("generated.py" in m.message and "characters" in m.message for m in client.messages)
     util = project / "geometry/util.py"
-    open_doc(client, util)
+    open_document(client, util)
     offered = await _actions(client, util.as_uri(), position(util, "double(value) * 2"))
     assert offered, "a small file is still served after a huge one was declined"
     with pytest.raises(JsonRpcException, match="characters"):

@@ -11,6 +11,7 @@ from lsprotocol import types
 from pytest_lsp import LanguageClient
 
 from tests.support.geometry import apply_text_edits, apply_workspace_edit, project_tests_pass
+from tests.support.lsp import open_document
 
 # End-to-end: a server process per test (about 2-4 s each).
 pytestmark = [pytest.mark.timeout(90), pytest.mark.slow]
@@ -25,16 +26,6 @@ def position(path: Path, needle: str, delta: int = 0) -> types.Position:
 
 def doc(path: Path) -> types.TextDocumentIdentifier:
     return types.TextDocumentIdentifier(uri=path.as_uri())
-
-
-def open_doc(client: LanguageClient, path: Path) -> None:
-    client.text_document_did_open(
-        types.DidOpenTextDocumentParams(
-            text_document=types.TextDocumentItem(
-                uri=path.as_uri(), language_id="python", version=1, text=path.read_text()
-            )
-        )
-    )
 
 
 def apply(client: LanguageClient, edit: types.WorkspaceEdit | None) -> list[Path]:
@@ -160,7 +151,7 @@ async def test_unparsable_file_is_skipped_and_reported(vscode: LanguageClient, p
 
 async def test_extract_method_via_code_action_and_resolve(client: LanguageClient, project: Path):
     util = project / "geometry/util.py"
-    open_doc(client, util)
+    open_document(client, util)
     start = position(util, "double(value) * 2")
     end = position(util, "double(value) * 2", len("double(value) * 2"))
     actions = await client.text_document_code_action_async(
@@ -190,7 +181,7 @@ async def test_extract_method_via_code_action_and_resolve(client: LanguageClient
 
 async def test_code_actions_at_a_definition(vscode: LanguageClient, project: Path):
     shapes = project / "geometry/shapes.py"
-    open_doc(vscode, shapes)
+    open_document(vscode, shapes)
     at = position(shapes, "def total_area", 5)
     actions = await vscode.text_document_code_action_async(
         types.CodeActionParams(
@@ -226,7 +217,7 @@ async def test_command_fallback_and_move_with_destination(
     plain_client: LanguageClient, project: Path
 ):
     util = project / "geometry/util.py"
-    open_doc(plain_client, util)
+    open_document(plain_client, util)
     start = position(util, "value * 2")
     end = position(util, "value * 2", len("value * 2"))
     actions = await plain_client.text_document_code_action_async(
@@ -256,7 +247,7 @@ async def test_command_fallback_and_move_with_destination(
     plain_client.text_document_did_close(types.DidCloseTextDocumentParams(text_document=doc(util)))
     assert "def extracted_method(value):" in util.read_text()
     # move: the client fills in the destination the server left empty
-    open_doc(plain_client, util)
+    open_document(plain_client, util)
     at = position(util, "def quadruple", 5)
     actions = await plain_client.text_document_code_action_async(
         types.CodeActionParams(
@@ -282,7 +273,7 @@ async def test_command_fallback_and_move_with_destination(
 
 async def test_settings_switch_actions_off(vscode: LanguageClient, project: Path):
     util = project / "geometry/util.py"
-    open_doc(vscode, util)
+    open_document(vscode, util)
     vscode.workspace_did_change_configuration(
         types.DidChangeConfigurationParams(settings={"reks": {"actions": {"extractMethod": False}}})
     )
@@ -300,7 +291,7 @@ async def test_settings_switch_actions_off(vscode: LanguageClient, project: Path
 
 async def test_organize_imports_on_save(plain_client: LanguageClient, project: Path):
     util = project / "geometry/util.py"
-    open_doc(plain_client, util)
+    open_document(plain_client, util)
     edits = await plain_client.text_document_will_save_wait_until_async(
         types.WillSaveTextDocumentParams(
             text_document=doc(util), reason=types.TextDocumentSaveReason.Manual

@@ -15,7 +15,7 @@ import pytest_lsp
 from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient
 
-from tests.support.lsp import SERVER_COMMAND, open_session
+from tests.support.lsp import SERVER_COMMAND, open_document, open_session, rename_at
 from tests.support.reks import selected
 
 pytestmark = pytest.mark.timeout(120)
@@ -135,16 +135,7 @@ async def test_rename_skips_tests_and_run_affected_tests(
     shapes.write_text(shapes.read_text().replace("return w * h", "return h * w"))
     saved(client, [shapes])
 
-    text = util.read_text()
-    offset = text.index("def _helper") + 4
-    line = text.count("\n", 0, offset)
-    edit = await client.text_document_rename_async(
-        types.RenameParams(
-            text_document=types.TextDocumentIdentifier(uri=util.as_uri()),
-            position=types.Position(line=line, character=offset - text.rfind("\n", 0, offset) - 1),
-            new_name="_plus_one",
-        )
-    )
+    edit = await rename_at(client, util, "def _helper", 4, "_plus_one")
     assert edit is not None
     saved(client, apply_edit(edit))  # the server announces the task once it sees the files
 
@@ -256,16 +247,7 @@ async def test_status_is_right_before_the_refactored_buffers_are_saved(
     """An editor applies a rename to its buffers (opening the files it touches) and saves
     later: the REKS status is the rename's from that moment, not a hand edit's."""
     util = e2e_project / "pkg/util.py"
-    text = util.read_text()
-    offset = text.index("def _helper") + 4
-    line = text.count("\n", 0, offset)
-    edit = await client.text_document_rename_async(
-        types.RenameParams(
-            text_document=types.TextDocumentIdentifier(uri=util.as_uri()),
-            position=types.Position(line=line, character=offset - text.rfind("\n", 0, offset) - 1),
-            new_name="_plus_one",
-        )
-    )
+    edit = await rename_at(client, util, "def _helper", 4, "_plus_one")
     assert edit is not None
     before = {p: p.read_text() for p in e2e_project.rglob("*.py")}
     applied = apply_edit(edit)  # computes the new texts on disk ...
@@ -273,13 +255,7 @@ async def test_status_is_right_before_the_refactored_buffers_are_saved(
         new = path.read_text()
         path.write_text(before[path])
         uri = path.as_uri()
-        client.text_document_did_open(
-            types.DidOpenTextDocumentParams(
-                text_document=types.TextDocumentItem(
-                    uri=uri, language_id="python", version=1, text=before[path]
-                )
-            )
-        )
+        open_document(client, path, before[path])
         client.text_document_did_change(
             types.DidChangeTextDocumentParams(
                 text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=2),

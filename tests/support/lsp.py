@@ -62,3 +62,36 @@ def make_client() -> LanguageClient:
         code_action_or_command,
     )
     return client
+
+
+def open_document(client: LanguageClient, path: Path, text: str | None = None) -> None:
+    """``didOpen`` of ``path`` with ``text`` (default: what the file holds), version 1."""
+    client.text_document_did_open(
+        types.DidOpenTextDocumentParams(
+            text_document=types.TextDocumentItem(
+                uri=path.as_uri(),
+                language_id="python",
+                version=1,
+                text=path.read_text() if text is None else text,
+            )
+        )
+    )
+
+
+async def rename_at(
+    client: LanguageClient, path: Path, needle: str, delta: int, new_name: str
+) -> types.WorkspaceEdit | None:
+    """``textDocument/rename`` at ``delta`` characters into the first ``needle`` of ``path``
+    (ASCII files: columns are characters)."""
+    text = path.read_text()
+    offset = text.index(needle) + delta
+    position = types.Position(
+        line=text.count("\n", 0, offset), character=offset - text.rfind("\n", 0, offset) - 1
+    )
+    return await client.text_document_rename_async(
+        types.RenameParams(
+            text_document=types.TextDocumentIdentifier(uri=path.as_uri()),
+            position=position,
+            new_name=new_name,
+        )
+    )
