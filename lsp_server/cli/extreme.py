@@ -45,15 +45,15 @@ def _run(args: argparse.Namespace) -> int:
     import sys
     from pathlib import Path
 
+    from lsp_server.cli.common import existing_root
     from lsp_server.console import ProgressBar
     from lsp_server.extreme import report
     from lsp_server.extreme.analysis import Options, analyse
     from lsp_server.extreme.pool import WorkerError
     from lsp_server.jobs import Cancelled
 
-    root = Path(args.root).resolve()
-    if not root.is_dir():
-        print(f"reks extreme: no such directory: {root}", file=sys.stderr)
+    root = existing_root(args.root, "extreme")
+    if root is None:
         return 2
     options = Options(
         paths=[Path(p).resolve() for p in args.paths],

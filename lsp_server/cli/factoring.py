@@ -40,16 +40,15 @@ def register(sub: argparse._SubParsersAction) -> None:
 def _run(args: argparse.Namespace) -> int:
     import json
     import sys
-    from pathlib import Path
 
+    from lsp_server.cli.common import existing_root
     from lsp_server.console import ProgressBar
     from lsp_server.factoring.factor import factor_test, suggest_boundaries
     from lsp_server.factoring.runner import RunError
     from lsp_server.jobs import Cancelled
 
-    root = Path(args.root).resolve()
-    if not root.is_dir():
-        print(f"reks factor: no such directory: {root}", file=sys.stderr)
+    root = existing_root(args.root, "factor")
+    if root is None:
         return 2
     boundaries = list(args.boundary)
     try:
