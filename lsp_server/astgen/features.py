@@ -9,7 +9,7 @@ import ast
 from collections.abc import Iterator, Mapping
 
 from lsp_server.astgen.client_features import client_features
-from lsp_server.project.text import identifier_at, line_starts
+from lsp_server.project.text import identifier_at, line_starts, offset_of
 
 _INTROSPECTION = {"getattr", "setattr", "hasattr", "delattr"}
 
@@ -25,8 +25,8 @@ def _ancestors(node: ast.AST, parents: dict[ast.AST, ast.AST]) -> Iterator[ast.A
 
 
 def _span(node: ast.AST, starts: list[int]) -> tuple[int, int]:
-    start = starts[node.lineno - 1] + node.col_offset  # type: ignore[attr-defined]
-    end = starts[node.end_lineno - 1] + node.end_col_offset  # type: ignore[attr-defined]
+    start = offset_of(starts, node.lineno, node.col_offset)  # type: ignore[attr-defined]
+    end = offset_of(starts, node.end_lineno, node.end_col_offset)  # type: ignore[attr-defined]
     return start, end
 
 
@@ -199,7 +199,7 @@ def _extract_method(tree: ast.AST, source: str, start: int, end: int) -> Iterato
                 yield "selection:yield"
     after = [
         n for n in ast.walk(function) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)
-        and starts[n.lineno - 1] + n.col_offset >= end
+        and offset_of(starts, n.lineno, n.col_offset) >= end
     ]  # fmt: skip
     live_out = written & {n.id for n in after}
     yield "selection:live-out" if live_out else "selection:no-live-out"

@@ -13,7 +13,7 @@ import tokenize
 from collections import Counter
 from dataclasses import dataclass
 
-from lsp_server.project.text import line_starts
+from lsp_server.project.text import line_starts, offset_of
 
 CRASH = "crash"
 DOES_NOT_COMPILE = "does-not-compile"
@@ -177,9 +177,9 @@ def corresponding_offset(before: str, after: str, offset: int) -> int | None:
         return None
     starts = line_starts(before)
     for index, token in enumerate(old):
-        begin = starts[token.start[0] - 1] + token.start[1]
-        end = starts[token.end[0] - 1] + token.end[1]
+        begin = offset_of(starts, *token.start)
+        end = offset_of(starts, *token.end)
         if begin <= offset < end and token.type == tokenize.NAME:
             moved = new[index]
-            return line_starts(after)[moved.start[0] - 1] + moved.start[1]
+            return offset_of(line_starts(after), *moved.start)
     return None

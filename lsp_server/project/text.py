@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import ast
-import bisect
 import contextlib
 import json
 import os
@@ -27,11 +26,6 @@ def line_starts(text: str) -> list[int]:
 def offset_of(starts: list[int], line: int, column: int) -> int:
     """Offset of 1-based ``line`` and 0-based ``column`` (as ``ast`` and ``tokenize`` give)."""
     return starts[line - 1] + column
-
-
-def line_of(starts: list[int], offset: int) -> int:
-    """The 1-based line holding ``offset``."""
-    return bisect.bisect_right(starts, offset)
 
 
 def _is_word(char: str) -> bool:

@@ -10,7 +10,6 @@ import pytest
 from lsp_server.project.text import (
     identifier_at,
     identifier_span,
-    line_of,
     line_starts,
     offset_of,
     parse_python,
@@ -25,7 +24,7 @@ def test_line_tables_and_identifiers() -> None:
     text = "ab\ncd_e f\n\nx"
     starts = line_starts(text)
     assert starts == [0, 3, 10, 11]
-    assert offset_of(starts, 2, 1) == 4 and line_of(starts, 4) == 2 and line_of(starts, 11) == 4
+    assert offset_of(starts, 2, 1) == 4 and offset_of(starts, 4, 0) == 11
     assert identifier_span(text, 5) == (3, 7) and identifier_at(text, 5) == "cd_e"
     assert identifier_at(text, 9) == "f"  # just after a name counts, as editors place cursors
     assert identifier_at(text, 10) == ""

@@ -10,6 +10,7 @@ from collections.abc import Iterator
 from lsp_server.astgen.features import features
 from lsp_server.astgen.gen import Gen, Labelled, sequences
 from lsp_server.astgen.program import MAIN, Case, Program, Target
+from lsp_server.project.text import line_starts, offset_of
 
 _STATEMENTS: list[tuple[str, str]] = [
     ("assign", "x = n * 2"),
@@ -50,18 +51,6 @@ def _blocks(tree: ast.Module) -> Iterator[tuple[int, list[ast.stmt]]]:
                     todo.append((depth + 1, inner))
 
 
-def _offset(starts: list[int], line: int, column: int) -> int:
-    return starts[line - 1] + column
-
-
-def _starts(text: str) -> list[int]:
-    out = [0]
-    for index, char in enumerate(text):
-        if char == "\n":
-            out.append(index + 1)
-    return out
-
-
 def _semantic(source: str, start: int, end: int) -> tuple[tuple[str, str], ...]:
     """What the selection is, beyond its first and last statement: these labels name the
     cause when failures are grouped (greedy generalisation keeps the labels that matter, and
@@ -99,15 +88,15 @@ def _describe(stmt: ast.stmt) -> str:
 def selections(source: str) -> Gen[tuple[int, int]]:
     """Every contiguous selection of statements, labelled by depth and end statements."""
     tree = ast.parse(source)
-    starts = _starts(source)
+    starts = line_starts(source)
     found: list[Labelled[tuple[int, int]]] = []
     for depth, block in _blocks(tree):
         for i in range(len(block)):
             for j in range(i, len(block)):
                 first, last = block[i], block[j]
                 assert last.end_lineno is not None and last.end_col_offset is not None
-                start = _offset(starts, first.lineno, first.col_offset)
-                end = _offset(starts, last.end_lineno, last.end_col_offset)
+                start = offset_of(starts, first.lineno, first.col_offset)
+                end = offset_of(starts, last.end_lineno, last.end_col_offset)
                 labels: tuple[tuple[str, str], ...] = (
                     ("depth", str(depth)),
                     ("from", _describe(first)),
@@ -127,7 +116,7 @@ _EXTRACTABLE = (ast.BinOp, ast.Compare, ast.Call, ast.BoolOp)
 def expressions(source: str) -> Gen[tuple[int, int]]:
     """Every compound expression in ``work`` (operations, comparisons, calls)."""
     tree = ast.parse(source)
-    starts = _starts(source)
+    starts = line_starts(source)
     found: list[Labelled[tuple[int, int]]] = []
     function = tree.body[0]
     parents = {child: node for node in ast.walk(function) for child in ast.iter_child_nodes(node)}
@@ -140,8 +129,8 @@ def expressions(source: str) -> Gen[tuple[int, int]]:
             holder = parents[holder]
         labels = (("expr", type(node).__name__), ("in", _describe(holder)))
         span = (
-            _offset(starts, node.lineno, node.col_offset),
-            _offset(starts, node.end_lineno, node.end_col_offset),
+            offset_of(starts, node.lineno, node.col_offset),
+            offset_of(starts, node.end_lineno, node.end_col_offset),
         )
         found.append(Labelled(span, labels))
     return _numbered(found)
