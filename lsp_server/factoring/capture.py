@@ -50,6 +50,7 @@ class Recorder:
         self._stack: list[dict[str, Any]] = []
         self._rebinding: Rebinding | None = None
         self._t_module_names: frozenset[str] = frozenset()
+        self._callback_depth = 0
 
     # -- the window -----------------------------------------------------------------------
     def start(self) -> None:
@@ -60,6 +61,14 @@ class Recorder:
         if self._rebinding is not None:
             self._rebinding.restore()
             self._rebinding = None
+
+    def in_environment(self) -> bool:
+        """Is E running (a call into E, not a callback of T that E made)?"""
+        return len(self._stack) > self._callback_depth
+
+    @property
+    def t_module_names(self) -> frozenset[str]:
+        return self._t_module_names
 
     def refuse(self, reason: str) -> None:
         if self.refusal is None:
@@ -260,7 +269,11 @@ class Recorder:
         if kwargs:
             entry["kwargs"] = self.export(kwargs)[0]
         self._stack[-1].setdefault("callbacks", []).append(entry)
-        result = fn(*exported_args, **exported_kwargs)
+        self._callback_depth += 1
+        try:
+            result = fn(*exported_args, **exported_kwargs)
+        finally:
+            self._callback_depth -= 1
         entry["result"] = self.encode_outgoing(result, f"result of callback #{number}")
         return self.unwrap(result)
 

@@ -88,6 +88,7 @@ def _set_temp_root(request: pytest.FixtureRequest) -> None:
 def _capture(item: pytest.Item, wanted: dict[str, Any]) -> Iterator[None]:
     from lsp_server.factoring.boundary import BoundaryError, resolve
     from lsp_server.factoring.capture import Recorder
+    from lsp_server.factoring.children import ChildWatch, project_packages
 
     root = Path(wanted["root"])
     try:
@@ -98,11 +99,18 @@ def _capture(item: pytest.Item, wanted: dict[str, Any]) -> Iterator[None]:
         return
     recorder = Recorder(root, boundaries)
     recorder.start()
+    children = ChildWatch(
+        root, project_packages(root, recorder.t_module_names), recorder.in_environment
+    )
+    children.start()
     started = time.perf_counter()
     try:
         yield
     finally:
         recorder.stop()
+        reason = children.project_child(children.stop())
+        if reason is not None:
+            recorder.refuse(reason)
         window = time.perf_counter() - started
         _captures(item)[item.nodeid] = (item, {"recorder": recorder, "window_s": window})
 

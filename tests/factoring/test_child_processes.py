@@ -1,0 +1,70 @@
+"""A boundary whose environment runs the project's own code in a child process is refused:
+the replay would never run that code, so the factored test would pass whatever T does."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.factoring.helpers import factor, make_project
+
+LOGIC = """
+import subprocess
+import sys
+
+
+def shout(text):
+    return text.upper()
+
+
+def shout_in_child(text):
+    done = subprocess.run(
+        [sys.executable, "-m", "app.cli", text], capture_output=True, text=True, check=True
+    )
+    return done.stdout.strip()
+
+
+def echo_in_child(text):
+    done = subprocess.run(
+        [sys.executable, "-c", "import sys; print(sys.argv[1])", text],
+        capture_output=True, text=True, check=True,
+    )
+    return done.stdout.strip()
+"""
+
+CLI = """
+import sys
+
+from app.logic import shout
+
+print(shout(sys.argv[1]))
+"""
+
+TESTS = """
+from app import logic
+
+
+def test_cli():
+    assert logic.shout_in_child("hi") == "HI"
+
+
+def test_echo():
+    assert logic.echo_in_child("hi") == "hi"
+"""
+
+
+def _project(tmp_path: Path) -> Path:
+    root = make_project(tmp_path, LOGIC, TESTS)
+    (root / "app" / "cli.py").write_text(CLI, encoding="utf-8")
+    return root
+
+
+def test_a_child_running_project_code_makes_the_boundary_refused(tmp_path: Path) -> None:
+    result = factor(_project(tmp_path), "tests/test_logic.py::test_cli", "subprocess")
+    assert result.status == "refused"
+    assert "child process" in result.reason and "app.cli" in result.reason, result.reason
+    assert not list((tmp_path / "tests").glob("test_factored__*"))
+
+
+def test_a_child_running_a_tool_keeps_the_boundary(tmp_path: Path) -> None:
+    result = factor(_project(tmp_path), "tests/test_logic.py::test_echo", "subprocess")
+    assert result.status == "factored", result.reason
