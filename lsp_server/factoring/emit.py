@@ -30,7 +30,12 @@ class EmitError(ValueError):
 def paths_for(original_file: Path, shape: dict[str, Any]) -> FactoredFiles:
     """Where the factored test of one original test goes: the same folder (same conftest
     files, same import root), ``test_factored__<module>__<test>.py``."""
-    parts = [original_file.stem, shape.get("class") or "", shape["function"]]
+    parts = [
+        original_file.stem,
+        shape.get("class") or "",
+        shape["function"],
+        shape.get("case") or "",
+    ]
     stem = "__".join(_UNSAFE.sub("_", p) for p in ["test_factored", *parts] if p)
     folder = original_file.parent
     return FactoredFiles(folder / f"{stem}.py", folder / f"{stem}.transcript.json")
@@ -59,8 +64,6 @@ def render(
     nodeid: str, shape: dict[str, Any], files: FactoredFiles, boundaries: list[str], calls: int
 ) -> str:
     """The text of the factored test."""
-    if shape.get("parametrized"):
-        raise EmitError("parametrized tests are not factored yet (factor one without parameters)")
     module = shape["module"]
     if not module or not shape.get("function"):
         raise EmitError(f"{nodeid} is not a test function of a Python module")
@@ -73,6 +76,7 @@ def render(
         body = f"_original.{shape['function']}({', '.join(argnames)})"
     boundary = ", ".join(boundaries)
     options = " ".join(f"--boundary {b}" for b in boundaries)
+    case = _parametrize(shape)
     lines = [
         f'"""Factored test of {nodeid}, made by `reks factor`.',
         "",
@@ -83,6 +87,7 @@ def render(
         f"stale; recapture it with `reks factor {nodeid} {options}`.",
         '"""',
         "",
+        *(["import pytest", ""] if case else []),
         f"import {module} as _original  # the original test: its body runs unchanged",
     ]
     if fixtures:
@@ -93,11 +98,36 @@ def render(
         f'REKS_ORIGINAL = "{nodeid}"',
         "",
         "",
+        *case,
         f"def {factored_function(shape)}({', '.join(argnames)}):",
         f"    {body}",
         "",
     ]
     return "\n".join(lines)
+
+
+def _parametrize(shape: dict[str, Any]) -> list[str]:
+    """The decorator that gives the factored test the one case of a parametrized original."""
+    if not shape.get("parametrized"):
+        return []
+    params: dict[str, str | None] = shape.get("params") or {}
+    unwritable = [name for name, text in params.items() if text is None]
+    if unwritable:
+        raise EmitError(
+            f"the value of parameter {unwritable[0]!r} of case [{shape.get('case')}] has no"
+            " literal spelling, so the factored test cannot name its case"
+        )
+    names = ", ".join(params)
+    values = ", ".join(str(text) for text in params.values())
+    indirect = f", indirect={shape['indirect']!r}" if shape.get("indirect") else ""
+    case = shape.get("case") or ""
+    return [f"@pytest.mark.parametrize({names!r}, [({values},)], ids=[{case!r}]{indirect})"]
+
+
+def factored_nodeid(test_rel: str, shape: dict[str, Any]) -> str:
+    """The node id of the factored test emitted for ``shape`` in file ``test_rel``."""
+    case = f"[{shape['case']}]" if shape.get("parametrized") and shape.get("case") else ""
+    return f"{test_rel}::{factored_function(shape)}{case}"
 
 
 def factored_function(shape: dict[str, Any]) -> str:

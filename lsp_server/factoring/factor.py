@@ -175,7 +175,7 @@ def _write(
     result.transcript = project.rel(files.transcript) or str(files.transcript)
     result.transcript_bytes = files.transcript.stat().st_size
     test_rel = project.rel(files.test) or str(files.test)
-    result.factored_test = f"{test_rel}::{emit.factored_function(shape)}"
+    result.factored_test = emit.factored_nodeid(test_rel, shape)
     return files
 
 
