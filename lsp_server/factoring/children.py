@@ -143,10 +143,25 @@ def runs_project_code(argv: Sequence[str], packages: frozenset[str], root: Path)
     program = _resolve(argv[0])
     if _is_python(program):
         return _python_target(list(argv[1:]), packages, root)
+    script = console_scripts(packages).get(Path(argv[0]).name)
+    if script is not None:  # also through wrappers that hide the script (pyenv shims)
+        return script
     head = _script_head(program)
     if head is not None and head.startswith("#!") and "python" in head.split("\n", 1)[0]:
         return _imported_package(head, packages)
     return None
+
+
+def console_scripts(packages: frozenset[str]) -> dict[str, str]:
+    """Installed console scripts that run project code: name -> ``module:function``."""
+    from importlib.metadata import entry_points
+
+    found = {}
+    for group in ("console_scripts", "gui_scripts"):
+        for entry in entry_points(group=group):
+            if entry.value.split(".")[0].split(":")[0] in packages:
+                found[entry.name] = entry.value
+    return found
 
 
 def _resolve(program: str) -> Path | None:

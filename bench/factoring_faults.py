@@ -1,0 +1,361 @@
+"""Test factoring faithfulness: does a factored test ever pass where its system test fails,
+and do factored tests stay valid across refactorings of the code under test?
+
+The project is the one ``factoring_speed.py`` uses (python-dotenv 1.0.1 from its sdist). Its
+slowest tests are factored across the boundary reks suggests. Then:
+
+1. mutants: every function of T that a factored pair executes (traced in-process) gets the
+   extreme transformations (the body becomes ``return None``, or ``pass`` when it returns no
+   value) and classic mutations (a comparison flipped, ``+``/``-`` swapped, ``and``/``or``
+   swapped, an ``if`` condition negated); each mutant is written to disk, the factored tests
+   run, and the system test runs where its factored test passed. A **false pass** is a
+   factored test that passes where its system test fails (goal: 0);
+2. refactorings: each covered function is renamed through reks's refactoring engine (as
+   REKS would see it) and the factored tests run again: how many stay valid (pass, no
+   divergence) without a new capture.
+
+    python bench/factoring_faults.py [--work DIR] [--tests 20] [--mutants 60] [--seed 1]
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import copy
+import json
+import os
+import random
+import subprocess
+import textwrap
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from factoring_speed import choose_boundaries, factor_all, prepare, slowest
+
+from lsp_server.console import ProgressBar
+from lsp_server.factoring.children import project_packages
+from lsp_server.factoring.runner import environment, run_pytest
+from lsp_server.project import Project
+from lsp_server.project.files import walk_files
+from lsp_server.refactor.apply import apply_edits
+from lsp_server.refactor.engine import RefactorEngine
+from lsp_server.refactor.model import FileEdit, RefactoringError, RefactorRequest
+
+_FLIPPED: dict[type, type] = {
+    ast.Eq: ast.NotEq, ast.NotEq: ast.Eq, ast.Lt: ast.GtE, ast.GtE: ast.Lt,
+    ast.Gt: ast.LtE, ast.LtE: ast.Gt, ast.In: ast.NotIn, ast.NotIn: ast.In,
+    ast.Is: ast.IsNot, ast.IsNot: ast.Is,
+}  # fmt: skip
+
+TRACER = """
+import json, os, sys, threading
+import pytest
+
+_ROOT, _OUT, _SEEN = os.environ["REKS_BENCH_ROOT"], os.environ["REKS_BENCH_CALLS"], {}
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_protocol(item, nextitem):
+    codes = set()
+
+    def profile(frame, event, arg):
+        if event == "call" and frame.f_code.co_filename.startswith(_ROOT):
+            codes.add((frame.f_code.co_filename, frame.f_code.co_firstlineno))
+
+    sys.setprofile(profile)
+    threading.setprofile(profile)
+    try:
+        yield
+    finally:
+        sys.setprofile(None)
+        threading.setprofile(None)
+        _SEEN[item.nodeid] = sorted(codes)
+
+
+def pytest_sessionfinish(session):
+    with open(_OUT, "w") as sink:
+        json.dump(_SEEN, sink)
+"""
+
+
+@dataclass(frozen=True)
+class Function:
+    path: str  # relative to the root
+    qualname: str
+    first_line: int  # first decorator or the def line: the code object's co_firstlineno
+    node: ast.FunctionDef | ast.AsyncFunctionDef
+
+
+@dataclass(frozen=True)
+class Mutant:
+    function: Function
+    kind: str
+    text: str  # the function from its ``def`` line to its end, mutated
+
+
+def t_functions(root: Path) -> list[Function]:
+    """Functions and methods (not nested ones) of the project's own packages."""
+    found = []
+    for package in sorted(project_packages(root)):
+        base = root / package if (root / package).is_dir() else root / "src" / package
+        files = list(walk_files(base, root)) if base.is_dir() else [base.with_suffix(".py")]
+        for file in files:
+            if file.suffix != ".py" or not file.exists():
+                continue
+            tree = ast.parse(file.read_text(encoding="utf-8"))
+            rel = file.relative_to(root).as_posix()
+            for qualname, node in _defs(tree.body, ""):
+                first = min([node.lineno, *(d.lineno for d in node.decorator_list)])
+                found.append(Function(rel, qualname, first, node))
+    return found
+
+
+def _defs(body: list[ast.stmt], prefix: str) -> list[tuple[str, Any]]:
+    out: list[tuple[str, Any]] = []
+    for stmt in body:
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            out.append((prefix + stmt.name, stmt))
+        elif isinstance(stmt, ast.ClassDef):
+            out += _defs(stmt.body, f"{prefix}{stmt.name}.")
+    return out
+
+
+def mutants_of(function: Function) -> list[Mutant]:
+    node = function.node
+    own = [n for n in ast.walk(node) if not _nested(n, node)]
+    if any(isinstance(n, (ast.Yield, ast.YieldFrom)) for n in own):
+        return []
+    returns_value = any(isinstance(n, ast.Return) and n.value is not None for n in own)
+    out = [_render(function, "extreme", lambda f: _replace_body(f, returns_value))]
+    for kind, mutate in (
+        ("comparison", _flip_comparison),
+        ("arithmetic", _swap_arithmetic),
+        ("boolean", _swap_boolean),
+        ("condition", _negate_condition),
+    ):
+        mutant = _render(function, kind, mutate)
+        if mutant is not None:
+            out.append(mutant)
+    return [m for m in out if m is not None]
+
+
+def _nested(candidate: ast.AST, root: ast.AST) -> bool:
+    return candidate is not root and isinstance(
+        candidate, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
+    )
+
+
+def _render(function: Function, kind: str, mutate: Any) -> Mutant | None:
+    clone = copy.deepcopy(function.node)
+    clone.decorator_list = []
+    if not mutate(clone):
+        return None
+    text = textwrap.indent(ast.unparse(clone), " " * function.node.col_offset)
+    return Mutant(function, kind, text)
+
+
+def _replace_body(node: Any, returns_value: bool) -> bool:
+    node.body = [ast.Return(ast.Constant(None))] if returns_value else [ast.Pass()]
+    return True
+
+
+def _first(node: ast.AST, kind: type) -> Any:
+    return next((n for n in ast.walk(node) if isinstance(n, kind)), None)
+
+
+def _flip_comparison(node: ast.AST) -> bool:
+    compare = _first(node, ast.Compare)
+    if compare is None or type(compare.ops[0]) not in _FLIPPED:
+        return False
+    compare.ops[0] = _FLIPPED[type(compare.ops[0])]()
+    return True
+
+
+def _swap_arithmetic(node: ast.AST) -> bool:
+    binop = next(
+        (
+            n
+            for n in ast.walk(node)
+            if isinstance(n, ast.BinOp) and type(n.op) in (ast.Add, ast.Sub)
+        ),
+        None,
+    )
+    if binop is None:
+        return False
+    binop.op = ast.Sub() if isinstance(binop.op, ast.Add) else ast.Add()
+    return True
+
+
+def _swap_boolean(node: ast.AST) -> bool:
+    boolop = _first(node, ast.BoolOp)
+    if boolop is None:
+        return False
+    boolop.op = ast.Or() if isinstance(boolop.op, ast.And) else ast.And()
+    return True
+
+
+def _negate_condition(node: ast.AST) -> bool:
+    branch = _first(node, ast.If)
+    if branch is None:
+        return False
+    branch.test = ast.UnaryOp(ast.Not(), branch.test)
+    return True
+
+
+class Applied:
+    """A mutant written over its function on disk; the file is restored on exit."""
+
+    def __init__(self, root: Path, mutant: Mutant) -> None:
+        self.path = root / mutant.function.path
+        self.mutant = mutant
+
+    def __enter__(self) -> None:
+        self.original = self.path.read_text(encoding="utf-8")
+        lines = self.original.splitlines(keepends=True)
+        node = self.mutant.function.node
+        replaced = [*lines[: node.lineno - 1], self.mutant.text + "\n", *lines[node.end_lineno :]]
+        self.path.write_text("".join(replaced), encoding="utf-8")
+
+    def __exit__(self, *exc: object) -> None:
+        self.path.write_text(self.original, encoding="utf-8")
+
+
+def covered(project: Project, nodeids: list[str], work: Path) -> dict[str, set[tuple[str, int]]]:
+    """Test -> (relative path, first line) of the project functions it executed in-process."""
+    (work / "reks_bench_calls.py").write_text(TRACER, encoding="utf-8")
+    out = work / "calls.json"
+    env = environment(project.root)
+    env["PYTHONPATH"] = os.pathsep.join([str(work), env["PYTHONPATH"]])
+    env.update(REKS_BENCH_ROOT=str(project.root), REKS_BENCH_CALLS=str(out))
+    command = [project.python, "-m", "pytest", "-q", "-p", "reks_bench_calls", *nodeids]
+    subprocess.run(command, cwd=project.root, env=env, capture_output=True, check=False)
+    seen = json.loads(out.read_text(encoding="utf-8"))
+    root = str(project.root) + os.sep
+    return {
+        nodeid: {(f[len(root) :], line) for f, line in codes if f.startswith(root)}
+        for nodeid, codes in seen.items()
+    }
+
+
+def classify(project: Project, pairs: dict[str, str]) -> Counter[str]:
+    """Run the factored tests, then the system tests whose factored test passed."""
+    factored = run_pytest(project, list(pairs.values()), {})["tests"]
+    verdicts: Counter[str] = Counter()
+    passed = [s for s, f in pairs.items() if factored.get(f, {}).get("outcome") == "passed"]
+    system = run_pytest(project, passed, {})["tests"] if passed else {}
+    for original, factored_id in pairs.items():
+        entry = factored.get(factored_id, {})
+        if entry.get("outcome") == "passed":
+            ok = system.get(original, {}).get("outcome") == "passed"
+            verdicts["both pass" if ok else "FALSE PASS"] += 1
+        elif entry.get("divergence"):
+            verdicts["factored diverged"] += 1
+        else:
+            verdicts["factored failed"] += 1
+    return verdicts
+
+
+def mutant_faithfulness(
+    project: Project, pairs: dict[str, str], cover: dict[str, set], mutants: list[Mutant]
+) -> Counter[str]:
+    totals: Counter[str] = Counter()
+    with ProgressBar("mutants") as bar:
+        for done, mutant in enumerate(mutants):
+            key = (mutant.function.path, mutant.function.first_line)
+            chosen = {
+                s: f for s, f in pairs.items() if key in cover.get(s, set()) | cover.get(f, set())
+            }
+            with Applied(project.root, mutant):
+                verdicts = classify(project, chosen)
+            totals.update(verdicts)
+            if verdicts["FALSE PASS"]:
+                where = f"{mutant.function.path}::{mutant.function.qualname}"
+                print(f"\nFALSE PASS: {mutant.kind} of {where}")
+            bar.update(done + 1, len(mutants), mutant.function.qualname)
+    return totals
+
+
+def refactoring_validity(
+    project: Project, pairs: dict[str, str], functions: list[Function]
+) -> Counter[str]:
+    """Rename each function with reks's engine; do the factored tests stay valid?"""
+    engine = RefactorEngine()
+    engine.add_root(str(project.root))
+    totals: Counter[str] = Counter()
+    try:
+        for function in functions:
+            path = project.root / function.path
+            text = path.read_text(encoding="utf-8")
+            offset = _name_offset(text, function.node)
+            request = RefactorRequest(
+                "rename", str(path), offset, args={"new_name": function.node.name + "_renamed"}
+            )
+            try:
+                result = engine.compute(request)
+            except RefactoringError:
+                totals["rename refused"] += 1
+                continue
+            originals = {e.path: e.old_text for e in result.edits if isinstance(e, FileEdit)}
+            apply_edits(result.edits)
+            try:
+                verdicts = classify(project, pairs)
+            finally:
+                for file, old in originals.items():
+                    Path(file).write_text(old, encoding="utf-8")
+                    engine.mark_changed(file)
+            totals.update(verdicts)
+    finally:
+        engine.close()
+    return totals
+
+
+def _name_offset(text: str, node: Any) -> int:
+    lines = text.splitlines(keepends=True)
+    start = sum(len(line) for line in lines[: node.lineno - 1]) + node.col_offset
+    return text.index(node.name, text.index("def", start))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--work", default="/tmp/reks-bench-factoring", type=Path)
+    parser.add_argument("--tests", type=int, default=20)
+    parser.add_argument("--mutants", type=int, default=60, help="sample size (0: all)")
+    parser.add_argument("--seed", type=int, default=1)
+    args = parser.parse_args()
+    args.work.mkdir(parents=True, exist_ok=True)
+    project = Project.at(prepare(args.work))
+    # As in an activated virtualenv: the project's console scripts are the ones on PATH.
+    bin_dir = Path(project.python).parent
+    os.environ["PATH"] = os.pathsep.join([str(bin_dir), os.environ.get("PATH", "")])
+    candidates = slowest(project, args.tests)
+    results = factor_all(project, choose_boundaries(project, [n for n, _ in candidates]))
+    pairs = {r.test: r.factored_test for r in results if r.status == "factored" and r.factored_test}
+    print(f"factored {len(pairs)} of {len(candidates)} slowest tests")
+    for r in results:
+        if r.status != "factored":
+            print(f"  not factored: {r.test}: {r.reason[:140]}")
+    if not pairs:
+        return
+    cover = covered(project, [*pairs, *pairs.values()], args.work)
+    reached = set().union(*cover.values())
+    functions = [f for f in t_functions(project.root) if (f.path, f.first_line) in reached]
+    mutants = [m for f in functions for m in mutants_of(f)]
+    if args.mutants and len(mutants) > args.mutants:
+        mutants = random.Random(args.seed).sample(mutants, args.mutants)
+    print(f"{len(functions)} functions of T executed by the pairs; {len(mutants)} mutants")
+    faults = mutant_faithfulness(project, pairs, cover, mutants)
+    print("mutants (pair verdicts):", dict(faults))
+    caught = faults["factored diverged"] + faults["factored failed"]
+    share = faults["factored diverged"] / max(1, caught)
+    print(f"false passes: {faults['FALSE PASS']} (goal 0); caught by a divergence: {share:.0%}")
+    validity = refactoring_validity(project, pairs, functions)
+    valid = validity["both pass"]
+    runs = sum(v for k, v in validity.items() if k != "rename refused")
+    print("renames of covered functions (pair verdicts):", dict(validity))
+    print(f"factored tests still valid after a rename: {valid}/{runs}")
+
+
+if __name__ == "__main__":
+    main()
