@@ -51,6 +51,7 @@ class Recorder:
         self._rebinding: Rebinding | None = None
         self._t_module_names: frozenset[str] = frozenset()
         self._callback_depth = 0
+        self._awaitables = 0
 
     # -- the window -----------------------------------------------------------------------
     def start(self) -> None:
@@ -150,7 +151,31 @@ class Recorder:
         if kind is dict:
             exported = {k: self.export(v)[1] for k, v in value.items()}
             return values.encode(value, self._incoming_other), exported
+        if inspect.isawaitable(value) and not isinstance(value, Proxy):
+            self._awaitables += 1
+            return {"$await": self._awaitables}, self._awaited(self._awaitables, value)
         return self._incoming_other(value), self._receive(value)
+
+    async def _awaited(self, number: int, real: Any) -> Any:
+        """What T awaits instead of E's awaitable: the await is an interaction of its own,
+        recorded when T awaits (E runs meanwhile: its callbacks are recorded inside it)."""
+        event: dict[str, Any] = {
+            "kind": "await",
+            "target": values.awaitable_name(number),
+            "args": [],
+        }
+        self.events.append(event)
+        self._stack.append(event)
+        try:
+            result = await real
+        except BaseException as exc:
+            event["raise"] = values.encode_exception(exc, self._incoming_other)
+            raise
+        finally:
+            self._stack.remove(event)  # not pop: awaits of gathered tasks end in any order
+        encoded, exported = self.export(result)
+        event["result"] = encoded
+        return exported
 
     def _receive(self, value: Any) -> Any:
         """What T gets for a non-plain value from E."""
@@ -159,10 +184,6 @@ class Recorder:
         if isinstance(value, BaseException) or is_exception_class(value):
             return value
         if isinstance(value, type):
-            return value
-        if inspect.isawaitable(value):
-            self.refuse(f"E returned an awaitable {values.qualified_name(type(value))}: async "
-                        "environments are not factored yet")  # fmt: skip
             return value
         return self._proxies[self._ref_of(value) - 1]
 

@@ -192,7 +192,13 @@ class Replayer:
             return values.decode_exception(data["$exc"], self._incoming)
         if "$fn" in data or "$e" in data:
             return values.import_name(data.get("$fn") or data["$e"])
+        if "$await" in data:
+            return self._awaited(int(data["$await"]))
         raise ValueError(f"unknown transcript value {data!r}")
+
+    async def _awaited(self, number: int) -> Any:
+        """E's awaitable as T gets it on replay: awaiting it is answered from the transcript."""
+        return self.answer({"target": values.awaitable_name(number)}, (), {}, kind="await")
 
     def stub(self, ref: int) -> Stub:
         stub = self._stubs.get(ref)

@@ -70,6 +70,11 @@ class Unserialisable(Exception):
     """A value crossing the boundary has no transcript form: the boundary is refused."""
 
 
+def awaitable_name(number: int) -> str:
+    """The transcript target of awaiting the ``number``-th awaitable E handed to T."""
+    return f"<awaitable #{number}>"
+
+
 def is_plain(value: Any) -> bool:
     """Whether ``value`` is written by value (containers: all their items too)."""
     kind = type(value)

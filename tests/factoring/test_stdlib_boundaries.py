@@ -98,7 +98,7 @@ def test_boundary_cheaper_than_replay_is_refused(tmp_path: Path) -> None:
     assert not list((root / "tests").glob("test_factored__*"))
 
 
-def test_async_environment_is_refused_with_the_reason(tmp_path: Path) -> None:
+def test_a_coroutine_handed_to_asyncio_run_is_replayed(tmp_path: Path) -> None:
     env = "import asyncio\n\n\nasync def fetch(x):\n    await asyncio.sleep(0.01)\n    return x\n"
     logic = """
     import asyncio
@@ -117,6 +117,7 @@ def test_async_environment_is_refused_with_the_reason(tmp_path: Path) -> None:
         assert logic.get() == 3
     """
     root = make_project(tmp_path, logic, tests, env=env)
-    result = factor(root, "tests/test_logic.py::test_it", "app.env")
-    assert result.status == "refused"
-    assert "async environments are not factored yet" in result.reason
+    [result] = factor_tests(root, ["tests/test_logic.py::test_it"], ["app.env"], keep_slower=True)
+    assert result.status == "factored", result.reason
+    factored = result.factored_test or ""
+    assert outcomes(root, factored)[factored]["outcome"] == "passed"
