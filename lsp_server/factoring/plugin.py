@@ -89,6 +89,7 @@ def _capture(item: pytest.Item, wanted: dict[str, Any]) -> Iterator[None]:
     from lsp_server.factoring.boundary import BoundaryError, resolve
     from lsp_server.factoring.capture import Recorder
     from lsp_server.factoring.children import ChildWatch, project_packages
+    from lsp_server.factoring.t_activity import TActivity
 
     root = Path(wanted["root"])
     try:
@@ -103,14 +104,17 @@ def _capture(item: pytest.Item, wanted: dict[str, Any]) -> Iterator[None]:
         root, project_packages(root, recorder.t_module_names), recorder.in_environment
     )
     children.start()
+    activity = TActivity(root, boundaries, recorder.in_environment)
+    activity.start()
     started = time.perf_counter()
     try:
         yield
     finally:
+        activity.stop()
         recorder.stop()
-        reason = children.project_child(children.stop())
-        if reason is not None:
-            recorder.refuse(reason)
+        for reason in (children.project_child(children.stop()), activity.refusal()):
+            if reason is not None:
+                recorder.refuse(reason)
         window = time.perf_counter() - started
         _captures(item)[item.nodeid] = (item, {"recorder": recorder, "window_s": window})
 

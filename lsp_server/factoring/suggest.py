@@ -17,7 +17,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from lsp_server.project.files import ProjectPaths
+from lsp_server.project.files import ProjectPaths, is_test_path
 
 REPLAY_COST_PER_CALL_S = 25e-6
 """What answering one call from a transcript costs (measured by ``bench/factoring_speed.py``,
@@ -189,8 +189,7 @@ def _c_label(function: Any) -> str:
 
 
 def _is_test_file(rel: str, test_file: str) -> bool:
-    name = rel.rsplit("/", 1)[-1]
-    return rel == test_file or name == "conftest.py" or name.startswith("test_")
+    return rel == test_file or is_test_path(rel)
 
 
 NOISE_S = 0.0005

@@ -48,6 +48,18 @@ def is_python(path: str) -> bool:
     return path.endswith(PYTHON_SUFFIXES)
 
 
+TEST_DIRS = frozenset({"tests", "test", "testing"})
+
+
+def is_test_path(rel: str) -> bool:
+    """Is the root-relative ``/``-separated path a test module, a conftest or a file under a
+    test folder (pytest's default names)? Such files are the tests, never the code under test."""
+    *folders, name = rel.split("/")
+    if name == "conftest.py" or name.startswith("test_") or name.endswith("_test.py"):
+        return True
+    return any(folder in TEST_DIRS for folder in folders)
+
+
 def is_excluded_dir(name: str, at_root: bool = False) -> bool:
     """Is a folder called ``name`` left out (``at_root``: directly below the root)?"""
     if name in EXCLUDED_DIRS or name.endswith(EXCLUDED_DIR_SUFFIXES):

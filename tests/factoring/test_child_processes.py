@@ -68,3 +68,30 @@ def test_a_child_running_project_code_makes_the_boundary_refused(tmp_path: Path)
 def test_a_child_running_a_tool_keeps_the_boundary(tmp_path: Path) -> None:
     result = factor(_project(tmp_path), "tests/test_logic.py::test_echo", "subprocess")
     assert result.status == "factored", result.reason
+
+
+SCRIPT_TESTS = """
+import subprocess
+import sys
+
+
+def test_script(tmp_path):
+    script = tmp_path / "outside.py"
+    script.write_text(
+        "import importlib, os, sys; sys.path.insert(0, os.getcwd()); "
+        "print(importlib.import_module('app.cli_helper').X)"
+    )
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True)
+    assert done.stdout.strip() == "42"
+"""
+
+
+def test_a_test_whose_t_runs_only_inside_e_is_refused(tmp_path: Path) -> None:
+    # The child imports the project by a name no static look at its command line can see:
+    # the test itself runs no project code outside E, so its factored test would check
+    # nothing of T.
+    root = make_project(tmp_path, "", SCRIPT_TESTS)
+    (root / "app" / "cli_helper.py").write_text("X = 42\n", encoding="utf-8")
+    result = factor(root, "tests/test_logic.py::test_script", "subprocess")
+    assert result.status == "refused"
+    assert "none of the project's own code" in result.reason, result.reason
