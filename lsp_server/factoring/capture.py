@@ -104,6 +104,8 @@ class Recorder:
         return exported
 
     def _note_mutations(self, event: dict[str, Any], args: tuple, real_args: list) -> None:
+        if not isinstance(event["args"], list):
+            return  # the arguments did not serialise: the boundary is refused already
         changed = {}
         for index, (given, passed) in enumerate(zip(args, real_args, strict=False)):
             if type(given) in _MUTABLE and given is passed:

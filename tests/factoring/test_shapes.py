@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from lsp_server.factoring import FactorResult, factor_tests, stale_factored_tests
-from tests.factoring.helpers import edit, factor, make_project, outcomes
+from tests.factoring.helpers import ENV, edit, factor, make_project, outcomes
 
 LOGIC = """
 from app import env
@@ -210,3 +210,34 @@ def test_unserialisable_value_refuses_the_boundary(tmp_path: Path) -> None:
     assert result.status == "refused"
     assert "_io.StringIO does not serialise" in result.reason and "app.env.write" in result.reason
     assert not list((root / "tests").glob("test_factored__*"))
+
+
+def test_unserialisable_value_beside_a_mutable_argument_refuses_the_boundary(
+    tmp_path: Path,
+) -> None:
+    # dotenv's CliRunner tests: T hands E an object E made before the window (a click group
+    # built at import) and a list; the capture must refuse, not break the test.
+    logic = """
+    import io
+    from app import env
+
+
+    def dump():
+        rows = []
+        env.record(io.StringIO(), rows)
+        env.compute(1)
+        return rows
+    """
+    test = """
+    from app import logic
+
+
+    def test_it():
+        assert logic.dump() == [0]
+    """
+    record = "\n\ndef record(sink, rows):\n    rows.append(len(rows))\n"
+    root = make_project(tmp_path, logic, test, env=ENV + record)
+    result = factor(root, TEST, "app.env")
+    assert result.status == "refused"
+    assert result.reason.startswith("boundary refused:"), result.reason
+    assert "_io.StringIO does not serialise" in result.reason and "app.env.record" in result.reason
