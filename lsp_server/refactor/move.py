@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator, Mapping
+from typing import Any
 
 from rope.base import libutils
 from rope.base.change import ChangeContents, ChangeSet, CreateFile
@@ -43,6 +44,26 @@ class _NewModule(File):
 
     def read(self) -> str:
         return ""
+
+    def read_bytes(self) -> bytes:
+        return b""
+
+
+class _ProjectWithNewModule:
+    """The rope project as a move into a new module sees it: rope asks for the
+    destination's module, which is empty (nothing on disk to read or to watch)."""
+
+    def __init__(self, project: Any, new_module: Resource) -> None:
+        self._project = project
+        self._new_module = new_module
+
+    def get_pymodule(self, resource: Resource, force_errors: bool = False) -> Any:
+        if resource == self._new_module:
+            return libutils.get_string_module(self._project, "", resource)
+        return self._project.get_pymodule(resource, force_errors)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._project, name)
 
 
 def _candidates(ctx: Context, value: str) -> list[str]:
@@ -108,6 +129,8 @@ def _move_global(ctx: Context, mover: MoveGlobal, dest: Resource, created: bool)
     files, skipped = ctx.scope_files(str(mover.old_name))
     if dest not in files:
         files.append(dest)  # rope writes the moved code only into searched files
+    if created:
+        mover.project = _ProjectWithNewModule(ctx.project, dest)
     changes = mover.get_changes(dest, resources=files, task_handle=ctx.job.handle)
     if created:
         # Created first: the simulation then gives the module its text.
