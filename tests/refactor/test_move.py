@@ -1,0 +1,154 @@
+"""Moves of a global never return broken code: every importer rope leaves behind is mended,
+a public old module keeps the name importable, no import cycle is created, destinations
+may be new modules and dotted names in src layouts. Each project is run after the move."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from lsp_server.refactor.engine import RefactorEngine
+from lsp_server.refactor.model import FileCreate, RefactoringError, RefactorRequest
+
+CACHED = """\
+\"\"\"Wrappers.\"\"\"
+
+PREFIX = "w"
+
+
+def _cached_wrapper(f):
+    return PREFIX + f
+
+
+def _cachedmethod_wrapper(f):
+    return PREFIX + "m" + f
+"""
+
+INIT = """\
+\"\"\"Caches.\"\"\"
+
+from ._cached import _cached_wrapper, _cachedmethod_wrapper
+
+
+def cachedmethod(f):
+    return _cachedmethod_wrapper(f) + _cached_wrapper(f)
+"""
+
+
+def write(root: Path, files: dict[str, str]) -> None:
+    for rel, text in files.items():
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(text))
+
+
+def run(root: Path, code: str, folder: str = ".") -> str:
+    done = subprocess.run(
+        [sys.executable, "-c", code], cwd=root / folder, capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+@pytest.fixture
+def engine(tmp_path: Path) -> Iterator[RefactorEngine]:
+    eng = RefactorEngine()
+    eng.add_root(str(tmp_path))
+    yield eng
+    eng.close()
+
+
+def move(engine: RefactorEngine, root: Path, rel: str, needle: str, destination: str):
+    text = (root / rel).read_text()
+    request = RefactorRequest(
+        "move", str(root / rel), text.index(needle) + 4, None, {"destination": destination}
+    )
+    return engine.compute(request)
+
+
+def test_move_into_a_new_module_of_a_src_layout_mends_relative_imports(
+    engine: RefactorEngine, tmp_path: Path
+) -> None:
+    """The cachetools shape: the package ``__init__`` imports the moved name relatively
+    with another one, the destination is dotted and does not exist yet."""
+    write(tmp_path, {"pyproject.toml": "", "src/cache/__init__.py": INIT})
+    write(tmp_path, {"src/cache/_cached.py": CACHED})
+    result = move(engine, tmp_path, "src/cache/_cached.py", "def _cachedmethod", "cache._method")
+    created = [e for e in result.edits if isinstance(e, FileCreate)]
+    assert [e.path for e in created] == [str(tmp_path / "src/cache/_method.py")]
+    assert "def _cachedmethod_wrapper(f):" in created[0].text
+    engine.apply(result, str(tmp_path))
+    init = (tmp_path / "src/cache/__init__.py").read_text()
+    assert "from ._cached import _cached_wrapper\n" in init
+    assert "from ._method import _cachedmethod_wrapper\n" in init
+    assert run(tmp_path, "import cache; print(cache.cachedmethod('x'))", "src") == "wmxwx\n"
+
+
+def test_aliased_importer_is_mended_and_a_public_module_keeps_the_name(
+    engine: RefactorEngine, tmp_path: Path
+) -> None:
+    write(
+        tmp_path,
+        {
+            "pyproject.toml": "",
+            "pkg/__init__.py": "",
+            "pkg/tools.py": "def helper():\n    return 7\n",
+            "pkg/other.py": '"""Where it goes."""\n',
+            "main.py": "from pkg.tools import helper as h\nprint(h())\n",
+        },
+    )
+    result = move(engine, tmp_path, "pkg/tools.py", "def helper", "pkg/other.py")
+    engine.apply(result, str(tmp_path))
+    assert "from pkg.other import helper as h" in (tmp_path / "main.py").read_text()
+    assert run(tmp_path, "import main") == "7\n"
+    # Code outside the project may still import it from the old, public module.
+    assert run(tmp_path, "from pkg.tools import helper; print(helper())") == "7\n"
+
+
+def test_reexport_is_lazy_when_the_new_module_imports_the_old_one(
+    engine: RefactorEngine, tmp_path: Path
+) -> None:
+    write(
+        tmp_path,
+        {
+            "pyproject.toml": "",
+            "m.py": "VALUE = 3\n\n\ndef f():\n    return VALUE + 1\n",
+            "other.py": '"""Where it goes."""\n',
+            "main.py": "from m import f as g\nprint(g())\n",
+        },
+    )
+    result = move(engine, tmp_path, "m.py", "def f", "other.py")
+    engine.apply(result, str(tmp_path))
+    assert "from m import VALUE" in (tmp_path / "other.py").read_text()
+    assert "def __getattr__(name):" in (tmp_path / "m.py").read_text()
+    assert run(tmp_path, "import main") == "4\n"
+    assert run(tmp_path, "import other; from m import f; print(f())") == "4\n"
+    assert run(tmp_path, "import m; print(m.f())") == "4\n"
+
+
+def test_a_move_that_creates_an_import_cycle_is_refused(
+    engine: RefactorEngine, tmp_path: Path
+) -> None:
+    write(
+        tmp_path,
+        {
+            "pyproject.toml": "",
+            "m.py": "VALUE = 2\n\n\ndef f():\n    return VALUE + 1\n\n\nTOTAL = f()\n",
+            "other.py": '"""Where it goes."""\n',
+        },
+    )
+    with pytest.raises(RefactoringError, match="import cycle: m.py -> other.py -> m.py"):
+        move(engine, tmp_path, "m.py", "def f", "other.py")
+
+
+def test_a_missing_destination_folder_is_still_refused(
+    engine: RefactorEngine, tmp_path: Path
+) -> None:
+    write(tmp_path, {"pyproject.toml": "", "m.py": "def f():\n    return 1\n"})
+    with pytest.raises(RefactoringError, match="does not exist"):
+        move(engine, tmp_path, "m.py", "def f", "nowhere/other.py")
