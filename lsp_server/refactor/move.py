@@ -141,8 +141,9 @@ def _move_global(ctx: Context, mover: MoveGlobal, dest: Resource, created: bool)
         new_path=dest.path,
         new_module=libutils.modname(dest),
     )
-    _mend(ctx, changes, moved, files)
-    hints = Hints(pair_moved=True)
+    accessor = _mend(ctx, changes, moved, files)
+    # A lazy re-export is a module ``__getattr__`` made from nothing: created, still exact.
+    hints = Hints(pair_moved=True, creates=accessor)
     return Planned(
         changes, "move-global", f"move `{mover.old_name}` to `{dest.path}`", hints, skipped
     )
@@ -172,9 +173,10 @@ class _ProjectTexts(Mapping[str, str]):
         return len(self.paths)
 
 
-def _mend(ctx: Context, changes: ChangeSet, moved: MovedGlobal, searched: list[File]) -> None:
+def _mend(ctx: Context, changes: ChangeSet, moved: MovedGlobal, searched: list[File]) -> bool:
     """Add to ``changes`` what rope leaves out (see the module docstring), then check the
-    whole result; raises ``RefactoringError`` naming the place when it cannot be mended."""
+    whole result; raises ``RefactoringError`` naming the place when it cannot be mended.
+    True when the old module gets a lazy re-export (a new module ``__getattr__``)."""
     sim = simulate(ctx.workspace, changes)
     extra: dict[str, str] = {}
     project = _ProjectTexts(ctx, sim, extra)
@@ -182,6 +184,7 @@ def _mend(ctx: Context, changes: ChangeSet, moved: MovedGlobal, searched: list[F
     importers = {rel: project[rel] for rel in mentioning if rel in project.paths}
     extra.update(mend_importers(importers, moved, project.paths))
     old_text = project[moved.old_path]
+    lazily = False
     if is_public(moved, project.paths) and not binds_in(old_text, moved.name):
         graph = ModuleGraph(project, project.paths)
         lazily = graph.path_between(moved.new_path, moved.old_path) is not None
@@ -191,3 +194,4 @@ def _mend(ctx: Context, changes: ChangeSet, moved: MovedGlobal, searched: list[F
     for rel, text in sorted(extra.items()):
         resource = ctx.workspace.resource(ctx.workspace.abspath(rel))
         changes.add_change(ChangeContents(resource, text))
+    return lazily
