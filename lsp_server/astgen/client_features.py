@@ -5,7 +5,7 @@ features of a move's clients (``from m import f``, aliased, relative, through a 
 from __future__ import annotations
 
 import ast
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 
 from lsp_server.project.imports import (
     client_imports,
@@ -16,7 +16,14 @@ from lsp_server.project.imports import (
     names_module,
 )
 
-__all__ = ["client_features", "client_imports", "lists_in_all", "module_names"]
+__all__ = [
+    "client_features",
+    "client_imports",
+    "layout_features",
+    "lists_in_all",
+    "module_client_features",
+    "module_names",
+]
 
 
 def _dotted(node: ast.expr) -> str | None:
@@ -65,7 +72,43 @@ def client_features(files: Mapping[str, str], path: str, name: str) -> frozenset
     found: set[str] = set()
     for other, tree in mentioning_trees(files, path, name):
         found |= _client(tree, other, parts, dotted, name)
-    return frozenset(found or {"client:none"})
+    return frozenset(found or {"client:none"}) | layout_features(path, files)
+
+
+def layout_features(path: str, files: Collection[str]) -> frozenset[str]:
+    """``layout:src`` when the module sits below a folder that is not a package (``src/``,
+    a tests folder): it is imported by a shorter name than its path."""
+    return frozenset({"layout:src"}) if len(module_names(path, files)) > 1 else frozenset()
+
+
+def module_client_features(files: Mapping[str, str], path: str) -> frozenset[str]:
+    """How the other modules of a project import the module at ``path``, the features of
+    renaming or moving it: ``module:import`` (``import pkg.m``), ``module:import-as``,
+    ``module:from-package`` (``from pkg import m``), ``module:from-import`` (``from pkg.m
+    import f``), ``module:relative`` (any of these relative), ``module:reexport`` (a package
+    ``__init__`` imports from it); ``module:none`` when no other module does; plus
+    ``layout_features``."""
+    parts, dotted = module_parts(path), module_names(path, files)
+    if not parts:
+        return frozenset()
+    found: set[str] = set()
+    for other, tree in mentioning_trees(files, path, parts[-1]):
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                for alias in node.names:
+                    if alias.name in dotted:
+                        found.add("module:import-as" if alias.asname else "module:import")
+            elif isinstance(node, ast.ImportFrom):
+                module, relative = imported_module(node, other)
+                if names_module(module, relative, parts, dotted):
+                    found.add("module:relative" if relative else "module:from-import")
+                    if other.endswith("__init__.py"):
+                        found.add("module:reexport")
+                elif any(
+                    names_module([*module, a.name], relative, parts, dotted) for a in node.names
+                ):
+                    found.add("module:relative" if relative else "module:from-package")
+    return frozenset(found or {"module:none"}) | layout_features(path, files)
 
 
 def _client(
@@ -108,7 +151,7 @@ def _client(
                 if bound in modules:
                     found.add("client:module-attribute")
                 if bound in relative_modules:
-                    found.add("client:relative-import")
+                    found.add("client:relative-module")
     if imports_name:
         if other.endswith("__init__.py"):
             found.add("client:reexport")

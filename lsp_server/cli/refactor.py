@@ -126,9 +126,9 @@ def _demoted(root: str, result: RefactoringResult) -> str | None:
     """Why the task must not be applied without ``--force``: the trust-but-verify checks,
     run on the computed result before anything is written, would demote it to a hand
     edit (its tests would all run, and the edit may well change behaviour)."""
-    from lsp_server.trust.checks import verify
+    from lsp_server.trust.task_listener import verdict
 
-    reason = verify(root, result.provenance)
+    reason = verdict(root, result.provenance)
     if reason is None:
         return None
     return (

@@ -7,7 +7,12 @@ import json
 
 import pytest
 
-from lsp_server.astgen.client_features import client_features, client_imports, module_names
+from lsp_server.astgen.client_features import (
+    client_features,
+    client_imports,
+    module_client_features,
+    module_names,
+)
 from lsp_server.astgen.driver import Config, generate, run
 from lsp_server.astgen.report import group_failures
 from lsp_server.trust import known_failures
@@ -38,7 +43,7 @@ def project(**clients: str) -> dict[str, str]:
         ),
         (
             {"pkg__rel": "from . import m\nprint(m.f())\n"},
-            {"client:relative-import", "client:module-attribute"},
+            {"client:relative-module", "client:module-attribute"},
         ),
         ({"pkg__sub__deep": "from ..m import f\n"}, {"client:relative-import"}),
         ({"main": "import pkg.m\nprint(pkg.m.f())\n"}, {"client:module-attribute"}),
@@ -82,7 +87,23 @@ def test_flat_and_src_layouts() -> None:
         "src/lib/m.py": MODULE,
         "tests/test_m.py": "from lib.m import f\n",
     }
-    assert client_features(src, "src/lib/m.py", "f") == {"client:from-import"}
+    assert client_features(src, "src/lib/m.py", "f") == {"client:from-import", "layout:src"}
+
+
+@pytest.mark.parametrize(
+    ("clients", "expected"),
+    [
+        ({"main": "import pkg.m\n"}, {"module:import"}),
+        ({"main": "import pkg.m as k\n"}, {"module:import-as"}),
+        ({"main": "from pkg import m\n"}, {"module:from-package"}),
+        ({"main": "from pkg.m import f\n"}, {"module:from-import"}),
+        ({"pkg__rel": "from . import m\n"}, {"module:relative"}),
+        ({"pkg__init": "from .m import f\n"}, {"module:relative", "module:reexport"}),
+        ({"main": "import other\n"}, {"module:none"}),
+    ],
+)
+def test_module_client_features(clients: dict[str, str], expected: set[str]) -> None:
+    assert module_client_features(project(**clients), "pkg/m.py") == expected
 
 
 def test_client_imports_lists_every_from_import_of_the_name() -> None:
