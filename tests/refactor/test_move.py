@@ -12,8 +12,11 @@ from pathlib import Path
 
 import pytest
 
+from lsp_server.refactor.apply import apply_edits
 from lsp_server.refactor.engine import RefactorEngine
 from lsp_server.refactor.model import FileCreate, RefactoringError, RefactorRequest
+from lsp_server.refactor.module_moves import rename_and_move_module
+from lsp_server.refactor.workspace import RopeWorkspace
 
 CACHED = """\
 \"\"\"Wrappers.\"\"\"
@@ -152,3 +155,33 @@ def test_a_missing_destination_folder_is_still_refused(
     write(tmp_path, {"pyproject.toml": "", "m.py": "def f():\n    return 1\n"})
     with pytest.raises(RefactoringError, match="does not exist"):
         move(engine, tmp_path, "m.py", "def f", "nowhere/other.py")
+
+
+def test_a_module_is_renamed_and_moved_in_one_step(tmp_path: Path) -> None:
+    """``workspace/willRenameFiles`` from ``pkg/util.py`` to ``tools/numbers.py``: rope needs
+    two steps; the result is one edit of every importer plus the module's rename."""
+    write(
+        tmp_path,
+        {
+            "pyproject.toml": "",
+            "pkg/__init__.py": "",
+            "pkg/util.py": "def double(x):\n    return 2 * x\n",
+            "tools/__init__.py": "",
+            "main.py": "from pkg.util import double\nfrom pkg import util\n"
+            "print(double(2), util.double(3))\n",
+        },
+    )
+    before = (tmp_path / "main.py").read_text()
+    workspace = RopeWorkspace(tmp_path)
+    try:
+        result = rename_and_move_module(
+            workspace, str(tmp_path / "pkg/util.py"), str(tmp_path / "tools/numbers.py")
+        )
+    finally:
+        workspace.close()
+    assert (tmp_path / "main.py").read_text() == before  # nothing written yet
+    assert result.files_after["tools/numbers.py"] == "def double(x):\n    return 2 * x\n"
+    apply_edits(result.edits, journal_dir=str(tmp_path / ".reks"))
+    assert not (tmp_path / "pkg/util.py").exists()
+    assert "numbers" in (tmp_path / "main.py").read_text()
+    assert run(tmp_path, "import main") == "4 6\n"
