@@ -6,8 +6,6 @@ from __future__ import annotations
 
 import subprocess
 import sys
-import textwrap
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -17,6 +15,7 @@ from lsp_server.refactor.engine import RefactorEngine
 from lsp_server.refactor.model import FileCreate, RefactoringError, RefactorRequest
 from lsp_server.refactor.module_moves import rename_and_move_module
 from lsp_server.refactor.workspace import RopeWorkspace
+from tests.support.reks import write_files
 
 CACHED = """\
 \"\"\"Wrappers.\"\"\"
@@ -43,27 +42,12 @@ def cachedmethod(f):
 """
 
 
-def write(root: Path, files: dict[str, str]) -> None:
-    for rel, text in files.items():
-        path = root / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(textwrap.dedent(text))
-
-
 def run(root: Path, code: str, folder: str = ".") -> str:
     done = subprocess.run(
         [sys.executable, "-c", code], cwd=root / folder, capture_output=True, text=True, timeout=60
     )
     assert done.returncode == 0, done.stderr
     return done.stdout
-
-
-@pytest.fixture
-def engine(tmp_path: Path) -> Iterator[RefactorEngine]:
-    eng = RefactorEngine()
-    eng.add_root(str(tmp_path))
-    yield eng
-    eng.close()
 
 
 def move(engine: RefactorEngine, root: Path, rel: str, needle: str, destination: str):
@@ -75,17 +59,19 @@ def move(engine: RefactorEngine, root: Path, rel: str, needle: str, destination:
 
 
 def test_move_into_a_new_module_of_a_src_layout_mends_relative_imports(
-    engine: RefactorEngine, tmp_path: Path
+    tmp_engine: RefactorEngine, tmp_path: Path
 ) -> None:
     """The cachetools shape: the package ``__init__`` imports the moved name relatively
     with another one, the destination is dotted and does not exist yet."""
-    write(tmp_path, {"pyproject.toml": "", "src/cache/__init__.py": INIT})
-    write(tmp_path, {"src/cache/_cached.py": CACHED})
-    result = move(engine, tmp_path, "src/cache/_cached.py", "def _cachedmethod", "cache._method")
+    write_files(tmp_path, {"pyproject.toml": "", "src/cache/__init__.py": INIT})
+    write_files(tmp_path, {"src/cache/_cached.py": CACHED})
+    result = move(
+        tmp_engine, tmp_path, "src/cache/_cached.py", "def _cachedmethod", "cache._method"
+    )
     created = [e for e in result.edits if isinstance(e, FileCreate)]
     assert [e.path for e in created] == [str(tmp_path / "src/cache/_method.py")]
     assert "def _cachedmethod_wrapper(f):" in created[0].text
-    engine.apply(result, str(tmp_path))
+    tmp_engine.apply(result, str(tmp_path))
     init = (tmp_path / "src/cache/__init__.py").read_text()
     assert "from ._cached import _cached_wrapper\n" in init
     assert "from ._method import _cachedmethod_wrapper\n" in init
@@ -93,9 +79,9 @@ def test_move_into_a_new_module_of_a_src_layout_mends_relative_imports(
 
 
 def test_aliased_importer_is_mended_and_a_public_module_keeps_the_name(
-    engine: RefactorEngine, tmp_path: Path
+    tmp_engine: RefactorEngine, tmp_path: Path
 ) -> None:
-    write(
+    write_files(
         tmp_path,
         {
             "pyproject.toml": "",
@@ -105,8 +91,8 @@ def test_aliased_importer_is_mended_and_a_public_module_keeps_the_name(
             "main.py": "from pkg.tools import helper as h\nprint(h())\n",
         },
     )
-    result = move(engine, tmp_path, "pkg/tools.py", "def helper", "pkg/other.py")
-    engine.apply(result, str(tmp_path))
+    result = move(tmp_engine, tmp_path, "pkg/tools.py", "def helper", "pkg/other.py")
+    tmp_engine.apply(result, str(tmp_path))
     assert "from pkg.other import helper as h" in (tmp_path / "main.py").read_text()
     assert run(tmp_path, "import main") == "7\n"
     # Code outside the project may still import it from the old, public module.
@@ -114,9 +100,9 @@ def test_aliased_importer_is_mended_and_a_public_module_keeps_the_name(
 
 
 def test_reexport_is_lazy_when_the_new_module_imports_the_old_one(
-    engine: RefactorEngine, tmp_path: Path
+    tmp_engine: RefactorEngine, tmp_path: Path
 ) -> None:
-    write(
+    write_files(
         tmp_path,
         {
             "pyproject.toml": "",
@@ -125,8 +111,8 @@ def test_reexport_is_lazy_when_the_new_module_imports_the_old_one(
             "main.py": "from m import f as g\nprint(g())\n",
         },
     )
-    result = move(engine, tmp_path, "m.py", "def f", "other.py")
-    engine.apply(result, str(tmp_path))
+    result = move(tmp_engine, tmp_path, "m.py", "def f", "other.py")
+    tmp_engine.apply(result, str(tmp_path))
     assert "from m import VALUE" in (tmp_path / "other.py").read_text()
     assert "def __getattr__(name):" in (tmp_path / "m.py").read_text()
     assert run(tmp_path, "import main") == "4\n"
@@ -135,9 +121,9 @@ def test_reexport_is_lazy_when_the_new_module_imports_the_old_one(
 
 
 def test_a_move_that_creates_an_import_cycle_is_refused(
-    engine: RefactorEngine, tmp_path: Path
+    tmp_engine: RefactorEngine, tmp_path: Path
 ) -> None:
-    write(
+    write_files(
         tmp_path,
         {
             "pyproject.toml": "",
@@ -146,21 +132,21 @@ def test_a_move_that_creates_an_import_cycle_is_refused(
         },
     )
     with pytest.raises(RefactoringError, match=r"import cycle: m\.py -> other\.py -> m\.py"):
-        move(engine, tmp_path, "m.py", "def f", "other.py")
+        move(tmp_engine, tmp_path, "m.py", "def f", "other.py")
 
 
 def test_a_missing_destination_folder_is_still_refused(
-    engine: RefactorEngine, tmp_path: Path
+    tmp_engine: RefactorEngine, tmp_path: Path
 ) -> None:
-    write(tmp_path, {"pyproject.toml": "", "m.py": "def f():\n    return 1\n"})
+    write_files(tmp_path, {"pyproject.toml": "", "m.py": "def f():\n    return 1\n"})
     with pytest.raises(RefactoringError, match="does not exist"):
-        move(engine, tmp_path, "m.py", "def f", "nowhere/other.py")
+        move(tmp_engine, tmp_path, "m.py", "def f", "nowhere/other.py")
 
 
 def test_a_module_is_renamed_and_moved_in_one_step(tmp_path: Path) -> None:
     """``workspace/willRenameFiles`` from ``pkg/util.py`` to ``tools/numbers.py``: rope needs
     two steps; the result is one edit of every importer plus the module's rename."""
-    write(
+    write_files(
         tmp_path,
         {
             "pyproject.toml": "",

@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -15,22 +14,9 @@ from lsp_server.refactor.engine import RefactorEngine
 from lsp_server.refactor.model import RefactoringResult, RefactorRequest
 from lsp_server.trust import known_failures
 from lsp_server.trust.checks import check_move_imports, verify
+from tests.support.reks import write_files
 
 MODULE = 'VALUE = 3\n\n\ndef f():\n    return "f%d" % VALUE\n'
-
-
-def write(root: Path, files: dict[str, str]) -> None:
-    for rel, text in files.items():
-        (root / rel).parent.mkdir(parents=True, exist_ok=True)
-        (root / rel).write_text(text)
-
-
-@pytest.fixture
-def engine(tmp_path: Path) -> Iterator[RefactorEngine]:
-    eng = RefactorEngine()
-    eng.add_root(str(tmp_path))
-    yield eng
-    eng.close()
 
 
 def move_f(engine: RefactorEngine, module: Path, destination: str) -> RefactoringResult:
@@ -42,7 +28,7 @@ def move_f(engine: RefactorEngine, module: Path, destination: str) -> Refactorin
 
 
 def test_a_correct_move_is_not_demoted_as_a_known_failure_shape(
-    engine: RefactorEngine, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_engine: RefactorEngine, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The isort false alarm: a client imports the module relatively (``from . import
     m``) and calls ``m.f()``; rope moves that correctly, but the packaged shapes took it
@@ -50,10 +36,10 @@ def test_a_correct_move_is_not_demoted_as_a_known_failure_shape(
     monkeypatch.setenv("REKS_KNOWN_FAILURES", str(tmp_path / "none.json"))  # the packaged
     rel = "from . import m\n\n\ndef use():\n    return m.f() + '!'\n"
     files = {"pkg/__init__.py": "", "pkg/m.py": MODULE, "pkg/other.py": "", "pkg/rel.py": rel}
-    write(tmp_path, {"pyproject.toml": "", **files})
-    result = move_f(engine, tmp_path / "pkg/m.py", "pkg/other.py")
+    write_files(tmp_path, {"pyproject.toml": "", **files})
+    result = move_f(tmp_engine, tmp_path / "pkg/m.py", "pkg/other.py")
     assert verify(str(tmp_path), result.provenance) is None
-    engine.apply(result, str(tmp_path))
+    tmp_engine.apply(result, str(tmp_path))
     code = "from pkg import rel; print(rel.use())"
     done = subprocess.run(
         [sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, timeout=60
@@ -61,10 +47,12 @@ def test_a_correct_move_is_not_demoted_as_a_known_failure_shape(
     assert done.stdout == "f3!\n", done.stderr
 
 
-def test_move_import_check_reads_unsaved_buffers(engine: RefactorEngine, tmp_path: Path) -> None:
+def test_move_import_check_reads_unsaved_buffers(
+    tmp_engine: RefactorEngine, tmp_path: Path
+) -> None:
     # A private module: nothing re-exports the moved name from it.
-    write(tmp_path, {"pyproject.toml": "", "_m.py": MODULE, "other.py": "", "main.py": ""})
-    result = move_f(engine, tmp_path / "_m.py", "other.py")
+    write_files(tmp_path, {"pyproject.toml": "", "_m.py": MODULE, "other.py": "", "main.py": ""})
+    result = move_f(tmp_engine, tmp_path / "_m.py", "other.py")
     root = str(tmp_path)
     assert check_move_imports(root, result.provenance) is None
     unsaved = {"main.py": "from _m import f as g\nprint(g())\n"}
