@@ -190,7 +190,7 @@ def _mend(ctx: Context, changes: ChangeSet, moved: MovedGlobal, searched: list[F
         lazily = graph.path_between(moved.new_path, moved.old_path) is not None
         extra[moved.old_path] = reexport(old_text, moved, lazily)
     importers.update(extra)
-    check_move(importers, project, moved)
+    check_move(importers, project, moved, before=_ProjectTexts(ctx, Simulation(), {}))
     for rel, text in sorted(extra.items()):
         resource = ctx.workspace.resource(ctx.workspace.abspath(rel))
         changes.add_change(ChangeContents(resource, text))

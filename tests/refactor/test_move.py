@@ -135,6 +135,16 @@ def test_a_move_that_creates_an_import_cycle_is_refused(
         move(tmp_engine, tmp_path, "m.py", "def f", "other.py")
 
 
+def test_an_import_cycle_the_project_already_had_is_not_a_reason_to_refuse(
+    tmp_engine: RefactorEngine, tmp_path: Path
+) -> None:
+    m = "import other\n\n\ndef f():\n    return other.BASE + 1\n\n\ndef g():\n    return f()\n"
+    write_files(tmp_path, {"pyproject.toml": "", "m.py": m, "other.py": "import m\n\nBASE = 2\n"})
+    result = move(tmp_engine, tmp_path, "m.py", "def f", "other.py")
+    tmp_engine.apply(result, str(tmp_path))
+    assert run(tmp_path, "import m; print(m.g())") == "3\n"
+
+
 def test_a_missing_destination_folder_is_still_refused(
     tmp_engine: RefactorEngine, tmp_path: Path
 ) -> None:

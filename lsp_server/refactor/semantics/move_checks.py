@@ -161,12 +161,13 @@ class ModuleGraph:
             if path.endswith(".py"):
                 for dotted in module_names(path, known):
                     self.by_name[dotted] = path
+        self.paths = set(self.by_name.values())
         self._edges: dict[str, set[str]] = {}
 
     def _path(self, parts: list[str], relative: bool) -> str | None:
         if relative:
             for candidate in ("/".join(parts) + ".py", "/".join([*parts, "__init__.py"])):
-                if candidate in self.by_name.values():
+                if candidate in self.paths:
                     return candidate
             return None
         return self.by_name.get(".".join(parts))
@@ -289,14 +290,26 @@ def binds_in(text: str, name: str) -> bool:
         return False
 
 
+def _cycle(project: Mapping[str, str], moved: MovedGlobal) -> str | None:
+    """The chain of load-time imports from the old module to the new one and back, if
+    there is one."""
+    graph = ModuleGraph(project, project)
+    there = graph.path_between(moved.old_path, moved.new_path)
+    back = graph.path_between(moved.new_path, moved.old_path) if there else None
+    return None if there is None or back is None else " -> ".join([*there, *back[1:]])
+
+
 def check_move(
-    importers: Mapping[str, str], project: Mapping[str, str], moved: MovedGlobal
+    importers: Mapping[str, str],
+    project: Mapping[str, str],
+    moved: MovedGlobal,
+    before: Mapping[str, str] | None = None,
 ) -> None:
     """Refuse (``RefactoringError`` naming the place) a moved project in which an importer
     (``importers``: the files that may import the name) still imports the name from a
     module that no longer provides it, or in which the new module and the old one import
-    each other at load time (an import cycle). ``project`` maps every Python file of the
-    moved project to its text."""
+    each other at load time (an import cycle the project, ``before``, did not have).
+    ``project`` maps every Python file of the moved project to its text."""
     old_text = project.get(moved.old_path)
     if old_text is None:
         return
@@ -306,9 +319,6 @@ def check_move(
                 f"the move would leave {importer}:{node.lineno} importing `{moved.name}` "
                 f"from {moved.old_path}, which would no longer define it"
             )
-    graph = ModuleGraph(project, project)
-    there = graph.path_between(moved.old_path, moved.new_path)
-    back = graph.path_between(moved.new_path, moved.old_path)
-    if there is not None and back is not None:
-        cycle = " -> ".join([*there, *back[1:]])
+    cycle = _cycle(project, moved)
+    if cycle is not None and (before is None or _cycle(before, moved) is None):
         raise RefactoringError(f"the move would create an import cycle: {cycle}")
