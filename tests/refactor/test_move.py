@@ -4,6 +4,7 @@ may be new modules and dotted names in src layouts. Each project is run after th
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -133,6 +134,29 @@ def test_a_move_that_creates_an_import_cycle_is_refused(
     )
     with pytest.raises(RefactoringError, match=r"import cycle: m\.py -> other\.py -> m\.py"):
         move(tmp_engine, tmp_path, "m.py", "def f", "other.py")
+
+
+def test_an_import_cycle_through_a_package_init_is_refused(
+    tmp_engine: RefactorEngine, tmp_path: Path
+) -> None:
+    """rope's own shape: the old module still calls the moved function, so it imports the
+    new module, whose package ``__init__`` imports a module that needs the old one loaded."""
+    code = (
+        "def indent(line):\n    return len(line) - len(line.lstrip())\n\n\n"
+        "def first(lines):\n    return indent(lines[0])\n\n\ndef pattern():\n    return '#'\n"
+    )
+    files = {
+        "pyproject.toml": "",
+        "base/__init__.py": "",
+        "base/code.py": code,
+        "tools/__init__.py": "from tools.organize import PATTERN\n",
+        "tools/organize.py": "from base import code\n\nPATTERN = code.pattern()\n",
+        "tools/text.py": '"""Where it goes."""\n',
+    }
+    write_files(tmp_path, files)
+    cycle = "base/code.py -> tools/__init__.py -> tools/organize.py -> base/code.py"
+    with pytest.raises(RefactoringError, match=re.escape(f"import cycle: {cycle}")):
+        move(tmp_engine, tmp_path, "base/code.py", "def indent", "tools/text.py")
 
 
 def test_an_import_cycle_the_project_already_had_is_not_a_reason_to_refuse(

@@ -151,8 +151,16 @@ def _load_time_imports(tree: ast.Module) -> Iterator[ast.Import | ast.ImportFrom
             todo.extend(nested_statements(node))
 
 
+def _encloses(target: str, path: str) -> bool:
+    """Is ``target`` the module ``path`` itself or the ``__init__`` of a package above it?"""
+    if target == path:
+        return True
+    return target.endswith("__init__.py") and path.startswith(target[: -len("__init__.py")])
+
+
 class ModuleGraph:
-    """Which project modules each module imports at load time, over ``texts``."""
+    """Which project modules each module imports at load time, over ``texts`` (the
+    packages above an imported module included: their ``__init__`` runs too)."""
 
     def __init__(self, texts: Mapping[str, str], known: Collection[str]) -> None:
         self.texts = texts
@@ -189,26 +197,32 @@ class ModuleGraph:
                 targets = [(module, relative)]
                 targets += [([*module, a.name], relative) for a in node.names]
             for parts, relative in targets:
-                target = self._path([p for p in parts if p], relative)
-                if target is not None and target != path:
-                    found.add(target)
+                parts = [p for p in parts if p]
+                # Importing ``a.b.c`` runs ``a/__init__`` and ``a/b/__init__`` first; the
+                # packages above ``path`` itself are loading already (no new edge).
+                for end in range(1, len(parts) + 1):
+                    target = self._path(parts[:end], relative)
+                    if target is not None and not _encloses(target, path):
+                        found.add(target)
         return found
 
     def path_between(self, start: str, goal: str) -> list[str] | None:
-        """A chain of load-time imports from ``start`` to ``goal``, if there is one."""
-        came_from: dict[str, str | None] = {start: None}
+        """A chain of load-time imports from ``start`` to ``goal`` (at least one import
+        long), if there is one."""
+        came_from: dict[str, str] = {}
         todo = [start]
         while todo:
             current = todo.pop()
-            if current == goal:
-                chain = [current]
-                while came_from[chain[-1]] is not None:
-                    chain.append(came_from[chain[-1]])  # type: ignore[arg-type]
-                return chain[::-1]
             for target in sorted(self.imports(current)):
-                if target not in came_from and target in self.texts:
-                    came_from[target] = current
-                    todo.append(target)
+                if target in came_from or target not in self.texts:
+                    continue
+                came_from[target] = current
+                if target == goal:
+                    chain = [goal]
+                    while chain[-1] != start or len(chain) == 1:
+                        chain.append(came_from[chain[-1]])
+                    return chain[::-1]
+                todo.append(target)
         return None
 
 
@@ -290,13 +304,10 @@ def binds_in(text: str, name: str) -> bool:
         return False
 
 
-def _cycle(project: Mapping[str, str], moved: MovedGlobal) -> str | None:
-    """The chain of load-time imports from the old module to the new one and back, if
-    there is one."""
-    graph = ModuleGraph(project, project)
-    there = graph.path_between(moved.old_path, moved.new_path)
-    back = graph.path_between(moved.new_path, moved.old_path) if there else None
-    return None if there is None or back is None else " -> ".join([*there, *back[1:]])
+def _cycle(project: Mapping[str, str], module: str) -> str | None:
+    """A chain of load-time imports from ``module`` back to itself, if there is one."""
+    chain = ModuleGraph(project, project).path_between(module, module)
+    return None if chain is None else " -> ".join(chain)
 
 
 def check_move(
@@ -319,6 +330,7 @@ def check_move(
                 f"the move would leave {importer}:{node.lineno} importing `{moved.name}` "
                 f"from {moved.old_path}, which would no longer define it"
             )
-    cycle = _cycle(project, moved)
-    if cycle is not None and (before is None or _cycle(before, moved) is None):
-        raise RefactoringError(f"the move would create an import cycle: {cycle}")
+    for module in (moved.old_path, moved.new_path):
+        cycle = _cycle(project, module)
+        if cycle is not None and (before is None or _cycle(before, module) is None):
+            raise RefactoringError(f"the move would create an import cycle: {cycle}")
