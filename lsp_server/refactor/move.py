@@ -185,7 +185,7 @@ def _mend(ctx: Context, changes: ChangeSet, moved: MovedGlobal, searched: list[F
     extra.update(mend_importers(importers, moved, project.paths))
     old_text = project[moved.old_path]
     lazily = False
-    if is_public(moved, project.paths) and not binds_in(old_text, moved.name):
+    if is_public(moved, project.paths) and not binds_in(old_text, moved.name, strict=True):
         graph = ModuleGraph(project, project.paths)
         lazily = graph.path_between(moved.new_path, moved.old_path) is not None
         extra[moved.old_path] = reexport(old_text, moved, lazily)

@@ -107,18 +107,25 @@ def test_reexport_is_lazy_when_the_new_module_imports_the_old_one(
         tmp_path,
         {
             "pyproject.toml": "",
-            "m.py": "VALUE = 3\n\n\ndef f():\n    return VALUE + 1\n",
+            "m.py": "VALUE = 3\n\n\ndef g():\n    return VALUE + 2\n\n\n"
+            "def f():\n    return VALUE + 1\n",
             "other.py": '"""Where it goes."""\n',
-            "main.py": "from m import f as g\nprint(g())\n",
+            "main.py": "from m import f as h\nprint(h())\n",
         },
     )
-    result = move(tmp_engine, tmp_path, "m.py", "def f", "other.py")
+    result = move(tmp_engine, tmp_path, "m.py", "def g", "other.py")
     tmp_engine.apply(result, str(tmp_path))
     assert "from m import VALUE" in (tmp_path / "other.py").read_text()
     assert "def __getattr__(name):" in (tmp_path / "m.py").read_text()
+    assert run(tmp_path, "import other; from m import g; print(g())") == "5\n"
+    assert run(tmp_path, "import m; print(m.g())") == "5\n"
+    # A second move out of the same module: its accessor learns the second name (and
+    # rope, moving a global named `f`, finds no f-string prefix to rewrite in it).
+    result = move(tmp_engine, tmp_path, "m.py", "def f", "other.py")
+    tmp_engine.apply(result, str(tmp_path))
     assert run(tmp_path, "import main") == "4\n"
-    assert run(tmp_path, "import other; from m import f; print(f())") == "4\n"
-    assert run(tmp_path, "import m; print(m.f())") == "4\n"
+    assert run(tmp_path, "import other; from m import f, g; print(f(), g())") == "4 5\n"
+    assert run(tmp_path, "from m import f; print(f())") == "4\n"
 
 
 def test_a_move_that_creates_an_import_cycle_is_refused(

@@ -111,14 +111,21 @@ def mend_importers(
     return mended
 
 
-def binds(tree: ast.Module, name: str) -> bool:
+def _spells(node: ast.AST, name: str) -> bool:
+    return any(isinstance(c, ast.Constant) and c.value == name for c in ast.walk(node))
+
+
+def binds(tree: ast.Module, name: str, strict: bool = False) -> bool:
     """Does the module bind global ``name`` (a definition, an assignment, an import), or
-    may it provide it anyway (``from x import *``, a module ``__getattr__``)?"""
+    may it provide it anyway (``from x import *``, a module ``__getattr__``; with
+    ``strict``, only a ``__getattr__`` that spells the name)?"""
     todo: list[ast.stmt] = list(tree.body)
     while todo:
         node = todo.pop()
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            if node.name in (name, "__getattr__"):
+            if node.name == name or (
+                node.name == "__getattr__" and (not strict or _spells(node, name))
+            ):
                 return True
             continue
         if isinstance(node, (ast.Import, ast.ImportFrom)):
@@ -272,7 +279,7 @@ def reexport(old_text: str, moved: MovedGlobal, lazily: bool) -> str:
         line = f"from {spec} import {name}  # noqa: F401  (moved; importable from here too)\n"
         return _insert_after_line(old_text, _after_imports(tree), line)
     branch = [
-        f"if name == {name!r}:  # moved to {moved.new_module}, which imports this module",
+        f'if name == "{name}":  # moved to {moved.new_module}, which imports this module',
         f"    from {spec} import {name}",
         "",
         f"    return {name}",
@@ -287,7 +294,9 @@ def reexport(old_text: str, moved: MovedGlobal, lazily: bool) -> str:
     )
     if existing is None:
         block = ["", "", "def __getattr__(name):", *("    " + b if b else b for b in branch)]
-        block.append('    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")')
+        # No f-string: rope takes the prefix of f"..." for a use of a global named ``f``.
+        message = '"module {!r} has no attribute {!r}".format(__name__, name)'
+        block.append(f"    raise AttributeError({message})")
         return old_text.rstrip("\n") + "\n" + "\n".join(block) + "\n"
     first = existing.body[0]
     starts = line_starts(old_text)
@@ -296,10 +305,10 @@ def reexport(old_text: str, moved: MovedGlobal, lazily: bool) -> str:
     return _insert_after_line(old_text, first.lineno - 1, text)
 
 
-def binds_in(text: str, name: str) -> bool:
+def binds_in(text: str, name: str, strict: bool = False) -> bool:
     """``binds`` on a module's text; a text that does not parse binds nothing."""
     try:
-        return binds(ast.parse(text), name)
+        return binds(ast.parse(text), name, strict)
     except (SyntaxError, ValueError):
         return False
 
