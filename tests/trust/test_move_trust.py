@@ -13,7 +13,7 @@ import pytest
 from lsp_server.refactor.engine import RefactorEngine
 from lsp_server.refactor.model import RefactoringResult, RefactorRequest
 from lsp_server.trust import known_failures
-from lsp_server.trust.checks import check_move_imports, verify
+from lsp_server.trust.checks import check_known_failures, check_move_imports, verify
 from tests.support.reks import write_files
 
 MODULE = 'VALUE = 3\n\n\ndef f():\n    return "f%d" % VALUE\n'
@@ -70,3 +70,30 @@ def test_the_packaged_shapes_are_generated_by_the_engine_test_command() -> None:
     known = known_failures.parse(data)
     versions = {"rope": known.rope_version, "jedi": known.jedi_version}
     assert known_failures.dumps(list(known.shapes), versions, known.generated_by) == text
+
+
+@pytest.mark.parametrize(
+    ("client", "demoted"),
+    [("from . import m\n", True), ("from pkg import m\n", False)],
+    ids=["relative", "from-package"],
+)
+def test_a_module_rename_matches_shapes_by_how_the_module_is_imported(
+    tmp_engine: RefactorEngine,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    client: str,
+    demoted: bool,
+) -> None:
+    shape = known_failures.FailureShape(
+        "reks", "rename-module", "output-changed", frozenset({"module:relative"}), (), 1, "", "x"
+    )
+    data = tmp_path / "shapes.json"
+    data.write_text(known_failures.dumps([shape], {"rope": "", "jedi": ""}))
+    monkeypatch.setenv("REKS_KNOWN_FAILURES", str(data))
+    files = {"pkg/__init__.py": "", "pkg/m.py": MODULE, "pkg/user.py": client}
+    write_files(tmp_path, {"pyproject.toml": "", **files})
+    module = tmp_path / "pkg/m.py"
+    request = RefactorRequest("rename", str(module), 0, None, {"new_name": "m2", "module": True})
+    result = tmp_engine.compute(request)
+    message = check_known_failures(str(tmp_path), result.provenance)
+    assert (message is not None and "known reks failure of rename-module" in message) is demoted
