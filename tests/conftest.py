@@ -21,3 +21,14 @@ def no_bytecode(monkeypatch: pytest.MonkeyPatch) -> None:
     """No ``__pycache__`` in temporary projects: a test that edits a module and runs it
     again within the same second must not get the stale compiled file."""
     monkeypatch.setattr(sys, "dont_write_bytecode", True)
+
+
+@pytest.fixture(autouse=True)
+def packaged_known_failures(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The known-failure shapes in force are the packaged ones: shapes a ``reks engine-test
+    --write-known-failures`` run left in the user's data folder must not change what the
+    tests see (a test wanting other shapes sets ``REKS_KNOWN_FAILURES`` itself)."""
+    missing = tmp_path_factory.getbasetemp() / "no-user-known-failures.json"
+    monkeypatch.setenv("REKS_KNOWN_FAILURES", str(missing))

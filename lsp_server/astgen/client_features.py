@@ -5,33 +5,25 @@ features of a move's clients (``from m import f``, aliased, relative, through a 
 from __future__ import annotations
 
 import ast
-from collections.abc import Collection, Iterator, Mapping
+from collections.abc import Collection, Mapping
 
+from lsp_server.project.imports import (
+    client_imports,
+    imported_module,
+    mentioning_trees,
+    module_names,
+    module_parts,
+    names_module,
+)
 
-def _module_parts(path: str) -> list[str]:
-    parts = path[: -len(".py")].split("/") if path.endswith(".py") else path.split("/")
-    if parts and parts[-1] == "__init__":
-        parts.pop()
-    return parts
-
-
-def module_names(path: str, files: Collection[str]) -> set[str]:
-    """The dotted names the module at root-relative ``path`` may be imported by: its whole
-    path, and the part below any folder that is not a package (``src/``, a ``tests/``
-    folder pytest puts on ``sys.path``)."""
-    parts = _module_parts(path)
-    return {
-        ".".join(parts[i:])
-        for i in range(len(parts))
-        if i == 0 or "/".join(parts[:i]) + "/__init__.py" not in files
-    }
-
-
-def _relative_base(importer: str, level: int) -> list[str]:
-    """The package folder (as parts) a ``level``-dot relative import in ``importer`` starts
-    from."""
-    folder = importer.split("/")[:-1]
-    return folder[: len(folder) - (level - 1)] if level - 1 <= len(folder) else []
+__all__ = [
+    "client_features",
+    "client_imports",
+    "layout_features",
+    "lists_in_all",
+    "module_client_features",
+    "module_names",
+]
 
 
 def _dotted(node: ast.expr) -> str | None:
@@ -74,61 +66,49 @@ def client_features(files: Mapping[str, str], path: str, name: str) -> frozenset
     ``client:reexport`` (a package ``__init__`` imports it), ``client:all`` (a client lists
     it in ``__all__``); ``client:none`` when no other module does. Only files whose text
     mentions the module's own name are parsed."""
-    if not name or not _module_parts(path):
+    if not name or not module_parts(path):
         return frozenset()
-    parts, dotted = _module_parts(path), module_names(path, files)
+    parts, dotted = module_parts(path), module_names(path, files)
     found: set[str] = set()
-    for other, tree in _client_trees(files, path, name):
+    for other, tree in mentioning_trees(files, path, name):
         found |= _client(tree, other, parts, dotted, name)
-    return frozenset(found or {"client:none"})
+    return frozenset(found or {"client:none"}) | layout_features(path, files)
 
 
-def _client_trees(
-    files: Mapping[str, str], path: str, name: str
-) -> Iterator[tuple[str, ast.Module]]:
-    """(path, tree) of the other Python ``files`` that may refer to ``name`` of the module
-    at ``path``, in path order: only those whose text mentions both are parsed."""
-    stem = _module_parts(path)[-1]
-    for other in sorted(files):
-        text = files[other]
-        if other == path or not other.endswith(".py") or stem not in text or name not in text:
-            continue
-        try:
-            yield other, ast.parse(text)
-        except (SyntaxError, ValueError):
-            continue
+def layout_features(path: str, files: Collection[str]) -> frozenset[str]:
+    """``layout:src`` when the module sits below a folder that is not a package (``src/``,
+    a tests folder): it is imported by a shorter name than its path."""
+    return frozenset({"layout:src"}) if len(module_names(path, files)) > 1 else frozenset()
 
 
-def _imported_module(node: ast.ImportFrom, importer: str) -> tuple[list[str], bool]:
-    """The module a ``from ... import`` in ``importer`` imports from, as parts, and whether
-    the import is relative (the parts are then a path from the root)."""
-    if node.level:
-        base = _relative_base(importer, node.level)
-        return base + (node.module.split(".") if node.module else []), True
-    return (node.module or "").split("."), False
-
-
-def client_imports(files: Mapping[str, str], path: str, name: str) -> Iterator[tuple[str, int]]:
-    """(path, line) of every ``from <module at path> import name`` (aliased or relative
-    too) in the other ``files``, in path order."""
-    parts = _module_parts(path)
-    if not parts or not name:
-        return
-    dotted = module_names(path, files)
-    for other, tree in _client_trees(files, path, name):
+def module_client_features(files: Mapping[str, str], path: str) -> frozenset[str]:
+    """How the other modules of a project import the module at ``path``, the features of
+    renaming or moving it: ``module:import`` (``import pkg.m``), ``module:import-as``,
+    ``module:from-package`` (``from pkg import m``), ``module:from-import`` (``from pkg.m
+    import f``), ``module:relative`` (any of these relative), ``module:reexport`` (a package
+    ``__init__`` imports from it); ``module:none`` when no other module does; plus
+    ``layout_features``."""
+    parts, dotted = module_parts(path), module_names(path, files)
+    if not parts:
+        return frozenset()
+    found: set[str] = set()
+    for other, tree in mentioning_trees(files, path, parts[-1]):
         for node in ast.walk(tree):
-            if (
-                isinstance(node, ast.ImportFrom)
-                and _names_module(*_imported_module(node, other), parts, dotted)
-                and any(alias.name == name for alias in node.names)
-            ):
-                yield other, node.lineno
-
-
-def _names_module(module: list[str], relative: bool, parts: list[str], dotted: set[str]) -> bool:
-    """Is ``module`` (from ``_imported_module``) the module whose path is ``parts`` and
-    whose dotted names are ``dotted``?"""
-    return module == parts if relative else ".".join(module) in dotted
+            if isinstance(node, ast.Import):
+                for alias in node.names:
+                    if alias.name in dotted:
+                        found.add("module:import-as" if alias.asname else "module:import")
+            elif isinstance(node, ast.ImportFrom):
+                module, relative = imported_module(node, other)
+                if names_module(module, relative, parts, dotted):
+                    found.add("module:relative" if relative else "module:from-import")
+                    if other.endswith("__init__.py"):
+                        found.add("module:reexport")
+                elif any(
+                    names_module([*module, a.name], relative, parts, dotted) for a in node.names
+                ):
+                    found.add("module:relative" if relative else "module:from-package")
+    return frozenset(found or {"module:none"}) | layout_features(path, files)
 
 
 def _client(
@@ -144,8 +124,8 @@ def _client(
                 if alias.name in dotted:
                     modules.add(alias.asname or alias.name)
         elif isinstance(node, ast.ImportFrom):
-            module, relative = _imported_module(node, other)
-            is_module = _names_module(module, relative, parts, dotted)
+            module, relative = imported_module(node, other)
+            is_module = names_module(module, relative, parts, dotted)
             for alias in node.names:
                 if is_module and alias.name == name:
                     imports_name = True
@@ -160,7 +140,7 @@ def _client(
                 elif is_module and alias.name == "*":
                     imports_name = True
                     found.add("client:star-import")
-                elif _names_module([*module, alias.name], relative, parts, dotted):
+                elif names_module([*module, alias.name], relative, parts, dotted):
                     modules.add(alias.asname or alias.name)
                     if relative:
                         relative_modules.add(alias.asname or alias.name)
@@ -171,7 +151,7 @@ def _client(
                 if bound in modules:
                     found.add("client:module-attribute")
                 if bound in relative_modules:
-                    found.add("client:relative-import")
+                    found.add("client:relative-module")
     if imports_name:
         if other.endswith("__init__.py"):
             found.add("client:reexport")

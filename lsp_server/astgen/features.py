@@ -8,7 +8,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator, Mapping
 
-from lsp_server.astgen.client_features import client_features
+from lsp_server.astgen.client_features import client_features, module_client_features
 from lsp_server.project.text import identifier_at, line_starts, offset_of
 
 _INTROSPECTION = {"getattr", "setattr", "hasattr", "delattr"}
@@ -286,9 +286,15 @@ def request_features(
     files: Mapping[str, str] | None = None,
     path: str | None = None,
 ) -> frozenset[str]:
-    """``features``, plus for a ``move`` of a global with the project's ``files`` (before
-    the move) and the source ``path``: how its clients refer to it (``client_features``)."""
+    """``features``, plus with the project's ``files`` (before the task) and the source
+    ``path``: for a ``move`` of a global how its clients refer to it
+    (``client_features``), for a ``rename-module`` how other modules import the module
+    (``module_client_features``)."""
     found = features(kind, source, offset, end)
-    if kind == "move" and files is not None and path is not None:
+    if files is None or path is None:
+        return found
+    if kind == "move":
         found |= client_features(files, path, identifier_at(source, offset))
+    elif kind == "rename-module":
+        found |= module_client_features(files, path)
     return found

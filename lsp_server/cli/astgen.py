@@ -71,6 +71,16 @@ def register(sub: Any) -> None:
     parser.set_defaults(handler=_engine_test)
 
 
+def _command(args: argparse.Namespace) -> str:
+    """The command line that reproduces this run's shapes (for the known-failures file)."""
+    words = ["reks engine-test", f"--bound {args.bound}", f"--engines {args.engines}"]
+    for option, values in (("--generator", args.generator), ("--refactoring", args.refactoring)):
+        words += [f"{option} {v}" for v in values or []]
+    if args.suite != "bounded-exhaustive":
+        words.append(f"--suite {args.suite}")
+    return " ".join([*words, "--write-known-failures"])
+
+
 def _field_exhaustive(cases: list[Any]) -> list[Any]:
     from lsp_server.fex.choices import field_exhaustive_cases
 
@@ -123,7 +133,7 @@ def _engine_test(args: argparse.Namespace) -> int:
     if args.write_known_failures is not None:
         path = args.write_known_failures or known_failures.user_path()
         shapes = known_failures.shapes_from(outcome, groups, cases)
-        write_atomic(path, known_failures.dumps(shapes, data["versions"]))
+        write_atomic(path, known_failures.dumps(shapes, data["versions"], _command(args)))
         print(f"known failures: {len(shapes)} shapes -> {path}")
     rate = outcome.checks / outcome.cpu_seconds if outcome.cpu_seconds else 0.0
     print(

@@ -101,6 +101,10 @@ def _run(args: argparse.Namespace, action: str, spec: str, selection: bool, **op
         if not args.apply:
             _print_diff(result, root)
         else:
+            refusal = None if args.force else _demoted(root, result)
+            if refusal is not None:
+                print(refusal, file=sys.stderr)
+                return 1
             try:
                 engine.apply(result, root)
             except (RefactoringError, OSError) as exc:
@@ -118,6 +122,22 @@ def _run(args: argparse.Namespace, action: str, spec: str, selection: bool, **op
         engine.close()
 
 
+def _demoted(root: str, result: RefactoringResult) -> str | None:
+    """Why the task must not be applied without ``--force``: the trust-but-verify checks,
+    run on the computed result before anything is written, would demote it to a hand
+    edit (its tests would all run, and the edit may well change behaviour)."""
+    from lsp_server.trust.task_listener import verdict
+
+    reason = verdict(root, result.provenance)
+    if reason is None:
+        return None
+    return (
+        f"reks: {result.provenance.description} not applied: REKS would treat it as a hand"
+        f" edit ({reason}); look at the diff without --apply, then pass --force to apply it"
+        " anyway; no file was changed"
+    )
+
+
 def _print_diff(result: RefactoringResult, root: str) -> None:
     """The edits as a unified diff (renames and new files as a line each), on stdout."""
     from lsp_server.refactor.model import FileCreate, FileEdit, FileRename
@@ -131,7 +151,10 @@ def _print_diff(result: RefactoringResult, root: str) -> None:
             old_rel, new_rel = (os.path.relpath(p, root) for p in (edit.old_path, edit.new_path))
             print(f"rename {old_rel} -> {new_rel}")
         elif isinstance(edit, FileCreate):
-            print(f"create {os.path.relpath(edit.path, root)}")
+            rel = os.path.relpath(edit.path, root)
+            print(f"create {rel}")
+            new = edit.text.splitlines(True)
+            sys.stdout.writelines(difflib.unified_diff([], new, "/dev/null", f"b/{rel}"))
 
 
 def _print_provenance(result: RefactoringResult) -> None:
@@ -166,6 +189,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     def add(name: str, help_text: str) -> argparse.ArgumentParser:
         p = actions.add_parser(name, help=help_text)
         p.add_argument("--apply", action="store_true", help="write the files (all or none)")
+        p.add_argument(
+            "--force",
+            action="store_true",
+            help="with --apply, write the files even when the trust checks would treat the "
+            "task as a hand edit",
+        )
         p.add_argument(
             "--root", help="project root (default: nearest folder with pyproject.toml, .git, ...)"
         )

@@ -83,6 +83,16 @@ def _add_content_edit(sim: Simulation, edit: FileEdit) -> None:
     sim.edits.append(edit)
 
 
+def _fill_created(sim: Simulation, path: str, text: str) -> bool:
+    """A file this task creates gets its text in the creation (there is nothing to edit
+    on disk yet); False when ``path`` is not created by the task."""
+    for index, earlier in enumerate(sim.edits):
+        if isinstance(earlier, FileCreate) and earlier.path == path and not earlier.is_folder:
+            sim.edits[index] = FileCreate(path, text)
+            return True
+    return False
+
+
 def simulate(workspace: RopeWorkspace, changes: ChangeSet | None) -> Simulation:
     """Replay ``changes`` in memory and return the edits it amounts to."""
     sim = Simulation()
@@ -96,7 +106,8 @@ def simulate(workspace: RopeWorkspace, changes: ChangeSet | None) -> Simulation:
                 raise RefactoringError(f"{path} does not exist")
             new = _same_newlines(old, change.new_contents)
             if new != old:
-                _add_content_edit(sim, FileEdit(path, old, new))
+                if not _fill_created(sim, path, new):
+                    _add_content_edit(sim, FileEdit(path, old, new))
                 sim.after[path] = new
         elif isinstance(change, MoveResource):
             old_path = os.path.realpath(change.resource.real_path)

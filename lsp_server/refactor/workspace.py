@@ -163,6 +163,11 @@ class RopeWorkspace:
             return text
         return self._files.read_text(real)
 
+    def overlays(self) -> dict[str, str]:
+        """Absolute path -> text of every editor buffer (a copy)."""
+        with self._lock:
+            return dict(self._overlays)
+
     def overlay(self, path: str) -> str | None:
         with self._lock:
             return self._overlays.get(os.path.realpath(path))

@@ -29,7 +29,7 @@ import shutil
 import sys
 import tempfile
 import tokenize
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 
 from lsp_server.astgen.client_features import client_imports, lists_in_all
@@ -37,13 +37,15 @@ from lsp_server.project.files import python_files
 from lsp_server.project.text import identifier_at
 from lsp_server.refactor.edit_check import check_edit
 from lsp_server.refactor.model import FileEdit, RefactoringError
+from lsp_server.refactor.semantics.move_checks import binds
 from lsp_server.rts.provenance import Origin, Provenance
-from lsp_server.rts.units import nested_statements
 
 _RENAME = re.compile(r"rename `([^`]+)` -> `([^`]+)`")
 
 
-def check_known_failures(root: str, provenance: Provenance) -> str | None:
+def check_known_failures(
+    root: str, provenance: Provenance, unsaved: Mapping[str, str] | None = None
+) -> str | None:
     """Does the task have a shape the engine-testing work found the engine to get wrong?
     (``lsp_server.trust.known_failures.matches``, fed by ``reks engine-test
     --write-known-failures``; without that module or the task's target: no opinion.) For a
@@ -58,12 +60,15 @@ def check_known_failures(root: str, provenance: Provenance) -> str | None:
         from lsp_server.trust.known_failures import matches
     except ImportError:
         return None
-    files = None
-    if target.action == "move" and provenance.kind == "move-global":
-        files = project_texts(Path(root), provenance, after=False)
-    shape = matches(
-        target.action, source, target.offset, target.end, project_files=files, path=target.path
-    )
+    files, kind = None, target.action
+    if (
+        target.action in ("rename", "rename-module")
+        and provenance.files_after.get(target.path, source) is None
+    ):
+        kind = "rename-module"  # the module file itself went away: renamed
+    if (kind, provenance.kind) in (("move", "move-global"), ("rename-module", "rename")):
+        files = project_texts(Path(root), provenance, after=False, unsaved=unsaved)
+    shape = matches(kind, source, target.offset, target.end, project_files=files, path=target.path)
     if shape is None:
         return None
     return (
@@ -85,46 +90,27 @@ def _untouched_python_files(root: Path, provenance: Provenance) -> Iterator[tupl
             continue
 
 
-def project_texts(root: Path, provenance: Provenance, after: bool) -> dict[str, str]:
+def project_texts(
+    root: Path, provenance: Provenance, after: bool, unsaved: Mapping[str, str] | None = None
+) -> dict[str, str]:
     """Root-relative path -> text of every Python file of the project, before the task or
     after it: the files the task touched from the provenance (the editor may not have saved
-    them yet), the others from disk (the task left them alone)."""
+    them yet), the others from the editor's ``unsaved`` buffers (root-relative path ->
+    text), else from disk (the task left them alone)."""
     touched = provenance.files_after if after else provenance.files_before
     texts = dict(_untouched_python_files(root, provenance))
+    for rel, buffer in (unsaved or {}).items():
+        if _python(rel) and rel not in provenance.files_before:
+            texts[rel] = buffer
     for rel, text in touched.items():
         if text is not None and _python(rel):
             texts[rel] = text
     return texts
 
 
-def _module_binds(tree: ast.Module, name: str) -> bool:
-    """Does the module bind global ``name`` (a definition, an assignment, an import), or
-    may it provide it anyway (``from x import *``, a module ``__getattr__``)?"""
-    todo: list[ast.stmt] = list(tree.body)
-    while todo:
-        node = todo.pop()
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            if node.name in (name, "__getattr__"):
-                return True
-            continue
-        if isinstance(node, (ast.Import, ast.ImportFrom)):
-            for alias in node.names:
-                bound = alias.asname or alias.name.split(".")[0]
-                if bound == name or alias.name == "*":
-                    return True
-            continue
-        for child in ast.walk(node):
-            if isinstance(child, ast.Name) and isinstance(child.ctx, ast.Store):
-                if child.id == name:
-                    return True
-            elif isinstance(child, ast.NamedExpr) and child.target.id == name:
-                return True
-        # Statements nested in module-level if/try/with/for/match bodies.
-        todo.extend(nested_statements(node))
-    return False
-
-
-def check_move_imports(root: str, provenance: Provenance) -> str | None:
+def check_move_imports(
+    root: str, provenance: Provenance, unsaved: Mapping[str, str] | None = None
+) -> str | None:
     """After a move of a global, every ``from <source module> import <name>`` of the
     project (aliased or relative too) must still find ``name`` in the source module: rope
     leaves some of them alone (aliased imports, relative imports, re-exports), and the
@@ -138,12 +124,12 @@ def check_move_imports(root: str, provenance: Provenance) -> str | None:
     name = identifier_at(before, target.offset)
     if not name:
         return None
-    files = project_texts(Path(root), provenance, after=True)
+    files = project_texts(Path(root), provenance, after=True, unsaved=unsaved)
     source_after = files.get(target.path)
     if source_after is None:
         return None  # the module is gone: check_undefined_names and friends judge that
     try:
-        if _module_binds(ast.parse(source_after), name):
+        if binds(ast.parse(source_after), name):
             return None
     except (SyntaxError, ValueError):
         return None  # check_compiles reports it
@@ -226,7 +212,9 @@ def _rename_position(before: str, after: str, old: str, new: str) -> tuple[int, 
     return None
 
 
-def check_rename_with_jedi(root: str, provenance: Provenance) -> str | None:
+def check_rename_with_jedi(
+    root: str, provenance: Provenance, unsaved: Mapping[str, str] | None = None
+) -> str | None:
     """jedi must compute the same texts for every file rope changed (and no other file).
 
     jedi reads other modules from disk, which already hold the refactored code, so the
@@ -376,22 +364,26 @@ def check_dynamic_lookup(provenance: Provenance) -> str | None:
     return None
 
 
-def verify(root: str, provenance: Provenance) -> str | None:
+def verify(
+    root: str, provenance: Provenance, unsaved: Mapping[str, str] | None = None
+) -> str | None:
     """The first failed check's message, or None when the task can be trusted. A check
-    that breaks is a failed check: the task then counts as a hand edit."""
+    that breaks is a failed check: the task then counts as a hand edit. ``unsaved``: the
+    editor's buffers (root-relative path -> text), which the project-wide checks read
+    instead of the disk."""
     try:
-        return _verify(root, provenance)
+        return _verify(root, provenance, unsaved)
     except Exception as exc:
         return f"the checks could not run ({type(exc).__name__}: {exc})"
 
 
-def _verify(root: str, provenance: Provenance) -> str | None:
+def _verify(root: str, provenance: Provenance, unsaved: Mapping[str, str] | None) -> str | None:
     for check in (check_compiles, check_undefined_names, check_dynamic_lookup):
         message = check(provenance)
         if message is not None:
             return message
     for project_check in (check_move_imports, check_rename_with_jedi, check_known_failures):
-        message = project_check(root, provenance)
+        message = project_check(root, provenance, unsaved)
         if message is not None:
             return message
     return None

@@ -7,7 +7,11 @@ a shape; REKS then treats the refactoring as a hand edit (its tests run) instead
 trusting it.
 
 The shapes learnt for the engines reks ships with are packaged as ``known_failures.json``
-next to this module (read-only: an installed package is never written); shapes learnt on
+next to this module (read-only: an installed package is never written). That file is
+generated, never edited by hand: after a change to the engines, the generators or the
+features, regenerate it with ``reks engine-test --bound 2 --engines reks,rope
+--write-known-failures lsp_server/trust/known_failures.json`` (its ``generated_by`` field
+records the command; a test checks that the file is exactly what ``dumps`` writes); shapes learnt on
 the user's machine go to ``user_path()`` and take precedence once there. A shape with no feature
 matches every refactoring of its kind: that is the safe answer when nothing narrower
 separates the failing programs from the passing ones.
@@ -125,9 +129,12 @@ def _merged(old: FailureShape, new: FailureShape) -> FailureShape:
     )  # fmt: skip
 
 
-def dumps(shapes: list[FailureShape], versions: dict[str, str]) -> str:
+def dumps(shapes: list[FailureShape], versions: dict[str, str], command: str = "") -> str:
+    """The shapes as the JSON file ``load`` reads; ``command`` is the ``reks engine-test``
+    command line that learnt them (the file is generated, never edited by hand)."""
     data = {
         "version": FORMAT_VERSION,
+        "generated_by": command,
         "engines": {"rope": versions.get("rope", ""), "jedi": versions.get("jedi", "")},
         "shapes": [
             {
@@ -150,6 +157,8 @@ def dumps(shapes: list[FailureShape], versions: dict[str, str]) -> str:
 class KnownFailures:
     rope_version: str
     shapes: tuple[FailureShape, ...]
+    generated_by: str = ""
+    jedi_version: str = ""
 
     @property
     def for_installed_rope(self) -> bool:
@@ -176,7 +185,13 @@ def parse(data: dict[str, Any]) -> KnownFailures:
         )
         for s in data.get("shapes", [])
     )
-    return KnownFailures(str(data.get("engines", {}).get("rope", "")), shapes)
+    engines = data.get("engines", {})
+    return KnownFailures(
+        str(engines.get("rope", "")),
+        shapes,
+        str(data.get("generated_by", "")),
+        str(engines.get("jedi", "")),
+    )
 
 
 def user_path() -> str:
@@ -227,9 +242,9 @@ def matches(
     A shape matches when the request has every feature of the shape. A ``move``'s features
     are in its clients: ``project_files`` (root-relative path -> text before the move, the
     source file included) and ``path`` (the source file's path) tell how other modules
-    import the moved global. Without them any known ``move`` failure matches every move
-    (nothing tells the requests apart), as any ``rename-module`` failure matches every
-    module rename."""
+    import the moved global, or the renamed module. Without them any known ``move``
+    failure matches every move (nothing tells the requests apart), as any
+    ``rename-module`` failure matches every module rename."""
     if known is None:
         try:
             path_in_force = active_path()
@@ -241,7 +256,7 @@ def matches(
     ]
     if not candidates:
         return None
-    if refactoring_kind == "move" and (project_files is None or path is None):
+    if refactoring_kind in ("move", "rename-module") and (project_files is None or path is None):
         found = frozenset().union(*(s.features for s in candidates))
     else:
         found = request_features(refactoring_kind, source, offset, end, project_files, path)

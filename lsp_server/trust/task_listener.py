@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import logging
 import sys
-from collections.abc import Callable
+import threading
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -26,6 +27,25 @@ log = logging.getLogger(__name__)
 
 Subscriber = Callable[[str, Provenance, "TaskOutcome | None"], None]
 
+_VERDICTS: list[tuple[Provenance, str, str | None]] = []
+_VERDICTS_LOCK = threading.Lock()
+
+
+def verdict(
+    root: str, provenance: Provenance, unsaved: Mapping[str, str] | None = None
+) -> str | None:
+    """``verify`` once per task: the editor flags a demoted task when it is applied and the
+    listener then records it, with the same verdict and without running the checks (jedi
+    among them) twice. Remembers the last few tasks by identity."""
+    with _VERDICTS_LOCK:
+        for known, known_root, reason in _VERDICTS:
+            if known is provenance and known_root == root:
+                return reason
+        reason = verify(root, provenance, unsaved)
+        _VERDICTS.append((provenance, root, reason))
+        del _VERDICTS[:-8]
+        return reason
+
 
 @dataclass
 class TaskListener:
@@ -38,7 +58,7 @@ class TaskListener:
     def __call__(self, root: str, provenance: Provenance) -> None:
         distrust = None
         if self.trust_but_verify():
-            distrust = verify(root, provenance)
+            distrust = verdict(root, provenance)
         outcome = record_refactoring(root, provenance, distrust=distrust)
         self.last = outcome
         if outcome is not None:

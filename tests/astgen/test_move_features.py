@@ -7,7 +7,12 @@ import json
 
 import pytest
 
-from lsp_server.astgen.client_features import client_features, client_imports, module_names
+from lsp_server.astgen.client_features import (
+    client_features,
+    client_imports,
+    module_client_features,
+    module_names,
+)
 from lsp_server.astgen.driver import Config, generate, run
 from lsp_server.astgen.report import group_failures
 from lsp_server.trust import known_failures
@@ -38,7 +43,7 @@ def project(**clients: str) -> dict[str, str]:
         ),
         (
             {"pkg__rel": "from . import m\nprint(m.f())\n"},
-            {"client:relative-import", "client:module-attribute"},
+            {"client:relative-module", "client:module-attribute"},
         ),
         ({"pkg__sub__deep": "from ..m import f\n"}, {"client:relative-import"}),
         ({"main": "import pkg.m\nprint(pkg.m.f())\n"}, {"client:module-attribute"}),
@@ -82,7 +87,23 @@ def test_flat_and_src_layouts() -> None:
         "src/lib/m.py": MODULE,
         "tests/test_m.py": "from lib.m import f\n",
     }
-    assert client_features(src, "src/lib/m.py", "f") == {"client:from-import"}
+    assert client_features(src, "src/lib/m.py", "f") == {"client:from-import", "layout:src"}
+
+
+@pytest.mark.parametrize(
+    ("clients", "expected"),
+    [
+        ({"main": "import pkg.m\n"}, {"module:import"}),
+        ({"main": "import pkg.m as k\n"}, {"module:import-as"}),
+        ({"main": "from pkg import m\n"}, {"module:from-package"}),
+        ({"main": "from pkg.m import f\n"}, {"module:from-import"}),
+        ({"pkg__rel": "from . import m\n"}, {"module:relative"}),
+        ({"pkg__init": "from .m import f\n"}, {"module:relative", "module:reexport"}),
+        ({"main": "import other\n"}, {"module:none"}),
+    ],
+)
+def test_module_client_features(clients: dict[str, str], expected: set[str]) -> None:
+    assert module_client_features(project(**clients), "pkg/m.py") == expected
 
 
 def test_client_imports_lists_every_from_import_of_the_name() -> None:
@@ -102,9 +123,10 @@ def test_client_imports_lists_every_from_import_of_the_name() -> None:
 
 @pytest.fixture(scope="module")
 def learnt() -> KnownFailures:
-    """Shapes learnt from a real run of the move programs (rope through reks)."""
+    """Shapes learnt from a real run of the move programs (rope alone: reks mends the
+    imports rope leaves behind)."""
     config = Config(
-        bound=2, generators=("modules",), refactorings=("move",), engines=("reks",), inverse=False
+        bound=2, generators=("modules",), refactorings=("move",), engines=("rope",), inverse=False
     )
     outcome = run(config)
     cases = generate(config)
@@ -122,7 +144,9 @@ def test_learnt_move_shapes_carry_client_features(learnt: KnownFailures) -> None
 def _move(files: dict[str, str], known: KnownFailures):  # type: ignore[no-untyped-def]
     source = files["pkg/m.py"]
     offset = source.index("def f") + 4
-    return matches("move", source, offset, known=known, project_files=files, path="pkg/m.py")
+    return matches(
+        "move", source, offset, engine="rope", known=known, project_files=files, path="pkg/m.py"
+    )
 
 
 def test_move_with_plain_client_imports_matches_no_shape(learnt: KnownFailures) -> None:
@@ -144,7 +168,7 @@ def test_move_with_an_aliased_client_import_matches(learnt: KnownFailures) -> No
 def test_move_without_the_project_matches_any_move_shape(learnt: KnownFailures) -> None:
     # Nothing tells the requests apart without the clients: the safe answer.
     source = MODULE
-    shape = matches("move", source, source.index("def f") + 4, known=learnt)
+    shape = matches("move", source, source.index("def f") + 4, engine="rope", known=learnt)
     assert shape is not None and shape.refactoring == "move"
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -49,3 +50,45 @@ def test_position_outside_the_file_is_reported(project: Path):
     util = project / "geometry/util.py"
     with pytest.raises(SystemExit, match="outside the file"):
         main(["refactor", "inline", f"{util}:999:1", "--root", str(project)])
+
+
+def test_apply_refuses_a_task_the_trust_checks_would_demote_unless_forced(
+    project: Path,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+):
+    # A known-failure shape without features: every extract method would be demoted.
+    shapes = tmp_path / "known_failures.json"
+    shape = {"engine": "reks", "refactoring": "extract-method", "oracle": "output-changed"}
+    data = {"version": 1, "engines": {"rope": ""}, "shapes": [{**shape, "features": []}]}
+    shapes.write_text(json.dumps(data))
+    monkeypatch.setenv("REKS_KNOWN_FAILURES", str(shapes))
+    util = project / "geometry/util.py"
+    before = util.read_text()
+    lines = before.splitlines()
+    row = next(i for i, x in enumerate(lines) if "double(value) * 2" in x) + 1
+    col = lines[row - 1].index("double(value) * 2") + 1
+    selection = f"{util}:{row}:{col}-{row}:{col + len('double(value) * 2')}"
+    args = ["refactor", "extract-method", selection, "dbl2", "--apply", "--root", str(project)]
+    assert main(args) == 1
+    err = capsys.readouterr().err
+    assert "not applied: REKS would treat it as a hand edit" in err
+    assert "known reks failure of extract-method" in err and "--force" in err
+    assert util.read_text() == before
+    assert main([*args, "--force"]) == 0
+    assert "def dbl2(value):" in util.read_text()
+
+
+def test_diff_of_a_move_into_a_new_module_shows_its_text(
+    project: Path, capsys: pytest.CaptureFixture[str]
+):
+    util = project / "geometry/util.py"
+    line = util.read_text().splitlines().index("def quadruple(value):") + 1
+    destination = "geometry.scaling"
+    args = ["refactor", "move", f"{util}:{line}:5", destination, "--root", str(project)]
+    assert main(args) == 0
+    out = capsys.readouterr().out
+    assert "create geometry/scaling.py" in out
+    assert "+def quadruple(value):" in out
+    assert not (project / "geometry/scaling.py").exists()

@@ -110,8 +110,20 @@ async def test_rename_module_and_package(client: LanguageClient, project: Path):
     assert project_tests_pass(project)
 
 
-async def test_will_rename_files_updates_imports(client: LanguageClient, project: Path):
-    old, new = project / "geometry/util.py", project / "geometry/numbers.py"
+@pytest.mark.parametrize(
+    ("new_rel", "new_import"),
+    [
+        ("geometry/numbers.py", "from geometry import numbers"),
+        # renamed and moved at once: two rope steps, one edit
+        ("tools/numbers.py", "from tools import numbers"),
+    ],
+)
+async def test_will_rename_files_updates_imports(
+    client: LanguageClient, project: Path, new_rel: str, new_import: str
+):
+    (project / "tools").mkdir()
+    (project / "tools/__init__.py").write_text("")
+    old, new = project / "geometry/util.py", project / new_rel
     edit = await client.workspace_will_rename_files_async(
         types.RenameFilesParams(
             files=[types.FileRename(old_uri=old.as_uri(), new_uri=new.as_uri())]
@@ -120,7 +132,7 @@ async def test_will_rename_files_updates_imports(client: LanguageClient, project
     assert edit is not None
     apply_workspace_edit(edit)
     old.rename(new)  # the editor renames the file itself
-    assert "from geometry import numbers" in (project / "app.py").read_text()
+    assert new_import in (project / "app.py").read_text()
     assert project_tests_pass(project)
 
 

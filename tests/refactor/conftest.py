@@ -73,12 +73,22 @@ def project(tmp_path: Path) -> Path:
     return root
 
 
-@pytest.fixture
-def engine(project: Path) -> Iterator[RefactorEngine]:
+def _engine_at(root: Path) -> Iterator[RefactorEngine]:
     eng = RefactorEngine()
-    eng.add_root(str(project))
+    eng.add_root(str(root))
     yield eng
     eng.close()
+
+
+@pytest.fixture
+def engine(project: Path) -> Iterator[RefactorEngine]:
+    yield from _engine_at(project)
+
+
+@pytest.fixture
+def tmp_engine(tmp_path: Path) -> Iterator[RefactorEngine]:
+    """An engine whose workspace is ``tmp_path`` (for tests writing their own project)."""
+    yield from _engine_at(tmp_path)
 
 
 @pytest.fixture

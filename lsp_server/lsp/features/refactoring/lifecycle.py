@@ -28,6 +28,7 @@ from lsp_server.project.files import MAX_ANALYSED_CHARS
 from lsp_server.refactor.model import RefactoringError, RefactoringResult, RefactorRequest
 from lsp_server.refactor.rope_thread import RopeJob
 from lsp_server.rts.provenance import Provenance
+from lsp_server.trust.task_listener import verdict
 
 if TYPE_CHECKING:
     from lsp_server.lsp.features.refactoring.feature import RefactoringFeature
@@ -118,10 +119,16 @@ def announce(feature: RefactoringFeature, root: str, result: RefactoringResult) 
     order) and the user's log. The Provenance (units and checksums of every touched file)
     is computed first on a thread of its own, so neither the loop nor rope waits for it."""
     loop = asyncio.get_running_loop()
+    check = bool(feature.host.settings.trustButVerify)
+    unsaved = _unsaved(feature, root) if check else {}
 
-    def announced(future: asyncio.Future[Provenance]) -> None:
+    def provenance_and_verdict() -> tuple[Provenance, str | None]:
+        provenance = result.provenance
+        return provenance, verdict(root, provenance, unsaved) if check else None
+
+    def announced(future: asyncio.Future[tuple[Provenance, str | None]]) -> None:
         try:
-            provenance = future.result()
+            provenance, demoted = future.result()
         except Exception:
             log.exception("provenance of an applied refactoring failed")
             return
@@ -131,9 +138,26 @@ def announce(feature: RefactoringFeature, root: str, result: RefactoringResult) 
                 type=types.MessageType.Info, message=f"reks: applied {provenance.description}"
             )
         )
+        if demoted is not None:
+            feature.host.lsp.window_show_message(
+                types.ShowMessageParams(
+                    type=types.MessageType.Warning,
+                    message=f"reks: {provenance.description} is treated as a hand edit, not a "
+                    f"trusted refactoring: {demoted}. Its tests will run; check the change.",
+                )
+            )
 
-    future = loop.run_in_executor(_PROVENANCE, lambda: result.provenance)
+    future = loop.run_in_executor(_PROVENANCE, provenance_and_verdict)
     future.add_done_callback(announced)
+
+
+def _unsaved(feature: RefactoringFeature, root: str) -> dict[str, str]:
+    """Root-relative path -> text of the editor's buffers under ``root`` (the engine's
+    overlays), for the checks that read the whole project."""
+    workspace = feature.host.engine.workspaces.get(os.path.realpath(root))
+    if workspace is None:
+        return {}
+    return {workspace.relpath(p): t for p, t in workspace.overlays().items()}
 
 
 _PROVENANCE = ThreadPoolExecutor(max_workers=1, thread_name_prefix="reks-provenance")

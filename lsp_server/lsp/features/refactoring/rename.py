@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import os
 from typing import TYPE_CHECKING, Any
 
@@ -25,6 +26,7 @@ from lsp_server.refactor.model import (
     RefactoringResult,
     RefactorRequest,
 )
+from lsp_server.refactor.module_moves import rename_and_move_module
 from lsp_server.refactor.rope_thread import RopeJob
 from lsp_server.rts.provenance import Provenance
 
@@ -81,8 +83,11 @@ async def will_rename_files(
         if not is_module:
             continue
         target = old_path if old_path.endswith(".py") else os.path.join(old_path, "__init__.py")
-        request = RefactorRequest("rename-module", target, 0, args={"new_path": new_path})
-        result = await compute(feature, request)
+        if _renamed_and_moved(old_path, new_path):
+            result = await _rename_and_move(feature, old_path, new_path)
+        else:
+            request = RefactorRequest("rename-module", target, 0, args={"new_path": new_path})
+            result = await compute(feature, request)
         for edit in result.edits:
             if isinstance(edit, FileEdit):
                 if edit.path in touched:
@@ -93,3 +98,21 @@ async def will_rename_files(
     if not edits:
         return None
     return to_edit(feature, RefactoringResult(edits, Provenance("rename-files", "")), False)
+
+
+def _renamed_and_moved(old_path: str, new_path: str) -> bool:
+    old, new = os.path.realpath(old_path), os.path.realpath(new_path)
+    return os.path.dirname(old) != os.path.dirname(new) and (
+        os.path.basename(old) != os.path.basename(new)
+    )
+
+
+async def _rename_and_move(
+    feature: RefactoringFeature, old_path: str, new_path: str
+) -> RefactoringResult:
+    """A module renamed into another folder: both steps at once (see ``module_moves``)."""
+    try:
+        workspace = feature.host.engine.workspace_for(old_path)
+        return await asyncio.to_thread(rename_and_move_module, workspace, old_path, new_path)
+    except RefactoringError as exc:
+        raise failed(str(exc)) from exc
