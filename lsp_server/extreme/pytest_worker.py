@@ -84,6 +84,7 @@ class WorkerPlugin:
         # What ran before the first test (imports, decorators, class bodies, module-level
         # calls): swapping its code afterwards cannot undo what it already did.
         self.import_recorder: Any = None
+        self.own_children: set[int] = set()  # started by the project at import: not orphans
 
     def send(self, message: dict[str, Any]) -> None:
         self.channel.send(message)
@@ -115,6 +116,7 @@ class WorkerPlugin:
 
     def _terminate(self, signum: int, frame: object) -> None:
         self.forker.kill_all()
+        kill_adopted()
         os._exit(1)
 
     # -- requests ---------------------------------------------------------------------
@@ -140,6 +142,7 @@ class WorkerPlugin:
             except Exception:
                 self.send({"op": "error", "message": traceback.format_exc()})
         self.forker.wait_all()
+        kill_adopted()
 
     def start_import_recording(self) -> None:
         from lsp_server.extreme.execution_recorder import Recorder
@@ -175,6 +178,7 @@ class WorkerPlugin:
         # Keep the collector from touching (and so copying) every inherited object in each
         # child: copy-on-write pages stay shared.
         imported = self.stop_import_recording()
+        self.own_children = set(_children(os.getpid()))
         gc.collect()
         gc.freeze()
         return {"op": "prepared", **imported}
@@ -239,6 +243,7 @@ class WorkerPlugin:
         else:
             reply.update(child.value)
         reply["duration"] = time.perf_counter() - started
+        kill_adopted(keep=self.forker.exiting | self.own_children)
         return reply
 
     def _run_child(self, request: dict[str, Any]) -> dict[str, Any]:
@@ -273,6 +278,35 @@ class WorkerPlugin:
         self.reported_failure = False
         reports = runtestprotocol(item, log=False, nextitem=nextitem)
         return self.reported_failure or any(report.failed for report in reports)
+
+
+def kill_adopted(keep: set[int] | frozenset[int] = frozenset()) -> None:
+    """Kill the processes this worker adopted as a subreaper (what a test started and left
+    behind, in a process group of its own too), except ``keep``; their own orphans come
+    back to it and are killed in the next round."""
+    me = os.getpid()
+    for _ in range(10):
+        adopted = [pid for pid in _children(me) if pid not in keep]
+        if not adopted:
+            return
+        for pid in adopted:
+            with contextlib.suppress(OSError):
+                os.kill(pid, signal.SIGKILL)
+            with contextlib.suppress(ChildProcessError, OSError):
+                os.waitpid(pid, 0)
+
+
+def _children(pid: int) -> list[int]:
+    try:
+        tasks = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return []
+    found: list[int] = []
+    for task in tasks:
+        with contextlib.suppress(OSError, ValueError):
+            text = Path(f"/proc/{pid}/task/{task}/children").read_text()
+            found += [int(part) for part in text.split()]
+    return found
 
 
 class _Alarm:
