@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import os
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -212,14 +212,15 @@ def _run(
     results: dict[str, list[TransformationResult]],
     entries: dict[str, Any],
 ) -> None:
-    size = options.jobs or os.cpu_count() or 1
+    # With a cluster the local workers only observe: one is enough.
+    size = 1 if options.scheduler else options.jobs or os.cpu_count() or 1
     job.report(0, None, "collecting tests")
     with WorkerPool(root, size, options.python, options.pytest_args) as pool:
         pool.collect_timeout = options.collect_timeout
         try:
             observed = _observe(pool, root, job, analysis, todo, options)
             planned = _plan(options, analysis, todo, observed, checksums, results, entries)
-            done = _run_planned(pool, planned, job)
+            done = _run_planned(_runner(root, options, pool, todo), planned, job)
             analysis.run_count = len(done)
         except BaseException:
             pool.terminate()
@@ -332,13 +333,38 @@ def _plan(
     return planned
 
 
+Runner = Callable[[list[dict[str, Any]], Job], Iterator[dict[str, Any]]]
+
+
+def _runner(root: Path, options: Options, pool: WorkerPool, todo: list[FunctionInfo]) -> Runner:
+    """The local pool's workers, or a Dask cluster's when ``options.scheduler`` is set."""
+    address = options.scheduler
+    if not address:
+        return pool.run_all
+    try:
+        from lsp_server.extreme import dask_runner
+    except ImportError as exc:
+        raise ValueError("--scheduler needs Dask distributed: pip install 'reks[dask]'") from exc
+    files = sorted({f.path for f in todo})
+
+    def run_all(requests: list[dict[str, Any]], job: Job) -> Iterator[dict[str, Any]]:
+        try:
+            yield from dask_runner.run_all(
+                address, root, options.python, options.pytest_args, files, requests, job
+            )
+        except dask_runner.DaskUnavailable as exc:
+            raise ValueError(str(exc)) from exc
+
+    return run_all
+
+
 def _run_planned(
-    pool: WorkerPool, planned: dict[int, tuple[Transformation, dict[str, Any]]], job: Job
+    run_all: Runner, planned: dict[int, tuple[Transformation, dict[str, Any]]], job: Job
 ) -> list[TransformationResult]:
     """Run every planned transformation on the workers; the results in planned order."""
     done: dict[int, TransformationResult] = {}
     job.report(0, len(planned), "running transformations")
-    for reply in pool.run_all([request for _, request in planned.values()], job):
+    for reply in run_all([request for _, request in planned.values()], job):
         t = planned[reply["id"]][0]
         done[reply["id"]] = TransformationResult(
             transformation=t,
