@@ -21,7 +21,7 @@ import signal
 import sys
 import time
 import traceback
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -29,27 +29,13 @@ import pytest
 from _pytest.runner import runtestprotocol
 
 from lsp_server.extreme import code_swap as swapping
+from lsp_server.extreme.worker_guard import Alarm, children, kill_adopted, set_subreaper
 from lsp_server.rts.units import MODULE
 from lsp_server.sandbox import TIMEOUT, Channel, ChannelClosed, Forker, inherited_channel
 
 OBSERVE_SLACK = 60.0
 """Seconds the whole observation run may take beyond the sum of its tests' timeouts (for a
 test that a per-test alarm cannot interrupt); the run is then killed, never waited for."""
-
-
-class TestHung(Exception):
-    """Raised into a test that ran past its timeout on the original code (so pytest records
-    a failure and runs its teardown)."""
-
-
-def _set_subreaper() -> None:
-    """Orphans of the tests (a test's children whose parent exited) become children of this
-    worker, in its process group, instead of the init process: reks kills the group."""
-    if sys.platform.startswith("linux"):
-        with contextlib.suppress(OSError, AttributeError):
-            import ctypes
-
-            ctypes.CDLL(None).prctl(36, 1)  # PR_SET_CHILD_SUBREAPER
 
 
 def _short_failure(*args: object, **kwargs: object) -> str:
@@ -178,7 +164,7 @@ class WorkerPlugin:
         # Keep the collector from touching (and so copying) every inherited object in each
         # child: copy-on-write pages stay shared.
         imported = self.stop_import_recording()
-        self.own_children = set(_children(os.getpid()))
+        self.own_children = set(children(os.getpid()))
         gc.collect()
         gc.freeze()
         return {"op": "prepared", **imported}
@@ -209,7 +195,7 @@ class WorkerPlugin:
 
         recorder = Recorder(self.root)
         tests: dict[str, dict[str, Any]] = {}
-        alarm = _Alarm()
+        alarm = Alarm()
         recorder.start()
         try:
             for i, nodeid in enumerate(nodeids):
@@ -280,61 +266,6 @@ class WorkerPlugin:
         return self.reported_failure or any(report.failed for report in reports)
 
 
-def kill_adopted(keep: set[int] | frozenset[int] = frozenset()) -> None:
-    """Kill the processes this worker adopted as a subreaper (what a test started and left
-    behind, in a process group of its own too), except ``keep``; their own orphans come
-    back to it and are killed in the next round."""
-    me = os.getpid()
-    for _ in range(10):
-        adopted = [pid for pid in _children(me) if pid not in keep]
-        if not adopted:
-            return
-        for pid in adopted:
-            with contextlib.suppress(OSError):
-                os.kill(pid, signal.SIGKILL)
-            with contextlib.suppress(ChildProcessError, OSError):
-                os.waitpid(pid, 0)
-
-
-def _children(pid: int) -> list[int]:
-    try:
-        tasks = os.listdir(f"/proc/{pid}/task")
-    except OSError:
-        return []
-    found: list[int] = []
-    for task in tasks:
-        with contextlib.suppress(OSError, ValueError):
-            text = Path(f"/proc/{pid}/task/{task}/children").read_text()
-            found += [int(part) for part in text.split()]
-    return found
-
-
-class _Alarm:
-    """A per-test deadline in the observation child: ``SIGALRM`` raises ``TestHung`` into
-    the test (and again every second, so a hanging teardown is stopped too)."""
-
-    def __init__(self) -> None:
-        self.fired = False
-
-    def _ring(self, signum: int, frame: object) -> None:
-        self.fired = True
-        signal.setitimer(signal.ITIMER_REAL, 1.0)
-        raise TestHung("the test ran past its timeout on the original code")
-
-    @contextlib.contextmanager
-    def armed(self, seconds: float) -> Iterator[None]:
-        self.fired = False
-        previous = signal.signal(signal.SIGALRM, self._ring)
-        signal.setitimer(signal.ITIMER_REAL, max(seconds, 0.01))
-        try:
-            yield
-        except TestHung:
-            pass
-        finally:
-            signal.setitimer(signal.ITIMER_REAL, 0)
-            signal.signal(signal.SIGALRM, previous)
-
-
 def _import_path(path: str) -> None:
     """Import the module stored at ``path`` by the name a ``sys.path`` entry gives it."""
     import importlib
@@ -361,7 +292,7 @@ def main(argv: list[str]) -> int:
     if channel is None:
         sys.stderr.write("the pytest worker runs only inside a reks sandbox process\n")
         return 2
-    _set_subreaper()
+    set_subreaper()
     plugin = WorkerPlugin(root, channel)
     plugin.start_import_recording()
     args = [
