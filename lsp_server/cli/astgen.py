@@ -83,10 +83,15 @@ def _field_exhaustive(cases: list[Any]) -> list[Any]:
     return field_exhaustive_cases(cases)
 
 
-def _on_dask(config: Any, address: str, job: Any) -> Any:
+def _check(config: Any, scheduler: str | None, job: Any) -> Any:
+    """The checks, on the local processes or on the Dask cluster at ``scheduler``."""
+    if not scheduler:
+        from lsp_server.astgen import driver
+
+        return driver.run(config, job)
     from lsp_server.astgen import dask_checks
 
-    return dask_checks.run(config, address, job)
+    return dask_checks.run(config, scheduler, job)
 
 
 def _engine_test(args: argparse.Namespace) -> int:
@@ -122,10 +127,7 @@ def _engine_test(args: argparse.Namespace) -> int:
         return 2
     with ProgressBar("engine-test") as bar:
         try:
-            if args.scheduler:
-                outcome = _on_dask(config, args.scheduler, bar.job())
-            else:
-                outcome = driver.run(config, bar.job())
+            outcome = _check(config, args.scheduler, bar.job())
         except Cancelled:
             return 130
         except (ImportError, OSError) as exc:

@@ -41,6 +41,12 @@ def register(sub: argparse._SubParsersAction) -> None:
         default=3.0,
         help="timeout = 1 s + factor x the covering tests' original duration (default 3)",
     )
+    _add_run_options(p)
+    p.set_defaults(handler=_run)
+
+
+def _add_run_options(p: argparse.ArgumentParser) -> None:
+    """Bounds, checks and where the transformations run."""
     p.add_argument(
         "--test-timeout",
         type=float,
@@ -69,7 +75,6 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="run the transformations on this Dask distributed scheduler "
         "(needs the `dask` extra; default: local workers)",
     )
-    p.set_defaults(handler=_run)
 
 
 def _run(args: argparse.Namespace) -> int:

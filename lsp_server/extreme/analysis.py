@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import os
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -22,16 +22,19 @@ from lsp_server.extreme.model import Transformation, TransformationResult, Verdi
 from lsp_server.extreme.observation import ImportTimeTests, StoreView, store_view, test_timeouts
 from lsp_server.extreme.on_disk import PrivateCopy
 from lsp_server.extreme.pool import WorkerPool
+from lsp_server.extreme.runners import Runner, runner_for
 from lsp_server.extreme.state import (
     Checksums,
     entry,
     load_state,
+    previous_runners,
     result_from_state,
     result_to_state,
     save_state,
     tests_fingerprint,
     untouched,
 )
+from lsp_server.extreme.warm import WarmPools
 from lsp_server.jobs import Job
 from lsp_server.project import load_config
 
@@ -103,8 +106,14 @@ def _skipped(function: FunctionInfo, reason: str) -> TransformationResult:
     )
 
 
-def analyse(root: Path, options: Options | None = None, job: Job | None = None) -> Analysis:
-    """Run the extreme analysis of the project at ``root``; see the module docstring."""
+def analyse(
+    root: Path,
+    options: Options | None = None,
+    job: Job | None = None,
+    warm: WarmPools | None = None,
+) -> Analysis:
+    """Run the extreme analysis of the project at ``root``; see the module docstring.
+    ``warm``: keep the workers for the next analysis (the editor's)."""
     options = options or Options()
     job = job or Job()
     started = time.perf_counter()
@@ -132,7 +141,6 @@ def analyse(root: Path, options: Options | None = None, job: Job | None = None) 
         if (
             entry is not None
             and entry.get("checksum") == function.checksum
-            and entry.get("line") == function.line
             and all(checksums.get(unit) == value for unit, value in entry["deps"].items())
         ):
             results[function.key] = [result_from_state(function, r) for r in entry["results"]]
@@ -143,7 +151,8 @@ def analyse(root: Path, options: Options | None = None, job: Job | None = None) 
             todo.append(function)
 
     if todo:
-        _run(root, options, job, analysis, todo, checksums, results, entries)
+        known = previous_runners(previous, todo, checksums)
+        _run(root, options, job, analysis, todo, checksums, results, entries, known, warm)
 
     analysis.results = [r for f in functions for r in results.get(f.key, [])]
     save_state(root, context, {**untouched(previous, root, analysis.functions), **entries})
@@ -211,20 +220,32 @@ def _run(
     checksums: Checksums,
     results: dict[str, list[TransformationResult]],
     entries: dict[str, Any],
+    known: list[str] | None = None,
+    warm: WarmPools | None = None,
 ) -> None:
     # With a cluster the local workers only observe: one is enough.
     size = 1 if options.scheduler else options.jobs or os.cpu_count() or 1
     job.report(0, None, "collecting tests")
-    with WorkerPool(root, size, options.python, options.pytest_args) as pool:
-        pool.collect_timeout = options.collect_timeout
-        try:
-            observed = _observe(pool, root, job, analysis, todo, options)
-            planned = _plan(options, analysis, todo, observed, checksums, results, entries)
-            done = _run_planned(_runner(root, options, pool, todo), planned, job)
-            analysis.run_count = len(done)
-        except BaseException:
-            pool.terminate()
-            raise
+    warm = None if options.scheduler else warm
+    args = (root, size, options.python, options.pytest_args)
+    if warm is not None:
+        pool = warm.take(*args, job, collect_timeout=options.collect_timeout)
+    else:
+        pool = WorkerPool(*args, collect_timeout=options.collect_timeout)
+    try:
+        observed = _observe(pool, root, job, analysis, todo, options, known)
+        planned = _plan(options, analysis, todo, observed, checksums, results, entries)
+        files = sorted({f.path for f in todo})
+        run_all = runner_for(options.scheduler, pool, options.python, options.pytest_args, files)
+        done = _run_planned(run_all, planned, job)
+        analysis.run_count = len(done)
+    except BaseException:
+        pool.terminate()
+        raise
+    if warm is not None:
+        warm.give_back(pool)
+    else:
+        pool.close()
     done = check_on_disk(root, options, analysis, planned, done, job)
     for result in done:
         t = result.transformation
@@ -243,6 +264,7 @@ def _observe(
     analysis: Analysis,
     todo: list[FunctionInfo],
     options: Options,
+    known: list[str] | None = None,
 ) -> dict[str, Any]:
     """Start the workers and run the covering tests once on the original code: which tests
     execute which function, how long each takes, what each function returns."""
@@ -257,6 +279,9 @@ def _observe(
     job.report(0, None, "observing the tests")
     analysis.import_time = pool.import_time & {f.key for f in todo}
     view = store_view(root, pool.nodeids, todo, frozenset(analysis.import_time))
+    if known is not None and not analysis.import_time:
+        # Only their bodies changed: no other test can reach them now.
+        view.subset = [t for t in pool.nodeids if t in set(known)]
     analysis.coverage_source = "observation" if view.subset is None else "store"
     cap = options.test_timeout
     observed = pool.observe(view.subset, cap, test_timeouts(view.subset, view.durations, cap))
@@ -318,44 +343,25 @@ def _plan(
         for body in bodies:
             ident = len(planned)
             transformation = Transformation(function.path, function.qualname, function.line, body)
-            request = {
-                "op": "run",
-                "id": ident,
-                "path": function.path,
-                "function": function.qualname,
-                "line": function.line,
-                "first_line": function.first_line,
-                "body": body,
-                "tests": passing,
-                "timeout": timeout,
-            }
-            planned[ident] = (transformation, request)
+            planned[ident] = (transformation, _request(ident, function, body, passing, timeout))
     return planned
 
 
-Runner = Callable[[list[dict[str, Any]], Job], Iterator[dict[str, Any]]]
-
-
-def _runner(root: Path, options: Options, pool: WorkerPool, todo: list[FunctionInfo]) -> Runner:
-    """The local pool's workers, or a Dask cluster's when ``options.scheduler`` is set."""
-    address = options.scheduler
-    if not address:
-        return pool.run_all
-    try:
-        from lsp_server.extreme import dask_runner
-    except ImportError as exc:
-        raise ValueError("--scheduler needs Dask distributed: pip install 'reks[dask]'") from exc
-    files = sorted({f.path for f in todo})
-
-    def run_all(requests: list[dict[str, Any]], job: Job) -> Iterator[dict[str, Any]]:
-        try:
-            yield from dask_runner.run_all(
-                address, root, options.python, options.pytest_args, files, requests, job
-            )
-        except dask_runner.DaskUnavailable as exc:
-            raise ValueError(str(exc)) from exc
-
-    return run_all
+def _request(
+    ident: int, function: FunctionInfo, body: str, tests: list[str], timeout: float
+) -> dict[str, Any]:
+    """A worker's request to run one transformation."""
+    return {
+        "op": "run",
+        "id": ident,
+        "path": function.path,
+        "function": function.qualname,
+        "line": function.line,
+        "first_line": function.first_line,
+        "body": body,
+        "tests": tests,
+        "timeout": timeout,
+    }
 
 
 def _run_planned(

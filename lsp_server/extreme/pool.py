@@ -59,16 +59,23 @@ class WorkerPool:
     """``size`` warm workers over the project at ``root``."""
 
     def __init__(
-        self, root: Path, size: int, python: str | None = None, pytest_args: Iterable[str] = ()
+        self,
+        root: Path,
+        size: int,
+        python: str | None = None,
+        pytest_args: Iterable[str] = (),
+        collect_timeout: float = COLLECT_TIMEOUT,
     ) -> None:
         self.root = root
         self.size = max(1, size)
         self.python = python or sys.executable
+        self.python_arg = python  # as given (None: this interpreter)
+        self.snapshot: object = None  # the files its workers imported (kept by ``warm``)
         self.pytest_args = list(pytest_args)
         self.workers: list[Worker] = []
         self.nodeids: list[str] = []  # collected tests, in pytest's order
         self.collection_errors = 0
-        self.collect_timeout = COLLECT_TIMEOUT
+        self.collect_timeout = collect_timeout
         self.import_time: set[str] = set()  # function units that ran while importing
         self.import_returns: dict[str, set[str]] = {}
 
@@ -79,6 +86,8 @@ class WorkerPool:
         self.close()
 
     def start(self, job: Job) -> None:
+        if self.workers:
+            return  # a warm pool (see ``warm``) is started once
         env = dict(os.environ)
         env.setdefault("PYTHONDONTWRITEBYTECODE", "1")
         args = ["-m", "lsp_server.extreme.pytest_worker", str(self.root), *self.pytest_args]
@@ -103,6 +112,14 @@ class WorkerPool:
             self.import_time.update(prepared.get("import_time", []))
             for unit, kinds in prepared.get("import_returns", {}).items():
                 self.import_returns.setdefault(unit, set()).update(kinds)
+
+    def refresh(self, files: dict[str, str]) -> str | None:
+        """Make every worker follow the edits of ``files`` (path -> the text it imported);
+        None when they all could, else why not (the pool must then be started afresh)."""
+        for worker in self.workers:
+            worker.send({"op": "refresh", "files": files})
+        refusals = [worker.receive(self.collect_timeout, "refreshing") for worker in self.workers]
+        return next((r.get("reason", "") for r in refusals if not r.get("ok")), None)
 
     def observe(
         self,

@@ -123,6 +123,8 @@ class WorkerPlugin:
                     self.send(self.observe(request))
                 elif op == "run":
                     self.send(self.run(request))
+                elif op == "refresh":
+                    self.send(self.refresh(request["files"]))
                 else:
                     self.send({"op": "error", "message": f"unknown request {op!r}"})
             except Exception:
@@ -160,6 +162,7 @@ class WorkerPlugin:
             with contextlib.suppress(OSError, UnicodeDecodeError, SyntaxError, ValueError):
                 source = Path(path).read_text(encoding="utf-8")
                 self.defs[path] = swapping.function_defs(source, path)
+        gc.unfreeze()  # frozen objects are invisible to the index (a warm worker's 2nd time)
         self.index = swapping.index_functions(self.root)
         # Keep the collector from touching (and so copying) every inherited object in each
         # child: copy-on-write pages stay shared.
@@ -168,6 +171,23 @@ class WorkerPlugin:
         gc.collect()
         gc.freeze()
         return {"op": "prepared", **imported}
+
+    def refresh(self, files: dict[str, str]) -> dict[str, Any]:
+        """Follow edits of ``files`` (path -> the text the worker imported) in the live
+        functions; ``ok`` false when an edit cannot be followed (start a new worker)."""
+        from lsp_server.extreme.refresh import refresh_file
+
+        edited = 0
+        for rel, old_source in files.items():
+            path = os.path.realpath(os.path.join(self.root, rel))
+            try:
+                new_source = Path(path).read_text(encoding="utf-8")
+                edited += refresh_file(self.index, path, old_source, new_source)
+                if path in self.defs:
+                    self.defs[path] = swapping.function_defs(new_source, path)
+            except (swapping.SwapError, OSError, UnicodeDecodeError, SyntaxError) as exc:
+                return {"op": "refreshed", "ok": False, "reason": str(exc)}
+        return {"op": "refreshed", "ok": True, "edited": edited}
 
     def observe(self, request: dict[str, Any]) -> dict[str, Any]:
         """Run shard ``index`` of ``count`` (a contiguous slice, so module and class

@@ -104,7 +104,25 @@ def entry(
         "deps": {unit: checksums.get(unit) for unit in sorted(deps)},
         "results": [],
         "tests": [],
+        "runners": sorted(runners),
     }
+
+
+def previous_runners(
+    previous: dict[str, Any], functions: list[FunctionInfo], checksums: Checksums
+) -> list[str] | None:
+    """The tests that executed ``functions`` last time, when nothing but their own bodies
+    changed since (so no other test can reach them now); None when that is not known."""
+    found: set[str] = set()
+    for function in functions:
+        saved = previous.get(function.key)
+        if saved is None or "runners" not in saved:
+            return None
+        deps = saved["deps"].items()
+        if any(checksums.get(unit) != value for unit, value in deps if unit != function.key):
+            return None
+        found.update(saved["runners"])
+    return sorted(found)
 
 
 def untouched(
