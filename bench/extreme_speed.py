@@ -37,6 +37,7 @@ from lsp_server.extreme.analysis import Analysis, Options, analyse
 from lsp_server.extreme.model import TransformationResult, Verdict
 from lsp_server.extreme.on_disk import rewrite_body
 from lsp_server.extreme.report import summarize
+from lsp_server.extreme.warm import WarmPools
 
 WORK = Path(tempfile.gettempdir()) / "reks-bench-extreme"
 QUIET = ["-W", "ignore::pytest.PytestDeprecationWarning", "-p", "no:cacheprovider"]
@@ -186,7 +187,9 @@ def run_mutmut(root: Path, project: Project, seconds: float, jobs: int) -> dict[
 
 
 def incremental(root: Path, project: Project, jobs: int, analysis: Analysis) -> None:
-    """Edit one analysed function (a statement added to its body) and analyse again."""
+    """Edit one analysed function (a statement added to its body) and analyse again: from
+    the command line (workers started afresh), then as the editor does (warm workers
+    kept from the previous analysis, a second edit of the same function)."""
     ran = [r for r in analysis.results if r.verdict is not Verdict.SKIPPED and r.tests]
     if not ran:
         return
@@ -194,21 +197,25 @@ def incremental(root: Path, project: Project, jobs: int, analysis: Analysis) -> 
     path = root / t.path
     original = path.read_text(encoding="utf-8")
     lines = original.splitlines(keepends=True)
-    body_line = next(i for i in range(t.line, len(lines)) if lines[i].strip())
-    indent = lines[body_line][: len(lines[body_line]) - len(lines[body_line].lstrip())]
-    if lines[body_line].lstrip().startswith(("'", '"')):  # after a docstring: keep it one
-        return
-    lines.insert(body_line, f"{indent}_reks_edit = None\n")
-    path.write_text("".join(lines), encoding="utf-8")
+    at = next(i for i in range(t.line, len(lines)) if lines[i].strip())
+    indent = lines[at][: len(lines[at]) - len(lines[at].lstrip())]
+    options = Options(paths=[root / x for x in project.targets], jobs=jobs, pytest_args=QUIET)
+    warm = WarmPools()
     try:
-        again = analyse(
-            root, Options(paths=[root / x for x in project.targets], jobs=jobs, pytest_args=QUIET)
-        )
+        timings = []
+        for edit in range(2):
+            edited = [*lines[:at], f"{indent}_reks_edit = {edit}\n", *lines[at:]]
+            path.write_text("".join(edited), encoding="utf-8")
+            again = analyse(root, options, warm=warm)
+            timings.append((again.elapsed, again.run_count, len(again.reused)))
     finally:
+        warm.close()
         path.write_text(original, encoding="utf-8")
+    (cold, runs, reused), (hot, hot_runs, _) = timings
     print(
-        f"(d) incremental after editing {t.function}: {again.elapsed:.2f} s "
-        f"({again.run_count} transformations run, {len(again.reused)} functions reused)"
+        f"(d) re-analysis after editing {t.function}: {cold:.2f} s with new workers "
+        f"(CLI), {hot:.2f} s on warm workers (editor); {runs}/{hot_runs} transformations "
+        f"run, {reused} functions reused"
     )
 
 

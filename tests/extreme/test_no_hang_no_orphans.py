@@ -14,7 +14,7 @@ from pathlib import Path
 from lsp_server.extreme.analysis import Options, analyse
 from lsp_server.extreme.model import Verdict
 
-from .conftest import REKS
+from .conftest import INC_MODULE, REKS
 
 
 def test_a_test_hanging_on_the_original_code_is_reported_and_excluded(
@@ -22,11 +22,7 @@ def test_a_test_hanging_on_the_original_code_is_reported_and_excluded(
 ) -> None:
     root = make_project(
         {
-            "m.py": """
-                def inc(x):
-                    y = x + 1
-                    return y
-            """,
+            "m.py": INC_MODULE,
             "test_m.py": """
                 import time
                 from m import inc

@@ -9,7 +9,7 @@ from pathlib import Path
 from lsp_server.extreme.analysis import Options, analyse
 from lsp_server.extreme.model import Verdict
 
-from .conftest import REKS
+from .conftest import INC_MODULE, REKS
 
 
 def test_verified_undetected_verdicts_agree_with_the_plain_way(
@@ -17,11 +17,7 @@ def test_verified_undetected_verdicts_agree_with_the_plain_way(
 ) -> None:
     root = make_project(
         {
-            "m.py": """
-                def inc(x):
-                    y = x + 1
-                    return y
-            """,
+            "m.py": INC_MODULE,
             "test_m.py": """
                 from m import inc
 
@@ -42,11 +38,7 @@ def test_a_disagreement_is_reported_as_a_defect_of_the_analysis(
     # A test that reads the function's source sees a change on disk, not one in memory.
     root = make_project(
         {
-            "m.py": """
-                def inc(x):
-                    y = x + 1
-                    return y
-            """,
+            "m.py": INC_MODULE,
             "test_m.py": """
                 import inspect
                 from m import inc

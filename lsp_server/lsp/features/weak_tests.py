@@ -173,5 +173,8 @@ class WeakTestsFeature(Feature):
             "transformations": analysis.run_count,
             "reused": len(analysis.reused),
             "seconds": round(analysis.elapsed, 2),
+            # Stopped at their timeout on the original code and left out of the analysis.
+            "hungTests": analysis.hung_tests,
+            "defects": analysis.defects,
             "report": str(analysis.root / ".reks" / "extreme.json"),
         }
