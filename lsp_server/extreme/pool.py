@@ -70,6 +70,7 @@ class WorkerPool:
         self.size = max(1, size)
         self.python = python or sys.executable
         self.python_arg = python  # as given (None: this interpreter)
+        self.prepared: set[str] = set()
         self.snapshot: object = None  # the files its workers imported (kept by ``warm``)
         self.pytest_args = list(pytest_args)
         self.workers: list[Worker] = []
@@ -105,6 +106,11 @@ class WorkerPool:
             self.collection_errors = int(ready.get("collection_errors", 0))
 
     def prepare(self, files: list[str]) -> None:
+        """Workers import ``files`` and index their live functions (once per file: a warm
+        pool's workers follow later edits through ``refresh``)."""
+        if set(files) <= self.prepared:
+            return
+        self.prepared.update(files)
         for worker in self.workers:
             worker.send({"op": "prepare", "files": files})
         for worker in self.workers:

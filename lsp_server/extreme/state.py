@@ -16,6 +16,27 @@ from lsp_server.project import python_files
 from lsp_server.rts.store import DependencyStore, StoreError
 from lsp_server.rts.units import MODULE, FileUnits, SourceError, path_units
 
+_PARSED: dict[tuple[str, int, int], FileUnits] = {}
+"""Units of files by (path, mtime, size), kept by a long-lived process (the server) so
+that re-analysing after an edit parses only the edited files again."""
+_PARSED_MAX = 20_000
+
+
+def _units(root: Path, path: str) -> FileUnits | None:
+    absolute = root / path
+    try:
+        stat = absolute.stat()
+        key = (str(absolute), stat.st_mtime_ns, stat.st_size)
+        units = _PARSED.get(key)
+        if units is None:
+            units = path_units(root, Path(path))
+            if len(_PARSED) >= _PARSED_MAX:
+                _PARSED.clear()
+            _PARSED[key] = units
+        return units
+    except (OSError, SourceError, ValueError):
+        return None
+
 
 class Checksums:
     """Current unit checksums, parsed once per file."""
@@ -27,10 +48,7 @@ class Checksums:
     def get(self, key: str) -> str | None:
         path, _, name = key.partition("::")
         if path not in self.files:
-            try:
-                self.files[path] = path_units(self.root, Path(path))
-            except (OSError, SourceError, ValueError):
-                self.files[path] = None
+            self.files[path] = _units(self.root, path)
         units = self.files[path]
         return None if units is None else units.checksums.get(name or MODULE)
 
@@ -108,23 +126,6 @@ def entry(
     }
 
 
-def previous_runners(
-    previous: dict[str, Any], functions: list[FunctionInfo], checksums: Checksums
-) -> list[str] | None:
-    """The tests that executed ``functions`` last time, when nothing but their own bodies
-    changed since (so no other test can reach them now); None when that is not known."""
-    found: set[str] = set()
-    for function in functions:
-        saved = previous.get(function.key)
-        if saved is None or "runners" not in saved:
-            return None
-        deps = saved["deps"].items()
-        if any(checksums.get(unit) != value for unit, value in deps if unit != function.key):
-            return None
-        found.update(saved["runners"])
-    return sorted(found)
-
-
 def untouched(
     previous: dict[str, Any], root: Path, analysed: dict[str, FunctionInfo]
 ) -> dict[str, Any]:
@@ -134,3 +135,22 @@ def untouched(
         for key, entry in previous.items()
         if key not in analysed and (root / key.partition("::")[0]).exists()
     }
+
+
+def previous_runners(
+    previous: dict[str, Any], functions: list[FunctionInfo], checksums: Checksums
+) -> list[str] | None:
+    """The tests that may execute ``functions`` now, when all that changed since the last
+    analysis are the bodies of these very functions: a test reaches one only if it reached
+    it, or another of them, before; None when that is not known."""
+    keys = {function.key for function in functions}
+    found: set[str] = set()
+    for function in functions:
+        saved = previous.get(function.key)
+        if saved is None or "runners" not in saved:
+            return None
+        for unit, value in saved["deps"].items():
+            if unit not in keys and checksums.get(unit) != value:
+                return None
+        found.update(saved["runners"])
+    return sorted(found)
