@@ -245,6 +245,20 @@ def dask_throughput(root: Path, project: Project, counts: list[int], local_rate:
         )
 
 
+def record_store(root: Path) -> None:
+    """``pytest --reks`` in ``root``: the dependency store the analysis then reuses."""
+    env = {**os.environ, "PYTHONPATH": str(root)}
+    started = time.perf_counter()
+    subprocess.run(
+        [sys.executable, "-m", "pytest", "--reks", "-q", *QUIET],
+        cwd=root,
+        env=env,
+        capture_output=True,
+        timeout=1800,
+    )
+    print(f"    (store recorded by pytest --reks in {time.perf_counter() - started:.1f} s)")
+
+
 def naive_sample(ran: list[TransformationResult], size: int) -> list[TransformationResult]:
     """Every undetected verdict (up to ``size``), the rest spread over the others."""
     usable = [r for r in ran if r.verdict is not Verdict.ERROR and r.tests]
@@ -319,6 +333,11 @@ def main() -> int:
     parser.add_argument("--only", help="run only projects whose requirement contains this")
     parser.add_argument("--src", help="folder with checkouts named like the known projects")
     parser.add_argument("--project", action="append", help="PATH=target.py,... (repeatable)")
+    parser.add_argument(
+        "--with-store",
+        action="store_true",
+        help="record the dependency store first (pytest --reks, not timed), as a user would",
+    )
     parser.add_argument("--dask", default="", help="Dask worker counts, e.g. 1,2,4 (default: none)")
     args = parser.parse_args()
 
@@ -326,6 +345,8 @@ def main() -> int:
         root = project.root
         print(f"== {project.requirement}: {', '.join(project.targets)}")
         reks_root = fresh_copy(root, "reks")
+        if args.with_store:
+            record_store(reks_root)
         analysis = run_reks(reks_root, project, args.jobs)
         ran = [r for r in analysis.results if r.verdict is not Verdict.SKIPPED]
         durations = [r.duration for r in ran]
