@@ -19,7 +19,6 @@ and the pseudo-tested share per project. Run with ``nice`` on a quiet machine:
 from __future__ import annotations
 
 import argparse
-import ast
 import json
 import os
 import shutil
@@ -36,7 +35,9 @@ from sdist import fetch_sdist
 
 from lsp_server.extreme.analysis import Analysis, Options, analyse
 from lsp_server.extreme.model import TransformationResult, Verdict
+from lsp_server.extreme.on_disk import rewrite_body
 from lsp_server.extreme.report import summarize
+from lsp_server.extreme.warm import WarmPools
 
 WORK = Path(tempfile.gettempdir()) / "reks-bench-extreme"
 QUIET = ["-W", "ignore::pytest.PytestDeprecationWarning", "-p", "no:cacheprovider"]
@@ -95,31 +96,13 @@ def run_reks(root: Path, project: Project, jobs: int) -> Analysis:
 # -- (b) naive -----------------------------------------------------------------------------
 
 
-def rewrite(source: bytes, line: int, name: str, body: str) -> bytes:
-    """The file with the body of the ``def`` at ``line`` replaced (byte offsets, as ast)."""
-    tree = ast.parse(source)
-    node = next(
-        n
-        for n in ast.walk(tree)
-        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
-        and n.lineno == line
-        and n.name == name
-    )
-    starts = [0]
-    for raw in source.splitlines(keepends=True):
-        starts.append(starts[-1] + len(raw))
-    first, last = node.body[0], node.body[-1]
-    begin = starts[first.lineno - 1] + first.col_offset
-    end = starts[(last.end_lineno or last.lineno) - 1] + (last.end_col_offset or 0)
-    return source[:begin] + body.encode() + source[end:]
-
-
 def run_naive(copy: Path, result: TransformationResult) -> tuple[float, bool]:
     """Seconds and whether some test failed, rewriting the file and running pytest afresh."""
     t = result.transformation
     path = copy / t.path
     original = path.read_bytes()
-    path.write_bytes(rewrite(original, t.line, t.function.rsplit(".", 1)[-1], t.body))
+    text = rewrite_body(original.decode(), t.line, t.function.rsplit(".", 1)[-1], t.body)
+    path.write_text(text, encoding="utf-8")
     env = {**os.environ, "PYTHONPATH": str(copy), "PYTHONDONTWRITEBYTECODE": "1"}
     started = time.perf_counter()
     try:
@@ -200,7 +183,145 @@ def run_mutmut(root: Path, project: Project, seconds: float, jobs: int) -> dict[
     }
 
 
+# -- end to end, incremental, Dask --------------------------------------------------------
+
+
+def incremental(root: Path, project: Project, jobs: int, analysis: Analysis) -> None:
+    """Edit one analysed function (a statement added to its body) and analyse again: from
+    the command line (workers started afresh), then as the editor does (warm workers
+    kept from the previous analysis, a second edit of the same function)."""
+    ran = [r for r in analysis.results if r.verdict is not Verdict.SKIPPED and r.tests]
+    if not ran:
+        return
+    t = ran[len(ran) // 2].transformation
+    path = root / t.path
+    original = path.read_text(encoding="utf-8")
+    lines = original.splitlines(keepends=True)
+    at = next(i for i in range(t.line, len(lines)) if lines[i].strip())
+    indent = lines[at][: len(lines[at]) - len(lines[at].lstrip())]
+    options = Options(paths=[root / x for x in project.targets], jobs=jobs, pytest_args=QUIET)
+    warm = WarmPools()
+    try:
+        timings = []
+        for edit in range(2):
+            edited = [*lines[:at], f"{indent}_reks_edit = {edit}\n", *lines[at:]]
+            path.write_text("".join(edited), encoding="utf-8")
+            again = analyse(root, options, warm=warm)
+            timings.append((again.elapsed, again.run_count, len(again.reused)))
+    finally:
+        warm.close()
+        path.write_text(original, encoding="utf-8")
+    (cold, runs, reused), (hot, hot_runs, _) = timings
+    print(
+        f"(d) re-analysis after editing {t.function}: {cold:.2f} s with new workers "
+        f"(CLI), {hot:.2f} s on warm workers (editor); {runs}/{hot_runs} transformations "
+        f"run, {reused} functions reused"
+    )
+
+
+def dask_throughput(root: Path, project: Project, counts: list[int], local_rate: float) -> None:
+    """Transformations per second on a LocalCluster of 1, 2, 4 workers vs the local pool."""
+    from distributed import LocalCluster
+
+    for workers in counts:
+        with LocalCluster(
+            n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None
+        ) as cluster:
+            a = analyse(
+                root,
+                Options(
+                    paths=[root / x for x in project.targets],
+                    incremental=False,
+                    pytest_args=QUIET,
+                    scheduler=cluster.scheduler_address,
+                ),
+            )
+        run = a.elapsed - a.observation
+        rate = a.run_count / run if run > 0 else 0.0
+        print(
+            f"(e) dask {workers} worker(s): {a.run_count} transformations, "
+            f"{rate:.1f}/s after observation ({a.elapsed:.1f} s end to end); local pool "
+            f"{local_rate:.1f}/s; ratio {rate / local_rate if local_rate else 0:.2f}x"
+        )
+
+
+def record_store(root: Path) -> None:
+    """``pytest --reks`` in ``root``: the dependency store the analysis then reuses."""
+    env = {**os.environ, "PYTHONPATH": str(root)}
+    started = time.perf_counter()
+    subprocess.run(
+        [sys.executable, "-m", "pytest", "--reks", "-q", *QUIET],
+        cwd=root,
+        env=env,
+        capture_output=True,
+        timeout=1800,
+    )
+    print(f"    (store recorded by pytest --reks in {time.perf_counter() - started:.1f} s)")
+
+
+def naive_sample(ran: list[TransformationResult], size: int) -> list[TransformationResult]:
+    """Every undetected verdict (up to ``size``), the rest spread over the others."""
+    usable = [r for r in ran if r.verdict is not Verdict.ERROR and r.tests]
+    undetected = [r for r in usable if r.verdict is Verdict.UNDETECTED][:size]
+    others = [r for r in usable if r.verdict is not Verdict.UNDETECTED]
+    step = max(1, len(others) // max(1, size - len(undetected) or 1))
+    return undetected + others[::step][: max(0, size - len(undetected))]
+
+
+def compare_naive(
+    root: Path, analysis: Analysis, ran: list[TransformationResult], size: int
+) -> None:
+    sample = naive_sample(ran, size)
+    naive_copy = fresh_copy(root, "naive")
+    naive_times: list[float] = []
+    agree = agree_undetected = undetected = 0
+    for result in sample:
+        seconds, failed = run_naive(naive_copy, result)
+        naive_times.append(seconds)
+        caught = result.verdict in (Verdict.DETECTED, Verdict.TIMEOUT)
+        agree += caught == failed
+        if result.verdict is Verdict.UNDETECTED:
+            undetected += 1
+            agree_undetected += not failed
+    if not naive_times:
+        return
+    median_naive = statistics.median(naive_times)
+    naive_total = median_naive * len(ran)
+    print(
+        f"(b) naive     {len(sample)} of them: median {median_naive * 1000:.0f} ms per "
+        f"transformation; extrapolated {naive_total:.0f} s for all {len(ran)}; verdicts agree "
+        f"{agree}/{len(sample)} (undetected ones {agree_undetected}/{undetected})"
+    )
+    reks_same = statistics.median([r.duration for r in sample])
+    print(
+        f"    per transformation (same sample, medians) naive/reks {median_naive / reks_same:.1f}x;"
+        f" END TO END naive {naive_total:.0f} s / reks {analysis.elapsed:.1f} s = "
+        f"{naive_total / analysis.elapsed:.1f}x"
+    )
+
+
 # -- main ----------------------------------------------------------------------------------
+
+
+def projects_from(args: argparse.Namespace) -> list[Project]:
+    """``--project PATH=target,target`` (tests and sources for mutmut guessed), else the
+    known projects, from ``--src DIR/<name>`` when there, else from PyPI."""
+    if args.project:
+        chosen = []
+        for spec in args.project:
+            path, _, targets = spec.partition("=")
+            root = Path(path).resolve()
+            chosen.append(Project(root.name, targets.split(","), "tests/", "", root))
+        return chosen
+    chosen = []
+    for project in PROJECTS:
+        if args.only and args.only not in project.requirement:
+            continue
+        name = project.requirement.split("==")[0]
+        local = Path(args.src, name) if args.src else None
+        project.root = local if local is not None and local.exists() else fetch(project)
+        chosen.append(project)
+    return chosen
 
 
 def main() -> int:
@@ -210,70 +331,53 @@ def main() -> int:
     parser.add_argument("--mutmut-seconds", type=float, default=60.0)
     parser.add_argument("--no-mutmut", action="store_true")
     parser.add_argument("--only", help="run only projects whose requirement contains this")
+    parser.add_argument("--src", help="folder with checkouts named like the known projects")
+    parser.add_argument("--project", action="append", help="PATH=target.py,... (repeatable)")
+    parser.add_argument(
+        "--with-store",
+        action="store_true",
+        help="record the dependency store first (pytest --reks, not timed), as a user would",
+    )
+    parser.add_argument("--dask", default="", help="Dask worker counts, e.g. 1,2,4 (default: none)")
     args = parser.parse_args()
 
-    for project in PROJECTS:
-        if args.only and args.only not in project.requirement:
-            continue
-        root = fetch(project)
+    for project in projects_from(args):
+        root = project.root
         print(f"== {project.requirement}: {', '.join(project.targets)}")
         reks_root = fresh_copy(root, "reks")
+        if args.with_store:
+            record_store(reks_root)
         analysis = run_reks(reks_root, project, args.jobs)
         ran = [r for r in analysis.results if r.verdict is not Verdict.SKIPPED]
         durations = [r.duration for r in ran]
         summary = summarize(analysis)
         median_reks = statistics.median(durations) * 1000 if durations else float("nan")
         print(
-            f"(a) reks      {len(ran)} transformations in {analysis.elapsed:.2f} s "
+            f"(a) reks      {len(ran)} transformations in {analysis.elapsed:.2f} s end to end "
             f"({len(ran) / analysis.elapsed:.1f}/s overall; collection+observation "
-            f"{analysis.observation:.2f} s of it); median {median_reks:.1f} ms per "
-            f"transformation; verdicts {summary.verdicts}"
+            f"{analysis.observation:.2f} s of it, coverage from {analysis.coverage_source}); "
+            f"median {median_reks:.1f} ms per transformation; verdicts {summary.verdicts}; "
+            f"{analysis.checked_on_disk} checked on disk (import time)"
         )
         print(
             f"    pseudo-tested {summary.pseudo_tested}/{summary.analysed} analysed functions "
             f"({100 * summary.pseudo_tested_share:.1f}%), partially tested "
             f"{summary.partially_tested}, skipped {summary.skipped} of {summary.functions}"
         )
-
-        sample_pool = [r for r in ran if r.verdict is not Verdict.ERROR and r.tests]
-        step = max(1, len(sample_pool) // max(1, args.naive_sample))
-        sample = sample_pool[::step][: args.naive_sample]
-        naive_copy = fresh_copy(root, "naive")
-        naive_times: list[float] = []
-        agree = 0
-        for result in sample:
-            seconds, failed = run_naive(naive_copy, result)
-            naive_times.append(seconds)
-            caught = result.verdict in (Verdict.DETECTED, Verdict.TIMEOUT)
-            agree += caught == failed
-        if naive_times:
-            median_naive = statistics.median(naive_times) * 1000
-            reks_same = [r.duration for r in sample]
-            print(
-                f"(b) naive     {len(sample)} of them: median {median_naive:.0f} ms per "
-                f"transformation ({1000 / median_naive:.2f}/s on one core); extrapolated "
-                f"{median_naive * len(ran) / 1000:.0f} s for all; verdicts agree "
-                f"{agree}/{len(sample)}"
-            )
-            print(
-                f"    ratio naive/reks per transformation (same sample, medians): "
-                f"{median_naive / (statistics.median(reks_same) * 1000):.1f}x"
-            )
-        if not args.no_mutmut:
+        compare_naive(root, analysis, ran, args.naive_sample)
+        incremental(reks_root, project, args.jobs, analysis)
+        if args.dask:
+            run_seconds = analysis.elapsed - analysis.observation
+            local_rate = analysis.run_count / run_seconds if run_seconds > 0 else 0.0
+            counts = [int(c) for c in args.dask.split(",")]
+            dask_throughput(reks_root, project, counts, local_rate)
+        if not args.no_mutmut and project.source:
             m = run_mutmut(root, project, args.mutmut_seconds, args.jobs)
             print(
                 f"(c) mutmut    {int(m['done'])} of {int(m['mutants'])} of its own mutants in "
                 f"{m['seconds']:.0f} s ({m['rate']:.2f}/s overall, stats phase included); "
                 f"median {m['median_ms']:.0f} ms per mutant"
             )
-            if durations:
-                print(
-                    f"    ratio mutmut/reks: per transformation (medians) "
-                    f"{m['median_ms'] / median_reks:.1f}x; overall rate "
-                    f"{(len(ran) / analysis.elapsed) / m['rate']:.1f}x"
-                    if m["rate"]
-                    else "    mutmut finished no mutant in the budget"
-                )
         print()
     return 0
 

@@ -56,7 +56,7 @@ Task = tuple[int, Case, tuple[tuple[str, str], ...]]
 _worker_checker: Checker | None = None
 
 
-def _make_checker(config: Config) -> Checker:
+def make_checker(config: Config) -> Checker:
     from lsp_server.astgen.engines import make_engine
     from lsp_server.astgen.program_runner import Runner
 
@@ -68,20 +68,25 @@ def _worker_init(config: Config) -> None:
     global _worker_checker
     from multiprocessing import util
 
-    _worker_checker = _make_checker(config)
+    _worker_checker = make_checker(config)
     util.Finalize(None, _worker_checker.close, exitpriority=10)
 
 
 def _worker_run(tasks: list[Task]) -> tuple[list[CheckResult], float]:
     assert _worker_checker is not None
+    return check_chunk(_worker_checker, tasks)
+
+
+def check_chunk(checker: Checker, tasks: list[Task]) -> tuple[list[CheckResult], float]:
+    """Every check of ``tasks`` by ``checker``, and the CPU seconds they took."""
     start = time.process_time()
     results: list[CheckResult] = []
     for index, case, labels in tasks:
-        results.extend(_worker_checker.check(index, case, labels))
+        results.extend(checker.check(index, case, labels))
     return results, time.process_time() - start
 
 
-def _chunks(tasks: Sequence[Task], size: int) -> Iterator[list[Task]]:
+def chunks(tasks: Sequence[Task], size: int) -> Iterator[list[Task]]:
     for start in range(0, len(tasks), size):
         yield list(tasks[start : start + size])
 
@@ -95,16 +100,33 @@ def generate(config: Config) -> list[tuple[str, Labelled[Case]]]:
     return found if config.limit is None else found[: config.limit]
 
 
+def tasks_of(config: Config) -> list[Task]:
+    """The generated cases as numbered tasks."""
+    generated = generate(config)
+    return [(i, item.value, item.labels) for i, (_, item) in enumerate(generated)]
+
+
+def chunk_size(config: Config, tasks: Sequence[Task], workers: int) -> int:
+    """Cases per task sent to a worker: a few tasks per worker, at most ``CHUNK`` cases."""
+    return max(1, min(CHUNK, len(tasks) // (workers * 4) or 1))
+
+
+def finish(outcome: RunOutcome) -> RunOutcome:
+    """The results in case order, then engine order (a deterministic report)."""
+    order = {name: i for i, name in enumerate(outcome.config.engines)}
+    outcome.results.sort(key=lambda r: (r.index, order.get(r.engine, len(order)), r.engine))
+    return outcome
+
+
 def run(config: Config, job: Job | None = None) -> RunOutcome:
     """Check every generated case with every engine; ``job`` gets progress and may cancel."""
     job = job if job is not None else Job()
-    generated = generate(config)
-    tasks: list[Task] = [(i, item.value, item.labels) for i, (_, item) in enumerate(generated)]
+    tasks = tasks_of(config)
     outcome = RunOutcome(config, len(tasks))
     wall = time.perf_counter()
     job.report(0, len(tasks), "checking")
     if config.jobs <= 1:
-        checker = _make_checker(config)
+        checker = make_checker(config)
         cpu = time.process_time()
         try:
             for done, (index, case, labels) in enumerate(tasks, 1):
@@ -117,12 +139,12 @@ def run(config: Config, job: Job | None = None) -> RunOutcome:
     else:
         # spawn: the workers start clean (no inherited threads or rope state).
         context = multiprocessing.get_context("spawn")
-        size = max(1, min(CHUNK, len(tasks) // (config.jobs * 4) or 1))
+        size = chunk_size(config, tasks, config.jobs)
         with ProcessPoolExecutor(
             config.jobs, mp_context=context, initializer=_worker_init, initargs=(config,)
         ) as pool:
             done = 0
-            futures = [pool.submit(_worker_run, chunk) for chunk in _chunks(tasks, size)]
+            futures = [pool.submit(_worker_run, chunk) for chunk in chunks(tasks, size)]
             try:
                 for future in futures:
                     job.check()
@@ -136,9 +158,7 @@ def run(config: Config, job: Job | None = None) -> RunOutcome:
                     future.cancel()
                 raise
     outcome.wall_seconds = time.perf_counter() - wall
-    order = {name: i for i, name in enumerate(config.engines)}
-    outcome.results.sort(key=lambda r: (r.index, order.get(r.engine, len(order)), r.engine))
-    return outcome
+    return finish(outcome)
 
 
 def cpu_count() -> int:

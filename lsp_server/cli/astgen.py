@@ -68,6 +68,12 @@ def register(sub: Any) -> None:
         help="also write the known-failing shapes (default: the user's data folder, "
         "$REKS_KNOWN_FAILURES or ~/.local/share/reks/known_failures.json)",
     )
+    parser.add_argument(
+        "--scheduler",
+        metavar="ADDRESS",
+        help="check on this Dask distributed scheduler (needs the `dask` extra; "
+        "default: --jobs local processes)",
+    )
     parser.set_defaults(handler=_engine_test)
 
 
@@ -85,6 +91,17 @@ def _field_exhaustive(cases: list[Any]) -> list[Any]:
     from lsp_server.fex.choices import field_exhaustive_cases
 
     return field_exhaustive_cases(cases)
+
+
+def _check(config: Any, scheduler: str | None, job: Any) -> Any:
+    """The checks, on the local processes or on the Dask cluster at ``scheduler``."""
+    if not scheduler:
+        from lsp_server.astgen import driver
+
+        return driver.run(config, job)
+    from lsp_server.astgen import dask_checks
+
+    return dask_checks.run(config, scheduler, job)
 
 
 def _engine_test(args: argparse.Namespace) -> int:
@@ -120,9 +137,12 @@ def _engine_test(args: argparse.Namespace) -> int:
         return 2
     with ProgressBar("engine-test") as bar:
         try:
-            outcome = driver.run(config, bar.job())
+            outcome = _check(config, args.scheduler, bar.job())
         except Cancelled:
             return 130
+        except (ImportError, OSError) as exc:
+            print(f"reks engine-test: --scheduler {args.scheduler}: {exc}", file=sys.stderr)
+            return 2
     groups = report.group_failures(outcome.results, cases)
     data = report.to_json(outcome, groups)
     os.makedirs(args.out, exist_ok=True)

@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from lsp_server.extreme.analysis import Analysis
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -37,7 +41,40 @@ def register(sub: argparse._SubParsersAction) -> None:
         default=3.0,
         help="timeout = 1 s + factor x the covering tests' original duration (default 3)",
     )
+    _add_run_options(p)
     p.set_defaults(handler=_run)
+
+
+def _add_run_options(p: argparse.ArgumentParser) -> None:
+    """Bounds, checks and where the transformations run."""
+    p.add_argument(
+        "--test-timeout",
+        type=float,
+        default=120.0,
+        metavar="SECONDS",
+        help="cap on one test on the original code (a test still running is stopped, "
+        "reported and left out; with a store, 5 s + 10 x its recorded duration; default 120)",
+    )
+    p.add_argument(
+        "--verify",
+        type=int,
+        default=0,
+        metavar="N",
+        help="check N undetected verdicts the plain way (the file rewritten in a private copy, "
+        "pytest run afresh); a disagreement is reported as a defect of the analysis",
+    )
+    p.add_argument(
+        "--in-place-only",
+        action="store_true",
+        help="do not check functions that ran at import time on disk: report them "
+        "not analysable in place",
+    )
+    p.add_argument(
+        "--scheduler",
+        metavar="ADDRESS",
+        help="run the transformations on this Dask distributed scheduler "
+        "(needs the `dask` extra; default: local workers)",
+    )
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -62,6 +99,10 @@ def _run(args: argparse.Namespace) -> int:
         python=args.python,
         timeout_factor=args.timeout_factor,
         incremental=not args.full,
+        test_timeout=args.test_timeout,
+        on_disk=not args.in_place_only,
+        verify=args.verify,
+        scheduler=args.scheduler,
     )
     try:
         with ProgressBar("extreme") as bar:
@@ -71,9 +112,7 @@ def _run(args: argparse.Namespace) -> int:
         return 2
     except Cancelled:
         return 130
-    for path, error in sorted(analysis.errors.items()):
-        where = "" if error.startswith(path) else f"{path}: "
-        print(f"reks extreme: warning: {where}{error}", file=sys.stderr)
+    _warn(analysis)
 
     diagnoses = None
     if args.explain:
@@ -93,3 +132,19 @@ def _run(args: argparse.Namespace) -> int:
         print()
         print(report.summary_text(analysis))
     return 0
+
+
+def _warn(analysis: Analysis) -> None:
+    import sys
+
+    for path, error in sorted(analysis.errors.items()):
+        where = "" if error.startswith(path) else f"{path}: "
+        print(f"reks extreme: warning: {where}{error}", file=sys.stderr)
+    for nodeid in analysis.hung_tests:
+        print(
+            f"reks extreme: warning: {nodeid} ran past its timeout on the original code; "
+            "it was stopped and left out",
+            file=sys.stderr,
+        )
+    for defect in analysis.defects:
+        print(f"reks extreme: defect of the analysis: {defect}", file=sys.stderr)

@@ -10,24 +10,41 @@ from __future__ import annotations
 
 import json
 import os
-import sqlite3
 import time
 from collections.abc import Sequence
-from contextlib import suppress
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import xxhash
-
 from lsp_server.extreme.constants import bodies_for_kinds
-from lsp_server.extreme.discover import FunctionInfo, discover, is_test_file, source_files
+from lsp_server.extreme.discover import FunctionInfo, discover, source_files
 from lsp_server.extreme.model import Transformation, TransformationResult, Verdict
+from lsp_server.extreme.observation import ImportTimeTests, StoreView, store_view, test_timeouts
+from lsp_server.extreme.on_disk import PrivateCopy
 from lsp_server.extreme.pool import WorkerPool
+from lsp_server.extreme.runners import Runner, runner_for
+from lsp_server.extreme.state import (
+    Checksums,
+    entry,
+    load_state,
+    previous_runners,
+    result_from_state,
+    result_to_state,
+    save_state,
+    tests_fingerprint,
+    untouched,
+)
+from lsp_server.extreme.warm import WarmPools
 from lsp_server.jobs import Job
-from lsp_server.project import load_config, python_files
-from lsp_server.rts.store import DependencyStore, StoreError
-from lsp_server.rts.units import MODULE, FileUnits, SourceError, path_units
+from lsp_server.project import load_config
+
+IMPORT_TIME = (
+    "it ran while the project was imported (a decorator, a class body, a module-level call "
+    "or a cached value), which swapping its code afterwards cannot change"
+)
+DISK_TIMEOUT_BASE = 60.0
+"""Seconds a plain pytest run may take beyond the in-place timeout (start, collection)."""
+DISK_TIMEOUT_CAP = 600.0
 
 ANY_BODY = "(any)"
 """``Transformation.body`` of a row that stands for a whole skipped function."""
@@ -43,6 +60,11 @@ class Options:
     timeout_base: float = 1.0  # seconds added to every timeout (fork, fixture setup)
     incremental: bool = True
     pytest_args: Sequence[str] = ()
+    test_timeout: float = 120.0  # cap on one test of the observation run (hung beyond it)
+    collect_timeout: float = 600.0  # cap on starting a worker (imports, collection)
+    on_disk: bool = True  # check import-time functions on disk (else: not analysable)
+    verify: int = 0  # undetected verdicts to check again on disk (``--verify N``)
+    scheduler: str | None = None  # a Dask scheduler's address (default: local workers)
 
 
 @dataclass
@@ -58,6 +80,10 @@ class Analysis:
     run_count: int = 0  # transformations actually run this time
     coverage_source: str = ""  # "store": the dependency store narrowed the observation run
     observed_tests: int = 0  # tests run by the observation run
+    hung_tests: list[str] = field(default_factory=list)  # stopped at their timeout, excluded
+    import_time: set[str] = field(default_factory=set)  # function keys that ran at import
+    checked_on_disk: int = 0  # transformations run the plain way (import time, --verify)
+    defects: list[str] = field(default_factory=list)  # verdicts the plain way contradicted
 
     def by_function(self) -> dict[str, list[TransformationResult]]:
         out: dict[str, list[TransformationResult]] = {}
@@ -72,73 +98,6 @@ def config_patterns(root: Path) -> list[str]:
     return load_config(root).strings("extreme", "exclude")
 
 
-class _Checksums:
-    """Current unit checksums, parsed once per file."""
-
-    def __init__(self, root: Path) -> None:
-        self.root = root
-        self.files: dict[str, FileUnits | None] = {}
-
-    def get(self, key: str) -> str | None:
-        path, _, name = key.partition("::")
-        if path not in self.files:
-            try:
-                self.files[path] = path_units(self.root, Path(path))
-            except (OSError, SourceError, ValueError):
-                self.files[path] = None
-        units = self.files[path]
-        return None if units is None else units.checksums.get(name or MODULE)
-
-
-def _tests_fingerprint(root: Path, checksums: _Checksums) -> str:
-    """Hash of the module part of every test file: a new or removed test changes it."""
-    digest = xxhash.xxh3_64()
-    for path in python_files(root):
-        rel = path.relative_to(root).as_posix()
-        if is_test_file(rel):
-            digest.update(f"{rel}={checksums.get(rel + '::' + MODULE)}\0".encode())
-    return digest.hexdigest()
-
-
-def _load_state(root: Path, context: str) -> dict[str, Any]:
-    """The entries saved by the last analysis under ``context``, by function key. The
-    store is a cache here: one that cannot be used means no entries."""
-    try:
-        with DependencyStore(root) as store:
-            return store.extreme_verdicts(context)
-    except (StoreError, OSError, sqlite3.Error, ValueError):
-        return {}
-
-
-def _save_state(root: Path, context: str, entries: dict[str, Any]) -> None:
-    # A store that cannot be used (corrupt, another reks's schema) is reported by test
-    # selection; the analysis just runs everything again next time.
-    with suppress(StoreError, OSError, sqlite3.Error), DependencyStore(root) as store:
-        store.save_extreme_verdicts(context, entries)
-
-
-def _result_to_state(result: TransformationResult) -> dict[str, Any]:
-    return {
-        "body": result.transformation.body,
-        "verdict": result.verdict.value,
-        "tests": result.tests,
-        "reason": result.reason,
-        "detected_by": result.detected_by,
-        "duration": result.duration,
-    }
-
-
-def _result_from_state(function: FunctionInfo, row: dict[str, Any]) -> TransformationResult:
-    return TransformationResult(
-        transformation=Transformation(function.path, function.qualname, function.line, row["body"]),
-        verdict=Verdict(row["verdict"]),
-        tests=list(row.get("tests", [])),
-        reason=row.get("reason", ""),
-        detected_by=row.get("detected_by"),
-        duration=float(row.get("duration", 0.0)),
-    )
-
-
 def _skipped(function: FunctionInfo, reason: str) -> TransformationResult:
     return TransformationResult(
         Transformation(function.path, function.qualname, function.line, ANY_BODY),
@@ -147,8 +106,14 @@ def _skipped(function: FunctionInfo, reason: str) -> TransformationResult:
     )
 
 
-def analyse(root: Path, options: Options | None = None, job: Job | None = None) -> Analysis:
-    """Run the extreme analysis of the project at ``root``; see the module docstring."""
+def analyse(
+    root: Path,
+    options: Options | None = None,
+    job: Job | None = None,
+    warm: WarmPools | None = None,
+) -> Analysis:
+    """Run the extreme analysis of the project at ``root``; see the module docstring.
+    ``warm``: keep the workers for the next analysis (the editor's)."""
     options = options or Options()
     job = job or Job()
     started = time.perf_counter()
@@ -159,11 +124,11 @@ def analyse(root: Path, options: Options | None = None, job: Job | None = None) 
     functions, analysis.errors = discover(root, files, patterns)
     analysis.functions = {f.key: f for f in functions}
 
-    checksums = _Checksums(root)
-    tests_print = _tests_fingerprint(root, checksums)
+    checksums = Checksums(root)
+    tests_print = tests_fingerprint(root, checksums)
     settings = json.dumps([patterns, options.timeout_factor, options.timeout_base])
     context = json.dumps([tests_print, settings])
-    previous = _load_state(root, context) if options.incremental else {}
+    previous = load_state(root, context) if options.incremental else {}
 
     results: dict[str, list[TransformationResult]] = {}
     entries: dict[str, Any] = {}  # new state entries
@@ -176,10 +141,9 @@ def analyse(root: Path, options: Options | None = None, job: Job | None = None) 
         if (
             entry is not None
             and entry.get("checksum") == function.checksum
-            and entry.get("line") == function.line
             and all(checksums.get(unit) == value for unit, value in entry["deps"].items())
         ):
-            results[function.key] = [_result_from_state(function, r) for r in entry["results"]]
+            results[function.key] = [result_from_state(function, r) for r in entry["results"]]
             analysis.covering[function.key] = list(entry.get("tests", []))
             analysis.reused.add(function.key)
             entries[function.key] = entry
@@ -187,21 +151,64 @@ def analyse(root: Path, options: Options | None = None, job: Job | None = None) 
             todo.append(function)
 
     if todo:
-        _run(root, options, job, analysis, todo, checksums, results, entries)
+        known = previous_runners(previous, todo, checksums)
+        _run(root, options, job, analysis, todo, checksums, results, entries, known, warm)
 
     analysis.results = [r for f in functions for r in results.get(f.key, [])]
-    _save_state(root, context, {**_untouched(previous, analysis), **entries})
+    save_state(root, context, {**untouched(previous, root, analysis.functions), **entries})
     analysis.elapsed = time.perf_counter() - started
     return analysis
 
 
-def _untouched(previous: dict[str, Any], analysis: Analysis) -> dict[str, Any]:
-    """State entries of functions outside this run's paths are kept for later runs."""
-    return {
-        key: entry
-        for key, entry in previous.items()
-        if key not in analysis.functions and (analysis.root / key.partition("::")[0]).exists()
-    }
+def check_on_disk(
+    root: Path,
+    options: Options,
+    analysis: Analysis,
+    planned: dict[int, tuple[Transformation, dict[str, Any]]],
+    done: list[TransformationResult],
+    job: Job,
+) -> list[TransformationResult]:
+    """The undetected verdicts of import-time functions (and ``options.verify`` others)
+    checked the plain way: the file rewritten in a private copy, the tests run afresh.
+    An import-time function takes that verdict; any other disagreement is a defect."""
+    import_time = [
+        r for r in done if r.verdict is Verdict.UNDETECTED and _key(r) in analysis.import_time
+    ]
+    sample = [
+        r for r in done if r.verdict is Verdict.UNDETECTED and _key(r) not in analysis.import_time
+    ][: max(0, options.verify)]
+    if not options.on_disk:
+        for result in import_time:
+            result.verdict = Verdict.SKIPPED
+            result.reason = f"not analysable in place: {IMPORT_TIME}"
+        import_time = []
+    if not import_time and not sample:
+        return done
+    timeouts = {planned[i][0]: float(request["timeout"]) for i, (_, request) in planned.items()}
+    job.report(0, len(import_time) + len(sample), "checking on disk")
+    with PrivateCopy(root, options.python, options.pytest_args) as copy:
+        for count, result in enumerate([*import_time, *sample], 1):
+            job.check()
+            t = result.transformation
+            timeout = min(DISK_TIMEOUT_CAP, DISK_TIMEOUT_BASE + timeouts.get(t, 0.0))
+            checked = copy.run(t, result.tests, timeout)
+            analysis.checked_on_disk += 1
+            job.report(count, len(import_time) + len(sample), f"{t.function}: {t.body} on disk")
+            if result in import_time:
+                result.verdict = checked.verdict
+                result.reason = f"{IMPORT_TIME}; checked on disk: {checked.detail}"
+            elif checked.verdict is not Verdict.UNDETECTED:
+                analysis.defects.append(
+                    f"{t.path}::{t.function} -> {t.body}: undetected in place but "
+                    f"{checked.verdict.value} on disk ({checked.detail})"
+                )
+                result.verdict = checked.verdict
+                result.reason = f"checked on disk: {checked.detail}"
+    return done
+
+
+def _key(result: TransformationResult) -> str:
+    return f"{result.transformation.path}::{result.transformation.function}"
 
 
 def _run(
@@ -210,33 +217,54 @@ def _run(
     job: Job,
     analysis: Analysis,
     todo: list[FunctionInfo],
-    checksums: _Checksums,
+    checksums: Checksums,
     results: dict[str, list[TransformationResult]],
     entries: dict[str, Any],
+    known: list[str] | None = None,
+    warm: WarmPools | None = None,
 ) -> None:
-    size = options.jobs or os.cpu_count() or 1
+    # With a cluster the local workers only observe: one is enough.
+    size = 1 if options.scheduler else options.jobs or os.cpu_count() or 1
     job.report(0, None, "collecting tests")
-    with WorkerPool(root, size, options.python, options.pytest_args) as pool:
-        try:
-            observed = _observe(pool, root, job, analysis, todo)
-            planned = _plan(options, analysis, todo, observed, checksums, results, entries)
-            done = _run_planned(pool, planned, job)
-            analysis.run_count = len(done)
-        except BaseException:
-            pool.terminate()
-            raise
+    warm = None if options.scheduler else warm
+    args = (root, size, options.python, options.pytest_args)
+    if warm is not None:
+        pool = warm.take(*args, job, collect_timeout=options.collect_timeout)
+    else:
+        pool = WorkerPool(*args, collect_timeout=options.collect_timeout)
+    try:
+        observed = _observe(pool, root, job, analysis, todo, options, known)
+        planned = _plan(options, analysis, todo, observed, checksums, results, entries)
+        files = sorted({f.path for f in todo})
+        run_all = runner_for(options.scheduler, pool, options.python, options.pytest_args, files)
+        done = _run_planned(run_all, planned, job)
+        analysis.run_count = len(done)
+    except BaseException:
+        pool.terminate()
+        raise
+    if warm is not None:
+        warm.give_back(pool)
+    else:
+        pool.close()
+    done = check_on_disk(root, options, analysis, planned, done, job)
     for result in done:
         t = result.transformation
         results.setdefault(f"{t.path}::{t.function}", []).append(result)
     for function in todo:
         entry = entries.get(function.key)
         if entry is not None:
-            entry["results"] = [_result_to_state(r) for r in results.get(function.key, [])]
+            entry["results"] = [result_to_state(r) for r in results.get(function.key, [])]
             entry["tests"] = analysis.covering.get(function.key, [])
 
 
 def _observe(
-    pool: WorkerPool, root: Path, job: Job, analysis: Analysis, todo: list[FunctionInfo]
+    pool: WorkerPool,
+    root: Path,
+    job: Job,
+    analysis: Analysis,
+    todo: list[FunctionInfo],
+    options: Options,
+    known: list[str] | None = None,
 ) -> dict[str, Any]:
     """Start the workers and run the covering tests once on the original code: which tests
     execute which function, how long each takes, what each function returns."""
@@ -249,10 +277,19 @@ def _observe(
         )
     pool.prepare(sorted({f.path for f in todo}))
     job.report(0, None, "observing the tests")
-    subset = tests_to_observe(root, pool.nodeids, todo)
-    analysis.coverage_source = "observation" if subset is None else "store"
-    observed: dict[str, Any] = pool.observe(subset)
+    analysis.import_time = pool.import_time & {f.key for f in todo}
+    view = store_view(root, pool.nodeids, todo, frozenset(analysis.import_time))
+    if known is not None and not analysis.import_time:
+        # Only their bodies changed: no other test can reach them now.
+        view.subset = [t for t in pool.nodeids if t in set(known)]
+    analysis.coverage_source = "observation" if view.subset is None else "store"
+    cap = options.test_timeout
+    observed = pool.observe(view.subset, cap, test_timeouts(view.subset, view.durations, cap))
     analysis.observed_tests = len(observed["tests"])
+    analysis.hung_tests = sorted(n for n, t in observed["tests"].items() if t["outcome"] == "hung")
+    observed["store"] = view
+    for unit, kinds in pool.import_returns.items():
+        observed["returns"][unit] = sorted({*observed["returns"].get(unit, []), *kinds})
     analysis.observation = time.perf_counter() - observe_start
     return observed
 
@@ -262,7 +299,7 @@ def _plan(
     analysis: Analysis,
     todo: list[FunctionInfo],
     observed: dict[str, Any],
-    checksums: _Checksums,
+    checksums: Checksums,
     results: dict[str, list[TransformationResult]],
     entries: dict[str, Any],
 ) -> dict[int, tuple[Transformation, dict[str, Any]]]:
@@ -271,6 +308,7 @@ def _plan(
     tests: dict[str, dict[str, Any]] = observed["tests"]
     returns: dict[str, list[str]] = observed["returns"]
     setup = float(observed.get("setup", 0.0))
+    import_tests = ImportTimeTests(analysis.root, tests, observed.get("store") or StoreView())
     executed_by: dict[str, list[str]] = {}
     for nodeid, info in tests.items():
         for unit in info["units"]:
@@ -278,12 +316,19 @@ def _plan(
     planned: dict[int, tuple[Transformation, dict[str, Any]]] = {}
     for function in todo:
         runners = executed_by.get(function.key, [])
+        if function.key in analysis.import_time:
+            # What it computed at import reaches the tests through its file's other code.
+            runners = sorted({*runners, *import_tests.of(function)})
         passing = sorted(
             (t for t in runners if tests[t]["outcome"] == "passed"),
             key=lambda t: (tests[t]["duration"], t),
         )
         analysis.covering[function.key] = passing
-        entries[function.key] = _entry(function, runners, tests, checksums)
+        entries[function.key] = entry(function, runners, tests, checksums)
+        if not runners and function.key in analysis.import_time:
+            reason = f"{IMPORT_TIME}; no test executes code of its file"
+            results[function.key] = [_skipped(function, reason)]
+            continue
         if not runners:
             results[function.key] = [_skipped(function, "not executed by any test")]
             continue
@@ -298,28 +343,34 @@ def _plan(
         for body in bodies:
             ident = len(planned)
             transformation = Transformation(function.path, function.qualname, function.line, body)
-            request = {
-                "op": "run",
-                "id": ident,
-                "path": function.path,
-                "function": function.qualname,
-                "line": function.line,
-                "first_line": function.first_line,
-                "body": body,
-                "tests": passing,
-                "timeout": timeout,
-            }
-            planned[ident] = (transformation, request)
+            planned[ident] = (transformation, _request(ident, function, body, passing, timeout))
     return planned
 
 
+def _request(
+    ident: int, function: FunctionInfo, body: str, tests: list[str], timeout: float
+) -> dict[str, Any]:
+    """A worker's request to run one transformation."""
+    return {
+        "op": "run",
+        "id": ident,
+        "path": function.path,
+        "function": function.qualname,
+        "line": function.line,
+        "first_line": function.first_line,
+        "body": body,
+        "tests": tests,
+        "timeout": timeout,
+    }
+
+
 def _run_planned(
-    pool: WorkerPool, planned: dict[int, tuple[Transformation, dict[str, Any]]], job: Job
+    run_all: Runner, planned: dict[int, tuple[Transformation, dict[str, Any]]], job: Job
 ) -> list[TransformationResult]:
     """Run every planned transformation on the workers; the results in planned order."""
     done: dict[int, TransformationResult] = {}
     job.report(0, len(planned), "running transformations")
-    for reply in pool.run_all([request for _, request in planned.values()], job):
+    for reply in run_all([request for _, request in planned.values()], job):
         t = planned[reply["id"]][0]
         done[reply["id"]] = TransformationResult(
             transformation=t,
@@ -331,52 +382,3 @@ def _run_planned(
         )
         job.report(len(done), len(planned), f"{t.function}: {t.body}")
     return [done[ident] for ident in sorted(done)]
-
-
-def tests_to_observe(
-    root: Path, collected: list[str], functions: list[FunctionInfo]
-) -> list[str] | None:
-    """The tests that may execute ``functions``, from the dependency store of test
-    selection; None (observe every test) when there is no usable store.
-
-    A test whose recorded dependencies are all unchanged executes exactly the units
-    recorded for it, so it is observed only if one of them is a target; every other test
-    (new, changed, failed, stale) is observed, since what it executes now is unknown."""
-    from lsp_server.rts.select import select_affected_tests
-    from lsp_server.rts.store import DependencyStore, StoreError, store_path
-    from lsp_server.rts.units import Unit
-
-    if not store_path(root).exists():
-        return None
-    try:
-        with DependencyStore(root, create=False) as store:
-            if not store.test_records():
-                return None
-            selection = select_affected_tests(root, store, collected)
-            covering = store.tests_depending_on_any([Unit(f.path, f.qualname) for f in functions])
-    except (StoreError, OSError, sqlite3.Error):
-        return None
-    return [t for t in collected if t in selection.selected or t in covering]
-
-
-def _entry(
-    function: FunctionInfo,
-    runners: list[str],
-    tests: dict[str, dict[str, Any]],
-    checksums: _Checksums,
-) -> dict[str, Any]:
-    """What must stay the same for the function's verdicts to hold."""
-    deps: set[str] = set()
-    for nodeid in runners:
-        for unit in tests[nodeid]["units"]:
-            deps.add(unit)
-            deps.add(unit.partition("::")[0] + "::" + MODULE)
-        deps.add(nodeid.split("::", 1)[0] + "::" + MODULE)
-    deps.add(function.key)
-    return {
-        "checksum": function.checksum,
-        "line": function.line,
-        "deps": {unit: checksums.get(unit) for unit in sorted(deps)},
-        "results": [],
-        "tests": [],
-    }

@@ -17,7 +17,10 @@ from pathlib import Path
 from typing import Any
 
 from lsp_server.jobs import Job
-from lsp_server.sandbox import ProcessDied, SandboxProcess
+from lsp_server.sandbox import ChannelTimeout, ProcessDied, SandboxProcess
+
+COLLECT_TIMEOUT = 600.0
+"""Seconds a worker may take to start Python, import the project and collect its tests."""
 
 
 class WorkerError(RuntimeError):
@@ -36,11 +39,16 @@ class Worker:
         except ProcessDied as exc:
             raise WorkerError(f"a test worker exited unexpectedly: {exc}") from exc
 
-    def receive(self) -> dict[str, Any]:
+    def receive(self, timeout: float | None = None, doing: str = "") -> dict[str, Any]:
         try:
-            message: dict[str, Any] = self.process.receive()
+            message: dict[str, Any] = self.process.receive(timeout)
         except ProcessDied as exc:
             raise WorkerError(f"a test worker exited unexpectedly: {exc}") from exc
+        except ChannelTimeout as exc:
+            tail = self.process.log_tail()
+            raise WorkerError(
+                f"{doing or 'a test worker'} took more than {timeout:.0f} s\n{tail}"
+            ) from exc
         if message.get("op") == "error":
             tail = self.process.log_tail()
             raise WorkerError(f"{message.get('message')}\n{tail}".rstrip())
@@ -51,15 +59,26 @@ class WorkerPool:
     """``size`` warm workers over the project at ``root``."""
 
     def __init__(
-        self, root: Path, size: int, python: str | None = None, pytest_args: Iterable[str] = ()
+        self,
+        root: Path,
+        size: int,
+        python: str | None = None,
+        pytest_args: Iterable[str] = (),
+        collect_timeout: float = COLLECT_TIMEOUT,
     ) -> None:
         self.root = root
         self.size = max(1, size)
         self.python = python or sys.executable
+        self.python_arg = python  # as given (None: this interpreter)
+        self.prepared: set[str] = set()
+        self.snapshot: object = None  # the files its workers imported (kept by ``warm``)
         self.pytest_args = list(pytest_args)
         self.workers: list[Worker] = []
         self.nodeids: list[str] = []  # collected tests, in pytest's order
         self.collection_errors = 0
+        self.collect_timeout = collect_timeout
+        self.import_time: set[str] = set()  # function units that ran while importing
+        self.import_returns: dict[str, set[str]] = {}
 
     def __enter__(self) -> WorkerPool:
         return self
@@ -68,30 +87,66 @@ class WorkerPool:
         self.close()
 
     def start(self, job: Job) -> None:
+        if self.workers:
+            return  # a warm pool (see ``warm``) is started once
         env = dict(os.environ)
         env.setdefault("PYTHONDONTWRITEBYTECODE", "1")
         args = ["-m", "lsp_server.extreme.pytest_worker", str(self.root), *self.pytest_args]
         for _ in range(self.size):
-            process = SandboxProcess(self.python, args, cwd=self.root, env=env, quiet=True)
+            # A session of its own: what the tests start dies with the worker's group.
+            process = SandboxProcess(
+                self.python, args, cwd=self.root, env=env, quiet=True, new_session=True
+            )
             self.workers.append(Worker(process))
         for worker in self.workers:
             job.check()
-            ready = worker.receive()
+            ready = worker.receive(self.collect_timeout, "collecting the tests")
             worker.tests = int(ready.get("tests", 0))
             self.nodeids = list(ready.get("nodeids", []))
             self.collection_errors = int(ready.get("collection_errors", 0))
 
     def prepare(self, files: list[str]) -> None:
+        """Workers import ``files`` and index their live functions (once per file: a warm
+        pool's workers follow later edits through ``refresh``)."""
+        if set(files) <= self.prepared:
+            return
+        self.prepared.update(files)
         for worker in self.workers:
             worker.send({"op": "prepare", "files": files})
         for worker in self.workers:
-            worker.receive()
+            prepared = worker.receive(self.collect_timeout, "importing the target modules")
+            self.import_time.update(prepared.get("import_time", []))
+            for unit, kinds in prepared.get("import_returns", {}).items():
+                self.import_returns.setdefault(unit, set()).update(kinds)
 
-    def observe(self, tests: list[str] | None = None) -> dict[str, Any]:
-        """The observation run of ``tests`` (default: all), split over every worker."""
+    def refresh(self, files: dict[str, str]) -> str | None:
+        """Make every worker follow the edits of ``files`` (path -> the text it imported);
+        None when they all could, else why not (the pool must then be started afresh)."""
+        for worker in self.workers:
+            worker.send({"op": "refresh", "files": files})
+        refusals = [worker.receive(self.collect_timeout, "refreshing") for worker in self.workers]
+        return next((r.get("reason", "") for r in refusals if not r.get("ok")), None)
+
+    def observe(
+        self,
+        tests: list[str] | None = None,
+        timeout: float = 600.0,
+        timeouts: dict[str, float] | None = None,
+    ) -> dict[str, Any]:
+        """The observation run of ``tests`` (default: all), split over every worker; a test
+        running past its timeout (``timeouts`` by node id, else ``timeout``) is stopped
+        and comes back with the outcome "hung"."""
         count = len(self.workers)
         for index, worker in enumerate(self.workers):
-            worker.send({"op": "observe", "shard": [index, count], "tests": tests})
+            worker.send(
+                {
+                    "op": "observe",
+                    "shard": [index, count],
+                    "tests": tests,
+                    "timeout": timeout,
+                    "timeouts": timeouts or {},
+                }
+            )
         observed: dict[str, Any] = {}
         returns: dict[str, set[str]] = {}
         setup = 0.0

@@ -29,9 +29,13 @@ import pytest
 from _pytest.runner import runtestprotocol
 
 from lsp_server.extreme import code_swap as swapping
+from lsp_server.extreme.worker_guard import Alarm, children, kill_adopted, set_subreaper
+from lsp_server.rts.units import MODULE
 from lsp_server.sandbox import TIMEOUT, Channel, ChannelClosed, Forker, inherited_channel
 
-OBSERVE_TIMEOUT = 3600.0
+OBSERVE_SLACK = 60.0
+"""Seconds the whole observation run may take beyond the sum of its tests' timeouts (for a
+test that a per-test alarm cannot interrupt); the run is then killed, never waited for."""
 
 
 def _short_failure(*args: object, **kwargs: object) -> str:
@@ -63,6 +67,10 @@ class WorkerPlugin:
         self.defs: dict[str, dict[tuple[int, str], swapping.FuncDef]] = {}
         self.reported_failure = False
         self.forker = Forker()
+        # What ran before the first test (imports, decorators, class bodies, module-level
+        # calls): swapping its code afterwards cannot undo what it already did.
+        self.import_recorder: Any = None
+        self.own_children: set[int] = set()  # started by the project at import: not orphans
 
     def send(self, message: dict[str, Any]) -> None:
         self.channel.send(message)
@@ -94,6 +102,7 @@ class WorkerPlugin:
 
     def _terminate(self, signum: int, frame: object) -> None:
         self.forker.kill_all()
+        kill_adopted()
         os._exit(1)
 
     # -- requests ---------------------------------------------------------------------
@@ -109,23 +118,40 @@ class WorkerPlugin:
                 break
             try:
                 if op == "prepare":
-                    self.prepare(request["files"])
-                    self.send({"op": "prepared"})
+                    self.send(self.prepare(request["files"]))
                 elif op == "observe":
-                    index, count = request.get("shard", (0, 1))
-                    subset = request.get("tests")
-                    self.send(self.observe(int(index), int(count), subset))
+                    self.send(self.observe(request))
                 elif op == "run":
                     self.send(self.run(request))
+                elif op == "refresh":
+                    self.send(self.refresh(request["files"]))
                 else:
                     self.send({"op": "error", "message": f"unknown request {op!r}"})
             except Exception:
                 self.send({"op": "error", "message": traceback.format_exc()})
         self.forker.wait_all()
+        kill_adopted()
 
-    def prepare(self, files: list[str]) -> None:
+    def start_import_recording(self) -> None:
+        from lsp_server.extreme.execution_recorder import Recorder
+
+        self.import_recorder = Recorder(self.root)
+        self.import_recorder.start()
+
+    def stop_import_recording(self) -> dict[str, Any]:
+        """The function units that ran at import or collection time, and their returns."""
+        recorder, self.import_recorder = self.import_recorder, None
+        if recorder is None:
+            return {"import_time": [], "import_returns": {}}
+        recorder.stop()
+        units = sorted(u for u in recorder.end_test() if not u.endswith("::" + MODULE))
+        returns = {unit: sorted(kinds) for unit, kinds in recorder.returns.items()}
+        return {"import_time": units, "import_returns": returns}
+
+    def prepare(self, files: list[str]) -> dict[str, Any]:
         """Import target modules the tests did not import at collection time (so their
-        functions exist before a child swaps them), then index live functions."""
+        functions exist before a child swaps them), then index live functions; the reply
+        names the functions that ran while importing."""
         loaded = {
             os.path.realpath(getattr(m, "__file__", "") or "") for m in list(sys.modules.values())
         }
@@ -136,33 +162,60 @@ class WorkerPlugin:
             with contextlib.suppress(OSError, UnicodeDecodeError, SyntaxError, ValueError):
                 source = Path(path).read_text(encoding="utf-8")
                 self.defs[path] = swapping.function_defs(source, path)
+        gc.unfreeze()  # frozen objects are invisible to the index (a warm worker's 2nd time)
         self.index = swapping.index_functions(self.root)
         # Keep the collector from touching (and so copying) every inherited object in each
         # child: copy-on-write pages stay shared.
+        imported = self.stop_import_recording()
+        self.own_children = set(children(os.getpid()))
         gc.collect()
         gc.freeze()
+        return {"op": "prepared", **imported}
 
-    def observe(
-        self, index: int = 0, count: int = 1, subset: list[str] | None = None
-    ) -> dict[str, Any]:
+    def refresh(self, files: dict[str, str]) -> dict[str, Any]:
+        """Follow edits of ``files`` (path -> the text the worker imported) in the live
+        functions; ``ok`` false when an edit cannot be followed (start a new worker)."""
+        from lsp_server.extreme.refresh import refresh_file
+
+        edited = 0
+        for rel, old_source in files.items():
+            path = os.path.realpath(os.path.join(self.root, rel))
+            try:
+                new_source = Path(path).read_text(encoding="utf-8")
+                edited += refresh_file(self.index, path, old_source, new_source)
+                if path in self.defs:
+                    self.defs[path] = swapping.function_defs(new_source, path)
+            except (swapping.SwapError, OSError, UnicodeDecodeError, SyntaxError) as exc:
+                return {"op": "refreshed", "ok": False, "reason": str(exc)}
+        return {"op": "refreshed", "ok": True, "edited": edited}
+
+    def observe(self, request: dict[str, Any]) -> dict[str, Any]:
         """Run shard ``index`` of ``count`` (a contiguous slice, so module and class
-        fixtures stay together) of the collected tests (or of ``subset``, kept in
-        collection order), recording what they execute."""
+        fixtures stay together) of the collected tests (or of the request's ``tests``, kept
+        in collection order), recording what they execute. A test still running after its
+        timeout (``timeouts`` by node id, else ``timeout``) is stopped and reported hung."""
+        index, count = request.get("shard", (0, 1))
+        subset = request.get("tests")
         wanted = None if subset is None else set(subset)
         nodeids = [n for n in self.items if wanted is None or n in wanted]
         chunk = nodeids[len(nodeids) * index // count : len(nodeids) * (index + 1) // count]
+        default = float(request.get("timeout", 600.0))
+        known: dict[str, float] = request.get("timeouts") or {}
+        timeouts = {n: float(known.get(n, default)) for n in chunk}
         child = self.forker.run(
-            _stopping_the_run(lambda: self._observe_child(chunk)), OBSERVE_TIMEOUT
+            _stopping_the_run(lambda: self._observe_child(chunk, timeouts)),
+            sum(timeouts.values()) + OBSERVE_SLACK,
         )
         if not child.ok or child.value is None:
             return {"op": "error", "message": f"observation run {child.status}: {child.detail}"}
         return {"op": "observed", **child.value}
 
-    def _observe_child(self, nodeids: list[str]) -> dict[str, Any]:
+    def _observe_child(self, nodeids: list[str], timeouts: dict[str, float]) -> dict[str, Any]:
         from lsp_server.extreme.execution_recorder import Recorder
 
         recorder = Recorder(self.root)
         tests: dict[str, dict[str, Any]] = {}
+        alarm = Alarm()
         recorder.start()
         try:
             for i, nodeid in enumerate(nodeids):
@@ -170,14 +223,12 @@ class WorkerPlugin:
                 nxt = self.items[nodeids[i + 1]] if i + 1 < len(nodeids) else None
                 recorder.begin_test()
                 start = time.perf_counter()
-                failed = self._run_item(item, nxt)
+                with alarm.armed(timeouts[nodeid]):
+                    failed = self._run_item(item, nxt)
                 duration = time.perf_counter() - start
                 units = recorder.end_test()
-                tests[nodeid] = {
-                    "outcome": "failed" if failed else "passed",
-                    "duration": duration,
-                    "units": sorted(units),
-                }
+                outcome = "hung" if alarm.fired else "failed" if failed else "passed"
+                tests[nodeid] = {"outcome": outcome, "duration": duration, "units": sorted(units)}
         finally:
             recorder.stop()
         returns = {unit: sorted(kinds) for unit, kinds in recorder.returns.items()}
@@ -198,6 +249,7 @@ class WorkerPlugin:
         else:
             reply.update(child.value)
         reply["duration"] = time.perf_counter() - started
+        kill_adopted(keep=self.forker.exiting | self.own_children)
         return reply
 
     def _run_child(self, request: dict[str, Any]) -> dict[str, Any]:
@@ -260,7 +312,9 @@ def main(argv: list[str]) -> int:
     if channel is None:
         sys.stderr.write("the pytest worker runs only inside a reks sandbox process\n")
         return 2
+    set_subreaper()
     plugin = WorkerPlugin(root, channel)
+    plugin.start_import_recording()
     args = [
         "-p",
         "no:cacheprovider",

@@ -23,3 +23,10 @@ def make_project(tmp_path: Path) -> Callable[[dict[str, str]], Path]:
 
 REKS = [sys.executable, "-c", "import sys; from lsp_server.cli import main; sys.exit(main())"]
 """The ``reks`` command, run by the interpreter of this test session."""
+
+INC_MODULE = """
+def inc(x):
+    y = x + 1
+    return y
+"""
+"""A module with one small function, for tests about how the runner treats its tests."""

@@ -1,0 +1,158 @@
+"""Transformations applied the plain way: the file rewritten in a private copy of the
+project, the tests run by a fresh pytest process.
+
+Slow (a Python start and a collection per transformation) but it sees everything the
+change does, also to code that ran while the project was imported (a decorator, a class
+body, a module-level call, a constant cached at import), which swapping ``__code__`` in a
+process that already imported the module cannot. The analysis uses it for the functions
+that ran at import time and for ``--verify``. The user's files are never touched.
+"""
+
+from __future__ import annotations
+
+import ast
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from lsp_server.extreme.model import Transformation, Verdict
+from lsp_server.project.files import copy_ignore
+from lsp_server.sandbox import SandboxProcess
+
+NO_TESTS_RAN = 5  # pytest's exit status when no test was collected
+
+
+class RewriteError(ValueError):
+    """The function's ``def`` is not where the transformation says."""
+
+
+@dataclass(frozen=True)
+class DiskVerdict:
+    verdict: Verdict
+    detail: str = ""
+    duration: float = 0.0
+
+
+def rewrite_body(source: str, line: int, name: str, body: str) -> str:
+    """``source`` with the whole body of the ``def name`` at ``line`` replaced by ``body``
+    (statements separated by ``; `` stay on one line, which Python accepts)."""
+    tree = ast.parse(source)
+    node = next(
+        (
+            n
+            for n in ast.walk(tree)
+            if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
+            and n.lineno == line
+            and n.name == name
+        ),
+        None,
+    )
+    if node is None:
+        raise RewriteError(f"no def of {name} at line {line}")
+    lines = source.splitlines(keepends=True)
+    first, last = node.body[0], node.body[-1]
+    end_line = last.end_lineno or last.lineno
+    # Columns are UTF-8 byte offsets: cut the first and last lines as bytes.
+    head = lines[first.lineno - 1].encode()[: first.col_offset].decode()
+    tail = lines[end_line - 1].encode()[last.end_col_offset or 0 :].decode()
+    return "".join([*lines[: first.lineno - 1], head, body, tail, *lines[end_line:]])
+
+
+class PrivateCopy:
+    """A copy of the project at ``root`` in a temporary directory, where one file at a time
+    is rewritten, its tests run, and the file restored."""
+
+    def __init__(
+        self, root: Path, python: str | None = None, pytest_args: Sequence[str] = ()
+    ) -> None:
+        self.root = root
+        self.python = python or sys.executable
+        self.pytest_args = list(pytest_args)
+        self._scratch = tempfile.TemporaryDirectory(prefix="reks-extreme-disk-")
+        self.copy = Path(self._scratch.name) / root.name
+        shutil.copytree(root, self.copy, ignore=copy_ignore(root), symlinks=True)
+
+    def __enter__(self) -> PrivateCopy:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        self._scratch.cleanup()
+
+    def _environment(self) -> dict[str, str]:
+        # The copy's code must shadow an installed (or editable) copy of the project.
+        paths = [str(self.copy)]
+        if (self.copy / "src").is_dir():
+            paths.append(str(self.copy / "src"))
+        env = dict(os.environ)
+        paths += [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p]
+        env["PYTHONPATH"] = os.pathsep.join(paths)
+        env["PYTHONDONTWRITEBYTECODE"] = "1"
+        return env
+
+    def run(
+        self, transformation: Transformation, tests: Sequence[str], timeout: float
+    ) -> DiskVerdict:
+        """Run ``tests`` (stopping at the first failure) with ``transformation`` on disk."""
+        started = time.perf_counter()
+        path = self.copy / transformation.path
+        original = path.read_bytes()
+        name = transformation.function.rsplit(".", 1)[-1]
+        try:
+            text = original.decode("utf-8")
+            path.write_text(
+                rewrite_body(text, transformation.line, name, transformation.body),
+                encoding="utf-8",
+            )
+        except (UnicodeDecodeError, SyntaxError, RewriteError) as exc:
+            return DiskVerdict(Verdict.ERROR, f"cannot rewrite the file: {exc}")
+        try:
+            verdict, detail = self._pytest(tests, timeout)
+        finally:
+            path.write_bytes(original)
+        return DiskVerdict(verdict, detail, time.perf_counter() - started)
+
+    def _pytest(self, tests: Sequence[str], timeout: float) -> tuple[Verdict, str]:
+        args = [
+            "-m",
+            "pytest",
+            "-x",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            "-p",
+            "no:reks",
+            "-p",
+            "no:randomly",
+            "-o",
+            "addopts=",
+            "--rootdir",
+            str(self.copy),
+            *self.pytest_args,
+            *tests,
+        ]
+        process = SandboxProcess(
+            self.python, args, cwd=self.copy, env=self._environment(), new_session=True
+        )
+        try:
+            try:
+                status = process.process.wait(timeout=timeout)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                return Verdict.TIMEOUT, f"pytest ran past {timeout:.1f} s"
+            if status == 0:
+                return Verdict.UNDETECTED, "every test passed with the file rewritten"
+            if status == NO_TESTS_RAN:
+                return Verdict.DETECTED, "the tests could not even be collected"
+            lines = process.log_tail(600).strip().splitlines()
+            return Verdict.DETECTED, f"pytest exit status {status}: {lines[-1] if lines else ''}"
+        finally:
+            process.close(grace=0.0)

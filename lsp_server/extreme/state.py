@@ -1,0 +1,156 @@
+"""What an extreme analysis remembers between runs (in the dependency store) and what must
+stay the same for a function's remembered verdicts to hold."""
+
+from __future__ import annotations
+
+import sqlite3
+from contextlib import suppress
+from pathlib import Path
+from typing import Any
+
+import xxhash
+
+from lsp_server.extreme.discover import FunctionInfo, is_test_file
+from lsp_server.extreme.model import Transformation, TransformationResult, Verdict
+from lsp_server.project import python_files
+from lsp_server.rts.store import DependencyStore, StoreError
+from lsp_server.rts.units import MODULE, FileUnits, SourceError, path_units
+
+_PARSED: dict[tuple[str, int, int], FileUnits] = {}
+"""Units of files by (path, mtime, size), kept by a long-lived process (the server) so
+that re-analysing after an edit parses only the edited files again."""
+_PARSED_MAX = 20_000
+
+
+def _units(root: Path, path: str) -> FileUnits | None:
+    absolute = root / path
+    try:
+        stat = absolute.stat()
+        key = (str(absolute), stat.st_mtime_ns, stat.st_size)
+        units = _PARSED.get(key)
+        if units is None:
+            units = path_units(root, Path(path))
+            if len(_PARSED) >= _PARSED_MAX:
+                _PARSED.clear()
+            _PARSED[key] = units
+        return units
+    except (OSError, SourceError, ValueError):
+        return None
+
+
+class Checksums:
+    """Current unit checksums, parsed once per file."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.files: dict[str, FileUnits | None] = {}
+
+    def get(self, key: str) -> str | None:
+        path, _, name = key.partition("::")
+        if path not in self.files:
+            self.files[path] = _units(self.root, path)
+        units = self.files[path]
+        return None if units is None else units.checksums.get(name or MODULE)
+
+
+def tests_fingerprint(root: Path, checksums: Checksums) -> str:
+    """Hash of the module part of every test file: a new or removed test changes it."""
+    digest = xxhash.xxh3_64()
+    for path in python_files(root):
+        rel = path.relative_to(root).as_posix()
+        if is_test_file(rel):
+            digest.update(f"{rel}={checksums.get(rel + '::' + MODULE)}\0".encode())
+    return digest.hexdigest()
+
+
+def load_state(root: Path, context: str) -> dict[str, Any]:
+    """The entries saved by the last analysis under ``context``, by function key. The
+    store is a cache here: one that cannot be used means no entries."""
+    try:
+        with DependencyStore(root) as store:
+            return store.extreme_verdicts(context)
+    except (StoreError, OSError, sqlite3.Error, ValueError):
+        return {}
+
+
+def save_state(root: Path, context: str, entries: dict[str, Any]) -> None:
+    # A store that cannot be used (corrupt, another reks's schema) is reported by test
+    # selection; the analysis just runs everything again next time.
+    with suppress(StoreError, OSError, sqlite3.Error), DependencyStore(root) as store:
+        store.save_extreme_verdicts(context, entries)
+
+
+def result_to_state(result: TransformationResult) -> dict[str, Any]:
+    return {
+        "body": result.transformation.body,
+        "verdict": result.verdict.value,
+        "tests": result.tests,
+        "reason": result.reason,
+        "detected_by": result.detected_by,
+        "duration": result.duration,
+    }
+
+
+def result_from_state(function: FunctionInfo, row: dict[str, Any]) -> TransformationResult:
+    return TransformationResult(
+        transformation=Transformation(function.path, function.qualname, function.line, row["body"]),
+        verdict=Verdict(row["verdict"]),
+        tests=list(row.get("tests", [])),
+        reason=row.get("reason", ""),
+        detected_by=row.get("detected_by"),
+        duration=float(row.get("duration", 0.0)),
+    )
+
+
+def entry(
+    function: FunctionInfo,
+    runners: list[str],
+    tests: dict[str, dict[str, Any]],
+    checksums: Checksums,
+) -> dict[str, Any]:
+    """What must stay the same for the function's verdicts to hold."""
+    deps: set[str] = set()
+    for nodeid in runners:
+        for unit in tests[nodeid]["units"]:
+            deps.add(unit)
+            deps.add(unit.partition("::")[0] + "::" + MODULE)
+        deps.add(nodeid.split("::", 1)[0] + "::" + MODULE)
+    deps.add(function.key)
+    return {
+        "checksum": function.checksum,
+        "line": function.line,
+        "deps": {unit: checksums.get(unit) for unit in sorted(deps)},
+        "results": [],
+        "tests": [],
+        "runners": sorted(runners),
+    }
+
+
+def untouched(
+    previous: dict[str, Any], root: Path, analysed: dict[str, FunctionInfo]
+) -> dict[str, Any]:
+    """State entries of functions outside this run's paths are kept for later runs."""
+    return {
+        key: entry
+        for key, entry in previous.items()
+        if key not in analysed and (root / key.partition("::")[0]).exists()
+    }
+
+
+def previous_runners(
+    previous: dict[str, Any], functions: list[FunctionInfo], checksums: Checksums
+) -> list[str] | None:
+    """The tests that may execute ``functions`` now, when all that changed since the last
+    analysis are the bodies of these very functions: a test reaches one only if it reached
+    it, or another of them, before; None when that is not known."""
+    keys = {function.key for function in functions}
+    found: set[str] = set()
+    for function in functions:
+        saved = previous.get(function.key)
+        if saved is None or "runners" not in saved:
+            return None
+        for unit, value in saved["deps"].items():
+            if unit not in keys and checksums.get(unit) != value:
+                return None
+        found.update(saved["runners"])
+    return sorted(found)

@@ -1,0 +1,126 @@
+"""Warm workers kept between analyses (the editor's): re-analysing an edited function costs
+its observation and its transformations, not a new Python, import and collection.
+
+``WarmPools.take`` hands out the pool of a project, started and brought up to date: edits
+that only change function bodies are followed in the live workers (``refresh``); any other
+change (a test file, a module's top level, functions added or removed, a signature) starts
+the pool afresh. ``give_back`` keeps it for the next analysis; ``close`` ends them all.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from lsp_server.extreme.discover import is_test_file
+from lsp_server.extreme.pool import COLLECT_TIMEOUT, WorkerPool
+from lsp_server.jobs import Job
+from lsp_server.project import python_files
+from lsp_server.rts.units import MODULE, SourceError, path_units, source_units
+
+PoolKey = tuple[str, int, str | None, tuple[str, ...]]
+
+
+@dataclass
+class _Snapshot:
+    """The project's Python files as the pool's workers imported them."""
+
+    stamps: dict[str, tuple[int, int]] = field(default_factory=dict)  # path -> mtime, size
+    texts: dict[str, str] = field(default_factory=dict)
+
+
+def _snapshot(root: Path) -> _Snapshot:
+    snapshot = _Snapshot()
+    for path in python_files(root):
+        rel = path.relative_to(root).as_posix()
+        try:
+            stat = path.stat()
+            snapshot.texts[rel] = path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            continue
+        snapshot.stamps[rel] = (stat.st_mtime_ns, stat.st_size)
+    return snapshot
+
+
+def _followable(root: Path, rel: str, old_text: str) -> bool:
+    """The edit of ``rel`` changes function bodies only (same units, same module part)."""
+    if is_test_file(rel) or rel.rsplit("/", 1)[-1] == "conftest.py":
+        return False
+    try:
+        now = path_units(root, root / rel).checksums
+        tmp_units = _units_of_text(root, rel, old_text)
+    except (OSError, SourceError, ValueError, SyntaxError):
+        return False
+    return set(now) == set(tmp_units) and now.get(MODULE) == tmp_units.get(MODULE)
+
+
+def _units_of_text(root: Path, rel: str, text: str) -> dict[str, str]:
+    return dict(source_units(rel, text).checksums)
+
+
+class WarmPools:
+    """Pools kept alive between analyses, by project and settings."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._pools: dict[PoolKey, tuple[WorkerPool, _Snapshot]] = {}
+        self.restarts = 0  # pools started afresh (for tests and the benchmark)
+
+    def take(
+        self,
+        root: Path,
+        size: int,
+        python: str | None,
+        pytest_args: Sequence[str],
+        job: Job,
+        collect_timeout: float = COLLECT_TIMEOUT,
+    ) -> WorkerPool:
+        """The project's pool, started, its workers following the current files. While it
+        is taken, another analysis of the project gets a pool of its own."""
+        key: PoolKey = (str(root), size, python, tuple(pytest_args))
+        with self._lock:
+            kept = self._pools.pop(key, None)
+        current = _snapshot(root)
+        if kept is not None:
+            pool, _ = kept
+            before = pool.snapshot
+            assert isinstance(before, _Snapshot)
+            if self._bring_up_to_date(root, pool, before, current):
+                pool.snapshot = current
+                return pool
+            pool.close()
+        self.restarts += 1
+        pool = WorkerPool(root, size, python, pytest_args, collect_timeout)
+        pool.snapshot = current
+        pool.start(job)
+        return pool
+
+    def _bring_up_to_date(
+        self, root: Path, pool: WorkerPool, before: _Snapshot, current: _Snapshot
+    ) -> bool:
+        if set(before.stamps) != set(current.stamps) or not pool.workers:
+            return False
+        changed = [rel for rel, stamp in current.stamps.items() if before.stamps[rel] != stamp]
+        edited = {
+            rel: before.texts[rel] for rel in changed if before.texts[rel] != current.texts[rel]
+        }
+        if not all(_followable(root, rel, text) for rel, text in edited.items()):
+            return False
+        return not edited or pool.refresh(edited) is None
+
+    def give_back(self, pool: WorkerPool) -> None:
+        key: PoolKey = (str(pool.root), pool.size, pool.python_arg, tuple(pool.pytest_args))
+        snapshot = pool.snapshot
+        with self._lock:
+            if not isinstance(snapshot, _Snapshot) or key in self._pools:
+                pool.close()
+                return
+            self._pools[key] = (pool, snapshot)
+
+    def close(self) -> None:
+        with self._lock:
+            pools, self._pools = list(self._pools.values()), {}
+        for pool, _ in pools:
+            pool.close()

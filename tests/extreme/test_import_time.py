@@ -1,0 +1,117 @@
+"""Functions that ran while the project was imported: swapping their code afterwards cannot
+show the change, so their verdicts come from the file rewritten in a private copy."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from lsp_server.extreme.analysis import Options, analyse
+from lsp_server.extreme.model import Verdict
+from lsp_server.extreme.on_disk import rewrite_body
+
+# Each import-time shape of the toolz case (``_signatures.get_exclude_keywords -> return
+# ()``): a cached constant from a module-level call, a decorator, a class body. Each also
+# has a test that calls it without checking anything, so that in place it looks covered.
+IMPORT_TIME_PROJECT = {
+    "sigs.py": """
+        def exclude_keywords():
+            names = ("key", "default")
+            return names
+
+        EXCLUDED = exclude_keywords()
+
+        def accepts(name):
+            return name not in EXCLUDED
+
+        REGISTRY = {}
+
+        def register(fn):
+            REGISTRY[fn.__name__] = fn
+            return fn
+
+        @register
+        def double(x):
+            return x * 2
+
+        def label_for(kind):
+            text = kind.upper()
+            return text
+
+        class Shape:
+            LABEL = label_for("shape")
+    """,
+    "test_sigs.py": """
+        from sigs import Shape, accepts, double, exclude_keywords, label_for, register
+
+        def test_accepts():
+            assert not accepts("key")
+            assert accepts("x")
+
+        def test_double():
+            assert double(2) == 4
+
+        def test_label():
+            assert Shape.LABEL == "SHAPE"
+
+        def test_calls_without_checking():
+            exclude_keywords()
+            register(len)
+            label_for("x")
+    """,
+}
+IMPORT_TIME_FUNCTIONS = ("exclude_keywords", "register", "label_for")
+
+
+def test_import_time_functions_are_never_falsely_undetected(
+    make_project: Callable[[dict[str, str]], Path],
+) -> None:
+    root = make_project(IMPORT_TIME_PROJECT)
+    analysis = analyse(root, Options(jobs=1))
+    assert {key.split("::")[1] for key in analysis.import_time} >= set(IMPORT_TIME_FUNCTIONS)
+    for function in IMPORT_TIME_FUNCTIONS:
+        rows = [r for r in analysis.results if r.transformation.function == function]
+        assert rows, function
+        for row in rows:
+            assert row.verdict is Verdict.DETECTED, (function, row)
+            assert "checked on disk" in row.reason
+    assert analysis.checked_on_disk >= len(IMPORT_TIME_FUNCTIONS)
+    # An ordinary function keeps the fast in-place verdict.
+    accepts = [r for r in analysis.results if r.transformation.function == "accepts"]
+    assert accepts and all("on disk" not in r.reason for r in accepts)
+    assert (root / "sigs.py").read_text().count("return names") == 1  # the user's file intact
+
+
+def test_without_the_disk_check_import_time_functions_are_not_analysable_in_place(
+    make_project: Callable[[dict[str, str]], Path],
+) -> None:
+    root = make_project(IMPORT_TIME_PROJECT)
+    analysis = analyse(root, Options(jobs=1, on_disk=False))
+    for function in IMPORT_TIME_FUNCTIONS:
+        rows = [r for r in analysis.results if r.transformation.function == function]
+        assert rows and all(r.verdict is not Verdict.UNDETECTED for r in rows), function
+        assert any("not analysable in place" in r.reason for r in rows), function
+
+
+def test_rewrite_body_replaces_the_whole_body_only() -> None:
+    source = (
+        "import os\n\n"
+        "class A:\n"
+        "    @staticmethod\n"
+        "    def f(x):  # note\n"
+        '        """Doc."""\n'
+        "        y = x + 1\n"
+        "        return y\n\n"
+        "def g():\n"
+        "    return 'é'\n"
+    )
+    assert rewrite_body(source, 5, "f", "return None") == (
+        "import os\n\n"
+        "class A:\n"
+        "    @staticmethod\n"
+        "    def f(x):  # note\n"
+        "        return None\n\n"
+        "def g():\n"
+        "    return 'é'\n"
+    )
+    assert rewrite_body(source, 10, "g", "pass").endswith("def g():\n    pass\n")

@@ -1,0 +1,75 @@
+"""Warm workers kept between analyses: an edited function body is followed in the live
+workers (no new collection), and its verdicts are those of a cold analysis."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from lsp_server.extreme.analysis import Options, analyse
+from lsp_server.extreme.warm import WarmPools
+
+SOURCE = """\
+def label(x):
+    text = "n%d" % x
+    return 1
+
+
+def double(x):
+    y = x * 2
+    return y
+"""
+
+
+def _rows(analysis: object) -> list[tuple[str, str, str]]:
+    return [
+        (r.transformation.function, r.transformation.body, r.verdict.value)
+        for r in analysis.results  # type: ignore[attr-defined]
+    ]
+
+
+def test_an_edited_body_is_reanalysed_on_the_warm_workers(
+    make_project: Callable[[dict[str, str]], Path],
+) -> None:
+    root = make_project(
+        {
+            "m.py": SOURCE,
+            "test_m.py": """
+                from m import double, label
+
+                def test_label_runs():
+                    label(3)
+
+                def test_double():
+                    assert double(2) == 4
+            """,
+        }
+    )
+    warm = WarmPools()
+    try:
+        first = analyse(root, Options(jobs=1), warm=warm)
+        assert ("label", "return 1", "undetected") in _rows(first)
+        (pool,) = [p for p, _ in warm._pools.values()]
+        pids = [w.process.pid for w in pool.workers]
+        # label now returns a string (so other transformations), two lines longer: double
+        # moves down but is unchanged.
+        edited = SOURCE.replace("    return 1\n", "    text = text.upper()\n\n    return text\n")
+        (root / "m.py").write_text(edited)
+        second = analyse(root, Options(jobs=1), warm=warm)
+        assert warm.restarts == 1
+        (again,) = [p for p, _ in warm._pools.values()]
+        assert [w.process.pid for w in again.workers] == pids
+        assert second.reused == {"m.py::double"}
+        assert second.observed_tests == 1  # only the test that ran label before
+        cold = analyse(root, Options(jobs=1, incremental=False))
+        assert _rows(second) == _rows(cold)
+        assert ("label", 'return ""', "undetected") in _rows(second)
+
+        test_file = root / "test_m.py"
+        test_file.write_text(test_file.read_text() + "\ndef test_more():\n    double(1)\n")
+        third = analyse(root, Options(jobs=1), warm=warm)
+        assert warm.restarts == 2  # a test was added: collected afresh
+        assert "test_m.py::test_more" in third.covering["m.py::double"]
+    finally:
+        warm.close()
+    assert warm._pools == {}
