@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from lsp_server.extreme.constants import EMPTY_GENERATOR, bodies_from_annotation
-from lsp_server.project.files import walk_files
+from lsp_server.project.files import is_test_path, walk_files
 from lsp_server.rts.units import FileUnits, SourceError, source_units, tokenize_decode
 
 NO_EXTREME = "reks: no-extreme"
@@ -45,15 +45,6 @@ class FunctionInfo:
         return f"{self.path}::{self.qualname}"
 
 
-def is_test_file(rel: str) -> bool:
-    """Test modules and conftest files are never transformed (pytest's default names)."""
-    parts = rel.split("/")
-    name = parts[-1]
-    if name == "conftest.py" or name.startswith("test_") or name.endswith("_test.py"):
-        return True
-    return any(part in ("tests", "test", "testing") for part in parts[:-1])
-
-
 def source_files(root: Path, paths: Sequence[Path] = ()) -> list[str]:
     """Python source files (not tests) under ``paths`` (default: the whole root), relative."""
     root = root.resolve()
@@ -72,7 +63,7 @@ def source_files(root: Path, paths: Sequence[Path] = ()) -> list[str]:
                 rel = file.relative_to(root).as_posix()
             except ValueError as exc:
                 raise ValueError(f"{file} is outside the project root {root}") from exc
-            if file.suffix == ".py" and file.name not in _NOT_SOURCE and not is_test_file(rel):
+            if file.suffix == ".py" and file.name not in _NOT_SOURCE and not is_test_path(rel):
                 found.add(rel)
     return sorted(found)
 

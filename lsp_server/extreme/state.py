@@ -10,9 +10,10 @@ from typing import Any
 
 import xxhash
 
-from lsp_server.extreme.discover import FunctionInfo, is_test_file
+from lsp_server.extreme.discover import FunctionInfo
 from lsp_server.extreme.model import Transformation, TransformationResult, Verdict
 from lsp_server.project import python_files
+from lsp_server.project.files import is_test_path
 from lsp_server.rts.store import DependencyStore, StoreError
 from lsp_server.rts.units import MODULE, FileUnits, SourceError, path_units
 
@@ -58,7 +59,7 @@ def tests_fingerprint(root: Path, checksums: Checksums) -> str:
     digest = xxhash.xxh3_64()
     for path in python_files(root):
         rel = path.relative_to(root).as_posix()
-        if is_test_file(rel):
+        if is_test_path(rel):
             digest.update(f"{rel}={checksums.get(rel + '::' + MODULE)}\0".encode())
     return digest.hexdigest()
 

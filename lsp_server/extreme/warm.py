@@ -14,10 +14,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from lsp_server.extreme.discover import is_test_file
 from lsp_server.extreme.pool import COLLECT_TIMEOUT, WorkerPool
 from lsp_server.jobs import Job
 from lsp_server.project import python_files
+from lsp_server.project.files import is_test_path
 from lsp_server.rts.units import MODULE, SourceError, path_units, source_units
 
 PoolKey = tuple[str, int, str | None, tuple[str, ...]]
@@ -46,7 +46,7 @@ def _snapshot(root: Path) -> _Snapshot:
 
 def _followable(root: Path, rel: str, old_text: str) -> bool:
     """The edit of ``rel`` changes function bodies only (same units, same module part)."""
-    if is_test_file(rel) or rel.rsplit("/", 1)[-1] == "conftest.py":
+    if is_test_path(rel):
         return False
     try:
         now = path_units(root, root / rel).checksums

@@ -6,6 +6,8 @@ import re
 from collections import deque
 from pathlib import Path
 
+from lsp_server.project.files import is_test_path
+
 from .model import Caller
 
 MAX_DEPTH = 4
@@ -22,15 +24,13 @@ def is_private(path: str, qualname: str) -> bool:
     )
 
 
-def is_test_file(path: Path) -> bool:
-    name = path.name
-    return (
-        name.startswith("test_")
-        or name.endswith("_test.py")
-        or name == "conftest.py"
-        or "tests" in path.parts
-        or "test" in path.parts
-    )
+def _is_test(path: Path, root: Path) -> bool:
+    """A test file of the project; references outside the project are never callers."""
+    try:
+        rel = path.resolve().relative_to(root.resolve())
+    except ValueError:
+        return True
+    return is_test_path(rel.as_posix())
 
 
 def nearest_public_callers(
@@ -70,7 +70,7 @@ def nearest_public_callers(
             if reference.is_definition() or reference.module_path is None:
                 continue
             ref_path = Path(reference.module_path)
-            if is_test_file(ref_path):
+            if _is_test(ref_path, root):
                 continue
             parent = reference.parent()
             if parent is None or parent.type != "function" or parent.line is None:
