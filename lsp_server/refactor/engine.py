@@ -28,7 +28,16 @@ from rope.base import exceptions as rope_exceptions
 
 from lsp_server.jobs import Cancelled
 from lsp_server.project.text import identifier_span
-from lsp_server.refactor import extract, imports, inline, move, rename, rewrite, signature
+from lsp_server.refactor import (
+    extract,
+    imports,
+    inline,
+    move,
+    rename,
+    rewrite,
+    semantics,
+    signature,
+)
 from lsp_server.refactor.apply import apply_edits
 from lsp_server.refactor.changes import simulate
 from lsp_server.refactor.context import Context, Planned
@@ -185,7 +194,7 @@ class RefactorEngine:
             )
         try:
             job.check()
-            planned = operation(ctx)
+            planned = semantics.check(ctx, operation(ctx))
             job.check()
             sim = simulate(workspace, planned.changes)
         except rope_exceptions.InterruptedTaskError as exc:

@@ -1,0 +1,26 @@
+"""Semantic checks of a refactoring's result, per kind, before any edit is returned.
+
+``CHECKS`` maps an action name (as in ``engine.OPERATIONS``) to a check that gets the
+request's context and rope's planned changes and returns them, mended where our layer can
+mend them, or raises ``RefactoringError`` naming the reason and the place. The engine calls
+``check`` once per task, right after the operation; a kind without a check passes as is.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from lsp_server.refactor.context import Context, Planned
+from lsp_server.refactor.semantics.extract_method import check_extract_method
+
+Check = Callable[[Context, Planned], Planned]
+
+CHECKS: dict[str, Check] = {
+    "extract-method": check_extract_method,
+}
+
+
+def check(ctx: Context, planned: Planned) -> Planned:
+    """``planned`` after the semantic check of its kind (mended), or RefactoringError."""
+    kind_check = CHECKS.get(ctx.request.action)
+    return planned if kind_check is None else kind_check(ctx, planned)
