@@ -202,7 +202,7 @@ class RefactorEngine:
         except rope_exceptions.RopeError as exc:
             raise RefactoringError(str(exc) or type(exc).__name__) from exc
         except (SyntaxError, IndentationError) as exc:
-            raise RefactoringError(f"cannot parse: {exc}") from exc
+            raise RefactoringError(semantics.parse_failure_message(ctx, exc)) from exc
         if not sim.edits:
             raise RefactoringError(f"{planned.description}: nothing to change")
         rel = workspace.relpath

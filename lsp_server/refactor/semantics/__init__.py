@@ -11,12 +11,19 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from lsp_server.refactor.context import Context, Planned
+from lsp_server.refactor.semantics.edit import parse_failure_message
 from lsp_server.refactor.semantics.extract_method import check_extract_method
+from lsp_server.refactor.semantics.extract_variable import check_extract_variable
+from lsp_server.refactor.semantics.inline_variable import check_inline
+
+__all__ = ["CHECKS", "Check", "check", "parse_failure_message"]
 
 Check = Callable[[Context, Planned], Planned]
 
 CHECKS: dict[str, Check] = {
     "extract-method": check_extract_method,
+    "extract-variable": check_extract_variable,
+    "inline": check_inline,
 }
 
 

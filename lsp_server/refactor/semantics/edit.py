@@ -93,3 +93,19 @@ def _flatten(changes: ChangeSet) -> list:
 def place(ctx: Context, line: int) -> str:
     """``file:line`` for messages."""
     return f"{ctx.rel}:{line}"
+
+
+def parse_failure_message(ctx: Context, exc: SyntaxError) -> str:
+    """Whose failure a SyntaxError raised inside rope is: the user's file or rope's parser.
+
+    rope parses with its own code and on snippets it cuts out (``<string>``); when the
+    user's file is valid Python the failure is rope's limitation and must read as such.
+    """
+    detail = f"{exc.msg} (line {exc.lineno})" if exc.msg else str(exc)
+    if Source.parse(ctx.text.replace("\r\n", "\n")) is None:
+        return f"{ctx.rel} cannot be parsed: {detail}"
+    return (
+        f"rope cannot handle this code: its parser fails with {detail} on a part of "
+        f"{ctx.rel} although Python parses the file (a limitation of rope, not an error in "
+        "your file)"
+    )

@@ -87,16 +87,18 @@ def _refuse_unbound(ctx: Context, flow: RegionFlow, name: str) -> None:
         )
 
 
-def _refuse_escapes(ctx: Context, flow: RegionFlow, name: str) -> None:
-    for stmt in flow.statements or [flow.holder]:
-        for node in ast.walk(stmt):
-            if isinstance(node, (ast.Await, ast.Yield, ast.YieldFrom)):
-                keyword = "await" if isinstance(node, ast.Await) else "yield"
-                if not isinstance(flow.function, ast.AsyncFunctionDef) or keyword == "yield":
-                    raise RefactoringError(
-                        f"extract method `{name}`: the selection uses `{keyword}` at "
-                        f"{place(ctx, node.lineno)}, which cannot leave its function"
-                    )
+def _awaits(ctx: Context, flow: RegionFlow, name: str) -> bool:
+    """Whether the selection awaits; refuses ``yield``, which cannot leave its function."""
+    found = False
+    for stmt in flow.statements or [flow.expression]:
+        for node in ast.walk(stmt):  # type: ignore[arg-type]
+            if isinstance(node, (ast.Yield, ast.YieldFrom)):
+                raise RefactoringError(
+                    f"extract method `{name}`: the selection uses `yield` at "
+                    f"{place(ctx, node.lineno)}, which cannot leave its function"
+                )
+            found = found or isinstance(node, ast.Await)
+    return found
 
 
 def _check_returns(ctx: Context, flow: RegionFlow, found: NewFunction, passed: set[str]) -> None:
@@ -125,18 +127,32 @@ def _check_returns(ctx: Context, flow: RegionFlow, found: NewFunction, passed: s
             )
 
 
-def _mend(src: Source, found: NewFunction, keep: list[bool]) -> str:
-    """rope's text with the dropped parameters removed from the definition and the call."""
-    edits: list[tuple[int, int, str]] = []
+Edit = tuple[int, int, str]
+
+
+def _drop_params(src: Source, found: NewFunction, keep: list[bool]) -> list[Edit]:
+    """Edits removing the dropped parameters from the definition and the call."""
     params, args = found.params, found.call.args
     kept = [p.arg for p, k in zip(params, keep) if k]
     own = found.definition.args.args
     first = own.index(params[0])
     span_start = src.end(own[first - 1]) if first and not kept else src.start(params[0])
-    edits.append((span_start, src.end(params[-1]), ", ".join(kept)))
     kept_args = [src.segment(a) for a, k in zip(args, keep) if k]
-    edits.append((src.start(args[0]), src.end(args[-1]), ", ".join(kept_args)))
-    text = src.text
+    return [
+        (span_start, src.end(params[-1]), ", ".join(kept)),
+        (src.start(args[0]), src.end(args[-1]), ", ".join(kept_args)),
+    ]
+
+
+def _make_async(src: Source, found: NewFunction) -> list[Edit]:
+    """rope writes a plain ``def`` around code that awaits: make it async, await the call."""
+    if isinstance(found.definition, ast.AsyncFunctionDef):
+        return []
+    at = src.start(found.definition)
+    return [(at, at, "async "), (src.start(found.call), src.start(found.call), "await ")]
+
+
+def _apply(text: str, edits: list[Edit]) -> str:
     for start, end, replacement in sorted(edits, reverse=True):
         text = text[:start] + replacement + text[end:]
     return text
@@ -152,7 +168,7 @@ def check_extract_method(ctx: Context, planned: Planned) -> Planned:
     flow = region_flow(old, ctx.offset, ctx.end)
     if flow is None:
         return planned
-    _refuse_escapes(ctx, flow, name)
+    awaits = _awaits(ctx, flow, name)
     _refuse_unbound(ctx, flow, name)
     new = Source.parse(after)
     found = _find_new_function(new, name) if new is not None else None
@@ -168,10 +184,11 @@ def check_extract_method(ctx: Context, planned: Planned) -> Planned:
     keep = [p in flow.needed or p in flow.assigned for p in rope_params]
     passed = {p for p, k in zip(rope_params, keep) if k}
     _check_returns(ctx, flow, found, passed)
-    if all(keep):
-        return planned
-    if len(found.call.args) != len(found.params) or any(
-        not isinstance(a, ast.Name) for a in found.call.args
-    ):
-        raise RefactoringError(f"extract method `{name}`: rope's call does not match its def")
-    return with_new_text(ctx, planned, _mend(new, found, keep))
+    edits = _make_async(new, found) if awaits else []
+    if not all(keep):
+        if len(found.call.args) != len(found.params) or any(
+            not isinstance(a, ast.Name) for a in found.call.args
+        ):
+            raise RefactoringError(f"extract method `{name}`: rope's call does not match its def")
+        edits += _drop_params(new, found, keep)
+    return with_new_text(ctx, planned, _apply(after, edits)) if edits else planned
