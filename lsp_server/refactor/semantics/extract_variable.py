@@ -62,9 +62,19 @@ def _evaluated_before(stmt: ast.stmt, node: ast.expr, src: Source) -> list[ast.A
         parts = list(value) if not in_value else []
         parts += [t for t in targets if src.end(t) <= start] if not in_value else []
         if in_value:
-            parts = [n for v in value for n in ast.walk(v) if src.end(n) <= start]
+            parts = [
+                n
+                for v in value
+                for n in ast.walk(v)
+                if isinstance(n, ast.expr) and src.end(n) <= start
+            ]
         return parts
-    return [n for part in header_parts(stmt) for n in ast.walk(part) if src.end(n) <= start]
+    return [
+        n
+        for part in header_parts(stmt)
+        for n in ast.walk(part)
+        if isinstance(n, ast.expr) and src.end(n) <= start
+    ]
 
 
 def check_extract_variable(ctx: Context, planned: Planned) -> Planned:

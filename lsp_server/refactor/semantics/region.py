@@ -73,9 +73,6 @@ def _selected_statements(src: Source, function: Function, start: int, end: int):
 def _selected_expression(src: Source, function: Function, start: int, end: int):
     """The expression the selection spans exactly (blanks around it ignored), with the
     statement holding it."""
-    text = src.text[start:end]
-    start += len(text) - len(text.lstrip())
-    end -= len(text) - len(text.rstrip())
     for stmt in walk_statements(function.body):
         if not (src.start(stmt) <= start and end <= src.end(stmt)):
             continue
@@ -96,6 +93,9 @@ def _innermost_statement(src: Source, function: Function, start: int, end: int) 
 def region_flow(src: Source, start: int, end: int) -> RegionFlow | None:
     """The flow facts of the selection ``start:end``; None outside a function or when the
     selection is neither whole statements nor one expression."""
+    selected = src.text[start:end]
+    start += len(selected) - len(selected.lstrip())
+    end -= len(selected) - len(selected.rstrip())
     function = enclosing_function(src, start, end)
     if function is None:
         return None
