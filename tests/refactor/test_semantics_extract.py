@@ -162,3 +162,65 @@ def test_extract_method_of_awaiting_code_makes_an_awaited_coroutine(tmp_project)
     text = path.read_text()
     assert "async def f(" in text and "value = await f()" in text
     assert run(path) == before == "7\n8\n"
+
+
+WHILE_LOOP = """\
+    def work(n):
+        x = 1
+        while x < n:
+            x += 2
+            if x == 3:
+                print("three")
+                continue
+            print(x)  # shown
+        else:
+            print("done")
+        return x
+
+
+    print(work(6))
+"""
+
+
+def test_extract_variable_of_while_condition_is_assigned_again_each_iteration(tmp_project):
+    path, before = refactor(tmp_project, WHILE_LOOP, "extract-variable", "x < n", "x < n", name="more")
+    text = path.read_text()
+    assert "while more:" in text and text.count("more = x < n") == 3
+    assert run(path) == before
+
+
+@pytest.mark.parametrize(
+    ("source", "selected", "reason"),
+    [
+        ("def f(a, b):\n    return a and b.real + 1\n", "b.real + 1", "`and`"),
+        ("def f(a, b):\n    return b.real if a else 0\n", "b.real", "conditional expression"),
+        ("def f(xs):\n    return [x + 1 for x in xs]\n", "x + 1", "comprehension"),
+        ("def f(g, h):\n    return [g(), h().real]\n", "h().real", r"`g\(\)` is evaluated before"),
+    ],
+)
+def test_extract_variable_refuses_moving_lazy_or_later_evaluation(
+    tmp_project, source, selected, reason
+):
+    root, engine = tmp_project
+    path = root / "main.py"
+    path.write_text(source)
+    start = source.index(selected)
+    request = RefactorRequest(
+        "extract-variable", str(path), start, start + len(selected), {"name": "v"}
+    )
+    with pytest.raises(RefactoringError, match=reason):
+        engine.compute(request)
+
+
+def test_rope_parse_failure_is_reported_as_ropes(tmp_project):
+    source = """\
+        class ParseError(Exception):
+            def __init__(self, found):
+                self.found = found
+
+            def explain(self):
+                found_str = f", found {self.found}" if self.found else ""
+                return found_str
+    """
+    with pytest.raises(RefactoringError, match="limitation of rope, not an error in your file"):
+        refactor(tmp_project, source, "extract-method", "found_str = f", 'else ""', name="part")

@@ -3,7 +3,8 @@ it is evaluated once, first, and always. That is wrong where the original evalua
 again (a ``while`` condition), lazily (an operand of ``and``/``or`` after the first, a
 branch of a conditional expression, a comprehension's element or filter, a lambda's body),
 or after something in the same statement that may have side effects. Those selections
-are refused, naming the reason and the place."""
+are refused, naming the reason and the place; a ``while`` condition is mended instead
+(``while_test``)."""
 
 from __future__ import annotations
 
@@ -11,8 +12,9 @@ import ast
 
 from lsp_server.refactor.context import Context, Planned
 from lsp_server.refactor.model import RefactoringError
-from lsp_server.refactor.semantics.edit import Source, old_source, place
+from lsp_server.refactor.semantics.edit import Source, new_text, old_source, place, with_new_text
 from lsp_server.refactor.semantics.flow import header_parts
+from lsp_server.refactor.semantics.while_test import mend_while_test
 
 _COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
 _EFFECTS = (ast.Call, ast.Await, ast.Yield, ast.YieldFrom, ast.NamedExpr)
@@ -33,10 +35,13 @@ def selected_expression(src: Source, start: int, end: int) -> ast.expr | None:
     return best
 
 
+_WHILE = "it is the condition of a `while` loop, evaluated before every iteration"
+
+
 def _lazy_reason(child: ast.AST, parent: ast.AST) -> str | None:
     """Why ``child`` is not evaluated exactly once, before the rest of ``parent``."""
     if isinstance(parent, ast.While) and child is parent.test:
-        return "it is the condition of a `while` loop, evaluated before every iteration"
+        return _WHILE
     if isinstance(parent, ast.BoolOp) and child is not parent.values[0]:
         op = "and" if isinstance(parent.op, ast.And) else "or"
         return f"it is evaluated only when the operands before it in `{op}` decide so"
@@ -90,6 +95,11 @@ def check_extract_variable(ctx: Context, planned: Planned) -> Planned:
     while not isinstance(child, ast.stmt) and child in parents:
         parent = parents[child]
         reason = _lazy_reason(child, parent)
+        after = new_text(ctx, planned)
+        if reason == _WHILE and after is not None and not ctx.arg("similar", False):
+            name = ctx.str_arg("name")
+            mended = mend_while_test(ctx, after, name, parent.lineno)
+            return with_new_text(ctx, planned, mended)
         if reason is not None:
             raise RefactoringError(
                 f"extract variable: {reason} ({place(ctx, node.lineno)}); a variable "
