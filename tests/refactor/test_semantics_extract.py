@@ -75,7 +75,11 @@ LOOP_BRANCH_REBOUND = """\
 
 def test_extract_method_in_while_drops_parameter_unbound_at_call(tmp_project):
     path, before = refactor(
-        tmp_project, LOOP_BRANCH_REBOUND, "extract-method", "for word in line.split", "(len(out))",
+        tmp_project,
+        LOOP_BRANCH_REBOUND,
+        "extract-method",
+        "for word in line.split",
+        "(len(out))",
         name="emit",
     )
     text = path.read_text()
@@ -106,8 +110,12 @@ LOOP_BRANCH_READ = """\
 def test_extract_method_refuses_variable_bound_in_one_branch_before(tmp_project):
     with pytest.raises(RefactoringError, match=r"`alias` is read at main.py:9 .*main.py:8"):
         refactor(
-            tmp_project, LOOP_BRANCH_READ, "extract-method",
-            'if item.startswith("as "):\n            seen', "seen.append(item)", name="emit",
+            tmp_project,
+            LOOP_BRANCH_READ,
+            "extract-method",
+            'if item.startswith("as "):\n            seen',
+            "seen.append(item)",
+            name="emit",
         )
 
 
@@ -132,8 +140,12 @@ TWO_LOOPS = """\
 
 def test_extract_method_loop_variable_of_an_earlier_loop_is_not_passed(tmp_project):
     path, before = refactor(
-        tmp_project, TWO_LOOPS, "extract-method", "for i in range(n):\n        if i == 3:\n"
-        "            break\n        acc += i\n    print", "return acc", name="ext",
+        tmp_project,
+        TWO_LOOPS,
+        "extract-method",
+        "for i in range(n):\n        if i == 3:\n            break\n        acc += i\n    print",
+        "return acc",
+        name="ext",
     )
     assert "ext(n, i" not in path.read_text()
     assert run(path) == before
@@ -183,7 +195,9 @@ WHILE_LOOP = """\
 
 
 def test_extract_variable_of_while_condition_is_assigned_again_each_iteration(tmp_project):
-    path, before = refactor(tmp_project, WHILE_LOOP, "extract-variable", "x < n", "x < n", name="more")
+    path, before = refactor(
+        tmp_project, WHILE_LOOP, "extract-variable", "x < n", "x < n", name="more"
+    )
     text = path.read_text()
     assert "while more:" in text and text.count("more = x < n") == 3
     assert run(path) == before

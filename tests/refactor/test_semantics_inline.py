@@ -35,7 +35,7 @@ def test_inline_parenthesises_where_precedence_needs_it(tmp_project):  # noqa: F
     """
     path, before = inline(tmp_project, source, "y =")
     text = path.read_text()
-    assert "print((n + 1) * 2, -(n + 1), [n + 1], f\"<{n + 1}>\")" in text
+    assert 'print((n + 1) * 2, -(n + 1), [n + 1], f"<{n + 1}>")' in text
     assert "print(n + 1)" in text
     assert run(path) == before
 
@@ -69,7 +69,7 @@ def test_inline_refuses_input_rebound_in_a_loop_around_the_use(tmp_project):  # 
 
         work(3)
     """
-    with pytest.raises(RefactoringError, match="`n` is assigned again at main.py:5"):
+    with pytest.raises(RefactoringError, match=r"`n` is assigned again at main\.py:5"):
         inline(tmp_project, source, "y =")
 
 
@@ -87,7 +87,7 @@ def test_inline_refuses_input_rebound_before_a_closure_runs(tmp_project):  # noq
 
         print(work(3))
     """
-    with pytest.raises(RefactoringError, match="`n` is assigned again at main.py:7"):
+    with pytest.raises(RefactoringError, match=r"`n` is assigned again at main\.py:7"):
         inline(tmp_project, source, "y =")
 
 
@@ -121,3 +121,31 @@ def test_inline_of_a_pure_value_twice_is_done(tmp_project):  # noqa: F811
     path, before = inline(tmp_project, source, "y =")
     assert "print(len(str(n)), len(str(n)))" in path.read_text()
     assert run(path) == before
+
+
+def test_inline_refuses_a_call_that_would_only_run_conditionally(tmp_project):  # noqa: F811
+    source = """\
+        def work(log, flag):
+            y = log.pop()
+            if flag:
+                print(y)
+            print(log)
+
+
+        work([1, 2], False)
+    """
+    with pytest.raises(RefactoringError, match="not evaluated exactly once"):
+        inline(tmp_project, source, "y =")
+
+
+def test_inline_refuses_input_shadowed_where_the_use_runs(tmp_project):  # noqa: F811
+    source = """\
+        def work(n):
+            y = n + 1
+            return [y for n in range(2)]
+
+
+        print(work(5))
+    """
+    with pytest.raises(RefactoringError, match=r"`n` is assigned again at main\.py:3"):
+        inline(tmp_project, source, "y =")

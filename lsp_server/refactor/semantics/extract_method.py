@@ -90,8 +90,8 @@ def _refuse_unbound(ctx: Context, flow: RegionFlow, name: str) -> None:
 def _awaits(ctx: Context, flow: RegionFlow, name: str) -> bool:
     """Whether the selection awaits; refuses ``yield``, which cannot leave its function."""
     found = False
-    for stmt in flow.statements or [flow.expression]:
-        for node in ast.walk(stmt):  # type: ignore[arg-type]
+    for stmt in flow.nodes:
+        for node in ast.walk(stmt):
             if isinstance(node, (ast.Yield, ast.YieldFrom)):
                 raise RefactoringError(
                     f"extract method `{name}`: the selection uses `yield` at "
@@ -133,11 +133,11 @@ Edit = tuple[int, int, str]
 def _drop_params(src: Source, found: NewFunction, keep: list[bool]) -> list[Edit]:
     """Edits removing the dropped parameters from the definition and the call."""
     params, args = found.params, found.call.args
-    kept = [p.arg for p, k in zip(params, keep) if k]
+    kept = [p.arg for p, k in zip(params, keep, strict=True) if k]
     own = found.definition.args.args
     first = own.index(params[0])
     span_start = src.end(own[first - 1]) if first and not kept else src.start(params[0])
-    kept_args = [src.segment(a) for a, k in zip(args, keep) if k]
+    kept_args = [src.segment(a) for a, k in zip(args, keep, strict=True) if k]
     return [
         (span_start, src.end(params[-1]), ", ".join(kept)),
         (src.start(args[0]), src.end(args[-1]), ", ".join(kept_args)),
@@ -182,7 +182,7 @@ def check_extract_method(ctx: Context, planned: Planned) -> Planned:
             f"({place(ctx, first_read(flow, missing[0]))}) but rope does not pass it"
         )
     keep = [p in flow.needed or p in flow.assigned for p in rope_params]
-    passed = {p for p, k in zip(rope_params, keep) if k}
+    passed = {p for p, k in zip(rope_params, keep, strict=True) if k}
     _check_returns(ctx, flow, found, passed)
     edits = _make_async(new, found) if awaits else []
     if not all(keep):

@@ -98,7 +98,7 @@ def check_extract_variable(ctx: Context, planned: Planned) -> Planned:
         after = new_text(ctx, planned)
         if reason == _WHILE and after is not None and not ctx.arg("similar", False):
             name = ctx.str_arg("name")
-            mended = mend_while_test(ctx, after, name, parent.lineno)
+            mended = mend_while_test(ctx, after, name, node.lineno)
             return with_new_text(ctx, planned, mended)
         if reason is not None:
             raise RefactoringError(

@@ -44,14 +44,14 @@ def _collect_reads(node: ast.AST, found: set[str]) -> None:
         return
     if isinstance(node, _COMPREHENSIONS):
         bound = set().union(*(target_names(g.target) for g in node.generators))
-        inner: set[str] = set()
+        inside: set[str] = set()
         for child in ast.iter_child_nodes(node):
             if child is not node.generators[0]:
-                _collect_reads(child, inner)
+                _collect_reads(child, inside)
         first = node.generators[0]
         for part in [first.target, *first.ifs]:
-            _collect_reads(part, inner)
-        found |= reads(first.iter) | (inner - bound)
+            _collect_reads(part, inside)
+        found |= reads(first.iter) | (inside - bound)
         return
     for child in ast.iter_child_nodes(node):
         _collect_reads(child, found)
@@ -197,4 +197,3 @@ def local_names(function: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
         if isinstance(stmt, ast.Match):
             names |= {n.name for n in ast.walk(stmt) if isinstance(n, ast.MatchAs) and n.name}
     return names - declared
-

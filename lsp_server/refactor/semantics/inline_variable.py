@@ -90,16 +90,19 @@ def _uses(scope: ast.AST, name: str, definition: ast.Assign) -> list[ast.Name]:
 
 
 def _binds_itself(node: ast.AST, name: str) -> bool:
-    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
-        if name in {a.arg for a in ast.walk(node.args) if isinstance(a, ast.arg)}:
-            return True
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)) and name in {
+        a.arg for a in ast.walk(node.args) if isinstance(a, ast.arg)
+    }:
+        return True
     if isinstance(node, ast.Lambda):
         return False
     body = getattr(node, "body", None)
     if isinstance(body, list):
         return any(name in binds(s) | scope_binds(s) for s in walk_statements(body))
     generators = getattr(node, "generators", [])
-    return any(isinstance(n, ast.Name) and n.id == name for g in generators for n in ast.walk(g.target))
+    return any(
+        isinstance(n, ast.Name) and n.id == name for g in generators for n in ast.walk(g.target)
+    )
 
 
 def _ancestors(found: Inlined, node: ast.AST) -> list[ast.AST]:
@@ -128,46 +131,76 @@ def _is_pure(value: ast.expr) -> bool:
     return True
 
 
+def _refuse_rebound(ctx: Context, found: Inlined, name: str, line: int, use: ast.Name) -> None:
+    raise RefactoringError(
+        f"inline `{found.name}`: `{name}` is assigned again at {place(ctx, line)}, between "
+        f"the definition ({place(ctx, found.definition.lineno)}) and the use at "
+        f"{place(ctx, use.lineno)}; the inlined expression would read another value"
+    )
+
+
 def _check_inputs(ctx: Context, found: Inlined, src: Source) -> None:
     """Refuse when an input of the expression may be rebound before a use reads it."""
     inputs = reads(found.definition.value)
     defined_at = src.end(found.definition)
     def_loops = _loops_around(found, found.definition)
-    statements = [s for s in ast.walk(found.scope) if isinstance(s, ast.stmt)]
+    statements = list(walk_statements(getattr(found.scope, "body", [])))
     for use in found.uses:
         use_at = src.start(use)
         late = _deferred(found, use)
         loops = _loops_around(found, use) - def_loops
         for stmt in statements:
-            rebound = inputs & (binds(stmt) | scope_binds(stmt))
+            rebound = inputs & _bound(stmt)
             if not rebound or stmt is found.definition:
                 continue
             at = src.start(stmt)
             between = defined_at <= at < use_at or (late and at >= defined_at)
             if between or loops & _loops_around(found, stmt):
-                raise RefactoringError(
-                    f"inline `{found.name}`: `{sorted(rebound)[0]}` is assigned again at "
-                    f"{place(ctx, stmt.lineno)}, between the definition "
-                    f"({place(ctx, found.definition.lineno)}) and the use at "
-                    f"{place(ctx, use.lineno)}; the inlined expression would read the new value"
-                )
+                _refuse_rebound(ctx, found, sorted(rebound)[0], stmt.lineno, use)
+        for scope in _ancestors(found, use)[:-1]:  # the variable's own scope is last
+            shadowed = sorted(
+                n for n in inputs if isinstance(scope, _DEFERRED) and _binds_itself(scope, n)
+            )
+            if shadowed:
+                _refuse_rebound(ctx, found, shadowed[0], scope.lineno, use)  # type: ignore[attr-defined]
 
 
-def _check_single_evaluation(ctx: Context, found: Inlined, src: Source) -> None:
+def _evaluated_once_next(found: Inlined, use: ast.Name) -> bool:
+    """Whether ``use`` is read exactly once, right after the definition runs: in the header
+    of the next statement of the same block, not under a lazy or repeated construct."""
+    chain = _ancestors(found, use)
+    statement = next((a for a in chain if isinstance(a, ast.stmt)), None)
+    if statement is None or isinstance(statement, ast.While):
+        return False
+    lazy = (ast.BoolOp, ast.IfExp, ast.Lambda, *_DEFERRED)
+    if any(isinstance(a, lazy) for a in chain[: chain.index(statement)]):
+        return False
+    holder = found.parents.get(found.definition)
+    siblings = _block_of(holder, found.definition)
+    index = siblings.index(found.definition)
+    return index + 1 < len(siblings) and siblings[index + 1] is statement
+
+
+def _block_of(holder: ast.AST | None, stmt: ast.stmt) -> list[ast.stmt]:
+    for name in ("body", "orelse", "finalbody"):
+        block = getattr(holder, name, None)
+        if isinstance(block, list) and any(s is stmt for s in block):
+            return block
+    for part in [*getattr(holder, "handlers", []), *getattr(holder, "cases", [])]:
+        if any(s is stmt for s in part.body):
+            return part.body
+    return [stmt]
+
+
+def _check_single_evaluation(ctx: Context, found: Inlined) -> None:
     if _is_pure(found.definition.value) or not found.uses:
         return
     use = found.uses[0]
     reason = None
     if len(found.uses) > 1:
         reason = f"it is used {len(found.uses)} times"
-    elif _deferred(found, use) or _loops_around(found, use) - _loops_around(found, found.definition):
-        reason = "its use runs at another time or repeatedly"
-    elif any(
-        src.start(s) >= src.end(found.definition) and src.end(s) <= src.start(use)
-        for s in ast.walk(found.scope)
-        if isinstance(s, ast.stmt)
-    ):
-        reason = "code between the definition and the use would now run first"
+    elif not _evaluated_once_next(found, use):
+        reason = "its use is not evaluated exactly once, right after the definition"
     if reason:
         raise RefactoringError(
             f"inline `{found.name}`: its value ({place(ctx, found.definition.lineno)}) may have "
@@ -190,6 +223,6 @@ def check_inline(ctx: Context, planned: Planned) -> Planned:
     if ctx.arg("only_current", False):
         found.uses = [u for u in found.uses if old.start(u) <= ctx.offset <= old.end(u)]
     _check_inputs(ctx, found, old)
-    _check_single_evaluation(ctx, found, old)
+    _check_single_evaluation(ctx, found)
     mended = mend_precedence(ctx, old, after, found.definition, found.uses)
     return planned if mended is None else with_new_text(ctx, planned, mended)

@@ -98,7 +98,7 @@ def _live_stmt(stmt: ast.stmt, out: set[str], t: Targets, probe: Probe | None) -
     if isinstance(stmt, ast.Match):
         live = reads(stmt.subject) | out
         for case in stmt.cases:
-            captured = {n.name for n in ast.walk(case.pattern) if getattr(n, "name", None)}
+            captured = {str(getattr(n, "name", "")) for n in ast.walk(case.pattern)} - {"None", ""}
             live |= reads(case.guard) | reads(case.pattern)
             live |= live_before(case.body, out, t, probe) - captured
         return live
@@ -136,10 +136,7 @@ def _certain(stmt: ast.stmt) -> set[str]:
 def _assigned_stmt(stmt: ast.stmt, da: set[str] | None, probe: Probe | None) -> set[str] | None:
     if isinstance(stmt, (ast.Return, ast.Raise, ast.Break, ast.Continue)):
         return None
-    if da is None:
-        da_in = None
-    else:
-        da_in = set(da)
+    da_in = None if da is None else set(da)
     if isinstance(stmt, ast.If):
         body = assigned_after(stmt.body, da_in, probe)
         return _meet(body, assigned_after(stmt.orelse, da_in, probe))
@@ -172,7 +169,7 @@ def _assigned_try(stmt: ast.Try, da: set[str] | None, probe: Probe | None) -> se
     body = assigned_after(stmt.body, da, probe)
     out = assigned_after(stmt.orelse, body, probe)
     for handler in stmt.handlers:
-        start = None if da is None else da | ({handler.name} - {None})  # type: ignore[operator]
+        start = None if da is None else da | ({handler.name} if handler.name else set())
         out = _meet(out, assigned_after(handler.body, start, probe))
     final = assigned_after(stmt.finalbody, da, probe)
     if out is None or final is None:

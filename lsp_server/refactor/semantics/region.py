@@ -44,6 +44,13 @@ class RegionFlow:
     falls_through: bool
     """Whether control can reach the end of the selected statements."""
 
+    @property
+    def nodes(self) -> list[ast.AST]:
+        """The selected statements, or the selected expression."""
+        if self.statements:
+            return list(self.statements)
+        return [self.expression] if self.expression is not None else []
+
 
 def enclosing_function(src: Source, start: int, end: int) -> Function | None:
     """The innermost function whose body holds the whole selection."""
@@ -51,9 +58,9 @@ def enclosing_function(src: Source, start: int, end: int) -> Function | None:
     for node in ast.walk(src.tree):
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             body_start = src.start(node.body[0])
-            if body_start <= start and end <= src.end(node):
-                if best is None or src.start(node) >= src.start(best):
-                    best = node
+            inside = body_start <= start and end <= src.end(node)
+            if inside and (best is None or src.start(node) >= src.start(best)):
+                best = node
     return best
 
 
@@ -125,9 +132,7 @@ def region_flow(src: Source, start: int, end: int) -> RegionFlow | None:
     live_out = probe_end.live_after & bound & locals_
     needed = live_before(statements, live_out, Targets()) & locals_
     falls_through = assigned_after(statements, set()) is not None
-    return RegionFlow(
-        function, statements, None, holder, needed, live_out, assigned, falls_through
-    )
+    return RegionFlow(function, statements, None, holder, needed, live_out, assigned, falls_through)
 
 
 def assigned_at_end(flow: RegionFlow, passed: set[str]) -> set[str] | None:
@@ -137,11 +142,10 @@ def assigned_at_end(flow: RegionFlow, passed: set[str]) -> set[str] | None:
 
 def first_read(flow: RegionFlow, name: str) -> int:
     """The line of the first read of ``name`` in the selection (for messages)."""
-    nodes = flow.statements or [flow.expression]
     lines = [
         n.lineno
-        for node in nodes
-        for n in ast.walk(node)  # type: ignore[arg-type]
+        for node in flow.nodes
+        for n in ast.walk(node)
         if isinstance(n, ast.Name) and n.id == name and not isinstance(n.ctx, ast.Store)
     ]
     return min(lines) if lines else flow.holder.lineno

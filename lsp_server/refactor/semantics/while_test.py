@@ -6,6 +6,7 @@ and before each ``continue`` of this loop."""
 from __future__ import annotations
 
 import ast
+from itertools import pairwise
 
 from lsp_server.refactor.context import Context
 from lsp_server.refactor.model import RefactoringError
@@ -32,9 +33,12 @@ def _continues(body: list[ast.stmt]) -> list[ast.Continue]:
 def _the_loop(new: Source, variable: str, line: int) -> tuple[ast.While, ast.Assign] | None:
     """The loop testing ``variable`` and rope's assignment right before it."""
     for node in ast.walk(new.tree):
-        scope = isinstance(node, (ast.Module, ast.FunctionDef, ast.AsyncFunctionDef))
-        for block in [node.body] if scope else blocks(node) if isinstance(node, ast.stmt) else []:
-            for before, stmt in zip(block, block[1:]):
+        if isinstance(node, (ast.Module, ast.FunctionDef, ast.AsyncFunctionDef)):
+            found_blocks = [node.body]
+        else:
+            found_blocks = blocks(node) if isinstance(node, ast.stmt) else []
+        for block in found_blocks:
+            for before, stmt in pairwise(block):
                 if (
                     isinstance(stmt, ast.While)
                     and isinstance(before, ast.Assign)
