@@ -77,7 +77,9 @@ def _find_new_function(src: Source, name: str) -> NewFunction | None:
 
 
 def _refuse_unbound(ctx: Context, flow: RegionFlow, name: str) -> None:
-    unbound = sorted(flow.needed - flow.assigned)
+    # A name no path binds before the selection stays a local of the new function, unbound
+    # exactly where it was; one bound on some paths only would have to be passed, unbound.
+    unbound = sorted((flow.needed & flow.maybe_assigned) - flow.assigned)
     if unbound:
         var = unbound[0]
         raise RefactoringError(
@@ -175,13 +177,13 @@ def check_extract_method(ctx: Context, planned: Planned) -> Planned:
     if new is None or found is None:
         return planned  # the output check refuses what does not parse
     rope_params = [p.arg for p in found.params]
-    missing = sorted(flow.needed - set(rope_params))
+    missing = sorted((flow.needed & flow.assigned) - set(rope_params))
     if missing:
         raise RefactoringError(
             f"extract method `{name}`: the selection reads `{missing[0]}` "
             f"({place(ctx, first_read(flow, missing[0]))}) but rope does not pass it"
         )
-    keep = [p in flow.needed or p in flow.assigned for p in rope_params]
+    keep = [p in flow.assigned for p in rope_params]
     passed = {p for p, k in zip(rope_params, keep, strict=True) if k}
     _check_returns(ctx, flow, found, passed)
     edits = _make_async(new, found) if awaits else []

@@ -15,6 +15,7 @@ from lsp_server.refactor.semantics.flow import (
     scope_binds,
     walk_statements,
 )
+from lsp_server.refactor.semantics.guarded import unbound_reads
 from lsp_server.refactor.semantics.liveness import (
     Probe,
     Targets,
@@ -41,6 +42,8 @@ class RegionFlow:
     """Locals the selection may bind that are read afterwards (what it must return)."""
     assigned: set[str]
     """Locals definitely assigned where the selection starts."""
+    maybe_assigned: set[str]
+    """Locals some path binds before the selection starts (earlier, or in a loop around it)."""
     falls_through: bool
     """Whether control can reach the end of the selected statements."""
 
@@ -123,16 +126,41 @@ def region_flow(src: Source, start: int, end: int) -> RegionFlow | None:
     assigned = set(locals_) if before is None else before & locals_
     if expression is not None:
         needed = reads(expression) & locals_
-        return RegionFlow(function, [], expression, holder, needed, set(), assigned, True)
+        maybe = _maybe_assigned(src, function, holder) & locals_
+        return RegionFlow(function, [], expression, holder, needed, set(), assigned, maybe, True)
     probe_end = Probe(statements[-1])
     live_before(function.body, set(), Targets(), probe_end)
     bound = set()
     for stmt in walk_statements(statements):
         bound |= binds(stmt) | scope_binds(stmt)
     live_out = probe_end.live_after & bound & locals_
-    needed = live_before(statements, live_out, Targets()) & locals_
+    # Path-insensitive liveness would count `if c: k = x` ... `if c: use(k)` as a read of
+    # an unbound `k`; guarded.unbound_reads knows the two tests agree.
+    read_first, bound_at_end = unbound_reads(statements)
+    unreturned = set() if bound_at_end is None else live_out - bound_at_end
+    needed = (read_first | unreturned) & locals_
     falls_through = assigned_after(statements, set()) is not None
-    return RegionFlow(function, statements, None, holder, needed, live_out, assigned, falls_through)
+    maybe = _maybe_assigned(src, function, holder) & locals_
+    return RegionFlow(
+        function, statements, None, holder, needed, live_out, assigned, maybe, falls_through
+    )
+
+
+_LOOPS = (ast.For, ast.AsyncFor, ast.While)
+
+
+def _maybe_assigned(src: Source, function: Function, holder: ast.stmt) -> set[str]:
+    """Names bound by a statement that starts before ``holder``, or anywhere in a loop
+    around it (a later iteration sees them), and the parameters."""
+    start = src.start(holder)
+    found = {a.arg for a in ast.walk(function.args) if isinstance(a, ast.arg)}
+    for stmt in walk_statements(function.body):
+        if src.start(stmt) < start:
+            found |= binds(stmt) | scope_binds(stmt)
+        if isinstance(stmt, _LOOPS) and src.start(stmt) < start < src.end(stmt):
+            for inner in walk_statements(stmt.body):
+                found |= binds(inner) | scope_binds(inner)
+    return found
 
 
 def assigned_at_end(flow: RegionFlow, passed: set[str]) -> set[str] | None:
