@@ -238,3 +238,29 @@ def test_rope_parse_failure_is_reported_as_ropes(tmp_project):
     """
     with pytest.raises(RefactoringError, match="limitation of rope, not an error in your file"):
         refactor(tmp_project, source, "extract-method", "found_str = f", 'else ""', name="part")
+
+
+LOOP_BODY_SAME_CONDITION = """\
+    def work(n):
+        acc = 0
+        x = 1
+        while x < n:
+            x += 1
+            if x % 2 == 0:
+                k = x
+            if x % 2 == 0:
+                acc += k
+        return acc
+
+
+    print(work(6))
+"""
+
+
+def test_extract_method_of_a_loop_body_reading_a_name_under_its_binding_condition(tmp_project):
+    # Not a refusal: both tests agree, so `k` is read only where the selection bound it.
+    path, before = refactor(
+        tmp_project, LOOP_BODY_SAME_CONDITION, "extract-method", "x += 1", "acc += k", name="step"
+    )
+    assert "def step(" in path.read_text()
+    assert run(path) == before

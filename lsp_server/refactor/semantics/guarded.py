@@ -133,3 +133,48 @@ def unbound_reads(statements: list[ast.stmt]) -> tuple[set[str], set[str] | None
     walker = UnboundReads()
     end = walker.block(statements, _State(set()))
     return walker.found, None if end is None else end.bound
+
+
+_LOOPS = (ast.For, ast.AsyncFor, ast.While)
+
+
+def _homes(body: list[ast.stmt]) -> dict[int, tuple[ast.stmt | None, list[ast.stmt]]]:
+    """id(statement) -> (the compound statement holding it, the block it is in)."""
+    homes: dict[int, tuple[ast.stmt | None, list[ast.stmt]]] = {}
+    todo: list[tuple[ast.stmt | None, list[ast.stmt]]] = [(None, body)]
+    while todo:
+        parent, block = todo.pop()
+        for stmt in block:
+            homes[id(stmt)] = (parent, block)
+            for name in ("body", "orelse", "finalbody"):
+                inner = getattr(stmt, name, None)
+                if isinstance(inner, list) and not isinstance(stmt, _SCOPES):
+                    todo.append((stmt, inner))
+            todo.extend((stmt, part.body) for part in getattr(stmt, "handlers", []))
+            todo.extend((stmt, part.body) for part in getattr(stmt, "cases", []))
+    return homes
+
+
+_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+
+
+def read_after(body: list[ast.stmt], last: ast.stmt) -> set[str]:
+    """Names that may be read after ``last`` (in function ``body``) before being bound
+    again: the rest of its block, the next iteration of each loop around it, and what
+    follows. Each part is walked from nothing bound, which only ever adds names."""
+    homes = _homes(body)
+    found: set[str] = set()
+    stmt: ast.stmt | None = last
+    while stmt is not None:
+        parent, block = homes[id(stmt)]
+        index = next(i for i, s in enumerate(block) if s is stmt)
+        found |= unbound_reads(block[index + 1 :])[0]
+        if isinstance(parent, _LOOPS):
+            found |= unbound_reads([parent])[0]
+        if isinstance(parent, ast.Try):
+            parts = [parent.orelse, parent.finalbody, *(h.body for h in parent.handlers)]
+            for part in parts:
+                if part is not block:
+                    found |= unbound_reads(part)[0]
+        stmt = parent
+    return found

@@ -15,7 +15,7 @@ from lsp_server.refactor.semantics.flow import (
     scope_binds,
     walk_statements,
 )
-from lsp_server.refactor.semantics.guarded import unbound_reads
+from lsp_server.refactor.semantics.guarded import read_after, unbound_reads
 from lsp_server.refactor.semantics.liveness import (
     Probe,
     Targets,
@@ -133,7 +133,7 @@ def region_flow(src: Source, start: int, end: int) -> RegionFlow | None:
     bound = set()
     for stmt in walk_statements(statements):
         bound |= binds(stmt) | scope_binds(stmt)
-    live_out = probe_end.live_after & bound & locals_
+    live_out = probe_end.live_after & read_after(function.body, statements[-1]) & bound & locals_
     # Path-insensitive liveness would count `if c: k = x` ... `if c: use(k)` as a read of
     # an unbound `k`; guarded.unbound_reads knows the two tests agree.
     read_first, bound_at_end = unbound_reads(statements)
