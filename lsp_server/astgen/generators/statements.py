@@ -25,16 +25,17 @@ _STATEMENTS: list[tuple[str, str]] = [
     ("if-print", 'if n > 3:\n    print("big")'),
     ("while", "while x < n:\n    x += 2"),
     # isort's shape: a branch of a `while` body binds `k` (and continues); what follows
-    # binds it again before reading it, or reads it under the same condition.
+    # binds it again before reading it, or reads it under the same condition. The first
+    # iteration takes the other branch, so `k` is unbound there.
     (
         "while-branch-rebind",
-        "while x < n:\n    x += 1\n    if x % 2 == 0:\n        k = x\n        continue\n"
+        "while x < n:\n    x += 1\n    if x % 2 == 1:\n        k = x\n        continue\n"
         "    for k in range(x):\n        if k > 2:\n            break\n        acc += k",
     ),
     (
         "while-branch-read",
-        "while x < n:\n    x += 1\n    if x % 2 == 0:\n        k = x\n"
-        "    if x % 2 == 0:\n        acc += k",
+        "while x < n:\n    x += 1\n    if x % 2 == 1:\n        k = x\n"
+        "    if x % 2 == 1:\n        acc += k",
     ),
 ]
 
