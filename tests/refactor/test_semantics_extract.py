@@ -264,3 +264,23 @@ def test_extract_method_of_a_loop_body_reading_a_name_under_its_binding_conditio
     )
     assert "def step(" in path.read_text()
     assert run(path) == before
+
+
+def test_extract_method_of_an_assigned_expression(tmp_project):
+    source = """\
+        def double(value):
+            return value * 2
+
+
+        def quadruple(value):
+            result = double(value) * 2
+            return result
+
+
+        print(quadruple(3))
+    """
+    path, before = refactor(
+        tmp_project, source, "extract-method", "double(value) * 2", "* 2", name="times_four"
+    )
+    assert "result = times_four(value)" in path.read_text()
+    assert run(path) == before

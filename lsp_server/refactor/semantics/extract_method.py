@@ -105,6 +105,8 @@ def _awaits(ctx: Context, flow: RegionFlow, name: str) -> bool:
 
 def _check_returns(ctx: Context, flow: RegionFlow, found: NewFunction, passed: set[str]) -> None:
     name = found.definition.name
+    if not flow.statements:
+        return  # an expression: the call stands where it was, its value is the result
     if found.returned_names is None:
         if flow.statements and flow.falls_through:
             raise RefactoringError(
@@ -118,7 +120,7 @@ def _check_returns(ctx: Context, flow: RegionFlow, found: NewFunction, passed: s
             f"extract method `{name}`: `{missing[0]}` is bound in the selection and read "
             f"after it, but rope does not return it ({place(ctx, flow.holder.lineno)})"
         )
-    at_end = assigned_at_end(flow, passed) if flow.statements else passed
+    at_end = assigned_at_end(flow, passed)
     if at_end is None:
         return
     for var in found.returned_names:
