@@ -28,7 +28,16 @@ from rope.base import exceptions as rope_exceptions
 
 from lsp_server.jobs import Cancelled
 from lsp_server.project.text import identifier_span
-from lsp_server.refactor import extract, imports, inline, move, rename, rewrite, signature
+from lsp_server.refactor import (
+    extract,
+    imports,
+    inline,
+    move,
+    rename,
+    rewrite,
+    semantics,
+    signature,
+)
 from lsp_server.refactor.apply import apply_edits
 from lsp_server.refactor.changes import simulate
 from lsp_server.refactor.context import Context, Planned
@@ -185,7 +194,7 @@ class RefactorEngine:
             )
         try:
             job.check()
-            planned = operation(ctx)
+            planned = semantics.check(ctx, operation(ctx))
             job.check()
             sim = simulate(workspace, planned.changes)
         except rope_exceptions.InterruptedTaskError as exc:
@@ -193,7 +202,7 @@ class RefactorEngine:
         except rope_exceptions.RopeError as exc:
             raise RefactoringError(str(exc) or type(exc).__name__) from exc
         except (SyntaxError, IndentationError) as exc:
-            raise RefactoringError(f"cannot parse: {exc}") from exc
+            raise RefactoringError(semantics.parse_failure_message(ctx, exc)) from exc
         if not sim.edits:
             raise RefactoringError(f"{planned.description}: nothing to change")
         rel = workspace.relpath

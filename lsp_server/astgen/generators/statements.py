@@ -1,6 +1,7 @@
 """Statement sequences for extract method (every contiguous selection of every block) and
 their expressions for extract variable: loops with ``break``/``continue``/``return``,
-augmented assignment, live-out and dead variables, early returns, ``while``."""
+augmented assignment, live-out and dead variables, early returns, ``while`` (with a name
+bound in one branch of its body, as in isort)."""
 
 from __future__ import annotations
 
@@ -23,6 +24,19 @@ _STATEMENTS: list[tuple[str, str]] = [
     ("if-return", "if n == 0:\n    return -1"),
     ("if-print", 'if n > 3:\n    print("big")'),
     ("while", "while x < n:\n    x += 2"),
+    # isort's shape: a branch of a `while` body binds `k` (and continues); what follows
+    # binds it again before reading it, or reads it under the same condition. The first
+    # iteration takes the other branch, so `k` is unbound there.
+    (
+        "while-branch-rebind",
+        "while x < n:\n    x += 1\n    if x % 2 == 1:\n        k = x\n        continue\n"
+        "    for k in range(x):\n        if k > 2:\n            break\n        acc += k",
+    ),
+    (
+        "while-branch-read",
+        "while x < n:\n    x += 1\n    if x % 2 == 1:\n        k = x\n"
+        "    if x % 2 == 1:\n        acc += k",
+    ),
 ]
 
 

@@ -1,0 +1,151 @@
+"""Inline variable keeps precedence, the values of the inlined expression's inputs, and
+single evaluation (real rope, small projects)."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from lsp_server.refactor.model import RefactoringError, RefactorRequest
+from tests.refactor.test_semantics_extract import run, tmp_project  # noqa: F401
+
+
+def inline(project, source: str, at: str) -> tuple[Path, str]:
+    root, engine = project
+    path = root / "main.py"
+    text = textwrap.dedent(source)
+    path.write_text(text)
+    before = run(path)
+    result = engine.compute(RefactorRequest("inline", str(path), text.index(at)))
+    engine.apply(result, str(root))
+    return path, before
+
+
+def test_inline_parenthesises_where_precedence_needs_it(tmp_project):  # noqa: F811
+    source = """\
+        def work(n):
+            y = n + 1
+            print(y)
+            print(y * 2, -y, [y], f"<{y}>")
+
+
+        work(3)
+    """
+    path, before = inline(tmp_project, source, "y =")
+    text = path.read_text()
+    assert 'print((n + 1) * 2, -(n + 1), [n + 1], f"<{n + 1}>")' in text
+    assert "print(n + 1)" in text
+    assert run(path) == before
+
+
+@pytest.mark.parametrize(
+    "between",
+    ["n = n * 10", "for n in range(2): pass", "n += 1"],
+)
+def test_inline_refuses_when_an_input_is_rebound_before_the_use(tmp_project, between):  # noqa: F811
+    source = f"""\
+        def work(n):
+            y = n + 1
+            {between}
+            print(y)
+
+
+        work(3)
+    """
+    with pytest.raises(RefactoringError, match=r"`n` is assigned again at main.py:3"):
+        inline(tmp_project, source, "y =")
+
+
+def test_inline_refuses_input_rebound_in_a_loop_around_the_use(tmp_project):  # noqa: F811
+    source = """\
+        def work(n):
+            y = n + 1
+            for i in range(3):
+                print(y)
+                n = i
+
+
+        work(3)
+    """
+    with pytest.raises(RefactoringError, match=r"`n` is assigned again at main\.py:5"):
+        inline(tmp_project, source, "y =")
+
+
+def test_inline_refuses_input_rebound_before_a_closure_runs(tmp_project):  # noqa: F811
+    source = """\
+        def work(n):
+            y = n + 1
+
+            def later():
+                return y
+
+            n = 0
+            return later()
+
+
+        print(work(3))
+    """
+    with pytest.raises(RefactoringError, match=r"`n` is assigned again at main\.py:7"):
+        inline(tmp_project, source, "y =")
+
+
+def test_inline_refuses_evaluating_a_call_twice(tmp_project):  # noqa: F811
+    source = """\
+        def tick(log):
+            log.append(1)
+            return len(log)
+
+
+        def work(log):
+            y = tick(log)
+            print(y, y)
+
+
+        work([])
+    """
+    with pytest.raises(RefactoringError, match="used 2 times"):
+        inline(tmp_project, source, "y =")
+
+
+def test_inline_of_a_pure_value_twice_is_done(tmp_project):  # noqa: F811
+    source = """\
+        def work(n):
+            y = len(str(n))
+            print(y, y)
+
+
+        work(300)
+    """
+    path, before = inline(tmp_project, source, "y =")
+    assert "print(len(str(n)), len(str(n)))" in path.read_text()
+    assert run(path) == before
+
+
+def test_inline_refuses_a_call_that_would_only_run_conditionally(tmp_project):  # noqa: F811
+    source = """\
+        def work(log, flag):
+            y = log.pop()
+            if flag:
+                print(y)
+            print(log)
+
+
+        work([1, 2], False)
+    """
+    with pytest.raises(RefactoringError, match="not evaluated exactly once"):
+        inline(tmp_project, source, "y =")
+
+
+def test_inline_refuses_input_shadowed_where_the_use_runs(tmp_project):  # noqa: F811
+    source = """\
+        def work(n):
+            y = n + 1
+            return [y for n in range(2)]
+
+
+        print(work(5))
+    """
+    with pytest.raises(RefactoringError, match=r"`n` is assigned again at main\.py:3"):
+        inline(tmp_project, source, "y =")
