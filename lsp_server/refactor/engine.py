@@ -212,7 +212,9 @@ class RefactorEngine:
             prov.target = target
             return prov
 
-        return RefactoringResult(sim.edits, provenance, planned.skipped, after)
+        return RefactoringResult(
+            sim.edits, provenance, planned.skipped, after, uncertain=planned.uncertain
+        )
 
     # -- applying ------------------------------------------------------------------------
     def apply(self, result: RefactoringResult, root: str) -> None:
