@@ -15,17 +15,24 @@ import os
 from collections.abc import Callable
 from typing import Any
 
+from rope.base import exceptions as rope_exceptions
 from rope.base import pynames, pyobjects
 from rope.base.resources import File, Folder, Resource
 from rope.refactor.move import MoveModule
 from rope.refactor.rename import Rename
 
+from lsp_server.project.text import identifier_span
 from lsp_server.refactor.context import Context, Planned
 from lsp_server.refactor.model import RefactoringError, Uncertain
 from lsp_server.refactor.names import check_clash, check_identifier, check_module_name
 from lsp_server.refactor.provenance import Hints, qualname_renamer
 from lsp_server.refactor.semantics.rename_checks import RenameSite, complete_rename
-from lsp_server.refactor.semantics.rename_hierarchy import ancestors, class_key, members
+from lsp_server.refactor.semantics.rename_hierarchy import (
+    ancestors,
+    class_key,
+    definition_of_unresolved,
+    members,
+)
 
 
 def _module_resource(resource: Resource) -> Resource:
@@ -45,7 +52,7 @@ def rename(ctx: Context) -> Planned:
     new_name = ctx.str_arg("new_name").strip()
     offset = None if ctx.arg("module", False) else ctx.offset
     resource = ctx.resource if offset is not None else _module_resource(ctx.resource)
-    renamer = Rename(ctx.project, resource, offset)
+    renamer = _renamer(ctx, resource, offset)
     old = str(renamer.get_old_name())
     is_module = (
         offset is None
@@ -84,8 +91,7 @@ def rename(ctx: Context) -> Planned:
         # which breaks the program. When no class outside the renamed one's hierarchy
         # defines `old`, such an occurrence can only be this member: rename it. Otherwise
         # rename it too, but as an uncertain change the user confirms.
-        unambiguous = _unambiguous_member(ctx, renamer, files, old)
-        unsure = _always if unambiguous else site.record_unsure
+        unsure = site.unsure_filter(certain=_unambiguous_member(ctx, renamer, files, old))
     changes = renamer.get_changes(
         new_name,
         in_hierarchy=bool(renamer.is_method()),
@@ -103,6 +109,24 @@ def rename(ctx: Context) -> Planned:
     return planned
 
 
+def _renamer(ctx: Context, resource: Resource, offset: int | None) -> Rename:
+    """rope's Rename at the place asked; at a name rope cannot resolve (``obj.m`` with an
+    unknown ``obj``, the ``"m"`` of ``getattr(obj, "m")``), at the definition of the member
+    it can only be."""
+    try:
+        return Rename(ctx.project, resource, offset)
+    except rope_exceptions.RefactoringError:
+        if offset is None:
+            raise
+        start, end = identifier_span(ctx.text, ctx.request.offset)
+        if start == end:
+            raise
+        name = ctx.text[start:end]
+        files, _ = ctx.scope_files(name)
+        found, at = definition_of_unresolved(ctx.project, files, name, ctx.workspace.relpath)
+        return Rename(ctx.project, found, at)
+
+
 def _renamed_module(renamer: Rename) -> Resource | None:
     """The file or package folder a module rename moves."""
     if renamer.old_pyname is not None:
@@ -110,10 +134,6 @@ def _renamed_module(renamer: Rename) -> Resource | None:
         if found is not None:
             return _module_resource(found)
     return renamer.resource
-
-
-def _always(occurrence: object) -> bool:
-    return True
 
 
 def _unambiguous_member(ctx: Context, renamer: Rename, files: list[File], old: str) -> bool:

@@ -53,10 +53,25 @@ class RenameSite:
     unsure: list[tuple[str, int, int]] = field(default_factory=list)
     """(rope path, start, end) of the occurrences rope asked about (and renamed)."""
 
-    def record_unsure(self, occurrence: Any) -> bool:
-        start, end = occurrence.get_word_range()
-        self.unsure.append((occurrence.resource.path, start, end))
-        return True
+    _texts: dict[str, str] = field(default_factory=dict)
+
+    def unsure_filter(self, certain: bool) -> Callable[[Any], bool]:
+        """rope's ``unsure`` callback: rename every unsure occurrence that is a name in
+        code (the ``f`` of ``f"..."`` is one for rope), recorded as uncertain unless
+        ``certain``."""
+
+        def accept(occurrence: Any) -> bool:
+            start, end = occurrence.get_word_range()
+            path = occurrence.resource.path
+            if path not in self._texts:
+                self._texts[path] = occurrence.resource.read()
+            if self._texts[path][end : end + 1] in ("'", '"'):
+                return False  # a string prefix
+            if not certain:
+                self.unsure.append((path, start, end))
+            return True
+
+        return accept
 
 
 @dataclass

@@ -17,6 +17,7 @@ from typing import Any
 from rope.base import pyobjects
 from rope.base.resources import File
 
+from lsp_server.project.text import line_starts
 from lsp_server.refactor.model import RefactoringError
 
 ClassKey = tuple[str, int]
@@ -166,3 +167,55 @@ class Hierarchy:
                     f"({relpath(resource.real_path)}:{node.lineno}), in the hierarchy of the "
                     "renamed member: the program would find the other definition"
                 )
+
+
+def _definition_offset(text: str, starts: list[int], cls: ast.ClassDef, name: str) -> int | None:
+    """Offset of the first definition of member ``name`` in the body of ``cls``."""
+    for node in [cls, *ast.walk(cls)]:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == name:
+            line_start = starts[node.lineno - 1]
+            found = text.find(name, line_start + node.col_offset)
+            return found if found >= 0 else None
+        store = getattr(node, "ctx", None)
+        if isinstance(store, ast.Store) and node.end_col_offset is not None:
+            spelled = getattr(node, "id", None) or getattr(node, "attr", None)
+            if spelled == name and node.end_lineno == node.lineno:
+                end = starts[node.lineno - 1] + node.end_col_offset  # ASCII names only
+                if text[end - len(name) : end] == name:
+                    return end - len(name)
+    return None
+
+
+def definition_of_unresolved(
+    project: Any, files: list[File], name: str, relpath: Any
+) -> tuple[File, int]:
+    """Where to rename member ``name`` from when the place asked (``obj.name`` with an
+    unknown ``obj``, ``getattr(obj, "name")``) cannot be resolved: the root definition, if
+    every class defining ``name`` is in one hierarchy. Refuses naming the classes if not."""
+    trees: dict[str, ast.Module] = {}
+    for resource in files:
+        try:
+            trees[resource.path] = ast.parse(resource.read())
+        except (SyntaxError, ValueError):
+            continue
+    hierarchy = Hierarchy.of(project, files, trees)
+    defining = sorted(k for k in hierarchy.nodes if hierarchy.defines(k, name))
+    if not defining:
+        raise RefactoringError(f"cannot tell what `{name}` is here: no class defines it")
+    related = set(hierarchy.related(defining[0], name))
+    if not set(defining) <= related:
+        places = ", ".join(
+            f"`{hierarchy.nodes[k][1].name}` ({relpath(hierarchy.nodes[k][0].real_path)}:{k[1]})"
+            for k in defining
+        )
+        raise RefactoringError(
+            f"cannot tell which `{name}` is meant here: the classes {places} define it; "
+            "rename it at its definition"
+        )
+    root = min(hierarchy.roots(defining[0], name) or {defining[0]})
+    resource, node = hierarchy.nodes[root]
+    text = resource.read()
+    offset = _definition_offset(text, line_starts(text), node, name)
+    if offset is None:
+        raise RefactoringError(f"cannot find the definition of `{name}` in `{node.name}`")
+    return resource, offset
