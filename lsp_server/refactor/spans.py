@@ -9,6 +9,7 @@ yields two replacements of one word each and each can be confirmed or left out.
 from __future__ import annotations
 
 import difflib
+import os
 import re
 from dataclasses import dataclass
 
@@ -133,3 +134,12 @@ def without_uncertain(result: RefactoringResult) -> RefactoringResult:
     return RefactoringResult(
         edits, lambda: result.provenance, result.skipped_files, files_after, uncertain=None
     )
+
+
+def describe_uncertain(uncertain: list[Uncertain], root: str) -> list[str]:
+    """One line per uncertain change: ``path:line:column: reason`` (1-based, root-relative)."""
+    out = []
+    for item in uncertain:
+        rel = os.path.relpath(item.path, root) if item.path.startswith(root) else item.path
+        out.append(f"{rel}:{item.line + 1}:{item.column + 1}: {item.reason}")
+    return out
