@@ -232,3 +232,39 @@ def test_rename_at_a_dynamic_use_starts_from_the_definition(
     assert 'f"<{self.field}>"' in text and "o.field" in text and '"field"' in text
     assert [u.reason for u in result.uncertain] == [result.uncertain[0].reason]
     assert _output(tmp_path) == before
+
+
+TZSTR = """\
+class tzstr:
+    def __init__(self, s):
+        global parser
+        from pkg.parser import _parser as parser
+
+        self._s = parser._parsetz(s)
+
+    def again(self):
+        return parser._parsetz(self._s)
+
+
+print(tzstr("a").again())
+"""
+
+
+def test_module_attribute_through_a_global_import_alias_is_renamed(
+    engine: RefactorEngine, tmp_path: Path
+) -> None:
+    # python-dateutil's tzstr: rope cannot resolve `parser` in `again` and skips it.
+    parser = "def _parsetz(s):\n    return s + '!'\n"
+    files = {
+        "pkg/__init__.py": "",
+        "pkg/parser/__init__.py": "",
+        "pkg/parser/_parser.py": parser,
+        "main.py": TZSTR,
+    }
+    _write(tmp_path, files)
+    before = _output(tmp_path)
+    result = _rename(engine, tmp_path, "pkg/parser/_parser.py", "_parsetz", "_parse_tz")
+    assert result.uncertain == []
+    engine.apply(result, str(tmp_path))
+    assert "_parsetz" not in (tmp_path / "main.py").read_text()
+    assert _output(tmp_path) == before

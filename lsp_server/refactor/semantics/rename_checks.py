@@ -5,7 +5,9 @@ Certain, added to the edit:
 - every definition of a member in the same class hierarchy (properties, class and instance
   attributes; rope follows plain methods only) and the uses rope resolves to them;
 - ``super().name`` in classes deriving from a class whose member is renamed;
-- ``__all__`` entries in a file where the name itself is renamed (defined or imported).
+- ``__all__`` entries in a file where the name itself is renamed (defined or imported);
+- ``alias.name`` where every binding of ``alias`` imports the defining module
+  (``semantics.module_access``): rope calls those unsure.
 
 Uncertain, added and marked (the user confirms them):
 - string literals spelling the name, for a member or module-level name: ``getattr(obj,
@@ -28,6 +30,7 @@ from rope.refactor import occurrences
 
 from lsp_server.project.text import line_starts
 from lsp_server.refactor.model import Uncertain
+from lsp_server.refactor.semantics.module_access import is_module_attribute
 from lsp_server.refactor.semantics.rename_hierarchy import Hierarchy, class_key, home_class
 from lsp_server.refactor.spans import (
     Replacement,
@@ -211,6 +214,10 @@ def complete_rename(site: RenameSite, changes: ChangeSet) -> tuple[ChangeSet, li
     if home_class(site.pyname) is not None or _is_module_level(site.pyname):
         _string_spans(site, texts, set(rope_after), spans)
     for path, start, end in site.unsure:
+        if path in texts and is_module_attribute(
+            site.project, site.pyname, site.project.get_resource(path), *texts[path], start
+        ):
+            continue  # rope renamed it; it is certain
         spans.setdefault(path, _FileSpans()).uncertain.append((start, end, UNSURE_REASON))
     return _merged(site, changes, texts, rope_after, spans)
 
