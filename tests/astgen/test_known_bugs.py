@@ -164,3 +164,24 @@ def test_generators_rediscover_the_jedi_extract_bugs() -> None:
         if f.oracle == oracles.OUTPUT_CHANGED and ("from", "acc+=") in r.labels
     ]
     assert any("UnboundLocalError" in detail and "'acc'" in detail for detail in unbound)
+
+
+GETATTR_METHOD = """\
+class C:
+    def «@m»(self):
+        return 12
+
+
+c = C()
+print(c.«m»(), getattr(c, "«m»")())
+"""
+
+
+def test_rename_with_a_getattr_string_needs_confirmation(checkers: dict[str, Checker]) -> None:
+    # rope leaves the string: the program breaks. reks renames it as an uncertain change,
+    # which the harness counts apart ("confirm") and checks as if the user confirmed it.
+    case = rename_case({MAIN: GETATTR_METHOD}, "renamed", "pin")
+    (result,) = checkers["rope"].check(0, case, ())
+    assert "AttributeError" in _oracles(result)[oracles.OUTPUT_CHANGED]
+    (wrapped,) = checkers["reks"].check(0, case, ())
+    assert wrapped.status == "confirm" and wrapped.findings == []

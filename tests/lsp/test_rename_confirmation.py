@@ -70,6 +70,5 @@ async def test_string_occurrence_needs_confirmation(client: LanguageClient, proj
         assert len(edits) == 2
         assert all(e.range.start.line != 9 or e.range.start.character < 20 for e in edits)
         assert any(
-            "uncertain" in m.message and "dispatch.py:10:" in m.message
-            for m in client.messages
+            "uncertain" in m.message and "dispatch.py:10:" in m.message for m in client.messages
         )

@@ -164,7 +164,8 @@ def test_new_name_defined_in_a_subclass_is_refused_with_the_place(
     engine: RefactorEngine, tmp_path: Path
 ) -> None:
     _write(tmp_path, {"main.py": HIDDEN.replace("    f = 5\n", "    f = 5\n    g = 0\n")})
-    with pytest.raises(RefactoringError, match=r"`g` is already defined in class `D` \(main.py:8\)"):
+    place = r"`g` is already defined in class `D` \(main.py:8\)"
+    with pytest.raises(RefactoringError, match=place):
         _rename(engine, tmp_path, "main.py", "f = 1", "g")
 
 

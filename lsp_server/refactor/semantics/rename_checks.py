@@ -166,14 +166,15 @@ def _all_entries(tree: ast.Module) -> set[int]:
     out: set[int] = set()
     for statement in tree.body:
         targets: list[ast.expr] = []
+        value: ast.expr | None = None
         if isinstance(statement, ast.Assign):
-            targets = statement.targets
+            targets, value = statement.targets, statement.value
         elif isinstance(statement, (ast.AugAssign, ast.AnnAssign)):
-            targets = [statement.target]
-        if any(isinstance(t, ast.Name) and t.id == "__all__" for t in targets):
-            value = statement.value
-            if value is not None:
-                out |= {id(n) for n in ast.walk(value) if isinstance(n, ast.Constant)}
+            targets, value = [statement.target], statement.value
+        if value is not None and any(
+            isinstance(t, ast.Name) and t.id == "__all__" for t in targets
+        ):
+            out |= {id(n) for n in ast.walk(value) if isinstance(n, ast.Constant)}
     return out
 
 
@@ -259,9 +260,9 @@ def _merged(
         return changes, uncertain
     result = ChangeSet(changes.description)
     for change in changes.changes:
-        path = getattr(getattr(change, "resource", None), "path", None)
-        if isinstance(change, ChangeContents) and path in new_texts:
-            result.add_change(ChangeContents(change.resource, new_texts.pop(path)))
+        if isinstance(change, ChangeContents) and change.resource.path in new_texts:
+            text = new_texts.pop(change.resource.path)
+            result.add_change(ChangeContents(change.resource, text))
         else:
             result.add_change(change)
     for path, text in new_texts.items():

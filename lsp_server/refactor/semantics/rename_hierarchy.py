@@ -176,13 +176,13 @@ def _definition_offset(text: str, starts: list[int], cls: ast.ClassDef, name: st
             line_start = starts[node.lineno - 1]
             found = text.find(name, line_start + node.col_offset)
             return found if found >= 0 else None
-        store = getattr(node, "ctx", None)
-        if isinstance(store, ast.Store) and node.end_col_offset is not None:
-            spelled = getattr(node, "id", None) or getattr(node, "attr", None)
-            if spelled == name and node.end_lineno == node.lineno:
-                end = starts[node.lineno - 1] + node.end_col_offset  # ASCII names only
-                if text[end - len(name) : end] == name:
-                    return end - len(name)
+        if not isinstance(node, (ast.Name, ast.Attribute)) or not isinstance(node.ctx, ast.Store):
+            continue
+        spelled = node.id if isinstance(node, ast.Name) else node.attr
+        if spelled == name and node.end_col_offset is not None and node.end_lineno == node.lineno:
+            end = starts[node.lineno - 1] + node.end_col_offset  # ASCII names only
+            if text[end - len(name) : end] == name:
+                return end - len(name)
     return None
 
 
