@@ -10,7 +10,6 @@ attributes, ``super().m(...)``, ``__all__``, strings) is completed, or marked un
 
 from __future__ import annotations
 
-import ast
 import os
 from collections.abc import Callable
 from typing import Any
@@ -28,10 +27,10 @@ from lsp_server.refactor.names import check_clash, check_identifier, check_modul
 from lsp_server.refactor.provenance import Hints, qualname_renamer
 from lsp_server.refactor.semantics.rename_checks import RenameSite, complete_rename
 from lsp_server.refactor.semantics.rename_hierarchy import (
-    ancestors,
+    Hierarchy,
     class_key,
     definition_of_unresolved,
-    members,
+    home_class,
 )
 
 
@@ -85,13 +84,7 @@ def rename(ctx: Context) -> Planned:
         if own is not None and own not in files:
             files.append(own)
     site = RenameSite(ctx.project, renamer.old_pyname, files, old, new_name, ctx.workspace.relpath)
-    unsure: Callable[[Any], bool] | None = None
-    if not is_module:
-        # `obj.old` with `obj` of unknown type: rope calls these unsure and skips them,
-        # which breaks the program. When no class outside the renamed one's hierarchy
-        # defines `old`, such an occurrence can only be this member: rename it. Otherwise
-        # rename it too, but as an uncertain change the user confirms.
-        unsure = site.unsure_filter(certain=_unambiguous_member(ctx, renamer, files, old))
+    unsure = None if is_module else _unsure_callback(site)
     changes = renamer.get_changes(
         new_name,
         in_hierarchy=bool(renamer.is_method()),
@@ -107,6 +100,18 @@ def rename(ctx: Context) -> Planned:
     planned.verify_names = frozenset({old, new_name})
     planned.uncertain = uncertain
     return planned
+
+
+def _unsure_callback(site: RenameSite) -> Callable[[Any], bool]:
+    """What to do with ``obj.old`` where ``obj``'s type is unknown: rope calls these unsure
+    and skips them, which breaks the program. When no class outside the renamed member's
+    hierarchy defines ``old``, such an occurrence can only be this member: rename it.
+    Otherwise rename it too, but as an uncertain change the user confirms."""
+    home = home_class(site.pyname)
+    if home is not None:
+        site.hierarchy = Hierarchy.of(site.project, site.files)
+    certain = site.hierarchy is not None and _unambiguous_member(site.hierarchy, home, site.old)
+    return site.unsure_filter(certain=certain)
 
 
 def _renamer(ctx: Context, resource: Resource, offset: int | None) -> Rename:
@@ -136,41 +141,18 @@ def _renamed_module(renamer: Rename) -> Resource | None:
     return renamer.resource
 
 
-def _unambiguous_member(ctx: Context, renamer: Rename, files: list[File], old: str) -> bool:
-    """True if ``old`` is a member of a class and every class in ``files`` defining a member
-    ``old`` is in the same hierarchy as that class."""
-    pyname = renamer.old_pyname
-    if pyname is None:
+def _unambiguous_member(hierarchy: Hierarchy, home: Any, old: str) -> bool:
+    """True if every class in the searched files defining a member ``old`` is ``home``, one
+    of its bases, or derives from one of those."""
+    key = class_key(home)
+    if key is None:
         return False
-    module, line = pyname.get_definition_location()
-    if module is None or line is None:
-        return False
-    scope = module.get_scope().get_inner_scope_for_line(line)
-    while scope is not None and not isinstance(scope.pyobject, pyobjects.AbstractClass):
-        scope = scope.parent
-    if scope is None:
-        return False
-    home = scope.pyobject
-    related = {class_key(home)} | {class_key(c) for c in ancestors(home)}
-    for resource in files:
-        try:
-            tree = ast.parse(resource.read())
-        except SyntaxError:
-            continue
-        pymodule = None
-        for cls in [n for n in ast.walk(tree) if isinstance(n, ast.ClassDef)]:
-            if old not in members(cls):
-                continue
-            key = (resource.path, cls.lineno)
-            if key in related:
-                continue
-            pymodule = pymodule or ctx.project.get_pymodule(resource)
-            other = pymodule.get_scope().get_inner_scope_for_line(cls.lineno).pyobject
-            if not isinstance(other, pyobjects.AbstractClass):
-                return False
-            if not {class_key(c) for c in ancestors(other)} & related:
-                return False
-    return True
+    related = {key} | hierarchy.bases.get(key, set())
+    return all(
+        other in related or hierarchy.bases.get(other, set()) & related
+        for other in hierarchy.nodes
+        if hierarchy.defines(other, old)
+    )
 
 
 def _check_clash(renamer: Rename, old: str, new: str) -> None:

@@ -53,6 +53,8 @@ class RenameSite:
     old: str
     new: str
     relpath: Callable[[str], str]
+    hierarchy: Hierarchy | None = None
+    """The classes of ``files`` (when the renamed name is a class member)."""
     unsure: list[tuple[str, int, int]] = field(default_factory=list)
     """(rope path, start, end) of the occurrences rope asked about (and renamed)."""
 
@@ -210,8 +212,8 @@ def complete_rename(site: RenameSite, changes: ChangeSet) -> tuple[ChangeSet, li
     texts = _trees(site.files)
     rope_after = {c.resource.path: c.new_contents for c in _contents(changes)}
     spans: dict[str, _FileSpans] = {}
-    hierarchy = Hierarchy.of(site.project, site.files, {p: t for p, (_, t) in texts.items()})
-    _hierarchy_spans(site, hierarchy, spans)
+    if site.hierarchy is not None:
+        _hierarchy_spans(site, site.hierarchy, spans)
     if home_class(site.pyname) is not None or _is_module_level(site.pyname):
         _string_spans(site, texts, set(rope_after), spans)
     for path, start, end in site.unsure:

@@ -108,11 +108,12 @@ class Hierarchy:
     bases: dict[ClassKey, set[ClassKey]] = field(default_factory=dict)
 
     @classmethod
-    def of(cls, project: Any, files: list[File], trees: dict[str, ast.Module]) -> Hierarchy:
+    def of(cls, project: Any, files: list[File]) -> Hierarchy:
         found = cls(project)
         for resource in files:
-            tree = trees.get(resource.path)
-            if tree is None:
+            try:
+                tree = ast.parse(resource.read())
+            except (SyntaxError, ValueError):
                 continue
             classes = [n for n in ast.walk(tree) if isinstance(n, ast.ClassDef)]
             if not classes:
@@ -192,13 +193,7 @@ def definition_of_unresolved(
     """Where to rename member ``name`` from when the place asked (``obj.name`` with an
     unknown ``obj``, ``getattr(obj, "name")``) cannot be resolved: the root definition, if
     every class defining ``name`` is in one hierarchy. Refuses naming the classes if not."""
-    trees: dict[str, ast.Module] = {}
-    for resource in files:
-        try:
-            trees[resource.path] = ast.parse(resource.read())
-        except (SyntaxError, ValueError):
-            continue
-    hierarchy = Hierarchy.of(project, files, trees)
+    hierarchy = Hierarchy.of(project, files)
     defining = sorted(k for k in hierarchy.nodes if hierarchy.defines(k, name))
     if not defining:
         raise RefactoringError(f"cannot tell what `{name}` is here: no class defines it")
