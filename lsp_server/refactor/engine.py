@@ -210,6 +210,10 @@ class RefactorEngine:
                 planned.kind, planned.description, before, after, renamed, planned.hints
             )
             prov.target = target
+            if planned.uncertain:
+                # Changes the user confirmed are not evidence: their units count as hand
+                # edits, so their tests run.
+                prov.exact = False
             return prov
 
         return RefactoringResult(

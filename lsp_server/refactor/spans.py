@@ -112,8 +112,8 @@ def marked_replacements(edit: FileEdit, uncertain: list[Uncertain]) -> list[Repl
 def without_uncertain(result: RefactoringResult) -> RefactoringResult:
     """``result`` with its uncertain changes left out (for clients that cannot ask).
 
-    The Provenance stays the one of the whole edit: REKS then sees the units whose text
-    differs from it as changed by hand, and runs their tests, which is the safe side.
+    The Provenance stays the one of the whole edit, which is inexact (``engine``): REKS
+    treats the changed units as hand edits and runs their tests.
     """
     if not result.uncertain:
         return result
