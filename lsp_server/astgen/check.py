@@ -17,6 +17,9 @@ from lsp_server.astgen.oracles import Finding
 from lsp_server.astgen.program import Case
 from lsp_server.astgen.program_runner import Runner, RunResult
 
+CONFIRMED = "(after confirmation)"
+"""Suffix of an oracle's name in a finding on an edit the user was asked to confirm."""
+
 
 @dataclass
 class CheckResult:
@@ -29,7 +32,8 @@ class CheckResult:
     generator: str
     labels: tuple[Label, ...]
     status: str
-    """``ok``, ``refused``, ``crashed``, ``unsupported``, or ``invalid`` (bad program)."""
+    """``ok``, ``confirm`` (done, but the edit asks the user to confirm some changes),
+    ``refused``, ``crashed``, ``unsupported``, or ``invalid`` (bad program)."""
     message: str = ""
     findings: list[Finding] = field(default_factory=list)
     after: dict[str, str] | None = None
@@ -132,6 +136,11 @@ class Checker:
             first = findings[0]
             detail = f"accepted a precondition violation; {first.oracle}: {first.detail}"
             findings = [Finding(oracles.REFUSAL, detail)]
+        if outcome.needs_confirmation:
+            # Counted apart: the user saw and confirmed these changes (all of them here,
+            # the worst case), so a finding is not a silent behaviour change.
+            findings = [Finding(f"{f.oracle} {CONFIRMED}", f.detail) for f in findings]
+            return _EngineCheck("confirm", "", findings, after if findings else None, run)
         return _EngineCheck("ok", "", findings, after if findings else None, run)
 
     def _inverse(self, engine: Engine, case: Case, after: dict[str, str]) -> Finding | None:
@@ -163,7 +172,7 @@ def _short(run: RunResult, limit: int = 160) -> str:
 
 def _differential(results: list[CheckResult]) -> CheckResult | None:
     """Two engines both produced a running program but the programs behave differently."""
-    ran = [r for r in results if r.status == "ok" and r.run is not None]
+    ran = [r for r in results if r.status in ("ok", "confirm") and r.run is not None]
     for i, first in enumerate(ran):
         for second in ran[i + 1 :]:
             assert first.run is not None and second.run is not None

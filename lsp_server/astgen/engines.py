@@ -35,6 +35,9 @@ class EngineOutcome:
     files: dict[str, str] | None = field(default=None, hash=False)
     """Every file of the project after the refactoring (relative POSIX path -> text)."""
     message: str = ""
+    needs_confirmation: int = 0
+    """How many changes of ``files`` carry a confirmation annotation (reks's uncertain
+    changes): such an edit is not applied silently, the user is asked first."""
 
 
 class Engine(Protocol):
@@ -250,7 +253,7 @@ class ReksEngine:
                             out[new + rel[len(old) :]] = out.pop(rel)
                 elif isinstance(edit, FileCreate) and not edit.is_folder:
                     out.setdefault(_rel(root, edit.path), edit.text)
-            return EngineOutcome("ok", out)
+            return EngineOutcome("ok", out, needs_confirmation=len(result.uncertain))
         except RefactoringError as exc:
             return EngineOutcome("refused", None, f"{type(exc).__name__}: {exc}")
         except Exception as exc:

@@ -98,6 +98,11 @@ def _run(args: argparse.Namespace, action: str, spec: str, selection: bool, **op
                 f"reks: skipped {os.path.relpath(skipped.path, root)}: {skipped.reason}",
                 file=sys.stderr,
             )
+        if result.uncertain:
+            _print_uncertain(result, root)
+            if args.apply and not args.yes:
+                print("reks: nothing written; confirm these changes with --yes", file=sys.stderr)
+                return 1
         if not args.apply:
             _print_diff(result, root)
         else:
@@ -157,6 +162,15 @@ def _print_diff(result: RefactoringResult, root: str) -> None:
             sys.stdout.writelines(difflib.unified_diff([], new, "/dev/null", f"b/{rel}"))
 
 
+def _print_uncertain(result: RefactoringResult, root: str) -> None:
+    from lsp_server.refactor.spans import describe_uncertain
+
+    places = describe_uncertain(result.uncertain, root)
+    print(f"reks: {len(places)} uncertain change(s) in this edit:", file=sys.stderr)
+    for place in places:
+        print(f"  {place}", file=sys.stderr)
+
+
 def _print_provenance(result: RefactoringResult) -> None:
     for change in result.provenance.changes:
         print(
@@ -200,6 +214,11 @@ def register(sub: argparse._SubParsersAction) -> None:
         )
         p.add_argument(
             "--provenance", action="store_true", help="print the units touched on stderr"
+        )
+        p.add_argument(
+            "--yes",
+            action="store_true",
+            help="with --apply: also write the uncertain changes (strings, unsure names)",
         )
         return p
 

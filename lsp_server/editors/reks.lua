@@ -487,7 +487,7 @@ local function rename_extracted(bufnr, kind, near, new_name)
         return
       end
       if result then
-        vim.lsp.util.apply_workspace_edit(result, client.offset_encoding or "utf-16")
+        M.apply_edit(result, client)
       end
       if M._on_extract_done then
         M._on_extract_done(ctx)
@@ -504,7 +504,7 @@ end
 local function apply_action(client, bufnr, action, after)
   local function finish(resolved)
     if resolved.edit then
-      vim.lsp.util.apply_workspace_edit(resolved.edit, client.offset_encoding or "utf-16")
+      M.apply_edit(resolved.edit, client)
     end
     local command = resolved.command
     if type(command) == "table" then
@@ -632,6 +632,95 @@ local function install_will_save(client, bufnr)
   })
 end
 
+-- Edits that need confirmation ------------------------------------------------------
+-- Neovim (0.10, 0.11 included) applies AnnotatedTextEdits like plain ones and ignores
+-- `needsConfirmation`. reks marks the changes of a rename it is not sure about (a string
+-- that may name the renamed attribute, a name of unknown type) that way, so this module
+-- announces change-annotation support and asks before applying such changes.
+
+local function needs_confirmation(edit, annotations)
+  local id = edit.annotationId
+  return id ~= nil and annotations[id] ~= nil and annotations[id].needsConfirmation == true
+end
+
+--- The changes of `edit` that need confirmation: { path, line, character, label } (1-based).
+function M.uncertain_changes(edit)
+  local annotations = edit.changeAnnotations or {}
+  local out = {}
+  for _, change in ipairs(edit.documentChanges or {}) do
+    for _, text_edit in ipairs(change.edits or {}) do
+      if needs_confirmation(text_edit, annotations) then
+        out[#out + 1] = {
+          path = vim.uri_to_fname(change.textDocument.uri),
+          line = text_edit.range.start.line + 1,
+          character = text_edit.range.start.character + 1,
+          label = annotations[text_edit.annotationId].label or "",
+        }
+      end
+    end
+  end
+  return out
+end
+
+--- `edit` without the changes that need confirmation.
+function M.certain_only(edit)
+  local annotations = edit.changeAnnotations or {}
+  local copy = vim.deepcopy(edit)
+  for _, change in ipairs(copy.documentChanges or {}) do
+    if change.edits then
+      local kept = {}
+      for _, text_edit in ipairs(change.edits) do
+        if not needs_confirmation(text_edit, annotations) then
+          kept[#kept + 1] = text_edit
+        end
+      end
+      change.edits = kept
+    end
+  end
+  copy.changeAnnotations = nil
+  return copy
+end
+
+--- Apply a WorkspaceEdit from reks; when some changes need confirmation, ask first:
+--- all of them, only the certain ones, or nothing. `choose` (tests) replaces the prompt.
+function M.apply_edit(edit, client, choose)
+  local encoding = client and client.offset_encoding or "utf-16"
+  local uncertain = M.uncertain_changes(edit)
+  if #uncertain == 0 then
+    vim.lsp.util.apply_workspace_edit(edit, encoding)
+    return "applied"
+  end
+  local lines = {}
+  for _, item in ipairs(uncertain) do
+    lines[#lines + 1] = string.format("%s:%d:%d %s", item.path, item.line, item.character, item.label)
+  end
+  local choices = { "Apply all, uncertain changes too", "Apply only the certain changes", "Cancel" }
+  local function decide(choice)
+    if choice == choices[1] then
+      vim.lsp.util.apply_workspace_edit(edit, encoding)
+    elseif choice == choices[2] then
+      vim.lsp.util.apply_workspace_edit(M.certain_only(edit), encoding)
+    end
+    return choice
+  end
+  if choose then
+    return decide(choose(choices, lines))
+  end
+  notify(#uncertain .. " uncertain change(s):\n" .. table.concat(lines, "\n"))
+  vim.ui.select(choices, { prompt = "reks: this edit has uncertain changes" }, decide)
+  return "asked"
+end
+
+local function on_rename(err, result, ctx)
+  if err then
+    notify("rename failed: " .. (err.message or tostring(err)), vim.log.levels.ERROR)
+    return
+  end
+  if result then
+    M.apply_edit(result, vim.lsp.get_client_by_id(ctx.client_id))
+  end
+end
+
 -- Starting the server -----------------------------------------------------------------
 
 local function client_config(root)
@@ -640,6 +729,8 @@ local function client_config(root)
     -- This module sends willSaveWaitUntil itself on such clients (BufWritePre).
     capabilities.textDocument.synchronization.willSaveWaitUntil = true
   end
+  -- Annotated edits are confirmed by M.apply_edit (rename, code actions).
+  capabilities.workspace.workspaceEdit.changeAnnotationSupport = { groupsOnLabel = true }
   if M.config.capabilities then
     capabilities = vim.tbl_deep_extend("force", capabilities, M.config.capabilities)
   end
@@ -651,7 +742,7 @@ local function client_config(root)
     capabilities = capabilities,
     init_options = M.config.settings,
     settings = { reks = M.config.settings },
-    handlers = { ["reks/status"] = on_status },
+    handlers = { ["reks/status"] = on_status, ["textDocument/rename"] = on_rename },
     on_init = function(client)
       client_notify(client, "workspace/didChangeConfiguration", { settings = { reks = M.config.settings } })
     end,

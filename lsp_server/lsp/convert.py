@@ -1,7 +1,10 @@
 """Engine results (plain edits) -> LSP ``WorkspaceEdit``; LSP positions <-> text offsets.
 
 Edits are sent as ``documentChanges`` (versioned text edits, ``RenameFile``, ``CreateFile``)
-when the client can apply them, as ``changes`` otherwise. Text edits are line-based diffs
+when the client can apply them, as ``changes`` otherwise. Uncertain changes (a string that
+may name the renamed attribute) become ``AnnotatedTextEdit``s whose ``ChangeAnnotation``
+needs confirmation (LSP 3.16); a client without ``changeAnnotationSupport`` never gets them
+(the feature leaves them out and says so). Text edits are line-based diffs
 of the old and new text, so an edit touches only the lines that changed and the cursor and
 undo history of the client stay useful.
 """
@@ -15,7 +18,14 @@ from urllib.parse import unquote, urlparse
 
 from lsprotocol import types
 
-from lsp_server.refactor.model import FileCreate, FileEdit, FileRename, RefactoringError
+from lsp_server.refactor.model import (
+    FileCreate,
+    FileEdit,
+    FileRename,
+    RefactoringError,
+    Uncertain,
+)
+from lsp_server.refactor.spans import marked_replacements
 
 UTF16 = "utf-16"
 
@@ -127,6 +137,49 @@ def supports_resource_operations(caps: types.ClientCapabilities | None) -> set[s
     return {str(getattr(op, "value", op)) for op in edit.resource_operations}
 
 
+def supports_change_annotations(caps: types.ClientCapabilities | None) -> bool:
+    """Whether the client can show change annotations (and so ask for confirmation)."""
+    edit = caps.workspace.workspace_edit if caps and caps.workspace else None
+    return (
+        edit is not None
+        and edit.change_annotation_support is not None
+        and supports_document_changes(caps)
+    )
+
+
+ANNOTATION_PREFIX = "reks.uncertain."
+
+
+def annotated_text_edits(
+    edit: FileEdit, uncertain: list[Uncertain], encoding: str, ids: dict[str, str]
+) -> list[types.TextEdit | types.AnnotatedTextEdit]:
+    """Token-sized edits of ``edit``; those overlapping an uncertain change carry the
+    annotation of its reason (``ids``: reason -> annotation id, filled here)."""
+    out: list[types.TextEdit | types.AnnotatedTextEdit] = []
+    for item in marked_replacements(edit, uncertain):
+        where = types.Range(
+            position_at(edit.old_text, item.start, encoding),
+            position_at(edit.old_text, item.end, encoding),
+        )
+        if item.uncertain is None:
+            out.append(types.TextEdit(range=where, new_text=item.text))
+            continue
+        ident = ids.setdefault(item.uncertain.reason, f"{ANNOTATION_PREFIX}{len(ids)}")
+        out.append(types.AnnotatedTextEdit(annotation_id=ident, range=where, new_text=item.text))
+    return out
+
+
+def _annotations(ids: dict[str, str]) -> dict[str, types.ChangeAnnotation]:
+    return {
+        ident: types.ChangeAnnotation(
+            label=f"reks: uncertain, confirm: {reason}",
+            needs_confirmation=True,
+            description=reason,
+        )
+        for reason, ident in ids.items()
+    }
+
+
 DocumentChange = types.TextDocumentEdit | types.CreateFile | types.RenameFile | types.DeleteFile
 
 
@@ -136,18 +189,31 @@ def workspace_edit(
     version_of: VersionOf,
     encoding: str = UTF16,
     include_renames: bool = True,
+    uncertain: list[Uncertain] | None = None,
 ) -> types.WorkspaceEdit:
     """Convert engine edits for a client with capabilities ``caps``.
 
     ``version_of(uri)`` gives the version of an open document (None when not open).
     ``include_renames=False`` leaves file renames out (``workspace/willRenameFiles``: the
-    client renames the file itself).
+    client renames the file itself). ``uncertain`` changes are annotated as needing
+    confirmation; the client must support change annotations (the caller checks).
     """
+    if uncertain and not supports_change_annotations(caps):
+        raise RefactoringError("this editor cannot confirm uncertain changes; nothing changed")
     if supports_document_changes(caps):
         ops = supports_resource_operations(caps)
         changes: list[DocumentChange] = []
+        ids: dict[str, str] = {}
         for edit in edits:
-            changes.extend(_document_changes(edit, ops, version_of, encoding, include_renames))
+            found = _document_changes(edit, ops, version_of, encoding, include_renames)
+            if uncertain and isinstance(edit, FileEdit) and found:
+                assert isinstance(found[0], types.TextDocumentEdit)
+                found[0].edits = annotated_text_edits(edit, uncertain, encoding, ids)
+            changes.extend(found)
+        if ids:
+            return types.WorkspaceEdit(
+                document_changes=changes, change_annotations=_annotations(ids)
+            )
         return types.WorkspaceEdit(document_changes=changes)
     plain: dict[str, list[types.TextEdit]] = {}
     for edit in edits:

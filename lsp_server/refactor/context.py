@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from rope.base.change import ChangeSet
 from rope.base.resources import File, Resource
 
-from lsp_server.refactor.model import RefactoringError, RefactorRequest, SkippedFile
+from lsp_server.refactor.model import RefactoringError, RefactorRequest, SkippedFile, Uncertain
 from lsp_server.refactor.provenance import Hints
 from lsp_server.refactor.rope_thread import RopeJob
 from lsp_server.refactor.workspace import RopeWorkspace
@@ -91,3 +91,5 @@ class Planned:
     skipped: list[SkippedFile] = field(default_factory=list)
     verify_names: frozenset[str] | None = None
     """Names the output check looks at (a rename); None: every undefined name (pyflakes)."""
+    uncertain: list[Uncertain] = field(default_factory=list)
+    """Changes in ``changes`` that need the user's confirmation."""

@@ -219,9 +219,15 @@ class RefactorEngine:
                 planned.kind, planned.description, before, after, renamed, planned.hints
             )
             prov.target = target
+            if planned.uncertain:
+                # Changes the user confirmed are not evidence: their units count as hand
+                # edits, so their tests run.
+                prov.exact = False
             return prov
 
-        return RefactoringResult(sim.edits, provenance, planned.skipped, after)
+        return RefactoringResult(
+            sim.edits, provenance, planned.skipped, after, uncertain=planned.uncertain
+        )
 
     # -- applying ------------------------------------------------------------------------
     def apply(self, result: RefactoringResult, root: str) -> None:

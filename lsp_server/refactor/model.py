@@ -46,6 +46,20 @@ Edit = FileEdit | FileRename | FileCreate
 
 
 @dataclass(frozen=True)
+class Uncertain:
+    """A change the engine is not sure preserves behaviour (a string that may name the
+    renamed attribute, an occurrence rope calls "unsure"): it is part of the edit, but the
+    user must confirm it. Placed in the old text of ``path``: 0-based ``line``, ``column``
+    in characters, ``length`` characters replaced."""
+
+    path: str
+    line: int
+    column: int
+    length: int
+    reason: str
+
+
+@dataclass(frozen=True)
 class SkippedFile:
     """A file the refactoring did not look into, and why (e.g. it does not parse)."""
 
@@ -68,9 +82,12 @@ class RefactoringResult:
         provenance: Provenance | Callable[[], Provenance],
         skipped_files: list[SkippedFile] | None = None,
         files_after: dict[str, str | None] | None = None,
+        uncertain: list[Uncertain] | None = None,
     ) -> None:
         self.edits = edits
         self.skipped_files = skipped_files or []
+        self.uncertain = uncertain or []
+        """Changes inside ``edits`` that need the user's confirmation."""
         self._lock = threading.Lock()
         self._provenance = provenance if isinstance(provenance, Provenance) else None
         self._make = None if isinstance(provenance, Provenance) else provenance

@@ -3,25 +3,35 @@ modules and packages.
 
 Beyond rope: new names are checked first (identifier, keyword, clash in the defining
 scope); files that do not parse are left out of the search and reported; renaming a method
-renames the overrides in the hierarchy and, which rope misses, ``super().m(...)`` calls in
-subclasses (``_rename_super_calls``).
+renames the overrides in the hierarchy; what rope misses (overriding properties and
+attributes, ``super().m(...)``, ``__all__``, strings) is completed, or marked uncertain, by
+``semantics.rename_checks``.
 """
 
 from __future__ import annotations
 
-import ast
 import os
+from collections.abc import Callable
+from typing import Any
 
+from rope.base import exceptions as rope_exceptions
 from rope.base import pynames, pyobjects
-from rope.base.change import ChangeContents, ChangeSet
 from rope.base.resources import File, Folder, Resource
 from rope.refactor.move import MoveModule
 from rope.refactor.rename import Rename
 
+from lsp_server.project.text import identifier_span
 from lsp_server.refactor.context import Context, Planned
-from lsp_server.refactor.model import RefactoringError
+from lsp_server.refactor.model import RefactoringError, Uncertain
 from lsp_server.refactor.names import check_clash, check_identifier, check_module_name
 from lsp_server.refactor.provenance import Hints, qualname_renamer
+from lsp_server.refactor.semantics.rename_checks import RenameSite, complete_rename
+from lsp_server.refactor.semantics.rename_hierarchy import (
+    Hierarchy,
+    class_key,
+    definition_of_unresolved,
+    home_class,
+)
 
 
 def _module_resource(resource: Resource) -> Resource:
@@ -41,7 +51,7 @@ def rename(ctx: Context) -> Planned:
     new_name = ctx.str_arg("new_name").strip()
     offset = None if ctx.arg("module", False) else ctx.offset
     resource = ctx.resource if offset is not None else _module_resource(ctx.resource)
-    renamer = Rename(ctx.project, resource, offset)
+    renamer = _renamer(ctx, resource, offset)
     old = str(renamer.get_old_name())
     is_module = (
         offset is None
@@ -73,26 +83,53 @@ def rename(ctx: Context) -> Planned:
             own = own.get_child("__init__.py") if own.has_child("__init__.py") else None
         if own is not None and own not in files:
             files.append(own)
-    in_hierarchy = bool(renamer.is_method())
-    unsure = None
-    if not is_module and _unambiguous_member(ctx, renamer, files, old):
-        # `obj.old` with `obj` of unknown type: rope calls these unsure and skips them,
-        # which breaks the program. When no class outside the renamed one's hierarchy
-        # defines `old`, such an occurrence can only be this member: rename it.
-        unsure = _always
+    site = RenameSite(ctx.project, renamer.old_pyname, files, old, new_name, ctx.workspace.relpath)
+    unsure = None if is_module else _unsure_callback(site)
     changes = renamer.get_changes(
         new_name,
-        in_hierarchy=in_hierarchy,
+        in_hierarchy=bool(renamer.is_method()),
         unsure=unsure,
         resources=files,
         task_handle=ctx.job.handle,
     )
-    if in_hierarchy:
-        changes = _rename_super_calls(ctx, changes, files, old, new_name)
+    uncertain: list[Uncertain] = []
+    if not is_module and changes is not None:
+        changes, uncertain = complete_rename(site, changes)
     hints = Hints(name_map=qualname_renamer(old, new_name))
     planned = Planned(changes, "rename", f"rename `{old}` -> `{new_name}`", hints, skipped)
     planned.verify_names = frozenset({old, new_name})
+    planned.uncertain = uncertain
     return planned
+
+
+def _unsure_callback(site: RenameSite) -> Callable[[Any], bool]:
+    """What to do with ``obj.old`` where ``obj``'s type is unknown: rope calls these unsure
+    and skips them, which breaks the program. When no class outside the renamed member's
+    hierarchy defines ``old``, such an occurrence can only be this member: rename it.
+    Otherwise rename it too, but as an uncertain change the user confirms."""
+    home = home_class(site.pyname)
+    if home is not None:
+        site.hierarchy = Hierarchy.of(site.project, site.files)
+    certain = site.hierarchy is not None and _unambiguous_member(site.hierarchy, home, site.old)
+    return site.unsure_filter(certain=certain)
+
+
+def _renamer(ctx: Context, resource: Resource, offset: int | None) -> Rename:
+    """rope's Rename at the place asked; at a name rope cannot resolve (``obj.m`` with an
+    unknown ``obj``, the ``"m"`` of ``getattr(obj, "m")``), at the definition of the member
+    it can only be."""
+    try:
+        return Rename(ctx.project, resource, offset)
+    except rope_exceptions.RefactoringError:
+        if offset is None:
+            raise
+        start, end = identifier_span(ctx.text, ctx.request.offset)
+        if start == end:
+            raise
+        name = ctx.text[start:end]
+        files, _ = ctx.scope_files(name)
+        found, at = definition_of_unresolved(ctx.project, files, name, ctx.workspace.relpath)
+        return Rename(ctx.project, found, at)
 
 
 def _renamed_module(renamer: Rename) -> Resource | None:
@@ -104,55 +141,18 @@ def _renamed_module(renamer: Rename) -> Resource | None:
     return renamer.resource
 
 
-def _always(occurrence: object) -> bool:
-    return True
-
-
-def _unambiguous_member(ctx: Context, renamer: Rename, files: list[File], old: str) -> bool:
-    """True if ``old`` is a member of a class and every class in ``files`` defining a member
-    ``old`` is in the same hierarchy as that class."""
-    pyname = renamer.old_pyname
-    if pyname is None:
+def _unambiguous_member(hierarchy: Hierarchy, home: Any, old: str) -> bool:
+    """True if every class in the searched files defining a member ``old`` is ``home``, one
+    of its bases, or derives from one of those."""
+    key = class_key(home)
+    if key is None:
         return False
-    module, line = pyname.get_definition_location()
-    if module is None or line is None:
-        return False
-    scope = module.get_scope().get_inner_scope_for_line(line)
-    while scope is not None and not isinstance(scope.pyobject, pyobjects.AbstractClass):
-        scope = scope.parent
-    if scope is None:
-        return False
-    home = scope.pyobject
-    related = {_class_key(home)} | {_class_key(c) for c in _ancestors(home)}
-    for resource in files:
-        try:
-            tree = ast.parse(resource.read())
-        except SyntaxError:
-            continue
-        pymodule = None
-        for cls in [n for n in ast.walk(tree) if isinstance(n, ast.ClassDef)]:
-            if old not in _members(cls):
-                continue
-            key = (resource.path, cls.lineno)
-            if key in related:
-                continue
-            pymodule = pymodule or ctx.project.get_pymodule(resource)
-            other = pymodule.get_scope().get_inner_scope_for_line(cls.lineno).pyobject
-            if not isinstance(other, pyobjects.AbstractClass):
-                return False
-            if not {_class_key(c) for c in _ancestors(other)} & related:
-                return False
-    return True
-
-
-def _members(cls: ast.ClassDef) -> set[str]:
-    names = {s.name for s in cls.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))}
-    for node in ast.walk(cls):
-        if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store):
-            names.add(node.attr)
-        elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
-            names.add(node.id)
-    return names
+    related = {key} | hierarchy.bases.get(key, set())
+    return all(
+        other in related or hierarchy.bases.get(other, set()) & related
+        for other in hierarchy.nodes
+        if hierarchy.defines(other, old)
+    )
 
 
 def _check_clash(renamer: Rename, old: str, new: str) -> None:
@@ -170,135 +170,6 @@ def _check_clash(renamer: Rename, old: str, new: str) -> None:
     )
     is_attribute = is_attribute or isinstance(pyname, pynames.AssignedName)
     check_clash(resource.read(), line, old, new, is_attribute)
-
-
-def _methods_of_classes(tree: ast.AST) -> dict[int, set[str]]:
-    """Class definition line -> names of the methods it defines."""
-    out: dict[int, set[str]] = {}
-    for node in ast.walk(tree):
-        if isinstance(node, ast.ClassDef):
-            out[node.lineno] = {
-                s.name for s in node.body if isinstance(s, (ast.FunctionDef, ast.AsyncFunctionDef))
-            }
-    return out
-
-
-def _char_offset(lines: list[str], line: int, byte_col: int) -> int:
-    """Offset into the joined text of 1-based ``line`` and the UTF-8 byte column ``col``."""
-    prefix = sum(len(text) for text in lines[: line - 1])
-    return prefix + len(lines[line - 1].encode("utf-8")[:byte_col].decode("utf-8", "replace"))
-
-
-def _rename_super_calls(
-    ctx: Context, changes: ChangeSet, files: list[File], old: str, new: str
-) -> ChangeSet:
-    """Rename ``super().old`` in classes deriving from a class whose ``old`` was renamed."""
-    contents: dict[str, ChangeContents] = {}
-    renamed_classes: set[tuple[str, int]] = set()
-    for change in changes.changes:
-        if not isinstance(change, ChangeContents):
-            continue
-        contents[change.resource.path] = change
-        try:
-            before = _methods_of_classes(ast.parse(change.resource.read()))
-            after = _methods_of_classes(ast.parse(change.new_contents))
-        except SyntaxError:
-            continue
-        for line, names in before.items():
-            if old in names and new in after.get(line, set()):
-                renamed_classes.add((change.resource.path, line))
-    if not renamed_classes:
-        return changes
-    result = ChangeSet(changes.description)
-    touched: dict[str, str] = {}
-    for resource in files:
-        text = contents[resource.path].new_contents if resource.path in contents else None
-        if text is None:
-            text = resource.read()
-        if "super(" not in text or old not in text:
-            continue
-        new_text = _rewrite_super(ctx, resource, text, old, new, renamed_classes)
-        if new_text != text:
-            touched[resource.path] = new_text
-    for change in changes.changes:
-        if isinstance(change, ChangeContents) and change.resource.path in touched:
-            result.add_change(ChangeContents(change.resource, touched.pop(change.resource.path)))
-        else:
-            result.add_change(change)
-    for path, text in touched.items():
-        result.add_change(ChangeContents(ctx.project.get_resource(path), text))
-    return result
-
-
-def _ancestors(pyclass: pyobjects.PyObject) -> list[pyobjects.PyObject]:
-    seen: list[pyobjects.PyObject] = []
-    todo = list(pyclass.get_superclasses()) if hasattr(pyclass, "get_superclasses") else []
-    while todo:
-        cls = todo.pop()
-        if cls in seen:
-            continue
-        seen.append(cls)
-        if hasattr(cls, "get_superclasses"):
-            todo.extend(cls.get_superclasses())
-    return seen
-
-
-def _class_key(cls: pyobjects.PyObject) -> tuple[str, int] | None:
-    try:
-        module = cls.get_module()
-        resource = module.get_resource()
-        node = cls.get_ast()
-    except (AttributeError, TypeError):
-        return None
-    if resource is None or node is None:
-        return None
-    return (resource.path, node.lineno)
-
-
-def _rewrite_super(
-    ctx: Context,
-    resource: File,
-    text: str,
-    old: str,
-    new: str,
-    renamed_classes: set[tuple[str, int]],
-) -> str:
-    try:
-        tree = ast.parse(text)
-    except SyntaxError:
-        return text
-    pymodule = ctx.project.get_pymodule(resource)
-    lines = text.splitlines(keepends=True)
-    spots: list[int] = []
-    for cls in [n for n in ast.walk(tree) if isinstance(n, ast.ClassDef)]:
-        calls = [
-            n
-            for n in ast.walk(cls)
-            if isinstance(n, ast.Attribute)
-            and n.attr == old
-            and isinstance(n.value, ast.Call)
-            and isinstance(n.value.func, ast.Name)
-            and n.value.func.id == "super"
-        ]
-        if not calls:
-            continue
-        # rename keeps line numbers, so the class is at the same line in rope's module
-        scope = pymodule.get_scope().get_inner_scope_for_line(cls.lineno)
-        pyclass = scope.pyobject
-        if not isinstance(pyclass, pyobjects.AbstractClass):
-            continue
-        keys = {_class_key(c) for c in _ancestors(pyclass)}
-        if not keys & renamed_classes:
-            continue
-        for node in calls:
-            if node.end_lineno is None or node.end_col_offset is None:
-                continue
-            end = _char_offset(lines, node.end_lineno, node.end_col_offset)
-            if text[end - len(old) : end] == old:
-                spots.append(end - len(old))
-    for start in sorted(set(spots), reverse=True):
-        text = text[:start] + new + text[start + len(old) :]
-    return text
 
 
 def rename_module(ctx: Context) -> Planned:

@@ -92,3 +92,28 @@ def test_diff_of_a_move_into_a_new_module_shows_its_text(
     assert "create geometry/scaling.py" in out
     assert "+def quadruple(value):" in out
     assert not (project / "geometry/scaling.py").exists()
+
+
+DISPATCH = """\
+class Job:
+    def run_step(self):
+        return 1
+
+
+print(Job().run_step(), getattr(Job(), "run_step")())
+"""
+
+
+def test_apply_with_uncertain_changes_needs_yes(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (tmp_path / "pyproject.toml").write_text("")
+    path = tmp_path / "dispatch.py"
+    path.write_text(DISPATCH)
+    args = ["refactor", "rename", f"{path}:2:9", "execute", "--apply", "--root", str(tmp_path)]
+    assert main(args) == 1
+    err = capsys.readouterr().err
+    assert "dispatch.py:6:41: a string" in err and "--yes" in err
+    assert path.read_text() == DISPATCH
+    assert main([*args, "--yes"]) == 0
+    assert path.read_text() == DISPATCH.replace("run_step", "execute")

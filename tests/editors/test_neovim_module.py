@@ -127,3 +127,60 @@ def test_move_destinations_leave_out_what_the_server_excludes(nvim: Neovim, tmp_
     assert result["served"] == ["app.py", "src/build/steps.py"], result
     assert len(result["without"]) == 6
     assert result["names"]["extractedMethod"] == "extracted_method"
+
+
+def test_uncertain_changes_are_confirmed_before_they_are_applied(
+    nvim: Neovim, tmp_path: Path
+) -> None:
+    """reks marks uncertain rename changes ``needsConfirmation``; Neovim ignores that, so
+    the module asks: all changes, the certain ones only, or nothing."""
+    target = tmp_path / "dispatch.py"
+    target.write_text('def run():\n    pass\n\ngetattr(m, "run")\n')
+    uri = target.as_uri()
+    result = run_lua(
+        nvim,
+        f"""
+        local reks = require("reks")
+        local function edit()
+          local function at(line, first, last, text, id)
+            return {{ range = {{ start = {{ line = line, character = first }},
+                               ["end"] = {{ line = line, character = last }} }},
+                      newText = text, annotationId = id }}
+          end
+          return {{
+            documentChanges = {{ {{ textDocument = {{ uri = {uri!r} }},
+              edits = {{ at(0, 4, 7, "go"), at(3, 12, 15, "go", "reks.uncertain.0") }} }} }},
+            changeAnnotations = {{ ["reks.uncertain.0"] = {{
+              label = "a string", needsConfirmation = true }} }},
+          }}
+        end
+        local bufnr = vim.fn.bufadd({str(target)!r})
+        vim.fn.bufload(bufnr)
+        local function text()
+          return table.concat(vim.api.nvim_buf_get_lines(bufnr, 0, -1, false), "\\n")
+        end
+        local shown = nil
+        local out = {{ places = reks.uncertain_changes(edit()) }}
+        out.cancel = reks.apply_edit(edit(), nil, function(choices, lines)
+          shown = lines
+          return choices[3]
+        end)
+        out.after_cancel = text()
+        reks.apply_edit(edit(), nil, function(choices) return choices[2] end)
+        out.after_certain = text()
+        vim.api.nvim_buf_set_lines(bufnr, 0, -1, false, {{ "def run():", "    pass", "",
+          'getattr(m, "run")' }})
+        reks.apply_edit(edit(), nil, function(choices) return choices[1] end)
+        out.after_all = text()
+        out.shown = shown
+        report(out)
+        """,
+        tmp_path,
+    )
+    assert result.get("error") is None, result
+    (place,) = result["places"]
+    assert (place["line"], place["character"], place["label"]) == (4, 13, "a string")
+    assert result["shown"] == [f"{target}:4:13 a string"]
+    assert result["after_cancel"] == 'def run():\n    pass\n\ngetattr(m, "run")'
+    assert result["after_certain"] == 'def go():\n    pass\n\ngetattr(m, "run")'
+    assert result["after_all"] == 'def go():\n    pass\n\ngetattr(m, "go")'

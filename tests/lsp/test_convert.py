@@ -83,3 +83,25 @@ def test_text_edits_edge_cases(old: str, new: str):
     edits = text_edits(old, new)
     assert apply(old, edits, "utf-16") == new
     assert not edits if old == new else edits
+
+
+def test_uncertain_changes_are_annotated_and_need_confirmation() -> None:
+    from lsp_server.refactor.model import Uncertain
+
+    old = 'x.run()\nrun = getattr(x, "run")  # run\n'
+    new = 'x.go()\ngo = getattr(x, "go")  # run\n'
+    uncertain = [Uncertain("/p/a.py", 1, 18, 3, "a string")]
+    caps = client_capabilities("visual-studio-code")
+    edit = workspace_edit([FileEdit("/p/a.py", old, new)], caps, lambda uri: None, "utf-16",
+                          uncertain=uncertain)  # fmt: skip
+    (document,) = edit.document_changes or []
+    assert isinstance(document, types.TextDocumentEdit)
+    annotated = [e for e in document.edits if isinstance(e, types.AnnotatedTextEdit)]
+    (only,) = annotated
+    assert (only.range.start.line, only.range.start.character, only.new_text) == (1, 18, "go")
+    assert edit.change_annotations is not None
+    assert edit.change_annotations[only.annotation_id].needs_confirmation is True
+    assert apply(old, list(document.edits), "utf-16") == new
+    with pytest.raises(RefactoringError, match="cannot confirm"):
+        workspace_edit([FileEdit("/p/a.py", old, new)], client_capabilities("neovim@v0.11.0"),
+                       lambda uri: None, uncertain=uncertain)  # fmt: skip

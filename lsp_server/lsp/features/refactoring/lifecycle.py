@@ -256,6 +256,7 @@ def to_edit(
             version_of,
             encoding_of(feature),
             include_renames=include_renames,
+            uncertain=result.uncertain,
         )
     except RefactoringError as exc:
         raise failed(str(exc)) from exc

@@ -9,7 +9,12 @@ from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
 
-from lsp_server.lsp.convert import offset_at, position_at, uri_to_path
+from lsp_server.lsp.convert import (
+    offset_at,
+    position_at,
+    supports_change_annotations,
+    uri_to_path,
+)
 from lsp_server.lsp.features.refactoring.lifecycle import (
     await_job,
     compute,
@@ -28,6 +33,7 @@ from lsp_server.refactor.model import (
 )
 from lsp_server.refactor.module_moves import rename_and_move_module
 from lsp_server.refactor.rope_thread import RopeJob
+from lsp_server.refactor.spans import describe_uncertain, without_uncertain
 from lsp_server.rts.provenance import Provenance
 
 if TYPE_CHECKING:
@@ -64,8 +70,19 @@ async def rename(feature: RefactoringFeature, params: types.RenameParams) -> typ
     offset = offset_at(text, params.position, encoding_of(feature))
     request = RefactorRequest("rename", path, offset, args={"new_name": params.new_name})
     result = await compute(feature, request)
+    root = root_of(feature, path)
+    if result.uncertain and not supports_change_annotations(feature.host.lsp.client_capabilities):
+        places = describe_uncertain(result.uncertain, root)
+        result = without_uncertain(result)
+        feature.host.lsp.window_show_message(
+            types.ShowMessageParams(
+                type=types.MessageType.Warning,
+                message=f"reks: left out {len(places)} uncertain change(s) this editor cannot"
+                " ask to confirm; check them by hand: " + "; ".join(places),
+            )
+        )
     edit = to_edit(feature, result)
-    feature.pending.add(root_of(feature, path), result)
+    feature.pending.add(root, result)
     return edit
 
 
