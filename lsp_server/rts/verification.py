@@ -1,0 +1,118 @@
+"""Verifying what REKS skipped: trust by evidence, and keep checking.
+
+REKS skips the tests a trusted refactoring task cannot have broken, and the store logs
+them (``DependencyStore.remember_skipped``). Any later ``pytest --reks`` session that runs
+one of them settles it (``settle_session``): passed means verified, failed raises an
+**alarm** naming the task. This module holds what sessions and front ends share:
+
+* ``budget_picks``: which pending tests fit in a time budget (recorded durations);
+* the pytest side (``lsp_server.rts.verify_session``) runs pending tests after the
+  selected ones within a budget and reports them separately;
+* ``alarms`` / ``describe_alarm`` / ``undo_patch``: what a failure says, and exactly what
+  to undo (the reverse patch of the task, from the text it left).
+"""
+
+from __future__ import annotations
+
+import difflib
+import math
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from lsp_server.rts.store import FAILED, DependencyStore, SkippedTest, TaskEvidence
+
+
+@dataclass(frozen=True)
+class Alarm:
+    """A refactoring task whose skipped tests failed when they ran later."""
+
+    task_id: int
+    kind: str
+    description: str
+    applied: float
+    files: tuple[str, ...]
+    tests: tuple[str, ...]
+    target: dict[str, Any] | None
+
+    @property
+    def when(self) -> str:
+        return time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(self.applied))
+
+
+def alarms(store: DependencyStore, failed: list[SkippedTest] | None = None) -> list[Alarm]:
+    """One alarm per task among ``failed`` (default: every failed verification)."""
+    if failed is None:
+        failed = store.skipped_tests([FAILED])
+    by_task: dict[int, list[SkippedTest]] = {}
+    for skipped in failed:
+        by_task.setdefault(skipped.task_id, []).append(skipped)
+    out = []
+    for task_id, tests in sorted(by_task.items()):
+        evidence = store.task_evidence(task_id)
+        first = tests[0]
+        out.append(
+            Alarm(
+                task_id,
+                first.task_kind,
+                first.task_description,
+                first.task_applied,
+                _changed_files(evidence),
+                tuple(sorted({t.nodeid for t in tests})),
+                None if evidence is None else evidence.target,
+            )
+        )
+    return out
+
+
+def _changed_files(evidence: TaskEvidence | None) -> tuple[str, ...]:
+    if evidence is None:
+        return ()
+    return tuple(p for p, (before, after) in sorted(evidence.files.items()) if before != after)
+
+
+def describe_alarm(alarm: Alarm) -> list[str]:
+    """The alarm for people: the task that broke the tests, and what to undo."""
+    tests = ", ".join(alarm.tests[:5]) + (
+        f" and {len(alarm.tests) - 5} more" if len(alarm.tests) > 5 else ""
+    )
+    files = ", ".join(alarm.files) or "no recorded files"
+    return [
+        f"reks ALARM: the refactoring `{alarm.description}` ({alarm.kind}, task {alarm.task_id},"
+        f" applied {alarm.when}, changed {files}) broke tests REKS had skipped: {tests}",
+        f"  undo that refactoring: revert its edits to {files}"
+        f" (`reks verify-skipped --undo {alarm.task_id}` prints the exact patch and applies"
+        " it while those files still hold the refactored text); its shape is no longer"
+        " trusted",
+    ]
+
+
+def undo_patch(evidence: TaskEvidence) -> str:
+    """The unified diff that takes each file the task changed back to its text before."""
+    chunks = []
+    for path, (before, after) in sorted(evidence.files.items()):
+        if before == after:
+            continue
+        chunks.extend(
+            difflib.unified_diff(
+                (after or "").splitlines(keepends=True),
+                (before or "").splitlines(keepends=True),
+                fromfile=f"a/{path}" if after is not None else "/dev/null",
+                tofile=f"b/{path}" if before is not None else "/dev/null",
+            )
+        )
+    return "".join(line if line.endswith("\n") else line + "\n" for line in chunks)
+
+
+def budget_picks(pending: dict[str, float], budget: float, exclude: set[str]) -> list[str]:
+    """The pending tests (in their order) whose recorded durations fit in ``budget``
+    seconds together; an unbounded budget takes them all."""
+    picks: list[str] = []
+    spent = 0.0
+    for nodeid, duration in pending.items():
+        if nodeid in exclude:
+            continue
+        if math.isinf(budget) or spent + duration <= budget:
+            picks.append(nodeid)
+            spent += duration
+    return picks
