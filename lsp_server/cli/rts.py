@@ -152,7 +152,7 @@ def _verify_skipped(args: argparse.Namespace) -> int:
         for nodeid in pending:
             print(f"pending  {nodeid}")
     else:
-        print("reks: every test REKS skipped has been verified", file=sys.stderr)
+        print("reks: no test REKS skipped waits for verification", file=sys.stderr)
     return _report_alarms(root)
 
 
@@ -188,7 +188,7 @@ def _run_verification(root: Path, python: str, count: int, extra: list[str]) -> 
 
 def _report_alarms(root: Path) -> int:
     """Learn the shapes of new failures, print every standing alarm; 1 if there is one."""
-    from lsp_server.rts.verification import alarms, describe_alarm
+    from lsp_server.rts.verification import alarms, describe_alarm, undo_patch
     from lsp_server.trust.verification import learn_failures
 
     learn_failures(root)
@@ -196,9 +196,11 @@ def _report_alarms(root: Path) -> int:
     if store is None:
         return 2
     with store:
-        standing = alarms(store)
-    for alarm in standing:
+        standing = [(alarm, store.task_evidence(alarm.task_id)) for alarm in alarms(store)]
+    for alarm, evidence in standing:
         print("\n".join(describe_alarm(alarm)), file=sys.stderr)
+        if evidence is not None:
+            print(undo_patch(evidence), end="", file=sys.stderr)
     return 1 if standing else 0
 
 

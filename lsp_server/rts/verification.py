@@ -73,17 +73,16 @@ def _changed_files(evidence: TaskEvidence | None) -> tuple[str, ...]:
 
 def describe_alarm(alarm: Alarm) -> list[str]:
     """The alarm for people: the task that broke the tests, and what to undo."""
-    tests = ", ".join(alarm.tests[:5]) + (
-        f" and {len(alarm.tests) - 5} more" if len(alarm.tests) > 5 else ""
-    )
+    tests = ", ".join(alarm.tests[:5])
+    if len(alarm.tests) > 5:
+        tests += f" and {len(alarm.tests) - 5} more"
     files = ", ".join(alarm.files) or "no recorded files"
     return [
-        f"reks ALARM: the refactoring `{alarm.description}` ({alarm.kind}, task {alarm.task_id},"
-        f" applied {alarm.when}, changed {files}) broke tests REKS had skipped: {tests}",
-        f"  undo that refactoring: revert its edits to {files}"
-        f" (`reks verify-skipped --undo {alarm.task_id}` prints the exact patch and applies"
-        " it while those files still hold the refactored text); its shape is no longer"
-        " trusted",
+        f"reks ALARM: refactoring task {alarm.task_id}, {alarm.description} ({alarm.kind},"
+        f" applied {alarm.when}, changed {files}), broke tests REKS had skipped: {tests}",
+        f"  undo it: revert its edits to {files} (`reks verify-skipped --undo"
+        f" {alarm.task_id}` prints the patch, `--yes` applies it); refactorings of its"
+        " shape are no longer trusted",
     ]
 
 

@@ -95,7 +95,7 @@ def test_budget_runs_the_skipped_tests_and_raises_the_alarm(reks: Reks) -> None:
     assert "reks: 0 selected" in result.stdout
     assert "reks: verified 3 tests REKS had skipped (budget 60 s" in result.stdout
     assert "0 passed, 3 failed" in result.stdout
-    assert f"reks ALARM: the refactoring `{WRONG}` (extract-variable" in result.stdout
+    assert f"reks ALARM: refactoring task 1, {WRONG} (extract-variable" in result.stdout
     assert states(reks.root) == dict.fromkeys(DOUBLE_TESTS, FAILED)
 
 
@@ -126,9 +126,11 @@ def test_verify_skipped_names_the_refactoring_and_what_to_undo(
     provenance = announce_wrong_extract(reks)
     result = reks_cli(reks.root, "verify-skipped")
     assert result.returncode == 1, result.stdout + result.stderr
-    assert f"reks ALARM: the refactoring `{WRONG}` (extract-variable, task 1" in result.stderr
-    assert "changed pkg/util.py" in result.stderr
+    assert f"reks ALARM: refactoring task 1, {WRONG} (extract-variable" in result.stderr
+    assert "changed pkg/util.py), broke tests REKS had skipped" in result.stderr
     assert "reks verify-skipped --undo 1" in result.stderr
+    # ... and exactly what to undo: the reverse patch of the task.
+    assert "+    return value * 2\n" in result.stderr
     assert states(reks.root) == dict.fromkeys(DOUBLE_TESTS, FAILED)
     # The alarm stands (exit 1, e.g. in a pre-commit hook) until the tests pass again.
     assert reks_cli(reks.root, "verify-skipped", "--list").returncode == 1
