@@ -88,7 +88,7 @@ def describe_alarm(alarm: Alarm) -> list[str]:
 
 def undo_patch(evidence: TaskEvidence) -> str:
     """The unified diff that takes each file the task changed back to its text before."""
-    chunks = []
+    chunks: list[str] = []
     for path, (before, after) in sorted(evidence.files.items()):
         if before == after:
             continue
