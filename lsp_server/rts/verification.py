@@ -115,3 +115,32 @@ def budget_picks(pending: dict[str, float], budget: float, exclude: set[str]) ->
             picks.append(nodeid)
             spent += duration
     return picks
+
+
+@dataclass(frozen=True)
+class Place:
+    """Where a task's edit begins in the text it left: root-relative path, 0-based line."""
+
+    path: str
+    line: int
+    text: str
+    """That line's text."""
+
+
+def refactored_place(evidence: TaskEvidence) -> Place | None:
+    """The first line the task changed in the file it was asked for (else its first
+    changed file), in the text after the task."""
+    target = evidence.target or {}
+    paths = sorted(evidence.files, key=lambda p: (p != target.get("path"), p))
+    for path in paths:
+        before, after = evidence.files[path]
+        if after is None or before == after:
+            continue
+        old, new = (before or "").splitlines(), after.splitlines()
+        line = next(
+            (i for i, (a, b) in enumerate(zip(old, new, strict=False)) if a != b),
+            min(len(old), len(new)),
+        )
+        line = min(line, max(len(new) - 1, 0))
+        return Place(path, line, new[line] if new else "")
+    return None

@@ -151,3 +151,12 @@ class StoreVerification(StoreWrites):
             self._conn.execute(
                 "UPDATE skipped_tests SET learnt=1 WHERE task_id=? AND state=?", (task_id, FAILED)
             )
+
+    def session_in_progress(self, max_age: float = 3600.0) -> bool:
+        """Whether a test session began less than ``max_age`` seconds ago and has not
+        finished (an older unfinished one was killed)."""
+        row = self._conn.execute(
+            "SELECT 1 FROM sessions WHERE finished IS NULL AND started > ? LIMIT 1",
+            (time.time() - max_age,),
+        ).fetchone()
+        return row is not None
