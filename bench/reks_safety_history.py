@@ -1,0 +1,319 @@
+"""Is REKS safe on real refactorings? Replay the refactoring commits of projects' histories.
+
+For each git repository given (a path to a clone or a bare mirror; this script never
+fetches), it finds the commits whose message says "rename", "extract", "move" or "inline"
+and whose Python diff has the shape of that refactoring, newest first. Per commit:
+
+1. the parent's tree is exported to a temporary folder and its whole suite recorded with
+   ``pytest --reks-all`` (a parent whose suite does not pass is reported and left out);
+2. the refactoring is redone with reks at the parent (the engine with the REKS listener,
+   what ``reks refactor ... --apply`` runs), from the diff: for a rename, the one
+   identifier substitution that turns the removed lines into the added ones, asked for at
+   the old name's definition;
+3. whether reks reproduced the commit (every Python file the commit changed now holds the
+   commit's text outside test files, or only some), S_ref (the share of the suite REKS
+   skipped), and after a **full run** of the suite: **safety violations** (tests that
+   passed at the parent and fail now while REKS does not select them; goal 0).
+
+Only renames are redone automatically; the other kinds are counted as found and listed
+as "not redone" (their region or destination is not recoverable from a diff reliably).
+The project's tests run with this interpreter (reks installed) and the exported tree
+first on ``sys.path`` (its ``src`` too); projects with third-party test dependencies need
+them installed in it.
+
+    python bench/reks_safety_history.py /path/to/repo [/path/to/other] [--max-commits 8]
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from lsp_server.refactor.engine import RefactorEngine
+from lsp_server.refactor.model import RefactoringError, RefactorRequest
+from lsp_server.rts.select import select_affected_tests
+from lsp_server.rts.store import DependencyStore
+from lsp_server.trust.task_listener import install
+
+KINDS = ("rename", "extract", "inline", "move")
+_MESSAGE = re.compile(r"\b(renam|extract|inlin|move)\w*", re.I)
+_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+PYTEST = ["-q", "-rA", "-p", "no:cacheprovider", "-o", "addopts=", "-W", "ignore"]
+_RESULT = re.compile(r"^(PASSED|FAILED|ERROR) (\S+)")
+
+
+@dataclass
+class Replay:
+    repo: str
+    commit: str
+    subject: str
+    kind: str
+    status: str = ""
+    """"ok", or why the commit was left out."""
+    reproduced: str = ""
+    tests: int = 0
+    skipped: int = 0
+    broken: list[str] = field(default_factory=list)
+    violations: list[str] = field(default_factory=list)
+    trusted: bool | None = None
+    failing_at_parent: int = 0
+    """Tests that fail at the parent already (left out of ``broken``)."""
+
+
+def git(repo: str, *args: str) -> str:
+    return subprocess.run(
+        ["git", "-C", repo, *args], capture_output=True, text=True, check=True
+    ).stdout
+
+
+def candidates(repo: str, limit: int) -> Iterator[tuple[str, str, str]]:
+    """(commit, subject, kind) of non-merge commits whose message names a refactoring and
+    that change Python files, newest first."""
+    found = 0
+    for line in git(repo, "log", "--no-merges", "--format=%H%x00%s").splitlines():
+        commit, _, subject = line.partition("\0")
+        match = _MESSAGE.search(subject)
+        if match is None or found >= limit:
+            continue
+        kind = next(k for k in KINDS if k.startswith(match.group(1).lower()[:4]))
+        changed = git(repo, "diff-tree", "--no-commit-id", "--name-only", "-r", commit)
+        if any(p.endswith(".py") for p in changed.split()):
+            found += 1
+            yield commit, subject, kind
+
+
+def export(repo: str, commit: str, into: Path) -> None:
+    into.mkdir(parents=True)
+    archive = subprocess.run(
+        ["git", "-C", repo, "archive", commit], capture_output=True, check=True
+    )
+    subprocess.run(["tar", "-x", "-C", str(into)], input=archive.stdout, check=True)
+
+
+def changed_python(repo: str, commit: str) -> dict[str, tuple[str | None, str | None]]:
+    """Path -> (text at the parent, text at the commit) of the Python files it changed."""
+    out: dict[str, tuple[str | None, str | None]] = {}
+    names = git(repo, "diff-tree", "--no-commit-id", "--name-only", "-r", f"{commit}^", commit)
+    for path in names.split():
+        if path.endswith(".py"):
+            out[path] = (_show(repo, f"{commit}^:{path}"), _show(repo, f"{commit}:{path}"))
+    return out
+
+
+def _show(repo: str, spec: str) -> str | None:
+    try:
+        return git(repo, "show", spec)
+    except subprocess.CalledProcessError:
+        return None
+
+
+def rename_of(files: dict[str, tuple[str | None, str | None]]) -> tuple[str, str] | None:
+    """The identifier substitution old -> new that the commit's changed lines agree on."""
+    votes: dict[tuple[str, str], int] = {}
+    for before, after in files.values():
+        if before is None or after is None:
+            continue
+        old_lines = set(before.splitlines()) - set(after.splitlines())
+        new_lines = set(after.splitlines()) - set(before.splitlines())
+        for old in old_lines:
+            for new in new_lines:
+                a, b = _IDENT.findall(old), _IDENT.findall(new)
+                if len(a) != len(b) or _IDENT.sub("", old) != _IDENT.sub("", new):
+                    continue
+                pairs = {(x, y) for x, y in zip(a, b, strict=True) if x != y}
+                if len(pairs) == 1:
+                    pair = pairs.pop()
+                    votes[pair] = votes.get(pair, 0) + 1
+    if not votes:
+        return None
+    return max(votes, key=lambda pair: votes[pair])
+
+
+def definition(root: Path, paths: list[str], name: str) -> tuple[str, int] | None:
+    """(path, offset) of where ``name`` is defined in one of ``paths`` (a function, class,
+    parameter, or assigned name or attribute), non-test files first."""
+    for rel in sorted(paths, key=lambda p: ("test" in p, p)):
+        text = (root / rel).read_text(encoding="utf-8")
+        try:
+            tree = ast.parse(text)
+        except SyntaxError:
+            continue
+        starts = [0]
+        for line in text.splitlines(keepends=True):
+            starts.append(starts[-1] + len(line))
+        for node in ast.walk(tree):
+            hit = (
+                isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)
+                and node.name == name
+            ) or (
+                (isinstance(node, ast.arg) and node.arg == name)
+                or (
+                    isinstance(node, ast.Name)
+                    and node.id == name
+                    and isinstance(node.ctx, ast.Store)
+                )
+                or (
+                    isinstance(node, ast.Attribute)
+                    and node.attr == name
+                    and isinstance(node.ctx, ast.Store)
+                )
+            )
+            if hit:
+                line = text.splitlines()[node.lineno - 1]
+                col = line.index(name, node.col_offset)
+                return rel, starts[node.lineno - 1] + col
+    return None
+
+
+def run_suite(root: Path, *args: str) -> dict[str, str]:
+    """Node id -> PASSED / FAILED / ERROR of a pytest run of the whole suite."""
+    paths = [str(root / "src"), str(root)] if (root / "src").is_dir() else [str(root)]
+    env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1", "PYTHONPATH": os.pathsep.join(paths)}
+    env.pop("PYTEST_ADDOPTS", None)
+    proc = subprocess.run(
+        [sys.executable, "-m", "pytest", *PYTEST, *args],
+        cwd=root, capture_output=True, text=True, timeout=1800, env=env,
+    )  # fmt: skip
+    out: dict[str, str] = {}
+    for line in proc.stdout.splitlines():
+        match = _RESULT.match(line)
+        if match:
+            out.setdefault(match.group(2), match.group(1))
+    return out
+
+
+def replay(repo: str, commit: str, subject: str, kind: str, work: Path) -> Replay:
+    """Long because it is the experiment's one sequence of steps, each with its exit."""
+    result = Replay(
+        Path(repo).parent.name if repo.endswith("repo") else repo, commit[:10], subject, kind
+    )
+    if kind != "rename":
+        result.status = "not redone (only renames are redone from a diff)"
+        return result
+    files = changed_python(repo, commit)
+    pair = rename_of(files)
+    root = work / commit[:10]
+    export(repo, f"{commit}^", root)
+    where = None if pair is None else definition(root, [p for p in files if files[p][0]], pair[0])
+    if pair is None or where is None:
+        result.status = "no single identifier substitution in the diff"
+        return result
+    before = run_suite(root, "--reks-all")
+    result.tests = len(before)
+    result.failing_at_parent = sum(1 for v in before.values() if v != "PASSED")
+    if result.failing_at_parent == len(before):
+        result.status = f"parent suite does not run ({len(before)} tests, none passes)"
+        return result
+    engine = RefactorEngine()
+    try:
+        engine.add_root(str(root))
+        listener = install(engine, report=None)
+        request = RefactorRequest(
+            "rename", str(root / where[0]), where[1], None, {"new_name": pair[1]}
+        )
+        engine.apply(engine.compute(request), str(root))
+        outcome = listener.last
+    except RefactoringError as exc:
+        result.status = f"reks refused: {exc}"[:160]
+        return result
+    finally:
+        engine.close()
+    result.trusted = outcome is not None and outcome.fallback is None
+    result.skipped = len(outcome.skipped_tests) if outcome else 0
+    same = [p for p, (_, after) in files.items() if _read(root / p) == after]
+    source = [p for p in files if "test" not in p]
+    if len(same) == len(files):
+        result.reproduced = "exact"
+    elif source and all(p in same for p in source):
+        result.reproduced = "source files"
+    else:
+        result.reproduced = f"{len(same)}/{len(files)} files"
+    with DependencyStore(root, create=False) as store:
+        selected = set(select_affected_tests(root, store).selected)
+    after = run_suite(root)
+    passed = [t for t, v in before.items() if v == "PASSED"]
+    result.broken = sorted(t for t in passed if after.get(t) != "PASSED")
+    result.violations = [t for t in result.broken if t not in selected]
+    result.status = "ok"
+    return result
+
+
+def _read(path: Path) -> str | None:
+    try:
+        return path.read_text(encoding="utf-8")
+    except OSError:
+        return None
+
+
+def report(results: list[Replay]) -> None:
+    head = f"{'repo':16} {'commit':10} {'kind':7} {'reproduced':13} {'S_ref':>7}"
+    print(f"{head} {'broken':>6} {'viol':>4}  subject [status]")
+    for r in results:
+        s_ref = f"{100 * r.skipped / r.tests:.1f}%" if r.status == "ok" and r.tests else "-"
+        print(
+            f"{r.repo[:16]:16} {r.commit:10} {r.kind:7} {r.reproduced or '-':13} {s_ref:>7}"
+            f" {len(r.broken):>6} {len(r.violations):>4}  {r.subject[:60]}"
+            + (
+                f"  [{r.status}]"
+                if r.status != "ok"
+                else f"  [{r.failing_at_parent} fail at parent]"
+                if r.failing_at_parent
+                else ""
+            )
+        )
+        for test in r.violations:
+            print(f"    SAFETY VIOLATION: {test}")
+    done = [r for r in results if r.status == "ok"]
+    print(
+        f"\n{len(results)} refactoring commits found, {len(done)} replayed"
+        f" ({sum(1 for r in done if r.reproduced in ('exact', 'source files'))} reproduced),"
+        f" {sum(1 for r in done if r.trusted)} trusted by REKS;"
+        f" mean S_ref {_mean([r.skipped / r.tests for r in done if r.tests]):.1f}%;"
+        f" safety violations: {sum(len(r.violations) for r in done)} (goal 0)"
+    )
+
+
+def _mean(values: list[float]) -> float:
+    return 100 * sum(values) / len(values) if values else 0.0
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("repos", nargs="+", help="git repositories (clones or bare mirrors)")
+    parser.add_argument("--max-commits", type=int, default=8, help="per repository")
+    parser.add_argument("--keep", action="store_true", help="keep the exported trees")
+    args = parser.parse_args()
+    work = Path(tempfile.mkdtemp(prefix="reks-history-"))
+    results: list[Replay] = []
+    try:
+        for repo in args.repos:
+            for commit, subject, kind in candidates(repo, args.max_commits):
+                print(
+                    f"... {Path(repo).parent.name} {commit[:10]} {subject[:60]}",
+                    file=sys.stderr,
+                    flush=True,
+                )
+                try:
+                    results.append(replay(repo, commit, subject, kind, work))
+                except (subprocess.SubprocessError, OSError, UnicodeDecodeError) as exc:
+                    failed = Replay(Path(repo).parent.name, commit[:10], subject, kind)
+                    failed.status = f"could not replay: {type(exc).__name__}: {exc}"[:160]
+                    results.append(failed)
+        report(results)
+    finally:
+        if not args.keep:
+            shutil.rmtree(work, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
