@@ -11,12 +11,11 @@ it defines every name, so the trust-but-verify checks trust it and REKS skips th
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
+from lsp_server.cli import main
 from lsp_server.rts.provenance import Origin, Provenance, TaskTarget
 from lsp_server.rts.store import FAILED, PASSED, PENDING, DependencyStore
 from lsp_server.rts.units import Unit
@@ -31,7 +30,6 @@ DOUBLE_TESTS = {
     "tests/test_util.py::test_quadruple",
     "tests/test_shapes.py::test_scaled_area",
 }
-_MAIN = "import sys; from lsp_server.cli import main; sys.exit(main(sys.argv[1:]))"
 WRONG = "extract variable `factor` in `double`"
 
 
@@ -67,16 +65,16 @@ def states(root: Path) -> dict[str, str]:
         return {s.nodeid: s.state for s in store.skipped_tests()}
 
 
-def reks_cli(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-c", _MAIN, *args, "--root", str(root)],
-        capture_output=True,
-        text=True,
-        timeout=180,
-    )
+def reks_cli(capsys: pytest.CaptureFixture[str], root: Path, *args: str) -> tuple[int, str, str]:
+    """``reks ARGS --root ROOT`` in this process (the tests it runs are a real pytest
+    subprocess): exit code, stdout, stderr."""
+    capsys.readouterr()
+    code = main([*args, "--root", str(root)])
+    out, err = capsys.readouterr()
+    return code, out, err
 
 
-def test_the_wrong_edit_is_trusted_and_its_tests_skipped(reks: Reks) -> None:
+def test_budget_runs_the_skipped_tests_and_raises_the_alarm(reks: Reks) -> None:
     announce_wrong_extract(reks)
     outcome = reks.listener.last
     assert outcome is not None and outcome.fallback is None
@@ -86,10 +84,7 @@ def test_the_wrong_edit_is_trusted_and_its_tests_skipped(reks: Reks) -> None:
     result = run_pytest(reks.root, "--reks")
     assert "reks: 0 selected" in result.stdout, result.stdout
     assert states(reks.root) == dict.fromkeys(DOUBLE_TESTS, PENDING)
-
-
-def test_budget_runs_the_skipped_tests_and_raises_the_alarm(reks: Reks) -> None:
-    announce_wrong_extract(reks)
+    # With a budget, they run after the selected ones (none here), reported apart.
     result = run_pytest(reks.root, "--reks", "--reks-verify-budget", "60", "-rA")
     assert result.returncode == 1, result.stdout
     assert "reks: 0 selected" in result.stdout
@@ -120,39 +115,32 @@ def test_a_session_that_runs_them_anyway_verifies_a_correct_refactoring(reks: Re
     assert "ALARM" not in result.stdout
 
 
-def test_verify_skipped_names_the_refactoring_and_what_to_undo(
-    reks: Reks, _own_known_failures: Path
+def test_verify_skipped_alarms_undoes_and_the_shape_is_never_trusted_again(
+    reks: Reks, capsys: pytest.CaptureFixture[str], _own_known_failures: Path
 ) -> None:
     provenance = announce_wrong_extract(reks)
-    result = reks_cli(reks.root, "verify-skipped")
-    assert result.returncode == 1, result.stdout + result.stderr
-    assert f"reks ALARM: refactoring task 1, {WRONG} (extract-variable" in result.stderr
-    assert "changed pkg/util.py), broke tests REKS had skipped" in result.stderr
-    assert "reks verify-skipped --undo 1" in result.stderr
+    code, _, err = reks_cli(capsys, reks.root, "verify-skipped")
+    assert code == 1, err
+    assert f"reks ALARM: refactoring task 1, {WRONG} (extract-variable" in err
+    assert "changed pkg/util.py), broke tests REKS had skipped" in err
+    assert "reks verify-skipped --undo 1" in err
     # ... and exactly what to undo: the reverse patch of the task.
-    assert "+    return value * 2\n" in result.stderr
+    assert "+    return value * 2\n" in err
     assert states(reks.root) == dict.fromkeys(DOUBLE_TESTS, FAILED)
-    # The alarm stands (exit 1, e.g. in a pre-commit hook) until the tests pass again.
-    assert reks_cli(reks.root, "verify-skipped", "--list").returncode == 1
-    # --undo prints the reverse patch and, with --yes, restores the file.
-    undo = reks_cli(reks.root, "verify-skipped", "--undo", "1", "--yes")
-    assert undo.returncode == 0, undo.stderr
-    assert "-    factor = 3\n" in undo.stdout and "+    return value * 2\n" in undo.stdout
-    assert (reks.root / UTIL).read_text() == provenance.files_before[UTIL]
-    assert run_pytest(reks.root, "--reks").returncode == 0
-    assert set(states(reks.root).values()) == {PASSED}
-    assert reks_cli(reks.root, "verify-skipped").returncode == 0
-
-
-def test_the_failed_shape_is_never_trusted_again(reks: Reks, _own_known_failures: Path) -> None:
-    provenance = announce_wrong_extract(reks)
-    assert reks_cli(reks.root, "verify-skipped").returncode == 1
     learnt = json.loads(_own_known_failures.read_text())["shapes"]
     mine = [s for s in learnt if s["oracle"] == "verify-skipped"]
     assert [(s["engine"], s["refactoring"]) for s in mine] == [("reks", "extract-variable")]
-    # The identical refactoring again (on the restored file) is demoted to a hand edit.
-    (reks.root / UTIL).write_text(provenance.files_before[UTIL])
+    # The alarm stands (exit 1, e.g. in a pre-commit hook) until the tests pass again.
+    assert reks_cli(capsys, reks.root, "verify-skipped", "--list")[0] == 1
+    # --undo prints the reverse patch and, with --yes, restores the file.
+    code, out, err = reks_cli(capsys, reks.root, "verify-skipped", "--undo", "1", "--yes")
+    assert code == 0, err
+    assert "-    factor = 3\n" in out and "+    return value * 2\n" in out
+    assert (reks.root / UTIL).read_text() == provenance.files_before[UTIL]
     assert run_pytest(reks.root, "--reks").returncode == 0
+    assert set(states(reks.root).values()) == {PASSED}
+    assert reks_cli(capsys, reks.root, "verify-skipped")[0] == 0
+    # The identical refactoring again is demoted to a hand edit: its tests run.
     announce_wrong_extract(reks)
     outcome = reks.listener.last
     assert outcome is not None
@@ -166,10 +154,12 @@ def test_a_failure_found_by_any_session_is_learnt_at_the_next_task(
 ) -> None:
     provenance = announce_wrong_extract(reks)
     assert run_pytest(reks.root, "--reks", "--reks-verify-budget", "60").returncode == 1
+    assert not _own_known_failures.exists()
     (reks.root / UTIL).write_text(provenance.files_before[UTIL])
     announce_wrong_extract(reks)
     outcome = reks.listener.last
     assert outcome is not None and outcome.fallback is not None
+    assert "known reks failure" in outcome.fallback
 
 
 def test_budget_picks_follow_recorded_durations() -> None:
