@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import argparse
 import ast
+import difflib
 import os
 import re
 import shutil
@@ -138,10 +139,27 @@ def rename_of(files: dict[str, tuple[str | None, str | None]]) -> tuple[str, str
     return max(votes, key=lambda pair: votes[pair])
 
 
-def definition(root: Path, paths: list[str], name: str) -> tuple[str, int] | None:
-    """(path, offset) of where ``name`` is defined in one of ``paths`` (a function, class,
-    parameter, or assigned name or attribute), non-test files first."""
-    for rel in sorted(paths, key=lambda p: ("test" in p, p)):
+def changed_lines(before: str, after: str) -> set[int]:
+    """1-based lines of ``before`` that the commit replaced or deleted."""
+    matcher = difflib.SequenceMatcher(None, before.splitlines(), after.splitlines(), False)
+    return {
+        i + 1
+        for tag, i1, i2, _, _ in matcher.get_opcodes()
+        if tag in ("replace", "delete")
+        for i in range(i1, i2)
+    }
+
+
+def definition(
+    root: Path, files: dict[str, tuple[str | None, str | None]], name: str
+) -> tuple[str, int] | None:
+    """(path, offset) of where ``name`` is defined (a function, class, parameter, or
+    assigned name or attribute) on a line the commit changed, non-test files first."""
+    for rel in sorted(files, key=lambda p: ("test" in p, p)):
+        before, after = files[rel]
+        if before is None or after is None:
+            continue
+        lines = changed_lines(before, after)
         text = (root / rel).read_text(encoding="utf-8")
         try:
             tree = ast.parse(text)
@@ -167,10 +185,11 @@ def definition(root: Path, paths: list[str], name: str) -> tuple[str, int] | Non
                     and isinstance(node.ctx, ast.Store)
                 )
             )
-            if hit:
-                line = text.splitlines()[node.lineno - 1]
-                col = line.index(name, node.col_offset)
-                return rel, starts[node.lineno - 1] + col
+            lineno = getattr(node, "lineno", 0)
+            if hit and lineno in lines:
+                line = text.splitlines()[lineno - 1]
+                col = line.index(name, getattr(node, "col_offset", 0))
+                return rel, starts[lineno - 1] + col
     return None
 
 
@@ -203,7 +222,7 @@ def replay(repo: str, commit: str, subject: str, kind: str, work: Path) -> Repla
     pair = rename_of(files)
     root = work / commit[:10]
     export(repo, f"{commit}^", root)
-    where = None if pair is None else definition(root, [p for p in files if files[p][0]], pair[0])
+    where = None if pair is None else definition(root, files, pair[0])
     if pair is None or where is None:
         result.status = "no single identifier substitution in the diff"
         return result
@@ -229,14 +248,7 @@ def replay(repo: str, commit: str, subject: str, kind: str, work: Path) -> Repla
         engine.close()
     result.trusted = outcome is not None and outcome.fallback is None
     result.skipped = len(outcome.skipped_tests) if outcome else 0
-    same = [p for p, (_, after) in files.items() if _read(root / p) == after]
-    source = [p for p in files if "test" not in p]
-    if len(same) == len(files):
-        result.reproduced = "exact"
-    elif source and all(p in same for p in source):
-        result.reproduced = "source files"
-    else:
-        result.reproduced = f"{len(same)}/{len(files)} files"
+    result.reproduced = reproduction(root, files)
     with DependencyStore(root, create=False) as store:
         selected = set(select_affected_tests(root, store).selected)
     after = run_suite(root)
@@ -245,6 +257,33 @@ def replay(repo: str, commit: str, subject: str, kind: str, work: Path) -> Repla
     result.violations = [t for t in result.broken if t not in selected]
     result.status = "ok"
     return result
+
+
+def reproduction(root: Path, files: dict[str, tuple[str | None, str | None]]) -> str:
+    """ "exact" (every file the commit changed holds the commit's text), "code" (the same
+    code, docstrings and layout aside), else how many files have the commit's code."""
+    texts = {p: _read(root / p) for p in files}
+    if all(texts[p] == after for p, (_, after) in files.items()):
+        return "exact"
+    same = [p for p, (_, after) in files.items() if _code(texts[p]) == _code(after)]
+    return "code" if len(same) == len(files) else f"{len(same)}/{len(files)} files"
+
+
+def _code(text: str | None) -> str | None:
+    """The module's syntax tree without docstrings (None: no file, or it does not parse)."""
+    if text is None:
+        return None
+    try:
+        tree = ast.parse(text)
+    except SyntaxError:
+        return None
+    for node in ast.walk(tree):
+        body = getattr(node, "body", None)
+        first = body[0] if isinstance(body, list) and body else None
+        docstring = isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant)
+        if docstring and isinstance(first.value.value, str):  # type: ignore[union-attr]
+            body[0] = ast.Pass()  # type: ignore[index]
+    return ast.dump(tree)
 
 
 def _read(path: Path) -> str | None:
@@ -275,7 +314,7 @@ def report(results: list[Replay]) -> None:
     done = [r for r in results if r.status == "ok"]
     print(
         f"\n{len(results)} refactoring commits found, {len(done)} replayed"
-        f" ({sum(1 for r in done if r.reproduced in ('exact', 'source files'))} reproduced),"
+        f" ({sum(1 for r in done if r.reproduced in ('exact', 'code'))} reproduced),"
         f" {sum(1 for r in done if r.trusted)} trusted by REKS;"
         f" mean S_ref {_mean([r.skipped / r.tests for r in done if r.tests]):.1f}%;"
         f" safety violations: {sum(len(r.violations) for r in done)} (goal 0)"
