@@ -38,6 +38,7 @@ import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TextIO
 
 from lsp_server.refactor.engine import RefactorEngine
 from lsp_server.refactor.model import RefactoringError, RefactorRequest
@@ -76,20 +77,49 @@ def git(repo: str, *args: str) -> str:
     ).stdout
 
 
-def candidates(repo: str, limit: int) -> Iterator[tuple[str, str, str]]:
-    """(commit, subject, kind) of non-merge commits whose message names a refactoring and
-    that change Python files, newest first."""
+def candidates(
+    repo: str, limit: int, kinds: tuple[str, ...], shape_scan: int
+) -> Iterator[tuple[str, str, str]]:
+    """(commit, subject, kind) of non-merge commits that change Python files and whose
+    message names a refactoring, or (among the newest ``shape_scan``) whose Python diff
+    is one identifier substitution; newest first, at most ``limit``."""
     found = 0
-    for line in git(repo, "log", "--no-merges", "--format=%H%x00%s").splitlines():
+    log = git(repo, "log", "--no-merges", "--format=%H%x00%s").splitlines()
+    for index, line in enumerate(log):
         commit, _, subject = line.partition("\0")
+        if found >= limit:
+            return
         match = _MESSAGE.search(subject)
-        if match is None or found >= limit:
+        if match is not None:
+            kind = next(k for k in KINDS if k.startswith(match.group(1).lower()[:4]))
+        elif index < shape_scan and "rename" in kinds and _rename_shaped(repo, commit):
+            files = changed_python(repo, commit)
+            pair = rename_of(files)
+            if pair is None or definition(files, pair[0]) is None:
+                continue  # a typo fixed in a comment or a docstring
+            kind = "rename"
+        else:
             continue
-        kind = next(k for k in KINDS if k.startswith(match.group(1).lower()[:4]))
         changed = git(repo, "diff-tree", "--no-commit-id", "--name-only", "-r", commit)
-        if any(p.endswith(".py") for p in changed.split()):
+        if kind in kinds and any(p.endswith(".py") for p in changed.split()):
             found += 1
             yield commit, subject, kind
+
+
+def _rename_shaped(repo: str, commit: str) -> bool:
+    """Whether the commit's Python diff only substitutes one identifier for another."""
+    diff = git(repo, "show", "--format=", "-U0", commit, "--", "*.py")
+    removed = [x[1:] for x in diff.splitlines() if x.startswith("-") and not x.startswith("---")]
+    added = [x[1:] for x in diff.splitlines() if x.startswith("+") and not x.startswith("+++")]
+    if not removed or len(removed) != len(added):
+        return False
+    pairs: set[tuple[str, str]] = set()
+    for old, new in zip(removed, added, strict=True):
+        a, b = _IDENT.findall(old), _IDENT.findall(new)
+        if len(a) != len(b) or _IDENT.sub("", old) != _IDENT.sub("", new):
+            return False
+        pairs |= {(x, y) for x, y in zip(a, b, strict=True) if x != y}
+    return len(pairs) == 1
 
 
 def export(repo: str, commit: str, into: Path) -> None:
@@ -151,7 +181,7 @@ def changed_lines(before: str, after: str) -> set[int]:
 
 
 def definition(
-    root: Path, files: dict[str, tuple[str | None, str | None]], name: str
+    files: dict[str, tuple[str | None, str | None]], name: str
 ) -> tuple[str, int] | None:
     """(path, offset) of where ``name`` is defined (a function, class, parameter, or
     assigned name or attribute) on a line the commit changed, non-test files first."""
@@ -160,7 +190,7 @@ def definition(
         if before is None or after is None:
             continue
         lines = changed_lines(before, after)
-        text = (root / rel).read_text(encoding="utf-8")
+        text = before
         try:
             tree = ast.parse(text)
         except SyntaxError:
@@ -222,9 +252,9 @@ def replay(repo: str, commit: str, subject: str, kind: str, work: Path) -> Repla
     pair = rename_of(files)
     root = work / commit[:10]
     export(repo, f"{commit}^", root)
-    where = None if pair is None else definition(root, files, pair[0])
+    where = None if pair is None else definition(files, pair[0])
     if pair is None or where is None:
-        result.status = "no single identifier substitution in the diff"
+        result.status = "no definition of a substituted name on a changed line"
         return result
     before = run_suite(root, "--reks-all")
     result.tests = len(before)
@@ -297,20 +327,27 @@ def report(results: list[Replay]) -> None:
     head = f"{'repo':16} {'commit':10} {'kind':7} {'reproduced':13} {'S_ref':>7}"
     print(f"{head} {'broken':>6} {'viol':>4}  subject [status]")
     for r in results:
-        s_ref = f"{100 * r.skipped / r.tests:.1f}%" if r.status == "ok" and r.tests else "-"
-        print(
-            f"{r.repo[:16]:16} {r.commit:10} {r.kind:7} {r.reproduced or '-':13} {s_ref:>7}"
-            f" {len(r.broken):>6} {len(r.violations):>4}  {r.subject[:60]}"
-            + (
-                f"  [{r.status}]"
-                if r.status != "ok"
-                else f"  [{r.failing_at_parent} fail at parent]"
-                if r.failing_at_parent
-                else ""
-            )
-        )
-        for test in r.violations:
-            print(f"    SAFETY VIOLATION: {test}")
+        print_row(r)
+    _summary(results)
+
+
+def print_row(r: Replay, stream: TextIO | None = None) -> None:
+    s_ref = f"{100 * r.skipped / r.tests:.1f}%" if r.status == "ok" and r.tests else "-"
+    if r.status != "ok":
+        note = f"  [{r.status}]"
+    else:
+        note = f"  [{r.failing_at_parent} fail at parent]" if r.failing_at_parent else ""
+    print(
+        f"{r.repo[:16]:16} {r.commit:10} {r.kind:7} {r.reproduced or '-':13} {s_ref:>7}"
+        f" {len(r.broken):>6} {len(r.violations):>4}  {r.subject[:60]}{note}",
+        file=stream,
+        flush=True,
+    )
+    for test in r.violations:
+        print(f"    SAFETY VIOLATION: {test}", file=stream, flush=True)
+
+
+def _summary(results: list[Replay]) -> None:
     done = [r for r in results if r.status == "ok"]
     print(
         f"\n{len(results)} refactoring commits found, {len(done)} replayed"
@@ -330,12 +367,22 @@ def main() -> int:
     parser.add_argument("repos", nargs="+", help="git repositories (clones or bare mirrors)")
     parser.add_argument("--max-commits", type=int, default=8, help="per repository")
     parser.add_argument("--keep", action="store_true", help="keep the exported trees")
+    parser.add_argument(
+        "--kinds", default=",".join(KINDS), help="comma-separated kinds to look for"
+    )
+    parser.add_argument(
+        "--shape-scan",
+        type=int,
+        default=400,
+        help="also take rename-shaped diffs among the newest N commits, whatever the message",
+    )
     args = parser.parse_args()
     work = Path(tempfile.mkdtemp(prefix="reks-history-"))
     results: list[Replay] = []
     try:
         for repo in args.repos:
-            for commit, subject, kind in candidates(repo, args.max_commits):
+            kinds = tuple(args.kinds.split(","))
+            for commit, subject, kind in candidates(repo, args.max_commits, kinds, args.shape_scan):
                 print(
                     f"... {Path(repo).parent.name} {commit[:10]} {subject[:60]}",
                     file=sys.stderr,
@@ -343,10 +390,12 @@ def main() -> int:
                 )
                 try:
                     results.append(replay(repo, commit, subject, kind, work))
+                    print_row(results[-1], sys.stderr)
                 except (subprocess.SubprocessError, OSError, UnicodeDecodeError) as exc:
                     failed = Replay(Path(repo).parent.name, commit[:10], subject, kind)
                     failed.status = f"could not replay: {type(exc).__name__}: {exc}"[:160]
                     results.append(failed)
+                    print_row(failed, sys.stderr)
         report(results)
     finally:
         if not args.keep:
