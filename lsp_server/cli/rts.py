@@ -92,6 +92,7 @@ def _store(args: argparse.Namespace) -> int:
     with store:
         info = store.info()
         integrity = store.check_integrity()
+        verification = [s.state for s in store.skipped_tests()]
     print(f"store:        {info.path} ({info.size_bytes} bytes, schema {info.schema_version})")
     print(f"integrity:    {integrity}")
     print(f"tests:        {info.tests} ({', '.join(f'{k} {v}' for k, v in info.outcomes.items())})")
@@ -99,6 +100,12 @@ def _store(args: argparse.Namespace) -> int:
     print(f"units:        {info.units} in {info.files} files")
     print(f"dependencies: {info.dependencies}")
     print(f"sessions:     {info.sessions}")
+    states = {state: verification.count(state) for state in ("pending", "passed", "failed")}
+    print(
+        "skipped by refactorings: "
+        + ", ".join(f"{count} {state}" for state, count in states.items())
+        + ("  (run `reks verify-skipped`)" if states["pending"] or states["failed"] else "")
+    )
     if info.last_session:
         print(f"last session: {describe_session(info.last_session)}")
     return 0 if integrity == "ok" else 1

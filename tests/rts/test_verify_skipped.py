@@ -130,6 +130,8 @@ def test_verify_skipped_alarms_undoes_and_the_shape_is_never_trusted_again(
     learnt = json.loads(_own_known_failures.read_text())["shapes"]
     mine = [s for s in learnt if s["oracle"] == "verify-skipped"]
     assert [(s["engine"], s["refactoring"]) for s in mine] == [("reks", "extract-variable")]
+    info = reks_cli(capsys, reks.root, "store", "--info")[1]
+    assert "skipped by refactorings: 0 pending, 0 passed, 3 failed" in info
     # The alarm stands (exit 1, e.g. in a pre-commit hook) until the tests pass again.
     assert reks_cli(capsys, reks.root, "verify-skipped", "--list")[0] == 1
     # --undo prints the reverse patch and, with --yes, restores the file.
