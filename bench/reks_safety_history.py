@@ -199,21 +199,13 @@ def definition(
         for line in text.splitlines(keepends=True):
             starts.append(starts[-1] + len(line))
         for node in ast.walk(tree):
-            hit = (
-                isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)
-                and node.name == name
-            ) or (
-                (isinstance(node, ast.arg) and node.arg == name)
-                or (
-                    isinstance(node, ast.Name)
-                    and node.id == name
-                    and isinstance(node.ctx, ast.Store)
-                )
-                or (
-                    isinstance(node, ast.Attribute)
-                    and node.attr == name
-                    and isinstance(node.ctx, ast.Store)
-                )
+            defines = getattr(node, "name", None) if not isinstance(node, ast.alias) else None
+            stores = isinstance(getattr(node, "ctx", None), ast.Store)
+            hit = name in (
+                defines,
+                getattr(node, "arg", None),
+                getattr(node, "id", None) if stores else None,
+                getattr(node, "attr", None) if stores else None,
             )
             lineno = getattr(node, "lineno", 0)
             if hit and lineno in lines:
@@ -241,7 +233,7 @@ def run_suite(root: Path, *args: str) -> dict[str, str]:
 
 
 def replay(repo: str, commit: str, subject: str, kind: str, work: Path) -> Replay:
-    """Long because it is the experiment's one sequence of steps, each with its exit."""
+    """Replay one commit (see the module docstring); the status says why one was left out."""
     result = Replay(
         Path(repo).parent.name if repo.endswith("repo") else repo, commit[:10], subject, kind
     )

@@ -18,8 +18,8 @@ from lsp_server.refactor.engine import RefactorEngine
 from lsp_server.rts.store import DependencyStore
 from lsp_server.trust.task_listener import install
 from tests.rts.test_verify_skipped import UTIL, WRONG, announce_wrong_extract
-from tests.support.lsp import SERVER_COMMAND, make_client, open_session
-from tests.support.reks import Reks
+from tests.support.lsp import SERVER_COMMAND, make_client, open_document, open_session
+from tests.support.reks import Reks, run_pytest
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -98,3 +98,76 @@ async def test_off_setting_leaves_them_pending(
     await asyncio.sleep(2)
     assert not [m for m in off_client.messages if "reks ALARM" in m.message]
     assert pending(broken_project) == 3
+
+
+SLOW_TEST = """\
+import os
+import time
+
+from pkg.util import double
+
+
+def test_double_slowly():
+    if os.path.exists("slow.flag"):
+        time.sleep(60)
+    assert double(1) == 2
+"""
+
+
+@pytest.fixture
+def slow_project(recorded_template: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The broken project with one more skipped test, which takes a minute while
+    ``slow.flag`` exists (it does)."""
+    monkeypatch.setenv("REKS_KNOWN_FAILURES", str(tmp_path / "known_failures.json"))
+    root = tmp_path / "proj"
+    shutil.copytree(recorded_template, root)
+    (root / "tests" / "test_slow.py").write_text(SLOW_TEST)
+    assert run_pytest(root, "--reks").returncode == 0
+    engine = RefactorEngine()
+    engine.add_root(str(root))
+    try:
+        announce_wrong_extract(Reks(root, engine, install(engine, report=None)))
+    finally:
+        engine.close()
+    (root / "slow.flag").write_text("")
+    return root
+
+
+@pytest_lsp.fixture(config=CONFIG)
+async def slow_client(lsp_client: LanguageClient, slow_project: Path):
+    await open_session(lsp_client, slow_project, options={"reks": {"verifySkippedAfter": 0.5}})
+    yield
+    await lsp_client.shutdown_session()
+
+
+def _ends(client: LanguageClient) -> list[str]:
+    return [
+        report.message or ""
+        for reports in client.progress_reports.values()
+        for report in reports
+        if isinstance(report, types.WorkDoneProgressEnd)
+    ]
+
+
+def _begun(client: LanguageClient) -> bool:
+    return any(
+        isinstance(report, types.WorkDoneProgressBegin) and "verifying" in report.title
+        for reports in client.progress_reports.values()
+        for report in reports
+    )
+
+
+async def test_an_edit_stops_the_background_run(
+    slow_client: LanguageClient, slow_project: Path
+) -> None:
+    client = slow_client
+    await until(_begun, "the background verification to start")
+    await asyncio.sleep(2)  # well into the run: pytest is in the slow test
+    open_document(client, slow_project / UTIL)
+    await until(lambda: "paused until you stop typing" in _ends(client), "the run to stop", 30)
+    with DependencyStore(slow_project, create=False) as store:
+        assert "tests/test_slow.py::test_double_slowly" in store.pending_tests()
+    # Idle again: the next run verifies the rest (fast now) and raises the alarm.
+    (slow_project / "slow.flag").unlink()
+    await until(lambda: any("reks ALARM" in m.message for m in client.messages), "the alarm")
+    await until(lambda: pending(slow_project) == 0, "every skipped test verified")

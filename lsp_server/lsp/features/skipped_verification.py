@@ -236,13 +236,14 @@ class SkippedVerificationFeature(Feature):
 
 
 async def _stop(proc: asyncio.subprocess.Process) -> None:
-    """Stop the test run and its children (its own process group); what it recorded so
-    far stays (each test is written in its own transaction)."""
-    with contextlib.suppress(ProcessLookupError):
-        os.killpg(proc.pid, signal.SIGTERM)
-    try:
-        await asyncio.wait_for(proc.wait(), 10)
-    except asyncio.TimeoutError:
+    """Stop the test run and its children (its own process group). An interrupt first:
+    pytest then ends its session, writing what it recorded and settling the tests that
+    finished (a killed session would look like one still running)."""
+    for signum, grace in ((signal.SIGINT, 10), (signal.SIGTERM, 5), (signal.SIGKILL, None)):
         with contextlib.suppress(ProcessLookupError):
-            os.killpg(proc.pid, signal.SIGKILL)
-        await proc.wait()
+            os.killpg(proc.pid, signum)
+        try:
+            await asyncio.wait_for(proc.wait(), grace)
+            return
+        except asyncio.TimeoutError:
+            continue
