@@ -5,7 +5,9 @@ line it changed), and the setting ``verifySkipped: "off"`` keeps it from running
 from __future__ import annotations
 
 import asyncio
+import os
 import shutil
+import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
@@ -23,7 +25,13 @@ from tests.support.reks import Reks, run_pytest
 
 pytestmark = pytest.mark.timeout(120)
 
-CONFIG = ClientServerConfig(server_command=SERVER_COMMAND, client_factory=make_client)
+# The server learns shapes into a file of these tests, never into the user's.
+SERVER_KNOWN_FAILURES = Path(tempfile.mkdtemp(prefix="reks-known-")) / "known_failures.json"
+CONFIG = ClientServerConfig(
+    server_command=SERVER_COMMAND,
+    client_factory=make_client,
+    server_env={**os.environ, "REKS_KNOWN_FAILURES": str(SERVER_KNOWN_FAILURES)},
+)
 
 
 @pytest.fixture
