@@ -169,7 +169,7 @@ async def test_an_edit_stops_the_background_run(
     slow_client: LanguageClient, slow_project: Path
 ) -> None:
     client = slow_client
-    await until(_begun, "the background verification to start")
+    await until(lambda: _begun(client), "the background verification to start")
     await asyncio.sleep(2)  # well into the run: pytest is in the slow test
     open_document(client, slow_project / UTIL)
     await until(lambda: "paused until you stop typing" in _ends(client), "the run to stop", 30)
