@@ -8,7 +8,6 @@ import asyncio
 import os
 import shutil
 import tempfile
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -20,7 +19,7 @@ from lsp_server.refactor.engine import RefactorEngine
 from lsp_server.rts.store import DependencyStore
 from lsp_server.trust.task_listener import install
 from tests.rts.test_verify_skipped import UTIL, WRONG, announce_wrong_extract
-from tests.support.lsp import SERVER_COMMAND, make_client, open_document, open_session
+from tests.support.lsp import SERVER_COMMAND, make_client, open_document, open_session, until
 from tests.support.reks import Reks, run_pytest
 
 pytestmark = pytest.mark.timeout(120)
@@ -34,6 +33,16 @@ CONFIG = ClientServerConfig(
 )
 
 
+def announce(root: Path) -> None:
+    """The wrong edit REKS trusts, through an engine with the REKS listener."""
+    engine = RefactorEngine()
+    engine.add_root(str(root))
+    try:
+        announce_wrong_extract(Reks(root, engine, install(engine, report=None)))
+    finally:
+        engine.close()
+
+
 @pytest.fixture
 def broken_project(
     recorded_template: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
@@ -42,26 +51,13 @@ def broken_project(
     monkeypatch.setenv("REKS_KNOWN_FAILURES", str(tmp_path / "known_failures.json"))
     root = tmp_path / "proj"
     shutil.copytree(recorded_template, root)
-    engine = RefactorEngine()
-    engine.add_root(str(root))
-    try:
-        announce_wrong_extract(Reks(root, engine, install(engine, report=None)))
-    finally:
-        engine.close()
+    announce(root)
     return root
 
 
 def pending(root: Path) -> int:
     with DependencyStore(root, create=False) as store:
         return len(store.pending_tests())
-
-
-async def until(check: Callable[[], bool], what: str, seconds: float = 60) -> None:
-    for _ in range(int(seconds / 0.1)):
-        if check():
-            return
-        await asyncio.sleep(0.1)
-    raise AssertionError(f"timed out waiting for {what}")
 
 
 @pytest_lsp.fixture(config=CONFIG)
@@ -87,7 +83,7 @@ async def test_idle_server_verifies_and_raises_the_alarm(
     def alarms() -> list[types.ShowMessageParams]:
         return [m for m in client.messages if "reks ALARM" in m.message]
 
-    await until(lambda: bool(alarms()), "the alarm message")
+    await until(lambda: bool(alarms()), "the alarm message", 60)
     [message] = alarms()
     assert message.type == types.MessageType.Warning
     assert f"refactoring task 1, {WRONG} (extract-variable" in message.message
@@ -131,12 +127,7 @@ def slow_project(recorded_template: Path, tmp_path: Path, monkeypatch: pytest.Mo
     shutil.copytree(recorded_template, root)
     (root / "tests" / "test_slow.py").write_text(SLOW_TEST)
     assert run_pytest(root, "--reks").returncode == 0
-    engine = RefactorEngine()
-    engine.add_root(str(root))
-    try:
-        announce_wrong_extract(Reks(root, engine, install(engine, report=None)))
-    finally:
-        engine.close()
+    announce(root)
     (root / "slow.flag").write_text("")
     return root
 
@@ -169,7 +160,7 @@ async def test_an_edit_stops_the_background_run(
     slow_client: LanguageClient, slow_project: Path
 ) -> None:
     client = slow_client
-    await until(lambda: _begun(client), "the background verification to start")
+    await until(lambda: _begun(client), "the background verification to start", 60)
     await asyncio.sleep(2)  # well into the run: pytest is in the slow test
     open_document(client, slow_project / UTIL)
     await until(lambda: "paused until you stop typing" in _ends(client), "the run to stop", 30)
@@ -177,5 +168,5 @@ async def test_an_edit_stops_the_background_run(
         assert "tests/test_slow.py::test_double_slowly" in store.pending_tests()
     # Idle again: the next run verifies the rest (fast now) and raises the alarm.
     (slow_project / "slow.flag").unlink()
-    await until(lambda: any("reks ALARM" in m.message for m in client.messages), "the alarm")
-    await until(lambda: pending(slow_project) == 0, "every skipped test verified")
+    await until(lambda: any("reks ALARM" in m.message for m in client.messages), "the alarm", 60)
+    await until(lambda: pending(slow_project) == 0, "every skipped test verified", 60)
