@@ -21,6 +21,7 @@ from lsp_server.project.files import ProjectPaths
 from lsp_server.rts.deselection import Deselector
 from lsp_server.rts.fingerprint import current_fingerprint
 from lsp_server.rts.recorder import EARLY_TRACER, DependencyRecorder
+from lsp_server.rts.select import ReasonKind
 from lsp_server.rts.snapshots import FileStates
 from lsp_server.rts.store import FAILED, DependencyStore, StoreError
 from lsp_server.rts.verification import alarms, budget_picks
@@ -169,11 +170,19 @@ class ReksPlugin:
                     "exitstatus": int(exitstatus),
                 },
             )
-            settled = self.store.settle_session(self.session_id)
+            settled = self.store.settle_session(self.session_id, self._hand_edited())
             self.verifier.alarms = alarms(self.store, [s for s in settled if s.state == FAILED])
         nothing_to_run = exitstatus == pytest.ExitCode.NO_TESTS_COLLECTED
         if nothing_to_run and (self.mode == "dry-run" or (counts is not None and counts[1])):
             session.exitstatus = pytest.ExitCode.OK
+
+    def _hand_edited(self) -> set[str]:
+        """Tests this session ran because code they depend on changed by hand."""
+        selection = self.deselector.selection
+        if selection is None:
+            return set()
+        own = (ReasonKind.NEW, ReasonKind.FAILED, ReasonKind.ERROR)
+        return {n for n, reason in selection.selected.items() if reason.kind not in own}
 
     def _total_counts(self) -> tuple[int, int] | None:
         if self._worker_counts:

@@ -34,6 +34,8 @@ class Alarm:
     files: tuple[str, ...]
     tests: tuple[str, ...]
     target: dict[str, Any] | None
+    after_hand_edits: bool = False
+    """Some of the tests also ran because of edits made by hand: they may be the cause."""
 
     @property
     def when(self) -> str:
@@ -60,6 +62,7 @@ def alarms(store: DependencyStore, failed: list[SkippedTest] | None = None) -> l
                 _changed_files(evidence),
                 tuple(sorted({t.nodeid for t in tests})),
                 None if evidence is None else evidence.target,
+                any(t.after_hand_edits for t in tests),
             )
         )
     return out
@@ -77,6 +80,15 @@ def describe_alarm(alarm: Alarm) -> list[str]:
     if len(alarm.tests) > 5:
         tests += f" and {len(alarm.tests) - 5} more"
     files = ", ".join(alarm.files) or "no recorded files"
+    if alarm.after_hand_edits:
+        return [
+            f"reks ALARM: tests REKS had skipped after refactoring task {alarm.task_id},"
+            f" {alarm.description} ({alarm.kind}, applied {alarm.when}, changed {files}),"
+            f" fail: {tests}",
+            "  they also ran because of edits you made by hand since: check those edits,"
+            f" else undo the refactoring (`reks verify-skipped --undo {alarm.task_id}`"
+            " prints the patch, `--yes` applies it)",
+        ]
     return [
         f"reks ALARM: refactoring task {alarm.task_id}, {alarm.description} ({alarm.kind},"
         f" applied {alarm.when}, changed {files}), broke tests REKS had skipped: {tests}",

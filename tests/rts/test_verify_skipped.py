@@ -20,6 +20,7 @@ from lsp_server.rts.provenance import Origin, Provenance, TaskTarget
 from lsp_server.rts.store import FAILED, PASSED, PENDING, DependencyStore
 from lsp_server.rts.units import Unit
 from lsp_server.rts.verification import budget_picks
+from lsp_server.trust.verification import learn_failures
 from tests.support.reks import Reks, project, recorded_template, reks, run_pytest
 
 __all__ = ["project", "recorded_template", "reks"]
@@ -170,3 +171,18 @@ def test_budget_picks_follow_recorded_durations() -> None:
     assert budget_picks(pending, 3.6, {"b"}) == ["a", "c"]
     assert budget_picks(pending, float("inf"), set()) == ["a", "b", "c", "d"]
     assert budget_picks(pending, 0.0, set()) == []
+
+
+def test_a_failure_that_ran_because_of_a_hand_edit_is_an_alarm_but_not_learnt(
+    reks: Reks, _own_known_failures: Path
+) -> None:
+    announce_wrong_extract(reks)
+    path = reks.root / UTIL
+    path.write_text(path.read_text().replace("total = total * 2", "total = total + total"))
+    result = run_pytest(reks.root, "--reks")
+    assert "reks: 1 selected" in result.stdout, result.stdout
+    assert "also ran because of edits you made by hand since" in result.stdout
+    assert states(reks.root)["tests/test_util.py::test_quadruple"] == FAILED
+    # The hand edit may be what broke it: the refactoring's shape is not learnt from it.
+    assert learn_failures(reks.root) == []
+    assert not _own_known_failures.exists()

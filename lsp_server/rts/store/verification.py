@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import sqlite3
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -39,6 +39,8 @@ class SkippedTest:
     task_kind: str
     task_description: str
     task_applied: float
+    after_hand_edits: bool = False
+    """It failed in a session that also ran it because of edits made by hand."""
 
 
 @dataclass(frozen=True)
@@ -78,28 +80,31 @@ class StoreVerification(StoreWrites):
                 ),
             )
 
-    def settle_session(self, session_id: int) -> list[SkippedTest]:
+    def settle_session(self, session_id: int, edited: Collection[str] = ()) -> list[SkippedTest]:
         """Settle the skipped tests that session ``session_id`` recorded, for tasks logged
         before it began: pending (or failed before) -> passed or failed; a verified test
-        stays verified (a later failure is a later edit's). The newly settled ones, oldest
-        task first."""
+        stays verified (a later failure is a later edit's). ``edited``: tests the session
+        ran because of edits made by hand; their failure may be the edit's, so the task's
+        shape is not learnt from it (``learnt`` 2). The newly settled ones, oldest task
+        first."""
         with self.transaction():
             rows = self._conn.execute(
-                "SELECT s.task_id, s.nodeid, t.outcome FROM skipped_tests s"
+                "SELECT s.task_id, s.nodeid, t.outcome, s.state FROM skipped_tests s"
                 " JOIN reks_tasks k ON k.id=s.task_id JOIN tests t ON t.nodeid=s.nodeid"
                 " WHERE t.session_id=? AND k.after_session < ? AND s.state != ?"
                 " AND (s.session_id IS NULL OR s.session_id != ?)",
                 (session_id, session_id, PASSED, session_id),
             ).fetchall()
-            settled: list[tuple[str, int, float, int, str]] = []
+            settled: list[tuple[str, int, float, int, int, str]] = []
             now = time.time()
-            for task_id, nodeid, outcome in rows:
-                if outcome == "skipped":
-                    continue  # a pytest skip proves nothing either way
+            for task_id, nodeid, outcome, old_state in rows:
                 state = FAILED if outcome in _FAILING_OUTCOMES else PASSED
-                settled.append((state, session_id, now, task_id, nodeid))
+                if outcome == "skipped" or state == old_state:
+                    continue  # a pytest skip proves nothing; a failure stays one alarm
+                learnt = 2 if state == FAILED and nodeid in edited else 0
+                settled.append((state, session_id, now, learnt, task_id, nodeid))
             self._conn.executemany(
-                "UPDATE skipped_tests SET state=?, session_id=?, settled=?, learnt=0"
+                "UPDATE skipped_tests SET state=?, session_id=?, settled=?, learnt=?"
                 " WHERE task_id=? AND nodeid=?",
                 settled,
             )
@@ -110,12 +115,16 @@ class StoreVerification(StoreWrites):
         """The logged skipped tests (in ``states``, default all), oldest task first."""
         rows = self._conn.execute(
             "SELECT s.task_id, s.nodeid, s.state, s.session_id, coalesce(t.duration, 0),"
-            " k.kind, k.description, k.applied FROM skipped_tests s"
+            " k.kind, k.description, k.applied, s.learnt = 2 FROM skipped_tests s"
             " JOIN reks_tasks k ON k.id=s.task_id LEFT JOIN tests t ON t.nodeid=s.nodeid"
             " ORDER BY s.task_id, s.nodeid"
         ).fetchall()
         wanted = None if states is None else set(states)
-        return [SkippedTest(*row) for row in rows if wanted is None or row[2] in wanted]
+        return [
+            SkippedTest(*row[:8], bool(row[8]))
+            for row in rows
+            if wanted is None or row[2] in wanted
+        ]
 
     def pending_tests(self) -> dict[str, float]:
         """Node id -> last duration of every test still waiting for verification (a test
