@@ -120,11 +120,15 @@ class StoreVerification(StoreWrites):
             " ORDER BY s.task_id, s.nodeid"
         ).fetchall()
         wanted = None if states is None else set(states)
-        return [
-            SkippedTest(*row[:8], bool(row[8]))
-            for row in rows
-            if wanted is None or row[2] in wanted
-        ]
+        out = []
+        for task_id, nodeid, state, session, duration, kind, text, applied, edited in rows:
+            if wanted is None or state in wanted:
+                out.append(
+                    SkippedTest(
+                        task_id, nodeid, state, session, duration, kind, text, applied, bool(edited)
+                    )
+                )
+        return out
 
     def pending_tests(self) -> dict[str, float]:
         """Node id -> last duration of every test still waiting for verification (a test
