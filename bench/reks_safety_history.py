@@ -328,7 +328,8 @@ def print_row(r: Replay, stream: TextIO | None = None) -> None:
     if r.status != "ok":
         note = f"  [{r.status}]"
     else:
-        note = f"  [{r.failing_at_parent} fail at parent]" if r.failing_at_parent else ""
+        note = "" if r.trusted else "  [REKS did not trust it: its tests run]"
+        note += f"  [{r.failing_at_parent} fail at parent]" if r.failing_at_parent else ""
     print(
         f"{r.repo[:16]:16} {r.commit:10} {r.kind:7} {r.reproduced or '-':13} {s_ref:>7}"
         f" {len(r.broken):>6} {len(r.violations):>4}  {r.subject[:60]}{note}",
