@@ -1,27 +1,22 @@
 """Is REKS safe on real refactorings? Replay the refactoring commits of projects' histories.
 
-For each git repository given (a path to a clone or a bare mirror; this script never
-fetches), it finds the commits whose message says "rename", "extract", "move" or "inline"
-and whose Python diff has the shape of that refactoring, newest first. Per commit:
+For each git repository given (a clone or a bare mirror; this script never fetches) it
+takes the commits whose message says "rename", "extract", "move" or "inline", or (among
+the newest ``--shape-scan``) whose Python diff is one identifier substitution, newest
+first. Per commit: (1) the parent's tree is exported and its whole suite recorded with
+``pytest --reks-all`` (a parent where no test passes is left out); (2) the refactoring is
+redone with reks at the parent (the engine with the REKS listener, as ``reks refactor ...
+--apply``): for a rename, the identifier substitution the changed lines agree on, asked
+for at the old name's definition on a changed line; (3) reported: whether reks reproduced
+the commit (same text, same code, or how many files), S_ref (the share of the suite REKS
+skipped), and after a **full run**: **safety violations** (tests that passed at the
+parent and do not now while REKS does not select them; goal 0).
 
-1. the parent's tree is exported to a temporary folder and its whole suite recorded with
-   ``pytest --reks-all`` (a parent whose suite does not pass is reported and left out);
-2. the refactoring is redone with reks at the parent (the engine with the REKS listener,
-   what ``reks refactor ... --apply`` runs), from the diff: for a rename, the one
-   identifier substitution that turns the removed lines into the added ones, asked for at
-   the old name's definition;
-3. whether reks reproduced the commit (every Python file the commit changed now holds the
-   commit's text outside test files, or only some), S_ref (the share of the suite REKS
-   skipped), and after a **full run** of the suite: **safety violations** (tests that
-   passed at the parent and fail now while REKS does not select them; goal 0).
+Only renames are redone; the other kinds are listed as "not redone" (their region or
+destination is not recoverable from a diff reliably). The tests run with this interpreter
+(reks installed), the exported tree (and its ``src``) first on ``sys.path``.
 
-Only renames are redone automatically; the other kinds are counted as found and listed
-as "not redone" (their region or destination is not recoverable from a diff reliably).
-The project's tests run with this interpreter (reks installed) and the exported tree
-first on ``sys.path`` (its ``src`` too); projects with third-party test dependencies need
-them installed in it.
-
-    python bench/reks_safety_history.py /path/to/repo [/path/to/other] [--max-commits 8]
+    python bench/reks_safety_history.py REPO [REPO ...] [--max-commits 8] [--only SHA,...]
 """
 
 from __future__ import annotations
@@ -78,7 +73,7 @@ def git(repo: str, *args: str) -> str:
 
 
 def candidates(
-    repo: str, limit: int, kinds: tuple[str, ...], shape_scan: int
+    repo: str, limit: int, kinds: tuple[str, ...], shape_scan: int, only: tuple[str, ...] = ()
 ) -> Iterator[tuple[str, str, str]]:
     """(commit, subject, kind) of non-merge commits that change Python files and whose
     message names a refactoring, or (among the newest ``shape_scan``) whose Python diff
@@ -89,6 +84,8 @@ def candidates(
         commit, _, subject = line.partition("\0")
         if found >= limit:
             return
+        if only and not commit.startswith(only):
+            continue
         match = _MESSAGE.search(subject)
         if match is not None:
             kind = next(k for k in KINDS if k.startswith(match.group(1).lower()[:4]))
@@ -273,7 +270,7 @@ def replay(repo: str, commit: str, subject: str, kind: str, work: Path) -> Repla
     result.reproduced = reproduction(root, files)
     with DependencyStore(root, create=False) as store:
         selected = set(select_affected_tests(root, store).selected)
-    after = run_suite(root)
+    after = run_suite(root, "--continue-on-collection-errors")
     passed = [t for t, v in before.items() if v == "PASSED"]
     result.broken = sorted(t for t in passed if after.get(t) != "PASSED")
     result.violations = [t for t in result.broken if t not in selected]
@@ -360,6 +357,7 @@ def main() -> int:
     parser.add_argument("repos", nargs="+", help="git repositories (clones or bare mirrors)")
     parser.add_argument("--max-commits", type=int, default=8, help="per repository")
     parser.add_argument("--keep", action="store_true", help="keep the exported trees")
+    parser.add_argument("--only", default="", help="comma-separated commit prefixes to replay")
     parser.add_argument(
         "--kinds", default=",".join(KINDS), help="comma-separated kinds to look for"
     )
@@ -375,7 +373,10 @@ def main() -> int:
     try:
         for repo in args.repos:
             kinds = tuple(args.kinds.split(","))
-            for commit, subject, kind in candidates(repo, args.max_commits, kinds, args.shape_scan):
+            only = tuple(c for c in args.only.split(",") if c)
+            for commit, subject, kind in candidates(
+                repo, args.max_commits, kinds, args.shape_scan, only
+            ):
                 print(
                     f"... {Path(repo).parent.name} {commit[:10]} {subject[:60]}",
                     file=sys.stderr,
