@@ -343,13 +343,9 @@ def _summary(results: list[Replay]) -> None:
         f"\n{len(results)} refactoring commits found, {len(done)} replayed"
         f" ({sum(1 for r in done if r.reproduced in ('exact', 'code'))} reproduced),"
         f" {sum(1 for r in done if r.trusted)} trusted by REKS;"
-        f" mean S_ref {_mean([r.skipped / r.tests for r in done if r.tests]):.1f}%;"
+        f" mean S_ref {100 * sum(r.skipped / r.tests for r in done) / max(len(done), 1):.1f}%;"
         f" safety violations: {sum(len(r.violations) for r in done)} (goal 0)"
     )
-
-
-def _mean(values: list[float]) -> float:
-    return 100 * sum(values) / len(values) if values else 0.0
 
 
 def main() -> int:
