@@ -69,6 +69,7 @@ class ExtremeSettings:
 
 ON_SAVE_CHOICES = ("organizeImports",)
 """Refactorings that may run on save (behaviour-preserving and local to the saved file)."""
+VERIFY_SKIPPED_CHOICES = ("idle", "off")
 
 
 @dataclass
@@ -83,6 +84,10 @@ class Settings:
     """REKS: check each refactoring (compiles, no new undefined names, jedi agrees on
     renames) before trusting it; a failed check makes it a hand edit (its tests run)."""
     tests: TestSettings = field(default_factory=TestSettings)
+    verifySkipped: str = "idle"
+    """"idle": run the tests REKS skipped, not yet verified, in the background once no
+    request came for ``verifySkippedAfter`` seconds; "off": never."""
+    verifySkippedAfter: float = 60.0
     extreme: ExtremeSettings = field(default_factory=ExtremeSettings)
     """Refactor-on-save (``textDocument/willSaveWaitUntil``). Off by default: an edit the
     user did not ask for on every save surprises; organizing imports can be switched on."""
@@ -107,6 +112,11 @@ class Settings:
             self.python = data["python"]
         if isinstance(data.get("trustButVerify"), bool):
             self.trustButVerify = data["trustButVerify"]
+        if data.get("verifySkipped") in VERIFY_SKIPPED_CHOICES:
+            self.verifySkipped = data["verifySkipped"]
+        after = data.get("verifySkippedAfter")
+        if isinstance(after, (int, float)) and not isinstance(after, bool) and after >= 0:
+            self.verifySkippedAfter = float(after)
         on_save = data.get("onSave")
         if isinstance(on_save, list):
             self.onSave = [str(x) for x in on_save if str(x) in ON_SAVE_CHOICES]

@@ -1,9 +1,11 @@
-"""``reks test``, ``reks affected`` and ``reks store``: thin front ends to the rts package."""
+"""``reks test``, ``reks affected``, ``reks store`` and ``reks verify-skipped``: thin front
+ends to the rts package."""
 
 from __future__ import annotations
 
 import argparse
 import json
+import re
 import subprocess
 import sys
 import time
@@ -90,6 +92,7 @@ def _store(args: argparse.Namespace) -> int:
     with store:
         info = store.info()
         integrity = store.check_integrity()
+        verification = [s.state for s in store.skipped_tests()]
     print(f"store:        {info.path} ({info.size_bytes} bytes, schema {info.schema_version})")
     print(f"integrity:    {integrity}")
     print(f"tests:        {info.tests} ({', '.join(f'{k} {v}' for k, v in info.outcomes.items())})")
@@ -97,6 +100,12 @@ def _store(args: argparse.Namespace) -> int:
     print(f"units:        {info.units} in {info.files} files")
     print(f"dependencies: {info.dependencies}")
     print(f"sessions:     {info.sessions}")
+    states = {state: verification.count(state) for state in ("pending", "passed", "failed")}
+    print(
+        "skipped by refactorings: "
+        + ", ".join(f"{count} {state}" for state, count in states.items())
+        + ("  (run `reks verify-skipped`)" if states["pending"] or states["failed"] else "")
+    )
     if info.last_session:
         print(f"last session: {describe_session(info.last_session)}")
     return 0 if integrity == "ok" else 1
@@ -122,6 +131,130 @@ def describe_session(session: dict[str, Any]) -> str:
     )
 
 
+_PERCENT = re.compile(r"\[\s*(\d+)%\]\s*$")
+
+
+def _verify_skipped(args: argparse.Namespace) -> int:
+    """Run the tests REKS skipped that no run verified yet; an alarm (exit 1) names each
+    refactoring that broke one, with the patch that undoes it."""
+    root = _root(args)
+    store = _open_store(root)
+    if store is None:
+        return 2
+    with store:
+        pending = store.pending_tests()
+    if args.undo is not None:
+        return _undo(root, args.undo, args.yes)
+    if pending and not args.list:
+        python = project_python(root, args.python)
+        problem = interpreter_problem(python, root)
+        if problem is not None:
+            print(f"reks: {problem}, or pass --python", file=sys.stderr)
+            return 2
+        code = _run_verification(root, python, len(pending), _pytest_extra(args))
+        if code not in (0, 1, 5):
+            print(f"reks: pytest stopped with exit code {code}", file=sys.stderr)
+            return 2
+    elif pending:
+        for nodeid in pending:
+            print(f"pending  {nodeid}")
+    else:
+        print("reks: no test REKS skipped waits for verification", file=sys.stderr)
+    return _report_alarms(root)
+
+
+def _pytest_extra(args: argparse.Namespace) -> list[str]:
+    extra = list(args.pytest_args)
+    return extra[1:] if extra[:1] == ["--"] else extra
+
+
+def _run_verification(root: Path, python: str, count: int, extra: list[str]) -> int:
+    """``pytest --reks --reks-verify-skipped`` with a progress bar; its output is shown
+    when it fails."""
+    from lsp_server.console import ProgressBar
+
+    argv = [python, "-m", "pytest", "--reks", "--reks-verify-skipped", *extra]
+    lines: list[str] = []
+    with ProgressBar(f"reks: verifying {count} skipped tests") as bar:
+        proc = subprocess.Popen(
+            argv, cwd=root, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
+        )
+        assert proc.stdout is not None
+        for line in proc.stdout:
+            lines.append(line.rstrip("\n"))
+            match = _PERCENT.search(line.rstrip())
+            if match:
+                bar.update(int(match.group(1)), 100, "%")
+        code = proc.wait()
+    if code == 1:
+        print("\n".join(lines))
+    else:
+        print("\n".join(line for line in lines if line.startswith(("reks:", "=")))[-2000:])
+    return code
+
+
+def _report_alarms(root: Path) -> int:
+    """Learn the shapes of new failures, print every standing alarm; 1 if there is one."""
+    from lsp_server.rts.verification import alarms, describe_alarm, undo_patch
+    from lsp_server.trust.verification import learn_failures
+
+    learn_failures(root)
+    store = _open_store(root)
+    if store is None:
+        return 2
+    with store:
+        standing = [(alarm, store.task_evidence(alarm.task_id)) for alarm in alarms(store)]
+    for alarm, evidence in standing:
+        print("\n".join(describe_alarm(alarm)), file=sys.stderr)
+        if evidence is not None:
+            print(undo_patch(evidence), end="", file=sys.stderr)
+    return 1 if standing else 0
+
+
+def _undo(root: Path, task_id: int, apply: bool) -> int:
+    """Print the patch that undoes task ``task_id``; with ``--yes`` write it, when every
+    file still holds the text the task left."""
+    from lsp_server.project.text import write_atomic
+    from lsp_server.rts.verification import undo_patch
+
+    store = _open_store(root)
+    if store is None:
+        return 2
+    with store:
+        evidence = store.task_evidence(task_id)
+    if evidence is None:
+        print(f"reks: no recorded refactoring task {task_id} with skipped tests", file=sys.stderr)
+        return 2
+    print(undo_patch(evidence), end="")
+    if not apply:
+        print("reks: pass --yes to restore these files", file=sys.stderr)
+        return 0
+    changed = [p for p, (_, after) in evidence.files.items() if _read(root / p) != after]
+    if changed:
+        print(
+            f"reks: edited since the refactoring, not restored: {', '.join(changed)}",
+            file=sys.stderr,
+        )
+        return 1
+    for path, (before, _) in evidence.files.items():
+        if before is None:
+            (root / path).unlink(missing_ok=True)
+        else:
+            write_atomic(root / path, before)
+    print(
+        f"reks: restored {len(evidence.files)} files to their text before task {task_id}",
+        file=sys.stderr,
+    )
+    return 0
+
+
+def _read(path: Path) -> str | None:
+    try:
+        return path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None
+
+
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("test", help="run the affected tests (pytest --reks) and record")
     p.add_argument("--root", default=".", help="project root (default: current directory)")
@@ -144,3 +277,18 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--rebuild", action="store_true", help="recreate an empty store (keeps a .bak copy)"
     )
     p.set_defaults(handler=_store)
+
+    p = sub.add_parser(
+        "verify-skipped",
+        help="run the tests REKS skipped after refactorings that no run verified yet;"
+        " exit 1 with an alarm naming the refactoring when one fails",
+    )
+    p.add_argument("--root", default=".", help="project root (default: current directory)")
+    p.add_argument("--python", help="interpreter to run pytest with (default: project venv)")
+    p.add_argument("--list", action="store_true", help="list them and the alarms, run nothing")
+    p.add_argument(
+        "--undo", type=int, metavar="TASK", help="print the patch that undoes a refactoring task"
+    )
+    p.add_argument("--yes", action="store_true", help="with --undo: restore the files")
+    p.add_argument("pytest_args", nargs=argparse.REMAINDER, help="passed to pytest")
+    p.set_defaults(handler=_verify_skipped)

@@ -41,7 +41,8 @@ M.defaults = {
   -- Files or folders marking the project root (first match upwards from the buffer).
   root_markers = { "pyproject.toml", "setup.py", "setup.cfg", ".git" },
   -- Server settings (the `reks` section): actions, defaultNames, onSave, trustButVerify,
-  -- extreme, tests. Sent as initializationOptions and workspace/didChangeConfiguration.
+  -- verifySkipped, verifySkippedAfter, extreme, tests. Sent as initializationOptions and
+  -- workspace/didChangeConfiguration.
   settings = {},
   -- After :ReksExtract (or an extract code action), ask for the new name and rename it.
   rename_after_extract = true,

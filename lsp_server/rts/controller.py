@@ -6,7 +6,8 @@ session, talks to xdist and reports; it hands selection to a ``Deselector`` and 
 to a ``DependencyRecorder``, each registered as a pytest plugin of its own. Roles: a plain
 session selects, runs and records. Under xdist the controller selects (once, before any
 worker starts) and the workers record, each writing its tests in short transactions of
-its own.
+its own. Every session that ran tests settles, at its end, the tests REKS skipped after
+refactorings that it ran (``lsp_server.rts.verify_session``).
 """
 
 from __future__ import annotations
@@ -20,8 +21,11 @@ from lsp_server.project.files import ProjectPaths
 from lsp_server.rts.deselection import Deselector
 from lsp_server.rts.fingerprint import current_fingerprint
 from lsp_server.rts.recorder import EARLY_TRACER, DependencyRecorder
+from lsp_server.rts.select import ReasonKind
 from lsp_server.rts.snapshots import FileStates
-from lsp_server.rts.store import DependencyStore, StoreError
+from lsp_server.rts.store import FAILED, DependencyStore, StoreError
+from lsp_server.rts.verification import alarms, budget_picks
+from lsp_server.rts.verify_session import SkippedVerifier, configured_budget
 
 _WORKER_KEY = "reks"
 # ini options that only choose which tests run or how they are reported.
@@ -90,11 +94,15 @@ class ReksPlugin:
             self.environment = fingerprint.environment
             self.options = fingerprint.options
             self.deselector.select(config, fingerprint, states)
+            self._verify_skipped(config)
             if self.mode != "dry-run":
                 self.session_id = self.store.begin_session(
                     self.mode, self.environment, self.options
                 )
         config.pluginmanager.register(self.deselector, "reks-selection")
+        budget = configured_budget(config, root) if self.mode == "affected" else 0.0
+        self.verifier = SkippedVerifier(self.deselector.verifying, budget)
+        config.pluginmanager.register(self.verifier, "reks-verification")
         self.recorder: DependencyRecorder | None = None
         if self.mode != "dry-run" and not is_controller:
             session = (self.environment, self.options, self.session_id)
@@ -110,6 +118,17 @@ class ReksPlugin:
             if self.mode == "all" and self.workerinput is None:
                 return DependencyStore.rebuild(self.root)
             raise pytest.UsageError(f"reks: {exc}") from exc
+
+    def _verify_skipped(self, config: pytest.Config) -> None:
+        """Add the pending skipped tests the verification budget allows to the run."""
+        budget = configured_budget(config, self.root) if self.mode == "affected" else 0.0
+        if budget <= 0:
+            return
+        only = bool(config.option.reks_verify_skipped)
+        selection = self.deselector.selection
+        exclude = set() if only or selection is None else set(selection.selected)
+        picks = budget_picks(self.store.pending_tests(), budget, exclude)
+        self.deselector.also_run(config, picks, only)
 
     # -- xdist --------------------------------------------------------------------------
 
@@ -151,9 +170,19 @@ class ReksPlugin:
                     "exitstatus": int(exitstatus),
                 },
             )
+            settled = self.store.settle_session(self.session_id, self._hand_edited())
+            self.verifier.alarms = alarms(self.store, [s for s in settled if s.state == FAILED])
         nothing_to_run = exitstatus == pytest.ExitCode.NO_TESTS_COLLECTED
         if nothing_to_run and (self.mode == "dry-run" or (counts is not None and counts[1])):
             session.exitstatus = pytest.ExitCode.OK
+
+    def _hand_edited(self) -> set[str]:
+        """Tests this session ran because code they depend on changed by hand."""
+        selection = self.deselector.selection
+        if selection is None:
+            return set()
+        own = (ReasonKind.NEW, ReasonKind.FAILED, ReasonKind.ERROR)
+        return {n for n, reason in selection.selected.items() if reason.kind not in own}
 
     def _total_counts(self) -> tuple[int, int] | None:
         if self._worker_counts:

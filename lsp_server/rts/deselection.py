@@ -45,6 +45,24 @@ class Deselector:
         self.counts: tuple[int, int] | None = None
         """(selected, deselected) once collection is done."""
         self.dry_run_lines: list[tuple[str, Reason]] = []
+        self.verifying: list[str] = []
+        """Skipped tests run to verify them, after the selected ones (``also_run``)."""
+        self.only_verifying = False
+
+    def also_run(self, config: pytest.Config, nodeids: list[str], only: bool) -> None:
+        """Run ``nodeids`` too, last (``only``: and nothing else)."""
+        self.verifying = list(nodeids)
+        self.only_verifying = only
+        self.unaffected.difference_update(nodeids)
+        if only and _whole_files_collected(config):
+            wanted = set(nodeids)
+            self.uncollected = {
+                path: len(ids)
+                for path, ids in self.store.collected_files().items()
+                if ids and wanted.isdisjoint(ids)
+            }
+        else:
+            self.uncollected = self._uncollectable(config) if self.selection else {}
 
     def select(self, config: pytest.Config, fingerprint: Fingerprint, states: FileStates) -> None:
         """Compute the selection (not with --reks-all, which runs everything)."""
@@ -58,12 +76,19 @@ class Deselector:
 
     def shared(self) -> dict[str, Any]:
         """The selection, for an xdist worker's ``adopt``."""
-        return {"unaffected": sorted(self.unaffected), "uncollected": self.uncollected}
+        return {
+            "unaffected": sorted(self.unaffected),
+            "uncollected": self.uncollected,
+            "verifying": self.verifying,
+            "only_verifying": self.only_verifying,
+        }
 
     def adopt(self, shared: dict[str, Any]) -> None:
         """Use the selection the xdist controller computed."""
         self.unaffected = set(shared["unaffected"])
         self.uncollected = dict(shared["uncollected"])
+        self.verifying = list(shared.get("verifying", ()))
+        self.only_verifying = bool(shared.get("only_verifying"))
 
     def _uncollectable(self, config: pytest.Config) -> dict[str, int]:
         """Test files whose every test, at their last whole-file collection, is recorded
@@ -101,9 +126,17 @@ class Deselector:
         if self.mode == "all":
             self.counts = (len(items), 0)
             return
-        keep = [item for item in items if item.nodeid not in self.unaffected]
-        drop = [item for item in items if item.nodeid in self.unaffected]
-        self.counts = (len(keep), len(drop) + sum(self.uncollected.values()))
+        verifying = set(self.verifying)
+        if self.only_verifying:
+            keep = [item for item in items if item.nodeid in verifying]
+            drop = [item for item in items if item.nodeid not in verifying]
+        else:
+            keep = [item for item in items if item.nodeid not in self.unaffected]
+            drop = [item for item in items if item.nodeid in self.unaffected]
+        # Verification runs when the selected tests are done (a stable sort keeps order).
+        keep.sort(key=lambda item: item.nodeid in verifying)
+        checked = sum(1 for item in keep if item.nodeid in verifying)
+        self.counts = (len(keep) - checked, len(drop) + sum(self.uncollected.values()))
         if self.mode == "dry-run":
             selected = self.selection.selected if self.selection else {}
             self.dry_run_lines = [

@@ -29,6 +29,20 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         action="store_true",
         help="list the tests --reks would run and why, without running anything",
     )
+    group.addoption(
+        "--reks-verify-budget",
+        type=float,
+        default=None,
+        metavar="SECONDS",
+        help="with --reks: after the selected tests, run tests REKS skipped after"
+        " refactorings and no run verified yet, for up to SECONDS (recorded durations);"
+        " default [tool.reks.rts] verify-budget, else 0 (off)",
+    )
+    group.addoption(
+        "--reks-verify-skipped",
+        action="store_true",
+        help="with --reks: run only the tests REKS skipped that no run verified yet",
+    )
 
 
 @pytest.hookimpl(wrapper=True)

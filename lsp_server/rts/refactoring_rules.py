@@ -21,11 +21,13 @@ dependency selection runs their tests.
 
 Every task is recorded in the store's task log with the tests plain selection would have
 run because of it and those it still runs; the language server turns these into
-diagnostics.
+diagnostics. The tests a trusted task skipped wait in the store's verification log until
+a later run verifies them (``lsp_server.rts.verification``).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import time
 from collections.abc import Iterable, Mapping
@@ -335,10 +337,20 @@ def apply_rules(
             fallback=outcome.fallback,
             details=outcome.to_json(),
         )
+        if outcome.skipped_tests:
+            _remember_skipped(store, outcome, provenance)
     # What the developer waits for: the rules and the commit (the logged details hold the
     # time before the commit).
     outcome.seconds = time.perf_counter() - start
     return outcome
+
+
+def _remember_skipped(store: DependencyStore, outcome: TaskOutcome, prov: Provenance) -> None:
+    """Log the skipped tests for later verification, with what an alarm needs."""
+    target = None if prov.target is None else dataclasses.asdict(prov.target)
+    paths = sorted({*prov.files_before, *prov.files_after})
+    files = {p: (prov.files_before.get(p), prov.files_after.get(p)) for p in paths}
+    store.remember_skipped(outcome.task_id, outcome.skipped_tests, target, files)
 
 
 def tasks_since(store: DependencyStore, session_id: int | None = None) -> list[TaskRecord]:

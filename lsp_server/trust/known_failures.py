@@ -12,7 +12,9 @@ generated, never edited by hand: after a change to the engines, the generators o
 features, regenerate it with ``reks engine-test --bound 2 --engines reks,rope
 --write-known-failures lsp_server/trust/known_failures.json`` (its ``generated_by`` field
 records the command; a test checks that the file is exactly what ``dumps`` writes); shapes learnt on
-the user's machine go to ``user_path()`` and take precedence once there. A shape with no feature
+the user's machine go to ``user_path()`` and take precedence once there; so does the shape
+of a refactoring whose skipped tests failed later (``learn``, from
+``lsp_server.trust.verification``). A shape with no feature
 matches every refactoring of its kind: that is the safe answer when nothing narrower
 separates the failing programs from the passing ones.
 """
@@ -29,6 +31,7 @@ from typing import TYPE_CHECKING, Any
 
 from lsp_server.astgen import oracles
 from lsp_server.astgen.features import request_features
+from lsp_server.project.text import write_json_atomic
 
 if TYPE_CHECKING:
     from lsp_server.astgen.driver import RunOutcome
@@ -264,3 +267,22 @@ def matches(
     if not fitting:
         return None
     return max(fitting, key=lambda s: (len(s.features), s.count, sorted(s.features)))
+
+
+def learn(shape: FailureShape, path: str | None = None) -> bool:
+    """Add ``shape`` to the user's shapes (``path``, default ``user_path()``), starting
+    from the shapes in force so that none is lost; False when an equal shape is there."""
+    path = path or user_path()
+    source = path if os.path.exists(path) else active_path()
+    data: dict[str, Any] = {"version": FORMAT_VERSION, "engines": {}, "shapes": []}
+    if os.path.exists(source):
+        with open(source, encoding="utf-8") as handle:
+            data = json.load(handle)
+    key = (shape.engine, shape.refactoring, shape.oracle, sorted(shape.features))
+    for known in data.get("shapes", []):
+        if (known["engine"], known["refactoring"], known["oracle"], known["features"]) == key:
+            return False
+    entry = json.loads(dumps([shape], {}))["shapes"][0]
+    data.setdefault("shapes", []).append(entry)
+    write_json_atomic(path, data, indent=2)
+    return True

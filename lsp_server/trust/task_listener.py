@@ -4,7 +4,9 @@
 once per applied task (CLI ``reks refactor ... --apply``, the server after the client
 applied an edit, refactor-on-save). The listener verifies the task (trust but verify),
 applies the REKS rules to the project's dependency store and tells its subscribers (the
-server's diagnostics) what happened. No pygls here: the CLI uses it too.
+server's diagnostics) what happened. Before checking a task it learns the shapes of
+earlier tasks whose skipped tests failed since (``lsp_server.trust.verification``).
+No pygls here: the CLI uses it too.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from typing import TYPE_CHECKING
 from lsp_server.rts.provenance import Provenance
 from lsp_server.rts.refactoring_rules import TaskOutcome, record_refactoring
 from lsp_server.trust.checks import verify
+from lsp_server.trust.verification import learn_failures
 
 if TYPE_CHECKING:
     from lsp_server.refactor.engine import RefactorEngine
@@ -58,6 +61,10 @@ class TaskListener:
     def __call__(self, root: str, provenance: Provenance) -> None:
         distrust = None
         if self.trust_but_verify():
+            try:
+                learn_failures(root)  # a failure found since the last task counts now
+            except Exception:
+                log.exception("reks: learning from failed verifications in %s failed", root)
             distrust = verdict(root, provenance)
         outcome = record_refactoring(root, provenance, distrust=distrust)
         self.last = outcome

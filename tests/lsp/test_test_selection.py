@@ -4,9 +4,7 @@ pytest, after which the diagnostics go away."""
 
 from __future__ import annotations
 
-import asyncio
 import shutil
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -15,7 +13,7 @@ import pytest_lsp
 from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient
 
-from tests.support.lsp import SERVER_COMMAND, open_document, open_session, rename_at
+from tests.support.lsp import SERVER_COMMAND, open_document, open_session, rename_at, until
 from tests.support.reks import selected
 
 pytestmark = pytest.mark.timeout(120)
@@ -100,14 +98,6 @@ def saved(client: LanguageClient, paths: list[Path]) -> None:
                 text_document=types.TextDocumentIdentifier(uri=path.as_uri())
             )
         )
-
-
-async def until(check: Callable[[], bool], what: str, seconds: float = 30) -> None:
-    for _ in range(int(seconds / 0.1)):
-        if check():
-            return
-        await asyncio.sleep(0.1)
-    raise AssertionError(f"timed out waiting for {what}")
 
 
 def messages(client: LanguageClient, uri: str) -> dict[int, str]:

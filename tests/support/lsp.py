@@ -3,8 +3,10 @@ session opened on a project folder, and a fresh copy of the bundled example proj
 
 from __future__ import annotations
 
+import asyncio
 import shutil
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Union
 
@@ -95,3 +97,12 @@ async def rename_at(
             new_name=new_name,
         )
     )
+
+
+async def until(check: Callable[[], bool], what: str, seconds: float = 30) -> None:
+    """Wait (polling every 0.1 s) until ``check()`` holds, or fail saying ``what`` did not come."""
+    for _ in range(int(seconds / 0.1)):
+        if check():
+            return
+        await asyncio.sleep(0.1)
+    raise AssertionError(f"timed out waiting for {what}")

@@ -3,7 +3,8 @@ log of refactoring tasks and the extreme analysis's cached verdicts.
 
 ``DependencyStore`` is the one way in. Its parts, by role: ``schema`` (tables, version,
 migrations, opening), ``writes`` (recording tests, in short transactions),
-``refactorings`` (the REKS primitives and the task log) and ``queries`` (what selection,
+``refactorings`` (the REKS primitives and the task log), ``verification`` (the tests
+REKS skipped and whether a later run verified them) and ``queries`` (what selection,
 the rules, the analysis and the CLI read). Nothing outside this package touches SQL.
 """
 
@@ -30,12 +31,23 @@ from lsp_server.rts.store.schema import (
     open_connection,
     store_path,
 )
+from lsp_server.rts.store.verification import (
+    FAILED,
+    PASSED,
+    PENDING,
+    SkippedTest,
+    StoreVerification,
+    TaskEvidence,
+)
 from lsp_server.rts.store.writes import OUTCOMES, FileSnapshot, TestResult
 from lsp_server.rts.units import Unit
 
 __all__ = [
     "BUSY_TIMEOUT_MS",
+    "FAILED",
     "OUTCOMES",
+    "PASSED",
+    "PENDING",
     "SCHEMA_VERSION",
     "STORE_DIR",
     "STORE_FILE",
@@ -43,15 +55,17 @@ __all__ = [
     "Execution",
     "FileSnapshot",
     "LoggedTask",
+    "SkippedTest",
     "StoreError",
     "StoreInfo",
+    "TaskEvidence",
     "TestRecord",
     "TestResult",
     "store_path",
 ]
 
 
-class DependencyStore(StoreRefactorings, StoreQueries):
+class DependencyStore(StoreRefactorings, StoreVerification, StoreQueries):
     """The project's store (``<root>/.reks/deps.sqlite``); see the package docstring."""
 
     def __init__(self, root: Path, *, create: bool = True) -> None:

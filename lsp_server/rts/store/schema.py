@@ -16,7 +16,7 @@ from collections.abc import Callable
 from contextlib import suppress
 from pathlib import Path
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 STORE_DIR = ".reks"
 STORE_FILE = "deps.sqlite"
 BUSY_TIMEOUT_MS = 60_000
@@ -39,6 +39,29 @@ _EXTREME_TABLE = """CREATE TABLE IF NOT EXISTS extreme_verdicts (
     function TEXT PRIMARY KEY,
     context TEXT NOT NULL,
     entry TEXT NOT NULL
+)"""
+
+# The tests REKS skipped because of a trusted task, until a run on code that includes the
+# task settles them: ``state`` is "pending", "passed" or "failed" (an alarm);
+# ``session_id`` is the session that settled it; ``learnt`` says the failure's shape went
+# into the user's known-failure file.
+_SKIPPED_TABLE = """CREATE TABLE IF NOT EXISTS skipped_tests (
+    task_id INTEGER NOT NULL,
+    nodeid TEXT NOT NULL,
+    state TEXT NOT NULL DEFAULT 'pending',
+    session_id INTEGER,
+    settled REAL,
+    learnt INTEGER NOT NULL DEFAULT 0,
+    PRIMARY KEY (task_id, nodeid)
+)"""
+
+# What an alarm about a task needs later: where it was asked for (``target``: JSON, or
+# NULL) and the text before and after of each file it changed (``files``: JSON
+# path -> [before, after]), to say exactly what to undo and to learn its shape.
+_EVIDENCE_TABLE = """CREATE TABLE IF NOT EXISTS task_evidence (
+    task_id INTEGER PRIMARY KEY,
+    target TEXT,
+    files TEXT NOT NULL
 )"""
 
 _COLLECTED_TABLE = (
@@ -84,6 +107,8 @@ CREATE TABLE IF NOT EXISTS files (path TEXT PRIMARY KEY, raw_hash TEXT);
 {_COLLECTED_TABLE};
 {_TASKS_TABLE};
 {_EXTREME_TABLE};
+{_SKIPPED_TABLE};
+{_EVIDENCE_TABLE};
 """
 
 # From version N to N + 1: statements that bring an older store up to date (it keeps its
@@ -92,6 +117,7 @@ CREATE TABLE IF NOT EXISTS files (path TEXT PRIMARY KEY, raw_hash TEXT);
 MIGRATIONS: dict[int, list[str]] = {
     1: [_COLLECTED_TABLE],
     2: [_TASKS_TABLE, _EXTREME_TABLE],
+    3: [_SKIPPED_TABLE, _EVIDENCE_TABLE],
 }
 
 

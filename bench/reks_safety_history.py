@@ -1,0 +1,397 @@
+"""Is REKS safe on real refactorings? Replay the refactoring commits of projects' histories.
+
+For each git repository given (a clone or a bare mirror; this script never fetches) it
+takes the commits whose message says "rename", "extract", "move" or "inline", or (among
+the newest ``--shape-scan``) whose Python diff is one identifier substitution, newest
+first. Per commit: (1) the parent's tree is exported and its whole suite recorded with
+``pytest --reks-all`` (a parent where no test passes is left out); (2) the refactoring is
+redone with reks at the parent (the engine with the REKS listener, as ``reks refactor ...
+--apply``): for a rename, the identifier substitution the changed lines agree on, asked
+for at the old name's definition on a changed line; (3) reported: whether reks reproduced
+the commit (same text, same code, or how many files), S_ref (the share of the suite REKS
+skipped), and after a **full run**: **safety violations** (tests that passed at the
+parent and do not now while REKS does not select them; goal 0).
+
+Only renames are redone; the other kinds are listed as "not redone" (their region or
+destination is not recoverable from a diff reliably). The tests run with this interpreter
+(reks installed), the exported tree (and its ``src``) first on ``sys.path``.
+
+    python bench/reks_safety_history.py REPO [REPO ...] [--max-commits 8] [--only SHA,...]
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import difflib
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TextIO
+
+from lsp_server.refactor.engine import RefactorEngine
+from lsp_server.refactor.model import RefactoringError, RefactorRequest
+from lsp_server.rts.select import select_affected_tests
+from lsp_server.rts.store import DependencyStore
+from lsp_server.trust.task_listener import install
+
+KINDS = ("rename", "extract", "inline", "move")
+_MESSAGE = re.compile(r"\b(renam|extract|inlin|move)\w*", re.I)
+_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+PYTEST = ["-q", "-rA", "-p", "no:cacheprovider", "-o", "addopts=", "-W", "ignore"]
+_RESULT = re.compile(r"^(PASSED|FAILED|ERROR) (\S+)")
+
+
+@dataclass
+class Replay:
+    repo: str
+    commit: str
+    subject: str
+    kind: str
+    status: str = ""
+    """"ok", or why the commit was left out."""
+    reproduced: str = ""
+    tests: int = 0
+    skipped: int = 0
+    broken: list[str] = field(default_factory=list)
+    violations: list[str] = field(default_factory=list)
+    trusted: bool | None = None
+    failing_at_parent: int = 0
+    """Tests that fail at the parent already (left out of ``broken``)."""
+
+
+def git(repo: str, *args: str) -> str:
+    return subprocess.run(
+        ["git", "-C", repo, *args], capture_output=True, text=True, check=True
+    ).stdout
+
+
+def candidates(
+    repo: str, limit: int, kinds: tuple[str, ...], shape_scan: int, only: tuple[str, ...] = ()
+) -> Iterator[tuple[str, str, str]]:
+    """(commit, subject, kind) of non-merge commits that change Python files and whose
+    message names a refactoring, or (among the newest ``shape_scan``) whose Python diff
+    is one identifier substitution; newest first, at most ``limit``."""
+    found = 0
+    log = git(repo, "log", "--no-merges", "--format=%H%x00%s").splitlines()
+    for index, line in enumerate(log):
+        commit, _, subject = line.partition("\0")
+        if found >= limit:
+            return
+        if only and not commit.startswith(only):
+            continue
+        match = _MESSAGE.search(subject)
+        if match is not None:
+            kind = next(k for k in KINDS if k.startswith(match.group(1).lower()[:4]))
+        elif index < shape_scan and "rename" in kinds and _rename_shaped(repo, commit):
+            files = changed_python(repo, commit)
+            pair = rename_of(files)
+            if pair is None or definition(files, pair[0]) is None:
+                continue  # a typo fixed in a comment or a docstring
+            kind = "rename"
+        else:
+            continue
+        changed = git(repo, "diff-tree", "--no-commit-id", "--name-only", "-r", commit)
+        if kind in kinds and any(p.endswith(".py") for p in changed.split()):
+            found += 1
+            yield commit, subject, kind
+
+
+def _rename_shaped(repo: str, commit: str) -> bool:
+    """Whether the commit's Python diff only substitutes one identifier for another."""
+    diff = git(repo, "show", "--format=", "-U0", commit, "--", "*.py")
+    removed = [x[1:] for x in diff.splitlines() if x.startswith("-") and not x.startswith("---")]
+    added = [x[1:] for x in diff.splitlines() if x.startswith("+") and not x.startswith("+++")]
+    if not removed or len(removed) != len(added):
+        return False
+    pairs: set[tuple[str, str]] = set()
+    for old, new in zip(removed, added, strict=True):
+        a, b = _IDENT.findall(old), _IDENT.findall(new)
+        if len(a) != len(b) or _IDENT.sub("", old) != _IDENT.sub("", new):
+            return False
+        pairs |= {(x, y) for x, y in zip(a, b, strict=True) if x != y}
+    return len(pairs) == 1
+
+
+def export(repo: str, commit: str, into: Path) -> None:
+    into.mkdir(parents=True)
+    archive = subprocess.run(
+        ["git", "-C", repo, "archive", commit], capture_output=True, check=True
+    )
+    subprocess.run(["tar", "-x", "-C", str(into)], input=archive.stdout, check=True)
+
+
+def changed_python(repo: str, commit: str) -> dict[str, tuple[str | None, str | None]]:
+    """Path -> (text at the parent, text at the commit) of the Python files it changed."""
+    out: dict[str, tuple[str | None, str | None]] = {}
+    names = git(repo, "diff-tree", "--no-commit-id", "--name-only", "-r", f"{commit}^", commit)
+    for path in names.split():
+        if path.endswith(".py"):
+            out[path] = (_show(repo, f"{commit}^:{path}"), _show(repo, f"{commit}:{path}"))
+    return out
+
+
+def _show(repo: str, spec: str) -> str | None:
+    try:
+        return git(repo, "show", spec)
+    except subprocess.CalledProcessError:
+        return None
+
+
+def rename_of(files: dict[str, tuple[str | None, str | None]]) -> tuple[str, str] | None:
+    """The identifier substitution old -> new that the commit's changed lines agree on."""
+    votes: dict[tuple[str, str], int] = {}
+    for before, after in files.values():
+        if before is None or after is None:
+            continue
+        old_lines = set(before.splitlines()) - set(after.splitlines())
+        new_lines = set(after.splitlines()) - set(before.splitlines())
+        for old in old_lines:
+            for new in new_lines:
+                a, b = _IDENT.findall(old), _IDENT.findall(new)
+                if len(a) != len(b) or _IDENT.sub("", old) != _IDENT.sub("", new):
+                    continue
+                pairs = {(x, y) for x, y in zip(a, b, strict=True) if x != y}
+                if len(pairs) == 1:
+                    pair = pairs.pop()
+                    votes[pair] = votes.get(pair, 0) + 1
+    if not votes:
+        return None
+    return max(votes, key=lambda pair: votes[pair])
+
+
+def changed_lines(before: str, after: str) -> set[int]:
+    """1-based lines of ``before`` that the commit replaced or deleted."""
+    matcher = difflib.SequenceMatcher(None, before.splitlines(), after.splitlines(), False)
+    return {
+        i + 1
+        for tag, i1, i2, _, _ in matcher.get_opcodes()
+        if tag in ("replace", "delete")
+        for i in range(i1, i2)
+    }
+
+
+def definition(
+    files: dict[str, tuple[str | None, str | None]], name: str
+) -> tuple[str, int] | None:
+    """(path, offset) of where ``name`` is defined (a function, class, parameter, or
+    assigned name or attribute) on a line the commit changed, non-test files first."""
+    for rel in sorted(files, key=lambda p: ("test" in p, p)):
+        before, after = files[rel]
+        if before is None or after is None:
+            continue
+        lines = changed_lines(before, after)
+        text = before
+        try:
+            tree = ast.parse(text)
+        except SyntaxError:
+            continue
+        starts = [0]
+        for line in text.splitlines(keepends=True):
+            starts.append(starts[-1] + len(line))
+        for node in ast.walk(tree):
+            defines = getattr(node, "name", None) if not isinstance(node, ast.alias) else None
+            stores = isinstance(getattr(node, "ctx", None), ast.Store)
+            hit = name in (
+                defines,
+                getattr(node, "arg", None),
+                getattr(node, "id", None) if stores else None,
+                getattr(node, "attr", None) if stores else None,
+            )
+            lineno = getattr(node, "lineno", 0)
+            if hit and lineno in lines:
+                line = text.splitlines()[lineno - 1]
+                col = line.index(name, getattr(node, "col_offset", 0))
+                return rel, starts[lineno - 1] + col
+    return None
+
+
+def run_suite(root: Path, *args: str) -> dict[str, str]:
+    """Node id -> PASSED / FAILED / ERROR of a pytest run of the whole suite."""
+    paths = [str(root / "src"), str(root)] if (root / "src").is_dir() else [str(root)]
+    env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1", "PYTHONPATH": os.pathsep.join(paths)}
+    env.pop("PYTEST_ADDOPTS", None)
+    proc = subprocess.run(
+        [sys.executable, "-m", "pytest", *PYTEST, *args],
+        cwd=root, capture_output=True, text=True, timeout=1800, env=env,
+    )  # fmt: skip
+    out: dict[str, str] = {}
+    for line in proc.stdout.splitlines():
+        match = _RESULT.match(line)
+        if match:
+            out.setdefault(match.group(2), match.group(1))
+    return out
+
+
+def replay(repo: str, commit: str, subject: str, kind: str, work: Path) -> Replay:
+    """Replay one commit (see the module docstring); the status says why one was left out."""
+    result = Replay(
+        Path(repo).parent.name if repo.endswith("repo") else repo, commit[:10], subject, kind
+    )
+    if kind != "rename":
+        result.status = "not redone (only renames are redone from a diff)"
+        return result
+    files = changed_python(repo, commit)
+    pair = rename_of(files)
+    root = work / commit[:10]
+    export(repo, f"{commit}^", root)
+    where = None if pair is None else definition(files, pair[0])
+    if pair is None or where is None:
+        result.status = "no definition of a substituted name on a changed line"
+        return result
+    before = run_suite(root, "--reks-all")
+    result.tests = len(before)
+    result.failing_at_parent = sum(1 for v in before.values() if v != "PASSED")
+    if result.failing_at_parent == len(before):
+        result.status = f"parent suite does not run ({len(before)} tests, none passes)"
+        return result
+    engine = RefactorEngine()
+    try:
+        engine.add_root(str(root))
+        listener = install(engine, report=None)
+        request = RefactorRequest(
+            "rename", str(root / where[0]), where[1], None, {"new_name": pair[1]}
+        )
+        engine.apply(engine.compute(request), str(root))
+        outcome = listener.last
+    except RefactoringError as exc:
+        result.status = f"reks refused: {exc}"[:160]
+        return result
+    finally:
+        engine.close()
+    result.trusted = outcome is not None and outcome.fallback is None
+    result.skipped = len(outcome.skipped_tests) if outcome else 0
+    result.reproduced = reproduction(root, files)
+    with DependencyStore(root, create=False) as store:
+        selected = set(select_affected_tests(root, store).selected)
+    after = run_suite(root, "--continue-on-collection-errors")
+    passed = [t for t, v in before.items() if v == "PASSED"]
+    result.broken = sorted(t for t in passed if after.get(t) != "PASSED")
+    result.violations = [t for t in result.broken if t not in selected]
+    result.status = "ok"
+    return result
+
+
+def reproduction(root: Path, files: dict[str, tuple[str | None, str | None]]) -> str:
+    """ "exact" (every file the commit changed holds the commit's text), "code" (the same
+    code, docstrings and layout aside), else how many files have the commit's code."""
+    texts = {p: _read(root / p) for p in files}
+    if all(texts[p] == after for p, (_, after) in files.items()):
+        return "exact"
+    same = [p for p, (_, after) in files.items() if _code(texts[p]) == _code(after)]
+    return "code" if len(same) == len(files) else f"{len(same)}/{len(files)} files"
+
+
+def _code(text: str | None) -> str | None:
+    """The module's syntax tree without docstrings (None: no file, or it does not parse)."""
+    if text is None:
+        return None
+    try:
+        tree = ast.parse(text)
+    except SyntaxError:
+        return None
+    for node in ast.walk(tree):
+        body = getattr(node, "body", None)
+        first = body[0] if isinstance(body, list) and body else None
+        docstring = isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant)
+        if docstring and isinstance(first.value.value, str):  # type: ignore[union-attr]
+            body[0] = ast.Pass()  # type: ignore[index]
+    return ast.dump(tree)
+
+
+def _read(path: Path) -> str | None:
+    try:
+        return path.read_text(encoding="utf-8")
+    except OSError:
+        return None
+
+
+def report(results: list[Replay]) -> None:
+    head = f"{'repo':16} {'commit':10} {'kind':7} {'reproduced':13} {'S_ref':>7}"
+    print(f"{head} {'broken':>6} {'viol':>4}  subject [status]")
+    for r in results:
+        print_row(r)
+    _summary(results)
+
+
+def print_row(r: Replay, stream: TextIO | None = None) -> None:
+    s_ref = f"{100 * r.skipped / r.tests:.1f}%" if r.status == "ok" and r.tests else "-"
+    if r.status != "ok":
+        note = f"  [{r.status}]"
+    else:
+        note = "" if r.trusted else "  [REKS did not trust it: its tests run]"
+        note += f"  [{r.failing_at_parent} fail at parent]" if r.failing_at_parent else ""
+    print(
+        f"{r.repo[:16]:16} {r.commit:10} {r.kind:7} {r.reproduced or '-':13} {s_ref:>7}"
+        f" {len(r.broken):>6} {len(r.violations):>4}  {r.subject[:60]}{note}",
+        file=stream,
+        flush=True,
+    )
+    for test in r.violations:
+        print(f"    SAFETY VIOLATION: {test}", file=stream, flush=True)
+
+
+def _summary(results: list[Replay]) -> None:
+    done = [r for r in results if r.status == "ok"]
+    print(
+        f"\n{len(results)} refactoring commits found, {len(done)} replayed"
+        f" ({sum(1 for r in done if r.reproduced in ('exact', 'code'))} reproduced),"
+        f" {sum(1 for r in done if r.trusted)} trusted by REKS;"
+        f" mean S_ref {100 * sum(r.skipped / r.tests for r in done) / max(len(done), 1):.1f}%;"
+        f" safety violations: {sum(len(r.violations) for r in done)} (goal 0)"
+    )
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("repos", nargs="+", help="git repositories (clones or bare mirrors)")
+    parser.add_argument("--max-commits", type=int, default=8, help="per repository")
+    parser.add_argument("--keep", action="store_true", help="keep the exported trees")
+    parser.add_argument("--only", default="", help="comma-separated commit prefixes to replay")
+    parser.add_argument(
+        "--kinds", default=",".join(KINDS), help="comma-separated kinds to look for"
+    )
+    parser.add_argument(
+        "--shape-scan",
+        type=int,
+        default=400,
+        help="also take rename-shaped diffs among the newest N commits, whatever the message",
+    )
+    args = parser.parse_args()
+    work = Path(tempfile.mkdtemp(prefix="reks-history-"))
+    results: list[Replay] = []
+    try:
+        for repo in args.repos:
+            kinds = tuple(args.kinds.split(","))
+            only = tuple(c for c in args.only.split(",") if c)
+            for commit, subject, kind in candidates(
+                repo, args.max_commits, kinds, args.shape_scan, only
+            ):
+                print(
+                    f"... {Path(repo).parent.name} {commit[:10]} {subject[:60]}",
+                    file=sys.stderr,
+                    flush=True,
+                )
+                try:
+                    results.append(replay(repo, commit, subject, kind, work))
+                    print_row(results[-1], sys.stderr)
+                except (subprocess.SubprocessError, OSError, UnicodeDecodeError) as exc:
+                    failed = Replay(Path(repo).parent.name, commit[:10], subject, kind)
+                    failed.status = f"could not replay: {type(exc).__name__}: {exc}"[:160]
+                    results.append(failed)
+                    print_row(failed, sys.stderr)
+        report(results)
+    finally:
+        if not args.keep:
+            shutil.rmtree(work, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
