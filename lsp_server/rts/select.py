@@ -14,7 +14,7 @@ from pathlib import Path
 from lsp_server.rts.fingerprint import Fingerprint
 from lsp_server.rts.snapshots import FileStates
 from lsp_server.rts.store import DependencyStore
-from lsp_server.rts.units import MODULE, Unit
+from lsp_server.rts.units import MODULE, NAMES, Unit, bound_name
 
 
 class ReasonKind(str, enum.Enum):
@@ -26,7 +26,7 @@ class ReasonKind(str, enum.Enum):
     CHANGED = "changed"
     REMOVED = "removed"
     DELETED = "deleted"
-    ADDED = "added"  # a conftest.py where the tests had none
+    ADDED = "added"  # a conftest.py where the tests had none, a name newly bound
     UNPARSABLE = "does not parse"
 
 
@@ -94,7 +94,27 @@ def changed_units(store: DependencyStore, states: FileStates) -> dict[Unit, Reas
                 changed[Unit(path, name)] = ReasonKind.REMOVED
             elif current != checksum:
                 changed[Unit(path, name)] = ReasonKind.CHANGED
+        for name in snap.checksums.keys() - recorded.keys():
+            if bound_name(name) is not None:
+                changed[Unit(path, name)] = ReasonKind.ADDED
     return changed
+
+
+def tests_reading_added(
+    store: DependencyStore, changed: dict[Unit, ReasonKind]
+) -> dict[str, Unit]:
+    """Tests that depend on a module where a name they read is newly bound (it shadows a
+    builtin or an imported name, or adds an attribute they looked for), with that unit."""
+    added: dict[str, dict[str, Unit]] = {}
+    for unit, kind in changed.items():
+        name = bound_name(unit.name)
+        if kind is ReasonKind.ADDED and name is not None and unit.path != NAMES:
+            added.setdefault(unit.path, {}).setdefault(name, unit)
+    out: dict[str, Unit] = {}
+    for path, by_name in sorted(added.items()):
+        for nodeid, name in store.tests_reading(path, by_name).items():
+            out.setdefault(nodeid, by_name[name])
+    return out
 
 
 def new_conftests(root: Path, store: DependencyStore, nodeids: Iterable[str]) -> dict[str, Unit]:
@@ -143,6 +163,8 @@ def select_affected_tests(
     records = store.test_records()
     changed = changed_units(store, states)
     affected = store.tests_depending_on_any(changed)
+    for nodeid, unit in tests_reading_added(store, changed).items():
+        affected.setdefault(nodeid, unit)
     for nodeid, unit in new_conftests(Path(root), store, records).items():
         changed[unit] = ReasonKind.ADDED
         affected.setdefault(nodeid, unit)

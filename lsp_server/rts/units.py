@@ -37,6 +37,7 @@ from typing import NamedTuple
 import xxhash
 
 from lsp_server.project.text import parse_python
+from lsp_server.rts.bindings import ModuleLayout, module_layout, nested_statements
 
 MODULE = "<module>"
 """Name of the module-part unit of a Python file."""
@@ -44,7 +45,18 @@ MODULE = "<module>"
 FILE = "<file>"
 """Name of the unit that stands for a whole non-Python file."""
 
+NAMES = "<names>"
+"""Pseudo path of the units that stand for the names a test read (see ``rts.reads``)."""
+
 _LOCALS = "<locals>"
+
+
+def bound_name(unit_name: str) -> str | None:
+    """The name a unit binds outside function bodies (``C.x`` -> ``x``); None for the module
+    and file units and functions nested in functions."""
+    if unit_name in (MODULE, FILE) or _LOCALS in unit_name:
+        return None
+    return unit_name.rpartition(".")[2]
 
 
 class Unit(NamedTuple):
@@ -113,6 +125,27 @@ class FileUnits:
     """Every ``def`` in source order, redefinitions included."""
     imports: list[ImportStatement] = field(default_factory=list)
     """Every import statement (the file's static import closure starts here)."""
+    bound: dict[str, list[str]] = field(default_factory=dict)
+    """A name -> the units that bind it outside function bodies (top-level bindings, a
+    class's attributes and methods): what a test reading the name depends on."""
+    refs: dict[str, frozenset[str]] = field(default_factory=dict)
+    """A binding unit -> the names its statement reads at import."""
+    residue_refs: frozenset[str] = frozenset()
+    """The names the module unit's statements read at import."""
+    classes: dict[str, tuple[int, int]] = field(default_factory=dict)
+    """Each top-level class with a unit of its own -> its first and last line."""
+
+    def class_of(self, unit: Unit) -> Unit | None:
+        """The class unit a method unit (or an alias ``C.x``) belongs to."""
+        head = unit.name.split(".", 1)[0]
+        return Unit(self.path, head) if head in self.classes and head != unit.name else None
+
+    def class_at_line(self, line: int) -> Unit | None:
+        """The class unit whose statement holds ``line`` (for class-body code)."""
+        for name, (first, last) in self.classes.items():
+            if first <= line <= last:
+                return Unit(self.path, name)
+        return None
 
     def units(self) -> Iterator[Unit]:
         for name in self.checksums:
@@ -162,17 +195,6 @@ class FileUnits:
 
 
 _FuncDef = (ast.FunctionDef, ast.AsyncFunctionDef)
-
-
-def nested_statements(node: ast.AST) -> Iterator[ast.stmt]:
-    """Statements directly inside a compound statement (``if``, ``try``, ``match``, ``def``,
-    ``class``...), except handlers and match cases looked through."""
-    for name in ("body", "orelse", "finalbody", "handlers", "cases"):
-        for child in getattr(node, name, ()):
-            if isinstance(child, ast.stmt):
-                yield child
-            else:  # an except handler or a match case
-                yield from child.body
 
 
 def _scan(tree: ast.Module) -> tuple[list[UnitSpan], list[ImportStatement]]:
@@ -243,6 +265,9 @@ def _digest(texts: Iterable[str]) -> str:
     return xxhash.xxh3_64_hexdigest(data.encode("utf-8", "surrogatepass"))
 
 
+_Pos = tuple[int, int]
+
+
 class _TokenText:
     """The normalized tokens of a file, sliced by position. Tokens are in position order:
     slices are found by bisection instead of scanning every token per function (quadratic
@@ -256,13 +281,22 @@ class _TokenText:
         self, start: tuple[int, int], end: tuple[int, int], holes: Iterable[UnitSpan]
     ) -> list[str]:
         """Tokens from ``start`` to ``end``, each hole's body replaced by a marker."""
+        return self.without(start, end, [(h.body_start, h.body_end, "<body>") for h in holes])
+
+    def without(self, start: _Pos, end: _Pos, holes: Iterable[tuple[_Pos, _Pos, str]]) -> list[str]:
+        """Tokens from ``start`` to ``end`` except those of each (start, end, marker) hole,
+        in position order, replaced by its marker (none when empty)."""
         positions, texts = self.positions, self.texts
         lo = bisect.bisect_left(positions, start)
         out: list[str] = []
-        for hole in holes:
-            out.extend(texts[lo : bisect.bisect_left(positions, hole.body_start)])
-            out.append("<body>")
-            lo = bisect.bisect_left(positions, hole.body_end)
+        for hole_start, hole_end, marker in holes:
+            out.extend(texts[lo : bisect.bisect_left(positions, hole_start)])
+            lo = bisect.bisect_left(positions, hole_end)
+            if marker:
+                out.append(marker)
+            else:  # a whole statement: its line end and dedents go too
+                while lo < len(texts) and texts[lo] in ("<newline>", "<dedent>"):
+                    lo += 1
         out.extend(texts[lo : bisect.bisect_left(positions, end)])
         return out
 
@@ -280,7 +314,11 @@ def source_units(path: str, source: str) -> FileUnits:
         children.setdefault(span.parent, []).append(span)
     result = FileUnits(path=path, definitions=spans, imports=imports)
     end = (len(source.splitlines()) + 2, 0)
-    result.checksums[MODULE] = _digest(text.between((0, 0), end, children.get(None, ())))
+    layout = module_layout(tree)
+    result.checksums[MODULE] = _digest(
+        text.without((0, 0), end, _residue_holes(layout, children.get(None, ())))
+        + layout.markers.get("", [])
+    )
     variants: dict[str, list[str]] = {}
     for span in spans:
         # Children by name may include those of a same-named redefinition elsewhere.
@@ -292,9 +330,62 @@ def source_units(path: str, source: str) -> FileUnits:
         own = text.between((span.first_line, 0), span.body_end, holes)
         variants.setdefault(span.name, []).extend(own)
         result.spans.setdefault(span.name, span)
+    _add_bindings(result, layout, text, children.get(None, ()), variants)
     for name, texts in variants.items():
         result.checksums[name] = _digest(texts)
+    for binding in layout.bindings:
+        for alias in binding.aliases:
+            if alias not in result.spans:
+                result.checksums[alias] = result.checksums[binding.names[0]]
     return result
+
+
+def _residue_holes(
+    layout: ModuleLayout, top_functions: Iterable[UnitSpan]
+) -> list[tuple[_Pos, _Pos, str]]:
+    """What the module unit leaves out: binding statements whole (without a trace, so that a
+    new function changes nothing) and the bodies of the other top-level functions."""
+    holes = [(b.start, b.end, "") for b in layout.bindings]
+    ranges = [(b.start[0], b.end[0]) for b in layout.bindings]
+    for span in top_functions:
+        if not any(first <= span.first_line <= last for first, last in ranges):
+            holes.append((span.body_start, span.body_end, "<body>"))
+    return sorted(holes)
+
+
+def _add_bindings(
+    result: FileUnits,
+    layout: ModuleLayout,
+    text: _TokenText,
+    top_functions: Iterable[UnitSpan],
+    variants: dict[str, list[str]],
+) -> None:
+    """Texts of the binding units into ``variants``, and the name index of ``result``."""
+    bound = result.bound
+    for binding in layout.bindings:
+        if binding.is_class:
+            name = binding.names[0]
+            first, last = binding.start[0], binding.end[0]
+            result.classes[name] = (first, last)
+            methods = [s for s in top_functions if first <= s.first_line <= last]
+            variants.setdefault(name, []).extend(text.between(binding.start, binding.end, methods))
+            for alias in binding.aliases:
+                bound.setdefault(alias.rpartition(".")[2], []).append(alias)
+                result.refs[alias] = binding.refs
+        elif not binding.is_def:
+            own = text.without(binding.start, binding.end, ())
+            for name in binding.names:
+                variants.setdefault(name, []).extend(own)
+        for name in binding.names:
+            variants.setdefault(name, []).extend(layout.markers.get(name, ()))
+            result.refs[name] = result.refs.get(name, frozenset()) | binding.refs
+            bound.setdefault(name, []).append(name)
+    for span in top_functions:
+        if _LOCALS not in span.name:
+            units = bound.setdefault(span.name.rpartition(".")[2], [])
+            if span.name not in units:
+                units.append(span.name)
+    result.residue_refs = layout.residue_refs
 
 
 @functools.lru_cache(maxsize=256)

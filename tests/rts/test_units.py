@@ -41,7 +41,10 @@ def checksums(source: str) -> dict[str, str]:
 def test_units_found() -> None:
     units = source_units("m.py", BASE)
     inner = Unit("m.py", "helper.<locals>.inner")
-    assert set(units.checksums) == {MODULE, "Box.grow", "Box.area", "helper", inner.name}
+    assert set(units.checksums) == {
+        *(MODULE, "Box.grow", "Box.area", "helper", inner.name),
+        *("LIMIT", "Box", "Box.size"),  # bindings: a constant, a class and its attribute
+    }
     assert units.unit_for_qualname("helper.<locals>.inner") == inner
     assert units.unit_for_qualname("helper.<locals>.inner.<locals>.<lambda>") == inner
     assert units.enclosing(inner) == (Unit("m.py", "helper"),)
@@ -115,13 +118,17 @@ def test_top_level_redefinitions_are_one_unit() -> None:
     assert changed_units(source, source.replace("return 1", "return 5")) == {"f"}
 
 
-def test_class_attribute_and_header_edits_change_module_part() -> None:
+def test_class_attribute_and_header_edits_change_the_class_not_the_module_part() -> None:
     before = checksums(BASE)
-    assert checksums(BASE.replace("size = 2", "size = 5"))[MODULE] != before[MODULE]
+    attribute = checksums(BASE.replace("size = 2", "size = 5"))
+    assert attribute["Box"] != before["Box"]
+    assert attribute["Box.size"] == attribute["Box"]
+    assert attribute[MODULE] == before[MODULE]
     header = checksums(BASE.replace("def grow(self, n)", "def grow(self, n=1)"))
-    assert header[MODULE] != before[MODULE]
+    assert header["Box"] != before["Box"]
     assert header["Box.grow"] != before["Box.grow"]
     assert header["helper"] == before["helper"]
+    assert header[MODULE] == before[MODULE]
 
 
 def test_unparsable_source_is_an_error() -> None:

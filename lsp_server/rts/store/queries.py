@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from lsp_server.rts.store.schema import SCHEMA_VERSION
-from lsp_server.rts.units import Unit
+from lsp_server.rts.units import MODULE, NAMES, Unit
 
 
 @dataclass(frozen=True)
@@ -125,6 +125,23 @@ class StoreQueries:
                 (unit.path, unit.name),
             ):
                 out.setdefault(nodeid, unit)
+        return out
+
+    def tests_reading(self, path: str, names: Iterable[str]) -> dict[str, str]:
+        """Tests that depend on module ``path`` and read one of ``names`` (recorded as
+        ``NAMES`` units), each with one such name."""
+        names = sorted(set(names))
+        out: dict[str, str] = {}
+        for start in range(0, len(names), 500):
+            chunk = names[start : start + 500]
+            for nodeid, name in self._conn.execute(
+                "SELECT t.nodeid, nu.name FROM units mu JOIN deps md ON md.unit_id=mu.id"
+                " JOIN deps nd ON nd.test_id=md.test_id JOIN units nu ON nu.id=nd.unit_id"
+                " JOIN tests t ON t.id=md.test_id WHERE mu.path=? AND mu.name=?"
+                f" AND nu.path=? AND nu.name IN ({','.join('?' * len(chunk))})",
+                (path, MODULE, NAMES, *chunk),
+            ):
+                out.setdefault(nodeid, name)
         return out
 
     def dependencies_of(self, nodeid: str) -> dict[Unit, str | None]:

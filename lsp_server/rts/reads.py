@@ -1,0 +1,40 @@
+"""The names a test reads, and the binding units they lead to.
+
+A function's code object lists the global and attribute names it reads (``co_names``);
+string constants that look like names (``getattr(obj, "x")``, ``mock.patch("m.f")``,
+fixture names) count as reads too. Code that looks names up by a computed string
+(``globals()``, ``vars``, ``getattr`` with a variable...) can read anything: a test that ran
+such code depends on every unit of every module it depends on.
+
+Names are recorded with each test under the pseudo path ``NAMES`` so that a binding added
+later (a new function shadowing a builtin or an imported name, a new attribute of a class)
+selects exactly the tests that read its name.
+"""
+
+from __future__ import annotations
+
+from types import CodeType
+
+from lsp_server.rts.units import NAMES
+
+__all__ = ["NAMES", "code_reads"]
+
+# Names whose use means "looks names up by string": the module's every unit counts.
+_DYNAMIC = frozenset(
+    """globals vars __dict__ __import__ import_module modules dir getmembers
+    getattr hasattr setattr delattr __getattribute__ __all__""".split()
+)
+
+
+def code_reads(code: CodeType) -> tuple[frozenset[str], bool]:
+    """Names ``code`` reads (not its nested code objects': they count when they run) and
+    whether it looks names up dynamically."""
+    names = set(code.co_names)
+    strings = [c for c in code.co_consts if isinstance(c, str)]
+    for const in code.co_consts:
+        if isinstance(const, (tuple, frozenset)):
+            strings.extend(c for c in const if isinstance(c, str))
+    for text in strings:
+        if 0 < len(text) < 200:
+            names.update(p for p in text.replace(":", ".").split(".") if p.isidentifier())
+    return frozenset(names), not _DYNAMIC.isdisjoint(code.co_names)
