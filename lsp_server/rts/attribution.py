@@ -18,7 +18,7 @@ import pytest
 
 from lsp_server.project.files import ProjectPaths, is_python
 from lsp_server.rts.imports import ImportResolver
-from lsp_server.rts.reads import NAMES, code_reads
+from lsp_server.rts.reads import EVERY_NAME, NAMES, builds_classes, code_reads
 from lsp_server.rts.snapshots import FileStates
 from lsp_server.rts.tracing import CodeSet, CodeTracer
 from lsp_server.rts.units import FILE, MODULE, FileUnits, ImportStatement, Unit
@@ -130,6 +130,8 @@ class UnitAttribution:
                     pending |= file_units.refs.get(unit_name, frozenset()) - seen
             pending -= seen
         found.update(self._intern(Unit(NAMES, name)) for name in seen)
+        if dynamic:
+            found.add(self._intern(Unit(NAMES, EVERY_NAME)))
         return found
 
     def _index(self, path: str, file_units: FileUnits) -> None:
@@ -167,8 +169,10 @@ class UnitAttribution:
                 owner = None if is_module else file_units.class_at_line(code.co_firstlineno)
                 units = (module,) if owner is None else (owner, module)
                 if owner is not None and code.co_name == owner.name.rpartition(".")[2]:
-                    # A class body: what it reads is in the class unit's refs already.
+                    # A class body binds the class, which only its readers see; what it
+                    # reads is in the class unit's refs already.
                     self._code_reads[id(code)] = (frozenset(), False)
+                    units = (module,)
             else:
                 units = (found, *file_units.enclosing(found), module)
         ids = tuple(self._intern(u) for u in units)
@@ -258,7 +262,8 @@ class UnitAttribution:
             for ran in codes.values():
                 ids.update(self._units_of_code(ran))
                 ran_names, ran_dynamic = self._code_reads[id(ran)]
-                names, dynamic = names | ran_names, dynamic or ran_dynamic
+                names = names | ran_names
+                dynamic = dynamic or ran_dynamic or builds_classes(ran)
             self._footprint_reads[module] = (names, dynamic)
             ids.discard(module)
             if ids:

@@ -17,7 +17,12 @@ from types import CodeType
 
 from lsp_server.rts.units import NAMES
 
-__all__ = ["NAMES", "code_reads"]
+__all__ = ["EVERY_NAME", "NAMES", "builds_classes", "code_reads"]
+
+EVERY_NAME = "*"
+"""The ``NAMES`` unit of a test that may read any name: any new binding selects it."""
+
+_CLASS_HOOKS = frozenset(("__init_subclass__", "__set_name__", "__prepare__", "__mro_entries__"))
 
 # Names whose use means "looks names up by string": the module's every unit counts.
 _DYNAMIC = frozenset(
@@ -38,3 +43,16 @@ def code_reads(code: CodeType) -> tuple[frozenset[str], bool]:
         if 0 < len(text) < 200:
             names.update(p for p in text.replace(":", ".").split(".") if p.isidentifier())
     return frozenset(names), not _DYNAMIC.isdisjoint(code.co_names)
+
+
+def builds_classes(code: CodeType) -> bool:
+    """Whether ``code`` is a hook that runs when a class statement runs: it may record every
+    class (a registry) or read every attribute of it, so a new class or attribute anywhere
+    in the module can matter to a test that reads none of their names. A metaclass's
+    ``__new__``/``__init__`` is told by its signature (metaclass, name, bases, namespace)."""
+    if code.co_name in _CLASS_HOOKS:
+        return True
+    return code.co_name in ("__new__", "__init__") and code.co_argcount >= 4 and (
+        code.co_varnames[0] in ("mcs", "mcls", "metacls", "meta", "metaclass", "cls")
+        and code.co_varnames[2] == "bases"
+    )

@@ -112,8 +112,9 @@ def tests_reading_added(
             added.setdefault(unit.path, {}).setdefault(name, unit)
     out: dict[str, Unit] = {}
     for path, by_name in sorted(added.items()):
+        first = next(iter(by_name.values()))
         for nodeid, name in store.tests_reading(path, by_name).items():
-            out.setdefault(nodeid, by_name[name])
+            out.setdefault(nodeid, by_name.get(name, first))
     return out
 
 

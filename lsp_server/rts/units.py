@@ -288,6 +288,9 @@ class _TokenText:
         in position order, replaced by its marker (none when empty)."""
         positions, texts = self.positions, self.texts
         lo = bisect.bisect_left(positions, start)
+        # The dedents that close the statement before sit where this one starts.
+        while lo < len(texts) and texts[lo] == "<dedent>" and positions[lo] == start:
+            lo += 1
         out: list[str] = []
         for hole_start, hole_end, marker in holes:
             out.extend(texts[lo : bisect.bisect_left(positions, hole_start)])
