@@ -29,22 +29,87 @@ from dataclasses import dataclass, field
 # Decorators and calls that only build or wrap the object they are given (by the last
 # name of the decorator or callee); anything else may register it somewhere.
 _PURE_DECORATORS = frozenset(
-    """staticmethod classmethod property setter getter deleter abstractmethod overload
-    cached_property lru_cache cache wraps total_ordering dataclass contextmanager
-    asynccontextmanager final override fixture runtime_checkable define frozen mutable
-    s attrs""".split()
+    [
+        "staticmethod",
+        "classmethod",
+        "property",
+        "setter",
+        "getter",
+        "deleter",
+        "abstractmethod",
+        "overload",
+        "cached_property",
+        "lru_cache",
+        "cache",
+        "wraps",
+        "total_ordering",
+        "dataclass",
+        "contextmanager",
+        "asynccontextmanager",
+        "final",
+        "override",
+        "fixture",
+        "runtime_checkable",
+        "define",
+        "frozen",
+        "mutable",
+        "s",
+        "attrs",
+    ]
 )
 _PURE_CALLS = frozenset(
-    """TypeVar ParamSpec TypeVarTuple NewType object frozenset set dict list tuple
-    namedtuple compile getLogger cast partial property staticmethod classmethod int str
-    float bytes bool range sorted len Literal Union Optional""".split()
+    [
+        "TypeVar",
+        "ParamSpec",
+        "TypeVarTuple",
+        "NewType",
+        "object",
+        "frozenset",
+        "set",
+        "dict",
+        "list",
+        "tuple",
+        "namedtuple",
+        "compile",
+        "getLogger",
+        "cast",
+        "partial",
+        "property",
+        "staticmethod",
+        "classmethod",
+        "int",
+        "str",
+        "float",
+        "bytes",
+        "bool",
+        "range",
+        "sorted",
+        "len",
+        "Literal",
+        "Union",
+        "Optional",
+    ]
 )
 # Module-level names that Python, pytest or unittest look up by name, never by a
 # reference in code: their statements stay in the residue.
 _LOOKED_UP = frozenset(
-    """__all__ __getattr__ __dir__ __path__ setUpModule tearDownModule setup_module
-    teardown_module setup_function teardown_function load_tests pytestmark
-    pytest_plugins collect_ignore collect_ignore_glob""".split()
+    [
+        "__all__",
+        "__getattr__",
+        "__dir__",
+        "__path__",
+        "setUpModule",
+        "tearDownModule",
+        "setup_module",
+        "teardown_module",
+        "setup_function",
+        "teardown_function",
+        "load_tests",
+        "pytestmark",
+        "pytest_plugins",
+        "collect_ignore",
+        "collect_ignore_glob",
+    ]
 )
 
 
@@ -221,9 +286,10 @@ def _binding(stmt: ast.stmt) -> Binding | None:
         return None
     if isinstance(stmt, ast.ClassDef):
         if _class_is_binding(stmt):
-            refs = frozenset().union(*map(import_time_names, stmt.body), *map(
-                import_time_names, [*stmt.bases, *stmt.decorator_list]
-            ))
+            refs = frozenset().union(
+                *map(import_time_names, stmt.body),
+                *map(import_time_names, [*stmt.bases, *stmt.decorator_list]),
+            )
             aliases = tuple(dict.fromkeys(_class_aliases(stmt, f"{stmt.name}.")))
             return Binding((stmt.name,), *span, refs, aliases, is_class=True)
         return None
@@ -255,9 +321,7 @@ def module_layout(tree: ast.Module) -> ModuleLayout:
             continue
         layout.bindings.append(binding)
         for name in binding.names:
-            layout.markers.setdefault(name, []).extend(
-                _order_markers(binding.refs, before, bound)
-            )
+            layout.markers.setdefault(name, []).extend(_order_markers(binding.refs, before, bound))
         before.update(binding.names)
     layout.residue_refs = frozenset(residue_refs)
     return layout

@@ -26,8 +26,22 @@ _CLASS_HOOKS = frozenset(("__init_subclass__", "__set_name__", "__prepare__", "_
 
 # Names whose use means "looks names up by string": the module's every unit counts.
 _DYNAMIC = frozenset(
-    """globals vars __dict__ __import__ import_module modules dir getmembers
-    getattr hasattr setattr delattr __getattribute__ __all__""".split()
+    [
+        "globals",
+        "vars",
+        "__dict__",
+        "__import__",
+        "import_module",
+        "modules",
+        "dir",
+        "getmembers",
+        "getattr",
+        "hasattr",
+        "setattr",
+        "delattr",
+        "__getattribute__",
+        "__all__",
+    ]
 )
 
 
@@ -52,7 +66,11 @@ def builds_classes(code: CodeType) -> bool:
     ``__new__``/``__init__`` is told by its signature (metaclass, name, bases, namespace)."""
     if code.co_name in _CLASS_HOOKS:
         return True
-    return code.co_name in ("__new__", "__init__") and code.co_argcount >= 4 and (
-        code.co_varnames[0] in ("mcs", "mcls", "metacls", "meta", "metaclass", "cls")
-        and code.co_varnames[2] == "bases"
+    return (
+        code.co_name in ("__new__", "__init__")
+        and code.co_argcount >= 4
+        and (
+            code.co_varnames[0] in ("mcs", "mcls", "metacls", "meta", "metaclass", "cls")
+            and code.co_varnames[2] == "bases"
+        )
     )

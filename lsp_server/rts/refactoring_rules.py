@@ -345,7 +345,14 @@ def apply_rules(
         else:
             still = would_run
         outcome.affected_tests = sorted(still)
-        outcome.skipped_tests = sorted(would_run - still)
+        # Tests that failed last time run anyway: they are not spared by the rules.
+        records = store.test_records()
+        spared = {
+            n
+            for n in would_run - still
+            if records.get(n) and records[n].outcome in ("passed", "skipped")
+        }
+        outcome.skipped_tests = sorted(spared)
         outcome.seconds = time.perf_counter() - start
         outcome.task_id = store.record_task(
             provenance.kind,

@@ -24,7 +24,6 @@ continuations and indentation width do not count, so formatting-only edits chang
 from __future__ import annotations
 
 import ast
-import bisect
 import functools
 import io
 import tokenize
@@ -38,6 +37,13 @@ import xxhash
 
 from lsp_server.project.text import parse_python
 from lsp_server.rts.bindings import ModuleLayout, module_layout, nested_statements
+from lsp_server.rts.tokens import (
+    Pos,
+    SourceError,
+    TokenText,
+    digest,
+    normalized_tokens,
+)
 
 MODULE = "<module>"
 """Name of the module-part unit of a Python file."""
@@ -80,10 +86,6 @@ class Unit(NamedTuple):
         if self.name in (MODULE, FILE):
             return self.path
         return f"{self.path}::{self.name}"
-
-
-class SourceError(ValueError):
-    """The source of a Python file cannot be tokenized or parsed."""
 
 
 @dataclass(frozen=True)
@@ -238,79 +240,13 @@ def _scan(tree: ast.Module) -> tuple[list[UnitSpan], list[ImportStatement]]:
     return spans, imports
 
 
-def _normalized_tokens(source: str) -> list[tuple[tuple[int, int], str]]:
-    skip = {tokenize.COMMENT, tokenize.NL, tokenize.ENCODING, tokenize.ENDMARKER}
-    out: list[tuple[tuple[int, int], str]] = []
-    try:
-        for tok in tokenize.generate_tokens(io.StringIO(source).readline):
-            if tok.type in skip:
-                continue
-            if tok.type == tokenize.INDENT:
-                text = "<indent>"
-            elif tok.type == tokenize.DEDENT:
-                text = "<dedent>"
-            elif tok.type == tokenize.NEWLINE:
-                text = "<newline>"
-            else:
-                text = tok.string
-            out.append((tok.start, text))
-    except (tokenize.TokenError, IndentationError, SyntaxError) as exc:
-        raise SourceError(str(exc)) from exc
-    return out
-
-
-def _digest(texts: Iterable[str]) -> str:
-    # Same digest as feeding each text followed by NUL to a streaming hasher, in one call.
-    data = "".join(text + "\x00" for text in texts)
-    return xxhash.xxh3_64_hexdigest(data.encode("utf-8", "surrogatepass"))
-
-
-_Pos = tuple[int, int]
-
-
-class _TokenText:
-    """The normalized tokens of a file, sliced by position. Tokens are in position order:
-    slices are found by bisection instead of scanning every token per function (quadratic
-    on large modules)."""
-
-    def __init__(self, tokens: list[tuple[tuple[int, int], str]]) -> None:
-        self.positions = [pos for pos, _ in tokens]
-        self.texts = [text for _, text in tokens]
-
-    def between(
-        self, start: tuple[int, int], end: tuple[int, int], holes: Iterable[UnitSpan]
-    ) -> list[str]:
-        """Tokens from ``start`` to ``end``, each hole's body replaced by a marker."""
-        return self.without(start, end, [(h.body_start, h.body_end, "<body>") for h in holes])
-
-    def without(self, start: _Pos, end: _Pos, holes: Iterable[tuple[_Pos, _Pos, str]]) -> list[str]:
-        """Tokens from ``start`` to ``end`` except those of each (start, end, marker) hole,
-        in position order, replaced by its marker (none when empty)."""
-        positions, texts = self.positions, self.texts
-        lo = bisect.bisect_left(positions, start)
-        # The dedents that close the statement before sit where this one starts.
-        while lo < len(texts) and texts[lo] == "<dedent>" and positions[lo] == start:
-            lo += 1
-        out: list[str] = []
-        for hole_start, hole_end, marker in holes:
-            out.extend(texts[lo : bisect.bisect_left(positions, hole_start)])
-            lo = bisect.bisect_left(positions, hole_end)
-            if marker:
-                out.append(marker)
-            else:  # a whole statement: its line end and dedents go too
-                while lo < len(texts) and texts[lo] in ("<newline>", "<dedent>"):
-                    lo += 1
-        out.extend(texts[lo : bisect.bisect_left(positions, end)])
-        return out
-
-
 def source_units(path: str, source: str) -> FileUnits:
     """Units and checksums of a Python source text; raises ``SourceError`` if it does not parse."""
     try:
         tree = parse_python(source, path)
     except (SyntaxError, ValueError) as exc:
         raise SourceError(f"{path}: {exc}") from exc
-    text = _TokenText(_normalized_tokens(source))
+    text = TokenText(normalized_tokens(source))
     spans, imports = _scan(tree)
     children: dict[str | None, list[UnitSpan]] = {}
     for span in spans:
@@ -318,7 +254,7 @@ def source_units(path: str, source: str) -> FileUnits:
     result = FileUnits(path=path, definitions=spans, imports=imports)
     end = (len(source.splitlines()) + 2, 0)
     layout = module_layout(tree)
-    result.checksums[MODULE] = _digest(
+    result.checksums[MODULE] = digest(
         text.without((0, 0), end, _residue_holes(layout, children.get(None, ())))
         + layout.markers.get("", [])
     )
@@ -335,7 +271,7 @@ def source_units(path: str, source: str) -> FileUnits:
         result.spans.setdefault(span.name, span)
     _add_bindings(result, layout, text, children.get(None, ()), variants)
     for name, texts in variants.items():
-        result.checksums[name] = _digest(texts)
+        result.checksums[name] = digest(texts)
     for binding in layout.bindings:
         for alias in binding.aliases:
             if alias not in result.spans:
@@ -345,7 +281,7 @@ def source_units(path: str, source: str) -> FileUnits:
 
 def _residue_holes(
     layout: ModuleLayout, top_functions: Iterable[UnitSpan]
-) -> list[tuple[_Pos, _Pos, str]]:
+) -> list[tuple[Pos, Pos, str]]:
     """What the module unit leaves out: binding statements whole (without a trace, so that a
     new function changes nothing) and the bodies of the other top-level functions."""
     holes = [(b.start, b.end, "") for b in layout.bindings]
@@ -359,7 +295,7 @@ def _residue_holes(
 def _add_bindings(
     result: FileUnits,
     layout: ModuleLayout,
-    text: _TokenText,
+    text: TokenText,
     top_functions: Iterable[UnitSpan],
     variants: dict[str, list[str]],
 ) -> None:

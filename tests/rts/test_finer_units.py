@@ -142,7 +142,11 @@ def test_star_import_and_all(pytester: pytest.Pytester) -> None:
         "user.py",
         "from star import *\nfrom plain import *\n\n\ndef count(xs):\n    return len(xs) + one()\n",
     )
-    write(pytester, "test_user.py", "import user\n\n\ndef test_count():\n    assert user.count([1]) == 2\n")
+    write(
+        pytester,
+        "test_user.py",
+        "import user\n\n\ndef test_count():\n    assert user.count([1]) == 2\n",
+    )
     write(pytester, "test_other.py", "def test_other():\n    assert True\n")
     assert run(pytester) == {"test_count", "test_other"}
     # `__all__` decides what the star import binds: every importer depends on it.
@@ -198,7 +202,11 @@ def test_module_getattr(pytester: pytest.Pytester) -> None:
             raise AttributeError(name)
         """,
     )
-    write(pytester, "test_lazy.py", "import lazy\n\n\ndef test_answer():\n    assert lazy.answer == 42\n")
+    write(
+        pytester,
+        "test_lazy.py",
+        "import lazy\n\n\ndef test_answer():\n    assert lazy.answer == 42\n",
+    )
     assert run(pytester) == {"test_answer"}
     # A real binding now wins over `__getattr__`.
     edit(pytester, "lazy.py", "def __getattr__", "answer = 41\n\n\ndef __getattr__")
@@ -250,7 +258,9 @@ def test_init_subclass_and_metaclass_registries(pytester: pytest.Pytester) -> No
     assert run(pytester) == {"test_registry"}  # and fails: the registry has "n"
     (pytester.path / "plugins.py").write_text(plugins)
     assert run(pytester) == {"test_registry"}  # failed last time
-    edit(pytester, "plugins.py", "class A(Plugin)", "class B(Plugin):\n    pass\n\n\nclass A(Plugin)")
+    edit(
+        pytester, "plugins.py", "class A(Plugin)", "class B(Plugin):\n    pass\n\n\nclass A(Plugin)"
+    )
     assert run(pytester) == {"test_registry"}
 
 
@@ -306,9 +316,19 @@ def test_conftest_fixtures_select_their_users(pytester: pytest.Pytester) -> None
     edit(pytester, "conftest.py", "return base + 1", "return 1 + base")
     assert run(pytester) == {"test_derived"}
     # A new fixture nobody uses: nothing; a fixture overriding one in the test file: its users.
-    edit(pytester, "conftest.py", "def other", "def unused():\n    return 0\n\n\n@pytest.fixture\ndef other")
+    edit(
+        pytester,
+        "conftest.py",
+        "def other",
+        "def unused():\n    return 0\n\n\n@pytest.fixture\ndef other",
+    )
     assert run(pytester) == set()
-    edit(pytester, "test_fix.py", "def test_base", "@pytest.fixture\ndef other():\n    return 3\n\n\ndef test_base")
+    edit(
+        pytester,
+        "test_fix.py",
+        "def test_base",
+        "@pytest.fixture\ndef other():\n    return 3\n\n\ndef test_base",
+    )
     assert run(pytester) == {"test_other"}
     # An autouse fixture applies to every test below the conftest.
     edit(pytester, "conftest.py", "fixture\ndef unused", "fixture(autouse=True)\ndef unused")

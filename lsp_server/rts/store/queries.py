@@ -193,6 +193,18 @@ class StoreQueries:
             )
         return [Unit(p, n) for p, n in rows]
 
+    def session_fingerprint(self, environment: str, options: str | None) -> dict[str, Any]:
+        """The fingerprint details of the last finished session recorded under
+        ``environment`` and ``options`` (empty when none kept them)."""
+        row = self._conn.execute(
+            "SELECT details FROM sessions WHERE environment=? AND options IS ?"
+            " AND finished IS NOT NULL ORDER BY id DESC LIMIT 1",
+            (environment, options),
+        ).fetchone()
+        details = json.loads(row[0]) if row else {}
+        found = details.get("fingerprint") if isinstance(details, dict) else None
+        return found if isinstance(found, dict) else {}
+
     def last_session_id(self) -> int:
         """The id of the last test session (0 when none ran)."""
         row = self._conn.execute("SELECT max(id) FROM sessions").fetchone()

@@ -264,7 +264,8 @@ class StoreWrites:
             if read is not None:
                 self._conn.execute(
                     "UPDATE tests SET stale=? WHERE stale IS NULL AND id IN (SELECT d.test_id"
-                    " FROM deps d JOIN units u ON u.id=d.unit_id WHERE u.path=? AND u.name IN (?, '*')"
+                    " FROM deps d JOIN units u ON u.id=d.unit_id"
+                    " WHERE u.path=? AND u.name IN (?, '*')"
                     " INTERSECT SELECT d.test_id FROM deps d JOIN units u ON u.id=d.unit_id"
                     " WHERE u.path=? AND u.name=?)",
                     (f"{Unit(snap.path, name)} added", NAMES, read, snap.path, MODULE),
