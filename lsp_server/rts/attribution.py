@@ -1,11 +1,14 @@
 """Which units a test depends on, from what ran and what was opened while it was active.
 
 A test depends on the units of every code object it ran (a function's unit, the units
-enclosing it, its module), on every non-Python project file it opened, on the module parts
-of its file's static import closure and conftests, on what ran while its file was
-collected, and on the import footprint of every module it depends on (what ran while that
-module's top level ran). Units are interned as small ints: hashing a ``Unit`` (a
-dataclass) runs Python code, and a test depends on hundreds of them.
+enclosing it, its class, its module), on every non-Python project file it opened, on the
+module parts of its file's static import closure and conftests, on what ran while its file
+was collected, and on the import footprint of every module it depends on (what ran while
+that module's top level ran). Of the bindings of those modules (``rts.bindings``) it
+depends on the ones whose names it read (``rts.reads``: the names of the code it ran, its
+fixtures' names, and what those bindings and the module parts read at import, closed
+over); the names themselves are recorded so that a later binding of one of them selects
+it. Units are interned as small ints: a test depends on hundreds of them.
 """
 
 from __future__ import annotations

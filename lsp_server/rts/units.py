@@ -1,21 +1,25 @@
 """Units of code whose checksums the dependency store tracks, and their checksums.
 
 A unit is a function or method (any ``def``, nested ones included, named by its
-``__qualname__``: ``f.<locals>.g``), or the module part of a Python file (everything
-outside function bodies: imports, constants, class bodies, decorators and ``def``
-headers), or a whole non-Python file.
+``__qualname__``: ``f.<locals>.g``), a *binding* outside function bodies, the module part
+of a Python file, or a whole non-Python file.
 
-A function's text leaves out the bodies of the functions defined in it, as the module part
-leaves out every top-level body: a test that calls ``f`` but never the ``g`` that ``f``
-defines does not depend on ``g``'s body. Running ``g`` makes a test depend on ``f`` as well
-(``enclosing``): what ``f`` computes before defining ``g`` (a closure's variables, the
-wrapper a decorator factory returns) shapes what ``g`` does, and may have run long before
-the test, at import. Lambdas and comprehensions belong to the function around them.
+Outside function bodies (see ``rts.bindings``) each top-level statement that only binds
+names is a unit of its own, named by what it binds: a ``def`` is its function's unit
+(decorators and ``def`` line included: they run when the ``def`` does), a class is one
+unit (header, class-level statements and method headers; method bodies are their own
+units) with an alias unit ``C.attr`` of the same checksum for every attribute its body
+binds, a plain assignment is the unit of each name it binds. The module part is the rest:
+imports, calls and whatever else has effects at import. A new function or constant thus
+changes no recorded unit; tests find it by name (``rts.reads``).
 
-Decorators and ``def`` headers are counted in the enclosing part as well as in the function,
-because they run when the ``def`` statement does (a changed decorator can change behaviour
-without the function body ever running). A name defined twice in one scope (``if``/``else``
-variants) is one unit whose checksum covers every definition.
+A function's text leaves out the bodies of the functions defined in it: a test that calls
+``f`` but never the ``g`` that ``f`` defines does not depend on ``g``'s body. Running
+``g`` makes a test depend on ``f`` as well (``enclosing``): what ``f`` computes before
+defining ``g`` (a closure's variables, the wrapper a decorator factory returns) shapes
+what ``g`` does. Lambdas and comprehensions belong to the function around them. A name
+defined twice in one scope (``if``/``else`` variants) is one unit whose checksum covers
+every definition.
 
 Checksums are xxhash over a normalized token stream: comments, blank lines, line
 continuations and indentation width do not count, so formatting-only edits change nothing.
