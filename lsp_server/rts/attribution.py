@@ -1,11 +1,14 @@
 """Which units a test depends on, from what ran and what was opened while it was active.
 
 A test depends on the units of every code object it ran (a function's unit, the units
-enclosing it, its module), on every non-Python project file it opened, on the module parts
-of its file's static import closure and conftests, on what ran while its file was
-collected, and on the import footprint of every module it depends on (what ran while that
-module's top level ran). Units are interned as small ints: hashing a ``Unit`` (a
-dataclass) runs Python code, and a test depends on hundreds of them.
+enclosing it, its class, its module), on every non-Python project file it opened, on the
+module parts of its file's static import closure and conftests, on what ran while its file
+was collected, and on the import footprint of every module it depends on (what ran while
+that module's top level ran). Of the bindings of those modules (``rts.bindings``) it
+depends on the ones whose names it read (``rts.reads``: the names of the code it ran, its
+fixtures' names, and what those bindings and the module parts read at import, closed
+over); the names themselves are recorded so that a later binding of one of them selects
+it. Units are interned as small ints: a test depends on hundreds of them.
 """
 
 from __future__ import annotations
@@ -18,9 +21,10 @@ import pytest
 
 from lsp_server.project.files import ProjectPaths, is_python
 from lsp_server.rts.imports import ImportResolver
+from lsp_server.rts.reads import EVERY_NAME, NAMES, builds_classes, code_reads
 from lsp_server.rts.snapshots import FileStates
 from lsp_server.rts.tracing import CodeSet, CodeTracer
-from lsp_server.rts.units import FILE, MODULE, ImportStatement, Unit
+from lsp_server.rts.units import FILE, MODULE, FileUnits, ImportStatement, Unit
 
 
 @dataclass
@@ -55,6 +59,14 @@ class UnitAttribution:
         self._static_cache: dict[object, frozenset[int]] = {}
         self._footprints: dict[int, frozenset[int]] = {}
         self._footprint_unions: dict[frozenset[int], frozenset[int]] = {}
+        # Names each code object reads and whether it looks names up by string; the same
+        # for what ran at collection (by static key) and at each module's import.
+        self._code_reads: dict[int, tuple[frozenset[str], bool]] = {}
+        self._static_reads: dict[object, tuple[frozenset[str], bool]] = {}
+        self._footprint_reads: dict[int, tuple[frozenset[str], bool]] = {}
+        # A name -> (path, unit name) of the binding units of every file indexed so far.
+        self._bound: dict[str, list[tuple[str, str]]] = {}
+        self._indexed: set[str] = set()
 
     def units_of_test(
         self, item: pytest.Item, window: Window, tracer: CodeTracer
@@ -68,12 +80,68 @@ class UnitAttribution:
         ids = self._static_units(item).union(
             *map(code_units.__getitem__, codes), self._file_ids(window.files)
         )
+        reads, dynamic = self._static_reads[self._static_key(item)]
+        code_reads = self._code_reads
+        names = set(reads).union(getattr(item, "fixturenames", ()))
+        names = names.union(*(code_reads[key][0] for key in codes))
+        dynamic = dynamic or any(code_reads[key][1] for key in codes)
         self._absorb_footprints(tracer)
         if self._footprints:
             hits = ids.intersection(self._footprints)
             if hits:
                 ids = ids.union(self._footprints_of(hits))
+        for module in ids.intersection(self._footprint_reads):
+            names.update(self._footprint_reads[module][0])
+            dynamic = dynamic or self._footprint_reads[module][1]
+        ids = ids.union(self._bindings_read(ids, names, dynamic))
         return tuple(map(self._units.__getitem__, ids))
+
+    def _bindings_read(self, ids: frozenset[int], names: set[str], dynamic: bool) -> set[int]:
+        """The binding units of the modules ``ids`` depends on that the test reads: those
+        of ``names``, of the names the module units and those bindings read at import
+        (closed over), of the classes they belong to; every unit of those modules when the
+        test looked names up by string. The names read go in as ``NAMES`` units."""
+        units = self._units
+        paths = {units[i].path for i in ids if units[i].name == MODULE}
+        found: set[int] = set()
+        pending = set(names)
+        for path in paths:
+            file_units = self.states.units(path)
+            if file_units is None:
+                continue
+            self._index(path, file_units)
+            pending |= file_units.residue_refs
+            if dynamic:
+                found.update(self._intern(u) for u in file_units.units())
+        for uid in ids:  # what ran: the classes and bindings it belongs to
+            unit = units[uid]
+            if unit.path in paths and (file_units := self.states.units(unit.path)):
+                pending |= file_units.refs.get(unit.name, frozenset())
+                owner = file_units.class_of(unit)
+                if owner is not None:
+                    found.add(self._intern(owner))
+                    pending |= file_units.refs.get(owner.name, frozenset())
+        seen: set[str] = set()
+        while pending:
+            name = pending.pop()
+            seen.add(name)
+            for path, unit_name in self._bound.get(name, ()):
+                if path in paths:
+                    found.add(self._intern(Unit(path, unit_name)))
+                    file_units = self.states.units(path)
+                    assert file_units is not None
+                    pending |= file_units.refs.get(unit_name, frozenset()) - seen
+            pending -= seen
+        found.update(self._intern(Unit(NAMES, name)) for name in seen)
+        if dynamic:
+            found.add(self._intern(Unit(NAMES, EVERY_NAME)))
+        return found
+
+    def _index(self, path: str, file_units: FileUnits) -> None:
+        if path not in self._indexed:
+            self._indexed.add(path)
+            for name, unit_names in file_units.bound.items():
+                self._bound.setdefault(name, []).extend((path, u) for u in unit_names)
 
     def _imports_of(self, rel: str) -> list[ImportStatement] | None:
         units = self.states.units(rel)
@@ -93,11 +161,21 @@ class UnitAttribution:
             return cached
         rel = self.paths.python_rel(code.co_filename)
         units: tuple[Unit, ...] = ()
+        is_module = code.co_name == "<module>"
+        self._code_reads[id(code)] = (frozenset(), False) if is_module else code_reads(code)
         if rel is not None:
             module = Unit(rel, MODULE)
             file_units = self.states.units(rel)
-            if file_units is None or (found := file_units.unit_for_code(code)) == module:
+            if file_units is None:
                 units = (module,)
+            elif (found := file_units.unit_for_code(code)) == module:
+                owner = None if is_module else file_units.class_at_line(code.co_firstlineno)
+                units = (module,) if owner is None else (owner, module)
+                if owner is not None and code.co_name == owner.name.rpartition(".")[2]:
+                    # A class body binds the class, which only its readers see; what it
+                    # reads is in the class unit's refs already.
+                    self._code_reads[id(code)] = (frozenset(), False)
+                    units = (module,)
             else:
                 units = (found, *file_units.enclosing(found), module)
         ids = tuple(self._intern(u) for u in units)
@@ -108,27 +186,38 @@ class UnitAttribution:
     def _static_units(self, item: pytest.Item) -> frozenset[int]:
         """Module parts of the test file's import closure and its conftests, plus the
         docstring's unit for doctests."""
-        dtest = getattr(item, "dtest", None)
-        key = (str(item.path), None if dtest is None else (dtest.filename, dtest.lineno))
+        key = self._static_key(item)
         cached = self._static_cache.get(key)
         if cached is None:
             ids = {self._intern(u) for u in self._compute_static_units(item)}
-            ids.update(self._collection_units(Path(item.path)))
+            ids.update(self._collection_units(key, Path(item.path)))
             cached = frozenset(ids)
             self._static_cache[key] = cached
         return cached
 
-    def _collection_units(self, path: Path) -> set[int]:
-        """What ran and was opened while collecting ``path`` and its parent directories."""
+    @staticmethod
+    def _static_key(item: pytest.Item) -> object:
+        dtest = getattr(item, "dtest", None)
+        return (str(item.path), None if dtest is None else (dtest.filename, dtest.lineno))
+
+    def _collection_units(self, key: object, path: Path) -> set[int]:
+        """What ran and was opened while collecting ``path`` and its parent directories
+        (and the names that code read, kept under ``key``)."""
         ids: set[int] = set()
+        names: set[str] = set()
+        dynamic = False
         for candidate in (path, *path.parents):
             window = self.collection_windows.get(str(candidate))
             if window is not None:
                 for code in window.codes.values():
                     ids.update(self._units_of_code(code))
+                    code_names, code_dynamic = self._code_reads[id(code)]
+                    names |= code_names
+                    dynamic = dynamic or code_dynamic
                 ids.update(self._file_ids(window.files))
             if candidate == self.root:
                 break
+        self._static_reads[key] = (frozenset(names), dynamic)
         return ids
 
     def _file_ids(self, filenames: set[str]) -> set[int]:
@@ -172,8 +261,13 @@ class UnitAttribution:
                 continue
             module = self._intern(Unit(rel, MODULE))
             ids: set[int] = set()
+            names, dynamic = self._footprint_reads.get(module, (frozenset(), False))
             for ran in codes.values():
                 ids.update(self._units_of_code(ran))
+                ran_names, ran_dynamic = self._code_reads[id(ran)]
+                names = names | ran_names
+                dynamic = dynamic or ran_dynamic or builds_classes(ran)
+            self._footprint_reads[module] = (names, dynamic)
             ids.discard(module)
             if ids:
                 self._footprints[module] = self._footprints.get(module, frozenset()).union(ids)

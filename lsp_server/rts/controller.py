@@ -91,6 +91,7 @@ class ReksPlugin:
             self.deselector.adopt(shared)
         else:
             fingerprint = current_fingerprint(fingerprint_options(config))
+            self.fingerprint_details = fingerprint.details
             self.environment = fingerprint.environment
             self.options = fingerprint.options
             self.deselector.select(config, fingerprint, states)
@@ -165,6 +166,7 @@ class ReksPlugin:
             self.store.finish_session(
                 self.session_id,
                 {
+                    "fingerprint": getattr(self, "fingerprint_details", {}),
                     "selected": counts[0] if counts else None,
                     "deselected": counts[1] if counts else None,
                     "exitstatus": int(exitstatus),
@@ -206,6 +208,9 @@ class ReksPlugin:
             tr.write_line(f"reks: {counts[0]} selected (--reks-all), dependencies re-recorded")
         else:
             verb = "would run" if self.mode == "dry-run" else "selected"
+            environment = selection.environment_change if selection else None
+            if environment is not None:
+                tr.write_line(f"reks: the environment changed ({environment}): every test runs")
             tr.write_line(
                 f"reks: {counts[0]} {verb}, {counts[1]} deselected (unchanged) [selection{seconds}]"
             )

@@ -72,7 +72,7 @@ class Deselector:
             self.root, self.store, None, fingerprint=fingerprint, states=states
         )
         self.unaffected = set(self.selection.unaffected)
-        self.uncollected = self._uncollectable(config)
+        self.uncollected = self._uncollectable(config, states)
 
     def shared(self) -> dict[str, Any]:
         """The selection, for an xdist worker's ``adopt``."""
@@ -90,17 +90,22 @@ class Deselector:
         self.verifying = list(shared.get("verifying", ()))
         self.only_verifying = bool(shared.get("only_verifying"))
 
-    def _uncollectable(self, config: pytest.Config) -> dict[str, int]:
-        """Test files whose every test, at their last whole-file collection, is recorded
-        and unaffected: collecting them would only deselect everything they hold. A
-        file's collection depends on nothing its tests do not (their units include what
-        ran and was read while collecting it), so it would yield the same tests."""
+    def _uncollectable(self, config: pytest.Config, states: FileStates) -> dict[str, int]:
+        """Test files, unchanged since they were recorded, whose every test at their last
+        whole-file collection is recorded and unaffected: collecting them would only
+        deselect everything they hold. A file's collection depends on nothing its tests do
+        not (their units include what ran and was read while collecting it), so it would
+        yield the same tests; a changed file may hold a new test (a new ``def`` changes
+        no recorded unit)."""
         if not _whole_files_collected(config):
             return {}
+        hashes = self.store.file_hashes()
         return {
             path: len(nodeids)
             for path, nodeids in self.store.collected_files().items()
-            if nodeids and self.unaffected.issuperset(nodeids)
+            if nodeids
+            and self.unaffected.issuperset(nodeids)
+            and states.raw_hash(path) == hashes.get(path)
         }
 
     def pytest_ignore_collect(self, collection_path: Path, config: pytest.Config) -> bool | None:

@@ -92,5 +92,32 @@ def current_fingerprint(options: dict[str, object] | None = None) -> Fingerprint
         python=python_identity(),
         distributions=digest,
         options=None if options is None else options_digest(options),
-        details={"distributions": len(names), "options": options or {}},
+        details={
+            "distributions": len(names),
+            "options": options or {},
+            "python": python_identity(),
+            "packages": sorted(os.path.basename(n) for n in names),
+        },
     )
+
+
+def explain_change(before: dict[str, object], after: dict[str, object]) -> str:
+    """What differs between two fingerprints' details, in words (which package was added,
+    removed or upgraded, which option changed); empty when the details do not tell."""
+    parts: list[str] = []
+    if before.get("python") and before.get("python") != after.get("python"):
+        parts.append(
+            f"Python {str(before['python']).split()[1]} -> {str(after['python']).split()[1]}"
+        )
+    old = set(map(str, before.get("packages") or ()))  # type: ignore[call-overload]
+    new = set(map(str, after.get("packages") or ()))  # type: ignore[call-overload]
+    if old or new:
+        parts.extend(f"removed {name}" for name in sorted(old - new))
+        parts.extend(f"installed {name}" for name in sorted(new - old))
+    old_opts = before.get("options") or {}
+    new_opts = after.get("options") or {}
+    if isinstance(old_opts, dict) and isinstance(new_opts, dict):
+        for key in sorted(old_opts.keys() | new_opts.keys()):
+            if old_opts.get(key) != new_opts.get(key):
+                parts.append(f"option {key}: {old_opts.get(key)!r} -> {new_opts.get(key)!r}")
+    return "; ".join(parts)

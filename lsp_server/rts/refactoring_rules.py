@@ -37,7 +37,15 @@ from pathlib import Path
 from lsp_server.rts.imports import ImportResolver
 from lsp_server.rts.provenance import Origin, Provenance
 from lsp_server.rts.store import DependencyStore, LoggedTask
-from lsp_server.rts.units import MODULE, FileUnits, SourceError, Unit, cached_source_units
+from lsp_server.rts.units import (
+    MODULE,
+    NAMES,
+    FileUnits,
+    SourceError,
+    Unit,
+    bound_name,
+    cached_source_units,
+)
 
 
 @dataclass
@@ -244,6 +252,16 @@ class _Rules:
         self._known.pop(old.path, None)
         self._known.pop(new.path, None)
         self.out.replaced.append((old, new))
+        self.reads(old, new)
+
+    def reads(self, source: Unit, new: Unit) -> None:
+        """Tests that read the source's name now read the new unit's: a later binding of
+        that name elsewhere must select them (see ``rts.reads``)."""
+        old_name, new_name = bound_name(source.name), bound_name(new.name)
+        if new_name is not None and new_name != old_name:
+            reader = Unit(NAMES, old_name) if old_name else source
+            if self.recorded(reader)[0]:
+                self.store.add_dependents(reader, Unit(NAMES, new_name), "")
 
     def carried(self, new: Unit, sources: list[Unit], old: Unit | None) -> None:
         checksum = self.target_checksum(new, sources)
@@ -251,6 +269,7 @@ class _Rules:
         module_checksum = self.target_checksum(module, sources)
         for source in sources:
             self.gain(source, new, checksum)
+            self.reads(source, new)
             if new != module:
                 # Running the new unit imports its module: a fresh recording would have it.
                 self.gain(source, module, module_checksum)
@@ -328,7 +347,14 @@ def apply_rules(
         else:
             still = would_run
         outcome.affected_tests = sorted(still)
-        outcome.skipped_tests = sorted(would_run - still)
+        # Tests that failed last time run anyway: they are not spared by the rules.
+        records = store.test_records()
+        spared = {
+            n
+            for n in would_run - still
+            if records.get(n) and records[n].outcome in ("passed", "skipped")
+        }
+        outcome.skipped_tests = sorted(spared)
         outcome.seconds = time.perf_counter() - start
         outcome.task_id = store.record_task(
             provenance.kind,

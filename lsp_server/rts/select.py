@@ -11,10 +11,10 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from lsp_server.rts.fingerprint import Fingerprint
+from lsp_server.rts.fingerprint import Fingerprint, explain_change
 from lsp_server.rts.snapshots import FileStates
-from lsp_server.rts.store import DependencyStore
-from lsp_server.rts.units import MODULE, Unit
+from lsp_server.rts.store import DependencyStore, TestRecord
+from lsp_server.rts.units import MODULE, NAMES, Unit, bound_name
 
 
 class ReasonKind(str, enum.Enum):
@@ -26,7 +26,7 @@ class ReasonKind(str, enum.Enum):
     CHANGED = "changed"
     REMOVED = "removed"
     DELETED = "deleted"
-    ADDED = "added"  # a conftest.py where the tests had none
+    ADDED = "added"  # a conftest.py where the tests had none, a name newly bound
     UNPARSABLE = "does not parse"
 
 
@@ -37,7 +37,7 @@ class Reason:
     detail: str = ""
 
     def __str__(self) -> str:
-        if self.kind is ReasonKind.STALE:
+        if self.kind is ReasonKind.STALE or (self.kind is ReasonKind.ENVIRONMENT and self.detail):
             return self.detail
         if self.unit is not None:
             return f"{self.unit} {self.kind.value}"
@@ -59,6 +59,8 @@ class Selection:
     unaffected: list[str] = field(default_factory=list)
     changed_units: dict[Unit, ReasonKind] = field(default_factory=dict)
     seconds: float = 0.0
+    environment_change: str | None = None
+    """Why recorded results no longer hold, when the environment changed."""
 
     def should_run(self, nodeid: str) -> bool:
         return nodeid in self.selected
@@ -94,7 +96,26 @@ def changed_units(store: DependencyStore, states: FileStates) -> dict[Unit, Reas
                 changed[Unit(path, name)] = ReasonKind.REMOVED
             elif current != checksum:
                 changed[Unit(path, name)] = ReasonKind.CHANGED
+        for name in snap.checksums.keys() - recorded.keys():
+            if bound_name(name) is not None:
+                changed[Unit(path, name)] = ReasonKind.ADDED
     return changed
+
+
+def tests_reading_added(store: DependencyStore, changed: dict[Unit, ReasonKind]) -> dict[str, Unit]:
+    """Tests that depend on a module where a name they read is newly bound (it shadows a
+    builtin or an imported name, or adds an attribute they looked for), with that unit."""
+    added: dict[str, dict[str, Unit]] = {}
+    for unit, kind in changed.items():
+        name = bound_name(unit.name)
+        if kind is ReasonKind.ADDED and name is not None and unit.path != NAMES:
+            added.setdefault(unit.path, {}).setdefault(name, unit)
+    out: dict[str, Unit] = {}
+    for path, by_name in sorted(added.items()):
+        first = next(iter(by_name.values()))
+        for nodeid, name in store.tests_reading(path, by_name).items():
+            out.setdefault(nodeid, by_name.get(name, first))
+    return out
 
 
 def new_conftests(root: Path, store: DependencyStore, nodeids: Iterable[str]) -> dict[str, Unit]:
@@ -125,6 +146,19 @@ def new_conftests(root: Path, store: DependencyStore, nodeids: Iterable[str]) ->
     return out
 
 
+def _environment_reason(
+    store: DependencyStore, fingerprint: Fingerprint, record: TestRecord, selection: Selection
+) -> Reason:
+    """The environment reason, saying what changed (first computed one per session)."""
+    if selection.environment_change is None:
+        before = store.session_fingerprint(record.environment, record.options)
+        what = explain_change(before, fingerprint.details) if before else ""
+        selection.environment_change = what or "installed packages, Python or pytest options"
+    return Reason(
+        ReasonKind.ENVIRONMENT, detail=f"environment changed: {selection.environment_change}"
+    )
+
+
 def select_affected_tests(
     root: Path,
     store: DependencyStore,
@@ -143,6 +177,8 @@ def select_affected_tests(
     records = store.test_records()
     changed = changed_units(store, states)
     affected = store.tests_depending_on_any(changed)
+    for nodeid, unit in tests_reading_added(store, changed).items():
+        affected.setdefault(nodeid, unit)
     for nodeid, unit in new_conftests(Path(root), store, records).items():
         changed[unit] = ReasonKind.ADDED
         affected.setdefault(nodeid, unit)
@@ -159,7 +195,7 @@ def select_affected_tests(
         elif fingerprint is not None and fingerprint.differs_from(
             record.environment, record.options
         ):
-            reason = Reason(ReasonKind.ENVIRONMENT)
+            reason = _environment_reason(store, fingerprint, record, selection)
         elif nodeid in affected:
             unit = affected[nodeid]
             reason = Reason(changed[unit], unit)

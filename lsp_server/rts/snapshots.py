@@ -8,7 +8,7 @@ differs from the stored one.
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -17,12 +17,32 @@ from lsp_server.rts.store import FileSnapshot
 from lsp_server.rts.units import (
     FILE,
     MODULE,
+    NAMES,
     FileUnits,
     SourceError,
     file_checksum,
     source_units,
     tokenize_decode,
 )
+
+
+class _EveryName(Mapping[str, str]):
+    """The checksums of the ``NAMES`` pseudo file: every name is there, unchanging."""
+
+    def __getitem__(self, name: str) -> str:
+        return ""
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(())
+
+    def __len__(self) -> int:
+        return 0
+
+    def __contains__(self, name: object) -> bool:
+        return isinstance(name, str)
+
+
+_NAMES_ENTRY_HASH = "names"
 
 
 @dataclass
@@ -60,6 +80,11 @@ class FileStates:
     def _entry(self, path: str) -> _Entry | None:
         if path in self._entries and not self.revalidate:
             return self._entries[path]
+        if path == NAMES:
+            snapshot = FileSnapshot(NAMES, _NAMES_ENTRY_HASH, _EveryName())
+            entry = _Entry(stat=(0, 0), data=None, raw_hash=_NAMES_ENTRY_HASH, snapshot=snapshot)
+            self._entries[path] = entry
+            return entry
         if path in self.overlays:
             data = self.overlays[path].encode("utf-8")
             entry = _Entry(stat=(-1, len(data)), data=data, raw_hash=file_checksum(data))

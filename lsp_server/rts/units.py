@@ -1,21 +1,25 @@
 """Units of code whose checksums the dependency store tracks, and their checksums.
 
 A unit is a function or method (any ``def``, nested ones included, named by its
-``__qualname__``: ``f.<locals>.g``), or the module part of a Python file (everything
-outside function bodies: imports, constants, class bodies, decorators and ``def``
-headers), or a whole non-Python file.
+``__qualname__``: ``f.<locals>.g``), a *binding* outside function bodies, the module part
+of a Python file, or a whole non-Python file.
 
-A function's text leaves out the bodies of the functions defined in it, as the module part
-leaves out every top-level body: a test that calls ``f`` but never the ``g`` that ``f``
-defines does not depend on ``g``'s body. Running ``g`` makes a test depend on ``f`` as well
-(``enclosing``): what ``f`` computes before defining ``g`` (a closure's variables, the
-wrapper a decorator factory returns) shapes what ``g`` does, and may have run long before
-the test, at import. Lambdas and comprehensions belong to the function around them.
+Outside function bodies (see ``rts.bindings``) each top-level statement that only binds
+names is a unit of its own, named by what it binds: a ``def`` is its function's unit
+(decorators and ``def`` line included: they run when the ``def`` does), a class is one
+unit (header, class-level statements and method headers; method bodies are their own
+units) with an alias unit ``C.attr`` of the same checksum for every attribute its body
+binds, a plain assignment is the unit of each name it binds. The module part is the rest:
+imports, calls and whatever else has effects at import. A new function or constant thus
+changes no recorded unit; tests find it by name (``rts.reads``).
 
-Decorators and ``def`` headers are counted in the enclosing part as well as in the function,
-because they run when the ``def`` statement does (a changed decorator can change behaviour
-without the function body ever running). A name defined twice in one scope (``if``/``else``
-variants) is one unit whose checksum covers every definition.
+A function's text leaves out the bodies of the functions defined in it: a test that calls
+``f`` but never the ``g`` that ``f`` defines does not depend on ``g``'s body. Running
+``g`` makes a test depend on ``f`` as well (``enclosing``): what ``f`` computes before
+defining ``g`` (a closure's variables, the wrapper a decorator factory returns) shapes
+what ``g`` does. Lambdas and comprehensions belong to the function around them. A name
+defined twice in one scope (``if``/``else`` variants) is one unit whose checksum covers
+every definition.
 
 Checksums are xxhash over a normalized token stream: comments, blank lines, line
 continuations and indentation width do not count, so formatting-only edits change nothing.
@@ -24,7 +28,6 @@ continuations and indentation width do not count, so formatting-only edits chang
 from __future__ import annotations
 
 import ast
-import bisect
 import functools
 import io
 import tokenize
@@ -37,6 +40,14 @@ from typing import NamedTuple
 import xxhash
 
 from lsp_server.project.text import parse_python
+from lsp_server.rts.bindings import ModuleLayout, module_layout, nested_statements
+from lsp_server.rts.tokens import (
+    Pos,
+    SourceError,
+    TokenText,
+    digest,
+    normalized_tokens,
+)
 
 MODULE = "<module>"
 """Name of the module-part unit of a Python file."""
@@ -44,7 +55,18 @@ MODULE = "<module>"
 FILE = "<file>"
 """Name of the unit that stands for a whole non-Python file."""
 
+NAMES = "<names>"
+"""Pseudo path of the units that stand for the names a test read (see ``rts.reads``)."""
+
 _LOCALS = "<locals>"
+
+
+def bound_name(unit_name: str) -> str | None:
+    """The name a unit binds outside function bodies (``C.x`` -> ``x``); None for the module
+    and file units and functions nested in functions."""
+    if unit_name in (MODULE, FILE) or _LOCALS in unit_name:
+        return None
+    return unit_name.rpartition(".")[2]
 
 
 class Unit(NamedTuple):
@@ -68,10 +90,6 @@ class Unit(NamedTuple):
         if self.name in (MODULE, FILE):
             return self.path
         return f"{self.path}::{self.name}"
-
-
-class SourceError(ValueError):
-    """The source of a Python file cannot be tokenized or parsed."""
 
 
 @dataclass(frozen=True)
@@ -113,6 +131,27 @@ class FileUnits:
     """Every ``def`` in source order, redefinitions included."""
     imports: list[ImportStatement] = field(default_factory=list)
     """Every import statement (the file's static import closure starts here)."""
+    bound: dict[str, list[str]] = field(default_factory=dict)
+    """A name -> the units that bind it outside function bodies (top-level bindings, a
+    class's attributes and methods): what a test reading the name depends on."""
+    refs: dict[str, frozenset[str]] = field(default_factory=dict)
+    """A binding unit -> the names its statement reads at import."""
+    residue_refs: frozenset[str] = frozenset()
+    """The names the module unit's statements read at import."""
+    classes: dict[str, tuple[int, int]] = field(default_factory=dict)
+    """Each top-level class with a unit of its own -> its first and last line."""
+
+    def class_of(self, unit: Unit) -> Unit | None:
+        """The class unit a method unit (or an alias ``C.x``) belongs to."""
+        head = unit.name.split(".", 1)[0]
+        return Unit(self.path, head) if head in self.classes and head != unit.name else None
+
+    def class_at_line(self, line: int) -> Unit | None:
+        """The class unit whose statement holds ``line`` (for class-body code)."""
+        for name, (first, last) in self.classes.items():
+            if first <= line <= last:
+                return Unit(self.path, name)
+        return None
 
     def units(self) -> Iterator[Unit]:
         for name in self.checksums:
@@ -164,17 +203,6 @@ class FileUnits:
 _FuncDef = (ast.FunctionDef, ast.AsyncFunctionDef)
 
 
-def nested_statements(node: ast.AST) -> Iterator[ast.stmt]:
-    """Statements directly inside a compound statement (``if``, ``try``, ``match``, ``def``,
-    ``class``...), except handlers and match cases looked through."""
-    for name in ("body", "orelse", "finalbody", "handlers", "cases"):
-        for child in getattr(node, name, ()):
-            if isinstance(child, ast.stmt):
-                yield child
-            else:  # an except handler or a match case
-                yield from child.body
-
-
 def _scan(tree: ast.Module) -> tuple[list[UnitSpan], list[ImportStatement]]:
     """Every function's span and every import statement, in one walk over statements
     (expressions hold neither)."""
@@ -216,71 +244,24 @@ def _scan(tree: ast.Module) -> tuple[list[UnitSpan], list[ImportStatement]]:
     return spans, imports
 
 
-def _normalized_tokens(source: str) -> list[tuple[tuple[int, int], str]]:
-    skip = {tokenize.COMMENT, tokenize.NL, tokenize.ENCODING, tokenize.ENDMARKER}
-    out: list[tuple[tuple[int, int], str]] = []
-    try:
-        for tok in tokenize.generate_tokens(io.StringIO(source).readline):
-            if tok.type in skip:
-                continue
-            if tok.type == tokenize.INDENT:
-                text = "<indent>"
-            elif tok.type == tokenize.DEDENT:
-                text = "<dedent>"
-            elif tok.type == tokenize.NEWLINE:
-                text = "<newline>"
-            else:
-                text = tok.string
-            out.append((tok.start, text))
-    except (tokenize.TokenError, IndentationError, SyntaxError) as exc:
-        raise SourceError(str(exc)) from exc
-    return out
-
-
-def _digest(texts: Iterable[str]) -> str:
-    # Same digest as feeding each text followed by NUL to a streaming hasher, in one call.
-    data = "".join(text + "\x00" for text in texts)
-    return xxhash.xxh3_64_hexdigest(data.encode("utf-8", "surrogatepass"))
-
-
-class _TokenText:
-    """The normalized tokens of a file, sliced by position. Tokens are in position order:
-    slices are found by bisection instead of scanning every token per function (quadratic
-    on large modules)."""
-
-    def __init__(self, tokens: list[tuple[tuple[int, int], str]]) -> None:
-        self.positions = [pos for pos, _ in tokens]
-        self.texts = [text for _, text in tokens]
-
-    def between(
-        self, start: tuple[int, int], end: tuple[int, int], holes: Iterable[UnitSpan]
-    ) -> list[str]:
-        """Tokens from ``start`` to ``end``, each hole's body replaced by a marker."""
-        positions, texts = self.positions, self.texts
-        lo = bisect.bisect_left(positions, start)
-        out: list[str] = []
-        for hole in holes:
-            out.extend(texts[lo : bisect.bisect_left(positions, hole.body_start)])
-            out.append("<body>")
-            lo = bisect.bisect_left(positions, hole.body_end)
-        out.extend(texts[lo : bisect.bisect_left(positions, end)])
-        return out
-
-
 def source_units(path: str, source: str) -> FileUnits:
     """Units and checksums of a Python source text; raises ``SourceError`` if it does not parse."""
     try:
         tree = parse_python(source, path)
     except (SyntaxError, ValueError) as exc:
         raise SourceError(f"{path}: {exc}") from exc
-    text = _TokenText(_normalized_tokens(source))
+    text = TokenText(normalized_tokens(source))
     spans, imports = _scan(tree)
     children: dict[str | None, list[UnitSpan]] = {}
     for span in spans:
         children.setdefault(span.parent, []).append(span)
     result = FileUnits(path=path, definitions=spans, imports=imports)
     end = (len(source.splitlines()) + 2, 0)
-    result.checksums[MODULE] = _digest(text.between((0, 0), end, children.get(None, ())))
+    layout = module_layout(tree)
+    result.checksums[MODULE] = digest(
+        text.without((0, 0), end, _residue_holes(layout, children.get(None, ())))
+        + layout.markers.get("", [])
+    )
     variants: dict[str, list[str]] = {}
     for span in spans:
         # Children by name may include those of a same-named redefinition elsewhere.
@@ -292,9 +273,62 @@ def source_units(path: str, source: str) -> FileUnits:
         own = text.between((span.first_line, 0), span.body_end, holes)
         variants.setdefault(span.name, []).extend(own)
         result.spans.setdefault(span.name, span)
+    _add_bindings(result, layout, text, children.get(None, ()), variants)
     for name, texts in variants.items():
-        result.checksums[name] = _digest(texts)
+        result.checksums[name] = digest(texts)
+    for binding in layout.bindings:
+        for alias in binding.aliases:
+            if alias not in result.spans:
+                result.checksums[alias] = result.checksums[binding.names[0]]
     return result
+
+
+def _residue_holes(
+    layout: ModuleLayout, top_functions: Iterable[UnitSpan]
+) -> list[tuple[Pos, Pos, str]]:
+    """What the module unit leaves out: binding statements whole (without a trace, so that a
+    new function changes nothing) and the bodies of the other top-level functions."""
+    holes = [(b.start, b.end, "") for b in layout.bindings]
+    ranges = [(b.start[0], b.end[0]) for b in layout.bindings]
+    for span in top_functions:
+        if not any(first <= span.first_line <= last for first, last in ranges):
+            holes.append((span.body_start, span.body_end, "<body>"))
+    return sorted(holes)
+
+
+def _add_bindings(
+    result: FileUnits,
+    layout: ModuleLayout,
+    text: TokenText,
+    top_functions: Iterable[UnitSpan],
+    variants: dict[str, list[str]],
+) -> None:
+    """Texts of the binding units into ``variants``, and the name index of ``result``."""
+    bound = result.bound
+    for binding in layout.bindings:
+        if binding.is_class:
+            name = binding.names[0]
+            first, last = binding.start[0], binding.end[0]
+            result.classes[name] = (first, last)
+            methods = [s for s in top_functions if first <= s.first_line <= last]
+            variants.setdefault(name, []).extend(text.between(binding.start, binding.end, methods))
+            for alias in binding.aliases:
+                bound.setdefault(alias.rpartition(".")[2], []).append(alias)
+                result.refs[alias] = binding.refs
+        elif not binding.is_def:
+            own = text.without(binding.start, binding.end, ())
+            for name in binding.names:
+                variants.setdefault(name, []).extend(own)
+        for name in binding.names:
+            variants.setdefault(name, []).extend(layout.markers.get(name, ()))
+            result.refs[name] = result.refs.get(name, frozenset()) | binding.refs
+            bound.setdefault(name, []).append(name)
+    for span in top_functions:
+        if _LOCALS not in span.name:
+            units = bound.setdefault(span.name.rpartition(".")[2], [])
+            if span.name not in units:
+                units.append(span.name)
+    result.residue_refs = layout.residue_refs
 
 
 @functools.lru_cache(maxsize=256)

@@ -222,7 +222,10 @@ def test_conftest_fixture_and_module_edits(project: pytest.Pytester) -> None:
     run(project)
     edit(project, "conftest.py", "return 5", "return 4 + 1")
     assert run(project) == {"test_small"}
+    # A new constant nothing reads selects nothing; a new import may run anything.
     edit(project, "conftest.py", "import pytest", "import pytest\nFLAG = 1")
+    assert run(project) == set()
+    edit(project, "conftest.py", "import pytest", "import pytest\nimport json")
     assert run(project) == ALL
 
 

@@ -41,7 +41,10 @@ def checksums(source: str) -> dict[str, str]:
 def test_units_found() -> None:
     units = source_units("m.py", BASE)
     inner = Unit("m.py", "helper.<locals>.inner")
-    assert set(units.checksums) == {MODULE, "Box.grow", "Box.area", "helper", inner.name}
+    assert set(units.checksums) == {
+        *(MODULE, "Box.grow", "Box.area", "helper", inner.name),
+        *("LIMIT", "Box", "Box.size"),  # bindings: a constant, a class and its attribute
+    }
     assert units.unit_for_qualname("helper.<locals>.inner") == inner
     assert units.unit_for_qualname("helper.<locals>.inner.<locals>.<lambda>") == inner
     assert units.enclosing(inner) == (Unit("m.py", "helper"),)
@@ -115,13 +118,17 @@ def test_top_level_redefinitions_are_one_unit() -> None:
     assert changed_units(source, source.replace("return 1", "return 5")) == {"f"}
 
 
-def test_class_attribute_and_header_edits_change_module_part() -> None:
+def test_class_attribute_and_header_edits_change_the_class_not_the_module_part() -> None:
     before = checksums(BASE)
-    assert checksums(BASE.replace("size = 2", "size = 5"))[MODULE] != before[MODULE]
+    attribute = checksums(BASE.replace("size = 2", "size = 5"))
+    assert attribute["Box"] != before["Box"]
+    assert attribute["Box.size"] == attribute["Box"]
+    assert attribute[MODULE] == before[MODULE]
     header = checksums(BASE.replace("def grow(self, n)", "def grow(self, n=1)"))
-    assert header[MODULE] != before[MODULE]
+    assert header["Box"] != before["Box"]
     assert header["Box.grow"] != before["Box.grow"]
     assert header["helper"] == before["helper"]
+    assert header[MODULE] == before[MODULE]
 
 
 def test_unparsable_source_is_an_error() -> None:
@@ -152,3 +159,51 @@ def test_nested_code_objects_map_to_the_innermost_function() -> None:
     assert units.unit_for_code(inner) == Unit("m.py", "helper.<locals>.inner")
     # Without co_qualname (3.10) the line decides.
     assert units.unit_at_line(inner.co_firstlineno) == Unit("m.py", "helper.<locals>.inner")
+
+
+def test_bindings_and_the_module_part() -> None:
+    source = textwrap.dedent(
+        """
+        import os
+        from m import *
+
+        __all__ = ["f"]
+        A = 1
+        B = A + 1
+        C = make()
+
+
+        @register
+        def hooked():
+            return 1
+
+
+        @staticmethod
+        def f():
+            return B
+
+
+        def pytest_configure(config):
+            pass
+
+
+        class K(metaclass=Meta):
+            x = 1
+        """
+    )
+    units = source_units("m.py", source)
+    # Plain bindings are units of their own; calls, registrations, names looked up by
+    # name and metaclasses stay in the module part.
+    assert {"A", "B", "f"} <= set(units.checksums)
+    assert not {"C", "K", "__all__"} & set(units.checksums)
+    assert units.refs["B"] == frozenset({"A"})
+    assert {"make", "register", "Meta"} <= units.residue_refs
+
+    def module_changes(old: str, new: str) -> bool:
+        return checksums(source.replace(old, new))[MODULE] != checksums(source)[MODULE]
+
+    assert not module_changes("A = 1", "A = 1\nD = 4\n\n\ndef g():\n    return D\n")
+    assert module_changes('["f"]', '["f", "g"]')
+    assert module_changes("return 1", "return 1\n\n\n@register\ndef more():\n    pass\n")
+    assert module_changes("pytest_configure(config)", "pytest_configure(config, more=1)")
+    assert module_changes("x = 1", "x = 2")

@@ -31,7 +31,7 @@ def test_cli_rename_apply_updates_the_store(project: Path) -> None:
     )
     assert done.returncode == 0, done.stderr
     assert "def _plus_one(x):" in util.read_text()
-    assert "rename `_helper` -> `_plus_one`: 5 tests need not run" in done.stderr
+    assert "rename `_helper` -> `_plus_one`: 3 tests need not run" in done.stderr
     assert selected(project) == {}
     after = dependencies(project)
     counter = "tests/test_util.py::test_counter"

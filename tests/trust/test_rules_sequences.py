@@ -134,8 +134,10 @@ def test_refactoring_outside_reks_is_an_ordinary_edit(
     reks.engine.listeners.clear()  # another tool wrote the same edit
     reks.engine.apply(result, str(reks.root))
     plain = typed_by_hand(recorded_template, tmp_path, result.provenance.files_after)
-    # The module part of util.py holds the `def` line: every test importing it runs.
-    assert "tests/test_util.py::test_double" in plain
+    # The `def` line belongs to the function: only the tests that ran it or read its
+    # name run, not every test importing util.py.
+    assert "tests/test_util.py::test_double" not in plain
+    assert "tests/test_shapes.py::test_scaled_area" in plain
     assert set(selected(reks.root)) == plain
 
 

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from lsp_server.rts.store.schema import SCHEMA_VERSION
-from lsp_server.rts.units import Unit
+from lsp_server.rts.units import MODULE, NAMES, Unit
 
 
 @dataclass(frozen=True)
@@ -127,6 +127,23 @@ class StoreQueries:
                 out.setdefault(nodeid, unit)
         return out
 
+    def tests_reading(self, path: str, names: Iterable[str]) -> dict[str, str]:
+        """Tests that depend on module ``path`` and read one of ``names`` (recorded as
+        ``NAMES`` units), each with one such name."""
+        names = sorted({*names, "*"})  # "*": tests that may read any name
+        out: dict[str, str] = {}
+        for start in range(0, len(names), 500):
+            chunk = names[start : start + 500]
+            for nodeid, name in self._conn.execute(
+                "SELECT t.nodeid, nu.name FROM units mu JOIN deps md ON md.unit_id=mu.id"
+                " JOIN deps nd ON nd.test_id=md.test_id JOIN units nu ON nu.id=nd.unit_id"
+                " JOIN tests t ON t.id=md.test_id WHERE mu.path=? AND mu.name=?"
+                f" AND nu.path=? AND nu.name IN ({','.join('?' * len(chunk))})",
+                (path, MODULE, NAMES, *chunk),
+            ):
+                out.setdefault(nodeid, name)
+        return out
+
     def dependencies_of(self, nodeid: str) -> dict[Unit, str | None]:
         """Every unit ``nodeid`` depends on, with its recorded checksum."""
         return {
@@ -175,6 +192,18 @@ class StoreQueries:
                 "SELECT path, name FROM units WHERE path=? ORDER BY name", (path,)
             )
         return [Unit(p, n) for p, n in rows]
+
+    def session_fingerprint(self, environment: str, options: str | None) -> dict[str, Any]:
+        """The fingerprint details of the last finished session recorded under
+        ``environment`` and ``options`` (empty when none kept them)."""
+        row = self._conn.execute(
+            "SELECT details FROM sessions WHERE environment=? AND options IS ?"
+            " AND finished IS NOT NULL ORDER BY id DESC LIMIT 1",
+            (environment, options),
+        ).fetchone()
+        details = json.loads(row[0]) if row else {}
+        found = details.get("fingerprint") if isinstance(details, dict) else None
+        return found if isinstance(found, dict) else {}
 
     def last_session_id(self) -> int:
         """The id of the last test session (0 when none ran)."""

@@ -31,7 +31,7 @@ from itertools import repeat
 from operator import itemgetter
 from typing import TypeVar
 
-from lsp_server.rts.units import Unit
+from lsp_server.rts.units import MODULE, NAMES, Unit, bound_name
 
 OUTCOMES = ("passed", "failed", "error", "skipped")
 
@@ -227,9 +227,10 @@ class StoreWrites:
         if row is not None and row[0] == snap.raw_hash:
             self._synced[snap.path] = snap.raw_hash
             return
-        for uid, name, checksum in self._conn.execute(
+        stored = self._conn.execute(
             "SELECT id, name, checksum FROM units WHERE path=?", (snap.path,)
-        ).fetchall():
+        ).fetchall()
+        for uid, name, checksum in stored:
             new = snap.checksums.get(name)
             if new != checksum:
                 reason = (
@@ -237,12 +238,38 @@ class StoreWrites:
                 )
                 self._mark_dependents_stale(uid, f"{Unit(snap.path, name)} {reason}", None)
                 self._conn.execute("UPDATE units SET checksum=? WHERE id=?", (new, uid))
+        if snap.path != NAMES:
+            self._store_new_units(snap, {name for _, name, _ in stored}, known=row is not None)
         self._conn.execute(
             "INSERT INTO files VALUES (?,?)"
             " ON CONFLICT(path) DO UPDATE SET raw_hash=excluded.raw_hash",
             (snap.path, snap.raw_hash),
         )
         self._synced[snap.path] = snap.raw_hash
+
+    def _store_new_units(self, snap: FileSnapshot, stored: set[str], known: bool) -> None:
+        """Store every unit of the file, so that selection tells a binding added later from
+        one that was there. A binding added since the file was last synced (``known``)
+        marks stale the tests that depend on the module and read its name: they may have
+        read the name from elsewhere (a builtin, an import) before it was bound here."""
+        added = [name for name in snap.checksums if name not in stored]
+        self._conn.executemany(
+            "INSERT OR IGNORE INTO units (path, name, checksum) VALUES (?,?,?)",
+            [(snap.path, name, snap.checksums[name]) for name in added],
+        )
+        if not known:
+            return
+        for name in added:
+            read = bound_name(name)
+            if read is not None:
+                self._conn.execute(
+                    "UPDATE tests SET stale=? WHERE stale IS NULL AND id IN (SELECT d.test_id"
+                    " FROM deps d JOIN units u ON u.id=d.unit_id"
+                    " WHERE u.path=? AND u.name IN (?, '*')"
+                    " INTERSECT SELECT d.test_id FROM deps d JOIN units u ON u.id=d.unit_id"
+                    " WHERE u.path=? AND u.name=?)",
+                    (f"{Unit(snap.path, name)} added", NAMES, read, snap.path, MODULE),
+                )
 
     def _mark_dependents_stale(self, unit_id: int, reason: str, exclude_test: int | None) -> None:
         self._conn.execute(
