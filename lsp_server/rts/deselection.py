@@ -48,6 +48,7 @@ class Deselector:
         self.verifying: list[str] = []
         """Skipped tests run to verify them, after the selected ones (``also_run``)."""
         self.only_verifying = False
+        self.states: FileStates | None = None
 
     def also_run(self, config: pytest.Config, nodeids: list[str], only: bool) -> None:
         """Run ``nodeids`` too, last (``only``: and nothing else)."""
@@ -62,7 +63,11 @@ class Deselector:
                 if ids and wanted.isdisjoint(ids)
             }
         else:
-            self.uncollected = self._uncollectable(config) if self.selection else {}
+            states = self.states
+            if self.selection is None or states is None:
+                self.uncollected = {}
+            else:
+                self.uncollected = self._uncollectable(config, states)
 
     def select(self, config: pytest.Config, fingerprint: Fingerprint, states: FileStates) -> None:
         """Compute the selection (not with --reks-all, which runs everything)."""
@@ -72,6 +77,7 @@ class Deselector:
             self.root, self.store, None, fingerprint=fingerprint, states=states
         )
         self.unaffected = set(self.selection.unaffected)
+        self.states = states
         self.uncollected = self._uncollectable(config, states)
 
     def shared(self) -> dict[str, Any]:
