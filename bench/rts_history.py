@@ -110,7 +110,8 @@ def replay(source: Path, work: Path, python: Path, commits: int) -> Totals:
         print(
             f"  {commit[:10]} {'src ' if source else 'other'} suite {len(after):5d}"
             f"  reks {counts['reks']:5d}  testmon {counts['testmon']:5d}"
-            f"  must {len(must):3d}  missed reks {missed['reks'][:3]} testmon {missed['testmon'][:3]}"
+            f"  must {len(must):3d}  missed reks {missed['reks'][:3]}"
+            f" testmon {missed['testmon'][:3]}"
         )
         before = after
     print(

@@ -114,10 +114,17 @@ def explain_change(before: dict[str, object], after: dict[str, object]) -> str:
     if old or new:
         parts.extend(f"removed {name}" for name in sorted(old - new))
         parts.extend(f"installed {name}" for name in sorted(new - old))
-    old_opts = before.get("options") or {}
-    new_opts = after.get("options") or {}
-    if isinstance(old_opts, dict) and isinstance(new_opts, dict):
-        for key in sorted(old_opts.keys() | new_opts.keys()):
-            if old_opts.get(key) != new_opts.get(key):
-                parts.append(f"option {key}: {old_opts.get(key)!r} -> {new_opts.get(key)!r}")
+    parts.extend(_option_changes("", before.get("options"), after.get("options")))
     return "; ".join(parts)
+
+
+def _option_changes(prefix: str, old: object, new: object) -> list[str]:
+    """``option a.b: x -> y`` for every differing leaf of two nested option dicts."""
+    if isinstance(old, dict) and isinstance(new, dict):
+        out: list[str] = []
+        for key in sorted(old.keys() | new.keys()):
+            out.extend(_option_changes(f"{prefix}{key}.", old.get(key), new.get(key)))
+        return out
+    if old == new:
+        return []
+    return [f"option {prefix.rstrip('.')}: {old!r} -> {new!r}"]
