@@ -105,23 +105,8 @@ def _run(args: argparse.Namespace, action: str, spec: str, selection: bool, **op
                 return 1
         if not args.apply:
             _print_diff(result, root)
-        else:
-            refusal = None if args.force else _demoted(root, result)
-            if refusal is not None and result.uncertain and args.yes:
-                # Confirmed uncertain changes make the task inexact anyway: REKS runs its
-                # tests; the user has seen the places, so say it and apply.
-                print(refusal.split(" not applied: ")[-1].split(";")[0], file=sys.stderr)
-                refusal = None
-            if refusal is not None:
-                print(refusal, file=sys.stderr)
-                return 1
-            try:
-                engine.apply(result, root)
-            except (RefactoringError, OSError) as exc:
-                print(f"reks: {exc}; no file was changed", file=sys.stderr)
-                return 1
-            description = result.provenance.description
-            print(f"reks: {description}: {len(result.edits)} change(s) applied", file=sys.stderr)
+        elif not _apply(args, engine, result, root):
+            return 1
         if args.provenance:
             _print_provenance(result)
         return 0
@@ -130,6 +115,30 @@ def _run(args: argparse.Namespace, action: str, spec: str, selection: bool, **op
         return 1
     finally:
         engine.close()
+
+
+def _apply(args: argparse.Namespace, engine: Any, result: RefactoringResult, root: str) -> bool:
+    """Write ``result`` unless the trust checks would demote it (then ``--force``); say
+    what happened on stderr. Whether it was written."""
+    from lsp_server.refactor.model import RefactoringError
+
+    refusal = None if args.force else _demoted(root, result)
+    if refusal is not None and result.uncertain and args.yes:
+        # Confirmed uncertain changes make the task inexact anyway: REKS runs its tests;
+        # the user has seen the places, so say it and apply.
+        print(refusal.split(" not applied: ")[-1].split(";")[0], file=sys.stderr)
+        refusal = None
+    if refusal is not None:
+        print(refusal, file=sys.stderr)
+        return False
+    try:
+        engine.apply(result, root)
+    except (RefactoringError, OSError) as exc:
+        print(f"reks: {exc}; no file was changed", file=sys.stderr)
+        return False
+    description = result.provenance.description
+    print(f"reks: {description}: {len(result.edits)} change(s) applied", file=sys.stderr)
+    return True
 
 
 def _demoted(root: str, result: RefactoringResult) -> str | None:

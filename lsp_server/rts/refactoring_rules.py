@@ -36,7 +36,7 @@ from pathlib import Path
 
 from lsp_server.rts.imports import ImportResolver
 from lsp_server.rts.provenance import Origin, Provenance
-from lsp_server.rts.store import DependencyStore, LoggedTask
+from lsp_server.rts.store import DependencyStore
 from lsp_server.rts.units import (
     MODULE,
     NAMES,
@@ -91,19 +91,6 @@ class TaskOutcome:
             "affected_tests": self.affected_tests,
             "seconds": self.seconds,
         }
-
-
-@dataclass(frozen=True)
-class TaskRecord(LoggedTask):
-    """A recorded refactoring task, as the server reads it back."""
-
-    @property
-    def skipped_tests(self) -> tuple[str, ...]:
-        return tuple(self.details.get("skipped_tests", ()))
-
-    @property
-    def affected_tests(self) -> tuple[str, ...]:
-        return tuple(self.details.get("affected_tests", ()))
 
 
 def _units_of(path: str, text: str) -> FileUnits | None:
@@ -377,14 +364,6 @@ def _remember_skipped(store: DependencyStore, outcome: TaskOutcome, prov: Proven
     paths = sorted({*prov.files_before, *prov.files_after})
     files = {p: (prov.files_before.get(p), prov.files_after.get(p)) for p in paths}
     store.remember_skipped(outcome.task_id, outcome.skipped_tests, target, files)
-
-
-def tasks_since(store: DependencyStore, session_id: int | None = None) -> list[TaskRecord]:
-    """Recorded refactoring tasks applied after session ``session_id`` (default: after the
-    last test session), oldest first."""
-    if session_id is None:
-        session_id = store.last_session_id()
-    return [TaskRecord(**vars(task)) for task in store.logged_tasks(session_id)]
 
 
 def record_refactoring(

@@ -16,10 +16,30 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from lsp_server.project.text import parse_python
-from lsp_server.rts.refactoring_rules import tasks_since
 from lsp_server.rts.select import select_affected_tests
 from lsp_server.rts.snapshots import FileStates
-from lsp_server.rts.store import DependencyStore, StoreError, store_path
+from lsp_server.rts.store import DependencyStore, LoggedTask, StoreError, store_path
+
+
+@dataclass(frozen=True)
+class TaskRecord(LoggedTask):
+    """A recorded refactoring task, as the server reads it back."""
+
+    @property
+    def skipped_tests(self) -> tuple[str, ...]:
+        return tuple(self.details.get("skipped_tests", ()))
+
+    @property
+    def affected_tests(self) -> tuple[str, ...]:
+        return tuple(self.details.get("affected_tests", ()))
+
+
+def tasks_since(store: DependencyStore, session_id: int | None = None) -> list[TaskRecord]:
+    """Recorded refactoring tasks applied after session ``session_id`` (default: after the
+    last test session), oldest first."""
+    if session_id is None:
+        session_id = store.last_session_id()
+    return [TaskRecord(**vars(task)) for task in store.logged_tasks(session_id)]
 
 
 @dataclass(frozen=True)

@@ -8,8 +8,9 @@ import sqlite3
 from pathlib import Path
 
 from lsp_server.rts.provenance import Origin, Provenance
-from lsp_server.rts.refactoring_rules import apply_rules, record_refactoring, tasks_since
+from lsp_server.rts.refactoring_rules import apply_rules, record_refactoring
 from lsp_server.rts.store import SCHEMA_VERSION, DependencyStore, store_path
+from lsp_server.rts.test_status import tasks_since
 from lsp_server.rts.test_status import test_status as current_test_status
 from lsp_server.rts.units import Unit, cached_source_units
 
