@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
 
-from lsp_server.lsp.convert import offset_at, position_at
+from lsp_server.lsp.convert import offset_at, position_at, uri_to_path
 from lsp_server.lsp.features.refactoring.lifecycle import (
     announce,
     compute,
@@ -22,6 +22,7 @@ from lsp_server.lsp.features.refactoring.lifecycle import (
     too_large,
 )
 from lsp_server.refactor.actions import Offer, offers_at
+from lsp_server.refactor.destinations import project_module_finder
 from lsp_server.refactor.model import RefactorRequest
 
 if TYPE_CHECKING:
@@ -118,7 +119,13 @@ def _offers(
     only = list(params.context.only or [])
     return [
         offer
-        for offer in offers_at(text, start, end if end > start else None, tree)
+        for offer in offers_at(
+            text,
+            start,
+            end if end > start else None,
+            tree,
+            project_module_finder(root_of(feature, uri_to_path(uri))),
+        )
         if not only or any(offer.kind == k or offer.kind.startswith(f"{k}.") for k in only)
     ]
 
