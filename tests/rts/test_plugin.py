@@ -363,7 +363,10 @@ def test_dry_run_lists_reasons_without_running(project: pytest.Pytester) -> None
     edit(project, "mod.py", "return x * 2", "return x + x")
     result = project.runpytest("--reks-dry-run")
     result.stdout.fnmatch_lines(
-        ["*test_mod.py::test_g  (mod.py::g changed)*", "*reks: 1 would run, 10 deselected*"]
+        [
+            "*test_mod.py::test_g  (mod.py::g changed)*",
+            "*reks: 1 would run; 10 unchanged not run: 5 deselected, 5 in 2 files not collected*",
+        ]
     )
     assert result.ret == 0
     assert run(project) == {"test_g"}
@@ -373,7 +376,9 @@ def test_summary_line(project: pytest.Pytester) -> None:
     run(project)
     edit(project, "mod.py", "return x * 2", "return x + x")
     result = project.runpytest("--reks")
-    result.stdout.fnmatch_lines(["*reks: 1 selected, 10 deselected (unchanged)*"])
+    result.stdout.fnmatch_lines(
+        ["*reks: 1 selected; 10 unchanged not run: 5 deselected, 5 in 2 files not collected*"]
+    )
     result = project.runpytest("--reks")
     assert result.ret == 0  # nothing to run is a success
 
