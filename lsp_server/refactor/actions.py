@@ -14,6 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from lsp_server.project.text import parse_python
 from lsp_server.refactor.cursor import Cursor, is_parameter, stores
 from lsp_server.refactor.destinations import ProjectModule, project_class_attributes
 
@@ -68,7 +69,7 @@ def offers_at(
     """
     if tree is None:
         try:
-            tree = ast.parse(text)
+            tree = parse_python(text)
         except (SyntaxError, ValueError):
             return []
     cursor = Cursor(text, tree, offset, end)

@@ -18,6 +18,7 @@ from rope.base.resources import File, Folder, Resource
 from rope.refactor.move import MoveModule
 from rope.refactor.rename import Rename
 
+from lsp_server.project.text import parse_python
 from lsp_server.refactor.context import Context, Planned
 from lsp_server.refactor.model import RefactoringError
 from lsp_server.refactor.names import check_clash, check_identifier, check_module_name
@@ -126,7 +127,7 @@ def _unambiguous_member(ctx: Context, renamer: Rename, files: list[File], old: s
     related = {_class_key(home)} | {_class_key(c) for c in _ancestors(home)}
     for resource in files:
         try:
-            tree = ast.parse(resource.read())
+            tree = parse_python(resource.read())
         except SyntaxError:
             continue
         pymodule = None
@@ -200,8 +201,8 @@ def _rename_super_calls(
             continue
         contents[change.resource.path] = change
         try:
-            before = _methods_of_classes(ast.parse(change.resource.read()))
-            after = _methods_of_classes(ast.parse(change.new_contents))
+            before = _methods_of_classes(parse_python(change.resource.read()))
+            after = _methods_of_classes(parse_python(change.new_contents))
         except SyntaxError:
             continue
         for line, names in before.items():
@@ -264,7 +265,7 @@ def _rewrite_super(
     renamed_classes: set[tuple[str, int]],
 ) -> str:
     try:
-        tree = ast.parse(text)
+        tree = parse_python(text)
     except SyntaxError:
         return text
     pymodule = ctx.project.get_pymodule(resource)

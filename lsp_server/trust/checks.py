@@ -34,7 +34,7 @@ from pathlib import Path
 
 from lsp_server.astgen.client_features import client_imports, lists_in_all
 from lsp_server.project.files import python_files
-from lsp_server.project.text import identifier_at
+from lsp_server.project.text import identifier_at, parse_python
 from lsp_server.refactor.edit_check import check_edit
 from lsp_server.refactor.model import FileEdit, RefactoringError
 from lsp_server.rts.provenance import Origin, Provenance
@@ -143,7 +143,7 @@ def check_move_imports(root: str, provenance: Provenance) -> str | None:
     if source_after is None:
         return None  # the module is gone: check_undefined_names and friends judge that
     try:
-        if _module_binds(ast.parse(source_after), name):
+        if _module_binds(parse_python(source_after), name):
             return None
     except (SyntaxError, ValueError):
         return None  # check_compiles reports it
@@ -329,7 +329,7 @@ def _looks_up_globals_by_name(text: str, name: str) -> str | None:
     ``globals()``/``vars()`` and a string constant in it spells the name (with or without
     leading underscores, as deprecation shims that look up ``f"_{name}"`` do)."""
     try:
-        tree = ast.parse(text)
+        tree = parse_python(text)
     except (SyntaxError, ValueError):
         return None
     # `__all__` spells exported names as strings, which rope does not rename:

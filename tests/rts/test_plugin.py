@@ -457,3 +457,15 @@ def test_collection_time_code_and_data(project: pytest.Pytester) -> None:
     assert run(project) == {"test_built[a]", "test_built[b]", "test_read[c]", "test_read[d]"}
     (project.path / "data/cases.txt").write_text("3\n1\n")
     assert run(project) == {"test_built[b]", "test_built[a]", "test_read[c]", "test_read[d]"}
+
+
+def test_a_reks_run_does_not_open_with_pytest_asyncios_configuration_warning(
+    project: pytest.Pytester,
+) -> None:
+    """pytest-asyncio (installed with reks's dev tools) warns about its unset loop scope in
+    every run of a project that never configured it: noise that is not the project's."""
+    pytest.importorskip("pytest_asyncio")
+    result = project.runpytest_subprocess("--reks", "-p", "asyncio")
+    assert result.ret == 0
+    output = result.stdout.str() + result.stderr.str()
+    assert "PytestDeprecationWarning" not in output and "is unset" not in output

@@ -21,6 +21,7 @@ from lsp_server.lsp.features.refactoring.lifecycle import (
     to_edit,
     too_large,
 )
+from lsp_server.project.text import parse_python
 from lsp_server.refactor.actions import Offer, offers_at
 from lsp_server.refactor.destinations import project_module_finder
 from lsp_server.refactor.model import RefactorRequest
@@ -40,7 +41,7 @@ def _tree(feature: RefactoringFeature, uri: str, text: str) -> ast.Module | None
     if cached is not None and cached[0] == text:
         return cached[1]
     try:
-        tree = ast.parse(text)
+        tree = parse_python(text)
     except (SyntaxError, ValueError):
         tree = None
     feature.syntax_trees[uri] = (text, tree)
