@@ -3,7 +3,7 @@
 //
 // node vscode_driver.mjs CONFIG.json
 //   CONFIG: { playwright: dir holding node_modules/playwright-core, chromium, url, artifacts,
-//             scenario: "missing" | "refactor", ... scenario fields }
+//             scenario: "missing" | "bundled" | "refactor", ... scenario fields }
 // Writes { ok, steps: [...], ...observations } as JSON to CONFIG.result; screenshots of each
 // step go to CONFIG.artifacts.
 import { createRequire } from "node:module";
@@ -138,6 +138,27 @@ async function scenarioMissing() {
   }, 60000);
   result.message = message;
   await screenshot("not-installed");
+}
+
+/** An interpreter without reks: the extension runs its bundled copy, which publishes the
+ * REKS diagnostics; the output channel says which copy runs. */
+async function scenarioBundled() {
+  const c = config;
+  await openFile(c.file);
+  await runCommand("View: Focus Problems");
+  await page.locator(".markers-panel").waitFor({ state: "visible" });
+  result.problems = await waitFor("diagnostics of the bundled server in the Problems panel", async () => {
+    const rows = await problems();
+    return rows.some((r) => r.includes(c.expectProblem)) ? rows : undefined;
+  }, 120000);
+  await screenshot("bundled-problems");
+  result.notifications = await notifications();
+  await runCommand("reks: Show server output");
+  result.output = await waitFor("the reks output channel", async () => {
+    const text = await page.locator(".output-view .view-lines").first().innerText().catch(() => "");
+    return text.includes("bundled") ? text.replace(/\u00a0/g, " ") : undefined;
+  }, 30000);
+  await screenshot("bundled-output");
 }
 
 async function scenarioRefactor() {
@@ -281,6 +302,8 @@ async function main() {
     await screenshot("workbench");
     if (config.scenario === "missing") {
       await scenarioMissing();
+    } else if (config.scenario === "bundled") {
+      await scenarioBundled();
     } else {
       await scenarioRefactor();
     }
