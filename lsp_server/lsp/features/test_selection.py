@@ -12,7 +12,9 @@ the task; then this module publishes, on the ``def`` of each affected test funct
 
 plus a summary (``$/progress`` end message or ``window/showMessage``, setting
 ``tests.summary``) and the ``reks/status`` notification ``{skipped, affected,
-affectedTests, message}`` the VS Code status bar shows.
+affectedTests, message, tests}`` the VS Code status bar shows; ``tests`` lists each
+located test ``{nodeid, uri, line, state: "skipped"|"affected", reason}`` for a client's
+test view (VS Code's Testing view).
 
 ``reks.runAffectedTests`` runs ``pytest --reks`` in the project's interpreter as a
 subprocess with ``$/progress`` and cancellation; the plugin records dependencies, and the
@@ -43,6 +45,14 @@ from lsp_server.lsp.arguments import command_targets, require_interpreter
 from lsp_server.lsp.convert import path_to_uri, uri_to_path
 from lsp_server.lsp.feature import CommandHandler, Feature, Host
 from lsp_server.lsp.progress import ClientProgress
+from lsp_server.lsp.test_views import (
+    AFFECTED,
+    FAILED,
+    SKIPPED,
+    SOURCE,
+    failure_diagnostics,
+    test_list,
+)
 from lsp_server.rts.provenance import Provenance
 from lsp_server.rts.run_report import SHORT_SUMMARY_OPTION, RunReport, read_run
 from lsp_server.rts.test_status import TestStatus, locate_tests, test_status
@@ -55,10 +65,6 @@ log = logging.getLogger(__name__)
 
 COMMAND = "reks.runAffectedTests"
 STATUS_NOTIFICATION = "reks/status"
-SOURCE = "reks"
-SKIPPED = "reks.skipped"
-AFFECTED = "reks.affected"
-FAILED = "reks.failed"
 _PERCENT = re.compile(r"\[\s*(\d+)%\]\s*$")
 _OK_EXIT_CODES = (0, 1, 5)  # passed, some failed, nothing selected
 
@@ -103,32 +109,6 @@ def _diagnostics(root: Path, status: TestStatus) -> dict[str, list[types.Diagnos
                 data={"root": str(root), "tests": nodeids},
             )
         out.setdefault(path_to_uri(str(root / path)), []).append(diagnostic)
-    return out
-
-
-def _failure_diagnostics(root: Path, report: RunReport) -> dict[str, list[types.Diagnostic]]:
-    """Per test-file URI: an Error on the ``def`` of each failing test (the file's first
-    line for a failure outside any test, e.g. a collection error)."""
-    located = locate_tests(root, [f.nodeid for f in report.failures])
-    out: dict[str, list[types.Diagnostic]] = {}
-    for failure in report.failures:
-        where = located.get(failure.nodeid)
-        line, start, end = (where.line - 1, where.start, where.end) if where else (0, 0, 0)
-        path = where.path if where else failure.nodeid.split("::", 1)[0]
-        what = "error" if failure.error else "failed"
-        out.setdefault(path_to_uri(str(root / path)), []).append(
-            types.Diagnostic(
-                range=types.Range(
-                    start=types.Position(line=line, character=start),
-                    end=types.Position(line=line, character=end),
-                ),
-                message=f"{what}: {failure.message}",
-                severity=types.DiagnosticSeverity.Error,
-                source=SOURCE,
-                code=FAILED,
-                data={"root": str(root), "tests": [failure.nodeid]},
-            )
-        )
     return out
 
 
@@ -238,6 +218,7 @@ class TestSelectionFeature(Feature):
                 "affected": len(status.affected),
                 "affectedTests": sorted(status.affected),
                 "message": text,
+                "tests": test_list(views),
             },
         )
         if message is not None:
@@ -292,7 +273,7 @@ class TestSelectionFeature(Feature):
                 args = [SHORT_SUMMARY_OPTION, *map(str, self.host.settings.tests.pytestArgs)]
                 root = str(project.root)
                 result, report = await _run_pytest(progress, root, [project.python, *args])
-                failures = _failure_diagnostics(project.root, report)
+                failures = failure_diagnostics(project.root, report)
                 self.failures[root] = failures
                 result.update(passed=report.passed, failed=report.failed)
                 result["failures"] = [
