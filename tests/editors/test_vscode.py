@@ -55,6 +55,23 @@ def test_extension_lint_and_unit_tests() -> None:
     assert " passing" in proc.stdout and " failing" not in proc.stdout
 
 
+def _recorded_then_edited(root: Path, unused_import: bool = False) -> Path:
+    """The editor tests' project after `pytest --reks` and a hand edit of report(): its
+    test must run."""
+    workspace = write_project(root, unused_import=unused_import)
+    recorded = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--reks"],
+        cwd=workspace,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert recorded.returncode == 0, recorded.stdout + recorded.stderr
+    (workspace / "calc.py").write_text(CALC.replace("    return total\n", "    return total + 0\n"))
+    return workspace
+
+
 def _interpreter_without_reks(tmp_path: Path) -> Path:
     """A venv with this interpreter's pytest (and what it needs) but no reks: a project's
     own environment. Linked, not installed, so that the test needs no package index."""
@@ -94,17 +111,7 @@ def test_the_bundled_server_runs_with_an_interpreter_that_lacks_reks(tmp_path: P
     )
     assert probe.returncode != 0  # reks is really missing there
     assert subprocess.run([python, "-c", "import pytest"], cwd=tmp_path).returncode == 0
-    workspace = write_project(tmp_path / "ws")
-    recorded = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--reks"],
-        cwd=workspace,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
-    assert recorded.returncode == 0, recorded.stdout + recorded.stderr
-    (workspace / "calc.py").write_text(CALC.replace("    return total\n", "    return total + 0\n"))
+    workspace = _recorded_then_edited(tmp_path / "ws")
     artifacts = _artifacts(tmp_path, "vscode-bundled")
     settings = {"reks.server.pythonPath": str(python)}
     with running_code_server(tmp_path, workspace, settings, artifacts) as cs:
@@ -155,19 +162,9 @@ class _ServerKiller(threading.Thread):
 
 @pytest.mark.slow
 def test_rename_and_extract_in_real_vscode(tmp_path: Path) -> None:
-    workspace = write_project(tmp_path / "ws", unused_import=True)
     # The developer ran the tests with reks, then edited report() by hand: the server says
     # test_report must run (a diagnostic in the Problems panel) as soon as it starts.
-    recorded = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--reks"],
-        cwd=workspace,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
-    assert recorded.returncode == 0, recorded.stdout + recorded.stderr
-    (workspace / "calc.py").write_text(CALC.replace("    return total\n", "    return total + 0\n"))
+    workspace = _recorded_then_edited(tmp_path / "ws", unused_import=True)
 
     artifacts = _artifacts(tmp_path, "vscode-refactor")
     # Refactor-on-save: organize imports whenever a Python file is saved.

@@ -3,7 +3,7 @@
 //
 // node vscode_driver.mjs CONFIG.json
 //   CONFIG: { playwright: dir holding node_modules/playwright-core, chromium, url, artifacts,
-//             scenario: "missing" | "bundled" | "refactor", ... scenario fields }
+//             scenario: "bundled" | "refactor", ... scenario fields }
 // Writes { ok, steps: [...], ...observations } as JSON to CONFIG.result; screenshots of each
 // step go to CONFIG.artifacts.
 import { createRequire } from "node:module";
@@ -131,13 +131,14 @@ async function problems() {
   return page.locator(".markers-panel .monaco-list-row").allInnerTexts();
 }
 
-async function scenarioMissing() {
-  const message = await waitFor("the reks not-installed notification", async () => {
-    const texts = await notifications();
-    return texts.find((t) => t.includes("reks is not installed"));
-  }, 60000);
-  result.message = message;
-  await screenshot("not-installed");
+/** Open the Problems panel and wait for a row containing `expected`; every row. */
+async function problemsShowing(expected, timeoutMs) {
+  await runCommand("View: Focus Problems");
+  await page.locator(".markers-panel").waitFor({ state: "visible" });
+  return waitFor(`"${expected}" in the Problems panel`, async () => {
+    const rows = await problems();
+    return rows.some((r) => r.includes(expected)) ? rows : undefined;
+  }, timeoutMs);
 }
 
 /** An interpreter without reks: the extension runs its bundled copy, which publishes the
@@ -145,12 +146,7 @@ async function scenarioMissing() {
 async function scenarioBundled() {
   const c = config;
   await openFile(c.file);
-  await runCommand("View: Focus Problems");
-  await page.locator(".markers-panel").waitFor({ state: "visible" });
-  result.problems = await waitFor("diagnostics of the bundled server in the Problems panel", async () => {
-    const rows = await problems();
-    return rows.some((r) => r.includes(c.expectProblem)) ? rows : undefined;
-  }, 120000);
+  result.problems = await problemsShowing(c.expectProblem, 120000);
   await screenshot("bundled-problems");
   result.notifications = await notifications();
   await runCommand("reks: Show server output");
@@ -167,12 +163,7 @@ async function scenarioRefactor() {
   await screenshot("opened");
 
   // Problems panel: the server's diagnostics for the workspace (REKS: tests that must run).
-  await runCommand("View: Focus Problems");
-  await page.locator(".markers-panel").waitFor({ state: "visible" });
-  result.problems = await waitFor("diagnostics in the Problems panel", async () => {
-    const rows = await problems();
-    return rows.some((r) => r.includes(c.expectProblem)) ? rows : undefined;
-  }, 90000);
+  result.problems = await problemsShowing(c.expectProblem, 90000);
   await screenshot("problems");
 
   // F2 rename: the box starts with the word selected, so typing replaces it.
@@ -300,9 +291,7 @@ async function main() {
     await page.locator(".monaco-workbench").waitFor({ state: "visible", timeout: 90000 });
     await page.waitForTimeout(2000);
     await screenshot("workbench");
-    if (config.scenario === "missing") {
-      await scenarioMissing();
-    } else if (config.scenario === "bundled") {
+    if (config.scenario === "bundled") {
       await scenarioBundled();
     } else {
       await scenarioRefactor();
