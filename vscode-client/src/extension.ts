@@ -8,6 +8,7 @@ import { RENAME_EXTRACTED, renameExtracted } from "./prompts";
 import { onInterpreterChange } from "./python";
 import { ServerManager } from "./serverManager";
 import { SECTION } from "./settings";
+import { ReksTestView } from "./testController";
 import { testRunSummary } from "./testRun";
 
 let manager: ServerManager | undefined;
@@ -59,9 +60,12 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   status.name = "reks tests";
   manager = new ServerManager(context, output, status);
   const m = manager;
+  const tests = new ReksTestView(() => m.runChoice(RUN_AFFECTED_TESTS));
+  m.statusListeners.push((payload) => tests.update(payload));
   context.subscriptions.push(
     output,
     status,
+    tests,
     m,
     ...paletteCommands(m, output),
     vscode.workspace.onDidChangeConfiguration((event) => {

@@ -39,6 +39,8 @@ export class ServerManager implements vscode.Disposable, ClientHost {
   private starting: Promise<void> | undefined;
   /** What the running server told its clients; undefined until asked, or from an old server. */
   private serverConfig: ClientConfiguration | undefined;
+  /** Called with each `reks/status` payload (the Testing view listens). */
+  readonly statusListeners: Array<(payload: unknown) => void> = [];
 
   constructor(
     private readonly context: vscode.ExtensionContext,
@@ -124,7 +126,10 @@ export class ServerManager implements vscode.Disposable, ClientHost {
     const client = new LanguageClient("reks", "reks", serverOptionsSpec, clientOptions(this));
     this.client = client;
     this.disposables.push(
-      client.onNotification(STATUS_NOTIFICATION, (payload: unknown) => void this.showStatus(payload)),
+      client.onNotification(STATUS_NOTIFICATION, (payload: unknown) => {
+        this.statusListeners.forEach((listener) => listener(payload));
+        void this.showStatus(payload);
+      }),
       vscode.workspace.onDidChangeConfiguration((event) => {
         if (event.affectsConfiguration(SECTION) && this.running) {
           // Default names may have changed: ask the server again when they are needed.
