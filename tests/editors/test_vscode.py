@@ -115,10 +115,22 @@ def test_the_bundled_server_runs_with_an_interpreter_that_lacks_reks(tmp_path: P
     artifacts = _artifacts(tmp_path, "vscode-bundled")
     settings = {"reks.server.pythonPath": str(python)}
     with running_code_server(tmp_path, workspace, settings, artifacts) as cs:
-        result = drive(cs, "bundled", tmp_path, file="calc.py", expectProblem="must run")
+        result = drive(
+            cs,
+            "bundled",
+            tmp_path,
+            file="calc.py",
+            expectProblem="must run",
+            testingView={"test": "test_report", "after": "Passed"},
+        )
     assert result["ok"], result.get("error", "") + result["driver_log"]
     assert any("must run" in row for row in result["problems"]), result["problems"]
     assert not any("not installed" in n for n in result["notifications"]), result
+    # The Testing view (issue 16, item 7): the test that must run, then its result
+    assert any("test_report" in row and "must run" in row for row in result["testRows"]), result
+    assert any("test_report" in row and "Passed" in row for row in result["testRowsAfterRun"]), (
+        result["testRowsAfterRun"]
+    )
     output = result["output"].replace("\n", "")  # the output view wraps long lines
     assert f"reks is not installed in {python}: running the copy bundled" in output, output
 

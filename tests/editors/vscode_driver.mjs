@@ -141,6 +141,32 @@ async function problemsShowing(expected, timeoutMs) {
   }, timeoutMs);
 }
 
+async function testRows() {
+  const rows = page.locator(".test-explorer .monaco-list-row");
+  const out = [];
+  for (let i = 0; i < (await rows.count()); i++) {
+    out.push(`${await rows.nth(i).innerText()} | ${(await rows.nth(i).getAttribute("aria-label")) ?? ""}`);
+  }
+  return out.map((r) => r.replace(/\s+/g, " "));
+}
+
+/** The Testing view lists the test that must run; its run profile runs it, and the row then
+ * says how it went. */
+async function testingView(expect) {
+  await runCommand("Testing: Focus on Test Explorer View");
+  result.testRows = await waitFor(`"${expect.test}" in the Testing view`, async () => {
+    const rows = await testRows();
+    return rows.some((r) => r.includes(expect.test)) ? rows : undefined;
+  }, 60000);
+  await screenshot("testing-view");
+  await runCommand("Test: Run All Tests");
+  result.testRowsAfterRun = await waitFor(`"${expect.test}" ${expect.after}`, async () => {
+    const rows = await testRows();
+    return rows.some((r) => r.includes(expect.test) && r.includes(expect.after)) ? rows : undefined;
+  }, 120000).catch(async () => testRows());
+  await screenshot("testing-view-run");
+}
+
 /** An interpreter without reks: the extension runs its bundled copy, which publishes the
  * REKS diagnostics; the output channel says which copy runs. */
 async function scenarioBundled() {
@@ -149,6 +175,9 @@ async function scenarioBundled() {
   result.problems = await problemsShowing(c.expectProblem, 120000);
   await screenshot("bundled-problems");
   result.notifications = await notifications();
+  if (c.testingView) {
+    await testingView(c.testingView);
+  }
   await runCommand("reks: Show server output");
   result.output = await waitFor("the reks output channel", async () => {
     const text = await page.locator(".output-view .view-lines").first().innerText().catch(() => "");
