@@ -12,6 +12,7 @@ import argparse
 import importlib
 import os
 import sys
+import warnings
 from collections.abc import Sequence
 
 import lsp_server
@@ -44,6 +45,10 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    # In this process Python compiles nothing of reks at run time: a SyntaxWarning here
+    # comes from parsing a project's file (rope parses with no file name), which Python
+    # reports with the file's name when the project's tests import it.
+    warnings.filterwarnings("ignore", category=SyntaxWarning)
     parser = build_parser()
     args = parser.parse_args(list(argv) if argv is not None else sys.argv[1:])
     handler = getattr(args, "handler", None)

@@ -17,8 +17,11 @@ reks for VS Code: build and install the extension from a clone of reks:
   code --install-extension reks.vsix
 
 It starts `python -m lsp_server` with the interpreter selected in the Python extension
-(fallback: the reks.server.pythonPath setting, then python3). reks is not on the package
-index: install it into that interpreter from {source}:
+(fallback: the reks.server.pythonPath setting, then python3). The extension carries its own
+copy of reks (bundled/libs in the extension) and runs it with that interpreter when reks is
+not installed there; the interpreter needs only pytest, which runs your tests.
+To install reks into the interpreter instead (reks is not on the package index), from
+{source}:
   <interpreter> -m pip install -e {source}
 This interpreter has it already: {python}
 """

@@ -362,7 +362,7 @@ end
 -- Run the server command found by `patterns` (exact names first, then Lua patterns over
 -- the advertised names). No argument: the server works on every workspace folder; `arg`
 -- (a path or URI) narrows it, e.g. to the current file.
-local function run_named(patterns, what, bufnr, arg)
+local function run_named(patterns, what, bufnr, arg, show_result)
   bufnr = bufnr or vim.api.nvim_get_current_buf()
   local name = find_command(patterns, bufnr)
   if not name then
@@ -370,7 +370,11 @@ local function run_named(patterns, what, bufnr, arg)
     return
   end
   M.execute({ command = name, arguments = arg and { arg } or {} }, bufnr, function(err, result)
-    if not err and M.config.echo_status then
+    if not err and show_result then
+      vim.schedule(function()
+        show_result(result)
+      end)
+    elseif not err and M.config.echo_status then
       vim.schedule(function()
         vim.api.nvim_echo({ { "reks: " .. what .. ": done" } }, false, {})
       end)
@@ -381,8 +385,41 @@ local function run_named(patterns, what, bufnr, arg)
   end)
 end
 
+local FAILURES_TITLE = "reks: failing tests"
+
+--- After "Run affected tests": echo the passed/failed counts and put the failures in the
+--- quickfix list (opened; a list of ours from an earlier run is emptied when all pass).
+--- Returns the quickfix items.
+function M.show_test_run(result)
+  local items = {}
+  for _, run in ipairs(result and result.roots or {}) do
+    for _, failure in ipairs(run.failures or {}) do
+      table.insert(items, {
+        filename = vim.uri_to_fname(failure.uri),
+        lnum = failure.line + 1,
+        col = 1,
+        type = "E",
+        text = failure.nodeid .. ": " .. failure.message,
+      })
+    end
+  end
+  if #items > 0 then
+    vim.fn.setqflist({}, " ", { title = FAILURES_TITLE, items = items })
+    vim.cmd("copen")
+  elseif vim.fn.getqflist({ title = 1 }).title == FAILURES_TITLE then
+    vim.fn.setqflist({}, "r", { title = FAILURES_TITLE, items = {} })
+    vim.cmd("cclose")
+  end
+  if M.config.echo_status then
+    local message = (result and result.message) or "done"
+    -- kept in :messages: the outcome of a run is worth finding again
+    vim.api.nvim_echo({ { "reks: run affected tests: " .. message } }, true, {})
+  end
+  return items
+end
+
 function M.run_affected_tests(bufnr)
-  run_named({ "reks.runAffectedTests", "affected" }, "run affected tests", bufnr)
+  run_named({ "reks.runAffectedTests", "affected" }, "run affected tests", bufnr, nil, M.show_test_run)
 end
 
 --- Extreme analysis (pseudo-tested functions); `path` narrows it to a file or folder.

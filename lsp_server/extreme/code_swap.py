@@ -21,6 +21,8 @@ from collections import defaultdict
 from collections.abc import Sequence
 from typing import Any
 
+from lsp_server.project.text import parse_python
+
 FuncDef = ast.FunctionDef | ast.AsyncFunctionDef
 
 FunctionIndex = dict[tuple[str, str], list[types.FunctionType]]
@@ -91,7 +93,7 @@ def find_functions(filename: str, qualname: str, def_line: int) -> list[types.Fu
 def function_defs(source: str, filename: str) -> dict[tuple[int, str], FuncDef]:
     """Every ``def`` of a file by (line, name): parsed once in the worker, so a child only
     compiles the few lines of its new function (re-parsing a large module cost ~8 ms)."""
-    tree = ast.parse(source, filename)
+    tree = parse_python(source, filename)
     return {(n.lineno, n.name): n for n in ast.walk(tree) if isinstance(n, FuncDef)}
 
 

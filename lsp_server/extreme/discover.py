@@ -18,6 +18,7 @@ from pathlib import Path
 
 from lsp_server.extreme.constants import EMPTY_GENERATOR, bodies_from_annotation
 from lsp_server.project.files import is_test_path, walk_files
+from lsp_server.project.text import parse_python
 from lsp_server.rts.units import FileUnits, SourceError, source_units, tokenize_decode
 
 NO_EXTREME = "reks: no-extreme"
@@ -86,7 +87,7 @@ def discover(
 
 def functions_of_source(rel: str, source: str, patterns: Sequence[str] = ()) -> list[FunctionInfo]:
     units: FileUnits = source_units(rel, source)
-    tree = ast.parse(source)
+    tree = parse_python(source)
     lines = source.splitlines()
     module_names = _module_level_names(tree)
     out: list[FunctionInfo] = []

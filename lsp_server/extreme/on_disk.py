@@ -23,6 +23,7 @@ from pathlib import Path
 
 from lsp_server.extreme.model import Transformation, Verdict
 from lsp_server.project.files import copy_ignore
+from lsp_server.project.text import parse_python
 from lsp_server.sandbox import SandboxProcess
 
 NO_TESTS_RAN = 5  # pytest's exit status when no test was collected
@@ -42,7 +43,7 @@ class DiskVerdict:
 def rewrite_body(source: str, line: int, name: str, body: str) -> str:
     """``source`` with the whole body of the ``def name`` at ``line`` replaced by ``body``
     (statements separated by ``; `` stay on one line, which Python accepts)."""
-    tree = ast.parse(source)
+    tree = parse_python(source)
     node = next(
         (
             n

@@ -21,6 +21,7 @@ from lsp_server.extreme.code_swap import (
     compile_like,
     find_targets,
 )
+from lsp_server.project.text import parse_python
 
 
 def _first_line(node: FuncDef) -> int:
@@ -54,8 +55,8 @@ def refresh_file(index: FunctionIndex, path: str, old_source: str, new_source: s
     """Make the live functions of the file at ``path`` run ``new_source``'s code; the number
     of functions whose code changed. Raises ``SwapError`` for an edit it cannot follow."""
     try:
-        old = list(qualified_defs(ast.parse(old_source, path)))
-        new = list(qualified_defs(ast.parse(new_source, path)))
+        old = list(qualified_defs(parse_python(old_source, path)))
+        new = list(qualified_defs(parse_python(new_source, path)))
     except SyntaxError as exc:
         raise SwapError(f"{path} does not parse: {exc}") from exc
     if [name for name, _ in old] != [name for name, _ in new]:

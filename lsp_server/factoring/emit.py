@@ -14,6 +14,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from lsp_server.project.text import parse_python
+
 _UNSAFE = re.compile(r"[^0-9A-Za-z_]")
 
 
@@ -43,7 +45,7 @@ def paths_for(original_file: Path, shape: dict[str, Any]) -> FactoredFiles:
 
 def module_fixtures(original_file: Path) -> list[str]:
     """The fixtures the original test module defines (``@pytest.fixture`` / ``@fixture``)."""
-    tree = ast.parse(original_file.read_text(encoding="utf-8"))
+    tree = parse_python(original_file.read_text(encoding="utf-8"))
     names = []
     for node in tree.body:
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and any(

@@ -12,6 +12,7 @@ from lsp_server.fex.run import Request, generate_for_project, module_name, write
 from lsp_server.fex.suite import Suite
 from lsp_server.jobs import Job
 from lsp_server.project import Project
+from lsp_server.project.text import parse_python
 
 DEFAULT_SCOPE = 3
 
@@ -31,7 +32,7 @@ def classes_with_rep_ok(source: str, invariant: str = INVARIANT_NAME) -> list[Le
     """The top-level classes of ``source`` that define ``invariant`` (none if it does not
     parse)."""
     try:
-        tree = ast.parse(source)
+        tree = parse_python(source)
     except SyntaxError:
         return []
     found = []

@@ -8,6 +8,8 @@ from __future__ import annotations
 import ast
 from collections.abc import Collection, Iterator, Mapping
 
+from lsp_server.project.text import parse_python
+
 
 def module_parts(path: str) -> list[str]:
     """The module at ``path`` as parts (``pkg/m.py`` -> ``["pkg", "m"]``; a package
@@ -63,7 +65,7 @@ def mentioning_trees(
         if other == path or not other.endswith(".py") or stem not in text or name not in text:
             continue
         try:
-            yield other, ast.parse(text)
+            yield other, parse_python(text)
         except (SyntaxError, ValueError):
             continue
 

@@ -14,8 +14,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from lsp_server.project.text import parse_python
 from lsp_server.refactor.cursor import Cursor, is_parameter, stores
-from lsp_server.refactor.names import self_attributes
+from lsp_server.refactor.destinations import ProjectModule, project_class_attributes
 
 # Setting keys (``ActionSettings`` fields) each offer is switched by.
 EXTRACT_METHOD = "extractMethod"
@@ -54,15 +55,25 @@ class Offer:
 
 
 def offers_at(
-    text: str, offset: int, end: int | None = None, tree: ast.Module | None = None
+    text: str,
+    offset: int,
+    end: int | None = None,
+    tree: ast.Module | None = None,
+    project_module: ProjectModule | None = None,
 ) -> list[Offer]:
-    """Refactorings that apply at ``offset`` (or to the selection ``offset``..``end``)."""
+    """Refactorings that apply at ``offset`` (or to the selection ``offset``..``end``).
+
+    ``project_module`` tells which imported modules are project code (move method offers
+    only attributes whose class is); without it only the module's own classes and
+    relative imports count.
+    """
     if tree is None:
         try:
-            tree = ast.parse(text)
+            tree = parse_python(text)
         except (SyntaxError, ValueError):
             return []
     cursor = Cursor(text, tree, offset, end)
+    cursor.project_module = project_module
     return [offer for family in OFFER_FAMILIES for offer in family(cursor)]
 
 
@@ -148,7 +159,8 @@ MAX_MOVE_TARGETS = 5
 
 
 def _move_method(cursor: Cursor) -> list[Offer]:
-    """One offer per attribute of ``self``: the destination is known, no prompt needed."""
+    """One offer per attribute of ``self`` holding a project class's instance: the
+    destination is known, no prompt needed."""
     node = cursor.function_definition
     parent = cursor.parent(node) if node is not None else None
     if node is None or not isinstance(parent, ast.ClassDef) or node.name.startswith("__"):
@@ -162,7 +174,9 @@ def _move_method(cursor: Cursor) -> list[Offer]:
             cursor.at,
             args={"destination": attribute},
         )
-        for attribute in self_attributes(parent)[:MAX_MOVE_TARGETS]
+        for attribute in project_class_attributes(cursor.tree, parent, cursor.project_module)[
+            :MAX_MOVE_TARGETS
+        ]
     ]
 
 

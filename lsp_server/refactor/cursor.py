@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ast
 import functools
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TypeGuard
 
@@ -70,6 +71,8 @@ class _Found:
     definition: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef | None = None
     """A def/class whose name is under the cursor."""
     parameter: tuple[ast.FunctionDef | ast.AsyncFunctionDef, int, ast.arg] | None = None
+    name_start: int | None = None
+    """Where the name of ``definition`` starts."""
 
 
 def _locate(tree: ast.Module, lines: _Lines, offset: int) -> _Found:
@@ -81,8 +84,11 @@ def _locate(tree: ast.Module, lines: _Lines, offset: int) -> _Found:
         chain.append(node)
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             span = _name_span(lines, node, node.name)
-            if span is not None and span[0] <= offset <= span[1]:
+            # On the keyword (``def``, ``async def``, ``class``) as on the name: same offers.
+            header = lines.offset(node.lineno, node.col_offset)
+            if span is not None and header <= offset <= span[1]:
                 found.definition = node
+                found.name_start = span[0]
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 params = [*node.args.posonlyargs, *node.args.args]
                 for index, arg in enumerate(params):
@@ -134,7 +140,9 @@ class Cursor:
         self.selection_end = end if end is not None and end > offset else None
         found = _locate(tree, self.lines, offset)
         self.chain = found.chain
-        word_start, word_end = identifier_span(text, offset)
+        word_start, word_end = identifier_span(
+            text, offset if found.name_start is None else found.name_start
+        )
         self.word = text[word_start:word_end]
         self.at = word_start if self.word else offset
         """Where offers on the identifier under the cursor point: its start."""
@@ -142,6 +150,8 @@ class Cursor:
         self.parameter = found.parameter if found.definition is None else None
         on_word = self.word and self.definition is None and self.parameter is None
         self.name: ast.AST | None = found.chain[-1] if on_word else None
+        self.project_module: Callable[[str], bool] | None = None
+        """Which imported modules are project code (see ``refactor.destinations``)."""
 
     def parent(self, node: ast.AST) -> ast.AST | None:
         index = self.chain.index(node)

@@ -8,7 +8,6 @@ with a clear error instead of being offered.
 
 from __future__ import annotations
 
-import ast
 import builtins
 import functools
 import re
@@ -16,6 +15,7 @@ import symtable
 
 from pyflakes import checker, messages
 
+from lsp_server.project.text import parse_python
 from lsp_server.refactor.model import FileEdit, RefactoringError
 
 
@@ -23,7 +23,7 @@ from lsp_server.refactor.model import FileEdit, RefactoringError
 def _undefined(text: str, filename: str) -> frozenset[str] | None:
     """Undefined names pyflakes finds (cached: the text before a task is usually known)."""
     try:
-        tree = ast.parse(text, filename)
+        tree = parse_python(text, filename)
     except (SyntaxError, ValueError):
         return None
     found = checker.Checker(tree, filename)

@@ -12,6 +12,7 @@ import ast
 from rope.base.change import ChangeContents, ChangeSet
 from rope.refactor.importutils import ImportOrganizer
 
+from lsp_server.project.text import parse_python
 from lsp_server.refactor.context import Context, Planned
 from lsp_server.refactor.provenance import Hints
 
@@ -40,7 +41,7 @@ def _organized_text(changes: ChangeSet | None) -> str | None:
 def _import_lines(text: str) -> tuple[int, int] | None:
     """0-based first line and end line (exclusive) of the module's top-level imports."""
     try:
-        tree = ast.parse(text)
+        tree = parse_python(text)
     except (SyntaxError, ValueError):
         return None
     imports = [n for n in tree.body if isinstance(n, ast.Import | ast.ImportFrom)]

@@ -11,6 +11,7 @@ import ast
 import builtins
 import keyword
 
+from lsp_server.project.text import parse_python
 from lsp_server.refactor.model import InvalidNameError
 
 
@@ -103,7 +104,7 @@ def check_clash(source: str, def_line: int, old: str, new: str, is_attribute: bo
     if old == new:
         raise InvalidNameError(f"the new name is the same as the old one ({old!r})")
     try:
-        tree = ast.parse(source)
+        tree = parse_python(source)
     except SyntaxError:
         return  # rope will report the syntax error itself
     scopes = _enclosing_scopes(tree, def_line)
@@ -142,7 +143,7 @@ def check_free(source: str, line: int, name: str, where: str) -> None:
     ``"class"`` (a new method: the class around ``line``, else the module) or ``"module"``.
     """
     try:
-        tree = ast.parse(source)
+        tree = parse_python(source)
     except SyntaxError:
         return
     scopes = _enclosing_scopes(tree, line)

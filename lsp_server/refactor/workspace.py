@@ -12,7 +12,6 @@ invalidation, which the worker drains before its next task).
 
 from __future__ import annotations
 
-import ast
 import os
 import threading
 from collections.abc import Callable, Iterator
@@ -27,6 +26,7 @@ from rope.base.resources import File, Resource
 
 from lsp_server.jobs import Cancelled, Job
 from lsp_server.project.files import EXCLUDED_DIRS, ROOT_ONLY_EXCLUDED_DIRS
+from lsp_server.project.text import parse_python
 from lsp_server.refactor.rope_thread import BACKGROUND, Worker
 
 PREWARM_SLICE = 25
@@ -248,7 +248,7 @@ class RopeWorkspace:
         if cached is not None and cached[0] == text:
             return cached[1]
         try:
-            ast.parse(text)
+            parse_python(text)
             error = None
         except SyntaxError as exc:
             error = f"syntax error at line {exc.lineno}: {exc.msg}"

@@ -212,8 +212,20 @@ class ReksPlugin:
             if environment is not None:
                 tr.write_line(f"reks: the environment changed ({environment}): every test runs")
             tr.write_line(
-                f"reks: {counts[0]} {verb}, {counts[1]} deselected (unchanged) [selection{seconds}]"
+                f"reks: {counts[0]} {verb}{self._not_run(counts[1])} [selection{seconds}]"
             )
+
+    def _not_run(self, unchanged: int) -> str:
+        """The unchanged tests, split as pytest sees them: deselected (pytest's own count)
+        and never collected (whole files reks kept pytest from importing)."""
+        files = self.deselector.uncollected
+        if not files:
+            return f", {unchanged} deselected (unchanged)"
+        uncollected = sum(files.values())
+        parts = [f"{unchanged - uncollected} deselected"] if unchanged > uncollected else []
+        plural = "file" if len(files) == 1 else "files"
+        parts.append(f"{uncollected} in {len(files)} {plural} not collected")
+        return f"; {unchanged} unchanged not run: {', '.join(parts)}"
 
     def pytest_unconfigure(self, config: pytest.Config) -> None:
         self._stop_tracing()

@@ -7,6 +7,7 @@ Loaded in every pytest run, so it only adds options: without ``--reks``, ``--rek
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Generator
 
 import pytest
@@ -58,10 +59,22 @@ def pytest_load_initial_conftests(
     return (yield)
 
 
+# pytest-asyncio warns in every run of a project that never configured its loop scope; a
+# project gets it from reks's own dev tools without using asyncio, so a reks run leaves it
+# out. The project's own warnings (and pytest-asyncio's others) are shown as usual.
+_FOREIGN_CONFIGURATION_WARNING = r'The configuration option "asyncio_default_fixture_loop_scope"'
+
+
+@pytest.hookimpl(tryfirst=True)
 def pytest_configure(config: pytest.Config) -> None:
+    """First: the filter must be in place before pytest-asyncio's ``pytest_configure``. It
+    is added inside pytest's configured filters (which say "always" for deprecations)."""
     opt = config.option
     if not (opt.reks or opt.reks_all or opt.reks_dry_run):
         return
+    warnings.filterwarnings(
+        "ignore", message=_FOREIGN_CONFIGURATION_WARNING, category=pytest.PytestWarning
+    )
     from lsp_server.rts.controller import ReksPlugin
 
     config.pluginmanager.register(ReksPlugin(config), "reks-session")

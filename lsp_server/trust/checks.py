@@ -34,7 +34,7 @@ from pathlib import Path
 
 from lsp_server.astgen.client_features import client_imports, lists_in_all
 from lsp_server.project.files import python_files
-from lsp_server.project.text import identifier_at
+from lsp_server.project.text import identifier_at, parse_python
 from lsp_server.refactor.edit_check import check_edit
 from lsp_server.refactor.model import FileEdit, RefactoringError
 from lsp_server.refactor.semantics.move_checks import binds
@@ -129,7 +129,7 @@ def check_move_imports(
     if source_after is None:
         return None  # the module is gone: check_undefined_names and friends judge that
     try:
-        if binds(ast.parse(source_after), name):
+        if binds(parse_python(source_after), name):
             return None
     except (SyntaxError, ValueError):
         return None  # check_compiles reports it
@@ -317,7 +317,7 @@ def _looks_up_globals_by_name(text: str, name: str) -> str | None:
     ``globals()``/``vars()`` and a string constant in it spells the name (with or without
     leading underscores, as deprecation shims that look up ``f"_{name}"`` do)."""
     try:
-        tree = ast.parse(text)
+        tree = parse_python(text)
     except (SyntaxError, ValueError):
         return None
     # `__all__` spells exported names as strings, which rope does not rename:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -184,3 +185,46 @@ def test_uncertain_changes_are_confirmed_before_they_are_applied(
     assert result["after_cancel"] == 'def run():\n    pass\n\ngetattr(m, "run")'
     assert result["after_certain"] == 'def go():\n    pass\n\ngetattr(m, "run")'
     assert result["after_all"] == 'def go():\n    pass\n\ngetattr(m, "go")'
+
+
+def test_run_affected_tests_result_fills_the_quickfix_list(nvim: Neovim, tmp_path: Path) -> None:
+    """Issue 16, item 8: the counts are echoed and the failures open as a quickfix list
+    (the result is what ``reks.runAffectedTests`` answers, see tests/lsp/test_test_selection)."""
+    tests = tmp_path / "test_calc.py"
+    tests.write_text("def test_ok():\n    pass\n\n\ndef test_bad():\n    assert 1 == 2\n")
+    failure = {
+        "nodeid": "test_calc.py::test_bad",
+        "uri": tests.as_uri(),
+        "line": 4,
+        "message": "assert 1 == 2",
+    }
+    result = run_lua(
+        nvim,
+        f"""
+        local reks = require("reks")
+        reks.setup({{ python = "/nonexistent/python" }})
+        local failures = vim.fn.json_decode({json.dumps(failure)!r})
+        local run = {{ failures = {{ failures }} }}
+        reks.show_test_run({{ message = "1 passed, 1 failed", roots = {{ run }} }})
+        local failed = vim.fn.getqflist({{ title = 1, items = 1 }})
+        local opened = vim.fn.getqflist({{ winid = 1 }}).winid ~= 0
+        local echoed = vim.fn.execute("messages")
+        local passed = {{ failures = {{}} }}
+        reks.show_test_run({{ message = "2 passed, 0 failed", roots = {{ passed }} }})
+        report({{
+          title = failed.title,
+          items = vim.tbl_map(function(i)
+            return {{ vim.api.nvim_buf_get_name(i.bufnr), i.lnum, i.type, i.text }}
+          end, failed.items),
+          opened = opened,
+          echoed = echoed,
+          after_pass = #vim.fn.getqflist(),
+        }})
+        """,
+        tmp_path,
+    )
+    assert result["title"] == "reks: failing tests"
+    assert result["items"] == [[str(tests), 5, "E", "test_calc.py::test_bad: assert 1 == 2"]]
+    assert result["opened"] is True
+    assert "reks: run affected tests: 1 passed, 1 failed" in result["echoed"]
+    assert result["after_pass"] == 0

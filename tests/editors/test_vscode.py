@@ -55,23 +55,84 @@ def test_extension_lint_and_unit_tests() -> None:
     assert " passing" in proc.stdout and " failing" not in proc.stdout
 
 
-@pytest.mark.slow
-def test_missing_reks_names_the_pip_command(tmp_path: Path) -> None:
-    # An interpreter without reks: the extension must say so, with the command that fixes it.
+def _recorded_then_edited(root: Path, unused_import: bool = False) -> Path:
+    """The editor tests' project after `pytest --reks` and a hand edit of report(): its
+    test must run."""
+    workspace = write_project(root, unused_import=unused_import)
+    recorded = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--reks"],
+        cwd=workspace,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert recorded.returncode == 0, recorded.stdout + recorded.stderr
+    (workspace / "calc.py").write_text(CALC.replace("    return total\n", "    return total + 0\n"))
+    return workspace
+
+
+def _interpreter_without_reks(tmp_path: Path) -> Path:
+    """A venv with this interpreter's pytest (and what it needs) but no reks: a project's
+    own environment. Linked, not installed, so that the test needs no package index."""
+    from importlib.metadata import distribution
+
+    from packaging.requirements import Requirement
+
     bare = tmp_path / "bare-venv"
     venv.create(bare, with_pip=False)
-    python = bare / "bin" / "python"
-    workspace = tmp_path / "ws"
-    workspace.mkdir()
-    (workspace / "calc.py").write_text("def add(a, b):\n    return a + b\n")
-    artifacts = _artifacts(tmp_path, "vscode-missing")
+    linked = tmp_path / "pytest-only"
+    linked.mkdir()
+    todo, seen = ["pytest"], set()
+    while todo:
+        name = todo.pop()
+        if name.lower() in seen:
+            continue
+        seen.add(name.lower())
+        dist = distribution(name)
+        for requirement in map(Requirement, dist.requires or []):
+            if requirement.marker is None or requirement.marker.evaluate({"extra": ""}):
+                todo.append(requirement.name)
+        for top in {f.parts[0] for f in dist.files or [] if f.parts[0] != ".."}:
+            source = Path(str(dist.locate_file(top)))
+            if source.exists() and not (linked / top).exists():
+                (linked / top).symlink_to(source)
+    site = next((bare / "lib").glob("python3*/site-packages"))
+    (site / "pytest-only.pth").write_text(f"{linked}\n")
+    return bare / "bin" / "python"
+
+
+@pytest.mark.slow
+def test_the_bundled_server_runs_with_an_interpreter_that_lacks_reks(tmp_path: Path) -> None:
+    """Issue 16, item 3: installing the extension is all a VS Code user does."""
+    python = _interpreter_without_reks(tmp_path)
+    probe = subprocess.run(
+        [python, "-c", "import lsp_server"], cwd=tmp_path, capture_output=True, check=False
+    )
+    assert probe.returncode != 0  # reks is really missing there
+    assert subprocess.run([python, "-c", "import pytest"], cwd=tmp_path).returncode == 0
+    workspace = _recorded_then_edited(tmp_path / "ws")
+    artifacts = _artifacts(tmp_path, "vscode-bundled")
     settings = {"reks.server.pythonPath": str(python)}
     with running_code_server(tmp_path, workspace, settings, artifacts) as cs:
-        result = drive(cs, "missing", tmp_path)
+        result = drive(
+            cs,
+            "bundled",
+            tmp_path,
+            file="calc.py",
+            expectProblem="must run",
+            testingView={"test": "test_report", "after": "Passed"},
+        )
     assert result["ok"], result.get("error", "") + result["driver_log"]
-    assert f"reks is not installed in {python}" in result["message"]
-    assert f"{python} -m pip install reks" in result["message"]
-    assert sys.executable not in result["message"]
+    assert any("must run" in row for row in result["problems"]), result["problems"]
+    assert not any("not installed" in n for n in result["notifications"]), result
+    # The Testing view (issue 16, item 7): the test that must run, then its result
+    assert any("test_report" in row and "must run" in row for row in result["testRows"]), result
+    assert any("test_report" in row and "Passed" in row for row in result["testRowsAfterRun"]), (
+        result["testRowsAfterRun"]
+    )
+    output = result["output"].replace("\n", "")  # the output view wraps long lines
+    assert f"reks is not installed in {python}: running the copy bundled" in output, output
 
 
 class _ServerKiller(threading.Thread):
@@ -113,19 +174,9 @@ class _ServerKiller(threading.Thread):
 
 @pytest.mark.slow
 def test_rename_and_extract_in_real_vscode(tmp_path: Path) -> None:
-    workspace = write_project(tmp_path / "ws", unused_import=True)
     # The developer ran the tests with reks, then edited report() by hand: the server says
     # test_report must run (a diagnostic in the Problems panel) as soon as it starts.
-    recorded = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--reks"],
-        cwd=workspace,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
-    assert recorded.returncode == 0, recorded.stdout + recorded.stderr
-    (workspace / "calc.py").write_text(CALC.replace("    return total\n", "    return total + 0\n"))
+    workspace = _recorded_then_edited(tmp_path / "ws", unused_import=True)
 
     artifacts = _artifacts(tmp_path, "vscode-refactor")
     # Refactor-on-save: organize imports whenever a Python file is saved.

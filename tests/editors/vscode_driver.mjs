@@ -3,7 +3,7 @@
 //
 // node vscode_driver.mjs CONFIG.json
 //   CONFIG: { playwright: dir holding node_modules/playwright-core, chromium, url, artifacts,
-//             scenario: "missing" | "refactor", ... scenario fields }
+//             scenario: "bundled" | "refactor", ... scenario fields }
 // Writes { ok, steps: [...], ...observations } as JSON to CONFIG.result; screenshots of each
 // step go to CONFIG.artifacts.
 import { createRequire } from "node:module";
@@ -131,13 +131,59 @@ async function problems() {
   return page.locator(".markers-panel .monaco-list-row").allInnerTexts();
 }
 
-async function scenarioMissing() {
-  const message = await waitFor("the reks not-installed notification", async () => {
-    const texts = await notifications();
-    return texts.find((t) => t.includes("reks is not installed"));
+/** Open the Problems panel and wait for a row containing `expected`; every row. */
+async function problemsShowing(expected, timeoutMs) {
+  await runCommand("View: Focus Problems");
+  await page.locator(".markers-panel").waitFor({ state: "visible" });
+  return waitFor(`"${expected}" in the Problems panel`, async () => {
+    const rows = await problems();
+    return rows.some((r) => r.includes(expected)) ? rows : undefined;
+  }, timeoutMs);
+}
+
+async function testRows() {
+  const rows = page.locator(".test-explorer .monaco-list-row");
+  const out = [];
+  for (let i = 0; i < (await rows.count()); i++) {
+    out.push(`${await rows.nth(i).innerText()} | ${(await rows.nth(i).getAttribute("aria-label")) ?? ""}`);
+  }
+  return out.map((r) => r.replace(/\s+/g, " "));
+}
+
+/** The Testing view lists the test that must run; its run profile runs it, and the row then
+ * says how it went. */
+async function testingView(expect) {
+  await runCommand("Testing: Focus on Test Explorer View");
+  result.testRows = await waitFor(`"${expect.test}" in the Testing view`, async () => {
+    const rows = await testRows();
+    return rows.some((r) => r.includes(expect.test)) ? rows : undefined;
   }, 60000);
-  result.message = message;
-  await screenshot("not-installed");
+  await screenshot("testing-view");
+  await runCommand("Test: Run All Tests");
+  result.testRowsAfterRun = await waitFor(`"${expect.test}" ${expect.after}`, async () => {
+    const rows = await testRows();
+    return rows.some((r) => r.includes(expect.test) && r.includes(expect.after)) ? rows : undefined;
+  }, 120000).catch(async () => testRows());
+  await screenshot("testing-view-run");
+}
+
+/** An interpreter without reks: the extension runs its bundled copy, which publishes the
+ * REKS diagnostics; the output channel says which copy runs. */
+async function scenarioBundled() {
+  const c = config;
+  await openFile(c.file);
+  result.problems = await problemsShowing(c.expectProblem, 120000);
+  await screenshot("bundled-problems");
+  result.notifications = await notifications();
+  if (c.testingView) {
+    await testingView(c.testingView);
+  }
+  await runCommand("reks: Show server output");
+  result.output = await waitFor("the reks output channel", async () => {
+    const text = await page.locator(".output-view .view-lines").first().innerText().catch(() => "");
+    return text.includes("bundled") ? text.replace(/\u00a0/g, " ") : undefined;
+  }, 30000);
+  await screenshot("bundled-output");
 }
 
 async function scenarioRefactor() {
@@ -146,12 +192,7 @@ async function scenarioRefactor() {
   await screenshot("opened");
 
   // Problems panel: the server's diagnostics for the workspace (REKS: tests that must run).
-  await runCommand("View: Focus Problems");
-  await page.locator(".markers-panel").waitFor({ state: "visible" });
-  result.problems = await waitFor("diagnostics in the Problems panel", async () => {
-    const rows = await problems();
-    return rows.some((r) => r.includes(c.expectProblem)) ? rows : undefined;
-  }, 90000);
+  result.problems = await problemsShowing(c.expectProblem, 90000);
   await screenshot("problems");
 
   // F2 rename: the box starts with the word selected, so typing replaces it.
@@ -279,8 +320,8 @@ async function main() {
     await page.locator(".monaco-workbench").waitFor({ state: "visible", timeout: 90000 });
     await page.waitForTimeout(2000);
     await screenshot("workbench");
-    if (config.scenario === "missing") {
-      await scenarioMissing();
+    if (config.scenario === "bundled") {
+      await scenarioBundled();
     } else {
       await scenarioRefactor();
     }

@@ -166,3 +166,20 @@ def test_property_setter_is_not_a_second_function() -> None:
         ),
     )
     assert [(f.qualname, f.line, f.first_line, f.skip) for f in found] == [("A.x", 4, 3, "")]
+
+
+def test_a_file_with_invalid_escapes_is_analysed_without_repeating_its_warning() -> None:
+    """Python names the file when it imports it; reks's own parses must stay silent, or
+    ``reks extreme`` prints ``<unknown>:2: SyntaxWarning`` (issue 16, item 4)."""
+    import warnings
+
+    from lsp_server.extreme.code_swap import function_defs
+    from lsp_server.refactor.actions import offers_at
+
+    source = 'PATTERN = "\\d+"\n\n\ndef get():\n    return PATTERN\n'
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        assert [f.qualname for f in functions_of_source("versioneer.py", source)] == ["get"]
+        assert list(function_defs(source, "versioneer.py")) == [(4, "get")]
+        assert offers_at(source, source.index("get"))
+    assert [f"{w.filename}:{w.lineno}: {w.message}" for w in seen] == []

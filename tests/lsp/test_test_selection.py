@@ -259,3 +259,49 @@ async def test_status_is_right_before_the_refactored_buffers_are_saved(
     status = client.statuses[-1]  # type: ignore[attr-defined]
     assert status.affected == 0 and status.skipped >= 3, status
     assert all(p.read_text() == before[p] for p in applied)  # nothing was saved
+
+
+async def test_run_affected_tests_counts_and_shows_the_failures(
+    client: LanguageClient, e2e_project: Path
+) -> None:
+    """Issue 16, item 8: the result says how many passed and failed, and each failing test
+    gets an Error on its ``def`` line (what the Problems panel and a quickfix list show)."""
+    shapes_tests = e2e_project / "tests/test_shapes.py"
+    shapes_tests.write_text(shapes_tests.read_text().replace("== 12", "== 13"))
+    saved(client, [shapes_tests])
+    # The status lists each located test for a test view (issue 16, item 7)
+    statuses = client.statuses  # type: ignore[attr-defined]
+    await until(lambda: bool(statuses) and statuses[-1].affected > 0, "the tests that must run")
+    status = statuses[-1]
+    listed = {t.nodeid: (t.uri, t.line, t.state) for t in status.tests}
+    scaled = (shapes_tests.as_uri(), line_of(shapes_tests, "def test_scaled_area():"), "affected")
+    assert listed.get("tests/test_shapes.py::test_scaled_area") == scaled, (status, listed)
+    assert len([t for t in listed.values() if t[2] == "affected"]) == status.affected, listed
+    root = str(e2e_project.resolve())
+    result = await client.workspace_execute_command_async(
+        types.ExecuteCommandParams(command="reks.runAffectedTests", arguments=[root])
+    )
+    run = result["roots"][0]
+    assert run["failed"] == 1, result
+    assert result["message"] == f"{run['passed']} passed, 1 failed", result
+    failure = run["failures"][0]
+    scaled = line_of(shapes_tests, "def test_scaled_area():")
+    assert failure["nodeid"] == "tests/test_shapes.py::test_scaled_area"
+    assert (failure["uri"], failure["line"]) == (shapes_tests.as_uri(), scaled)
+    assert failure["message"].endswith("assert 12 == 13"), failure
+
+    def failed_lines() -> list[int]:
+        return [
+            d.range.start.line
+            for d in client.diagnostics.get(shapes_tests.as_uri(), [])
+            if d.source == "reks" and d.severity == types.DiagnosticSeverity.Error
+        ]
+
+    await until(lambda: failed_lines() == [scaled], "an Error on the failing test")
+    shapes_tests.write_text(shapes_tests.read_text().replace("== 13", "== 12"))
+    saved(client, [shapes_tests])
+    result = await client.workspace_execute_command_async(
+        types.ExecuteCommandParams(command="reks.runAffectedTests", arguments=[root])
+    )
+    assert result["message"] == "1 passed, 0 failed", result
+    await until(lambda: failed_lines() == [], "the failure to go away once the test passes")

@@ -16,10 +16,16 @@ import os
 LIMIT = 10
 
 
+class Ledger:
+    pass
+
+
 class Account:
-    def __init__(self, balance, owner):
+    def __init__(self, balance, owner: Ledger):
         self.balance = balance
         self.owner = owner
+        self.history = Ledger()
+        self.count = 0
 
     def deposit(self, amount, note=""):
         total = self.balance + amount
@@ -48,12 +54,28 @@ CASES: dict[str, tuple[int, int | None, list[str]]] = {
         SOURCE.index("def deposit") + 4,
         None,
         [
-            "Move method `deposit` to the class of `self.balance`",
             "Move method `deposit` to the class of `self.owner`",
+            "Move method `deposit` to the class of `self.history`",
             "Inline function `deposit`",
             "Turn `deposit` into a method object",
             "Normalize the calls of `deposit`",
         ],
+    ),
+    "def keyword of a method": (
+        SOURCE.index("def deposit") + 1,
+        None,
+        [
+            "Move method `deposit` to the class of `self.owner`",
+            "Move method `deposit` to the class of `self.history`",
+            "Inline function `deposit`",
+            "Turn `deposit` into a method object",
+            "Normalize the calls of `deposit`",
+        ],
+    ),
+    "class keyword": (
+        SOURCE.index("class Account") + 2,
+        None,
+        ["Move class `Account` to module…", "Introduce factory for `Account`"],
     ),
     "dunder method name": (
         SOURCE.index("def __init__") + 5,
@@ -169,7 +191,15 @@ def test_offer_arguments() -> None:
 
     method = offers("def deposit", 4)
     at = SOURCE.index("deposit")
-    assert method["refactor.move.method"] == (at, None, {"destination": "owner"}, (), None, "name")
+    assert method["refactor.move.method"] == (
+        at,
+        None,
+        {"destination": "history"},
+        (),
+        None,
+        "name",
+    )
+    assert offers("def deposit", 1) == method  # on the keyword: the offers on the name
     assert method["refactor.rewrite.methodObject"] == (
         at,
         None,
@@ -211,3 +241,33 @@ def test_no_imports_no_organize_imports() -> None:
     offers = offers_at("def f(a):\n    return a\n", 4)
     assert [o.kind for o in offers][-1] == "refactor.move.module"
     assert "source.organizeImports" not in [o.kind for o in offers]
+
+
+def test_move_method_only_to_classes_of_the_project() -> None:
+    source = (
+        "from collections import Counter\n"
+        "from .store import Store\n"
+        "from bank.audit import Auditor\n"
+        "from pathlib import Path\n"
+        "\n"
+        "\n"
+        "class VersionedSet:\n"
+        "    def __init__(self, path: Path, auditor: Auditor):\n"
+        "        self._version = 0\n"
+        "        self._elements = []\n"
+        "        self._counts = Counter()\n"
+        "        self._store = Store()\n"
+        "        self._path = path\n"
+        "        self._auditor = auditor\n"
+        "\n"
+        "    def add(self, item):\n"
+        "        self._version += 1\n"
+    )
+    at = source.index("def add") + 4
+
+    def destinations(project_module: object = None) -> list[object]:
+        found = offers_at(source, at, project_module=project_module)  # type: ignore[arg-type]
+        return [o.args["destination"] for o in found if o.kind == "refactor.move.method"]
+
+    assert destinations() == ["_store"]  # a relative import is project code
+    assert destinations(lambda module: module == "bank.audit") == ["_store", "_auditor"]

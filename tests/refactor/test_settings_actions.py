@@ -43,7 +43,8 @@ def test_settings_from_vscode_payload_and_bad_values():
 
 def test_offers_follow_the_syntax_tree():
     at = SOURCE.index
-    assert "refactor.move.method" in titles(at("def deposit") + 4)
+    # self.balance holds no class of the project: nowhere to move `deposit` to
+    assert "refactor.move.method" not in titles(at("def deposit") + 4)
     assert "refactor.rewrite.introduceFactory" in titles(at("class Account") + 6)
     assert "refactor.move.global" in titles(at("def report") + 4)
     local = titles(at("total = self") + 1)

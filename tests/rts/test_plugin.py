@@ -358,7 +358,10 @@ def test_dry_run_lists_reasons_without_running(project: pytest.Pytester) -> None
     edit(project, "mod.py", "return x * 2", "return x + x")
     result = project.runpytest("--reks-dry-run")
     result.stdout.fnmatch_lines(
-        ["*test_mod.py::test_g  (mod.py::g changed)*", "*reks: 1 would run, 10 deselected*"]
+        [
+            "*test_mod.py::test_g  (mod.py::g changed)*",
+            "*reks: 1 would run; 10 unchanged not run: 5 deselected, 5 in 2 files not collected*",
+        ]
     )
     assert result.ret == 0
     assert run(project) == {"test_g"}
@@ -368,7 +371,9 @@ def test_summary_line(project: pytest.Pytester) -> None:
     run(project)
     edit(project, "mod.py", "return x * 2", "return x + x")
     result = project.runpytest("--reks")
-    result.stdout.fnmatch_lines(["*reks: 1 selected, 10 deselected (unchanged)*"])
+    result.stdout.fnmatch_lines(
+        ["*reks: 1 selected; 10 unchanged not run: 5 deselected, 5 in 2 files not collected*"]
+    )
     result = project.runpytest("--reks")
     assert result.ret == 0  # nothing to run is a success
 
@@ -448,3 +453,15 @@ def test_collection_time_code_and_data(project: pytest.Pytester) -> None:
     assert run(project) == {"test_built[a]", "test_built[b]", "test_read[c]", "test_read[d]"}
     (project.path / "data/cases.txt").write_text("3\n1\n")
     assert run(project) == {"test_built[b]", "test_built[a]", "test_read[c]", "test_read[d]"}
+
+
+def test_a_reks_run_does_not_open_with_pytest_asyncios_configuration_warning(
+    project: pytest.Pytester,
+) -> None:
+    """pytest-asyncio (installed with reks's dev tools) warns about its unset loop scope in
+    every run of a project that never configured it: noise that is not the project's."""
+    pytest.importorskip("pytest_asyncio")
+    result = project.runpytest_subprocess("--reks", "-p", "asyncio")
+    assert result.ret == 0
+    output = result.stdout.str() + result.stderr.str()
+    assert "PytestDeprecationWarning" not in output and "is unset" not in output

@@ -57,8 +57,33 @@ def test_unaffected_files_are_not_imported(files: pytest.Pytester) -> None:
     result = files.runpytest("--reks")
     result.assert_outcomes()
     assert result.ret == 0
-    result.stdout.fnmatch_lines(["reks: 0 selected, 4 deselected*"])
+    result.stdout.fnmatch_lines(
+        ["reks: 0 selected; 4 unchanged not run: 4 in 2 files not collected*"]
+    )
     assert imports(files) == []
+
+
+def test_one_sentence_counts_what_pytest_deselected_and_what_it_never_collected(
+    files: pytest.Pytester,
+) -> None:
+    write(
+        files,
+        "test_three.py",
+        "from lib import one, two\n\n\n"
+        "def test_three_one():\n    assert one()\n\n\n"
+        "def test_three_two():\n    assert two()\n",
+    )
+    files.runpytest("--reks").assert_outcomes(passed=6)
+    edit(files, "lib.py", "return 2", "return 1 + 1")
+    result = files.runpytest("--reks")
+    # pytest counts the test it deselected; reks adds the file it kept pytest from collecting
+    result.assert_outcomes(passed=3, deselected=1)
+    result.stdout.fnmatch_lines(
+        [
+            "reks: 3 selected; 3 unchanged not run: 1 deselected, 2 in 1 file not collected*",
+            "*3 passed, 1 deselected*",
+        ]
+    )
 
 
 def test_a_new_test_in_a_known_file_runs(files: pytest.Pytester) -> None:

@@ -3,17 +3,44 @@
 // add only what a client must do itself (prompts, confirmation, status bar).
 import * as vscode from "vscode";
 
-import { PALETTE_CHOICES, commandLabel } from "./commands";
+import { PALETTE_CHOICES, RUN_AFFECTED_TESTS, commandLabel } from "./commands";
 import { RENAME_EXTRACTED, renameExtracted } from "./prompts";
 import { onInterpreterChange } from "./python";
 import { ServerManager } from "./serverManager";
 import { SECTION } from "./settings";
+import { ReksTestView } from "./testController";
+import { testRunSummary } from "./testRun";
 
 let manager: ServerManager | undefined;
 
+/** The counts of a "Run affected tests"; failures (Errors on the failing tests) open in Problems. */
+async function showTestRun(result: unknown): Promise<void> {
+  const summary = testRunSummary(result);
+  if (!summary) {
+    return;
+  }
+  const text = `reks: affected tests: ${summary.message}`;
+  if (summary.failed === 0) {
+    void vscode.window.showInformationMessage(text);
+    return;
+  }
+  const open = "Show failures";
+  if ((await vscode.window.showWarningMessage(text, open)) === open) {
+    await vscode.commands.executeCommand("workbench.actions.view.problems");
+  }
+}
+
 function paletteCommands(m: ServerManager, output: vscode.OutputChannel): vscode.Disposable[] {
   return [
-    ...PALETTE_CHOICES.map((choice) => vscode.commands.registerCommand(choice.paletteId, () => m.runChoice(choice))),
+    ...PALETTE_CHOICES.map((choice) =>
+      vscode.commands.registerCommand(choice.paletteId, async () => {
+        const result = await m.runChoice(choice);
+        if (choice === RUN_AFFECTED_TESTS) {
+          await showTestRun(result);
+        }
+        return result;
+      }),
+    ),
     vscode.commands.registerCommand("reks.editor.runServerCommand", async () => {
       const items = m.serverCommands().map((c) => ({ label: commandLabel(c), description: c }));
       const pick = await vscode.window.showQuickPick(items, { title: "reks: server command" });
@@ -33,9 +60,12 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   status.name = "reks tests";
   manager = new ServerManager(context, output, status);
   const m = manager;
+  const tests = new ReksTestView(() => m.runChoice(RUN_AFFECTED_TESTS));
+  m.statusListeners.push((payload) => tests.update(payload));
   context.subscriptions.push(
     output,
     status,
+    tests,
     m,
     ...paletteCommands(m, output),
     vscode.workspace.onDidChangeConfiguration((event) => {

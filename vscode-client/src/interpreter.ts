@@ -41,18 +41,39 @@ export function serverArgs(): string[] {
   return ["-m", SERVER_MODULE];
 }
 
-/** Arguments of the probe that tells whether reks can be imported by the interpreter. */
+/** Arguments of the probe that tells whether reks can be imported by the interpreter (and
+ * the interpreter's own pytest, which the bundled copy leaves to the project). */
 export function probeArgs(): string[] {
-  return ["-c", `import ${SERVER_MODULE}.cli, pygls, rope`];
+  return ["-c", `import ${SERVER_MODULE}.cli, pygls, rope, pytest`];
+}
+
+/** The server shipped inside the extension (vscode-client/scripts/bundle.py). */
+export interface Bundle {
+  /** Folder of reks and its dependencies, for PYTHONPATH. */
+  libs: string;
+  /** The reks wheel, which `pip install` accepts (reks is not on the package index). */
+  wheel?: string;
+}
+
+/** The environment that lets `python` import the bundled reks (after its own PYTHONPATH). */
+export function bundledEnv(bundle: Bundle, existing: string | undefined, delimiter = ":"): { PYTHONPATH: string } {
+  return { PYTHONPATH: existing ? `${existing}${delimiter}${bundle.libs}` : bundle.libs };
 }
 
 function shellQuote(word: string): string {
   return /^[A-Za-z0-9_./:=+-]+$/.test(word) ? word : `"${word.replace(/(["\\$`])/g, "\\$1")}"`;
 }
 
-/** The command that installs reks into exactly this interpreter. */
-export function installCommand(python: string): string {
-  return `${shellQuote(python)} -m pip install reks`;
+/** The command that installs reks into exactly this interpreter: the bundled wheel, else
+ * a clone of reks (reks is not on the package index, `pip install reks` fails). */
+export function installCommand(python: string, bundle?: Bundle): string {
+  const source = bundle?.wheel ? shellQuote(bundle.wheel) : "-e /path/to/a/clone/of/reks";
+  return `${shellQuote(python)} -m pip install ${source}`;
+}
+
+/** Whether `installCommand` names something that installs as it is (not a placeholder). */
+export function canInstall(bundle?: Bundle): boolean {
+  return Boolean(bundle?.wheel);
 }
 
 export type ProbeOutcome =
@@ -84,8 +105,9 @@ export function classifyProbe(
   return { kind: "failed", detail: lastLine || `exit code ${exitCode}` };
 }
 
-/** The message shown for a probe that did not succeed. */
-export function probeMessage(python: Interpreter, outcome: ProbeOutcome): string | undefined {
+/** The message shown for a probe that did not succeed (with the bundle on PYTHONPATH when
+ * there is one: then only what the bundle cannot bring is missing). */
+export function probeMessage(python: Interpreter, outcome: ProbeOutcome, bundle?: Bundle): string | undefined {
   const where =
     python.source === "python-extension"
       ? "the interpreter selected in the Python extension"
@@ -98,9 +120,16 @@ export function probeMessage(python: Interpreter, outcome: ProbeOutcome): string
     case "no-interpreter":
       return `reks: cannot run ${python.command} (${where}). Select an interpreter or set reks.server.pythonPath.`;
     case "not-installed":
+      if (outcome.module === "pytest") {
+        return (
+          `reks runs your tests with the pytest of ${python.command} (${where}), which has none. ` +
+          `Install it with: ${shellQuote(python.command)} -m pip install pytest`
+        );
+      }
       return (
-        `reks is not installed in ${python.command} (${where}; missing module ${outcome.module}). ` +
-        `Install it with: ${installCommand(python.command)}`
+        `reks is not installed in ${python.command} (${where}; missing module ${outcome.module})` +
+        (bundle ? " and the copy bundled with the extension cannot run there" : "") +
+        `. Install it with: ${installCommand(python.command, bundle)}`
       );
     case "failed":
       return `reks: ${python.command} (${where}) cannot import reks: ${outcome.detail}`;

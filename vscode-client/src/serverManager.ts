@@ -12,7 +12,7 @@ import {
   moveArgumentNeedingDestination,
 } from "./commands";
 import { serverArgs } from "./interpreter";
-import { probe, reportMissing, serverInterpreter } from "./launch";
+import { findBundle, launchPlan, reportMissing, serverInterpreter } from "./launch";
 import { ClientHost, clientOptions, confirmServerEdits } from "./middleware";
 import { RENAME_EXTRACTED, config, pickDestination, workspaceRoot } from "./prompts";
 import { RestartPolicy } from "./restart";
@@ -39,6 +39,8 @@ export class ServerManager implements vscode.Disposable, ClientHost {
   private starting: Promise<void> | undefined;
   /** What the running server told its clients; undefined until asked, or from an old server. */
   private serverConfig: ClientConfiguration | undefined;
+  /** Called with each `reks/status` payload (the Testing view listens). */
+  readonly statusListeners: Array<(payload: unknown) => void> = [];
 
   constructor(
     private readonly context: vscode.ExtensionContext,
@@ -102,10 +104,16 @@ export class ServerManager implements vscode.Disposable, ClientHost {
   private async doStart(): Promise<void> {
     const python = await serverInterpreter();
     this.output.appendLine(`reks: starting ${python.command} ${serverArgs().join(" ")} (${python.source})`);
-    const problem = await probe(python);
-    if (problem) {
-      void reportMissing(this.output, python, problem);
+    const bundle = findBundle(this.context.extensionPath);
+    const plan = await launchPlan(python, bundle);
+    if (plan.problem) {
+      void reportMissing(this.output, python, plan.problem, bundle);
       return;
+    }
+    if (plan.env && bundle) {
+      this.output.appendLine(
+        `reks: reks is not installed in ${python.command}: running the copy bundled with the extension (${bundle.libs})`,
+      );
     }
     const cwd = workspaceRoot()?.fsPath;
     const serverOptionsSpec: ServerOptions = {
@@ -113,12 +121,15 @@ export class ServerManager implements vscode.Disposable, ClientHost {
       // No `transport`: with TransportKind.stdio the client would append `--stdio`, which
       // `python -m lsp_server` does not take (it serves over stdio anyway).
       args: serverArgs(),
-      options: cwd ? { cwd } : {},
+      options: { ...(cwd ? { cwd } : {}), ...(plan.env ? { env: { ...process.env, ...plan.env } } : {}) },
     };
     const client = new LanguageClient("reks", "reks", serverOptionsSpec, clientOptions(this));
     this.client = client;
     this.disposables.push(
-      client.onNotification(STATUS_NOTIFICATION, (payload: unknown) => void this.showStatus(payload)),
+      client.onNotification(STATUS_NOTIFICATION, (payload: unknown) => {
+        this.statusListeners.forEach((listener) => listener(payload));
+        void this.showStatus(payload);
+      }),
       vscode.workspace.onDidChangeConfiguration((event) => {
         if (event.affectsConfiguration(SECTION) && this.running) {
           // Default names may have changed: ask the server again when they are needed.

@@ -36,6 +36,7 @@ from lsp_server.extreme.code_swap import (
     find_def,
     find_functions,
 )
+from lsp_server.project.text import parse_python
 from lsp_server.sandbox import TIMEOUT, Channel, Forker, inherited_channel
 
 from .instrument import MAX_OCCURRENCES, RECORDER, Location, instrument
@@ -231,7 +232,7 @@ def _wrap_target(config: _Config) -> int:
     if not functions:
         raise SwapError(f"{config.qualname} is not loaded by the covering tests")
     with open(config.file, encoding="utf-8") as handle:
-        tree = ast.parse(handle.read(), config.file)
+        tree = parse_python(handle.read(), config.file)
     funcdef = find_def(tree, config.qualname, config.line)
     for fn in functions:
         index = len(STATE.impls)
@@ -292,7 +293,7 @@ def _instrument_tests(items: list[pytest.Item]) -> dict[str, Any]:
             if code.co_filename not in trees:
                 with open(code.co_filename, encoding="utf-8") as handle:
                     text = handle.read()
-                trees[code.co_filename] = (ast.parse(text, code.co_filename), text.splitlines())
+                trees[code.co_filename] = (parse_python(text, code.co_filename), text.splitlines())
             tree, lines = trees[code.co_filename]
             found = _test_def(tree, code)
             if found is None:

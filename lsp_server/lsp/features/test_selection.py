@@ -12,11 +12,15 @@ the task; then this module publishes, on the ``def`` of each affected test funct
 
 plus a summary (``$/progress`` end message or ``window/showMessage``, setting
 ``tests.summary``) and the ``reks/status`` notification ``{skipped, affected,
-affectedTests, message}`` the VS Code status bar shows.
+affectedTests, message, tests}`` the VS Code status bar shows; ``tests`` lists each
+located test ``{nodeid, uri, line, state: "skipped"|"affected", reason}`` for a client's
+test view (VS Code's Testing view).
 
 ``reks.runAffectedTests`` runs ``pytest --reks`` in the project's interpreter as a
 subprocess with ``$/progress`` and cancellation; the plugin records dependencies, and the
-diagnostics are recomputed from the store (they go away once no longer true).
+diagnostics are recomputed from the store (they go away once no longer true). It answers
+with the passed and failed counts and the failures, and publishes ``reks.failed`` (Error)
+on the ``def`` of each failing test until a run sees it pass.
 
 Rules, verification and status run on one background thread, in the order the tasks were
 applied, never on the message loop.
@@ -27,6 +31,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import os
 import re
 import uuid
 from concurrent.futures import ThreadPoolExecutor
@@ -40,7 +45,16 @@ from lsp_server.lsp.arguments import command_targets, require_interpreter
 from lsp_server.lsp.convert import path_to_uri, uri_to_path
 from lsp_server.lsp.feature import CommandHandler, Feature, Host
 from lsp_server.lsp.progress import ClientProgress
+from lsp_server.lsp.test_views import (
+    AFFECTED,
+    FAILED,
+    SKIPPED,
+    SOURCE,
+    failure_diagnostics,
+    test_list,
+)
 from lsp_server.rts.provenance import Provenance
+from lsp_server.rts.run_report import SHORT_SUMMARY_OPTION, RunReport, read_run
 from lsp_server.rts.test_status import TestStatus, locate_tests, test_status
 from lsp_server.trust.task_listener import TaskListener, task_summary
 
@@ -51,9 +65,6 @@ log = logging.getLogger(__name__)
 
 COMMAND = "reks.runAffectedTests"
 STATUS_NOTIFICATION = "reks/status"
-SOURCE = "reks"
-SKIPPED = "reks.skipped"
-AFFECTED = "reks.affected"
 _PERCENT = re.compile(r"\[\s*(\d+)%\]\s*$")
 _OK_EXIT_CODES = (0, 1, 5)  # passed, some failed, nothing selected
 
@@ -114,6 +125,8 @@ class TestSelectionFeature(Feature):
         self.executor = ThreadPoolExecutor(1, thread_name_prefix="reks-rules")
         self.loop: asyncio.AbstractEventLoop | None = None
         self.last_summary: dict[str, str] = {}
+        # Root -> URI -> the failures of the last run of the affected tests there.
+        self.failures: dict[str, dict[str, list[types.Diagnostic]]] = {}
         host.engine.listeners.append(self._on_applied)
 
     def commands(self) -> dict[str, CommandHandler]:
@@ -192,6 +205,9 @@ class TestSelectionFeature(Feature):
         message: str | None,
     ) -> None:
         """On the message loop: replace this root's REKS diagnostics, status and summary."""
+        views = dict(views)
+        for uri, failed in self.failures.get(root, {}).items():
+            views[uri] = [*views.get(uri, []), *failed]
         self.host.diagnostics.replace(self.name, root, views)
         text = message or status.summary()
         self.last_summary[root] = text
@@ -202,6 +218,7 @@ class TestSelectionFeature(Feature):
                 "affected": len(status.affected),
                 "affectedTests": sorted(status.affected),
                 "message": text,
+                "tests": test_list(views),
             },
         )
         if message is not None:
@@ -225,7 +242,7 @@ class TestSelectionFeature(Feature):
         ours = [
             d
             for d in params.context.diagnostics
-            if d.source == SOURCE and d.code in (AFFECTED, SKIPPED)
+            if d.source == SOURCE and d.code in (AFFECTED, SKIPPED, FAILED)
         ]
         if not ours:
             return []
@@ -253,15 +270,25 @@ class TestSelectionFeature(Feature):
         try:
             for project, _ in targets:
                 await require_interpreter(project)
-                args = [str(a) for a in self.host.settings.tests.pytestArgs]
-                result = await _run_pytest(progress, str(project.root), [project.python, *args])
+                args = [SHORT_SUMMARY_OPTION, *map(str, self.host.settings.tests.pytestArgs)]
+                root = str(project.root)
+                result, report = await _run_pytest(progress, root, [project.python, *args])
+                failures = failure_diagnostics(project.root, report)
+                self.failures[root] = failures
+                result.update(passed=report.passed, failed=report.failed)
+                result["failures"] = [
+                    {"nodeid": (d.data or {})["tests"][0], "uri": uri, "line": d.range.start.line}
+                    | {"message": d.message.split(": ", 1)[-1]}
+                    for uri, found in failures.items()
+                    for d in found
+                ]
                 results.append(result)
-                end_message = result["summary"]
+                end_message = report.sentence()
                 # Recompute from the store: tests that ran are recorded again.
                 self.refresh(str(project.root))
         finally:
             progress.end(end_message)
-        return {"roots": results}
+        return {"roots": results, "message": end_message}
 
 
 async def _progress_summary(lsp: LanguageServer, message: str) -> None:
@@ -274,7 +301,9 @@ async def _progress_summary(lsp: LanguageServer, message: str) -> None:
     lsp.work_done_progress.end(token, types.WorkDoneProgressEnd(message=message))
 
 
-async def _run_pytest(progress: ClientProgress, root: str, command: list[str]) -> dict[str, Any]:
+async def _run_pytest(
+    progress: ClientProgress, root: str, command: list[str]
+) -> tuple[dict[str, Any], RunReport]:
     python, *extra = command
     argv = [python, "-m", "pytest", "--reks", *extra]
     proc = await asyncio.create_subprocess_exec(
@@ -282,9 +311,12 @@ async def _run_pytest(progress: ClientProgress, root: str, command: list[str]) -
         cwd=root,
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.STDOUT,
+        # pytest cuts each failure's line to the terminal's width: no terminal here.
+        env={**os.environ, "COLUMNS": "1000"},
     )
     assert proc.stdout is not None
     tail: list[str] = []
+    short_summary: list[str] = []  # every failure's line, however long the output
     waiter = asyncio.ensure_future(progress.cancel_requested.wait())
     try:
         while True:
@@ -298,6 +330,8 @@ async def _run_pytest(progress: ClientProgress, root: str, command: list[str]) -
                 break
             line = raw.decode("utf-8", "replace").rstrip()
             tail = [*tail[-19:], line]
+            if line.startswith(("FAILED ", "ERROR ")):
+                short_summary.append(line)
             match = _PERCENT.search(line)
             if match:
                 progress.job.report(int(match.group(1)), 100, line[:120])
@@ -322,4 +356,6 @@ async def _run_pytest(progress: ClientProgress, root: str, command: list[str]) -
             f"pytest --reks failed in {root} (exit code {code}): " + "\n".join(tail[-8:]),
             code=types.ErrorCodes.InternalError,
         )
-    return {"root": root, "exitCode": code, "summary": summary or "no tests ran"}
+    rest = [line for line in tail if not line.startswith(("FAILED ", "ERROR "))]
+    report = read_run([*short_summary, *rest])
+    return {"root": root, "exitCode": code, "summary": summary or "no tests ran"}, report

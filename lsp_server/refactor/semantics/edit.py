@@ -8,7 +8,7 @@ from dataclasses import dataclass, replace
 
 from rope.base.change import ChangeContents, ChangeSet
 
-from lsp_server.project.text import line_starts, offset_of
+from lsp_server.project.text import line_starts, offset_of, parse_python
 from lsp_server.refactor.context import Context, Planned
 from lsp_server.refactor.model import RefactoringError
 
@@ -24,7 +24,7 @@ class Source:
     @classmethod
     def parse(cls, text: str) -> Source | None:
         try:
-            tree = ast.parse(text)
+            tree = parse_python(text)
         except (SyntaxError, ValueError):
             return None
         return cls(text, tree, line_starts(text))

@@ -23,7 +23,7 @@ from lsp_server.project.imports import (
     module_names,
     module_parts,
 )
-from lsp_server.project.text import line_starts, offset_of
+from lsp_server.project.text import line_starts, offset_of, parse_python
 from lsp_server.refactor.model import RefactoringError
 from lsp_server.rts.units import nested_statements
 
@@ -193,7 +193,7 @@ class ModuleGraph:
         found: set[str] = set()
         self._edges[path] = found
         try:
-            tree = ast.parse(self.texts.get(path, ""))
+            tree = parse_python(self.texts.get(path, ""))
         except (SyntaxError, ValueError):
             return found
         for node in _load_time_imports(tree):
@@ -274,7 +274,7 @@ def reexport(old_text: str, moved: MovedGlobal, lazily: bool) -> str:
     module ``__getattr__`` that imports it on first use (PEP 562), which ``from old import
     f`` reaches too."""
     spec, name = _import_spec(moved), moved.name
-    tree = ast.parse(old_text)
+    tree = parse_python(old_text)
     if not lazily:
         line = f"from {spec} import {name}  # noqa: F401  (moved; importable from here too)\n"
         return _insert_after_line(old_text, _after_imports(tree), line)
@@ -308,7 +308,7 @@ def reexport(old_text: str, moved: MovedGlobal, lazily: bool) -> str:
 def binds_in(text: str, name: str, strict: bool = False) -> bool:
     """``binds`` on a module's text; a text that does not parse binds nothing."""
     try:
-        return binds(ast.parse(text), name, strict)
+        return binds(parse_python(text), name, strict)
     except (SyntaxError, ValueError):
         return False
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 import ast
 import copy
 
+from lsp_server.project.text import parse_python
 from lsp_server.refactor.context import Context
 from lsp_server.refactor.model import RefactoringError
 from lsp_server.refactor.semantics.edit import Source, place
@@ -62,14 +63,14 @@ class _Substitute(ast.NodeTransformer):
 
 def _dump(text: str) -> str | None:
     try:
-        return ast.dump(ast.parse(text))
+        return ast.dump(parse_python(text))
     except (SyntaxError, ValueError):
         return None
 
 
 def expected_tree(src: Source, definition: ast.Assign, uses: list[ast.Name], remove: bool) -> str:
     """The dump of the file as inlining means it: uses replaced by the value's node."""
-    tree = ast.parse(src.text)
+    tree = parse_python(src.text)
     keys = {_key(u) for u in uses}
     substitute = _Substitute(definition.value, keys, _key(definition) if remove else None)
     return ast.dump(substitute.visit(tree))

@@ -28,7 +28,7 @@ from rope.base.change import ChangeContents, ChangeSet
 from rope.base.resources import File
 from rope.refactor import occurrences
 
-from lsp_server.project.text import line_starts
+from lsp_server.project.text import line_starts, parse_python
 from lsp_server.refactor.model import Uncertain
 from lsp_server.refactor.semantics.module_access import is_module_attribute
 from lsp_server.refactor.semantics.rename_hierarchy import Hierarchy, class_key, home_class
@@ -97,7 +97,7 @@ def _trees(files: list[File]) -> dict[str, tuple[str, ast.Module]]:
     for resource in files:
         text = resource.read()
         try:
-            out[resource.path] = (text, ast.parse(text))
+            out[resource.path] = (text, parse_python(text))
         except (SyntaxError, ValueError):
             continue
     return out

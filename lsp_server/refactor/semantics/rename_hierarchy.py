@@ -17,7 +17,7 @@ from typing import Any
 from rope.base import pyobjects
 from rope.base.resources import File
 
-from lsp_server.project.text import line_starts
+from lsp_server.project.text import line_starts, parse_python
 from lsp_server.refactor.model import RefactoringError
 
 ClassKey = tuple[str, int]
@@ -112,7 +112,7 @@ class Hierarchy:
         found = cls(project)
         for resource in files:
             try:
-                tree = ast.parse(resource.read())
+                tree = parse_python(resource.read())
             except (SyntaxError, ValueError):
                 continue
             classes = [n for n in ast.walk(tree) if isinstance(n, ast.ClassDef)]

@@ -1,6 +1,13 @@
 import * as assert from "assert";
 
-import { chooseInterpreter, classifyProbe, installCommand, probeMessage } from "../interpreter";
+import {
+  bundledEnv,
+  canInstall,
+  chooseInterpreter,
+  classifyProbe,
+  installCommand,
+  probeMessage,
+} from "../interpreter";
 
 describe("chooseInterpreter", () => {
   it("prefers the Python extension's interpreter", () => {
@@ -34,15 +41,28 @@ describe("classifyProbe", () => {
 });
 
 describe("probeMessage", () => {
-  it("gives the pip command for the interpreter in use", () => {
-    const python = { command: "/home/me/my env/bin/python", source: "setting" as const };
-    const message = probeMessage(python, { kind: "not-installed", module: "pygls" }) ?? "";
+  const python = { command: "/home/me/my env/bin/python", source: "setting" as const };
+  const bundle = { libs: "/ext/bundled/libs", wheel: "/ext/bundled/reks-0.1.0-py3-none-any.whl" };
+  it("names the bundled wheel, never `pip install reks` (not on the package index)", () => {
+    const message = probeMessage(python, { kind: "not-installed", module: "pygls" }, bundle) ?? "";
     assert.match(message, /not installed in \/home\/me\/my env\/bin\/python/);
-    assert.match(message, /"\/home\/me\/my env\/bin\/python" -m pip install reks/);
+    assert.match(message, /the copy bundled with the extension cannot run there/);
+    assert.match(message, /"\/home\/me\/my env\/bin\/python" -m pip install \/ext\/bundled\/reks-0.1.0-py3-none-any.whl/);
     assert.match(message, /reks\.server\.pythonPath/);
+    assert.doesNotMatch(message, /pip install reks\b/);
     assert.strictEqual(probeMessage(python, { kind: "ok" }), undefined);
   });
-  it("quotes only when needed", () => {
-    assert.strictEqual(installCommand("/usr/bin/python3"), "/usr/bin/python3 -m pip install reks");
+  it("without a bundle, names a clone of reks", () => {
+    assert.strictEqual(installCommand("/usr/bin/python3"), "/usr/bin/python3 -m pip install -e /path/to/a/clone/of/reks");
+    assert.strictEqual(canInstall(undefined), false);
+    assert.strictEqual(canInstall(bundle), true);
+  });
+  it("asks for pytest when only the project's pytest is missing", () => {
+    const message = probeMessage(python, { kind: "not-installed", module: "pytest" }, bundle) ?? "";
+    assert.match(message, /-m pip install pytest$/);
+  });
+  it("puts the bundle after the interpreter's own PYTHONPATH", () => {
+    assert.deepStrictEqual(bundledEnv(bundle, undefined), { PYTHONPATH: "/ext/bundled/libs" });
+    assert.deepStrictEqual(bundledEnv(bundle, "/mine"), { PYTHONPATH: "/mine:/ext/bundled/libs" });
   });
 });

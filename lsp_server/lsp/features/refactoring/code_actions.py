@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
 
-from lsp_server.lsp.convert import offset_at, position_at
+from lsp_server.lsp.convert import offset_at, position_at, uri_to_path
 from lsp_server.lsp.features.refactoring.lifecycle import (
     announce,
     compute,
@@ -21,7 +21,9 @@ from lsp_server.lsp.features.refactoring.lifecycle import (
     to_edit,
     too_large,
 )
+from lsp_server.project.text import parse_python
 from lsp_server.refactor.actions import Offer, offers_at
+from lsp_server.refactor.destinations import project_module_finder
 from lsp_server.refactor.model import RefactorRequest
 
 if TYPE_CHECKING:
@@ -39,7 +41,7 @@ def _tree(feature: RefactoringFeature, uri: str, text: str) -> ast.Module | None
     if cached is not None and cached[0] == text:
         return cached[1]
     try:
-        tree = ast.parse(text)
+        tree = parse_python(text)
     except (SyntaxError, ValueError):
         tree = None
     feature.syntax_trees[uri] = (text, tree)
@@ -118,7 +120,13 @@ def _offers(
     only = list(params.context.only or [])
     return [
         offer
-        for offer in offers_at(text, start, end if end > start else None, tree)
+        for offer in offers_at(
+            text,
+            start,
+            end if end > start else None,
+            tree,
+            project_module_finder(root_of(feature, uri_to_path(uri))),
+        )
         if not only or any(offer.kind == k or offer.kind.startswith(f"{k}.") for k in only)
     ]
 

@@ -1,0 +1,118 @@
+"""Where "move method" can send a method: attributes of ``self`` whose class is project code.
+
+rope moves a method to the class of an attribute of ``self``; offering an attribute that
+holds an ``int`` or a ``list`` makes no sense (the class is not ours to edit). Listing
+offers must stay cheap, so the class is read from the syntax alone: an attribute qualifies
+when some assignment in its class gives it an instance of a project class, written as
+
+- ``self.x = Cls(...)``,
+- ``self.x: Cls = ...``, or
+- ``self.x = param`` where the method's parameter is annotated ``param: Cls``,
+
+and ``Cls`` is a class defined in the module, or imported from a project module (a
+relative import, or one ``project_module`` recognizes). An imported name counts as a
+class when it is capitalized (PEP 8), since the imported module is not parsed here.
+"""
+
+from __future__ import annotations
+
+import ast
+import os
+from collections.abc import Callable
+
+ProjectModule = Callable[[str], bool]
+"""Whether a dotted module name is a module of the project (not stdlib, not installed)."""
+
+
+def project_module_finder(root: str) -> ProjectModule:
+    """Modules found as files under ``root`` (or ``root/src``), by their dotted name."""
+    bases = [root, os.path.join(root, "src")]
+
+    def is_project_module(module: str) -> bool:
+        relative = os.path.join(*module.split("."))
+        return any(
+            os.path.isfile(os.path.join(base, relative + ".py"))
+            or os.path.isfile(os.path.join(base, relative, "__init__.py"))
+            for base in bases
+        )
+
+    return is_project_module
+
+
+def _project_names(tree: ast.Module, project_module: ProjectModule | None) -> set[str]:
+    """Names in the module bound to project classes, or (``alias.``) to project modules."""
+    names = {node.name for node in tree.body if isinstance(node, ast.ClassDef)}
+    for node in tree.body:
+        if isinstance(node, ast.ImportFrom):
+            ours = node.level > 0 or (
+                project_module is not None and project_module(node.module or "")
+            )
+            if ours:
+                names.update(
+                    alias.asname or alias.name for alias in node.names if alias.name[:1].isupper()
+                )
+        elif isinstance(node, ast.Import) and project_module is not None:
+            for alias in node.names:
+                if project_module(alias.name):
+                    names.add(f"{alias.asname or alias.name}.")
+    return names
+
+
+def _is_project_class(expr: ast.expr | None, names: set[str]) -> bool:
+    if isinstance(expr, ast.Constant) and isinstance(expr.value, str):  # "Cls" annotation
+        try:
+            expr = ast.parse(expr.value, mode="eval").body
+        except SyntaxError:
+            return False
+    if isinstance(expr, ast.Name):
+        return expr.id in names
+    if isinstance(expr, ast.Attribute):
+        return expr.attr[:1].isupper() and f"{ast.unparse(expr.value)}." in names
+    return False
+
+
+def _annotations(function: ast.FunctionDef | ast.AsyncFunctionDef) -> dict[str, ast.expr]:
+    args = function.args
+    every = [*args.posonlyargs, *args.args, *args.kwonlyargs]
+    return {arg.arg: arg.annotation for arg in every if arg.annotation is not None}
+
+
+def _self_target(node: ast.expr) -> str | None:
+    if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
+        return node.attr if node.value.id == "self" else None
+    return None
+
+
+def _holds_project_class(
+    node: ast.Assign | ast.AnnAssign, annotations: dict[str, ast.expr], names: set[str]
+) -> bool:
+    if isinstance(node, ast.AnnAssign) and _is_project_class(node.annotation, names):
+        return True
+    value = node.value
+    if isinstance(value, ast.Call):
+        return _is_project_class(value.func, names)
+    if isinstance(value, ast.Name):
+        return _is_project_class(annotations.get(value.id), names)
+    return False
+
+
+def project_class_attributes(
+    tree: ast.Module, cls: ast.ClassDef, project_module: ProjectModule | None = None
+) -> list[str]:
+    """Attributes of ``self`` in ``cls`` that hold an instance of a project class, in order."""
+    names = _project_names(tree, project_module)
+    found: dict[str, None] = {}
+    for function in cls.body:
+        if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue
+        annotations = _annotations(function)
+        for node in ast.walk(function):
+            if isinstance(node, ast.Assign):
+                targets = [_self_target(t) for t in node.targets]
+            elif isinstance(node, ast.AnnAssign):
+                targets = [_self_target(node.target)]
+            else:
+                continue
+            if _holds_project_class(node, annotations, names):
+                found.update((target, None) for target in targets if target is not None)
+    return list(found)
