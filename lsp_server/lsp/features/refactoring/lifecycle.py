@@ -25,6 +25,7 @@ from pygls.exceptions import JsonRpcException
 from lsp_server.jobs import Cancelled, Job
 from lsp_server.lsp.convert import path_to_uri, uri_to_path, workspace_edit
 from lsp_server.project.files import MAX_ANALYSED_CHARS
+from lsp_server.refactor.apply import decode_file
 from lsp_server.refactor.model import RefactoringError, RefactoringResult, RefactorRequest
 from lsp_server.refactor.rope_thread import RopeJob
 from lsp_server.rts.provenance import Provenance
@@ -98,9 +99,9 @@ def current_text(feature: RefactoringFeature, path: str) -> str | None:
     if doc is not None:
         return doc.source
     try:
-        with open(path, encoding="utf-8", newline="") as handle:
-            return handle.read()
-    except (OSError, UnicodeDecodeError):
+        with open(path, "rb") as handle:
+            return decode_file(path, handle.read())
+    except OSError:
         return None
 
 
