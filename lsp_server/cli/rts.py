@@ -7,14 +7,17 @@ import json
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from lsp_server.project import interpreter_problem, project_python
 from lsp_server.project.interpreter import is_this_interpreter
 
 if TYPE_CHECKING:
     from lsp_server.rts.store import DependencyStore
+
+T = TypeVar("T")
 
 
 def _root(args: argparse.Namespace) -> Path:
@@ -36,13 +39,29 @@ def _test(args: argparse.Namespace) -> int:
 
 
 def _open_store(root: Path) -> DependencyStore | None:
-    """The project's existing store; None (the reason on stderr) when it cannot be read."""
+    """The project's existing store, opened read-only; None (the reason on stderr) when it
+    cannot be read."""
     from lsp_server.rts.store import DependencyStore, StoreError
 
     try:
-        return DependencyStore(root, create=False)
+        return DependencyStore(root, read_only=True)
     except StoreError as exc:
         print(f"reks: {exc}", file=sys.stderr)
+        return None
+
+
+def _read(store: DependencyStore, what: Callable[[DependencyStore], T]) -> T | None:
+    """``what(store)``, then the store closed; None (the reason on stderr) when SQLite
+    fails on the way, e.g. on a damaged page the opening check did not reach."""
+    import sqlite3
+
+    from lsp_server.rts.store import store_error
+
+    try:
+        with store:
+            return what(store)
+    except sqlite3.Error as exc:
+        print(f"reks: {store_error(store.path, exc, writing=False)}", file=sys.stderr)
         return None
 
 
@@ -54,13 +73,14 @@ def _affected(args: argparse.Namespace) -> int:
     store = _open_store(root)
     if store is None:
         return 2
-    with store:
-        python = project_python(root, args.python)
-        # The environment can only be compared from inside the project's interpreter.
-        same = is_this_interpreter(python)
-        selection = select_affected_tests(
-            root, store, None, fingerprint=current_fingerprint() if same else None
-        )
+    python = project_python(root, args.python)
+    # The environment can only be compared from inside the project's interpreter.
+    fingerprint = current_fingerprint() if is_this_interpreter(python) else None
+    selection = _read(
+        store, lambda s: select_affected_tests(root, s, None, fingerprint=fingerprint)
+    )
+    if selection is None:
+        return 2
     if args.json:
         print(json.dumps(selection.to_json(), indent=2))
         return 0
@@ -87,9 +107,10 @@ def _store(args: argparse.Namespace) -> int:
     store = _open_store(root)
     if store is None:
         return 2
-    with store:
-        info = store.info()
-        integrity = store.check_integrity()
+    read = _read(store, lambda s: (s.info(), s.check_integrity()))
+    if read is None:
+        return 2
+    info, integrity = read
     print(f"store:        {info.path} ({info.size_bytes} bytes, schema {info.schema_version})")
     print(f"integrity:    {integrity}")
     print(f"tests:        {info.tests} ({', '.join(f'{k} {v}' for k, v in info.outcomes.items())})")

@@ -129,7 +129,7 @@ class _OverlayCommands(FileSystemCommands):
         self._lock = lock
         self._files = files
 
-    def read(self, path: str) -> str | bytes:  # type: ignore[override]
+    def read(self, path: str) -> str | bytes:
         # rope takes text as well as bytes: text decoded here in the file's own encoding
         # keeps rope from decoding a BOM into the source or a buffer's text as latin-1.
         real = self._real(path)

@@ -21,7 +21,7 @@ from lsp_server.rts.deselection import Deselector
 from lsp_server.rts.fingerprint import current_fingerprint
 from lsp_server.rts.recorder import EARLY_TRACER, DependencyRecorder
 from lsp_server.rts.snapshots import FileStates
-from lsp_server.rts.store import DependencyStore, StoreError
+from lsp_server.rts.store import CORRUPT, DependencyStore, StoreError
 
 _WORKER_KEY = "reks"
 # ini options that only choose which tests run or how they are reported.
@@ -107,7 +107,9 @@ class ReksPlugin:
         try:
             return DependencyStore(self.root)
         except StoreError as exc:
-            if self.mode == "all" and self.workerinput is None:
+            # Only a corrupt store is worth recreating: a locked, read-only or full one
+            # would fail the same way, and lose its records.
+            if self.mode == "all" and self.workerinput is None and exc.kind == CORRUPT:
                 return DependencyStore.rebuild(self.root)
             raise pytest.UsageError(f"reks: {exc}") from exc
 
