@@ -27,7 +27,10 @@ from rope.base.resources import File, Resource
 
 from lsp_server.jobs import Cancelled, Job
 from lsp_server.project.files import EXCLUDED_DIRS, ROOT_ONLY_EXCLUDED_DIRS
+from lsp_server.refactor.rope_scopes import install as install_rope_scopes
 from lsp_server.refactor.rope_thread import BACKGROUND, Worker
+
+install_rope_scopes()
 
 PREWARM_SLICE = 25
 """Files parsed per background slice: a request waits for at most one slice."""
