@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import ast
 import asyncio
+import threading
 from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
@@ -34,16 +35,30 @@ MOVE_COMMAND = "reks.refactor.move"
 
 
 # -- code actions --------------------------------------------------------------------------------
+_PARSE_LOCKS: dict[str, threading.Lock] = {}
+_PARSE_LOCKS_GUARD = threading.Lock()
+
+
 def _tree(feature: RefactoringFeature, uri: str, text: str) -> ast.Module | None:
+    """The syntax tree of ``text`` (on a thread). Parsed once per text: requests that
+    arrive while it is being parsed wait for that parse instead of starting their own
+    (a burst of code actions after an edit would otherwise parse a long file once each,
+    all competing for the interpreter with the message loop)."""
     cached = feature.syntax_trees.get(uri)
-    if cached is not None and cached[0] == text:
+    if cached is not None and (cached[0] is text or cached[0] == text):
         return cached[1]
-    try:
-        tree = ast.parse(text)
-    except (SyntaxError, ValueError):
-        tree = None
-    feature.syntax_trees[uri] = (text, tree)
-    return tree
+    with _PARSE_LOCKS_GUARD:
+        lock = _PARSE_LOCKS.setdefault(uri, threading.Lock())
+    with lock:
+        cached = feature.syntax_trees.get(uri)
+        if cached is not None and (cached[0] is text or cached[0] == text):
+            return cached[1]
+        try:
+            tree: ast.Module | None = ast.parse(text)
+        except (SyntaxError, ValueError):
+            tree = None
+        feature.syntax_trees[uri] = (text, tree)
+        return tree
 
 
 def _client_resolves_edits(feature: RefactoringFeature) -> bool:
