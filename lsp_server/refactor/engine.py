@@ -40,6 +40,7 @@ from lsp_server.refactor.model import (
     RefactorRequest,
 )
 from lsp_server.refactor.provenance import build_provenance
+from lsp_server.refactor.rope_guard import skipping_failures
 from lsp_server.refactor.rope_thread import RopeJob, Worker
 from lsp_server.refactor.workspace import RopeWorkspace
 from lsp_server.rts.provenance import Provenance, TaskTarget
@@ -185,7 +186,9 @@ class RefactorEngine:
             )
         try:
             job.check()
-            planned = operation(ctx)
+            with skipping_failures(request.path) as failed_files:
+                planned = operation(ctx)
+            planned.skipped = [*planned.skipped, *failed_files]
             job.check()
             sim = simulate(workspace, planned.changes)
         except rope_exceptions.InterruptedTaskError as exc:
