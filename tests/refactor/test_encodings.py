@@ -5,13 +5,16 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from lsp_server.refactor.engine import RefactorEngine
 from lsp_server.refactor.model import FileEdit, RefactorRequest
 
 USES = "from geometry.util import double\n"
 
 
-def _rename_double(engine: RefactorEngine, project: Path):
+def rename_double(engine: RefactorEngine, project: Path):
+    """Rename ``double`` of ``geometry/util.py`` to ``twice``."""
     util = project / "geometry/util.py"
     offset = util.read_text().index("def double") + 4
     return engine.compute(RefactorRequest("rename", str(util), offset, None, {"new_name": "twice"}))
@@ -22,7 +25,7 @@ def test_a_file_not_in_utf8_without_a_coding_line_is_skipped_and_reported(
 ) -> None:
     legacy = project / "geometry/legacy.py"
     legacy.write_bytes((USES + "NAME = 'caf\xe9'\nX = double(2)\n").encode("latin-1"))
-    result = _rename_double(engine, project)
+    result = rename_double(engine, project)
     assert [s.path for s in result.skipped_files] == [str(legacy)]
     assert "UTF-8" in result.skipped_files[0].reason
     edited = {e.path for e in result.edits if isinstance(e, FileEdit)}
@@ -34,7 +37,7 @@ def test_a_file_with_a_bom_is_renamed_and_keeps_its_bom(
 ) -> None:
     marked = project / "geometry/marked.py"
     marked.write_bytes(b"\xef\xbb\xbf" + (USES + "X = double(2)\n").encode())
-    result = _rename_double(engine, project)
+    result = rename_double(engine, project)
     assert result.skipped_files == []
     engine.apply(result, str(project))
     assert marked.read_bytes() == b"\xef\xbb\xbf" + (
@@ -42,26 +45,20 @@ def test_a_file_with_a_bom_is_renamed_and_keeps_its_bom(
     ).encode("utf-8")
 
 
+LATIN1 = "# -*- coding: latin-1 -*-\n" + USES + "NAME = 'café'\nX = double(2)\n"
+
+
+@pytest.mark.parametrize("open_in_editor", [False, True])
 def test_a_latin1_file_is_renamed_and_written_back_in_latin1(
-    engine: RefactorEngine, project: Path
+    engine: RefactorEngine, project: Path, open_in_editor: bool
 ) -> None:
+    """On disk and as an editor buffer (text, which must not be read as UTF-8 bytes)."""
     legacy = project / "geometry/legacy.py"
-    text = "# -*- coding: latin-1 -*-\n" + USES + "NAME = 'café'\nX = double(2)\n"
-    legacy.write_bytes(text.encode("latin-1"))
-    result = _rename_double(engine, project)
+    legacy.write_bytes(LATIN1.encode("latin-1"))
+    if open_in_editor:
+        engine.set_overlay(str(legacy), LATIN1)
+    result = rename_double(engine, project)
     edit = next(e for e in result.edits if isinstance(e, FileEdit) and e.path == str(legacy))
-    assert "'café'" in edit.new_text
+    assert edit.new_text == LATIN1.replace("double", "twice")
     engine.apply(result, str(project))
-    assert legacy.read_bytes() == text.replace("double", "twice").encode("latin-1")
-
-
-def test_a_latin1_buffer_open_in_the_editor_is_renamed_without_mojibake(
-    engine: RefactorEngine, project: Path
-) -> None:
-    legacy = project / "geometry/legacy.py"
-    text = "# -*- coding: latin-1 -*-\n" + USES + "NAME = 'café'\nX = double(2)\n"
-    legacy.write_bytes(text.encode("latin-1"))
-    engine.set_overlay(str(legacy), text)
-    result = _rename_double(engine, project)
-    edit = next(e for e in result.edits if isinstance(e, FileEdit) and e.path == str(legacy))
-    assert edit.new_text == text.replace("double", "twice")
+    assert legacy.read_bytes() == LATIN1.replace("double", "twice").encode("latin-1")

@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from lsp_server.refactor.engine import RefactorEngine
-from lsp_server.refactor.model import FileEdit, RefactoringError, RefactorRequest
+from lsp_server.refactor.model import FileEdit, RefactoringError
+from tests.refactor.test_encodings import rename_double
 
 # rope's token matcher takes the "#" in the second string for a comment.
 ROPE_FAILS_ON = """\
@@ -25,18 +26,13 @@ def shout(x):
 """
 
 
-def _rename_double(engine: RefactorEngine, util: Path):
-    offset = util.read_text().index("def double") + 4
-    return engine.compute(RefactorRequest("rename", str(util), offset, None, {"new_name": "twice"}))
-
-
 def test_a_file_rope_fails_on_is_skipped_and_reported(
     engine: RefactorEngine, project: Path
 ) -> None:
     tricky = project / "geometry/tricky.py"
     tricky.write_text(ROPE_FAILS_ON)
     util = project / "geometry/util.py"
-    result = _rename_double(engine, util)
+    result = rename_double(engine, project)
     assert [s.path for s in result.skipped_files] == [str(tricky)]
     assert "rope failed on it" in result.skipped_files[0].reason
     edited = {e.path for e in result.edits if isinstance(e, FileEdit)}
@@ -49,4 +45,4 @@ def test_rope_failing_on_the_file_asked_for_is_still_an_error(
     util = project / "geometry/util.py"
     util.write_text(util.read_text() + "\n\n" + ROPE_FAILS_ON.split("\n", 1)[1])
     with pytest.raises(RefactoringError):
-        _rename_double(engine, util)
+        rename_double(engine, project)
