@@ -9,14 +9,17 @@ import re
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from lsp_server.project import interpreter_problem, project_python
 from lsp_server.project.interpreter import is_this_interpreter
 
 if TYPE_CHECKING:
     from lsp_server.rts.store import DependencyStore
+
+T = TypeVar("T")
 
 
 def _root(args: argparse.Namespace) -> Path:
@@ -38,13 +41,29 @@ def _test(args: argparse.Namespace) -> int:
 
 
 def _open_store(root: Path) -> DependencyStore | None:
-    """The project's existing store; None (the reason on stderr) when it cannot be read."""
+    """The project's existing store, opened read-only; None (the reason on stderr) when it
+    cannot be read."""
     from lsp_server.rts.store import DependencyStore, StoreError
 
     try:
-        return DependencyStore(root, create=False)
+        return DependencyStore(root, read_only=True)
     except StoreError as exc:
         print(f"reks: {exc}", file=sys.stderr)
+        return None
+
+
+def _read_store(store: DependencyStore, what: Callable[[DependencyStore], T]) -> T | None:
+    """``what(store)``, then the store closed; None (the reason on stderr) when SQLite
+    fails on the way, e.g. on a damaged page the opening check did not reach."""
+    import sqlite3
+
+    from lsp_server.rts.store import store_error
+
+    try:
+        with store:
+            return what(store)
+    except sqlite3.Error as exc:
+        print(f"reks: {store_error(store.path, exc, writing=False)}", file=sys.stderr)
         return None
 
 
@@ -56,13 +75,14 @@ def _affected(args: argparse.Namespace) -> int:
     store = _open_store(root)
     if store is None:
         return 2
-    with store:
-        python = project_python(root, args.python)
-        # The environment can only be compared from inside the project's interpreter.
-        same = is_this_interpreter(python)
-        selection = select_affected_tests(
-            root, store, None, fingerprint=current_fingerprint() if same else None
-        )
+    python = project_python(root, args.python)
+    # The environment can only be compared from inside the project's interpreter.
+    fingerprint = current_fingerprint() if is_this_interpreter(python) else None
+    selection = _read_store(
+        store, lambda s: select_affected_tests(root, s, None, fingerprint=fingerprint)
+    )
+    if selection is None:
+        return 2
     if args.json:
         print(json.dumps(selection.to_json(), indent=2))
         return 0
@@ -89,10 +109,13 @@ def _store(args: argparse.Namespace) -> int:
     store = _open_store(root)
     if store is None:
         return 2
-    with store:
-        info = store.info()
-        integrity = store.check_integrity()
-        verification = [s.state for s in store.skipped_tests()]
+    read = _read_store(
+        store,
+        lambda s: (s.info(), s.check_integrity(), [t.state for t in s.skipped_tests()]),
+    )
+    if read is None:
+        return 2
+    info, integrity, verification = read
     print(f"store:        {info.path} ({info.size_bytes} bytes, schema {info.schema_version})")
     print(f"integrity:    {integrity}")
     print(f"tests:        {info.tests} ({', '.join(f'{k} {v}' for k, v in info.outcomes.items())})")

@@ -21,10 +21,20 @@ if TYPE_CHECKING:
 
 def command_targets(host: Host, arguments: Sequence[Any]) -> list[tuple[Project, list[Path]]]:
     """(project, paths to work on) for a command's optional first argument, a folder or
-    file URI or path; without it, every workspace folder whole (empty paths)."""
-    if arguments and isinstance(arguments[0], str) and arguments[0]:
+    file URI or path; without it (or with null or ""), every workspace folder whole (empty
+    paths). Any other argument is refused: it must never widen to the whole workspace."""
+    if arguments and arguments[0] not in (None, ""):
         raw = arguments[0]
+        if not isinstance(raw, str):
+            raise JsonRpcException(
+                f"the argument must be a folder or file (a URI or path), not {raw!r:.80}",
+                code=types.ErrorCodes.InvalidParams,
+            )
         path = uri_to_path(raw) if raw.startswith("file:") else raw
+        if not Path(path).exists():
+            raise JsonRpcException(
+                f"no such folder or file: {raw:.200}", code=types.ErrorCodes.InvalidParams
+            )
         folder = Path(path).is_dir()
         project = host.project_for(str(Path(path) / "x") if folder else path)
         return [(project, [] if Path(path).resolve() == project.root else [Path(path)])]

@@ -15,6 +15,7 @@ import logging
 import re
 from collections.abc import Generator, Iterator
 from typing import Any, BinaryIO
+from urllib.parse import unquote
 
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException, JsonRpcInternalError, JsonRpcInvalidParams
@@ -50,6 +51,27 @@ class ReksProtocol(LanguageServerProtocol):
             extra = experimental if isinstance(experimental, dict) else {}
             result.capabilities.experimental = {**extra, "reks": client_configuration(settings)}
         return result
+
+    @lsp_method(types.TEXT_DOCUMENT_DID_CHANGE)
+    def lsp_text_document__did_change(
+        self, params: types.DidChangeTextDocumentParams
+    ) -> Generator[Any, Any, None]:
+        """pygls' didChange, except that a change older than the document (its version
+        not above the document's) is dropped: applied, it would corrupt the buffer that
+        every refactoring edits."""
+        document = self.workspace.text_documents.get(unquote(params.text_document.uri))
+        current = None if document is None else document.version
+        version = params.text_document.version
+        if current is not None and version is not None and version <= current:
+            log.warning(
+                "ignored a stale didChange of %s: version %s, the document has version %s",
+                params.text_document.uri,
+                version,
+                current,
+            )
+            return None
+        yield from super().lsp_text_document__did_change(params)
+        return None
 
     def structure_message(self, data: dict[str, Any]) -> Any:
         try:

@@ -78,16 +78,38 @@ def offset_at(text: str, position: types.Position, encoding: str = UTF16) -> int
     return end
 
 
+def offset_in_text(text: str, position: types.Position, encoding: str = UTF16) -> int:
+    """``offset_at`` for a position that must name a place in the text (a rename's):
+    a line past the end is an error, not the end of the file."""
+    if _line_start(text, position.line) is None:
+        lines = text.count("\n") + 1
+        raise RefactoringError(
+            f"line {position.line + 1} is past the end of the file ({lines} lines)"
+        )
+    return offset_at(text, position, encoding)
+
+
 def position_at(text: str, offset: int, encoding: str = UTF16) -> types.Position:
     line = text.count("\n", 0, offset)
     start = text.rfind("\n", 0, offset) + 1
     return types.Position(line=line, character=_units(text[start:offset], encoding))
 
 
+def _split_lines(text: str) -> list[str]:
+    """Lines of ``text`` with their ends, split at ``\n`` only (as ``position_at`` counts)."""
+    parts = text.split("\n")
+    lines = [part + "\n" for part in parts[:-1]]
+    if parts[-1]:
+        lines.append(parts[-1])
+    return lines
+
+
 def text_edits(old: str, new: str, encoding: str = UTF16) -> list[types.TextEdit]:
-    """Line-based minimal edits turning ``old`` into ``new``."""
-    old_lines = old.splitlines(keepends=True)
-    new_lines = new.splitlines(keepends=True)
+    """Line-based minimal edits turning ``old`` into ``new``, in time linear in the text
+    when the line count stays (a rename: every changed line is compared with its own),
+    with a line diff of the changed middle otherwise."""
+    old_lines = _split_lines(old)
+    new_lines = _split_lines(new)
     # Refactorings change few lines of long files: match the common head and tail first,
     # and diff only what lies between.
     head = 0
@@ -102,20 +124,43 @@ def text_edits(old: str, new: str, encoding: str = UTF16) -> list[types.TextEdit
         tail += 1
     old_mid = old_lines[head : len(old_lines) - tail]
     new_mid = new_lines[head : len(new_lines) - tail]
-    starts = [sum(len(line) for line in old_lines[:head])]
-    for line in old_mid:
-        starts.append(starts[-1] + len(line))
-    edits: list[types.TextEdit] = []
-    matcher = difflib.SequenceMatcher(None, old_mid, new_mid, autojunk=False)
-    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
-        if tag == "equal":
-            continue
-        start = position_at(old, starts[i1], encoding)
-        end = position_at(old, starts[i2], encoding)
-        edits.append(
-            types.TextEdit(range=types.Range(start, end), new_text="".join(new_mid[j1:j2]))
+    if len(old_mid) == len(new_mid):
+        blocks = _changed_blocks(old_mid, new_mid)
+    else:
+        matcher = difflib.SequenceMatcher(None, old_mid, new_mid, autojunk=False)
+        blocks = [
+            (i1, i2, j1, j2) for tag, i1, i2, j1, j2 in matcher.get_opcodes() if tag != "equal"
+        ]
+    end_of_text = position_at(old, len(old), encoding)
+
+    def line_start(index: int) -> types.Position:
+        # Past the last line of a text without a final newline: the end of the text.
+        line = head + index
+        return types.Position(line, 0) if line < len(old_lines) else end_of_text
+
+    return [
+        types.TextEdit(
+            range=types.Range(line_start(i1), line_start(i2)),
+            new_text="".join(new_mid[j1:j2]),
         )
-    return edits
+        for i1, i2, j1, j2 in blocks
+    ]
+
+
+def _changed_blocks(old: list[str], new: list[str]) -> list[tuple[int, int, int, int]]:
+    """Runs of differing lines of two lists of the same length, as diff opcodes."""
+    blocks: list[tuple[int, int, int, int]] = []
+    start = -1
+    for index, (a, b) in enumerate(zip(old, new, strict=True)):
+        if a != b:
+            if start < 0:
+                start = index
+        elif start >= 0:
+            blocks.append((start, index, start, index))
+            start = -1
+    if start >= 0:
+        blocks.append((start, len(old), start, len(old)))
+    return blocks
 
 
 VersionOf = Callable[[str], "int | None"]

@@ -55,7 +55,9 @@ def file_encoding(path: str, data: bytes) -> str:
         return "utf-8"
 
 
-def _decode(path: str, data: bytes) -> str:
+def decode_file(path: str, data: bytes) -> str:
+    """A file's text in its own encoding, without its BOM; bytes the encoding does not
+    allow survive as surrogates (they are written back as they were)."""
     return data.decode(file_encoding(path, data), "surrogateescape").lstrip("\ufeff")
 
 
@@ -109,7 +111,7 @@ def _check(edits: list[Edit]) -> dict[str, bytes]:
                 ) from None
             except OSError as exc:
                 raise RefactoringError(f"{edit.path}: {exc}; nothing written") from exc
-            if not _same_text(_decode(edit.path, data), edit.old_text):
+            if not _same_text(decode_file(edit.path, data), edit.old_text):
                 raise RefactoringError(
                     f"{edit.path} changed since the refactoring was computed; nothing written"
                 )

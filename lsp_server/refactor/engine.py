@@ -49,6 +49,7 @@ from lsp_server.refactor.model import (
     RefactorRequest,
 )
 from lsp_server.refactor.provenance import build_provenance
+from lsp_server.refactor.rope_guard import skipping_failures
 from lsp_server.refactor.rope_thread import RopeJob, Worker
 from lsp_server.refactor.workspace import RopeWorkspace
 from lsp_server.rts.provenance import Provenance, TaskTarget
@@ -194,7 +195,9 @@ class RefactorEngine:
             )
         try:
             job.check()
-            planned = semantics.check(ctx, operation(ctx))
+            with skipping_failures(request.path) as failed_files:
+                planned = semantics.check(ctx, operation(ctx))
+            planned.skipped = [*planned.skipped, *failed_files]
             job.check()
             sim = simulate(workspace, planned.changes)
         except rope_exceptions.InterruptedTaskError as exc:

@@ -27,7 +27,10 @@ from rope.base.resources import File, Resource
 from lsp_server.jobs import Cancelled, Job
 from lsp_server.project.files import EXCLUDED_DIRS, ROOT_ONLY_EXCLUDED_DIRS
 from lsp_server.project.text import parse_python
+from lsp_server.refactor.rope_scopes import install as install_rope_scopes
 from lsp_server.refactor.rope_thread import BACKGROUND, Worker
+
+install_rope_scopes()
 
 PREWARM_SLICE = 25
 """Files parsed per background slice: a request waits for at most one slice."""
@@ -50,7 +53,9 @@ class _FileCache:
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
-        self._entries: dict[str, tuple[int, int, bytes, str | None]] = {}
+        self._entries: dict[str, tuple[int, int, bytes]] = {}
+        self._decoded: dict[str, tuple[str | None, str | None]] = {}
+        """path -> (text, why it cannot be decoded), for the bytes in ``_entries``."""
 
     def _stat(self, path: str) -> tuple[int, int] | None:
         try:
@@ -69,30 +74,51 @@ class _FileCache:
             data = handle.read()
         if key is not None:
             with self._lock:
-                self._entries[path] = (key[0], key[1], data, None)
+                self._entries[path] = (key[0], key[1], data)
+                self._decoded.pop(path, None)
         return data
 
     def read_text(self, path: str) -> str | None:
+        """The file's text decoded in its own encoding (PEP 263 coding line, BOM); None
+        when it does not exist or is in no encoding Python accepts (``decode_problem``)."""
         key = self._stat(path)
         if key is None:
             return None
         with self._lock:
             entry = self._entries.get(path)
-        if entry is not None and entry[:2] == key and entry[3] is not None:
-            return entry[3]
+            if entry is not None and entry[:2] == key and path in self._decoded:
+                return self._decoded[path][0]
         try:
             data = self.read_bytes(path)
         except OSError:
             return None
         from lsp_server.rts.units import tokenize_decode
 
+        text: str | None
         try:
-            text = tokenize_decode(data)
-        except (SyntaxError, UnicodeDecodeError):
-            text = data.decode("utf-8", "replace")
+            text, problem = tokenize_decode(data), None
+        except (SyntaxError, UnicodeDecodeError, LookupError) as exc:
+            text, problem = None, _decode_problem(exc)
         with self._lock:
-            self._entries[path] = (key[0], key[1], data, text)
+            self._entries[path] = (key[0], key[1], data)
+            self._decoded[path] = (text, problem)
         return text
+
+    def decode_problem(self, path: str) -> str | None:
+        """Why ``path``'s bytes cannot be decoded as Python source (None when they can or
+        the file cannot be read)."""
+        if self.read_text(path) is not None:
+            return None
+        with self._lock:
+            return self._decoded.get(path, (None, None))[1]
+
+
+def _decode_problem(exc: Exception) -> str:
+    # tokenize says "invalid or missing encoding declaration" for bytes that are not UTF-8
+    # in the first two lines, and raises UnicodeDecodeError for the same further down.
+    if isinstance(exc, UnicodeDecodeError) or "invalid or missing" in str(exc):
+        return "not valid UTF-8, and no PEP 263 coding line names the encoding it is in"
+    return f"cannot be decoded: {exc}"
 
 
 class _OverlayCommands(FileSystemCommands):
@@ -106,13 +132,16 @@ class _OverlayCommands(FileSystemCommands):
         self._lock = lock
         self._files = files
 
-    def read(self, path: str) -> bytes:
+    def read(self, path: str) -> str | bytes:
+        # rope takes text as well as bytes: text decoded here in the file's own encoding
+        # keeps rope from decoding a BOM into the source or a buffer's text as latin-1.
         real = self._real(path)
         with self._lock:
             text = self._overlays.get(real)
         if text is not None:
-            return text.encode("utf-8")
-        return self._files.read_bytes(real)
+            return text
+        text = self._files.read_text(real)
+        return text if text is not None else self._files.read_bytes(real)
 
     def _real(self, path: str) -> str:
         # rope's paths are below the (real) root: resolving every one costs a stat per
@@ -167,6 +196,10 @@ class RopeWorkspace:
         """Absolute path -> text of every editor buffer (a copy)."""
         with self._lock:
             return dict(self._overlays)
+
+    def unreadable_reason(self, path: str) -> str:
+        """Why ``read`` gave None for ``path``."""
+        return self._files.decode_problem(path) or "cannot be read"
 
     def overlay(self, path: str) -> str | None:
         with self._lock:
@@ -243,7 +276,7 @@ class RopeWorkspace:
         real = resource.real_path
         text = self.read(real)
         if text is None:
-            return "cannot be read"
+            return self.unreadable_reason(real)
         cached = self._syntax_cache.get(real)
         if cached is not None and cached[0] == text:
             return cached[1]
@@ -271,7 +304,7 @@ class RopeWorkspace:
             if needle is not None:
                 text = self.read(resource.real_path)
                 if text is None:
-                    bad.append((resource, "cannot be read"))
+                    bad.append((resource, self.unreadable_reason(resource.real_path)))
                     continue
                 if needle not in text:
                     continue

@@ -23,7 +23,7 @@ from lsp_server.rts.fingerprint import current_fingerprint
 from lsp_server.rts.recorder import EARLY_TRACER, DependencyRecorder
 from lsp_server.rts.select import ReasonKind
 from lsp_server.rts.snapshots import FileStates
-from lsp_server.rts.store import FAILED, DependencyStore, StoreError
+from lsp_server.rts.store import CORRUPT, FAILED, DependencyStore, StoreError
 from lsp_server.rts.verification import alarms, budget_picks
 from lsp_server.rts.verify_session import SkippedVerifier, configured_budget
 
@@ -116,7 +116,9 @@ class ReksPlugin:
         try:
             return DependencyStore(self.root)
         except StoreError as exc:
-            if self.mode == "all" and self.workerinput is None:
+            # Only a corrupt store is worth recreating: a locked, read-only or full one
+            # would fail the same way, and lose its records.
+            if self.mode == "all" and self.workerinput is None and exc.kind == CORRUPT:
                 return DependencyStore.rebuild(self.root)
             raise pytest.UsageError(f"reks: {exc}") from exc
 

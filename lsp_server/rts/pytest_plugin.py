@@ -75,6 +75,17 @@ def pytest_configure(config: pytest.Config) -> None:
     warnings.filterwarnings(
         "ignore", message=_FOREIGN_CONFIGURATION_WARNING, category=pytest.PytestWarning
     )
-    from lsp_server.rts.controller import ReksPlugin
+    import sqlite3
+    from pathlib import Path
 
-    config.pluginmanager.register(ReksPlugin(config), "reks-session")
+    from lsp_server.rts.controller import ReksPlugin
+    from lsp_server.rts.store import store_error, store_path
+
+    try:
+        plugin = ReksPlugin(config)
+    except sqlite3.Error as exc:
+        # A damaged page that the opening check did not reach: a usage error with the
+        # advice for its class, not an INTERNALERROR traceback.
+        path = store_path(Path(config.rootpath).resolve())
+        raise pytest.UsageError(f"reks: {store_error(path, exc, writing=True)}") from exc
+    config.pluginmanager.register(plugin, "reks-session")

@@ -117,3 +117,25 @@ def test_apply_with_uncertain_changes_needs_yes(
     assert path.read_text() == DISPATCH
     assert main([*args, "--yes"]) == 0
     assert path.read_text() == DISPATCH.replace("run_step", "execute")
+
+
+def test_files_in_other_encodings_are_renamed_or_skipped_not_fatal(
+    project: Path, capsys: pytest.CaptureFixture[str]
+):
+    pkg = project / "geometry"
+    uses = "from geometry.util import double\nX = double(2)\n"
+    (pkg / "marked.py").write_bytes(b"\xef\xbb\xbf" + uses.encode())
+    latin = "# -*- coding: latin-1 -*-\nNAME = 'café'\n" + uses
+    (pkg / "legacy.py").write_bytes(latin.encode("latin-1"))
+    (pkg / "undeclared.py").write_bytes(("NAME = 'café'\n" + uses).encode("latin-1"))
+    util = pkg / "util.py"
+    line = util.read_text().splitlines().index("def double(value):") + 1
+    args = ["refactor", "rename", f"{util}:{line}:5", "twice", "--apply", "--root", str(project)]
+    assert main(args) == 0
+    err = capsys.readouterr().err
+    assert "skipped geometry/undeclared.py: not valid UTF-8" in err
+    assert (pkg / "marked.py").read_bytes() == b"\xef\xbb\xbf" + uses.replace(
+        "double", "twice"
+    ).encode()
+    assert (pkg / "legacy.py").read_bytes() == latin.replace("double", "twice").encode("latin-1")
+    assert (pkg / "undeclared.py").read_bytes() == ("NAME = 'café'\n" + uses).encode("latin-1")

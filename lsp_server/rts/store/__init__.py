@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from lsp_server.rts.store.errors import CORRUPT, StoreError, store_error
 from lsp_server.rts.store.queries import (
     Execution,
     LoggedTask,
@@ -25,7 +26,6 @@ from lsp_server.rts.store.schema import (
     SCHEMA_VERSION,
     STORE_DIR,
     STORE_FILE,
-    StoreError,
     ensure_gitignore,
     move_aside,
     open_connection,
@@ -44,6 +44,7 @@ from lsp_server.rts.units import Unit
 
 __all__ = [
     "BUSY_TIMEOUT_MS",
+    "CORRUPT",
     "FAILED",
     "OUTCOMES",
     "PASSED",
@@ -61,6 +62,7 @@ __all__ = [
     "TaskEvidence",
     "TestRecord",
     "TestResult",
+    "store_error",
     "store_path",
 ]
 
@@ -68,18 +70,23 @@ __all__ = [
 class DependencyStore(StoreRefactorings, StoreVerification, StoreQueries):
     """The project's store (``<root>/.reks/deps.sqlite``); see the package docstring."""
 
-    def __init__(self, root: Path, *, create: bool = True) -> None:
+    def __init__(self, root: Path, *, create: bool = True, read_only: bool = False) -> None:
+        """``read_only``: for commands that only read (implies not ``create``); the file
+        is opened read-only, so a read-only folder or file is no obstacle."""
         self.root = Path(root)
         self.path = store_path(self.root)
-        if not self.path.exists() and not create:
-            raise StoreError(f"no dependency store at {self.path}; run `pytest --reks` first")
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        ensure_gitignore(self.path)
+        if not self.path.exists() and (not create or read_only):
+            raise StoreError(
+                f"no dependency store at {self.path}; run `pytest --reks` first", "missing"
+            )
+        if not read_only:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            ensure_gitignore(self.path)
         self._depth = 0
         self._synced: dict[str, str | None] = {}
         self._unit_id_cache: dict[Unit, int] = {}
         self._data_version: int | None = None
-        self._conn = open_connection(self.path)
+        self._conn = open_connection(self.path, read_only=read_only)
 
     @classmethod
     def rebuild(cls, root: Path) -> DependencyStore:

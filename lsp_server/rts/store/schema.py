@@ -16,10 +16,22 @@ from collections.abc import Callable
 from contextlib import suppress
 from pathlib import Path
 
+from lsp_server.rts.store.errors import (
+    CORRUPT,
+    StoreError,
+    folder_is_writable,
+    recovery_hint,
+    store_error,
+)
+
 SCHEMA_VERSION = 4
 STORE_DIR = ".reks"
 STORE_FILE = "deps.sqlite"
 BUSY_TIMEOUT_MS = 60_000
+QUICK_CHECK_MAX_BYTES = 8 * 1024 * 1024
+"""Stores up to this size get SQLite's ``PRAGMA quick_check`` when opened (a few tens of
+milliseconds); a larger store is checked by ``reks store --info`` only, and a damaged page
+met later is still reported as corruption, never read past."""
 
 _TASKS_TABLE = """CREATE TABLE IF NOT EXISTS reks_tasks (
     id INTEGER PRIMARY KEY,
@@ -121,10 +133,6 @@ MIGRATIONS: dict[int, list[str]] = {
 }
 
 
-class StoreError(Exception):
-    """The store cannot be used as it is; the message says how to recover."""
-
-
 def is_locked(exc: sqlite3.OperationalError) -> bool:
     text = str(exc)
     return "locked" in text or "busy" in text
@@ -146,13 +154,6 @@ def store_path(root: Path) -> Path:
     return Path(root) / STORE_DIR / STORE_FILE
 
 
-def _recovery_hint(path: Path) -> str:
-    return (
-        f"run `reks store --rebuild` (or `pytest --reks-all`) to recreate it; "
-        f"the old file is kept as {path.name}.bak"
-    )
-
-
 def ensure_gitignore(path: Path) -> None:
     """Keep the store's folder out of version control."""
     ignore = path.parent / ".gitignore"
@@ -161,44 +162,71 @@ def ensure_gitignore(path: Path) -> None:
             ignore.write_text("*\n")
 
 
-def open_connection(path: Path) -> sqlite3.Connection:
+def open_connection(path: Path, *, read_only: bool = False) -> sqlite3.Connection:
     """A connection to the store at ``path`` with the current schema (created or migrated
-    as needed), or StoreError saying why the file cannot be used and how to recover."""
+    as needed), or StoreError saying why the file cannot be used and how to recover.
+
+    ``read_only`` (commands that only read): the file is opened with ``mode=ro``, nothing
+    is created or migrated, and a read-only folder is no obstacle."""
     try:
-        conn = sqlite3.connect(path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None)
+        conn = _connect_read_only(path) if read_only else _connect(path)
     except sqlite3.Error as exc:
-        raise StoreError(f"cannot open the dependency store {path}: {exc}") from exc
+        raise store_error(path, exc, writing=not read_only) from exc
     try:
-        conn.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
-        # Switching a new file to WAL takes an exclusive lock and SQLite answers BUSY at
-        # once, without its busy handler, while another process opens the same file.
-        _retry_while_locked(lambda: conn.execute("PRAGMA journal_mode=WAL"))
-        conn.execute("PRAGMA synchronous=NORMAL")
-        if conn.execute("SELECT count(*) FROM sqlite_master").fetchone()[0] == 0:
-            _create(conn)
-        _check_version(conn, path)
-    except sqlite3.OperationalError as exc:
+        if read_only:
+            if conn.execute("SELECT count(*) FROM sqlite_master").fetchone()[0] == 0:
+                raise StoreError(f"the dependency store {path} is empty; run `pytest --reks`")
+        else:
+            _prepare_for_writing(conn)
+        _check_version(conn, path, read_only)
+        if path.stat().st_size <= QUICK_CHECK_MAX_BYTES:
+            problems = [str(row[0]) for row in conn.execute("PRAGMA quick_check(20)")]
+            if problems != ["ok"]:
+                first = problems[0].splitlines()[0]
+                raise StoreError(
+                    f"the dependency store {path} is corrupt (SQLite's quick_check: {first},"
+                    f" and more); " + recovery_hint(path),
+                    CORRUPT,
+                )
+    except sqlite3.Error as exc:
         conn.close()
-        if not is_locked(exc):
-            raise _corrupt(path, exc) from exc
-        raise StoreError(
-            f"the dependency store {path} stayed locked by another process for "
-            f"{BUSY_TIMEOUT_MS // 1000} s; try again when the other run has finished"
-        ) from exc
-    except sqlite3.DatabaseError as exc:
-        conn.close()
-        raise _corrupt(path, exc) from exc
-    except StoreError:
+        raise store_error(path, exc, writing=not read_only) from exc
+    except (StoreError, OSError):
         conn.close()
         raise
     return conn
 
 
-def _corrupt(path: Path, exc: sqlite3.Error) -> StoreError:
-    return StoreError(
-        f"the dependency store {path} is corrupt or not a reks store ({exc}); "
-        + _recovery_hint(path)
-    )
+def _connect(path: Path) -> sqlite3.Connection:
+    return sqlite3.connect(path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None)
+
+
+def _connect_read_only(path: Path) -> sqlite3.Connection:
+    """A read-only connection; in a folder nobody can write, the file is opened as
+    immutable (SQLite could not make its shared-memory file) unless a write-ahead log
+    holds changes that immutable reading would miss."""
+    uri = path.resolve().as_uri() + "?mode=ro"
+    timeout = BUSY_TIMEOUT_MS / 1000
+    try:
+        conn = sqlite3.connect(uri, uri=True, timeout=timeout, isolation_level=None)
+        conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
+        return conn
+    except sqlite3.OperationalError:
+        wal = path.with_name(path.name + "-wal")
+        has_log = wal.exists() and wal.stat().st_size > 0
+        if has_log or folder_is_writable(path):
+            raise
+    return sqlite3.connect(uri + "&immutable=1", uri=True, timeout=timeout, isolation_level=None)
+
+
+def _prepare_for_writing(conn: sqlite3.Connection) -> None:
+    conn.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
+    # Switching a new file to WAL takes an exclusive lock and SQLite answers BUSY at
+    # once, without its busy handler, while another process opens the same file.
+    _retry_while_locked(lambda: conn.execute("PRAGMA journal_mode=WAL"))
+    conn.execute("PRAGMA synchronous=NORMAL")
+    if conn.execute("SELECT count(*) FROM sqlite_master").fetchone()[0] == 0:
+        _create(conn)
 
 
 def _create(conn: sqlite3.Connection) -> None:
@@ -213,24 +241,29 @@ def _create(conn: sqlite3.Connection) -> None:
     conn.execute("COMMIT")
 
 
-def _check_version(conn: sqlite3.Connection, path: Path) -> None:
+def _check_version(conn: sqlite3.Connection, path: Path, read_only: bool) -> None:
     try:
         row = conn.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone()
     except sqlite3.OperationalError as exc:
         if "no such table" in str(exc):
             raise StoreError(
-                f"{path} is not a reks dependency store (no schema version); "
-                + _recovery_hint(path)
+                f"{path} is not a reks dependency store (no schema version); " + recovery_hint(path)
             ) from exc
         raise
     if row is not None and row[0].isdigit() and int(row[0]) < SCHEMA_VERSION:
+        if read_only:
+            raise StoreError(
+                f"the dependency store {path} was made by an older reks (schema {row[0]});"
+                " `pytest --reks` brings it up to date",
+                "version",
+            )
         _migrate(conn, path, int(row[0]))
         return
     if row is None or row[0] != str(SCHEMA_VERSION):
         found = row[0] if row else "none"
         raise StoreError(
             f"the dependency store {path} has schema version {found}, this reks "
-            f"uses {SCHEMA_VERSION}; " + _recovery_hint(path)
+            f"uses {SCHEMA_VERSION}; " + recovery_hint(path)
         )
 
 
@@ -238,7 +271,7 @@ def _migrate(conn: sqlite3.Connection, path: Path, version: int) -> None:
     if any(v not in MIGRATIONS for v in range(version, SCHEMA_VERSION)):
         raise StoreError(
             f"the dependency store {path} has schema version {version}, too old for "
-            f"this reks (version {SCHEMA_VERSION}); " + _recovery_hint(path)
+            f"this reks (version {SCHEMA_VERSION}); " + recovery_hint(path)
         )
     conn.execute("BEGIN IMMEDIATE")
     try:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import ast
 import asyncio
+import threading
 from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
@@ -36,16 +37,30 @@ MOVE_COMMAND = "reks.refactor.move"
 
 
 # -- code actions --------------------------------------------------------------------------------
+_PARSE_LOCKS: dict[str, threading.Lock] = {}
+_PARSE_LOCKS_GUARD = threading.Lock()
+
+
 def _tree(feature: RefactoringFeature, uri: str, text: str) -> ast.Module | None:
+    """The syntax tree of ``text`` (on a thread). Parsed once per text: requests that
+    arrive while it is being parsed wait for that parse instead of starting their own
+    (a burst of code actions after an edit would otherwise parse a long file once each,
+    all competing for the interpreter with the message loop)."""
     cached = feature.syntax_trees.get(uri)
-    if cached is not None and cached[0] == text:
+    if cached is not None and (cached[0] is text or cached[0] == text):
         return cached[1]
-    try:
-        tree = parse_python(text)
-    except (SyntaxError, ValueError):
-        tree = None
-    feature.syntax_trees[uri] = (text, tree)
-    return tree
+    with _PARSE_LOCKS_GUARD:
+        lock = _PARSE_LOCKS.setdefault(uri, threading.Lock())
+    with lock:
+        cached = feature.syntax_trees.get(uri)
+        if cached is not None and (cached[0] is text or cached[0] == text):
+            return cached[1]
+        try:
+            tree: ast.Module | None = parse_python(text)
+        except (SyntaxError, ValueError):
+            tree = None
+        feature.syntax_trees[uri] = (text, tree)
+        return tree
 
 
 def _client_resolves_edits(feature: RefactoringFeature) -> bool:
@@ -131,7 +146,12 @@ def _offers(
     ]
 
 
-def _request(feature: RefactoringFeature, data: dict[str, Any]) -> RefactorRequest:
+async def _request(
+    feature: RefactoringFeature, data: dict[str, Any], title: str | None
+) -> RefactorRequest:
+    """The refactoring that ``data`` (a code action's, or a command's arguments) asks for,
+    once checked against what is offered at its place: forged or stale data (another
+    action, a title of another action, arguments it does not take) is refused."""
     try:
         uri = str(data["uri"])
         path, text = text_of(feature, uri)
@@ -139,9 +159,33 @@ def _request(feature: RefactoringFeature, data: dict[str, Any]) -> RefactorReque
         start = offset_at(text, types.Position(**data["position"]), encoding)
         end = data.get("end")
         end_offset = None if end is None else offset_at(text, types.Position(**end), encoding)
-        return RefactorRequest(str(data["action"]), path, start, end_offset, dict(data["args"]))
-    except (KeyError, TypeError) as exc:
+        request = RefactorRequest(str(data["action"]), path, start, end_offset, dict(data["args"]))
+    except (KeyError, TypeError, ValueError, AttributeError) as exc:
         raise failed(f"malformed refactoring arguments: {exc}") from exc
+    offers = await asyncio.to_thread(_offers_between, feature, uri, text, start, end_offset)
+    if not any(_matches(offer, request, title) for offer in offers):
+        what = f"`{title}`" if title is not None else f"`{request.action}`"
+        raise failed(
+            f"{what} is not offered at that place (the document changed since, or the"
+            " request was not one of the offered actions); ask for code actions again"
+        )
+    return request
+
+
+def _offers_between(
+    feature: RefactoringFeature, uri: str, text: str, start: int, end: int | None
+) -> list[Offer]:
+    tree = _tree(feature, uri, text)
+    return [] if tree is None else offers_at(text, start, end, tree)
+
+
+def _matches(offer: Offer, request: RefactorRequest, title: str | None) -> bool:
+    allowed = {*offer.args, offer.name_arg, *offer.needs}
+    return (
+        offer.action == request.action
+        and (title is None or offer.title == title)
+        and set(request.args) <= allowed
+    )
 
 
 async def resolve_code_action(
@@ -149,9 +193,9 @@ async def resolve_code_action(
 ) -> types.CodeAction:
     if not isinstance(action.data, dict):
         return action
-    request = _request(feature, action.data)
+    request = await _request(feature, action.data, action.title)
     result = await compute(feature, request)
-    action.edit = to_edit(feature, result)
+    action.edit = await to_edit(feature, result)
     feature.pending.add(root_of(feature, request.path), result)
     return action
 
@@ -170,9 +214,9 @@ async def execute_refactoring(feature: RefactoringFeature, arguments: list[Any] 
     data["args"] = args
     if data.get("action") == "move" and not args.get("destination"):
         raise failed("move needs a destination (a module path or dotted name)")
-    request = _request(feature, data)
+    request = await _request(feature, data, None)
     result = await compute(feature, request)
-    edit = to_edit(feature, result)
+    edit = await to_edit(feature, result)
     response = await feature.host.lsp.workspace_apply_edit_async(
         types.ApplyWorkspaceEditParams(edit=edit, label=result.provenance.description)
     )

@@ -25,7 +25,13 @@ from pygls.exceptions import JsonRpcException
 from lsp_server.jobs import Cancelled, Job
 from lsp_server.lsp.convert import path_to_uri, uri_to_path, workspace_edit
 from lsp_server.project.files import MAX_ANALYSED_CHARS
-from lsp_server.refactor.model import RefactoringError, RefactoringResult, RefactorRequest
+from lsp_server.refactor.apply import decode_file
+from lsp_server.refactor.model import (
+    FileEdit,
+    RefactoringError,
+    RefactoringResult,
+    RefactorRequest,
+)
 from lsp_server.refactor.rope_thread import RopeJob
 from lsp_server.rts.provenance import Provenance
 from lsp_server.trust.task_listener import verdict
@@ -99,9 +105,9 @@ def current_text(feature: RefactoringFeature, path: str) -> str | None:
     if doc is not None:
         return doc.source
     try:
-        with open(path, encoding="utf-8", newline="") as handle:
-            return handle.read()
-    except (OSError, UnicodeDecodeError):
+        with open(path, "rb") as handle:
+            return decode_file(path, handle.read())
+    except OSError:
         return None
 
 
@@ -242,19 +248,29 @@ def encoding_of(feature: RefactoringFeature) -> str:
     return str(getattr(encoding, "value", encoding) or "utf-16")
 
 
-def to_edit(
+async def to_edit(
     feature: RefactoringFeature, result: RefactoringResult, include_renames: bool = True
 ) -> types.WorkspaceEdit:
-    def version_of(uri: str) -> int | None:
-        doc = feature.host.lsp.workspace.text_documents.get(uri)
-        return doc.version if doc is not None else None
-
+    """The client's edit for ``result``. The versions of the open documents are read on
+    the message loop (they must be those the edit was computed against); the conversion,
+    a diff of every changed file, runs on a thread, so a rename of thousands of uses
+    does not hold up the requests behind it."""
+    documents = feature.host.lsp.workspace.text_documents
+    versions: dict[str, int | None] = {}
+    for edit in result.edits:
+        if isinstance(edit, FileEdit):
+            uri = path_to_uri(edit.path)
+            doc = documents.get(uri)
+            versions[uri] = doc.version if doc is not None else None
+    caps = feature.host.lsp.client_capabilities
+    encoding = encoding_of(feature)
     try:
-        return workspace_edit(
+        return await asyncio.to_thread(
+            workspace_edit,
             result.edits,
-            feature.host.lsp.client_capabilities,
-            version_of,
-            encoding_of(feature),
+            caps,
+            versions.get,
+            encoding,
             include_renames=include_renames,
             uncertain=result.uncertain,
         )

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 from lsprotocol import types
 
 from lsp_server.lsp.convert import (
-    offset_at,
+    offset_in_text,
     position_at,
     supports_change_annotations,
     uri_to_path,
@@ -24,6 +24,7 @@ from lsp_server.lsp.features.refactoring.lifecycle import (
     text_of,
     to_edit,
 )
+from lsp_server.project.text import identifier_span
 from lsp_server.refactor.engine import PrepareResult
 from lsp_server.refactor.model import (
     FileEdit,
@@ -41,12 +42,25 @@ if TYPE_CHECKING:
 
 
 # -- rename ----------------------------------------------------------------------------------------
+def _name_offset(text: str, position: types.Position, encoding: str) -> int:
+    """The offset of a rename's position, which must be on a name in the file."""
+    try:
+        offset = offset_in_text(text, position, encoding)
+    except RefactoringError as exc:
+        raise failed(f"cannot rename here: {exc}") from exc
+    start, end = identifier_span(text, offset)
+    if start == end:
+        where = f"line {position.line + 1}, character {position.character + 1}"
+        raise failed(f"cannot rename here: there is no name at {where}")
+    return offset
+
+
 async def prepare_rename(
     feature: RefactoringFeature, params: types.PrepareRenameParams
 ) -> types.PrepareRenamePlaceholder | None:
     path, text = text_of(feature, params.text_document.uri)
     encoding = encoding_of(feature)
-    offset = offset_at(text, params.position, encoding)
+    offset = _name_offset(text, params.position, encoding)
     job = RopeJob()
     try:
         found: PrepareResult = await await_job(
@@ -67,7 +81,7 @@ async def prepare_rename(
 
 async def rename(feature: RefactoringFeature, params: types.RenameParams) -> types.WorkspaceEdit:
     path, text = text_of(feature, params.text_document.uri)
-    offset = offset_at(text, params.position, encoding_of(feature))
+    offset = _name_offset(text, params.position, encoding_of(feature))
     request = RefactorRequest("rename", path, offset, args={"new_name": params.new_name})
     result = await compute(feature, request)
     root = root_of(feature, path)
@@ -81,7 +95,7 @@ async def rename(feature: RefactoringFeature, params: types.RenameParams) -> typ
                 " ask to confirm; check them by hand: " + "; ".join(places),
             )
         )
-    edit = to_edit(feature, result)
+    edit = await to_edit(feature, result)
     feature.pending.add(root, result)
     return edit
 
@@ -114,7 +128,7 @@ async def will_rename_files(
         feature.pending.add(root_of(feature, target), result)
     if not edits:
         return None
-    return to_edit(feature, RefactoringResult(edits, Provenance("rename-files", "")), False)
+    return await to_edit(feature, RefactoringResult(edits, Provenance("rename-files", "")), False)
 
 
 def _renamed_and_moved(old_path: str, new_path: str) -> bool:

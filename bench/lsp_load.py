@@ -1,0 +1,300 @@
+"""Benchmark: reks under a bounded mixed load, and on oversized buffers (issue 15).
+
+Input: a copy of the installed Python's standard library (without its test suites) plus
+one generated module of 50,000 lines with thousands of uses of one function.
+
+Load: ``--requests`` (default 2,000) requests and notifications in a fixed pseudo-random
+order (``--seed``), at most ``--window`` requests outstanding: ``didChange`` of the big
+module (a line appended, the version counted up), ``codeAction`` at random places of the
+big module and of ``textwrap.py``, ``rename`` of names in small modules and now and then of
+the function used thousands of times in the big one, and renames cancelled right after
+they are sent (``$/cancelRequest``). Printed: codeAction latency percentiles overall and
+while a rename is outstanding (the goal: p99 under 50 ms), rename latencies, the server's
+peak RSS, and how many requests were left without an answer (the goal: none).
+
+Oversized buffers (issue 15 item 2): a fresh server per size gets ``didOpen`` of a buffer
+of 5 MB, then 50 MB, and one ``codeAction``; printed: the time to the answer, what it was,
+and the server's peak RSS.
+
+    nice python bench/lsp_load.py [--requests 2000] [--window 8] [--big-lines 50000]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import random
+import sys
+import tempfile
+import time
+import uuid
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from lsprotocol import types
+
+sys.path.insert(0, str(Path(__file__).parent))
+from refactor_codeactions import Session, copy_stdlib
+
+SERVER = [sys.executable, "-m", "lsp_server"]
+ANSWER_DEADLINE = 600.0
+"""Seconds a request may stay unanswered after the last one was sent."""
+
+
+def write_big_module(root: Path, lines: int, uses: int) -> Path:
+    """A module of ``lines`` lines whose function ``target`` is called ``uses`` times."""
+    out = ["def target(x):", "    return x", ""]
+    filler = max(1, (lines - 3) // uses)
+    for i in range(uses):
+        out.append(f"v{i} = target({i})")
+        out.extend(f"w{i}_{j} = {j}" for j in range(filler - 1))
+    path = root / "generated_big.py"
+    path.write_text("\n".join(out) + "\n")
+    return path
+
+
+def peak_rss_mb(pid: int) -> float | None:
+    """The process's peak resident set (VmHWM), in MB."""
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
+    except OSError:
+        return None
+    return None
+
+
+def percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+@dataclass
+class Load:
+    """Latencies by kind (seconds), and the requests still in flight."""
+
+    latencies: dict[str, list[float]] = field(default_factory=dict)
+    during_rename: list[float] = field(default_factory=list)
+    errors: dict[str, int] = field(default_factory=dict)
+    pending: set[asyncio.Future[Any]] = field(default_factory=set)
+    renames_running: int = 0
+
+
+class Driver:
+    """Sends the mixed load to one session."""
+
+    def __init__(self, session: Session, big: Path, small: list[Path], seed: int) -> None:
+        self.session = session
+        self.protocol = session.client.protocol
+        self.big = big
+        self.big_text = big.read_text()
+        self.big_lines = self.big_text.count("\n")
+        self.version = 1
+        self.small = small
+        self.texts = {p: p.read_text() for p in small}
+        self.rnd = random.Random(seed)
+        self.load = Load()
+
+    def _request(self, kind: str, method: str, params: Any, cancel: bool = False) -> None:
+        load = self.load
+        msg_id = str(uuid.uuid4())
+        is_rename = method == types.TEXT_DOCUMENT_RENAME
+        sent = time.perf_counter()
+        during_rename = load.renames_running > 0
+        future = asyncio.wrap_future(self.protocol.send_request(method, params, msg_id=msg_id))
+        if is_rename:
+            load.renames_running += 1
+
+        def done(f: asyncio.Future[Any]) -> None:
+            took = time.perf_counter() - sent
+            load.pending.discard(f)
+            if is_rename:
+                load.renames_running -= 1
+            if f.cancelled() or f.exception() is not None:
+                load.errors[kind] = load.errors.get(kind, 0) + 1
+            load.latencies.setdefault(kind, []).append(took)
+            if kind == "codeAction" and (during_rename or load.renames_running > 0):
+                load.during_rename.append(took)
+
+        future.add_done_callback(done)
+        load.pending.add(future)
+        if cancel:
+            self.protocol.notify(types.CANCEL_REQUEST, types.CancelParams(id=msg_id))
+
+    def did_change(self) -> None:
+        self.version += 1
+        line = self.big_lines
+        self.big_lines += 1
+        self.session.client.text_document_did_change(
+            types.DidChangeTextDocumentParams(
+                text_document=types.VersionedTextDocumentIdentifier(
+                    uri=self.big.as_uri(), version=self.version
+                ),
+                content_changes=[
+                    types.TextDocumentContentChangePartial(
+                        range=types.Range(types.Position(line, 0), types.Position(line, 0)),
+                        text=f"z{self.version} = {self.version}\n",
+                    )
+                ],
+            )
+        )
+
+    def code_action(self) -> None:
+        if self.rnd.random() < 0.5:
+            uri, line = self.big.as_uri(), self.rnd.randrange(self.big_lines)
+        else:
+            path = self.rnd.choice(self.small)
+            uri, line = path.as_uri(), self.rnd.randrange(self.texts[path].count("\n"))
+        at = types.Position(line, self.rnd.randrange(6))
+        params = types.CodeActionParams(
+            text_document=types.TextDocumentIdentifier(uri=uri),
+            range=types.Range(at, at),
+            context=types.CodeActionContext(diagnostics=[]),
+        )
+        self._request("codeAction", types.TEXT_DOCUMENT_CODE_ACTION, params)
+
+    def rename(self, cancel: bool, big: bool = False) -> None:
+        if big:
+            uri, at, kind = self.big.as_uri(), types.Position(0, 5), "rename big"
+        else:
+            path = self.rnd.choice(self.small)
+            text = self.texts[path]
+            offset = text.index("def ") + 5
+            line = text.count("\n", 0, offset)
+            at = types.Position(line, offset - text.rfind("\n", 0, offset) - 1)
+            uri, kind = path.as_uri(), "rename"
+        params = types.RenameParams(
+            text_document=types.TextDocumentIdentifier(uri=uri),
+            position=at,
+            new_name=f"renamed_{self.rnd.randrange(10**6)}",
+        )
+        self._request(
+            "rename cancelled" if cancel else kind, types.TEXT_DOCUMENT_RENAME, params, cancel
+        )
+
+    async def run(self, requests: int, window: int, big_renames: int) -> None:
+        step = requests // (big_renames + 1)
+        big_at = {step * (i + 1) for i in range(big_renames)}
+        for index in range(requests):
+            while len(self.load.pending) >= window:
+                await asyncio.sleep(0.001)
+            roll = self.rnd.random()
+            if index in big_at:
+                self.rename(cancel=False, big=True)
+            elif roll < 0.25:
+                self.did_change()
+            elif roll < 0.85:
+                self.code_action()
+            elif roll < 0.95:
+                self.rename(cancel=False)
+            else:
+                self.rename(cancel=True)
+            await asyncio.sleep(0)
+        deadline = time.monotonic() + ANSWER_DEADLINE
+        while self.load.pending and time.monotonic() < deadline:
+            await asyncio.sleep(0.05)
+
+
+def report_load(load: Load, pid: int, seconds: float) -> None:
+    print(f"\nmixed load: {seconds:.1f} s")
+    for kind, values in sorted(load.latencies.items()):
+        print(
+            f"  {kind:17s} n={len(values):5d}  p50 {percentile(values, 0.5) * 1000:8.1f} ms"
+            f"  p99 {percentile(values, 0.99) * 1000:8.1f} ms  max {max(values) * 1000:8.1f} ms"
+            f"  errors {load.errors.get(kind, 0)}"
+        )
+    if load.during_rename:
+        values = load.during_rename
+        print(
+            f"  codeAction while a rename runs: n={len(values)}"
+            f"  p50 {percentile(values, 0.5) * 1000:.1f} ms"
+            f"  p99 {percentile(values, 0.99) * 1000:.1f} ms  (goal: p99 < 50 ms)"
+        )
+    print(f"  unanswered: {len(load.pending)} (goal: 0)")
+    print(f"  server peak RSS: {peak_rss_mb(pid) or float('nan'):.0f} MB")
+
+
+async def bench_load(root: Path, args: argparse.Namespace) -> None:
+    big = write_big_module(root, args.big_lines, args.big_uses)
+    small = [root / name for name in ("textwrap.py", "shlex.py", "fnmatch.py", "colorsys.py")]
+    started = time.perf_counter()
+    session = Session(SERVER, root)
+    await session.start()
+    print(f"initialize answered {time.perf_counter() - started:.2f} s after process start")
+    try:
+        for path in [big, *small]:
+            session.open(path)
+        driver = Driver(session, big, small, args.seed)
+        began = time.perf_counter()
+        await driver.run(args.requests, args.window, args.big_renames)
+        pid = session.client._server.pid  # type: ignore[union-attr]
+        report_load(driver.load, pid, time.perf_counter() - began)
+    finally:
+        await session.stop()
+
+
+async def bench_buffer(root: Path, megabytes: int) -> None:
+    """A fresh server, one buffer of ``megabytes`` MB, one codeAction at its start."""
+    path = root / f"buffer_{megabytes}mb.py"
+    path.write_text("")
+    text = "x = 1\n" * (megabytes * 1_000_000 // 6)
+    session = Session(SERVER, root)
+    await session.start()
+    try:
+        session.client.text_document_did_open(
+            types.DidOpenTextDocumentParams(
+                text_document=types.TextDocumentItem(
+                    uri=path.as_uri(), language_id="python", version=1, text=text
+                )
+            )
+        )
+        at = types.Position(0, 0)
+        began = time.perf_counter()
+        answer = await asyncio.wait_for(
+            session.client.text_document_code_action_async(
+                types.CodeActionParams(
+                    text_document=types.TextDocumentIdentifier(uri=path.as_uri()),
+                    range=types.Range(at, at),
+                    context=types.CodeActionContext(diagnostics=[]),
+                )
+            ),
+            ANSWER_DEADLINE,
+        )
+        took = time.perf_counter() - began
+        pid = session.client._server.pid  # type: ignore[union-attr]
+        rss = peak_rss_mb(pid) or float("nan")
+        print(
+            f"buffer {megabytes:3d} MB: codeAction answered in {took * 1000:.0f} ms with"
+            f" {len(answer or [])} actions; server peak RSS {rss:.0f} MB"
+        )
+    finally:
+        await session.stop()
+        path.unlink()
+
+
+async def main_async(args: argparse.Namespace) -> None:
+    with tempfile.TemporaryDirectory(prefix="reks-load-") as tmp:
+        root = copy_stdlib(Path(tmp), full=False)
+        files = sum(1 for _ in root.rglob("*.py"))
+        print(f"input: {files} files of {root}, plus a {args.big_lines:,}-line module")
+        if not args.skip_buffers:
+            for megabytes in (5, 50):
+                await bench_buffer(root, megabytes)
+        await bench_load(root, args)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--requests", type=int, default=2000)
+    parser.add_argument("--window", type=int, default=8, help="requests outstanding at most")
+    parser.add_argument("--big-lines", type=int, default=50_000)
+    parser.add_argument("--big-uses", type=int, default=2_000)
+    parser.add_argument("--big-renames", type=int, default=2, help="renames in the big module")
+    parser.add_argument("--seed", type=int, default=15)
+    parser.add_argument("--skip-buffers", action="store_true")
+    asyncio.run(main_async(parser.parse_args()))
+
+
+if __name__ == "__main__":
+    main()
