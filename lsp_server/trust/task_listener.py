@@ -14,12 +14,14 @@ from __future__ import annotations
 import logging
 import sys
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from lsp_server.rts.provenance import Provenance
 from lsp_server.rts.refactoring_rules import TaskOutcome, record_refactoring
+from lsp_server.rts.test_status import test_status
 from lsp_server.trust.checks import verify
 from lsp_server.trust.verification import learn_failures
 
@@ -84,8 +86,11 @@ class TaskListener:
                 log.exception("reks subscriber %r failed", subscriber)
 
 
-def task_summary(provenance: Provenance, outcome: TaskOutcome | None) -> str:
-    """One line for people: what REKS did with this task."""
+def task_summary(
+    provenance: Provenance, outcome: TaskOutcome | None, running: Collection[str] = ()
+) -> str:
+    """One line for people: what REKS did with this task. ``running``: the tests that run
+    anyway (other changes select them): the task spares none of those."""
     if outcome is None:
         return f"reks: {provenance.description}: no recorded tests to update"
     if outcome.fallback is not None:
@@ -93,17 +98,27 @@ def task_summary(provenance: Provenance, outcome: TaskOutcome | None) -> str:
             f"reks: {provenance.description} was treated as a hand edit ({outcome.fallback});"
             f" {len(outcome.affected_tests)} tests must run"
         )
+    spared = [nodeid for nodeid in outcome.skipped_tests if nodeid not in running]
     text = (
-        f"reks: {provenance.description}: {len(outcome.skipped_tests)} tests need not run"
+        f"reks: {provenance.description}: {len(spared)} tests need not run"
         f" (plain dependency selection would rerun them; rules {outcome.seconds * 1000:.0f} ms)"
     )
     if outcome.affected_tests:
         text += f"; {len(outcome.affected_tests)} must run because of earlier hand edits"
+    others = len(outcome.skipped_tests) - len(spared)
+    if others:
+        text += f"; {others} more depend on it but run anyway for other changes"
     return text
 
 
+def running_tests(root: str, overlays: Mapping[str, str] | None = None) -> set[str]:
+    """The tests the project's current changes select (none without a store)."""
+    status = test_status(Path(root), overlays)
+    return set() if status is None else set(status.affected)
+
+
 def _to_stderr(root: str, provenance: Provenance, outcome: TaskOutcome | None) -> None:
-    print(task_summary(provenance, outcome), file=sys.stderr)
+    print(task_summary(provenance, outcome, running_tests(root)), file=sys.stderr)
 
 
 def install(

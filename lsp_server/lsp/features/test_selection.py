@@ -56,7 +56,7 @@ from lsp_server.lsp.test_views import (
 from lsp_server.rts.provenance import Provenance
 from lsp_server.rts.run_report import SHORT_SUMMARY_OPTION, RunReport, read_run
 from lsp_server.rts.test_status import TestStatus, locate_tests, test_status
-from lsp_server.trust.task_listener import TaskListener, task_summary
+from lsp_server.trust.task_listener import TaskListener, running_tests, task_summary
 
 if TYPE_CHECKING:
     from pygls.lsp.server import LanguageServer
@@ -162,7 +162,8 @@ class TestSelectionFeature(Feature):
         except Exception:
             log.exception("reks: applying the rules for %s failed", provenance.description)
             return
-        message = task_summary(provenance, self.listener.last)
+        running = running_tests(root, overlays)
+        message = task_summary(provenance, self.listener.last, running)
         self._status_changed(root, message, overlays)
 
     def _unsaved(self, root: str) -> dict[str, str]:
