@@ -34,14 +34,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from factoring_projects import (
-    BenchProject,
-    choose_boundaries,
-    factor_all,
-    prepare,
-    selected,
-    slowest,
-)
+from factoring_projects import BenchProject, factor_slowest, prepare, selected
 
 from lsp_server.console import ProgressBar
 from lsp_server.factoring.children import project_packages
@@ -329,11 +322,10 @@ def _name_offset(text: str, node: Any) -> int:
 def faithfulness(bench: BenchProject, args: argparse.Namespace) -> None:
     """Factor one project's slowest tests, then its mutants and renames (figures printed)."""
     project = prepare(bench, args.work)
-    candidates = slowest(project, bench, args.tests)
-    results = factor_all(project, choose_boundaries(project, [n for n, _ in candidates]))
-    pairs = {r.test: r.factored_test for r in results if r.status == "factored" and r.factored_test}
-    print(f"factored {len(pairs)} of {len(candidates)} slowest tests")
-    for r in results:
+    factored = factor_slowest(project, bench, args.tests)
+    pairs = factored.pairs()
+    print(f"factored {len(pairs)} of {len(factored.candidates)} slowest tests")
+    for r in factored.results:
         if r.status != "factored":
             print(f"  not factored: {r.test}: {r.reason[:140]}")
     if not pairs:

@@ -43,7 +43,7 @@ PROJECTS: dict[str, BenchProject] = {
             "dunamai",
             "dunamai==1.26.5",
             ["pytest", "packaging"],
-            ["tests/unit"],
+            ["tests/integration"],
             tools=["git"],
         ),
         BenchProject("tenacity", "tenacity==9.2.1", ["pytest"], ["tests/test_tenacity.py"]),
@@ -116,3 +116,27 @@ def factor_all(project: Project, chosen: dict[str, str | None]) -> list[FactorRe
     for boundary, nodeids in groups.items():
         results += factor_tests(project.root, nodeids, [boundary])  # refuses slower replays
     return results
+
+
+@dataclass
+class Factored:
+    """One project's slowest tests, the boundary chosen for each, and what factoring gave."""
+
+    candidates: list[tuple[str, float]]
+    chosen: dict[str, str | None]
+    results: list[FactorResult]
+
+    def pairs(self) -> dict[str, str]:
+        """System test -> its factored test, for the tests that were factored."""
+        return {
+            r.test: r.factored_test
+            for r in self.results
+            if r.status == "factored" and r.factored_test
+        }
+
+
+def factor_slowest(project: Project, bench: BenchProject, count: int) -> Factored:
+    """Factor the ``count`` slowest passing tests across the boundaries reks suggests."""
+    candidates = slowest(project, bench, count)
+    chosen = choose_boundaries(project, [n for n, _ in candidates])
+    return Factored(candidates, chosen, factor_all(project, chosen))

@@ -25,14 +25,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from factoring_projects import (
-    BenchProject,
-    choose_boundaries,
-    factor_all,
-    prepare,
-    selected,
-    slowest,
-)
+from factoring_projects import BenchProject, Factored, factor_slowest, prepare, selected
 
 from lsp_server.factoring.factor import FactorResult
 from lsp_server.factoring.runner import run_pytest
@@ -74,13 +67,8 @@ def stub_against_mock(calls: int = 20000) -> dict[str, float]:
     return timings
 
 
-def report(
-    bench: BenchProject,
-    candidates: list[tuple[str, float]],
-    chosen: dict[str, str | None],
-    results: list[FactorResult],
-    times: dict[str, Any],
-) -> None:
+def report(bench: BenchProject, factored: Factored, times: dict[str, Any]) -> None:
+    candidates, chosen, results = factored.candidates, factored.chosen, factored.results
     print(f"{'test':<62} {'boundary':<9} {'system':>9} {'replay':>9} {'speed-up':>8} {'bytes':>7}")
     speedups, system_total, replay_total, overheads = [], 0.0, 0.0, []
     for result in results:
@@ -127,11 +115,8 @@ def main() -> None:
     for bench in selected(args.project):
         print(f"=== {bench.name}", flush=True)
         project = prepare(bench, args.work)
-        candidates = slowest(project, bench, args.tests)
-        chosen = choose_boundaries(project, [n for n, _ in candidates])
-        results = factor_all(project, chosen)
-        times = same_session_times(project, results)
-        report(bench, candidates, chosen, results, times)
+        factored = factor_slowest(project, bench, args.tests)
+        report(bench, factored, same_session_times(project, factored.results))
         print(flush=True)
     report_mock(stub_against_mock())
 
