@@ -94,27 +94,34 @@ def slowest(project: Project, bench: BenchProject, count: int) -> list[tuple[str
     return sorted(passing, key=lambda pair: -pair[1])[:count]
 
 
-def choose_boundaries(project: Project, nodeids: list[str]) -> dict[str, str | None]:
-    """Test -> the best boundary reks suggests that it does not refuse (None: none)."""
-    chosen: dict[str, str | None] = {}
+MAJOR_SHARE = 0.25
+"""A suggested boundary joins the best one when it saves at least this share of what the
+best one saves (dunamai's tests sleep between commits *and* run git: both are E)."""
+
+
+def choose_boundaries(project: Project, nodeids: list[str]) -> dict[str, tuple[str, ...]]:
+    """Test -> the boundaries reks suggests and does not refuse that save a major share of
+    the test's time, best first (empty: none)."""
+    chosen: dict[str, tuple[str, ...]] = {}
     for nodeid in nodeids:
         try:
             usable = [c for c in suggest_boundaries(project.root, nodeid) if not c.refused]
         except RunError:
             usable = []
-        chosen[nodeid] = usable[0].boundary if usable else None
+        best = usable[0].saving_s if usable else 0.0
+        chosen[nodeid] = tuple(c.boundary for c in usable if c.saving_s >= MAJOR_SHARE * best)
     return chosen
 
 
-def factor_all(project: Project, chosen: dict[str, str | None]) -> list[FactorResult]:
-    """Factor the tests that have a boundary, one ``factor_tests`` call per boundary."""
-    groups: dict[str, list[str]] = {}
-    for nodeid, boundary in chosen.items():
-        if boundary:
-            groups.setdefault(boundary, []).append(nodeid)
+def factor_all(project: Project, chosen: dict[str, tuple[str, ...]]) -> list[FactorResult]:
+    """Factor the tests that have boundaries, one ``factor_tests`` call per boundary set."""
+    groups: dict[tuple[str, ...], list[str]] = {}
+    for nodeid, boundaries in chosen.items():
+        if boundaries:
+            groups.setdefault(boundaries, []).append(nodeid)
     results = []
-    for boundary, nodeids in groups.items():
-        results += factor_tests(project.root, nodeids, [boundary])  # refuses slower replays
+    for boundaries, nodeids in groups.items():
+        results += factor_tests(project.root, nodeids, list(boundaries))  # refuses slower ones
     return results
 
 
@@ -123,7 +130,7 @@ class Factored:
     """One project's slowest tests, the boundary chosen for each, and what factoring gave."""
 
     candidates: list[tuple[str, float]]
-    chosen: dict[str, str | None]
+    chosen: dict[str, tuple[str, ...]]
     results: list[FactorResult]
 
     def pairs(self) -> dict[str, str]:

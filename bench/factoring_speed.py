@@ -72,8 +72,9 @@ def report(bench: BenchProject, factored: Factored, times: dict[str, Any]) -> No
     print(f"{'test':<62} {'boundary':<9} {'system':>9} {'replay':>9} {'speed-up':>8} {'bytes':>7}")
     speedups, system_total, replay_total, overheads = [], 0.0, 0.0, []
     for result in results:
+        shown = "+".join(result.boundaries)
         if result.status != "factored":
-            print(f"{result.test:<62} {result.boundaries[0]:<9} refused: {result.reason[:60]}")
+            print(f"{result.test:<62} {shown:<9} refused: {result.reason[:160]}")
             continue
         system = times.get(result.test, {}).get("duration_s", result.system_s)
         replay = times.get(result.factored_test or "", {}).get("duration_s", result.replay_s)
@@ -81,7 +82,7 @@ def report(bench: BenchProject, factored: Factored, times: dict[str, Any]) -> No
         system_total, replay_total = system_total + system, replay_total + replay
         overheads.append(result.capture_s / result.system_s if result.system_s else 0.0)
         print(
-            f"{result.test:<62} {result.boundaries[0]:<9} {system * 1000:>7.1f}ms "
+            f"{result.test:<62} {shown:<9} {system * 1000:>7.1f}ms "
             f"{replay * 1000:>7.1f}ms {speedups[-1]:>7.1f}x {result.transcript_bytes:>7}"
         )
     suggested = sum(1 for b in chosen.values() if b)
