@@ -3,8 +3,10 @@ a project from its sdist, find its slowest passing tests, pick a boundary for ea
 reks's suggestions, factor them.
 
 Each project's slow tests spend their time in an environment a boundary can replace:
-``diskcache`` in ``sqlite3``, ``dunamai`` in ``git`` child processes (``subprocess``),
-``tenacity`` in ``time.sleep``.
+``diskcache`` in ``sqlite3`` and pickling, ``dunamai`` in ``git`` child processes
+(``subprocess``) and in ``time.sleep`` between commits. ``tenacity``'s slowest tests are
+CPU-bound (random waits checked statistically): reks suggests ``fractions`` or
+``concurrent`` there and refuses them, the table's case where no useful boundary exists.
 """
 
 from __future__ import annotations
