@@ -6,7 +6,8 @@ Each project's slow tests spend their time in an environment a boundary can repl
 ``diskcache`` in ``sqlite3`` and pickling, ``dunamai`` in ``git`` child processes
 (``subprocess``) and in ``time.sleep`` between commits. ``tenacity``'s slowest tests are
 CPU-bound (random waits checked statistically): reks suggests ``fractions`` or
-``concurrent`` there and refuses them, the table's case where no useful boundary exists.
+``concurrent`` there and factoring refuses them (T draws random numbers, so the factored
+test does not pass on unchanged code): the table's case where no useful boundary exists.
 """
 
 from __future__ import annotations
