@@ -1,8 +1,9 @@
 """Test factoring faithfulness: does a factored test ever pass where its system test fails,
 and do factored tests stay valid across refactorings of the code under test?
 
-The project is the one ``factoring_speed.py`` uses (python-dotenv 1.0.1 from its sdist). Its
-slowest tests are factored across the boundary reks suggests. Then:
+The projects are the table of ``factoring_projects.py`` (the ones ``factoring_speed.py``
+uses, from their sdists). Each project's slowest tests are factored across the boundary reks
+suggests. Then:
 
 1. mutants: every function of T that a factored pair executes (traced in-process) gets the
    extreme transformations (the body becomes ``return None``, or ``pass`` when it returns no
@@ -14,7 +15,8 @@ slowest tests are factored across the boundary reks suggests. Then:
    REKS would see it) and the factored tests run again: how many stay valid (pass, no
    divergence) without a new capture.
 
-    python bench/factoring_faults.py [--work DIR] [--tests 20] [--mutants 60] [--seed 1]
+    python bench/factoring_faults.py [--project NAME] [--work DIR] [--tests 20]
+        [--mutants 60] [--seed 1]
 """
 
 from __future__ import annotations
@@ -32,7 +34,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from factoring_speed import choose_boundaries, factor_all, prepare, slowest
+from factoring_projects import BenchProject, factor_slowest, prepare, selected
 
 from lsp_server.console import ProgressBar
 from lsp_server.factoring.children import project_packages
@@ -317,28 +319,18 @@ def _name_offset(text: str, node: Any) -> int:
     return text.index(node.name, text.index("def", start))
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--work", default="/tmp/reks-bench-factoring", type=Path)
-    parser.add_argument("--tests", type=int, default=20)
-    parser.add_argument("--mutants", type=int, default=60, help="sample size (0: all)")
-    parser.add_argument("--seed", type=int, default=1)
-    args = parser.parse_args()
-    args.work.mkdir(parents=True, exist_ok=True)
-    project = Project.at(prepare(args.work))
-    # As in an activated virtualenv: the project's console scripts are the ones on PATH.
-    bin_dir = Path(project.python).parent
-    os.environ["PATH"] = os.pathsep.join([str(bin_dir), os.environ.get("PATH", "")])
-    candidates = slowest(project, args.tests)
-    results = factor_all(project, choose_boundaries(project, [n for n, _ in candidates]))
-    pairs = {r.test: r.factored_test for r in results if r.status == "factored" and r.factored_test}
-    print(f"factored {len(pairs)} of {len(candidates)} slowest tests")
-    for r in results:
+def faithfulness(bench: BenchProject, args: argparse.Namespace) -> None:
+    """Factor one project's slowest tests, then its mutants and renames (figures printed)."""
+    project = prepare(bench, args.work)
+    factored = factor_slowest(project, bench, args.tests)
+    pairs = factored.pairs()
+    print(f"factored {len(pairs)} of {len(factored.candidates)} slowest tests")
+    for r in factored.results:
         if r.status != "factored":
             print(f"  not factored: {r.test}: {r.reason[:140]}")
     if not pairs:
         return
-    cover = covered(project, [*pairs, *pairs.values()], args.work)
+    cover = covered(project, [*pairs, *pairs.values()], args.work / bench.name)
     reached = set().union(*cover.values())
     functions = [f for f in t_functions(project.root) if (f.path, f.first_line) in reached]
     mutants = [m for f in functions for m in mutants_of(f)]
@@ -355,6 +347,21 @@ def main() -> None:
     runs = sum(v for k, v in validity.items() if k != "rename refused")
     print("renames of covered functions (pair verdicts):", dict(validity))
     print(f"factored tests still valid after a rename: {valid}/{runs}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--project", help="a name from factoring_projects.PROJECTS (default: all)")
+    parser.add_argument("--work", default="/tmp/reks-bench-factoring", type=Path)
+    parser.add_argument("--tests", type=int, default=20)
+    parser.add_argument("--mutants", type=int, default=60, help="sample size (0: all)")
+    parser.add_argument("--seed", type=int, default=1)
+    args = parser.parse_args()
+    args.work.mkdir(parents=True, exist_ok=True)
+    for bench in selected(args.project):
+        print(f"=== {bench.name}", flush=True)
+        faithfulness(bench, args)
+        print(flush=True)
 
 
 if __name__ == "__main__":

@@ -2,13 +2,14 @@
 tests, what does capture cost, how big are the transcripts, and what would the same replay
 cost through ``unittest.mock``.
 
-The project is python-dotenv 1.0.1 (from its sdist): its slowest tests drive the ``dotenv``
-command line through the ``sh`` package (a child process per call). For each of its 20
-slowest passing tests, reks suggests a boundary from a profile of the test; the tests with a
-useful one are factored, and the factored and original tests then run in one pytest session
-so that both sides are timed under the same load.
+The projects are the table of ``factoring_projects.py`` (installed from their sdists):
+real projects whose slow tests spend their time in ``sqlite3``, ``git`` child processes or
+``time.sleep``. For each project's 20 slowest passing tests, reks suggests a boundary from
+a profile of the test; the tests with a useful one are factored, and the factored and
+original tests then run in one pytest session so that both sides are timed under the same
+load.
 
-    python bench/factoring_speed.py [--work DIR] [--tests 20]
+    python bench/factoring_speed.py [--project NAME] [--work DIR] [--tests 20]
 
 Figures printed: per test the system and replay time and speed-up; per project the median
 and total speed-up, capture overhead (capture run / plain run), transcript sizes, the share
@@ -19,70 +20,16 @@ of tests with a useful boundary, and the per-call cost of our stubs against
 from __future__ import annotations
 
 import argparse
-import shutil
 import statistics
-import subprocess
-import sys
 import time
 from pathlib import Path
 from typing import Any
 
-from sdist import fetch_sdist
+from factoring_projects import BenchProject, Factored, factor_slowest, prepare, selected
 
-from lsp_server.factoring.factor import FactorResult, factor_tests, suggest_boundaries
-from lsp_server.factoring.runner import RunError, run_pytest
+from lsp_server.factoring.factor import FactorResult
+from lsp_server.factoring.runner import run_pytest
 from lsp_server.project import Project
-
-REQUIREMENT = "python-dotenv==1.0.1"
-TEST_DEPENDENCIES = ["pytest", "sh", "click", "xxhash"]
-
-
-def prepare(work: Path) -> Path:
-    """The project copy with its own ``.venv`` (the interpreter reks runs its tests in)."""
-    pristine = fetch_sdist(REQUIREMENT, work)
-    root = work / "project"
-    if root.exists():
-        shutil.rmtree(root)
-    shutil.copytree(pristine, root)
-    venv = work / "venv"
-    if not venv.exists():
-        subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
-        pip = [str(venv / "bin" / "python"), "-m", "pip", "install", "-q"]
-        subprocess.run([*pip, *TEST_DEPENDENCIES], check=True)
-    subprocess.run(
-        [str(venv / "bin" / "python"), "-m", "pip", "install", "-q", "--no-deps", "-e", str(root)],
-        check=True,
-    )
-    (root / ".venv").symlink_to(venv)
-    return root
-
-
-def slowest(project: Project, count: int) -> list[tuple[str, float]]:
-    plain = run_pytest(project, ["tests"], {"time": True})["tests"]
-    passing = [(n, e["duration_s"]) for n, e in plain.items() if e["outcome"] == "passed"]
-    return sorted(passing, key=lambda pair: -pair[1])[:count]
-
-
-def choose_boundaries(project: Project, nodeids: list[str]) -> dict[str, str | None]:
-    chosen: dict[str, str | None] = {}
-    for nodeid in nodeids:
-        try:
-            usable = [c for c in suggest_boundaries(project.root, nodeid) if not c.refused]
-        except RunError:
-            usable = []
-        chosen[nodeid] = usable[0].boundary if usable else None
-    return chosen
-
-
-def factor_all(project: Project, chosen: dict[str, str | None]) -> list[FactorResult]:
-    groups: dict[str, list[str]] = {}
-    for nodeid, boundary in chosen.items():
-        if boundary:
-            groups.setdefault(boundary, []).append(nodeid)
-    results = []
-    for boundary, nodeids in groups.items():
-        results += factor_tests(project.root, nodeids, [boundary])  # refuses slower replays
-    return results
 
 
 def same_session_times(project: Project, results: list[FactorResult]) -> dict[str, Any]:
@@ -120,18 +67,14 @@ def stub_against_mock(calls: int = 20000) -> dict[str, float]:
     return timings
 
 
-def report(
-    candidates: list[tuple[str, float]],
-    chosen: dict[str, str | None],
-    results: list[FactorResult],
-    times: dict[str, Any],
-    mock: dict[str, float],
-) -> None:
+def report(bench: BenchProject, factored: Factored, times: dict[str, Any]) -> None:
+    candidates, chosen, results = factored.candidates, factored.chosen, factored.results
     print(f"{'test':<62} {'boundary':<9} {'system':>9} {'replay':>9} {'speed-up':>8} {'bytes':>7}")
     speedups, system_total, replay_total, overheads = [], 0.0, 0.0, []
     for result in results:
+        shown = "+".join(result.boundaries)
         if result.status != "factored":
-            print(f"{result.test:<62} {result.boundaries[0]:<9} refused: {result.reason[:60]}")
+            print(f"{result.test:<62} {shown:<9} refused: {result.reason[:160]}")
             continue
         system = times.get(result.test, {}).get("duration_s", result.system_s)
         replay = times.get(result.factored_test or "", {}).get("duration_s", result.replay_s)
@@ -139,12 +82,12 @@ def report(
         system_total, replay_total = system_total + system, replay_total + replay
         overheads.append(result.capture_s / result.system_s if result.system_s else 0.0)
         print(
-            f"{result.test:<62} {result.boundaries[0]:<9} {system * 1000:>7.1f}ms "
+            f"{result.test:<62} {shown:<9} {system * 1000:>7.1f}ms "
             f"{replay * 1000:>7.1f}ms {speedups[-1]:>7.1f}x {result.transcript_bytes:>7}"
         )
     suggested = sum(1 for b in chosen.values() if b)
     print()
-    print(f"project: {REQUIREMENT}, {len(candidates)} slowest passing tests")
+    print(f"project: {bench.requirement}, {len(candidates)} slowest passing tests")
     print(f"boundary suggested: {suggested}/{len(candidates)}; useful (factored, faster, valid "
           f"on unchanged code): {len(speedups)}/{len(candidates)}")  # fmt: skip
     if speedups:
@@ -155,6 +98,9 @@ def report(
         print(f"capture overhead (capture run / plain run): median {overhead:.2f}x")
         sizes = [r.transcript_bytes for r in results if r.status == "factored"]
         print(f"transcript size: median {statistics.median(sizes)} B, max {max(sizes)} B")
+
+
+def report_mock(mock: dict[str, float]) -> None:
     stub, mocked, plain = mock["reks stub"], mock["unittest.mock"], mock["plain function"]
     print(f"per answered call: reks stub {stub * 1e6:.2f} us, unittest.mock {mocked * 1e6:.2f} us "
           f"({mocked / stub:.1f}x the stub), plain function {plain * 1e6:.3f} us")  # fmt: skip
@@ -162,16 +108,18 @@ def report(
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--project", help="a name from factoring_projects.PROJECTS (default: all)")
     parser.add_argument("--work", default="/tmp/reks-bench-factoring", type=Path)
     parser.add_argument("--tests", type=int, default=20)
     args = parser.parse_args()
     args.work.mkdir(parents=True, exist_ok=True)
-    project = Project.at(prepare(args.work))
-    candidates = slowest(project, args.tests)
-    chosen = choose_boundaries(project, [n for n, _ in candidates])
-    results = factor_all(project, chosen)
-    times = same_session_times(project, results)
-    report(candidates, chosen, results, times, stub_against_mock())
+    for bench in selected(args.project):
+        print(f"=== {bench.name}", flush=True)
+        project = prepare(bench, args.work)
+        factored = factor_slowest(project, bench, args.tests)
+        report(bench, factored, same_session_times(project, factored.results))
+        print(flush=True)
+    report_mock(stub_against_mock())
 
 
 if __name__ == "__main__":

@@ -135,6 +135,7 @@ def _capture_result(
             f"the test never calls into {', '.join(result.boundaries)}: nothing to factor"
         )
         return None
+    transcript.hash_unhashed(data, project.root)
     return _write(project, result.test, summary, data, result)
 
 

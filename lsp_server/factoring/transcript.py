@@ -75,9 +75,18 @@ def _key(file: Path, root: Path) -> str:
         return str(file.resolve())
 
 
-def _units_of(file: Path, boundary_classes: list[str]) -> dict[str, str]:
-    from lsp_server.rts import units as rts_units  # only when a file changed since capture
+UNHASHED = "<unhashed>"
+"""The one unit of a file whose checksums the capturing interpreter could not compute (it
+lacks reks's own dependencies); its value lists the boundary classes. reks hashes the file
+itself after the capture (``hash_unhashed``); on a staleness check such a file counts as
+changed when its size or time changed."""
 
+
+def _units_of(file: Path, boundary_classes: list[str]) -> dict[str, str]:
+    try:  # only when a file changed since capture, or at capture
+        from lsp_server.rts import units as rts_units
+    except ImportError:  # the project's interpreter lacks xxhash: see UNHASHED
+        return {UNHASHED: ",".join(boundary_classes)}
     try:
         units = rts_units.path_units(file.parent, file)
     except (OSError, rts_units.SourceError) as exc:
@@ -113,6 +122,17 @@ def _stat(file: Path) -> list[int]:
     """Size and modification time: a file that kept both is not read again on replay."""
     info = file.stat()
     return [info.st_size, info.st_mtime_ns]
+
+
+def hash_unhashed(data: dict[str, Any], root: Path) -> None:
+    """Fill in, in reks's own interpreter, the checksums of the files that the capturing
+    interpreter left ``UNHASHED``; the files are the ones captured (run just now)."""
+    files = data.get("environment", {}).get("files", {})
+    for key, checksums in files.items():
+        if UNHASHED in checksums:
+            file = Path(key) if Path(key).is_absolute() else root / key
+            owners = [name for name in checksums[UNHASHED].split(",") if name]
+            files[key] = _units_of(file, owners)
 
 
 @dataclass(frozen=True)

@@ -121,3 +121,17 @@ def test_a_coroutine_handed_to_asyncio_run_is_replayed(tmp_path: Path) -> None:
     assert result.status == "factored", result.reason
     factored = result.factored_test or ""
     assert outcomes(root, factored)[factored]["outcome"] == "passed"
+
+
+def test_capture_works_in_a_project_interpreter_without_reks_dependencies(tmp_path: Path) -> None:
+    """The project's interpreter runs the capture; it has pytest but not reks's own
+    dependencies (xxhash). A shadowing ``xxhash.py`` in the project root stands for that."""
+    root = make_project(tmp_path, LOGIC, TESTS)
+    (root / "xxhash.py").write_text("raise ImportError('no xxhash here')\n", encoding="utf-8")
+    nodeid = "tests/test_logic.py::test_subprocess"
+    [result] = factor_tests(root, [nodeid], ["subprocess"], keep_slower=True)
+    assert result.status == "factored", result.reason
+    data = json.loads((root / (result.transcript or "")).read_text(encoding="utf-8"))
+    files = data["environment"]["files"]
+    assert any(key.endswith("subprocess.py") for key in files)
+    assert all(checksums and "<unhashed>" not in checksums for checksums in files.values())

@@ -1,0 +1,152 @@
+"""The real projects the test-factoring benchmarks run on, and the steps both share: install
+a project from its sdist, find its slowest passing tests, pick a boundary for each from
+reks's suggestions, factor them.
+
+Each project's slow tests spend their time in an environment a boundary can replace:
+``diskcache`` in ``sqlite3`` and pickling, ``dunamai`` in ``git`` child processes
+(``subprocess``) and in ``time.sleep`` between commits. ``tenacity``'s slowest tests are
+CPU-bound (random waits checked statistically): reks suggests ``fractions`` or
+``concurrent`` there and factoring refuses them (T draws random numbers, so the factored
+test does not pass on unchanged code): the table's case where no useful boundary exists.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from sdist import fetch_sdist
+
+from lsp_server.factoring.factor import FactorResult, factor_tests, suggest_boundaries
+from lsp_server.factoring.runner import RunError, run_pytest
+from lsp_server.project import Project
+
+
+@dataclass(frozen=True)
+class BenchProject:
+    """One row of the table: where the project comes from and what its tests need."""
+
+    name: str
+    requirement: str  # ``name==version``, installed from its sdist
+    test_dependencies: list[str]
+    tests: list[str]  # test files or folders, relative to the project root
+    tools: list[str] = field(default_factory=list)  # programs the tests run from PATH
+    venv_on_path: bool = False  # the project's own console scripts must be on PATH
+
+
+PROJECTS: dict[str, BenchProject] = {
+    p.name: p
+    for p in (
+        BenchProject("diskcache", "diskcache==5.6.3", ["pytest"], ["tests/test_core.py"]),
+        BenchProject(
+            "dunamai",
+            "dunamai==1.26.5",
+            ["pytest", "packaging"],
+            ["tests/integration"],
+            tools=["git"],
+        ),
+        BenchProject("tenacity", "tenacity==9.2.1", ["pytest"], ["tests/test_tenacity.py"]),
+    )
+}
+
+
+def selected(name: str | None) -> list[BenchProject]:
+    """The table rows ``--project NAME`` picks (all of them without a name)."""
+    if name is None:
+        return list(PROJECTS.values())
+    if name not in PROJECTS:
+        raise SystemExit(f"unknown project {name!r}; known: {', '.join(PROJECTS)}")
+    return [PROJECTS[name]]
+
+
+def prepare(bench: BenchProject, work: Path) -> Project:
+    """A fresh copy of the project under ``work/NAME`` with its own ``.venv`` (the interpreter
+    reks runs its tests in); PATH set up as the project's tests expect."""
+    missing = [tool for tool in bench.tools if shutil.which(tool) is None]
+    if missing:
+        raise SystemExit(f"{bench.name}: its tests need {', '.join(missing)} on PATH")
+    home = work / bench.name
+    home.mkdir(parents=True, exist_ok=True)
+    pristine = fetch_sdist(bench.requirement, home)
+    root = home / "project"
+    if root.exists():
+        shutil.rmtree(root)
+    shutil.copytree(pristine, root)
+    venv = home / "venv"
+    python = str(venv / "bin" / "python")
+    if not venv.exists():
+        subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
+        pip = [python, "-m", "pip", "install", "-q"]
+        subprocess.run([*pip, *bench.test_dependencies], check=True)
+    install = [python, "-m", "pip", "install", "-q", "--no-deps", "-e", str(root)]
+    subprocess.run(install, check=True)
+    (root / ".venv").symlink_to(venv)
+    if bench.venv_on_path:  # as in an activated virtualenv
+        os.environ["PATH"] = os.pathsep.join([str(venv / "bin"), os.environ.get("PATH", "")])
+    return Project.at(root)
+
+
+def slowest(project: Project, bench: BenchProject, count: int) -> list[tuple[str, float]]:
+    """The ``count`` slowest passing tests with their plain-run durations."""
+    plain = run_pytest(project, bench.tests, {"time": True})["tests"]
+    passing = [(n, e["duration_s"]) for n, e in plain.items() if e["outcome"] == "passed"]
+    return sorted(passing, key=lambda pair: -pair[1])[:count]
+
+
+MAJOR_SHARE = 0.25
+"""A suggested boundary joins the best one when it saves at least this share of what the
+best one saves (dunamai's tests sleep between commits *and* run git: both are E)."""
+
+
+def choose_boundaries(project: Project, nodeids: list[str]) -> dict[str, tuple[str, ...]]:
+    """Test -> the boundaries reks suggests and does not refuse that save a major share of
+    the test's time, best first (empty: none)."""
+    chosen: dict[str, tuple[str, ...]] = {}
+    for nodeid in nodeids:
+        try:
+            usable = [c for c in suggest_boundaries(project.root, nodeid) if not c.refused]
+        except RunError:
+            usable = []
+        best = usable[0].saving_s if usable else 0.0
+        chosen[nodeid] = tuple(c.boundary for c in usable if c.saving_s >= MAJOR_SHARE * best)
+    return chosen
+
+
+def factor_all(project: Project, chosen: dict[str, tuple[str, ...]]) -> list[FactorResult]:
+    """Factor the tests that have boundaries, one ``factor_tests`` call per boundary set."""
+    groups: dict[tuple[str, ...], list[str]] = {}
+    for nodeid, boundaries in chosen.items():
+        if boundaries:
+            groups.setdefault(boundaries, []).append(nodeid)
+    results = []
+    for boundaries, nodeids in groups.items():
+        results += factor_tests(project.root, nodeids, list(boundaries))  # refuses slower ones
+    return results
+
+
+@dataclass
+class Factored:
+    """One project's slowest tests, the boundary chosen for each, and what factoring gave."""
+
+    candidates: list[tuple[str, float]]
+    chosen: dict[str, tuple[str, ...]]
+    results: list[FactorResult]
+
+    def pairs(self) -> dict[str, str]:
+        """System test -> its factored test, for the tests that were factored."""
+        return {
+            r.test: r.factored_test
+            for r in self.results
+            if r.status == "factored" and r.factored_test
+        }
+
+
+def factor_slowest(project: Project, bench: BenchProject, count: int) -> Factored:
+    """Factor the ``count`` slowest passing tests across the boundaries reks suggests."""
+    candidates = slowest(project, bench, count)
+    chosen = choose_boundaries(project, [n for n, _ in candidates])
+    return Factored(candidates, chosen, factor_all(project, chosen))
