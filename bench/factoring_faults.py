@@ -133,8 +133,8 @@ def mutants_of(function: Function) -> list[Mutant]:
     out = [_render(function, "extreme", lambda f: _replace_body(f, returns_value))]
     for kind, mutate in (
         ("comparison", _flip_comparison),
-        ("arithmetic", _swap_arithmetic),
-        ("boolean", _swap_boolean),
+        ("arithmetic", _swapper(ast.BinOp)),
+        ("boolean", _swapper(ast.BoolOp)),
         ("condition", _negate_condition),
     ):
         mutant = _render(function, kind, mutate)
@@ -175,27 +175,22 @@ def _flip_comparison(node: ast.AST) -> bool:
     return True
 
 
-def _swap_arithmetic(node: ast.AST) -> bool:
-    binop = next(
-        (
-            n
-            for n in ast.walk(node)
-            if isinstance(n, ast.BinOp) and type(n.op) in (ast.Add, ast.Sub)
-        ),
-        None,
-    )
-    if binop is None:
-        return False
-    binop.op = ast.Sub() if isinstance(binop.op, ast.Add) else ast.Add()
-    return True
+_SWAPPED: dict[type, type] = {ast.Add: ast.Sub, ast.Sub: ast.Add, ast.And: ast.Or, ast.Or: ast.And}
 
 
-def _swap_boolean(node: ast.AST) -> bool:
-    boolop = _first(node, ast.BoolOp)
-    if boolop is None:
-        return False
-    boolop.op = ast.Or() if isinstance(boolop.op, ast.And) else ast.And()
-    return True
+def _swapper(kind: type) -> Any:
+    """A mutation swapping the operator of the first ``kind`` node (``+``/``-``, and/or)."""
+
+    def swap(node: ast.AST) -> bool:
+        found = next(
+            (n for n in ast.walk(node) if isinstance(n, kind) and type(n.op) in _SWAPPED), None
+        )
+        if found is None:
+            return False
+        found.op = _SWAPPED[type(found.op)]()
+        return True
+
+    return swap
 
 
 def _negate_condition(node: ast.AST) -> bool:
