@@ -46,21 +46,27 @@ class Checksums:
         self.root = root
         self.files: dict[str, FileUnits | None] = {}
 
-    def get(self, key: str) -> str | None:
-        path, _, name = key.partition("::")
+    def units(self, path: str) -> FileUnits | None:
         if path not in self.files:
             self.files[path] = _units(self.root, path)
-        units = self.files[path]
+        return self.files[path]
+
+    def get(self, key: str) -> str | None:
+        path, _, name = key.partition("::")
+        units = self.units(path)
         return None if units is None else units.checksums.get(name or MODULE)
 
 
 def tests_fingerprint(root: Path, checksums: Checksums) -> str:
-    """Hash of the module part of every test file: a new or removed test changes it."""
+    """Hash of the module part and of the unit names of every test file: a new or removed
+    test changes it (a ``def`` is a unit of its own, not part of the module's)."""
     digest = xxhash.xxh3_64()
     for path in python_files(root):
         rel = path.relative_to(root).as_posix()
         if is_test_path(rel):
-            digest.update(f"{rel}={checksums.get(rel + '::' + MODULE)}\0".encode())
+            units = checksums.units(rel)
+            names = ",".join(sorted(units.checksums)) if units is not None else ""
+            digest.update(f"{rel}={checksums.get(rel + '::' + MODULE)}:{names}\0".encode())
     return digest.hexdigest()
 
 
