@@ -289,7 +289,7 @@ async function scenarioRefactor() {
     await page.keyboard.press("Escape");
     await page.locator(".monaco-editor .view-lines").first().click();
     await runCommand("Refactor...");
-    const row = page.locator(".action-widget .monaco-list-row", { hasText: c.crash.action });
+    const row = page.locator(".action-widget .monaco-list-row", { hasText: new RegExp(c.crash.action) });
     await row.first().waitFor({ state: "visible", timeout: 30000 });
     result.actionsAfterRestart = await page.locator(".action-widget .monaco-list-row").allInnerTexts();
     await screenshot("restarted");
