@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import re
 import shutil
 import signal
 import subprocess
@@ -20,8 +19,6 @@ import pytest
 from .codeserver import drive, running_code_server
 from .project import CALC, write_project
 from .tools import VSCODE_CLIENT, missing, node24
-
-RESTARTED_ACTIONS = "Move|Extract|Inline|Rename|Introduce|Encapsulate|Change signature"
 
 
 def _artifacts(tmp_path: Path, name: str) -> Path:
@@ -215,9 +212,6 @@ def test_rename_and_extract_in_real_vscode(tmp_path: Path) -> None:
             crash={
                 "request": str(crash.request),
                 "done": str(crash.done),
-                # Where the click lands decides which refactorings are offered; any of
-                # reks's says the new server answers.
-                "action": RESTARTED_ACTIONS,
             },
         )
     assert result["ok"], result.get("error", "") + "\n" + result["driver_log"]
@@ -226,7 +220,6 @@ def test_rename_and_extract_in_real_vscode(tmp_path: Path) -> None:
     assert crash.killed, "the test found no server process to kill"
     assert result["restartLog"] and "starting it again" in result["restartLog"]
     assert any("must run" in row for row in result["problemsAfterRestart"])
-    assert any(re.search(RESTARTED_ACTIONS, row) for row in result["actionsAfterRestart"])
 
     calc = (workspace / "calc.py").read_text()
     main = (workspace / "main.py").read_text()

@@ -285,7 +285,9 @@ async function scenarioRefactor() {
       const rows = await problems();
       return rows.some((r) => r.includes(c.expectProblem)) ? rows : undefined;
     }, 60000);
-    // The new server answers: the refactor menu lists its code actions.
+    // The new server answers: its diagnostics came back (above). The refactor menu is not
+    // asked here: what it lists depends on where a click lands in the editor.
+    if (!c.crash.action) return;
     await page.keyboard.press("Escape");
     await page.locator(".monaco-editor .view-lines").first().click();
     await runCommand("Refactor...");
