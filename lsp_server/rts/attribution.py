@@ -162,7 +162,10 @@ class UnitAttribution:
         rel = self.paths.python_rel(code.co_filename)
         units: tuple[Unit, ...] = ()
         is_module = code.co_name == "<module>"
-        self._code_reads[id(code)] = (frozenset(), False) if is_module else code_reads(code)
+        # Only project code's reads count: library code (which the profile hook of
+        # 3.10/3.11 also sees) looks names up by string all the time, in its own modules.
+        no_reads = is_module or rel is None
+        self._code_reads[id(code)] = (frozenset(), False) if no_reads else code_reads(code)
         if rel is not None:
             module = Unit(rel, MODULE)
             file_units = self.states.units(rel)
@@ -266,7 +269,8 @@ class UnitAttribution:
                 ids.update(self._units_of_code(ran))
                 ran_names, ran_dynamic = self._code_reads[id(ran)]
                 names = names | ran_names
-                dynamic = dynamic or ran_dynamic or builds_classes(ran)
+                project_code = bool(self._code_units[id(ran)])
+                dynamic = dynamic or ran_dynamic or (project_code and builds_classes(ran))
             self._footprint_reads[module] = (names, dynamic)
             ids.discard(module)
             if ids:
