@@ -11,6 +11,7 @@ from lsp_server.astgen.generators import (
     classes,
     fields,
     inline,
+    inline_functions,
     methods,
     modules,
     refusals,
@@ -47,6 +48,12 @@ GENERATORS: dict[str, GeneratorSpec] = {
             "every compound expression of the statement sequences",
         ),
         GeneratorSpec("inline", inline.generate, ("inline",), "variables and functions to inline"),
+        GeneratorSpec(
+            "inline-functions",
+            inline_functions.generate,
+            ("inline",),
+            "functions and parameter defaults to inline, in shapes that change behaviour",
+        ),
         GeneratorSpec(
             "modules",
             modules.generate,

@@ -16,16 +16,26 @@ from lsp_server.refactor.context import Context, Planned
 from lsp_server.refactor.semantics.edit import parse_failure_message
 from lsp_server.refactor.semantics.extract_method import check_extract_method
 from lsp_server.refactor.semantics.extract_variable import check_extract_variable
+from lsp_server.refactor.semantics.inline_function import (
+    check_inline_function,
+    check_inline_parameter,
+)
 from lsp_server.refactor.semantics.inline_variable import check_inline
 
 __all__ = ["CHECKS", "Check", "check", "parse_failure_message"]
 
 Check = Callable[[Context, Planned], Planned]
 
+_INLINE: dict[str, Check] = {
+    "inline-method": check_inline_function,
+    "inline-parameter": check_inline_parameter,
+}
+"""rope decides what an inline is (variable, function, parameter) from the cursor."""
+
 CHECKS: dict[str, Check] = {
     "extract-method": check_extract_method,
     "extract-variable": check_extract_variable,
-    "inline": check_inline,
+    "inline": lambda ctx, planned: _INLINE.get(planned.kind, check_inline)(ctx, planned),
 }
 
 

@@ -38,7 +38,7 @@ def selected_expression(src: Source, start: int, end: int) -> ast.expr | None:
 _WHILE = "it is the condition of a `while` loop, evaluated before every iteration"
 
 
-def _lazy_reason(child: ast.AST, parent: ast.AST) -> str | None:
+def lazy_reason(child: ast.AST, parent: ast.AST) -> str | None:
     """Why ``child`` is not evaluated exactly once, before the rest of ``parent``."""
     if isinstance(parent, ast.While) and child is parent.test:
         return _WHILE
@@ -56,7 +56,7 @@ def _lazy_reason(child: ast.AST, parent: ast.AST) -> str | None:
     return None
 
 
-def _evaluated_before(stmt: ast.stmt, node: ast.expr, src: Source) -> list[ast.AST]:
+def evaluated_before(stmt: ast.stmt, node: ast.expr, src: Source) -> list[ast.AST]:
     """Parts of ``stmt`` that run before ``node`` (assignment targets run after the value)."""
     start = src.start(node)
     parts: list[ast.AST] = []
@@ -94,7 +94,7 @@ def check_extract_variable(ctx: Context, planned: Planned) -> Planned:
     child: ast.AST = node
     while not isinstance(child, ast.stmt) and child in parents:
         parent = parents[child]
-        reason = _lazy_reason(child, parent)
+        reason = lazy_reason(child, parent)
         after = new_text(ctx, planned)
         if reason == _WHILE and after is not None and not ctx.arg("similar", False):
             name = ctx.str_arg("name")
@@ -115,7 +115,7 @@ def _check_order(ctx: Context, stmt: ast.stmt, node: ast.expr, src: Source) -> N
     # A call cannot rebind a local variable; only `:=` can. Anything else may observe it.
     heavy = any(isinstance(n, _OBSERVES) for n in ast.walk(node))
     names = {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
-    for before in _evaluated_before(stmt, node, src):
+    for before in evaluated_before(stmt, node, src):
         if _inside(before, node):
             continue
         rebinds = (

@@ -121,7 +121,7 @@ def _loops_around(found: Inlined, node: ast.AST) -> set[int]:
     return {id(a) for a in _ancestors(found, node) if isinstance(a, _LOOPS)}
 
 
-def _is_pure(value: ast.expr) -> bool:
+def is_pure(value: ast.expr) -> bool:
     for node in ast.walk(value):
         if isinstance(node, ast.Call):
             if not (isinstance(node.func, ast.Name) and node.func.id in _PURE_CALLS):
@@ -193,7 +193,7 @@ def _block_of(holder: ast.AST | None, stmt: ast.stmt) -> list[ast.stmt]:
 
 
 def _check_single_evaluation(ctx: Context, found: Inlined) -> None:
-    if _is_pure(found.definition.value) or not found.uses:
+    if is_pure(found.definition.value) or not found.uses:
         return
     use = found.uses[0]
     reason = None

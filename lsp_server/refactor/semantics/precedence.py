@@ -12,7 +12,7 @@ from lsp_server.refactor.context import Context
 from lsp_server.refactor.model import RefactoringError
 from lsp_server.refactor.semantics.edit import Source, place
 
-_ATOMS = (
+ATOMS = (
     ast.Name,
     ast.Constant,
     ast.Call,
@@ -29,7 +29,7 @@ _ATOMS = (
 )
 
 
-def _slot(use: ast.Name, parent: ast.AST | None) -> bool:
+def slot(use: ast.expr, parent: ast.AST | None) -> bool:
     """Whether ``use`` stands where any expression can go without parentheses."""
     if isinstance(parent, ast.Call):
         return use in parent.args and not isinstance(parent.func, ast.Lambda)
@@ -116,11 +116,11 @@ def mend_precedence(
     if _dump(after) == expected:
         return None
     plain = _pasted(src, definition, uses, remove, lambda use, value: value)
-    loose = not isinstance(definition.value, _ATOMS)
+    loose = not isinstance(definition.value, ATOMS)
     parents = {c: p for p in ast.walk(src.tree) for c in ast.iter_child_nodes(p)}
 
     def wrap(use: ast.Name, value: str) -> str:
-        return f"({value})" if loose and not _slot(use, parents.get(use)) else value
+        return f"({value})" if loose and not slot(use, parents.get(use)) else value
 
     mended = _pasted(src, definition, uses, remove, wrap)
     if plain == after and _dump(mended) == expected:

@@ -1,0 +1,94 @@
+"""Inline of a function or of a parameter's default keeps single, ordered evaluation of
+arguments, the meaning of the names the body reads, and precedence (real rope, small
+projects; the shapes come from the ``inline-functions`` generator)."""
+
+from __future__ import annotations
+
+import pytest
+
+from lsp_server.refactor.model import RefactoringError
+from tests.refactor.test_semantics_extract import run, tmp_project  # noqa: F401
+from tests.refactor.test_semantics_inline import inline
+
+NOTE = 'def note(v):\n    print("eval", v)\n    return v\n\n\n'
+
+
+@pytest.mark.parametrize(
+    ("body", "call", "reason"),
+    [
+        ("def h(a):\n    return a + a\n", "h(note(2))", "evaluated 2 times instead of once"),
+        ("def h(a):\n    return 1\n", "h(note(2))", "evaluated 0 times instead of once"),
+        ("def h(a, b):\n    return b - a\n", "h(note(1), note(5))", "in another order"),
+        ("def h(a):\n    return 0 or a\n", "h(note(2))", "not evaluated exactly once"),
+    ],
+    ids=["twice", "never", "reordered", "operand-of-or"],
+)
+def test_inline_function_refuses_when_an_argument_is_evaluated_differently(
+    tmp_project,  # noqa: F811
+    body,
+    call,
+    reason,
+):
+    source = f"{NOTE}{body}\n\nprint({call})\n"
+    with pytest.raises(RefactoringError, match=reason):
+        inline(tmp_project, source, "h(a")
+
+
+def test_inline_function_with_plain_arguments_is_done(tmp_project):  # noqa: F811
+    path, before = inline(tmp_project, "def h(a):\n    return a + a\n\n\nprint(h(3))\n", "h(a")
+    assert path.read_text().strip() == "print(3 + 3)"
+    assert run(path) == before
+
+
+def test_inline_function_parenthesises_an_operand(tmp_project):  # noqa: F811
+    source = "def h(a, b=2):\n    return a * b + 1\n\n\nprint(h(3) * 2, -h(4), h(2, 3))\n"
+    path, before = inline(tmp_project, source, "h(a")
+    assert path.read_text().strip() == "print((3 * 2 + 1) * 2, -(4 * 2 + 1), 2 * 3 + 1)"
+    assert run(path) == before
+
+
+def test_inline_function_refuses_a_global_the_caller_shadows(tmp_project):  # noqa: F811
+    source = "K = 10\n\n\ndef h(a):\n    return a + K\n\n\ndef work():\n    K = 1\n    print(h(2), K)\n\n\nwork()\n"
+    with pytest.raises(RefactoringError, match=r"reads the global `K`.*main\.py:10"):
+        inline(tmp_project, source, "h(a")
+
+
+def test_inline_function_refuses_a_body_that_assigns_a_parameter(tmp_project):  # noqa: F811
+    source = "def h(a):\n    a = a + 1\n    return a\n\n\nt = 5\nprint(h(t), t)\n"
+    with pytest.raises(RefactoringError, match=r"assigns the parameter `a` \(line 2\)"):
+        inline(tmp_project, source, "h(a")
+
+
+def test_inline_function_refuses_hoisting_past_an_earlier_effect(tmp_project):  # noqa: F811
+    source = f'{NOTE}def h(a):\n    print("body")\n    return a + 1\n\n\nprint(note(0), h(2))\n'
+    with pytest.raises(RefactoringError, match=r"`note\(0\)` is evaluated before the call"):
+        inline(tmp_project, source, "h(a")
+
+
+@pytest.mark.parametrize(
+    ("default", "at", "reason"),
+    [
+        ("[]", "h(a", r"default `\[\]` of `b` is evaluated once"),
+        ("[]", "b=", r"default `\[\]` of `b` is evaluated once"),
+        ("note(7)", "b=", r"default `note\(7\)` of `b` is evaluated once"),
+    ],
+    ids=["function-mutable", "parameter-mutable", "parameter-call"],
+)
+def test_inline_refuses_a_default_evaluated_at_every_call(tmp_project, default, at, reason):  # noqa: F811
+    source = f"{NOTE}def h(a, b={default}):\n    b = b\n    return a\n\n\nprint(h(1), h(2))\n"
+    source = source.replace("    b = b\n", "    print(b)\n")
+    with pytest.raises(RefactoringError, match=reason):
+        inline(tmp_project, source, at)
+
+
+def test_inline_parameter_refuses_a_default_the_caller_shadows(tmp_project):  # noqa: F811
+    source = "K = 10\n\n\ndef h(a, b=K):\n    return a + b\n\n\ndef work():\n    K = 1\n    print(h(1), K)\n\n\nwork()\n"
+    with pytest.raises(RefactoringError, match=r"default reads `K`.*main\.py:10"):
+        inline(tmp_project, source, "b=K")
+
+
+def test_inline_parameter_with_a_literal_default_is_done(tmp_project):  # noqa: F811
+    source = "def h(a, b=2):\n    return a + b\n\n\nprint(h(1), h(1, 5))\n"
+    path, before = inline(tmp_project, source, "b=2")
+    assert "h(1, 2), h(1, 5)" in path.read_text()
+    assert run(path) == before
