@@ -3,6 +3,7 @@ single evaluation (real rope, small projects)."""
 
 from __future__ import annotations
 
+import re
 import textwrap
 from pathlib import Path
 
@@ -149,3 +150,55 @@ def test_inline_refuses_input_shadowed_where_the_use_runs(tmp_project):  # noqa:
     """
     with pytest.raises(RefactoringError, match=r"`n` is assigned again at main\.py:3"):
         inline(tmp_project, source, "y =")
+
+
+@pytest.mark.parametrize(
+    ("value", "between", "changed"),
+    [
+        ("a[0]", "a.sort()", "a.sort()"),
+        ("a[0]", "a[0] = 7", "a"),  # flow.binds counts an item store as binding `a`
+        ("len(a)", "a.append(9)", "a.append(9)"),
+        ("a[0]", "grow(a)", "grow(a)"),
+    ],
+    ids=["sort", "store-item", "append", "passed-to-call"],
+)
+def test_inline_refuses_when_an_input_changes_in_place_before_the_use(
+    tmp_project,  # noqa: F811
+    value,
+    between,
+    changed,
+):
+    source = f"""\
+        def grow(items):
+            items.insert(0, 5)
+
+
+        def work():
+            a = [3, 1]
+            y = {value}
+            {between}
+            print(y)
+
+
+        work()
+    """
+    with pytest.raises(
+        RefactoringError, match=rf"`{re.escape(changed)}` (is assigned again )?at main\.py:8"
+    ):
+        inline(tmp_project, source, "y =")
+
+
+def test_inline_across_a_read_only_call_is_done(tmp_project):  # noqa: F811
+    source = """\
+        def work():
+            a = [3, 1]
+            y = a[0]
+            print(a.count(3), len(a))
+            print(y)
+
+
+        work()
+    """
+    path, before = inline(tmp_project, source, "y =")
+    assert "print(a[0])" in path.read_text()
+    assert run(path) == before

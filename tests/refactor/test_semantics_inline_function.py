@@ -10,6 +10,7 @@ from lsp_server.refactor.model import RefactoringError
 from tests.refactor.test_semantics_extract import run, tmp_project  # noqa: F401
 from tests.refactor.test_semantics_inline import inline
 
+SHADOWED = "K = 10\n\n\n{definition}\n\n\ndef work():\n    K = 1\n    print(h(2), K)\n\n\nwork()\n"
 NOTE = 'def note(v):\n    print("eval", v)\n    return v\n\n\n'
 
 
@@ -48,7 +49,7 @@ def test_inline_function_parenthesises_an_operand(tmp_project):  # noqa: F811
 
 
 def test_inline_function_refuses_a_global_the_caller_shadows(tmp_project):  # noqa: F811
-    source = "K = 10\n\n\ndef h(a):\n    return a + K\n\n\ndef work():\n    K = 1\n    print(h(2), K)\n\n\nwork()\n"
+    source = SHADOWED.format(definition="def h(a):\n    return a + K")
     with pytest.raises(RefactoringError, match=r"reads the global `K`.*main\.py:10"):
         inline(tmp_project, source, "h(a")
 
@@ -82,7 +83,7 @@ def test_inline_refuses_a_default_evaluated_at_every_call(tmp_project, default, 
 
 
 def test_inline_parameter_refuses_a_default_the_caller_shadows(tmp_project):  # noqa: F811
-    source = "K = 10\n\n\ndef h(a, b=K):\n    return a + b\n\n\ndef work():\n    K = 1\n    print(h(1), K)\n\n\nwork()\n"
+    source = SHADOWED.format(definition="def h(a, b=K):\n    return a + b")
     with pytest.raises(RefactoringError, match=r"default reads `K`.*main\.py:10"):
         inline(tmp_project, source, "b=K")
 

@@ -1,6 +1,6 @@
 """Inline a local variable (at its definition or at a use) or a function, into uses of
 every kind: plain, inside a product (precedence), a loop, a closure, an f-string, a keyword
-argument; with the variable's inputs rebound in between or not."""
+argument; with the variable's inputs rebound in between or not, or changed in place."""
 
 from __future__ import annotations
 
@@ -40,6 +40,23 @@ def _variable(value: str, between: str, uses: tuple[str, ...], site: str) -> str
     return text.replace("Y", "y")
 
 
+_MUTABLE_VALUES = [("item", "a[0]"), ("size", "len(a)"), ("sum", "a + [0]")]
+_MUTATIONS = [
+    ("append", "a.append(9)"),
+    ("sort", "a.sort()"),
+    ("store-item", "a[0] = 7"),
+    ("passed-to-call", "grow(a)"),
+    ("read-only", "print(a.count(3))"),
+]
+
+
+def _mutated(value: str, between: str) -> str:
+    """A variable whose value reads a list that a statement changes in place before the use."""
+    body = f"    ‸y = {value}\n    {between}\n    print(y)\n"
+    grow = "def grow(items):\n    items.insert(0, 5)\n\n\n"
+    return f"{grow}def work():\n    a = [3, 1]\n{body}\n\nwork()\n"
+
+
 def _function(calls: tuple[str, ...]) -> str:
     return "def ‸h(a, b=2):\n    return a * b + 1\n\n\n" + "\n".join(calls) + "\n"
 
@@ -60,10 +77,14 @@ def generate(bound: int) -> Gen[Case]:
         sequences("use", _USES, max(1, bound)),
         choice("site", [("definition", "definition"), ("use", "use")]),
     ).bind(variable)
+    mutated = product(choice("value", _MUTABLE_VALUES), choice("mutation", _MUTATIONS)).bind(
+        lambda parts: optional(cursor_case({MAIN: _mutated(*parts)}, "inline", (), "inline"))
+    )
     functions = sequences("call", _CALLS, max(1, bound) + 1, repeat=False).bind(function)
     from lsp_server.astgen.gen import union
 
     return union(
         choice("inlined", [("variable", None)]).bind(lambda _: variables),
         choice("inlined", [("function", None)]).bind(lambda _: functions),
+        choice("inlined", [("mutated-variable", None)]).bind(lambda _: mutated),
     )

@@ -17,6 +17,7 @@ from lsp_server.refactor.context import Context, Planned
 from lsp_server.refactor.model import RefactoringError
 from lsp_server.refactor.semantics.edit import Source, new_text, old_source, place, with_new_text
 from lsp_server.refactor.semantics.flow import binds, reads, scope_binds, walk_statements
+from lsp_server.refactor.semantics.mutation import mutation
 from lsp_server.refactor.semantics.precedence import mend_precedence
 
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
@@ -139,6 +140,14 @@ def _refuse_rebound(ctx: Context, found: Inlined, name: str, line: int, use: ast
     )
 
 
+def _refuse_mutated(ctx: Context, found: Inlined, what: str, line: int, use: ast.Name) -> None:
+    raise RefactoringError(
+        f"inline `{found.name}`: `{what}` at {place(ctx, line)} may change in place an object "
+        f"the value ({place(ctx, found.definition.lineno)}) reads, before the use at "
+        f"{place(ctx, use.lineno)}; the inlined expression would read the changed object"
+    )
+
+
 def _check_inputs(ctx: Context, found: Inlined, src: Source) -> None:
     """Refuse when an input of the expression may be rebound before a use reads it."""
     inputs = reads(found.definition.value)
@@ -157,6 +166,14 @@ def _check_inputs(ctx: Context, found: Inlined, src: Source) -> None:
             between = defined_at <= at < use_at or (late and at >= defined_at)
             if between or loops & _loops_around(found, stmt):
                 _refuse_rebound(ctx, found, sorted(rebound)[0], stmt.lineno, use)
+        holder = next((a for a in _ancestors(found, use) if isinstance(a, ast.stmt)), None)
+        for stmt in statements:
+            until = use if stmt is holder else None
+            changed = mutation(stmt, found.definition.value, inputs, until)
+            at = src.start(stmt)
+            between = defined_at <= at < use_at or (late and at >= defined_at)
+            if changed is not None and (between or loops & _loops_around(found, stmt)):
+                _refuse_mutated(ctx, found, src.segment(changed), stmt.lineno, use)
         for scope in _ancestors(found, use)[:-1]:  # the variable's own scope is last
             shadowed = sorted(
                 n for n in inputs if isinstance(scope, _DEFERRED) and _binds_itself(scope, n)
