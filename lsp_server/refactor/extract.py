@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from rope.refactor import extract as rope_extract
 from rope.refactor.extract import ExtractMethod, ExtractVariable
 
 from lsp_server.refactor.context import Context, Planned
@@ -34,3 +35,24 @@ def extract_variable(ctx: Context) -> Planned:
         name, similar=bool(ctx.arg("similar", False)), global_=bool(ctx.arg("global", False))
     )
     return Planned(changes, "extract-variable", f"extract variable `{name}`", Hints())
+
+
+def similar_regions(ctx: Context, variable: bool) -> list[tuple[int, int]]:
+    """The regions (rope's offsets) an extract with ``similar`` replaces, selection included.
+
+    rope does not expose them; this repeats the first steps of its ``get_changes`` (rope
+    1.15), so each replaced occurrence can be checked like the selected one.
+    """
+    info = rope_extract._ExtractInfo(
+        ctx.project,
+        ctx.resource,
+        ctx.offset,
+        ctx.end,
+        ctx.str_arg("name"),
+        variable=variable,
+        similar=True,
+        make_global=bool(ctx.arg("global", False)),
+    )
+    info.kind = "variable" if variable else "method"
+    collector = rope_extract._ExtractPerformer(info)._collect_info()
+    return [match.get_region() for match in collector.matches]

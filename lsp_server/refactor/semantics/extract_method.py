@@ -15,6 +15,7 @@ import ast
 from dataclasses import dataclass
 
 from lsp_server.refactor.context import Context, Planned
+from lsp_server.refactor.extract import similar_regions
 from lsp_server.refactor.model import RefactoringError
 from lsp_server.refactor.semantics.edit import Source, new_text, old_source, place, with_new_text
 from lsp_server.refactor.semantics.region import (
@@ -56,9 +57,10 @@ def _find_new_function(src: Source, name: str) -> NewFunction | None:
             or (isinstance(n.func, ast.Attribute) and n.func.attr == name)
         )
     ]
-    if len(definitions) != 1 or len(calls) != 1:
-        return None
-    definition, call = definitions[0], calls[0]
+    if len(definitions) != 1 or not calls:
+        return None  # several calls: similar occurrences, checked one by one (_check_similar)
+    definition = definitions[0]
+    call = min(calls, key=lambda n: (n.lineno, n.col_offset))
     params = list(definition.args.args)
     decorators = {d.id for d in definition.decorator_list if isinstance(d, ast.Name)}
     if isinstance(parents.get(definition), ast.ClassDef) and "staticmethod" not in decorators:
@@ -131,6 +133,31 @@ def _check_returns(ctx: Context, flow: RegionFlow, found: NewFunction, passed: s
             )
 
 
+def _check_similar(
+    ctx: Context, old: Source, found: NewFunction, passed: set[str], mended: bool
+) -> None:
+    """Each occurrence rope replaces gets the same call: its data flow must fit it too."""
+    name = found.definition.name
+    regions = similar_regions(ctx, variable=False)
+    if mended and len(regions) > 1:
+        raise RefactoringError(
+            f"extract method `{name}`: rope's call needs mending (parameters or `await`), "
+            f"and it replaces {len(regions)} similar occurrences; extract without similar"
+        )
+    for start, end in regions:
+        flow = region_flow(old, start, end)
+        if flow is None:
+            continue
+        _refuse_unbound(ctx, flow, name)
+        missing = sorted((flow.needed & flow.assigned) - {p.arg for p in found.params})
+        if missing:
+            raise RefactoringError(
+                f"extract method `{name}`: the similar occurrence at "
+                f"{place(ctx, flow.holder.lineno)} reads `{missing[0]}`, which rope does not pass"
+            )
+        _check_returns(ctx, flow, found, passed)
+
+
 Edit = tuple[int, int, str]
 
 
@@ -189,6 +216,8 @@ def check_extract_method(ctx: Context, planned: Planned) -> Planned:
     passed = {p for p, k in zip(rope_params, keep, strict=True) if k}
     _check_returns(ctx, flow, found, passed)
     edits = _make_async(new, found) if awaits else []
+    if ctx.arg("similar", False):
+        _check_similar(ctx, old, found, passed, mended=bool(edits) or not all(keep))
     if not all(keep):
         if len(found.call.args) != len(found.params) or any(
             not isinstance(a, ast.Name) for a in found.call.args

@@ -11,9 +11,11 @@ from __future__ import annotations
 import ast
 
 from lsp_server.refactor.context import Context, Planned
+from lsp_server.refactor.extract import similar_regions
 from lsp_server.refactor.model import RefactoringError
 from lsp_server.refactor.semantics.edit import Source, new_text, old_source, place, with_new_text
 from lsp_server.refactor.semantics.flow import header_parts
+from lsp_server.refactor.semantics.inline_variable import check_reads_same_value
 from lsp_server.refactor.semantics.while_test import mend_while_test
 
 _COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
@@ -83,7 +85,9 @@ def evaluated_before(stmt: ast.stmt, node: ast.expr, src: Source) -> list[ast.AS
 
 
 def check_extract_variable(ctx: Context, planned: Planned) -> Planned:
-    """Refuse extracting an expression whose evaluation would move or stop repeating."""
+    """Refuse extracting an expression whose evaluation would move or stop repeating;
+    with ``similar``, every replaced occurrence is checked, and each must read the value
+    the variable holds (no rebinding or in-place change of its inputs in between)."""
     old = old_source(ctx)
     if old is None:
         return planned
@@ -91,6 +95,38 @@ def check_extract_variable(ctx: Context, planned: Planned) -> Planned:
     if node is None:
         return planned
     parents = {c: p for p in ast.walk(old.tree) for c in ast.iter_child_nodes(p)}
+    if not ctx.arg("similar", False):
+        return _check_occurrence(ctx, planned, old, parents, node)
+    for start, end in similar_regions(ctx, variable=True):
+        occurrence = selected_expression(old, start, end)
+        if occurrence is not None:
+            _check_occurrence(ctx, planned, old, parents, occurrence)
+    after = new_text(ctx, planned)
+    new = Source.parse(after) if after is not None else None
+    if new is not None:
+        _check_same_value(ctx, new)
+    return planned
+
+
+def _check_same_value(ctx: Context, new: Source) -> None:
+    """The result must be undone by inlining the variable: each use reads its value."""
+    name = ctx.str_arg("name")
+    for stmt in ast.walk(new.tree):
+        if (
+            isinstance(stmt, ast.Assign)
+            and [t for t in stmt.targets]
+            and all(isinstance(t, ast.Name) and t.id == name for t in stmt.targets)
+        ):
+            try:
+                check_reads_same_value(ctx, new, new.start(stmt.targets[0]))
+            except RefactoringError as exc:
+                raise RefactoringError(
+                    f"extract variable with similar occurrences: in the result, {exc}"
+                ) from exc
+            return
+
+
+def _check_occurrence(ctx, planned, old: Source, parents, node: ast.expr) -> Planned:
     child: ast.AST = node
     while not isinstance(child, ast.stmt) and child in parents:
         parent = parents[child]

@@ -226,6 +226,21 @@ def _check_single_evaluation(ctx: Context, found: Inlined) -> None:
         )
 
 
+def check_reads_same_value(ctx: Context, src: Source, offset: int) -> None:
+    """Refuse unless every use of the variable defined at ``offset`` in ``src`` reads the
+    value its definition computed (what extracting it with similar occurrences needs)."""
+    found = _find(src, offset)
+    if found is None:
+        return
+    _check_inputs(ctx, found, src)
+    if not is_pure(found.definition.value) and len(found.uses) > 1:
+        raise RefactoringError(
+            f"`{found.name}` stands for {len(found.uses)} evaluations of "
+            f"`{src.segment(found.definition.value)}`, which may have side effects or make "
+            "a new object each time"
+        )
+
+
 def check_inline(ctx: Context, planned: Planned) -> Planned:
     """Refuse or mend rope's inline of a variable where behaviour would change."""
     if planned.kind != "inline-variable":
