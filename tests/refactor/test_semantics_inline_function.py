@@ -93,3 +93,27 @@ def test_inline_parameter_with_a_literal_default_is_done(tmp_project):  # noqa: 
     path, before = inline(tmp_project, source, "b=2")
     assert "h(1, 2), h(1, 5)" in path.read_text()
     assert run(path) == before
+
+
+def test_inline_method_binds_the_receiver_and_mends_precedence(tmp_project):  # noqa: F811
+    source = f"""{NOTE}class A:
+    k = 3
+
+    def h(self, a):
+        return a + self.k
+
+    def w(self):
+        return self.h(2) * 2
+
+
+print(A().w())
+"""
+    path, before = inline(tmp_project, source, "h(self")
+    assert "return (2 + self.k) * 2" in path.read_text()
+    assert run(path) == before
+
+
+def test_inline_method_refuses_an_argument_evaluated_twice(tmp_project):  # noqa: F811
+    source = f"{NOTE}class A:\n    def h(self, a):\n        return a + a\n\n    def w(self):\n        return self.h(note(2))\n\n\nprint(A().w())\n"
+    with pytest.raises(RefactoringError, match=r"`note\(2\)` for `a`.*evaluated 2 times"):
+        inline(tmp_project, source, "h(self")

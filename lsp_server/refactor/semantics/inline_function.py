@@ -34,6 +34,7 @@ _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 _SCOPES = (*_FUNCTIONS, ast.Lambda, ast.ClassDef)
 _EFFECTS = (ast.Call, ast.Await, ast.Yield, ast.YieldFrom, ast.NamedExpr)
 _BUILTINS = frozenset(dir(builtins))
+Function = ast.FunctionDef | ast.AsyncFunctionDef
 
 
 @dataclass
@@ -72,20 +73,34 @@ def _parameters(function: ast.FunctionDef | ast.AsyncFunctionDef) -> list[str]:
     return [a.arg for a in [*args.posonlyargs, *args.args, *args.kwonlyargs]]
 
 
-def _bind_arguments(function: ast.FunctionDef | ast.AsyncFunctionDef, call: ast.Call):
-    """parameter -> argument node (None: the default), or None when it cannot be told."""
+def _bind_arguments(function: Function, call: ast.Call, method: bool):
+    """parameter -> argument node (None: the default), or None when it cannot be told.
+    A method called through an attribute binds its first parameter to the receiver."""
     params = _parameters(function)
     positional = [a.arg for a in [*function.args.posonlyargs, *function.args.args]]
+    bound: dict[str, ast.expr | None] = {}
+    if method and isinstance(call.func, ast.Attribute) and positional:
+        bound[positional.pop(0)] = call.func.value
     if any(isinstance(a, ast.Starred) for a in call.args) or len(call.args) > len(positional):
         return None
-    bound: dict[str, ast.expr | None] = dict(zip(positional, call.args, strict=False))
+    bound.update(zip(positional, call.args, strict=False))
     for keyword in call.keywords:
         if keyword.arg is None or keyword.arg not in params:
             return None
         bound[keyword.arg] = keyword.value
+    defaults = parameter_defaults(function)
     for param in params:
+        if param not in bound and param not in defaults:
+            return None
         bound.setdefault(param, None)
     return bound
+
+
+def _is_method(src: Source, function: ast.AST) -> bool:
+    """Whether ``function`` is a method whose first parameter is bound (not static)."""
+    holder = _parents(src.tree).get(function)
+    decorators = {d.id for d in getattr(function, "decorator_list", []) if isinstance(d, ast.Name)}
+    return isinstance(holder, ast.ClassDef) and "staticmethod" not in decorators
 
 
 def _old_files(ctx: Context, planned: Planned) -> Iterator[tuple[str, Source]]:
@@ -106,7 +121,7 @@ def _old_files(ctx: Context, planned: Planned) -> Iterator[tuple[str, Source]]:
                 yield change.resource.path, src
 
 
-def call_sites(ctx: Context, planned: Planned, function: ast.FunctionDef | ast.AsyncFunctionDef):
+def call_sites(ctx: Context, planned: Planned, function: Function, method: bool):
     """Every call of ``function`` (by its name) in the files rope changes."""
     sites: list[CallSite] = []
     for rel, src in _old_files(ctx, planned):
@@ -118,11 +133,11 @@ def call_sites(ctx: Context, planned: Planned, function: ast.FunctionDef | ast.A
             named = isinstance(func, ast.Name) and func.id == function.name
             if not named and not (isinstance(func, ast.Attribute) and func.attr == function.name):
                 continue
-            arguments = _bind_arguments(function, node)
+            arguments = _bind_arguments(function, node, method)
             if arguments is None:
                 raise RefactoringError(
                     f"inline `{function.name}`: the call at {rel}:{node.lineno} passes "
-                    "arguments that cannot be matched to parameters (`*`/`**` or too many)"
+                    "arguments that cannot be matched to parameters (`*`/`**`, too many or too few)"
                 )
             sites.append(CallSite(rel, src, node, parents, arguments))
     return sites
@@ -147,7 +162,8 @@ def _lazy_in_body(function: ast.AST, use: ast.AST) -> str | None:
     while node in parents and node is not function:
         parent = parents[node]
         reason = lazy_reason(node, parent)
-        if reason is None and isinstance(parent, (ast.If, ast.For, ast.While, ast.Try)):
+        blocks = (ast.If, ast.For, ast.AsyncFor, ast.While, ast.Try, ast.Match)
+        if reason is None and isinstance(node, ast.stmt) and isinstance(parent, blocks):
             reason = "it is inside a block that may not run"
         if reason is not None:
             return reason
@@ -197,12 +213,9 @@ def _scope_names(site: CallSite) -> set[str]:
     node: ast.AST = site.call
     while node in site.parents:
         node = site.parents[node]
-        if isinstance(node, _SCOPES) and not isinstance(node, ast.Lambda):
-            names |= (
-                {a.arg for a in ast.walk(node.args) if isinstance(a, ast.arg)}
-                if isinstance(node, _FUNCTIONS)
-                else set()
-            )
+        if isinstance(node, _FUNCTIONS):
+            names |= {a.arg for a in ast.walk(node.args) if isinstance(a, ast.arg)}
+        if isinstance(node, (*_FUNCTIONS, ast.ClassDef)):
             for stmt in walk_statements(node.body):
                 names |= binds(stmt) | scope_binds(stmt)
     return names
@@ -312,7 +325,7 @@ def check_inline_function(ctx: Context, planned: Planned) -> Planned:
     if old is None or function is None:
         return planned
     _check_body(function)
-    sites = call_sites(ctx, planned, function)
+    sites = call_sites(ctx, planned, function, _is_method(old, function))
     for site in sites:
         _check_arguments(function, site)
         _check_names(function, site)
@@ -346,13 +359,13 @@ def check_inline_parameter(ctx: Context, planned: Planned) -> Planned:
     """rope's inline of a parameter pastes its default into every call that omits it."""
     old = old_source(ctx)
     found = _parameter_at(old, ctx.offset) if old is not None else None
-    if found is None:
+    if old is None or found is None:
         return planned
     function, param = found
     default = parameter_defaults(function).get(param)
     if default is None:
         return planned
-    for site in call_sites(ctx, planned, function):
+    for site in call_sites(ctx, planned, function, _is_method(old, function)):
         if site.arguments.get(param) is None:
             check_default(function.name, param, default, site)
             clash = sorted(reads(default) & _scope_names(site))
