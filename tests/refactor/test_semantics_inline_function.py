@@ -114,6 +114,15 @@ print(A().w())
 
 
 def test_inline_method_refuses_an_argument_evaluated_twice(tmp_project):  # noqa: F811
-    source = f"{NOTE}class A:\n    def h(self, a):\n        return a + a\n\n    def w(self):\n        return self.h(note(2))\n\n\nprint(A().w())\n"
+    source = f"""{NOTE}class A:
+    def h(self, a):
+        return a + a
+
+    def w(self):
+        return self.h(note(2))
+
+
+print(A().w())
+"""
     with pytest.raises(RefactoringError, match=r"`note\(2\)` for `a`.*evaluated 2 times"):
         inline(tmp_project, source, "h(self")
