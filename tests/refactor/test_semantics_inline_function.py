@@ -48,10 +48,17 @@ def test_inline_function_parenthesises_an_operand(tmp_project):  # noqa: F811
     assert run(path) == before
 
 
-def test_inline_function_refuses_a_global_the_caller_shadows(tmp_project):  # noqa: F811
-    source = SHADOWED.format(definition="def h(a):\n    return a + K")
-    with pytest.raises(RefactoringError, match=r"reads the global `K`.*main\.py:10"):
-        inline(tmp_project, source, "h(a")
+@pytest.mark.parametrize(
+    ("definition", "at", "reason"),
+    [
+        ("def h(a):\n    return a + K", "h(a", r"reads the global `K`.*main\.py:10"),
+        ("def h(a, b=K):\n    return a + b", "b=K", r"default reads `K`.*main\.py:10"),
+    ],
+    ids=["function-body", "parameter-default"],
+)
+def test_inline_refuses_a_global_the_caller_shadows(tmp_project, definition, at, reason):  # noqa: F811
+    with pytest.raises(RefactoringError, match=reason):
+        inline(tmp_project, SHADOWED.format(definition=definition), at)
 
 
 def test_inline_function_refuses_a_body_that_assigns_a_parameter(tmp_project):  # noqa: F811
@@ -76,16 +83,9 @@ def test_inline_function_refuses_hoisting_past_an_earlier_effect(tmp_project):  
     ids=["function-mutable", "parameter-mutable", "parameter-call"],
 )
 def test_inline_refuses_a_default_evaluated_at_every_call(tmp_project, default, at, reason):  # noqa: F811
-    source = f"{NOTE}def h(a, b={default}):\n    b = b\n    return a\n\n\nprint(h(1), h(2))\n"
-    source = source.replace("    b = b\n", "    print(b)\n")
+    source = f"{NOTE}def h(a, b={default}):\n    print(b)\n    return a\n\n\nprint(h(1), h(2))\n"
     with pytest.raises(RefactoringError, match=reason):
         inline(tmp_project, source, at)
-
-
-def test_inline_parameter_refuses_a_default_the_caller_shadows(tmp_project):  # noqa: F811
-    source = SHADOWED.format(definition="def h(a, b=K):\n    return a + b")
-    with pytest.raises(RefactoringError, match=r"default reads `K`.*main\.py:10"):
-        inline(tmp_project, source, "b=K")
 
 
 def test_inline_parameter_with_a_literal_default_is_done(tmp_project):  # noqa: F811
