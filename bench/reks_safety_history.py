@@ -12,9 +12,10 @@ the commit (same text, same code, or how many files), S_ref (the share of the su
 skipped), and after a **full run**: **safety violations** (tests that passed at the
 parent and do not now while REKS does not select them; goal 0).
 
-Only renames are redone; the other kinds are listed as "not redone" (their region or
-destination is not recoverable from a diff reliably). The tests run with this interpreter
-(reks installed), the exported tree (and its ``src``) first on ``sys.path``.
+Renames, inlines and extract-methods are redone (``history_shapes`` recovers the last two
+from the diff); moves are listed as "not redone" (the destination is not recoverable).
+The tests run with this interpreter (reks installed), the exported tree (and its ``src``)
+first on ``sys.path``.
 
     python bench/reks_safety_history.py REPO [REPO ...] [--max-commits 8] [--only SHA,...]
 """
@@ -23,7 +24,6 @@ from __future__ import annotations
 
 import argparse
 import ast
-import difflib
 import os
 import re
 import shutil
@@ -34,6 +34,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TextIO
+
+from history_shapes import Files, definition, extract_site, inline_site, rename_of
 
 from lsp_server.refactor.engine import RefactorEngine
 from lsp_server.refactor.model import RefactoringError, RefactorRequest
@@ -144,74 +146,6 @@ def _show(repo: str, spec: str) -> str | None:
         return None
 
 
-def rename_of(files: dict[str, tuple[str | None, str | None]]) -> tuple[str, str] | None:
-    """The identifier substitution old -> new that the commit's changed lines agree on."""
-    votes: dict[tuple[str, str], int] = {}
-    for before, after in files.values():
-        if before is None or after is None:
-            continue
-        old_lines = set(before.splitlines()) - set(after.splitlines())
-        new_lines = set(after.splitlines()) - set(before.splitlines())
-        for old in old_lines:
-            for new in new_lines:
-                a, b = _IDENT.findall(old), _IDENT.findall(new)
-                if len(a) != len(b) or _IDENT.sub("", old) != _IDENT.sub("", new):
-                    continue
-                pairs = {(x, y) for x, y in zip(a, b, strict=True) if x != y}
-                if len(pairs) == 1:
-                    pair = pairs.pop()
-                    votes[pair] = votes.get(pair, 0) + 1
-    if not votes:
-        return None
-    return max(votes, key=lambda pair: votes[pair])
-
-
-def changed_lines(before: str, after: str) -> set[int]:
-    """1-based lines of ``before`` that the commit replaced or deleted."""
-    matcher = difflib.SequenceMatcher(None, before.splitlines(), after.splitlines(), False)
-    return {
-        i + 1
-        for tag, i1, i2, _, _ in matcher.get_opcodes()
-        if tag in ("replace", "delete")
-        for i in range(i1, i2)
-    }
-
-
-def definition(
-    files: dict[str, tuple[str | None, str | None]], name: str
-) -> tuple[str, int] | None:
-    """(path, offset) of where ``name`` is defined (a function, class, parameter, or
-    assigned name or attribute) on a line the commit changed, non-test files first."""
-    for rel in sorted(files, key=lambda p: ("test" in p, p)):
-        before, after = files[rel]
-        if before is None or after is None:
-            continue
-        lines = changed_lines(before, after)
-        text = before
-        try:
-            tree = ast.parse(text)
-        except SyntaxError:
-            continue
-        starts = [0]
-        for line in text.splitlines(keepends=True):
-            starts.append(starts[-1] + len(line))
-        for node in ast.walk(tree):
-            defines = getattr(node, "name", None) if not isinstance(node, ast.alias) else None
-            stores = isinstance(getattr(node, "ctx", None), ast.Store)
-            hit = name in (
-                defines,
-                getattr(node, "arg", None),
-                getattr(node, "id", None) if stores else None,
-                getattr(node, "attr", None) if stores else None,
-            )
-            lineno = getattr(node, "lineno", 0)
-            if hit and lineno in lines:
-                line = text.splitlines()[lineno - 1]
-                col = line.index(name, getattr(node, "col_offset", 0))
-                return rel, starts[lineno - 1] + col
-    return None
-
-
 def run_suite(root: Path, *args: str) -> dict[str, str]:
     """Node id -> PASSED / FAILED / ERROR of a pytest run of the whole suite."""
     paths = [str(root / "src"), str(root)] if (root / "src").is_dir() else [str(root)]
@@ -234,17 +168,16 @@ def replay(repo: str, commit: str, subject: str, kind: str, work: Path) -> Repla
     result = Replay(
         Path(repo).parent.name if repo.endswith("repo") else repo, commit[:10], subject, kind
     )
-    if kind != "rename":
-        result.status = "not redone (only renames are redone from a diff)"
+    if kind not in ("rename", "inline", "extract"):
+        result.status = f"not redone (a {kind} is not recovered from a diff)"
         return result
     files = changed_python(repo, commit)
-    pair = rename_of(files)
     root = work / commit[:10]
-    export(repo, f"{commit}^", root)
-    where = None if pair is None else definition(files, pair[0])
-    if pair is None or where is None:
-        result.status = "no definition of a substituted name on a changed line"
+    request = _request(kind, files, root)
+    if isinstance(request, str):
+        result.status = request
         return result
+    export(repo, f"{commit}^", root)
     before = run_suite(root, "--reks-all")
     result.tests = len(before)
     result.failing_at_parent = sum(1 for v in before.values() if v != "PASSED")
@@ -255,9 +188,6 @@ def replay(repo: str, commit: str, subject: str, kind: str, work: Path) -> Repla
     try:
         engine.add_root(str(root))
         listener = install(engine, report=None)
-        request = RefactorRequest(
-            "rename", str(root / where[0]), where[1], None, {"new_name": pair[1]}
-        )
         engine.apply(engine.compute(request), str(root))
         outcome = listener.last
     except RefactoringError as exc:
@@ -276,6 +206,26 @@ def replay(repo: str, commit: str, subject: str, kind: str, work: Path) -> Repla
     result.violations = [t for t in result.broken if t not in selected]
     result.status = "ok"
     return result
+
+
+def _request(kind: str, files: Files, root: Path) -> RefactorRequest | str:
+    """The request that redoes the commit at the parent, or why it cannot be recovered."""
+    if kind == "inline":
+        site = inline_site(files)
+        if site is None:
+            return "no function that the commit removed and whose calls it replaced"
+        return RefactorRequest("inline", str(root / site[0]), site[1])
+    if kind == "extract":
+        found = extract_site(files)
+        if found is None:
+            return "no new function whose body is a run of lines at the parent"
+        rel, start, end, name = found
+        return RefactorRequest("extract-method", str(root / rel), start, end, {"name": name})
+    pair = rename_of(files)
+    where = None if pair is None else definition(files, pair[0])
+    if pair is None or where is None:
+        return "no definition of a substituted name on a changed line"
+    return RefactorRequest("rename", str(root / where[0]), where[1], None, {"new_name": pair[1]})
 
 
 def reproduction(root: Path, files: dict[str, tuple[str | None, str | None]]) -> str:
