@@ -126,3 +126,9 @@ print(A().w())
 """
     with pytest.raises(RefactoringError, match=r"`note\(2\)` for `a`.*evaluated 2 times"):
         inline(tmp_project, source, "h(self")
+
+
+def test_inline_function_called_with_double_star_is_refused_as_ropes_limit(tmp_project):  # noqa: F811
+    source = "def h(a, b=1):\n    return a + b\n\n\nd = {'b': 2}\nprint(h(1, **d))\n"
+    with pytest.raises(RefactoringError, match=r"rope cannot inline `h`.*not an error in your"):
+        inline(tmp_project, source, "h(a")
