@@ -284,3 +284,24 @@ def test_extract_method_of_an_assigned_expression(tmp_project):
     )
     assert "result = times_four(value)" in path.read_text()
     assert run(path) == before
+
+
+def test_extract_method_storing_an_attribute_does_not_rebind_the_object(tmp_project):  # noqa: F811
+    # `box.size = n` changes the object; `box` stays the caller's, nothing to return.
+    source = """\
+        class Box:
+            size = 0
+
+
+        def work(n):
+            box = Box()
+            box.size = n
+            box.items = [n]
+            print(box.size, box.items)
+
+
+        work(3)
+    """
+    path, before = refactor(tmp_project, source, "extract-method", "box.size =", "[n]", name="fill")
+    assert "    fill(n, box)\n" in path.read_text()
+    assert run(path) == before

@@ -156,7 +156,7 @@ def test_inline_refuses_input_shadowed_where_the_use_runs(tmp_project):  # noqa:
     ("value", "between", "changed"),
     [
         ("a[0]", "a.sort()", "a.sort()"),
-        ("a[0]", "a[0] = 7", "a"),  # flow.binds counts an item store as binding `a`
+        ("a[0]", "a[0] = 7", "a[0] = 7"),
         ("len(a)", "a.append(9)", "a.append(9)"),
         ("a[0]", "grow(a)", "grow(a)"),
     ],
@@ -182,9 +182,7 @@ def test_inline_refuses_when_an_input_changes_in_place_before_the_use(
 
         work()
     """
-    with pytest.raises(
-        RefactoringError, match=rf"`{re.escape(changed)}` (is assigned again )?at main\.py:8"
-    ):
+    with pytest.raises(RefactoringError, match=rf"`{re.escape(changed)}` at main\.py:8 may change"):
         inline(tmp_project, source, "y =")
 
 

@@ -20,7 +20,13 @@ _LOOPS = (ast.For, ast.AsyncFor, ast.While)
 
 def target_names(target: ast.AST) -> set[str]:
     """Names a binding target binds (``a``, ``a, (b, *c)``); not attributes/subscripts."""
-    return {n.id for n in ast.walk(target) if isinstance(n, ast.Name)}
+    if isinstance(target, ast.Name):
+        return {target.id}
+    if isinstance(target, (ast.Tuple, ast.List)):
+        return set().union(*(target_names(e) for e in target.elts))
+    if isinstance(target, ast.Starred):
+        return target_names(target.value)
+    return set()  # ``a[0] = ...`` and ``a.x = ...`` change the object, not the name
 
 
 def reads(node: ast.AST | None) -> set[str]:
