@@ -286,7 +286,7 @@ def test_extract_method_of_an_assigned_expression(tmp_project):
     assert run(path) == before
 
 
-def test_extract_method_storing_an_attribute_does_not_rebind_the_object(tmp_project):  # noqa: F811
+def test_extract_method_storing_an_attribute_does_not_rebind_the_object(tmp_project):
     # `box.size = n` changes the object; `box` stays the caller's, nothing to return.
     source = """\
         class Box:

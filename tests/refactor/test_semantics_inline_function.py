@@ -67,8 +67,13 @@ def test_inline_function_refuses_a_body_that_assigns_a_parameter(tmp_project):  
         inline(tmp_project, source, "h(a")
 
 
-def test_inline_function_refuses_hoisting_past_an_earlier_effect(tmp_project):  # noqa: F811
-    source = f'{NOTE}def h(a):\n    print("body")\n    return a + 1\n\n\nprint(note(0), h(2))\n'
+@pytest.mark.parametrize(
+    "body",
+    ['    print("body")\n    return a + 1\n', '    print("body", a)\n'],
+    ids=["statements-then-return", "one-statement"],
+)
+def test_inline_function_refuses_hoisting_past_an_earlier_effect(tmp_project, body):  # noqa: F811
+    source = f"{NOTE}def h(a):\n{body}\n\nprint(note(0), h(2))\n"
     with pytest.raises(RefactoringError, match=r"`note\(0\)` is evaluated before the call"):
         inline(tmp_project, source, "h(a")
 

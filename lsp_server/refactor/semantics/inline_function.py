@@ -273,7 +273,7 @@ def _literal(node: ast.expr) -> bool:
 def _check_hoisting(function, site: CallSite) -> None:
     """rope puts the body's statements before the caller's statement: the call must have
     been evaluated there, first, exactly once."""
-    if len(function.body) == 1 and isinstance(function.body[0], (ast.Return, ast.Expr)):
+    if len(function.body) == 1 and isinstance(function.body[0], ast.Return):
         return
     child: ast.AST = site.call
     while not isinstance(child, ast.stmt) and child in site.parents:
