@@ -41,8 +41,8 @@ def register(sub: Any) -> None:
         "--generator",
         action="append",
         metavar="NAME",
-        help="fields, classes, methods, statements, expressions, inline, modules, refusals "
-        "(repeatable or comma-separated; default: all)",
+        help="fields, classes, methods, statements, expressions, inline, inline-functions, "
+        "modules, refusals (repeatable or comma-separated; default: all)",
     )
     parser.add_argument("--bound", type=int, default=2, help="size bound (default 2)")
     parser.add_argument(
