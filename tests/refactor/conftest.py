@@ -95,3 +95,15 @@ def tmp_engine(tmp_path: Path) -> Iterator[RefactorEngine]:
 def run_tests():  # type: ignore[no-untyped-def]
     """Run a temporary project's own tests; returns the completed process."""
     return run_project_tests
+
+
+@pytest.fixture
+def tmp_project(tmp_path: Path) -> Iterator[tuple[Path, RefactorEngine]]:
+    """An empty project ``proj`` and an engine on it (for programs the test writes)."""
+    root = tmp_path / "proj"
+    root.mkdir()
+    (root / "pyproject.toml").write_text("")
+    engine = RefactorEngine()
+    engine.add_root(str(root))
+    yield root, engine
+    engine.close()

@@ -2,52 +2,10 @@
 
 from __future__ import annotations
 
-import subprocess
-import sys
-import textwrap
-from collections.abc import Iterator
-from pathlib import Path
-
 import pytest
 
-from lsp_server.refactor.engine import RefactorEngine
 from lsp_server.refactor.model import RefactoringError, RefactorRequest
-
-
-@pytest.fixture
-def tmp_project(tmp_path: Path) -> Iterator[tuple[Path, RefactorEngine]]:
-    root = tmp_path / "proj"
-    root.mkdir()
-    (root / "pyproject.toml").write_text("")
-    engine = RefactorEngine()
-    engine.add_root(str(root))
-    yield root, engine
-    engine.close()
-
-
-def run(path: Path) -> str:
-    done = subprocess.run(
-        [sys.executable, str(path)], capture_output=True, text=True, timeout=30, cwd=path.parent
-    )
-    return done.stdout + done.stderr
-
-
-def refactor(
-    project: tuple[Path, RefactorEngine], source: str, action: str, start: str, end: str, **args
-) -> tuple[Path, str]:
-    """Write ``source`` as main.py, refactor the text from ``start`` through ``end``, apply;
-    return the file and the program's output before."""
-    root, engine = project
-    path = root / "main.py"
-    text = textwrap.dedent(source)
-    path.write_text(text)
-    before = run(path)
-    begin = text.index(start)
-    finish = text.index(end, begin) + len(end)
-    result = engine.compute(RefactorRequest(action, str(path), begin, finish, args))
-    engine.apply(result, str(root))
-    return path, before
-
+from tests.support.semantics import refactor, run
 
 # isort's shape: inside a `while` loop a branch binds `word` and `continue`s; the selection
 # binds `word` again before reading it. rope passed `word`, unbound at the call.

@@ -4,27 +4,14 @@ single evaluation (real rope, small projects)."""
 from __future__ import annotations
 
 import re
-import textwrap
-from pathlib import Path
 
 import pytest
 
-from lsp_server.refactor.model import RefactoringError, RefactorRequest
-from tests.refactor.test_semantics_extract import run, tmp_project  # noqa: F401
+from lsp_server.refactor.model import RefactoringError
+from tests.support.semantics import inline, run
 
 
-def inline(project, source: str, at: str) -> tuple[Path, str]:
-    root, engine = project
-    path = root / "main.py"
-    text = textwrap.dedent(source)
-    path.write_text(text)
-    before = run(path)
-    result = engine.compute(RefactorRequest("inline", str(path), text.index(at)))
-    engine.apply(result, str(root))
-    return path, before
-
-
-def test_inline_parenthesises_where_precedence_needs_it(tmp_project):  # noqa: F811
+def test_inline_parenthesises_where_precedence_needs_it(tmp_project):
     source = """\
         def work(n):
             y = n + 1
@@ -45,7 +32,7 @@ def test_inline_parenthesises_where_precedence_needs_it(tmp_project):  # noqa: F
     "between",
     ["n = n * 10", "for n in range(2): pass", "n += 1"],
 )
-def test_inline_refuses_when_an_input_is_rebound_before_the_use(tmp_project, between):  # noqa: F811
+def test_inline_refuses_when_an_input_is_rebound_before_the_use(tmp_project, between):
     source = f"""\
         def work(n):
             y = n + 1
@@ -59,7 +46,7 @@ def test_inline_refuses_when_an_input_is_rebound_before_the_use(tmp_project, bet
         inline(tmp_project, source, "y =")
 
 
-def test_inline_refuses_input_rebound_in_a_loop_around_the_use(tmp_project):  # noqa: F811
+def test_inline_refuses_input_rebound_in_a_loop_around_the_use(tmp_project):
     source = """\
         def work(n):
             y = n + 1
@@ -74,7 +61,7 @@ def test_inline_refuses_input_rebound_in_a_loop_around_the_use(tmp_project):  # 
         inline(tmp_project, source, "y =")
 
 
-def test_inline_refuses_input_rebound_before_a_closure_runs(tmp_project):  # noqa: F811
+def test_inline_refuses_input_rebound_before_a_closure_runs(tmp_project):
     source = """\
         def work(n):
             y = n + 1
@@ -92,7 +79,7 @@ def test_inline_refuses_input_rebound_before_a_closure_runs(tmp_project):  # noq
         inline(tmp_project, source, "y =")
 
 
-def test_inline_refuses_evaluating_a_call_twice(tmp_project):  # noqa: F811
+def test_inline_refuses_evaluating_a_call_twice(tmp_project):
     source = """\
         def tick(log):
             log.append(1)
@@ -110,7 +97,7 @@ def test_inline_refuses_evaluating_a_call_twice(tmp_project):  # noqa: F811
         inline(tmp_project, source, "y =")
 
 
-def test_inline_of_a_pure_value_twice_is_done(tmp_project):  # noqa: F811
+def test_inline_of_a_pure_value_twice_is_done(tmp_project):
     source = """\
         def work(n):
             y = len(str(n))
@@ -124,7 +111,7 @@ def test_inline_of_a_pure_value_twice_is_done(tmp_project):  # noqa: F811
     assert run(path) == before
 
 
-def test_inline_refuses_a_call_that_would_only_run_conditionally(tmp_project):  # noqa: F811
+def test_inline_refuses_a_call_that_would_only_run_conditionally(tmp_project):
     source = """\
         def work(log, flag):
             y = log.pop()
@@ -139,7 +126,7 @@ def test_inline_refuses_a_call_that_would_only_run_conditionally(tmp_project):  
         inline(tmp_project, source, "y =")
 
 
-def test_inline_refuses_input_shadowed_where_the_use_runs(tmp_project):  # noqa: F811
+def test_inline_refuses_input_shadowed_where_the_use_runs(tmp_project):
     source = """\
         def work(n):
             y = n + 1
@@ -163,7 +150,7 @@ def test_inline_refuses_input_shadowed_where_the_use_runs(tmp_project):  # noqa:
     ids=["sort", "store-item", "append", "passed-to-call"],
 )
 def test_inline_refuses_when_an_input_changes_in_place_before_the_use(
-    tmp_project,  # noqa: F811
+    tmp_project,
     value,
     between,
     changed,
@@ -186,7 +173,7 @@ def test_inline_refuses_when_an_input_changes_in_place_before_the_use(
         inline(tmp_project, source, "y =")
 
 
-def test_inline_across_a_read_only_call_is_done(tmp_project):  # noqa: F811
+def test_inline_across_a_read_only_call_is_done(tmp_project):
     source = """\
         def work():
             a = [3, 1]

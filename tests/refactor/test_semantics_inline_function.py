@@ -7,8 +7,7 @@ from __future__ import annotations
 import pytest
 
 from lsp_server.refactor.model import RefactoringError
-from tests.refactor.test_semantics_extract import run, tmp_project  # noqa: F401
-from tests.refactor.test_semantics_inline import inline
+from tests.support.semantics import inline, run
 
 SHADOWED = "K = 10\n\n\n{definition}\n\n\ndef work():\n    K = 1\n    print(h(2), K)\n\n\nwork()\n"
 NOTE = 'def note(v):\n    print("eval", v)\n    return v\n\n\n'
@@ -25,7 +24,7 @@ NOTE = 'def note(v):\n    print("eval", v)\n    return v\n\n\n'
     ids=["twice", "never", "reordered", "operand-of-or"],
 )
 def test_inline_function_refuses_when_an_argument_is_evaluated_differently(
-    tmp_project,  # noqa: F811
+    tmp_project,
     body,
     call,
     reason,
@@ -35,13 +34,13 @@ def test_inline_function_refuses_when_an_argument_is_evaluated_differently(
         inline(tmp_project, source, "h(a")
 
 
-def test_inline_function_with_plain_arguments_is_done(tmp_project):  # noqa: F811
+def test_inline_function_with_plain_arguments_is_done(tmp_project):
     path, before = inline(tmp_project, "def h(a):\n    return a + a\n\n\nprint(h(3))\n", "h(a")
     assert path.read_text().strip() == "print(3 + 3)"
     assert run(path) == before
 
 
-def test_inline_function_parenthesises_an_operand(tmp_project):  # noqa: F811
+def test_inline_function_parenthesises_an_operand(tmp_project):
     source = "def h(a, b=2):\n    return a * b + 1\n\n\nprint(h(3) * 2, -h(4), h(2, 3))\n"
     path, before = inline(tmp_project, source, "h(a")
     assert path.read_text().strip() == "print((3 * 2 + 1) * 2, -(4 * 2 + 1), 2 * 3 + 1)"
@@ -56,12 +55,12 @@ def test_inline_function_parenthesises_an_operand(tmp_project):  # noqa: F811
     ],
     ids=["function-body", "parameter-default"],
 )
-def test_inline_refuses_a_global_the_caller_shadows(tmp_project, definition, at, reason):  # noqa: F811
+def test_inline_refuses_a_global_the_caller_shadows(tmp_project, definition, at, reason):
     with pytest.raises(RefactoringError, match=reason):
         inline(tmp_project, SHADOWED.format(definition=definition), at)
 
 
-def test_inline_function_refuses_a_body_that_assigns_a_parameter(tmp_project):  # noqa: F811
+def test_inline_function_refuses_a_body_that_assigns_a_parameter(tmp_project):
     source = "def h(a):\n    a = a + 1\n    return a\n\n\nt = 5\nprint(h(t), t)\n"
     with pytest.raises(RefactoringError, match=r"assigns the parameter `a` \(line 2\)"):
         inline(tmp_project, source, "h(a")
@@ -72,7 +71,7 @@ def test_inline_function_refuses_a_body_that_assigns_a_parameter(tmp_project):  
     ['    print("body")\n    return a + 1\n', '    print("body", a)\n'],
     ids=["statements-then-return", "one-statement"],
 )
-def test_inline_function_refuses_hoisting_past_an_earlier_effect(tmp_project, body):  # noqa: F811
+def test_inline_function_refuses_hoisting_past_an_earlier_effect(tmp_project, body):
     source = f"{NOTE}def h(a):\n{body}\n\nprint(note(0), h(2))\n"
     with pytest.raises(RefactoringError, match=r"`note\(0\)` is evaluated before the call"):
         inline(tmp_project, source, "h(a")
@@ -87,20 +86,20 @@ def test_inline_function_refuses_hoisting_past_an_earlier_effect(tmp_project, bo
     ],
     ids=["function-mutable", "parameter-mutable", "parameter-call"],
 )
-def test_inline_refuses_a_default_evaluated_at_every_call(tmp_project, default, at, reason):  # noqa: F811
+def test_inline_refuses_a_default_evaluated_at_every_call(tmp_project, default, at, reason):
     source = f"{NOTE}def h(a, b={default}):\n    print(b)\n    return a\n\n\nprint(h(1), h(2))\n"
     with pytest.raises(RefactoringError, match=reason):
         inline(tmp_project, source, at)
 
 
-def test_inline_parameter_with_a_literal_default_is_done(tmp_project):  # noqa: F811
+def test_inline_parameter_with_a_literal_default_is_done(tmp_project):
     source = "def h(a, b=2):\n    return a + b\n\n\nprint(h(1), h(1, 5))\n"
     path, before = inline(tmp_project, source, "b=2")
     assert "h(1, 2), h(1, 5)" in path.read_text()
     assert run(path) == before
 
 
-def test_inline_method_binds_the_receiver_and_mends_precedence(tmp_project):  # noqa: F811
+def test_inline_method_binds_the_receiver_and_mends_precedence(tmp_project):
     source = f"""{NOTE}class A:
     k = 3
 
@@ -118,7 +117,7 @@ print(A().w())
     assert run(path) == before
 
 
-def test_inline_method_refuses_an_argument_evaluated_twice(tmp_project):  # noqa: F811
+def test_inline_method_refuses_an_argument_evaluated_twice(tmp_project):
     source = f"""{NOTE}class A:
     def h(self, a):
         return a + a
@@ -133,7 +132,7 @@ print(A().w())
         inline(tmp_project, source, "h(self")
 
 
-def test_inline_function_called_with_double_star_is_refused_as_ropes_limit(tmp_project):  # noqa: F811
+def test_inline_function_called_with_double_star_is_refused_as_ropes_limit(tmp_project):
     source = "def h(a, b=1):\n    return a + b\n\n\nd = {'b': 2}\nprint(h(1, **d))\n"
     with pytest.raises(RefactoringError, match=r"rope cannot inline `h`.*not an error in your"):
         inline(tmp_project, source, "h(a")

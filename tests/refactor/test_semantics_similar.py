@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from lsp_server.refactor.model import RefactoringError
-from tests.refactor.test_semantics_extract import refactor, run, tmp_project  # noqa: F401
+from tests.support.semantics import refactor, run
 
 
 @pytest.mark.parametrize(
@@ -18,7 +18,7 @@ from tests.refactor.test_semantics_extract import refactor, run, tmp_project  # 
     ids=["changed-in-place", "rebound"],
 )
 def test_extract_variable_similar_refuses_an_occurrence_reading_another_value(
-    tmp_project,  # noqa: F811
+    tmp_project,
     between,
     reason,
 ):
@@ -38,7 +38,7 @@ def test_extract_variable_similar_refuses_an_occurrence_reading_another_value(
         )
 
 
-def test_extract_variable_similar_refuses_a_lazy_occurrence(tmp_project):  # noqa: F811
+def test_extract_variable_similar_refuses_a_lazy_occurrence(tmp_project):
     source = """\
         def work(n):
             print(n + 1)
@@ -51,7 +51,7 @@ def test_extract_variable_similar_refuses_a_lazy_occurrence(tmp_project):  # noq
         refactor(tmp_project, source, "extract-variable", "n + 1", "n + 1", name="v", similar=True)
 
 
-def test_extract_variable_similar_without_changes_in_between_is_done(tmp_project):  # noqa: F811
+def test_extract_variable_similar_without_changes_in_between_is_done(tmp_project):
     source = """\
         def work():
             a = [3, 1]
@@ -69,7 +69,7 @@ def test_extract_variable_similar_without_changes_in_between_is_done(tmp_project
     assert run(path) == before
 
 
-def test_extract_method_similar_refuses_an_occurrence_with_another_live_out(tmp_project):  # noqa: F811
+def test_extract_method_similar_refuses_an_occurrence_with_another_live_out(tmp_project):
     source = """\
         def work(n):
             x = n + 1
