@@ -9,7 +9,8 @@ dimension that occurs twice in one vector is two choice points (``dim``, ``dim#2
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
-from typing import TypeVar
+from itertools import combinations
+from typing import Any, TypeVar
 
 T = TypeVar("T")
 
@@ -47,9 +48,22 @@ def field_exhaustive_cases(cases: Sequence[tuple[str, T]]) -> list[tuple[str, T]
     """For ``engine-test``: ``(generator name, Labelled case)`` pairs, grouped by generator
     name (and refactoring, when the name carries it)."""
 
-    def pairs_of(case: tuple[str, T]) -> set[Choice]:
-        value = getattr(case[1], "value", None)
-        kind = getattr(getattr(value, "target", None), "kind", "")
-        return choice_pairs(f"{case[0]}/{kind}", getattr(case[1], "labels", ()))
+    return field_exhaustive(cases, _case_choices)
+
+
+def pairwise_cases(cases: Sequence[tuple[str, T]]) -> list[tuple[str, T]]:
+    """A stronger reference point than the criterion: every two options that two choice
+    points of one case take together are taken together by some chosen case (2-way
+    combinatorial coverage; failures that need two choices at once are found for sure)."""
+
+    def pairs_of(case: tuple[str, T]) -> set[Any]:
+        one = sorted(_case_choices(case))
+        return {*one, *combinations(one, 2)}
 
     return field_exhaustive(cases, pairs_of)
+
+
+def _case_choices(case: tuple[str, Any]) -> set[Choice]:
+    value = getattr(case[1], "value", None)
+    kind = getattr(getattr(value, "target", None), "kind", "")
+    return choice_pairs(f"{case[0]}/{kind}", getattr(case[1], "labels", ()))

@@ -11,6 +11,16 @@ A class declares it as plain data (no import of reks needed) in ``__fex_spec__``
         ("red_black", "red", "left", "right"),   # entry black, no red-red, equal black height
     )
 
+Binomial heaps keep each tree as a first child plus a sibling chain, so a node's parent is
+not always the node that links to it and degrees count children; three more constraints
+say so (``BinomialHeap`` in ``lsp_server/examples/fex`` uses them)::
+
+    ("sibling_parent", "parent", "child", "sibling"),  # n.child.parent is n,
+                                     # n.sibling.parent is n.parent, entry nodes' is None
+    ("heap_ordered", "key", "parent"),                 # no key below its parent's key
+    ("binomial", "degree", "parent", "child", "sibling"),  # a root list of increasing
+                                     # degrees; a degree-d node's children have d-1, ..., 0
+
 ``tree`` is required and comes first: the nodes reachable from the entry fields through the
 link fields form a tree (reachability from a root, acyclic, one parent each), numbered in
 breadth-first order, fields in declaration order: the symmetry breaking the SAT route
@@ -30,7 +40,17 @@ from pysat.formula import IDPool
 
 from lsp_server.fex.model import FexError, Model, Ref, Value
 
-CONSTRAINTS = ("tree", "parent", "ordered", "sorted", "size", "red_black")
+CONSTRAINTS = (
+    "tree",
+    "parent",
+    "ordered",
+    "sorted",
+    "size",
+    "red_black",
+    "sibling_parent",
+    "heap_ordered",
+    "binomial",
+)
 
 
 class Encoding:
@@ -158,12 +178,15 @@ class Encoding:
         spec = self.specs[f"{self.node_cls}.{key}"]
         return [(v, self.var(self.nodes[j], key, v)) for v in spec.domain.values]
 
-    def _forbid_keys(self, guard: int, i: int, j: int, key: str, allowed: Any) -> None:
-        """When ``guard`` holds, ``allowed(key of i, key of j)`` must be true."""
+    def _forbid_keys(
+        self, guard: int | Sequence[int], i: int, j: int, key: str, allowed: Any
+    ) -> None:
+        """When ``guard`` holds (all of them), ``allowed(key of i, key of j)`` must be true."""
+        guards = [guard] if isinstance(guard, int) else list(guard)
         for a, lit_a in self._keys(i, key):
             for b, lit_b in self._keys(j, key):
                 if not allowed(a, b):
-                    self.clauses.append([-guard, -lit_a, -lit_b])
+                    self.clauses.append([*(-g for g in guards), -lit_a, -lit_b])
 
     def _sorted(self, key: str, along: str, strict: bool = True) -> None:
         for i in range(len(self.nodes)):
@@ -250,6 +273,56 @@ class Encoding:
                     if h + 1 in heights
                     else [-below[left][h], red[j]],
                 ]
+
+    # -- left-child right-sibling trees (binomial heaps) -------------------------------
+    def _child_and_sibling(self, child: str, sibling: str) -> None:
+        if {child, sibling} != set(self.links):
+            raise FexError(f"route B: the tree's link fields must be {child!r} and {sibling!r}")
+
+    def _sibling_parent(self, field: str, child: str, sibling: str) -> None:
+        self._child_and_sibling(child, sibling)
+        values = self.specs[f"{self.node_cls}.{field}"].domain.values
+        for j, node in enumerate(self.nodes):
+            for (i, f), lit in self.incoming(j):
+                if i >= 0 and self.links[f] == sibling:  # shares its left sibling's parent
+                    for value in values:
+                        same = self._lit(node, field, value)
+                        left = [-lit, -self.var(self.nodes[i], field, value)]
+                        self.clauses.append(left if same is None else [*left, same])
+                    continue
+                parent = self._lit(node, field, None if i < 0 else self.nodes[i])
+                self.clauses.append([-lit] if parent is None else [-lit, parent])
+        self.parent_field = field
+
+    def _heap_ordered(self, key: str, parent: str) -> None:
+        for j, node in enumerate(self.nodes):
+            for i in range(len(self.nodes)):
+                lit = self._lit(node, parent, self.nodes[i])
+                if lit is not None:
+                    self._forbid_keys(lit, i, j, key, lambda a, b: b >= a)
+
+    def _binomial(self, degree: str, parent: str, child: str, sibling: str) -> None:
+        """Roots (parent None) are the entry's sibling chain, children a node's; unreachable
+        nodes keep their first values (parent and child None, the lowest degree)."""
+        self._child_and_sibling(child, sibling)
+        for i, node in enumerate(self.nodes):
+            is_root = self._lit(node, parent, None)
+            no_child = self._lit(node, child, None)
+            last = self._lit(node, sibling, None)
+            leaf = self._lit(node, degree, 0)
+            assert is_root is not None and no_child is not None and last is not None
+            self.clauses.append([-no_child] if leaf is None else [-no_child, leaf])
+            if leaf is not None:
+                self.clauses.append([-leaf, no_child])
+                self.clauses.append([is_root, -last, leaf])  # a child list ends at degree 0
+            else:
+                self.clauses.append([is_root, -last])
+            for j in range(i + 1, len(self.nodes)):
+                if (first := self.link(i, child, j)) is not None:
+                    self._forbid_keys(first, i, j, degree, lambda a, b: b == a - 1)
+                if (next_ := self.link(i, sibling, j)) is not None:
+                    self._forbid_keys([next_, is_root], i, j, degree, lambda a, b: b > a)
+                    self._forbid_keys([next_, -is_root], i, j, degree, lambda a, b: b == a - 1)
 
 
 def _key(value: Value) -> Any:

@@ -4,6 +4,13 @@ One solver holds the invariant's CNF. For each (object, field, value) target not
 solve under the assumption that the object is reachable and its field holds the value: a
 model is a valid instance, added to the suite, and every pair it shows is covered; UNSAT
 marks the target infeasible. The solver keeps its learnt clauses from call to call.
+
+Like the paper, the suite is the solver's models as they come (each realises a new pair, so
+at most one per pair: the #F x n^2 bound), not a smaller cover of them. The solver is asked
+to prefer the pairs no model has shown yet (its decision phases): left to itself it sets
+each field to its first value wherever it may, so every model would hold the lowest keys,
+and relations the criterion does not name (a smaller key in a later root, a successor
+deeper than the right child) would go untested although the fields allow them.
 """
 
 from __future__ import annotations
@@ -16,7 +23,6 @@ from pysat.solvers import Solver
 from lsp_server.fex import heap
 from lsp_server.fex.model import Model, Ref, Value
 from lsp_server.fex.relational import Encoding
-from lsp_server.fex.select import greedy_cover
 from lsp_server.jobs import Job
 
 SOLVER = "glucose4"
@@ -60,15 +66,15 @@ def solve(model: Model, job: Job | None = None) -> SatResult:
     start = time.perf_counter()
     encoding = Encoding(model)
     result = SatResult(variables=encoding.pool.top, clauses=len(encoding.clauses))
-    found: list[tuple[heap.Instance, set[heap.Pair]]] = []
     todo = targets(model, encoding)
     with Solver(name=SOLVER, bootstrap_with=encoding.clauses) as solver:
         for done, (pair, assumptions) in enumerate(todo):
             if pair in result.feasible or pair in result.infeasible:
                 continue
             job.check()
-            job.report(done, len(todo), f"{len(found)} inputs")
+            job.report(done, len(todo), f"{len(result.selected)} inputs")
             result.solver_calls += 1
+            solver.set_phases([lits[-1] for p, lits in todo[done:] if p not in result.feasible])
             if not solver.solve(assumptions=assumptions):
                 result.infeasible.add(pair)
                 continue
@@ -78,7 +84,6 @@ def solve(model: Model, job: Job | None = None) -> SatResult:
             if pair not in covers:
                 raise AssertionError(f"SAT model does not realise its target {pair}")
             result.feasible |= covers
-            found.append((instance, covers))
-    result.selected = greedy_cover(found)
+            result.selected.append(instance)
     result.seconds = time.perf_counter() - start
     return result

@@ -116,9 +116,20 @@ def _int_values(model: Model) -> list[Any]:
     return best or list(range(model.scope + 1))
 
 
+def _around(values: list[Any]) -> list[Any]:
+    """A field's values for an argument, and when they are ints one more on each side: a
+    new key must also fall before and after every key the inputs hold (a field-exhaustive
+    suite may hold every key only where no smaller or larger one is left)."""
+    ints = [v for v in values if isinstance(v, int) and not isinstance(v, bool)]
+    if not ints:
+        return values
+    return [*values, min(ints) - 1, max(ints) + 1]
+
+
 def methods_of(cls: type, model: Model, names: list[str]) -> list[Method]:
     """The methods under test with values for each parameter (ints: from the model's int
-    domains; bools: both; a parameter named like a field: that field's domain)."""
+    domains; bools: both; a parameter named like a field: that field's domain, widened by
+    ``_around``)."""
     out = []
     by_name = {spec.name: spec for spec in model.fields if not spec.domain.is_ref}
     for name in names:
@@ -128,7 +139,7 @@ def methods_of(cls: type, model: Model, names: list[str]) -> list[Method]:
         params = []
         for param in list(inspect.signature(function).parameters.values())[1:]:
             if param.name in by_name:
-                values = list(by_name[param.name].domain.values)
+                values = _around(list(by_name[param.name].domain.values))
             elif param.annotation in (bool, "bool"):
                 values = [False, True]
             elif param.default is not inspect.Parameter.empty:

@@ -7,7 +7,12 @@ from pathlib import Path
 
 from lsp_server.astgen import driver
 from lsp_server.cli import main
-from lsp_server.fex.choices import choice_pairs, field_exhaustive, field_exhaustive_cases
+from lsp_server.fex.choices import (
+    choice_pairs,
+    field_exhaustive,
+    field_exhaustive_cases,
+    pairwise_cases,
+)
 
 
 def test_repeated_dimensions_are_separate_choice_points() -> None:
@@ -33,6 +38,21 @@ def test_generated_programs_subset_realises_every_choice() -> None:
         return out
 
     assert realised(chosen) == realised(every)
+
+
+def test_pairwise_subset_realises_every_two_choices_taken_together() -> None:
+    every = driver.generate(driver.Config(bound=1, generators=("fields", "methods")))
+    chosen = pairwise_cases(every)
+    assert len(field_exhaustive_cases(every)) < len(chosen) < len(every)
+
+    def together(cases: list) -> set:
+        out: set = set()
+        for name, item in cases:
+            one = sorted(choice_pairs(f"{name}/{item.value.target.kind}", item.labels))
+            out |= {(a, b) for a in one for b in one if a < b}
+        return out
+
+    assert together(chosen) == together(every)
 
 
 def test_engine_test_field_exhaustive_suite(tmp_path: Path) -> None:

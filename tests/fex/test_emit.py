@@ -104,7 +104,8 @@ def test_json_description(tmp_path: Path, capsys: pytest.CaptureFixture[str]) ->
     assert len(data["inputs"]) <= data["size_bound"]
     assert data["stats"]["valid"] == 51
     assert [m["name"] for m in data["methods"]] == ["add", "remove"]
-    assert data["tests"] == len(data["inputs"]) * (1 + 4 + 4)
+    keys = 4 + 2  # the key domain 0..3 and one more on each side
+    assert data["tests"] == len(data["inputs"]) * (1 + keys + keys)
 
 
 def test_cli_errors_are_clear(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

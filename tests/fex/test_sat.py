@@ -15,7 +15,12 @@ from .conftest import brute_force_extension, example_class
 
 @pytest.mark.parametrize(
     ("name", "scopes"),
-    [("sorted_list", range(1, 6)), ("bst", range(1, 5)), ("red_black_tree", range(1, 4))],
+    [
+        ("sorted_list", range(1, 6)),
+        ("bst", range(1, 5)),
+        ("red_black_tree", range(1, 4)),
+        ("binomial_heap", range(1, 5)),
+    ],
 )
 def test_both_routes_agree_on_the_feasible_pairs(name: str, scopes: range) -> None:
     cls = example_class(name)
@@ -29,7 +34,7 @@ def test_both_routes_agree_on_the_feasible_pairs(name: str, scopes: range) -> No
         assert solved.infeasible == every - solved.feasible
 
 
-@pytest.mark.parametrize(("name", "scope"), [("sorted_list", 3), ("bst", 2)])
+@pytest.mark.parametrize(("name", "scope"), [("sorted_list", 3), ("bst", 2), ("binomial_heap", 2)])
 def test_sat_suite_is_field_exhaustive_against_brute_force(name: str, scope: int) -> None:
     model, feasible, _ = brute_force_extension(example_class(name), scope)
     assert sat.solve(model).feasible == feasible
@@ -44,13 +49,13 @@ def test_every_sat_instance_satisfies_rep_ok_and_the_size_bound() -> None:
 
 
 def test_auto_route_uses_sat_with_a_spec_and_korat_without() -> None:
-    assert suite.generate(example_class("bst"), 3).route == "sat"
-    assert suite.generate(example_class("binomial_heap"), 2).route == "korat"
+    assert suite.generate(example_class("binomial_heap"), 3).route == "sat"
+    assert suite.generate(UnspecifiedChain, 2).route == "korat"
 
 
 def test_sat_route_without_a_spec_is_a_clear_error() -> None:
     with pytest.raises(FexError, match=r"route B needs a relational invariant"):
-        suite.generate(example_class("binomial_heap"), 2, route="sat")
+        suite.generate(UnspecifiedChain, 2, route="sat")
 
 
 @dataclasses.dataclass
@@ -73,6 +78,14 @@ class Chain:
 def test_a_spec_weaker_than_rep_ok_is_reported() -> None:
     with pytest.raises(FexError, match=r"weaker than rep_ok"):
         suite.generate(Chain, 2, route="sat")
+
+
+@dataclasses.dataclass
+class UnspecifiedChain:
+    head: ChainNode | None
+
+    def rep_ok(self) -> bool:
+        return self.head is None or self.head.next is None
 
 
 class RaisingChain(Chain):

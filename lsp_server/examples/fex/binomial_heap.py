@@ -22,6 +22,14 @@ class BinomialHeap:
     head: Node | None
     size: int
 
+    __fex_spec__ = (
+        ("tree", ("head",), ("sibling", "child")),
+        ("sibling_parent", "parent", "child", "sibling"),
+        ("heap_ordered", "key", "parent"),
+        ("binomial", "degree", "parent", "child", "sibling"),
+        ("size", "size"),
+    )
+
     def __init__(self) -> None:
         self.head = None
         self.size = 0
