@@ -279,16 +279,24 @@ def _observe(
     job.report(0, None, "observing the tests")
     analysis.import_time = pool.import_time & {f.key for f in todo}
     view = store_view(root, pool.nodeids, todo, frozenset(analysis.import_time))
+    subset = view.subset
     if known is not None and not analysis.import_time:
         # Only their bodies changed: no other test can reach them now.
-        view.subset = [t for t in pool.nodeids if t in set(known)]
-    analysis.coverage_source = "observation" if view.subset is None else "store"
+        subset = [t for t in (subset or pool.nodeids) if t in set(known)]
+    if view.subset is None:
+        analysis.coverage_source = "observation"
+    else:
+        analysis.coverage_source = "store" if subset else "store only"
     cap = options.test_timeout
-    observed = pool.observe(view.subset, cap, test_timeouts(view.subset, view.durations, cap))
+    if subset == []:
+        observed: dict[str, Any] = {"tests": {}, "returns": {}, "setup": view.setup}
+    else:
+        observed = pool.observe(subset, cap, test_timeouts(subset, view.durations, cap))
     analysis.observed_tests = len(observed["tests"])
     analysis.hung_tests = sorted(n for n, t in observed["tests"].items() if t["outcome"] == "hung")
+    observed["tests"] = {**view.known_tests, **observed["tests"]}
     observed["store"] = view
-    for unit, kinds in pool.import_returns.items():
+    for unit, kinds in [*view.returns.items(), *pool.import_returns.items()]:
         observed["returns"][unit] = sorted({*observed["returns"].get(unit, []), *kinds})
     analysis.observation = time.perf_counter() - observe_start
     return observed

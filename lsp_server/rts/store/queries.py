@@ -127,6 +127,20 @@ class StoreQueries:
                 out.setdefault(nodeid, unit)
         return out
 
+    def return_kinds(self, units: Iterable[Unit]) -> dict[Unit, tuple[str | None, list[str]]]:
+        """(checksum, kinds) recorded by ``record_return_kinds`` for those of ``units``
+        that tests ran since it was recorded."""
+        out: dict[Unit, tuple[str | None, list[str]]] = {}
+        for unit in units:
+            row = self._conn.execute(
+                "SELECT r.checksum, r.kinds FROM units u JOIN return_kinds r ON r.unit_id=u.id"
+                " WHERE u.path=? AND u.name=?",
+                (unit.path, unit.name),
+            ).fetchone()
+            if row is not None:
+                out[unit] = (row[0], json.loads(row[1]))
+        return out
+
     def tests_reading(self, path: str, names: Iterable[str]) -> dict[str, str]:
         """Tests that depend on module ``path`` and read one of ``names`` (recorded as
         ``NAMES`` units), each with one such name."""

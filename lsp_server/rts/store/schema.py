@@ -24,7 +24,7 @@ from lsp_server.rts.store.errors import (
     store_error,
 )
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 STORE_DIR = ".reks"
 STORE_FILE = "deps.sqlite"
 BUSY_TIMEOUT_MS = 60_000
@@ -76,6 +76,15 @@ _EVIDENCE_TABLE = """CREATE TABLE IF NOT EXISTS task_evidence (
     files TEXT NOT NULL
 )"""
 
+# The kinds of values a function unit returned while recorded tests ran it (JSON list,
+# see ``lsp_server.rts.returns``; empty: it ran but never returned), as of the unit's
+# ``checksum`` then: a changed function starts afresh.
+_RETURNS_TABLE = """CREATE TABLE IF NOT EXISTS return_kinds (
+    unit_id INTEGER PRIMARY KEY,
+    checksum TEXT,
+    kinds TEXT NOT NULL
+)"""
+
 _COLLECTED_TABLE = (
     "CREATE TABLE IF NOT EXISTS collected (path TEXT PRIMARY KEY, nodeids TEXT NOT NULL)"
 )
@@ -121,6 +130,7 @@ CREATE TABLE IF NOT EXISTS files (path TEXT PRIMARY KEY, raw_hash TEXT);
 {_EXTREME_TABLE};
 {_SKIPPED_TABLE};
 {_EVIDENCE_TABLE};
+{_RETURNS_TABLE};
 """
 
 # From version N to N + 1: statements that bring an older store up to date (it keeps its
@@ -130,6 +140,7 @@ MIGRATIONS: dict[int, list[str]] = {
     1: [_COLLECTED_TABLE],
     2: [_TASKS_TABLE, _EXTREME_TABLE],
     3: [_SKIPPED_TABLE, _EVIDENCE_TABLE],
+    4: [_RETURNS_TABLE],
 }
 
 

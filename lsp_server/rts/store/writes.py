@@ -318,6 +318,28 @@ class StoreWrites:
                 [(path, json.dumps(sorted(ids))) for path, ids in files.items()],
             )
 
+    def record_return_kinds(self, kinds: Mapping[Unit, Iterable[str]]) -> None:
+        """Add the kinds each function unit returned (known units only): to what is
+        recorded for its current checksum, or instead of what an older version returned."""
+        with self.transaction():
+            for unit, found in kinds.items():
+                row = self._conn.execute(
+                    "SELECT u.id, u.checksum, r.checksum, r.kinds FROM units u"
+                    " LEFT JOIN return_kinds r ON r.unit_id=u.id WHERE u.path=? AND u.name=?",
+                    (unit.path, unit.name),
+                ).fetchone()
+                if row is None:
+                    continue
+                unit_id, checksum, recorded_for, recorded = row
+                merged = set(found)
+                if recorded is not None and recorded_for == checksum:
+                    merged.update(json.loads(recorded))
+                self._conn.execute(
+                    "INSERT INTO return_kinds VALUES (?,?,?) ON CONFLICT(unit_id) DO UPDATE"
+                    " SET checksum=excluded.checksum, kinds=excluded.kinds",
+                    (unit_id, checksum, json.dumps(sorted(merged))),
+                )
+
     # -- the extreme analysis's cache ----------------------------------------------------
 
     def save_extreme_verdicts(self, context: str, entries: Mapping[str, object]) -> None:

@@ -1,0 +1,55 @@
+"""The observation pass is skipped when the dependency store already knows what it would
+find: which tests execute each function (and that they pass), how long they take, and what
+kinds of values each function returned while ``pytest --reks`` ran them (the fresh store's
+case: ``test_runner.test_dependency_store_stands_in_for_the_observation_run``)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+from lsp_server.extreme.analysis import Options, analyse
+
+
+def _record(root: Path) -> None:
+    recorded = subprocess.run(
+        [sys.executable, "-m", "pytest", "--reks", "-q", "-p", "no:cacheprovider"],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert recorded.returncode == 0, recorded.stdout
+
+
+def test_what_the_store_does_not_know_is_observed(example: Path) -> None:
+    _record(example)
+    # A new test: what it executes is unknown until it runs.
+    test_file = example / "test_versioned_set.py"
+    test_file.write_text(test_file.read_text() + "\n\ndef test_extra():\n    assert True\n")
+    analysis = analyse(example, Options(jobs=1, incremental=False))
+    assert analysis.coverage_source == "store"
+    assert analysis.observed_tests == 1  # the new test only: the others are unchanged
+
+
+def test_pytest_reks_records_return_kinds(example: Path) -> None:
+    from lsp_server.rts.store import DependencyStore
+    from lsp_server.rts.units import Unit
+
+    _record(example)
+    names = [
+        "VersionedSet.__eq__",
+        "VersionedSet.size",
+        "VersionedSet.add",
+        "VersionedSet.intersect",
+    ]
+    with DependencyStore(example) as store:
+        recorded = store.return_kinds([Unit("versioned_set.py", n) for n in names])
+    kinds = {unit.name: found for unit, (_, found) in recorded.items()}
+    assert kinds == {
+        "VersionedSet.__eq__": ["bool"],
+        "VersionedSet.size": ["int"],
+        "VersionedSet.add": ["none"],
+        "VersionedSet.intersect": ["other"],
+    }
