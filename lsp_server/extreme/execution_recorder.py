@@ -16,11 +16,10 @@ from pathlib import Path
 from typing import Any
 
 from lsp_server.rts.returns import NOT_RETURNING, is_real_return, kind_of
+from lsp_server.rts.tracing import RETURNS_PER_TEST
 from lsp_server.rts.units import MODULE, FileUnits, SourceError, path_units
 
 _TOOL_NAME = "reks-extreme"
-RETURNS_PER_TEST = 32
-"""Returns of one function recorded per test on 3.12+ (then its return event is off)."""
 
 
 def _monitoring() -> Any:

@@ -66,7 +66,6 @@ def store_view(
     if not store_path(root).exists():
         return StoreView()
     units = {f.key: Unit(f.path, f.qualname) for f in functions}
-    annotated = {f.key for f in functions if f.annotated_bodies is not None}
     try:
         with DependencyStore(root, create=False) as store:
             records = store.test_records()
@@ -75,8 +74,16 @@ def store_view(
             selected = select_affected_tests(root, store, collected).selected
             covering = store.tests_depending_on_any(units.values())
             dependents = {key: store.tests_depending_on(units[key]) for key in import_time}
-            returns = _current_returns(store.return_kinds(units.values()), functions)
-            lacking = [u for k, u in units.items() if k not in returns and k not in annotated]
+            recorded = store.return_kinds(units.values())
+            returns = _current_returns(recorded, functions)
+            ran = {key: set(store.tests_that_ran(unit)) for key, unit in units.items()}
+            since = store.return_kinds_since()
+            never_ran = {
+                key
+                for key, unit in units.items()
+                if not ran[key] and _recorded_since(store.tests_depending_on(unit), records, since)
+            }
+            lacking = [u for k, u in units.items() if k not in returns and k not in never_ran]
             observe = {*selected, *store.tests_depending_on_any(lacking)}
             fresh = [t for t in collected if t in covering and t not in observe]
             deps = {t: store.dependencies_of(t) for t in fresh}
@@ -87,7 +94,7 @@ def store_view(
         t: {
             "outcome": records[t].outcome,
             "duration": records[t].duration,
-            "units": sorted(f"{u.path}::{u.name}" for u in deps[t]),
+            "units": _units_run(deps[t], t, units, ran),
         }
         for t in fresh
     }
@@ -96,6 +103,25 @@ def store_view(
     return StoreView(
         subset, durations, dependents, known_tests=known_tests, returns=returns, setup=setup
     )
+
+
+def _units_run(
+    deps: dict[Any, str | None], test: str, targets: dict[str, Any], ran: dict[str, set[str]]
+) -> list[str]:
+    """A test's units as an observation reports them: a target function's unit is a
+    dependency of the tests that read its name too, so for targets the record of which
+    tests ran it counts."""
+    units = {f"{u.path}::{u.name}" for u in deps} - targets.keys()
+    return sorted(units | {key for key in targets if test in ran[key]})
+
+
+def _recorded_since(tests: list[str], records: dict[str, Any], since: int | None) -> bool:
+    """Every one of ``tests`` was recorded by a session that recorded return kinds (so a
+    function that has none ran in none of them)."""
+    if since is None:
+        return False
+    sessions = [records[t].session_id for t in tests if t in records]
+    return all(s is not None and s >= since for s in sessions)
 
 
 def _current_returns(

@@ -22,7 +22,6 @@ import pytest
 from lsp_server.project.files import ProjectPaths, is_python
 from lsp_server.rts.imports import ImportResolver
 from lsp_server.rts.reads import EVERY_NAME, NAMES, builds_classes, code_reads
-from lsp_server.rts.returns import returns_values
 from lsp_server.rts.snapshots import FileStates
 from lsp_server.rts.tracing import CodeSet, CodeTracer, ReturnKinds
 from lsp_server.rts.units import FILE, MODULE, FileUnits, ImportStatement, Unit
@@ -69,6 +68,7 @@ class UnitAttribution:
         self._bound: dict[str, list[tuple[str, str]]] = {}
         self._indexed: set[str] = set()
         self._functions: dict[int, Unit | None] = {}  # by id(code): see ``function_of``
+        self._ran_of: dict[int, tuple[Unit, ...]] = {}  # by id(code): see ``functions_ran``
 
     def units_of_test(
         self, item: pytest.Item, window: Window, tracer: CodeTracer
@@ -109,15 +109,37 @@ class UnitAttribution:
                 out.setdefault(unit, set()).update(found[1] if found is not None else ())
         return out
 
+    def functions_ran(self, ran: CodeSet) -> set[Unit]:
+        """The function units ``ran`` ran: those whose code (or a function nested in them:
+        a closure's behaviour comes from its maker too) is in it."""
+        out: set[Unit] = set()
+        for code in ran.values():
+            found = self._ran_of.get(id(code))
+            if found is None:
+                found = self._ran_of[id(code)] = self._function_and_enclosing(code)
+            out.update(found)
+        return out
+
+    def _function_and_enclosing(self, code: CodeType) -> tuple[Unit, ...]:
+        rel = self.paths.python_rel(code.co_filename)
+        file_units = self.states.units(rel) if rel is not None else None
+        if file_units is None or code.co_name == "<module>":
+            return ()
+        unit = file_units.unit_for_code(code)
+        if unit.name == MODULE:
+            return ()
+        self._codes.append(code)  # its id stays a valid key
+        return (unit, *file_units.enclosing(unit))
+
     def function_of(self, code: CodeType) -> Unit | None:
         """The function unit whose own code ``code`` is (None: module or class code, a
-        nested function, a generator, a file outside the project)."""
+        nested function, a file outside the project)."""
         if id(code) in self._functions:
             return self._functions[id(code)]
         unit: Unit | None = None
         rel = self.paths.python_rel(code.co_filename)
         file_units = self.states.units(rel) if rel is not None else None
-        if file_units is not None and returns_values(code):
+        if file_units is not None:
             found = file_units.unit_for_code(code)
             qualname = getattr(code, "co_qualname", None)
             span = file_units.spans.get(found.name)

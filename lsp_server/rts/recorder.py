@@ -94,6 +94,7 @@ class DependencyRecorder:
         # Code the tests ran since the last write, and the return kinds already written.
         self._ran: CodeSet = {}
         self._written: dict[Unit, set[str]] = {}
+        self._functions_ran: dict[str, set[Unit]] = {}  # by node id, since the last write
 
     # -- tracing ------------------------------------------------------------------------
 
@@ -216,6 +217,7 @@ class DependencyRecorder:
                         window.update(shared)
         units = self.attribution.units_of_test(item, window, self.tracer)
         self._ran.update(window.codes)
+        self._functions_ran[item.nodeid] = self.attribution.functions_ran(window.codes)
         outcome, duration = _outcome(reports)
         self._pending.append(TestResult(item.nodeid, outcome, duration, units))
         if len(self._pending) >= _BATCH_TESTS or time.monotonic() - self._last_flush > _BATCH_S:
@@ -243,13 +245,15 @@ class DependencyRecorder:
         self._record_return_kinds()
 
     def _record_return_kinds(self) -> None:
-        """What the functions the tests ran returned; only what this session has not
-        written yet (the same functions run in most tests)."""
+        """Which functions each test ran, and what they returned (only what this session
+        has not written yet: the same functions run in most tests)."""
         ran, self._ran = self._ran, {}
+        functions_ran, self._functions_ran = self._functions_ran, {}
+        self.store.record_ran(functions_ran)
         kinds = self.attribution.return_kinds(ran, self.tracer.take_returns())
         written = self._written
         new = {u: k for u, k in kinds.items() if u not in written or not k <= written[u]}
         if new:
-            self.store.record_return_kinds(new)
+            self.store.record_return_kinds(new, self.session_id)
             for unit, found in new.items():
                 written.setdefault(unit, set()).update(found)

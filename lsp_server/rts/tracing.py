@@ -10,7 +10,7 @@ callback records each code object once and returns ``DISABLE``; ``take()`` calls
 hook (``sys.setprofile`` and ``threading.setprofile``) records the code of every ``call``.
 Both also keep each module's import footprint (see ``CodeTracer``), and the kinds of the
 values project functions return (``lsp_server.rts.returns``): on 3.12+ PY_RETURN is a local
-event of project functions, disabled at each return site after its first return in a test.
+event of project functions, disabled after a few returns per test.
 
 Code objects are kept by identity (``id``), not by value: two code objects compare equal
 when their bytecode, names and first line agree, whatever file they come from, and a test
@@ -40,6 +40,9 @@ _WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_APPEND
 
 CodeSet = dict[int, CodeType]
 """Code objects by ``id``."""
+RETURNS_PER_TEST = 32
+"""Returns of one function whose kinds are recorded per test on 3.12+ (then its return
+sites are disabled until the next test: a hot function would call back every time)."""
 ReturnKinds = dict[int, tuple[CodeType, set[str]]]
 """Kinds of the values returned by each code object (by ``id``, the code kept alive)."""
 
@@ -131,6 +134,7 @@ class MonitoringTracer(CodeTracer):
         self._is_project_file = is_project_file
         self._files: dict[str, bool] = {}
         self._instrumented: CodeSet = {}
+        self._return_counts: dict[int, int] = {}  # returns seen per code in this test
         # The callback runs once per code object per test: keep it to a bound method call
         # on the current set, held in a closure cell, and constants from the closure.
         remember = self._seen.__setitem__
@@ -144,12 +148,15 @@ class MonitoringTracer(CodeTracer):
             nonlocal remember
             remember = seen.__setitem__
 
+        counts = self._return_counts
+
         def on_return(code: CodeType, offset: int, value: object) -> Any:
             if code.co_name == "<module>":
                 self._close_module(code)
-            else:
-                self._record_return(code, value)
-            return disable
+                return disable
+            self._record_return(code, value)
+            count = counts[id(code)] = counts.get(id(code), 0) + 1
+            return disable if count >= RETURNS_PER_TEST else None
 
         self._on_start = on_start
         self._on_return = on_return
@@ -227,6 +234,7 @@ class MonitoringTracer(CodeTracer):
     def take(self, restart: bool = True) -> CodeSet:
         seen = super().take(restart)
         if restart:
+            self._return_counts.clear()
             _MON.restart_events()
         return seen
 

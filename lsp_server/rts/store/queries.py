@@ -141,6 +141,22 @@ class StoreQueries:
                 out[unit] = (row[0], json.loads(row[1]))
         return out
 
+    def tests_that_ran(self, unit: Unit) -> list[str]:
+        """The tests that ran the function ``unit`` when last recorded (``record_ran``)."""
+        return [
+            row[0]
+            for row in self._conn.execute(
+                "SELECT t.nodeid FROM units u JOIN ran r ON r.unit_id=u.id"
+                " JOIN tests t ON t.id=r.test_id WHERE u.path=? AND u.name=? ORDER BY t.nodeid",
+                (unit.path, unit.name),
+            )
+        ]
+
+    def return_kinds_since(self) -> int | None:
+        """The first session that recorded return kinds (None: none did)."""
+        row = self._conn.execute("SELECT value FROM meta WHERE key='return_kinds_since'").fetchone()
+        return int(row[0]) if row is not None and row[0].isdigit() else None
+
     def tests_reading(self, path: str, names: Iterable[str]) -> dict[str, str]:
         """Tests that depend on module ``path`` and read one of ``names`` (recorded as
         ``NAMES`` units), each with one such name."""

@@ -85,6 +85,14 @@ _RETURNS_TABLE = """CREATE TABLE IF NOT EXISTS return_kinds (
     kinds TEXT NOT NULL
 )"""
 
+# The function units each test ran while it ran (its dependencies also hold the functions
+# whose names it reads, and what ran at import): which tests execute a function.
+_RAN_TABLE = """CREATE TABLE IF NOT EXISTS ran (
+    unit_id INTEGER NOT NULL,
+    test_id INTEGER NOT NULL,
+    PRIMARY KEY (unit_id, test_id)
+) WITHOUT ROWID"""
+
 _COLLECTED_TABLE = (
     "CREATE TABLE IF NOT EXISTS collected (path TEXT PRIMARY KEY, nodeids TEXT NOT NULL)"
 )
@@ -131,6 +139,7 @@ CREATE TABLE IF NOT EXISTS files (path TEXT PRIMARY KEY, raw_hash TEXT);
 {_SKIPPED_TABLE};
 {_EVIDENCE_TABLE};
 {_RETURNS_TABLE};
+{_RAN_TABLE};
 """
 
 # From version N to N + 1: statements that bring an older store up to date (it keeps its
@@ -140,7 +149,7 @@ MIGRATIONS: dict[int, list[str]] = {
     1: [_COLLECTED_TABLE],
     2: [_TASKS_TABLE, _EXTREME_TABLE],
     3: [_SKIPPED_TABLE, _EVIDENCE_TABLE],
-    4: [_RETURNS_TABLE],
+    4: [_RETURNS_TABLE, _RAN_TABLE],
 }
 
 
