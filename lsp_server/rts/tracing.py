@@ -257,9 +257,8 @@ class ProfileTracer(CodeTracer):
                 self._open_module(code)
         elif event == "return":
             code = frame.f_code
-            if code.co_name == "<module>":
-                if self._windows:
-                    self._close_module(code)
+            if self._windows and code.co_name == "<module>":
+                self._close_module(code)
                 return
             wanted = self._files.get(code.co_filename)
             if wanted is None:
