@@ -5,21 +5,15 @@ case: ``test_runner.test_dependency_store_stands_in_for_the_observation_run``)."
 
 from __future__ import annotations
 
-import subprocess
-import sys
+from collections.abc import Callable
 from pathlib import Path
 
 from lsp_server.extreme.analysis import Options, analyse
+from tests.support.reks import run_pytest
 
 
 def _record(root: Path) -> None:
-    recorded = subprocess.run(
-        [sys.executable, "-m", "pytest", "--reks", "-q", "-p", "no:cacheprovider"],
-        cwd=root,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    recorded = run_pytest(root, "--reks", "-p", "no:cacheprovider")
     assert recorded.returncode == 0, recorded.stdout
 
 
@@ -53,3 +47,39 @@ def test_pytest_reks_records_return_kinds(example: Path) -> None:
         "VersionedSet.add": ["none"],
         "VersionedSet.intersect": ["other"],
     }
+
+
+def test_a_function_only_named_by_the_tests_is_not_executed(
+    make_project: Callable[[dict[str, str]], Path],
+) -> None:
+    # The test reads the name ``unused`` (so it depends on that unit) but never runs it: a
+    # transformation of it cannot be detected, and must not be reported undetected.
+    root = make_project(
+        {
+            "m.py": """
+                def used(x):
+                    y = x + 1
+                    return y
+
+                def unused(x):
+                    y = x * 2
+                    return y
+            """,
+            "test_m.py": """
+                from m import used, unused
+
+                def test_used():
+                    assert used(1) == 2
+                    assert callable(unused)
+            """,
+        }
+    )
+    _record(root)
+    analysis = analyse(root, Options(jobs=1, incremental=False))
+    assert analysis.coverage_source == "store only"
+    verdicts = {(r.transformation.function, r.verdict.value) for r in analysis.results}
+    assert ("unused", "skipped") in verdicts
+    assert [r.reason for r in analysis.results if r.transformation.function == "unused"] == [
+        "not executed by any test"
+    ]
+    assert ("used", "detected") in verdicts
