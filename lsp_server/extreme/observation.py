@@ -78,13 +78,16 @@ def store_view(
             returns = _current_returns(recorded, functions)
             ran = {key: set(store.tests_that_ran(unit)) for key, unit in units.items()}
             since = store.return_kinds_since()
-            never_ran = {
-                key
-                for key, unit in units.items()
-                if not ran[key] and _recorded_since(store.tests_depending_on(unit), records, since)
-            }
-            lacking = [u for k, u in units.items() if k not in returns and k not in never_ran]
-            observe = {*selected, *store.tests_depending_on_any(lacking)}
+            for key, unit in units.items():
+                # No kinds at all: its own code returned in none of the tests recorded
+                # since kinds are (only code nested in it ran, or nothing did).
+                depending = store.tests_depending_on(unit)
+                if unit not in recorded and _recorded_since(depending, records, since):
+                    returns[key] = []
+            lacking = [u for k, u in units.items() if k not in returns]
+            # A test recorded before kinds were has no record of the functions it ran.
+            unknown = {t for t in covering if not _recorded_since([t], records, since)}
+            observe = {*selected, *unknown, *store.tests_depending_on_any(lacking)}
             fresh = [t for t in collected if t in covering and t not in observe]
             deps = {t: store.dependencies_of(t) for t in fresh}
     except (StoreError, OSError, sqlite3.Error):
