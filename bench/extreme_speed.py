@@ -64,6 +64,17 @@ PROJECTS = [
 ]
 
 
+def load() -> str:
+    """The machine's load (1-minute average), printed with each figure: it is shared."""
+    return f"[load {os.getloadavg()[0]:.1f}]"
+
+
+def import_root(root: Path) -> Path:
+    """Where the project's packages are imported from: ``src/`` in a src layout."""
+    src = root / "src"
+    return src if src.is_dir() and any(src.glob("*/__init__.py")) else root
+
+
 def fetch(project: Project) -> Path:
     """Download and unpack the sdist (once)."""
     return fetch_sdist(project.requirement, WORK / "src")
@@ -81,7 +92,8 @@ def fresh_copy(root: Path, label: str) -> Path:
 
 
 def run_reks(root: Path, project: Project, jobs: int) -> Analysis:
-    os.environ["PYTHONPATH"] = str(root)  # the workers import the project from its sources
+    # The workers import the project from its sources.
+    os.environ["PYTHONPATH"] = str(import_root(root))
     return analyse(
         root,
         Options(
@@ -103,7 +115,7 @@ def run_naive(copy: Path, result: TransformationResult) -> tuple[float, bool]:
     original = path.read_bytes()
     text = rewrite_body(original.decode(), t.line, t.function.rsplit(".", 1)[-1], t.body)
     path.write_text(text, encoding="utf-8")
-    env = {**os.environ, "PYTHONPATH": str(copy), "PYTHONDONTWRITEBYTECODE": "1"}
+    env = {**os.environ, "PYTHONPATH": str(import_root(copy)), "PYTHONDONTWRITEBYTECODE": "1"}
     started = time.perf_counter()
     try:
         done = subprocess.run(
@@ -215,7 +227,7 @@ def incremental(root: Path, project: Project, jobs: int, analysis: Analysis) -> 
     print(
         f"(d) re-analysis after editing {t.function}: {cold:.2f} s with new workers "
         f"(CLI), {hot:.2f} s on warm workers (editor); {runs}/{hot_runs} transformations "
-        f"run, {reused} functions reused"
+        f"run, {reused} functions reused {load()}"
     )
 
 
@@ -247,7 +259,7 @@ def dask_throughput(root: Path, project: Project, counts: list[int], local_rate:
 
 def record_store(root: Path) -> None:
     """``pytest --reks`` in ``root``: the dependency store the analysis then reuses."""
-    env = {**os.environ, "PYTHONPATH": str(root)}
+    env = {**os.environ, "PYTHONPATH": str(import_root(root))}
     started = time.perf_counter()
     subprocess.run(
         [sys.executable, "-m", "pytest", "--reks", "-q", *QUIET],
@@ -296,7 +308,7 @@ def compare_naive(
     print(
         f"    per transformation (same sample, medians) naive/reks {median_naive / reks_same:.1f}x;"
         f" END TO END naive {naive_total:.0f} s / reks {analysis.elapsed:.1f} s = "
-        f"{naive_total / analysis.elapsed:.1f}x"
+        f"{naive_total / analysis.elapsed:.1f}x {load()}"
     )
 
 
@@ -357,7 +369,8 @@ def main() -> int:
             f"({len(ran) / analysis.elapsed:.1f}/s overall; collection+observation "
             f"{analysis.observation:.2f} s of it, coverage from {analysis.coverage_source}); "
             f"median {median_reks:.1f} ms per transformation; verdicts {summary.verdicts}; "
-            f"{analysis.checked_on_disk} checked on disk (import time)"
+            f"{analysis.checked_on_disk} checked on disk (import time); "
+            f"{analysis.observed_tests} tests observed {load()}"
         )
         print(
             f"    pseudo-tested {summary.pseudo_tested}/{summary.analysed} analysed functions "

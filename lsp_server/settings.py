@@ -65,6 +65,23 @@ class ExtremeSettings:
     """Timeout = 1 s + this factor x the covering tests' normal duration."""
     incremental: bool = True
     """Keep the verdicts of functions whose code and covering tests did not change."""
+    timeoutBase: float = 1.0
+    """Seconds added to every transformation's timeout (fork, fixture setup)."""
+    testTimeout: float = 120.0
+    """Cap in seconds on one test on the original code; a test still running is stopped,
+    reported (``hungTests``) and left out."""
+    collectTimeout: float = 600.0
+    """Cap in seconds on starting a worker (imports and test collection)."""
+    onDisk: bool = True
+    """Check functions that ran at import time on disk (a private copy with the file
+    rewritten); off: report them "not analysable in place"."""
+    verify: int = 0
+    """Undetected verdicts to check again the plain way; a disagreement is a defect."""
+    scheduler: str = ""
+    """A Dask distributed scheduler's address that runs the transformations (empty: local
+    worker processes)."""
+    pytestArgs: list[str] = field(default_factory=list)
+    """Extra pytest arguments of the analysis's workers."""
 
 
 ON_SAVE_CHOICES = ("organizeImports",)
@@ -105,7 +122,7 @@ class Settings:
         if isinstance(data.get("reks"), dict):
             data = data["reks"]
         _merge(self.actions, data.get("actions"))
-        _merge(self.defaultNames, data.get("defaultNames"))
+        _merge(self.defaultNames, data.get("defaultNames"), names=True)
         _merge(self.tests, data.get("tests"))
         _merge(self.extreme, data.get("extreme"))
         if isinstance(data.get("python"), str):
@@ -122,14 +139,19 @@ class Settings:
             self.onSave = [str(x) for x in on_save if str(x) in ON_SAVE_CHOICES]
 
 
-def _merge(target: object, data: Any) -> None:
+def _merge(target: object, data: Any, names: bool = False) -> None:
+    """Copy the values of ``data`` that have their field's type onto ``target`` (a whole
+    number counts for a float field: JSON writes 1.0 as 1). ``names``: a string must also
+    be usable as a Python name."""
     if not isinstance(data, dict):
         return
     for f in fields(target):  # type: ignore[arg-type]
         value = data.get(f.name)
         default = getattr(target, f.name)
+        if type(default) is float and type(value) is int:
+            value = float(value)
         if value is None or type(value) is not type(default):
             continue
-        if isinstance(value, str) and not value.isidentifier():
-            continue  # a default name must be usable as a Python name
+        if names and isinstance(value, str) and not value.isidentifier():
+            continue
         setattr(target, f.name, value)

@@ -11,6 +11,7 @@
 --       actions = { move = true },          -- per-action switches
 --       defaultNames = { extractedMethod = "extracted_method" },
 --       tests = { pytestArgs = {}, summary = "progress" },
+--       extreme = { jobs = 0, testTimeout = 120, onDisk = true, verify = 0, scheduler = "" },
 --     },
 --     rename_after_extract = true,          -- :ReksExtract asks for the new name
 --     echo_status = true,                   -- echo "N tests skipped by refactorings · M affected"

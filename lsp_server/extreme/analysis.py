@@ -22,10 +22,12 @@ from lsp_server.extreme.model import Transformation, TransformationResult, Verdi
 from lsp_server.extreme.observation import ImportTimeTests, StoreView, store_view, test_timeouts
 from lsp_server.extreme.on_disk import PrivateCopy
 from lsp_server.extreme.pool import WorkerPool
-from lsp_server.extreme.runners import Runner, runner_for
+from lsp_server.extreme.requests import run_planned, run_request
+from lsp_server.extreme.runners import runner_for
 from lsp_server.extreme.state import (
     Checksums,
     entry,
+    has_state,
     load_state,
     previous_runners,
     result_from_state,
@@ -119,6 +121,41 @@ def analyse(
     started = time.perf_counter()
     root = root.resolve()
     analysis = Analysis(root=root)
+    # Nothing to reuse: the workers start importing and collecting right away, while this
+    # process discovers the functions and hashes the tests.
+    early = None
+    if warm is None and not options.scheduler and not (options.incremental and has_state(root)):
+        early = WorkerPool(
+            root,
+            _pool_size(options),
+            options.python,
+            options.pytest_args,
+            collect_timeout=options.collect_timeout,
+        )
+        early.spawn()
+    try:
+        _analyse(root, options, job, analysis, warm, early)
+    finally:
+        if early is not None and early.workers:
+            early.terminate()
+    analysis.elapsed = time.perf_counter() - started
+    return analysis
+
+
+def _pool_size(options: Options) -> int:
+    # With a cluster the local workers only observe: one is enough.
+    return 1 if options.scheduler else options.jobs or os.cpu_count() or 1
+
+
+def _analyse(
+    root: Path,
+    options: Options,
+    job: Job,
+    analysis: Analysis,
+    warm: WarmPools | None,
+    early: WorkerPool | None,
+) -> None:
+    """``analyse`` with the workers ``early`` (already spawned, or None)."""
     patterns = [*config_patterns(root), *options.patterns]
     files = source_files(root, options.paths)
     functions, analysis.errors = discover(root, files, patterns)
@@ -152,12 +189,10 @@ def analyse(
 
     if todo:
         known = previous_runners(previous, todo, checksums)
-        _run(root, options, job, analysis, todo, checksums, results, entries, known, warm)
+        _run(root, options, job, analysis, todo, checksums, results, entries, known, warm, early)
 
     analysis.results = [r for f in functions for r in results.get(f.key, [])]
     save_state(root, context, {**untouched(previous, root, analysis.functions), **entries})
-    analysis.elapsed = time.perf_counter() - started
-    return analysis
 
 
 def check_on_disk(
@@ -222,13 +257,14 @@ def _run(
     entries: dict[str, Any],
     known: list[str] | None = None,
     warm: WarmPools | None = None,
+    early: WorkerPool | None = None,
 ) -> None:
-    # With a cluster the local workers only observe: one is enough.
-    size = 1 if options.scheduler else options.jobs or os.cpu_count() or 1
     job.report(0, None, "collecting tests")
     warm = None if options.scheduler else warm
-    args = (root, size, options.python, options.pytest_args)
-    if warm is not None:
+    args = (root, _pool_size(options), options.python, options.pytest_args)
+    if early is not None:
+        pool = early
+    elif warm is not None:
         pool = warm.take(*args, job, collect_timeout=options.collect_timeout)
     else:
         pool = WorkerPool(*args, collect_timeout=options.collect_timeout)
@@ -237,7 +273,7 @@ def _run(
         planned = _plan(options, analysis, todo, observed, checksums, results, entries)
         files = sorted({f.path for f in todo})
         run_all = runner_for(options.scheduler, pool, options.python, options.pytest_args, files)
-        done = _run_planned(run_all, planned, job)
+        done = run_planned(run_all, planned, job)
         analysis.run_count = len(done)
     except BaseException:
         pool.terminate()
@@ -279,16 +315,24 @@ def _observe(
     job.report(0, None, "observing the tests")
     analysis.import_time = pool.import_time & {f.key for f in todo}
     view = store_view(root, pool.nodeids, todo, frozenset(analysis.import_time))
+    subset = view.subset
     if known is not None and not analysis.import_time:
         # Only their bodies changed: no other test can reach them now.
-        view.subset = [t for t in pool.nodeids if t in set(known)]
-    analysis.coverage_source = "observation" if view.subset is None else "store"
+        subset = [t for t in (subset or pool.nodeids) if t in set(known)]
+    if view.subset is None:
+        analysis.coverage_source = "observation"
+    else:
+        analysis.coverage_source = "store" if subset else "store only"
     cap = options.test_timeout
-    observed = pool.observe(view.subset, cap, test_timeouts(view.subset, view.durations, cap))
+    if subset == []:
+        observed: dict[str, Any] = {"tests": {}, "returns": {}, "setup": view.setup}
+    else:
+        observed = pool.observe(subset, cap, test_timeouts(subset, view.durations, cap))
     analysis.observed_tests = len(observed["tests"])
     analysis.hung_tests = sorted(n for n, t in observed["tests"].items() if t["outcome"] == "hung")
+    observed["tests"] = {**view.known_tests, **observed["tests"]}
     observed["store"] = view
-    for unit, kinds in pool.import_returns.items():
+    for unit, kinds in [*view.returns.items(), *pool.import_returns.items()]:
         observed["returns"][unit] = sorted({*observed["returns"].get(unit, []), *kinds})
     analysis.observation = time.perf_counter() - observe_start
     return observed
@@ -343,42 +387,5 @@ def _plan(
         for body in bodies:
             ident = len(planned)
             transformation = Transformation(function.path, function.qualname, function.line, body)
-            planned[ident] = (transformation, _request(ident, function, body, passing, timeout))
+            planned[ident] = (transformation, run_request(ident, function, body, passing, timeout))
     return planned
-
-
-def _request(
-    ident: int, function: FunctionInfo, body: str, tests: list[str], timeout: float
-) -> dict[str, Any]:
-    """A worker's request to run one transformation."""
-    return {
-        "op": "run",
-        "id": ident,
-        "path": function.path,
-        "function": function.qualname,
-        "line": function.line,
-        "first_line": function.first_line,
-        "body": body,
-        "tests": tests,
-        "timeout": timeout,
-    }
-
-
-def _run_planned(
-    run_all: Runner, planned: dict[int, tuple[Transformation, dict[str, Any]]], job: Job
-) -> list[TransformationResult]:
-    """Run every planned transformation on the workers; the results in planned order."""
-    done: dict[int, TransformationResult] = {}
-    job.report(0, len(planned), "running transformations")
-    for reply in run_all([request for _, request in planned.values()], job):
-        t = planned[reply["id"]][0]
-        done[reply["id"]] = TransformationResult(
-            transformation=t,
-            verdict=Verdict(reply["verdict"]),
-            tests=list(reply.get("tests", [])),
-            reason=reply.get("reason", ""),
-            detected_by=reply.get("detected_by"),
-            duration=float(reply.get("duration", 0.0)),
-        )
-        job.report(len(done), len(planned), f"{t.function}: {t.body}")
-    return [done[ident] for ident in sorted(done)]

@@ -1,8 +1,9 @@
 """Which extreme bodies fit a function: from its return annotation, else from observed values.
 
 A body is the text that replaces the whole function body (``pass``, ``return True``, ...).
-Kinds are short names for the type of a value a function returned while the tests ran;
-the observation run records them and ``bodies_for_kinds`` turns them into bodies.
+Kinds (``lsp_server.rts.returns``) are short names for the type of a value a function
+returned while the tests ran; ``pytest --reks`` and the observation run record them, and
+``bodies_for_kinds`` turns them into bodies.
 """
 
 from __future__ import annotations
@@ -30,19 +31,6 @@ _KIND_BODIES: dict[str, tuple[str, ...]] = {
 }
 _KIND_ORDER = list(_KIND_BODIES)
 
-_EXACT_KINDS: dict[type, str] = {
-    type(None): "none",
-    bool: "bool",
-    int: "int",
-    float: "float",
-    str: "str",
-    bytes: "bytes",
-    list: "list",
-    dict: "dict",
-    set: "set",
-    frozenset: "frozenset",
-    tuple: "tuple",
-}
 
 # Annotation names (last dotted component) -> kind. Unknown names are a class the
 # function returns an instance of: the only constant for it is None.
@@ -75,11 +63,6 @@ _ANNOTATION_KINDS: dict[str, str] = {
 }
 _UNKNOWN = {"Any", "object", "TypeVar", "Self"}
 NEVER = {"NoReturn", "Never"}
-
-
-def kind_of(value: object) -> str:
-    """The kind of a returned value (exact types only: a bool is not an int here)."""
-    return _EXACT_KINDS.get(type(value), "other")
 
 
 def bodies_for_kinds(kinds: set[str]) -> list[str]:

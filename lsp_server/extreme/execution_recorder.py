@@ -8,7 +8,6 @@ every test sees every unit it runs); on 3.10/3.11 a profile hook.
 
 from __future__ import annotations
 
-import dis
 import os
 import sys
 import types
@@ -16,14 +15,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from lsp_server.extreme.constants import kind_of
+from lsp_server.rts.returns import NOT_RETURNING, is_real_return, kind_of
+from lsp_server.rts.tracing import RETURNS_PER_TEST
 from lsp_server.rts.units import MODULE, FileUnits, SourceError, path_units
 
 _TOOL_NAME = "reks-extreme"
-RETURNS_PER_TEST = 32
-"""Returns of one function recorded per test on 3.12+ (then its return event is off)."""
-_NOT_RETURNING = 0x20 | 0x200  # CO_GENERATOR | CO_ASYNC_GENERATOR: their returns say nothing
-_RETURN_OPS = {dis.opmap[name] for name in ("RETURN_VALUE", "RETURN_CONST") if name in dis.opmap}
 
 
 def _monitoring() -> Any:
@@ -112,7 +108,7 @@ class Recorder:
         return units
 
     def _record_return(self, code: types.CodeType, info: _CodeInfo, value: object) -> None:
-        if code.co_flags & _NOT_RETURNING:
+        if code.co_flags & NOT_RETURNING:
             return
         self.returns.setdefault(info.unit, set()).add(kind_of(value))
 
@@ -156,7 +152,7 @@ class Recorder:
 
         def on_return(code: types.CodeType, offset: int, value: object) -> object:
             info = self._info(code)
-            if info is None or not info.exact or code.co_flags & _NOT_RETURNING:
+            if info is None or not info.exact or code.co_flags & NOT_RETURNING:
                 return disable
             self._record_return(code, info, value)
             # A hot function would call back on every return; after a few per test its
@@ -179,8 +175,5 @@ class Recorder:
             info = self._info(code)
             if info is None or not info.exact:
                 return
-            # The profile hook also reports a "return" when an exception leaves the frame or
-            # a coroutine suspends: only a real return instruction carries a result.
-            lasti = frame.f_lasti
-            if 0 <= lasti < len(code.co_code) and code.co_code[lasti] in _RETURN_OPS:
+            if is_real_return(frame):
                 self._record_return(code, info, arg)

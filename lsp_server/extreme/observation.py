@@ -1,10 +1,14 @@
 """The observation pass: which tests execute which function, how long each test takes, what
 each function returns, and which functions ran while the project was imported.
 
-The dependency store of test selection (what ``pytest --reks`` recorded) narrows the run to
-the tests that may execute the targets and gives each test a timeout from its recorded
-duration; without a store every test is observed under the cap. A test still running at
-its timeout on the original code is stopped, reported hung, and excluded.
+The dependency store of test selection (what ``pytest --reks`` recorded) stands in for the
+observation of every test whose recorded dependencies are unchanged: it ran exactly the
+units recorded for it, with the recorded outcome and about the recorded duration, and the
+store also holds the kinds each function returned (for its current checksum). Only the
+tests selection would run (new, changed, failed), and the covering tests of a function
+whose return kinds the store lacks, are observed; often none. Without a store every test
+is observed under the cap. A test still running at its timeout on the original code is
+stopped, reported hung, and excluded.
 """
 
 from __future__ import annotations
@@ -32,6 +36,11 @@ class StoreView:
     # Tests depending on a function, through the import footprints of the modules they use
     # too (asked for the functions that ran at import time only).
     dependents: dict[str, list[str]] = field(default_factory=dict)
+    # Covering tests whose recorded dependencies are unchanged, as an observation would
+    # report them (outcome, duration, units), and the recorded return kinds of functions.
+    known_tests: dict[str, dict[str, Any]] = field(default_factory=dict)
+    returns: dict[str, list[str]] = field(default_factory=dict)
+    setup: float = 0.0  # the recorded duration of the first collected test
 
 
 def test_timeouts(
@@ -48,34 +57,88 @@ def store_view(
     functions: list[FunctionInfo],
     import_time: frozenset[str] = frozenset(),
 ) -> StoreView:
-    """The tests that may execute ``functions``, and the recorded durations of tests.
-
-    A test whose recorded dependencies are all unchanged executes exactly the units
-    recorded for it, so it is observed only if one of them is a target; every other test
-    (new, changed, failed, stale) is observed, since what it executes now is unknown."""
+    """What the store knows of the tests that may execute ``functions``; the tests to
+    observe are the rest (see the module docstring)."""
     from lsp_server.rts.select import select_affected_tests
     from lsp_server.rts.store import DependencyStore, StoreError, store_path
     from lsp_server.rts.units import Unit
 
     if not store_path(root).exists():
         return StoreView()
+    units = {f.key: Unit(f.path, f.qualname) for f in functions}
     try:
         with DependencyStore(root, create=False) as store:
             records = store.test_records()
             if not records:
                 return StoreView()
-            selection = select_affected_tests(root, store, collected)
-            covering = store.tests_depending_on_any([Unit(f.path, f.qualname) for f in functions])
-            dependents = {
-                f.key: store.tests_depending_on(Unit(f.path, f.qualname))
-                for f in functions
-                if f.key in import_time
-            }
+            selected = select_affected_tests(root, store, collected).selected
+            covering = store.tests_depending_on_any(units.values())
+            dependents = {key: store.tests_depending_on(units[key]) for key in import_time}
+            recorded = store.return_kinds(units.values())
+            returns = _current_returns(recorded, functions)
+            ran = {key: set(store.tests_that_ran(unit)) for key, unit in units.items()}
+            since = store.return_kinds_since()
+            for key, unit in units.items():
+                # No kinds at all: its own code returned in none of the tests recorded
+                # since kinds are (only code nested in it ran, or nothing did).
+                depending = store.tests_depending_on(unit)
+                if unit not in recorded and _recorded_since(depending, records, since):
+                    returns[key] = []
+            lacking = [u for k, u in units.items() if k not in returns]
+            # A test recorded before kinds were has no record of the functions it ran.
+            unknown = {t for t in covering if not _recorded_since([t], records, since)}
+            observe = {*selected, *unknown, *store.tests_depending_on_any(lacking)}
+            fresh = [t for t in collected if t in covering and t not in observe]
+            deps = {t: store.dependencies_of(t) for t in fresh}
     except (StoreError, OSError, sqlite3.Error):
         return StoreView()
     durations = {n: r.duration for n, r in records.items() if r.outcome == "passed"}
-    subset = [t for t in collected if t in selection.selected or t in covering]
-    return StoreView(subset, durations, dependents)
+    known_tests = {
+        t: {
+            "outcome": records[t].outcome,
+            "duration": records[t].duration,
+            "units": _units_run(deps[t], t, units, ran),
+        }
+        for t in fresh
+    }
+    setup = durations.get(collected[0], 0.0) if collected else 0.0
+    subset = [t for t in collected if t in observe]
+    return StoreView(
+        subset, durations, dependents, known_tests=known_tests, returns=returns, setup=setup
+    )
+
+
+def _units_run(
+    deps: dict[Any, str | None], test: str, targets: dict[str, Any], ran: dict[str, set[str]]
+) -> list[str]:
+    """A test's units as an observation reports them: a target function's unit is a
+    dependency of the tests that read its name too, so for targets the record of which
+    tests ran it counts."""
+    units = {f"{u.path}::{u.name}" for u in deps} - targets.keys()
+    return sorted(units | {key for key in targets if test in ran[key]})
+
+
+def _recorded_since(tests: list[str], records: dict[str, Any], since: int | None) -> bool:
+    """Every one of ``tests`` was recorded by a session that recorded return kinds (so a
+    function that has none ran in none of them)."""
+    if since is None:
+        return False
+    sessions = [records[t].session_id for t in tests if t in records]
+    return all(s is not None and s >= since for s in sessions)
+
+
+def _current_returns(
+    recorded: dict[Any, tuple[str | None, list[str]]], functions: list[FunctionInfo]
+) -> dict[str, list[str]]:
+    """Recorded return kinds of ``functions`` whose code is still what returned them."""
+    from lsp_server.rts.units import Unit
+
+    out: dict[str, list[str]] = {}
+    for function in functions:
+        checksum, kinds = recorded.get(Unit(function.path, function.qualname), (None, []))
+        if checksum is not None and checksum == function.checksum:
+            out[function.key] = kinds
+    return out
 
 
 def tests_to_observe(

@@ -79,6 +79,7 @@ class WorkerPool:
         self.collect_timeout = collect_timeout
         self.import_time: set[str] = set()  # function units that ran while importing
         self.import_returns: dict[str, set[str]] = {}
+        self._ready = False  # every worker has collected the tests
 
     def __enter__(self) -> WorkerPool:
         return self
@@ -87,8 +88,23 @@ class WorkerPool:
         self.close()
 
     def start(self, job: Job) -> None:
-        if self.workers:
+        """Start the workers (unless ``spawn`` did) and wait until each has collected."""
+        if self._ready:
             return  # a warm pool (see ``warm``) is started once
+        self.spawn()
+        for worker in self.workers:
+            job.check()
+            ready = worker.receive(self.collect_timeout, "collecting the tests")
+            worker.tests = int(ready.get("tests", 0))
+            self.nodeids = list(ready.get("nodeids", []))
+            self.collection_errors = int(ready.get("collection_errors", 0))
+        self._ready = True
+
+    def spawn(self) -> None:
+        """Start the worker processes without waiting for them: they import the project
+        and collect its tests while this process does other work (``start`` waits)."""
+        if self.workers:
+            return
         env = dict(os.environ)
         env.setdefault("PYTHONDONTWRITEBYTECODE", "1")
         args = ["-m", "lsp_server.extreme.pytest_worker", str(self.root), *self.pytest_args]
@@ -98,12 +114,6 @@ class WorkerPool:
                 self.python, args, cwd=self.root, env=env, quiet=True, new_session=True
             )
             self.workers.append(Worker(process))
-        for worker in self.workers:
-            job.check()
-            ready = worker.receive(self.collect_timeout, "collecting the tests")
-            worker.tests = int(ready.get("tests", 0))
-            self.nodeids = list(ready.get("nodeids", []))
-            self.collection_errors = int(ready.get("collection_errors", 0))
 
     def prepare(self, files: list[str]) -> None:
         """Workers import ``files`` and index their live functions (once per file: a warm
@@ -190,6 +200,7 @@ class WorkerPool:
         for worker in self.workers:
             worker.process.close(grace=2.0)
         self.workers = []
+        self._ready = False
 
     def terminate(self) -> None:
         """Stop at once (cancellation): SIGTERM makes each worker kill its child."""
@@ -198,3 +209,4 @@ class WorkerPool:
         for worker in self.workers:
             worker.process.close(grace=5.0)
         self.workers = []
+        self._ready = False

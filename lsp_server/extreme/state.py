@@ -14,7 +14,7 @@ from lsp_server.extreme.discover import FunctionInfo
 from lsp_server.extreme.model import Transformation, TransformationResult, Verdict
 from lsp_server.project import python_files
 from lsp_server.project.files import is_test_path
-from lsp_server.rts.store import DependencyStore, StoreError
+from lsp_server.rts.store import DependencyStore, StoreError, store_path
 from lsp_server.rts.units import MODULE, FileUnits, SourceError, path_units
 
 _PARSED: dict[tuple[str, int, int], FileUnits] = {}
@@ -78,6 +78,17 @@ def load_state(root: Path, context: str) -> dict[str, Any]:
             return store.extreme_verdicts(context)
     except (StoreError, OSError, sqlite3.Error, ValueError):
         return {}
+
+
+def has_state(root: Path) -> bool:
+    """Whether an earlier analysis saved verdicts that this one may reuse."""
+    if not store_path(root).exists():
+        return False
+    try:
+        with DependencyStore(root, create=False, read_only=True) as store:
+            return store.has_extreme_verdicts()
+    except (StoreError, OSError, sqlite3.Error, ValueError):
+        return False
 
 
 def save_state(root: Path, context: str, entries: dict[str, Any]) -> None:

@@ -50,8 +50,15 @@ def analysis_options(host: Host, project: Project, paths: list[Path]) -> Options
         jobs=max(0, settings.jobs),
         patterns=list(settings.skipPatterns),
         timeout_factor=max(1.0, float(settings.timeoutFactor)),
+        timeout_base=max(0.0, settings.timeoutBase),
         incremental=settings.incremental,
         python=project.python,
+        pytest_args=[str(arg) for arg in settings.pytestArgs],
+        test_timeout=max(0.1, settings.testTimeout),
+        collect_timeout=max(1.0, settings.collectTimeout),
+        on_disk=settings.onDisk,
+        verify=max(0, settings.verify),
+        scheduler=settings.scheduler.strip() or None,
     )
 
 

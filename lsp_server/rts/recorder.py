@@ -25,7 +25,14 @@ from lsp_server.project.files import ProjectPaths
 from lsp_server.rts.attribution import UnitAttribution, Window
 from lsp_server.rts.snapshots import FileStates
 from lsp_server.rts.store import DependencyStore, FileSnapshot, TestResult
-from lsp_server.rts.tracing import CodeTracer, FileWatcher, activate_watcher, new_tracer
+from lsp_server.rts.tracing import (
+    CodeSet,
+    CodeTracer,
+    FileWatcher,
+    activate_watcher,
+    new_tracer,
+)
+from lsp_server.rts.units import Unit
 
 # Results are written in batches: at most this many tests or seconds per transaction.
 _BATCH_TESTS = 100
@@ -84,6 +91,10 @@ class DependencyRecorder:
         self._reports: dict[str, list[pytest.TestReport]] = {}
         self._pending: list[TestResult] = []
         self._last_flush = time.monotonic()
+        # Code the tests ran since the last write, and the return kinds already written.
+        self._ran: CodeSet = {}
+        self._written: dict[Unit, set[str]] = {}
+        self._functions_ran: dict[str, set[Unit]] = {}  # by node id, since the last write
 
     # -- tracing ------------------------------------------------------------------------
 
@@ -205,6 +216,8 @@ class DependencyRecorder:
                     if shared is not None:
                         window.update(shared)
         units = self.attribution.units_of_test(item, window, self.tracer)
+        self._ran.update(window.codes)
+        self._functions_ran[item.nodeid] = self.attribution.functions_ran(window.codes)
         outcome, duration = _outcome(reports)
         self._pending.append(TestResult(item.nodeid, outcome, duration, units))
         if len(self._pending) >= _BATCH_TESTS or time.monotonic() - self._last_flush > _BATCH_S:
@@ -229,3 +242,18 @@ class DependencyRecorder:
             options=self.options,
             session_id=self.session_id,
         )
+        self._record_return_kinds()
+
+    def _record_return_kinds(self) -> None:
+        """Which functions each test ran, and what they returned (only what this session
+        has not written yet: the same functions run in most tests)."""
+        ran, self._ran = self._ran, {}
+        functions_ran, self._functions_ran = self._functions_ran, {}
+        self.store.record_ran(functions_ran)
+        kinds = self.attribution.return_kinds(ran, self.tracer.take_returns())
+        written = self._written
+        new = {u: k for u, k in kinds.items() if u not in written or not k <= written[u]}
+        if new:
+            self.store.record_return_kinds(new, self.session_id)
+            for unit, found in new.items():
+                written.setdefault(unit, set()).update(found)

@@ -8,7 +8,9 @@ too). Library and pytest code is never instrumented, so it runs at full speed. T
 callback records each code object once and returns ``DISABLE``; ``take()`` calls
 ``restart_events()`` so the next test sees every code object again. On 3.10/3.11 a profile
 hook (``sys.setprofile`` and ``threading.setprofile``) records the code of every ``call``.
-Both also keep each module's import footprint (see ``CodeTracer``).
+Both also keep each module's import footprint (see ``CodeTracer``), and the kinds of the
+values project functions return (``lsp_server.rts.returns``): on 3.12+ PY_RETURN is a local
+event of project functions, disabled after a few returns per test.
 
 Code objects are kept by identity (``id``), not by value: two code objects compare equal
 when their bytecode, names and first line agree, whatever file they come from, and a test
@@ -30,12 +32,19 @@ from collections.abc import Callable
 from types import CodeType, FrameType, FunctionType
 from typing import Any
 
+from lsp_server.rts.returns import is_real_return, kind_of, returns_values
+
 _MON: Any = getattr(sys, "monitoring", None)
 
 _WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_APPEND
 
 CodeSet = dict[int, CodeType]
 """Code objects by ``id``."""
+RETURNS_PER_TEST = 32
+"""Returns of one function whose kinds are recorded per test on 3.12+ (then its return
+sites are disabled until the next test: a hot function would call back every time)."""
+ReturnKinds = dict[int, tuple[CodeType, set[str]]]
+"""Kinds of the values returned by each code object (by ``id``, the code kept alive)."""
 
 
 class CodeTracer:
@@ -50,6 +59,19 @@ class CodeTracer:
         # Open module executions, innermost last: (module code, the set to return to).
         self._windows: list[tuple[CodeType, CodeSet]] = []
         self._footprints: list[tuple[CodeType, CodeSet]] = []
+        self.returns: ReturnKinds = {}
+
+    def take_returns(self) -> ReturnKinds:
+        """What project functions returned since the last call."""
+        returns, self.returns = self.returns, {}
+        return returns
+
+    def _record_return(self, code: CodeType, value: object) -> None:
+        found = self.returns.get(id(code))
+        if found is None:
+            self.returns[id(code)] = (code, {kind_of(value)})
+        else:
+            found[1].add(kind_of(value))
 
     @property
     def started(self) -> bool:
@@ -100,7 +122,8 @@ class CodeTracer:
 
 class MonitoringTracer(CodeTracer):
     """``sys.monitoring`` PY_START on project code, with per-code DISABLE (Python 3.12+);
-    PY_RETURN on project module code, to close its import footprint."""
+    PY_RETURN on project module code, to close its import footprint, and on project
+    functions, for the kinds they return (per return site DISABLE)."""
 
     # Tool ids 0-2 are claimed by debuggers, coverage and profilers; 5 is the optimizer's.
     _CANDIDATE_IDS = (4, 3, 2)
@@ -111,6 +134,7 @@ class MonitoringTracer(CodeTracer):
         self._is_project_file = is_project_file
         self._files: dict[str, bool] = {}
         self._instrumented: CodeSet = {}
+        self._return_counts: dict[int, int] = {}  # returns seen per code in this test
         # The callback runs once per code object per test: keep it to a bound method call
         # on the current set, held in a closure cell, and constants from the closure.
         remember = self._seen.__setitem__
@@ -124,9 +148,15 @@ class MonitoringTracer(CodeTracer):
             nonlocal remember
             remember = seen.__setitem__
 
+        counts = self._return_counts
+
         def on_return(code: CodeType, offset: int, value: object) -> Any:
-            self._close_module(code)
-            return disable
+            if code.co_name == "<module>":
+                self._close_module(code)
+                return disable
+            self._record_return(code, value)
+            count = counts[id(code)] = counts.get(id(code), 0) + 1
+            return disable if count >= RETURNS_PER_TEST else None
 
         self._on_start = on_start
         self._on_return = on_return
@@ -157,7 +187,7 @@ class MonitoringTracer(CodeTracer):
                 continue
             instrumented[id(current)] = current
             wanted_events = events.PY_START
-            if current.co_name == "<module>":
+            if current.co_name == "<module>" or returns_values(current):
                 wanted_events |= events.PY_RETURN
             _MON.set_local_events(tool, current, wanted_events)
             stack.extend(c for c in current.co_consts if type(c) is CodeType)
@@ -204,16 +234,20 @@ class MonitoringTracer(CodeTracer):
     def take(self, restart: bool = True) -> CodeSet:
         seen = super().take(restart)
         if restart:
+            self._return_counts.clear()
             _MON.restart_events()
         return seen
 
 
 class ProfileTracer(CodeTracer):
-    """A profile hook recording the code of every Python call (Python 3.10/3.11)."""
+    """A profile hook recording the code of every Python call (Python 3.10/3.11), and what
+    project functions return."""
 
-    def __init__(self) -> None:
+    def __init__(self, is_project_file: Callable[[str], bool] | None = None) -> None:
         super().__init__()
         self._active = False
+        self._is_project_file = is_project_file
+        self._files: dict[str, bool] = {}
 
     def _profile(self, frame: FrameType, event: str, arg: object) -> None:
         if event == "call":
@@ -221,8 +255,19 @@ class ProfileTracer(CodeTracer):
             self._seen[id(code)] = code
             if code.co_name == "<module>":
                 self._open_module(code)
-        elif event == "return" and self._windows and frame.f_code.co_name == "<module>":
-            self._close_module(frame.f_code)
+        elif event == "return":
+            code = frame.f_code
+            if self._windows and code.co_name == "<module>":
+                self._close_module(code)
+                return
+            wanted = self._files.get(code.co_filename)
+            if wanted is None:
+                check = self._is_project_file
+                wanted = self._files[code.co_filename] = check is not None and check(
+                    code.co_filename
+                )
+            if wanted and returns_values(code) and is_real_return(frame):
+                self._record_return(code, arg)
 
     @property
     def started(self) -> bool:
@@ -242,7 +287,9 @@ class ProfileTracer(CodeTracer):
 def new_tracer(is_project_file: Callable[[str], bool]) -> CodeTracer:
     """The tracer for this Python; ``is_project_file(co_filename)`` says whose code counts
     (the profile hook sees everything and leaves the choice to the caller)."""
-    return MonitoringTracer(is_project_file) if _MON is not None else ProfileTracer()
+    if _MON is not None:
+        return MonitoringTracer(is_project_file)
+    return ProfileTracer(is_project_file)
 
 
 class FileWatcher:

@@ -168,3 +168,71 @@ async def test_settings_skip_patterns(configured_client: LanguageClient, example
     is_empty = [r for r in rows if r["function"] == "VersionedSet.is_empty"]
     assert [r["verdict"] for r in is_empty] == ["skipped"]
     assert "*.is_empty" in is_empty[0]["reason"]
+
+
+SETTINGS_PROJECT = {
+    "calc.py": """\
+def cached():
+    value = 21
+    return value
+
+
+CACHED = cached()
+
+
+def double(x):
+    y = x * 2
+    return y
+""",
+    "test_calc.py": """\
+import time
+
+from calc import CACHED, cached, double
+
+
+def test_double():
+    double(2)
+
+
+def test_cached():
+    cached()
+    assert CACHED == 21
+
+
+def test_sleeps():
+    time.sleep(4)
+""",
+}
+
+
+@pytest.fixture
+def settings_workspace(tmp_path: Path) -> Path:
+    root = tmp_path / "settings"
+    root.mkdir()
+    for name, text in SETTINGS_PROJECT.items():
+        (root / name).write_text(text)
+    return root
+
+
+@pytest_lsp.fixture(config=CONFIG)
+async def run_settings_client(lsp_client: LanguageClient, settings_workspace: Path):
+    # The way VS Code and the Neovim module send them: nested under "reks".
+    options = {"reks": {"extreme": {"jobs": 1, "testTimeout": 1, "onDisk": False}}}
+    await open_session(lsp_client, settings_workspace, options=options)
+    yield
+    await lsp_client.shutdown_session()
+
+
+async def test_run_settings_reach_the_analysis(
+    run_settings_client: LanguageClient, settings_workspace: Path
+) -> None:
+    result = await run_settings_client.workspace_execute_command_async(
+        types.ExecuteCommandParams(command=COMMAND, arguments=[])
+    )
+    # testTimeout: the 4 s test is stopped at 1 s on the original code and left out.
+    assert result["roots"][0]["hungTests"] == ["test_calc.py::test_sleeps"]
+    # onDisk off: the function that ran at import is not checked on disk.
+    rows = json.loads((settings_workspace / ".reks" / "extreme.json").read_text())
+    cached = [r for r in rows if r["function"] == "cached"]
+    assert cached and all(r["verdict"] == "skipped" for r in cached), cached
+    assert all("not analysable in place" in r["reason"] for r in cached)

@@ -62,8 +62,9 @@ def _schema_2_store(root: Path) -> None:
 def test_schema_2_store_migrates_with_its_rows(tmp_path: Path) -> None:
     _schema_2_store(tmp_path)
     with DependencyStore(tmp_path, create=False) as store:
-        assert SCHEMA_VERSION == 4
-        assert store.info().schema_version == 4
+        assert SCHEMA_VERSION == 5
+        assert store.info().schema_version == 5
+        assert store.return_kinds([Unit("m.py", "f")]) == {}
         assert store.test_records()["t.py::test_f"].duration == 0.25
         assert store.dependencies_of("t.py::test_f") == {Unit("m.py", "f"): "c-f"}
         assert store.collected_files() == {"t.py": ["t.py::test_f"]}
@@ -74,7 +75,7 @@ def test_schema_2_store_migrates_with_its_rows(tmp_path: Path) -> None:
             ("t.py::test_f",),
         )
     conn = sqlite3.connect(store_path(tmp_path))
-    assert conn.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone() == ("4",)
+    assert conn.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone() == ("5",)
     conn.close()
 
 

@@ -127,6 +127,36 @@ class StoreQueries:
                 out.setdefault(nodeid, unit)
         return out
 
+    def return_kinds(self, units: Iterable[Unit]) -> dict[Unit, tuple[str | None, list[str]]]:
+        """(checksum, kinds) recorded by ``record_return_kinds`` for those of ``units``
+        that tests ran since it was recorded."""
+        out: dict[Unit, tuple[str | None, list[str]]] = {}
+        for unit in units:
+            row = self._conn.execute(
+                "SELECT r.checksum, r.kinds FROM units u JOIN return_kinds r ON r.unit_id=u.id"
+                " WHERE u.path=? AND u.name=?",
+                (unit.path, unit.name),
+            ).fetchone()
+            if row is not None:
+                out[unit] = (row[0], json.loads(row[1]))
+        return out
+
+    def tests_that_ran(self, unit: Unit) -> list[str]:
+        """The tests that ran the function ``unit`` when last recorded (``record_ran``)."""
+        return [
+            row[0]
+            for row in self._conn.execute(
+                "SELECT t.nodeid FROM units u JOIN ran r ON r.unit_id=u.id"
+                " JOIN tests t ON t.id=r.test_id WHERE u.path=? AND u.name=? ORDER BY t.nodeid",
+                (unit.path, unit.name),
+            )
+        ]
+
+    def return_kinds_since(self) -> int | None:
+        """The first session that recorded return kinds (None: none did)."""
+        row = self._conn.execute("SELECT value FROM meta WHERE key='return_kinds_since'").fetchone()
+        return int(row[0]) if row is not None and row[0].isdigit() else None
+
     def tests_reading(self, path: str, names: Iterable[str]) -> dict[str, str]:
         """Tests that depend on module ``path`` and read one of ``names`` (recorded as
         ``NAMES`` units), each with one such name."""
@@ -229,6 +259,10 @@ class StoreQueries:
                 (after_session,),
             )
         ]
+
+    def has_extreme_verdicts(self) -> bool:
+        """Whether an extreme analysis saved verdicts (under any context)."""
+        return self._conn.execute("SELECT 1 FROM extreme_verdicts LIMIT 1").fetchone() is not None
 
     def extreme_verdicts(self, context: str) -> dict[str, Any]:
         """The extreme analysis's cached entries (function key -> its JSON data) saved

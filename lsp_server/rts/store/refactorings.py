@@ -76,6 +76,7 @@ class StoreRefactorings(StoreWrites):
             if ids is not None and ids[0] != ids[1]:
                 old_id = ids[0]
                 self._conn.execute("DELETE FROM deps WHERE unit_id=?", (old_id,))
+                self._forget_unit_records(old_id)
                 self._conn.execute("DELETE FROM units WHERE id=?", (old_id,))
                 self._forget_raw_hash(old.path)
 
@@ -106,6 +107,7 @@ class StoreRefactorings(StoreWrites):
             if uid is None:
                 return
             self._conn.execute("DELETE FROM deps WHERE unit_id=?", (uid,))
+            self._forget_unit_records(uid)
             self._conn.execute("DELETE FROM units WHERE id=?", (uid,))
             self._forget_raw_hash(unit.path)
 

@@ -24,7 +24,7 @@ from lsp_server.rts.store.errors import (
     store_error,
 )
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 STORE_DIR = ".reks"
 STORE_FILE = "deps.sqlite"
 BUSY_TIMEOUT_MS = 60_000
@@ -76,6 +76,23 @@ _EVIDENCE_TABLE = """CREATE TABLE IF NOT EXISTS task_evidence (
     files TEXT NOT NULL
 )"""
 
+# The kinds of values a function unit returned while recorded tests ran it (JSON list,
+# see ``lsp_server.rts.returns``; empty: it ran but never returned), as of the unit's
+# ``checksum`` then: a changed function starts afresh.
+_RETURNS_TABLE = """CREATE TABLE IF NOT EXISTS return_kinds (
+    unit_id INTEGER PRIMARY KEY,
+    checksum TEXT,
+    kinds TEXT NOT NULL
+)"""
+
+# The function units each test ran while it ran (its dependencies also hold the functions
+# whose names it reads, and what ran at import): which tests execute a function.
+_RAN_TABLE = """CREATE TABLE IF NOT EXISTS ran (
+    unit_id INTEGER NOT NULL,
+    test_id INTEGER NOT NULL,
+    PRIMARY KEY (unit_id, test_id)
+) WITHOUT ROWID"""
+
 _COLLECTED_TABLE = (
     "CREATE TABLE IF NOT EXISTS collected (path TEXT PRIMARY KEY, nodeids TEXT NOT NULL)"
 )
@@ -121,6 +138,8 @@ CREATE TABLE IF NOT EXISTS files (path TEXT PRIMARY KEY, raw_hash TEXT);
 {_EXTREME_TABLE};
 {_SKIPPED_TABLE};
 {_EVIDENCE_TABLE};
+{_RETURNS_TABLE};
+{_RAN_TABLE};
 """
 
 # From version N to N + 1: statements that bring an older store up to date (it keeps its
@@ -130,6 +149,7 @@ MIGRATIONS: dict[int, list[str]] = {
     1: [_COLLECTED_TABLE],
     2: [_TASKS_TABLE, _EXTREME_TABLE],
     3: [_SKIPPED_TABLE, _EVIDENCE_TABLE],
+    4: [_RETURNS_TABLE, _RAN_TABLE],
 }
 
 

@@ -1,0 +1,48 @@
+"""Kinds of the values functions return: recorded by ``pytest --reks`` next to the
+dependencies (so that the extreme analysis can pick a function's transformations without
+running its tests again) and by the extreme analysis's own observation run.
+
+A kind is a short name for the exact type of a returned value (``bool`` is not ``int``
+here); every value of any other type is "other".
+"""
+
+from __future__ import annotations
+
+import dis
+import types
+
+_EXACT_KINDS: dict[type, str] = {
+    type(None): "none",
+    bool: "bool",
+    int: "int",
+    float: "float",
+    str: "str",
+    bytes: "bytes",
+    list: "list",
+    dict: "dict",
+    set: "set",
+    frozenset: "frozenset",
+    tuple: "tuple",
+}
+
+NOT_RETURNING = 0x20 | 0x200
+"""CO_GENERATOR | CO_ASYNC_GENERATOR: what their frames return says nothing."""
+_RETURN_OPS = {dis.opmap[name] for name in ("RETURN_VALUE", "RETURN_CONST") if name in dis.opmap}
+
+
+def kind_of(value: object) -> str:
+    """The kind of a returned value (exact types only: a bool is not an int here)."""
+    return _EXACT_KINDS.get(type(value), "other")
+
+
+def returns_values(code: types.CodeType) -> bool:
+    """Whether what ``code``'s frames return is a result (not a generator's end)."""
+    return not code.co_flags & NOT_RETURNING
+
+
+def is_real_return(frame: types.FrameType) -> bool:
+    """For a profile hook's "return" event: the frame ran a return instruction (the hook
+    also reports a "return" when an exception leaves the frame or a coroutine suspends)."""
+    code = frame.f_code
+    lasti = frame.f_lasti
+    return 0 <= lasti < len(code.co_code) and code.co_code[lasti] in _RETURN_OPS
