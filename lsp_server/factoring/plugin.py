@@ -242,6 +242,10 @@ def _capture_summary(item: Any, captured: dict[str, Any]) -> dict[str, Any]:
         "constants": recorder.constants,
         "events": recorder.events,
     }
+    limit = (_request(item.config) or {}).get("max_transcript_bytes")
+    too_big = transcript.size_refusal(summary["transcript"], limit) if limit else None
+    if too_big and summary["refusal"] is None:
+        summary["refusal"], summary["transcript"] = too_big, None
     return summary
 
 
