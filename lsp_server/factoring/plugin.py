@@ -166,6 +166,11 @@ def _replay(request: pytest.FixtureRequest, path: Path) -> Iterator[None]:
         replayer.stop()
     if not item.stash.get(_call_failed_key, False):
         replayer.finish()  # a divergence T swallowed, or calls it never made
+    elif replayer.divergence is None:
+        # The test failed before T made every recorded call: T used E differently, so the
+        # transcript's answers were not E's and the failure says nothing about the system
+        # test (which must run): a divergence, as in the paper, not a failure of T.
+        replayer.finish(after_failure=True)
 
 
 _call_failed_key = pytest.StashKey[bool]()
