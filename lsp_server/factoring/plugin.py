@@ -164,13 +164,23 @@ def _replay(request: pytest.FixtureRequest, path: Path) -> Iterator[None]:
         yield
     finally:
         replayer.stop()
-    if not item.stash.get(_call_failed_key, False):
-        replayer.finish()  # a divergence T swallowed, or calls it never made
-    elif replayer.divergence is None:
-        # The test failed before T made every recorded call: T used E differently, so the
-        # transcript's answers were not E's and the failure says nothing about the system
-        # test (which must run): a divergence, as in the paper, not a failure of T.
-        replayer.finish(after_failure=True)
+    _finish(replayer, item.stash.get(_call_failed_key, False))
+
+
+def _finish(replayer: Any, call_failed: bool) -> None:
+    """At teardown: a divergence T swallowed, or calls it never made. After a failed call,
+    calls T never made mean T used E differently: the transcript's answers were not E's
+    and the failure says nothing about the system test (which must run): a divergence, as
+    in the paper, not a failure of T. Reported through ``pytest.fail``: a BaseException
+    out of a fixture's teardown would leave pytest's setup state broken for the next test."""
+    from lsp_server.factoring.replay import ReplayDivergence
+
+    if call_failed and replayer.divergence is not None:
+        return  # reported by the call already
+    try:
+        replayer.finish(after_failure=call_failed)
+    except ReplayDivergence as exc:
+        pytest.fail(str(exc), pytrace=False)
 
 
 _call_failed_key = pytest.StashKey[bool]()

@@ -3,13 +3,12 @@ T that uses E exactly as recorded and then fails is an accurate failure of T."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from lsp_server.factoring import FactorResult
-from tests.factoring.helpers import edit, factor, make_project, outcomes
+from lsp_server.factoring import FactorResult, factor_tests
+from tests.factoring.helpers import edit, make_project, outcomes
 
 LOGIC = """
 from app import env
@@ -26,17 +25,27 @@ from app import logic
 
 def test_it():
     assert logic.summarise(3) == 6
+
+
+def test_other():
+    assert logic.summarise(4) == 8
 """
 
 TEST = "tests/test_logic.py::test_it"
+OTHER = "tests/test_logic.py::test_other"
 
 
 @pytest.fixture(scope="module")
-def factored(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, FactorResult]]:
+def both(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[FactorResult]]:
     root = make_project(tmp_path_factory.mktemp("divergence"), LOGIC, TESTS)
-    result = factor(root, TEST, "app.env")
-    assert result.status == "factored", result.reason
-    yield root, result
+    results = factor_tests(root, [TEST, OTHER], ["app.env"])
+    assert all(r.status == "factored" for r in results), results
+    return root, results
+
+
+@pytest.fixture
+def factored(both: tuple[Path, list[FactorResult]]) -> tuple[Path, FactorResult]:
+    return both[0], both[1][0]
 
 
 def _after(root: Path, result: FactorResult, old: str, new: str) -> tuple[dict, dict]:
@@ -69,3 +78,22 @@ def test_a_test_that_fails_after_a_faithful_replay_is_an_accurate_failure(
     assert replayed["outcome"] == "failed"
     assert "divergence" not in replayed
     assert "assert 7 == 6" in replayed["message"]
+
+
+def test_a_divergence_found_after_a_passing_test_leaves_the_next_test_alone(
+    both: tuple[Path, list[FactorResult]],
+) -> None:
+    # T computes the answer itself and never asks E: the test passes, the transcript's
+    # calls were never made (a divergence found at teardown); the next test still runs.
+    root, results = both
+    first, second = (r.factored_test or "" for r in results)
+    old, new = "data = env.compute(x)", 'data = {"double": x * 2}'
+    edit(root, "app/logic.py", old, new)
+    try:
+        after = outcomes(root, first, second)
+    finally:
+        edit(root, "app/logic.py", new, old)
+    assert after[first]["outcome"] == "failed"
+    assert "app.env.compute(3)" in after[first]["divergence"]
+    assert after[second]["outcome"] == "failed"
+    assert "app.env.compute(4)" in after[second].get("divergence", ""), after[second]
