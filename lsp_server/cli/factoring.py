@@ -119,6 +119,8 @@ def _print_result(row: dict[str, Any]) -> None:
     if row["status"] != "factored":
         print(f"not factored: {row['reason']}")
         return
+    for warning in row.get("warnings", ()):
+        print(f"warning: {warning}")
     print(f"factored test: {row['factored_test']}")
     print(f"transcript:    {row['transcript']} ({row['calls']} calls, {row['transcript_bytes']} B)")
     print(

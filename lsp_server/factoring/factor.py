@@ -40,6 +40,8 @@ class FactorResult:
     replay_s: float = 0.0
     divergence: str | None = None
     details: dict[str, Any] = field(default_factory=dict)
+    warnings: list[str] = field(default_factory=list)
+    """What may make a kept factored test fail on unchanged code later (T reads the clock)."""
 
     @property
     def speedup(self) -> float:
@@ -150,7 +152,18 @@ def _capture_result(
         )
         return None
     transcript.hash_unhashed(data, project.root)
+    _note_clock_reads(result, summary.get("clock_reads") or [])
     return _write(project, result.test, summary, data, result)
+
+
+def _note_clock_reads(result: FactorResult, reads: list[str]) -> None:
+    result.details["clock_reads"] = reads
+    if reads:
+        shown = ", ".join(reads[:3]) + (f" and {len(reads) - 3} more" if len(reads) > 3 else "")
+        result.warnings.append(
+            f"T reads the wall clock ({shown}) while its environment is replayed from the "
+            "capture's moment: a test comparing the two can fail on unchanged code later"
+        )
 
 
 def suggest_boundaries(

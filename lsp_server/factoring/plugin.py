@@ -89,6 +89,7 @@ def _capture(item: pytest.Item, wanted: dict[str, Any]) -> Iterator[None]:
     from lsp_server.factoring.boundary import BoundaryError, resolve
     from lsp_server.factoring.capture import Recorder
     from lsp_server.factoring.children import ChildWatch, project_packages
+    from lsp_server.factoring.clock import ClockWatch
     from lsp_server.factoring.t_activity import TActivity
 
     root = Path(wanted["root"])
@@ -104,6 +105,8 @@ def _capture(item: pytest.Item, wanted: dict[str, Any]) -> Iterator[None]:
         root, project_packages(root, recorder.t_module_names), recorder.in_environment
     )
     children.start()
+    clock = ClockWatch(root, boundaries, recorder.in_environment)
+    clock.start()
     activity = TActivity(root, boundaries, recorder.in_environment)
     activity.start()
     started = time.perf_counter()
@@ -111,12 +114,14 @@ def _capture(item: pytest.Item, wanted: dict[str, Any]) -> Iterator[None]:
         yield
     finally:
         activity.stop()
+        clock.stop()
         recorder.stop()
         for reason in (children.project_child(children.stop()), activity.refusal()):
             if reason is not None:
                 recorder.refuse(reason)
         window = time.perf_counter() - started
-        _captures(item)[item.nodeid] = (item, {"recorder": recorder, "window_s": window})
+        captured = {"recorder": recorder, "window_s": window, "clock_reads": clock.reads}
+        _captures(item)[item.nodeid] = (item, captured)
 
 
 def _profile(item: pytest.Item, root: Path) -> Iterator[None]:
@@ -244,6 +249,7 @@ def _capture_summary(item: Any, captured: dict[str, Any]) -> dict[str, Any]:
         return summary
     summary["refusal"] = recorder.refusal
     summary["window_s"] = captured["window_s"]
+    summary["clock_reads"] = captured.get("clock_reads", [])
     summary["transcript"] = {
         "format": transcript.FORMAT,
         "version": transcript.VERSION,
@@ -256,6 +262,7 @@ def _capture_summary(item: Any, captured: dict[str, Any]) -> dict[str, Any]:
         "objects": recorder.objects,
         "constants": recorder.constants,
         "events": recorder.events,
+        "t_clock_reads": captured.get("clock_reads", []),
     }
     limit = (_request(item.config) or {}).get("max_transcript_bytes")
     too_big = transcript.size_refusal(summary["transcript"], limit) if limit else None

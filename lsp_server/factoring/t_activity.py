@@ -54,6 +54,8 @@ class TActivity:
         )
 
     def _profile(self, frame: FrameType, event: str, arg: Any) -> None:
+        if self._previous is not None:  # a hook of the window installed before (clock)
+            self._previous(frame, event, arg)
         if event != "call":
             return
         code = frame.f_code

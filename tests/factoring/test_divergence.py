@@ -97,3 +97,42 @@ def test_a_divergence_found_after_a_passing_test_leaves_the_next_test_alone(
     assert "app.env.compute(3)" in after[first]["divergence"]
     assert after[second]["outcome"] == "failed"
     assert "app.env.compute(4)" in after[second].get("divergence", ""), after[second]
+
+
+CLOCK_LOGIC = """
+import datetime as dt
+import time
+
+from app import env
+
+
+def stamp():
+    data = env.compute(1)
+    return data["double"], dt.datetime.now(), time.time()
+"""
+
+CLOCK_TESTS = """
+import datetime as dt
+
+from app import logic
+
+
+def test_it():
+    double, when, seconds = logic.stamp()
+    assert double == 2
+    assert abs(dt.datetime.utcnow() - dt.datetime.utcfromtimestamp(seconds)).total_seconds() < 60
+"""
+
+
+def test_clock_reads_of_t_are_reported(tmp_path: Path) -> None:
+    # A factored test whose T reads the wall clock compares replayed values from the capture
+    # with today's time (dunamai's tests: commit dates within a minute of now): it may fail
+    # on unchanged code later; the factoring says so instead of papering over it.
+    root = make_project(tmp_path, CLOCK_LOGIC, CLOCK_TESTS)
+    (result,) = factor_tests(root, [TEST], ["app.env"])
+    assert result.status == "factored", result.reason
+    reads = result.details["clock_reads"]
+    assert "app/logic.py:9 datetime.datetime.now" in reads
+    assert "app/logic.py:9 time.time" in reads
+    assert "tests/test_logic.py:9 datetime.datetime.utcnow" in reads
+    assert any("reads the wall clock" in warning for warning in result.warnings)
