@@ -325,6 +325,21 @@ def _name_offset(text: str, node: Any) -> int:
     return text.index(node.name, text.index("def", start))
 
 
+def still_valid(project: Project, pairs: dict[str, str]) -> dict[str, str]:
+    """The pairs whose factored test still passes on unchanged code now, minutes after the
+    capture (a test of T that reads the clock can stop passing): the others would count as
+    failures of every mutant and rename below."""
+    factored = run_pytest(project, list(pairs.values()), {})["tests"]
+    kept = {s: f for s, f in pairs.items() if factored.get(f, {}).get("outcome") == "passed"}
+    for system, factored_id in pairs.items():
+        if system not in kept:
+            entry = factored.get(factored_id, {})
+            why = entry.get("message", "not run")[-300:]
+            print(f"  invalid on unchanged code: {factored_id}: {why}")
+    print(f"unchanged code, minutes after capture: {len(kept)} of {len(pairs)} pairs valid")
+    return kept
+
+
 def faithfulness(bench: BenchProject, args: argparse.Namespace) -> None:
     """Factor one project's slowest tests, then its mutants and renames (figures printed)."""
     project = prepare(bench, args.work)
@@ -334,6 +349,10 @@ def faithfulness(bench: BenchProject, args: argparse.Namespace) -> None:
     for r in factored.results:
         if r.status != "factored":
             print(f"  not factored: {r.test}: {r.reason[:140]}")
+    for r in factored.results:
+        for warning in r.warnings:
+            print(f"  warning: {r.test}: {warning[:200]}")
+    pairs = still_valid(project, pairs)
     if not pairs:
         return
     cover = covered(project, [*pairs, *pairs.values()], args.work / bench.name)

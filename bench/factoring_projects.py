@@ -8,6 +8,8 @@ Each project's slow tests spend their time in an environment a boundary can repl
 CPU-bound (random waits checked statistically): reks suggests ``fractions`` or
 ``concurrent`` there and factoring refuses them (T draws random numbers, so the factored
 test does not pass on unchanged code): the table's case where no useful boundary exists.
+``requests`` is tested against a local HTTP server (``pytest-httpbin`` serves httpbin from
+a thread of the test process): its slow tests wait for that server below ``urllib3``.
 """
 
 from __future__ import annotations
@@ -50,6 +52,22 @@ PROJECTS: dict[str, BenchProject] = {
             tools=["git"],
         ),
         BenchProject("tenacity", "tenacity==9.2.1", ["pytest"], ["tests/test_tenacity.py"]),
+        BenchProject(
+            "requests",
+            "requests==2.34.2",
+            [
+                "pytest",
+                "pytest-httpbin==2.1.0",
+                "httpbin~=0.10.0",
+                "trustme",
+                "pysocks",
+                "urllib3",
+                "idna",
+                "charset-normalizer",
+                "certifi",
+            ],
+            ["tests/test_requests.py"],
+        ),
     )
 }
 
