@@ -20,7 +20,7 @@ from types import CodeType, FrameType
 from typing import Any
 
 from lsp_server.factoring.boundary import Boundary
-from lsp_server.project.files import ProjectPaths
+from lsp_server.factoring.t_activity import WindowWatch
 
 _FUNCTIONS = {time.time: "time.time", time.time_ns: "time.time_ns"}
 _METHODS: dict[tuple[type, str], str] = {
@@ -46,19 +46,16 @@ def clock_name(fn: Any) -> str | None:
     return None
 
 
-class ClockWatch:
+class ClockWatch(WindowWatch):
     """The places in T (project and test files, not E's modules) that read the wall clock
     while the capture window is open (``reads``: ``path:line name``, in first-read order)."""
 
     def __init__(
         self, root: Path, boundaries: Sequence[Boundary], in_environment: Callable[[], bool]
     ) -> None:
-        self.paths = ProjectPaths(root)
-        self.boundaries = list(boundaries)
-        self.in_environment = in_environment
+        super().__init__(root, boundaries, in_environment)
         self.reads: list[str] = []
         self._files: dict[str, str | None] = {}
-        self._previous: Any = None
         self._tool: int | None = None
 
     def start(self) -> None:
