@@ -48,12 +48,17 @@ def factored(both: tuple[Path, list[FactorResult]]) -> tuple[Path, FactorResult]
     return both[0], both[1][0]
 
 
-def _after(root: Path, result: FactorResult, old: str, new: str) -> tuple[dict, dict]:
+def _run_edited(root: Path, old: str, new: str, *nodeids: str) -> dict[str, dict]:
+    """The outcomes of ``nodeids`` with ``old`` replaced by ``new`` in T (put back after)."""
     edit(root, "app/logic.py", old, new)
     try:
-        after = outcomes(root, TEST, result.factored_test or "")
+        return outcomes(root, *nodeids)
     finally:
         edit(root, "app/logic.py", new, old)
+
+
+def _after(root: Path, result: FactorResult, old: str, new: str) -> tuple[dict, dict]:
+    after = _run_edited(root, old, new, TEST, result.factored_test or "")
     return after[TEST], after[result.factored_test or ""]
 
 
@@ -87,12 +92,7 @@ def test_a_divergence_found_after_a_passing_test_leaves_the_next_test_alone(
     # calls were never made (a divergence found at teardown); the next test still runs.
     root, results = both
     first, second = (r.factored_test or "" for r in results)
-    old, new = "data = env.compute(x)", 'data = {"double": x * 2}'
-    edit(root, "app/logic.py", old, new)
-    try:
-        after = outcomes(root, first, second)
-    finally:
-        edit(root, "app/logic.py", new, old)
+    after = _run_edited(root, "data = env.compute(x)", 'data = {"double": x * 2}', first, second)
     assert after[first]["outcome"] == "failed"
     assert "app.env.compute(3)" in after[first]["divergence"]
     assert after[second]["outcome"] == "failed"
