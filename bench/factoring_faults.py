@@ -16,7 +16,7 @@ suggests. Then:
    divergence) without a new capture.
 
     python bench/factoring_faults.py [--project NAME] [--work DIR] [--tests 20]
-        [--mutants 60] [--seed 1]
+        [--mutants 60] [--seed 1] [--renames-only]
 """
 
 from __future__ import annotations
@@ -236,21 +236,29 @@ def covered(project: Project, nodeids: list[str], work: Path) -> dict[str, set[t
     }
 
 
-def classify(project: Project, pairs: dict[str, str]) -> Counter[str]:
-    """Run the factored tests, then the system tests whose factored test passed."""
+def classify(
+    project: Project, pairs: dict[str, str], notes: list[str] | None = None
+) -> Counter[str]:
+    """Run the factored tests and their system tests; name each pair's verdict as the paper
+    does (section 2.1): accurate, false pass, false failure, or a divergence (the replay
+    error after which the system test runs)."""
     factored = run_pytest(project, list(pairs.values()), {})["tests"]
+    system = run_pytest(project, list(pairs), {})["tests"] if pairs else {}
     verdicts: Counter[str] = Counter()
-    passed = [s for s, f in pairs.items() if factored.get(f, {}).get("outcome") == "passed"]
-    system = run_pytest(project, passed, {})["tests"] if passed else {}
     for original, factored_id in pairs.items():
         entry = factored.get(factored_id, {})
+        system_passed = system.get(original, {}).get("outcome") == "passed"
         if entry.get("outcome") == "passed":
-            ok = system.get(original, {}).get("outcome") == "passed"
-            verdicts["both pass" if ok else "FALSE PASS"] += 1
+            verdicts["both pass" if system_passed else "FALSE PASS"] += 1
         elif entry.get("divergence"):
             verdicts["factored diverged"] += 1
+        elif system_passed:
+            verdicts["FALSE FAILURE"] += 1
         else:
-            verdicts["factored failed"] += 1
+            verdicts["both fail"] += 1
+        if notes is not None and entry.get("outcome") != "passed":
+            why = entry.get("divergence") or entry.get("message", "")
+            notes.append(f"{factored_id} ({entry.get('outcome')}): {why[-400:]}")
     return verdicts
 
 
@@ -296,13 +304,16 @@ def refactoring_validity(
                 continue
             originals = {e.path: e.old_text for e in result.edits if isinstance(e, FileEdit)}
             apply_edits(result.edits)
+            notes: list[str] = []
             try:
-                verdicts = classify(project, pairs)
+                verdicts = classify(project, pairs, notes)
             finally:
                 for file, old in originals.items():
                     Path(file).write_text(old, encoding="utf-8")
                     engine.mark_changed(file)
             totals.update(verdicts)
+            for note in notes:
+                print(f"  after renaming {function.qualname}: {note}")
     finally:
         engine.close()
     return totals
@@ -314,6 +325,21 @@ def _name_offset(text: str, node: Any) -> int:
     return text.index(node.name, text.index("def", start))
 
 
+def still_valid(project: Project, pairs: dict[str, str]) -> dict[str, str]:
+    """The pairs whose factored test still passes on unchanged code now, minutes after the
+    capture (a test of T that reads the clock can stop passing): the others would count as
+    failures of every mutant and rename below."""
+    factored = run_pytest(project, list(pairs.values()), {})["tests"]
+    kept = {s: f for s, f in pairs.items() if factored.get(f, {}).get("outcome") == "passed"}
+    for system, factored_id in pairs.items():
+        if system not in kept:
+            entry = factored.get(factored_id, {})
+            why = entry.get("message", "not run")[-300:]
+            print(f"  invalid on unchanged code: {factored_id}: {why}")
+    print(f"unchanged code, minutes after capture: {len(kept)} of {len(pairs)} pairs valid")
+    return kept
+
+
 def faithfulness(bench: BenchProject, args: argparse.Namespace) -> None:
     """Factor one project's slowest tests, then its mutants and renames (figures printed)."""
     project = prepare(bench, args.work)
@@ -323,20 +349,27 @@ def faithfulness(bench: BenchProject, args: argparse.Namespace) -> None:
     for r in factored.results:
         if r.status != "factored":
             print(f"  not factored: {r.test}: {r.reason[:140]}")
+    for r in factored.results:
+        for warning in r.warnings:
+            print(f"  warning: {r.test}: {warning[:200]}")
+    pairs = still_valid(project, pairs)
     if not pairs:
         return
     cover = covered(project, [*pairs, *pairs.values()], args.work / bench.name)
     reached = set().union(*cover.values())
     functions = [f for f in t_functions(project.root) if (f.path, f.first_line) in reached]
     mutants = [m for f in functions for m in mutants_of(f)]
-    if args.mutants and len(mutants) > args.mutants:
+    if args.renames_only:
+        mutants = []
+    elif args.mutants and len(mutants) > args.mutants:
         mutants = random.Random(args.seed).sample(mutants, args.mutants)
     print(f"{len(functions)} functions of T executed by the pairs; {len(mutants)} mutants")
     faults = mutant_faithfulness(project, pairs, cover, mutants)
     print("mutants (pair verdicts):", dict(faults))
-    caught = faults["factored diverged"] + faults["factored failed"]
+    caught = faults["factored diverged"] + faults["both fail"] + faults["FALSE FAILURE"]
     share = faults["factored diverged"] / max(1, caught)
-    print(f"false passes: {faults['FALSE PASS']} (goal 0); caught by a divergence: {share:.0%}")
+    print(f"false passes: {faults['FALSE PASS']} (goal 0), false failures: "
+          f"{faults['FALSE FAILURE']}; caught by a divergence: {share:.0%}")  # fmt: skip
     validity = refactoring_validity(project, pairs, functions)
     valid = validity["both pass"]
     runs = sum(v for k, v in validity.items() if k != "rename refused")
@@ -351,6 +384,7 @@ def main() -> None:
     parser.add_argument("--tests", type=int, default=20)
     parser.add_argument("--mutants", type=int, default=60, help="sample size (0: all)")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--renames-only", action="store_true", help="skip the mutants")
     args = parser.parse_args()
     args.work.mkdir(parents=True, exist_ok=True)
     for bench in selected(args.project):

@@ -8,6 +8,9 @@ Each project's slow tests spend their time in an environment a boundary can repl
 CPU-bound (random waits checked statistically): reks suggests ``fractions`` or
 ``concurrent`` there and factoring refuses them (T draws random numbers, so the factored
 test does not pass on unchanged code): the table's case where no useful boundary exists.
+``requests`` is tested against a local HTTP server (``pytest-httpbin`` serves httpbin from
+a thread of the test process, on fixed loopback ports): its slow tests wait for that
+server below ``urllib3``.
 """
 
 from __future__ import annotations
@@ -36,6 +39,7 @@ class BenchProject:
     tests: list[str]  # test files or folders, relative to the project root
     tools: list[str] = field(default_factory=list)  # programs the tests run from PATH
     venv_on_path: bool = False  # the project's own console scripts must be on PATH
+    environment: dict[str, str] = field(default_factory=dict)  # set for the project's tests
 
 
 PROJECTS: dict[str, BenchProject] = {
@@ -50,6 +54,25 @@ PROJECTS: dict[str, BenchProject] = {
             tools=["git"],
         ),
         BenchProject("tenacity", "tenacity==9.2.1", ["pytest"], ["tests/test_tenacity.py"]),
+        BenchProject(
+            "requests",
+            "requests==2.34.2",
+            [
+                "pytest",
+                "pytest-httpbin==2.1.0",
+                "httpbin~=0.10.0",
+                "trustme",
+                "pysocks",
+                "urllib3",
+                "idna",
+                "charset-normalizer",
+                "certifi",
+            ],
+            ["tests/test_requests.py"],
+            # The local server's ports, fixed (on loopback): with a free port chosen per
+            # session, every URL in a transcript names a port the replay's server lacks.
+            environment={"HTTPBIN_HTTP_PORT": "48917", "HTTPBIN_HTTPS_PORT": "48918"},
+        ),
     )
 }
 
@@ -85,6 +108,7 @@ def prepare(bench: BenchProject, work: Path) -> Project:
     install = [python, "-m", "pip", "install", "-q", "--no-deps", "-e", str(root)]
     subprocess.run(install, check=True)
     (root / ".venv").symlink_to(venv)
+    os.environ.update(bench.environment)
     if bench.venv_on_path:  # as in an activated virtualenv
         os.environ["PATH"] = os.pathsep.join([str(venv / "bin"), os.environ.get("PATH", "")])
     return Project.at(root)

@@ -34,6 +34,13 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--keep-slower", action="store_true", help="keep a factored test even if it is not faster"
     )
+    p.add_argument(
+        "--max-transcript-mb",
+        type=float,
+        default=10.0,
+        metavar="MB",
+        help="refuse a boundary whose transcript would be larger (default 10)",
+    )
     p.set_defaults(handler=_run)
 
 
@@ -51,10 +58,11 @@ def _run(args: argparse.Namespace) -> int:
     if root is None:
         return 2
     boundaries = list(args.boundary)
+    limit = int(args.max_transcript_mb * 1024 * 1024)
     try:
         if args.suggest or not boundaries:
             with ProgressBar("profile") as bar:
-                ranked = suggest_boundaries(root, args.test, bar.job(), args.python)
+                ranked = suggest_boundaries(root, args.test, bar.job(), args.python, limit)
             if args.suggest:
                 _print_candidates([c.to_json() for c in ranked], args.json)
                 return 0
@@ -69,7 +77,13 @@ def _run(args: argparse.Namespace) -> int:
                       f"{usable[0].saving_s * 1000:.1f} ms)")  # fmt: skip
         with ProgressBar("factor") as bar:
             result = factor_test(
-                root, args.test, boundaries, bar.job(), args.python, args.keep_slower
+                root,
+                args.test,
+                boundaries,
+                bar.job(),
+                args.python,
+                args.keep_slower,
+                limit,
             )
     except RunError as exc:
         print(f"reks factor: {exc}", file=sys.stderr)
@@ -105,6 +119,8 @@ def _print_result(row: dict[str, Any]) -> None:
     if row["status"] != "factored":
         print(f"not factored: {row['reason']}")
         return
+    for warning in row.get("warnings", ()):
+        print(f"warning: {warning}")
     print(f"factored test: {row['factored_test']}")
     print(f"transcript:    {row['transcript']} ({row['calls']} calls, {row['transcript_bytes']} B)")
     print(

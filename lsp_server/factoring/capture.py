@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import inspect
 import types
+from collections import OrderedDict
 from pathlib import Path
 from typing import Any
 
@@ -27,7 +28,7 @@ from lsp_server.factoring.changelang import describe
 from lsp_server.factoring.proxies import OPERATORS, RealClassChecks, install_operators, stand_in
 from lsp_server.factoring.values import Json, Unserialisable
 
-_MUTABLE = (list, dict, set, bytearray)
+_MUTABLE = (list, dict, OrderedDict, set, bytearray)
 
 
 class Recorder:

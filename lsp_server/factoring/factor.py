@@ -40,6 +40,8 @@ class FactorResult:
     replay_s: float = 0.0
     divergence: str | None = None
     details: dict[str, Any] = field(default_factory=dict)
+    warnings: list[str] = field(default_factory=list)
+    """What may make a kept factored test fail on unchanged code later (T reads the clock)."""
 
     @property
     def speedup(self) -> float:
@@ -56,9 +58,13 @@ def factor_test(
     job: Job | None = None,
     python: str | None = None,
     keep_slower: bool = False,
+    max_transcript_bytes: int = transcript.DEFAULT_MAX_BYTES,
 ) -> FactorResult:
-    """Factor ``nodeid`` with ``boundaries`` (module or class names) as E."""
-    return factor_tests(root, [nodeid], boundaries, job, python, keep_slower)[0]
+    """Factor ``nodeid`` with ``boundaries`` (module or class names) as E; a transcript
+    larger than ``max_transcript_bytes`` refuses the boundary."""
+    return factor_tests(root, [nodeid], boundaries, job, python, keep_slower, max_transcript_bytes)[
+        0
+    ]
 
 
 def factor_tests(
@@ -68,6 +74,7 @@ def factor_tests(
     job: Job | None = None,
     python: str | None = None,
     keep_slower: bool = False,
+    max_transcript_bytes: int = transcript.DEFAULT_MAX_BYTES,
 ) -> list[FactorResult]:
     """Factor several tests with the same boundary in three pytest runs (plain, capture,
     check of the factored tests) rather than three per test."""
@@ -75,7 +82,7 @@ def factor_tests(
     project = Project.at(root, python)
     results = {nodeid: FactorResult(nodeid, list(boundaries)) for nodeid in nodeids}
     try:
-        _factor(project, results, job, keep_slower)
+        _factor(project, results, job, keep_slower, max_transcript_bytes)
     except RunError as exc:
         for result in results.values():
             if result.status != "factored" and not result.reason:
@@ -84,7 +91,11 @@ def factor_tests(
 
 
 def _factor(
-    project: Project, results: dict[str, FactorResult], job: Job, keep_slower: bool
+    project: Project,
+    results: dict[str, FactorResult],
+    job: Job,
+    keep_slower: bool,
+    max_transcript_bytes: int,
 ) -> None:
     boundaries = next(iter(results.values())).boundaries
     job.report(0, 4, "running the system tests")
@@ -100,7 +111,12 @@ def _factor(
     if not passing:
         return
     job.report(1, 4, f"capturing across {', '.join(boundaries)}")
-    request = {"capture": True, "tests": passing, "boundaries": boundaries}
+    request = {
+        "capture": True,
+        "tests": passing,
+        "boundaries": boundaries,
+        "max_transcript_bytes": max_transcript_bytes,
+    }
     captured = run_pytest(project, passing, request, job)
     written: dict[str, emit.FactoredFiles] = {}
     for nodeid in passing:
@@ -136,11 +152,26 @@ def _capture_result(
         )
         return None
     transcript.hash_unhashed(data, project.root)
+    _note_clock_reads(result, summary.get("clock_reads") or [])
     return _write(project, result.test, summary, data, result)
 
 
+def _note_clock_reads(result: FactorResult, reads: list[str]) -> None:
+    result.details["clock_reads"] = reads
+    if reads:
+        shown = ", ".join(reads[:3]) + (f" and {len(reads) - 3} more" if len(reads) > 3 else "")
+        result.warnings.append(
+            f"T reads the wall clock ({shown}) while its environment is replayed from the "
+            "capture's moment: a test comparing the two can fail on unchanged code later"
+        )
+
+
 def suggest_boundaries(
-    root: str | Path, nodeid: str, job: Job | None = None, python: str | None = None
+    root: str | Path,
+    nodeid: str,
+    job: Job | None = None,
+    python: str | None = None,
+    max_transcript_bytes: int = transcript.DEFAULT_MAX_BYTES,
 ) -> list[Candidate]:
     """Boundaries for ``nodeid`` ranked by expected saving (refused ones last, with why),
     from one profiled run of the test."""
@@ -150,7 +181,7 @@ def suggest_boundaries(
     entry = output["tests"].get(nodeid) or {}
     if entry.get("outcome") != "passed":
         raise RunError(f"{nodeid} does not pass ({entry.get('outcome', 'not found')})")
-    return rank(output.get("profiles", {}).get(nodeid, []))
+    return rank(output.get("profiles", {}).get(nodeid, []), max_transcript_bytes)
 
 
 def _write(

@@ -89,6 +89,7 @@ def _capture(item: pytest.Item, wanted: dict[str, Any]) -> Iterator[None]:
     from lsp_server.factoring.boundary import BoundaryError, resolve
     from lsp_server.factoring.capture import Recorder
     from lsp_server.factoring.children import ChildWatch, project_packages
+    from lsp_server.factoring.clock import ClockWatch
     from lsp_server.factoring.t_activity import TActivity
 
     root = Path(wanted["root"])
@@ -104,6 +105,8 @@ def _capture(item: pytest.Item, wanted: dict[str, Any]) -> Iterator[None]:
         root, project_packages(root, recorder.t_module_names), recorder.in_environment
     )
     children.start()
+    clock = ClockWatch(root, boundaries, recorder.in_environment)
+    clock.start()
     activity = TActivity(root, boundaries, recorder.in_environment)
     activity.start()
     started = time.perf_counter()
@@ -111,12 +114,14 @@ def _capture(item: pytest.Item, wanted: dict[str, Any]) -> Iterator[None]:
         yield
     finally:
         activity.stop()
+        clock.stop()
         recorder.stop()
         for reason in (children.project_child(children.stop()), activity.refusal()):
             if reason is not None:
                 recorder.refuse(reason)
         window = time.perf_counter() - started
-        _captures(item)[item.nodeid] = (item, {"recorder": recorder, "window_s": window})
+        captured = {"recorder": recorder, "window_s": window, "clock_reads": clock.reads}
+        _captures(item)[item.nodeid] = (item, captured)
 
 
 def _profile(item: pytest.Item, root: Path) -> Iterator[None]:
@@ -164,8 +169,23 @@ def _replay(request: pytest.FixtureRequest, path: Path) -> Iterator[None]:
         yield
     finally:
         replayer.stop()
-    if not item.stash.get(_call_failed_key, False):
-        replayer.finish()  # a divergence T swallowed, or calls it never made
+    _finish(replayer, item.stash.get(_call_failed_key, False))
+
+
+def _finish(replayer: Any, call_failed: bool) -> None:
+    """At teardown: a divergence T swallowed, or calls it never made. After a failed call,
+    calls T never made mean T used E differently: the transcript's answers were not E's
+    and the failure says nothing about the system test (which must run): a divergence, as
+    in the paper, not a failure of T. Reported through ``pytest.fail``: a BaseException
+    out of a fixture's teardown would leave pytest's setup state broken for the next test."""
+    from lsp_server.factoring.replay import ReplayDivergence
+
+    if call_failed and replayer.divergence is not None:
+        return  # reported by the call already
+    try:
+        replayer.finish(after_failure=call_failed)
+    except ReplayDivergence as exc:
+        pytest.fail(str(exc), pytrace=False)
 
 
 _call_failed_key = pytest.StashKey[bool]()
@@ -229,6 +249,7 @@ def _capture_summary(item: Any, captured: dict[str, Any]) -> dict[str, Any]:
         return summary
     summary["refusal"] = recorder.refusal
     summary["window_s"] = captured["window_s"]
+    summary["clock_reads"] = captured.get("clock_reads", [])
     summary["transcript"] = {
         "format": transcript.FORMAT,
         "version": transcript.VERSION,
@@ -241,7 +262,12 @@ def _capture_summary(item: Any, captured: dict[str, Any]) -> dict[str, Any]:
         "objects": recorder.objects,
         "constants": recorder.constants,
         "events": recorder.events,
+        "t_clock_reads": captured.get("clock_reads", []),
     }
+    limit = (_request(item.config) or {}).get("max_transcript_bytes")
+    too_big = transcript.size_refusal(summary["transcript"], limit) if limit else None
+    if too_big and summary["refusal"] is None:
+        summary["refusal"], summary["transcript"] = too_big, None
     return summary
 
 

@@ -56,13 +56,15 @@ class Replayer:
             self._rebinding.restore()
             self._rebinding = None
 
-    def finish(self) -> None:
-        """Raise the first divergence, or one for recorded calls T never made."""
+    def finish(self, after_failure: bool = False) -> None:
+        """Raise the first divergence, or one for recorded calls T never made (``after_failure``:
+        the test failed before making them)."""
         if self.divergence is not None:
             raise self.divergence
         missing = self.schedule.missing()
         if missing:
-            self.diverge(f"T never made the call the transcript expects: {_show(missing[0])}")
+            when = " (the test failed before it)" if after_failure else ""
+            self.diverge(f"T never made the call the transcript expects: {_show(missing[0])}{when}")
 
     def diverge(self, message: str) -> NoReturn:
         test = self.transcript.get("test", "?")

@@ -17,6 +17,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from lsp_server.factoring.transcript import DEFAULT_MAX_BYTES, show_size
 from lsp_server.project.files import ProjectPaths, is_test_path
 
 REPLAY_COST_PER_CALL_S = 25e-6
@@ -196,8 +197,11 @@ NOISE_S = 0.0005
 """Candidates whose E time is below this are not listed."""
 
 
-def rank(raw: list[dict[str, Any]]) -> list[Candidate]:
-    """Candidates by expected saving, refused ones (no saving) last, with the reason."""
+def rank(
+    raw: list[dict[str, Any]], max_transcript_bytes: int = DEFAULT_MAX_BYTES
+) -> list[Candidate]:
+    """Candidates by expected saving, refused ones (no saving, or a transcript estimated
+    over ``max_transcript_bytes``) last, with the reason."""
     ranked = []
     for data in raw:
         if data["time_s"] < NOISE_S:
@@ -210,6 +214,11 @@ def rank(raw: list[dict[str, Any]]) -> list[Candidate]:
             candidate.refused = (
                 f"replay would not be faster: E takes {candidate.time_s * 1000:.2f} ms over "
                 f"{candidate.calls} calls, replaying them costs about {replay_cost * 1000:.2f} ms"
+            )
+        elif candidate.transcript_bytes > max_transcript_bytes:
+            candidate.refused = (
+                f"its transcript would be about {show_size(candidate.transcript_bytes)} "
+                f"({candidate.calls} calls), over the limit of {show_size(max_transcript_bytes)}"
             )
         ranked.append(candidate)
     ranked.sort(key=lambda c: (bool(c.refused), -c.saving_s))

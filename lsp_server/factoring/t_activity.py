@@ -20,8 +20,9 @@ from lsp_server.factoring.boundary import Boundary
 from lsp_server.project.files import ProjectPaths, is_test_path
 
 
-class TActivity:
-    """The first function of T seen running outside E during the window (``seen``)."""
+class WindowWatch:
+    """Something watching T during the capture window: T's files, E's boundaries, whether E
+    is running, and the profile hook that was there before (chained)."""
 
     def __init__(
         self, root: Path, boundaries: Sequence[Boundary], in_environment: Callable[[], bool]
@@ -29,9 +30,18 @@ class TActivity:
         self.paths = ProjectPaths(root)
         self.boundaries = list(boundaries)
         self.in_environment = in_environment
+        self._previous: Any = None
+
+
+class TActivity(WindowWatch):
+    """The first function of T seen running outside E during the window (``seen``)."""
+
+    def __init__(
+        self, root: Path, boundaries: Sequence[Boundary], in_environment: Callable[[], bool]
+    ) -> None:
+        super().__init__(root, boundaries, in_environment)
         self.seen: str | None = None
         self._files: dict[str, bool] = {}
-        self._previous: Any = None
 
     def start(self) -> None:
         self._previous = sys.getprofile()
@@ -54,6 +64,8 @@ class TActivity:
         )
 
     def _profile(self, frame: FrameType, event: str, arg: Any) -> None:
+        if self._previous is not None:  # a hook of the window installed before (clock)
+            self._previous(frame, event, arg)
         if event != "call":
             return
         code = frame.f_code

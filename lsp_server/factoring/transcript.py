@@ -17,6 +17,10 @@ from lsp_server.project.text import write_json_atomic
 FORMAT = "reks-factoring-transcript"
 VERSION = 1
 _MAX_PACKAGE_FILES = 3000
+DEFAULT_MAX_BYTES = 10 * 1024 * 1024
+"""The largest transcript reks keeps (``reks factor --max-transcript-mb``): past it the
+partition is bad (the paper's huge transcripts: a boundary crossed so often that the
+transcript is no longer a readable file and its replay bookkeeping costs what E did)."""
 
 
 class TranscriptError(ValueError):
@@ -40,6 +44,25 @@ def load(path: str | Path) -> dict[str, Any]:
 
 def save(path: str | Path, data: dict[str, Any]) -> None:
     write_json_atomic(path, data, indent=1)
+
+
+def size_refusal(data: dict[str, Any], limit: int) -> str | None:
+    """Why a transcript is too big to keep (None when it is within ``limit`` bytes): its
+    size as it would be saved, with the number of recorded interactions."""
+    size = len(json.dumps(data, indent=1).encode("utf-8"))
+    if size <= limit:
+        return None
+    return (
+        f"the transcript would be {show_size(size)} ({len(data.get('events', ()))} recorded "
+        f"interactions), over the limit of {show_size(limit)}: the test crosses this boundary "
+        "too often; choose a coarser boundary or raise the limit (--max-transcript-mb)"
+    )
+
+
+def show_size(size: int) -> str:
+    if size >= 1024 * 1024:
+        return f"{size / (1024 * 1024):.1f} MB"
+    return f"{size / 1024:.1f} kB"
 
 
 def python_version() -> str:

@@ -11,10 +11,12 @@ from __future__ import annotations
 
 import base64
 import contextlib
+import datetime
 import importlib
 import math
 import os
 import pathlib
+from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any
 
@@ -78,11 +80,13 @@ def awaitable_name(number: int) -> str:
 def is_plain(value: Any) -> bool:
     """Whether ``value`` is written by value (containers: all their items too)."""
     kind = type(value)
-    if kind in _SCALARS or kind in (bytes, bytearray) or isinstance(value, pathlib.PurePath):
+    if kind in _SCALARS or kind in (bytes, bytearray, datetime.timedelta):
+        return True
+    if isinstance(value, pathlib.PurePath):
         return True
     if kind in (list, tuple, set, frozenset):
         return all(is_plain(item) for item in value)
-    if kind is dict:
+    if kind is dict or kind is OrderedDict:
         return all(is_plain(k) and is_plain(v) for k, v in value.items())
     return False
 
@@ -104,6 +108,10 @@ def encode(value: Any, other: Callable[[Any], Json]) -> Json:
         if all(type(k) is str and not k.startswith("$") for k in value):
             return {k: encode(v, other) for k, v in value.items()}
         return {"$dict": [[encode(k, other), encode(v, other)] for k, v in value.items()]}
+    if kind is datetime.timedelta:
+        return {"$timedelta": [value.days, value.seconds, value.microseconds]}
+    if kind is OrderedDict:
+        return {"$odict": [[encode(k, other), encode(v, other)] for k, v in value.items()]}
     if kind in (set, frozenset):
         items = [encode(item, other) for item in value]
         return {"$set" if kind is set else "$frozenset": sorted(items, key=repr)}
@@ -137,6 +145,10 @@ def decode(data: Json, other: Callable[[dict[str, Any]], Any]) -> Any:
         return tuple(decode(item, other) for item in data["$tuple"])
     if "$dict" in data:
         return {decode(k, other): decode(v, other) for k, v in data["$dict"]}
+    if "$timedelta" in data:
+        return datetime.timedelta(*data["$timedelta"])
+    if "$odict" in data:
+        return OrderedDict((decode(k, other), decode(v, other)) for k, v in data["$odict"])
     if "$set" in data:
         return {decode(item, other) for item in data["$set"]}
     if "$frozenset" in data:

@@ -24,6 +24,8 @@ class FactoredFirst:
         self.replaced: list[str] = []
         self.ran: list[str] = []
         self.replay_s = 0.0
+        self.divergences: dict[str, str] = {}
+        """Factored test -> the call at which its replay diverged."""
 
     @pytest.hookimpl(trylast=True)
     def pytest_collection_modifyitems(self, items: list[pytest.Item]) -> None:
@@ -43,6 +45,9 @@ class FactoredFirst:
             return
         if report.failed or report.skipped:
             self.outcomes[report.nodeid] = "failed" if report.failed else "skipped"
+            divergence = _divergence(report)
+            if divergence:
+                self.divergences.setdefault(report.nodeid, divergence)
         else:
             self.outcomes.setdefault(report.nodeid, "passed")
         self.replay_s += report.duration
@@ -65,6 +70,17 @@ class FactoredFirst:
             f"tests (saved about {saved:.2f} s, replays took {self.replay_s:.2f} s); "
             f"{len(self.ran)} ran because the factored test diverged, failed or was stale"
         )
+        for factored, divergence in self.divergences.items():
+            terminalreporter.write_line(f"reks factored: {factored}: {divergence}")
+
+
+def _divergence(report: pytest.TestReport) -> str:
+    """The replay's divergence message in a failed report ("" for a failure of T)."""
+    for line in report.longreprtext.splitlines():
+        start = line.find("replay of ")
+        if start >= 0 and " diverged: " in line:
+            return line[start:]
+    return ""
 
 
 def _recorded_system_time(item: pytest.Item) -> float:

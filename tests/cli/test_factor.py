@@ -64,3 +64,14 @@ def test_suggest_ranks_by_saving_and_factor_picks_the_best(
     assert result["status"] == "factored" and result["boundaries"] == ["app.env"]
     assert (root / result["transcript"]).is_file()
     assert result["speedup"] > 1
+
+
+def test_a_transcript_over_the_size_limit_is_refused_with_both_sizes(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = make_project(tmp_path, LOGIC, TESTS, env=ENV)
+    command = ["factor", TEST, "--boundary", "app.env", "--max-transcript-mb", "0.0002"]
+    assert main([*command, "--root", str(root)]) == 1
+    out = capsys.readouterr().out
+    assert "not factored: boundary refused: the transcript would be" in out
+    assert "over the limit of 0.2 kB" in out and "--max-transcript-mb" in out

@@ -115,3 +115,5 @@ def test_reks_factored_runs_the_system_test_only_when_needed(
     finally:
         edit(root, "app/logic.py", "a.put(1)\n    a.put(1)\n", "a.put(1)\n")
     assert "2 failed" in output and "1 ran because the factored test diverged" in output, output
+    assert f"reks factored: {result.factored_test}: replay of " in output
+    assert "diverged: T called" in output

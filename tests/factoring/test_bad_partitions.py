@@ -1,0 +1,55 @@
+"""Bad partitions are refused with the reason: a transcript over the size limit."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from lsp_server.factoring import factor_test
+from lsp_server.factoring.suggest import rank
+from tests.factoring.helpers import ENV, make_project
+
+TEST = "tests/test_logic.py::test_it"
+
+CHATTY = """
+from app import env
+
+
+def count():
+    store = env.open_store("s")
+    for row in range(200):
+        store.put_fast("row %d" % row)
+    return store.get_count()
+"""
+
+CHATTY_TEST = """
+from app import logic
+
+
+def test_it():
+    assert logic.count() == 200
+"""
+
+FAST_PUT = (
+    "\n\ndef _put_fast(self, row):\n    self.rows.append(row)\n\n\nStore.put_fast = _put_fast\n"
+)
+
+
+def test_a_transcript_over_the_limit_refuses_the_boundary(tmp_path: Path) -> None:
+    root = make_project(tmp_path, CHATTY, CHATTY_TEST, env=ENV + FAST_PUT)
+    result = factor_test(root, TEST, ["app.env"], max_transcript_bytes=4096)
+    assert result.status == "refused"
+    assert "transcript" in result.reason and "over the limit of 4.0 kB" in result.reason, (
+        result.reason
+    )
+    assert "23." in result.reason and "202 recorded interactions" in result.reason
+    assert not list((root / "tests").glob("test_factored__*"))
+    assert not list((root / "tests").glob("*.transcript.json"))
+
+
+def test_a_suggestion_whose_transcript_would_be_over_the_limit_is_refused() -> None:
+    profile = [{"boundary": "sqlite3", "time_s": 2.0, "calls": 50_000, "kind": "external"}]
+    (within,) = rank(profile, max_transcript_bytes=100 * 1024 * 1024)
+    assert not within.refused
+    (over,) = rank(profile, max_transcript_bytes=1024 * 1024)
+    assert over.refused.startswith("its transcript would be about 7.6 MB (50000 calls)")
+    assert "over the limit of 1.0 MB" in over.refused

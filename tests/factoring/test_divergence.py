@@ -1,0 +1,138 @@
+"""A changed T that uses E differently diverges (its system test must run instead); a changed
+T that uses E exactly as recorded and then fails is an accurate failure of T."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from lsp_server.factoring import FactorResult, factor_tests
+from tests.factoring.helpers import edit, make_project, outcomes
+
+LOGIC = """
+from app import env
+
+
+def summarise(x):
+    data = env.compute(x)
+    return data["double"]
+"""
+
+TESTS = """
+from app import logic
+
+
+def test_it():
+    assert logic.summarise(3) == 6
+
+
+def test_other():
+    assert logic.summarise(4) == 8
+"""
+
+TEST = "tests/test_logic.py::test_it"
+OTHER = "tests/test_logic.py::test_other"
+
+
+@pytest.fixture(scope="module")
+def both(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[FactorResult]]:
+    root = make_project(tmp_path_factory.mktemp("divergence"), LOGIC, TESTS)
+    results = factor_tests(root, [TEST, OTHER], ["app.env"])
+    assert all(r.status == "factored" for r in results), results
+    return root, results
+
+
+@pytest.fixture
+def factored(both: tuple[Path, list[FactorResult]]) -> tuple[Path, FactorResult]:
+    return both[0], both[1][0]
+
+
+def _run_edited(root: Path, old: str, new: str, *nodeids: str) -> dict[str, dict]:
+    """The outcomes of ``nodeids`` with ``old`` replaced by ``new`` in T (put back after)."""
+    edit(root, "app/logic.py", old, new)
+    try:
+        return outcomes(root, *nodeids)
+    finally:
+        edit(root, "app/logic.py", new, old)
+
+
+def _after(root: Path, result: FactorResult, old: str, new: str) -> tuple[dict, dict]:
+    after = _run_edited(root, old, new, TEST, result.factored_test or "")
+    return after[TEST], after[result.factored_test or ""]
+
+
+def test_a_test_that_fails_before_making_the_recorded_calls_diverged(
+    factored: tuple[Path, FactorResult],
+) -> None:
+    # T no longer asks E: the recorded answer would not be E's answer to T's new use of
+    # it, so the failure says nothing about the system test: a divergence, not a failure.
+    system, replayed = _after(*factored, "data = env.compute(x)", 'data = {"double": 0}')
+    assert system["outcome"] == "failed"
+    assert replayed["outcome"] == "failed"
+    assert replayed.get("divergence"), replayed
+    assert "never made the call" in replayed["divergence"]
+    assert "app.env.compute(3)" in replayed["divergence"]
+
+
+def test_a_test_that_fails_after_a_faithful_replay_is_an_accurate_failure(
+    factored: tuple[Path, FactorResult],
+) -> None:
+    system, replayed = _after(*factored, 'return data["double"]', 'return data["double"] + 1')
+    assert system["outcome"] == "failed"
+    assert replayed["outcome"] == "failed"
+    assert "divergence" not in replayed
+    assert "assert 7 == 6" in replayed["message"]
+
+
+def test_a_divergence_found_after_a_passing_test_leaves_the_next_test_alone(
+    both: tuple[Path, list[FactorResult]],
+) -> None:
+    # T computes the answer itself and never asks E: the test passes, the transcript's
+    # calls were never made (a divergence found at teardown); the next test still runs.
+    root, results = both
+    first, second = (r.factored_test or "" for r in results)
+    after = _run_edited(root, "data = env.compute(x)", 'data = {"double": x * 2}', first, second)
+    assert after[first]["outcome"] == "failed"
+    assert "app.env.compute(3)" in after[first]["divergence"]
+    assert after[second]["outcome"] == "failed"
+    assert "app.env.compute(4)" in after[second].get("divergence", ""), after[second]
+
+
+CLOCK_LOGIC = """
+import datetime as dt
+import time
+
+from app import env
+
+
+def stamp():
+    data = env.compute(1)
+    return data["double"], dt.datetime.now(), time.time()
+"""
+
+CLOCK_TESTS = """
+import datetime as dt
+
+from app import logic
+
+
+def test_it():
+    double, when, seconds = logic.stamp()
+    assert double == 2
+    assert abs(dt.datetime.utcnow() - dt.datetime.utcfromtimestamp(seconds)).total_seconds() < 60
+"""
+
+
+def test_clock_reads_of_t_are_reported(tmp_path: Path) -> None:
+    # A factored test whose T reads the wall clock compares replayed values from the capture
+    # with today's time (dunamai's tests: commit dates within a minute of now): it may fail
+    # on unchanged code later; the factoring says so instead of papering over it.
+    root = make_project(tmp_path, CLOCK_LOGIC, CLOCK_TESTS)
+    (result,) = factor_tests(root, [TEST], ["app.env"])
+    assert result.status == "factored", result.reason
+    reads = result.details["clock_reads"]
+    assert "app/logic.py:9 datetime.datetime.now" in reads
+    assert "app/logic.py:9 time.time" in reads
+    assert "tests/test_logic.py:9 datetime.datetime.utcnow" in reads
+    assert any("reads the wall clock" in warning for warning in result.warnings)
