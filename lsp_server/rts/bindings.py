@@ -4,13 +4,17 @@ The code outside function bodies is split into units (``units.source_units``):
 
 * a *binding* unit per top-level statement whose only effect at import is to bind names:
   a ``def`` or ``class`` whose decorators only wrap, an assignment of a value computed
-  without calls (or with calls known to have no effect elsewhere). Its unit is named by
-  the name it binds (a ``def``'s unit is its function's unit); a class's unit covers its
-  whole statement except method bodies, and every name its body binds gets an alias unit
-  (``C.attr``, same checksum) so that a test reading ``obj.attr`` finds it;
+  without calls (or with calls known to have no effect elsewhere), an import of
+  standard-library modules. Its unit is named by the name it binds (a ``def``'s is its
+  function's header unit, ``f.<def>``); a class's unit covers its header and the body
+  statements that are no members of their own (``rts.class_members``), and every other
+  name its body binds gets an alias unit (``C.attr``, same checksum) so that a test reading
+  ``obj.attr`` finds it;
 * the *residue*, the module unit: imports, calls and every other statement with effects at
   import, and names the tools look up by name (``__all__``, ``__getattr__``, pytest hooks,
-  ``setUpModule``...). Every test that imports the module depends on it, as before.
+  ``setUpModule``...). Every test that imports the module depends on it, as before. Its
+  statements that call what the module does not define are its ``call_sites``: library
+  code handed a function there may read its docstring (``rts.lookups``).
 
 A binding's ``refs`` are the names its statement reads at import (decorators, defaults,
 annotations, base classes, the assigned value, a class body): a test that depends on the

@@ -11,10 +11,12 @@ signature, default values, what referring to the function object depends on; see
 
 Outside function bodies (see ``rts.bindings``) each top-level statement that only binds
 names is a unit of its own, named by what it binds: a ``def`` is its function's header
-unit, a class is one unit (header, class-level statements and method headers; method
-bodies are their own units) with an alias unit ``C.attr`` of the same checksum for every
-attribute its body binds, a plain assignment is the unit of each name it binds. The module
-part is the rest: imports, calls and whatever else has effects at import. A new function
+unit, a class is one unit (header, dunder methods' headers, class-level statements that
+are no members) plus a unit per member (``rts.class_members``: a method's header unit,
+``C.attr`` for an attribute of a plain class) and an alias unit ``C.attr`` of the class's
+checksum for every other attribute its body binds, a plain assignment or an import of
+standard-library modules is the unit of each name it binds. The module part is the rest:
+other imports, calls and whatever else has effects at import. A new function
 or constant thus changes no recorded unit; tests find it by name (``rts.reads``).
 
 A function's text leaves out the bodies of the functions defined in it: a test that calls
