@@ -299,6 +299,10 @@ class UnitAttribution:
                 file_units = self.states.units(doc_rel)
                 if file_units is not None and dtest.lineno is not None:
                     units.add(file_units.unit_at_line(dtest.lineno + 1))
+                    # A class's docstring is in the class unit, not the module's.
+                    owner = file_units.class_at_line(dtest.lineno + 1)
+                    if owner is not None:
+                        units.add(owner)
                 units.add(Unit(doc_rel, MODULE))
             elif doc_rel is not None:
                 units.add(Unit(doc_rel, FILE))

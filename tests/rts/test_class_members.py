@@ -118,3 +118,28 @@ def test_a_registering_call_in_a_class_body_is_caught(pytester: pytest.Pytester)
     assert run(pytester) == {"test_names"}
     edit(pytester, "plugins.py", "register('a')", "register('b')")
     assert run(pytester) == {"test_names"}
+
+
+def test_a_class_docstring_doctest_depends_on_its_class(pytester: pytest.Pytester) -> None:
+    write(
+        pytester,
+        "doc.py",
+        '''
+        class Greeter:
+            """Greets.
+
+            >>> 1 + 1
+            2
+            """
+
+            def hello(self):
+                return "hi"
+
+
+        def other():
+            return 1
+        ''',
+    )
+    assert run(pytester, "--doctest-modules") == {"doc.Greeter"}
+    edit(pytester, "doc.py", "1 + 1\n    2", "2 + 1\n    3")
+    assert run(pytester, "--doctest-modules") == {"doc.Greeter"}
