@@ -28,8 +28,7 @@ def organize_imports(ctx: Context) -> Planned:
         return Planned(None, "organize-imports", description, Hints())
     spliced = ChangeSet(description)
     spliced.add_change(ChangeContents(resource, new))
-    # An unused standard-library import it drops is a binding unit of its own (rts.bindings).
-    return Planned(spliced, "organize-imports", description, Hints(removes=True))
+    return Planned(spliced, "organize-imports", description, Hints())
 
 
 def _organized_text(changes: ChangeSet | None) -> str | None:

@@ -114,6 +114,7 @@ class Binding:
     """For a class: the statements of its body with units of their own."""
     is_def: bool = False
     is_class: bool = False
+    is_import: bool = False
 
 
 @dataclass
@@ -196,7 +197,7 @@ def _binding(stmt: ast.stmt, plain_classes: set[str]) -> Binding | None:
         return binding
     imported = _stdlib_import_names(stmt)
     if imported is not None:
-        return Binding(imported, *span, frozenset())
+        return Binding(imported, *span, frozenset(), is_import=True)
     names = _assignment_names(stmt)
     if names is None:
         return None

@@ -140,6 +140,9 @@ class FileUnits:
     """Residue statements calling what the module does not define (``ModuleLayout``)."""
     import_origins: dict[str, str] = field(default_factory=dict)
     """A name an import binds -> its module (leading dots: relative)."""
+    import_units: frozenset[str] = frozenset()
+    """The binding units of standard-library imports (a refactoring may drop or add one
+    as it may edit the module part)."""
 
     def class_of(self, unit: Unit) -> Unit | None:
         """The class unit a method unit (or an alias ``C.x``) belongs to."""
@@ -233,6 +236,7 @@ def source_units(path: str, source: str) -> FileUnits:
         result.spans.setdefault(span.name, span)
     _add_bindings(result, layout, text, children.get(None, ()), variants)
     result.call_sites = layout.call_sites
+    result.import_units = frozenset(n for b in layout.bindings if b.is_import for n in b.names)
     result.import_origins = import_origins(tree)
     for name, texts in variants.items():
         result.checksums[name] = digest(texts)
