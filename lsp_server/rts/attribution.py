@@ -123,8 +123,11 @@ class UnitAttribution:
                 continue
             self._index(path, file_units)
             pending |= file_units.residue_refs
-            if dynamic:
-                found.update(self._intern(u) for u in file_units.units())
+            if dynamic:  # every unit but the bodies: rts.lookups says who sees those
+                sums = file_units.checksums
+                found.update(
+                    self._intern(u) for u in file_units.units() if header_name(u.name) not in sums
+                )
         for uid in ids:  # what ran: the classes and bindings it belongs to
             unit = units[uid]
             if unit.path in paths and (file_units := self.states.units(unit.path)):

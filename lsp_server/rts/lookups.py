@@ -112,10 +112,11 @@ def looks_up_by_string(function: ast.FunctionDef | ast.AsyncFunctionDef) -> bool
 
 
 def copies_docs(code: CodeType) -> bool:
-    """Whether ``code`` stores a ``__doc__`` attribute: a wrapper copying a docstring,
-    which shows it only to whoever reads ``__doc__`` later."""
+    """Whether ``code`` stores a ``__doc__`` (a wrapper copying a docstring, which shows it
+    only to whoever reads ``__doc__`` later; a class body setting its own docstring)."""
     return any(
-        ins.opname == "STORE_ATTR" and ins.argval == "__doc__" for ins in dis.get_instructions(code)
+        ins.opname.startswith("STORE_") and ins.argval == "__doc__"
+        for ins in dis.get_instructions(code)
     )
 
 

@@ -128,3 +128,50 @@ def test_a_header_edit_selects_every_test_that_refers_to_the_function(
     # Not test_dec_help: its module reads dec alone.
     expected = {"test_inc", "test_inc_doc", "test_dec", "test_dec_source", "test_nothing"}
     assert run(project) == expected
+
+
+def test_lookups_by_string_at_import_see_headers_not_bodies(pytester: pytest.Pytester) -> None:
+    write(pytester, "core.py", "def inc(x):\n    return x + 1\n\n\ndef dec(x):\n    return x - 1\n")
+    write(
+        pytester,
+        "registry.py",
+        '''
+        import core
+
+
+        def build():
+            return {name: getattr(core, name) for name in ("inc", "dec")}
+
+
+        TABLE = build()
+
+
+        class Noted:
+            """A class body stores its docstring: no read of anybody's."""
+
+            print("defined")
+        ''',
+    )
+    write(
+        pytester,
+        "test_registry.py",
+        """
+        import registry
+
+
+        def test_inc():
+            assert registry.TABLE["inc"](1) == 2
+
+
+        def test_keys():
+            assert sorted(registry.TABLE) == ["dec", "inc"]
+        """,
+    )
+    assert run(pytester) == {"test_inc", "test_keys"}
+    edit(pytester, "core.py", "return x - 1", "return x - 2")
+    assert run(pytester) == set()
+    edit(pytester, "core.py", "return x + 1", "return x + 2")
+    assert run(pytester) == {"test_inc"}
+    # Found by string: any header may be the one found.
+    edit(pytester, "core.py", "def dec(x)", "def dec(x, y=0)")
+    assert run(pytester) == {"test_inc", "test_keys"}
