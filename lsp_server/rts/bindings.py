@@ -67,6 +67,23 @@ _LOOKED_UP = frozenset(
 )
 
 
+# Module dunders only code reading them by name sees (Python gives ``__name__``,
+# ``__path__``, ``__spec__``... a meaning of their own: those stay in the residue).
+_INERT_DUNDERS = frozenset(
+    [
+        "__version__",
+        "__version_info__",
+        "__author__",
+        "__email__",
+        "__license__",
+        "__copyright__",
+        "__credits__",
+        "__maintainer__",
+        "__status__",
+        "__date__",
+    ]
+)
+
 # Standard-library modules whose import does something visible (prints, installs a hook,
 # changes how the module compiles); the others only bind a name in the importer.
 _EFFECTFUL_STDLIB = frozenset(
@@ -171,7 +188,8 @@ def _assignment_names(stmt: ast.stmt) -> tuple[str, ...] | None:
             if not isinstance(element, ast.Name):
                 return None
             names.append(element.id)
-    if any(n in _LOOKED_UP or n.startswith("__") for n in names) or not is_pure(value):
+    special = [n for n in names if n.startswith("__") and n not in _INERT_DUNDERS]
+    if special or any(n in _LOOKED_UP for n in names) or not is_pure(value):
         return None
     return tuple(names)
 

@@ -95,6 +95,13 @@ def test_a_new_function_or_constant_nobody_reads_selects_nothing(project: pytest
     assert run(project) == set()
 
 
+def test_a_version_string_is_a_binding(project: pytest.Pytester) -> None:
+    edit(project, "mod.py", "LIMIT = 3", '__version__ = "1.0"\nLIMIT = 3')
+    assert run(project) == set()
+    edit(project, "mod.py", '__version__ = "1.0"', '__version__ = "1.1"')
+    assert run(project) == set()
+
+
 def test_a_constant_selects_the_tests_reading_it_through_other_bindings(
     project: pytest.Pytester,
 ) -> None:
