@@ -95,9 +95,13 @@ def import_time_names(node: ast.AST) -> set[str]:
     stack = [node]
     while stack:
         item = stack.pop()
-        if isinstance(item, ast.Name):
+        # ``__doc__`` as a name is the module's or class's own docstring, and one stored
+        # is no read: neither shows a function's body (rts.lookups).
+        if isinstance(item, ast.Name) and item.id != "__doc__":
             out.add(item.id)
-        elif isinstance(item, ast.Attribute):
+        elif isinstance(item, ast.Attribute) and (
+            item.attr != "__doc__" or not isinstance(item.ctx, ast.Store)
+        ):
             out.add(item.attr)
         if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)):
             stack.extend(item.decorator_list)

@@ -175,3 +175,21 @@ def test_lookups_by_string_at_import_see_headers_not_bodies(pytester: pytest.Pyt
     # Found by string: any header may be the one found.
     edit(pytester, "core.py", "def dec(x)", "def dec(x, y=0)")
     assert run(pytester) == {"test_inc", "test_keys"}
+
+
+def test_a_docstring_set_at_import_is_no_read_of_bodies(pytester: pytest.Pytester) -> None:
+    write(
+        pytester,
+        "core.py",
+        "def inc(x):\n    return x + 1\n\n\ndef dec(x):\n    return x - 1\n\n\n"
+        'dec.__doc__ = "Subtract one."\n',
+    )
+    write(
+        pytester,
+        "test_core.py",
+        "import core\n\n\ndef test_inc():\n    assert core.inc(1) == 2\n\n\n"
+        "def test_dec():\n    assert core.dec(1) == 0\n",
+    )
+    assert run(pytester) == {"test_inc", "test_dec"}
+    edit(pytester, "core.py", "return x - 1", "return x - 2 + 1")
+    assert run(pytester) == {"test_dec"}
