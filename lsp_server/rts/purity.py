@@ -93,15 +93,18 @@ def import_time_names(node: ast.AST) -> set[str]:
     bodies left out (they run later, and what they read is known from their code)."""
     out: set[str] = set()
     stack = [node]
+    # ``__doc__`` as a name is the module's or class's own docstring, and one stored is no
+    # read; a statement storing one copies a docstring (``g.__doc__ = f.__doc__``), shown
+    # only to whoever reads ``__doc__`` later: none shows a function's body (rts.lookups).
+    copies = any(
+        isinstance(n, ast.Attribute) and n.attr == "__doc__" and isinstance(n.ctx, ast.Store)
+        for n in ast.walk(node)
+    )
     while stack:
         item = stack.pop()
-        # ``__doc__`` as a name is the module's or class's own docstring, and one stored
-        # is no read: neither shows a function's body (rts.lookups).
         if isinstance(item, ast.Name) and item.id != "__doc__":
             out.add(item.id)
-        elif isinstance(item, ast.Attribute) and (
-            item.attr != "__doc__" or not isinstance(item.ctx, ast.Store)
-        ):
+        elif isinstance(item, ast.Attribute) and (item.attr != "__doc__" or not copies):
             out.add(item.attr)
         if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)):
             stack.extend(item.decorator_list)

@@ -182,7 +182,7 @@ def test_a_docstring_set_at_import_is_no_read_of_bodies(pytester: pytest.Pyteste
         pytester,
         "core.py",
         "def inc(x):\n    return x + 1\n\n\ndef dec(x):\n    return x - 1\n\n\n"
-        'dec.__doc__ = "Subtract one."\n',
+        'dec.__doc__ = "Subtract one."\ninc.__doc__ = dec.__doc__\n',
     )
     write(
         pytester,
