@@ -15,7 +15,7 @@ from lsp_server.extreme.model import Transformation, TransformationResult, Verdi
 from lsp_server.project import python_files
 from lsp_server.project.files import is_test_path
 from lsp_server.rts.store import DependencyStore, StoreError, store_path
-from lsp_server.rts.units import MODULE, FileUnits, SourceError, path_units
+from lsp_server.rts.units import MODULE, FileUnits, SourceError, header_name, path_units
 
 _PARSED: dict[tuple[str, int, int], FileUnits] = {}
 """Units of files by (path, mtime, size), kept by a long-lived process (the server) so
@@ -54,7 +54,12 @@ class Checksums:
     def get(self, key: str) -> str | None:
         path, _, name = key.partition("::")
         units = self.units(path)
-        return None if units is None else units.checksums.get(name or MODULE)
+        if units is None:
+            return None
+        body = units.checksums.get(name or MODULE)
+        # A function's verdict holds for its body and its header (defaults, decorators).
+        header = units.checksums.get(header_name(name)) if name else None
+        return body if body is None or header is None else f"{body}:{header}"
 
 
 def tests_fingerprint(root: Path, checksums: Checksums) -> str:

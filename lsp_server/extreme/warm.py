@@ -18,7 +18,7 @@ from lsp_server.extreme.pool import COLLECT_TIMEOUT, WorkerPool
 from lsp_server.jobs import Job
 from lsp_server.project import python_files
 from lsp_server.project.files import is_test_path
-from lsp_server.rts.units import MODULE, SourceError, path_units, source_units
+from lsp_server.rts.units import MODULE, SourceError, body_name, path_units, source_units
 
 PoolKey = tuple[str, int, str | None, tuple[str, ...]]
 
@@ -45,7 +45,8 @@ def _snapshot(root: Path) -> _Snapshot:
 
 
 def _followable(root: Path, rel: str, old_text: str) -> bool:
-    """The edit of ``rel`` changes function bodies only (same units, same module part)."""
+    """The edit of ``rel`` changes function bodies only (same units, same module part and
+    function headers)."""
     if is_test_path(rel):
         return False
     try:
@@ -53,7 +54,9 @@ def _followable(root: Path, rel: str, old_text: str) -> bool:
         tmp_units = _units_of_text(root, rel, old_text)
     except (OSError, SourceError, ValueError, SyntaxError):
         return False
-    return set(now) == set(tmp_units) and now.get(MODULE) == tmp_units.get(MODULE)
+    # A header (defaults, decorators) is not in the code object a worker swaps in.
+    same = [MODULE, *(name for name in now if body_name(name) is not None)]
+    return set(now) == set(tmp_units) and all(now.get(n) == tmp_units.get(n) for n in same)
 
 
 def _units_of_text(root: Path, rel: str, text: str) -> dict[str, str]:

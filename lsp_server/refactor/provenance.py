@@ -183,13 +183,18 @@ def _compare_in_place(
         src_sums = src.checksums if src is not None else {}
         dst_sums = dst.checksums if dst is not None else {}
         for name, checksum in src_sums.items():
-            if name not in dst_sums:
+            if name not in dst_sums and src is not None and name in src.import_units:
+                # An import dropped, as organize imports does: no code went anywhere.
+                prov.add(Origin.REMOVED, Unit(path, name), None)
+            elif name not in dst_sums:
                 left.gone[Unit(path, name)] = checksum
             elif dst_sums[name] != checksum:
                 unit = Unit(path, name)
                 prov.add(Origin.MODIFIED, unit, unit)
         for name, checksum in dst_sums.items():
-            if name not in src_sums:
+            if name not in src_sums and dst is not None and name in dst.import_units:
+                prov.add(Origin.CREATED, None, Unit(path, name))
+            elif name not in src_sums:
                 left.new[Unit(path, name)] = checksum
 
 

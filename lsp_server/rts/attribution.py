@@ -21,10 +21,20 @@ import pytest
 
 from lsp_server.project.files import ProjectPaths, is_python
 from lsp_server.rts.imports import ImportResolver
+from lsp_server.rts.lookups import BODY_READS
 from lsp_server.rts.reads import EVERY_NAME, NAMES, builds_classes, code_reads
 from lsp_server.rts.snapshots import FileStates
 from lsp_server.rts.tracing import CodeSet, CodeTracer, ReturnKinds
-from lsp_server.rts.units import FILE, MODULE, FileUnits, ImportStatement, Unit
+from lsp_server.rts.units import (
+    FILE,
+    MODULE,
+    FileUnits,
+    ImportStatement,
+    Unit,
+    body_name,
+    bound_name,
+    header_name,
+)
 
 
 @dataclass
@@ -69,6 +79,8 @@ class UnitAttribution:
         self._indexed: set[str] = set()
         self._functions: dict[int, Unit | None] = {}  # by id(code): see ``function_of``
         self._ran_of: dict[int, tuple[Unit, ...]] = {}  # by id(code): see ``functions_ran``
+        # A module -> the names its foreign calls at import are handed (rts.lookups).
+        self._handed: dict[str, frozenset[str]] = {}
 
     def units_of_test(
         self, item: pytest.Item, window: Window, tracer: CodeTracer
@@ -168,8 +180,11 @@ class UnitAttribution:
                 continue
             self._index(path, file_units)
             pending |= file_units.residue_refs
-            if dynamic:
-                found.update(self._intern(u) for u in file_units.units())
+            if dynamic:  # every unit but the bodies: rts.lookups says who sees those
+                sums = file_units.checksums
+                found.update(
+                    self._intern(u) for u in file_units.units() if header_name(u.name) not in sums
+                )
         for uid in ids:  # what ran: the classes and bindings it belongs to
             unit = units[uid]
             if unit.path in paths and (file_units := self.states.units(unit.path)):
@@ -192,7 +207,39 @@ class UnitAttribution:
         found.update(self._intern(Unit(NAMES, name)) for name in seen)
         if dynamic:
             found.add(self._intern(Unit(NAMES, EVERY_NAME)))
+        self._add_bodies(found, paths, not BODY_READS.isdisjoint(seen))
         return found
+
+    def _add_bodies(self, found: set[int], paths: set[str], every: bool) -> None:
+        """The bodies of the functions whose headers are in ``found`` that the test may
+        see: every one when it read code or docstrings, else those handed to library
+        code at import by a module it depends on."""
+        handed = frozenset().union(*map(self._handed_names, paths))
+        for uid in list(found):
+            unit = self._units[uid]
+            body = body_name(unit.name)
+            if body is not None and (every or bound_name(unit.name) in handed):
+                found.add(self._intern(Unit(unit.path, body)))
+
+    def _handed_names(self, path: str) -> frozenset[str]:
+        cached = self._handed.get(path)
+        if cached is not None:
+            return cached
+        file_units = self.states.units(path)
+        names: set[str] = set()
+        if file_units is not None:
+            for roots, reads in file_units.call_sites:
+                if not all(self._is_project_name(path, file_units, root) for root in roots):
+                    names |= reads
+        self._handed[path] = frozenset(names)
+        return self._handed[path]
+
+    def _is_project_name(self, path: str, file_units: FileUnits, name: str) -> bool:
+        """Whether calling ``name`` at the top of ``path`` runs project code (traced)."""
+        module = file_units.import_origins.get(name)
+        if module is None:
+            return False  # a builtin, or a name assigned from anything
+        return module.startswith(".") or self.resolver.is_project_module(path, module)
 
     def _index(self, path: str, file_units: FileUnits) -> None:
         if path not in self._indexed:
@@ -237,7 +284,12 @@ class UnitAttribution:
                     self._code_reads[id(code)] = (frozenset(), False)
                     units = (module,)
             else:
-                units = (found, *file_units.enclosing(found), module)
+                functions = (found, *file_units.enclosing(found))
+                headers = (Unit(rel, header_name(f.name)) for f in functions)
+                units = (*functions, *headers, module)
+                if not no_reads:  # the syntax tells a getattr by a constant name
+                    names_read = self._code_reads[id(code)][0]
+                    self._code_reads[id(code)] = (names_read, found.name in file_units.dynamic)
         ids = tuple(self._intern(u) for u in units)
         self._code_units[id(code)] = ids
         self._codes.append(code)
@@ -307,6 +359,10 @@ class UnitAttribution:
                 file_units = self.states.units(doc_rel)
                 if file_units is not None and dtest.lineno is not None:
                     units.add(file_units.unit_at_line(dtest.lineno + 1))
+                    # A class's docstring is in the class unit, not the module's.
+                    owner = file_units.class_at_line(dtest.lineno + 1)
+                    if owner is not None:
+                        units.add(owner)
                 units.add(Unit(doc_rel, MODULE))
             elif doc_rel is not None:
                 units.add(Unit(doc_rel, FILE))

@@ -4,13 +4,17 @@ The code outside function bodies is split into units (``units.source_units``):
 
 * a *binding* unit per top-level statement whose only effect at import is to bind names:
   a ``def`` or ``class`` whose decorators only wrap, an assignment of a value computed
-  without calls (or with calls known to have no effect elsewhere). Its unit is named by
-  the name it binds (a ``def``'s unit is its function's unit); a class's unit covers its
-  whole statement except method bodies, and every name its body binds gets an alias unit
-  (``C.attr``, same checksum) so that a test reading ``obj.attr`` finds it;
+  without calls (or with calls known to have no effect elsewhere), an import of
+  standard-library modules. Its unit is named by the name it binds (a ``def``'s is its
+  function's header unit, ``f.<def>``); a class's unit covers its header and the body
+  statements that are no members of their own (``rts.class_members``), and every other
+  name its body binds gets an alias unit (``C.attr``, same checksum) so that a test reading
+  ``obj.attr`` finds it;
 * the *residue*, the module unit: imports, calls and every other statement with effects at
   import, and names the tools look up by name (``__all__``, ``__getattr__``, pytest hooks,
-  ``setUpModule``...). Every test that imports the module depends on it, as before.
+  ``setUpModule``...). Every test that imports the module depends on it, as before. Its
+  statements that call what the module does not define are its ``call_sites``: library
+  code handed a function there may read its docstring (``rts.lookups``).
 
 A binding's ``refs`` are the names its statement reads at import (decorators, defaults,
 annotations, base classes, the assigned value, a class body): a test that depends on the
@@ -23,73 +27,23 @@ binding comes before it.
 from __future__ import annotations
 
 import ast
+import sys
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
-# Decorators and calls that only build or wrap the object they are given (by the last
-# name of the decorator or callee); anything else may register it somewhere.
-_PURE_DECORATORS = frozenset(
-    [
-        "staticmethod",
-        "classmethod",
-        "property",
-        "setter",
-        "getter",
-        "deleter",
-        "abstractmethod",
-        "overload",
-        "cached_property",
-        "lru_cache",
-        "cache",
-        "wraps",
-        "total_ordering",
-        "dataclass",
-        "contextmanager",
-        "asynccontextmanager",
-        "final",
-        "override",
-        "fixture",
-        "runtime_checkable",
-        "define",
-        "frozen",
-        "mutable",
-        "s",
-        "attrs",
-    ]
+from lsp_server.rts.class_members import (
+    Member,
+    class_body,
+    class_is_binding,
+    class_members,
+    def_is_pure,
+    is_plain,
 )
-_PURE_CALLS = frozenset(
-    [
-        "TypeVar",
-        "ParamSpec",
-        "TypeVarTuple",
-        "NewType",
-        "object",
-        "frozenset",
-        "set",
-        "dict",
-        "list",
-        "tuple",
-        "namedtuple",
-        "compile",
-        "getLogger",
-        "cast",
-        "partial",
-        "property",
-        "staticmethod",
-        "classmethod",
-        "int",
-        "str",
-        "float",
-        "bytes",
-        "bool",
-        "range",
-        "sorted",
-        "len",
-        "Literal",
-        "Union",
-        "Optional",
-    ]
-)
+from lsp_server.rts.lookups import call_roots
+from lsp_server.rts.purity import import_time_names, is_pure, nested_statements
+
+__all__ = ["Binding", "ModuleLayout", "import_time_names", "module_layout", "nested_statements"]
+
 # Module-level names that Python, pytest or unittest look up by name, never by a
 # reference in code: their statements stay in the residue.
 _LOOKED_UP = frozenset(
@@ -113,6 +67,54 @@ _LOOKED_UP = frozenset(
 )
 
 
+# Module dunders only code reading them by name sees (Python gives ``__name__``,
+# ``__path__``, ``__spec__``... a meaning of their own: those stay in the residue).
+_INERT_DUNDERS = frozenset(
+    [
+        "__version__",
+        "__version_info__",
+        "__author__",
+        "__email__",
+        "__license__",
+        "__copyright__",
+        "__credits__",
+        "__maintainer__",
+        "__status__",
+        "__date__",
+    ]
+)
+
+# Standard-library modules whose import does something visible (prints, installs a hook,
+# changes how the module compiles); the others only bind a name in the importer.
+_EFFECTFUL_STDLIB = frozenset(
+    ["__future__", "__main__", "this", "antigravity", "readline", "rlcompleter", "site"]
+)
+
+
+def _stdlib_modules() -> frozenset[str]:
+    names = getattr(sys, "stdlib_module_names", None)  # 3.10+
+    return frozenset(names or ()) - _EFFECTFUL_STDLIB
+
+
+_STDLIB = _stdlib_modules()
+
+
+def _stdlib_import_names(stmt: ast.stmt) -> tuple[str, ...] | None:
+    """The names a top-level import of standard-library modules binds; None for any other
+    import (project and third-party imports run code reks may not see)."""
+    if isinstance(stmt, ast.Import):
+        modules = [a.name for a in stmt.names]
+        names = [(a.asname or a.name).split(".")[0] for a in stmt.names]
+    elif isinstance(stmt, ast.ImportFrom) and stmt.level == 0 and stmt.module:
+        modules = [stmt.module]
+        names = [a.asname or a.name for a in stmt.names]
+    else:
+        return None
+    if "*" in names or any(m.split(".")[0] not in _STDLIB for m in modules):
+        return None
+    return tuple(names)
+
+
 @dataclass
 class Binding:
     """A top-level statement that only binds names."""
@@ -123,9 +125,13 @@ class Binding:
     end: tuple[int, int]
     refs: frozenset[str]
     aliases: tuple[str, ...] = ()
-    """For a class: ``C.x`` for every name its body binds (methods excluded)."""
+    """For a class: ``C.x`` for every name its body binds that is no member (methods
+    excluded): units of the class's checksum."""
+    members: tuple[Member, ...] = ()
+    """For a class: the statements of its body with units of their own."""
     is_def: bool = False
     is_class: bool = False
+    is_import: bool = False
 
 
 @dataclass
@@ -134,109 +140,19 @@ class ModuleLayout:
     residue_refs: frozenset[str] = frozenset()
     markers: dict[str, list[str]] = field(default_factory=dict)
     """Unit name (the module unit for the residue) -> order markers for its checksum."""
-
-
-def _last_name(node: ast.expr) -> str | None:
-    if isinstance(node, ast.Name):
-        return node.id
-    if isinstance(node, ast.Attribute):
-        return node.attr
-    return None
-
-
-def _chain(node: ast.expr) -> Iterator[str]:
-    while isinstance(node, ast.Attribute):
-        yield node.attr
-        node = node.value
-    if isinstance(node, ast.Name):
-        yield node.id
-
-
-def import_time_names(node: ast.AST) -> set[str]:
-    """Names and attribute names ``node`` reads when it runs at import: function and lambda
-    bodies left out (they run later, and what they read is known from their code)."""
-    out: set[str] = set()
-    stack = [node]
-    while stack:
-        item = stack.pop()
-        if isinstance(item, ast.Name):
-            out.add(item.id)
-        elif isinstance(item, ast.Attribute):
-            out.add(item.attr)
-        if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            stack.extend(item.decorator_list)
-            stack.append(item.args)
-            if item.returns is not None:
-                stack.append(item.returns)
-            continue
-        if isinstance(item, ast.Lambda):
-            stack.append(item.args)
-            continue
-        stack.extend(ast.iter_child_nodes(item))
-    return out
-
-
-def is_pure(node: ast.AST) -> bool:
-    """No call (except known pure ones), await, yield or walrus outside lambda bodies."""
-    for item in ast.walk(node):
-        if isinstance(item, (ast.Await, ast.Yield, ast.YieldFrom, ast.NamedExpr)):
-            return False
-        if isinstance(item, ast.Call) and _last_name(item.func) not in _PURE_CALLS:
-            return False
-    return True
-
-
-def _pure_decorator(node: ast.expr) -> bool:
-    target = node.func if isinstance(node, ast.Call) else node
-    chain = list(_chain(target))
-    if not chain or not (chain[0] in _PURE_DECORATORS or "mark" in chain):
-        return False
-    if isinstance(node, ast.Call):
-        if any(k.arg == "autouse" for k in node.keywords):
-            return False
-        return all(is_pure(a) for a in (*node.args, *(k.value for k in node.keywords)))
-    return True
+    call_sites: list[tuple[frozenset[str], frozenset[str]]] = field(default_factory=list)
+    """Each residue statement that calls something the module does not define: the first
+    names of its callees ("" for no name) and the names it reads (``rts.lookups``)."""
 
 
 def _def_is_binding(node: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
     if node.name in _LOOKED_UP or node.name.startswith("pytest_"):
         return False
-    args = node.args
-    header: list[ast.AST] = [*args.defaults, *(d for d in args.kw_defaults if d is not None)]
-    return all(map(_pure_decorator, node.decorator_list)) and all(map(is_pure, header))
-
-
-def _class_is_binding(node: ast.ClassDef) -> bool:
-    if node.keywords or not all(map(_pure_decorator, node.decorator_list)):
-        return False
-    if not all(map(is_pure, node.bases)):
-        return False
-    # A call as a statement of the body is there for its effect (a registration).
-    return not any(
-        isinstance(stmt, ast.Expr) and not is_pure(stmt.value) for stmt in _class_body(node)
-    )
-
-
-def nested_statements(node: ast.AST) -> Iterator[ast.stmt]:
-    """Statements directly inside a compound statement (``if``, ``try``, ``match``, ``def``,
-    ``class``...), except handlers and match cases looked through."""
-    for name in ("body", "orelse", "finalbody", "handlers", "cases"):
-        for child in getattr(node, name, ()):
-            if isinstance(child, ast.stmt):
-                yield child
-            else:  # an except handler or a match case
-                yield from child.body
-
-
-def _class_body(node: ast.ClassDef) -> Iterator[ast.stmt]:
-    for stmt in node.body:
-        yield stmt
-        if not isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            yield from nested_statements(stmt)
+    return def_is_pure(node)
 
 
 def _class_aliases(node: ast.ClassDef, prefix: str) -> Iterator[str]:
-    for stmt in _class_body(node):
+    for stmt in class_body(node):
         if isinstance(stmt, ast.ClassDef):
             yield f"{prefix}{stmt.name}"
             yield from _class_aliases(stmt, f"{prefix}{stmt.name}.")
@@ -272,12 +188,13 @@ def _assignment_names(stmt: ast.stmt) -> tuple[str, ...] | None:
             if not isinstance(element, ast.Name):
                 return None
             names.append(element.id)
-    if any(n in _LOOKED_UP or n.startswith("__") for n in names) or not is_pure(value):
+    special = [n for n in names if n.startswith("__") and n not in _INERT_DUNDERS]
+    if special or any(n in _LOOKED_UP for n in names) or not is_pure(value):
         return None
     return tuple(names)
 
 
-def _binding(stmt: ast.stmt) -> Binding | None:
+def _binding(stmt: ast.stmt, plain_classes: set[str]) -> Binding | None:
     first = min([stmt.lineno, *(d.lineno for d in getattr(stmt, "decorator_list", ()))])
     span = ((first, 0), (stmt.end_lineno or stmt.lineno, stmt.end_col_offset or 0))
     if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
@@ -285,14 +202,20 @@ def _binding(stmt: ast.stmt) -> Binding | None:
             return Binding((stmt.name,), *span, frozenset(import_time_names(stmt)), is_def=True)
         return None
     if isinstance(stmt, ast.ClassDef):
-        if _class_is_binding(stmt):
-            refs = frozenset().union(
-                *map(import_time_names, stmt.body),
-                *map(import_time_names, [*stmt.bases, *stmt.decorator_list]),
-            )
-            aliases = tuple(dict.fromkeys(_class_aliases(stmt, f"{stmt.name}.")))
-            return Binding((stmt.name,), *span, refs, aliases, is_class=True)
-        return None
+        if not class_is_binding(stmt):
+            return None
+        plain = is_plain(stmt, plain_classes)
+        if plain:
+            plain_classes.add(stmt.name)
+        members, refs = class_members(stmt, plain)
+        own = {name for member in members if not member.is_def for name in member.names}
+        aliases = [a for a in _class_aliases(stmt, f"{stmt.name}.") if a not in own]
+        binding = Binding((stmt.name,), *span, refs, tuple(dict.fromkeys(aliases)))
+        binding.is_class, binding.members = True, tuple(members)
+        return binding
+    imported = _stdlib_import_names(stmt)
+    if imported is not None:
+        return Binding(imported, *span, frozenset(), is_import=True)
     names = _assignment_names(stmt)
     if names is None:
         return None
@@ -306,17 +229,27 @@ def _order_markers(reads: Iterable[str], bound_before: set[str], bound: set[str]
     ]
 
 
+_DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+
+
 def module_layout(tree: ast.Module) -> ModuleLayout:
     """Bindings and residue of a module's top-level statements."""
     layout = ModuleLayout()
-    found = [(stmt, _binding(stmt)) for stmt in tree.body]
+    plain_classes: set[str] = set()
+    found = [(stmt, _binding(stmt, plain_classes)) for stmt in tree.body]
     bound = {name for _, b in found if b is not None for name in b.names}
+    defined = {s.name for s in tree.body if isinstance(s, _DEFINITIONS)}
     before: set[str] = set()
     residue_refs: set[str] = set()
     for stmt, binding in found:
         if binding is None:
             reads = import_time_names(stmt)
             residue_refs |= reads
+            roots = {root or "" for root in call_roots(stmt)} - defined
+            if roots:
+                # A decorator is handed the function or class it decorates.
+                handed = {stmt.name} if isinstance(stmt, _DEFINITIONS) else set()
+                layout.call_sites.append((frozenset(roots), frozenset(reads | handed)))
             layout.markers.setdefault("", []).extend(_order_markers(reads, before, bound))
             continue
         layout.bindings.append(binding)

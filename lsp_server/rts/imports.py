@@ -109,6 +109,12 @@ class ImportResolver:
         result.discard(rel)
         return result
 
+    def is_project_module(self, rel: str, dotted: str) -> bool:
+        """Whether an absolute import of ``dotted`` in ``rel`` finds a project file."""
+        top = dotted.split(".")[0]
+        bases = [*self._bases, self._package_base(rel)]
+        return any(self._module_files(base, top) for base in bases)
+
     def closure(self, rel: str) -> frozenset[str]:
         """Every project file ``rel`` imports, directly or not (``rel`` included)."""
         cached = self._closure.get(rel)

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from types import CodeType
 
+from lsp_server.rts.lookups import DYNAMIC_NAMES, copies_docs
 from lsp_server.rts.units import NAMES
 
 __all__ = ["EVERY_NAME", "NAMES", "builds_classes", "code_reads"]
@@ -23,26 +24,6 @@ EVERY_NAME = "*"
 """The ``NAMES`` unit of a test that may read any name: any new binding selects it."""
 
 _CLASS_HOOKS = frozenset(("__init_subclass__", "__set_name__", "__prepare__", "__mro_entries__"))
-
-# Names whose use means "looks names up by string": the module's every unit counts.
-_DYNAMIC = frozenset(
-    [
-        "globals",
-        "vars",
-        "__dict__",
-        "__import__",
-        "import_module",
-        "modules",
-        "dir",
-        "getmembers",
-        "getattr",
-        "hasattr",
-        "setattr",
-        "delattr",
-        "__getattribute__",
-        "__all__",
-    ]
-)
 
 
 def code_reads(code: CodeType) -> tuple[frozenset[str], bool]:
@@ -56,7 +37,10 @@ def code_reads(code: CodeType) -> tuple[frozenset[str], bool]:
     for text in strings:
         if 0 < len(text) < 200:
             names.update(p for p in text.replace(":", ".").split(".") if p.isidentifier())
-    return frozenset(names), not _DYNAMIC.isdisjoint(code.co_names)
+    if "__doc__" in names and copies_docs(code):
+        # A wrapper copying a docstring: it shows only to whoever reads __doc__ later.
+        names.discard("__doc__")
+    return frozenset(names), not DYNAMIC_NAMES.isdisjoint(code.co_names)
 
 
 def builds_classes(code: CodeType) -> bool:

@@ -4,14 +4,20 @@ A unit is a function or method (any ``def``, nested ones included, named by its
 ``__qualname__``: ``f.<locals>.g``), a *binding* outside function bodies, the module part
 of a Python file, or a whole non-Python file.
 
+A ``def`` is two units: its body (the function's unit, named by its qualified name:
+docstring and code, what running it depends on) and its header (``f.<def>``: decorators,
+signature, default values, what referring to the function object depends on; see
+``rts.lookups`` for when a reference sees the body too).
+
 Outside function bodies (see ``rts.bindings``) each top-level statement that only binds
-names is a unit of its own, named by what it binds: a ``def`` is its function's unit
-(decorators and ``def`` line included: they run when the ``def`` does), a class is one
-unit (header, class-level statements and method headers; method bodies are their own
-units) with an alias unit ``C.attr`` of the same checksum for every attribute its body
-binds, a plain assignment is the unit of each name it binds. The module part is the rest:
-imports, calls and whatever else has effects at import. A new function or constant thus
-changes no recorded unit; tests find it by name (``rts.reads``).
+names is a unit of its own, named by what it binds: a ``def`` is its function's header
+unit, a class is one unit (header, dunder methods' headers, class-level statements that
+are no members) plus a unit per member (``rts.class_members``: a method's header unit,
+``C.attr`` for an attribute of a plain class) and an alias unit ``C.attr`` of the class's
+checksum for every other attribute its body binds, a plain assignment or an import of
+standard-library modules is the unit of each name it binds. The module part is the rest:
+other imports, calls and whatever else has effects at import. A new function
+or constant thus changes no recorded unit; tests find it by name (``rts.reads``).
 
 A function's text leaves out the bodies of the functions defined in it: a test that calls
 ``f`` but never the ``g`` that ``f`` defines does not depend on ``g``'s body. Running
@@ -27,7 +33,6 @@ continuations and indentation width do not count, so formatting-only edits chang
 
 from __future__ import annotations
 
-import ast
 import functools
 import io
 import tokenize
@@ -40,7 +45,12 @@ from typing import NamedTuple
 import xxhash
 
 from lsp_server.project.text import parse_python
-from lsp_server.rts.bindings import ModuleLayout, module_layout, nested_statements
+from lsp_server.rts.bindings import ModuleLayout, module_layout
+from lsp_server.rts.class_members import class_texts
+from lsp_server.rts.lookups import import_origins
+from lsp_server.rts.purity import nested_statements as nested_statements
+from lsp_server.rts.spans import LOCALS as _LOCALS
+from lsp_server.rts.spans import ImportStatement, UnitSpan, scan
 from lsp_server.rts.tokens import (
     Pos,
     SourceError,
@@ -58,15 +68,26 @@ FILE = "<file>"
 NAMES = "<names>"
 """Pseudo path of the units that stand for the names a test read (see ``rts.reads``)."""
 
-_LOCALS = "<locals>"
+
+HEADER = ".<def>"
+"""Suffix of a function's header unit: ``C.m.<def>`` is the header of ``C.m``."""
+
+
+def header_name(function: str) -> str:
+    return function + HEADER
+
+
+def body_name(unit_name: str) -> str | None:
+    """The function (body) unit of a header unit; None for any other unit."""
+    return unit_name[: -len(HEADER)] if unit_name.endswith(HEADER) else None
 
 
 def bound_name(unit_name: str) -> str | None:
-    """The name a unit binds outside function bodies (``C.x`` -> ``x``); None for the module
-    and file units and functions nested in functions."""
+    """The name a unit binds outside function bodies (``C.x`` -> ``x``, ``f.<def>`` ->
+    ``f``); None for the module and file units and functions nested in functions."""
     if unit_name in (MODULE, FILE) or _LOCALS in unit_name:
         return None
-    return unit_name.rpartition(".")[2]
+    return (body_name(unit_name) or unit_name).rpartition(".")[2]
 
 
 class Unit(NamedTuple):
@@ -92,33 +113,6 @@ class Unit(NamedTuple):
         return f"{self.path}::{self.name}"
 
 
-@dataclass(frozen=True)
-class UnitSpan:
-    """Where a function unit sits in its file (1-based lines, inclusive)."""
-
-    name: str
-    first_line: int  # first decorator, or the ``def`` line
-    last_line: int
-    def_line: int
-    body_start: tuple[int, int]
-    body_end: tuple[int, int]
-    parent: str | None = None
-    """The function unit this one is defined in (None: defined at module or class level)."""
-
-
-@dataclass(frozen=True)
-class ImportStatement:
-    """An ``import`` statement anywhere in a file (also inside functions and ``try``)."""
-
-    names: tuple[str, ...]
-    """``import a.b`` -> ``("a.b",)``; ``from m import x, y`` -> ``("x", "y")``."""
-    module: str | None = None
-    """``from <module> import ...``; None for ``import ...`` and ``from . import ...``."""
-    level: int = 0
-    """Leading dots of a relative import."""
-    is_from: bool = False
-
-
 @dataclass
 class FileUnits:
     """The units of one Python file with their checksums."""
@@ -140,6 +134,15 @@ class FileUnits:
     """The names the module unit's statements read at import."""
     classes: dict[str, tuple[int, int]] = field(default_factory=dict)
     """Each top-level class with a unit of its own -> its first and last line."""
+    dynamic: frozenset[str] = frozenset()
+    """The function units whose code looks names up by a computed string."""
+    call_sites: list[tuple[frozenset[str], frozenset[str]]] = field(default_factory=list)
+    """Residue statements calling what the module does not define (``ModuleLayout``)."""
+    import_origins: dict[str, str] = field(default_factory=dict)
+    """A name an import binds -> its module (leading dots: relative)."""
+    import_units: frozenset[str] = frozenset()
+    """The binding units of standard-library imports (a refactoring may drop or add one
+    as it may edit the module part)."""
 
     def class_of(self, unit: Unit) -> Unit | None:
         """The class unit a method unit (or an alias ``C.x``) belongs to."""
@@ -200,50 +203,6 @@ class FileUnits:
         return tuple(out)
 
 
-_FuncDef = (ast.FunctionDef, ast.AsyncFunctionDef)
-
-
-def _scan(tree: ast.Module) -> tuple[list[UnitSpan], list[ImportStatement]]:
-    """Every function's span and every import statement, in one walk over statements
-    (expressions hold neither)."""
-    spans: list[UnitSpan] = []
-    imports: list[ImportStatement] = []
-
-    def visit(body: Iterable[ast.stmt], prefix: str, parent: str | None) -> None:
-        for node in body:
-            if isinstance(node, _FuncDef):
-                name = prefix + node.name
-                first = min([node.lineno, *(d.lineno for d in node.decorator_list)])
-                head = node.body[0]
-                tail = node.body[-1]
-                spans.append(
-                    UnitSpan(
-                        name=name,
-                        first_line=first,
-                        last_line=node.end_lineno or node.lineno,
-                        def_line=node.lineno,
-                        body_start=(head.lineno, head.col_offset),
-                        body_end=(tail.end_lineno or tail.lineno, tail.end_col_offset or 0),
-                        parent=parent,
-                    )
-                )
-                visit(node.body, f"{name}.{_LOCALS}.", name)
-            elif isinstance(node, ast.ClassDef):
-                visit(node.body, f"{prefix}{node.name}.", parent)
-            elif isinstance(node, ast.Import):
-                imports.append(ImportStatement(tuple(a.name for a in node.names)))
-            elif isinstance(node, ast.ImportFrom):
-                names = tuple(a.name for a in node.names)
-                imports.append(ImportStatement(names, node.module, node.level, is_from=True))
-            else:
-                # Definitions under `if TYPE_CHECKING:` / `try: ... except ImportError:` are
-                # in the scope around the compound statement.
-                visit(nested_statements(node), prefix, parent)
-
-    visit(tree.body, "", None)
-    return spans, imports
-
-
 def source_units(path: str, source: str) -> FileUnits:
     """Units and checksums of a Python source text; raises ``SourceError`` if it does not parse."""
     try:
@@ -251,11 +210,11 @@ def source_units(path: str, source: str) -> FileUnits:
     except (SyntaxError, ValueError) as exc:
         raise SourceError(f"{path}: {exc}") from exc
     text = TokenText(normalized_tokens(source))
-    spans, imports = _scan(tree)
+    spans, imports, dynamic = scan(tree)
     children: dict[str | None, list[UnitSpan]] = {}
     for span in spans:
         children.setdefault(span.parent, []).append(span)
-    result = FileUnits(path=path, definitions=spans, imports=imports)
+    result = FileUnits(path=path, definitions=spans, imports=imports, dynamic=frozenset(dynamic))
     end = (len(source.splitlines()) + 2, 0)
     layout = module_layout(tree)
     result.checksums[MODULE] = digest(
@@ -270,10 +229,15 @@ def source_units(path: str, source: str) -> FileUnits:
             for child in children.get(span.name, ())
             if span.first_line <= child.first_line <= span.last_line
         ]
-        own = text.between((span.first_line, 0), span.body_end, holes)
-        variants.setdefault(span.name, []).extend(own)
+        body = text.between(span.body_start, span.body_end, holes)
+        variants.setdefault(span.name, []).extend(body)
+        header = text.without((span.first_line, 0), span.body_start, ())
+        variants.setdefault(header_name(span.name), []).extend(header)
         result.spans.setdefault(span.name, span)
     _add_bindings(result, layout, text, children.get(None, ()), variants)
+    result.call_sites = layout.call_sites
+    result.import_units = frozenset(n for b in layout.bindings if b.is_import for n in b.names)
+    result.import_origins = import_origins(tree)
     for name, texts in variants.items():
         result.checksums[name] = digest(texts)
     for binding in layout.bindings:
@@ -311,7 +275,17 @@ def _add_bindings(
             first, last = binding.start[0], binding.end[0]
             result.classes[name] = (first, last)
             methods = [s for s in top_functions if first <= s.first_line <= last]
-            variants.setdefault(name, []).extend(text.between(binding.start, binding.end, methods))
+            own, member_texts = class_texts(
+                binding.start, binding.end, binding.members, text, methods
+            )
+            variants.setdefault(name, []).extend(own)
+            for member, member_text in zip(binding.members, member_texts, strict=True):
+                for qualname in member.names:
+                    unit = header_name(qualname) if member.is_def else qualname
+                    variants.setdefault(unit, []).extend(member_text)
+                    result.refs[unit] = member.refs
+                    if not member.is_def:
+                        bound.setdefault(qualname.rpartition(".")[2], []).append(qualname)
             for alias in binding.aliases:
                 bound.setdefault(alias.rpartition(".")[2], []).append(alias)
                 result.refs[alias] = binding.refs
@@ -320,14 +294,15 @@ def _add_bindings(
             for name in binding.names:
                 variants.setdefault(name, []).extend(own)
         for name in binding.names:
-            variants.setdefault(name, []).extend(layout.markers.get(name, ()))
-            result.refs[name] = result.refs.get(name, frozenset()) | binding.refs
-            bound.setdefault(name, []).append(name)
+            unit = header_name(name) if binding.is_def else name
+            variants.setdefault(unit, []).extend(layout.markers.get(name, ()))
+            result.refs[unit] = result.refs.get(unit, frozenset()) | binding.refs
+            bound.setdefault(name, []).append(unit)
     for span in top_functions:
         if _LOCALS not in span.name:
             units = bound.setdefault(span.name.rpartition(".")[2], [])
-            if span.name not in units:
-                units.append(span.name)
+            if header_name(span.name) not in units:
+                units.append(header_name(span.name))
     result.residue_refs = layout.residue_refs
 
 

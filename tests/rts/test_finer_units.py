@@ -95,6 +95,13 @@ def test_a_new_function_or_constant_nobody_reads_selects_nothing(project: pytest
     assert run(project) == set()
 
 
+def test_a_version_string_is_a_binding(project: pytest.Pytester) -> None:
+    edit(project, "mod.py", "LIMIT = 3", '__version__ = "1.0"\nLIMIT = 3')
+    assert run(project) == set()
+    edit(project, "mod.py", '__version__ = "1.0"', '__version__ = "1.1"')
+    assert run(project) == set()
+
+
 def test_a_constant_selects_the_tests_reading_it_through_other_bindings(
     project: pytest.Pytester,
 ) -> None:
@@ -129,8 +136,28 @@ def test_a_new_function_shadowing_an_imported_name_selects_its_readers(
     assert run(project) == {"test_combine"}
 
 
-def test_an_import_change_selects_every_test_of_the_module(project: pytest.Pytester) -> None:
+def test_a_standard_library_import_is_a_binding(project: pytest.Pytester) -> None:
+    # Nobody reads `json`: nothing runs.
     edit(project, "mod.py", "import functools", "import functools\nimport json")
+    assert run(project) == set()
+    # The import a test reads (`functools.lru_cache` at import) is its binding.
+    edit(project, "mod.py", "import functools\n", "import functools as functools\n")
+    assert run(project) == {"test_cached"}
+
+
+def test_a_project_import_selects_every_test_of_the_module(project: pytest.Pytester) -> None:
+    write(project, "side.py", "EFFECTS = []\n")
+    edit(project, "mod.py", "import functools", "import functools\nimport side")
+    assert len(run(project)) == 6
+
+
+def test_future_imports_stay_with_the_module(project: pytest.Pytester) -> None:
+    edit(
+        project,
+        "mod.py",
+        "import functools",
+        "from __future__ import annotations\nimport functools",
+    )
     assert len(run(project)) == 6
 
 

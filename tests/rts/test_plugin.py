@@ -217,7 +217,10 @@ def test_conftest_fixture_and_module_edits(project: pytest.Pytester) -> None:
     # A new constant nothing reads selects nothing; a new import may run anything.
     edit(project, "conftest.py", "import pytest", "import pytest\nFLAG = 1")
     assert run(project) == set()
+    # A standard-library import nobody reads is a binding; any other import runs code.
     edit(project, "conftest.py", "import pytest", "import pytest\nimport json")
+    assert run(project) == set()
+    edit(project, "conftest.py", "import json", "import _pytest")
     assert run(project) == ALL
 
 

@@ -41,9 +41,11 @@ def checksums(source: str) -> dict[str, str]:
 def test_units_found() -> None:
     units = source_units("m.py", BASE)
     inner = Unit("m.py", "helper.<locals>.inner")
+    functions = ("Box.grow", "Box.area", "helper", inner.name)
     assert set(units.checksums) == {
-        *(MODULE, "Box.grow", "Box.area", "helper", inner.name),
-        *("LIMIT", "Box", "Box.size"),  # bindings: a constant, a class and its attribute
+        *(MODULE, *functions, *(f"{f}.<def>" for f in functions)),  # bodies and headers
+        # bindings: a constant, a class and its attribute, a standard-library import
+        *("LIMIT", "Box", "Box.size", "os"),
     }
     assert units.unit_for_qualname("helper.<locals>.inner") == inner
     assert units.unit_for_qualname("helper.<locals>.inner.<locals>.<lambda>") == inner
@@ -68,10 +70,10 @@ def changed_units(before: str, after: str) -> set[str]:
 def test_body_edit_changes_only_that_function() -> None:
     assert changed_units(BASE, BASE.replace("y + 1", "y + 2")) == {"helper.<locals>.inner"}
     assert changed_units(BASE, BASE.replace("return inner(x)", "return inner(-x)")) == {"helper"}
-    # The nested header runs when the outer body does: it belongs to both.
+    # The nested header runs when the outer body does: it is in the outer body too.
     assert changed_units(BASE, BASE.replace("def inner(y)", "def inner(y=2)")) == {
         "helper",
-        "helper.<locals>.inner",
+        "helper.<locals>.inner.<def>",
     }
 
 
@@ -118,15 +120,17 @@ def test_top_level_redefinitions_are_one_unit() -> None:
     assert changed_units(source, source.replace("return 1", "return 5")) == {"f"}
 
 
-def test_class_attribute_and_header_edits_change_the_class_not_the_module_part() -> None:
+def test_class_attribute_and_method_header_edits_change_their_members_only() -> None:
     before = checksums(BASE)
     attribute = checksums(BASE.replace("size = 2", "size = 5"))
-    assert attribute["Box"] != before["Box"]
-    assert attribute["Box.size"] == attribute["Box"]
+    # An attribute of a plain class is a member: a unit of its own (rts.class_members).
+    assert attribute["Box"] == before["Box"]
+    assert attribute["Box.size"] != before["Box.size"]
     assert attribute[MODULE] == before[MODULE]
     header = checksums(BASE.replace("def grow(self, n)", "def grow(self, n=1)"))
-    assert header["Box"] != before["Box"]
-    assert header["Box.grow"] != before["Box.grow"]
+    assert header["Box"] == before["Box"]  # a method's header is a member too
+    assert header["Box.grow.<def>"] != before["Box.grow.<def>"]
+    assert header["Box.grow"] == before["Box.grow"]  # the body
     assert header["helper"] == before["helper"]
     assert header[MODULE] == before[MODULE]
 

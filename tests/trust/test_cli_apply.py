@@ -38,6 +38,7 @@ def test_cli_rename_apply_updates_the_store(project: Path) -> None:
     # The renamed unit, and its new name among the names the test reads.
     assert {str(u) for u in after[counter]} - {str(u) for u in before[counter]} == {
         "pkg/util.py::_plus_one",
+        "pkg/util.py::_plus_one.<def>",
         "<names>::_plus_one",
     }
     result = run_pytest(project, "--reks")

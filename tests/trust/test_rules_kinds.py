@@ -81,8 +81,9 @@ def test_kind_updates_dependencies_like_a_fresh_recording(
     assert outcome is not None
     assert outcome.fallback is None, outcome.fallback
     assert result.provenance.exact
-    # Plain selection would have run some tests: REKS skips them all.
-    assert outcome.skipped_tests, outcome.to_json()
+    # Plain selection would have run some tests: REKS skips them all. (Organize imports
+    # drops unused standard-library imports, bindings nobody read: nothing to skip.)
+    assert outcome.skipped_tests or action == "organize-imports", outcome.to_json()
     assert outcome.affected_tests == []
     assert set(outcome.skipped_tests) <= set(before)
     assert_like_fresh(reks.root, exact=exact)

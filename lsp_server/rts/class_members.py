@@ -1,0 +1,170 @@
+"""Which statements of a class body are units of their own (``rts.bindings``).
+
+A class that is a binding (no metaclass keyword, decorators and bases that only build,
+every statement of its body free of effects: a registering call anywhere in it makes the
+whole class part of the module unit) has a unit for its header and the statements that
+stay with it, and a unit per *member*:
+
+* each method not named ``__x__`` whose decorators and defaults only build: its header
+  unit (``C.m.<def>``) leaves the class unit, so a changed signature or a new method selects
+  the tests that read its name, not every user of the class. Dunder methods stay: Python
+  looks them up without a name in the code (``==`` finds ``__eq__``);
+* in a *plain* class (no decorator, no metaclass, bases that are ``object``, builtin
+  exceptions or plain classes of the same module), each assignment of a value without
+  effects to names not ``__x__``: ``C.x``. A decorator or a library base class may read
+  every attribute (``dataclass`` fields, ``Enum`` members), so there they stay.
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from typing import Protocol
+
+from lsp_server.rts.purity import import_time_names, is_pure, nested_statements, pure_decorator
+from lsp_server.rts.tokens import Body, TokenText
+
+Pos = tuple[int, int]
+_Def = (ast.FunctionDef, ast.AsyncFunctionDef)
+_PLAIN_BASES = frozenset(
+    name
+    for name, value in vars(builtins).items()
+    if isinstance(value, type) and issubclass(value, BaseException)
+) | {"object"}
+
+
+@dataclass(frozen=True)
+class Member:
+    """A class-body statement with a unit of its own."""
+
+    names: tuple[str, ...]
+    """Qualified: ``C.x`` (an assignment may bind several), or ``C.m`` for a method (its
+    unit is the header unit ``C.m.<def>``)."""
+    start: Pos
+    end: Pos
+    refs: frozenset[str]
+    markers: tuple[str, ...]
+    is_def: bool = False
+
+
+def def_is_pure(node: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    """Decorators that only wrap, default values without effects."""
+    args = node.args
+    header: list[ast.AST] = [*args.defaults, *(d for d in args.kw_defaults if d is not None)]
+    return all(map(pure_decorator, node.decorator_list)) and all(map(is_pure, header))
+
+
+def class_body(node: ast.ClassDef) -> Iterator[ast.stmt]:
+    for stmt in node.body:
+        yield stmt
+        if not isinstance(stmt, (*_Def, ast.ClassDef)):
+            yield from nested_statements(stmt)
+
+
+def class_is_binding(node: ast.ClassDef) -> bool:
+    if node.keywords or not all(map(pure_decorator, node.decorator_list)):
+        return False
+    if not all(map(is_pure, node.bases)):
+        return False
+    for stmt in class_body(node):
+        if isinstance(stmt, _Def):
+            if not def_is_pure(stmt):
+                return False
+        elif isinstance(stmt, ast.ClassDef):
+            if not class_is_binding(stmt):
+                return False
+        elif not is_pure(stmt):
+            return False  # a registration, or any other effect at import
+    return True
+
+
+def is_plain(node: ast.ClassDef, plain_classes: set[str]) -> bool:
+    if node.decorator_list or node.keywords:
+        return False
+    return all(
+        isinstance(base, ast.Name) and (base.id in _PLAIN_BASES or base.id in plain_classes)
+        for base in node.bases
+    )
+
+
+def _dunder(name: str) -> bool:
+    return name.startswith("__") and name.endswith("__")
+
+
+def _assigned_names(stmt: ast.stmt) -> tuple[str, ...] | None:
+    """Names a class-level assignment of a value without effects binds; None otherwise."""
+    if isinstance(stmt, ast.Assign):
+        targets = stmt.targets
+    elif isinstance(stmt, ast.AnnAssign) and stmt.value is not None:
+        targets = [stmt.target]
+    else:
+        return None
+    names: list[str] = []
+    for target in targets:
+        elements = target.elts if isinstance(target, (ast.Tuple, ast.List)) else [target]
+        if not all(isinstance(e, ast.Name) for e in elements):
+            return None
+        names.extend(e.id for e in elements if isinstance(e, ast.Name))
+    if any(map(_dunder, names)) or not is_pure(stmt):
+        return None
+    return tuple(names)
+
+
+def _markers(reads: Iterable[str], before: set[str], bound: set[str]) -> tuple[str, ...]:
+    # In a class body a name read before the class binds it is the module's.
+    return tuple(
+        f"<{name}:{'before' if name in before else 'after'}>" for name in sorted(set(reads) & bound)
+    )
+
+
+def class_members(node: ast.ClassDef, plain: bool) -> tuple[list[Member], frozenset[str]]:
+    """The members of a binding class, and the names the rest of the class reads."""
+    prefix = f"{node.name}."
+    candidates: list[tuple[ast.stmt, tuple[str, ...], bool]] = []
+    for stmt in node.body:
+        if isinstance(stmt, _Def) and not _dunder(stmt.name):
+            candidates.append((stmt, (prefix + stmt.name,), True))
+        elif plain and (names := _assigned_names(stmt)) is not None:
+            candidates.append((stmt, tuple(prefix + n for n in names), False))
+    bound = {name.rpartition(".")[2] for _, names, _ in candidates for name in names}
+    members: list[Member] = []
+    before: set[str] = set()
+    for stmt, names, is_def in candidates:
+        first = min([stmt.lineno, *(d.lineno for d in getattr(stmt, "decorator_list", ()))])
+        end = (stmt.end_lineno or stmt.lineno, stmt.end_col_offset or 0)
+        refs = frozenset(import_time_names(stmt))
+        start = (first, stmt.col_offset)
+        members.append(Member(names, start, end, refs, _markers(refs, before, bound), is_def))
+        before.update(n.rpartition(".")[2] for n in names)
+    taken = {id(stmt) for stmt, _, _ in candidates}
+    rest = [s for s in node.body if id(s) not in taken]
+    refs = frozenset().union(
+        *map(import_time_names, rest),
+        *map(import_time_names, [*node.bases, *node.decorator_list]),
+    )
+    return members, refs
+
+
+class _Method(Body, Protocol):
+    @property
+    def first_line(self) -> int: ...
+
+
+def class_texts(
+    start: Pos, end: Pos, members: Iterable[Member], text: TokenText, methods: Iterable[_Method]
+) -> tuple[list[str], list[list[str]]]:
+    """The class unit's tokens (members left out, the bodies of the other methods as
+    markers) and each member's: an assignment's tokens, a method's order markers (its
+    header unit has its tokens)."""
+    members = list(members)
+    holes = [(m.start, m.end, "") for m in members]
+    holes += [
+        (s.body_start, s.body_end, "<body>")
+        for s in methods
+        if not any(m.start[0] <= s.first_line <= m.end[0] for m in members)
+    ]
+    own = text.without(start, end, sorted(holes))
+    texts = [[*(() if m.is_def else text.without(m.start, m.end, ())), *m.markers] for m in members]
+    return own, texts

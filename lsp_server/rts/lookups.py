@@ -1,0 +1,153 @@
+"""What a piece of code may read besides the names it spells out, told from its syntax.
+
+* Lookups by a computed string (``globals()``, ``vars``, ``getattr(obj, name)``...) can read
+  any name: a test that ran such code depends on every unit of the modules it depends on.
+  ``getattr(obj, "x")`` with a constant name reads ``x`` only (the constant counts as a
+  read, see ``rts.reads``), so it is no lookup by string: a wrapper that copies
+  ``__doc__`` and ``__name__`` off every function it wraps (``toolz.curry``) does not make
+  its importers depend on everything.
+* A function's body (its code and its docstring) is seen by code that reads it by one of
+  ``BODY_READS`` (``__doc__``, ``__code__``, ``inspect.getsource``, ``help``...), and by
+  library code handed the function object at import (``click.command()(f)`` formats the
+  docstring into a help text; reks does not trace library code). A statement that runs at
+  import and calls something not defined in the project (``call_roots`` not imported from
+  project modules, builtins included) is *foreign*: the functions it names are depended on
+  whole by every importer.
+"""
+
+from __future__ import annotations
+
+import ast
+import dis
+from collections.abc import Iterator
+from types import CodeType
+
+# Names whose use means "looks names up by string".
+DYNAMIC_NAMES = frozenset(
+    [
+        "globals",
+        "vars",
+        "__dict__",
+        "__import__",
+        "import_module",
+        "modules",
+        "dir",
+        "getmembers",
+        "getattr",
+        "hasattr",
+        "setattr",
+        "delattr",
+        "__getattribute__",
+        "__all__",
+    ]
+)
+_BY_NAME = frozenset(["getattr", "hasattr", "setattr", "delattr"])
+
+BODY_READS = frozenset(
+    [
+        "__doc__",
+        "__code__",
+        "co_code",
+        "getsource",
+        "getsourcelines",
+        "findsource",
+        "getblock",
+        "getdoc",
+        "getcomments",
+        "help",
+        "pydoc",
+        "dis",
+    ]
+)
+"""Names whose reading means "sees a function's code or docstring". A signature
+(``inspect.signature``, ``__defaults__``, ``__annotations__``) is the header's alone."""
+
+
+def _constant_name_calls(node: ast.AST) -> set[int]:
+    """ids of the ``getattr``-family names called with a constant attribute name."""
+    out: set[int] = set()
+    for item in ast.walk(node):
+        if (
+            isinstance(item, ast.Call)
+            and isinstance(item.func, ast.Name)
+            and item.func.id in _BY_NAME
+            and len(item.args) >= 2
+            and isinstance(item.args[1], ast.Constant)
+            and isinstance(item.args[1].value, str)
+        ):
+            out.add(id(item.func))
+    return out
+
+
+def own_nodes(node: ast.AST) -> Iterator[ast.AST]:
+    """``node`` and what is inside it, except nested function and class bodies (their
+    code objects run, and count, on their own); lambdas and comprehensions included."""
+    stack: list[ast.AST] = list(ast.iter_child_nodes(node))
+    yield node
+    while stack:
+        item = stack.pop()
+        yield item
+        if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            stack.extend(item.decorator_list)
+            stack.append(item.args)
+            continue
+        if isinstance(item, ast.ClassDef):
+            stack.extend([*item.decorator_list, *item.bases, *item.keywords])
+            continue
+        stack.extend(ast.iter_child_nodes(item))
+
+
+def looks_up_by_string(function: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    """Whether the code of ``function`` (not of the functions defined in it) looks names
+    up by a computed string."""
+    constant = _constant_name_calls(function)
+    for item in own_nodes(function):
+        if item is function:
+            continue
+        if isinstance(item, ast.Name) and item.id in DYNAMIC_NAMES and id(item) not in constant:
+            return True
+        if isinstance(item, ast.Attribute) and item.attr in DYNAMIC_NAMES:
+            return True
+    return False
+
+
+def copies_docs(code: CodeType) -> bool:
+    """Whether ``code`` stores a ``__doc__`` (a wrapper copying a docstring, which shows it
+    only to whoever reads ``__doc__`` later; a class body setting its own docstring)."""
+    return any(
+        ins.opname.startswith("STORE_") and ins.argval == "__doc__"
+        for ins in dis.get_instructions(code)
+    )
+
+
+def _chain_root(node: ast.expr) -> str | None:
+    while isinstance(node, (ast.Attribute, ast.Call, ast.Subscript)):
+        node = node.func if isinstance(node, ast.Call) else node.value
+    return node.id if isinstance(node, ast.Name) else None
+
+
+def call_roots(node: ast.AST) -> set[str | None]:
+    """The first names of what ``node`` calls at import (decorators included); None for a
+    callee that is no name chain (a lambda called in place...)."""
+    roots: set[str | None] = set()
+    for item in own_nodes(node):
+        if isinstance(item, ast.Call):
+            roots.add(_chain_root(item.func))
+        elif isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            roots.update(_chain_root(d) for d in item.decorator_list)
+    return roots
+
+
+def import_origins(tree: ast.Module) -> dict[str, str]:
+    """Names bound by the imports at the top of ``tree`` -> the module they come from, with
+    leading dots for a relative import (which is project code)."""
+    out: dict[str, str] = {}
+    for stmt in ast.walk(tree):
+        if isinstance(stmt, ast.ImportFrom):
+            module = "." * stmt.level + (stmt.module or "")
+            for alias in stmt.names:
+                out[alias.asname or alias.name] = module
+        elif isinstance(stmt, ast.Import):
+            for alias in stmt.names:
+                out[(alias.asname or alias.name).split(".")[0]] = alias.name
+    return out

@@ -1,0 +1,152 @@
+"""Whether code that runs at import only builds values (no effect elsewhere), and which
+names it reads: the vocabulary of ``rts.bindings`` and ``rts.class_members``."""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+
+# Decorators and calls that only build or wrap the object they are given (by the last
+# name of the decorator or callee); anything else may register it somewhere.
+_PURE_DECORATORS = frozenset(
+    [
+        "staticmethod",
+        "classmethod",
+        "property",
+        "setter",
+        "getter",
+        "deleter",
+        "abstractmethod",
+        "overload",
+        "cached_property",
+        "lru_cache",
+        "cache",
+        "wraps",
+        "total_ordering",
+        "dataclass",
+        "contextmanager",
+        "asynccontextmanager",
+        "final",
+        "override",
+        "fixture",
+        "runtime_checkable",
+        "define",
+        "frozen",
+        "mutable",
+        "s",
+        "attrs",
+    ]
+)
+_PURE_CALLS = frozenset(
+    [
+        "TypeVar",
+        "ParamSpec",
+        "TypeVarTuple",
+        "NewType",
+        "object",
+        "frozenset",
+        "set",
+        "dict",
+        "list",
+        "tuple",
+        "namedtuple",
+        "compile",
+        "getLogger",
+        "cast",
+        "partial",
+        "property",
+        "staticmethod",
+        "classmethod",
+        "int",
+        "str",
+        "float",
+        "bytes",
+        "bool",
+        "range",
+        "sorted",
+        "len",
+        "Literal",
+        "Union",
+        "Optional",
+    ]
+)
+
+
+def _last_name(node: ast.expr) -> str | None:
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        return node.attr
+    return None
+
+
+def _chain(node: ast.expr) -> Iterator[str]:
+    while isinstance(node, ast.Attribute):
+        yield node.attr
+        node = node.value
+    if isinstance(node, ast.Name):
+        yield node.id
+
+
+def import_time_names(node: ast.AST) -> set[str]:
+    """Names and attribute names ``node`` reads when it runs at import: function and lambda
+    bodies left out (they run later, and what they read is known from their code)."""
+    out: set[str] = set()
+    stack = [node]
+    # ``__doc__`` as a name is the module's or class's own docstring, and one stored is no
+    # read; a statement storing one copies a docstring (``g.__doc__ = f.__doc__``), shown
+    # only to whoever reads ``__doc__`` later: none shows a function's body (rts.lookups).
+    copies = any(
+        isinstance(n, ast.Attribute) and n.attr == "__doc__" and isinstance(n.ctx, ast.Store)
+        for n in ast.walk(node)
+    )
+    while stack:
+        item = stack.pop()
+        if isinstance(item, ast.Name) and item.id != "__doc__":
+            out.add(item.id)
+        elif isinstance(item, ast.Attribute) and (item.attr != "__doc__" or not copies):
+            out.add(item.attr)
+        if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            stack.extend(item.decorator_list)
+            stack.append(item.args)
+            if item.returns is not None:
+                stack.append(item.returns)
+            continue
+        if isinstance(item, ast.Lambda):
+            stack.append(item.args)
+            continue
+        stack.extend(ast.iter_child_nodes(item))
+    return out
+
+
+def is_pure(node: ast.AST) -> bool:
+    """No call (except known pure ones), await, yield or walrus outside lambda bodies."""
+    for item in ast.walk(node):
+        if isinstance(item, (ast.Await, ast.Yield, ast.YieldFrom, ast.NamedExpr)):
+            return False
+        if isinstance(item, ast.Call) and _last_name(item.func) not in _PURE_CALLS:
+            return False
+    return True
+
+
+def pure_decorator(node: ast.expr) -> bool:
+    target = node.func if isinstance(node, ast.Call) else node
+    chain = list(_chain(target))
+    if not chain or not (chain[0] in _PURE_DECORATORS or "mark" in chain):
+        return False
+    if isinstance(node, ast.Call):
+        if any(k.arg == "autouse" for k in node.keywords):
+            return False
+        return all(is_pure(a) for a in (*node.args, *(k.value for k in node.keywords)))
+    return True
+
+
+def nested_statements(node: ast.AST) -> Iterator[ast.stmt]:
+    """Statements directly inside a compound statement (``if``, ``try``, ``match``, ``def``,
+    ``class``...), except handlers and match cases looked through."""
+    for name in ("body", "orelse", "finalbody", "handlers", "cases"):
+        for child in getattr(node, name, ()):
+            if isinstance(child, ast.stmt):
+                yield child
+            else:  # an except handler or a match case
+                yield from child.body

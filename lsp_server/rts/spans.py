@@ -1,0 +1,87 @@
+"""Where each function of a file sits, and its import statements: one walk over the
+statements of a parsed module (``units.source_units`` builds the units from it)."""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from lsp_server.rts.lookups import looks_up_by_string
+from lsp_server.rts.purity import nested_statements
+
+LOCALS = "<locals>"
+
+
+@dataclass(frozen=True)
+class UnitSpan:
+    """Where a function unit sits in its file (1-based lines, inclusive)."""
+
+    name: str
+    first_line: int  # first decorator, or the ``def`` line
+    last_line: int
+    def_line: int
+    body_start: tuple[int, int]
+    body_end: tuple[int, int]
+    parent: str | None = None
+    """The function unit this one is defined in (None: defined at module or class level)."""
+
+
+@dataclass(frozen=True)
+class ImportStatement:
+    """An ``import`` statement anywhere in a file (also inside functions and ``try``)."""
+
+    names: tuple[str, ...]
+    """``import a.b`` -> ``("a.b",)``; ``from m import x, y`` -> ``("x", "y")``."""
+    module: str | None = None
+    """``from <module> import ...``; None for ``import ...`` and ``from . import ...``."""
+    level: int = 0
+    """Leading dots of a relative import."""
+    is_from: bool = False
+
+
+_FuncDef = (ast.FunctionDef, ast.AsyncFunctionDef)
+
+
+def scan(tree: ast.Module) -> tuple[list[UnitSpan], list[ImportStatement], set[str]]:
+    """Every function's span, every import statement and the functions that look names up
+    by string, in one walk over statements (expressions hold no statements)."""
+    spans: list[UnitSpan] = []
+    imports: list[ImportStatement] = []
+    dynamic: set[str] = set()
+
+    def visit(body: Iterable[ast.stmt], prefix: str, parent: str | None) -> None:
+        for node in body:
+            if isinstance(node, _FuncDef):
+                name = prefix + node.name
+                first = min([node.lineno, *(d.lineno for d in node.decorator_list)])
+                head = node.body[0]
+                tail = node.body[-1]
+                spans.append(
+                    UnitSpan(
+                        name=name,
+                        first_line=first,
+                        last_line=node.end_lineno or node.lineno,
+                        def_line=node.lineno,
+                        body_start=(head.lineno, head.col_offset),
+                        body_end=(tail.end_lineno or tail.lineno, tail.end_col_offset or 0),
+                        parent=parent,
+                    )
+                )
+                if looks_up_by_string(node):
+                    dynamic.add(name)
+                visit(node.body, f"{name}.{LOCALS}.", name)
+            elif isinstance(node, ast.ClassDef):
+                visit(node.body, f"{prefix}{node.name}.", parent)
+            elif isinstance(node, ast.Import):
+                imports.append(ImportStatement(tuple(a.name for a in node.names)))
+            elif isinstance(node, ast.ImportFrom):
+                names = tuple(a.name for a in node.names)
+                imports.append(ImportStatement(names, node.module, node.level, is_from=True))
+            else:
+                # Definitions under `if TYPE_CHECKING:` / `try: ... except ImportError:` are
+                # in the scope around the compound statement.
+                visit(nested_statements(node), prefix, parent)
+
+    visit(tree.body, "", None)
+    return spans, imports, dynamic
