@@ -42,13 +42,13 @@ from lsp_server.refactor.apply import apply_edits
 from lsp_server.refactor.changes import simulate
 from lsp_server.refactor.context import Context, Planned
 from lsp_server.refactor.edit_check import check_edit
-from lsp_server.refactor.module_moves import rename_and_move_module
 from lsp_server.refactor.model import (
     FileEdit,
     RefactoringError,
     RefactoringResult,
     RefactorRequest,
 )
+from lsp_server.refactor.module_moves import rename_and_move_module
 from lsp_server.refactor.provenance import ProvenancePlan
 from lsp_server.refactor.rope_guard import skipping_failures
 from lsp_server.refactor.rope_thread import RopeJob, Worker

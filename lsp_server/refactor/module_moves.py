@@ -14,7 +14,6 @@ import os
 import shutil
 import tempfile
 from pathlib import Path
-
 from typing import TYPE_CHECKING
 
 from lsp_server.project.files import python_files

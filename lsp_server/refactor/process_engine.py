@@ -40,6 +40,15 @@ log = logging.getLogger(__name__)
 
 CANCEL_GRACE = 2.0
 """Seconds a worker has to stop a cancelled task before it is killed."""
+IN_PROCESS_ENV = "REKS_ROPE_IN_PROCESS"
+"""Set to 1, the server runs rope on a thread of its own process (benchmarks compare)."""
+
+
+def server_engine() -> RefactorEngine:
+    """The language server's engine: rope in worker processes, unless ``IN_PROCESS_ENV``."""
+    if os.environ.get(IN_PROCESS_ENV) == "1":
+        return RefactorEngine()
+    return ProcessEngine()
 
 
 @dataclass
@@ -158,7 +167,7 @@ class RopeProcess:
         elif "ok" in message:
             try:
                 call.future.set_result(call.decode(message["ok"]))
-            except Exception as exc:  # noqa: BLE001 - a reply we cannot read
+            except Exception as exc:  # a reply we cannot read
                 call.future.set_exception(RefactoringError(f"unreadable worker reply: {exc}"))
         elif message.get("why") == "cancelled":
             call.future.set_exception(Cancelled())

@@ -79,7 +79,12 @@ def _units(data: list[list[str]]) -> list[Unit]:
 def _encode_target(target: TaskTarget | None) -> Data | None:
     if target is None:
         return None
-    return {"action": target.action, "path": target.path, "offset": target.offset, "end": target.end}
+    return {
+        "action": target.action,
+        "path": target.path,
+        "offset": target.offset,
+        "end": target.end,
+    }
 
 
 def _decode_target(data: Data | None) -> TaskTarget | None:
@@ -176,9 +181,7 @@ def encode_result(result: RefactoringResult) -> Data:
         "edits": [_encode_edit(edit) for edit in result.edits],
         "skipped": [[s.path, s.reason] for s in result.skipped_files],
         "files_after": result.files_after,
-        "uncertain": [
-            [u.path, u.line, u.column, u.length, u.reason] for u in result.uncertain
-        ],
+        "uncertain": [[u.path, u.line, u.column, u.length, u.reason] for u in result.uncertain],
     }
     if isinstance(maker, ProvenancePlan):
         data["plan"] = _encode_plan(maker)

@@ -16,6 +16,7 @@ Messages out: ``{"id", "ok": data}``, ``{"id", "error": message, "why": ...}`` w
 
 from __future__ import annotations
 
+import contextlib
 import sys
 import threading
 from collections.abc import Callable
@@ -61,11 +62,9 @@ class RopeServer:
         self._send_lock = threading.Lock()
 
     def send(self, message: Message) -> None:
-        with self._send_lock:
-            try:
-                self.channel.send(message)
-            except OSError:
-                pass  # the parent is gone: the main loop ends at its end of input
+        # OSError: the parent is gone; the main loop ends at its end of input.
+        with self._send_lock, contextlib.suppress(OSError):
+            self.channel.send(message)
 
     def serve(self) -> None:
         try:
@@ -93,7 +92,7 @@ class RopeServer:
         self.jobs[call_id] = job
         try:
             future, encode = self.start(message, job)
-        except Exception as exc:  # noqa: BLE001 - a malformed message or an unknown path
+        except Exception as exc:  # a malformed message, a path in no workspace
             failed: Future[Any] = Future()
             failed.set_exception(exc)
             future, encode = failed, str
