@@ -28,6 +28,36 @@ from lsp_server.rts.units import Unit
 Data = dict[str, Any]
 
 
+class _Texts:
+    """File texts of a result, each sent once: the same text is an edit's old text, the
+    plan's text before and often ``files_after``'s too (megabytes for a large file)."""
+
+    def __init__(self, texts: list[str] | None = None) -> None:
+        self.texts: list[str] = texts if texts is not None else []
+        self._index: dict[str, int] = {}
+
+    def put(self, text: str | None) -> int | None:
+        if text is None:
+            return None
+        index = self._index.get(text)
+        if index is None:
+            index = self._index[text] = len(self.texts)
+            self.texts.append(text)
+        return index
+
+    def get(self, index: int | None) -> str | None:
+        return None if index is None else self.texts[index]
+
+    def text(self, index: int) -> str:
+        return self.texts[index]
+
+    def put_all(self, files: dict[str, str | None]) -> dict[str, int | None]:
+        return {path: self.put(text) for path, text in files.items()}
+
+    def get_all(self, files: dict[str, int | None]) -> dict[str, str | None]:
+        return {path: self.get(index) for path, index in files.items()}
+
+
 def encode_request(request: RefactorRequest) -> Data:
     return {
         "action": request.action,
@@ -52,20 +82,20 @@ def decode_prepare(data: Data) -> PrepareResult:
     return PrepareResult(data["name"], data["start"], data["end"])
 
 
-def _encode_edit(edit: Edit) -> Data:
+def _encode_edit(edit: Edit, texts: _Texts) -> Data:
     if isinstance(edit, FileEdit):
-        return {"edit": edit.path, "old": edit.old_text, "new": edit.new_text}
+        return {"edit": edit.path, "old": texts.put(edit.old_text), "new": texts.put(edit.new_text)}
     if isinstance(edit, FileRename):
         return {"rename": edit.old_path, "to": edit.new_path}
-    return {"create": edit.path, "text": edit.text, "folder": edit.is_folder}
+    return {"create": edit.path, "text": texts.put(edit.text), "folder": edit.is_folder}
 
 
-def _decode_edit(data: Data) -> Edit:
+def _decode_edit(data: Data, texts: _Texts) -> Edit:
     if "edit" in data:
-        return FileEdit(data["edit"], data["old"], data["new"])
+        return FileEdit(data["edit"], texts.text(data["old"]), texts.text(data["new"]))
     if "rename" in data:
         return FileRename(data["rename"], data["to"])
-    return FileCreate(data["create"], data["text"], data["folder"])
+    return FileCreate(data["create"], texts.text(data["text"]), data["folder"])
 
 
 def _unit(data: list[str] | None) -> Unit | None:
@@ -93,7 +123,7 @@ def _decode_target(data: Data | None) -> TaskTarget | None:
     return TaskTarget(data["action"], data["path"], data["offset"], data["end"])
 
 
-def _encode_plan(plan: ProvenancePlan) -> Data:
+def _encode_plan(plan: ProvenancePlan, texts: _Texts) -> Data:
     hints = plan.hints
     renamer = hints.name_map
     if renamer is not None and not isinstance(renamer, QualnameRenamer):
@@ -101,8 +131,8 @@ def _encode_plan(plan: ProvenancePlan) -> Data:
     return {
         "kind": plan.kind,
         "description": plan.description,
-        "before": plan.before,
-        "after": plan.after,
+        "before": texts.put_all(plan.before),
+        "after": texts.put_all(plan.after),
         "renamed": plan.renamed,
         "target": _encode_target(plan.target),
         "exact": plan.exact,
@@ -117,14 +147,14 @@ def _encode_plan(plan: ProvenancePlan) -> Data:
     }
 
 
-def _decode_plan(data: Data) -> ProvenancePlan:
+def _decode_plan(data: Data, texts: _Texts) -> ProvenancePlan:
     hints = data["hints"]
     name_map = hints["name_map"]
     return ProvenancePlan(
         data["kind"],
         data["description"],
-        data["before"],
-        data["after"],
+        texts.get_all(data["before"]),
+        texts.get_all(data["after"]),
         data["renamed"],
         Hints(
             name_map=None if name_map is None else QualnameRenamer(*name_map),
@@ -139,7 +169,7 @@ def _decode_plan(data: Data) -> ProvenancePlan:
     )
 
 
-def _encode_provenance(prov: Provenance) -> Data:
+def _encode_provenance(prov: Provenance, texts: _Texts) -> Data:
     return {
         "kind": prov.kind,
         "description": prov.description,
@@ -153,13 +183,13 @@ def _encode_provenance(prov: Provenance) -> Data:
             for change in prov.changes
         ],
         "exact": prov.exact,
-        "files_before": prov.files_before,
-        "files_after": prov.files_after,
+        "files_before": texts.put_all(prov.files_before),
+        "files_after": texts.put_all(prov.files_after),
         "target": _encode_target(prov.target),
     }
 
 
-def _decode_provenance(data: Data) -> Provenance:
+def _decode_provenance(data: Data, texts: _Texts) -> Provenance:
     changes = [
         UnitChange(Origin(origin), _unit(old), _unit(new), tuple(_units(sources)))
         for origin, old, new, sources in data["changes"]
@@ -169,35 +199,40 @@ def _decode_provenance(data: Data) -> Provenance:
         data["description"],
         changes,
         data["exact"],
-        data["files_before"],
-        data["files_after"],
+        texts.get_all(data["files_before"]),
+        texts.get_all(data["files_after"]),
         _decode_target(data["target"]),
     )
 
 
 def encode_result(result: RefactoringResult) -> Data:
     maker = result.provenance_maker
+    texts = _Texts()
     data: Data = {
-        "edits": [_encode_edit(edit) for edit in result.edits],
+        "edits": [_encode_edit(edit, texts) for edit in result.edits],
         "skipped": [[s.path, s.reason] for s in result.skipped_files],
-        "files_after": result.files_after,
+        "files_after": texts.put_all(result.files_after),
         "uncertain": [[u.path, u.line, u.column, u.length, u.reason] for u in result.uncertain],
     }
     if isinstance(maker, ProvenancePlan):
-        data["plan"] = _encode_plan(maker)
+        data["plan"] = _encode_plan(maker, texts)
     else:
-        data["provenance"] = _encode_provenance(result.provenance)
+        data["provenance"] = _encode_provenance(result.provenance, texts)
+    data["texts"] = texts.texts
     return data
 
 
 def decode_result(data: Data) -> RefactoringResult:
+    texts = _Texts(data["texts"])
     provenance = (
-        _decode_plan(data["plan"]) if "plan" in data else _decode_provenance(data["provenance"])
+        _decode_plan(data["plan"], texts)
+        if "plan" in data
+        else _decode_provenance(data["provenance"], texts)
     )
     return RefactoringResult(
-        [_decode_edit(edit) for edit in data["edits"]],
+        [_decode_edit(edit, texts) for edit in data["edits"]],
         provenance,
         [SkippedFile(path, reason) for path, reason in data["skipped"]],
-        data["files_after"],
+        texts.get_all(data["files_after"]),
         [Uncertain(*item) for item in data["uncertain"]],
     )
