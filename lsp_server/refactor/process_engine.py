@@ -17,6 +17,7 @@ rename that keeps rope busy for seconds never holds the server's interpreter loc
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import logging
 import os
@@ -44,6 +45,13 @@ IN_PROCESS_ENV = "REKS_ROPE_IN_PROCESS"
 """Set to 1, the server runs rope on a thread of its own process (benchmarks compare)."""
 
 
+def start_worker() -> SandboxProcess:
+    """A rope worker process, not yet bound to a root (its first message names it)."""
+    return SandboxProcess(
+        sys.executable, ["-m", "lsp_server.refactor.rope_process"], new_session=True
+    )
+
+
 def server_engine() -> RefactorEngine:
     """The language server's engine: rope in worker processes, unless ``IN_PROCESS_ENV``."""
     if os.environ.get(IN_PROCESS_ENV) == "1":
@@ -62,8 +70,11 @@ class _Call:
 class RopeProcess:
     """The worker process of one root, started on first use and after a death."""
 
-    def __init__(self, workspace: RopeWorkspace) -> None:
+    def __init__(
+        self, workspace: RopeWorkspace, start: Callable[[], SandboxProcess] = start_worker
+    ) -> None:
         self.workspace = workspace
+        self._start = start
         self._lock = threading.Lock()
         self._process: SandboxProcess | None = None
         self._pending: dict[int, _Call] = {}
@@ -100,13 +111,10 @@ class RopeProcess:
         """The live worker, and whether it was just started. Called with the lock held."""
         if self._process is not None and self._process.alive():
             return self._process, False
-        process = SandboxProcess(
-            sys.executable,
-            ["-m", "lsp_server.refactor.rope_process", self.workspace.root],
-            cwd=self.workspace.root,
-            new_session=True,
-        )
+        process = self._start()
         self._process = process
+        with contextlib.suppress(ChannelError):  # a death is the reader's to report
+            process.send({"root": self.workspace.root})
         threading.Thread(
             target=self._read, args=(process,), name="reks-rope-reader", daemon=True
         ).start()
@@ -224,11 +232,24 @@ class ProcessEngine(RefactorEngine):
     def __init__(self) -> None:
         super().__init__()
         self.processes: dict[str, RopeProcess] = {}
+        self._spare_lock = threading.Lock()
+        self._spare: SandboxProcess | None = start_worker()
+        """Started now, so that it imports rope while the server starts: the first
+        folder's worker is ready sooner."""
+
+    def _take_worker(self) -> SandboxProcess:
+        with self._spare_lock:
+            spare, self._spare = self._spare, None
+        if spare is not None and spare.alive():
+            return spare
+        if spare is not None:
+            spare.close(grace=0)
+        return start_worker()
 
     def add_root(self, root: str) -> RopeWorkspace:
         workspace = super().add_root(root)
         if workspace.root not in self.processes:
-            self.processes[workspace.root] = RopeProcess(workspace)
+            self.processes[workspace.root] = RopeProcess(workspace, self._take_worker)
         return workspace
 
     def remove_root(self, root: str) -> None:
@@ -276,4 +297,8 @@ class ProcessEngine(RefactorEngine):
         for process in self.processes.values():
             process.close()
         self.processes.clear()
+        with self._spare_lock:
+            spare, self._spare = self._spare, None
+        if spare is not None:
+            spare.close()
         super().close()

@@ -1,5 +1,6 @@
 """The rope worker process: one warm ``RefactorEngine`` for one workspace root, served
-over a sandbox channel (``python -m lsp_server.refactor.rope_process ROOT``).
+over a sandbox channel (``python -m lsp_server.refactor.rope_process``, then
+``{"root": path}`` as the first message).
 
 rope is pure Python and holds the interpreter lock for seconds on a large rename; in a
 process of its own it cannot delay the language server's message loop. The parent side
@@ -118,14 +119,20 @@ class RopeServer:
         raise ValueError(f"unknown operation {op!r}")
 
 
-def main(argv: list[str]) -> int:
+def main() -> int:
+    """Serve the root named by the first message (``{"root": path}``): a worker can start,
+    and import rope, before the server knows its workspace folders."""
     channel = inherited_channel()
-    if channel is None or len(argv) != 1:
-        print("usage: started by reks with a channel: rope_process ROOT", file=sys.stderr)
+    if channel is None:
+        print("rope_process is started by reks, with a channel", file=sys.stderr)
         return 2
-    RopeServer(argv[0], channel).serve()
+    try:
+        first = channel.receive()
+    except ChannelClosed:
+        return 0  # a spare worker nobody needed
+    RopeServer(first["root"], channel).serve()
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    sys.exit(main())
