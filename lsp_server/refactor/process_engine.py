@@ -39,8 +39,11 @@ from lsp_server.sandbox import ChannelError, SandboxProcess
 
 log = logging.getLogger(__name__)
 
-CANCEL_GRACE = 2.0
-"""Seconds a worker has to stop a cancelled task before it is killed."""
+CANCEL_GRACE_ENV = "REKS_ROPE_CANCEL_GRACE"
+CANCEL_GRACE = float(os.environ.get(CANCEL_GRACE_ENV) or 10.0)
+"""Seconds a worker has to stop a cancelled task before it is killed. rope checks for
+cancellation between files, not while it parses one, and a killed worker must parse the
+whole project again: only a worker stuck for this long is worth that."""
 IN_PROCESS_ENV = "REKS_ROPE_IN_PROCESS"
 """Set to 1, the server runs rope on a thread of its own process (benchmarks compare)."""
 
@@ -140,7 +143,8 @@ class RopeProcess:
                 process.send({"cancel": call_id})
             except ChannelError:
                 return
-        timer = threading.Timer(CANCEL_GRACE, self._kill_if_pending, (process, call_id))
+        grace = CANCEL_GRACE
+        timer = threading.Timer(grace, self._kill_if_pending, (process, call_id))
         timer.daemon = True
         timer.start()
 

@@ -13,10 +13,26 @@ import uuid
 from pathlib import Path
 
 import pytest
+import pytest_lsp
 from lsprotocol import types
-from pytest_lsp import LanguageClient
+from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 
+from tests.lsp.conftest import CONFIG, start
 from tests.support.lsp import open_document, rename_at, until
+
+STUCK = ClientServerConfig(
+    server_command=CONFIG.server_command,
+    client_factory=CONFIG.client_factory,
+    server_env={**os.environ, "REKS_ROPE_CANCEL_GRACE": "1"},
+)
+
+
+@pytest_lsp.fixture(config=STUCK)
+async def impatient(lsp_client: LanguageClient, project: Path):
+    """A session whose server kills a rope worker 1 s after a cancellation it ignores."""
+    await start(lsp_client, project, client_capabilities("visual-studio-code"))
+    yield
+    await lsp_client.shutdown_session()
 
 
 def rope_worker(client: LanguageClient) -> int | None:
@@ -92,19 +108,19 @@ async def test_cheap_requests_do_not_wait_for_a_busy_rope(vscode: LanguageClient
     assert edit is not None
 
 
-async def test_cancel_request_reaches_a_stuck_worker(vscode: LanguageClient, project: Path):
+async def test_cancel_request_reaches_a_stuck_worker(impatient: LanguageClient, project: Path):
     util = project / "geometry/util.py"
-    worker = await started_worker(vscode, util)
+    worker = await started_worker(impatient, util)
     os.kill(worker, signal.SIGSTOP)  # rope stuck where it never checks for cancellation
     msg_id = str(uuid.uuid4())
-    rename = send_rename(vscode, util, "twice", msg_id)
+    rename = send_rename(impatient, util, "twice", msg_id)
     await asyncio.sleep(0.2)
-    vscode.protocol.notify(types.CANCEL_REQUEST, types.CancelParams(id=msg_id))
+    impatient.protocol.notify(types.CANCEL_REQUEST, types.CancelParams(id=msg_id))
     with pytest.raises(Exception, match=r"(?i)cancel"):
         await asyncio.wait_for(rename, 60)
     # the worker did not stop the task within the grace period: it was replaced
-    await until(lambda: rope_worker(vscode) != worker, "the stuck worker killed")
-    edit = await rename_at(vscode, util, "def double", 4, "twice")
+    await until(lambda: rope_worker(impatient) != worker, "the stuck worker killed")
+    edit = await rename_at(impatient, util, "def double", 4, "twice")
     assert edit is not None
 
 
