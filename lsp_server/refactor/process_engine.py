@@ -70,6 +70,17 @@ class _Call:
     process: SandboxProcess
 
 
+def _settle(future: Future[Any], value: Any = None, error: BaseException | None = None) -> None:
+    """End ``future`` unless its waiter cancelled it already (an awaiting task cancelled
+    by ``$/cancelRequest`` cancels the future it waits on)."""
+    if not future.set_running_or_notify_cancel():
+        return
+    if error is not None:
+        future.set_exception(error)
+    else:
+        future.set_result(value)
+
+
 class RopeProcess:
     """The worker process of one root, started on first use and after a death."""
 
@@ -162,7 +173,10 @@ class RopeProcess:
             except ChannelError as exc:
                 self._died(process, str(exc))
                 return
-            self._deliver(message)
+            try:
+                self._deliver(message)
+            except Exception:  # the reader must live on: every later answer comes through it
+                log.exception("cannot deliver a rope worker's answer")
 
     def _deliver(self, message: dict[str, Any]) -> None:
         call_id = message.get("id")
@@ -178,17 +192,18 @@ class RopeProcess:
             call.job.report(*progress)
         elif "ok" in message:
             try:
-                call.future.set_result(call.decode(message["ok"]))
+                value = call.decode(message["ok"])
             except Exception as exc:  # a reply we cannot read
-                call.future.set_exception(RefactoringError(f"unreadable worker reply: {exc}"))
+                _settle(call.future, error=RefactoringError(f"unreadable worker reply: {exc}"))
+            else:
+                _settle(call.future, value)
         elif message.get("why") == "cancelled":
-            call.future.set_exception(Cancelled())
+            _settle(call.future, error=Cancelled())
         elif message.get("why") == "refactoring":
-            call.future.set_exception(RefactoringError(message["error"]))
+            _settle(call.future, error=RefactoringError(message["error"]))
         else:
-            call.future.set_exception(
-                RefactoringError(f"internal error in the refactoring worker: {message['error']}")
-            )
+            error = f"internal error in the refactoring worker: {message['error']}"
+            _settle(call.future, error=RefactoringError(error))
 
     def _died(self, process: SandboxProcess, reason: str) -> None:
         """The reader of ``process`` reached its end: fail what it held, free it."""
@@ -204,15 +219,16 @@ class RopeProcess:
         first_line = (reason.strip().splitlines() or ["no reason given"])[0]
         for call in failed:
             if call.job.cancelled:
-                call.future.set_exception(Cancelled())
+                _settle(call.future, error=Cancelled())
             elif closing:
-                call.future.set_exception(RefactoringError("the refactoring engine shut down"))
+                _settle(call.future, error=RefactoringError("the refactoring engine shut down"))
             else:
-                call.future.set_exception(
-                    RefactoringError(
+                _settle(
+                    call.future,
+                    error=RefactoringError(
                         f"the refactoring worker stopped before answering ({first_line}); "
                         "it is restarted for the next request: try again"
-                    )
+                    ),
                 )
 
     def close(self, grace: float = 2.0) -> None:

@@ -146,3 +146,13 @@ def test_a_crashed_worker_fails_the_request_and_is_restarted(remote: ProcessEngi
     result = remote.compute(rename(util, "def double", "twice"))
     assert "kept = twice(7)" in edit_of(result, app).new_text
     assert remote.process_for(str(util)).pid not in (None, worker)
+
+
+def test_answers_keep_coming_after_a_waiter_gave_up(remote: ProcessEngine, project: Path):
+    util = project / "geometry/util.py"
+    job = RopeJob()
+    future = remote.submit(rename(util, "def double", "twice"), job)
+    assert future.cancel()  # what asyncio.wrap_future does when the awaiting task is cancelled
+    job.cancel()
+    result = remote.submit(rename(util, "def quadruple", "q4")).result(timeout=30)
+    assert "def q4(value)" in edit_of(result, util).new_text
