@@ -17,7 +17,6 @@ rename that keeps rope busy for seconds never holds the server's interpreter loc
 
 from __future__ import annotations
 
-import contextlib
 import itertools
 import logging
 import os
@@ -25,7 +24,7 @@ import subprocess
 import sys
 import threading
 from collections.abc import Callable
-from concurrent.futures import Future
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
@@ -95,6 +94,9 @@ class RopeProcess:
         self._ids = itertools.count(1)
         self._warm_wanted = False
         self._closed = False
+        self._outbox = ThreadPoolExecutor(max_workers=1, thread_name_prefix="reks-rope-send")
+        """Sends in order, off the caller's thread (the server's message loop): a message
+        with a large buffer waits for the worker to read it."""
 
     @property
     def pid(self) -> int | None:
@@ -127,20 +129,26 @@ class RopeProcess:
             return self._process, False
         process = self._start()
         self._process = process
-        with contextlib.suppress(ChannelError):  # a death is the reader's to report
-            process.send({"root": self.workspace.root})
+        self._outbox.submit(self._post, process, {"root": self.workspace.root})
         threading.Thread(
             target=self._read, args=(process,), name="reks-rope-reader", daemon=True
         ).start()
         return process, True
 
     def _send(self, process: SandboxProcess, message: dict[str, Any], fresh: bool) -> None:
-        """Send with the buffer changes since the last message (every buffer to a fresh
-        worker). A send to a dead worker is left to the reader, which fails the tasks."""
-        changes = self.workspace.take_changes()
-        if fresh:
-            changes = {**changes, **self.workspace.overlays()}
-        message["sync"] = changes
+        """Queue ``message`` for the outbox, which adds the buffer changes since the
+        previous message (every buffer for a fresh worker) when it sends it."""
+
+        def send() -> None:
+            changes = self.workspace.take_changes()
+            if fresh:
+                changes = {**changes, **self.workspace.overlays()}
+            self._post(process, {**message, "sync": changes})
+
+        self._outbox.submit(send)
+
+    def _post(self, process: SandboxProcess, message: dict[str, Any]) -> None:
+        """On the outbox thread. A worker that died is its reader's to report."""
         try:
             process.send(message)
         except ChannelError:
@@ -148,14 +156,10 @@ class RopeProcess:
 
     def _cancel(self, process: SandboxProcess, call_id: int) -> None:
         with self._lock:
-            if call_id not in self._pending or self._process is not process:
+            if self._closed or call_id not in self._pending or self._process is not process:
                 return
-            try:
-                process.send({"cancel": call_id})
-            except ChannelError:
-                return
-        grace = CANCEL_GRACE
-        timer = threading.Timer(grace, self._kill_if_pending, (process, call_id))
+            self._outbox.submit(self._post, process, {"cancel": call_id})
+        timer = threading.Timer(CANCEL_GRACE, self._kill_if_pending, (process, call_id))
         timer.daemon = True
         timer.start()
 
@@ -235,11 +239,15 @@ class RopeProcess:
         """End the worker: end of input, then a kill after ``grace`` seconds. Its reader
         fails what it still held and frees it."""
         with self._lock:
+            if self._closed:
+                return
             self._closed = True
             process = self._process
-            if process is None:
-                return
-            process.channel.close_sending()
+            if process is not None:  # after what is queued: the worker's cue to exit
+                self._outbox.submit(process.channel.close_sending)
+        self._outbox.shutdown(wait=False)
+        if process is None:
+            return
         try:
             process.process.wait(timeout=grace)
         except subprocess.TimeoutExpired:

@@ -7,8 +7,11 @@ The worker is found as the server's child running ``rope_process``; stopping it
 from __future__ import annotations
 
 import asyncio
+import fcntl
 import os
 import signal
+import struct
+import termios
 import uuid
 from pathlib import Path
 
@@ -50,6 +53,20 @@ def rope_worker(client: LanguageClient) -> int | None:
         if b"rope_process" in command:
             return int(child)
     return None
+
+
+def unread_bytes(pid: int) -> int:
+    """Bytes waiting in the pipes of process ``pid`` (what its parent sent, unread)."""
+    total = 0
+    for fd in Path(f"/proc/{pid}/fd").iterdir():
+        if not os.readlink(fd).startswith("pipe:"):
+            continue
+        handle = os.open(fd, os.O_RDONLY | os.O_NONBLOCK)
+        try:
+            total += struct.unpack("i", fcntl.ioctl(handle, termios.FIONREAD, b"\0" * 4))[0]
+        finally:
+            os.close(handle)
+    return total
 
 
 async def started_worker(client: LanguageClient, util: Path) -> int:
@@ -114,7 +131,7 @@ async def test_cancel_request_reaches_a_stuck_worker(impatient: LanguageClient, 
     os.kill(worker, signal.SIGSTOP)  # rope stuck where it never checks for cancellation
     msg_id = str(uuid.uuid4())
     rename = send_rename(impatient, util, "twice", msg_id)
-    await asyncio.sleep(0.2)
+    await until(lambda: unread_bytes(worker) > 0, "the rename sent to the worker")
     impatient.protocol.notify(types.CANCEL_REQUEST, types.CancelParams(id=msg_id))
     with pytest.raises(Exception, match=r"(?i)cancel"):
         await asyncio.wait_for(rename, 60)
@@ -129,7 +146,7 @@ async def test_a_dead_worker_is_an_error_then_a_new_worker(vscode: LanguageClien
     worker = await started_worker(vscode, util)
     os.kill(worker, signal.SIGSTOP)  # so that it dies with the rename in hand
     rename = send_rename(vscode, util, "twice", str(uuid.uuid4()))
-    await asyncio.sleep(0.2)
+    await until(lambda: unread_bytes(worker) > 0, "the rename sent to the worker")
     os.kill(worker, signal.SIGKILL)
     with pytest.raises(Exception, match="worker stopped"):
         await asyncio.wait_for(rename, 60)
