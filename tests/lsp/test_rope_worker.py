@@ -131,7 +131,7 @@ async def test_cancel_request_reaches_a_stuck_worker(impatient: LanguageClient, 
     os.kill(worker, signal.SIGSTOP)  # rope stuck where it never checks for cancellation
     msg_id = str(uuid.uuid4())
     rename = send_rename(impatient, util, "twice", msg_id)
-    await until(lambda: unread_bytes(worker) > 0, "the rename sent to the worker")
+    await until(lambda: unread_bytes(worker) > 0, "the rename sent to the worker", 120)
     impatient.protocol.notify(types.CANCEL_REQUEST, types.CancelParams(id=msg_id))
     with pytest.raises(Exception, match=r"(?i)cancel"):
         await asyncio.wait_for(rename, 60)
@@ -146,7 +146,7 @@ async def test_a_dead_worker_is_an_error_then_a_new_worker(vscode: LanguageClien
     worker = await started_worker(vscode, util)
     os.kill(worker, signal.SIGSTOP)  # so that it dies with the rename in hand
     rename = send_rename(vscode, util, "twice", str(uuid.uuid4()))
-    await until(lambda: unread_bytes(worker) > 0, "the rename sent to the worker")
+    await until(lambda: unread_bytes(worker) > 0, "the rename sent to the worker", 120)
     os.kill(worker, signal.SIGKILL)
     with pytest.raises(Exception, match="worker stopped"):
         await asyncio.wait_for(rename, 60)
