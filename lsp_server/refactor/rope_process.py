@@ -22,7 +22,7 @@ import os
 import sys
 import threading
 from collections.abc import Callable
-from concurrent.futures import Future
+from concurrent.futures import CancelledError, Future
 from typing import Any
 
 from rope.base import exceptions as rope_exceptions
@@ -45,7 +45,7 @@ def outcome(call_id: int, future: Future[Any], encode: Callable[[Any], Any]) -> 
     """The reply for a finished task."""
     try:
         return {"id": call_id, "ok": encode(future.result())}
-    except (Cancelled, rope_exceptions.InterruptedTaskError):
+    except (Cancelled, CancelledError, rope_exceptions.InterruptedTaskError):
         return {"id": call_id, "error": "cancelled", "why": "cancelled"}
     except RefactoringError as exc:
         return {"id": call_id, "error": str(exc), "why": "refactoring"}
@@ -61,6 +61,7 @@ class RopeServer:
         self.root = self.engine.add_root(root).root
         self.channel = channel
         self.jobs: dict[int, RopeJob] = {}
+        self.tasks: dict[int, Future[Any]] = {}
         self._send_lock = threading.Lock()
 
     def send(self, message: Message) -> None:
@@ -85,6 +86,9 @@ class RopeServer:
             job = self.jobs.get(message["cancel"])
             if job is not None:
                 job.cancel()
+            task = self.tasks.get(message["cancel"])
+            if task is not None:
+                task.cancel()  # still queued (behind a long task): answered now
             return
         for path, text in message.get("sync", {}).items():
             self.engine.set_overlay(path, text)
@@ -100,8 +104,10 @@ class RopeServer:
 
         def done(finished: Future[Any]) -> None:
             self.jobs.pop(call_id, None)
+            self.tasks.pop(call_id, None)
             self.send(outcome(call_id, finished, encode))
 
+        self.tasks[call_id] = future
         future.add_done_callback(done)
 
     def start(self, message: Message, job: RopeJob) -> tuple[Future[Any], Callable[[Any], Any]]:

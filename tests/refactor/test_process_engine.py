@@ -156,3 +156,21 @@ def test_answers_keep_coming_after_a_waiter_gave_up(remote: ProcessEngine, proje
     job.cancel()
     result = remote.submit(rename(util, "def quadruple", "q4")).result(timeout=30)
     assert "def q4(value)" in edit_of(result, util).new_text
+
+
+def test_a_task_cancelled_while_queued_is_answered_at_once(tmp_path: Path):
+    base = many_users(tmp_path / "many")
+    engine = ProcessEngine()
+    engine.add_root(str(base.parent))
+    try:
+        engine.prepare_rename(str(base), 4)  # started and answering
+        long = engine.submit(rename(base, "def target", "aim"))
+        job = RopeJob()
+        queued = engine.submit(rename(base, "def target", "goal"), job)
+        job.cancel()
+        with pytest.raises(Cancelled):
+            queued.result(timeout=60)
+        assert not long.done()  # answered without waiting for the task before it
+        assert long.result(timeout=120).edits
+    finally:
+        engine.close()
