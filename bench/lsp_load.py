@@ -16,7 +16,11 @@ Oversized buffers (issue 15 item 2): a fresh server per size gets ``didOpen`` of
 of 5 MB, then 50 MB, and one ``codeAction``; printed: the time to the answer, what it was,
 and the server's peak RSS.
 
+Each load runs twice in the same run: rope in the server's worker processes (the default)
+and, as the peer, rope on a thread of the server's own process (``REKS_ROPE_IN_PROCESS=1``).
+
     nice python bench/lsp_load.py [--requests 2000] [--window 8] [--big-lines 50000]
+                                  [--engines process,thread]
 """
 
 from __future__ import annotations
@@ -38,6 +42,12 @@ sys.path.insert(0, str(Path(__file__).parent))
 from refactor_codeactions import Session, copy_stdlib
 
 SERVER = [sys.executable, "-m", "lsp_server"]
+ENGINES = {
+    "process": SERVER,
+    "thread": ["env", "REKS_ROPE_IN_PROCESS=1", *SERVER],
+}
+"""Where the server runs rope: worker processes (the default) or a thread of its own
+process (the peer every figure is compared with, measured in the same run)."""
 ANSWER_DEADLINE = 600.0
 """Seconds a request may stay unanswered after the last one was sent."""
 
@@ -63,6 +73,15 @@ def peak_rss_mb(pid: int) -> float | None:
     except OSError:
         return None
     return None
+
+
+def children_peak_rss_mb(pid: int) -> float:
+    """The summed peak RSS of the process's children (the rope workers), in MB."""
+    try:
+        children = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
+    except OSError:
+        return 0.0
+    return sum(peak_rss_mb(int(child)) or 0.0 for child in children)
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -212,15 +231,19 @@ def report_load(load: Load, pid: int, seconds: float) -> None:
             f"  p99 {percentile(values, 0.99) * 1000:.1f} ms  (goal: p99 < 50 ms)"
         )
     print(f"  unanswered: {len(load.pending)} (goal: 0)")
-    print(f"  server peak RSS: {peak_rss_mb(pid) or float('nan'):.0f} MB")
+    print(
+        f"  server peak RSS: {peak_rss_mb(pid) or float('nan'):.0f} MB"
+        f" (+ {children_peak_rss_mb(pid):.0f} MB in its rope workers)"
+    )
 
 
-async def bench_load(root: Path, args: argparse.Namespace) -> None:
+async def bench_load(root: Path, args: argparse.Namespace, engine: str) -> None:
     big = write_big_module(root, args.big_lines, args.big_uses)
     small = [root / name for name in ("textwrap.py", "shlex.py", "fnmatch.py", "colorsys.py")]
     started = time.perf_counter()
-    session = Session(SERVER, root)
+    session = Session(ENGINES[engine], root)
     await session.start()
+    print(f"\n== rope in a {engine} ==")
     print(f"initialize answered {time.perf_counter() - started:.2f} s after process start")
     try:
         for path in [big, *small]:
@@ -281,7 +304,8 @@ async def main_async(args: argparse.Namespace) -> None:
         if not args.skip_buffers:
             for megabytes in (5, 50):
                 await bench_buffer(root, megabytes)
-        await bench_load(root, args)
+        for engine in args.engines.split(","):
+            await bench_load(root, args, engine)
 
 
 def main() -> None:
@@ -293,6 +317,9 @@ def main() -> None:
     parser.add_argument("--big-renames", type=int, default=2, help="renames in the big module")
     parser.add_argument("--seed", type=int, default=15)
     parser.add_argument("--skip-buffers", action="store_true")
+    parser.add_argument(
+        "--engines", default="process,thread", help=f"comma-separated, of {', '.join(ENGINES)}"
+    )
     asyncio.run(main_async(parser.parse_args()))
 
 

@@ -28,12 +28,27 @@ class Job:
 
     on_progress: ProgressCallback = _ignore_progress
     _cancelled: threading.Event = field(default_factory=threading.Event)
+    _on_cancel: list[Callable[[], None]] = field(default_factory=list)
+    _hooks_lock: threading.Lock = field(default_factory=threading.Lock)
 
     def report(self, done: int, total: int | None = None, message: str = "") -> None:
         self.on_progress(done, total, message)
 
     def cancel(self) -> None:
-        self._cancelled.set()
+        with self._hooks_lock:
+            self._cancelled.set()
+            hooks, self._on_cancel = self._on_cancel, []
+        for hook in hooks:
+            hook()
+
+    def when_cancelled(self, hook: Callable[[], None]) -> None:
+        """Call ``hook`` (once, on the cancelling thread) when the job is cancelled; now
+        when it already is."""
+        with self._hooks_lock:
+            if not self._cancelled.is_set():
+                self._on_cancel.append(hook)
+                return
+        hook()
 
     @property
     def cancelled(self) -> bool:

@@ -26,7 +26,7 @@ from lsp_server.lsp.diagnostics import DiagnosticsHub
 from lsp_server.lsp.feature import CommandHandler, Feature
 from lsp_server.lsp.features import FEATURES
 from lsp_server.project import Project
-from lsp_server.refactor.engine import RefactorEngine
+from lsp_server.refactor.process_engine import server_engine
 from lsp_server.settings import Settings
 
 
@@ -36,7 +36,7 @@ class ReksServer(LanguageServer):
     def __init__(self) -> None:
         super().__init__("reks", lsp_server.__version__, protocol_cls=ReksProtocol)
         self.settings = Settings()
-        self.engine = RefactorEngine()
+        self.engine = server_engine()
         self.diagnostics = DiagnosticsHub(self._publish_diagnostics)
         self.features: list[Feature] = []
         self._projects: dict[str, Project] = {}

@@ -19,14 +19,14 @@ from __future__ import annotations
 import logging
 import os
 from collections.abc import Callable
-from concurrent.futures import Future
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
 from rope.base import exceptions as rope_exceptions
 
-from lsp_server.jobs import Cancelled
+from lsp_server.jobs import Cancelled, Job
 from lsp_server.project.text import identifier_span
 from lsp_server.refactor import (
     extract,
@@ -48,7 +48,8 @@ from lsp_server.refactor.model import (
     RefactoringResult,
     RefactorRequest,
 )
-from lsp_server.refactor.provenance import build_provenance
+from lsp_server.refactor.module_moves import rename_and_move_module
+from lsp_server.refactor.provenance import ProvenancePlan
 from lsp_server.refactor.rope_guard import skipping_failures
 from lsp_server.refactor.rope_thread import RopeJob, Worker
 from lsp_server.refactor.workspace import RopeWorkspace
@@ -75,6 +76,8 @@ OPERATIONS: dict[str, Operation] = {
     "organize-imports": imports.organize_imports,
 }
 """Action name -> operation; the names are those of the CLI and of code-action data."""
+
+_MODULE_MOVES = ThreadPoolExecutor(max_workers=1, thread_name_prefix="reks-module-move")
 
 
 class RefactoringListener(Protocol):
@@ -174,6 +177,26 @@ class RefactorEngine:
 
         return self.worker.call(work)
 
+    def submit_prepare_rename(
+        self, path: str, offset: int, job: RopeJob | None = None
+    ) -> Future[PrepareResult]:
+        """``prepare_rename`` on the worker thread."""
+        return self.worker.submit(lambda: self.prepare_rename(path, offset), job=job)
+
+    def submit_module_move(
+        self, old_path: str, new_path: str, job: RopeJob | None = None
+    ) -> Future[RefactoringResult]:
+        """Rename and move module ``old_path`` to ``new_path`` (``module_moves``), on a
+        thread of its own: it runs an engine of its own on a scratch copy."""
+        workspace = self.workspace_for(old_path)
+        return _MODULE_MOVES.submit(
+            rename_and_move_module, workspace, old_path, new_path, RefactorEngine
+        )
+
+    def prewarm(self, root: str, job: Job | None = None) -> Future[None]:
+        """Parse every module of workspace ``root`` in the background (``add_root`` first)."""
+        return self.add_root(root).prewarm(job)
+
     def _compute(self, request: RefactorRequest, job: RopeJob) -> RefactoringResult:
         operation = OPERATIONS.get(request.action)
         if operation is None:
@@ -212,24 +235,20 @@ class RefactorEngine:
         for edit in sim.edits:
             if isinstance(edit, FileEdit):
                 check_edit(edit, rel(edit.path), planned.verify_names)
-        before = {rel(p): t for p, t in sim.before.items()}
-        after = {rel(p): t for p, t in sim.after.items()}
-        renamed = {rel(a): rel(b) for a, b in sim.renamed.items()}
-        target = TaskTarget(request.action, rel(request.path), request.offset, request.end)
-
-        def provenance() -> Provenance:
-            prov = build_provenance(
-                planned.kind, planned.description, before, after, renamed, planned.hints
-            )
-            prov.target = target
-            if planned.uncertain:
-                # Changes the user confirmed are not evidence: their units count as hand
-                # edits, so their tests run.
-                prov.exact = False
-            return prov
-
+        plan = ProvenancePlan(
+            planned.kind,
+            planned.description,
+            before={rel(p): t for p, t in sim.before.items()},
+            after={rel(p): t for p, t in sim.after.items()},
+            renamed={rel(a): rel(b) for a, b in sim.renamed.items()},
+            hints=planned.hints,
+            target=TaskTarget(request.action, rel(request.path), request.offset, request.end),
+            # Changes the user confirmed are not evidence: their units count as hand
+            # edits, so their tests run.
+            exact=not planned.uncertain,
+        )
         return RefactoringResult(
-            sim.edits, provenance, planned.skipped, after, uncertain=planned.uncertain
+            sim.edits, plan, planned.skipped, plan.after, uncertain=planned.uncertain
         )
 
     # -- applying ------------------------------------------------------------------------

@@ -104,6 +104,12 @@ class RefactoringResult:
             return self._provenance
 
     @property
+    def provenance_maker(self) -> Callable[[], Provenance] | None:
+        """What computes the Provenance, while it has not been computed yet."""
+        with self._lock:
+            return self._make if self._provenance is None else None
+
+    @property
     def is_empty(self) -> bool:
         return not self.edits
 

@@ -14,9 +14,9 @@ import os
 import shutil
 import tempfile
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from lsp_server.project.files import python_files
-from lsp_server.refactor.engine import RefactorEngine
 from lsp_server.refactor.model import (
     FileEdit,
     FileRename,
@@ -26,6 +26,9 @@ from lsp_server.refactor.model import (
 )
 from lsp_server.refactor.provenance import Hints, build_provenance
 from lsp_server.refactor.workspace import RopeWorkspace
+
+if TYPE_CHECKING:  # the engine hands itself in: it offers this task and must not be imported
+    from lsp_server.refactor.engine import RefactorEngine
 
 MARKERS = ("pyproject.toml", "setup.py", "setup.cfg")
 """Project files copied too: they tell rope and the engine where the project starts."""
@@ -62,18 +65,21 @@ def _step(engine: RefactorEngine, scratch: str, old_rel: str, new_rel: str) -> N
 
 
 def rename_and_move_module(
-    workspace: RopeWorkspace, old_path: str, new_path: str
+    workspace: RopeWorkspace,
+    old_path: str,
+    new_path: str,
+    engine_type: type[RefactorEngine],
 ) -> RefactoringResult:
     """The edits renaming module ``old_path`` to ``new_path`` (absolute; another folder
     and another name), with every import of it updated. Runs off the worker thread (it
-    starts an engine of its own on the scratch copy)."""
+    starts an engine of its own, an ``engine_type``, on the scratch copy)."""
     old_rel, new_rel = workspace.relpath(old_path), workspace.relpath(new_path)
     if not old_rel.endswith(".py") or not new_rel.endswith(".py"):
         raise RefactoringError("rename and move a package in two steps")
     folder = old_rel.rsplit("/", 1)[0] + "/" if "/" in old_rel else ""
     middle = folder + new_rel.rsplit("/", 1)[-1]  # renamed in place first
     scratch = os.path.realpath(tempfile.mkdtemp(prefix="reks-module-move-"))
-    engine = RefactorEngine()
+    engine = engine_type()
     try:
         before = _copy(workspace, scratch)
         engine.add_root(scratch)

@@ -23,7 +23,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
-from lsp_server.rts.provenance import Origin, Provenance
+from lsp_server.rts.provenance import Origin, Provenance, TaskTarget
 from lsp_server.rts.units import (
     MODULE,
     FileUnits,
@@ -45,13 +45,45 @@ class Hints:
     removes: bool = False
 
 
-def qualname_renamer(old: str, new: str) -> Callable[[str], str]:
-    """Map qualified names whose dotted segment ``old`` becomes ``new`` (``C.m`` -> ``C.n``)."""
+@dataclass(frozen=True)
+class QualnameRenamer:
+    """Maps qualified names whose dotted segment ``old`` becomes ``new`` (``C.m`` -> ``C.n``).
+    Plain data rather than a closure, so a result can cross to another process."""
 
-    def rename(qualname: str) -> str:
-        return ".".join(new if part == old else part for part in qualname.split("."))
+    old: str
+    new: str
 
-    return rename
+    def __call__(self, qualname: str) -> str:
+        return ".".join(self.new if part == self.old else part for part in qualname.split("."))
+
+
+def qualname_renamer(old: str, new: str) -> QualnameRenamer:
+    return QualnameRenamer(old, new)
+
+
+@dataclass
+class ProvenancePlan:
+    """Everything ``build_provenance`` needs, kept until the Provenance is asked for (it
+    costs more than the refactoring on large files). Called, it builds the Provenance."""
+
+    kind: str
+    description: str
+    before: dict[str, str | None]
+    after: dict[str, str | None]
+    renamed: dict[str, str]
+    hints: Hints
+    target: TaskTarget | None = None
+    exact: bool = True
+    """False when the task is known inexact up front (changes the user confirmed)."""
+
+    def __call__(self) -> Provenance:
+        prov = build_provenance(
+            self.kind, self.description, self.before, self.after, self.renamed, self.hints
+        )
+        prov.target = self.target
+        if not self.exact:
+            prov.exact = False
+        return prov
 
 
 def _units(rel: str, text: str | None) -> FileUnits | None:

@@ -197,6 +197,14 @@ class RopeWorkspace:
         with self._lock:
             return dict(self._overlays)
 
+    def take_changes(self) -> dict[str, str | None]:
+        """Path -> buffer text (None: no buffer, read the disk) of every path changed since
+        the last call, for a copy of this workspace in another process, which never drains
+        them itself (its rope project lives there)."""
+        with self._lock:
+            dirty, self._dirty = self._dirty, set()
+            return {path: self._overlays.get(path) for path in dirty}
+
     def unreadable_reason(self, path: str) -> str:
         """Why ``read`` gave None for ``path``."""
         return self._files.decode_problem(path) or "cannot be read"

@@ -202,7 +202,10 @@ def test_a_module_is_renamed_and_moved_in_one_step(tmp_path: Path) -> None:
     workspace = RopeWorkspace(tmp_path)
     try:
         result = rename_and_move_module(
-            workspace, str(tmp_path / "pkg/util.py"), str(tmp_path / "tools/numbers.py")
+            workspace,
+            str(tmp_path / "pkg/util.py"),
+            str(tmp_path / "tools/numbers.py"),
+            RefactorEngine,
         )
     finally:
         workspace.close()

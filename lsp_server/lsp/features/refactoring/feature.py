@@ -117,7 +117,6 @@ class RefactoringFeature(Feature):
 
     async def _prewarm(self, root: str) -> None:
         """Parse every module of ``root`` in the background, with throttled ``$/progress``."""
-        workspace = self.host.engine.add_root(root)
         progress = await ClientProgress.begin(
             self.host.lsp,
             "reks: indexing",
@@ -128,7 +127,7 @@ class RefactoringFeature(Feature):
         job = progress.job
         self.prewarm_jobs.append(job)
         try:
-            await asyncio.wrap_future(workspace.prewarm(job))
+            await asyncio.wrap_future(self.host.engine.prewarm(root, job))
         except Cancelled:
             pass
         except Exception:

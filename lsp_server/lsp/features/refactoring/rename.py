@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import os
 from typing import TYPE_CHECKING, Any
 
@@ -32,7 +31,6 @@ from lsp_server.refactor.model import (
     RefactoringResult,
     RefactorRequest,
 )
-from lsp_server.refactor.module_moves import rename_and_move_module
 from lsp_server.refactor.rope_thread import RopeJob
 from lsp_server.refactor.spans import describe_uncertain, without_uncertain
 from lsp_server.rts.provenance import Provenance
@@ -64,10 +62,7 @@ async def prepare_rename(
     job = RopeJob()
     try:
         found: PrepareResult = await await_job(
-            feature.host.engine.worker.submit(
-                lambda: feature.host.engine.prepare_rename(path, offset), job=job
-            ),
-            job,
+            feature.host.engine.submit_prepare_rename(path, offset, job), job
         )
     except RefactoringError as exc:
         raise failed(str(exc)) from exc
@@ -142,8 +137,10 @@ async def _rename_and_move(
     feature: RefactoringFeature, old_path: str, new_path: str
 ) -> RefactoringResult:
     """A module renamed into another folder: both steps at once (see ``module_moves``)."""
+    job = RopeJob()
     try:
-        workspace = feature.host.engine.workspace_for(old_path)
-        return await asyncio.to_thread(rename_and_move_module, workspace, old_path, new_path)
+        future = feature.host.engine.submit_module_move(old_path, new_path, job)
     except RefactoringError as exc:
         raise failed(str(exc)) from exc
+    result: RefactoringResult = await await_job(future, job)
+    return result

@@ -1,0 +1,332 @@
+"""``ProcessEngine``: the refactoring engine with rope in a worker process per root.
+
+The language server's process keeps what is cheap (editor buffers, paths, applying and
+announcing results); every rope call runs in a long-lived ``rope_process`` child per
+workspace root, started through the sandbox (its own session, killed as a group), so a
+rename that keeps rope busy for seconds never holds the server's interpreter lock.
+
+- Unsaved buffers: the parent's ``RopeWorkspace`` records what changed (``set_overlay``,
+  ``mark_changed``); each message to the worker carries the changes since the previous one
+  (a fresh worker gets every buffer), so the worker refactors what the editor shows.
+- Cancellation: cancelling a task's job sends ``{"cancel": id}``, which stops rope's task
+  handle in the worker; a worker that has not answered ``CANCEL_GRACE`` seconds later is
+  killed (and restarted by the next request).
+- A worker that dies fails every task it held with a ``RefactoringError`` saying so
+  (never a hang), and the next request starts a new one (warmed again when it had been).
+"""
+
+from __future__ import annotations
+
+import itertools
+import logging
+import os
+import subprocess
+import sys
+import threading
+from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass
+from typing import Any
+
+from lsp_server.jobs import Cancelled, Job
+from lsp_server.refactor.engine import PrepareResult, RefactorEngine
+from lsp_server.refactor.model import RefactoringError, RefactoringResult, RefactorRequest
+from lsp_server.refactor.result_wire import decode_prepare, decode_result, encode_request
+from lsp_server.refactor.rope_thread import RopeJob
+from lsp_server.refactor.workspace import RopeWorkspace
+from lsp_server.sandbox import ChannelError, SandboxProcess
+
+log = logging.getLogger(__name__)
+
+CANCEL_GRACE_ENV = "REKS_ROPE_CANCEL_GRACE"
+CANCEL_GRACE = float(os.environ.get(CANCEL_GRACE_ENV) or 10.0)
+"""Seconds a worker has to stop a cancelled task before it is killed. rope checks for
+cancellation between files, not while it parses one, and a killed worker must parse the
+whole project again: only a worker stuck for this long is worth that."""
+IN_PROCESS_ENV = "REKS_ROPE_IN_PROCESS"
+"""Set to 1, the server runs rope on a thread of its own process (benchmarks compare)."""
+
+
+def start_worker() -> SandboxProcess:
+    """A rope worker process, not yet bound to a root (its first message names it)."""
+    return SandboxProcess(
+        sys.executable, ["-m", "lsp_server.refactor.rope_process"], new_session=True
+    )
+
+
+def server_engine() -> RefactorEngine:
+    """The language server's engine: rope in worker processes, unless ``IN_PROCESS_ENV``."""
+    if os.environ.get(IN_PROCESS_ENV) == "1":
+        return RefactorEngine()
+    return ProcessEngine()
+
+
+@dataclass
+class _Call:
+    future: Future[Any]
+    job: Job
+    decode: Callable[[Any], Any]
+    process: SandboxProcess
+
+
+def _settle(future: Future[Any], value: Any = None, error: BaseException | None = None) -> None:
+    """End ``future`` unless its waiter cancelled it already (an awaiting task cancelled
+    by ``$/cancelRequest`` cancels the future it waits on)."""
+    if not future.set_running_or_notify_cancel():
+        return
+    if error is not None:
+        future.set_exception(error)
+    else:
+        future.set_result(value)
+
+
+class RopeProcess:
+    """The worker process of one root, started on first use and after a death."""
+
+    def __init__(
+        self, workspace: RopeWorkspace, start: Callable[[], SandboxProcess] = start_worker
+    ) -> None:
+        self.workspace = workspace
+        self._start = start
+        self._lock = threading.Lock()
+        self._process: SandboxProcess | None = None
+        self._pending: dict[int, _Call] = {}
+        self._ids = itertools.count(1)
+        self._warm_wanted = False
+        self._closed = False
+        self._outbox = ThreadPoolExecutor(max_workers=1, thread_name_prefix="reks-rope-send")
+        """Sends in order, off the caller's thread (the server's message loop): a message
+        with a large buffer waits for the worker to read it."""
+
+    @property
+    def pid(self) -> int | None:
+        """The running worker's process id (None before the first task or after a death)."""
+        with self._lock:
+            return None if self._process is None else self._process.pid
+
+    def call(
+        self, op: str, payload: dict[str, Any], job: Job, decode: Callable[[Any], Any]
+    ) -> Future[Any]:
+        """Send ``op`` to the worker; the future ends with its decoded answer."""
+        future: Future[Any] = Future()
+        with self._lock:
+            if self._closed:
+                raise RefactoringError("the refactoring engine is shut down")
+            process, fresh = self._running()
+            call_id = next(self._ids)
+            self._pending[call_id] = _Call(future, job, decode, process)
+            if fresh and self._warm_wanted and op != "prewarm":
+                self._send(process, {"id": next(self._ids), "op": "prewarm"}, fresh=True)
+                fresh = False
+            self._send(process, {"id": call_id, "op": op, **payload}, fresh=fresh)
+            self._warm_wanted = self._warm_wanted or op == "prewarm"
+        job.when_cancelled(lambda: self._cancel(process, call_id))
+        return future
+
+    def _running(self) -> tuple[SandboxProcess, bool]:
+        """The live worker, and whether it was just started. Called with the lock held."""
+        if self._process is not None and self._process.alive():
+            return self._process, False
+        process = self._start()
+        self._process = process
+        self._outbox.submit(self._post, process, {"root": self.workspace.root})
+        threading.Thread(
+            target=self._read, args=(process,), name="reks-rope-reader", daemon=True
+        ).start()
+        return process, True
+
+    def _send(self, process: SandboxProcess, message: dict[str, Any], fresh: bool) -> None:
+        """Queue ``message`` for the outbox, which adds the buffer changes since the
+        previous message (every buffer for a fresh worker) when it sends it."""
+
+        def send() -> None:
+            changes = self.workspace.take_changes()
+            if fresh:
+                changes = {**changes, **self.workspace.overlays()}
+            self._post(process, {**message, "sync": changes})
+
+        self._outbox.submit(send)
+
+    def _post(self, process: SandboxProcess, message: dict[str, Any]) -> None:
+        """On the outbox thread. A worker that died is its reader's to report."""
+        try:
+            process.send(message)
+        except ChannelError:
+            log.warning("the rope worker %s died before a message reached it", process.pid)
+
+    def _cancel(self, process: SandboxProcess, call_id: int) -> None:
+        with self._lock:
+            if self._closed or call_id not in self._pending or self._process is not process:
+                return
+            self._outbox.submit(self._post, process, {"cancel": call_id})
+        timer = threading.Timer(CANCEL_GRACE, self._kill_if_pending, (process, call_id))
+        timer.daemon = True
+        timer.start()
+
+    def _kill_if_pending(self, process: SandboxProcess, call_id: int) -> None:
+        with self._lock:
+            if call_id not in self._pending or self._process is not process:
+                return
+        log.warning("the rope worker %s ignored a cancellation: killed", process.pid)
+        process.kill()  # the reader sees the end and fails what it held
+
+    def _read(self, process: SandboxProcess) -> None:
+        while True:
+            try:
+                message = process.receive()
+            except ChannelError as exc:
+                self._died(process, str(exc))
+                return
+            try:
+                self._deliver(message)
+            except Exception:  # the reader must live on: every later answer comes through it
+                log.exception("cannot deliver a rope worker's answer")
+
+    def _deliver(self, message: dict[str, Any]) -> None:
+        call_id = message.get("id")
+        progress = message.get("progress")
+        with self._lock:
+            if progress is not None:
+                call = self._pending.get(call_id)  # type: ignore[arg-type]
+            else:
+                call = self._pending.pop(call_id, None)  # type: ignore[arg-type]
+        if call is None:
+            return  # a task nobody waits for (a restart's prewarm)
+        if progress is not None:
+            call.job.report(*progress)
+        elif "ok" in message:
+            try:
+                value = call.decode(message["ok"])
+            except Exception as exc:  # a reply we cannot read
+                _settle(call.future, error=RefactoringError(f"unreadable worker reply: {exc}"))
+            else:
+                _settle(call.future, value)
+        elif message.get("why") == "cancelled":
+            _settle(call.future, error=Cancelled())
+        elif message.get("why") == "refactoring":
+            _settle(call.future, error=RefactoringError(message["error"]))
+        else:
+            error = f"internal error in the refactoring worker: {message['error']}"
+            _settle(call.future, error=RefactoringError(error))
+
+    def _died(self, process: SandboxProcess, reason: str) -> None:
+        """The reader of ``process`` reached its end: fail what it held, free it."""
+        with self._lock:
+            if self._process is process:
+                self._process = None
+            failed = [c for c in self._pending.values() if c.process is process]
+            self._pending = {k: c for k, c in self._pending.items() if c.process is not process}
+            closing = self._closed
+        process.close(grace=0)
+        if failed and not closing:
+            log.warning("the rope worker of %s stopped: %s", self.workspace.root, reason)
+        first_line = (reason.strip().splitlines() or ["no reason given"])[0]
+        for call in failed:
+            if call.job.cancelled:
+                _settle(call.future, error=Cancelled())
+            elif closing:
+                _settle(call.future, error=RefactoringError("the refactoring engine shut down"))
+            else:
+                _settle(
+                    call.future,
+                    error=RefactoringError(
+                        f"the refactoring worker stopped before answering ({first_line}); "
+                        "it is restarted for the next request: try again"
+                    ),
+                )
+
+    def close(self, grace: float = 2.0) -> None:
+        """End the worker: end of input, then a kill after ``grace`` seconds. Its reader
+        fails what it still held and frees it."""
+        with self._lock:
+            if self._closed:
+                return
+            self._closed = True
+            process = self._process
+            if process is not None:  # after what is queued: the worker's cue to exit
+                self._outbox.submit(process.channel.close_sending)
+        self._outbox.shutdown(wait=False)
+        if process is None:
+            return
+        try:
+            process.process.wait(timeout=grace)
+        except subprocess.TimeoutExpired:
+            process.kill()
+
+
+class ProcessEngine(RefactorEngine):
+    """A ``RefactorEngine`` whose rope work runs in one worker process per root."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.processes: dict[str, RopeProcess] = {}
+        self._spare_lock = threading.Lock()
+        self._spare: SandboxProcess | None = start_worker()
+        """Started now, so that it imports rope while the server starts: the first
+        folder's worker is ready sooner."""
+
+    def _take_worker(self) -> SandboxProcess:
+        with self._spare_lock:
+            spare, self._spare = self._spare, None
+        if spare is not None and spare.alive():
+            return spare
+        if spare is not None:
+            spare.close(grace=0)
+        return start_worker()
+
+    def add_root(self, root: str) -> RopeWorkspace:
+        workspace = super().add_root(root)
+        if workspace.root not in self.processes:
+            self.processes[workspace.root] = RopeProcess(workspace, self._take_worker)
+        return workspace
+
+    def remove_root(self, root: str) -> None:
+        process = self.processes.pop(os.path.realpath(root), None)
+        if process is not None:
+            process.close()
+        super().remove_root(root)
+
+    def process_for(self, path: str) -> RopeProcess:
+        return self.processes[self.workspace_for(path).root]
+
+    def submit(
+        self, request: RefactorRequest, job: RopeJob | None = None
+    ) -> Future[RefactoringResult]:
+        payload = {"request": encode_request(request)}
+        job = job if job is not None else RopeJob()
+        return self.process_for(request.path).call("compute", payload, job, decode_result)
+
+    def compute(self, request: RefactorRequest, job: RopeJob | None = None) -> RefactoringResult:
+        return self.submit(request, job).result()
+
+    def submit_prepare_rename(
+        self, path: str, offset: int, job: RopeJob | None = None
+    ) -> Future[PrepareResult]:
+        payload = {"path": path, "offset": offset}
+        job = job if job is not None else RopeJob()
+        return self.process_for(path).call("prepare", payload, job, decode_prepare)
+
+    def prepare_rename(self, path: str, offset: int) -> PrepareResult:
+        return self.submit_prepare_rename(path, offset).result()
+
+    def submit_module_move(
+        self, old_path: str, new_path: str, job: RopeJob | None = None
+    ) -> Future[RefactoringResult]:
+        payload = {"old": old_path, "new": new_path}
+        job = job if job is not None else RopeJob()
+        return self.process_for(old_path).call("module-move", payload, job, decode_result)
+
+    def prewarm(self, root: str, job: Job | None = None) -> Future[None]:
+        workspace = self.add_root(root)
+        job = job if job is not None else Job()
+        return self.processes[workspace.root].call("prewarm", {}, job, lambda _: None)
+
+    def close(self) -> None:
+        for process in self.processes.values():
+            process.close()
+        self.processes.clear()
+        with self._spare_lock:
+            spare, self._spare = self._spare, None
+        if spare is not None:
+            spare.close()
+        super().close()

@@ -1,0 +1,155 @@
+"""The server runs rope in a worker process: cheap requests never wait for it,
+``$/cancelRequest`` reaches it, and a worker that dies is an error answer, then a new one.
+
+The worker is found as the server's child running ``rope_process``; stopping it
+(SIGSTOP) stands for rope being busy for as long as the test likes."""
+
+from __future__ import annotations
+
+import asyncio
+import fcntl
+import os
+import signal
+import struct
+import termios
+import uuid
+from pathlib import Path
+
+import pytest
+import pytest_lsp
+from lsprotocol import types
+from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
+
+from tests.lsp.conftest import CONFIG, start
+from tests.support.lsp import open_document, rename_at, until
+
+STUCK = ClientServerConfig(
+    server_command=CONFIG.server_command,
+    client_factory=CONFIG.client_factory,
+    server_env={**os.environ, "REKS_ROPE_CANCEL_GRACE": "1"},
+)
+
+
+@pytest_lsp.fixture(config=STUCK)
+async def impatient(lsp_client: LanguageClient, project: Path):
+    """A session whose server kills a rope worker 1 s after a cancellation it ignores."""
+    await start(lsp_client, project, client_capabilities("visual-studio-code"))
+    yield
+    await lsp_client.shutdown_session()
+
+
+def rope_worker(client: LanguageClient) -> int | None:
+    """The pid of the server's rope worker (None while there is none)."""
+    server = client._server.pid  # type: ignore[union-attr]
+    try:
+        children = Path(f"/proc/{server}/task/{server}/children").read_text().split()
+    except OSError:
+        return None
+    for child in children:
+        try:
+            command = Path(f"/proc/{child}/cmdline").read_bytes()
+        except OSError:
+            continue
+        if b"rope_process" in command:
+            return int(child)
+    return None
+
+
+def unread_bytes(pid: int) -> int:
+    """Bytes waiting in the pipes of process ``pid`` (what its parent sent, unread)."""
+    total = 0
+    for fd in Path(f"/proc/{pid}/fd").iterdir():
+        if not os.readlink(fd).startswith("pipe:"):
+            continue
+        handle = os.open(fd, os.O_RDONLY | os.O_NONBLOCK)
+        try:
+            total += struct.unpack("i", fcntl.ioctl(handle, termios.FIONREAD, b"\0" * 4))[0]
+        finally:
+            os.close(handle)
+    return total
+
+
+async def started_worker(client: LanguageClient, util: Path) -> int:
+    """The worker, once it has answered one rope request."""
+    await client.text_document_prepare_rename_async(
+        types.PrepareRenameParams(
+            text_document=types.TextDocumentIdentifier(uri=util.as_uri()),
+            position=types.Position(4, 4),  # def double
+        )
+    )
+    worker = rope_worker(client)
+    assert worker is not None
+    return worker
+
+
+def send_rename(client: LanguageClient, path: Path, new_name: str, msg_id: str):
+    params = types.RenameParams(
+        text_document=types.TextDocumentIdentifier(uri=path.as_uri()),
+        position=types.Position(4, 4),
+        new_name=new_name,
+    )
+    return asyncio.wrap_future(
+        client.protocol.send_request(types.TEXT_DOCUMENT_RENAME, params, msg_id=msg_id)
+    )
+
+
+async def test_cheap_requests_do_not_wait_for_a_busy_rope(vscode: LanguageClient, project: Path):
+    util = project / "geometry/util.py"
+    assert util.read_text().splitlines()[4].startswith("def double")
+    open_document(vscode, util)
+    worker = await started_worker(vscode, util)
+    os.kill(worker, signal.SIGSTOP)  # rope busy for as long as it takes
+    try:
+        rename = send_rename(vscode, util, "twice", str(uuid.uuid4()))
+        vscode.text_document_did_change(
+            types.DidChangeTextDocumentParams(
+                text_document=types.VersionedTextDocumentIdentifier(uri=util.as_uri(), version=2),
+                content_changes=[types.TextDocumentContentChangeWholeDocument(util.read_text())],
+            )
+        )
+        actions = await asyncio.wait_for(
+            vscode.text_document_code_action_async(
+                types.CodeActionParams(
+                    text_document=types.TextDocumentIdentifier(uri=util.as_uri()),
+                    range=types.Range(types.Position(4, 4), types.Position(4, 4)),
+                    context=types.CodeActionContext(diagnostics=[]),
+                )
+            ),
+            30,
+        )
+        assert any("Inline function `double`" in a.title for a in actions or [])
+        assert not rename.done()  # the rename is still with the stopped worker
+    finally:
+        os.kill(worker, signal.SIGCONT)
+    edit = await asyncio.wait_for(rename, 60)
+    assert edit is not None
+
+
+async def test_cancel_request_reaches_a_stuck_worker(impatient: LanguageClient, project: Path):
+    util = project / "geometry/util.py"
+    worker = await started_worker(impatient, util)
+    os.kill(worker, signal.SIGSTOP)  # rope stuck where it never checks for cancellation
+    msg_id = str(uuid.uuid4())
+    rename = send_rename(impatient, util, "twice", msg_id)
+    await until(lambda: unread_bytes(worker) > 0, "the rename sent to the worker", 120)
+    impatient.protocol.notify(types.CANCEL_REQUEST, types.CancelParams(id=msg_id))
+    with pytest.raises(Exception, match=r"(?i)cancel"):
+        await asyncio.wait_for(rename, 60)
+    # the worker did not stop the task within the grace period: it was replaced
+    await until(lambda: rope_worker(impatient) != worker, "the stuck worker killed")
+    edit = await rename_at(impatient, util, "def double", 4, "twice")
+    assert edit is not None
+
+
+async def test_a_dead_worker_is_an_error_then_a_new_worker(vscode: LanguageClient, project: Path):
+    util = project / "geometry/util.py"
+    worker = await started_worker(vscode, util)
+    os.kill(worker, signal.SIGSTOP)  # so that it dies with the rename in hand
+    rename = send_rename(vscode, util, "twice", str(uuid.uuid4()))
+    await until(lambda: unread_bytes(worker) > 0, "the rename sent to the worker", 120)
+    os.kill(worker, signal.SIGKILL)
+    with pytest.raises(Exception, match="worker stopped"):
+        await asyncio.wait_for(rename, 60)
+    edit = await rename_at(vscode, util, "def double", 4, "twice")
+    assert edit is not None
+    await until(lambda: rope_worker(vscode) not in (None, worker), "a new rope worker")

@@ -1,0 +1,176 @@
+"""rope in a worker process (``ProcessEngine``): real worker processes, real rope."""
+
+from __future__ import annotations
+
+import os
+import signal
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from lsp_server.jobs import Cancelled, Job
+from lsp_server.refactor import process_engine
+from lsp_server.refactor.model import FileEdit, FileRename, RefactoringError, RefactorRequest
+from lsp_server.refactor.process_engine import ProcessEngine
+from lsp_server.refactor.rope_thread import RopeJob
+from lsp_server.rts.provenance import Origin
+from lsp_server.rts.units import Unit
+
+
+@pytest.fixture
+def remote(project: Path) -> Iterator[ProcessEngine]:
+    engine = ProcessEngine()
+    engine.add_root(str(project))
+    yield engine
+    engine.close()
+
+
+def rename(path: Path, needle: str, new_name: str, text: str | None = None) -> RefactorRequest:
+    offset = (text if text is not None else path.read_text()).index(needle) + len("def ")
+    return RefactorRequest("rename", str(path), offset, args={"new_name": new_name})
+
+
+def edit_of(result, path: Path) -> FileEdit:
+    return next(e for e in result.edits if isinstance(e, FileEdit) and e.path == str(path))
+
+
+def many_users(root: Path, files: int = 100) -> Path:
+    """A project where renaming ``target`` keeps rope busy for a while."""
+    root.mkdir()
+    (root / "base.py").write_text("def target(x):\n    return x\n")
+    for i in range(files):
+        (root / f"user{i}.py").write_text(
+            "from base import target\n\n\n"
+            + "".join(f"def f{j}(a):\n    return target(a) + {j}\n\n\n" for j in range(20))
+        )
+    return root / "base.py"
+
+
+def test_rope_runs_in_another_process_on_the_unsaved_buffers(remote: ProcessEngine, project: Path):
+    util = project / "geometry/util.py"
+    buffer = util.read_text() + "\n\ndef unsaved():\n    return double(1)\n"
+    remote.set_overlay(str(util), buffer)
+    result = remote.compute(rename(util, "def double", "twice", buffer))
+    worker = remote.processes[str(project.resolve())].pid
+    assert worker is not None and worker != os.getpid()
+    assert "return twice(1)" in edit_of(result, util).new_text
+    assert (Unit("geometry/util.py", "double"), Unit("geometry/util.py", "twice")) in {
+        (c.old, c.new) for c in result.provenance.changes if c.origin is Origin.REPLACED
+    }
+    # the buffer is closed: the worker reads the disk again
+    remote.set_overlay(str(util), None)
+    again = remote.compute(rename(util, "def double", "twice"))
+    assert "unsaved" not in edit_of(again, util).new_text
+    assert remote.prepare_rename(str(util), util.read_text().index("quadruple")).name == (
+        "quadruple"
+    )
+
+
+def test_applied_result_reaches_the_worker(remote: ProcessEngine, project: Path):
+    util = project / "geometry/util.py"
+    remote.apply(remote.compute(rename(util, "def double", "twice")), str(project))
+    assert "def twice" in util.read_text()
+    result = remote.compute(rename(util, "def twice", "thrice"))
+    assert "def thrice(value)" in edit_of(result, util).new_text
+
+
+def test_module_rename_and_move_in_the_worker(remote: ProcessEngine, project: Path):
+    old, new = project / "geometry/util.py", project / "tools/numbers.py"
+    (project / "tools").mkdir()
+    (project / "tools/__init__.py").write_text("")
+    result = remote.submit_module_move(str(old), str(new)).result(timeout=60)
+    assert FileRename(str(old), str(new)) in result.edits
+    assert result.provenance.kind == "move-module"
+
+
+def test_prewarm_reports_progress_from_the_worker(remote: ProcessEngine, project: Path):
+    seen: list[tuple[int, int | None]] = []
+    job = Job(on_progress=lambda d, t, m: seen.append((d, t)))
+    remote.prewarm(str(project), job).result(timeout=60)
+    assert seen and seen[-1][0] == seen[-1][1]
+
+
+def test_cancelling_a_running_rename_stops_rope_in_the_worker(tmp_path: Path):
+    base = many_users(tmp_path / "many")
+    engine = ProcessEngine()
+    engine.add_root(str(base.parent))
+    try:
+        engine.prewarm(str(base.parent)).result(timeout=60)
+        worker = engine.process_for(str(base)).pid
+        job = RopeJob()
+        future = engine.submit(rename(base, "def target", "aim"), job)
+        time.sleep(0.3)
+        job.cancel()
+        with pytest.raises(Cancelled):
+            future.result(timeout=30)
+        assert engine.process_for(str(base)).pid == worker  # rope stopped, nothing killed
+        assert engine.prepare_rename(str(base), 4).name == "target"
+    finally:
+        engine.close()
+
+
+def test_a_worker_that_ignores_cancellation_is_replaced(
+    remote: ProcessEngine, project: Path, monkeypatch: pytest.MonkeyPatch
+):
+    monkeypatch.setattr(process_engine, "CANCEL_GRACE", 0.5)
+    util = project / "geometry/util.py"
+    remote.prepare_rename(str(util), util.read_text().index("double"))
+    worker = remote.process_for(str(util)).pid
+    assert worker is not None
+    os.kill(worker, signal.SIGSTOP)  # a worker stuck in a loop that never checks
+    job = RopeJob()
+    future = remote.submit(rename(util, "def double", "twice"), job)
+    job.cancel()
+    with pytest.raises(Cancelled):
+        future.result(timeout=30)
+    result = remote.compute(rename(util, "def double", "twice"))
+    assert "def twice" in edit_of(result, util).new_text
+    assert remote.process_for(str(util)).pid not in (None, worker)
+
+
+def test_a_crashed_worker_fails_the_request_and_is_restarted(remote: ProcessEngine, project: Path):
+    util, app = project / "geometry/util.py", project / "app.py"
+    buffer = app.read_text() + "\nfrom geometry.util import double\nkept = double(7)\n"
+    remote.set_overlay(str(app), buffer)
+    remote.prepare_rename(str(util), util.read_text().index("double"))
+    worker = remote.process_for(str(util)).pid
+    assert worker is not None
+    os.kill(worker, signal.SIGSTOP)  # so that it dies with the request in hand
+    future = remote.submit(rename(util, "def double", "twice"))
+    os.kill(worker, signal.SIGKILL)
+    with pytest.raises(RefactoringError, match=r"worker stopped .*try again"):
+        future.result(timeout=30)
+    # a new worker, which got the unsaved buffer too
+    result = remote.compute(rename(util, "def double", "twice"))
+    assert "kept = twice(7)" in edit_of(result, app).new_text
+    assert remote.process_for(str(util)).pid not in (None, worker)
+
+
+def test_answers_keep_coming_after_a_waiter_gave_up(remote: ProcessEngine, project: Path):
+    util = project / "geometry/util.py"
+    job = RopeJob()
+    future = remote.submit(rename(util, "def double", "twice"), job)
+    assert future.cancel()  # what asyncio.wrap_future does when the awaiting task is cancelled
+    job.cancel()
+    result = remote.submit(rename(util, "def quadruple", "q4")).result(timeout=30)
+    assert "def q4(value)" in edit_of(result, util).new_text
+
+
+def test_a_task_cancelled_while_queued_is_answered_at_once(tmp_path: Path):
+    base = many_users(tmp_path / "many")
+    engine = ProcessEngine()
+    engine.add_root(str(base.parent))
+    try:
+        engine.prepare_rename(str(base), 4)  # started and answering
+        long = engine.submit(rename(base, "def target", "aim"))
+        job = RopeJob()
+        queued = engine.submit(rename(base, "def target", "goal"), job)
+        job.cancel()
+        with pytest.raises(Cancelled):
+            queued.result(timeout=60)
+        assert not long.done()  # answered without waiting for the task before it
+        assert long.result(timeout=120).edits
+    finally:
+        engine.close()
