@@ -41,10 +41,14 @@ async def impatient(lsp_client: LanguageClient, project: Path):
 def rope_worker(client: LanguageClient) -> int | None:
     """The pid of the server's rope worker (None while there is none)."""
     server = client._server.pid  # type: ignore[union-attr]
-    try:
-        children = Path(f"/proc/{server}/task/{server}/children").read_text().split()
-    except OSError:
-        return None
+    children: list[str] = []
+    # Each thread's children are listed under that thread: the worker may be started from
+    # any of the server's threads.
+    for task in Path(f"/proc/{server}/task").glob("*"):
+        try:
+            children += (task / "children").read_text().split()
+        except OSError:
+            continue
     for child in children:
         try:
             command = Path(f"/proc/{child}/cmdline").read_bytes()
