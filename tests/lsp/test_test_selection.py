@@ -14,7 +14,7 @@ from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient
 
 from tests.support.lsp import SERVER_COMMAND, open_document, open_session, rename_at, until
-from tests.support.reks import selected
+from tests.support.reks import run_pytest, selected
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -47,11 +47,23 @@ async def client(lsp_client: LanguageClient, e2e_project: Path):
     await lsp_client.shutdown_session()
 
 
+@pytest.fixture
+def unused_import_project(e2e_project: Path) -> Path:
+    """The project with an unused import of a project module in ``pkg/util.py``, recorded:
+    dropping it changes the module part every test of ``pkg.util`` depends on (an unused
+    standard-library import is a binding of its own that no test reads)."""
+    util = e2e_project / "pkg/util.py"
+    util.write_text("from pkg import other\n" + util.read_text())
+    recorded = run_pytest(e2e_project, "--reks-all", "-p", "no:xdist")
+    assert recorded.returncode == 0, recorded.stdout + recorded.stderr
+    return e2e_project
+
+
 @pytest_lsp.fixture(config=CONFIG)
-async def save_client(lsp_client: LanguageClient, e2e_project: Path):
+async def save_client(lsp_client: LanguageClient, unused_import_project: Path):
     await open_session(
         lsp_client,
-        e2e_project,
+        unused_import_project,
         options={"reks": {"onSave": ["organizeImports"], "tests": {"summary": "message"}}},
     )
     yield
@@ -191,9 +203,10 @@ async def test_rename_skips_tests_and_run_affected_tests(
 
 
 async def test_refactor_on_save_is_recorded_as_a_refactoring(
-    save_client: LanguageClient, e2e_project: Path
+    save_client: LanguageClient, unused_import_project: Path
 ) -> None:
     client = save_client
+    e2e_project = unused_import_project
     util = e2e_project / "pkg/util.py"
     uri = util.as_uri()
     text = util.read_text()
@@ -210,7 +223,7 @@ async def test_refactor_on_save_is_recorded_as_a_refactoring(
             reason=types.TextDocumentSaveReason.Manual,
         )
     )
-    assert edits, "organize imports should drop the unused `import os`"
+    assert edits, "organize imports should drop the unused imports"
     spans = sorted(
         ((_offset(text, e.range.start), _offset(text, e.range.end), e.new_text) for e in edits),
         reverse=True,
@@ -218,7 +231,7 @@ async def test_refactor_on_save_is_recorded_as_a_refactoring(
     new = text
     for start, end, replacement in spans:
         new = new[:start] + replacement + new[end:]
-    assert "import os" not in new
+    assert "import os" not in new and "from pkg import other" not in new
     # The editor applies the edits to the buffer, then writes it.
     client.text_document_did_change(
         types.DidChangeTextDocumentParams(
