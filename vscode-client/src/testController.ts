@@ -2,11 +2,13 @@
 // must run, with "Run affected tests" as the run profile and its results reported there.
 import * as vscode from "vscode";
 
-import { ListedTest, listedTests, outcomes } from "./testView";
+import { ListedTest, listedTests, outcomes, shownTests } from "./testView";
 
 export class ReksTestView implements vscode.Disposable {
   private readonly controller = vscode.tests.createTestController("reks", "reks: tests after refactorings");
   private listed: ListedTest[] = [];
+  /** The tests of the last run: the status the run itself causes may drop them from the list. */
+  private ran: ListedTest[] = [];
 
   /** `runAffected` runs the server's "Run affected tests" and returns its result. */
   constructor(private readonly runAffected: () => Promise<unknown>) {
@@ -22,7 +24,7 @@ export class ReksTestView implements vscode.Disposable {
   update(payload: unknown): void {
     this.listed = listedTests(payload);
     this.controller.items.replace(
-      this.listed.map((test) => {
+      shownTests(this.listed, this.ran).map((test) => {
         const item = this.controller.createTestItem(test.nodeid, test.nodeid.split("::").pop() ?? test.nodeid, vscode.Uri.parse(test.uri));
         item.range = new vscode.Range(test.line, 0, test.line, 0);
         item.description = test.state === "skipped" ? `skipped: ${test.reason}` : `must run: ${test.reason}`;
@@ -33,18 +35,18 @@ export class ReksTestView implements vscode.Disposable {
 
   private async run(request: vscode.TestRunRequest): Promise<void> {
     const run = this.controller.createTestRun(request);
-    const items = new Map<string, vscode.TestItem>();
-    this.controller.items.forEach((item) => items.set(item.id, item));
-    for (const test of this.listed.filter((t) => t.state === "affected")) {
-      const item = items.get(test.nodeid);
+    this.ran = this.listed.filter((t) => t.state === "affected");
+    for (const test of this.ran) {
+      const item = this.controller.items.get(test.nodeid);
       if (item) {
         run.started(item);
       }
     }
     try {
       const result = await this.runAffected();
-      for (const [nodeid, outcome] of outcomes(this.listed, result)) {
-        const item = items.get(nodeid);
+      // Items are looked up again: a status update during the run replaced them.
+      for (const [nodeid, outcome] of outcomes(this.ran, result)) {
+        const item = this.controller.items.get(nodeid);
         if (!item) {
           continue;
         } else if (outcome.kind === "failed") {

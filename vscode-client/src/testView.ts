@@ -34,6 +34,13 @@ export type Outcome = { kind: "passed" } | { kind: "failed"; message: string } |
  * names it among the failures, passed when it had to run, skipped when a refactoring let
  * reks skip it.
  */
+/** The tests to show: the listed ones, then those of the last run that the list no longer
+ * has (a test that passed no longer must run), so that their results stay visible. */
+export function shownTests(listed: ListedTest[], ran: ListedTest[]): ListedTest[] {
+  const ids = new Set(listed.map((test) => test.nodeid));
+  return [...listed, ...ran.filter((test) => !ids.has(test.nodeid))];
+}
+
 export function outcomes(listed: ListedTest[], result: unknown): Map<string, Outcome> {
   const failures = new Map<string, string>();
   const roots = (result as { roots?: unknown } | null)?.roots;

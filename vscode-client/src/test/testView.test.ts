@@ -1,6 +1,6 @@
 import * as assert from "assert";
 
-import { listedTests, outcomes } from "../testView";
+import { listedTests, outcomes, shownTests } from "../testView";
 
 const status = {
   skipped: 1,
@@ -31,5 +31,15 @@ describe("test view", () => {
     assert.deepStrictEqual(found.get("t.py::test_a"), { kind: "passed" });
     assert.deepStrictEqual(found.get("t.py::test_b"), { kind: "failed", message: "assert 1 == 2" });
     assert.deepStrictEqual(found.get("t.py::test_c"), { kind: "skipped" });
+  });
+  it("keeps showing the tests of the last run that the list dropped", () => {
+    const listed = listedTests(status);
+    const ran = listed.filter((t) => t.state === "affected");
+    const after = listedTests({ tests: [status.tests[2]] });
+    assert.deepStrictEqual(
+      shownTests(after, ran).map((t) => t.nodeid),
+      ["t.py::test_c", "t.py::test_a", "t.py::test_b"],
+    );
+    assert.deepStrictEqual(shownTests(listed, ran).map((t) => t.nodeid), listed.map((t) => t.nodeid));
   });
 });
