@@ -143,14 +143,7 @@ class StoreQueries:
 
     def tests_that_ran(self, unit: Unit) -> list[str]:
         """The tests that ran the function ``unit`` when last recorded (``record_ran``)."""
-        return [
-            row[0]
-            for row in self._conn.execute(
-                "SELECT t.nodeid FROM units u JOIN ran r ON r.unit_id=u.id"
-                " JOIN tests t ON t.id=r.test_id WHERE u.path=? AND u.name=? ORDER BY t.nodeid",
-                (unit.path, unit.name),
-            )
-        ]
+        return self._tests_linked("ran", unit)
 
     def return_kinds_since(self) -> int | None:
         """The first session that recorded return kinds (None: none did)."""
@@ -186,11 +179,15 @@ class StoreQueries:
         }
 
     def tests_depending_on(self, unit: Unit) -> list[str]:
+        return self._tests_linked("deps", unit)
+
+    def _tests_linked(self, table: str, unit: Unit) -> list[str]:
+        """Node ids of the tests that ``table`` (``deps`` or ``ran``) links to ``unit``."""
         return [
             row[0]
             for row in self._conn.execute(
-                "SELECT t.nodeid FROM units u JOIN deps d ON d.unit_id=u.id"
-                " JOIN tests t ON t.id=d.test_id WHERE u.path=? AND u.name=? ORDER BY t.nodeid",
+                f"SELECT t.nodeid FROM units u JOIN {table} l ON l.unit_id=u.id"
+                " JOIN tests t ON t.id=l.test_id WHERE u.path=? AND u.name=? ORDER BY t.nodeid",
                 (unit.path, unit.name),
             )
         ]
