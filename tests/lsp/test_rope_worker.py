@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import fcntl
 import os
+import re
 import signal
 import struct
 import termios
@@ -60,10 +61,15 @@ def rope_worker(client: LanguageClient) -> int | None:
 
 
 def unread_bytes(pid: int) -> int:
-    """Bytes waiting in the pipes of process ``pid`` (what its parent sent, unread)."""
+    """Bytes its parent sent process ``pid`` that it has not read: the pipes it holds open
+    for reading only (its own unread answers, in the pipes it writes to, do not count)."""
     total = 0
     for fd in Path(f"/proc/{pid}/fd").iterdir():
         if not os.readlink(fd).startswith("pipe:"):
+            continue
+        info = Path(f"/proc/{pid}/fdinfo/{fd.name}").read_text()
+        flags = int(re.search(r"^flags:\s*([0-7]+)", info, re.MULTILINE)[1], 8)  # type: ignore[index]
+        if flags & os.O_ACCMODE != os.O_RDONLY:
             continue
         handle = os.open(fd, os.O_RDONLY | os.O_NONBLOCK)
         try:
@@ -71,6 +77,15 @@ def unread_bytes(pid: int) -> int:
         finally:
             os.close(handle)
     return total
+
+
+async def sent_to_stopped(client: LanguageClient, worker: int, path: Path, msg_id: str):
+    """Send a rename while ``worker`` is stopped; return once it waits in the worker's pipe
+    (more unread bytes than before it was sent), as the future of its answer."""
+    before = unread_bytes(worker)
+    rename = send_rename(client, path, "twice", msg_id)
+    await until(lambda: unread_bytes(worker) > before, "the rename sent to the worker", 120)
+    return rename
 
 
 async def started_worker(client: LanguageClient, util: Path) -> int:
@@ -134,8 +149,7 @@ async def test_cancel_request_reaches_a_stuck_worker(impatient: LanguageClient, 
     worker = await started_worker(impatient, util)
     os.kill(worker, signal.SIGSTOP)  # rope stuck where it never checks for cancellation
     msg_id = str(uuid.uuid4())
-    rename = send_rename(impatient, util, "twice", msg_id)
-    await until(lambda: unread_bytes(worker) > 0, "the rename sent to the worker", 120)
+    rename = await sent_to_stopped(impatient, worker, util, msg_id)
     impatient.protocol.notify(types.CANCEL_REQUEST, types.CancelParams(id=msg_id))
     with pytest.raises(Exception, match=r"(?i)cancel"):
         await asyncio.wait_for(rename, 60)
@@ -149,8 +163,7 @@ async def test_a_dead_worker_is_an_error_then_a_new_worker(vscode: LanguageClien
     util = project / "geometry/util.py"
     worker = await started_worker(vscode, util)
     os.kill(worker, signal.SIGSTOP)  # so that it dies with the rename in hand
-    rename = send_rename(vscode, util, "twice", str(uuid.uuid4()))
-    await until(lambda: unread_bytes(worker) > 0, "the rename sent to the worker", 120)
+    rename = await sent_to_stopped(vscode, worker, util, str(uuid.uuid4()))
     os.kill(worker, signal.SIGKILL)
     with pytest.raises(Exception, match="worker stopped"):
         await asyncio.wait_for(rename, 60)
