@@ -12,8 +12,8 @@ generated, never edited by hand: after a change to the engines, the generators o
 features, regenerate it with ``reks engine-test --bound 2 --engines reks,rope
 --write-known-failures lsp_server/trust/known_failures.json`` (its ``generated_by`` field
 records the command; a test checks that the file is exactly what ``dumps`` writes); shapes learnt on
-the user's machine go to ``user_path()`` and take precedence once there; so does the shape
-of a refactoring whose skipped tests failed later (``learn``, from
+the user's machine go to ``user_path()`` and are in force beside the packaged ones; so is the
+shape of a refactoring whose skipped tests failed later (``learn``, from
 ``lsp_server.trust.verification``). A shape with no feature
 matches every refactoring of its kind: that is the safe answer when nothing narrower
 separates the failing programs from the passing ones.
@@ -21,6 +21,7 @@ separates the failing programs from the passing ones.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 from collections.abc import Mapping
@@ -210,23 +211,44 @@ def user_path() -> str:
 
 
 def active_path() -> str:
-    """The shapes in force: the user's learnt ones if there are any, else the packaged."""
+    """Where learnt shapes are read from: the user's file if there is one, else the
+    packaged file."""
     user = user_path()
     return user if os.path.exists(user) else DATA_PATH
 
 
 def load(path: str | None = None) -> KnownFailures:
-    """The shapes in ``path`` (default: the shapes in force); none if it is missing."""
-    path = path or active_path()
+    """The shapes in ``path``, none if it is missing; without ``path``, the shapes in force."""
+    if path is None:
+        return in_force()
     if not os.path.exists(path):
         return KnownFailures("", ())
     with open(path, encoding="utf-8") as handle:
         return parse(json.load(handle))
 
 
+def in_force() -> KnownFailures:
+    """The packaged shapes plus those learnt on this machine: learnt shapes (written under
+    an older reks) must not hide the shapes a newer one ships. A file named by
+    ``$REKS_KNOWN_FAILURES`` replaces both: it is an explicit choice."""
+    explicit = os.environ.get("REKS_KNOWN_FAILURES")
+    paths = [active_path()] if explicit else [DATA_PATH, user_path()]
+    stamps = tuple(os.path.getmtime(p) if os.path.exists(p) else -1.0 for p in paths)
+    return _combined(tuple(paths), stamps)
+
+
 @lru_cache(maxsize=4)
-def _cached(path: str, mtime: float) -> KnownFailures:
-    return load(path)
+def _combined(paths: tuple[str, ...], stamps: tuple[float, ...]) -> KnownFailures:
+    """The shapes of ``paths`` (cached while their modification times ``stamps`` hold)."""
+    packaged, *rest = (load(path) for path in paths)
+    learnt = rest[0] if rest else KnownFailures("", ())
+    seen = {_key(s) for s in packaged.shapes}
+    extra = tuple(s for s in learnt.shapes if _key(s) not in seen)
+    return dataclasses.replace(packaged, shapes=packaged.shapes + extra)
+
+
+def _key(shape: FailureShape) -> tuple[str, str, str, frozenset[str]]:
+    return (shape.engine, shape.refactoring, shape.oracle, shape.features)
 
 
 def matches(
@@ -250,8 +272,7 @@ def matches(
     ``rename-module`` failure matches every module rename."""
     if known is None:
         try:
-            path_in_force = active_path()
-            known = _cached(path_in_force, os.path.getmtime(path_in_force))
+            known = in_force()
         except OSError:
             return None
     candidates = [

@@ -33,3 +33,23 @@ def test_packaged_shapes_are_in_force_without_learnt_ones(
     monkeypatch.setenv("REKS_KNOWN_FAILURES", str(tmp_path / "none.json"))
     assert known_failures.active_path() == known_failures.DATA_PATH
     assert known_failures.load().shapes
+
+
+def test_learnt_shapes_add_to_the_packaged_ones(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Shapes learnt here under an older reks (the user's file) must not hide the shapes a
+    newer reks ships."""
+    monkeypatch.delenv("REKS_KNOWN_FAILURES", raising=False)
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    packaged = known_failures.load(known_failures.DATA_PATH).shapes
+    assert packaged
+    learnt = known_failures.FailureShape(
+        "reks", "rename", "output-changed", frozenset({"learnt:here"}), (), 1, "", "x"
+    )
+    user_file = Path(known_failures.user_path())
+    user_file.parent.mkdir(parents=True)
+    user_file.write_text(known_failures.dumps([learnt], {"rope": "", "jedi": ""}))
+    in_force = known_failures.load().shapes
+    assert set(in_force) == set(packaged) | {learnt}
+    assert len(in_force) == len(set(in_force))
