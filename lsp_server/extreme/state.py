@@ -103,8 +103,8 @@ def save_state(root: Path, context: str, entries: dict[str, Any]) -> None:
         store.save_extreme_verdicts(context, entries)
 
 
-def result_to_state(result: TransformationResult) -> dict[str, Any]:
-    return {
+def result_to_state(result: TransformationResult, checksums: Checksums) -> dict[str, Any]:
+    row: dict[str, Any] = {
         "body": result.transformation.body,
         "verdict": result.verdict.value,
         "tests": result.tests,
@@ -112,6 +112,13 @@ def result_to_state(result: TransformationResult) -> dict[str, Any]:
         "detected_by": result.detected_by,
         "duration": result.duration,
     }
+    if result.units is not None:
+        # What the transformed run executed, as it was (see ``reuse``).
+        units = result.units
+        keys = {*units, *(unit.partition("::")[0] + "::" + MODULE for unit in units)}
+        row["units"] = units
+        row["deps"] = {key: checksums.get(key) for key in sorted(keys)}
+    return row
 
 
 def result_from_state(function: FunctionInfo, row: dict[str, Any]) -> TransformationResult:
@@ -122,6 +129,7 @@ def result_from_state(function: FunctionInfo, row: dict[str, Any]) -> Transforma
         reason=row.get("reason", ""),
         detected_by=row.get("detected_by"),
         duration=float(row.get("duration", 0.0)),
+        units=row.get("units"),
     )
 
 
