@@ -45,6 +45,7 @@ class Checksums:
     def __init__(self, root: Path) -> None:
         self.root = root
         self.files: dict[str, FileUnits | None] = {}
+        self._values: dict[str, str | None] = {}
 
     def units(self, path: str) -> FileUnits | None:
         if path not in self.files:
@@ -52,6 +53,13 @@ class Checksums:
         return self.files[path]
 
     def get(self, key: str) -> str | None:
+        try:
+            return self._values[key]
+        except KeyError:
+            value = self._values[key] = self._get(key)
+            return value
+
+    def _get(self, key: str) -> str | None:
         path, _, name = key.partition("::")
         units = self.units(path)
         if units is None:
@@ -140,13 +148,8 @@ def entry(
     checksums: Checksums,
 ) -> dict[str, Any]:
     """What must stay the same for the function's verdicts to hold."""
-    deps: set[str] = set()
-    for nodeid in runners:
-        for unit in tests[nodeid]["units"]:
-            deps.add(unit)
-            deps.add(unit.partition("::")[0] + "::" + MODULE)
-        deps.add(nodeid.split("::", 1)[0] + "::" + MODULE)
-    deps.add(function.key)
+    deps: set[str] = {function.key}
+    deps.update(*(_test_deps(tests, nodeid) for nodeid in runners))
     return {
         "checksum": function.checksum,
         "line": function.line,
@@ -155,6 +158,19 @@ def entry(
         "tests": [],
         "runners": sorted(runners),
     }
+
+
+def _test_deps(tests: dict[str, dict[str, Any]], nodeid: str) -> frozenset[str]:
+    """The units a test's original run depends on (computed once per test: the same test
+    covers many functions)."""
+    info = tests[nodeid]
+    deps = info.get("_deps")
+    if deps is None:
+        units = info["units"]
+        modules = {unit.partition("::")[0] + "::" + MODULE for unit in units}
+        deps = frozenset({*units, *modules, nodeid.split("::", 1)[0] + "::" + MODULE})
+        info["_deps"] = deps
+    return deps
 
 
 def untouched(
