@@ -104,6 +104,10 @@ class Recorder:
         self._codes[id(code)] = (code, info)
         return info
 
+    def share_files(self, other: Recorder) -> None:
+        """Start from the files ``other`` parsed already (a worker's, inherited by a child)."""
+        self._files.update(other._files)
+
     def prewarm(self, filenames: list[str]) -> None:
         """Parse ``filenames`` now (in a worker, before it forks: children inherit them)."""
         for filename in filenames:

@@ -221,6 +221,8 @@ class WorkerPlugin:
         from lsp_server.extreme.execution_recorder import Recorder
 
         recorder = Recorder(self.root)
+        if self.run_log is not None:
+            recorder.share_files(self.run_log.recorder)  # parsed once, in the worker
         tests: dict[str, dict[str, Any]] = {}
         alarm = Alarm()
         recorder.start()

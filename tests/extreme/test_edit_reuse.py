@@ -56,7 +56,8 @@ def test_an_edit_reruns_only_the_transformations_whose_run_reached_it(
     try:
         first = analyse(root, Options(jobs=1), warm=warm)
         assert ("guard", "return False", "detected") in _rows(first)
-        # base(1) == 2 still holds and base(0) == 2 now does: guard's "return False" is no longer detected.
+        # base(1) == 2 still holds and base(0) == 2 now does: guard's "return False" is
+        # no longer detected.
         (root / "m.py").write_text(SOURCE.replace("y = x + 1", "y = max(x + 1, 2)"))
         second = analyse(root, Options(jobs=1), warm=warm)
         assert warm.restarts == 1  # the edit was followed in the warm workers
