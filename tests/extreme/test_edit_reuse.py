@@ -72,3 +72,38 @@ def test_an_edit_reruns_only_the_transformations_whose_run_reached_it(
         assert second.run_count == base_count + 1  # guard's "return False"
     finally:
         warm.close()
+
+
+def test_a_run_stopped_at_its_timeout_still_records_what_it_ran(
+    make_project: Callable[[dict[str, str]], Path],
+) -> None:
+    root = make_project(
+        {
+            "m.py": """
+                def step(n):
+                    m = n - 1
+                    return m
+
+
+                def countdown(n):
+                    while n:
+                        n = step(n)
+                    return n
+            """,
+            "test_m.py": """
+                from m import countdown
+
+                def test_countdown():
+                    assert countdown(3) == 0
+            """,
+        }
+    )
+    analysis = analyse(root, Options(jobs=1, incremental=False))
+    (hung,) = [
+        r
+        for r in analysis.results
+        if (r.transformation.function, r.transformation.body) == ("step", "return 1")
+    ]
+    assert hung.verdict.value == "timeout"
+    assert hung.units is not None
+    assert {"m.py::countdown", "test_m.py::test_countdown"} <= set(hung.units)
