@@ -23,7 +23,7 @@ from lsp_server.extreme.model import Transformation, TransformationResult, Verdi
 from lsp_server.extreme.observation import ImportTimeTests, StoreView, store_view, test_timeouts
 from lsp_server.extreme.pool import WorkerPool
 from lsp_server.extreme.requests import run_planned, run_request
-from lsp_server.extreme.reuse import Rerun, classify, held
+from lsp_server.extreme.reuse import Rerun, Work, classify, held, plan_reruns
 from lsp_server.extreme.runners import runner_for
 from lsp_server.extreme.state import (
     Checksums,
@@ -185,24 +185,11 @@ def _analyse(
 
     if todo or reruns:
         known = previous_runners(previous, todo, checksums)
-        work = _Work(todo, reruns, replan, checksums, results, entries, known)
+        work = Work(todo, reruns, replan, checksums, results, entries, known)
         _run(root, options, job, analysis, work, warm, early)
 
     analysis.results = [r for f in functions for r in results.get(f.key, [])]
     save_state(root, context, {**untouched(previous, root, analysis.functions), **entries})
-
-
-@dataclass
-class _Work:
-    """What an analysis runs, and where it puts the results and state entries."""
-
-    todo: list[FunctionInfo]  # observed, then planned
-    reruns: list[Rerun]  # stale results run again without observing (see ``reuse``)
-    replan: dict[str, dict[str, Any]]  # previous entries of todo functions (see ``reuse``)
-    checksums: Checksums
-    results: dict[str, list[TransformationResult]]
-    entries: dict[str, Any]
-    known: list[str] | None = None  # the only tests that may cover ``todo`` (None: any)
 
 
 def _run(
@@ -210,7 +197,7 @@ def _run(
     options: Options,
     job: Job,
     analysis: Analysis,
-    work: _Work,
+    work: Work,
     warm: WarmPools | None = None,
     early: WorkerPool | None = None,
 ) -> None:
@@ -231,7 +218,7 @@ def _run(
             planned = _plan(options, analysis, observed, work)
         pool.start(job)
         pool.prepare(files)
-        _plan_reruns(work.reruns, planned)
+        plan_reruns(work.reruns, planned)
         run_all = runner_for(options.scheduler, pool, options.python, options.pytest_args, files)
         done = run_planned(run_all, planned, job)
         analysis.run_count = len(done)
@@ -246,20 +233,7 @@ def _run(
     _record(analysis, work, done)
 
 
-def _plan_reruns(
-    reruns: list[Rerun], planned: dict[int, tuple[Transformation, dict[str, Any]]]
-) -> None:
-    for rerun in reruns:
-        function, entry = rerun.function, rerun.entry
-        for row in rerun.stale:
-            ident = len(planned)
-            body = row["body"]
-            transformation = Transformation(function.path, function.qualname, function.line, body)
-            request = run_request(ident, function, body, entry["tests"], entry["timeout"])
-            planned[ident] = (transformation, request)
-
-
-def _record(analysis: Analysis, work: _Work, done: list[TransformationResult]) -> None:
+def _record(analysis: Analysis, work: Work, done: list[TransformationResult]) -> None:
     """Results and state entries of the functions run, results in their bodies' order."""
     results, entries = work.results, work.entries
     for rerun in work.reruns:
@@ -330,7 +304,7 @@ def _plan(
     options: Options,
     analysis: Analysis,
     observed: dict[str, Any],
-    work: _Work,
+    work: Work,
 ) -> dict[int, tuple[Transformation, dict[str, Any]]]:
     """The transformations to run, each with its worker request; functions no passing test
     executes get their skipped result here, and results that hold (see ``reuse``) are kept."""
@@ -374,16 +348,30 @@ def _plan(
         new["timeout"] = timeout = options.timeout_base + options.timeout_factor * total
         new["bodies"] = list(bodies)
         before = None if import_time else work.replan.get(function.key)
-        kept = 0
-        for body in bodies:
-            still = held(function, before, body, passing, checksums)
-            if still is not None:
-                results.setdefault(function.key, []).append(still)
-                kept += 1
-                continue
-            ident = len(planned)
-            transformation = Transformation(function.path, function.qualname, function.line, body)
-            planned[ident] = (transformation, run_request(ident, function, body, passing, timeout))
-        if kept and kept == len(bodies):
+        if _plan_bodies(function, bodies, passing, timeout, before, work, planned):
             analysis.reused.add(function.key)
     return planned
+
+
+def _plan_bodies(
+    function: FunctionInfo,
+    bodies: Sequence[str],
+    passing: list[str],
+    timeout: float,
+    before: dict[str, Any] | None,
+    work: Work,
+    planned: dict[int, tuple[Transformation, dict[str, Any]]],
+) -> bool:
+    """Plan the function's transformations, keeping the results of ``before`` (its previous
+    entry) that hold; True when every one held."""
+    kept = 0
+    for body in bodies:
+        still = held(function, before, body, passing, work.checksums)
+        if still is not None:
+            work.results.setdefault(function.key, []).append(still)
+            kept += 1
+            continue
+        ident = len(planned)
+        transformation = Transformation(function.path, function.qualname, function.line, body)
+        planned[ident] = (transformation, run_request(ident, function, body, passing, timeout))
+    return bool(bodies) and kept == len(bodies)

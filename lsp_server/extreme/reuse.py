@@ -25,7 +25,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from lsp_server.extreme.discover import FunctionInfo
-from lsp_server.extreme.model import TransformationResult
+from lsp_server.extreme.model import Transformation, TransformationResult
+from lsp_server.extreme.requests import run_request
 from lsp_server.extreme.state import Checksums, result_from_state
 
 
@@ -91,3 +92,31 @@ def held(
             entry.get("tests", [])
         )
     return result_from_state(function, row) if same_tests else None
+
+
+@dataclass
+class Work:
+    """What an analysis runs, and where it puts the results and state entries."""
+
+    todo: list[FunctionInfo]  # observed, then planned
+    reruns: list[Rerun]  # stale results run again without observing (see ``reuse``)
+    replan: dict[str, dict[str, Any]]  # previous entries of todo functions (see ``reuse``)
+    checksums: Checksums
+    results: dict[str, list[TransformationResult]]
+    entries: dict[str, Any]
+    known: list[str] | None = None  # the only tests that may cover ``todo`` (None: any)
+
+
+def plan_reruns(
+    reruns: list[Rerun], planned: dict[int, tuple[Transformation, dict[str, Any]]]
+) -> None:
+    """Add the stale transformations of ``reruns`` to ``planned``, with the remembered
+    covering tests and timeout."""
+    for rerun in reruns:
+        function, entry = rerun.function, rerun.entry
+        for row in rerun.stale:
+            ident = len(planned)
+            body = row["body"]
+            transformation = Transformation(function.path, function.qualname, function.line, body)
+            request = run_request(ident, function, body, entry["tests"], entry["timeout"])
+            planned[ident] = (transformation, request)
