@@ -11,9 +11,12 @@ with the same tests:
 - its covering tests' original runs are unchanged (so the same tests cover it, with the same
   return kinds, so the same bodies): each result holds unless its run reached an edit; the
   others run again with the remembered tests and timeout, without observing any test;
-- its covering tests' original runs reached an edit: the tests are observed again and each
-  planned transformation keeps its result when its run reached no edit and its tests are
-  the same (for a detection: the detecting test still covers the function).
+- its covering tests' original runs reached an edit: which tests cover it may have changed,
+  but a detection (or timeout) whose own run reached no edit is witnessed by that same run,
+  which fails again; when every result is such a detection, nothing is run or observed.
+  Otherwise the tests are observed again and each planned transformation keeps its result
+  when its run reached no edit and its tests are the same (an undetected verdict needs
+  every covering test, so exactly the same tests).
 
 Results remembered without units (skipped functions, swap errors, and state written by an
 older reks) follow the rule of the original runs only.
@@ -51,6 +54,12 @@ def _covered_the_same(entry: dict[str, Any], checksums: Checksums) -> bool:
     return all(checksums.get(unit) == value for unit, value in entry["deps"].items())
 
 
+def _witnessed(row: dict[str, Any], checksums: Checksums) -> bool:
+    """A detection (or timeout) whose run executed no edited unit: that very run of the
+    same tests still fails (or hangs), whatever else the edit changed in the coverage."""
+    return row.get("verdict") in ("detected", "timeout") and row_holds(row, checksums)
+
+
 def classify(
     function: FunctionInfo, entry: dict[str, Any] | None, checksums: Checksums
 ) -> tuple[str, Rerun | None]:
@@ -59,7 +68,11 @@ def classify(
     if entry is None or entry.get("checksum") != function.checksum:
         return "run", None
     if not _covered_the_same(entry, checksums):
-        return ("run" if entry.get("import_time") else "replan"), None
+        if entry.get("import_time"):
+            return "run", None
+        if entry["results"] and all(_witnessed(row, checksums) for row in entry["results"]):
+            return "reuse", None
+        return "replan", None
     rerun = Rerun(function, entry)
     for row in entry["results"]:
         recorded = "deps" in row
