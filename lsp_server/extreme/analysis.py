@@ -318,6 +318,7 @@ def _plan(
         for unit in info["units"]:
             executed_by.setdefault(unit, []).append(nodeid)
     planned: dict[int, tuple[Transformation, dict[str, Any]]] = {}
+    test_deps: dict[str, frozenset[str]] = {}
     for function in work.todo:
         runners = executed_by.get(function.key, [])
         import_time = function.key in analysis.import_time
@@ -329,7 +330,8 @@ def _plan(
             key=lambda t: (tests[t]["duration"], t),
         )
         analysis.covering[function.key] = passing
-        work.entries[function.key] = new = entry(function, runners, tests, checksums)
+        new = entry(function, runners, tests, checksums, test_deps)
+        work.entries[function.key] = new
         new["import_time"] = import_time
         if not runners and import_time:
             reason = f"{IMPORT_TIME}; no test executes code of its file"

@@ -146,10 +146,12 @@ def entry(
     runners: list[str],
     tests: dict[str, dict[str, Any]],
     checksums: Checksums,
+    test_deps: dict[str, frozenset[str]] | None = None,
 ) -> dict[str, Any]:
     """What must stay the same for the function's verdicts to hold."""
     deps: set[str] = {function.key}
-    deps.update(*(_test_deps(tests, nodeid) for nodeid in runners))
+    cache = {} if test_deps is None else test_deps
+    deps.update(*(_test_deps(tests, nodeid, cache) for nodeid in runners))
     return {
         "checksum": function.checksum,
         "line": function.line,
@@ -160,16 +162,17 @@ def entry(
     }
 
 
-def _test_deps(tests: dict[str, dict[str, Any]], nodeid: str) -> frozenset[str]:
-    """The units a test's original run depends on (computed once per test: the same test
-    covers many functions)."""
-    info = tests[nodeid]
-    deps = info.get("_deps")
+def _test_deps(
+    tests: dict[str, dict[str, Any]], nodeid: str, cache: dict[str, frozenset[str]]
+) -> frozenset[str]:
+    """The units a test's original run depends on (kept in ``cache``: the same test covers
+    many functions)."""
+    deps = cache.get(nodeid)
     if deps is None:
-        units = info["units"]
+        units = tests[nodeid]["units"]
         modules = {unit.partition("::")[0] + "::" + MODULE for unit in units}
         deps = frozenset({*units, *modules, nodeid.split("::", 1)[0] + "::" + MODULE})
-        info["_deps"] = deps
+        cache[nodeid] = deps
     return deps
 
 
