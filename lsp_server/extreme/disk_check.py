@@ -19,6 +19,8 @@ IMPORT_TIME = (
     "it ran while the project was imported (a decorator, a class body, a module-level call "
     "or a cached value), which swapping its code afterwards cannot change"
 )
+ON_DISK = "checked on disk"
+"""In the reason of a result whose verdict the plain run on disk gave."""
 DISK_TIMEOUT_BASE = 60.0
 """Seconds a plain pytest run may take beyond the in-place timeout (start, collection)."""
 DISK_TIMEOUT_CAP = 600.0
@@ -60,14 +62,14 @@ def check_on_disk(
             job.report(count, len(import_time) + len(sample), f"{t.function}: {t.body} on disk")
             if result in import_time:
                 result.verdict = checked.verdict
-                result.reason = f"{IMPORT_TIME}; checked on disk: {checked.detail}"
+                result.reason = f"{IMPORT_TIME}; {ON_DISK}: {checked.detail}"
             elif checked.verdict is not Verdict.UNDETECTED:
                 analysis.defects.append(
                     f"{t.path}::{t.function} -> {t.body}: undetected in place but "
                     f"{checked.verdict.value} on disk ({checked.detail})"
                 )
                 result.verdict = checked.verdict
-                result.reason = f"checked on disk: {checked.detail}"
+                result.reason = f"{ON_DISK}: {checked.detail}"
     return done
 
 

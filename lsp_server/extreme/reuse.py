@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from lsp_server.extreme.discover import FunctionInfo
+from lsp_server.extreme.disk_check import ON_DISK
 from lsp_server.extreme.model import Transformation, TransformationResult
 from lsp_server.extreme.requests import run_request
 from lsp_server.extreme.state import Checksums, result_from_state
@@ -56,8 +57,13 @@ def _covered_the_same(entry: dict[str, Any], checksums: Checksums) -> bool:
 
 def _witnessed(row: dict[str, Any], checksums: Checksums) -> bool:
     """A detection (or timeout) whose run executed no edited unit: that very run of the
-    same tests still fails (or hangs), whatever else the edit changed in the coverage."""
-    return row.get("verdict") in ("detected", "timeout") and row_holds(row, checksums)
+    same tests still fails (or hangs), whatever else the edit changed in the coverage. Not
+    a verdict taken from the plain run on disk: the units are those of the run in place."""
+    return (
+        row.get("verdict") in ("detected", "timeout")
+        and ON_DISK not in row.get("reason", "")
+        and row_holds(row, checksums)
+    )
 
 
 def classify(
@@ -68,11 +74,9 @@ def classify(
     if entry is None or entry.get("checksum") != function.checksum:
         return "run", None
     if not _covered_the_same(entry, checksums):
-        if entry.get("import_time"):
-            return "run", None
         if entry["results"] and all(_witnessed(row, checksums) for row in entry["results"]):
             return "reuse", None
-        return "replan", None
+        return ("run" if entry.get("import_time") else "replan"), None
     rerun = Rerun(function, entry)
     for row in entry["results"]:
         recorded = "deps" in row
