@@ -19,6 +19,7 @@ and the pseudo-tested share per project. Run with ``nice`` on a quiet machine:
 from __future__ import annotations
 
 import argparse
+import ast
 import json
 import os
 import shutil
@@ -198,6 +199,15 @@ def run_mutmut(root: Path, project: Project, seconds: float, jobs: int) -> dict[
 # -- end to end, incremental, Dask --------------------------------------------------------
 
 
+def first_body_line(source: str, def_line: int) -> int:
+    """Line of the first statement of the function defined at ``def_line`` (a signature can
+    span lines: inserting right after the ``def`` line would break it)."""
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.lineno == def_line:
+            return node.body[0].lineno
+    raise ValueError(f"no def at line {def_line}")
+
+
 def incremental(root: Path, project: Project, jobs: int, analysis: Analysis) -> None:
     """Edit one analysed function (a statement added to its body) and analyse again: from
     the command line (workers started afresh), then as the editor does (warm workers
@@ -209,7 +219,7 @@ def incremental(root: Path, project: Project, jobs: int, analysis: Analysis) -> 
     path = root / t.path
     original = path.read_text(encoding="utf-8")
     lines = original.splitlines(keepends=True)
-    at = next(i for i in range(t.line, len(lines)) if lines[i].strip())
+    at = first_body_line(original, t.line) - 1  # before its first statement
     indent = lines[at][: len(lines[at]) - len(lines[at].lstrip())]
     options = Options(paths=[root / x for x in project.targets], jobs=jobs, pytest_args=QUIET)
     warm = WarmPools()

@@ -18,11 +18,12 @@ from typing import Any
 
 from lsp_server.extreme.constants import bodies_for_kinds
 from lsp_server.extreme.discover import FunctionInfo, discover, source_files
+from lsp_server.extreme.disk_check import IMPORT_TIME, check_on_disk
 from lsp_server.extreme.model import Transformation, TransformationResult, Verdict
 from lsp_server.extreme.observation import ImportTimeTests, StoreView, store_view, test_timeouts
-from lsp_server.extreme.on_disk import PrivateCopy
 from lsp_server.extreme.pool import WorkerPool
 from lsp_server.extreme.requests import run_planned, run_request
+from lsp_server.extreme.reuse import Rerun, Work, classify, held, plan_reruns
 from lsp_server.extreme.runners import runner_for
 from lsp_server.extreme.state import (
     Checksums,
@@ -39,14 +40,6 @@ from lsp_server.extreme.state import (
 from lsp_server.extreme.warm import WarmPools
 from lsp_server.jobs import Job
 from lsp_server.project import load_config
-
-IMPORT_TIME = (
-    "it ran while the project was imported (a decorator, a class body, a module-level call "
-    "or a cached value), which swapping its code afterwards cannot change"
-)
-DISK_TIMEOUT_BASE = 60.0
-"""Seconds a plain pytest run may take beyond the in-place timeout (start, collection)."""
-DISK_TIMEOUT_CAP = 600.0
 
 ANY_BODY = "(any)"
 """``Transformation.body`` of a row that stands for a whole skipped function."""
@@ -170,80 +163,33 @@ def _analyse(
     results: dict[str, list[TransformationResult]] = {}
     entries: dict[str, Any] = {}  # new state entries
     todo: list[FunctionInfo] = []
+    reruns: list[Rerun] = []
+    replan: dict[str, dict[str, Any]] = {}  # function key -> entry whose results may hold
     for function in functions:
         if function.skip:
             results[function.key] = [_skipped(function, function.skip)]
             continue
         entry = previous.get(function.key)
-        if (
-            entry is not None
-            and entry.get("checksum") == function.checksum
-            and all(checksums.get(unit) == value for unit, value in entry["deps"].items())
-        ):
+        how, rerun = classify(function, entry, checksums)
+        if how == "reuse" and entry is not None:
             results[function.key] = [result_from_state(function, r) for r in entry["results"]]
             analysis.covering[function.key] = list(entry.get("tests", []))
             analysis.reused.add(function.key)
             entries[function.key] = entry
+        elif rerun is not None:
+            reruns.append(rerun)
         else:
             todo.append(function)
+            if how == "replan" and entry is not None:
+                replan[function.key] = entry
 
-    if todo:
+    if todo or reruns:
         known = previous_runners(previous, todo, checksums)
-        _run(root, options, job, analysis, todo, checksums, results, entries, known, warm, early)
+        work = Work(todo, reruns, replan, checksums, results, entries, known)
+        _run(root, options, job, analysis, work, warm, early)
 
     analysis.results = [r for f in functions for r in results.get(f.key, [])]
     save_state(root, context, {**untouched(previous, root, analysis.functions), **entries})
-
-
-def check_on_disk(
-    root: Path,
-    options: Options,
-    analysis: Analysis,
-    planned: dict[int, tuple[Transformation, dict[str, Any]]],
-    done: list[TransformationResult],
-    job: Job,
-) -> list[TransformationResult]:
-    """The undetected verdicts of import-time functions (and ``options.verify`` others)
-    checked the plain way: the file rewritten in a private copy, the tests run afresh.
-    An import-time function takes that verdict; any other disagreement is a defect."""
-    import_time = [
-        r for r in done if r.verdict is Verdict.UNDETECTED and _key(r) in analysis.import_time
-    ]
-    sample = [
-        r for r in done if r.verdict is Verdict.UNDETECTED and _key(r) not in analysis.import_time
-    ][: max(0, options.verify)]
-    if not options.on_disk:
-        for result in import_time:
-            result.verdict = Verdict.SKIPPED
-            result.reason = f"not analysable in place: {IMPORT_TIME}"
-        import_time = []
-    if not import_time and not sample:
-        return done
-    timeouts = {planned[i][0]: float(request["timeout"]) for i, (_, request) in planned.items()}
-    job.report(0, len(import_time) + len(sample), "checking on disk")
-    with PrivateCopy(root, options.python, options.pytest_args) as copy:
-        for count, result in enumerate([*import_time, *sample], 1):
-            job.check()
-            t = result.transformation
-            timeout = min(DISK_TIMEOUT_CAP, DISK_TIMEOUT_BASE + timeouts.get(t, 0.0))
-            checked = copy.run(t, result.tests, timeout)
-            analysis.checked_on_disk += 1
-            job.report(count, len(import_time) + len(sample), f"{t.function}: {t.body} on disk")
-            if result in import_time:
-                result.verdict = checked.verdict
-                result.reason = f"{IMPORT_TIME}; checked on disk: {checked.detail}"
-            elif checked.verdict is not Verdict.UNDETECTED:
-                analysis.defects.append(
-                    f"{t.path}::{t.function} -> {t.body}: undetected in place but "
-                    f"{checked.verdict.value} on disk ({checked.detail})"
-                )
-                result.verdict = checked.verdict
-                result.reason = f"checked on disk: {checked.detail}"
-    return done
-
-
-def _key(result: TransformationResult) -> str:
-    return f"{result.transformation.path}::{result.transformation.function}"
 
 
 def _run(
@@ -251,11 +197,7 @@ def _run(
     options: Options,
     job: Job,
     analysis: Analysis,
-    todo: list[FunctionInfo],
-    checksums: Checksums,
-    results: dict[str, list[TransformationResult]],
-    entries: dict[str, Any],
-    known: list[str] | None = None,
+    work: Work,
     warm: WarmPools | None = None,
     early: WorkerPool | None = None,
 ) -> None:
@@ -268,10 +210,15 @@ def _run(
         pool = warm.take(*args, job, collect_timeout=options.collect_timeout)
     else:
         pool = WorkerPool(*args, collect_timeout=options.collect_timeout)
+    files = sorted({f.path for f in [*work.todo, *(r.function for r in work.reruns)]})
     try:
-        observed = _observe(pool, root, job, analysis, todo, options, known)
-        planned = _plan(options, analysis, todo, observed, checksums, results, entries)
-        files = sorted({f.path for f in todo})
+        planned: dict[int, tuple[Transformation, dict[str, Any]]] = {}
+        if work.todo:
+            observed = _observe(pool, root, job, analysis, work.todo, options, work.known)
+            planned = _plan(options, analysis, observed, work)
+        pool.start(job)
+        pool.prepare(files)
+        plan_reruns(work.reruns, planned)
         run_all = runner_for(options.scheduler, pool, options.python, options.pytest_args, files)
         done = run_planned(run_all, planned, job)
         analysis.run_count = len(done)
@@ -283,14 +230,29 @@ def _run(
     else:
         pool.close()
     done = check_on_disk(root, options, analysis, planned, done, job)
+    _record(analysis, work, done)
+
+
+def _record(analysis: Analysis, work: Work, done: list[TransformationResult]) -> None:
+    """Results and state entries of the functions run, results in their bodies' order."""
+    results, entries = work.results, work.entries
+    for rerun in work.reruns:
+        key = rerun.function.key
+        results[key] = [result_from_state(rerun.function, row) for row in rerun.kept]
+        entries[key] = dict(rerun.entry)
+        analysis.covering[key] = list(rerun.entry.get("tests", []))
     for result in done:
         t = result.transformation
         results.setdefault(f"{t.path}::{t.function}", []).append(result)
-    for function in todo:
+    for function in [*work.todo, *(r.function for r in work.reruns)]:
         entry = entries.get(function.key)
-        if entry is not None:
-            entry["results"] = [result_to_state(r) for r in results.get(function.key, [])]
-            entry["tests"] = analysis.covering.get(function.key, [])
+        if entry is None:
+            continue
+        order = {body: i for i, body in enumerate(entry.get("bodies", []))}
+        mine = results.get(function.key, [])
+        mine.sort(key=lambda r: order.get(r.transformation.body, len(order)))
+        entry["results"] = [result_to_state(r, work.checksums) for r in mine]
+        entry["tests"] = analysis.covering.get(function.key, [])
 
 
 def _observe(
@@ -341,14 +303,12 @@ def _observe(
 def _plan(
     options: Options,
     analysis: Analysis,
-    todo: list[FunctionInfo],
     observed: dict[str, Any],
-    checksums: Checksums,
-    results: dict[str, list[TransformationResult]],
-    entries: dict[str, Any],
+    work: Work,
 ) -> dict[int, tuple[Transformation, dict[str, Any]]]:
     """The transformations to run, each with its worker request; functions no passing test
-    executes get their skipped result here."""
+    executes get their skipped result here, and results that hold (see ``reuse``) are kept."""
+    results, checksums = work.results, work.checksums
     tests: dict[str, dict[str, Any]] = observed["tests"]
     returns: dict[str, list[str]] = observed["returns"]
     setup = float(observed.get("setup", 0.0))
@@ -358,9 +318,11 @@ def _plan(
         for unit in info["units"]:
             executed_by.setdefault(unit, []).append(nodeid)
     planned: dict[int, tuple[Transformation, dict[str, Any]]] = {}
-    for function in todo:
+    test_deps: dict[str, frozenset[str]] = {}
+    for function in work.todo:
         runners = executed_by.get(function.key, [])
-        if function.key in analysis.import_time:
+        import_time = function.key in analysis.import_time
+        if import_time:
             # What it computed at import reaches the tests through its file's other code.
             runners = sorted({*runners, *import_tests.of(function)})
         passing = sorted(
@@ -368,8 +330,10 @@ def _plan(
             key=lambda t: (tests[t]["duration"], t),
         )
         analysis.covering[function.key] = passing
-        entries[function.key] = entry(function, runners, tests, checksums)
-        if not runners and function.key in analysis.import_time:
+        new = entry(function, runners, tests, checksums, test_deps)
+        work.entries[function.key] = new
+        new["import_time"] = import_time
+        if not runners and import_time:
             reason = f"{IMPORT_TIME}; no test executes code of its file"
             results[function.key] = [_skipped(function, reason)]
             continue
@@ -383,9 +347,33 @@ def _plan(
         if bodies is None:
             bodies = tuple(bodies_for_kinds(set(returns.get(function.key, []))))
         total = sum(tests[t]["duration"] for t in passing) + setup
-        timeout = options.timeout_base + options.timeout_factor * total
-        for body in bodies:
-            ident = len(planned)
-            transformation = Transformation(function.path, function.qualname, function.line, body)
-            planned[ident] = (transformation, run_request(ident, function, body, passing, timeout))
+        new["timeout"] = timeout = options.timeout_base + options.timeout_factor * total
+        new["bodies"] = list(bodies)
+        before = None if import_time else work.replan.get(function.key)
+        if _plan_bodies(function, bodies, passing, timeout, before, work, planned):
+            analysis.reused.add(function.key)
     return planned
+
+
+def _plan_bodies(
+    function: FunctionInfo,
+    bodies: Sequence[str],
+    passing: list[str],
+    timeout: float,
+    before: dict[str, Any] | None,
+    work: Work,
+    planned: dict[int, tuple[Transformation, dict[str, Any]]],
+) -> bool:
+    """Plan the function's transformations, keeping the results of ``before`` (its previous
+    entry) that hold; True when every one held."""
+    kept = 0
+    for body in bodies:
+        still = held(function, before, body, passing, work.checksums)
+        if still is not None:
+            work.results.setdefault(function.key, []).append(still)
+            kept += 1
+            continue
+        ident = len(planned)
+        transformation = Transformation(function.path, function.qualname, function.line, body)
+        planned[ident] = (transformation, run_request(ident, function, body, passing, timeout))
+    return bool(bodies) and kept == len(bodies)

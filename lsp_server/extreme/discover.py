@@ -85,7 +85,23 @@ def discover(
     return functions, errors
 
 
+_FOUND: dict[tuple[str, str, tuple[str, ...]], list[FunctionInfo]] = {}
+"""Functions by (path, source, patterns), kept by a long-lived process (the server): an
+analysis after an edit parses only the edited files again."""
+_FOUND_MAX = 2_000
+
+
 def functions_of_source(rel: str, source: str, patterns: Sequence[str] = ()) -> list[FunctionInfo]:
+    key = (rel, source, tuple(patterns))
+    found = _FOUND.get(key)
+    if found is None:
+        if len(_FOUND) >= _FOUND_MAX:
+            _FOUND.clear()
+        found = _FOUND[key] = _functions_of_source(rel, source, patterns)
+    return list(found)
+
+
+def _functions_of_source(rel: str, source: str, patterns: Sequence[str] = ()) -> list[FunctionInfo]:
     units: FileUnits = source_units(rel, source)
     tree = parse_python(source)
     lines = source.splitlines()

@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import sys
 import types
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -34,10 +35,18 @@ class _CodeInfo:
 
 
 class Recorder:
-    """Collects per-test units and per-function return kinds for files under ``root``."""
+    """Collects per-test units and per-function return kinds for files under ``root``.
 
-    def __init__(self, root: str) -> None:
+    ``returns=False``: units only. ``sink``: called with each unit the first time it runs
+    (a transformation's child writes them out as they come, so even a child killed at its
+    timeout leaves the record of what it ran)."""
+
+    def __init__(
+        self, root: str, returns: bool = True, sink: Callable[[str], None] | None = None
+    ) -> None:
         self.root = os.path.realpath(root) + os.sep
+        self.with_returns = returns
+        self.sink = sink
         self._files: dict[str, FileUnits | None] = {}
         # By id(code), with the code kept alive in the value: equal code objects of two
         # files (same bytecode, names and first line) are different functions.
@@ -95,6 +104,30 @@ class Recorder:
         self._codes[id(code)] = (code, info)
         return info
 
+    def share_files(self, other: Recorder) -> None:
+        """Start from the files ``other`` parsed already (a worker's, inherited by a child)."""
+        self._files.update(other._files)
+
+    def prewarm(self, filenames: list[str]) -> None:
+        """Parse ``filenames`` now (in a worker, before it forks: children inherit them)."""
+        for filename in filenames:
+            self._file_units(filename)
+
+    def forget(self, filenames: set[str]) -> None:
+        """Drop what is known of ``filenames`` (edited: their units' spans moved)."""
+        for name in [n for n in self._files if os.path.realpath(n) in filenames]:
+            del self._files[name]
+        self._codes.clear()
+
+    def _ran(self, info: _CodeInfo) -> None:
+        if self.sink is None:
+            self.current.update(info.ran)
+            return
+        for unit in info.ran:
+            if unit not in self.current:
+                self.current.add(unit)
+                self.sink(unit)
+
     # -- per-test bookkeeping ---------------------------------------------------------
 
     def begin_test(self) -> None:
@@ -143,9 +176,8 @@ class Recorder:
 
         def on_start(code: types.CodeType, offset: int) -> object:
             info = self._info(code)
-            if info is None:
-                return disable
-            self.current.update(info.ran)
+            if info is not None:
+                self._ran(info)
             return disable  # until the next test's restart_events
 
         seen = self._returns_seen
@@ -162,15 +194,18 @@ class Recorder:
 
         tool = self._tool
         mon.register_callback(tool, mon.events.PY_START, on_start)
-        mon.register_callback(tool, mon.events.PY_RETURN, on_return)
-        mon.set_events(tool, mon.events.PY_START | mon.events.PY_RETURN)
+        events = mon.events.PY_START
+        if self.with_returns:
+            mon.register_callback(tool, mon.events.PY_RETURN, on_return)
+            events |= mon.events.PY_RETURN
+        mon.set_events(tool, events)
 
     def _profile(self, frame: types.FrameType, event: str, arg: object) -> None:
         if event == "call":
             info = self._info(frame.f_code)
             if info is not None:
-                self.current.update(info.ran)
-        elif event == "return":
+                self._ran(info)
+        elif event == "return" and self.with_returns:
             code = frame.f_code
             info = self._info(code)
             if info is None or not info.exact:

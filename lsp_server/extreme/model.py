@@ -32,3 +32,6 @@ class TransformationResult:
     reason: str = ""  # why skipped / error text
     detected_by: str | None = None  # node id of the first failing test
     duration: float = 0.0  # seconds spent on this transformation
+    # Project units the transformed run executed (None: not recorded); an edit of any
+    # other unit cannot change the verdict.
+    units: list[str] | None = None

@@ -71,6 +71,7 @@ class WorkerPlugin:
         # calls): swapping its code afterwards cannot undo what it already did.
         self.import_recorder: Any = None
         self.own_children: set[int] = set()  # started by the project at import: not orphans
+        self.run_log: Any = None  # ``run_log.RunLog`` once the target files are prepared
 
     def send(self, message: dict[str, Any]) -> None:
         self.channel.send(message)
@@ -167,6 +168,10 @@ class WorkerPlugin:
         # Keep the collector from touching (and so copying) every inherited object in each
         # child: copy-on-write pages stay shared.
         imported = self.stop_import_recording()
+        from lsp_server.extreme.run_log import RunLog
+
+        self.run_log = self.run_log or RunLog(self.root)
+        self.run_log.prewarm()
         self.own_children = set(children(os.getpid()))
         gc.collect()
         gc.freeze()
@@ -185,6 +190,8 @@ class WorkerPlugin:
                 edited += refresh_file(self.index, path, old_source, new_source)
                 if path in self.defs:
                     self.defs[path] = swapping.function_defs(new_source, path)
+                if self.run_log is not None:
+                    self.run_log.forget({path})
             except (swapping.SwapError, OSError, UnicodeDecodeError, SyntaxError) as exc:
                 return {"op": "refreshed", "ok": False, "reason": str(exc)}
         return {"op": "refreshed", "ok": True, "edited": edited}
@@ -214,6 +221,8 @@ class WorkerPlugin:
         from lsp_server.extreme.execution_recorder import Recorder
 
         recorder = Recorder(self.root)
+        if self.run_log is not None:
+            recorder.share_files(self.run_log.recorder)  # parsed once, in the worker
         tests: dict[str, dict[str, Any]] = {}
         alarm = Alarm()
         recorder.start()
@@ -248,6 +257,8 @@ class WorkerPlugin:
             reply.update(verdict="detected", reason=f"test process crashed: {child.detail}")
         else:
             reply.update(child.value)
+        if self.run_log is not None:
+            reply["units"] = self.run_log.take()
         reply["duration"] = time.perf_counter() - started
         kill_adopted(keep=self.forker.exiting | self.own_children)
         return reply
@@ -265,6 +276,8 @@ class WorkerPlugin:
             swapping.swap_body(targets, node, request["body"])
         except (swapping.SwapError, SyntaxError, OSError) as exc:
             return {"verdict": "error", "reason": str(exc), "tests": []}
+        if self.run_log is not None:
+            self.run_log.start()
         ran: list[str] = []
         tests: list[str] = request["tests"]
         for i, nodeid in enumerate(tests):

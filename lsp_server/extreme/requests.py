@@ -42,6 +42,7 @@ def run_planned(
             reason=reply.get("reason", ""),
             detected_by=reply.get("detected_by"),
             duration=float(reply.get("duration", 0.0)),
+            units=reply.get("units"),
         )
         job.report(len(done), len(planned), f"{t.function}: {t.body}")
     return [done[ident] for ident in sorted(done)]

@@ -45,6 +45,7 @@ class Checksums:
     def __init__(self, root: Path) -> None:
         self.root = root
         self.files: dict[str, FileUnits | None] = {}
+        self._values: dict[str, str | None] = {}
 
     def units(self, path: str) -> FileUnits | None:
         if path not in self.files:
@@ -52,6 +53,13 @@ class Checksums:
         return self.files[path]
 
     def get(self, key: str) -> str | None:
+        try:
+            return self._values[key]
+        except KeyError:
+            value = self._values[key] = self._get(key)
+            return value
+
+    def _get(self, key: str) -> str | None:
         path, _, name = key.partition("::")
         units = self.units(path)
         if units is None:
@@ -103,8 +111,8 @@ def save_state(root: Path, context: str, entries: dict[str, Any]) -> None:
         store.save_extreme_verdicts(context, entries)
 
 
-def result_to_state(result: TransformationResult) -> dict[str, Any]:
-    return {
+def result_to_state(result: TransformationResult, checksums: Checksums) -> dict[str, Any]:
+    row: dict[str, Any] = {
         "body": result.transformation.body,
         "verdict": result.verdict.value,
         "tests": result.tests,
@@ -112,6 +120,13 @@ def result_to_state(result: TransformationResult) -> dict[str, Any]:
         "detected_by": result.detected_by,
         "duration": result.duration,
     }
+    if result.units is not None:
+        # What the transformed run executed, as it was (see ``reuse``).
+        units = result.units
+        keys = {*units, *(unit.partition("::")[0] + "::" + MODULE for unit in units)}
+        row["units"] = units
+        row["deps"] = {key: checksums.get(key) for key in sorted(keys)}
+    return row
 
 
 def result_from_state(function: FunctionInfo, row: dict[str, Any]) -> TransformationResult:
@@ -122,6 +137,7 @@ def result_from_state(function: FunctionInfo, row: dict[str, Any]) -> Transforma
         reason=row.get("reason", ""),
         detected_by=row.get("detected_by"),
         duration=float(row.get("duration", 0.0)),
+        units=row.get("units"),
     )
 
 
@@ -130,15 +146,12 @@ def entry(
     runners: list[str],
     tests: dict[str, dict[str, Any]],
     checksums: Checksums,
+    test_deps: dict[str, frozenset[str]] | None = None,
 ) -> dict[str, Any]:
     """What must stay the same for the function's verdicts to hold."""
-    deps: set[str] = set()
-    for nodeid in runners:
-        for unit in tests[nodeid]["units"]:
-            deps.add(unit)
-            deps.add(unit.partition("::")[0] + "::" + MODULE)
-        deps.add(nodeid.split("::", 1)[0] + "::" + MODULE)
-    deps.add(function.key)
+    deps: set[str] = {function.key}
+    cache = {} if test_deps is None else test_deps
+    deps.update(*(_test_deps(tests, nodeid, cache) for nodeid in runners))
     return {
         "checksum": function.checksum,
         "line": function.line,
@@ -147,6 +160,20 @@ def entry(
         "tests": [],
         "runners": sorted(runners),
     }
+
+
+def _test_deps(
+    tests: dict[str, dict[str, Any]], nodeid: str, cache: dict[str, frozenset[str]]
+) -> frozenset[str]:
+    """The units a test's original run depends on (kept in ``cache``: the same test covers
+    many functions)."""
+    deps = cache.get(nodeid)
+    if deps is None:
+        units = tests[nodeid]["units"]
+        modules = {unit.partition("::")[0] + "::" + MODULE for unit in units}
+        deps = frozenset({*units, *modules, nodeid.split("::", 1)[0] + "::" + MODULE})
+        cache[nodeid] = deps
+    return deps
 
 
 def untouched(

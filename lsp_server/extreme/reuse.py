@@ -1,0 +1,139 @@
+"""Which remembered verdicts still hold after an edit.
+
+A verdict is what the covering tests did with the function's body replaced, so it depends
+on the code that transformed run executed, not on the code the original run executed: the
+transformed run can stop before an edit the original reached, or reach code the original
+never ran. Each result remembers the units its run executed (``TransformationResult.units``)
+with their checksums; a result holds while all of them are unchanged and it would be run
+with the same tests:
+
+- the function's own code changed: all its transformations run again;
+- its covering tests' original runs are unchanged (so the same tests cover it, with the same
+  return kinds, so the same bodies): each result holds unless its run reached an edit; the
+  others run again with the remembered tests and timeout, without observing any test;
+- its covering tests' original runs reached an edit: which tests cover it may have changed,
+  but a detection (or timeout) whose own run reached no edit is witnessed by that same run,
+  which fails again; when every result is such a detection, nothing is run or observed.
+  Otherwise the tests are observed again and each planned transformation keeps its result
+  when its run reached no edit and its tests are the same (an undetected verdict needs
+  every covering test, so exactly the same tests).
+
+Results remembered without units (skipped functions, swap errors, and state written by an
+older reks) follow the rule of the original runs only.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from lsp_server.extreme.discover import FunctionInfo
+from lsp_server.extreme.disk_check import ON_DISK
+from lsp_server.extreme.model import Transformation, TransformationResult
+from lsp_server.extreme.requests import run_request
+from lsp_server.extreme.state import Checksums, result_from_state
+
+
+@dataclass
+class Rerun:
+    """A function whose covering tests are unchanged but some of whose transformations ran
+    into an edit: those run again, the others keep their results."""
+
+    function: FunctionInfo
+    entry: dict[str, Any]
+    kept: list[dict[str, Any]] = field(default_factory=list)
+    stale: list[dict[str, Any]] = field(default_factory=list)
+
+
+def row_holds(row: dict[str, Any], checksums: Checksums) -> bool:
+    """Nothing the remembered run executed changed (unknown: it does not hold)."""
+    deps = row.get("deps")
+    return isinstance(deps, dict) and all(checksums.get(u) == v for u, v in deps.items())
+
+
+def _covered_the_same(entry: dict[str, Any], checksums: Checksums) -> bool:
+    return all(checksums.get(unit) == value for unit, value in entry["deps"].items())
+
+
+def _witnessed(row: dict[str, Any], checksums: Checksums) -> bool:
+    """A detection (or timeout) whose run executed no edited unit: that very run of the
+    same tests still fails (or hangs), whatever else the edit changed in the coverage. Not
+    a verdict taken from the plain run on disk: the units are those of the run in place."""
+    return (
+        row.get("verdict") in ("detected", "timeout")
+        and ON_DISK not in row.get("reason", "")
+        and row_holds(row, checksums)
+    )
+
+
+def classify(
+    function: FunctionInfo, entry: dict[str, Any] | None, checksums: Checksums
+) -> tuple[str, Rerun | None]:
+    """ "reuse" (every result holds), "rerun" (see ``Rerun``), "replan" (observe, then keep
+    what holds) or "run" (nothing is kept)."""
+    if entry is None or entry.get("checksum") != function.checksum:
+        return "run", None
+    if not _covered_the_same(entry, checksums):
+        if entry["results"] and all(_witnessed(row, checksums) for row in entry["results"]):
+            return "reuse", None
+        return ("run" if entry.get("import_time") else "replan"), None
+    rerun = Rerun(function, entry)
+    for row in entry["results"]:
+        recorded = "deps" in row
+        (rerun.kept if not recorded or row_holds(row, checksums) else rerun.stale).append(row)
+    if not rerun.stale:
+        return "reuse", None
+    if entry.get("import_time") or "timeout" not in entry:
+        return "run", None  # checked on disk, or remembered by an older reks
+    return "rerun", rerun
+
+
+def held(
+    function: FunctionInfo,
+    entry: dict[str, Any] | None,
+    body: str,
+    passing: list[str],
+    checksums: Checksums,
+) -> TransformationResult | None:
+    """The remembered result of ``body`` when it holds for the covering tests ``passing``
+    observed now (the "replan" case of ``classify``)."""
+    if entry is None:
+        return None
+    row = next((r for r in entry["results"] if r.get("body") == body), None)
+    if row is None or not row_holds(row, checksums):
+        return None
+    if row["verdict"] == "detected":
+        same_tests = row.get("detected_by") in passing
+    else:
+        same_tests = row["verdict"] in ("undetected", "timeout") and sorted(passing) == sorted(
+            entry.get("tests", [])
+        )
+    return result_from_state(function, row) if same_tests else None
+
+
+@dataclass
+class Work:
+    """What an analysis runs, and where it puts the results and state entries."""
+
+    todo: list[FunctionInfo]  # observed, then planned
+    reruns: list[Rerun]  # stale results run again without observing (see ``reuse``)
+    replan: dict[str, dict[str, Any]]  # previous entries of todo functions (see ``reuse``)
+    checksums: Checksums
+    results: dict[str, list[TransformationResult]]
+    entries: dict[str, Any]
+    known: list[str] | None = None  # the only tests that may cover ``todo`` (None: any)
+
+
+def plan_reruns(
+    reruns: list[Rerun], planned: dict[int, tuple[Transformation, dict[str, Any]]]
+) -> None:
+    """Add the stale transformations of ``reruns`` to ``planned``, with the remembered
+    covering tests and timeout."""
+    for rerun in reruns:
+        function, entry = rerun.function, rerun.entry
+        for row in rerun.stale:
+            ident = len(planned)
+            body = row["body"]
+            transformation = Transformation(function.path, function.qualname, function.line, body)
+            request = run_request(ident, function, body, entry["tests"], entry["timeout"])
+            planned[ident] = (transformation, request)

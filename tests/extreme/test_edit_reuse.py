@@ -1,0 +1,109 @@
+"""After an edit, a transformation's verdict is kept exactly when nothing its own run
+executed changed: the transformed run of a test can take another path than the original
+run (so it may reach the edit although the original did not, or stop before the edit
+although the original reached it)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from lsp_server.extreme.analysis import Analysis, Options, analyse
+from lsp_server.extreme.warm import WarmPools
+
+SOURCE = """\
+def base(x):
+    y = x + 1
+    return y
+
+
+def early(x):
+    y = x * 2
+    return y
+
+
+def guard(x):
+    ok = x > 0
+    return ok
+"""
+
+TESTS = """
+from m import base, early, guard
+
+def test_early_then_base():
+    # early's transformed run fails here, before base runs.
+    assert early(2) == 4
+    assert base(1) == 2
+
+def test_guard():
+    # The original run never calls base; guard's transformed run does.
+    assert guard(1) or base(0) == 2
+"""
+
+
+def _rows(analysis: Analysis) -> list[tuple[str, str, str]]:
+    return [
+        (r.transformation.function, r.transformation.body, r.verdict.value)
+        for r in analysis.results
+    ]
+
+
+def test_an_edit_reruns_only_the_transformations_whose_run_reached_it(
+    make_project: Callable[[dict[str, str]], Path],
+) -> None:
+    root = make_project({"m.py": SOURCE, "test_m.py": TESTS})
+    warm = WarmPools()
+    try:
+        first = analyse(root, Options(jobs=1), warm=warm)
+        assert ("guard", "return False", "detected") in _rows(first)
+        # base(1) == 2 still holds and base(0) == 2 now does: guard's "return False" is
+        # no longer detected.
+        (root / "m.py").write_text(SOURCE.replace("y = x + 1", "y = max(x + 1, 2)"))
+        second = analyse(root, Options(jobs=1), warm=warm)
+        assert warm.restarts == 1  # the edit was followed in the warm workers
+        cold = analyse(root, Options(jobs=1, incremental=False))
+        assert _rows(second) == _rows(cold)
+        assert ("guard", "return False", "undetected") in _rows(second)
+        ran = {(r.transformation.function, r.transformation.body) for r in cold.results}
+        base_count = sum(1 for function, _ in ran if function == "base")
+        # base's own transformations, and those of guard whose run called base; early's
+        # transformed runs stopped before base, so their verdicts stand.
+        assert "m.py::early" in second.reused
+        assert second.run_count == base_count + 1  # guard's "return False"
+    finally:
+        warm.close()
+
+
+def test_a_run_stopped_at_its_timeout_still_records_what_it_ran(
+    make_project: Callable[[dict[str, str]], Path],
+) -> None:
+    root = make_project(
+        {
+            "m.py": """
+                def step(n):
+                    m = n - 1
+                    return m
+
+
+                def countdown(n):
+                    while n:
+                        n = step(n)
+                    return n
+            """,
+            "test_m.py": """
+                from m import countdown
+
+                def test_countdown():
+                    assert countdown(3) == 0
+            """,
+        }
+    )
+    analysis = analyse(root, Options(jobs=1, incremental=False))
+    (hung,) = [
+        r
+        for r in analysis.results
+        if (r.transformation.function, r.transformation.body) == ("step", "return 1")
+    ]
+    assert hung.verdict.value == "timeout"
+    assert hung.units is not None
+    assert {"m.py::countdown", "test_m.py::test_countdown"} <= set(hung.units)
