@@ -224,6 +224,63 @@ def test_extract_method_of_a_loop_body_reading_a_name_under_its_binding_conditio
     assert run(path) == before
 
 
+# The selection, from its first line through `acc`'s update, after `k` is bound in a branch.
+READ_LATER = """\
+def work(n):
+    acc = 0
+    x = 1
+    while x < n:
+        x += 1
+        if x % 2 == 0:
+            k = x
+        if x % 2 == 0:
+{selected}
+    return acc
+
+
+print(work(6))
+"""
+
+
+def test_extract_method_passes_a_maybe_unbound_name_read_before_anything_else(tmp_project):
+    # `k` may be unbound where the selection starts, but reading it is the first thing the
+    # selection does: unbound, the call raises the same UnboundLocalError, nothing ran before.
+    source = READ_LATER.format(selected="            acc += k")
+    path, before = refactor(
+        tmp_project, source, "extract-method", "acc += k", "acc += k", name="add"
+    )
+    assert "acc = add(k, acc)" in path.read_text()
+    assert run(path) == before
+
+
+@pytest.mark.parametrize(
+    ("selected", "first"),
+    [
+        ('            print("adding")\n            acc += k', "print("),
+        ("            acc += abs(x) + k", "acc +="),
+    ],
+    ids=["effect-first", "call-first"],
+)
+def test_extract_method_still_refuses_a_maybe_unbound_name_read_later(tmp_project, selected, first):
+    """Guards the case above: after an effect an unbound `k` would fail later than it did."""
+    source = READ_LATER.format(selected=selected)
+    with pytest.raises(RefactoringError, match=r"`k` is read at .* not assigned on every path"):
+        refactor(tmp_project, source, "extract-method", first, "k\n", name="add")
+
+
+def test_extract_method_still_refuses_a_maybe_unbound_name_read_under_a_condition(tmp_project):
+    source = READ_LATER.format(selected="            acc += k")
+    with pytest.raises(RefactoringError, match=r"`k` is read at .* not assigned on every path"):
+        refactor(
+            tmp_project,
+            source,
+            "extract-method",
+            "if x % 2 == 0:\n            acc",
+            "k\n",
+            name="add",
+        )
+
+
 def test_extract_method_of_an_assigned_expression(tmp_project):
     source = """\
         def double(value):

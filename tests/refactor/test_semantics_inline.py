@@ -187,3 +187,40 @@ def test_inline_across_a_read_only_call_is_done(tmp_project):
     path, before = inline(tmp_project, source, "y =")
     assert "print(a[0])" in path.read_text()
     assert run(path) == before
+
+
+def test_inline_of_a_new_object_used_once_later_is_done(tmp_project):
+    # `a + [0]` makes a list and calls nothing: made once, later, for its only use, it is
+    # the same list (no one else could see the first one).
+    source = """\
+        def work():
+            a = [3, 1]
+            y = a + [0]
+            print(a.count(3))
+            print(y)
+
+
+        work()
+    """
+    path, before = inline(tmp_project, source, "y =")
+    assert "print(a + [0])" in path.read_text()
+    assert run(path) == before
+
+
+def test_inline_still_refuses_a_new_object_made_again_in_a_loop(tmp_project):
+    """Guards the case above: in a loop the one use would make a new list each time."""
+    source = """\
+        def work():
+            a = [3, 1]
+            keep = []
+            y = a + [0]
+            for i in range(2):
+                keep.append(y)
+            keep[0].append(5)
+            print(keep)
+
+
+        work()
+    """
+    with pytest.raises(RefactoringError, match="not evaluated exactly once"):
+        inline(tmp_project, source, "y =")

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from lsp_server.refactor.model import RefactoringError
+from lsp_server.refactor.model import RefactoringError, RefactorRequest
 from tests.support.semantics import inline, run
 
 SHADOWED = "K = 10\n\n\n{definition}\n\n\ndef work():\n    K = 1\n    print(h(2), K)\n\n\nwork()\n"
@@ -136,3 +136,85 @@ def test_inline_function_called_with_double_star_is_refused_as_ropes_limit(tmp_p
     source = "def h(a, b=1):\n    return a + b\n\n\nd = {'b': 2}\nprint(h(1, **d))\n"
     with pytest.raises(RefactoringError, match=r"rope cannot inline `h`.*not an error in your"):
         inline(tmp_project, source, "h(a")
+
+
+MODULE_H = f"{NOTE}def h(a):\n    return a + a\n"
+
+
+def _inline_in_module(tmp_project, main: str):
+    root, _ = tmp_project
+    (root / "m.py").write_text(MODULE_H)
+    (root / "main.py").write_text(main)
+    before = run(root / "main.py")
+    _, engine = tmp_project
+    text = MODULE_H
+    result = engine.compute(RefactorRequest("inline", str(root / "m.py"), text.index("h(a")))
+    engine.apply(result, str(root))
+    return root / "main.py", before
+
+
+def test_inline_function_refuses_a_call_through_an_import_alias(tmp_project):
+    with pytest.raises(RefactoringError, match=r"main\.py:1 imports it as `g`"):
+        _inline_in_module(tmp_project, "from m import h as g\nprint(g(2))\n")
+
+
+def test_inline_function_through_a_module_attribute_is_checked_and_done(tmp_project):
+    with pytest.raises(RefactoringError, match=r"`m\.note\(2\)` for `a`.*evaluated 2 times"):
+        _inline_in_module(tmp_project, "import m\nprint(m.h(m.note(2)))\n")
+    main, before = _inline_in_module(tmp_project, "import m\nprint(m.h(2))\n")
+    assert "print(2 + 2)" in main.read_text()
+    assert run(main) == before
+
+
+LATE = "x = 1\nf = h(x)\nx = 5\nprint({use})\n"
+
+
+@pytest.mark.parametrize(
+    ("body", "use", "reason"),
+    [
+        ("    return lambda: a\n", "f()", "in a lambda's body"),
+        ("    g = lambda: a\n    return g\n", "f()", "in a lambda's body"),
+        ("    return (a + i for i in range(2))\n", "list(f)", "in a generator expression"),
+    ],
+    ids=["lambda", "lambda-in-statement", "generator-expression"],
+)
+def test_inline_function_refuses_a_parameter_read_after_the_call(tmp_project, body, use, reason):
+    source = f"def h(a):\n{body}\n\n{LATE.format(use=use)}"
+    with pytest.raises(RefactoringError, match=rf"use of `a` at line 2 would read `x`.*{reason}"):
+        inline(tmp_project, source, "h(a")
+
+
+def test_inline_function_refuses_an_argument_evaluated_in_a_nested_function(tmp_project):
+    body = "def h(a):\n    def inner():\n        print(a)\n    inner()\n    inner()\n"
+    with pytest.raises(RefactoringError, match=r"inside the nested function `inner`"):
+        inline(tmp_project, f"{NOTE}{body}\n\nh(note(2))\n", "h(a")
+
+
+@pytest.mark.parametrize(
+    ("body", "call"),
+    [
+        ("    return [a + i for i in range(3)]\n", "i = 10\nprint(h(i))\n"),
+        ("    t = 1\n    return a + t\n", "t = 10\nprint(h(t))\n"),
+    ],
+    ids=["comprehension-target", "local"],
+)
+def test_inline_function_refuses_an_argument_the_body_captures(tmp_project, body, call):
+    with pytest.raises(RefactoringError, match=r"reads `[it]`, which the body of `h` binds"):
+        inline(tmp_project, f"def h(a):\n{body}\n\n{call}", "h(a")
+
+
+@pytest.mark.parametrize(
+    ("body", "expected"),
+    [
+        ("    return [a + i for i in range(3)]\n", "print([x + i for i in range(3)])"),
+        ("    return (i for i in range(a))\n", "print(list((i for i in range(x))))"),
+        ("    return (lambda v=a: v)()\n", "print((lambda v=x: v)())"),
+    ],
+    ids=["comprehension", "generator-first-iterable", "lambda-default"],
+)
+def test_inline_function_with_a_parameter_read_at_the_call_is_done(tmp_project, body, expected):
+    """Still done: the parameter is read while the call runs (guards the refusals above)."""
+    call = "print(list(h(x)))" if "(i for" in body else "print(h(x))"
+    path, before = inline(tmp_project, f"def h(a):\n{body}\n\nx = 2\n{call}\n", "h(a")
+    assert expected in path.read_text()
+    assert run(path) == before

@@ -2,8 +2,12 @@
 the body into a caller can change what runs: an argument evaluated twice or never,
 arguments evaluated in another order, a ``return`` in the middle, recursion, a mutable
 default, ``*args``/``**kwargs``, a local of the body that captures a caller's name, a
-global the body reads that the caller shadows. Each body meets each call site (module
-level, inside a function with locals of its own, inside an expression)."""
+global the body reads that the caller shadows, a parameter read after the call (in a
+lambda, a generator expression or a nested function) while the caller rebinds the
+argument's name, an argument name a comprehension of the body captures. Each body meets
+each call site (module level, inside a function with locals of its own, inside an
+expression); calls through an alias (``from m import h as g``, ``m.h``, ``h2 = h``) come
+on their own."""
 
 from __future__ import annotations
 
@@ -43,6 +47,19 @@ _BODIES: list[tuple[str, str, str]] = [
     ("default-global", "def h(a, ‸b=K):\n    return a + b\n", "h(1)"),
     ("default-call", "def h(a, ‸b=note(7)):\n    return a + b\n", "h(1) + h(2)"),
     ("default-mutable", "def h(a, ‸b=[]):\n    b.append(a)\n    return len(b)\n", "h(1) + h(2)"),
+    # ``(t := 6)`` rebinds the argument's name after the call, before the result is used.
+    ("late-lambda", "def ‸h(a):\n    return lambda: a\n", "[h(t), (t := 6)][0]()"),
+    (
+        "late-generator",
+        "def ‸h(a):\n    return (a + i for i in range(2))\n",
+        "sum([h(t), (t := 6)][0])",
+    ),
+    (
+        "nested-function",
+        "def ‸h(a):\n    def inner():\n        print(a)\n    inner()\n    inner()\n    return 1\n",
+        "h(note(2))",
+    ),
+    ("captures-comprehension", "def ‸h(a):\n    return [a + t for t in range(2)]\n", "h(t)"),
 ]
 _SITES: list[tuple[str, str]] = [
     ("module", "t = 5\nprint({call})\nprint(t)\n"),
@@ -51,6 +68,19 @@ _SITES: list[tuple[str, str]] = [
         "def work():\n    t = 5\n    K = 1\n    print({call})\n    print(t, K)\n\n\nwork()\n",
     ),
     ("expression", "t = 5\nprint([{call}, t][0] * 2)\n"),
+]
+
+
+_DOUBLE = "def ‸h(a):\n    return a + a\n"
+_ALIASED: list[tuple[str, dict[str, str]]] = [
+    # (label, files): the function is in ``m.py`` or ``main.py``, called through an alias
+    ("from-import-as", {"m.py": _PRELUDE + _DOUBLE, MAIN: "from m import h as g\n\nprint(g(2))\n"}),
+    (
+        "module-attribute",
+        {"m.py": _PRELUDE + _DOUBLE, MAIN: "import m\n\nprint(m.h(2), m.h(m.note(3)))\n"},
+    ),
+    ("module-attribute-plain", {"m.py": _PRELUDE + _DOUBLE, MAIN: "import m\n\nprint(m.h(2))\n"}),
+    ("assigned", {MAIN: _PRELUDE + _DOUBLE + "\n\nh2 = h\nprint(h2(note(2)), h(3))\n"}),
 ]
 
 
@@ -65,5 +95,11 @@ def generate(bound: int) -> Gen[Case]:
     def case(parts: tuple[tuple[str, str, str], str]) -> Gen[Case]:
         return optional(cursor_case({MAIN: _program(*parts)}, "inline", (), "inline-functions"))
 
+    def aliased(files: dict[str, str]) -> Gen[Case]:
+        return optional(cursor_case(files, "inline", (), "inline-functions"))
+
     bodies = choice("body", [(label, (label, d, c)) for label, d, c in _BODIES])
-    return union(product(bodies, choice("site", _SITES)).bind(case))
+    return union(
+        product(bodies, choice("site", _SITES)).bind(case),
+        choice("alias", _ALIASED).bind(aliased),
+    )

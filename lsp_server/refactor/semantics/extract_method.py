@@ -22,6 +22,7 @@ from lsp_server.refactor.semantics.region import (
     RegionFlow,
     assigned_at_end,
     first_read,
+    read_first,
     region_flow,
 )
 
@@ -78,12 +79,16 @@ def _find_new_function(src: Source, name: str) -> NewFunction | None:
     return NewFunction(definition, params, call, returned)
 
 
-def _refuse_unbound(ctx: Context, flow: RegionFlow, name: str) -> None:
+def _refuse_unbound(
+    ctx: Context, flow: RegionFlow, name: str, passed: frozenset[str] = frozenset()
+) -> None:
     # A name no path binds before the selection stays a local of the new function, unbound
-    # exactly where it was; one bound on some paths only would have to be passed, unbound.
+    # exactly where it was; one bound on some paths only would have to be passed, unbound,
+    # unless rope passes it and reading it is the first thing the selection does.
     unbound = sorted((flow.needed & flow.maybe_assigned) - flow.assigned)
-    if unbound:
-        var = unbound[0]
+    for var in unbound:
+        if var in passed and len(unbound) == 1 and read_first(flow, var):
+            continue
         raise RefactoringError(
             f"extract method `{name}`: `{var}` is read at {place(ctx, first_read(flow, var))} "
             f"but is not assigned on every path to {place(ctx, flow.holder.lineno)}; "
@@ -148,7 +153,7 @@ def _check_similar(
         flow = region_flow(old, start, end)
         if flow is None:
             continue
-        _refuse_unbound(ctx, flow, name)
+        _refuse_unbound(ctx, flow, name, frozenset(p.arg for p in found.params))
         missing = sorted((flow.needed & flow.assigned) - {p.arg for p in found.params})
         if missing:
             raise RefactoringError(
@@ -200,19 +205,20 @@ def check_extract_method(ctx: Context, planned: Planned) -> Planned:
     if flow is None:
         return planned
     awaits = _awaits(ctx, flow, name)
-    _refuse_unbound(ctx, flow, name)
     new = Source.parse(after)
     found = _find_new_function(new, name) if new is not None else None
     if new is None or found is None:
+        _refuse_unbound(ctx, flow, name)
         return planned  # the output check refuses what does not parse
     rope_params = [p.arg for p in found.params]
+    _refuse_unbound(ctx, flow, name, frozenset(rope_params))
     missing = sorted((flow.needed & flow.assigned) - set(rope_params))
     if missing:
         raise RefactoringError(
             f"extract method `{name}`: the selection reads `{missing[0]}` "
             f"({place(ctx, first_read(flow, missing[0]))}) but rope does not pass it"
         )
-    keep = [p in flow.assigned for p in rope_params]
+    keep = [p in flow.assigned or p in flow.maybe_assigned & flow.needed for p in rope_params]
     passed = {p for p, k in zip(rope_params, keep, strict=True) if k}
     _check_returns(ctx, flow, found, passed)
     edits = _make_async(new, found) if awaits else []

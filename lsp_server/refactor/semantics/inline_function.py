@@ -26,6 +26,13 @@ from lsp_server.refactor.model import RefactoringError
 from lsp_server.refactor.semantics.edit import Source, new_text, old_source, with_new_text
 from lsp_server.refactor.semantics.extract_variable import evaluated_before, lazy_reason
 from lsp_server.refactor.semantics.flow import binds, reads, scope_binds, walk_statements
+from lsp_server.refactor.semantics.inline_binding import (
+    check_aliases,
+    check_capture,
+    check_late_binding,
+    deferred_reason,
+    literal,
+)
 from lsp_server.refactor.semantics.inline_paste import mend_inlined_calls, parameter_defaults
 from lsp_server.refactor.semantics.inline_variable import is_pure
 from lsp_server.refactor.semantics.precedence import ATOMS, slot
@@ -157,6 +164,9 @@ def _uses(function: ast.AST, name: str) -> list[ast.Name]:
 
 
 def _lazy_in_body(function: ast.AST, use: ast.AST) -> str | None:
+    deferred = deferred_reason(function, use)
+    if deferred is not None:
+        return deferred
     parents = _parents(function)
     node = use
     while node in parents and node is not function:
@@ -251,23 +261,13 @@ def _check_names(function, site: CallSite) -> None:
 
 def check_default(name: str, param: str, default: ast.expr, site: CallSite) -> None:
     """A default is evaluated once, at the ``def``; pasted into a call it runs every time."""
-    if _literal(default) or isinstance(default, ast.Name):
+    if literal(default) or isinstance(default, ast.Name):
         return
     raise RefactoringError(
         f"inline `{name}`: the default `{ast.unparse(default)}` of `{param}` is evaluated once, "
         f"when `{name}` is defined; pasted into the call at {site.where()} it would be "
         "evaluated at every call (a new object or repeated effects)"
     )
-
-
-def _literal(node: ast.expr) -> bool:
-    if isinstance(node, ast.Constant):
-        return True
-    if isinstance(node, ast.UnaryOp):
-        return _literal(node.operand)
-    if isinstance(node, ast.Tuple):
-        return all(_literal(e) for e in node.elts)
-    return False
 
 
 def _check_hoisting(function, site: CallSite) -> None:
@@ -325,9 +325,17 @@ def check_inline_function(ctx: Context, planned: Planned) -> Planned:
     if old is None or function is None:
         return planned
     _check_body(function)
-    sites = call_sites(ctx, planned, function, _is_method(old, function))
+    method = _is_method(old, function)
+    if not method:
+        check_aliases(ctx, function)
+    sites = call_sites(ctx, planned, function, method)
+    defaults = parameter_defaults(function)
     for site in sites:
         _check_arguments(function, site)
+        for param, argument in site.arguments.items():
+            value = argument if argument is not None else defaults[param]
+            check_late_binding(function, param, value, site.where())
+            check_capture(function, param, argument, site.src, site.where())
         _check_names(function, site)
         _check_hoisting(function, site)
         _check_operand(function, site)

@@ -27,6 +27,7 @@ _PURE_CALLS = frozenset(
     {"len", "str", "int", "float", "bool", "abs", "min", "max", "sum", "repr", "round"}
     | {"ord", "chr", "hash", "isinstance", "type", "format", "divmod", "pow", "frozenset"}
 )
+_EFFECTS = (ast.Await, ast.Yield, ast.YieldFrom, ast.NamedExpr)
 _FRESH = (ast.List, ast.Dict, ast.Set, ast.ListComp, ast.DictComp, ast.SetComp, ast.Lambda)
 
 
@@ -122,12 +123,14 @@ def _loops_around(found: Inlined, node: ast.AST) -> set[int]:
     return {id(a) for a in _ancestors(found, node) if isinstance(a, _LOOPS)}
 
 
-def is_pure(value: ast.expr) -> bool:
+def is_pure(value: ast.expr, fresh: bool = False) -> bool:
+    """Whether evaluating ``value`` again gives an equal value and has no effects; with
+    ``fresh``, a value that makes new objects (``a + [0]``) counts too."""
     for node in ast.walk(value):
         if isinstance(node, ast.Call):
             if not (isinstance(node.func, ast.Name) and node.func.id in _PURE_CALLS):
                 return False
-        elif isinstance(node, (ast.Await, ast.Yield, ast.YieldFrom, ast.NamedExpr, *_FRESH)):
+        elif isinstance(node, _EFFECTS) or (isinstance(node, _FRESH) and not fresh):
             return False
     return True
 
@@ -198,6 +201,15 @@ def _evaluated_once_next(found: Inlined, use: ast.Name) -> bool:
     return index + 1 < len(siblings) and siblings[index + 1] is statement
 
 
+def _evaluated_once_later(found: Inlined, use: ast.Name) -> bool:
+    """Whether ``use`` is read at most once per run of the definition: in no loop, lazy
+    construct or nested scope the definition is not in too."""
+    chain = _ancestors(found, use)
+    around_definition = {id(a) for a in _ancestors(found, found.definition)}
+    lazy = (ast.BoolOp, ast.IfExp, ast.While, *_LOOPS, *_DEFERRED)
+    return not any(isinstance(a, lazy) and id(a) not in around_definition for a in chain)
+
+
 def _block_of(holder: ast.AST | None, stmt: ast.stmt) -> list[ast.stmt]:
     for name in ("body", "orelse", "finalbody"):
         block = getattr(holder, name, None)
@@ -217,6 +229,9 @@ def _check_single_evaluation(ctx: Context, found: Inlined) -> None:
     if len(found.uses) > 1:
         reason = f"it is used {len(found.uses)} times"
     elif not _evaluated_once_next(found, use):
+        # Made once, later, a new object nobody else saw is the same as made at once.
+        if is_pure(found.definition.value, fresh=True) and _evaluated_once_later(found, use):
+            return
         reason = "its use is not evaluated exactly once, right after the definition"
     if reason:
         raise RefactoringError(

@@ -18,7 +18,7 @@ from rope.base import libutils
 _ALIAS_BEFORE_DOT = re.compile(r"([A-Za-z_]\w*)\s*\.\s*$")
 
 
-def _module_of_import(node: ast.Import | ast.ImportFrom, alias: ast.alias, here: str) -> str:
+def module_of_import(node: ast.Import | ast.ImportFrom, alias: ast.alias, here: str) -> str:
     if isinstance(node, ast.Import):
         return alias.name if alias.asname else ""  # `import a.b` binds `a`, not `a.b`
     base = node.module or ""
@@ -38,7 +38,7 @@ def _bindings(tree: ast.Module, name: str, here: str) -> list[str]:
             for alias in node.names:
                 bound = alias.asname or alias.name.split(".")[0]
                 if bound == name:
-                    found.append(_module_of_import(node, alias, here))
+                    found.append(module_of_import(node, alias, here))
         elif isinstance(node, ast.Name) and node.id == name and not isinstance(node.ctx, ast.Load):
             found.append("")
         elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):

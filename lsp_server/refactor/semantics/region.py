@@ -7,6 +7,7 @@ import ast
 from dataclasses import dataclass
 
 from lsp_server.refactor.semantics.edit import Source
+from lsp_server.refactor.semantics.extract_variable import lazy_reason
 from lsp_server.refactor.semantics.flow import (
     binds,
     blocks,
@@ -177,3 +178,43 @@ def first_read(flow: RegionFlow, name: str) -> int:
         if isinstance(n, ast.Name) and n.id == name and not isinstance(n.ctx, ast.Store)
     ]
     return min(lines) if lines else flow.holder.lineno
+
+
+def read_first(flow: RegionFlow, name: str) -> bool:
+    """Whether reading ``name`` is the first thing the selection does that could fail or be
+    seen: in its first statement (or its expression), not under a condition, with only
+    names definitely assigned and constants evaluated before it. Then, ``name`` unbound,
+    the original raises UnboundLocalError at that read, and the call passing ``name``
+    raises the same, with nothing run in between."""
+    unit: ast.AST | None = flow.statements[0] if flow.statements else flow.expression
+    if unit is None or not isinstance(unit, (ast.expr, ast.Expr, ast.Assign, ast.AugAssign)):
+        return False
+    parents = {c: p for p in ast.walk(unit) for c in ast.iter_child_nodes(p)}
+    reads_of = [
+        n
+        for n in ast.walk(unit)
+        if isinstance(n, ast.Name)
+        and n.id == name
+        and (isinstance(n.ctx, ast.Load) or (isinstance(unit, ast.AugAssign) and n is unit.target))
+    ]
+    if not reads_of:
+        return False
+    use = min(reads_of, key=lambda n: (n.lineno, n.col_offset))
+    node: ast.AST = use
+    while node is not unit:
+        if lazy_reason(node, parents[node]) is not None:
+            return False
+        node = parents[node]
+    before = (use.lineno, use.col_offset)
+    target = unit.target if isinstance(unit, ast.AugAssign) else None  # read, then stored
+    for n in ast.walk(unit):
+        if not isinstance(n, ast.expr) or n is use:
+            continue
+        if (n.end_lineno or 0, n.end_col_offset or 0) > before:
+            continue
+        if isinstance(n, ast.Constant):
+            continue
+        loaded = isinstance(n, ast.Name) and (isinstance(n.ctx, ast.Load) or n is target)
+        if not isinstance(n, ast.Name) or (loaded and n.id not in flow.assigned):
+            return False
+    return True
