@@ -1,21 +1,40 @@
 """Field-exhaustive subsets of a bounded-exhaustive space of generated cases.
 
-For program generators the "fields" are the choice points: a generated case carries the
-vector of ``(dimension, option)`` choices that made it, and the field-exhaustive criterion
-asks that every option any case takes at a choice point is taken by some chosen case. A
-dimension that occurs twice in one vector is two choice points (``dim``, ``dim#2``).
+For program generators the "fields" are those of the objects a generated case is made of,
+as the paper (Ponzio et al., FSE 2016, section 5) models ASTGen's programs: a case is the
+refactoring *request* and the program *elements* the generator listed (``use0``, ``use1``,
+``stmt0``, ...: a choice point whose name ends in a position). Their fields are
+
+- ``request.<choice point>``: the request's own choices (site, renamed entity, level, ...);
+- ``element<i>.kind``: what the i-th element is (objects are numbered, as the paper's
+  nodes are after symmetry breaking, and typed by their kind, as its Alloy models give
+  each kind of program element a signature of its own);
+- ``element<i>.next``: the element that follows it, an object typed by its kind (a field
+  whose values are objects of the program, as an AST node's children are);
+- ``element<i>.request``: the request the element takes part in, typed by each of the
+  request's choices (what a refactoring engine is sensitive to: the same use is handled
+  differently when the rename starts at it, or at the definition).
+
+A field-exhaustive subset realises every (object, field, value) any generated case
+realises. ``choice_point_cases`` is the narrower model with the request as the only object
+(every option of every choice point once); ``pairwise_cases`` is 2-way combinatorial
+coverage of the choices, a reference point. A dimension that occurs twice in one vector is
+two choice points (``dim``, ``dim#2``).
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable, Sequence
-from itertools import combinations
+from itertools import combinations, pairwise
 from typing import Any, TypeVar
 
 T = TypeVar("T")
 
 Choice = tuple[str, str, str]
 """(group, choice point, option); the group keeps generators' dimensions apart."""
+
+_ELEMENT = re.compile(r"^(?P<kind>[A-Za-z_-]+)(?P<position>\d+)$")
 
 
 def choice_pairs(group: str, labels: Iterable[tuple[str, str]]) -> set[Choice]:
@@ -28,9 +47,29 @@ def choice_pairs(group: str, labels: Iterable[tuple[str, str]]) -> set[Choice]:
     return out
 
 
-def field_exhaustive(items: Sequence[T], pairs_of: Callable[[T], set[Choice]]) -> list[T]:
+def object_fields(group: str, labels: Sequence[tuple[str, str]]) -> set[tuple[str, ...]]:
+    """The (object, field, value) triples of one case (each prefixed by ``group``): the
+    choice points, plus the elements' ``next`` and ``request`` fields (module docstring)."""
+    out: set[tuple[str, ...]] = set(choice_pairs(group, labels))
+    request: list[tuple[str, str]] = []
+    elements: list[tuple[str, str]] = []  # (object: "use0:getattr", type: "use:getattr")
+    for dimension, option in labels:
+        match = _ELEMENT.match(dimension)
+        if match:
+            elements.append((f"{dimension}:{option}", f"{match['kind']}:{option}"))
+        else:
+            request.append((dimension, option))
+    for (name, _), (_, following) in pairwise(elements):
+        out.add((group, name, "next", following))
+    for name, _ in elements:
+        for dimension, option in request:
+            out.add((group, name, "request", f"{dimension}={option}"))
+    return out
+
+
+def field_exhaustive(items: Sequence[T], pairs_of: Callable[[T], set[Any]]) -> list[T]:
     """A greedy field-exhaustive subset, in the original order: repeatedly the item that
-    realises most choices no chosen item realises (ties: the earliest)."""
+    realises most pairs no chosen item realises (ties: the earliest)."""
     covers = [pairs_of(item) for item in items]
     uncovered = set().union(*covers) if covers else set()
     chosen: set[int] = set()
@@ -45,9 +84,13 @@ def field_exhaustive(items: Sequence[T], pairs_of: Callable[[T], set[Choice]]) -
 
 
 def field_exhaustive_cases(cases: Sequence[tuple[str, T]]) -> list[tuple[str, T]]:
-    """For ``engine-test``: ``(generator name, Labelled case)`` pairs, grouped by generator
-    name (and refactoring, when the name carries it)."""
+    """For ``engine-test``: ``(generator name, Labelled case)`` pairs, field-exhaustive for
+    the program-object fields (``object_fields``), per generator and refactoring."""
+    return field_exhaustive(cases, lambda case: object_fields(*_group_and_labels(case)))
 
+
+def choice_point_cases(cases: Sequence[tuple[str, T]]) -> list[tuple[str, T]]:
+    """The narrower model: every option of every choice point taken once."""
     return field_exhaustive(cases, _case_choices)
 
 
@@ -63,7 +106,11 @@ def pairwise_cases(cases: Sequence[tuple[str, T]]) -> list[tuple[str, T]]:
     return field_exhaustive(cases, pairs_of)
 
 
-def _case_choices(case: tuple[str, Any]) -> set[Choice]:
+def _group_and_labels(case: tuple[str, Any]) -> tuple[str, Sequence[tuple[str, str]]]:
     value = getattr(case[1], "value", None)
     kind = getattr(getattr(value, "target", None), "kind", "")
-    return choice_pairs(f"{case[0]}/{kind}", getattr(case[1], "labels", ()))
+    return f"{case[0]}/{kind}", getattr(case[1], "labels", ())
+
+
+def _case_choices(case: tuple[str, Any]) -> set[Choice]:
+    return choice_pairs(*_group_and_labels(case))
