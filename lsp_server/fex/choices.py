@@ -10,10 +10,15 @@ refactoring *request* and the program *elements* the generator listed (``use0``,
   nodes are after symmetry breaking, and typed by their kind, as its Alloy models give
   each kind of program element a signature of its own);
 - ``element<i>.next``: the element that follows it, an object typed by its kind (a field
-  whose values are objects of the program, as an AST node's children are);
+  whose values are objects of the program, as an AST node's children are); the element
+  itself is typed by where the refactoring is invoked (``ROLES``);
 - ``element<i>.request``: the request the element takes part in, typed by each of the
   request's choices (what a refactoring engine is sensitive to: the same use is handled
   differently when the rename starts at it, or at the definition).
+
+A case without elements (a value and the statement that mutates it; a class member and
+the relation between two classes) is made of one part per choice point: there the field
+of a part is the option each other part takes (every two of its choices together).
 
 A field-exhaustive subset realises every (object, field, value) any generated case
 realises. ``choice_point_cases`` is the narrower model with the request as the only object
@@ -36,6 +41,13 @@ Choice = tuple[str, str, str]
 """(group, choice point, option); the group keeps generators' dimensions apart."""
 
 _ELEMENT = re.compile(r"^(?P<kind>[A-Za-z_-]+)(?P<position>\d+)$")
+DESCRIPTIVE = frozenset({"nth", "from", "to"})
+"""Labels that describe a case rather than choose it (``nth`` numbers cases whose labels
+are otherwise equal; ``from``/``to`` name the statements a selection starts and ends at):
+choice points of their own, but no field of the elements."""
+ROLES = frozenset({"site"})
+"""Request choices that type the element objects: the occurrence a rename is invoked on
+is an object of its own kind, as the target node is in the paper's models."""
 
 
 def choice_pairs(group: str, labels: Iterable[tuple[str, str]]) -> set[Choice]:
@@ -50,21 +62,24 @@ def choice_pairs(group: str, labels: Iterable[tuple[str, str]]) -> set[Choice]:
 
 def object_fields(group: str, labels: Sequence[tuple[str, str]]) -> set[tuple[str, ...]]:
     """The (object, field, value) triples of one case (each prefixed by ``group``): the
-    choice points, plus the elements' ``next`` and ``request`` fields (module docstring)."""
+    choice points, plus the elements' ``next`` and ``request`` fields, or the pairs of
+    choices of a case without elements (module docstring)."""
     out: set[tuple[str, ...]] = set(choice_pairs(group, labels))
-    request: list[tuple[str, str]] = []
+    request: list[str] = []
     elements: list[tuple[str, str]] = []  # (object: "use0:getattr", type: "use:getattr")
     for dimension, option in labels:
         match = _ELEMENT.match(dimension)
         if match:
             elements.append((f"{dimension}:{option}", f"{match['kind']}:{option}"))
-        else:
-            request.append((dimension, option))
+        elif dimension not in DESCRIPTIVE:
+            request.append(f"{dimension}={option}")
+    if not elements:
+        out |= {(group, *pair) for pair in combinations(request, 2)}
+    role = " ".join(choice for choice in request if choice.split("=")[0] in ROLES)
     for (name, _), (_, following) in pairwise(elements):
-        out.add((group, name, "next", following))
+        out.add((group, f"{name} {role}", "next", following))
     for name, _ in elements:
-        for dimension, option in request:
-            out.add((group, name, "request", f"{dimension}={option}"))
+        out |= {(group, name, "request", choice) for choice in request}
     return out
 
 

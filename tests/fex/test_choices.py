@@ -74,15 +74,33 @@ def test_program_object_fields_combine_each_element_with_its_neighbour_and_the_r
     shows is shown by a chosen one."""
     every = driver.generate(driver.Config(bound=2, generators=("fields",)))
     chosen = field_exhaustive_cases(every)
-    assert len(chosen) * 4 < len(every)
+    assert len(chosen) * 3 < len(every)
 
     def combined(cases: list) -> set:
         out: set = set()
         for _, item in cases:
             labels = dict(item.labels)
             if "use1" in labels:
-                out.add(("next", labels["use0"], labels["use1"]))
+                out.add(("next", labels["use0"], labels["use1"], labels["site"]))
             out.add(("site", labels["use0"], labels["site"]))
         return out
 
     assert combined(chosen) == combined(every)
+
+
+def test_choices_of_a_case_without_elements_are_paired() -> None:
+    """Inlining a variable whose list a later statement mutates: each value meets each
+    mutation (the two are separate parts of the program, though no element list names them)."""
+    every = driver.generate(driver.Config(bound=1, generators=("inline",)))
+    chosen = field_exhaustive_cases(every)
+
+    def pairs(cases: list) -> set:
+        out = set()
+        for _, item in cases:
+            labels = dict(item.labels)
+            if "mutation" in labels:
+                out.add((labels["value"], labels["mutation"]))
+        return out
+
+    assert len(pairs(every)) == 15
+    assert pairs(chosen) == pairs(every)
