@@ -9,8 +9,10 @@ generator, oracle) with at least one failure. Goal (issue 19): at least 90% of t
 with at most 10% of the programs.
 
 A group's signature is the smallest set of choices (labels) that only failing programs
-show; the groups each suite finds and misses are counted by signature length, since the
-field-exhaustive criterion realises every single choice but not every combination. The
+show; the groups each suite finds and misses are counted by signature length. The
+field-exhaustive row models each case as program objects (``fex.choices.object_fields``:
+the request and the numbered, typed elements, with ``next`` and ``request`` fields); the
+"FE choice points" row is the narrower model with the request as the only object. The
 pairwise row (every two choices taken together, ``fex.choices.pairwise_cases``) is a
 stronger reference point, not the criterion. reks's own engine has no failure groups left;
 measure on raw rope (``--engines rope``).
@@ -25,11 +27,12 @@ import time
 from collections import Counter
 
 from lsp_server.astgen import driver, report
-from lsp_server.fex.choices import field_exhaustive_cases, pairwise_cases
+from lsp_server.fex.choices import choice_point_cases, field_exhaustive_cases, pairwise_cases
 
 SUITES = (
     ("bounded-exhaustive", None),
     ("field-exhaustive", field_exhaustive_cases),
+    ("FE choice points", choice_point_cases),
     ("pairwise choices", pairwise_cases),
 )
 

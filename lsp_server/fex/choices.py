@@ -1,21 +1,53 @@
 """Field-exhaustive subsets of a bounded-exhaustive space of generated cases.
 
-For program generators the "fields" are the choice points: a generated case carries the
-vector of ``(dimension, option)`` choices that made it, and the field-exhaustive criterion
-asks that every option any case takes at a choice point is taken by some chosen case. A
-dimension that occurs twice in one vector is two choice points (``dim``, ``dim#2``).
+For program generators the "fields" are those of the objects a generated case is made of,
+as the paper (Ponzio et al., FSE 2016, section 5) models ASTGen's programs: a case is the
+refactoring *request* and the program *elements* the generator listed (``use0``, ``use1``,
+``stmt0``, ...: a choice point whose name ends in a position). Their fields are
+
+- ``request.<choice point>``: the request's own choices (site, renamed entity, level, ...);
+- ``element<i>.kind``: what the i-th element is (objects are numbered, as the paper's
+  nodes are after symmetry breaking, and typed by their kind, as its Alloy models give
+  each kind of program element a signature of its own);
+- ``element<i>.next``: the element that follows it, an object typed by its kind (a field
+  whose values are objects of the program, as an AST node's children are); the element
+  itself is typed by where the refactoring is invoked (``ROLES``);
+- ``element<i>.request``: the request the element takes part in, typed by each of the
+  request's choices (what a refactoring engine is sensitive to: the same use is handled
+  differently when the rename starts at it, or at the definition).
+
+A case without elements (a value and the statement that mutates it; a class member and
+the relation between two classes) is made of one part per choice point: there the field
+of a part is the option each other part takes (every two of its choices together).
+
+A field-exhaustive subset realises every (object, field, value) any generated case
+realises. ``choice_point_cases`` is the narrower model with the request as the only object
+(every option of every choice point once); ``pairwise_cases`` is 2-way combinatorial
+coverage of the choices, a reference point. A dimension that occurs twice in one vector is
+two choice points (``dim``, ``dim#2``).
 """
 
 from __future__ import annotations
 
+import heapq
+import re
 from collections.abc import Callable, Iterable, Sequence
-from itertools import combinations
+from itertools import combinations, pairwise
 from typing import Any, TypeVar
 
 T = TypeVar("T")
 
 Choice = tuple[str, str, str]
 """(group, choice point, option); the group keeps generators' dimensions apart."""
+
+_ELEMENT = re.compile(r"^(?P<kind>[A-Za-z_-]+)(?P<position>\d+)$")
+DESCRIPTIVE = frozenset({"nth", "from", "to"})
+"""Labels that describe a case rather than choose it (``nth`` numbers cases whose labels
+are otherwise equal; ``from``/``to`` name the statements a selection starts and ends at):
+choice points of their own, but no field of the elements."""
+ROLES = frozenset({"site"})
+"""Request choices that type the element objects: the occurrence a rename is invoked on
+is an object of its own kind, as the target node is in the paper's models."""
 
 
 def choice_pairs(group: str, labels: Iterable[tuple[str, str]]) -> set[Choice]:
@@ -28,26 +60,62 @@ def choice_pairs(group: str, labels: Iterable[tuple[str, str]]) -> set[Choice]:
     return out
 
 
-def field_exhaustive(items: Sequence[T], pairs_of: Callable[[T], set[Choice]]) -> list[T]:
+def object_fields(group: str, labels: Sequence[tuple[str, str]]) -> set[tuple[str, ...]]:
+    """The (object, field, value) triples of one case (each prefixed by ``group``): the
+    choice points, plus the elements' ``next`` and ``request`` fields, or the pairs of
+    choices of a case without elements (module docstring)."""
+    out: set[tuple[str, ...]] = set(choice_pairs(group, labels))
+    request: list[str] = []
+    elements: list[tuple[str, str]] = []  # (object: "use0:getattr", type: "use:getattr")
+    for dimension, option in labels:
+        match = _ELEMENT.match(dimension)
+        if match:
+            elements.append((f"{dimension}:{option}", f"{match['kind']}:{option}"))
+        elif dimension not in DESCRIPTIVE:
+            request.append(f"{dimension}={option}")
+    if not elements:
+        out |= {(group, *pair) for pair in combinations(request, 2)}
+    role = " ".join(choice for choice in request if choice.split("=")[0] in ROLES)
+    for (name, _), (_, following) in pairwise(elements):
+        out.add((group, f"{name} {role}", "next", following))
+    for name, _ in elements:
+        out |= {(group, name, "request", choice) for choice in request}
+    return out
+
+
+def field_exhaustive(items: Sequence[T], pairs_of: Callable[[T], set[Any]]) -> list[T]:
     """A greedy field-exhaustive subset, in the original order: repeatedly the item that
-    realises most choices no chosen item realises (ties: the earliest)."""
+    realises most pairs no chosen item realises (ties: the earliest).
+
+    Lazy greedy: an item's count of new pairs only shrinks as items are chosen, so a stale
+    count in the queue is an upper bound, and an item whose fresh count still heads the
+    queue is the best one (thousands of programs, hundreds chosen)."""
     covers = [pairs_of(item) for item in items]
     uncovered = set().union(*covers) if covers else set()
+    queue = [(-len(cover), i) for i, cover in enumerate(covers)]
+    heapq.heapify(queue)
     chosen: set[int] = set()
-    while uncovered:
-        best = max(
-            (i for i in range(len(items)) if i not in chosen),
-            key=lambda i: (len(covers[i] & uncovered), -i),
-        )
+    while uncovered and queue:
+        _, best = heapq.heappop(queue)
+        fresh = (-len(covers[best] & uncovered), best)
+        if queue and fresh > queue[0]:
+            heapq.heappush(queue, fresh)
+            continue
+        if fresh[0] == 0:
+            break
         chosen.add(best)
         uncovered -= covers[best]
     return [items[i] for i in sorted(chosen)]
 
 
 def field_exhaustive_cases(cases: Sequence[tuple[str, T]]) -> list[tuple[str, T]]:
-    """For ``engine-test``: ``(generator name, Labelled case)`` pairs, grouped by generator
-    name (and refactoring, when the name carries it)."""
+    """For ``engine-test``: ``(generator name, Labelled case)`` pairs, field-exhaustive for
+    the program-object fields (``object_fields``), per generator and refactoring."""
+    return field_exhaustive(cases, lambda case: object_fields(*_group_and_labels(case)))
 
+
+def choice_point_cases(cases: Sequence[tuple[str, T]]) -> list[tuple[str, T]]:
+    """The narrower model: every option of every choice point taken once."""
     return field_exhaustive(cases, _case_choices)
 
 
@@ -63,7 +131,11 @@ def pairwise_cases(cases: Sequence[tuple[str, T]]) -> list[tuple[str, T]]:
     return field_exhaustive(cases, pairs_of)
 
 
-def _case_choices(case: tuple[str, Any]) -> set[Choice]:
+def _group_and_labels(case: tuple[str, Any]) -> tuple[str, Sequence[tuple[str, str]]]:
     value = getattr(case[1], "value", None)
     kind = getattr(getattr(value, "target", None), "kind", "")
-    return choice_pairs(f"{case[0]}/{kind}", getattr(case[1], "labels", ()))
+    return f"{case[0]}/{kind}", getattr(case[1], "labels", ())
+
+
+def _case_choices(case: tuple[str, Any]) -> set[Choice]:
+    return choice_pairs(*_group_and_labels(case))

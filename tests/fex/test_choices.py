@@ -9,6 +9,7 @@ from lsp_server.astgen import driver
 from lsp_server.cli import main
 from lsp_server.fex.choices import (
     choice_pairs,
+    choice_point_cases,
     field_exhaustive,
     field_exhaustive_cases,
     pairwise_cases,
@@ -29,6 +30,7 @@ def test_greedy_subset_keeps_every_choice_in_original_order() -> None:
 def test_generated_programs_subset_realises_every_choice() -> None:
     every = driver.generate(driver.Config(bound=2))
     chosen = field_exhaustive_cases(every)
+    assert len(choice_point_cases(every)) < len(chosen)
     assert len(chosen) * 10 < len(every)
 
     def realised(cases: list) -> set:
@@ -43,7 +45,7 @@ def test_generated_programs_subset_realises_every_choice() -> None:
 def test_pairwise_subset_realises_every_two_choices_taken_together() -> None:
     every = driver.generate(driver.Config(bound=1, generators=("fields", "methods")))
     chosen = pairwise_cases(every)
-    assert len(field_exhaustive_cases(every)) < len(chosen) < len(every)
+    assert len(choice_point_cases(every)) < len(chosen) < len(every)
 
     def together(cases: list) -> set:
         out: set = set()
@@ -64,3 +66,41 @@ def test_engine_test_field_exhaustive_suite(tmp_path: Path) -> None:
     assert fe["summary"]["cases"] < be["summary"]["cases"]
     signatures = [{str(g["signature"]) for g in data["groups"]} for data in (fe, be)]
     assert signatures[0] <= signatures[1]
+
+
+def test_program_object_fields_combine_each_element_with_its_neighbour_and_the_request() -> None:
+    """The engine is sensitive to which uses meet in one program and to where the rename
+    starts: each (first use, second use) and each (first use, site) some generated program
+    shows is shown by a chosen one."""
+    every = driver.generate(driver.Config(bound=2, generators=("fields",)))
+    chosen = field_exhaustive_cases(every)
+    assert len(chosen) * 3 < len(every)
+
+    def combined(cases: list) -> set:
+        out: set = set()
+        for _, item in cases:
+            labels = dict(item.labels)
+            if "use1" in labels:
+                out.add(("next", labels["use0"], labels["use1"], labels["site"]))
+            out.add(("site", labels["use0"], labels["site"]))
+        return out
+
+    assert combined(chosen) == combined(every)
+
+
+def test_choices_of_a_case_without_elements_are_paired() -> None:
+    """Inlining a variable whose list a later statement mutates: each value meets each
+    mutation (the two are separate parts of the program, though no element list names them)."""
+    every = driver.generate(driver.Config(bound=1, generators=("inline",)))
+    chosen = field_exhaustive_cases(every)
+
+    def pairs(cases: list) -> set:
+        out = set()
+        for _, item in cases:
+            labels = dict(item.labels)
+            if "mutation" in labels:
+                out.add((labels["value"], labels["mutation"]))
+        return out
+
+    assert len(pairs(every)) == 15
+    assert pairs(chosen) == pairs(every)
