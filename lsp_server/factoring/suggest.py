@@ -63,10 +63,13 @@ class _Modules:
 
     def __init__(self) -> None:
         self.by_file: dict[str, str] = {}
-        for name, module in list(sys.modules.items()):
+        for key, module in list(sys.modules.items()):
             filename = getattr(module, "__file__", None)
+            # The module's own name, not the key: requests puts urllib3's modules in again
+            # as ``requests.packages.urllib3.*``.
+            name = getattr(module, "__name__", None)
             if filename:
-                self.by_file[filename] = name
+                self.by_file[filename] = name if isinstance(name, str) else key
 
     def public(self, name: str) -> str:
         """``_sqlite3`` -> ``sqlite3`` when that is loaded: T names the public module."""

@@ -66,3 +66,15 @@ def test_time_in_language_plumbing_stays_with_the_project_module(tmp_path: Path)
     ranked = suggest_boundaries(root, "tests/test_logic.py::test_it")
     assert ranked[0].boundary == "app.client", [(c.boundary, c.time_s) for c in ranked]
     assert ranked[0].time_s >= 0.3 and ranked[0].kind == "internal"
+
+
+def test_an_external_module_aliased_under_the_project_is_named_by_its_own_name(
+    tmp_path: Path,
+) -> None:
+    """requests puts urllib3's modules into ``sys.modules`` again as
+    ``requests.packages.urllib3.*``: the time there is urllib3's, not requests'."""
+    root = make_project(tmp_path, LOGIC, TESTS)
+    aliasing = CLIENT + '\nimport sys\n\nsys.modules["app.packages.subprocess"] = subprocess\n'
+    (root / "app" / "client.py").write_text(aliasing, encoding="utf-8")
+    ranked = suggest_boundaries(root, "tests/test_logic.py::test_it")
+    assert ranked[0].boundary == "subprocess", [(c.boundary, c.time_s) for c in ranked]
