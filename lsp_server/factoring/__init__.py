@@ -14,7 +14,6 @@ The factored tests run under the pytest plugin ``lsp_server.factoring.plugin``.
 """
 
 from lsp_server.factoring.factor import (
-    FactoredWarning,
     FactorResult,
     StaleTest,
     factor_test,
@@ -28,7 +27,6 @@ from lsp_server.factoring.suggest import Candidate
 __all__ = [
     "Candidate",
     "FactorResult",
-    "FactoredWarning",
     "StaleTest",
     "factor_test",
     "factor_tests",

@@ -265,7 +265,8 @@ def _remove(files: emit.FactoredFiles) -> None:
 
 @dataclass(frozen=True)
 class StaleTest:
-    """A factored test whose transcript no longer describes E (for a diagnostic)."""
+    """A factored test whose transcript no longer describes E, or (``factored_test_warnings``)
+    one that may fail on unchanged code later: for a diagnostic."""
 
     factored_test: str
     """Root-relative path of the factored test file."""
@@ -289,17 +290,7 @@ def stale_factored_tests(root: str | Path) -> list[StaleTest]:
     return found
 
 
-@dataclass(frozen=True)
-class FactoredWarning:
-    """What may make a factored test fail on unchanged code later (for a diagnostic)."""
-
-    factored_test: str
-    """Root-relative path of the factored test file."""
-    original: str
-    warning: str
-
-
-def factored_test_warnings(root: str | Path) -> list[FactoredWarning]:
+def factored_test_warnings(root: str | Path) -> list[StaleTest]:
     """The warnings of the factored tests under ``root``, from their transcripts (T read
     the wall clock during capture)."""
     project = Project.at(root)
@@ -309,7 +300,7 @@ def factored_test_warnings(root: str | Path) -> list[FactoredWarning]:
             continue  # a stale test's diagnostic says so
         warning = clock_warning(data.get("t_clock_reads") or [])
         if warning:
-            found.append(FactoredWarning(project.rel(path) or str(path), data["test"], warning))
+            found.append(StaleTest(project.rel(path) or str(path), data["test"], warning))
     return found
 
 

@@ -161,7 +161,7 @@ class FactoringFeature(Feature):
         ]
         stale_files = {t.factored_test for t in stale}  # skipped when run: stale says it all
         found += [
-            (w.factored_test, f"factored test of {w.original}: {w.warning}", WARNING)
+            (w.factored_test, f"factored test of {w.original}: {w.reason}", WARNING)
             for w in warned
             if w.factored_test not in stale_files
         ]
