@@ -122,8 +122,10 @@ def slowest(project: Project, bench: BenchProject, count: int) -> list[tuple[str
 
 
 MAJOR_SHARE = 0.25
-"""A suggested boundary joins the best one when it saves at least this share of what the
-best one saves (dunamai's tests sleep between commits *and* run git: both are E)."""
+"""A suggested external boundary joins the best one when it saves at least this share of
+what the best one saves (dunamai's tests sleep between commits *and* run git: both are E).
+A project module never joins: it would leave the code under test (requests' sessions module
+beside urllib3)."""
 
 
 def choose_boundaries(project: Project, nodeids: list[str]) -> dict[str, tuple[str, ...]]:
@@ -136,7 +138,12 @@ def choose_boundaries(project: Project, nodeids: list[str]) -> dict[str, tuple[s
         except RunError:
             usable = []
         best = usable[0].saving_s if usable else 0.0
-        chosen[nodeid] = tuple(c.boundary for c in usable if c.saving_s >= MAJOR_SHARE * best)
+        joining = [
+            c.boundary
+            for c in usable[1:]
+            if c.saving_s >= MAJOR_SHARE * best and c.kind == "external"
+        ]
+        chosen[nodeid] = tuple([usable[0].boundary, *joining] if usable else [])
     return chosen
 
 
