@@ -108,7 +108,8 @@ def prepare(bench: BenchProject, work: Path) -> Project:
     install = [python, "-m", "pip", "install", "-q", "--no-deps", "-e", str(root)]
     subprocess.run(install, check=True)
     (root / ".venv").symlink_to(venv)
-    os.environ.update(bench.environment)
+    # A value already set wins: two benchmarks running at once need their own ports.
+    os.environ.update({k: os.environ.get(k, v) for k, v in bench.environment.items()})
     if bench.venv_on_path:  # as in an activated virtualenv
         os.environ["PATH"] = os.pathsep.join([str(venv / "bin"), os.environ.get("PATH", "")])
     return Project.at(root)
