@@ -108,7 +108,8 @@ def prepare(bench: BenchProject, work: Path) -> Project:
     install = [python, "-m", "pip", "install", "-q", "--no-deps", "-e", str(root)]
     subprocess.run(install, check=True)
     (root / ".venv").symlink_to(venv)
-    os.environ.update(bench.environment)
+    # A value already set wins: two benchmarks running at once need their own ports.
+    os.environ.update({k: os.environ.get(k, v) for k, v in bench.environment.items()})
     if bench.venv_on_path:  # as in an activated virtualenv
         os.environ["PATH"] = os.pathsep.join([str(venv / "bin"), os.environ.get("PATH", "")])
     return Project.at(root)
@@ -122,8 +123,10 @@ def slowest(project: Project, bench: BenchProject, count: int) -> list[tuple[str
 
 
 MAJOR_SHARE = 0.25
-"""A suggested boundary joins the best one when it saves at least this share of what the
-best one saves (dunamai's tests sleep between commits *and* run git: both are E)."""
+"""A suggested external boundary joins the best one when it saves at least this share of
+what the best one saves (dunamai's tests sleep between commits *and* run git: both are E).
+A project module never joins: it would leave the code under test (requests' sessions module
+beside urllib3)."""
 
 
 def choose_boundaries(project: Project, nodeids: list[str]) -> dict[str, tuple[str, ...]]:
@@ -136,7 +139,12 @@ def choose_boundaries(project: Project, nodeids: list[str]) -> dict[str, tuple[s
         except RunError:
             usable = []
         best = usable[0].saving_s if usable else 0.0
-        chosen[nodeid] = tuple(c.boundary for c in usable if c.saving_s >= MAJOR_SHARE * best)
+        joining = [
+            c.boundary
+            for c in usable[1:]
+            if c.saving_s >= MAJOR_SHARE * best and c.kind == "external"
+        ]
+        chosen[nodeid] = tuple([usable[0].boundary, *joining] if usable else [])
     return chosen
 
 

@@ -6,7 +6,9 @@ From Python (and for the editor's "Factor this test" action):
   each with the reason when replay would not be faster;
 - ``factor_test(root, nodeid, boundaries, job)``: capture, emit the factored test and its
   transcript beside the original, check it; a ``FactorResult`` (status, reason, figures);
-- ``stale_factored_tests(root)``: factored tests whose environment changed since capture.
+- ``stale_factored_tests(root)``: factored tests whose environment changed since capture;
+- ``factored_test_warnings(root)``: what may make a factored test fail on unchanged code
+  later (T read the wall clock during capture).
 
 The factored tests run under the pytest plugin ``lsp_server.factoring.plugin``.
 """
@@ -16,6 +18,7 @@ from lsp_server.factoring.factor import (
     StaleTest,
     factor_test,
     factor_tests,
+    factored_test_warnings,
     stale_factored_tests,
     suggest_boundaries,
 )
@@ -27,6 +30,7 @@ __all__ = [
     "StaleTest",
     "factor_test",
     "factor_tests",
+    "factored_test_warnings",
     "stale_factored_tests",
     "suggest_boundaries",
 ]

@@ -25,6 +25,7 @@ from lsp_server.factoring.boundary import (
     t_modules,
 )
 from lsp_server.factoring.changelang import describe
+from lsp_server.factoring.opaque import OpaqueObjects
 from lsp_server.factoring.proxies import OPERATORS, RealClassChecks, install_operators, stand_in
 from lsp_server.factoring.values import Json, Unserialisable
 
@@ -53,6 +54,7 @@ class Recorder:
         self._t_module_names: frozenset[str] = frozenset()
         self._callback_depth = 0
         self._awaitables = 0
+        self._opaque = OpaqueObjects(boundaries)
 
     # -- the window -----------------------------------------------------------------------
     def start(self) -> None:
@@ -63,6 +65,9 @@ class Recorder:
         if self._rebinding is not None:
             self._rebinding.restore()
             self._rebinding = None
+        changed = self._opaque.changed()
+        if changed is not None:
+            self.refuse(changed)
 
     def in_environment(self) -> bool:
         """Is E running (a call into E, not a callback of T that E made)?"""
@@ -239,12 +244,17 @@ class Recorder:
             return {"$cb": self._callback_number(value)}
         if callable(value) and hasattr(value, "__qualname__"):
             return {"$fn": values.qualified_name(value)}
-        module = getattr(type(value), "__module__", "")
-        if module in self._t_module_names:
-            number = self._t_objects.setdefault(id(value), len(self._t_objects))
-            self._callback_reals.append(value)
-            return {"$t": number, "type": values.qualified_name(type(value))}
-        raise Unserialisable(f"a {values.qualified_name(type(value))} does not serialise")
+        ref = self._refs.get(id(value))
+        if ref is not None:  # E's own object, reached T unproxied (an exception's attribute)
+            return {"$ref": ref}
+        if self._opaque.owns(value):
+            self._opaque.note(value)
+        elif getattr(type(value), "__module__", "") not in self._t_module_names:
+            raise Unserialisable(f"a {values.qualified_name(type(value))} does not serialise")
+        # T's own object, or an opaque object of E's class: a handle
+        number = self._t_objects.setdefault(id(value), len(self._t_objects))
+        self._callback_reals.append(value)
+        return {"$t": number, "type": values.qualified_name(type(value))}
 
     def _callback_number(self, fn: Any) -> int:
         number = self._callbacks.get(id(fn))

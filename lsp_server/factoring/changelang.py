@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
 from lsp_server.factoring.proxies import READ_ONLY_OPERATORS
@@ -34,16 +34,21 @@ Comparator = Callable[[dict[str, Any]], bool]
 """Whether a recorded event is the call replay is being asked to answer."""
 
 
-def refs_in(data: Any) -> Iterator[int]:
-    """Every E reference (``{"$ref": n}``) inside a transcript value."""
-    if isinstance(data, list):
-        for item in data:
-            yield from refs_in(item)
-    elif isinstance(data, dict):
-        if "$ref" in data:
-            yield int(data["$ref"])
-        for value in data.values():
-            yield from refs_in(value)
+def refs_in(data: Any) -> list[int]:
+    """Every E reference (``{"$ref": n}``) inside a transcript value, in order. A loop, not
+    a recursive generator: it walks every event of a transcript at replay's setup."""
+    found: list[int] = []
+    pending = [data]
+    while pending:
+        item = pending.pop()
+        if type(item) is list:
+            pending.extend(reversed(item))
+        elif type(item) is dict:
+            ref = item.get("$ref")
+            if ref is not None:
+                found.append(int(ref))
+            pending.extend(reversed(list(item.values())))
+    return found
 
 
 def describe(target: dict[str, Any]) -> str:
@@ -82,6 +87,7 @@ class Schedule:
     def __init__(self, events: list[dict[str, Any]]) -> None:
         self.events = events
         self.consumed = [False] * len(events)
+        self._signatures: dict[int, str] = {}
         self._set_of_ref = self._state_sets()
         self.read_only = self._read_only_flags()
         self.setter = [self._is_setter(e) for e in events]
@@ -103,7 +109,7 @@ class Schedule:
 
         made_by: dict[str, int] = {}
         seen: set[int] = set()
-        for event in self.events:
+        for index, event in enumerate(self.events):
             made = [r for r in refs_in([event.get("result"), event.get("value")]) if r not in seen]
             seen.update(made)
             passed = [r for r in refs_in([event.get("args"), event.get("kwargs")])]
@@ -114,7 +120,7 @@ class Schedule:
                 for other in passed:
                     union(ref, other)
                 if "target" in event:
-                    key = _signature(event)
+                    key = self._signature(index)
                     if key in made_by:
                         union(ref, made_by[key])
                     made_by.setdefault(key, ref)
@@ -128,21 +134,31 @@ class Schedule:
     def set_of_ref(self, ref: int | None) -> int:
         return _MODULE_SET if ref is None else self._set_of_ref.get(ref, ref + 1)
 
+    def _signature(self, index: int) -> str:
+        """The call of event ``index`` as text, made once (replay's setup cost: requests'
+        transcripts hold about a thousand events)."""
+        signature = self._signatures.get(index)
+        if signature is None:
+            signature = self._signatures[index] = _signature(self.events[index])
+        return signature
+
     def _read_only_flags(self) -> list[bool]:
+        # Only calls with an accessor's name can be read-only: only theirs are compared.
+        named = [
+            i
+            for i, e in enumerate(self.events)
+            if e["kind"] == "call" and is_read_only_name(e.get("name"))
+        ]
         outcomes: dict[str, set[str]] = {}
-        for event in self.events:
-            outcomes.setdefault(_signature(event), set()).add(_outcome(event))
-        flags = []
-        for event in self.events:
-            if event["kind"] == "get":
-                flags.append("raise" not in event)
-                continue
-            flags.append(
-                event["kind"] == "call"
-                and is_read_only_name(event.get("name"))
-                and not event.get("callbacks")
+        for index in named:
+            outcomes.setdefault(self._signature(index), set()).add(_outcome(self.events[index]))
+        flags = [e["kind"] == "get" and "raise" not in e for e in self.events]
+        for index in named:
+            event = self.events[index]
+            flags[index] = (
+                not event.get("callbacks")
                 and not event.get("mutated")
-                and len(outcomes[_signature(event)]) == 1
+                and len(outcomes[self._signature(index)]) == 1
             )
         return flags
 

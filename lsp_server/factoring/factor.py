@@ -10,6 +10,7 @@ when its replay is faster than the system test.
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -158,12 +159,20 @@ def _capture_result(
 
 def _note_clock_reads(result: FactorResult, reads: list[str]) -> None:
     result.details["clock_reads"] = reads
-    if reads:
-        shown = ", ".join(reads[:3]) + (f" and {len(reads) - 3} more" if len(reads) > 3 else "")
-        result.warnings.append(
-            f"T reads the wall clock ({shown}) while its environment is replayed from the "
-            "capture's moment: a test comparing the two can fail on unchanged code later"
-        )
+    warning = clock_warning(reads)
+    if warning:
+        result.warnings.append(warning)
+
+
+def clock_warning(reads: list[str]) -> str | None:
+    """The warning for T's wall-clock reads (``file:line name``) during capture."""
+    if not reads:
+        return None
+    shown = ", ".join(reads[:3]) + (f" and {len(reads) - 3} more" if len(reads) > 3 else "")
+    return (
+        f"T reads the wall clock ({shown}) while its environment is replayed from the "
+        "capture's moment: a test comparing the two can fail on unchanged code later"
+    )
 
 
 def suggest_boundaries(
@@ -256,7 +265,8 @@ def _remove(files: emit.FactoredFiles) -> None:
 
 @dataclass(frozen=True)
 class StaleTest:
-    """A factored test whose transcript no longer describes E (for a diagnostic)."""
+    """A factored test whose transcript no longer describes E, or (``factored_test_warnings``)
+    one that may fail on unchanged code later: for a diagnostic."""
 
     factored_test: str
     """Root-relative path of the factored test file."""
@@ -269,16 +279,40 @@ def stale_factored_tests(root: str | Path) -> list[StaleTest]:
     when run, to be recaptured (``reks factor ORIGINAL``)."""
     project = Project.at(root)
     found = []
+    for path, transcript_path, data in _factored_tests(project):
+        rel = project.rel(path) or str(path)
+        if isinstance(data, Exception):
+            found.append(StaleTest(rel, "?", f"no transcript: {data}"))
+            continue
+        verdict = transcript.staleness(data, (transcript_path.parent / data["root"]).resolve())
+        if verdict.stale:
+            found.append(StaleTest(rel, data["test"], verdict.reason()))
+    return found
+
+
+def factored_test_warnings(root: str | Path) -> list[StaleTest]:
+    """The warnings of the factored tests under ``root``, from their transcripts (T read
+    the wall clock during capture)."""
+    project = Project.at(root)
+    found = []
+    for path, _, data in _factored_tests(project):
+        if isinstance(data, Exception):
+            continue  # a stale test's diagnostic says so
+        warning = clock_warning(data.get("t_clock_reads") or [])
+        if warning:
+            found.append(StaleTest(project.rel(path) or str(path), data["test"], warning))
+    return found
+
+
+def _factored_tests(project: Project) -> Iterator[tuple[Path, Path, dict[str, Any] | Exception]]:
+    """Each factored test file of the project, its transcript's path, and the transcript
+    (or why it could not be read)."""
     for path in sorted(project.python_files()):
         if not path.name.startswith("test_factored__"):
             continue
         transcript_path = path.with_suffix(".transcript.json")
         try:
-            data = transcript.load(transcript_path)
+            data: dict[str, Any] | Exception = transcript.load(transcript_path)
         except (OSError, ValueError) as exc:
-            found.append(StaleTest(project.rel(path) or str(path), "?", f"no transcript: {exc}"))
-            continue
-        verdict = transcript.staleness(data, (transcript_path.parent / data["root"]).resolve())
-        if verdict.stale:
-            found.append(StaleTest(project.rel(path) or str(path), data["test"], verdict.reason()))
-    return found
+            data = exc
+        yield path, transcript_path, data

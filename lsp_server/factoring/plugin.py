@@ -210,8 +210,12 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo) -> Itera
     if _request(item.config) is None:
         return
     results = item.config.stash.setdefault(_results_key, {})
-    entry = results.setdefault(item.nodeid, {"outcome": "passed", "duration_s": 0.0})
-    entry["duration_s"] += report.duration
+    entry = results.setdefault(
+        item.nodeid, {"outcome": "passed", "duration_s": 0.0, "shared_s": 0.0}
+    )
+    shared = _SharedFixtureClock.of(item.config).take()
+    entry["duration_s"] += max(0.0, report.duration - shared)
+    entry["shared_s"] += shared
     if report.failed or (report.skipped and entry["outcome"] == "passed"):
         entry["outcome"] = "failed" if report.failed else "skipped"
         entry["phase"] = report.when
@@ -224,6 +228,60 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo) -> Itera
 
 
 _results_key = pytest.StashKey[dict]()
+
+
+class _SharedFixtureClock:
+    """Time spent setting up and tearing down fixtures wider than one test (session,
+    package, module or class scope), not yet charged: each phase's report takes it out of
+    the test's duration (``shared_s``). Compared like for like, a system test and its
+    factored test share such a fixture (an HTTP server, say), and whichever runs first
+    would otherwise be charged its start, and the last one its stop."""
+
+    def __init__(self) -> None:
+        self.pending = 0.0
+        self._depth = 0
+        self._started = 0.0
+
+    @staticmethod
+    def of(config: pytest.Config) -> _SharedFixtureClock:
+        return config.stash.setdefault(_shared_key, _SharedFixtureClock())
+
+    def start(self) -> None:
+        if self._depth == 0:
+            self._started = time.perf_counter()
+        self._depth += 1
+
+    def stop(self) -> None:
+        if self._depth == 0:
+            return
+        self._depth -= 1
+        if self._depth == 0:
+            self.pending += time.perf_counter() - self._started
+
+    def take(self) -> float:
+        taken, self.pending = self.pending, 0.0
+        return taken
+
+
+_shared_key = pytest.StashKey[_SharedFixtureClock]()
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_fixture_setup(fixturedef: Any, request: pytest.FixtureRequest) -> Iterator[None]:
+    """Times a shared fixture's setup, and brackets its teardown: finalizers run last
+    added first, so ``stop`` (added before the fixture's own teardown) runs after it and
+    ``start`` (added after) before it."""
+    if fixturedef.scope == "function" or _request(request.config) is None:
+        yield
+        return
+    clock = _SharedFixtureClock.of(request.config)
+    fixturedef.addfinalizer(clock.stop)
+    clock.start()
+    try:
+        yield
+    finally:
+        clock.stop()
+        fixturedef.addfinalizer(clock.start)
 
 
 def pytest_sessionfinish(session: pytest.Session) -> None:

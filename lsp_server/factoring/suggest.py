@@ -63,10 +63,13 @@ class _Modules:
 
     def __init__(self) -> None:
         self.by_file: dict[str, str] = {}
-        for name, module in list(sys.modules.items()):
+        for key, module in list(sys.modules.items()):
             filename = getattr(module, "__file__", None)
+            # The module's own name, not the key: requests puts urllib3's modules in again
+            # as ``requests.packages.urllib3.*``.
+            name = getattr(module, "__name__", None)
             if filename:
-                self.by_file[filename] = name
+                self.by_file[filename] = name if isinstance(name, str) else key
 
     def public(self, name: str) -> str:
         """``_sqlite3`` -> ``sqlite3`` when that is loaded: T names the public module."""
@@ -97,15 +100,22 @@ class BoundaryProfiler:
     each call from T into code that is not T's, from its entry to its return: the time E
     takes, waits on its own threads and child processes included. A call from one project
     module into another (neither a test file) is charged to the callee as an internal
-    candidate. Calls E makes while an E call is running are E's own business."""
+    candidate, less the time its calls into external modules take: that time is charged to
+    those modules, the better boundary (requests' sessions module spends its time in
+    urllib3 and the socket; with urllib3 as E, all of requests stays under test). Calls E
+    makes while an external call is running are E's own business."""
 
     def __init__(self, root: Path, test_file: str) -> None:
         self._paths = ProjectPaths(root)
         self._test_file = test_file
         self._project: dict[str, str | None] = {}
         self._open: dict[int, tuple[str, str, float]] = {}
-        """id(frame) or -depth of an open C call -> (file or label, kind, start)."""
-        self._inside = 0
+        """id(frame) or -1 for an open C call -> (file or label, kind, start)."""
+        self._inside = {"internal": 0, "external": 0}
+        self._below_open: dict[str, float] = {}
+        """External file or label -> its time inside the open internal call."""
+        self.below: dict[str, dict[str, float]] = {}
+        """Internal file -> external file or label -> time spent there below it."""
         self.time: dict[tuple[str, str], float] = {}
         self.calls: dict[tuple[str, str], int] = {}
 
@@ -123,7 +133,7 @@ class BoundaryProfiler:
 
     def _event(self, frame: Any, event: str, arg: Any) -> None:
         if event == "call":
-            if self._inside or frame.f_back is None:
+            if self._inside["external"] or frame.f_back is None:
                 return
             caller = self._rel(frame.f_back.f_code.co_filename)
             if caller is None:
@@ -131,14 +141,18 @@ class BoundaryProfiler:
             callee = self._rel(frame.f_code.co_filename)
             if callee is None:
                 self._start(id(frame), frame.f_code.co_filename, "external")
-            elif callee != caller and not (
-                _is_test_file(callee, self._test_file) or _is_test_file(caller, self._test_file)
+            elif (
+                callee != caller
+                and not self._inside["internal"]
+                and not (
+                    _is_test_file(callee, self._test_file) or _is_test_file(caller, self._test_file)
+                )
             ):
                 self._start(id(frame), frame.f_code.co_filename, "internal")
         elif event == "return":
             self._stop(id(frame))
         elif event == "c_call":
-            if not self._inside and self._rel(frame.f_code.co_filename) is not None:
+            if not self._inside["external"] and self._rel(frame.f_code.co_filename) is not None:
                 label = _c_label(arg)
                 if label[3:] not in _NOT_BOUNDARIES:  # sum(), len(): T's own plumbing
                     self._start(-1, label, "external")
@@ -147,33 +161,52 @@ class BoundaryProfiler:
 
     def _start(self, key: int, where: str, kind: str) -> None:
         self._open[key] = (where, kind, time.perf_counter())
-        self._inside += 1
+        self._inside[kind] += 1
 
     def _stop(self, key: int) -> None:
         opened = self._open.pop(key, None)
         if opened is None:
             return
-        self._inside -= 1
         where, kind, started = opened
-        self.time[(where, kind)] = self.time.get((where, kind), 0.0) + time.perf_counter() - started
+        self._inside[kind] -= 1
+        took = time.perf_counter() - started
+        if kind == "external" and self._inside["internal"]:
+            self._below_open[where] = self._below_open.get(where, 0.0) + took
+        elif kind == "internal":
+            below = self.below.setdefault(where, {})
+            for external, seconds in self._below_open.items():
+                below[external] = below.get(external, 0.0) + seconds
+            self._below_open = {}
+        self.time[(where, kind)] = self.time.get((where, kind), 0.0) + took
         self.calls[(where, kind)] = self.calls.get((where, kind), 0) + 1
 
     def candidates(self) -> list[dict[str, Any]]:
         modules = _Modules()
         found: dict[str, Candidate] = {}
         for (where, kind), seconds in self.time.items():
-            if where.startswith("<c>"):
-                name: str | None = where[3:]
-            elif kind == "internal":
-                name = modules.by_file.get(where)
-            else:
-                name = _external_module((where, 0, ""), modules)
-            if not name or name.split(".")[0] in _NOT_BOUNDARIES:
+            name = _candidate_name(where, kind, modules)
+            if name is None:
                 continue
+            if kind == "internal":  # less what its external candidates below it take
+                below = self.below.get(where, {}).items()
+                seconds -= sum(t for e, t in below if _candidate_name(e, "external", modules))
             entry = found.setdefault(name, Candidate(name, 0.0, 0, kind))
-            entry.time_s += seconds
+            entry.time_s += max(0.0, seconds)
             entry.calls += self.calls[(where, kind)]
         return [c.to_json() for c in found.values()]
+
+
+def _candidate_name(where: str, kind: str, modules: _Modules) -> str | None:
+    """The boundary a profiled file or C label names (None: language plumbing)."""
+    if where.startswith("<c>"):
+        name: str | None = where[3:]
+    elif kind == "internal":
+        name = modules.by_file.get(where)
+    else:
+        name = _external_module((where, 0, ""), modules)
+    if not name or name.split(".")[0] in _NOT_BOUNDARIES:
+        return None
+    return name
 
 
 def _c_label(function: Any) -> str:

@@ -11,7 +11,7 @@ import pytest_lsp
 from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient
 
-from lsp_server.lsp.features.test_factoring import FACTOR, TITLE, nodeid_at
+from lsp_server.lsp.features.test_factoring import FACTOR, TITLE, WARNING, nodeid_at
 from tests.factoring.helpers import make_project
 from tests.support.lsp import SERVER_COMMAND, make_client, open_document, open_session
 
@@ -19,12 +19,14 @@ pytestmark = pytest.mark.timeout(180)
 
 CONFIG = ClientServerConfig(server_command=SERVER_COMMAND, client_factory=make_client)
 
+# E waits on a threading event (language plumbing, never a boundary of its own), so that
+# app.env itself is the best boundary and a change to it makes the factored test stale.
 ENV = """
-import time
+import threading
 
 
 def slow(x):
-    time.sleep(0.3)
+    threading.Event().wait(0.3)
     return x * 2
 """
 LOGIC = """
@@ -103,3 +105,43 @@ async def test_factor_this_test_then_a_changed_environment_is_reported(
         await asyncio.sleep(0.1)
     [stale] = client.diagnostics[factored.as_uri()]
     assert "stale factored test of tests/test_logic.py::test_it" in stale.message
+
+
+CLOCK_LOGIC = """
+import time
+
+from app import env
+
+
+def work():
+    started = time.time()
+    return env.slow(2) + 1 + 0 * int(started)
+"""
+
+
+async def test_a_factored_test_whose_code_reads_the_clock_is_flagged(
+    client: LanguageClient, project: Path
+) -> None:
+    """The factoring's warnings (T reads the wall clock while E is replayed from the
+    capture's moment) reach the editor: a message when factoring ends, and a diagnostic on
+    the factored test that stays while its transcript has them."""
+    (project / "app/logic.py").write_text(CLOCK_LOGIC, encoding="utf-8")
+    tests = project / "tests/test_logic.py"
+    arguments = ["tests/test_logic.py::test_it", ["app.env"], str(tests)]
+    result = await client.workspace_execute_command_async(
+        types.ExecuteCommandParams(command=FACTOR, arguments=arguments)
+    )
+    assert result["status"] == "factored", result
+    assert any("reads the wall clock" in w for w in result["warnings"]), result
+    assert any(
+        "reads the wall clock" in m.message and m.type == types.MessageType.Warning
+        for m in client.messages
+    ), client.messages
+    factored = project / result["factored_test"].split("::")[0]
+    for _ in range(300):
+        if client.diagnostics.get(factored.as_uri()):
+            break
+        await asyncio.sleep(0.1)
+    [warning] = client.diagnostics[factored.as_uri()]
+    assert warning.code == WARNING and warning.severity == types.DiagnosticSeverity.Warning
+    assert "app/logic.py:8 time.time" in warning.message, warning.message

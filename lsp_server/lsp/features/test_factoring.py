@@ -5,7 +5,10 @@ choose from, and diagnostics on factored tests whose environment changed since c
 profiles the test and returns the candidate boundaries for a quick pick;
 ``reks.factorTest`` (a node id, the boundaries, optionally a file) captures, emits and checks
 the factored test, with ``$/progress`` and cancellation. The code action "Factor this test"
-runs ``reks.factorTest`` without boundaries: the best suggested one is taken.
+runs ``reks.factorTest`` without boundaries: the best suggested one is taken. A factoring's
+warnings (T reads the wall clock while E is replayed from the capture's moment) are shown as
+a message when it ends, and as a diagnostic on the factored test while its transcript has
+them.
 """
 
 from __future__ import annotations
@@ -18,7 +21,12 @@ from typing import Any
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 
-from lsp_server.factoring import factor_test, stale_factored_tests, suggest_boundaries
+from lsp_server.factoring import (
+    factor_test,
+    factored_test_warnings,
+    stale_factored_tests,
+    suggest_boundaries,
+)
 from lsp_server.factoring.runner import RunError
 from lsp_server.jobs import Cancelled
 from lsp_server.lsp.arguments import require_interpreter
@@ -31,6 +39,7 @@ from lsp_server.project.text import parse_python
 FACTOR = "reks.factorTest"
 SUGGEST = "reks.suggestBoundaries"
 STALE = "reks.factoring.stale"
+WARNING = "reks.factoring.warning"
 SOURCE = "reks"
 TITLE = "Factor this test"
 
@@ -114,6 +123,13 @@ class FactoringFeature(Feature):
             raise JsonRpcException(f"reks: {exc}", code=types.LSPErrorCodes.RequestFailed) from exc
         finally:
             progress.end()
+        for warning in result.warnings:
+            self.host.lsp.window_show_message(
+                types.ShowMessageParams(
+                    type=types.MessageType.Warning,
+                    message=f"reks: factored test of {nodeid}: {warning}",
+                )
+            )
         self.host.spawn(self._publish_stale(project))
         return result.to_json()
 
@@ -134,18 +150,30 @@ class FactoringFeature(Feature):
         return nodeid, projects[0]
 
     async def _publish_stale(self, project: Project) -> None:
+        """The diagnostics of the project's factored tests: stale ones, and the warnings of
+        the others."""
         stale = await asyncio.to_thread(stale_factored_tests, project.root)
+        warned = await asyncio.to_thread(factored_test_warnings, project.root)
         per_uri: dict[str, list[types.Diagnostic]] = {}
+        found = [
+            (t.factored_test, f"stale factored test of {t.original}: {t.reason}", STALE)
+            for t in stale
+        ]
+        stale_files = {t.factored_test for t in stale}  # skipped when run: stale says it all
+        found += [
+            (w.factored_test, f"factored test of {w.original}: {w.reason}", WARNING)
+            for w in warned
+            if w.factored_test not in stale_files
+        ]
         start = types.Position(line=0, character=0)
-        for test in stale:
-            uri = path_to_uri(str(project.root / test.factored_test))
-            per_uri.setdefault(uri, []).append(
+        for rel, message, code in found:
+            per_uri.setdefault(path_to_uri(str(project.root / rel)), []).append(
                 types.Diagnostic(
                     range=types.Range(start, start),
-                    message=f"stale factored test of {test.original}: {test.reason}",
+                    message=message,
                     severity=types.DiagnosticSeverity.Warning,
                     source=SOURCE,
-                    code=STALE,
+                    code=code,
                 )
             )
         self.host.diagnostics.replace(self.name, str(project.root), per_uri)
