@@ -25,6 +25,9 @@ class UnitSpan:
     body_end: tuple[int, int]
     parent: str | None = None
     """The function unit this one is defined in (None: defined at module or class level)."""
+    code_start: tuple[int, int] | None = None
+    """Where the code after the docstring (the body's first statement, a string) starts
+    (its end when nothing follows); None without a docstring."""
 
 
 @dataclass(frozen=True)
@@ -41,6 +44,21 @@ class ImportStatement:
 
 
 _FuncDef = (ast.FunctionDef, ast.AsyncFunctionDef)
+
+
+def _code_start(node: ast.FunctionDef | ast.AsyncFunctionDef) -> tuple[int, int] | None:
+    head = node.body[0]
+    if not (isinstance(head, ast.Expr) and isinstance(head.value, ast.Constant)):
+        return None
+    if not isinstance(head.value.value, str):
+        return None
+    end = head.end_lineno or head.lineno
+    if len(node.body) == 1:
+        return (end, head.end_col_offset or 0)
+    second = node.body[1]
+    if second.lineno == end:  # ``"""doc"""; x = 1``
+        return (second.lineno, second.col_offset)
+    return (end + 1, 0)  # the next statement's first decorator, if it has any
 
 
 def scan(tree: ast.Module) -> tuple[list[UnitSpan], list[ImportStatement], set[str]]:
@@ -66,6 +84,7 @@ def scan(tree: ast.Module) -> tuple[list[UnitSpan], list[ImportStatement], set[s
                         body_start=(head.lineno, head.col_offset),
                         body_end=(tail.end_lineno or tail.lineno, tail.end_col_offset or 0),
                         parent=parent,
+                        code_start=_code_start(node),
                     )
                 )
                 if looks_up_by_string(node):

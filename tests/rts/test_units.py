@@ -43,7 +43,9 @@ def test_units_found() -> None:
     inner = Unit("m.py", "helper.<locals>.inner")
     functions = ("Box.grow", "Box.area", "helper", inner.name)
     assert set(units.checksums) == {
-        *(MODULE, *functions, *(f"{f}.<def>" for f in functions)),  # bodies and headers
+        *(MODULE, *functions),  # bodies, headers and docstrings (empty ones too)
+        *(f"{f}.<def>" for f in functions),
+        *(f"{f}.<doc>" for f in functions),
         # bindings: a constant, a class and its attribute, a standard-library import
         *("LIMIT", "Box", "Box.size", "os"),
     }
@@ -211,3 +213,12 @@ def test_bindings_and_the_module_part() -> None:
     assert module_changes("return 1", "return 1\n\n\n@register\ndef more():\n    pass\n")
     assert module_changes("pytest_configure(config)", "pytest_configure(config, more=1)")
     assert module_changes("x = 1", "x = 2")
+
+
+def test_docstring_edit_changes_only_the_docstring_unit() -> None:
+    documented = BASE.replace("def grow(self, n):\n", 'def grow(self, n):\n        """Grow."""\n')
+    assert changed_units(BASE, documented) == {"Box.grow.<doc>"}
+    reworded = documented.replace('"""Grow."""', '"""Grow by n."""')
+    assert changed_units(documented, reworded) == {"Box.grow.<doc>"}
+    recoded = documented.replace("self.size + n", "n + self.size")
+    assert changed_units(documented, recoded) == {"Box.grow"}
