@@ -4,10 +4,11 @@ statements of a parsed module (``units.source_units`` builds the units from it).
 from __future__ import annotations
 
 import ast
+import bisect
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from lsp_server.rts.lookups import looks_up_by_string
+from lsp_server.rts.lookups import DYNAMIC_NAMES, looks_up_by_string
 from lsp_server.rts.purity import nested_statements
 
 LOCALS = "<locals>"
@@ -46,6 +47,16 @@ class ImportStatement:
 _FuncDef = (ast.FunctionDef, ast.AsyncFunctionDef)
 
 
+def _dynamic_name_lines(tree: ast.Module) -> set[int]:
+    lines: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and node.id in DYNAMIC_NAMES:
+            lines.add(node.lineno)
+        elif isinstance(node, ast.Attribute) and node.attr in DYNAMIC_NAMES:
+            lines.update(range(node.lineno, (node.end_lineno or node.lineno) + 1))
+    return lines
+
+
 def _code_start(node: ast.FunctionDef | ast.AsyncFunctionDef) -> tuple[int, int] | None:
     head = node.body[0]
     if not (isinstance(head, ast.Expr) and isinstance(head.value, ast.Constant)):
@@ -67,6 +78,9 @@ def scan(tree: ast.Module) -> tuple[list[UnitSpan], list[ImportStatement], set[s
     spans: list[UnitSpan] = []
     imports: list[ImportStatement] = []
     dynamic: set[str] = set()
+    # Lines that spell a lookup-by-string name: only functions spanning one need the
+    # (costly) syntax check, and most functions span none.
+    suspect = sorted(_dynamic_name_lines(tree))
 
     def visit(body: Iterable[ast.stmt], prefix: str, parent: str | None) -> None:
         for node in body:
@@ -87,7 +101,9 @@ def scan(tree: ast.Module) -> tuple[list[UnitSpan], list[ImportStatement], set[s
                         code_start=_code_start(node),
                     )
                 )
-                if looks_up_by_string(node):
+                last = node.end_lineno or node.lineno
+                at = bisect.bisect_left(suspect, first)
+                if at < len(suspect) and suspect[at] <= last and looks_up_by_string(node):
                     dynamic.add(name)
                 visit(node.body, f"{name}.{LOCALS}.", name)
             elif isinstance(node, ast.ClassDef):
