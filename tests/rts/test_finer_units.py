@@ -204,7 +204,8 @@ def test_all_is_seen_by_star_imports_and_its_readers_not_every_importer(
             assert "one" in lib.__all__
         """,
     )
-    write(pytester, "test_user.py", "import user\n\n\ndef test_star():\n    assert user.one() == 1\n")
+    star_test = "import user\n\n\ndef test_star():\n    assert user.one() == 1\n"
+    write(pytester, "test_user.py", star_test)
     assert run(pytester) == {"test_one", "test_exports", "test_star"}
     edit(pytester, "lib.py", '__all__ = ["one"]', '__all__ = ["one", "two"]\ntwo = 2')
     assert run(pytester) == {"test_exports", "test_star"}
