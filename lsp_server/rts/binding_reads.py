@@ -17,6 +17,7 @@ from lsp_server.rts.lookups import BODY_READS, DOC_READS
 from lsp_server.rts.reads import EVERY_NAME, NAMES
 from lsp_server.rts.snapshots import FileStates
 from lsp_server.rts.units import (
+    DOC,
     MODULE,
     FileUnits,
     Unit,
@@ -101,9 +102,13 @@ class BindingReads:
     def _found_by_string(self, path: str, file_units: FileUnits) -> frozenset[int]:
         cached = self._by_string.get(path)
         if cached is None:
+            # Bodies and docstrings: what code a test ran and which docstrings it read by
+            # name say who sees those (as before docstrings had units of their own).
             sums = file_units.checksums
             cached = frozenset(
-                self._intern(u) for u in file_units.units() if header_name(u.name) not in sums
+                self._intern(u)
+                for u in file_units.units()
+                if header_name(u.name) not in sums and not u.name.endswith(DOC)
             )
             self._by_string[path] = cached
         return cached

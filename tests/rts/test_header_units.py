@@ -241,3 +241,18 @@ def test_a_docstring_set_at_import_is_no_read_of_bodies(pytester: pytest.Pyteste
     assert run(pytester) == {"test_inc", "test_dec"}
     edit(pytester, "core.py", "return x - 1", "return x - 2 + 1")
     assert run(pytester) == {"test_dec"}
+
+
+def test_a_lookup_by_string_sees_no_docstring_it_did_not_read(pytester: pytest.Pytester) -> None:
+    write(pytester, "core.py", 'def inc(x):\n    """Add one."""\n    return x + 1\n')
+    write(
+        pytester,
+        "test_find.py",
+        "import core\n\n\ndef find(name):\n    return getattr(core, name)\n\n\n"
+        "def test_inc():\n    assert find('i' + 'nc')(1) == 2\n",
+    )
+    assert run(pytester) == {"test_inc"}
+    edit(pytester, "core.py", "Add one.", "Add 1.")
+    assert run(pytester) == set()
+    edit(pytester, "core.py", "return x + 1", "return 1 + x")
+    assert run(pytester) == {"test_inc"}
