@@ -20,19 +20,17 @@ from types import CodeType
 import pytest
 
 from lsp_server.project.files import ProjectPaths, is_python
+from lsp_server.rts.binding_reads import BindingReads
 from lsp_server.rts.imports import ImportResolver
-from lsp_server.rts.lookups import BODY_READS
-from lsp_server.rts.reads import EVERY_NAME, NAMES, builds_classes, code_reads
+from lsp_server.rts.reads import builds_classes, code_reads
 from lsp_server.rts.snapshots import FileStates
 from lsp_server.rts.tracing import CodeSet, CodeTracer, ReturnKinds
 from lsp_server.rts.units import (
     FILE,
     MODULE,
-    FileUnits,
     ImportStatement,
     Unit,
-    body_name,
-    bound_name,
+    doc_name,
     header_name,
 )
 
@@ -74,13 +72,9 @@ class UnitAttribution:
         self._code_reads: dict[int, tuple[frozenset[str], bool]] = {}
         self._static_reads: dict[object, tuple[frozenset[str], bool]] = {}
         self._footprint_reads: dict[int, tuple[frozenset[str], bool]] = {}
-        # A name -> (path, unit name) of the binding units of every file indexed so far.
-        self._bound: dict[str, list[tuple[str, str]]] = {}
-        self._indexed: set[str] = set()
         self._functions: dict[int, Unit | None] = {}  # by id(code): see ``function_of``
         self._ran_of: dict[int, tuple[Unit, ...]] = {}  # by id(code): see ``functions_ran``
-        # A module -> the names its foreign calls at import are handed (rts.lookups).
-        self._handed: dict[str, frozenset[str]] = {}
+        self.bindings = BindingReads(states, self.resolver, self._intern, self._units)
 
     def units_of_test(
         self, item: pytest.Item, window: Window, tracer: CodeTracer
@@ -107,7 +101,7 @@ class UnitAttribution:
         for module in ids.intersection(self._footprint_reads):
             names.update(self._footprint_reads[module][0])
             dynamic = dynamic or self._footprint_reads[module][1]
-        ids = ids.union(self._bindings_read(ids, names, dynamic))
+        ids = ids.union(self.bindings.read(ids, names, dynamic))
         return tuple(map(self._units.__getitem__, ids))
 
     def return_kinds(self, ran: CodeSet, returns: ReturnKinds) -> dict[Unit, set[str]]:
@@ -164,88 +158,6 @@ class UnitAttribution:
         self._functions[id(code)] = unit
         self._codes.append(code)  # its id stays a valid key
         return unit
-
-    def _bindings_read(self, ids: frozenset[int], names: set[str], dynamic: bool) -> set[int]:
-        """The binding units of the modules ``ids`` depends on that the test reads: those
-        of ``names``, of the names the module units and those bindings read at import
-        (closed over), of the classes they belong to; every unit of those modules when the
-        test looked names up by string. The names read go in as ``NAMES`` units."""
-        units = self._units
-        paths = {units[i].path for i in ids if units[i].name == MODULE}
-        found: set[int] = set()
-        pending = set(names)
-        for path in paths:
-            file_units = self.states.units(path)
-            if file_units is None:
-                continue
-            self._index(path, file_units)
-            pending |= file_units.residue_refs
-            if dynamic:  # every unit but the bodies: rts.lookups says who sees those
-                sums = file_units.checksums
-                found.update(
-                    self._intern(u) for u in file_units.units() if header_name(u.name) not in sums
-                )
-        for uid in ids:  # what ran: the classes and bindings it belongs to
-            unit = units[uid]
-            if unit.path in paths and (file_units := self.states.units(unit.path)):
-                pending |= file_units.refs.get(unit.name, frozenset())
-                owner = file_units.class_of(unit)
-                if owner is not None:
-                    found.add(self._intern(owner))
-                    pending |= file_units.refs.get(owner.name, frozenset())
-        seen: set[str] = set()
-        while pending:
-            name = pending.pop()
-            seen.add(name)
-            for path, unit_name in self._bound.get(name, ()):
-                if path in paths:
-                    found.add(self._intern(Unit(path, unit_name)))
-                    file_units = self.states.units(path)
-                    assert file_units is not None
-                    pending |= file_units.refs.get(unit_name, frozenset()) - seen
-            pending -= seen
-        found.update(self._intern(Unit(NAMES, name)) for name in seen)
-        if dynamic:
-            found.add(self._intern(Unit(NAMES, EVERY_NAME)))
-        self._add_bodies(found, paths, not BODY_READS.isdisjoint(seen))
-        return found
-
-    def _add_bodies(self, found: set[int], paths: set[str], every: bool) -> None:
-        """The bodies of the functions whose headers are in ``found`` that the test may
-        see: every one when it read code or docstrings, else those handed to library
-        code at import by a module it depends on."""
-        handed = frozenset().union(*map(self._handed_names, paths))
-        for uid in list(found):
-            unit = self._units[uid]
-            body = body_name(unit.name)
-            if body is not None and (every or bound_name(unit.name) in handed):
-                found.add(self._intern(Unit(unit.path, body)))
-
-    def _handed_names(self, path: str) -> frozenset[str]:
-        cached = self._handed.get(path)
-        if cached is not None:
-            return cached
-        file_units = self.states.units(path)
-        names: set[str] = set()
-        if file_units is not None:
-            for roots, reads in file_units.call_sites:
-                if not all(self._is_project_name(path, file_units, root) for root in roots):
-                    names |= reads
-        self._handed[path] = frozenset(names)
-        return self._handed[path]
-
-    def _is_project_name(self, path: str, file_units: FileUnits, name: str) -> bool:
-        """Whether calling ``name`` at the top of ``path`` runs project code (traced)."""
-        module = file_units.import_origins.get(name)
-        if module is None:
-            return False  # a builtin, or a name assigned from anything
-        return module.startswith(".") or self.resolver.is_project_module(path, module)
-
-    def _index(self, path: str, file_units: FileUnits) -> None:
-        if path not in self._indexed:
-            self._indexed.add(path)
-            for name, unit_names in file_units.bound.items():
-                self._bound.setdefault(name, []).extend((path, u) for u in unit_names)
 
     def _imports_of(self, rel: str) -> list[ImportStatement] | None:
         units = self.states.units(rel)
@@ -358,7 +270,10 @@ class UnitAttribution:
             if doc_rel is not None and is_python(doc_rel):
                 file_units = self.states.units(doc_rel)
                 if file_units is not None and dtest.lineno is not None:
-                    units.add(file_units.unit_at_line(dtest.lineno + 1))
+                    function = file_units.unit_at_line(dtest.lineno + 1)
+                    units.add(function)
+                    if function.name in file_units.spans:  # the examples are its docstring
+                        units.add(Unit(doc_rel, doc_name(function.name)))
                     # A class's docstring is in the class unit, not the module's.
                     owner = file_units.class_at_line(dtest.lineno + 1)
                     if owner is not None:

@@ -11,7 +11,7 @@ The code outside function bodies is split into units (``units.source_units``):
   name its body binds gets an alias unit (``C.attr``, same checksum) so that a test reading
   ``obj.attr`` finds it;
 * the *residue*, the module unit: imports, calls and every other statement with effects at
-  import, and names the tools look up by name (``__all__``, ``__getattr__``, pytest hooks,
+  import, and names the tools look up by name (``__getattr__``, pytest hooks,
   ``setUpModule``...). Every test that imports the module depends on it, as before. Its
   statements that call what the module does not define are its ``call_sites``: library
   code handed a function there may read its docstring (``rts.lookups``).
@@ -48,7 +48,6 @@ __all__ = ["Binding", "ModuleLayout", "import_time_names", "module_layout", "nes
 # reference in code: their statements stay in the residue.
 _LOOKED_UP = frozenset(
     [
-        "__all__",
         "__getattr__",
         "__dir__",
         "__path__",
@@ -69,8 +68,11 @@ _LOOKED_UP = frozenset(
 
 # Module dunders only code reading them by name sees (Python gives ``__name__``,
 # ``__path__``, ``__spec__``... a meaning of their own: those stay in the residue).
+# ``__all__`` is read by name too: by ``from m import *`` (``purity.import_time_names``
+# counts it as a read of the importing statement) and by code spelling it.
 _INERT_DUNDERS = frozenset(
     [
+        "__all__",
         "__version__",
         "__version_info__",
         "__author__",

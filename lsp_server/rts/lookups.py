@@ -6,9 +6,10 @@
   read, see ``rts.reads``), so it is no lookup by string: a wrapper that copies
   ``__doc__`` and ``__name__`` off every function it wraps (``toolz.curry``) does not make
   its importers depend on everything.
-* A function's body (its code and its docstring) is seen by code that reads it by one of
-  ``BODY_READS`` (``__doc__``, ``__code__``, ``inspect.getsource``, ``help``...), and by
-  library code handed the function object at import (``click.command()(f)`` formats the
+* A function's docstring is seen by code that reads it by one of ``DOC_READS``
+  (``__doc__``, ``inspect.getdoc``, ``help``...); its code and docstring by code that reads
+  one of ``BODY_READS`` (``__code__``, ``inspect.getsource``...), and by library code
+  handed the function object at import (``click.command()(f)`` formats the
   docstring into a help text; reks does not trace library code). A statement that runs at
   import and calls something not defined in the project (``call_roots`` not imported from
   project modules, builtins included) is *foreign*: the functions it names are depended on
@@ -43,24 +44,25 @@ DYNAMIC_NAMES = frozenset(
 )
 _BY_NAME = frozenset(["getattr", "hasattr", "setattr", "delattr"])
 
+DOC_READS = frozenset(["__doc__", "getdoc", "help", "pydoc"])
+"""Names whose reading means "sees a function's docstring" (its ``.<doc>`` unit)."""
+
 BODY_READS = frozenset(
     [
-        "__doc__",
         "__code__",
         "co_code",
         "getsource",
         "getsourcelines",
         "findsource",
         "getblock",
-        "getdoc",
         "getcomments",
-        "help",
-        "pydoc",
         "dis",
     ]
 )
-"""Names whose reading means "sees a function's code or docstring". A signature
-(``inspect.signature``, ``__defaults__``, ``__annotations__``) is the header's alone."""
+"""Names whose reading means "sees a function's code" (its body unit, and its docstring:
+source text holds both). A
+signature (``inspect.signature``, ``__defaults__``, ``__annotations__``) is the header's
+alone."""
 
 
 def _constant_name_calls(node: ast.AST) -> set[int]:

@@ -104,6 +104,8 @@ def import_time_names(node: ast.AST) -> set[str]:
         item = stack.pop()
         if isinstance(item, ast.Name) and item.id != "__doc__":
             out.add(item.id)
+        elif isinstance(item, ast.ImportFrom) and any(a.name == "*" for a in item.names):
+            out.add("__all__")  # which names it binds
         elif isinstance(item, ast.Attribute) and (item.attr != "__doc__" or not copies):
             out.add(item.attr)
         if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)):

@@ -4,10 +4,11 @@ statements of a parsed module (``units.source_units`` builds the units from it).
 from __future__ import annotations
 
 import ast
+import bisect
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from lsp_server.rts.lookups import looks_up_by_string
+from lsp_server.rts.lookups import DYNAMIC_NAMES, looks_up_by_string
 from lsp_server.rts.purity import nested_statements
 
 LOCALS = "<locals>"
@@ -25,6 +26,9 @@ class UnitSpan:
     body_end: tuple[int, int]
     parent: str | None = None
     """The function unit this one is defined in (None: defined at module or class level)."""
+    code_start: tuple[int, int] | None = None
+    """Where the code after the docstring (the body's first statement, a string) starts
+    (its end when nothing follows); None without a docstring."""
 
 
 @dataclass(frozen=True)
@@ -43,12 +47,40 @@ class ImportStatement:
 _FuncDef = (ast.FunctionDef, ast.AsyncFunctionDef)
 
 
+def _dynamic_name_lines(tree: ast.Module) -> set[int]:
+    lines: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and node.id in DYNAMIC_NAMES:
+            lines.add(node.lineno)
+        elif isinstance(node, ast.Attribute) and node.attr in DYNAMIC_NAMES:
+            lines.update(range(node.lineno, (node.end_lineno or node.lineno) + 1))
+    return lines
+
+
+def _code_start(node: ast.FunctionDef | ast.AsyncFunctionDef) -> tuple[int, int] | None:
+    head = node.body[0]
+    if not (isinstance(head, ast.Expr) and isinstance(head.value, ast.Constant)):
+        return None
+    if not isinstance(head.value.value, str):
+        return None
+    end = head.end_lineno or head.lineno
+    if len(node.body) == 1:
+        return (end, head.end_col_offset or 0)
+    second = node.body[1]
+    if second.lineno == end:  # ``"""doc"""; x = 1``
+        return (second.lineno, second.col_offset)
+    return (end + 1, 0)  # the next statement's first decorator, if it has any
+
+
 def scan(tree: ast.Module) -> tuple[list[UnitSpan], list[ImportStatement], set[str]]:
     """Every function's span, every import statement and the functions that look names up
     by string, in one walk over statements (expressions hold no statements)."""
     spans: list[UnitSpan] = []
     imports: list[ImportStatement] = []
     dynamic: set[str] = set()
+    # Lines that spell a lookup-by-string name: only functions spanning one need the
+    # (costly) syntax check, and most functions span none.
+    suspect = sorted(_dynamic_name_lines(tree))
 
     def visit(body: Iterable[ast.stmt], prefix: str, parent: str | None) -> None:
         for node in body:
@@ -66,9 +98,12 @@ def scan(tree: ast.Module) -> tuple[list[UnitSpan], list[ImportStatement], set[s
                         body_start=(head.lineno, head.col_offset),
                         body_end=(tail.end_lineno or tail.lineno, tail.end_col_offset or 0),
                         parent=parent,
+                        code_start=_code_start(node),
                     )
                 )
-                if looks_up_by_string(node):
+                last = node.end_lineno or node.lineno
+                at = bisect.bisect_left(suspect, first)
+                if at < len(suspect) and suspect[at] <= last and looks_up_by_string(node):
                     dynamic.add(name)
                 visit(node.body, f"{name}.{LOCALS}.", name)
             elif isinstance(node, ast.ClassDef):

@@ -4,10 +4,11 @@ A unit is a function or method (any ``def``, nested ones included, named by its
 ``__qualname__``: ``f.<locals>.g``), a *binding* outside function bodies, the module part
 of a Python file, or a whole non-Python file.
 
-A ``def`` is two units: its body (the function's unit, named by its qualified name:
-docstring and code, what running it depends on) and its header (``f.<def>``: decorators,
-signature, default values, what referring to the function object depends on; see
-``rts.lookups`` for when a reference sees the body too).
+A ``def`` is three units: its body (the function's unit, named by its qualified name: the
+code after the docstring, what running it depends on), its header (``f.<def>``:
+decorators, signature, default values, what referring to the function object depends on)
+and its docstring (``f.<doc>``, empty without one: only code reading ``__doc__`` or the
+source sees it; see ``rts.lookups`` for when a reference sees the body and docstring).
 
 Outside function bodies (see ``rts.bindings``) each top-level statement that only binds
 names is a unit of its own, named by what it binds: a ``def`` is its function's header
@@ -73,8 +74,16 @@ HEADER = ".<def>"
 """Suffix of a function's header unit: ``C.m.<def>`` is the header of ``C.m``."""
 
 
+DOC = ".<doc>"
+"""Suffix of a function's docstring unit: ``C.m.<doc>`` is the docstring of ``C.m``."""
+
+
 def header_name(function: str) -> str:
     return function + HEADER
+
+
+def doc_name(function: str) -> str:
+    return function + DOC
 
 
 def body_name(unit_name: str) -> str | None:
@@ -84,8 +93,9 @@ def body_name(unit_name: str) -> str | None:
 
 def bound_name(unit_name: str) -> str | None:
     """The name a unit binds outside function bodies (``C.x`` -> ``x``, ``f.<def>`` ->
-    ``f``); None for the module and file units and functions nested in functions."""
-    if unit_name in (MODULE, FILE) or _LOCALS in unit_name:
+    ``f``); None for the module and file units, docstrings and functions nested in
+    functions."""
+    if unit_name in (MODULE, FILE) or _LOCALS in unit_name or unit_name.endswith(DOC):
         return None
     return (body_name(unit_name) or unit_name).rpartition(".")[2]
 
@@ -229,8 +239,11 @@ def source_units(path: str, source: str) -> FileUnits:
             for child in children.get(span.name, ())
             if span.first_line <= child.first_line <= span.last_line
         ]
-        body = text.between(span.body_start, span.body_end, holes)
+        code_start = span.code_start or span.body_start
+        body = text.between(code_start, span.body_end, holes)
         variants.setdefault(span.name, []).extend(body)
+        docstring = text.without(span.body_start, code_start, ())
+        variants.setdefault(doc_name(span.name), []).extend(docstring)
         header = text.without((span.first_line, 0), span.body_start, ())
         variants.setdefault(header_name(span.name), []).extend(header)
         result.spans.setdefault(span.name, span)

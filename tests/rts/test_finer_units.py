@@ -184,6 +184,33 @@ def test_star_import_and_all(pytester: pytest.Pytester) -> None:
     assert run(pytester) == {"test_count"}
 
 
+def test_all_is_seen_by_star_imports_and_its_readers_not_every_importer(
+    pytester: pytest.Pytester,
+) -> None:
+    write(pytester, "lib.py", '__all__ = ["one"]\n\n\ndef one():\n    return 1\n')
+    write(pytester, "user.py", "from lib import *\n")
+    write(
+        pytester,
+        "test_lib.py",
+        """
+        import lib
+
+
+        def test_one():
+            assert lib.one() == 1
+
+
+        def test_exports():
+            assert "one" in lib.__all__
+        """,
+    )
+    star_test = "import user\n\n\ndef test_star():\n    assert user.one() == 1\n"
+    write(pytester, "test_user.py", star_test)
+    assert run(pytester) == {"test_one", "test_exports", "test_star"}
+    edit(pytester, "lib.py", '__all__ = ["one"]', '__all__ = ["one", "two"]\ntwo = 2')
+    assert run(pytester) == {"test_exports", "test_star"}
+
+
 def test_lookups_by_string_make_a_test_depend_on_every_binding(pytester: pytest.Pytester) -> None:
     write(
         pytester,

@@ -1,9 +1,9 @@
-"""A ``def`` has two units: its header (decorators, signature, defaults) and its body
-(docstring included). Module code that only refers to a function object (a re-export, a
+"""A ``def`` has three units: its header (decorators, signature, defaults), its body (the
+code) and its docstring. Module code that only refers to a function object (a re-export, a
 wrapper made at import) makes its importers depend on the header; running the function
-makes a test depend on the body. Reading a function's code or docstring (``__doc__``,
-``inspect.getsource``, a library that formats it at import) keeps the body, on real pytest
-sessions."""
+makes a test depend on the body; reading docstrings (``__doc__``) on the docstrings. Reading
+a function's code (``inspect.getsource``, a library that formats it at import) keeps body
+and docstring, on real pytest sessions."""
 
 from __future__ import annotations
 
@@ -101,24 +101,72 @@ def project(pytester: pytest.Pytester) -> pytest.Pytester:
     return pytester
 
 
-def test_a_docstring_edit_selects_the_tests_that_ran_the_body_or_read_it(
+def test_a_docstring_edit_selects_the_tests_that_read_it_not_those_that_ran_the_body(
     project: pytest.Pytester,
 ) -> None:
     edit(project, "core.py", "Add step to x.", "Add step to x, an int.")
-    # test_dec_source read some source: every body it may have read counts.
-    assert run(project) == {"test_inc", "test_inc_doc", "test_dec_source"}
+    # test_dec_source read some source: every body and docstring it may have read counts.
+    # test_inc ran inc, whose code never reads its docstring.
+    assert run(project) == {"test_inc_doc", "test_dec_source"}
 
 
-def test_a_body_edit_selects_the_tests_that_ran_it(project: pytest.Pytester) -> None:
+def test_a_body_edit_selects_the_tests_that_ran_it_not_the_docstring_readers(
+    project: pytest.Pytester,
+) -> None:
     edit(project, "core.py", "return x + step", "return step + x")
-    assert run(project) == {"test_inc", "test_inc_doc", "test_dec_source"}
+    assert run(project) == {"test_inc", "test_dec_source"}
 
 
-def test_source_and_docs_read_at_import_or_by_name_keep_the_body(
+def test_source_and_docs_read_at_import_or_by_name_see_the_docstring(
     project: pytest.Pytester,
 ) -> None:
     edit(project, "core.py", "Subtract one.", "Subtract 1.")
-    assert run(project) == {"test_dec", "test_dec_source", "test_inc_doc", "test_dec_help"}
+    assert run(project) == {"test_dec_source", "test_inc_doc", "test_dec_help"}
+    edit(project, "core.py", "return x - 1", "return x - 2 + 1")
+    # pydoc was handed dec at import: what it made may show the code too.
+    assert run(project) == {"test_dec", "test_dec_source", "test_dec_help"}
+
+
+def test_a_docstring_added_or_doctest_edited_selects_its_readers(
+    pytester: pytest.Pytester,
+) -> None:
+    write(
+        pytester,
+        "core.py",
+        '''
+        def inc(x):
+            return x + 1
+
+
+        def dec(x):
+            """
+            >>> dec(2)
+            1
+            """
+            return x - 1
+        ''',
+    )
+    write(
+        pytester,
+        "test_core.py",
+        """
+        import core
+
+
+        def test_inc():
+            assert core.inc(1) == 2
+
+
+        def test_inc_doc():
+            assert core.inc.__doc__ != "Two more."
+        """,
+    )
+    write(pytester, "pytest.ini", "[pytest]\naddopts = --doctest-modules\n")
+    assert run(pytester) == {"test_inc", "test_inc_doc", "core.dec"}
+    edit(pytester, "core.py", "    return x + 1", '    """One more."""\n    return x + 1')
+    assert run(pytester) == {"test_inc_doc"}
+    edit(pytester, "core.py", "dec(2)\n    1\n", "dec(3)\n    2\n")
+    assert run(pytester) == {"core.dec"}
 
 
 def test_a_header_edit_selects_every_test_that_refers_to_the_function(
@@ -193,3 +241,18 @@ def test_a_docstring_set_at_import_is_no_read_of_bodies(pytester: pytest.Pyteste
     assert run(pytester) == {"test_inc", "test_dec"}
     edit(pytester, "core.py", "return x - 1", "return x - 2 + 1")
     assert run(pytester) == {"test_dec"}
+
+
+def test_a_lookup_by_string_sees_no_docstring_it_did_not_read(pytester: pytest.Pytester) -> None:
+    write(pytester, "core.py", 'def inc(x):\n    """Add one."""\n    return x + 1\n')
+    write(
+        pytester,
+        "test_find.py",
+        "import core\n\n\ndef find(name):\n    return getattr(core, name)\n\n\n"
+        "def test_inc():\n    assert find('i' + 'nc')(1) == 2\n",
+    )
+    assert run(pytester) == {"test_inc"}
+    edit(pytester, "core.py", "Add one.", "Add 1.")
+    assert run(pytester) == set()
+    edit(pytester, "core.py", "return x + 1", "return 1 + x")
+    assert run(pytester) == {"test_inc"}

@@ -38,7 +38,9 @@ def test_record_and_query(project: Path) -> None:
         assert store.tests_depending_on(Unit("m.py", "g")) == ["t.py::b"]
         assert [e.nodeid for e in store.executions_of(Unit("m.py", "f"))] == ["t.py::a"]
         assert store.executions_of(Unit("m.py", "f"))[0].duration == 0.5
-        assert set(store.units_of("m.py")) == {"f", "g", "f.<def>", "g.<def>", "X", MODULE}
+        assert set(store.units_of("m.py")) == {
+            *("f", "g", "f.<def>", "g.<def>", "f.<doc>", "g.<doc>", "X", MODULE)
+        }
         sel = select_affected_tests(project, store)
         assert sel.selected == {}
         (project / "m.py").write_text(SRC.replace("return 2", "return 3"))

@@ -43,7 +43,9 @@ def test_units_found() -> None:
     inner = Unit("m.py", "helper.<locals>.inner")
     functions = ("Box.grow", "Box.area", "helper", inner.name)
     assert set(units.checksums) == {
-        *(MODULE, *functions, *(f"{f}.<def>" for f in functions)),  # bodies and headers
+        *(MODULE, *functions),  # bodies, headers and docstrings (empty ones too)
+        *(f"{f}.<def>" for f in functions),
+        *(f"{f}.<doc>" for f in functions),
         # bindings: a constant, a class and its attribute, a standard-library import
         *("LIMIT", "Box", "Box.size", "os"),
     }
@@ -196,10 +198,10 @@ def test_bindings_and_the_module_part() -> None:
         """
     )
     units = source_units("m.py", source)
-    # Plain bindings are units of their own; calls, registrations, names looked up by
-    # name and metaclasses stay in the module part.
-    assert {"A", "B", "f"} <= set(units.checksums)
-    assert not {"C", "K", "__all__"} & set(units.checksums)
+    # Plain bindings are units of their own (``__all__`` too: a star import reads it);
+    # calls, registrations, names looked up by name and metaclasses stay in the module part.
+    assert {"A", "B", "f", "__all__"} <= set(units.checksums)
+    assert not {"C", "K"} & set(units.checksums)
     assert units.refs["B"] == frozenset({"A"})
     assert {"make", "register", "Meta"} <= units.residue_refs
 
@@ -207,7 +209,16 @@ def test_bindings_and_the_module_part() -> None:
         return checksums(source.replace(old, new))[MODULE] != checksums(source)[MODULE]
 
     assert not module_changes("A = 1", "A = 1\nD = 4\n\n\ndef g():\n    return D\n")
-    assert module_changes('["f"]', '["f", "g"]')
+    assert not module_changes('["f"]', '["f", "g"]')  # the `__all__` unit's change
     assert module_changes("return 1", "return 1\n\n\n@register\ndef more():\n    pass\n")
     assert module_changes("pytest_configure(config)", "pytest_configure(config, more=1)")
     assert module_changes("x = 1", "x = 2")
+
+
+def test_docstring_edit_changes_only_the_docstring_unit() -> None:
+    documented = BASE.replace("def grow(self, n):\n", 'def grow(self, n):\n        """Grow."""\n')
+    assert changed_units(BASE, documented) == {"Box.grow.<doc>"}
+    reworded = documented.replace('"""Grow."""', '"""Grow by n."""')
+    assert changed_units(documented, reworded) == {"Box.grow.<doc>"}
+    recoded = documented.replace("self.size + n", "n + self.size")
+    assert changed_units(documented, recoded) == {"Box.grow"}
