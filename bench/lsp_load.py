@@ -243,7 +243,7 @@ async def bench_load(root: Path, args: argparse.Namespace, engine: str) -> None:
     started = time.perf_counter()
     session = Session(ENGINES[engine], root)
     await session.start()
-    print(f"\n== {engine}: {' '.join(ENGINES[engine][:-3])} ==")
+    print(f"\n== {engine} ==")
     print(f"initialize answered {time.perf_counter() - started:.2f} s after process start")
     try:
         for path in [big, *small]:
