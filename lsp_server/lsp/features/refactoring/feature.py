@@ -16,6 +16,8 @@ from lsp_server.lsp.features.refactoring import code_actions, on_save, rename
 from lsp_server.lsp.features.refactoring.code_actions import INLINE_OUTLINE_CHARS
 from lsp_server.lsp.features.refactoring.lifecycle import PendingApplications, check_pending
 from lsp_server.lsp.progress import ClientProgress
+from lsp_server.project.files import MAX_ANALYSED_CHARS as MAX_CHARS
+from lsp_server.project.files import PYTHON_SUFFIXES
 from lsp_server.refactor.model import RefactoringError
 from lsp_server.refactor.outline_service import OutlineService
 
@@ -92,8 +94,10 @@ class RefactoringFeature(Feature):
         self.host.engine.set_overlay(path, text)
         if text is None:
             self.outlines.forget(uri)
-        elif self.outlines.latest(uri) is not None and len(text) > INLINE_OUTLINE_CHARS:
-            self.outlines.analyse(uri, text)  # made while the user types on
+        elif path.endswith(PYTHON_SUFFIXES) and INLINE_OUTLINE_CHARS < len(text) <= MAX_CHARS:
+            # Made from the document's opening on, while the user types: the first code
+            # action finds one ready, and the later ones one close to the current text.
+            self.outlines.analyse(uri, text)
         check_pending(self, {path})
 
     def files_changed(self, uris: list[str]) -> None:
