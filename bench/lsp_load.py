@@ -243,7 +243,7 @@ async def bench_load(root: Path, args: argparse.Namespace, engine: str) -> None:
     started = time.perf_counter()
     session = Session(ENGINES[engine], root)
     await session.start()
-    print(f"\n== rope in a {engine} ==")
+    print(f"\n== {engine} ==")
     print(f"initialize answered {time.perf_counter() - started:.2f} s after process start")
     try:
         for path in [big, *small]:
@@ -318,9 +318,19 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=15)
     parser.add_argument("--skip-buffers", action="store_true")
     parser.add_argument(
-        "--engines", default="process,thread", help=f"comma-separated, of {', '.join(ENGINES)}"
+        "--engines",
+        default="process,thread",
+        help=f"comma-separated, of {', '.join(ENGINES)} (and `checkout` with --checkout)",
     )
-    asyncio.run(main_async(parser.parse_args()))
+    parser.add_argument(
+        "--checkout",
+        help="a directory holding another version's lsp_server package (e.g. from `git"
+        " archive main lsp_server`): the engine `checkout` runs that server, a peer",
+    )
+    args = parser.parse_args()
+    if args.checkout:
+        ENGINES["checkout"] = ["env", f"PYTHONPATH={Path(args.checkout).resolve()}", *SERVER]
+    asyncio.run(main_async(args))
 
 
 if __name__ == "__main__":

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from lsp_server.project.text import parse_python
-from lsp_server.refactor.cursor import Cursor, is_parameter, stores
+from lsp_server.refactor.cursor import Cursor, is_parameter
 from lsp_server.refactor.destinations import ProjectModule, project_class_attributes
 
 # Setting keys (``ActionSettings`` fields) each offer is switched by.
@@ -174,7 +174,7 @@ def _move_method(cursor: Cursor) -> list[Offer]:
             cursor.at,
             args={"destination": attribute},
         )
-        for attribute in project_class_attributes(cursor.tree, parent, cursor.project_module)[
+        for attribute in project_class_attributes(cursor.facts, parent, cursor.project_module)[
             :MAX_MOVE_TARGETS
         ]
     ]
@@ -225,7 +225,7 @@ def _inline(cursor: Cursor) -> list[Offer]:
         return []
     in_function = cursor.innermost_function is not None
     if cursor.local_store or (
-        not in_function and stores(cursor.tree, word) and not cursor.module_function
+        not in_function and cursor.module_store and not cursor.module_function
     ):
         return [
             Offer(f"Inline variable `{word}`", "refactor.inline.variable", "inline", INLINE, at)
@@ -310,7 +310,7 @@ def _introduce_parameter(cursor: Cursor) -> list[Offer]:
 
 
 def _organize_imports(cursor: Cursor) -> list[Offer]:
-    if not any(isinstance(n, (ast.Import, ast.ImportFrom)) for n in cursor.tree.body):
+    if not cursor.has_imports:
         return []
     return [
         Offer("Organize imports", "source.organizeImports", "organize-imports", ORGANIZE_IMPORTS, 0)
@@ -348,3 +348,6 @@ OFFER_FAMILIES: tuple[Callable[[Cursor], list[Offer]], ...] = (
 )
 """Each family lists its offers at a cursor; the editor shows them in this order. To add a
 refactoring family: write its function and put it here."""
+WHOLE_MODULE_FAMILIES = (_organize_imports, _move_module)
+"""Families whose offers act on the whole module (offset 0), wherever the cursor is
+(``refactor.outline_offers`` does not move them to the cursor's part of the module)."""

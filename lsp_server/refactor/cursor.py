@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import TypeGuard
 
 from lsp_server.project.text import identifier_span
+from lsp_server.refactor.outline import ModuleFacts, module_facts
 
 
 class _Lines:
@@ -106,39 +107,19 @@ def _is_function(node: ast.AST | None) -> TypeGuard[ast.FunctionDef | ast.AsyncF
     return isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
 
 
-@dataclass(frozen=True)
-class _ModuleNames:
-    stored: frozenset[str]
-    """Names assigned anywhere in the module (``ast.Name`` in a store context)."""
-    functions: frozenset[str]
-    """Names of the functions defined anywhere in the module."""
-
-
 @functools.lru_cache(maxsize=2)  # the trees of the documents being edited
-def _module_names(tree: ast.Module) -> _ModuleNames:
+def _facts_of(tree: ast.Module) -> ModuleFacts:
     """One walk of a module's tree for every cursor in it: an editor asks for code
     actions on every cursor move, and a walk of a 50,000-line module costs 0.1 s."""
-    stored: set[str] = set()
-    functions: set[str] = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
-            stored.add(node.id)
-        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            functions.add(node.name)
-    return _ModuleNames(frozenset(stored), frozenset(functions))
+    return module_facts(tree)
 
 
 def stores(scope: ast.AST, name: str) -> bool:
-    if isinstance(scope, ast.Module):
-        return name in _module_names(scope).stored
+    """``name`` is assigned somewhere in ``scope`` (a function)."""
     return any(
         isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Store)
         for n in ast.walk(scope)
     )
-
-
-def _module_defines(tree: ast.Module, name: str) -> bool:
-    return name in _module_names(tree).functions
 
 
 def is_parameter(function: ast.FunctionDef | ast.AsyncFunctionDef, name: str) -> bool:
@@ -153,9 +134,19 @@ class Cursor:
     identifier: its innermost node) is set: they are the three things a cursor can be on.
     """
 
-    def __init__(self, text: str, tree: ast.Module, offset: int, end: int | None) -> None:
+    def __init__(
+        self,
+        text: str,
+        tree: ast.Module,
+        offset: int,
+        end: int | None,
+        facts: ModuleFacts | None = None,
+    ) -> None:
+        """``tree`` is ``text``'s; ``facts`` those of the whole module when ``text`` is
+        only the part of it around the cursor (see ``refactor.outline``)."""
         self.text = text
         self.tree = tree
+        self._facts = facts
         self.offset = offset
         self.lines = _Lines(text)
         self.selection_end = end if end is not None and end > offset else None
@@ -197,7 +188,26 @@ class Cursor:
         function = self.innermost_function
         return function is not None and stores(function, self.word)
 
+    @property
+    def facts(self) -> ModuleFacts:
+        """The module's facts (from its tree on first use when not given)."""
+        if self._facts is None:
+            self._facts = _facts_of(self.tree)
+        return self._facts
+
+    @functools.cached_property
+    def has_imports(self) -> bool:
+        """The module imports something at its top level."""
+        if self._facts is not None:
+            return bool(self._facts.imports)
+        return any(isinstance(n, (ast.Import, ast.ImportFrom)) for n in self.tree.body)
+
+    @functools.cached_property
+    def module_store(self) -> bool:
+        """The identifier is a name assigned somewhere in the module."""
+        return self.word in self.facts.stored
+
     @functools.cached_property
     def module_function(self) -> bool:
         """The identifier names a function defined in the module."""
-        return _module_defines(self.tree, self.word)
+        return self.word in self.facts.functions

@@ -20,6 +20,8 @@ import ast
 import os
 from collections.abc import Callable
 
+from lsp_server.refactor.outline import ModuleFacts
+
 ProjectModule = Callable[[str], bool]
 """Whether a dotted module name is a module of the project (not stdlib, not installed)."""
 
@@ -39,22 +41,20 @@ def project_module_finder(root: str) -> ProjectModule:
     return is_project_module
 
 
-def _project_names(tree: ast.Module, project_module: ProjectModule | None) -> set[str]:
+def _project_names(facts: ModuleFacts, project_module: ProjectModule | None) -> set[str]:
     """Names in the module bound to project classes, or (``alias.``) to project modules."""
-    names = {node.name for node in tree.body if isinstance(node, ast.ClassDef)}
-    for node in tree.body:
-        if isinstance(node, ast.ImportFrom):
-            ours = node.level > 0 or (
-                project_module is not None and project_module(node.module or "")
+    names = set(facts.classes)
+    for fact in facts.imports:
+        if fact.is_from:
+            ours = fact.level > 0 or (
+                project_module is not None and project_module(fact.module or "")
             )
             if ours:
-                names.update(
-                    alias.asname or alias.name for alias in node.names if alias.name[:1].isupper()
-                )
-        elif isinstance(node, ast.Import) and project_module is not None:
-            for alias in node.names:
-                if project_module(alias.name):
-                    names.add(f"{alias.asname or alias.name}.")
+                names.update(asname or name for name, asname in fact.names if name[:1].isupper())
+        elif project_module is not None:
+            for name, asname in fact.names:
+                if project_module(name):
+                    names.add(f"{asname or name}.")
     return names
 
 
@@ -97,10 +97,11 @@ def _holds_project_class(
 
 
 def project_class_attributes(
-    tree: ast.Module, cls: ast.ClassDef, project_module: ProjectModule | None = None
+    facts: ModuleFacts, cls: ast.ClassDef, project_module: ProjectModule | None = None
 ) -> list[str]:
-    """Attributes of ``self`` in ``cls`` that hold an instance of a project class, in order."""
-    names = _project_names(tree, project_module)
+    """Attributes of ``self`` in ``cls`` that hold an instance of a project class, in order
+    (``facts``: those of ``cls``'s module)."""
+    names = _project_names(facts, project_module)
     found: dict[str, None] = {}
     for function in cls.body:
         if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):

@@ -51,6 +51,13 @@ def replacements(old: str, new: str) -> list[Replacement]:
     for line in old_lines:
         starts.append(starts[-1] + len(line))
     out: list[Replacement] = []
+    if len(old_lines) == len(new_lines):
+        # A rename keeps the lines: each is compared with its own, in linear time (a
+        # line diff of a long module costs a rename more than rope's own search).
+        for index, (before, after) in enumerate(zip(old_lines, new_lines, strict=True)):
+            if before != after:
+                out.extend(_token_replacements(before, after, starts[index]))
+        return out
     matcher = difflib.SequenceMatcher(None, old_lines, new_lines, autojunk=False)
     for tag, i1, i2, j1, j2 in matcher.get_opcodes():
         if tag == "equal":

@@ -41,6 +41,11 @@ async def impatient(lsp_client: LanguageClient, project: Path):
 
 def rope_worker(client: LanguageClient) -> int | None:
     """The pid of the server's rope worker (None while there is none)."""
+    return server_child(client, b"rope_process")
+
+
+def server_child(client: LanguageClient, marker: bytes) -> int | None:
+    """The pid of the server's child whose command line holds ``marker`` (None if none)."""
     server = client._server.pid  # type: ignore[union-attr]
     children: list[str] = []
     # Each thread's children are listed under that thread: the worker may be started from
@@ -55,7 +60,7 @@ def rope_worker(client: LanguageClient) -> int | None:
             command = Path(f"/proc/{child}/cmdline").read_bytes()
         except OSError:
             continue
-        if b"rope_process" in command:
+        if marker in command:
             return int(child)
     return None
 

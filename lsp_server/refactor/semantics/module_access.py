@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ast
 import re
+from collections import OrderedDict
 from typing import Any
 
 from rope.base import libutils
@@ -29,24 +30,40 @@ def module_of_import(node: ast.Import | ast.ImportFrom, alias: ast.alias, here: 
     return f"{base}.{alias.name}" if base else alias.name
 
 
-def _bindings(tree: ast.Module, name: str, here: str) -> list[str]:
-    """What each binding of ``name`` in the file binds: a module's dotted name for an
+def _every_binding(tree: ast.Module, here: str) -> dict[str, list[str]]:
+    """Name -> what each of its bindings in the file binds: a module's dotted name for an
     import of a module, ``""`` for anything else (an assignment, a parameter, ...)."""
-    found: list[str] = []
+    found: dict[str, list[str]] = {}
     for node in ast.walk(tree):
         if isinstance(node, (ast.Import, ast.ImportFrom)):
             for alias in node.names:
                 bound = alias.asname or alias.name.split(".")[0]
-                if bound == name:
-                    found.append(module_of_import(node, alias, here))
-        elif isinstance(node, ast.Name) and node.id == name and not isinstance(node.ctx, ast.Load):
-            found.append("")
+                found.setdefault(bound, []).append(module_of_import(node, alias, here))
+        elif isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
+            found.setdefault(node.id, []).append("")
         elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            if node.name == name:
-                found.append("")
-        elif isinstance(node, ast.arg) and node.arg == name:
-            found.append("")
+            found.setdefault(node.name, []).append("")
+        elif isinstance(node, ast.arg):
+            found.setdefault(node.arg, []).append("")
     return found
+
+
+_BINDINGS: OrderedDict[tuple[int, str], tuple[ast.Module, dict[str, list[str]]]] = OrderedDict()
+"""The bindings of the last trees asked about (a rename asks once per unsure occurrence,
+and the renames after it ask about the same, unchanged, trees)."""
+_BINDINGS_KEPT = 64
+
+
+def _bindings(tree: ast.Module, name: str, here: str) -> list[str]:
+    key = (id(tree), here)
+    kept = _BINDINGS.get(key)
+    if kept is None or kept[0] is not tree:  # the tree itself is kept: its id is not reused
+        kept = _BINDINGS[key] = (tree, _every_binding(tree, here))
+        if len(_BINDINGS) > _BINDINGS_KEPT:
+            _BINDINGS.popitem(last=False)
+    else:
+        _BINDINGS.move_to_end(key)
+    return kept[1].get(name, [])
 
 
 def is_module_attribute(

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import ast
 import os
+from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -92,15 +93,47 @@ def _char_offset(starts: list[int], text: str, line: int, byte_col: int) -> int:
     return begin + len(raw.decode("utf-8", "replace"))
 
 
-def _trees(files: list[File]) -> dict[str, tuple[str, ast.Module]]:
-    out: dict[str, tuple[str, ast.Module]] = {}
-    for resource in files:
-        text = resource.read()
-        try:
-            out[resource.path] = (text, parse_python(text))
-        except (SyntaxError, ValueError):
-            continue
-    return out
+_PARSED: OrderedDict[str, tuple[str, ast.Module | None]] = OrderedDict()
+"""The last trees parsed, by rope path, with the text each is of: a warm rename parses
+only the files that changed since the renames before it."""
+_PARSED_KEPT = 64
+
+
+def _parsed(path: str, text: str) -> ast.Module | None:
+    kept = _PARSED.get(path)
+    if kept is not None and kept[0] == text:
+        _PARSED.move_to_end(path)
+        return kept[1]
+    try:
+        tree: ast.Module | None = parse_python(text)
+    except (SyntaxError, ValueError):
+        tree = None
+    _PARSED[path] = (text, tree)
+    if len(_PARSED) > _PARSED_KEPT:
+        _PARSED.popitem(last=False)
+    return tree
+
+
+class _Sources:
+    """Texts of the searched files, each parsed only when a check needs its tree: a
+    rename searches dozens of files, and most hold nothing the checks look for."""
+
+    def __init__(self, files: list[File]) -> None:
+        self.files = {resource.path: resource for resource in files}
+        self._texts: dict[str, str] = {}
+
+    def text(self, path: str) -> str:
+        if path not in self._texts:
+            self._texts[path] = self.files[path].read()
+        return self._texts[path]
+
+    def get(self, path: str) -> tuple[str, ast.Module] | None:
+        """Text and tree of ``path`` (None when it is not searched or does not parse)."""
+        if path not in self.files:
+            return None
+        text = self.text(path)
+        tree = _parsed(path, text)
+        return None if tree is None else (text, tree)
 
 
 def _is_module_level(pyname: Any) -> bool:
@@ -181,13 +214,19 @@ def _all_entries(tree: ast.Module) -> set[int]:
 
 
 def _string_spans(
-    site: RenameSite, texts: dict[str, tuple[str, ast.Module]], renamed_in: set[str],
-    spans: dict[str, _FileSpans],
-) -> None:  # fmt: skip
+    site: RenameSite, sources: _Sources, renamed_in: set[str], spans: dict[str, _FileSpans]
+) -> None:
     """String literals spelling the old name: certain in a renamed file's ``__all__``."""
-    for path, (text, tree) in texts.items():
-        if site.old not in text:
+    quoted = (f"'{site.old}'", f'"{site.old}"')
+    for path in sources.files:
+        # Only a literal written exactly 'old' or "old" counts (below): a file without
+        # one is not parsed.
+        if not any(q in sources.text(path) for q in quoted):
             continue
+        found = sources.get(path)
+        if found is None:
+            continue
+        text, tree = found
         listed = _all_entries(tree)
         starts = line_starts(text)
         for node in ast.walk(tree):
@@ -209,7 +248,7 @@ def _string_spans(
 
 def complete_rename(site: RenameSite, changes: ChangeSet) -> tuple[ChangeSet, list[Uncertain]]:
     """rope's ``changes`` with the missing occurrences added; the uncertain ones listed."""
-    texts = _trees(site.files)
+    texts = _Sources(site.files)
     rope_after = {c.resource.path: c.new_contents for c in _contents(changes)}
     spans: dict[str, _FileSpans] = {}
     if site.hierarchy is not None:
@@ -217,8 +256,9 @@ def complete_rename(site: RenameSite, changes: ChangeSet) -> tuple[ChangeSet, li
     if home_class(site.pyname) is not None or _is_module_level(site.pyname):
         _string_spans(site, texts, set(rope_after), spans)
     for path, start, end in site.unsure:
-        if path in texts and is_module_attribute(
-            site.project, site.pyname, site.project.get_resource(path), *texts[path], start
+        found = texts.get(path)
+        if found is not None and is_module_attribute(
+            site.project, site.pyname, site.project.get_resource(path), *found, start
         ):
             continue  # rope renamed it; it is certain
         spans.setdefault(path, _FileSpans()).uncertain.append((start, end, UNSURE_REASON))
@@ -238,16 +278,16 @@ def _contents(changes: ChangeSet) -> list[ChangeContents]:
 def _merged(
     site: RenameSite,
     changes: ChangeSet,
-    texts: dict[str, tuple[str, ast.Module]],
+    texts: _Sources,
     rope_after: dict[str, str],
     spans: dict[str, _FileSpans],
 ) -> tuple[ChangeSet, list[Uncertain]]:
     uncertain: list[Uncertain] = []
     new_texts: dict[str, str] = {}
     for path, found in spans.items():
-        if path not in texts:
-            continue
-        old_text = texts[path][0]
+        if texts.get(path) is None:
+            continue  # not searched, or does not parse
+        old_text = texts.text(path)
         done = replacements(old_text, rope_after.get(path, old_text))
         real = os.path.realpath(site.project.get_resource(path).real_path)
         for start, end, reason in found.uncertain:
@@ -268,7 +308,7 @@ def _merged(
         else:
             result.add_change(change)
     for path, text in new_texts.items():
-        if text != texts[path][0]:
+        if text != texts.text(path):
             result.add_change(ChangeContents(site.project.get_resource(path), text))
     return result, uncertain
 

@@ -1,12 +1,11 @@
-"""Refactoring code actions: listed from the syntax tree (cheap, on every cursor move),
+"""Refactoring code actions: listed from the document's outline (cheap, on every cursor move),
 computed by rope in ``codeAction/resolve`` or, for clients without resolve support, by a
 command that applies the edit with ``workspace/applyEdit``."""
 
 from __future__ import annotations
 
-import ast
 import asyncio
-import threading
+import logging
 from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
@@ -22,13 +21,18 @@ from lsp_server.lsp.features.refactoring.lifecycle import (
     to_edit,
     too_large,
 )
-from lsp_server.project.text import parse_python
-from lsp_server.refactor.actions import Offer, offers_at
+from lsp_server.refactor.actions import Offer
 from lsp_server.refactor.destinations import project_module_finder
 from lsp_server.refactor.model import RefactorRequest
+from lsp_server.refactor.outline import outline_of
+from lsp_server.refactor.outline_offers import offers_in_outline
+from lsp_server.refactor.outline_service import Analysis
+from lsp_server.sandbox import ChannelError
 
 if TYPE_CHECKING:
     from lsp_server.lsp.features.refactoring.feature import RefactoringFeature
+
+log = logging.getLogger(__name__)
 
 APPLY_COMMAND = "reks.refactor.apply"
 """Compute a code action and apply it with ``workspace/applyEdit`` (clients without resolve)."""
@@ -37,30 +41,33 @@ MOVE_COMMAND = "reks.refactor.move"
 
 
 # -- code actions --------------------------------------------------------------------------------
-_PARSE_LOCKS: dict[str, threading.Lock] = {}
-_PARSE_LOCKS_GUARD = threading.Lock()
+INLINE_OUTLINE_CHARS = 20_000
+"""A document up to this size is outlined on a thread of the server (a few milliseconds);
+a longer one by the outline worker process, so that its parse never holds the server's
+interpreter lock (see ``refactor.outline_service``)."""
 
 
-def _tree(feature: RefactoringFeature, uri: str, text: str) -> ast.Module | None:
-    """The syntax tree of ``text`` (on a thread). Parsed once per text: requests that
-    arrive while it is being parsed wait for that parse instead of starting their own
-    (a burst of code actions after an edit would otherwise parse a long file once each,
-    all competing for the interpreter with the message loop)."""
-    cached = feature.syntax_trees.get(uri)
-    if cached is not None and (cached[0] is text or cached[0] == text):
-        return cached[1]
-    with _PARSE_LOCKS_GUARD:
-        lock = _PARSE_LOCKS.setdefault(uri, threading.Lock())
-    with lock:
-        cached = feature.syntax_trees.get(uri)
-        if cached is not None and (cached[0] is text or cached[0] == text):
-            return cached[1]
-        try:
-            tree: ast.Module | None = parse_python(text)
-        except (SyntaxError, ValueError):
-            tree = None
-        feature.syntax_trees[uri] = (text, tree)
-        return tree
+async def _analysis(feature: RefactoringFeature, uri: str, text: str, fresh: bool) -> Analysis:
+    """An outline of the document: of ``text`` when ``fresh``, else the last one made when
+    that of ``text`` is not ready (the caller checks what it covers). A document the worker
+    cannot outline has none (``(text, None)``)."""
+    service = feature.outlines
+    if len(text) <= INLINE_OUTLINE_CHARS:
+        done = service.latest(uri)
+        if done is None or done[0] != text:
+            done = (text, await asyncio.to_thread(outline_of, text))
+            service.remember(uri, done)
+        return done
+    future = service.analyse(uri, text)
+    if not fresh and not future.done():
+        latest = service.latest(uri)
+        if latest is not None:
+            return latest
+    try:
+        return await asyncio.wrap_future(future)
+    except ChannelError as exc:
+        log.warning("no outline of %s: %s", uri, exc)
+        return text, None
 
 
 def _client_resolves_edits(feature: RefactoringFeature) -> bool:
@@ -91,9 +98,10 @@ def _pos(position: types.Position) -> dict[str, int]:
 async def code_actions(
     feature: RefactoringFeature, params: types.CodeActionParams
 ) -> list[types.CodeAction]:
-    """Applicable refactorings from the syntax tree; no rope work (see module docstring).
-    Parsing and position conversion run on a thread: the message loop only reads the
-    document's text, and a document too large to analyse gets a message instead."""
+    """Applicable refactorings from the document's outline; no rope work (see module
+    docstring). The long work (the outline of a long document) runs in a worker process
+    and the rest on a thread: the message loop only reads the document's text, and a
+    document too large to analyse gets a message instead."""
     uri = params.text_document.uri
     text = feature.host.lsp.workspace.get_text_document(uri).source
     if too_large(feature, uri, text):
@@ -101,7 +109,7 @@ async def code_actions(
     encoding = encoding_of(feature)
     settings = feature.host.settings
     resolves = _client_resolves_edits(feature)
-    offers = await asyncio.to_thread(_offers, feature, uri, text, params, encoding)
+    offers = await _offers(feature, uri, text, params, encoding)
     out: list[types.CodeAction] = []
     for offer in offers:
         if not getattr(settings.actions, offer.setting, True):
@@ -119,29 +127,34 @@ async def code_actions(
     return out
 
 
-def _offers(
+async def _offers(
     feature: RefactoringFeature,
     uri: str,
     text: str,
     params: types.CodeActionParams,
     encoding: str,
 ) -> list[Offer]:
-    """The offers at the request's range of kinds the client asked for (on a thread)."""
-    tree = _tree(feature, uri, text)
-    if tree is None:
-        return []
-    start = offset_at(text, params.range.start, encoding)
-    end = offset_at(text, params.range.end, encoding)
+    """The offers at the request's range of kinds the client asked for: from the last
+    outline of the document when it covers the place of the request unchanged, else
+    from the outline of the current text once it is made."""
     only = list(params.context.only or [])
+    finder = project_module_finder(root_of(feature, uri_to_path(uri)))
+
+    def at_cursor(analysis: Analysis) -> list[Offer] | None:
+        outlined, outline = analysis
+        if outline is None:
+            return [] if outlined == text else None
+        start = offset_at(text, params.range.start, encoding)
+        end = offset_at(text, params.range.end, encoding)
+        stop = end if end > start else None
+        return offers_in_outline(text, outline, start, stop, finder, outlined)
+
+    offers = await asyncio.to_thread(at_cursor, await _analysis(feature, uri, text, False))
+    if offers is None:  # the place changed since the last outline: wait for the new one
+        offers = await asyncio.to_thread(at_cursor, await _analysis(feature, uri, text, True))
     return [
         offer
-        for offer in offers_at(
-            text,
-            start,
-            end if end > start else None,
-            tree,
-            project_module_finder(root_of(feature, uri_to_path(uri))),
-        )
+        for offer in offers or []
         if not only or any(offer.kind == k or offer.kind.startswith(f"{k}.") for k in only)
     ]
 
@@ -162,21 +175,19 @@ async def _request(
         request = RefactorRequest(str(data["action"]), path, start, end_offset, dict(data["args"]))
     except (KeyError, TypeError, ValueError, AttributeError) as exc:
         raise failed(f"malformed refactoring arguments: {exc}") from exc
-    offers = await asyncio.to_thread(_offers_between, feature, uri, text, start, end_offset)
-    if not any(_matches(offer, request, title) for offer in offers):
+    outlined, outline = await _analysis(feature, uri, text, True)
+    if outlined != text:
+        raise failed("the document changed while it was analysed; ask for code actions again")
+    offers: list[Offer] | None = None
+    if outline is not None:
+        offers = await asyncio.to_thread(offers_in_outline, text, outline, start, end_offset)
+    if not any(_matches(offer, request, title) for offer in offers or []):
         what = f"`{title}`" if title is not None else f"`{request.action}`"
         raise failed(
             f"{what} is not offered at that place (the document changed since, or the"
             " request was not one of the offered actions); ask for code actions again"
         )
     return request
-
-
-def _offers_between(
-    feature: RefactoringFeature, uri: str, text: str, start: int, end: int | None
-) -> list[Offer]:
-    tree = _tree(feature, uri, text)
-    return [] if tree is None else offers_at(text, start, end, tree)
 
 
 def _matches(offer: Offer, request: RefactorRequest, title: str | None) -> bool:

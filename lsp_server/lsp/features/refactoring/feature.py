@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import ast
 import asyncio
 import logging
 import os
@@ -14,9 +13,13 @@ from lsp_server.jobs import Cancelled, Job
 from lsp_server.lsp.convert import uri_to_path
 from lsp_server.lsp.feature import CommandHandler, Feature, Host, MethodHandler
 from lsp_server.lsp.features.refactoring import code_actions, on_save, rename
+from lsp_server.lsp.features.refactoring.code_actions import INLINE_OUTLINE_CHARS
 from lsp_server.lsp.features.refactoring.lifecycle import PendingApplications, check_pending
 from lsp_server.lsp.progress import ClientProgress
+from lsp_server.project.files import MAX_ANALYSED_CHARS as MAX_CHARS
+from lsp_server.project.files import PYTHON_SUFFIXES
 from lsp_server.refactor.model import RefactoringError
+from lsp_server.refactor.outline_service import OutlineService
 
 log = logging.getLogger(__name__)
 
@@ -47,7 +50,8 @@ class RefactoringFeature(Feature):
     def __init__(self, host: Host) -> None:
         super().__init__(host)
         self.pending = PendingApplications()
-        self.syntax_trees: dict[str, tuple[str, ast.Module | None]] = {}
+        self.outlines = OutlineService()
+        """Outlines of the documents code actions were asked in (see ``code_actions``)."""
         self.prewarm_jobs: list[Job] = []
         self.declined: set[str] = set()
         """Documents too large to analyse whose user was told so."""
@@ -88,7 +92,12 @@ class RefactoringFeature(Feature):
             return
         text = None if closed else self.host.lsp.workspace.get_text_document(uri).source
         self.host.engine.set_overlay(path, text)
-        self.syntax_trees.pop(uri, None)
+        if text is None:
+            self.outlines.forget(uri)
+        elif path.endswith(PYTHON_SUFFIXES) and INLINE_OUTLINE_CHARS < len(text) <= MAX_CHARS:
+            # Made from the document's opening on, while the user types: the first code
+            # action finds one ready, and the later ones one close to the current text.
+            self.outlines.analyse(uri, text)
         check_pending(self, {path})
 
     def files_changed(self, uris: list[str]) -> None:
@@ -114,6 +123,7 @@ class RefactoringFeature(Feature):
     def shutdown(self) -> None:
         for job in self.prewarm_jobs:
             job.cancel()
+        self.outlines.close()
 
     async def _prewarm(self, root: str) -> None:
         """Parse every module of ``root`` in the background, with throttled ``$/progress``."""

@@ -1,0 +1,57 @@
+"""Code-action offers from a module's outline: ``offers_at`` without parsing the module."""
+
+from __future__ import annotations
+
+import dataclasses
+
+from lsp_server.refactor.actions import OFFER_FAMILIES, WHOLE_MODULE_FAMILIES, Offer
+from lsp_server.refactor.cursor import Cursor
+from lsp_server.refactor.destinations import ProjectModule
+from lsp_server.refactor.outline import Outline, chunk_around
+
+
+def offers_in_outline(
+    text: str,
+    outline: Outline,
+    offset: int,
+    end: int | None = None,
+    project_module: ProjectModule | None = None,
+    outlined: str | None = None,
+) -> list[Offer] | None:
+    """``offers_at`` for a module whose ``outline`` is known: only the top-level statements
+    around the cursor are parsed (see ``refactor.outline``).
+
+    ``outlined`` is the text the outline was made from when it is an earlier text of the
+    document: the statements around the cursor are then taken from it if ``text`` holds
+    them unchanged, at the same place or moved by an edit before them (their offers are
+    those of the current text; the module-wide facts may be out of date, which is why a
+    chosen offer is checked again against an outline of the current text). None when
+    they are not unchanged, or do not parse.
+    """
+    source = text if outlined is None else outlined
+    for delta in dict.fromkeys((0, len(text) - len(source))):
+        at, stop = offset - delta, None if end is None else end - delta
+        if not 0 <= at <= len(source):
+            continue
+        chunk = chunk_around(source, outline, at, stop)
+        if chunk is None:
+            continue
+        part = source[chunk.start : chunk.end]
+        if text[chunk.start + delta : chunk.end + delta] != part:
+            continue
+        local_end = None if stop is None else stop - chunk.start
+        cursor = Cursor(part, chunk.tree, at - chunk.start, local_end, outline.facts)
+        cursor.project_module = project_module
+        shift = chunk.start + delta
+        return [
+            offer
+            if family in WHOLE_MODULE_FAMILIES  # at the module's start, not the cursor's
+            else dataclasses.replace(
+                offer,
+                offset=offer.offset + shift,
+                end=None if offer.end is None else offer.end + shift,
+            )
+            for family in OFFER_FAMILIES
+            for offer in family(cursor)
+        ]
+    return None

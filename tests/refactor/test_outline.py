@@ -1,0 +1,79 @@
+"""Offers from a module's outline (issue 15 item 7): the same as from the whole module's
+syntax tree, at every place; from an outline of an earlier text only where that text
+holds the statements around the cursor unchanged."""
+
+from __future__ import annotations
+
+import ast
+
+import pytest
+
+from lsp_server.refactor import outline as outline_module
+from lsp_server.refactor.actions import offers_at
+from lsp_server.refactor.outline import outline_from_wire, outline_of, outline_to_wire
+from lsp_server.refactor.outline_offers import offers_in_outline
+from tests.refactor.test_offers import SOURCE
+
+DECORATED = """\
+import functools  # the module's imports
+x = 1; y = 2
+
+
+@functools.cache
+def cached(a):
+    # a comment inside
+    return a + x
+
+# a comment between statements
+class Box:
+    size: int = 3
+"""
+
+
+def test_outline_offers_are_the_module_offers_at_every_place() -> None:
+    for source in (SOURCE, DECORATED):
+        outline = outline_from_wire(outline_to_wire(outline_of(source)))
+        assert outline is not None
+        tree = ast.parse(source)
+        for offset in range(len(source) + 1):
+            for end in (None, offset + 25):
+                end = None if end is None else min(end, len(source))
+                expected = offers_at(source, offset, end, tree)
+                assert offers_in_outline(source, outline, offset, end) == expected, (offset, end)
+
+
+def test_an_earlier_outline_serves_the_places_an_edit_left_unchanged() -> None:
+    outline = outline_of(SOURCE)
+    assert outline is not None
+    at = SOURCE.index("def deposit") + 5
+    expected = offers_at(SOURCE, at)
+    appended = SOURCE + "z = 3\n"
+    assert offers_in_outline(appended, outline, at, outlined=SOURCE) == expected
+    inserted = "import sys\n" + SOURCE
+    moved = offers_in_outline(inserted, outline, at + 11, outlined=SOURCE)
+    assert moved == offers_at(inserted, at + 11)
+    # An edit inside the statement at the cursor: the earlier outline says nothing there.
+    edited = SOURCE.replace("total = self.balance", "total = 2 * self.balance")
+    assert offers_in_outline(edited, outline, at, outlined=SOURCE) is None
+
+
+def test_only_the_statements_around_the_cursor_are_parsed(monkeypatch: pytest.MonkeyPatch) -> None:
+    big = "".join(f"def f{i}(a, b):\n    return a + b * {i}\n\n" for i in range(2_000))
+    outline = outline_of(big)
+    assert outline is not None
+    parsed: list[int] = []
+    real_parse = outline_module.parse_python
+
+    def counted(source: str) -> ast.Module:
+        parsed.append(len(source))
+        return real_parse(source)
+
+    monkeypatch.setattr(outline_module, "parse_python", counted)
+    at = big.index("def f1999") + 5
+    offers = offers_in_outline(big, outline, at)
+    assert offers and offers == offers_at(big, at)
+    assert parsed == [len("def f1999(a, b):\n    return a + b * 1999\n")]
+
+
+def test_a_text_that_does_not_parse_has_no_outline() -> None:
+    assert outline_of("def f(:\n") is None
