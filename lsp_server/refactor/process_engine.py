@@ -167,6 +167,7 @@ class RopeProcess:
         with self._lock:
             if call_id not in self._pending or self._process is not process:
                 return
+            self._process = None  # a request arriving before it is dead starts a new one
         log.warning("the rope worker %s ignored a cancellation: killed", process.pid)
         process.kill()  # the reader sees the end and fails what it held
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import signal
+import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -17,6 +18,7 @@ from lsp_server.refactor.process_engine import ProcessEngine
 from lsp_server.refactor.rope_thread import RopeJob
 from lsp_server.rts.provenance import Origin
 from lsp_server.rts.units import Unit
+from lsp_server.sandbox import SandboxProcess
 
 
 @pytest.fixture
@@ -174,3 +176,34 @@ def test_a_task_cancelled_while_queued_is_answered_at_once(tmp_path: Path):
         assert long.result(timeout=120).edits
     finally:
         engine.close()
+
+
+def test_a_worker_being_killed_is_never_handed_a_new_request(
+    remote: ProcessEngine, project: Path, monkeypatch: pytest.MonkeyPatch
+):
+    """Between the kill of a worker that ignored a cancellation and its death, a request
+    that arrives must start a new worker, not go to the dying one (and fail with it)."""
+    monkeypatch.setattr(process_engine, "CANCEL_GRACE", 0.2)
+    util = project / "geometry/util.py"
+    rope = remote.process_for(str(util))
+    handed_out_while_killed: list[bool] = []
+
+    class Watched(SandboxProcess):
+        def kill(self) -> None:
+            with rope._lock:
+                handed_out_while_killed.append(rope._process is self)
+            super().kill()
+
+    rope._start = lambda: Watched(
+        sys.executable, ["-m", "lsp_server.refactor.rope_process"], new_session=True
+    )
+    remote.prepare_rename(str(util), util.read_text().index("double"))
+    worker = rope.pid
+    assert worker is not None
+    os.kill(worker, signal.SIGSTOP)
+    job = RopeJob()
+    future = remote.submit(rename(util, "def double", "twice"), job)
+    job.cancel()
+    with pytest.raises(Cancelled):
+        future.result(timeout=30)
+    assert handed_out_while_killed == [False]
