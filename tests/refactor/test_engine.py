@@ -54,7 +54,9 @@ def test_rename_method_renames_overrides_and_super_calls(
         ("geometry/shapes.py::Shape.area", "geometry/shapes.py::Shape.surface"),
         ("geometry/shapes.py::Square.area", "geometry/shapes.py::Square.surface"),
         ("geometry/shapes.py::Shape.area.<def>", "geometry/shapes.py::Shape.surface.<def>"),
+        ("geometry/shapes.py::Shape.area.<doc>", "geometry/shapes.py::Shape.surface.<doc>"),
         ("geometry/shapes.py::Square.area.<def>", "geometry/shapes.py::Square.surface.<def>"),
+        ("geometry/shapes.py::Square.area.<doc>", "geometry/shapes.py::Square.surface.<doc>"),
     }
     assert result.provenance.exact
     (project / "tests/test_app.py").write_text(
@@ -84,6 +86,7 @@ def test_rename_function_across_modules(engine: RefactorEngine, project: Path, r
     assert changes_of(result, Origin.REPLACED) == {
         ("geometry/util.py::quadruple", "geometry/util.py::times4"),
         ("geometry/util.py::quadruple.<def>", "geometry/util.py::times4.<def>"),
+        ("geometry/util.py::quadruple.<doc>", "geometry/util.py::times4.<doc>"),
     }
     assert run_tests(project).returncode == 0
 
@@ -207,6 +210,7 @@ def test_extract_method_provenance_is_derived(engine: RefactorEngine, project: P
     assert changes_of(result, Origin.DERIVED) == {
         ("geometry/util.py::quadruple", "geometry/util.py::twice_twice"),
         ("geometry/util.py::quadruple", "geometry/util.py::twice_twice.<def>"),
+        ("geometry/util.py::quadruple", "geometry/util.py::twice_twice.<doc>"),
     }
     engine.apply(result, str(project))
     assert run_tests(project).returncode == 0
@@ -229,6 +233,7 @@ def test_move_global_is_moved(engine: RefactorEngine, project: Path, run_tests):
     assert changes_of(result, Origin.MOVED) == {
         ("geometry/util.py::quadruple", "geometry/shapes.py::quadruple"),
         ("geometry/util.py::quadruple.<def>", "geometry/shapes.py::quadruple.<def>"),
+        ("geometry/util.py::quadruple.<doc>", "geometry/shapes.py::quadruple.<doc>"),
     }
     assert result.provenance.exact
     engine.apply(result, str(project))
@@ -241,6 +246,7 @@ def test_inline_method_is_removed(engine: RefactorEngine, project: Path, run_tes
     assert changes_of(result, Origin.REMOVED) == {
         ("geometry/util.py::double", None),
         ("geometry/util.py::double.<def>", None),
+        ("geometry/util.py::double.<doc>", None),
     }
     assert result.provenance.exact
     engine.apply(result, str(project))
@@ -385,6 +391,7 @@ def test_move_method_to_an_attributes_class(tmp_path: Path):
         assert moved == {
             ("bank.py::Account.record", "bank.py::Ledger.record"),
             ("bank.py::Account.record", "bank.py::Ledger.record.<def>"),
+            ("bank.py::Account.record", "bank.py::Ledger.record.<doc>"),
         }
     finally:
         engine.close()

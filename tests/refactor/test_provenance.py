@@ -40,6 +40,7 @@ def test_rename_pairs_replaced_units_and_modifies_callers():
     assert origins(prov) == {
         (Origin.REPLACED, "m.py::f", "m.py::h"),
         (Origin.REPLACED, "m.py::f.<def>", "m.py::h.<def>"),
+        (Origin.REPLACED, "m.py::f.<doc>", "m.py::h.<doc>"),
         (Origin.MODIFIED, "m.py::g", "m.py::g"),
     }  # the renamed ``def`` line belongs to the function's header unit, not to the module's
     assert prov.exact
@@ -84,7 +85,9 @@ def test_module_move_replaces_every_unit_under_the_new_path():
         (Origin.REPLACED, "a/m.py::f", "b/m.py::f"),
         (Origin.REPLACED, "a/m.py::g", "b/m.py::g"),
         (Origin.REPLACED, "a/m.py::f.<def>", "b/m.py::f.<def>"),
+        (Origin.REPLACED, "a/m.py::f.<doc>", "b/m.py::f.<doc>"),
         (Origin.REPLACED, "a/m.py::g.<def>", "b/m.py::g.<def>"),
+        (Origin.REPLACED, "a/m.py::g.<doc>", "b/m.py::g.<doc>"),
     }
     assert prov.files_after["a/m.py"] is None and prov.files_before["b/m.py"] is None
 
@@ -99,6 +102,7 @@ def test_derived_units_name_their_source():
     assert [(c.old, c.new, c.sources) for c in derived] == [
         (source, Unit("m.py", "helper"), (source,)),
         (source, Unit("m.py", "helper.<def>"), (source,)),
+        (source, Unit("m.py", "helper.<doc>"), (source,)),
     ]
 
 
