@@ -299,10 +299,8 @@ def learn(shape: FailureShape, path: str | None = None) -> bool:
     if os.path.exists(source):
         with open(source, encoding="utf-8") as handle:
             data = json.load(handle)
-    key = (shape.engine, shape.refactoring, shape.oracle, sorted(shape.features))
-    for known in data.get("shapes", []):
-        if (known["engine"], known["refactoring"], known["oracle"], known["features"]) == key:
-            return False
+    if any(_key(known) == _key(shape) for known in parse(data).shapes):
+        return False
     entry = json.loads(dumps([shape], {}))["shapes"][0]
     data.setdefault("shapes", []).append(entry)
     write_json_atomic(path, data, indent=2)

@@ -53,3 +53,19 @@ def test_learnt_shapes_add_to_the_packaged_ones(
     in_force = known_failures.load().shapes
     assert set(in_force) == set(packaged) | {learnt}
     assert len(in_force) == len(set(in_force))
+
+
+def test_learning_a_shape_twice_keeps_one(tmp_path: Path) -> None:
+    """A shape already in force (same engine, kind, oracle and features, in any order) is
+    not written again."""
+    path = tmp_path / "learnt.json"
+    shape = known_failures.FailureShape(
+        "reks", "inline", "output-changed", frozenset({"b", "a"}), (), 1, "", "x"
+    )
+    assert known_failures.learn(shape, str(path)) is True
+    count = len(json.loads(path.read_text())["shapes"])
+    again = known_failures.FailureShape(
+        "reks", "inline", "output-changed", frozenset({"a", "b"}), (), 7, "other", "y"
+    )
+    assert known_failures.learn(again, str(path)) is False
+    assert len(json.loads(path.read_text())["shapes"]) == count
