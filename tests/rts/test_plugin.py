@@ -382,7 +382,9 @@ def test_summary_line(project: pytest.Pytester) -> None:
 
 
 def test_inert_without_options(project: pytest.Pytester) -> None:
-    result = project.runpytest()
+    # pytest-asyncio is left out: unconfigured in this inner project it warns about its
+    # loop scope, and that warning would surface in our own suite's summary.
+    result = project.runpytest("-p", "no:asyncio")
     result.assert_outcomes(passed=len(ALL))
     assert not (project.path / ".reks").exists()
 
