@@ -17,6 +17,27 @@ pairwise row (every two choices taken together, ``fex.choices.pairwise_cases``) 
 stronger reference point, not the criterion. reks's own engine has no failure groups left;
 measure on raw rope (``--engines rope``).
 
+What the groups the program-object model misses need (bound 2, rope, 6460 programs, 154
+groups; offline selections over one bounded-exhaustive run, fex4): 41 of the 46 are extract
+method on two statements, one bug each of rope's (``k``, bound on one branch of a ``while``
+body, is not passed to the extracted function; ``i`` after two ``for ... break`` loops)
+split into a group per first statement, because the ``nth`` label that locates the
+selection depends on it; they need (first statement kind) x (selection inside the second
+statement). 4 are a rename in ``classes`` needing three choices at once (member x relation x
+renamed), 1 a move with a relative import as the last import. Models tried (programs, groups
+found): program objects 636 (9.8%), 108; with ``next = None`` after the last element 717,
+107; three-way and all-way choices for cases without elements 658, 112 and 684, 112; the
+whole non-role vector of such cases 652, 112; elements typed by the selection
+(site+depth / +from / +from,to / +jumps / +live-out,augmented) 728, 108 / 1197, 123 /
+2266, 132 / 966, 117 / 792, 108; an element field for the selection (from,to,nth / +depth /
+from,to / from,nth) 1292, 122 / 1390, 129 / 1073, 113 / 824, 116; elements x pairs of
+request choices 867, 109; the AST statement the refactoring starts at, numbered in preorder
+(statements / +end / all generators) 674, 113 / 672, 111 / 685, 109; other greedy
+tie-breaks 636, 99-108; each richer model cut at 10% of the programs 646, 92-95;
+pairwise 696, 83. No model reached 90% of the groups within 10%: the statement groups need
+one program per (first statement, failing selection), about 40 programs a model cannot
+single out from the choices without naming the failing selections.
+
     python bench/fex_engine.py [--bound 2] [--engines rope] [--jobs 2] [--generator G]
 """
 

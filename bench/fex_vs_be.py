@@ -4,7 +4,8 @@
 Per structure and scope: suite size (inputs), generation time, test time, mutation score and
 branch coverage. BE is Route A without selection (every valid instance, Korat-style search);
 FE is ``fex.suite.generate`` (incremental SAT where the class declares ``__fex_spec__``,
-Korat-style search plus greedy selection otherwise); random replays random sequences of the
+then every pair under each size and every two-field path value, ``fex.sat``; Korat-style
+search plus greedy selection otherwise); random replays random sequences of the
 methods under test from an empty structure, as many as FE has inputs and ten times that.
 
 A test calls one method under test with one argument value on one input, then checks

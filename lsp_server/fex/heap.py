@@ -71,6 +71,38 @@ def pairs(model: Model, instance: Instance) -> set[Pair]:
     }
 
 
+def path_pairs(instance: Instance, length: int = 2) -> set[Pair]:
+    """``(key of a path, object, value)`` for every path of 2 to ``length`` fields whose
+    every field but the last is a reference (``Node.right.left``, ``Node.left.red``):
+    ``object.f.g == value``, the fields of an object's neighbours as seen from it."""
+    out: set[Pair] = set()
+    frontier = [
+        (f"{obj.cls}.{name}", obj, value)
+        for obj in instance
+        for name, value in instance[obj].items()
+    ]
+    for _ in range(length - 1):
+        step = []
+        for key, obj, value in frontier:
+            if isinstance(value, Ref) and value in instance:
+                step += [(f"{key}.{name}", obj, far) for name, far in instance[value].items()]
+        out.update(step)
+        frontier = step
+    return out
+
+
+def sized_pairs(model: Model, instance: Instance) -> set[Pair]:
+    """Every pair of ``pairs`` tagged with the value of each plain field of the root (a
+    size): ``("Node.red|size=3", Node1, False)``."""
+    root = root_ref(model)
+    sizes = [(name, v) for name, v in instance[root].items() if not isinstance(v, Ref)]
+    return {
+        (f"{key}|{name}={size}", obj, value)
+        for key, obj, value in pairs(model, instance)
+        for name, size in sizes
+    }
+
+
 def freeze(instance: Instance) -> tuple[Any, ...]:
     """A hashable form (to count distinct instances)."""
     return tuple((obj, tuple(sorted(fields.items()))) for obj, fields in instance.items())

@@ -5,6 +5,7 @@ from __future__ import annotations
 import importlib.util
 import itertools
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -40,14 +41,17 @@ def example_class(name: str) -> type:
     return getattr(load_example(name), STRUCTURES[name])  # type: ignore[no-any-return]
 
 
-def brute_force_extension(cls: type, scope: int) -> tuple[Model, set[heap.Pair], int]:
+def brute_force_extension(
+    cls: type, scope: int, pairs_of: Callable[[Model, heap.Instance], set[Any]] = heap.pairs
+) -> tuple[Model, set[Any], int]:
     """Every assignment of every slot, no pruning and no symmetry breaking: the feasible
-    pairs of the canonical labelling, and the number of distinct canonical valid instances."""
+    pairs (by ``pairs_of``) of the canonical labelling, and the number of distinct canonical
+    valid instances."""
     model = build_model(cls, scope)
     classes = classes_of(cls)
     real = {obj: object.__new__(classes[obj.cls]) for obj in model.objects()}
     slots = [(obj, spec) for obj in model.objects() for spec in model.fields_of(obj.cls)]
-    feasible: set[heap.Pair] = set()
+    feasible: set[Any] = set()
     instances: set[Any] = set()
     for choice in itertools.product(*(spec.domain.values for _, spec in slots)):
         values: dict[Ref, dict[str, Any]] = {}
@@ -57,7 +61,7 @@ def brute_force_extension(cls: type, scope: int) -> tuple[Model, set[heap.Pair],
         if real[heap.root_ref(model)].rep_ok():
             instance = heap.canonical(model, heap.involved(model, values))
             instances.add(heap.freeze(instance))
-            feasible |= heap.pairs(model, instance)
+            feasible |= pairs_of(model, instance)
     return model, feasible, len(instances)
 
 

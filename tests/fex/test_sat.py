@@ -6,8 +6,8 @@ import dataclasses
 
 import pytest
 
-from lsp_server.fex import korat, sat, suite
-from lsp_server.fex.model import FexError, build_model, classes_of, invariant_of
+from lsp_server.fex import heap, korat, sat, suite
+from lsp_server.fex.model import FexError, Model, build_model, classes_of, invariant_of
 from lsp_server.fex.select import covered_pairs
 
 from .conftest import brute_force_extension, example_class
@@ -98,3 +98,16 @@ def test_an_invariant_raising_on_a_sat_instance_is_reported() -> None:
         FexError, match=r"raised ZeroDivisionError: .* on RaisingChain0\(head=ChainNode0\)"
     ):
         suite.generate(RaisingChain, 2, route="sat")
+
+
+def _paths_and_sizes(model: Model, instance: heap.Instance) -> set[heap.Pair]:
+    return heap.path_pairs(instance) | heap.sized_pairs(model, instance)
+
+
+@pytest.mark.parametrize(("name", "scope"), [("sorted_list", 3), ("bst", 2), ("binomial_heap", 2)])
+def test_sat_suite_shows_every_feasible_path_and_sized_pair(name: str, scope: int) -> None:
+    """Beyond the criterion: every value of every two-field path (``Node.right.left``) and
+    every pair under every size of the structure, checked against brute force."""
+    model, feasible, _ = brute_force_extension(example_class(name), scope, _paths_and_sizes)
+    shown = set().union(*(_paths_and_sizes(model, i) for i in sat.solve(model).selected))
+    assert shown == feasible
