@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from lsp_server.jobs import Job
-from lsp_server.sandbox import ChannelTimeout, ProcessDied, SandboxProcess
+from lsp_server.sandbox import ChannelTimeout, ProcessDied, SandboxProcess, SiblingProcess
 
 COLLECT_TIMEOUT = 600.0
 """Seconds a worker may take to start Python, import the project and collect its tests."""
@@ -29,7 +29,7 @@ class WorkerError(RuntimeError):
 
 @dataclass
 class Worker:
-    process: SandboxProcess
+    process: SandboxProcess | SiblingProcess
     tests: int = 0
     busy: dict[str, Any] | None = field(default=None)
 
@@ -95,25 +95,37 @@ class WorkerPool:
         for worker in self.workers:
             job.check()
             ready = worker.receive(self.collect_timeout, "collecting the tests")
+            if isinstance(worker.process, SiblingProcess):
+                worker.process.pid = int(ready.get("pid", 0))
             worker.tests = int(ready.get("tests", 0))
             self.nodeids = list(ready.get("nodeids", []))
             self.collection_errors = int(ready.get("collection_errors", 0))
         self._ready = True
 
     def spawn(self) -> None:
-        """Start the worker processes without waiting for them: they import the project
-        and collect its tests while this process does other work (``start`` waits)."""
+        """Start the workers without waiting for them: they import the project and collect
+        its tests while this process does other work (``start`` waits). One process
+        collects and forks the others from its collected state (where it can fork), so a
+        pool of any size pays for one collection."""
         if self.workers:
             return
         env = dict(os.environ)
         env.setdefault("PYTHONDONTWRITEBYTECODE", "1")
         args = ["-m", "lsp_server.extreme.pytest_worker", str(self.root), *self.pytest_args]
-        for _ in range(self.size):
+        forks = self.size - 1 if hasattr(os, "fork") else 0
+        for _ in range(self.size - forks):
             # A session of its own: what the tests start dies with the worker's group.
             process = SandboxProcess(
-                self.python, args, cwd=self.root, env=env, quiet=True, new_session=True
+                self.python,
+                args,
+                cwd=self.root,
+                env=env,
+                quiet=True,
+                new_session=True,
+                siblings=forks,
             )
             self.workers.append(Worker(process))
+            self.workers += [Worker(sibling) for sibling in process.siblings]
 
     def prepare(self, files: list[str]) -> None:
         """Workers import ``files`` and index their live functions (once per file: a warm

@@ -31,7 +31,14 @@ from _pytest.runner import runtestprotocol
 from lsp_server.extreme import code_swap as swapping
 from lsp_server.extreme.worker_guard import Alarm, children, kill_adopted, set_subreaper
 from lsp_server.rts.units import MODULE
-from lsp_server.sandbox import TIMEOUT, Channel, ChannelClosed, Forker, inherited_channel
+from lsp_server.sandbox import (
+    TIMEOUT,
+    Channel,
+    ChannelClosed,
+    Forker,
+    inherited_channel,
+    inherited_siblings,
+)
 
 OBSERVE_SLACK = 60.0
 """Seconds the whole observation run may take beyond the sum of its tests' timeouts (for a
@@ -58,9 +65,11 @@ def _stopping_the_run(work: Callable[[], dict[str, Any]]) -> Callable[[], dict[s
 
 
 class WorkerPlugin:
-    def __init__(self, root: str, channel: Channel) -> None:
+    def __init__(self, root: str, channel: Channel, siblings: list[Channel] | None = None) -> None:
         self.root = root
         self.channel = channel
+        self.sibling_channels = list(siblings or [])  # for the copies forked after collecting
+        self.sibling_pids: set[int] = set()
         self.items: dict[str, pytest.Item] = {}
         self.served = False
         self.index: swapping.FunctionIndex = {}
@@ -89,6 +98,7 @@ class WorkerPlugin:
         self.served = True
         self.items = {item.nodeid: item for item in session.items}
         signal.signal(signal.SIGTERM, self._terminate)
+        forked = self.fork_siblings()
         self.send(
             {
                 "op": "ready",
@@ -99,7 +109,32 @@ class WorkerPlugin:
             }
         )
         self.serve()
+        if forked:
+            os._exit(0)  # a sibling: the session's end belongs to the process that collected
         return True
+
+    def fork_siblings(self) -> bool:
+        """Fork one copy of this collected worker per sibling channel, each to serve its
+        own channel; True in a copy. Forking here, before any test ran, gives each the
+        collected-but-unrun state the first one has (see the module docstring)."""
+        channels, self.sibling_channels = self.sibling_channels, []
+        for channel in channels:
+            for stream in (sys.stdout, sys.stderr):  # or the copy would print it again
+                with contextlib.suppress(Exception):
+                    stream.flush()
+            pid = os.fork()
+            if pid == 0:
+                for other in [self.channel, *channels]:
+                    if other is not channel:
+                        other.close()
+                self.channel = channel
+                self.sibling_pids = set()
+                set_subreaper()  # not inherited through fork
+                return True
+            self.sibling_pids.add(pid)
+        for channel in channels:
+            channel.close()
+        return False
 
     def _terminate(self, signum: int, frame: object) -> None:
         self.forker.kill_all()
@@ -260,7 +295,7 @@ class WorkerPlugin:
         if self.run_log is not None:
             reply["units"] = self.run_log.take()
         reply["duration"] = time.perf_counter() - started
-        kill_adopted(keep=self.forker.exiting | self.own_children)
+        kill_adopted(keep=self.forker.exiting | self.own_children | self.sibling_pids)
         return reply
 
     def _run_child(self, request: dict[str, Any]) -> dict[str, Any]:
@@ -326,7 +361,7 @@ def main(argv: list[str]) -> int:
         sys.stderr.write("the pytest worker runs only inside a reks sandbox process\n")
         return 2
     set_subreaper()
-    plugin = WorkerPlugin(root, channel)
+    plugin = WorkerPlugin(root, channel, inherited_siblings())
     plugin.start_import_recording()
     args = [
         "-p",
