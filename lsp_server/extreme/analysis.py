@@ -216,6 +216,8 @@ def _run(
         if work.todo:
             observed = _observe(pool, root, job, analysis, work.todo, options, work.known)
             planned = _plan(options, analysis, observed, work)
+        # Stale verdicts of import-time functions run in place, then on disk again.
+        analysis.import_time |= {r.function.key for r in work.reruns if r.entry.get("import_time")}
         pool.start(job)
         pool.prepare(files)
         plan_reruns(work.reruns, planned)
@@ -349,7 +351,9 @@ def _plan(
         total = sum(tests[t]["duration"] for t in passing) + setup
         new["timeout"] = timeout = options.timeout_base + options.timeout_factor * total
         new["bodies"] = list(bodies)
-        before = None if import_time else work.replan.get(function.key)
+        before = work.replan.get(function.key)
+        if before is not None and bool(before.get("import_time")) != import_time:
+            before = None  # verdicts of the other model (in place / on disk) do not carry over
         if _plan_bodies(function, bodies, passing, timeout, before, work, planned):
             analysis.reused.add(function.key)
     return planned

@@ -126,6 +126,8 @@ def result_to_state(result: TransformationResult, checksums: Checksums) -> dict[
         keys = {*units, *(unit.partition("::")[0] + "::" + MODULE for unit in units)}
         row["units"] = units
         row["deps"] = {key: checksums.get(key) for key in sorted(keys)}
+    if result.on_disk:
+        row["on_disk"] = True
     return row
 
 
@@ -138,6 +140,7 @@ def result_from_state(function: FunctionInfo, row: dict[str, Any]) -> Transforma
         detected_by=row.get("detected_by"),
         duration=float(row.get("duration", 0.0)),
         units=row.get("units"),
+        on_disk=bool(row.get("on_disk")),
     )
 
 
