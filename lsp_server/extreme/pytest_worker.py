@@ -32,6 +32,7 @@ from lsp_server.extreme import code_swap as swapping
 from lsp_server.extreme.worker_guard import Alarm, children, kill_adopted, set_subreaper
 from lsp_server.rts.units import MODULE
 from lsp_server.sandbox import (
+    EXITED,
     TIMEOUT,
     Channel,
     ChannelClosed,
@@ -43,6 +44,11 @@ from lsp_server.sandbox import (
 OBSERVE_SLACK = 60.0
 """Seconds the whole observation run may take beyond the sum of its tests' timeouts (for a
 test that a per-test alarm cannot interrupt); the run is then killed, never waited for."""
+
+
+HUNG_EXIT = 124
+"""Exit status of a transformation's child that ran past a test's deadline (``deadlines``
+of the request): it exits at once, without running that test's teardown."""
 
 
 def _short_failure(*args: object, **kwargs: object) -> str:
@@ -194,7 +200,7 @@ class WorkerPlugin:
         for rel in files:
             path = os.path.realpath(os.path.join(self.root, rel))
             if path not in loaded:
-                _import_path(path)
+                swapping.import_path(path)
             with contextlib.suppress(OSError, UnicodeDecodeError, SyntaxError, ValueError):
                 source = Path(path).read_text(encoding="utf-8")
                 self.defs[path] = swapping.function_defs(source, path)
@@ -288,6 +294,8 @@ class WorkerPlugin:
         reply: dict[str, Any] = {"op": "result", "id": request["id"]}
         if child.status == TIMEOUT:
             reply.update(verdict="timeout", reason=child.detail)
+        elif child.status == EXITED and child.detail == f"exit status {HUNG_EXIT}":
+            reply.update(verdict="timeout", reason="a test ran past its deadline")
         elif not child.ok or child.value is None:
             reply.update(verdict="detected", reason=f"test process crashed: {child.detail}")
         else:
@@ -299,6 +307,7 @@ class WorkerPlugin:
         return reply
 
     def _run_child(self, request: dict[str, Any]) -> dict[str, Any]:
+        started = time.perf_counter()
         path = os.path.realpath(os.path.join(self.root, request["path"]))
         name = request["function"].rsplit(".", 1)[-1]
         try:
@@ -315,14 +324,21 @@ class WorkerPlugin:
             self.run_log.start()
         ran: list[str] = []
         tests: list[str] = request["tests"]
+        deadlines: list[float] = request.get("deadlines") or []
+        signal.signal(signal.SIGALRM, lambda signum, frame: os._exit(HUNG_EXIT))
         for i, nodeid in enumerate(tests):
             item = self.items.get(nodeid)
             if item is None:
                 continue
+            if i < len(deadlines):  # the worker's ``timeout`` stays the limit of the whole
+                left = deadlines[i] - (time.perf_counter() - started)
+                signal.setitimer(signal.ITIMER_REAL, max(left, 0.001))
             nxt = self.items.get(tests[i + 1]) if i + 1 < len(tests) else None
             ran.append(nodeid)
             if self._run_item(item, nxt):
+                signal.setitimer(signal.ITIMER_REAL, 0)
                 return {"verdict": "detected", "tests": ran, "detected_by": nodeid}
+        signal.setitimer(signal.ITIMER_REAL, 0)
         return {"verdict": "undetected", "tests": ran}
 
     def _run_item(self, item: pytest.Item, nextitem: pytest.Item | None) -> bool:
@@ -332,25 +348,6 @@ class WorkerPlugin:
         self.reported_failure = False
         reports = runtestprotocol(item, log=False, nextitem=nextitem)
         return self.reported_failure or any(report.failed for report in reports)
-
-
-def _import_path(path: str) -> None:
-    """Import the module stored at ``path`` by the name a ``sys.path`` entry gives it."""
-    import importlib
-
-    best = ""
-    for entry in sys.path:
-        base = os.path.realpath(entry or os.getcwd()) + os.sep
-        if path.startswith(base) and len(base) > len(best):
-            best = base
-    if not best:
-        return
-    rel = path[len(best) : -len(".py")].replace(os.sep, ".")
-    if rel.endswith(".__init__"):
-        rel = rel[: -len(".__init__")]
-    # A module that fails to import simply has no live functions to transform.
-    with contextlib.suppress(BaseException):
-        importlib.import_module(rel)
 
 
 def main(argv: list[str]) -> int:

@@ -34,7 +34,7 @@ from typing import Any
 from lsp_server.extreme.discover import FunctionInfo
 from lsp_server.extreme.disk_check import ON_DISK
 from lsp_server.extreme.model import Transformation, TransformationResult
-from lsp_server.extreme.requests import run_request
+from lsp_server.extreme.requests import entry_request
 from lsp_server.extreme.state import Checksums, result_from_state
 
 
@@ -135,15 +135,20 @@ class Work:
 
 
 def plan_reruns(
-    reruns: list[Rerun], planned: dict[int, tuple[Transformation, dict[str, Any]]]
+    reruns: list[Rerun],
+    planned: dict[int, tuple[Transformation, dict[str, Any]]],
+    timing: tuple[float, float],
 ) -> None:
     """Add the stale transformations of ``reruns`` to ``planned``, with the remembered
-    covering tests and timeout."""
+    covering tests and timeouts (``timing``: the analysis's base and factor)."""
     for rerun in reruns:
         function, entry = rerun.function, rerun.entry
         for row in rerun.stale:
             ident = len(planned)
             body = row["body"]
             transformation = Transformation(function.path, function.qualname, function.line, body)
-            request = run_request(ident, function, body, entry["tests"], entry["timeout"])
-            planned[ident] = (transformation, request)
+            detector = row.get("detected_by")
+            planned[ident] = (
+                transformation,
+                entry_request(ident, function, body, entry, detector, timing),
+            )
