@@ -39,6 +39,17 @@ def _units(root: Path, path: str) -> FileUnits | None:
         return None
 
 
+def file_units(root: Path, path: str) -> FileUnits | None:
+    """Units of the file ``path`` (relative to ``root``) as it is now, parsed once per
+    version of it."""
+    return _units(root, path)
+
+
+def remembered_units(root: Path, path: str, stamp: tuple[int, int]) -> FileUnits | None:
+    """Units of ``path`` as it was at ``stamp`` (mtime in ns, size), if parsed then."""
+    return _PARSED.get((str(root / path), *stamp))
+
+
 class Checksums:
     """Current unit checksums, parsed once per file."""
 
