@@ -7,6 +7,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
+
 from lsp_server.extreme.analysis import Options, analyse
 from lsp_server.extreme.pool import WorkerPool
 from lsp_server.jobs import Job
@@ -65,6 +67,7 @@ def test_a_pool_of_three_collects_once_and_every_worker_serves(
     assert int(collector) in pids
 
 
+@pytest.mark.slow  # a whole analysis (~4-12 s); every jobs=2 test also runs forked workers
 def test_a_forked_pool_gives_the_verdicts_of_a_single_worker(
     make_project: Callable[[dict[str, str]], Path],
 ) -> None:
