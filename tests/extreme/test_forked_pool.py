@@ -13,6 +13,8 @@ from lsp_server.extreme.analysis import Options, analyse
 from lsp_server.extreme.pool import WorkerPool
 from lsp_server.jobs import Job
 
+from .conftest import verdict_rows
+
 COUNTING_CONFTEST = """
 import os
 
@@ -44,13 +46,6 @@ FILES = {
 }
 
 
-def _rows(analysis: object) -> list[tuple[str, str, str]]:
-    return [
-        (r.transformation.function, r.transformation.body, r.verdict.value)
-        for r in analysis.results  # type: ignore[attr-defined]
-    ]
-
-
 def test_a_pool_of_three_collects_once_and_every_worker_serves(
     make_project: Callable[[dict[str, str]], Path],
 ) -> None:
@@ -75,7 +70,7 @@ def test_a_forked_pool_gives_the_verdicts_of_a_single_worker(
     many = analyse(root, Options(jobs=2, incremental=False))
     assert len((root / "collections.log").read_text().split()) == 1
     # What one worker gives (tests/extreme/test_warm.py analyses the same functions).
-    assert _rows(many) == [
+    assert verdict_rows(many) == [
         ("double", "return 0", "detected"),
         ("double", "return 1", "detected"),
         ("label", "return 0", "undetected"),

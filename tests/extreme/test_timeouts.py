@@ -12,6 +12,8 @@ import pytest
 from lsp_server.extreme.analysis import Options, analyse
 from lsp_server.extreme.model import Verdict
 
+from .conftest import LOOP_MODULE
+
 SLOW_TESTS = 24  # 0.15 s each: the whole covering set takes ~3.6 s on the original code
 
 TESTS = "\n".join(
@@ -36,17 +38,7 @@ def test_a_hang_in_the_first_test_stops_at_that_tests_deadline(
 ) -> None:
     root = make_project(
         {
-            "loop.py": """
-                def ready(state):
-                    if state["n"] >= 3:
-                        return True
-                    return False
-
-                def advance(state):
-                    while not ready(state):
-                        state["n"] += 1
-                    return state["n"]
-            """,
+            "loop.py": LOOP_MODULE,
             "test_loop.py": TESTS,
         }
     )
