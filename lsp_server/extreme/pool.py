@@ -80,6 +80,7 @@ class WorkerPool:
         self.import_time: set[str] = set()  # function units that ran while importing
         self.import_returns: dict[str, set[str]] = {}
         self._ready = False  # every worker has collected the tests
+        self._unforked: list[Worker] = []  # forked by the first worker at the first prepare
 
     def __enter__(self) -> WorkerPool:
         return self
@@ -95,8 +96,6 @@ class WorkerPool:
         for worker in self.workers:
             job.check()
             ready = worker.receive(self.collect_timeout, "collecting the tests")
-            if isinstance(worker.process, SiblingProcess):
-                worker.process.pid = int(ready.get("pid", 0))
             worker.tests = int(ready.get("tests", 0))
             self.nodeids = list(ready.get("nodeids", []))
             self.collection_errors = int(ready.get("collection_errors", 0))
@@ -105,8 +104,8 @@ class WorkerPool:
     def spawn(self) -> None:
         """Start the workers without waiting for them: they import the project and collect
         its tests while this process does other work (``start`` waits). One process
-        collects and forks the others from its collected state (where it can fork), so a
-        pool of any size pays for one collection."""
+        collects, imports the targets (``prepare``) and then forks the others from that
+        state (where it can fork), so a pool of any size pays for one collection."""
         if self.workers:
             return
         env = dict(os.environ)
@@ -125,7 +124,7 @@ class WorkerPool:
                 siblings=forks,
             )
             self.workers.append(Worker(process))
-            self.workers += [Worker(sibling) for sibling in process.siblings]
+            self._unforked += [Worker(sibling) for sibling in process.siblings]
 
     def prepare(self, files: list[str]) -> None:
         """Workers import ``files`` and index their live functions (once per file: a warm
@@ -135,8 +134,15 @@ class WorkerPool:
         self.prepared.update(files)
         for worker in self.workers:
             worker.send({"op": "prepare", "files": files})
-        for worker in self.workers:
-            prepared = worker.receive(self.collect_timeout, "importing the target modules")
+        replies = [w.receive(self.collect_timeout, "importing the targets") for w in self.workers]
+        forked, self._unforked = self._unforked, []
+        for worker in forked:  # forked at this first prepare, each answers as the first did
+            replies.append(worker.receive(self.collect_timeout, "forking a worker"))
+            if isinstance(worker.process, SiblingProcess):
+                worker.process.pid = int(replies[-1].get("pid", 0))
+            worker.tests = self.workers[0].tests
+        self.workers += forked
+        for prepared in replies:
             self.import_time.update(prepared.get("import_time", []))
             for unit, kinds in prepared.get("import_returns", {}).items():
                 self.import_returns.setdefault(unit, set()).update(kinds)
@@ -207,6 +213,8 @@ class WorkerPool:
 
     def close(self) -> None:
         """End of input tells each worker to quit; one that lingers is terminated."""
+        self.workers += self._unforked
+        self._unforked = []
         for worker in self.workers:
             worker.process.channel.close_sending()
         for worker in self.workers:
@@ -216,6 +224,8 @@ class WorkerPool:
 
     def terminate(self) -> None:
         """Stop at once (cancellation): SIGTERM makes each worker kill its child."""
+        self.workers += self._unforked
+        self._unforked = []
         for worker in self.workers:
             worker.process.terminate()
         for worker in self.workers:

@@ -76,6 +76,7 @@ class WorkerPlugin:
         self.channel = channel
         self.sibling_channels = list(siblings or [])  # for the copies forked after collecting
         self.sibling_pids: set[int] = set()
+        self.is_sibling = False
         self.items: dict[str, pytest.Item] = {}
         self.served = False
         self.index: swapping.FunctionIndex = {}
@@ -104,7 +105,6 @@ class WorkerPlugin:
         self.served = True
         self.items = {item.nodeid: item for item in session.items}
         signal.signal(signal.SIGTERM, self._terminate)
-        forked = self.fork_siblings()
         self.send(
             {
                 "op": "ready",
@@ -115,13 +115,13 @@ class WorkerPlugin:
             }
         )
         self.serve()
-        if forked:
-            os._exit(0)  # a sibling: the session's end belongs to the process that collected
+        if self.is_sibling:
+            os._exit(0)  # the session's end belongs to the process that collected
         return True
 
     def fork_siblings(self) -> bool:
-        """Fork one copy of this collected worker per sibling channel, each to serve its
-        own channel; True in a copy. Forking here, before any test ran, gives each the
+        """Fork one copy of this collected and prepared worker per sibling channel, each to
+        serve its own channel; True in a copy. Forking before any test ran gives each the
         collected-but-unrun state the first one has (see the module docstring)."""
         channels, self.sibling_channels = self.sibling_channels, []
         for channel in channels:
@@ -134,8 +134,11 @@ class WorkerPlugin:
                     if other is not channel:
                         other.close()
                 self.channel = channel
-                self.sibling_pids = set()
+                self.sibling_pids, self.own_children = set(), set()
+                self.is_sibling = True
                 set_subreaper()  # not inherited through fork
+                if self.run_log is not None:
+                    self.run_log.reopen()  # its children must not write into the first's log
                 return True
             self.sibling_pids.add(pid)
         for channel in channels:
@@ -216,7 +219,8 @@ class WorkerPlugin:
         self.own_children = set(children(os.getpid()))
         gc.collect()
         gc.freeze()
-        return {"op": "prepared", **imported}
+        self.fork_siblings()  # the first prepare: the others start from here
+        return {"op": "prepared", "pid": os.getpid(), **imported}
 
     def refresh(self, files: dict[str, str]) -> dict[str, Any]:
         """Follow edits of ``files`` (path -> the text the worker imported) in the live
