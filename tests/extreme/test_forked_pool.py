@@ -46,6 +46,7 @@ FILES = {
 }
 
 
+@pytest.mark.slow  # ~4-6 s (three workers); every jobs=2 test runs forked workers too
 def test_a_pool_of_three_collects_once_and_every_worker_serves(
     make_project: Callable[[dict[str, str]], Path],
 ) -> None:
