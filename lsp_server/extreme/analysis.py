@@ -22,7 +22,7 @@ from lsp_server.extreme.disk_check import IMPORT_TIME, check_on_disk
 from lsp_server.extreme.model import Transformation, TransformationResult, Verdict
 from lsp_server.extreme.observation import ImportTimeTests, StoreView, store_view, test_timeouts
 from lsp_server.extreme.pool import WorkerPool
-from lsp_server.extreme.requests import run_planned, run_request
+from lsp_server.extreme.requests import entry_request, run_planned
 from lsp_server.extreme.reuse import Rerun, Work, classify, held, plan_reruns
 from lsp_server.extreme.runners import runner_for
 from lsp_server.extreme.state import (
@@ -216,9 +216,11 @@ def _run(
         if work.todo:
             observed = _observe(pool, root, job, analysis, work.todo, options, work.known)
             planned = _plan(options, analysis, observed, work)
+        # Stale verdicts of import-time functions run in place, then on disk again.
+        analysis.import_time |= {r.function.key for r in work.reruns if r.entry.get("import_time")}
         pool.start(job)
         pool.prepare(files)
-        plan_reruns(work.reruns, planned)
+        plan_reruns(work.reruns, planned, (options.timeout_base, options.timeout_factor))
         run_all = runner_for(options.scheduler, pool, options.python, options.pytest_args, files)
         done = run_planned(run_all, planned, job)
         analysis.run_count = len(done)
@@ -347,10 +349,14 @@ def _plan(
         if bodies is None:
             bodies = tuple(bodies_for_kinds(set(returns.get(function.key, []))))
         total = sum(tests[t]["duration"] for t in passing) + setup
-        new["timeout"] = timeout = options.timeout_base + options.timeout_factor * total
-        new["bodies"] = list(bodies)
-        before = None if import_time else work.replan.get(function.key)
-        if _plan_bodies(function, bodies, passing, timeout, before, work, planned):
+        new["timeout"] = options.timeout_base + options.timeout_factor * total
+        new.update(bodies=list(bodies), tests=passing, setup=setup)
+        new["durations"] = [tests[t]["duration"] for t in passing]
+        before = work.replan.get(function.key)
+        if before is not None and bool(before.get("import_time")) != import_time:
+            before = None  # verdicts of the other model (in place / on disk) do not carry over
+        timing = (options.timeout_base, options.timeout_factor)
+        if _plan_bodies(function, bodies, new, timing, before, work, planned):
             analysis.reused.add(function.key)
     return planned
 
@@ -358,22 +364,26 @@ def _plan(
 def _plan_bodies(
     function: FunctionInfo,
     bodies: Sequence[str],
-    passing: list[str],
-    timeout: float,
+    new: dict[str, Any],
+    timing: tuple[float, float],
     before: dict[str, Any] | None,
     work: Work,
     planned: dict[int, tuple[Transformation, dict[str, Any]]],
 ) -> bool:
-    """Plan the function's transformations, keeping the results of ``before`` (its previous
-    entry) that hold; True when every one held."""
+    """Plan the function's transformations (covering tests and timeouts of its new state
+    entry ``new``), keeping the results of ``before`` (its previous entry) that hold; True
+    when every one held."""
     kept = 0
+    rows = {row.get("body"): row for row in (before or {}).get("results", [])}
     for body in bodies:
-        still = held(function, before, body, passing, work.checksums)
+        still = held(function, before, body, new["tests"], work.checksums)
         if still is not None:
             work.results.setdefault(function.key, []).append(still)
             kept += 1
             continue
         ident = len(planned)
         transformation = Transformation(function.path, function.qualname, function.line, body)
-        planned[ident] = (transformation, run_request(ident, function, body, passing, timeout))
+        detector = rows.get(body, {}).get("detected_by")
+        request = entry_request(ident, function, body, new, detector, timing)
+        planned[ident] = (transformation, request)
     return bool(bodies) and kept == len(bodies)

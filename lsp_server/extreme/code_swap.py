@@ -13,7 +13,9 @@ a wrapper that calls either side. Standard library only: it runs inside test pro
 from __future__ import annotations
 
 import ast
+import contextlib
 import gc
+import importlib
 import os
 import sys
 import types
@@ -304,3 +306,20 @@ def copy_function(fn: types.FunctionType, code: types.CodeType | None = None) ->
     copy.__qualname__ = fn.__qualname__
     copy.__dict__.update(fn.__dict__)
     return copy
+
+
+def import_path(path: str) -> None:
+    """Import the module stored at ``path`` by the name a ``sys.path`` entry gives it."""
+    best = ""
+    for entry in sys.path:
+        base = os.path.realpath(entry or os.getcwd()) + os.sep
+        if path.startswith(base) and len(base) > len(best):
+            best = base
+    if not best:
+        return
+    rel = path[len(best) : -len(".py")].replace(os.sep, ".")
+    if rel.endswith(".__init__"):
+        rel = rel[: -len(".__init__")]
+    # A module that fails to import simply has no live functions to transform.
+    with contextlib.suppress(BaseException):
+        importlib.import_module(rel)

@@ -5,11 +5,16 @@ in-place analysis."""
 
 from __future__ import annotations
 
+import contextlib
+import os
+import queue
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor, as_completed
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from lsp_server.extreme.model import Transformation, TransformationResult, Verdict
-from lsp_server.extreme.on_disk import PrivateCopy
+from lsp_server.extreme.on_disk import DiskVerdict, PrivateCopy
 from lsp_server.jobs import Job
 
 if TYPE_CHECKING:
@@ -51,26 +56,65 @@ def check_on_disk(
     if not import_time and not sample:
         return done
     timeouts = {planned[i][0]: float(request["timeout"]) for i, (_, request) in planned.items()}
-    job.report(0, len(import_time) + len(sample), "checking on disk")
-    with PrivateCopy(root, options.python, options.pytest_args) as copy:
-        for count, result in enumerate([*import_time, *sample], 1):
+    checks = [*import_time, *sample]
+    job.report(0, len(checks), "checking on disk")
+    copies = min(len(checks), options.jobs or os.cpu_count() or 1)
+    for count, (result, checked) in enumerate(
+        _run_checks(root, options, checks, timeouts, copies, job), 1
+    ):
+        t = result.transformation
+        analysis.checked_on_disk += 1
+        job.report(count, len(checks), f"{t.function}: {t.body} on disk")
+        if result in import_time:
+            result.verdict = checked.verdict
+            result.reason = f"{IMPORT_TIME}; {ON_DISK}: {checked.detail}"
+        elif checked.verdict is not Verdict.UNDETECTED:
+            analysis.defects.append(
+                f"{t.path}::{t.function} -> {t.body}: undetected in place but "
+                f"{checked.verdict.value} on disk ({checked.detail})"
+            )
+            result.verdict = checked.verdict
+            result.reason = f"{ON_DISK}: {checked.detail}"
+        else:
+            continue  # the in-place verdict (and what its run executed) stands
+        # What the plain run executed: the verdict holds after an edit it did not reach.
+        result.units, result.on_disk = checked.units, checked.units is not None
+    return done
+
+
+def _run_checks(
+    root: Path,
+    options: Options,
+    checks: list[TransformationResult],
+    timeouts: dict[Transformation, float],
+    copies: int,
+    job: Job,
+) -> Iterator[tuple[TransformationResult, DiskVerdict]]:
+    """Each check's plain run, ``copies`` at a time (each in a private copy of its own),
+    yielded as they finish."""
+    with contextlib.ExitStack() as stack:
+        free: queue.Queue[PrivateCopy] = queue.Queue()
+        for _ in range(copies):
+            free.put(stack.enter_context(PrivateCopy(root, options.python, options.pytest_args)))
+
+        def check(result: TransformationResult) -> DiskVerdict:
             job.check()
             t = result.transformation
-            timeout = min(DISK_TIMEOUT_CAP, DISK_TIMEOUT_BASE + timeouts.get(t, 0.0))
-            checked = copy.run(t, result.tests, timeout)
-            analysis.checked_on_disk += 1
-            job.report(count, len(import_time) + len(sample), f"{t.function}: {t.body} on disk")
-            if result in import_time:
-                result.verdict = checked.verdict
-                result.reason = f"{IMPORT_TIME}; {ON_DISK}: {checked.detail}"
-            elif checked.verdict is not Verdict.UNDETECTED:
-                analysis.defects.append(
-                    f"{t.path}::{t.function} -> {t.body}: undetected in place but "
-                    f"{checked.verdict.value} on disk ({checked.detail})"
-                )
-                result.verdict = checked.verdict
-                result.reason = f"{ON_DISK}: {checked.detail}"
-    return done
+            copy = free.get()
+            try:
+                timeout = min(DISK_TIMEOUT_CAP, DISK_TIMEOUT_BASE + timeouts.get(t, 0.0))
+                return copy.run(t, result.tests, timeout)
+            finally:
+                free.put(copy)
+
+        with ThreadPoolExecutor(copies, thread_name_prefix="reks-disk") as threads:
+            futures = {threads.submit(check, result): result for result in checks}
+            try:
+                for future in as_completed(futures):
+                    yield futures[future], future.result()
+            finally:
+                for future in futures:
+                    future.cancel()
 
 
 def _key(result: TransformationResult) -> str:

@@ -35,3 +35,5 @@ class TransformationResult:
     # Project units the transformed run executed (None: not recorded); an edit of any
     # other unit cannot change the verdict.
     units: list[str] | None = None
+    # The verdict and ``units`` come from the plain run on disk (``disk_check``).
+    on_disk: bool = False

@@ -21,6 +21,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from lsp_server.extreme.disk_recorder import ROOT_ENV, UNITS_ENV, read_units
 from lsp_server.extreme.model import Transformation, Verdict
 from lsp_server.project.files import copy_ignore
 from lsp_server.project.text import parse_python
@@ -38,6 +39,7 @@ class DiskVerdict:
     verdict: Verdict
     detail: str = ""
     duration: float = 0.0
+    units: list[str] | None = None  # what the run executed (None: it did not run)
 
 
 def rewrite_body(source: str, line: int, name: str, body: str) -> str:
@@ -115,13 +117,19 @@ class PrivateCopy:
             )
         except (UnicodeDecodeError, SyntaxError, RewriteError) as exc:
             return DiskVerdict(Verdict.ERROR, f"cannot rewrite the file: {exc}")
+        record = Path(self._scratch.name) / "units"
+        record.unlink(missing_ok=True)
         try:
-            verdict, detail = self._pytest(tests, timeout)
+            verdict, detail = self._pytest(tests, timeout, record)
         finally:
             path.write_bytes(original)
-        return DiskVerdict(verdict, detail, time.perf_counter() - started)
+        units = read_units(str(record))
+        return DiskVerdict(verdict, detail, time.perf_counter() - started, units)
 
-    def _pytest(self, tests: Sequence[str], timeout: float) -> tuple[Verdict, str]:
+    def _pytest(self, tests: Sequence[str], timeout: float, record: Path) -> tuple[Verdict, str]:
+        environment = self._environment()
+        environment[UNITS_ENV] = str(record)
+        environment[ROOT_ENV] = str(self.copy)
         args = [
             "-m",
             "pytest",
@@ -133,6 +141,8 @@ class PrivateCopy:
             "no:reks",
             "-p",
             "no:randomly",
+            "-p",
+            "lsp_server.extreme.disk_recorder",
             "-o",
             "addopts=",
             "--rootdir",
@@ -141,7 +151,7 @@ class PrivateCopy:
             *tests,
         ]
         process = SandboxProcess(
-            self.python, args, cwd=self.copy, env=self._environment(), new_session=True
+            self.python, args, cwd=self.copy, env=environment, new_session=True
         )
         try:
             try:

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from lsp_server.jobs import Job
-from lsp_server.sandbox import ChannelTimeout, ProcessDied, SandboxProcess
+from lsp_server.sandbox import ChannelTimeout, ProcessDied, SandboxProcess, SiblingProcess
 
 COLLECT_TIMEOUT = 600.0
 """Seconds a worker may take to start Python, import the project and collect its tests."""
@@ -29,7 +29,7 @@ class WorkerError(RuntimeError):
 
 @dataclass
 class Worker:
-    process: SandboxProcess
+    process: SandboxProcess | SiblingProcess
     tests: int = 0
     busy: dict[str, Any] | None = field(default=None)
 
@@ -80,6 +80,7 @@ class WorkerPool:
         self.import_time: set[str] = set()  # function units that ran while importing
         self.import_returns: dict[str, set[str]] = {}
         self._ready = False  # every worker has collected the tests
+        self._unforked: list[Worker] = []  # forked by the first worker at the first prepare
 
     def __enter__(self) -> WorkerPool:
         return self
@@ -101,19 +102,29 @@ class WorkerPool:
         self._ready = True
 
     def spawn(self) -> None:
-        """Start the worker processes without waiting for them: they import the project
-        and collect its tests while this process does other work (``start`` waits)."""
+        """Start the workers without waiting for them: they import the project and collect
+        its tests while this process does other work (``start`` waits). One process
+        collects, imports the targets (``prepare``) and then forks the others from that
+        state (where it can fork), so a pool of any size pays for one collection."""
         if self.workers:
             return
         env = dict(os.environ)
         env.setdefault("PYTHONDONTWRITEBYTECODE", "1")
         args = ["-m", "lsp_server.extreme.pytest_worker", str(self.root), *self.pytest_args]
-        for _ in range(self.size):
+        forks = self.size - 1 if hasattr(os, "fork") else 0
+        for _ in range(self.size - forks):
             # A session of its own: what the tests start dies with the worker's group.
             process = SandboxProcess(
-                self.python, args, cwd=self.root, env=env, quiet=True, new_session=True
+                self.python,
+                args,
+                cwd=self.root,
+                env=env,
+                quiet=True,
+                new_session=True,
+                siblings=forks,
             )
             self.workers.append(Worker(process))
+            self._unforked += [Worker(sibling) for sibling in process.siblings]
 
     def prepare(self, files: list[str]) -> None:
         """Workers import ``files`` and index their live functions (once per file: a warm
@@ -123,8 +134,15 @@ class WorkerPool:
         self.prepared.update(files)
         for worker in self.workers:
             worker.send({"op": "prepare", "files": files})
-        for worker in self.workers:
-            prepared = worker.receive(self.collect_timeout, "importing the target modules")
+        replies = [w.receive(self.collect_timeout, "importing the targets") for w in self.workers]
+        forked, self._unforked = self._unforked, []
+        for worker in forked:  # forked at this first prepare, each answers as the first did
+            replies.append(worker.receive(self.collect_timeout, "forking a worker"))
+            if isinstance(worker.process, SiblingProcess):
+                worker.process.pid = int(replies[-1].get("pid", 0))
+            worker.tests = self.workers[0].tests
+        self.workers += forked
+        for prepared in replies:
             self.import_time.update(prepared.get("import_time", []))
             for unit, kinds in prepared.get("import_returns", {}).items():
                 self.import_returns.setdefault(unit, set()).update(kinds)
@@ -195,6 +213,8 @@ class WorkerPool:
 
     def close(self) -> None:
         """End of input tells each worker to quit; one that lingers is terminated."""
+        self.workers += self._unforked
+        self._unforked = []
         for worker in self.workers:
             worker.process.channel.close_sending()
         for worker in self.workers:
@@ -204,6 +224,8 @@ class WorkerPool:
 
     def terminate(self) -> None:
         """Stop at once (cancellation): SIGTERM makes each worker kill its child."""
+        self.workers += self._unforked
+        self._unforked = []
         for worker in self.workers:
             worker.process.terminate()
         for worker in self.workers:

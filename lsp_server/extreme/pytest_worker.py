@@ -31,11 +31,24 @@ from _pytest.runner import runtestprotocol
 from lsp_server.extreme import code_swap as swapping
 from lsp_server.extreme.worker_guard import Alarm, children, kill_adopted, set_subreaper
 from lsp_server.rts.units import MODULE
-from lsp_server.sandbox import TIMEOUT, Channel, ChannelClosed, Forker, inherited_channel
+from lsp_server.sandbox import (
+    EXITED,
+    TIMEOUT,
+    Channel,
+    ChannelClosed,
+    Forker,
+    inherited_channel,
+    inherited_siblings,
+)
 
 OBSERVE_SLACK = 60.0
 """Seconds the whole observation run may take beyond the sum of its tests' timeouts (for a
 test that a per-test alarm cannot interrupt); the run is then killed, never waited for."""
+
+
+HUNG_EXIT = 124
+"""Exit status of a transformation's child that ran past a test's deadline (``deadlines``
+of the request): it exits at once, without running that test's teardown."""
 
 
 def _short_failure(*args: object, **kwargs: object) -> str:
@@ -58,9 +71,12 @@ def _stopping_the_run(work: Callable[[], dict[str, Any]]) -> Callable[[], dict[s
 
 
 class WorkerPlugin:
-    def __init__(self, root: str, channel: Channel) -> None:
+    def __init__(self, root: str, channel: Channel, siblings: list[Channel] | None = None) -> None:
         self.root = root
         self.channel = channel
+        self.sibling_channels = list(siblings or [])  # for the copies forked after collecting
+        self.sibling_pids: set[int] = set()
+        self.is_sibling = False
         self.items: dict[str, pytest.Item] = {}
         self.served = False
         self.index: swapping.FunctionIndex = {}
@@ -99,7 +115,35 @@ class WorkerPlugin:
             }
         )
         self.serve()
+        if self.is_sibling:
+            os._exit(0)  # the session's end belongs to the process that collected
         return True
+
+    def fork_siblings(self) -> bool:
+        """Fork one copy of this collected and prepared worker per sibling channel, each to
+        serve its own channel; True in a copy. Forking before any test ran gives each the
+        collected-but-unrun state the first one has (see the module docstring)."""
+        channels, self.sibling_channels = self.sibling_channels, []
+        for channel in channels:
+            for stream in (sys.stdout, sys.stderr):  # or the copy would print it again
+                with contextlib.suppress(Exception):
+                    stream.flush()
+            pid = os.fork()
+            if pid == 0:
+                for other in [self.channel, *channels]:
+                    if other is not channel:
+                        other.close()
+                self.channel = channel
+                self.sibling_pids, self.own_children = set(), set()
+                self.is_sibling = True
+                set_subreaper()  # not inherited through fork
+                if self.run_log is not None:
+                    self.run_log.reopen()  # its children must not write into the first's log
+                return True
+            self.sibling_pids.add(pid)
+        for channel in channels:
+            channel.close()
+        return False
 
     def _terminate(self, signum: int, frame: object) -> None:
         self.forker.kill_all()
@@ -159,7 +203,7 @@ class WorkerPlugin:
         for rel in files:
             path = os.path.realpath(os.path.join(self.root, rel))
             if path not in loaded:
-                _import_path(path)
+                swapping.import_path(path)
             with contextlib.suppress(OSError, UnicodeDecodeError, SyntaxError, ValueError):
                 source = Path(path).read_text(encoding="utf-8")
                 self.defs[path] = swapping.function_defs(source, path)
@@ -175,7 +219,8 @@ class WorkerPlugin:
         self.own_children = set(children(os.getpid()))
         gc.collect()
         gc.freeze()
-        return {"op": "prepared", **imported}
+        self.fork_siblings()  # the first prepare: the others start from here
+        return {"op": "prepared", "pid": os.getpid(), **imported}
 
     def refresh(self, files: dict[str, str]) -> dict[str, Any]:
         """Follow edits of ``files`` (path -> the text the worker imported) in the live
@@ -253,6 +298,8 @@ class WorkerPlugin:
         reply: dict[str, Any] = {"op": "result", "id": request["id"]}
         if child.status == TIMEOUT:
             reply.update(verdict="timeout", reason=child.detail)
+        elif child.status == EXITED and child.detail == f"exit status {HUNG_EXIT}":
+            reply.update(verdict="timeout", reason="a test ran past its deadline")
         elif not child.ok or child.value is None:
             reply.update(verdict="detected", reason=f"test process crashed: {child.detail}")
         else:
@@ -260,10 +307,11 @@ class WorkerPlugin:
         if self.run_log is not None:
             reply["units"] = self.run_log.take()
         reply["duration"] = time.perf_counter() - started
-        kill_adopted(keep=self.forker.exiting | self.own_children)
+        kill_adopted(keep=self.forker.exiting | self.own_children | self.sibling_pids)
         return reply
 
     def _run_child(self, request: dict[str, Any]) -> dict[str, Any]:
+        started = time.perf_counter()
         path = os.path.realpath(os.path.join(self.root, request["path"]))
         name = request["function"].rsplit(".", 1)[-1]
         try:
@@ -280,14 +328,21 @@ class WorkerPlugin:
             self.run_log.start()
         ran: list[str] = []
         tests: list[str] = request["tests"]
+        deadlines: list[float] = request.get("deadlines") or []
+        signal.signal(signal.SIGALRM, lambda signum, frame: os._exit(HUNG_EXIT))
         for i, nodeid in enumerate(tests):
             item = self.items.get(nodeid)
             if item is None:
                 continue
+            if i < len(deadlines):  # the worker's ``timeout`` stays the limit of the whole
+                left = deadlines[i] - (time.perf_counter() - started)
+                signal.setitimer(signal.ITIMER_REAL, max(left, 0.001))
             nxt = self.items.get(tests[i + 1]) if i + 1 < len(tests) else None
             ran.append(nodeid)
             if self._run_item(item, nxt):
+                signal.setitimer(signal.ITIMER_REAL, 0)
                 return {"verdict": "detected", "tests": ran, "detected_by": nodeid}
+        signal.setitimer(signal.ITIMER_REAL, 0)
         return {"verdict": "undetected", "tests": ran}
 
     def _run_item(self, item: pytest.Item, nextitem: pytest.Item | None) -> bool:
@@ -299,25 +354,6 @@ class WorkerPlugin:
         return self.reported_failure or any(report.failed for report in reports)
 
 
-def _import_path(path: str) -> None:
-    """Import the module stored at ``path`` by the name a ``sys.path`` entry gives it."""
-    import importlib
-
-    best = ""
-    for entry in sys.path:
-        base = os.path.realpath(entry or os.getcwd()) + os.sep
-        if path.startswith(base) and len(base) > len(best):
-            best = base
-    if not best:
-        return
-    rel = path[len(best) : -len(".py")].replace(os.sep, ".")
-    if rel.endswith(".__init__"):
-        rel = rel[: -len(".__init__")]
-    # A module that fails to import simply has no live functions to transform.
-    with contextlib.suppress(BaseException):
-        importlib.import_module(rel)
-
-
 def main(argv: list[str]) -> int:
     root = os.path.realpath(argv[0])
     os.chdir(root)
@@ -326,7 +362,7 @@ def main(argv: list[str]) -> int:
         sys.stderr.write("the pytest worker runs only inside a reks sandbox process\n")
         return 2
     set_subreaper()
-    plugin = WorkerPlugin(root, channel)
+    plugin = WorkerPlugin(root, channel, inherited_siblings())
     plugin.start_import_recording()
     args = [
         "-p",

@@ -20,6 +20,10 @@ with the same tests:
 
 Results remembered without units (skipped functions, swap errors, and state written by an
 older reks) follow the rule of the original runs only.
+
+A verdict taken from the plain run on disk (an import-time function's) remembers what that
+run executed (import and collection included) and follows the same rules; its stale rows
+run in place again and are checked on disk again.
 """
 
 from __future__ import annotations
@@ -30,7 +34,7 @@ from typing import Any
 from lsp_server.extreme.discover import FunctionInfo
 from lsp_server.extreme.disk_check import ON_DISK
 from lsp_server.extreme.model import Transformation, TransformationResult
-from lsp_server.extreme.requests import run_request
+from lsp_server.extreme.requests import entry_request
 from lsp_server.extreme.state import Checksums, result_from_state
 
 
@@ -46,8 +50,11 @@ class Rerun:
 
 
 def row_holds(row: dict[str, Any], checksums: Checksums) -> bool:
-    """Nothing the remembered run executed changed (unknown: it does not hold)."""
+    """Nothing the remembered run executed changed (unknown: it does not hold, nor does a
+    verdict from disk whose units are not those of its run on disk)."""
     deps = row.get("deps")
+    if ON_DISK in row.get("reason", "") and not row.get("on_disk"):
+        return False
     return isinstance(deps, dict) and all(checksums.get(u) == v for u, v in deps.items())
 
 
@@ -57,12 +64,14 @@ def _covered_the_same(entry: dict[str, Any], checksums: Checksums) -> bool:
 
 def _witnessed(row: dict[str, Any], checksums: Checksums) -> bool:
     """A detection (or timeout) whose run executed no edited unit: that very run of the
-    same tests still fails (or hangs), whatever else the edit changed in the coverage. Not
-    a verdict taken from the plain run on disk: the units are those of the run in place."""
-    return (
-        row.get("verdict") in ("detected", "timeout")
-        and ON_DISK not in row.get("reason", "")
-        and row_holds(row, checksums)
+    same tests still fails (or hangs), whatever else the edit changed in the coverage."""
+    return row.get("verdict") in ("detected", "timeout") and row_holds(row, checksums)
+
+
+def _disk_rows_recorded(entry: dict[str, Any]) -> bool:
+    """Every verdict taken on disk remembers what its run on disk executed."""
+    return all(
+        row.get("on_disk") or ON_DISK not in row.get("reason", "") for row in entry["results"]
     )
 
 
@@ -76,15 +85,16 @@ def classify(
     if not _covered_the_same(entry, checksums):
         if entry["results"] and all(_witnessed(row, checksums) for row in entry["results"]):
             return "reuse", None
-        return ("run" if entry.get("import_time") else "replan"), None
+        recorded = not entry.get("import_time") or _disk_rows_recorded(entry)
+        return ("replan" if recorded else "run"), None
     rerun = Rerun(function, entry)
     for row in entry["results"]:
         recorded = "deps" in row
         (rerun.kept if not recorded or row_holds(row, checksums) else rerun.stale).append(row)
     if not rerun.stale:
         return "reuse", None
-    if entry.get("import_time") or "timeout" not in entry:
-        return "run", None  # checked on disk, or remembered by an older reks
+    if "timeout" not in entry or (entry.get("import_time") and not _disk_rows_recorded(entry)):
+        return "run", None  # remembered by an older reks
     return "rerun", rerun
 
 
@@ -125,15 +135,20 @@ class Work:
 
 
 def plan_reruns(
-    reruns: list[Rerun], planned: dict[int, tuple[Transformation, dict[str, Any]]]
+    reruns: list[Rerun],
+    planned: dict[int, tuple[Transformation, dict[str, Any]]],
+    timing: tuple[float, float],
 ) -> None:
     """Add the stale transformations of ``reruns`` to ``planned``, with the remembered
-    covering tests and timeout."""
+    covering tests and timeouts (``timing``: the analysis's base and factor)."""
     for rerun in reruns:
         function, entry = rerun.function, rerun.entry
         for row in rerun.stale:
             ident = len(planned)
             body = row["body"]
             transformation = Transformation(function.path, function.qualname, function.line, body)
-            request = run_request(ident, function, body, entry["tests"], entry["timeout"])
-            planned[ident] = (transformation, request)
+            detector = row.get("detected_by")
+            planned[ident] = (
+                transformation,
+                entry_request(ident, function, body, entry, detector, timing),
+            )

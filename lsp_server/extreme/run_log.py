@@ -24,10 +24,12 @@ class RunLog:
         self.recorder = Recorder(self.root, returns=False, sink=self._write)
         # Appending: the child's writes land at the end whatever offset the shared file
         # description was left at (the worker empties the file between children).
-        fd, path = tempfile.mkstemp(prefix="reks-run-")
-        os.close(fd)
-        self._fd = os.open(path, os.O_RDWR | os.O_APPEND)
-        os.unlink(path)
+        self._fd = _private_log()
+
+    def reopen(self) -> None:
+        """A log of its own (in a worker forked from the one that made this log)."""
+        os.close(self._fd)
+        self._fd = _private_log()
 
     def prewarm(self) -> None:
         """Parse the project's imported files once, before forking: every child inherits
@@ -59,3 +61,12 @@ class RunLog:
         os.ftruncate(self._fd, 0)
         lines = data.decode("utf-8", "surrogateescape").split("\n")
         return sorted({line for line in lines if line})
+
+
+def _private_log() -> int:
+    """An unnamed file open for appending."""
+    fd, path = tempfile.mkstemp(prefix="reks-run-")
+    os.close(fd)
+    appending = os.open(path, os.O_RDWR | os.O_APPEND)
+    os.unlink(path)
+    return appending

@@ -39,6 +39,17 @@ def _units(root: Path, path: str) -> FileUnits | None:
         return None
 
 
+def file_units(root: Path, path: str) -> FileUnits | None:
+    """Units of the file ``path`` (relative to ``root``) as it is now, parsed once per
+    version of it."""
+    return _units(root, path)
+
+
+def remembered_units(root: Path, path: str, stamp: tuple[int, int]) -> FileUnits | None:
+    """Units of ``path`` as it was at ``stamp`` (mtime in ns, size), if parsed then."""
+    return _PARSED.get((str(root / path), *stamp))
+
+
 class Checksums:
     """Current unit checksums, parsed once per file."""
 
@@ -126,6 +137,8 @@ def result_to_state(result: TransformationResult, checksums: Checksums) -> dict[
         keys = {*units, *(unit.partition("::")[0] + "::" + MODULE for unit in units)}
         row["units"] = units
         row["deps"] = {key: checksums.get(key) for key in sorted(keys)}
+    if result.on_disk:
+        row["on_disk"] = True
     return row
 
 
@@ -138,6 +151,7 @@ def result_from_state(function: FunctionInfo, row: dict[str, Any]) -> Transforma
         detected_by=row.get("detected_by"),
         duration=float(row.get("duration", 0.0)),
         units=row.get("units"),
+        on_disk=bool(row.get("on_disk")),
     )
 
 

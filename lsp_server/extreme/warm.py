@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from lsp_server.extreme.pool import COLLECT_TIMEOUT, WorkerPool
+from lsp_server.extreme.state import file_units, remembered_units
 from lsp_server.jobs import Job
 from lsp_server.project import python_files
 from lsp_server.project.files import is_test_path
@@ -44,14 +45,18 @@ def _snapshot(root: Path) -> _Snapshot:
     return snapshot
 
 
-def _followable(root: Path, rel: str, old_text: str) -> bool:
+def _followable(root: Path, rel: str, old_text: str, old_stamp: tuple[int, int]) -> bool:
     """The edit of ``rel`` changes function bodies only (same units, same module part and
-    function headers)."""
+    function headers). Both versions were usually parsed by an analysis already."""
     if is_test_path(rel):
         return False
     try:
-        now = path_units(root, root / rel).checksums
-        tmp_units = _units_of_text(root, rel, old_text)
+        current = file_units(root, rel)
+        remembered = remembered_units(root, rel, old_stamp)
+        now = (current or path_units(root, root / rel)).checksums
+        tmp_units = (
+            dict(remembered.checksums) if remembered else _units_of_text(root, rel, old_text)
+        )
     except (OSError, SourceError, ValueError, SyntaxError):
         return False
     # A header (defaults, decorators) is not in the code object a worker swaps in.
@@ -109,7 +114,9 @@ class WarmPools:
         edited = {
             rel: before.texts[rel] for rel in changed if before.texts[rel] != current.texts[rel]
         }
-        if not all(_followable(root, rel, text) for rel, text in edited.items()):
+        if not all(
+            _followable(root, rel, text, before.stamps[rel]) for rel, text in edited.items()
+        ):
             return False
         return not edited or pool.refresh(edited) is None
 

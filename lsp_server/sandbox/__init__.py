@@ -17,7 +17,9 @@ from lsp_server.sandbox.process import (
     PACKAGE_PARENT,
     ProcessDied,
     SandboxProcess,
+    SiblingProcess,
     inherited_channel,
+    inherited_siblings,
 )
 from lsp_server.sandbox.wire import Channel, ChannelClosed, ChannelError, ChannelTimeout
 
@@ -37,5 +39,7 @@ __all__ = [
     "Outcome",
     "ProcessDied",
     "SandboxProcess",
+    "SiblingProcess",
     "inherited_channel",
+    "inherited_siblings",
 ]

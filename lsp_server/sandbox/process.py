@@ -23,6 +23,8 @@ from typing import Any
 from lsp_server.sandbox.wire import Channel, ChannelClosed
 
 CHANNEL_ENV = "REKS_SANDBOX_CHANNEL"
+SIBLINGS_ENV = "REKS_SANDBOX_SIBLINGS"
+"""Names the channels of the siblings a process forks itself (see ``inherited_siblings``)."""
 PACKAGE_PARENT = str(Path(__file__).resolve().parents[2])
 """The directory that makes ``lsp_server`` importable, whatever interpreter runs it."""
 
@@ -52,6 +54,19 @@ def inherited_channel() -> Channel | None:
     return Channel(read_fd, write_fd)
 
 
+def inherited_siblings() -> list[Channel]:
+    """In a process started by ``SandboxProcess(..., siblings=n)``: the ``n`` channels it
+    hands to the copies of itself it forks (one each; see ``SiblingProcess``)."""
+    value = os.environ.pop(SIBLINGS_ENV, "")
+    channels: list[Channel] = []
+    for pair in filter(None, value.split(";")):
+        read_fd, write_fd = (int(part) for part in pair.split(","))
+        for fd in (read_fd, write_fd):
+            os.set_inheritable(fd, False)
+        channels.append(Channel(read_fd, write_fd))
+    return channels
+
+
 class SandboxProcess:
     """``python args...`` in ``cwd``, with a channel; ``lsp_server`` importable in it,
     whatever interpreter ``python`` is."""
@@ -65,14 +80,22 @@ class SandboxProcess:
         env: Mapping[str, str] | None = None,
         quiet: bool = False,
         new_session: bool = False,
+        siblings: int = 0,
     ) -> None:
         """``quiet``: the child's stdout goes nowhere (a test suite may print a lot), only
-        stderr to the log. ``new_session``: ``kill`` reaches every process it started."""
+        stderr to the log. ``new_session``: ``kill`` reaches every process it started.
+        ``siblings``: channels for that many copies the process forks of itself, each
+        talked to through a ``SiblingProcess`` (``self.siblings``)."""
         self.new_session = new_session
         self.log = tempfile.TemporaryFile(prefix="reks-sandbox-")  # noqa: SIM115 - closed in close()
         to_child, from_child = os.pipe(), os.pipe()
+        extra = [(os.pipe(), os.pipe()) for _ in range(siblings)]
         environment = dict(os.environ if env is None else env)
         environment[CHANNEL_ENV] = f"{to_child[0]},{from_child[1]}"
+        environment.pop(SIBLINGS_ENV, None)
+        if extra:
+            environment[SIBLINGS_ENV] = ";".join(f"{i[0]},{o[1]}" for i, o in extra)
+        their_ends = [to_child[0], from_child[1], *(fd for i, o in extra for fd in (i[0], o[1]))]
         if not _same_interpreter(python):
             paths = [PACKAGE_PARENT, *filter(None, [environment.get("PYTHONPATH")])]
             environment["PYTHONPATH"] = os.pathsep.join(paths)
@@ -84,18 +107,19 @@ class SandboxProcess:
                 stdin=subprocess.DEVNULL,
                 stdout=subprocess.DEVNULL if quiet else self.log,
                 stderr=self.log,
-                pass_fds=(to_child[0], from_child[1]),
+                pass_fds=their_ends,
                 start_new_session=new_session,
             )
         except BaseException:
-            os.close(to_child[1])
-            os.close(from_child[0])
+            for fd in (to_child[1], from_child[0], *(fd for i, o in extra for fd in (o[0], i[1]))):
+                os.close(fd)
             self.log.close()
             raise
         finally:  # the child's ends: it has its own copies now (or never started)
-            os.close(to_child[0])
-            os.close(from_child[1])
+            for fd in their_ends:
+                os.close(fd)
         self.channel = Channel(from_child[0], to_child[1])
+        self.siblings = [SiblingProcess(self, Channel(o[0], i[1])) for i, o in extra]
 
     def __enter__(self) -> SandboxProcess:
         return self
@@ -186,3 +210,54 @@ class SandboxProcess:
                 os.killpg(self.process.pid, signal.SIGKILL)
         self.channel.close()
         self.log.close()
+
+
+class SiblingProcess:
+    """A copy that a ``SandboxProcess`` forked of itself, talked to over a channel of its
+    own; it lives in that process's group and dies with it (``close`` of the first)."""
+
+    def __init__(self, first: SandboxProcess, channel: Channel) -> None:
+        self.first = first
+        self.channel = channel
+        self.pid = 0  # told by the sibling itself (its first message)
+
+    def fileno(self) -> int:
+        return self.channel.fileno()
+
+    def alive(self) -> bool:
+        if not self.pid:
+            return self.first.alive()
+        try:
+            os.kill(self.pid, 0)
+        except OSError:
+            return False
+        return True
+
+    def send(self, message: Any) -> None:
+        try:
+            self.channel.send(message)
+        except (BrokenPipeError, OSError) as exc:
+            raise ProcessDied(f"a forked sibling cannot be sent to: {exc}") from exc
+
+    def receive(self, timeout: float | None = None) -> Any:
+        try:
+            return self.channel.receive(timeout)
+        except ProcessDied:
+            raise
+        except ChannelClosed as exc:
+            raise ProcessDied(f"a forked sibling ended ({exc})\n{self.log_tail()}") from exc
+
+    def log_tail(self, size: int = 3000) -> str:
+        return self.first.log_tail(size)  # the siblings write to the first one's log
+
+    def terminate(self) -> None:
+        if self.pid:
+            with contextlib.suppress(OSError):
+                os.kill(self.pid, signal.SIGTERM)
+
+    def close(self, grace: float = 2.0) -> None:
+        """End of input; the sibling exits on its own, or with the first process's group
+        (whose ``close`` waits for its siblings, then kills the group)."""
+        if grace <= 0:
+            self.terminate()
+        self.channel.close()

@@ -30,3 +30,24 @@ def inc(x):
     return y
 """
 """A module with one small function, for tests about how the runner treats its tests."""
+
+LOOP_MODULE = """
+def ready(state):
+    if state["n"] >= 3:
+        return True
+    return False
+
+def advance(state):
+    while not ready(state):
+        state["n"] += 1
+    return state["n"]
+"""
+"""A loop that never ends when ``ready -> return False``: that transformation times out."""
+
+
+def verdict_rows(analysis: object) -> list[tuple[str, str, str]]:
+    """(function, body, verdict) of each result of an analysis, in its order."""
+    return [
+        (r.transformation.function, r.transformation.body, r.verdict.value)
+        for r in analysis.results  # type: ignore[attr-defined]
+    ]

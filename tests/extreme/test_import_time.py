@@ -6,6 +6,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
+
 from lsp_server.extreme.analysis import Options, analyse
 from lsp_server.extreme.model import Verdict
 from lsp_server.extreme.on_disk import rewrite_body
@@ -115,3 +117,37 @@ def test_rewrite_body_replaces_the_whole_body_only() -> None:
         "    return 'é'\n"
     )
     assert rewrite_body(source, 10, "g", "pass").endswith("def g():\n    pass\n")
+
+
+@pytest.mark.slow  # two analyses, each checking transformations on disk: ~8-30 s
+def test_on_disk_verdicts_are_kept_after_an_edit_their_runs_did_not_reach(
+    make_project: Callable[[dict[str, str]], Path],
+) -> None:
+    # test_extra covers the import-time functions too (it imports sigs) but is the slowest
+    # test, so every disk run stops at an earlier failure and never reaches ``triple``.
+    extra = {
+        "extra.py": "def triple(x):\n    y = x * 3\n    return y\n",
+        "test_extra.py": """
+            import time
+            from extra import triple
+            from sigs import accepts
+
+            def test_triple_and_accepts():
+                time.sleep(0.3)
+                assert triple(1) == 3 and accepts("x")
+        """,
+    }
+    root = make_project({**IMPORT_TIME_PROJECT, **extra})
+    first = analyse(root, Options(jobs=2))
+    checked = {
+        (r.transformation.function, r.transformation.body)
+        for r in first.results
+        if "checked on disk" in r.reason
+    }
+    assert {function for function, _ in checked} >= set(IMPORT_TIME_FUNCTIONS)
+    (root / "extra.py").write_text("def triple(x):\n    y = x + x + x\n    return y\n")
+    second = analyse(root, Options(jobs=2))
+    assert second.checked_on_disk == 0
+    assert [(r.transformation, r.verdict) for r in second.results] == [
+        (r.transformation, r.verdict) for r in first.results
+    ]

@@ -16,7 +16,7 @@ import pytest
 from lsp_server.extreme.analysis import Options, analyse
 from lsp_server.extreme.model import Verdict
 
-from .conftest import REKS
+from .conftest import LOOP_MODULE, REKS
 
 Verdicts = dict[tuple[str, str], str]
 
@@ -68,17 +68,7 @@ def test_example_gives_the_papers_verdicts_through_the_cli(example: Path) -> Non
 def test_infinite_loop_is_a_timeout(make_project: Callable[[dict[str, str]], Path]) -> None:
     root = make_project(
         {
-            "loop.py": """
-                def ready(state):
-                    if state["n"] >= 3:
-                        return True
-                    return False
-
-                def advance(state):
-                    while not ready(state):
-                        state["n"] += 1
-                    return state["n"]
-            """,
+            "loop.py": LOOP_MODULE,
             "test_loop.py": """
                 from loop import advance
 

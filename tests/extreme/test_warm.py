@@ -9,6 +9,8 @@ from pathlib import Path
 from lsp_server.extreme.analysis import Options, analyse
 from lsp_server.extreme.warm import WarmPools
 
+from .conftest import verdict_rows
+
 SOURCE = """\
 def label(x):
     text = "n%d" % x
@@ -19,13 +21,6 @@ def double(x):
     y = x * 2
     return y
 """
-
-
-def _rows(analysis: object) -> list[tuple[str, str, str]]:
-    return [
-        (r.transformation.function, r.transformation.body, r.verdict.value)
-        for r in analysis.results  # type: ignore[attr-defined]
-    ]
 
 
 def test_an_edited_body_is_reanalysed_on_the_warm_workers(
@@ -48,7 +43,7 @@ def test_an_edited_body_is_reanalysed_on_the_warm_workers(
     warm = WarmPools()
     try:
         first = analyse(root, Options(jobs=1), warm=warm)
-        assert ("label", "return 1", "undetected") in _rows(first)
+        assert ("label", "return 1", "undetected") in verdict_rows(first)
         (pool,) = [p for p, _ in warm._pools.values()]
         pids = [w.process.pid for w in pool.workers]
         # label now returns a string (so other transformations), two lines longer: double
@@ -62,8 +57,8 @@ def test_an_edited_body_is_reanalysed_on_the_warm_workers(
         assert second.reused == {"m.py::double"}
         assert second.observed_tests == 1  # only the test that ran label before
         cold = analyse(root, Options(jobs=1, incremental=False))
-        assert _rows(second) == _rows(cold)
-        assert ("label", 'return ""', "undetected") in _rows(second)
+        assert verdict_rows(second) == verdict_rows(cold)
+        assert ("label", 'return ""', "undetected") in verdict_rows(second)
 
         test_file = root / "test_m.py"
         test_file.write_text(test_file.read_text() + "\ndef test_more():\n    double(1)\n")

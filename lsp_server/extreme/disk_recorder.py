@@ -1,0 +1,43 @@
+"""What a plain pytest run on disk executed: a pytest plugin (``-p
+lsp_server.extreme.disk_recorder``) that the private copy's runs load before the project is
+imported, so the record covers import, collection and the tests.
+
+Each unit is appended to the file named by ``UNITS_ENV`` the first time it runs, so a run
+killed at its timeout still leaves what it reached. With that record a verdict taken on
+disk is kept after an edit by the rule every other verdict follows (see ``reuse``).
+"""
+
+from __future__ import annotations
+
+import os
+
+from lsp_server.extreme.execution_recorder import Recorder
+
+UNITS_ENV = "REKS_DISK_UNITS"
+ROOT_ENV = "REKS_DISK_ROOT"
+
+
+def _start() -> Recorder | None:
+    path, root = os.environ.pop(UNITS_ENV, ""), os.environ.pop(ROOT_ENV, "")
+    if not path or not root:
+        return None
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+
+    def write(unit: str) -> None:
+        os.write(fd, (unit + "\n").encode("utf-8", "surrogateescape"))
+
+    recorder = Recorder(root, returns=False, sink=write)
+    recorder.start()
+    return recorder
+
+
+RECORDER = _start()  # at import: ``-p`` plugins load before conftest files and test modules
+
+
+def read_units(path: str) -> list[str]:
+    """The units a run recorded in ``path`` (none when it recorded nothing)."""
+    try:
+        with open(path, encoding="utf-8", errors="surrogateescape") as units:
+            return sorted({line.strip() for line in units if line.strip()})
+    except OSError:
+        return []

@@ -1,0 +1,53 @@
+"""A transformation's timeout comes from its tests' measured durations, test by test: one
+that hangs in its first, fast test is stopped after about that test's share, not after the
+time every covering test together took on the original code."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from lsp_server.extreme.analysis import Options, analyse
+from lsp_server.extreme.model import Verdict
+
+from .conftest import LOOP_MODULE
+
+SLOW_TESTS = 24  # 0.15 s each: the whole covering set takes ~3.6 s on the original code
+
+TESTS = "\n".join(
+    [
+        "import time",
+        "from loop import advance",
+        "",
+        "def test_fast():",
+        "    assert advance({'n': 0}) == 3",
+        "",
+        *(
+            f"def test_slow_{i}():\n    time.sleep(0.15)\n    advance({{'n': 0}})\n"
+            for i in range(SLOW_TESTS)
+        ),
+    ]
+)
+
+
+@pytest.mark.slow  # ~6-10 s: observes 25 tests, one transformation hangs
+def test_a_hang_in_the_first_test_stops_at_that_tests_deadline(
+    make_project: Callable[[dict[str, str]], Path],
+) -> None:
+    root = make_project(
+        {
+            "loop.py": LOOP_MODULE,
+            "test_loop.py": TESTS,
+        }
+    )
+    analysis = analyse(root, Options(jobs=2, incremental=False, paths=[root / "loop.py"]))
+    (hang,) = [
+        r
+        for r in analysis.results
+        if (r.transformation.function, r.transformation.body) == ("ready", "return False")
+    ]
+    assert hang.verdict is Verdict.TIMEOUT
+    whole = 1.0 + 3.0 * SLOW_TESTS * 0.15  # the timeout of the whole covering set
+    assert hang.duration < whole / 2, hang
