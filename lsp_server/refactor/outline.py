@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import ast
 import bisect
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -129,6 +130,52 @@ def chunk_around(text: str, outline: Outline, offset: int, end: int | None) -> C
     except (SyntaxError, ValueError):
         return None
     return Chunk(start, stop, tree)
+
+
+GUESS_CHARS = 100_000
+"""The longest stretch of text ``guess_chunk`` looks at, and parses: a few milliseconds."""
+_STATEMENT_START = re.compile(r"^(?![ \t#)\]}\r\n\f]|(?:else|elif|except|finally)\b)", re.M)
+"""A line that starts a top-level statement, as far as the line alone can tell (a line of
+a multi-line string may look like one; the parse then fails)."""
+
+
+def guess_chunk(text: str, offset: int, end: int | None) -> Chunk | None:
+    """The top-level statements around ``offset`` (to ``end``) without an outline: read
+    from the lines' indentation, parsed alone. For a code action asked before the
+    document's first outline is made, or where it changed since: it must not wait for
+    the whole module to be parsed. None when the guess does not parse, or when the
+    statements are longer than ``GUESS_CHARS``."""
+    last = offset if end is None else max(offset, end)
+    start = text.rfind("\n", 0, offset) + 1
+    while start > 0 and not _STATEMENT_START.match(text, start):
+        if offset - start > GUESS_CHARS:
+            return None
+        start = text.rfind("\n", 0, start - 1) + 1
+    stop_line = text.find("\n", last)
+    after = None
+    if stop_line >= 0:
+        after = _STATEMENT_START.search(text, stop_line + 1, start + GUESS_CHARS + 1)
+    stop = after.start() if after is not None else len(text)
+    if stop - start > GUESS_CHARS:
+        return None
+    try:
+        tree = parse_python(text[start:stop])
+    except (SyntaxError, ValueError):
+        return None
+    return Chunk(start, stop, tree)
+
+
+def merged_facts(known: ModuleFacts, tree: ast.Module) -> ModuleFacts:
+    """``known`` (an earlier text's facts, or none) with those of ``tree`` (a part of the
+    current text) added."""
+    part = module_facts(tree)
+    imports = tuple(dict.fromkeys((*known.imports, *part.imports)))
+    return ModuleFacts(
+        known.stored | part.stored,
+        known.functions | part.functions,
+        known.classes | part.classes,
+        imports,
+    )
 
 
 # -- the wire (JSON) -----------------------------------------------------------------------
