@@ -43,10 +43,11 @@ def offers_in_outline(
         chunk = chunk_around(source, outline, at, stop)
         if chunk is None:
             continue
-        part = source[chunk.start : chunk.end]
-        if text[chunk.start + delta : chunk.end + delta] != part:
+        part = chunk.part(source)
+        moved = chunk.shifted(delta)
+        if moved.part(text) != part:
             continue
-        return _chunk_offers(part, chunk, at, stop, outline.facts, project_module, delta)
+        return _chunk_offers(part, moved, offset, end, outline.facts, project_module)
     return None
 
 
@@ -67,8 +68,7 @@ def offers_without_outline(
     if chunk is None:
         return []
     facts = merged_facts(known or ModuleFacts(), chunk.tree)
-    part = text[chunk.start : chunk.end]
-    return _chunk_offers(part, chunk, offset, end, facts, project_module, 0)
+    return _chunk_offers(chunk.part(text), chunk, offset, end, facts, project_module)
 
 
 def _chunk_offers(
@@ -78,21 +78,19 @@ def _chunk_offers(
     end: int | None,
     facts: ModuleFacts,
     project_module: ProjectModule | None,
-    delta: int,
 ) -> list[Offer]:
-    """The offers at ``offset`` (to ``end``) of the text ``chunk`` was parsed from, which
-    is ``part``, moved by ``delta`` in the current text."""
-    local_end = None if end is None else end - chunk.start
-    cursor = Cursor(part, chunk.tree, offset - chunk.start, local_end, facts)
+    """The offers at ``offset`` (to ``end``) of the current text, whose ``chunk`` (at
+    its place in the current text) is ``part``."""
+    local_end = None if end is None else chunk.local(end)
+    cursor = Cursor(part, chunk.tree, chunk.local(offset), local_end, facts)
     cursor.project_module = project_module
-    shift = chunk.start + delta
     return [
         offer
         if family in WHOLE_MODULE_FAMILIES  # at the module's start, not the cursor's
         else dataclasses.replace(
             offer,
-            offset=offer.offset + shift,
-            end=None if offer.end is None else offer.end + shift,
+            offset=chunk.outer(offer.offset),
+            end=None if offer.end is None else chunk.outer(offer.end),
         )
         for family in OFFER_FAMILIES
         for offer in family(cursor)

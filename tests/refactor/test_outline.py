@@ -77,3 +77,70 @@ def test_only_the_statements_around_the_cursor_are_parsed(monkeypatch: pytest.Mo
 
 def test_a_text_that_does_not_parse_has_no_outline() -> None:
     assert outline_of("def f(:\n") is None
+
+
+LONG_CLASS = """\
+import functools
+
+
+@functools.total_ordering
+class Big(
+    object,
+):
+    '''A class outlined member by member.'''
+
+    size: int = 3
+
+    # a comment between members
+    @property
+    def doubled(self):
+        return self.size * 2
+
+    def grow(self, by):
+        total = self.size + by
+        self.size = total; return total
+"""
+
+
+def test_long_class_offers_are_the_module_offers_at_every_place(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Every class counts as long here. Move-method offers read the whole class's
+    assignments to ``self``: in a long class only the members at the cursor count."""
+    monkeypatch.setattr(outline_module, "MEMBER_OUTLINE_CHARS", 0)
+    for source in (LONG_CLASS, DECORATED, SOURCE):
+        outline = outline_from_wire(outline_to_wire(outline_of(source)))
+        assert outline is not None and outline.classes
+        tree = ast.parse(source)
+        for offset in range(len(source) + 1):
+            for end in (None, offset + 25):
+                end = None if end is None else min(end, len(source))
+                expected = offers_at(source, offset, end, tree)
+                found = offers_in_outline(source, outline, offset, end)
+                assert found is not None
+                assert [o for o in found if o.action != "move"] == [
+                    o for o in expected if o.action != "move"
+                ], (offset, end)
+
+
+def test_in_a_long_class_only_the_members_at_the_cursor_are_parsed(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    header = "class Big:\n"
+    big = header + "".join(
+        f"    def f{i}(self, b):\n        return b * {i}\n\n" for i in range(2_000)
+    )
+    outline = outline_of(big)
+    assert outline is not None
+    parsed: list[int] = []
+    real_parse = outline_module.parse_python
+
+    def counted(source: str) -> ast.Module:
+        parsed.append(len(source))
+        return real_parse(source)
+
+    monkeypatch.setattr(outline_module, "parse_python", counted)
+    at = big.index("def f1999") + 5
+    offers = offers_in_outline(big, outline, at)
+    assert offers and offers == offers_at(big, at)
+    assert parsed == [len(header + "    def f1999(self, b):\n        return b * 1999\n")]
