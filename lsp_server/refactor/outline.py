@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from lsp_server.project.text import line_starts, parse_python
+from lsp_server.refactor.class_fields import FieldAssignments, field_assignments, from_wire, to_wire
 
 
 @dataclass(frozen=True)
@@ -84,6 +85,8 @@ class ClassOutline:
     body: int
     starts: tuple[int, ...]
     ends: tuple[int, ...]
+    fields: FieldAssignments = ()
+    """Its methods' assignments to ``self`` (the members parsed at a cursor are not all)."""
 
 
 @dataclass(frozen=True)
@@ -134,7 +137,7 @@ def outline_of(text: str) -> Outline | None:
         member_starts, member_ends = _spans(text, lines, node.body)
         body = min(member_starts[0], lines[node.body[0].lineno - 1])
         member_spans = (tuple(member_starts), tuple(member_ends))
-        classes.append(ClassOutline(start, end, body, *member_spans))
+        classes.append(ClassOutline(start, end, body, *member_spans, field_assignments(node)))
     return Outline(tuple(starts), tuple(ends), module_facts(tree), tuple(classes))
 
 
@@ -149,6 +152,8 @@ class Chunk:
     tree: ast.Module
     gap: int = 0
     resume: int = 0
+    fields: FieldAssignments | None = None
+    """The whole class's assignments to ``self`` when only some of its members are here."""
 
     def part(self, text: str) -> str:
         if self.gap >= self.resume:
@@ -221,7 +226,8 @@ def chunk_around(text: str, outline: Outline, offset: int, end: int | None) -> C
         if cls.start == start and cls.end == stop:  # the cursor is in a long class
             at = max(offset, cls.body)  # on its header: with its first member
             first, upto = _members_around(cls, at, max(last, at), stop)
-            chunk = Chunk(start, upto, ast.Module(body=[], type_ignores=[]), cls.body, first)
+            empty = ast.Module(body=[], type_ignores=[])
+            chunk = Chunk(start, upto, empty, cls.body, first, cls.fields)
             try:
                 tree = parse_python(chunk.part(text))
             except (SyntaxError, ValueError):
@@ -292,7 +298,9 @@ def outline_to_wire(outline: Outline | None) -> dict[str, Any] | None:
         "functions": sorted(facts.functions),
         "classes": sorted(facts.classes),
         "imports": [[i.is_from, i.module, i.level, i.names] for i in facts.imports],
-        "members": [[c.start, c.end, c.body, c.starts, c.ends] for c in outline.classes],
+        "members": [
+            [c.start, c.end, c.body, c.starts, c.ends, to_wire(c.fields)] for c in outline.classes
+        ],
     }
 
 
@@ -310,7 +318,7 @@ def outline_from_wire(data: dict[str, Any] | None) -> Outline | None:
         imports,
     )
     classes = tuple(
-        ClassOutline(int(start), int(end), int(body), tuple(starts), tuple(ends))
-        for start, end, body, starts, ends in data.get("members", ())
+        ClassOutline(int(start), int(end), int(body), tuple(starts), tuple(ends), from_wire(fields))
+        for start, end, body, starts, ends, fields in data.get("members", ())
     )
     return Outline(tuple(data["starts"]), tuple(data["ends"]), facts, classes)

@@ -84,6 +84,7 @@ def _chunk_offers(
     local_end = None if end is None else chunk.local(end)
     cursor = Cursor(part, chunk.tree, chunk.local(offset), local_end, facts)
     cursor.project_module = project_module
+    cursor.class_fields = chunk.fields
     return [
         offer
         if family in WHOLE_MODULE_FAMILIES  # at the module's start, not the cursor's
