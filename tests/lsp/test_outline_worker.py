@@ -99,38 +99,28 @@ async def test_an_offer_from_an_earlier_text_is_refused_where_the_text_changed(
         await asyncio.wait_for(vscode.code_action_resolve_async(action), 60)
 
 
-async def test_a_code_action_before_the_first_outline_does_not_wait_for_it(
+async def test_a_code_action_never_waits_for_an_outline(
     vscode: LanguageClient, project: Path
 ) -> None:
+    """Where the document changed since its last outline, and in a document with none
+    yet, the offers come from the statements around the cursor (issue 15: codeAction
+    p99 under 50 ms; an outline of a long module takes seconds under load)."""
     first, second = project / "long.py", project / "other.py"
     long_module(first)
     open_document(vscode, first)
     inline(await actions_at(vscode, first, 40), "f10")  # the outline worker is running
     worker = server_child(vscode, b"outline_process")
     assert worker is not None
-    os.kill(worker, signal.SIGSTOP)  # the second document's outline never comes
+    os.kill(worker, signal.SIGSTOP)  # no outline is made from now on
     try:
+        change(vscode, first, 2, 40, "def g10(a):\n    return a\n\n\n")  # not in the outline
+        actions = await asyncio.wait_for(actions_at(vscode, first, 40), 10)
+        data = inline(actions, "g10").data
+        assert isinstance(data, dict) and data["position"] == {"line": 40, "character": 4}
         long_module(second)
         open_document(vscode, second)
         actions = await asyncio.wait_for(actions_at(vscode, second, 40), 10)
-        assert inline(actions, "f10").data["position"] == {"line": 40, "character": 4}  # type: ignore[index]
-    finally:
-        os.kill(worker, signal.SIGCONT)
-
-
-async def test_a_code_action_where_the_document_changed_does_not_wait_for_its_outline(
-    vscode: LanguageClient, project: Path
-) -> None:
-    path = project / "long.py"
-    long_module(path)
-    open_document(vscode, path)
-    inline(await actions_at(vscode, path, 40), "f10")
-    worker = server_child(vscode, b"outline_process")
-    assert worker is not None
-    os.kill(worker, signal.SIGSTOP)
-    try:
-        change(vscode, path, 2, 40, "def g10(a):\n    return a\n\n\n")  # not in the last outline
-        actions = await asyncio.wait_for(actions_at(vscode, path, 40), 10)
-        assert inline(actions, "g10").data["position"] == {"line": 40, "character": 4}  # type: ignore[index]
+        data = inline(actions, "f10").data
+        assert isinstance(data, dict) and data["position"] == {"line": 40, "character": 4}
     finally:
         os.kill(worker, signal.SIGCONT)
