@@ -247,6 +247,12 @@ _STATEMENT_START = re.compile(r"^(?![ \t#)\]}\r\n\f]|(?:else|elif|except|finally
 a multi-line string may look like one; the parse then fails)."""
 
 
+def _decorated(text: str, line: int) -> bool:
+    """The line starting at ``line`` follows a decorator (it is part of that statement)."""
+    previous = text.rfind("\n", 0, line - 1) + 1
+    return line > 0 and text.startswith("@", previous)
+
+
 def guess_chunk(text: str, offset: int, end: int | None) -> Chunk | None:
     """The top-level statements around ``offset`` (to ``end``) without an outline: read
     from the lines' indentation, parsed alone. For a code action asked before the
@@ -255,14 +261,18 @@ def guess_chunk(text: str, offset: int, end: int | None) -> Chunk | None:
     statements are longer than ``GUESS_CHARS``."""
     last = offset if end is None else max(offset, end)
     start = text.rfind("\n", 0, offset) + 1
-    while start > 0 and not _STATEMENT_START.match(text, start):
+    while start > 0 and (not _STATEMENT_START.match(text, start) or _decorated(text, start)):
         if offset - start > GUESS_CHARS:
             return None
         start = text.rfind("\n", 0, start - 1) + 1
-    stop_line = text.find("\n", last)
+    line_end = text.find("\n", last)
     after = None
-    if stop_line >= 0:
-        after = _STATEMENT_START.search(text, stop_line + 1, start + GUESS_CHARS + 1)
+    while line_end >= 0:
+        after = _STATEMENT_START.search(text, line_end + 1, start + GUESS_CHARS + 1)
+        if after is None or not _decorated(text, after.start()):
+            break
+        line_end = text.find("\n", after.start())
+        after = None
     stop = after.start() if after is not None else len(text)
     if stop - start > GUESS_CHARS:
         return None

@@ -10,8 +10,13 @@ import pytest
 
 from lsp_server.refactor import outline as outline_module
 from lsp_server.refactor.actions import offers_at
-from lsp_server.refactor.outline import outline_from_wire, outline_of, outline_to_wire
-from lsp_server.refactor.outline_offers import offers_in_outline
+from lsp_server.refactor.outline import (
+    module_facts,
+    outline_from_wire,
+    outline_of,
+    outline_to_wire,
+)
+from lsp_server.refactor.outline_offers import offers_in_outline, offers_without_outline
 from tests.refactor.test_offers import SOURCE
 
 DECORATED = """\
@@ -140,3 +145,22 @@ def test_in_a_long_class_only_the_members_at_the_cursor_are_parsed(
     offers = offers_in_outline(big, outline, at)
     assert offers and offers == offers_at(big, at)
     assert parsed == [len(header + "    def f1999(self, b):\n        return b * 1999\n")]
+
+
+def test_offers_without_an_outline_are_the_module_offers_at_every_place() -> None:
+    """Before a document's first outline, the statements around the cursor are guessed
+    from the lines alone (decorators, ``a = 1; b = 2``, comments between statements)."""
+    for source in (DECORATED, LONG_CLASS):
+        tree = ast.parse(source)
+        facts = module_facts(tree)
+        for offset in range(len(source) + 1):
+            for end in (None, offset + 25):
+                end = None if end is None else min(end, len(source))
+                expected = offers_at(source, offset, end, tree)
+                found = offers_without_outline(source, offset, end, known=facts)
+                assert found == expected, (offset, end)
+
+
+def test_a_guess_that_does_not_parse_offers_nothing() -> None:
+    text = 'x = """\nnot python at column 0\n"""\n'
+    assert offers_without_outline(text, text.index("not") + 2) == []
