@@ -113,7 +113,7 @@ def test_long_class_offers_are_the_module_offers_at_every_place(
     """Every class counts as long here. "Move method" offers (to the class of an attribute
     of ``self`` assigned in any method) are the same although one member is parsed."""
     monkeypatch.setattr(outline_module, "MEMBER_OUTLINE_CHARS", 0)
-    for source in (LONG_CLASS, DECORATED, SOURCE):
+    for source in (LONG_CLASS, SOURCE):
         outline = outline_from_wire(outline_to_wire(outline_of(source)))
         assert outline is not None and outline.classes
         tree = ast.parse(source)
