@@ -35,18 +35,6 @@ class Box:
 """
 
 
-def test_outline_offers_are_the_module_offers_at_every_place() -> None:
-    for source in (SOURCE, DECORATED):
-        outline = outline_from_wire(outline_to_wire(outline_of(source)))
-        assert outline is not None
-        tree = ast.parse(source)
-        for offset in range(len(source) + 1):
-            for end in (None, offset + 25):
-                end = None if end is None else min(end, len(source))
-                expected = offers_at(source, offset, end, tree)
-                assert offers_in_outline(source, outline, offset, end) == expected, (offset, end)
-
-
 def test_an_earlier_outline_serves_the_places_an_edit_left_unchanged() -> None:
     outline = outline_of(SOURCE)
     assert outline is not None
@@ -62,8 +50,9 @@ def test_an_earlier_outline_serves_the_places_an_edit_left_unchanged() -> None:
     assert offers_in_outline(edited, outline, at, outlined=SOURCE) is None
 
 
-def test_only_the_statements_around_the_cursor_are_parsed(monkeypatch: pytest.MonkeyPatch) -> None:
-    big = "".join(f"def f{i}(a, b):\n    return a + b * {i}\n\n" for i in range(2_000))
+def parsed_at(monkeypatch: pytest.MonkeyPatch, big: str, at: int) -> list[int]:
+    """The lengths of the texts parsed to list the offers at ``at`` from ``big``'s outline
+    (the offers being those of the whole module)."""
     outline = outline_of(big)
     assert outline is not None
     parsed: list[int] = []
@@ -74,9 +63,14 @@ def test_only_the_statements_around_the_cursor_are_parsed(monkeypatch: pytest.Mo
         return real_parse(source)
 
     monkeypatch.setattr(outline_module, "parse_python", counted)
-    at = big.index("def f1999") + 5
     offers = offers_in_outline(big, outline, at)
     assert offers and offers == offers_at(big, at)
+    return parsed
+
+
+def test_only_the_statements_around_the_cursor_are_parsed(monkeypatch: pytest.MonkeyPatch) -> None:
+    big = "".join(f"def f{i}(a, b):\n    return a + b * {i}\n\n" for i in range(2_000))
+    parsed = parsed_at(monkeypatch, big, big.index("def f1999") + 5)
     assert parsed == [len("def f1999(a, b):\n    return a + b * 1999\n")]
 
 
@@ -107,15 +101,18 @@ class Big(
 """
 
 
-def test_long_class_offers_are_the_module_offers_at_every_place(
-    monkeypatch: pytest.MonkeyPatch,
+@pytest.mark.parametrize("long_classes", [False, True], ids=["whole", "member by member"])
+def test_outline_offers_are_the_module_offers_at_every_place(
+    monkeypatch: pytest.MonkeyPatch, long_classes: bool
 ) -> None:
-    """Every class counts as long here. "Move method" offers (to the class of an attribute
-    of ``self`` assigned in any method) are the same although one member is parsed."""
-    monkeypatch.setattr(outline_module, "MEMBER_OUTLINE_CHARS", 0)
-    for source in (LONG_CLASS, SOURCE):
+    """With every class counted as long, a class is parsed member by member: "move
+    method" offers (to the class of an attribute of ``self`` assigned in any method) are
+    the same although one member is parsed."""
+    if long_classes:
+        monkeypatch.setattr(outline_module, "MEMBER_OUTLINE_CHARS", 0)
+    for source in (LONG_CLASS, SOURCE) if long_classes else (SOURCE, DECORATED):
         outline = outline_from_wire(outline_to_wire(outline_of(source)))
-        assert outline is not None and outline.classes
+        assert outline is not None and bool(outline.classes) == long_classes
         tree = ast.parse(source)
         for offset in range(len(source) + 1):
             for end in (None, offset + 25):
@@ -131,19 +128,7 @@ def test_in_a_long_class_only_the_members_at_the_cursor_are_parsed(
     big = header + "".join(
         f"    def f{i}(self, b):\n        return b * {i}\n\n" for i in range(2_000)
     )
-    outline = outline_of(big)
-    assert outline is not None
-    parsed: list[int] = []
-    real_parse = outline_module.parse_python
-
-    def counted(source: str) -> ast.Module:
-        parsed.append(len(source))
-        return real_parse(source)
-
-    monkeypatch.setattr(outline_module, "parse_python", counted)
-    at = big.index("def f1999") + 5
-    offers = offers_in_outline(big, outline, at)
-    assert offers and offers == offers_at(big, at)
+    parsed = parsed_at(monkeypatch, big, big.index("def f1999") + 5)
     assert parsed == [len(header + "    def f1999(self, b):\n        return b * 1999\n")]
 
 
