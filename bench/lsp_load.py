@@ -231,6 +231,12 @@ class Driver:
             else:
                 self.rename(cancel=True)
             await asyncio.sleep(0)
+            if (index + 1) % max(1, requests // 10) == 0:  # a line per tenth, even to a file
+                answered = sum(len(v) for v in self.load.latencies.values())
+                took = time.perf_counter() - self.began
+                print(
+                    f"  sent {index + 1}/{requests}, {answered} answered, {took:.0f} s", flush=True
+                )
         deadline = time.monotonic() + ANSWER_DEADLINE
         while self.load.pending and time.monotonic() < deadline:
             await asyncio.sleep(0.05)
