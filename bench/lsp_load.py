@@ -48,6 +48,7 @@ ENGINES = {
 }
 """Where the server runs rope: worker processes (the default) or a thread of its own
 process (the peer every figure is compared with, measured in the same run)."""
+SLOWEST_SHOWN = 5
 ANSWER_DEADLINE = 600.0
 """Seconds a request may stay unanswered after the last one was sent."""
 
@@ -98,6 +99,8 @@ class Load:
     errors: dict[str, int] = field(default_factory=dict)
     pending: set[asyncio.Future[Any]] = field(default_factory=set)
     renames_running: int = 0
+    slowest: list[tuple[float, str]] = field(default_factory=list)
+    """(latency, what was going on when it was sent) of each code action."""
 
 
 class Driver:
@@ -114,10 +117,21 @@ class Driver:
         self.texts = {p: p.read_text() for p in small}
         self.rnd = random.Random(seed)
         self.load = Load()
+        self.sent = 0
+        self.began = time.perf_counter()
+        self.changes_since_action = 0
 
-    def _request(self, kind: str, method: str, params: Any, cancel: bool = False) -> None:
+    def _request(
+        self, kind: str, method: str, params: Any, cancel: bool = False, where: str = ""
+    ) -> None:
         load = self.load
         msg_id = str(uuid.uuid4())
+        context = (
+            f"#{self.sent} {where} at {time.perf_counter() - self.began:.2f} s,"
+            f" {load.renames_running} renames out, {self.changes_since_action} didChange"
+            " of the big module since the last code action on it"
+        )
+        self.sent += 1
         is_rename = method == types.TEXT_DOCUMENT_RENAME
         sent = time.perf_counter()
         during_rename = load.renames_running > 0
@@ -135,6 +149,8 @@ class Driver:
             load.latencies.setdefault(kind, []).append(took)
             if kind == "codeAction" and (during_rename or load.renames_running > 0):
                 load.during_rename.append(took)
+            if kind == "codeAction":
+                load.slowest.append((took, context))
 
         future.add_done_callback(done)
         load.pending.add(future)
@@ -142,6 +158,7 @@ class Driver:
             self.protocol.notify(types.CANCEL_REQUEST, types.CancelParams(id=msg_id))
 
     def did_change(self) -> None:
+        self.changes_since_action += 1
         self.version += 1
         line = self.big_lines
         self.big_lines += 1
@@ -162,16 +179,20 @@ class Driver:
     def code_action(self) -> None:
         if self.rnd.random() < 0.5:
             uri, line = self.big.as_uri(), self.rnd.randrange(self.big_lines)
+            where = f"big module line {line}"
         else:
             path = self.rnd.choice(self.small)
             uri, line = path.as_uri(), self.rnd.randrange(self.texts[path].count("\n"))
+            where = f"{path.name} line {line}"
         at = types.Position(line, self.rnd.randrange(6))
         params = types.CodeActionParams(
             text_document=types.TextDocumentIdentifier(uri=uri),
             range=types.Range(at, at),
             context=types.CodeActionContext(diagnostics=[]),
         )
-        self._request("codeAction", types.TEXT_DOCUMENT_CODE_ACTION, params)
+        self._request("codeAction", types.TEXT_DOCUMENT_CODE_ACTION, params, where=where)
+        if uri == self.big.as_uri():
+            self.changes_since_action = 0
 
     def rename(self, cancel: bool, big: bool = False) -> None:
         if big:
@@ -210,6 +231,12 @@ class Driver:
             else:
                 self.rename(cancel=True)
             await asyncio.sleep(0)
+            if (index + 1) % max(1, requests // 10) == 0:  # a line per tenth, even to a file
+                answered = sum(len(v) for v in self.load.latencies.values())
+                took = time.perf_counter() - self.began
+                print(
+                    f"  sent {index + 1}/{requests}, {answered} answered, {took:.0f} s", flush=True
+                )
         deadline = time.monotonic() + ANSWER_DEADLINE
         while self.load.pending and time.monotonic() < deadline:
             await asyncio.sleep(0.05)
@@ -231,6 +258,9 @@ def report_load(load: Load, pid: int, seconds: float) -> None:
             f"  p99 {percentile(values, 0.99) * 1000:.1f} ms  (goal: p99 < 50 ms)"
         )
     print(f"  unanswered: {len(load.pending)} (goal: 0)")
+    print("  slowest code actions (what was going on when each was sent):")
+    for took, context in sorted(load.slowest, reverse=True)[:SLOWEST_SHOWN]:
+        print(f"    {took * 1000:8.1f} ms  {context}")
     print(
         f"  server peak RSS: {peak_rss_mb(pid) or float('nan'):.0f} MB"
         f" (+ {children_peak_rss_mb(pid):.0f} MB in its rope workers)"
@@ -249,7 +279,7 @@ async def bench_load(root: Path, args: argparse.Namespace, engine: str) -> None:
         for path in [big, *small]:
             session.open(path)
         driver = Driver(session, big, small, args.seed)
-        began = time.perf_counter()
+        began = driver.began = time.perf_counter()
         await driver.run(args.requests, args.window, args.big_renames)
         pid = session.client._server.pid  # type: ignore[union-attr]
         report_load(driver.load, pid, time.perf_counter() - began)

@@ -47,7 +47,9 @@ from typing import Any
 from lsprotocol import types
 from pygls.lsp.client import LanguageClient
 
-TIMEOUT = 180.0
+TIMEOUT = 600.0
+"""Seconds any one request may take (``--timeout``): generous, since a loaded machine
+(load 24 on 2 cores) once timed ``initialize`` out at 180 s."""
 SKIP_DIRS = {"site-packages", "test", "tests", "idle_test", "__pycache__"}
 PEERS = ["python-lsp-server", "pylsp-rope", "jedi-language-server"]
 
@@ -503,7 +505,13 @@ def report(figs: list[Figures]) -> None:
             print(f"  {fig.name}: {note}")
 
 
+def load_average() -> str:
+    """The machine's 1, 5 and 15 minute load averages (figures under load are doubtful)."""
+    return " ".join(f"{value:.1f}" for value in os.getloadavg())
+
+
 async def main_async(args: argparse.Namespace) -> None:
+    started_load = load_average()
     workdir = Path(tempfile.mkdtemp(prefix="reks-bench-"))
     try:
         root = copy_stdlib(workdir, args.full)
@@ -529,17 +537,22 @@ async def main_async(args: argparse.Namespace) -> None:
             figs[-1].values["start to rename"] = await start_to_first_rename(jedi, root)
             print("jedi-language-server done", flush=True)
         report(figs)
+        print(f"load average at the end: {load_average()} (at the start: {started_load})")
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
 
 
 def main() -> None:
+    global TIMEOUT
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=3, help="warm repeats (median)")
     parser.add_argument("--full", action="store_true", help="include the test suites")
     parser.add_argument("--peers", default="/tmp/reks-bench-peers", help="venv for the peers")
     parser.add_argument("--no-peers", action="store_true", help="reks and rope only")
-    asyncio.run(main_async(parser.parse_args()))
+    parser.add_argument("--timeout", type=float, default=TIMEOUT, help="seconds per request")
+    args = parser.parse_args()
+    TIMEOUT = args.timeout
+    asyncio.run(main_async(args))
 
 
 if __name__ == "__main__":

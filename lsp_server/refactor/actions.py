@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from lsp_server.project.text import parse_python
+from lsp_server.refactor.class_fields import FieldAssignments
 from lsp_server.refactor.cursor import Cursor, is_parameter
 from lsp_server.refactor.destinations import ProjectModule, project_class_attributes
 
@@ -174,10 +175,17 @@ def _move_method(cursor: Cursor) -> list[Offer]:
             cursor.at,
             args={"destination": attribute},
         )
-        for attribute in project_class_attributes(cursor.facts, parent, cursor.project_module)[
-            :MAX_MOVE_TARGETS
-        ]
+        for attribute in project_class_attributes(
+            cursor.facts, _fields_of(cursor, parent), cursor.project_module
+        )[:MAX_MOVE_TARGETS]
     ]
+
+
+def _fields_of(cursor: Cursor, cls: ast.ClassDef) -> ast.ClassDef | FieldAssignments:
+    """The class, or the assignments to ``self`` in all its methods when the cursor's
+    text holds only some of them (a long class: ``refactor.outline``)."""
+    top_level = isinstance(cursor.parent(cls), ast.Module)
+    return cursor.class_fields if top_level and cursor.class_fields is not None else cls
 
 
 def _introduce_factory(cursor: Cursor) -> list[Offer]:

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import TypeGuard
 
 from lsp_server.project.text import identifier_span
+from lsp_server.refactor.class_fields import FieldAssignments
 from lsp_server.refactor.outline import ModuleFacts, module_facts
 
 
@@ -164,6 +165,9 @@ class Cursor:
         self.name: ast.AST | None = found.chain[-1] if on_word else None
         self.project_module: Callable[[str], bool] | None = None
         """Which imported modules are project code (see ``refactor.destinations``)."""
+        self.class_fields: FieldAssignments | None = None
+        """The assignments to ``self`` of the top-level class at the cursor when ``text``
+        holds only some of its members (see ``refactor.outline``)."""
 
     def parent(self, node: ast.AST) -> ast.AST | None:
         index = self.chain.index(node)

@@ -20,6 +20,7 @@ import ast
 import os
 from collections.abc import Callable
 
+from lsp_server.refactor.class_fields import FieldAssignments, expression, field_assignments
 from lsp_server.refactor.outline import ModuleFacts
 
 ProjectModule = Callable[[str], bool]
@@ -71,49 +72,18 @@ def _is_project_class(expr: ast.expr | None, names: set[str]) -> bool:
     return False
 
 
-def _annotations(function: ast.FunctionDef | ast.AsyncFunctionDef) -> dict[str, ast.expr]:
-    args = function.args
-    every = [*args.posonlyargs, *args.args, *args.kwonlyargs]
-    return {arg.arg: arg.annotation for arg in every if arg.annotation is not None}
-
-
-def _self_target(node: ast.expr) -> str | None:
-    if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
-        return node.attr if node.value.id == "self" else None
-    return None
-
-
-def _holds_project_class(
-    node: ast.Assign | ast.AnnAssign, annotations: dict[str, ast.expr], names: set[str]
-) -> bool:
-    if isinstance(node, ast.AnnAssign) and _is_project_class(node.annotation, names):
-        return True
-    value = node.value
-    if isinstance(value, ast.Call):
-        return _is_project_class(value.func, names)
-    if isinstance(value, ast.Name):
-        return _is_project_class(annotations.get(value.id), names)
-    return False
-
-
 def project_class_attributes(
-    facts: ModuleFacts, cls: ast.ClassDef, project_module: ProjectModule | None = None
+    facts: ModuleFacts,
+    cls: ast.ClassDef | FieldAssignments,
+    project_module: ProjectModule | None = None,
 ) -> list[str]:
     """Attributes of ``self`` in ``cls`` that hold an instance of a project class, in order
-    (``facts``: those of ``cls``'s module)."""
+    (``facts``: those of ``cls``'s module; ``cls`` the class, or its methods' assignments
+    to ``self`` listed by ``class_fields.field_assignments``)."""
     names = _project_names(facts, project_module)
+    assignments = cls if isinstance(cls, tuple) else field_assignments(cls)
     found: dict[str, None] = {}
-    for function in cls.body:
-        if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            continue
-        annotations = _annotations(function)
-        for node in ast.walk(function):
-            if isinstance(node, ast.Assign):
-                targets = [_self_target(t) for t in node.targets]
-            elif isinstance(node, ast.AnnAssign):
-                targets = [_self_target(node.target)]
-            else:
-                continue
-            if _holds_project_class(node, annotations, names):
-                found.update((target, None) for target in targets if target is not None)
+    for attributes, expressions in assignments:
+        if any(_is_project_class(expression(e), names) for e in expressions):
+            found.update((attribute, None) for attribute in attributes)
     return list(found)

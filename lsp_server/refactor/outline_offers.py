@@ -7,7 +7,14 @@ import dataclasses
 from lsp_server.refactor.actions import OFFER_FAMILIES, WHOLE_MODULE_FAMILIES, Offer
 from lsp_server.refactor.cursor import Cursor
 from lsp_server.refactor.destinations import ProjectModule
-from lsp_server.refactor.outline import Outline, chunk_around
+from lsp_server.refactor.outline import (
+    Chunk,
+    ModuleFacts,
+    Outline,
+    chunk_around,
+    guess_chunk,
+    merged_facts,
+)
 
 
 def offers_in_outline(
@@ -36,22 +43,56 @@ def offers_in_outline(
         chunk = chunk_around(source, outline, at, stop)
         if chunk is None:
             continue
-        part = source[chunk.start : chunk.end]
-        if text[chunk.start + delta : chunk.end + delta] != part:
+        part = chunk.part(source)
+        moved = chunk.shifted(delta)
+        if moved.part(text) != part:
             continue
-        local_end = None if stop is None else stop - chunk.start
-        cursor = Cursor(part, chunk.tree, at - chunk.start, local_end, outline.facts)
-        cursor.project_module = project_module
-        shift = chunk.start + delta
-        return [
-            offer
-            if family in WHOLE_MODULE_FAMILIES  # at the module's start, not the cursor's
-            else dataclasses.replace(
-                offer,
-                offset=offer.offset + shift,
-                end=None if offer.end is None else offer.end + shift,
-            )
-            for family in OFFER_FAMILIES
-            for offer in family(cursor)
-        ]
+        return _chunk_offers(part, moved, offset, end, outline.facts, project_module)
     return None
+
+
+def offers_without_outline(
+    text: str,
+    offset: int,
+    end: int | None = None,
+    project_module: ProjectModule | None = None,
+    known: ModuleFacts | None = None,
+) -> list[Offer]:
+    """The offers at the cursor when no outline covers it (none made yet, or the text
+    changed there since): from the statements around it as the lines' indentation tells
+    (``outline.guess_chunk``), with the module-wide facts of ``known`` (an earlier
+    text's) and of those statements. Possibly fewer than with an outline, never a wait
+    for the module to be parsed; a chosen offer is checked against an outline anyway.
+    None found: no offers."""
+    chunk = guess_chunk(text, offset, end)
+    if chunk is None:
+        return []
+    facts = merged_facts(known or ModuleFacts(), chunk.tree)
+    return _chunk_offers(chunk.part(text), chunk, offset, end, facts, project_module)
+
+
+def _chunk_offers(
+    part: str,
+    chunk: Chunk,
+    offset: int,
+    end: int | None,
+    facts: ModuleFacts,
+    project_module: ProjectModule | None,
+) -> list[Offer]:
+    """The offers at ``offset`` (to ``end``) of the current text, whose ``chunk`` (at
+    its place in the current text) is ``part``."""
+    local_end = None if end is None else chunk.local(end)
+    cursor = Cursor(part, chunk.tree, chunk.local(offset), local_end, facts)
+    cursor.project_module = project_module
+    cursor.class_fields = chunk.fields
+    return [
+        offer
+        if family in WHOLE_MODULE_FAMILIES  # at the module's start, not the cursor's
+        else dataclasses.replace(
+            offer,
+            offset=chunk.outer(offer.offset),
+            end=None if offer.end is None else chunk.outer(offer.end),
+        )
+        for family in OFFER_FAMILIES
+        for offer in family(cursor)
+    ]

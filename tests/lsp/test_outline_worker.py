@@ -97,3 +97,30 @@ async def test_an_offer_from_an_earlier_text_is_refused_where_the_text_changed(
     change(vscode, path, 2, 40, "def g10(a):\n    return a\n\n\n")  # f10 is on line 44 now
     with pytest.raises(Exception, match="not offered at that place"):
         await asyncio.wait_for(vscode.code_action_resolve_async(action), 60)
+
+
+async def test_a_code_action_never_waits_for_an_outline(
+    vscode: LanguageClient, project: Path
+) -> None:
+    """Where the document changed since its last outline, and in a document with none
+    yet, the offers come from the statements around the cursor (issue 15: codeAction
+    p99 under 50 ms; an outline of a long module takes seconds under load)."""
+    first, second = project / "long.py", project / "other.py"
+    long_module(first)
+    open_document(vscode, first)
+    inline(await actions_at(vscode, first, 40), "f10")  # the outline worker is running
+    worker = server_child(vscode, b"outline_process")
+    assert worker is not None
+    os.kill(worker, signal.SIGSTOP)  # no outline is made from now on
+    try:
+        change(vscode, first, 2, 40, "def g10(a):\n    return a\n\n\n")  # not in the outline
+        actions = await asyncio.wait_for(actions_at(vscode, first, 40), 10)
+        data = inline(actions, "g10").data
+        assert isinstance(data, dict) and data["position"] == {"line": 40, "character": 4}
+        long_module(second)
+        open_document(vscode, second)
+        actions = await asyncio.wait_for(actions_at(vscode, second, 40), 10)
+        data = inline(actions, "f10").data
+        assert isinstance(data, dict) and data["position"] == {"line": 40, "character": 4}
+    finally:
+        os.kill(worker, signal.SIGCONT)

@@ -10,8 +10,13 @@ import pytest
 
 from lsp_server.refactor import outline as outline_module
 from lsp_server.refactor.actions import offers_at
-from lsp_server.refactor.outline import outline_from_wire, outline_of, outline_to_wire
-from lsp_server.refactor.outline_offers import offers_in_outline
+from lsp_server.refactor.outline import (
+    module_facts,
+    outline_from_wire,
+    outline_of,
+    outline_to_wire,
+)
+from lsp_server.refactor.outline_offers import offers_in_outline, offers_without_outline
 from tests.refactor.test_offers import SOURCE
 
 DECORATED = """\
@@ -30,18 +35,6 @@ class Box:
 """
 
 
-def test_outline_offers_are_the_module_offers_at_every_place() -> None:
-    for source in (SOURCE, DECORATED):
-        outline = outline_from_wire(outline_to_wire(outline_of(source)))
-        assert outline is not None
-        tree = ast.parse(source)
-        for offset in range(len(source) + 1):
-            for end in (None, offset + 25):
-                end = None if end is None else min(end, len(source))
-                expected = offers_at(source, offset, end, tree)
-                assert offers_in_outline(source, outline, offset, end) == expected, (offset, end)
-
-
 def test_an_earlier_outline_serves_the_places_an_edit_left_unchanged() -> None:
     outline = outline_of(SOURCE)
     assert outline is not None
@@ -57,8 +50,9 @@ def test_an_earlier_outline_serves_the_places_an_edit_left_unchanged() -> None:
     assert offers_in_outline(edited, outline, at, outlined=SOURCE) is None
 
 
-def test_only_the_statements_around_the_cursor_are_parsed(monkeypatch: pytest.MonkeyPatch) -> None:
-    big = "".join(f"def f{i}(a, b):\n    return a + b * {i}\n\n" for i in range(2_000))
+def parsed_at(monkeypatch: pytest.MonkeyPatch, big: str, at: int) -> list[int]:
+    """The lengths of the texts parsed to list the offers at ``at`` from ``big``'s outline
+    (the offers being those of the whole module)."""
     outline = outline_of(big)
     assert outline is not None
     parsed: list[int] = []
@@ -69,11 +63,89 @@ def test_only_the_statements_around_the_cursor_are_parsed(monkeypatch: pytest.Mo
         return real_parse(source)
 
     monkeypatch.setattr(outline_module, "parse_python", counted)
-    at = big.index("def f1999") + 5
     offers = offers_in_outline(big, outline, at)
     assert offers and offers == offers_at(big, at)
+    return parsed
+
+
+def test_only_the_statements_around_the_cursor_are_parsed(monkeypatch: pytest.MonkeyPatch) -> None:
+    big = "".join(f"def f{i}(a, b):\n    return a + b * {i}\n\n" for i in range(2_000))
+    parsed = parsed_at(monkeypatch, big, big.index("def f1999") + 5)
     assert parsed == [len("def f1999(a, b):\n    return a + b * 1999\n")]
 
 
 def test_a_text_that_does_not_parse_has_no_outline() -> None:
     assert outline_of("def f(:\n") is None
+
+
+LONG_CLASS = """\
+import functools
+
+
+@functools.total_ordering
+class Big(
+    object,
+):
+    '''A class outlined member by member.'''
+
+    size: int = 3
+
+    # a comment between members
+    @property
+    def doubled(self):
+        return self.size * 2
+
+    def grow(self, by):
+        total = self.size + by
+        self.size = total; return total
+"""
+
+
+@pytest.mark.parametrize("long_classes", [False, True], ids=["whole", "member by member"])
+def test_outline_offers_are_the_module_offers_at_every_place(
+    monkeypatch: pytest.MonkeyPatch, long_classes: bool
+) -> None:
+    """With every class counted as long, a class is parsed member by member: "move
+    method" offers (to the class of an attribute of ``self`` assigned in any method) are
+    the same although one member is parsed."""
+    if long_classes:
+        monkeypatch.setattr(outline_module, "MEMBER_OUTLINE_CHARS", 0)
+    for source in (LONG_CLASS, SOURCE) if long_classes else (SOURCE, DECORATED):
+        outline = outline_from_wire(outline_to_wire(outline_of(source)))
+        assert outline is not None and bool(outline.classes) == long_classes
+        tree = ast.parse(source)
+        for offset in range(len(source) + 1):
+            for end in (None, offset + 25):
+                end = None if end is None else min(end, len(source))
+                expected = offers_at(source, offset, end, tree)
+                assert offers_in_outline(source, outline, offset, end) == expected, (offset, end)
+
+
+def test_in_a_long_class_only_the_members_at_the_cursor_are_parsed(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    header = "class Big:\n"
+    big = header + "".join(
+        f"    def f{i}(self, b):\n        return b * {i}\n\n" for i in range(2_000)
+    )
+    parsed = parsed_at(monkeypatch, big, big.index("def f1999") + 5)
+    assert parsed == [len(header + "    def f1999(self, b):\n        return b * 1999\n")]
+
+
+def test_offers_without_an_outline_are_the_module_offers_at_every_place() -> None:
+    """Before a document's first outline, the statements around the cursor are guessed
+    from the lines alone (decorators, ``a = 1; b = 2``, comments between statements)."""
+    for source in (DECORATED, LONG_CLASS):
+        tree = ast.parse(source)
+        facts = module_facts(tree)
+        for offset in range(len(source) + 1):
+            for end in (None, offset + 25):
+                end = None if end is None else min(end, len(source))
+                expected = offers_at(source, offset, end, tree)
+                found = offers_without_outline(source, offset, end, known=facts)
+                assert found == expected, (offset, end)
+
+
+def test_a_guess_that_does_not_parse_offers_nothing() -> None:
+    text = 'x = """\nnot python at column 0\n"""\n'
+    assert offers_without_outline(text, text.index("not") + 2) == []

@@ -25,7 +25,7 @@ from lsp_server.refactor.actions import Offer
 from lsp_server.refactor.destinations import project_module_finder
 from lsp_server.refactor.model import RefactorRequest
 from lsp_server.refactor.outline import outline_of
-from lsp_server.refactor.outline_offers import offers_in_outline
+from lsp_server.refactor.outline_offers import offers_in_outline, offers_without_outline
 from lsp_server.refactor.outline_service import Analysis
 from lsp_server.sandbox import ChannelError
 
@@ -47,10 +47,24 @@ a longer one by the outline worker process, so that its parse never holds the se
 interpreter lock (see ``refactor.outline_service``)."""
 
 
-async def _analysis(feature: RefactoringFeature, uri: str, text: str, fresh: bool) -> Analysis:
-    """An outline of the document: of ``text`` when ``fresh``, else the last one made when
-    that of ``text`` is not ready (the caller checks what it covers). A document the worker
-    cannot outline has none (``(text, None)``)."""
+async def _analysis(feature: RefactoringFeature, uri: str, text: str) -> Analysis:
+    """The outline of ``text``, made for it (awaited). A document the worker cannot
+    outline has none (``(text, None)``)."""
+    ready = await _ready_analysis(feature, uri, text)
+    if ready is not None and ready[0] == text:
+        return ready
+    try:
+        return await asyncio.wrap_future(feature.outlines.analyse(uri, text))
+    except ChannelError as exc:
+        log.warning("no outline of %s: %s", uri, exc)
+        return text, None
+
+
+async def _ready_analysis(feature: RefactoringFeature, uri: str, text: str) -> Analysis | None:
+    """An outline of the document without waiting for the outline worker: that of
+    ``text`` when it is ready, else the last one made (of an earlier text: the caller
+    checks what it covers; None before the first). The outline of ``text`` is asked for
+    meanwhile. A short document is outlined on a thread, at once."""
     service = feature.outlines
     if len(text) <= INLINE_OUTLINE_CHARS:
         done = service.latest(uri)
@@ -59,15 +73,9 @@ async def _analysis(feature: RefactoringFeature, uri: str, text: str, fresh: boo
             service.remember(uri, done)
         return done
     future = service.analyse(uri, text)
-    if not fresh and not future.done():
-        latest = service.latest(uri)
-        if latest is not None:
-            return latest
-    try:
-        return await asyncio.wrap_future(future)
-    except ChannelError as exc:
-        log.warning("no outline of %s: %s", uri, exc)
-        return text, None
+    if future.done() and future.exception() is None:
+        return future.result()
+    return service.latest(uri)
 
 
 def _client_resolves_edits(feature: RefactoringFeature) -> bool:
@@ -136,22 +144,29 @@ async def _offers(
 ) -> list[Offer]:
     """The offers at the request's range of kinds the client asked for: from the last
     outline of the document when it covers the place of the request unchanged, else
-    from the outline of the current text once it is made."""
+    from the statements around it as guessed from the lines (never waiting for the
+    outline worker: issue 15 item 1's p99)."""
     only = list(params.context.only or [])
     finder = project_module_finder(root_of(feature, uri_to_path(uri)))
 
-    def at_cursor(analysis: Analysis) -> list[Offer] | None:
-        outlined, outline = analysis
-        if outline is None:
-            return [] if outlined == text else None
+    def at_cursor(analysis: Analysis | None) -> list[Offer]:
         start = offset_at(text, params.range.start, encoding)
         end = offset_at(text, params.range.end, encoding)
         stop = end if end > start else None
-        return offers_in_outline(text, outline, start, stop, finder, outlined)
+        if analysis is not None:
+            outlined, outline = analysis
+            if outline is None and outlined == text:
+                return []  # not valid Python
+            if outline is not None:
+                found = offers_in_outline(text, outline, start, stop, finder, outlined)
+                if found is not None:
+                    return found
+        # No outline covers the place (none made yet, or it changed since the last):
+        # waiting for one can take seconds on a long module, so guess it.
+        known = analysis[1].facts if analysis is not None and analysis[1] else None
+        return offers_without_outline(text, start, stop, finder, known)
 
-    offers = await asyncio.to_thread(at_cursor, await _analysis(feature, uri, text, False))
-    if offers is None:  # the place changed since the last outline: wait for the new one
-        offers = await asyncio.to_thread(at_cursor, await _analysis(feature, uri, text, True))
+    offers = await asyncio.to_thread(at_cursor, await _ready_analysis(feature, uri, text))
     return [
         offer
         for offer in offers or []
@@ -175,7 +190,7 @@ async def _request(
         request = RefactorRequest(str(data["action"]), path, start, end_offset, dict(data["args"]))
     except (KeyError, TypeError, ValueError, AttributeError) as exc:
         raise failed(f"malformed refactoring arguments: {exc}") from exc
-    outlined, outline = await _analysis(feature, uri, text, True)
+    outlined, outline = await _analysis(feature, uri, text)
     if outlined != text:
         raise failed("the document changed while it was analysed; ask for code actions again")
     offers: list[Offer] | None = None
