@@ -36,7 +36,7 @@ from lsp_server.refactor.semantics.jumps import (
     escaping_jumps,
     global_names,
     jump_kind,
-    read_outside,
+    live_at_jumps,
 )
 from lsp_server.refactor.semantics.liveness import assigned_after
 from lsp_server.refactor.semantics.region import RegionFlow, region_flow
@@ -129,7 +129,9 @@ def _region(ctx: Context, src: Source, flow: RegionFlow, name: str) -> _Region:
     tail = src.text[src.end(last) : end].strip()
     selected = src.text[ctx.offset : ctx.end].strip()
     whole = src.text[src.start(first) : src.end(last)]
-    if indent.strip() or (tail and not tail.startswith("#")) or not selected.startswith(whole):
+    rest = selected[len(whole) :] if selected.startswith(whole) else "x"
+    stray = [line for line in rest.split("\n") if line.strip() and line.strip()[0] != "#"]
+    if indent.strip() or (tail and not tail.startswith("#")) or stray:
         raise RefactoringError(
             f"extract method `{name}`: select whole lines of statements to extract a "
             f"selection that jumps ({place(ctx, first.lineno)})"
@@ -213,7 +215,7 @@ def _interface(
         bound: set[str] = set()
         for stmt in walk_statements(flow.statements):
             bound |= binds(stmt) | scope_binds(stmt)
-        outputs |= bound & read_outside(flow) & local_names(flow.function)
+        outputs |= bound & live_at_jumps(flow, loop_jumps) & local_names(flow.function)
     at_end = assigned_after(flow.statements, set(params))
     for var in sorted(outputs):
         unbound_at_end = at_end is not None and var not in at_end

@@ -5,14 +5,15 @@ jumps, ``refactor.extract_jumps``)."""
 from __future__ import annotations
 
 import ast
+from collections.abc import Sequence
 
 from lsp_server.refactor.semantics.flow import (
     binds,
     blocks,
-    own_reads,
     scope_binds,
     walk_statements,
 )
+from lsp_server.refactor.semantics.liveness import Probe, Targets, live_before
 from lsp_server.refactor.semantics.region import RegionFlow
 
 _LOOPS = (ast.For, ast.AsyncFor, ast.While)
@@ -43,13 +44,21 @@ def jump_kind(stmt: ast.stmt) -> str:
     return {ast.Return: "return", ast.Break: "break", ast.Continue: "continue"}[type(stmt)]
 
 
-def read_outside(flow: RegionFlow) -> set[str]:
-    inside = set(walk_statements(flow.statements))
-    out: set[str] = set()
-    for stmt in walk_statements(flow.function.body):
-        if stmt not in inside:
-            out |= own_reads(stmt)
-    return out
+def live_at_jumps(flow: RegionFlow, jumps: Sequence[ast.stmt]) -> set[str]:
+    """Names live where the selection's ``break``s and ``continue``s land: after the
+    innermost loop around the selection, or at its head (before it: a superset)."""
+    loops = [
+        stmt
+        for stmt in walk_statements(flow.function.body)
+        if isinstance(stmt, _LOOPS) and flow.holder in set(walk_statements(stmt.body))
+    ]
+    kinds = {type(j) for j in jumps}
+    if not loops or not kinds & {ast.Break, ast.Continue}:
+        return set()
+    probe = Probe(loops[-1])
+    live_before(flow.function.body, set(), Targets(), probe)
+    found = set(probe.live_after) if ast.Break in kinds else set()
+    return found | (probe.live_before if ast.Continue in kinds else set())
 
 
 def global_names(flow: RegionFlow) -> list[str]:
