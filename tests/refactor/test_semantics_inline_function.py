@@ -209,8 +209,9 @@ def test_inline_function_refuses_an_argument_the_body_captures(tmp_project, body
         ("    return [a + i for i in range(3)]\n", "print([x + i for i in range(3)])"),
         ("    return (i for i in range(a))\n", "print(list((i for i in range(x))))"),
         ("    return (lambda v=a: v)()\n", "print((lambda v=x: v)())"),
+        ("    return (lambda: a + 1)()\n", "print((lambda: x + 1)())"),
     ],
-    ids=["comprehension", "generator-first-iterable", "lambda-default"],
+    ids=["comprehension", "generator-first-iterable", "lambda-default", "lambda-called-at-once"],
 )
 def test_inline_function_with_a_parameter_read_at_the_call_is_done(tmp_project, body, expected):
     """Still done: the parameter is read while the call runs (guards the refusals above)."""

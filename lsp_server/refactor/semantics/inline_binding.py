@@ -35,7 +35,10 @@ def deferred_reason(function: ast.AST, use: ast.AST) -> str | None:
         if isinstance(parent, _FUNCTIONS) and any(node is s for s in parent.body):
             return f"it is inside the nested function `{parent.name}`, run when that is called"
         if isinstance(parent, ast.Lambda) and node is parent.body:
-            return "it is in a lambda's body, run when the lambda is called"
+            holder = parents.get(parent)
+            # `(lambda: a)()` runs the body right there, like the code around it.
+            if not (isinstance(holder, ast.Call) and holder.func is parent):
+                return "it is in a lambda's body, run when the lambda is called"
         if isinstance(parent, ast.GeneratorExp) and not _first_iterable(parent, use):
             return "it is in a generator expression, run when the generator is consumed"
         node = parent
