@@ -157,3 +157,67 @@ def test_rope_method_reading_self_is_not_refused(tmp_project):
     )
     assert "acc = self.take(item, acc)" in path.read_text()
     assert run(path) == before
+
+
+GLOBAL_WHILE_TRUE = """\
+    COUNT = 0
+
+
+    def bump(items):
+        global COUNT
+        total = 0
+        while True:
+            if not items:
+                break
+            v = items.pop()
+            if v < 0:
+                return v, total
+            COUNT += 1
+            total += v
+        print("total", total)
+        return total, COUNT
+
+
+    print(bump([1, 2, 3]), bump([1, -2, 3]), COUNT)
+"""
+
+
+def test_selection_binding_a_global_in_a_while_true_loop(tmp_project):
+    path, before = refactor(
+        tmp_project, GLOBAL_WHILE_TRUE, "extract-method", "if not items", "total += v", name="step"
+    )
+    definition = path.read_text().split("def step")[1]
+    assert "global COUNT" in definition and '"return", (v, total)' in definition
+    assert run(path) == before
+
+
+ASYNC_FINALLY = """\
+    import asyncio
+
+
+    async def get(v):
+        return v * 2
+
+
+    async def run(n):
+        acc = 0
+        for i in range(n):
+            try:
+                if i == 2:
+                    continue
+                acc += await get(i)
+            finally:
+                print("f", i)
+        return acc
+
+
+    print(asyncio.run(run(4)))
+"""
+
+
+def test_selection_that_awaits_and_continues(tmp_project):
+    path, before = refactor(
+        tmp_project, ASYNC_FINALLY, "extract-method", "if i == 2", "await get(i)", name="one"
+    )
+    assert "jump, acc = await one(i, acc)" in path.read_text()
+    assert run(path) == before

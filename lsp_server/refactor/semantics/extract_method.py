@@ -81,7 +81,9 @@ def _find_new_function(src: Source, name: str) -> NewFunction | None:
     returned: list[str] | None = []
     if isinstance(holder, ast.Return):
         returned = None
-    elif isinstance(holder, ast.Assign) and holder.value is call:
+    elif isinstance(holder, ast.Assign) and (
+        holder.value is call or (isinstance(holder.value, ast.Await) and holder.value.value is call)
+    ):
         target = holder.targets[0]
         elements = target.elts if isinstance(target, ast.Tuple) else [target]
         returned = [e.id for e in elements if isinstance(e, ast.Name)]
