@@ -71,23 +71,6 @@ METHOD = """\
     print(c.count([1, 2]), c.count([1, None]), c.seen)
 """
 
-PLAIN_METHOD = """\
-    class Counter:
-        def __init__(self):
-            self.seen = []
-
-        def count(self, items):
-            acc = 0
-            for item in items:
-                self.seen.append(item)
-                acc += item
-            return acc
-
-
-    c = Counter()
-    print(c.count([1, 2]), c.seen)
-"""
-
 GLOBAL_WHILE_TRUE = """\
     COUNT = 0
 
@@ -165,7 +148,7 @@ EXTRACTED = [
     ),
     # rope extracts this itself; the check counted the receiver `self` as not passed.
     pytest.param(
-        PLAIN_METHOD, "self.seen.append", "acc += item", ["acc = self.new(item, acc)"], id="self"
+        METHOD, "self.seen.append", "acc += item", ["acc = self.new(item, acc)"], id="self"
     ),
     pytest.param(
         GLOBAL_WHILE_TRUE,
