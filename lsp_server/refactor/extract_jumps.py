@@ -232,6 +232,23 @@ def _interface(
     return params, sorted(outputs)
 
 
+def _refuse_finally(
+    ctx: Context, flow: RegionFlow, name: str, kinds: list[str], unbound: set[str]
+) -> None:
+    """A return hands back placeholders for outputs that may be unbound; a ``finally``
+    around the selection would read them after the return."""
+    if "return" not in kinds or not unbound:
+        return
+    for stmt in walk_statements(flow.function.body):
+        around = isinstance(stmt, ast.Try) and flow.holder in set(walk_statements([stmt]))
+        if around and stmt.finalbody:  # type: ignore[attr-defined]
+            raise RefactoringError(
+                f"extract method `{name}`: the selection returns inside the `try` at "
+                f"{place(ctx, stmt.lineno)}, whose `finally` may read "
+                f"`{sorted(unbound)[0]}`, which the selection binds"
+            )
+
+
 def _fresh(src: Source, base: str, taken: set[str]) -> str:
     names = taken | set(re.findall(r"[A-Za-z_]\w*", src.text))
     found, n = base, 0
@@ -242,13 +259,17 @@ def _fresh(src: Source, base: str, taken: set[str]) -> str:
     return found
 
 
-def _exit_value(src: Source, jump: ast.stmt, has_value: bool, outputs: list[str]) -> str:
+def _exit_value(
+    src: Source, jump: ast.stmt, has_value: bool, outputs: list[str], kept: bool
+) -> str:
     """What the new function returns in place of ``jump`` (None: falling off its end)."""
     if isinstance(jump, ast.Return):
         value = "None" if jump.value is None else src.segment(jump.value)
         if isinstance(jump.value, _LOOSE):  # not a tuple element as written
             value = f"({value})"
-        parts = ['"return"', value] + ["None"] * len(outputs)
+        # Placeholders, unless every output is bound throughout (a parameter): then the
+        # caller keeps the values a `finally` around the call may still read.
+        parts = ['"return"', value] + (outputs if kept else ["None"] * len(outputs))
     else:
         parts = [f'"{jump_kind(jump)}"'] + (["None"] if has_value else []) + outputs
     return "return " + ", ".join(parts)
@@ -283,7 +304,8 @@ def _function_text(region: _Region, name: str, shape: _Shape, jumps: list[ast.st
     edits: list[Edit] = []
     if shape.fields:
         for jump in jumps:
-            new = _exit_value(src, jump, has_value, shape.outputs)
+            kept = set(shape.outputs) <= set(shape.params)
+            new = _exit_value(src, jump, has_value, shape.outputs, kept)
             edits.append((src.start(jump), src.end(jump), new))
     body = src.text[region.start : region.end]
     for start, end, new in sorted(edits, reverse=True):
@@ -334,6 +356,7 @@ def extract_with_jumps(ctx: Context, rope_message: str) -> Planned:
         k for k in ("return", "break", "continue") if k in {jump_kind(j) for j in jumps}
     ]
     params, outputs = _interface(ctx, region, jumps, name)
+    _refuse_finally(ctx, flow, name, kinds, set(outputs) - set(params))
     fields: list[str] = []
     if flow.falls_through or kinds != ["return"]:
         taken = {name, *params, *outputs}

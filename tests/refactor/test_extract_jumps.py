@@ -116,6 +116,24 @@ ASYNC_FINALLY = """\
     print(asyncio.run(run(4)))
 """
 
+FINALLY_READS = """\
+    def work(items):
+        acc = 0
+        try:
+            for v in items:
+                acc += v
+                if v < 0:
+                    return -1
+                acc += 1
+        finally:
+            print("acc", acc)
+        return acc
+
+
+    print(work([1, 2]), work([1, -1]))
+"""
+
+
 # (program, selection from, selection through, what the result holds)
 EXTRACTED = [
     pytest.param(
@@ -154,7 +172,7 @@ EXTRACTED = [
         GLOBAL_WHILE_TRUE,
         "if not items",
         "total += v",
-        ["def new(items, total):\n    global COUNT", '"return", (v, total), None'],
+        ["def new(items, total):\n    global COUNT", '"return", (v, total), total'],
         id="global-while-true",
     ),
     pytest.param(
@@ -164,6 +182,8 @@ EXTRACTED = [
         ["jump, acc = await new(i, acc)", "async def new(i, acc):"],
         id="async",
     ),
+    # A `finally` around the call reads `acc` after the return: it must keep its value.
+    pytest.param(FINALLY_READS, "acc += v", "acc += 1", ['"return", -1, acc'], id="finally"),
 ]
 
 
@@ -192,4 +212,27 @@ def test_break_before_a_needed_variable_is_bound_is_refused(tmp_project):
     with pytest.raises(RefactoringError, match=r"`last` .*main.py:4"):
         refactor(
             tmp_project, UNBOUND_AT_BREAK, "extract-method", "if v > 10", "last = v", name="see"
+        )
+
+
+FINALLY_READS_UNBOUND = """\
+    def work(items):
+        try:
+            for v in items:
+                k = v * 2
+                if v < 0:
+                    return -1
+        finally:
+            print("k", k)
+        return 0
+
+
+    print(work([1, 2]), work([1, -1]))
+"""
+
+
+def test_return_past_a_finally_reading_a_possibly_unbound_output_is_refused(tmp_project):
+    with pytest.raises(RefactoringError, match=r"`try` at main.py:2, whose `finally` .*`k`"):
+        refactor(
+            tmp_project, FINALLY_READS_UNBOUND, "extract-method", "k = v", "return -1", name="see"
         )
