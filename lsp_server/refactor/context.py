@@ -93,3 +93,6 @@ class Planned:
     """Names the output check looks at (a rename); None: every undefined name (pyflakes)."""
     uncertain: list[Uncertain] = field(default_factory=list)
     """Changes in ``changes`` that need the user's confirmation."""
+    jump_names: frozenset[str] = frozenset()
+    """Extract method with jumps (``extract_jumps``): the names the call site unpacks the
+    jump taken (and the returned value) to; they are not variables of the selection."""

@@ -30,6 +30,7 @@ from lsp_server.jobs import Cancelled, Job
 from lsp_server.project.text import identifier_span
 from lsp_server.refactor import (
     extract,
+    extract_jumps,
     imports,
     inline,
     move,
@@ -62,7 +63,7 @@ Operation = Callable[[Context], Planned]
 OPERATIONS: dict[str, Operation] = {
     "rename": rename.rename,
     "rename-module": rename.rename_module,
-    "extract-method": extract.extract_method,
+    "extract-method": extract_jumps.extract_method,
     "extract-variable": extract.extract_variable,
     "inline": inline.inline,
     "move": move.move,

@@ -209,8 +209,9 @@ def test_inline_function_refuses_an_argument_the_body_captures(tmp_project, body
         ("    return [a + i for i in range(3)]\n", "print([x + i for i in range(3)])"),
         ("    return (i for i in range(a))\n", "print(list((i for i in range(x))))"),
         ("    return (lambda v=a: v)()\n", "print((lambda v=x: v)())"),
+        ("    return (lambda: a + 1)()\n", "print((lambda: x + 1)())"),
     ],
-    ids=["comprehension", "generator-first-iterable", "lambda-default"],
+    ids=["comprehension", "generator-first-iterable", "lambda-default", "lambda-called-at-once"],
 )
 def test_inline_function_with_a_parameter_read_at_the_call_is_done(tmp_project, body, expected):
     """Still done: the parameter is read while the call runs (guards the refusals above)."""
@@ -218,3 +219,10 @@ def test_inline_function_with_a_parameter_read_at_the_call_is_done(tmp_project, 
     path, before = inline(tmp_project, f"def h(a):\n{body}\n\nx = 2\n{call}\n", "h(a")
     assert expected in path.read_text()
     assert run(path) == before
+
+
+def test_inline_parameter_refuses_a_default_name_bound_again(tmp_project):
+    # The default reads `K` when `h` is defined; pasted into the call it reads the later `K`.
+    source = "K = 10\n\n\ndef h(a, b=K):\n    return a + b\n\n\nK = 20\nprint(h(1))\n"
+    with pytest.raises(RefactoringError, match=r"default `K` of `b`.*bound again at main.py:8"):
+        inline(tmp_project, source, "b=K")

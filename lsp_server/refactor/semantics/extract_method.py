@@ -37,6 +37,15 @@ class NewFunction:
     returned_names: list[str] | None
     """Names the call's result is assigned to; None when the call is returned itself."""
 
+    @property
+    def receiver(self) -> set[str]:
+        """The name the call passes as the new method's ``self`` (``self.new(...)``)."""
+        own = self.definition.args.args
+        func = self.call.func
+        if self.params == own or not isinstance(func, ast.Attribute):
+            return set()
+        return {func.value.id} if isinstance(func.value, ast.Name) else set()
+
 
 def _parents(tree: ast.AST) -> dict[ast.AST, ast.AST]:
     return {child: node for node in ast.walk(tree) for child in ast.iter_child_nodes(node)}
@@ -72,7 +81,9 @@ def _find_new_function(src: Source, name: str) -> NewFunction | None:
     returned: list[str] | None = []
     if isinstance(holder, ast.Return):
         returned = None
-    elif isinstance(holder, ast.Assign) and holder.value is call:
+    elif isinstance(holder, ast.Assign) and (
+        holder.value is call or (isinstance(holder.value, ast.Await) and holder.value.value is call)
+    ):
         target = holder.targets[0]
         elements = target.elts if isinstance(target, ast.Tuple) else [target]
         returned = [e.id for e in elements if isinstance(e, ast.Name)]
@@ -154,7 +165,9 @@ def _check_similar(
         if flow is None:
             continue
         _refuse_unbound(ctx, flow, name, frozenset(p.arg for p in found.params))
-        missing = sorted((flow.needed & flow.assigned) - {p.arg for p in found.params})
+        missing = sorted(
+            (flow.needed & flow.assigned) - {p.arg for p in found.params} - found.receiver
+        )
         if missing:
             raise RefactoringError(
                 f"extract method `{name}`: the similar occurrence at "
@@ -210,16 +223,18 @@ def check_extract_method(ctx: Context, planned: Planned) -> Planned:
     if new is None or found is None:
         _refuse_unbound(ctx, flow, name)
         return planned  # the output check refuses what does not parse
+    if found.returned_names:
+        found.returned_names = [n for n in found.returned_names if n not in planned.jump_names]
     rope_params = [p.arg for p in found.params]
     _refuse_unbound(ctx, flow, name, frozenset(rope_params))
-    missing = sorted((flow.needed & flow.assigned) - set(rope_params))
+    missing = sorted((flow.needed & flow.assigned) - set(rope_params) - found.receiver)
     if missing:
         raise RefactoringError(
             f"extract method `{name}`: the selection reads `{missing[0]}` "
             f"({place(ctx, first_read(flow, missing[0]))}) but rope does not pass it"
         )
     keep = [p in flow.assigned or p in flow.maybe_assigned & flow.needed for p in rope_params]
-    passed = {p for p, k in zip(rope_params, keep, strict=True) if k}
+    passed = {p for p, k in zip(rope_params, keep, strict=True) if k} | found.receiver
     _check_returns(ctx, flow, found, passed)
     edits = _make_async(new, found) if awaits else []
     if ctx.arg("similar", False):

@@ -20,7 +20,7 @@ from rope.base import libutils
 from lsp_server.refactor.context import Context
 from lsp_server.refactor.model import RefactoringError
 from lsp_server.refactor.semantics.edit import Source
-from lsp_server.refactor.semantics.flow import reads
+from lsp_server.refactor.semantics.flow import binds, reads, scope_binds, walk_statements
 from lsp_server.refactor.semantics.module_access import module_of_import
 
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
@@ -35,7 +35,10 @@ def deferred_reason(function: ast.AST, use: ast.AST) -> str | None:
         if isinstance(parent, _FUNCTIONS) and any(node is s for s in parent.body):
             return f"it is inside the nested function `{parent.name}`, run when that is called"
         if isinstance(parent, ast.Lambda) and node is parent.body:
-            return "it is in a lambda's body, run when the lambda is called"
+            holder = parents.get(parent)
+            # `(lambda: a)()` runs the body right there, like the code around it.
+            if not (isinstance(holder, ast.Call) and holder.func is parent):
+                return "it is in a lambda's body, run when the lambda is called"
         if isinstance(parent, ast.GeneratorExp) and not _first_iterable(parent, use):
             return "it is in a generator expression, run when the generator is consumed"
         node = parent
@@ -131,3 +134,27 @@ def check_aliases(ctx: Context, function: ast.AST) -> None:
                         f"`{alias.asname}`; rope does not inline calls through that alias and "
                         f"would remove `{name}` (inline only this call, or import it by its name)"
                     )
+
+
+def check_default_rebound(src: Source, function, param: str, default: ast.expr, rel: str) -> None:
+    """A default that is a global name is read once, when the ``def`` runs; pasted into a
+    call it reads the name then. Refuse when the module binds the name more than once."""
+    if not isinstance(default, ast.Name):
+        return
+    name = default.id
+    lines: list[int] = []
+    for stmt in walk_statements(src.tree.body):
+        if name in binds(stmt) | scope_binds(stmt):
+            lines.append(stmt.lineno)
+    for scope in ast.walk(src.tree):
+        if isinstance(scope, _FUNCTIONS) and any(
+            isinstance(s, ast.Global) and name in s.names for s in walk_statements(scope.body)
+        ):
+            lines += [s.lineno for s in walk_statements(scope.body) if name in binds(s)]
+    later = sorted(line for line in lines if line != min(lines, default=0))
+    if later:
+        raise RefactoringError(
+            f"inline `{function.name}`: the default `{name}` of `{param}` is read when "
+            f"`{function.name}` is defined, but `{name}` is bound again at {rel}:{later[0]}; "
+            "pasted into the calls it would read the value at each call"
+        )

@@ -29,6 +29,7 @@ from lsp_server.refactor.semantics.flow import binds, reads, scope_binds, walk_s
 from lsp_server.refactor.semantics.inline_binding import (
     check_aliases,
     check_capture,
+    check_default_rebound,
     check_late_binding,
     deferred_reason,
     literal,
@@ -373,6 +374,7 @@ def check_inline_parameter(ctx: Context, planned: Planned) -> Planned:
     default = parameter_defaults(function).get(param)
     if default is None:
         return planned
+    check_default_rebound(old, function, param, default, ctx.rel)
     for site in call_sites(ctx, planned, function, _is_method(old, function)):
         if site.arguments.get(param) is None:
             check_default(function.name, param, default, site)

@@ -33,6 +33,7 @@ class Probe:
 
     at: ast.stmt
     live_after: set[str] = field(default_factory=set)
+    live_before: set[str] = field(default_factory=set)
     assigned_before: set[str] | None = None
     reached: bool = False
 
@@ -46,6 +47,8 @@ def live_before(
         if probe is not None and stmt is probe.at:
             probe.live_after |= live
         live = _live_stmt(stmt, live, targets, probe) | targets.handler
+        if probe is not None and stmt is probe.at:
+            probe.live_before |= live
     return live
 
 
