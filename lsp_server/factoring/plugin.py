@@ -41,6 +41,10 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 
 def pytest_configure(config: pytest.Config) -> None:
+    if (_request(config) or {}).get("capture"):
+        from lsp_server.factoring.run_varying import watch_temp_names
+
+        watch_temp_names()  # from the start: a session fixture's folder is fresh too
     if config.getoption("reks_factored", False):
         from lsp_server.factoring.workflow import FactoredFirst
 
@@ -75,14 +79,16 @@ def _reks_factoring(request: pytest.FixtureRequest) -> Iterator[None]:
     yield
 
 
-def _set_temp_root(request: pytest.FixtureRequest) -> None:
-    from lsp_server.factoring.values import TEMP_ROOT
+def _set_temp_root(request: pytest.FixtureRequest, captured: list[str] | None = None) -> None:
+    """Start the test's run-varying values: pytest's base temporary directory, and (replay)
+    the names ``tempfile`` drew in the capture."""
+    from lsp_server.factoring.run_varying import TEMP_ROOT
 
     try:
         base = request.getfixturevalue("tmp_path_factory").getbasetemp()
     except pytest.FixtureLookupError:
         base = None
-    TEMP_ROOT.set(str(base) if base else None)
+    TEMP_ROOT.set(str(base) if base else None, captured)
 
 
 def _capture(item: pytest.Item, wanted: dict[str, Any]) -> Iterator[None]:
@@ -121,7 +127,14 @@ def _capture(item: pytest.Item, wanted: dict[str, Any]) -> Iterator[None]:
                 recorder.refuse(reason)
         window = time.perf_counter() - started
         captured = {"recorder": recorder, "window_s": window, "clock_reads": clock.reads}
+        captured["temp_names"] = _temp_names()
         _captures(item)[item.nodeid] = (item, captured)
+
+
+def _temp_names() -> list[str]:
+    from lsp_server.factoring.run_varying import TEMP_ROOT
+
+    return list(TEMP_ROOT.named)
 
 
 def _profile(item: pytest.Item, root: Path) -> Iterator[None]:
@@ -143,6 +156,9 @@ def pytest_collection_finish(session: pytest.Session) -> None:
     if any(getattr(getattr(i, "module", None), "REKS_TRANSCRIPT", None) for i in session.items):
         import lsp_server.factoring.replay
         import lsp_server.factoring.transcript  # noqa: F401
+        from lsp_server.factoring.run_varying import watch_temp_names
+
+        watch_temp_names()
 
 
 def _replay(request: pytest.FixtureRequest, path: Path) -> Iterator[None]:
@@ -153,11 +169,11 @@ def _replay(request: pytest.FixtureRequest, path: Path) -> Iterator[None]:
     item = request.node
     data = transcript.load(path)
     if data["uses_tmp_path"]:
-        _set_temp_root(request)
+        _set_temp_root(request, data.get("temp_names"))
     else:
-        from lsp_server.factoring.values import TEMP_ROOT
+        from lsp_server.factoring.run_varying import TEMP_ROOT
 
-        TEMP_ROOT.set(None)
+        TEMP_ROOT.set(None, data.get("temp_names"))
     root = (path.parent / data.get("root", ".")).resolve()
     verdict = transcript.staleness(data, root)
     if verdict.stale:
@@ -321,6 +337,7 @@ def _capture_summary(item: Any, captured: dict[str, Any]) -> dict[str, Any]:
         "constants": recorder.constants,
         "events": recorder.events,
         "t_clock_reads": captured.get("clock_reads", []),
+        "temp_names": captured.get("temp_names", []),
     }
     limit = (_request(item.config) or {}).get("max_transcript_bytes")
     too_big = transcript.size_refusal(summary["transcript"], limit) if limit else None

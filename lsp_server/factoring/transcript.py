@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from lsp_server.factoring.boundary import Boundary
-from lsp_server.factoring.values import TEMP_MARK
+from lsp_server.factoring.run_varying import TEMP_MARK
 from lsp_server.project.text import write_json_atomic
 
 FORMAT = "reks-factoring-transcript"

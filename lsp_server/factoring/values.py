@@ -14,58 +14,17 @@ import contextlib
 import datetime
 import importlib
 import math
-import os
 import pathlib
 from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any
 
+from lsp_server.factoring.run_varying import TEMP_ROOT
+
 Json = Any
 """A value ``json.dumps`` writes."""
 
 _SCALARS = (bool, int, float, str, type(None))
-
-
-TEMP_MARK = "<tmp_path>"
-CURRENT_TEST_MARK = "<PYTEST_CURRENT_TEST>"
-_CURRENT_TEST = "PYTEST_CURRENT_TEST"
-
-
-class _TempRoot:
-    """What differs between the run that captured and the run that replays: a path under
-    pytest's base temporary directory is written as ``<tmp_path>/...``, and the value of
-    ``PYTEST_CURRENT_TEST`` (which names the test, e.g. in a copy of ``os.environ``) as
-    ``<PYTEST_CURRENT_TEST>``."""
-
-    def __init__(self) -> None:
-        self.base: str | None = None
-        self.current: str | None = None
-        """The test's own folder below ``base`` in this run (seen first going out)."""
-
-    def set(self, base: str | None) -> None:
-        self.base = base.rstrip("/\\") + "/" if base else None
-        self.current = None
-
-    def encode(self, text: str) -> str:
-        base = self.base
-        if base is None or not text.startswith(base):
-            if text == os.environ.get(_CURRENT_TEST):  # names the test: differs when factored
-                return CURRENT_TEST_MARK
-            return text
-        folder, sep, rest = text[len(base) :].partition("/")
-        if self.current is None:
-            self.current = base + folder
-        return TEMP_MARK + sep + rest
-
-    def decode(self, text: str) -> str:
-        if text == CURRENT_TEST_MARK:
-            return os.environ.get(_CURRENT_TEST, text)
-        if self.current is None or not text.startswith(TEMP_MARK):
-            return text
-        return self.current + text[len(TEMP_MARK) :]
-
-
-TEMP_ROOT = _TempRoot()
 
 
 class Unserialisable(Exception):
