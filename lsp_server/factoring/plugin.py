@@ -79,16 +79,24 @@ def _reks_factoring(request: pytest.FixtureRequest) -> Iterator[None]:
     yield
 
 
-def _set_temp_root(request: pytest.FixtureRequest, captured: list[str] | None = None) -> None:
-    """Start the test's run-varying values: pytest's base temporary directory, and (replay)
-    the names ``tempfile`` drew in the capture."""
+def _set_temp_root(request: pytest.FixtureRequest, replayed: dict[str, Any] | None = None) -> None:
+    """Start the test's run-varying values: pytest's base temporary directory (only when
+    the test has one: looking it up costs), and on replay the capture's fresh names and
+    clock readings (``replayed``: the transcript)."""
     from lsp_server.factoring.run_varying import TEMP_ROOT
 
-    try:
-        base = request.getfixturevalue("tmp_path_factory").getbasetemp()
-    except pytest.FixtureLookupError:
-        base = None
-    TEMP_ROOT.set(str(base) if base else None, captured)
+    base = None
+    if replayed is None or replayed["uses_tmp_path"]:
+        try:
+            base = request.getfixturevalue("tmp_path_factory").getbasetemp()
+        except pytest.FixtureLookupError:
+            base = None
+    replayed = replayed or {}
+    TEMP_ROOT.set(
+        str(base) if base else None,
+        replayed.get("temp_names"),
+        replayed.get("clock_readings"),
+    )
 
 
 def _capture(item: pytest.Item, wanted: dict[str, Any]) -> Iterator[None]:
@@ -127,14 +135,15 @@ def _capture(item: pytest.Item, wanted: dict[str, Any]) -> Iterator[None]:
                 recorder.refuse(reason)
         window = time.perf_counter() - started
         captured = {"recorder": recorder, "window_s": window, "clock_reads": clock.reads}
-        captured["temp_names"] = _temp_names()
+        captured.update(_run_varying())
         _captures(item)[item.nodeid] = (item, captured)
 
 
-def _temp_names() -> list[str]:
+def _run_varying() -> dict[str, list]:
+    """The capture's fresh names and clock readings, by role number (for replay)."""
     from lsp_server.factoring.run_varying import TEMP_ROOT
 
-    return list(TEMP_ROOT.named)
+    return {"temp_names": list(TEMP_ROOT.named), "clock_readings": list(TEMP_ROOT.readings)}
 
 
 def _profile(item: pytest.Item, root: Path) -> Iterator[None]:
@@ -168,12 +177,7 @@ def _replay(request: pytest.FixtureRequest, path: Path) -> Iterator[None]:
 
     item = request.node
     data = transcript.load(path)
-    if data["uses_tmp_path"]:
-        _set_temp_root(request, data.get("temp_names"))
-    else:
-        from lsp_server.factoring.run_varying import TEMP_ROOT
-
-        TEMP_ROOT.set(None, data.get("temp_names"))
+    _set_temp_root(request, data)
     root = (path.parent / data.get("root", ".")).resolve()
     verdict = transcript.staleness(data, root)
     if verdict.stale:
@@ -338,6 +342,7 @@ def _capture_summary(item: Any, captured: dict[str, Any]) -> dict[str, Any]:
         "events": recorder.events,
         "t_clock_reads": captured.get("clock_reads", []),
         "temp_names": captured.get("temp_names", []),
+        "clock_readings": captured.get("clock_readings", []),
     }
     limit = (_request(item.config) or {}).get("max_transcript_bytes")
     too_big = transcript.size_refusal(summary["transcript"], limit) if limit else None

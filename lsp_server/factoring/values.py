@@ -25,6 +25,7 @@ Json = Any
 """A value ``json.dumps`` writes."""
 
 _SCALARS = (bool, int, float, str, type(None))
+_EPOCH_2001 = 1e9  # a number below it is no wall-clock reading (quick test)
 
 
 class Unserialisable(Exception):
@@ -58,6 +59,10 @@ def encode(value: Any, other: Callable[[Any], Json]) -> Json:
     if kind in _SCALARS:
         if kind is float and not math.isfinite(value):
             return {"$float": repr(value)}
+        if (kind is float or kind is int) and value > _EPOCH_2001:
+            role = TEMP_ROOT.clock_role(value)
+            if role is not None:
+                return {"$clock": role}
         return value
     if kind is list:
         return [encode(item, other) for item in value]
@@ -112,6 +117,8 @@ def decode(data: Json, other: Callable[[dict[str, Any]], Any]) -> Any:
         return {decode(item, other) for item in data["$set"]}
     if "$frozenset" in data:
         return frozenset(decode(item, other) for item in data["$frozenset"])
+    if "$clock" in data:
+        return TEMP_ROOT.clock_value(data["$clock"])
     if "$float" in data:
         return float(data["$float"])
     for tag in ("$bytes", "$bytearray"):

@@ -1,17 +1,19 @@
 """Values that differ between the run that captured and the run that replays only because
-they are drawn fresh each run (a ``tempfile.mkdtemp`` folder): matched by their role, and a
-real difference still diverges."""
+they are drawn fresh each run (a ``tempfile.mkdtemp`` folder, a ``time.time()`` reading):
+matched by their role, and a real difference still diverges."""
 
 from __future__ import annotations
 
 import json
 import os
 import tempfile
+import time
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from lsp_server.factoring import values
 from lsp_server.factoring.factor import factor_tests
 from lsp_server.factoring.run_varying import TEMP_NAME_MARK, TEMP_ROOT, watch_temp_names
 from tests.factoring.helpers import edit, make_project, outcomes
@@ -19,21 +21,25 @@ from tests.factoring.helpers import edit, make_project, outcomes
 LOGIC = """
 import os
 import sqlite3
+import time
 
 
 def names(folder):
     conn = sqlite3.connect(os.path.join(folder, "x.db"))
+    now = time.time()
     with conn:
-        conn.execute("create table t (name text)")
-        conn.executemany("insert into t values (?)", [("b",), ("a",)])
-    rows = conn.execute("select name from t order by name").fetchall()
+        conn.execute("create table t (name text, stored real)")
+        conn.executemany("insert into t values (?, ?)", [("b", now), ("a", now)])
+    rows = conn.execute("select name, stored from t order by name").fetchall()
     conn.close()
+    assert all(stored == now for _, stored in rows)
     return [row[0] for row in rows]
 """
 
 TESTS = """
 import shutil
 import tempfile
+import time
 
 import pytest
 
@@ -52,7 +58,8 @@ def test_sqlite(folder):
 """
 
 
-def test_a_mkdtemp_folder_is_the_same_role_on_replay(tmp_path: Path) -> None:
+@pytest.mark.slow  # three pytest runs (5-10 s); the roles' logic is tested fast below
+def test_a_mkdtemp_folder_and_a_clock_reading_are_the_same_roles_on_replay(tmp_path: Path) -> None:
     root = make_project(tmp_path, LOGIC, TESTS)
     nodeid = "tests/test_logic.py::test_sqlite"
     [result] = factor_tests(root, [nodeid], ["sqlite3"], keep_slower=True)
@@ -92,3 +99,21 @@ def test_roles_number_fresh_names_in_order_and_fall_back_to_the_capture(
         TEMP_ROOT.set(None)
         os.rmdir(first)
         os.rmdir(second)
+
+
+def test_clock_readings_of_the_test_are_roles_and_other_numbers_keep_their_value() -> None:
+    before = time.time() - 5
+    TEMP_ROOT.set(None, captured_readings=[1.5, 2.5, 3.5])
+    try:
+        now, now_ns = time.time(), time.time_ns()
+        data = values.encode([now, now_ns, now, now + 60, before, 7.0], _refuse)
+        assert data == [{"$clock": 1}, {"$clock": 2}, {"$clock": 1}, now + 60, before, 7.0]
+        decoded = values.decode([{"$clock": 2}, {"$clock": 3}], _refuse)
+        assert decoded == [now_ns, 3.5]  # the third: E read it in the capture
+    finally:
+        TEMP_ROOT.set(None)
+        TEMP_ROOT.since = None  # no test window open in this process any more
+
+
+def _refuse(value: Any) -> Any:
+    raise AssertionError(value)
