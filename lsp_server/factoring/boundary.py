@@ -116,19 +116,39 @@ def _class_boundary(spec: str, module_name: str, attr: str) -> Boundary:
 
 def t_modules(root: Path, boundaries: Iterable[Boundary]) -> list[types.ModuleType]:
     """The loaded modules of the project (T): under the root, outside excluded folders, not
-    E's own, not reks's."""
-    paths = ProjectPaths(root)
+    E's own, not reks's. Kept while ``sys.modules`` keeps the same names (every factored
+    test of a session asks: walking a thousand modules each time cost milliseconds)."""
     own = list(boundaries)
+    key = (str(root), tuple(b.spec for b in own))
+    cached = _T_MODULES.get(key)
+    loaded = sys.modules
+    unchanged = cached is not None and loaded.keys() == cached[0]
+    if cached is not None and unchanged and all(loaded.get(m.__name__) is m for m in cached[1]):
+        return list(cached[1])
+    paths = ProjectPaths(root)
     prefix = str(root)
     found = []
-    for name, module in list(sys.modules.items()):
+    names = set(loaded)
+    for name, module in list(loaded.items()):
         filename = getattr(module, "__file__", None)
         if not filename or not filename.startswith(prefix) or name.startswith(_OUR_PACKAGE):
             continue
         if any(b.owns_module(name) for b in own) or paths.rel(filename) is None:
             continue
         found.append(module)
-    return found
+    _T_MODULES[key] = (names, found)
+    return list(found)
+
+
+_T_MODULES: dict[tuple[str, tuple[str, ...]], tuple[set[str], list[types.ModuleType]]] = {}
+_MEMBER_NAMES: dict[tuple[str, ...], dict[int, tuple[Any, str | None]]] = {}
+"""Per boundary: id of a value a global of T was bound to -> (the value, kept alive so that
+its id stays its own; its transcript name if it is E's, else None). A session's factored
+tests share T's modules: their globals are judged once."""
+
+
+def _name_of(boundaries: list[Boundary], value: Any) -> str | None:
+    return next(filter(None, (b.member_name(value) for b in boundaries)), None)
 
 
 @dataclass
@@ -151,15 +171,18 @@ def rebind(
     """Rebind every global of T bound to a member of a boundary to ``stand_in(name, obj)``
     (one stand-in per member, shared by all of T's modules)."""
     made: dict[int, Any] = {}
+    known = _MEMBER_NAMES.setdefault(tuple(b.spec for b in boundaries), {})
     rebinding = Rebinding()
     for module in t_modules(root, boundaries):
         namespace = vars(module)
         for attr, value in list(namespace.items()):
+            verdict = known.get(id(value))
+            if verdict is None or verdict[0] is not value:
+                verdict = known[id(value)] = (value, _name_of(boundaries, value))
+            if verdict[1] is None:
+                continue
             if id(value) not in made:
-                name = next(filter(None, (b.member_name(value) for b in boundaries)), None)
-                if name is None:
-                    continue
-                made[id(value)] = stand_in(name, value)
+                made[id(value)] = stand_in(verdict[1], value)
             rebinding.saved.append((namespace, attr, value))
             namespace[attr] = made[id(value)]
     return rebinding
