@@ -116,31 +116,34 @@ def _class_boundary(spec: str, module_name: str, attr: str) -> Boundary:
 
 def t_modules(root: Path, boundaries: Iterable[Boundary]) -> list[types.ModuleType]:
     """The loaded modules of the project (T): under the root, outside excluded folders, not
-    E's own, not reks's. Kept while ``sys.modules`` keeps the same names (every factored
-    test of a session asks: walking a thousand modules each time cost milliseconds)."""
+    E's own, not reks's. Each module is judged once per session and boundary (every
+    factored test asks; a project whose virtualenv lies under its root has a thousand
+    modules there, each judged through its real path: milliseconds each time)."""
     own = list(boundaries)
-    key = (str(root), tuple(b.spec for b in own))
-    cached = _T_MODULES.get(key)
-    loaded = sys.modules
-    unchanged = cached is not None and loaded.keys() == cached[0]
-    if cached is not None and unchanged and all(loaded.get(m.__name__) is m for m in cached[1]):
-        return list(cached[1])
-    paths = ProjectPaths(root)
+    known = _T_VERDICTS.setdefault((str(root), tuple(b.spec for b in own)), {})
+    paths: ProjectPaths | None = None
     prefix = str(root)
     found = []
-    names = set(loaded)
-    for name, module in list(loaded.items()):
-        filename = getattr(module, "__file__", None)
-        if not filename or not filename.startswith(prefix) or name.startswith(_OUR_PACKAGE):
-            continue
-        if any(b.owns_module(name) for b in own) or paths.rel(filename) is None:
-            continue
-        found.append(module)
-    _T_MODULES[key] = (names, found)
-    return list(found)
+    for name, module in list(sys.modules.items()):
+        verdict = known.get(name)
+        if verdict is None or verdict[0] is not module:
+            paths = paths or ProjectPaths(root)
+            verdict = known[name] = (module, _is_t_module(name, module, own, paths, prefix))
+        if verdict[1]:
+            found.append(module)
+    return found
 
 
-_T_MODULES: dict[tuple[str, tuple[str, ...]], tuple[set[str], list[types.ModuleType]]] = {}
+def _is_t_module(
+    name: str, module: Any, own: list[Boundary], paths: ProjectPaths, prefix: str
+) -> bool:
+    filename = getattr(module, "__file__", None)
+    if not filename or not filename.startswith(prefix) or name.startswith(_OUR_PACKAGE):
+        return False
+    return not any(b.owns_module(name) for b in own) and paths.rel(filename) is not None
+
+
+_T_VERDICTS: dict[tuple[str, tuple[str, ...]], dict[str, tuple[Any, bool]]] = {}
 _MEMBER_NAMES: dict[tuple[str, ...], dict[int, tuple[Any, str | None]]] = {}
 """Per boundary: id of a value a global of T was bound to -> (the value, kept alive so that
 its id stays its own; its transcript name if it is E's, else None). A session's factored
