@@ -116,11 +116,16 @@ def _class_boundary(spec: str, module_name: str, attr: str) -> Boundary:
 
 def t_modules(root: Path, boundaries: Iterable[Boundary]) -> list[types.ModuleType]:
     """The loaded modules of the project (T): under the root, outside excluded folders, not
-    E's own, not reks's. Each module is judged once per session and boundary (every
-    factored test asks; a project whose virtualenv lies under its root has a thousand
-    modules there, each judged through its real path: milliseconds each time)."""
+    E's own, not reks's."""
     own = list(boundaries)
-    known = _T_VERDICTS.setdefault((str(root), tuple(b.spec for b in own)), {})
+    return [m for m in project_modules(root) if not any(b.owns_module(m.__name__) for b in own)]
+
+
+def project_modules(root: Path) -> list[types.ModuleType]:
+    """The loaded modules whose files are the project's (not reks's). Each module is judged
+    once per session (every factored test asks; a project whose virtualenv lies under its
+    root has a thousand modules there, each judged through its real path)."""
+    known = _PROJECT_MODULES.setdefault(str(root), {})
     paths: ProjectPaths | None = None
     prefix = str(root)
     found = []
@@ -128,22 +133,20 @@ def t_modules(root: Path, boundaries: Iterable[Boundary]) -> list[types.ModuleTy
         verdict = known.get(name)
         if verdict is None or verdict[0] is not module:
             paths = paths or ProjectPaths(root)
-            verdict = known[name] = (module, _is_t_module(name, module, own, paths, prefix))
+            verdict = known[name] = (module, _is_project_module(name, module, paths, prefix))
         if verdict[1]:
             found.append(module)
     return found
 
 
-def _is_t_module(
-    name: str, module: Any, own: list[Boundary], paths: ProjectPaths, prefix: str
-) -> bool:
+def _is_project_module(name: str, module: Any, paths: ProjectPaths, prefix: str) -> bool:
     filename = getattr(module, "__file__", None)
     if not filename or not filename.startswith(prefix) or name.startswith(_OUR_PACKAGE):
         return False
-    return not any(b.owns_module(name) for b in own) and paths.rel(filename) is not None
+    return paths.rel(filename) is not None
 
 
-_T_VERDICTS: dict[tuple[str, tuple[str, ...]], dict[str, tuple[Any, bool]]] = {}
+_PROJECT_MODULES: dict[str, dict[str, tuple[Any, bool]]] = {}
 _MEMBER_NAMES: dict[tuple[str, ...], dict[int, tuple[Any, str | None]]] = {}
 """Per boundary: id of a value a global of T was bound to -> (the value, kept alive so that
 its id stays its own; its transcript name if it is E's, else None). A session's factored

@@ -162,12 +162,12 @@ _profiles_key = pytest.StashKey[dict]()
 def pytest_collection_finish(session: pytest.Session) -> None:
     """Load the replay machinery once per session, before the first factored test runs: a
     cost of the session, not of each factored test."""
-    if any(getattr(getattr(i, "module", None), "REKS_TRANSCRIPT", None) for i in session.items):
-        import lsp_server.factoring.replay
-        import lsp_server.factoring.transcript  # noqa: F401
-        from lsp_server.factoring.run_varying import watch_temp_names
+    modules: list[Any] = [getattr(i, "module", None) for i in session.items]
+    factored = [m for m in modules if getattr(m, "REKS_TRANSCRIPT", None)]
+    if factored:
+        from lsp_server.factoring.replay import prepare_session
 
-        watch_temp_names()
+        prepare_session(Path(factored[0].__file__).parent / factored[0].REKS_TRANSCRIPT)
 
 
 def _replay(request: pytest.FixtureRequest, path: Path) -> Iterator[None]:
