@@ -117,18 +117,44 @@ def _class_boundary(spec: str, module_name: str, attr: str) -> Boundary:
 def t_modules(root: Path, boundaries: Iterable[Boundary]) -> list[types.ModuleType]:
     """The loaded modules of the project (T): under the root, outside excluded folders, not
     E's own, not reks's."""
-    paths = ProjectPaths(root)
     own = list(boundaries)
+    return [m for m in project_modules(root) if not any(b.owns_module(m.__name__) for b in own)]
+
+
+def project_modules(root: Path) -> list[types.ModuleType]:
+    """The loaded modules whose files are the project's (not reks's). Each module is judged
+    once per session (every factored test asks; a project whose virtualenv lies under its
+    root has a thousand modules there, each judged through its real path)."""
+    known = _PROJECT_MODULES.setdefault(str(root), {})
+    paths: ProjectPaths | None = None
     prefix = str(root)
     found = []
     for name, module in list(sys.modules.items()):
-        filename = getattr(module, "__file__", None)
-        if not filename or not filename.startswith(prefix) or name.startswith(_OUR_PACKAGE):
-            continue
-        if any(b.owns_module(name) for b in own) or paths.rel(filename) is None:
-            continue
-        found.append(module)
+        verdict = known.get(name)
+        if verdict is None or verdict[0] is not module:
+            paths = paths or ProjectPaths(root)
+            verdict = known[name] = (module, _is_project_module(name, module, paths, prefix))
+        if verdict[1]:
+            found.append(module)
     return found
+
+
+def _is_project_module(name: str, module: Any, paths: ProjectPaths, prefix: str) -> bool:
+    filename = getattr(module, "__file__", None)
+    if not filename or not filename.startswith(prefix) or name.startswith(_OUR_PACKAGE):
+        return False
+    return paths.rel(filename) is not None
+
+
+_PROJECT_MODULES: dict[str, dict[str, tuple[Any, bool]]] = {}
+_MEMBER_NAMES: dict[tuple[str, ...], dict[int, tuple[Any, str | None]]] = {}
+"""Per boundary: id of a value a global of T was bound to -> (the value, kept alive so that
+its id stays its own; its transcript name if it is E's, else None). A session's factored
+tests share T's modules: their globals are judged once."""
+
+
+def _name_of(boundaries: list[Boundary], value: Any) -> str | None:
+    return next(filter(None, (b.member_name(value) for b in boundaries)), None)
 
 
 @dataclass
@@ -151,15 +177,18 @@ def rebind(
     """Rebind every global of T bound to a member of a boundary to ``stand_in(name, obj)``
     (one stand-in per member, shared by all of T's modules)."""
     made: dict[int, Any] = {}
+    known = _MEMBER_NAMES.setdefault(tuple(b.spec for b in boundaries), {})
     rebinding = Rebinding()
     for module in t_modules(root, boundaries):
         namespace = vars(module)
         for attr, value in list(namespace.items()):
+            verdict = known.get(id(value))
+            if verdict is None or verdict[0] is not value:
+                verdict = known[id(value)] = (value, _name_of(boundaries, value))
+            if verdict[1] is None:
+                continue
             if id(value) not in made:
-                name = next(filter(None, (b.member_name(value) for b in boundaries)), None)
-                if name is None:
-                    continue
-                made[id(value)] = stand_in(name, value)
+                made[id(value)] = stand_in(verdict[1], value)
             rebinding.saved.append((namespace, attr, value))
             namespace[attr] = made[id(value)]
     return rebinding

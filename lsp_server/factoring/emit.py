@@ -78,7 +78,7 @@ def render(
         body = f"_original.{shape['function']}({', '.join(argnames)})"
     boundary = ", ".join(boundaries)
     options = " ".join(f"--boundary {b}" for b in boundaries)
-    case = _parametrize(shape)
+    case = parametrize_decorator(shape)
     lines = [
         f'"""Factored test of {nodeid}, made by `reks factor`.',
         "",
@@ -108,8 +108,9 @@ def render(
     return "\n".join(lines)
 
 
-def _parametrize(shape: dict[str, Any]) -> list[str]:
-    """The decorator that gives the factored test the one case of a parametrized original."""
+def parametrize_decorator(shape: dict[str, Any]) -> list[str]:
+    """The decorator that gives the factored test the one case of a parametrized original
+    (one parameter: its value is the case, not a 1-tuple of it, as pytest reads it)."""
     if not shape.get("parametrized"):
         return []
     params: dict[str, str | None] = shape.get("params") or {}
@@ -121,9 +122,10 @@ def _parametrize(shape: dict[str, Any]) -> list[str]:
         )
     names = ", ".join(params)
     values = ", ".join(str(text) for text in params.values())
+    case_value = values if len(params) == 1 else f"({values},)"
     indirect = f", indirect={shape['indirect']!r}" if shape.get("indirect") else ""
     case = shape.get("case") or ""
-    return [f"@pytest.mark.parametrize({names!r}, [({values},)], ids=[{case!r}]{indirect})"]
+    return [f"@pytest.mark.parametrize({names!r}, [{case_value}], ids=[{case!r}]{indirect})"]
 
 
 def factored_nodeid(test_rel: str, shape: dict[str, Any]) -> str:

@@ -41,6 +41,10 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 
 def pytest_configure(config: pytest.Config) -> None:
+    if (_request(config) or {}).get("capture"):
+        from lsp_server.factoring.run_varying import watch_temp_names
+
+        watch_temp_names()  # from the start: a session fixture's folder is fresh too
     if config.getoption("reks_factored", False):
         from lsp_server.factoring.workflow import FactoredFirst
 
@@ -75,14 +79,24 @@ def _reks_factoring(request: pytest.FixtureRequest) -> Iterator[None]:
     yield
 
 
-def _set_temp_root(request: pytest.FixtureRequest) -> None:
-    from lsp_server.factoring.values import TEMP_ROOT
+def _set_temp_root(request: pytest.FixtureRequest, replayed: dict[str, Any] | None = None) -> None:
+    """Start the test's run-varying values: pytest's base temporary directory (only when
+    the test has one: looking it up costs), and on replay the capture's fresh names and
+    clock readings (``replayed``: the transcript)."""
+    from lsp_server.factoring.run_varying import TEMP_ROOT
 
-    try:
-        base = request.getfixturevalue("tmp_path_factory").getbasetemp()
-    except pytest.FixtureLookupError:
-        base = None
-    TEMP_ROOT.set(str(base) if base else None)
+    base = None
+    if replayed is None or replayed["uses_tmp_path"]:
+        try:
+            base = request.getfixturevalue("tmp_path_factory").getbasetemp()
+        except pytest.FixtureLookupError:
+            base = None
+    replayed = replayed or {}
+    TEMP_ROOT.set(
+        str(base) if base else None,
+        replayed.get("temp_names"),
+        replayed.get("clock_readings"),
+    )
 
 
 def _capture(item: pytest.Item, wanted: dict[str, Any]) -> Iterator[None]:
@@ -121,7 +135,15 @@ def _capture(item: pytest.Item, wanted: dict[str, Any]) -> Iterator[None]:
                 recorder.refuse(reason)
         window = time.perf_counter() - started
         captured = {"recorder": recorder, "window_s": window, "clock_reads": clock.reads}
+        captured.update(_run_varying())
         _captures(item)[item.nodeid] = (item, captured)
+
+
+def _run_varying() -> dict[str, list]:
+    """The capture's fresh names and clock readings, by role number (for replay)."""
+    from lsp_server.factoring.run_varying import TEMP_ROOT
+
+    return {"temp_names": list(TEMP_ROOT.named), "clock_readings": list(TEMP_ROOT.readings)}
 
 
 def _profile(item: pytest.Item, root: Path) -> Iterator[None]:
@@ -140,9 +162,12 @@ _profiles_key = pytest.StashKey[dict]()
 def pytest_collection_finish(session: pytest.Session) -> None:
     """Load the replay machinery once per session, before the first factored test runs: a
     cost of the session, not of each factored test."""
-    if any(getattr(getattr(i, "module", None), "REKS_TRANSCRIPT", None) for i in session.items):
-        import lsp_server.factoring.replay
-        import lsp_server.factoring.transcript  # noqa: F401
+    modules: list[Any] = [getattr(i, "module", None) for i in session.items]
+    factored = [m for m in modules if getattr(m, "REKS_TRANSCRIPT", None)]
+    if factored:
+        from lsp_server.factoring.replay import prepare_session
+
+        prepare_session(Path(factored[0].__file__).parent / factored[0].REKS_TRANSCRIPT)
 
 
 def _replay(request: pytest.FixtureRequest, path: Path) -> Iterator[None]:
@@ -152,12 +177,7 @@ def _replay(request: pytest.FixtureRequest, path: Path) -> Iterator[None]:
 
     item = request.node
     data = transcript.load(path)
-    if data["uses_tmp_path"]:
-        _set_temp_root(request)
-    else:
-        from lsp_server.factoring.values import TEMP_ROOT
-
-        TEMP_ROOT.set(None)
+    _set_temp_root(request, data)
     root = (path.parent / data.get("root", ".")).resolve()
     verdict = transcript.staleness(data, root)
     if verdict.stale:
@@ -321,6 +341,8 @@ def _capture_summary(item: Any, captured: dict[str, Any]) -> dict[str, Any]:
         "constants": recorder.constants,
         "events": recorder.events,
         "t_clock_reads": captured.get("clock_reads", []),
+        "temp_names": captured.get("temp_names", []),
+        "clock_readings": captured.get("clock_readings", []),
     }
     limit = (_request(item.config) or {}).get("max_transcript_bytes")
     too_big = transcript.size_refusal(summary["transcript"], limit) if limit else None

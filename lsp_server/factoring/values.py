@@ -14,58 +14,18 @@ import contextlib
 import datetime
 import importlib
 import math
-import os
 import pathlib
 from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any
 
+from lsp_server.factoring.run_varying import TEMP_ROOT
+
 Json = Any
 """A value ``json.dumps`` writes."""
 
 _SCALARS = (bool, int, float, str, type(None))
-
-
-TEMP_MARK = "<tmp_path>"
-CURRENT_TEST_MARK = "<PYTEST_CURRENT_TEST>"
-_CURRENT_TEST = "PYTEST_CURRENT_TEST"
-
-
-class _TempRoot:
-    """What differs between the run that captured and the run that replays: a path under
-    pytest's base temporary directory is written as ``<tmp_path>/...``, and the value of
-    ``PYTEST_CURRENT_TEST`` (which names the test, e.g. in a copy of ``os.environ``) as
-    ``<PYTEST_CURRENT_TEST>``."""
-
-    def __init__(self) -> None:
-        self.base: str | None = None
-        self.current: str | None = None
-        """The test's own folder below ``base`` in this run (seen first going out)."""
-
-    def set(self, base: str | None) -> None:
-        self.base = base.rstrip("/\\") + "/" if base else None
-        self.current = None
-
-    def encode(self, text: str) -> str:
-        base = self.base
-        if base is None or not text.startswith(base):
-            if text == os.environ.get(_CURRENT_TEST):  # names the test: differs when factored
-                return CURRENT_TEST_MARK
-            return text
-        folder, sep, rest = text[len(base) :].partition("/")
-        if self.current is None:
-            self.current = base + folder
-        return TEMP_MARK + sep + rest
-
-    def decode(self, text: str) -> str:
-        if text == CURRENT_TEST_MARK:
-            return os.environ.get(_CURRENT_TEST, text)
-        if self.current is None or not text.startswith(TEMP_MARK):
-            return text
-        return self.current + text[len(TEMP_MARK) :]
-
-
-TEMP_ROOT = _TempRoot()
+_EPOCH_2001 = 1e9  # a number below it is no wall-clock reading (quick test)
 
 
 class Unserialisable(Exception):
@@ -99,6 +59,10 @@ def encode(value: Any, other: Callable[[Any], Json]) -> Json:
     if kind in _SCALARS:
         if kind is float and not math.isfinite(value):
             return {"$float": repr(value)}
+        if (kind is float or kind is int) and value > _EPOCH_2001:
+            role = TEMP_ROOT.clock_role(value)
+            if role is not None:
+                return {"$clock": role}
         return value
     if kind is list:
         return [encode(item, other) for item in value]
@@ -153,6 +117,8 @@ def decode(data: Json, other: Callable[[dict[str, Any]], Any]) -> Any:
         return {decode(item, other) for item in data["$set"]}
     if "$frozenset" in data:
         return frozenset(decode(item, other) for item in data["$frozenset"])
+    if "$clock" in data:
+        return TEMP_ROOT.clock_value(data["$clock"])
     if "$float" in data:
         return float(data["$float"])
     for tag in ("$bytes", "$bytearray"):

@@ -6,7 +6,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from lsp_server.factoring import factor_tests
+from lsp_server.factoring.emit import parametrize_decorator
 from tests.factoring.helpers import edit, make_project, outcomes
 
 LOGIC = """
@@ -71,3 +74,17 @@ def test_a_parameter_without_a_literal_spelling_is_refused(tmp_path: Path) -> No
     [result] = factor_tests(root, ["tests/test_logic.py::test_opaque[marker0]"], ["app.env"])
     assert result.status == "refused"
     assert "parameter 'marker'" in result.reason and "literal" in result.reason, result.reason
+
+
+def _emitted_case(params: dict[str, str | None]) -> tuple[str, list]:
+    """The argnames and argvalues of the parametrize mark a factored test is given."""
+    shape = {"parametrized": True, "params": params, "case": "c"}
+    [decorator] = parametrize_decorator(shape)
+    mark = eval(decorator.removeprefix("@"), {"pytest": pytest})  # the text reks emits
+    return mark.args[0], mark.args[1]
+
+
+def test_a_case_of_one_parameter_is_that_value_not_a_tuple_of_it() -> None:
+    # requests' test_none_timeout[None] got timeout=(None,): its replay took another path.
+    assert _emitted_case({"timeout": "None"}) == ("timeout", [None])
+    assert _emitted_case({"x": "1", "label": "'one'"}) == ("x, label", [(1, "one")])

@@ -1,0 +1,147 @@
+"""Values that differ between the run that captured a transcript and the run that replays it
+only because each run draws them afresh: pytest's temporary directory, the names
+``tempfile`` draws (``mkdtemp``, ``mkstemp``, ``NamedTemporaryFile``, ``TemporaryDirectory``),
+wall-clock readings taken during the test, and ``PYTEST_CURRENT_TEST``.
+
+Such a value is written by its role, not its text: a path below pytest's base temporary
+directory as ``<tmp_path>/...``; a name ``tempfile`` drew in this run as ``<tempfile#N>``,
+N numbering the drawn names in the order they first cross the boundary in this test (the
+capture's first fresh folder is the replay's first fresh folder); a float (``time.time()``)
+or nanosecond int (``time.time_ns()``) that lies between the test's start and the moment it
+crosses is a reading of the clock, ``{"$clock": N}`` (numbered the same way; ``now + 60`` is
+not one and keeps its value). Everything else in the
+value is still compared as it is: ``<tempfile#1>/x.db`` is not ``<tempfile#1>/y.db``, and a
+path that is not fresh in the replay keeps its text, so it differs from a role.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import tempfile
+import time
+from typing import Any
+
+TEMP_MARK = "<tmp_path>"
+TEMP_NAME_MARK = "<tempfile#"
+CURRENT_TEST_MARK = "<PYTEST_CURRENT_TEST>"
+_CURRENT_TEST = "PYTEST_CURRENT_TEST"
+_TEMP_NAME = re.compile(r"<tempfile#(\d+)>")
+_SEPARATORS = tuple({os.sep, "/", os.altsep or "/"})
+_EPOCH_2001 = 1e9
+"""Below this a float is no reading of the wall clock (a quick test before the window's)."""
+
+
+class _TempRoot:
+    """The run-varying values of this run and how they are written (see the module)."""
+
+    def __init__(self) -> None:
+        self.base: str | None = None
+        self.current: str | None = None
+        """The test's own folder below ``base`` in this run (seen first going out)."""
+        self.drawn: set[str] = set()
+        """Every name ``tempfile`` drew in this session (once ``watch_temp_names`` ran)."""
+        self.named: list[str] = []
+        """The drawn names this test's values held, in the order they first did."""
+        self.captured: list[str] = []
+        """The capture's names for the replay's roles it has not met (E drew them)."""
+        self.since: float | None = None
+        """When the test started: clock readings after it are roles."""
+        self.readings: list[float] = []
+        self.captured_readings: list[float] = []
+
+    def set(
+        self,
+        base: str | None,
+        captured: list[str] | None = None,
+        captured_readings: list[float] | None = None,
+    ) -> None:
+        """Start a test: pytest's base temporary directory, and (replay) the capture's names
+        and clock readings."""
+        self.base = base.rstrip("/\\") + "/" if base else None
+        self.current = None
+        self.named = []
+        self.captured = list(captured or [])
+        self.since = time.time()
+        self.readings = []
+        self.captured_readings = list(captured_readings or [])
+
+    def clock_role(self, value: float) -> int | None:
+        """The role number of ``value`` if it is a wall-clock reading taken during the test
+        (seconds as a float, or nanoseconds as an int), else None."""
+        since = self.since
+        if since is None or value < _EPOCH_2001:
+            return None
+        if type(value) is int:
+            if not since * 1e9 <= value <= time.time_ns():
+                return None
+        elif not since <= value <= time.time():
+            return None
+        if value not in self.readings:
+            self.readings.append(value)
+        return self.readings.index(value) + 1
+
+    def clock_value(self, role: int) -> float:
+        """The reading with role number ``role``: this run's, else the capture's (E took it)."""
+        if role <= len(self.readings):
+            return self.readings[role - 1]
+        return self.captured_readings[role - 1]
+
+    def encode(self, text: str) -> str:
+        if self.drawn and any(sep in text for sep in _SEPARATORS):
+            text = self._mark_names(text)
+        base = self.base
+        if base is None or not text.startswith(base):
+            if text == os.environ.get(_CURRENT_TEST):  # names the test: differs when factored
+                return CURRENT_TEST_MARK
+            return text
+        folder, sep, rest = text[len(base) :].partition("/")
+        if self.current is None:
+            self.current = base + folder
+        return TEMP_MARK + sep + rest
+
+    def _mark_names(self, text: str) -> str:
+        found = [name for name in self.drawn if name in text]
+        for name in sorted(found, key=text.find):  # numbered by position: runs agree
+            if name not in self.named:
+                self.named.append(name)
+            text = text.replace(name, f"{TEMP_NAME_MARK}{self.named.index(name) + 1}>")
+        return text
+
+    def decode(self, text: str) -> str:
+        if text == CURRENT_TEST_MARK:
+            return os.environ.get(_CURRENT_TEST, text)
+        if TEMP_NAME_MARK in text:
+            text = _TEMP_NAME.sub(self._name_of_role, text)
+        if self.current is None or not text.startswith(TEMP_MARK):
+            return text
+        return self.current + text[len(TEMP_MARK) :]
+
+    def _name_of_role(self, match: re.Match[str]) -> str:
+        index = int(match.group(1)) - 1
+        if index < len(self.named):
+            return self.named[index]
+        if index < len(self.captured):
+            return self.captured[index]
+        return match.group(0)
+
+
+TEMP_ROOT = _TempRoot()
+
+
+def watch_temp_names() -> None:
+    """Note every name ``tempfile`` draws from now on in ``TEMP_ROOT.drawn`` (idempotent).
+    Its one name generator is where ``mkdtemp``, ``mkstemp`` and the temporary file classes
+    get their random names."""
+    sequence: Any = getattr(tempfile, "_RandomNameSequence", None)
+    if sequence is None or getattr(sequence, "_reks_watched", False):
+        return
+    draw = sequence.__next__
+
+    def drawn_and_noted(self: Any) -> str:
+        name: str = draw(self)
+        TEMP_ROOT.drawn.add(name)
+        return name
+
+    sequence.__next__ = drawn_and_noted
+    sequence._reks_watched = True
