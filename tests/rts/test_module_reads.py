@@ -109,3 +109,51 @@ def test_attribute_reads_and_imported_names_see_bindings_of_other_modules(
     # second.py's `value` is first.py's: a new one there (shadowing the import) is seen.
     edit(project, "first.py", "LIMIT = 3", "LIMIT = 3\n\n\ndef value():\n    return 1")
     assert run(project) == {"test_relay"}
+
+
+def test_a_type_checking_block_is_seen_by_the_readers_of_its_names(
+    pytester: pytest.Pytester,
+) -> None:
+    # Its body never runs (TYPE_CHECKING is false): only a test reading a name it binds
+    # (an annotation evaluated at run time) can tell it changed.
+    write(
+        pytester,
+        "typed.py",
+        """
+        from typing import TYPE_CHECKING, TypeVar
+
+        if TYPE_CHECKING:
+            from collections.abc import Sequence
+
+            T = TypeVar("T", bound=Sequence)
+
+
+        def double(x):
+            return x * 2
+
+
+        def first(items: "Sequence"):
+            return items[0]
+        """,
+    )
+    write(
+        pytester,
+        "test_typed.py",
+        """
+        import typing
+
+        import typed
+
+
+        def test_double():
+            assert typed.double(2) == 4
+
+
+        def test_hints():
+            assert typing.get_type_hints(typed.first, {"Sequence": list}) == {"items": list}
+        """,
+    )
+    assert run(pytester) == {"test_double", "test_hints"}
+    # test_hints reads the name `Sequence` (a string), which the block binds.
+    edit(pytester, "typed.py", "bound=Sequence)", 'bound="Sequence[int]")')
+    assert run(pytester) == {"test_hints"}
