@@ -94,7 +94,7 @@ def read_parts(unit_name: str) -> tuple[str, str | None]:
 # Spellings that let a module's namespace take names from elsewhere (a star import, a
 # namespace filled in by code): its global reads count as reads of any module.
 _OPEN_NAMESPACE = re.compile(
-    r"import\s+\*|\b(?:globals|vars|__dict__|modules|builtins|__builtins__|exec)\b"
+    r"import\s+\*|\b(?:globals|locals|vars|__dict__|modules|builtins|__builtins__|exec)\b"
 )
 
 _ATTRIBUTE = re.compile(r"\.\s*([A-Za-z_]\w*)")

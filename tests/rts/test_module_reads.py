@@ -157,3 +157,31 @@ def test_a_type_checking_block_is_seen_by_the_readers_of_its_names(
     # test_hints reads the name `Sequence` (a string), which the block binds.
     edit(pytester, "typed.py", "bound=Sequence)", 'bound="Sequence[int]")')
     assert run(pytester) == {"test_hints"}
+
+
+def test_a_module_filling_its_namespace_reads_every_modules_bindings(
+    pytester: pytest.Pytester,
+) -> None:
+    # `locals()` at the top of a module is its namespace: it takes names from `source`.
+    write(pytester, "source.py", "LIMIT = 3\n")
+    write(
+        pytester,
+        "filled.py",
+        """
+        import source
+
+        locals().update({n: getattr(source, n) for n in dir(source) if n[0] != "_"})
+
+
+        def count(items):
+            return len(items)
+        """,
+    )
+    write(
+        pytester,
+        "test_filled.py",
+        "import filled\n\n\ndef test_count():\n    assert filled.count([1]) == 1\n",
+    )
+    assert run(pytester) == {"test_count"}
+    edit(pytester, "source.py", "LIMIT = 3", "LIMIT = 3\nlen = LIMIT")
+    assert run(pytester) == {"test_count"}
