@@ -28,6 +28,7 @@ from lsp_server.rts.tracing import CodeSet, CodeTracer, ReturnKinds
 from lsp_server.rts.units import (
     FILE,
     MODULE,
+    FileUnits,
     ImportStatement,
     Unit,
     doc_name,
@@ -70,6 +71,10 @@ class UnitAttribution:
         # Names each code object reads and whether it looks names up by string; the same
         # for what ran at collection (by static key) and at each module's import.
         self._code_reads: dict[int, tuple[frozenset[str], bool]] = {}
+        # By id(code): its module and the names it reads only as that module's globals
+        # (``rts.reads``); the names are in ``_code_reads`` when its module's namespace is
+        # open to other modules' names.
+        self._code_globals: dict[int, tuple[str, frozenset[str]]] = {}
         self._static_reads: dict[object, tuple[frozenset[str], bool]] = {}
         self._footprint_reads: dict[int, tuple[frozenset[str], bool]] = {}
         self._functions: dict[int, Unit | None] = {}  # by id(code): see ``function_of``
@@ -93,6 +98,10 @@ class UnitAttribution:
         names = set(reads).union(getattr(item, "fixturenames", ()))
         names = names.union(*(code_reads[key][0] for key in codes))
         dynamic = dynamic or any(code_reads[key][1] for key in codes)
+        globals_read: dict[str, set[str]] = {}
+        for key in self._code_globals.keys() & codes.keys():
+            rel, read = self._code_globals[key]
+            globals_read.setdefault(rel, set()).update(read)
         self._absorb_footprints(tracer)
         if self._footprints:
             hits = ids.intersection(self._footprints)
@@ -101,7 +110,7 @@ class UnitAttribution:
         for module in ids.intersection(self._footprint_reads):
             names.update(self._footprint_reads[module][0])
             dynamic = dynamic or self._footprint_reads[module][1]
-        ids = ids.union(self.bindings.read(ids, names, dynamic))
+        ids = ids.union(self.bindings.read(ids, names, dynamic, globals_read))
         return tuple(map(self._units.__getitem__, ids))
 
     def return_kinds(self, ran: CodeSet, returns: ReturnKinds) -> dict[Unit, set[str]]:
@@ -181,10 +190,12 @@ class UnitAttribution:
         # Only project code's reads count: library code (which the profile hook of
         # 3.10/3.11 also sees) looks names up by string all the time, in its own modules.
         no_reads = is_module or rel is None
-        self._code_reads[id(code)] = (frozenset(), False) if no_reads else code_reads(code)
+        self._code_reads[id(code)] = (frozenset(), False)
         if rel is not None:
             module = Unit(rel, MODULE)
             file_units = self.states.units(rel)
+            if not no_reads:
+                self._note_reads(code, rel, file_units)
             if file_units is None:
                 units = (module,)
             elif (found := file_units.unit_for_code(code)) == module:
@@ -194,6 +205,7 @@ class UnitAttribution:
                     # A class body binds the class, which only its readers see; what it
                     # reads is in the class unit's refs already.
                     self._code_reads[id(code)] = (frozenset(), False)
+                    self._code_globals.pop(id(code), None)
                     units = (module,)
             else:
                 functions = (found, *file_units.enclosing(found))
@@ -206,6 +218,20 @@ class UnitAttribution:
         self._code_units[id(code)] = ids
         self._codes.append(code)
         return ids
+
+    def _note_reads(self, code: CodeType, rel: str, file_units: FileUnits | None) -> None:
+        names, global_only, dynamic = code_reads(code)
+        own = frozenset() if file_units is None else file_units.own_globals(global_only)
+        if own:
+            self._code_globals[id(code)] = (rel, own)
+        self._code_reads[id(code)] = (names | (global_only - own), dynamic)
+
+    def _every_read(self, code: CodeType) -> tuple[frozenset[str], bool]:
+        """What ``code`` reads, its module's globals included: for code that ran at
+        collection or import, whose reads count for every module (coarser, rarer)."""
+        names, dynamic = self._code_reads[id(code)]
+        found = self._code_globals.get(id(code))
+        return (names if found is None else names | found[1]), dynamic
 
     def _static_units(self, item: pytest.Item) -> frozenset[int]:
         """Module parts of the test file's import closure and its conftests, plus the
@@ -235,7 +261,7 @@ class UnitAttribution:
             if window is not None:
                 for code in window.codes.values():
                     ids.update(self._units_of_code(code))
-                    code_names, code_dynamic = self._code_reads[id(code)]
+                    code_names, code_dynamic = self._every_read(code)
                     names |= code_names
                     dynamic = dynamic or code_dynamic
                 ids.update(self._file_ids(window.files))
@@ -295,7 +321,7 @@ class UnitAttribution:
             names, dynamic = self._footprint_reads.get(module, (frozenset(), False))
             for ran in codes.values():
                 ids.update(self._units_of_code(ran))
-                ran_names, ran_dynamic = self._code_reads[id(ran)]
+                ran_names, ran_dynamic = self._every_read(ran)
                 names = names | ran_names
                 project_code = bool(self._code_units[id(ran)])
                 dynamic = dynamic or ran_dynamic or (project_code and builds_classes(ran))

@@ -10,7 +10,8 @@ per session.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 
 from lsp_server.rts.imports import ImportResolver
 from lsp_server.rts.lookups import BODY_READS, DOC_READS
@@ -25,9 +26,26 @@ from lsp_server.rts.units import (
     bound_name,
     doc_name,
     header_name,
+    module_read,
 )
 
 _NO_PARTS = (-1, -1, "")
+
+
+@dataclass
+class _Reads:
+    """The names a test reads: anywhere, and only as globals of a module (by path)."""
+
+    anywhere: set[str]
+    by_module: dict[str, set[str]]
+
+    def add(self, path: str, split: tuple[frozenset[str], ...]) -> None:
+        self.anywhere |= split[0]
+        if split[1]:
+            self.by_module.setdefault(path, set()).update(split[1])
+
+    def every(self) -> set[str]:
+        return self.anywhere.union(*self.by_module.values())
 
 
 class BindingReads:
@@ -55,33 +73,44 @@ class BindingReads:
         self._by_string: dict[str, frozenset[int]] = {}
         # A header unit's id -> its body's id, its docstring's id, its bound name.
         self._parts: dict[int, tuple[int, int, str]] = {}
+        # (path, unit name) -> what ``_split`` says.
+        self._splits: dict[tuple[str, str], tuple[frozenset[str], ...]] = {}
 
-    def read(self, ids: frozenset[int], names: set[str], dynamic: bool) -> set[int]:
+    def read(
+        self,
+        ids: frozenset[int],
+        names: set[str],
+        dynamic: bool,
+        globals_read: Mapping[str, set[str]],
+    ) -> set[int]:
         """The binding units of the modules ``ids`` depends on that the test reads: those
-        of ``names``, of the names the module units and those bindings read at import
-        (closed over), of the classes they belong to; every unit of those modules when the
-        test looked names up by string. The names read go in as ``NAMES`` units."""
+        of ``names`` and of the names its code read as globals (``globals_read``, by
+        module), of the names the module units and those bindings read at import (closed
+        over), of the classes they belong to; every unit of those modules when the test
+        looked names up by string. The names read go in as ``NAMES`` units: those read
+        only as a module's globals, one per module (``FileUnits.own_globals``)."""
         units = self._units
         paths = {units[i].path for i in ids if units[i].name == MODULE}
         found: set[int] = set()
-        pending = set(names)
+        reads = _Reads(set(names), {path: set(read) for path, read in globals_read.items()})
         for path in paths:
             file_units = self.states.units(path)
             if file_units is None:
                 continue
             self._index(path, file_units)
-            pending |= file_units.residue_refs
+            reads.add(path, self._split(file_units, MODULE))
             if dynamic:  # every unit but the bodies: rts.lookups says who sees those
                 found |= self._found_by_string(path, file_units)
         for uid in ids:  # what ran: the classes and bindings it belongs to
             unit = units[uid]
             if unit.path in paths and (file_units := self.states.units(unit.path)):
-                pending |= file_units.refs.get(unit.name, frozenset())
+                reads.add(unit.path, self._split(file_units, unit.name))
                 owner = file_units.class_of(unit)
                 if owner is not None:
                     found.add(self._intern(owner))
-                    pending |= file_units.refs.get(owner.name, frozenset())
+                    reads.add(unit.path, self._split(file_units, owner.name))
         seen: set[str] = set()
+        pending = reads.every()
         while pending:
             name = pending.pop()
             seen.add(name)
@@ -90,14 +119,33 @@ class BindingReads:
                     found.add(self._intern(Unit(path, unit_name)))
                     file_units = self.states.units(path)
                     assert file_units is not None
-                    pending |= file_units.refs.get(unit_name, frozenset()) - seen
+                    split = self._split(file_units, unit_name)
+                    reads.add(path, split)
+                    pending |= (split[0] | split[1]) - seen
             pending -= seen
-        found.update(self._intern(Unit(NAMES, name)) for name in seen)
+        found.update(self._intern(Unit(NAMES, name)) for name in reads.anywhere)
+        for path, read in reads.by_module.items():
+            scoped = read - reads.anywhere
+            found.update(self._intern(Unit(NAMES, module_read(n, path))) for n in scoped)
         if dynamic:
             found.add(self._intern(Unit(NAMES, EVERY_NAME)))
         code, docs = not BODY_READS.isdisjoint(seen), not DOC_READS.isdisjoint(seen)
         self._add_bodies(found, paths, code, docs)
         return found
+
+    def _split(self, file_units: FileUnits, unit_name: str) -> tuple[frozenset[str], ...]:
+        """(read anywhere, read only as the module's globals) of the names the statement of
+        ``unit_name`` (the residue for the module unit) reads at import."""
+        key = (file_units.path, unit_name)
+        cached = self._splits.get(key)
+        if cached is None:
+            if unit_name == MODULE:
+                refs = file_units.residue_refs
+            else:
+                refs = file_units.refs.get(unit_name, frozenset())
+            own = file_units.own_globals(refs)
+            cached = self._splits[key] = (refs - own, own)
+        return cached
 
     def _found_by_string(self, path: str, file_units: FileUnits) -> frozenset[int]:
         cached = self._by_string.get(path)

@@ -196,6 +196,26 @@ def _assignment_names(stmt: ast.stmt) -> tuple[str, ...] | None:
     return tuple(names)
 
 
+def _type_checking_names(stmt: ast.stmt) -> tuple[str, ...] | None:
+    """The names an ``if TYPE_CHECKING:`` block without ``else`` binds; None for any other
+    statement."""
+    if not isinstance(stmt, ast.If) or stmt.orelse:
+        return None
+    test = stmt.test
+    name = test.id if isinstance(test, ast.Name) else getattr(test, "attr", None)
+    if name != "TYPE_CHECKING":
+        return None
+    names: list[str] = []
+    for item in ast.walk(stmt):
+        if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.append(item.name)
+        elif isinstance(item, ast.alias):
+            names.append((item.asname or item.name).split(".")[0])
+        elif isinstance(item, ast.Name) and isinstance(item.ctx, ast.Store):
+            names.append(item.id)
+    return tuple(dict.fromkeys(names))
+
+
 def _binding(stmt: ast.stmt, plain_classes: set[str]) -> Binding | None:
     first = min([stmt.lineno, *(d.lineno for d in getattr(stmt, "decorator_list", ()))])
     span = ((first, 0), (stmt.end_lineno or stmt.lineno, stmt.end_col_offset or 0))
@@ -215,6 +235,11 @@ def _binding(stmt: ast.stmt, plain_classes: set[str]) -> Binding | None:
         binding = Binding((stmt.name,), *span, refs, tuple(dict.fromkeys(aliases)))
         binding.is_class, binding.members = True, tuple(members)
         return binding
+    checked = _type_checking_names(stmt)
+    if checked is not None:
+        # Its body never runs; a test reading one of its names (an annotation evaluated at
+        # run time) sees the names missing, or bound elsewhere.
+        return Binding(checked, *span, frozenset())
     imported = _stdlib_import_names(stmt)
     if imported is not None:
         return Binding(imported, *span, frozenset(), is_import=True)

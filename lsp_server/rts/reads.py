@@ -8,11 +8,15 @@ such code depends on every unit of every module it depends on.
 
 Names are recorded with each test under the pseudo path ``NAMES`` so that a binding added
 later (a new function shadowing a builtin or an imported name, a new attribute of a class)
-selects exactly the tests that read its name.
+selects exactly the tests that read its name. A name code reads only as a global
+(``LOAD_GLOBAL``...) can only be found in its own module's namespace or the builtins, so it
+is recorded for that module alone (``units.module_read``): a binding of the same name in
+another module does not select the test.
 """
 
 from __future__ import annotations
 
+import dis
 from types import CodeType
 
 from lsp_server.rts.lookups import DYNAMIC_NAMES, copies_docs
@@ -23,13 +27,31 @@ __all__ = ["EVERY_NAME", "NAMES", "builds_classes", "code_reads"]
 EVERY_NAME = "*"
 """The ``NAMES`` unit of a test that may read any name: any new binding selects it."""
 
+# Instructions that look a name up in the module's namespace (then the builtins).
+_GLOBAL_OPS = frozenset(
+    dis.opmap[name]
+    for name in (
+        "LOAD_GLOBAL",
+        "STORE_GLOBAL",
+        "DELETE_GLOBAL",
+        "LOAD_NAME",
+        "STORE_NAME",
+        "DELETE_NAME",
+        "LOAD_FROM_DICT_OR_GLOBALS",  # 3.12+
+    )
+    if name in dis.opmap
+)
+
 _CLASS_HOOKS = frozenset(("__init_subclass__", "__set_name__", "__prepare__", "__mro_entries__"))
 
 
-def code_reads(code: CodeType) -> tuple[frozenset[str], bool]:
-    """Names ``code`` reads (not its nested code objects': they count when they run) and
+def code_reads(code: CodeType) -> tuple[frozenset[str], frozenset[str], bool]:
+    """Names ``code`` reads (not its nested code objects': they count when they run) as
+    attributes, imports or strings; those it reads only as globals of its module; and
     whether it looks names up dynamically."""
     names = set(code.co_names)
+    global_only = _global_only(code) if names else set()
+    names -= global_only
     strings = [c for c in code.co_consts if isinstance(c, str)]
     for const in code.co_consts:
         if isinstance(const, (tuple, frozenset)):
@@ -40,7 +62,20 @@ def code_reads(code: CodeType) -> tuple[frozenset[str], bool]:
     if "__doc__" in names and copies_docs(code):
         # A wrapper copying a docstring: it shows only to whoever reads __doc__ later.
         names.discard("__doc__")
-    return frozenset(names), not DYNAMIC_NAMES.isdisjoint(code.co_names)
+    global_only -= names
+    dynamic = not DYNAMIC_NAMES.isdisjoint(code.co_names)
+    return frozenset(names), frozenset(global_only), dynamic
+
+
+def _global_only(code: CodeType) -> set[str]:
+    """The names of ``co_names`` that ``code`` uses only in module-namespace lookups."""
+    as_global: set[str] = set()
+    elsewhere: set[str] = set()
+    for instruction in dis.get_instructions(code):
+        if instruction.opcode in dis.hasname:
+            found = as_global if instruction.opcode in _GLOBAL_OPS else elsewhere
+            found.add(instruction.argval)
+    return as_global - elsewhere
 
 
 def builds_classes(code: CodeType) -> bool:

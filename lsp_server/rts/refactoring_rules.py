@@ -136,6 +136,7 @@ class _Rules:
         self.before = _side(provenance.files_before)
         self.after = _side(provenance.files_after)
         self._known: dict[str, dict[str, str | None]] = {}
+        self._carried: set[tuple[str | None, str | None, str, str]] = set()
         self.must_run: set[str] = set()
         self._initial: dict[str, dict[str, str | None]] = {
             path: self._load(path) for path in {*provenance.files_before, *provenance.files_after}
@@ -249,6 +250,11 @@ class _Rules:
             reader = Unit(NAMES, old_name) if old_name else source
             if self.recorded(reader)[0]:
                 self.store.add_dependents(reader, Unit(NAMES, new_name), "")
+        carry = (old_name, new_name if new_name != old_name else None, source.path, new.path)
+        if carry[1:] != (None, source.path, source.path) and carry not in self._carried:
+            self._carried.add(carry)  # once per task: it scans every read name
+            self.store.carry_module_reads(*carry)
+            self._known.pop(NAMES, None)
 
     def carried(self, new: Unit, sources: list[Unit], old: Unit | None) -> None:
         checksum = self.target_checksum(new, sources)

@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import functools
 import io
+import re
 import tokenize
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
@@ -76,6 +77,27 @@ HEADER = ".<def>"
 
 DOC = ".<doc>"
 """Suffix of a function's docstring unit: ``C.m.<doc>`` is the docstring of ``C.m``."""
+
+
+def module_read(name: str, path: str) -> str:
+    """The ``NAMES`` unit name of ``name`` read as a global of module ``path`` (only a
+    binding there, or in a module it takes names from wholesale, can change what it finds)."""
+    return f"{name}@{path}"
+
+
+def read_parts(unit_name: str) -> tuple[str, str | None]:
+    """(name, module path or None for a read anywhere) of a ``NAMES`` unit name."""
+    name, at, path = unit_name.partition("@")
+    return name, path if at else None
+
+
+# Spellings that let a module's namespace take names from elsewhere (a star import, a
+# namespace filled in by code): its global reads count as reads of any module.
+_OPEN_NAMESPACE = re.compile(
+    r"import\s+\*|\b(?:globals|locals|vars|__dict__|modules|builtins|__builtins__|exec)\b"
+)
+
+_ATTRIBUTE = re.compile(r"\.\s*([A-Za-z_]\w*)")
 
 
 def header_name(function: str) -> str:
@@ -153,6 +175,19 @@ class FileUnits:
     import_units: frozenset[str] = frozenset()
     """The binding units of standard-library imports (a refactoring may drop or add one
     as it may edit the module part)."""
+    open_namespace: bool = True
+    """Whether the module's globals may come from other modules (``_OPEN_NAMESPACE``
+    spelled anywhere in it, comments included: false alarms only cost precision)."""
+    attribute_names: frozenset[str] = frozenset()
+    """Every identifier the source spells after a dot (``x.attr``), over-approximated."""
+
+    def own_globals(self, names: Iterable[str]) -> frozenset[str]:
+        """Of ``names`` read by this module's statements, those read only as its globals
+        and bound here by no import: a binding in another module cannot change what
+        they find (``rts.reads``)."""
+        if self.open_namespace:
+            return frozenset()
+        return frozenset(names).difference(self.attribute_names, self.import_origins)
 
     def class_of(self, unit: Unit) -> Unit | None:
         """The class unit a method unit (or an alias ``C.x``) belongs to."""
@@ -251,6 +286,8 @@ def source_units(path: str, source: str) -> FileUnits:
     result.call_sites = layout.call_sites
     result.import_units = frozenset(n for b in layout.bindings if b.is_import for n in b.names)
     result.import_origins = import_origins(tree)
+    result.open_namespace = _OPEN_NAMESPACE.search(source) is not None
+    result.attribute_names = frozenset(_ATTRIBUTE.findall(source))
     for name, texts in variants.items():
         result.checksums[name] = digest(texts)
     for binding in layout.bindings:

@@ -279,3 +279,13 @@ def test_move_mends_the_client_imports_rope_leaves_behind_and_is_trusted(
     assert check_known_failures(str(reks.root), result.provenance) is None
     result_run = run_pytest(reks.root)
     assert result_run.returncode == 0, result_run.stdout + result_run.stderr
+
+
+def test_a_move_carries_the_reads_of_a_modules_globals(reks: Reks) -> None:
+    # clip reads `min` as a global of other.py (recorded for that module alone).
+    _, outcome = reks.apply("move", "pkg/other.py", "def clip", 4, destination="pkg/shapes.py")
+    assert outcome is not None and outcome.fallback is None
+    assert selected(reks.root) == {}
+    # Moved, it reads shapes.py's globals: a `min` defined there shadows the builtin.
+    hand_edit(reks.root, "pkg/shapes.py", "def area", "def min(a, b):\n    return a\n\n\ndef area")
+    assert "tests/test_other.py::test_clip" in selected(reks.root)

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from lsp_server.rts.store.schema import SCHEMA_VERSION
-from lsp_server.rts.units import MODULE, NAMES, Unit
+from lsp_server.rts.units import MODULE, NAMES, Unit, module_read, read_parts
 
 
 @dataclass(frozen=True)
@@ -152,19 +152,21 @@ class StoreQueries:
 
     def tests_reading(self, path: str, names: Iterable[str]) -> dict[str, str]:
         """Tests that depend on module ``path`` and read one of ``names`` (recorded as
-        ``NAMES`` units), each with one such name."""
-        names = sorted({*names, "*"})  # "*": tests that may read any name
+        ``NAMES`` units: anywhere, or as globals of ``path``), each with one such name."""
+        names = set(names)
+        # "*": tests that may read any name.
+        keys = sorted({*names, *(module_read(n, path) for n in names), "*"})
         out: dict[str, str] = {}
-        for start in range(0, len(names), 500):
-            chunk = names[start : start + 500]
-            for nodeid, name in self._conn.execute(
+        for start in range(0, len(keys), 500):
+            chunk = keys[start : start + 500]
+            for nodeid, key in self._conn.execute(
                 "SELECT t.nodeid, nu.name FROM units mu JOIN deps md ON md.unit_id=mu.id"
                 " JOIN deps nd ON nd.test_id=md.test_id JOIN units nu ON nu.id=nd.unit_id"
                 " JOIN tests t ON t.id=md.test_id WHERE mu.path=? AND mu.name=?"
                 f" AND nu.path=? AND nu.name IN ({','.join('?' * len(chunk))})",
                 (path, MODULE, NAMES, *chunk),
             ):
-                out.setdefault(nodeid, name)
+                out.setdefault(nodeid, read_parts(key)[0])
         return out
 
     def dependencies_of(self, nodeid: str) -> dict[Unit, str | None]:

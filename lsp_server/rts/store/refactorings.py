@@ -11,7 +11,7 @@ import time
 from collections.abc import Iterable, Mapping
 
 from lsp_server.rts.store.writes import StoreWrites
-from lsp_server.rts.units import Unit
+from lsp_server.rts.units import NAMES, Unit, module_read, read_parts
 
 
 class StoreRefactorings(StoreWrites):
@@ -99,6 +99,27 @@ class StoreRefactorings(StoreWrites):
             "INSERT OR IGNORE INTO deps VALUES (?,?)", [(t, new_id) for t in tests]
         )
         return source_id, new_id
+
+    def carry_module_reads(
+        self, old_name: str | None, new_name: str | None, old_path: str, new_path: str
+    ) -> None:
+        """Rule 2/3 for the names tests read as a module's globals (``NAMES`` units
+        ``name@path``, ``rts.reads``): reads of ``old_name`` in any module become reads of
+        ``new_name`` there too, and reads of ``old_path``'s globals (its code moved to
+        ``new_path``) reads of ``new_path``'s."""
+        pairs: list[tuple[str, str]] = []
+        for (key,) in self._conn.execute(
+            "SELECT name FROM units WHERE path=? AND name LIKE '%@%'", (NAMES,)
+        ).fetchall():
+            name, path = read_parts(key)
+            if new_name is not None and name == old_name != new_name and path is not None:
+                pairs.append((key, module_read(new_name, path)))
+                name = new_name
+            if path == old_path != new_path:
+                pairs.append((key, module_read(name, new_path)))
+        with self.transaction():
+            for key, target in pairs:
+                self._carry_dependents(Unit(NAMES, key), Unit(NAMES, target), "")
 
     def remove_unit(self, unit: Unit) -> None:
         """Forget a unit that no longer exists and every dependency on it."""

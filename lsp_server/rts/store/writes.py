@@ -31,7 +31,7 @@ from itertools import repeat
 from operator import itemgetter
 from typing import TypeVar
 
-from lsp_server.rts.units import MODULE, NAMES, Unit, bound_name
+from lsp_server.rts.units import MODULE, NAMES, Unit, bound_name, module_read
 
 OUTCOMES = ("passed", "failed", "error", "skipped")
 
@@ -265,10 +265,17 @@ class StoreWrites:
                 self._conn.execute(
                     "UPDATE tests SET stale=? WHERE stale IS NULL AND id IN (SELECT d.test_id"
                     " FROM deps d JOIN units u ON u.id=d.unit_id"
-                    " WHERE u.path=? AND u.name IN (?, '*')"
+                    " WHERE u.path=? AND u.name IN (?, ?, '*')"
                     " INTERSECT SELECT d.test_id FROM deps d JOIN units u ON u.id=d.unit_id"
                     " WHERE u.path=? AND u.name=?)",
-                    (f"{Unit(snap.path, name)} added", NAMES, read, snap.path, MODULE),
+                    (
+                        f"{Unit(snap.path, name)} added",
+                        NAMES,
+                        read,
+                        module_read(read, snap.path),
+                        snap.path,
+                        MODULE,
+                    ),
                 )
 
     def _mark_dependents_stale(self, unit_id: int, reason: str, exclude_test: int | None) -> None:
