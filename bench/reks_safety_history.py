@@ -2,15 +2,16 @@
 
 For each git repository given (a clone or a bare mirror; this script never fetches) it
 takes the commits whose message says "rename", "extract", "move" or "inline", or (among
-the newest ``--shape-scan``) whose Python diff is one identifier substitution, newest
-first. Per commit: (1) the parent's tree is exported and its whole suite recorded with
-``pytest --reks-all`` (a parent where no test passes is left out); (2) the refactoring is
-redone with reks at the parent (the engine with the REKS listener, as ``reks refactor ...
---apply``): for a rename, the identifier substitution the changed lines agree on, asked
-for at the old name's definition on a changed line; (3) reported: whether reks reproduced
-the commit (same text, same code, or how many files), S_ref (the share of the suite REKS
-skipped), and after a **full run**: **safety violations** (tests that passed at the
-parent and do not now while REKS does not select them; goal 0).
+the newest ``--shape-scan``) whose Python diff is one identifier substitution or has an
+extract or inline shape (``history_shapes``), newest first. Per commit: (1) the parent's
+tree is exported and its whole suite recorded with ``pytest --reks-all`` (a parent where
+no test passes is left out); (2) the refactoring is redone with reks at the parent (the
+engine with the REKS listener, as ``reks refactor ... --apply``): for a rename, the
+identifier substitution the changed lines agree on, asked for at the old name's
+definition on a changed line; (3) reported: whether reks reproduced the commit (same
+text, same code, or how many files), S_ref (the share of the suite REKS skipped), and
+after a **full run**: **safety violations** (tests that passed at the parent and do not
+now while REKS does not select them; goal 0).
 
 Renames, inlines and extract-methods are redone (``history_shapes`` recovers the last two
 from the diff); moves are listed as "not redone" (the destination is not recoverable).
@@ -48,6 +49,7 @@ _MESSAGE = re.compile(r"\b(renam|extract|inlin|move)\w*", re.I)
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 PYTEST = ["-q", "-rA", "-p", "no:cacheprovider", "-o", "addopts=", "-W", "ignore"]
 _RESULT = re.compile(r"^(PASSED|FAILED|ERROR) (\S+)")
+_SHAPE_MAX_FILES = 6
 
 
 @dataclass
@@ -97,6 +99,8 @@ def candidates(
             if pair is None or definition(files, pair[0]) is None:
                 continue  # a typo fixed in a comment or a docstring
             kind = "rename"
+        elif index < shape_scan and (shaped := _extract_or_inline_shaped(repo, commit, kinds)):
+            kind = shaped
         else:
             continue
         changed = git(repo, "diff-tree", "--no-commit-id", "--name-only", "-r", commit)
@@ -119,6 +123,18 @@ def _rename_shaped(repo: str, commit: str) -> bool:
             return False
         pairs |= {(x, y) for x, y in zip(a, b, strict=True) if x != y}
     return len(pairs) == 1
+
+
+def _extract_or_inline_shaped(repo: str, commit: str, kinds: tuple[str, ...]) -> str:
+    """The kind, "extract" or "inline", when the commit's diff has that shape (``history_shapes``),
+    else "": a commit need not say "extract" to be one (e.g. "Split generation of ...")."""
+    wanted = [k for k in ("extract", "inline") if k in kinds]
+    if not wanted:
+        return ""
+    files = changed_python(repo, commit)
+    if len(files) > _SHAPE_MAX_FILES:
+        return ""  # a broad change: a helper new in it is rarely a plain extract
+    return next((k for k in wanted if not isinstance(_request(k, files, Path()), str)), "")
 
 
 def export(repo: str, commit: str, into: Path) -> None:
@@ -311,7 +327,8 @@ def main() -> int:
         "--shape-scan",
         type=int,
         default=400,
-        help="also take rename-shaped diffs among the newest N commits, whatever the message",
+        help="also take rename-, extract- and inline-shaped diffs among the newest N commits,"
+        " whatever the message",
     )
     args = parser.parse_args()
     work = Path(tempfile.mkdtemp(prefix="reks-history-"))
