@@ -39,6 +39,11 @@ def _offset(text: str, line: int, column: int) -> int:
 def inline_site(files: Files) -> tuple[str, int] | None:
     """(path, offset of the function's name) of the function the commit inlined."""
     after_texts = "\n".join(a for _, a in files.values() if a is not None)
+    added = "\n".join(
+        "\n".join(set(a.splitlines()) - set((b or "").splitlines()))
+        for b, a in files.values()
+        if a is not None
+    )
     for rel in sorted(files, key=lambda p: ("test" in p, p)):
         before, after = files[rel]
         if before is None or after is None:
@@ -47,11 +52,26 @@ def inline_site(files: Files) -> tuple[str, int] | None:
         for name in sorted(gone):
             word = re.compile(rf"\b{re.escape(name)}\b")
             called = len(word.findall(before)) > 1
-            if called and not word.search(after_texts):
-                node = _functions(before)[name]
+            node = _functions(before)[name]
+            if called and not word.search(after_texts) and _body_reappears(node, added):
                 line = before.splitlines()[node.lineno - 1]
                 return rel, _offset(before, node.lineno, line.index(name, node.col_offset))
     return None
+
+
+def _body_reappears(node: ast.FunctionDef | ast.AsyncFunctionDef, after: str) -> bool:
+    """Whether most names the function's body uses (its parameters aside) are on lines
+    the commit added: an inlined body lives on at its call sites, a deleted one does not
+    ("remove deprecated get_os_args" removes a function and its calls too)."""
+    params = {a.arg for a in ast.walk(node.args) if isinstance(a, ast.arg)}
+    used = {
+        n.id if isinstance(n, ast.Name) else n.attr
+        for statement in node.body
+        for n in ast.walk(statement)
+        if isinstance(n, (ast.Name, ast.Attribute))
+    } - params
+    present = set(_IDENT.findall(after))
+    return bool(used) and 2 * len(used & present) >= len(used)
 
 
 def _body_lines(text: str, node: ast.AST) -> list[str]:
