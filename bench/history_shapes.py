@@ -115,10 +115,43 @@ def _find_run(text: str, wanted: list[str]) -> tuple[int, int] | None:
     if match.size < max(2, (len(wanted) + 1) // 2):
         return None
     first, last = code[match.a][0], code[match.a + match.size - 1][0]
+    snapped = _whole_statements(text, first + 1, last + 1)
+    if snapped is None:
+        return None
+    first, last = snapped[0] - 1, snapped[1] - 1
     start = sum(len(x) for x in lines[:first])
     start += len(lines[first]) - len(lines[first].lstrip())
     end = sum(len(x) for x in lines[: last + 1]) - 1
     return start, end
+
+
+def _whole_statements(text: str, first: int, last: int) -> tuple[int, int] | None:
+    """The 1-based lines (first, last) of the longest run of sibling statements that lie
+    within lines ``first``..``last``: a matched run of lines may start with a comment or
+    stop inside a statement (an ``if`` whose body the developer changed), and reks only
+    extracts whole statements."""
+    try:
+        tree = ast.parse(text)
+    except SyntaxError:
+        return None
+    best: tuple[int, int] | None = None
+    for node in ast.walk(tree):
+        for name in ("body", "orelse", "finalbody"):
+            block = getattr(node, name, None)
+            if not isinstance(block, list):
+                continue
+            inside = [
+                s
+                for s in block
+                if isinstance(s, ast.stmt) and s.lineno >= first and (s.end_lineno or 0) <= last
+            ]
+            if len(inside) >= 1 and (best is None or _span(inside) > best[1] - best[0]):
+                best = (inside[0].lineno, inside[-1].end_lineno or inside[-1].lineno)
+    return best
+
+
+def _span(statements: list[ast.stmt]) -> int:
+    return (statements[-1].end_lineno or statements[-1].lineno) - statements[0].lineno
 
 
 def rename_of(files: Files) -> tuple[str, str] | None:
