@@ -50,6 +50,8 @@ _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 PYTEST = ["-q", "-rA", "-p", "no:cacheprovider", "-o", "addopts=", "-W", "ignore"]
 _RESULT = re.compile(r"^(PASSED|FAILED|ERROR) (\S+)")
 _SHAPE_MAX_FILES = 6
+_NO_CONFTEST: set[Path] = set()
+"""Exported trees whose suites run with ``--noconftest`` (see ``run_suite``)."""
 
 
 @dataclass
@@ -169,6 +171,8 @@ def run_suite(root: Path, *args: str) -> dict[str, str]:
     paths = [str(root / "src"), str(root)] if (root / "src").is_dir() else [str(root)]
     env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1", "PYTHONPATH": os.pathsep.join(paths)}
     env.pop("PYTEST_ADDOPTS", None)
+    if root in _NO_CONFTEST:
+        args = (*args, "--noconftest")
     proc = subprocess.run(
         [sys.executable, "-m", "pytest", *PYTEST, *args],
         cwd=root, capture_output=True, text=True, timeout=1800, env=env,
@@ -178,6 +182,12 @@ def run_suite(root: Path, *args: str) -> dict[str, str]:
         match = _RESULT.match(line)
         if match:
             out.setdefault(match.group(2), match.group(1))
+    if not out and root not in _NO_CONFTEST and "conftest.py" in proc.stderr + proc.stdout:
+        # An old project's conftest.py that today's pytest rejects (boltons' hooks take
+        # ``path``, removed in pytest 8): its suite still runs without it.
+        print(f"    {root.name}: conftest.py does not load; --noconftest", file=sys.stderr)
+        _NO_CONFTEST.add(root)
+        return run_suite(root, *args)
     return out
 
 
