@@ -84,8 +84,9 @@ def candidates(
     repo: str, limit: int, kinds: tuple[str, ...], shape_scan: int, only: tuple[str, ...] = ()
 ) -> Iterator[tuple[str, str, str]]:
     """(commit, subject, kind) of non-merge commits that change Python files and whose
-    message names a refactoring, or (among the newest ``shape_scan``) whose Python diff
-    is one identifier substitution; newest first, at most ``limit``."""
+    message names one of ``kinds``, or (among the newest ``shape_scan``) whose Python diff
+    has a rename, extract or inline shape (a message naming another kind, e.g. "Refactor
+    ... and move ...", does not hide the shape); newest first, at most ``limit``."""
     found = 0
     log = git(repo, "log", "--no-merges", "--format=%H%x00%s").splitlines()
     for index, line in enumerate(log):
@@ -95,8 +96,9 @@ def candidates(
         if only and not commit.startswith(only):
             continue
         match = _MESSAGE.search(subject)
-        if match is not None:
-            kind = next(k for k in KINDS if k.startswith(match.group(1).lower()[:4]))
+        said = "" if match is None else match.group(1).lower()[:4]
+        if said and any(k.startswith(said) for k in kinds):
+            kind = next(k for k in KINDS if k.startswith(said))
         elif index < shape_scan and "rename" in kinds and _rename_shaped(repo, commit):
             files = changed_python(repo, commit)
             pair = rename_of(files)
