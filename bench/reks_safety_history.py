@@ -70,6 +70,8 @@ class Replay:
     flaky: list[str] = field(default_factory=list)
     """Broken, not selected, but passing on a rerun (not counted as violations)."""
     trusted: bool | None = None
+    distrust: str = ""
+    """Why REKS treated the refactoring as a hand edit (its check's words)."""
     failing_at_parent: int = 0
     """Tests that fail at the parent already (left out of ``broken``)."""
 
@@ -226,6 +228,7 @@ def replay(repo: str, commit: str, subject: str, kind: str, work: Path) -> Repla
     finally:
         engine.close()
     result.trusted = outcome is not None and outcome.fallback is None
+    result.distrust = "" if outcome is None else str(outcome.fallback or "")
     result.skipped = len(outcome.skipped_tests) if outcome else 0
     result.reproduced = reproduction(root, files)
     with DependencyStore(root, create=False) as store:
@@ -321,7 +324,7 @@ def print_row(r: Replay, stream: TextIO | None = None) -> None:
     if r.status != "ok":
         note = f"  [{r.status}]"
     else:
-        note = "" if r.trusted else "  [REKS did not trust it: its tests run]"
+        note = "" if r.trusted else f"  [REKS did not trust it, its tests run: {r.distrust}]"
         note += f"  [{r.failing_at_parent} fail at parent]" if r.failing_at_parent else ""
     print(
         f"{r.repo[:16]:16} {r.commit:10} {r.kind:7} {r.reproduced or '-':13} {s_ref:>7}"
