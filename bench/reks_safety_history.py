@@ -66,6 +66,9 @@ class Replay:
     """"ok", or why the commit was left out."""
     reproduced: str = ""
     tests: int = 0
+    recorded: int = 0
+    """Tests in the dependency store: S_ref's denominator, as REKS skips among them (the
+    ``-rA`` summary leaves out skipped and xfailed tests: sqlparse's S_ref was 100.7%)."""
     skipped: int = 0
     broken: list[str] = field(default_factory=list)
     violations: list[str] = field(default_factory=list)
@@ -235,6 +238,7 @@ def replay(repo: str, commit: str, subject: str, kind: str, work: Path) -> Repla
     result.reproduced = reproduction(root, files)
     with DependencyStore(root, create=False) as store:
         selected = set(select_affected_tests(root, store).selected)
+        result.recorded = len(store.test_records())
     after = run_suite(root, "--continue-on-collection-errors")
     passed = [t for t, v in before.items() if v == "PASSED"]
     result.broken = sorted(t for t in passed if after.get(t) != "PASSED")
@@ -322,7 +326,7 @@ def report(results: list[Replay]) -> None:
 
 
 def print_row(r: Replay, stream: TextIO | None = None) -> None:
-    s_ref = f"{100 * r.skipped / r.tests:.1f}%" if r.status == "ok" and r.tests else "-"
+    s_ref = f"{100 * _s_ref(r):.1f}%" if r.status == "ok" and r.tests else "-"
     if r.status != "ok":
         note = f"  [{r.status}]"
     else:
@@ -340,13 +344,17 @@ def print_row(r: Replay, stream: TextIO | None = None) -> None:
         print(f"    flaky (not selected, failed once, passed on a rerun): {test}", file=stream)
 
 
+def _s_ref(r: Replay) -> float:
+    return r.skipped / max(r.recorded or r.tests, 1)
+
+
 def _summary(results: list[Replay]) -> None:
     done = [r for r in results if r.status == "ok"]
     print(
         f"\n{len(results)} refactoring commits found, {len(done)} replayed"
         f" ({sum(1 for r in done if r.reproduced in ('exact', 'code'))} reproduced),"
         f" {sum(1 for r in done if r.trusted)} trusted by REKS;"
-        f" mean S_ref {100 * sum(r.skipped / r.tests for r in done) / max(len(done), 1):.1f}%;"
+        f" mean S_ref {100 * sum(_s_ref(r) for r in done) / max(len(done), 1):.1f}%;"
         f" safety violations: {sum(len(r.violations) for r in done)} (goal 0)"
     )
 
