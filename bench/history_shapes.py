@@ -39,6 +39,11 @@ def _offset(text: str, line: int, column: int) -> int:
 def inline_site(files: Files) -> tuple[str, int] | None:
     """(path, offset of the function's name) of the function the commit inlined."""
     after_texts = "\n".join(a for _, a in files.values() if a is not None)
+    added = "\n".join(
+        "\n".join(set(a.splitlines()) - set((b or "").splitlines()))
+        for b, a in files.values()
+        if a is not None
+    )
     for rel in sorted(files, key=lambda p: ("test" in p, p)):
         before, after = files[rel]
         if before is None or after is None:
@@ -47,11 +52,26 @@ def inline_site(files: Files) -> tuple[str, int] | None:
         for name in sorted(gone):
             word = re.compile(rf"\b{re.escape(name)}\b")
             called = len(word.findall(before)) > 1
-            if called and not word.search(after_texts):
-                node = _functions(before)[name]
+            node = _functions(before)[name]
+            if called and not word.search(after_texts) and _body_reappears(node, added):
                 line = before.splitlines()[node.lineno - 1]
                 return rel, _offset(before, node.lineno, line.index(name, node.col_offset))
     return None
+
+
+def _body_reappears(node: ast.FunctionDef | ast.AsyncFunctionDef, after: str) -> bool:
+    """Whether most names the function's body uses (its parameters aside) are on lines
+    the commit added: an inlined body lives on at its call sites, a deleted one does not
+    ("remove deprecated get_os_args" removes a function and its calls too)."""
+    params = {a.arg for a in ast.walk(node.args) if isinstance(a, ast.arg)}
+    used = {
+        n.id if isinstance(n, ast.Name) else n.attr
+        for statement in node.body
+        for n in ast.walk(statement)
+        if isinstance(n, (ast.Name, ast.Attribute))
+    } - params
+    present = set(_IDENT.findall(after))
+    return bool(used) and 2 * len(used & present) >= len(used)
 
 
 def _body_lines(text: str, node: ast.AST) -> list[str]:
@@ -95,10 +115,43 @@ def _find_run(text: str, wanted: list[str]) -> tuple[int, int] | None:
     if match.size < max(2, (len(wanted) + 1) // 2):
         return None
     first, last = code[match.a][0], code[match.a + match.size - 1][0]
+    snapped = _whole_statements(text, first + 1, last + 1)
+    if snapped is None:
+        return None
+    first, last = snapped[0] - 1, snapped[1] - 1
     start = sum(len(x) for x in lines[:first])
     start += len(lines[first]) - len(lines[first].lstrip())
     end = sum(len(x) for x in lines[: last + 1]) - 1
     return start, end
+
+
+def _whole_statements(text: str, first: int, last: int) -> tuple[int, int] | None:
+    """The 1-based lines (first, last) of the longest run of sibling statements that lie
+    within lines ``first``..``last``: a matched run of lines may start with a comment or
+    stop inside a statement (an ``if`` whose body the developer changed), and reks only
+    extracts whole statements."""
+    try:
+        tree = ast.parse(text)
+    except SyntaxError:
+        return None
+    best: tuple[int, int] | None = None
+    for node in ast.walk(tree):
+        for name in ("body", "orelse", "finalbody"):
+            block = getattr(node, name, None)
+            if not isinstance(block, list):
+                continue
+            inside = [
+                s
+                for s in block
+                if isinstance(s, ast.stmt) and s.lineno >= first and (s.end_lineno or 0) <= last
+            ]
+            if len(inside) >= 1 and (best is None or _span(inside) > best[1] - best[0]):
+                best = (inside[0].lineno, inside[-1].end_lineno or inside[-1].lineno)
+    return best
+
+
+def _span(statements: list[ast.stmt]) -> int:
+    return (statements[-1].end_lineno or statements[-1].lineno) - statements[0].lineno
 
 
 def rename_of(files: Files) -> tuple[str, str] | None:
