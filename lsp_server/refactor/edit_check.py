@@ -8,6 +8,7 @@ with a clear error instead of being offered.
 
 from __future__ import annotations
 
+import ast
 import builtins
 import functools
 import re
@@ -86,9 +87,29 @@ def check_edit(edit: FileEdit, rel: str, names: frozenset[str] | None = None) ->
             return  # it did not parse before: nothing to compare against
         after = _undefined(edit.new_text, rel)
     if after is None:
-        raise RefactoringError(f"the refactoring would leave {rel} with a syntax error")
+        raise RefactoringError(
+            f"the refactoring engine's edit would leave {rel} with a syntax error; {_NOT_YOURS}"
+        )
     new = sorted(after - before)
     if new:
+        line = _first_use(edit.new_text, rel, frozenset(new))
+        where = f" (line {line})" if line else ""
         raise RefactoringError(
-            f"the refactoring would leave undefined names in {rel}: {', '.join(new)}"
+            f"the refactoring engine's edit would leave undefined names in {rel}: "
+            f"{', '.join(new)}{where}; {_NOT_YOURS}"
         )
+
+
+_NOT_YOURS = "a limit of the refactoring engine, not a fault in your code"
+
+
+def _first_use(text: str, filename: str, names: frozenset[str]) -> int | None:
+    """The first line of ``text`` that reads one of ``names`` (where the user looks first)."""
+    try:
+        tree = parse_python(text, filename)
+    except (SyntaxError, ValueError):
+        return None
+    lines = [
+        node.lineno for node in ast.walk(tree) if isinstance(node, ast.Name) and node.id in names
+    ]
+    return min(lines, default=None)

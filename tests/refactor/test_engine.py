@@ -419,8 +419,11 @@ def test_rename_output_check_catches_a_use_left_behind():
     old = "def alpha():\n    return 1\n\n\nx = alpha()\n"
     left_behind = "def beta():\n    return 1\n\n\nx = alpha()\n"
     names = frozenset({"alpha", "beta"})
-    with pytest.raises(RefactoringError, match=r"undefined names in m\.py: alpha"):
+    with pytest.raises(RefactoringError, match=r"undefined names in m\.py: alpha") as info:
         check_edit(FileEdit("/p/m.py", old, left_behind), "m.py", names)
+    # The message says where, and that the engine failed, not the user's file.
+    assert "(line 5)" in str(info.value)
+    assert "limit of the refactoring engine, not a fault in your code" in str(info.value)
     check_edit(FileEdit("/p/m.py", old, old.replace("alpha", "beta")), "m.py", names)
     star = "from os import *\n"  # a star import may provide anything
     check_edit(FileEdit("/p/m.py", star + old, star + left_behind), "m.py", names)
