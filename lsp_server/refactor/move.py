@@ -25,6 +25,7 @@ from lsp_server.refactor.context import Context, Planned
 from lsp_server.refactor.model import RefactoringError
 from lsp_server.refactor.names import check_identifier
 from lsp_server.refactor.provenance import Hints
+from lsp_server.refactor.semantics.import_order import check_late_imports_kept
 from lsp_server.refactor.semantics.move_checks import (
     ModuleGraph,
     MovedGlobal,
@@ -190,7 +191,11 @@ def _mend(ctx: Context, changes: ChangeSet, moved: MovedGlobal, searched: list[F
         lazily = graph.path_between(moved.new_path, moved.old_path) is not None
         extra[moved.old_path] = reexport(old_text, moved, lazily)
     importers.update(extra)
-    check_move(importers, project, moved, before=_ProjectTexts(ctx, Simulation(), {}))
+    before = _ProjectTexts(ctx, Simulation(), {})
+    check_move(importers, project, moved, before=before)
+    for rel, text in sorted(importers.items()):
+        if rel in before.paths:
+            check_late_imports_kept(rel, before[rel], text, moved.name)
     for rel, text in sorted(extra.items()):
         resource = ctx.workspace.resource(ctx.workspace.abspath(rel))
         changes.add_change(ChangeContents(resource, text))

@@ -215,3 +215,25 @@ def test_a_module_is_renamed_and_moved_in_one_step(tmp_path: Path) -> None:
     assert not (tmp_path / "pkg/util.py").exists()
     assert "numbers" in (tmp_path / "main.py").read_text()
     assert run(tmp_path, "import main") == "4 6\n"
+
+
+def test_a_late_import_is_never_lifted_above_the_definitions_before_it(
+    tmp_engine: RefactorEngine, tmp_path: Path
+) -> None:
+    """toolz's shape: ``func.py`` imports ``sigs`` last, after its definitions, because
+    ``sigs`` imports from ``func``. rope, adding the destination's import to ``func.py``,
+    lifts that late import to the top, and ``import pkg`` then fails."""
+    files = {
+        "pyproject.toml": "",
+        "pkg/__init__.py": "from .func import call\n",
+        "pkg/func.py": "def twice(x):\n    return 2 * x\n\n\n"
+        "def call(x):\n    return _sigs.spec(x)\n\n\nfrom . import sigs as _sigs\n",
+        "pkg/sigs.py": "from .func import twice\n\nDOUBLE = twice\n\n\n"
+        "def spec(x):\n    return x + 2\n",
+        "pkg/compat.py": '"""Where it goes."""\n',
+    }
+    write_files(tmp_path, files)
+    assert run(tmp_path, "import pkg; print(pkg.call(1))") == "3\n"
+    lifted = r"late import on line 9 of pkg/func\.py above `call`"
+    with pytest.raises(RefactoringError, match=lifted):
+        move(tmp_engine, tmp_path, "pkg/sigs.py", "def spec", "pkg/compat.py")
