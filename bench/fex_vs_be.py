@@ -4,8 +4,9 @@
 Per structure and scope: suite size (inputs), generation time, test time, mutation score and
 branch coverage. BE is Route A without selection (every valid instance, Korat-style search);
 FE is ``fex.suite.generate`` (incremental SAT where the class declares ``__fex_spec__``,
-then every pair under each size and every two-field path value, ``fex.sat``; Korat-style
-search plus greedy selection otherwise); random replays random sequences of the
+then every pair under each size up to 3 and every reference at the end of a two-field path,
+each round within #F x n inputs, ``fex.sat``; Korat-style search plus greedy selection
+otherwise); random replays random sequences of the
 methods under test from an empty structure, as many as FE has inputs and ten times that.
 
 A test calls one method under test with one argument value on one input, then checks
@@ -13,9 +14,10 @@ A test calls one method under test with one argument value on one input, then ch
 replaced by ``pass``, as ``lsp_server.extreme`` does) plus classic operator mutations
 (comparison, arithmetic, boolean constant, and/or), one per site; a mutant is killed when a
 test fails, raises or runs over max(2 s, 10x the suite's time on the original code). Each
-series stops at the first scope whose generation exceeds the budget. Goals (issue 19): FE
-size <= #F x n^2 and linear; FE reaches >= 2x the BE scope within the budget; FE mutation
-score and branch coverage within 2 points of BE.
+series stops at the first scope whose generation exceeds the budget. The last lines give
+FE's growth: inputs per scope, split into the criterion's and the further rounds'. Goals
+(issue 19): FE size <= #F x n^2 and linear; FE reaches >= 2x the BE scope within the
+budget; FE mutation score and branch coverage within 2 points of BE.
 
     python bench/fex_vs_be.py [--budget 60] [--quality-scope 4] [--structure bst]
 """
@@ -317,11 +319,10 @@ def bounded_exhaustive(name: str, scope: int, budget: float) -> tuple[Any, list[
     return model, found.instances, found.seconds
 
 
-def field_exhaustive(name: str, scope: int, budget: float) -> tuple[Any, list[Any], float, str]:
+def field_exhaustive(name: str, scope: int, budget: float) -> suite.Suite:
     module = load(name)
     cls = getattr(module, SUBJECTS[name][0])
-    made = suite.generate(cls, scope, budget=10**9, seconds=budget)
-    return made.model, made.instances, made.seconds, made.route
+    return suite.generate(cls, scope, budget=10**9, seconds=budget)
 
 
 def _row(name: str, scope: int, kind: str, size: int, gen: float, qual: Any) -> None:
@@ -332,8 +333,11 @@ def _row(name: str, scope: int, kind: str, size: int, gen: float, qual: Any) -> 
     print(" ".join(cells), flush=True)
 
 
-def bench(name: str, budget: float, quality_scope: int, max_scope: int) -> tuple[int, int]:
-    """Print the rows of one structure; returns the largest scope BE and FE reached."""
+def bench(
+    name: str, budget: float, quality_scope: int, max_scope: int, growth: list[str]
+) -> tuple[int, int]:
+    """Print the rows of one structure; returns the largest scope BE and FE reached and
+    appends each FE suite's size to ``growth`` (``_growth_cell``)."""
     be_reach = fe_reach = 0
     for scope in range(1, max_scope + 1):
         if be_reach == scope - 1:
@@ -349,7 +353,8 @@ def bench(name: str, budget: float, quality_scope: int, max_scope: int) -> tuple
             except korat.ScopeTooLarge:
                 print(f"{name:15} {scope:5} BE        over the {budget:g} s budget", flush=True)
         try:
-            model, instances, gen, route = field_exhaustive(name, scope, budget)
+            made = field_exhaustive(name, scope, budget)
+            model, instances, gen, route = made.model, made.instances, made.seconds, made.route
         except korat.ScopeTooLarge:
             gen = float("inf")
         if gen > budget:
@@ -358,6 +363,7 @@ def bench(name: str, budget: float, quality_scope: int, max_scope: int) -> tuple
         fe_reach = scope
         bound = len(model.fields) * scope**2
         assert len(instances) <= bound, (name, scope, len(instances), bound)
+        growth.append(_growth_cell(made))
         qual = None
         if scope <= quality_scope:
             qual = quality(name, lambda m, i=instances, d=model: structural_tests(m, name, d, i))
@@ -372,6 +378,18 @@ def bench(name: str, budget: float, quality_scope: int, max_scope: int) -> tuple
     return be_reach, fe_reach
 
 
+def _growth_cell(made: suite.Suite) -> str:
+    """``n:inputs/n`` and, for the SAT route, ``(criterion's inputs+the further rounds')``
+    against their bound 2 x #F x n (``fex.sat``)."""
+    n = made.model.scope
+    cell = f"{n}:{len(made.instances)} {len(made.instances) / n:.1f}/n"
+    criterion = made.stats.get("criterion_inputs")
+    if criterion is not None:
+        extra = len(made.instances) - criterion
+        cell += f" ({criterion}+{extra}<={2 * len(made.model.fields) * n})"
+    return cell
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--budget", type=float, default=60.0, help="seconds per generation")
@@ -383,8 +401,13 @@ def main() -> None:
     add_bintrees(scratch)
     print("structure       scope kind          size  gen (s) test (s) mut %  branch %")
     reach = {}
+    growth: dict[str, list[str]] = {}
     for name in args.structure or list(SUBJECTS):
-        reach[name] = bench(name, args.budget, args.quality_scope, args.max_scope)
+        growth[name] = []
+        reach[name] = bench(name, args.budget, args.quality_scope, args.max_scope, growth[name])
+    print("FE growth (scope:inputs inputs/scope (criterion+further rounds<=2 x #F x n)):")
+    for name, cells in growth.items():
+        print(f"{name}: " + ", ".join(cells))
     for name, (be, fe) in reach.items():
         ratio = fe / be if be else float("inf")
         print(f"{name}: scope reached in {args.budget:g} s: BE {be}, FE {fe} ({ratio:.1f}x)")

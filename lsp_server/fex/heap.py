@@ -95,7 +95,8 @@ def sized_pairs(model: Model, instance: Instance) -> set[Pair]:
     """Every pair of ``pairs`` tagged with the value of each plain field of the root (a
     size): ``("Node.red|size=3", Node1, False)``."""
     root = root_ref(model)
-    sizes = [(name, v) for name, v in instance[root].items() if not isinstance(v, Ref)]
+    plain = [spec.name for spec in model.fields_of(root.cls) if not spec.domain.is_ref]
+    sizes = [(name, instance[root][name]) for name in plain]
     return {
         (f"{key}|{name}={size}", obj, value)
         for key, obj, value in pairs(model, instance)

@@ -134,7 +134,11 @@ def generate_for_project(
             instances=[heap.instance_to_json(i) for i in solved.selected],
             feasible=len(solved.feasible),
             seconds=solved.seconds,
-            stats={"solver_calls": solved.solver_calls, "infeasible": len(solved.infeasible)},
+            stats={
+                "solver_calls": solved.solver_calls,
+                "criterion_inputs": solved.criterion_inputs,
+                "infeasible": len(solved.infeasible),
+            },
         )
         answer = _call_worker(project, payload, job)
     if "error" in answer:

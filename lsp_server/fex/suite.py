@@ -182,6 +182,7 @@ def generate(
     solved = sat.solve(model, job)
     stats = {
         "solver_calls": solved.solver_calls,
+        "criterion_inputs": solved.criterion_inputs,
         "variables": solved.variables,
         "clauses": solved.clauses,
         "infeasible": len(solved.infeasible),
