@@ -11,41 +11,44 @@ with at most 10% of the programs.
 A group's signature is the smallest set of choices (labels) that only failing programs
 show; the groups each suite finds and misses are counted by signature length. The
 field-exhaustive row models each case as program objects (``fex.choices.object_fields``:
-the request and the numbered, typed elements, with ``next`` and ``request`` fields); the
-"FE choice points" row is the narrower model with the request as the only object. The
-pairwise row (every two choices taken together, ``fex.choices.pairwise_cases``) is a
-stronger reference point, not the criterion. reks's own engine has no failure groups left;
-measure on raw rope (``--engines rope``).
+the request, with the statements a selection acts on, and the numbered, typed elements,
+with ``next`` and ``request`` fields); the "FE choice points" row is the narrower model
+with the request as the only object. The pairwise row (every two choices taken together,
+``fex.choices.pairwise_cases``) is a stronger reference point, not the criterion. reks's
+own engine has no failure groups left; measure on raw rope (``--engines rope``).
 
-What the groups the program-object model misses need (bound 2, rope, 6460 programs, 154
-groups; offline selections over one bounded-exhaustive run, fex4): 41 of the 46 are extract
-method on two statements, one bug each of rope's (``k``, bound on one branch of a ``while``
-body, is not passed to the extracted function; ``i`` after two ``for ... break`` loops)
-split into a group per first statement, because the ``nth`` label that locates the
-selection depends on it; they need (first statement kind) x (selection inside the second
-statement). 4 are a rename in ``classes`` needing three choices at once (member x relation x
-renamed), 1 a move with a relative import as the last import. Models tried (programs, groups
-found): program objects 636 (9.8%), 108; with ``next = None`` after the last element 717,
-107; three-way and all-way choices for cases without elements 658, 112 and 684, 112; the
-whole non-role vector of such cases 652, 112; elements typed by the selection
-(site+depth / +from / +from,to / +jumps / +live-out,augmented) 728, 108 / 1197, 123 /
-2266, 132 / 966, 117 / 792, 108; an element field for the selection (from,to,nth / +depth /
-from,to / from,nth) 1292, 122 / 1390, 129 / 1073, 113 / 824, 116; elements x pairs of
-request choices 867, 109; the AST statement the refactoring starts at, numbered in preorder
-(statements / +end / all generators) 674, 113 / 672, 111 / 685, 109; other greedy
-tie-breaks 636, 99-108; each richer model cut at 10% of the programs 646, 92-95;
-pairwise 696, 83. No model reached 90% of the groups within 10%: the statement groups need
-one program per (first statement, failing selection), about 40 programs a model cannot
-single out from the choices without naming the failing selections.
+Three measures, side by side. *Groups* as above. *Groups without nth*: signatures with the
+``nth`` label dropped (it numbers selections whose other labels are equal). *Bugs*, what
+the paper counts: groups are one bug when the same signature fails under two oracles
+(``output-changed`` and ``structural`` of one rename), or when the same oracle fails on the
+same selected code (extract method): rope's bound-2 extract-method groups split one bug,
+such as ``k`` bound in one branch of a ``while`` body not being passed to the extracted
+function, into a group per statement before it, because that statement changes which
+``nth`` the selection is. ``--missed`` lists the bugs the field-exhaustive suite misses,
+with their groups and selected code.
 
-    python bench/fex_engine.py [--bound 2] [--engines rope] [--jobs 2] [--generator G]
+Field models tried on one bound-2 rope run (fex4, 6460 programs, 154 groups), as (programs,
+groups found): program objects 636 (9.8%), 108; ``next = None`` after the last element 717,
+107; three-way and all-way choices for cases without elements 658, 112 and 684, 112;
+elements typed by the selection (site+depth / +from / +from,to / +jumps) 728, 108 / 1197,
+123 / 2266, 132 / 966, 117; an element field for the selection (from,to,nth / +depth)
+1292, 122 / 1390, 129; the AST statement the refactoring starts at 674, 113; pairwise 696,
+83. fex5, with bugs (79 in that run): program objects 636, 108 groups, 68 bugs (86%); +
+the selected statements (first and last line) on the request 671, 110, 70; + three-way
+choices without elements 693, 114, 72; the same with the selection's own labels (depth,
+live-out, augmented, jumps) no element fields, as they describe what ``selects`` names: 644
+(10.0%), 114 (74%), 72 (91%): the model ``fex.choices`` uses.
+
+    python bench/fex_engine.py [--bound 2] [--engines rope] [--jobs 2] [--generator G] [--missed]
 """
 
 from __future__ import annotations
 
 import argparse
+import textwrap
 import time
 from collections import Counter
+from typing import Any
 
 from lsp_server.astgen import driver, report
 from lsp_server.fex.choices import choice_point_cases, field_exhaustive_cases, pairwise_cases
@@ -94,6 +97,7 @@ def main() -> None:
     parser.add_argument("--engines", default="rope")
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--generator", action="append")
+    parser.add_argument("--missed", action="store_true", help="list the bugs FE misses")
     args = parser.parse_args()
     base = driver.Config(
         bound=args.bound,
@@ -110,6 +114,7 @@ def main() -> None:
         runs[name] = (cases, outcome, time.perf_counter() - start)
     be_cases, be_outcome, be_seconds = runs["bounded-exhaustive"]
     groups = report.group_failures(be_outcome.results, be_cases)
+    bugs = bug_of(groups, be_cases)
     print(f"bound {args.bound}, engines {args.engines}, generators {args.generator or 'all'}")
     print(
         f"{'suite':20} {'programs':>9} {'seconds':>8} {'groups':>7} {'kinds':>6}  "
@@ -124,12 +129,74 @@ def main() -> None:
             f"{_by_length(groups, found, True)} / {_by_length(groups, found, False)}"
         )
         if name != "bounded-exhaustive":
-            share = 100.0 * sum(found) / len(groups) if groups else 100.0
             print(
-                f"  {name}: {share:.0f}% of the groups with "
+                f"  {name}: {_measures(groups, bugs, found)} with "
                 f"{100.0 * len(cases) / len(be_cases):.1f}% of the programs "
                 f"({be_seconds / seconds:.1f}x faster)"
             )
+        if name == "field-exhaustive" and args.missed:
+            _print_missed(groups, bugs, found, be_cases)
+
+
+def _selected_code(case: Any) -> str | None:
+    target = case.target
+    if target.end is None:
+        return None
+    text = case.program.file_map[target.path][target.offset : target.end]
+    return textwrap.dedent(text.strip("\n")).strip()
+
+
+def bug_of(groups: list, be_cases: list) -> list[int]:
+    """Per group, the number of the bug it is part of (module docstring): groups sharing a
+    signature across oracles, or an oracle and a selected code, are one bug."""
+    parent = list(range(len(groups)))
+
+    def find(i: int) -> int:
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    first: dict[tuple, int] = {}
+    for i, group in enumerate(groups):
+        keys: list[tuple] = [(group.engine, group.kind, group.generator, group.signature)]
+        for member in group.members:
+            code = _selected_code(be_cases[member.index][1].value)
+            if code is not None:
+                keys.append((group.engine, group.kind, group.generator, group.oracle, code))
+        for key in keys:
+            parent[find(i)] = find(first.setdefault(key, i))
+    return [find(i) for i in range(len(groups))]
+
+
+def _measures(groups: list, bugs: list[int], found: list[bool]) -> str:
+    """``found/all`` groups, groups without ``nth``, bugs."""
+
+    def share(keys: list) -> str:
+        hit = {key for key, f in zip(keys, found, strict=True) if f}
+        return f"{len(hit)}/{len(set(keys))} ({100.0 * len(hit) / max(len(set(keys)), 1):.0f}%)"
+
+    no_nth = [
+        (g.engine, g.kind, g.generator, g.oracle, tuple(x for x in g.signature if x[0] != "nth"))
+        for g in groups
+    ]
+    return (
+        f"groups {share(list(range(len(groups))))}, without nth {share(no_nth)}, bugs {share(bugs)}"
+    )
+
+
+def _print_missed(groups: list, bugs: list[int], found: list[bool], be_cases: list) -> None:
+    for bug in sorted(set(bugs)):
+        members = [i for i, b in enumerate(bugs) if b == bug]
+        if any(found[i] for i in members):
+            continue
+        group = groups[members[0]]
+        print(f"  missed bug: {group.kind} {group.generator}, {len(members)} group(s):")
+        for i in members:
+            print(f"    {groups[i].oracle} {groups[i].signature}")
+        code = _selected_code(be_cases[group.members[0].index][1].value)
+        if code is not None:
+            print("    selects: " + code.replace("\n", "\n             "))
 
 
 def _kinds(outcome: driver.RunOutcome) -> set[tuple]:

@@ -16,9 +16,17 @@ refactoring *request* and the program *elements* the generator listed (``use0``,
   request's choices (what a refactoring engine is sensitive to: the same use is handled
   differently when the rename starts at it, or at the definition).
 
+- ``request.selects``: the statements a selection-based refactoring (extract method)
+  acts on, as the first and last selected line: the node the refactoring targets, which
+  the paper's models name as an object of its own. ``from``/``to``/``nth`` only describe
+  it (an ``if`` statement, the second such selection), and which ``if`` is taken is what
+  rope's extract-method bugs depend on (bench/fex_engine.py).
+
 A case without elements (a value and the statement that mutates it; a class member and
 the relation between two classes) is made of one part per choice point: there the field
-of a part is the option each other part takes (every two of its choices together).
+of a part is the option each other part takes, and the options two other parts take
+together (every two and every three of its choices: a rename of an overriding member
+fails for one member kind x relation x renamed class only).
 
 A field-exhaustive subset realises every (object, field, value) any generated case
 realises. ``choice_point_cases`` is the narrower model with the request as the only object
@@ -41,10 +49,11 @@ Choice = tuple[str, str, str]
 """(group, choice point, option); the group keeps generators' dimensions apart."""
 
 _ELEMENT = re.compile(r"^(?P<kind>[A-Za-z_-]+)(?P<position>\d+)$")
-DESCRIPTIVE = frozenset({"nth", "from", "to"})
-"""Labels that describe a case rather than choose it (``nth`` numbers cases whose labels
-are otherwise equal; ``from``/``to`` name the statements a selection starts and ends at):
-choice points of their own, but no field of the elements."""
+DESCRIPTIVE = frozenset({"nth", "from", "to", "depth", "live-out", "augmented", "jumps"})
+"""Labels that describe a case rather than choose it: ``nth`` numbers cases whose labels are
+otherwise equal; the others describe the selection (the statements it starts and ends at,
+its nesting depth, what it contains), which ``request.selects`` names itself. Choice points
+of their own, but no field of the elements."""
 ROLES = frozenset({"site"})
 """Request choices that type the element objects: the occurrence a rename is invoked on
 is an object of its own kind, as the target node is in the paper's models."""
@@ -60,11 +69,16 @@ def choice_pairs(group: str, labels: Iterable[tuple[str, str]]) -> set[Choice]:
     return out
 
 
-def object_fields(group: str, labels: Sequence[tuple[str, str]]) -> set[tuple[str, ...]]:
+def object_fields(
+    group: str, labels: Sequence[tuple[str, str]], selects: tuple[str, str] | None = None
+) -> set[tuple[str, ...]]:
     """The (object, field, value) triples of one case (each prefixed by ``group``): the
-    choice points, plus the elements' ``next`` and ``request`` fields, or the pairs of
-    choices of a case without elements (module docstring)."""
+    choice points, the request's ``selects`` (first and last selected line, when the
+    refactoring acts on a selection), plus the elements' ``next`` and ``request`` fields,
+    or the pairs and triples of choices of a case without elements (module docstring)."""
     out: set[tuple[str, ...]] = set(choice_pairs(group, labels))
+    if selects is not None:
+        out.add((group, "request", "selects", " ... ".join(selects)))
     request: list[str] = []
     elements: list[tuple[str, str]] = []  # (object: "use0:getattr", type: "use:getattr")
     for dimension, option in labels:
@@ -75,6 +89,7 @@ def object_fields(group: str, labels: Sequence[tuple[str, str]]) -> set[tuple[st
             request.append(f"{dimension}={option}")
     if not elements:
         out |= {(group, *pair) for pair in combinations(request, 2)}
+        out |= {(group, *triple) for triple in combinations(request, 3)}
     role = " ".join(choice for choice in request if choice.split("=")[0] in ROLES)
     for (name, _), (_, following) in pairwise(elements):
         out.add((group, f"{name} {role}", "next", following))
@@ -111,7 +126,9 @@ def field_exhaustive(items: Sequence[T], pairs_of: Callable[[T], set[Any]]) -> l
 def field_exhaustive_cases(cases: Sequence[tuple[str, T]]) -> list[tuple[str, T]]:
     """For ``engine-test``: ``(generator name, Labelled case)`` pairs, field-exhaustive for
     the program-object fields (``object_fields``), per generator and refactoring."""
-    return field_exhaustive(cases, lambda case: object_fields(*_group_and_labels(case)))
+    return field_exhaustive(
+        cases, lambda case: object_fields(*_group_and_labels(case), _selected_lines(case))
+    )
 
 
 def choice_point_cases(cases: Sequence[tuple[str, T]]) -> list[tuple[str, T]]:
@@ -135,6 +152,18 @@ def _group_and_labels(case: tuple[str, Any]) -> tuple[str, Sequence[tuple[str, s
     value = getattr(case[1], "value", None)
     kind = getattr(getattr(value, "target", None), "kind", "")
     return f"{case[0]}/{kind}", getattr(case[1], "labels", ())
+
+
+def _selected_lines(case: tuple[str, Any]) -> tuple[str, str] | None:
+    """The first and last non-blank line of the case's selection, stripped (None when the
+    refactoring does not act on a selection)."""
+    value: Any = getattr(case[1], "value", None)
+    target = getattr(value, "target", None)
+    if target is None or target.end is None:
+        return None
+    text = value.program.file_map[target.path][target.offset : target.end]
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    return (lines[0], lines[-1]) if lines else None
 
 
 def _case_choices(case: tuple[str, Any]) -> set[Choice]:

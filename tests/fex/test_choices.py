@@ -104,3 +104,44 @@ def test_choices_of_a_case_without_elements_are_paired() -> None:
 
     assert len(pairs(every)) == 15
     assert pairs(chosen) == pairs(every)
+
+
+def test_every_selected_statement_pair_is_extracted_by_a_chosen_case() -> None:
+    """Rope's extract-method bugs depend on which statements are selected (the ``if`` that
+    reads ``k`` in a ``while`` body, not the one that binds it), which the ``from``/``to``/
+    ``nth`` labels only describe: every first and last selected line some generated case
+    extracts, a chosen case extracts."""
+    every = driver.generate(driver.Config(bound=1, generators=("statements",)))
+    chosen = field_exhaustive_cases(every)
+
+    def selected(cases: list) -> set:
+        out = set()
+        for _, item in cases:
+            case = item.value
+            if case.target.kind == "extract-method":
+                text = case.program.file_map[case.target.path][case.target.offset : case.target.end]
+                lines = [line.strip() for line in text.splitlines() if line.strip()]
+                out.add((lines[0], lines[-1]))
+        return out
+
+    assert len(chosen) * 3 < len(every)
+    assert selected(chosen) == selected(every)
+
+
+def test_choices_of_a_case_without_elements_are_combined_three_at_a_time() -> None:
+    """Renaming a member of a class another class overrides it in fails for one member kind
+    x relation x renamed class: every three choices some generated case takes together, a
+    chosen case takes together."""
+    every = driver.generate(driver.Config(bound=1, generators=("classes",)))
+    chosen = field_exhaustive_cases(every)
+
+    def triples(cases: list) -> set:
+        out = set()
+        for _, item in cases:
+            labels = dict(item.labels)
+            if {"member", "relation", "renamed"} <= set(labels):
+                out.add((labels["member"], labels["relation"], labels["renamed"]))
+        return out
+
+    assert len(triples(every)) > 10
+    assert triples(chosen) == triples(every)
