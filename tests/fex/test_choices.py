@@ -88,6 +88,16 @@ def test_program_object_fields_combine_each_element_with_its_neighbour_and_the_r
     assert combined(chosen) == combined(every)
 
 
+def taken_together(cases: list, dimensions: tuple[str, ...]) -> set[tuple[str, ...]]:
+    """The options of ``dimensions`` each case that has them all takes together."""
+    out = set()
+    for _, item in cases:
+        labels = dict(item.labels)
+        if set(dimensions) <= set(labels):
+            out.add(tuple(labels[d] for d in dimensions))
+    return out
+
+
 def test_choices_of_a_case_without_elements_are_paired() -> None:
     """Inlining a variable whose list a later statement mutates: each value meets each
     mutation (the two are separate parts of the program, though no element list names them)."""
@@ -95,12 +105,7 @@ def test_choices_of_a_case_without_elements_are_paired() -> None:
     chosen = field_exhaustive_cases(every)
 
     def pairs(cases: list) -> set:
-        out = set()
-        for _, item in cases:
-            labels = dict(item.labels)
-            if "mutation" in labels:
-                out.add((labels["value"], labels["mutation"]))
-        return out
+        return taken_together(cases, ("value", "mutation"))
 
     assert len(pairs(every)) == 15
     assert pairs(chosen) == pairs(every)
@@ -136,12 +141,7 @@ def test_choices_of_a_case_without_elements_are_combined_three_at_a_time() -> No
     chosen = field_exhaustive_cases(every)
 
     def triples(cases: list) -> set:
-        out = set()
-        for _, item in cases:
-            labels = dict(item.labels)
-            if {"member", "relation", "renamed"} <= set(labels):
-                out.add((labels["member"], labels["relation"], labels["renamed"]))
-        return out
+        return taken_together(cases, ("member", "relation", "renamed"))
 
     assert len(triples(every)) > 10
     assert triples(chosen) == triples(every)
