@@ -95,6 +95,16 @@ class StoreQueries:
         ).fetchone()
         return TestRecord(*row) if row else None
 
+    def setup_times(self) -> dict[str, dict[str, float]]:
+        """Node id -> seconds its last recorded set-up spent on shared fixtures, by scope
+        (tests recorded before reks measured it are absent)."""
+        return {
+            nodeid: json.loads(times)
+            for nodeid, times in self._conn.execute(
+                "SELECT t.nodeid, s.times FROM setup_times s JOIN tests t ON t.id = s.test_id"
+            )
+        }
+
     def has_tests(self) -> bool:
         """Whether any test was ever recorded."""
         return self._conn.execute("SELECT 1 FROM tests LIMIT 1").fetchone() is not None
