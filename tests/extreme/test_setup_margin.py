@@ -7,6 +7,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
+
 from lsp_server.extreme import requests
 from lsp_server.extreme.analysis import Options, analyse
 from lsp_server.extreme.transform_run import INCONCLUSIVE
@@ -14,6 +16,7 @@ from lsp_server.extreme.transform_run import INCONCLUSIVE
 from .conftest import INC_MODULE, verdict_rows
 
 
+@pytest.mark.slow  # ~4-9 s: a worker starts, collects, observes, runs 4 transformations
 def test_set_up_paid_elsewhere_and_overruns_of_the_original_code_are_no_detection(
     make_project: Callable[[dict[str, str]], Path],
 ) -> None:
