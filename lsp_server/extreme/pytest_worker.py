@@ -28,6 +28,7 @@ import pytest
 from _pytest.runner import runtestprotocol
 
 from lsp_server.extreme import code_swap as swapping
+from lsp_server.extreme.bytecode import use_private_cache
 from lsp_server.extreme.transform_run import run_transformation, stopping_the_run
 from lsp_server.extreme.worker_guard import Alarm, children, kill_adopted, set_subreaper
 from lsp_server.rts.setup_clock import SetupClock
@@ -300,6 +301,7 @@ def main(argv: list[str]) -> int:
         sys.stderr.write("the pytest worker runs only inside a reks sandbox process\n")
         return 2
     set_subreaper()
+    use_private_cache()
     plugin = WorkerPlugin(root, channel, inherited_siblings())
     plugin.start_import_recording()
     args = [
