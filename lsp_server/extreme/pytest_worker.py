@@ -266,12 +266,11 @@ class WorkerPlugin:
                 duration = time.perf_counter() - start
                 units = recorder.end_test()
                 outcome = "hung" if alarm.fired else "failed" if failed else "passed"
-                setup = self.setup_clock.take()
                 tests[nodeid] = {
                     "outcome": outcome,
                     "duration": duration,
                     "units": sorted(units),
-                    "setup": setup,
+                    "setup": self.setup_clock.take(),  # shared fixtures', by scope
                 }
         finally:
             recorder.stop()
