@@ -30,6 +30,9 @@ of the request): it exits at once, without running that test's teardown."""
 
 INCONCLUSIVE = "inconclusive: the original code also ran past the deadline"
 """The start of the reason of a timeout that the control run repeated."""
+CONTROL_SLACK = 0.5
+"""Seconds the control run may go on past the moment the transformed run was stopped: alive
+then, it met the deadline the transformed run missed."""
 
 
 def stopping_the_run(work: Callable[[], dict[str, Any]]) -> Callable[[], dict[str, Any]]:
@@ -50,22 +53,35 @@ def run_transformation(worker: WorkerPlugin, request: dict[str, Any]) -> dict[st
     (after a timeout) the control run's word."""
     started = time.perf_counter()
     reply: dict[str, Any] = {"op": "result", "id": request["id"], **_child(worker, request)}
+    reply.pop("limit", None)
     if worker.run_log is not None:
         reply["units"] = worker.run_log.take()
     if reply["verdict"] == "timeout":
-        control = _child(worker, request, transformed=False)
-        if control["verdict"] == "timeout":
+        # The control needs to run only until it has passed where the transformed run hung.
+        whole = float(request["timeout"])
+        limit = min(whole, time.perf_counter() - started + CONTROL_SLACK)
+        control = _child(worker, request, transformed=False, limit=limit)
+        outlived = control.get("limit") and limit < whole
+        if control["verdict"] == "timeout" and not outlived:
             reply.update(verdict="error", reason=f"{INCONCLUSIVE} ({control['reason']})")
     reply["duration"] = time.perf_counter() - started
     return reply
 
 
-def _child(worker: WorkerPlugin, request: dict[str, Any], transformed: bool = True) -> dict:
-    """Run the request's tests in a fresh child, on the transformed code or the original."""
+def _child(
+    worker: WorkerPlugin,
+    request: dict[str, Any],
+    transformed: bool = True,
+    limit: float | None = None,
+) -> dict[str, Any]:
+    """Run the request's tests in a fresh child, on the transformed code or the original,
+    for at most ``limit`` seconds (default: the request's timeout; ``limit`` is true in the
+    reply when the child was stopped there, not at a test's deadline)."""
     work = stopping_the_run(lambda: _run_tests(worker, request, transformed))
-    child = worker.forker.run(work, float(request["timeout"]))
+    child = worker.forker.run(work, float(request["timeout"]) if limit is None else limit)
+    reply: dict[str, Any]
     if child.status == TIMEOUT:
-        reply = {"verdict": "timeout", "reason": child.detail}
+        reply = {"verdict": "timeout", "reason": child.detail, "limit": True}
     elif child.status == EXITED and child.detail == f"exit status {HUNG_EXIT}":
         reply = {"verdict": "timeout", "reason": "a test ran past its deadline"}
     elif not child.ok or child.value is None:
