@@ -189,7 +189,8 @@ def _analyse(
         _run(root, options, job, analysis, work, warm, early)
 
     analysis.results = [r for f in functions for r in results.get(f.key, [])]
-    save_state(root, context, {**untouched(previous, root, analysis.functions), **entries})
+    kept = untouched(previous, root, analysis.functions)
+    save_state(root, context, {**kept, **entries}, previous)
 
 
 def _run(

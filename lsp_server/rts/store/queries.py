@@ -269,20 +269,6 @@ class StoreQueries:
             )
         ]
 
-    def has_extreme_verdicts(self) -> bool:
-        """Whether an extreme analysis saved verdicts (under any context)."""
-        return self._conn.execute("SELECT 1 FROM extreme_verdicts LIMIT 1").fetchone() is not None
-
-    def extreme_verdicts(self, context: str) -> dict[str, Any]:
-        """The extreme analysis's cached entries (function key -> its JSON data) saved
-        under ``context``; entries saved under another context are not returned."""
-        return {
-            function: json.loads(entry)
-            for function, entry in self._conn.execute(
-                "SELECT function, entry FROM extreme_verdicts WHERE context=?", (context,)
-            )
-        }
-
     def info(self) -> StoreInfo:
         def count(table: str) -> int:
             return int(self._conn.execute(f"SELECT count(*) FROM {table}").fetchone()[0])

@@ -386,15 +386,3 @@ class StoreWrites:
                     " SET checksum=excluded.checksum, kinds=excluded.kinds",
                     (unit_id, checksum, json.dumps(sorted(merged))),
                 )
-
-    # -- the extreme analysis's cache ----------------------------------------------------
-
-    def save_extreme_verdicts(self, context: str, entries: Mapping[str, object]) -> None:
-        """Replace the extreme analysis's cached verdicts: ``entries`` maps a function key
-        to JSON-able data, all computed under ``context`` (see ``extreme_verdicts``)."""
-        with self.transaction():
-            self._conn.execute("DELETE FROM extreme_verdicts")
-            self._conn.executemany(
-                "INSERT INTO extreme_verdicts (function, context, entry) VALUES (?,?,?)",
-                [(key, context, json.dumps(entry)) for key, entry in entries.items()],
-            )
