@@ -3,8 +3,9 @@ that tells a hang of the transformed code from tests that overrun their deadline
 
 A timeout counts as a detection (the transformation made a test hang). When the same
 tests, run the same way on the original code, also pass a deadline (a fixture heavier than
-the margin, a test slower than when it was measured), the timeout says nothing about the
-transformation: the verdict is then ``error`` ("inconclusive"), never detected.
+the margin, a test slower than when it was measured, a loaded machine), the timeout says
+nothing about the transformation: both run once more with more room, and if the original
+code overruns again the verdict is ``error`` ("inconclusive"), never detected.
 """
 
 from __future__ import annotations
@@ -30,6 +31,8 @@ of the request): it exits at once, without running that test's teardown."""
 
 INCONCLUSIVE = "inconclusive: the original code also ran past the deadline"
 """The start of the reason of a timeout that the control run repeated."""
+RETRY_SCALE = 3.0
+"""A timeout the original code repeats is tried once more with this many times the room."""
 CONTROL_SLACK = 0.5
 """Seconds the control run may go on past the moment the transformed run was stopped: alive
 then, it met the deadline the transformed run missed."""
@@ -49,23 +52,42 @@ def stopping_the_run(work: Callable[[], dict[str, Any]]) -> Callable[[], dict[st
 
 
 def run_transformation(worker: WorkerPlugin, request: dict[str, Any]) -> dict[str, Any]:
-    """The worker's reply to a ``run`` request: the verdict, what the run executed, and
-    (after a timeout) the control run's word."""
+    """The worker's reply to a ``run`` request: the verdict and what the run executed. A
+    timeout that the original code repeats (``_original_overruns``) is tried once more
+    with ``RETRY_SCALE`` times the room, and is inconclusive if it repeats again."""
     started = time.perf_counter()
     reply: dict[str, Any] = {"op": "result", "id": request["id"], **_child(worker, request)}
     reply.pop("limit", None)
     if worker.run_log is not None:
         reply["units"] = worker.run_log.take()
-    if reply["verdict"] == "timeout":
-        # The control needs to run only until it has passed where the transformed run hung.
-        whole = float(request["timeout"])
-        limit = min(whole, time.perf_counter() - started + CONTROL_SLACK)
-        control = _child(worker, request, transformed=False, limit=limit)
-        outlived = control.get("limit") and limit < whole
-        if control["verdict"] == "timeout" and not outlived:
-            reply.update(verdict="error", reason=f"{INCONCLUSIVE} ({control['reason']})")
+    if reply["verdict"] == "timeout" and _original_overruns(worker, request, started):
+        roomier = {
+            **request,
+            "timeout": float(request["timeout"]) * RETRY_SCALE,
+            "deadlines": [d * RETRY_SCALE for d in request.get("deadlines") or []],
+        }
+        again_started = time.perf_counter()
+        again = _child(worker, roomier)
+        again.pop("limit", None)
+        if worker.run_log is not None:  # what either transformed run executed
+            reply["units"] = sorted({*reply["units"], *worker.run_log.take()})
+        if again["verdict"] != "timeout":
+            reply.update(again)
+        elif _original_overruns(worker, roomier, again_started):
+            reply.update(verdict="error", reason=f"{INCONCLUSIVE} ({again['reason']})")
     reply["duration"] = time.perf_counter() - started
     return reply
+
+
+def _original_overruns(worker: WorkerPlugin, request: dict[str, Any], started: float) -> bool:
+    """The control run: whether the request's tests on the original code also overrun, in
+    a run that needs to go on only until it passed the point where the transformed run
+    (begun at ``started``) was stopped."""
+    whole = float(request["timeout"])
+    limit = min(whole, time.perf_counter() - started + CONTROL_SLACK)
+    control = _child(worker, request, transformed=False, limit=limit)
+    outlived = bool(control.get("limit")) and limit < whole
+    return control["verdict"] == "timeout" and not outlived
 
 
 def _child(
