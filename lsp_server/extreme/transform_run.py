@@ -1,11 +1,12 @@
 """One transformation's run in a child forked by the pytest worker, and the control run
 that tells a hang of the transformed code from tests that overrun their deadlines anyway.
 
-A timeout counts as a detection (the transformation made a test hang). When the same
-tests, run the same way on the original code, also pass a deadline (a fixture heavier than
-the margin, a test slower than when it was measured, a loaded machine), the timeout says
-nothing about the transformation: both run once more with more room, and if the original
-code overruns again the verdict is ``error`` ("inconclusive"), never detected.
+A timeout counts as a detection (the transformation made a test hang) when it repeats. When
+the same tests, run the same way on the original code, also pass a deadline (a fixture
+heavier than the margin, a test slower than when it was measured, a loaded machine), the
+timeout says nothing about the transformation: both run once more with more room, and if
+the original code overruns again the verdict is ``error`` ("inconclusive"), never
+detected.
 """
 
 from __future__ import annotations
@@ -53,30 +54,41 @@ def stopping_the_run(work: Callable[[], dict[str, Any]]) -> Callable[[], dict[st
 
 def run_transformation(worker: WorkerPlugin, request: dict[str, Any]) -> dict[str, Any]:
     """The worker's reply to a ``run`` request: the verdict and what the run executed. A
-    timeout that the original code repeats (``_original_overruns``) is tried once more
-    with ``RETRY_SCALE`` times the room, and is inconclusive if it repeats again."""
+    timeout counts only when it repeats (a loaded machine can stop a run that does not
+    hang); one that the original code repeats too (``_original_overruns``) is tried once
+    more with ``RETRY_SCALE`` times the room, and is inconclusive if it repeats again."""
     started = time.perf_counter()
-    reply: dict[str, Any] = {"op": "result", "id": request["id"], **_child(worker, request)}
-    reply.pop("limit", None)
-    if worker.run_log is not None:
-        reply["units"] = worker.run_log.take()
-    if reply["verdict"] == "timeout" and _original_overruns(worker, request, started):
-        roomier = {
-            **request,
-            "timeout": float(request["timeout"]) * RETRY_SCALE,
-            "deadlines": [d * RETRY_SCALE for d in request.get("deadlines") or []],
-        }
+    units: set[str] = set()  # what any of the transformed runs executed
+    outcome = _transformed(worker, request, units)
+    if outcome["verdict"] == "timeout":
         again_started = time.perf_counter()
-        again = _child(worker, roomier)
-        again.pop("limit", None)
-        if worker.run_log is not None:  # what either transformed run executed
-            reply["units"] = sorted({*reply["units"], *worker.run_log.take()})
-        if again["verdict"] != "timeout":
-            reply.update(again)
-        elif _original_overruns(worker, roomier, again_started):
-            reply.update(verdict="error", reason=f"{INCONCLUSIVE} ({again['reason']})")
+        outcome = _transformed(worker, request, units)
+        if outcome["verdict"] == "timeout" and _original_overruns(worker, request, again_started):
+            roomier = {
+                **request,
+                "timeout": float(request["timeout"]) * RETRY_SCALE,
+                "deadlines": [d * RETRY_SCALE for d in request.get("deadlines") or []],
+            }
+            last_started = time.perf_counter()
+            outcome = _transformed(worker, roomier, units)
+            if outcome["verdict"] == "timeout" and _original_overruns(
+                worker, roomier, last_started
+            ):
+                outcome = {"verdict": "error", "reason": f"{INCONCLUSIVE} ({outcome['reason']})"}
+    reply: dict[str, Any] = {"op": "result", "id": request["id"], **outcome}
+    if worker.run_log is not None:
+        reply["units"] = sorted(units)
     reply["duration"] = time.perf_counter() - started
     return reply
+
+
+def _transformed(worker: WorkerPlugin, request: dict[str, Any], units: set[str]) -> dict[str, Any]:
+    """One run of the transformed code; what it executed is added to ``units``."""
+    outcome = _child(worker, request)
+    outcome.pop("limit", None)
+    if worker.run_log is not None:
+        units.update(worker.run_log.take())
+    return outcome
 
 
 def _original_overruns(worker: WorkerPlugin, request: dict[str, Any], started: float) -> bool:
@@ -126,7 +138,7 @@ def _install(worker: WorkerPlugin, request: dict[str, Any]) -> None:
     swapping.swap_body(targets, node, request["body"])
 
 
-def _run_tests(worker: WorkerPlugin, request: dict[str, Any], transformed: bool) -> dict:
+def _run_tests(worker: WorkerPlugin, request: dict[str, Any], transformed: bool) -> dict[str, Any]:
     """In the child: install the transformation (unless a control run), then run the tests
     in order, each by its deadline; the first failure is a detection."""
     started = time.perf_counter()

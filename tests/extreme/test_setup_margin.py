@@ -23,7 +23,7 @@ def test_set_up_paid_elsewhere_and_overruns_of_the_original_code_are_no_detectio
     root = make_project(
         {
             "m.py": INC_MODULE,
-            "n.py": INC_MODULE.replace("inc", "dec").replace("+", "-"),
+            "n.py": "def dec(box):\n    x = box.pop()\n    box.append(x - 1)\n",  # one body: pass
             "test_0.py": "def test_first():\n    assert True\n",
             # inc: a module fixture, paid by test_a on the original run, falls to test_b.
             "test_mod.py": """
@@ -33,7 +33,7 @@ def test_set_up_paid_elsewhere_and_overruns_of_the_original_code_are_no_detectio
 
                 @pytest.fixture(scope="module", autouse=True)
                 def heavy():
-                    time.sleep(0.3)
+                    time.sleep(0.8)
                     yield
 
                 def test_a():
@@ -41,6 +41,22 @@ def test_set_up_paid_elsewhere_and_overruns_of_the_original_code_are_no_detectio
 
                 def test_b():
                     inc(1)  # no assertion: every transformation of inc goes undetected
+            """,
+            # neg: its test hangs once (its second run, the first transformed one), by chance.
+            "o.py": "def neg(box):\n    box.append(-box.pop())\n",
+            "test_once.py": """
+                import os
+                import time
+                from o import neg
+
+                RUNS = os.path.join(os.path.dirname(__file__), "runs")
+
+                def test_n():
+                    neg([1])
+                    with open(RUNS, "a") as runs:
+                        runs.write(".")
+                    if os.path.getsize(RUNS) == 2:
+                        time.sleep(30)
             """,
             # dec: its test overruns any deadline from its second run on, whatever dec does.
             "test_later.py": """
@@ -51,21 +67,21 @@ def test_set_up_paid_elsewhere_and_overruns_of_the_original_code_are_no_detectio
                 FLAG = os.path.join(os.path.dirname(__file__), "ran-once")
 
                 def test_c():
-                    dec(1)
+                    dec([1])
                     if os.path.exists(FLAG):
                         time.sleep(30)
                     open(FLAG, "w").close()
             """,
         }
     )
-    analysis = analyse(root, Options(jobs=1, incremental=False, timeout_base=0.05))
+    analysis = analyse(root, Options(jobs=1, incremental=False, timeout_base=0.5))
     assert verdict_rows(analysis) == [
         ("inc", "return 0", "undetected"),
         ("inc", "return 1", "undetected"),
-        ("dec", "return 0", "error"),
-        ("dec", "return 1", "error"),
+        ("dec", "pass", "error"),
+        ("neg", "pass", "undetected"),
     ]
-    assert all(r.reason.startswith(INCONCLUSIVE) for r in analysis.results[2:])
+    assert analysis.results[2].reason.startswith(INCONCLUSIVE)
 
 
 def test_the_margin_is_the_set_up_a_run_may_pay_not_the_longest_test() -> None:
