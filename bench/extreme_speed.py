@@ -146,18 +146,37 @@ def mutmut_python() -> Path:
     return python
 
 
-def run_mutmut(root: Path, project: Project, seconds: float, jobs: int) -> dict[str, float]:
-    copy = fresh_copy(root, "mutmut")
-    python = mutmut_python()
-    config = (
+def mutmut_config(project: Project, deselect: list[str]) -> str:
+    args = [arg for test in deselect for arg in ("--deselect", test)] + QUIET
+    return (
         "\n[tool.mutmut]\n"
         f"source_paths = [{project.source!r}]\n"
         f"only_mutate = {json.dumps(project.targets)}\n"
         f"pytest_add_cli_args_test_selection = [{project.tests!r}]\n"
-        f"pytest_add_cli_args = {json.dumps(QUIET)}\n"
+        f"pytest_add_cli_args = {json.dumps(args)}\n"
     )
-    pyproject = copy / "pyproject.toml"
-    pyproject.write_text(pyproject.read_text() + config if pyproject.exists() else config)
+
+
+def failing_in_mutants(copy: Path, python: Path, project: Project) -> list[str]:
+    """The tests that fail on the original code in mutmut's ``mutants/`` copy (which holds
+    ``source_paths`` only, and no installed distribution): mutmut's stats phase stops at
+    the first one (``-x``) and then runs no mutant at all."""
+    out = subprocess.run(
+        [str(python), "-m", "pytest", "-q", "-rfE", *QUIET, project.tests],
+        cwd=copy / "mutants",
+        env={**os.environ, "MUTANT_UNDER_TEST": ""},  # the trampolines' clean run
+        capture_output=True,
+        text=True,
+    ).stdout
+    return [
+        line.split()[1]
+        for line in out.splitlines()
+        if line.startswith(("FAILED ", "ERROR ")) and "::" in line
+    ]
+
+
+def mutmut_for(copy: Path, python: Path, jobs: int, seconds: float) -> float:
+    """Run ``mutmut run`` in ``copy`` until it ends or for ``seconds``; seconds it ran."""
     started = time.perf_counter()
     process = subprocess.Popen(
         [str(python.parent / "mutmut"), "run", "--max-children", str(jobs)],
@@ -175,7 +194,25 @@ def run_mutmut(root: Path, project: Project, seconds: float, jobs: int) -> dict[
         except subprocess.TimeoutExpired:
             os.killpg(process.pid, signal.SIGKILL)
             process.wait()
-    elapsed = time.perf_counter() - started
+    return time.perf_counter() - started
+
+
+def run_mutmut(root: Path, project: Project, seconds: float, jobs: int) -> dict[str, float]:
+    """mutmut for ``seconds`` on a copy. A first short run makes its ``mutants/`` copy; the
+    tests failing there are deselected (as reks leaves out tests failing on the original
+    code), or mutmut would run none of its mutants."""
+    copy = fresh_copy(root, "mutmut")
+    python = mutmut_python()
+    pyproject = copy / "pyproject.toml"
+    original = pyproject.read_text() if pyproject.exists() else ""
+    pyproject.write_text(original + mutmut_config(project, []))
+    mutmut_for(copy, python, jobs, min(seconds, 45.0))  # makes mutants/, or fails in stats
+    deselected = failing_in_mutants(copy, python, project) if (copy / "mutants").is_dir() else []
+    if deselected:
+        print(f"    mutmut: {len(deselected)} tests fail in its copy, deselected: {deselected}")
+    pyproject.write_text(original + mutmut_config(project, deselected))
+    shutil.rmtree(copy / "mutants", ignore_errors=True)
+    elapsed = mutmut_for(copy, python, jobs, seconds)
     done: list[float] = []
     total = 0
     for meta in (copy / "mutants").rglob("*.meta"):

@@ -22,7 +22,7 @@ from lsp_server.extreme.disk_check import IMPORT_TIME, check_on_disk
 from lsp_server.extreme.model import Transformation, TransformationResult, Verdict
 from lsp_server.extreme.observation import ImportTimeTests, StoreView, store_view, test_timeouts
 from lsp_server.extreme.pool import WorkerPool
-from lsp_server.extreme.requests import entry_request, run_planned
+from lsp_server.extreme.requests import entry_request, run_planned, slowest_setups, time_entry
 from lsp_server.extreme.reuse import Rerun, Work, classify, held, plan_reruns
 from lsp_server.extreme.runners import runner_for
 from lsp_server.extreme.state import (
@@ -189,7 +189,8 @@ def _analyse(
         _run(root, options, job, analysis, work, warm, early)
 
     analysis.results = [r for f in functions for r in results.get(f.key, [])]
-    save_state(root, context, {**untouched(previous, root, analysis.functions), **entries})
+    kept = untouched(previous, root, analysis.functions)
+    save_state(root, context, {**kept, **entries}, previous)
 
 
 def _run(
@@ -314,7 +315,10 @@ def _plan(
     tests: dict[str, dict[str, Any]] = observed["tests"]
     returns: dict[str, list[str]] = observed["returns"]
     setup = float(observed.get("setup", 0.0))
-    import_tests = ImportTimeTests(analysis.root, tests, observed.get("store") or StoreView())
+    view = observed.get("store") or StoreView()
+    import_tests = ImportTimeTests(analysis.root, tests, view)
+    measured = {t: info["setup"] for t, info in tests.items() if info.get("setup") is not None}
+    slowest = slowest_setups({**view.setups, **measured})
     executed_by: dict[str, list[str]] = {}
     for nodeid, info in tests.items():
         for unit in info["units"]:
@@ -348,10 +352,10 @@ def _plan(
         bodies = function.annotated_bodies
         if bodies is None:
             bodies = tuple(bodies_for_kinds(set(returns.get(function.key, []))))
-        total = sum(tests[t]["duration"] for t in passing) + setup
-        new["timeout"] = options.timeout_base + options.timeout_factor * total
-        new.update(bodies=list(bodies), tests=passing, setup=setup)
-        new["durations"] = [tests[t]["duration"] for t in passing]
+        new["bodies"] = list(bodies)
+        time_entry(
+            new, passing, tests, (setup, slowest), (options.timeout_base, options.timeout_factor)
+        )
         before = work.replan.get(function.key)
         if before is not None and bool(before.get("import_time")) != import_time:
             before = None  # verdicts of the other model (in place / on disk) do not carry over

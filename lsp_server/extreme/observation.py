@@ -41,6 +41,8 @@ class StoreView:
     known_tests: dict[str, dict[str, Any]] = field(default_factory=dict)
     returns: dict[str, list[str]] = field(default_factory=dict)
     setup: float = 0.0  # the recorded duration of the first collected test
+    # Each recorded test's set-up time of shared fixtures by scope (``rts.setup_clock``).
+    setups: dict[str, dict[str, float]] = field(default_factory=dict)
 
 
 def test_timeouts(
@@ -90,6 +92,7 @@ def store_view(
             observe = {*selected, *unknown, *store.tests_depending_on_any(lacking)}
             fresh = [t for t in collected if t in covering and t not in observe]
             deps = {t: store.dependencies_of(t) for t in fresh}
+            setups = store.setup_times()
     except (StoreError, OSError, sqlite3.Error):
         return StoreView()
     durations = {n: r.duration for n, r in records.items() if r.outcome == "passed"}
@@ -98,14 +101,13 @@ def store_view(
             "outcome": records[t].outcome,
             "duration": records[t].duration,
             "units": _units_run(deps[t], t, units, ran),
+            "setup": setups.get(t),
         }
         for t in fresh
     }
     setup = durations.get(collected[0], 0.0) if collected else 0.0
     subset = [t for t in collected if t in observe]
-    return StoreView(
-        subset, durations, dependents, known_tests=known_tests, returns=returns, setup=setup
-    )
+    return StoreView(subset, durations, dependents, known_tests, returns, setup, setups)
 
 
 def _units_run(

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from lsp_server.extreme.bytecode import worker_environment
 from lsp_server.jobs import Job
 from lsp_server.sandbox import ChannelTimeout, ProcessDied, SandboxProcess, SiblingProcess
 
@@ -108,8 +109,7 @@ class WorkerPool:
         state (where it can fork), so a pool of any size pays for one collection."""
         if self.workers:
             return
-        env = dict(os.environ)
-        env.setdefault("PYTHONDONTWRITEBYTECODE", "1")
+        env = worker_environment(self.root, os.environ)
         args = ["-m", "lsp_server.extreme.pytest_worker", str(self.root), *self.pytest_args]
         forks = self.size - 1 if hasattr(os, "fork") else 0
         for _ in range(self.size - forks):

@@ -21,7 +21,6 @@ import signal
 import sys
 import time
 import traceback
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -29,11 +28,12 @@ import pytest
 from _pytest.runner import runtestprotocol
 
 from lsp_server.extreme import code_swap as swapping
+from lsp_server.extreme.bytecode import use_private_cache
+from lsp_server.extreme.transform_run import run_transformation, stopping_the_run
 from lsp_server.extreme.worker_guard import Alarm, children, kill_adopted, set_subreaper
+from lsp_server.rts.setup_clock import SetupClock
 from lsp_server.rts.units import MODULE
 from lsp_server.sandbox import (
-    EXITED,
-    TIMEOUT,
     Channel,
     ChannelClosed,
     Forker,
@@ -46,28 +46,10 @@ OBSERVE_SLACK = 60.0
 test that a per-test alarm cannot interrupt); the run is then killed, never waited for."""
 
 
-HUNG_EXIT = 124
-"""Exit status of a transformation's child that ran past a test's deadline (``deadlines``
-of the request): it exits at once, without running that test's teardown."""
-
-
 def _short_failure(*args: object, **kwargs: object) -> str:
     # Rendering a failure report (source, locals, reprs) dominated the cost of a detected
     # transformation; only the fact that a test failed matters here.
     return "failed"
-
-
-def _stopping_the_run(work: Callable[[], dict[str, Any]]) -> Callable[[], dict[str, Any]]:
-    """``work``, with a stop of the whole test run (raised through pytest by the
-    transformed code) turned into a detection."""
-
-    def run() -> dict[str, Any]:
-        try:
-            return work()
-        except (KeyboardInterrupt, SystemExit, pytest.exit.Exception) as exc:
-            return {"verdict": "detected", "reason": f"{type(exc).__name__}: {exc}"}
-
-    return run
 
 
 class WorkerPlugin:
@@ -88,6 +70,7 @@ class WorkerPlugin:
         self.import_recorder: Any = None
         self.own_children: set[int] = set()  # started by the project at import: not orphans
         self.run_log: Any = None  # ``run_log.RunLog`` once the target files are prepared
+        self.setup_clock = SetupClock()  # a pytest plugin too: shared fixtures' set-up
 
     def send(self, message: dict[str, Any]) -> None:
         self.channel.send(message)
@@ -255,7 +238,7 @@ class WorkerPlugin:
         known: dict[str, float] = request.get("timeouts") or {}
         timeouts = {n: float(known.get(n, default)) for n in chunk}
         child = self.forker.run(
-            _stopping_the_run(lambda: self._observe_child(chunk, timeouts)),
+            stopping_the_run(lambda: self._observe_child(chunk, timeouts)),
             sum(timeouts.values()) + OBSERVE_SLACK,
         )
         if not child.ok or child.value is None:
@@ -276,13 +259,19 @@ class WorkerPlugin:
                 item = self.items[nodeid]
                 nxt = self.items[nodeids[i + 1]] if i + 1 < len(nodeids) else None
                 recorder.begin_test()
+                self.setup_clock.take()
                 start = time.perf_counter()
                 with alarm.armed(timeouts[nodeid]):
-                    failed = self._run_item(item, nxt)
+                    failed = self.run_item(item, nxt)
                 duration = time.perf_counter() - start
                 units = recorder.end_test()
                 outcome = "hung" if alarm.fired else "failed" if failed else "passed"
-                tests[nodeid] = {"outcome": outcome, "duration": duration, "units": sorted(units)}
+                tests[nodeid] = {
+                    "outcome": outcome,
+                    "duration": duration,
+                    "units": sorted(units),
+                    "setup": self.setup_clock.take(),  # shared fixtures', by scope
+                }
         finally:
             recorder.stop()
         returns = {unit: sorted(kinds) for unit, kinds in recorder.returns.items()}
@@ -292,60 +281,9 @@ class WorkerPlugin:
         return {"tests": tests, "returns": returns, "setup": setup}
 
     def run(self, request: dict[str, Any]) -> dict[str, Any]:
-        started = time.perf_counter()
-        work = _stopping_the_run(lambda: self._run_child(request))
-        child = self.forker.run(work, float(request["timeout"]))
-        reply: dict[str, Any] = {"op": "result", "id": request["id"]}
-        if child.status == TIMEOUT:
-            reply.update(verdict="timeout", reason=child.detail)
-        elif child.status == EXITED and child.detail == f"exit status {HUNG_EXIT}":
-            reply.update(verdict="timeout", reason="a test ran past its deadline")
-        elif not child.ok or child.value is None:
-            reply.update(verdict="detected", reason=f"test process crashed: {child.detail}")
-        else:
-            reply.update(child.value)
-        if self.run_log is not None:
-            reply["units"] = self.run_log.take()
-        reply["duration"] = time.perf_counter() - started
-        kill_adopted(keep=self.forker.exiting | self.own_children | self.sibling_pids)
-        return reply
+        return run_transformation(self, request)
 
-    def _run_child(self, request: dict[str, Any]) -> dict[str, Any]:
-        started = time.perf_counter()
-        path = os.path.realpath(os.path.join(self.root, request["path"]))
-        name = request["function"].rsplit(".", 1)[-1]
-        try:
-            node = self.defs.get(path, {}).get((request["line"], name))
-            if node is None:
-                raise swapping.SwapError(f"no def of {name} at line {request['line']} of {path}")
-            targets = swapping.find_targets(
-                self.index, path, name, request["first_line"], request["line"]
-            )
-            swapping.swap_body(targets, node, request["body"])
-        except (swapping.SwapError, SyntaxError, OSError) as exc:
-            return {"verdict": "error", "reason": str(exc), "tests": []}
-        if self.run_log is not None:
-            self.run_log.start()
-        ran: list[str] = []
-        tests: list[str] = request["tests"]
-        deadlines: list[float] = request.get("deadlines") or []
-        signal.signal(signal.SIGALRM, lambda signum, frame: os._exit(HUNG_EXIT))
-        for i, nodeid in enumerate(tests):
-            item = self.items.get(nodeid)
-            if item is None:
-                continue
-            if i < len(deadlines):  # the worker's ``timeout`` stays the limit of the whole
-                left = deadlines[i] - (time.perf_counter() - started)
-                signal.setitimer(signal.ITIMER_REAL, max(left, 0.001))
-            nxt = self.items.get(tests[i + 1]) if i + 1 < len(tests) else None
-            ran.append(nodeid)
-            if self._run_item(item, nxt):
-                signal.setitimer(signal.ITIMER_REAL, 0)
-                return {"verdict": "detected", "tests": ran, "detected_by": nodeid}
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        return {"verdict": "undetected", "tests": ran}
-
-    def _run_item(self, item: pytest.Item, nextitem: pytest.Item | None) -> bool:
+    def run_item(self, item: pytest.Item, nextitem: pytest.Item | None) -> bool:
         """Run one test (setup, call, teardown) without reporting; True when it failed."""
         item.__dict__["repr_failure"] = _short_failure
         item.__dict__["_repr_failure_py"] = _short_failure
@@ -362,6 +300,7 @@ def main(argv: list[str]) -> int:
         sys.stderr.write("the pytest worker runs only inside a reks sandbox process\n")
         return 2
     set_subreaper()
+    use_private_cache()
     plugin = WorkerPlugin(root, channel, inherited_siblings())
     plugin.start_import_recording()
     args = [
@@ -381,7 +320,7 @@ def main(argv: list[str]) -> int:
         root,
         *argv[1:],
     ]
-    code = pytest.main(args, plugins=[plugin])
+    code = pytest.main(args, plugins=[plugin, plugin.setup_clock])
     if not plugin.served:
         plugin.send(
             {

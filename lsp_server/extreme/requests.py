@@ -2,35 +2,79 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from lsp_server.extreme.discover import FunctionInfo
 from lsp_server.extreme.model import Transformation, TransformationResult, Verdict
 from lsp_server.extreme.runners import Runner
 from lsp_server.jobs import Job
+from lsp_server.rts.setup_clock import SHARED_SCOPES, scope_node
+
+SharedSetups = dict[tuple[str, str], float]
+"""(scope, node) -> the longest set-up a shared fixture instance there took (see
+``slowest_setups``)."""
+
+
+def slowest_setups(setups: Mapping[str, Mapping[str, float]]) -> SharedSetups:
+    """From each test's set-up times by scope (``rts.setup_clock``): per instance of a
+    shared fixture (a scope and the node it is set up for), the most any test paid."""
+    slowest: SharedSetups = {}
+    for nodeid, times in setups.items():
+        for scope, seconds in times.items():
+            key = (scope, scope_node(nodeid, scope))
+            slowest[key] = max(slowest.get(key, 0.0), float(seconds))
+    return slowest
+
+
+def setup_margin(tests: Iterable[str], slowest: SharedSetups) -> float:
+    """Seconds of shared-fixture set-up a fresh run of ``tests`` may pay, in any order: each
+    shared fixture instance they need, once, whichever test paid for it on the original
+    run (maybe one outside ``tests``)."""
+    needed = {(scope, scope_node(t, scope)) for t in tests for scope in SHARED_SCOPES}
+    return sum(slowest.get(key, 0.0) for key in needed)
 
 
 def deadlines(
     tests: list[str],
     durations: dict[str, float],
-    setup: float,
+    margin: float,
     base: float,
     factor: float,
     timeout: float,
 ) -> list[float]:
     """Per test, seconds from the start of a transformation's run by which it must have
-    finished: ``factor`` times what the tests up to it took on the original code, plus the
-    longest of them (the fixture set-up a test ran first in its module paid there may fall
-    to an earlier test here), the first test's set-up and ``base``; never beyond
-    ``timeout``. A run that hangs in its first, fast test is stopped after that test's
-    share instead of the whole ``timeout``."""
-    longest = max((durations.get(t, 0.0) for t in tests), default=0.0)
+    finished: ``factor`` times what the tests up to it took on the original code plus
+    ``margin`` (the shared fixtures' set-up, see ``setup_margin``: a test that paid for
+    them on the original run may come later here, or not at all), plus ``base``; never
+    beyond ``timeout``. A run that hangs in its first, fast test is stopped after that
+    test's share instead of the whole ``timeout``."""
     out: list[float] = []
-    elapsed = setup + longest
+    elapsed = margin
     for test in tests:
         elapsed += durations.get(test, 0.0)
         out.append(min(timeout, base + factor * elapsed))
     return out
+
+
+def time_entry(
+    new: dict[str, Any],
+    passing: list[str],
+    tests: dict[str, dict[str, Any]],
+    setups: tuple[float, SharedSetups],
+    timing: tuple[float, float],
+) -> None:
+    """The covering tests of a function's new state entry, their durations, the margin of
+    shared-fixture set-up their run may pay (when every one's set-up times are known) and
+    the timeout of the whole run. ``setups``: the first observed test's duration and the
+    slowest set-up of each shared fixture instance; ``timing``: base and factor."""
+    setup, slowest = setups
+    durations = [tests[t]["duration"] for t in passing]
+    new.update(tests=passing, setup=setup, durations=durations)
+    if all(tests[t].get("setup") is not None for t in passing):
+        new["margin"] = setup_margin(passing, slowest)
+    base, factor = timing
+    new["timeout"] = base + factor * (sum(durations) + new.get("margin", setup))
 
 
 def first_detector(tests: list[str], detected_by: str | None) -> list[str]:
@@ -80,7 +124,10 @@ def entry_request(
     per_test = None
     if len(durations) == len(tests):  # else remembered by an older reks: one timeout
         base, factor = timing
-        per_test = deadlines(tests, durations, float(entry.get("setup", 0)), base, factor, timeout)
+        margin = entry.get("margin")
+        if margin is None:  # set-up times unknown: the longest test may have paid for them
+            margin = float(entry.get("setup", 0)) + max(durations.values(), default=0.0)
+        per_test = deadlines(tests, durations, float(margin), base, factor, timeout)
     return run_request(ident, function, body, tests, timeout, per_test)
 
 

@@ -115,11 +115,16 @@ def has_state(root: Path) -> bool:
         return False
 
 
-def save_state(root: Path, context: str, entries: dict[str, Any]) -> None:
+def save_state(
+    root: Path, context: str, entries: dict[str, Any], previous: dict[str, Any] | None = None
+) -> None:
+    """Save ``entries``; those that are the very entries ``load_state`` returned under
+    ``context`` (``previous``: kept as they were) are not written again."""
+    unchanged = {key for key, e in entries.items() if (previous or {}).get(key) is e}
     # A store that cannot be used (corrupt, another reks's schema) is reported by test
     # selection; the analysis just runs everything again next time.
     with suppress(StoreError, OSError, sqlite3.Error), DependencyStore(root) as store:
-        store.save_extreme_verdicts(context, entries)
+        store.save_extreme_verdicts(context, entries, unchanged)
 
 
 def result_to_state(result: TransformationResult, checksums: Checksums) -> dict[str, Any]:

@@ -23,6 +23,7 @@ import pytest
 
 from lsp_server.project.files import ProjectPaths
 from lsp_server.rts.attribution import UnitAttribution, Window
+from lsp_server.rts.setup_clock import SetupClock
 from lsp_server.rts.snapshots import FileStates
 from lsp_server.rts.store import DependencyStore, FileSnapshot, TestResult
 from lsp_server.rts.tracing import (
@@ -85,6 +86,8 @@ class DependencyRecorder:
             paths.is_python_file
         )
         self.watcher = FileWatcher()
+        self.setup_clock = SetupClock()  # the set-up times of shared fixtures, per test
+        config.pluginmanager.register(self.setup_clock, "reks-setup-clock")
         self._stack: list[Window] = []
         self._tracing = False
         self._fixture_windows: dict[object, Window] = {}
@@ -171,6 +174,7 @@ class DependencyRecorder:
         self.watcher.take()
         self._stack = [Window()]
         self._reports[item.nodeid] = []
+        self.setup_clock.take()  # nothing between tests is this test's
         result = yield
         # No restart here: the next test's start restarts events, and nothing between
         # tests is attributed.
@@ -219,7 +223,8 @@ class DependencyRecorder:
         self._ran.update(window.codes)
         self._functions_ran[item.nodeid] = self.attribution.functions_ran(window.codes)
         outcome, duration = _outcome(reports)
-        self._pending.append(TestResult(item.nodeid, outcome, duration, units))
+        setup = self.setup_clock.take()
+        self._pending.append(TestResult(item.nodeid, outcome, duration, units, setup))
         if len(self._pending) >= _BATCH_TESTS or time.monotonic() - self._last_flush > _BATCH_S:
             self._flush_records()
 

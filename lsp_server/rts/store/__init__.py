@@ -13,6 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from lsp_server.rts.store.errors import CORRUPT, StoreError, store_error
+from lsp_server.rts.store.extreme_cache import StoreExtremeCache
 from lsp_server.rts.store.queries import (
     Execution,
     LoggedTask,
@@ -67,7 +68,7 @@ __all__ = [
 ]
 
 
-class DependencyStore(StoreRefactorings, StoreVerification, StoreQueries):
+class DependencyStore(StoreRefactorings, StoreVerification, StoreExtremeCache, StoreQueries):
     """The project's store (``<root>/.reks/deps.sqlite``); see the package docstring."""
 
     def __init__(self, root: Path, *, create: bool = True, read_only: bool = False) -> None:

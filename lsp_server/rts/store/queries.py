@@ -95,6 +95,16 @@ class StoreQueries:
         ).fetchone()
         return TestRecord(*row) if row else None
 
+    def setup_times(self) -> dict[str, dict[str, float]]:
+        """Node id -> seconds its last recorded set-up spent on shared fixtures, by scope
+        (tests recorded before reks measured it are absent)."""
+        return {
+            nodeid: json.loads(times)
+            for nodeid, times in self._conn.execute(
+                "SELECT t.nodeid, s.times FROM setup_times s JOIN tests t ON t.id = s.test_id"
+            )
+        }
+
     def has_tests(self) -> bool:
         """Whether any test was ever recorded."""
         return self._conn.execute("SELECT 1 FROM tests LIMIT 1").fetchone() is not None
@@ -258,20 +268,6 @@ class StoreQueries:
                 (after_session,),
             )
         ]
-
-    def has_extreme_verdicts(self) -> bool:
-        """Whether an extreme analysis saved verdicts (under any context)."""
-        return self._conn.execute("SELECT 1 FROM extreme_verdicts LIMIT 1").fetchone() is not None
-
-    def extreme_verdicts(self, context: str) -> dict[str, Any]:
-        """The extreme analysis's cached entries (function key -> its JSON data) saved
-        under ``context``; entries saved under another context are not returned."""
-        return {
-            function: json.loads(entry)
-            for function, entry in self._conn.execute(
-                "SELECT function, entry FROM extreme_verdicts WHERE context=?", (context,)
-            )
-        }
 
     def info(self) -> StoreInfo:
         def count(table: str) -> int:

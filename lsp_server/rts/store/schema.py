@@ -24,7 +24,7 @@ from lsp_server.rts.store.errors import (
     store_error,
 )
 
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6
 STORE_DIR = ".reks"
 STORE_FILE = "deps.sqlite"
 BUSY_TIMEOUT_MS = 60_000
@@ -93,6 +93,14 @@ _RAN_TABLE = """CREATE TABLE IF NOT EXISTS ran (
     PRIMARY KEY (unit_id, test_id)
 ) WITHOUT ROWID"""
 
+# Seconds each test's set-up spent on fixtures shared between tests, by scope (JSON object,
+# see ``lsp_server.rts.setup_clock``), as of its last recorded run: the room a run of the
+# test in another order needs. A test recorded before this table has no row.
+_SETUP_TABLE = """CREATE TABLE IF NOT EXISTS setup_times (
+    test_id INTEGER PRIMARY KEY,
+    times TEXT NOT NULL
+)"""
+
 _COLLECTED_TABLE = (
     "CREATE TABLE IF NOT EXISTS collected (path TEXT PRIMARY KEY, nodeids TEXT NOT NULL)"
 )
@@ -140,6 +148,7 @@ CREATE TABLE IF NOT EXISTS files (path TEXT PRIMARY KEY, raw_hash TEXT);
 {_EVIDENCE_TABLE};
 {_RETURNS_TABLE};
 {_RAN_TABLE};
+{_SETUP_TABLE};
 """
 
 # From version N to N + 1: statements that bring an older store up to date (it keeps its
@@ -150,6 +159,7 @@ MIGRATIONS: dict[int, list[str]] = {
     2: [_TASKS_TABLE, _EXTREME_TABLE],
     3: [_SKIPPED_TABLE, _EVIDENCE_TABLE],
     4: [_RETURNS_TABLE, _RAN_TABLE],
+    5: [_SETUP_TABLE],
 }
 
 

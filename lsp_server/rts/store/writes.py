@@ -53,11 +53,11 @@ class TestResult:
     """One test's outcome in a session and the units it depended on."""
 
     __test__ = False  # not a pytest test class
-
     nodeid: str
     outcome: str
     duration: float
     units: tuple[Unit, ...]
+    setup: Mapping[str, float] | None = None  # shared fixtures' set-up by scope, if measured
 
 
 class StoreWrites:
@@ -193,6 +193,9 @@ class StoreWrites:
             result.nodeid, result.outcome, result.duration, environment, options, session_id
         )
         self._conn.execute("DELETE FROM deps WHERE test_id=?", (test_id,))
+        if result.setup is not None:
+            times = json.dumps(dict(result.setup), sort_keys=True)
+            self._conn.execute("INSERT OR REPLACE INTO setup_times VALUES (?,?)", (test_id, times))
         # Unit ids come from the cache: one C-level lookup per dependency.
         cached = list(map(self._unit_id_cache.get, units))
         uids = self._unit_ids(units, snapshots) if None in cached else cached
@@ -308,13 +311,11 @@ class StoreWrites:
     def forget_tests(self, nodeids: Iterable[str]) -> None:
         with self.transaction():
             for nodeid in nodeids:
-                row = self._conn.execute(
-                    "SELECT id FROM tests WHERE nodeid=?", (nodeid,)
-                ).fetchone()
-                if row:
-                    self._conn.execute("DELETE FROM deps WHERE test_id=?", (row[0],))
-                    self._conn.execute("DELETE FROM ran WHERE test_id=?", (row[0],))
-                    self._conn.execute("DELETE FROM tests WHERE id=?", (row[0],))
+                row = self._conn.execute("SELECT id FROM tests WHERE nodeid=?", (nodeid,))
+                for (test_id,) in row.fetchall():
+                    for table in ("deps", "ran", "setup_times"):
+                        self._conn.execute(f"DELETE FROM {table} WHERE test_id=?", (test_id,))
+                    self._conn.execute("DELETE FROM tests WHERE id=?", (test_id,))
 
     def record_collection(self, files: Mapping[str, Iterable[str]]) -> None:
         """The node ids a whole-file collection of each of ``files`` produced (replacing
@@ -385,15 +386,3 @@ class StoreWrites:
                     " SET checksum=excluded.checksum, kinds=excluded.kinds",
                     (unit_id, checksum, json.dumps(sorted(merged))),
                 )
-
-    # -- the extreme analysis's cache ----------------------------------------------------
-
-    def save_extreme_verdicts(self, context: str, entries: Mapping[str, object]) -> None:
-        """Replace the extreme analysis's cached verdicts: ``entries`` maps a function key
-        to JSON-able data, all computed under ``context`` (see ``extreme_verdicts``)."""
-        with self.transaction():
-            self._conn.execute("DELETE FROM extreme_verdicts")
-            self._conn.executemany(
-                "INSERT INTO extreme_verdicts (function, context, entry) VALUES (?,?,?)",
-                [(key, context, json.dumps(entry)) for key, entry in entries.items()],
-            )

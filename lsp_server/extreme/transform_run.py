@@ -1,0 +1,169 @@
+"""One transformation's run in a child forked by the pytest worker, and the control run
+that tells a hang of the transformed code from tests that overrun their deadlines anyway.
+
+A timeout counts as a detection (the transformation made a test hang) when it repeats. When
+the same tests, run the same way on the original code, also pass a deadline (a fixture
+heavier than the margin, a test slower than when it was measured, a loaded machine), the
+timeout says nothing about the transformation: both run once more with more room, and if
+the original code overruns again the verdict is ``error`` ("inconclusive"), never
+detected.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import time
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+from lsp_server.extreme import code_swap as swapping
+from lsp_server.extreme.worker_guard import kill_adopted
+from lsp_server.sandbox import EXITED, TIMEOUT
+
+if TYPE_CHECKING:
+    from lsp_server.extreme.pytest_worker import WorkerPlugin
+
+HUNG_EXIT = 124
+"""Exit status of a transformation's child that ran past a test's deadline (``deadlines``
+of the request): it exits at once, without running that test's teardown."""
+
+INCONCLUSIVE = "inconclusive: the original code also ran past the deadline"
+"""The start of the reason of a timeout that the control run repeated."""
+RETRY_SCALE = 3.0
+"""A timeout the original code repeats is tried once more with this many times the room."""
+CONTROL_SLACK = 0.5
+"""Seconds the control run may go on past the moment the transformed run was stopped: alive
+then, it met the deadline the transformed run missed."""
+
+
+def stopping_the_run(work: Callable[[], dict[str, Any]]) -> Callable[[], dict[str, Any]]:
+    """``work``, with a stop of the whole test run (raised through pytest by the
+    transformed code) turned into a detection."""
+
+    def run() -> dict[str, Any]:
+        try:
+            return work()
+        except (KeyboardInterrupt, SystemExit, pytest.exit.Exception) as exc:
+            return {"verdict": "detected", "reason": f"{type(exc).__name__}: {exc}"}
+
+    return run
+
+
+def run_transformation(worker: WorkerPlugin, request: dict[str, Any]) -> dict[str, Any]:
+    """The worker's reply to a ``run`` request: the verdict and what the run executed. A
+    timeout counts only when it repeats (a loaded machine can stop a run that does not
+    hang); one that the original code repeats too (``_original_overruns``) is tried once
+    more with ``RETRY_SCALE`` times the room, and is inconclusive if it repeats again."""
+    started = time.perf_counter()
+    units: set[str] = set()  # what any of the transformed runs executed
+    outcome = _transformed(worker, request, units)
+    if outcome["verdict"] == "timeout":
+        again_started = time.perf_counter()
+        outcome = _transformed(worker, request, units)
+        if outcome["verdict"] == "timeout" and _original_overruns(worker, request, again_started):
+            roomier = {
+                **request,
+                "timeout": float(request["timeout"]) * RETRY_SCALE,
+                "deadlines": [d * RETRY_SCALE for d in request.get("deadlines") or []],
+            }
+            last_started = time.perf_counter()
+            outcome = _transformed(worker, roomier, units)
+            if outcome["verdict"] == "timeout" and _original_overruns(
+                worker, roomier, last_started
+            ):
+                outcome = {"verdict": "error", "reason": f"{INCONCLUSIVE} ({outcome['reason']})"}
+    reply: dict[str, Any] = {"op": "result", "id": request["id"], **outcome}
+    if worker.run_log is not None:
+        reply["units"] = sorted(units)
+    reply["duration"] = time.perf_counter() - started
+    return reply
+
+
+def _transformed(worker: WorkerPlugin, request: dict[str, Any], units: set[str]) -> dict[str, Any]:
+    """One run of the transformed code; what it executed is added to ``units``."""
+    outcome = _child(worker, request)
+    outcome.pop("limit", None)
+    if worker.run_log is not None:
+        units.update(worker.run_log.take())
+    return outcome
+
+
+def _original_overruns(worker: WorkerPlugin, request: dict[str, Any], started: float) -> bool:
+    """The control run: whether the request's tests on the original code also overrun, in
+    a run that needs to go on only until it passed the point where the transformed run
+    (begun at ``started``) was stopped."""
+    whole = float(request["timeout"])
+    limit = min(whole, time.perf_counter() - started + CONTROL_SLACK)
+    control = _child(worker, request, transformed=False, limit=limit)
+    outlived = bool(control.get("limit")) and limit < whole
+    return control["verdict"] == "timeout" and not outlived
+
+
+def _child(
+    worker: WorkerPlugin,
+    request: dict[str, Any],
+    transformed: bool = True,
+    limit: float | None = None,
+) -> dict[str, Any]:
+    """Run the request's tests in a fresh child, on the transformed code or the original,
+    for at most ``limit`` seconds (default: the request's timeout; ``limit`` is true in the
+    reply when the child was stopped there, not at a test's deadline)."""
+    work = stopping_the_run(lambda: _run_tests(worker, request, transformed))
+    child = worker.forker.run(work, float(request["timeout"]) if limit is None else limit)
+    reply: dict[str, Any]
+    if child.status == TIMEOUT:
+        reply = {"verdict": "timeout", "reason": child.detail, "limit": True}
+    elif child.status == EXITED and child.detail == f"exit status {HUNG_EXIT}":
+        reply = {"verdict": "timeout", "reason": "a test ran past its deadline"}
+    elif not child.ok or child.value is None:
+        reply = {"verdict": "detected", "reason": f"test process crashed: {child.detail}"}
+    else:
+        reply = dict(child.value)
+    kill_adopted(keep=worker.forker.exiting | worker.own_children | worker.sibling_pids)
+    return reply
+
+
+def _install(worker: WorkerPlugin, request: dict[str, Any]) -> None:
+    path = os.path.realpath(os.path.join(worker.root, request["path"]))
+    name = request["function"].rsplit(".", 1)[-1]
+    node = worker.defs.get(path, {}).get((request["line"], name))
+    if node is None:
+        raise swapping.SwapError(f"no def of {name} at line {request['line']} of {path}")
+    targets = swapping.find_targets(
+        worker.index, path, name, request["first_line"], request["line"]
+    )
+    swapping.swap_body(targets, node, request["body"])
+
+
+def _run_tests(worker: WorkerPlugin, request: dict[str, Any], transformed: bool) -> dict[str, Any]:
+    """In the child: install the transformation (unless a control run), then run the tests
+    in order, each by its deadline; the first failure is a detection."""
+    started = time.perf_counter()
+    if transformed:
+        try:
+            _install(worker, request)
+        except (swapping.SwapError, SyntaxError, OSError) as exc:
+            return {"verdict": "error", "reason": str(exc), "tests": []}
+        if worker.run_log is not None:
+            worker.run_log.start()
+    ran: list[str] = []
+    tests: list[str] = request["tests"]
+    deadlines: list[float] = request.get("deadlines") or []
+    signal.signal(signal.SIGALRM, lambda signum, frame: os._exit(HUNG_EXIT))
+    for i, nodeid in enumerate(tests):
+        item = worker.items.get(nodeid)
+        if item is None:
+            continue
+        if i < len(deadlines):  # the worker's ``timeout`` stays the limit of the whole
+            left = deadlines[i] - (time.perf_counter() - started)
+            signal.setitimer(signal.ITIMER_REAL, max(left, 0.001))
+        nxt = worker.items.get(tests[i + 1]) if i + 1 < len(tests) else None
+        ran.append(nodeid)
+        if worker.run_item(item, nxt):
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            return {"verdict": "detected", "tests": ran, "detected_by": nodeid}
+    signal.setitimer(signal.ITIMER_REAL, 0)
+    return {"verdict": "undetected", "tests": ran}
