@@ -12,8 +12,6 @@ from typing import Any
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 
-from lsp_server.fex.editor import classes_with_rep_ok, default_scope, generate_tests, lens_title
-from lsp_server.fex.model import INVARIANT_NAME, FexError
 from lsp_server.jobs import Cancelled, Job
 from lsp_server.lsp.arguments import require_interpreter
 from lsp_server.lsp.convert import path_to_uri, uri_to_path
@@ -44,6 +42,10 @@ class FieldExhaustiveFeature(Feature):
         text = self.host.lsp.workspace.get_text_document(uri).source
         if len(text) > MAX_ANALYSED_CHARS or "class" not in text:
             return []
+        # fex is loaded with the first lens, not with the server (issue 15)
+        from lsp_server.fex.editor import classes_with_rep_ok, default_scope, lens_title
+        from lsp_server.fex.model import INVARIANT_NAME
+
         invariant = str(project.config.section("fex").get("invariant", INVARIANT_NAME))
         targets = await asyncio.to_thread(classes_with_rep_ok, text, invariant)
         scope = default_scope(project.root)
@@ -64,6 +66,9 @@ class FieldExhaustiveFeature(Feature):
             )
         path = uri_to_path(arguments[0]) if arguments[0].startswith("file:") else arguments[0]
         class_name = arguments[1]
+        from lsp_server.fex.editor import default_scope, generate_tests
+        from lsp_server.fex.model import FexError
+
         project = self.host.project_for(path)
         scope = arguments[2] if len(arguments) > 2 and isinstance(arguments[2], int) else 0
         scope = scope if scope > 0 else default_scope(project.root)

@@ -21,13 +21,6 @@ from typing import Any
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 
-from lsp_server.factoring import (
-    factor_test,
-    factored_test_warnings,
-    stale_factored_tests,
-    suggest_boundaries,
-)
-from lsp_server.factoring.runner import RunError
 from lsp_server.jobs import Cancelled
 from lsp_server.lsp.arguments import require_interpreter
 from lsp_server.lsp.convert import path_to_uri, uri_to_path
@@ -100,6 +93,8 @@ class FactoringFeature(Feature):
         nodeid, project = self._target(arguments, 2)
         raw = arguments[1] if len(arguments) > 1 else []
         boundaries = [str(b) for b in raw] if isinstance(raw, list) else []
+        from lsp_server.factoring.runner import RunError  # with the command, not the server
+
         await require_interpreter(project)
         progress = await ClientProgress.begin(self.host.lsp, f"reks: factoring {nodeid}")
         try:
@@ -152,6 +147,8 @@ class FactoringFeature(Feature):
     async def _publish_stale(self, project: Project) -> None:
         """The diagnostics of the project's factored tests: stale ones, and the warnings of
         the others."""
+        from lsp_server.factoring import factored_test_warnings, stale_factored_tests
+
         stale = await asyncio.to_thread(stale_factored_tests, project.root)
         warned = await asyncio.to_thread(factored_test_warnings, project.root)
         per_uri: dict[str, list[types.Diagnostic]] = {}
@@ -180,10 +177,14 @@ class FactoringFeature(Feature):
 
 
 def _suggest(root: Path, nodeid: str, python: str, job: Any) -> list[Any]:
+    from lsp_server.factoring import suggest_boundaries
+
     return suggest_boundaries(root, nodeid, job, python)
 
 
 def _factor(root: Path, nodeid: str, boundaries: list[str], python: str, job: Any) -> Any:
+    from lsp_server.factoring import factor_test
+
     return factor_test(root, nodeid, boundaries, job, python)
 
 
