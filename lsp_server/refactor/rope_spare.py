@@ -12,7 +12,7 @@ from __future__ import annotations
 import os
 import sys
 
-from lsp_server.sandbox.process import SandboxProcess
+from lsp_server.sandbox.process import PACKAGE_PARENT, SandboxProcess
 
 IN_PROCESS_ENV = "REKS_ROPE_IN_PROCESS"
 """Set to 1, the server runs rope on a thread of its own process (benchmarks compare)."""
@@ -21,9 +21,15 @@ _early: SandboxProcess | None = None
 
 
 def start_worker() -> SandboxProcess:
-    """A rope worker process, not yet bound to a root (its first message names it)."""
+    """A rope worker process, not yet bound to a root (its first message names it). It
+    runs in the folder that holds ``lsp_server``: ``-m`` puts the working directory first
+    on the path, and the server's (a workspace folder) may hold modules named like the
+    standard library's."""
     return SandboxProcess(
-        sys.executable, ["-m", "lsp_server.refactor.rope_process"], new_session=True
+        sys.executable,
+        ["-m", "lsp_server.refactor.rope_process"],
+        cwd=PACKAGE_PARENT,
+        new_session=True,
     )
 
 
