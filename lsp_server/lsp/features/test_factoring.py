@@ -25,7 +25,7 @@ from lsp_server.jobs import Cancelled
 from lsp_server.lsp.arguments import require_interpreter
 from lsp_server.lsp.convert import path_to_uri, uri_to_path
 from lsp_server.lsp.feature import CommandHandler, Feature
-from lsp_server.lsp.progress import ClientProgress, run_on_thread
+from lsp_server.lsp.progress import ClientProgress, import_off_loop, run_on_thread
 from lsp_server.project import Project
 from lsp_server.project.text import parse_python
 
@@ -93,7 +93,8 @@ class FactoringFeature(Feature):
         nodeid, project = self._target(arguments, 2)
         raw = arguments[1] if len(arguments) > 1 else []
         boundaries = [str(b) for b in raw] if isinstance(raw, list) else []
-        from lsp_server.factoring.runner import RunError  # with the command, not the server
+        await import_off_loop("lsp_server.factoring")  # with the command, not the server
+        from lsp_server.factoring.runner import RunError
 
         await require_interpreter(project)
         progress = await ClientProgress.begin(self.host.lsp, f"reks: factoring {nodeid}")
@@ -147,10 +148,7 @@ class FactoringFeature(Feature):
     async def _publish_stale(self, project: Project) -> None:
         """The diagnostics of the project's factored tests: stale ones, and the warnings of
         the others."""
-        from lsp_server.factoring import factored_test_warnings, stale_factored_tests
-
-        stale = await asyncio.to_thread(stale_factored_tests, project.root)
-        warned = await asyncio.to_thread(factored_test_warnings, project.root)
+        stale, warned = await asyncio.to_thread(_stale_and_warned, project.root)
         per_uri: dict[str, list[types.Diagnostic]] = {}
         found = [
             (t.factored_test, f"stale factored test of {t.original}: {t.reason}", STALE)
@@ -174,6 +172,14 @@ class FactoringFeature(Feature):
                 )
             )
         self.host.diagnostics.replace(self.name, str(project.root), per_uri)
+
+
+def _stale_and_warned(root: Path) -> tuple[list[Any], list[Any]]:
+    # imported here, on a thread: this runs when a folder opens, and importing factoring
+    # (pytest with it) on the message loop delayed the first requests by a second or more
+    from lsp_server.factoring import factored_test_warnings, stale_factored_tests
+
+    return stale_factored_tests(root), factored_test_warnings(root)
 
 
 def _suggest(root: Path, nodeid: str, python: str, job: Any) -> list[Any]:

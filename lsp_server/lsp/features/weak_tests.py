@@ -25,7 +25,7 @@ from lsp_server.jobs import Cancelled
 from lsp_server.lsp.arguments import analysis_options, command_targets, require_interpreter
 from lsp_server.lsp.convert import path_to_uri
 from lsp_server.lsp.feature import CommandHandler, Feature, Host
-from lsp_server.lsp.progress import ClientProgress, run_on_thread
+from lsp_server.lsp.progress import ClientProgress, import_off_loop, run_on_thread
 
 if TYPE_CHECKING:
     from lsp_server.extreme.analysis import Analysis
@@ -142,6 +142,9 @@ class WeakTestsFeature(Feature):
 
     async def analyse_weak_tests(self, arguments: list[Any]) -> dict[str, Any]:
         """The command: analyse, publish diagnostics, return a summary per root."""
+        await import_off_loop(
+            "lsp_server.extreme.analysis", "lsp_server.extreme.report", "lsp_server.extreme.warm"
+        )
         from lsp_server.extreme.analysis import analyse
         from lsp_server.extreme.pool import WorkerError
 

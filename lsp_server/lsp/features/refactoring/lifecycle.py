@@ -128,7 +128,9 @@ def announce(feature: RefactoringFeature, root: str, result: RefactoringResult) 
     unsaved = _unsaved(feature, root) if check else {}
 
     def provenance_and_verdict() -> tuple[Provenance, str | None]:
-        # the trust checks are loaded with the first applied task, not with the server
+        # The trust checks are loaded with the first applied task, not with the server, and
+        # here on a thread: the listeners then find them loaded (they run on the loop).
+        import lsp_server.trust.verification  # noqa: F401
         from lsp_server.trust.task_listener import verdict
 
         provenance = result.provenance
