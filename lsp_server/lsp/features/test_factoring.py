@@ -31,6 +31,11 @@ from lsp_server.project.text import parse_python
 
 FACTOR = "reks.factorTest"
 SUGGEST = "reks.suggestBoundaries"
+AFTER_START_SECONDS = 3.0
+"""When the server starts, factored tests are looked for this much later: the look walks
+every file of the project (and imports the factoring package, pytest with it) on a thread
+that holds the interpreter lock for seconds, while the editor asks for its first code
+actions (their p99 at start, issue 15)."""
 STALE = "reks.factoring.stale"
 WARNING = "reks.factoring.warning"
 SOURCE = "reks"
@@ -46,7 +51,7 @@ class FactoringFeature(Feature):
 
     def initialized(self) -> None:
         for project in self.host.projects():
-            self.host.spawn(self._publish_stale(project))
+            self.host.spawn(self._publish_stale(project, after=AFTER_START_SECONDS))
 
     def files_saved(self, uris: list[str]) -> None:
         projects = {p for p in map(self.project_of, uris) if p is not None}
@@ -145,9 +150,10 @@ class FactoringFeature(Feature):
             raise JsonRpcException("no workspace folder", code=types.ErrorCodes.InvalidParams)
         return nodeid, projects[0]
 
-    async def _publish_stale(self, project: Project) -> None:
+    async def _publish_stale(self, project: Project, after: float = 0.0) -> None:
         """The diagnostics of the project's factored tests: stale ones, and the warnings of
-        the others."""
+        the others (``after`` seconds from now)."""
+        await asyncio.sleep(after)
         stale, warned = await asyncio.to_thread(_stale_and_warned, project.root)
         per_uri: dict[str, list[types.Diagnostic]] = {}
         found = [
