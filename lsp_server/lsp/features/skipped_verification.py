@@ -61,11 +61,12 @@ def _pending(root: str) -> int:
 def _standing_alarms(root: str) -> list[AlarmView]:
     """Learn the shapes of new failures; every standing alarm with its place."""
     from lsp_server.rts.verification import alarms
-    from lsp_server.trust.verification import learn_failures  # the trust checks: not at start
+
+    if not store_path(Path(root)).exists():
+        return []  # nothing to learn either: no need to load the trust checks
+    from lsp_server.trust.verification import learn_failures
 
     learn_failures(root)
-    if not store_path(Path(root)).exists():
-        return []
     out: list[AlarmView] = []
     with DependencyStore(Path(root), create=False) as store:
         for alarm in alarms(store):
