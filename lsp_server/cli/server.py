@@ -6,6 +6,9 @@ import argparse
 
 
 def _serve(args: argparse.Namespace) -> int:
+    from lsp_server.refactor.rope_spare import start_early
+
+    start_early()  # first: rope's worker starts while the server imports pygls (issue 15)
     from lsp_server.server import create_server
 
     server = create_server()

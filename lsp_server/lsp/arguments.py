@@ -11,10 +11,10 @@ from typing import TYPE_CHECKING, Any
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 
-from lsp_server.extreme.analysis import Options
 from lsp_server.lsp.convert import uri_to_path
 
 if TYPE_CHECKING:
+    from lsp_server.extreme.analysis import Options
     from lsp_server.lsp.feature import Host
     from lsp_server.project import Project
 
@@ -44,6 +44,8 @@ def command_targets(host: Host, arguments: Sequence[Any]) -> list[tuple[Project,
 def analysis_options(host: Host, project: Project, paths: list[Path]) -> Options:
     """Options of the extreme analysis from the client's ``reks.extreme.*`` settings, run
     in the project's interpreter."""
+    from lsp_server.extreme.analysis import Options  # the analysis is loaded when first run
+
     settings = host.settings.extreme
     return Options(
         paths=paths,

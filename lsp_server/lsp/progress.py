@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import importlib
 import time
 import uuid
 from collections.abc import Callable
@@ -102,6 +103,17 @@ class ClientProgress:
                 self.token, types.WorkDoneProgressEnd(message=message)
             )
             self.token = None
+
+
+async def import_off_loop(*modules: str) -> None:
+    """Import ``modules`` on a thread: the packages of the analyses are loaded by their
+    first command (not with the server), and never on the message loop."""
+
+    def load() -> None:
+        for module in modules:
+            importlib.import_module(module)
+
+    await asyncio.to_thread(load)
 
 
 async def run_on_thread(job: Job, work: Callable[..., T], *args: Any) -> T:

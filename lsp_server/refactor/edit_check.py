@@ -35,6 +35,31 @@ def _undefined(text: str, filename: str) -> frozenset[str] | None:
     )
 
 
+@functools.lru_cache(maxsize=64)
+def _symbols(text: str, filename: str) -> symtable.SymbolTable | None:
+    """CPython's symbol tables of ``text`` (None: it does not compile). Cached by text: a
+    warm rename checks the same texts before it under new names each time, and this is
+    the expensive part of ``_dangling``."""
+    try:
+        return symtable.symtable(text, filename, "exec")
+    except (SyntaxError, ValueError):
+        return None
+
+
+_STAR_IMPORT = re.compile(r"import[ \t]+\*")
+"""``from m import *`` (the only statement where ``import *`` is valid). The pattern starts
+with a word, so the regular expression engine looks for it as fast as ``str.find``."""
+
+
+def _mentions(text: str, name: str) -> bool:
+    """``name`` occurs in ``text`` as a word not preceded by a dot (not an attribute)."""
+    for match in re.finditer(rf"{re.escape(name)}\b", text):
+        before = text[match.start() - 1 : match.start()]
+        if not (before == "." or before.isalnum() or before == "_"):
+            return True
+    return False
+
+
 @functools.lru_cache(maxsize=256)
 def _dangling(text: str, filename: str, names: frozenset[str]) -> frozenset[str] | None:
     """Which of ``names`` the file uses without binding them anywhere (nor builtins).
@@ -44,12 +69,11 @@ def _dangling(text: str, filename: str, names: frozenset[str]) -> frozenset[str]
     every changed file would cost as much as the rename itself. CPython's symbol tables
     answer it without walking the syntax tree in Python.
     """
-    present = {n for n in names if re.search(rf"(?<![\w.]){re.escape(n)}\b", text)}
-    try:
-        top = symtable.symtable(text, filename, "exec")
-    except (SyntaxError, ValueError):
+    present = {n for n in names if _mentions(text, n)}
+    top = _symbols(text, filename)
+    if top is None:
         return None
-    if not present or re.search(r"^\s*from\s+\S+\s+import\s+\*", text, re.M):
+    if not present or _STAR_IMPORT.search(text):
         return frozenset()  # nothing to check, or a star import may provide anything
     bound: set[str] = set(dir(builtins))
     used: set[str] = set()

@@ -24,34 +24,17 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
-from rope.base import exceptions as rope_exceptions
-
 from lsp_server.jobs import Cancelled, Job
 from lsp_server.project.text import identifier_span
-from lsp_server.refactor import (
-    extract,
-    extract_jumps,
-    imports,
-    inline,
-    move,
-    rename,
-    rewrite,
-    semantics,
-    signature,
-)
 from lsp_server.refactor.apply import apply_edits
-from lsp_server.refactor.changes import simulate
 from lsp_server.refactor.context import Context, Planned
-from lsp_server.refactor.edit_check import check_edit
 from lsp_server.refactor.model import (
     FileEdit,
     RefactoringError,
     RefactoringResult,
     RefactorRequest,
 )
-from lsp_server.refactor.module_moves import rename_and_move_module
 from lsp_server.refactor.provenance import ProvenancePlan
-from lsp_server.refactor.rope_guard import skipping_failures
 from lsp_server.refactor.rope_thread import RopeJob, Worker
 from lsp_server.refactor.workspace import RopeWorkspace
 from lsp_server.rts.provenance import Provenance, TaskTarget
@@ -60,23 +43,40 @@ log = logging.getLogger(__name__)
 
 Operation = Callable[[Context], Planned]
 
-OPERATIONS: dict[str, Operation] = {
-    "rename": rename.rename,
-    "rename-module": rename.rename_module,
-    "extract-method": extract_jumps.extract_method,
-    "extract-variable": extract.extract_variable,
-    "inline": inline.inline,
-    "move": move.move,
-    "introduce-parameter": signature.introduce_parameter,
-    "change-signature": signature.change_signature,
-    "encapsulate-field": rewrite.encapsulate_field,
-    "local-to-field": rewrite.local_to_field,
-    "method-object": rewrite.method_object,
-    "use-function": rewrite.use_function,
-    "introduce-factory": rewrite.introduce_factory,
-    "organize-imports": imports.organize_imports,
-}
-"""Action name -> operation; the names are those of the CLI and of code-action data."""
+
+def operations() -> dict[str, Operation]:
+    """Action name -> operation; the names are those of the CLI and of code-action data.
+
+    Imported on first use: the language server's process computes nothing with rope (its
+    worker does), and starts faster without the operations and the semantic checks."""
+    from lsp_server.refactor import (
+        extract,
+        extract_jumps,
+        imports,
+        inline,
+        move,
+        rename,
+        rewrite,
+        signature,
+    )
+
+    return {
+        "rename": rename.rename,
+        "rename-module": rename.rename_module,
+        "extract-method": extract_jumps.extract_method,
+        "extract-variable": extract.extract_variable,
+        "inline": inline.inline,
+        "move": move.move,
+        "introduce-parameter": signature.introduce_parameter,
+        "change-signature": signature.change_signature,
+        "encapsulate-field": rewrite.encapsulate_field,
+        "local-to-field": rewrite.local_to_field,
+        "method-object": rewrite.method_object,
+        "use-function": rewrite.use_function,
+        "introduce-factory": rewrite.introduce_factory,
+        "organize-imports": imports.organize_imports,
+    }
+
 
 _MODULE_MOVES = ThreadPoolExecutor(max_workers=1, thread_name_prefix="reks-module-move")
 
@@ -162,6 +162,10 @@ class RefactorEngine:
         """The identifier at ``offset`` if rope can rename it; raises RefactoringError."""
 
         def work() -> PrepareResult:
+            from rope.base import exceptions as rope_exceptions
+
+            from lsp_server.refactor import rename
+
             workspace = self.workspace_for(path)
             text = workspace.read(path) or ""
             ctx = Context(workspace, RefactorRequest("rename", path, offset), RopeJob(), text)
@@ -189,6 +193,8 @@ class RefactorEngine:
     ) -> Future[RefactoringResult]:
         """Rename and move module ``old_path`` to ``new_path`` (``module_moves``), on a
         thread of its own: it runs an engine of its own on a scratch copy."""
+        from lsp_server.refactor.module_moves import rename_and_move_module
+
         workspace = self.workspace_for(old_path)
         return _MODULE_MOVES.submit(
             rename_and_move_module, workspace, old_path, new_path, RefactorEngine
@@ -199,7 +205,16 @@ class RefactorEngine:
         return self.add_root(root).prewarm(job)
 
     def _compute(self, request: RefactorRequest, job: RopeJob) -> RefactoringResult:
-        operation = OPERATIONS.get(request.action)
+        """Long because it is the one sequence every refactoring goes through: parse check,
+        operation with its semantic checks, simulation, edit checks, provenance plan."""
+        from rope.base import exceptions as rope_exceptions
+
+        from lsp_server.refactor import semantics
+        from lsp_server.refactor.changes import simulate
+        from lsp_server.refactor.edit_check import check_edit
+        from lsp_server.refactor.rope_guard import skipping_failures
+
+        operation = operations().get(request.action)
         if operation is None:
             raise RefactoringError(f"unknown refactoring {request.action!r}")
         workspace = self.workspace_for(request.path)

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 
 from lsp_server.refactor.outline import Outline, outline_from_wire
 from lsp_server.sandbox import ChannelError, SandboxProcess
+from lsp_server.sandbox.process import PACKAGE_PARENT
 
 log = logging.getLogger(__name__)
 
@@ -29,7 +30,10 @@ Analysis = tuple[str, "Outline | None"]
 
 
 def start_outline_worker() -> SandboxProcess:
-    return SandboxProcess(sys.executable, ["-m", "lsp_server.refactor.outline_process"])
+    # in the folder holding ``lsp_server``, not the workspace (see ``rope_spare``)
+    return SandboxProcess(
+        sys.executable, ["-m", "lsp_server.refactor.outline_process"], cwd=PACKAGE_PARENT
+    )
 
 
 @dataclass

@@ -21,7 +21,6 @@ import itertools
 import logging
 import os
 import subprocess
-import sys
 import threading
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -32,6 +31,7 @@ from lsp_server.jobs import Cancelled, Job
 from lsp_server.refactor.engine import PrepareResult, RefactorEngine
 from lsp_server.refactor.model import RefactoringError, RefactoringResult, RefactorRequest
 from lsp_server.refactor.result_wire import decode_prepare, decode_result, encode_request
+from lsp_server.refactor.rope_spare import IN_PROCESS_ENV, start_worker, take_early
 from lsp_server.refactor.rope_thread import RopeJob
 from lsp_server.refactor.workspace import RopeWorkspace
 from lsp_server.sandbox import ChannelError, SandboxProcess
@@ -43,15 +43,6 @@ CANCEL_GRACE = float(os.environ.get(CANCEL_GRACE_ENV) or 10.0)
 """Seconds a worker has to stop a cancelled task before it is killed. rope checks for
 cancellation between files, not while it parses one, and a killed worker must parse the
 whole project again: only a worker stuck for this long is worth that."""
-IN_PROCESS_ENV = "REKS_ROPE_IN_PROCESS"
-"""Set to 1, the server runs rope on a thread of its own process (benchmarks compare)."""
-
-
-def start_worker() -> SandboxProcess:
-    """A rope worker process, not yet bound to a root (its first message names it)."""
-    return SandboxProcess(
-        sys.executable, ["-m", "lsp_server.refactor.rope_process"], new_session=True
-    )
 
 
 def server_engine() -> RefactorEngine:
@@ -262,9 +253,10 @@ class ProcessEngine(RefactorEngine):
         super().__init__()
         self.processes: dict[str, RopeProcess] = {}
         self._spare_lock = threading.Lock()
-        self._spare: SandboxProcess | None = start_worker()
-        """Started now, so that it imports rope while the server starts: the first
-        folder's worker is ready sooner."""
+        self._spare: SandboxProcess | None = take_early() or start_worker()
+        """Started already (``reks serve`` starts it before importing the server) or now,
+        so that it imports rope while the server starts: the first folder's worker is
+        ready sooner."""
 
     def _take_worker(self) -> SandboxProcess:
         with self._spare_lock:

@@ -162,6 +162,8 @@ class RopeWorkspace:
         self._warm = False
         self._syntax_cache: dict[str, tuple[str, str | None]] = {}
         self._files = _FileCache()
+        self._needle: tuple[str, dict[str, tuple[str, bool]]] = ("", {})
+        """The last needle of ``parsable_files``: path -> (the text searched, found)."""
 
     # -- any thread ---------------------------------------------------------------
     def contains(self, path: str) -> bool:
@@ -314,7 +316,7 @@ class RopeWorkspace:
                 if text is None:
                     bad.append((resource, self.unreadable_reason(resource.real_path)))
                     continue
-                if needle not in text:
+                if not self._contains_needle(resource.real_path, text, needle):
                     continue
             error = self.syntax_error(resource)
             if error is None:
@@ -322,6 +324,19 @@ class RopeWorkspace:
             else:
                 bad.append((resource, error))
         return good, bad
+
+    def _contains_needle(self, path: str, text: str, needle: str) -> bool:
+        """``needle in text``, remembered per file for the last needle: renaming the same
+        name again (another new name, a warm repeat) searches only the texts that changed
+        (the file cache hands back the same ``str`` while a file is unchanged)."""
+        if self._needle[0] != needle:
+            self._needle = (needle, {})
+        known = self._needle[1].get(path)
+        if known is not None and known[0] is text:
+            return known[1]
+        found = needle in text
+        self._needle[1][path] = (text, found)
+        return found
 
     def _prewarm_slices(self, job: Job) -> Iterator[Callable[[], Any]]:
         files = self.python_files()

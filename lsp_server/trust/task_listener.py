@@ -22,8 +22,6 @@ from typing import TYPE_CHECKING
 from lsp_server.rts.provenance import Provenance
 from lsp_server.rts.refactoring_rules import TaskOutcome, record_refactoring
 from lsp_server.rts.test_status import test_status
-from lsp_server.trust.checks import verify
-from lsp_server.trust.verification import learn_failures
 
 if TYPE_CHECKING:
     from lsp_server.refactor.engine import RefactorEngine
@@ -46,6 +44,8 @@ def verdict(
         for known, known_root, reason in _VERDICTS:
             if known is provenance and known_root == root:
                 return reason
+        from lsp_server.trust.checks import verify  # loaded by the first task (issue 15)
+
         reason = verify(root, provenance, unsaved)
         _VERDICTS.append((provenance, root, reason))
         del _VERDICTS[:-8]
@@ -63,6 +63,8 @@ class TaskListener:
     def __call__(self, root: str, provenance: Provenance) -> None:
         distrust = None
         if self.trust_but_verify():
+            from lsp_server.trust.verification import learn_failures
+
             try:
                 learn_failures(root)  # a failure found since the last task counts now
             except Exception:

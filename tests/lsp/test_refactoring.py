@@ -11,7 +11,7 @@ from lsprotocol import types
 from pytest_lsp import LanguageClient
 
 from tests.support.geometry import apply_text_edits, apply_workspace_edit, project_tests_pass
-from tests.support.lsp import open_document
+from tests.support.lsp import open_document, until
 
 # End-to-end: a server process per test (about 2-4 s each).
 pytestmark = [pytest.mark.timeout(90), pytest.mark.slow]
@@ -65,10 +65,12 @@ async def test_rename_method_with_override_and_super(client: LanguageClient, pro
     assert isinstance(prepared, types.PrepareRenamePlaceholder) and prepared.placeholder == "area"
     apply(client, await rename(client, shapes, "def area", 4, "surface"))
     # once the files hold the edit, the server announces the applied refactoring
-    for _ in range(100):
-        if any("applied rename `area`" in m.message for m in client.log_messages):
-            break
-        await asyncio.sleep(0.05)
+    # (the first applied task loads the trust checks: seconds on a loaded machine)
+    await until(
+        lambda: any("applied rename `area`" in m.message for m in client.log_messages),
+        "the announcement",
+        60,
+    )
     assert any("applied rename `area` -> `surface`" in m.message for m in client.log_messages)
     text = shapes.read_text()
     assert "super().surface(scale)" in text and "def area" not in text
@@ -251,10 +253,12 @@ async def test_command_fallback_and_move_with_destination(
         )
     )
     assert len(plain_client.applied_edits) == 1  # type: ignore[attr-defined]
-    for _ in range(100):  # announced once the provenance is computed, off the message loop
-        if any("applied extract method" in m.message for m in plain_client.log_messages):
-            break
-        await asyncio.sleep(0.05)
+    # announced once the provenance is computed, off the message loop
+    await until(
+        lambda: any("applied extract method" in m.message for m in plain_client.log_messages),
+        "the announcement",
+        60,
+    )
     assert any("applied extract method" in m.message for m in plain_client.log_messages)
     plain_client.text_document_did_close(types.DidCloseTextDocumentParams(text_document=doc(util)))
     assert "def extracted_method(value):" in util.read_text()

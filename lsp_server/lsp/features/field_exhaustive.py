@@ -12,13 +12,11 @@ from typing import Any
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 
-from lsp_server.fex.editor import classes_with_rep_ok, default_scope, generate_tests, lens_title
-from lsp_server.fex.model import INVARIANT_NAME, FexError
 from lsp_server.jobs import Cancelled, Job
 from lsp_server.lsp.arguments import require_interpreter
 from lsp_server.lsp.convert import path_to_uri, uri_to_path
 from lsp_server.lsp.feature import CommandHandler, Feature, MethodHandler
-from lsp_server.lsp.progress import ClientProgress, run_on_thread
+from lsp_server.lsp.progress import ClientProgress, import_off_loop, run_on_thread
 from lsp_server.project.files import MAX_ANALYSED_CHARS
 
 GENERATE = "reks.generateFieldExhaustiveTests"
@@ -44,14 +42,13 @@ class FieldExhaustiveFeature(Feature):
         text = self.host.lsp.workspace.get_text_document(uri).source
         if len(text) > MAX_ANALYSED_CHARS or "class" not in text:
             return []
-        invariant = str(project.config.section("fex").get("invariant", INVARIANT_NAME))
-        targets = await asyncio.to_thread(classes_with_rep_ok, text, invariant)
-        scope = default_scope(project.root)
+        section = project.config.section("fex")
+        targets, scope, title = await asyncio.to_thread(_lens_targets, text, section, project.root)
         lenses = []
         for target in targets:
             at = types.Position(line=target.line, character=target.column)
             command = types.Command(
-                title=lens_title(scope), command=GENERATE, arguments=[path, target.name, scope]
+                title=title, command=GENERATE, arguments=[path, target.name, scope]
             )
             lenses.append(types.CodeLens(range=types.Range(at, at), command=command))
         return lenses
@@ -64,6 +61,10 @@ class FieldExhaustiveFeature(Feature):
             )
         path = uri_to_path(arguments[0]) if arguments[0].startswith("file:") else arguments[0]
         class_name = arguments[1]
+        await import_off_loop("lsp_server.fex.editor")
+        from lsp_server.fex.editor import default_scope, generate_tests
+        from lsp_server.fex.model import FexError
+
         project = self.host.project_for(path)
         scope = arguments[2] if len(arguments) > 2 and isinstance(arguments[2], int) else 0
         scope = scope if scope > 0 else default_scope(project.root)
@@ -88,3 +89,14 @@ class FieldExhaustiveFeature(Feature):
         finally:
             progress.end()
         return {**suite.to_json(), "file": str(written), "uri": path_to_uri(str(written))}
+
+
+def _lens_targets(text: str, section: dict[str, Any], root: Path) -> tuple[list[Any], int, str]:
+    """The classes of ``text`` with an invariant, the default scope and the lens title. On a
+    thread: fex is imported with the first lens, and never on the message loop."""
+    from lsp_server.fex.editor import classes_with_rep_ok, default_scope, lens_title
+    from lsp_server.fex.model import INVARIANT_NAME
+
+    targets = classes_with_rep_ok(text, str(section.get("invariant", INVARIANT_NAME)))
+    scope = default_scope(root)
+    return targets, scope, lens_title(scope)

@@ -34,7 +34,6 @@ from lsp_server.lsp.progress import ClientProgress
 from lsp_server.project import Project
 from lsp_server.rts.store import DependencyStore, StoreError, store_path
 from lsp_server.rts.verification import Alarm, describe_alarm, refactored_place
-from lsp_server.trust.verification import learn_failures
 
 log = logging.getLogger(__name__)
 
@@ -63,9 +62,11 @@ def _standing_alarms(root: str) -> list[AlarmView]:
     """Learn the shapes of new failures; every standing alarm with its place."""
     from lsp_server.rts.verification import alarms
 
-    learn_failures(root)
     if not store_path(Path(root)).exists():
-        return []
+        return []  # nothing to learn either: no need to load the trust checks
+    from lsp_server.trust.verification import learn_failures
+
+    learn_failures(root)
     out: list[AlarmView] = []
     with DependencyStore(Path(root), create=False) as store:
         for alarm in alarms(store):

@@ -21,23 +21,21 @@ from typing import Any
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 
-from lsp_server.factoring import (
-    factor_test,
-    factored_test_warnings,
-    stale_factored_tests,
-    suggest_boundaries,
-)
-from lsp_server.factoring.runner import RunError
 from lsp_server.jobs import Cancelled
 from lsp_server.lsp.arguments import require_interpreter
 from lsp_server.lsp.convert import path_to_uri, uri_to_path
 from lsp_server.lsp.feature import CommandHandler, Feature
-from lsp_server.lsp.progress import ClientProgress, run_on_thread
+from lsp_server.lsp.progress import ClientProgress, import_off_loop, run_on_thread
 from lsp_server.project import Project
 from lsp_server.project.text import parse_python
 
 FACTOR = "reks.factorTest"
 SUGGEST = "reks.suggestBoundaries"
+AFTER_START_SECONDS = 3.0
+"""When the server starts, factored tests are looked for this much later: the look walks
+every file of the project (and imports the factoring package, pytest with it) on a thread
+that holds the interpreter lock for seconds, while the editor asks for its first code
+actions (their p99 at start, issue 15)."""
 STALE = "reks.factoring.stale"
 WARNING = "reks.factoring.warning"
 SOURCE = "reks"
@@ -53,7 +51,7 @@ class FactoringFeature(Feature):
 
     def initialized(self) -> None:
         for project in self.host.projects():
-            self.host.spawn(self._publish_stale(project))
+            self.host.spawn(self._publish_stale(project, after=AFTER_START_SECONDS))
 
     def files_saved(self, uris: list[str]) -> None:
         projects = {p for p in map(self.project_of, uris) if p is not None}
@@ -100,6 +98,9 @@ class FactoringFeature(Feature):
         nodeid, project = self._target(arguments, 2)
         raw = arguments[1] if len(arguments) > 1 else []
         boundaries = [str(b) for b in raw] if isinstance(raw, list) else []
+        await import_off_loop("lsp_server.factoring")  # with the command, not the server
+        from lsp_server.factoring.runner import RunError
+
         await require_interpreter(project)
         progress = await ClientProgress.begin(self.host.lsp, f"reks: factoring {nodeid}")
         try:
@@ -149,11 +150,11 @@ class FactoringFeature(Feature):
             raise JsonRpcException("no workspace folder", code=types.ErrorCodes.InvalidParams)
         return nodeid, projects[0]
 
-    async def _publish_stale(self, project: Project) -> None:
+    async def _publish_stale(self, project: Project, after: float = 0.0) -> None:
         """The diagnostics of the project's factored tests: stale ones, and the warnings of
-        the others."""
-        stale = await asyncio.to_thread(stale_factored_tests, project.root)
-        warned = await asyncio.to_thread(factored_test_warnings, project.root)
+        the others (``after`` seconds from now)."""
+        await asyncio.sleep(after)
+        stale, warned = await asyncio.to_thread(_stale_and_warned, project.root)
         per_uri: dict[str, list[types.Diagnostic]] = {}
         found = [
             (t.factored_test, f"stale factored test of {t.original}: {t.reason}", STALE)
@@ -179,11 +180,23 @@ class FactoringFeature(Feature):
         self.host.diagnostics.replace(self.name, str(project.root), per_uri)
 
 
+def _stale_and_warned(root: Path) -> tuple[list[Any], list[Any]]:
+    # imported here, on a thread: this runs when a folder opens, and importing factoring
+    # (pytest with it) on the message loop delayed the first requests by a second or more
+    from lsp_server.factoring import factored_test_warnings, stale_factored_tests
+
+    return stale_factored_tests(root), factored_test_warnings(root)
+
+
 def _suggest(root: Path, nodeid: str, python: str, job: Any) -> list[Any]:
+    from lsp_server.factoring import suggest_boundaries
+
     return suggest_boundaries(root, nodeid, job, python)
 
 
 def _factor(root: Path, nodeid: str, boundaries: list[str], python: str, job: Any) -> Any:
+    from lsp_server.factoring import factor_test
+
     return factor_test(root, nodeid, boundaries, job, python)
 
 

@@ -18,20 +18,20 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 
-from lsp_server.extreme.analysis import Options, analyse
-from lsp_server.extreme.model import Verdict
-from lsp_server.extreme.reneri import diagnose
-from lsp_server.extreme.reneri.model import Diagnosis
 from lsp_server.jobs import Cancelled, Job
 from lsp_server.lsp.arguments import analysis_options, command_targets, require_interpreter
 from lsp_server.lsp.convert import path_to_uri
 from lsp_server.lsp.feature import CommandHandler, Feature
-from lsp_server.lsp.progress import ClientProgress, run_on_thread
+from lsp_server.lsp.progress import ClientProgress, import_off_loop, run_on_thread
+
+if TYPE_CHECKING:  # the analysis is loaded by the first command that runs it (issue 15)
+    from lsp_server.extreme.analysis import Options
+    from lsp_server.extreme.reneri.model import Diagnosis
 
 COMMAND = "reks.explainWeakTests"
 SOURCE = "reks"
@@ -225,6 +225,7 @@ class WeakTestDiagnosisFeature(Feature):
 
     async def explain_weak_tests(self, arguments: list[Any]) -> dict[str, Any]:
         """Analyse, diagnose every undetected transformation, publish; a summary per root."""
+        await import_off_loop("lsp_server.extreme.analysis", "lsp_server.extreme.reneri")
         host = self.host
         runs = int(arguments[1]) if len(arguments) > 1 and str(arguments[1]).isdigit() else 10
         progress = await ClientProgress.begin(host.lsp, "reks: explaining weak tests")
@@ -294,6 +295,10 @@ def _relocate(lines: list[str], line: int, after: str) -> int | None:
 
 
 def _analyse_and_diagnose(root: Path, options: Options, runs: int, job: Job) -> list[Diagnosis]:
+    from lsp_server.extreme.analysis import analyse
+    from lsp_server.extreme.model import Verdict
+    from lsp_server.extreme.reneri import diagnose
+
     analysis = analyse(root, options, job)
     undetected = [r for r in analysis.results if r.verdict is Verdict.UNDETECTED]
     return diagnose(analysis.root, undetected, runs=runs, job=job, python=options.python)

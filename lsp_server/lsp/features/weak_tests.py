@@ -21,26 +21,20 @@ from typing import TYPE_CHECKING, Any
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 
-from lsp_server.extreme.analysis import Analysis, analyse
-from lsp_server.extreme.model import TransformationResult, Verdict
-from lsp_server.extreme.pool import WorkerError
-from lsp_server.extreme.report import (
-    PARTIALLY_TESTED,
-    PSEUDO_TESTED,
-    function_status,
-    markdown,
-    rows,
-    save,
-)
-from lsp_server.extreme.warm import WarmPools
 from lsp_server.jobs import Cancelled
 from lsp_server.lsp.arguments import analysis_options, command_targets, require_interpreter
 from lsp_server.lsp.convert import path_to_uri
 from lsp_server.lsp.feature import CommandHandler, Feature, Host
-from lsp_server.lsp.progress import ClientProgress, run_on_thread
+from lsp_server.lsp.progress import ClientProgress, import_off_loop, run_on_thread
 
 if TYPE_CHECKING:
+    from lsp_server.extreme.analysis import Analysis
+    from lsp_server.extreme.model import TransformationResult
+    from lsp_server.extreme.warm import WarmPools
     from lsp_server.project import Project
+
+# The extreme analysis (and what it imports) is loaded by the first command that runs it,
+# not with the server: process start to the first answer stays short (issue 15).
 
 COMMAND = "reks.analyseWeakTests"
 SOURCE = "reks"
@@ -48,6 +42,8 @@ SOURCE = "reks"
 
 def diagnostics_for(analysis: Analysis) -> dict[str, list[types.Diagnostic]]:
     """Per file URI, one diagnostic per pseudo-tested or partially-tested function."""
+    from lsp_server.extreme.report import PARTIALLY_TESTED, PSEUDO_TESTED, function_status
+
     out: dict[str, list[types.Diagnostic]] = {}
     for key, results in analysis.by_function().items():
         status = function_status(results)
@@ -65,6 +61,9 @@ def diagnostics_for(analysis: Analysis) -> dict[str, list[types.Diagnostic]]:
 def _diagnostic(
     path: Path, status: str, results: Sequence[TransformationResult]
 ) -> types.Diagnostic:
+    from lsp_server.extreme.model import Verdict
+    from lsp_server.extreme.report import PSEUDO_TESTED
+
     first = results[0].transformation
     undetected = [r for r in results if r.verdict is Verdict.UNDETECTED]
     caught = [r for r in results if r.verdict in (Verdict.DETECTED, Verdict.TIMEOUT)]
@@ -123,17 +122,32 @@ class WeakTestsFeature(Feature):
 
     def __init__(self, host: Host) -> None:
         super().__init__(host)
-        # Workers kept between analyses: re-analysing after an edit skips the collection.
-        self.warm = WarmPools()
+        self._warm: WarmPools | None = None
+
+    @property
+    def warm(self) -> WarmPools:
+        """Workers kept between analyses: re-analysing after an edit skips the collection."""
+        if self._warm is None:
+            from lsp_server.extreme.warm import WarmPools
+
+            self._warm = WarmPools()
+        return self._warm
 
     def shutdown(self) -> None:
-        self.warm.close()
+        if self._warm is not None:
+            self._warm.close()
 
     def commands(self) -> dict[str, CommandHandler]:
         return {COMMAND: self.analyse_weak_tests}
 
     async def analyse_weak_tests(self, arguments: list[Any]) -> dict[str, Any]:
         """The command: analyse, publish diagnostics, return a summary per root."""
+        await import_off_loop(
+            "lsp_server.extreme.analysis", "lsp_server.extreme.report", "lsp_server.extreme.warm"
+        )
+        from lsp_server.extreme.analysis import analyse
+        from lsp_server.extreme.pool import WorkerError
+
         host = self.host
         progress = await ClientProgress.begin(host.lsp, "reks: analysing weak tests")
         summaries: list[dict[str, Any]] = []
@@ -157,6 +171,15 @@ class WeakTestsFeature(Feature):
         return {"roots": summaries}
 
     def _publish_analysis(self, project: Project, analysis: Analysis) -> dict[str, Any]:
+        from lsp_server.extreme.report import (
+            PARTIALLY_TESTED,
+            PSEUDO_TESTED,
+            function_status,
+            markdown,
+            rows,
+            save,
+        )
+
         data = rows(analysis)
         save(analysis.root, data, markdown(analysis, data))
         analysed = {path_to_uri(str(analysis.root / f.path)) for f in analysis.functions.values()}

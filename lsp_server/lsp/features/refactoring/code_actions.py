@@ -42,9 +42,10 @@ MOVE_COMMAND = "reks.refactor.move"
 
 # -- code actions --------------------------------------------------------------------------------
 INLINE_OUTLINE_CHARS = 20_000
-"""A document up to this size is outlined on a thread of the server (a few milliseconds);
-a longer one by the outline worker process, so that its parse never holds the server's
-interpreter lock (see ``refactor.outline_service``)."""
+"""Every document is outlined by the outline worker process when its text comes, so that
+its parse never holds the server's interpreter lock (see ``refactor.outline_service``); a
+code action on a document up to this size whose outline the worker has not made yet
+makes it on a thread of the server (a few milliseconds), a longer one guesses."""
 
 
 async def _analysis(feature: RefactoringFeature, uri: str, text: str) -> Analysis:
@@ -69,6 +70,11 @@ async def _ready_analysis(feature: RefactoringFeature, uri: str, text: str) -> A
     if len(text) <= INLINE_OUTLINE_CHARS:
         done = service.latest(uri)
         if done is None or done[0] != text:
+            # asked of the worker when the text came (``document_changed``): usually made
+            # there by now; made here, on a thread of the server, only when it is not
+            asked = service.analyse(uri, text)
+            if asked.done() and asked.exception() is None and asked.result()[0] == text:
+                return asked.result()
             done = (text, await asyncio.to_thread(outline_of, text))
             service.remember(uri, done)
         return done

@@ -13,7 +13,6 @@ from lsp_server.jobs import Cancelled, Job
 from lsp_server.lsp.convert import uri_to_path
 from lsp_server.lsp.feature import CommandHandler, Feature, Host, MethodHandler
 from lsp_server.lsp.features.refactoring import code_actions, on_save, rename
-from lsp_server.lsp.features.refactoring.code_actions import INLINE_OUTLINE_CHARS
 from lsp_server.lsp.features.refactoring.lifecycle import PendingApplications, check_pending
 from lsp_server.lsp.progress import ClientProgress
 from lsp_server.project.files import MAX_ANALYSED_CHARS as MAX_CHARS
@@ -94,7 +93,7 @@ class RefactoringFeature(Feature):
         self.host.engine.set_overlay(path, text)
         if text is None:
             self.outlines.forget(uri)
-        elif path.endswith(PYTHON_SUFFIXES) and INLINE_OUTLINE_CHARS < len(text) <= MAX_CHARS:
+        elif path.endswith(PYTHON_SUFFIXES) and len(text) <= MAX_CHARS:
             # Made from the document's opening on, while the user types: the first code
             # action finds one ready, and the later ones one close to the current text.
             self.outlines.analyse(uri, text)

@@ -34,7 +34,6 @@ from lsp_server.refactor.model import (
 )
 from lsp_server.refactor.rope_thread import RopeJob
 from lsp_server.rts.provenance import Provenance
-from lsp_server.trust.task_listener import verdict
 
 if TYPE_CHECKING:
     from lsp_server.lsp.features.refactoring.feature import RefactoringFeature
@@ -129,6 +128,11 @@ def announce(feature: RefactoringFeature, root: str, result: RefactoringResult) 
     unsaved = _unsaved(feature, root) if check else {}
 
     def provenance_and_verdict() -> tuple[Provenance, str | None]:
+        # The trust checks are loaded with the first applied task, not with the server, and
+        # here on a thread: the listeners then find them loaded (they run on the loop).
+        import lsp_server.trust.verification  # noqa: F401
+        from lsp_server.trust.task_listener import verdict
+
         provenance = result.provenance
         return provenance, verdict(root, provenance, unsaved) if check else None
 
