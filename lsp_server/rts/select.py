@@ -14,7 +14,9 @@ from pathlib import Path
 from lsp_server.rts.fingerprint import Fingerprint, explain_change
 from lsp_server.rts.snapshots import FileStates
 from lsp_server.rts.store import DependencyStore, TestRecord
-from lsp_server.rts.units import MODULE, NAMES, Unit, bound_name
+from lsp_server.rts.units import MODULE, NAMES, Unit, bound_name, header_name
+
+_MODULE_GETATTR = header_name("__getattr__")
 
 
 class ReasonKind(str, enum.Enum):
@@ -118,6 +120,21 @@ def tests_reading_added(store: DependencyStore, changed: dict[Unit, ReasonKind])
     return out
 
 
+def tests_seeing_new_getattr(
+    store: DependencyStore, changed: dict[Unit, ReasonKind]
+) -> dict[str, Unit]:
+    """Tests that import a module given a module ``__getattr__`` since: it answers lookups
+    that used to fail (``getattr(m, name, default)``, ``hasattr``), which ran no code of the
+    module that could have been recorded. An edited or removed one selects the tests that
+    ran it (its units)."""
+    out: dict[str, Unit] = {}
+    for unit, kind in changed.items():
+        if kind is ReasonKind.ADDED and unit.name == _MODULE_GETATTR:
+            for nodeid in store.tests_depending_on(Unit(unit.path, MODULE)):
+                out.setdefault(nodeid, unit)
+    return out
+
+
 def new_conftests(root: Path, store: DependencyStore, nodeids: Iterable[str]) -> dict[str, Unit]:
     """Tests below a ``conftest.py`` they were not recorded with (created since: it can add
     fixtures, hooks and autouse code), with that file. Every test depends on the conftests
@@ -178,6 +195,8 @@ def select_affected_tests(
     changed = changed_units(store, states)
     affected = store.tests_depending_on_any(changed)
     for nodeid, unit in tests_reading_added(store, changed).items():
+        affected.setdefault(nodeid, unit)
+    for nodeid, unit in tests_seeing_new_getattr(store, changed).items():
         affected.setdefault(nodeid, unit)
     for nodeid, unit in new_conftests(Path(root), store, records).items():
         changed[unit] = ReasonKind.ADDED

@@ -49,6 +49,7 @@ import xxhash
 from lsp_server.project.text import parse_python
 from lsp_server.rts.bindings import ModuleLayout, module_layout
 from lsp_server.rts.class_members import class_texts
+from lsp_server.rts.future import future_marks
 from lsp_server.rts.lookups import import_origins
 from lsp_server.rts.purity import nested_statements as nested_statements
 from lsp_server.rts.spans import LOCALS as _LOCALS
@@ -262,9 +263,11 @@ def source_units(path: str, source: str) -> FileUnits:
     result = FileUnits(path=path, definitions=spans, imports=imports, dynamic=frozenset(dynamic))
     end = (len(source.splitlines()) + 2, 0)
     layout = module_layout(tree)
+    future = future_marks(tree, spans, layout.bindings)
     result.checksums[MODULE] = digest(
         text.without((0, 0), end, _residue_holes(layout, children.get(None, ())))
         + layout.markers.get("", [])
+        + ([future.marker] if future.marks(MODULE, False, False, False) else [])
     )
     variants: dict[str, list[str]] = {}
     for span in spans:
@@ -286,6 +289,7 @@ def source_units(path: str, source: str) -> FileUnits:
     result.call_sites = layout.call_sites
     result.import_units = frozenset(n for b in layout.bindings if b.is_import for n in b.names)
     result.import_origins = import_origins(tree)
+    future.mark(variants, result.spans.keys(), HEADER, DOC)
     result.open_namespace = _OPEN_NAMESPACE.search(source) is not None
     result.attribute_names = frozenset(_ATTRIBUTE.findall(source))
     for name, texts in variants.items():
