@@ -12,9 +12,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from lsp_server.rts.fingerprint import Fingerprint, explain_change
+from lsp_server.rts.lookups import ATTRIBUTE_LOOKUP
 from lsp_server.rts.snapshots import FileStates
 from lsp_server.rts.store import DependencyStore, TestRecord
-from lsp_server.rts.units import MODULE, NAMES, Unit, bound_name, header_name
+from lsp_server.rts.units import MODULE, NAMES, Unit, body_name, bound_name, header_name
 
 _MODULE_GETATTR = header_name("__getattr__")
 
@@ -115,7 +116,10 @@ def tests_reading_added(store: DependencyStore, changed: dict[Unit, ReasonKind])
     out: dict[str, Unit] = {}
     for path, by_name in sorted(added.items()):
         first = next(iter(by_name.values()))
-        for nodeid, name in store.tests_reading(path, by_name).items():
+        names = list(by_name)
+        if any("." in (body_name(u.name) or u.name) for u in by_name.values()):
+            names.append(ATTRIBUTE_LOOKUP)  # a class attribute: ``getattr(self, name)``
+        for nodeid, name in store.tests_reading(path, names).items():
             out.setdefault(nodeid, by_name.get(name, first))
     return out
 

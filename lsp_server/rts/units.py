@@ -167,8 +167,9 @@ class FileUnits:
     """The names the module unit's statements read at import."""
     classes: dict[str, tuple[int, int]] = field(default_factory=dict)
     """Each top-level class with a unit of its own -> its first and last line."""
-    dynamic: frozenset[str] = frozenset()
-    """The function units whose code looks names up by a computed string."""
+    dynamic: dict[str, str] = field(default_factory=dict)
+    """The function units whose code looks names up by a computed string: "*" (any name),
+    or ``lookups.ATTRIBUTE_LOOKUP`` (only attributes of its own instance or class)."""
     call_sites: list[tuple[frozenset[str], frozenset[str]]] = field(default_factory=list)
     """Residue statements calling what the module does not define (``ModuleLayout``)."""
     import_origins: dict[str, str] = field(default_factory=dict)
@@ -260,7 +261,7 @@ def source_units(path: str, source: str) -> FileUnits:
     children: dict[str | None, list[UnitSpan]] = {}
     for span in spans:
         children.setdefault(span.parent, []).append(span)
-    result = FileUnits(path=path, definitions=spans, imports=imports, dynamic=frozenset(dynamic))
+    result = FileUnits(path=path, definitions=spans, imports=imports, dynamic=dynamic)
     end = (len(source.splitlines()) + 2, 0)
     layout = module_layout(tree)
     future = future_marks(tree, spans, layout.bindings)
