@@ -44,8 +44,10 @@ class _Reads:
         if split[1]:
             self.by_module.setdefault(path, set()).update(split[1])
 
-    def every(self) -> set[str]:
-        return self.anywhere.union(*self.by_module.values())
+    def scoped(self) -> set[tuple[str, str | None]]:
+        out: set[tuple[str, str | None]] = {(name, None) for name in self.anywhere}
+        out.update((name, path) for path, read in self.by_module.items() for name in read)
+        return out
 
 
 class BindingReads:
@@ -111,19 +113,21 @@ class BindingReads:
                 if owner is not None:
                     found.add(self._intern(owner))
                     reads.add(unit.path, self._split(file_units, owner.name))
-        seen: set[str] = set()
-        pending = reads.every()
+        # (name, None): read anywhere; (name, path): only as a global of ``path``, where no
+        # other module's binding can be found.
+        seen: set[tuple[str, str | None]] = set()
+        pending = reads.scoped()
         while pending:
-            name = pending.pop()
-            seen.add(name)
+            name, scope = pending.pop()
+            seen.add((name, scope))
             for path, unit_name in self._bound.get(name, ()):
-                if path in paths:
+                if path in paths and scope in (None, path):
                     found.add(self._intern(Unit(path, unit_name)))
                     file_units = self.states.units(path)
                     assert file_units is not None
                     split = self._split(file_units, unit_name)
                     reads.add(path, split)
-                    pending |= (split[0] | split[1]) - seen
+                    pending |= {(n, None) for n in split[0]} | {(n, path) for n in split[1]}
             pending -= seen
         found.update(self._intern(Unit(NAMES, name)) for name in reads.anywhere)
         for path, read in reads.by_module.items():
@@ -131,7 +135,8 @@ class BindingReads:
             found.update(self._intern(Unit(NAMES, module_read(n, path))) for n in scoped)
         if dynamic:
             found.add(self._intern(Unit(NAMES, EVERY_NAME)))
-        code, docs = not BODY_READS.isdisjoint(seen), not DOC_READS.isdisjoint(seen)
+        names_seen = {name for name, _ in seen}
+        code, docs = not BODY_READS.isdisjoint(names_seen), not DOC_READS.isdisjoint(names_seen)
         self._add_bodies(found, paths, code, docs)
         return found
 

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import ast
 import dis
+import sys
 from collections.abc import Iterator
 from types import CodeType
 
@@ -191,3 +192,17 @@ def import_origins(tree: ast.Module) -> dict[str, str]:
             for alias in stmt.names:
                 out[(alias.asname or alias.name).split(".")[0]] = alias.name
     return out
+
+
+def bindings_taken(tree: ast.Module) -> frozenset[str]:
+    """Names bound by ``from m import x`` where ``m`` may be project code (relative, or no
+    standard-library module): a change of ``m``'s binding changes what they find. Other
+    imports bind a module or a library's object whatever the project's modules bind."""
+    stdlib: frozenset[str] = getattr(sys, "stdlib_module_names", frozenset())
+    return frozenset(
+        alias.asname or alias.name
+        for stmt in ast.walk(tree)
+        if isinstance(stmt, ast.ImportFrom)
+        and (stmt.level or (stmt.module or "").split(".")[0] not in stdlib)
+        for alias in stmt.names
+    )
