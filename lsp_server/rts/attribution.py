@@ -22,6 +22,7 @@ import pytest
 from lsp_server.project.files import ProjectPaths, is_python
 from lsp_server.rts.binding_reads import BindingReads
 from lsp_server.rts.imports import ImportResolver
+from lsp_server.rts.lookups import ATTRIBUTE_LOOKUP
 from lsp_server.rts.reads import builds_classes, code_reads
 from lsp_server.rts.snapshots import FileStates
 from lsp_server.rts.tracing import CodeSet, CodeTracer, ReturnKinds
@@ -213,7 +214,10 @@ class UnitAttribution:
                 units = (*functions, *headers, module)
                 if not no_reads:  # the syntax tells a getattr by a constant name
                     names_read = self._code_reads[id(code)][0]
-                    self._code_reads[id(code)] = (names_read, found.name in file_units.dynamic)
+                    kind = file_units.dynamic.get(found.name)
+                    if kind == ATTRIBUTE_LOOKUP:
+                        names_read = names_read | {ATTRIBUTE_LOOKUP}
+                    self._code_reads[id(code)] = (names_read, kind == "*")
         ids = tuple(self._intern(u) for u in units)
         self._code_units[id(code)] = ids
         self._codes.append(code)

@@ -14,7 +14,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from lsp_server.rts.imports import ImportResolver
-from lsp_server.rts.lookups import BODY_READS, DOC_READS
+from lsp_server.rts.lookups import ATTRIBUTE_LOOKUP, BODY_READS, DOC_READS
 from lsp_server.rts.reads import EVERY_NAME, NAMES
 from lsp_server.rts.snapshots import FileStates
 from lsp_server.rts.units import (
@@ -44,8 +44,10 @@ class _Reads:
         if split[1]:
             self.by_module.setdefault(path, set()).update(split[1])
 
-    def every(self) -> set[str]:
-        return self.anywhere.union(*self.by_module.values())
+    def scoped(self) -> set[tuple[str, str | None]]:
+        out: set[tuple[str, str | None]] = {(name, None) for name in self.anywhere}
+        out.update((name, path) for path, read in self.by_module.items() for name in read)
+        return out
 
 
 class BindingReads:
@@ -70,7 +72,7 @@ class BindingReads:
         self._handed: dict[str, frozenset[str]] = {}
         self._handed_unions: dict[frozenset[str], frozenset[str]] = {}
         # A module -> the ids of its units but the bodies (what a lookup by string finds).
-        self._by_string: dict[str, frozenset[int]] = {}
+        self._by_string: dict[tuple[str, bool], frozenset[int]] = {}
         # A header unit's id -> its body's id, its docstring's id, its bound name.
         self._parts: dict[int, tuple[int, int, str]] = {}
         # (path, unit name) -> what ``_split`` says.
@@ -101,6 +103,8 @@ class BindingReads:
             reads.add(path, self._split(file_units, MODULE))
             if dynamic:  # every unit but the bodies: rts.lookups says who sees those
                 found |= self._found_by_string(path, file_units)
+            elif ATTRIBUTE_LOOKUP in names:  # every class's (its members and aliases)
+                found |= self._found_by_string(path, file_units, in_classes=True)
         for uid in ids:  # what ran: the classes and bindings it belongs to
             unit = units[uid]
             if unit.path in paths and (file_units := self.states.units(unit.path)):
@@ -109,19 +113,21 @@ class BindingReads:
                 if owner is not None:
                     found.add(self._intern(owner))
                     reads.add(unit.path, self._split(file_units, owner.name))
-        seen: set[str] = set()
-        pending = reads.every()
+        # (name, None): read anywhere; (name, path): only as a global of ``path``, where no
+        # other module's binding can be found.
+        seen: set[tuple[str, str | None]] = set()
+        pending = reads.scoped()
         while pending:
-            name = pending.pop()
-            seen.add(name)
+            name, scope = pending.pop()
+            seen.add((name, scope))
             for path, unit_name in self._bound.get(name, ()):
-                if path in paths:
+                if path in paths and scope in (None, path):
                     found.add(self._intern(Unit(path, unit_name)))
                     file_units = self.states.units(path)
                     assert file_units is not None
                     split = self._split(file_units, unit_name)
                     reads.add(path, split)
-                    pending |= (split[0] | split[1]) - seen
+                    pending |= {(n, None) for n in split[0]} | {(n, path) for n in split[1]}
             pending -= seen
         found.update(self._intern(Unit(NAMES, name)) for name in reads.anywhere)
         for path, read in reads.by_module.items():
@@ -129,7 +135,8 @@ class BindingReads:
             found.update(self._intern(Unit(NAMES, module_read(n, path))) for n in scoped)
         if dynamic:
             found.add(self._intern(Unit(NAMES, EVERY_NAME)))
-        code, docs = not BODY_READS.isdisjoint(seen), not DOC_READS.isdisjoint(seen)
+        names_seen = {name for name, _ in seen}
+        code, docs = not BODY_READS.isdisjoint(names_seen), not DOC_READS.isdisjoint(names_seen)
         self._add_bodies(found, paths, code, docs)
         return found
 
@@ -147,8 +154,10 @@ class BindingReads:
             cached = self._splits[key] = (refs - own, own)
         return cached
 
-    def _found_by_string(self, path: str, file_units: FileUnits) -> frozenset[int]:
-        cached = self._by_string.get(path)
+    def _found_by_string(
+        self, path: str, file_units: FileUnits, in_classes: bool = False
+    ) -> frozenset[int]:
+        cached = self._by_string.get((path, in_classes))
         if cached is None:
             # Bodies and docstrings: what code a test ran and which docstrings it read by
             # name say who sees those (as before docstrings had units of their own).
@@ -156,9 +165,15 @@ class BindingReads:
             cached = frozenset(
                 self._intern(u)
                 for u in file_units.units()
-                if header_name(u.name) not in sums and not u.name.endswith(DOC)
+                if header_name(u.name) not in sums
+                and not u.name.endswith(DOC)
+                and (
+                    not in_classes
+                    or u.name in file_units.classes
+                    or file_units.class_of(u) is not None
+                )
             )
-            self._by_string[path] = cached
+            self._by_string[(path, in_classes)] = cached
         return cached
 
     def _add_bodies(self, found: set[int], paths: set[str], code: bool, docs: bool) -> None:

@@ -11,7 +11,7 @@ The code outside function bodies is split into units (``units.source_units``):
   name its body binds gets an alias unit (``C.attr``, same checksum) so that a test reading
   ``obj.attr`` finds it;
 * the *residue*, the module unit: imports, calls and every other statement with effects at
-  import, and names the tools look up by name (``__getattr__``, pytest hooks,
+  import, and names the tools look up by name (``__dir__``, pytest hooks,
   ``setUpModule``...). Every test that imports the module depends on it, as before. Its
   statements that call what the module does not define are its ``call_sites``: library
   code handed a function there may read its docstring (``rts.lookups``).
@@ -46,9 +46,10 @@ __all__ = ["Binding", "ModuleLayout", "import_time_names", "module_layout", "nes
 
 # Module-level names that Python, pytest or unittest look up by name, never by a
 # reference in code: their statements stay in the residue.
+# A module ``__getattr__`` is a binding: the tests whose lookups fell through to it ran it
+# (a new one selects every importer: ``select.tests_seeing_new_getattr``).
 _LOOKED_UP = frozenset(
     [
-        "__getattr__",
         "__dir__",
         "__path__",
         "setUpModule",
@@ -240,6 +241,11 @@ def _binding(stmt: ast.stmt, plain_classes: set[str]) -> Binding | None:
         # Its body never runs; a test reading one of its names (an annotation evaluated at
         # run time) sees the names missing, or bound elsewhere.
         return Binding(checked, *span, frozenset())
+    if isinstance(stmt, ast.ImportFrom) and stmt.module == "__future__":
+        # It binds the feature names; how it changes the file's code is the markers of
+        # the units it can change (``rts.future``).
+        features = tuple(a.asname or a.name for a in stmt.names)
+        return Binding(features, *span, frozenset(), is_import=True)
     imported = _stdlib_import_names(stmt)
     if imported is not None:
         return Binding(imported, *span, frozenset(), is_import=True)

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import ast
 import dis
+import sys
 from collections.abc import Iterator
 from types import CodeType
 
@@ -99,18 +100,56 @@ def own_nodes(node: ast.AST) -> Iterator[ast.AST]:
         stack.extend(ast.iter_child_nodes(item))
 
 
-def looks_up_by_string(function: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+ATTRIBUTE_LOOKUP = "<attribute>"
+"""The name read by code that looks up attributes of its own instance or class by a
+computed string (``getattr(self, name)`` in a method): it can find any class attribute,
+never a module's global."""
+
+
+def looks_up_by_string(
+    function: ast.FunctionDef | ast.AsyncFunctionDef, method: bool = False
+) -> str | None:
     """Whether the code of ``function`` (not of the functions defined in it) looks names
-    up by a computed string."""
+    up by a computed string: None when it does not, ``ATTRIBUTE_LOOKUP`` when each such
+    lookup is a ``getattr``-family call on the first parameter of a ``method`` (its
+    instance or class), "*" otherwise."""
     constant = _constant_name_calls(function)
+    on_self = _self_calls(function) if method else set()
+    found: str | None = None
     for item in own_nodes(function):
         if item is function:
             continue
         if isinstance(item, ast.Name) and item.id in DYNAMIC_NAMES and id(item) not in constant:
-            return True
+            if id(item) not in on_self:
+                return "*"
+            found = ATTRIBUTE_LOOKUP
         if isinstance(item, ast.Attribute) and item.attr in DYNAMIC_NAMES:
-            return True
-    return False
+            return "*"
+    return found
+
+
+def _self_calls(function: ast.FunctionDef | ast.AsyncFunctionDef) -> set[int]:
+    """ids of the ``getattr``-family names called on the function's first parameter."""
+    params = [*function.args.posonlyargs, *function.args.args]
+    static = any("staticmethod" in ast.unparse(d) for d in function.decorator_list)
+    if not params or static:
+        return set()
+    first = params[0].arg
+    if any(
+        isinstance(item, ast.Name) and item.id == first and not isinstance(item.ctx, ast.Load)
+        for item in ast.walk(function)
+    ):
+        return set()  # rebound: no longer the instance or class
+    return {
+        id(item.func)
+        for item in ast.walk(function)
+        if isinstance(item, ast.Call)
+        and isinstance(item.func, ast.Name)
+        and item.func.id in _BY_NAME
+        and item.args
+        and isinstance(item.args[0], ast.Name)
+        and item.args[0].id == first
+    }
 
 
 def copies_docs(code: CodeType) -> bool:
@@ -153,3 +192,17 @@ def import_origins(tree: ast.Module) -> dict[str, str]:
             for alias in stmt.names:
                 out[(alias.asname or alias.name).split(".")[0]] = alias.name
     return out
+
+
+def bindings_taken(tree: ast.Module) -> frozenset[str]:
+    """Names bound by ``from m import x`` where ``m`` may be project code (relative, or no
+    standard-library module): a change of ``m``'s binding changes what they find. Other
+    imports bind a module or a library's object whatever the project's modules bind."""
+    stdlib: frozenset[str] = getattr(sys, "stdlib_module_names", frozenset())
+    return frozenset(
+        alias.asname or alias.name
+        for stmt in ast.walk(tree)
+        if isinstance(stmt, ast.ImportFrom)
+        and (stmt.level or (stmt.module or "").split(".")[0] not in stdlib)
+        for alias in stmt.names
+    )

@@ -12,9 +12,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from lsp_server.rts.fingerprint import Fingerprint, explain_change
+from lsp_server.rts.lookups import ATTRIBUTE_LOOKUP
 from lsp_server.rts.snapshots import FileStates
 from lsp_server.rts.store import DependencyStore, TestRecord
-from lsp_server.rts.units import MODULE, NAMES, Unit, bound_name
+from lsp_server.rts.units import MODULE, NAMES, Unit, body_name, bound_name, header_name
+
+_MODULE_GETATTR = header_name("__getattr__")
 
 
 class ReasonKind(str, enum.Enum):
@@ -113,8 +116,26 @@ def tests_reading_added(store: DependencyStore, changed: dict[Unit, ReasonKind])
     out: dict[str, Unit] = {}
     for path, by_name in sorted(added.items()):
         first = next(iter(by_name.values()))
-        for nodeid, name in store.tests_reading(path, by_name).items():
+        names = list(by_name)
+        if any("." in (body_name(u.name) or u.name) for u in by_name.values()):
+            names.append(ATTRIBUTE_LOOKUP)  # a class attribute: ``getattr(self, name)``
+        for nodeid, name in store.tests_reading(path, names).items():
             out.setdefault(nodeid, by_name.get(name, first))
+    return out
+
+
+def tests_seeing_new_getattr(
+    store: DependencyStore, changed: dict[Unit, ReasonKind]
+) -> dict[str, Unit]:
+    """Tests that import a module given a module ``__getattr__`` since: it answers lookups
+    that used to fail (``getattr(m, name, default)``, ``hasattr``), which ran no code of the
+    module that could have been recorded. An edited or removed one selects the tests that
+    ran it (its units)."""
+    out: dict[str, Unit] = {}
+    for unit, kind in changed.items():
+        if kind is ReasonKind.ADDED and unit.name == _MODULE_GETATTR:
+            for nodeid in store.tests_depending_on(Unit(unit.path, MODULE)):
+                out.setdefault(nodeid, unit)
     return out
 
 
@@ -178,6 +199,8 @@ def select_affected_tests(
     changed = changed_units(store, states)
     affected = store.tests_depending_on_any(changed)
     for nodeid, unit in tests_reading_added(store, changed).items():
+        affected.setdefault(nodeid, unit)
+    for nodeid, unit in tests_seeing_new_getattr(store, changed).items():
         affected.setdefault(nodeid, unit)
     for nodeid, unit in new_conftests(Path(root), store, records).items():
         changed[unit] = ReasonKind.ADDED

@@ -72,17 +72,22 @@ def _code_start(node: ast.FunctionDef | ast.AsyncFunctionDef) -> tuple[int, int]
     return (end + 1, 0)  # the next statement's first decorator, if it has any
 
 
-def scan(tree: ast.Module) -> tuple[list[UnitSpan], list[ImportStatement], set[str]]:
+def scan(
+    tree: ast.Module,
+) -> tuple[list[UnitSpan], list[ImportStatement], dict[str, str]]:
     """Every function's span, every import statement and the functions that look names up
-    by string, in one walk over statements (expressions hold no statements)."""
+    by string (with ``lookups.looks_up_by_string``'s kind), in one walk over statements
+    (expressions hold no statements)."""
     spans: list[UnitSpan] = []
     imports: list[ImportStatement] = []
-    dynamic: set[str] = set()
+    dynamic: dict[str, str] = {}
     # Lines that spell a lookup-by-string name: only functions spanning one need the
     # (costly) syntax check, and most functions span none.
     suspect = sorted(_dynamic_name_lines(tree))
 
-    def visit(body: Iterable[ast.stmt], prefix: str, parent: str | None) -> None:
+    def visit(
+        body: Iterable[ast.stmt], prefix: str, parent: str | None, in_class: bool = False
+    ) -> None:
         for node in body:
             if isinstance(node, _FuncDef):
                 name = prefix + node.name
@@ -103,11 +108,15 @@ def scan(tree: ast.Module) -> tuple[list[UnitSpan], list[ImportStatement], set[s
                 )
                 last = node.end_lineno or node.lineno
                 at = bisect.bisect_left(suspect, first)
-                if at < len(suspect) and suspect[at] <= last and looks_up_by_string(node):
-                    dynamic.add(name)
+                if at < len(suspect) and suspect[at] <= last:
+                    kind = looks_up_by_string(node, in_class)
+                    if kind is not None:
+                        dynamic[name] = kind
                 visit(node.body, f"{name}.{LOCALS}.", name)
             elif isinstance(node, ast.ClassDef):
-                visit(node.body, f"{prefix}{node.name}.", parent)
+                # A module subclass's attributes are a module's globals.
+                plain = not any("Module" in ast.unparse(b) for b in node.bases)
+                visit(node.body, f"{prefix}{node.name}.", parent, plain)
             elif isinstance(node, ast.Import):
                 imports.append(ImportStatement(tuple(a.name for a in node.names)))
             elif isinstance(node, ast.ImportFrom):
@@ -116,7 +125,7 @@ def scan(tree: ast.Module) -> tuple[list[UnitSpan], list[ImportStatement], set[s
             else:
                 # Definitions under `if TYPE_CHECKING:` / `try: ... except ImportError:` are
                 # in the scope around the compound statement.
-                visit(nested_statements(node), prefix, parent)
+                visit(nested_statements(node), prefix, parent, in_class)
 
     visit(tree.body, "", None)
     return spans, imports, dynamic

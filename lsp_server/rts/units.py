@@ -49,7 +49,8 @@ import xxhash
 from lsp_server.project.text import parse_python
 from lsp_server.rts.bindings import ModuleLayout, module_layout
 from lsp_server.rts.class_members import class_texts
-from lsp_server.rts.lookups import import_origins
+from lsp_server.rts.future import future_marks
+from lsp_server.rts.lookups import bindings_taken, import_origins
 from lsp_server.rts.purity import nested_statements as nested_statements
 from lsp_server.rts.spans import LOCALS as _LOCALS
 from lsp_server.rts.spans import ImportStatement, UnitSpan, scan
@@ -166,12 +167,15 @@ class FileUnits:
     """The names the module unit's statements read at import."""
     classes: dict[str, tuple[int, int]] = field(default_factory=dict)
     """Each top-level class with a unit of its own -> its first and last line."""
-    dynamic: frozenset[str] = frozenset()
-    """The function units whose code looks names up by a computed string."""
+    dynamic: dict[str, str] = field(default_factory=dict)
+    """The function units whose code looks names up by a computed string: "*" (any name),
+    or ``lookups.ATTRIBUTE_LOOKUP`` (only attributes of its own instance or class)."""
     call_sites: list[tuple[frozenset[str], frozenset[str]]] = field(default_factory=list)
     """Residue statements calling what the module does not define (``ModuleLayout``)."""
     import_origins: dict[str, str] = field(default_factory=dict)
     """A name an import binds -> its module (leading dots: relative)."""
+    taken: frozenset[str] = frozenset()
+    """Names bound by importing another module's binding (``lookups.bindings_taken``)."""
     import_units: frozenset[str] = frozenset()
     """The binding units of standard-library imports (a refactoring may drop or add one
     as it may edit the module part)."""
@@ -183,11 +187,11 @@ class FileUnits:
 
     def own_globals(self, names: Iterable[str]) -> frozenset[str]:
         """Of ``names`` read by this module's statements, those read only as its globals
-        and bound here by no import: a binding in another module cannot change what
-        they find (``rts.reads``)."""
+        and not taken from another module's bindings: a binding in another module cannot
+        change what they find (``rts.reads``)."""
         if self.open_namespace:
             return frozenset()
-        return frozenset(names).difference(self.attribute_names, self.import_origins)
+        return frozenset(names).difference(self.attribute_names, self.taken)
 
     def class_of(self, unit: Unit) -> Unit | None:
         """The class unit a method unit (or an alias ``C.x``) belongs to."""
@@ -259,12 +263,14 @@ def source_units(path: str, source: str) -> FileUnits:
     children: dict[str | None, list[UnitSpan]] = {}
     for span in spans:
         children.setdefault(span.parent, []).append(span)
-    result = FileUnits(path=path, definitions=spans, imports=imports, dynamic=frozenset(dynamic))
+    result = FileUnits(path=path, definitions=spans, imports=imports, dynamic=dynamic)
     end = (len(source.splitlines()) + 2, 0)
     layout = module_layout(tree)
+    future = future_marks(tree, spans, layout.bindings)
     result.checksums[MODULE] = digest(
         text.without((0, 0), end, _residue_holes(layout, children.get(None, ())))
         + layout.markers.get("", [])
+        + ([future.marker] if future.marks(MODULE, False, False, False) else [])
     )
     variants: dict[str, list[str]] = {}
     for span in spans:
@@ -285,7 +291,8 @@ def source_units(path: str, source: str) -> FileUnits:
     _add_bindings(result, layout, text, children.get(None, ()), variants)
     result.call_sites = layout.call_sites
     result.import_units = frozenset(n for b in layout.bindings if b.is_import for n in b.names)
-    result.import_origins = import_origins(tree)
+    result.import_origins, result.taken = import_origins(tree), bindings_taken(tree)
+    future.mark(variants, result.spans.keys(), HEADER, DOC)
     result.open_namespace = _OPEN_NAMESPACE.search(source) is not None
     result.attribute_names = frozenset(_ATTRIBUTE.findall(source))
     for name, texts in variants.items():

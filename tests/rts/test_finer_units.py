@@ -151,13 +151,21 @@ def test_a_project_import_selects_every_test_of_the_module(project: pytest.Pytes
     assert len(run(project)) == 6
 
 
-def test_future_imports_stay_with_the_module(project: pytest.Pytester) -> None:
+def test_a_future_import_selects_the_code_it_compiles_differently(
+    project: pytest.Pytester,
+) -> None:
+    """``mod`` has no annotation: ``from __future__ import annotations`` changes none of its
+    code (``rts.future``), until a function there compiles code (``eval`` inherits it)."""
     edit(
         project,
         "mod.py",
         "import functools",
         "from __future__ import annotations\nimport functools",
     )
+    assert run(project) == set()
+    edit(project, "mod.py", "return x * 2", "return eval('x * 2')")
+    assert len(run(project)) == 6
+    edit(project, "mod.py", "from __future__ import annotations\n", "")
     assert len(run(project)) == 6
 
 

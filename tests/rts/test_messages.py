@@ -20,3 +20,22 @@ def test_an_environment_change_says_what_changed(pytester: pytest.Pytester) -> N
     )
     again = pytester.runpytest_inprocess("--reks", "-p", "no:warnings")
     assert "environment changed" not in again.stdout.str()
+
+
+def test_only_what_pytest_reads_from_pyproject_is_environment(pytester: pytest.Pytester) -> None:
+    """Sections no test run reads (``[tool.ruff]``, project metadata) change nothing; an ini
+    option that can change outcomes (toolz af7f85a turned on ``filterwarnings = error``,
+    ``xfail_strict`` and ``log_cli_level``: any test may now fail) reruns every test, and
+    the message names it."""
+    pyproject = '[project]\nname = "demo"\nversion = "1.0"\n\n[tool.ruff]\nline-length = 88\n'
+    write(pytester, "pyproject.toml", pyproject)
+    write(pytester, "test_a.py", "def test_a():\n    assert True\n")
+    pytester.runpytest_inprocess("--reks").assert_outcomes(passed=1)
+    edited = pyproject.replace("88", "100").replace('"1.0"', '"1.1"')
+    write(pytester, "pyproject.toml", edited)
+    pytester.runpytest_inprocess("--reks").assert_outcomes()
+    ini = '\n[tool.pytest.ini_options]\nfilterwarnings = ["error"]\n'
+    write(pytester, "pyproject.toml", edited + ini)
+    result = pytester.runpytest_inprocess("--reks")
+    result.assert_outcomes(passed=1)
+    result.stdout.fnmatch_lines(["reks: the environment changed (option ini.filterwarnings: *"])

@@ -185,3 +185,29 @@ def test_a_module_filling_its_namespace_reads_every_modules_bindings(
     assert run(pytester) == {"test_count"}
     edit(pytester, "source.py", "LIMIT = 3", "LIMIT = 3\nlen = LIMIT")
     assert run(pytester) == {"test_count"}
+
+
+def test_a_library_import_is_the_module_own_global(pytester: pytest.Pytester) -> None:
+    """``t`` read in ``sign`` can only be ``sign``'s own ``import typing as t``: dropping the
+    package ``__init__``'s ``t`` (itsdangerous 31f46a3 reran all 297 tests for it) selects
+    nothing; a ``from`` import of a project module's binding is still read anywhere."""
+    write(pytester, "pkg/__init__.py", "import typing as t\n\nfrom .sign import sign\n")
+    write(
+        pytester,
+        "pkg/sign.py",
+        "import typing as t\n\nfrom .keys import KEY\n\n\n"
+        "def sign(x):\n    return t.cast(str, x) + KEY\n",
+    )
+    write(pytester, "pkg/keys.py", 'KEY = "k"\n')
+    write(
+        pytester,
+        "test_sign.py",
+        "from pkg import sign\n\n\ndef test_sign():\n    assert sign('a') == 'ak'\n",
+    )
+    write(pytester, "test_other.py", "import pkg\n\n\ndef test_other():\n    assert pkg\n")
+    assert run(pytester, flag="--reks-all") == {"test_sign", "test_other"}
+    edit(pytester, "pkg/__init__.py", "import typing as t\n", "")
+    assert run(pytester) == set()
+    edit(pytester, "pkg/keys.py", '"k"', '"j"')
+    edit(pytester, "test_sign.py", "'ak'", "'aj'")
+    assert run(pytester) == {"test_sign"}
