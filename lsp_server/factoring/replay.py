@@ -20,7 +20,7 @@ from lsp_server.factoring import transcript, values
 from lsp_server.factoring.boundary import Boundary, Rebinding, project_modules, rebind
 from lsp_server.factoring.changelang import Schedule, describe, is_read_only_name
 from lsp_server.factoring.proxies import RealClassChecks, install_operators, stand_in
-from lsp_server.factoring.run_varying import watch_temp_names
+from lsp_server.factoring.run_varying import watch_run_varying
 from lsp_server.factoring.values import Json
 
 _SETTER_PREFIXES = ("set", "add")
@@ -30,7 +30,7 @@ def prepare_session(transcript_path: Path) -> None:
     """What every replay of a session needs, done before its first factored test runs (a
     cost of the session): the watch on fresh temporary names, and the verdict on which
     loaded modules are the project's (the transcript names the project's root)."""
-    watch_temp_names()
+    watch_run_varying()
     with contextlib.suppress(OSError, ValueError):  # the test itself reports a bad transcript
         data = transcript.load(transcript_path)
         project_modules((transcript_path.parent / data.get("root", ".")).resolve())

@@ -59,6 +59,8 @@ def encode(value: Any, other: Callable[[Any], Json]) -> Json:
     if kind in _SCALARS:
         if kind is float and not math.isfinite(value):
             return {"$float": repr(value)}
+        if kind is int and value in TEMP_ROOT.ports:  # one the OS assigned: a role
+            return {"$port": TEMP_ROOT.port_role(value)}
         if (kind is float or kind is int) and value > _EPOCH_2001:
             role = TEMP_ROOT.clock_role(value)
             if role is not None:
@@ -119,6 +121,8 @@ def decode(data: Json, other: Callable[[dict[str, Any]], Any]) -> Any:
         return frozenset(decode(item, other) for item in data["$frozenset"])
     if "$clock" in data:
         return TEMP_ROOT.clock_value(data["$clock"])
+    if "$port" in data:
+        return TEMP_ROOT.port_value(data["$port"])
     if "$float" in data:
         return float(data["$float"])
     for tag in ("$bytes", "$bytearray"):
