@@ -39,7 +39,7 @@ _ROLE = re.compile(r"<(?:tempfile|random|port)#(\d+)>")
 _PORT = re.compile(r"(?<=:)(\d{1,5})(?!\d)")
 _RANDOM_MIN_BYTES = 4
 """A shorter draw's spellings (under 8 characters) would match unrelated text."""
-_SEPARATORS = tuple({os.sep, "/", os.altsep or "/"})
+_OTHER_SEPARATOR = "\\" if os.sep == "\\" else "/"
 _EPOCH_2001 = 1e9
 """Below this a float is no reading of the wall clock (a quick test before the window's)."""
 
@@ -64,6 +64,10 @@ class _TempRoot:
         self.since: float | None = None
         """When the test started: clock readings after it are roles."""
         self.readings: list[float] = []
+        self._reading_roles: dict[float, int] = {}
+        self._name_roles: dict[str, int] = {}
+        """Role numbers by reading and by name (a diskcache test reads the clock on each of
+        its thousand writes: a list's ``index`` made that quadratic)."""
         self.captured_readings: list[float] = []
 
     def set(
@@ -80,6 +84,8 @@ class _TempRoot:
         self.captured = list(captured or [])
         self.since = time.time()
         self.readings = []
+        self._reading_roles = {}
+        self._name_roles = {}
         self.captured_readings = list(captured_readings or [])
 
     def clock_role(self, value: float) -> int | None:
@@ -93,9 +99,11 @@ class _TempRoot:
                 return None
         elif not since <= value <= time.time():
             return None
-        if value not in self.readings:
+        role = self._reading_roles.get(value)
+        if role is None:
             self.readings.append(value)
-        return self.readings.index(value) + 1
+            role = self._reading_roles[value] = len(self.readings)
+        return role
 
     def clock_value(self, role: int) -> float:
         """The reading with role number ``role``: this run's, else the capture's (E took it)."""
@@ -104,7 +112,7 @@ class _TempRoot:
         return self.captured_readings[role - 1]
 
     def encode(self, text: str) -> str:
-        if self.drawn and any(sep in text for sep in _SEPARATORS):
+        if self.drawn and ("/" in text or _OTHER_SEPARATOR in text):
             text = self._mark_names(text, self.drawn, "tempfile")
         if self.random_names and len(text) >= 2 * _RANDOM_MIN_BYTES:
             text = self._mark_names(text, self.random_names, "random")
@@ -112,7 +120,9 @@ class _TempRoot:
             text = _PORT.sub(self._port_mark, text)
         base = self.base
         if base is None or not text.startswith(base):
-            if text == os.environ.get(_CURRENT_TEST):  # names the test: differs when factored
+            # It names the test (differs when factored) and ends with the phase, ``(call)``:
+            # the cheap test first, as every string crossing the boundary comes here.
+            if text[-1:] == ")" and text == os.environ.get(_CURRENT_TEST):
                 return CURRENT_TEST_MARK
             return text
         folder, sep, rest = text[len(base) :].partition("/")
@@ -128,9 +138,11 @@ class _TempRoot:
 
     def role(self, name: str) -> int:
         """The role number of a fresh name of this run (numbered as they first cross)."""
-        if name not in self.named:
+        role = self._name_roles.get(name)
+        if role is None:
             self.named.append(name)
-        return self.named.index(name) + 1
+            role = self._name_roles[name] = len(self.named)
+        return role
 
     def _port_mark(self, match: re.Match[str]) -> str:
         port = int(match.group(1))
