@@ -17,7 +17,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from lsp_server.factoring.boundary import project_modules
+from lsp_server.factoring.boundary import BoundaryError, project_modules, resolve, t_modules
 from lsp_server.factoring.children import ChildWatch, project_packages
 from lsp_server.factoring.transcript import DEFAULT_MAX_BYTES, show_size
 from lsp_server.project.files import ProjectPaths, is_test_path
@@ -255,8 +255,26 @@ class BoundaryProfiler:
             entry.time_s += max(0.0, seconds)
             entry.calls += self.calls[(where, kind)]
         for entry in found.values():
-            entry.refused = self._holds_t(entry.boundary, modules)
+            entry.refused = self._holds_t(entry.boundary, modules) or self._unreferenced(
+                entry.boundary
+            )
         return [c.to_json() for c in found.values()]
+
+    def _unreferenced(self, name: str) -> str:
+        """Why a boundary at ``name`` would replace nothing ("" when T refers to it): the
+        boundary is drawn at T's globals bound to E, and ``datetime.strptime`` spends its
+        time in ``_strptime`` without T naming that module."""
+        try:
+            boundary = resolve(name)
+        except BoundaryError as exc:
+            return str(exc)
+        for module in t_modules(self._root, [boundary]):
+            if any(boundary.member_name(value) for value in list(vars(module).values())):
+                return ""
+        return (
+            f"the code under test never refers to {name} (its time there is spent through "
+            "another module): a boundary there would replace nothing"
+        )
 
     def _holds_t(self, boundary: str, modules: _Modules) -> str:
         """Why ``boundary`` holds the code under test ("" when it does not)."""

@@ -140,3 +140,24 @@ def test_a_package_holding_all_of_the_code_under_test_is_not_offered(tmp_path: P
     assert "none of the project's own code" in by_name["app"].refused, by_name["app"]
     # A module of the package that leaves T outside it is still offered.
     assert not [c for c in ranked if not c.refused and c.boundary == "app"]
+
+
+# ``datetime.strptime`` runs the ``_strptime`` module from C: the time is spent there, but T
+# refers only to ``datetime``, so a boundary at ``_strptime`` would replace nothing.
+PARSING = """
+import datetime
+
+
+def work():
+    stamps = [datetime.datetime.strptime("2024-01-%02d" % (1 + i % 28), "%Y-%m-%d")
+              for i in range(300)]
+    return [str(len(stamps))] * 10
+"""
+
+
+def test_a_module_the_code_under_test_never_refers_to_is_not_offered(tmp_path: Path) -> None:
+    root = make_project(tmp_path, PARSING, TESTS)
+    ranked = suggest_boundaries(root, "tests/test_logic.py::test_it")
+    by_name = {c.boundary: c for c in ranked}
+    assert "_strptime" in by_name, [(c.boundary, c.time_s) for c in ranked]
+    assert "never refers to" in by_name["_strptime"].refused, by_name["_strptime"]
