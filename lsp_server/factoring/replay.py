@@ -12,6 +12,7 @@ invalid for this T and the original system test must run instead.
 from __future__ import annotations
 
 import contextlib
+import os
 import types
 from pathlib import Path
 from typing import Any, NoReturn
@@ -39,6 +40,17 @@ def prepare_session(transcript_path: Path) -> None:
 class ReplayDivergence(BaseException):
     """T did not use E as the transcript says. A BaseException: T's ``except Exception``
     must not swallow it."""
+
+
+class FixtureDivergence(ReplayDivergence, Exception):
+    """A divergence outside the test's body (a fixture's setup or teardown calling E): an
+    Exception, as pytest lets only those out of fixtures cleanly (a BaseException left its
+    setup state broken: every later test of the session errored). T swallowing it changes
+    nothing: the replayer keeps the first divergence and reports it at teardown."""
+
+
+def _in_test_body() -> bool:
+    return os.environ.get("PYTEST_CURRENT_TEST", "").endswith(" (call)")
 
 
 class Replayer:
@@ -80,7 +92,8 @@ class Replayer:
 
     def diverge(self, message: str) -> NoReturn:
         test = self.transcript.get("test", "?")
-        error = ReplayDivergence(f"replay of {test} diverged: {message}")
+        kind = ReplayDivergence if _in_test_body() else FixtureDivergence
+        error = kind(f"replay of {test} diverged: {message}")
         if self.divergence is None:
             self.divergence = error
         raise error
