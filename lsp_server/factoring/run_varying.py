@@ -36,6 +36,7 @@ TEMP_NAME_MARK = "<tempfile#"
 CURRENT_TEST_MARK = "<PYTEST_CURRENT_TEST>"
 _CURRENT_TEST = "PYTEST_CURRENT_TEST"
 _ROLE = re.compile(r"<(?:tempfile|random|port)#(\d+)>")
+_SPLIT_HEX = re.compile(r"\b[0-9a-f]{2,}(?:/[0-9a-f]{2,})+")
 _PORT = re.compile(r"(?<=:)(\d{1,5})(?!\d)")
 _RANDOM_MIN_BYTES = 4
 """A shorter draw's spellings (under 8 characters) would match unrelated text."""
@@ -116,6 +117,8 @@ class _TempRoot:
             text = self._mark_names(text, self.drawn, "tempfile")
         if self.random_names and len(text) >= 2 * _RANDOM_MIN_BYTES:
             text = self._mark_names(text, self.random_names, "random")
+            if "/" in text:  # diskcache's ``98/0b/c3d0....val``: a hex draw cut into folders
+                text = _SPLIT_HEX.sub(self._split_hex_mark, text)
         if self.ports and ":" in text:
             text = _PORT.sub(self._port_mark, text)
         base = self.base
@@ -143,6 +146,10 @@ class _TempRoot:
             self.named.append(name)
             role = self._name_roles[name] = len(self.named)
         return role
+
+    def _split_hex_mark(self, match: re.Match[str]) -> str:
+        cut = match.group(0)
+        return f"<random#{self.role(cut)}>" if cut.replace("/", "") in self.random_names else cut
 
     def _port_mark(self, match: re.Match[str]) -> str:
         port = int(match.group(1))

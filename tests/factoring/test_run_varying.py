@@ -219,3 +219,17 @@ def test_a_port_the_os_assigned_is_a_role_in_text_and_as_a_number() -> None:
         finally:
             TEMP_ROOT.set(None)
     assert values.encode(8080, _refuse) == 8080  # a port chosen by the code keeps its value
+
+
+def test_a_random_name_split_into_folders_is_one_role() -> None:
+    """diskcache names a value's file by ``os.urandom(16)`` in hex, cut into two folders and a
+    name: ``98/0b/c3d0....val``."""
+    watch_run_varying()
+    hex_name = os.urandom(16).hex()
+    TEMP_ROOT.set(None)
+    try:
+        path = f"/cache/{hex_name[:2]}/{hex_name[2:4]}/{hex_name[4:]}.val"
+        assert TEMP_ROOT.encode(path) == "/cache/<random#1>.val"
+        assert TEMP_ROOT.encode("/cache/00/11/2233445566778899.val").count("<random#") == 0
+    finally:
+        TEMP_ROOT.set(None)
