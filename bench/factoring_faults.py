@@ -11,12 +11,12 @@ suggests. Then:
    swapped, an ``if`` condition negated); each mutant is written to disk, the factored tests
    run, and the system test runs where its factored test passed. A **false pass** is a
    factored test that passes where its system test fails (goal: 0);
-2. refactorings: each covered function is renamed through reks's refactoring engine (as
-   REKS would see it) and the factored tests run again: how many stay valid (pass, no
-   divergence) without a new capture.
+2. refactorings: a sample of the covered functions is renamed through reks's refactoring
+   engine (as REKS would see it) and the factored tests that execute each run again: how
+   many stay valid (pass, no divergence) without a new capture (``factoring_renames.py``).
 
     python bench/factoring_faults.py [--project NAME] [--work DIR] [--tests 20]
-        [--mutants 60] [--seed 1] [--renames-only]
+        [--mutants 60] [--renames 20] [--seed 1] [--renames-only]
 """
 
 from __future__ import annotations
@@ -36,15 +36,13 @@ from pathlib import Path
 from typing import Any
 
 from factoring_projects import BenchProject, factor_slowest, prepare, selected
+from factoring_renames import Renamed, rename_validity, sample
 
 from lsp_server.console import ProgressBar
 from lsp_server.factoring.children import project_packages
 from lsp_server.factoring.runner import environment, run_pytest
 from lsp_server.project import Project
 from lsp_server.project.files import walk_files
-from lsp_server.refactor.apply import apply_edits
-from lsp_server.refactor.engine import RefactorEngine
-from lsp_server.refactor.model import FileEdit, RefactoringError, RefactorRequest
 
 _FLIPPED: dict[type, type] = {
     ast.Eq: ast.NotEq, ast.NotEq: ast.Eq, ast.Lt: ast.GtE, ast.GtE: ast.Lt,
@@ -283,50 +281,6 @@ def mutant_faithfulness(
     return totals
 
 
-def refactoring_validity(
-    project: Project, pairs: dict[str, str], functions: list[Function]
-) -> Counter[str]:
-    """Rename each function with reks's engine; do the factored tests stay valid? (Dunder
-    methods are not given: Python calls them by name, renaming one is no refactoring.)"""
-    engine = RefactorEngine()
-    engine.add_root(str(project.root))
-    totals: Counter[str] = Counter()
-    try:
-        for function in functions:
-            path = project.root / function.path
-            text = path.read_text(encoding="utf-8")
-            offset = _name_offset(text, function.node)
-            request = RefactorRequest(
-                "rename", str(path), offset, args={"new_name": function.node.name + "_renamed"}
-            )
-            try:
-                result = engine.compute(request)
-            except RefactoringError:
-                totals["rename refused"] += 1
-                continue
-            originals = {e.path: e.old_text for e in result.edits if isinstance(e, FileEdit)}
-            apply_edits(result.edits)
-            notes: list[str] = []
-            try:
-                verdicts = classify(project, pairs, notes)
-            finally:
-                for file, old in originals.items():
-                    Path(file).write_text(old, encoding="utf-8")
-                    engine.mark_changed(file)
-            totals.update(verdicts)
-            for note in notes:
-                print(f"  after renaming {function.qualname}: {note}")
-    finally:
-        engine.close()
-    return totals
-
-
-def _name_offset(text: str, node: Any) -> int:
-    lines = text.splitlines(keepends=True)
-    start = sum(len(line) for line in lines[: node.lineno - 1]) + node.col_offset
-    return text.index(node.name, text.index("def", start))
-
-
 def still_valid(project: Project, pairs: dict[str, str]) -> dict[str, str]:
     """The pairs whose factored test still passes on unchanged code now, minutes after the
     capture (a test of T that reads the clock can stop passing): the others would count as
@@ -372,12 +326,25 @@ def faithfulness(bench: BenchProject, args: argparse.Namespace) -> None:
     share = faults["factored diverged"] / max(1, caught)
     print(f"false passes: {faults['FALSE PASS']} (goal 0), false failures: "
           f"{faults['FALSE FAILURE']}; caught by a divergence: {share:.0%}")  # fmt: skip
-    renamable = [f for f in functions if not re.fullmatch(r"__\w+__", f.node.name)]
-    validity = refactoring_validity(project, pairs, renamable)
-    valid = validity["both pass"]
-    runs = sum(v for k, v in validity.items() if k != "rename refused")
-    print(f"renames of {len(renamable)} non-dunder covered functions:", dict(validity))
-    print(f"factored tests still valid after a rename: {valid}/{runs}")
+    renamable = [
+        Renamed(f.path, f.qualname, f.node, _pairs_executing(f, pairs, cover))
+        for f in functions
+        if not re.fullmatch(r"__\w+__", f.node.name)  # Python calls dunders by name
+    ]
+    renames = sample(renamable, args.renames, args.seed)
+    validity = rename_validity(project, renames)
+    valid, invalidated = validity["valid"], validity["INVALIDATED"]
+    print(f"renames of {len(renames)} of {len(renamable)} non-dunder covered functions "
+          f"(pair verdicts):", dict(validity))  # fmt: skip
+    print(f"factored tests still valid after a behaviour-preserving rename: "
+          f"{valid}/{valid + invalidated}")  # fmt: skip
+
+
+def _pairs_executing(
+    function: Function, pairs: dict[str, str], cover: dict[str, set]
+) -> dict[str, str]:
+    key = (function.path, function.first_line)
+    return {s: f for s, f in pairs.items() if key in cover.get(s, set()) | cover.get(f, set())}
 
 
 def main() -> None:
@@ -388,6 +355,7 @@ def main() -> None:
     parser.add_argument("--mutants", type=int, default=60, help="sample size (0: all)")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--renames-only", action="store_true", help="skip the mutants")
+    parser.add_argument("--renames", type=int, default=20, help="sample size (0: all)")
     args = parser.parse_args()
     args.work.mkdir(parents=True, exist_ok=True)
     for bench in selected(args.project):

@@ -34,12 +34,20 @@ _hooked = False
 
 
 class ChildWatch:
-    """Records the command lines of processes started while ``in_environment()`` holds."""
+    """Records the command lines of processes started while ``in_environment()`` holds, each
+    with what ``where()`` said then (the boundary suggester: which call into E started it)."""
 
-    def __init__(self, root: Path, packages: Iterable[str], in_environment: Callable[[], bool]):
+    def __init__(
+        self,
+        root: Path,
+        packages: Iterable[str],
+        in_environment: Callable[[], bool],
+        where: Callable[[], str] = str,
+    ):
         self.root = root
         self.packages = frozenset(packages)
         self.in_environment = in_environment
+        self.where = where
         handle, self._log = tempfile.mkstemp(prefix="reks-children-", suffix=".jsonl")
         os.close(handle)
 
@@ -52,18 +60,22 @@ class ChildWatch:
 
     def stop(self) -> list[list[str]]:
         """The command lines recorded (forked children included), and the log removed."""
+        return [argv for argv, _ in self.stop_with_places()]
+
+    def stop_with_places(self) -> list[tuple[list[str], str]]:
+        """Each command line recorded with what ``where()`` said when it started."""
         global _watch
         _watch = None
         try:
             lines = Path(self._log).read_text(encoding="utf-8").splitlines()
         finally:
             os.unlink(self._log)
-        return [json.loads(line) for line in lines if line]
+        return [tuple(json.loads(line)) for line in lines if line]
 
     def record(self, argv: list[str]) -> None:
         if not self.in_environment():
             return
-        data = (json.dumps(argv) + "\n").encode("utf-8")
+        data = (json.dumps([argv, self.where()]) + "\n").encode("utf-8")
         handle = os.open(self._log, os.O_WRONLY | os.O_APPEND)
         try:
             os.write(handle, data)

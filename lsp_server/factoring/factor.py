@@ -249,13 +249,30 @@ def _rejection(result: FactorResult, entry: dict[str, Any], keep_slower: bool) -
         result.divergence = entry.get("divergence")
         why = result.divergence or entry.get("message", "") or "not collected"
         return f"the factored test does not pass on unchanged code (non-deterministic T?): {why}"
-    if result.replay_s >= result.system_s and not keep_slower:
+    if keep_slower:
+        return ""
+    times = (
+        f"the system test takes {result.system_s * 1000:.1f} ms, its replay "
+        f"{result.replay_s * 1000:.1f} ms ({result.calls} recorded calls)"
+    )
+    if result.replay_s >= result.system_s:
+        return f"replay is not faster: {times}: E is cheaper than the bookkeeping"
+    saving = result.system_s - result.replay_s
+    if result.replay_s * MIN_SPEEDUP > result.system_s and saving < MIN_SAVING_S:
         return (
-            f"replay is not faster: the system test takes {result.system_s * 1000:.1f} ms, "
-            f"its replay {result.replay_s * 1000:.1f} ms ({result.calls} recorded calls): "
-            "E is cheaper than the bookkeeping"
+            f"replay is not clearly faster: {times}, under {MIN_SPEEDUP}x and "
+            f"{MIN_SAVING_S * 1000:.0f} ms: timed side by side later, the factored test can "
+            "be the slower one"
         )
     return ""
+
+
+MIN_SPEEDUP = 1.5
+MIN_SAVING_S = 0.05
+"""A factored test is kept when its replay was at least ``MIN_SPEEDUP`` times or this much
+faster than the system test. The two are timed in different pytest runs, whose times differ
+by tens of percent on a loaded machine: dunamai's 12 ms tests, kept at 1.2x, were slower
+than their originals when the benchmark timed both in one session."""
 
 
 def _remove(files: emit.FactoredFiles) -> None:

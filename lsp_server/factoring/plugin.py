@@ -42,9 +42,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 def pytest_configure(config: pytest.Config) -> None:
     if (_request(config) or {}).get("capture"):
-        from lsp_server.factoring.run_varying import watch_temp_names
+        from lsp_server.factoring.run_varying import watch_run_varying
 
-        watch_temp_names()  # from the start: a session fixture's folder is fresh too
+        watch_run_varying()  # from the start: a session fixture's folder is fresh too
     if config.getoption("reks_factored", False):
         from lsp_server.factoring.workflow import FactoredFirst
 

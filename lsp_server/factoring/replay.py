@@ -12,6 +12,7 @@ invalid for this T and the original system test must run instead.
 from __future__ import annotations
 
 import contextlib
+import os
 import types
 from pathlib import Path
 from typing import Any, NoReturn
@@ -20,7 +21,7 @@ from lsp_server.factoring import transcript, values
 from lsp_server.factoring.boundary import Boundary, Rebinding, project_modules, rebind
 from lsp_server.factoring.changelang import Schedule, describe, is_read_only_name
 from lsp_server.factoring.proxies import RealClassChecks, install_operators, stand_in
-from lsp_server.factoring.run_varying import watch_temp_names
+from lsp_server.factoring.run_varying import watch_run_varying
 from lsp_server.factoring.values import Json
 
 _SETTER_PREFIXES = ("set", "add")
@@ -30,7 +31,7 @@ def prepare_session(transcript_path: Path) -> None:
     """What every replay of a session needs, done before its first factored test runs (a
     cost of the session): the watch on fresh temporary names, and the verdict on which
     loaded modules are the project's (the transcript names the project's root)."""
-    watch_temp_names()
+    watch_run_varying()
     with contextlib.suppress(OSError, ValueError):  # the test itself reports a bad transcript
         data = transcript.load(transcript_path)
         project_modules((transcript_path.parent / data.get("root", ".")).resolve())
@@ -39,6 +40,17 @@ def prepare_session(transcript_path: Path) -> None:
 class ReplayDivergence(BaseException):
     """T did not use E as the transcript says. A BaseException: T's ``except Exception``
     must not swallow it."""
+
+
+class FixtureDivergence(ReplayDivergence, Exception):
+    """A divergence outside the test's body (a fixture's setup or teardown calling E): an
+    Exception, as pytest lets only those out of fixtures cleanly (a BaseException left its
+    setup state broken: every later test of the session errored). T swallowing it changes
+    nothing: the replayer keeps the first divergence and reports it at teardown."""
+
+
+def _in_test_body() -> bool:
+    return os.environ.get("PYTEST_CURRENT_TEST", "").endswith(" (call)")
 
 
 class Replayer:
@@ -80,7 +92,8 @@ class Replayer:
 
     def diverge(self, message: str) -> NoReturn:
         test = self.transcript.get("test", "?")
-        error = ReplayDivergence(f"replay of {test} diverged: {message}")
+        kind = ReplayDivergence if _in_test_body() else FixtureDivergence
+        error = kind(f"replay of {test} diverged: {message}")
         if self.divergence is None:
             self.divergence = error
         raise error
@@ -91,9 +104,31 @@ class Replayer:
     # -- answering ----------------------------------------------------------------------------
     def answer(self, target: dict[str, Any], args: tuple, kwargs: dict, kind: str = "call") -> Any:
         self._live.clear()
-        call: dict[str, Any] = {"kind": kind, **target}
-        call["args"] = values.encode(list(args), self._outgoing) if kind != "get" else None
-        call["kwargs"] = values.encode(kwargs, self._outgoing) if kwargs else None
+        encoded = values.encode(list(args), self._outgoing) if kind != "get" else None
+        encoded_kwargs = values.encode(kwargs, self._outgoing) if kwargs else None
+        schedule = self.schedule
+        index = schedule.head(schedule.set_of_ref(target.get("on")))
+        if index is not None:  # T made the next recorded call of its state set, as recorded
+            event = schedule.events[index]
+            if (
+                event.get("args") == encoded
+                and event.get("kwargs") == encoded_kwargs
+                and event["kind"] == kind
+                and event.get("name") == target.get("name")
+                and event.get("on") == target.get("on")
+                and event.get("target") == target.get("target")
+            ):
+                schedule.consumed[index] = True
+                self.answered += 1
+                return self._respond(event, args)
+        return self._answer_relaxed(target, args, kind, encoded, encoded_kwargs)
+
+    def _answer_relaxed(
+        self, target: dict[str, Any], args: tuple, kind: str, encoded: Json, encoded_kwargs: Json
+    ) -> Any:
+        """The call under the change language: after skipped read-only calls, among
+        reordered setters, a read-only call T added; else a divergence."""
+        call: dict[str, Any] = {"kind": kind, **target, "args": encoded, "kwargs": encoded_kwargs}
         pending: dict[int, Any] = {}
 
         def same(event: dict[str, Any]) -> bool:
@@ -130,6 +165,10 @@ class Replayer:
         self.diverge(f"T called {_show(call)} where the transcript expects {wanted}")
 
     def _respond(self, event: dict[str, Any], args: tuple) -> Any:
+        result = event.get("result")
+        plain = "callbacks" not in event and "mutated" not in event
+        if plain and type(result) is dict and "$ref" in result:  # an E object: the usual
+            return self.stub(result["$ref"])
         for callback in event.get("callbacks", ()):
             self._run_callback(callback)
         for position, after in event.get("mutated", {}).items():

@@ -9,25 +9,38 @@ N numbering the drawn names in the order they first cross the boundary in this t
 capture's first fresh folder is the replay's first fresh folder); a float (``time.time()``)
 or nanosecond int (``time.time_ns()``) that lies between the test's start and the moment it
 crosses is a reading of the clock, ``{"$clock": N}`` (numbered the same way; ``now + 60`` is
-not one and keeps its value). Everything else in the
+not one and keeps its value). Names drawn from the OS's random source (``os.urandom``, so
+``uuid.uuid4``, ``secrets.token_hex``/``token_urlsafe``: the hex, uuid and url-safe spellings
+of each draw of 4 bytes or more) are ``<random#N>``; a port the OS assigned to a socket bound
+to port 0 is ``<port#N>`` after a colon in text and ``{"$port": N}`` as a number, in the
+same numbering. Everything else in the
 value is still compared as it is: ``<tempfile#1>/x.db`` is not ``<tempfile#1>/y.db``, and a
 path that is not fresh in the replay keeps its text, so it differs from a role.
 """
 
 from __future__ import annotations
 
+import base64
 import os
+import random
 import re
+import socket
 import tempfile
 import time
+import uuid
+from collections.abc import Iterable
 from typing import Any
 
 TEMP_MARK = "<tmp_path>"
 TEMP_NAME_MARK = "<tempfile#"
 CURRENT_TEST_MARK = "<PYTEST_CURRENT_TEST>"
 _CURRENT_TEST = "PYTEST_CURRENT_TEST"
-_TEMP_NAME = re.compile(r"<tempfile#(\d+)>")
-_SEPARATORS = tuple({os.sep, "/", os.altsep or "/"})
+_ROLE = re.compile(r"<(?:tempfile|random|port)#(\d+)>")
+_SPLIT_HEX = re.compile(r"\b[0-9a-f]{2,}(?:/[0-9a-f]{2,})+")
+_PORT = re.compile(r"(?<=:)(\d{1,5})(?!\d)")
+_RANDOM_MIN_BYTES = 4
+"""A shorter draw's spellings (under 8 characters) would match unrelated text."""
+_OTHER_SEPARATOR = "\\" if os.sep == "\\" else "/"
 _EPOCH_2001 = 1e9
 """Below this a float is no reading of the wall clock (a quick test before the window's)."""
 
@@ -41,6 +54,10 @@ class _TempRoot:
         """The test's own folder below ``base`` in this run (seen first going out)."""
         self.drawn: set[str] = set()
         """Every name ``tempfile`` drew in this session (once ``watch_temp_names`` ran)."""
+        self.random_names: set[str] = set()
+        """The spellings of every draw from the OS's random source (``watch_run_varying``)."""
+        self.ports: set[int] = set()
+        """Every port the OS assigned to a socket bound to port 0 in this session."""
         self.named: list[str] = []
         """The drawn names this test's values held, in the order they first did."""
         self.captured: list[str] = []
@@ -48,6 +65,10 @@ class _TempRoot:
         self.since: float | None = None
         """When the test started: clock readings after it are roles."""
         self.readings: list[float] = []
+        self._reading_roles: dict[float, int] = {}
+        self._name_roles: dict[str, int] = {}
+        """Role numbers by reading and by name (a diskcache test reads the clock on each of
+        its thousand writes: a list's ``index`` made that quadratic)."""
         self.captured_readings: list[float] = []
 
     def set(
@@ -64,6 +85,8 @@ class _TempRoot:
         self.captured = list(captured or [])
         self.since = time.time()
         self.readings = []
+        self._reading_roles = {}
+        self._name_roles = {}
         self.captured_readings = list(captured_readings or [])
 
     def clock_role(self, value: float) -> int | None:
@@ -77,9 +100,11 @@ class _TempRoot:
                 return None
         elif not since <= value <= time.time():
             return None
-        if value not in self.readings:
+        role = self._reading_roles.get(value)
+        if role is None:
             self.readings.append(value)
-        return self.readings.index(value) + 1
+            role = self._reading_roles[value] = len(self.readings)
+        return role
 
     def clock_value(self, role: int) -> float:
         """The reading with role number ``role``: this run's, else the capture's (E took it)."""
@@ -88,11 +113,19 @@ class _TempRoot:
         return self.captured_readings[role - 1]
 
     def encode(self, text: str) -> str:
-        if self.drawn and any(sep in text for sep in _SEPARATORS):
-            text = self._mark_names(text)
+        if self.drawn and ("/" in text or _OTHER_SEPARATOR in text):
+            text = self._mark_names(text, self.drawn, "tempfile")
+        if self.random_names and len(text) >= 2 * _RANDOM_MIN_BYTES:
+            text = self._mark_names(text, self.random_names, "random")
+            if "/" in text:  # diskcache's ``98/0b/c3d0....val``: a hex draw cut into folders
+                text = _SPLIT_HEX.sub(self._split_hex_mark, text)
+        if self.ports and ":" in text:
+            text = _PORT.sub(self._port_mark, text)
         base = self.base
         if base is None or not text.startswith(base):
-            if text == os.environ.get(_CURRENT_TEST):  # names the test: differs when factored
+            # It names the test (differs when factored) and ends with the phase, ``(call)``:
+            # the cheap test first, as every string crossing the boundary comes here.
+            if text[-1:] == ")" and text == os.environ.get(_CURRENT_TEST):
                 return CURRENT_TEST_MARK
             return text
         folder, sep, rest = text[len(base) :].partition("/")
@@ -100,30 +133,52 @@ class _TempRoot:
             self.current = base + folder
         return TEMP_MARK + sep + rest
 
-    def _mark_names(self, text: str) -> str:
-        found = [name for name in self.drawn if name in text]
+    def _mark_names(self, text: str, drawn: Iterable[str], kind: str) -> str:
+        found = [name for name in drawn if name in text]
         for name in sorted(found, key=text.find):  # numbered by position: runs agree
-            if name not in self.named:
-                self.named.append(name)
-            text = text.replace(name, f"{TEMP_NAME_MARK}{self.named.index(name) + 1}>")
+            text = text.replace(name, f"<{kind}#{self.role(name)}>")
         return text
+
+    def role(self, name: str) -> int:
+        """The role number of a fresh name of this run (numbered as they first cross)."""
+        role = self._name_roles.get(name)
+        if role is None:
+            self.named.append(name)
+            role = self._name_roles[name] = len(self.named)
+        return role
+
+    def _split_hex_mark(self, match: re.Match[str]) -> str:
+        cut = match.group(0)
+        return f"<random#{self.role(cut)}>" if cut.replace("/", "") in self.random_names else cut
+
+    def _port_mark(self, match: re.Match[str]) -> str:
+        port = int(match.group(1))
+        return f"<port#{self.role(str(port))}>" if port in self.ports else match.group(1)
+
+    def port_role(self, value: int) -> int | None:
+        """The role number of ``value`` if it is a port the OS assigned in this run."""
+        return self.role(str(value)) if value in self.ports else None
+
+    def port_value(self, role: int) -> int:
+        return int(self._name_of_role(role))
 
     def decode(self, text: str) -> str:
         if text == CURRENT_TEST_MARK:
             return os.environ.get(_CURRENT_TEST, text)
-        if TEMP_NAME_MARK in text:
-            text = _TEMP_NAME.sub(self._name_of_role, text)
+        if "#" in text:
+            text = _ROLE.sub(lambda match: self._name_of_role(int(match.group(1)), match), text)
         if self.current is None or not text.startswith(TEMP_MARK):
             return text
         return self.current + text[len(TEMP_MARK) :]
 
-    def _name_of_role(self, match: re.Match[str]) -> str:
-        index = int(match.group(1)) - 1
+    def _name_of_role(self, role: int, match: re.Match[str] | None = None) -> str:
+        """This run's name with that role number, else the capture's (E drew it)."""
+        index = role - 1
         if index < len(self.named):
             return self.named[index]
         if index < len(self.captured):
             return self.captured[index]
-        return match.group(0)
+        return match.group(0) if match is not None else str(role)
 
 
 TEMP_ROOT = _TempRoot()
@@ -145,3 +200,42 @@ def watch_temp_names() -> None:
 
     sequence.__next__ = drawn_and_noted
     sequence._reks_watched = True
+
+
+def watch_run_varying() -> None:
+    """Note every fresh name this process draws from now on (idempotent): ``tempfile``'s,
+    the OS random source's, and the ports the OS assigns."""
+    watch_temp_names()
+    if getattr(os.urandom, "_reks_watched", False):
+        return
+    draw = os.urandom
+
+    def urandom(size: int) -> bytes:
+        data = draw(size)
+        if size >= _RANDOM_MIN_BYTES:
+            TEMP_ROOT.random_names.update(_spellings(data))
+        return data
+
+    urandom._reks_watched = True  # type: ignore[attr-defined]
+    os.urandom = urandom
+    random._urandom = urandom  # type: ignore[attr-defined]  # SystemRandom, so ``secrets``
+    bind = socket.socket.bind
+
+    def bind_and_note(self: socket.socket, address: Any) -> None:
+        bind(self, address)
+        if isinstance(address, tuple) and len(address) >= 2 and address[1] == 0:
+            name = self.getsockname()
+            if isinstance(name, tuple):
+                TEMP_ROOT.ports.add(name[1])
+
+    socket.socket.bind = bind_and_note  # type: ignore[method-assign, assignment]
+
+
+def _spellings(data: bytes) -> set[str]:
+    """How code spells a name made of ``data``: hex, url-safe base64 (``secrets``), and the
+    uuid4 made of it."""
+    found = {data.hex(), base64.urlsafe_b64encode(data).rstrip(b"=").decode("ascii")}
+    if len(data) == 16:
+        made = uuid.UUID(bytes=data, version=4)
+        found.update((str(made), made.hex))
+    return found

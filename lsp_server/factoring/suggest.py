@@ -17,6 +17,8 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from lsp_server.factoring.boundary import BoundaryError, project_modules, resolve, t_modules
+from lsp_server.factoring.children import ChildWatch, project_packages
 from lsp_server.factoring.transcript import DEFAULT_MAX_BYTES, show_size
 from lsp_server.project.files import ProjectPaths, is_test_path
 
@@ -103,11 +105,28 @@ class BoundaryProfiler:
     candidate, less the time its calls into external modules take: that time is charged to
     those modules, the better boundary (requests' sessions module spends its time in
     urllib3 and the socket; with urllib3 as E, all of requests stays under test). Calls E
-    makes while an external call is running are E's own business."""
+    makes while an external call is running are E's own business.
+
+    A boundary that holds the code under test is never offered (factoring would refuse it):
+    one whose calls start a child process that runs the project (``python -m app.worker``),
+    and one outside which no function of T runs (a package holding all of T). So the hook
+    also notes each module of T that runs with the modules of T open around it then, and a
+    ``ChildWatch`` notes which external call started each child."""
 
     def __init__(self, root: Path, test_file: str) -> None:
+        self._root = root
         self._paths = ProjectPaths(root)
         self._test_file = test_file
+        self._t_module: dict[str, str | None] = {}
+        """File -> its module's name when it is T's (a project file, not a test)."""
+        self._t_frames: dict[int, str] = {}
+        self._t_open: dict[str, int] = {}
+        self._t_open_now: frozenset[str] | None = frozenset()
+        self.t_runs: set[tuple[str, frozenset[str]]] = set()
+        """(module of T that ran, the modules of T open around it then)."""
+        self._children: ChildWatch | None = None
+        self.children: list[tuple[list[str], str]] = []
+        """Command lines started below an external call, with that call's file or label."""
         self._project: dict[str, str | None] = {}
         self._open: dict[int, tuple[str, str, float]] = {}
         """id(frame) or -1 for an open C call -> (file or label, kind, start)."""
@@ -120,18 +139,60 @@ class BoundaryProfiler:
         self.calls: dict[tuple[str, str], int] = {}
 
     def __enter__(self) -> BoundaryProfiler:
+        names = [m.__name__ for m in project_modules(self._root)]
+        self._children = ChildWatch(
+            self._root, project_packages(self._root, names), self._in_external, self._external
+        )
+        self._children.start()
         sys.setprofile(self._event)
         return self
 
     def __exit__(self, *exc: object) -> None:
         sys.setprofile(None)
+        if self._children is not None:
+            self.children = self._children.stop_with_places()
+
+    def _in_external(self) -> bool:
+        return self._inside["external"] > 0
+
+    def _external(self) -> str:
+        """The file or label of the external call running now."""
+        return next((w for w, kind, _ in self._open.values() if kind == "external"), "")
+
+    def _note_t(self, frame: Any, event: str) -> None:
+        """Keep the modules of T open on the stack, and note each run of T's code in them."""
+        if event == "return":
+            module = self._t_frames.pop(id(frame), None)
+            if module is not None:
+                self._t_open[module] -= 1
+                if not self._t_open[module]:
+                    del self._t_open[module]
+                    self._t_open_now = None
+            return
+        filename = frame.f_code.co_filename
+        if filename not in self._t_module:
+            rel = self._rel(filename)
+            is_t = rel is not None and not _is_test_file(rel, self._test_file)
+            self._t_module[filename] = frame.f_globals.get("__name__") if is_t else None
+        module = self._t_module[filename]
+        if module is None:
+            return
+        if self._t_open_now is None:
+            self._t_open_now = frozenset(self._t_open)
+        self.t_runs.add((module, self._t_open_now))
+        self._t_frames[id(frame)] = module
+        if module not in self._t_open:
+            self._t_open_now = None
+        self._t_open[module] = self._t_open.get(module, 0) + 1
 
     def _rel(self, filename: str) -> str | None:
         if filename not in self._project:
-            self._project[filename] = self._paths.rel(filename)
+            self._project[filename] = self._paths.python_rel(filename)
         return self._project[filename]
 
     def _event(self, frame: Any, event: str, arg: Any) -> None:
+        if event in ("call", "return"):
+            self._note_t(frame, event)
         if event == "call":
             if self._inside["external"] or frame.f_back is None:
                 return
@@ -193,7 +254,48 @@ class BoundaryProfiler:
             entry = found.setdefault(name, Candidate(name, 0.0, 0, kind))
             entry.time_s += max(0.0, seconds)
             entry.calls += self.calls[(where, kind)]
+        for entry in found.values():
+            entry.refused = self._holds_t(entry.boundary, modules) or self._unreferenced(
+                entry.boundary
+            )
         return [c.to_json() for c in found.values()]
+
+    def _unreferenced(self, name: str) -> str:
+        """Why a boundary at ``name`` would replace nothing ("" when T refers to it): the
+        boundary is drawn at T's globals bound to E, and ``datetime.strptime`` spends its
+        time in ``_strptime`` without T naming that module."""
+        try:
+            boundary = resolve(name)
+        except BoundaryError as exc:
+            return str(exc)
+        for module in t_modules(self._root, [boundary]):
+            if any(boundary.member_name(value) for value in list(vars(module).values())):
+                return ""
+        return (
+            f"the code under test never refers to {name} (its time there is spent through "
+            "another module): a boundary there would replace nothing"
+        )
+
+    def _holds_t(self, boundary: str, modules: _Modules) -> str:
+        """Why ``boundary`` holds the code under test ("" when it does not)."""
+        started = [
+            argv
+            for argv, where in self.children
+            if where and _candidate_name(where, "external", modules) == boundary
+        ]
+        if started and self._children is not None:
+            reason = self._children.project_child(started)
+            if reason is not None:
+                return reason
+        if not any(
+            not _owns(boundary, module) and not any(_owns(boundary, o) for o in around)
+            for module, around in self.t_runs
+        ):
+            return (
+                f"the test runs none of the project's own code outside {boundary}: its "
+                "factored test would check nothing of T"
+            )
+        return ""
 
 
 def _candidate_name(where: str, kind: str, modules: _Modules) -> str | None:
@@ -207,6 +309,10 @@ def _candidate_name(where: str, kind: str, modules: _Modules) -> str | None:
     if not name or name.split(".")[0] in _NOT_BOUNDARIES:
         return None
     return name
+
+
+def _owns(boundary: str, module: str) -> bool:
+    return module == boundary or module.startswith(boundary + ".")
 
 
 def _c_label(function: Any) -> str:
@@ -243,7 +349,9 @@ def rank(
         replay_cost = candidate.calls * REPLAY_COST_PER_CALL_S
         candidate.saving_s = candidate.time_s - replay_cost
         candidate.transcript_bytes = candidate.calls * BYTES_PER_CALL
-        if candidate.saving_s <= 0:
+        if candidate.refused:  # it holds the code under test (see ``BoundaryProfiler``)
+            pass
+        elif candidate.saving_s <= 0:
             candidate.refused = (
                 f"replay would not be faster: E takes {candidate.time_s * 1000:.2f} ms over "
                 f"{candidate.calls} calls, replaying them costs about {replay_cost * 1000:.2f} ms"

@@ -59,6 +59,8 @@ def encode(value: Any, other: Callable[[Any], Json]) -> Json:
     if kind in _SCALARS:
         if kind is float and not math.isfinite(value):
             return {"$float": repr(value)}
+        if kind is int and value in TEMP_ROOT.ports:  # one the OS assigned: a role
+            return {"$port": TEMP_ROOT.port_role(value)}
         if (kind is float or kind is int) and value > _EPOCH_2001:
             role = TEMP_ROOT.clock_role(value)
             if role is not None:
@@ -103,6 +105,8 @@ def decode(data: Json, other: Callable[[dict[str, Any]], Any]) -> Any:
         return [decode(item, other) for item in data]
     if not isinstance(data, dict):
         return data
+    if "$ref" in data:  # an E object: the most frequent tag by far
+        return other(data)
     if not any(key.startswith("$") for key in data):
         return {k: decode(v, other) for k, v in data.items()}
     if "$tuple" in data:
@@ -119,6 +123,8 @@ def decode(data: Json, other: Callable[[dict[str, Any]], Any]) -> Any:
         return frozenset(decode(item, other) for item in data["$frozenset"])
     if "$clock" in data:
         return TEMP_ROOT.clock_value(data["$clock"])
+    if "$port" in data:
+        return TEMP_ROOT.port_value(data["$port"])
     if "$float" in data:
         return float(data["$float"])
     for tag in ("$bytes", "$bytearray"):
@@ -140,7 +146,21 @@ def qualified_name(obj: Any) -> str:
 
 
 def import_name(name: str) -> Any:
-    """The object a ``module.qualname`` names (the longest importable module prefix)."""
+    """The object a ``module.qualname`` names (the longest importable module prefix).
+    Remembered: replay asks for the class of every E object it makes (diskcache's sqlite3
+    transcript makes three thousand cursors)."""
+    found = _IMPORTED.get(name)
+    if found is None:
+        found = _import_name(name)
+        if isinstance(found, type):  # not functions: a test may monkeypatch those
+            _IMPORTED[name] = found
+    return found
+
+
+_IMPORTED: dict[str, type] = {}
+
+
+def _import_name(name: str) -> Any:
     parts = name.split(".")
     for cut in range(len(parts) - 1, 0, -1):
         try:

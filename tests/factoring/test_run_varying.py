@@ -15,7 +15,12 @@ import pytest
 
 from lsp_server.factoring import values
 from lsp_server.factoring.factor import factor_tests
-from lsp_server.factoring.run_varying import TEMP_NAME_MARK, TEMP_ROOT, watch_temp_names
+from lsp_server.factoring.run_varying import (
+    TEMP_NAME_MARK,
+    TEMP_ROOT,
+    watch_run_varying,
+    watch_temp_names,
+)
 from tests.factoring.helpers import edit, make_project, outcomes
 
 LOGIC = """
@@ -117,3 +122,114 @@ def test_clock_readings_of_the_test_are_roles_and_other_numbers_keep_their_value
 
 def _refuse(value: Any) -> Any:
     raise AssertionError(value)
+
+
+RANDOM_LOGIC = """
+import os
+import secrets
+import socket
+import uuid
+
+from app import env
+
+
+def run(folder):
+    name = os.path.join(folder, f"db-{uuid.uuid4()}-{secrets.token_hex(8)}.txt")
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))  # the OS picks the port: another one on replay
+    port = server.getsockname()[1]
+    try:
+        got = env.fetch(f"http://127.0.0.1:{port}/x", name, port)
+    finally:
+        server.close()
+    assert got == {"url": f"http://127.0.0.1:{port}/x", "name": name, "port": port}
+    return got["port"] == port
+"""
+
+RANDOM_ENV = """
+import time
+
+
+def fetch(url, name, port):
+    time.sleep(0.2)
+    return {"url": url, "name": name, "port": port}
+"""
+
+RANDOM_TESTS = """
+from app import logic
+
+
+def test_run(tmp_path):
+    assert logic.run(str(tmp_path))
+"""
+
+
+@pytest.mark.slow  # three pytest runs; the roles' logic is tested fast below
+def test_random_names_and_an_os_assigned_port_are_the_same_roles_on_replay(
+    tmp_path: Path,
+) -> None:
+    root = make_project(tmp_path, RANDOM_LOGIC, RANDOM_TESTS, env=RANDOM_ENV)
+    [result] = factor_tests(root, ["tests/test_logic.py::test_run"], ["app.env"])
+    assert result.status == "factored", result.reason
+    factored = result.factored_test or ""
+    data = json.loads((root / (result.transcript or "")).read_text(encoding="utf-8"))
+    [fetch] = [e for e in data["events"] if e.get("target") == "app.env.fetch"]
+    url, name, port = fetch["args"]
+    assert url == "http://127.0.0.1:<port#1>/x" and port == {"$port": 1}, fetch
+    assert name.endswith("-<random#2>-<random#3>.txt"), name
+    edit(root, "app/logic.py", '/x"', '/y"')  # a real difference beside the port
+    after = outcomes(root, factored)[factored]
+    assert after["outcome"] == "failed" and "/y" in after["divergence"], after
+
+
+def test_names_drawn_from_the_os_random_source_are_roles() -> None:
+    import secrets
+    import uuid
+
+    watch_run_varying()
+    first, token, url_token = uuid.uuid4(), secrets.token_hex(8), secrets.token_urlsafe(12)
+    TEMP_ROOT.set(None)
+    try:
+        encoded = TEMP_ROOT.encode(f"job-{first}/{token}?t={url_token}")
+        assert encoded == "job-<random#1>/<random#2>?t=<random#3>", encoded
+        assert TEMP_ROOT.encode(str(uuid.UUID(int=first.int ^ 1))) != "<random#1>"
+        replay_name = uuid.uuid4()
+        TEMP_ROOT.set(None, captured=[str(first), token, url_token])
+        assert TEMP_ROOT.encode(f"job-{replay_name}") == "job-<random#1>"
+        assert TEMP_ROOT.decode("<random#1>|<random#2>") == f"{replay_name}|{token}"
+    finally:
+        TEMP_ROOT.set(None)
+
+
+def test_a_port_the_os_assigned_is_a_role_in_text_and_as_a_number() -> None:
+    import socket
+
+    watch_run_varying()
+    with socket.socket() as server:
+        server.bind(("127.0.0.1", 0))
+        port = server.getsockname()[1]
+        TEMP_ROOT.set(None)
+        try:
+            assert values.encode([f"127.0.0.1:{port}", port], _refuse) == [
+                "127.0.0.1:<port#1>",
+                {"$port": 1},
+            ]
+            assert values.encode(f"127.0.0.1:{port}1", _refuse) == f"127.0.0.1:{port}1"
+            assert values.decode([{"$port": 1}, "h:<port#1>/"], _refuse) == [port, f"h:{port}/"]
+        finally:
+            TEMP_ROOT.set(None)
+    assert values.encode(8080, _refuse) == 8080  # a port chosen by the code keeps its value
+
+
+def test_a_random_name_split_into_folders_is_one_role() -> None:
+    """diskcache names a value's file by ``os.urandom(16)`` in hex, cut into two folders and a
+    name: ``98/0b/c3d0....val``."""
+    watch_run_varying()
+    hex_name = os.urandom(16).hex()
+    TEMP_ROOT.set(None)
+    try:
+        path = f"/cache/{hex_name[:2]}/{hex_name[2:4]}/{hex_name[4:]}.val"
+        assert TEMP_ROOT.encode(path) == "/cache/<random#1>.val"
+        assert TEMP_ROOT.encode("/cache/00/11/2233445566778899.val").count("<random#") == 0
+    finally:
+        TEMP_ROOT.set(None)

@@ -78,3 +78,86 @@ def test_an_external_module_aliased_under_the_project_is_named_by_its_own_name(
     (root / "app" / "client.py").write_text(aliasing, encoding="utf-8")
     ranked = suggest_boundaries(root, "tests/test_logic.py::test_it")
     assert ranked[0].boundary == "subprocess", [(c.boundary, c.time_s) for c in ranked]
+
+
+# E is ``subprocess``, but the child it starts runs the project's own module: a replay would
+# answer the launch from the transcript and never run that code.
+CHILD_RUNS_PROJECT = """
+import subprocess
+import sys
+
+
+def fetch(seconds):
+    subprocess.run([sys.executable, "-m", "app.worker", str(seconds)], check=True)
+    return "0,1,2,3,4,5,6,7,8,9"
+"""
+
+WORKER = """
+import sys
+import time
+
+time.sleep(float(sys.argv[1]))
+"""
+
+
+def test_a_launcher_whose_child_runs_the_project_is_not_offered(tmp_path: Path) -> None:
+    root = make_project(tmp_path, LOGIC, TESTS)
+    (root / "app" / "client.py").write_text(CHILD_RUNS_PROJECT, encoding="utf-8")
+    (root / "app" / "worker.py").write_text(WORKER, encoding="utf-8")
+    ranked = suggest_boundaries(root, "tests/test_logic.py::test_it")
+    by_name = {c.boundary: c for c in ranked}
+    assert "subprocess" in by_name, [(c.boundary, c.time_s) for c in ranked]
+    assert "child process" in by_name["subprocess"].refused, by_name["subprocess"]
+    assert "app.worker" in by_name["subprocess"].refused
+
+
+# ``app/__init__.py`` waits: as a boundary, the package ``app`` is every module of the project,
+# so the factored test would run none of T.
+PACKAGE_INIT = """
+import threading
+
+
+def fetch(seconds):
+    threading.Event().wait(seconds)
+    return "0,1,2,3,4,5,6,7,8,9"
+"""
+
+LOGIC_USING_PACKAGE = """
+import app
+
+
+def work():
+    return app.fetch(0.3).split(",")
+"""
+
+
+def test_a_package_holding_all_of_the_code_under_test_is_not_offered(tmp_path: Path) -> None:
+    root = make_project(tmp_path, LOGIC_USING_PACKAGE, TESTS)
+    (root / "app" / "__init__.py").write_text(PACKAGE_INIT, encoding="utf-8")
+    ranked = suggest_boundaries(root, "tests/test_logic.py::test_it")
+    by_name = {c.boundary: c for c in ranked}
+    assert "app" in by_name, [(c.boundary, c.time_s) for c in ranked]
+    assert "none of the project's own code" in by_name["app"].refused, by_name["app"]
+    # A module of the package that leaves T outside it is still offered.
+    assert not [c for c in ranked if not c.refused and c.boundary == "app"]
+
+
+# ``datetime.strptime`` runs the ``_strptime`` module from C: the time is spent there, but T
+# refers only to ``datetime``, so a boundary at ``_strptime`` would replace nothing.
+PARSING = """
+import datetime
+
+
+def work():
+    stamps = [datetime.datetime.strptime("2024-01-%02d" % (1 + i % 28), "%Y-%m-%d")
+              for i in range(300)]
+    return [str(len(stamps))] * 10
+"""
+
+
+def test_a_module_the_code_under_test_never_refers_to_is_not_offered(tmp_path: Path) -> None:
+    root = make_project(tmp_path, PARSING, TESTS)
+    ranked = suggest_boundaries(root, "tests/test_logic.py::test_it")
+    by_name = {c.boundary: c for c in ranked}
+    assert "_strptime" in by_name, [(c.boundary, c.time_s) for c in ranked]
+    assert "never refers to" in by_name["_strptime"].refused, by_name["_strptime"]
