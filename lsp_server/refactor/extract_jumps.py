@@ -28,6 +28,7 @@ from rope.base.change import ChangeContents, ChangeSet
 
 from lsp_server.refactor import extract
 from lsp_server.refactor.context import Context, Planned
+from lsp_server.refactor.extract_place import Placement, placement
 from lsp_server.refactor.model import RefactoringError
 from lsp_server.refactor.provenance import Hints
 from lsp_server.refactor.semantics.edit import Source, old_source, place
@@ -77,48 +78,21 @@ class _Region:
     indent: str
     step: str
     """One level of indentation, as the enclosing function uses it."""
-    def_indent: str
-    insert_at: int
-    receiver: str | None
-    """The enclosing method's ``self`` when the new function is a method."""
+    where: Placement
+
+    @property
+    def def_indent(self) -> str:
+        return self.where.def_indent
+
+    @property
+    def receiver(self) -> str | None:
+        """The enclosing method's ``self`` when the new function is a method."""
+        return self.where.receiver
 
 
 def _line_end(text: str, offset: int) -> int:
     found = text.find("\n", offset)
     return len(text) if found < 0 else found
-
-
-def _parents(tree: ast.AST) -> dict[ast.AST, ast.AST]:
-    return {child: node for node in ast.walk(tree) for child in ast.iter_child_nodes(node)}
-
-
-def _placement(
-    ctx: Context, src: Source, flow: RegionFlow, name: str
-) -> tuple[int, str, str | None]:
-    """Where the new function goes (after the enclosing function or, global, after the
-    module statement holding it), its indentation, and the receiver when it is a method."""
-    parents = _parents(src.tree)
-    function = flow.function
-    holder = parents.get(function)
-    in_class = isinstance(holder, ast.ClassDef)
-    if not isinstance(holder, (ast.Module, ast.ClassDef)) or (
-        in_class and not isinstance(parents.get(holder), ast.Module)
-    ):
-        raise RefactoringError(
-            f"extract method `{name}`: the selection jumps (return/break/continue) and its "
-            f"function at {place(ctx, function.lineno)} is nested; extract without the jumps"
-        )
-    top: ast.AST = function if not in_class else holder
-    if ctx.arg("global", False) or not in_class:
-        return _line_end(src.text, src.end(top)), "", None
-    decorators = {d.id for d in function.decorator_list if isinstance(d, ast.Name)}
-    if decorators & {"staticmethod", "classmethod"} or not function.args.args:
-        raise RefactoringError(
-            f"extract method `{name}`: the selection jumps and `{function.name}` is not a "
-            f"plain method; extract it as a global function"
-        )
-    def_indent = src.text[src.starts[function.lineno - 1] : src.start(function)]
-    return _line_end(src.text, src.end(function)), def_indent, function.args.args[0].arg
 
 
 def _region(ctx: Context, src: Source, flow: RegionFlow, name: str) -> _Region:
@@ -148,8 +122,8 @@ def _region(ctx: Context, src: Source, flow: RegionFlow, name: str) -> _Region:
     own = src.text[def_line : src.start(function)]
     body = src.text[body_line : src.start(function.body[0])]
     step = body[len(own) :] if body.startswith(own) and len(body) > len(own) else "    "
-    insert_at, def_indent, receiver = _placement(ctx, src, flow, name)
-    return _Region(src, flow, start, end, indent, step, def_indent, insert_at, receiver)
+    where = placement(ctx, src, flow, name)
+    return _Region(src, flow, start, end, indent, step, where)
 
 
 def _refuse_scope_declarations(ctx: Context, flow: RegionFlow, name: str) -> None:
@@ -367,8 +341,10 @@ def extract_with_jumps(ctx: Context, rope_message: str) -> Planned:
     definition = _function_text(region, name, shape, jumps)
     is_async = definition.lstrip().startswith("async ")
     blank = "\n\n\n" if not region.def_indent else "\n\n"
+    at = region.where.insert_at
+    new_function = definition + "\n\n" if region.where.before else blank + definition
     edits: list[Edit] = [
-        (region.insert_at, region.insert_at, blank + definition),
+        (at, at, new_function),
         (region.start, region.end, _call_text(region, name, shape, is_async)),
     ]
     text = src.text
