@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import ast
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from rope.base import exceptions as rope_exceptions
 from rope.base.change import ChangeContents, ChangeSet
@@ -32,7 +32,13 @@ from lsp_server.refactor.extract_place import Placement, placement
 from lsp_server.refactor.model import RefactoringError
 from lsp_server.refactor.provenance import Hints
 from lsp_server.refactor.semantics.edit import Source, old_source, place
-from lsp_server.refactor.semantics.flow import binds, local_names, scope_binds, walk_statements
+from lsp_server.refactor.semantics.flow import (
+    binds,
+    local_names,
+    same_runs,
+    scope_binds,
+    walk_statements,
+)
 from lsp_server.refactor.semantics.jumps import (
     escaping_jumps,
     global_names,
@@ -60,8 +66,6 @@ def extract_method(ctx: Context) -> Planned:
     except rope_exceptions.RefactoringError as exc:
         if not any(reason in str(exc) for reason in ROPE_JUMP_REFUSALS):
             raise
-        if ctx.arg("similar", False):
-            raise RefactoringError(f"{exc} (similar occurrences are not extracted)") from exc
         return extract_with_jumps(ctx, str(exc))
 
 
@@ -315,6 +319,30 @@ def _call_text(region: _Region, name: str, shape: _Shape, is_async: bool) -> str
     return "\n".join(lines)
 
 
+def _similar_calls(ctx: Context, region: _Region, shape: _Shape, name: str) -> list[Edit]:
+    """With ``--similar``: calls replacing the other runs of the selected statements in
+    its function that hand back the same values; a run whose interface differs (another
+    variable read after it) is left as it is."""
+    src, is_async = region.src, region.flow.function.__class__ is ast.AsyncFunctionDef
+    calls: list[Edit] = []
+    for run in same_runs(region.flow.function, region.flow.statements):
+        start, end = src.starts[run[0].lineno - 1], _line_end(src.text, src.end(run[-1]))
+        other = region_flow(src, src.start(run[0]), src.end(run[-1]))
+        indent = src.text[start : src.start(run[0])]
+        tail = src.text[src.end(run[-1]) : end].strip()
+        if other is None or other.statements != run or indent.strip() or tail:
+            continue
+        occurrence = replace(region, flow=other, start=start, end=end, indent=indent)
+        try:
+            interface = _interface(ctx, occurrence, escaping_jumps(run), name)
+            _refuse_finally(ctx, other, name, shape.kinds, set(interface[1]) - set(interface[0]))
+        except RefactoringError:
+            continue
+        if interface == (shape.params, shape.outputs):
+            calls.append((start, end, _call_text(occurrence, name, shape, is_async)))
+    return calls
+
+
 def extract_with_jumps(ctx: Context, rope_message: str) -> Planned:
     """Extract the selection, whose jumps rope refused (``rope_message``), ourselves."""
     name = ctx.str_arg("name")
@@ -347,6 +375,8 @@ def extract_with_jumps(ctx: Context, rope_message: str) -> Planned:
         (at, at, new_function),
         (region.start, region.end, _call_text(region, name, shape, is_async)),
     ]
+    if ctx.arg("similar", False):
+        edits += _similar_calls(ctx, region, shape, name)
     text = src.text
     for start, end, new in sorted(edits, reverse=True):
         text = text[:start] + new + text[end:]
@@ -354,6 +384,7 @@ def extract_with_jumps(ctx: Context, rope_message: str) -> Planned:
     changes.add_change(ChangeContents(ctx.resource, text))
     hints = Hints(derived_from=[ctx.unit_at(ctx.request.offset)])
     jump_names = frozenset(fields[: len(fields) - len(outputs)])
+    description = f"extract method `{name}`"
     return Planned(
-        changes, "extract-method", f"extract method `{name}`", hints, jump_names=jump_names
+        changes, "extract-method", description, hints, jump_names=jump_names, similar_checked=True
     )

@@ -367,3 +367,39 @@ MANGLED = """\
 def test_a_private_name_leaving_its_class_is_refused(tmp_project):
     with pytest.raises(RefactoringError, match=r"`__secret` .*main.py:7"):
         refactor(tmp_project, MANGLED, "extract-method", "for x in items", "return x", name="new")
+
+
+TWICE = """\
+    def scan(a, b):
+        acc = 0
+        for x in a:
+            if x < 0:
+                break
+            acc += x
+        for x in b:
+            if x < 0:
+                break
+            acc += x
+        for x in b:
+            if x < 0:
+                break
+            acc += x
+            print("late", acc)
+        print(acc)
+        return acc
+
+
+    print(scan([1, 2, -1, 5], [3, -2]), scan([], [4]))
+"""
+
+
+def test_similar_runs_of_a_selection_that_jumps_are_replaced_too(tmp_project):
+    """The same statements with the same interface become the same call; the last run is
+    followed by a read of `acc` inside the loop too, and is replaced all the same."""
+    path, before = refactor(
+        tmp_project, TWICE, "extract-method", "if x < 0", "acc += x", name="new", similar=True
+    )
+    text = path.read_text()
+    assert text.count("jump, acc = new(x, acc)") == 3, text
+    assert "x < 0" in text and text.count("x < 0") == 1, text
+    assert run(path) == before
