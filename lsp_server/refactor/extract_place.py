@@ -72,7 +72,7 @@ def _refuse_name_taken(ctx: Context, scope: ast.AST, name: str) -> None:
         if used or (isinstance(node, ast.arg) and node.arg == name):
             raise RefactoringError(
                 f"extract method `{name}`: `{name}` is already a name in "
-                f"`{getattr(scope, 'name', '?')}` ({place(ctx, getattr(node, 'lineno', 0))}); "
+                f"`{getattr(scope, 'name', ctx.rel)}` ({place(ctx, getattr(node, 'lineno', 0))}); "
                 "the new function would be defined there, choose another name"
             )
 
@@ -103,7 +103,8 @@ def placement(ctx: Context, src: Source, flow: RegionFlow, name: str) -> Placeme
         )
     if isinstance(parents.get(top), ast.Module):
         return Placement(_line_end(src.text, src.end(top)), "", None, False)
-    scope = next(p for p in _ancestors(parents, top) if isinstance(p, _FUNCTIONS))
+    # A function in a block of the module (``if TYPE_CHECKING:``) has the module as scope.
+    scope = next((p for p in _ancestors(parents, top) if isinstance(p, _FUNCTIONS)), src.tree)
     _refuse_name_taken(ctx, scope, name)
     first = min([top.lineno, *(d.lineno for d in getattr(top, "decorator_list", []))])
     line_start = src.starts[first - 1]

@@ -403,3 +403,28 @@ def test_similar_runs_of_a_selection_that_jumps_are_replaced_too(tmp_project):
     assert text.count("jump, acc = new(x, acc)") == 3, text
     assert "x < 0" in text and text.count("x < 0") == 1, text
     assert run(path) == before
+
+
+IN_A_MODULE_BLOCK = """\
+    import sys
+
+    if sys.version_info >= (3,):
+
+        def first_even(items):
+            for x in items:
+                if x % 2 == 0:
+                    return x
+                print("odd", x)
+            return None
+
+
+    print(first_even([1, 3, 4, 5]))
+"""
+
+
+def test_jumps_in_a_function_defined_in_a_module_block(tmp_project):
+    path, before = refactor(
+        tmp_project, IN_A_MODULE_BLOCK, "extract-method", "if x % 2", 'print("odd", x)', name="new"
+    )
+    assert "    def new(x):\n" in path.read_text()
+    assert run(path) == before
