@@ -218,3 +218,39 @@ def definition(files: Files, name: str) -> tuple[str, int] | None:
                 col = line.index(name, getattr(node, "col_offset", 0))
                 return rel, starts[lineno - 1] + col
     return None
+
+
+def _top_functions(text: str | None) -> dict[str, ast.FunctionDef | ast.AsyncFunctionDef]:
+    if text is None:
+        return {}
+    try:
+        tree = ast.parse(text)
+    except SyntaxError:
+        return {}
+    return {n.name: n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
+
+
+def _module_name(rel: str) -> str:
+    parts = rel.removesuffix(".py").split("/")
+    parts = parts[1:] if parts[0] == "src" and len(parts) > 1 else parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def move_site(files: Files) -> tuple[str, int, str] | None:
+    """(path, offset of the function's name, destination module) of a top-level function
+    that the commit removed from one module and added, with the same body (the same
+    syntax tree, docstring included), to another module."""
+    for rel in sorted(files, key=lambda p: ("test" in p, p)):
+        before, after = files[rel]
+        gone = set(_top_functions(before)) - set(_top_functions(after))
+        for name in sorted(gone):
+            node = _top_functions(before)[name]
+            for dest, (dest_before, dest_after) in sorted(files.items()):
+                added = _top_functions(dest_after).get(name)
+                if dest == rel or added is None or name in _top_functions(dest_before):
+                    continue
+                if ast.dump(added) == ast.dump(node) and before is not None:
+                    line = before.splitlines()[node.lineno - 1]
+                    offset = _offset(before, node.lineno, line.index(name, node.col_offset))
+                    return rel, offset, _module_name(dest)
+    return None
