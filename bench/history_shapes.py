@@ -5,6 +5,7 @@
   its name nowhere in the commit's version of the files: inline it at its ``def``.
 - rename: the identifier substitution the changed lines agree on, asked for at the old
   name's definition on a changed line.
+- move: a top-level function removed from one module and added, the same, to another.
 - extract method: a function new at the commit whose body (its ``return`` aside) is, for
   the most part, a run of consecutive lines at the parent: extract that run under the new
   name.
@@ -20,16 +21,17 @@ Files = dict[str, "tuple[str | None, str | None]"]
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
-def _functions(text: str | None) -> dict[str, ast.FunctionDef | ast.AsyncFunctionDef]:
+def _functions(
+    text: str | None, top_level: bool = False
+) -> dict[str, ast.FunctionDef | ast.AsyncFunctionDef]:
     if text is None:
         return {}
     try:
         tree = ast.parse(text)
     except SyntaxError:
         return {}
-    return {
-        n.name: n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
-    }
+    nodes = tree.body if top_level else ast.walk(tree)
+    return {n.name: n for n in nodes if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
 
 
 def _offset(text: str, line: int, column: int) -> int:
@@ -220,16 +222,6 @@ def definition(files: Files, name: str) -> tuple[str, int] | None:
     return None
 
 
-def _top_functions(text: str | None) -> dict[str, ast.FunctionDef | ast.AsyncFunctionDef]:
-    if text is None:
-        return {}
-    try:
-        tree = ast.parse(text)
-    except SyntaxError:
-        return {}
-    return {n.name: n for n in tree.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
-
-
 def _module_name(rel: str) -> str:
     parts = rel.removesuffix(".py").split("/")
     parts = parts[1:] if parts[0] == "src" and len(parts) > 1 else parts
@@ -242,12 +234,12 @@ def move_site(files: Files) -> tuple[str, int, str] | None:
     syntax tree, docstring included), to another module."""
     for rel in sorted(files, key=lambda p: ("test" in p, p)):
         before, after = files[rel]
-        gone = set(_top_functions(before)) - set(_top_functions(after))
+        gone = set(_functions(before, True)) - set(_functions(after, True))
         for name in sorted(gone):
-            node = _top_functions(before)[name]
+            node = _functions(before, True)[name]
             for dest, (dest_before, dest_after) in sorted(files.items()):
-                added = _top_functions(dest_after).get(name)
-                if dest == rel or added is None or name in _top_functions(dest_before):
+                added = _functions(dest_after, True).get(name)
+                if dest == rel or added is None or name in _functions(dest_before, True):
                     continue
                 if ast.dump(added) == ast.dump(node) and before is not None:
                     line = before.splitlines()[node.lineno - 1]
