@@ -31,6 +31,7 @@ from lsp_server.refactor.semantics.move_checks import (
     MovedGlobal,
     binds_in,
     check_move,
+    check_names_kept,
     is_public,
     mend_importers,
     reexport,
@@ -193,6 +194,7 @@ def _mend(ctx: Context, changes: ChangeSet, moved: MovedGlobal, searched: list[F
     importers.update(extra)
     before = _ProjectTexts(ctx, Simulation(), {})
     check_move(importers, project, moved, before=before)
+    check_names_kept(importers, project, moved, before)
     for rel, text in sorted(importers.items()):
         if rel in before.paths:
             check_late_imports_kept(rel, before[rel], text, moved.name)

@@ -237,3 +237,29 @@ def test_a_late_import_is_never_lifted_above_the_definitions_before_it(
     lifted = r"late import on line 9 of pkg/func\.py above `call`"
     with pytest.raises(RefactoringError, match=lifted):
         move(tmp_engine, tmp_path, "pkg/sigs.py", "def spec", "pkg/compat.py")
+
+
+def test_a_move_never_drops_the_other_names_a_package_re_exports(
+    tmp_engine: RefactorEngine, tmp_path: Path
+) -> None:
+    """toolz's history (81df586698^): ``functoolz/__init__.py`` only re-exports names of
+    ``functoolz/core.py``; moving one of them, rope removed the whole import as unused,
+    and ``from pkg.funcs import memo`` (``pkg/__init__.py``) failed."""
+    files = {
+        "pyproject.toml": "",
+        "pkg/__init__.py": "from pkg.funcs import remove, memo\n",
+        "pkg/funcs/__init__.py": "from pkg.funcs.core import (remove,\n    memo)\n",
+        "pkg/funcs/core.py": "def remove(p, xs):\n    return [x for x in xs if not p(x)]\n\n\n"
+        "def memo(f):\n    return f\n",
+        "pkg/iters/__init__.py": "",
+        "pkg/iters/core.py": "def first(xs):\n    return xs[0]\n",
+    }
+    write_files(tmp_path, files)
+    assert run(tmp_path, "import pkg; print(pkg.memo(1))") == "1\n"
+    try:
+        result = move(tmp_engine, tmp_path, "pkg/funcs/core.py", "def remove", "pkg.iters.core")
+    except RefactoringError as exc:
+        assert re.search(r"`memo`.*pkg/funcs/__init__\.py", str(exc)), str(exc)
+        return
+    apply_edits(result.edits, str(tmp_path))
+    assert run(tmp_path, "import pkg; print(pkg.memo(1), pkg.remove(bool, [0, 1]))") == "1 [0]\n"

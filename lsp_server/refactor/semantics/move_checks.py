@@ -343,3 +343,50 @@ def check_move(
         cycle = _cycle(project, module)
         if cycle is not None and (before is None or _cycle(before, module) is None):
             raise RefactoringError(f"the move would create an import cycle: {cycle}")
+
+
+def _top_level_names(text: str) -> set[str]:
+    """The globals a module's own top-level statements bind (defs, classes, imports,
+    assignments; nested blocks too, functions' bodies not)."""
+    try:
+        tree = parse_python(text)
+    except (SyntaxError, ValueError):
+        return set()
+    names: set[str] = set()
+    todo: list[ast.stmt] = list(tree.body)
+    while todo:
+        node = todo.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(node.name)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            names |= {a.asname or a.name.split(".")[0] for a in node.names if a.name != "*"}
+        else:
+            names |= {
+                n.id
+                for n in ast.walk(node)
+                if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)
+            }
+            todo.extend(nested_statements(node))
+    return names
+
+
+def check_names_kept(
+    changed: Mapping[str, str],
+    project: Mapping[str, str],
+    moved: MovedGlobal,
+    before: Mapping[str, str],
+) -> None:
+    """Refuse a move that drops a global other than the moved one from a module that
+    another module imports it from (rope removes a package ``__init__``'s re-exports as
+    unused imports when it rewrites them: toolz's ``functoolz/__init__.py``)."""
+    for rel, text in sorted(changed.items()):
+        if rel not in before:
+            continue
+        lost = _top_level_names(before[rel]) - _top_level_names(text) - {moved.name}
+        for name in sorted(n for n in lost if not binds_in(text, n)):
+            for importer, node in from_imports(project, rel, name, project.keys()):
+                raise RefactoringError(
+                    f"the move would drop `{name}` from {rel}, which {importer}:{node.lineno} "
+                    "imports from it (the refactoring engine removed an import it took for "
+                    "unused)"
+                )
