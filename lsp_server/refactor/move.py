@@ -190,7 +190,7 @@ def _mend(ctx: Context, changes: ChangeSet, moved: MovedGlobal, searched: list[F
     if is_public(moved, project.paths) and not binds_in(old_text, moved.name, strict=True):
         graph = ModuleGraph(project, project.paths)
         lazily = graph.path_between(moved.new_path, moved.old_path) is not None
-        extra[moved.old_path] = reexport(old_text, moved, lazily)
+        extra[moved.old_path] = reexport(old_text, moved, lazily, project.paths)
     importers.update(extra)
     before = _ProjectTexts(ctx, Simulation(), {})
     check_move(importers, project, moved, before=before)

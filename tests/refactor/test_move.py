@@ -263,3 +263,22 @@ def test_a_move_never_drops_the_other_names_a_package_re_exports(
         return
     apply_edits(result.edits, str(tmp_path))
     assert run(tmp_path, "import pkg; print(pkg.memo(1), pkg.remove(bool, [0, 1]))") == "1 [0]\n"
+
+
+def test_a_re_export_from_a_module_outside_any_package_is_not_relative(
+    tmp_engine: RefactorEngine, tmp_path: Path
+) -> None:
+    """toolz's history (cae4f87784^): a test moved between two test modules of a folder
+    without ``__init__.py``; the old module's re-export ``from .test_core import ...``
+    failed ("attempted relative import with no known parent package")."""
+    files = {
+        "pyproject.toml": "",
+        "checks/test_core.py": "def test_one():\n    assert 1\n",
+        "checks/test_recipes.py": "def test_freq():\n    assert 2\n\n\ndef test_count():\n"
+        "    assert 3\n",
+    }
+    write_files(tmp_path, files)
+    result = move(tmp_engine, tmp_path, "checks/test_recipes.py", "def test_freq", "test_core")
+    apply_edits(result.edits, str(tmp_path))
+    code = "import test_recipes, test_core; print(test_recipes.test_freq is test_core.test_freq)"
+    assert run(tmp_path, code, "checks") == "True\n"

@@ -241,9 +241,15 @@ def is_public(moved: MovedGlobal, known: Collection[str]) -> bool:
     return not any(p.startswith("_") for p in [moved.name, *shortest])
 
 
-def _import_spec(moved: MovedGlobal) -> str:
-    spec = _relative_spec(moved.old_path, moved.new_path, 1)
-    return spec if spec is not None else moved.new_module
+def _import_spec(moved: MovedGlobal, known: Collection[str]) -> str:
+    """How the old module imports the new one: relatively inside a package; from a folder
+    that is no package (a tests folder pytest puts on ``sys.path``), by the new module's
+    shortest dotted name, which the folder on ``sys.path`` resolves as it did the old one."""
+    folder = moved.old_path.rpartition("/")[0]
+    if not known or (folder and f"{folder}/__init__.py" in known):
+        spec = _relative_spec(moved.old_path, moved.new_path, 1)
+        return spec if spec is not None else moved.new_module
+    return min(module_names(moved.new_path, known), key=len)
 
 
 def _after_imports(tree: ast.Module) -> int:
@@ -268,12 +274,12 @@ def _insert_after_line(text: str, line: int, block: str) -> str:
     return text[: starts[line]] + block + text[starts[line] :]
 
 
-def reexport(old_text: str, moved: MovedGlobal, lazily: bool) -> str:
+def reexport(old_text: str, moved: MovedGlobal, lazily: bool, known: Collection[str] = ()) -> str:
     """The old module's text with the moved name importable from it again: a plain import
     (``from new import f``), or, when the new module imports the old one at load time, a
     module ``__getattr__`` that imports it on first use (PEP 562), which ``from old import
     f`` reaches too."""
-    spec, name = _import_spec(moved), moved.name
+    spec, name = _import_spec(moved, known), moved.name
     tree = parse_python(old_text)
     if not lazily:
         line = f"from {spec} import {name}  # noqa: F401  (moved; importable from here too)\n"
