@@ -278,7 +278,11 @@ def test_a_re_export_from_a_module_outside_any_package_is_not_relative(
         "    assert 3\n",
     }
     write_files(tmp_path, files)
-    result = move(tmp_engine, tmp_path, "checks/test_recipes.py", "def test_freq", "test_core")
+    result = move(
+        tmp_engine, tmp_path, "checks/test_recipes.py", "def test_freq", "checks.test_core"
+    )
     apply_edits(result.edits, str(tmp_path))
-    code = "import test_recipes, test_core; print(test_recipes.test_freq is test_core.test_freq)"
-    assert run(tmp_path, code, "checks") == "True\n"
+    code = (
+        "import checks.test_recipes as r, checks.test_core as c; print(r.test_freq is c.test_freq)"
+    )
+    assert run(tmp_path, code) == "True\n"

@@ -244,13 +244,13 @@ def is_public(moved: MovedGlobal, known: Collection[str]) -> bool:
 def _import_spec(moved: MovedGlobal, known: Collection[str]) -> str:
     """How the old module imports the new one: relatively inside a package; from a folder
     that is no package (a tests folder pytest puts on ``sys.path``), where a relative
-    import fails, by the dotted name the destination was given as (a bare ``test_core``
-    would be whichever ``test_core`` pytest imported first)."""
+    import fails, by its whole dotted path (a bare ``test_core`` would be whichever
+    ``test_core`` pytest imported first)."""
     folder = moved.old_path.rpartition("/")[0]
-    spec = None
     if not known or (folder and f"{folder}/__init__.py" in known):
         spec = _relative_spec(moved.old_path, moved.new_path, 1)
-    return spec if spec is not None else moved.new_module
+        return spec if spec is not None else moved.new_module
+    return max(module_names(moved.new_path, known), key=len)
 
 
 def _after_imports(tree: ast.Module) -> int:
