@@ -278,11 +278,8 @@ def test_a_re_export_from_a_module_outside_any_package_is_not_relative(
         "    assert 3\n",
     }
     write_files(tmp_path, files)
-    result = move(
-        tmp_engine, tmp_path, "checks/test_recipes.py", "def test_freq", "checks.test_core"
-    )
+    result = move(tmp_engine, tmp_path, "checks/test_recipes.py", "def test_freq", "test_core")
     apply_edits(result.edits, str(tmp_path))
-    code = (
-        "import checks.test_recipes as r, checks.test_core as c; print(r.test_freq is c.test_freq)"
-    )
-    assert run(tmp_path, code) == "True\n"
+    # As pytest imports it: its own folder first on sys.path, the root after it.
+    code = "import sys; sys.path.append('..'); import test_recipes as r, checks.test_core as c"
+    assert run(tmp_path, code + "; print(r.test_freq is c.test_freq)", "checks") == "True\n"
