@@ -5,6 +5,7 @@
   its name nowhere in the commit's version of the files: inline it at its ``def``.
 - rename: the identifier substitution the changed lines agree on, asked for at the old
   name's definition on a changed line.
+- move: a top-level function removed from one module and added, the same, to another.
 - extract method: a function new at the commit whose body (its ``return`` aside) is, for
   the most part, a run of consecutive lines at the parent: extract that run under the new
   name.
@@ -20,16 +21,17 @@ Files = dict[str, "tuple[str | None, str | None]"]
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
-def _functions(text: str | None) -> dict[str, ast.FunctionDef | ast.AsyncFunctionDef]:
+def _functions(
+    text: str | None, top_level: bool = False
+) -> dict[str, ast.FunctionDef | ast.AsyncFunctionDef]:
     if text is None:
         return {}
     try:
         tree = ast.parse(text)
     except SyntaxError:
         return {}
-    return {
-        n.name: n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
-    }
+    nodes = tree.body if top_level else ast.walk(tree)
+    return {n.name: n for n in nodes if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
 
 
 def _offset(text: str, line: int, column: int) -> int:
@@ -217,4 +219,30 @@ def definition(files: Files, name: str) -> tuple[str, int] | None:
                 line = text.splitlines()[lineno - 1]
                 col = line.index(name, getattr(node, "col_offset", 0))
                 return rel, starts[lineno - 1] + col
+    return None
+
+
+def _module_name(rel: str) -> str:
+    parts = rel.removesuffix(".py").split("/")
+    parts = parts[1:] if parts[0] == "src" and len(parts) > 1 else parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def move_site(files: Files) -> tuple[str, int, str] | None:
+    """(path, offset of the function's name, destination module) of a top-level function
+    that the commit removed from one module and added, with the same body (the same
+    syntax tree, docstring included), to another module."""
+    for rel in sorted(files, key=lambda p: ("test" in p, p)):
+        before, after = files[rel]
+        gone = set(_functions(before, True)) - set(_functions(after, True))
+        for name in sorted(gone):
+            node = _functions(before, True)[name]
+            for dest, (dest_before, dest_after) in sorted(files.items()):
+                added = _functions(dest_after, True).get(name)
+                if dest == rel or added is None or name in _functions(dest_before, True):
+                    continue
+                if ast.dump(added) == ast.dump(node) and before is not None:
+                    line = before.splitlines()[node.lineno - 1]
+                    offset = _offset(before, node.lineno, line.index(name, node.col_offset))
+                    return rel, offset, _module_name(dest)
     return None

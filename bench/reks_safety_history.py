@@ -13,8 +13,9 @@ text, same code, or how many files), S_ref (the share of the suite REKS skipped)
 after a **full run**: **safety violations** (tests that passed at the parent and do not
 now while REKS does not select them; goal 0).
 
-Renames, inlines and extract-methods are redone (``history_shapes`` recovers the last two
-from the diff); moves are listed as "not redone" (the destination is not recoverable).
+Renames, inlines, extract-methods and moves are redone (``history_shapes`` recovers them
+from the diff; a move is a top-level function removed from one module and added, the
+same, to another: moved there with reks, its destination given as a dotted module).
 The tests run with this interpreter (reks installed), the exported tree (and its ``src``)
 first on ``sys.path``.
 
@@ -36,7 +37,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TextIO
 
-from history_shapes import Files, definition, extract_site, inline_site, rename_of
+from history_shapes import Files, definition, extract_site, inline_site, move_site, rename_of
 
 from lsp_server.refactor.engine import RefactorEngine
 from lsp_server.refactor.model import RefactoringError, RefactorRequest
@@ -205,9 +206,6 @@ def replay(repo: str, commit: str, subject: str, kind: str, work: Path) -> Repla
     result = Replay(
         Path(repo).parent.name if repo.endswith("repo") else repo, commit[:10], subject, kind
     )
-    if kind not in ("rename", "inline", "extract"):
-        result.status = f"not redone (a {kind} is not recovered from a diff)"
-        return result
     files = changed_python(repo, commit)
     root = work / commit[:10]
     request = _request(kind, files, root)
@@ -244,6 +242,11 @@ def replay(repo: str, commit: str, subject: str, kind: str, work: Path) -> Repla
     after = run_suite(root, "--continue-on-collection-errors")
     passed = [t for t, v in before.items() if v == "PASSED"]
     result.broken = sorted(t for t in passed if after.get(t) != "PASSED")
+    if kind == "move":  # a moved test has a new node id: gone here, passing there
+        elsewhere = {t.rpartition("::")[2] for t, v in after.items() if v == "PASSED"}
+        result.broken = [
+            t for t in result.broken if t in after or t.rpartition("::")[2] not in elsewhere
+        ]
     unselected = [t for t in result.broken if t not in selected]
     result.flaky = _passing_on_rerun(root, unselected)
     result.violations = [t for t in unselected if t not in result.flaky]
@@ -272,6 +275,13 @@ def _request(kind: str, files: Files, root: Path) -> RefactorRequest | str:
         if site is None:
             return "no function that the commit removed and whose calls it replaced"
         return RefactorRequest("inline", str(root / site[0]), site[1])
+    if kind == "move":
+        moved = move_site(files)
+        if moved is None:
+            return "no top-level function removed from one module and added to another"
+        return RefactorRequest(
+            "move", str(root / moved[0]), moved[1], None, {"destination": moved[2]}
+        )
     if kind == "extract":
         found = extract_site(files)
         if found is None:

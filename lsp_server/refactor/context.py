@@ -96,3 +96,6 @@ class Planned:
     jump_names: frozenset[str] = frozenset()
     """Extract method with jumps (``extract_jumps``): the names the call site unpacks the
     jump taken (and the returned value) to; they are not variables of the selection."""
+    similar_checked: bool = False
+    """Extract with ``similar``: the operation replaced only the occurrences whose data flow
+    it checked itself (``extract_jumps``), not rope's."""

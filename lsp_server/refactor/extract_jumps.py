@@ -21,17 +21,24 @@ from __future__ import annotations
 
 import ast
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from rope.base import exceptions as rope_exceptions
 from rope.base.change import ChangeContents, ChangeSet
 
 from lsp_server.refactor import extract
 from lsp_server.refactor.context import Context, Planned
+from lsp_server.refactor.extract_place import Placement, placement
 from lsp_server.refactor.model import RefactoringError
 from lsp_server.refactor.provenance import Hints
 from lsp_server.refactor.semantics.edit import Source, old_source, place
-from lsp_server.refactor.semantics.flow import binds, local_names, scope_binds, walk_statements
+from lsp_server.refactor.semantics.flow import (
+    binds,
+    local_names,
+    same_runs,
+    scope_binds,
+    walk_statements,
+)
 from lsp_server.refactor.semantics.jumps import (
     escaping_jumps,
     global_names,
@@ -59,8 +66,6 @@ def extract_method(ctx: Context) -> Planned:
     except rope_exceptions.RefactoringError as exc:
         if not any(reason in str(exc) for reason in ROPE_JUMP_REFUSALS):
             raise
-        if ctx.arg("similar", False):
-            raise RefactoringError(f"{exc} (similar occurrences are not extracted)") from exc
         return extract_with_jumps(ctx, str(exc))
 
 
@@ -77,48 +82,21 @@ class _Region:
     indent: str
     step: str
     """One level of indentation, as the enclosing function uses it."""
-    def_indent: str
-    insert_at: int
-    receiver: str | None
-    """The enclosing method's ``self`` when the new function is a method."""
+    where: Placement
+
+    @property
+    def def_indent(self) -> str:
+        return self.where.def_indent
+
+    @property
+    def receiver(self) -> str | None:
+        """The enclosing method's ``self`` when the new function is a method."""
+        return self.where.receiver
 
 
 def _line_end(text: str, offset: int) -> int:
     found = text.find("\n", offset)
     return len(text) if found < 0 else found
-
-
-def _parents(tree: ast.AST) -> dict[ast.AST, ast.AST]:
-    return {child: node for node in ast.walk(tree) for child in ast.iter_child_nodes(node)}
-
-
-def _placement(
-    ctx: Context, src: Source, flow: RegionFlow, name: str
-) -> tuple[int, str, str | None]:
-    """Where the new function goes (after the enclosing function or, global, after the
-    module statement holding it), its indentation, and the receiver when it is a method."""
-    parents = _parents(src.tree)
-    function = flow.function
-    holder = parents.get(function)
-    in_class = isinstance(holder, ast.ClassDef)
-    if not isinstance(holder, (ast.Module, ast.ClassDef)) or (
-        in_class and not isinstance(parents.get(holder), ast.Module)
-    ):
-        raise RefactoringError(
-            f"extract method `{name}`: the selection jumps (return/break/continue) and its "
-            f"function at {place(ctx, function.lineno)} is nested; extract without the jumps"
-        )
-    top: ast.AST = function if not in_class else holder
-    if ctx.arg("global", False) or not in_class:
-        return _line_end(src.text, src.end(top)), "", None
-    decorators = {d.id for d in function.decorator_list if isinstance(d, ast.Name)}
-    if decorators & {"staticmethod", "classmethod"} or not function.args.args:
-        raise RefactoringError(
-            f"extract method `{name}`: the selection jumps and `{function.name}` is not a "
-            f"plain method; extract it as a global function"
-        )
-    def_indent = src.text[src.starts[function.lineno - 1] : src.start(function)]
-    return _line_end(src.text, src.end(function)), def_indent, function.args.args[0].arg
 
 
 def _region(ctx: Context, src: Source, flow: RegionFlow, name: str) -> _Region:
@@ -148,8 +126,8 @@ def _region(ctx: Context, src: Source, flow: RegionFlow, name: str) -> _Region:
     own = src.text[def_line : src.start(function)]
     body = src.text[body_line : src.start(function.body[0])]
     step = body[len(own) :] if body.startswith(own) and len(body) > len(own) else "    "
-    insert_at, def_indent, receiver = _placement(ctx, src, flow, name)
-    return _Region(src, flow, start, end, indent, step, def_indent, insert_at, receiver)
+    where = placement(ctx, src, flow, name)
+    return _Region(src, flow, start, end, indent, step, where)
 
 
 def _refuse_scope_declarations(ctx: Context, flow: RegionFlow, name: str) -> None:
@@ -341,6 +319,30 @@ def _call_text(region: _Region, name: str, shape: _Shape, is_async: bool) -> str
     return "\n".join(lines)
 
 
+def _similar_calls(ctx: Context, region: _Region, shape: _Shape, name: str) -> list[Edit]:
+    """With ``--similar``: calls replacing the other runs of the selected statements in
+    its function that hand back the same values; a run whose interface differs (another
+    variable read after it) is left as it is."""
+    src, is_async = region.src, region.flow.function.__class__ is ast.AsyncFunctionDef
+    calls: list[Edit] = []
+    for run in same_runs(region.flow.function, region.flow.statements):
+        start, end = src.starts[run[0].lineno - 1], _line_end(src.text, src.end(run[-1]))
+        other = region_flow(src, src.start(run[0]), src.end(run[-1]))
+        indent = src.text[start : src.start(run[0])]
+        tail = src.text[src.end(run[-1]) : end].strip()
+        if other is None or other.statements != run or indent.strip() or tail:
+            continue
+        occurrence = replace(region, flow=other, start=start, end=end, indent=indent)
+        try:
+            interface = _interface(ctx, occurrence, escaping_jumps(run), name)
+            _refuse_finally(ctx, other, name, shape.kinds, set(interface[1]) - set(interface[0]))
+        except RefactoringError:
+            continue
+        if interface == (shape.params, shape.outputs):
+            calls.append((start, end, _call_text(occurrence, name, shape, is_async)))
+    return calls
+
+
 def extract_with_jumps(ctx: Context, rope_message: str) -> Planned:
     """Extract the selection, whose jumps rope refused (``rope_message``), ourselves."""
     name = ctx.str_arg("name")
@@ -367,10 +369,14 @@ def extract_with_jumps(ctx: Context, rope_message: str) -> Planned:
     definition = _function_text(region, name, shape, jumps)
     is_async = definition.lstrip().startswith("async ")
     blank = "\n\n\n" if not region.def_indent else "\n\n"
+    at = region.where.insert_at
+    new_function = definition + "\n\n" if region.where.before else blank + definition
     edits: list[Edit] = [
-        (region.insert_at, region.insert_at, blank + definition),
+        (at, at, new_function),
         (region.start, region.end, _call_text(region, name, shape, is_async)),
     ]
+    if ctx.arg("similar", False):
+        edits += _similar_calls(ctx, region, shape, name)
     text = src.text
     for start, end, new in sorted(edits, reverse=True):
         text = text[:start] + new + text[end:]
@@ -378,6 +384,7 @@ def extract_with_jumps(ctx: Context, rope_message: str) -> Planned:
     changes.add_change(ChangeContents(ctx.resource, text))
     hints = Hints(derived_from=[ctx.unit_at(ctx.request.offset)])
     jump_names = frozenset(fields[: len(fields) - len(outputs)])
+    description = f"extract method `{name}`"
     return Planned(
-        changes, "extract-method", f"extract method `{name}`", hints, jump_names=jump_names
+        changes, "extract-method", description, hints, jump_names=jump_names, similar_checked=True
     )

@@ -31,6 +31,7 @@ from lsp_server.refactor.semantics.move_checks import (
     MovedGlobal,
     binds_in,
     check_move,
+    check_names_kept,
     is_public,
     mend_importers,
     reexport,
@@ -189,10 +190,11 @@ def _mend(ctx: Context, changes: ChangeSet, moved: MovedGlobal, searched: list[F
     if is_public(moved, project.paths) and not binds_in(old_text, moved.name, strict=True):
         graph = ModuleGraph(project, project.paths)
         lazily = graph.path_between(moved.new_path, moved.old_path) is not None
-        extra[moved.old_path] = reexport(old_text, moved, lazily)
+        extra[moved.old_path] = reexport(old_text, moved, lazily, project.paths)
     importers.update(extra)
     before = _ProjectTexts(ctx, Simulation(), {})
     check_move(importers, project, moved, before=before)
+    check_names_kept(importers, project, moved, before)
     for rel, text in sorted(importers.items()):
         if rel in before.paths:
             check_late_imports_kept(rel, before[rel], text, moved.name)

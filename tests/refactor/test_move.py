@@ -237,3 +237,49 @@ def test_a_late_import_is_never_lifted_above_the_definitions_before_it(
     lifted = r"late import on line 9 of pkg/func\.py above `call`"
     with pytest.raises(RefactoringError, match=lifted):
         move(tmp_engine, tmp_path, "pkg/sigs.py", "def spec", "pkg/compat.py")
+
+
+def test_a_move_never_drops_the_other_names_a_package_re_exports(
+    tmp_engine: RefactorEngine, tmp_path: Path
+) -> None:
+    """toolz's history (81df586698^): ``functoolz/__init__.py`` only re-exports names of
+    ``functoolz/core.py``; moving one of them, rope removed the whole import as unused,
+    and ``from pkg.funcs import memo`` (``pkg/__init__.py``) failed."""
+    files = {
+        "pyproject.toml": "",
+        "pkg/__init__.py": "from pkg.funcs import remove, memo\n",
+        "pkg/funcs/__init__.py": "from pkg.funcs.core import (remove,\n    memo)\n",
+        "pkg/funcs/core.py": "def remove(p, xs):\n    return [x for x in xs if not p(x)]\n\n\n"
+        "def memo(f):\n    return f\n",
+        "pkg/iters/__init__.py": "",
+        "pkg/iters/core.py": "def first(xs):\n    return xs[0]\n",
+    }
+    write_files(tmp_path, files)
+    assert run(tmp_path, "import pkg; print(pkg.memo(1))") == "1\n"
+    try:
+        result = move(tmp_engine, tmp_path, "pkg/funcs/core.py", "def remove", "pkg.iters.core")
+    except RefactoringError as exc:
+        assert re.search(r"`memo`.*pkg/funcs/__init__\.py", str(exc)), str(exc)
+        return
+    apply_edits(result.edits, str(tmp_path))
+    assert run(tmp_path, "import pkg; print(pkg.memo(1), pkg.remove(bool, [0, 1]))") == "1 [0]\n"
+
+
+def test_a_re_export_from_a_module_outside_any_package_is_not_relative(
+    tmp_engine: RefactorEngine, tmp_path: Path
+) -> None:
+    """toolz's history (cae4f87784^): a test moved between two test modules of a folder
+    without ``__init__.py``; the old module's re-export ``from .test_core import ...``
+    failed ("attempted relative import with no known parent package")."""
+    files = {
+        "pyproject.toml": "",
+        "checks/test_core.py": "def test_one():\n    assert 1\n",
+        "checks/test_recipes.py": "def test_freq():\n    assert 2\n\n\ndef test_count():\n"
+        "    assert 3\n",
+    }
+    write_files(tmp_path, files)
+    result = move(tmp_engine, tmp_path, "checks/test_recipes.py", "def test_freq", "test_core")
+    apply_edits(result.edits, str(tmp_path))
+    # As pytest imports it: its own folder first on sys.path, the root after it.
+    code = "import sys; sys.path.append('..'); import test_recipes as r, checks.test_core as c"
+    assert run(tmp_path, code + "; print(r.test_freq is c.test_freq)", "checks") == "True\n"

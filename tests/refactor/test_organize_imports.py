@@ -55,3 +55,27 @@ def test_only_the_import_block_changes(tmp_path: Path) -> None:
 def test_every_import_unused(tmp_path: Path) -> None:
     text = '"""Doc."""\n\nimport os\n\n\ndef f():\n    return 1\n'
     assert _organize(tmp_path, text) == '"""Doc."""\n\n\ndef f():\n    return 1\n'
+
+
+LATE_IMPORT = (
+    '"""Doc."""\n\nimport sys\nimport os\n\n\n'
+    "def call(x):\n    return helper(x) + os.sep + sys.prefix\n\n\n"
+    "from pkg.helpers import helper  # noqa: E402  (breaks an import cycle)\n"
+)
+
+
+def test_a_late_import_stays_after_the_definitions_it_followed(tmp_path: Path) -> None:
+    """An import after definitions usually breaks an import cycle (toolz's functoolz.py):
+    organizing sorts the block at the top and leaves the late import where it was."""
+    organized = _organize(tmp_path, LATE_IMPORT)
+    assert organized == LATE_IMPORT.replace("import sys\nimport os\n", "import os\nimport sys\n")
+
+
+def test_only_a_late_import_left_to_organize_changes_nothing(tmp_path: Path) -> None:
+    text = LATE_IMPORT.replace("import sys\nimport os\n", "import os\nimport sys\n")
+    assert _organize(tmp_path, text) is None
+
+
+def test_a_module_whose_imports_are_all_late(tmp_path: Path) -> None:
+    text = "def call(x):\n    return helper(x)\n\n\nfrom pkg.helpers import helper\n"
+    assert _organize(tmp_path, text) is None

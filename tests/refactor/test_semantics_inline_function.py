@@ -226,3 +226,19 @@ def test_inline_parameter_refuses_a_default_name_bound_again(tmp_project):
     source = "K = 10\n\n\ndef h(a, b=K):\n    return a + b\n\n\nK = 20\nprint(h(1))\n"
     with pytest.raises(RefactoringError, match=r"default `K` of `b`.*bound again at main.py:8"):
         inline(tmp_project, source, "b=K")
+
+
+@pytest.mark.parametrize(
+    "definition",
+    [
+        "def h(n):\n    for i in range(n):\n        yield i * 2\n",
+        "def h(n):\n    yield from range(n)\n",
+        "def h(n):\n    x = yield n\n    return x\n",
+    ],
+    ids=["yield", "yield-from", "yield-expression"],
+)
+def test_inline_refuses_a_generator_saying_so(tmp_project, definition):
+    """Pasting a generator's body turns its caller into a generator (rope did it)."""
+    source = f"{definition}\n\ndef use():\n    return list(h(3))\n\n\nprint(use())\n"
+    with pytest.raises(RefactoringError, match=r"`h` is a generator"):
+        inline(tmp_project, source, "h(n")

@@ -237,7 +237,7 @@ def check_extract_method(ctx: Context, planned: Planned) -> Planned:
     passed = {p for p, k in zip(rope_params, keep, strict=True) if k} | found.receiver
     _check_returns(ctx, flow, found, passed)
     edits = _make_async(new, found) if awaits else []
-    if ctx.arg("similar", False):
+    if ctx.arg("similar", False) and not planned.similar_checked:
         _check_similar(ctx, old, found, passed, mended=bool(edits) or not all(keep))
     if not all(keep):
         if len(found.call.args) != len(found.params) or any(

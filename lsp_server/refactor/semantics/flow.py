@@ -203,3 +203,22 @@ def local_names(function: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
         if isinstance(stmt, ast.Match):
             names |= {n.name for n in ast.walk(stmt) if isinstance(n, ast.MatchAs) and n.name}
     return names - declared
+
+
+def same_runs(function: ast.AST, selected: list[ast.stmt]) -> list[list[ast.stmt]]:
+    """The other runs of statements in ``function``'s own blocks that read as ``selected``
+    (the same syntax trees), none overlapping the selection or each other."""
+    want = [ast.dump(stmt) for stmt in selected]
+    body: list[ast.stmt] = getattr(function, "body", [])
+    found: list[list[ast.stmt]] = []
+    for block in [body, *(b for stmt in walk_statements(body) for b in blocks(stmt))]:
+        i = 0
+        while i + len(want) <= len(block):
+            run = block[i : i + len(want)]
+            overlaps = any(stmt in selected for stmt in run)
+            if not overlaps and [ast.dump(stmt) for stmt in run] == want:
+                found.append(run)
+                i += len(want)
+            else:
+                i += 1
+    return found

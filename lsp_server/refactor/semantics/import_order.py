@@ -34,6 +34,11 @@ def _imports_with_definitions_before(text: str, path: str) -> list[tuple[str, se
     return out
 
 
+def late_import_lines(text: str, path: str = "<module>") -> set[int]:
+    """The first lines of the top-level imports of ``text`` that follow a definition."""
+    return {line for _, defined, line in _imports_with_definitions_before(text, path) if defined}
+
+
 def check_late_imports_kept(path: str, before: str, after: str, moved: str = "") -> None:
     """Refuse (``RefactoringError`` naming the place) an ``after`` text of ``path`` in which
     an import that followed definitions in ``before`` now comes before one of them

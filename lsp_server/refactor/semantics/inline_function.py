@@ -37,10 +37,12 @@ from lsp_server.refactor.semantics.inline_binding import (
 from lsp_server.refactor.semantics.inline_paste import mend_inlined_calls, parameter_defaults
 from lsp_server.refactor.semantics.inline_variable import is_pure
 from lsp_server.refactor.semantics.precedence import ATOMS, slot
+from lsp_server.rts.lookups import own_nodes
 
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 _SCOPES = (*_FUNCTIONS, ast.Lambda, ast.ClassDef)
 _EFFECTS = (ast.Call, ast.Await, ast.Yield, ast.YieldFrom, ast.NamedExpr)
+_YIELDS = (ast.Yield, ast.YieldFrom)
 _BUILTINS = frozenset(dir(builtins))
 Function = ast.FunctionDef | ast.AsyncFunctionDef
 
@@ -309,6 +311,12 @@ def _check_operand(function, site: CallSite) -> None:
 
 
 def _check_body(function) -> None:
+    yields = [n for s in function.body for n in own_nodes(s) if isinstance(n, _YIELDS)]
+    if yields:
+        raise RefactoringError(
+            f"inline `{function.name}`: `{function.name}` is a generator (`yield` on line "
+            f"{yields[0].lineno}); its body pasted into a caller would make the caller one"
+        )
     params = set(_parameters(function))
     for stmt in walk_statements(function.body):
         assigned = sorted(binds(stmt) & params)
