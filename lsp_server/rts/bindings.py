@@ -39,6 +39,7 @@ from lsp_server.rts.class_members import (
     def_is_pure,
     is_plain,
 )
+from lsp_server.rts.import_raise import Scope, import_time_digest, may_raise
 from lsp_server.rts.lookups import call_roots
 from lsp_server.rts.purity import import_time_names, is_pure, nested_statements
 
@@ -274,7 +275,13 @@ def module_layout(tree: ast.Module) -> ModuleLayout:
     defined = {s.name for s in tree.body if isinstance(s, _DEFINITIONS)}
     before: set[str] = set()
     residue_refs: set[str] = set()
+    scope = Scope(tree, _STDLIB)
     for stmt, binding in found:
+        risky = binding is not None and may_raise(stmt, scope)
+        scope.after(stmt)
+        if risky:
+            # Every importer sees it fail (``rts.import_raise``).
+            layout.markers.setdefault("", []).append(f"<raises:{import_time_digest(stmt)}>")
         if binding is None:
             reads = import_time_names(stmt)
             residue_refs |= reads

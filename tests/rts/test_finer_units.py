@@ -395,3 +395,55 @@ def test_conftest_fixtures_select_their_users(pytester: pytest.Pytester) -> None
     # An autouse fixture applies to every test below the conftest.
     edit(pytester, "conftest.py", "fixture\ndef unused", "fixture(autouse=True)\ndef unused")
     assert len(run(pytester)) == 4
+
+
+def test_a_binding_that_raises_at_import_selects_every_importer(pytester: pytest.Pytester) -> None:
+    """A binding nobody reads still runs at import: when it can raise there (a name not yet
+    bound, a call), every test importing the module sees it. The tests import ``mod``
+    inside their bodies, so that a broken import fails them rather than their collection."""
+    write(
+        pytester,
+        "mod.py",
+        """
+        import typing
+
+        LIMIT = 3
+
+
+        def double(x):
+            return x * 2
+
+
+        def triple(x):
+            return x * 3
+        """,
+    )
+    write(
+        pytester,
+        "test_mod.py",
+        """
+        def test_double():
+            import mod
+
+            assert mod.double(2) == 4
+
+
+        def test_triple():
+            import mod
+
+            assert mod.triple(1) == 3
+        """,
+    )
+    both = {"test_double", "test_triple"}
+    assert run(pytester) == both
+    # Bindings that cannot raise: nothing reads them, nothing runs.
+    edit(pytester, "mod.py", "LIMIT = 3", "LIMIT = 3\nFRESH = (LIMIT, -1, {'k': [None]})")
+    edit(pytester, "mod.py", "def triple(x):", "def triple(x: typing.Any, y: int = LIMIT):")
+    assert run(pytester) == {"test_triple"}
+    for broken in ("BROKEN = MISSING", "BROKEN = int('x')", "def g(x: Later): ..."):
+        edit(pytester, "mod.py", "LIMIT = 3\n", f"LIMIT = 3\n{broken}\n")
+        assert run(pytester) == both, broken
+        edit(pytester, "mod.py", f"{broken}\n", "")
+        assert run(pytester) == both, broken  # they failed last time
+    edit(pytester, "mod.py", "def double(x):", "def double(x, y=typing.Missing):")
+    assert run(pytester) == both

@@ -1,0 +1,378 @@
+"""Whether a top-level binding can raise while its module is imported.
+
+A binding unit (``rts.bindings``) is selected through the tests that read its names. That
+is only sound while running the statement cannot fail: a new ``y = missing``, a default
+``def f(x=later)`` or a call that raises breaks the import, and every test importing the
+module fails, reading the name or not. A binding that may raise therefore puts a digest of
+what runs at import (its statement without function bodies) into the module unit, so a
+change there selects every importer, as any other statement with effects at import does.
+
+"Cannot raise" is proved, never guessed: constants, names surely bound before the statement
+(or builtins), containers and lambdas of those, attributes that resolve in an imported
+standard-library module, and annotations made of those (when they are evaluated at all);
+decorators only from a short list of wrappers that take no part in whether the
+decoration succeeds; a class only when its bases are plain (no metaclass, no
+``__init_subclass__`` of unknown code) and its body is made of such statements.
+"""
+
+from __future__ import annotations
+
+import abc
+import ast
+import builtins
+import importlib
+from collections.abc import Iterable
+
+import xxhash
+
+_BUILTINS = frozenset(dir(builtins))
+
+# Wrappers whose decoration succeeds whatever they wrap (a bare name, or a call of one of
+# ``_WRAPPER_CALLS`` with arguments that cannot raise either). ``dataclass`` or
+# ``total_ordering`` are no such wrappers: they raise on a class they cannot handle.
+_WRAPPERS = frozenset(
+    [
+        "staticmethod",
+        "classmethod",
+        "property",
+        "abstractmethod",
+        "overload",
+        "final",
+        "override",
+        "cached_property",
+        "cache",
+        "runtime_checkable",
+        "fixture",
+    ]
+)
+_WRAPPER_CALLS = frozenset(["lru_cache", "fixture"])
+_BUILTIN_WRAPPERS = frozenset(["staticmethod", "classmethod", "property"])
+_ACCESSORS = frozenset(["setter", "getter", "deleter"])
+
+_FuncDef = (ast.FunctionDef, ast.AsyncFunctionDef)
+_MISSING = object()
+
+# Methods Python calls on a class while creating a subclass of it.
+_CLASS_HOOKS = frozenset(["__init_subclass__", "__set_name__"])
+
+# Builtin bases whose subclasses are created without running code of the project.
+_PLAIN_BASES = frozenset(
+    name
+    for name, value in vars(builtins).items()
+    if isinstance(value, type) and issubclass(value, BaseException)
+) | {"object"}
+
+
+class Scope:
+    """What the module binds before a statement runs, and how it evaluates annotations."""
+
+    def __init__(self, tree: ast.Module, stdlib: frozenset[str]) -> None:
+        self.stdlib = stdlib
+        self.bound: set[str] = set()
+        self.plain_classes: set[str] = set()
+        """Classes of the module whose subclasses run no code of theirs when created."""
+        self.members: dict[str, set[str]] = {}
+        """Classes of the module -> the names their bodies surely bind."""
+        self.imported: dict[str, tuple[str, str]] = {}
+        """Names bound by ``from m import x`` of the standard library -> ``(m, x)``."""
+        self._judged: str | None = None
+        self.modules: dict[str, str] = {}
+        """Names bound by ``import x [as y]`` of a standard-library module -> ``x``."""
+        self.star = False
+        self.lazy_annotations = any(
+            isinstance(s, ast.ImportFrom)
+            and s.module == "__future__"
+            and any(a.name == "annotations" for a in s.names)
+            for s in tree.body
+        )
+
+    def known(self, name: str) -> bool:
+        return name in self.bound or (name in _BUILTINS and not self.star)
+
+    def after(self, stmt: ast.stmt) -> None:
+        """Take in what ``stmt`` surely binds once it has run."""
+        stdlib = self.stdlib
+        if isinstance(stmt, ast.ImportFrom) and any(a.name == "*" for a in stmt.names):
+            self.star = True
+        for name in surely_bound(stmt):
+            self.bound.add(name)
+            self.modules.pop(name, None)
+            self.plain_classes.discard(name)
+            self.members.pop(name, None)
+            self.imported.pop(name, None)
+        if isinstance(stmt, ast.ClassDef):
+            self.members[stmt.name] = _every(stmt.body)
+            if self._judged == stmt.name:
+                self.plain_classes.add(stmt.name)
+        self._judged = None
+        if isinstance(stmt, ast.ImportFrom) and stmt.level == 0 and stmt.module:
+            for alias in stmt.names:
+                if alias.name != "*" and stmt.module.split(".")[0] in stdlib:
+                    self.imported[alias.asname or alias.name] = (stmt.module, alias.name)
+        if isinstance(stmt, ast.Import):
+            for alias in stmt.names:
+                if alias.asname and alias.name.split(".")[0] in stdlib:
+                    self.modules[alias.asname] = alias.name
+                elif not alias.asname and alias.name.split(".")[0] in stdlib:
+                    top = alias.name.split(".")[0]  # ``import a.b`` binds ``a``
+                    self.modules[top] = top
+
+
+def surely_bound(stmt: ast.stmt) -> set[str]:
+    """Names bound on every path through ``stmt`` that does not raise."""
+    if isinstance(stmt, (*_FuncDef, ast.ClassDef)):
+        return {stmt.name}
+    if isinstance(stmt, (ast.Import, ast.ImportFrom)):
+        return {(a.asname or a.name).split(".")[0] for a in stmt.names if a.name != "*"}
+    if isinstance(stmt, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+        targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+        if isinstance(stmt, ast.AnnAssign) and stmt.value is None:
+            return set()
+        return {n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)}
+    if isinstance(stmt, ast.If):
+        return _every(stmt.body) & _every(stmt.orelse) if stmt.orelse else set()
+    if isinstance(stmt, ast.Try):
+        paths = [stmt.body + stmt.orelse, *(h.body for h in stmt.handlers)]
+        found = set.intersection(*(_every(p) for p in paths))
+        return found | _every(stmt.finalbody)
+    if isinstance(stmt, ast.With):
+        return _every(stmt.body)
+    return set()
+
+
+def _every(body: Iterable[ast.stmt]) -> set[str]:
+    found: set[str] = set()
+    for stmt in body:
+        found |= surely_bound(stmt)
+    return found
+
+
+def may_raise(stmt: ast.stmt, scope: Scope) -> bool:
+    """Whether running the top-level binding ``stmt`` after what ``scope`` has bound may
+    raise."""
+    if isinstance(stmt, _FuncDef):
+        return _def_may_raise(stmt, scope, scope.bound)
+    if isinstance(stmt, ast.ClassDef):
+        risky = _class_may_raise(stmt, scope, set(scope.bound))
+        hooks = {s.name for s in stmt.body if isinstance(s, _FuncDef)} & _CLASS_HOOKS
+        if not risky and not hooks:
+            scope._judged = stmt.name  # ``after`` takes it in as a plain class
+        return risky
+    if isinstance(stmt, ast.Import):
+        return not all(_stdlib_has(scope, a.name) for a in stmt.names)
+    if isinstance(stmt, ast.ImportFrom) and stmt.level == 0 and stmt.module != "__future__":
+        module = stmt.module or ""
+        return not all(_stdlib_has(scope, module, a.name) for a in stmt.names)
+    if isinstance(stmt, (ast.Assign, ast.AnnAssign)):
+        return _assignment_may_raise(stmt, scope, scope.bound)
+    if isinstance(stmt, ast.If):  # ``if TYPE_CHECKING:``: only the test runs
+        return not _safe_value(stmt.test, scope, scope.bound)
+    return not (isinstance(stmt, ast.ImportFrom) and stmt.module == "__future__")
+
+
+def import_time_digest(stmt: ast.stmt) -> str:
+    """A digest of what ``stmt`` runs at import: function bodies left out."""
+    stripped = _StripBodies().visit(ast.parse(ast.unparse(stmt)))
+    return xxhash.xxh64_hexdigest(ast.dump(stripped).encode())
+
+
+class _StripBodies(ast.NodeTransformer):
+    def visit_FunctionDef(self, node: ast.FunctionDef) -> ast.AST:
+        node.body = [ast.Pass()]
+        return self.generic_visit(node)
+
+    def visit_AsyncFunctionDef(self, node: ast.AsyncFunctionDef) -> ast.AST:
+        node.body = [ast.Pass()]
+        return self.generic_visit(node)
+
+
+def _assignment_may_raise(stmt: ast.Assign | ast.AnnAssign, scope: Scope, bound: set[str]) -> bool:
+    targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+    if not all(isinstance(t, ast.Name) for t in targets):
+        return True  # unpacking can fail on the value's length
+    if isinstance(stmt, ast.AnnAssign) and not _safe_annotation(stmt.annotation, scope, bound):
+        return True
+    return stmt.value is not None and not _safe_value(stmt.value, scope, bound)
+
+
+def _def_may_raise(
+    node: ast.FunctionDef | ast.AsyncFunctionDef, scope: Scope, bound: set[str]
+) -> bool:
+    if not all(_safe_decorator(d, scope, bound) for d in node.decorator_list):
+        return True
+    args = node.args
+    defaults = [*args.defaults, *(d for d in args.kw_defaults if d is not None)]
+    if not all(_safe_value(d, scope, bound) for d in defaults):
+        return True
+    every = [*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg, args.kwarg]
+    notes = [a.annotation for a in every if a is not None and a.annotation is not None]
+    if node.returns is not None:
+        notes.append(node.returns)
+    return not all(_safe_annotation(n, scope, bound) for n in notes)
+
+
+def _class_may_raise(node: ast.ClassDef, scope: Scope, local: set[str]) -> bool:
+    if node.keywords or node.decorator_list:
+        return True
+    for base in node.bases:
+        if not _plain_base(base, scope):
+            return True  # its metaclass or ``__init_subclass__`` runs on the new class
+    for stmt in node.body:
+        if isinstance(stmt, _FuncDef):
+            risky = _def_may_raise(stmt, scope, local)
+        elif isinstance(stmt, ast.ClassDef):
+            risky = _class_may_raise(stmt, scope, set(local))
+        elif isinstance(stmt, (ast.Assign, ast.AnnAssign)):
+            risky = _assignment_may_raise(stmt, scope, local)
+        else:
+            risky = not isinstance(stmt, ast.Pass) and not (
+                isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant)
+            )
+        if risky:
+            return True
+        local |= surely_bound(stmt)
+    return False
+
+
+def _plain_base(base: ast.expr, scope: Scope) -> bool:
+    """A base whose subclasses are made by ``type`` (or ``ABCMeta``) with no
+    ``__init_subclass__`` of its own: a builtin exception, a plain class of the module, a
+    standard-library class."""
+    if isinstance(base, ast.Name) and not scope.star:
+        if base.id in _PLAIN_BASES or base.id in scope.plain_classes:
+            return True
+        if base.id in scope.imported:
+            module, name = scope.imported[base.id]
+            return _plain_class(_stdlib_object(scope, module, [name]))
+        return False
+    if isinstance(base, ast.Attribute) and _resolves(base, scope):
+        chain: list[str] = []
+        item: ast.expr = base
+        while isinstance(item, ast.Attribute):
+            chain.insert(0, item.attr)
+            item = item.value
+        module = scope.modules.get(getattr(item, "id", ""), "")
+        return bool(module) and _plain_class(_stdlib_object(scope, module, chain))
+    return False
+
+
+def _plain_class(value: object) -> bool:
+    if not isinstance(value, type) or type(value) not in (type, abc.ABCMeta):
+        return False
+    hooks = {"__init_subclass__"}
+    return not any(hooks & set(vars(c)) for c in value.__mro__ if c is not object)
+
+
+def _stdlib_object(scope: Scope, module: str, chain: list[str]) -> object:
+    if module.split(".")[0] not in scope.stdlib:
+        return _MISSING
+    try:
+        value: object = importlib.import_module(module)
+        for attr in chain:
+            value = getattr(value, attr)
+    except Exception:  # missing here: it may be missing where the tests run too
+        return _MISSING
+    return value
+
+
+def _safe_decorator(node: ast.expr, scope: Scope, bound: set[str]) -> bool:
+    root = node.func if isinstance(node, ast.Call) else node
+    while isinstance(root, ast.Attribute):
+        root = root.value
+    if not (isinstance(root, ast.Name) and (root.id in bound or scope.known(root.id))):
+        return False
+    if isinstance(node, ast.Call):
+        values = [*node.args, *(k.value for k in node.keywords)]
+        safe = all(_safe_value(v, scope, bound) for v in values)
+        return safe and _last_name(node.func) in _WRAPPER_CALLS
+    if isinstance(node, ast.Attribute) and node.attr in _ACCESSORS:
+        return isinstance(node.value, ast.Name) and node.value.id in bound
+    return _last_name(node) in _WRAPPERS
+
+
+def _last_name(node: ast.expr) -> str | None:
+    if isinstance(node, ast.Name):
+        return node.id
+    return node.attr if isinstance(node, ast.Attribute) else None
+
+
+def _safe_value(node: ast.expr, scope: Scope, bound: set[str]) -> bool:
+    if isinstance(node, ast.Constant):
+        return True
+    if isinstance(node, ast.Name):
+        return node.id in bound or scope.known(node.id)
+    if isinstance(node, ast.Attribute):
+        return _resolves(node, scope)
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
+        # ``staticmethod(f)`` in a class body: a builtin wrapper that takes anything.
+        wrapper = node.func.id in _BUILTIN_WRAPPERS and scope.known(node.func.id)
+        values = [*node.args, *(k.value for k in node.keywords)]
+        return (
+            wrapper
+            and node.func.id not in bound
+            and all(_safe_value(v, scope, bound) for v in values)
+        )
+    if isinstance(node, (ast.Tuple, ast.List)):
+        return all(_safe_value(e, scope, bound) for e in node.elts)
+    if isinstance(node, ast.Set):  # a name's value may be unhashable
+        return all(isinstance(e, ast.Constant) for e in node.elts)
+    if isinstance(node, ast.Dict):
+        keys_constant = all(isinstance(k, ast.Constant) for k in node.keys)
+        return keys_constant and all(_safe_value(v, scope, bound) for v in node.values)
+    if isinstance(node, ast.Lambda):
+        defaults = [*node.args.defaults, *(d for d in node.args.kw_defaults if d is not None)]
+        return all(_safe_value(d, scope, bound) for d in defaults)
+    if isinstance(node, ast.UnaryOp) and isinstance(node.operand, ast.Constant):
+        return isinstance(node.op, (ast.USub, ast.UAdd)) and type(node.operand.value) in (
+            int,
+            float,
+        )
+    return False
+
+
+def _safe_annotation(node: ast.expr, scope: Scope, bound: set[str]) -> bool:
+    """An annotation evaluates without raising: names known, attributes resolvable; a
+    subscript or ``|`` of such (how typing forms are spelled)."""
+    if scope.lazy_annotations:
+        return True
+    if isinstance(node, ast.Subscript):
+        return _safe_annotation(node.value, scope, bound) and _safe_annotation(
+            node.slice, scope, bound
+        )
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
+        return _safe_annotation(node.left, scope, bound) and _safe_annotation(
+            node.right, scope, bound
+        )
+    if isinstance(node, (ast.Tuple, ast.List)):
+        return all(_safe_annotation(e, scope, bound) for e in node.elts)
+    return _safe_value(node, scope, bound)
+
+
+def _stdlib_has(scope: Scope, module: str, name: str | None = None) -> bool:
+    """``import module`` (``from module import name``) of the standard library works."""
+    if module.split(".")[0] not in scope.stdlib or name == "*":
+        return False
+    try:
+        found = importlib.import_module(module)
+        if name is not None and not hasattr(found, name):
+            importlib.import_module(f"{module}.{name}")
+    except Exception:  # missing here: it may be missing where the tests run too
+        return False
+    return True
+
+
+def _resolves(node: ast.Attribute, scope: Scope) -> bool:
+    """``m.a.b`` where ``m`` is an imported standard-library module that has ``a.b``, or
+    ``C.x`` where ``C`` is a class of the module whose body binds ``x``."""
+    chain: list[str] = []
+    item: ast.expr = node
+    while isinstance(item, ast.Attribute):
+        chain.append(item.attr)
+        item = item.value
+    if not isinstance(item, ast.Name):
+        return False
+    if item.id in scope.members and len(chain) == 1:
+        return chain[0] in scope.members[item.id]
+    if item.id not in scope.modules:
+        return False
+    return _stdlib_object(scope, scope.modules[item.id], chain[::-1]) is not _MISSING

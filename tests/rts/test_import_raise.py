@@ -1,0 +1,73 @@
+"""Which top-level bindings can raise at import (``rts.import_raise``): proved safe or not."""
+
+from __future__ import annotations
+
+import ast
+import sys
+
+import pytest
+
+from lsp_server.rts.import_raise import Scope, may_raise
+
+PRELUDE = (
+    "import functools\nimport typing\nimport json as j\nfrom helpers import combine\nLIMIT = 3\n"
+)
+
+
+def _last_may_raise(source: str) -> bool:
+    tree = ast.parse(source)
+    scope = Scope(tree, frozenset(sys.stdlib_module_names))
+    for stmt in tree.body[:-1]:
+        scope.after(stmt)
+    return may_raise(tree.body[-1], scope)
+
+
+@pytest.mark.parametrize(
+    "statement",
+    [
+        "X = (LIMIT, -1.5, None, 'a', {'k': [combine]})",
+        "X = lambda y=LIMIT: missing",
+        "X: typing.Optional[int] = j.dumps",
+        "def f(x: int | None = LIMIT, *a: str) -> list[typing.Any]: return missing",
+        "@property\ndef f(): ...",
+        "@functools.lru_cache(maxsize=None)\ndef f(): ...",
+        "class C:\n    x = 1\n    y = x\n    @property\n    def p(self): ...\n    @p.setter\n"
+        "    def p(self, v): ...",
+        "class E(ValueError):\n    'doc'",
+        "import os, json",
+    ],
+)
+def test_bindings_that_cannot_raise(statement: str) -> None:
+    assert not _last_may_raise(PRELUDE + statement)
+
+
+@pytest.mark.parametrize(
+    "statement",
+    [
+        "X = MISSING",
+        "@lru_cache(maxsize=None)\ndef f(): ...",
+        "@missing.property\ndef f(): ...",
+        "X = int('x')",
+        "X = j.nonexistent",
+        "X = {LIMIT}",
+        "a, b = LIMIT",
+        "def f(x=MISSING): ...",
+        "def f(x: Later): ...",
+        "@dataclass\nclass C:\n    x: int = 1",
+        "class C(combine):\n    pass",
+        "class C:\n    x = y",
+        "from os import nonexistent",
+        "import not_a_stdlib_module",
+    ],
+)
+def test_bindings_that_may_raise(statement: str) -> None:
+    assert _last_may_raise(PRELUDE + statement)
+
+
+def test_lazy_annotations_are_never_evaluated() -> None:
+    source = "from __future__ import annotations\n" + PRELUDE + "def f(x: Later): ..."
+    assert not _last_may_raise(source)
+
+
+def test_a_star_import_may_rebind_any_builtin() -> None:
+    assert _last_may_raise("from helpers import *\nX = len")
