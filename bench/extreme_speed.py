@@ -284,7 +284,7 @@ def dask_throughput(root: Path, project: Project, counts: list[int], local_rate:
 
     for workers in counts:
         with LocalCluster(
-            n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None
+            n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=":0"
         ) as cluster:
             a = analyse(
                 root,

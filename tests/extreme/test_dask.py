@@ -55,7 +55,7 @@ PROJECT = {
 @pytest.fixture(scope="module")
 def cluster() -> Iterator[object]:
     with distributed.LocalCluster(
-        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None
+        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=":0"
     ) as local:
         yield local
 
