@@ -20,10 +20,13 @@ from __future__ import annotations
 import abc
 import ast
 import builtins
+import functools
 import importlib
 from collections.abc import Iterable
 
 import xxhash
+
+from lsp_server.rts.dataclass_fields import dataclass_may_raise, is_dataclass_decorator
 
 _BUILTINS = frozenset(dir(builtins))
 
@@ -212,7 +215,14 @@ def _def_may_raise(
 
 
 def _class_may_raise(node: ast.ClassDef, scope: Scope, local: set[str]) -> bool:
-    if node.keywords or node.decorator_list:
+    if node.decorator_list:
+        decorator, *others = node.decorator_list
+        if others or not is_dataclass_decorator(decorator):
+            return True
+        known = functools.partial(_safe_decorator, scope=scope, bound=local, roots_only=True)
+        if dataclass_may_raise(node, decorator, known):
+            return True
+    if node.keywords:
         return True
     for base in node.bases:
         if not _plain_base(base, scope):
@@ -275,12 +285,17 @@ def _stdlib_object(scope: Scope, module: str, chain: list[str]) -> object:
     return value
 
 
-def _safe_decorator(node: ast.expr, scope: Scope, bound: set[str]) -> bool:
+def _safe_decorator(
+    node: ast.expr, scope: Scope, bound: set[str], roots_only: bool = False
+) -> bool:
+    """A wrapper whose first name is bound (``roots_only``: whatever it is)."""
     root = node.func if isinstance(node, ast.Call) else node
     while isinstance(root, ast.Attribute):
         root = root.value
     if not (isinstance(root, ast.Name) and (root.id in bound or scope.known(root.id))):
         return False
+    if roots_only:
+        return True
     if isinstance(node, ast.Call):
         values = [*node.args, *(k.value for k in node.keywords)]
         safe = all(_safe_value(v, scope, bound) for v in values)

@@ -35,6 +35,8 @@ def _last_may_raise(source: str) -> bool:
         "    def p(self, v): ...",
         "class E(ValueError):\n    'doc'",
         "import os, json",
+        "from dataclasses import dataclass\n@dataclass(frozen=True)\nclass P:\n    x: int\n"
+        "    y: int = 0\n    z: tuple = (1, 'a')\n    def norm(self): ...",
     ],
 )
 def test_bindings_that_cannot_raise(statement: str) -> None:
@@ -54,6 +56,10 @@ def test_bindings_that_cannot_raise(statement: str) -> None:
         "def f(x=MISSING): ...",
         "def f(x: Later): ...",
         "@dataclass\nclass C:\n    x: int = 1",
+        "from dataclasses import dataclass\n@dataclass\nclass P:\n    x: int = 0\n    y: int",
+        "from dataclasses import dataclass\n@dataclass\nclass P:\n    x: list = []",
+        "from dataclasses import dataclass\n@dataclass(order=True)\nclass P:\n    x: int = 0",
+        "from dataclasses import dataclass\n@dataclass\nclass P(LIMIT):\n    x: int = 0",
         "class C(combine):\n    pass",
         "class C:\n    x = y",
         "from os import nonexistent",
