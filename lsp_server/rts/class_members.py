@@ -28,7 +28,7 @@ from lsp_server.rts.tokens import Body, TokenText
 
 Pos = tuple[int, int]
 _Def = (ast.FunctionDef, ast.AsyncFunctionDef)
-_PLAIN_BASES = frozenset(
+PLAIN_BASES = frozenset(
     name
     for name, value in vars(builtins).items()
     if isinstance(value, type) and issubclass(value, BaseException)
@@ -84,7 +84,7 @@ def is_plain(node: ast.ClassDef, plain_classes: set[str]) -> bool:
     if node.decorator_list or node.keywords:
         return False
     return all(
-        isinstance(base, ast.Name) and (base.id in _PLAIN_BASES or base.id in plain_classes)
+        isinstance(base, ast.Name) and (base.id in PLAIN_BASES or base.id in plain_classes)
         for base in node.bases
     )
 

@@ -20,12 +20,14 @@ from __future__ import annotations
 import abc
 import ast
 import builtins
+import copy
 import functools
 import importlib
 from collections.abc import Iterable
 
 import xxhash
 
+from lsp_server.rts.class_members import PLAIN_BASES
 from lsp_server.rts.dataclass_fields import dataclass_may_raise, is_dataclass_decorator
 
 _BUILTINS = frozenset(dir(builtins))
@@ -57,13 +59,6 @@ _MISSING = object()
 
 # Methods Python calls on a class while creating a subclass of it.
 _CLASS_HOOKS = frozenset(["__init_subclass__", "__set_name__"])
-
-# Builtin bases whose subclasses are created without running code of the project.
-_PLAIN_BASES = frozenset(
-    name
-    for name, value in vars(builtins).items()
-    if isinstance(value, type) and issubclass(value, BaseException)
-) | {"object"}
 
 
 class Scope:
@@ -114,11 +109,9 @@ class Scope:
                     self.imported[alias.asname or alias.name] = (stmt.module, alias.name)
         if isinstance(stmt, ast.Import):
             for alias in stmt.names:
-                if alias.asname and alias.name.split(".")[0] in stdlib:
-                    self.modules[alias.asname] = alias.name
-                elif not alias.asname and alias.name.split(".")[0] in stdlib:
-                    top = alias.name.split(".")[0]  # ``import a.b`` binds ``a``
-                    self.modules[top] = top
+                top = alias.name.split(".")[0]
+                if top in stdlib:  # ``import a.b`` binds ``a``; ``import a.b as c``, ``a.b``
+                    self.modules[alias.asname or top] = alias.name if alias.asname else top
 
 
 def surely_bound(stmt: ast.stmt) -> set[str]:
@@ -175,7 +168,7 @@ def may_raise(stmt: ast.stmt, scope: Scope) -> bool:
 
 def import_time_digest(stmt: ast.stmt) -> str:
     """A digest of what ``stmt`` runs at import: function bodies left out."""
-    stripped = _StripBodies().visit(ast.parse(ast.unparse(stmt)))
+    stripped = _StripBodies().visit(copy.deepcopy(stmt))
     return xxhash.xxh64_hexdigest(ast.dump(stripped).encode())
 
 
@@ -249,7 +242,7 @@ def _plain_base(base: ast.expr, scope: Scope) -> bool:
     ``__init_subclass__`` of its own: a builtin exception, a plain class of the module, a
     standard-library class."""
     if isinstance(base, ast.Name) and not scope.star:
-        if base.id in _PLAIN_BASES or base.id in scope.plain_classes:
+        if base.id in PLAIN_BASES or base.id in scope.plain_classes:
             return True
         if base.id in scope.imported:
             module, name = scope.imported[base.id]
@@ -365,15 +358,12 @@ def _safe_annotation(node: ast.expr, scope: Scope, bound: set[str]) -> bool:
 
 def _stdlib_has(scope: Scope, module: str, name: str | None = None) -> bool:
     """``import module`` (``from module import name``) of the standard library works."""
-    if module.split(".")[0] not in scope.stdlib or name == "*":
+    if name is None:
+        return _stdlib_object(scope, module, []) is not _MISSING
+    if name == "*":
         return False
-    try:
-        found = importlib.import_module(module)
-        if name is not None and not hasattr(found, name):
-            importlib.import_module(f"{module}.{name}")
-    except Exception:  # missing here: it may be missing where the tests run too
-        return False
-    return True
+    found = _stdlib_object(scope, module, [name]) is not _MISSING
+    return found or _stdlib_object(scope, f"{module}.{name}", []) is not _MISSING
 
 
 def _resolves(node: ast.Attribute, scope: Scope) -> bool:
