@@ -16,11 +16,16 @@ refactoring *request* and the program *elements* the generator listed (``use0``,
   request's choices (what a refactoring engine is sensitive to: the same use is handled
   differently when the rename starts at it, or at the definition).
 
-- ``request.selects``: the statements a selection-based refactoring (extract method)
-  acts on, as the first and last selected line: the node the refactoring targets, which
-  the paper's models name as an object of its own. ``from``/``to``/``nth`` only describe
-  it (an ``if`` statement, the second such selection), and which ``if`` is taken is what
-  rope's extract-method bugs depend on (bench/fex_engine.py).
+- ``request.selects``: the statement a selection-based refactoring (extract method)
+  starts at: the node the refactoring targets, which the paper's models name as an object
+  of its own, numbered as the paper numbers objects after symmetry breaking (statements of
+  the file in preorder) and typed by its kind (``#7:if``). Text does not name a node: two
+  ``if x % 2 == 1:`` of one loop body read alike, and rope extracts one and not the other;
+  the number also says how much code comes before the selection (the second of two equal
+  loops starts later than the first: rope passes the first loop's variable on), which is
+  what rope's extract-method bugs depend on (bench/fex_engine.py). ``from``/``to``/``nth``
+  only describe the selection. A selection inside a statement (extract variable) has no
+  such node: there it is named by its first and last line.
 
 A case without elements (a value and the statement that mutates it; a class member and
 the relation between two classes) is made of one part per choice point: there the field
@@ -37,11 +42,15 @@ two choice points (``dim``, ``dim#2``).
 
 from __future__ import annotations
 
+import ast
+import functools
 import heapq
 import re
 from collections.abc import Callable, Iterable, Sequence
 from itertools import combinations, pairwise
 from typing import Any, TypeVar
+
+from lsp_server.project.text import line_starts, offset_of, parse_python
 
 T = TypeVar("T")
 
@@ -70,15 +79,16 @@ def choice_pairs(group: str, labels: Iterable[tuple[str, str]]) -> set[Choice]:
 
 
 def object_fields(
-    group: str, labels: Sequence[tuple[str, str]], selects: tuple[str, str] | None = None
+    group: str, labels: Sequence[tuple[str, str]], selects: str | None = None
 ) -> set[tuple[str, ...]]:
     """The (object, field, value) triples of one case (each prefixed by ``group``): the
-    choice points, the request's ``selects`` (first and last selected line, when the
-    refactoring acts on a selection), plus the elements' ``next`` and ``request`` fields,
-    or the pairs and triples of choices of a case without elements (module docstring)."""
+    choice points, the request's ``selects`` (the node a selection starts at, when the
+    refactoring acts on a selection: ``selected_node``), plus the elements' ``next`` and
+    ``request`` fields, or the pairs and triples of choices of a case without elements
+    (module docstring)."""
     out: set[tuple[str, ...]] = set(choice_pairs(group, labels))
     if selects is not None:
-        out.add((group, "request", "selects", " ... ".join(selects)))
+        out.add((group, "request", "selects", selects))
     request: list[str] = []
     elements: list[tuple[str, str]] = []  # (object: "use0:getattr", type: "use:getattr")
     for dimension, option in labels:
@@ -127,7 +137,7 @@ def field_exhaustive_cases(cases: Sequence[tuple[str, T]]) -> list[tuple[str, T]
     """For ``engine-test``: ``(generator name, Labelled case)`` pairs, field-exhaustive for
     the program-object fields (``object_fields``), per generator and refactoring."""
     return field_exhaustive(
-        cases, lambda case: object_fields(*_group_and_labels(case), _selected_lines(case))
+        cases, lambda case: object_fields(*_group_and_labels(case), selected_node(case))
     )
 
 
@@ -154,16 +164,45 @@ def _group_and_labels(case: tuple[str, Any]) -> tuple[str, Sequence[tuple[str, s
     return f"{case[0]}/{kind}", getattr(case[1], "labels", ())
 
 
-def _selected_lines(case: tuple[str, Any]) -> tuple[str, str] | None:
-    """The first and last non-blank line of the case's selection, stripped (None when the
-    refactoring does not act on a selection)."""
+def selected_node(case: tuple[str, Any]) -> str | None:
+    """What the case's selection starts at (None when the refactoring does not act on a
+    selection): the statement, as ``#number:kind`` (``statement_starts``), or for a
+    selection inside a statement its first and last non-blank line, stripped."""
     value: Any = getattr(case[1], "value", None)
     target = getattr(value, "target", None)
     if target is None or target.end is None:
         return None
-    text = value.program.file_map[target.path][target.offset : target.end]
-    lines = [line.strip() for line in text.splitlines() if line.strip()]
-    return (lines[0], lines[-1]) if lines else None
+    source = value.program.file_map[target.path]
+    node = statement_starts(source).get(target.offset)
+    if node is not None:
+        return node
+    lines = [line.strip() for line in source[target.offset : target.end].splitlines()]
+    lines = [line for line in lines if line]
+    return f"{lines[0]} ... {lines[-1]}" if lines else None
+
+
+@functools.lru_cache(maxsize=64)
+def statement_starts(source: str) -> dict[int, str]:
+    """Offset of every statement of ``source`` -> ``#number:kind``: statements numbered in
+    preorder (a compound statement before its body, its body before what follows), typed
+    by their AST class. Cached: a generator's cases share one program per statement list."""
+    try:
+        tree = parse_python(source)
+    except SyntaxError:
+        return {}
+    starts = line_starts(source)
+    out: dict[int, str] = {}
+    todo: list[ast.stmt] = list(reversed(tree.body))
+    while todo:
+        stmt = todo.pop()
+        offset = offset_of(starts, stmt.lineno, stmt.col_offset)
+        out[offset] = f"#{len(out)}:{type(stmt).__name__.lower()}"
+        inner: list[ast.stmt] = []
+        for name in ("body", "orelse", "handlers", "finalbody"):
+            for child in getattr(stmt, name, ()):
+                inner += [child] if isinstance(child, ast.stmt) else child.body
+        todo += reversed(inner)
+    return out
 
 
 def _case_choices(case: tuple[str, Any]) -> set[Choice]:

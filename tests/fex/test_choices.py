@@ -13,6 +13,8 @@ from lsp_server.fex.choices import (
     field_exhaustive,
     field_exhaustive_cases,
     pairwise_cases,
+    selected_node,
+    statement_starts,
 )
 
 
@@ -111,26 +113,47 @@ def test_choices_of_a_case_without_elements_are_paired() -> None:
     assert pairs(chosen) == pairs(every)
 
 
-def test_every_selected_statement_pair_is_extracted_by_a_chosen_case() -> None:
-    """Rope's extract-method bugs depend on which statements are selected (the ``if`` that
-    reads ``k`` in a ``while`` body, not the one that binds it), which the ``from``/``to``/
-    ``nth`` labels only describe: every first and last selected line some generated case
-    extracts, a chosen case extracts."""
+def test_every_statement_a_selection_starts_at_is_extracted_from_by_a_chosen_case() -> None:
+    """Rope's extract-method bugs depend on which statement the selection starts at (the
+    ``if`` that reads ``k`` in a ``while`` body, not the one that binds it, though both
+    read ``if x % 2 == 1:``), which the ``from``/``to``/``nth`` labels only describe: every
+    statement some generated case starts its selection at, a chosen case starts at."""
     every = driver.generate(driver.Config(bound=1, generators=("statements",)))
     chosen = field_exhaustive_cases(every)
 
-    def selected(cases: list) -> set:
-        out = set()
-        for _, item in cases:
-            case = item.value
-            if case.target.kind == "extract-method":
-                text = case.program.file_map[case.target.path][case.target.offset : case.target.end]
-                lines = [line.strip() for line in text.splitlines() if line.strip()]
-                out.add((lines[0], lines[-1]))
-        return out
+    def starts(cases: list) -> set:
+        return {
+            selected_node(case) for case in cases if case[1].value.target.kind == "extract-method"
+        }
 
     assert len(chosen) * 3 < len(every)
-    assert selected(chosen) == selected(every)
+    assert len(starts(every)) > 20
+    assert starts(chosen) == starts(every)
+
+
+def test_statements_are_numbered_in_preorder_and_typed_by_kind() -> None:
+    source = (
+        "def work(x):\n"
+        "    while x:\n"
+        "        if x % 2 == 1:\n"
+        "            k = x\n"
+        "        if x % 2 == 1:\n"
+        "            print(k)\n"
+        "    return x\n"
+    )
+    numbered = statement_starts(source)
+    assert sorted(numbered.values(), key=lambda n: int(n[1:].split(":")[0])) == [
+        "#0:functiondef",
+        "#1:while",
+        "#2:if",
+        "#3:assign",
+        "#4:if",
+        "#5:expr",
+        "#6:return",
+    ]
+    second_if = source.index("if", source.index("k = x"))
+    assert numbered[second_if] == "#4:if"
+    assert statement_starts("def broken(:\n") == {}
 
 
 def test_choices_of_a_case_without_elements_are_combined_three_at_a_time() -> None:
