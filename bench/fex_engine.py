@@ -37,7 +37,20 @@ elements typed by the selection (site+depth / +from / +from,to / +jumps) 728, 10
 the selected statements (first and last line) on the request 671, 110, 70; + three-way
 choices without elements 693, 114, 72; the same with the selection's own labels (depth,
 live-out, augmented, jumps) no element fields, as they describe what ``selects`` names: 644
-(10.0%), 114 (74%), 72 (91%): the model ``fex.choices`` uses.
+(10.0%), 114 (74%), 72 (91%). fex6: the 40 missed groups are 10 bugs of extract method
+(and one move), each split into a group per statement before the selection (``stmt0``) that
+leaves the loop running: a signature is a conjunction of labels, so "any ``stmt0`` but
+``assign``" is one group per ``stmt0``. What decides them is which statement the selection
+starts at, which first and last line do not name: the two ``if x % 2 == 1:`` of one
+``while`` body (rope extracts the one that reads ``k`` wrongly), the second of two equal
+loops (rope passes on the first loop's ``i``, unbound when it did not run). The statement as
+an object numbered in preorder and typed by its AST class (``#7:if``): 644 (10.0%), 118
+(77%), 72 (91%), the model ``fex.choices`` uses. Also tried: typed by the ``from`` label
+646, 118, 72; first and last statement numbered 938, 121, 76 (with their lines 1063, 128,
+78: 99% of the bugs at 16.5% of the programs); the element a selection starts in as a role
+of the elements' ``next`` 709-1377, 114-119, 71-74; ``next = None`` 716, 112, 71. The groups
+left are the per-``stmt0`` splits: hitting each needs every ``stmt0`` x every selection of
+``stmt1`` (about half the statement programs), which no field of the model justifies.
 
     python bench/fex_engine.py [--bound 2] [--engines rope] [--jobs 2] [--generator G] [--missed]
 """

@@ -23,6 +23,17 @@ ending in a plain field (``Node.left.key``) add another n per object; at scope 4
 BE is measured, neither changed mutation score or branch coverage. Each round also stops
 after ``EXTRA_PER_ROUND`` x #F x n inputs, so the suite never exceeds the criterion's
 inputs plus 2 x #F x n. Route A (Korat search, ``fex.select``) keeps the bare criterion.
+
+The criterion's own round is not linear, and no bound makes it so: on bst its inputs per
+unit of scope go 3.0, 3.7, 4.4, 4.8, 5.4, 6.4 at scopes 4 to 16 (the whole suite 14.0 at 12,
+15.8 at 16). Every (node, key) pair is feasible (n^2 of them: 256 at 16), as are about a
+third of the (node, child) pairs, and a model shows at most one value per object and field,
+so at best n new pairs; asked for one target at a time the solver's models show 2 to 3 new
+key pairs each (more as n grows, but slower than n), so the round grows as n^2 / (new pairs
+per model): the paper's #F x n^2 bound (1280 at 16; 103 used), not a linear one. Asking each
+model for more uncovered targets while it stays satisfiable (up to n more assumptions)
+lowers the count (16: 103 -> 81) but not the growth (3.3, 4.4, 5.1 per n at 8, 12, 16),
+at 3.5x the solver calls, so the round stays the paper's.
 """
 
 from __future__ import annotations
