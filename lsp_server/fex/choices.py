@@ -20,12 +20,10 @@ refactoring *request* and the program *elements* the generator listed (``use0``,
   starts at: the node the refactoring targets, which the paper's models name as an object
   of its own, numbered as the paper numbers objects after symmetry breaking (statements of
   the file in preorder) and typed by its kind (``#7:if``). Text does not name a node: two
-  ``if x % 2 == 1:`` of one loop body read alike, and rope extracts one and not the other;
-  the number also says how much code comes before the selection (the second of two equal
-  loops starts later than the first: rope passes the first loop's variable on), which is
-  what rope's extract-method bugs depend on (bench/fex_engine.py). ``from``/``to``/``nth``
-  only describe the selection. A selection inside a statement (extract variable) has no
-  such node: there it is named by its first and last line.
+  ``if x % 2 == 1:`` of one loop body read alike, and rope extracts one and not the other
+  (bench/fex_engine.py). ``from``/``to``/``nth`` only describe the selection. A selection
+  inside a statement (extract variable) has no such node: there it is named by its first
+  and last line.
 
 A case without elements (a value and the statement that mutates it; a class member and
 the relation between two classes) is made of one part per choice point: there the field
