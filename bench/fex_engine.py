@@ -47,7 +47,7 @@ loops (rope passes on the first loop's ``i``, unbound when it did not run). The 
 an object numbered in preorder and typed by its AST class (``#7:if``): 644 (10.0%), 118
 (77%), 72 (91%), the model ``fex.choices`` uses: it finds the ``if`` bug, and the second-loop
 bugs stay missed (the number names the second loop, not that the first one is equal; the
-element role below would, at 709 programs or more). Also tried: typed by the ``from`` label
+element role below names that, at 709 programs or more). Also tried: typed by the ``from`` label
 646, 118, 72; first and last statement numbered 938, 121, 76 (with their lines 1063, 128,
 78: 99% of the bugs at 16.5% of the programs); the element a selection starts in as a role
 of the elements' ``next`` 709-1377, 114-119, 71-74; ``next = None`` 716, 112, 71. The groups
