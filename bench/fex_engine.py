@@ -17,15 +17,18 @@ with the request as the only object. The pairwise row (every two choices taken t
 ``fex.choices.pairwise_cases``) is a stronger reference point, not the criterion. reks's
 own engine has no failure groups left; measure on raw rope (``--engines rope``).
 
-Three measures, side by side. *Groups* as above. *Groups without nth*: signatures with the
-``nth`` label dropped (it numbers selections whose other labels are equal). *Bugs*, what
-the paper counts: groups are one bug when the same signature fails under two oracles
-(``output-changed`` and ``structural`` of one rename), or when the same oracle fails on the
-same selected code (extract method): rope's bound-2 extract-method groups split one bug,
-such as ``k`` bound in one branch of a ``while`` body not being passed to the extracted
-function, into a group per statement before it, because that statement changes which
-``nth`` the selection is. ``--missed`` lists the bugs the field-exhaustive suite misses,
-with their groups and selected code.
+Three measures, side by side, each counted twice: groups whose own failing programs the
+suite checks (``_found``), and groups whose signature the suite shows on a program that
+fails the same way (``_matched``: a program failing two ways sits in one group only).
+*Groups* as above. *Groups without nth*: signatures with the ``nth`` label dropped (it
+numbers selections whose other labels are equal). *Bugs*, what the paper counts: groups are
+one bug when the same signature fails under two oracles (``output-changed`` and
+``structural`` of one rename), or when the same oracle fails on the same selected code
+(extract method): rope's bound-2 extract-method groups split one bug, such as ``k`` bound in
+one branch of a ``while`` body not being passed to the extracted function, into a group per
+statement before it, because that statement changes which ``nth`` the selection is.
+``--missed`` lists the bugs the field-exhaustive suite misses, with their groups and
+selected code.
 
 Field models tried on one bound-2 rope run (fex4, 6460 programs, 154 groups), as (programs,
 groups found): program objects 636 (9.8%), 108; ``next = None`` after the last element 717,
@@ -100,6 +103,26 @@ def _found(groups: list, be_cases: list, cases: list, outcome: driver.RunOutcome
     ]
 
 
+def _matched(groups: list, cases: list, outcome: driver.RunOutcome) -> list[bool]:
+    """Per BE group: whether this suite checked a program showing the group's signature (all
+    its labels) that failed the group's oracle with its engine. ``_found`` asks for one of
+    the group's own programs, but a program failing for two reasons is put in one group by
+    the order ``report.signatures`` drops labels in: a suite that shows a signature, and
+    fails there, has found it whichever group its program went to."""
+    failed = [
+        (r.engine, r.kind, r.generator, f.oracle, set(cases[r.index][1].labels))
+        for r in outcome.results
+        for f in r.findings
+    ]
+    return [
+        any(
+            (engine, kind, generator, oracle) == group.key[:4] and set(group.signature) <= shown
+            for engine, kind, generator, oracle, shown in failed
+        )
+        for group in groups
+    ]
+
+
 def _by_length(groups: list, found: list[bool], wanted: bool) -> str:
     pairs = zip(groups, found, strict=True)
     counts = Counter(len(group.signature) for group, hit in pairs if hit == wanted)
@@ -149,6 +172,8 @@ def main() -> None:
                 f"{100.0 * len(cases) / len(be_cases):.1f}% of the programs "
                 f"({be_seconds / seconds:.1f}x faster)"
             )
+            shown = _matched(groups, cases, outcome)
+            print(f"  {name}, signatures shown and failed: {_measures(groups, bugs, shown)}")
         if name == "field-exhaustive" and args.missed:
             _print_missed(groups, bugs, found, be_cases)
 
