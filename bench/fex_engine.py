@@ -55,7 +55,18 @@ element role below names that, at 709 programs or more). Also tried: typed by th
 78: 99% of the bugs at 16.5% of the programs); the element a selection starts in as a role
 of the elements' ``next`` 709-1377, 114-119, 71-74; ``next = None`` 716, 112, 71. The groups
 left are the per-``stmt0`` splits: hitting each needs every ``stmt0`` x every selection of
-``stmt1`` (about half the statement programs), which no field of the model justifies.
+``stmt1`` (about half the statement programs), which no field of the model justifies: the
+node as a choice of the request that every element takes part in (``element<i>.request``)
+gives 1101 (17.0%), 134 (87%), 73 (92%).
+
+fex6, full runs of this bench (load 8-16): bound 2, rope: FE 644 of 6460 (10.0%), groups 118/154
+(77%), bugs 72/79 (91%); signatures shown and failed 119 (77%), 73 (92%); pairwise 696,
+83 / 108, 57 / 70. Bound 3, ``--generator fields``, rope: FE 189 of 1914 (9.9%), groups 70/90
+(78%), bugs 35/45 (78%); shown and failed 82 (91%), 41 (91%); pairwise 111 (5.8%), 24 / 90
+(100%). The fields groups FE misses pair ``use0`` with ``use2``: a path of two ``next``
+fields, which the SAT route's further round covers for data structures; as a field
+(``next.next``) it shows all 90 with 204 programs (10.7%), and changes nothing at bound 2.
+``--engines reks`` at bound 2: no failure at all in 6460 programs, nothing to compare.
 
     python bench/fex_engine.py [--bound 2] [--engines rope] [--jobs 2] [--generator G] [--missed]
 """
