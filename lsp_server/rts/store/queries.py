@@ -12,6 +12,9 @@ from typing import Any
 from lsp_server.rts.store.schema import SCHEMA_VERSION
 from lsp_server.rts.units import MODULE, NAMES, Unit, module_read, read_parts
 
+FEW_TESTS = 50
+"""Up to this many tests, ``dependency_keys`` looks each up instead of reading every row."""
+
 
 @dataclass(frozen=True)
 class TestRecord:
@@ -189,6 +192,28 @@ class StoreQueries:
                 (nodeid,),
             )
         }
+
+    def dependency_keys(self, nodeids: Iterable[str]) -> dict[str, set[str]]:
+        """The units each of ``nodeids`` depends on, as ``path::name`` keys: one query for
+        any number of tests (a query per test cost seconds on a suite of hundreds)."""
+        wanted = set(nodeids)
+        out: dict[str, set[str]] = {nodeid: set() for nodeid in wanted}
+        query = (
+            "SELECT t.nodeid, u.path || '::' || u.name FROM tests t"
+            " JOIN deps d ON d.test_id=t.id JOIN units u ON u.id=d.unit_id"
+        )
+        if len(wanted) <= FEW_TESTS:  # a few tests of a large store: each by its index
+            rows: Iterable[tuple[str, str]] = (
+                row
+                for nodeid in wanted
+                for row in self._conn.execute(query + " WHERE t.nodeid=?", (nodeid,))
+            )
+        else:
+            rows = self._conn.execute(query)
+        for nodeid, key in rows:
+            if nodeid in wanted:
+                out[nodeid].add(key)
+        return out
 
     def tests_depending_on(self, unit: Unit) -> list[str]:
         return self._tests_linked("deps", unit)
