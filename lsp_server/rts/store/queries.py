@@ -194,25 +194,34 @@ class StoreQueries:
         }
 
     def dependency_keys(self, nodeids: Iterable[str]) -> dict[str, set[str]]:
-        """The units each of ``nodeids`` depends on, as ``path::name`` keys: one query for
-        any number of tests (a query per test cost seconds on a suite of hundreds)."""
+        """The units each of ``nodeids`` depends on, as ``path::name`` keys. Reads the
+        dependency rows as integer pairs and names each unit once: joining and naming
+        every row in SQL (or a query per test) cost seconds on a suite of hundreds."""
         wanted = set(nodeids)
         out: dict[str, set[str]] = {nodeid: set() for nodeid in wanted}
-        query = (
-            "SELECT t.nodeid, u.path || '::' || u.name FROM tests t"
-            " JOIN deps d ON d.test_id=t.id JOIN units u ON u.id=d.unit_id"
-        )
-        if len(wanted) <= FEW_TESTS:  # a few tests of a large store: each by its index
-            rows: Iterable[tuple[str, str]] = (
+        tests = {
+            test_id: out[nodeid]
+            for test_id, nodeid in self._conn.execute("SELECT id, nodeid FROM tests")
+            if nodeid in wanted
+        }
+        if not tests:
+            return out
+        keys = {
+            str(uid): f"{path}::{name}"
+            for uid, path, name in self._conn.execute("SELECT id, path, name FROM units")
+        }
+        query = "SELECT test_id, group_concat(unit_id) FROM deps"
+        if len(tests) <= FEW_TESTS:  # a few tests of a large store: each by its index
+            rows = [
                 row
-                for nodeid in wanted
-                for row in self._conn.execute(query + " WHERE t.nodeid=?", (nodeid,))
-            )
+                for test_id in tests
+                for row in self._conn.execute(f"{query} WHERE test_id=?", (test_id,))
+            ]
         else:
-            rows = self._conn.execute(query)
-        for nodeid, key in rows:
-            if nodeid in wanted:
-                out[nodeid].add(key)
+            rows = self._conn.execute(f"{query} GROUP BY test_id").fetchall()
+        for test_id, uids in rows:
+            if test_id in tests and uids:
+                tests[test_id].update(map(keys.__getitem__, uids.split(",")))
         return out
 
     def tests_depending_on(self, unit: Unit) -> list[str]:
