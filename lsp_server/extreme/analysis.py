@@ -60,6 +60,7 @@ class Options:
     on_disk: bool = True  # check import-time functions on disk (else: not analysable)
     verify: int = 0  # undetected verdicts to check again on disk (``--verify N``)
     scheduler: str | None = None  # a Dask scheduler's address (default: local workers)
+    only: Sequence[str] = ()  # keys (path::qualname) of the only functions to analyse
 
 
 @dataclass
@@ -152,6 +153,8 @@ def _analyse(
     patterns = [*config_patterns(root), *options.patterns]
     files = source_files(root, options.paths)
     functions, analysis.errors = discover(root, files, patterns)
+    if options.only:  # the others keep their remembered state untouched
+        functions = [f for f in functions if f.key in set(options.only)]
     analysis.functions = {f.key: f for f in functions}
 
     checksums = Checksums(root)

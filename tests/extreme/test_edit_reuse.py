@@ -107,3 +107,29 @@ def test_a_run_stopped_at_its_timeout_still_records_what_it_ran(
     assert hung.verdict.value == "timeout"
     assert hung.units is not None
     assert {"m.py::countdown", "test_m.py::test_countdown"} <= set(hung.units)
+
+
+def test_re_analysing_only_the_edited_function_runs_and_observes_only_its_own(
+    make_project: Callable[[dict[str, str]], Path],
+) -> None:
+    tests = TESTS + "\ndef test_unrelated():\n    assert early(1) == 2\n"
+    root = make_project({"m.py": SOURCE, "test_m.py": tests})
+    warm = WarmPools()
+    try:
+        first = analyse(root, Options(jobs=1), warm=warm)
+        (root / "m.py").write_text(SOURCE.replace("y = x + 1", "y = max(x + 1, 2)"))
+        second = analyse(root, Options(jobs=1, only=["m.py::base"]), warm=warm)
+        assert set(second.functions) == {"m.py::base"}
+        assert {r.transformation.function for r in second.results} == {"base"}
+        # base's covering test only, not the two that never ran it.
+        assert second.observed_tests == len(first.covering["m.py::base"]) == 1
+        assert second.run_count == sum(
+            1 for r in first.results if r.transformation.function == "base"
+        )
+        # The others were left as they were: the next whole analysis still sees guard's
+        # "return False" run into the edit.
+        third = analyse(root, Options(jobs=1), warm=warm)
+        assert ("guard", "return False", "undetected") in _rows(third)
+        assert "m.py::base" in third.reused
+    finally:
+        warm.close()
