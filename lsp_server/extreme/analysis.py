@@ -22,8 +22,8 @@ from lsp_server.extreme.disk_check import IMPORT_TIME, check_on_disk
 from lsp_server.extreme.model import Transformation, TransformationResult, Verdict
 from lsp_server.extreme.observation import ImportTimeTests, StoreView, store_view, test_timeouts
 from lsp_server.extreme.pool import WorkerPool
-from lsp_server.extreme.requests import entry_request, run_planned, slowest_setups, time_entry
-from lsp_server.extreme.reuse import Rerun, Work, classify, held, plan_reruns
+from lsp_server.extreme.requests import run_planned, slowest_setups, time_entry
+from lsp_server.extreme.reuse import Rerun, Work, classify, plan_bodies, plan_reruns
 from lsp_server.extreme.runners import runner_for
 from lsp_server.extreme.state import (
     Checksums,
@@ -168,6 +168,7 @@ def _analyse(
     todo: list[FunctionInfo] = []
     reruns: list[Rerun] = []
     replan: dict[str, dict[str, Any]] = {}  # function key -> entry whose results may hold
+    detectors: dict[str, dict[str, str | None]] = {}  # key -> body -> its last detector
     for function in functions:
         if function.skip:
             results[function.key] = [_skipped(function, function.skip)]
@@ -185,10 +186,14 @@ def _analyse(
             todo.append(function)
             if how == "replan" and entry is not None:
                 replan[function.key] = entry
+            elif entry is not None:  # edited: who detected what comes first again
+                detectors[function.key] = {
+                    r["body"]: r.get("detected_by") for r in entry["results"]
+                }
 
     if todo or reruns:
         known = previous_runners(previous, todo, checksums)
-        work = Work(todo, reruns, replan, checksums, results, entries, known)
+        work = Work(todo, reruns, replan, checksums, results, entries, known, detectors)
         _run(root, options, job, analysis, work, warm, early)
 
     analysis.results = [r for f in functions for r in results.get(f.key, [])]
@@ -363,34 +368,6 @@ def _plan(
         if before is not None and bool(before.get("import_time")) != import_time:
             before = None  # verdicts of the other model (in place / on disk) do not carry over
         timing = (options.timeout_base, options.timeout_factor)
-        if _plan_bodies(function, bodies, new, timing, before, work, planned):
+        if plan_bodies(function, bodies, new, timing, before, work, planned):
             analysis.reused.add(function.key)
     return planned
-
-
-def _plan_bodies(
-    function: FunctionInfo,
-    bodies: Sequence[str],
-    new: dict[str, Any],
-    timing: tuple[float, float],
-    before: dict[str, Any] | None,
-    work: Work,
-    planned: dict[int, tuple[Transformation, dict[str, Any]]],
-) -> bool:
-    """Plan the function's transformations (covering tests and timeouts of its new state
-    entry ``new``), keeping the results of ``before`` (its previous entry) that hold; True
-    when every one held."""
-    kept = 0
-    rows = {row.get("body"): row for row in (before or {}).get("results", [])}
-    for body in bodies:
-        still = held(function, before, body, new["tests"], work.checksums)
-        if still is not None:
-            work.results.setdefault(function.key, []).append(still)
-            kept += 1
-            continue
-        ident = len(planned)
-        transformation = Transformation(function.path, function.qualname, function.line, body)
-        detector = rows.get(body, {}).get("detected_by")
-        request = entry_request(ident, function, body, new, detector, timing)
-        planned[ident] = (transformation, request)
-    return bool(bodies) and kept == len(bodies)

@@ -28,6 +28,7 @@ run in place again and are checked on disk again.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -132,6 +133,8 @@ class Work:
     results: dict[str, list[TransformationResult]]
     entries: dict[str, Any]
     known: list[str] | None = None  # the only tests that may cover ``todo`` (None: any)
+    # Of edited functions (whose verdicts all go): each body's last detector, run first.
+    detectors: dict[str, dict[str, str | None]] = field(default_factory=dict)
 
 
 def plan_reruns(
@@ -152,3 +155,33 @@ def plan_reruns(
                 transformation,
                 entry_request(ident, function, body, entry, detector, timing),
             )
+
+
+def plan_bodies(
+    function: FunctionInfo,
+    bodies: Sequence[str],
+    new: dict[str, Any],
+    timing: tuple[float, float],
+    before: dict[str, Any] | None,
+    work: Work,
+    planned: dict[int, tuple[Transformation, dict[str, Any]]],
+) -> bool:
+    """Plan the function's transformations (covering tests and timeouts of its new state
+    entry ``new``), keeping the results of ``before`` (its previous entry) that hold; True
+    when every one held."""
+    kept = 0
+    rows = {row.get("body"): row for row in (before or {}).get("results", [])}
+    for body in bodies:
+        still = held(function, before, body, new["tests"], work.checksums)
+        if still is not None:
+            work.results.setdefault(function.key, []).append(still)
+            kept += 1
+            continue
+        ident = len(planned)
+        transformation = Transformation(function.path, function.qualname, function.line, body)
+        detector = rows.get(body, {}).get("detected_by") or work.detectors.get(
+            function.key, {}
+        ).get(body)
+        request = entry_request(ident, function, body, new, detector, timing)
+        planned[ident] = (transformation, request)
+    return bool(bodies) and kept == len(bodies)

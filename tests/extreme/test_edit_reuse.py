@@ -133,3 +133,23 @@ def test_re_analysing_only_the_edited_function_runs_and_observes_only_its_own(
         assert "m.py::base" in third.reused
     finally:
         warm.close()
+
+
+def test_an_edited_function_runs_each_transformation_with_its_last_detector_first(
+    make_project: Callable[[dict[str, str]], Path],
+) -> None:
+    # Only the slowest covering test checks the result; the fast ones run first.
+    fast = "".join(f"\ndef test_fast_{i}():\n    double(1)\n" for i in range(4))
+    slow = "\ndef test_slow():\n    time.sleep(0.05)\n    assert double(2) == 4\n"
+    source = "def double(x):\n    y = x * 2\n    return y\n"
+    root = make_project(
+        {"m.py": source, "test_m.py": "import time\nfrom m import double\n" + fast + slow}
+    )
+    first = analyse(root, Options(jobs=1))
+    assert first.results and all(r.detected_by == "test_m.py::test_slow" for r in first.results)
+    assert all(len(r.tests) == 5 for r in first.results)
+    (root / "m.py").write_text(source.replace("y = x * 2", "y = 2 * x"))
+    second = analyse(root, Options(jobs=1))
+    assert second.run_count == len(first.results)
+    # Each detected by the first test it ran.
+    assert all(r.tests == ["test_m.py::test_slow"] for r in second.results)
