@@ -22,7 +22,7 @@ from lsp_server.extreme.disk_check import IMPORT_TIME, check_on_disk
 from lsp_server.extreme.model import Transformation, TransformationResult, Verdict
 from lsp_server.extreme.observation import ImportTimeTests, StoreView, store_view, test_timeouts
 from lsp_server.extreme.pool import WorkerPool
-from lsp_server.extreme.requests import run_planned, slowest_setups, time_entry
+from lsp_server.extreme.requests import detection_order, run_planned, slowest_setups, time_entry
 from lsp_server.extreme.reuse import Rerun, Work, classify, plan_bodies, plan_reruns
 from lsp_server.extreme.runners import runner_for
 from lsp_server.extreme.state import (
@@ -339,9 +339,10 @@ def _plan(
         if import_time:
             # What it computed at import reaches the tests through its file's other code.
             runners = sorted({*runners, *import_tests.of(function)})
-        passing = sorted(
+        passing = detection_order(
+            function.qualname,
             (t for t in runners if tests[t]["outcome"] == "passed"),
-            key=lambda t: (tests[t]["duration"], t),
+            {t: tests[t]["duration"] for t in runners},
         )
         analysis.covering[function.key] = passing
         new = entry(function, runners, tests, checksums, test_deps)
