@@ -23,7 +23,15 @@ from lsp_server.extreme.model import Transformation, TransformationResult, Verdi
 from lsp_server.extreme.observation import ImportTimeTests, StoreView, store_view, test_timeouts
 from lsp_server.extreme.pool import WorkerPool
 from lsp_server.extreme.requests import detection_order, run_planned, slowest_setups, time_entry
-from lsp_server.extreme.reuse import Rerun, Work, classify, plan_bodies, plan_reruns
+from lsp_server.extreme.reuse import (
+    Rerun,
+    Work,
+    classify,
+    confirm_detections,
+    edited_rerun,
+    plan_bodies,
+    plan_reruns,
+)
 from lsp_server.extreme.runners import runner_for
 from lsp_server.extreme.state import (
     Checksums,
@@ -175,6 +183,8 @@ def _analyse(
             continue
         entry = previous.get(function.key)
         how, rerun = classify(function, entry, checksums)
+        if how == "run" and function.key in options.only:
+            rerun = edited_rerun(function, entry, checksums)
         if how == "reuse" and entry is not None:
             results[function.key] = [result_from_state(function, r) for r in entry["results"]]
             analysis.covering[function.key] = list(entry.get("tests", []))
@@ -233,6 +243,10 @@ def _run(
         run_all = runner_for(options.scheduler, pool, options.python, options.pytest_args, files)
         done = run_planned(run_all, planned, job)
         analysis.run_count = len(done)
+        cap = options.test_timeout
+        analysis.observed_tests += confirm_detections(
+            work.reruns, done, lambda tests: pool.observe(tests, cap)
+        )
     except BaseException:
         pool.terminate()
         raise

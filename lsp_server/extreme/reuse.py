@@ -28,13 +28,13 @@ run in place again and are checked on disk again.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from lsp_server.extreme.discover import FunctionInfo
 from lsp_server.extreme.disk_check import ON_DISK
-from lsp_server.extreme.model import Transformation, TransformationResult
+from lsp_server.extreme.model import Transformation, TransformationResult, Verdict
 from lsp_server.extreme.requests import entry_request
 from lsp_server.extreme.state import Checksums, result_from_state
 
@@ -48,6 +48,7 @@ class Rerun:
     entry: dict[str, Any]
     kept: list[dict[str, Any]] = field(default_factory=list)
     stale: list[dict[str, Any]] = field(default_factory=list)
+    edited: bool = False  # its own code changed (see ``edited_rerun``)
 
 
 def row_holds(row: dict[str, Any], checksums: Checksums) -> bool:
@@ -185,3 +186,49 @@ def plan_bodies(
         request = entry_request(ident, function, body, new, detector, timing)
         planned[ident] = (transformation, request)
     return bool(bodies) and kept == len(bodies)
+
+
+def edited_rerun(
+    function: FunctionInfo, entry: dict[str, Any] | None, checksums: Checksums
+) -> Rerun | None:
+    """The editor's quick re-analysis of a function whose own body was edited (and nothing
+    else, see ``Options.only``): its transformations run again with the remembered tests,
+    timeouts and bodies, each with its last detector first, and no test is observed first
+    (a central function's hundreds of tests). A detection then stands only if its test
+    passes on the edited code (``confirm_detections``); an undetected verdict stands as is
+    (a test failing on the edited code would only leave the covering tests). The entry
+    keeps its old checksum, so the next whole analysis analyses the function afresh."""
+    if entry is None or entry.get("import_time") or "timeout" not in entry:
+        return None
+    deps = entry.get("deps", {})
+    if any(checksums.get(u) != v for u, v in deps.items() if u != function.key):
+        return None  # more than its body changed: its tests may be others now
+    rows = entry["results"]
+    if not rows or any(row.get("verdict") in ("skipped", "error") for row in rows):
+        return None
+    return Rerun(function, entry, stale=list(rows), edited=True)
+
+
+def confirm_detections(
+    reruns: list[Rerun],
+    done: list[TransformationResult],
+    observe: Callable[[list[str]], dict[str, Any]],
+) -> int:
+    """Run the tests that detected transformations of edited functions on the edited code
+    (``observe``: the observation run of some tests); a detection by a test that does not
+    pass there is no verdict. The number of tests run."""
+    edited = {r.function.key for r in reruns if r.edited}
+    mine = [r for r in done if _key(r) in edited and r.verdict is Verdict.DETECTED]
+    detectors = sorted({r.detected_by for r in mine if r.detected_by})
+    if not detectors:
+        return 0
+    outcomes = observe(detectors)["tests"]
+    for result in mine:
+        if outcomes.get(result.detected_by, {}).get("outcome") != "passed":
+            result.verdict = Verdict.ERROR
+            result.reason = f"{result.detected_by} does not pass on the edited code"
+    return len(detectors)
+
+
+def _key(result: TransformationResult) -> str:
+    return f"{result.transformation.path}::{result.transformation.function}"

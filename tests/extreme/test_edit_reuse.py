@@ -130,7 +130,9 @@ def test_re_analysing_only_the_edited_function_runs_and_observes_only_its_own(
         # "return False" run into the edit.
         third = analyse(root, Options(jobs=1), warm=warm)
         assert ("guard", "return False", "undetected") in _rows(third)
-        assert "m.py::base" in third.reused
+        # The quick verdicts of the edited function are redone by a whole analysis.
+        assert "m.py::base" not in third.reused
+        assert _rows(third) == _rows(analyse(root, Options(jobs=1, incremental=False)))
     finally:
         warm.close()
 
@@ -153,3 +155,42 @@ def test_an_edited_function_runs_each_transformation_with_its_last_detector_firs
     assert second.run_count == len(first.results)
     # Each detected by the first test it ran.
     assert all(r.tests == ["test_m.py::test_slow"] for r in second.results)
+
+
+CENTRAL = """\
+def central(x):
+    y = x + 1
+    return y
+
+
+def other(x):
+    return central(x) * 2
+"""
+
+CENTRAL_TESTS = (
+    "from m import central, other\n"
+    + "".join(f"\ndef test_through_{i}():\n    other({i})\n" for i in range(6))
+    + "\ndef test_central():\n    assert central(1) == 2\n"
+)
+
+
+def test_an_edited_function_alone_observes_only_its_detecting_tests(
+    make_project: Callable[[dict[str, str]], Path],
+) -> None:
+    root = make_project({"m.py": CENTRAL, "test_m.py": CENTRAL_TESTS})
+    warm = WarmPools()
+    try:
+        analyse(root, Options(jobs=1), warm=warm)
+        (root / "m.py").write_text(CENTRAL.replace("y = x + 1", "y = 1 + x"))
+        only = analyse(root, Options(jobs=1, only=["m.py::central"]), warm=warm)
+        cold = analyse(root, Options(jobs=1, incremental=False, only=["m.py::central"]))
+        assert _rows(only) == _rows(cold) and only.run_count == cold.run_count
+        # Only the one test that detected them ran on the edited code, not all seven.
+        assert only.observed_tests == 1 and cold.observed_tests == 7
+        # A detection by a test that fails on the edited code is no verdict.
+        (root / "m.py").write_text(CENTRAL.replace("y = x + 1", "y = x + 2"))
+        broken = analyse(root, Options(jobs=1, only=["m.py::central"]), warm=warm)
+        assert {r.verdict.value for r in broken.results} == {"error"}
+        assert all("does not pass on the edited code" in r.reason for r in broken.results)
+    finally:
+        warm.close()
