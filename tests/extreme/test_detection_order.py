@@ -6,6 +6,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
+
 from lsp_server.extreme.analysis import Options, analyse
 from lsp_server.extreme.requests import detection_order
 
@@ -22,6 +24,7 @@ class TestIterIndex:
 """
 
 
+@pytest.mark.slow  # a whole analysis, ~3-7 s
 def test_tests_named_after_the_function_run_first(
     make_project: Callable[[dict[str, str]], Path],
 ) -> None:

@@ -8,6 +8,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
+
 from lsp_server.extreme.analysis import Analysis, Options, analyse
 from lsp_server.extreme.warm import WarmPools
 
@@ -109,6 +111,7 @@ def test_a_run_stopped_at_its_timeout_still_records_what_it_ran(
     assert {"m.py::countdown", "test_m.py::test_countdown"} <= set(hung.units)
 
 
+@pytest.mark.slow  # four analyses, ~6-15 s
 def test_re_analysing_only_the_edited_function_runs_and_observes_only_its_own(
     make_project: Callable[[dict[str, str]], Path],
 ) -> None:
@@ -137,6 +140,7 @@ def test_re_analysing_only_the_edited_function_runs_and_observes_only_its_own(
         warm.close()
 
 
+@pytest.mark.slow  # two analyses, ~4-10 s
 def test_an_edited_function_runs_each_transformation_with_its_last_detector_first(
     make_project: Callable[[dict[str, str]], Path],
 ) -> None:
@@ -174,6 +178,7 @@ CENTRAL_TESTS = (
 )
 
 
+@pytest.mark.slow  # four analyses, ~6-15 s
 def test_an_edited_function_alone_observes_only_its_detecting_tests(
     make_project: Callable[[dict[str, str]], Path],
 ) -> None:
