@@ -199,3 +199,22 @@ def test_an_edited_function_alone_observes_only_its_detecting_tests(
         assert all("does not pass on the edited code" in r.reason for r in broken.results)
     finally:
         warm.close()
+
+
+@pytest.mark.slow  # three analyses, ~5-12 s
+def test_an_edited_import_time_function_alone_observes_only_its_detecting_tests(
+    make_project: Callable[[dict[str, str]], Path],
+) -> None:
+    source = CENTRAL + "\nAT_IMPORT = central(0)\n"
+    root = make_project({"m.py": source, "test_m.py": CENTRAL_TESTS})
+    warm = WarmPools()
+    try:
+        first = analyse(root, Options(jobs=1), warm=warm)
+        assert "m.py::central" in first.import_time
+        (root / "m.py").write_text(source.replace("y = x + 1", "y = 1 + x"))
+        only = analyse(root, Options(jobs=1, only=["m.py::central"]), warm=warm)
+        cold = analyse(root, Options(jobs=1, incremental=False, only=["m.py::central"]))
+        assert _rows(only) == _rows(cold)
+        assert only.observed_tests == 1
+    finally:
+        warm.close()
