@@ -341,6 +341,7 @@ def _plan(
     import_tests = ImportTimeTests(analysis.root, tests, view)
     measured = {t: info["setup"] for t, info in tests.items() if info.get("setup") is not None}
     slowest = slowest_setups({**view.setups, **measured})
+    durations = {t: info["duration"] for t, info in tests.items()}
     executed_by: dict[str, list[str]] = {}
     for nodeid, info in tests.items():
         for unit in info["units"]:
@@ -353,11 +354,8 @@ def _plan(
         if import_time:
             # What it computed at import reaches the tests through its file's other code.
             runners = sorted({*runners, *import_tests.of(function)})
-        passing = detection_order(
-            function.qualname,
-            (t for t in runners if tests[t]["outcome"] == "passed"),
-            {t: tests[t]["duration"] for t in runners},
-        )
+        passed = [t for t in runners if tests[t]["outcome"] == "passed"]
+        passing = detection_order(function.qualname, passed, durations)
         analysis.covering[function.key] = passing
         new = entry(function, runners, tests, checksums, test_deps)
         work.entries[function.key] = new
