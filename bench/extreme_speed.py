@@ -32,10 +32,11 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from extreme_phases import PHASE_SECONDS, clock_phases, print_phases
 from sdist import fetch_sdist
 
 from lsp_server.extreme.analysis import Analysis, Options, analyse
-from lsp_server.extreme.model import TransformationResult, Verdict
+from lsp_server.extreme.model import Transformation, TransformationResult, Verdict
 from lsp_server.extreme.on_disk import rewrite_body
 from lsp_server.extreme.report import summarize
 from lsp_server.extreme.warm import WarmPools
@@ -245,37 +246,66 @@ def first_body_line(source: str, def_line: int) -> int:
     raise ValueError(f"no def at line {def_line}")
 
 
-def incremental(root: Path, project: Project, jobs: int, analysis: Analysis) -> None:
-    """Edit one analysed function (a statement added to its body) and analyse again: from
-    the command line (workers started afresh), then as the editor does (warm workers
-    kept from the previous analysis, a second edit of the same function)."""
-    ran = [r for r in analysis.results if r.verdict is not Verdict.SKIPPED and r.tests]
-    if not ran:
-        return
-    t = ran[len(ran) // 2].transformation
+def _edited_twice(
+    root: Path, t: Transformation, options: Options
+) -> list[tuple[float, int, int, int]]:
+    """Add a statement to the body of ``t``'s function and analyse, twice, on warm workers
+    kept from the first time (the first analysis starts them): (seconds, transformations
+    run, functions reused, tests observed) of each."""
     path = root / t.path
     original = path.read_text(encoding="utf-8")
     lines = original.splitlines(keepends=True)
     at = first_body_line(original, t.line) - 1  # before its first statement
     indent = lines[at][: len(lines[at]) - len(lines[at].lstrip())]
-    options = Options(paths=[root / x for x in project.targets], jobs=jobs, pytest_args=QUIET)
     warm = WarmPools()
+    timings = []
     try:
-        timings = []
         for edit in range(2):
             edited = [*lines[:at], f"{indent}_reks_edit = {edit}\n", *lines[at:]]
             path.write_text("".join(edited), encoding="utf-8")
             again = analyse(root, options, warm=warm)
-            timings.append((again.elapsed, again.run_count, len(again.reused)))
+            timings.append(
+                (again.elapsed, again.run_count, len(again.reused), again.observed_tests)
+            )
     finally:
         warm.close()
         path.write_text(original, encoding="utf-8")
-    (cold, runs, reused), (hot, hot_runs, _) = timings
+        analyse(root, options)  # the state of the original code again, for the next case
+    return timings
+
+
+def incremental(root: Path, project: Project, jobs: int, analysis: Analysis) -> None:
+    """Edit one analysed function (a statement added to its body) and analyse again: the
+    whole target files from the command line (workers started afresh), then as the editor
+    does (warm workers kept from the previous analysis, a second edit); then only the
+    edited function (``Options.only``), for a function of middling coverage and for the
+    most covered one (the central function: hundreds of covering tests)."""
+    ran = [r for r in analysis.results if r.verdict is not Verdict.SKIPPED and r.tests]
+    if not ran:
+        return
+    middling = ran[len(ran) // 2].transformation
+    covering = analysis.covering
+    central = max(ran, key=lambda r: len(covering.get(_key(r.transformation), []))).transformation
+    paths = [root / x for x in project.targets]
+    whole = Options(paths=paths, jobs=jobs, pytest_args=QUIET)
+    (cold, runs, reused, _), (hot, hot_runs, _, _) = _edited_twice(root, middling, whole)
     print(
-        f"(d) re-analysis after editing {t.function}: {cold:.2f} s with new workers "
-        f"(CLI), {hot:.2f} s on warm workers (editor); {runs}/{hot_runs} transformations "
-        f"run, {reused} functions reused {load()}"
+        f"(d) re-analysis of the files after editing {middling.function}: {cold:.2f} s with "
+        f"new workers (CLI), {hot:.2f} s on warm workers (editor); {runs}/{hot_runs} "
+        f"transformations run, {reused} functions reused {load()}"
     )
+    for label, t in (("middling", middling), ("central", central)):
+        only = Options(paths=paths, jobs=jobs, pytest_args=QUIET, only=[_key(t)])
+        _, (hot, hot_runs, _, observed) = _edited_twice(root, t, only)
+        print(
+            f"    edited function only ({label}: {t.function}, "
+            f"{len(covering.get(_key(t), []))} covering tests): {hot:.2f} s on warm workers; "
+            f"{hot_runs} transformations run, {observed} tests observed {load()}"
+        )
+
+
+def _key(t: Transformation) -> str:
+    return f"{t.path}::{t.function}"
 
 
 def dask_throughput(root: Path, project: Project, counts: list[int], local_rate: float) -> None:
@@ -399,6 +429,7 @@ def main() -> int:
     )
     parser.add_argument("--dask", default="", help="Dask worker counts, e.g. 1,2,4 (default: none)")
     args = parser.parse_args()
+    clock_phases()
 
     for project in projects_from(args):
         root = project.root
@@ -406,7 +437,9 @@ def main() -> int:
         reks_root = fresh_copy(root, "reks")
         if args.with_store:
             record_store(reks_root)
+        PHASE_SECONDS.clear()
         analysis = run_reks(reks_root, project, args.jobs)
+        phases = dict(PHASE_SECONDS)
         ran = [r for r in analysis.results if r.verdict is not Verdict.SKIPPED]
         durations = [r.duration for r in ran]
         summary = summarize(analysis)
@@ -424,6 +457,9 @@ def main() -> int:
             f"({100 * summary.pseudo_tested_share:.1f}%), partially tested "
             f"{summary.partially_tested}, skipped {summary.skipped} of {summary.functions}"
         )
+        PHASE_SECONDS.clear()
+        PHASE_SECONDS.update(phases)
+        print_phases(analysis.elapsed)
         compare_naive(root, analysis, ran, args.naive_sample)
         incremental(reks_root, project, args.jobs, analysis)
         if args.dask:

@@ -22,8 +22,16 @@ from lsp_server.extreme.disk_check import IMPORT_TIME, check_on_disk
 from lsp_server.extreme.model import Transformation, TransformationResult, Verdict
 from lsp_server.extreme.observation import ImportTimeTests, StoreView, store_view, test_timeouts
 from lsp_server.extreme.pool import WorkerPool
-from lsp_server.extreme.requests import entry_request, run_planned, slowest_setups, time_entry
-from lsp_server.extreme.reuse import Rerun, Work, classify, held, plan_reruns
+from lsp_server.extreme.requests import detection_order, run_planned, slowest_setups, time_entry
+from lsp_server.extreme.reuse import (
+    Rerun,
+    Work,
+    classify,
+    confirm_detections,
+    edited_rerun,
+    plan_bodies,
+    plan_reruns,
+)
 from lsp_server.extreme.runners import runner_for
 from lsp_server.extreme.state import (
     Checksums,
@@ -60,6 +68,7 @@ class Options:
     on_disk: bool = True  # check import-time functions on disk (else: not analysable)
     verify: int = 0  # undetected verdicts to check again on disk (``--verify N``)
     scheduler: str | None = None  # a Dask scheduler's address (default: local workers)
+    only: Sequence[str] = ()  # keys (path::qualname) of the only functions to analyse
 
 
 @dataclass
@@ -152,6 +161,8 @@ def _analyse(
     patterns = [*config_patterns(root), *options.patterns]
     files = source_files(root, options.paths)
     functions, analysis.errors = discover(root, files, patterns)
+    if options.only:  # the others keep their remembered state untouched
+        functions = [f for f in functions if f.key in set(options.only)]
     analysis.functions = {f.key: f for f in functions}
 
     checksums = Checksums(root)
@@ -165,12 +176,15 @@ def _analyse(
     todo: list[FunctionInfo] = []
     reruns: list[Rerun] = []
     replan: dict[str, dict[str, Any]] = {}  # function key -> entry whose results may hold
+    detectors: dict[str, dict[str, str | None]] = {}  # key -> body -> its last detector
     for function in functions:
         if function.skip:
             results[function.key] = [_skipped(function, function.skip)]
             continue
         entry = previous.get(function.key)
         how, rerun = classify(function, entry, checksums)
+        if how == "run" and function.key in options.only:
+            rerun = edited_rerun(function, entry, checksums)
         if how == "reuse" and entry is not None:
             results[function.key] = [result_from_state(function, r) for r in entry["results"]]
             analysis.covering[function.key] = list(entry.get("tests", []))
@@ -182,10 +196,14 @@ def _analyse(
             todo.append(function)
             if how == "replan" and entry is not None:
                 replan[function.key] = entry
+            elif entry is not None:  # edited: who detected what comes first again
+                detectors[function.key] = {
+                    r["body"]: r.get("detected_by") for r in entry["results"]
+                }
 
     if todo or reruns:
         known = previous_runners(previous, todo, checksums)
-        work = Work(todo, reruns, replan, checksums, results, entries, known)
+        work = Work(todo, reruns, replan, checksums, results, entries, known, detectors)
         _run(root, options, job, analysis, work, warm, early)
 
     analysis.results = [r for f in functions for r in results.get(f.key, [])]
@@ -225,6 +243,10 @@ def _run(
         run_all = runner_for(options.scheduler, pool, options.python, options.pytest_args, files)
         done = run_planned(run_all, planned, job)
         analysis.run_count = len(done)
+        cap = options.test_timeout
+        analysis.observed_tests += confirm_detections(
+            work.reruns, done, lambda tests: pool.observe(tests, cap)
+        )
     except BaseException:
         pool.terminate()
         raise
@@ -319,6 +341,7 @@ def _plan(
     import_tests = ImportTimeTests(analysis.root, tests, view)
     measured = {t: info["setup"] for t, info in tests.items() if info.get("setup") is not None}
     slowest = slowest_setups({**view.setups, **measured})
+    durations = {t: info["duration"] for t, info in tests.items()}
     executed_by: dict[str, list[str]] = {}
     for nodeid, info in tests.items():
         for unit in info["units"]:
@@ -331,10 +354,8 @@ def _plan(
         if import_time:
             # What it computed at import reaches the tests through its file's other code.
             runners = sorted({*runners, *import_tests.of(function)})
-        passing = sorted(
-            (t for t in runners if tests[t]["outcome"] == "passed"),
-            key=lambda t: (tests[t]["duration"], t),
-        )
+        passed = [t for t in runners if tests[t]["outcome"] == "passed"]
+        passing = detection_order(function.qualname, passed, durations)
         analysis.covering[function.key] = passing
         new = entry(function, runners, tests, checksums, test_deps)
         work.entries[function.key] = new
@@ -360,34 +381,6 @@ def _plan(
         if before is not None and bool(before.get("import_time")) != import_time:
             before = None  # verdicts of the other model (in place / on disk) do not carry over
         timing = (options.timeout_base, options.timeout_factor)
-        if _plan_bodies(function, bodies, new, timing, before, work, planned):
+        if plan_bodies(function, bodies, new, timing, before, work, planned):
             analysis.reused.add(function.key)
     return planned
-
-
-def _plan_bodies(
-    function: FunctionInfo,
-    bodies: Sequence[str],
-    new: dict[str, Any],
-    timing: tuple[float, float],
-    before: dict[str, Any] | None,
-    work: Work,
-    planned: dict[int, tuple[Transformation, dict[str, Any]]],
-) -> bool:
-    """Plan the function's transformations (covering tests and timeouts of its new state
-    entry ``new``), keeping the results of ``before`` (its previous entry) that hold; True
-    when every one held."""
-    kept = 0
-    rows = {row.get("body"): row for row in (before or {}).get("results", [])}
-    for body in bodies:
-        still = held(function, before, body, new["tests"], work.checksums)
-        if still is not None:
-            work.results.setdefault(function.key, []).append(still)
-            kept += 1
-            continue
-        ident = len(planned)
-        transformation = Transformation(function.path, function.qualname, function.line, body)
-        detector = rows.get(body, {}).get("detected_by")
-        request = entry_request(ident, function, body, new, detector, timing)
-        planned[ident] = (transformation, request)
-    return bool(bodies) and kept == len(bodies)

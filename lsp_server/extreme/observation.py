@@ -91,7 +91,7 @@ def store_view(
             unknown = {t for t in covering if not _recorded_since([t], records, since)}
             observe = {*selected, *unknown, *store.tests_depending_on_any(lacking)}
             fresh = [t for t in collected if t in covering and t not in observe]
-            deps = {t: store.dependencies_of(t) for t in fresh}
+            deps = store.dependency_keys(fresh)
             setups = store.setup_times()
     except (StoreError, OSError, sqlite3.Error):
         return StoreView()
@@ -111,13 +111,12 @@ def store_view(
 
 
 def _units_run(
-    deps: dict[Any, str | None], test: str, targets: dict[str, Any], ran: dict[str, set[str]]
+    deps: set[str], test: str, targets: dict[str, Any], ran: dict[str, set[str]]
 ) -> list[str]:
     """A test's units as an observation reports them: a target function's unit is a
     dependency of the tests that read its name too, so for targets the record of which
     tests ran it counts."""
-    units = {f"{u.path}::{u.name}" for u in deps} - targets.keys()
-    return sorted(units | {key for key in targets if test in ran[key]})
+    return sorted((deps - targets.keys()) | {key for key in targets if test in ran[key]})
 
 
 def _recorded_since(tests: list[str], records: dict[str, Any], since: int | None) -> bool:

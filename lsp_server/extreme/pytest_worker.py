@@ -222,6 +222,10 @@ class WorkerPlugin:
                     self.run_log.forget({path})
             except (swapping.SwapError, OSError, UnicodeDecodeError, SyntaxError) as exc:
                 return {"op": "refreshed", "ok": False, "reason": str(exc)}
+        if self.run_log is not None:
+            # Parsed here once, the edited files' units are inherited by every child;
+            # else each child (observation, every transformation) parses them again.
+            self.run_log.prewarm()
         return {"op": "refreshed", "ok": True, "edited": edited}
 
     def observe(self, request: dict[str, Any]) -> dict[str, Any]:

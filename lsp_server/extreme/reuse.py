@@ -28,12 +28,13 @@ run in place again and are checked on disk again.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from lsp_server.extreme.discover import FunctionInfo
 from lsp_server.extreme.disk_check import ON_DISK
-from lsp_server.extreme.model import Transformation, TransformationResult
+from lsp_server.extreme.model import Transformation, TransformationResult, Verdict
 from lsp_server.extreme.requests import entry_request
 from lsp_server.extreme.state import Checksums, result_from_state
 
@@ -47,6 +48,7 @@ class Rerun:
     entry: dict[str, Any]
     kept: list[dict[str, Any]] = field(default_factory=list)
     stale: list[dict[str, Any]] = field(default_factory=list)
+    edited: bool = False  # its own code changed (see ``edited_rerun``)
 
 
 def row_holds(row: dict[str, Any], checksums: Checksums) -> bool:
@@ -132,6 +134,8 @@ class Work:
     results: dict[str, list[TransformationResult]]
     entries: dict[str, Any]
     known: list[str] | None = None  # the only tests that may cover ``todo`` (None: any)
+    # Of edited functions (whose verdicts all go): each body's last detector, run first.
+    detectors: dict[str, dict[str, str | None]] = field(default_factory=dict)
 
 
 def plan_reruns(
@@ -152,3 +156,82 @@ def plan_reruns(
                 transformation,
                 entry_request(ident, function, body, entry, detector, timing),
             )
+
+
+def plan_bodies(
+    function: FunctionInfo,
+    bodies: Sequence[str],
+    new: dict[str, Any],
+    timing: tuple[float, float],
+    before: dict[str, Any] | None,
+    work: Work,
+    planned: dict[int, tuple[Transformation, dict[str, Any]]],
+) -> bool:
+    """Plan the function's transformations (covering tests and timeouts of its new state
+    entry ``new``), keeping the results of ``before`` (its previous entry) that hold; True
+    when every one held."""
+    kept = 0
+    rows = {row.get("body"): row for row in (before or {}).get("results", [])}
+    for body in bodies:
+        still = held(function, before, body, new["tests"], work.checksums)
+        if still is not None:
+            work.results.setdefault(function.key, []).append(still)
+            kept += 1
+            continue
+        ident = len(planned)
+        transformation = Transformation(function.path, function.qualname, function.line, body)
+        detector = rows.get(body, {}).get("detected_by") or work.detectors.get(
+            function.key, {}
+        ).get(body)
+        request = entry_request(ident, function, body, new, detector, timing)
+        planned[ident] = (transformation, request)
+    return bool(bodies) and kept == len(bodies)
+
+
+def edited_rerun(
+    function: FunctionInfo, entry: dict[str, Any] | None, checksums: Checksums
+) -> Rerun | None:
+    """The editor's quick re-analysis of a function whose own body was edited (and nothing
+    else, see ``Options.only``): its transformations run again with the remembered tests,
+    timeouts and bodies, each with its last detector first, and no test is observed first
+    (a central function's hundreds of tests). A detection then stands only if its test
+    passes on the edited code (``confirm_detections``); an undetected verdict stands as is
+    (a test failing on the edited code would only leave the covering tests), or, for a
+    function that ran at import, is checked on disk as any other of its verdicts. The entry
+    keeps its old checksum, so the next whole analysis analyses the function afresh."""
+    if entry is None or "timeout" not in entry:
+        return None
+    if entry.get("import_time") and not _disk_rows_recorded(entry):
+        return None  # remembered by an older reks
+    deps = entry.get("deps", {})
+    if any(checksums.get(u) != v for u, v in deps.items() if u != function.key):
+        return None  # more than its body changed: its tests may be others now
+    rows = entry["results"]
+    if not rows or any(row.get("verdict") in ("skipped", "error") for row in rows):
+        return None
+    return Rerun(function, entry, stale=list(rows), edited=True)
+
+
+def confirm_detections(
+    reruns: list[Rerun],
+    done: list[TransformationResult],
+    observe: Callable[[list[str]], dict[str, Any]],
+) -> int:
+    """Run the tests that detected transformations of edited functions on the edited code
+    (``observe``: the observation run of some tests); a detection by a test that does not
+    pass there is no verdict. The number of tests run."""
+    edited = {r.function.key for r in reruns if r.edited}
+    mine = [r for r in done if _key(r) in edited and r.verdict is Verdict.DETECTED]
+    detectors = sorted({r.detected_by for r in mine if r.detected_by})
+    if not detectors:
+        return 0
+    outcomes = observe(detectors)["tests"]
+    for result in mine:
+        if outcomes.get(result.detected_by, {}).get("outcome") != "passed":
+            result.verdict = Verdict.ERROR
+            result.reason = f"{result.detected_by} does not pass on the edited code"
+    return len(detectors)
+
+
+def _key(result: TransformationResult) -> str:
+    return f"{result.transformation.path}::{result.transformation.function}"

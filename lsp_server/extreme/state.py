@@ -4,6 +4,7 @@ stay the same for a function's remembered verdicts to hold."""
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import Mapping
 from contextlib import suppress
 from pathlib import Path
 from typing import Any
@@ -15,7 +16,14 @@ from lsp_server.extreme.model import Transformation, TransformationResult, Verdi
 from lsp_server.project import python_files
 from lsp_server.project.files import is_test_path
 from lsp_server.rts.store import DependencyStore, StoreError, store_path
-from lsp_server.rts.units import MODULE, FileUnits, SourceError, header_name, path_units
+from lsp_server.rts.units import (
+    MODULE,
+    FileUnits,
+    SourceError,
+    file_checksum,
+    header_name,
+    path_units,
+)
 
 _PARSED: dict[tuple[str, int, int], FileUnits] = {}
 """Units of files by (path, mtime, size), kept by a long-lived process (the server) so
@@ -51,17 +59,49 @@ def remembered_units(root: Path, path: str, stamp: tuple[int, int]) -> FileUnits
 
 
 class Checksums:
-    """Current unit checksums, parsed once per file."""
+    """Current unit checksums, parsed once per file. A file whose bytes are those the
+    dependency store last recorded (its raw hash, see ``rts.store.writes``) is not parsed:
+    the store holds the checksum of every unit of it."""
 
     def __init__(self, root: Path) -> None:
         self.root = root
-        self.files: dict[str, FileUnits | None] = {}
+        self.files: dict[str, Mapping[str, str] | None] = {}
         self._values: dict[str, str | None] = {}
+        self._recorded: tuple[dict[str, str | None], dict[str, dict[str, str | None]]] | None
+        self._recorded = None
 
-    def units(self, path: str) -> FileUnits | None:
+    def units(self, path: str) -> Mapping[str, str] | None:
+        """Checksum of every unit of ``path`` by name; None when it cannot be parsed."""
         if path not in self.files:
-            self.files[path] = _units(self.root, path)
+            self.files[path] = self._from_store(path) or _checksums_of(_units(self.root, path))
         return self.files[path]
+
+    def _from_store(self, path: str) -> dict[str, str] | None:
+        hashes, units = self._store_record()
+        recorded = hashes.get(path)
+        if recorded is None or path not in units:
+            return None
+        try:
+            if file_checksum((self.root / path).read_bytes()) != recorded:
+                return None
+        except OSError:
+            return None
+        found = {name: value for name, value in units[path].items() if value is not None}
+        if any(value.startswith("unparsable-") for value in found.values()):
+            return None  # parsing says so again, as for a file the store never saw
+        return found
+
+    def _store_record(self) -> tuple[dict[str, str | None], dict[str, dict[str, str | None]]]:
+        """The store's raw hash of each file and its units' checksums, read once."""
+        if self._recorded is None:
+            self._recorded = {}, {}
+            if store_path(self.root).exists():
+                with (
+                    suppress(StoreError, OSError, sqlite3.Error, ValueError),
+                    DependencyStore(self.root, create=False, read_only=True) as store,
+                ):
+                    self._recorded = store.file_hashes(), store.unit_checksums()
+        return self._recorded
 
     def get(self, key: str) -> str | None:
         try:
@@ -75,10 +115,14 @@ class Checksums:
         units = self.units(path)
         if units is None:
             return None
-        body = units.checksums.get(name or MODULE)
+        body = units.get(name or MODULE)
         # A function's verdict holds for its body and its header (defaults, decorators).
-        header = units.checksums.get(header_name(name)) if name else None
+        header = units.get(header_name(name)) if name else None
         return body if body is None or header is None else f"{body}:{header}"
+
+
+def _checksums_of(units: FileUnits | None) -> Mapping[str, str] | None:
+    return None if units is None else units.checksums
 
 
 def tests_fingerprint(root: Path, checksums: Checksums) -> str:
@@ -89,7 +133,7 @@ def tests_fingerprint(root: Path, checksums: Checksums) -> str:
         rel = path.relative_to(root).as_posix()
         if is_test_path(rel):
             units = checksums.units(rel)
-            names = ",".join(sorted(units.checksums)) if units is not None else ""
+            names = ",".join(sorted(units)) if units is not None else ""
             digest.update(f"{rel}={checksums.get(rel + '::' + MODULE)}:{names}\0".encode())
     return digest.hexdigest()
 

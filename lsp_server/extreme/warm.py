@@ -32,16 +32,21 @@ class _Snapshot:
     texts: dict[str, str] = field(default_factory=dict)
 
 
-def _snapshot(root: Path) -> _Snapshot:
+def snapshot_files(root: Path, previous: _Snapshot | None = None) -> _Snapshot:
+    """The project's Python files now; the text of a file whose stamp is the one it had in
+    ``previous`` is taken from there, not read again (after one edit: one file read)."""
     snapshot = _Snapshot()
+    before = previous or _Snapshot()
     for path in python_files(root):
         rel = path.relative_to(root).as_posix()
         try:
             stat = path.stat()
-            snapshot.texts[rel] = path.read_text(encoding="utf-8")
+            stamp = (stat.st_mtime_ns, stat.st_size)
+            known = before.texts.get(rel) if before.stamps.get(rel) == stamp else None
+            snapshot.texts[rel] = path.read_text(encoding="utf-8") if known is None else known
         except (OSError, UnicodeDecodeError):
             continue
-        snapshot.stamps[rel] = (stat.st_mtime_ns, stat.st_size)
+        snapshot.stamps[rel] = stamp
     return snapshot
 
 
@@ -90,11 +95,11 @@ class WarmPools:
         key: PoolKey = (str(root), size, python, tuple(pytest_args))
         with self._lock:
             kept = self._pools.pop(key, None)
-        current = _snapshot(root)
-        if kept is not None:
+        before = kept[0].snapshot if kept is not None else None
+        assert before is None or isinstance(before, _Snapshot)
+        current = snapshot_files(root, before)
+        if kept is not None and before is not None:
             pool, _ = kept
-            before = pool.snapshot
-            assert isinstance(before, _Snapshot)
             if self._bring_up_to_date(root, pool, before, current):
                 pool.snapshot = current
                 return pool

@@ -8,6 +8,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
+
 from lsp_server.extreme.analysis import Analysis, Options, analyse
 from lsp_server.extreme.warm import WarmPools
 
@@ -107,3 +109,112 @@ def test_a_run_stopped_at_its_timeout_still_records_what_it_ran(
     assert hung.verdict.value == "timeout"
     assert hung.units is not None
     assert {"m.py::countdown", "test_m.py::test_countdown"} <= set(hung.units)
+
+
+@pytest.mark.slow  # four analyses, ~6-15 s
+def test_re_analysing_only_the_edited_function_runs_and_observes_only_its_own(
+    make_project: Callable[[dict[str, str]], Path],
+) -> None:
+    tests = TESTS + "\ndef test_unrelated():\n    assert early(1) == 2\n"
+    root = make_project({"m.py": SOURCE, "test_m.py": tests})
+    warm = WarmPools()
+    try:
+        first = analyse(root, Options(jobs=1), warm=warm)
+        (root / "m.py").write_text(SOURCE.replace("y = x + 1", "y = max(x + 1, 2)"))
+        second = analyse(root, Options(jobs=1, only=["m.py::base"]), warm=warm)
+        assert set(second.functions) == {"m.py::base"}
+        assert {r.transformation.function for r in second.results} == {"base"}
+        # base's covering test only, not the two that never ran it.
+        assert second.observed_tests == len(first.covering["m.py::base"]) == 1
+        assert second.run_count == sum(
+            1 for r in first.results if r.transformation.function == "base"
+        )
+        # The others were left as they were: the next whole analysis still sees guard's
+        # "return False" run into the edit.
+        third = analyse(root, Options(jobs=1), warm=warm)
+        assert ("guard", "return False", "undetected") in _rows(third)
+        # The quick verdicts of the edited function are redone by a whole analysis.
+        assert "m.py::base" not in third.reused
+        assert _rows(third) == _rows(analyse(root, Options(jobs=1, incremental=False)))
+    finally:
+        warm.close()
+
+
+@pytest.mark.slow  # two analyses, ~4-10 s
+def test_an_edited_function_runs_each_transformation_with_its_last_detector_first(
+    make_project: Callable[[dict[str, str]], Path],
+) -> None:
+    # Only the slowest covering test checks the result; the fast ones run first.
+    fast = "".join(f"\ndef test_fast_{i}():\n    double(1)\n" for i in range(4))
+    slow = "\ndef test_slow():\n    time.sleep(0.05)\n    assert double(2) == 4\n"
+    source = "def double(x):\n    y = x * 2\n    return y\n"
+    root = make_project(
+        {"m.py": source, "test_m.py": "import time\nfrom m import double\n" + fast + slow}
+    )
+    first = analyse(root, Options(jobs=1))
+    assert first.results and all(r.detected_by == "test_m.py::test_slow" for r in first.results)
+    assert all(len(r.tests) == 5 for r in first.results)
+    (root / "m.py").write_text(source.replace("y = x * 2", "y = 2 * x"))
+    second = analyse(root, Options(jobs=1))
+    assert second.run_count == len(first.results)
+    # Each detected by the first test it ran.
+    assert all(r.tests == ["test_m.py::test_slow"] for r in second.results)
+
+
+CENTRAL = """\
+def central(x):
+    y = x + 1
+    return y
+
+
+def other(x):
+    return central(x) * 2
+"""
+
+CENTRAL_TESTS = (
+    "from m import central, other\n"
+    + "".join(f"\ndef test_through_{i}():\n    other({i})\n" for i in range(6))
+    + "\ndef test_central():\n    assert central(1) == 2\n"
+)
+
+
+@pytest.mark.slow  # four analyses, ~6-15 s
+def test_an_edited_function_alone_observes_only_its_detecting_tests(
+    make_project: Callable[[dict[str, str]], Path],
+) -> None:
+    root = make_project({"m.py": CENTRAL, "test_m.py": CENTRAL_TESTS})
+    warm = WarmPools()
+    try:
+        analyse(root, Options(jobs=1), warm=warm)
+        (root / "m.py").write_text(CENTRAL.replace("y = x + 1", "y = 1 + x"))
+        only = analyse(root, Options(jobs=1, only=["m.py::central"]), warm=warm)
+        cold = analyse(root, Options(jobs=1, incremental=False, only=["m.py::central"]))
+        assert _rows(only) == _rows(cold) and only.run_count == cold.run_count
+        # Only the one test that detected them ran on the edited code, not all seven.
+        assert only.observed_tests == 1 and cold.observed_tests == 7
+        # A detection by a test that fails on the edited code is no verdict.
+        (root / "m.py").write_text(CENTRAL.replace("y = x + 1", "y = x + 2"))
+        broken = analyse(root, Options(jobs=1, only=["m.py::central"]), warm=warm)
+        assert {r.verdict.value for r in broken.results} == {"error"}
+        assert all("does not pass on the edited code" in r.reason for r in broken.results)
+    finally:
+        warm.close()
+
+
+@pytest.mark.slow  # three analyses, ~5-12 s
+def test_an_edited_import_time_function_alone_observes_only_its_detecting_tests(
+    make_project: Callable[[dict[str, str]], Path],
+) -> None:
+    source = CENTRAL + "\nAT_IMPORT = central(0)\n"
+    root = make_project({"m.py": source, "test_m.py": CENTRAL_TESTS})
+    warm = WarmPools()
+    try:
+        first = analyse(root, Options(jobs=1), warm=warm)
+        assert "m.py::central" in first.import_time
+        (root / "m.py").write_text(source.replace("y = x + 1", "y = 1 + x"))
+        only = analyse(root, Options(jobs=1, only=["m.py::central"]), warm=warm)
+        cold = analyse(root, Options(jobs=1, incremental=False, only=["m.py::central"]))
+        assert _rows(only) == _rows(cold)
+        assert only.observed_tests == 1
+    finally:
+        warm.close()

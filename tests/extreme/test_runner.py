@@ -218,9 +218,10 @@ def test_incremental_reuse_and_invalidation(example: Path) -> None:
         (r.transformation, r.verdict) for r in first.results
     ]
     # Change code that only test_intersection executes: what test_equals alone covers
-    # (is_empty, __eq__) keeps its verdicts, and so does __init__, whose transformed runs
-    # fail before they reach the edit; the other transformations test_intersection runs
-    # reach it and run again.
+    # (is_empty, __eq__) keeps its verdicts, and so do __init__, whose transformed runs
+    # fail before they reach the edit, and add, whose transformed runs start with
+    # test_add (named after it) and fail there; the other transformations test_intersection
+    # runs reach it and run again.
     source = example / "versioned_set.py"
     source.write_text(
         source.read_text().replace(
@@ -233,8 +234,9 @@ def test_incremental_reuse_and_invalidation(example: Path) -> None:
         "versioned_set.py::VersionedSet.is_empty",
         "versioned_set.py::VersionedSet.__eq__",
         "versioned_set.py::VersionedSet.__init__",
+        "versioned_set.py::VersionedSet.add",
     }
-    assert third.run_count == 3  # add, _increment_version, intersect
+    assert third.run_count == 2  # _increment_version, intersect
     assert [r.verdict for r in third.results] == [r.verdict for r in first.results]
 
 

@@ -3,6 +3,7 @@ workers (no new collection), and its verdicts are those of a cold analysis."""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from pathlib import Path
 
@@ -68,3 +69,19 @@ def test_an_edited_body_is_reanalysed_on_the_warm_workers(
     finally:
         warm.close()
     assert warm._pools == {}
+
+
+def test_a_new_snapshot_reads_only_the_files_whose_stamp_moved(tmp_path: Path) -> None:
+    from lsp_server.extreme.warm import snapshot_files
+
+    (tmp_path / "a.py").write_text("A = 1\n")
+    (tmp_path / "b.py").write_text("B = 1\n")
+    first = snapshot_files(tmp_path)
+    # Same size, same mtime: a file read again would show "A = 2"; its stamp says unchanged.
+    (tmp_path / "a.py").write_text("A = 2\n")
+    mtime = first.stamps["a.py"][0]
+    os.utime(tmp_path / "a.py", ns=(mtime, mtime))
+    (tmp_path / "b.py").write_text("B = 22\n")
+    second = snapshot_files(tmp_path, first)
+    assert second.texts == {"a.py": "A = 1\n", "b.py": "B = 22\n"}
+    assert second.stamps["a.py"] == first.stamps["a.py"]

@@ -12,6 +12,9 @@ from typing import Any
 from lsp_server.rts.store.schema import SCHEMA_VERSION
 from lsp_server.rts.units import MODULE, NAMES, Unit, module_read, read_parts
 
+FEW_TESTS = 50
+"""Up to this many tests, ``dependency_keys`` looks each up instead of reading every row."""
+
 
 @dataclass(frozen=True)
 class TestRecord:
@@ -189,6 +192,37 @@ class StoreQueries:
                 (nodeid,),
             )
         }
+
+    def dependency_keys(self, nodeids: Iterable[str]) -> dict[str, set[str]]:
+        """The units each of ``nodeids`` depends on, as ``path::name`` keys. Reads the
+        dependency rows as integer pairs and names each unit once: joining and naming
+        every row in SQL (or a query per test) cost seconds on a suite of hundreds."""
+        wanted = set(nodeids)
+        out: dict[str, set[str]] = {nodeid: set() for nodeid in wanted}
+        tests = {
+            test_id: out[nodeid]
+            for test_id, nodeid in self._conn.execute("SELECT id, nodeid FROM tests")
+            if nodeid in wanted
+        }
+        if not tests:
+            return out
+        keys = {
+            str(uid): f"{path}::{name}"
+            for uid, path, name in self._conn.execute("SELECT id, path, name FROM units")
+        }
+        query = "SELECT test_id, group_concat(unit_id) FROM deps"
+        if len(tests) <= FEW_TESTS:  # a few tests of a large store: each by its index
+            rows = [
+                row
+                for test_id in tests
+                for row in self._conn.execute(f"{query} WHERE test_id=?", (test_id,))
+            ]
+        else:
+            rows = self._conn.execute(f"{query} GROUP BY test_id").fetchall()
+        for test_id, uids in rows:
+            if test_id in tests and uids:
+                tests[test_id].update(map(keys.__getitem__, uids.split(",")))
+        return out
 
     def tests_depending_on(self, unit: Unit) -> list[str]:
         return self._tests_linked("deps", unit)

@@ -1,0 +1,89 @@
+"""Unit checksums of the analysis come from the dependency store for files whose bytes are
+the ones the store recorded (no parse), and from parsing every other file."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from lsp_server.extreme.state import Checksums
+from lsp_server.rts.snapshots import FileStates
+from lsp_server.rts.store import DependencyStore
+from lsp_server.rts.store.writes import FileSnapshot
+from lsp_server.rts.units import MODULE, Unit, file_checksum, path_units
+
+SRC = "X = 1\n\ndef f():\n    return X\n\ndef g():\n    return 2\n"
+
+
+def _record(root: Path, snapshot: FileSnapshot) -> None:
+    with DependencyStore(root) as store:
+        store.record_test(
+            "t.py::a",
+            "passed",
+            0.1,
+            [Unit("m.py", "f")],
+            {"m.py": snapshot},
+            environment="env",
+            options=None,
+            session_id=None,
+        )
+
+
+def test_a_file_the_store_recorded_unchanged_is_not_parsed(tmp_path: Path) -> None:
+    (tmp_path / "m.py").write_text(SRC)
+    raw = file_checksum((tmp_path / "m.py").read_bytes())
+    # Checksums no parse yields: only the store can be their source.
+    _record(tmp_path, FileSnapshot("m.py", raw, {"f": "stored-f", MODULE: "stored-module"}))
+    checksums = Checksums(tmp_path)
+    assert checksums.get("m.py::f") == "stored-f"
+    assert checksums.get(f"m.py::{MODULE}") == "stored-module"
+    assert checksums.get("m.py::g") is None  # not a unit of the recorded file
+
+
+def test_an_edited_file_is_parsed(tmp_path: Path) -> None:
+    (tmp_path / "m.py").write_text(SRC)
+    raw = file_checksum((tmp_path / "m.py").read_bytes())
+    _record(tmp_path, FileSnapshot("m.py", raw, {"f": "stored-f", MODULE: "stored-module"}))
+    (tmp_path / "m.py").write_text(SRC.replace("return X", "return X + 1"))
+    parsed = path_units(tmp_path, Path("m.py")).checksums
+    assert Checksums(tmp_path).get("m.py::g") == f"{parsed['g']}:{parsed['g.<def>']}"
+
+
+def test_store_and_parse_agree_on_a_real_recording(tmp_path: Path) -> None:
+    (tmp_path / "m.py").write_text(SRC)
+    snapshot = FileStates(tmp_path).snapshot("m.py")
+    assert snapshot is not None
+    _record(tmp_path, snapshot)
+    from_store = Checksums(tmp_path)
+    parsed = path_units(tmp_path, Path("m.py")).checksums
+    for name in ("f", "g", "X", MODULE):
+        body, header = parsed[name], parsed.get(f"{name}.<def>")
+        assert from_store.get(f"m.py::{name}") == (body if header is None else f"{body}:{header}")
+
+
+def test_dependency_keys_of_few_and_of_many_tests(tmp_path: Path) -> None:
+    from lsp_server.rts.store.queries import FEW_TESTS
+
+    (tmp_path / "m.py").write_text(SRC)
+    snapshot = FileStates(tmp_path).snapshot("m.py")
+    assert snapshot is not None
+    names = [f"t.py::test_{i}" for i in range(FEW_TESTS + 1)]
+    with DependencyStore(tmp_path) as store:
+        for i, nodeid in enumerate(names):
+            units = [Unit("m.py", "f" if i % 2 else "g"), Unit("m.py", MODULE)]
+            store.record_test(
+                nodeid,
+                "passed",
+                0.1,
+                units,
+                {"m.py": snapshot},
+                environment="e",
+                options=None,
+                session_id=None,
+            )
+        many = store.dependency_keys(names)
+        few = store.dependency_keys(names[:2])
+    assert few == {
+        names[0]: {"m.py::g", f"m.py::{MODULE}"},
+        names[1]: {"m.py::f", f"m.py::{MODULE}"},
+    }
+    assert many[names[0]] == few[names[0]] and len(many) == len(names)
