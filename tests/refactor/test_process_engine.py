@@ -194,8 +194,9 @@ def test_a_worker_being_killed_is_never_handed_a_new_request(
                 handed_out_while_killed.append(rope._process is self)
             super().kill()
 
-    rope._start = lambda: Watched(
-        sys.executable, ["-m", "lsp_server.refactor.rope_process"], new_session=True
+    rope._start = lambda root: (
+        Watched(sys.executable, ["-m", "lsp_server.refactor.rope_process"], new_session=True),
+        False,
     )
     remote.prepare_rename(str(util), util.read_text().index("double"))
     worker = rope.pid
