@@ -121,3 +121,20 @@ def test_the_coding_lines_and_string_prefixes_are_checked_in_full(
         frozenset({"latin", "ascii"}),
     )
     assert coding.replace("latin", "ascii") in built
+
+
+def test_a_name_that_stays_as_it_was_does_not_need_the_full_check(
+    monkeypatch: pytest.MonkeyPatch,
+):
+    """Only attributes renamed (``formatter.dedent()``), and a ``def dedent`` of the file's
+    own left as it was: the symbol tables are those of the text before (an attribute is no
+    symbol), so the new text's are not built; a renamed name that is not an attribute
+    gets them."""
+    built = _counting_symbol_tables(monkeypatch)
+    text = "class F:\n    def dedent(self):\n        pass\n\n\ndef run(f):\n    f.dedent()\n"
+    only_attribute = text.replace("f.dedent", "f.trim")
+    check_edit(FileEdit("/p/f.py", text, only_attribute), "f.py", frozenset({"dedent", "trim"}))
+    assert built == [text]
+    both = text.replace("dedent", "trim")
+    check_edit(FileEdit("/p/f.py", text, both), "f.py", frozenset({"dedent", "trim"}))
+    assert both in built
