@@ -208,3 +208,45 @@ def test_a_worker_being_killed_is_never_handed_a_new_request(
     with pytest.raises(Cancelled):
         future.result(timeout=30)
     assert handed_out_while_killed == [False]
+
+
+def test_the_early_worker_told_the_root_serves_that_folder(project: Path):
+    """``reks serve`` tells its first worker the root of the client's ``initialize``
+    before the server has imported its code: the engine hands that worker to that
+    folder (told once: a second root message would be taken for a task) and it renames."""
+    from lsp_server.refactor import rope_spare
+
+    rope_spare.start_early()
+    early = rope_spare._early
+    assert early is not None
+    rope_spare.bind_early(str(project.resolve()))
+    engine = ProcessEngine()
+    try:
+        engine.add_root(str(project))
+        util = project / "geometry/util.py"
+        result = engine.compute(rename(util, "def double", "twice"))
+        assert "def twice" in edit_of(result, util).new_text
+        assert engine.process_for(str(util)).pid == early.pid
+    finally:
+        engine.close()
+
+
+def test_an_early_worker_told_another_root_is_not_used_for_this_one(project: Path, tmp_path: Path):
+    from lsp_server.refactor import rope_spare
+
+    rope_spare.start_early()
+    early = rope_spare._early
+    assert early is not None
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    rope_spare.bind_early(str(elsewhere))
+    engine = ProcessEngine()
+    try:
+        engine.add_root(str(project))
+        util = project / "geometry/util.py"
+        result = engine.compute(rename(util, "def double", "twice"))
+        assert "def twice" in edit_of(result, util).new_text
+        assert engine.process_for(str(util)).pid != early.pid
+    finally:
+        engine.close()
+    early.process.wait(timeout=30)  # ended: no other folder can use it
