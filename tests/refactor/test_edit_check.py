@@ -39,14 +39,7 @@ def test_renaming_the_same_name_again_builds_the_symbol_tables_of_the_new_texts_
 ):
     """Warm repeats of a rename (each to another name) check the same texts before it:
     their symbol tables are built once, not once per rename."""
-    built: list[str] = []
-    real = symtable.symtable
-
-    def counted(code: str, filename: str, compile_type: str) -> symtable.SymbolTable:
-        built.append(code)
-        return real(code, filename, compile_type)
-
-    monkeypatch.setattr(symtable, "symtable", counted)
+    built = _counting_symbol_tables(monkeypatch)
     text = BEFORE + "# a text no other test checks\n"
     for new in ("first_name", "second_name", "third_name"):
         check_edit(renamed(new, text), "report.py", frozenset({"total", new}))
