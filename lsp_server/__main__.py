@@ -10,9 +10,12 @@ if __name__ == "__main__":
     if sys.path and sys.path[0] in ("", os.getcwd()):
         del sys.path[0]
 
-    from lsp_server.refactor.rope_spare import start_early
+    from lsp_server.lsp.first_message import read_first_message
+    from lsp_server.refactor.rope_spare import bind_early, start_early
 
     start_early()  # before the command line's imports: rope's worker starts meanwhile
+    if "--tcp" not in sys.argv:
+        read_first_message(bind_early)  # the client's initialize names the root: tell it
 
     from lsp_server.cli import main
 

@@ -6,15 +6,19 @@ import argparse
 
 
 def _serve(args: argparse.Namespace) -> int:
-    from lsp_server.refactor.rope_spare import start_early
+    from lsp_server.lsp.first_message import install_first_message, read_first_message
+    from lsp_server.refactor.rope_spare import bind_early, start_early
 
     start_early()  # first: rope's worker starts while the server imports pygls (issue 15)
+    if not args.tcp:
+        read_first_message(bind_early)  # and learns the workspace root meanwhile
     from lsp_server.server import create_server
 
     server = create_server()
     if args.tcp:
         server.start_tcp(args.host, args.port)
     else:
+        install_first_message()
         server.serve_stdio()
     return 0
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import ast
 import builtins
 import functools
+import keyword
 import re
 import symtable
 
@@ -93,6 +94,54 @@ def _dangling(text: str, filename: str, names: frozenset[str]) -> frozenset[str]
     return frozenset(used - bound)
 
 
+def _renamed_attributes_only(old_text: str, new_text: str, names: frozenset[str]) -> bool:
+    """Whether ``new_text`` is ``old_text`` with some attribute names (``obj.old``) made
+    the other name (``obj.new``), and nothing else changed.
+
+    Then it compiles exactly when ``old_text`` does (a word for a word after a dot,
+    neither a keyword nor on a coding line: every token keeps its kind), and its symbol
+    tables are those of ``old_text`` (an attribute is no symbol): its check would find
+    what the check of ``old_text`` found, so the symbol tables of the new text (most of a
+    rename's check) are not built. The files that reach a renamed function through its
+    module, or a renamed method through its objects, are all so.
+    """
+    if len(names) != 2:
+        return False
+    if any(keyword.iskeyword(n) or keyword.issoftkeyword(n) or n == "__debug__" for n in names):
+        return False
+    first, second = sorted(names)
+    for old, new in ((first, second), (second, first)):
+        # Putting the old name back everywhere gives the old text only if the new text
+        # is the old one with some ``old`` made ``new`` and nothing else (C speed: a
+        # regular expression starting with a word boundary is searched at every offset).
+        if new_text.replace(new, old) == old_text:
+            return _attributes_after_the_coding_lines(new_text, new)
+    return False
+
+
+def _is_word_char(char: str) -> bool:
+    # Any other alphabet counts as a word character: a letter there may continue a name.
+    return char == "_" or char.isalnum() or not char.isascii()
+
+
+def _attributes_after_the_coding_lines(text: str, name: str) -> bool:
+    """Every occurrence of ``name`` in ``text`` is a whole word right after a dot that
+    ends no number (``1.e5``), past the first two lines (which may declare the file's
+    encoding), and no string prefix (``f"..."``)."""
+    first_line = text.find("\n")
+    coding_lines_end = text.find("\n", first_line + 1) if first_line >= 0 else -1
+    for found in re.finditer(re.escape(name), text):
+        start, end = found.span()
+        if coding_lines_end < 0 or start < coding_lines_end:
+            return False
+        if text[start - 1] != "." or text[start - 2 : start - 1].isdigit():
+            return False  # not an attribute, or the exponent of a number (``1.e5``)
+        after = text[end : end + 1]
+        if after and (_is_word_char(after) or after in "'\""):
+            return False
+    return True
+
+
 def check_edit(edit: FileEdit, rel: str, names: frozenset[str] | None = None) -> None:
     """Raise ``RefactoringError`` if ``edit`` breaks a Python file that was fine before.
 
@@ -104,6 +153,8 @@ def check_edit(edit: FileEdit, rel: str, names: frozenset[str] | None = None) ->
         before = _dangling(edit.old_text, rel, names)
         if before is None:
             return
+        if _renamed_attributes_only(edit.old_text, edit.new_text, names):
+            return  # compiles as before, and uses neither name but as an attribute
         after = _dangling(edit.new_text, rel, names)
     else:
         before = _undefined(edit.old_text, rel)

@@ -96,17 +96,26 @@ def _enclosing_scopes(tree: ast.Module, line: int) -> list[ast.AST]:
             return chain
 
 
-def check_clash(source: str, def_line: int, old: str, new: str, is_attribute: bool) -> None:
+def check_clash(
+    source: str,
+    def_line: int,
+    old: str,
+    new: str,
+    is_attribute: bool,
+    tree: ast.Module | None = None,
+) -> None:
     """Raise ``InvalidNameError`` if ``new`` is already bound where ``old`` is defined.
 
-    ``def_line`` (1-based) is the line of the definition of ``old`` in ``source``.
+    ``def_line`` (1-based) is the line of the definition of ``old`` in ``source``;
+    ``tree`` is its syntax tree when the caller has it (rope's: not parsed again).
     """
     if old == new:
         raise InvalidNameError(f"the new name is the same as the old one ({old!r})")
-    try:
-        tree = parse_python(source)
-    except SyntaxError:
-        return  # rope will report the syntax error itself
+    if tree is None:
+        try:
+            tree = parse_python(source)
+        except SyntaxError:
+            return  # rope will report the syntax error itself
     scopes = _enclosing_scopes(tree, def_line)
     # The scope that binds `old`: the innermost scope binding it, skipping the definition
     # itself when `old` is the name of a def/class on that line.

@@ -52,6 +52,15 @@ def server_engine() -> RefactorEngine:
     return ProcessEngine()
 
 
+StartWorker = Callable[[str], tuple[SandboxProcess, bool]]
+"""Starts (or hands over) a worker for a root: the process, and whether it was told that
+root already (else its first message must name it)."""
+
+
+def _fresh_worker(root: str) -> tuple[SandboxProcess, bool]:
+    return start_worker(), False
+
+
 @dataclass
 class _Call:
     future: Future[Any]
@@ -74,11 +83,9 @@ def _settle(future: Future[Any], value: Any = None, error: BaseException | None 
 class RopeProcess:
     """The worker process of one root, started on first use and after a death."""
 
-    def __init__(
-        self, workspace: RopeWorkspace, start: Callable[[], SandboxProcess] = start_worker
-    ) -> None:
+    def __init__(self, workspace: RopeWorkspace, start: StartWorker | None = None) -> None:
         self.workspace = workspace
-        self._start = start
+        self._start: StartWorker = start if start is not None else _fresh_worker
         self._lock = threading.Lock()
         self._process: SandboxProcess | None = None
         self._pending: dict[int, _Call] = {}
@@ -118,9 +125,10 @@ class RopeProcess:
         """The live worker, and whether it was just started. Called with the lock held."""
         if self._process is not None and self._process.alive():
             return self._process, False
-        process = self._start()
+        process, bound = self._start(self.workspace.root)
         self._process = process
-        self._outbox.submit(self._post, process, {"root": self.workspace.root})
+        if not bound:
+            self._outbox.submit(self._post, process, {"root": self.workspace.root})
         threading.Thread(
             target=self._read, args=(process,), name="reks-rope-reader", daemon=True
         ).start()
@@ -253,19 +261,25 @@ class ProcessEngine(RefactorEngine):
         super().__init__()
         self.processes: dict[str, RopeProcess] = {}
         self._spare_lock = threading.Lock()
-        self._spare: SandboxProcess | None = take_early() or start_worker()
-        """Started already (``reks serve`` starts it before importing the server) or now,
-        so that it imports rope while the server starts: the first folder's worker is
-        ready sooner."""
+        spare, self._spare_root = take_early()
+        self._spare: SandboxProcess | None = spare or start_worker()
+        """Started already (``reks serve`` starts it before importing the server, and may
+        have told it the root of the client's ``initialize``: ``_spare_root``) or now, so
+        that it imports rope while the server starts: the first folder's worker is ready
+        sooner."""
 
-    def _take_worker(self) -> SandboxProcess:
+    def _take_worker(self, root: str) -> tuple[SandboxProcess, bool]:
+        """The spare for ``root`` (told that root already, or no root yet), else a new
+        worker. A spare told another root is of no use to any other folder: it ends."""
         with self._spare_lock:
             spare, self._spare = self._spare, None
-        if spare is not None and spare.alive():
-            return spare
+            spare_root, self._spare_root = self._spare_root, None
+        usable = spare_root is None or os.path.realpath(spare_root) == root
+        if spare is not None and usable and spare.alive():
+            return spare, spare_root is not None
         if spare is not None:
             spare.close(grace=0)
-        return start_worker()
+        return start_worker(), False
 
     def add_root(self, root: str) -> RopeWorkspace:
         workspace = super().add_root(root)

@@ -169,7 +169,8 @@ def _check_clash(renamer: Rename, old: str, new: str) -> None:
         pyname.get_object(), pyobjects.PyFunction
     )
     is_attribute = is_attribute or isinstance(pyname, pynames.AssignedName)
-    check_clash(resource.read(), line, old, new, is_attribute)
+    tree = module.get_ast() if isinstance(module, pyobjects.PyModule) else None
+    check_clash(resource.read(), line, old, new, is_attribute, tree)
 
 
 def rename_module(ctx: Context) -> Planned:

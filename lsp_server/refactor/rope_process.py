@@ -125,18 +125,35 @@ class RopeServer:
         raise ValueError(f"unknown operation {op!r}")
 
 
+def preload() -> None:
+    """Import what the first task needs (the operations, the semantic checks, the edit
+    checks) while the worker waits for its root: it is idle then, and the first rename
+    would otherwise import them while the user waits (issue 15)."""
+    import lsp_server.refactor.changes
+    import lsp_server.refactor.edit_check
+    import lsp_server.refactor.rope_guard
+    import lsp_server.refactor.semantics  # noqa: F401
+    from lsp_server.refactor.engine import operations
+
+    operations()
+
+
 def main() -> int:
     """Serve the root named by the first message (``{"root": path}``): a worker can start,
-    and import rope, before the server knows its workspace folders."""
+    and import rope, before the server knows its workspace folders. Once it knows the
+    root it reads the project's files in the background (``RopeWorkspace.read_ahead``)."""
     channel = inherited_channel()
     if channel is None:
         print("rope_process is started by reks, with a channel", file=sys.stderr)
         return 2
+    preload()
     try:
         first = channel.receive()
     except ChannelClosed:
         return 0  # a spare worker nobody needed
-    RopeServer(first["root"], channel).serve()
+    server = RopeServer(first["root"], channel)
+    server.engine.workspace_for(server.root).read_ahead()
+    server.serve()
     return 0
 
 

@@ -11,13 +11,17 @@ from __future__ import annotations
 
 import os
 import sys
+import threading
 
 from lsp_server.sandbox.process import PACKAGE_PARENT, SandboxProcess
+from lsp_server.sandbox.wire import ChannelError
 
 IN_PROCESS_ENV = "REKS_ROPE_IN_PROCESS"
 """Set to 1, the server runs rope on a thread of its own process (benchmarks compare)."""
 
 _early: SandboxProcess | None = None
+_early_root: str | None = None
+_lock = threading.Lock()
 
 
 def start_worker() -> SandboxProcess:
@@ -40,8 +44,26 @@ def start_early() -> None:
         _early = start_worker()
 
 
-def take_early() -> SandboxProcess | None:
-    """The worker ``start_early`` started, once; None when there is none."""
-    global _early
-    taken, _early = _early, None
-    return taken
+def bind_early(root: str) -> None:
+    """Tell the early worker its root now (``{"root": path}``, its first message), before
+    the server has imported its code: it opens the project and reads its files while the
+    server starts (``lsp.first_message`` finds the root in the client's ``initialize``)."""
+    global _early_root
+    with _lock:
+        if _early is None or _early_root is not None:
+            return
+        try:
+            _early.send({"root": root})
+        except ChannelError:
+            return  # dead already: whoever takes it starts another
+        _early_root = root
+
+
+def take_early() -> tuple[SandboxProcess | None, str | None]:
+    """The worker ``start_early`` started and the root it was told (None: none yet),
+    once; (None, None) when there is none."""
+    global _early, _early_root
+    with _lock:
+        taken, _early = _early, None
+        root, _early_root = _early_root, None
+    return taken, root

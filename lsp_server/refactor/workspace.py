@@ -12,13 +12,16 @@ invalidation, which the worker drains before its next task).
 
 from __future__ import annotations
 
+import functools
 import os
 import threading
+import warnings
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future
 from pathlib import Path
 from typing import Any
 
+from rope.base import exceptions as rope_exceptions
 from rope.base import libutils
 from rope.base.fscommands import FileSystemCommands
 from rope.base.project import Project
@@ -26,7 +29,7 @@ from rope.base.resources import File, Resource
 
 from lsp_server.jobs import Cancelled, Job
 from lsp_server.project.files import EXCLUDED_DIRS, ROOT_ONLY_EXCLUDED_DIRS
-from lsp_server.project.text import parse_python
+from lsp_server.refactor.file_cache import FileCache
 from lsp_server.refactor.rope_scopes import install as install_rope_scopes
 from lsp_server.refactor.rope_thread import BACKGROUND, Worker
 
@@ -34,6 +37,8 @@ install_rope_scopes()
 
 PREWARM_SLICE = 25
 """Files parsed per background slice: a request waits for at most one slice."""
+READ_AHEAD_SLICE = 50
+"""Files read per background slice of ``read_ahead`` (a read is much cheaper than a parse)."""
 
 # rope matches these names at any depth (it cannot anchor a pattern at the root).
 _IGNORED = [
@@ -44,88 +49,11 @@ _IGNORED = [
 ]
 
 
-class _FileCache:
-    """File contents by path, valid while size and modification time stay the same.
-
-    A rename reads every file of the project to look for the name; a stat is much cheaper
-    than a read, so a warm project re-reads only what changed.
-    """
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._entries: dict[str, tuple[int, int, bytes]] = {}
-        self._decoded: dict[str, tuple[str | None, str | None]] = {}
-        """path -> (text, why it cannot be decoded), for the bytes in ``_entries``."""
-
-    def _stat(self, path: str) -> tuple[int, int] | None:
-        try:
-            st = os.stat(path)
-        except OSError:
-            return None
-        return st.st_mtime_ns, st.st_size
-
-    def read_bytes(self, path: str) -> bytes:
-        key = self._stat(path)
-        with self._lock:
-            entry = self._entries.get(path)
-        if key is not None and entry is not None and entry[:2] == key:
-            return entry[2]
-        with open(path, "rb") as handle:
-            data = handle.read()
-        if key is not None:
-            with self._lock:
-                self._entries[path] = (key[0], key[1], data)
-                self._decoded.pop(path, None)
-        return data
-
-    def read_text(self, path: str) -> str | None:
-        """The file's text decoded in its own encoding (PEP 263 coding line, BOM); None
-        when it does not exist or is in no encoding Python accepts (``decode_problem``)."""
-        key = self._stat(path)
-        if key is None:
-            return None
-        with self._lock:
-            entry = self._entries.get(path)
-            if entry is not None and entry[:2] == key and path in self._decoded:
-                return self._decoded[path][0]
-        try:
-            data = self.read_bytes(path)
-        except OSError:
-            return None
-        from lsp_server.rts.units import tokenize_decode
-
-        text: str | None
-        try:
-            text, problem = tokenize_decode(data), None
-        except (SyntaxError, UnicodeDecodeError, LookupError) as exc:
-            text, problem = None, _decode_problem(exc)
-        with self._lock:
-            self._entries[path] = (key[0], key[1], data)
-            self._decoded[path] = (text, problem)
-        return text
-
-    def decode_problem(self, path: str) -> str | None:
-        """Why ``path``'s bytes cannot be decoded as Python source (None when they can or
-        the file cannot be read)."""
-        if self.read_text(path) is not None:
-            return None
-        with self._lock:
-            return self._decoded.get(path, (None, None))[1]
-
-
-def _decode_problem(exc: Exception) -> str:
-    # tokenize says "invalid or missing encoding declaration" for bytes that are not UTF-8
-    # in the first two lines, and raises UnicodeDecodeError for the same further down.
-    if isinstance(exc, UnicodeDecodeError) or "invalid or missing" in str(exc):
-        return "not valid UTF-8, and no PEP 263 coding line names the encoding it is in"
-    return f"cannot be decoded: {exc}"
-
-
 class _OverlayCommands(FileSystemCommands):
     """rope's file access with editor buffers taking precedence over the disk."""
 
     def __init__(
-        self, root: str, overlays: dict[str, str], lock: threading.Lock, files: _FileCache
+        self, root: str, overlays: dict[str, str], lock: threading.Lock, files: FileCache
     ) -> None:
         self._root = root + os.sep
         self._overlays = overlays
@@ -161,8 +89,10 @@ class RopeWorkspace:
         self._project: Project | None = None
         self._warm = False
         self._syntax_cache: dict[str, tuple[str, str | None]] = {}
-        self._files = _FileCache()
+        self._files = FileCache()
         self._needle: tuple[str, dict[str, tuple[str, bool]]] = ("", {})
+        self._listed: tuple[object, list[tuple[File, str]]] = (None, [])
+        """rope's set of the project's files, and the Python files in it (real paths)."""
         """The last needle of ``parsable_files``: path -> (the text searched, found)."""
 
     # -- any thread ---------------------------------------------------------------
@@ -279,10 +209,24 @@ class RopeWorkspace:
         return resource
 
     def python_files(self) -> list[File]:
-        return list(self.project.get_python_files())
+        return [resource for resource, _ in self._python_files()]
+
+    def _python_files(self) -> list[tuple[File, str]]:
+        """Every Python file with its real path, listed again only when rope lists the
+        project's files again (its cached set is a new one): a rename walks them all, and
+        rope's filter and path joins cost more than the search itself."""
+        listed = self.project.file_list.get_files()
+        if self._listed[0] is not listed:
+            files = self.project.get_python_files()
+            self._listed = (listed, [(resource, resource.real_path) for resource in files])
+        return self._listed[1]
 
     def syntax_error(self, resource: File) -> str | None:
-        """Why rope cannot parse ``resource`` (None when it parses); cached per content."""
+        """Why rope cannot parse ``resource`` (None when it parses); cached per content.
+
+        rope itself parses it (``get_pymodule``), which it must do anyway to search or
+        change the file: a parse of our own first would parse every searched file twice
+        (half the time of a first rename, and of the pre-warm)."""
         real = resource.real_path
         text = self.read(real)
         if text is None:
@@ -291,12 +235,14 @@ class RopeWorkspace:
         if cached is not None and cached[0] == text:
             return cached[1]
         try:
-            parse_python(text)
+            with warnings.catch_warnings():
+                # Python shows a project's own warnings when it imports the module.
+                warnings.simplefilter("ignore", SyntaxWarning)
+                warnings.simplefilter("ignore", DeprecationWarning)
+                self.project.get_pymodule(resource, force_errors=True)
             error = None
-        except SyntaxError as exc:
-            error = f"syntax error at line {exc.lineno}: {exc.msg}"
-        except ValueError as exc:
-            error = str(exc)
+        except rope_exceptions.ModuleSyntaxError as exc:
+            error = f"syntax error at line {exc.lineno}: {exc.message_}"
         self._syntax_cache[real] = (text, error)
         return error
 
@@ -310,13 +256,13 @@ class RopeWorkspace:
         """
         good: list[File] = []
         bad: list[tuple[File, str]] = []
-        for resource in self.python_files():
+        for resource, real in self._python_files():
             if needle is not None:
-                text = self.read(resource.real_path)
+                text = self.read(real)
                 if text is None:
-                    bad.append((resource, self.unreadable_reason(resource.real_path)))
+                    bad.append((resource, self.unreadable_reason(real)))
                     continue
-                if not self._contains_needle(resource.real_path, text, needle):
+                if not self._contains_needle(real, text, needle):
                     continue
             error = self.syntax_error(resource)
             if error is None:
@@ -353,6 +299,26 @@ class RopeWorkspace:
                 job.report(min(start + len(chunk), total), total, "parsing modules")
 
             yield work
+
+    def read_ahead(self) -> None:
+        """Read and decode every Python file in the background (in slices, so a request
+        waits for at most one): a rename searches them all for the old name, and the
+        first one then finds them read. Called when a worker learns its root, which can
+        be long before the first request (``rope_spare.bind_early``)."""
+
+        def read(chunk: list[str]) -> None:
+            for path in chunk:
+                self._files.read_text(path)
+
+        def start() -> None:
+            paths = [resource.real_path for resource in self.python_files()]
+            for at in range(0, len(paths), READ_AHEAD_SLICE):
+                self.worker.submit(
+                    functools.partial(read, paths[at : at + READ_AHEAD_SLICE]),
+                    priority=BACKGROUND,
+                )
+
+        self.worker.submit(start, priority=BACKGROUND)
 
     def prewarm(self, job: Job | None = None) -> Future[None]:
         """Parse every module in the background, in slices; the Future ends with the last."""

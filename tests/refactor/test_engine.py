@@ -427,3 +427,35 @@ def test_rename_output_check_catches_a_use_left_behind():
     check_edit(FileEdit("/p/m.py", old, old.replace("alpha", "beta")), "m.py", names)
     star = "from os import *\n"  # a star import may provide anything
     check_edit(FileEdit("/p/m.py", star + old, star + left_behind), "m.py", names)
+
+
+def test_a_rename_parses_each_searched_file_once(
+    tmp_project: tuple[Path, RefactorEngine], monkeypatch: pytest.MonkeyPatch
+):
+    """Whether a file parses is asked of rope, which parses it to search it anyway: a
+    syntax check of our own first parsed every searched file twice (half the time of a
+    first rename and of the pre-warm)."""
+    import ast
+
+    root, engine = tmp_project
+    (root / "base.py").write_text("def target(x):\n    return x\n")
+    for i in range(3):
+        (root / f"user{i}.py").write_text(f"from base import target\n\nU{i} = target({i})\n")
+    parsed: list[str] = []
+    real_parse = ast.parse
+
+    def counted(source, *args, **kwargs):  # type: ignore[no-untyped-def]
+        text = source.decode() if isinstance(source, bytes) else source
+        parsed.append(text)
+        return real_parse(source, *args, **kwargs)
+
+    monkeypatch.setattr(ast, "parse", counted)
+    base = root / "base.py"
+    request = RefactorRequest(
+        "rename", str(base), base.read_text().index("target"), args={"new_name": "aim"}
+    )
+    result = engine.compute(request)
+    assert len([e for e in result.edits if isinstance(e, FileEdit)]) == 4
+    for i in range(3):
+        text = (root / f"user{i}.py").read_text()
+        assert parsed.count(text) == 1, f"user{i}.py parsed {parsed.count(text)} times"

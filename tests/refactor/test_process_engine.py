@@ -194,8 +194,9 @@ def test_a_worker_being_killed_is_never_handed_a_new_request(
                 handed_out_while_killed.append(rope._process is self)
             super().kill()
 
-    rope._start = lambda: Watched(
-        sys.executable, ["-m", "lsp_server.refactor.rope_process"], new_session=True
+    rope._start = lambda root: (
+        Watched(sys.executable, ["-m", "lsp_server.refactor.rope_process"], new_session=True),
+        False,
     )
     remote.prepare_rename(str(util), util.read_text().index("double"))
     worker = rope.pid
@@ -207,3 +208,42 @@ def test_a_worker_being_killed_is_never_handed_a_new_request(
     with pytest.raises(Cancelled):
         future.result(timeout=30)
     assert handed_out_while_killed == [False]
+
+
+def _early_worker_told(root: Path) -> SandboxProcess:
+    from lsp_server.refactor import rope_spare
+
+    rope_spare.start_early()
+    early = rope_spare._early
+    assert early is not None
+    rope_spare.bind_early(str(root.resolve()))
+    return early
+
+
+def _worker_that_renames(project: Path) -> int | None:
+    """The pid of the worker a new engine's rename of ``double`` in ``project`` ran in."""
+    engine = ProcessEngine()
+    try:
+        engine.add_root(str(project))
+        util = project / "geometry/util.py"
+        result = engine.compute(rename(util, "def double", "twice"))
+        assert "def twice" in edit_of(result, util).new_text
+        return engine.process_for(str(util)).pid
+    finally:
+        engine.close()
+
+
+def test_the_early_worker_told_the_root_serves_that_folder(project: Path):
+    """``reks serve`` tells its first worker the root of the client's ``initialize``
+    before the server has imported its code: the engine hands that worker to that
+    folder (told once: a second root message would be taken for a task) and it renames."""
+    early = _early_worker_told(project)
+    assert _worker_that_renames(project) == early.pid
+
+
+def test_an_early_worker_told_another_root_is_not_used_for_this_one(project: Path, tmp_path: Path):
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    early = _early_worker_told(elsewhere)
+    assert _worker_that_renames(project) != early.pid
+    early.process.wait(timeout=30)  # ended: no other folder can use it

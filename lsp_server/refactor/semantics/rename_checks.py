@@ -19,9 +19,10 @@ Uncertain, added and marked (the user confirms them):
 from __future__ import annotations
 
 import ast
+import bisect
 import os
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -213,6 +214,28 @@ def _all_entries(tree: ast.Module) -> set[int]:
     return out
 
 
+def _lines_with(text: str, needles: tuple[str, ...], starts: list[int]) -> set[int]:
+    """The (1-based) lines of ``text`` where one of ``needles`` starts."""
+    lines: set[int] = set()
+    for needle in needles:
+        at = text.find(needle)
+        while at >= 0:
+            lines.add(bisect.bisect_right(starts, at))
+            at = text.find(needle, at + 1)
+    return lines
+
+
+def _nodes_on_lines(tree: ast.Module, lines: set[int]) -> Iterator[ast.AST]:
+    """Every node of the top-level statements that span one of ``lines``: a literal
+    written on a line lies in the statement spanning it, and walking only those spares
+    walking the whole module for the one ``__all__`` entry (most of a warm rename's
+    checks)."""
+    for statement in tree.body:
+        last = statement.end_lineno or statement.lineno
+        if any(statement.lineno <= line <= last for line in lines):
+            yield from ast.walk(statement)
+
+
 def _string_spans(
     site: RenameSite, sources: _Sources, renamed_in: set[str], spans: dict[str, _FileSpans]
 ) -> None:
@@ -229,7 +252,9 @@ def _string_spans(
         text, tree = found
         listed = _all_entries(tree)
         starts = line_starts(text)
-        for node in ast.walk(tree):
+        # Python also ends a line at a lone "\r": then the line numbers are not ours.
+        lines = None if "\r" in text else _lines_with(text, quoted, starts)
+        for node in ast.walk(tree) if lines is None else _nodes_on_lines(tree, lines):
             if not (isinstance(node, ast.Constant) and node.value == site.old):
                 continue
             if node.end_lineno != node.lineno or node.end_col_offset is None:
