@@ -23,6 +23,7 @@ from lsp_server.project.files import ProjectPaths, is_python
 from lsp_server.rts.binding_reads import BindingReads
 from lsp_server.rts.imports import ImportResolver
 from lsp_server.rts.lookups import ATTRIBUTE_LOOKUP
+from lsp_server.rts.option_rules import XFAIL_MARK
 from lsp_server.rts.reads import builds_classes, code_reads
 from lsp_server.rts.snapshots import FileStates
 from lsp_server.rts.tracing import CodeSet, CodeTracer, ReturnKinds
@@ -97,6 +98,8 @@ class UnitAttribution:
         reads, dynamic = self._static_reads[self._static_key(item)]
         code_reads = self._code_reads
         names = set(reads).union(getattr(item, "fixturenames", ()))
+        if item.get_closest_marker("xfail") is not None:  # read at its end: dynamic ones too
+            names.add(XFAIL_MARK)
         names = names.union(*(code_reads[key][0] for key in codes))
         dynamic = dynamic or any(code_reads[key][1] for key in codes)
         globals_read: dict[str, set[str]] = {}

@@ -23,10 +23,10 @@ import builtins
 import copy
 import functools
 import importlib
-from collections.abc import Iterable
 
 import xxhash
 
+from lsp_server.rts.bound_names import every_bound, maybe_bound, maybe_bound_in, surely_bound
 from lsp_server.rts.class_members import PLAIN_BASES
 from lsp_server.rts.dataclass_fields import dataclass_may_raise, is_dataclass_decorator
 
@@ -55,6 +55,10 @@ _BUILTIN_WRAPPERS = frozenset(["staticmethod", "classmethod", "property"])
 _ACCESSORS = frozenset(["setter", "getter", "deleter"])
 
 _FuncDef = (ast.FunctionDef, ast.AsyncFunctionDef)
+# Builtin types whose call without arguments returns an empty value.
+_EMPTY_CONSTRUCTORS = frozenset(
+    ["object", "dict", "list", "set", "tuple", "frozenset", "str", "bytes", "int", "float"]
+)
 _MISSING = object()
 
 # Methods Python calls on a class while creating a subclass of it.
@@ -69,6 +73,9 @@ class Scope:
         self.bound: set[str] = set()
         self.plain_classes: set[str] = set()
         """Classes of the module whose subclasses run no code of theirs when created."""
+        self.instantiable: set[str] = set()
+        """Plain classes of the module that ``C()`` makes without running code of theirs:
+        no ``__init__`` or ``__new__``, bases only ``object`` or such classes."""
         self.members: dict[str, set[str]] = {}
         """Classes of the module -> the names their bodies surely bind."""
         self.imported: dict[str, tuple[str, str]] = {}
@@ -92,16 +99,19 @@ class Scope:
         stdlib = self.stdlib
         if isinstance(stmt, ast.ImportFrom) and any(a.name == "*" for a in stmt.names):
             self.star = True
-        for name in surely_bound(stmt):
-            self.bound.add(name)
+        for name in maybe_bound(stmt):  # ``if x: C = other`` may rebind a plain class
             self.modules.pop(name, None)
             self.plain_classes.discard(name)
+            self.instantiable.discard(name)
             self.members.pop(name, None)
             self.imported.pop(name, None)
+        self.bound |= surely_bound(stmt)
         if isinstance(stmt, ast.ClassDef):
-            self.members[stmt.name] = _every(stmt.body)
+            self.members[stmt.name] = every_bound(stmt.body)
             if self._judged == stmt.name:
                 self.plain_classes.add(stmt.name)
+                if _instantiable(stmt, self.instantiable):
+                    self.instantiable.add(stmt.name)
         self._judged = None
         if isinstance(stmt, ast.ImportFrom) and stmt.level == 0 and stmt.module:
             for alias in stmt.names:
@@ -114,33 +124,15 @@ class Scope:
                     self.modules[alias.asname or top] = alias.name if alias.asname else top
 
 
-def surely_bound(stmt: ast.stmt) -> set[str]:
-    """Names bound on every path through ``stmt`` that does not raise."""
-    if isinstance(stmt, (*_FuncDef, ast.ClassDef)):
-        return {stmt.name}
-    if isinstance(stmt, (ast.Import, ast.ImportFrom)):
-        return {(a.asname or a.name).split(".")[0] for a in stmt.names if a.name != "*"}
-    if isinstance(stmt, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
-        targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
-        if isinstance(stmt, ast.AnnAssign) and stmt.value is None:
-            return set()
-        return {n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)}
-    if isinstance(stmt, ast.If):
-        return _every(stmt.body) & _every(stmt.orelse) if stmt.orelse else set()
-    if isinstance(stmt, ast.Try):
-        paths = [stmt.body + stmt.orelse, *(h.body for h in stmt.handlers)]
-        found = set.intersection(*(_every(p) for p in paths))
-        return found | _every(stmt.finalbody)
-    if isinstance(stmt, ast.With):
-        return _every(stmt.body)
-    return set()
-
-
-def _every(body: Iterable[ast.stmt]) -> set[str]:
-    found: set[str] = set()
-    for stmt in body:
-        found |= surely_bound(stmt)
-    return found
+def _instantiable(node: ast.ClassDef, instantiable: set[str]) -> bool:
+    """A plain class (judged so already) whose ``C()`` runs no code of the module: it
+    binds no ``__init__``/``__new__`` and its bases are ``object`` or such classes (a
+    builtin exception or a standard-library base may refuse, e.g. an ABC)."""
+    if {"__init__", "__new__"} & maybe_bound_in(node.body):
+        return False
+    return all(
+        isinstance(b, ast.Name) and (b.id == "object" or b.id in instantiable) for b in node.bases
+    )
 
 
 def may_raise(stmt: ast.stmt, scope: Scope) -> bool:
@@ -215,8 +207,15 @@ def _class_may_raise(node: ast.ClassDef, scope: Scope, local: set[str]) -> bool:
         known = functools.partial(_safe_decorator, scope=scope, bound=local, roots_only=True)
         if dataclass_may_raise(node, decorator, known):
             return True
-    if node.keywords:
-        return True
+    if node.keywords or len(node.bases) > 1:
+        return True  # more than one base: the MRO or the instance layouts may conflict
+    called = {
+        c.func.id
+        for c in ast.walk(node)
+        if isinstance(c, ast.Call) and isinstance(c.func, ast.Name)
+    }
+    if called & maybe_bound_in(node.body) & (scope.instantiable | _EMPTY_CONSTRUCTORS):
+        return True  # ``dict = ...`` in the body: ``dict()`` there is not the builtin
     for base in node.bases:
         if not _plain_base(base, scope):
             return True  # its metaclass or ``__init_subclass__`` runs on the new class
@@ -312,6 +311,8 @@ def _safe_value(node: ast.expr, scope: Scope, bound: set[str]) -> bool:
     if isinstance(node, ast.Attribute):
         return _resolves(node, scope)
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
+        if not node.args and not node.keywords and _makes_plainly(node.func.id, scope, bound):
+            return True
         # ``staticmethod(f)`` in a class body: a builtin wrapper that takes anything.
         wrapper = node.func.id in _BUILTIN_WRAPPERS and scope.known(node.func.id)
         values = [*node.args, *(k.value for k in node.keywords)]
@@ -336,6 +337,17 @@ def _safe_value(node: ast.expr, scope: Scope, bound: set[str]) -> bool:
             float,
         )
     return False
+
+
+def _makes_plainly(name: str, scope: Scope, bound: set[str]) -> bool:
+    """``name()`` cannot raise: a builtin type whose no-argument call makes an empty
+    value, or an instantiable class of the module (not rebound in a class body)."""
+    if name in bound and name not in scope.bound:
+        return False  # a class-body name
+    if name in scope.instantiable:
+        return True
+    builtin = name in _EMPTY_CONSTRUCTORS and name not in scope.bound and not scope.star
+    return builtin and name not in bound
 
 
 def _safe_annotation(node: ast.expr, scope: Scope, bound: set[str]) -> bool:
