@@ -307,10 +307,12 @@ class UnitAttribution:
                     units.add(function)
                     if function.name in file_units.spans:  # the examples are its docstring
                         units.add(Unit(doc_rel, doc_name(function.name)))
-                    # A class's docstring is in the class unit, not the module's.
+                    # A class's docstring is in the class unit (a plain class's: its own).
                     owner = file_units.class_at_line(dtest.lineno + 1)
                     if owner is not None:
                         units.add(owner)
+                        if doc_name(owner.name) in file_units.checksums:  # a plain class's
+                            units.add(Unit(doc_rel, doc_name(owner.name)))
                 units.add(Unit(doc_rel, MODULE))
             elif doc_rel is not None:
                 units.add(Unit(doc_rel, FILE))

@@ -136,6 +136,9 @@ class Binding:
     is_def: bool = False
     is_class: bool = False
     is_import: bool = False
+    doc: tuple[tuple[int, int], tuple[int, int]] | None = None
+    """For a plain class: its docstring's span, a unit of its own (``C.<doc>``): no
+    metaclass, ``__init_subclass__`` or decorator of a library can read it at import."""
 
 
 @dataclass
@@ -218,6 +221,10 @@ def _type_checking_names(stmt: ast.stmt) -> tuple[str, ...] | None:
     return tuple(dict.fromkeys(names))
 
 
+def _is_str(node: ast.expr) -> bool:
+    return isinstance(node, ast.Constant) and isinstance(node.value, str)
+
+
 def _binding(stmt: ast.stmt, plain_classes: set[str]) -> Binding | None:
     first = min([stmt.lineno, *(d.lineno for d in getattr(stmt, "decorator_list", ()))])
     span = ((first, 0), (stmt.end_lineno or stmt.lineno, stmt.end_col_offset or 0))
@@ -236,6 +243,10 @@ def _binding(stmt: ast.stmt, plain_classes: set[str]) -> Binding | None:
         aliases = [a for a in _class_aliases(stmt, f"{stmt.name}.") if a not in own]
         binding = Binding((stmt.name,), *span, refs, tuple(dict.fromkeys(aliases)))
         binding.is_class, binding.members = True, tuple(members)
+        first_stmt = stmt.body[0]
+        if plain and isinstance(first_stmt, ast.Expr) and _is_str(first_stmt.value):
+            end = (first_stmt.end_lineno or first_stmt.lineno, first_stmt.end_col_offset or 0)
+            binding.doc = ((first_stmt.lineno, first_stmt.col_offset), end)
         return binding
     checked = _type_checking_names(stmt)
     if checked is not None:

@@ -153,13 +153,20 @@ class _Method(Body, Protocol):
 
 
 def class_texts(
-    start: Pos, end: Pos, members: Iterable[Member], text: TokenText, methods: Iterable[_Method]
+    start: Pos,
+    end: Pos,
+    members: Iterable[Member],
+    text: TokenText,
+    methods: Iterable[_Method],
+    doc: tuple[Pos, Pos] | None = None,
 ) -> tuple[list[str], list[list[str]]]:
-    """The class unit's tokens (members left out, the bodies of the other methods as
-    markers) and each member's: an assignment's tokens, a method's order markers (its
-    header unit has its tokens)."""
+    """The class unit's tokens (members and the docstring ``doc`` left out, the bodies of
+    the other methods as markers) and each member's: an assignment's tokens, a method's
+    order markers (its header unit has its tokens)."""
     members = list(members)
     holes = [(m.start, m.end, "") for m in members]
+    if doc is not None:
+        holes.append((doc[0], doc[1], "<doc>"))  # whether there is one still counts
     holes += [
         (s.body_start, s.body_end, "<body>")
         for s in methods

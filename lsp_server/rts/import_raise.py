@@ -10,9 +10,9 @@ change there selects every importer, as any other statement with effects at impo
 "Cannot raise" is proved, never guessed: constants, names surely bound before the statement
 (or builtins), containers and lambdas of those, attributes that resolve in an imported
 standard-library module, and annotations made of those (when they are evaluated at all);
-decorators only from a short list of wrappers that take no part in whether the
-decoration succeeds; a class only when its bases are plain (no metaclass, no
-``__init_subclass__`` of unknown code) and its body is made of such statements.
+wrappers that take no part in whether the decoration succeeds (``dataclass`` and
+``total_ordering`` on classes they accept); a class with one plain base (no metaclass, no
+``__init_subclass__`` of unknown code) and a body made of such statements.
 """
 
 from __future__ import annotations
@@ -26,7 +26,13 @@ import importlib
 
 import xxhash
 
-from lsp_server.rts.bound_names import every_bound, maybe_bound, maybe_bound_in, surely_bound
+from lsp_server.rts.bound_names import (
+    every_bound,
+    instantiable,
+    maybe_bound,
+    maybe_bound_in,
+    surely_bound,
+)
 from lsp_server.rts.class_members import PLAIN_BASES
 from lsp_server.rts.dataclass_fields import dataclass_may_raise, is_dataclass_decorator
 
@@ -61,6 +67,7 @@ _EMPTY_CONSTRUCTORS = frozenset(
 )
 _MISSING = object()
 
+ORDERINGS = frozenset(["__lt__", "__le__", "__gt__", "__ge__"])
 # Methods Python calls on a class while creating a subclass of it.
 _CLASS_HOOKS = frozenset(["__init_subclass__", "__set_name__"])
 
@@ -110,7 +117,7 @@ class Scope:
             self.members[stmt.name] = every_bound(stmt.body)
             if self._judged == stmt.name:
                 self.plain_classes.add(stmt.name)
-                if _instantiable(stmt, self.instantiable):
+                if instantiable(stmt, self.instantiable):
                     self.instantiable.add(stmt.name)
         self._judged = None
         if isinstance(stmt, ast.ImportFrom) and stmt.level == 0 and stmt.module:
@@ -122,17 +129,6 @@ class Scope:
                 top = alias.name.split(".")[0]
                 if top in stdlib:  # ``import a.b`` binds ``a``; ``import a.b as c``, ``a.b``
                     self.modules[alias.asname or top] = alias.name if alias.asname else top
-
-
-def _instantiable(node: ast.ClassDef, instantiable: set[str]) -> bool:
-    """A plain class (judged so already) whose ``C()`` runs no code of the module: it
-    binds no ``__init__``/``__new__`` and its bases are ``object`` or such classes (a
-    builtin exception or a standard-library base may refuse, e.g. an ABC)."""
-    if {"__init__", "__new__"} & maybe_bound_in(node.body):
-        return False
-    return all(
-        isinstance(b, ast.Name) and (b.id == "object" or b.id in instantiable) for b in node.bases
-    )
 
 
 def may_raise(stmt: ast.stmt, scope: Scope) -> bool:
@@ -202,11 +198,17 @@ def _def_may_raise(
 def _class_may_raise(node: ast.ClassDef, scope: Scope, local: set[str]) -> bool:
     if node.decorator_list:
         decorator, *others = node.decorator_list
-        if others or not is_dataclass_decorator(decorator):
+        if others:
             return True
-        known = functools.partial(_safe_decorator, scope=scope, bound=local, roots_only=True)
-        if dataclass_may_raise(node, decorator, known):
+        if _stdlib_object_of(decorator, scope) is functools.total_ordering:
+            if not ORDERINGS & maybe_bound_in(node.body):
+                return True  # it refuses a class without an ordering method
+        elif not is_dataclass_decorator(decorator):
             return True
+        else:
+            known = functools.partial(_safe_decorator, scope=scope, bound=local, roots_only=True)
+            if dataclass_may_raise(node, decorator, known):
+                return True
     if node.keywords or len(node.bases) > 1:
         return True  # more than one base: the MRO or the instance layouts may conflict
     called = {
@@ -240,22 +242,25 @@ def _plain_base(base: ast.expr, scope: Scope) -> bool:
     """A base whose subclasses are made by ``type`` (or ``ABCMeta``) with no
     ``__init_subclass__`` of its own: a builtin exception, a plain class of the module, a
     standard-library class."""
-    if isinstance(base, ast.Name) and not scope.star:
-        if base.id in PLAIN_BASES or base.id in scope.plain_classes:
-            return True
-        if base.id in scope.imported:
-            module, name = scope.imported[base.id]
-            return _plain_class(_stdlib_object(scope, module, [name]))
-        return False
-    if isinstance(base, ast.Attribute) and _resolves(base, scope):
+    if isinstance(base, ast.Name) and base.id in PLAIN_BASES | scope.plain_classes:
+        return not scope.star
+    return _plain_class(_stdlib_object_of(base, scope))
+
+
+def _stdlib_object_of(node: ast.expr, scope: Scope) -> object:
+    """The standard-library object ``node`` (``x`` of ``from m import x``, ``m.a.b``) is."""
+    if isinstance(node, ast.Name) and not scope.star and node.id in scope.imported:
+        module, name = scope.imported[node.id]
+        return _stdlib_object(scope, module, [name])
+    if isinstance(node, ast.Attribute) and _resolves(node, scope):
         chain: list[str] = []
-        item: ast.expr = base
+        item: ast.expr = node
         while isinstance(item, ast.Attribute):
             chain.insert(0, item.attr)
             item = item.value
         module = scope.modules.get(getattr(item, "id", ""), "")
-        return bool(module) and _plain_class(_stdlib_object(scope, module, chain))
-    return False
+        return _stdlib_object(scope, module, chain) if module else _MISSING
+    return _MISSING
 
 
 def _plain_class(value: object) -> bool:

@@ -41,6 +41,9 @@ def _last_may_raise(source: str) -> bool:
         # No-argument calls of builtin constructors and of the module's classes that
         # define no __init__/__new__ (cachetools: ``__size = _DefaultSize()``).
         "X = (object(), dict(), frozenset())",
+        "@functools.total_ordering\nclass C:\n    def __lt__(self, other): ...",
+        "from functools import total_ordering\n@total_ordering\nclass C:\n    __slots__ = ()\n"
+        "    def __ge__(self, other): ...",
         "class S:\n    __slots__ = ()\n    def size(self): ...\nclass T(S):\n    pass\nX = T()",
         "import collections.abc\nclass S:\n    pass\nclass C(collections.abc.MutableMapping):"
         "\n    m = object()\n    s = S()\n    def __init__(self, n=None): ...\nclass D(C):\n"
@@ -82,6 +85,9 @@ def test_bindings_that_cannot_raise(statement: str) -> None:
         "class S(ValueError):\n    pass\nX = S()",
         "dict = combine\nX = dict()",
         "X = object(1)",
+        "@functools.total_ordering\nclass C:\n    def __eq__(self, other): ...",
+        "@combine\nclass C:\n    def __lt__(self, other): ...",
+        "total_ordering = combine\n@total_ordering\nclass C:\n    def __lt__(self, other): ...",
         "class S:\n    pass\nclass C:\n    S = combine\n    x = S()",
     ],
 )
