@@ -7,6 +7,10 @@ import ast
 from collections.abc import Iterable
 
 _FuncDef = (ast.FunctionDef, ast.AsyncFunctionDef)
+# Builtin types whose call without arguments returns an empty value.
+EMPTY_CONSTRUCTORS = frozenset(
+    ["object", "dict", "list", "set", "tuple", "frozenset", "str", "bytes", "int", "float"]
+)
 
 
 def surely_bound(stmt: ast.stmt) -> set[str]:

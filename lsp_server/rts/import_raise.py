@@ -27,6 +27,7 @@ import importlib
 import xxhash
 
 from lsp_server.rts.bound_names import (
+    EMPTY_CONSTRUCTORS,
     every_bound,
     instantiable,
     maybe_bound,
@@ -61,10 +62,6 @@ _BUILTIN_WRAPPERS = frozenset(["staticmethod", "classmethod", "property"])
 _ACCESSORS = frozenset(["setter", "getter", "deleter"])
 
 _FuncDef = (ast.FunctionDef, ast.AsyncFunctionDef)
-# Builtin types whose call without arguments returns an empty value.
-_EMPTY_CONSTRUCTORS = frozenset(
-    ["object", "dict", "list", "set", "tuple", "frozenset", "str", "bytes", "int", "float"]
-)
 _MISSING = object()
 
 ORDERINGS = frozenset(["__lt__", "__le__", "__gt__", "__ge__"])
@@ -80,6 +77,7 @@ class Scope:
         self.bound: set[str] = set()
         self.plain_classes: set[str] = set()
         """Classes of the module whose subclasses run no code of theirs when created."""
+        self.rebound: set[str] = set()  # every name bound so far on some path
         self.instantiable: set[str] = set()
         """Plain classes of the module that ``C()`` makes without running code of theirs:
         no ``__init__`` or ``__new__``, bases only ``object`` or such classes."""
@@ -106,7 +104,9 @@ class Scope:
         stdlib = self.stdlib
         if isinstance(stmt, ast.ImportFrom) and any(a.name == "*" for a in stmt.names):
             self.star = True
-        for name in maybe_bound(stmt):  # ``if x: C = other`` may rebind a plain class
+        rebound = maybe_bound(stmt)
+        self.rebound |= rebound
+        for name in rebound:  # ``if x: C = other`` may rebind a plain class
             self.modules.pop(name, None)
             self.plain_classes.discard(name)
             self.instantiable.discard(name)
@@ -216,7 +216,7 @@ def _class_may_raise(node: ast.ClassDef, scope: Scope, local: set[str]) -> bool:
         for c in ast.walk(node)
         if isinstance(c, ast.Call) and isinstance(c.func, ast.Name)
     }
-    if called & maybe_bound_in(node.body) & (scope.instantiable | _EMPTY_CONSTRUCTORS):
+    if called & maybe_bound_in(node.body) & (scope.instantiable | EMPTY_CONSTRUCTORS):
         return True  # ``dict = ...`` in the body: ``dict()`` there is not the builtin
     for base in node.bases:
         if not _plain_base(base, scope):
@@ -351,7 +351,7 @@ def _makes_plainly(name: str, scope: Scope, bound: set[str]) -> bool:
         return False  # a class-body name
     if name in scope.instantiable:
         return True
-    builtin = name in _EMPTY_CONSTRUCTORS and name not in scope.bound and not scope.star
+    builtin = name in EMPTY_CONSTRUCTORS and name not in scope.rebound and not scope.star
     return builtin and name not in bound
 
 

@@ -205,7 +205,7 @@ class _OptionRules:
                 after if isinstance(after, dict) else {},
             )
             readers: set[str] = set()
-            for name in change.reads:
+            for name in change.reads | _READS_OPTIONS if change.every_test is None else ():
                 readers.update(self.store.tests_depending_on(Unit(NAMES, name)))
             self._judged[key] = (change, readers)
         change, readers = self._judged[key]
@@ -220,7 +220,9 @@ class _OptionRules:
         return None
 
 
-_XFAIL_WHY = "the test has an xfail mark"
+_XFAIL_WHY = "the test has an xfail mark or reads ini options"
+# Code that reads ini values itself sees any option change.
+_READS_OPTIONS = frozenset(["getini", "inicfg"])
 
 
 def select_affected_tests(

@@ -84,6 +84,7 @@ def test_bindings_that_cannot_raise(statement: str) -> None:
         "class S:\n    pass\nif LIMIT:\n    S = combine\nX = S()",
         "class S(ValueError):\n    pass\nX = S()",
         "dict = combine\nX = dict()",
+        "if LIMIT:\n    dict = combine\nX = dict()",
         "X = object(1)",
         "@functools.total_ordering\nclass C:\n    def __eq__(self, other): ...",
         "@combine\nclass C:\n    def __lt__(self, other): ...",

@@ -26,6 +26,10 @@ def test_marked_while_running(request):
 
 def test_plain():
     assert True
+
+
+def test_reads_ini(request):  # code reading ini values sees any option change
+    assert isinstance(request.config.getini("markers"), list)
 """
 
 
@@ -33,7 +37,12 @@ def test_plain():
 def project(pytester: pytest.Pytester) -> pytest.Pytester:
     write(pytester, "pytest.ini", "[pytest]\n")
     write(pytester, "test_a.py", TESTS)
-    assert run(pytester) == {"test_marked", "test_marked_while_running", "test_plain"}
+    assert run(pytester) == {
+        "test_marked",
+        "test_marked_while_running",
+        "test_plain",
+        "test_reads_ini",
+    }
     return pytester
 
 
@@ -42,7 +51,7 @@ def test_xfail_strict_reruns_the_tests_with_an_xfail_mark(project: pytest.Pytest
     result = project.runpytest_inprocess("--reks-dry-run")
     result.stdout.fnmatch_lines(["*::test_marked  (ini.*xfail* changed: the test has an xfail*"])
     result = project.runpytest_inprocess("--reks")
-    result.assert_outcomes(failed=1, xfailed=1)  # strict: the XPASS fails
+    result.assert_outcomes(passed=1, failed=1, xfailed=1)  # strict: the XPASS fails
     assert run(project) == {"test_marked"}  # it failed
 
 
@@ -50,6 +59,7 @@ def test_reporting_options_rerun_nothing(project: pytest.Pytester) -> None:
     write(project, "pytest.ini", "[pytest]\njunit_family = xunit1\ntruncation_limit_lines = 3\n")
     result = project.runpytest_inprocess("--reks")
     assert "environment changed" not in result.stdout.str()
+    result.assert_outcomes(passed=1)  # test_reads_ini
     assert run(project) == set()
 
 
@@ -61,4 +71,4 @@ def test_an_option_without_a_rule_reruns_everything_and_is_named(
     result.stdout.fnmatch_lines(
         ["reks: the environment changed (option ini.log_level: None -> 'INFO'): every test runs"]
     )
-    result.assert_outcomes(passed=1, failed=1, xfailed=1)
+    result.assert_outcomes(passed=2, failed=1, xfailed=1)
