@@ -63,7 +63,8 @@ def class_body(node: ast.ClassDef) -> Iterator[ast.stmt]:
             yield from nested_statements(stmt)
 
 
-def class_is_binding(node: ast.ClassDef) -> bool:
+def class_is_binding(node: ast.ClassDef, makers: frozenset[str] = frozenset()) -> bool:
+    """``makers``: classes of the module whose ``C()`` runs no code of it."""
     if node.keywords or not all(map(pure_decorator, node.decorator_list)):
         return False
     if not all(map(is_pure, node.bases)):
@@ -75,7 +76,7 @@ def class_is_binding(node: ast.ClassDef) -> bool:
         elif isinstance(stmt, ast.ClassDef):
             if not class_is_binding(stmt):
                 return False
-        elif not is_pure(stmt):
+        elif not is_pure(stmt, makers):
             return False  # a registration, or any other effect at import
     return True
 
