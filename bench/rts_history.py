@@ -6,7 +6,14 @@ other, as a developer would pull them. At the oldest one's parent both tools rec
 whole suite (``--reks-all``; testmon's first run), timed against a plain run (recording
 overhead). Then at each commit: ``pytest --reks``, ``pytest --testmon`` (each runs what it
 selects and records it) and the full suite. A test whose outcome differs from the one at
-the parent, or that fails, and that a tool did not run is a violation of that tool.
+the parent, or that fails, and that a tool did not run is a violation of that tool, unless
+it is flaky: every such test is run once more at the parent and at the commit, and one
+whose outcome flips there too (a wall-time assertion under load) is named and excluded.
+
+``--only SHA,...`` replays just those commits, each on its own: both tools record at the
+commit's parent afresh, then select at the commit (to diagnose or re-measure a few
+commits). ``--pip PKG`` adds a test dependency to the venv (itsdangerous needs
+freezegun). ``--log FILE`` appends one JSON line per commit.
 
     python bench/rts_history.py --work /tmp/history --commits 20 \\
         /work/.mirror/pytoolz+toolz/repo /work/.mirror/more-itertools+more-itertools/repo
@@ -19,6 +26,8 @@ fit. Prints one line per commit and a summary per project.
 from __future__ import annotations
 
 import argparse
+import itertools
+import json
 import os
 import subprocess
 import sys
@@ -38,6 +47,7 @@ class Totals:
     testmon_run: int = 0
     reks_not_more: int = 0
     violations: dict[str, int] = field(default_factory=lambda: {"reks": 0, "testmon": 0})
+    flaky: set[str] = field(default_factory=set)
 
 
 def _git(repo: Path, *args: str) -> str:
@@ -46,14 +56,16 @@ def _git(repo: Path, *args: str) -> str:
     ).stdout
 
 
-def _venv(work: Path) -> Path:
+def _venv(work: Path, extra: list[str]) -> Path:
     venv = work / "venv"
     python = venv / "bin" / "python"
+    pip = [str(python), "-m", "pip", "install", "-q"]
     if not python.exists():
         subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
-        pip = [str(python), "-m", "pip", "install", "-q"]
         subprocess.run([*pip, *TOOLS], check=True)
         subprocess.run([*pip, "--no-deps", "-e", str(REPO)], check=True)
+    if extra:
+        subprocess.run([*pip, *extra], check=True)
     return python
 
 
@@ -71,7 +83,82 @@ def _outcomes(run: Run) -> dict[str, bool]:
     return {**dict.fromkeys(run.passed, True), **dict.fromkeys(run.failed, False)}
 
 
-def replay(source: Path, work: Path, python: Path, commits: int) -> Totals:
+def _flaky(
+    project: Project,
+    parent: str,
+    commit: str,
+    tests: set[str],
+    before: dict[str, bool],
+    after: dict[str, bool],
+) -> set[str]:
+    """The ``tests`` whose outcome flips with no change: run once more at the commit
+    and at its parent, a test that does not repeat both first outcomes is flaky. Ends
+    with the commit checked out (the tools' stores are untouched: plain runs)."""
+    if not tests:
+        return set()
+    again_after = _outcomes(project.pytest(*sorted(tests)))
+    _checkout(project.root, parent)
+    again_before = _outcomes(project.pytest(*sorted(tests)))
+    _checkout(project.root, commit)
+    return {
+        t
+        for t in tests
+        if again_after.get(t) != after.get(t) or again_before.get(t) != before.get(t)
+    }
+
+
+def _step(
+    project: Project, parent: str, commit: str, before: dict[str, bool], totals: Totals
+) -> tuple[dict[str, bool], dict[str, object]]:
+    """Select with both tools at ``commit`` (checked out), run the full suite, count."""
+    by_tool = {"reks": project.pytest("--reks"), "testmon": project.pytest("--testmon")}
+    after = _outcomes(project.pytest())
+    must = {t for t, ok in after.items() if not ok or before.get(t) != ok}
+    missed_any = set().union(*(must - run.ran for run in by_tool.values()))
+    flaky = _flaky(project, parent, commit, missed_any, before, after)
+    totals.flaky |= flaky
+    source = _touches_source(project.root, commit)
+    counts = {tool: len(run.ran) for tool, run in by_tool.items()}
+    missed = {tool: sorted(must - run.ran - flaky) for tool, run in by_tool.items()}
+    totals.commits += 1
+    totals.source_commits += source
+    for tool in by_tool:
+        totals.violations[tool] += len(missed[tool])
+    totals.reks_run += counts["reks"]
+    totals.testmon_run += counts["testmon"]
+    totals.reks_not_more += counts["reks"] <= counts["testmon"]
+    print(
+        f"  {commit[:10]} {'src ' if source else 'other'} suite {len(after):5d}"
+        f"  reks {counts['reks']:5d}  testmon {counts['testmon']:5d}"
+        f"  must {len(must):3d}  missed reks {missed['reks'][:3]}"
+        f" testmon {missed['testmon'][:3]}" + (f"  flaky {sorted(flaky)[:3]}" if flaky else ""),
+        flush=True,
+    )
+    record = {
+        "commit": commit,
+        "source": source,
+        "suite": len(after),
+        **counts,
+        "must": len(must),
+        "missed": missed,
+        "flaky": sorted(flaky),
+        "reks_only": sorted(by_tool["reks"].ran - by_tool["testmon"].ran)[:20],
+    }
+    return after, record
+
+
+def _record_at(project: Project, commit: str) -> dict[str, bool]:
+    """Both tools record the whole suite at ``commit``; its outcomes."""
+    project.reset_stores()
+    _checkout(project.root, commit)
+    project.pytest("--reks-all", listing=False)
+    project.pytest("--testmon", listing=False)
+    return _outcomes(project.pytest())
+
+
+def replay(
+    source: Path, work: Path, python: Path, commits: int, only: list[str], log: Path | None
+) -> Totals:
     name = source.parent.name if source.name in ("repo", ".git") else source.name
     root = work / name
     if not root.exists():
@@ -80,47 +167,51 @@ def replay(source: Path, work: Path, python: Path, commits: int) -> Totals:
     paths = [str(root / "src"), str(root)] if (root / "src").is_dir() else [str(root)]
     os.environ["PYTHONPATH"] = os.pathsep.join(paths)
     project = Project(name, root, python)
-    project.reset_stores()
-    _checkout(root, chain[0])
-    plain = project.pytest(listing=False)
-    reks = project.pytest("--reks-all", listing=False)
-    testmon = project.pytest("--testmon", listing=False)
-    print(
-        f"{name}: {plain.count} tests; recording overhead reks {reks.wall / plain.wall:.2f}x,"
-        f" testmon {testmon.wall / plain.wall:.2f}x (plain {plain.wall:.1f} s)"
-    )
-    before = _outcomes(project.pytest())
     totals = Totals()
-    for commit in chain[1:]:
-        _checkout(root, commit)
-        by_tool = {"reks": project.pytest("--reks"), "testmon": project.pytest("--testmon")}
-        full = project.pytest()
-        after = _outcomes(full)
-        must = {t for t, ok in after.items() if not ok or before.get(t) != ok}
-        source = _touches_source(root, commit)
-        totals.commits += 1
-        totals.source_commits += source
-        counts = {tool: len(run.ran) for tool, run in by_tool.items()}
-        missed = {tool: sorted(must - run.ran) for tool, run in by_tool.items()}
-        for tool in by_tool:
-            totals.violations[tool] += len(missed[tool])
-        totals.reks_run += counts["reks"]
-        totals.testmon_run += counts["testmon"]
-        totals.reks_not_more += counts["reks"] <= counts["testmon"]
+    records = []
+    if only:
+        for short in only:
+            commit = _git(root, "rev-parse", short).strip()
+            parent = _git(root, "rev-parse", f"{commit}^").strip()
+            before = _record_at(project, parent)
+            _checkout(root, commit)
+            records.append(_step(project, parent, commit, before, totals)[1])
+    else:
+        project.reset_stores()
+        _checkout(root, chain[0])
+        plain = project.pytest(listing=False)
+        reks = project.pytest("--reks-all", listing=False)
+        testmon = project.pytest("--testmon", listing=False)
         print(
-            f"  {commit[:10]} {'src ' if source else 'other'} suite {len(after):5d}"
-            f"  reks {counts['reks']:5d}  testmon {counts['testmon']:5d}"
-            f"  must {len(must):3d}  missed reks {missed['reks'][:3]}"
-            f" testmon {missed['testmon'][:3]}"
+            f"{name}: {plain.count} tests; recording overhead reks {reks.wall / plain.wall:.2f}x,"
+            f" testmon {testmon.wall / plain.wall:.2f}x (plain {plain.wall:.1f} s)",
+            flush=True,
         )
-        before = after
+        before = _outcomes(project.pytest())
+        for parent, commit in itertools.pairwise(chain):
+            _checkout(root, commit)
+            before, record = _step(project, parent, commit, before, totals)
+            records.append(record)
+    if log is not None:
+        with log.open("a") as out:
+            for record in records:
+                out.write(json.dumps({"project": name, **record}) + "\n")
     print(
         f"{name}: {totals.commits} commits ({totals.source_commits} touch source);"
         f" tests run reks {totals.reks_run}, testmon {totals.testmon_run};"
         f" reks <= testmon on {totals.reks_not_more}/{totals.commits} commits;"
-        f" violations reks {totals.violations['reks']}, testmon {totals.violations['testmon']}"
+        f" violations reks {totals.violations['reks']}, testmon {totals.violations['testmon']};"
+        f" flaky (excluded) {sorted(totals.flaky) or 'none'}; load {_load()}",
+        flush=True,
     )
     return totals
+
+
+def _load() -> str:
+    try:
+        return Path("/proc/loadavg").read_text().split()[0]
+    except OSError:
+        return "?"
 
 
 def main() -> None:
@@ -128,11 +219,15 @@ def main() -> None:
     parser.add_argument("repos", nargs="+", type=Path, help="git directories to replay")
     parser.add_argument("--work", type=Path, default=Path("/tmp/rts-history"))
     parser.add_argument("--commits", type=int, default=30)
+    parser.add_argument("--only", default="", help="comma-separated commits, each on its own")
+    parser.add_argument("--pip", action="append", default=[], help="extra test dependency")
+    parser.add_argument("--log", type=Path, help="append one JSON line per commit here")
     args = parser.parse_args()
     args.work.mkdir(parents=True, exist_ok=True)
-    python = _venv(args.work)
+    python = _venv(args.work, args.pip)
+    only = [c for c in args.only.split(",") if c]
     for repo in args.repos:
-        replay(repo.resolve(), args.work, python, args.commits)
+        replay(repo.resolve(), args.work, python, args.commits, only, args.log)
 
 
 if __name__ == "__main__":

@@ -23,6 +23,7 @@ from lsp_server.project.files import ProjectPaths, is_python
 from lsp_server.rts.binding_reads import BindingReads
 from lsp_server.rts.imports import ImportResolver
 from lsp_server.rts.lookups import ATTRIBUTE_LOOKUP
+from lsp_server.rts.option_rules import XFAIL_MARK
 from lsp_server.rts.reads import builds_classes, code_reads
 from lsp_server.rts.snapshots import FileStates
 from lsp_server.rts.tracing import CodeSet, CodeTracer, ReturnKinds
@@ -97,6 +98,8 @@ class UnitAttribution:
         reads, dynamic = self._static_reads[self._static_key(item)]
         code_reads = self._code_reads
         names = set(reads).union(getattr(item, "fixturenames", ()))
+        if item.get_closest_marker("xfail") is not None:  # read at its end: dynamic ones too
+            names.add(XFAIL_MARK)
         names = names.union(*(code_reads[key][0] for key in codes))
         dynamic = dynamic or any(code_reads[key][1] for key in codes)
         globals_read: dict[str, set[str]] = {}
@@ -304,10 +307,12 @@ class UnitAttribution:
                     units.add(function)
                     if function.name in file_units.spans:  # the examples are its docstring
                         units.add(Unit(doc_rel, doc_name(function.name)))
-                    # A class's docstring is in the class unit, not the module's.
+                    # A class's docstring is in the class unit (a plain class's: its own).
                     owner = file_units.class_at_line(dtest.lineno + 1)
                     if owner is not None:
                         units.add(owner)
+                        if doc_name(owner.name) in file_units.checksums:  # a plain class's
+                            units.add(Unit(doc_rel, doc_name(owner.name)))
                 units.add(Unit(doc_rel, MODULE))
             elif doc_rel is not None:
                 units.add(Unit(doc_rel, FILE))

@@ -177,10 +177,11 @@ class BindingReads:
         return cached
 
     def _add_bodies(self, found: set[int], paths: set[str], code: bool, docs: bool) -> None:
-        """The bodies and docstrings of the functions whose headers are in ``found`` that
-        the test may see: every docstring when it read docstrings, every body and docstring
-        when it read code, else those of the functions handed to library code at import by
-        a module it depends on."""
+        """The bodies and docstrings of the functions whose headers are in ``found`` (and
+        the docstrings of the plain classes there) that the test may see: every docstring
+        when it read docstrings, every body and docstring when it read code, else those of
+        the functions and classes handed to library code at import by a module it depends
+        on."""
         key = frozenset(paths)
         handed = self._handed_unions.get(key)
         if handed is None:
@@ -189,10 +190,10 @@ class BindingReads:
         added: list[int] = []
         for uid in found:
             body, doc, name = self._parts_of(uid)
-            if body < 0:
+            if doc < 0:
                 continue
             whole = code or name in handed
-            if whole:
+            if whole and body >= 0:
                 added.append(body)
             if whole or docs:
                 added.append(doc)
@@ -210,8 +211,18 @@ class BindingReads:
                     self._intern(Unit(unit.path, doc_name(body))),
                     bound_name(unit.name) or "",
                 )
+            elif self._has_own_doc(unit):  # a plain class's docstring (rts.bindings)
+                parts = (-1, self._intern(Unit(unit.path, doc_name(unit.name))), unit.name)
             self._parts[uid] = parts
         return parts
+
+    def _has_own_doc(self, unit: Unit) -> bool:
+        file_units = self.states.units(unit.path)
+        return (
+            file_units is not None
+            and unit.name in file_units.classes
+            and doc_name(unit.name) in file_units.checksums
+        )
 
     def _handed_names(self, path: str) -> frozenset[str]:
         cached = self._handed.get(path)

@@ -31,6 +31,7 @@ import sys
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
+from lsp_server.rts.bound_names import instantiable, maybe_bound
 from lsp_server.rts.class_members import (
     Member,
     class_body,
@@ -136,6 +137,9 @@ class Binding:
     is_def: bool = False
     is_class: bool = False
     is_import: bool = False
+    doc: tuple[tuple[int, int], tuple[int, int]] | None = None
+    """For a plain class: its docstring's span, a unit of its own (``C.<doc>``): no
+    metaclass, ``__init_subclass__`` or decorator of a library can read it at import."""
 
 
 @dataclass
@@ -218,7 +222,13 @@ def _type_checking_names(stmt: ast.stmt) -> tuple[str, ...] | None:
     return tuple(dict.fromkeys(names))
 
 
-def _binding(stmt: ast.stmt, plain_classes: set[str]) -> Binding | None:
+def _is_str(node: ast.expr) -> bool:
+    return isinstance(node, ast.Constant) and isinstance(node.value, str)
+
+
+def _binding(stmt: ast.stmt, plain_classes: set[str], makers: set[str]) -> Binding | None:
+    """``plain_classes`` and ``makers`` (classes whose ``C()`` runs no code of the module)
+    grow with the classes ``stmt`` defines."""
     first = min([stmt.lineno, *(d.lineno for d in getattr(stmt, "decorator_list", ()))])
     span = ((first, 0), (stmt.end_lineno or stmt.lineno, stmt.end_col_offset or 0))
     if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
@@ -226,16 +236,22 @@ def _binding(stmt: ast.stmt, plain_classes: set[str]) -> Binding | None:
             return Binding((stmt.name,), *span, frozenset(import_time_names(stmt)), is_def=True)
         return None
     if isinstance(stmt, ast.ClassDef):
-        if not class_is_binding(stmt):
+        if not class_is_binding(stmt, frozenset(makers)):
             return None
         plain = is_plain(stmt, plain_classes)
         if plain:
             plain_classes.add(stmt.name)
+            if instantiable(stmt, makers):
+                makers.add(stmt.name)
         members, refs = class_members(stmt, plain)
         own = {name for member in members if not member.is_def for name in member.names}
         aliases = [a for a in _class_aliases(stmt, f"{stmt.name}.") if a not in own]
         binding = Binding((stmt.name,), *span, refs, tuple(dict.fromkeys(aliases)))
         binding.is_class, binding.members = True, tuple(members)
+        first_stmt = stmt.body[0]
+        if plain and isinstance(first_stmt, ast.Expr) and _is_str(first_stmt.value):
+            end = (first_stmt.end_lineno or first_stmt.lineno, first_stmt.end_col_offset or 0)
+            binding.doc = ((first_stmt.lineno, first_stmt.col_offset), end)
         return binding
     checked = _type_checking_names(stmt)
     if checked is not None:
@@ -270,7 +286,11 @@ def module_layout(tree: ast.Module) -> ModuleLayout:
     """Bindings and residue of a module's top-level statements."""
     layout = ModuleLayout()
     plain_classes: set[str] = set()
-    found = [(stmt, _binding(stmt, plain_classes)) for stmt in tree.body]
+    makers: set[str] = set()
+    found = []
+    for stmt in tree.body:
+        makers.difference_update(maybe_bound(stmt))  # rebound, maybe to something else
+        found.append((stmt, _binding(stmt, plain_classes, makers)))
     bound = {name for _, b in found if b is not None for name in b.names}
     defined = {s.name for s in tree.body if isinstance(s, _DEFINITIONS)}
     before: set[str] = set()

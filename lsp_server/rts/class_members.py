@@ -63,7 +63,8 @@ def class_body(node: ast.ClassDef) -> Iterator[ast.stmt]:
             yield from nested_statements(stmt)
 
 
-def class_is_binding(node: ast.ClassDef) -> bool:
+def class_is_binding(node: ast.ClassDef, makers: frozenset[str] = frozenset()) -> bool:
+    """``makers``: classes of the module whose ``C()`` runs no code of it."""
     if node.keywords or not all(map(pure_decorator, node.decorator_list)):
         return False
     if not all(map(is_pure, node.bases)):
@@ -75,7 +76,7 @@ def class_is_binding(node: ast.ClassDef) -> bool:
         elif isinstance(stmt, ast.ClassDef):
             if not class_is_binding(stmt):
                 return False
-        elif not is_pure(stmt):
+        elif not is_pure(stmt, makers):
             return False  # a registration, or any other effect at import
     return True
 
@@ -153,13 +154,20 @@ class _Method(Body, Protocol):
 
 
 def class_texts(
-    start: Pos, end: Pos, members: Iterable[Member], text: TokenText, methods: Iterable[_Method]
+    start: Pos,
+    end: Pos,
+    members: Iterable[Member],
+    text: TokenText,
+    methods: Iterable[_Method],
+    doc: tuple[Pos, Pos] | None = None,
 ) -> tuple[list[str], list[list[str]]]:
-    """The class unit's tokens (members left out, the bodies of the other methods as
-    markers) and each member's: an assignment's tokens, a method's order markers (its
-    header unit has its tokens)."""
+    """The class unit's tokens (members and the docstring ``doc`` left out, the bodies of
+    the other methods as markers) and each member's: an assignment's tokens, a method's
+    order markers (its header unit has its tokens)."""
     members = list(members)
     holes = [(m.start, m.end, "") for m in members]
+    if doc is not None:
+        holes.append((doc[0], doc[1], "<doc>"))  # whether there is one still counts
     holes += [
         (s.body_start, s.body_end, "<body>")
         for s in methods

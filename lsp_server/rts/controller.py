@@ -20,6 +20,7 @@ import pytest
 from lsp_server.project.files import ProjectPaths
 from lsp_server.rts.deselection import Deselector
 from lsp_server.rts.fingerprint import current_fingerprint
+from lsp_server.rts.option_rules import RECORDED_FOR_OPTIONS
 from lsp_server.rts.recorder import EARLY_TRACER, DependencyRecorder
 from lsp_server.rts.select import ReasonKind
 from lsp_server.rts.snapshots import FileStates
@@ -59,6 +60,9 @@ def fingerprint_options(config: pytest.Config) -> dict[str, object]:
         "assertmode": getattr(opt, "assertmode", None),
         "pythonwarnings": getattr(opt, "pythonwarnings", None),
         "ini": ini,
+        # What the recorder notes per test for the option rules (rts.option_rules): a
+        # store recorded without it cannot tell which tests an option change affects.
+        "recorded": RECORDED_FOR_OPTIONS,
     }
 
 

@@ -10,9 +10,9 @@ change there selects every importer, as any other statement with effects at impo
 "Cannot raise" is proved, never guessed: constants, names surely bound before the statement
 (or builtins), containers and lambdas of those, attributes that resolve in an imported
 standard-library module, and annotations made of those (when they are evaluated at all);
-decorators only from a short list of wrappers that take no part in whether the
-decoration succeeds; a class only when its bases are plain (no metaclass, no
-``__init_subclass__`` of unknown code) and its body is made of such statements.
+wrappers that take no part in whether the decoration succeeds (``dataclass`` and
+``total_ordering`` on classes they accept); a class with one plain base (no metaclass, no
+``__init_subclass__`` of unknown code) and a body made of such statements.
 """
 
 from __future__ import annotations
@@ -23,10 +23,17 @@ import builtins
 import copy
 import functools
 import importlib
-from collections.abc import Iterable
 
 import xxhash
 
+from lsp_server.rts.bound_names import (
+    EMPTY_CONSTRUCTORS,
+    every_bound,
+    instantiable,
+    maybe_bound,
+    maybe_bound_in,
+    surely_bound,
+)
 from lsp_server.rts.class_members import PLAIN_BASES
 from lsp_server.rts.dataclass_fields import dataclass_may_raise, is_dataclass_decorator
 
@@ -57,6 +64,7 @@ _ACCESSORS = frozenset(["setter", "getter", "deleter"])
 _FuncDef = (ast.FunctionDef, ast.AsyncFunctionDef)
 _MISSING = object()
 
+ORDERINGS = frozenset(["__lt__", "__le__", "__gt__", "__ge__"])
 # Methods Python calls on a class while creating a subclass of it.
 _CLASS_HOOKS = frozenset(["__init_subclass__", "__set_name__"])
 
@@ -69,6 +77,10 @@ class Scope:
         self.bound: set[str] = set()
         self.plain_classes: set[str] = set()
         """Classes of the module whose subclasses run no code of theirs when created."""
+        self.rebound: set[str] = set()  # every name bound so far on some path
+        self.instantiable: set[str] = set()
+        """Plain classes of the module that ``C()`` makes without running code of theirs:
+        no ``__init__`` or ``__new__``, bases only ``object`` or such classes."""
         self.members: dict[str, set[str]] = {}
         """Classes of the module -> the names their bodies surely bind."""
         self.imported: dict[str, tuple[str, str]] = {}
@@ -92,16 +104,21 @@ class Scope:
         stdlib = self.stdlib
         if isinstance(stmt, ast.ImportFrom) and any(a.name == "*" for a in stmt.names):
             self.star = True
-        for name in surely_bound(stmt):
-            self.bound.add(name)
+        rebound = maybe_bound(stmt)
+        self.rebound |= rebound
+        for name in rebound:  # ``if x: C = other`` may rebind a plain class
             self.modules.pop(name, None)
             self.plain_classes.discard(name)
+            self.instantiable.discard(name)
             self.members.pop(name, None)
             self.imported.pop(name, None)
+        self.bound |= surely_bound(stmt)
         if isinstance(stmt, ast.ClassDef):
-            self.members[stmt.name] = _every(stmt.body)
+            self.members[stmt.name] = every_bound(stmt.body)
             if self._judged == stmt.name:
                 self.plain_classes.add(stmt.name)
+                if instantiable(stmt, self.instantiable):
+                    self.instantiable.add(stmt.name)
         self._judged = None
         if isinstance(stmt, ast.ImportFrom) and stmt.level == 0 and stmt.module:
             for alias in stmt.names:
@@ -112,35 +129,6 @@ class Scope:
                 top = alias.name.split(".")[0]
                 if top in stdlib:  # ``import a.b`` binds ``a``; ``import a.b as c``, ``a.b``
                     self.modules[alias.asname or top] = alias.name if alias.asname else top
-
-
-def surely_bound(stmt: ast.stmt) -> set[str]:
-    """Names bound on every path through ``stmt`` that does not raise."""
-    if isinstance(stmt, (*_FuncDef, ast.ClassDef)):
-        return {stmt.name}
-    if isinstance(stmt, (ast.Import, ast.ImportFrom)):
-        return {(a.asname or a.name).split(".")[0] for a in stmt.names if a.name != "*"}
-    if isinstance(stmt, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
-        targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
-        if isinstance(stmt, ast.AnnAssign) and stmt.value is None:
-            return set()
-        return {n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)}
-    if isinstance(stmt, ast.If):
-        return _every(stmt.body) & _every(stmt.orelse) if stmt.orelse else set()
-    if isinstance(stmt, ast.Try):
-        paths = [stmt.body + stmt.orelse, *(h.body for h in stmt.handlers)]
-        found = set.intersection(*(_every(p) for p in paths))
-        return found | _every(stmt.finalbody)
-    if isinstance(stmt, ast.With):
-        return _every(stmt.body)
-    return set()
-
-
-def _every(body: Iterable[ast.stmt]) -> set[str]:
-    found: set[str] = set()
-    for stmt in body:
-        found |= surely_bound(stmt)
-    return found
 
 
 def may_raise(stmt: ast.stmt, scope: Scope) -> bool:
@@ -210,13 +198,26 @@ def _def_may_raise(
 def _class_may_raise(node: ast.ClassDef, scope: Scope, local: set[str]) -> bool:
     if node.decorator_list:
         decorator, *others = node.decorator_list
-        if others or not is_dataclass_decorator(decorator):
+        if others:
             return True
-        known = functools.partial(_safe_decorator, scope=scope, bound=local, roots_only=True)
-        if dataclass_may_raise(node, decorator, known):
+        if _stdlib_object_of(decorator, scope) is functools.total_ordering:
+            if not ORDERINGS & maybe_bound_in(node.body):
+                return True  # it refuses a class without an ordering method
+        elif not is_dataclass_decorator(decorator):
             return True
-    if node.keywords:
-        return True
+        else:
+            known = functools.partial(_safe_decorator, scope=scope, bound=local, roots_only=True)
+            if dataclass_may_raise(node, decorator, known):
+                return True
+    if node.keywords or len(node.bases) > 1:
+        return True  # more than one base: the MRO or the instance layouts may conflict
+    called = {
+        c.func.id
+        for c in ast.walk(node)
+        if isinstance(c, ast.Call) and isinstance(c.func, ast.Name)
+    }
+    if called & maybe_bound_in(node.body) & (scope.instantiable | EMPTY_CONSTRUCTORS):
+        return True  # ``dict = ...`` in the body: ``dict()`` there is not the builtin
     for base in node.bases:
         if not _plain_base(base, scope):
             return True  # its metaclass or ``__init_subclass__`` runs on the new class
@@ -241,22 +242,25 @@ def _plain_base(base: ast.expr, scope: Scope) -> bool:
     """A base whose subclasses are made by ``type`` (or ``ABCMeta``) with no
     ``__init_subclass__`` of its own: a builtin exception, a plain class of the module, a
     standard-library class."""
-    if isinstance(base, ast.Name) and not scope.star:
-        if base.id in PLAIN_BASES or base.id in scope.plain_classes:
-            return True
-        if base.id in scope.imported:
-            module, name = scope.imported[base.id]
-            return _plain_class(_stdlib_object(scope, module, [name]))
-        return False
-    if isinstance(base, ast.Attribute) and _resolves(base, scope):
+    if isinstance(base, ast.Name) and base.id in PLAIN_BASES | scope.plain_classes:
+        return not scope.star
+    return _plain_class(_stdlib_object_of(base, scope))
+
+
+def _stdlib_object_of(node: ast.expr, scope: Scope) -> object:
+    """The standard-library object ``node`` (``x`` of ``from m import x``, ``m.a.b``) is."""
+    if isinstance(node, ast.Name) and not scope.star and node.id in scope.imported:
+        module, name = scope.imported[node.id]
+        return _stdlib_object(scope, module, [name])
+    if isinstance(node, ast.Attribute) and _resolves(node, scope):
         chain: list[str] = []
-        item: ast.expr = base
+        item: ast.expr = node
         while isinstance(item, ast.Attribute):
             chain.insert(0, item.attr)
             item = item.value
         module = scope.modules.get(getattr(item, "id", ""), "")
-        return bool(module) and _plain_class(_stdlib_object(scope, module, chain))
-    return False
+        return _stdlib_object(scope, module, chain) if module else _MISSING
+    return _MISSING
 
 
 def _plain_class(value: object) -> bool:
@@ -312,6 +316,8 @@ def _safe_value(node: ast.expr, scope: Scope, bound: set[str]) -> bool:
     if isinstance(node, ast.Attribute):
         return _resolves(node, scope)
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
+        if not node.args and not node.keywords and _makes_plainly(node.func.id, scope, bound):
+            return True
         # ``staticmethod(f)`` in a class body: a builtin wrapper that takes anything.
         wrapper = node.func.id in _BUILTIN_WRAPPERS and scope.known(node.func.id)
         values = [*node.args, *(k.value for k in node.keywords)]
@@ -336,6 +342,17 @@ def _safe_value(node: ast.expr, scope: Scope, bound: set[str]) -> bool:
             float,
         )
     return False
+
+
+def _makes_plainly(name: str, scope: Scope, bound: set[str]) -> bool:
+    """``name()`` cannot raise: a builtin type whose no-argument call makes an empty
+    value, or an instantiable class of the module (not rebound in a class body)."""
+    if name in bound and name not in scope.bound:
+        return False  # a class-body name
+    if name in scope.instantiable:
+        return True
+    builtin = name in EMPTY_CONSTRUCTORS and name not in scope.rebound and not scope.star
+    return builtin and name not in bound
 
 
 def _safe_annotation(node: ast.expr, scope: Scope, bound: set[str]) -> bool:

@@ -121,13 +121,16 @@ def import_time_names(node: ast.AST) -> set[str]:
     return out
 
 
-def is_pure(node: ast.AST) -> bool:
-    """No call (except known pure ones), await, yield or walrus outside lambda bodies."""
+def is_pure(node: ast.AST, makers: frozenset[str] = frozenset()) -> bool:
+    """No call (except known pure ones, and ``C()`` of the classes ``makers``: they run
+    no code of the module), await, yield or walrus outside lambda bodies."""
     for item in ast.walk(node):
         if isinstance(item, (ast.Await, ast.Yield, ast.YieldFrom, ast.NamedExpr)):
             return False
         if isinstance(item, ast.Call) and _last_name(item.func) not in _PURE_CALLS:
-            return False
+            made = isinstance(item.func, ast.Name) and item.func.id in makers
+            if not made or item.args or item.keywords:
+                return False
     return True
 
 

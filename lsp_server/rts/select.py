@@ -13,6 +13,7 @@ from pathlib import Path
 
 from lsp_server.rts.fingerprint import Fingerprint, explain_change
 from lsp_server.rts.lookups import ATTRIBUTE_LOOKUP
+from lsp_server.rts.option_rules import OptionChange, judge_option_change
 from lsp_server.rts.snapshots import FileStates
 from lsp_server.rts.store import DependencyStore, TestRecord
 from lsp_server.rts.units import MODULE, NAMES, Unit, body_name, bound_name, header_name
@@ -31,6 +32,7 @@ class ReasonKind(str, enum.Enum):
     DELETED = "deleted"
     ADDED = "added"  # a conftest.py where the tests had none, a name newly bound
     UNPARSABLE = "does not parse"
+    OPTIONS = "pytest option changed"  # one the test is sensitive to (rts.option_rules)
 
 
 @dataclass(frozen=True)
@@ -40,7 +42,9 @@ class Reason:
     detail: str = ""
 
     def __str__(self) -> str:
-        if self.kind is ReasonKind.STALE or (self.kind is ReasonKind.ENVIRONMENT and self.detail):
+        if self.kind in (ReasonKind.STALE, ReasonKind.OPTIONS) or (
+            self.kind is ReasonKind.ENVIRONMENT and self.detail
+        ):
             return self.detail
         if self.unit is not None:
             return f"{self.unit} {self.kind.value}"
@@ -180,6 +184,47 @@ def _environment_reason(
     )
 
 
+class _OptionRules:
+    """Reasons for tests recorded under other options only (``rts.option_rules``), each
+    distinct earlier fingerprint judged once."""
+
+    def __init__(self, store: DependencyStore, fingerprint: Fingerprint) -> None:
+        self.store = store
+        self.fingerprint = fingerprint
+        self._judged: dict[tuple[str, str | None], tuple[OptionChange, set[str]]] = {}
+
+    def reason(self, nodeid: str, record: TestRecord, selection: Selection) -> Reason | None:
+        if record.environment != self.fingerprint.environment:
+            return _environment_reason(self.store, self.fingerprint, record, selection)
+        key = (record.environment, record.options)
+        if key not in self._judged:
+            before = self.store.session_fingerprint(*key).get("options")
+            after = self.fingerprint.details.get("options")
+            change = judge_option_change(
+                before if isinstance(before, dict) else None,
+                after if isinstance(after, dict) else {},
+            )
+            readers: set[str] = set()
+            for name in change.reads | _READS_OPTIONS if change.every_test is None else ():
+                readers.update(self.store.tests_depending_on(Unit(NAMES, name)))
+            self._judged[key] = (change, readers)
+        change, readers = self._judged[key]
+        if change.every_test is not None:
+            if selection.environment_change is None:
+                selection.environment_change = change.every_test
+            return Reason(
+                ReasonKind.ENVIRONMENT, detail=f"environment changed: {change.every_test}"
+            )
+        if nodeid in readers:
+            return Reason(ReasonKind.OPTIONS, detail=f"{change.describe} changed: {_XFAIL_WHY}")
+        return None
+
+
+_XFAIL_WHY = "the test has an xfail mark or reads ini options"
+# Code that reads ini values itself sees any option change.
+_READS_OPTIONS = frozenset(["getini", "inicfg"])
+
+
 def select_affected_tests(
     root: Path,
     store: DependencyStore,
@@ -206,6 +251,7 @@ def select_affected_tests(
         changed[unit] = ReasonKind.ADDED
         affected.setdefault(nodeid, unit)
     selection = Selection(changed_units=changed)
+    options = _OptionRules(store, fingerprint) if fingerprint is not None else None
     for nodeid in records if candidates is None else candidates:
         record = records.get(nodeid)
         reason: Reason | None = None
@@ -218,12 +264,14 @@ def select_affected_tests(
         elif fingerprint is not None and fingerprint.differs_from(
             record.environment, record.options
         ):
-            reason = _environment_reason(store, fingerprint, record, selection)
-        elif nodeid in affected:
-            unit = affected[nodeid]
-            reason = Reason(changed[unit], unit)
-        elif record.stale is not None:
-            reason = Reason(ReasonKind.STALE, detail=record.stale)
+            assert options is not None
+            reason = options.reason(nodeid, record, selection)
+        if reason is None and record is not None:  # no option of its changed either
+            if nodeid in affected:
+                unit = affected[nodeid]
+                reason = Reason(changed[unit], unit)
+            elif record.stale is not None:
+                reason = Reason(ReasonKind.STALE, detail=record.stale)
         if reason is None:
             selection.unaffected.append(nodeid)
         else:

@@ -333,9 +333,11 @@ def _add_bindings(
             result.classes[name] = (first, last)
             methods = [s for s in top_functions if first <= s.first_line <= last]
             own, member_texts = class_texts(
-                binding.start, binding.end, binding.members, text, methods
+                binding.start, binding.end, binding.members, text, methods, binding.doc
             )
             variants.setdefault(name, []).extend(own)
+            if binding.doc is not None:
+                variants.setdefault(doc_name(name), []).extend(text.without(*binding.doc, ()))
             for member, member_text in zip(binding.members, member_texts, strict=True):
                 for qualname in member.names:
                     unit = header_name(qualname) if member.is_def else qualname

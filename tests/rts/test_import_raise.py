@@ -18,6 +18,7 @@ def _last_may_raise(source: str) -> bool:
     tree = ast.parse(source)
     scope = Scope(tree, frozenset(sys.stdlib_module_names))
     for stmt in tree.body[:-1]:
+        may_raise(stmt, scope)  # as rts.bindings judges every binding in order
         scope.after(stmt)
     return may_raise(tree.body[-1], scope)
 
@@ -37,6 +38,16 @@ def _last_may_raise(source: str) -> bool:
         "import os, json",
         "from dataclasses import dataclass\n@dataclass(frozen=True)\nclass P:\n    x: int\n"
         "    y: int = 0\n    z: tuple = (1, 'a')\n    def norm(self): ...",
+        # No-argument calls of builtin constructors and of the module's classes that
+        # define no __init__/__new__ (cachetools: ``__size = _DefaultSize()``).
+        "X = (object(), dict(), frozenset())",
+        "@functools.total_ordering\nclass C:\n    def __lt__(self, other): ...",
+        "from functools import total_ordering\n@total_ordering\nclass C:\n    __slots__ = ()\n"
+        "    def __ge__(self, other): ...",
+        "class S:\n    __slots__ = ()\n    def size(self): ...\nclass T(S):\n    pass\nX = T()",
+        "import collections.abc\nclass S:\n    pass\nclass C(collections.abc.MutableMapping):"
+        "\n    m = object()\n    s = S()\n    def __init__(self, n=None): ...\nclass D(C):\n"
+        "    def __init__(self, n, t): ...",
     ],
 )
 def test_bindings_that_cannot_raise(statement: str) -> None:
@@ -64,6 +75,21 @@ def test_bindings_that_cannot_raise(statement: str) -> None:
         "class C:\n    x = y",
         "from os import nonexistent",
         "import not_a_stdlib_module",
+        # More than one base: no consistent MRO, or instance layouts that conflict.
+        "class A:\n    pass\nclass B(A):\n    pass\nclass C(A, B):\n    pass",
+        "class C(object, ValueError):\n    pass",
+        "class C(OSError, StopIteration):\n    pass",
+        "class S:\n    def __init__(self, n): ...\nX = S()",
+        "class S:\n    pass\nclass T(S):\n    __new__ = combine\nX = T()",
+        "class S:\n    pass\nif LIMIT:\n    S = combine\nX = S()",
+        "class S(ValueError):\n    pass\nX = S()",
+        "dict = combine\nX = dict()",
+        "if LIMIT:\n    dict = combine\nX = dict()",
+        "X = object(1)",
+        "@functools.total_ordering\nclass C:\n    def __eq__(self, other): ...",
+        "@combine\nclass C:\n    def __lt__(self, other): ...",
+        "total_ordering = combine\n@total_ordering\nclass C:\n    def __lt__(self, other): ...",
+        "class S:\n    pass\nclass C:\n    S = combine\n    x = S()",
     ],
 )
 def test_bindings_that_may_raise(statement: str) -> None:

@@ -1,0 +1,81 @@
+"""Which names a top-level statement binds: surely (on every path that does not raise)
+or maybe (on some path), for ``rts.import_raise``'s account of what is bound when."""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterable
+
+_FuncDef = (ast.FunctionDef, ast.AsyncFunctionDef)
+# Builtin types whose call without arguments returns an empty value.
+EMPTY_CONSTRUCTORS = frozenset(
+    ["object", "dict", "list", "set", "tuple", "frozenset", "str", "bytes", "int", "float"]
+)
+
+
+def surely_bound(stmt: ast.stmt) -> set[str]:
+    """Names bound on every path through ``stmt`` that does not raise."""
+    if isinstance(stmt, (*_FuncDef, ast.ClassDef)):
+        return {stmt.name}
+    if isinstance(stmt, (ast.Import, ast.ImportFrom)):
+        return {(a.asname or a.name).split(".")[0] for a in stmt.names if a.name != "*"}
+    if isinstance(stmt, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+        targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+        if isinstance(stmt, ast.AnnAssign) and stmt.value is None:
+            return set()
+        return {n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)}
+    if isinstance(stmt, ast.If):
+        return every_bound(stmt.body) & every_bound(stmt.orelse) if stmt.orelse else set()
+    if isinstance(stmt, ast.Try):
+        paths = [stmt.body + stmt.orelse, *(h.body for h in stmt.handlers)]
+        found = set.intersection(*(every_bound(p) for p in paths))
+        return found | every_bound(stmt.finalbody)
+    if isinstance(stmt, ast.With):
+        return every_bound(stmt.body)
+    return set()
+
+
+def every_bound(body: Iterable[ast.stmt]) -> set[str]:
+    found: set[str] = set()
+    for stmt in body:
+        found |= surely_bound(stmt)
+    return found
+
+
+def maybe_bound(stmt: ast.stmt) -> set[str]:
+    """Names ``stmt`` may bind at module level on some path (a superset)."""
+    if isinstance(stmt, (*_FuncDef, ast.ClassDef)):
+        return {stmt.name}
+    found: set[str] = set()
+    for node in ast.walk(stmt):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
+            found.add(node.id)
+        elif isinstance(node, (*_FuncDef, ast.ClassDef)):
+            found.add(node.name)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            found |= {(a.asname or a.name).split(".")[0] for a in node.names}
+        elif isinstance(node, (ast.Global, ast.Nonlocal)):
+            found |= set(node.names)
+        elif (isinstance(node, ast.ExceptHandler) and node.name) or (
+            isinstance(node, (ast.MatchAs, ast.MatchStar)) and node.name
+        ):
+            found.add(node.name)
+    return found
+
+
+def maybe_bound_in(body: Iterable[ast.stmt]) -> set[str]:
+    found: set[str] = set()
+    for stmt in body:
+        found |= maybe_bound(stmt)
+    return found
+
+
+def instantiable(node: ast.ClassDef, instantiable: set[str]) -> bool:
+    """A plain class (judged so already) whose ``C()`` runs no code of the module: it
+    binds no ``__init__``/``__new__`` and its bases are ``object`` or such classes (a
+    builtin exception or a standard-library base may refuse, e.g. an ABC)."""
+    if {"__init__", "__new__"} & maybe_bound_in(node.body):
+        return False
+    return all(
+        isinstance(b, ast.Name) and (b.id == "object" or b.id in instantiable) for b in node.bases
+    )

@@ -1,0 +1,86 @@
+"""A plain class's docstring is a unit of its own (``C.<doc>``), on real pytest sessions:
+editing it selects the tests that read docstrings or run it as a doctest, not every test
+of a package that imports the class (toolz 142e9ee966 fixed a typo in the docstring of
+``EqualityHashKey``, re-exported by ``toolz.sandbox``: all 204 tests ran)."""
+
+from __future__ import annotations
+
+import pytest
+
+from .helpers import edit, run, write
+
+pytest_plugins = ["pytester"]
+
+
+ALL = {"test_twice", "test_key", "test_key_doc", "test_tagged", "test_by_string", "pkg.core.Key"}
+
+
+@pytest.fixture
+def project(pytester: pytest.Pytester) -> pytest.Pytester:
+    write(pytester, "pkg/__init__.py", "from .core import Key, Tagged, twice\n")
+    write(
+        pytester,
+        "pkg/core.py",
+        '''
+        import abc
+
+
+        class Key(object):
+            """A key with a containter.
+
+            >>> Key(1).value
+            1
+            """
+
+            def __init__(self, value):
+                self.value = value
+
+
+        class Tagged(abc.ABC):
+            """Its metaclass is no plain type: the docstring stays in the class."""
+
+
+        def twice(x):
+            return 2 * x
+        ''',
+    )
+    write(
+        pytester,
+        "test_pkg.py",
+        """
+        import pkg
+
+
+        def test_twice():
+            assert pkg.twice(2) == 4
+
+
+        def test_key():
+            assert pkg.Key(3).value == 3
+
+
+        def test_key_doc():
+            assert "key" in pkg.Key.__doc__
+
+
+        def test_tagged():
+            assert pkg.Tagged.__name__ == "Tagged"
+
+
+        def test_by_string():  # may read any name: every binding unit of pkg.core
+            name = "twice"
+            assert getattr(pkg, name)(1) == 2
+        """,
+    )
+    assert run(pytester, "--doctest-modules") == ALL
+    return pytester
+
+
+def test_a_docstring_edit_selects_its_readers_only(project: pytest.Pytester) -> None:
+    edit(project, "pkg/core.py", "containter", "container")
+    assert run(project, "--doctest-modules") == {"test_key_doc", "pkg.core.Key"}
+
+
+def test_a_library_metaclass_keeps_the_docstring_in_the_class(project: pytest.Pytester) -> None:
+    edit(project, "pkg/core.py", "no plain type", "not a plain type")
+    assert run(project, "--doctest-modules") == {"test_tagged", "test_by_string"}
