@@ -8,11 +8,24 @@ function body): tests each tool selects, the wall time of that run, and reks's o
 selection time measured through the Python API.
 
     nice python bench/rts_overhead.py --projects click --edits 3
+
+Projects can also run from a git checkout (``--checkout DIR``: copied under
+``--workdir``, run with the copy on ``PYTHONPATH``, in the venv ``--venv``, which needs
+pytest, pytest-testmon and reks); ``--before-venv`` adds a recording run with another
+venv's reks (the code before a change) to the same interleaved runs, and ``--edits 0``
+skips the selection part. The load average is printed before and after each project.
+
+    python bench/rts_overhead.py --projects --edits 0 --repeat 1 --venv /tmp/v/venv \
+        --before-venv /tmp/main/venv --checkout /work/.mirror/pytoolz+toolz/repo
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
+import os
+import shutil
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -44,18 +57,44 @@ def selection_ms(project: Project, repeat: int = 5) -> tuple[float, int]:
     return best * 1000, count
 
 
-def bench(name: str, workdir: Path, edits: int, seed: int, as_shipped: bool, repeat: int) -> None:
-    project = prepare(name, workdir)
-    if as_shipped:
-        project.extra_args = []
+def _load() -> str:
+    return (
+        Path("/proc/loadavg").read_text().split(" ", 1)[0]
+        if os.path.exists("/proc/loadavg")
+        else "?"
+    )
+
+
+def from_checkout(source: Path, workdir: Path, venv: Path) -> Project:
+    """A fresh copy of the git checkout ``source`` run with ``venv``'s python, the copy
+    (its ``src/`` if it has one) on ``PYTHONPATH``."""
+    name = source.parent.name if source.name in ("repo", ".git") else source.name
+    root = workdir / "checkouts" / name
+    if root.exists():
+        shutil.rmtree(root)
+    root.parent.mkdir(parents=True, exist_ok=True)
+    subprocess.run(["git", "clone", "-q", "--shared", str(source), str(root)], check=True)
+    paths = [str(root / "src"), str(root)] if (root / "src").is_dir() else [str(root)]
+    os.environ["PYTHONPATH"] = os.pathsep.join(paths)
+    return Project(name, root, venv / "bin" / "python")
+
+
+def bench(project: Project, edits: int, seed: int, repeat: int, before: Path | None) -> None:
+    """Long because it prints one table and the selection rows after it."""
+    name = project.name
     project.reset_stores()
     print(f"\n== {name} ({project.root}) extra pytest args: {project.extra_args}")
+    print(f"load before: {_load()}")
+    peer = None if before is None else dataclasses.replace(project, python=before / "bin/python")
     # Timed runs go without -rA: listing every test costs seconds on a large suite and
     # would dilute the ratios. Best of --repeat runs each, interleaved.
     project.pytest(listing=False)  # warm the file system caches and pytest's own cache
-    plains, rekses, testmons = [], [], []
+    plains, rekses, testmons, befores = [], [], [], []
     for _ in range(repeat):
         plains.append(project.pytest(listing=False))
+        if peer is not None:
+            project.reset_stores()
+            befores.append(peer.pytest("--reks", listing=False))
         project.reset_stores()
         rekses.append(project.pytest("--reks", listing=False))
         testmons.append(project.pytest("--testmon", listing=False))
@@ -63,15 +102,20 @@ def bench(name: str, workdir: Path, edits: int, seed: int, as_shipped: bool, rep
     total = plain.count
     print(f"tests: {total} (plain rc={plain.returncode}); best of {repeat} runs each, CPU seconds")
     print(f"{'run':24} {'cpu s':>8} {'wall s':>8} {'cpu x':>7} {'tests':>6}")
-    for label, run in (
+    rows = [
         ("plain pytest", plain),
         ("pytest --reks (record)", reks),
         ("pytest --testmon (rec.)", testmon),
-    ):
+    ]
+    if befores:
+        rows.insert(1, ("--reks, --before-venv", min(befores, key=lambda r: r.cpu)))
+    for label, run in rows:
         print(
             f"{label:24} {run.cpu:8.2f} {run.wall:8.2f} {run.cpu / plain.cpu:7.2f} {run.count:6d}"
         )
-    print(f"reks / testmon recording cpu: {reks.cpu / testmon.cpu:.2f}")
+    print(f"reks / testmon recording cpu: {reks.cpu / testmon.cpu:.2f}; load after: {_load()}")
+    if not edits:
+        return
     ms, recorded = selection_ms(project)
     print(
         f"reks selection (API, no change): {ms:.1f} ms for {recorded} tests"
@@ -109,7 +153,10 @@ def bench(name: str, workdir: Path, edits: int, seed: int, as_shipped: bool, rep
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--projects", nargs="+", default=["click"], choices=["click", "attrs"])
+    parser.add_argument("--projects", nargs="*", default=["click"], choices=["click", "attrs"])
+    parser.add_argument("--checkout", type=Path, action="append", default=[])
+    parser.add_argument("--venv", type=Path, help="venv for --checkout projects")
+    parser.add_argument("--before-venv", type=Path, help="another reks to record with too")
     parser.add_argument("--workdir", type=Path, default=Path("/tmp/reks-rts-bench"))
     parser.add_argument("--edits", type=int, default=3)
     parser.add_argument("--seed", type=int, default=1)
@@ -122,7 +169,15 @@ def main() -> int:
     args = parser.parse_args()
     print(f"python {sys.version.split()[0]}")
     for name in args.projects:
-        bench(name, args.workdir, args.edits, args.seed, args.as_shipped, args.repeat)
+        project = prepare(name, args.workdir)
+        if args.as_shipped:
+            project.extra_args = []
+        bench(project, args.edits, args.seed, args.repeat, args.before_venv)
+    for source in args.checkout:
+        if args.venv is None:
+            parser.error("--checkout needs --venv")
+        project = from_checkout(source, args.workdir, args.venv)
+        bench(project, args.edits, args.seed, args.repeat, args.before_venv)
     return 0
 
 

@@ -17,6 +17,7 @@ another module does not select the test.
 from __future__ import annotations
 
 import dis
+import sys
 from types import CodeType
 
 from lsp_server.rts.lookups import DYNAMIC_NAMES, copies_docs
@@ -41,6 +42,25 @@ _GLOBAL_OPS = frozenset(
     )
     if name in dis.opmap
 )
+
+_EXTENDED_ARG = dis.opmap["EXTENDED_ARG"]
+
+
+def _name_arg_shifts() -> dict[int, int]:
+    """Opcode -> how far its argument is shifted right to index ``co_names``: some
+    instructions keep flags in the low bits (LOAD_GLOBAL from 3.11, LOAD_ATTR from 3.12,
+    LOAD_SUPER_ATTR)."""
+    shifts = dict.fromkeys(dis.hasname, 0)
+    low_bit = {"LOAD_GLOBAL": (3, 11), "LOAD_ATTR": (3, 12)}
+    for name, since in low_bit.items():
+        if sys.version_info >= since:
+            shifts[dis.opmap[name]] = 1
+    if "LOAD_SUPER_ATTR" in dis.opmap:
+        shifts[dis.opmap["LOAD_SUPER_ATTR"]] = 2
+    return shifts
+
+
+_NAME_OPS = _name_arg_shifts()
 
 _CLASS_HOOKS = frozenset(("__init_subclass__", "__set_name__", "__prepare__", "__mro_entries__"))
 
@@ -68,13 +88,27 @@ def code_reads(code: CodeType) -> tuple[frozenset[str], frozenset[str], bool]:
 
 
 def _global_only(code: CodeType) -> set[str]:
-    """The names of ``co_names`` that ``code`` uses only in module-namespace lookups."""
+    """The names of ``co_names`` that ``code`` uses only in module-namespace lookups.
+
+    Read straight from the bytecode: ``dis.get_instructions`` builds an object per
+    instruction and took a tenth of a recorded run (every function a test runs is read
+    once). ``tests/rts/test_reads_bytecode.py`` checks the result against ``dis``."""
+    names = code.co_names
     as_global: set[str] = set()
     elsewhere: set[str] = set()
-    for instruction in dis.get_instructions(code):
-        if instruction.opcode in dis.hasname:
-            found = as_global if instruction.opcode in _GLOBAL_OPS else elsewhere
-            found.add(instruction.argval)
+    raw = code.co_code
+    extended = 0
+    for index in range(0, len(raw), 2):
+        opcode = raw[index]
+        arg = raw[index + 1] | extended
+        if opcode == _EXTENDED_ARG:
+            extended = arg << 8
+            continue
+        extended = 0
+        shift = _NAME_OPS.get(opcode)
+        if shift is not None:
+            found = as_global if opcode in _GLOBAL_OPS else elsewhere
+            found.add(names[arg >> shift])
     return as_global - elsewhere
 
 

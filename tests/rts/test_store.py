@@ -140,3 +140,14 @@ def test_two_processes_write_at_once(project: Path) -> None:
     with DependencyStore(project) as store:
         assert len(store.test_records()) == 120
         assert store.check_integrity() == "ok"
+
+
+def test_a_unit_added_after_its_file_was_cached_is_recorded(project: Path) -> None:
+    # The store reads a file's unit ids once per session; a function added to the file
+    # later must still get its own row and dependencies.
+    with DependencyStore(project) as store:
+        _record(store, project, "t.py::a", [Unit("m.py", "f")])
+        (project / "m.py").write_text(SRC + "\ndef h():\n    return 4\n")
+        _record(store, project, "t.py::b", [Unit("m.py", "h"), Unit("m.py", "f")])
+        assert set(store.dependencies_of("t.py::b")) == {Unit("m.py", "h"), Unit("m.py", "f")}
+        assert store.tests_depending_on(Unit("m.py", "f")) == ["t.py::a", "t.py::b"]

@@ -86,6 +86,7 @@ class DependencyStore(StoreRefactorings, StoreVerification, StoreExtremeCache, S
         self._depth = 0
         self._synced: dict[str, str | None] = {}
         self._unit_id_cache: dict[Unit, int] = {}
+        self._unit_paths_cached: set[str] = set()
         self._data_version: int | None = None
         self._conn = open_connection(self.path, read_only=read_only)
 

@@ -29,6 +29,7 @@ class StoreRefactorings(StoreWrites):
             "INSERT INTO units (path, name, checksum) VALUES (?,?,?)",
             (unit.path, unit.name, create_with),
         )
+        self._unit_paths_cached.discard(unit.path)  # the cache lacks the new unit
         return int(cur.lastrowid or 0)
 
     def _forget_raw_hash(self, path: str) -> None:

@@ -68,6 +68,7 @@ class StoreWrites:
     # commits (checked through PRAGMA data_version at each transaction).
     _synced: dict[str, str | None]
     _unit_id_cache: dict[Unit, int]
+    _unit_paths_cached: set[str]  # files whose stored units are all in the cache
     _data_version: int | None
     _depth: int
 
@@ -102,6 +103,7 @@ class StoreWrites:
     def _forget_caches(self) -> None:
         self._synced.clear()
         self._unit_id_cache.clear()
+        self._unit_paths_cached.clear()
 
     # -- sessions -----------------------------------------------------------------------
 
@@ -199,6 +201,8 @@ class StoreWrites:
         # Unit ids come from the cache: one C-level lookup per dependency.
         cached = list(map(self._unit_id_cache.get, units))
         uids = self._unit_ids(units, snapshots) if None in cached else cached
+        # In key order: each row lands next to the previous one in the deps b-tree.
+        uids.sort()
         self._conn.executemany(
             "INSERT OR IGNORE INTO deps VALUES (?,?)", zip(repeat(test_id), uids)
         )
@@ -256,6 +260,8 @@ class StoreWrites:
         marks stale the tests that depend on the module and read its name: they may have
         read the name from elsewhere (a builtin, an import) before it was bound here."""
         added = [name for name in snap.checksums if name not in stored]
+        if added:
+            self._unit_paths_cached.discard(snap.path)  # the cache lacks them
         self._conn.executemany(
             "INSERT OR IGNORE INTO units (path, name, checksum) VALUES (?,?,?)",
             [(snap.path, name, snap.checksums[name]) for name in added],
@@ -292,13 +298,16 @@ class StoreWrites:
         self, units: Iterable[Unit], snapshots: Mapping[str, FileSnapshot]
     ) -> list[int | None]:
         """Ids of ``units``, creating the missing ones with their snapshot's checksum."""
-        cache = self._unit_id_cache
+        cache, loaded = self._unit_id_cache, self._unit_paths_cached
         units = list(units)
-        for path in {u.path for u in units if u not in cache}:
+        # A file's stored units are read once per cache lifetime: a unit missing after
+        # that is new (reading them again for each test cost seconds on a large module).
+        for path in {u.path for u in units if u not in cache} - loaded:
             for uid, name in self._conn.execute(
                 "SELECT id, name FROM units WHERE path=?", (path,)
             ).fetchall():
                 cache[Unit(path, name)] = uid
+            loaded.add(path)
         for unit in units:
             if unit not in cache:
                 cur = self._conn.execute(

@@ -1,0 +1,57 @@
+"""``reads._global_only`` reads the bytecode itself: it must agree with ``dis`` on every
+code object of real modules (the stdlib's, with extended arguments, super(), methods,
+comprehensions), on the Python running the tests."""
+
+from __future__ import annotations
+
+import argparse
+import dis
+import email.message
+import inspect
+import json.decoder
+import typing
+from collections.abc import Iterator
+from types import CodeType
+
+from lsp_server.rts import reads
+from lsp_server.rts.reads import _GLOBAL_OPS, _global_only
+
+
+def _with_dis(code: CodeType) -> set[str]:
+    as_global: set[str] = set()
+    elsewhere: set[str] = set()
+    for instruction in dis.get_instructions(code):
+        if instruction.opcode in dis.hasname:
+            found = as_global if instruction.opcode in _GLOBAL_OPS else elsewhere
+            found.add(instruction.argval)
+    return as_global - elsewhere
+
+
+def _codes(code: CodeType) -> Iterator[CodeType]:
+    yield code
+    for const in code.co_consts:
+        if isinstance(const, CodeType):
+            yield from _codes(const)
+
+
+def _module_code(module: object) -> CodeType:
+    return compile(inspect.getsource(module), inspect.getfile(module), "exec")  # type: ignore[arg-type]
+
+
+def test_global_only_agrees_with_dis_on_real_code() -> None:
+    checked = 0
+    for module in (typing, inspect, email.message, json.decoder, argparse, reads):
+        for code in _codes(_module_code(module)):
+            assert _global_only(code) == _with_dis(code), (module, code.co_name)
+            checked += 1
+    assert checked > 500
+
+
+def test_extended_arguments() -> None:
+    # More than 256 names: indexes above 255 need EXTENDED_ARG.
+    body = "\n".join(f"    v{i} = g{i} + o.a{i}" for i in range(300))
+    source = f"def f(o):\n{body}\n    super().m\n    return g299\n"
+    code = next(c for c in compile(source, "<x>", "exec").co_consts if isinstance(c, CodeType))
+    found = _global_only(code)
+    assert found == _with_dis(code)
+    assert {"g0", "g299"} <= found and "a299" not in found
