@@ -230,11 +230,9 @@ def _verify(
     """Run the factored tests (beside their system tests, in interleaved rounds, unless
     ``keep_slower``) and keep the ones that pass and are faster (``keep.rejection``)."""
     pairs = {n: results[n].factored_test or "" for n in written}
+    timings: dict[str, keep.Timings] = {}
     if keep_slower:
-        replayed, timings = (
-            run_pytest(project, list(pairs.values()), {"time": True}, job)["tests"],
-            {},
-        )
+        replayed = run_pytest(project, list(pairs.values()), {"time": True}, job)["tests"]
     else:
         calls = {n: results[n].calls for n in written}
         replayed, timings = keep.timed(project, pairs, calls, job)
