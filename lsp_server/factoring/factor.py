@@ -243,6 +243,7 @@ def _verify(
         result.details["replayed_calls"] = entry.get("replayed_calls", 0)
         reason = _not_passing(result, entry)
         if not reason and nodeid in timings:
+            result.details["plain_run_s"] = result.system_s
             result.system_s, result.replay_s = timings[nodeid].system_s, timings[nodeid].factored_s
             result.details["side_by_side"] = timings[nodeid].to_json()
             reason = keep.rejection(timings[nodeid], replayed.get(nodeid, {}), result.calls)

@@ -4,8 +4,8 @@ only because each run draws them afresh: pytest's temporary directory, the names
 wall-clock readings taken during the test, and ``PYTEST_CURRENT_TEST``.
 
 Such a value is written by its role, not its text: a path below pytest's base temporary
-directory as ``<tmp_path>/...`` (also inside a URL or an option); a name ``tempfile`` drew in this run as ``<tempfile#N>``,
-N numbering the drawn names in the order they first cross the boundary in this test (the
+directory as ``<tmp_path>/...`` (also inside a URL or an option); a name ``tempfile`` drew
+in this run as ``<tempfile#N>``, N numbering the drawn names in the order they first cross the boundary in this test (the
 capture's first fresh folder is the replay's first fresh folder); a float (``time.time()``)
 or nanosecond int (``time.time_ns()``) that lies between the test's start and the moment it
 crosses is a reading of the clock, ``{"$clock": N}`` (numbered the same way; ``now + 60`` is
