@@ -5,15 +5,17 @@ wall-clock readings taken during the test, and ``PYTEST_CURRENT_TEST``.
 
 Such a value is written by its role, not its text: a path below pytest's base temporary
 directory as ``<tmp_path>/...`` (also inside a URL or an option); a name ``tempfile`` drew
-in this run as ``<tempfile#N>``, N numbering the drawn names in the order they first cross the boundary in this test (the
-capture's first fresh folder is the replay's first fresh folder); a float (``time.time()``)
-or nanosecond int (``time.time_ns()``) that lies between the test's start and the moment it
-crosses is a reading of the clock, ``{"$clock": N}`` (numbered the same way; ``now + 60`` is
-not one and keeps its value). Names drawn from the OS's random source (``os.urandom``, so
-``uuid.uuid4``, ``secrets.token_hex``/``token_urlsafe``: the hex, uuid and url-safe spellings
-of each draw of 4 bytes or more) are ``<random#N>``; a port the OS assigned to a socket bound
-to port 0 is ``<port#N>`` after a colon in text and ``{"$port": N}`` as a number, in the
-same numbering. Everything else in the
+in this run as ``<tempfile#N>``, N numbering the drawn names in the order they first cross
+the boundary in this test (the capture's first fresh folder is the replay's first fresh
+folder); a float (``time.time()``) or nanosecond int (``time.time_ns()``) that lies between
+the test's start and the moment it crosses is a reading of the clock, ``{"$clock": N}``
+(numbered the same way; ``now + 60`` is not one and keeps its value). Names drawn from the
+OS's random source (``os.urandom``, so ``uuid.uuid4``,
+``secrets.token_hex``/``token_urlsafe``: the hex, uuid and url-safe spellings of each draw
+of 4 bytes or more) are ``<random#N>``; a port the OS assigned to a socket bound to port 0
+is ``<port#N>`` after a colon in text and ``{"$port": N}`` as a number, in the same
+numbering.
+Everything else in the
 value is still compared as it is: ``<tempfile#1>/x.db`` is not ``<tempfile#1>/y.db``, and a
 path that is not fresh in the replay keeps its text, so it differs from a role.
 """
