@@ -102,7 +102,7 @@ import subprocess
 
 
 def make_store(folder):
-    script = "mkdir -p state/refs && printf v1 > state/VERSION && rm old && sleep 0.3"
+    script = "mkdir -p state/refs && printf v1 > state/VERSION && rm old && sleep 0.15"
     subprocess.run(["sh", "-c", script], cwd=folder, check=True)
 
 
