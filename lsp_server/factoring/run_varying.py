@@ -97,6 +97,9 @@ class _TempRoot:
         since = self.since
         if since is None or value < _EPOCH_2001:
             return None
+        known = self._reading_roles.get(value)
+        if known is not None:  # also a reading E took in the capture, answered on replay
+            return known
         if type(value) is int:
             if not since * 1e9 <= value <= time.time_ns():
                 return None
@@ -112,7 +115,9 @@ class _TempRoot:
         """The reading with role number ``role``: this run's, else the capture's (E took it)."""
         if role <= len(self.readings):
             return self.readings[role - 1]
-        return self.captured_readings[role - 1]
+        value = self.captured_readings[role - 1]
+        self._reading_roles.setdefault(value, role)  # T may hand it back to E
+        return value
 
     def encode(self, text: str) -> str:
         if self.drawn and ("/" in text or _OTHER_SEPARATOR in text):

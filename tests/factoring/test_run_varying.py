@@ -251,3 +251,17 @@ def test_the_test_folder_inside_a_url_or_an_option_is_a_role() -> None:
         assert replayed == "file:///tmp/pytest-of-me/pytest-9/test_clone_f0/wd"
     finally:
         TEMP_ROOT.set(None)
+
+
+def test_a_reading_e_took_in_the_capture_keeps_its_role_when_t_hands_it_back() -> None:
+    """diskcache with ``time`` as E: the replay answers ``time.time()`` with the capture's
+    reading (from before this run), and T writes it into an ``INSERT``: the same role."""
+    earlier = time.time() - 3600
+    TEMP_ROOT.set(None, captured_readings=[earlier - 1, earlier])
+    try:
+        [answered] = values.decode([{"$clock": 2}], _refuse)
+        assert answered == earlier
+        assert values.encode([answered, earlier + 1], _refuse) == [{"$clock": 2}, earlier + 1]
+    finally:
+        TEMP_ROOT.set(None)
+        TEMP_ROOT.since = None
