@@ -17,6 +17,7 @@ from __future__ import annotations
 import base64
 import os
 import shutil
+import stat
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -28,7 +29,8 @@ Listing = dict[str, tuple[int, int]]
 
 
 def listing(root: str) -> Listing:
-    """Every folder (size -1) and file below ``root``: (modification time, size)."""
+    """Every folder (size -1) and regular file below ``root``: (modification time, size).
+    Sockets, pipes and links are left out (gpg's agent socket): not redone on replay."""
     found: Listing = {}
     for folder, dirs, files in os.walk(root):
         for name in dirs:
@@ -36,10 +38,11 @@ def listing(root: str) -> Listing:
         for name in files:
             path = os.path.join(folder, name)
             try:
-                stat = os.lstat(path)
+                info = os.lstat(path)
             except OSError:
                 continue
-            found[path] = (stat.st_mtime_ns, stat.st_size)
+            if stat.S_ISREG(info.st_mode):
+                found[path] = (info.st_mtime_ns, info.st_size)
     return found
 
 

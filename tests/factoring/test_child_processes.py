@@ -137,3 +137,19 @@ def test_what_a_child_did_to_tmp_path_is_redone_on_replay(tmp_path: Path) -> Non
     edit(root, "app/logic.py", '"state" / "VERSION"', '"state" / "refs" / "bad"')
     after = outcomes(root, result.factored_test or "")
     assert after[result.factored_test or ""]["outcome"] == "failed"
+
+
+def test_a_socket_a_child_left_in_tmp_path_is_not_a_file_to_redo(tmp_path: Path) -> None:
+    import socket
+
+    from lsp_server.factoring.fs_effects import changes, listing
+
+    before = listing(str(tmp_path))
+    server = socket.socket(socket.AF_UNIX)
+    try:
+        server.bind(str(tmp_path / "S.agent"))  # as gpg's agent in setuptools-scm's tests
+        (tmp_path / "made").write_text("x")
+        effects = changes(before, listing(str(tmp_path)), str)
+    finally:
+        server.close()
+    assert [e[:2] for e in effects] == [["file", str(tmp_path / "made")]]
