@@ -53,6 +53,13 @@ PROJECTS: dict[str, BenchProject] = {
             ["tests/integration"],
             tools=["git"],
         ),
+        BenchProject(
+            "setuptools-scm",
+            "setuptools-scm==8.1.0",
+            ["pytest", "packaging", "setuptools", "rich", "build", "wheel"],
+            ["testing/test_git.py"],
+            tools=["git"],
+        ),
         BenchProject("tenacity", "tenacity==9.2.1", ["pytest"], ["tests/test_tenacity.py"]),
         BenchProject(
             "requests",

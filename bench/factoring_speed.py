@@ -20,22 +20,27 @@ of tests with a useful boundary, and the per-call cost of our stubs against
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
 import time
 from pathlib import Path
-from typing import Any
 
 from factoring_projects import BenchProject, Factored, factor_slowest, prepare, selected
 
+from lsp_server.factoring import keep
 from lsp_server.factoring.factor import FactorResult
-from lsp_server.factoring.runner import run_pytest
+from lsp_server.factoring.keep import Timings
 from lsp_server.project import Project
 
 
-def same_session_times(project: Project, results: list[FactorResult]) -> dict[str, Any]:
-    factored = [r for r in results if r.status == "factored" and r.factored_test]
-    nodeids = [n for r in factored for n in (r.test, r.factored_test or "")]
-    return run_pytest(project, nodeids, {"time": True})["tests"] if nodeids else {}
+def same_session_times(project: Project, results: list[FactorResult]) -> dict[str, Timings]:
+    """Each kept pair timed again, independently of the tool's own decision, the same way:
+    interleaved rounds in one pytest session (the first a warm-up)."""
+    pairs = {r.test: r.factored_test for r in results if r.status == "factored" and r.factored_test}
+    return keep.side_by_side(project, pairs, CHECK_ROUNDS)[1] if pairs else {}
+
+
+CHECK_ROUNDS = 6
 
 
 def stub_against_mock(calls: int = 20000) -> dict[str, float]:
@@ -67,33 +72,42 @@ def stub_against_mock(calls: int = 20000) -> dict[str, float]:
     return timings
 
 
-def report(bench: BenchProject, factored: Factored, times: dict[str, Any]) -> None:
+def report(bench: BenchProject, factored: Factored, times: dict[str, Timings]) -> None:
+    """Per test and per project. The times are the bench's own side-by-side check (medians
+    of ``CHECK_ROUNDS - 1`` rounds); ``tool`` is the speed-up the keep decision saw."""
     candidates, chosen, results = factored.candidates, factored.chosen, factored.results
-    print(f"{'test':<62} {'boundary':<9} {'system':>9} {'replay':>9} {'speed-up':>8} {'bytes':>7}")
-    speedups, system_total, replay_total, overheads = [], 0.0, 0.0, []
+    print(f"{'test':<62} {'boundary':<9} {'system':>9} {'replay':>9} {'speed-up':>8} "
+          f"{'lost':>4} {'tool':>6} {'bytes':>7}")  # fmt: skip
+    speedups, system_total, replay_total, overheads, losers = [], 0.0, 0.0, [], 0
     for result in results:
         shown = "+".join(result.boundaries)
         if result.status != "factored":
-            print(f"{result.test:<62} {shown:<9} refused: {result.reason[:160]}")
+            print(f"{result.test:<62} {shown:<9} refused: {result.reason[:300]}")
             continue
-        system = times.get(result.test, {}).get("duration_s", result.system_s)
-        replay = times.get(result.factored_test or "", {}).get("duration_s", result.replay_s)
+        timed = times[result.test]
+        system, replay = timed.system_s, timed.factored_s
         speedups.append(system / replay if replay else 0.0)
+        pairs = zip(timed.system_wall, timed.factored_wall, strict=True)
+        lost = sum(1 for s, f in pairs if f >= s)
+        losers += lost > 0
         system_total, replay_total = system_total + system, replay_total + replay
-        overheads.append(result.capture_s / result.system_s if result.system_s else 0.0)
+        plain = result.details.get("plain_run_s", result.system_s)
+        overheads.append(result.capture_s / plain if plain else 0.0)
         print(
-            f"{result.test:<62} {shown:<9} {system * 1000:>7.1f}ms "
-            f"{replay * 1000:>7.1f}ms {speedups[-1]:>7.1f}x {result.transcript_bytes:>7}"
+            f"{result.test:<62} {shown:<9} {system * 1000:>7.1f}ms {replay * 1000:>7.1f}ms "
+            f"{speedups[-1]:>7.1f}x {lost:>4} {result.speedup:>5.1f}x {result.transcript_bytes:>7}"
         )
     suggested = sum(1 for b in chosen.values() if b)
     print()
-    print(f"project: {bench.requirement}, {len(candidates)} slowest passing tests")
+    print(f"project: {bench.requirement}, {len(candidates)} slowest passing tests, load "
+          f"{' '.join(f'{x:.1f}' for x in os.getloadavg())}")  # fmt: skip
     print(f"boundary suggested: {suggested}/{len(candidates)}; useful (factored, faster, valid "
           f"on unchanged code): {len(speedups)}/{len(candidates)}")  # fmt: skip
     if speedups:
         print(f"median speed-up {statistics.median(speedups):.1f}x, total "
               f"{system_total / replay_total:.1f}x ({system_total:.2f} s -> {replay_total:.2f} s), "
-              f"slower than the system test: {sum(1 for s in speedups if s < 1)}")  # fmt: skip
+              f"slower than the system test (medians): {sum(1 for s in speedups if s <= 1)}, "
+              f"slower in some round: {losers}")  # fmt: skip
         overhead = statistics.median(overheads)
         print(f"capture overhead (capture run / plain run): median {overhead:.2f}x")
         sizes = [r.transcript_bytes for r in results if r.status == "factored"]

@@ -16,7 +16,7 @@ from collections import OrderedDict
 from pathlib import Path
 from typing import Any
 
-from lsp_server.factoring import values
+from lsp_server.factoring import fs_effects, values
 from lsp_server.factoring.boundary import (
     Boundary,
     Rebinding,
@@ -55,6 +55,7 @@ class Recorder:
         self._callback_depth = 0
         self._awaitables = 0
         self._opaque = OpaqueObjects(boundaries)
+        self._fs_watch = fs_effects.watch_for(boundaries)
 
     # -- the window -----------------------------------------------------------------------
     def start(self) -> None:
@@ -77,8 +78,8 @@ class Recorder:
     def t_module_names(self) -> frozenset[str]:
         return self._t_module_names
 
-    def refuse(self, reason: str) -> None:
-        if self.refusal is None:
+    def refuse(self, reason: str | None) -> None:
+        if reason and self.refusal is None:
             self.refusal = reason
 
     def _stand_in(self, name: str, value: Any) -> Any:
@@ -96,6 +97,7 @@ class Recorder:
         real_args = [self.unwrap(a) for a in args]
         real_kwargs = {k: self.unwrap(v) for k, v in kwargs.items()}
         self.events.append(event)
+        fs = None if self._stack else self._fs_watch()  # what a child did to tmp_path
         self._stack.append(event)
         try:
             result = fn(*real_args, **real_kwargs)
@@ -105,6 +107,8 @@ class Recorder:
         finally:
             self._stack.pop()
             self._note_mutations(event, args, real_args)
+            if fs is not None:
+                self.refuse(fs.note(event))
         encoded, exported = self.export(result)
         event["result"] = encoded
         return exported
@@ -167,11 +171,8 @@ class Recorder:
     async def _awaited(self, number: int, real: Any) -> Any:
         """What T awaits instead of E's awaitable: the await is an interaction of its own,
         recorded when T awaits (E runs meanwhile: its callbacks are recorded inside it)."""
-        event: dict[str, Any] = {
-            "kind": "await",
-            "target": values.awaitable_name(number),
-            "args": [],
-        }
+        event: dict[str, Any] = {"kind": "await", "target": values.awaitable_name(number)}
+        event["args"] = []
         self.events.append(event)
         self._stack.append(event)
         try:
@@ -189,9 +190,7 @@ class Recorder:
         """What T gets for a non-plain value from E."""
         if id(value) in self._callbacks or id(value) in self._t_objects:
             return value
-        if isinstance(value, BaseException) or is_exception_class(value):
-            return value
-        if isinstance(value, type):
+        if isinstance(value, (BaseException, type)) or is_exception_class(value):
             return value
         return self._proxies[self._ref_of(value) - 1]
 

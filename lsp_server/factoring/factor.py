@@ -4,7 +4,7 @@
 the system test once plainly (its time) and once under capture, writes the transcript and the
 factored test, runs the factored test once (it must pass: a divergence on unchanged code
 means T is non-deterministic or the capture is incomplete), and keeps the factored test only
-when its replay is faster than the system test.
+when its replay is clearly faster than the system test, timed side by side (``keep``).
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from lsp_server.factoring import emit, transcript
+from lsp_server.factoring import emit, keep, transcript
 from lsp_server.factoring.runner import RunError, run_pytest
 from lsp_server.factoring.suggest import Candidate, rank
 from lsp_server.jobs import Job
@@ -227,14 +227,26 @@ def _verify(
     keep_slower: bool,
     job: Job,
 ) -> None:
-    factored = [results[n].factored_test or "" for n in written]
-    replayed = run_pytest(project, factored, {"time": True}, job)["tests"]
+    """Run the factored tests (beside their system tests, in interleaved rounds, unless
+    ``keep_slower``) and keep the ones that pass and are faster (``keep.rejection``)."""
+    pairs = {n: results[n].factored_test or "" for n in written}
+    timings: dict[str, keep.Timings] = {}
+    if keep_slower:
+        replayed = run_pytest(project, list(pairs.values()), {"time": True}, job)["tests"]
+    else:
+        calls = {n: results[n].calls for n in written}
+        replayed, timings = keep.timed(project, pairs, calls, job)
     for nodeid, files in written.items():
         result = results[nodeid]
         entry = replayed.get(result.factored_test or "", {})
         result.replay_s = entry.get("duration_s", 0.0)
         result.details["replayed_calls"] = entry.get("replayed_calls", 0)
-        reason = _rejection(result, entry, keep_slower)
+        reason = _not_passing(result, entry)
+        if not reason and nodeid in timings:
+            result.details["plain_run_s"] = result.system_s
+            result.system_s, result.replay_s = timings[nodeid].system_s, timings[nodeid].factored_s
+            result.details["side_by_side"] = timings[nodeid].to_json()
+            reason = keep.rejection(timings[nodeid], replayed.get(nodeid, {}), result.calls)
         if reason:
             result.reason = reason
             _remove(files)
@@ -243,36 +255,13 @@ def _verify(
             result.status = "factored"
 
 
-def _rejection(result: FactorResult, entry: dict[str, Any], keep_slower: bool) -> str:
-    """Why a factored test that was written is not kept ("" when it is)."""
-    if entry.get("outcome") != "passed":
-        result.divergence = entry.get("divergence")
-        why = result.divergence or entry.get("message", "") or "not collected"
-        return f"the factored test does not pass on unchanged code (non-deterministic T?): {why}"
-    if keep_slower:
+def _not_passing(result: FactorResult, entry: dict[str, Any]) -> str:
+    """Why a factored test that was written does not pass on unchanged code ("" if it does)."""
+    if entry.get("outcome") == "passed":
         return ""
-    times = (
-        f"the system test takes {result.system_s * 1000:.1f} ms, its replay "
-        f"{result.replay_s * 1000:.1f} ms ({result.calls} recorded calls)"
-    )
-    if result.replay_s >= result.system_s:
-        return f"replay is not faster: {times}: E is cheaper than the bookkeeping"
-    saving = result.system_s - result.replay_s
-    if result.replay_s * MIN_SPEEDUP > result.system_s and saving < MIN_SAVING_S:
-        return (
-            f"replay is not clearly faster: {times}, under {MIN_SPEEDUP}x and "
-            f"{MIN_SAVING_S * 1000:.0f} ms: timed side by side later, the factored test can "
-            "be the slower one"
-        )
-    return ""
-
-
-MIN_SPEEDUP = 1.5
-MIN_SAVING_S = 0.05
-"""A factored test is kept when its replay was at least ``MIN_SPEEDUP`` times or this much
-faster than the system test. The two are timed in different pytest runs, whose times differ
-by tens of percent on a loaded machine: dunamai's 12 ms tests, kept at 1.2x, were slower
-than their originals when the benchmark timed both in one session."""
+    result.divergence = entry.get("divergence")
+    why = result.divergence or entry.get("message", "") or "not collected"
+    return f"the factored test does not pass on unchanged code (non-deterministic T?): {why}"
 
 
 def _remove(files: emit.FactoredFiles) -> None:

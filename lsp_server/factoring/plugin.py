@@ -22,6 +22,8 @@ from typing import Any
 
 import pytest
 
+from lsp_server.factoring import side_by_side
+
 REQUEST_OPTION = "--reks-factoring-request"
 """A command-line option, not an environment variable: a copy of ``os.environ`` made by T
 must be the same in the capturing and the replaying run."""
@@ -45,10 +47,22 @@ def pytest_configure(config: pytest.Config) -> None:
         from lsp_server.factoring.run_varying import watch_run_varying
 
         watch_run_varying()  # from the start: a session fixture's folder is fresh too
+    timer = side_by_side.timer_for(_request(config) or {}, _own_s)
+    if timer is not None:
+        config.stash[_timer_key] = timer
+        config.pluginmanager.register(timer, "reks-side-by-side")
     if config.getoption("reks_factored", False):
         from lsp_server.factoring.workflow import FactoredFirst
 
         config.pluginmanager.register(FactoredFirst(), "reks-factored-first")
+
+
+def _own_s(item: pytest.Item) -> float:
+    """The item's time so far without shared fixtures (for ``side_by_side``)."""
+    return float(item.config.stash.get(_results_key, {}).get(item.nodeid, {}).get("duration_s", 0))
+
+
+_timer_key = pytest.StashKey[side_by_side.SideBySideTimer]()
 
 
 def _request(config: pytest.Config) -> dict[str, Any] | None:
@@ -313,14 +327,17 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
     out: dict[str, Any] = {"tests": session.config.stash.get(_results_key, {})}
     captured = session.config.stash.get(_captured_key, {})
     out["profiles"] = session.config.stash.get(_profiles_key, {})
+    timer = session.config.stash.get(_timer_key, None)
+    out["runs"] = timer.runs if timer is not None else {}
     out["captures"] = {nodeid: _capture_summary(*pair) for nodeid, pair in captured.items()}
     write_json_atomic(wanted["output"], out)
 
 
 def _capture_summary(item: Any, captured: dict[str, Any]) -> dict[str, Any]:
     from lsp_server.factoring import transcript
+    from lsp_server.factoring.test_shape import test_shape
 
-    summary: dict[str, Any] = {"test": _test_shape(item)}
+    summary: dict[str, Any] = {"test": test_shape(item)}
     recorder = captured.get("recorder")
     if recorder is None:
         summary["refusal"] = captured.get("refusal")
@@ -349,50 +366,3 @@ def _capture_summary(item: Any, captured: dict[str, Any]) -> dict[str, Any]:
     if too_big and summary["refusal"] is None:
         summary["refusal"], summary["transcript"] = too_big, None
     return summary
-
-
-def _test_shape(item: Any) -> dict[str, Any]:
-    """What emission needs to call the original test function from a factored test."""
-    info = getattr(item, "_fixtureinfo", None)
-    return {
-        "module": getattr(getattr(item, "module", None), "__name__", None),
-        "file": str(getattr(item, "path", "")),
-        "function": getattr(getattr(item, "function", None), "__name__", None),
-        "class": getattr(getattr(item, "cls", None), "__name__", None),
-        "parametrized": hasattr(item, "callspec"),
-        "argnames": list(getattr(info, "argnames", ()) or ()),
-        **_parameters(item),
-    }
-
-
-def _parameters(item: Any) -> dict[str, Any]:
-    """A parametrized case: its id, each parameter's value as source text (None when the
-    value has no literal spelling) and the parameters that go to fixtures (indirect)."""
-    callspec = getattr(item, "callspec", None)
-    if callspec is None:
-        return {}
-    import ast
-
-    params: dict[str, str | None] = {}
-    for name, value in callspec.params.items():
-        text = repr(value)
-        try:
-            params[name] = text if ast.literal_eval(text) == value else None
-        except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
-            params[name] = None
-    return {"case": callspec.id, "params": params, "indirect": _indirect(item)}
-
-
-def _indirect(item: Any) -> list[str]:
-    """Parameters that ``@pytest.mark.parametrize(..., indirect=...)`` hands to fixtures."""
-    names: list[str] = []
-    for mark in item.iter_markers("parametrize"):
-        indirect = mark.kwargs.get("indirect", False)
-        argnames = mark.args[0] if mark.args else mark.kwargs.get("argnames", ())
-        if isinstance(argnames, str):
-            argnames = [n.strip() for n in argnames.split(",") if n.strip()]
-        if indirect is True:
-            names += list(argnames)
-        elif isinstance(indirect, (list, tuple)):
-            names += [n for n in indirect if n in argnames]
-    return names

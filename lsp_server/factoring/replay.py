@@ -17,11 +17,11 @@ import types
 from pathlib import Path
 from typing import Any, NoReturn
 
-from lsp_server.factoring import transcript, values
+from lsp_server.factoring import fs_effects, transcript, values
 from lsp_server.factoring.boundary import Boundary, Rebinding, project_modules, rebind
 from lsp_server.factoring.changelang import Schedule, describe, is_read_only_name
 from lsp_server.factoring.proxies import RealClassChecks, install_operators, stand_in
-from lsp_server.factoring.run_varying import watch_run_varying
+from lsp_server.factoring.run_varying import TEMP_ROOT, watch_run_varying
 from lsp_server.factoring.values import Json
 
 _SETTER_PREFIXES = ("set", "add")
@@ -166,9 +166,11 @@ class Replayer:
 
     def _respond(self, event: dict[str, Any], args: tuple) -> Any:
         result = event.get("result")
-        plain = "callbacks" not in event and "mutated" not in event
+        plain = "callbacks" not in event and "mutated" not in event and "fs" not in event
         if plain and type(result) is dict and "$ref" in result:  # an E object: the usual
             return self.stub(result["$ref"])
+        if "fs" in event:  # what a child process did to tmp_path
+            fs_effects.redo(event["fs"], TEMP_ROOT.decode)
         for callback in event.get("callbacks", ()):
             self._run_callback(callback)
         for position, after in event.get("mutated", {}).items():

@@ -4,16 +4,18 @@ only because each run draws them afresh: pytest's temporary directory, the names
 wall-clock readings taken during the test, and ``PYTEST_CURRENT_TEST``.
 
 Such a value is written by its role, not its text: a path below pytest's base temporary
-directory as ``<tmp_path>/...``; a name ``tempfile`` drew in this run as ``<tempfile#N>``,
-N numbering the drawn names in the order they first cross the boundary in this test (the
-capture's first fresh folder is the replay's first fresh folder); a float (``time.time()``)
-or nanosecond int (``time.time_ns()``) that lies between the test's start and the moment it
-crosses is a reading of the clock, ``{"$clock": N}`` (numbered the same way; ``now + 60`` is
-not one and keeps its value). Names drawn from the OS's random source (``os.urandom``, so
-``uuid.uuid4``, ``secrets.token_hex``/``token_urlsafe``: the hex, uuid and url-safe spellings
-of each draw of 4 bytes or more) are ``<random#N>``; a port the OS assigned to a socket bound
-to port 0 is ``<port#N>`` after a colon in text and ``{"$port": N}`` as a number, in the
-same numbering. Everything else in the
+directory as ``<tmp_path>/...`` (also inside a URL or an option); a name ``tempfile`` drew
+in this run as ``<tempfile#N>``, N numbering the drawn names in the order they first cross
+the boundary in this test (the capture's first fresh folder is the replay's first fresh
+folder); a float (``time.time()``) or nanosecond int (``time.time_ns()``) that lies between
+the test's start and the moment it crosses is a reading of the clock, ``{"$clock": N}``
+(numbered the same way; ``now + 60`` is not one and keeps its value). Names drawn from the
+OS's random source (``os.urandom``, so ``uuid.uuid4``,
+``secrets.token_hex``/``token_urlsafe``: the hex, uuid and url-safe spellings of each draw
+of 4 bytes or more) are ``<random#N>``; a port the OS assigned to a socket bound to port 0
+is ``<port#N>`` after a colon in text and ``{"$port": N}`` as a number, in the same
+numbering.
+Everything else in the
 value is still compared as it is: ``<tempfile#1>/x.db`` is not ``<tempfile#1>/y.db``, and a
 path that is not fresh in the replay keeps its text, so it differs from a role.
 """
@@ -95,6 +97,9 @@ class _TempRoot:
         since = self.since
         if since is None or value < _EPOCH_2001:
             return None
+        known = self._reading_roles.get(value)
+        if known is not None:  # also a reading E took in the capture, answered on replay
+            return known
         if type(value) is int:
             if not since * 1e9 <= value <= time.time_ns():
                 return None
@@ -110,7 +115,9 @@ class _TempRoot:
         """The reading with role number ``role``: this run's, else the capture's (E took it)."""
         if role <= len(self.readings):
             return self.readings[role - 1]
-        return self.captured_readings[role - 1]
+        value = self.captured_readings[role - 1]
+        self._reading_roles.setdefault(value, role)  # T may hand it back to E
+        return value
 
     def encode(self, text: str) -> str:
         if self.drawn and ("/" in text or _OTHER_SEPARATOR in text):
@@ -122,16 +129,23 @@ class _TempRoot:
         if self.ports and ":" in text:
             text = _PORT.sub(self._port_mark, text)
         base = self.base
-        if base is None or not text.startswith(base):
+        if base is None or base not in text:
             # It names the test (differs when factored) and ends with the phase, ``(call)``:
             # the cheap test first, as every string crossing the boundary comes here.
             if text[-1:] == ")" and text == os.environ.get(_CURRENT_TEST):
                 return CURRENT_TEST_MARK
             return text
+        if not text.startswith(base):  # inside a URL or an option: ``file://``, ``--x=``
+            return re.sub(re.escape(base) + r"[^/\s'\"]*", self._test_folder_mark, text)
         folder, sep, rest = text[len(base) :].partition("/")
         if self.current is None:
             self.current = base + folder
         return TEMP_MARK + sep + rest
+
+    def _test_folder_mark(self, match: re.Match[str]) -> str:
+        if self.current is None:
+            self.current = match.group(0)
+        return TEMP_MARK
 
     def _mark_names(self, text: str, drawn: Iterable[str], kind: str) -> str:
         found = [name for name in drawn if name in text]
@@ -167,9 +181,9 @@ class _TempRoot:
             return os.environ.get(_CURRENT_TEST, text)
         if "#" in text:
             text = _ROLE.sub(lambda match: self._name_of_role(int(match.group(1)), match), text)
-        if self.current is None or not text.startswith(TEMP_MARK):
+        if self.current is None or TEMP_MARK not in text:
             return text
-        return self.current + text[len(TEMP_MARK) :]
+        return text.replace(TEMP_MARK, self.current)
 
     def _name_of_role(self, role: int, match: re.Match[str] | None = None) -> str:
         """This run's name with that role number, else the capture's (E drew it)."""

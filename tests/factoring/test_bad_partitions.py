@@ -59,12 +59,65 @@ def test_a_suggestion_whose_transcript_would_be_over_the_limit_is_refused() -> N
     assert "over the limit of 1.0 MB" in over.refused
 
 
-def test_a_replay_barely_faster_in_one_run_is_refused_as_it_can_be_slower_in_the_next() -> None:
-    """The system test and its replay are timed in different pytest runs: a 10% gain there
-    is noise, and the same pair timed side by side later can have the replay slower."""
-    from lsp_server.factoring.factor import FactorResult, _rejection
+def test_a_replay_faster_in_most_rounds_or_within_the_noise_is_refused() -> None:
+    """Timed side by side, a replay slower in one round, or faster by less than the
+    system test's own spread, or by 10% of a 12 ms test, is not kept."""
+    from lsp_server.factoring.keep import Timings, rejection
 
-    close = FactorResult("t", ["pathlib"], system_s=0.0121, replay_s=0.0105, calls=6)
-    assert "not clearly faster" in _rejection(close, {"outcome": "passed"}, keep_slower=False)
-    clear = FactorResult("t", ["pathlib"], system_s=0.0121, replay_s=0.0040, calls=6)
-    assert _rejection(clear, {"outcome": "passed"}, keep_slower=False) == ""
+    passed = {"outcome": "passed"}
+    cpu = [0.001] * 4
+    one_slower = Timings([0.40, 0.41, 0.39, 0.40], [0.10, 0.42, 0.10, 0.10], cpu, cpu)
+    assert "not faster" in rejection(one_slower, passed)
+    assert "in 1 round(s)" in rejection(one_slower, passed)
+    noisy = Timings([0.30, 0.50, 0.70, 0.40], [0.28, 0.44, 0.60, 0.35], cpu, cpu)
+    assert "within the noise" in rejection(noisy, passed)
+    close = Timings([0.0121, 0.0120, 0.0122, 0.0121], [0.0105] * 4, cpu, cpu)
+    assert "under 1.5x" in rejection(close, passed)
+    clear = Timings([0.0121, 0.0120, 0.0122, 0.0121], [0.0040] * 4, cpu, cpu)
+    assert rejection(clear, passed) == ""
+    more_cpu = Timings(
+        [0.0121, 0.0120, 0.0122, 0.0121], [0.0040, 0.0100, 0.004, 0.004], cpu, [0.01] * 4
+    )
+    assert "more CPU" in rejection(more_cpu, passed)
+    assert "does not pass" in rejection(clear, {"outcome": "failed"})
+
+
+COLD_THEN_WARM = """
+import os
+import time
+
+from app import env
+
+MARKER = os.path.join(os.path.dirname(__file__), ".warm")
+
+
+def lookup(keys):
+    # A cache that is cold on the first run only (the OS page cache, a database opened
+    # for the first time): the one timing of the system test that a single run measures.
+    if not os.path.exists(MARKER):
+        time.sleep(0.25)
+        open(MARKER, "w").close()
+    return [env.compute(k)["double"] for k in keys]
+"""
+
+LOOKUP_TEST = """
+from app import logic
+
+
+def test_it():
+    assert logic.lookup([1, 2, 3]) == [2, 4, 6]
+"""
+
+CHEAP_COMPUTE = "\n\ndef compute(x):\n    return {'double': x * 2}\n"
+
+
+def test_a_factored_test_that_is_not_faster_side_by_side_is_not_kept(tmp_path: Path) -> None:
+    """E is three cheap calls: the replay cannot win. The system test measured once (its
+    first run, with a cold cache in T) looks 50x slower than its replay; timed side by side
+    in repeated, interleaved rounds it is not, and the factored test is not kept."""
+    root = make_project(tmp_path, COLD_THEN_WARM, LOOKUP_TEST, env=ENV + CHEAP_COMPUTE)
+    result = factor_test(root, TEST, ["app.env"])
+    assert result.status == "refused", (result.system_s, result.replay_s, result.details)
+    assert "side by side" in result.reason, result.reason
+    assert not list((root / "tests").glob("test_factored__*"))
+    assert not list((root / "tests").glob("*.transcript.json"))

@@ -233,3 +233,35 @@ def test_a_random_name_split_into_folders_is_one_role() -> None:
         assert TEMP_ROOT.encode("/cache/00/11/2233445566778899.val").count("<random#") == 0
     finally:
         TEMP_ROOT.set(None)
+
+
+def test_the_test_folder_inside_a_url_or_an_option_is_a_role() -> None:
+    """setuptools-scm clones ``file://<tmp_path>/wd``: the folder is not at the start of
+    the value, and the factored test's folder has another name than the capture's."""
+    try:
+        TEMP_ROOT.set("/tmp/pytest-of-me/pytest-7")
+        url = "file:///tmp/pytest-of-me/pytest-7/test_clone0/wd"
+        assert TEMP_ROOT.encode(url) == "file://<tmp_path>/wd"
+        option = "--git-dir=/tmp/pytest-of-me/pytest-7/test_clone0/.git"
+        assert TEMP_ROOT.encode(option) == "--git-dir=<tmp_path>/.git"
+        assert TEMP_ROOT.encode("/tmp/pytest-of-me/pytest-8/x") == "/tmp/pytest-of-me/pytest-8/x"
+        TEMP_ROOT.set("/tmp/pytest-of-me/pytest-9")
+        TEMP_ROOT.encode("/tmp/pytest-of-me/pytest-9/test_clone_f0/wd")
+        replayed = TEMP_ROOT.decode("file://<tmp_path>/wd")
+        assert replayed == "file:///tmp/pytest-of-me/pytest-9/test_clone_f0/wd"
+    finally:
+        TEMP_ROOT.set(None)
+
+
+def test_a_reading_e_took_in_the_capture_keeps_its_role_when_t_hands_it_back() -> None:
+    """diskcache with ``time`` as E: the replay answers ``time.time()`` with the capture's
+    reading (from before this run), and T writes it into an ``INSERT``: the same role."""
+    earlier = time.time() - 3600
+    TEMP_ROOT.set(None, captured_readings=[earlier - 1, earlier])
+    try:
+        [answered] = values.decode([{"$clock": 2}], _refuse)
+        assert answered == earlier
+        assert values.encode([answered, earlier + 1], _refuse) == [{"$clock": 2}, earlier + 1]
+    finally:
+        TEMP_ROOT.set(None)
+        TEMP_ROOT.since = None
