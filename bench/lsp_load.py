@@ -32,6 +32,7 @@ import sys
 import tempfile
 import time
 import uuid
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -97,6 +98,8 @@ class Load:
     latencies: dict[str, list[float]] = field(default_factory=dict)
     during_rename: list[float] = field(default_factory=list)
     errors: dict[str, int] = field(default_factory=dict)
+    reasons: Counter[tuple[str, str]] = field(default_factory=Counter)
+    """(kind, first line of the server's answer) of each error that was not a cancellation."""
     pending: set[asyncio.Future[Any]] = field(default_factory=set)
     renames_running: int = 0
     slowest: list[tuple[float, str]] = field(default_factory=list)
@@ -146,6 +149,8 @@ class Driver:
                 load.renames_running -= 1
             if f.cancelled() or f.exception() is not None:
                 load.errors[kind] = load.errors.get(kind, 0) + 1
+                if not cancel and not f.cancelled():
+                    load.reasons[kind, str(f.exception()).splitlines()[0][:160]] += 1
             load.latencies.setdefault(kind, []).append(took)
             if kind == "codeAction" and (during_rename or load.renames_running > 0):
                 load.during_rename.append(took)
@@ -258,6 +263,8 @@ def report_load(load: Load, pid: int, seconds: float) -> None:
             f"  p99 {percentile(values, 0.99) * 1000:.1f} ms  (goal: p99 < 50 ms)"
         )
     print(f"  unanswered: {len(load.pending)} (goal: 0)")
+    for (kind, reason), count in load.reasons.most_common():
+        print(f"  {kind} error x{count}: {reason}")
     print("  slowest code actions (what was going on when each was sent):")
     for took, context in sorted(load.slowest, reverse=True)[:SLOWEST_SHOWN]:
         print(f"    {took * 1000:8.1f} ms  {context}")

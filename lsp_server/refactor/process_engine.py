@@ -24,7 +24,7 @@ import subprocess
 import threading
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from lsp_server.jobs import Cancelled, Job
@@ -67,6 +67,8 @@ class _Call:
     job: Job
     decode: Callable[[Any], Any]
     process: SandboxProcess
+    message: dict[str, Any]  # op and payload, to send again (``_resend``)
+    resent: bool = False
 
 
 def _settle(future: Future[Any], value: Any = None, error: BaseException | None = None) -> None:
@@ -92,6 +94,8 @@ class RopeProcess:
         self._ids = itertools.count(1)
         self._warm_wanted = False
         self._closed = False
+        self._killed_for_cancel: set[int] = set()
+        """pids of workers killed because a cancelled task ran on past ``CANCEL_GRACE``."""
         self._outbox = ThreadPoolExecutor(max_workers=1, thread_name_prefix="reks-rope-send")
         """Sends in order, off the caller's thread (the server's message loop): a message
         with a large buffer waits for the worker to read it."""
@@ -112,11 +116,12 @@ class RopeProcess:
                 raise RefactoringError("the refactoring engine is shut down")
             process, fresh = self._running()
             call_id = next(self._ids)
-            self._pending[call_id] = _Call(future, job, decode, process)
+            message = {"op": op, **payload}
+            self._pending[call_id] = _Call(future, job, decode, process, message)
             if fresh and self._warm_wanted and op != "prewarm":
                 self._send(process, {"id": next(self._ids), "op": "prewarm"}, fresh=True)
                 fresh = False
-            self._send(process, {"id": call_id, "op": op, **payload}, fresh=fresh)
+            self._send(process, {"id": call_id, **message}, fresh=fresh)
             self._warm_wanted = self._warm_wanted or op == "prewarm"
         job.when_cancelled(lambda: self._cancel(process, call_id))
         return future
@@ -167,6 +172,7 @@ class RopeProcess:
             if call_id not in self._pending or self._process is not process:
                 return
             self._process = None  # a request arriving before it is dead starts a new one
+            self._killed_for_cancel.add(process.pid)
         log.warning("the rope worker %s ignored a cancellation: killed", process.pid)
         process.kill()  # the reader sees the end and fails what it held
 
@@ -209,6 +215,18 @@ class RopeProcess:
             error = f"internal error in the refactoring worker: {message['error']}"
             _settle(call.future, error=RefactoringError(error))
 
+    def _resend(self, call: _Call) -> None:
+        """Send ``call`` again, to the live worker (a new one after a death)."""
+        with self._lock:
+            if self._closed:
+                _settle(call.future, error=RefactoringError("the refactoring engine shut down"))
+                return
+            process, fresh = self._running()
+            call_id = next(self._ids)
+            self._pending[call_id] = replace(call, process=process, resent=True)
+            self._send(process, {"id": call_id, **call.message}, fresh=fresh)
+        call.job.when_cancelled(lambda: self._cancel(process, call_id))
+
     def _died(self, process: SandboxProcess, reason: str) -> None:
         """The reader of ``process`` reached its end: fail what it held, free it."""
         with self._lock:
@@ -217,7 +235,16 @@ class RopeProcess:
             failed = [c for c in self._pending.values() if c.process is process]
             self._pending = {k: c for k, c in self._pending.items() if c.process is not process}
             closing = self._closed
+            on_purpose = process.pid in self._killed_for_cancel
+            self._killed_for_cancel.discard(process.pid)
         process.close(grace=0)
+        if on_purpose and not closing:
+            # The other tasks it held did nothing wrong: a computation has no effect to
+            # undo, so each goes once to the new worker instead of failing (issue 15).
+            again = [c for c in failed if not c.job.cancelled and not c.resent]
+            failed = [c for c in failed if c not in again]
+            for call in again:
+                self._resend(call)
         if failed and not closing:
             log.warning("the rope worker of %s stopped: %s", self.workspace.root, reason)
         first_line = (reason.strip().splitlines() or ["no reason given"])[0]

@@ -132,6 +132,27 @@ def test_a_worker_that_ignores_cancellation_is_replaced(
     assert remote.process_for(str(util)).pid not in (None, worker)
 
 
+def test_tasks_held_by_a_worker_killed_for_another_tasks_cancellation_are_answered(
+    remote: ProcessEngine, project: Path, monkeypatch: pytest.MonkeyPatch
+):
+    """A worker that runs a cancelled task past the grace is killed; the other tasks it held
+    did nothing wrong and are answered by the new worker, not failed with it."""
+    monkeypatch.setattr(process_engine, "CANCEL_GRACE", 0.5)
+    util = project / "geometry/util.py"
+    remote.prepare_rename(str(util), util.read_text().index("double"))
+    worker = remote.process_for(str(util)).pid
+    assert worker is not None
+    os.kill(worker, signal.SIGSTOP)  # stuck in a task that never checks for cancellation
+    job = RopeJob()
+    cancelled = remote.submit(rename(util, "def double", "twice"), job)
+    innocent = remote.submit(rename(util, "def quadruple", "q4"))
+    job.cancel()
+    with pytest.raises(Cancelled):
+        cancelled.result(timeout=30)
+    assert "def q4(value)" in edit_of(innocent.result(timeout=60), util).new_text
+    assert remote.process_for(str(util)).pid not in (None, worker)
+
+
 def test_a_crashed_worker_fails_the_request_and_is_restarted(remote: ProcessEngine, project: Path):
     util, app = project / "geometry/util.py", project / "app.py"
     buffer = app.read_text() + "\nfrom geometry.util import double\nkept = double(7)\n"
