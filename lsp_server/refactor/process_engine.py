@@ -66,7 +66,7 @@ class _Call:
     future: Future[Any]
     job: Job
     decode: Callable[[Any], Any]
-    process: SandboxProcess
+    process: SandboxProcess | None  # None until sent (``_dispatch``)
     message: dict[str, Any]  # op and payload, to send again (``_resend``)
     resent: bool = False
 
@@ -111,20 +111,26 @@ class RopeProcess:
     ) -> Future[Any]:
         """Send ``op`` to the worker; the future ends with its decoded answer."""
         future: Future[Any] = Future()
+        self._dispatch(_Call(future, job, decode, None, {"op": op, **payload}))
+        return future
+
+    def _dispatch(self, call: _Call) -> None:
+        """Send ``call`` to the live worker (started if need be: a fresh one gets the prewarm
+        asked for before it) and record it until its answer comes."""
         with self._lock:
             if self._closed:
                 raise RefactoringError("the refactoring engine is shut down")
             process, fresh = self._running()
             call_id = next(self._ids)
-            message = {"op": op, **payload}
-            self._pending[call_id] = _Call(future, job, decode, process, message)
+            self._pending[call_id] = replace(call, process=process)
+            op = call.message["op"]
             if fresh and self._warm_wanted and op != "prewarm":
                 self._send(process, {"id": next(self._ids), "op": "prewarm"}, fresh=True)
                 fresh = False
-            self._send(process, {"id": call_id, **message}, fresh=fresh)
+            self._send(process, {"id": call_id, **call.message}, fresh=fresh)
             self._warm_wanted = self._warm_wanted or op == "prewarm"
-        job.when_cancelled(lambda: self._cancel(process, call_id))
-        return future
+        # Outside the lock: a job cancelled already calls back at once, and _cancel takes it.
+        call.job.when_cancelled(lambda: self._cancel(process, call_id))
 
     def _running(self) -> tuple[SandboxProcess, bool]:
         """The live worker, and whether it was just started. Called with the lock held."""
@@ -217,15 +223,10 @@ class RopeProcess:
 
     def _resend(self, call: _Call) -> None:
         """Send ``call`` again, to the live worker (a new one after a death)."""
-        with self._lock:
-            if self._closed:
-                _settle(call.future, error=RefactoringError("the refactoring engine shut down"))
-                return
-            process, fresh = self._running()
-            call_id = next(self._ids)
-            self._pending[call_id] = replace(call, process=process, resent=True)
-            self._send(process, {"id": call_id, **call.message}, fresh=fresh)
-        call.job.when_cancelled(lambda: self._cancel(process, call_id))
+        try:
+            self._dispatch(replace(call, resent=True))
+        except RefactoringError as exc:  # shut down meanwhile
+            _settle(call.future, error=exc)
 
     def _died(self, process: SandboxProcess, reason: str) -> None:
         """The reader of ``process`` reached its end: fail what it held, free it."""

@@ -113,15 +113,22 @@ def test_cancelling_a_running_rename_stops_rope_in_the_worker(tmp_path: Path):
         engine.close()
 
 
+def stopped_worker(remote: ProcessEngine, path: Path) -> int:
+    """The pid of ``path``'s worker, started and then stopped (SIGSTOP): a worker stuck in a
+    task that never checks for cancellation."""
+    remote.prepare_rename(str(path), path.read_text().index("double"))
+    worker = remote.process_for(str(path)).pid
+    assert worker is not None
+    os.kill(worker, signal.SIGSTOP)
+    return worker
+
+
 def test_a_worker_that_ignores_cancellation_is_replaced(
     remote: ProcessEngine, project: Path, monkeypatch: pytest.MonkeyPatch
 ):
     monkeypatch.setattr(process_engine, "CANCEL_GRACE", 0.5)
     util = project / "geometry/util.py"
-    remote.prepare_rename(str(util), util.read_text().index("double"))
-    worker = remote.process_for(str(util)).pid
-    assert worker is not None
-    os.kill(worker, signal.SIGSTOP)  # a worker stuck in a loop that never checks
+    worker = stopped_worker(remote, util)
     job = RopeJob()
     future = remote.submit(rename(util, "def double", "twice"), job)
     job.cancel()
@@ -139,10 +146,7 @@ def test_tasks_held_by_a_worker_killed_for_another_tasks_cancellation_are_answer
     did nothing wrong and are answered by the new worker, not failed with it."""
     monkeypatch.setattr(process_engine, "CANCEL_GRACE", 0.5)
     util = project / "geometry/util.py"
-    remote.prepare_rename(str(util), util.read_text().index("double"))
-    worker = remote.process_for(str(util)).pid
-    assert worker is not None
-    os.kill(worker, signal.SIGSTOP)  # stuck in a task that never checks for cancellation
+    worker = stopped_worker(remote, util)
     job = RopeJob()
     cancelled = remote.submit(rename(util, "def double", "twice"), job)
     innocent = remote.submit(rename(util, "def quadruple", "q4"))
