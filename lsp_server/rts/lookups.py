@@ -115,17 +115,106 @@ def looks_up_by_string(
     instance or class), "*" otherwise."""
     constant = _constant_name_calls(function)
     on_self = _self_calls(function) if method else set()
+    local = _local_names(function)
+    membership = _membership_tests(function)
+    own = _own_attributes(function) if method else set()
     found: str | None = None
     for item in own_nodes(function):
         if item is function:
             continue
-        if isinstance(item, ast.Name) and item.id in DYNAMIC_NAMES and id(item) not in constant:
+        if (
+            isinstance(item, ast.Name)
+            and item.id in DYNAMIC_NAMES
+            and item.id not in local
+            and id(item) not in constant
+        ):
             if id(item) not in on_self:
                 return "*"
             found = ATTRIBUTE_LOOKUP
-        if isinstance(item, ast.Attribute) and item.attr in DYNAMIC_NAMES:
+        if (
+            isinstance(item, ast.Attribute)
+            and item.attr in DYNAMIC_NAMES
+            and id(item) not in membership
+            and id(item) not in own
+        ):
             return "*"
     return found
+
+
+def _local_names(function: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
+    """The names local to ``function``'s own scope (its parameters, what its statements
+    bind, minus ``global``/``nonlocal`` ones): a parameter called ``dir`` hides the
+    builtin everywhere in the function. Comprehensions and nested scopes bind their own
+    names (not counted: fewer locals is the conservative side)."""
+    args = function.args
+    params = [*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg, args.kwarg]
+    local = {a.arg for a in params if a is not None}
+    declared: set[str] = set()
+    stack: list[ast.AST] = list(function.body)
+    while stack:
+        item = stack.pop()
+        if isinstance(item, (ast.Global, ast.Nonlocal)):
+            declared.update(item.names)
+        elif isinstance(item, ast.Name) and not isinstance(item.ctx, ast.Load):
+            local.add(item.id)
+        elif isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            local.add(item.name)
+            continue
+        elif isinstance(item, (ast.Import, ast.ImportFrom)):
+            local.update((a.asname or a.name).split(".")[0] for a in item.names)
+        elif isinstance(item, ast.ExceptHandler) and item.name:
+            local.add(item.name)
+        if isinstance(item, (ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp)):
+            continue
+        if isinstance(item, ast.GeneratorExp):
+            continue
+        stack.extend(ast.iter_child_nodes(item))
+    return local - declared
+
+
+_BUILTIN_LOOKUPS = frozenset(["dir", "vars", "globals", *_BY_NAME])
+
+
+def _own_attributes(function: ast.FunctionDef | ast.AsyncFunctionDef) -> set[int]:
+    """ids of the ``self.dir``-like attributes of a method's instance named like a lookup
+    builtin (boltons' ``self._dir = dir``): an attribute of the instance, not the builtin."""
+    params = [*function.args.posonlyargs, *function.args.args]
+    if not params:
+        return set()
+    first = params[0].arg
+    if first in _local_names_stored(function):
+        return set()  # rebound: no longer the instance or class
+    return {
+        id(item)
+        for item in ast.walk(function)
+        if isinstance(item, ast.Attribute)
+        and item.attr in _BUILTIN_LOOKUPS
+        and isinstance(item.value, ast.Name)
+        and item.value.id == first
+    }
+
+
+def _membership_tests(function: ast.AST) -> set[int]:
+    """ids of the ``X.modules`` attributes that are only the right side of an ``in`` test
+    (``name in sys.modules``): that asks which modules are imported, a lookup of no
+    module's binding."""
+    return {
+        id(right)
+        for item in ast.walk(function)
+        if isinstance(item, ast.Compare)
+        for op, right in zip(item.ops, item.comparators, strict=True)
+        if isinstance(op, (ast.In, ast.NotIn))
+        and isinstance(right, ast.Attribute)
+        and right.attr == "modules"
+    }
+
+
+def _local_names_stored(function: ast.AST) -> set[str]:
+    return {
+        item.id
+        for item in ast.walk(function)
+        if isinstance(item, ast.Name) and not isinstance(item.ctx, ast.Load)
+    }
 
 
 def _self_calls(function: ast.FunctionDef | ast.AsyncFunctionDef) -> set[int]:
@@ -135,10 +224,7 @@ def _self_calls(function: ast.FunctionDef | ast.AsyncFunctionDef) -> set[int]:
     if not params or static:
         return set()
     first = params[0].arg
-    if any(
-        isinstance(item, ast.Name) and item.id == first and not isinstance(item.ctx, ast.Load)
-        for item in ast.walk(function)
-    ):
+    if first in _local_names_stored(function):
         return set()  # rebound: no longer the instance or class
     return {
         id(item.func)

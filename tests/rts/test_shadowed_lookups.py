@@ -1,0 +1,100 @@
+"""Code that only names a lookup builtin without looking anything up: a parameter or local
+variable called ``dir`` or ``vars`` (boltons' ``SpooledIOBase.__init__(self, dir=None)``),
+or ``name in sys.modules`` (boltons' ``make_sentinel``, run at import by every module),
+reads no binding by string: its tests do not depend on every binding of their modules
+(boltons: a ``__version__`` bump reran 370 of 431 tests)."""
+
+from __future__ import annotations
+
+import pytest
+
+from .helpers import edit, run, write
+
+pytest_plugins = ["pytester"]
+
+
+@pytest.fixture
+def project(pytester: pytest.Pytester) -> pytest.Pytester:
+    write(
+        pytester,
+        "spool.py",
+        """
+        import sys
+
+        __version__ = "1.0"
+
+
+        def sentinel(name):
+            if name not in sys.modules:
+                raise ValueError(name)
+            return object()
+
+
+        MISSING = sentinel(__name__)
+
+
+        class Spool:
+            def __init__(self, dir=None):
+                self.dir = dir
+
+
+        def listing(path):
+            vars = [path]
+            return vars
+
+
+        def shadow_then_builtin(obj):
+            dir = 1
+            return dir
+
+
+        def by_string(obj, name):
+            return vars(obj)[name]
+
+
+        def module_by_name(name):
+            return sys.modules[name]
+        """,
+    )
+    write(
+        pytester,
+        "test_spool.py",
+        """
+        import spool
+
+
+        def test_spool():
+            assert spool.Spool("d") is not None
+
+
+        def test_listing():
+            assert spool.listing("p") == ["p"]
+
+
+        def test_by_string():
+            assert spool.by_string(spool, "__version__") == "1.0"
+
+
+        def test_module_by_name():
+            assert spool.module_by_name("spool").__version__ == "1.0"
+        """,
+    )
+    assert len(run(pytester, flag="--reks-all")) == 4
+    return pytester
+
+
+def test_a_parameter_or_local_named_like_a_lookup_is_no_lookup(
+    project: pytest.Pytester,
+) -> None:
+    edit(project, "spool.py", '"1.0"', '"1.1"')
+    assert run(project) == {"test_by_string", "test_module_by_name"}
+
+
+def test_a_real_lookup_still_sees_a_new_binding(project: pytest.Pytester) -> None:
+    edit(
+        project,
+        "spool.py",
+        "MISSING = sentinel(__name__)",
+        "MISSING = sentinel(__name__)\nLIMIT = 2",
+    )
+    assert run(project) == {"test_by_string", "test_module_by_name"}
