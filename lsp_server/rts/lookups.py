@@ -118,6 +118,7 @@ def looks_up_by_string(
     local = _local_names(function)
     membership = _membership_tests(function)
     own = _own_attributes(function) if method else set()
+    own |= _dict_items_by_constant_or_stored(function)
     found: str | None = None
     for item in own_nodes(function):
         if item is function:
@@ -191,6 +192,23 @@ def _own_attributes(function: ast.FunctionDef | ast.AsyncFunctionDef) -> set[int
         and item.attr in _BUILTIN_LOOKUPS
         and isinstance(item.value, ast.Name)
         and item.value.id == first
+    }
+
+
+def _dict_items_by_constant_or_stored(function: ast.AST) -> set[int]:
+    """ids of the ``X.__dict__`` in ``X.__dict__[key] = value`` (a store finds no binding:
+    boltons' ``cachedproperty``) and in ``X.__dict__["name"]`` (a read of ``name``, which
+    the constant counts as, as in ``getattr(X, "name")``)."""
+    return {
+        id(item.value)
+        for item in ast.walk(function)
+        if isinstance(item, ast.Subscript)
+        and isinstance(item.value, ast.Attribute)
+        and item.value.attr == "__dict__"
+        and (
+            isinstance(item.ctx, ast.Store)
+            or (isinstance(item.slice, ast.Constant) and isinstance(item.slice.value, str))
+        )
     }
 
 
