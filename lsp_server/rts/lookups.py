@@ -196,10 +196,11 @@ def _own_attributes(function: ast.FunctionDef | ast.AsyncFunctionDef) -> set[int
 
 
 def _dict_items_by_constant_or_stored(function: ast.AST) -> set[int]:
-    """ids of the ``X.__dict__`` in ``X.__dict__[key] = value`` (a store finds no binding:
-    boltons' ``cachedproperty``) and in ``X.__dict__["name"]`` (a read of ``name``, which
+    """ids of the ``X.__dict__`` in ``X.__dict__[key] = value`` and
+    ``X.__dict__.update(...)`` (a store finds no binding: boltons' ``cachedproperty``,
+    ``FunctionBuilder.get_func``) and in ``X.__dict__["name"]`` (a read of ``name``, which
     the constant counts as, as in ``getattr(X, "name")``)."""
-    return {
+    found = {
         id(item.value)
         for item in ast.walk(function)
         if isinstance(item, ast.Subscript)
@@ -210,6 +211,17 @@ def _dict_items_by_constant_or_stored(function: ast.AST) -> set[int]:
             or (isinstance(item.slice, ast.Constant) and isinstance(item.slice.value, str))
         )
     }
+    # ``X.__dict__.update(...)`` stores too (what it is handed is read on its own).
+    found.update(
+        id(item.func.value)
+        for item in ast.walk(function)
+        if isinstance(item, ast.Call)
+        and isinstance(item.func, ast.Attribute)
+        and item.func.attr == "update"
+        and isinstance(item.func.value, ast.Attribute)
+        and item.func.value.attr == "__dict__"
+    )
+    return found
 
 
 def _membership_tests(function: ast.AST) -> set[int]:

@@ -75,6 +75,7 @@ def project(pytester: pytest.Pytester) -> pytest.Pytester:
 
         def unwrap(func):
             del func.__dict__["__wrapped__"]
+            func.__dict__.update({"unwrapped": True})
             return func
         """,
     )
