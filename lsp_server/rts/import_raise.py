@@ -20,11 +20,8 @@ from __future__ import annotations
 import abc
 import ast
 import builtins
-import copy
 import functools
 import importlib
-
-import xxhash
 
 from lsp_server.rts.bound_names import (
     EMPTY_CONSTRUCTORS,
@@ -152,22 +149,6 @@ def may_raise(stmt: ast.stmt, scope: Scope) -> bool:
     if isinstance(stmt, ast.If):  # ``if TYPE_CHECKING:``: only the test runs
         return not _safe_value(stmt.test, scope, scope.bound)
     return not (isinstance(stmt, ast.ImportFrom) and stmt.module == "__future__")
-
-
-def import_time_digest(stmt: ast.stmt) -> str:
-    """A digest of what ``stmt`` runs at import: function bodies left out."""
-    stripped = _StripBodies().visit(copy.deepcopy(stmt))
-    return xxhash.xxh64_hexdigest(ast.dump(stripped).encode())
-
-
-class _StripBodies(ast.NodeTransformer):
-    def visit_FunctionDef(self, node: ast.FunctionDef) -> ast.AST:
-        node.body = [ast.Pass()]
-        return self.generic_visit(node)
-
-    def visit_AsyncFunctionDef(self, node: ast.AsyncFunctionDef) -> ast.AST:
-        node.body = [ast.Pass()]
-        return self.generic_visit(node)
 
 
 def _assignment_may_raise(stmt: ast.Assign | ast.AnnAssign, scope: Scope, bound: set[str]) -> bool:
