@@ -31,8 +31,6 @@ import sys
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
-import xxhash
-
 from lsp_server.rts.bound_names import instantiable, maybe_bound
 from lsp_server.rts.class_members import (
     Member,
@@ -42,7 +40,7 @@ from lsp_server.rts.class_members import (
     def_is_pure,
     is_plain,
 )
-from lsp_server.rts.import_raise import Scope, may_raise
+from lsp_server.rts.import_raise import Scope, import_time_digest, may_raise
 from lsp_server.rts.lookups import call_roots
 from lsp_server.rts.purity import import_time_names, is_pure, nested_statements
 
@@ -282,25 +280,6 @@ def _order_markers(reads: Iterable[str], bound_before: set[str], bound: set[str]
 
 
 _DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
-
-
-def import_time_digest(stmt: ast.stmt) -> str:
-    """A digest of what ``stmt`` runs at import: each function body dumped as ``pass``
-    (swapped in place and back: copying the tree first cost a tenth of a recording run)."""
-    saved: list[tuple[ast.FunctionDef | ast.AsyncFunctionDef, list[ast.stmt]]]
-    saved, stack = [], [stmt]
-    try:
-        while stack:
-            node = stack.pop()
-            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                saved.append((node, node.body))
-                node.body = [ast.Pass()]
-            stack.extend(ast.iter_child_nodes(node))
-        dumped = ast.dump(stmt)
-    finally:
-        for function, body in saved:
-            function.body = body
-    return xxhash.xxh64_hexdigest(dumped.encode())
 
 
 def module_layout(tree: ast.Module) -> ModuleLayout:
