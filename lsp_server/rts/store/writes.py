@@ -194,18 +194,21 @@ class StoreWrites:
         test_id = self._upsert_test(
             result.nodeid, result.outcome, result.duration, environment, options, session_id
         )
-        self._conn.execute("DELETE FROM deps WHERE test_id=?", (test_id,))
         if result.setup is not None:
             times = json.dumps(dict(result.setup), sort_keys=True)
             self._conn.execute("INSERT OR REPLACE INTO setup_times VALUES (?,?)", (test_id, times))
         # Unit ids come from the cache: one C-level lookup per dependency.
         cached = list(map(self._unit_id_cache.get, units))
         uids = self._unit_ids(units, snapshots) if None in cached else cached
-        # In key order: each row lands next to the previous one in the deps b-tree.
-        uids.sort()
-        self._conn.executemany(
-            "INSERT OR IGNORE INTO deps VALUES (?,?)", zip(repeat(test_id), uids)
+        # Only rows that differ from the last record are written (a rerun mostly matches).
+        rows = self._conn.execute("SELECT unit_id FROM deps WHERE test_id=?", (test_id,))
+        old, new = set(map(itemgetter(0), rows.fetchall())), set(uids)
+        gone, added = (
+            zip(repeat(test_id), sorted(old - new)),
+            zip(repeat(test_id), sorted(new - old)),
         )
+        self._conn.executemany("DELETE FROM deps WHERE test_id=? AND unit_id=?", gone)
+        self._conn.executemany("INSERT OR IGNORE INTO deps VALUES (?,?)", added)
 
     def _upsert_test(
         self,
