@@ -165,3 +165,14 @@ def test_recording_a_test_again_leaves_exactly_its_new_dependencies(project: Pat
         _record(store, project, "t.py::a", [])
         assert set(store.dependencies_of("t.py::a")) == set()
         assert store.check_integrity() == "ok"
+
+
+def test_what_each_test_ran_is_replaced_per_test_in_a_batch(project: Path) -> None:
+    f, g = Unit("m.py", "f"), Unit("m.py", "g")
+    with DependencyStore(project) as store:
+        for nodeid in ("t.py::a", "t.py::b", "t.py::c"):
+            _record(store, project, nodeid, [f, g])
+        store.record_ran({"t.py::a": [f], "t.py::b": [f, g], "t.py::c": [g]})
+        store.record_ran({"t.py::a": [g], "t.py::b": [], "t.py::gone": [f]})
+        assert store.tests_that_ran(f) == []
+        assert sorted(store.tests_that_ran(g)) == ["t.py::a", "t.py::c"]
