@@ -49,9 +49,9 @@ def identifier_at(text: str, offset: int) -> str:
     return text[start:end]
 
 
-def write_atomic(path: str | Path, text: str) -> None:
-    """Write ``text`` all at once: a reader, or a killed run, never sees half a file, and no
-    temporary file stays behind."""
+def write_atomic(path: str | Path, text: str | bytes) -> None:
+    """Write ``text`` (or bytes) all at once: a reader, or a killed run, never sees half a
+    file, and no temporary file stays behind."""
     folder = os.path.dirname(os.path.abspath(path))
     os.makedirs(folder, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=folder, prefix=".reks-", suffix=".tmp")
@@ -59,8 +59,12 @@ def write_atomic(path: str | Path, text: str) -> None:
     os.umask(umask)
     try:
         os.chmod(tmp, 0o666 & ~umask)  # mkstemp makes it private; a report is not
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
+        if isinstance(text, bytes):
+            with os.fdopen(fd, "wb") as binary:
+                binary.write(text)
+        else:
+            with os.fdopen(fd, "w", encoding="utf-8") as handle:
+                handle.write(text)
         os.replace(tmp, path)
     except BaseException:
         with contextlib.suppress(OSError):

@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 
 from lsp_server.project.files import ProjectPaths
+from lsp_server.rts.analysis_cache import AnalysisCache
 from lsp_server.rts.deselection import Deselector
 from lsp_server.rts.fingerprint import current_fingerprint
 from lsp_server.rts.option_rules import RECORDED_FOR_OPTIONS
@@ -82,7 +83,8 @@ class ReksPlugin:
             # Workers collect; their listing would not reach the terminal.
             raise pytest.UsageError("reks: --reks-dry-run cannot be combined with xdist's -n")
         paths = ProjectPaths(root)
-        states = FileStates(root)
+        # Unchanged files' analyses come from earlier sessions (rts.analysis_cache).
+        states = FileStates(root, analyses=AnalysisCache(root))
         self.session_id: int | None = None
         self.store = self._open_store()
         self.deselector = Deselector(self.store, self.mode, root, paths)

@@ -182,7 +182,8 @@ class DependencyRecorder:
         self._flush(restart=False)
         window = self._stack.pop()
         self._stack = []
-        self._record(item, window)
+        with self.tracer.paused():
+            self._record(item, window)
         return result
 
     @pytest.hookimpl(wrapper=True)

@@ -43,6 +43,6 @@ def returns_values(code: types.CodeType) -> bool:
 def is_real_return(frame: types.FrameType) -> bool:
     """For a profile hook's "return" event: the frame ran a return instruction (the hook
     also reports a "return" when an exception leaves the frame or a coroutine suspends)."""
-    code = frame.f_code
     lasti = frame.f_lasti
-    return 0 <= lasti < len(code.co_code) and code.co_code[lasti] in _RETURN_OPS
+    code = frame.f_code.co_code  # a new bytes object at each read on 3.11: read once
+    return 0 <= lasti < len(code) and code[lasti] in _RETURN_OPS

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from lsp_server.project.files import is_python
+from lsp_server.rts.analysis_cache import AnalysisCache
 from lsp_server.rts.store import FileSnapshot
 from lsp_server.rts.units import (
     FILE,
@@ -69,8 +70,12 @@ class FileStates:
         *,
         revalidate: bool = False,
         overlays: Mapping[str, str] | None = None,
+        analyses: AnalysisCache | None = None,
     ) -> None:
         self.root = Path(root)
+        self.analyses = analyses
+        """Where the analyses of unchanged files are kept between sessions (the recorder's
+        states); without it each file is analysed once per ``FileStates``."""
         self.revalidate = revalidate
         self.overlays = dict(overlays or {})
         """Root-relative path -> text of files whose current state is not on disk yet (an
@@ -140,7 +145,7 @@ class FileStates:
             entry.snapshot = FileSnapshot(path, entry.raw_hash, {FILE: entry.raw_hash})
         else:
             try:
-                units = source_units(path, tokenize_decode(data))
+                units = self._analyse(path, entry.raw_hash, data)
             except (SourceError, SyntaxError, UnicodeDecodeError) as exc:
                 entry.snapshot = FileSnapshot(
                     path, entry.raw_hash, {MODULE: f"unparsable-{entry.raw_hash}"}, str(exc)
@@ -149,3 +154,14 @@ class FileStates:
                 entry.units = units
                 entry.snapshot = FileSnapshot(path, entry.raw_hash, dict(units.checksums))
         entry.data = None  # the bytes are no longer needed once hashed and parsed
+
+    def _analyse(self, path: str, raw_hash: str, data: bytes) -> FileUnits:
+        """``source_units`` of the bytes, from the kept analyses when they hold them (an
+        overlay's text too: the key is the hash of the bytes analysed)."""
+        kept = None if self.analyses is None else self.analyses.get(path, raw_hash)
+        if kept is not None:
+            return kept
+        units = source_units(path, tokenize_decode(data))
+        if self.analyses is not None:
+            self.analyses.put(path, raw_hash, units)
+        return units

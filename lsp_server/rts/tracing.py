@@ -28,7 +28,7 @@ import gc
 import os
 import sys
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from types import CodeType, FrameType, FunctionType
 from typing import Any
 
@@ -41,8 +41,8 @@ _WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_APPEND
 CodeSet = dict[int, CodeType]
 """Code objects by ``id``."""
 RETURNS_PER_TEST = 32
-"""Returns of one function whose kinds are recorded per test on 3.12+ (then its return
-sites are disabled until the next test: a hot function would call back every time)."""
+"""Returns of one function whose kinds are recorded per test (on 3.12+ its return sites
+are then disabled until the next test: a hot function would call back every time)."""
 ReturnKinds = dict[int, tuple[CodeType, set[str]]]
 """Kinds of the values returned by each code object (by ``id``, the code kept alive)."""
 
@@ -60,6 +60,7 @@ class CodeTracer:
         self._windows: list[tuple[CodeType, CodeSet]] = []
         self._footprints: list[tuple[CodeType, CodeSet]] = []
         self.returns: ReturnKinds = {}
+        self._return_counts: dict[int, int] = {}  # returns recorded per code in this test
 
     def take_returns(self) -> ReturnKinds:
         """What project functions returned since the last call."""
@@ -83,12 +84,20 @@ class CodeTracer:
     def stop(self) -> None:
         raise NotImplementedError
 
+    @contextlib.contextmanager
+    def paused(self) -> Iterator[None]:
+        """reks's own work between tests (analysis, store writes) runs outside the tracer:
+        here a no-op, as the tracer only ever sees project code."""
+        yield
+
     def take(self, restart: bool = True) -> CodeSet:
         """Code objects seen since the last call. ``restart=False`` when nothing will be
         attributed until the next ``take()`` with restart (the end of a test)."""
         self._close_module(None)
         seen = self._seen
         self._use({})
+        if restart:
+            self._return_counts.clear()
         return seen
 
     def take_footprints(self) -> list[tuple[CodeType, CodeSet]]:
@@ -134,7 +143,6 @@ class MonitoringTracer(CodeTracer):
         self._is_project_file = is_project_file
         self._files: dict[str, bool] = {}
         self._instrumented: CodeSet = {}
-        self._return_counts: dict[int, int] = {}  # returns seen per code in this test
         # The callback runs once per code object per test: keep it to a bound method call
         # on the current set, held in a closure cell, and constants from the closure.
         remember = self._seen.__setitem__
@@ -234,7 +242,6 @@ class MonitoringTracer(CodeTracer):
     def take(self, restart: bool = True) -> CodeSet:
         seen = super().take(restart)
         if restart:
-            self._return_counts.clear()
             _MON.restart_events()
         return seen
 
@@ -248,26 +255,60 @@ class ProfileTracer(CodeTracer):
         self._active = False
         self._is_project_file = is_project_file
         self._files: dict[str, bool] = {}
+        self._profile = self._hook()
 
-    def _profile(self, frame: FrameType, event: str, arg: object) -> None:
-        if event == "call":
-            code = frame.f_code
-            self._seen[id(code)] = code
-            if code.co_name == "<module>":
-                self._open_module(code)
-        elif event == "return":
-            code = frame.f_code
-            if self._windows and code.co_name == "<module>":
-                self._close_module(code)
-                return
-            wanted = self._files.get(code.co_filename)
-            if wanted is None:
-                check = self._is_project_file
-                wanted = self._files[code.co_filename] = check is not None and check(
-                    code.co_filename
-                )
-            if wanted and returns_values(code) and is_real_return(frame):
-                self._record_return(code, arg)
+    def _hook(self) -> Callable[[FrameType, str, object], None]:
+        """The hook runs on every call, return and builtin call of the whole process: it
+        reads what it needs from its closure (no attribute lookups on the tracer), and the
+        set it records into is rebound by ``_use``."""
+        remember = self._seen.__setitem__
+        windows, files, check = self._windows, self._files, self._is_project_file
+        open_module, close_module = self._open_module, self._close_module
+        record_return, counts = self._record_return, self._return_counts
+
+        def rebind(seen: CodeSet) -> None:
+            nonlocal remember
+            remember = seen.__setitem__
+
+        def profile(frame: FrameType, event: str, arg: object) -> None:
+            if event == "call":
+                code = frame.f_code
+                remember(id(code), code)
+                if code.co_name == "<module>":
+                    open_module(code)
+            elif event == "return":
+                code = frame.f_code
+                if windows and code.co_name == "<module>":
+                    close_module(code)
+                    return
+                wanted = files.get(code.co_filename)
+                if wanted is None:
+                    wanted = check is not None and check(code.co_filename)
+                    files[code.co_filename] = wanted
+                # As many returns per function and test as PY_RETURN gives on 3.12+.
+                if wanted and returns_values(code):
+                    count = counts.get(id(code), 0)
+                    if count < RETURNS_PER_TEST and is_real_return(frame):
+                        counts[id(code)] = count + 1
+                        record_return(code, arg)
+
+        self._rebind = rebind
+        return profile
+
+    def _use(self, seen: CodeSet) -> None:
+        self._seen = seen
+        self._rebind(seen)
+
+    @contextlib.contextmanager
+    def paused(self) -> Iterator[None]:
+        """The hook off in this thread meanwhile: under it, reks's own analysis between
+        two tests took longer than the tests (every call went through the hook)."""
+        previous = sys.getprofile()
+        sys.setprofile(None)
+        try:
+            yield
+        finally:
+            sys.setprofile(previous)
 
     @property
     def started(self) -> bool:

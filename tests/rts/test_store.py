@@ -151,3 +151,28 @@ def test_a_unit_added_after_its_file_was_cached_is_recorded(project: Path) -> No
         _record(store, project, "t.py::b", [Unit("m.py", "h"), Unit("m.py", "f")])
         assert set(store.dependencies_of("t.py::b")) == {Unit("m.py", "h"), Unit("m.py", "f")}
         assert store.tests_depending_on(Unit("m.py", "f")) == ["t.py::a", "t.py::b"]
+
+
+def test_recording_a_test_again_leaves_exactly_its_new_dependencies(project: Path) -> None:
+    # Only the rows that changed are written: what was dropped goes, what is new comes,
+    # what stayed stays, and the index by unit agrees.
+    with DependencyStore(project) as store:
+        _record(store, project, "t.py::a", [Unit("m.py", "f"), Unit("m.py", "X")])
+        _record(store, project, "t.py::a", [Unit("m.py", "f"), Unit("m.py", "g")])
+        assert set(store.dependencies_of("t.py::a")) == {Unit("m.py", "f"), Unit("m.py", "g")}
+        assert store.tests_depending_on(Unit("m.py", "X")) == []
+        assert store.tests_depending_on(Unit("m.py", "g")) == ["t.py::a"]
+        _record(store, project, "t.py::a", [])
+        assert set(store.dependencies_of("t.py::a")) == set()
+        assert store.check_integrity() == "ok"
+
+
+def test_what_each_test_ran_is_replaced_per_test_in_a_batch(project: Path) -> None:
+    f, g = Unit("m.py", "f"), Unit("m.py", "g")
+    with DependencyStore(project) as store:
+        for nodeid in ("t.py::a", "t.py::b", "t.py::c"):
+            _record(store, project, nodeid, [f, g])
+        store.record_ran({"t.py::a": [f], "t.py::b": [f, g], "t.py::c": [g]})
+        store.record_ran({"t.py::a": [g], "t.py::b": [], "t.py::gone": [f]})
+        assert store.tests_that_ran(f) == []
+        assert sorted(store.tests_that_ran(g)) == ["t.py::a", "t.py::c"]

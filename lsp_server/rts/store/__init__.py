@@ -22,6 +22,7 @@ from lsp_server.rts.store.queries import (
     TestRecord,
 )
 from lsp_server.rts.store.refactorings import StoreRefactorings
+from lsp_server.rts.store.runs import StoreRuns
 from lsp_server.rts.store.schema import (
     BUSY_TIMEOUT_MS,
     SCHEMA_VERSION,
@@ -68,7 +69,9 @@ __all__ = [
 ]
 
 
-class DependencyStore(StoreRefactorings, StoreVerification, StoreExtremeCache, StoreQueries):
+class DependencyStore(
+    StoreRefactorings, StoreVerification, StoreExtremeCache, StoreRuns, StoreQueries
+):
     """The project's store (``<root>/.reks/deps.sqlite``); see the package docstring."""
 
     def __init__(self, root: Path, *, create: bool = True, read_only: bool = False) -> None:

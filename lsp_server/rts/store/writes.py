@@ -194,18 +194,21 @@ class StoreWrites:
         test_id = self._upsert_test(
             result.nodeid, result.outcome, result.duration, environment, options, session_id
         )
-        self._conn.execute("DELETE FROM deps WHERE test_id=?", (test_id,))
         if result.setup is not None:
             times = json.dumps(dict(result.setup), sort_keys=True)
             self._conn.execute("INSERT OR REPLACE INTO setup_times VALUES (?,?)", (test_id, times))
         # Unit ids come from the cache: one C-level lookup per dependency.
         cached = list(map(self._unit_id_cache.get, units))
         uids = self._unit_ids(units, snapshots) if None in cached else cached
-        # In key order: each row lands next to the previous one in the deps b-tree.
-        uids.sort()
-        self._conn.executemany(
-            "INSERT OR IGNORE INTO deps VALUES (?,?)", zip(repeat(test_id), uids)
+        # Only rows that differ from the last record are written (a rerun mostly matches).
+        rows = self._conn.execute("SELECT unit_id FROM deps WHERE test_id=?", (test_id,))
+        old, new = set(map(itemgetter(0), rows.fetchall())), {u for u in uids if u is not None}
+        gone, added = (
+            zip(repeat(test_id), sorted(old - new)),
+            zip(repeat(test_id), sorted(new - old)),
         )
+        self._conn.executemany("DELETE FROM deps WHERE test_id=? AND unit_id=?", gone)
+        self._conn.executemany("INSERT OR IGNORE INTO deps VALUES (?,?)", added)
 
     def _upsert_test(
         self,
@@ -340,58 +343,3 @@ class StoreWrites:
         """What was recorded of a unit about to be deleted (its id may be given again)."""
         self._conn.execute("DELETE FROM ran WHERE unit_id=?", (unit_id,))
         self._conn.execute("DELETE FROM return_kinds WHERE unit_id=?", (unit_id,))
-
-    def record_ran(self, ran: Mapping[str, Iterable[Unit]]) -> None:
-        """Replace the function units each recorded test (by node id) ran."""
-        with self.transaction():
-            for nodeid, units in ran.items():
-                row = self._conn.execute("SELECT id FROM tests WHERE nodeid=?", (nodeid,))
-                found = row.fetchone()
-                if found is None:
-                    continue
-                test_id = found[0]
-                self._conn.execute("DELETE FROM ran WHERE test_id=?", (test_id,))
-                uids = []
-                for unit in units:
-                    uid = self._unit_id_cache.get(unit)
-                    if uid is None:
-                        hit = self._conn.execute(
-                            "SELECT id FROM units WHERE path=? AND name=?", (unit.path, unit.name)
-                        ).fetchone()
-                        uid = None if hit is None else hit[0]
-                    if uid is not None:
-                        uids.append(uid)
-                self._conn.executemany(
-                    "INSERT OR IGNORE INTO ran VALUES (?,?)", zip(uids, repeat(test_id))
-                )
-
-    def record_return_kinds(
-        self, kinds: Mapping[Unit, Iterable[str]], session_id: int | None = None
-    ) -> None:
-        """Add the kinds each function unit returned (known units only): to what is
-        recorded for its current checksum, or instead of what an older version returned.
-        ``session_id``: the session whose tests ran them (the first such session is kept:
-        a function unit without kinds ran in no test recorded since)."""
-        with self.transaction():
-            if session_id is not None:
-                self._conn.execute(
-                    "INSERT OR IGNORE INTO meta VALUES ('return_kinds_since', ?)",
-                    (str(session_id),),
-                )
-            for unit, found in kinds.items():
-                row = self._conn.execute(
-                    "SELECT u.id, u.checksum, r.checksum, r.kinds FROM units u"
-                    " LEFT JOIN return_kinds r ON r.unit_id=u.id WHERE u.path=? AND u.name=?",
-                    (unit.path, unit.name),
-                ).fetchone()
-                if row is None:
-                    continue
-                unit_id, checksum, recorded_for, recorded = row
-                merged = set(found)
-                if recorded is not None and recorded_for == checksum:
-                    merged.update(json.loads(recorded))
-                self._conn.execute(
-                    "INSERT INTO return_kinds VALUES (?,?,?) ON CONFLICT(unit_id) DO UPDATE"
-                    " SET checksum=excluded.checksum, kinds=excluded.kinds",
-                    (unit_id, checksum, json.dumps(sorted(merged))),
-                )

@@ -1,0 +1,80 @@
+"""Each Python file's analysis (``units.source_units``) kept across sessions, by content.
+
+Analysing a file (parse, tokens, bindings, import-time proofs) costs milliseconds to a
+quarter of a second (more-itertools' ``more.py``); loading the pickled result costs about
+a millisecond. A session re-analysed every file its tests touched, changed or not.
+
+One file per source path under ``.reks/analysis/``, replaced when the source changes, so
+the folder never holds more entries than the project has files. An entry is used only
+when it was made from the same bytes (raw hash) by the same analysis code (a digest of
+reks's ``rts`` and ``project`` sources) under the same Python (its ``ast`` differs between
+versions); anything else, an unreadable entry included, is a miss and the file is
+analysed again. Entries are written atomically: a killed run or two xdist workers at once
+leave a whole entry or none. The store's folder is the project's own (``pytest`` runs the
+project's code anyway), which is why unpickling what it holds adds no exposure.
+"""
+
+from __future__ import annotations
+
+import functools
+import pickle
+import sys
+from contextlib import suppress
+from pathlib import Path
+
+import xxhash
+
+from lsp_server.project.text import write_atomic
+from lsp_server.rts.store import STORE_DIR
+from lsp_server.rts.units import FileUnits
+
+ANALYSIS_DIR = "analysis"
+_ANALYSING_PACKAGES = ("rts", "project")
+_PROTOCOL = pickle.HIGHEST_PROTOCOL
+
+
+@functools.cache
+def analysis_code_digest() -> str:
+    """A digest of the code that analyses files, and of the Python running it."""
+    digest = xxhash.xxh3_64(sys.version.encode())
+    package = Path(__file__).resolve().parent.parent
+    for name in _ANALYSING_PACKAGES:
+        for module in sorted((package / name).rglob("*.py")):
+            digest.update(module.relative_to(package).as_posix().encode())
+            digest.update(module.read_bytes())
+    return digest.hexdigest()
+
+
+class AnalysisCache:
+    """The analyses of a project's files kept under ``<root>/.reks/analysis/``."""
+
+    def __init__(self, root: Path) -> None:
+        self.folder = Path(root) / STORE_DIR / ANALYSIS_DIR
+        self.hits = 0
+        self.misses = 0
+
+    def _entry_path(self, path: str) -> Path:
+        return self.folder / f"{xxhash.xxh3_64_hexdigest(path.encode())}.pickle"
+
+    def get(self, path: str, raw_hash: str) -> FileUnits | None:
+        """The analysis of ``path`` made from bytes with ``raw_hash``, if one is kept."""
+        try:
+            with open(self._entry_path(path), "rb") as handle:
+                # The key first: an entry made by other code is never unpickled further.
+                if pickle.load(handle) == (analysis_code_digest(), path, raw_hash):
+                    units = pickle.load(handle)
+                    if isinstance(units, FileUnits):
+                        self.hits += 1
+                        return units
+        except Exception:  # missing, or cut short: analyse again
+            pass
+        self.misses += 1
+        return None
+
+    def put(self, path: str, raw_hash: str, units: FileUnits) -> None:
+        """Keep the analysis of ``path``; a folder that cannot be written is no error (the
+        next session analyses the file again)."""
+        key = (analysis_code_digest(), path, raw_hash)
+        data = pickle.dumps(key, _PROTOCOL) + pickle.dumps(units, _PROTOCOL)
+        with suppress(OSError):
+            write_atomic(self._entry_path(path), data)
