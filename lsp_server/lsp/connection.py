@@ -13,6 +13,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import re
+import threading
 from collections.abc import Generator, Iterator
 from typing import Any, BinaryIO
 from urllib.parse import unquote
@@ -22,6 +23,7 @@ from pygls.exceptions import JsonRpcException, JsonRpcInternalError, JsonRpcInva
 from pygls.protocol import LanguageServerProtocol, lsp_method
 
 from lsp_server.lsp.client_config import client_configuration
+from lsp_server.lsp.warm_up import warm_up
 from lsp_server.refactor.model import RefactoringError
 from lsp_server.settings import Settings
 
@@ -51,6 +53,14 @@ class ReksProtocol(LanguageServerProtocol):
             extra = experimental if isinstance(experimental, dict) else {}
             result.capabilities.experimental = {**extra, "reks": client_configuration(settings)}
         return result
+
+    @lsp_method(types.INITIALIZED)
+    def lsp_initialized(self, *args: Any) -> Generator[Any, Any, None]:
+        """pygls' initialized; first, the converters of the messages an editor sends next
+        are made on a thread (``warm_up``), while the server mostly waits for its rope
+        worker, instead of on the message loop in the middle of the first requests."""
+        threading.Thread(target=_warm_up, args=(self,), name="reks-warm-up", daemon=True).start()
+        yield from super().lsp_initialized(*args)
 
     @lsp_method(types.TEXT_DOCUMENT_DID_CHANGE)
     def lsp_text_document__did_change(
@@ -91,6 +101,13 @@ class ReksProtocol(LanguageServerProtocol):
         if isinstance(message, _Answered):
             return None
         return super().handle_message(message)
+
+
+def _warm_up(protocol: LanguageServerProtocol) -> None:
+    try:
+        warm_up(protocol)
+    except Exception:  # only a head start: each converter is made when first needed anyway
+        log.exception("reks: could not make the message converters ahead")
 
 
 @contextlib.contextmanager
