@@ -23,6 +23,7 @@ from pygls.exceptions import JsonRpcException, JsonRpcInternalError, JsonRpcInva
 from pygls.protocol import LanguageServerProtocol, lsp_method
 
 from lsp_server.lsp.client_config import client_configuration
+from lsp_server.lsp.document_sync import apply_change
 from lsp_server.lsp.warm_up import warm_up
 from lsp_server.refactor.model import RefactoringError
 from lsp_server.settings import Settings
@@ -68,7 +69,8 @@ class ReksProtocol(LanguageServerProtocol):
     ) -> Generator[Any, Any, None]:
         """pygls' didChange, except that a change older than the document (its version
         not above the document's) is dropped: applied, it would corrupt the buffer that
-        every refactoring edits."""
+        every refactoring edits; and that each change is applied by slicing the text
+        (``document_sync``), not line by line in Python on the message loop."""
         document = self.workspace.text_documents.get(unquote(params.text_document.uri))
         current = None if document is None else document.version
         version = params.text_document.version
@@ -80,7 +82,13 @@ class ReksProtocol(LanguageServerProtocol):
                 current,
             )
             return None
-        yield from super().lsp_text_document__did_change(params)
+        for change in params.content_changes:  # as pygls does, without its loop per line
+            document = self.workspace.text_documents[unquote(params.text_document.uri)]
+            apply_change(document, change)
+            document.version = version
+        handler = self.fm.features.get(types.TEXT_DOCUMENT_DID_CHANGE)
+        if handler is not None:
+            yield handler, (params,), None
         return None
 
     def structure_message(self, data: dict[str, Any]) -> Any:
