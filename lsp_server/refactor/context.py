@@ -3,15 +3,17 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-
-from rope.base.change import ChangeSet
-from rope.base.resources import File, Resource
+from typing import TYPE_CHECKING
 
 from lsp_server.refactor.model import RefactoringError, RefactorRequest, SkippedFile, Uncertain
 from lsp_server.refactor.provenance import Hints
 from lsp_server.refactor.rope_thread import RopeJob
 from lsp_server.refactor.workspace import RopeWorkspace
 from lsp_server.rts.units import MODULE, SourceError, Unit, source_units
+
+if TYPE_CHECKING:  # the server process never imports rope (issue 15)
+    from rope.base.change import ChangeSet
+    from rope.base.resources import File, Resource
 
 
 @dataclass
