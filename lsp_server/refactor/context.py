@@ -73,7 +73,7 @@ class Context:
 
     def scope_files(self, needle: str | None) -> tuple[list[File], list[SkippedFile]]:
         """Files to search (those rope can parse) and those skipped, with why."""
-        good, bad = self.workspace.parsable_files(needle)
+        good, bad = self.workspace.parsable_files(needle, self.job.check)
         own = self.workspace.relpath(self.request.path)
         for resource, reason in bad:
             if resource.path == own:

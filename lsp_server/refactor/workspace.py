@@ -211,16 +211,20 @@ class RopeWorkspace:
         return error
 
     def parsable_files(
-        self, needle: str | None = None
+        self, needle: str | None = None, check: Callable[[], None] | None = None
     ) -> tuple[list[File], list[tuple[File, str]]]:
         """Python files split into those rope can parse and those it cannot (with why).
 
         With ``needle``, only files whose text contains it are returned: the others cannot
-        hold an occurrence, and rope would skip them anyway.
+        hold an occurrence, and rope would skip them anyway. ``check`` is called before
+        each file (a task's cancellation check): rope parses every file that holds the
+        needle here, before its own task handle is ever looked at.
         """
         good: list[File] = []
         bad: list[tuple[File, str]] = []
         for resource, real in self._python_files():
+            if check is not None:
+                check()
             if needle is not None:
                 text = self.read(real)
                 if text is None:

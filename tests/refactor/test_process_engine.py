@@ -310,3 +310,35 @@ def test_the_server_process_never_imports_rope(project: Path):
         check=True,
     )
     assert out.stdout.strip() == "[]"
+
+
+def test_a_rename_cancelled_while_rope_parses_the_files_is_answered_promptly(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    """Before its rename starts, rope parses every file that holds the old name (the
+    syntax check) without looking at its task handle: a rename cancelled then must stop
+    at the next file, not run on until the worker is killed for it (issue 15)."""
+    monkeypatch.setattr(process_engine, "CANCEL_GRACE", 30.0)
+    root = tmp_path / "wide"
+    root.mkdir()
+    (root / "base.py").write_text("def target(x):\n    return x\n")
+    body = "".join(f"def f{j}(a):\n    b = [a, {j}]\n    return b\n\n\n" for j in range(150))
+    for i in range(300):
+        (root / f"user{i}.py").write_text(f"from base import target\n\n\n{body}")
+    base = root / "base.py"
+    engine = ProcessEngine()
+    engine.add_root(str(root))
+    try:
+        engine.prepare_rename(str(base), 4)  # the worker is up, has read ahead, is idle
+        worker = engine.process_for(str(base)).pid
+        job = RopeJob()
+        future = engine.submit(rename(base, "def target", "aim"), job)
+        time.sleep(0.5)  # rope is parsing the 300 files (seconds of work)
+        job.cancel()
+        cancelled = time.monotonic()
+        with pytest.raises(Cancelled):
+            future.result(timeout=60)
+        assert time.monotonic() - cancelled < 1.5
+        assert engine.process_for(str(base)).pid == worker
+    finally:
+        engine.close()
