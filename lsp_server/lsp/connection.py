@@ -48,6 +48,7 @@ class ReksProtocol(LanguageServerProtocol):
         """pygls' initialize, with what the server owns for its clients added under
         ``capabilities.experimental.reks`` once the settings are known."""
         result: types.InitializeResult = yield from super().lsp_initialize(params)
+        warm_up(self, burst_only=True)  # the client's first burst comes with the answer
         settings = getattr(self._server, "settings", None)
         if isinstance(settings, Settings):
             experimental = result.capabilities.experimental
@@ -57,9 +58,9 @@ class ReksProtocol(LanguageServerProtocol):
 
     @lsp_method(types.INITIALIZED)
     def lsp_initialized(self, *args: Any) -> Generator[Any, Any, None]:
-        """pygls' initialized; first, the converters of the messages an editor sends next
-        are made on a thread (``warm_up``), while the server mostly waits for its rope
-        worker, instead of on the message loop in the middle of the first requests."""
+        """pygls' initialized; first, the converters of the messages of every other kind
+        an editor sends in its first seconds are made on a thread (``warm_up``; those of
+        its first burst were made while ``initialize`` was answered)."""
         threading.Thread(target=_warm_up, args=(self,), name="reks-warm-up", daemon=True).start()
         yield from super().lsp_initialized(*args)
 

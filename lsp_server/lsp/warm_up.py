@@ -7,7 +7,9 @@ each paid for theirs, one after the other on the message loop, while an editor s
 exactly those in a burst right after opening its documents: the first five code actions
 of ``bench/lsp_load.py`` took 150-280 ms against under 30 ms for every later one (issue
 15 item 1). ``warm_up`` reads and writes one message of each kind an editor sends in
-its first seconds, through the protocol's own path, when ``initialize`` is answered.
+its first seconds, through the protocol's own path: the kinds of that burst while
+``initialize`` is answered (about 60 ms; the client sends the burst right after the
+answer, so only there are they made before it), the others on a thread afterwards.
 """
 
 from __future__ import annotations
@@ -25,8 +27,8 @@ _RANGE = {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 
 
 
 def _incoming() -> list[tuple[str, dict[str, Any]]]:
-    """(method, params) of what an editor sends in a session's first seconds, the
-    kinds of the first burst first (the thread may still be at work when it comes)."""
+    """(method, params) of what an editor sends in a session's first seconds; the
+    first ``_BURST_IN`` are the kinds of the first burst (see ``warm_up``)."""
     versioned = {"uri": _URI, "version": 2}
     diagnostic = {"range": _RANGE, "message": "m", "severity": 2, "source": "s"}
     return [
@@ -51,16 +53,16 @@ def _incoming() -> list[tuple[str, dict[str, Any]]]:
             types.TEXT_DOCUMENT_DID_CHANGE,
             {"textDocument": versioned, "contentChanges": [{"text": "x"}]},
         ),
+        (
+            types.TEXT_DOCUMENT_RENAME,
+            {"textDocument": _DOCUMENT, "position": _RANGE["start"], "newName": "n"},
+        ),
         (types.TEXT_DOCUMENT_DID_SAVE, {"textDocument": _DOCUMENT}),
         (types.TEXT_DOCUMENT_DID_CLOSE, {"textDocument": _DOCUMENT}),
         (types.CODE_ACTION_RESOLVE, {"title": "t", "kind": "refactor", "data": {"uri": _URI}}),
         (
             types.TEXT_DOCUMENT_PREPARE_RENAME,
             {"textDocument": _DOCUMENT, "position": _RANGE["start"]},
-        ),
-        (
-            types.TEXT_DOCUMENT_RENAME,
-            {"textDocument": _DOCUMENT, "position": _RANGE["start"], "newName": "n"},
         ),
         (types.WORKSPACE_EXECUTE_COMMAND, {"command": "c", "arguments": [{"uri": _URI}]}),
         (types.WORKSPACE_DID_CHANGE_WATCHED_FILES, {"changes": [{"uri": _URI, "type": 2}]}),
@@ -131,27 +133,35 @@ def _sent(protocol: JsonRPCProtocol) -> list[Any]:
     return messages
 
 
-def warm_up(protocol: JsonRPCProtocol) -> None:
+_BURST_IN = 6
+"""The first ``_incoming`` kinds (code action, cancel, didOpen, didChange, rename) and
+``_BURST_OUT`` first ``_outgoing`` ones (code actions, edits) are made in ``initialize``."""
+_BURST_OUT = 3
+
+
+def warm_up(protocol: JsonRPCProtocol, burst_only: bool = False) -> None:
     """Read and write one message of each kind through ``protocol``'s converter (nothing
     is handled or sent): its converters exist before the first real message needs them.
-    Code actions come first, read and answered: editors ask for them on every move."""
+    ``burst_only``: only those of an editor's first burst, on the way to answering
+    ``initialize`` (the client sends that burst at once; the rest is made on a thread)."""
     incoming = []
     for number, (method, params) in enumerate(_incoming()):
         message: dict[str, Any] = {"jsonrpc": "2.0", "method": method, "params": params}
         if types.METHOD_TO_TYPES[method][1] is not None:
             message["id"] = number  # a request (a notification has no answer type)
         incoming.append(message)
-    answers = [
+    answers: list[Any] = [
         JsonRPCResponseMessage(id=number, result=result, jsonrpc="2.0")
         for number, result in enumerate(_outgoing())
     ]
-    sent = _sent(protocol)
+    if burst_only:
+        incoming, answers = incoming[:_BURST_IN], answers[:_BURST_OUT]
+    else:
+        answers += _sent(protocol)
     # Twice: cattrs forgets every converter it cached each time it makes one for a new
     # kind of list or mapping; the second pass meets none and leaves them all cached.
     for _ in range(2):
-        protocol.structure_message(incoming[0])
-        json.dumps(answers[0], default=protocol._serialize_message)
-        for message in incoming[1:]:
+        for message in incoming:
             protocol.structure_message(message)
-        for answer in [*answers[1:], *sent]:
+        for answer in answers:
             json.dumps(answer, default=protocol._serialize_message)
