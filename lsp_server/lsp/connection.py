@@ -13,6 +13,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import re
+import threading
 from collections.abc import Generator, Iterator
 from typing import Any, BinaryIO
 from urllib.parse import unquote
@@ -22,6 +23,8 @@ from pygls.exceptions import JsonRpcException, JsonRpcInternalError, JsonRpcInva
 from pygls.protocol import LanguageServerProtocol, lsp_method
 
 from lsp_server.lsp.client_config import client_configuration
+from lsp_server.lsp.document_sync import apply_change
+from lsp_server.lsp.warm_up import warm_up
 from lsp_server.refactor.model import RefactoringError
 from lsp_server.settings import Settings
 
@@ -45,6 +48,7 @@ class ReksProtocol(LanguageServerProtocol):
         """pygls' initialize, with what the server owns for its clients added under
         ``capabilities.experimental.reks`` once the settings are known."""
         result: types.InitializeResult = yield from super().lsp_initialize(params)
+        warm_up(self, burst_only=True)  # the client's first burst comes with the answer
         settings = getattr(self._server, "settings", None)
         if isinstance(settings, Settings):
             experimental = result.capabilities.experimental
@@ -52,13 +56,22 @@ class ReksProtocol(LanguageServerProtocol):
             result.capabilities.experimental = {**extra, "reks": client_configuration(settings)}
         return result
 
+    @lsp_method(types.INITIALIZED)
+    def lsp_initialized(self, *args: Any) -> Generator[Any, Any, None]:
+        """pygls' initialized; first, the converters of the messages of every other kind
+        an editor sends in its first seconds are made on a thread (``warm_up``; those of
+        its first burst were made while ``initialize`` was answered)."""
+        threading.Thread(target=_warm_up, args=(self,), name="reks-warm-up", daemon=True).start()
+        yield from super().lsp_initialized(*args)
+
     @lsp_method(types.TEXT_DOCUMENT_DID_CHANGE)
     def lsp_text_document__did_change(
         self, params: types.DidChangeTextDocumentParams
     ) -> Generator[Any, Any, None]:
         """pygls' didChange, except that a change older than the document (its version
         not above the document's) is dropped: applied, it would corrupt the buffer that
-        every refactoring edits."""
+        every refactoring edits; and that each change is applied by slicing the text
+        (``document_sync``), not line by line in Python on the message loop."""
         document = self.workspace.text_documents.get(unquote(params.text_document.uri))
         current = None if document is None else document.version
         version = params.text_document.version
@@ -70,7 +83,13 @@ class ReksProtocol(LanguageServerProtocol):
                 current,
             )
             return None
-        yield from super().lsp_text_document__did_change(params)
+        for change in params.content_changes:  # as pygls does, without its loop per line
+            document = self.workspace.text_documents[unquote(params.text_document.uri)]
+            apply_change(document, change)
+            document.version = version
+        handler = self.fm.features.get(types.TEXT_DOCUMENT_DID_CHANGE)
+        if handler is not None:
+            yield handler, (params,), None
         return None
 
     def structure_message(self, data: dict[str, Any]) -> Any:
@@ -91,6 +110,13 @@ class ReksProtocol(LanguageServerProtocol):
         if isinstance(message, _Answered):
             return None
         return super().handle_message(message)
+
+
+def _warm_up(protocol: LanguageServerProtocol) -> None:
+    try:
+        warm_up(protocol)
+    except Exception:  # only a head start: each converter is made when first needed anyway
+        log.exception("reks: could not make the message converters ahead")
 
 
 @contextlib.contextmanager

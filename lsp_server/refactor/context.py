@@ -3,15 +3,17 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-
-from rope.base.change import ChangeSet
-from rope.base.resources import File, Resource
+from typing import TYPE_CHECKING
 
 from lsp_server.refactor.model import RefactoringError, RefactorRequest, SkippedFile, Uncertain
 from lsp_server.refactor.provenance import Hints
 from lsp_server.refactor.rope_thread import RopeJob
 from lsp_server.refactor.workspace import RopeWorkspace
 from lsp_server.rts.units import MODULE, SourceError, Unit, source_units
+
+if TYPE_CHECKING:  # the server process never imports rope (issue 15)
+    from rope.base.change import ChangeSet
+    from rope.base.resources import File, Resource
 
 
 @dataclass
@@ -71,7 +73,7 @@ class Context:
 
     def scope_files(self, needle: str | None) -> tuple[list[File], list[SkippedFile]]:
         """Files to search (those rope can parse) and those skipped, with why."""
-        good, bad = self.workspace.parsable_files(needle)
+        good, bad = self.workspace.parsable_files(needle, self.job.check)
         own = self.workspace.relpath(self.request.path)
         for resource, reason in bad:
             if resource.path == own:

@@ -15,11 +15,12 @@ import threading
 from collections.abc import Callable
 from concurrent.futures import Future
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
-
-from rope.base.taskhandle import TaskHandle
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from lsp_server.jobs import Cancelled, Job
+
+if TYPE_CHECKING:
+    from rope.base.taskhandle import TaskHandle
 
 T = TypeVar("T")
 
@@ -30,18 +31,36 @@ BACKGROUND = 10
 
 
 class RopeJob(Job):
-    """A ``Job`` whose cancellation also stops the rope task handle of the running task."""
+    """A ``Job`` whose cancellation also stops the rope task handle of the running task.
+
+    The handle is made when rope first asks for it (in the process that runs rope): the
+    language server makes a job per request and never imports rope (issue 15)."""
 
     def __init__(self, on_progress: Any = None) -> None:
         if on_progress is None:
             super().__init__()
         else:
             super().__init__(on_progress=on_progress)
-        self.handle = TaskHandle("reks")
+        self._handle: TaskHandle | None = None
+        self._handle_lock = threading.Lock()
+
+    @property
+    def handle(self) -> TaskHandle:
+        with self._handle_lock:
+            if self._handle is None:
+                from rope.base.taskhandle import TaskHandle
+
+                self._handle = TaskHandle("reks")
+                if self.cancelled:
+                    self._handle.stop()
+            return self._handle
 
     def cancel(self) -> None:
         super().cancel()
-        self.handle.stop()
+        with self._handle_lock:
+            handle = self._handle
+        if handle is not None:
+            handle.stop()
 
 
 @dataclass(order=True)

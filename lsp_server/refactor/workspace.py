@@ -19,21 +19,16 @@ import warnings
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future
 from pathlib import Path
-from typing import Any
-
-from rope.base import exceptions as rope_exceptions
-from rope.base import libutils
-from rope.base.fscommands import FileSystemCommands
-from rope.base.project import Project
-from rope.base.resources import File, Resource
+from typing import TYPE_CHECKING, Any
 
 from lsp_server.jobs import Cancelled, Job
 from lsp_server.project.files import EXCLUDED_DIRS, ROOT_ONLY_EXCLUDED_DIRS
 from lsp_server.refactor.file_cache import FileCache
-from lsp_server.refactor.rope_scopes import install as install_rope_scopes
 from lsp_server.refactor.rope_thread import BACKGROUND, Worker
 
-install_rope_scopes()
+if TYPE_CHECKING:  # rope itself is imported by the first ``project`` (issue 15)
+    from rope.base.project import Project
+    from rope.base.resources import File, Resource
 
 PREWARM_SLICE = 25
 """Files parsed per background slice: a request waits for at most one slice."""
@@ -47,34 +42,6 @@ _IGNORED = [
     "*.egg-info",
     *sorted(EXCLUDED_DIRS | ROOT_ONLY_EXCLUDED_DIRS),
 ]
-
-
-class _OverlayCommands(FileSystemCommands):
-    """rope's file access with editor buffers taking precedence over the disk."""
-
-    def __init__(
-        self, root: str, overlays: dict[str, str], lock: threading.Lock, files: FileCache
-    ) -> None:
-        self._root = root + os.sep
-        self._overlays = overlays
-        self._lock = lock
-        self._files = files
-
-    def read(self, path: str) -> str | bytes:
-        # rope takes text as well as bytes: text decoded here in the file's own encoding
-        # keeps rope from decoding a BOM into the source or a buffer's text as latin-1.
-        real = self._real(path)
-        with self._lock:
-            text = self._overlays.get(real)
-        if text is not None:
-            return text
-        text = self._files.read_text(real)
-        return text if text is not None else self._files.read_bytes(real)
-
-    def _real(self, path: str) -> str:
-        # rope's paths are below the (real) root: resolving every one costs a stat per
-        # path component, for every file a rename searches.
-        return path if path.startswith(self._root) else os.path.realpath(path)
 
 
 class RopeWorkspace:
@@ -160,17 +127,10 @@ class RopeWorkspace:
     def project(self) -> Project:
         """The rope project, with pending invalidations applied. Worker thread only."""
         if self._project is None:
-            self._project = Project(
-                self.root,
-                fscommands=_OverlayCommands(self.root, self._overlays, self._lock, self._files),
-                ropefolder=None,
-                ignored_resources=_IGNORED,
-                # No object database and no static analysis on change: they make the
-                # first refactoring slow and write into the user's project.
-                save_objectdb=False,
-                automatic_soa=False,
-                perform_doa=False,
-                validate_objectdb=False,
+            from lsp_server.refactor.overlay_files import open_project
+
+            self._project = open_project(
+                self.root, self._overlays, self._lock, self._files, _IGNORED
             )
         self._drain()
         return self._project
@@ -203,6 +163,8 @@ class RopeWorkspace:
         """The rope resource of an absolute path in this workspace."""
         if not self.contains(path):
             raise ValueError(f"{path} is outside the workspace {self.root}")
+        from rope.base import libutils
+
         resource = libutils.path_to_resource(self.project, os.path.realpath(path))
         if resource is None:
             raise ValueError(f"{path} is not in the rope project")
@@ -234,6 +196,8 @@ class RopeWorkspace:
         cached = self._syntax_cache.get(real)
         if cached is not None and cached[0] == text:
             return cached[1]
+        from rope.base import exceptions as rope_exceptions
+
         try:
             with warnings.catch_warnings():
                 # Python shows a project's own warnings when it imports the module.
@@ -247,16 +211,20 @@ class RopeWorkspace:
         return error
 
     def parsable_files(
-        self, needle: str | None = None
+        self, needle: str | None = None, check: Callable[[], None] | None = None
     ) -> tuple[list[File], list[tuple[File, str]]]:
         """Python files split into those rope can parse and those it cannot (with why).
 
         With ``needle``, only files whose text contains it are returned: the others cannot
-        hold an occurrence, and rope would skip them anyway.
+        hold an occurrence, and rope would skip them anyway. ``check`` is called before
+        each file (a task's cancellation check): rope parses every file that holds the
+        needle here, before its own task handle is ever looked at.
         """
         good: list[File] = []
         bad: list[tuple[File, str]] = []
         for resource, real in self._python_files():
+            if check is not None:
+                check()
             if needle is not None:
                 text = self.read(real)
                 if text is None:

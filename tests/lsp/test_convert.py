@@ -139,3 +139,12 @@ def test_a_rename_of_thousands_of_uses_converts_in_one_pass() -> None:
         first, last = edit.range.start.line, edit.range.end.line
         lines[first:last] = [edit.new_text] + [""] * (last - first - 1)
     assert "".join(lines) == new
+
+
+@pytest.mark.parametrize("text", ["", "a", "a\n", "a\nbb\n\nccc", "\n\n", "x\r\ny\n", "é\n😀x\n"])
+def test_offsets_of_every_line_and_past_the_end(text: str) -> None:
+    starts = [0] + [i + 1 for i, char in enumerate(text) if char == "\n"]
+    for line, start in enumerate(starts):
+        assert offset_at(text, types.Position(line, 0)) == start
+    assert offset_at(text, types.Position(len(starts), 0)) == len(text)
+    assert offset_at(text, types.Position(len(starts) + 5, 3)) == len(text)

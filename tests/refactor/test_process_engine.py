@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import signal
+import subprocess
 import sys
 import time
 from collections.abc import Iterator
@@ -272,3 +273,72 @@ def test_an_early_worker_told_another_root_is_not_used_for_this_one(project: Pat
     early = _early_worker_told(elsewhere)
     assert _worker_that_renames(project) != early.pid
     early.process.wait(timeout=30)  # ended: no other folder can use it
+
+
+_WITHOUT_ROPE = """
+import sys
+from lsp_server.refactor.process_engine import ProcessEngine
+from lsp_server.refactor.model import RefactorRequest
+from lsp_server.refactor.rope_thread import RopeJob
+import lsp_server.server  # everything the language server imports
+
+root, util = sys.argv[1], sys.argv[2]
+engine = ProcessEngine()
+engine.add_root(root)
+text = open(util).read() + "\\nkept = double(2)\\n"
+engine.set_overlay(util, text)
+offset = text.index("def double") + len("def ")
+request = RefactorRequest("rename", util, offset, args={"new_name": "twice"})
+result = engine.compute(request, RopeJob())
+assert any("kept = twice(2)" in getattr(edit, "new_text", "") for edit in result.edits)
+cancelled = RopeJob()
+cancelled.cancel()
+engine.close()
+print(sorted(name for name in sys.modules if name == "rope" or name.startswith("rope.")))
+"""
+
+
+def test_the_server_process_never_imports_rope(project: Path):
+    """rope runs in the worker: the server's process (its imports, its jobs, a rename
+    through the worker) never loads it, a tenth of a second of its start (issue 15)."""
+    util = project / "geometry/util.py"
+    out = subprocess.run(
+        [sys.executable, "-c", _WITHOUT_ROPE, str(project), str(util)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
+    )
+    assert out.stdout.strip() == "[]"
+
+
+def test_a_rename_cancelled_while_rope_parses_the_files_is_answered_promptly(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    """Before its rename starts, rope parses every file that holds the old name (the
+    syntax check) without looking at its task handle: a rename cancelled then must stop
+    at the next file, not run on until the worker is killed for it (issue 15)."""
+    monkeypatch.setattr(process_engine, "CANCEL_GRACE", 30.0)
+    root = tmp_path / "wide"
+    root.mkdir()
+    (root / "base.py").write_text("def target(x):\n    return x\n")
+    body = "".join(f"def f{j}(a):\n    b = [a, {j}]\n    return b\n\n\n" for j in range(150))
+    for i in range(300):
+        (root / f"user{i}.py").write_text(f"from base import target\n\n\n{body}")
+    base = root / "base.py"
+    engine = ProcessEngine()
+    engine.add_root(str(root))
+    try:
+        engine.prepare_rename(str(base), 4)  # the worker is up, has read ahead, is idle
+        worker = engine.process_for(str(base)).pid
+        job = RopeJob()
+        future = engine.submit(rename(base, "def target", "aim"), job)
+        time.sleep(0.5)  # rope is parsing the 300 files (seconds of work)
+        job.cancel()
+        cancelled = time.monotonic()
+        with pytest.raises(Cancelled):
+            future.result(timeout=60)
+        assert time.monotonic() - cancelled < 1.5
+        assert engine.process_for(str(base)).pid == worker
+    finally:
+        engine.close()
