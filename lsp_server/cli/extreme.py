@@ -36,9 +36,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--only",
         metavar="NAME[,NAME..]",
-        help="analyse only these functions (qualified names, or file::qualname); the others "
-        "keep their remembered verdicts; the report lists these only (after editing a function: its "
-        "quick re-analysis)",
+        help="analyse only these functions (qualified names, or file::qualname): the quick "
+        "re-analysis after an edit; the others keep their remembered verdicts, and the "
+        "report lists these only",
     )
     p.add_argument("--full", action="store_true", help="ignore previous verdicts (not incremental)")
     p.add_argument("--python", help="interpreter that runs the tests (default: this one)")
