@@ -161,9 +161,8 @@ def _analyse(
     patterns = [*config_patterns(root), *options.patterns]
     files = source_files(root, options.paths)
     functions, analysis.errors = discover(root, files, patterns)
-    only = {f.key for f in functions if f.key in options.only or f.qualname in options.only}
     if options.only:  # the others keep their remembered state untouched
-        functions = [f for f in functions if f.key in only]
+        functions = [f for f in functions if f.key in options.only or f.qualname in options.only]
     analysis.functions = {f.key: f for f in functions}
 
     checksums = Checksums(root)
@@ -184,7 +183,7 @@ def _analyse(
             continue
         entry = previous.get(function.key)
         how, rerun = classify(function, entry, checksums)
-        if how == "run" and function.key in only:
+        if how == "run" and options.only:  # every function left is one of them
             rerun = edited_rerun(function, entry, checksums)
         if how == "reuse" and entry is not None:
             results[function.key] = [result_from_state(function, r) for r in entry["results"]]
