@@ -4,14 +4,12 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
+from tests.extreme.conftest import REKS
 from tests.support.reks import write_files
-
-REKS = [sys.executable, "-c", "import sys; from lsp_server.cli import main; sys.exit(main())"]
 
 FILES = {
     "calc.py": """\
