@@ -235,9 +235,10 @@ class WeakTestsFeature(Feature):
             published = merged(last, change, fresh)
             self._last[root] = published
             self._publish_analysis(project, published, {path_to_uri(str(path))})
+        seconds = fresh.elapsed if fresh is not None else 0.0
         self._log(
             f"reks: re-analysed {len(change.changed)} edited function(s) of {rel} "
-            f"({len(change.removed)} removed)"
+            f"({len(change.removed)} removed) in {seconds:.2f} s"
         )
 
     async def _analyse_changed(
