@@ -33,6 +33,13 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="skip functions whose qualified name (or file::name) matches this glob; "
         "repeatable; also [tool.reks.extreme] exclude in pyproject.toml",
     )
+    p.add_argument(
+        "--only",
+        metavar="NAME[,NAME..]",
+        help="analyse only these functions (qualified names, or file::qualname): the quick "
+        "re-analysis after an edit; the others keep their remembered verdicts, and the "
+        "report lists these only",
+    )
     p.add_argument("--full", action="store_true", help="ignore previous verdicts (not incremental)")
     p.add_argument("--python", help="interpreter that runs the tests (default: this one)")
     p.add_argument(
@@ -103,6 +110,7 @@ def _run(args: argparse.Namespace) -> int:
         on_disk=not args.in_place_only,
         verify=args.verify,
         scheduler=args.scheduler,
+        only=[name.strip() for name in (args.only or "").split(",") if name.strip()],
     )
     try:
         with ProgressBar("extreme") as bar:

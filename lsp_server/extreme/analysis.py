@@ -68,7 +68,7 @@ class Options:
     on_disk: bool = True  # check import-time functions on disk (else: not analysable)
     verify: int = 0  # undetected verdicts to check again on disk (``--verify N``)
     scheduler: str | None = None  # a Dask scheduler's address (default: local workers)
-    only: Sequence[str] = ()  # keys (path::qualname) of the only functions to analyse
+    only: Sequence[str] = ()  # the only functions to analyse: keys (path::qualname) or qualnames
 
 
 @dataclass
@@ -162,7 +162,7 @@ def _analyse(
     files = source_files(root, options.paths)
     functions, analysis.errors = discover(root, files, patterns)
     if options.only:  # the others keep their remembered state untouched
-        functions = [f for f in functions if f.key in set(options.only)]
+        functions = [f for f in functions if f.key in options.only or f.qualname in options.only]
     analysis.functions = {f.key: f for f in functions}
 
     checksums = Checksums(root)
@@ -183,7 +183,7 @@ def _analyse(
             continue
         entry = previous.get(function.key)
         how, rerun = classify(function, entry, checksums)
-        if how == "run" and function.key in options.only:
+        if how == "run" and options.only:  # every function left is one of them
             rerun = edited_rerun(function, entry, checksums)
         if how == "reuse" and entry is not None:
             results[function.key] = [result_from_state(function, r) for r in entry["results"]]

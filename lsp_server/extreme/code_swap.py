@@ -135,6 +135,10 @@ def compile_like(
         for var in freevars
         if var != "__class__"
     ]
+    if class_name is not None and class_name not in freevars:
+        # The holder class binds its name in the outer function: a method that names its
+        # own class (``Cache.getsizeof``) would read it as a free variable, not a global.
+        binds.insert(0, ast.Global(names=[class_name]))
     holder: ast.stmt = funcdef
     if class_name is not None or "__class__" in freevars:
         holder = ast.ClassDef(

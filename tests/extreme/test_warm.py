@@ -3,11 +3,15 @@ workers (no new collection), and its verdicts are those of a cold analysis."""
 
 from __future__ import annotations
 
+import ast
 import os
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
+
 from lsp_server.extreme.analysis import Options, analyse
+from lsp_server.extreme.code_swap import compile_like
 from lsp_server.extreme.warm import WarmPools
 
 from .conftest import verdict_rows
@@ -85,3 +89,55 @@ def test_a_new_snapshot_reads_only_the_files_whose_stamp_moved(tmp_path: Path) -
     second = snapshot_files(tmp_path, first)
     assert second.texts == {"a.py": "A = 1\n", "b.py": "B = 22\n"}
     assert second.stamps["a.py"] == first.stamps["a.py"]
+
+
+CACHE = """\
+class Cache:
+    def __init__(self, size):
+        self.__size = size
+        self.sized = type(self).getsize is not Cache.getsize
+
+    def getsize(self):
+        n = self.__size
+        return n
+"""
+
+
+def test_a_method_naming_its_own_class_compiles_without_free_variables() -> None:
+    (method,) = [n for n in ast.walk(ast.parse(CACHE)) if getattr(n, "name", "") == "__init__"]
+    code = compile_like(method, (), "m.py", "Cache")  # raised SwapError: ('Cache',) free
+    assert code.co_freevars == ()
+    assert "Cache" in code.co_names and "_Cache__size" in code.co_names
+
+
+@pytest.mark.slow  # three analyses, ~5-12 s
+def test_an_edited_method_naming_its_own_class_is_followed(
+    make_project: Callable[[dict[str, str]], Path],
+) -> None:
+    # cachetools' Cache.__init__ reads Cache.getsizeof: the method compiled inside a class
+    # of that name made ``Cache`` a free variable, the swap was refused and every edit
+    # started the workers afresh.
+    root = make_project(
+        {
+            "m.py": CACHE,
+            "test_m.py": """
+                from m import Cache
+
+                def test_size():
+                    assert Cache(3).getsize() == 3
+                    assert not Cache(3).sized
+            """,
+        }
+    )
+    warm = WarmPools()
+    try:
+        analyse(root, Options(jobs=1), warm=warm)
+        edited = CACHE.replace("        self.__size = size\n", "        self.__size = size + 0\n")
+        (root / "m.py").write_text(edited)
+        second = analyse(root, Options(jobs=1, only=["m.py::Cache.__init__"]), warm=warm)
+        assert warm.restarts == 1
+        cold = analyse(root, Options(jobs=1, incremental=False))
+        init = [r for r in verdict_rows(cold) if r[0] == "Cache.__init__"]
+        assert verdict_rows(second) == init
+    finally:
+        warm.close()

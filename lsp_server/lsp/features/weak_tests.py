@@ -9,11 +9,19 @@ function (some detected, some not; information).
 
 The diagnostics go through the server's hub (``lsp_server.lsp.diagnostics``): a run over
 some paths replaces only the diagnostics of the files it analysed.
+
+After an analysis, saving a file the analysis covered takes the quick path
+(``lsp_server.extreme.quick``): the functions whose unit checksum changed since the last
+analysis are analysed again alone (``Options.only``, warm workers), and the diagnostics of
+the file's other functions stay published (removed or renamed functions drop out). A log
+message says how many functions were re-analysed.
 """
 
 from __future__ import annotations
 
+import asyncio
 import functools
+import logging
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -23,13 +31,14 @@ from pygls.exceptions import JsonRpcException
 
 from lsp_server.jobs import Cancelled
 from lsp_server.lsp.arguments import analysis_options, command_targets, require_interpreter
-from lsp_server.lsp.convert import path_to_uri
+from lsp_server.lsp.convert import path_to_uri, uri_to_path
 from lsp_server.lsp.feature import CommandHandler, Feature, Host
 from lsp_server.lsp.progress import ClientProgress, import_off_loop, run_on_thread
 
 if TYPE_CHECKING:
-    from lsp_server.extreme.analysis import Analysis
+    from lsp_server.extreme.analysis import Analysis, Options
     from lsp_server.extreme.model import TransformationResult
+    from lsp_server.extreme.quick import SavedChange
     from lsp_server.extreme.warm import WarmPools
     from lsp_server.project import Project
 
@@ -38,6 +47,8 @@ if TYPE_CHECKING:
 
 COMMAND = "reks.analyseWeakTests"
 SOURCE = "reks"
+
+log = logging.getLogger(__name__)
 
 
 def diagnostics_for(analysis: Analysis) -> dict[str, list[types.Diagnostic]]:
@@ -123,6 +134,14 @@ class WeakTestsFeature(Feature):
     def __init__(self, host: Host) -> None:
         super().__init__(host)
         self._warm: WarmPools | None = None
+        self._last: dict[str, Analysis] = {}  # project root -> what is published
+        self._running: asyncio.Lock | None = None  # one analysis at a time (shared workers)
+
+    @property
+    def running(self) -> asyncio.Lock:
+        if self._running is None:  # made on the server's loop
+            self._running = asyncio.Lock()
+        return self._running
 
     @property
     def warm(self) -> WarmPools:
@@ -152,12 +171,14 @@ class WeakTestsFeature(Feature):
         progress = await ClientProgress.begin(host.lsp, "reks: analysing weak tests")
         summaries: list[dict[str, Any]] = []
         try:
-            for project, paths in command_targets(host, arguments):
-                await require_interpreter(project)
-                options = analysis_options(host, project, paths)
-                work = functools.partial(analyse, warm=self.warm)
-                analysis = await run_on_thread(progress.job, work, project.root, options)
-                summaries.append(self._publish_analysis(project, analysis))
+            async with self.running:
+                for project, paths in command_targets(host, arguments):
+                    await require_interpreter(project)
+                    options = analysis_options(host, project, paths)
+                    work = functools.partial(analyse, warm=self.warm)
+                    analysis = await run_on_thread(progress.job, work, project.root, options)
+                    summaries.append(self._publish_analysis(project, analysis))
+                    self._remember(project, analysis, bool(paths))
         except Cancelled as exc:
             raise JsonRpcException(
                 "analysis cancelled", code=types.LSPErrorCodes.RequestCancelled
@@ -170,7 +191,81 @@ class WeakTestsFeature(Feature):
             progress.end()
         return {"roots": summaries}
 
-    def _publish_analysis(self, project: Project, analysis: Analysis) -> dict[str, Any]:
+    def _remember(self, project: Project, analysis: Analysis, some_paths: bool) -> None:
+        """Keep what was published for the quick path of the next save."""
+        from lsp_server.extreme.quick import replaced_files
+
+        root = str(project.root)
+        if not some_paths:
+            self._last[root] = analysis
+            return
+        files = {f.path for f in analysis.functions.values()} | set(analysis.errors)
+        self._last[root] = replaced_files(self._last.get(root), analysis, files)
+
+    def files_saved(self, uris: list[str]) -> None:
+        for uri in uris:
+            project = self.project_of(uri)
+            if project is not None and str(project.root) in self._last:
+                self.host.spawn(self._reanalyse_saved(project, uri))
+
+    async def _reanalyse_saved(self, project: Project, uri: str) -> None:
+        """The quick path of a saved file (see the module docstring); failures are logged."""
+        from lsp_server.extreme.pool import WorkerError
+        from lsp_server.extreme.quick import merged, saved_change
+
+        root = str(project.root)
+        path = Path(uri_to_path(uri))
+        try:
+            rel = path.relative_to(project.root).as_posix()
+        except ValueError:
+            return
+        async with self.running:
+            last = self._last.get(root)
+            if last is None:
+                return
+            options = analysis_options(self.host, project, [path])
+            change = await asyncio.to_thread(saved_change, last, rel, options.patterns)
+            if change is None or not change.any:
+                return
+            try:
+                fresh = await self._analyse_changed(project, options, change)
+            except (Cancelled, WorkerError, FileNotFoundError, ValueError) as exc:
+                self._log(f"reks: re-analysing {rel} after the save failed: {exc}")
+                return
+            published = merged(last, change, fresh)
+            self._last[root] = published
+            self._publish_analysis(project, published, {path_to_uri(str(path))})
+        seconds = fresh.elapsed if fresh is not None else 0.0
+        self._log(
+            f"reks: re-analysed {len(change.changed)} edited function(s) of {rel} "
+            f"({len(change.removed)} removed) in {seconds:.2f} s"
+        )
+
+    async def _analyse_changed(
+        self, project: Project, options: Options, change: SavedChange
+    ) -> Analysis | None:
+        from lsp_server.extreme.analysis import analyse
+
+        if not change.changed:
+            return None
+        options.only = change.changed
+        title = f"reks: re-analysing {len(change.changed)} edited function(s)"
+        progress = await ClientProgress.begin(self.host.lsp, title)
+        try:
+            work = functools.partial(analyse, warm=self.warm)
+            return await run_on_thread(progress.job, work, project.root, options)
+        finally:
+            progress.end()
+
+    def _log(self, message: str) -> None:
+        log.info(message)
+        self.host.lsp.window_log_message(
+            types.LogMessageParams(type=types.MessageType.Info, message=message)
+        )
+
+    def _publish_analysis(
+        self, project: Project, analysis: Analysis, also: set[str] | None = None
+    ) -> dict[str, Any]:
         from lsp_server.extreme.report import (
             PARTIALLY_TESTED,
             PSEUDO_TESTED,
@@ -183,6 +278,7 @@ class WeakTestsFeature(Feature):
         data = rows(analysis)
         save(analysis.root, data, markdown(analysis, data))
         analysed = {path_to_uri(str(analysis.root / f.path)) for f in analysis.functions.values()}
+        analysed |= also or set()
         # Files outside this run's paths keep their diagnostics.
         self.host.diagnostics.update(
             self.name, str(project.root), diagnostics_for(analysis), analysed

@@ -1,0 +1,83 @@
+"""The editor's quick path without the server: which functions of a saved file changed
+since the last analysis, and that analysis with the new verdicts merged in."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from lsp_server.extreme.analysis import Analysis
+from lsp_server.extreme.discover import discover
+from lsp_server.extreme.model import Transformation, TransformationResult, Verdict
+from lsp_server.extreme.quick import merged, replaced_files, saved_change
+
+SOURCE = """\
+def double(x):
+    y = x * 2
+    return y
+
+
+def triple(x):
+    y = x * 3
+    return y
+
+
+def half(x):
+    y = x // 2
+    return y
+"""
+
+
+def _analysis(root: Path, files: list[str], verdict: Verdict) -> Analysis:
+    """An analysis of ``files`` in which every function got ``verdict`` for `return 0`."""
+    functions, errors = discover(root, files)
+    results = [
+        TransformationResult(Transformation(f.path, f.qualname, f.line, "return 0"), verdict)
+        for f in functions
+    ]
+    return Analysis(root, results, {f.key: f for f in functions}, errors=errors)
+
+
+def test_an_edit_changes_only_the_edited_function_and_the_others_move(tmp_path: Path) -> None:
+    (tmp_path / "m.py").write_text(SOURCE)
+    last = _analysis(tmp_path, ["m.py"], Verdict.UNDETECTED)
+    edited = "# moved\n" + SOURCE.replace("x * 2", "x + x").replace("def triple", "def treble")
+    (tmp_path / "m.py").write_text(edited)
+
+    change = saved_change(last, "m.py")
+    assert change is not None
+    assert change.changed == ["m.py::double", "m.py::treble"]  # edited, and renamed (new)
+    assert change.removed == ["m.py::triple"]
+
+    fresh = _analysis(tmp_path, ["m.py"], Verdict.DETECTED)
+    fresh.results = [r for r in fresh.results if r.transformation.function == "double"]
+    fresh.functions = {k: f for k, f in fresh.functions.items() if k == "m.py::double"}
+    out = merged(last, change, fresh)
+    rows = {(r.transformation.function, r.transformation.line, r.verdict) for r in out.results}
+    # double's new verdict; half keeps its verdict on its new line; treble (not
+    # re-analysed here) has none; triple dropped out.
+    assert rows == {("double", 2, Verdict.DETECTED), ("half", 12, Verdict.UNDETECTED)}  # was 11
+    assert set(out.functions) == {"m.py::double", "m.py::treble", "m.py::half"}
+
+
+def test_an_unchanged_file_changes_nothing_and_other_files_are_not_asked(tmp_path: Path) -> None:
+    (tmp_path / "m.py").write_text(SOURCE)
+    (tmp_path / "other.py").write_text(SOURCE)
+    last = _analysis(tmp_path, ["m.py"], Verdict.UNDETECTED)
+    change = saved_change(last, "m.py")
+    assert change is not None and not change.any
+    assert saved_change(last, "other.py") is None  # not analysed: no quick path
+
+    (tmp_path / "m.py").write_text(SOURCE + "\n\ndef broken(:\n")
+    assert saved_change(last, "m.py") is None  # does not parse: keep what is published
+
+
+def test_a_run_over_one_file_replaces_that_file_only(tmp_path: Path) -> None:
+    (tmp_path / "m.py").write_text(SOURCE)
+    (tmp_path / "n.py").write_text(SOURCE)
+    last = _analysis(tmp_path, ["m.py", "n.py"], Verdict.UNDETECTED)
+    fresh = _analysis(tmp_path, ["n.py"], Verdict.DETECTED)
+    out = replaced_files(last, fresh, {"n.py"})
+    verdicts = {(r.transformation.path, r.verdict) for r in out.results}
+    assert verdicts == {("m.py", Verdict.UNDETECTED), ("n.py", Verdict.DETECTED)}
+    assert len(out.functions) == 6
+    assert replaced_files(None, fresh, {"n.py"}) is fresh

@@ -1,0 +1,121 @@
+"""End to end over stdio: after "Analyse weak tests", saving an edited file re-analyses the
+edited function alone and keeps the other functions' diagnostics published."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import pytest
+import pytest_lsp
+from lsprotocol import types
+from pytest_lsp import ClientServerConfig, LanguageClient
+
+from lsp_server.lsp.features.weak_tests import COMMAND
+from tests.support.lsp import SERVER_COMMAND, open_session
+
+CONFIG = ClientServerConfig(server_command=SERVER_COMMAND)
+
+CALC = """\
+def double(x):
+    y = str(x * 2)
+    return y
+
+
+def triple(x):
+    y = x * 3
+    return y
+
+
+def half(x):
+    y = x // 2
+    return y
+"""
+
+CALC_TESTS = """\
+from calc import double, half, triple
+
+
+def test_double():
+    assert double(2) != ""
+
+
+def test_triple():
+    triple(2)
+
+
+def test_half():
+    assert half(4) == 2
+"""
+
+# double is partially tested: `return ""` is detected by test_double, `return "A"` is not.
+# The edit breaks test_double, so its detection no longer stands: pseudo-tested.
+EDITED = CALC.replace("str(x * 2)", "str(x * 2)[:0]")
+
+
+@pytest_lsp.fixture(config=CONFIG)
+async def calc_client(lsp_client: LanguageClient, tmp_path: Path):
+    root = tmp_path / "calc"
+    root.mkdir()
+    (root / "calc.py").write_text(CALC)
+    (root / "test_calc.py").write_text(CALC_TESTS)
+    await open_session(lsp_client, root, options={"extreme": {"jobs": 1}})
+    yield
+    await lsp_client.shutdown_session()
+
+
+def _codes(client: LanguageClient, source: Path) -> dict[str, str]:
+    """Function name -> diagnostic code published for ``source``."""
+    return {d.data["function"]: str(d.code) for d in client.diagnostics.get(source.as_uri(), [])}
+
+
+async def _log_saying(client: LanguageClient, text: str) -> str:
+    for _ in range(600):
+        for message in client.log_messages:
+            if text in message.message:
+                return message.message
+        await asyncio.sleep(0.05)
+    raise AssertionError([m.message for m in client.log_messages])
+
+
+@pytest.mark.slow  # three analyses through the server, ~8-15 s
+async def test_saving_an_edit_reanalyses_the_edited_function_alone(
+    calc_client: LanguageClient, tmp_path: Path
+) -> None:
+    source = tmp_path / "calc" / "calc.py"
+    await calc_client.workspace_execute_command_async(
+        types.ExecuteCommandParams(command=COMMAND, arguments=[])
+    )
+    assert _codes(calc_client, source) == {"double": "partially-tested", "triple": "pseudo-tested"}
+
+    source.write_text("# a line that moves every def\n" + EDITED)
+    calc_client.text_document_did_save(
+        types.DidSaveTextDocumentParams(text_document=types.TextDocumentIdentifier(source.as_uri()))
+    )
+    message = await _log_saying(calc_client, "re-analysed")
+    assert "re-analysed 1 edited function(s) of calc.py" in message
+    titles = [
+        r.title
+        for reports in calc_client.progress_reports.values()
+        for r in reports
+        if isinstance(r, types.WorkDoneProgressBegin)
+    ]
+    assert "reks: re-analysing 1 edited function(s)" in titles
+    # double's verdict flipped; triple's stays published, on its new def line.
+    assert _codes(calc_client, source) == {
+        "double": "pseudo-tested",
+        "triple": "pseudo-tested",
+    }
+    by_function = {d.data["function"]: d for d in calc_client.diagnostics[source.as_uri()]}
+    assert by_function["triple"].range.start.line == 6
+
+    # Renaming triple: the old name's diagnostic drops out, the new name is analysed.
+    source.write_text(EDITED.replace("def triple(", "def treble(").replace("x * 3", "x * 3 + 0"))
+    (tmp_path / "calc" / "test_calc.py").write_text(CALC_TESTS.replace("triple", "treble"))
+    calc_client.log_messages.clear()
+    calc_client.text_document_did_save(
+        types.DidSaveTextDocumentParams(text_document=types.TextDocumentIdentifier(source.as_uri()))
+    )
+    message = await _log_saying(calc_client, "re-analysed")
+    assert "1 edited function(s)" in message and "(1 removed)" in message
+    assert _codes(calc_client, source) == {"double": "pseudo-tested", "treble": "pseudo-tested"}
