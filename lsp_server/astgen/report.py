@@ -162,7 +162,7 @@ def distinct_failures(
     out: dict[tuple[int, str, str], tuple[str, str, str, FaultyCode]] = {}
     for r in results:
         case = cases[r.index][1].value
-        code = _selected_code(case) or _structural_line(r)
+        code = selected_code(case) or _structural_line(r)
         for finding in r.findings:
             faulty: FaultyCode
             if code is not None:
@@ -174,7 +174,8 @@ def distinct_failures(
     return out
 
 
-def _selected_code(case: Case) -> str | None:
+def selected_code(case: Case) -> str | None:
+    """The code a selection refactoring acts on, dedented (None: no selection)."""
     target = case.target
     if target.end is None:
         return None
