@@ -41,7 +41,8 @@ uncovered pairs than the last, each call within ``WIDE_CONFLICTS`` conflicts) ma
 round linear on bst: 9, 14, 17, 24, 28, 33 inputs at scopes 4 to 14 (2.1 to 2.4 per n,
 against 3.0 to 5.9), the same feasible pairs, each model still showing a new pair (so the
 #F x n^2 bound holds), but at 5x to 60x the time (119 s at 14, against 2 s; load 13-15,
-bench/fex_criterion_round.py). A greedy MaxSAT (RC2) per model did not finish scope 8 in
+bench/fex_criterion_round.py; an earlier script of the same search: 44 inputs, 2.8 per n,
+in 824 s at 16). A greedy MaxSAT (RC2) per model did not finish scope 8 in
 two minutes. It stays an option: by default the 60 s budget of bench/fex_vs_be.py reaches
 twice the scope BE does, which the widened round, at these times, would not.
 """
