@@ -13,11 +13,14 @@ from __future__ import annotations
 import difflib
 import json
 import platform
+import re
+import textwrap
 from collections import defaultdict
 from dataclasses import dataclass, field
 from importlib import metadata
 from typing import Any
 
+from lsp_server.astgen import oracles
 from lsp_server.astgen.check import CheckResult
 from lsp_server.astgen.driver import RunOutcome
 from lsp_server.astgen.gen import Label, Labelled
@@ -132,6 +135,63 @@ def group_failures(
             ):
                 group.example, group.example_case = r, case
     return [groups[k] for k in sorted(groups)]
+
+
+FaultyCode = tuple[str, ...]
+"""What a distinct failure is known by (``distinct_failures``)."""
+
+_POSITION = re.compile(r"\d+$")
+_LINE = re.compile(r"^(?P<path>[^:]+):(?P<line>\d+):")
+
+
+def distinct_failures(
+    results: list[CheckResult], cases: list[tuple[str, Labelled[Case]]]
+) -> dict[tuple[int, str, str], tuple[str, str, str, FaultyCode]]:
+    """(case index, engine, oracle) -> the distinct failure (the engine fault) it shows:
+    (engine, refactoring, generator, the code the engine got wrong).
+
+    ASTGen counts unique bugs, not failing programs nor their shapes: an exhaustive
+    generator shows each bug in many variations (one RenameField bug behind 40 failing
+    programs), and the field-exhaustive paper counts the bugs its suites find among those.
+    The code the engine got wrong names the bug, whatever program surrounds it: the code a
+    selection refactoring acts on (the text selected), else the occurrence the structural
+    oracle names in the result (the line left unrenamed), taken by every finding of that
+    check; else the failure's signature without element positions and ``nth`` (the same
+    construct failing as the first or second element is one bug)."""
+    sigs = signatures(results)
+    out: dict[tuple[int, str, str], tuple[str, str, str, FaultyCode]] = {}
+    for r in results:
+        case = cases[r.index][1].value
+        code = selected_code(case) or _structural_line(r)
+        for finding in r.findings:
+            faulty: FaultyCode
+            if code is not None:
+                faulty = (code,)
+            else:
+                sig = sigs[(r.index, r.engine, finding.oracle)]
+                faulty = tuple(f"{_POSITION.sub('', d)}={v}" for d, v in sig if d != "nth")
+            out[(r.index, r.engine, finding.oracle)] = (r.engine, r.kind, r.generator, faulty)
+    return out
+
+
+def selected_code(case: Case) -> str | None:
+    """The code a selection refactoring acts on, dedented (None: no selection)."""
+    target = case.target
+    if target.end is None:
+        return None
+    text = case.program.file_map[target.path][target.offset : target.end]
+    return textwrap.dedent(text.strip("\n")).strip()
+
+
+def _structural_line(result: CheckResult) -> str | None:
+    for finding in result.findings:
+        match = _LINE.match(finding.detail)
+        if finding.oracle.startswith(oracles.STRUCTURAL) and match and result.after:
+            lines = result.after.get(match["path"], "").splitlines()
+            number = int(match["line"])
+            if 0 < number <= len(lines):
+                return lines[number - 1].strip()
+    return None
 
 
 def _versions() -> dict[str, str]:

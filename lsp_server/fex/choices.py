@@ -14,12 +14,18 @@ refactoring *request* and the program *elements* the generator listed (``use0``,
   itself is typed by where the refactoring is invoked (``ROLES``);
 - ``element<i>.request``: the request the element takes part in, typed by each of the
   request's choices (what a refactoring engine is sensitive to: the same use is handled
-  differently when the rename starts at it, or at the definition).
+  differently when the rename starts at it, or at the definition). Not for a selection
+  inside a statement (extract variable): there the request's choices name the expression
+  and the statement it is in, and crossing them with every other statement only split one
+  failure by the statement before it (a redundant field, dropped to pay for ``again``).
 
 - ``request.selects``: the statement a selection-based refactoring (extract method)
   starts at: the node the refactoring targets, which the paper's models name as an object
   of its own, numbered as the paper numbers objects after symmetry breaking (statements of
-  the file in preorder) and typed by its kind (``#7:if``). Text does not name a node: two
+  the file in preorder) and typed by its kind (``#7:if``), and by whether an equal
+  statement comes before it (``#9:for:again``: the node's relation to an earlier one,
+  which a number alone does not say; rope passes the first of two equal loops' variable
+  on to the second, unbound when the first did not run). Text does not name a node: two
   ``if x % 2 == 1:`` of one loop body read alike, and rope extracts one and not the other
   (bench/fex_engine.py). ``from``/``to``/``nth`` only describe the selection. A selection
   inside a statement (extract variable) has no such node: there it is named by its first
@@ -101,8 +107,9 @@ def object_fields(
     role = " ".join(choice for choice in request if choice.split("=")[0] in ROLES)
     for (name, _), (_, following) in pairwise(elements):
         out.add((group, f"{name} {role}", "next", following))
-    for name, _ in elements:
-        out |= {(group, name, "request", choice) for choice in request}
+    if selects is None or selects.startswith("#"):
+        for name, _ in elements:
+            out |= {(group, name, "request", choice) for choice in request}
     return out
 
 
@@ -183,18 +190,23 @@ def selected_node(case: tuple[str, Any]) -> str | None:
 def statement_starts(source: str) -> dict[int, str]:
     """Offset of every statement of ``source`` -> ``#number:kind``: statements numbered in
     preorder (a compound statement before its body, its body before what follows), typed
-    by their AST class. Cached: a generator's cases share one program per statement list."""
+    by their AST class, and ``#number:kind:again`` for a statement equal (same AST) to one
+    before it. Cached: a generator's cases share one program per statement list."""
     try:
         tree = parse_python(source)
     except SyntaxError:
         return {}
     starts = line_starts(source)
     out: dict[int, str] = {}
+    seen: set[str] = set()
     todo: list[ast.stmt] = list(reversed(tree.body))
     while todo:
         stmt = todo.pop()
         offset = offset_of(starts, stmt.lineno, stmt.col_offset)
-        out[offset] = f"#{len(out)}:{type(stmt).__name__.lower()}"
+        shape = ast.dump(stmt)
+        again = ":again" if shape in seen else ""
+        seen.add(shape)
+        out[offset] = f"#{len(out)}:{type(stmt).__name__.lower()}{again}"
         inner: list[ast.stmt] = []
         for name in ("body", "orelse", "handlers", "finalbody"):
             for child in getattr(stmt, name, ()):

@@ -34,6 +34,17 @@ per model): the paper's #F x n^2 bound (1280 at 16; 103 used), not a linear one.
 model for more uncovered targets while it stays satisfiable (up to n more assumptions)
 lowers the count (16: 103 -> 81) but not the growth (3.3, 4.4, 5.1 per n at 8, 12, 16),
 at 3.5x the solver calls, so the round stays the paper's.
+
+Asking instead for the model that shows the most uncovered pairs (``wide=True``: after the
+plain round, a greedy cover by models pushed, with a cardinality constraint, to show more
+uncovered pairs than the last, each call within ``WIDE_CONFLICTS`` conflicts) makes the
+round linear on bst: 9, 14, 17, 24, 28, 33 inputs at scopes 4 to 14 (2.1 to 2.4 per n,
+against 3.0 to 5.9), the same feasible pairs, each model still showing a new pair (so the
+#F x n^2 bound holds), but at 5x to 60x the time (119 s at 14, against 2 s; load 13-15,
+bench/fex_criterion_round.py; an earlier script of the same search: 44 inputs, 2.8 per n,
+in 824 s at 16). A greedy MaxSAT (RC2) per model did not finish scope 8 in
+two minutes. It stays an option: by default the 60 s budget of bench/fex_vs_be.py reaches
+twice the scope BE does, which the widened round, at these times, would not.
 """
 
 from __future__ import annotations
@@ -43,6 +54,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from pysat.card import ITotalizer
 from pysat.solvers import Solver
 
 from lsp_server.fex import heap
@@ -55,6 +67,9 @@ SMALL_SIZES = 3
 """The size round's sizes: 0 to this (the small-scope hypothesis; bintrees needs 3)."""
 EXTRA_PER_ROUND = 1
 """Each further round adds at most this x #F x n inputs (n: the scope)."""
+WIDE_CONFLICTS = 2000
+"""``solve(wide=True)``: the conflicts one call may spend looking for a model that shows
+more uncovered targets than the last one (then the last one is kept)."""
 
 
 @dataclass
@@ -120,34 +135,30 @@ def path_targets(
 
 
 def solve(
-    model: Model, job: Job | None = None, *, paths: int = 2, by_size: bool = True
+    model: Model,
+    job: Job | None = None,
+    *,
+    paths: int = 2,
+    by_size: bool = True,
+    wide: bool = False,
 ) -> SatResult:
     """The field-exhaustive suite of ``model``'s relational invariant (``model.spec``),
     then (module docstring) every pair under every small size (``by_size``) and every
     shape path of up to ``paths`` fields, each round within ``EXTRA_PER_ROUND`` x #F x n
-    inputs; ``paths=1, by_size=False`` is the bare criterion."""
+    inputs; ``paths=1, by_size=False`` is the bare criterion. ``wide``: each model of the
+    criterion's round shows as many uncovered targets as the solver finds
+    (``_criterion_wide``)."""
     job = job or Job()
     start = time.perf_counter()
     encoding = Encoding(model)
     result = SatResult(variables=encoding.pool.top, clauses=len(encoding.clauses))
     todo = targets(model, encoding)
     with Solver(name=SOLVER, bootstrap_with=encoding.clauses) as solver:
-        for done, (pair, assumptions) in enumerate(todo):
-            if pair in result.feasible or pair in result.infeasible:
-                continue
-            job.check()
-            job.report(done, len(todo), f"{len(result.selected)} inputs")
-            result.solver_calls += 1
-            solver.set_phases([lits[-1] for p, lits in todo[done:] if p not in result.feasible])
-            instance = _solve_for(solver, model, encoding, assumptions)
-            if instance is None:
-                result.infeasible.add(pair)
-                continue
-            covers = heap.pairs(model, instance)
-            if pair not in covers:
-                raise AssertionError(f"SAT model does not realise its target {pair}")
-            result.feasible |= covers
-            result.selected.append(instance)
+        _criterion(solver, model, encoding, todo, result, job)
+        if wide:
+            feasible = [(pair, lits) for pair, lits in todo if pair in result.feasible]
+            result.selected = []
+            _criterion_wide(solver, model, encoding, feasible, result, job)
         result.criterion_inputs = len(result.selected)
         decode = functools.partial(_solve_for, solver, model, encoding)
         budget = EXTRA_PER_ROUND * len(model.fields) * max(model.scope, 1)
@@ -171,6 +182,88 @@ def _solve_for(
     if not solver.solve(assumptions=assumptions):
         return None
     return _decode(model, encoding, {lit for lit in solver.get_model() or [] if lit > 0})
+
+
+def _criterion(
+    solver: Solver,
+    model: Model,
+    encoding: Encoding,
+    todo: list[tuple[heap.Pair, list[int]]],
+    result: SatResult,
+    job: Job,
+) -> None:
+    """The criterion's round (module docstring): each target no model shows yet, alone."""
+    for done, (pair, assumptions) in enumerate(todo):
+        if pair in result.feasible or pair in result.infeasible:
+            continue
+        job.check()
+        job.report(done, len(todo), f"{len(result.selected)} inputs")
+        result.solver_calls += 1
+        solver.set_phases([lits[-1] for p, lits in todo[done:] if p not in result.feasible])
+        instance = _solve_for(solver, model, encoding, assumptions)
+        if instance is None:
+            result.infeasible.add(pair)
+            continue
+        covers = heap.pairs(model, instance)
+        if pair not in covers:
+            raise AssertionError(f"SAT model does not realise its target {pair}")
+        result.feasible |= covers
+        result.selected.append(instance)
+
+
+def _criterion_wide(
+    solver: Solver,
+    model: Model,
+    encoding: Encoding,
+    todo: list[tuple[heap.Pair, list[int]]],
+    result: SatResult,
+    job: Job,
+) -> None:
+    """The criterion's round again over the ``feasible`` targets (the plain round found
+    which), each model widened: solve for the next target no model shows yet, then ask for
+    a model showing more of them than the last, at most ``WIDE_CONFLICTS`` conflicts a
+    call, until none is found. A selector ``shows[t]`` implies target t's assumptions; "at
+    least k selectors" is "at most len - k negated ones" on a totalizer built per model
+    over the targets still uncovered (infeasible ones would only make it larger)."""
+    shows = {pair: encoding.pool.id(("shows", pair)) for pair, _ in todo}
+    for pair, assumptions in todo:
+        for literal in assumptions:
+            solver.add_clause([-shows[pair], literal])
+    uncovered = dict(todo)
+    top = encoding.pool.top
+    while uncovered:
+        job.check()
+        job.report(len(todo) - len(uncovered), len(todo), f"{len(result.selected)} inputs")
+        pair, assumptions = next(iter(uncovered.items()))
+        result.solver_calls += 1
+        instance = _solve_for(solver, model, encoding, assumptions)
+        if instance is None:
+            raise AssertionError(f"a feasible target has no model: {pair}")
+        negated = [-shows[p] for p in uncovered]
+        top = max(top, encoding.pool.top)
+        count = ITotalizer(lits=negated, ubound=len(negated), top_id=top)
+        encoding.pool.occupy(top + 1, count.top_id)  # kept from later pool.id calls
+        top = count.top_id
+        for clause in count.cnf.clauses:
+            solver.add_clause(clause)
+        solver.set_phases([shows[p] for p in uncovered])
+        shown = heap.pairs(model, instance) & uncovered.keys()
+        while len(shown) < len(negated):
+            result.solver_calls += 1
+            solver.conf_budget(WIDE_CONFLICTS)
+            at_least = -count.rhs[len(negated) - len(shown) - 1]
+            if not solver.solve_limited(assumptions=[at_least]):
+                break
+            true = {lit for lit in solver.get_model() or [] if lit > 0}
+            wider = _decode(model, encoding, true)
+            more = heap.pairs(model, wider) & uncovered.keys()
+            if len(more) <= len(shown):
+                break
+            instance, shown = wider, more
+        count.delete()
+        result.selected.append(instance)
+        for done in shown:
+            del uncovered[done]
 
 
 def sized_targets(model: Model, encoding: Encoding) -> list[tuple[heap.Pair, list[int]]]:

@@ -18,7 +18,7 @@ from lsp_server.astgen.driver import Config, generate, run
 from lsp_server.astgen.engines import make_engine
 from lsp_server.astgen.program import MAIN, rename_case, selection_case
 from lsp_server.astgen.program_runner import Runner
-from lsp_server.astgen.report import group_failures
+from lsp_server.astgen.report import distinct_failures, group_failures
 
 SUPER_CALL = """\
 class C:
@@ -185,3 +185,20 @@ def test_rename_with_a_getattr_string_needs_confirmation(checkers: dict[str, Che
     assert "AttributeError" in _oracles(result)[oracles.OUTPUT_CHANGED]
     (wrapped,) = checkers["reks"].check(0, case, ())
     assert wrapped.status == "confirm" and wrapped.findings == []
+
+
+def test_distinct_failures_name_rope_rename_bugs_by_the_code_left_unrenamed() -> None:
+    """ASTGen counts unique bugs, not failing programs: rope's rename of a field leaves the
+    use in a lambda, in an untyped parameter's body and in ``getattr`` alone, each failing
+    two oracles (output and structure) under several signatures; three faults in all."""
+    config = Config(bound=1, generators=("fields",), engines=("rope",), inverse=False)
+    outcome = run(config)
+    cases = generate(config)
+    groups = group_failures(outcome.results, cases)
+    failures = set(distinct_failures(outcome.results, cases).values())
+    assert len(groups) == 6
+    assert failures == {
+        ("rope", "rename", "fields", ("get = lambda o: o.f",)),
+        ("rope", "rename", "fields", ("return o.f",)),
+        ("rope", "rename", "fields", ('return getattr(self, "f")',)),
+    }

@@ -12,6 +12,7 @@ from lsp_server.fex.choices import (
     choice_point_cases,
     field_exhaustive,
     field_exhaustive_cases,
+    object_fields,
     pairwise_cases,
     selected_node,
     statement_starts,
@@ -154,6 +155,27 @@ def test_statements_are_numbered_in_preorder_and_typed_by_kind() -> None:
     second_if = source.index("if", source.index("k = x"))
     assert numbered[second_if] == "#4:if"
     assert statement_starts("def broken(:\n") == {}
+
+
+def test_a_statement_equal_to_an_earlier_one_is_typed_again() -> None:
+    """Rope passes the first of two equal loops' variable on to an extraction of the second
+    (unbound when the first did not run): the second loop is a node of its own kind."""
+    loop = "    for i in range(n):\n        print(i)\n"
+    source = "def work(n):\n" + loop + loop + "    return n\n"
+    numbered = statement_starts(source)
+    assert numbered[source.index("for")] == "#1:for"
+    assert numbered[source.rindex("for")] == "#3:for:again"
+    assert numbered[source.rindex("print")] == "#4:expr:again"
+    assert numbered[source.index("return")] == "#5:return"
+
+
+def test_a_selection_inside_a_statement_pairs_no_element_with_the_request() -> None:
+    labels = [("stmt0", "print"), ("stmt1", "while"), ("expr", "call"), ("in", "while")]
+    inside = object_fields("g", labels, "x = f(1) ... x = f(1)")
+    assert ("g", "request", "selects", "x = f(1) ... x = f(1)") in inside
+    assert not [field for field in inside if field[2:3] == ("request",) and field[1] != "request"]
+    at_node = object_fields("g", labels, "#3:while")
+    assert ("g", "stmt0:print", "request", "expr=call") in at_node
 
 
 def test_choices_of_a_case_without_elements_are_combined_three_at_a_time() -> None:

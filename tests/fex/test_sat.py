@@ -141,3 +141,20 @@ def test_the_rounds_after_the_criterion_add_at_most_a_linear_number_of_inputs(
         criterion = len(sat.solve(model, paths=1, by_size=False).selected)
         extra = len(sat.solve(model).selected) - criterion
         assert 0 <= extra <= 2 * sat.EXTRA_PER_ROUND * len(model.fields) * scope, scope
+
+
+@pytest.mark.parametrize(("name", "scope"), [("bst", 5), ("sorted_list", 5)])
+def test_wide_models_cover_the_same_pairs_with_fewer_valid_inputs(name: str, scope: int) -> None:
+    """Each model of the criterion's round asked to show as many uncovered pairs as the
+    solver finds: the same feasible pairs, fewer inputs, each a valid instance."""
+    cls = example_class(name)
+    model = build_model(cls, scope)
+    plain = sat.solve(model, paths=1, by_size=False)
+    wide = sat.solve(model, paths=1, by_size=False, wide=True)
+    assert covered_pairs(model, wide.selected) == plain.feasible == wide.feasible
+    assert wide.infeasible == plain.infeasible
+    assert len(wide.selected) < len(plain.selected)
+    assert wide.criterion_inputs == len(wide.selected)
+    check = invariant_of(cls)
+    for instance in wide.selected:
+        assert check(heap.build(classes_of(cls), model, instance))
