@@ -105,10 +105,14 @@ class _TempRoot:
         """``value`` as changes to the inherited environment (names set, names removed) if it
         is a copy of it (``dict(os.environ)`` with a few changes), else None."""
         inherited = self.inherited
-        if len(inherited) < _ENVIRONMENT_MIN or len(value) < _ENVIRONMENT_MIN:
+        least = max(_ENVIRONMENT_MIN, _ENVIRONMENT_SHARE * len(inherited))
+        if len(value) < least:  # every dict of str keys crossing the boundary comes here
             return None
-        kept = sum(1 for k, v in inherited.items() if value.get(k) == v)
-        if kept < _ENVIRONMENT_SHARE * len(inherited):
+        try:  # a set operation in C: the names kept with their values
+            kept = len(inherited.items() & value.items())
+        except TypeError:  # an unhashable value: no environment
+            return None
+        if kept < least:
             return None
         changed = {k: v for k, v in sorted(value.items()) if inherited.get(k) != v}
         return changed, sorted(k for k in inherited if k not in value)
