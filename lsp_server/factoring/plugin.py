@@ -190,7 +190,10 @@ def _replay(request: pytest.FixtureRequest, path: Path) -> Iterator[None]:
     from lsp_server.factoring.replay import Replayer
 
     item = request.node
-    data = transcript.load(path)
+    try:
+        data = transcript.load(path)
+    except transcript.TranscriptError as error:  # an older reks wrote it: no replay error
+        pytest.skip(f"stale factored test: {error}; recapture it")
     _set_temp_root(request, data)
     root = (path.parent / data.get("root", ".")).resolve()
     verdict = transcript.staleness(data, root)

@@ -14,7 +14,10 @@ OS's random source (``os.urandom``, so ``uuid.uuid4``,
 ``secrets.token_hex``/``token_urlsafe``: the hex, uuid and url-safe spellings of each draw
 of 4 bytes or more) are ``<random#N>``; a port the OS assigned to a socket bound to port 0
 is ``<port#N>`` after a colon in text and ``{"$port": N}`` as a number, in the same
-numbering.
+numbering. A dict that copies the environment the run inherited (``dict(os.environ)`` handed
+to a child process, a few names changed) is written as its changes, ``{"$environ": {set},
+"removed": [names]}``, against the environment when the test started: the shell, folder and
+``PYTHONPATH`` a run inherits differ, what the test changed is still compared.
 Everything else in the
 value is still compared as it is: ``<tempfile#1>/x.db`` is not ``<tempfile#1>/y.db``, and a
 path that is not fresh in the replay keeps its text, so it differs from a role.
@@ -43,6 +46,10 @@ _PORT = re.compile(r"(?<=:)(\d{1,5})(?!\d)")
 _RANDOM_MIN_BYTES = 4
 """A shorter draw's spellings (under 8 characters) would match unrelated text."""
 _OTHER_SEPARATOR = "\\" if os.sep == "\\" else "/"
+_ENVIRONMENT_MIN = 8
+_ENVIRONMENT_SHARE = 0.8
+"""A dict holding this share of the inherited environment's names, with their values, is a
+copy of it (setuptools-scm drops the ``GIT_*`` names from its copy)."""
 _EPOCH_2001 = 1e9
 """Below this a float is no reading of the wall clock (a quick test before the window's)."""
 
@@ -72,6 +79,8 @@ class _TempRoot:
         """Role numbers by reading and by name (a diskcache test reads the clock on each of
         its thousand writes: a list's ``index`` made that quadratic)."""
         self.captured_readings: list[float] = []
+        self.inherited: dict[str, str] = {}
+        """The process environment when the test started (what the run inherited)."""
 
     def set(
         self,
@@ -90,6 +99,29 @@ class _TempRoot:
         self._reading_roles = {}
         self._name_roles = {}
         self.captured_readings = list(captured_readings or [])
+        self.inherited = dict(os.environ)
+
+    def environment_changes(self, value: dict[str, Any]) -> tuple[dict[str, Any], list[str]] | None:
+        """``value`` as changes to the inherited environment (names set, names removed) if it
+        is a copy of it (``dict(os.environ)`` with a few changes), else None."""
+        inherited = self.inherited
+        least = max(_ENVIRONMENT_MIN, _ENVIRONMENT_SHARE * len(inherited))
+        if len(value) < least:  # every dict of str keys crossing the boundary comes here
+            return None
+        try:  # a set operation in C: the names kept with their values
+            kept = len(inherited.items() & value.items())
+        except TypeError:  # an unhashable value: no environment
+            return None
+        if kept < least:
+            return None
+        changed = {k: v for k, v in sorted(value.items()) if inherited.get(k) != v}
+        return changed, sorted(k for k in inherited if k not in value)
+
+    def environment(self, changed: dict[str, Any], removed: list[str]) -> dict[str, Any]:
+        """This run's inherited environment with the recorded changes made."""
+        value = {k: v for k, v in self.inherited.items() if k not in removed}
+        value.update(changed)
+        return value
 
     def clock_role(self, value: float) -> int | None:
         """The role number of ``value`` if it is a wall-clock reading taken during the test

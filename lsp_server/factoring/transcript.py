@@ -16,7 +16,8 @@ from lsp_server.factoring.run_varying import TEMP_MARK
 from lsp_server.project.text import write_json_atomic
 
 FORMAT = "reks-factoring-transcript"
-VERSION = 1
+VERSION = 2
+"""2: a copy of the inherited environment is written as its changes (``$environ``)."""
 _MAX_PACKAGE_FILES = 3000
 DEFAULT_MAX_BYTES = 10 * 1024 * 1024
 """The largest transcript reks keeps (``reks factor --max-transcript-mb``): past it the

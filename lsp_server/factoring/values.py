@@ -72,6 +72,10 @@ def encode(value: Any, other: Callable[[Any], Json]) -> Json:
         return {"$tuple": [encode(item, other) for item in value]}
     if kind is dict:
         if all(type(k) is str and not k.startswith("$") for k in value):
+            changes = TEMP_ROOT.environment_changes(value)
+            if changes is not None:  # what the run inherited is a role, not the value
+                changed, removed = changes
+                return {"$environ": encode(changed, other), "removed": removed}
             return {k: encode(v, other) for k, v in value.items()}
         return {"$dict": [[encode(k, other), encode(v, other)] for k, v in value.items()]}
     if kind is datetime.timedelta:
@@ -121,6 +125,8 @@ def decode(data: Json, other: Callable[[dict[str, Any]], Any]) -> Any:
         return {decode(item, other) for item in data["$set"]}
     if "$frozenset" in data:
         return frozenset(decode(item, other) for item in data["$frozenset"])
+    if "$environ" in data:
+        return TEMP_ROOT.environment(decode(data["$environ"], other), data["removed"])
     if "$clock" in data:
         return TEMP_ROOT.clock_value(data["$clock"])
     if "$port" in data:

@@ -265,3 +265,43 @@ def test_a_reading_e_took_in_the_capture_keeps_its_role_when_t_hands_it_back() -
     finally:
         TEMP_ROOT.set(None)
         TEMP_ROOT.since = None
+
+
+def test_a_copy_of_the_inherited_environment_is_written_as_its_changes(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """setuptools-scm hands git ``dict(os.environ)`` minus a few names: the transcript held
+    the whole environment of the capture (``PWD``, ``OLDPWD``, ``_``), so its factored tests
+    diverged when run from another folder or shell. What the run inherited is a role; what
+    the test itself changed is still compared."""
+    monkeypatch.setenv("REKS_INHERITED", "capture shell")
+    monkeypatch.delenv("REKS_SET_BY_TEST", raising=False)
+    TEMP_ROOT.set(None)
+    try:
+        captured = values.encode(dict(os.environ, GIT_TERMINAL_PROMPT="0"), _refuse)
+        assert "REKS_INHERITED" not in json.dumps(captured), captured
+        monkeypatch.setenv("REKS_INHERITED", "another shell")
+        monkeypatch.setenv("REKS_ONLY_IN_REPLAY", "1")
+        TEMP_ROOT.set(None)
+        replayed = dict(os.environ, GIT_TERMINAL_PROMPT="0")
+        assert values.encode(replayed, _refuse) == captured
+        assert values.decode(captured, _refuse) == replayed
+        monkeypatch.setenv("REKS_SET_BY_TEST", "1")  # T's own change, after the test started
+        assert values.encode(dict(os.environ, GIT_TERMINAL_PROMPT="0"), _refuse) != captured
+        assert values.encode({"GIT_DIR": "x"}, _refuse) == {"GIT_DIR": "x"}  # not a copy
+    finally:
+        TEMP_ROOT.since = None
+
+
+def test_a_transcript_of_an_older_format_is_skipped_as_stale(tmp_path: Path) -> None:
+    """Version 1 wrote a copy of the environment whole: replayed by this reks, every such
+    call diverged. An older transcript is stale (recapture it), not a replay error."""
+    root = make_project(
+        tmp_path,
+        "",
+        'REKS_TRANSCRIPT = "old.transcript.json"\n\n\ndef test_factored():\n    pass\n',
+    )
+    old = {"format": "reks-factoring-transcript", "version": 1, "test": "t", "events": []}
+    (root / "tests" / "old.transcript.json").write_text(json.dumps(old), encoding="utf-8")
+    [outcome] = outcomes(root, "tests/test_logic.py::test_factored").values()
+    assert outcome["outcome"] == "skipped" and "recapture" in outcome["message"], outcome
