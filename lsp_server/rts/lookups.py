@@ -40,7 +40,17 @@ DYNAMIC_NAMES = frozenset(
         "setattr",
         "delattr",
         "__getattribute__",
+        "__getattr__",
         "__all__",
+        # Lookups by a name given as data: operator's getters, inspect's static lookups,
+        # a frame's namespaces (``sys._getframe(1).f_globals[name]``).
+        "attrgetter",
+        "methodcaller",
+        "getattr_static",
+        "getmembers_static",
+        "f_globals",
+        "f_locals",
+        "f_builtins",
     ]
 )
 _BY_NAME = frozenset(["getattr", "hasattr", "setattr", "delattr"])
