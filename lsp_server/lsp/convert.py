@@ -18,6 +18,7 @@ from urllib.parse import unquote, urlparse
 
 from lsprotocol import types
 
+from lsp_server.project.text import line_start
 from lsp_server.refactor.model import (
     FileCreate,
     FileEdit,
@@ -49,23 +50,9 @@ def _units(text: str, encoding: str) -> int:
     return len(text.encode("utf-16-le")) // 2
 
 
-def _line_start(text: str, line: int) -> int | None:
-    """Offset where 0-based ``line`` starts (None past the last line).
-
-    One split in C, not a ``find`` per line in Python: a code action at line 20,000 of a
-    long module took milliseconds of the interpreter lock here, twice, while the server
-    answered the other requests of a burst (issue 15 item 1's p99)."""
-    if line <= 0:
-        return 0
-    rest = text.split("\n", line)
-    if len(rest) <= line:
-        return None
-    return len(text) - len(rest[-1])
-
-
 def offset_at(text: str, position: types.Position, encoding: str = UTF16) -> int:
     """Character offset of an LSP position (clamped to the text, as LSP asks)."""
-    start = _line_start(text, position.line)
+    start = line_start(text, position.line)
     if start is None:
         return len(text)
     end = text.find("\n", start)
@@ -84,7 +71,7 @@ def offset_at(text: str, position: types.Position, encoding: str = UTF16) -> int
 def offset_in_text(text: str, position: types.Position, encoding: str = UTF16) -> int:
     """``offset_at`` for a position that must name a place in the text (a rename's):
     a line past the end is an error, not the end of the file."""
-    if _line_start(text, position.line) is None:
+    if line_start(text, position.line) is None:
         lines = text.count("\n") + 1
         raise RefactoringError(
             f"line {position.line + 1} is past the end of the file ({lines} lines)"

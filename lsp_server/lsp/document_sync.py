@@ -19,6 +19,8 @@ from typing import overload
 from lsprotocol import types
 from pygls.workspace import TextDocument
 
+from lsp_server.project.text import line_start
+
 _OTHER_BREAKS = ("\r", "\x0b", "\x0c", "\x1c", "\x1d", "\x1e", "\x85", "\u2028", "\u2029")
 """Line breaks of ``str.splitlines`` (pygls' lines) other than ``\\n`` (one ``in`` each:
 a regular expression of them takes 40 times as long)."""
@@ -32,7 +34,7 @@ def _line_offset(text: str, line: int, count: int) -> int:
     if line >= count:
         return len(text)
     if line <= count - line:
-        return len(text) - len(text.split("\n", line)[-1])
+        return line_start(text, line) or 0
     newlines_after = count - line - (not text.endswith("\n"))  # from the line's start on
     return len(text.rsplit("\n", newlines_after + 1)[0]) + 1
 

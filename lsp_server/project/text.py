@@ -23,6 +23,20 @@ def line_starts(text: str) -> list[int]:
     return starts
 
 
+def line_start(text: str, line: int) -> int | None:
+    """Offset where 0-based ``line`` of ``text`` starts (None past the last line).
+
+    One split in C, not a ``find`` per line in Python: a code action at line 20,000 of a
+    long module took milliseconds of the interpreter lock that way, twice, while the
+    server answered the other requests of a burst (issue 15 item 1's p99)."""
+    if line <= 0:
+        return 0
+    rest = text.split("\n", line)
+    if len(rest) <= line:
+        return None
+    return len(text) - len(rest[-1])
+
+
 def offset_of(starts: list[int], line: int, column: int) -> int:
     """Offset of 1-based ``line`` and 0-based ``column`` (as ``ast`` and ``tokenize`` give)."""
     return starts[line - 1] + column
