@@ -21,6 +21,7 @@ from pytest_lsp import LanguageClient
 from lsp_server.lsp.features.refactoring.code_actions import INLINE_OUTLINE_CHARS
 from tests.lsp.test_rope_worker import server_child
 from tests.support.lsp import open_document
+from tests.support.processes import stop_process
 
 FUNCTIONS = 1_000
 
@@ -72,7 +73,7 @@ async def test_a_code_action_while_the_document_is_analysed_again_answers_from_t
     inline(await actions_at(vscode, path, 40), "f10")
     worker = server_child(vscode, b"outline_process")
     assert worker is not None, "no outline worker: the server parses long documents itself"
-    os.kill(worker, signal.SIGSTOP)  # the new text's outline takes as long as the test likes
+    stop_process(worker)  # the new text's outline takes as long as the test likes
     try:
         change(vscode, path, 2, 0, "import os\n")  # every statement one line further down
         action = inline(await actions_at(vscode, path, 41), "f10")
@@ -111,7 +112,7 @@ async def test_a_code_action_never_waits_for_an_outline(
     inline(await actions_at(vscode, first, 40), "f10")  # the outline worker is running
     worker = server_child(vscode, b"outline_process")
     assert worker is not None
-    os.kill(worker, signal.SIGSTOP)  # no outline is made from now on
+    stop_process(worker)  # no outline is made from now on
     try:
         change(vscode, first, 2, 40, "def g10(a):\n    return a\n\n\n")  # not in the outline
         actions = await asyncio.wait_for(actions_at(vscode, first, 40), 10)

@@ -23,6 +23,7 @@ from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 
 from tests.lsp.conftest import CONFIG, start
 from tests.support.lsp import open_document, rename_at, until
+from tests.support.processes import stop_process
 
 STUCK = ClientServerConfig(
     server_command=CONFIG.server_command,
@@ -122,7 +123,7 @@ async def test_cheap_requests_do_not_wait_for_a_busy_rope(vscode: LanguageClient
     assert util.read_text().splitlines()[4].startswith("def double")
     open_document(vscode, util)
     worker = await started_worker(vscode, util)
-    os.kill(worker, signal.SIGSTOP)  # rope busy for as long as it takes
+    stop_process(worker)  # rope busy for as long as it takes
     try:
         rename = send_rename(vscode, util, "twice", str(uuid.uuid4()))
         vscode.text_document_did_change(
@@ -152,7 +153,7 @@ async def test_cheap_requests_do_not_wait_for_a_busy_rope(vscode: LanguageClient
 async def test_cancel_request_reaches_a_stuck_worker(impatient: LanguageClient, project: Path):
     util = project / "geometry/util.py"
     worker = await started_worker(impatient, util)
-    os.kill(worker, signal.SIGSTOP)  # rope stuck where it never checks for cancellation
+    stop_process(worker)  # rope stuck where it never checks for cancellation
     msg_id = str(uuid.uuid4())
     rename = await sent_to_stopped(impatient, worker, util, msg_id)
     impatient.protocol.notify(types.CANCEL_REQUEST, types.CancelParams(id=msg_id))
@@ -167,7 +168,7 @@ async def test_cancel_request_reaches_a_stuck_worker(impatient: LanguageClient, 
 async def test_a_dead_worker_is_an_error_then_a_new_worker(vscode: LanguageClient, project: Path):
     util = project / "geometry/util.py"
     worker = await started_worker(vscode, util)
-    os.kill(worker, signal.SIGSTOP)  # so that it dies with the rename in hand
+    stop_process(worker)  # so that it dies with the rename in hand
     rename = await sent_to_stopped(vscode, worker, util, str(uuid.uuid4()))
     os.kill(worker, signal.SIGKILL)
     with pytest.raises(Exception, match="worker stopped"):

@@ -12,6 +12,7 @@ from collections.abc import Iterator
 import pytest
 
 from lsp_server.refactor.outline_service import OutlineService
+from tests.support.processes import stop_process
 
 
 @pytest.fixture
@@ -38,7 +39,7 @@ def test_texts_waiting_behind_a_busy_worker_are_analysed_once_and_only_the_newes
     service: OutlineService,
 ) -> None:
     pid = _started(service)
-    os.kill(pid, signal.SIGSTOP)
+    stop_process(pid)
     try:
         first = service.analyse("file:///m.py", "a = 1\n")
         _running(service)

@@ -20,6 +20,7 @@ from lsp_server.refactor.rope_thread import RopeJob
 from lsp_server.rts.provenance import Origin
 from lsp_server.rts.units import Unit
 from lsp_server.sandbox import SandboxProcess
+from tests.support.processes import stop_process
 
 
 @pytest.fixture
@@ -120,7 +121,7 @@ def stopped_worker(remote: ProcessEngine, path: Path) -> int:
     remote.prepare_rename(str(path), path.read_text().index("double"))
     worker = remote.process_for(str(path)).pid
     assert worker is not None
-    os.kill(worker, signal.SIGSTOP)
+    stop_process(worker)
     return worker
 
 
@@ -165,7 +166,7 @@ def test_a_crashed_worker_fails_the_request_and_is_restarted(remote: ProcessEngi
     remote.prepare_rename(str(util), util.read_text().index("double"))
     worker = remote.process_for(str(util)).pid
     assert worker is not None
-    os.kill(worker, signal.SIGSTOP)  # so that it dies with the request in hand
+    stop_process(worker)  # so that it dies with the request in hand
     future = remote.submit(rename(util, "def double", "twice"))
     os.kill(worker, signal.SIGKILL)
     with pytest.raises(RefactoringError, match=r"worker stopped .*try again"):
@@ -227,7 +228,7 @@ def test_a_worker_being_killed_is_never_handed_a_new_request(
     remote.prepare_rename(str(util), util.read_text().index("double"))
     worker = rope.pid
     assert worker is not None
-    os.kill(worker, signal.SIGSTOP)
+    stop_process(worker)
     job = RopeJob()
     future = remote.submit(rename(util, "def double", "twice"), job)
     job.cancel()
