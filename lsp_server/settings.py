@@ -94,6 +94,11 @@ class Settings:
     actions: ActionSettings = field(default_factory=ActionSettings)
     defaultNames: DefaultNames = field(default_factory=DefaultNames)
     onSave: list[str] = field(default_factory=list)
+    """Refactor-on-save (``textDocument/willSaveWaitUntil``). Off by default: an edit the
+    user did not ask for on every save surprises; organizing imports can be switched on."""
+    onSaveTimeout: float = 1.5
+    """Seconds a refactoring on save may take; after that the save goes on without it: a
+    save must never wait long for ``willSaveWaitUntil``."""
     python: str = ""
     """The interpreter the project's tests run in (empty: the active virtualenv, a
     ``.venv``/``venv`` in the root, or the server's own; ``lsp_server.project``)."""
@@ -106,8 +111,6 @@ class Settings:
     request came for ``verifySkippedAfter`` seconds; "off": never."""
     verifySkippedAfter: float = 60.0
     extreme: ExtremeSettings = field(default_factory=ExtremeSettings)
-    """Refactor-on-save (``textDocument/willSaveWaitUntil``). Off by default: an edit the
-    user did not ask for on every save surprises; organizing imports can be switched on."""
 
     @classmethod
     def from_json(cls, data: Any) -> Settings:
@@ -131,12 +134,22 @@ class Settings:
             self.trustButVerify = data["trustButVerify"]
         if data.get("verifySkipped") in VERIFY_SKIPPED_CHOICES:
             self.verifySkipped = data["verifySkipped"]
-        after = data.get("verifySkippedAfter")
-        if isinstance(after, (int, float)) and not isinstance(after, bool) and after >= 0:
-            self.verifySkippedAfter = float(after)
+        after = _seconds(data.get("verifySkippedAfter"))
+        if after is not None:
+            self.verifySkippedAfter = after
+        budget = _seconds(data.get("onSaveTimeout"))
+        if budget is not None:
+            self.onSaveTimeout = budget
         on_save = data.get("onSave")
         if isinstance(on_save, list):
             self.onSave = [str(x) for x in on_save if str(x) in ON_SAVE_CHOICES]
+
+
+def _seconds(value: Any) -> float | None:
+    """A JSON duration in seconds (a number, not a boolean, at least 0), else None."""
+    if isinstance(value, (int, float)) and not isinstance(value, bool) and value >= 0:
+        return float(value)
+    return None
 
 
 def _merge(target: object, data: Any, names: bool = False) -> None:

@@ -41,9 +41,9 @@ M.defaults = {
   filetypes = { "python" },
   -- Files or folders marking the project root (first match upwards from the buffer).
   root_markers = { "pyproject.toml", "setup.py", "setup.cfg", ".git" },
-  -- Server settings (the `reks` section): actions, defaultNames, onSave, trustButVerify,
-  -- verifySkipped, verifySkippedAfter, extreme, tests. Sent as initializationOptions and
-  -- workspace/didChangeConfiguration.
+  -- Server settings (the `reks` section): actions, defaultNames, onSave, onSaveTimeout,
+  -- trustButVerify, verifySkipped, verifySkippedAfter, extreme, tests. Sent as
+  -- initializationOptions and workspace/didChangeConfiguration.
   settings = {},
   -- After :ReksExtract (or an extract code action), ask for the new name and rename it.
   rename_after_extract = true,

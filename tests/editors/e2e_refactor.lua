@@ -27,7 +27,7 @@ vim.ui.select = function(items, opts, on_choice)
   on_choice(nil, nil)
 end
 
-reks.setup({ python = PYTHON, settings = { onSave = { "organizeImports" } } })
+reks.setup({ python = PYTHON, settings = { onSave = { "organizeImports" }, onSaveTimeout = 120 } })
 local buf = vim.api.nvim_get_current_buf()
 local function client() return reks.client(buf) end
 assert(vim.wait(30000, function()

@@ -180,7 +180,11 @@ def test_rename_and_extract_in_real_vscode(tmp_path: Path) -> None:
 
     artifacts = _artifacts(tmp_path, "vscode-refactor")
     # Refactor-on-save: organize imports whenever a Python file is saved.
-    settings = {"reks.server.pythonPath": sys.executable, "reks.onSave": ["organizeImports"]}
+    settings = {
+        "reks.server.pythonPath": sys.executable,
+        "reks.onSave": ["organizeImports"],
+        "reks.onSaveTimeout": 120,  # the test asks for the refactoring, not for the budget
+    }
     crash = _ServerKiller(workspace, tmp_path)
     crash.start()
     with running_code_server(tmp_path, workspace, settings, artifacts) as cs:

@@ -318,6 +318,24 @@ async def test_organize_imports_on_save(plain_client: LanguageClient, project: P
     assert "def double" in new
 
 
+async def test_a_save_does_not_wait_longer_than_on_save_timeout(
+    plain_client: LanguageClient, project: Path
+):
+    """A refactoring on save that takes longer than ``onSaveTimeout`` is left out: the
+    save goes on with the file as the user wrote it."""
+    plain_client.workspace_did_change_configuration(
+        types.DidChangeConfigurationParams(settings={"reks": {"onSaveTimeout": 0}})
+    )
+    util = project / "geometry/util.py"
+    open_document(plain_client, util)
+    edits = await plain_client.text_document_will_save_wait_until_async(
+        types.WillSaveTextDocumentParams(
+            text_document=doc(util), reason=types.TextDocumentSaveReason.Manual
+        )
+    )
+    assert not edits
+
+
 async def test_unsaved_buffer_is_refactored(vscode: LanguageClient, project: Path):
     util = project / "geometry/util.py"
     on_disk = util.read_text()

@@ -43,6 +43,12 @@ def test_settings_from_vscode_payload_and_bad_values():
     assert settings.defaultNames.factory == "make"
     settings.update({"defaultNames": {"factory": "not a name"}, "onSave": ["organizeImports", "x"]})
     assert settings.defaultNames.factory == "make" and settings.onSave == ["organizeImports"]
+    assert settings.onSaveTimeout == 1.5
+    settings.update({"onSaveTimeout": 20})
+    assert settings.onSaveTimeout == 20.0
+    settings.update({"onSaveTimeout": -1})
+    settings.update({"onSaveTimeout": True})
+    assert settings.onSaveTimeout == 20.0
 
 
 def test_offers_follow_the_syntax_tree():

@@ -19,7 +19,6 @@ if TYPE_CHECKING:
 
 # -- refactor on save ------------------------------------------------------------------------------
 ON_SAVE_ACTIONS = {"organizeImports": "organize-imports"}
-ON_SAVE_TIMEOUT = 1.5
 
 
 async def will_save_wait_until(
@@ -39,7 +38,7 @@ async def will_save_wait_until(
         try:
             future = feature.host.engine.submit(RefactorRequest(action, path, 0), job)
             result: RefactoringResult = await asyncio.wait_for(
-                await_job(future, job), ON_SAVE_TIMEOUT
+                await_job(future, job), feature.host.settings.onSaveTimeout
             )
         except (JsonRpcException, asyncio.TimeoutError, RefactoringError):
             job.cancel()
