@@ -32,7 +32,7 @@ def test_refactorings_in_real_neovim(nvim: Neovim, tmp_path: Path) -> None:
     )
     assert recorded.returncode == 0, recorded.stdout + recorded.stderr
     script = f"PYTHON = {_lua_str(sys.executable)}\nINPUTS = {{}}\nPICKS = {{}}\n" + SCRIPT
-    result = run_lua(nvim, script, tmp_path, cwd=root, files=[root / "calc.py"], timeout=150)
+    result = run_lua(nvim, script, tmp_path, cwd=root, files=[root / "calc.py"], timeout=300)
 
     calc = (root / "calc.py").read_text()
     helpers = (root / "helpers.py").read_text()

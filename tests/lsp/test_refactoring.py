@@ -318,6 +318,63 @@ async def test_organize_imports_on_save(plain_client: LanguageClient, project: P
     assert "def double" in new
 
 
+def _edits_of(edit: types.WorkspaceEdit | None, path: Path) -> list[types.TextEdit]:
+    """The text edits ``edit`` makes to ``path`` (as ``changes`` or ``documentChanges``)."""
+    assert edit is not None
+    found = list((edit.changes or {}).get(path.as_uri(), []))
+    for change in edit.document_changes or []:
+        if isinstance(change, types.TextDocumentEdit) and change.text_document.uri == path.as_uri():
+            found += [e for e in change.edits if isinstance(e, types.TextEdit)]
+    return found
+
+
+def _whole_change(client: LanguageClient, path: Path, version: int, text: str) -> None:
+    client.text_document_did_change(
+        types.DidChangeTextDocumentParams(
+            text_document=types.VersionedTextDocumentIdentifier(uri=path.as_uri(), version=version),
+            content_changes=[types.TextDocumentContentChangeWholeDocument(text)],
+        )
+    )
+
+
+async def test_a_save_in_the_middle_of_applying_a_rename_leaves_the_rename_recognised(
+    plain_client: LanguageClient, project: Path
+):
+    """Neovim applies a rename to every buffer but sends the other buffers' changes later
+    (debounced); ``:wall`` asks for refactor-on-save of the first file before they come. An
+    organize-imports on top of the rename's text would make the rename unrecognisable (the
+    files never hold what it handed out), and every test of the renamed function would run
+    as after a hand edit. The save waits for the next one instead."""
+    util, app = project / "geometry/util.py", project / "app.py"
+    open_document(plain_client, util)
+    open_document(plain_client, app)
+    edit = await rename(plain_client, util, "def quadruple", 4, "fourfold")
+    renamed_util = apply_text_edits(util.read_text(), _edits_of(edit, util))
+    _whole_change(plain_client, util, 2, renamed_util)
+    on_save = await plain_client.text_document_will_save_wait_until_async(
+        types.WillSaveTextDocumentParams(
+            text_document=doc(util), reason=types.TextDocumentSaveReason.Manual
+        )
+    )
+    _whole_change(plain_client, util, 3, apply_text_edits(renamed_util, list(on_save or [])))
+    _whole_change(plain_client, app, 2, apply_text_edits(app.read_text(), _edits_of(edit, app)))
+    await until(
+        lambda: any("applied rename `quadruple`" in m.message for m in plain_client.log_messages),
+        "the rename's announcement",
+        60,
+    )
+    # Once the rename is in every file, the next save organizes the imports.
+    later = await plain_client.text_document_will_save_wait_until_async(
+        types.WillSaveTextDocumentParams(
+            text_document=doc(util), reason=types.TextDocumentSaveReason.Manual
+        )
+    )
+    organized = apply_text_edits(
+        apply_text_edits(renamed_util, list(on_save or [])), list(later or [])
+    )
+    assert "import os" not in organized and "def fourfold" in organized
+
+
 async def test_a_save_does_not_wait_longer_than_on_save_timeout(
     plain_client: LanguageClient, project: Path
 ):

@@ -73,6 +73,18 @@ class PendingApplications:
         with self.lock:
             self.items.append(_Pending(root, result, expected, time.monotonic() + PENDING_SECONDS))
 
+    def awaits(self, path: str, text: str) -> bool:
+        """Whether ``path`` holds, as ``text``, its part of a result handed out that is not
+        yet in all its files (one the editor declined holds another text: it does not count)."""
+        now = time.monotonic()
+        with self.lock:
+            return any(
+                item.deadline > now and _same(text, item.expected.get(p, None))
+                for item in self.items
+                for p in {path, os.path.realpath(path)}
+                if p in item.expected
+            )
+
     def applied(self, feature: RefactoringFeature, changed: set[str]) -> list[_Pending]:
         """Pending results with a file in ``changed`` whose files now all hold the expected
         text (removed from the list). Only those are checked: this runs on every keystroke."""
