@@ -54,7 +54,6 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from pysat.card import ITotalizer
 from pysat.solvers import Solver
 
 from lsp_server.fex import heap
@@ -67,9 +66,9 @@ SMALL_SIZES = 3
 """The size round's sizes: 0 to this (the small-scope hypothesis; bintrees needs 3)."""
 EXTRA_PER_ROUND = 1
 """Each further round adds at most this x #F x n inputs (n: the scope)."""
-WIDE_CONFLICTS = 2000
-"""``solve(wide=True)``: the conflicts one call may spend looking for a model that shows
-more uncovered targets than the last one (then the last one is kept)."""
+WIDE_CONFLICTS = 300
+"""A widening call may spend this many conflicts (then the group is left to a later input):
+the calls that run out cost most of the round's time."""
 
 
 @dataclass
@@ -140,38 +139,28 @@ def solve(
     *,
     paths: int = 2,
     by_size: bool = True,
-    wide: bool = False,
+    widen: bool = True,
 ) -> SatResult:
     """The field-exhaustive suite of ``model``'s relational invariant (``model.spec``),
     then (module docstring) every pair under every small size (``by_size``) and every
     shape path of up to ``paths`` fields, each round within ``EXTRA_PER_ROUND`` x #F x n
-    inputs; ``paths=1, by_size=False`` is the bare criterion. ``wide``: each model of the
-    criterion's round shows as many uncovered targets as the solver finds
-    (``_criterion_wide``)."""
+    inputs; ``paths=1, by_size=False`` is the bare criterion. ``widen=False``: one target
+    a model, the paper's way (``_round``)."""
     job = job or Job()
     start = time.perf_counter()
     encoding = Encoding(model)
     result = SatResult(variables=encoding.pool.top, clauses=len(encoding.clauses))
-    todo = targets(model, encoding)
     with Solver(name=SOLVER, bootstrap_with=encoding.clauses) as solver:
-        _criterion(solver, model, encoding, todo, result, job)
-        if wide:
-            feasible = [(pair, lits) for pair, lits in todo if pair in result.feasible]
-            result.selected = []
-            _criterion_wide(solver, model, encoding, feasible, result, job)
+        run = functools.partial(_round, solver, model, encoding, result, job, widen=widen)
+        run(targets(model, encoding), functools.partial(heap.pairs, model), criterion=True)
         result.criterion_inputs = len(result.selected)
-        decode = functools.partial(_solve_for, solver, model, encoding)
         budget = EXTRA_PER_ROUND * len(model.fields) * max(model.scope, 1)
         if by_size:
-            _cover_more(
-                result, job, sized_targets(model, encoding),
-                functools.partial(heap.sized_pairs, model), decode, budget,
-            )  # fmt: skip
+            run(sized_targets(model, encoding), functools.partial(heap.sized_pairs, model),
+                budget=budget)  # fmt: skip
         if paths > 1:
-            _cover_more(
-                result, job, path_targets(model, encoding, paths),
-                functools.partial(heap.path_pairs, length=paths), decode, budget,
-            )  # fmt: skip
+            run(path_targets(model, encoding, paths),
+                functools.partial(heap.path_pairs, length=paths), budget=budget)  # fmt: skip
     result.seconds = time.perf_counter() - start
     return result
 
@@ -181,89 +170,122 @@ def _solve_for(
 ) -> heap.Instance | None:
     if not solver.solve(assumptions=assumptions):
         return None
+    return _model_instance(solver, model, encoding)
+
+
+def _model_instance(solver: Solver, model: Model, encoding: Encoding) -> heap.Instance:
     return _decode(model, encoding, {lit for lit in solver.get_model() or [] if lit > 0})
 
 
-def _criterion(
+def _round(
     solver: Solver,
     model: Model,
     encoding: Encoding,
-    todo: list[tuple[heap.Pair, list[int]]],
     result: SatResult,
     job: Job,
-) -> None:
-    """The criterion's round (module docstring): each target no model shows yet, alone."""
-    for done, (pair, assumptions) in enumerate(todo):
-        if pair in result.feasible or pair in result.infeasible:
-            continue
-        job.check()
-        job.report(done, len(todo), f"{len(result.selected)} inputs")
-        result.solver_calls += 1
-        solver.set_phases([lits[-1] for p, lits in todo[done:] if p not in result.feasible])
-        instance = _solve_for(solver, model, encoding, assumptions)
-        if instance is None:
-            result.infeasible.add(pair)
-            continue
-        covers = heap.pairs(model, instance)
-        if pair not in covers:
-            raise AssertionError(f"SAT model does not realise its target {pair}")
-        result.feasible |= covers
-        result.selected.append(instance)
-
-
-def _criterion_wide(
-    solver: Solver,
-    model: Model,
-    encoding: Encoding,
     todo: list[tuple[heap.Pair, list[int]]],
-    result: SatResult,
-    job: Job,
+    shown_of: Callable[[heap.Instance], set[heap.Pair]],
+    *,
+    widen: bool,
+    criterion: bool = False,
+    budget: int | None = None,
 ) -> None:
-    """The criterion's round again over the ``feasible`` targets (the plain round found
-    which), each model widened: solve for the next target no model shows yet, then ask for
-    a model showing more of them than the last, at most ``WIDE_CONFLICTS`` conflicts a
-    call, until none is found. A selector ``shows[t]`` implies target t's assumptions; "at
-    least k selectors" is "at most len - k negated ones" on a totalizer built per model
-    over the targets still uncovered (infeasible ones would only make it larger)."""
-    shows = {pair: encoding.pool.id(("shows", pair)) for pair, _ in todo}
-    for pair, assumptions in todo:
-        for literal in assumptions:
-            solver.add_clause([-shows[pair], literal])
-    uncovered = dict(todo)
-    top = encoding.pool.top
-    while uncovered:
+    """Add inputs until every target of ``todo`` is shown (by ``shown_of``) or has no
+    model alone, at most ``budget`` inputs. Each input starts from an open target of the
+    fullest group (``_OpenTargets``), alone (the paper's step: UNSAT makes it infeasible
+    when this is the criterion's round; a path target may still hold through another
+    neighbour). Widened, it then asks, group by group, fullest first, for a model that also
+    shows one of the group's open targets, whichever (a clause over their selectors,
+    ``WIDE_CONFLICTS`` conflicts a call), keeping each model the solver finds. An input
+    shows at most one value of a group, so the fullest group bounds the inputs still
+    needed: serving it first keeps the count near that bound."""
+    targets_open = _OpenTargets(todo)
+    for instance in result.selected:
+        targets_open.show(shown_of(instance))
+    stop = None if budget is None else len(result.selected) + budget
+    while (stop is None or len(result.selected) < stop) and (order := targets_open.fullest()):
         job.check()
-        job.report(len(todo) - len(uncovered), len(todo), f"{len(result.selected)} inputs")
-        pair, assumptions = next(iter(uncovered.items()))
+        job.report(len(todo) - targets_open.count, len(todo), f"{len(result.selected)} inputs")
+        first = targets_open.members(order[0])[0]
+        pair, assumptions = todo[first]
         result.solver_calls += 1
-        instance = _solve_for(solver, model, encoding, assumptions)
-        if instance is None:
-            raise AssertionError(f"a feasible target has no model: {pair}")
-        negated = [-shows[p] for p in uncovered]
-        top = max(top, encoding.pool.top)
-        count = ITotalizer(lits=negated, ubound=len(negated), top_id=top)
-        encoding.pool.occupy(top + 1, count.top_id)  # kept from later pool.id calls
-        top = count.top_id
-        for clause in count.cnf.clauses:
-            solver.add_clause(clause)
-        solver.set_phases([shows[p] for p in uncovered])
-        shown = heap.pairs(model, instance) & uncovered.keys()
-        while len(shown) < len(negated):
+        found = _solve_for(solver, model, encoding, assumptions)
+        if found is None:
+            targets_open.close(first)
+            if criterion:
+                result.infeasible.add(pair)
+            continue
+        instance, covers, chosen = found, shown_of(found), list(assumptions)
+        for group in order[1:] if widen else []:
+            members = targets_open.members(group)
+            if any(todo[i][0] in covers for i in members):
+                continue
+            some = encoding.pool.id(("some", len(result.selected), group))
+            solver.add_clause([-some, *(_selector(solver, encoding, todo[i][1]) for i in members)])
             result.solver_calls += 1
             solver.conf_budget(WIDE_CONFLICTS)
-            at_least = -count.rhs[len(negated) - len(shown) - 1]
-            if not solver.solve_limited(assumptions=[at_least]):
-                break
-            true = {lit for lit in solver.get_model() or [] if lit > 0}
-            wider = _decode(model, encoding, true)
-            more = heap.pairs(model, wider) & uncovered.keys()
-            if len(more) <= len(shown):
-                break
-            instance, shown = wider, more
-        count.delete()
+            if solver.solve_limited(assumptions=[*chosen, some]):
+                chosen.append(some)
+                instance = _model_instance(solver, model, encoding)
+                covers = shown_of(instance)
+        if pair not in covers:
+            raise AssertionError(f"SAT model does not realise its target {pair}")
+        targets_open.show(covers)
         result.selected.append(instance)
-        for done in shown:
-            del uncovered[done]
+    if criterion:
+        result.feasible |= targets_open.shown
+
+
+class _OpenTargets:
+    """The targets of a round not shown yet and not found UNSAT alone, grouped by what
+    they set (a field or path of one object), deepest objects and highest values first."""
+
+    def __init__(self, todo: list[tuple[heap.Pair, list[int]]]) -> None:
+        self.groups: dict[tuple[str, Ref], list[int]] = {}
+        self.by_pair: dict[heap.Pair, list[int]] = {}
+        for index in reversed(range(len(todo))):
+            pair = todo[index][0]
+            self.groups.setdefault(pair[:2], []).append(index)
+            self.by_pair.setdefault(pair, []).append(index)
+        self.group_of = [todo[i][0][:2] for i in range(len(todo))]
+        self.sizes = {group: len(members) for group, members in self.groups.items()}
+        self.closed: set[int] = set()
+        self.shown: set[heap.Pair] = set()
+        self.count = len(todo)
+
+    def close(self, index: int) -> None:
+        if index not in self.closed:
+            self.closed.add(index)
+            self.sizes[self.group_of[index]] -= 1
+            self.count -= 1
+
+    def show(self, pairs: set[heap.Pair]) -> None:
+        for pair in pairs - self.shown:
+            for index in self.by_pair.get(pair, ()):
+                self.close(index)
+        self.shown |= pairs
+
+    def fullest(self) -> list[tuple[str, Ref]]:
+        """The groups with open targets, fullest first."""
+        return sorted((g for g, size in self.sizes.items() if size), key=self.sizes.__getitem__,
+                      reverse=True)  # fmt: skip
+
+    def members(self, group: tuple[str, Ref]) -> list[int]:
+        """The group's open targets (closed ones are dropped for good)."""
+        members = self.groups[group] = [i for i in self.groups[group] if i not in self.closed]
+        return members
+
+
+def _selector(solver: Solver, encoding: Encoding, assumptions: list[int]) -> int:
+    """A variable that implies every literal of ``assumptions`` (a target's own literal
+    when it has one only)."""
+    if len(assumptions) == 1:
+        return assumptions[0]
+    key = ("all", tuple(assumptions))
+    if key not in encoding.pool.obj2id:
+        for literal in assumptions:
+            solver.add_clause([-encoding.pool.id(key), literal])
+    return encoding.pool.id(key)
 
 
 def sized_targets(model: Model, encoding: Encoding) -> list[tuple[heap.Pair, list[int]]]:
@@ -278,37 +300,3 @@ def sized_targets(model: Model, encoding: Encoding) -> list[tuple[heap.Pair, lis
         if not (isinstance(size, int) and size > SMALL_SIZES)
         for (key, obj, value), lits in targets(model, encoding)
     ]
-
-
-def _cover_more(
-    result: SatResult,
-    job: Job,
-    todo: list[tuple[heap.Pair, list[int]]],
-    shown_of: Callable[[heap.Instance], set[heap.Pair]],
-    decode: Callable[[list[int]], heap.Instance | None],
-    budget: int,
-) -> None:
-    """Add an input for every target of ``todo`` no input shows yet (by ``shown_of``), at
-    most ``budget`` inputs. A path target UNSAT through one neighbour may hold through
-    another, so nothing is marked infeasible here."""
-    shown: set[heap.Pair] = set()
-    for instance in result.selected:
-        shown |= shown_of(instance)
-    stop = len(result.selected) + budget
-    for done, (pair, assumptions) in enumerate(todo):
-        if pair in shown:
-            continue
-        if len(result.selected) >= stop:
-            return
-        job.check()
-        job.report(done, len(todo), f"{len(result.selected)} inputs")
-        result.solver_calls += 1
-        found_instance = decode(assumptions)
-        if found_instance is None:
-            continue
-        instance = found_instance
-        found = shown_of(instance)
-        if pair not in found:
-            raise AssertionError(f"SAT model does not realise its target {pair}")
-        shown |= found
-        result.selected.append(instance)
