@@ -144,7 +144,7 @@ def _engine_test(args: argparse.Namespace) -> int:
             print(f"reks engine-test: --scheduler {args.scheduler}: {exc}", file=sys.stderr)
             return 2
     groups = report.group_failures(outcome.results, cases)
-    data = report.to_json(outcome, groups)
+    data = report.to_json(outcome, groups, report.distinct_failures(outcome.results, cases))
     os.makedirs(args.out, exist_ok=True)
     json_path = os.path.join(args.out, "engine-test.json")
     md_path = os.path.join(args.out, "engine-test.md")
@@ -157,7 +157,8 @@ def _engine_test(args: argparse.Namespace) -> int:
         print(f"known failures: {len(shapes)} shapes -> {path}")
     rate = outcome.checks / outcome.cpu_seconds if outcome.cpu_seconds else 0.0
     print(
-        f"{outcome.cases} cases, {outcome.checks} checks, {len(groups)} failure groups "
+        f"{outcome.cases} cases, {outcome.checks} checks, "
+        f"{report.headline(data['summary']['distinct_failures'], len(groups))} "
         f"in {outcome.wall_seconds:.1f}s ({rate:.0f} checks per CPU-second)"
     )
     print(f"report: {json_path}, {md_path}")
