@@ -5,9 +5,9 @@ the ASTGen and field-exhaustive papers count bugs); the failure groups are the d
 naming the distinct failures its programs show. A failure group is (engine, refactoring,
 generator, oracle, signature). The signature is the part of the label vector that matters:
 the labels left after dropping, one by one, every label without which the remaining ones
-still select only failing cases (see ``signatures``). So the programs that fail because of ``getattr`` whatever else they
-contain form one group whose signature names ``getattr``. Each group keeps its smallest
-program.
+still select only failing cases (see ``signatures``). So the programs that fail because
+of ``getattr`` whatever else they contain form one group whose signature names
+``getattr``. Each group keeps its smallest program.
 """
 
 from __future__ import annotations
