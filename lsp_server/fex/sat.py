@@ -66,7 +66,7 @@ SMALL_SIZES = 3
 """The size round's sizes: 0 to this (the small-scope hypothesis; bintrees needs 3)."""
 EXTRA_PER_ROUND = 1
 """Each further round adds at most this x #F x n inputs (n: the scope)."""
-WIDE_CONFLICTS = 300
+WIDE_CONFLICTS = 100
 """A widening call may spend this many conflicts (then the group is left to a later input):
 the calls that run out cost most of the round's time."""
 WIDEN_MISSES = 6
@@ -100,12 +100,12 @@ def targets(model: Model, encoding: Encoding) -> list[tuple[heap.Pair, list[int]
     return out
 
 
-def _decode(model: Model, encoding: Encoding, true: set[int]) -> heap.Instance:
+def _decode(model: Model, encoding: Encoding, assignment: list[int]) -> heap.Instance:
+    """The instance of a solver model (``assignment[v - 1]`` is v or -v)."""
     values: dict[Ref, dict[str, Value]] = {}
-    for obj in model.objects():
-        for spec in model.fields_of(obj.cls):
-            chosen = [v for v in spec.domain.values if encoding.var(obj, spec.name, v) in true]
-            values.setdefault(obj, {})[spec.name] = chosen[0]
+    for obj, name, value, var in encoding.value_vars:
+        if assignment[var - 1] > 0:
+            values.setdefault(obj, {})[name] = value
     return heap.canonical(model, heap.involved(model, values))
 
 
@@ -179,7 +179,7 @@ def _solve_for(
 
 
 def _model_instance(solver: Solver, model: Model, encoding: Encoding) -> heap.Instance:
-    return _decode(model, encoding, {lit for lit in solver.get_model() or [] if lit > 0})
+    return _decode(model, encoding, solver.get_model() or [])
 
 
 def _round(
@@ -209,10 +209,10 @@ def _round(
     for instance in result.selected:
         targets_open.show(shown_of(instance))
     stop = None if budget is None else len(result.selected) + budget
-    while (stop is None or len(result.selected) < stop) and (order := targets_open.fullest()):
+    while (stop is None or len(result.selected) < stop) and (fullest := targets_open.fullest()):
         job.check()
         job.report(len(todo) - targets_open.count, len(todo), f"{len(result.selected)} inputs")
-        first = targets_open.members(order[0])[0]
+        first = targets_open.members(fullest)[0]
         pair, assumptions = todo[first]
         result.solver_calls += 1
         found = _solve_for(solver, model, encoding, assumptions)
@@ -223,7 +223,7 @@ def _round(
             continue
         instance, covers, chosen = found, shown_of(found), list(assumptions)
         missed = 0
-        for group in order[1:] if widen else []:
+        for group in targets_open.by_size()[1:] if widen else []:
             if misses is not None and missed >= misses:
                 break
             members = targets_open.members(group)
@@ -277,8 +277,13 @@ class _OpenTargets:
                 self.close(index)
         self.shown |= pairs
 
-    def fullest(self) -> list[tuple[str, Ref]]:
-        """The groups with open targets, fullest first."""
+    def fullest(self) -> tuple[str, Ref] | None:
+        """The group with the most open targets (the first such), None when none is open."""
+        group = max(self.sizes, key=self.sizes.__getitem__, default=None)
+        return group if group is not None and self.sizes[group] else None
+
+    def by_size(self) -> list[tuple[str, Ref]]:
+        """The groups with open targets, fullest first (``fullest`` first of all)."""
         return sorted((g for g, size in self.sizes.items() if size), key=self.sizes.__getitem__,
                       reverse=True)  # fmt: skip
 
