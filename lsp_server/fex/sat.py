@@ -5,46 +5,40 @@ solve under the assumption that the object is reachable and its field holds the 
 model is a valid instance, added to the suite, and every pair it shows is covered; UNSAT
 marks the target infeasible. The solver keeps its learnt clauses from call to call.
 
-Like the paper, the suite is the solver's models as they come (each realises a new pair, so
-at most one per pair: the #F x n^2 bound), not a smaller cover of them. The solver is asked
-to prefer the pairs no model has shown yet (its decision phases): left to itself it sets
-each field to its first value wherever it may, so every model would hold the lowest keys,
-and relations the criterion does not name (a smaller key in a later root, a successor
-deeper than the right child) would go untested although the fields allow them.
+The paper stops there: one target a model (``solve(widen=False)``). Its models show 2 to 3
+new pairs each on bst while every (node, key) pair is feasible (n^2 of them), so its suites
+grow as n^2 over a slowly growing factor (bst: 2.8, 3.9, 4.8, 4.6 inputs per unit of scope
+at 4, 8, 12, 16; sorted list 2.2 to 11.9 from 4 to 28). A model shows at most one value of
+each object's field, so the field with the most values (a size: n + 1; a node's key: n)
+bounds the inputs from below, linearly. By default (``_round``) each model is widened
+towards that bound: after its own target, it asks group by group (a group: one object's
+field), fullest first, for a model that also shows any one of the group's open targets,
+keeping each the solver finds within ``WIDE_CONFLICTS`` conflicts; the next input starts
+from the fullest group. Same feasible and infeasible pairs, each model still shows a new
+pair (the #F x n^2 bound holds), and the round grows linearly: 2.2-2.6 inputs per unit of
+scope on bst from 4 to 16, 1.0-1.2 on the sorted list (n + 1: the size bound) to 28,
+2.0-2.1 on the binomial heap to 12; the red-black tree still grows (2.2 at 4, 3.8 at 12:
+its key pairs need particular shapes; a greedy cover of all 2,950 valid bst instances at
+scope 7 needs 2.3 per n, so on bst the round is near what any greedy cover reaches), at
+1-4x the time of one target a model (bench/fex_criterion_round.py). Earlier tries that
+kept the paper's growth or cost far more: asking each model for more targets one value at
+a time while it stays satisfiable (16: 103 -> 81, growth unchanged), a greedy cover of the
+one-target models (62 at 16, 3.9 per n), a cardinality constraint pushing each model to
+show more open pairs than the last (linear, 5-60x the time), MaxSAT (RC2) per model (did not
+finish scope 8 in two minutes).
 
 Two further rounds of targets, each solved the same way, make the suite stronger where
 single fields leave a shape to chance (bench/fex_vs_be.py): every pair under each small
 value (0 to ``SMALL_SIZES``) of the root's plain fields (its size: bintrees' colour flip
 needs a three-node all-black tree, which no single field singles out), and every reference
 at the end of every path of two fields (``Node.right.left``: bst's successor two levels
-down). Both are kept linear in the scope n, as the criterion's suites grow in the paper:
-a size round over every size would add about n inputs per size (n^2 in all), and paths
-ending in a plain field (``Node.left.key``) add another n per object; at scope 4, where
-BE is measured, neither changed mutation score or branch coverage. Each round also stops
-after ``EXTRA_PER_ROUND`` x #F x n inputs, so the suite never exceeds the criterion's
-inputs plus 2 x #F x n. Route A (Korat search, ``fex.select``) keeps the bare criterion.
-
-The criterion's own round is not linear, and no bound makes it so: on bst its inputs per
-unit of scope go 3.0, 3.7, 4.4, 4.8, 5.4, 6.4 at scopes 4 to 16 (the whole suite 14.0 at 12,
-15.8 at 16). Every (node, key) pair is feasible (n^2 of them: 256 at 16), as are about a
-third of the (node, child) pairs, and a model shows at most one value per object and field,
-so at best n new pairs; asked for one target at a time the solver's models show 2 to 3 new
-key pairs each (more as n grows, but slower than n), so the round grows as n^2 / (new pairs
-per model): the paper's #F x n^2 bound (1280 at 16; 103 used), not a linear one. Asking each
-model for more uncovered targets while it stays satisfiable (up to n more assumptions)
-lowers the count (16: 103 -> 81) but not the growth (3.3, 4.4, 5.1 per n at 8, 12, 16),
-at 3.5x the solver calls, so the round stays the paper's.
-
-Asking instead for the model that shows the most uncovered pairs (``wide=True``: after the
-plain round, a greedy cover by models pushed, with a cardinality constraint, to show more
-uncovered pairs than the last, each call within ``WIDE_CONFLICTS`` conflicts) makes the
-round linear on bst: 9, 14, 17, 24, 28, 33 inputs at scopes 4 to 14 (2.1 to 2.4 per n,
-against 3.0 to 5.9), the same feasible pairs, each model still showing a new pair (so the
-#F x n^2 bound holds), but at 5x to 60x the time (119 s at 14, against 2 s; load 13-15,
-bench/fex_criterion_round.py; an earlier script of the same search: 44 inputs, 2.8 per n,
-in 824 s at 16). A greedy MaxSAT (RC2) per model did not finish scope 8 in
-two minutes. It stays an option: by default the 60 s budget of bench/fex_vs_be.py reaches
-twice the scope BE does, which the widened round, at these times, would not.
+down). Both are kept linear in the scope n: a size round over every size would add about n
+inputs per size (n^2 in all), and paths ending in a plain field (``Node.left.key``) add
+another n per object; at scope 4, where BE is measured, neither changed mutation score or
+branch coverage. Each round also stops after ``EXTRA_PER_ROUND`` x #F x n inputs, so the
+suite never exceeds the criterion's inputs plus 2 x #F x n; they are widened too, up to
+``WIDEN_MISSES`` groups in a row a model cannot show. Route A (Korat search,
+``fex.select``) keeps the bare criterion.
 """
 
 from __future__ import annotations
