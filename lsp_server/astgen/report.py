@@ -1,4 +1,5 @@
-"""Group failures by shape and by fault, and write the JSON and markdown reports.
+"""Group failures by shape and by fault, and make the JSON report (``report_markdown``
+renders it).
 
 The headline is the distinct failures (``distinct_failures``: the engine faults, counted as
 the ASTGen and field-exhaustive papers count bugs); the failure groups are the detail, each
@@ -253,19 +254,20 @@ def _fault_rows(
     checks: dict[int, set[tuple[int, str]]] = defaultdict(set)
     for (index, engine, _), key in failures.items():
         checks[numbers[key]].add((index, engine))
-    rows = [
-        {"engine": engine, "refactoring": kind, "generator": generator, "code": list(code),
-         "checks": len(checks[number]), "groups": []}
-        for (engine, kind, generator, code), number in numbers.items()
-    ]  # fmt: skip
+    groups_of: dict[int, list[int]] = defaultdict(list)
     per_group = []
     for group_number, group in enumerate(groups, 1):
         shown = sorted(
             {numbers[failures[(r.index, r.engine, group.oracle)]] for r in group.members}
         )
         for number in shown:
-            rows[number - 1]["groups"].append(group_number)
+            groups_of[number].append(group_number)
         per_group.append(shown)
+    rows = [
+        {"engine": engine, "refactoring": kind, "generator": generator, "code": list(code),
+         "checks": len(checks[number]), "groups": groups_of[number]}
+        for (engine, kind, generator, code), number in numbers.items()
+    ]  # fmt: skip
     return rows, per_group
 
 
@@ -324,98 +326,6 @@ def to_json(
         "failures": fault_rows,
         "groups": out_groups,
     }
-
-
-def to_markdown(report: dict[str, Any]) -> str:
-    """A readable version of the JSON report."""
-    args = report["arguments"]
-    versions = report["versions"]
-    summ = report["summary"]
-    lines = [
-        "# reks engine-test report",
-        "",
-        f"Bound {args['bound']}; engines {', '.join(args['engines'])}; "
-        f"rope {versions['rope']}, jedi {versions['jedi']}, Python {versions['python']}.",
-        "",
-        f"{summ['cases']} cases, {summ['checks']} checks, "
-        f"{headline(summ['distinct_failures'], len(report['groups']))}.",
-        "",
-        "| engine | status | count |",
-        "|---|---|---|",
-    ]
-    for engine, counts in summ["by_engine"].items():
-        for status, count in counts.items():
-            lines.append(f"| {engine} | {status} | {count} |")
-    lines += [
-        "",
-        "## Distinct failures",
-        "",
-        "The engine faults: the code the engine got wrong (the selected code, else the line",
-        "the structural oracle names, else the signature without element positions).",
-        "",
-        "| # | engine | refactoring | generator | code the engine got wrong | checks | groups |",
-        "|---|---|---|---|---|---|---|",
-    ]
-    for number, fault in enumerate(report["failures"], 1):
-        code = " / ".join(fault["code"]).replace("\n", " ⏎ ").replace("|", "\\|")
-        groups = ", ".join(map(str, fault["groups"]))
-        lines.append(
-            f"| {number} | {fault['engine']} | {fault['refactoring']} | {fault['generator']} "
-            f"| `{code}` | {fault['checks']} | {groups} |"
-        )
-    lines += [
-        "",
-        "## Failure groups",
-        "",
-        "| # | engine | refactoring | generator | oracle | signature | count |",
-        "|---|---|---|---|---|---|---|",
-    ]
-    for number, group in enumerate(report["groups"], 1):
-        sig = ", ".join(f"{d}={v}" for d, v in group["signature"]) or "(any)"
-        lines.append(
-            f"| {number} | {group['engine']} | {group['refactoring']} | {group['generator']} "
-            f"| {group['oracle']} | {sig} | {group['count']} |"
-        )
-    for number, group in enumerate(report["groups"], 1):
-        lines += _group_markdown(number, group)
-    if summ["refusals"]:
-        lines += ["", "## Refusals", "", "| engine | refactoring | message | count |",
-                  "|---|---|---|---|"]  # fmt: skip
-        for refusal in summ["refusals"]:
-            message = refusal["message"].replace("|", "\\|")
-            lines.append(
-                f"| {refusal['engine']} | {refusal['refactoring']} | {message} "
-                f"| {refusal['count']} |"
-            )
-    return "\n".join(lines) + "\n"
-
-
-def _group_markdown(number: int, group: dict[str, Any]) -> list[str]:
-    """A failure group's section: its minimal program, the request and the diff."""
-    example = group["example"]
-    labels = ", ".join(f"{d}={v}" for d, v in example["labels"])
-    lines = [
-        "",
-        f"### {number}. {group['engine']} {group['refactoring']}: {group['oracle']}",
-        "",
-        f"Labels of the minimal program: {labels}",
-        "",
-        "Distinct failures: " + ", ".join(f"#{n}" for n in group["failures"]),
-        "",
-        f"Finding: {group['detail']}",
-        "",
-    ]
-    for path, text in example["files"].items():
-        lines += [f"`{path}`:", "", "```python", text.rstrip("\n"), "```", ""]
-    target = example["target"]
-    lines.append(
-        f"Refactoring at `{target['path']}` offset {target['offset']}"
-        + (f"..{target['end']}" if target["end"] is not None else "")
-        + f" with {target['args']}."
-    )
-    if example["diff"]:
-        lines += ["", "```diff", example["diff"].rstrip("\n"), "```"]
-    return lines
 
 
 def dumps(report: dict[str, Any]) -> str:

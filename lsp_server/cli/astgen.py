@@ -105,7 +105,7 @@ def _check(config: Any, scheduler: str | None, job: Any) -> Any:
 
 
 def _engine_test(args: argparse.Namespace) -> int:
-    from lsp_server.astgen import driver, report
+    from lsp_server.astgen import driver, report, report_markdown
     from lsp_server.astgen.engines import ENGINES
     from lsp_server.console import ProgressBar
     from lsp_server.jobs import Cancelled
@@ -149,7 +149,7 @@ def _engine_test(args: argparse.Namespace) -> int:
     json_path = os.path.join(args.out, "engine-test.json")
     md_path = os.path.join(args.out, "engine-test.md")
     write_atomic(json_path, report.dumps(data))
-    write_atomic(md_path, report.to_markdown(data))
+    write_atomic(md_path, report_markdown.to_markdown(data))
     if args.write_known_failures is not None:
         path = args.write_known_failures or known_failures.user_path()
         shapes = known_failures.shapes_from(outcome, groups, cases)

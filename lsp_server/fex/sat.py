@@ -215,31 +215,54 @@ def _round(
             if criterion:
                 result.infeasible.add(pair)
             continue
-        instance, covers, chosen = found, shown_of(found), list(assumptions)
-        missed = 0
-        for group in targets_open.by_size()[1:] if widen else []:
-            if misses is not None and missed >= misses:
-                break
-            members = targets_open.members(group)
-            if any(todo[i][0] in covers for i in members):
-                continue
-            some = encoding.pool.id(("some", len(result.selected), group))
-            solver.add_clause([-some, *(_selector(solver, encoding, todo[i][1]) for i in members)])
-            result.solver_calls += 1
-            solver.conf_budget(WIDE_CONFLICTS)
-            if solver.solve_limited(assumptions=[*chosen, some]):
-                chosen.append(some)
-                instance = _model_instance(solver, model, encoding)
-                covers = shown_of(instance)
-                missed = 0
-            else:
-                missed += 1
+        instance = found
+        if widen:
+            instance = _widen(solver, model, encoding, result, todo, shown_of, targets_open,
+                              found, list(assumptions), misses)  # fmt: skip
+        covers = shown_of(instance)
         if pair not in covers:
             raise AssertionError(f"SAT model does not realise its target {pair}")
         targets_open.show(covers)
         result.selected.append(instance)
     if criterion:
         result.feasible |= targets_open.shown
+
+
+def _widen(
+    solver: Solver,
+    model: Model,
+    encoding: Encoding,
+    result: SatResult,
+    todo: list[tuple[heap.Pair, list[int]]],
+    shown_of: Callable[[heap.Instance], set[heap.Pair]],
+    targets_open: _OpenTargets,
+    instance: heap.Instance,
+    chosen: list[int],
+    misses: int | None,
+) -> heap.Instance:
+    """``instance`` (a model under ``chosen``) made to show an open target of as many
+    groups as the solver can, fullest first; after ``misses`` groups in a row it cannot,
+    it stops."""
+    covers = shown_of(instance)
+    missed = 0
+    for group in targets_open.by_size()[1:]:
+        if misses is not None and missed >= misses:
+            break
+        members = targets_open.members(group)
+        if any(todo[i][0] in covers for i in members):
+            continue
+        some = encoding.pool.id(("some", len(result.selected), group))
+        solver.add_clause([-some, *(_selector(solver, encoding, todo[i][1]) for i in members)])
+        result.solver_calls += 1
+        solver.conf_budget(WIDE_CONFLICTS)
+        if solver.solve_limited(assumptions=[*chosen, some]):
+            chosen.append(some)
+            instance = _model_instance(solver, model, encoding)
+            covers = shown_of(instance)
+            missed = 0
+        else:
+            missed += 1
+    return instance
 
 
 class _OpenTargets:
