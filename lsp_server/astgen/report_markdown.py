@@ -28,23 +28,7 @@ def to_markdown(report: dict[str, Any]) -> str:
     for engine, counts in summ["by_engine"].items():
         for status, count in counts.items():
             lines.append(f"| {engine} | {status} | {count} |")
-    lines += [
-        "",
-        "## Distinct failures",
-        "",
-        "The engine faults: the code the engine got wrong (the selected code, else the line",
-        "the structural oracle names, else the signature without element positions).",
-        "",
-        "| # | engine | refactoring | generator | code the engine got wrong | checks | groups |",
-        "|---|---|---|---|---|---|---|",
-    ]
-    for number, fault in enumerate(report["failures"], 1):
-        code = " / ".join(fault["code"]).replace("\n", " ⏎ ").replace("|", "\\|")
-        groups = ", ".join(map(str, fault["groups"]))
-        lines.append(
-            f"| {number} | {fault['engine']} | {fault['refactoring']} | {fault['generator']} "
-            f"| `{code}` | {fault['checks']} | {groups} |"
-        )
+    lines += _failures_markdown(report["failures"])
     lines += [
         "",
         "## Failure groups",
@@ -97,4 +81,26 @@ def _group_markdown(number: int, group: dict[str, Any]) -> list[str]:
     )
     if example["diff"]:
         lines += ["", "```diff", example["diff"].rstrip("\n"), "```"]
+    return lines
+
+
+def _failures_markdown(failures: list[dict[str, Any]]) -> list[str]:
+    """The distinct failures' table: the headline's detail."""
+    lines = [
+        "",
+        "## Distinct failures",
+        "",
+        "The engine faults: the code the engine got wrong (the selected code, else the line",
+        "the structural oracle names, else the signature without element positions).",
+        "",
+        "| # | engine | refactoring | generator | code the engine got wrong | checks | groups |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for number, fault in enumerate(failures, 1):
+        code = " / ".join(fault["code"]).replace("\n", " ⏎ ").replace("|", "\\|")
+        groups = ", ".join(map(str, fault["groups"]))
+        lines.append(
+            f"| {number} | {fault['engine']} | {fault['refactoring']} | {fault['generator']} "
+            f"| `{code}` | {fault['checks']} | {groups} |"
+        )
     return lines
