@@ -1,10 +1,12 @@
-"""The criterion's round of the SAT route, per scope: one target a model (``fex.sat``'s
-default) vs each model widened to show as many uncovered pairs as the solver finds within
-``sat.WIDE_CONFLICTS`` conflicts a call (``sat.solve(wide=True)``). Prints inputs, inputs
-per unit of scope (linear growth keeps it flat), seconds, and the paper's #F x n^2 bound.
-A series stops after the first scope whose widened round takes over ``--budget`` seconds.
+"""The SAT route's suite per scope on the paper's subjects: one target a model (the paper's
+way, ``sat.solve(widen=False)``) against the default, each model widened to show an open
+value of as many fields as it can (``fex.sat._round``). For the criterion's round alone and
+for the whole suite (with the size and path rounds): inputs, inputs per unit of scope
+(linear growth keeps it flat), seconds and the ratio of the two times, measured in the same
+run. A structure stops after the first scope whose widened suite takes over ``--budget``
+seconds. ``#F x n^2`` is the paper's bound.
 
-    python bench/fex_criterion_round.py [--structure bst] [--scopes 4,6,8,10,12] [--budget 60]
+    python bench/fex_criterion_round.py [--structure bst] [--scopes 4,8,12,16] [--budget 60]
 """
 
 from __future__ import annotations
@@ -18,32 +20,49 @@ sys.path.insert(0, str(Path(__file__).parent))
 from fex_vs_be import SUBJECTS, load
 
 from lsp_server.fex import sat
-from lsp_server.fex.model import build_model
+from lsp_server.fex.model import Model, build_model
+
+SCOPES = {
+    "sorted_list": "4,8,12,16,20,24,28",
+    "bst": "4,6,8,10,12,14,16",
+    "red_black_tree": "4,6,8,10,12",
+    "binomial_heap": "4,6,8,10,12",
+}
+
+
+def _cell(result: sat.SatResult, scope: int) -> str:
+    return f"{len(result.selected):5} {len(result.selected) / scope:4.1f}/n {result.seconds:7.2f} s"
+
+
+def _compare(model: Model, scope: int, **rounds: int | bool) -> tuple[str, float]:
+    """One target a model, then widened (the same input, one after the other)."""
+    plain = sat.solve(model, widen=False, **rounds)  # type: ignore[arg-type]
+    wide = sat.solve(model, **rounds)  # type: ignore[arg-type]
+    if wide.feasible != plain.feasible:
+        raise AssertionError(f"scope {scope}: the two rounds disagree on the feasible pairs")
+    ratio = wide.seconds / max(plain.seconds, 1e-9)
+    return f"{_cell(plain, scope)} | {_cell(wide, scope)} ({ratio:4.1f}x)", wide.seconds
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--structure", default="bst", choices=sorted(SUBJECTS))
-    parser.add_argument("--scopes", default="4,6,8,10,12")
+    parser.add_argument("--structure", action="append", choices=sorted(SUBJECTS))
+    parser.add_argument("--scopes", help="comma-separated (default: per structure)")
     parser.add_argument("--budget", type=float, default=60.0)
     args = parser.parse_args()
-    cls = getattr(load(args.structure), SUBJECTS[args.structure][0])
-    print(f"{args.structure}: scope, feasible pairs, #F x n^2, one target a model, widened")
-    for scope in (int(s) for s in args.scopes.split(",")):
-        model = build_model(cls, scope)
-        plain = sat.solve(model, paths=1, by_size=False)
-        wide = sat.solve(model, paths=1, by_size=False, wide=True)
-        bound = len(model.fields) * scope**2
-        print(
-            f"{scope:3} {len(plain.feasible):6} {bound:6}  "
-            f"{len(plain.selected):5} ({len(plain.selected) / scope:4.1f}/n, "
-            f"{plain.seconds:6.2f} s)  {len(wide.selected):5} "
-            f"({len(wide.selected) / scope:4.1f}/n, {wide.seconds:6.2f} s, "
-            f"{wide.seconds / max(plain.seconds, 1e-9):.0f}x the time)",
-            flush=True,
-        )
-        if wide.seconds > args.budget:
-            break
+    print("criterion's round: one target a model | widened (time ratio);  whole suite: same")
+    for name in args.structure or list(SCOPES):
+        cls = getattr(load(name), SUBJECTS[name][0])
+        print(f"{name}: scope, feasible pairs, #F x n^2")
+        for scope in (int(s) for s in (args.scopes or SCOPES[name]).split(",")):
+            model = build_model(cls, scope)
+            criterion, _ = _compare(model, scope, paths=1, by_size=False)
+            whole, seconds = _compare(model, scope)
+            feasible = len(sat.solve(model, paths=1, by_size=False).feasible)
+            bound = len(model.fields) * scope**2
+            print(f"{scope:3} {feasible:5} {bound:5}  {criterion};  {whole}", flush=True)
+            if seconds > args.budget:
+                break
 
 
 if __name__ == "__main__":

@@ -1,11 +1,14 @@
-"""Group failures by shape and write the JSON and markdown reports.
+"""Group failures by shape and by fault, and make the JSON report (``report_markdown``
+renders it).
 
-A failure group is (engine, refactoring, generator, oracle, signature). The signature is
-the part of the label vector that matters: the labels left after dropping, one by one,
-every label without which the remaining ones still select only failing cases (see
-``signatures``). So the programs that fail because of ``getattr`` whatever else they
-contain form one group whose signature names ``getattr``. Each group keeps its smallest
-program.
+The headline is the distinct failures (``distinct_failures``: the engine faults, counted as
+the ASTGen and field-exhaustive papers count bugs); the failure groups are the detail, each
+naming the distinct failures its programs show. A failure group is (engine, refactoring,
+generator, oracle, signature). The signature is the part of the label vector that matters:
+the labels left after dropping, one by one, every label without which the remaining ones
+still select only failing cases (see ``signatures``). So the programs that fail because
+of ``getattr`` whatever else they contain form one group whose signature names
+``getattr``. Each group keeps its smallest program.
 """
 
 from __future__ import annotations
@@ -139,6 +142,14 @@ def group_failures(
 
 FaultyCode = tuple[str, ...]
 """What a distinct failure is known by (``distinct_failures``)."""
+FailureKey = tuple[str, str, str, FaultyCode]
+"""A distinct failure: (engine, refactoring, generator, the code the engine got wrong)."""
+
+
+def headline(distinct: int, groups: int) -> str:
+    """``3 distinct failures (6 failure groups)``: the papers' count first."""
+    return f"{distinct} distinct failures ({groups} failure groups)"
+
 
 _POSITION = re.compile(r"\d+$")
 _LINE = re.compile(r"^(?P<path>[^:]+):(?P<line>\d+):")
@@ -146,7 +157,7 @@ _LINE = re.compile(r"^(?P<path>[^:]+):(?P<line>\d+):")
 
 def distinct_failures(
     results: list[CheckResult], cases: list[tuple[str, Labelled[Case]]]
-) -> dict[tuple[int, str, str], tuple[str, str, str, FaultyCode]]:
+) -> dict[tuple[int, str, str], FailureKey]:
     """(case index, engine, oracle) -> the distinct failure (the engine fault) it shows:
     (engine, refactoring, generator, the code the engine got wrong).
 
@@ -159,7 +170,7 @@ def distinct_failures(
     check; else the failure's signature without element positions and ``nth`` (the same
     construct failing as the first or second element is one bug)."""
     sigs = signatures(results)
-    out: dict[tuple[int, str, str], tuple[str, str, str, FaultyCode]] = {}
+    out: dict[tuple[int, str, str], FailureKey] = {}
     for r in results:
         case = cases[r.index][1].value
         code = selected_code(case) or _structural_line(r)
@@ -234,12 +245,44 @@ def _diff(before: dict[str, str], after: dict[str, str] | None) -> str:
     return "".join(lines)
 
 
-def to_json(outcome: RunOutcome, groups: list[FailureGroup]) -> dict[str, Any]:
-    """The JSON report: arguments, versions, counts, and each group with its minimal
-    program. No timings, so the same arguments give the same file."""
+def _fault_rows(
+    groups: list[FailureGroup], failures: dict[tuple[int, str, str], FailureKey]
+) -> tuple[list[dict[str, Any]], list[list[int]]]:
+    """The distinct failures (sorted, numbered from 1) with the failing checks and groups
+    that show each, and per group the numbers of the distinct failures it shows."""
+    numbers = {key: number for number, key in enumerate(sorted(set(failures.values())), 1)}
+    checks: dict[int, set[tuple[int, str]]] = defaultdict(set)
+    for (index, engine, _), key in failures.items():
+        checks[numbers[key]].add((index, engine))
+    groups_of: dict[int, list[int]] = defaultdict(list)
+    per_group = []
+    for group_number, group in enumerate(groups, 1):
+        shown = sorted(
+            {numbers[failures[(r.index, r.engine, group.oracle)]] for r in group.members}
+        )
+        for number in shown:
+            groups_of[number].append(group_number)
+        per_group.append(shown)
+    rows = [
+        {"engine": engine, "refactoring": kind, "generator": generator, "code": list(code),
+         "checks": len(checks[number]), "groups": groups_of[number]}
+        for (engine, kind, generator, code), number in numbers.items()
+    ]  # fmt: skip
+    return rows, per_group
+
+
+def to_json(
+    outcome: RunOutcome,
+    groups: list[FailureGroup],
+    failures: dict[tuple[int, str, str], FailureKey],
+) -> dict[str, Any]:
+    """The JSON report: arguments, versions, counts, the distinct failures (``failures``,
+    from ``distinct_failures``) and each group with its minimal program and the distinct
+    failures it shows. No timings, so the same arguments give the same file."""
     config = outcome.config
+    fault_rows, faults_of_group = _fault_rows(groups, failures)
     out_groups = []
-    for group in groups:
+    for group, faults in zip(groups, faults_of_group, strict=True):
         assert group.example is not None and group.example_case is not None
         case = group.example_case
         target = case.target
@@ -251,6 +294,7 @@ def to_json(outcome: RunOutcome, groups: list[FailureGroup]) -> dict[str, Any]:
                 "oracle": group.oracle,
                 "signature": [list(label) for label in group.signature],
                 "count": len(group.members),
+                "failures": faults,
                 "detail": group.detail,
                 "example": {
                     "case": group.example.index,
@@ -278,81 +322,10 @@ def to_json(outcome: RunOutcome, groups: list[FailureGroup]) -> dict[str, Any]:
             "limit": config.limit,
         },
         "versions": _versions(),
-        "summary": summary(outcome),
+        "summary": {**summary(outcome), "distinct_failures": len(fault_rows)},
+        "failures": fault_rows,
         "groups": out_groups,
     }
-
-
-def to_markdown(report: dict[str, Any]) -> str:
-    """A readable version of the JSON report."""
-    args = report["arguments"]
-    versions = report["versions"]
-    summ = report["summary"]
-    lines = [
-        "# reks engine-test report",
-        "",
-        f"Bound {args['bound']}; engines {', '.join(args['engines'])}; "
-        f"rope {versions['rope']}, jedi {versions['jedi']}, Python {versions['python']}.",
-        "",
-        f"{summ['cases']} cases, {summ['checks']} checks, {len(report['groups'])} failure groups.",
-        "",
-        "| engine | status | count |",
-        "|---|---|---|",
-    ]
-    for engine, counts in summ["by_engine"].items():
-        for status, count in counts.items():
-            lines.append(f"| {engine} | {status} | {count} |")
-    lines += [
-        "",
-        "## Failure groups",
-        "",
-        "| # | engine | refactoring | generator | oracle | signature | count |",
-        "|---|---|---|---|---|---|---|",
-    ]
-    for number, group in enumerate(report["groups"], 1):
-        sig = ", ".join(f"{d}={v}" for d, v in group["signature"]) or "(any)"
-        lines.append(
-            f"| {number} | {group['engine']} | {group['refactoring']} | {group['generator']} "
-            f"| {group['oracle']} | {sig} | {group['count']} |"
-        )
-    for number, group in enumerate(report["groups"], 1):
-        lines += _group_markdown(number, group)
-    if summ["refusals"]:
-        lines += ["", "## Refusals", "", "| engine | refactoring | message | count |",
-                  "|---|---|---|---|"]  # fmt: skip
-        for refusal in summ["refusals"]:
-            message = refusal["message"].replace("|", "\\|")
-            lines.append(
-                f"| {refusal['engine']} | {refusal['refactoring']} | {message} "
-                f"| {refusal['count']} |"
-            )
-    return "\n".join(lines) + "\n"
-
-
-def _group_markdown(number: int, group: dict[str, Any]) -> list[str]:
-    """A failure group's section: its minimal program, the request and the diff."""
-    example = group["example"]
-    labels = ", ".join(f"{d}={v}" for d, v in example["labels"])
-    lines = [
-        "",
-        f"### {number}. {group['engine']} {group['refactoring']}: {group['oracle']}",
-        "",
-        f"Labels of the minimal program: {labels}",
-        "",
-        f"Finding: {group['detail']}",
-        "",
-    ]
-    for path, text in example["files"].items():
-        lines += [f"`{path}`:", "", "```python", text.rstrip("\n"), "```", ""]
-    target = example["target"]
-    lines.append(
-        f"Refactoring at `{target['path']}` offset {target['offset']}"
-        + (f"..{target['end']}" if target["end"] is not None else "")
-        + f" with {target['args']}."
-    )
-    if example["diff"]:
-        lines += ["", "```diff", example["diff"].rstrip("\n"), "```"]
-    return lines
 
 
 def dumps(report: dict[str, Any]) -> str:

@@ -105,7 +105,7 @@ def _check(config: Any, scheduler: str | None, job: Any) -> Any:
 
 
 def _engine_test(args: argparse.Namespace) -> int:
-    from lsp_server.astgen import driver, report
+    from lsp_server.astgen import driver, report, report_markdown
     from lsp_server.astgen.engines import ENGINES
     from lsp_server.console import ProgressBar
     from lsp_server.jobs import Cancelled
@@ -144,12 +144,12 @@ def _engine_test(args: argparse.Namespace) -> int:
             print(f"reks engine-test: --scheduler {args.scheduler}: {exc}", file=sys.stderr)
             return 2
     groups = report.group_failures(outcome.results, cases)
-    data = report.to_json(outcome, groups)
+    data = report.to_json(outcome, groups, report.distinct_failures(outcome.results, cases))
     os.makedirs(args.out, exist_ok=True)
     json_path = os.path.join(args.out, "engine-test.json")
     md_path = os.path.join(args.out, "engine-test.md")
     write_atomic(json_path, report.dumps(data))
-    write_atomic(md_path, report.to_markdown(data))
+    write_atomic(md_path, report_markdown.to_markdown(data))
     if args.write_known_failures is not None:
         path = args.write_known_failures or known_failures.user_path()
         shapes = known_failures.shapes_from(outcome, groups, cases)
@@ -157,7 +157,8 @@ def _engine_test(args: argparse.Namespace) -> int:
         print(f"known failures: {len(shapes)} shapes -> {path}")
     rate = outcome.checks / outcome.cpu_seconds if outcome.cpu_seconds else 0.0
     print(
-        f"{outcome.cases} cases, {outcome.checks} checks, {len(groups)} failure groups "
+        f"{outcome.cases} cases, {outcome.checks} checks, "
+        f"{report.headline(data['summary']['distinct_failures'], len(groups))} "
         f"in {outcome.wall_seconds:.1f}s ({rate:.0f} checks per CPU-second)"
     )
     print(f"report: {json_path}, {md_path}")

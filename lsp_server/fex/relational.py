@@ -31,6 +31,7 @@ fixed to their first value when it is unreachable.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable, Sequence
 from itertools import combinations
 from typing import Any
@@ -82,6 +83,17 @@ class Encoding:
                 raise FexError(f"route B: {spec.key} is neither a link nor the parent field")
 
     # -- variables -------------------------------------------------------------------
+    @functools.cached_property
+    def value_vars(self) -> list[tuple[Ref, str, Value, int]]:
+        """(object, field, value, variable) for every object and field of the model, to
+        read an instance off a solver's model."""
+        return [
+            (obj, spec.name, value, self.var(obj, spec.name, value))
+            for obj in self.model.objects()
+            for spec in self.model.fields_of(obj.cls)
+            for value in spec.domain.values
+        ]
+
     def var(self, obj: Ref, field: str, value: Value) -> int:
         return self.pool.id(("x", obj, field, _key(value)))
 

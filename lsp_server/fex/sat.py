@@ -5,46 +5,40 @@ solve under the assumption that the object is reachable and its field holds the 
 model is a valid instance, added to the suite, and every pair it shows is covered; UNSAT
 marks the target infeasible. The solver keeps its learnt clauses from call to call.
 
-Like the paper, the suite is the solver's models as they come (each realises a new pair, so
-at most one per pair: the #F x n^2 bound), not a smaller cover of them. The solver is asked
-to prefer the pairs no model has shown yet (its decision phases): left to itself it sets
-each field to its first value wherever it may, so every model would hold the lowest keys,
-and relations the criterion does not name (a smaller key in a later root, a successor
-deeper than the right child) would go untested although the fields allow them.
+The paper stops there: one target a model (``solve(widen=False)``). Its models show 2 to 3
+new pairs each on bst while every (node, key) pair is feasible (n^2 of them), so its suites
+grow as n^2 over a slowly growing factor (bst: 2.8, 3.9, 4.8, 4.6 inputs per unit of scope
+at 4, 8, 12, 16; sorted list 2.2 to 11.9 from 4 to 28). A model shows at most one value of
+each object's field, so the field with the most values (a size: n + 1; a node's key: n)
+bounds the inputs from below, linearly. By default (``_round``) each model is widened
+towards that bound: after its own target, it asks group by group (a group: one object's
+field), fullest first, for a model that also shows any one of the group's open targets,
+keeping each the solver finds within ``WIDE_CONFLICTS`` conflicts; the next input starts
+from the fullest group. Same feasible and infeasible pairs, each model still shows a new
+pair (the #F x n^2 bound holds), and the round grows linearly: 2.2-2.6 inputs per unit of
+scope on bst from 4 to 16, 1.0-1.2 on the sorted list (n + 1: the size bound) to 28,
+2.0-2.1 on the binomial heap to 12; the red-black tree still grows (2.2 at 4, 3.8 at 12:
+its key pairs need particular shapes; a greedy cover of all 2,950 valid bst instances at
+scope 7 needs 2.3 per n, so on bst the round is near what any greedy cover reaches), at
+1-4x the time of one target a model (bench/fex_criterion_round.py). Earlier tries that
+kept the paper's growth or cost far more: asking each model for more targets one value at
+a time while it stays satisfiable (16: 103 -> 81, growth unchanged), a greedy cover of the
+one-target models (62 at 16, 3.9 per n), a cardinality constraint pushing each model to
+show more open pairs than the last (linear, 5-60x the time), MaxSAT (RC2) per model (did not
+finish scope 8 in two minutes).
 
 Two further rounds of targets, each solved the same way, make the suite stronger where
 single fields leave a shape to chance (bench/fex_vs_be.py): every pair under each small
 value (0 to ``SMALL_SIZES``) of the root's plain fields (its size: bintrees' colour flip
 needs a three-node all-black tree, which no single field singles out), and every reference
 at the end of every path of two fields (``Node.right.left``: bst's successor two levels
-down). Both are kept linear in the scope n, as the criterion's suites grow in the paper:
-a size round over every size would add about n inputs per size (n^2 in all), and paths
-ending in a plain field (``Node.left.key``) add another n per object; at scope 4, where
-BE is measured, neither changed mutation score or branch coverage. Each round also stops
-after ``EXTRA_PER_ROUND`` x #F x n inputs, so the suite never exceeds the criterion's
-inputs plus 2 x #F x n. Route A (Korat search, ``fex.select``) keeps the bare criterion.
-
-The criterion's own round is not linear, and no bound makes it so: on bst its inputs per
-unit of scope go 3.0, 3.7, 4.4, 4.8, 5.4, 6.4 at scopes 4 to 16 (the whole suite 14.0 at 12,
-15.8 at 16). Every (node, key) pair is feasible (n^2 of them: 256 at 16), as are about a
-third of the (node, child) pairs, and a model shows at most one value per object and field,
-so at best n new pairs; asked for one target at a time the solver's models show 2 to 3 new
-key pairs each (more as n grows, but slower than n), so the round grows as n^2 / (new pairs
-per model): the paper's #F x n^2 bound (1280 at 16; 103 used), not a linear one. Asking each
-model for more uncovered targets while it stays satisfiable (up to n more assumptions)
-lowers the count (16: 103 -> 81) but not the growth (3.3, 4.4, 5.1 per n at 8, 12, 16),
-at 3.5x the solver calls, so the round stays the paper's.
-
-Asking instead for the model that shows the most uncovered pairs (``wide=True``: after the
-plain round, a greedy cover by models pushed, with a cardinality constraint, to show more
-uncovered pairs than the last, each call within ``WIDE_CONFLICTS`` conflicts) makes the
-round linear on bst: 9, 14, 17, 24, 28, 33 inputs at scopes 4 to 14 (2.1 to 2.4 per n,
-against 3.0 to 5.9), the same feasible pairs, each model still showing a new pair (so the
-#F x n^2 bound holds), but at 5x to 60x the time (119 s at 14, against 2 s; load 13-15,
-bench/fex_criterion_round.py; an earlier script of the same search: 44 inputs, 2.8 per n,
-in 824 s at 16). A greedy MaxSAT (RC2) per model did not finish scope 8 in
-two minutes. It stays an option: by default the 60 s budget of bench/fex_vs_be.py reaches
-twice the scope BE does, which the widened round, at these times, would not.
+down). Both are kept linear in the scope n: a size round over every size would add about n
+inputs per size (n^2 in all), and paths ending in a plain field (``Node.left.key``) add
+another n per object; at scope 4, where BE is measured, neither changed mutation score or
+branch coverage. Each round also stops after ``EXTRA_PER_ROUND`` x #F x n inputs, so the
+suite never exceeds the criterion's inputs plus 2 x #F x n; they are widened too, up to
+``WIDEN_MISSES`` groups in a row a model cannot show. Route A (Korat search,
+``fex.select``) keeps the bare criterion.
 """
 
 from __future__ import annotations
@@ -54,7 +48,6 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from pysat.card import ITotalizer
 from pysat.solvers import Solver
 
 from lsp_server.fex import heap
@@ -67,9 +60,13 @@ SMALL_SIZES = 3
 """The size round's sizes: 0 to this (the small-scope hypothesis; bintrees needs 3)."""
 EXTRA_PER_ROUND = 1
 """Each further round adds at most this x #F x n inputs (n: the scope)."""
-WIDE_CONFLICTS = 2000
-"""``solve(wide=True)``: the conflicts one call may spend looking for a model that shows
-more uncovered targets than the last one (then the last one is kept)."""
+WIDE_CONFLICTS = 100
+"""A widening call may spend this many conflicts (then the group is left to a later input):
+the calls that run out cost most of the round's time."""
+WIDEN_MISSES = 6
+"""The size and path rounds stop widening a model after this many groups in a row it cannot
+show (they have hundreds of small groups; at bst scope 16 the cap takes the whole suite from
+30 s to 14 s for 144 inputs instead of 129). The criterion's round tries every group."""
 
 
 @dataclass
@@ -97,12 +94,12 @@ def targets(model: Model, encoding: Encoding) -> list[tuple[heap.Pair, list[int]
     return out
 
 
-def _decode(model: Model, encoding: Encoding, true: set[int]) -> heap.Instance:
+def _decode(model: Model, encoding: Encoding, assignment: list[int]) -> heap.Instance:
+    """The instance of a solver model (``assignment[v - 1]`` is v or -v)."""
     values: dict[Ref, dict[str, Value]] = {}
-    for obj in model.objects():
-        for spec in model.fields_of(obj.cls):
-            chosen = [v for v in spec.domain.values if encoding.var(obj, spec.name, v) in true]
-            values.setdefault(obj, {})[spec.name] = chosen[0]
+    for obj, name, value, var in encoding.value_vars:
+        if assignment[var - 1] > 0:
+            values.setdefault(obj, {})[name] = value
     return heap.canonical(model, heap.involved(model, values))
 
 
@@ -140,38 +137,29 @@ def solve(
     *,
     paths: int = 2,
     by_size: bool = True,
-    wide: bool = False,
+    widen: bool = True,
 ) -> SatResult:
     """The field-exhaustive suite of ``model``'s relational invariant (``model.spec``),
     then (module docstring) every pair under every small size (``by_size``) and every
     shape path of up to ``paths`` fields, each round within ``EXTRA_PER_ROUND`` x #F x n
-    inputs; ``paths=1, by_size=False`` is the bare criterion. ``wide``: each model of the
-    criterion's round shows as many uncovered targets as the solver finds
-    (``_criterion_wide``)."""
+    inputs; ``paths=1, by_size=False`` is the bare criterion. ``widen=False``: one target
+    a model, the paper's way (``_round``)."""
     job = job or Job()
     start = time.perf_counter()
     encoding = Encoding(model)
     result = SatResult(variables=encoding.pool.top, clauses=len(encoding.clauses))
-    todo = targets(model, encoding)
     with Solver(name=SOLVER, bootstrap_with=encoding.clauses) as solver:
-        _criterion(solver, model, encoding, todo, result, job)
-        if wide:
-            feasible = [(pair, lits) for pair, lits in todo if pair in result.feasible]
-            result.selected = []
-            _criterion_wide(solver, model, encoding, feasible, result, job)
+        run = functools.partial(_round, solver, model, encoding, result, job, widen=widen)
+        run(targets(model, encoding), functools.partial(heap.pairs, model), criterion=True)
         result.criterion_inputs = len(result.selected)
-        decode = functools.partial(_solve_for, solver, model, encoding)
         budget = EXTRA_PER_ROUND * len(model.fields) * max(model.scope, 1)
+        run = functools.partial(run, misses=WIDEN_MISSES)
         if by_size:
-            _cover_more(
-                result, job, sized_targets(model, encoding),
-                functools.partial(heap.sized_pairs, model), decode, budget,
-            )  # fmt: skip
+            run(sized_targets(model, encoding), functools.partial(heap.sized_pairs, model),
+                budget=budget)  # fmt: skip
         if paths > 1:
-            _cover_more(
-                result, job, path_targets(model, encoding, paths),
-                functools.partial(heap.path_pairs, length=paths), decode, budget,
-            )  # fmt: skip
+            run(path_targets(model, encoding, paths),
+                functools.partial(heap.path_pairs, length=paths), budget=budget)  # fmt: skip
     result.seconds = time.perf_counter() - start
     return result
 
@@ -181,89 +169,157 @@ def _solve_for(
 ) -> heap.Instance | None:
     if not solver.solve(assumptions=assumptions):
         return None
-    return _decode(model, encoding, {lit for lit in solver.get_model() or [] if lit > 0})
+    return _model_instance(solver, model, encoding)
 
 
-def _criterion(
+def _model_instance(solver: Solver, model: Model, encoding: Encoding) -> heap.Instance:
+    return _decode(model, encoding, solver.get_model() or [])
+
+
+def _round(
     solver: Solver,
     model: Model,
     encoding: Encoding,
-    todo: list[tuple[heap.Pair, list[int]]],
     result: SatResult,
     job: Job,
+    todo: list[tuple[heap.Pair, list[int]]],
+    shown_of: Callable[[heap.Instance], set[heap.Pair]],
+    *,
+    widen: bool,
+    criterion: bool = False,
+    budget: int | None = None,
+    misses: int | None = None,
 ) -> None:
-    """The criterion's round (module docstring): each target no model shows yet, alone."""
-    for done, (pair, assumptions) in enumerate(todo):
-        if pair in result.feasible or pair in result.infeasible:
-            continue
+    """Add inputs until every target of ``todo`` is shown (by ``shown_of``) or has no
+    model alone, at most ``budget`` inputs. Each input starts from an open target of the
+    fullest group (``_OpenTargets``), alone (the paper's step: UNSAT makes it infeasible
+    when this is the criterion's round; a path target may still hold through another
+    neighbour). Widened, it then asks, group by group, fullest first, for a model that also
+    shows one of the group's open targets, whichever (a clause over their selectors,
+    ``WIDE_CONFLICTS`` conflicts a call), keeping each model the solver finds. An input
+    shows at most one value of a group, so the fullest group bounds the inputs still
+    needed: serving it first keeps the count near that bound."""
+    targets_open = _OpenTargets(todo)
+    for instance in result.selected:
+        targets_open.show(shown_of(instance))
+    stop = None if budget is None else len(result.selected) + budget
+    while (stop is None or len(result.selected) < stop) and (fullest := targets_open.fullest()):
         job.check()
-        job.report(done, len(todo), f"{len(result.selected)} inputs")
+        job.report(len(todo) - targets_open.count, len(todo), f"{len(result.selected)} inputs")
+        first = targets_open.members(fullest)[0]
+        pair, assumptions = todo[first]
         result.solver_calls += 1
-        solver.set_phases([lits[-1] for p, lits in todo[done:] if p not in result.feasible])
-        instance = _solve_for(solver, model, encoding, assumptions)
-        if instance is None:
-            result.infeasible.add(pair)
+        found = _solve_for(solver, model, encoding, assumptions)
+        if found is None:
+            targets_open.close(first)
+            if criterion:
+                result.infeasible.add(pair)
             continue
-        covers = heap.pairs(model, instance)
+        instance = found
+        if widen:
+            instance = _widen(solver, model, encoding, result, todo, shown_of, targets_open,
+                              found, list(assumptions), misses)  # fmt: skip
+        covers = shown_of(instance)
         if pair not in covers:
             raise AssertionError(f"SAT model does not realise its target {pair}")
-        result.feasible |= covers
+        targets_open.show(covers)
         result.selected.append(instance)
+    if criterion:
+        result.feasible |= targets_open.shown
 
 
-def _criterion_wide(
+def _widen(
     solver: Solver,
     model: Model,
     encoding: Encoding,
-    todo: list[tuple[heap.Pair, list[int]]],
     result: SatResult,
-    job: Job,
-) -> None:
-    """The criterion's round again over the ``feasible`` targets (the plain round found
-    which), each model widened: solve for the next target no model shows yet, then ask for
-    a model showing more of them than the last, at most ``WIDE_CONFLICTS`` conflicts a
-    call, until none is found. A selector ``shows[t]`` implies target t's assumptions; "at
-    least k selectors" is "at most len - k negated ones" on a totalizer built per model
-    over the targets still uncovered (infeasible ones would only make it larger)."""
-    shows = {pair: encoding.pool.id(("shows", pair)) for pair, _ in todo}
-    for pair, assumptions in todo:
-        for literal in assumptions:
-            solver.add_clause([-shows[pair], literal])
-    uncovered = dict(todo)
-    top = encoding.pool.top
-    while uncovered:
-        job.check()
-        job.report(len(todo) - len(uncovered), len(todo), f"{len(result.selected)} inputs")
-        pair, assumptions = next(iter(uncovered.items()))
+    todo: list[tuple[heap.Pair, list[int]]],
+    shown_of: Callable[[heap.Instance], set[heap.Pair]],
+    targets_open: _OpenTargets,
+    instance: heap.Instance,
+    chosen: list[int],
+    misses: int | None,
+) -> heap.Instance:
+    """``instance`` (a model under ``chosen``) made to show an open target of as many
+    groups as the solver can, fullest first; after ``misses`` groups in a row it cannot,
+    it stops."""
+    covers = shown_of(instance)
+    missed = 0
+    for group in targets_open.by_size()[1:]:
+        if misses is not None and missed >= misses:
+            break
+        members = targets_open.members(group)
+        if any(todo[i][0] in covers for i in members):
+            continue
+        some = encoding.pool.id(("some", len(result.selected), group))
+        solver.add_clause([-some, *(_selector(solver, encoding, todo[i][1]) for i in members)])
         result.solver_calls += 1
-        instance = _solve_for(solver, model, encoding, assumptions)
-        if instance is None:
-            raise AssertionError(f"a feasible target has no model: {pair}")
-        negated = [-shows[p] for p in uncovered]
-        top = max(top, encoding.pool.top)
-        count = ITotalizer(lits=negated, ubound=len(negated), top_id=top)
-        encoding.pool.occupy(top + 1, count.top_id)  # kept from later pool.id calls
-        top = count.top_id
-        for clause in count.cnf.clauses:
-            solver.add_clause(clause)
-        solver.set_phases([shows[p] for p in uncovered])
-        shown = heap.pairs(model, instance) & uncovered.keys()
-        while len(shown) < len(negated):
-            result.solver_calls += 1
-            solver.conf_budget(WIDE_CONFLICTS)
-            at_least = -count.rhs[len(negated) - len(shown) - 1]
-            if not solver.solve_limited(assumptions=[at_least]):
-                break
-            true = {lit for lit in solver.get_model() or [] if lit > 0}
-            wider = _decode(model, encoding, true)
-            more = heap.pairs(model, wider) & uncovered.keys()
-            if len(more) <= len(shown):
-                break
-            instance, shown = wider, more
-        count.delete()
-        result.selected.append(instance)
-        for done in shown:
-            del uncovered[done]
+        solver.conf_budget(WIDE_CONFLICTS)
+        if solver.solve_limited(assumptions=[*chosen, some]):
+            chosen.append(some)
+            instance = _model_instance(solver, model, encoding)
+            covers = shown_of(instance)
+            missed = 0
+        else:
+            missed += 1
+    return instance
+
+
+class _OpenTargets:
+    """The targets of a round not shown yet and not found UNSAT alone, grouped by what
+    they set (a field or path of one object), deepest objects and highest values first."""
+
+    def __init__(self, todo: list[tuple[heap.Pair, list[int]]]) -> None:
+        self.groups: dict[tuple[str, Ref], list[int]] = {}
+        self.by_pair: dict[heap.Pair, list[int]] = {}
+        for index in reversed(range(len(todo))):
+            pair = todo[index][0]
+            self.groups.setdefault(pair[:2], []).append(index)
+            self.by_pair.setdefault(pair, []).append(index)
+        self.group_of = [todo[i][0][:2] for i in range(len(todo))]
+        self.sizes = {group: len(members) for group, members in self.groups.items()}
+        self.closed: set[int] = set()
+        self.shown: set[heap.Pair] = set()
+        self.count = len(todo)
+
+    def close(self, index: int) -> None:
+        if index not in self.closed:
+            self.closed.add(index)
+            self.sizes[self.group_of[index]] -= 1
+            self.count -= 1
+
+    def show(self, pairs: set[heap.Pair]) -> None:
+        for pair in pairs - self.shown:
+            for index in self.by_pair.get(pair, ()):
+                self.close(index)
+        self.shown |= pairs
+
+    def fullest(self) -> tuple[str, Ref] | None:
+        """The group with the most open targets (the first such), None when none is open."""
+        group = max(self.sizes, key=self.sizes.__getitem__, default=None)
+        return group if group is not None and self.sizes[group] else None
+
+    def by_size(self) -> list[tuple[str, Ref]]:
+        """The groups with open targets, fullest first (``fullest`` first of all)."""
+        return sorted((g for g, size in self.sizes.items() if size), key=self.sizes.__getitem__,
+                      reverse=True)  # fmt: skip
+
+    def members(self, group: tuple[str, Ref]) -> list[int]:
+        """The group's open targets (closed ones are dropped for good)."""
+        members = self.groups[group] = [i for i in self.groups[group] if i not in self.closed]
+        return members
+
+
+def _selector(solver: Solver, encoding: Encoding, assumptions: list[int]) -> int:
+    """A variable that implies every literal of ``assumptions`` (a target's own literal
+    when it has one only)."""
+    if len(assumptions) == 1:
+        return assumptions[0]
+    key = ("all", tuple(assumptions))
+    if key not in encoding.pool.obj2id:
+        for literal in assumptions:
+            solver.add_clause([-encoding.pool.id(key), literal])
+    return encoding.pool.id(key)
 
 
 def sized_targets(model: Model, encoding: Encoding) -> list[tuple[heap.Pair, list[int]]]:
@@ -278,37 +334,3 @@ def sized_targets(model: Model, encoding: Encoding) -> list[tuple[heap.Pair, lis
         if not (isinstance(size, int) and size > SMALL_SIZES)
         for (key, obj, value), lits in targets(model, encoding)
     ]
-
-
-def _cover_more(
-    result: SatResult,
-    job: Job,
-    todo: list[tuple[heap.Pair, list[int]]],
-    shown_of: Callable[[heap.Instance], set[heap.Pair]],
-    decode: Callable[[list[int]], heap.Instance | None],
-    budget: int,
-) -> None:
-    """Add an input for every target of ``todo`` no input shows yet (by ``shown_of``), at
-    most ``budget`` inputs. A path target UNSAT through one neighbour may hold through
-    another, so nothing is marked infeasible here."""
-    shown: set[heap.Pair] = set()
-    for instance in result.selected:
-        shown |= shown_of(instance)
-    stop = len(result.selected) + budget
-    for done, (pair, assumptions) in enumerate(todo):
-        if pair in shown:
-            continue
-        if len(result.selected) >= stop:
-            return
-        job.check()
-        job.report(done, len(todo), f"{len(result.selected)} inputs")
-        result.solver_calls += 1
-        found_instance = decode(assumptions)
-        if found_instance is None:
-            continue
-        instance = found_instance
-        found = shown_of(instance)
-        if pair not in found:
-            raise AssertionError(f"SAT model does not realise its target {pair}")
-        shown |= found
-        result.selected.append(instance)

@@ -59,3 +59,29 @@ def test_bad_arguments_exit_2_and_write_nothing(tmp_path: Path, bad: list[str]) 
     out = tmp_path / "r"
     assert main(["engine-test", *bad, "--out", str(out)]) == 2
     assert not out.exists()
+
+
+def test_distinct_failures_are_the_headline_and_signature_groups_the_detail(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """rope's field rename fails in six signature groups but three faults (the use it
+    leaves unrenamed: in a lambda, in an untyped parameter's body, in ``getattr``): the
+    papers count the faults."""
+    args = ["engine-test", "--generator", "fields", "--engines", "rope", "--no-inverse"]
+    assert main([*args, "--bound", "1", "--out", str(tmp_path)]) == 0
+    assert "3 distinct failures (6 failure groups)" in capsys.readouterr().out
+    report = json.loads((tmp_path / "engine-test.json").read_text())
+    assert report["summary"]["distinct_failures"] == 3
+    assert {tuple(f["code"]) for f in report["failures"]} == {
+        ("get = lambda o: o.f",),
+        ("return o.f",),
+        ('return getattr(self, "f")',),
+    }
+    numbers = list(range(1, len(report["groups"]) + 1))
+    assert sorted(n for f in report["failures"] for n in f["groups"]) == numbers
+    for number, group in enumerate(report["groups"], 1):
+        assert all(number in report["failures"][f - 1]["groups"] for f in group["failures"])
+    markdown = (tmp_path / "engine-test.md").read_text()
+    assert "3 distinct failures (6 failure groups)" in markdown
+    assert markdown.index("## Distinct failures") < markdown.index("## Failure groups")
+    assert "| 1 | rope | rename | fields |" in markdown

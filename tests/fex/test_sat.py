@@ -143,18 +143,34 @@ def test_the_rounds_after_the_criterion_add_at_most_a_linear_number_of_inputs(
         assert 0 <= extra <= 2 * sat.EXTRA_PER_ROUND * len(model.fields) * scope, scope
 
 
-@pytest.mark.parametrize(("name", "scope"), [("bst", 5), ("sorted_list", 5)])
-def test_wide_models_cover_the_same_pairs_with_fewer_valid_inputs(name: str, scope: int) -> None:
-    """Each model of the criterion's round asked to show as many uncovered pairs as the
-    solver finds: the same feasible pairs, fewer inputs, each a valid instance."""
+@pytest.mark.parametrize(
+    ("name", "scopes", "per_unit"),
+    [("sorted_list", (8, 16), 1.5), ("bst", (6, 12), 3.0), ("binomial_heap", (5, 10), 3.0)],
+)
+def test_the_criterions_round_grows_linearly_in_the_scope(
+    name: str, scopes: tuple[int, ...], per_unit: float
+) -> None:
+    """Each model is widened to show an uncovered value of as many fields as it can, so the
+    round needs about as many inputs as the field with the most values has values (one
+    target a model, the paper's way, needed 65 at bst scope 12 and 42 at sorted list 16)."""
+    for scope in scopes:
+        model = build_model(example_class(name), scope)
+        solved = sat.solve(model, paths=1, by_size=False)
+        assert solved.criterion_inputs == len(solved.selected)
+        assert len(solved.selected) <= per_unit * scope, (scope, len(solved.selected))
+
+
+@pytest.mark.parametrize(("name", "scope"), [("bst", 5), ("red_black_tree", 4), ("sorted_list", 5)])
+def test_widened_models_cover_the_same_pairs_as_one_target_a_model(name: str, scope: int) -> None:
+    """The same feasible and infeasible pairs as the paper's round (one target a model),
+    in fewer inputs, each a valid instance."""
     cls = example_class(name)
     model = build_model(cls, scope)
-    plain = sat.solve(model, paths=1, by_size=False)
-    wide = sat.solve(model, paths=1, by_size=False, wide=True)
+    plain = sat.solve(model, paths=1, by_size=False, widen=False)
+    wide = sat.solve(model, paths=1, by_size=False)
     assert covered_pairs(model, wide.selected) == plain.feasible == wide.feasible
     assert wide.infeasible == plain.infeasible
     assert len(wide.selected) < len(plain.selected)
-    assert wide.criterion_inputs == len(wide.selected)
     check = invariant_of(cls)
     for instance in wide.selected:
         assert check(heap.build(classes_of(cls), model, instance))
