@@ -36,7 +36,7 @@ from lsp_server.extreme.discover import FunctionInfo
 from lsp_server.extreme.disk_check import ON_DISK
 from lsp_server.extreme.model import Transformation, TransformationResult, Verdict
 from lsp_server.extreme.requests import entry_request
-from lsp_server.extreme.state import Checksums, result_from_state
+from lsp_server.extreme.state import Checksums, result_from_state, result_to_state
 
 
 @dataclass
@@ -235,3 +235,28 @@ def confirm_detections(
 
 def _key(result: TransformationResult) -> str:
     return f"{result.transformation.path}::{result.transformation.function}"
+
+
+def record_results(
+    covering: dict[str, list[str]], work: Work, done: list[TransformationResult]
+) -> None:
+    """Results and state entries of the functions run, results in their bodies' order;
+    ``covering``: the analysis' covering tests by function key."""
+    results, entries = work.results, work.entries
+    for rerun in work.reruns:
+        key = rerun.function.key
+        results[key] = [result_from_state(rerun.function, row) for row in rerun.kept]
+        entries[key] = dict(rerun.entry)
+        covering[key] = list(rerun.entry.get("tests", []))
+    for result in done:
+        t = result.transformation
+        results.setdefault(f"{t.path}::{t.function}", []).append(result)
+    for function in [*work.todo, *(r.function for r in work.reruns)]:
+        entry = entries.get(function.key)
+        if entry is None:
+            continue
+        order = {body: i for i, body in enumerate(entry.get("bodies", []))}
+        mine = results.get(function.key, [])
+        mine.sort(key=lambda r: order.get(r.transformation.body, len(order)))
+        entry["results"] = [result_to_state(r, work.checksums) for r in mine]
+        entry["tests"] = covering.get(function.key, [])

@@ -1,0 +1,153 @@
+"""With a dependency store, the workers collect only the test files that can reach the
+analysed functions: a recorded, unchanged test file none of whose tests depends on them
+(what they ran, what ran while their modules were imported) is not even imported. New and
+changed test files, and tests a changed conftest.py affects, are collected as before."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from lsp_server.extreme.analysis import Analysis, Options, analyse
+from tests.support.reks import run_pytest
+
+
+def _project(make_project: Callable[[dict[str, str]], Path], log: Path) -> Path:
+    # ``test_other.py`` notes every import of itself in ``log`` (outside the project: not a
+    # file its tests depend on).
+    return make_project(
+        {
+            "calc.py": """
+                def inc(x):
+                    y = x + 1
+                    return y
+            """,
+            "other.py": """
+                def double(x):
+                    y = x * 2
+                    return y
+            """,
+            "conftest.py": """
+                import pytest
+
+                @pytest.fixture
+                def start():
+                    return 1
+            """,
+            "test_calc.py": """
+                from calc import inc
+
+                def test_inc_runs():
+                    inc(1)  # checks nothing
+            """,
+            "test_other.py": f"""
+                with open({str(log)!r}, "a") as log:
+                    log.write("imported\\n")
+
+                from other import double
+
+                def test_double(start):
+                    assert double(start) == 2
+            """,
+        }
+    )
+
+
+def _record(root: Path) -> None:
+    recorded = run_pytest(root, "--reks", "-p", "no:cacheprovider")
+    assert recorded.returncode == 0, recorded.stdout
+
+
+def _analyse_calc(root: Path) -> Analysis:
+    return analyse(root, Options(paths=[root / "calc.py"], jobs=1, incremental=False))
+
+
+def _verdicts(analysis: Analysis) -> dict[str, str]:
+    return {r.transformation.body: r.verdict.value for r in analysis.results}
+
+
+def test_test_files_that_cannot_reach_the_functions_are_not_collected(
+    make_project: Callable[[dict[str, str]], Path], tmp_path: Path
+) -> None:
+    log = tmp_path / "imports.log"
+    root = _project(make_project, log)
+    _record(root)
+    log.unlink()
+    analysis = _analyse_calc(root)
+    assert not log.exists()  # the workers never imported test_other.py
+    assert analysis.uncollected_files == ["test_other.py"]
+    assert set(_verdicts(analysis).values()) == {"undetected"}  # test_inc_runs checks nothing
+
+
+def test_new_and_changed_test_files_and_a_changed_conftest_are_collected(
+    make_project: Callable[[dict[str, str]], Path], tmp_path: Path
+) -> None:
+    log = tmp_path / "imports.log"
+    root = _project(make_project, log)
+    _record(root)
+    # A new test file checks ``inc``: only it can detect its transformations.
+    (root / "test_new.py").write_text(
+        "from calc import inc\n\ndef test_inc():\n    assert inc(1) == 2\n"
+    )
+    analysis = _analyse_calc(root)
+    assert analysis.uncollected_files == ["test_other.py"]
+    assert set(_verdicts(analysis).values()) == {"detected"}
+
+    (root / "test_new.py").unlink()
+    # A recorded test file, edited to check ``inc``.
+    other = root / "test_other.py"
+    other.write_text(
+        other.read_text()
+        + "\n\ndef test_inc():\n    from calc import inc\n    assert inc(2) == 3\n"
+    )
+    analysis = _analyse_calc(root)
+    assert analysis.uncollected_files == []
+    assert set(_verdicts(analysis).values()) == {"detected"}
+
+
+def test_a_changed_conftest_collects_the_tests_it_affects(
+    make_project: Callable[[dict[str, str]], Path], tmp_path: Path
+) -> None:
+    log = tmp_path / "imports.log"
+    root = _project(make_project, log)
+    _record(root)
+    # The fixture of test_double now comes from ``inc``: test_double checks it (through a
+    # value neither of the constants an int-returning body is replaced by gives).
+    conftest = root / "conftest.py"
+    conftest.write_text(
+        conftest.read_text().replace("return 1", "from calc import inc\n    return inc(4) - 4")
+    )
+    analysis = _analyse_calc(root)
+    assert analysis.uncollected_files == []
+    assert set(_verdicts(analysis).values()) == {"detected"}
+
+
+def test_a_test_file_reaching_the_function_through_an_import_is_collected(
+    make_project: Callable[[dict[str, str]], Path], tmp_path: Path
+) -> None:
+    # ``compute`` runs only while ``table`` is imported; test_table.py never calls it.
+    root = make_project(
+        {
+            "table.py": """
+                def compute():
+                    values = [1, 2, 3]
+                    return values
+
+                TABLE = compute()
+            """,
+            "test_table.py": """
+                from table import TABLE
+
+                def test_table():
+                    assert TABLE == [1, 2, 3]
+            """,
+            "test_unrelated.py": """
+                def test_nothing():
+                    assert True
+            """,
+        }
+    )
+    _record(root)
+    analysis = analyse(root, Options(paths=[root / "table.py"], jobs=1, incremental=False))
+    assert analysis.uncollected_files == ["test_unrelated.py"]
+    assert set(_verdicts(analysis).values()) == {"detected"}
