@@ -197,7 +197,8 @@ def edited_rerun(
     (a central function's hundreds of tests). A detection then stands only if its test
     passes on the edited code (``confirm_detections``); an undetected verdict stands as is
     (a test failing on the edited code would only leave the covering tests), or, for a
-    function that ran at import, is checked on disk as any other of its verdicts. The entry
+    function that ran at import, is checked on disk as any other of its verdicts. A function
+    some of whose covering tests did not pass is analysed in full (they may pass now). The entry
     keeps its old checksum, so the next whole analysis analyses the function afresh."""
     if entry is None or "timeout" not in entry:
         return None
@@ -208,6 +209,10 @@ def edited_rerun(
         return None  # more than its body changed: its tests may be others now
     rows = entry["results"]
     if not rows or any(row.get("verdict") in ("skipped", "error") for row in rows):
+        return None
+    if set(entry.get("runners", ())) != set(entry.get("tests", ())):
+        # A covering test that failed (or hung) before may pass on the edited code and
+        # detect what the others did not: they are observed again.
         return None
     return Rerun(function, entry, stale=list(rows), edited=True)
 

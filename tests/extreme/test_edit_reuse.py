@@ -218,3 +218,41 @@ def test_an_edited_import_time_function_alone_observes_only_its_detecting_tests(
         assert only.observed_tests == 1
     finally:
         warm.close()
+
+
+BUGGY = """\
+def inc(x):
+    y = x + 2  # the bug: test_inc fails
+    return y
+"""
+
+BUGGY_TESTS = """
+from m import inc
+
+def test_inc():
+    assert inc(1) == 2
+
+def test_inc_runs():
+    inc(1)  # checks nothing
+"""
+
+
+@pytest.mark.slow  # three analyses, ~5-12 s
+def test_fixing_the_edited_function_lets_its_failing_tests_detect(
+    make_project: Callable[[dict[str, str]], Path],
+) -> None:
+    # Before the fix only test_inc_runs passes: every transformation is undetected. After
+    # it test_inc passes too and detects them all; the quick re-analysis must not keep
+    # running the tests that passed before only.
+    root = make_project({"m.py": BUGGY, "test_m.py": BUGGY_TESTS})
+    warm = WarmPools()
+    try:
+        first = analyse(root, Options(jobs=1), warm=warm)
+        assert {r.verdict.value for r in first.results} == {"undetected"}
+        (root / "m.py").write_text(BUGGY.replace("x + 2", "x + 1"))
+        only = analyse(root, Options(jobs=1, only=["m.py::inc"]), warm=warm)
+        cold = analyse(root, Options(jobs=1, incremental=False, only=["m.py::inc"]))
+        assert {r.verdict.value for r in cold.results} == {"detected"}
+        assert _rows(only) == _rows(cold)
+    finally:
+        warm.close()
