@@ -71,11 +71,21 @@ class WorkerPlugin:
         self.own_children: set[int] = set()  # started by the project at import: not orphans
         self.run_log: Any = None  # ``run_log.RunLog`` once the target files are prepared
         self.setup_clock = SetupClock()  # a pytest plugin too: shared fixtures' set-up
+        self.ignored: set[str] | None = None  # absolute paths given as ``--ignore``
 
     def send(self, message: dict[str, Any]) -> None:
         self.channel.send(message)
 
     # -- pytest hooks -----------------------------------------------------------------
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_ignore_collect(self, collection_path: Path, config: pytest.Config) -> bool | None:
+        # ``--ignore`` is pytest's own hook, so a conftest answering False for a path (as
+        # boltons' does for most) overrides it: the files the analysis left out
+        # (``collection_scope``) would be collected after all.
+        if self.ignored is None:
+            self.ignored = {os.path.abspath(p) for p in config.getoption("ignore") or ()}
+        return True if str(collection_path) in self.ignored else None
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         # Subtests report their failures through this hook only, not in the reports
