@@ -14,16 +14,11 @@ import xxhash
 from lsp_server.extreme.discover import FunctionInfo
 from lsp_server.extreme.model import Transformation, TransformationResult, Verdict
 from lsp_server.project import python_files
-from lsp_server.project.files import is_test_path
+from lsp_server.project.files import is_python, is_test_path
+from lsp_server.rts.analysis_cache import AnalysisCache
+from lsp_server.rts.snapshots import FileStates
 from lsp_server.rts.store import DependencyStore, StoreError, store_path
-from lsp_server.rts.units import (
-    MODULE,
-    FileUnits,
-    SourceError,
-    file_checksum,
-    header_name,
-    path_units,
-)
+from lsp_server.rts.units import MODULE, FileUnits, file_checksum, header_name, path_units
 
 _PARSED: dict[tuple[str, int, int], FileUnits] = {}
 """Units of files by (path, mtime, size), kept by a long-lived process (the server) so
@@ -38,12 +33,19 @@ def _units(root: Path, path: str) -> FileUnits | None:
         key = (str(absolute), stat.st_mtime_ns, stat.st_size)
         units = _PARSED.get(key)
         if units is None:
-            units = path_units(root, Path(path))
+            # An analysis kept by an earlier run (``rts.analysis_cache``) loads in a
+            # millisecond; parsing a large file takes a quarter of a second.
+            if is_python(path):
+                units = FileStates(root, analyses=AnalysisCache(root)).units(path)
+            else:
+                units = path_units(root, Path(path))  # a data file: its bytes' checksum
+            if units is None:
+                return None
             if len(_PARSED) >= _PARSED_MAX:
                 _PARSED.clear()
             _PARSED[key] = units
         return units
-    except (OSError, SourceError, ValueError):
+    except (OSError, ValueError):
         return None
 
 
