@@ -61,40 +61,42 @@ def _record(root: Path) -> None:
     assert recorded.returncode == 0, recorded.stdout
 
 
-def _analyse_calc(root: Path) -> Analysis:
-    return analyse(root, Options(paths=[root / "calc.py"], jobs=1, incremental=False))
+def _recorded(make_project: Callable[[dict[str, str]], Path], log: Path) -> Path:
+    root = _project(make_project, log)
+    _record(root)
+    return root
 
 
-def _verdicts(analysis: Analysis) -> dict[str, str]:
-    return {r.transformation.body: r.verdict.value for r in analysis.results}
+def _analyse(root: Path, target: str) -> Analysis:
+    return analyse(root, Options(paths=[root / target], jobs=1, incremental=False))
+
+
+def _check(analysis: Analysis, uncollected: list[str], verdict: str) -> None:
+    """Which test files were left out, and the one verdict of every transformation."""
+    assert analysis.uncollected_files == uncollected
+    assert {r.verdict.value for r in analysis.results} == {verdict}
 
 
 def test_test_files_that_cannot_reach_the_functions_are_not_collected(
     make_project: Callable[[dict[str, str]], Path], tmp_path: Path
 ) -> None:
     log = tmp_path / "imports.log"
-    root = _project(make_project, log)
-    _record(root)
+    root = _recorded(make_project, log)
     log.unlink()
-    analysis = _analyse_calc(root)
+    analysis = _analyse(root, "calc.py")
     assert not log.exists()  # the workers never imported test_other.py
-    assert analysis.uncollected_files == ["test_other.py"]
-    assert set(_verdicts(analysis).values()) == {"undetected"}  # test_inc_runs checks nothing
+    _check(analysis, ["test_other.py"], "undetected")  # test_inc_runs checks nothing
 
 
 def test_new_and_changed_test_files_and_a_changed_conftest_are_collected(
     make_project: Callable[[dict[str, str]], Path], tmp_path: Path
 ) -> None:
-    log = tmp_path / "imports.log"
-    root = _project(make_project, log)
-    _record(root)
+    root = _recorded(make_project, tmp_path / "imports.log")
     # A new test file checks ``inc``: only it can detect its transformations.
     (root / "test_new.py").write_text(
         "from calc import inc\n\ndef test_inc():\n    assert inc(1) == 2\n"
     )
-    analysis = _analyse_calc(root)
-    assert analysis.uncollected_files == ["test_other.py"]
-    assert set(_verdicts(analysis).values()) == {"detected"}
+    _check(_analyse(root, "calc.py"), ["test_other.py"], "detected")
 
     (root / "test_new.py").unlink()
     # A recorded test file, edited to check ``inc``.
@@ -103,26 +105,20 @@ def test_new_and_changed_test_files_and_a_changed_conftest_are_collected(
         other.read_text()
         + "\n\ndef test_inc():\n    from calc import inc\n    assert inc(2) == 3\n"
     )
-    analysis = _analyse_calc(root)
-    assert analysis.uncollected_files == []
-    assert set(_verdicts(analysis).values()) == {"detected"}
+    _check(_analyse(root, "calc.py"), [], "detected")
 
 
 def test_a_changed_conftest_collects_the_tests_it_affects(
     make_project: Callable[[dict[str, str]], Path], tmp_path: Path
 ) -> None:
-    log = tmp_path / "imports.log"
-    root = _project(make_project, log)
-    _record(root)
+    root = _recorded(make_project, tmp_path / "imports.log")
     # The fixture of test_double now comes from ``inc``: test_double checks it (through a
     # value neither of the constants an int-returning body is replaced by gives).
     conftest = root / "conftest.py"
     conftest.write_text(
         conftest.read_text().replace("return 1", "from calc import inc\n    return inc(4) - 4")
     )
-    analysis = _analyse_calc(root)
-    assert analysis.uncollected_files == []
-    assert set(_verdicts(analysis).values()) == {"detected"}
+    _check(_analyse(root, "calc.py"), [], "detected")
 
 
 def test_a_test_file_reaching_the_function_through_an_import_is_collected(
@@ -151,6 +147,4 @@ def test_a_test_file_reaching_the_function_through_an_import_is_collected(
         }
     )
     _record(root)
-    analysis = analyse(root, Options(paths=[root / "table.py"], jobs=1, incremental=False))
-    assert analysis.uncollected_files == ["test_unrelated.py"]
-    assert set(_verdicts(analysis).values()) == {"detected"}
+    _check(_analyse(root, "table.py"), ["test_unrelated.py"], "detected")
