@@ -125,10 +125,16 @@ def analyse(
     started = time.perf_counter()
     root = root.resolve()
     analysis = Analysis(root=root)
-    # Nothing to reuse: the workers start importing and collecting as soon as the functions
-    # are known, while this process hashes the tests.
-    early = warm is None and not options.scheduler and not (options.incremental and has_state(root))
-    _analyse(root, options, job, analysis, warm, early)
+    # Nothing to reuse: the workers start Python and pytest right away, and collect the
+    # tests (those that can reach the functions) while this process hashes the tests.
+    early = None
+    if warm is None and not options.scheduler and not (options.incremental and has_state(root)):
+        early = _new_pool(root, options)
+    try:
+        _analyse(root, options, job, analysis, warm, early)
+    finally:
+        if early is not None and early.workers:
+            early.terminate()
     analysis.elapsed = time.perf_counter() - started
     return analysis
 
@@ -138,14 +144,31 @@ def _pool_size(options: Options) -> int:
     return 1 if options.scheduler else options.jobs or os.cpu_count() or 1
 
 
-def _new_pool(
-    root: Path, options: Options, analysis: Analysis, functions: list[FunctionInfo]
-) -> WorkerPool:
-    """Workers that collect only the test files that can reach ``functions``."""
-    analysis.uncollected_files = out_of_reach(root, functions, options.python)
-    args = [*options.pytest_args, *ignoring(root, analysis.uncollected_files)]
-    size = _pool_size(options)
-    return WorkerPool(root, size, options.python, args, collect_timeout=options.collect_timeout)
+def _new_pool(root: Path, options: Options) -> WorkerPool:
+    """Workers started at once, that wait for ``_scope`` before they collect."""
+    size, python, args = _pool_size(options), options.python, options.pytest_args
+    pool = WorkerPool(root, size, python, args, options.collect_timeout, scoped=True)
+    pool.spawn()
+    return pool
+
+
+def _scope(
+    pool: WorkerPool, options: Options, analysis: Analysis, functions: list[FunctionInfo]
+) -> None:
+    """Let ``pool`` collect only the test files that can reach ``functions``."""
+    analysis.uncollected_files = out_of_reach(analysis.root, functions, options.python)
+    pool.scope([str(analysis.root / rel) for rel in analysis.uncollected_files])
+
+
+def _functions(
+    root: Path, options: Options, analysis: Analysis, patterns: list[str]
+) -> list[FunctionInfo]:
+    """The functions to analyse (``options.paths``, ``options.only``), kept in ``analysis``."""
+    functions, analysis.errors = discover(root, source_files(root, options.paths), patterns)
+    if options.only:  # the others keep their remembered state untouched
+        functions = [f for f in functions if f.key in options.only or f.qualname in options.only]
+    analysis.functions = {f.key: f for f in functions}
+    return functions
 
 
 def _analyse(
@@ -154,38 +177,14 @@ def _analyse(
     job: Job,
     analysis: Analysis,
     warm: WarmPools | None,
-    early: bool,
-) -> None:
-    """``analyse``; ``early``: spawn the workers as soon as the functions are known."""
-    patterns = [*config_patterns(root), *options.patterns]
-    files = source_files(root, options.paths)
-    functions, analysis.errors = discover(root, files, patterns)
-    if options.only:  # the others keep their remembered state untouched
-        functions = [f for f in functions if f.key in options.only or f.qualname in options.only]
-    analysis.functions = {f.key: f for f in functions}
-    pool = None
-    if early:
-        pool = _new_pool(root, options, analysis, [f for f in functions if not f.skip])
-        pool.spawn()
-    try:
-        _reuse_or_run(root, options, job, analysis, warm, pool, functions, patterns)
-    finally:
-        if pool is not None and pool.workers:
-            pool.terminate()
-
-
-def _reuse_or_run(
-    root: Path,
-    options: Options,
-    job: Job,
-    analysis: Analysis,
-    warm: WarmPools | None,
     early: WorkerPool | None,
-    functions: list[FunctionInfo],
-    patterns: list[str],
 ) -> None:
-    """Keep the verdicts that hold, run the rest (on ``early``, the workers spawned
-    already, when given)."""
+    """``analyse`` with the workers ``early`` (spawned already, or None)."""
+    patterns = [*config_patterns(root), *options.patterns]
+    functions = _functions(root, options, analysis, patterns)
+    if early is not None:
+        _scope(early, options, analysis, [f for f in functions if not f.skip])
+
     checksums = Checksums(root)
     tests_print = tests_fingerprint(root, checksums)
     settings = json.dumps([patterns, options.timeout_factor, options.timeout_base])
@@ -250,7 +249,8 @@ def _run(
     elif warm is not None:
         pool = warm.take(*args, job, collect_timeout=options.collect_timeout)
     else:
-        pool = _new_pool(root, options, analysis, functions)
+        pool = _new_pool(root, options)
+        _scope(pool, options, analysis, functions)
     files = sorted({f.path for f in functions})
     try:
         planned: dict[int, tuple[Transformation, dict[str, Any]]] = {}
@@ -262,7 +262,9 @@ def _run(
         pool.start(job)
         pool.prepare(files)
         plan_reruns(work.reruns, planned, (options.timeout_base, options.timeout_factor))
-        run_all = runner_for(options.scheduler, pool, options.python, pool.pytest_args, files)
+        # A cluster's workers leave the same test files out.
+        pytest_args = [*options.pytest_args, *ignoring(root, analysis.uncollected_files)]
+        run_all = runner_for(options.scheduler, pool, options.python, pytest_args, files)
         done = run_planned(run_all, planned, job)
         analysis.run_count = len(done)
         cap = options.test_timeout
