@@ -8,6 +8,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
+
 from lsp_server.extreme.analysis import Analysis, Options, analyse
 from tests.support.reks import run_pytest
 
@@ -88,7 +90,8 @@ def test_test_files_that_cannot_reach_the_functions_are_not_collected(
     _check(analysis, ["test_other.py"], "undetected")  # test_inc_runs checks nothing
 
 
-def test_new_and_changed_test_files_and_a_changed_conftest_are_collected(
+@pytest.mark.slow  # a recording and two analyses, ~10-20 s
+def test_new_and_changed_test_files_are_collected(
     make_project: Callable[[dict[str, str]], Path], tmp_path: Path
 ) -> None:
     root = _recorded(make_project, tmp_path / "imports.log")
@@ -121,6 +124,7 @@ def test_a_changed_conftest_collects_the_tests_it_affects(
     _check(_analyse(root, "calc.py"), [], "detected")
 
 
+@pytest.mark.slow  # a recording, an analysis and its check on disk, ~10-20 s
 def test_a_test_file_reaching_the_function_through_an_import_is_collected(
     make_project: Callable[[dict[str, str]], Path], tmp_path: Path
 ) -> None:

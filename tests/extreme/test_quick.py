@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from lsp_server.extreme.analysis import Analysis
 from lsp_server.extreme.discover import discover
 from lsp_server.extreme.model import Transformation, TransformationResult, Verdict
@@ -83,6 +85,7 @@ def test_a_run_over_one_file_replaces_that_file_only(tmp_path: Path) -> None:
     assert replaced_files(None, fresh, {"n.py"}) is fresh
 
 
+@pytest.mark.slow  # two analyses, ~5-12 s
 def test_a_verdict_whose_run_reached_the_edit_is_analysed_again(tmp_path: Path) -> None:
     # ``shift``'s result reaches the test only through ``keep``, which ignores it: every
     # transformation of shift is undetected. Once keep returns its argument the test
