@@ -450,7 +450,8 @@ def main() -> int:
             f"{analysis.observation:.2f} s of it, coverage from {analysis.coverage_source}); "
             f"median {median_reks:.1f} ms per transformation; verdicts {summary.verdicts}; "
             f"{analysis.checked_on_disk} checked on disk (import time); "
-            f"{analysis.observed_tests} tests observed {load()}"
+            f"{analysis.observed_tests} tests observed, "
+            f"{len(analysis.uncollected_files)} test files not collected {load()}"
         )
         print(
             f"    pseudo-tested {summary.pseudo_tested}/{summary.analysed} analysed functions "

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from lsp_server.extreme.collection_scope import ignoring, out_of_reach
 from lsp_server.extreme.constants import bodies_for_kinds
 from lsp_server.extreme.discover import FunctionInfo, discover, source_files
 from lsp_server.extreme.disk_check import IMPORT_TIME, check_on_disk
@@ -31,6 +32,7 @@ from lsp_server.extreme.reuse import (
     edited_rerun,
     plan_bodies,
     plan_reruns,
+    record_results,
 )
 from lsp_server.extreme.runners import runner_for
 from lsp_server.extreme.state import (
@@ -40,7 +42,6 @@ from lsp_server.extreme.state import (
     load_state,
     previous_runners,
     result_from_state,
-    result_to_state,
     save_state,
     tests_fingerprint,
     untouched,
@@ -81,6 +82,7 @@ class Analysis:
     errors: dict[str, str] = field(default_factory=dict)  # file -> why it was not analysed
     elapsed: float = 0.0
     observation: float = 0.0  # seconds to start workers, collect, and run the observation
+    uncollected_files: list[str] = field(default_factory=list)  # see ``collection_scope``
     run_count: int = 0  # transformations actually run this time
     coverage_source: str = ""  # "store": the dependency store narrowed the observation run
     observed_tests: int = 0  # tests run by the observation run
@@ -123,18 +125,11 @@ def analyse(
     started = time.perf_counter()
     root = root.resolve()
     analysis = Analysis(root=root)
-    # Nothing to reuse: the workers start importing and collecting right away, while this
-    # process discovers the functions and hashes the tests.
+    # Nothing to reuse: the workers start Python and pytest right away, and collect the
+    # tests (those that can reach the functions) while this process hashes the tests.
     early = None
     if warm is None and not options.scheduler and not (options.incremental and has_state(root)):
-        early = WorkerPool(
-            root,
-            _pool_size(options),
-            options.python,
-            options.pytest_args,
-            collect_timeout=options.collect_timeout,
-        )
-        early.spawn()
+        early = _new_pool(root, options)
     try:
         _analyse(root, options, job, analysis, warm, early)
     finally:
@@ -149,6 +144,33 @@ def _pool_size(options: Options) -> int:
     return 1 if options.scheduler else options.jobs or os.cpu_count() or 1
 
 
+def _new_pool(root: Path, options: Options) -> WorkerPool:
+    """Workers started at once, that wait for ``_scope`` before they collect."""
+    size, python, args = _pool_size(options), options.python, options.pytest_args
+    pool = WorkerPool(root, size, python, args, options.collect_timeout, scoped=True)
+    pool.spawn()
+    return pool
+
+
+def _scope(
+    pool: WorkerPool, options: Options, analysis: Analysis, functions: list[FunctionInfo]
+) -> None:
+    """Let ``pool`` collect only the test files that can reach ``functions``."""
+    analysis.uncollected_files = out_of_reach(analysis.root, functions, options.python)
+    pool.scope([str(analysis.root / rel) for rel in analysis.uncollected_files])
+
+
+def _functions(
+    root: Path, options: Options, analysis: Analysis, patterns: list[str]
+) -> list[FunctionInfo]:
+    """The functions to analyse (``options.paths``, ``options.only``), kept in ``analysis``."""
+    functions, analysis.errors = discover(root, source_files(root, options.paths), patterns)
+    if options.only:  # the others keep their remembered state untouched
+        functions = [f for f in functions if f.key in options.only or f.qualname in options.only]
+    analysis.functions = {f.key: f for f in functions}
+    return functions
+
+
 def _analyse(
     root: Path,
     options: Options,
@@ -157,13 +179,11 @@ def _analyse(
     warm: WarmPools | None,
     early: WorkerPool | None,
 ) -> None:
-    """``analyse`` with the workers ``early`` (already spawned, or None)."""
+    """``analyse`` with the workers ``early`` (spawned already, or None)."""
     patterns = [*config_patterns(root), *options.patterns]
-    files = source_files(root, options.paths)
-    functions, analysis.errors = discover(root, files, patterns)
-    if options.only:  # the others keep their remembered state untouched
-        functions = [f for f in functions if f.key in options.only or f.qualname in options.only]
-    analysis.functions = {f.key: f for f in functions}
+    functions = _functions(root, options, analysis, patterns)
+    if early is not None:
+        _scope(early, options, analysis, [f for f in functions if not f.skip])
 
     checksums = Checksums(root)
     tests_print = tests_fingerprint(root, checksums)
@@ -223,13 +243,15 @@ def _run(
     job.report(0, None, "collecting tests")
     warm = None if options.scheduler else warm
     args = (root, _pool_size(options), options.python, options.pytest_args)
+    functions = [*work.todo, *(r.function for r in work.reruns)]
     if early is not None:
         pool = early
     elif warm is not None:
         pool = warm.take(*args, job, collect_timeout=options.collect_timeout)
     else:
-        pool = WorkerPool(*args, collect_timeout=options.collect_timeout)
-    files = sorted({f.path for f in [*work.todo, *(r.function for r in work.reruns)]})
+        pool = _new_pool(root, options)
+        _scope(pool, options, analysis, functions)
+    files = sorted({f.path for f in functions})
     try:
         planned: dict[int, tuple[Transformation, dict[str, Any]]] = {}
         if work.todo:
@@ -240,7 +262,9 @@ def _run(
         pool.start(job)
         pool.prepare(files)
         plan_reruns(work.reruns, planned, (options.timeout_base, options.timeout_factor))
-        run_all = runner_for(options.scheduler, pool, options.python, options.pytest_args, files)
+        # A cluster's workers leave the same test files out.
+        pytest_args = [*options.pytest_args, *ignoring(root, analysis.uncollected_files)]
+        run_all = runner_for(options.scheduler, pool, options.python, pytest_args, files)
         done = run_planned(run_all, planned, job)
         analysis.run_count = len(done)
         cap = options.test_timeout
@@ -255,29 +279,7 @@ def _run(
     else:
         pool.close()
     done = check_on_disk(root, options, analysis, planned, done, job)
-    _record(analysis, work, done)
-
-
-def _record(analysis: Analysis, work: Work, done: list[TransformationResult]) -> None:
-    """Results and state entries of the functions run, results in their bodies' order."""
-    results, entries = work.results, work.entries
-    for rerun in work.reruns:
-        key = rerun.function.key
-        results[key] = [result_from_state(rerun.function, row) for row in rerun.kept]
-        entries[key] = dict(rerun.entry)
-        analysis.covering[key] = list(rerun.entry.get("tests", []))
-    for result in done:
-        t = result.transformation
-        results.setdefault(f"{t.path}::{t.function}", []).append(result)
-    for function in [*work.todo, *(r.function for r in work.reruns)]:
-        entry = entries.get(function.key)
-        if entry is None:
-            continue
-        order = {body: i for i, body in enumerate(entry.get("bodies", []))}
-        mine = results.get(function.key, [])
-        mine.sort(key=lambda r: order.get(r.transformation.body, len(order)))
-        entry["results"] = [result_to_state(r, work.checksums) for r in mine]
-        entry["tests"] = analysis.covering.get(function.key, [])
+    record_results(analysis.covering, work, done)
 
 
 def _observe(

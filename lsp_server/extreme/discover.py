@@ -19,7 +19,7 @@ from pathlib import Path
 from lsp_server.extreme.constants import EMPTY_GENERATOR, bodies_from_annotation
 from lsp_server.project.files import is_test_path, walk_files
 from lsp_server.project.text import parse_python
-from lsp_server.rts.units import FileUnits, SourceError, source_units, tokenize_decode
+from lsp_server.rts.units import FileUnits, SourceError, cached_source_units, tokenize_decode
 
 NO_EXTREME = "reks: no-extreme"
 """A comment on (or just above) a ``def`` line that excludes the function."""
@@ -102,7 +102,7 @@ def functions_of_source(rel: str, source: str, patterns: Sequence[str] = ()) -> 
 
 
 def _functions_of_source(rel: str, source: str, patterns: Sequence[str] = ()) -> list[FunctionInfo]:
-    units: FileUnits = source_units(rel, source)
+    units: FileUnits = cached_source_units(rel, source)  # the checksums parse it next
     tree = parse_python(source)
     lines = source.splitlines()
     module_names = _module_level_names(tree)

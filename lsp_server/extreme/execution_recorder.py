@@ -16,9 +16,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from lsp_server.rts.analysis_cache import AnalysisCache
 from lsp_server.rts.returns import NOT_RETURNING, is_real_return, kind_of
+from lsp_server.rts.snapshots import FileStates
 from lsp_server.rts.tracing import RETURNS_PER_TEST
-from lsp_server.rts.units import MODULE, FileUnits, SourceError, path_units
+from lsp_server.rts.units import MODULE, FileUnits
 
 _TOOL_NAME = "reks-extreme"
 
@@ -48,6 +50,7 @@ class Recorder:
         self.with_returns = returns
         self.sink = sink
         self._files: dict[str, FileUnits | None] = {}
+        self._analyses = AnalysisCache(Path(self.root))
         # By id(code), with the code kept alive in the value: equal code objects of two
         # files (same bytecode, names and first line) are different functions.
         self._codes: dict[int, tuple[types.CodeType, _CodeInfo | None]] = {}
@@ -67,9 +70,12 @@ class Recorder:
             rel = real[len(self.root) :]
             parts = rel.split(os.sep)
             if "site-packages" not in parts and not any(p.startswith(".") for p in parts):
+                # Kept analyses (``pytest --reks`` leaves one of every file its tests ran)
+                # load in a millisecond; parsing more-itertools' files took seconds.
+                states = FileStates(Path(self.root), analyses=self._analyses)
                 try:
-                    units = path_units(Path(self.root), Path(real))
-                except (OSError, SourceError, ValueError):
+                    units = states.units("/".join(parts))
+                except (OSError, ValueError):
                     units = None
         self._files[filename] = units
         return units

@@ -22,6 +22,8 @@ from lsp_server.sandbox import ChannelTimeout, ProcessDied, SandboxProcess, Sibl
 
 COLLECT_TIMEOUT = 600.0
 """Seconds a worker may take to start Python, import the project and collect its tests."""
+SCOPE_VARIABLE = "REKS_WORKER_SCOPE"
+"""Set for a worker that waits, before it collects, for the test files to leave out."""
 
 
 class WorkerError(RuntimeError):
@@ -66,8 +68,10 @@ class WorkerPool:
         python: str | None = None,
         pytest_args: Iterable[str] = (),
         collect_timeout: float = COLLECT_TIMEOUT,
+        scoped: bool = False,
     ) -> None:
         self.root = root
+        self.scoped = scoped  # its workers wait for ``scope`` before collecting
         self.size = max(1, size)
         self.python = python or sys.executable
         self.python_arg = python  # as given (None: this interpreter)
@@ -110,6 +114,8 @@ class WorkerPool:
         if self.workers:
             return
         env = worker_environment(self.root, os.environ)
+        if self.scoped:
+            env[SCOPE_VARIABLE] = "1"
         args = ["-m", "lsp_server.extreme.pytest_worker", str(self.root), *self.pytest_args]
         forks = self.size - 1 if hasattr(os, "fork") else 0
         for _ in range(self.size - forks):
@@ -125,6 +131,12 @@ class WorkerPool:
             )
             self.workers.append(Worker(process))
             self._unforked += [Worker(sibling) for sibling in process.siblings]
+
+    def scope(self, ignored: list[str]) -> None:
+        """Tell the workers of a ``scoped`` pool which test files (absolute paths) not to
+        collect; they start Python and pytest meanwhile (the forked ones inherit it)."""
+        for worker in self.workers:
+            worker.send({"op": "scope", "ignore": ignored})
 
     def prepare(self, files: list[str]) -> None:
         """Workers import ``files`` and index their live functions (once per file: a warm

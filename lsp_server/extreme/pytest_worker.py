@@ -29,6 +29,7 @@ from _pytest.runner import runtestprotocol
 
 from lsp_server.extreme import code_swap as swapping
 from lsp_server.extreme.bytecode import use_private_cache
+from lsp_server.extreme.pool import SCOPE_VARIABLE
 from lsp_server.extreme.transform_run import run_transformation, stopping_the_run
 from lsp_server.extreme.worker_guard import Alarm, children, kill_adopted, set_subreaper
 from lsp_server.rts.setup_clock import SetupClock
@@ -71,11 +72,27 @@ class WorkerPlugin:
         self.own_children: set[int] = set()  # started by the project at import: not orphans
         self.run_log: Any = None  # ``run_log.RunLog`` once the target files are prepared
         self.setup_clock = SetupClock()  # a pytest plugin too: shared fixtures' set-up
+        self.ignored: set[str] = set()  # test files not to collect (absolute paths)
 
     def send(self, message: dict[str, Any]) -> None:
         self.channel.send(message)
 
     # -- pytest hooks -----------------------------------------------------------------
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_collection(self, session: pytest.Session) -> None:
+        # The test files to leave out (``collection_scope``) come once the analysis knows
+        # its functions: Python and pytest started meanwhile.
+        ignored = session.config.getoption("ignore") or []
+        if os.environ.pop(SCOPE_VARIABLE, ""):
+            ignored = [*ignored, *self.channel.receive()["ignore"]]
+        self.ignored = {os.path.abspath(p) for p in ignored}
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_ignore_collect(self, collection_path: Path) -> bool | None:
+        # ``--ignore`` is pytest's own hook, so a conftest answering False for a path (as
+        # boltons' does for most) would override it: the files left out are answered first.
+        return True if str(collection_path) in self.ignored else None
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         # Subtests report their failures through this hook only, not in the reports

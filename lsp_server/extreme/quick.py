@@ -12,11 +12,11 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from lsp_server.extreme.analysis import Analysis, config_patterns
 from lsp_server.extreme.discover import FunctionInfo, discover
-from lsp_server.extreme.model import TransformationResult
+from lsp_server.extreme.model import TransformationResult, Verdict
 
 
 @dataclass
@@ -27,10 +27,23 @@ class SavedChange:
     current: dict[str, FunctionInfo]  # the file's functions now, by key, in file order
     changed: list[str]  # keys whose unit differs from the last analysis, or that are new
     removed: list[str]  # keys of the last analysis the file no longer has
+    # Other functions with an undetected verdict whose transformed run reached a changed or
+    # removed one: the edit may let a test see what it did not (see ``reached_by``).
+    reached: list[str] = field(default_factory=list)
 
     @property
     def any(self) -> bool:
         return bool(self.changed or self.removed)
+
+    @property
+    def to_analyse(self) -> list[str]:
+        """The functions to analyse again (``Options.only``)."""
+        return [*self.changed, *self.reached]
+
+    @property
+    def files(self) -> list[str]:
+        """The files of those functions (``Options.paths``, and whose diagnostics change)."""
+        return sorted({self.path, *(key.split("::", 1)[0] for key in self.reached)})
 
 
 def saved_change(last: Analysis, rel: str, patterns: Sequence[str] = ()) -> SavedChange | None:
@@ -49,7 +62,25 @@ def saved_change(last: Analysis, rel: str, patterns: Sequence[str] = ()) -> Save
         if key not in before or before[key].checksum != function.checksum
     ]
     removed = [key for key in before if key not in current]
-    return SavedChange(rel, current, changed, removed)
+    reached = reached_by(last, {*changed, *removed})
+    return SavedChange(rel, current, changed, removed, reached)
+
+
+def reached_by(last: Analysis, edited: set[str]) -> list[str]:
+    """Functions of ``last`` with an undetected verdict whose transformed run executed one
+    of the ``edited`` functions (or that did not record what it ran). Such a verdict is
+    what the tests did with the old code of those: a fixed caller can now pass the
+    function's result on to an assertion. Detections are not checked again here (a stale
+    one never shows "undetected"); the next whole analysis checks them."""
+    found: list[str] = []
+    for result in last.results:
+        t = result.transformation
+        key = f"{t.path}::{t.function}"
+        if result.verdict is not Verdict.UNDETECTED or key in edited or key in found:
+            continue
+        if result.units is None or edited.intersection(result.units):
+            found.append(key)
+    return found
 
 
 def merged(last: Analysis, change: SavedChange, fresh: Analysis | None) -> Analysis:

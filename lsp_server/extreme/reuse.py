@@ -36,7 +36,7 @@ from lsp_server.extreme.discover import FunctionInfo
 from lsp_server.extreme.disk_check import ON_DISK
 from lsp_server.extreme.model import Transformation, TransformationResult, Verdict
 from lsp_server.extreme.requests import entry_request
-from lsp_server.extreme.state import Checksums, result_from_state
+from lsp_server.extreme.state import Checksums, result_from_state, result_to_state
 
 
 @dataclass
@@ -197,7 +197,8 @@ def edited_rerun(
     (a central function's hundreds of tests). A detection then stands only if its test
     passes on the edited code (``confirm_detections``); an undetected verdict stands as is
     (a test failing on the edited code would only leave the covering tests), or, for a
-    function that ran at import, is checked on disk as any other of its verdicts. The entry
+    function that ran at import, is checked on disk as any other of its verdicts. A function
+    some of whose covering tests did not pass is analysed in full (they may pass now). The entry
     keeps its old checksum, so the next whole analysis analyses the function afresh."""
     if entry is None or "timeout" not in entry:
         return None
@@ -208,6 +209,10 @@ def edited_rerun(
         return None  # more than its body changed: its tests may be others now
     rows = entry["results"]
     if not rows or any(row.get("verdict") in ("skipped", "error") for row in rows):
+        return None
+    if set(entry.get("runners", ())) != set(entry.get("tests", ())):
+        # A covering test that failed (or hung) before may pass on the edited code and
+        # detect what the others did not: they are observed again.
         return None
     return Rerun(function, entry, stale=list(rows), edited=True)
 
@@ -235,3 +240,28 @@ def confirm_detections(
 
 def _key(result: TransformationResult) -> str:
     return f"{result.transformation.path}::{result.transformation.function}"
+
+
+def record_results(
+    covering: dict[str, list[str]], work: Work, done: list[TransformationResult]
+) -> None:
+    """Results and state entries of the functions run, results in their bodies' order;
+    ``covering``: the analysis' covering tests by function key."""
+    results, entries = work.results, work.entries
+    for rerun in work.reruns:
+        key = rerun.function.key
+        results[key] = [result_from_state(rerun.function, row) for row in rerun.kept]
+        entries[key] = dict(rerun.entry)
+        covering[key] = list(rerun.entry.get("tests", []))
+    for result in done:
+        t = result.transformation
+        results.setdefault(f"{t.path}::{t.function}", []).append(result)
+    for function in [*work.todo, *(r.function for r in work.reruns)]:
+        entry = entries.get(function.key)
+        if entry is None:
+            continue
+        order = {body: i for i, body in enumerate(entry.get("bodies", []))}
+        mine = results.get(function.key, [])
+        mine.sort(key=lambda r: order.get(r.transformation.body, len(order)))
+        entry["results"] = [result_to_state(r, work.checksums) for r in mine]
+        entry["tests"] = covering.get(function.key, [])

@@ -14,15 +14,18 @@ import xxhash
 from lsp_server.extreme.discover import FunctionInfo
 from lsp_server.extreme.model import Transformation, TransformationResult, Verdict
 from lsp_server.project import python_files
-from lsp_server.project.files import is_test_path
+from lsp_server.project.files import is_python, is_test_path
+from lsp_server.rts.analysis_cache import AnalysisCache
 from lsp_server.rts.store import DependencyStore, StoreError, store_path
 from lsp_server.rts.units import (
     MODULE,
     FileUnits,
     SourceError,
+    cached_source_units,
     file_checksum,
     header_name,
     path_units,
+    tokenize_decode,
 )
 
 _PARSED: dict[tuple[str, int, int], FileUnits] = {}
@@ -38,13 +41,30 @@ def _units(root: Path, path: str) -> FileUnits | None:
         key = (str(absolute), stat.st_mtime_ns, stat.st_size)
         units = _PARSED.get(key)
         if units is None:
-            units = path_units(root, Path(path))
+            if is_python(path):
+                units = _python_units(root, path, absolute.read_bytes())
+            else:
+                units = path_units(root, Path(path))  # a data file: its bytes' checksum
             if len(_PARSED) >= _PARSED_MAX:
                 _PARSED.clear()
             _PARSED[key] = units
         return units
     except (OSError, SourceError, ValueError):
         return None
+
+
+def _python_units(root: Path, path: str, data: bytes) -> FileUnits:
+    """The analysis kept by an earlier run (``rts.analysis_cache``: it loads in a
+    millisecond, parsing a large file takes a quarter of a second), else the one
+    ``discover`` just made of the same text, kept for the workers (they parse an edited
+    file next)."""
+    raw_hash = file_checksum(data)
+    kept = AnalysisCache(root)
+    units = kept.get(path, raw_hash)
+    if units is None:
+        units = cached_source_units(path, tokenize_decode(data))
+        kept.put(path, raw_hash, units)
+    return units
 
 
 def file_units(root: Path, path: str) -> FileUnits | None:

@@ -28,6 +28,23 @@ def _whole_files_collected(config: pytest.Config) -> bool:
     )
 
 
+def uncollectable_files(
+    store: DependencyStore, unaffected: set[str], states: FileStates
+) -> dict[str, int]:
+    """Test files, unchanged since they were recorded, whose every test at their last
+    whole-file collection is one of ``unaffected``: collecting them would only deselect
+    everything they hold. A file's collection depends on nothing its tests do not (their
+    units include what ran and was read while collecting it), so it would yield the same
+    tests; a changed file may hold a new test (a new ``def`` changes no recorded unit).
+    Each file -> how many tests it holds."""
+    hashes = store.file_hashes()
+    return {
+        path: len(nodeids)
+        for path, nodeids in store.collected_files().items()
+        if nodeids and unaffected.issuperset(nodeids) and states.raw_hash(path) == hashes.get(path)
+    }
+
+
 class Deselector:
     """Pytest hooks that skip collecting unaffected test files and deselect unaffected
     tests; ``mode`` is "affected", "all" (deselect nothing) or "dry-run" (run nothing)."""
@@ -97,22 +114,10 @@ class Deselector:
         self.only_verifying = bool(shared.get("only_verifying"))
 
     def _uncollectable(self, config: pytest.Config, states: FileStates) -> dict[str, int]:
-        """Test files, unchanged since they were recorded, whose every test at their last
-        whole-file collection is recorded and unaffected: collecting them would only
-        deselect everything they hold. A file's collection depends on nothing its tests do
-        not (their units include what ran and was read while collecting it), so it would
-        yield the same tests; a changed file may hold a new test (a new ``def`` changes
-        no recorded unit)."""
+        """``uncollectable_files`` of the unaffected tests, when whole files are collected."""
         if not _whole_files_collected(config):
             return {}
-        hashes = self.store.file_hashes()
-        return {
-            path: len(nodeids)
-            for path, nodeids in self.store.collected_files().items()
-            if nodeids
-            and self.unaffected.issuperset(nodeids)
-            and states.raw_hash(path) == hashes.get(path)
-        }
+        return uncollectable_files(self.store, self.unaffected, states)
 
     def pytest_ignore_collect(self, collection_path: Path, config: pytest.Config) -> bool | None:
         if not self.uncollected:

@@ -207,14 +207,53 @@ def test_an_edited_import_time_function_alone_observes_only_its_detecting_tests(
 ) -> None:
     source = CENTRAL + "\nAT_IMPORT = central(0)\n"
     root = make_project({"m.py": source, "test_m.py": CENTRAL_TESTS})
+    first, only, cold = _edited_alone(root, "m.py::central", source.replace("x + 1", "1 + x"))
+    assert "m.py::central" in first.import_time
+    assert _rows(only) == _rows(cold)
+    assert only.observed_tests == 1
+
+
+def _edited_alone(root: Path, key: str, edited: str) -> tuple[Analysis, Analysis, Analysis]:
+    """A first analysis on warm workers; then, with ``m.py`` edited to ``edited``, the
+    function ``key`` analysed alone on them (the editor's quick path) and on new workers
+    without remembered state."""
     warm = WarmPools()
     try:
         first = analyse(root, Options(jobs=1), warm=warm)
-        assert "m.py::central" in first.import_time
-        (root / "m.py").write_text(source.replace("y = x + 1", "y = 1 + x"))
-        only = analyse(root, Options(jobs=1, only=["m.py::central"]), warm=warm)
-        cold = analyse(root, Options(jobs=1, incremental=False, only=["m.py::central"]))
-        assert _rows(only) == _rows(cold)
-        assert only.observed_tests == 1
+        (root / "m.py").write_text(edited)
+        only = analyse(root, Options(jobs=1, only=[key]), warm=warm)
     finally:
         warm.close()
+    cold = analyse(root, Options(jobs=1, incremental=False, only=[key]))
+    return first, only, cold
+
+
+BUGGY = """\
+def inc(x):
+    y = x + 2  # the bug: test_inc fails
+    return y
+"""
+
+BUGGY_TESTS = """
+from m import inc
+
+def test_inc():
+    assert inc(1) == 2
+
+def test_inc_runs():
+    inc(1)  # checks nothing
+"""
+
+
+@pytest.mark.slow  # three analyses, ~5-12 s
+def test_fixing_the_edited_function_lets_its_failing_tests_detect(
+    make_project: Callable[[dict[str, str]], Path],
+) -> None:
+    # Before the fix only test_inc_runs passes: every transformation is undetected. After
+    # it test_inc passes too and detects them all; the quick re-analysis must not keep
+    # running the tests that passed before only.
+    root = make_project({"m.py": BUGGY, "test_m.py": BUGGY_TESTS})
+    first, only, cold = _edited_alone(root, "m.py::inc", BUGGY.replace("x + 2", "x + 1"))
+    assert {r.verdict.value for r in first.results} == {"undetected"}
+    assert {r.verdict.value for r in cold.results} == {"detected"}
+    assert _rows(only) == _rows(cold)

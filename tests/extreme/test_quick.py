@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from lsp_server.extreme.analysis import Analysis
 from lsp_server.extreme.discover import discover
 from lsp_server.extreme.model import Transformation, TransformationResult, Verdict
@@ -81,3 +83,42 @@ def test_a_run_over_one_file_replaces_that_file_only(tmp_path: Path) -> None:
     assert verdicts == {("m.py", Verdict.UNDETECTED), ("n.py", Verdict.DETECTED)}
     assert len(out.functions) == 6
     assert replaced_files(None, fresh, {"n.py"}) is fresh
+
+
+@pytest.mark.slow  # two analyses, ~5-12 s
+def test_a_verdict_whose_run_reached_the_edit_is_analysed_again(tmp_path: Path) -> None:
+    # ``shift``'s result reaches the test only through ``keep``, which ignores it: every
+    # transformation of shift is undetected. Once keep returns its argument the test
+    # checks shift, and the quick path must not leave shift's stale "undetected" shown.
+    from lsp_server.extreme.analysis import Options, analyse
+    from lsp_server.extreme.warm import WarmPools
+
+    root = tmp_path / "project"
+    root.mkdir()
+    (root / "helper.py").write_text("def shift(x):\n    y = x + 1\n    return y\n")
+    keep = "def keep(v):\n    w = 2\n    return w\n"
+    (root / "m.py").write_text(keep)
+    (root / "test_m.py").write_text(
+        "from helper import shift\nfrom m import keep\n\n"
+        "def test_keep():\n    assert keep(shift(1)) == 2\n"
+    )
+    warm = WarmPools()
+    try:
+        paths = [root / "m.py", root / "helper.py"]
+        last = analyse(root, Options(jobs=1, paths=paths), warm=warm)
+        assert {r.verdict for r in last.results if r.transformation.function == "shift"} == {
+            Verdict.UNDETECTED
+        }
+        (root / "m.py").write_text(keep.replace("w = 2", "w = v"))
+        change = saved_change(last, "m.py")
+        assert change is not None
+        assert change.to_analyse == ["m.py::keep", "helper.py::shift"]
+        assert change.files == ["helper.py", "m.py"]
+        only = change.to_analyse
+        files = [root / f for f in change.files]
+        fresh = analyse(root, Options(jobs=1, paths=files, only=only), warm=warm)
+        out = merged(last, change, fresh)
+    finally:
+        warm.close()
+    shift = {r.verdict for r in out.results if r.transformation.function == "shift"}
+    assert shift == {Verdict.DETECTED}

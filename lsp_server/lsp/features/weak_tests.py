@@ -234,11 +234,14 @@ class WeakTestsFeature(Feature):
                 return
             published = merged(last, change, fresh)
             self._last[root] = published
-            self._publish_analysis(project, published, {path_to_uri(str(path))})
+            uris = {path_to_uri(str(project.root / rel)) for rel in change.files}
+            self._publish_analysis(project, published, uris)
         seconds = fresh.elapsed if fresh is not None else 0.0
+        reached = f" and {len(change.reached)} whose undetected verdicts ran them"
         self._log(
             f"reks: re-analysed {len(change.changed)} edited function(s) of {rel} "
-            f"({len(change.removed)} removed) in {seconds:.2f} s"
+            f"({len(change.removed)} removed){reached if change.reached else ''} "
+            f"in {seconds:.2f} s"
         )
 
     async def _analyse_changed(
@@ -248,7 +251,8 @@ class WeakTestsFeature(Feature):
 
         if not change.changed:
             return None
-        options.only = change.changed
+        options.only = change.to_analyse
+        options.paths = [project.root / rel for rel in change.files]
         title = f"reks: re-analysing {len(change.changed)} edited function(s)"
         progress = await ClientProgress.begin(self.host.lsp, title)
         try:

@@ -1,0 +1,154 @@
+"""With a dependency store, the workers collect only the test files that can reach the
+analysed functions: a recorded, unchanged test file none of whose tests depends on them
+(what they ran, what ran while their modules were imported) is not even imported. New and
+changed test files, and tests a changed conftest.py affects, are collected as before."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from lsp_server.extreme.analysis import Analysis, Options, analyse
+from tests.support.reks import run_pytest
+
+
+def _project(make_project: Callable[[dict[str, str]], Path], log: Path) -> Path:
+    # ``test_other.py`` notes every import of itself in ``log`` (outside the project: not a
+    # file its tests depend on).
+    return make_project(
+        {
+            "calc.py": """
+                def inc(x):
+                    y = x + 1
+                    return y
+            """,
+            "other.py": """
+                def double(x):
+                    y = x * 2
+                    return y
+            """,
+            "conftest.py": """
+                import pytest
+
+                @pytest.fixture
+                def start():
+                    return 1
+
+                def pytest_ignore_collect(collection_path, config):
+                    return False  # as boltons' conftest answers for most files
+            """,
+            "test_calc.py": """
+                from calc import inc
+
+                def test_inc_runs():
+                    inc(1)  # checks nothing
+            """,
+            "test_other.py": f"""
+                with open({str(log)!r}, "a") as log:
+                    log.write("imported\\n")
+
+                from other import double
+
+                def test_double(start):
+                    assert double(start) == 2
+            """,
+        }
+    )
+
+
+def _record(root: Path) -> None:
+    recorded = run_pytest(root, "--reks", "-p", "no:cacheprovider")
+    assert recorded.returncode == 0, recorded.stdout
+
+
+def _recorded(make_project: Callable[[dict[str, str]], Path], log: Path) -> Path:
+    root = _project(make_project, log)
+    _record(root)
+    return root
+
+
+def _analyse(root: Path, target: str) -> Analysis:
+    return analyse(root, Options(paths=[root / target], jobs=1, incremental=False))
+
+
+def _check(analysis: Analysis, uncollected: list[str], verdict: str) -> None:
+    """Which test files were left out, and the one verdict of every transformation."""
+    assert analysis.uncollected_files == uncollected
+    assert {r.verdict.value for r in analysis.results} == {verdict}
+
+
+def test_test_files_that_cannot_reach_the_functions_are_not_collected(
+    make_project: Callable[[dict[str, str]], Path], tmp_path: Path
+) -> None:
+    log = tmp_path / "imports.log"
+    root = _recorded(make_project, log)
+    log.unlink()
+    analysis = _analyse(root, "calc.py")
+    assert not log.exists()  # the workers never imported test_other.py
+    _check(analysis, ["test_other.py"], "undetected")  # test_inc_runs checks nothing
+
+
+@pytest.mark.slow  # a recording and two analyses, ~10-20 s
+def test_new_and_changed_test_files_are_collected(
+    make_project: Callable[[dict[str, str]], Path], tmp_path: Path
+) -> None:
+    root = _recorded(make_project, tmp_path / "imports.log")
+    # A new test file checks ``inc``: only it can detect its transformations.
+    (root / "test_new.py").write_text(
+        "from calc import inc\n\ndef test_inc():\n    assert inc(1) == 2\n"
+    )
+    _check(_analyse(root, "calc.py"), ["test_other.py"], "detected")
+
+    (root / "test_new.py").unlink()
+    # A recorded test file, edited to check ``inc``.
+    other = root / "test_other.py"
+    other.write_text(
+        other.read_text()
+        + "\n\ndef test_inc():\n    from calc import inc\n    assert inc(2) == 3\n"
+    )
+    _check(_analyse(root, "calc.py"), [], "detected")
+
+
+def test_a_changed_conftest_collects_the_tests_it_affects(
+    make_project: Callable[[dict[str, str]], Path], tmp_path: Path
+) -> None:
+    root = _recorded(make_project, tmp_path / "imports.log")
+    # The fixture of test_double now comes from ``inc``: test_double checks it (through a
+    # value neither of the constants an int-returning body is replaced by gives).
+    conftest = root / "conftest.py"
+    conftest.write_text(
+        conftest.read_text().replace("return 1", "from calc import inc\n    return inc(4) - 4")
+    )
+    _check(_analyse(root, "calc.py"), [], "detected")
+
+
+@pytest.mark.slow  # a recording, an analysis and its check on disk, ~10-20 s
+def test_a_test_file_reaching_the_function_through_an_import_is_collected(
+    make_project: Callable[[dict[str, str]], Path], tmp_path: Path
+) -> None:
+    # ``compute`` runs only while ``table`` is imported; test_table.py never calls it.
+    root = make_project(
+        {
+            "table.py": """
+                def compute():
+                    values = [1, 2, 3]
+                    return values
+
+                TABLE = compute()
+            """,
+            "test_table.py": """
+                from table import TABLE
+
+                def test_table():
+                    assert TABLE == [1, 2, 3]
+            """,
+            "test_unrelated.py": """
+                def test_nothing():
+                    assert True
+            """,
+        }
+    )
+    _record(root)
+    _check(_analyse(root, "table.py"), ["test_unrelated.py"], "detected")
