@@ -23,27 +23,19 @@ from lsp_server.sandbox.wire import encode
 sys.path.insert(0, str(Path(__file__).parent))
 from lsp_load import write_big_module
 
+OFFSETS = ("starts", "ends")
+NAMES = ("stored", "functions", "classes")
+
 
 def plain_lists(outline: Outline) -> dict[str, Any]:
     """The peer: every offset and name as a JSON value of its own."""
-    facts = outline.facts
-    return {
-        "starts": list(outline.starts),
-        "ends": list(outline.ends),
-        "stored": sorted(facts.stored),
-        "functions": sorted(facts.functions),
-        "classes": sorted(facts.classes),
-    }
+    offsets = {name: list(getattr(outline, name)) for name in OFFSETS}
+    return {**offsets, **{name: sorted(getattr(outline.facts, name)) for name in NAMES}}
 
 
 def plain_from_lists(data: dict[str, Any]) -> tuple[Any, ...]:
-    return (
-        tuple(data["starts"]),
-        tuple(data["ends"]),
-        frozenset(data["stored"]),
-        frozenset(data["functions"]),
-        frozenset(data["classes"]),
-    )
+    offsets = tuple(tuple(data[name]) for name in OFFSETS)
+    return offsets + tuple(frozenset(data[name]) for name in NAMES)
 
 
 def seconds(work: Any) -> float:
