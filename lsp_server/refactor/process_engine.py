@@ -18,7 +18,8 @@ rename that keeps rope busy for seconds never holds the server's interpreter loc
   ``HEAVY_CHARS`` or more go to the root's main worker (the warm one); any other request
   goes there too unless the main worker holds a heavy request or one asked for
   ``HELD_UP_AFTER`` seconds ago, and then to a second worker, the helper (started when the
-  first heavy request is sent, so that it is up by the time it is needed). Workers only
+  first heavy request is sent, so that it is up by the time it is needed), which ends
+  when idle for ``HELPER_IDLE_EXIT`` seconds. Workers only
   compute: the server's process alone writes (``apply``), and a result whose files changed
   since it was computed is refused there, whichever worker computed it.
 """
@@ -60,6 +61,10 @@ HELD_UP_ENV = "REKS_ROPE_HELD_UP_AFTER"
 HELD_UP_AFTER = float(os.environ.get(HELD_UP_ENV) or 2.0)
 """Seconds after which a request still in the main worker's hands makes the next one go to
 the helper: a short module's rename can be long too (a name used in every file)."""
+HELPER_IDLE_EXIT = 60.0
+"""Seconds after its last answer an idle helper ends: it holds the trees of every module
+its renames searched (hundreds of MB on a large project), worth keeping between the
+requests of a busy minute, not for the rest of the session."""
 
 
 def server_engine() -> RefactorEngine:
@@ -109,9 +114,20 @@ def _settle(future: Future[Any], value: Any = None, error: BaseException | None 
 class RopeProcess:
     """The worker process of one root, started on first use and after a death."""
 
-    def __init__(self, workspace: RopeWorkspace, start: StartWorker | None = None) -> None:
+    def __init__(
+        self,
+        workspace: RopeWorkspace,
+        start: StartWorker | None = None,
+        idle_exit: float | None = None,
+    ) -> None:
         self.workspace = workspace
         self._start: StartWorker = start if start is not None else _fresh_worker
+        self.idle_exit = idle_exit
+        """Seconds after which a worker holding nothing ends (None: it lives on); the next
+        request starts another."""
+        self._activity = 0
+        """Counts the tasks handed out and answered: an idle timer finding it changed since
+        it was set leaves the worker alone."""
         self._lock = threading.Lock()
         self._process: SandboxProcess | None = None
         self._pending: dict[int, _Call] = {}
@@ -160,8 +176,12 @@ class RopeProcess:
     def start_ahead(self) -> None:
         """Start the worker now (if it is not running), before the first request for it."""
         with self._lock:
-            if not self._closed:
-                self._live(None)
+            if self._closed:
+                return
+            before = self._process
+            process = self._live(None)
+            if process is not before and self.idle_exit is not None:
+                self._retire_when_idle(process)  # ends unless a request comes meanwhile
 
     def _dispatch(self, call: _Call) -> None:
         """Send ``call`` to the live worker (started if need be: a fresh one gets the prewarm
@@ -173,6 +193,7 @@ class RopeProcess:
             process = self._live(op)
             call_id = next(self._ids)
             self._pending[call_id] = replace(call, process=process)
+            self._activity += 1
             self._send(process, {"id": call_id, **call.message})
             self._warm_wanted = self._warm_wanted or op == "prewarm"
         # Outside the lock: a job cancelled already calls back at once, and _cancel takes it.
@@ -257,6 +278,9 @@ class RopeProcess:
                 call = self._pending.get(call_id)  # type: ignore[arg-type]
             else:
                 call = self._pending.pop(call_id, None)  # type: ignore[arg-type]
+                self._activity += 1
+                if not self._pending and self.idle_exit is not None and call is not None:
+                    self._retire_when_idle(call.process)
         if call is None:
             return  # a task nobody waits for (a restart's prewarm)
         if progress is not None:
@@ -275,6 +299,25 @@ class RopeProcess:
         else:
             error = f"internal error in the refactoring worker: {message['error']}"
             _settle(call.future, error=RefactoringError(error))
+
+    def _retire_when_idle(self, process: SandboxProcess | None) -> None:
+        """Called with the lock held, when ``process`` has just answered its last task (or
+        was started ahead)."""
+        assert self.idle_exit is not None
+        timer = threading.Timer(self.idle_exit, self._retire_if_idle, (process, self._activity))
+        timer.daemon = True
+        timer.start()
+
+    def _retire_if_idle(self, process: SandboxProcess, activity: int) -> None:
+        """End ``process`` unless it was handed a task since the timer was set (the answer
+        to that task sets a timer of its own)."""
+        with self._lock:
+            if self._closed or self._process is not process or self._activity != activity:
+                return
+            self._process = None  # the next request starts another
+            # after what is queued for it: its end of input, its cue to exit
+            self._outbox.submit(process.channel.close_sending)
+        log.info("the idle rope worker %s ends", process.pid)
 
     def _resend(self, call: _Call) -> None:
         """Send ``call`` again, to the live worker (a new one after a death)."""
@@ -371,7 +414,7 @@ class ProcessEngine(RefactorEngine):
         workspace = super().add_root(root)
         if workspace.root not in self.processes:
             self.processes[workspace.root] = RopeProcess(workspace, self._take_worker)
-            self.helpers[workspace.root] = RopeProcess(workspace)
+            self.helpers[workspace.root] = RopeProcess(workspace, idle_exit=HELPER_IDLE_EXIT)
         return workspace
 
     def remove_root(self, root: str) -> None:

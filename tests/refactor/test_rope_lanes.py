@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import os
 import signal
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -85,6 +86,39 @@ def test_a_request_held_for_long_sends_the_next_one_to_the_helper(
     finally:
         os.kill(main, signal.SIGCONT)
     assert "def twice(x)" in edit_of(held.result(timeout=60), small).new_text
+
+
+def _until(check: Callable[[], bool], what: str, seconds: float = 60) -> None:
+    deadline = time.monotonic() + seconds
+    while not check():
+        assert time.monotonic() < deadline, f"timed out waiting for {what}"
+        time.sleep(0.05)
+
+
+def test_an_idle_helper_ends_and_the_next_request_starts_another(
+    lanes: tuple[ProcessEngine, Path],
+):
+    """The helper holds the trees of what its renames searched: it ends when idle."""
+    engine, root = lanes
+    big, small = root / "big.py", root / "small.py"
+    helper = engine.helpers[str(root.resolve())]
+    helper.idle_exit = 0.2
+    main = engine.process_for(str(big)).pid
+    assert main is not None
+    os.kill(main, signal.SIGSTOP)
+    try:
+        heavy = engine.submit(rename(big, "def target", "aim"))
+        engine.compute(rename(small, "def double", "twice"))
+        first = helper.pid
+        assert first not in (None, main)
+        _until(lambda: helper.pid is None, "the idle helper to end")
+        _until(lambda: not os.path.exists(f"/proc/{first}"), "the idle helper's exit")
+        result = engine.compute(rename(small, "def double", "thrice"))
+        assert "def thrice(x)" in edit_of(result, small).new_text
+        assert helper.pid not in (None, first, main)
+    finally:
+        os.kill(main, signal.SIGCONT)
+    assert heavy.result(timeout=120).edits
 
 
 def test_a_free_main_worker_takes_every_request(lanes: tuple[ProcessEngine, Path]):
