@@ -13,8 +13,10 @@ from pathlib import Path
 
 import pytest
 
+from lsp_server.jobs import Cancelled
 from lsp_server.refactor import process_engine
 from lsp_server.refactor.process_engine import ProcessEngine
+from lsp_server.refactor.rope_thread import RopeJob
 from tests.refactor.test_process_engine import edit_of, rename
 
 SMALL = "def double(x):\n    return 2 * x\n\n\nfour = double(2)\n"
@@ -116,6 +118,34 @@ def test_an_idle_helper_ends_and_the_next_request_starts_another(
         result = engine.compute(rename(small, "def double", "thrice"))
         assert "def thrice(x)" in edit_of(result, small).new_text
         assert helper.pid not in (None, first, main)
+    finally:
+        os.kill(main, signal.SIGCONT)
+    assert heavy.result(timeout=120).edits
+
+
+def test_a_request_cancelled_in_a_stuck_helper_is_cancelled_and_the_helper_replaced(
+    lanes: tuple[ProcessEngine, Path], monkeypatch: pytest.MonkeyPatch
+):
+    monkeypatch.setattr(process_engine, "CANCEL_GRACE", 0.2)
+    engine, root = lanes
+    big, small = root / "big.py", root / "small.py"
+    main = engine.process_for(str(big)).pid
+    assert main is not None
+    os.kill(main, signal.SIGSTOP)
+    helper = engine.helpers[str(root.resolve())]
+    try:
+        heavy = engine.submit(rename(big, "def target", "aim"))  # starts the helper ahead
+        stuck = helper.pid
+        assert stuck not in (None, main)
+        os.kill(stuck, signal.SIGSTOP)
+        job = RopeJob()
+        cancelled = engine.submit(rename(small, "def double", "twice"), job)
+        job.cancel()
+        with pytest.raises(Cancelled):
+            cancelled.result(timeout=60)
+        result = engine.compute(rename(small, "def double", "thrice"))
+        assert "def thrice(x)" in edit_of(result, small).new_text
+        assert helper.pid not in (None, stuck, main)
     finally:
         os.kill(main, signal.SIGCONT)
     assert heavy.result(timeout=120).edits
