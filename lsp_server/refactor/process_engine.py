@@ -15,13 +15,14 @@ rename that keeps rope busy for seconds never holds the server's interpreter loc
   (never a hang), and the next request starts a new one (warmed again when it had been).
 - Two lanes per root (issue 15): rope runs one task at a time, and a rename of thousands
   of uses in a long module keeps its worker for minutes. Requests on a module of
-  ``HEAVY_CHARS`` or more go to the root's main worker (the warm one); any other request
-  goes there too unless the main worker holds a heavy request or one asked for
-  ``HELD_UP_AFTER`` seconds ago, and then to a second worker, the helper (started when the
-  first heavy request is sent, so that it is up by the time it is needed), which ends
-  when idle for ``HELPER_IDLE_EXIT`` seconds. Workers only
-  compute: the server's process alone writes (``apply``), and a result whose files changed
-  since it was computed is refused there, whichever worker computed it.
+  ``HEAVY_CHARS`` or more go to the root's main worker (the warm one). Any other request
+  goes there too unless the main worker is held up (it holds a heavy request, or one asked
+  for ``HELD_UP_AFTER`` seconds ago); then it goes to a second worker, the helper, unless
+  that is held up too: then to the one holding fewer requests and no heavy one. The helper
+  starts with the first heavy request (to be up by the time it is needed) and ends when
+  idle for ``HELPER_IDLE_EXIT`` seconds. Workers only compute: the server's process alone
+  writes (``apply``), and a result whose files changed since it was computed is refused
+  there, whichever worker computed it.
 """
 
 from __future__ import annotations
@@ -172,6 +173,12 @@ class RopeProcess:
                 call.is_request and (call.heavy or now - call.asked >= after)
                 for call in self._pending.values()
             )
+
+    def in_hand(self) -> tuple[bool, int]:
+        """Whether the worker holds a heavy request, and how many requests it holds."""
+        with self._lock:
+            requests = [call for call in self._pending.values() if call.is_request]
+        return any(call.heavy for call in requests), len(requests)
 
     def start_ahead(self) -> None:
         """Start the worker now (if it is not running), before the first request for it."""
@@ -437,7 +444,14 @@ class ProcessEngine(RefactorEngine):
         if _module_size(workspace, path) >= HEAVY_CHARS:
             helper.start_ahead()
             return main, True
-        return (helper if main.held_up(HELD_UP_AFTER) else main), False
+        if not main.held_up(HELD_UP_AFTER):
+            return main, False
+        if not helper.held_up(HELD_UP_AFTER):
+            return helper, False
+        # Both held up: behind the fewer requests, and never behind a heavy one.
+        main_heavy, main_count = main.in_hand()
+        helper_count = helper.in_hand()[1]
+        return (helper if main_heavy or helper_count <= main_count else main), False
 
     def _call(
         self, path: str, op: str, payload: dict[str, Any], job: Job, decode: Callable[[Any], Any]

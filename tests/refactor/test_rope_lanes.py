@@ -97,6 +97,33 @@ def _until(check: Callable[[], bool], what: str, seconds: float = 60) -> None:
         time.sleep(0.05)
 
 
+def test_when_both_workers_are_held_up_a_request_goes_behind_the_fewer(
+    lanes: tuple[ProcessEngine, Path], monkeypatch: pytest.MonkeyPatch
+):
+    monkeypatch.setattr(process_engine, "HELD_UP_AFTER", 0.0)
+    engine, root = lanes
+    small = root / "small.py"
+    main = engine.process_for(str(small)).pid
+    helper = engine.helpers[str(root.resolve())]
+    helper.start_ahead()
+    stuck = helper.pid
+    assert main is not None and stuck is not None
+    os.kill(main, signal.SIGSTOP)
+    os.kill(stuck, signal.SIGSTOP)
+    try:
+        # main free: A; main held up, helper free: B; both held, one each: C to the helper;
+        # main holding one, the helper two: D to main
+        held = [engine.submit(rename(small, "def double", name)) for name in "ABCD"]
+        os.kill(main, signal.SIGCONT)
+        assert "def D(x)" in edit_of(held[3].result(timeout=60), small).new_text
+        assert held[0].result(timeout=60).edits
+        assert not held[1].done() and not held[2].done()
+    finally:
+        os.kill(main, signal.SIGCONT)
+        os.kill(stuck, signal.SIGCONT)
+    assert all(future.result(timeout=60).edits for future in held)
+
+
 def test_an_idle_helper_ends_and_the_next_request_starts_another(
     lanes: tuple[ProcessEngine, Path],
 ):
