@@ -5,17 +5,21 @@ for rope busy with a rename of thousands of uses for as long as the test likes."
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import time
 from collections.abc import Callable, Iterator
+from concurrent.futures import Future
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from lsp_server.jobs import Cancelled
 from lsp_server.refactor import process_engine
-from lsp_server.refactor.process_engine import ProcessEngine
+from lsp_server.refactor.model import RefactorRequest
+from lsp_server.refactor.process_engine import ProcessEngine, RopeProcess
 from lsp_server.refactor.rope_thread import RopeJob
 from tests.refactor.test_process_engine import edit_of, rename
 
@@ -42,26 +46,52 @@ def lanes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[Pro
         engine.close()
 
 
+@contextlib.contextmanager
+def stopped(pid: int | None) -> Iterator[int]:
+    """Process ``pid`` stopped (SIGSTOP) until the block ends."""
+    assert pid is not None
+    os.kill(pid, signal.SIGSTOP)
+    try:
+        yield pid
+    finally:
+        os.kill(pid, signal.SIGCONT)
+
+
+def cancelled_at_once(engine: ProcessEngine, request: RefactorRequest) -> None:
+    """Submit ``request``, cancel it, and see it answered as cancelled."""
+    job = RopeJob()
+    future = engine.submit(request, job)
+    job.cancel()
+    with pytest.raises(Cancelled):
+        future.result(timeout=60)
+
+
+@contextlib.contextmanager
+def main_stuck_in_a_heavy_rename(
+    engine: ProcessEngine, root: Path
+) -> Iterator[tuple[int, RopeProcess, Future[Any]]]:
+    """The main worker's pid, the helper (started ahead) and the heavy rename the stopped
+    main worker holds; once the main worker goes on, the rename is answered."""
+    big = root / "big.py"
+    with stopped(engine.process_for(str(big)).pid) as main:
+        heavy = engine.submit(rename(big, "def target", "aim"))
+        yield main, engine.helpers[str(root.resolve())], heavy
+    assert "def aim(x)" in edit_of(heavy.result(timeout=120), big).new_text
+
+
 def test_a_small_rename_is_answered_while_the_main_worker_holds_a_heavy_one(
     lanes: tuple[ProcessEngine, Path],
 ):
     engine, root = lanes
-    big, small = root / "big.py", root / "small.py"
-    main = engine.process_for(str(big)).pid
-    assert main is not None
-    os.kill(main, signal.SIGSTOP)
-    try:
-        heavy = engine.submit(rename(big, "def target", "aim"))
+    small = root / "small.py"
+    with main_stuck_in_a_heavy_rename(engine, root) as (main, helper, heavy):
         # changed after the heavy request went to the main worker: both must be told
         buffer = SMALL + "kept = double(7)\n"
         engine.set_overlay(str(small), buffer)
         result = engine.submit(rename(small, "def double", "twice", buffer)).result(timeout=60)
         assert "kept = twice(7)" in edit_of(result, small).new_text
         assert not heavy.done()  # still with the stopped main worker
-        assert engine.helpers[str(root.resolve())].pid not in (None, main)
-    finally:
-        os.kill(main, signal.SIGCONT)
-    assert "def aim(x)" in edit_of(heavy.result(timeout=120), big).new_text
+        assert helper.pid not in (None, main)
     # the main worker, free again, takes the next request, with the buffer it missed
     again = engine.submit(rename(small, "def double", "thrice", buffer)).result(timeout=60)
     assert "kept = thrice(7)" in edit_of(again, small).new_text
@@ -77,16 +107,11 @@ def test_a_request_held_for_long_sends_the_next_one_to_the_helper(
     monkeypatch.setattr(process_engine, "HELD_UP_AFTER", 0.0)
     engine, root = lanes
     small = root / "small.py"
-    main = engine.process_for(str(small)).pid
-    assert main is not None
-    os.kill(main, signal.SIGSTOP)
-    try:
+    with stopped(engine.process_for(str(small)).pid):
         held = engine.submit(rename(small, "def double", "twice"))
         result = engine.submit(rename(small, "def double", "thrice")).result(timeout=60)
         assert "def thrice(x)" in edit_of(result, small).new_text
         assert not held.done()
-    finally:
-        os.kill(main, signal.SIGCONT)
     assert "def twice(x)" in edit_of(held.result(timeout=60), small).new_text
 
 
@@ -103,24 +128,17 @@ def test_when_both_workers_are_held_up_a_request_goes_behind_the_fewer(
     monkeypatch.setattr(process_engine, "HELD_UP_AFTER", 0.0)
     engine, root = lanes
     small = root / "small.py"
-    main = engine.process_for(str(small)).pid
     helper = engine.helpers[str(root.resolve())]
     helper.start_ahead()
-    stuck = helper.pid
-    assert main is not None and stuck is not None
-    os.kill(main, signal.SIGSTOP)
-    os.kill(stuck, signal.SIGSTOP)
-    try:
-        # main free: A; main held up, helper free: B; both held, one each: C to the helper;
-        # main holding one, the helper two: D to main
-        held = [engine.submit(rename(small, "def double", name)) for name in "ABCD"]
-        os.kill(main, signal.SIGCONT)
+    with stopped(helper.pid):
+        with stopped(engine.process_for(str(small)).pid):
+            # main free: A; main held up, helper free: B; both held, one each: C to the
+            # helper; main holding one, the helper two: D to main
+            held = [engine.submit(rename(small, "def double", name)) for name in "ABCD"]
+        # the main worker goes on, the helper does not
         assert "def D(x)" in edit_of(held[3].result(timeout=60), small).new_text
         assert held[0].result(timeout=60).edits
         assert not held[1].done() and not held[2].done()
-    finally:
-        os.kill(main, signal.SIGCONT)
-        os.kill(stuck, signal.SIGCONT)
     assert all(future.result(timeout=60).edits for future in held)
 
 
@@ -129,14 +147,9 @@ def test_an_idle_helper_ends_and_the_next_request_starts_another(
 ):
     """The helper holds the trees of what its renames searched: it ends when idle."""
     engine, root = lanes
-    big, small = root / "big.py", root / "small.py"
-    helper = engine.helpers[str(root.resolve())]
-    helper.idle_exit = 0.2
-    main = engine.process_for(str(big)).pid
-    assert main is not None
-    os.kill(main, signal.SIGSTOP)
-    try:
-        heavy = engine.submit(rename(big, "def target", "aim"))
+    small = root / "small.py"
+    engine.helpers[str(root.resolve())].idle_exit = 0.2
+    with main_stuck_in_a_heavy_rename(engine, root) as (main, helper, _):
         engine.compute(rename(small, "def double", "twice"))
         first = helper.pid
         assert first not in (None, main)
@@ -145,9 +158,6 @@ def test_an_idle_helper_ends_and_the_next_request_starts_another(
         result = engine.compute(rename(small, "def double", "thrice"))
         assert "def thrice(x)" in edit_of(result, small).new_text
         assert helper.pid not in (None, first, main)
-    finally:
-        os.kill(main, signal.SIGCONT)
-    assert heavy.result(timeout=120).edits
 
 
 def test_a_request_cancelled_in_a_stuck_helper_is_cancelled_and_the_helper_replaced(
@@ -155,27 +165,15 @@ def test_a_request_cancelled_in_a_stuck_helper_is_cancelled_and_the_helper_repla
 ):
     monkeypatch.setattr(process_engine, "CANCEL_GRACE", 0.2)
     engine, root = lanes
-    big, small = root / "big.py", root / "small.py"
-    main = engine.process_for(str(big)).pid
-    assert main is not None
-    os.kill(main, signal.SIGSTOP)
-    helper = engine.helpers[str(root.resolve())]
-    try:
-        heavy = engine.submit(rename(big, "def target", "aim"))  # starts the helper ahead
-        stuck = helper.pid
+    small = root / "small.py"
+    with main_stuck_in_a_heavy_rename(engine, root) as (main, helper, _):
+        stuck = helper.pid  # started ahead with the heavy rename
         assert stuck not in (None, main)
         os.kill(stuck, signal.SIGSTOP)
-        job = RopeJob()
-        cancelled = engine.submit(rename(small, "def double", "twice"), job)
-        job.cancel()
-        with pytest.raises(Cancelled):
-            cancelled.result(timeout=60)
+        cancelled_at_once(engine, rename(small, "def double", "twice"))
         result = engine.compute(rename(small, "def double", "thrice"))
         assert "def thrice(x)" in edit_of(result, small).new_text
         assert helper.pid not in (None, stuck, main)
-    finally:
-        os.kill(main, signal.SIGCONT)
-    assert heavy.result(timeout=120).edits
 
 
 def test_a_free_main_worker_takes_every_request(lanes: tuple[ProcessEngine, Path]):
