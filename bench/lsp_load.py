@@ -40,7 +40,7 @@ from typing import Any
 from lsprotocol import types
 
 sys.path.insert(0, str(Path(__file__).parent))
-from refactor_codeactions import Session, copy_stdlib
+from refactor_codeactions import Session, compile_reks, copy_stdlib
 
 SERVER = [sys.executable, "-m", "lsp_server"]
 ENGINES = {
@@ -334,6 +334,7 @@ async def bench_buffer(root: Path, megabytes: int) -> None:
 
 
 async def main_async(args: argparse.Namespace) -> None:
+    compile_reks()
     with tempfile.TemporaryDirectory(prefix="reks-load-") as tmp:
         root = copy_stdlib(Path(tmp), full=False)
         files = sum(1 for _ in root.rglob("*.py"))

@@ -11,10 +11,13 @@ needs the whole module (names assigned anywhere, the module's classes and import
 
 from __future__ import annotations
 
+import array
 import ast
+import base64
 import bisect
 import dataclasses
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -297,19 +300,52 @@ def merged_facts(known: ModuleFacts, tree: ast.Module) -> ModuleFacts:
 
 
 # -- the wire (JSON) -----------------------------------------------------------------------
+# The server decodes a long module's outline on a thread that holds the interpreter lock for
+# as long as one C call runs: JSON lists of tens of thousands of numbers and names held it
+# for 20-35 ms, delaying code actions (issue 15). Offsets travel as one base64 string of
+# 32-bit integers and names as one newline-separated string, a few milliseconds to decode.
+_NAMES_SEPARATOR = "\n"  # no name has one
+
+
+def _offsets_to_wire(offsets: Iterable[int]) -> str:
+    return base64.b64encode(array.array("i", offsets).tobytes()).decode("ascii")
+
+
+def _offsets_from_wire(data: str) -> tuple[int, ...]:
+    offsets = array.array("i")
+    offsets.frombytes(base64.b64decode(data))
+    return tuple(offsets)
+
+
+def _names_to_wire(names: frozenset[str]) -> str:
+    return _NAMES_SEPARATOR.join(sorted(names))
+
+
+def _names_from_wire(data: str) -> frozenset[str]:
+    return frozenset(data.split(_NAMES_SEPARATOR)) if data else frozenset()
+
+
 def outline_to_wire(outline: Outline | None) -> dict[str, Any] | None:
     if outline is None:
         return None
     facts = outline.facts
     return {
-        "starts": list(outline.starts),
-        "ends": list(outline.ends),
-        "stored": sorted(facts.stored),
-        "functions": sorted(facts.functions),
-        "classes": sorted(facts.classes),
+        "starts": _offsets_to_wire(outline.starts),
+        "ends": _offsets_to_wire(outline.ends),
+        "stored": _names_to_wire(facts.stored),
+        "functions": _names_to_wire(facts.functions),
+        "classes": _names_to_wire(facts.classes),
         "imports": [[i.is_from, i.module, i.level, i.names] for i in facts.imports],
         "members": [
-            [c.start, c.end, c.body, c.starts, c.ends, to_wire(c.fields)] for c in outline.classes
+            [
+                c.start,
+                c.end,
+                c.body,
+                _offsets_to_wire(c.starts),
+                _offsets_to_wire(c.ends),
+                to_wire(c.fields),
+            ]
+            for c in outline.classes
         ],
     }
 
@@ -322,13 +358,22 @@ def outline_from_wire(data: dict[str, Any] | None) -> Outline | None:
         for is_from, module, level, names in data["imports"]
     )
     facts = ModuleFacts(
-        frozenset(data["stored"]),
-        frozenset(data["functions"]),
-        frozenset(data["classes"]),
+        _names_from_wire(data["stored"]),
+        _names_from_wire(data["functions"]),
+        _names_from_wire(data["classes"]),
         imports,
     )
     classes = tuple(
-        ClassOutline(int(start), int(end), int(body), tuple(starts), tuple(ends), from_wire(fields))
+        ClassOutline(
+            int(start),
+            int(end),
+            int(body),
+            _offsets_from_wire(starts),
+            _offsets_from_wire(ends),
+            from_wire(fields),
+        )
         for start, end, body, starts, ends, fields in data.get("members", ())
     )
-    return Outline(tuple(data["starts"]), tuple(data["ends"]), facts, classes)
+    return Outline(
+        _offsets_from_wire(data["starts"]), _offsets_from_wire(data["ends"]), facts, classes
+    )

@@ -1,4 +1,4 @@
-"""``ProcessEngine``: the refactoring engine with rope in a worker process per root.
+"""``ProcessEngine``: the refactoring engine with rope in worker processes per root.
 
 The language server's process keeps what is cheap (editor buffers, paths, applying and
 announcing results); every rope call runs in a long-lived ``rope_process`` child per
@@ -13,6 +13,16 @@ rename that keeps rope busy for seconds never holds the server's interpreter loc
   killed (and restarted by the next request).
 - A worker that dies fails every task it held with a ``RefactoringError`` saying so
   (never a hang), and the next request starts a new one (warmed again when it had been).
+- Two lanes per root (issue 15): rope runs one task at a time, and a rename of thousands
+  of uses in a long module keeps its worker for minutes. Requests on a module of
+  ``HEAVY_CHARS`` or more go to the root's main worker (the warm one). Any other request
+  goes there too unless the main worker is held up (it holds a heavy request, or one asked
+  for ``HELD_UP_AFTER`` seconds ago); then it goes to a second worker, the helper, unless
+  that is held up too: then to the one holding fewer requests and no heavy one. The helper
+  starts with the first heavy request (to be up by the time it is needed) and ends when
+  idle for ``HELPER_IDLE_EXIT`` seconds. Workers only compute: the server's process alone
+  writes (``apply``), and a result whose files changed since it was computed is refused
+  there, whichever worker computed it.
 """
 
 from __future__ import annotations
@@ -22,6 +32,7 @@ import logging
 import os
 import subprocess
 import threading
+import time
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, replace
@@ -43,6 +54,18 @@ CANCEL_GRACE = float(os.environ.get(CANCEL_GRACE_ENV) or 10.0)
 """Seconds a worker has to stop a cancelled task before it is killed. rope checks for
 cancellation between files, not while it parses one, and a killed worker must parse the
 whole project again: only a worker stuck for this long is worth that."""
+HEAVY_CHARS = 100_000
+"""A request on a module this long (about 2,500 lines) may keep rope busy for minutes (a
+rename of thousands of uses): it goes to the main worker, never to the helper, so that the
+requests on other modules do not wait behind it."""
+HELD_UP_ENV = "REKS_ROPE_HELD_UP_AFTER"
+HELD_UP_AFTER = float(os.environ.get(HELD_UP_ENV) or 2.0)
+"""Seconds after which a request still in the main worker's hands makes the next one go to
+the helper: a short module's rename can be long too (a name used in every file)."""
+HELPER_IDLE_EXIT = 60.0
+"""Seconds after its last answer an idle helper ends: it holds the trees of every module
+its renames searched (hundreds of MB on a large project), worth keeping between the
+requests of a busy minute, not for the rest of the session."""
 
 
 def server_engine() -> RefactorEngine:
@@ -68,7 +91,14 @@ class _Call:
     decode: Callable[[Any], Any]
     process: SandboxProcess | None  # None until sent (``_dispatch``)
     message: dict[str, Any]  # op and payload, to send again (``_resend``)
+    heavy: bool = False  # on a module of HEAVY_CHARS or more
+    asked: float = 0.0  # time.monotonic() when first asked for
     resent: bool = False
+
+    @property
+    def is_request(self) -> bool:
+        """Asked for by a user (a prewarm is background work, in slices between requests)."""
+        return self.message["op"] != "prewarm"
 
 
 def _settle(future: Future[Any], value: Any = None, error: BaseException | None = None) -> None:
@@ -85,9 +115,20 @@ def _settle(future: Future[Any], value: Any = None, error: BaseException | None 
 class RopeProcess:
     """The worker process of one root, started on first use and after a death."""
 
-    def __init__(self, workspace: RopeWorkspace, start: StartWorker | None = None) -> None:
+    def __init__(
+        self,
+        workspace: RopeWorkspace,
+        start: StartWorker | None = None,
+        idle_exit: float | None = None,
+    ) -> None:
         self.workspace = workspace
         self._start: StartWorker = start if start is not None else _fresh_worker
+        self.idle_exit = idle_exit
+        """Seconds after which a worker holding nothing ends (None: it lives on); the next
+        request starts another."""
+        self._activity = 0
+        """Counts the tasks handed out and answered: an idle timer finding it changed since
+        it was set leaves the worker alone."""
         self._lock = threading.Lock()
         self._process: SandboxProcess | None = None
         self._pending: dict[int, _Call] = {}
@@ -96,6 +137,9 @@ class RopeProcess:
         self._closed = False
         self._killed_for_cancel: set[int] = set()
         """pids of workers killed because a cancelled task ran on past ``CANCEL_GRACE``."""
+        self._synced: tuple[SandboxProcess | None, int] = (None, 0)
+        """The worker the buffer changes were last sent to, and up to which change
+        (``RopeWorkspace.changes_since``); the outbox thread's alone."""
         self._outbox = ThreadPoolExecutor(max_workers=1, thread_name_prefix="reks-rope-send")
         """Sends in order, off the caller's thread (the server's message loop): a message
         with a large buffer waits for the worker to read it."""
@@ -107,12 +151,44 @@ class RopeProcess:
             return None if self._process is None else self._process.pid
 
     def call(
-        self, op: str, payload: dict[str, Any], job: Job, decode: Callable[[Any], Any]
+        self,
+        op: str,
+        payload: dict[str, Any],
+        job: Job,
+        decode: Callable[[Any], Any],
+        heavy: bool = False,
     ) -> Future[Any]:
         """Send ``op`` to the worker; the future ends with its decoded answer."""
         future: Future[Any] = Future()
-        self._dispatch(_Call(future, job, decode, None, {"op": op, **payload}))
+        message = {"op": op, **payload}
+        self._dispatch(_Call(future, job, decode, None, message, heavy, time.monotonic()))
         return future
+
+    def held_up(self, after: float) -> bool:
+        """The worker holds a request a next one would wait behind for long: one on a
+        heavy module, or one asked for ``after`` seconds ago or more."""
+        now = time.monotonic()
+        with self._lock:
+            return any(
+                call.is_request and (call.heavy or now - call.asked >= after)
+                for call in self._pending.values()
+            )
+
+    def in_hand(self) -> tuple[bool, int]:
+        """Whether the worker holds a heavy request, and how many requests it holds."""
+        with self._lock:
+            requests = [call for call in self._pending.values() if call.is_request]
+        return any(call.heavy for call in requests), len(requests)
+
+    def start_ahead(self) -> None:
+        """Start the worker now (if it is not running), before the first request for it."""
+        with self._lock:
+            if self._closed:
+                return
+            before = self._process
+            process = self._live(None)
+            if process is not before and self.idle_exit is not None:
+                self._retire_when_idle(process)  # ends unless a request comes meanwhile
 
     def _dispatch(self, call: _Call) -> None:
         """Send ``call`` to the live worker (started if need be: a fresh one gets the prewarm
@@ -120,17 +196,23 @@ class RopeProcess:
         with self._lock:
             if self._closed:
                 raise RefactoringError("the refactoring engine is shut down")
-            process, fresh = self._running()
+            op = call.message["op"]
+            process = self._live(op)
             call_id = next(self._ids)
             self._pending[call_id] = replace(call, process=process)
-            op = call.message["op"]
-            if fresh and self._warm_wanted and op != "prewarm":
-                self._send(process, {"id": next(self._ids), "op": "prewarm"}, fresh=True)
-                fresh = False
-            self._send(process, {"id": call_id, **call.message}, fresh=fresh)
+            self._activity += 1
+            self._send(process, {"id": call_id, **call.message})
             self._warm_wanted = self._warm_wanted or op == "prewarm"
         # Outside the lock: a job cancelled already calls back at once, and _cancel takes it.
         call.job.when_cancelled(lambda: self._cancel(process, call_id))
+
+    def _live(self, op: str | None) -> SandboxProcess:
+        """The live worker; a fresh one is asked for the prewarm asked of the one before
+        (unless ``op`` is that prewarm). Called with the lock held."""
+        process, fresh = self._running()
+        if fresh and self._warm_wanted and op != "prewarm":
+            self._send(process, {"id": next(self._ids), "op": "prewarm"})
+        return process
 
     def _running(self) -> tuple[SandboxProcess, bool]:
         """The live worker, and whether it was just started. Called with the lock held."""
@@ -145,14 +227,15 @@ class RopeProcess:
         ).start()
         return process, True
 
-    def _send(self, process: SandboxProcess, message: dict[str, Any], fresh: bool) -> None:
+    def _send(self, process: SandboxProcess, message: dict[str, Any]) -> None:
         """Queue ``message`` for the outbox, which adds the buffer changes since the
-        previous message (every buffer for a fresh worker) when it sends it."""
+        previous message to ``process`` (every buffer for a worker told nothing yet) when
+        it sends it."""
 
         def send() -> None:
-            changes = self.workspace.take_changes()
-            if fresh:
-                changes = {**changes, **self.workspace.overlays()}
+            told, mark = self._synced
+            mark, changes = self.workspace.changes_since(mark if told is process else None)
+            self._synced = (process, mark)
             self._post(process, {**message, "sync": changes})
 
         self._outbox.submit(send)
@@ -202,6 +285,9 @@ class RopeProcess:
                 call = self._pending.get(call_id)  # type: ignore[arg-type]
             else:
                 call = self._pending.pop(call_id, None)  # type: ignore[arg-type]
+                self._activity += 1
+                if not self._pending and self.idle_exit is not None and call is not None:
+                    self._retire_when_idle(call.process)
         if call is None:
             return  # a task nobody waits for (a restart's prewarm)
         if progress is not None:
@@ -220,6 +306,25 @@ class RopeProcess:
         else:
             error = f"internal error in the refactoring worker: {message['error']}"
             _settle(call.future, error=RefactoringError(error))
+
+    def _retire_when_idle(self, process: SandboxProcess | None) -> None:
+        """Called with the lock held, when ``process`` has just answered its last task (or
+        was started ahead)."""
+        assert self.idle_exit is not None
+        timer = threading.Timer(self.idle_exit, self._retire_if_idle, (process, self._activity))
+        timer.daemon = True
+        timer.start()
+
+    def _retire_if_idle(self, process: SandboxProcess, activity: int) -> None:
+        """End ``process`` unless it was handed a task since the timer was set (the answer
+        to that task sets a timer of its own)."""
+        with self._lock:
+            if self._closed or self._process is not process or self._activity != activity:
+                return
+            self._process = None  # the next request starts another
+            # after what is queued for it: its end of input, its cue to exit
+            self._outbox.submit(process.channel.close_sending)
+        log.info("the idle rope worker %s ends", process.pid)
 
     def _resend(self, call: _Call) -> None:
         """Send ``call`` again, to the live worker (a new one after a death)."""
@@ -288,6 +393,9 @@ class ProcessEngine(RefactorEngine):
     def __init__(self) -> None:
         super().__init__()
         self.processes: dict[str, RopeProcess] = {}
+        """The main worker of each root (the warm one: the prewarm goes to it)."""
+        self.helpers: dict[str, RopeProcess] = {}
+        """The second worker of each root, for the requests the main one would hold up."""
         self._spare_lock = threading.Lock()
         spare, self._spare_root = take_early()
         self._spare: SandboxProcess | None = spare or start_worker()
@@ -313,23 +421,50 @@ class ProcessEngine(RefactorEngine):
         workspace = super().add_root(root)
         if workspace.root not in self.processes:
             self.processes[workspace.root] = RopeProcess(workspace, self._take_worker)
+            self.helpers[workspace.root] = RopeProcess(workspace, idle_exit=HELPER_IDLE_EXIT)
         return workspace
 
     def remove_root(self, root: str) -> None:
-        process = self.processes.pop(os.path.realpath(root), None)
-        if process is not None:
-            process.close()
+        real = os.path.realpath(root)
+        for lanes in (self.processes, self.helpers):
+            process = lanes.pop(real, None)
+            if process is not None:
+                process.close()
         super().remove_root(root)
 
     def process_for(self, path: str) -> RopeProcess:
+        """The main worker of the root holding ``path``."""
         return self.processes[self.workspace_for(path).root]
+
+    def _lane(self, path: str) -> tuple[RopeProcess, bool]:
+        """The worker a request on ``path`` goes to, and whether the request is heavy (see
+        the module docstring)."""
+        workspace = self.workspace_for(path)
+        main, helper = self.processes[workspace.root], self.helpers[workspace.root]
+        if _module_size(workspace, path) >= HEAVY_CHARS:
+            helper.start_ahead()
+            return main, True
+        if not main.held_up(HELD_UP_AFTER):
+            return main, False
+        if not helper.held_up(HELD_UP_AFTER):
+            return helper, False
+        # Both held up: behind the fewer requests, and never behind a heavy one.
+        main_heavy, main_count = main.in_hand()
+        helper_count = helper.in_hand()[1]
+        return (helper if main_heavy or helper_count <= main_count else main), False
+
+    def _call(
+        self, path: str, op: str, payload: dict[str, Any], job: Job, decode: Callable[[Any], Any]
+    ) -> Future[Any]:
+        process, heavy = self._lane(path)
+        return process.call(op, payload, job, decode, heavy)
 
     def submit(
         self, request: RefactorRequest, job: RopeJob | None = None
     ) -> Future[RefactoringResult]:
         payload = {"request": encode_request(request)}
         job = job if job is not None else RopeJob()
-        return self.process_for(request.path).call("compute", payload, job, decode_result)
+        return self._call(request.path, "compute", payload, job, decode_result)
 
     def compute(self, request: RefactorRequest, job: RopeJob | None = None) -> RefactoringResult:
         return self.submit(request, job).result()
@@ -339,7 +474,7 @@ class ProcessEngine(RefactorEngine):
     ) -> Future[PrepareResult]:
         payload = {"path": path, "offset": offset}
         job = job if job is not None else RopeJob()
-        return self.process_for(path).call("prepare", payload, job, decode_prepare)
+        return self._call(path, "prepare", payload, job, decode_prepare)
 
     def prepare_rename(self, path: str, offset: int) -> PrepareResult:
         return self.submit_prepare_rename(path, offset).result()
@@ -349,7 +484,7 @@ class ProcessEngine(RefactorEngine):
     ) -> Future[RefactoringResult]:
         payload = {"old": old_path, "new": new_path}
         job = job if job is not None else RopeJob()
-        return self.process_for(old_path).call("module-move", payload, job, decode_result)
+        return self._call(old_path, "module-move", payload, job, decode_result)
 
     def prewarm(self, root: str, job: Job | None = None) -> Future[None]:
         workspace = self.add_root(root)
@@ -357,11 +492,23 @@ class ProcessEngine(RefactorEngine):
         return self.processes[workspace.root].call("prewarm", {}, job, lambda _: None)
 
     def close(self) -> None:
-        for process in self.processes.values():
+        for process in [*self.processes.values(), *self.helpers.values()]:
             process.close()
         self.processes.clear()
+        self.helpers.clear()
         with self._spare_lock:
             spare, self._spare = self._spare, None
         if spare is not None:
             spare.close()
         super().close()
+
+
+def _module_size(workspace: RopeWorkspace, path: str) -> int:
+    """The length of ``path``'s editor buffer, else of the file (0 when there is none)."""
+    text = workspace.overlay(path)
+    if text is not None:
+        return len(text)
+    try:
+        return os.path.getsize(path)
+    except OSError:
+        return 0

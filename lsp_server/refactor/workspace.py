@@ -53,6 +53,10 @@ class RopeWorkspace:
         self._lock = threading.Lock()
         self._overlays: dict[str, str] = {}
         self._dirty: set[str] = set()
+        self._changes = 0
+        self._changed: dict[str, int] = {}
+        """Path -> the number of its last change, for the copies of this workspace in other
+        processes (``changes_since``): each copy is told what changed since its last message."""
         self._project: Project | None = None
         self._warm = False
         self._syntax_cache: dict[str, tuple[str, str | None]] = {}
@@ -75,12 +79,18 @@ class RopeWorkspace:
                 self._overlays.pop(real, None)
             else:
                 self._overlays[real] = text
-            self._dirty.add(real)
+            self._note_change(real)
 
     def mark_changed(self, path: str) -> None:
         """``path`` changed, appeared or disappeared on disk."""
         with self._lock:
-            self._dirty.add(os.path.realpath(path))
+            self._note_change(os.path.realpath(path))
+
+    def _note_change(self, real: str) -> None:
+        """Called with the lock held."""
+        self._dirty.add(real)
+        self._changes += 1
+        self._changed[real] = self._changes
 
     def read(self, path: str) -> str | None:
         """Current text of ``path``: the editor buffer, else the disk; None if neither."""
@@ -96,13 +106,22 @@ class RopeWorkspace:
         with self._lock:
             return dict(self._overlays)
 
-    def take_changes(self) -> dict[str, str | None]:
-        """Path -> buffer text (None: no buffer, read the disk) of every path changed since
-        the last call, for a copy of this workspace in another process, which never drains
-        them itself (its rope project lives there)."""
+    def changes_since(self, mark: int | None) -> tuple[int, dict[str, str | None]]:
+        """Path -> buffer text (None: no buffer, read the disk) of every path changed after
+        ``mark`` (None: ever, and every buffer: for a copy that was told nothing yet), and
+        the mark to give next time. For a copy of this workspace in another process (a rope
+        worker), which never drains the changes itself (its rope project lives there)."""
         with self._lock:
-            dirty, self._dirty = self._dirty, set()
-            return {path: self._overlays.get(path) for path in dirty}
+            if mark is None:
+                changes = {path: self._overlays.get(path) for path in self._changed}
+                changes.update(self._overlays)
+            else:
+                changes = {
+                    path: self._overlays.get(path)
+                    for path, number in self._changed.items()
+                    if number > mark
+                }
+            return self._changes, changes
 
     def unreadable_reason(self, path: str) -> str:
         """Why ``read`` gave None for ``path``."""

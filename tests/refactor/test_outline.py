@@ -5,6 +5,7 @@ holds the statements around the cursor unchanged."""
 from __future__ import annotations
 
 import ast
+import json
 
 import pytest
 
@@ -149,3 +150,25 @@ def test_offers_without_an_outline_are_the_module_offers_at_every_place() -> Non
 def test_a_guess_that_does_not_parse_offers_nothing() -> None:
     text = 'x = """\nnot python at column 0\n"""\n'
     assert offers_without_outline(text, text.index("not") + 2) == []
+
+
+def _json_values(data: object) -> int:
+    if isinstance(data, dict):
+        return 1 + sum(_json_values(value) for value in data.values())
+    if isinstance(data, list | tuple):
+        return 1 + sum(_json_values(value) for value in data)
+    return 1
+
+
+def test_a_long_modules_outline_travels_in_as_many_json_values_as_a_short_ones() -> None:
+    """The server decodes the outline worker's reply holding the interpreter lock: one JSON
+    value per statement and per name held it for tens of milliseconds on a long module
+    (issue 15). Its offsets and names travel packed, and come back the same."""
+
+    def module(statements: int) -> str:
+        return "class C:\n    pass\n\n\n" + "".join(f"v{i} = f({i})\n" for i in range(statements))
+
+    short, long = outline_of(module(30)), outline_of(module(3000))
+    assert short is not None and long is not None
+    assert _json_values(outline_to_wire(long)) == _json_values(outline_to_wire(short))
+    assert outline_from_wire(json.loads(json.dumps(outline_to_wire(long)))) == long
