@@ -22,6 +22,7 @@ from lsp_server.refactor.model import RefactorRequest
 from lsp_server.refactor.process_engine import ProcessEngine, RopeProcess
 from lsp_server.refactor.rope_thread import RopeJob
 from tests.refactor.test_process_engine import edit_of, rename
+from tests.support.processes import stop_process
 
 SMALL = "def double(x):\n    return 2 * x\n\n\nfour = double(2)\n"
 
@@ -50,7 +51,7 @@ def lanes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[Pro
 def stopped(pid: int | None) -> Iterator[int]:
     """Process ``pid`` stopped (SIGSTOP) until the block ends."""
     assert pid is not None
-    os.kill(pid, signal.SIGSTOP)
+    stop_process(pid)
     try:
         yield pid
     finally:
@@ -169,7 +170,7 @@ def test_a_request_cancelled_in_a_stuck_helper_is_cancelled_and_the_helper_repla
     with main_stuck_in_a_heavy_rename(engine, root) as (main, helper, _):
         stuck = helper.pid  # started ahead with the heavy rename
         assert stuck not in (None, main)
-        os.kill(stuck, signal.SIGSTOP)
+        stop_process(stuck)
         cancelled_at_once(engine, rename(small, "def double", "twice"))
         result = engine.compute(rename(small, "def double", "thrice"))
         assert "def thrice(x)" in edit_of(result, small).new_text
