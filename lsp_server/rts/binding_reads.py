@@ -86,6 +86,7 @@ class BindingReads:
         self._by_string: dict[tuple[str, bool], frozenset[int]] = {}
         # A header unit's id -> its body's id, its docstring's id, its bound name.
         self._parts: dict[int, tuple[int, int, str]] = {}
+        self._partless: set[int] = set()  # ids whose ``_parts_of`` is ``_NO_PARTS``
         # (path, unit name) -> what ``_split`` says.
         self._splits: dict[tuple[str, str], tuple[frozenset[str], ...]] = {}
         # Per unit id, what ``read`` needs of a unit that ran and of a binding unit found,
@@ -241,9 +242,12 @@ class BindingReads:
             handed = frozenset().union(*map(self._handed_names, paths))
             self._handed_unions[key] = handed
         added: list[int] = []
-        for uid in found:
+        partless = self._partless
+        # Most units found have no body or docstring of their own: set aside in C.
+        for uid in found.difference(partless):
             body, doc, name = self._parts_of(uid)
             if doc < 0:
+                partless.add(uid)
                 continue
             whole = code or name in handed
             if whole and body >= 0:
