@@ -102,6 +102,16 @@ def test_tests_of_a_file_share_a_base_and_keep_exactly_their_units(project: Path
         assert _consistency(project)[:2] == (0, 0)
 
 
+def test_a_test_recorded_twice_in_one_batch_keeps_its_last_units(project: Path) -> None:
+    f, g = Unit("m.py", "f"), Unit("m.py", "g")
+    with DependencyStore(project) as store:
+        _record(store, project, [_result("t.py::a", (f,))])
+        # A rerun of a flaky test reports it twice: the last run's units are its record.
+        _record(store, project, [_result("t.py::a", (f, g)), _result("t.py::a", (g,))])
+        assert set(store.dependencies_of("t.py::a")) == {g}
+        assert _consistency(project)[:2] == (0, 0)
+
+
 def test_a_refactoring_rule_changes_a_shared_set_for_its_tests_only(project: Path) -> None:
     common = (Unit("m.py", MODULE), Unit("m.py", "f"))
     with DependencyStore(project) as store:

@@ -75,7 +75,9 @@ class DependencySets:
     _bases: dict[str, int]
 
     def link_dependencies(self, tests: Sequence[TestUnits]) -> None:
-        """Make each test depend on exactly its ``unit_ids`` (inside a transaction)."""
+        """Make each test depend on exactly its ``unit_ids`` (inside a transaction); a test
+        given twice (run twice in one batch) gets its last units."""
+        tests = list({test.test_id: test for test in tests}.values())
         old = self._links_of([t.test_id for t in tests])
         by_group: dict[str, list[TestUnits]] = {}
         for test in tests:
