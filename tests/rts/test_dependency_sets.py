@@ -107,7 +107,8 @@ def test_a_test_recorded_twice_in_one_batch_keeps_its_last_units(project: Path) 
     with DependencyStore(project) as store:
         _record(store, project, [_result("t.py::a", (f,))])
         # A rerun of a flaky test reports it twice: the last run's units are its record.
-        _record(store, project, [_result("t.py::a", (f, g)), _result("t.py::a", (g,))])
+        x = Unit("m.py", "X")
+        _record(store, project, [_result("t.py::a", (f, g, x)), _result("t.py::a", (g,))])
         assert set(store.dependencies_of("t.py::a")) == {g}
         assert _consistency(project)[:2] == (0, 0)
 
