@@ -140,8 +140,8 @@ class BindingReads:
         seen: set[tuple[str, str | None]] = set()
         pending = reads.scoped()
         while pending:
-            name, scope = key = pending.pop()
-            seen.add(key)
+            name, scope = pair = pending.pop()
+            seen.add(pair)
             for path, unit_name in self._bound.get(name, ()):
                 if path in paths and scope in (None, path):
                     uid, split, pairs = self._binding_info(path, unit_name)
@@ -155,10 +155,10 @@ class BindingReads:
             for name in read - reads.anywhere
         )
         for key in (*reads.anywhere, *scoped):
-            uid = name_ids.get(key)
-            if uid is None:
-                uid = name_ids[key] = self._intern(Unit(NAMES, key))
-            found.add(uid)
+            name_id = name_ids.get(key)
+            if name_id is None:
+                name_id = name_ids[key] = self._intern(Unit(NAMES, key))
+            found.add(name_id)
         if dynamic:
             found.add(self._intern(Unit(NAMES, EVERY_NAME)))
         names_seen = {name for name, _ in seen}
