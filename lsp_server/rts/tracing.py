@@ -157,9 +157,8 @@ class MonitoringTracer(CodeTracer):
             remember = seen.__setitem__
 
         counts = self._return_counts
-        # (id(code), offset) of the return sites that return a constant: its kind is
-        # known after one return, and a hot function's `return None` or `return True`
-        # called back every time (two returns in five on sqlparse).
+        # (id(code), offset) of the sites returning a constant: one kind, known after one
+        # return (`return None`, `return True`: two returns in five on sqlparse).
         constant_sites = self._constant_sites = set[tuple[int, int]]()
 
         def on_return(code: CodeType, offset: int, value: object) -> Any:
@@ -169,9 +168,8 @@ class MonitoringTracer(CodeTracer):
             self._record_return(code, value)
             key = id(code)
             count = counts[key] = counts.get(key, 0) + 1
-            if count >= RETURNS_PER_TEST or (key, offset) in constant_sites:
-                return disable
-            return None
+            full = count >= RETURNS_PER_TEST
+            return disable if full or (key, offset) in constant_sites else None
 
         self._on_start = on_start
         self._on_return = on_return
