@@ -11,8 +11,8 @@ from lsp_server.rts.ast_walk import walk
 
 
 def test_the_same_nodes_in_the_same_order_on_standard_library_modules() -> None:
-    stdlib = sorted(Path(sysconfig.get_paths()["stdlib"]).glob("*.py"))[:60]
-    assert len(stdlib) == 60
+    stdlib = sorted(Path(sysconfig.get_paths()["stdlib"]).glob("*.py"))[:20]
+    assert len(stdlib) == 20
     for path in stdlib:
         tree = ast.parse(path.read_text(encoding="utf-8", errors="replace"))
         assert list(map(id, walk(tree))) == list(map(id, ast.walk(tree))), path

@@ -224,6 +224,7 @@ def test_a_killed_writer_leaves_every_test_with_one_whole_record(project: Path) 
         assert _consistency(project)[:2] == (0, 0)
 
 
+@pytest.mark.slow  # two xdist workers start: seconds each
 def test_xdist_workers_record_what_one_process_records(pytester: pytest.Pytester) -> None:
     write(
         pytester,
