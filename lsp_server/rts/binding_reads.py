@@ -244,8 +244,9 @@ class BindingReads:
         added: list[int] = []
         partless = self._partless
         # Most units found have no body or docstring of their own: set aside in C.
+        known = self._parts
         for uid in found.difference(partless):
-            body, doc, name = self._parts_of(uid)
+            body, doc, name = known.get(uid) or self._parts_of(uid)
             if doc < 0:
                 partless.add(uid)
                 continue
