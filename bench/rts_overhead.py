@@ -14,6 +14,8 @@ Projects can also run from a git checkout (``--checkout DIR``: copied under
 pytest, pytest-testmon and reks); ``--before-venv`` adds a recording run with another
 venv's reks (the code before a change) to the same interleaved runs, and ``--edits 0``
 skips the selection part. The load average is printed before and after each project.
+Each recording on an empty store (first session) is followed by ``--reks-all`` over it
+(second session: every test re-recorded).
 
     python bench/rts_overhead.py --projects --edits 0 --repeat 1 --venv /tmp/v/venv \
         --before-venv /tmp/main/venv --checkout /work/.mirror/pytoolz+toolz/repo
@@ -90,13 +92,17 @@ def bench(project: Project, edits: int, seed: int, repeat: int, before: Path | N
     # would dilute the ratios. Best of --repeat runs each, interleaved.
     project.pytest(listing=False)  # warm the file system caches and pytest's own cache
     plains, rekses, testmons, befores = [], [], [], []
+    # The second session re-records every test over the first one's store (--reks-all).
+    rekses2, befores2 = [], []
     for _ in range(repeat):
         plains.append(project.pytest(listing=False))
         if peer is not None:
             project.reset_stores()
             befores.append(peer.pytest("--reks", listing=False))
+            befores2.append(peer.pytest("--reks-all", listing=False))
         project.reset_stores()
         rekses.append(project.pytest("--reks", listing=False))
+        rekses2.append(project.pytest("--reks-all", listing=False))
         testmons.append(project.pytest("--testmon", listing=False))
     plain, reks, testmon = (min(runs, key=lambda r: r.cpu) for runs in (plains, rekses, testmons))
     total = plain.count
@@ -105,10 +111,12 @@ def bench(project: Project, edits: int, seed: int, repeat: int, before: Path | N
     rows = [
         ("plain pytest", plain),
         ("pytest --reks (record)", reks),
+        ("--reks-all, 2nd session", min(rekses2, key=lambda r: r.cpu)),
         ("pytest --testmon (rec.)", testmon),
     ]
     if befores:
         rows.insert(1, ("--reks, --before-venv", min(befores, key=lambda r: r.cpu)))
+        rows.insert(3, ("2nd session, --before", min(befores2, key=lambda r: r.cpu)))
     for label, run in rows:
         print(
             f"{label:24} {run.cpu:8.2f} {run.wall:8.2f} {run.cpu / plain.cpu:7.2f} {run.count:6d}"
@@ -168,6 +176,11 @@ def main() -> int:
     )
     args = parser.parse_args()
     print(f"python {sys.version.split()[0]}")
+    # Temporary folders of their own: pytest prunes old ones under the shared
+    # /tmp/pytest-of-<user> at each start, which other test runs on the machine fill.
+    tmp = args.workdir / "tmp"
+    tmp.mkdir(parents=True, exist_ok=True)
+    os.environ["TMPDIR"] = str(tmp)
     for name in args.projects:
         project = prepare(name, args.workdir)
         if args.as_shipped:

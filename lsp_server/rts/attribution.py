@@ -81,12 +81,32 @@ class UnitAttribution:
         self._footprint_reads: dict[int, tuple[frozenset[str], bool]] = {}
         self._functions: dict[int, Unit | None] = {}  # by id(code): see ``function_of``
         self._ran_of: dict[int, tuple[Unit, ...]] = {}  # by id(code): see ``functions_ran``
+        self._answers: dict[tuple[object, ...], tuple[Unit, ...]] = {}  # see units_of_test
         self.bindings = BindingReads(states, self.resolver, self._intern, self._units)
 
     def units_of_test(
         self, item: pytest.Item, window: Window, tracer: CodeTracer
     ) -> tuple[Unit, ...]:
-        """Every unit the test ``item`` depends on, given what ran in its ``window``."""
+        """Every unit the test ``item`` depends on, given what ran in its ``window``.
+
+        The answer depends on the test only through its file, what it ran and opened, its
+        fixture names and xfail mark, so it is kept for the next test with the same ones
+        (a third of sqlparse's tests: parametrized cases), until a module's import
+        footprint changes what any test depends on."""
+        self._absorb_footprints(tracer)
+        key = (
+            self._static_key(item),
+            frozenset(window.codes),
+            frozenset(window.files),
+            frozenset(getattr(item, "fixturenames", ())),
+            item.get_closest_marker("xfail") is not None,
+        )
+        found = self._answers.get(key)
+        if found is None:
+            found = self._answers[key] = self._units_of_window(item, window)
+        return found
+
+    def _units_of_window(self, item: pytest.Item, window: Window) -> tuple[Unit, ...]:
         code_units = self._code_units
         codes = window.codes
         for key in set(codes).difference(code_units):
@@ -106,7 +126,6 @@ class UnitAttribution:
         for key in self._code_globals.keys() & codes.keys():
             rel, read = self._code_globals[key]
             globals_read.setdefault(rel, set()).update(read)
-        self._absorb_footprints(tracer)
         if self._footprints:
             hits = ids.intersection(self._footprints)
             if hits:
@@ -335,6 +354,7 @@ class UnitAttribution:
                 project_code = bool(self._code_units[id(ran)])
                 dynamic = dynamic or ran_dynamic or (project_code and builds_classes(ran))
             self._footprint_reads[module] = (names, dynamic)
+            self._answers.clear()  # what depends on the module depends on more now
             ids.discard(module)
             if ids:
                 self._footprints[module] = self._footprints.get(module, frozenset()).union(ids)

@@ -50,6 +50,17 @@ class _Reads:
         return out
 
 
+@dataclass(frozen=True)
+class _UnitInfo:
+    """Of a unit a test depends on: its file, whether it is the module unit, what its
+    statement (and its class's) reads at import, and its class's id (-1: none)."""
+
+    path: str
+    is_module: bool
+    splits: tuple[tuple[frozenset[str], ...], ...]
+    owner: int
+
+
 class BindingReads:
     """Session caches for ``read``; ``intern`` maps a unit to its small int id and
     ``units`` is the list it indexes."""
@@ -75,8 +86,17 @@ class BindingReads:
         self._by_string: dict[tuple[str, bool], frozenset[int]] = {}
         # A header unit's id -> its body's id, its docstring's id, its bound name.
         self._parts: dict[int, tuple[int, int, str]] = {}
+        self._partless: set[int] = set()  # ids whose ``_parts_of`` is ``_NO_PARTS``
         # (path, unit name) -> what ``_split`` says.
         self._splits: dict[tuple[str, str], tuple[frozenset[str], ...]] = {}
+        # Per unit id, what ``read`` needs of a unit that ran and of a binding unit found,
+        # and the ids of the NAMES units: the same units recur in every test.
+        self._unit_infos: dict[int, _UnitInfo] = {}
+        self._bindings: dict[
+            tuple[str, str],
+            tuple[int, tuple[frozenset[str], ...], frozenset[tuple[str, str | None]]],
+        ] = {}
+        self._name_ids: dict[str, int] = {}
 
     def read(
         self,
@@ -91,8 +111,12 @@ class BindingReads:
         over), of the classes they belong to; every unit of those modules when the test
         looked names up by string. The names read go in as ``NAMES`` units: those read
         only as a module's globals, one per module (``FileUnits.own_globals``)."""
-        units = self._units
-        paths = {units[i].path for i in ids if units[i].name == MODULE}
+        infos = self._unit_infos
+        for uid in ids:
+            if uid not in infos:
+                self._add_unit_info(uid)
+        ran = list(map(infos.__getitem__, ids))
+        paths = {info.path for info in ran if info.is_module}
         found: set[int] = set()
         reads = _Reads(set(names), {path: set(read) for path, read in globals_read.items()})
         for path in paths:
@@ -105,40 +129,70 @@ class BindingReads:
                 found |= self._found_by_string(path, file_units)
             elif ATTRIBUTE_LOOKUP in names:  # every class's (its members and aliases)
                 found |= self._found_by_string(path, file_units, in_classes=True)
-        for uid in ids:  # what ran: the classes and bindings it belongs to
-            unit = units[uid]
-            if unit.path in paths and (file_units := self.states.units(unit.path)):
-                reads.add(unit.path, self._split(file_units, unit.name))
-                owner = file_units.class_of(unit)
-                if owner is not None:
-                    found.add(self._intern(owner))
-                    reads.add(unit.path, self._split(file_units, owner.name))
+        for info in ran:  # what ran: the classes and bindings it belongs to
+            if info.path in paths:
+                for split in info.splits:
+                    reads.add(info.path, split)
+                if info.owner >= 0:
+                    found.add(info.owner)
         # (name, None): read anywhere; (name, path): only as a global of ``path``, where no
         # other module's binding can be found.
         seen: set[tuple[str, str | None]] = set()
         pending = reads.scoped()
         while pending:
-            name, scope = pending.pop()
-            seen.add((name, scope))
+            name, scope = pair = pending.pop()
+            seen.add(pair)
             for path, unit_name in self._bound.get(name, ()):
                 if path in paths and scope in (None, path):
-                    found.add(self._intern(Unit(path, unit_name)))
-                    file_units = self.states.units(path)
-                    assert file_units is not None
-                    split = self._split(file_units, unit_name)
+                    uid, split, pairs = self._binding_info(path, unit_name)
+                    found.add(uid)
                     reads.add(path, split)
-                    pending |= {(n, None) for n in split[0]} | {(n, path) for n in split[1]}
-            pending -= seen
-        found.update(self._intern(Unit(NAMES, name)) for name in reads.anywhere)
-        for path, read in reads.by_module.items():
-            scoped = read - reads.anywhere
-            found.update(self._intern(Unit(NAMES, module_read(n, path))) for n in scoped)
+                    pending |= pairs - seen
+        name_ids = self._name_ids
+        scoped = (
+            module_read(name, path)
+            for path, read in reads.by_module.items()
+            for name in read - reads.anywhere
+        )
+        for key in (*reads.anywhere, *scoped):
+            name_id = name_ids.get(key)
+            if name_id is None:
+                name_id = name_ids[key] = self._intern(Unit(NAMES, key))
+            found.add(name_id)
         if dynamic:
             found.add(self._intern(Unit(NAMES, EVERY_NAME)))
         names_seen = {name for name, _ in seen}
         code, docs = not BODY_READS.isdisjoint(names_seen), not DOC_READS.isdisjoint(names_seen)
         self._add_bodies(found, paths, code, docs)
         return found
+
+    def _add_unit_info(self, uid: int) -> None:
+        unit = self._units[uid]
+        splits: list[tuple[frozenset[str], ...]] = []
+        owner_id = -1
+        file_units = self.states.units(unit.path)
+        if file_units is not None:
+            splits.append(self._split(file_units, unit.name))
+            owner = file_units.class_of(unit)
+            if owner is not None:
+                owner_id = self._intern(owner)
+                splits.append(self._split(file_units, owner.name))
+        self._unit_infos[uid] = _UnitInfo(unit.path, unit.name == MODULE, tuple(splits), owner_id)
+
+    def _binding_info(
+        self, path: str, unit_name: str
+    ) -> tuple[int, tuple[frozenset[str], ...], frozenset[tuple[str, str | None]]]:
+        """A binding unit's id, what its statement reads (``_split``) and those reads as
+        (name, scope) pairs to follow."""
+        key = (path, unit_name)
+        cached = self._bindings.get(key)
+        if cached is None:
+            file_units = self.states.units(path)
+            assert file_units is not None
+            split = self._split(file_units, unit_name)
+            pairs = frozenset({(n, None) for n in split[0]} | {(n, path) for n in split[1]})
+            cached = self._bindings[key] = (self._intern(Unit(path, unit_name)), split, pairs)
+        return cached
 
     def _split(self, file_units: FileUnits, unit_name: str) -> tuple[frozenset[str], ...]:
         """(read anywhere, read only as the module's globals) of the names the statement of
@@ -188,9 +242,13 @@ class BindingReads:
             handed = frozenset().union(*map(self._handed_names, paths))
             self._handed_unions[key] = handed
         added: list[int] = []
-        for uid in found:
-            body, doc, name = self._parts_of(uid)
+        partless = self._partless
+        # Most units found have no body or docstring of their own: set aside in C.
+        known = self._parts
+        for uid in found.difference(partless):
+            body, doc, name = known.get(uid) or self._parts_of(uid)
             if doc < 0:
+                partless.add(uid)
                 continue
             whole = code or name in handed
             if whole and body >= 0:

@@ -31,6 +31,7 @@ import sys
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
+from lsp_server.rts.ast_walk import walk
 from lsp_server.rts.bound_names import instantiable, maybe_bound
 from lsp_server.rts.class_members import (
     Member,
@@ -176,7 +177,7 @@ def _assigned(stmt: ast.stmt) -> Iterator[str]:
     elif isinstance(stmt, (ast.AnnAssign, ast.AugAssign)):
         targets = [stmt.target]
     for target in targets:
-        for item in ast.walk(target):
+        for item in walk(target):
             if isinstance(item, ast.Name):
                 yield item.id
 
@@ -212,7 +213,7 @@ def _type_checking_names(stmt: ast.stmt) -> tuple[str, ...] | None:
     if name != "TYPE_CHECKING":
         return None
     names: list[str] = []
-    for item in ast.walk(stmt):
+    for item in walk(stmt):
         if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             names.append(item.name)
         elif isinstance(item, ast.alias):

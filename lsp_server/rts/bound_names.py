@@ -6,6 +6,8 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterable
 
+from lsp_server.rts.ast_walk import walk
+
 _FuncDef = (ast.FunctionDef, ast.AsyncFunctionDef)
 # Builtin types whose call without arguments returns an empty value.
 EMPTY_CONSTRUCTORS = frozenset(
@@ -23,7 +25,7 @@ def surely_bound(stmt: ast.stmt) -> set[str]:
         targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
         if isinstance(stmt, ast.AnnAssign) and stmt.value is None:
             return set()
-        return {n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)}
+        return {n.id for t in targets for n in walk(t) if isinstance(n, ast.Name)}
     if isinstance(stmt, ast.If):
         return every_bound(stmt.body) & every_bound(stmt.orelse) if stmt.orelse else set()
     if isinstance(stmt, ast.Try):
@@ -47,7 +49,7 @@ def maybe_bound(stmt: ast.stmt) -> set[str]:
     if isinstance(stmt, (*_FuncDef, ast.ClassDef)):
         return {stmt.name}
     found: set[str] = set()
-    for node in ast.walk(stmt):
+    for node in walk(stmt):
         if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
             found.add(node.id)
         elif isinstance(node, (*_FuncDef, ast.ClassDef)):

@@ -24,6 +24,7 @@ import ast
 from collections.abc import Collection, Iterable
 from dataclasses import dataclass, field
 
+from lsp_server.rts.ast_walk import walk
 from lsp_server.rts.bindings import Binding
 from lsp_server.rts.spans import UnitSpan
 
@@ -123,7 +124,7 @@ def future_marks(
     for stmt in tree.body:
         first = min([stmt.lineno, *(d.lineno for d in getattr(stmt, "decorator_list", ()))])
         names = binding_at.get(first)
-        for node in ast.walk(stmt):
+        for node in walk(stmt):
             if isinstance(node, _FuncDef) and _annotated(node):
                 span = by_def_line.get(node.lineno)
                 if span is None:
@@ -147,7 +148,7 @@ def future_marks(
 
 
 def _compiles(tree: ast.Module) -> bool:
-    for node in ast.walk(tree):
+    for node in walk(tree):
         name = node.id if isinstance(node, ast.Name) else getattr(node, "attr", None)
         if name in _COMPILERS:
             return True

@@ -25,6 +25,7 @@ import importlib
 
 import xxhash
 
+from lsp_server.rts.ast_walk import walk
 from lsp_server.rts.bound_names import (
     EMPTY_CONSTRUCTORS,
     every_bound,
@@ -212,9 +213,7 @@ def _class_may_raise(node: ast.ClassDef, scope: Scope, local: set[str]) -> bool:
     if node.keywords or len(node.bases) > 1:
         return True  # more than one base: the MRO or the instance layouts may conflict
     called = {
-        c.func.id
-        for c in ast.walk(node)
-        if isinstance(c, ast.Call) and isinstance(c.func, ast.Name)
+        c.func.id for c in walk(node) if isinstance(c, ast.Call) and isinstance(c.func, ast.Name)
     }
     if called & maybe_bound_in(node.body) & (scope.instantiable | EMPTY_CONSTRUCTORS):
         return True  # ``dict = ...`` in the body: ``dict()`` there is not the builtin

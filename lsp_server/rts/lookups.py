@@ -24,6 +24,8 @@ import sys
 from collections.abc import Iterator
 from types import CodeType
 
+from lsp_server.rts.ast_walk import walk
+
 # Names whose use means "looks names up by string".
 DYNAMIC_NAMES = frozenset(
     [
@@ -79,7 +81,7 @@ alone."""
 def _constant_name_calls(node: ast.AST) -> set[int]:
     """ids of the ``getattr``-family names called with a constant attribute name."""
     out: set[int] = set()
-    for item in ast.walk(node):
+    for item in walk(node):
         if (
             isinstance(item, ast.Call)
             and isinstance(item.func, ast.Name)
@@ -197,7 +199,7 @@ def _own_attributes(function: ast.FunctionDef | ast.AsyncFunctionDef) -> set[int
         return set()  # rebound: no longer the instance or class
     return {
         id(item)
-        for item in ast.walk(function)
+        for item in walk(function)
         if isinstance(item, ast.Attribute)
         and item.attr in _BUILTIN_LOOKUPS
         and isinstance(item.value, ast.Name)
@@ -212,7 +214,7 @@ def _dict_items_by_constant_or_stored(function: ast.AST) -> set[int]:
     the constant counts as, as in ``getattr(X, "name")``)."""
     found = {
         id(item.value)
-        for item in ast.walk(function)
+        for item in walk(function)
         if isinstance(item, ast.Subscript)
         and isinstance(item.value, ast.Attribute)
         and item.value.attr == "__dict__"
@@ -224,7 +226,7 @@ def _dict_items_by_constant_or_stored(function: ast.AST) -> set[int]:
     # ``X.__dict__.update(...)`` stores too (what it is handed is read on its own).
     found.update(
         id(item.func.value)
-        for item in ast.walk(function)
+        for item in walk(function)
         if isinstance(item, ast.Call)
         and isinstance(item.func, ast.Attribute)
         and item.func.attr == "update"
@@ -240,7 +242,7 @@ def _membership_tests(function: ast.AST) -> set[int]:
     module's binding."""
     return {
         id(right)
-        for item in ast.walk(function)
+        for item in walk(function)
         if isinstance(item, ast.Compare)
         for op, right in zip(item.ops, item.comparators, strict=True)
         if isinstance(op, (ast.In, ast.NotIn))
@@ -252,7 +254,7 @@ def _membership_tests(function: ast.AST) -> set[int]:
 def _local_names_stored(function: ast.AST) -> set[str]:
     return {
         item.id
-        for item in ast.walk(function)
+        for item in walk(function)
         if isinstance(item, ast.Name) and not isinstance(item.ctx, ast.Load)
     }
 
@@ -268,7 +270,7 @@ def _self_calls(function: ast.FunctionDef | ast.AsyncFunctionDef) -> set[int]:
         return set()  # rebound: no longer the instance or class
     return {
         id(item.func)
-        for item in ast.walk(function)
+        for item in walk(function)
         if isinstance(item, ast.Call)
         and isinstance(item.func, ast.Name)
         and item.func.id in _BY_NAME
@@ -309,7 +311,7 @@ def import_origins(tree: ast.Module) -> dict[str, str]:
     """Names bound by the imports at the top of ``tree`` -> the module they come from, with
     leading dots for a relative import (which is project code)."""
     out: dict[str, str] = {}
-    for stmt in ast.walk(tree):
+    for stmt in walk(tree):
         if isinstance(stmt, ast.ImportFrom):
             module = "." * stmt.level + (stmt.module or "")
             for alias in stmt.names:
@@ -327,7 +329,7 @@ def bindings_taken(tree: ast.Module) -> frozenset[str]:
     stdlib: frozenset[str] = getattr(sys, "stdlib_module_names", frozenset())
     return frozenset(
         alias.asname or alias.name
-        for stmt in ast.walk(tree)
+        for stmt in walk(tree)
         if isinstance(stmt, ast.ImportFrom)
         and (stmt.level or (stmt.module or "").split(".")[0] not in stdlib)
         for alias in stmt.names

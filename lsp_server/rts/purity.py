@@ -6,6 +6,8 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator
 
+from lsp_server.rts.ast_walk import walk
+
 # Decorators and calls that only build or wrap the object they are given (by the last
 # name of the decorator or callee); anything else may register it somewhere.
 _PURE_DECORATORS = frozenset(
@@ -98,7 +100,7 @@ def import_time_names(node: ast.AST) -> set[str]:
     # only to whoever reads ``__doc__`` later: none shows a function's body (rts.lookups).
     copies = any(
         isinstance(n, ast.Attribute) and n.attr == "__doc__" and isinstance(n.ctx, ast.Store)
-        for n in ast.walk(node)
+        for n in walk(node)
     )
     while stack:
         item = stack.pop()
@@ -124,7 +126,7 @@ def import_time_names(node: ast.AST) -> set[str]:
 def is_pure(node: ast.AST, makers: frozenset[str] = frozenset()) -> bool:
     """No call (except known pure ones, and ``C()`` of the classes ``makers``: they run
     no code of the module), await, yield or walrus outside lambda bodies."""
-    for item in ast.walk(node):
+    for item in walk(node):
         if isinstance(item, (ast.Await, ast.Yield, ast.YieldFrom, ast.NamedExpr)):
             return False
         if isinstance(item, ast.Call) and _last_name(item.func) not in _PURE_CALLS:

@@ -28,6 +28,7 @@ _EXACT_KINDS: dict[type, str] = {
 NOT_RETURNING = 0x20 | 0x200
 """CO_GENERATOR | CO_ASYNC_GENERATOR: what their frames return says nothing."""
 _RETURN_OPS = {dis.opmap[name] for name in ("RETURN_VALUE", "RETURN_CONST") if name in dis.opmap}
+_RETURN_CONST = dis.opmap.get("RETURN_CONST")  # 3.12+
 
 
 def kind_of(value: object) -> str:
@@ -46,3 +47,12 @@ def is_real_return(frame: types.FrameType) -> bool:
     lasti = frame.f_lasti
     code = frame.f_code.co_code  # a new bytes object at each read on 3.11: read once
     return 0 <= lasti < len(code) and code[lasti] in _RETURN_OPS
+
+
+def constant_returns(code: types.CodeType) -> list[int]:
+    """Byte offsets of ``code``'s instructions returning a constant (3.12+; none before):
+    what they return always has the same kind."""
+    if _RETURN_CONST is None:
+        return []
+    raw = code.co_code
+    return [at for at in range(0, len(raw), 2) if raw[at] == _RETURN_CONST]

@@ -8,6 +8,7 @@ import bisect
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from lsp_server.rts.ast_walk import walk
 from lsp_server.rts.lookups import DYNAMIC_NAMES, looks_up_by_string
 from lsp_server.rts.purity import nested_statements
 
@@ -49,7 +50,7 @@ _FuncDef = (ast.FunctionDef, ast.AsyncFunctionDef)
 
 def _dynamic_name_lines(tree: ast.Module) -> set[int]:
     lines: set[int] = set()
-    for node in ast.walk(tree):
+    for node in walk(tree):
         if isinstance(node, ast.Name) and node.id in DYNAMIC_NAMES:
             lines.add(node.lineno)
         elif isinstance(node, ast.Attribute) and node.attr in DYNAMIC_NAMES:

@@ -32,7 +32,7 @@ from collections.abc import Callable, Iterator
 from types import CodeType, FrameType, FunctionType
 from typing import Any
 
-from lsp_server.rts.returns import is_real_return, kind_of, returns_values
+from lsp_server.rts.returns import constant_returns, is_real_return, kind_of, returns_values
 
 _MON: Any = getattr(sys, "monitoring", None)
 
@@ -157,14 +157,19 @@ class MonitoringTracer(CodeTracer):
             remember = seen.__setitem__
 
         counts = self._return_counts
+        # (id(code), offset) of the sites returning a constant: one kind, known after one
+        # return (`return None`, `return True`: two returns in five on sqlparse).
+        constant_sites = self._constant_sites = set[tuple[int, int]]()
 
         def on_return(code: CodeType, offset: int, value: object) -> Any:
             if code.co_name == "<module>":
                 self._close_module(code)
                 return disable
             self._record_return(code, value)
-            count = counts[id(code)] = counts.get(id(code), 0) + 1
-            return disable if count >= RETURNS_PER_TEST else None
+            key = id(code)
+            count = counts[key] = counts.get(key, 0) + 1
+            full = count >= RETURNS_PER_TEST
+            return disable if full or (key, offset) in constant_sites else None
 
         self._on_start = on_start
         self._on_return = on_return
@@ -197,6 +202,8 @@ class MonitoringTracer(CodeTracer):
             wanted_events = events.PY_START
             if current.co_name == "<module>" or returns_values(current):
                 wanted_events |= events.PY_RETURN
+                key = id(current)
+                self._constant_sites.update((key, at) for at in constant_returns(current))
             _MON.set_local_events(tool, current, wanted_events)
             stack.extend(c for c in current.co_consts if type(c) is CodeType)
 

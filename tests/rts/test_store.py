@@ -112,14 +112,29 @@ def test_version_1_store_is_migrated_with_its_records(project: Path) -> None:
     conn = sqlite3.connect(store_path(project))
     for table in ("collected", "reks_tasks", "extreme_verdicts"):  # not in version 1
         conn.execute(f"DROP TABLE {table}")
+    _back_to_dependency_rows(conn)
     conn.execute("UPDATE meta SET value='1' WHERE key='schema_version'")
     conn.commit()
     conn.close()
     with DependencyStore(project) as store:
         assert store.info().schema_version == SCHEMA_VERSION
         assert set(store.test_records()) == {"t.py::a"}
+        assert set(store.dependencies_of("t.py::a")) == {Unit("m.py", "f")}
         store.record_collection({"t.py": ["t.py::b", "t.py::a"]})
         assert store.collected_files() == {"t.py": ["t.py::a", "t.py::b"]}
+
+
+def _back_to_dependency_rows(conn: sqlite3.Connection) -> None:
+    """The dependencies as versions 1-6 kept them: one ``deps`` row per test and unit."""
+    rows = conn.execute("SELECT test_id, unit_id FROM deps").fetchall()
+    conn.execute("DROP VIEW deps")
+    for table in ("test_depsets", "depset_units", "depsets"):
+        conn.execute(f"DROP TABLE {table}")
+    conn.execute(
+        "CREATE TABLE deps (test_id INTEGER NOT NULL, unit_id INTEGER NOT NULL,"
+        " PRIMARY KEY (test_id, unit_id)) WITHOUT ROWID"
+    )
+    conn.executemany("INSERT INTO deps VALUES (?,?)", rows)
 
 
 def _writer(root: str, prefix: str) -> None:

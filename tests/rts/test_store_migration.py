@@ -62,8 +62,8 @@ def _schema_2_store(root: Path) -> None:
 def test_schema_2_store_migrates_with_its_rows(tmp_path: Path) -> None:
     _schema_2_store(tmp_path)
     with DependencyStore(tmp_path, create=False) as store:
-        assert SCHEMA_VERSION == 6
-        assert store.info().schema_version == 6
+        assert SCHEMA_VERSION == 7
+        assert store.info().schema_version == 7
         assert store.return_kinds([Unit("m.py", "f")]) == {}
         assert store.setup_times() == {}  # recorded before set-up times were
         assert store.test_records()["t.py::test_f"].duration == 0.25
@@ -76,7 +76,7 @@ def test_schema_2_store_migrates_with_its_rows(tmp_path: Path) -> None:
             ("t.py::test_f",),
         )
     conn = sqlite3.connect(store_path(tmp_path))
-    assert conn.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone() == ("6",)
+    assert conn.execute("SELECT value FROM meta WHERE key='schema_version'").fetchone() == ("7",)
     conn.close()
 
 

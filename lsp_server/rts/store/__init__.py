@@ -90,6 +90,8 @@ class DependencyStore(
         self._synced: dict[str, str | None] = {}
         self._unit_id_cache: dict[Unit, int] = {}
         self._unit_paths_cached: set[str] = set()
+        self._set_units: dict[int, frozenset[int]] = {}
+        self._bases: dict[str, int] = {}
         self._data_version: int | None = None
         self._conn = open_connection(self.path, read_only=read_only)
 

@@ -194,9 +194,9 @@ class StoreQueries:
         }
 
     def dependency_keys(self, nodeids: Iterable[str]) -> dict[str, set[str]]:
-        """The units each of ``nodeids`` depends on, as ``path::name`` keys. Reads the
-        dependency rows as integer pairs and names each unit once: joining and naming
-        every row in SQL (or a query per test) cost seconds on a suite of hundreds."""
+        """The units each of ``nodeids`` depends on, as ``path::name`` keys. Reads each
+        shared set once and names each unit once: joining and naming every row in SQL
+        (or a query per test) cost seconds on a suite of hundreds."""
         wanted = set(nodeids)
         out: dict[str, set[str]] = {nodeid: set() for nodeid in wanted}
         tests = {
@@ -207,21 +207,28 @@ class StoreQueries:
         if not tests:
             return out
         keys = {
-            str(uid): f"{path}::{name}"
+            uid: f"{path}::{name}"
             for uid, path, name in self._conn.execute("SELECT id, path, name FROM units")
         }
-        query = "SELECT test_id, group_concat(unit_id) FROM deps"
+        # Each shared set is read and named once, however many tests link to it.
+        links = "SELECT test_id, set_id FROM test_depsets"
         if len(tests) <= FEW_TESTS:  # a few tests of a large store: each by its index
             rows = [
                 row
                 for test_id in tests
-                for row in self._conn.execute(f"{query} WHERE test_id=?", (test_id,))
+                for row in self._conn.execute(f"{links} WHERE test_id=?", (test_id,))
             ]
         else:
-            rows = self._conn.execute(f"{query} GROUP BY test_id").fetchall()
-        for test_id, uids in rows:
-            if test_id in tests and uids:
-                tests[test_id].update(map(keys.__getitem__, uids.split(",")))
+            rows = self._conn.execute(links).fetchall()
+        named: dict[int, set[str]] = {}
+        for test_id, set_id in rows:
+            if test_id in tests:
+                if set_id not in named:
+                    units = self._conn.execute(
+                        "SELECT unit_id FROM depset_units WHERE set_id=?", (set_id,)
+                    )
+                    named[set_id] = {keys[uid] for (uid,) in units}
+                tests[test_id].update(named[set_id])
         return out
 
     def tests_depending_on(self, unit: Unit) -> list[str]:

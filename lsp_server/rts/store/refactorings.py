@@ -76,7 +76,7 @@ class StoreRefactorings(StoreWrites):
             ids = self._carry_dependents(old, new, checksum)
             if ids is not None and ids[0] != ids[1]:
                 old_id = ids[0]
-                self._conn.execute("DELETE FROM deps WHERE unit_id=?", (old_id,))
+                self.drop_unit_from_sets(old_id)
                 self._forget_unit_records(old_id)
                 self._conn.execute("DELETE FROM units WHERE id=?", (old_id,))
                 self._forget_raw_hash(old.path)
@@ -96,9 +96,7 @@ class StoreRefactorings(StoreWrites):
         new_id = self._unit_id(new, create_with=checksum)
         assert new_id is not None
         self._set_checksum(new_id, new, checksum, keep=tests)
-        self._conn.executemany(
-            "INSERT OR IGNORE INTO deps VALUES (?,?)", [(t, new_id) for t in tests]
-        )
+        self.add_dependency(tests, new_id)
         return source_id, new_id
 
     def carry_module_reads(
@@ -128,7 +126,7 @@ class StoreRefactorings(StoreWrites):
             uid = self._unit_id(unit)
             if uid is None:
                 return
-            self._conn.execute("DELETE FROM deps WHERE unit_id=?", (uid,))
+            self.drop_unit_from_sets(uid)
             self._forget_unit_records(uid)
             self._conn.execute("DELETE FROM units WHERE id=?", (uid,))
             self._forget_raw_hash(unit.path)

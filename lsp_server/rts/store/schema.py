@@ -16,6 +16,7 @@ from collections.abc import Callable
 from contextlib import suppress
 from pathlib import Path
 
+from lsp_server.rts.store.depsets import DEPSET_TABLES, FROM_SCHEMA_6
 from lsp_server.rts.store.errors import (
     CORRUPT,
     StoreError,
@@ -24,7 +25,7 @@ from lsp_server.rts.store.errors import (
     store_error,
 )
 
-SCHEMA_VERSION = 6
+SCHEMA_VERSION = 7
 STORE_DIR = ".reks"
 STORE_FILE = "deps.sqlite"
 BUSY_TIMEOUT_MS = 60_000
@@ -134,12 +135,7 @@ CREATE TABLE IF NOT EXISTS units (
     checksum TEXT,
     UNIQUE (path, name)
 );
-CREATE TABLE IF NOT EXISTS deps (
-    test_id INTEGER NOT NULL,
-    unit_id INTEGER NOT NULL,
-    PRIMARY KEY (test_id, unit_id)
-) WITHOUT ROWID;
-CREATE INDEX IF NOT EXISTS deps_by_unit ON deps (unit_id, test_id);
+{";".join(DEPSET_TABLES)};
 CREATE TABLE IF NOT EXISTS files (path TEXT PRIMARY KEY, raw_hash TEXT);
 {_COLLECTED_TABLE};
 {_TASKS_TABLE};
@@ -160,6 +156,7 @@ MIGRATIONS: dict[int, list[str]] = {
     3: [_SKIPPED_TABLE, _EVIDENCE_TABLE],
     4: [_RETURNS_TABLE, _RAN_TABLE],
     5: [_SETUP_TABLE],
+    6: list(FROM_SCHEMA_6),
 }
 
 

@@ -27,10 +27,10 @@ import time
 from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
-from itertools import repeat
 from operator import itemgetter
 from typing import TypeVar
 
+from lsp_server.rts.store.depsets import DependencySets, TestUnits
 from lsp_server.rts.units import MODULE, NAMES, Unit, bound_name, module_read
 
 OUTCOMES = ("passed", "failed", "error", "skipped")
@@ -60,7 +60,7 @@ class TestResult:
     setup: Mapping[str, float] | None = None  # shared fixtures' set-up by scope, if measured
 
 
-class StoreWrites:
+class StoreWrites(DependencySets):
     """The writing half of ``DependencyStore`` (which opens ``_conn``)."""
 
     _conn: sqlite3.Connection
@@ -102,6 +102,8 @@ class StoreWrites:
 
     def _forget_caches(self) -> None:
         self._synced.clear()
+        self._set_units.clear()
+        self._bases.clear()
         self._unit_id_cache.clear()
         self._unit_paths_cached.clear()
 
@@ -174,8 +176,12 @@ class StoreWrites:
                     self._sync_file(snap)
             # Usually every unit's file has a snapshot: no test needs filtering.
             complete = snapshots.keys() >= paths
-            for result in results:
-                self._record_one(result, snapshots, complete, environment, options, session_id)
+            self.link_dependencies(
+                [
+                    self._record_one(result, snapshots, complete, environment, options, session_id)
+                    for result in results
+                ]
+            )
 
     def _record_one(
         self,
@@ -185,9 +191,10 @@ class StoreWrites:
         environment: str,
         options: str | None,
         session_id: int | None,
-    ) -> None:
-        """``complete``: every unit's file has a snapshot (else units without one are left
-        out: their file is gone or does not parse)."""
+    ) -> TestUnits:
+        """The test's row, and what to link it to. ``complete``: every unit's file has a
+        snapshot (else units without one are left out: their file is gone or does not
+        parse)."""
         units: Iterable[Unit] = result.units
         if not complete:
             units = [u for u in result.units if u.path in snapshots]
@@ -200,15 +207,9 @@ class StoreWrites:
         # Unit ids come from the cache: one C-level lookup per dependency.
         cached = list(map(self._unit_id_cache.get, units))
         uids = self._unit_ids(units, snapshots) if None in cached else cached
-        # Only rows that differ from the last record are written (a rerun mostly matches).
-        rows = self._conn.execute("SELECT unit_id FROM deps WHERE test_id=?", (test_id,))
-        old, new = set(map(itemgetter(0), rows.fetchall())), {u for u in uids if u is not None}
-        gone, added = (
-            zip(repeat(test_id), sorted(old - new)),
-            zip(repeat(test_id), sorted(new - old)),
-        )
-        self._conn.executemany("DELETE FROM deps WHERE test_id=? AND unit_id=?", gone)
-        self._conn.executemany("INSERT OR IGNORE INTO deps VALUES (?,?)", added)
+        # The tests of one file share most units: they may share a base set.
+        group = result.nodeid.partition("::")[0]
+        return TestUnits(test_id, group, frozenset(u for u in uids if u is not None))
 
     def _upsert_test(
         self,
@@ -325,7 +326,8 @@ class StoreWrites:
             for nodeid in nodeids:
                 row = self._conn.execute("SELECT id FROM tests WHERE nodeid=?", (nodeid,))
                 for (test_id,) in row.fetchall():
-                    for table in ("deps", "ran", "setup_times"):
+                    self.unlink_tests([test_id])
+                    for table in ("ran", "setup_times"):
                         self._conn.execute(f"DELETE FROM {table} WHERE test_id=?", (test_id,))
                     self._conn.execute("DELETE FROM tests WHERE id=?", (test_id,))
 
