@@ -8,7 +8,10 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from lsp_server.factoring.factor import factor_test
+from lsp_server.factoring.fs_effects import database_path
 from tests.factoring.helpers import edit, make_project, outcomes
 
 LOGIC = """
@@ -79,3 +82,21 @@ def test_database_files_sqlite3_made_and_removed_exist_on_replay(tmp_path: Path)
     after = outcomes(root, nodeid, factored)
     assert after[nodeid]["outcome"] == "failed"
     assert after[factored]["outcome"] == "failed"
+
+
+@pytest.mark.parametrize(
+    ("database", "uri", "expected"),
+    [
+        ("cache.db", False, "cache.db"),
+        (Path("/tmp/x/cache.db"), False, "/tmp/x/cache.db"),
+        (b"/tmp/x/cache.db", False, "/tmp/x/cache.db"),
+        (":memory:", False, None),
+        ("", False, None),
+        ("file:/tmp/x/cache.db?mode=ro", True, "/tmp/x/cache.db"),
+        ("file:///tmp/x/cache.db", True, "/tmp/x/cache.db"),
+        ("file::memory:?cache=shared", True, None),
+        ("file:/tmp/x/cache.db", False, "file:/tmp/x/cache.db"),  # a file named so
+    ],
+)
+def test_the_file_a_connect_argument_names(database: object, uri: bool, expected: str) -> None:
+    assert database_path(database, {"uri": uri}) == expected
