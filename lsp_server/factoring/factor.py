@@ -10,7 +10,7 @@ when its replay is clearly faster than the system test, timed side by side (``ke
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -82,9 +82,13 @@ def factor_tests(
     job = job or Job()
     project = Project.at(root, python)
     results = {nodeid: FactorResult(nodeid, list(boundaries)) for nodeid in nodeids}
+
+    def factor_group(group: dict[str, FactorResult]) -> None:
+        _factor(project, group, job, keep_slower, max_transcript_bytes)
+
     try:
-        _factor(project, results, job, keep_slower, max_transcript_bytes)
-        _with_the_clock_in_e(project, results, job, keep_slower, max_transcript_bytes)
+        factor_group(results)
+        _with_the_clock_in_e(results, factor_group)
     except RunError as exc:
         for result in results.values():
             if result.status != "factored" and not result.reason:
@@ -93,17 +97,13 @@ def factor_tests(
 
 
 def _with_the_clock_in_e(
-    project: Project,
-    results: dict[str, FactorResult],
-    job: Job,
-    keep_slower: bool,
-    max_transcript_bytes: int,
+    results: dict[str, FactorResult], factor_group: Callable[[dict[str, FactorResult]], None]
 ) -> None:
-    """Factor once more, with the clock's module in E too, each test whose factored test
-    failed on unchanged code while T read the wall clock: T that writes a reading into what
-    it hands E (diskcache's eviction policies put ``time.time()`` into a statement's text)
-    hands the replay a reading the transcript cannot hold. With the clock in E, T gets the
-    capture's readings and stays under test; the result says so."""
+    """Factor once more (``factor_group``), with the clock's module in E too, each test
+    whose factored test failed on unchanged code while T read the wall clock: T that writes
+    a reading into what it hands E (diskcache's eviction policies put ``time.time()`` into a
+    statement's text) hands the replay a reading the transcript cannot hold. With the clock
+    in E, T gets the capture's readings and stays under test; the result says so."""
     groups: dict[tuple[str, ...], list[str]] = {}
     for nodeid, result in results.items():
         if result.status == "factored" or not result.details.get("fails_unchanged"):
@@ -116,7 +116,7 @@ def _with_the_clock_in_e(
         # the system tests passed in the first round: their plain times stand
         plain_s = {n: results[n].details.get("plain_run_s", results[n].system_s) for n in nodeids}
         again = {n: FactorResult(n, list(boundaries), system_s=plain_s[n]) for n in nodeids}
-        _factor(project, again, job, keep_slower, max_transcript_bytes)
+        factor_group(again)
         for nodeid, result in again.items():
             before = results[nodeid]
             added = ", ".join(boundaries[len(before.boundaries) :])
