@@ -3,7 +3,9 @@ a project from its sdist, find its slowest passing tests, pick a boundary for ea
 reks's suggestions, factor them.
 
 Each project's slow tests spend their time in an environment a boundary can replace:
-``diskcache`` in ``sqlite3`` and pickling, ``dunamai`` in ``git`` child processes
+``diskcache`` in ``sqlite3`` and in ``time.sleep`` past its entries' expiry (its tests that
+make thousands of sqlite calls of about 70 us each are refused: replaying a call costs a
+good share of that, and T's own work stays), ``dunamai`` in ``git`` child processes
 (``subprocess``) and in ``time.sleep`` between commits. ``tenacity``'s slowest tests are
 CPU-bound (random waits checked statistically): reks suggests ``fractions`` or
 ``concurrent`` there and factoring refuses them (T draws random numbers, so the factored

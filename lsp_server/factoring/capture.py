@@ -97,7 +97,8 @@ class Recorder:
         real_args = [self.unwrap(a) for a in args]
         real_kwargs = {k: self.unwrap(v) for k, v in kwargs.items()}
         self.events.append(event)
-        fs = None if self._stack else self._fs_watch()  # what a child did to tmp_path
+        # what a child did to tmp_path, which database files E made or removed
+        fs = None if self._stack else self._fs_watch(target, real_args, real_kwargs)
         self._stack.append(event)
         try:
             result = fn(*real_args, **real_kwargs)

@@ -164,6 +164,7 @@ class Schedule:
             flags[index] = (
                 not event.get("callbacks")
                 and not event.get("mutated")
+                and not event.get("fs")  # its files must be redone
                 and len(outcomes[self._signature(index)]) == 1
             )
         return flags

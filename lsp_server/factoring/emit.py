@@ -94,18 +94,49 @@ def render(
     ]
     if fixtures:
         lines.append(f"from {module} import {', '.join(fixtures)}  # noqa: F401  (its fixtures)")
+    marked = shape.get("marked") or []
     lines += [
         "",
         f'REKS_TRANSCRIPT = "{files.transcript.name}"',
         f'REKS_ORIGINAL = "{nodeid}"',
+        *(
+            ["pytestmark = _original.pytestmark  # the original module's marks"]
+            if "module" in marked
+            else []
+        ),
         "",
         "",
         *case,
         f"def {factored_function(shape)}({', '.join(argnames)}):",
         f"    {body}",
         "",
+        *_own_marks(shape, marked),
     ]
     return "\n".join(lines)
+
+
+def _own_marks(shape: dict[str, Any], marked: list[str]) -> list[str]:
+    """Lines giving the factored test the marks of the original test function and its class
+    (``filterwarnings``, ``usefixtures``, ``xfail``: they change its outcome), read from the
+    original at import, its parametrize mark left out."""
+    owners = []
+    if "class" in marked:
+        owners.append(f"_original.{shape['class']}.pytestmark")
+    elif "class (one)" in marked:
+        owners.append(f"[_original.{shape['class']}.pytestmark]")
+    if "function" in marked:
+        owner = f"_original.{shape['class']}." if shape.get("class") else "_original."
+        owners.append(f"{owner}{shape['function']}.pytestmark")
+    if not owners:
+        return []
+    name = factored_function(shape)
+    lines = [
+        "",
+        f"{name}.pytestmark = [  # the original test's own marks",
+        f'    *getattr({name}, "pytestmark", []),',
+    ]
+    lines += [f'    *(m for m in {o} if m.name != "parametrize"),' for o in owners]
+    return [*lines, "]", ""]
 
 
 def parametrize_decorator(shape: dict[str, Any]) -> list[str]:

@@ -10,6 +10,15 @@ written into the call's event (``fs``), paths by role (``<tmp_path>/...``) and c
 base64; on replay the answer redoes them. Outside that folder nothing is recorded: T that
 reads a file E wrote elsewhere still sees the replay's file system, and a test that depends
 on it fails or diverges, never passes wrongly.
+
+A ``sqlite3`` boundary keeps its files beside each database T opens: the database, its
+``-wal``, ``-shm`` and ``-journal``. Replayed, no database is opened and none of them
+exists, yet T sees them: diskcache's tests count a cache folder's entries, and its
+``os.removedirs`` of an emptied value folder climbs into the cache folder and removes it
+when the database files are missing. So each call of T into such a boundary notes which of
+those files it made (``made``) and removed (``gone``); on replay a made file is created
+empty. Their contents are the database's own business, reached through E: they are not
+recorded (T that reads them on replay reads an empty file).
 """
 
 from __future__ import annotations
@@ -18,7 +27,7 @@ import base64
 import os
 import shutil
 import stat
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -71,6 +80,9 @@ def redo(effects: list[list[str]], decode: Callable[[str], str]) -> None:
         elif effect[0] == "file":
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_bytes(base64.b64decode(effect[2]))
+        elif effect[0] == "made":
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.touch()
         elif path.is_dir() and not path.is_symlink():
             shutil.rmtree(path, ignore_errors=True)
         else:
@@ -96,16 +108,99 @@ class Watch:
         return None
 
 
-def watch_for(boundaries: list[Any]) -> Callable[[], Watch | None]:
-    """For a recorder: makes a ``Watch`` per call of T when a boundary starts child
-    processes (``subprocess``) and the test's temporary folder is known, else None."""
+DATABASE_FILE_SUFFIXES = ("", "-wal", "-shm", "-journal")
+"""The files sqlite keeps for a database ``x.db``: ``x.db``, ``x.db-wal``, ..."""
+
+
+class DatabaseFiles:
+    """The files of the databases T opened through ``sqlite3.connect`` (paths as T gave
+    them), and a ``FilesWatch`` over them for each call of T into E."""
+
+    def __init__(self, encode: Callable[[str], str]) -> None:
+        self.encode = encode
+        self.paths: list[str] = []
+
+    def watch(self, target: dict[str, Any], args: Sequence[Any], kwargs: dict[str, Any]) -> Any:
+        if target.get("target") == "sqlite3.connect":
+            database = database_path(args[0] if args else kwargs.get("database"), kwargs)
+            if database is not None:
+                made = [database + suffix for suffix in DATABASE_FILE_SUFFIXES]
+                self.paths += [p for p in made if p not in self.paths]
+        return FilesWatch(self.paths, self.encode) if self.paths else None
+
+
+def database_path(database: Any, kwargs: dict[str, Any]) -> str | None:
+    """The file a ``sqlite3.connect`` argument names (None: in memory, or not a path)."""
+    if isinstance(database, bytes):
+        database = os.fsdecode(database)
+    elif isinstance(database, os.PathLike):
+        database = os.fspath(database)
+    if not isinstance(database, str) or database in ("", ":memory:"):
+        return None
+    if kwargs.get("uri"):
+        if not database.startswith("file:"):
+            return None
+        database = database[len("file:") :].partition("?")[0]
+        if database.startswith("//"):  # file://host/path: the path from its first slash
+            database = database[database.find("/", 2) :]
+        if database in ("", ":memory:"):
+            return None
+    return database
+
+
+class FilesWatch:
+    """Brackets one call of T into E: which of ``paths`` it made and removed."""
+
+    def __init__(self, paths: list[str], encode: Callable[[str], str]) -> None:
+        self.paths = list(paths)
+        self.encode = encode
+        self.before = [os.path.isfile(p) for p in self.paths]
+
+    def note(self, event: dict[str, Any]) -> str | None:
+        effects = []
+        for path, existed in zip(self.paths, self.before, strict=True):
+            exists = os.path.isfile(path)
+            if exists != existed:
+                effects.append(["made" if exists else "gone", self.encode(path)])
+        if effects:
+            event.setdefault("fs", []).extend(effects)
+        return None
+
+
+class _Watches:
+    """Several watches over one call."""
+
+    def __init__(self, watches: list[Any]) -> None:
+        self.watches = watches
+
+    def note(self, event: dict[str, Any]) -> str | None:
+        reasons = [watch.note(event) for watch in self.watches]
+        return next(filter(None, reasons), None)
+
+
+WatchMaker = Callable[[dict[str, Any], Sequence[Any], dict[str, Any]], Any]
+"""For a recorder: the watch over one call of T into E (target, arguments), or None."""
+
+
+def watch_for(boundaries: list[Any]) -> WatchMaker:
+    """For a recorder: a watch per call of T over the test's temporary folder when a
+    boundary starts child processes (``subprocess``) and that folder is known, and over the
+    database files of a ``sqlite3`` boundary."""
     from lsp_server.factoring.run_varying import TEMP_ROOT
 
-    if not any(b.spec.split(".")[0] == "subprocess" for b in boundaries):
-        return lambda: None
+    heads = {b.spec.split(".")[0] for b in boundaries}
+    databases = DatabaseFiles(TEMP_ROOT.encode) if "sqlite3" in heads else None
 
-    def make() -> Watch | None:
+    def make(target: dict[str, Any], args: Sequence[Any], kwargs: dict[str, Any]) -> Any:
+        watches = []
         folder = TEMP_ROOT.current
-        return Watch(folder, TEMP_ROOT.encode) if folder and os.path.isdir(folder) else None
+        if "subprocess" in heads and folder and os.path.isdir(folder):
+            watches.append(Watch(folder, TEMP_ROOT.encode))
+        if databases is not None:
+            watches.append(databases.watch(target, args, kwargs))
+        found = [w for w in watches if w is not None]
+        if len(found) > 1:
+            return _Watches(found)
+        return found[0] if found else None
 
     return make

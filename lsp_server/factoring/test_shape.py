@@ -16,8 +16,30 @@ def test_shape(item: Any) -> dict[str, Any]:
         "class": getattr(getattr(item, "cls", None), "__name__", None),
         "parametrized": hasattr(item, "callspec"),
         "argnames": list(getattr(info, "argnames", ()) or ()),
+        "marked": _marked(item),
         **_parameters(item),
     }
+
+
+def _marked(item: Any) -> list[str]:
+    """Which of the original's module, class and function carry marks of their own (a
+    parametrize mark aside: the factored test names its one case itself)."""
+    owners = {
+        "module": getattr(item, "module", None),
+        "class": getattr(item, "cls", None),
+        "function": getattr(item, "function", None),
+    }
+    found = []
+    for where, owner in owners.items():
+        marks = getattr(owner, "pytestmark", None) if owner is not None else None
+        if marks is None:
+            continue
+        listed = marks if isinstance(marks, list) else [marks]
+        if any(getattr(m, "name", "parametrize") != "parametrize" for m in listed):
+            # ``pytestmark = pytest.mark.x`` in a class body: one mark, not a list
+            one = where == "class" and not isinstance(marks, list)
+            found.append(f"{where} (one)" if one else where)
+    return found
 
 
 def _parameters(item: Any) -> dict[str, Any]:

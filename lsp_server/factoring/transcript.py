@@ -16,8 +16,10 @@ from lsp_server.factoring.run_varying import TEMP_MARK
 from lsp_server.project.text import write_json_atomic
 
 FORMAT = "reks-factoring-transcript"
-VERSION = 2
-"""2: a copy of the inherited environment is written as its changes (``$environ``)."""
+VERSION = 3
+"""2: a copy of the inherited environment is written as its changes (``$environ``).
+3: an event's ``fs`` effects may hold ``made`` (a database file E made, redone empty): a
+reader of version 2 would take it for a removal."""
 _MAX_PACKAGE_FILES = 3000
 DEFAULT_MAX_BYTES = 10 * 1024 * 1024
 """The largest transcript reks keeps (``reks factor --max-transcript-mb``): past it the

@@ -197,3 +197,47 @@ def test_a_divergence_again_in_a_fixture_teardown_leaves_the_next_factored_test_
     first, second = (after[r.factored_test or ""] for r in results)
     assert first["outcome"] == "failed" and "'b'" in first["divergence"], first
     assert second["outcome"] == "passed", second
+
+
+CLOCK_IN_E_LOGIC = """
+import sqlite3
+import time
+
+
+def touch(path, key):
+    conn = sqlite3.connect(path)
+    conn.execute("create table if not exists t (k text, at real)")
+    # diskcache's eviction policies: the reading is written into the statement's text
+    conn.execute(f"insert into t values (?, {time.time()})", (key,))
+    rows = conn.execute("select k from t").fetchall()
+    conn.close()
+    return rows
+"""
+
+CLOCK_IN_E_TESTS = """
+from app import logic
+
+
+def test_touch(tmp_path):
+    assert logic.touch(str(tmp_path / "x.db"), "a") == [("a",)]
+"""
+
+
+@pytest.mark.slow  # two captures and checks: six pytest runs
+def test_a_replay_that_diverges_on_the_clock_t_read_is_recaptured_with_the_clock_in_e(
+    tmp_path: Path,
+) -> None:
+    """T writes a reading of the clock into what it hands E: replayed, the reading is the
+    replay's, the call differs from the recorded one, and the factored test fails on
+    unchanged code. With the clock's module in E too, T gets the capture's readings."""
+    root = make_project(tmp_path, CLOCK_IN_E_LOGIC, CLOCK_IN_E_TESTS)
+    nodeid = "tests/test_logic.py::test_touch"
+    (result,) = factor_tests(root, [nodeid], ["sqlite3"], keep_slower=True)
+    assert result.status == "factored", result.reason
+    assert result.boundaries == ["sqlite3", "time"]
+    assert any("with the clock (time) in E" in note for note in result.warnings)
+    factored = result.factored_test or ""
+    edit(root, "app/logic.py", '"select k from t"', '"select k from t where 0"')
+    after = outcomes(root, nodeid, factored)
+    assert after[nodeid]["outcome"] == "failed"
+    assert after[factored]["outcome"] == "failed" and "where 0" in after[factored]["divergence"]

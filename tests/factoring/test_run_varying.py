@@ -293,15 +293,17 @@ def test_a_copy_of_the_inherited_environment_is_written_as_its_changes(
         TEMP_ROOT.since = None
 
 
-def test_a_transcript_of_an_older_format_is_skipped_as_stale(tmp_path: Path) -> None:
+@pytest.mark.parametrize("version", [1, 2])
+def test_a_transcript_of_an_older_format_is_skipped_as_stale(tmp_path: Path, version: int) -> None:
     """Version 1 wrote a copy of the environment whole: replayed by this reks, every such
-    call diverged. An older transcript is stale (recapture it), not a replay error."""
+    call diverged. Version 2 had no ``made`` effect. An older transcript is stale (recapture
+    it), not a replay error."""
     root = make_project(
         tmp_path,
         "",
         'REKS_TRANSCRIPT = "old.transcript.json"\n\n\ndef test_factored():\n    pass\n',
     )
-    old = {"format": "reks-factoring-transcript", "version": 1, "test": "t", "events": []}
+    old = {"format": "reks-factoring-transcript", "version": version, "test": "t", "events": []}
     (root / "tests" / "old.transcript.json").write_text(json.dumps(old), encoding="utf-8")
     [outcome] = outcomes(root, "tests/test_logic.py::test_factored").values()
     assert outcome["outcome"] == "skipped" and "recapture" in outcome["message"], outcome
