@@ -12,6 +12,7 @@ import json
 import os
 import select
 import struct
+import threading
 import time
 from typing import Any
 
@@ -90,6 +91,10 @@ class Channel:
     def __init__(self, read_fd: int, write_fd: int) -> None:
         self.reader = FrameReader(read_fd)
         self.write_fd = write_fd
+        self._closing = threading.Lock()
+        """Taken to give up a descriptor: a reader thread and its owner may close one
+        channel at the same moment, and closing a descriptor number twice closes the file
+        that was given that number in between."""
 
     def fileno(self) -> int:
         return self.reader.fd
@@ -102,12 +107,14 @@ class Channel:
 
     def close_sending(self) -> None:
         """Close the sending end: the peer reads end-of-file (its cue to finish)."""
-        if self.write_fd >= 0:
-            os.close(self.write_fd)
-            self.write_fd = -1
+        with self._closing:
+            fd, self.write_fd = self.write_fd, -1
+        if fd >= 0:
+            os.close(fd)
 
     def close(self) -> None:
         self.close_sending()
-        if self.reader.fd >= 0:
-            os.close(self.reader.fd)
-            self.reader.fd = -1
+        with self._closing:
+            fd, self.reader.fd = self.reader.fd, -1
+        if fd >= 0:
+            os.close(fd)
