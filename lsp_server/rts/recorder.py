@@ -81,11 +81,11 @@ class DependencyRecorder:
         self.store = store
         self.states = states
         self.environment, self.options, self.session_id = session
-        self.attribution = UnitAttribution(root, paths, states)
         # Started when the initial conftests were loaded (see start_import_tracing).
         self.tracer: CodeTracer = config.stash.get(EARLY_TRACER, None) or new_tracer(
             paths.is_python_file
         )
+        self.attribution = UnitAttribution(root, paths, states, self.tracer.lookups)
         self.watcher = FileWatcher()
         self.setup_clock = SetupClock()  # the set-up times of shared fixtures, per test
         config.pluginmanager.register(self.setup_clock, "reks-setup-clock")

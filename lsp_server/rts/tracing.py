@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import contextlib
 import gc
+import importlib
 import os
 import sys
 import threading
@@ -33,6 +34,7 @@ from types import CodeType, FrameType, FunctionType
 from typing import Any
 
 from lsp_server.rts.returns import is_real_return, kind_of, returns_values
+from lsp_server.rts.runtime_lookups import LOOKUP_IDS, RuntimeLookups
 
 _MON: Any = getattr(sys, "monitoring", None)
 
@@ -54,8 +56,11 @@ class CodeTracer:
     every test using what it built depends on it: through the footprint of the module that
     was imported, whichever test or conftest imported it first."""
 
-    def __init__(self) -> None:
+    def __init__(self, is_project_file: Callable[[str], bool] | None = None) -> None:
         self._seen: CodeSet = {}
+        # The names project code looked up by a name held in a variable (all sessions'
+        # tracers record them: ``rts.runtime_lookups``).
+        self.lookups = RuntimeLookups(is_project_file or (lambda _: False))
         # Open module executions, innermost last: (module code, the set to return to).
         self._windows: list[tuple[CodeType, CodeSet]] = []
         self._footprints: list[tuple[CodeType, CodeSet]] = []
@@ -138,7 +143,7 @@ class MonitoringTracer(CodeTracer):
     _CANDIDATE_IDS = (4, 3, 2)
 
     def __init__(self, is_project_file: Callable[[str], bool]) -> None:
-        super().__init__()
+        super().__init__(is_project_file)
         self._tool: int | None = None
         self._is_project_file = is_project_file
         self._files: dict[str, bool] = {}
@@ -166,8 +171,19 @@ class MonitoringTracer(CodeTracer):
             count = counts[id(code)] = counts.get(id(code), 0) + 1
             return disable if count >= RETURNS_PER_TEST else None
 
+        lookups = self.lookups
+        getframe = sys._getframe
+
+        def on_call(code: CodeType, offset: int, function: object, arg0: object) -> Any:
+            # Enabled on code with lookup call sites only; its other calls stop here.
+            sites = lookups.sites(code)
+            if not sites or offset not in sites:
+                return disable
+            return None if lookups.on_call(getframe(1), offset, function) else disable
+
         self._on_start = on_start
         self._on_return = on_return
+        self._on_call = on_call
         self._rebind = rebind
 
     def _use(self, seen: CodeSet) -> None:
@@ -197,6 +213,8 @@ class MonitoringTracer(CodeTracer):
             wanted_events = events.PY_START
             if current.co_name == "<module>" or returns_values(current):
                 wanted_events |= events.PY_RETURN
+            if self.lookups.sites(current):
+                wanted_events |= events.CALL
             _MON.set_local_events(tool, current, wanted_events)
             stack.extend(c for c in current.co_consts if type(c) is CodeType)
 
@@ -222,6 +240,7 @@ class MonitoringTracer(CodeTracer):
             raise RuntimeError("reks: no free sys.monitoring tool id")
         mon.register_callback(self._tool, mon.events.PY_START, self._on_start)
         mon.register_callback(self._tool, mon.events.PY_RETURN, self._on_return)
+        mon.register_callback(self._tool, mon.events.CALL, self._on_call)
         _watch_exec(self._on_exec)
         for obj in gc.get_objects():
             if type(obj) is FunctionType:
@@ -236,6 +255,7 @@ class MonitoringTracer(CodeTracer):
             mon.set_local_events(self._tool, code, 0)
         mon.register_callback(self._tool, mon.events.PY_START, None)
         mon.register_callback(self._tool, mon.events.PY_RETURN, None)
+        mon.register_callback(self._tool, mon.events.CALL, None)
         mon.free_tool_id(self._tool)
         self._tool = None
 
@@ -251,7 +271,7 @@ class ProfileTracer(CodeTracer):
     project functions return."""
 
     def __init__(self, is_project_file: Callable[[str], bool] | None = None) -> None:
-        super().__init__()
+        super().__init__(is_project_file)
         self._active = False
         self._is_project_file = is_project_file
         self._files: dict[str, bool] = {}
@@ -265,6 +285,14 @@ class ProfileTracer(CodeTracer):
         windows, files, check = self._windows, self._files, self._is_project_file
         open_module, close_module = self._open_module, self._close_module
         record_return, counts = self._record_return, self._return_counts
+        lookups = self.lookups
+        import_module = importlib.import_module.__code__
+
+        def on_lookup(caller: FrameType | None, function: object) -> None:
+            if caller is not None and lookups.is_project_code(caller.f_code):
+                sites = lookups.sites(caller.f_code)
+                if sites and caller.f_lasti in sites:
+                    lookups.on_call(caller, caller.f_lasti, function)
 
         def rebind(seen: CodeSet) -> None:
             nonlocal remember
@@ -276,6 +304,11 @@ class ProfileTracer(CodeTracer):
                 remember(id(code), code)
                 if code.co_name == "<module>":
                     open_module(code)
+                elif code is import_module:
+                    on_lookup(frame.f_back, importlib.import_module)
+            elif event == "c_call":
+                if id(arg) in LOOKUP_IDS:
+                    on_lookup(frame, arg)
             elif event == "return":
                 code = frame.f_code
                 if windows and code.co_name == "<module>":

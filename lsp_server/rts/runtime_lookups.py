@@ -1,0 +1,230 @@
+"""Lookups by a name held in a variable, recorded at run time.
+
+``getattr(module, name)`` with ``name`` a variable can read any binding, so its syntax alone
+makes a test that ran it depend on every unit of its modules (``rts.lookups``). Modules that
+fill a registry at import by looking names up from a constant table (toolz's
+``_signatures.create_signature_registry``: ``hasattr``/``getattr`` over a literal table,
+``import_module`` over the table's module names) made every importer that conservative.
+
+Here the call sites of the lookup functions (``LOOKUP_FUNCTIONS``) whose name argument is
+pushed by one plain load (a local, a cell, a global, a constant) are found in the bytecode
+(``lookup_sites``), and when such a call runs the tracer reads the name the argument holds
+(``RuntimeLookups.on_call``): the code depends on the names it really read, found or not
+(``hasattr`` finding nothing reads the name as well: a new binding of it selects the test).
+The names that decide which names are read (the table, the code computing them) are
+dependencies as for any code that ran, so recording the names read loses nothing.
+
+A code object keeps the conservative reading when any other lookup by string is spelled in
+it (``globals``, ``__dict__``, ``dir``...), when a lookup function is loaded for anything
+but a call, when a call's name argument is computed (``names[i]``, ``prefix + name``) or
+its value is unknown at the call (a relative ``import_module``), and once it looked up more
+than ``MAX_CALLS`` names in a session (then its call sites stop calling back).
+"""
+
+from __future__ import annotations
+
+import builtins
+import dis
+import importlib
+import sys
+from collections.abc import Callable, Mapping, Sized
+from types import CodeType, FrameType
+
+from lsp_server.rts.lookups import DYNAMIC_NAMES
+from lsp_server.rts.reads import EVERY_NAME
+
+__all__ = [
+    "EVERY_NAME",
+    "LOOKUP_FUNCTIONS",
+    "LOOKUP_IDS",
+    "MAX_CALLS",
+    "RuntimeLookups",
+    "lookup_sites",
+    "shadowed",
+]
+
+LOOKUP_FUNCTIONS: dict[object, int] = {
+    getattr: 1,
+    hasattr: 1,
+    setattr: 1,
+    delattr: 1,
+    importlib.import_module: 0,
+}
+"""A lookup function -> the position of the argument holding the name it looks up."""
+
+_LOOKUP_NAMES = frozenset(["getattr", "hasattr", "setattr", "delattr", "import_module"])
+LOOKUP_IDS = frozenset(map(id, LOOKUP_FUNCTIONS))
+"""Their ids: a callable need not be hashable, an id always is."""
+# Before 3.12 the tracer sees only the calls of builtins and Python functions, not which
+# callable a call site called: only a callee loaded by its global name, which the module
+# binds to nothing (``shadowed``), is known to be the lookup function. On 3.12+ the CALL
+# event names the callable: any callee spelled like one is fine.
+_CALLEE_OPS = frozenset(
+    ["LOAD_GLOBAL", "LOAD_ATTR", "LOAD_METHOD"] if sys.version_info >= (3, 12) else ["LOAD_GLOBAL"]
+)
+_CALL_OPS = frozenset(["CALL", "CALL_FUNCTION", "CALL_METHOD"])
+_LOCAL_OPS = frozenset(["LOAD_FAST", "LOAD_FAST_CHECK", "LOAD_DEREF", "LOAD_CLASSDEREF"])
+
+MAX_CALLS = 20_000
+"""Lookups one code object may record in a session before it is read conservatively (a
+hot loop of ``getattr`` would call back on every turn)."""
+
+Source = tuple[str, object]
+"""Where a call's argument comes from: ("local" | "global" | "name", its name), or
+("const", its value)."""
+Sites = dict[int, tuple[Source | None, ...]]
+"""A call's offset -> the source of each of its arguments (None: computed)."""
+
+
+def _pushes(ins: dis.Instruction) -> list[Source] | None:
+    """The sources of what ``ins`` pushes when it is a plain load, else None."""
+    if ins.opname in _LOCAL_OPS:
+        return [("local", ins.argval)]
+    if ins.opname == "LOAD_FAST_LOAD_FAST":  # 3.13+: two locals
+        return [("local", name) for name in ins.argval]
+    if ins.opname == "LOAD_CONST":
+        return [("const", ins.argval)]
+    if ins.opname == "LOAD_GLOBAL" and not (sys.version_info >= (3, 11) and ins.arg & 1):
+        return [("global", ins.argval)]
+    if ins.opname == "LOAD_NAME":
+        return [("name", ins.argval)]
+    return None
+
+
+def _site(instructions: list[dis.Instruction], callee: int) -> tuple[int, Sites] | None:
+    """The call whose callee the instruction at ``callee`` loads: its offset and its
+    arguments' sources, when the arguments are plain loads straight up to the call."""
+    args: list[Source | None] = []
+    for ins in instructions[callee + 1 :]:
+        if ins.is_jump_target:  # another path reaches the call: its arguments may differ
+            return None
+        if ins.opname == "PRECALL":  # 3.11
+            continue
+        if ins.opname in _CALL_OPS:
+            if ins.arg != len(args):
+                return None
+            return ins.offset, {ins.offset: tuple(args)}
+        pushed = _pushes(ins)
+        if pushed is None:
+            return None
+        args.extend(pushed)
+    return None
+
+
+def lookup_sites(code: CodeType) -> Sites | None:
+    """The lookup call sites of ``code`` (see the module docstring); None when ``code``
+    may look names up in a way no call site tells (it stays conservative)."""
+    spelled = DYNAMIC_NAMES.intersection(code.co_names)
+    if not spelled:
+        return {}
+    if not spelled <= _LOOKUP_NAMES:
+        return None
+    instructions = list(dis.get_instructions(code))
+    sites: Sites = {}
+    for index, ins in enumerate(instructions):
+        if ins.argval in spelled and ins.opname in _CALLEE_OPS:
+            found = _site(instructions, index)
+            if found is None:
+                return None
+            sites.update(found[1])
+        elif ins.argval in spelled and ins.opcode in dis.hasname:
+            return None  # stored, deleted, or loaded for anything but a call
+    return sites
+
+
+def shadowed(
+    code: CodeType, bound: Mapping[str, Sized], origins: Mapping[str, str]
+) -> bool:
+    """Whether a lookup function ``code`` spells may be something else: its module binds
+    the name (``bound``: name -> its bindings) other than by importing ``import_module``
+    from ``importlib`` (``origins``: ``lookups.import_origins``)."""
+    for name in _LOOKUP_NAMES.intersection(code.co_names):
+        if name == "import_module" and origins.get(name) == "importlib":
+            if len(bound.get(name, ())) > 1:
+                return True
+        elif name in bound or name in origins:
+            return True
+    return False
+
+
+def _value(frame: FrameType, source: Source) -> object:
+    kind, name = source
+    if kind == "const":
+        return name
+    assert isinstance(name, str)
+    if kind == "local":
+        return frame.f_locals.get(name, None)
+    if kind == "name" and name in frame.f_locals:
+        return frame.f_locals[name]
+    if name in frame.f_globals:
+        return frame.f_globals[name]
+    return getattr(builtins, name, None)
+
+
+class RuntimeLookups:
+    """The names each project code object looked up at its lookup call sites, over the
+    session (a superset of any one test's: sound, and cheap to keep). ``names`` holds
+    ``EVERY_NAME`` for code that looked up a name it could not tell; ``modules`` the
+    modules ``import_module`` imported by name."""
+
+    def __init__(self, is_project_file: Callable[[str], bool]) -> None:
+        self._is_project_file = is_project_file
+        self._files: dict[str, bool] = {}
+        self._sites: dict[int, Sites | None] = {}
+        self._codes: dict[int, CodeType] = {}  # kept alive: an id stays a valid key
+        self._calls: dict[int, int] = {}
+        self.names: dict[int, set[str]] = {}
+        self.modules: dict[int, set[str]] = {}
+
+    def sites(self, code: CodeType) -> Sites | None:
+        """``lookup_sites(code)``, memoized by identity."""
+        key = id(code)
+        if key not in self._sites:
+            self._codes[key] = code
+            self._sites[key] = lookup_sites(code)
+        return self._sites[key]
+
+    def is_project_code(self, code: CodeType) -> bool:
+        wanted = self._files.get(code.co_filename)
+        if wanted is None:
+            wanted = self._files[code.co_filename] = self._is_project_file(code.co_filename)
+        return wanted
+
+    def on_call(self, frame: FrameType, offset: int, function: object) -> bool:
+        """Record the name ``function`` (a lookup function) is about to look up, called at
+        ``offset`` of ``frame``'s code; False when the site need not call back again in
+        this test (given up: the code reads conservatively from now on)."""
+        code = frame.f_code
+        key = id(code)
+        names = self.names.get(key)
+        if names is None:
+            names = self.names[key] = set()
+        elif EVERY_NAME in names:
+            return False
+        count = self._calls[key] = self._calls.get(key, 0) + 1
+        sites = self.sites(code)
+        sources = None if sites is None else sites.get(offset)
+        position = LOOKUP_FUNCTIONS[function] if id(function) in LOOKUP_IDS else len(sources or ())
+        source = None if sources is None or position >= len(sources) else sources[position]
+        if count > MAX_CALLS or source is None:
+            # Not a lookup function after all, a computed name, or too many calls.
+            names.add(EVERY_NAME)
+            return False
+        value = _value(frame, source)
+        if not isinstance(value, str):  # the call raises before looking anything up
+            return True
+        value = str.__str__(value)  # a str subclass's own hash or __str__ play no part
+        if function is importlib.import_module:
+            if value.startswith("."):  # relative to a package argument
+                names.add(EVERY_NAME)
+                return False
+            self.modules.setdefault(key, set()).add(value)
+            names.update(value.split("."))
+        else:
+            names.add(value)
+        return True
+
+    def read(self, code: CodeType) -> tuple[set[str], set[str]]:
+        """The names ``code`` looked up so far, and the modules it imported by name."""
+        key = id(code)
+        return self.names.get(key, set()), self.modules.get(key, set())
