@@ -233,9 +233,16 @@ class UnitAttribution:
                     kind = file_units.dynamic.get(found.name)
                     if kind == ATTRIBUTE_LOOKUP:
                         names_read = names_read | {ATTRIBUTE_LOOKUP}
-                    if kind == "*" and self._reads_at_run_time(code, file_units):
+                    if kind == "*" and (
+                        id(code) in self._read_at_run_time
+                        or self._reads_at_run_time(code, file_units)
+                    ):
+                        # The syntax of the whole function said so; its code objects
+                        # (a generator expression in it) each tell their own lookups.
                         self._read_at_run_time.add(id(code))
                         kind = None
+                    else:  # the syntax told: as before
+                        self._read_at_run_time.discard(id(code))
                     self._code_reads[id(code)] = (names_read, kind == "*")
         ids = tuple(self._intern(u) for u in units)
         self._code_units[id(code)] = ids
@@ -244,6 +251,9 @@ class UnitAttribution:
 
     def _note_reads(self, code: CodeType, rel: str, file_units: FileUnits | None) -> None:
         names, global_only, dynamic = code_reads(code)
+        if dynamic and file_units is not None and self._reads_at_run_time(code, file_units):
+            self._read_at_run_time.add(id(code))
+            dynamic = False
         own = frozenset() if file_units is None else file_units.own_globals(global_only)
         if own:
             self._code_globals[id(code)] = (rel, own)

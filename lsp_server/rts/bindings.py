@@ -267,8 +267,9 @@ def _binding(stmt: ast.stmt, plain_classes: set[str], makers: set[str]) -> Bindi
         # Its body never runs; a test reading one of its names (an annotation evaluated at
         # run time) sees the names missing, or bound elsewhere, or bound by the ``else``,
         # which reads what its statements read.
-        refs = set().union(*map(import_time_names, stmt.orelse)) - set(checked)
-        return Binding(checked, *span, frozenset(refs))
+        orelse = stmt.orelse if isinstance(stmt, ast.If) else []
+        reads: set[str] = set().union(*map(import_time_names, orelse))
+        return Binding(checked, *span, frozenset(reads - set(checked)))
     if isinstance(stmt, ast.ImportFrom) and stmt.module == "__future__":
         # It binds the feature names; how it changes the file's code is the markers of
         # the units it can change (``rts.future``).

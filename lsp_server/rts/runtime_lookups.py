@@ -26,6 +26,7 @@ from __future__ import annotations
 import builtins
 import dis
 import importlib
+import operator
 import sys
 from collections.abc import Callable, Mapping, Sized
 from types import CodeType, FrameType
@@ -36,31 +37,43 @@ from lsp_server.rts.reads import EVERY_NAME
 __all__ = [
     "EVERY_NAME",
     "LOOKUP_FUNCTIONS",
-    "LOOKUP_IDS",
     "MAX_CALLS",
     "RuntimeLookups",
     "lookup_sites",
     "shadowed",
 ]
 
-LOOKUP_FUNCTIONS: dict[object, int] = {
-    getattr: 1,
-    hasattr: 1,
-    setattr: 1,
-    delattr: 1,
-    importlib.import_module: 0,
-}
-"""A lookup function -> the position of the argument holding the name it looks up."""
+_NAME_ARGUMENTS: list[tuple[Callable[..., object], slice, str | None]] = [
+    (getattr, slice(1, 2), None),
+    (hasattr, slice(1, 2), None),
+    (setattr, slice(1, 2), None),
+    (delattr, slice(1, 2), None),
+    (importlib.import_module, slice(0, 1), "importlib"),
+]
+if sys.version_info >= (3, 12):
+    # Classes: only the CALL event sees them called (the profile hook sees builtin
+    # functions and Python code). The names are fixed when the getter is made.
+    _NAME_ARGUMENTS += [
+        (operator.attrgetter, slice(0, None), "operator"),
+        (operator.methodcaller, slice(0, 1), "operator"),
+    ]
 
-_LOOKUP_NAMES = frozenset(["getattr", "hasattr", "setattr", "delattr", "import_module"])
-LOOKUP_IDS = frozenset(map(id, LOOKUP_FUNCTIONS))
-"""Their ids: a callable need not be hashable, an id always is."""
+LOOKUP_FUNCTIONS: dict[int, tuple[Callable[..., object], slice]] = {
+    id(function): (function, arguments) for function, arguments, _ in _NAME_ARGUMENTS
+}
+"""A lookup function's id (a callable need not be hashable) -> the function, and which of
+its positional arguments hold the names it looks up (a dotted name reads each part)."""
+_LOOKUP_NAMES = frozenset(f.__name__ for f, _, _ in _NAME_ARGUMENTS)
+_HOME = {f.__name__: home for f, _, home in _NAME_ARGUMENTS if home is not None}
+"""The module a lookup function not among the builtins is imported from."""
 # Before 3.12 the tracer sees only the calls of builtins and Python functions, not which
 # callable a call site called: only a callee loaded by its global name, which the module
 # binds to nothing (``shadowed``), is known to be the lookup function. On 3.12+ the CALL
 # event names the callable: any callee spelled like one is fine.
 _CALLEE_OPS = frozenset(
-    ["LOAD_GLOBAL", "LOAD_ATTR", "LOAD_METHOD"] if sys.version_info >= (3, 12) else ["LOAD_GLOBAL"]
+    ["LOAD_GLOBAL", "LOAD_NAME", "LOAD_ATTR", "LOAD_METHOD"]
+    if sys.version_info >= (3, 12)
+    else ["LOAD_GLOBAL", "LOAD_NAME"]
 )
 _CALL_OPS = frozenset(["CALL", "CALL_FUNCTION", "CALL_METHOD"])
 _LOCAL_OPS = frozenset(["LOAD_FAST", "LOAD_FAST_CHECK", "LOAD_DEREF", "LOAD_CLASSDEREF"])
@@ -91,24 +104,52 @@ def _pushes(ins: dis.Instruction) -> list[Source] | None:
     return None
 
 
+_JUMPS = frozenset([*dis.hasjrel, *dis.hasjabs])
+
+
 def _site(instructions: list[dis.Instruction], callee: int) -> tuple[int, Sites] | None:
-    """The call whose callee the instruction at ``callee`` loads: its offset and its
-    arguments' sources, when the arguments are plain loads straight up to the call."""
-    args: list[Source | None] = []
-    for ins in instructions[callee + 1 :]:
-        if ins.is_jump_target:  # another path reaches the call: its arguments may differ
+    """The call whose callee the instruction at ``callee`` loads: its offset and the
+    sources of its last arguments that are plain loads (the name argument must be one).
+    The call is the first whose arguments are all that was pushed since the callee (an
+    inner call's own callee is still on the stack at its call); a jump on the way (a
+    conditional argument) leaves it unknown."""
+    depth = 0
+    for index in range(callee + 1, len(instructions)):
+        ins = instructions[index]
+        if ins.is_jump_target or ins.opcode in _JUMPS:
             return None
-        if ins.opname == "PRECALL":  # 3.11
-            continue
-        if ins.opname in _CALL_OPS:
-            if ins.arg != len(args):
-                return None
-            return ins.offset, {ins.offset: tuple(args)}
-        pushed = _pushes(ins)
-        if pushed is None:
-            return None
-        args.extend(pushed)
+        # 3.11 calls are PRECALL n (pops the arguments), CALL n: the PRECALL tells.
+        precall = instructions[index - 1].opname == "PRECALL"
+        if ins.opname == "PRECALL" or (ins.opname in _CALL_OPS and not precall):
+            if depth == ins.arg:
+                at = index + 1 if ins.opname == "PRECALL" else index
+                call = instructions[at]
+                after = (
+                    instructions[at + 1].offset if at + 1 < len(instructions) else call.offset + 2
+                )
+                arguments = _last_arguments(instructions, index, depth)
+                # 3.11 reports a Python callee's caller at the call's last cache entry.
+                return call.offset, dict.fromkeys(range(call.offset, after, 2), arguments)
+        elif ins.opname in ("KW_NAMES", "CALL_FUNCTION_KW", "CALL_FUNCTION_EX"):
+            return None  # keywords: the positions are not the signature's
+        depth += dis.stack_effect(ins.opcode, ins.arg, jump=False)
+        if depth < 0:
+            return None  # the callee was consumed by something else
     return None
+
+
+def _last_arguments(
+    instructions: list[dis.Instruction], call: int, count: int
+) -> tuple[Source | None, ...]:
+    """The sources of the ``count`` arguments pushed before ``instructions[call]``: each
+    from the end that a plain load pushed, None for the others (computed)."""
+    found: list[Source] = []
+    for ins in reversed(instructions[:call]):
+        pushed = _pushes(ins)
+        if pushed is None or len(found) + len(pushed) > count:
+            break
+        found[:0] = pushed
+    return (None,) * (count - len(found)) + tuple(found)
 
 
 def lookup_sites(code: CodeType) -> Sites | None:
@@ -132,19 +173,22 @@ def lookup_sites(code: CodeType) -> Sites | None:
     return sites
 
 
-def shadowed(
-    code: CodeType, bound: Mapping[str, Sized], origins: Mapping[str, str]
-) -> bool:
+def shadowed(code: CodeType, bound: Mapping[str, Sized], origins: Mapping[str, str]) -> bool:
     """Whether a lookup function ``code`` spells may be something else: its module binds
-    the name (``bound``: name -> its bindings) other than by importing ``import_module``
-    from ``importlib`` (``origins``: ``lookups.import_origins``)."""
+    the name (``bound``: name -> its bindings) other than by importing it from its own
+    module (``import_module`` from ``importlib``; ``origins``: ``lookups.import_origins``)."""
     for name in _LOOKUP_NAMES.intersection(code.co_names):
-        if name == "import_module" and origins.get(name) == "importlib":
+        home = _HOME.get(name)
+        if home is not None and origins.get(name) == home:
             if len(bound.get(name, ())) > 1:
                 return True
         elif name in bound or name in origins:
             return True
     return False
+
+
+def _parts(dotted: list[str]) -> set[str]:
+    return {part for name in dotted for part in name.split(".")}
 
 
 def _value(frame: FrameType, source: Source) -> object:
@@ -204,24 +248,27 @@ class RuntimeLookups:
         count = self._calls[key] = self._calls.get(key, 0) + 1
         sites = self.sites(code)
         sources = None if sites is None else sites.get(offset)
-        position = LOOKUP_FUNCTIONS[function] if id(function) in LOOKUP_IDS else len(sources or ())
-        source = None if sources is None or position >= len(sources) else sources[position]
-        if count > MAX_CALLS or source is None:
-            # Not a lookup function after all, a computed name, or too many calls.
+        found = LOOKUP_FUNCTIONS.get(id(function))
+        if count > MAX_CALLS or sources is None or found is None:
+            # Too many calls, a call site not told apart, or no lookup function after all.
             names.add(EVERY_NAME)
             return False
-        value = _value(frame, source)
-        if not isinstance(value, str):  # the call raises before looking anything up
-            return True
-        value = str.__str__(value)  # a str subclass's own hash or __str__ play no part
-        if function is importlib.import_module:
-            if value.startswith("."):  # relative to a package argument
-                names.add(EVERY_NAME)
+        looked_up: list[str] = []
+        for source in sources[found[1]]:
+            value = None if source is None else _value(frame, source)
+            if source is None or (value is not None and not isinstance(value, str)):
+                names.add(EVERY_NAME)  # computed, or not a string (it may still work)
                 return False
-            self.modules.setdefault(key, set()).add(value)
-            names.update(value.split("."))
-        else:
-            names.add(value)
+            if value is not None:  # None: the call raises before looking anything up
+                looked_up.append(str.__str__(value))  # a str subclass's hash plays no part
+        if function is not importlib.import_module:
+            names.update(looked_up if function is not operator.attrgetter else _parts(looked_up))
+            return True
+        if any(name.startswith(".") for name in looked_up):  # relative to a package argument
+            names.add(EVERY_NAME)
+            return False
+        self.modules.setdefault(key, set()).update(looked_up)
+        names.update(_parts(looked_up))
         return True
 
     def read(self, code: CodeType) -> tuple[set[str], set[str]]:

@@ -34,7 +34,7 @@ from types import CodeType, FrameType, FunctionType
 from typing import Any
 
 from lsp_server.rts.returns import is_real_return, kind_of, returns_values
-from lsp_server.rts.runtime_lookups import LOOKUP_IDS, RuntimeLookups
+from lsp_server.rts.runtime_lookups import LOOKUP_FUNCTIONS, RuntimeLookups
 
 _MON: Any = getattr(sys, "monitoring", None)
 
@@ -177,7 +177,7 @@ class MonitoringTracer(CodeTracer):
         def on_call(code: CodeType, offset: int, function: object, arg0: object) -> Any:
             # Enabled on code with lookup call sites only; its other calls stop here.
             sites = lookups.sites(code)
-            if not sites or offset not in sites:
+            if not sites or (offset not in sites and id(function) not in LOOKUP_FUNCTIONS):
                 return disable
             return None if lookups.on_call(getframe(1), offset, function) else disable
 
@@ -289,10 +289,10 @@ class ProfileTracer(CodeTracer):
         import_module = importlib.import_module.__code__
 
         def on_lookup(caller: FrameType | None, function: object) -> None:
-            if caller is not None and lookups.is_project_code(caller.f_code):
-                sites = lookups.sites(caller.f_code)
-                if sites and caller.f_lasti in sites:
-                    lookups.on_call(caller, caller.f_lasti, function)
+            if caller is None or not lookups.is_project_code(caller.f_code):
+                return
+            if lookups.sites(caller.f_code):
+                lookups.on_call(caller, caller.f_lasti, function)
 
         def rebind(seen: CodeSet) -> None:
             nonlocal remember
@@ -307,7 +307,7 @@ class ProfileTracer(CodeTracer):
                 elif code is import_module:
                     on_lookup(frame.f_back, importlib.import_module)
             elif event == "c_call":
-                if id(arg) in LOOKUP_IDS:
+                if id(arg) in LOOKUP_FUNCTIONS:
                     on_lookup(frame, arg)
             elif event == "return":
                 code = frame.f_code

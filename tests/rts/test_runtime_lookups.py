@@ -7,6 +7,8 @@ modules ran the lookups."""
 
 from __future__ import annotations
 
+import sys
+
 import pytest
 
 from .helpers import edit, run, write
@@ -40,7 +42,8 @@ def _project(pytester: pytest.Pytester) -> None:
                 module = import_module(module)
                 for name in names:
                     if hasattr(module, name):
-                        registry[name] = getattr(module, name)
+                        # A generator's code object runs on its own: no lookup in it.
+                        registry[name] = (getattr(module, name), tuple(n for n in names))
         """,
     )
     write(
@@ -156,19 +159,37 @@ def test_a_lookup_in_a_test_depends_on_the_names_it_read(pytester: pytest.Pytest
     assert run(pytester) == {"test_find", "test_lookup"}
 
 
-def test_a_lookup_whose_name_is_not_a_plain_variable_stays_conservative(
-    pytester: pytest.Pytester,
+# How ``find`` looks the name up -> whether only the names it read are dependencies.
+FINDERS = {
+    "plain": ("getattr(obj, name)", True),
+    "inner_call": ("getattr(same(obj, same(1, 2)), name, None)", True),
+    "hasattr": ("hasattr(obj, name) and getattr(obj, name)", True),
+    "subscript": ("getattr(obj, names[0])", False),
+    "conditional": ('getattr(obj, name if name else "LIMIT")', False),
+    "alias": ("get = getattr; return get(obj, name)", False),
+    "globals": ("globals(); return getattr(obj, name)", False),
+}
+
+
+@pytest.mark.parametrize("shape", sorted(FINDERS))
+def test_only_a_name_read_from_a_plain_variable_is_recorded(
+    pytester: pytest.Pytester, shape: str
 ) -> None:
+    lookup, precise = FINDERS[shape]
     write(
         pytester,
         "mod.py",
-        """
+        f"""
         LIMIT = 3
         OTHER = 4
 
 
-        def find(obj, names, i):
-            return getattr(obj, names[i])
+        def same(obj, _=None):
+            return obj
+
+
+        def find(obj, name, names=()):
+            {lookup if "return" in lookup else "return " + lookup}
         """,
     )
     write(
@@ -179,9 +200,51 @@ def test_a_lookup_whose_name_is_not_a_plain_variable_stays_conservative(
 
 
         def test_find():
-            assert mod.find(mod, ["OTHER"], 0) == 4
+            assert mod.find(mod, "OT" + "HER", ["OTHER"]) == 4
         """,
     )
     assert run(pytester, flag="--reks-all") == {"test_find"}
     edit(pytester, "mod.py", "LIMIT = 3", "LIMIT = 5")
+    assert run(pytester) == (set() if precise else {"test_find"})
+    edit(pytester, "mod.py", "OTHER = 4", "OTHER = 6")
     assert run(pytester) == {"test_find"}
+
+
+def test_a_getter_made_in_a_class_body_reads_its_names(pytester: pytest.Pytester) -> None:
+    # toolz's Compose: ``attrgetter("first")`` in a class body that runs a project
+    # decorator (no binding of its own: the body runs in every importer's footprint).
+    write(
+        pytester,
+        "mod.py",
+        """
+        from operator import attrgetter
+
+        LIMIT = 3
+
+
+        def noted(function):
+            return function
+
+
+        class Box:
+            first = 1
+            get_first = property(attrgetter("first"))
+
+            @noted
+            def get(self):
+                return 1
+
+
+        def other():
+            return 2
+        """,
+    )
+    write(
+        pytester, "test_mod.py", "import mod\n\n\ndef test_other():\n    assert mod.other() == 2\n"
+    )
+    assert run(pytester, flag="--reks-all") == {"test_other"}
+    edit(pytester, "mod.py", "LIMIT = 3", "LIMIT = 5")
+    # Before 3.12 the tracer cannot see a class called: the getter stays conservative.
+    assert run(pytester) == (set() if sys.version_info >= (3, 12) else {"test_other"})
+    edit(pytester, "mod.py", "first = 1", "first = 2")
+    assert run(pytester) == {"test_other"}
