@@ -83,6 +83,9 @@ def code_reads(code: CodeType) -> tuple[frozenset[str], frozenset[str], bool]:
         # A wrapper copying a docstring: it shows only to whoever reads __doc__ later.
         names.discard("__doc__")
     global_only -= names
+    # ``__doc__`` by name is the module's or the class's own docstring (a class body
+    # binds it from its docstring), never a function's; rebinding it is in the residue.
+    global_only.discard("__doc__")
     dynamic = not DYNAMIC_NAMES.isdisjoint(code.co_names)
     return frozenset(names), frozenset(global_only), dynamic
 
