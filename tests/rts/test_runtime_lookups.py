@@ -248,3 +248,31 @@ def test_a_getter_made_in_a_class_body_reads_its_names(pytester: pytest.Pytester
     assert run(pytester) == (set() if sys.version_info >= (3, 12) else {"test_other"})
     edit(pytester, "mod.py", "first = 1", "first = 2")
     assert run(pytester) == {"test_other"}
+
+
+def test_a_class_body_defining_getattr_looks_nothing_up(pytester: pytest.Pytester) -> None:
+    # cachetools' ``_TimedCache._Timer`` defines ``__getattr__``: the body binds the name,
+    # it reads no binding by string (the method's own lookups count when it runs).
+    write(
+        pytester,
+        "mod.py",
+        """
+        LIMIT = 3
+
+
+        class Outer:
+            class Timer:
+                def __getattr__(self, name):
+                    return getattr(int, name)
+
+
+        def other():
+            return 2
+        """,
+    )
+    write(
+        pytester, "test_mod.py", "import mod\n\n\ndef test_other():\n    assert mod.other() == 2\n"
+    )
+    assert run(pytester, flag="--reks-all") == {"test_other"}
+    edit(pytester, "mod.py", "LIMIT = 3", "LIMIT = 5")
+    assert run(pytester) == set()
