@@ -13,7 +13,6 @@ it. Units are interned as small ints: a test depends on hundreds of them.
 
 from __future__ import annotations
 
-import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import CodeType
@@ -26,7 +25,7 @@ from lsp_server.rts.imports import ImportResolver
 from lsp_server.rts.lookups import ATTRIBUTE_LOOKUP
 from lsp_server.rts.option_rules import XFAIL_MARK
 from lsp_server.rts.reads import EVERY_NAME, builds_classes, code_reads
-from lsp_server.rts.runtime_lookups import RuntimeLookups, shadowed
+from lsp_server.rts.runtime_lookups import RuntimeLookups
 from lsp_server.rts.snapshots import FileStates
 from lsp_server.rts.tracing import CodeSet, CodeTracer, ReturnKinds
 from lsp_server.rts.units import (
@@ -235,7 +234,7 @@ class UnitAttribution:
                         names_read = names_read | {ATTRIBUTE_LOOKUP}
                     if kind == "*" and (
                         id(code) in self._read_at_run_time
-                        or self._reads_at_run_time(code, file_units)
+                        or self.lookups.records(code, file_units.bound, file_units.import_origins)
                     ):
                         # The syntax of the whole function said so; its code objects
                         # (a generator expression in it) each tell their own lookups.
@@ -251,7 +250,11 @@ class UnitAttribution:
 
     def _note_reads(self, code: CodeType, rel: str, file_units: FileUnits | None) -> None:
         names, global_only, dynamic = code_reads(code)
-        if dynamic and file_units is not None and self._reads_at_run_time(code, file_units):
+        if (
+            dynamic
+            and file_units is not None
+            and self.lookups.records(code, file_units.bound, file_units.import_origins)
+        ):
             self._read_at_run_time.add(id(code))
             dynamic = False
         own = frozenset() if file_units is None else file_units.own_globals(global_only)
@@ -272,29 +275,12 @@ class UnitAttribution:
         looked_up, imported = self._run_time_reads(code)
         return names | looked_up, dynamic or EVERY_NAME in looked_up, imported
 
-    def _reads_at_run_time(self, code: CodeType, file_units: FileUnits) -> bool:
-        """Whether the lookups by string of ``code`` are all ones whose names the tracer
-        records (``rts.runtime_lookups``)."""
-        return self.lookups.sites(code) is not None and not shadowed(
-            code, file_units.bound, file_units.import_origins
-        )
-
     def _run_time_reads(self, code: CodeType) -> tuple[set[str], set[int]]:
-        """The names ``code`` looked up as it ran, and the module units of the modules it
-        imported by name (one not imported, or not found, reads as any name)."""
-        looked_up, imported = self.lookups.read(code)
-        ids: set[int] = set()
-        for name in imported:
-            module = sys.modules.get(name)
-            filename = getattr(module, "__file__", None)
-            if module is None or not isinstance(filename, str):
-                if module is None:
-                    looked_up = looked_up | {EVERY_NAME}
-                continue  # a builtin module: no project code
-            rel = self.paths.python_rel(filename)
-            if rel is not None:
-                ids.add(self._intern(Unit(rel, MODULE)))
-        return looked_up, ids
+        """The names ``code`` looked up as it ran, and the module units of the project
+        modules it imported by name."""
+        looked_up, files = self.lookups.read(code)
+        rels = (self.paths.python_rel(filename) for filename in files)
+        return looked_up, {self._intern(Unit(rel, MODULE)) for rel in rels if rel is not None}
 
     def _static_units(self, item: pytest.Item) -> frozenset[int]:
         """Module parts of the test file's import closure and its conftests, plus the

@@ -36,6 +36,7 @@ from lsp_server.rts.reads import EVERY_NAME
 
 __all__ = [
     "EVERY_NAME",
+    "IMPORT_MODULE_CODE",
     "LOOKUP_FUNCTIONS",
     "MAX_CALLS",
     "RuntimeLookups",
@@ -63,6 +64,8 @@ LOOKUP_FUNCTIONS: dict[int, tuple[Callable[..., object], slice]] = {
 }
 """A lookup function's id (a callable need not be hashable) -> the function, and which of
 its positional arguments hold the names it looks up (a dotted name reads each part)."""
+IMPORT_MODULE_CODE = importlib.import_module.__code__
+"""Seen by a profile hook as a Python call, not a builtin's."""
 _LOOKUP_NAMES = frozenset(f.__name__ for f, _, _ in _NAME_ARGUMENTS)
 _HOME = {f.__name__: home for f, _, home in _NAME_ARGUMENTS if home is not None}
 """The module a lookup function not among the builtins is imported from."""
@@ -271,7 +274,47 @@ class RuntimeLookups:
         names.update(_parts(looked_up))
         return True
 
+    def call_event(self, disable: object) -> Callable[[CodeType, int, object, object], object]:
+        """The ``sys.monitoring`` CALL callback (3.12+), enabled on code with lookup call
+        sites only: its other calls return ``disable`` (the event names the callable, so a
+        lookup function called where no site was found records every name)."""
+        getframe, sites_of, on_call = sys._getframe, self.sites, self.on_call
+
+        def on_call_event(code: CodeType, offset: int, function: object, arg0: object) -> object:
+            sites = sites_of(code)
+            if not sites or (offset not in sites and id(function) not in LOOKUP_FUNCTIONS):
+                return disable
+            return None if on_call(getframe(1), offset, function) else disable
+
+        return on_call_event
+
+    def on_profiled_call(self, caller: FrameType | None, function: object) -> None:
+        """A profile hook saw ``function`` (a lookup function) called from ``caller``'s
+        code (before 3.12: at its ``f_lasti``)."""
+        if caller is None:
+            return
+        code = caller.f_code
+        if self.is_project_code(code) and self.sites(code):
+            self.on_call(caller, caller.f_lasti, function)
+
+    def records(
+        self, code: CodeType, bound: Mapping[str, Sized], origins: Mapping[str, str]
+    ) -> bool:
+        """Whether the lookups by string of ``code`` (whose module binds ``bound`` and
+        imports ``origins``) are all ones whose names are recorded as they run."""
+        return self.sites(code) is not None and not shadowed(code, bound, origins)
+
     def read(self, code: CodeType) -> tuple[set[str], set[str]]:
-        """The names ``code`` looked up so far, and the modules it imported by name."""
+        """The names ``code`` looked up so far, and the files of the modules it imported
+        by name (one not imported, or not found, reads as any name)."""
         key = id(code)
-        return self.names.get(key, set()), self.modules.get(key, set())
+        names = self.names.get(key, set())
+        files: set[str] = set()
+        for name in self.modules.get(key, ()):
+            module = sys.modules.get(name)
+            filename = getattr(module, "__file__", None)
+            if module is None:
+                names = names | {EVERY_NAME}
+            elif isinstance(filename, str):  # else a builtin module: no project code
+                files.add(filename)
+        return names, files

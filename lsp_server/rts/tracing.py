@@ -1,4 +1,4 @@
-"""Collecting which code objects ran and which files were opened, per test.
+"""Collecting which code objects ran, per test.
 
 On Python 3.12+ ``sys.monitoring`` PY_START is enabled as a *local* event on the project's
 own code objects only: those of functions alive when tracing starts (found through the
@@ -17,8 +17,9 @@ when their bytecode, names and first line agree, whatever file they come from, a
 that ran both must depend on both files. Every code object seen is retained, so an id is
 never reused while it is a key.
 
-Files are observed through one process-wide audit hook (audit hooks cannot be removed);
-it does nothing unless a ``FileWatcher`` or a tracer is active.
+Files opened are observed by ``rts.audit_events``, which also hands the tracer every code
+object about to be executed. Lookups by a name held in a variable are recorded as they run
+(``rts.runtime_lookups``: CALL events on 3.12+, the hook's ``c_call`` before).
 """
 
 from __future__ import annotations
@@ -26,19 +27,17 @@ from __future__ import annotations
 import contextlib
 import gc
 import importlib
-import os
 import sys
 import threading
 from collections.abc import Callable, Iterator
 from types import CodeType, FrameType, FunctionType
 from typing import Any
 
+from lsp_server.rts.audit_events import watch_exec
 from lsp_server.rts.returns import is_real_return, kind_of, returns_values
-from lsp_server.rts.runtime_lookups import LOOKUP_FUNCTIONS, RuntimeLookups
+from lsp_server.rts.runtime_lookups import IMPORT_MODULE_CODE, LOOKUP_FUNCTIONS, RuntimeLookups
 
 _MON: Any = getattr(sys, "monitoring", None)
-
-_WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_APPEND
 
 CodeSet = dict[int, CodeType]
 """Code objects by ``id``."""
@@ -58,8 +57,7 @@ class CodeTracer:
 
     def __init__(self, is_project_file: Callable[[str], bool] | None = None) -> None:
         self._seen: CodeSet = {}
-        # The names project code looked up by a name held in a variable (all sessions'
-        # tracers record them: ``rts.runtime_lookups``).
+        # Names looked up by a name held in a variable (``rts.runtime_lookups``).
         self.lookups = RuntimeLookups(is_project_file or (lambda _: False))
         # Open module executions, innermost last: (module code, the set to return to).
         self._windows: list[tuple[CodeType, CodeSet]] = []
@@ -171,19 +169,9 @@ class MonitoringTracer(CodeTracer):
             count = counts[id(code)] = counts.get(id(code), 0) + 1
             return disable if count >= RETURNS_PER_TEST else None
 
-        lookups = self.lookups
-        getframe = sys._getframe
-
-        def on_call(code: CodeType, offset: int, function: object, arg0: object) -> Any:
-            # Enabled on code with lookup call sites only; its other calls stop here.
-            sites = lookups.sites(code)
-            if not sites or (offset not in sites and id(function) not in LOOKUP_FUNCTIONS):
-                return disable
-            return None if lookups.on_call(getframe(1), offset, function) else disable
-
         self._on_start = on_start
         self._on_return = on_return
-        self._on_call = on_call
+        self._on_call = self.lookups.call_event(disable)
         self._rebind = rebind
 
     def _use(self, seen: CodeSet) -> None:
@@ -241,7 +229,7 @@ class MonitoringTracer(CodeTracer):
         mon.register_callback(self._tool, mon.events.PY_START, self._on_start)
         mon.register_callback(self._tool, mon.events.PY_RETURN, self._on_return)
         mon.register_callback(self._tool, mon.events.CALL, self._on_call)
-        _watch_exec(self._on_exec)
+        watch_exec(self._on_exec)
         for obj in gc.get_objects():
             if type(obj) is FunctionType:
                 self.instrument(obj.__code__)
@@ -249,7 +237,7 @@ class MonitoringTracer(CodeTracer):
     def stop(self) -> None:
         if self._tool is None:
             return
-        _watch_exec(None)
+        watch_exec(None)
         mon = _MON
         for code in self._instrumented.values():
             mon.set_local_events(self._tool, code, 0)
@@ -285,14 +273,7 @@ class ProfileTracer(CodeTracer):
         windows, files, check = self._windows, self._files, self._is_project_file
         open_module, close_module = self._open_module, self._close_module
         record_return, counts = self._record_return, self._return_counts
-        lookups = self.lookups
-        import_module = importlib.import_module.__code__
-
-        def on_lookup(caller: FrameType | None, function: object) -> None:
-            if caller is None or not lookups.is_project_code(caller.f_code):
-                return
-            if lookups.sites(caller.f_code):
-                lookups.on_call(caller, caller.f_lasti, function)
+        on_lookup, import_module = self.lookups.on_profiled_call, IMPORT_MODULE_CODE
 
         def rebind(seen: CodeSet) -> None:
             nonlocal remember
@@ -304,7 +285,7 @@ class ProfileTracer(CodeTracer):
                 remember(id(code), code)
                 if code.co_name == "<module>":
                     open_module(code)
-                elif code is import_module:
+                elif code is import_module:  # a Python function: its caller called it
                     on_lookup(frame.f_back, importlib.import_module)
             elif event == "c_call":
                 if id(arg) in LOOKUP_FUNCTIONS:
@@ -364,63 +345,3 @@ def new_tracer(is_project_file: Callable[[str], bool]) -> CodeTracer:
     if _MON is not None:
         return MonitoringTracer(is_project_file)
     return ProfileTracer(is_project_file)
-
-
-class FileWatcher:
-    """Absolute paths of files opened for reading since the last ``take()``."""
-
-    def __init__(self) -> None:
-        self._opened: set[str] = set()
-
-    def on_open(self, args: tuple[Any, ...]) -> None:
-        path, mode, flags = (*tuple(args), None, None, None)[:3]
-        if isinstance(path, int) or path is None:
-            return
-        if isinstance(mode, str):
-            if any(c in mode for c in "wax+"):
-                return
-        elif isinstance(flags, int) and flags & _WRITE_FLAGS:
-            return
-        with contextlib.suppress(TypeError, ValueError):
-            self._opened.add(os.path.abspath(os.fsdecode(path)))
-
-    def take(self) -> set[str]:
-        opened, self._opened = self._opened, set()
-        return opened
-
-
-_active_watcher: FileWatcher | None = None
-_on_exec: Callable[[CodeType], None] | None = None
-_hook_installed = False
-
-
-def _audit(event: str, args: tuple[Any, ...]) -> None:
-    if event == "open":
-        if _active_watcher is not None:
-            _active_watcher.on_open(args)
-    elif event == "exec" and _on_exec is not None and type(args[0]) is CodeType:
-        _on_exec(args[0])
-
-
-def _install_audit_hook() -> None:
-    global _hook_installed
-    if not _hook_installed:
-        sys.addaudithook(_audit)
-        _hook_installed = True
-
-
-def activate_watcher(watcher: FileWatcher | None) -> None:
-    """Route ``open`` audit events to ``watcher`` (None: ignore them)."""
-    global _active_watcher
-    _active_watcher = watcher
-    if watcher is not None:
-        _install_audit_hook()
-
-
-def _watch_exec(callback: Callable[[CodeType], None] | None) -> None:
-    """Hand every code object about to be executed (``exec``, ``eval``, imports) to
-    ``callback`` (None: stop)."""
-    global _on_exec
-    _on_exec = callback
-    if callback is not None:
-        _install_audit_hook()
