@@ -8,6 +8,7 @@ modules ran the lookups."""
 from __future__ import annotations
 
 import sys
+import textwrap
 
 import pytest
 
@@ -83,40 +84,27 @@ def _project(pytester: pytest.Pytester) -> None:
     assert run(pytester, flag="--reks-all") == {"test_other", "test_limit"}
 
 
-def test_a_name_never_looked_up_selects_only_its_readers(pytester: pytest.Pytester) -> None:
-    _project(pytester)
-    edit(pytester, "pkg/core.py", "LIMIT = 3", "LIMIT = 4")
-    assert run(pytester) == {"test_limit"}
+EVERY = {"test_other", "test_limit"}
+# An edit of the registry project -> the tests it selects.
+REGISTRY_EDITS = {
+    # A value change to a name never looked up: only the tests that read it otherwise.
+    "unread_value": ("pkg/core.py", "LIMIT = 3", "LIMIT = 4", {"test_limit"}),
+    "new_unread_name": ("pkg/core.py", "LIMIT = 3", "LIMIT = 3\nUNUSED = 5", set()),
+    # The registry holds what the lookups found: every importer sees these.
+    "looked_up_changed": ("pkg/core.py", "def curry():", "def curry(a=0):", EVERY),
+    "missing_now_bound": ("pkg/core.py", "LIMIT = 3", "LIMIT = 3\nmissing_name = 5", EVERY),
+    "table_changed": ("pkg/sigs.py", '"missing_name"]', '"missing_name", "LIMIT"]', EVERY),
+}
 
 
-def test_a_new_binding_of_a_name_never_looked_up_selects_nothing(
-    pytester: pytest.Pytester,
+@pytest.mark.parametrize("case", sorted(REGISTRY_EDITS))
+def test_a_registry_filled_at_import_depends_on_the_names_looked_up(
+    pytester: pytest.Pytester, case: str
 ) -> None:
+    path, old, new, expected = REGISTRY_EDITS[case]
     _project(pytester)
-    edit(pytester, "pkg/core.py", "LIMIT = 3", "LIMIT = 3\nUNUSED = 5")
-    assert run(pytester) == set()
-
-
-def test_a_changed_binding_of_a_name_looked_up_selects_every_importer(
-    pytester: pytest.Pytester,
-) -> None:
-    _project(pytester)
-    edit(pytester, "pkg/core.py", "def curry():", "def curry(a=0):")
-    assert run(pytester) == {"test_other", "test_limit"}
-
-
-def test_a_new_binding_of_a_name_found_missing_selects_every_importer(
-    pytester: pytest.Pytester,
-) -> None:
-    _project(pytester)
-    edit(pytester, "pkg/core.py", "LIMIT = 3", "LIMIT = 3\nmissing_name = 5")
-    assert run(pytester) == {"test_other", "test_limit"}
-
-
-def test_a_changed_table_selects_every_importer(pytester: pytest.Pytester) -> None:
-    _project(pytester)
-    edit(pytester, "pkg/sigs.py", '"missing_name"]', '"missing_name", "LIMIT"]')
-    assert run(pytester) == {"test_other", "test_limit"}
+    edit(pytester, path, old, new)
+    assert run(pytester) == expected
 
 
 def test_a_lookup_in_a_test_depends_on_the_names_it_read(pytester: pytest.Pytester) -> None:
@@ -210,16 +198,24 @@ def test_only_a_name_read_from_a_plain_variable_is_recorded(
     assert run(pytester) == {"test_find"}
 
 
+def _after_an_unread_edit(pytester: pytest.Pytester, classes: str) -> set[str]:
+    """The tests selected after a value change to ``LIMIT``, which no test reads, in a
+    module holding ``classes`` whose bodies run at import."""
+    write(pytester, "mod.py", f"LIMIT = 3\n\n{classes}\n\ndef other():\n    return 2\n")
+    write(
+        pytester, "test_mod.py", "import mod\n\n\ndef test_other():\n    assert mod.other() == 2\n"
+    )
+    assert run(pytester, flag="--reks-all") == {"test_other"}
+    edit(pytester, "mod.py", "LIMIT = 3", "LIMIT = 5")
+    return run(pytester)
+
+
 def test_a_getter_made_in_a_class_body_reads_its_names(pytester: pytest.Pytester) -> None:
     # toolz's Compose: ``attrgetter("first")`` in a class body that runs a project
     # decorator (no binding of its own: the body runs in every importer's footprint).
-    write(
-        pytester,
-        "mod.py",
+    classes = textwrap.dedent(
         """
         from operator import attrgetter
-
-        LIMIT = 3
 
 
         def noted(function):
@@ -233,19 +229,11 @@ def test_a_getter_made_in_a_class_body_reads_its_names(pytester: pytest.Pytester
             @noted
             def get(self):
                 return 1
-
-
-        def other():
-            return 2
-        """,
+        """
     )
-    write(
-        pytester, "test_mod.py", "import mod\n\n\ndef test_other():\n    assert mod.other() == 2\n"
-    )
-    assert run(pytester, flag="--reks-all") == {"test_other"}
-    edit(pytester, "mod.py", "LIMIT = 3", "LIMIT = 5")
+    selected = _after_an_unread_edit(pytester, classes)
     # Before 3.12 the tracer cannot see a class called: the getter stays conservative.
-    assert run(pytester) == (set() if sys.version_info >= (3, 12) else {"test_other"})
+    assert selected == (set() if sys.version_info >= (3, 12) else {"test_other"})
     edit(pytester, "mod.py", "first = 1", "first = 2")
     assert run(pytester) == {"test_other"}
 
@@ -253,26 +241,12 @@ def test_a_getter_made_in_a_class_body_reads_its_names(pytester: pytest.Pytester
 def test_a_class_body_defining_getattr_looks_nothing_up(pytester: pytest.Pytester) -> None:
     # cachetools' ``_TimedCache._Timer`` defines ``__getattr__``: the body binds the name,
     # it reads no binding by string (the method's own lookups count when it runs).
-    write(
-        pytester,
-        "mod.py",
+    classes = textwrap.dedent(
         """
-        LIMIT = 3
-
-
         class Outer:
             class Timer:
                 def __getattr__(self, name):
                     return getattr(int, name)
-
-
-        def other():
-            return 2
-        """,
+        """
     )
-    write(
-        pytester, "test_mod.py", "import mod\n\n\ndef test_other():\n    assert mod.other() == 2\n"
-    )
-    assert run(pytester, flag="--reks-all") == {"test_other"}
-    edit(pytester, "mod.py", "LIMIT = 3", "LIMIT = 5")
-    assert run(pytester) == set()
+    assert _after_an_unread_edit(pytester, classes) == set()
