@@ -195,6 +195,7 @@ def _parts(dotted: list[str]) -> set[str]:
 
 
 def _value(frame: FrameType, source: Source) -> object:
+    """The value ``source`` holds in ``frame`` (None when not found)."""
     kind, name = source
     if kind == "const":
         return name
@@ -259,11 +260,10 @@ class RuntimeLookups:
         looked_up: list[str] = []
         for source in sources[found[1]]:
             value = None if source is None else _value(frame, source)
-            if source is None or (value is not None and not isinstance(value, str)):
-                names.add(EVERY_NAME)  # computed, or not a string (it may still work)
+            if not isinstance(value, str):
+                names.add(EVERY_NAME)  # computed, not found, or no string: not told
                 return False
-            if value is not None:  # None: the call raises before looking anything up
-                looked_up.append(str.__str__(value))  # a str subclass's hash plays no part
+            looked_up.append(str.__str__(value))  # a str subclass's hash plays no part
         if function is not importlib.import_module:
             names.update(looked_up if function is not operator.attrgetter else _parts(looked_up))
             return True
