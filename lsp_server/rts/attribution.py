@@ -24,7 +24,8 @@ from lsp_server.rts.binding_reads import BindingReads
 from lsp_server.rts.imports import ImportResolver
 from lsp_server.rts.lookups import ATTRIBUTE_LOOKUP
 from lsp_server.rts.option_rules import XFAIL_MARK
-from lsp_server.rts.reads import builds_classes, code_reads
+from lsp_server.rts.reads import EVERY_NAME, builds_classes, code_reads
+from lsp_server.rts.runtime_lookups import RuntimeLookups
 from lsp_server.rts.snapshots import FileStates
 from lsp_server.rts.tracing import CodeSet, CodeTracer, ReturnKinds
 from lsp_server.rts.units import (
@@ -53,8 +54,11 @@ class Window:
 class UnitAttribution:
     """Turns windows into units; every cache lives as long as the pytest session."""
 
-    def __init__(self, root: Path, paths: ProjectPaths, states: FileStates) -> None:
+    def __init__(
+        self, root: Path, paths: ProjectPaths, states: FileStates, lookups: RuntimeLookups
+    ) -> None:
         self.root = root
+        self.lookups = lookups
         self.paths = paths
         self.states = states
         self.resolver = ImportResolver(root, self._imports_of)
@@ -79,6 +83,9 @@ class UnitAttribution:
         self._code_globals: dict[int, tuple[str, frozenset[str]]] = {}
         self._static_reads: dict[object, tuple[frozenset[str], bool]] = {}
         self._footprint_reads: dict[int, tuple[frozenset[str], bool]] = {}
+        # By id(code): code whose lookups by a name in a variable were recorded as it ran
+        # (``rts.runtime_lookups``): what it read is asked each time, it may read more.
+        self._read_at_run_time: set[int] = set()
         self._functions: dict[int, Unit | None] = {}  # by id(code): see ``function_of``
         self._ran_of: dict[int, tuple[Unit, ...]] = {}  # by id(code): see ``functions_ran``
         self._answers: dict[tuple[object, ...], tuple[Unit, ...]] = {}  # see units_of_test
@@ -122,6 +129,11 @@ class UnitAttribution:
             names.add(XFAIL_MARK)
         names = names.union(*(code_reads[key][0] for key in codes))
         dynamic = dynamic or any(code_reads[key][1] for key in codes)
+        for key in self._read_at_run_time.intersection(codes):
+            looked_up, imported = self._run_time_reads(codes[key])
+            names |= looked_up
+            dynamic = dynamic or EVERY_NAME in looked_up
+            ids = ids.union(imported)
         globals_read: dict[str, set[str]] = {}
         for key in self._code_globals.keys() & codes.keys():
             rel, read = self._code_globals[key]
@@ -239,6 +251,16 @@ class UnitAttribution:
                     kind = file_units.dynamic.get(found.name)
                     if kind == ATTRIBUTE_LOOKUP:
                         names_read = names_read | {ATTRIBUTE_LOOKUP}
+                    if kind == "*" and (
+                        id(code) in self._read_at_run_time
+                        or self.lookups.records(code, file_units.bound, file_units.import_origins)
+                    ):
+                        # The syntax of the whole function said so; its code objects
+                        # (a generator expression in it) each tell their own lookups.
+                        self._read_at_run_time.add(id(code))
+                        kind = None
+                    else:  # the syntax told: as before
+                        self._read_at_run_time.discard(id(code))
                     self._code_reads[id(code)] = (names_read, kind == "*")
         ids = tuple(self._intern(u) for u in units)
         self._code_units[id(code)] = ids
@@ -247,17 +269,37 @@ class UnitAttribution:
 
     def _note_reads(self, code: CodeType, rel: str, file_units: FileUnits | None) -> None:
         names, global_only, dynamic = code_reads(code)
+        if (
+            dynamic
+            and file_units is not None
+            and self.lookups.records(code, file_units.bound, file_units.import_origins)
+        ):
+            self._read_at_run_time.add(id(code))
+            dynamic = False
         own = frozenset() if file_units is None else file_units.own_globals(global_only)
         if own:
             self._code_globals[id(code)] = (rel, own)
         self._code_reads[id(code)] = (names | (global_only - own), dynamic)
 
-    def _every_read(self, code: CodeType) -> tuple[frozenset[str], bool]:
+    def _every_read(self, code: CodeType) -> tuple[frozenset[str], bool, set[int]]:
         """What ``code`` reads, its module's globals included: for code that ran at
-        collection or import, whose reads count for every module (coarser, rarer)."""
+        collection or import, whose reads count for every module (coarser, rarer); and
+        the module units of the modules it imported by name."""
         names, dynamic = self._code_reads[id(code)]
         found = self._code_globals.get(id(code))
-        return (names if found is None else names | found[1]), dynamic
+        if found is not None:
+            names = names | found[1]
+        if id(code) not in self._read_at_run_time:
+            return names, dynamic, set()
+        looked_up, imported = self._run_time_reads(code)
+        return names | looked_up, dynamic or EVERY_NAME in looked_up, imported
+
+    def _run_time_reads(self, code: CodeType) -> tuple[set[str], set[int]]:
+        """The names ``code`` looked up as it ran, and the module units of the project
+        modules it imported by name."""
+        looked_up, files = self.lookups.read(code)
+        rels = (self.paths.python_rel(filename) for filename in files)
+        return looked_up, {self._intern(Unit(rel, MODULE)) for rel in rels if rel is not None}
 
     def _static_units(self, item: pytest.Item) -> frozenset[int]:
         """Module parts of the test file's import closure and its conftests, plus the
@@ -287,7 +329,8 @@ class UnitAttribution:
             if window is not None:
                 for code in window.codes.values():
                     ids.update(self._units_of_code(code))
-                    code_names, code_dynamic = self._every_read(code)
+                    code_names, code_dynamic, imported = self._every_read(code)
+                    ids |= imported
                     names |= code_names
                     dynamic = dynamic or code_dynamic
                 ids.update(self._file_ids(window.files))
@@ -349,7 +392,8 @@ class UnitAttribution:
             names, dynamic = self._footprint_reads.get(module, (frozenset(), False))
             for ran in codes.values():
                 ids.update(self._units_of_code(ran))
-                ran_names, ran_dynamic = self._every_read(ran)
+                ran_names, ran_dynamic, imported = self._every_read(ran)
+                ids |= imported
                 names = names | ran_names
                 project_code = bool(self._code_units[id(ran)])
                 dynamic = dynamic or ran_dynamic or (project_code and builds_classes(ran))

@@ -204,9 +204,9 @@ def _assignment_names(stmt: ast.stmt) -> tuple[str, ...] | None:
 
 
 def _type_checking_names(stmt: ast.stmt) -> tuple[str, ...] | None:
-    """The names an ``if TYPE_CHECKING:`` block without ``else`` binds; None for any other
-    statement."""
-    if not isinstance(stmt, ast.If) or stmt.orelse:
+    """The names an ``if TYPE_CHECKING:`` block binds, when its ``else`` (if any) only
+    binds names too (``_binds_only``); None for any other statement."""
+    if not isinstance(stmt, ast.If) or not all(map(_binds_only, stmt.orelse)):
         return None
     test = stmt.test
     name = test.id if isinstance(test, ast.Name) else getattr(test, "attr", None)
@@ -221,6 +221,15 @@ def _type_checking_names(stmt: ast.stmt) -> tuple[str, ...] | None:
         elif isinstance(item, ast.Name) and isinstance(item.ctx, ast.Store):
             names.append(item.id)
     return tuple(dict.fromkeys(names))
+
+
+def _binds_only(stmt: ast.stmt) -> bool:
+    """Whether ``stmt`` (in the ``else`` of an ``if TYPE_CHECKING:``, the branch that
+    runs) only binds names: a plain assignment, a standard-library import, a ``def`` that
+    only wraps (itsdangerous binds a plainer ``TypeVar`` there for run time)."""
+    if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return _def_is_binding(stmt)
+    return _stdlib_import_names(stmt) is not None or _assignment_names(stmt) is not None
 
 
 def _is_str(node: ast.expr) -> bool:
@@ -257,8 +266,11 @@ def _binding(stmt: ast.stmt, plain_classes: set[str], makers: set[str]) -> Bindi
     checked = _type_checking_names(stmt)
     if checked is not None:
         # Its body never runs; a test reading one of its names (an annotation evaluated at
-        # run time) sees the names missing, or bound elsewhere.
-        return Binding(checked, *span, frozenset())
+        # run time) sees the names missing, or bound elsewhere, or bound by the ``else``,
+        # which reads what its statements read.
+        orelse = stmt.orelse if isinstance(stmt, ast.If) else []
+        reads: set[str] = set().union(*map(import_time_names, orelse))
+        return Binding(checked, *span, frozenset(reads - set(checked)))
     if isinstance(stmt, ast.ImportFrom) and stmt.module == "__future__":
         # It binds the feature names; how it changes the file's code is the markers of
         # the units it can change (``rts.future``).

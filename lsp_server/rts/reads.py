@@ -83,8 +83,22 @@ def code_reads(code: CodeType) -> tuple[frozenset[str], frozenset[str], bool]:
         # A wrapper copying a docstring: it shows only to whoever reads __doc__ later.
         names.discard("__doc__")
     global_only -= names
-    dynamic = not DYNAMIC_NAMES.isdisjoint(code.co_names)
+    # ``__doc__`` by name is the module's or the class's own docstring (a class body
+    # binds it from its docstring), never a function's; rebinding it is in the residue.
+    global_only.discard("__doc__")
+    dynamic = not DYNAMIC_NAMES.isdisjoint(code.co_names) and _loads_any(code, DYNAMIC_NAMES)
     return frozenset(names), frozenset(global_only), dynamic
+
+
+def _loads_any(code: CodeType, wanted: frozenset[str]) -> bool:
+    """Whether ``code`` uses one of the names ``wanted`` other than to bind or unbind it:
+    a class body defining ``__getattr__`` looks nothing up (the method's code counts when
+    it runs)."""
+    return any(
+        ins.argval in wanted and not ins.opname.startswith(("STORE_", "DELETE_"))
+        for ins in dis.get_instructions(code)
+        if ins.opcode in dis.hasname
+    )
 
 
 def _global_only(code: CodeType) -> set[str]:

@@ -24,16 +24,11 @@ import pytest
 
 from lsp_server.project.files import ProjectPaths
 from lsp_server.rts.attribution import UnitAttribution, Window
+from lsp_server.rts.audit_events import FileWatcher, activate_watcher
 from lsp_server.rts.setup_clock import SetupClock
 from lsp_server.rts.snapshots import FileStates
 from lsp_server.rts.store import DependencyStore, FileSnapshot, TestResult
-from lsp_server.rts.tracing import (
-    CodeSet,
-    CodeTracer,
-    FileWatcher,
-    activate_watcher,
-    new_tracer,
-)
+from lsp_server.rts.tracing import CodeSet, CodeTracer, new_tracer
 from lsp_server.rts.units import Unit
 
 # Results are written in batches: at most this many tests or seconds per transaction.
@@ -81,11 +76,11 @@ class DependencyRecorder:
         self.store = store
         self.states = states
         self.environment, self.options, self.session_id = session
-        self.attribution = UnitAttribution(root, paths, states)
         # Started when the initial conftests were loaded (see start_import_tracing).
         self.tracer: CodeTracer = config.stash.get(EARLY_TRACER, None) or new_tracer(
             paths.is_python_file
         )
+        self.attribution = UnitAttribution(root, paths, states, self.tracer.lookups)
         self.watcher = FileWatcher()
         self.setup_clock = SetupClock()  # the set-up times of shared fixtures, per test
         config.pluginmanager.register(self.setup_clock, "reks-setup-clock")

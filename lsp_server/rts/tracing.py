@@ -1,4 +1,4 @@
-"""Collecting which code objects ran and which files were opened, per test.
+"""Collecting which code objects ran, per test.
 
 On Python 3.12+ ``sys.monitoring`` PY_START is enabled as a *local* event on the project's
 own code objects only: those of functions alive when tracing starts (found through the
@@ -17,26 +17,27 @@ when their bytecode, names and first line agree, whatever file they come from, a
 that ran both must depend on both files. Every code object seen is retained, so an id is
 never reused while it is a key.
 
-Files are observed through one process-wide audit hook (audit hooks cannot be removed);
-it does nothing unless a ``FileWatcher`` or a tracer is active.
+Files opened are observed by ``rts.audit_events``, which also hands the tracer every code
+object about to be executed. Lookups by a name held in a variable are recorded as they run
+(``rts.runtime_lookups``: CALL events on 3.12+, the hook's ``c_call`` before).
 """
 
 from __future__ import annotations
 
 import contextlib
 import gc
-import os
+import importlib
 import sys
 import threading
 from collections.abc import Callable, Iterator
 from types import CodeType, FrameType, FunctionType
 from typing import Any
 
+from lsp_server.rts.audit_events import watch_exec
 from lsp_server.rts.returns import constant_returns, is_real_return, kind_of, returns_values
+from lsp_server.rts.runtime_lookups import IMPORT_MODULE_CODE, LOOKUP_FUNCTIONS, RuntimeLookups
 
 _MON: Any = getattr(sys, "monitoring", None)
-
-_WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_APPEND
 
 CodeSet = dict[int, CodeType]
 """Code objects by ``id``."""
@@ -54,8 +55,10 @@ class CodeTracer:
     every test using what it built depends on it: through the footprint of the module that
     was imported, whichever test or conftest imported it first."""
 
-    def __init__(self) -> None:
+    def __init__(self, is_project_file: Callable[[str], bool] | None = None) -> None:
         self._seen: CodeSet = {}
+        # Names looked up by a name held in a variable (``rts.runtime_lookups``).
+        self.lookups = RuntimeLookups(is_project_file or (lambda _: False))
         # Open module executions, innermost last: (module code, the set to return to).
         self._windows: list[tuple[CodeType, CodeSet]] = []
         self._footprints: list[tuple[CodeType, CodeSet]] = []
@@ -138,7 +141,7 @@ class MonitoringTracer(CodeTracer):
     _CANDIDATE_IDS = (4, 3, 2)
 
     def __init__(self, is_project_file: Callable[[str], bool]) -> None:
-        super().__init__()
+        super().__init__(is_project_file)
         self._tool: int | None = None
         self._is_project_file = is_project_file
         self._files: dict[str, bool] = {}
@@ -173,6 +176,7 @@ class MonitoringTracer(CodeTracer):
 
         self._on_start = on_start
         self._on_return = on_return
+        self._on_call = self.lookups.call_event(disable)
         self._rebind = rebind
 
     def _use(self, seen: CodeSet) -> None:
@@ -204,6 +208,8 @@ class MonitoringTracer(CodeTracer):
                 wanted_events |= events.PY_RETURN
                 key = id(current)
                 self._constant_sites.update((key, at) for at in constant_returns(current))
+            if self.lookups.sites(current):
+                wanted_events |= events.CALL
             _MON.set_local_events(tool, current, wanted_events)
             stack.extend(c for c in current.co_consts if type(c) is CodeType)
 
@@ -229,7 +235,8 @@ class MonitoringTracer(CodeTracer):
             raise RuntimeError("reks: no free sys.monitoring tool id")
         mon.register_callback(self._tool, mon.events.PY_START, self._on_start)
         mon.register_callback(self._tool, mon.events.PY_RETURN, self._on_return)
-        _watch_exec(self._on_exec)
+        mon.register_callback(self._tool, mon.events.CALL, self._on_call)
+        watch_exec(self._on_exec)
         for obj in gc.get_objects():
             if type(obj) is FunctionType:
                 self.instrument(obj.__code__)
@@ -237,12 +244,13 @@ class MonitoringTracer(CodeTracer):
     def stop(self) -> None:
         if self._tool is None:
             return
-        _watch_exec(None)
+        watch_exec(None)
         mon = _MON
         for code in self._instrumented.values():
             mon.set_local_events(self._tool, code, 0)
         mon.register_callback(self._tool, mon.events.PY_START, None)
         mon.register_callback(self._tool, mon.events.PY_RETURN, None)
+        mon.register_callback(self._tool, mon.events.CALL, None)
         mon.free_tool_id(self._tool)
         self._tool = None
 
@@ -258,7 +266,7 @@ class ProfileTracer(CodeTracer):
     project functions return."""
 
     def __init__(self, is_project_file: Callable[[str], bool] | None = None) -> None:
-        super().__init__()
+        super().__init__(is_project_file)
         self._active = False
         self._is_project_file = is_project_file
         self._files: dict[str, bool] = {}
@@ -272,6 +280,7 @@ class ProfileTracer(CodeTracer):
         windows, files, check = self._windows, self._files, self._is_project_file
         open_module, close_module = self._open_module, self._close_module
         record_return, counts = self._record_return, self._return_counts
+        on_lookup, import_module = self.lookups.on_profiled_call, IMPORT_MODULE_CODE
 
         def rebind(seen: CodeSet) -> None:
             nonlocal remember
@@ -283,6 +292,11 @@ class ProfileTracer(CodeTracer):
                 remember(id(code), code)
                 if code.co_name == "<module>":
                     open_module(code)
+                elif code is import_module:  # a Python function: its caller called it
+                    on_lookup(frame.f_back, importlib.import_module)
+            elif event == "c_call":
+                if id(arg) in LOOKUP_FUNCTIONS:
+                    on_lookup(frame, arg)
             elif event == "return":
                 code = frame.f_code
                 if windows and code.co_name == "<module>":
@@ -338,63 +352,3 @@ def new_tracer(is_project_file: Callable[[str], bool]) -> CodeTracer:
     if _MON is not None:
         return MonitoringTracer(is_project_file)
     return ProfileTracer(is_project_file)
-
-
-class FileWatcher:
-    """Absolute paths of files opened for reading since the last ``take()``."""
-
-    def __init__(self) -> None:
-        self._opened: set[str] = set()
-
-    def on_open(self, args: tuple[Any, ...]) -> None:
-        path, mode, flags = (*tuple(args), None, None, None)[:3]
-        if isinstance(path, int) or path is None:
-            return
-        if isinstance(mode, str):
-            if any(c in mode for c in "wax+"):
-                return
-        elif isinstance(flags, int) and flags & _WRITE_FLAGS:
-            return
-        with contextlib.suppress(TypeError, ValueError):
-            self._opened.add(os.path.abspath(os.fsdecode(path)))
-
-    def take(self) -> set[str]:
-        opened, self._opened = self._opened, set()
-        return opened
-
-
-_active_watcher: FileWatcher | None = None
-_on_exec: Callable[[CodeType], None] | None = None
-_hook_installed = False
-
-
-def _audit(event: str, args: tuple[Any, ...]) -> None:
-    if event == "open":
-        if _active_watcher is not None:
-            _active_watcher.on_open(args)
-    elif event == "exec" and _on_exec is not None and type(args[0]) is CodeType:
-        _on_exec(args[0])
-
-
-def _install_audit_hook() -> None:
-    global _hook_installed
-    if not _hook_installed:
-        sys.addaudithook(_audit)
-        _hook_installed = True
-
-
-def activate_watcher(watcher: FileWatcher | None) -> None:
-    """Route ``open`` audit events to ``watcher`` (None: ignore them)."""
-    global _active_watcher
-    _active_watcher = watcher
-    if watcher is not None:
-        _install_audit_hook()
-
-
-def _watch_exec(callback: Callable[[CodeType], None] | None) -> None:
-    """Hand every code object about to be executed (``exec``, ``eval``, imports) to
-    ``callback`` (None: stop)."""
-    global _on_exec
-    _on_exec = callback
-    if callback is not None:
-        _install_audit_hook()

@@ -84,3 +84,44 @@ def test_a_docstring_edit_selects_its_readers_only(project: pytest.Pytester) -> 
 def test_a_library_metaclass_keeps_the_docstring_in_the_class(project: pytest.Pytester) -> None:
     edit(project, "pkg/core.py", "no plain type", "not a plain type")
     assert run(project, "--doctest-modules") == {"test_tagged", "test_by_string"}
+
+
+def test_a_class_body_storing_its_docstring_reads_no_docstring(
+    pytester: pytest.Pytester,
+) -> None:
+    # A class body binds ``__doc__`` (its own docstring) by name: toolz's classes whose
+    # bodies run in every importer's footprint (a project decorator on a method keeps
+    # them out of plain bindings) made every test read every function's docstring.
+    write(
+        pytester,
+        "mod.py",
+        '''
+        def noted(function):
+            return function
+
+
+        class Box:
+            """A box."""
+
+            @noted
+            def get(self):
+                return 1
+
+
+        def helper():
+            """Help."""
+            return 1
+
+
+        def other():
+            return 2 if helper else 0  # reads the name: depends on the def, not its body
+        ''',
+    )
+    write(
+        pytester,
+        "test_mod.py",
+        "from mod import other\n\n\ndef test_other():\n    assert other() == 2\n",
+    )
+    assert run(pytester, flag="--reks-all") == {"test_other"}
+    edit(pytester, "mod.py", '"""Help."""', '"""Helps."""')
+    assert run(pytester) == set()

@@ -159,6 +159,58 @@ def test_a_type_checking_block_is_seen_by_the_readers_of_its_names(
     assert run(pytester) == {"test_hints"}
 
 
+def test_a_type_checking_block_with_an_else_is_seen_by_the_readers_of_its_names(
+    pytester: pytest.Pytester,
+) -> None:
+    # itsdangerous's serializer.py: a TypeVar for the type checker, a plainer one at run
+    # time. Only the else branch runs, and it only binds the name: a test that never
+    # reads `_T` (nor what reads it) does not depend on the block.
+    write(
+        pytester,
+        "typed.py",
+        """
+        import typing as t
+
+        if t.TYPE_CHECKING:
+            import typing_extensions as te
+
+            _T = te.TypeVar("_T", bound=str | bytes, default=str | bytes)
+        else:
+            _T = t.TypeVar("_T", bound=t.Union[str, bytes])
+
+
+        class Box(t.Generic[_T]):
+            def __init__(self, value):
+                self.value = value
+
+
+        def double(x):
+            return x * 2
+        """,
+    )
+    write(
+        pytester,
+        "test_typed.py",
+        """
+        import typed
+
+
+        def test_double():
+            assert typed.double(2) == 4
+
+
+        def test_box():
+            assert typed.Box(1).value == 1
+        """,
+    )
+    assert run(pytester, flag="--reks-all") == {"test_double", "test_box"}
+    edit(pytester, "typed.py", "bound=t.Union[str, bytes])", "bound=str | bytes)")
+    assert run(pytester) == {"test_box"}
+    # An else branch doing more than binding (a call with effects) stays in the residue.
+    edit(pytester, "typed.py", "bound=str | bytes)", "bound=str | bytes)\n    print()")
+    assert run(pytester) == {"test_double", "test_box"}
+
+
 def test_a_module_filling_its_namespace_reads_every_modules_bindings(
     pytester: pytest.Pytester,
 ) -> None:

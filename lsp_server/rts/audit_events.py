@@ -1,0 +1,77 @@
+"""Files opened and code about to be executed, from one process-wide audit hook.
+
+Audit hooks cannot be removed: the hook is installed once, the first time a watcher or a
+tracer needs it, and does nothing unless a ``FileWatcher`` is active (``open`` events) or
+a tracer asked for ``exec`` events (``watch_exec``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sys
+from collections.abc import Callable
+from types import CodeType
+from typing import Any
+
+_WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_APPEND
+
+
+class FileWatcher:
+    """Absolute paths of files opened for reading since the last ``take()``."""
+
+    def __init__(self) -> None:
+        self._opened: set[str] = set()
+
+    def on_open(self, args: tuple[Any, ...]) -> None:
+        path, mode, flags = (*tuple(args), None, None, None)[:3]
+        if isinstance(path, int) or path is None:
+            return
+        if isinstance(mode, str):
+            if any(c in mode for c in "wax+"):
+                return
+        elif isinstance(flags, int) and flags & _WRITE_FLAGS:
+            return
+        with contextlib.suppress(TypeError, ValueError):
+            self._opened.add(os.path.abspath(os.fsdecode(path)))
+
+    def take(self) -> set[str]:
+        opened, self._opened = self._opened, set()
+        return opened
+
+
+_active_watcher: FileWatcher | None = None
+_on_exec: Callable[[CodeType], None] | None = None
+_hook_installed = False
+
+
+def _audit(event: str, args: tuple[Any, ...]) -> None:
+    if event == "open":
+        if _active_watcher is not None:
+            _active_watcher.on_open(args)
+    elif event == "exec" and _on_exec is not None and type(args[0]) is CodeType:
+        _on_exec(args[0])
+
+
+def _install_audit_hook() -> None:
+    global _hook_installed
+    if not _hook_installed:
+        sys.addaudithook(_audit)
+        _hook_installed = True
+
+
+def activate_watcher(watcher: FileWatcher | None) -> None:
+    """Route ``open`` audit events to ``watcher`` (None: ignore them)."""
+    global _active_watcher
+    _active_watcher = watcher
+    if watcher is not None:
+        _install_audit_hook()
+
+
+def watch_exec(callback: Callable[[CodeType], None] | None) -> None:
+    """Hand every code object about to be executed (``exec``, ``eval``, imports) to
+    ``callback`` (None: stop)."""
+    global _on_exec
+    _on_exec = callback
+    if callback is not None:
+        _install_audit_hook()

@@ -1,0 +1,320 @@
+"""Lookups by a name held in a variable, recorded at run time.
+
+``getattr(module, name)`` with ``name`` a variable can read any binding, so its syntax alone
+makes a test that ran it depend on every unit of its modules (``rts.lookups``). Modules that
+fill a registry at import by looking names up from a constant table (toolz's
+``_signatures.create_signature_registry``: ``hasattr``/``getattr`` over a literal table,
+``import_module`` over the table's module names) made every importer that conservative.
+
+Here the call sites of the lookup functions (``LOOKUP_FUNCTIONS``) whose name argument is
+pushed by one plain load (a local, a cell, a global, a constant) are found in the bytecode
+(``lookup_sites``), and when such a call runs the tracer reads the name the argument holds
+(``RuntimeLookups.on_call``): the code depends on the names it really read, found or not
+(``hasattr`` finding nothing reads the name as well: a new binding of it selects the test).
+The names that decide which names are read (the table, the code computing them) are
+dependencies as for any code that ran, so recording the names read loses nothing.
+
+A code object keeps the conservative reading when any other lookup by string is spelled in
+it (``globals``, ``__dict__``, ``dir``...), when a lookup function is loaded for anything
+but a call, when a call's name argument is computed (``names[i]``, ``prefix + name``) or
+its value is unknown at the call (a relative ``import_module``), and once it looked up more
+than ``MAX_CALLS`` names in a session (then its call sites stop calling back).
+"""
+
+from __future__ import annotations
+
+import builtins
+import dis
+import importlib
+import operator
+import sys
+from collections.abc import Callable, Mapping, Sized
+from types import CodeType, FrameType
+
+from lsp_server.rts.lookups import DYNAMIC_NAMES
+from lsp_server.rts.reads import EVERY_NAME
+
+__all__ = [
+    "EVERY_NAME",
+    "IMPORT_MODULE_CODE",
+    "LOOKUP_FUNCTIONS",
+    "MAX_CALLS",
+    "RuntimeLookups",
+    "lookup_sites",
+    "shadowed",
+]
+
+_NAME_ARGUMENTS: list[tuple[Callable[..., object], slice, str | None]] = [
+    (getattr, slice(1, 2), None),
+    (hasattr, slice(1, 2), None),
+    (setattr, slice(1, 2), None),
+    (delattr, slice(1, 2), None),
+    (importlib.import_module, slice(0, 1), "importlib"),
+]
+if sys.version_info >= (3, 12):
+    # Classes: only the CALL event sees them called (the profile hook sees builtin
+    # functions and Python code). The names are fixed when the getter is made.
+    _NAME_ARGUMENTS += [
+        (operator.attrgetter, slice(0, None), "operator"),
+        (operator.methodcaller, slice(0, 1), "operator"),
+    ]
+
+LOOKUP_FUNCTIONS: dict[int, tuple[Callable[..., object], slice]] = {
+    id(function): (function, arguments) for function, arguments, _ in _NAME_ARGUMENTS
+}
+"""A lookup function's id (a callable need not be hashable) -> the function, and which of
+its positional arguments hold the names it looks up (a dotted name reads each part)."""
+IMPORT_MODULE_CODE = importlib.import_module.__code__
+"""Seen by a profile hook as a Python call, not a builtin's."""
+_LOOKUP_NAMES = frozenset(f.__name__ for f, _, _ in _NAME_ARGUMENTS)
+_HOME = {f.__name__: home for f, _, home in _NAME_ARGUMENTS if home is not None}
+"""The module a lookup function not among the builtins is imported from."""
+# Before 3.12 the tracer sees only the calls of builtins and Python functions, not which
+# callable a call site called: only a callee loaded by its global name, which the module
+# binds to nothing (``shadowed``), is known to be the lookup function. On 3.12+ the CALL
+# event names the callable: any callee spelled like one is fine.
+_CALLEE_OPS = frozenset(
+    ["LOAD_GLOBAL", "LOAD_NAME", "LOAD_ATTR", "LOAD_METHOD"]
+    if sys.version_info >= (3, 12)
+    else ["LOAD_GLOBAL", "LOAD_NAME"]
+)
+_CALL_OPS = frozenset(["CALL", "CALL_FUNCTION", "CALL_METHOD"])
+_LOCAL_OPS = frozenset(["LOAD_FAST", "LOAD_FAST_CHECK", "LOAD_DEREF", "LOAD_CLASSDEREF"])
+
+MAX_CALLS = 20_000
+"""Lookups one code object may record in a session before it is read conservatively (a
+hot loop of ``getattr`` would call back on every turn)."""
+
+Source = tuple[str, object]
+"""Where a call's argument comes from: ("local" | "global" | "name", its name), or
+("const", its value)."""
+Sites = dict[int, tuple[Source | None, ...]]
+"""A call's offset -> the source of each of its arguments (None: computed)."""
+
+
+def _pushes(ins: dis.Instruction) -> list[Source] | None:
+    """The sources of what ``ins`` pushes when it is a plain load, else None."""
+    if ins.opname in _LOCAL_OPS:
+        return [("local", ins.argval)]
+    if ins.opname == "LOAD_FAST_LOAD_FAST":  # 3.13+: two locals
+        return [("local", name) for name in ins.argval]
+    if ins.opname == "LOAD_CONST":
+        return [("const", ins.argval)]
+    if ins.opname == "LOAD_GLOBAL" and not (sys.version_info >= (3, 11) and ins.arg & 1):
+        return [("global", ins.argval)]
+    if ins.opname == "LOAD_NAME":
+        return [("name", ins.argval)]
+    return None
+
+
+_JUMPS = frozenset([*dis.hasjrel, *dis.hasjabs])
+
+
+def _site(instructions: list[dis.Instruction], callee: int) -> tuple[int, Sites] | None:
+    """The call whose callee the instruction at ``callee`` loads: its offset and the
+    sources of its last arguments that are plain loads (the name argument must be one).
+    The call is the first whose arguments are all that was pushed since the callee (an
+    inner call's own callee is still on the stack at its call); a jump on the way (a
+    conditional argument) leaves it unknown."""
+    depth = 0
+    for index in range(callee + 1, len(instructions)):
+        ins = instructions[index]
+        if ins.is_jump_target or ins.opcode in _JUMPS:
+            return None
+        # 3.11 calls are PRECALL n (pops the arguments), CALL n: the PRECALL tells.
+        precall = instructions[index - 1].opname == "PRECALL"
+        if ins.opname == "PRECALL" or (ins.opname in _CALL_OPS and not precall):
+            if depth == ins.arg:
+                at = index + 1 if ins.opname == "PRECALL" else index
+                call = instructions[at]
+                after = (
+                    instructions[at + 1].offset if at + 1 < len(instructions) else call.offset + 2
+                )
+                arguments = _last_arguments(instructions, index, depth)
+                # 3.11 reports a Python callee's caller at the call's last cache entry.
+                return call.offset, dict.fromkeys(range(call.offset, after, 2), arguments)
+        elif ins.opname in ("KW_NAMES", "CALL_FUNCTION_KW", "CALL_FUNCTION_EX"):
+            return None  # keywords: the positions are not the signature's
+        depth += dis.stack_effect(ins.opcode, ins.arg, jump=False)
+        if depth < 0:
+            return None  # the callee was consumed by something else
+    return None
+
+
+def _last_arguments(
+    instructions: list[dis.Instruction], call: int, count: int
+) -> tuple[Source | None, ...]:
+    """The sources of the ``count`` arguments pushed before ``instructions[call]``: each
+    from the end that a plain load pushed, None for the others (computed)."""
+    found: list[Source] = []
+    for ins in reversed(instructions[:call]):
+        pushed = _pushes(ins)
+        if pushed is None or len(found) + len(pushed) > count:
+            break
+        found[:0] = pushed
+    return (None,) * (count - len(found)) + tuple(found)
+
+
+def lookup_sites(code: CodeType) -> Sites | None:
+    """The lookup call sites of ``code`` (see the module docstring); None when ``code``
+    may look names up in a way no call site tells (it stays conservative)."""
+    spelled = DYNAMIC_NAMES.intersection(code.co_names)
+    if not spelled:
+        return {}
+    if not spelled <= _LOOKUP_NAMES:
+        return None
+    instructions = list(dis.get_instructions(code))
+    sites: Sites = {}
+    for index, ins in enumerate(instructions):
+        if ins.argval in spelled and ins.opname in _CALLEE_OPS:
+            found = _site(instructions, index)
+            if found is None:
+                return None
+            sites.update(found[1])
+        elif ins.argval in spelled and ins.opcode in dis.hasname:
+            return None  # stored, deleted, or loaded for anything but a call
+    return sites
+
+
+def shadowed(code: CodeType, bound: Mapping[str, Sized], origins: Mapping[str, str]) -> bool:
+    """Whether a lookup function ``code`` spells may be something else: its module binds
+    the name (``bound``: name -> its bindings) other than by importing it from its own
+    module (``import_module`` from ``importlib``; ``origins``: ``lookups.import_origins``)."""
+    for name in _LOOKUP_NAMES.intersection(code.co_names):
+        home = _HOME.get(name)
+        if home is not None and origins.get(name) == home:
+            if len(bound.get(name, ())) > 1:
+                return True
+        elif name in bound or name in origins:
+            return True
+    return False
+
+
+def _parts(dotted: list[str]) -> set[str]:
+    return {part for name in dotted for part in name.split(".")}
+
+
+def _value(frame: FrameType, source: Source) -> object:
+    """The value ``source`` holds in ``frame`` (None when not found)."""
+    kind, name = source
+    if kind == "const":
+        return name
+    assert isinstance(name, str)
+    if kind == "local":
+        return frame.f_locals.get(name, None)
+    if kind == "name" and name in frame.f_locals:
+        return frame.f_locals[name]
+    if name in frame.f_globals:
+        return frame.f_globals[name]
+    return getattr(builtins, name, None)
+
+
+class RuntimeLookups:
+    """The names each project code object looked up at its lookup call sites, over the
+    session (a superset of any one test's: sound, and cheap to keep). ``names`` holds
+    ``EVERY_NAME`` for code that looked up a name it could not tell; ``modules`` the
+    modules ``import_module`` imported by name."""
+
+    def __init__(self, is_project_file: Callable[[str], bool]) -> None:
+        self._is_project_file = is_project_file
+        self._files: dict[str, bool] = {}
+        self._sites: dict[int, Sites | None] = {}
+        self._codes: dict[int, CodeType] = {}  # kept alive: an id stays a valid key
+        self._calls: dict[int, int] = {}
+        self.names: dict[int, set[str]] = {}
+        self.modules: dict[int, set[str]] = {}
+
+    def sites(self, code: CodeType) -> Sites | None:
+        """``lookup_sites(code)``, memoized by identity."""
+        key = id(code)
+        if key not in self._sites:
+            self._codes[key] = code
+            self._sites[key] = lookup_sites(code)
+        return self._sites[key]
+
+    def is_project_code(self, code: CodeType) -> bool:
+        wanted = self._files.get(code.co_filename)
+        if wanted is None:
+            wanted = self._files[code.co_filename] = self._is_project_file(code.co_filename)
+        return wanted
+
+    def on_call(self, frame: FrameType, offset: int, function: object) -> bool:
+        """Record the name ``function`` (a lookup function) is about to look up, called at
+        ``offset`` of ``frame``'s code; False when the site need not call back again in
+        this test (given up: the code reads conservatively from now on)."""
+        code = frame.f_code
+        key = id(code)
+        names = self.names.get(key)
+        if names is None:
+            names = self.names[key] = set()
+        elif EVERY_NAME in names:
+            return False
+        count = self._calls[key] = self._calls.get(key, 0) + 1
+        sites = self.sites(code)
+        sources = None if sites is None else sites.get(offset)
+        found = LOOKUP_FUNCTIONS.get(id(function))
+        if count > MAX_CALLS or sources is None or found is None:
+            # Too many calls, a call site not told apart, or no lookup function after all.
+            names.add(EVERY_NAME)
+            return False
+        looked_up: list[str] = []
+        for source in sources[found[1]]:
+            value = None if source is None else _value(frame, source)
+            if not isinstance(value, str):
+                names.add(EVERY_NAME)  # computed, not found, or no string: not told
+                return False
+            looked_up.append(str.__str__(value))  # a str subclass's hash plays no part
+        if function is not importlib.import_module:
+            names.update(looked_up if function is not operator.attrgetter else _parts(looked_up))
+            return True
+        if any(name.startswith(".") for name in looked_up):  # relative to a package argument
+            names.add(EVERY_NAME)
+            return False
+        self.modules.setdefault(key, set()).update(looked_up)
+        names.update(_parts(looked_up))
+        return True
+
+    def call_event(self, disable: object) -> Callable[[CodeType, int, object, object], object]:
+        """The ``sys.monitoring`` CALL callback (3.12+), enabled on code with lookup call
+        sites only: its other calls return ``disable`` (the event names the callable, so a
+        lookup function called where no site was found records every name)."""
+        getframe, sites_of, on_call = sys._getframe, self.sites, self.on_call
+
+        def on_call_event(code: CodeType, offset: int, function: object, arg0: object) -> object:
+            sites = sites_of(code)
+            if not sites or (offset not in sites and id(function) not in LOOKUP_FUNCTIONS):
+                return disable
+            return None if on_call(getframe(1), offset, function) else disable
+
+        return on_call_event
+
+    def on_profiled_call(self, caller: FrameType | None, function: object) -> None:
+        """A profile hook saw ``function`` (a lookup function) called from ``caller``'s
+        code (before 3.12: at its ``f_lasti``)."""
+        if caller is None:
+            return
+        code = caller.f_code
+        if self.is_project_code(code) and self.sites(code):
+            self.on_call(caller, caller.f_lasti, function)
+
+    def records(
+        self, code: CodeType, bound: Mapping[str, Sized], origins: Mapping[str, str]
+    ) -> bool:
+        """Whether the lookups by string of ``code`` (whose module binds ``bound`` and
+        imports ``origins``) are all ones whose names are recorded as they run."""
+        return self.sites(code) is not None and not shadowed(code, bound, origins)
+
+    def read(self, code: CodeType) -> tuple[set[str], set[str]]:
+        """The names ``code`` looked up so far, and the files of the modules it imported
+        by name (one not imported, or not found, reads as any name)."""
+        key = id(code)
+        names = self.names.get(key, set())
+        files: set[str] = set()
+        for name in self.modules.get(key, ()):
+            module = sys.modules.get(name)
+            filename = getattr(module, "__file__", None)
+            if module is None:
+                names = names | {EVERY_NAME}
+            elif isinstance(filename, str):  # else a builtin module: no project code
+                files.add(filename)
+        return names, files

@@ -1,0 +1,252 @@
+"""Lookups by a name held in a variable (``getattr(module, name)`` over a table, as
+``toolz._signatures`` does at import) depend on the names they really read, recorded at
+run time, not on every binding of every module: a value change to a name never looked up
+selects only the tests that read it otherwise; a change to a name looked up, a new binding
+of a name looked up and found missing, and a change to the table select every test whose
+modules ran the lookups."""
+
+from __future__ import annotations
+
+import sys
+import textwrap
+
+import pytest
+
+from .helpers import edit, run, write
+
+pytest_plugins = ["pytester"]
+
+
+def _project(pytester: pytest.Pytester) -> None:
+    write(
+        pytester,
+        "pkg/__init__.py",
+        """
+        from . import sigs
+        from .core import curry, other, uses_limit
+
+        sigs.create_registry()
+        """,
+    )
+    write(
+        pytester,
+        "pkg/sigs.py",
+        """
+        from importlib import import_module
+
+        TABLE = {"pkg.core": ["curry", "missing_name"]}
+        registry = {}
+
+
+        def create_registry(table=TABLE):
+            for module, names in table.items():
+                module = import_module(module)
+                for name in names:
+                    if hasattr(module, name):
+                        # A generator's code object runs on its own: no lookup in it.
+                        registry[name] = (getattr(module, name), tuple(n for n in names))
+        """,
+    )
+    write(
+        pytester,
+        "pkg/core.py",
+        """
+        LIMIT = 3
+
+
+        def curry():
+            return 1
+
+
+        def other():
+            return 2
+
+
+        def uses_limit():
+            return LIMIT
+        """,
+    )
+    write(
+        pytester,
+        "test_pkg.py",
+        """
+        from pkg import other, uses_limit
+
+
+        def test_other():
+            assert other() == 2
+
+
+        def test_limit():
+            assert uses_limit() == 3
+        """,
+    )
+    assert run(pytester, flag="--reks-all") == {"test_other", "test_limit"}
+
+
+EVERY = {"test_other", "test_limit"}
+# An edit of the registry project -> the tests it selects.
+REGISTRY_EDITS = {
+    # A value change to a name never looked up: only the tests that read it otherwise.
+    "unread_value": ("pkg/core.py", "LIMIT = 3", "LIMIT = 4", {"test_limit"}),
+    "new_unread_name": ("pkg/core.py", "LIMIT = 3", "LIMIT = 3\nUNUSED = 5", set()),
+    # The registry holds what the lookups found: every importer sees these.
+    "looked_up_changed": ("pkg/core.py", "def curry():", "def curry(a=0):", EVERY),
+    "missing_now_bound": ("pkg/core.py", "LIMIT = 3", "LIMIT = 3\nmissing_name = 5", EVERY),
+    "table_changed": ("pkg/sigs.py", '"missing_name"]', '"missing_name", "LIMIT"]', EVERY),
+}
+
+
+@pytest.mark.parametrize("case", sorted(REGISTRY_EDITS))
+def test_a_registry_filled_at_import_depends_on_the_names_looked_up(
+    pytester: pytest.Pytester, case: str
+) -> None:
+    path, old, new, expected = REGISTRY_EDITS[case]
+    _project(pytester)
+    edit(pytester, path, old, new)
+    assert run(pytester) == expected
+
+
+def test_a_lookup_in_a_test_depends_on_the_names_it_read(pytester: pytest.Pytester) -> None:
+    write(
+        pytester,
+        "mod.py",
+        """
+        LIMIT = 3
+        OTHER = 4
+
+
+        def lookup(name):
+            return getattr(__import__("sys").modules[__name__], name)
+
+
+        def find(obj, name):
+            return getattr(obj, name)
+        """,
+    )
+    write(
+        pytester,
+        "test_mod.py",
+        """
+        import mod
+
+
+        def test_find():
+            assert mod.find(mod, "OT" + "HER") == 4
+
+
+        def test_lookup():
+            assert mod.lookup("OT" + "HER") == 4
+        """,
+    )
+    assert run(pytester, flag="--reks-all") == {"test_find", "test_lookup"}
+    # ``lookup`` reads ``sys.modules`` (a lookup by string of any module): conservative.
+    edit(pytester, "mod.py", "LIMIT = 3", "LIMIT = 5")
+    assert run(pytester) == {"test_lookup"}
+    edit(pytester, "mod.py", "OTHER = 4", "OTHER = 6")
+    assert run(pytester) == {"test_find", "test_lookup"}
+
+
+# How ``find`` looks the name up -> whether only the names it read are dependencies.
+FINDERS = {
+    "plain": ("getattr(obj, name)", True),
+    "inner_call": ("getattr(same(obj, same(1, 2)), name, None)", True),
+    "hasattr": ("hasattr(obj, name) and getattr(obj, name)", True),
+    "subscript": ("getattr(obj, names[0])", False),
+    "conditional": ('getattr(obj, name if name else "LIMIT")', False),
+    "alias": ("get = getattr; return get(obj, name)", False),
+    "globals": ("globals(); return getattr(obj, name)", False),
+}
+
+
+@pytest.mark.parametrize("shape", sorted(FINDERS))
+def test_only_a_name_read_from_a_plain_variable_is_recorded(
+    pytester: pytest.Pytester, shape: str
+) -> None:
+    lookup, precise = FINDERS[shape]
+    write(
+        pytester,
+        "mod.py",
+        f"""
+        LIMIT = 3
+        OTHER = 4
+
+
+        def same(obj, _=None):
+            return obj
+
+
+        def find(obj, name, names=()):
+            {lookup if "return" in lookup else "return " + lookup}
+        """,
+    )
+    write(
+        pytester,
+        "test_mod.py",
+        """
+        import mod
+
+
+        def test_find():
+            assert mod.find(mod, "OT" + "HER", ["OTHER"]) == 4
+        """,
+    )
+    assert run(pytester, flag="--reks-all") == {"test_find"}
+    edit(pytester, "mod.py", "LIMIT = 3", "LIMIT = 5")
+    assert run(pytester) == (set() if precise else {"test_find"})
+    edit(pytester, "mod.py", "OTHER = 4", "OTHER = 6")
+    assert run(pytester) == {"test_find"}
+
+
+def _after_an_unread_edit(pytester: pytest.Pytester, classes: str) -> set[str]:
+    """The tests selected after a value change to ``LIMIT``, which no test reads, in a
+    module holding ``classes`` whose bodies run at import."""
+    write(pytester, "mod.py", f"LIMIT = 3\n\n{classes}\n\ndef other():\n    return 2\n")
+    write(
+        pytester, "test_mod.py", "import mod\n\n\ndef test_other():\n    assert mod.other() == 2\n"
+    )
+    assert run(pytester, flag="--reks-all") == {"test_other"}
+    edit(pytester, "mod.py", "LIMIT = 3", "LIMIT = 5")
+    return run(pytester)
+
+
+def test_a_getter_made_in_a_class_body_reads_its_names(pytester: pytest.Pytester) -> None:
+    # toolz's Compose: ``attrgetter("first")`` in a class body that runs a project
+    # decorator (no binding of its own: the body runs in every importer's footprint).
+    classes = textwrap.dedent(
+        """
+        from operator import attrgetter
+
+
+        def noted(function):
+            return function
+
+
+        class Box:
+            first = 1
+            get_first = property(attrgetter("first"))
+
+            @noted
+            def get(self):
+                return 1
+        """
+    )
+    selected = _after_an_unread_edit(pytester, classes)
+    # Before 3.12 the tracer cannot see a class called: the getter stays conservative.
+    assert selected == (set() if sys.version_info >= (3, 12) else {"test_other"})
+    edit(pytester, "mod.py", "first = 1", "first = 2")
+    assert run(pytester) == {"test_other"}
+
+
+def test_a_class_body_defining_getattr_looks_nothing_up(pytester: pytest.Pytester) -> None:
+    # cachetools' ``_TimedCache._Timer`` defines ``__getattr__``: the body binds the name,
+    # it reads no binding by string (the method's own lookups count when it runs).
+    classes = textwrap.dedent(
+        """
+        class Outer:
+            class Timer:
+                def __getattr__(self, name):
+                    return getattr(int, name)
+        """
+    )
+    assert _after_an_unread_edit(pytester, classes) == set()
