@@ -99,9 +99,11 @@ class UnitAttribution:
         The answer depends on the test only through its file, what it ran and opened, its
         fixture names and xfail mark, so it is kept for the next test with the same ones
         (a third of sqlparse's tests: parametrized cases), until a module's import
-        footprint changes what any test depends on."""
+        footprint changes what any test depends on, or some code looks up a name by a
+        variable that it had not looked up before (``RuntimeLookups.version``)."""
         self._absorb_footprints(tracer)
         key = (
+            self.lookups.version,
             self._static_key(item),
             frozenset(window.codes),
             frozenset(window.files),

@@ -223,6 +223,9 @@ class RuntimeLookups:
         self._calls: dict[int, int] = {}
         self.names: dict[int, set[str]] = {}
         self.modules: dict[int, set[str]] = {}
+        self.version = 0
+        """Grows whenever some code looks up a name (or imports a module) it had not: an
+        answer worked out from what was read before is then out of date."""
 
     def sites(self, code: CodeType) -> Sites | None:
         """``lookup_sites(code)``, memoized by identity."""
@@ -242,6 +245,14 @@ class RuntimeLookups:
         """Record the name ``function`` (a lookup function) is about to look up, called at
         ``offset`` of ``frame``'s code; False when the site need not call back again in
         this test (given up: the code reads conservatively from now on)."""
+        key = id(frame.f_code)
+        before = len(self.names.get(key, ())) + len(self.modules.get(key, ()))
+        going_on = self._record(frame, offset, function)
+        if len(self.names.get(key, ())) + len(self.modules.get(key, ())) != before:
+            self.version += 1
+        return going_on
+
+    def _record(self, frame: FrameType, offset: int, function: object) -> bool:
         code = frame.f_code
         key = id(code)
         names = self.names.get(key)

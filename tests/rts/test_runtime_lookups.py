@@ -250,3 +250,39 @@ def test_a_class_body_defining_getattr_looks_nothing_up(pytester: pytest.Pyteste
         """
     )
     assert _after_an_unread_edit(pytester, classes) == set()
+
+
+def test_parametrized_cases_that_look_up_different_names_each_depend_on_their_own(
+    pytester: pytest.Pytester,
+) -> None:
+    """Cases that run the same code share one computed answer (the recorder keeps it), but
+    a lookup that read a name no earlier case read makes the next answer a new one."""
+    write(
+        pytester,
+        "mod.py",
+        """
+        FIRST = 1
+        SECOND = 2
+
+
+        def find(obj, name):
+            return getattr(obj, name)
+        """,
+    )
+    write(
+        pytester,
+        "test_mod.py",
+        """
+        import pytest
+
+        import mod
+
+
+        @pytest.mark.parametrize("name", ["FIRST", "SECOND"])
+        def test_find(name):
+            assert mod.find(mod, name) in (1, 2)
+        """,
+    )
+    assert run(pytester, flag="--reks-all") == {"test_find[FIRST]", "test_find[SECOND]"}
+    edit(pytester, "mod.py", "SECOND = 2", "SECOND = 1")
+    assert run(pytester) == {"test_find[SECOND]"}
