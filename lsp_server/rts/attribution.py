@@ -21,13 +21,14 @@ import pytest
 
 from lsp_server.project.files import ProjectPaths, is_python
 from lsp_server.rts.binding_reads import BindingReads
+from lsp_server.rts.function_units import FunctionUnits
 from lsp_server.rts.imports import ImportResolver
 from lsp_server.rts.lookups import ATTRIBUTE_LOOKUP
 from lsp_server.rts.option_rules import XFAIL_MARK
 from lsp_server.rts.reads import EVERY_NAME, builds_classes, code_reads
 from lsp_server.rts.runtime_lookups import RuntimeLookups
 from lsp_server.rts.snapshots import FileStates
-from lsp_server.rts.tracing import CodeSet, CodeTracer, ReturnKinds
+from lsp_server.rts.tracing import CodeSet, CodeTracer
 from lsp_server.rts.units import (
     FILE,
     MODULE,
@@ -86,10 +87,9 @@ class UnitAttribution:
         # By id(code): code whose lookups by a name in a variable were recorded as it ran
         # (``rts.runtime_lookups``): what it read is asked each time, it may read more.
         self._read_at_run_time: set[int] = set()
-        self._functions: dict[int, Unit | None] = {}  # by id(code): see ``function_of``
-        self._ran_of: dict[int, tuple[Unit, ...]] = {}  # by id(code): see ``functions_ran``
         self._answers: dict[tuple[object, ...], tuple[Unit, ...]] = {}  # see units_of_test
         self.bindings = BindingReads(states, self.resolver, self._intern, self._units)
+        self.functions = FunctionUnits(paths, states)
 
     def units_of_test(
         self, item: pytest.Item, window: Window, tracer: CodeTracer
@@ -149,61 +149,6 @@ class UnitAttribution:
             dynamic = dynamic or self._footprint_reads[module][1]
         ids = ids.union(self.bindings.read(ids, names, dynamic, globals_read))
         return tuple(map(self._units.__getitem__, ids))
-
-    def return_kinds(self, ran: CodeSet, returns: ReturnKinds) -> dict[Unit, set[str]]:
-        """The kinds each function unit whose own code is in ``ran`` returned (empty: it
-        ran but never returned), from ``returns`` (``CodeTracer.take_returns``)."""
-        out: dict[Unit, set[str]] = {}
-        for key, code in ran.items():
-            unit = self.function_of(code)
-            if unit is not None:
-                found = returns.get(key)
-                out.setdefault(unit, set()).update(found[1] if found is not None else ())
-        return out
-
-    def functions_ran(self, ran: CodeSet) -> set[Unit]:
-        """The function units ``ran`` ran: those whose code (or a function nested in them:
-        a closure's behaviour comes from its maker too) is in it."""
-        out: set[Unit] = set()
-        for code in ran.values():
-            found = self._ran_of.get(id(code))
-            if found is None:
-                found = self._ran_of[id(code)] = self._function_and_enclosing(code)
-            out.update(found)
-        return out
-
-    def _function_and_enclosing(self, code: CodeType) -> tuple[Unit, ...]:
-        rel = self.paths.python_rel(code.co_filename)
-        file_units = self.states.units(rel) if rel is not None else None
-        if file_units is None or code.co_name == "<module>":
-            return ()
-        unit = file_units.unit_for_code(code)
-        if unit.name == MODULE:
-            return ()
-        self._codes.append(code)  # its id stays a valid key
-        return (unit, *file_units.enclosing(unit))
-
-    def function_of(self, code: CodeType) -> Unit | None:
-        """The function unit whose own code ``code`` is (None: module or class code, a
-        nested function, a file outside the project)."""
-        if id(code) in self._functions:
-            return self._functions[id(code)]
-        unit: Unit | None = None
-        rel = self.paths.python_rel(code.co_filename)
-        file_units = self.states.units(rel) if rel is not None else None
-        if file_units is not None:
-            found = file_units.unit_for_code(code)
-            qualname = getattr(code, "co_qualname", None)
-            span = file_units.spans.get(found.name)
-            if qualname is not None:
-                exact = found.name == qualname
-            else:
-                exact = span is not None and span.first_line == code.co_firstlineno
-                exact = exact and found.name.rsplit(".", 1)[-1] == code.co_name
-            unit = found if exact and found.name != MODULE else None
-        self._functions[id(code)] = unit
-        self._codes.append(code)  # its id stays a valid key
-        return unit
 
     def _imports_of(self, rel: str) -> list[ImportStatement] | None:
         units = self.states.units(rel)

@@ -218,7 +218,7 @@ class DependencyRecorder:
                         window.update(shared)
         units = self.attribution.units_of_test(item, window, self.tracer)
         self._ran.update(window.codes)
-        self._functions_ran[item.nodeid] = self.attribution.functions_ran(window.codes)
+        self._functions_ran[item.nodeid] = self.attribution.functions.functions_ran(window.codes)
         outcome, duration = _outcome(reports)
         setup = self.setup_clock.take()
         self._pending.append(TestResult(item.nodeid, outcome, duration, units, setup))
@@ -255,7 +255,7 @@ class DependencyRecorder:
         ran, self._ran = self._ran, {}
         functions_ran, self._functions_ran = self._functions_ran, {}
         self.store.record_ran(functions_ran)
-        kinds = self.attribution.return_kinds(ran, self.tracer.take_returns())
+        kinds = self.attribution.functions.return_kinds(ran, self.tracer.take_returns())
         written = self._written
         new = {u: k for u, k in kinds.items() if u not in written or not k <= written[u]}
         if new:

@@ -20,7 +20,7 @@ from pytest_lsp import LanguageClient
 
 from lsp_server.lsp.features.refactoring.code_actions import INLINE_OUTLINE_CHARS
 from tests.lsp.test_rope_worker import server_child
-from tests.support.lsp import open_document
+from tests.support.lsp import open_document, until
 from tests.support.processes import stop_process
 
 FUNCTIONS = 1_000
@@ -64,6 +64,19 @@ def inline(actions: list[types.CodeAction], name: str) -> types.CodeAction:
     return next(a for a in actions if a.title == f"Inline function `{name}`")
 
 
+async def outline_worker(client: LanguageClient) -> int:
+    """The server's outline worker, once it runs: the server starts it on a thread when a
+    long document opens, and a code action may be answered before it is there."""
+    await until(
+        lambda: server_child(client, b"outline_process") is not None,
+        "an outline worker (none: the server parses long documents itself?)",
+        60,
+    )
+    worker = server_child(client, b"outline_process")
+    assert worker is not None
+    return worker
+
+
 async def test_a_code_action_while_the_document_is_analysed_again_answers_from_the_last_outline(
     vscode: LanguageClient, project: Path
 ) -> None:
@@ -71,8 +84,7 @@ async def test_a_code_action_while_the_document_is_analysed_again_answers_from_t
     long_module(path)
     open_document(vscode, path)
     inline(await actions_at(vscode, path, 40), "f10")
-    worker = server_child(vscode, b"outline_process")
-    assert worker is not None, "no outline worker: the server parses long documents itself"
+    worker = await outline_worker(vscode)
     stop_process(worker)  # the new text's outline takes as long as the test likes
     try:
         change(vscode, path, 2, 0, "import os\n")  # every statement one line further down
@@ -109,9 +121,8 @@ async def test_a_code_action_never_waits_for_an_outline(
     first, second = project / "long.py", project / "other.py"
     long_module(first)
     open_document(vscode, first)
-    inline(await actions_at(vscode, first, 40), "f10")  # the outline worker is running
-    worker = server_child(vscode, b"outline_process")
-    assert worker is not None
+    inline(await actions_at(vscode, first, 40), "f10")
+    worker = await outline_worker(vscode)
     stop_process(worker)  # no outline is made from now on
     try:
         change(vscode, first, 2, 40, "def g10(a):\n    return a\n\n\n")  # not in the outline
