@@ -12,7 +12,7 @@ from pygls.exceptions import JsonRpcException
 from pytest_lsp import LanguageClient
 
 from tests.lsp.test_refactoring import doc, position
-from tests.support.lsp import open_document
+from tests.support.lsp import change_document, open_document
 
 pytestmark = [pytest.mark.timeout(90), pytest.mark.slow]
 
@@ -88,19 +88,9 @@ async def test_a_change_older_than_the_document_is_ignored(
     module.write_text("def original():\n    return 1\n")
     open_document(vscode, module)
 
-    def change(version: int, text: str) -> None:
-        vscode.text_document_did_change(
-            types.DidChangeTextDocumentParams(
-                text_document=types.VersionedTextDocumentIdentifier(
-                    uri=module.as_uri(), version=version
-                ),
-                content_changes=[types.TextDocumentContentChangeWholeDocument(text=text)],
-            )
-        )
-
-    change(3, "def current():\n    return 3\n")
-    change(2, "def stale():\n    return 2\n")
-    change(3, "def replayed():\n    return 3\n")
+    change_document(vscode, module, 3, "def current():\n    return 3\n")
+    change_document(vscode, module, 2, "def stale():\n    return 2\n")
+    change_document(vscode, module, 3, "def replayed():\n    return 3\n")
     prepared = await vscode.text_document_prepare_rename_async(
         types.PrepareRenameParams(
             text_document=doc(module), position=types.Position(line=0, character=5)

@@ -11,7 +11,7 @@ from lsprotocol import types
 from pytest_lsp import LanguageClient
 
 from tests.support.geometry import apply_text_edits, apply_workspace_edit, project_tests_pass
-from tests.support.lsp import open_document, until
+from tests.support.lsp import change_document, open_document, until
 
 # End-to-end: a server process per test (about 2-4 s each).
 pytestmark = [pytest.mark.timeout(90), pytest.mark.slow]
@@ -328,15 +328,6 @@ def _edits_of(edit: types.WorkspaceEdit | None, path: Path) -> list[types.TextEd
     return found
 
 
-def _whole_change(client: LanguageClient, path: Path, version: int, text: str) -> None:
-    client.text_document_did_change(
-        types.DidChangeTextDocumentParams(
-            text_document=types.VersionedTextDocumentIdentifier(uri=path.as_uri(), version=version),
-            content_changes=[types.TextDocumentContentChangeWholeDocument(text)],
-        )
-    )
-
-
 async def test_a_save_in_the_middle_of_applying_a_rename_leaves_the_rename_recognised(
     plain_client: LanguageClient, project: Path
 ):
@@ -350,14 +341,14 @@ async def test_a_save_in_the_middle_of_applying_a_rename_leaves_the_rename_recog
     open_document(plain_client, app)
     edit = await rename(plain_client, util, "def quadruple", 4, "fourfold")
     renamed_util = apply_text_edits(util.read_text(), _edits_of(edit, util))
-    _whole_change(plain_client, util, 2, renamed_util)
+    change_document(plain_client, util, 2, renamed_util)
     on_save = await plain_client.text_document_will_save_wait_until_async(
         types.WillSaveTextDocumentParams(
             text_document=doc(util), reason=types.TextDocumentSaveReason.Manual
         )
     )
-    _whole_change(plain_client, util, 3, apply_text_edits(renamed_util, list(on_save or [])))
-    _whole_change(plain_client, app, 2, apply_text_edits(app.read_text(), _edits_of(edit, app)))
+    change_document(plain_client, util, 3, apply_text_edits(renamed_util, list(on_save or [])))
+    change_document(plain_client, app, 2, apply_text_edits(app.read_text(), _edits_of(edit, app)))
     await until(
         lambda: any("applied rename `quadruple`" in m.message for m in plain_client.log_messages),
         "the rename's announcement",

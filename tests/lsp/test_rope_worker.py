@@ -22,7 +22,7 @@ from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient, client_capabilities
 
 from tests.lsp.conftest import CONFIG, start
-from tests.support.lsp import open_document, rename_at, until
+from tests.support.lsp import change_document, open_document, rename_at, until
 from tests.support.processes import stop_process
 
 STUCK = ClientServerConfig(
@@ -126,12 +126,7 @@ async def test_cheap_requests_do_not_wait_for_a_busy_rope(vscode: LanguageClient
     stop_process(worker)  # rope busy for as long as it takes
     try:
         rename = send_rename(vscode, util, "twice", str(uuid.uuid4()))
-        vscode.text_document_did_change(
-            types.DidChangeTextDocumentParams(
-                text_document=types.VersionedTextDocumentIdentifier(uri=util.as_uri(), version=2),
-                content_changes=[types.TextDocumentContentChangeWholeDocument(util.read_text())],
-            )
-        )
+        change_document(vscode, util, 2, util.read_text())
         actions = await asyncio.wait_for(
             vscode.text_document_code_action_async(
                 types.CodeActionParams(

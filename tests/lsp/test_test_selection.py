@@ -13,7 +13,14 @@ import pytest_lsp
 from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient
 
-from tests.support.lsp import SERVER_COMMAND, open_document, open_session, rename_at, until
+from tests.support.lsp import (
+    SERVER_COMMAND,
+    change_document,
+    open_document,
+    open_session,
+    rename_at,
+    until,
+)
 from tests.support.reks import run_pytest, selected
 
 pytestmark = pytest.mark.timeout(120)
@@ -233,12 +240,7 @@ async def test_refactor_on_save_is_recorded_as_a_refactoring(
         new = new[:start] + replacement + new[end:]
     assert "import os" not in new and "from pkg import other" not in new
     # The editor applies the edits to the buffer, then writes it.
-    client.text_document_did_change(
-        types.DidChangeTextDocumentParams(
-            text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=2),
-            content_changes=[types.TextDocumentContentChangeWholeDocument(text=new)],
-        )
-    )
+    change_document(client, util, 2, new)
     util.write_text(new)
     client.text_document_did_save(
         types.DidSaveTextDocumentParams(text_document=types.TextDocumentIdentifier(uri=uri))
@@ -262,14 +264,8 @@ async def test_status_is_right_before_the_refactored_buffers_are_saved(
     for path in applied:  # ... which go to the buffers instead: the disk keeps the old text
         new = path.read_text()
         path.write_text(before[path])
-        uri = path.as_uri()
         open_document(client, path, before[path])
-        client.text_document_did_change(
-            types.DidChangeTextDocumentParams(
-                text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=2),
-                content_changes=[types.TextDocumentContentChangeWholeDocument(text=new)],
-            )
-        )
+        change_document(client, path, 2, new)
     await until(
         lambda: any(s.skipped for s in client.statuses),  # type: ignore[attr-defined]
         "the rename's status",

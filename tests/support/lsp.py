@@ -80,6 +80,16 @@ def open_document(client: LanguageClient, path: Path, text: str | None = None) -
     )
 
 
+def change_document(client: LanguageClient, path: Path, version: int, text: str) -> None:
+    """``didChange`` of ``path`` to ``text`` as a whole, as ``version``."""
+    client.text_document_did_change(
+        types.DidChangeTextDocumentParams(
+            text_document=types.VersionedTextDocumentIdentifier(uri=path.as_uri(), version=version),
+            content_changes=[types.TextDocumentContentChangeWholeDocument(text=text)],
+        )
+    )
+
+
 async def rename_at(
     client: LanguageClient, path: Path, needle: str, delta: int, new_name: str
 ) -> types.WorkspaceEdit | None:
