@@ -10,7 +10,12 @@ import pytest
 from lsprotocol import types
 from pytest_lsp import LanguageClient
 
-from tests.support.geometry import apply_text_edits, apply_workspace_edit, project_tests_pass
+from tests.support.geometry import (
+    apply_text_edits,
+    apply_workspace_edit,
+    project_tests_pass,
+    text_edits,
+)
 from tests.support.lsp import change_document, open_document, until
 
 # End-to-end: a server process per test (about 2-4 s each).
@@ -318,16 +323,6 @@ async def test_organize_imports_on_save(plain_client: LanguageClient, project: P
     assert "def double" in new
 
 
-def _edits_of(edit: types.WorkspaceEdit | None, path: Path) -> list[types.TextEdit]:
-    """The text edits ``edit`` makes to ``path`` (as ``changes`` or ``documentChanges``)."""
-    assert edit is not None
-    found = list((edit.changes or {}).get(path.as_uri(), []))
-    for change in edit.document_changes or []:
-        if isinstance(change, types.TextDocumentEdit) and change.text_document.uri == path.as_uri():
-            found += [e for e in change.edits if isinstance(e, types.TextEdit)]
-    return found
-
-
 async def test_a_save_in_the_middle_of_applying_a_rename_leaves_the_rename_recognised(
     plain_client: LanguageClient, project: Path
 ):
@@ -340,7 +335,8 @@ async def test_a_save_in_the_middle_of_applying_a_rename_leaves_the_rename_recog
     open_document(plain_client, util)
     open_document(plain_client, app)
     edit = await rename(plain_client, util, "def quadruple", 4, "fourfold")
-    renamed_util = apply_text_edits(util.read_text(), _edits_of(edit, util))
+    assert edit is not None
+    renamed_util = apply_text_edits(util.read_text(), text_edits(edit, util))
     change_document(plain_client, util, 2, renamed_util)
     on_save = await plain_client.text_document_will_save_wait_until_async(
         types.WillSaveTextDocumentParams(
@@ -348,7 +344,7 @@ async def test_a_save_in_the_middle_of_applying_a_rename_leaves_the_rename_recog
         )
     )
     change_document(plain_client, util, 3, apply_text_edits(renamed_util, list(on_save or [])))
-    change_document(plain_client, app, 2, apply_text_edits(app.read_text(), _edits_of(edit, app)))
+    change_document(plain_client, app, 2, apply_text_edits(app.read_text(), text_edits(edit, app)))
     await until(
         lambda: any("applied rename `quadruple`" in m.message for m in plain_client.log_messages),
         "the rename's announcement",

@@ -10,6 +10,7 @@ import pytest
 from lsprotocol import types
 from pytest_lsp import LanguageClient
 
+from tests.support.geometry import text_edits
 from tests.support.lsp import rename_at
 
 pytestmark = [pytest.mark.timeout(90), pytest.mark.slow]
@@ -36,23 +37,13 @@ def _created(client: LanguageClient, path: Path) -> None:
     )
 
 
-def _edits(edit: types.WorkspaceEdit) -> list[types.TextEdit | types.AnnotatedTextEdit]:
-    out: list[types.TextEdit | types.AnnotatedTextEdit] = []
-    for change in edit.document_changes or []:
-        if isinstance(change, types.TextDocumentEdit):
-            out.extend(change.edits)
-    for edits in (edit.changes or {}).values():
-        out.extend(edits)
-    return out
-
-
 async def test_string_occurrence_needs_confirmation(client: LanguageClient, project: Path) -> None:
     path = project / "dispatch.py"
     path.write_text(DISPATCH)
     _created(client, path)
     edit = await rename_at(client, path, "def run_step", 4, "execute")
     assert edit is not None
-    edits = _edits(edit)
+    edits = text_edits(edit)
     caps = client.capabilities.workspace
     supports = caps is not None and caps.workspace_edit.change_annotation_support is not None
     annotated = [e for e in edits if isinstance(e, types.AnnotatedTextEdit)]

@@ -13,6 +13,7 @@ import pytest_lsp
 from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient
 
+from tests.support.geometry import apply_text_edits, apply_workspace_edit
 from tests.support.lsp import (
     SERVER_COMMAND,
     change_document,
@@ -77,32 +78,6 @@ async def save_client(lsp_client: LanguageClient, unused_import_project: Path):
     await lsp_client.shutdown_session()
 
 
-def _offset(text: str, position: types.Position) -> int:
-    lines = text.splitlines(keepends=True)
-    return sum(len(line) for line in lines[: position.line]) + position.character
-
-
-def apply_edit(edit: types.WorkspaceEdit) -> list[Path]:
-    """Apply a WorkspaceEdit (text edits only) to the files, as an editor would."""
-    touched: list[Path] = []
-    changes: dict[str, list[types.TextEdit]] = dict(edit.changes or {})
-    for change in edit.document_changes or []:
-        assert isinstance(change, types.TextDocumentEdit), change
-        changes.setdefault(change.text_document.uri, []).extend(change.edits)  # type: ignore[arg-type]
-    for uri, edits in changes.items():
-        path = Path(uri.removeprefix("file://"))
-        text = path.read_text()
-        spans = sorted(
-            ((_offset(text, e.range.start), _offset(text, e.range.end), e.new_text) for e in edits),
-            reverse=True,
-        )
-        for start, end, new in spans:
-            text = text[:start] + new + text[end:]
-        path.write_text(text)
-        touched.append(path)
-    return touched
-
-
 def saved(client: LanguageClient, paths: list[Path]) -> None:
     client.workspace_did_change_watched_files(
         types.DidChangeWatchedFilesParams(
@@ -146,7 +121,8 @@ async def test_rename_skips_tests_and_run_affected_tests(
 
     edit = await rename_at(client, util, "def _helper", 4, "_plus_one")
     assert edit is not None
-    saved(client, apply_edit(edit))  # the server announces the task once it sees the files
+    # the server announces the task once it sees the files
+    saved(client, apply_workspace_edit(edit))
 
     counter = line_of(util_tests, "def test_counter():")
     skipped = "skipped: affected only by rename `_helper` -> `_plus_one`"
@@ -231,13 +207,7 @@ async def test_refactor_on_save_is_recorded_as_a_refactoring(
         )
     )
     assert edits, "organize imports should drop the unused imports"
-    spans = sorted(
-        ((_offset(text, e.range.start), _offset(text, e.range.end), e.new_text) for e in edits),
-        reverse=True,
-    )
-    new = text
-    for start, end, replacement in spans:
-        new = new[:start] + replacement + new[end:]
+    new = apply_text_edits(text, list(edits))
     assert "import os" not in new and "from pkg import other" not in new
     # The editor applies the edits to the buffer, then writes it.
     change_document(client, util, 2, new)
@@ -260,7 +230,7 @@ async def test_status_is_right_before_the_refactored_buffers_are_saved(
     edit = await rename_at(client, util, "def _helper", 4, "_plus_one")
     assert edit is not None
     before = {p: p.read_text() for p in e2e_project.rglob("*.py")}
-    applied = apply_edit(edit)  # computes the new texts on disk ...
+    applied = apply_workspace_edit(edit)  # computes the new texts on disk ...
     for path in applied:  # ... which go to the buffers instead: the disk keeps the old text
         new = path.read_text()
         path.write_text(before[path])

@@ -119,6 +119,21 @@ def _path(uri: str) -> Path:
     return Path(uri.removeprefix("file://"))
 
 
+def text_edits(edit: types.WorkspaceEdit, path: Path | None = None) -> list[Any]:
+    """The text edits ``edit`` makes (to ``path`` only, if given), whether it holds them as
+    ``changes`` or as ``documentChanges``."""
+    found: list[Any] = []
+    for uri, edits in (edit.changes or {}).items():
+        if path is None or uri == path.as_uri():
+            found += edits
+    for change in edit.document_changes or []:
+        if isinstance(change, types.TextDocumentEdit) and (
+            path is None or change.text_document.uri == path.as_uri()
+        ):
+            found += change.edits
+    return found
+
+
 def apply_workspace_edit(edit: types.WorkspaceEdit) -> list[Path]:
     """Apply to disk; returns the paths touched (old and new)."""
     touched: list[Path] = []
