@@ -114,6 +114,7 @@ from pkg.util import double
 def test_double_slowly():
     # Slow only while the flag exists: the run that follows the edit may start before the
     # test removes the flag, and must then end as soon as it is removed.
+    open("slow.started", "w").close()
     deadline = time.monotonic() + 60
     while os.path.exists("slow.flag") and time.monotonic() < deadline:
         time.sleep(0.05)
@@ -164,7 +165,8 @@ async def test_an_edit_stops_the_background_run(
 ) -> None:
     client = slow_client
     await until(lambda: _begun(client), "the background verification to start", 60)
-    await asyncio.sleep(2)  # well into the run: pytest is in the slow test
+    started = slow_project / "slow.started"
+    await until(started.exists, "pytest to be in the slow test", 60)
     open_document(client, slow_project / UTIL)
     await until(lambda: "paused until you stop typing" in _ends(client), "the run to stop", 30)
     with DependencyStore(slow_project, create=False) as store:
