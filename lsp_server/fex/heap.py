@@ -6,11 +6,19 @@ Stdlib-only (runs inside the project's interpreter).
 
 from __future__ import annotations
 
+import itertools
 from collections import deque
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from lsp_server.fex.model import Model, Ref, Value, value_from_json, value_to_json
+from lsp_server.fex.model import (
+    FieldSpec,
+    Model,
+    Ref,
+    Value,
+    value_from_json,
+    value_to_json,
+)
 
 Instance = dict[Ref, dict[str, Value]]
 """The objects an instance involves (reachable from the root) and their field values."""
@@ -71,35 +79,64 @@ def pairs(model: Model, instance: Instance) -> set[Pair]:
     }
 
 
-def path_pairs(instance: Instance, length: int = 2) -> set[Pair]:
-    """``(key of a path, object, value)`` for every path of 2 to ``length`` fields whose
-    every field but the last is a reference (``Node.right.left``, ``Node.left.red``):
-    ``object.f.g == value``, the fields of an object's neighbours as seen from it."""
-    out: set[Pair] = set()
-    frontier = [
-        (f"{obj.cls}.{name}", obj, value)
-        for obj in instance
-        for name, value in instance[obj].items()
-    ]
-    for _ in range(length - 1):
+SHAPES = ("None", "object")
+"""What a path of references ends in, as a shape pair tells it (which object is left open)."""
+
+
+def is_shape_field(spec: FieldSpec) -> bool:
+    """A reference or a field of a few fixed values (a colour): not an int, whose values
+    (keys, degrees) grow with the scope and are the criterion's to cover."""
+    return spec.domain.is_ref or not any(
+        isinstance(v, int) and not isinstance(v, bool) for v in spec.domain.values
+    )
+
+
+def ref_paths(model: Model, instance: Instance, obj: Ref, length: int) -> dict[str, str]:
+    """Every path of 1 to ``length`` reference fields from ``obj`` that exists in
+    ``instance`` (``Node.right.left``: obj.right is an object), with what it ends in
+    (``SHAPES``)."""
+    refs = {spec.key for spec in model.fields if spec.domain.is_ref}
+    out: dict[str, str] = {}
+    frontier: list[tuple[str, Ref]] = [("", obj)]
+    for _ in range(length):
         step = []
-        for key, obj, value in frontier:
-            if isinstance(value, Ref) and value in instance:
-                step += [(f"{key}.{name}", obj, far) for name, far in instance[value].items()]
-        out.update(step)
+        for path, near in frontier:
+            for name, far in instance[near].items():
+                if f"{near.cls}.{name}" in refs:
+                    key = f"{path}.{name}" if path else f"{obj.cls}.{name}"
+                    out[key] = SHAPES[far is not None]
+                    if isinstance(far, Ref):
+                        step.append((key, far))
         frontier = step
     return out
 
 
+def path_shapes(model: Model, instance: Instance, length: int = 2) -> set[Pair]:
+    """The shape around each object as seen from it: for every two paths of references
+    (``ref_paths``, neither a prefix of the other), what both end in:
+    ``("Node.left&Node.right.left", Node0, "object&object")``, a node whose successor is
+    two levels down. Which objects the paths reach is left open: asking for each would ask
+    for about n^2 pairs per path, n inputs or more."""
+    out: set[Pair] = set()
+    for obj in instance:
+        shapes = sorted(ref_paths(model, instance, obj, length).items())
+        for (a, end_a), (b, end_b) in itertools.combinations(shapes, 2):
+            if not b.startswith(f"{a}."):
+                out.add((f"{a}&{b}", obj, f"{end_a}&{end_b}"))
+    return out
+
+
 def sized_pairs(model: Model, instance: Instance) -> set[Pair]:
-    """Every pair of ``pairs`` tagged with the value of each plain field of the root (a
-    size): ``("Node.red|size=3", Node1, False)``."""
+    """Every pair of ``pairs`` of a shape field (``is_shape_field``) tagged with the value
+    of each plain field of the root (a size): ``("Node.red|size=3", Node1, False)``."""
     root = root_ref(model)
     plain = [spec.name for spec in model.fields_of(root.cls) if not spec.domain.is_ref]
+    shapes = {spec.key for spec in model.fields if is_shape_field(spec)}
     sizes = [(name, instance[root][name]) for name in plain]
     return {
         (f"{key}|{name}={size}", obj, value)
         for key, obj, value in pairs(model, instance)
+        if key in shapes
         for name, size in sizes
     }
 

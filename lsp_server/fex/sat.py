@@ -44,6 +44,7 @@ suite never exceeds the criterion's inputs plus 2 x #F x n; they are widened too
 from __future__ import annotations
 
 import functools
+import itertools
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -106,28 +107,56 @@ def _decode(model: Model, encoding: Encoding, assignment: list[int]) -> heap.Ins
 def path_targets(
     model: Model, encoding: Encoding, length: int = 2
 ) -> list[tuple[heap.Pair, list[int]]]:
-    """Every (path, object, value) of ``heap.path_pairs`` up to ``length`` fields whose
-    last field is a reference (the shape seen from an object), once per chain of objects
-    the path may go through, with the assumptions that make it hold."""
+    """Every pair of ``heap.path_shapes`` (two paths of up to ``length`` references from
+    one object, what each ends in), with the assumptions that make it hold: the object
+    reachable, and per path a variable implying one of the chains of objects it may go
+    through, ending as asked. Those variables' definitions go into ``encoding.clauses``:
+    call this before the solver is made from them."""
     out: list[tuple[heap.Pair, list[int]]] = []
-    shapes: set[Value] = {None, *model.objects()}  # the values of reference fields
     for obj in model.objects():
         reach = [] if obj == encoding.root else [encoding.reach(obj.number)]
-        frontier = [
-            (spec.key, [*reach, encoding.var(obj, spec.name, value)], value)
-            for spec in model.fields_of(obj.cls)
-            for value in spec.domain.values
-        ]
-        for _ in range(length - 1):
-            step = [
-                (f"{key}.{inner.name}", [*lits, encoding.var(near, inner.name, far)], far)
-                for key, lits, near in frontier
-                if isinstance(near, Ref)
-                for inner in model.fields_of(near.cls)
-                for far in inner.domain.values
-            ]
-            out += [((key, obj, far), lits) for key, lits, far in step if far in shapes]
-            frontier = step
+        ends = _path_ends(model, encoding, obj, length)
+        for a, b in itertools.combinations(sorted(ends), 2):
+            if b.startswith(f"{a}."):
+                continue
+            for (end_a, lit_a), (end_b, lit_b) in itertools.product(ends[a], ends[b]):
+                out.append(((f"{a}&{b}", obj, f"{end_a}&{end_b}"), [*reach, lit_a, lit_b]))
+    return out
+
+
+def _path_ends(
+    model: Model, encoding: Encoding, obj: Ref, length: int
+) -> dict[str, list[tuple[str, int]]]:
+    """Per path of 1 to ``length`` references from ``obj`` (``heap.ref_paths``): each
+    end it may have (``heap.SHAPES``) with a variable implying it."""
+    chains: dict[tuple[str, str], list[list[int]]] = {}
+    frontier: list[tuple[str, list[int], Ref]] = [("", [], obj)]
+    for _ in range(length):
+        step = []
+        for path, lits, near in frontier:
+            for spec in model.fields_of(near.cls):
+                if not spec.domain.is_ref:
+                    continue
+                key = f"{path}.{spec.name}" if path else spec.key
+                for far in spec.domain.values:
+                    chain = [*lits, encoding.var(near, spec.name, far)]
+                    chains.setdefault((key, heap.SHAPES[far is not None]), []).append(chain)
+                    if isinstance(far, Ref):
+                        step.append((key, chain, far))
+        frontier = step
+    ends: dict[str, list[tuple[str, int]]] = {}
+    for (key, end), options in chains.items():
+        ends.setdefault(key, []).append((end, _one_of(encoding, (key, obj, end), options)))
+    return ends
+
+
+def _one_of(encoding: Encoding, name: heap.Pair, chains: list[list[int]]) -> int:
+    """A variable implying that every literal of one of ``chains`` holds (its definition
+    added to ``encoding.clauses``)."""
+    out = encoding.pool.id(("one of", name))
+    steps = [encoding.pool.id(("one of", name, i)) for i in range(len(chains))]
+    encoding.clauses.append([-out, *steps])
+    encoding.clauses += [[-step, lit] for step, chain in zip(steps, chains) for lit in chain]
     return out
 
 
@@ -147,6 +176,8 @@ def solve(
     job = job or Job()
     start = time.perf_counter()
     encoding = Encoding(model)
+    sized = sized_targets(model, encoding) if by_size else []
+    shaped = path_targets(model, encoding, paths) if paths > 1 else []
     result = SatResult(variables=encoding.pool.top, clauses=len(encoding.clauses))
     with Solver(name=SOLVER, bootstrap_with=encoding.clauses) as solver:
         run = functools.partial(_round, solver, model, encoding, result, job, widen=widen)
@@ -154,12 +185,10 @@ def solve(
         result.criterion_inputs = len(result.selected)
         budget = EXTRA_PER_ROUND * len(model.fields) * max(model.scope, 1)
         run = functools.partial(run, misses=WIDEN_MISSES)
-        if by_size:
-            run(sized_targets(model, encoding), functools.partial(heap.sized_pairs, model),
-                budget=budget)  # fmt: skip
-        if paths > 1:
-            run(path_targets(model, encoding, paths),
-                functools.partial(heap.path_pairs, length=paths), budget=budget)  # fmt: skip
+        if sized:
+            run(sized, functools.partial(heap.sized_pairs, model), budget=budget)
+        if shaped:
+            run(shaped, functools.partial(heap.path_shapes, model, length=paths), budget=budget)
     result.seconds = time.perf_counter() - start
     return result
 
@@ -327,10 +356,12 @@ def sized_targets(model: Model, encoding: Encoding) -> list[tuple[heap.Pair, lis
     of each plain field of the root (a size, a count): ``heap.sized_pairs``."""
     root = heap.root_ref(model)
     plain = [spec for spec in model.fields_of(root.cls) if not spec.domain.is_ref]
+    shapes = {spec.key for spec in model.fields if heap.is_shape_field(spec)}
     return [
         ((f"{key}|{spec.name}={size}", obj, value), [*lits, encoding.var(root, spec.name, size)])
         for spec in plain
         for size in spec.domain.values
         if not (isinstance(size, int) and size > SMALL_SIZES)
         for (key, obj, value), lits in targets(model, encoding)
+        if key in shapes
     ]
