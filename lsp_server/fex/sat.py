@@ -116,9 +116,7 @@ def path_targets(
     for obj in model.objects():
         reach = [] if obj == encoding.root else [encoding.reach(obj.number)]
         ends = _path_ends(model, encoding, obj, length)
-        for a, b in itertools.combinations(sorted(ends), 2):
-            if b.startswith(f"{a}."):
-                continue
+        for a, b in heap.shape_path_pairs(ends):
             for (end_a, lit_a), (end_b, lit_b) in itertools.product(ends[a], ends[b]):
                 out.append(((f"{a}&{b}", obj, f"{end_a}&{end_b}"), [*reach, lit_a, lit_b]))
     return out
@@ -240,9 +238,10 @@ def _round(
         result.solver_calls += 1
         found = _solve_for(solver, model, encoding, assumptions)
         if found is None:
-            targets_open.close(first)
-            if criterion:
-                result.infeasible.add(pair)
+            for index in _infeasible_with(solver, result, todo, targets_open.members(fullest)):
+                targets_open.close(index)
+                if criterion:
+                    result.infeasible.add(todo[index][0])
             continue
         instance = found
         if widen:
@@ -255,6 +254,23 @@ def _round(
         result.selected.append(instance)
     if criterion:
         result.feasible |= targets_open.shown
+
+
+def _infeasible_with(
+    solver: Solver, result: SatResult, todo: list[tuple[heap.Pair, list[int]]], group: list[int]
+) -> list[int]:
+    """The targets of ``group`` (open, the first UNSAT alone) known infeasible: every one
+    when the two or more assumptions they all share are UNSAT too (one call where there
+    would be one a target: the size round's objects beyond a small size), else the first.
+    One shared assumption is an object's reachability, which the criterion's round has
+    shown for every object it could."""
+    first = todo[group[0]][1]
+    common = set(first).intersection(*(todo[i][1] for i in group[1:]))
+    if 2 <= len(common) < len(first):
+        result.solver_calls += 1
+        if not solver.solve(assumptions=sorted(common)):
+            return group
+    return group[:1]
 
 
 def _widen(
