@@ -34,14 +34,22 @@ def _cell(result: sat.SatResult, scope: int) -> str:
     return f"{len(result.selected):5} {len(result.selected) / scope:4.1f}/n {result.seconds:7.2f} s"
 
 
-def _compare(model: Model, scope: int, **rounds: int | bool) -> tuple[str, float]:
+def _marginal(inputs: int, scope: int, previous: tuple[int, int] | None) -> str:
+    """Inputs added per unit of scope since the previous scope: constant when the suite
+    grows linearly (a n + b with b < 0 makes inputs/n rise towards a while this stays)."""
+    if previous is None:
+        return "   -  "
+    return f"{(inputs - previous[0]) / (scope - previous[1]):4.1f}/n"
+
+
+def _compare(model: Model, scope: int, **rounds: int | bool) -> tuple[str, sat.SatResult]:
     """One target a model, then widened (the same input, one after the other)."""
     plain = sat.solve(model, widen=False, **rounds)  # type: ignore[arg-type]
     wide = sat.solve(model, **rounds)  # type: ignore[arg-type]
     if wide.feasible != plain.feasible:
         raise AssertionError(f"scope {scope}: the two rounds disagree on the feasible pairs")
     ratio = wide.seconds / max(plain.seconds, 1e-9)
-    return f"{_cell(plain, scope)} | {_cell(wide, scope)} ({ratio:4.1f}x)", wide.seconds
+    return f"{_cell(plain, scope)} | {_cell(wide, scope)} ({ratio:4.1f}x)", wide
 
 
 def main() -> None:
@@ -50,18 +58,31 @@ def main() -> None:
     parser.add_argument("--scopes", help="comma-separated (default: per structure)")
     parser.add_argument("--budget", type=float, default=60.0)
     args = parser.parse_args()
-    print("criterion's round: one target a model | widened (time ratio);  whole suite: same")
+    print(
+        "criterion's round: one target a model | widened (time ratio) +widened inputs per unit"
+        " of scope since the previous scope;  whole suite: same"
+    )
     for name in args.structure or list(SCOPES):
         cls = getattr(load(name), SUBJECTS[name][0])
         print(f"{name}: scope, feasible pairs, #F x n^2")
+        previous: dict[str, tuple[int, int]] = {}
         for scope in (int(s) for s in (args.scopes or SCOPES[name]).split(",")):
             model = build_model(cls, scope)
-            criterion, _ = _compare(model, scope, paths=1, by_size=False)
-            whole, seconds = _compare(model, scope)
-            feasible = len(sat.solve(model, paths=1, by_size=False).feasible)
+            criterion, narrow = _compare(model, scope, paths=1, by_size=False)
+            whole, wide = _compare(model, scope)
+            growth = [
+                _marginal(len(result.selected), scope, previous.get(kind))
+                for kind, result in (("criterion", narrow), ("whole", wide))
+            ]
+            previous = {"criterion": (len(narrow.selected), scope)}
+            previous["whole"] = (len(wide.selected), scope)
             bound = len(model.fields) * scope**2
-            print(f"{scope:3} {feasible:5} {bound:5}  {criterion};  {whole}", flush=True)
-            if seconds > args.budget:
+            print(
+                f"{scope:3} {len(narrow.feasible):5} {bound:5}  {criterion} +{growth[0]};  "
+                f"{whole} +{growth[1]}",
+                flush=True,
+            )
+            if wide.seconds > args.budget:
                 break
 
 

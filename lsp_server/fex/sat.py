@@ -238,7 +238,7 @@ def _round(
         result.solver_calls += 1
         found = _solve_for(solver, model, encoding, assumptions)
         if found is None:
-            for index in _infeasible_with(solver, result, todo, targets_open.members(fullest)):
+            for index in _infeasible_with(solver, result, targets_open, fullest):
                 targets_open.close(index)
                 if criterion:
                     result.infeasible.add(todo[index][0])
@@ -257,20 +257,22 @@ def _round(
 
 
 def _infeasible_with(
-    solver: Solver, result: SatResult, todo: list[tuple[heap.Pair, list[int]]], group: list[int]
+    solver: Solver, result: SatResult, targets_open: _OpenTargets, group: tuple[str, Ref]
 ) -> list[int]:
-    """The targets of ``group`` (open, the first UNSAT alone) known infeasible: every one
-    when the two or more assumptions they all share are UNSAT too (one call where there
-    would be one a target: the size round's objects beyond a small size), else the first.
-    One shared assumption is an object's reachability, which the criterion's round has
-    shown for every object it could."""
-    first = todo[group[0]][1]
-    common = set(first).intersection(*(todo[i][1] for i in group[1:]))
+    """The open targets known infeasible once the first of ``group`` is UNSAT alone: when
+    two or more assumptions all the group's targets share are UNSAT too, every open target
+    that makes them (one call where there would be one a target: in the size round, each
+    object beyond a small size, whatever its field), else that first target. One shared
+    assumption is an object's reachability, which the criterion's round has shown for
+    every object it could."""
+    members = targets_open.members(group)
+    first = targets_open.assumed[members[0]]
+    common = first.intersection(*(targets_open.assumed[i] for i in members[1:]))
     if 2 <= len(common) < len(first):
         result.solver_calls += 1
         if not solver.solve(assumptions=sorted(common)):
-            return group
-    return group[:1]
+            return targets_open.assuming(common)
+    return members[:1]
 
 
 def _widen(
@@ -322,6 +324,7 @@ class _OpenTargets:
             self.groups.setdefault(pair[:2], []).append(index)
             self.by_pair.setdefault(pair, []).append(index)
         self.group_of = [todo[i][0][:2] for i in range(len(todo))]
+        self.assumed = [frozenset(assumptions) for _, assumptions in todo]
         self.sizes = {group: len(members) for group, members in self.groups.items()}
         self.closed: set[int] = set()
         self.shown: set[heap.Pair] = set()
@@ -338,6 +341,12 @@ class _OpenTargets:
             for index in self.by_pair.get(pair, ()):
                 self.close(index)
         self.shown |= pairs
+
+    def assuming(self, literals: frozenset[int]) -> list[int]:
+        """The open targets whose assumptions include every one of ``literals``."""
+        return [
+            i for i, own in enumerate(self.assumed) if i not in self.closed and literals <= own
+        ]
 
     def fullest(self) -> tuple[str, Ref] | None:
         """The group with the most open targets (the first such), None when none is open."""
