@@ -4,9 +4,10 @@
 Per structure and scope: suite size (inputs), generation time, test time, mutation score and
 branch coverage. BE is Route A without selection (every valid instance, Korat-style search);
 FE is ``fex.suite.generate`` (incremental SAT where the class declares ``__fex_spec__``,
-each model widened to show an open value of as many fields as it can, then every pair
-under each size up to 3 and every reference at the end of a two-field path, each round
-within #F x n inputs, ``fex.sat``; Korat-style search plus greedy selection otherwise);
+each model widened to show an open value of as many fields as it can, then every pair of
+a shape field under each size up to 3 and how each field and each other two-reference path
+of an object end (None or an object), each round within #F x n inputs, ``fex.sat``;
+Korat-style search plus greedy selection otherwise);
 random replays random sequences of the
 methods under test from an empty structure, as many as FE has inputs and ten times that.
 

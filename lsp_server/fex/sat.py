@@ -28,17 +28,23 @@ show more open pairs than the last (linear, 5-60x the time), MaxSAT (RC2) per mo
 finish scope 8 in two minutes).
 
 Two further rounds of targets, each solved the same way, make the suite stronger where
-single fields leave a shape to chance (bench/fex_vs_be.py): every pair under each small
-value (0 to ``SMALL_SIZES``) of the root's plain fields (its size: bintrees' colour flip
-needs a three-node all-black tree, which no single field singles out), and every reference
-at the end of every path of two fields (``Node.right.left``: bst's successor two levels
-down). Both are kept linear in the scope n: a size round over every size would add about n
-inputs per size (n^2 in all), and paths ending in a plain field (``Node.left.key``) add
-another n per object; at scope 4, where BE is measured, neither changed mutation score or
-branch coverage. Each round also stops after ``EXTRA_PER_ROUND`` x #F x n inputs, so the
-suite never exceeds the criterion's inputs plus 2 x #F x n; they are widened too, up to
-``WIDEN_MISSES`` groups in a row a model cannot show. Route A (Korat search,
-``fex.select``) keeps the bare criterion.
+single fields leave a shape to chance (bench/fex_vs_be.py). Both ask for shapes only, never
+for a key or for which object a reference reaches, so they add a number of inputs that does
+not grow with the scope n and the whole suite grows as the criterion's round does:
+every pair of a shape field (a reference or a colour, ``heap.is_shape_field``) under each
+small value (0 to ``SMALL_SIZES``) of the root's plain fields (its size: bintrees' colour
+flip needs a three-node all-black tree, which no single field singles out), and, per
+object, how a field and any other path of two references not through it end, None or an
+object (``heap.path_shapes``: ``Node.left&Node.right.left``, bst's successor two levels
+down under a node with two children). The rounds first asked for every pair under each
+small size, keys included (about n inputs per size), and for which object each two-field
+path reaches (about n^2 pairs): they filled up towards their cap of #F x n inputs each
+(bst 6 -> 12: 26 -> 68 inputs after the criterion's, red-black tree 4 -> 8: 7 -> 29); now
+10 -> 10 and 2 -> 5, with the same mutation score and branch coverage at scope 4. A group
+whose targets share two or more assumptions (a size and an object's reachability) that
+are UNSAT together is closed in one call. Each round still stops after
+``EXTRA_PER_ROUND`` x #F x n inputs and widens its models up to ``WIDEN_MISSES`` groups in
+a row a model cannot show. Route A (Korat search, ``fex.select``) keeps the bare criterion.
 """
 
 from __future__ import annotations
@@ -66,8 +72,7 @@ WIDE_CONFLICTS = 100
 the calls that run out cost most of the round's time."""
 WIDEN_MISSES = 6
 """The size and path rounds stop widening a model after this many groups in a row it cannot
-show (they have hundreds of small groups; at bst scope 16 the cap takes the whole suite from
-30 s to 14 s for 144 inputs instead of 129). The criterion's round tries every group."""
+show (they have hundreds of small groups). The criterion's round tries every group."""
 
 
 @dataclass
@@ -154,7 +159,8 @@ def _one_of(encoding: Encoding, name: heap.Pair, chains: list[list[int]]) -> int
     out = encoding.pool.id(("one of", name))
     steps = [encoding.pool.id(("one of", name, i)) for i in range(len(chains))]
     encoding.clauses.append([-out, *steps])
-    encoding.clauses += [[-step, lit] for step, chain in zip(steps, chains) for lit in chain]
+    for step, chain in zip(steps, chains, strict=True):
+        encoding.clauses += [[-step, lit] for lit in chain]
     return out
 
 
@@ -344,9 +350,7 @@ class _OpenTargets:
 
     def assuming(self, literals: frozenset[int]) -> list[int]:
         """The open targets whose assumptions include every one of ``literals``."""
-        return [
-            i for i, own in enumerate(self.assumed) if i not in self.closed and literals <= own
-        ]
+        return [i for i, own in enumerate(self.assumed) if i not in self.closed and literals <= own]
 
     def fullest(self) -> tuple[str, Ref] | None:
         """The group with the most open targets (the first such), None when none is open."""
