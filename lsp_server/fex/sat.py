@@ -16,11 +16,15 @@ field), fullest first, for a model that also shows any one of the group's open t
 keeping each the solver finds within ``WIDE_CONFLICTS`` conflicts; the next input starts
 from the fullest group. Same feasible and infeasible pairs, each model still shows a new
 pair (the #F x n^2 bound holds), and the round grows linearly: 2.2-2.6 inputs per unit of
-scope on bst from 4 to 16, 1.0-1.2 on the sorted list (n + 1: the size bound) to 28,
-2.0-2.1 on the binomial heap to 12; the red-black tree still grows (2.2 at 4, 3.8 at 12:
-its key pairs need particular shapes; a greedy cover of all 2,950 valid bst instances at
-scope 7 needs 2.3 per n, so on bst the round is near what any greedy cover reaches), at
-1-4x the time of one target a model (bench/fex_criterion_round.py). Earlier tries that
+scope on bst from 4 to 20, 1.0-1.2 on the sorted list (n + 1: the size bound) to 28,
+2.0-2.1 on the binomial heap to 12; on the red-black tree 2.2 at 4, 2.9 at 8, then 3.8-4.2
+from 12 to 18 (a n - b: it adds 4-6 inputs per unit of scope throughout). That is what a
+greedy cover of every valid instance reaches too (the red-black tree's deep nodes take a
+key only in a few near-full shapes): 2.2, 2.8, 3.3, 3.4 per n at 4, 6, 8, 10 against
+this round's 2.2, 2.5, 2.9, 3.6 (bst at 7: 2.3). It takes 1-4x the time of one target a
+model (bench/fex_criterion_round.py): most widening calls find the group cannot be shown,
+and filtering those by unit propagation first (``Solver.propagate``) cut the calls by 3
+and not the time. Earlier tries that
 kept the paper's growth or cost far more: asking each model for more targets one value at
 a time while it stays satisfiable (16: 103 -> 81, growth unchanged), a greedy cover of the
 one-target models (62 at 16, 3.9 per n), a cardinality constraint pushing each model to
@@ -40,7 +44,8 @@ down under a node with two children). The rounds first asked for every pair unde
 small size, keys included (about n inputs per size), and for which object each two-field
 path reaches (about n^2 pairs): they filled up towards their cap of #F x n inputs each
 (bst 6 -> 12: 26 -> 68 inputs after the criterion's, red-black tree 4 -> 8: 7 -> 29); now
-10 -> 10 and 2 -> 5, with the same mutation score and branch coverage at scope 4. A group
+10 -> 10 and 2 -> 5 (red-black tree 12 to 18: 5 to 17), with the same mutation score and
+branch coverage at scope 4. A group
 whose targets share two or more assumptions (a size and an object's reachability) that
 are UNSAT together is closed in one call. Each round still stops after
 ``EXTRA_PER_ROUND`` x #F x n inputs and widens its models up to ``WIDEN_MISSES`` groups in
