@@ -45,9 +45,10 @@ small size, keys included (about n inputs per size), and for which object each t
 path reaches (about n^2 pairs): they filled up towards their cap of #F x n inputs each
 (bst 6 -> 12: 26 -> 68 inputs after the criterion's, red-black tree 4 -> 8: 7 -> 29); now
 10 -> 10 and 2 -> 5 (red-black tree 12 to 18: 5 to 17), with the same mutation score and
-branch coverage at scope 4. A group
-whose targets share two or more assumptions (a size and an object's reachability) that
-are UNSAT together is closed in one call. Each round still stops after
+branch coverage at scope 4. A target
+found UNSAT closes every open target that makes the assumptions the solver blames (its
+core: a size and an object's reachability close that object's whole size round, one
+call where there was one a target). Each round still stops after
 ``EXTRA_PER_ROUND`` x #F x n inputs and widens its models up to ``WIDEN_MISSES`` groups in
 a row a model cannot show. Route A (Korat search, ``fex.select``) keeps the bare criterion.
 """
@@ -249,7 +250,8 @@ def _round(
         result.solver_calls += 1
         found = _solve_for(solver, model, encoding, assumptions)
         if found is None:
-            for index in _infeasible_with(solver, result, targets_open, fullest):
+            core = frozenset(solver.get_core() or assumptions)
+            for index in targets_open.assuming(core):  # each as UNSAT as the first
                 targets_open.close(index)
                 if criterion:
                     result.infeasible.add(todo[index][0])
@@ -265,25 +267,6 @@ def _round(
         result.selected.append(instance)
     if criterion:
         result.feasible |= targets_open.shown
-
-
-def _infeasible_with(
-    solver: Solver, result: SatResult, targets_open: _OpenTargets, group: tuple[str, Ref]
-) -> list[int]:
-    """The open targets known infeasible once the first of ``group`` is UNSAT alone: when
-    two or more assumptions all the group's targets share are UNSAT too, every open target
-    that makes them (one call where there would be one a target: in the size round, each
-    object beyond a small size, whatever its field), else that first target. One shared
-    assumption is an object's reachability, which the criterion's round has shown for
-    every object it could."""
-    members = targets_open.members(group)
-    first = targets_open.assumed[members[0]]
-    common = first.intersection(*(targets_open.assumed[i] for i in members[1:]))
-    if 2 <= len(common) < len(first):
-        result.solver_calls += 1
-        if not solver.solve(assumptions=sorted(common)):
-            return targets_open.assuming(common)
-    return members[:1]
 
 
 def _widen(
