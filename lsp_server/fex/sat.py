@@ -179,9 +179,9 @@ def solve(
     widen: bool = True,
 ) -> SatResult:
     """The field-exhaustive suite of ``model``'s relational invariant (``model.spec``),
-    then (module docstring) every pair under every small size (``by_size``) and every
-    shape path of up to ``paths`` fields, each round within ``EXTRA_PER_ROUND`` x #F x n
-    inputs; ``paths=1, by_size=False`` is the bare criterion. ``widen=False``: one target
+    then (module docstring) every pair of a shape field under every small size
+    (``by_size``) and every shape pair of paths of up to ``paths`` references, each round
+    within ``EXTRA_PER_ROUND`` x #F x n inputs; ``paths=1, by_size=False`` is the bare criterion. ``widen=False``: one target
     a model, the paper's way (``_round``)."""
     job = job or Job()
     start = time.perf_counter()
