@@ -33,8 +33,8 @@ finish scope 8 in two minutes).
 
 Two further rounds of targets, each solved the same way, make the suite stronger where
 single fields leave a shape to chance (bench/fex_vs_be.py). Both ask for shapes only, never
-for a key or for which object a reference reaches, so they add a number of inputs that does
-not grow with the scope n and the whole suite grows as the criterion's round does:
+for a key or for which object a reference reaches, so they add few inputs, hardly more at
+a larger scope n, and the whole suite grows as the criterion's round does:
 every pair of a shape field (a reference or a colour, ``heap.is_shape_field``) under each
 small value (0 to ``SMALL_SIZES``) of the root's plain fields (its size: bintrees' colour
 flip needs a three-node all-black tree, which no single field singles out), and, per
@@ -181,8 +181,8 @@ def solve(
     """The field-exhaustive suite of ``model``'s relational invariant (``model.spec``),
     then (module docstring) every pair of a shape field under every small size
     (``by_size``) and every shape pair of paths of up to ``paths`` references, each round
-    within ``EXTRA_PER_ROUND`` x #F x n inputs; ``paths=1, by_size=False`` is the bare criterion. ``widen=False``: one target
-    a model, the paper's way (``_round``)."""
+    within ``EXTRA_PER_ROUND`` x #F x n inputs; ``paths=1, by_size=False`` is the bare
+    criterion. ``widen=False``: one target a model, the paper's way (``_round``)."""
     job = job or Job()
     start = time.perf_counter()
     encoding = Encoding(model)
