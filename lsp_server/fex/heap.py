@@ -90,6 +90,21 @@ def is_shape_field(spec: FieldSpec) -> bool:
     )
 
 
+END_VALUES = 2
+"""Under a small size an int field (a key) is asked for its this many lowest and highest
+values only: enough for an argument to fall below, between and above them, as many at any
+scope (every value would be about n inputs per size)."""
+
+
+def sized_values(spec: FieldSpec) -> tuple[Value, ...]:
+    """The values of ``spec`` the size round asks for: all of a shape field's, the
+    ``END_VALUES`` lowest and highest of another's."""
+    values = spec.domain.values
+    if is_shape_field(spec) or len(values) <= 2 * END_VALUES:
+        return values
+    return values[:END_VALUES] + values[-END_VALUES:]
+
+
 def ref_paths(model: Model, instance: Instance, obj: Ref, length: int) -> dict[str, str]:
     """Every path of 1 to ``length`` reference fields from ``obj`` that exists in
     ``instance`` (``Node.right.left``: obj.right is an object), with what it ends in
@@ -140,16 +155,16 @@ def shape_path_pairs(paths: Iterable[str]) -> list[tuple[str, str]]:
 
 
 def sized_pairs(model: Model, instance: Instance) -> set[Pair]:
-    """Every pair of ``pairs`` of a shape field (``is_shape_field``) tagged with the value
-    of each plain field of the root (a size): ``("Node.red|size=3", Node1, False)``."""
+    """Every pair of ``pairs`` with one of its field's ``sized_values``, tagged with the
+    value of each plain field of the root (a size): ``("Node.red|size=3", Node1, False)``."""
     root = root_ref(model)
     plain = [spec.name for spec in model.fields_of(root.cls) if not spec.domain.is_ref]
-    shapes = {spec.key for spec in model.fields if is_shape_field(spec)}
+    asked = {spec.key: set(sized_values(spec)) for spec in model.fields}
     sizes = [(name, instance[root][name]) for name in plain]
     return {
         (f"{key}|{name}={size}", obj, value)
         for key, obj, value in pairs(model, instance)
-        if key in shapes
+        if value in asked[key]
         for name, size in sizes
     }
 

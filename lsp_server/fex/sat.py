@@ -373,12 +373,12 @@ def sized_targets(model: Model, encoding: Encoding) -> list[tuple[heap.Pair, lis
     of each plain field of the root (a size, a count): ``heap.sized_pairs``."""
     root = heap.root_ref(model)
     plain = [spec for spec in model.fields_of(root.cls) if not spec.domain.is_ref]
-    shapes = {spec.key for spec in model.fields if heap.is_shape_field(spec)}
+    asked = {spec.key: set(heap.sized_values(spec)) for spec in model.fields}
     return [
         ((f"{key}|{spec.name}={size}", obj, value), [*lits, encoding.var(root, spec.name, size)])
         for spec in plain
         for size in spec.domain.values
         if not (isinstance(size, int) and size > SMALL_SIZES)
         for (key, obj, value), lits in targets(model, encoding)
-        if key in shapes
+        if value in asked[key]
     ]

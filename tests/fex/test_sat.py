@@ -115,8 +115,8 @@ def _shapes_and_small_sizes(model: Model, instance: heap.Instance) -> set[heap.P
 )
 def test_sat_suite_shows_every_feasible_shape_and_small_sized_pair(name: str, scope: int) -> None:
     """Beyond the criterion: every feasible way two reference paths of an object end (in
-    None or an object: ``Node.left&Node.right.left``) and every pair of a shape field under
-    every size up to ``SMALL_SIZES``, checked against brute force."""
+    None or an object: ``Node.left&Node.right.left``) and every pair of ``sized_values``
+    under every size up to ``SMALL_SIZES``, checked against brute force."""
     model, feasible, _ = brute_force_extension(example_class(name), scope, _shapes_and_small_sizes)
     selected = sat.solve(model).selected
     shown = set().union(*(_shapes_and_small_sizes(model, i) for i in selected))
@@ -125,8 +125,9 @@ def test_sat_suite_shows_every_feasible_shape_and_small_sized_pair(name: str, sc
 
 def test_shape_pairs_name_the_ends_of_two_paths_not_the_objects_they_reach() -> None:
     """A three-node bst whose root has both children: the root's shape pairs say that its
-    left child is there and its right child's left child is not, whichever node it is."""
-    model = build_model(example_class("bst"), 3)
+    left child is there and its right child's left child is not, whichever node it is;
+    under its size, keys count at the ends of their domain (0, 1, 4, 5 at scope 6) only."""
+    model = build_model(example_class("bst"), 6)
     tree, node = Ref("BinarySearchTree", 0), [Ref("Node", i) for i in range(3)]
     instance: heap.Instance = {
         tree: {"root": node[0], "size": 3},
@@ -140,8 +141,9 @@ def test_shape_pairs_name_the_ends_of_two_paths_not_the_objects_they_reach() -> 
     assert ("Node.right&Node.left.left", node[0], "object&None") in shapes
     assert not any(pair[1] == tree for pair in shapes)  # its one field's paths all go through it
     assert not any(pair[2].count("Node") for pair in shapes)
-    assert {pair[0] for pair in heap.sized_pairs(model, instance)} >= {"Node.left|size=3"}
-    assert not any(pair[0].startswith("Node.key|") for pair in heap.sized_pairs(model, instance))
+    sized = heap.sized_pairs(model, instance)
+    assert {("Node.left|size=3", node[0], node[1]), ("Node.key|size=3", node[1], 0)} <= sized
+    assert ("Node.key|size=3", node[2], 2) not in sized
 
 
 @pytest.mark.parametrize(
@@ -156,9 +158,10 @@ def test_shape_pairs_name_the_ends_of_two_paths_not_the_objects_they_reach() -> 
 def test_the_whole_suite_grows_as_the_criterions_round_does(
     name: str, scopes: tuple[int, int], flat: bool
 ) -> None:
-    """The size and path rounds ask for shapes, never for which key or which object, so at
-    twice the scope they add about as many inputs as before (they added up to #F x n each:
-    bst 6 -> 12: 26 -> 68 inputs after the criterion's, sorted list 8 -> 16: 22 -> 57), and
+    """The size and path rounds ask for shapes and for keys at the ends of their domain,
+    never for which object, so at twice the scope they add about as many inputs as before
+    (they added up to #F x n each: bst 6 -> 12: 26 -> 68 inputs after the criterion's,
+    sorted list 8 -> 16: 22 -> 57), and
     the suite's inputs per unit of scope stay flat where the criterion's do (the red-black
     tree's criterion still grows: 2.2 -> 2.8 per unit of scope from 4 to 8)."""
     small, large = (sat.solve(build_model(example_class(name), scope)) for scope in scopes)
