@@ -32,20 +32,23 @@ show more open pairs than the last (linear, 5-60x the time), MaxSAT (RC2) per mo
 finish scope 8 in two minutes).
 
 Two further rounds of targets, each solved the same way, make the suite stronger where
-single fields leave a shape to chance (bench/fex_vs_be.py). Both ask for shapes only, never
-for a key or for which object a reference reaches, so they add few inputs, hardly more at
-a larger scope n, and the whole suite grows as the criterion's round does:
-every pair of a shape field (a reference or a colour, ``heap.is_shape_field``) under each
-small value (0 to ``SMALL_SIZES``) of the root's plain fields (its size: bintrees' colour
-flip needs a three-node all-black tree, which no single field singles out), and, per
+single fields leave a shape to chance (bench/fex_vs_be.py). Both ask for shapes, and for
+keys only at the ends of their domain, never for which object a reference reaches, so they
+add about as many inputs at any scope n and the whole suite grows as the criterion's round
+does: every pair of ``heap.sized_values`` (every value of a reference or a colour, the two
+lowest and highest of a key, where an argument falls below, between or above them) under
+each small value (0 to ``SMALL_SIZES``) of the root's plain fields (its size: bintrees'
+colour flip needs a three-node all-black tree, which no single field singles out; its
+single-node tree with a low key kills mutants that one with key n-1 leaves), and, per
 object, how a field and any other path of two references not through it end, None or an
 object (``heap.path_shapes``: ``Node.left&Node.right.left``, bst's successor two levels
 down under a node with two children). The rounds first asked for every pair under each
-small size, keys included (about n inputs per size), and for which object each two-field
-path reaches (about n^2 pairs): they filled up towards their cap of #F x n inputs each
-(bst 6 -> 12: 26 -> 68 inputs after the criterion's, red-black tree 4 -> 8: 7 -> 29); now
-10 -> 10 and 2 -> 5 (red-black tree 12 to 18: 5 to 17), with the same mutation score and
-branch coverage at scope 4. A target
+small size, every key included (about n inputs per size), and for which object each
+two-field path reaches (about n^2 pairs): they filled up towards their cap of #F x n
+inputs each (bst 6 -> 12: 26 -> 68 inputs after the criterion's, red-black tree 4 -> 8:
+7 -> 29); now bst 20, 21, 24 at 6, 12, 16, red-black tree 7, 12, 15 at 4, 8, 12, sorted
+list 8 and binomial heap 11-12 at every scope from 8 and 5, with the same mutation score
+and branch coverage at scope 4 (bintrees at 3: 72.3 against BE's 73.8). A target
 found UNSAT closes every open target that makes the assumptions the solver blames (its
 core: a size and an object's reachability close that object's whole size round, one
 call where there was one a target). Each round still stops after
