@@ -6,6 +6,12 @@ for the whole suite (with the size and path rounds): inputs, inputs per unit of 
 run. A structure stops after the first scope whose widened suite takes over ``--budget``
 seconds. ``#F x n^2`` is the paper's bound.
 
+fex9 (load 13-21, widened whole suite, inputs per unit of scope and added per unit since the
+previous scope): sorted list 4-24: 3.0, 2.1, 1.6, 1.4 (+1.0); bst 4-16: 5.8, 5.0, 4.2, 4.1
+(+4.2, +2.5, +3.8); red-black tree 4-16: 4.0, 4.6, 4.8, 5.1 (+5.2, +5.2, +5.8); binomial
+heap 4-12: 4.8, 3.9, 3.0 (+3.0, +1.2); the widened whole suite takes 1.0-3.8x the time of
+one target a model (its criterion's round 1.0-3.5x).
+
     python bench/fex_criterion_round.py [--structure bst] [--scopes 4,8,12,16] [--budget 60]
 """
 

@@ -21,6 +21,12 @@ FE's growth: inputs per scope, split into the criterion's and the further rounds
 (issue 19): FE size <= #F x n^2 and linear; FE reaches >= 2x the BE scope within the
 budget; FE mutation score and branch coverage within 2 points of BE.
 
+fex9 (load 13-21, budget 60 s): scope reached BE/FE: sorted list 12/26, bst 7/16, red-black
+tree 4/10, binomial heap 5/12, bintrees 4/10 (2.2-2.5x); FE's mutation score and branch
+coverage equal BE's at every scope 1-4 but bintrees at 3 (72.3 against 73.8, branches
+equal); FE inputs at the largest scope: 33 (sorted list 24), 65 (bst 16), 50 (red-black 10),
+36 (heap 12), 54 (bintrees 10), each the criterion's plus 8-24 for the further rounds.
+
     python bench/fex_vs_be.py [--budget 60] [--quality-scope 4] [--structure bst]
 """
 
