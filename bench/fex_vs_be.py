@@ -4,9 +4,10 @@
 Per structure and scope: suite size (inputs), generation time, test time, mutation score and
 branch coverage. BE is Route A without selection (every valid instance, Korat-style search);
 FE is ``fex.suite.generate`` (incremental SAT where the class declares ``__fex_spec__``,
-each model widened to show an open value of as many fields as it can, then every pair
-under each size up to 3 and every reference at the end of a two-field path, each round
-within #F x n inputs, ``fex.sat``; Korat-style search plus greedy selection otherwise);
+each model widened to show an open value of as many fields as it can, then every pair of
+a shape field under each size up to 3 and how each field and each other two-reference path
+of an object end (None or an object), each round within #F x n inputs, ``fex.sat``;
+Korat-style search plus greedy selection otherwise);
 random replays random sequences of the
 methods under test from an empty structure, as many as FE has inputs and ten times that.
 
@@ -19,6 +20,12 @@ series stops at the first scope whose generation exceeds the budget. The last li
 FE's growth: inputs per scope, split into the criterion's and the further rounds'. Goals
 (issue 19): FE size <= #F x n^2 and linear; FE reaches >= 2x the BE scope within the
 budget; FE mutation score and branch coverage within 2 points of BE.
+
+fex9 (load 13-21, budget 60 s): scope reached BE/FE: sorted list 12/26, bst 7/16, red-black
+tree 4/10, binomial heap 5/12, bintrees 4/10 (2.2-2.5x); FE's mutation score and branch
+coverage equal BE's at every scope 1-4 but bintrees at 3 (72.3 against 73.8, branches
+equal); FE inputs at the largest scope: 33 (sorted list 24), 65 (bst 16), 50 (red-black 10),
+36 (heap 12), 54 (bintrees 10), each the criterion's plus 8-24 for the further rounds.
 
     python bench/fex_vs_be.py [--budget 60] [--quality-scope 4] [--structure bst]
 """

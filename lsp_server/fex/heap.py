@@ -10,7 +10,14 @@ from collections import deque
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from lsp_server.fex.model import Model, Ref, Value, value_from_json, value_to_json
+from lsp_server.fex.model import (
+    FieldSpec,
+    Model,
+    Ref,
+    Value,
+    value_from_json,
+    value_to_json,
+)
 
 Instance = dict[Ref, dict[str, Value]]
 """The objects an instance involves (reachable from the root) and their field values."""
@@ -71,35 +78,93 @@ def pairs(model: Model, instance: Instance) -> set[Pair]:
     }
 
 
-def path_pairs(instance: Instance, length: int = 2) -> set[Pair]:
-    """``(key of a path, object, value)`` for every path of 2 to ``length`` fields whose
-    every field but the last is a reference (``Node.right.left``, ``Node.left.red``):
-    ``object.f.g == value``, the fields of an object's neighbours as seen from it."""
-    out: set[Pair] = set()
-    frontier = [
-        (f"{obj.cls}.{name}", obj, value)
-        for obj in instance
-        for name, value in instance[obj].items()
-    ]
-    for _ in range(length - 1):
+SHAPES = ("None", "object")
+"""What a path of references ends in, as a shape pair tells it (which object is left open)."""
+
+
+def is_shape_field(spec: FieldSpec) -> bool:
+    """A reference or a field of a few fixed values (a colour): not an int, whose values
+    (keys, degrees) grow with the scope and are the criterion's to cover."""
+    return spec.domain.is_ref or not any(
+        isinstance(v, int) and not isinstance(v, bool) for v in spec.domain.values
+    )
+
+
+END_VALUES = 2
+"""Under a small size an int field (a key) is asked for its this many lowest and highest
+values only: enough for an argument to fall below, between and above them, as many at any
+scope (every value would be about n inputs per size)."""
+
+
+def sized_values(spec: FieldSpec) -> tuple[Value, ...]:
+    """The values of ``spec`` the size round asks for: all of a shape field's, the
+    ``END_VALUES`` lowest and highest of another's."""
+    values = spec.domain.values
+    if is_shape_field(spec) or len(values) <= 2 * END_VALUES:
+        return values
+    return values[:END_VALUES] + values[-END_VALUES:]
+
+
+def ref_paths(model: Model, instance: Instance, obj: Ref, length: int) -> dict[str, str]:
+    """Every path of 1 to ``length`` reference fields from ``obj`` that exists in
+    ``instance`` (``Node.right.left``: obj.right is an object), with what it ends in
+    (``SHAPES``)."""
+    refs = {spec.key for spec in model.fields if spec.domain.is_ref}
+    out: dict[str, str] = {}
+    frontier: list[tuple[str, Ref]] = [("", obj)]
+    for _ in range(length):
         step = []
-        for key, obj, value in frontier:
-            if isinstance(value, Ref) and value in instance:
-                step += [(f"{key}.{name}", obj, far) for name, far in instance[value].items()]
-        out.update(step)
+        for path, near in frontier:
+            for name, far in instance[near].items():
+                if f"{near.cls}.{name}" in refs:
+                    key = f"{path}.{name}" if path else f"{obj.cls}.{name}"
+                    out[key] = SHAPES[far is not None]
+                    if isinstance(far, Ref):
+                        step.append((key, far))
         frontier = step
     return out
 
 
+def path_shapes(model: Model, instance: Instance, length: int = 2) -> set[Pair]:
+    """The shape around each object as seen from it: for two paths of references
+    (``ref_paths`` joined by ``shape_path_pairs``), what both end in:
+    ``("Node.left&Node.right.left", Node0, "object&object")``, a node whose successor is
+    two levels down. Which objects the paths reach is left open: asking for each would ask
+    for about n^2 pairs per path, n inputs or more."""
+    out: set[Pair] = set()
+    for obj in instance:
+        ends = ref_paths(model, instance, obj, length)
+        for a, b in shape_path_pairs(ends):
+            out.add((f"{a}&{b}", obj, f"{ends[a]}&{ends[b]}"))
+    return out
+
+
+def shape_path_pairs(paths: Iterable[str]) -> list[tuple[str, str]]:
+    """The two paths (``Class.f.g``) a shape pair joins: a field of the object with any
+    other path not through it (``Node.left&Node.right.left``), each two once. Two longer
+    paths are not joined: on a red-black tree at scope 16 that took the round from about
+    13 inputs to 36 and changed no mutant or branch at scope 4."""
+    ordered = sorted(paths)
+    return [
+        (a, b)
+        for a in ordered
+        if a.count(".") == 1
+        for b in ordered
+        if b != a and not b.startswith(f"{a}.") and (b.count(".") > 1 or a < b)
+    ]
+
+
 def sized_pairs(model: Model, instance: Instance) -> set[Pair]:
-    """Every pair of ``pairs`` tagged with the value of each plain field of the root (a
-    size): ``("Node.red|size=3", Node1, False)``."""
+    """Every pair of ``pairs`` with one of its field's ``sized_values``, tagged with the
+    value of each plain field of the root (a size): ``("Node.red|size=3", Node1, False)``."""
     root = root_ref(model)
     plain = [spec.name for spec in model.fields_of(root.cls) if not spec.domain.is_ref]
+    asked = {spec.key: set(sized_values(spec)) for spec in model.fields}
     sizes = [(name, instance[root][name]) for name in plain]
     return {
         (f"{key}|{name}={size}", obj, value)
         for key, obj, value in pairs(model, instance)
+        if value in asked[key]
         for name, size in sizes
     }
 

@@ -16,11 +16,15 @@ field), fullest first, for a model that also shows any one of the group's open t
 keeping each the solver finds within ``WIDE_CONFLICTS`` conflicts; the next input starts
 from the fullest group. Same feasible and infeasible pairs, each model still shows a new
 pair (the #F x n^2 bound holds), and the round grows linearly: 2.2-2.6 inputs per unit of
-scope on bst from 4 to 16, 1.0-1.2 on the sorted list (n + 1: the size bound) to 28,
-2.0-2.1 on the binomial heap to 12; the red-black tree still grows (2.2 at 4, 3.8 at 12:
-its key pairs need particular shapes; a greedy cover of all 2,950 valid bst instances at
-scope 7 needs 2.3 per n, so on bst the round is near what any greedy cover reaches), at
-1-4x the time of one target a model (bench/fex_criterion_round.py). Earlier tries that
+scope on bst from 4 to 20, 1.0-1.2 on the sorted list (n + 1: the size bound) to 28,
+2.0-2.1 on the binomial heap to 12; on the red-black tree 2.2 at 4, 2.9 at 8, then 3.8-4.2
+from 12 to 18 (a n - b: it adds 4-6 inputs per unit of scope throughout). That is what a
+greedy cover of every valid instance reaches too (the red-black tree's deep nodes take a
+key only in a few near-full shapes): 2.2, 2.8, 3.3, 3.4 per n at 4, 6, 8, 10 against
+this round's 2.2, 2.5, 2.9, 3.6 (bst at 7: 2.3). It takes 1-4x the time of one target a
+model (bench/fex_criterion_round.py): most widening calls find the group cannot be shown,
+and filtering those by unit propagation first (``Solver.propagate``) cut the calls by 3
+and not the time. Earlier tries that
 kept the paper's growth or cost far more: asking each model for more targets one value at
 a time while it stays satisfiable (16: 103 -> 81, growth unchanged), a greedy cover of the
 one-target models (62 at 16, 3.9 per n), a cardinality constraint pushing each model to
@@ -28,22 +32,34 @@ show more open pairs than the last (linear, 5-60x the time), MaxSAT (RC2) per mo
 finish scope 8 in two minutes).
 
 Two further rounds of targets, each solved the same way, make the suite stronger where
-single fields leave a shape to chance (bench/fex_vs_be.py): every pair under each small
-value (0 to ``SMALL_SIZES``) of the root's plain fields (its size: bintrees' colour flip
-needs a three-node all-black tree, which no single field singles out), and every reference
-at the end of every path of two fields (``Node.right.left``: bst's successor two levels
-down). Both are kept linear in the scope n: a size round over every size would add about n
-inputs per size (n^2 in all), and paths ending in a plain field (``Node.left.key``) add
-another n per object; at scope 4, where BE is measured, neither changed mutation score or
-branch coverage. Each round also stops after ``EXTRA_PER_ROUND`` x #F x n inputs, so the
-suite never exceeds the criterion's inputs plus 2 x #F x n; they are widened too, up to
-``WIDEN_MISSES`` groups in a row a model cannot show. Route A (Korat search,
-``fex.select``) keeps the bare criterion.
+single fields leave a shape to chance (bench/fex_vs_be.py). Both ask for shapes, and for
+keys only at the ends of their domain, never for which object a reference reaches, so they
+add about as many inputs at any scope n and the whole suite grows as the criterion's round
+does: every pair of ``heap.sized_values`` (every value of a reference or a colour, the two
+lowest and highest of a key, where an argument falls below, between or above them) under
+each small value (0 to ``SMALL_SIZES``) of the root's plain fields (its size: bintrees'
+colour flip needs a three-node all-black tree, which no single field singles out; its
+single-node tree with a low key kills mutants that one with key n-1 leaves), and, per
+object, how a field and any other path of two references not through it end, None or an
+object (``heap.path_shapes``: ``Node.left&Node.right.left``, bst's successor two levels
+down under a node with two children). The rounds first asked for every pair under each
+small size, every key included (about n inputs per size), and for which object each
+two-field path reaches (about n^2 pairs): they filled up towards their cap of #F x n
+inputs each (bst 6 -> 12: 26 -> 68 inputs after the criterion's, red-black tree 4 -> 8:
+7 -> 29); now bst 20, 21, 24 at 6, 12, 16, red-black tree 7, 12, 15 at 4, 8, 12, sorted
+list 8 and binomial heap 11-12 at every scope from 8 and 5, with the same mutation score
+and branch coverage at scope 4 (bintrees at 3: 72.3 against BE's 73.8). A target
+found UNSAT closes every open target that makes the assumptions the solver blames (its
+core: a size and an object's reachability close that object's whole size round, one
+call where there was one a target). Each round still stops after
+``EXTRA_PER_ROUND`` x #F x n inputs and widens its models up to ``WIDEN_MISSES`` groups in
+a row a model cannot show. Route A (Korat search, ``fex.select``) keeps the bare criterion.
 """
 
 from __future__ import annotations
 
 import functools
+import itertools
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -65,8 +81,7 @@ WIDE_CONFLICTS = 100
 the calls that run out cost most of the round's time."""
 WIDEN_MISSES = 6
 """The size and path rounds stop widening a model after this many groups in a row it cannot
-show (they have hundreds of small groups; at bst scope 16 the cap takes the whole suite from
-30 s to 14 s for 144 inputs instead of 129). The criterion's round tries every group."""
+show (they have hundreds of small groups). The criterion's round tries every group."""
 
 
 @dataclass
@@ -106,28 +121,55 @@ def _decode(model: Model, encoding: Encoding, assignment: list[int]) -> heap.Ins
 def path_targets(
     model: Model, encoding: Encoding, length: int = 2
 ) -> list[tuple[heap.Pair, list[int]]]:
-    """Every (path, object, value) of ``heap.path_pairs`` up to ``length`` fields whose
-    last field is a reference (the shape seen from an object), once per chain of objects
-    the path may go through, with the assumptions that make it hold."""
+    """Every pair of ``heap.path_shapes`` (two paths of up to ``length`` references from
+    one object, what each ends in), with the assumptions that make it hold: the object
+    reachable, and per path a variable implying one of the chains of objects it may go
+    through, ending as asked. Those variables' definitions go into ``encoding.clauses``:
+    call this before the solver is made from them."""
     out: list[tuple[heap.Pair, list[int]]] = []
-    shapes: set[Value] = {None, *model.objects()}  # the values of reference fields
     for obj in model.objects():
         reach = [] if obj == encoding.root else [encoding.reach(obj.number)]
-        frontier = [
-            (spec.key, [*reach, encoding.var(obj, spec.name, value)], value)
-            for spec in model.fields_of(obj.cls)
-            for value in spec.domain.values
-        ]
-        for _ in range(length - 1):
-            step = [
-                (f"{key}.{inner.name}", [*lits, encoding.var(near, inner.name, far)], far)
-                for key, lits, near in frontier
-                if isinstance(near, Ref)
-                for inner in model.fields_of(near.cls)
-                for far in inner.domain.values
-            ]
-            out += [((key, obj, far), lits) for key, lits, far in step if far in shapes]
-            frontier = step
+        ends = _path_ends(model, encoding, obj, length)
+        for a, b in heap.shape_path_pairs(ends):
+            for (end_a, lit_a), (end_b, lit_b) in itertools.product(ends[a], ends[b]):
+                out.append(((f"{a}&{b}", obj, f"{end_a}&{end_b}"), [*reach, lit_a, lit_b]))
+    return out
+
+
+def _path_ends(
+    model: Model, encoding: Encoding, obj: Ref, length: int
+) -> dict[str, list[tuple[str, int]]]:
+    """Per path of 1 to ``length`` references from ``obj`` (``heap.ref_paths``): each
+    end it may have (``heap.SHAPES``) with a variable implying it."""
+    chains: dict[tuple[str, str], list[list[int]]] = {}
+    frontier: list[tuple[str, list[int], Ref]] = [("", [], obj)]
+    for _ in range(length):
+        step = []
+        for path, lits, near in frontier:
+            for spec in model.fields_of(near.cls):
+                if not spec.domain.is_ref:
+                    continue
+                key = f"{path}.{spec.name}" if path else spec.key
+                for far in spec.domain.values:
+                    chain = [*lits, encoding.var(near, spec.name, far)]
+                    chains.setdefault((key, heap.SHAPES[far is not None]), []).append(chain)
+                    if isinstance(far, Ref):
+                        step.append((key, chain, far))
+        frontier = step
+    ends: dict[str, list[tuple[str, int]]] = {}
+    for (key, end), options in chains.items():
+        ends.setdefault(key, []).append((end, _one_of(encoding, (key, obj, end), options)))
+    return ends
+
+
+def _one_of(encoding: Encoding, name: heap.Pair, chains: list[list[int]]) -> int:
+    """A variable implying that every literal of one of ``chains`` holds (its definition
+    added to ``encoding.clauses``)."""
+    out = encoding.pool.id(("one of", name))
+    steps = [encoding.pool.id(("one of", name, i)) for i in range(len(chains))]
+    encoding.clauses.append([-out, *steps])
+    for step, chain in zip(steps, chains, strict=True):
+        encoding.clauses += [[-step, lit] for lit in chain]
     return out
 
 
@@ -140,13 +182,15 @@ def solve(
     widen: bool = True,
 ) -> SatResult:
     """The field-exhaustive suite of ``model``'s relational invariant (``model.spec``),
-    then (module docstring) every pair under every small size (``by_size``) and every
-    shape path of up to ``paths`` fields, each round within ``EXTRA_PER_ROUND`` x #F x n
-    inputs; ``paths=1, by_size=False`` is the bare criterion. ``widen=False``: one target
-    a model, the paper's way (``_round``)."""
+    then (module docstring) every pair of a shape field under every small size
+    (``by_size``) and every shape pair of paths of up to ``paths`` references, each round
+    within ``EXTRA_PER_ROUND`` x #F x n inputs; ``paths=1, by_size=False`` is the bare
+    criterion. ``widen=False``: one target a model, the paper's way (``_round``)."""
     job = job or Job()
     start = time.perf_counter()
     encoding = Encoding(model)
+    sized = sized_targets(model, encoding) if by_size else []
+    shaped = path_targets(model, encoding, paths) if paths > 1 else []
     result = SatResult(variables=encoding.pool.top, clauses=len(encoding.clauses))
     with Solver(name=SOLVER, bootstrap_with=encoding.clauses) as solver:
         run = functools.partial(_round, solver, model, encoding, result, job, widen=widen)
@@ -154,12 +198,10 @@ def solve(
         result.criterion_inputs = len(result.selected)
         budget = EXTRA_PER_ROUND * len(model.fields) * max(model.scope, 1)
         run = functools.partial(run, misses=WIDEN_MISSES)
-        if by_size:
-            run(sized_targets(model, encoding), functools.partial(heap.sized_pairs, model),
-                budget=budget)  # fmt: skip
-        if paths > 1:
-            run(path_targets(model, encoding, paths),
-                functools.partial(heap.path_pairs, length=paths), budget=budget)  # fmt: skip
+        if sized:
+            run(sized, functools.partial(heap.sized_pairs, model), budget=budget)
+        if shaped:
+            run(shaped, functools.partial(heap.path_shapes, model, length=paths), budget=budget)
     result.seconds = time.perf_counter() - start
     return result
 
@@ -211,9 +253,11 @@ def _round(
         result.solver_calls += 1
         found = _solve_for(solver, model, encoding, assumptions)
         if found is None:
-            targets_open.close(first)
-            if criterion:
-                result.infeasible.add(pair)
+            core = frozenset(solver.get_core() or assumptions)
+            for index in targets_open.assuming(core):  # each as UNSAT as the first
+                targets_open.close(index)
+                if criterion:
+                    result.infeasible.add(todo[index][0])
             continue
         instance = found
         if widen:
@@ -277,6 +321,7 @@ class _OpenTargets:
             self.groups.setdefault(pair[:2], []).append(index)
             self.by_pair.setdefault(pair, []).append(index)
         self.group_of = [todo[i][0][:2] for i in range(len(todo))]
+        self.assumed = [frozenset(assumptions) for _, assumptions in todo]
         self.sizes = {group: len(members) for group, members in self.groups.items()}
         self.closed: set[int] = set()
         self.shown: set[heap.Pair] = set()
@@ -293,6 +338,10 @@ class _OpenTargets:
             for index in self.by_pair.get(pair, ()):
                 self.close(index)
         self.shown |= pairs
+
+    def assuming(self, literals: frozenset[int]) -> list[int]:
+        """The open targets whose assumptions include every one of ``literals``."""
+        return [i for i, own in enumerate(self.assumed) if i not in self.closed and literals <= own]
 
     def fullest(self) -> tuple[str, Ref] | None:
         """The group with the most open targets (the first such), None when none is open."""
@@ -327,10 +376,12 @@ def sized_targets(model: Model, encoding: Encoding) -> list[tuple[heap.Pair, lis
     of each plain field of the root (a size, a count): ``heap.sized_pairs``."""
     root = heap.root_ref(model)
     plain = [spec for spec in model.fields_of(root.cls) if not spec.domain.is_ref]
+    asked = {spec.key: set(heap.sized_values(spec)) for spec in model.fields}
     return [
         ((f"{key}|{spec.name}={size}", obj, value), [*lits, encoding.var(root, spec.name, size)])
         for spec in plain
         for size in spec.domain.values
         if not (isinstance(size, int) and size > SMALL_SIZES)
         for (key, obj, value), lits in targets(model, encoding)
+        if value in asked[key]
     ]
