@@ -9,7 +9,7 @@ import threading
 
 import pytest
 
-from lsp_server.sandbox.wire import Channel
+from lsp_server.sandbox.wire import Channel, ChannelClosed
 
 
 def test_two_threads_closing_one_channel_close_each_descriptor_once(
@@ -47,3 +47,35 @@ def test_two_threads_closing_one_channel_close_each_descriptor_once(
         thread.join(10)
     assert not errors, errors
     assert closes.count(write_fd) == 1 and closes.count(read_fd) == 1
+
+
+@pytest.mark.parametrize("timeout", [None, 5.0])
+def test_reading_a_closed_channel_is_channel_closed(timeout: float | None) -> None:
+    """A worker's reader thread may read once more after its owner closed the channel:
+    that read is the end of the channel, like the peer's exit (not an OSError)."""
+    read_fd, write_fd = os.pipe()
+    channel = Channel(read_fd, write_fd)
+    channel.close()
+    with pytest.raises(ChannelClosed):
+        channel.receive(timeout)
+
+
+def test_a_read_racing_the_close_of_its_channel_is_channel_closed() -> None:
+    read_fd, write_fd = os.pipe()
+    channel = Channel(read_fd, write_fd)
+    outcome: list[BaseException] = []
+
+    def read() -> None:
+        try:
+            channel.receive()
+        except BaseException as exc:  # the test reports what the thread hit
+            outcome.append(exc)
+
+    thread = threading.Thread(target=read)
+    thread.start()
+    # the reader waits in os.read; closing the write end wakes it with end-of-file,
+    # closing the read end after it must not turn what it reads next into EBADF
+    channel.close()
+    thread.join(10)
+    assert not thread.is_alive()
+    assert len(outcome) == 1 and isinstance(outcome[0], ChannelClosed), outcome
