@@ -26,6 +26,7 @@ from typing import Protocol
 
 from lsp_server.jobs import Cancelled, Job
 from lsp_server.project.text import identifier_span
+from lsp_server.refactor.announcements import Announcements
 from lsp_server.refactor.apply import apply_edits
 from lsp_server.refactor.context import Context, Planned
 from lsp_server.refactor.model import (
@@ -115,6 +116,8 @@ class RefactorEngine:
         self.worker = worker if worker is not None else Worker()
         self.workspaces: dict[str, RopeWorkspace] = {}
         self.listeners: list[RefactoringListener] = []
+        self.announcements = Announcements()
+        """Applied refactorings whose announcement to the listeners is under way."""
 
     # -- workspaces ------------------------------------------------------------------
     def add_root(self, root: str) -> RopeWorkspace:

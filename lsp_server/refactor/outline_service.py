@@ -5,8 +5,15 @@ being made, answers from the last one it has (``latest``): a code action on a lo
 never waits for the module to be parsed again after each keystroke, and the server never
 parses it at all (``refactor.outline``). One text at a time goes to the worker; of the
 texts of one document waiting their turn only the newest is analysed (its waiters get
-that one's outline, and see from the text it comes with that it is newer than theirs).
-A worker that dies is started again, once per text; a second death fails the request.
+that one's outline, and see from the text it comes with that it is newer than theirs),
+and the shortest waiting text goes first: a long module's outline takes a tenth of a
+second or more, a short one's milliseconds, and a code action on a short document asked
+while its outline is not made yet makes it on a thread of the server (``made_here``).
+The worker is started ahead (``start_ahead``), before the first document opens: an
+editor asks for its first code actions as it opens its documents, and a worker still
+starting (an interpreter, imports) left every one of them to be outlined in the server,
+the opening burst of issue 15's p99. A worker that dies is started again, once per text;
+a second death fails the request.
 """
 
 from __future__ import annotations
@@ -16,10 +23,10 @@ import logging
 import sys
 import threading
 from collections.abc import Callable
-from concurrent.futures import Future, InvalidStateError
+from concurrent.futures import Future, InvalidStateError, ThreadPoolExecutor
 from dataclasses import dataclass, field
 
-from lsp_server.refactor.outline import Outline, outline_from_wire
+from lsp_server.refactor.outline import Outline, outline_from_wire, outline_of
 from lsp_server.sandbox import ChannelError, SandboxProcess
 from lsp_server.sandbox.process import PACKAGE_PARENT
 
@@ -67,6 +74,11 @@ class OutlineService:
         self._thread: threading.Thread | None = None
         self._ids = itertools.count(1)
         self._closed = False
+        self._here: dict[str, tuple[str, Future[Analysis]]] = {}
+        """The outline being made on this process's thread per document, and of which text."""
+        self._here_thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="reks-outline")
+        """One at a time: outlines made at once only take turns holding the interpreter lock,
+        and each code action waiting for one waited for them all."""
 
     @property
     def pid(self) -> int | None:
@@ -78,10 +90,36 @@ class OutlineService:
         with self._cond:
             return self._latest.get(key)
 
-    def remember(self, key: str, analysis: Analysis) -> None:
-        """An outline made elsewhere (a short text, outlined on the caller's thread)."""
+    def made_here(self, key: str, text: str) -> Future[Analysis]:
+        """The outline of ``text`` (a short one) made on a thread of this process, for a
+        document whose outline the worker has not made yet; made once however many code
+        actions ask for it meanwhile."""
+        with self._cond:
+            done = self._latest.get(key)
+            if done is not None and done[0] == text:
+                made: Future[Analysis] = Future()
+                made.set_result(done)
+                return made
+            making = self._here.get(key)
+            if making is not None and making[0] == text:
+                return making[1]
+            future = self._here_thread.submit(self._make_here, key, text)
+            self._here[key] = (text, future)
+        return future
+
+    def _make_here(self, key: str, text: str) -> Analysis:
+        analysis = (text, outline_of(text))
         with self._cond:
             self._latest[key] = analysis
+            if self._here.get(key, ("", None))[0] is text:
+                del self._here[key]
+        return analysis
+
+    def start_ahead(self) -> None:
+        """Start the worker now, before the first text (see the module docstring)."""
+        with self._cond:
+            if not self._closed:
+                self._serving()
 
     def forget(self, key: str) -> None:
         with self._cond:
@@ -106,22 +144,36 @@ class OutlineService:
             wanted = self._queue.setdefault(key, _Wanted(key, text))
             wanted.text = text
             wanted.futures.append(future)
-            if self._thread is None:
-                self._thread = threading.Thread(
-                    target=self._serve, name="reks-outlines", daemon=True
-                )
-                self._thread.start()
+            self._serving()
             self._cond.notify()
         return future
 
+    def _serving(self) -> None:
+        """Start the serving thread unless it runs. Called with the lock held."""
+        if self._thread is None:
+            self._thread = threading.Thread(target=self._serve, name="reks-outlines", daemon=True)
+            self._thread.start()
+
     def _serve(self) -> None:
+        try:
+            process = self._start()  # before the first text: see ``start_ahead``
+        except OSError as exc:  # tried again for the first text, which fails if it fails
+            log.warning("cannot start the outline worker: %s", exc)
+        else:
+            with self._cond:
+                closed = self._closed
+                if not closed:
+                    self._process = process
+            if closed:
+                process.close(grace=0)
+                return
         while True:
             with self._cond:
                 while not self._queue and not self._closed:
                     self._cond.wait()
                 if self._closed:
                     return
-                key = next(iter(self._queue))
+                key = min(self._queue, key=lambda k: len(self._queue[k].text))
                 wanted = self._running = self._queue.pop(key)
             try:
                 result: Analysis | BaseException = (wanted.text, self._ask(wanted.text))
@@ -160,6 +212,7 @@ class OutlineService:
             self._queue.clear()
             self._cond.notify_all()
         _settle(waiting, ChannelError("the outline worker is shut down"))
+        self._here_thread.shutdown(wait=False, cancel_futures=True)
         process = self._process
         if process is not None:
             process.close(grace=1)

@@ -62,10 +62,12 @@ HELD_UP_ENV = "REKS_ROPE_HELD_UP_AFTER"
 HELD_UP_AFTER = float(os.environ.get(HELD_UP_ENV) or 2.0)
 """Seconds after which a request still in the main worker's hands makes the next one go to
 the helper: a short module's rename can be long too (a name used in every file)."""
-HELPER_IDLE_EXIT = 60.0
+HELPER_IDLE_EXIT = 15.0
 """Seconds after its last answer an idle helper ends: it holds the trees of every module
-its renames searched (hundreds of MB on a large project), worth keeping between the
-requests of a busy minute, not for the rest of the session."""
+its renames searched (about 850 MB on a copy of the standard library, most of it not
+freed by dropping rope's module cache), worth keeping between the requests of a busy
+stretch, not for a minute after it: a helper started again costs about a second, and
+only a request the main worker would have held up waits for it."""
 
 
 def server_engine() -> RefactorEngine:

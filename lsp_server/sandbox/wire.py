@@ -72,12 +72,19 @@ class FrameReader:
         """The next message; ``timeout`` None waits as long as the peer lives."""
         deadline = None if timeout is None else time.monotonic() + timeout
         while not self.has_frame():
-            if deadline is not None:
-                left = deadline - time.monotonic()
-                ready = left > 0 and select.select([self.fd], [], [], left)[0]
-                if not ready:
-                    raise ChannelTimeout(f"no message within {timeout:.2f} s")
-            chunk = os.read(self.fd, _CHUNK)
+            fd = self.fd
+            try:
+                left = None if deadline is None else deadline - time.monotonic()
+                ready = left is None or (left > 0 and select.select([fd], [], [], left)[0])
+                chunk = os.read(fd, _CHUNK) if ready else None
+            except (OSError, ValueError) as exc:
+                # closed by its owner (``Channel.close``: -1) before or while this read
+                # waited: the end of the channel, as when the peer exits
+                if fd >= 0 and self.fd == fd and isinstance(exc, OSError):
+                    raise
+                raise ChannelClosed("the channel was closed") from exc
+            if chunk is None:
+                raise ChannelTimeout(f"no message within {timeout:.2f} s")
             if not chunk:
                 partial = f" ({len(self._buffer)} bytes of a frame)" if self._buffer else ""
                 raise ChannelClosed(f"the other end closed the channel{partial}")

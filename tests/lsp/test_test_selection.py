@@ -245,6 +245,27 @@ async def test_status_is_right_before_the_refactored_buffers_are_saved(
     assert all(p.read_text() == before[p] for p in applied)  # nothing was saved
 
 
+async def test_a_saved_rename_shows_no_hand_edit_status_before_its_own(
+    client: LanguageClient, e2e_project: Path
+) -> None:
+    """An editor that writes and saves a rename's files: the save refreshes the status,
+    and done before the rename is announced (its provenance is computed on a thread
+    first), the rename's files were shown as a hand edit, tests to run, for a moment."""
+    util = e2e_project / "pkg/util.py"
+    edit = await rename_at(client, util, "def _helper", 4, "_plus_one")
+    assert edit is not None
+    await until(lambda: bool(client.statuses), "the status at start")  # type: ignore[attr-defined]
+    mark = len(client.statuses)  # type: ignore[attr-defined]
+    saved(client, apply_edit(edit))
+    await until(
+        lambda: any(s.skipped for s in client.statuses[mark:]),  # type: ignore[attr-defined]
+        "the rename's status",
+    )
+    shown = client.statuses[mark:]  # type: ignore[attr-defined]
+    first_rename = next(i for i, s in enumerate(shown) if s.skipped)
+    assert [s.affected for s in shown[: first_rename + 1]] == [0] * (first_rename + 1), shown
+
+
 async def test_run_affected_tests_counts_and_shows_the_failures(
     client: LanguageClient, e2e_project: Path
 ) -> None:

@@ -68,3 +68,52 @@ def test_a_worker_that_dies_is_replaced(service: OutlineService) -> None:
 
 def test_a_text_that_does_not_parse_has_no_outline(service: OutlineService) -> None:
     assert service.analyse("file:///m.py", "def f(:\n").result(timeout=60) == ("def f(:\n", None)
+
+
+def test_the_worker_is_started_ahead_of_the_first_text() -> None:
+    """A document's first code actions come as it opens: a worker still starting then
+    left each of them to be outlined in the server (issue 15's opening burst)."""
+    service = OutlineService()
+    try:
+        service.start_ahead()
+        deadline = time.monotonic() + 60
+        while service.pid is None and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert service.pid is not None
+        pid = service.pid
+        assert service.analyse("file:///m.py", "a = 1\n").result(timeout=60)[1] is not None
+        assert service.pid == pid  # the text went to the worker started ahead
+    finally:
+        service.close()
+
+
+def test_the_shortest_waiting_text_is_analysed_first(service: OutlineService) -> None:
+    pid = _started(service)
+    long_text = "".join(f"v{i} = {i}\n" for i in range(2000))
+    finished: list[str] = []
+    stop_process(pid)
+    try:
+        busy = service.analyse("file:///busy.py", "b = 1\n")
+        _running(service)
+        long = service.analyse("file:///long.py", long_text)
+        short = service.analyse("file:///short.py", "s = 1\n")
+        long.add_done_callback(lambda _: finished.append("long"))
+        short.add_done_callback(lambda _: finished.append("short"))
+    finally:
+        os.kill(pid, signal.SIGCONT)
+    busy.result(timeout=60)
+    long.result(timeout=60)
+    short.result(timeout=60)
+    assert finished == ["short", "long"]
+
+
+def test_an_outline_made_here_is_made_once_for_the_code_actions_asking_at_once(
+    service: OutlineService,
+) -> None:
+    text = "def f():\n    return 1\n"
+    first = service.made_here("file:///m.py", text)
+    again = service.made_here("file:///m.py", text)  # while it is made, or after
+    assert again.result(timeout=60) is first.result(timeout=60)
+    made, outline = first.result()
+    assert made == text and outline is not None and outline.facts.functions == {"f"}
+    assert service.latest("file:///m.py") == first.result()

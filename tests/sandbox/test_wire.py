@@ -6,10 +6,26 @@ from __future__ import annotations
 
 import os
 import threading
+from collections.abc import Callable
 
 import pytest
 
-from lsp_server.sandbox.wire import Channel
+from lsp_server.sandbox.wire import Channel, ChannelClosed
+
+
+def _on_a_thread(call: Callable[[], object]) -> tuple[threading.Thread, list[BaseException]]:
+    """``call`` running on a thread, and the list that receives what it raises."""
+    raised: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            call()
+        except BaseException as exc:  # the test reports what the thread hit
+            raised.append(exc)
+
+    thread = threading.Thread(target=run)
+    thread.start()
+    return thread, raised
 
 
 def test_two_threads_closing_one_channel_close_each_descriptor_once(
@@ -29,16 +45,7 @@ def test_two_threads_closing_one_channel_close_each_descriptor_once(
         real_close(fd)
 
     monkeypatch.setattr(os, "close", held_close)
-    errors: list[BaseException] = []
-
-    def first() -> None:
-        try:
-            channel.close()
-        except BaseException as exc:  # the test reports what the thread hit
-            errors.append(exc)
-
-    thread = threading.Thread(target=first)
-    thread.start()
+    thread, errors = _on_a_thread(channel.close)
     assert inside.wait(10)
     try:
         channel.close()
@@ -47,3 +54,26 @@ def test_two_threads_closing_one_channel_close_each_descriptor_once(
         thread.join(10)
     assert not errors, errors
     assert closes.count(write_fd) == 1 and closes.count(read_fd) == 1
+
+
+@pytest.mark.parametrize("timeout", [None, 5.0])
+def test_reading_a_closed_channel_is_channel_closed(timeout: float | None) -> None:
+    """A worker's reader thread may read once more after its owner closed the channel:
+    that read is the end of the channel, like the peer's exit (not an OSError)."""
+    read_fd, write_fd = os.pipe()
+    channel = Channel(read_fd, write_fd)
+    channel.close()
+    with pytest.raises(ChannelClosed):
+        channel.receive(timeout)
+
+
+def test_a_read_racing_the_close_of_its_channel_is_channel_closed() -> None:
+    read_fd, write_fd = os.pipe()
+    channel = Channel(read_fd, write_fd)
+    thread, outcome = _on_a_thread(channel.receive)
+    # the reader waits in os.read; closing the write end wakes it with end-of-file,
+    # closing the read end after it must not turn what it reads next into EBADF
+    channel.close()
+    thread.join(10)
+    assert not thread.is_alive()
+    assert len(outcome) == 1 and isinstance(outcome[0], ChannelClosed), outcome

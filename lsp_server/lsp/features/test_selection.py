@@ -137,10 +137,17 @@ class TestSelectionFeature(Feature):
             self.refresh(str(project.root))
 
     def files_saved(self, uris: list[str]) -> None:
-        """A saved file can make a skipped test affected (or the reverse)."""
+        """A saved file can make a skipped test affected (or the reverse). A save of a
+        refactoring's files that is being announced waits for that announcement, whose
+        status is read after the save: refreshed first, it showed them as a hand edit."""
         roots = {str(p.root) for p in map(self.project_of, uris) if p is not None}
         for root in sorted(roots):
-            self.refresh(root)
+
+            def refresh(announced: bool, root: str = root) -> None:
+                if not announced:
+                    self.refresh(root)
+
+            self.host.engine.announcements.after(root, refresh)
 
     def shutdown(self) -> None:
         self.executor.shutdown(wait=False, cancel_futures=True)

@@ -24,7 +24,6 @@ from lsp_server.lsp.features.refactoring.lifecycle import (
 from lsp_server.refactor.actions import Offer
 from lsp_server.refactor.destinations import project_module_finder
 from lsp_server.refactor.model import RefactorRequest
-from lsp_server.refactor.outline import outline_of
 from lsp_server.refactor.outline_offers import offers_in_outline, offers_without_outline
 from lsp_server.refactor.outline_service import Analysis
 from lsp_server.sandbox import ChannelError
@@ -75,8 +74,7 @@ async def _ready_analysis(feature: RefactoringFeature, uri: str, text: str) -> A
             asked = service.analyse(uri, text)
             if asked.done() and asked.exception() is None and asked.result()[0] == text:
                 return asked.result()
-            done = (text, await asyncio.to_thread(outline_of, text))
-            service.remember(uri, done)
+            done = await asyncio.wrap_future(service.made_here(uri, text))
         return done
     future = service.analyse(uri, text)
     if future.done() and future.exception() is None:

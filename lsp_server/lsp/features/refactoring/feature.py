@@ -51,6 +51,7 @@ class RefactoringFeature(Feature):
         self.pending = PendingApplications()
         self.outlines = OutlineService()
         """Outlines of the documents code actions were asked in (see ``code_actions``)."""
+        self.outlines.start_ahead()  # while the client waits for ``initialize``
         self.prewarm_jobs: list[Job] = []
         self.declined: set[str] = set()
         """Documents too large to analyse whose user was told so."""

@@ -148,13 +148,17 @@ def announce(feature: RefactoringFeature, root: str, result: RefactoringResult) 
         provenance = result.provenance
         return provenance, verdict(root, provenance, unsaved) if check else None
 
+    announcements = feature.host.engine.announcements
+
     def announced(future: asyncio.Future[tuple[Provenance, str | None]]) -> None:
         try:
             provenance, demoted = future.result()
         except Exception:
             log.exception("provenance of an applied refactoring failed")
+            announcements.ended(root, announced=False)
             return
         feature.host.engine.announce_applied(root, provenance)
+        announcements.ended(root, announced=True)
         feature.host.lsp.window_log_message(
             types.LogMessageParams(
                 type=types.MessageType.Info, message=f"reks: applied {provenance.description}"
@@ -169,6 +173,7 @@ def announce(feature: RefactoringFeature, root: str, result: RefactoringResult) 
                 )
             )
 
+    announcements.started(root)
     future = loop.run_in_executor(_PROVENANCE, provenance_and_verdict)
     future.add_done_callback(announced)
 
