@@ -256,7 +256,7 @@ async def test_a_saved_rename_shows_no_hand_edit_status_before_its_own(
     assert edit is not None
     await until(lambda: bool(client.statuses), "the status at start")  # type: ignore[attr-defined]
     mark = len(client.statuses)  # type: ignore[attr-defined]
-    saved(client, apply_edit(edit))
+    saved(client, apply_workspace_edit(edit))
     await until(
         lambda: any(s.skipped for s in client.statuses[mark:]),  # type: ignore[attr-defined]
         "the rename's status",

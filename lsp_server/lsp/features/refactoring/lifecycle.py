@@ -157,8 +157,14 @@ def announce(feature: RefactoringFeature, root: str, result: RefactoringResult) 
             log.exception("provenance of an applied refactoring failed")
             announcements.ended(root, announced=False)
             return
-        feature.host.engine.announce_applied(root, provenance)
-        announcements.ended(root, announced=True)
+        # Saves of these files wait for ``ended``: it must come whatever the listeners do,
+        # and a failed announcement leaves the saves' own refresh to run.
+        made = False
+        try:
+            feature.host.engine.announce_applied(root, provenance)
+            made = True
+        finally:
+            announcements.ended(root, announced=made)
         feature.host.lsp.window_log_message(
             types.LogMessageParams(
                 type=types.MessageType.Info, message=f"reks: applied {provenance.description}"
