@@ -42,6 +42,7 @@ from lsp_server.extreme.state import (
     load_state,
     previous_runners,
     result_from_state,
+    run_checksums,
     save_state,
     tests_fingerprint,
     untouched,
@@ -90,6 +91,8 @@ class Analysis:
     import_time: set[str] = field(default_factory=set)  # function keys that ran at import
     checked_on_disk: int = 0  # transformations run the plain way (import time, --verify)
     defects: list[str] = field(default_factory=list)  # verdicts the plain way contradicted
+    # Checksum of each unit the results' runs depend on, as analysed (see ``quick``).
+    unit_checksums: dict[str, str | None] = field(default_factory=dict)
 
     def by_function(self) -> dict[str, list[TransformationResult]]:
         out: dict[str, list[TransformationResult]] = {}
@@ -227,6 +230,7 @@ def _analyse(
         _run(root, options, job, analysis, work, warm, early)
 
     analysis.results = [r for f in functions for r in results.get(f.key, [])]
+    analysis.unit_checksums = run_checksums(analysis.results, checksums)
     kept = untouched(previous, root, analysis.functions)
     save_state(root, context, {**kept, **entries}, previous)
 

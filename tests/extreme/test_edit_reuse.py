@@ -76,6 +76,26 @@ def test_an_edit_reruns_only_the_transformations_whose_run_reached_it(
         warm.close()
 
 
+def test_an_edit_of_a_constant_a_run_read_reruns_it(
+    make_project: Callable[[dict[str, str]], Path],
+) -> None:
+    # No function's code changes when LIMIT does, yet base(0) == 2 now holds, so guard's
+    # "return False" is no longer detected; the worker must not keep the old LIMIT either.
+    source = "LIMIT = 0\n\n\n" + SOURCE.replace("y = x + 1", "y = max(x + 1, LIMIT)")
+    root = make_project({"m.py": source, "test_m.py": TESTS})
+    warm = WarmPools()
+    try:
+        first = analyse(root, Options(jobs=1), warm=warm)
+        assert ("guard", "return False", "detected") in _rows(first)
+        (root / "m.py").write_text(source.replace("LIMIT = 0", "LIMIT = 2"))
+        second = analyse(root, Options(jobs=1), warm=warm)
+    finally:
+        warm.close()
+    cold = analyse(root, Options(jobs=1, incremental=False))
+    assert ("guard", "return False", "undetected") in _rows(cold)
+    assert _rows(second) == _rows(cold)
+
+
 def test_a_run_stopped_at_its_timeout_still_records_what_it_ran(
     make_project: Callable[[dict[str, str]], Path],
 ) -> None:

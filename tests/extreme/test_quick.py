@@ -122,3 +122,78 @@ def test_a_verdict_whose_run_reached_the_edit_is_analysed_again(tmp_path: Path) 
         warm.close()
     shift = {r.verdict for r in out.results if r.transformation.function == "shift"}
     assert shift == {Verdict.DETECTED}
+
+
+def _quick_reanalysis(root: Path, paths: list[Path], edit: tuple[Path, str]) -> Analysis:
+    """Analyse ``paths`` on warm workers, write ``edit`` (path, text), save it the quick
+    way (``saved_change``, the functions it names analysed again, ``merged``)."""
+    from lsp_server.extreme.analysis import Options, analyse
+    from lsp_server.extreme.warm import WarmPools
+
+    warm = WarmPools()
+    try:
+        last = analyse(root, Options(jobs=1, paths=paths), warm=warm)
+        edit[0].write_text(edit[1])
+        change = saved_change(last, edit[0].relative_to(root).as_posix())
+        assert change is not None and change.any
+        files = [root / f for f in change.files]
+        only = change.to_analyse
+        fresh = analyse(root, Options(jobs=1, paths=files, only=only), warm=warm)
+        return merged(last, change, fresh)
+    finally:
+        warm.close()
+
+
+def _verdicts(analysis: Analysis, function: str) -> set[Verdict]:
+    return {r.verdict for r in analysis.results if r.transformation.function == function}
+
+
+@pytest.mark.slow  # two analyses, ~5-12 s
+def test_a_detection_whose_run_reached_the_edit_is_checked_again(tmp_path: Path) -> None:
+    # ``keep`` passes ``shift``'s result on to the assertion: every transformation of
+    # shift is detected. Once keep ignores its argument no test checks shift any more,
+    # and the quick path must not leave shift's stale "detected" shown.
+    root = tmp_path / "project"
+    root.mkdir()
+    (root / "helper.py").write_text("def shift(x):\n    y = x + 1\n    return y\n")
+    keep = "def keep(v):\n    w = v\n    return w\n"
+    (root / "m.py").write_text(keep)
+    (root / "test_m.py").write_text(
+        "from helper import shift\nfrom m import keep\n\n"
+        "def test_keep():\n    assert keep(shift(1)) == 2\n"
+    )
+    edit = (root / "m.py", keep.replace("w = v", "w = 2"))
+    out = _quick_reanalysis(root, [root / "m.py", root / "helper.py"], edit)
+    assert _verdicts(out, "shift") == {Verdict.UNDETECTED}
+
+
+@pytest.mark.slow  # two analyses, ~5-12 s
+def test_an_edit_outside_the_functions_analyses_again_what_ran_that_file(tmp_path: Path) -> None:
+    # A module-level constant decides whether ``keep`` passes ``shift``'s result on: no
+    # function's code changes when it is switched on, yet shift's verdicts do.
+    root = tmp_path / "project"
+    root.mkdir()
+    (root / "helper.py").write_text("def shift(x):\n    y = x + 1\n    return y\n")
+    keep = "PASS_ON = False\n\n\ndef keep(v):\n    if PASS_ON:\n        return v\n    return 2\n"
+    (root / "m.py").write_text(keep)
+    (root / "test_m.py").write_text(
+        "from helper import shift\nfrom m import keep\n\n"
+        "def test_keep():\n    assert keep(shift(1)) == 2\n"
+    )
+    edit = (root / "m.py", keep.replace("PASS_ON = False", "PASS_ON = True"))
+    out = _quick_reanalysis(root, [root / "m.py", root / "helper.py"], edit)
+    assert _verdicts(out, "shift") == {Verdict.DETECTED}
+
+
+@pytest.mark.slow  # two analyses, ~5-12 s
+def test_an_edited_test_file_analyses_again_the_functions_its_tests_ran(tmp_path: Path) -> None:
+    # The test that checked ``shift``'s result stops checking it: shift's detections
+    # are stale, though no analysed file changed.
+    root = tmp_path / "project"
+    root.mkdir()
+    (root / "helper.py").write_text("def shift(x):\n    y = x + 1\n    return y\n")
+    test = "from helper import shift\n\n\ndef test_shift():\n    assert shift(1) == 2\n"
+    (root / "test_helper.py").write_text(test)
+    edit = (root / "test_helper.py", test.replace("assert shift(1) == 2", "shift(1)"))
+    out = _quick_reanalysis(root, [root / "helper.py"], edit)
+    assert _verdicts(out, "shift") == {Verdict.UNDETECTED}
