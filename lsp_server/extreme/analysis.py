@@ -23,7 +23,7 @@ from lsp_server.extreme.disk_check import IMPORT_TIME, check_on_disk
 from lsp_server.extreme.model import Transformation, TransformationResult, Verdict
 from lsp_server.extreme.observation import ImportTimeTests, StoreView, store_view, test_timeouts
 from lsp_server.extreme.pool import WorkerPool
-from lsp_server.extreme.requests import detection_order, run_planned, slowest_setups, time_entry
+from lsp_server.extreme.requests import run_planned, slowest_setups, time_entry
 from lsp_server.extreme.reuse import (
     Rerun,
     Work,
@@ -47,6 +47,7 @@ from lsp_server.extreme.state import (
     tests_fingerprint,
     untouched,
 )
+from lsp_server.extreme.test_order import detection_order
 from lsp_server.extreme.warm import WarmPools
 from lsp_server.jobs import Job
 from lsp_server.project import load_config

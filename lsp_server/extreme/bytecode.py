@@ -21,8 +21,9 @@ from __future__ import annotations
 import os
 import sys
 import sysconfig
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from contextlib import suppress
+from importlib.abc import Loader
 from importlib.machinery import (
     BYTECODE_SUFFIXES,
     EXTENSION_SUFFIXES,
@@ -105,7 +106,7 @@ class _InstalledSource(SourceFileLoader):
     write = False
 
     @classmethod
-    def details(cls, write: bool) -> list[tuple[Callable[..., object], list[str]]]:
+    def details(cls, write: bool) -> list[tuple[type[Loader], list[str]]]:
         loader = type("InstalledSource", (cls,), {"write": write})
         return [
             (ExtensionFileLoader, EXTENSION_SUFFIXES),

@@ -19,7 +19,7 @@ each of their verdicts whose run reached no edit (``reuse``).
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass, field
 
 from lsp_server.extreme.analysis import Analysis, config_patterns
@@ -86,7 +86,9 @@ def saved_change(last: Analysis, rel: str, patterns: Sequence[str] = ()) -> Save
     return SavedChange(rel, current, changed, removed, reached, edited_units)
 
 
-def reached_by(last: Analysis, edited: set[str], edited_units: set[str] = frozenset()) -> list[str]:
+def reached_by(
+    last: Analysis, edited: Collection[str], edited_units: Collection[str] = ()
+) -> list[str]:
     """Functions of ``last`` one of whose transformed runs executed one of the ``edited``
     functions or depended on one of the ``edited_units`` (``state.run_deps``); and those
     with an undetected verdict that did not record what it ran. The edit may let a test
@@ -105,7 +107,7 @@ def reached_by(last: Analysis, edited: set[str], edited_units: set[str] = frozen
                 found.append(key)
             continue
         deps = run_deps(result.units)
-        if edited.intersection(deps) or edited_units.intersection(deps):
+        if not deps.isdisjoint(edited) or not deps.isdisjoint(edited_units):
             found.append(key)
     return found
 
