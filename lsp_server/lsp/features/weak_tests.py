@@ -253,7 +253,12 @@ class WeakTestsFeature(Feature):
             return None
         options.only = change.to_analyse
         options.paths = [project.root / rel for rel in change.files]
-        title = f"reks: re-analysing {len(change.to_analyse)} function(s) the edit reached"
+        reached = f"{len(change.reached)} function(s) the edit reached"
+        title = f"reks: re-analysing {len(change.changed)} edited function(s)"
+        if not change.changed:
+            title = f"reks: re-analysing {reached}"
+        elif change.reached:
+            title += f" and {reached}"
         progress = await ClientProgress.begin(self.host.lsp, title)
         try:
             work = functools.partial(analyse, warm=self.warm)
