@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from lsp_server.extreme.analysis import Options, analyse
+from lsp_server.extreme.analysis import Analysis, Options, analyse
 from lsp_server.extreme.test_order import DetectingTests, deadlines, detection_order
 
 SOURCE = "def iter_index(x):\n    y = x * 2\n    return y\n"
@@ -28,11 +28,16 @@ class TestIterIndex:
 def test_tests_named_after_the_function_run_first(
     make_project: Callable[[dict[str, str]], Path],
 ) -> None:
-    root = make_project({"m.py": SOURCE, "test_m.py": TESTS + CHECKS})
-    analysis = analyse(root, Options(jobs=1, incremental=False))
-    assert analysis.results
+    analysis = _analysed(make_project({"m.py": SOURCE, "test_m.py": TESTS + CHECKS}))
     for result in analysis.results:
         assert result.tests == ["test_m.py::TestIterIndex::test_value"]
+
+
+def _analysed(root: Path) -> Analysis:
+    """A whole analysis of ``root`` on one worker (the requests run one after another)."""
+    analysis = analyse(root, Options(jobs=1, incremental=False))
+    assert analysis.results
+    return analysis
 
 
 def test_the_file_name_does_not_count_and_each_group_is_fastest_first() -> None:
@@ -60,8 +65,7 @@ def test_a_test_that_detected_earlier_transformations_runs_first(
 ) -> None:
     # The slowest test is the only one checking results: ``first``'s transformations find
     # it last, after every fast one passed; ``second``'s (run after) try it first.
-    root = make_project({"m.py": TWO, "test_m.py": THROUGH + ONE_CHECK})
-    analysis = analyse(root, Options(jobs=1, incremental=False))
+    analysis = _analysed(make_project({"m.py": TWO, "test_m.py": THROUGH + ONE_CHECK}))
     ran = {
         (r.transformation.function, r.transformation.body): r.tests
         for r in analysis.results

@@ -85,6 +85,23 @@ def test_a_run_over_one_file_replaces_that_file_only(tmp_path: Path) -> None:
     assert replaced_files(None, fresh, {"n.py"}) is fresh
 
 
+SHIFT = "def shift(x):\n    y = x + 1\n    return y\n"
+KEEP_TEST = (
+    "from helper import shift\nfrom m import keep\n\n"
+    "def test_keep():\n    assert keep(shift(1)) == 2\n"
+)
+
+
+def _keep_project(tmp_path: Path, keep: str) -> Path:
+    """``helper.shift``, whose result reaches ``test_keep`` only through ``m.keep``."""
+    root = tmp_path / "project"
+    root.mkdir()
+    (root / "helper.py").write_text(SHIFT)
+    (root / "m.py").write_text(keep)
+    (root / "test_m.py").write_text(KEEP_TEST)
+    return root
+
+
 @pytest.mark.slow  # two analyses, ~5-12 s
 def test_a_verdict_whose_run_reached_the_edit_is_analysed_again(tmp_path: Path) -> None:
     # ``shift``'s result reaches the test only through ``keep``, which ignores it: every
@@ -93,15 +110,8 @@ def test_a_verdict_whose_run_reached_the_edit_is_analysed_again(tmp_path: Path) 
     from lsp_server.extreme.analysis import Options, analyse
     from lsp_server.extreme.warm import WarmPools
 
-    root = tmp_path / "project"
-    root.mkdir()
-    (root / "helper.py").write_text("def shift(x):\n    y = x + 1\n    return y\n")
     keep = "def keep(v):\n    w = 2\n    return w\n"
-    (root / "m.py").write_text(keep)
-    (root / "test_m.py").write_text(
-        "from helper import shift\nfrom m import keep\n\n"
-        "def test_keep():\n    assert keep(shift(1)) == 2\n"
-    )
+    root = _keep_project(tmp_path, keep)
     warm = WarmPools()
     try:
         paths = [root / "m.py", root / "helper.py"]
@@ -148,41 +158,33 @@ def _verdicts(analysis: Analysis, function: str) -> set[Verdict]:
     return {r.verdict for r in analysis.results if r.transformation.function == function}
 
 
-@pytest.mark.slow  # two analyses, ~5-12 s
-def test_a_detection_whose_run_reached_the_edit_is_checked_again(tmp_path: Path) -> None:
-    # ``keep`` passes ``shift``'s result on to the assertion: every transformation of
-    # shift is detected. Once keep ignores its argument no test checks shift any more,
-    # and the quick path must not leave shift's stale "detected" shown.
-    root = tmp_path / "project"
-    root.mkdir()
-    (root / "helper.py").write_text("def shift(x):\n    y = x + 1\n    return y\n")
-    keep = "def keep(v):\n    w = v\n    return w\n"
-    (root / "m.py").write_text(keep)
-    (root / "test_m.py").write_text(
-        "from helper import shift\nfrom m import keep\n\n"
-        "def test_keep():\n    assert keep(shift(1)) == 2\n"
-    )
-    edit = (root / "m.py", keep.replace("w = v", "w = 2"))
-    out = _quick_reanalysis(root, [root / "m.py", root / "helper.py"], edit)
-    assert _verdicts(out, "shift") == {Verdict.UNDETECTED}
+# ``keep`` passes ``shift``'s result on to the assertion, or not; an edit switches that.
+# (1) Every transformation of shift is detected; once keep ignores its argument no test
+# checks shift any more, and the quick path must not leave its stale "detected" shown.
+# (2) A module-level constant decides: no function's code changes when it is switched on
+# (an edit outside the functions), yet shift's verdicts do.
+KEEP_EDITS = {
+    "a-detection-whose-run-reached-the-edit": (
+        "def keep(v):\n    w = v\n    return w\n",
+        ("w = v", "w = 2"),
+        Verdict.UNDETECTED,
+    ),
+    "an-edit-outside-the-functions": (
+        "PASS_ON = False\n\n\ndef keep(v):\n    if PASS_ON:\n        return v\n    return 2\n",
+        ("PASS_ON = False", "PASS_ON = True"),
+        Verdict.DETECTED,
+    ),
+}
 
 
-@pytest.mark.slow  # two analyses, ~5-12 s
-def test_an_edit_outside_the_functions_analyses_again_what_ran_that_file(tmp_path: Path) -> None:
-    # A module-level constant decides whether ``keep`` passes ``shift``'s result on: no
-    # function's code changes when it is switched on, yet shift's verdicts do.
-    root = tmp_path / "project"
-    root.mkdir()
-    (root / "helper.py").write_text("def shift(x):\n    y = x + 1\n    return y\n")
-    keep = "PASS_ON = False\n\n\ndef keep(v):\n    if PASS_ON:\n        return v\n    return 2\n"
-    (root / "m.py").write_text(keep)
-    (root / "test_m.py").write_text(
-        "from helper import shift\nfrom m import keep\n\n"
-        "def test_keep():\n    assert keep(shift(1)) == 2\n"
-    )
-    edit = (root / "m.py", keep.replace("PASS_ON = False", "PASS_ON = True"))
+@pytest.mark.slow  # two analyses, ~5-12 s each
+@pytest.mark.parametrize("case", list(KEEP_EDITS))
+def test_verdicts_whose_runs_reached_the_edit_are_analysed_again(tmp_path: Path, case: str) -> None:
+    keep, (old, new), now = KEEP_EDITS[case]
+    root = _keep_project(tmp_path, keep)
+    edit = (root / "m.py", keep.replace(old, new))
     out = _quick_reanalysis(root, [root / "m.py", root / "helper.py"], edit)
-    assert _verdicts(out, "shift") == {Verdict.DETECTED}
+    assert _verdicts(out, "shift") == {now}
 
 
 @pytest.mark.slow  # two analyses, ~5-12 s
@@ -191,7 +193,7 @@ def test_an_edited_test_file_analyses_again_the_functions_its_tests_ran(tmp_path
     # are stale, though no analysed file changed.
     root = tmp_path / "project"
     root.mkdir()
-    (root / "helper.py").write_text("def shift(x):\n    y = x + 1\n    return y\n")
+    (root / "helper.py").write_text(SHIFT)
     test = "from helper import shift\n\n\ndef test_shift():\n    assert shift(1) == 2\n"
     (root / "test_helper.py").write_text(test)
     edit = (root / "test_helper.py", test.replace("assert shift(1) == 2", "shift(1)"))
