@@ -18,7 +18,6 @@ from lsp_server.project.files import is_python, is_test_path
 from lsp_server.rts.analysis_cache import AnalysisCache
 from lsp_server.rts.store import DependencyStore, StoreError, store_path
 from lsp_server.rts.units import (
-    DOC,
     MODULE,
     FileUnits,
     SourceError,
@@ -31,9 +30,9 @@ from lsp_server.rts.units import (
 )
 
 TOP_LEVEL = "<top-level>"
-"""The pseudo-unit of a file's code outside function bodies: its module part and its
-binding units (constants, imports, class bodies), whose values functions read when they
-run; a verdict depends on those of every file its run executed (``run_deps``)."""
+"""The pseudo-unit of a file's code outside function bodies: its module part, its binding
+units (constants, imports, class bodies), whose values functions read when they run, and
+docstrings; a verdict depends on those of every file its run executed (``run_deps``)."""
 
 _PARSED: dict[tuple[str, int, int], FileUnits] = {}
 """Units of files by (path, mtime, size), kept by a long-lived process (the server) so
@@ -151,12 +150,11 @@ class Checksums:
 
 
 def _top_level(units: Mapping[str, str]) -> str:
-    """One checksum of every unit of a file but its functions' bodies, headers and
-    docstrings (a function's own checksum holds those)."""
+    """One checksum of every unit of a file but its functions' bodies and headers (a
+    function's own checksum holds those; docstrings, which tests can read, count here)."""
     digest = xxhash.xxh3_64()
     for name, value in sorted(units.items()):
-        function = header_name(name) in units or body_name(name) is not None
-        if name == MODULE or not (function or name.endswith(DOC)):
+        if header_name(name) not in units and body_name(name) is None:
             digest.update(f"{name}={value}\0".encode())
     return digest.hexdigest()
 
