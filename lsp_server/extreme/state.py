@@ -18,11 +18,13 @@ from lsp_server.project.files import is_python, is_test_path
 from lsp_server.rts.analysis_cache import AnalysisCache
 from lsp_server.rts.store import DependencyStore, StoreError, store_path
 from lsp_server.rts.units import (
+    DOC,
     MODULE,
     FileUnits,
     SourceError,
     body_name,
     cached_source_units,
+    doc_name,
     file_checksum,
     header_name,
     path_units,
@@ -31,8 +33,8 @@ from lsp_server.rts.units import (
 
 TOP_LEVEL = "<top-level>"
 """The pseudo-unit of a file's code outside function bodies: its module part, its binding
-units (constants, imports, class bodies), whose values functions read when they run, and
-docstrings; a verdict depends on those of every file its run executed (``run_deps``)."""
+units (constants, imports, class bodies), whose values functions read when they run; a
+verdict depends on those of every file its run executed (``run_deps``)."""
 
 _PARSED: dict[tuple[str, int, int], FileUnits] = {}
 """Units of files by (path, mtime, size), kept by a long-lived process (the server) so
@@ -144,17 +146,21 @@ class Checksums:
         if name == TOP_LEVEL:
             return _top_level(units)
         body = units.get(name or MODULE)
-        # A function's verdict holds for its body and its header (defaults, decorators).
-        header = units.get(header_name(name)) if name else None
-        return body if body is None or header is None else f"{body}:{header}"
+        if not name or body is None:
+            return body
+        # A function's verdict holds for its body, its header (defaults, decorators) and
+        # its docstring (a test can read ``__doc__``).
+        parts = [body, units.get(header_name(name)), units.get(doc_name(name))]
+        return ":".join(part for part in parts if part is not None)
 
 
 def _top_level(units: Mapping[str, str]) -> str:
-    """One checksum of every unit of a file but its functions' bodies and headers (a
-    function's own checksum holds those; docstrings, which tests can read, count here)."""
+    """One checksum of every unit of a file but its functions' bodies, headers and
+    docstrings (a function's own checksum holds those, see ``Checksums``)."""
     digest = xxhash.xxh3_64()
     for name, value in sorted(units.items()):
-        if header_name(name) not in units and body_name(name) is None:
+        function = name.removesuffix(DOC)
+        if header_name(function) not in units and body_name(name) is None:
             digest.update(f"{name}={value}\0".encode())
     return digest.hexdigest()
 
