@@ -23,7 +23,7 @@ from lsp_server.extreme.disk_check import IMPORT_TIME, check_on_disk
 from lsp_server.extreme.model import Transformation, TransformationResult, Verdict
 from lsp_server.extreme.observation import ImportTimeTests, StoreView, store_view, test_timeouts
 from lsp_server.extreme.pool import WorkerPool
-from lsp_server.extreme.requests import detection_order, run_planned, slowest_setups, time_entry
+from lsp_server.extreme.requests import run_planned, slowest_setups, time_entry
 from lsp_server.extreme.reuse import (
     Rerun,
     Work,
@@ -42,10 +42,12 @@ from lsp_server.extreme.state import (
     load_state,
     previous_runners,
     result_from_state,
+    run_checksums,
     save_state,
     tests_fingerprint,
     untouched,
 )
+from lsp_server.extreme.test_order import detection_order
 from lsp_server.extreme.warm import WarmPools
 from lsp_server.jobs import Job
 from lsp_server.project import load_config
@@ -90,6 +92,8 @@ class Analysis:
     import_time: set[str] = field(default_factory=set)  # function keys that ran at import
     checked_on_disk: int = 0  # transformations run the plain way (import time, --verify)
     defects: list[str] = field(default_factory=list)  # verdicts the plain way contradicted
+    # Checksum of each unit the results' runs depend on, as analysed (see ``quick``).
+    unit_checksums: dict[str, str | None] = field(default_factory=dict)
 
     def by_function(self) -> dict[str, list[TransformationResult]]:
         out: dict[str, list[TransformationResult]] = {}
@@ -227,6 +231,7 @@ def _analyse(
         _run(root, options, job, analysis, work, warm, early)
 
     analysis.results = [r for f in functions for r in results.get(f.key, [])]
+    analysis.unit_checksums = run_checksums(analysis.results, checksums)
     kept = untouched(previous, root, analysis.functions)
     save_state(root, context, {**kept, **entries}, previous)
 

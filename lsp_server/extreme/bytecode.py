@@ -6,8 +6,10 @@ every test module's asserts at each start: most of toolz's collection time. The 
 write their bytecode under ``.reks/pycache`` instead (``sys.pycache_prefix``, which
 pytest's assertion rewriting follows too): never next to the user's sources. The prefix is
 set in the worker once pytest and reks are imported (``use_private_cache``), not through
-``PYTHONPYCACHEPREFIX``: that would compile the standard library and every installed
-package once more into the cache, ignoring the bytecode they were installed with.
+``PYTHONPYCACHEPREFIX``. The prefix holds for the project's code alone: the standard
+library and installed packages (pytest's plugins and what they import) keep reading the
+bytecode they were installed with (``installed_code_keeps_its_bytecode``); compiling them
+again into each project's cache cost every first analysis about a second.
 
 A ``.pyc`` is checked against its source's modification time in whole seconds and its size,
 so a source edited within the second its bytecode was written, to the same size, would
@@ -18,9 +20,21 @@ from __future__ import annotations
 
 import os
 import sys
+import sysconfig
 from collections.abc import Mapping
 from contextlib import suppress
+from importlib.abc import Loader
+from importlib.machinery import (
+    BYTECODE_SUFFIXES,
+    EXTENSION_SUFFIXES,
+    SOURCE_SUFFIXES,
+    ExtensionFileLoader,
+    FileFinder,
+    SourceFileLoader,
+    SourcelessFileLoader,
+)
 from pathlib import Path
+from types import CodeType
 
 from lsp_server.rts.store import STORE_DIR
 
@@ -50,8 +64,64 @@ def use_private_cache() -> None:
     the pool named (if it named one)."""
     prefix = os.environ.pop(PREFIX_VARIABLE, "")
     if prefix:
+        installed_code_keeps_its_bytecode(write=not sys.dont_write_bytecode)
         sys.pycache_prefix = prefix
         sys.dont_write_bytecode = False
+
+
+def installed_code_keeps_its_bytecode(write: bool) -> None:
+    """Modules of the standard library and of installed packages imported from now on read
+    their bytecode where they were installed with it, whatever ``sys.pycache_prefix`` says
+    (and write it there only when ``write``, as the user's setting was)."""
+    roots = installed_folders()
+    details = _InstalledSource.details(write)
+    finder_for = FileFinder.path_hook(*details)
+
+    def installed_finder(entry: str) -> FileFinder:
+        folder = os.path.realpath(entry or os.getcwd())
+        if not any(folder == root or folder.startswith(root + os.sep) for root in roots):
+            raise ImportError("not installed code")  # the next hook finds it
+        return finder_for(entry)  # type: ignore[return-value]
+
+    sys.path_hooks.insert(0, installed_finder)
+    sys.path_importer_cache.clear()  # the folders seen already get their finder again
+
+
+def installed_folders() -> list[str]:
+    """The standard library's and the site-packages folders of this interpreter and of the
+    one its virtual environment was made from (real paths)."""
+    bases = {"base": sys.base_prefix, "platbase": sys.base_exec_prefix}
+    keys = ("stdlib", "platstdlib", "purelib", "platlib")
+    found = {
+        p
+        for paths in (sysconfig.get_paths(), sysconfig.get_paths(vars=bases))
+        for p in [paths[k] for k in keys]
+    }
+    return sorted({os.path.realpath(p) for p in found})
+
+
+class _InstalledSource(SourceFileLoader):
+    """A source loader that ignores ``sys.pycache_prefix`` (see the module docstring)."""
+
+    write = False
+
+    @classmethod
+    def details(cls, write: bool) -> list[tuple[type[Loader], list[str]]]:
+        loader = type("InstalledSource", (cls,), {"write": write})
+        return [
+            (ExtensionFileLoader, EXTENSION_SUFFIXES),
+            (loader, SOURCE_SUFFIXES),
+            (SourcelessFileLoader, BYTECODE_SUFFIXES),
+        ]
+
+    def get_code(self, fullname: str) -> CodeType | None:
+        # Both are read while the bytecode is looked up and written, nowhere else.
+        saved = sys.pycache_prefix, sys.dont_write_bytecode
+        sys.pycache_prefix, sys.dont_write_bytecode = None, not self.write
+        try:
+            return super().get_code(fullname)
+        finally:
+            sys.pycache_prefix, sys.dont_write_bytecode = saved
 
 
 def drop_unsure_bytecode(prefix: Path) -> int:

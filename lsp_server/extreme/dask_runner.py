@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import queue
 import uuid
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -86,7 +86,7 @@ def run_all(
     python: str | None,
     pytest_args: Sequence[str],
     files: list[str],
-    requests: list[dict[str, Any]],
+    requests: Iterable[dict[str, Any]],
     job: Job,
 ) -> Iterator[dict[str, Any]]:
     """Every request run on the cluster at ``address``, each reply yielded as it arrives."""

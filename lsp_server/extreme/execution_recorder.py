@@ -41,16 +41,21 @@ class Recorder:
 
     ``returns=False``: units only. ``sink``: called with each unit the first time it runs
     (a transformation's child writes them out as they come, so even a child killed at its
-    timeout leaves the record of what it ran)."""
+    timeout leaves the record of what it ran). ``analyses``: where the kept analyses of
+    the files are (default: ``root``'s)."""
 
     def __init__(
-        self, root: str, returns: bool = True, sink: Callable[[str], None] | None = None
+        self,
+        root: str,
+        returns: bool = True,
+        sink: Callable[[str], None] | None = None,
+        analyses: AnalysisCache | None = None,
     ) -> None:
         self.root = os.path.realpath(root) + os.sep
         self.with_returns = returns
         self.sink = sink
         self._files: dict[str, FileUnits | None] = {}
-        self._analyses = AnalysisCache(Path(self.root))
+        self._analyses = analyses or AnalysisCache(Path(self.root))
         # By id(code), with the code kept alive in the value: equal code objects of two
         # files (same bytecode, names and first line) are different functions.
         self._codes: dict[int, tuple[types.CodeType, _CodeInfo | None]] = {}

@@ -21,7 +21,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from lsp_server.extreme.disk_recorder import ROOT_ENV, UNITS_ENV, read_units
+from lsp_server.extreme.disk_recorder import ANALYSES_ENV, ROOT_ENV, UNITS_ENV, read_units
 from lsp_server.extreme.model import Transformation, Verdict
 from lsp_server.project.files import copy_ignore
 from lsp_server.project.text import parse_python
@@ -130,6 +130,7 @@ class PrivateCopy:
         environment = self._environment()
         environment[UNITS_ENV] = str(record)
         environment[ROOT_ENV] = str(self.copy)
+        environment[ANALYSES_ENV] = str(self.root)
         args = [
             "-m",
             "pytest",

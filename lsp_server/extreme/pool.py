@@ -202,16 +202,21 @@ class WorkerPool:
             "setup": setup,
         }
 
-    def run_all(self, requests: list[dict[str, Any]], job: Job) -> Iterator[dict[str, Any]]:
-        """Send every request, yielding each reply as it arrives."""
-        pending = list(reversed(requests))
+    def run_all(self, requests: Iterable[dict[str, Any]], job: Job) -> Iterator[dict[str, Any]]:
+        """Send every request, yielding each reply as it arrives; a request is taken from
+        ``requests`` only when a worker is free for it (after the replies before it)."""
+        pending = iter(requests)
+        more = True
         idle = list(self.workers)
         busy: dict[int, Worker] = {}
-        while pending or busy:
+        while more or busy:
             job.check()
-            while pending and idle:
+            while more and idle:
+                request = next(pending, None)
+                if request is None:
+                    more = False
+                    break
                 worker = idle.pop()
-                request = pending.pop()
                 worker.send(request)
                 worker.busy = request
                 busy[worker.process.fileno()] = worker

@@ -6,17 +6,26 @@ checksums of the saved file's functions with it. Only the changed (or new) funct
 analysed again (``Options.only``); ``merged`` keeps the verdicts of every other function (at
 its current ``def`` line), drops functions that were removed or renamed, and takes the new
 verdicts of the edited ones.
+
+A verdict is what the tests did in one transformed run, so any edit of code that run
+executed can change it, whatever the verdict, and wherever the edit is: in a function of
+the saved file, outside its functions (a constant, a class body, an import), or in a file
+that is not analysed at all (a helper, a test). ``Analysis.unit_checksums`` remembers the
+checksum of every unit the runs depend on; the functions whose runs reached a unit whose
+checksum changed are analysed again too (``reached_by``), and the analysis itself keeps
+each of their verdicts whose run reached no edit (``reuse``).
 """
 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass, field
 
 from lsp_server.extreme.analysis import Analysis, config_patterns
 from lsp_server.extreme.discover import FunctionInfo, discover
 from lsp_server.extreme.model import TransformationResult, Verdict
+from lsp_server.extreme.state import Checksums, file_units, run_deps
 
 
 @dataclass
@@ -27,13 +36,14 @@ class SavedChange:
     current: dict[str, FunctionInfo]  # the file's functions now, by key, in file order
     changed: list[str]  # keys whose unit differs from the last analysis, or that are new
     removed: list[str]  # keys of the last analysis the file no longer has
-    # Other functions with an undetected verdict whose transformed run reached a changed or
-    # removed one: the edit may let a test see what it did not (see ``reached_by``).
+    # Other functions some transformed run of which reached an edit (see ``reached_by``).
     reached: list[str] = field(default_factory=list)
+    # The units of the file that runs depend on and that changed, with their checksums now.
+    edited_units: dict[str, str | None] = field(default_factory=dict)
 
     @property
     def any(self) -> bool:
-        return bool(self.changed or self.removed)
+        return bool(self.changed or self.removed or self.reached)
 
     @property
     def to_analyse(self) -> list[str]:
@@ -43,42 +53,61 @@ class SavedChange:
     @property
     def files(self) -> list[str]:
         """The files of those functions (``Options.paths``, and whose diagnostics change)."""
-        return sorted({self.path, *(key.split("::", 1)[0] for key in self.reached)})
+        own = [self.path] if self.current or self.removed else []  # an analysed file
+        return sorted({*own, *(key.split("::", 1)[0] for key in self.reached)})
 
 
 def saved_change(last: Analysis, rel: str, patterns: Sequence[str] = ()) -> SavedChange | None:
-    """How the functions of ``rel`` differ from ``last``; None when ``last`` did not analyse
-    that file or it does not parse now (its diagnostics stay as they are)."""
+    """How the functions of ``rel`` and the code of it that ``last``'s runs executed differ
+    from ``last``; None when neither was analysed or run, or when the file does not parse
+    now (its diagnostics stay as they are)."""
     before = {k: f for k, f in last.functions.items() if f.path == rel}
-    if not before and rel not in last.errors:
+    analysed = bool(before) or rel in last.errors
+    ran = {u: v for u, v in last.unit_checksums.items() if u.partition("::")[0] == rel}
+    if not analysed and not ran:
         return None
-    found, errors = discover(last.root, [rel], [*config_patterns(last.root), *patterns])
-    if errors:
-        return None
-    current = {f.key: f for f in found}
+    current: dict[str, FunctionInfo] = {}
+    if analysed:
+        found, errors = discover(last.root, [rel], [*config_patterns(last.root), *patterns])
+        if errors:
+            return None
+        current = {f.key: f for f in found}
+    elif file_units(last.root, rel) is None:
+        return None  # does not parse
     changed = [
         key
         for key, function in current.items()
         if key not in before or before[key].checksum != function.checksum
     ]
     removed = [key for key in before if key not in current]
-    reached = reached_by(last, {*changed, *removed})
-    return SavedChange(rel, current, changed, removed, reached)
+    checksums = Checksums(last.root)
+    edited_units = {u: now for u, v in ran.items() if (now := checksums.get(u)) != v}
+    reached = reached_by(last, {*changed, *removed}, set(edited_units))
+    return SavedChange(rel, current, changed, removed, reached, edited_units)
 
 
-def reached_by(last: Analysis, edited: set[str]) -> list[str]:
-    """Functions of ``last`` with an undetected verdict whose transformed run executed one
-    of the ``edited`` functions (or that did not record what it ran). Such a verdict is
-    what the tests did with the old code of those: a fixed caller can now pass the
-    function's result on to an assertion. Detections are not checked again here (a stale
-    one never shows "undetected"); the next whole analysis checks them."""
+def reached_by(
+    last: Analysis, edited: Collection[str], edited_units: Collection[str] = ()
+) -> list[str]:
+    """Functions of ``last`` one of whose transformed runs executed one of the ``edited``
+    functions or depended on one of the ``edited_units`` (``state.run_deps``); and those
+    with an undetected verdict that did not record what it ran. The edit may let a test
+    see what it did not (a caller fixed to pass the result on to an assertion), or no
+    longer see what it did (a test or a caller that stopped checking it)."""
     found: list[str] = []
+    if not edited and not edited_units:
+        return found
     for result in last.results:
         t = result.transformation
         key = f"{t.path}::{t.function}"
-        if result.verdict is not Verdict.UNDETECTED or key in edited or key in found:
+        if key in edited or key in found:
             continue
-        if result.units is None or edited.intersection(result.units):
+        if result.units is None:
+            if result.verdict is Verdict.UNDETECTED:
+                found.append(key)
+            continue
+        deps = run_deps(result.units)
+        if not deps.isdisjoint(edited) or not deps.isdisjoint(edited_units):
             found.append(key)
     return found
 
@@ -102,12 +131,18 @@ def merged(last: Analysis, change: SavedChange, fresh: Analysis | None) -> Analy
     if fresh is not None:
         covering.update(fresh.covering)
         errors.update(fresh.errors)
+    # The runs that depended on the edited units were run again (or reused where they
+    # reached none): the next save compares with the code as it is now.
+    unit_checksums = {**last.unit_checksums, **change.edited_units}
+    if fresh is not None:
+        unit_checksums.update(fresh.unit_checksums)
     return dataclasses.replace(
         last,
         results=results,
         functions=functions,
         covering=covering,
         errors=errors,
+        unit_checksums=unit_checksums,
         reused=last.reused & set(functions),
         import_time=(last.import_time | (fresh.import_time if fresh else set())) & set(functions),
         elapsed=fresh.elapsed if fresh else 0.0,
@@ -131,6 +166,7 @@ def replaced_files(last: Analysis | None, fresh: Analysis, files: Iterable[str])
         functions=functions,
         results=kept + fresh.results,
         covering={**{k: v for k, v in last.covering.items() if k in functions}, **fresh.covering},
+        unit_checksums={**last.unit_checksums, **fresh.unit_checksums},
         errors={**{p: e for p, e in last.errors.items() if p not in gone}, **fresh.errors},
     )
 

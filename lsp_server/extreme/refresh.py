@@ -1,7 +1,8 @@
 """Bringing a warm worker's live functions up to date with an edited file, without importing
 it again: an edited function gets its new code, the functions below it their new lines.
 
-Only edits that leave the module's shape alone can be followed this way: the same
+An edited function's docstring is followed too (``__doc__``). Only edits that leave the
+module's shape alone can be followed this way: the same
 functions and classes in the same order, with the same parameters and decorators. Anything
 else raises ``SwapError`` and the caller starts a fresh worker. Standard library only (it
 runs inside the worker, in the project's interpreter).
@@ -89,4 +90,11 @@ def refresh_file(index: FunctionIndex, path: str, old_source: str, new_source: s
             function.__code__ = new_code
         except (ValueError, TypeError) as exc:
             raise SwapError(f"cannot update {function.__qualname__}: {exc}") from exc
+        function.__doc__ = docstring_of(new_code)  # a test may read it
     return edited
+
+
+def docstring_of(code: types.CodeType) -> str | None:
+    """The ``__doc__`` Python gives a function made from ``code``."""
+    cells = tuple(types.CellType() for _ in code.co_freevars)
+    return types.FunctionType(code, {}, None, None, cells).__doc__

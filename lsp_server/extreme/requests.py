@@ -8,6 +8,7 @@ from typing import Any
 from lsp_server.extreme.discover import FunctionInfo
 from lsp_server.extreme.model import Transformation, TransformationResult, Verdict
 from lsp_server.extreme.runners import Runner
+from lsp_server.extreme.test_order import DetectingTests, deadlines, first_detector
 from lsp_server.jobs import Job
 from lsp_server.rts.setup_clock import SHARED_SCOPES, scope_node
 
@@ -35,28 +36,6 @@ def setup_margin(tests: Iterable[str], slowest: SharedSetups) -> float:
     return sum(slowest.get(key, 0.0) for key in needed)
 
 
-def deadlines(
-    tests: list[str],
-    durations: dict[str, float],
-    margin: float,
-    base: float,
-    factor: float,
-    timeout: float,
-) -> list[float]:
-    """Per test, seconds from the start of a transformation's run by which it must have
-    finished: ``factor`` times what the tests up to it took on the original code plus
-    ``margin`` (the shared fixtures' set-up, see ``setup_margin``: a test that paid for
-    them on the original run may come later here, or not at all), plus ``base``; never
-    beyond ``timeout``. A run that hangs in its first, fast test is stopped after that
-    test's share instead of the whole ``timeout``."""
-    out: list[float] = []
-    elapsed = margin
-    for test in tests:
-        elapsed += durations.get(test, 0.0)
-        out.append(min(timeout, base + factor * elapsed))
-    return out
-
-
 def time_entry(
     new: dict[str, Any],
     passing: list[str],
@@ -75,29 +54,6 @@ def time_entry(
         new["margin"] = setup_margin(passing, slowest)
     base, factor = timing
     new["timeout"] = base + factor * (sum(durations) + new.get("margin", setup))
-
-
-def detection_order(
-    qualname: str, tests: Iterable[str], durations: Mapping[str, float]
-) -> list[str]:
-    """The covering ``tests`` in the order most likely to detect a transformation of
-    ``qualname`` soonest: those whose name (class or function, not file) names the
-    function first (``IterIndexTests`` for ``iter_index``: they check its results, while
-    hundreds of others only pass through it), each group fastest first."""
-    name = qualname.rsplit(".", 1)[-1].replace("_", "").lower()
-
-    def names_it(nodeid: str) -> bool:
-        return bool(name) and name in nodeid.partition("::")[2].replace("_", "").lower()
-
-    return sorted(tests, key=lambda t: (not names_it(t), durations[t], t))
-
-
-def first_detector(tests: list[str], detected_by: str | None) -> list[str]:
-    """``tests`` with the one that detected the transformation last time first: a detection
-    is one failing test, whichever order they run in, so it comes at once again."""
-    if detected_by is None or detected_by not in tests:
-        return tests
-    return [detected_by, *(t for t in tests if t != detected_by)]
 
 
 def run_request(
@@ -137,13 +93,18 @@ def entry_request(
     durations = dict(zip(entry["tests"], entry.get("durations", []), strict=False))
     timeout = float(entry["timeout"])
     per_test = None
+    request: dict[str, Any] = {}
     if len(durations) == len(tests):  # else remembered by an older reks: one timeout
         base, factor = timing
         margin = entry.get("margin")
         if margin is None:  # set-up times unknown: the longest test may have paid for them
             margin = float(entry.get("setup", 0)) + max(durations.values(), default=0.0)
         per_test = deadlines(tests, durations, float(margin), base, factor, timeout)
-    return run_request(ident, function, body, tests, timeout, per_test)
+        # What the deadlines come from, for another order of the tests (``test_order``).
+        request["basis"] = {"durations": durations, "margin": margin, "timing": [base, factor]}
+    request.update(run_request(ident, function, body, tests, timeout, per_test))
+    request["pinned"] = detected_by is not None and tests[:1] == [detected_by]
+    return request
 
 
 def run_planned(
@@ -152,7 +113,9 @@ def run_planned(
     """Run every planned transformation on the workers; the results in planned order."""
     done: dict[int, TransformationResult] = {}
     job.report(0, len(planned), "running transformations")
-    for reply in run_all([request for _, request in planned.values()], job):
+    detecting = DetectingTests()
+    for reply in run_all(detecting.ordered(request for _, request in planned.values()), job):
+        detecting.record(reply)
         t = planned[reply["id"]][0]
         done[reply["id"]] = TransformationResult(
             transformation=t,

@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
 
 from lsp_server.extreme.pool import WorkerPool
 from lsp_server.jobs import Job
 
-Runner = Callable[[list[dict[str, Any]], Job], Iterator[dict[str, Any]]]
-"""Runs worker requests, yielding each reply as it arrives."""
+Runner = Callable[[Iterable[dict[str, Any]], Job], Iterator[dict[str, Any]]]
+"""Runs worker requests, yielding each reply as it arrives (the local pool takes each
+request from the iterable when a worker is free for it)."""
 
 
 def runner_for(
@@ -28,7 +29,7 @@ def runner_for(
     except ImportError as exc:
         raise ValueError("--scheduler needs Dask distributed: pip install 'reks[dask]'") from exc
 
-    def run_all(requests: list[dict[str, Any]], job: Job) -> Iterator[dict[str, Any]]:
+    def run_all(requests: Iterable[dict[str, Any]], job: Job) -> Iterator[dict[str, Any]]:
         try:
             yield from dask_runner.run_all(
                 scheduler, pool.root, python, pytest_args, files, requests, job

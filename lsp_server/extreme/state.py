@@ -4,7 +4,7 @@ stay the same for a function's remembered verdicts to hold."""
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from contextlib import suppress
 from pathlib import Path
 from typing import Any
@@ -18,15 +18,23 @@ from lsp_server.project.files import is_python, is_test_path
 from lsp_server.rts.analysis_cache import AnalysisCache
 from lsp_server.rts.store import DependencyStore, StoreError, store_path
 from lsp_server.rts.units import (
+    DOC,
     MODULE,
     FileUnits,
     SourceError,
+    body_name,
     cached_source_units,
+    doc_name,
     file_checksum,
     header_name,
     path_units,
     tokenize_decode,
 )
+
+TOP_LEVEL = "<top-level>"
+"""The pseudo-unit of a file's code outside function bodies: its module part, its binding
+units (constants, imports, class bodies), whose values functions read when they run; a
+verdict depends on those of every file its run executed (``run_deps``)."""
 
 _PARSED: dict[tuple[str, int, int], FileUnits] = {}
 """Units of files by (path, mtime, size), kept by a long-lived process (the server) so
@@ -135,10 +143,26 @@ class Checksums:
         units = self.units(path)
         if units is None:
             return None
+        if name == TOP_LEVEL:
+            return _top_level(units)
         body = units.get(name or MODULE)
-        # A function's verdict holds for its body and its header (defaults, decorators).
-        header = units.get(header_name(name)) if name else None
-        return body if body is None or header is None else f"{body}:{header}"
+        if not name or body is None:
+            return body
+        # A function's verdict holds for its body, its header (defaults, decorators) and
+        # its docstring (a test can read ``__doc__``).
+        parts = [body, units.get(header_name(name)), units.get(doc_name(name))]
+        return ":".join(part for part in parts if part is not None)
+
+
+def _top_level(units: Mapping[str, str]) -> str:
+    """One checksum of every unit of a file but its functions' bodies, headers and
+    docstrings (a function's own checksum holds those, see ``Checksums``)."""
+    digest = xxhash.xxh3_64()
+    for name, value in sorted(units.items()):
+        function = name.removesuffix(DOC)
+        if header_name(function) not in units and body_name(name) is None:
+            digest.update(f"{name}={value}\0".encode())
+    return digest.hexdigest()
 
 
 def _checksums_of(units: FileUnits | None) -> Mapping[str, str] | None:
@@ -191,6 +215,28 @@ def save_state(
         store.save_extreme_verdicts(context, entries, unchanged)
 
 
+def run_deps(units: Iterable[str]) -> set[str]:
+    """The units whose edit can change the verdict of a run that executed ``units``: those,
+    and the code outside function bodies of their files (``TOP_LEVEL``)."""
+    units = set(units)
+    files = {unit.partition("::")[0] for unit in units}
+    return units | {f"{path}::{TOP_LEVEL}" for path in files}
+
+
+def top_level(unit: str) -> str:
+    """The ``TOP_LEVEL`` pseudo-unit of the file of ``unit`` (or of a test's node id)."""
+    return unit.partition("::")[0] + "::" + TOP_LEVEL
+
+
+def run_checksums(
+    results: Iterable[TransformationResult], checksums: Checksums
+) -> dict[str, str | None]:
+    """The checksum now of every unit some run of ``results`` depends on (``run_deps``):
+    what the editor compares a saved file with (``quick``)."""
+    keys = {key for r in results if r.units is not None for key in run_deps(r.units)}
+    return {key: checksums.get(key) for key in sorted(keys)}
+
+
 def result_to_state(result: TransformationResult, checksums: Checksums) -> dict[str, Any]:
     row: dict[str, Any] = {
         "body": result.transformation.body,
@@ -203,9 +249,8 @@ def result_to_state(result: TransformationResult, checksums: Checksums) -> dict[
     if result.units is not None:
         # What the transformed run executed, as it was (see ``reuse``).
         units = result.units
-        keys = {*units, *(unit.partition("::")[0] + "::" + MODULE for unit in units)}
         row["units"] = units
-        row["deps"] = {key: checksums.get(key) for key in sorted(keys)}
+        row["deps"] = {key: checksums.get(key) for key in sorted(run_deps(units))}
     if result.on_disk:
         row["on_disk"] = True
     return row
@@ -248,13 +293,12 @@ def entry(
 def _test_deps(
     tests: dict[str, dict[str, Any]], nodeid: str, cache: dict[str, frozenset[str]]
 ) -> frozenset[str]:
-    """The units a test's original run depends on (kept in ``cache``: the same test covers
-    many functions)."""
+    """The units a test's original run depends on, its file's ``TOP_LEVEL`` included (kept
+    in ``cache``: the same test covers many functions)."""
     deps = cache.get(nodeid)
     if deps is None:
         units = tests[nodeid]["units"]
-        modules = {unit.partition("::")[0] + "::" + MODULE for unit in units}
-        deps = frozenset({*units, *modules, nodeid.split("::", 1)[0] + "::" + MODULE})
+        deps = frozenset({*run_deps(units), top_level(nodeid)})
         cache[nodeid] = deps
     return deps
 

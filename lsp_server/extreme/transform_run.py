@@ -7,6 +7,12 @@ heavier than the margin, a test slower than when it was measured, a loaded machi
 timeout says nothing about the transformation: both run once more with more room, and if
 the original code overruns again the verdict is ``error`` ("inconclusive"), never
 detected.
+
+A run that used more CPU time than its tests' budget (``factor`` times what they took on
+the original code, plus ``CPU_SLACK``) is a timeout at once: it did that much more work,
+and a loaded machine slows a run without adding to its CPU time. This stops a busy loop
+without waiting for two wall-clock deadlines. Only a single-threaded child is judged so
+(threads add up CPU time faster than the clock); any other keeps the wall-clock rule.
 """
 
 from __future__ import annotations
@@ -29,6 +35,11 @@ if TYPE_CHECKING:
 HUNG_EXIT = 124
 """Exit status of a transformation's child that ran past a test's deadline (``deadlines``
 of the request): it exits at once, without running that test's teardown."""
+CPU_EXIT = 125
+"""Exit status of a transformation's child that used up its tests' CPU budget."""
+CPU_SLACK = 0.1
+"""CPU seconds a child may use beyond its tests' budget (installing the transformation,
+the recorder, pytest's own work between tests)."""
 
 INCONCLUSIVE = "inconclusive: the original code also ran past the deadline"
 """The start of the reason of a timeout that the control run repeated."""
@@ -60,7 +71,7 @@ def run_transformation(worker: WorkerPlugin, request: dict[str, Any]) -> dict[st
     started = time.perf_counter()
     units: set[str] = set()  # what any of the transformed runs executed
     outcome = _transformed(worker, request, units)
-    if outcome["verdict"] == "timeout":
+    if outcome["verdict"] == "timeout" and not outcome.pop("conclusive", False):
         again_started = time.perf_counter()
         outcome = _transformed(worker, request, units)
         if outcome["verdict"] == "timeout" and _original_overruns(worker, request, again_started):
@@ -118,6 +129,9 @@ def _child(
         reply = {"verdict": "timeout", "reason": child.detail, "limit": True}
     elif child.status == EXITED and child.detail == f"exit status {HUNG_EXIT}":
         reply = {"verdict": "timeout", "reason": "a test ran past its deadline"}
+    elif child.status == EXITED and child.detail == f"exit status {CPU_EXIT}":
+        reason = "a test used more CPU time than its budget (busy without end)"
+        reply = {"verdict": "timeout", "reason": reason, "conclusive": True}
     elif not child.ok or child.value is None:
         reply = {"verdict": "detected", "reason": f"test process crashed: {child.detail}"}
     else:
@@ -152,7 +166,10 @@ def _run_tests(worker: WorkerPlugin, request: dict[str, Any], transformed: bool)
     ran: list[str] = []
     tests: list[str] = request["tests"]
     deadlines: list[float] = request.get("deadlines") or []
+    budgets = _cpu_budgets(request) if transformed else []
     signal.signal(signal.SIGALRM, lambda signum, frame: os._exit(HUNG_EXIT))
+    signal.signal(signal.SIGPROF, _over_budget)
+    cpu_start = time.process_time()
     for i, nodeid in enumerate(tests):
         item = worker.items.get(nodeid)
         if item is None:
@@ -160,10 +177,42 @@ def _run_tests(worker: WorkerPlugin, request: dict[str, Any], transformed: bool)
         if i < len(deadlines):  # the worker's ``timeout`` stays the limit of the whole
             left = deadlines[i] - (time.perf_counter() - started)
             signal.setitimer(signal.ITIMER_REAL, max(left, 0.001))
+        if i < len(budgets):
+            left = budgets[i] - (time.process_time() - cpu_start)
+            signal.setitimer(signal.ITIMER_PROF, max(left, 0.001))
         nxt = worker.items.get(tests[i + 1]) if i + 1 < len(tests) else None
         ran.append(nodeid)
         if worker.run_item(item, nxt):
-            signal.setitimer(signal.ITIMER_REAL, 0)
+            _disarm()
             return {"verdict": "detected", "tests": ran, "detected_by": nodeid}
-    signal.setitimer(signal.ITIMER_REAL, 0)
+    _disarm()
     return {"verdict": "undetected", "tests": ran}
+
+
+def _cpu_budgets(request: dict[str, Any]) -> list[float]:
+    """Per test, the CPU seconds the run may have used by its end: its deadline without
+    the wall-clock allowance (``base``), plus ``CPU_SLACK``; none without per-test
+    deadlines."""
+    basis = request.get("basis")
+    if not basis or not request.get("deadlines"):
+        return []
+    base = float(basis["timing"][0])
+    return [max(0.0, d - base) + CPU_SLACK for d in request["deadlines"]]
+
+
+def _over_budget(signum: int, frame: object) -> None:
+    if _single_threaded():
+        os._exit(CPU_EXIT)
+    signal.setitimer(signal.ITIMER_PROF, 0)  # the wall-clock deadline decides
+
+
+def _single_threaded() -> bool:
+    try:
+        return len(os.listdir("/proc/self/task")) == 1
+    except OSError:
+        return False  # unknown: the wall-clock rule
+
+
+def _disarm() -> None:
+    signal.setitimer(signal.ITIMER_REAL, 0)
+    signal.setitimer(signal.ITIMER_PROF, 0)

@@ -10,7 +10,7 @@ the pool afresh. ``give_back`` keeps it for the next analysis; ``close`` ends th
 from __future__ import annotations
 
 import threading
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -19,7 +19,7 @@ from lsp_server.extreme.state import file_units, remembered_units
 from lsp_server.jobs import Job
 from lsp_server.project import python_files
 from lsp_server.project.files import is_test_path
-from lsp_server.rts.units import MODULE, SourceError, body_name, path_units, source_units
+from lsp_server.rts.units import DOC, SourceError, header_name, path_units, source_units
 
 PoolKey = tuple[str, int, str | None, tuple[str, ...]]
 
@@ -51,8 +51,8 @@ def snapshot_files(root: Path, previous: _Snapshot | None = None) -> _Snapshot:
 
 
 def _followable(root: Path, rel: str, old_text: str, old_stamp: tuple[int, int]) -> bool:
-    """The edit of ``rel`` changes function bodies only (same units, same module part and
-    function headers). Both versions were usually parsed by an analysis already."""
+    """The edit of ``rel`` changes function bodies only (same units, and the same checksum
+    of every other one). Both versions were usually parsed by an analysis already."""
     if is_test_path(rel):
         return False
     try:
@@ -64,9 +64,17 @@ def _followable(root: Path, rel: str, old_text: str, old_stamp: tuple[int, int])
         )
     except (OSError, SourceError, ValueError, SyntaxError):
         return False
-    # A header (defaults, decorators) is not in the code object a worker swaps in.
-    same = [MODULE, *(name for name in now if body_name(name) is not None)]
+    # A worker follows a function's body and docstring (``refresh``); a header (defaults,
+    # decorators) and the top level (constants, imports, class bodies: the values the
+    # live functions read, class docstrings) must be the same.
+    same = [name for name in now if not _followed(name, now)]
     return set(now) == set(tmp_units) and all(now.get(n) == tmp_units.get(n) for n in same)
+
+
+def _followed(name: str, units: Mapping[str, str]) -> bool:
+    """A function's body or docstring unit."""
+    function = name.removesuffix(DOC)
+    return header_name(function) in units and (function == name or name.endswith(DOC))
 
 
 def _units_of_text(root: Path, rel: str, text: str) -> dict[str, str]:

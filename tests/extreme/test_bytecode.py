@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import sys
+import sysconfig
 from collections.abc import Callable
 from pathlib import Path
 
@@ -33,6 +34,18 @@ def test_workers_write_bytecode_only_into_the_private_cache(
     cached = {p.name.split(".")[0] for p in (root / ".reks" / "pycache").rglob("*.pyc")}
     assert {"m", "test_m"} <= cached
     assert not list(root.rglob("__pycache__"))
+    # The standard library and installed packages keep the bytecode they were installed
+    # with: compiling them again into every project's cache cost each first analysis ~1 s.
+    # (Plugins whose asserts pytest rewrites are pytest's to cache, under its own name.)
+    cache = root / ".reks" / "pycache"
+    installed = {sysconfig.get_paths()[k] for k in ("stdlib", "platstdlib", "purelib", "platlib")}
+    compiled_again = [
+        p
+        for p in cache.rglob("*.pyc")
+        if "-pytest-" not in p.name
+        and any(("/" / p.relative_to(cache)).is_relative_to(i) for i in installed)
+    ]
+    assert compiled_again == []
 
 
 def test_bytecode_that_may_be_stale_is_dropped(tmp_path: Path) -> None:

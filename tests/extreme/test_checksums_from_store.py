@@ -3,6 +3,7 @@ the ones the store recorded (no parse), and from parsing every other file."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 
 from lsp_server.extreme.state import Checksums
@@ -45,7 +46,14 @@ def test_an_edited_file_is_parsed(tmp_path: Path) -> None:
     _record(tmp_path, FileSnapshot("m.py", raw, {"f": "stored-f", MODULE: "stored-module"}))
     (tmp_path / "m.py").write_text(SRC.replace("return X", "return X + 1"))
     parsed = path_units(tmp_path, Path("m.py")).checksums
-    assert Checksums(tmp_path).get("m.py::g") == f"{parsed['g']}:{parsed['g.<def>']}"
+    assert Checksums(tmp_path).get("m.py::g") == _function_checksum(parsed, "g")
+
+
+def _function_checksum(parsed: Mapping[str, str], name: str) -> str:
+    """A unit's checksum as the analysis keeps it: a function's body, header (defaults,
+    decorators) and docstring together."""
+    parts = (parsed[name], parsed.get(f"{name}.<def>"), parsed.get(f"{name}.<doc>"))
+    return ":".join(part for part in parts if part is not None)
 
 
 def test_store_and_parse_agree_on_a_real_recording(tmp_path: Path) -> None:
@@ -56,8 +64,7 @@ def test_store_and_parse_agree_on_a_real_recording(tmp_path: Path) -> None:
     from_store = Checksums(tmp_path)
     parsed = path_units(tmp_path, Path("m.py")).checksums
     for name in ("f", "g", "X", MODULE):
-        body, header = parsed[name], parsed.get(f"{name}.<def>")
-        assert from_store.get(f"m.py::{name}") == (body if header is None else f"{body}:{header}")
+        assert from_store.get(f"m.py::{name}") == _function_checksum(parsed, name)
 
 
 def test_dependency_keys_of_few_and_of_many_tests(tmp_path: Path) -> None:

@@ -54,26 +54,46 @@ def test_an_edit_reruns_only_the_transformations_whose_run_reached_it(
     make_project: Callable[[dict[str, str]], Path],
 ) -> None:
     root = make_project({"m.py": SOURCE, "test_m.py": TESTS})
+    # base(1) == 2 still holds and base(0) == 2 now does: guard's "return False" is no
+    # longer detected.
+    second, cold, restarts = _edited_once(root, SOURCE.replace("y = x + 1", "y = max(x + 1, 2)"))
+    assert restarts == 1  # the edit was followed in the warm workers
+    assert _rows(second) == _rows(cold)
+    assert ("guard", "return False", "undetected") in _rows(second)
+    ran = {(r.transformation.function, r.transformation.body) for r in cold.results}
+    base_count = sum(1 for function, _ in ran if function == "base")
+    # base's own transformations, and those of guard whose run called base; early's
+    # transformed runs stopped before base, so their verdicts stand.
+    assert "m.py::early" in second.reused
+    assert second.run_count == base_count + 1  # guard's "return False"
+
+
+def _edited_once(root: Path, edited: str) -> tuple[Analysis, Analysis, int]:
+    """Analyse on warm workers (guard's "return False" is detected), write ``edited`` to
+    m.py, analyse again on them: that analysis, a cold one of the edited code, and how
+    many times the warm workers were started."""
     warm = WarmPools()
     try:
         first = analyse(root, Options(jobs=1), warm=warm)
         assert ("guard", "return False", "detected") in _rows(first)
-        # base(1) == 2 still holds and base(0) == 2 now does: guard's "return False" is
-        # no longer detected.
-        (root / "m.py").write_text(SOURCE.replace("y = x + 1", "y = max(x + 1, 2)"))
+        (root / "m.py").write_text(edited)
         second = analyse(root, Options(jobs=1), warm=warm)
-        assert warm.restarts == 1  # the edit was followed in the warm workers
-        cold = analyse(root, Options(jobs=1, incremental=False))
-        assert _rows(second) == _rows(cold)
-        assert ("guard", "return False", "undetected") in _rows(second)
-        ran = {(r.transformation.function, r.transformation.body) for r in cold.results}
-        base_count = sum(1 for function, _ in ran if function == "base")
-        # base's own transformations, and those of guard whose run called base; early's
-        # transformed runs stopped before base, so their verdicts stand.
-        assert "m.py::early" in second.reused
-        assert second.run_count == base_count + 1  # guard's "return False"
     finally:
         warm.close()
+    return second, analyse(root, Options(jobs=1, incremental=False)), warm.restarts
+
+
+@pytest.mark.slow  # three analyses, ~6-15 s
+def test_an_edit_of_a_constant_a_run_read_reruns_it(
+    make_project: Callable[[dict[str, str]], Path],
+) -> None:
+    # No function's code changes when LIMIT does, yet base(0) == 2 now holds, so guard's
+    # "return False" is no longer detected; the worker must not keep the old LIMIT either.
+    source = "LIMIT = 0\n\n\n" + SOURCE.replace("y = x + 1", "y = max(x + 1, LIMIT)")
+    root = make_project({"m.py": source, "test_m.py": TESTS})
+    second, cold, _ = _edited_once(root, source.replace("LIMIT = 0", "LIMIT = 2"))
+    assert ("guard", "return False", "undetected") in _rows(cold)
+    assert _rows(second) == _rows(cold)
 
 
 def test_a_run_stopped_at_its_timeout_still_records_what_it_ran(
@@ -153,7 +173,9 @@ def test_an_edited_function_runs_each_transformation_with_its_last_detector_firs
     )
     first = analyse(root, Options(jobs=1))
     assert first.results and all(r.detected_by == "test_m.py::test_slow" for r in first.results)
-    assert all(len(r.tests) == 5 for r in first.results)
+    # The first transformation found the checking test last (the others then tried it
+    # first: ``test_order``); after the edit each tries its own last detector first.
+    assert len(first.results[0].tests) == 5
     (root / "m.py").write_text(source.replace("y = x * 2", "y = 2 * x"))
     second = analyse(root, Options(jobs=1))
     assert second.run_count == len(first.results)

@@ -85,6 +85,23 @@ def test_a_run_over_one_file_replaces_that_file_only(tmp_path: Path) -> None:
     assert replaced_files(None, fresh, {"n.py"}) is fresh
 
 
+SHIFT = "def shift(x):\n    y = x + 1\n    return y\n"
+KEEP_TEST = (
+    "from helper import shift\nfrom m import keep\n\n"
+    "def test_keep():\n    assert keep(shift(1)) == 2\n"
+)
+
+
+def _keep_project(tmp_path: Path, keep: str) -> Path:
+    """``helper.shift``, whose result reaches ``test_keep`` only through ``m.keep``."""
+    root = tmp_path / "project"
+    root.mkdir()
+    (root / "helper.py").write_text(SHIFT)
+    (root / "m.py").write_text(keep)
+    (root / "test_m.py").write_text(KEEP_TEST)
+    return root
+
+
 @pytest.mark.slow  # two analyses, ~5-12 s
 def test_a_verdict_whose_run_reached_the_edit_is_analysed_again(tmp_path: Path) -> None:
     # ``shift``'s result reaches the test only through ``keep``, which ignores it: every
@@ -93,15 +110,8 @@ def test_a_verdict_whose_run_reached_the_edit_is_analysed_again(tmp_path: Path) 
     from lsp_server.extreme.analysis import Options, analyse
     from lsp_server.extreme.warm import WarmPools
 
-    root = tmp_path / "project"
-    root.mkdir()
-    (root / "helper.py").write_text("def shift(x):\n    y = x + 1\n    return y\n")
     keep = "def keep(v):\n    w = 2\n    return w\n"
-    (root / "m.py").write_text(keep)
-    (root / "test_m.py").write_text(
-        "from helper import shift\nfrom m import keep\n\n"
-        "def test_keep():\n    assert keep(shift(1)) == 2\n"
-    )
+    root = _keep_project(tmp_path, keep)
     warm = WarmPools()
     try:
         paths = [root / "m.py", root / "helper.py"]
@@ -122,3 +132,70 @@ def test_a_verdict_whose_run_reached_the_edit_is_analysed_again(tmp_path: Path) 
         warm.close()
     shift = {r.verdict for r in out.results if r.transformation.function == "shift"}
     assert shift == {Verdict.DETECTED}
+
+
+def _quick_reanalysis(root: Path, paths: list[Path], edit: tuple[Path, str]) -> Analysis:
+    """Analyse ``paths`` on warm workers, write ``edit`` (path, text), save it the quick
+    way (``saved_change``, the functions it names analysed again, ``merged``)."""
+    from lsp_server.extreme.analysis import Options, analyse
+    from lsp_server.extreme.warm import WarmPools
+
+    warm = WarmPools()
+    try:
+        last = analyse(root, Options(jobs=1, paths=paths), warm=warm)
+        edit[0].write_text(edit[1])
+        change = saved_change(last, edit[0].relative_to(root).as_posix())
+        assert change is not None and change.any
+        files = [root / f for f in change.files]
+        only = change.to_analyse
+        fresh = analyse(root, Options(jobs=1, paths=files, only=only), warm=warm)
+        return merged(last, change, fresh)
+    finally:
+        warm.close()
+
+
+def _verdicts(analysis: Analysis, function: str) -> set[Verdict]:
+    return {r.verdict for r in analysis.results if r.transformation.function == function}
+
+
+# ``keep`` passes ``shift``'s result on to the assertion, or not; an edit switches that.
+# (1) Every transformation of shift is detected; once keep ignores its argument no test
+# checks shift any more, and the quick path must not leave its stale "detected" shown.
+# (2) A module-level constant decides: no function's code changes when it is switched on
+# (an edit outside the functions), yet shift's verdicts do.
+KEEP_EDITS = {
+    "a-detection-whose-run-reached-the-edit": (
+        "def keep(v):\n    w = v\n    return w\n",
+        ("w = v", "w = 2"),
+        Verdict.UNDETECTED,
+    ),
+    "an-edit-outside-the-functions": (
+        "PASS_ON = False\n\n\ndef keep(v):\n    if PASS_ON:\n        return v\n    return 2\n",
+        ("PASS_ON = False", "PASS_ON = True"),
+        Verdict.DETECTED,
+    ),
+}
+
+
+@pytest.mark.slow  # two analyses, ~5-12 s each
+@pytest.mark.parametrize("case", list(KEEP_EDITS))
+def test_verdicts_whose_runs_reached_the_edit_are_analysed_again(tmp_path: Path, case: str) -> None:
+    keep, (old, new), now = KEEP_EDITS[case]
+    root = _keep_project(tmp_path, keep)
+    edit = (root / "m.py", keep.replace(old, new))
+    out = _quick_reanalysis(root, [root / "m.py", root / "helper.py"], edit)
+    assert _verdicts(out, "shift") == {now}
+
+
+@pytest.mark.slow  # two analyses, ~5-12 s
+def test_an_edited_test_file_analyses_again_the_functions_its_tests_ran(tmp_path: Path) -> None:
+    # The test that checked ``shift``'s result stops checking it: shift's detections
+    # are stale, though no analysed file changed.
+    root = tmp_path / "project"
+    root.mkdir()
+    (root / "helper.py").write_text(SHIFT)
+    test = "from helper import shift\n\n\ndef test_shift():\n    assert shift(1) == 2\n"
+    (root / "test_helper.py").write_text(test)
+    edit = (root / "test_helper.py", test.replace("assert shift(1) == 2", "shift(1)"))
+    out = _quick_reanalysis(root, [root / "helper.py"], edit)
+    assert _verdicts(out, "shift") == {Verdict.UNDETECTED}

@@ -51,3 +51,25 @@ def test_a_hang_in_the_first_test_stops_at_that_tests_deadline(
     assert hang.verdict is Verdict.TIMEOUT
     whole = 1.0 + 3.0 * SLOW_TESTS * 0.15  # the timeout of the whole covering set
     assert hang.duration < whole / 2, hang
+
+
+@pytest.mark.slow  # ~3-6 s: one transformation loops
+def test_a_busy_loop_is_a_timeout_once_it_used_its_cpu_budget(
+    make_project: Callable[[dict[str, str]], Path],
+) -> None:
+    # A loaded machine can stop a run past a wall-clock deadline that does not hang, so
+    # such a timeout must repeat (twice the deadline, and more); a run that used more CPU
+    # time than its tests' budget did that much work, whatever the load. The wall-clock
+    # deadline is made long here: only the CPU budget can stop the loop soon.
+    tests = "from loop import advance\n\ndef test_advance():\n    assert advance({'n': 0}) == 3\n"
+    root = make_project({"loop.py": LOOP_MODULE, "test_loop.py": tests})
+    options = Options(jobs=1, incremental=False, paths=[root / "loop.py"], timeout_base=20.0)
+    analysis = analyse(root, options)
+    (hang,) = [
+        r
+        for r in analysis.results
+        if (r.transformation.function, r.transformation.body) == ("ready", "return False")
+    ]
+    assert hang.verdict is Verdict.TIMEOUT
+    assert "CPU" in hang.reason
+    assert hang.duration < 20.0  # once, and before the wall-clock deadline

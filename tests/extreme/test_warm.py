@@ -141,3 +141,43 @@ def test_an_edited_method_naming_its_own_class_is_followed(
         assert verdict_rows(second) == init
     finally:
         warm.close()
+
+
+DOCUMENTED = '''\
+def shout(x):
+    """Loud."""
+    text = x.upper()
+    return text
+'''
+
+
+@pytest.mark.slow  # three analyses, ~5-12 s
+def test_an_edited_docstring_is_followed_and_seen_by_the_tests(
+    make_project: Callable[[dict[str, str]], Path],
+) -> None:
+    # test_doc reads shout.__doc__: the live function must show the new docstring, and
+    # following it (no new collection) gives the verdicts of a cold analysis.
+    root = make_project(
+        {
+            "m.py": DOCUMENTED,
+            "test_m.py": """
+                from m import shout
+
+                def test_doc():
+                    shout("a")
+                    assert shout.__doc__ == "Quiet."
+            """,
+        }
+    )
+    warm = WarmPools()
+    try:
+        first = analyse(root, Options(jobs=1), warm=warm)
+        assert {r.verdict.value for r in first.results} == {"skipped"}  # test_doc fails
+        (root / "m.py").write_text(DOCUMENTED.replace("Loud.", "Quiet.") + "\n")
+        second = analyse(root, Options(jobs=1), warm=warm)
+        assert warm.restarts == 1
+    finally:
+        warm.close()
+    cold = analyse(root, Options(jobs=1, incremental=False))
+    assert {r.verdict.value for r in cold.results} == {"undetected"}
+    assert verdict_rows(second) == verdict_rows(cold)

@@ -119,3 +119,23 @@ async def test_saving_an_edit_reanalyses_the_edited_function_alone(
     message = await _log_saying(calc_client, "re-analysed")
     assert "1 edited function(s)" in message and "(1 removed)" in message
     assert _codes(calc_client, source) == {"double": "pseudo-tested", "treble": "pseudo-tested"}
+
+
+@pytest.mark.slow  # two analyses through the server, ~6-12 s
+async def test_saving_a_test_that_checks_less_reanalyses_what_it_checked(
+    calc_client: LanguageClient, tmp_path: Path
+) -> None:
+    source = tmp_path / "calc" / "calc.py"
+    tests = tmp_path / "calc" / "test_calc.py"
+    await calc_client.workspace_execute_command_async(
+        types.ExecuteCommandParams(command=COMMAND, arguments=[])
+    )
+    assert "half" not in _codes(calc_client, source)  # test_half checks its result
+
+    tests.write_text(CALC_TESTS.replace("assert half(4) == 2", "half(4)"))
+    calc_client.text_document_did_save(
+        types.DidSaveTextDocumentParams(text_document=types.TextDocumentIdentifier(tests.as_uri()))
+    )
+    message = await _log_saying(calc_client, "re-analysed")
+    assert "whose transformed runs reached the edit" in message
+    assert _codes(calc_client, source)["half"] == "pseudo-tested"

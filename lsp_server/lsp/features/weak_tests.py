@@ -237,7 +237,7 @@ class WeakTestsFeature(Feature):
             uris = {path_to_uri(str(project.root / rel)) for rel in change.files}
             self._publish_analysis(project, published, uris)
         seconds = fresh.elapsed if fresh is not None else 0.0
-        reached = f" and {len(change.reached)} whose undetected verdicts ran them"
+        reached = f" and {len(change.reached)} whose transformed runs reached the edit"
         self._log(
             f"reks: re-analysed {len(change.changed)} edited function(s) of {rel} "
             f"({len(change.removed)} removed){reached if change.reached else ''} "
@@ -249,11 +249,16 @@ class WeakTestsFeature(Feature):
     ) -> Analysis | None:
         from lsp_server.extreme.analysis import analyse
 
-        if not change.changed:
+        if not change.to_analyse:
             return None
         options.only = change.to_analyse
         options.paths = [project.root / rel for rel in change.files]
+        reached = f"{len(change.reached)} function(s) the edit reached"
         title = f"reks: re-analysing {len(change.changed)} edited function(s)"
+        if not change.changed:
+            title = f"reks: re-analysing {reached}"
+        elif change.reached:
+            title += f" and {reached}"
         progress = await ClientProgress.begin(self.host.lsp, title)
         try:
             work = functools.partial(analyse, warm=self.warm)

@@ -1,0 +1,108 @@
+"""The order in which a transformation's covering tests run, and their deadlines.
+
+The covering tests of a transformation not yet run are reordered by what detected the
+transformations run before it in the same analysis (``DetectingTests``).
+
+A detection needs one failing test, so the sooner a detecting test runs the cheaper the
+transformation. Before an analysis knows anything, the tests that name the function come
+first, the others fastest first (``requests.detection_order``). On sqlparse that left a
+test that checks the grouping of identifiers 366th for ``group_values -> pass`` (3 s of
+the run), although it had detected other grouping functions already: a test that has
+detected transformations of other functions checks results that many functions feed,
+so it is tried before the others. The remembered detector of this very transformation
+(``requests.first_detector``) and tests naming the function keep their places first.
+
+The order of the tests decides only how soon a verdict comes: an undetected verdict runs
+them all, and any failing test is a detection.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Iterator, Mapping
+from typing import Any
+
+
+class DetectingTests:
+    """How many transformations each test has detected so far in this analysis."""
+
+    def __init__(self) -> None:
+        self.detections: Counter[str] = Counter()
+
+    def record(self, reply: dict[str, Any]) -> None:
+        detector = reply.get("detected_by")
+        if reply.get("verdict") == "detected" and detector:
+            self.detections[detector] += 1
+
+    def ordered(self, requests: Iterable[dict[str, Any]]) -> Iterator[dict[str, Any]]:
+        """``requests``, each reordered (``promote``) when it is taken to be sent: after
+        the replies that came before it were recorded."""
+        for request in requests:
+            self.promote(request)
+            yield request
+
+    def promote(self, request: dict[str, Any]) -> None:
+        """Reorder the tests of ``request`` in place, its deadlines with them."""
+        tests: list[str] = request["tests"]
+        if not self.detections or len(tests) < 2:
+            return
+        pinned = tests[:1] if request.get("pinned") else []
+        qualname = request["function"]
+
+        def rank(test: str) -> tuple[bool, int]:
+            return (not names_function(qualname, test), -self.detections[test])
+
+        rest = sorted(tests[len(pinned) :], key=rank)  # stable: fastest first within a rank
+        request["tests"] = order = [*pinned, *rest]
+        basis = request.get("basis")
+        if basis and request.get("deadlines"):
+            base, factor = basis["timing"]
+            request["deadlines"] = deadlines(
+                order, basis["durations"], basis["margin"], base, factor, request["timeout"]
+            )
+
+
+def detection_order(
+    qualname: str, tests: Iterable[str], durations: Mapping[str, float]
+) -> list[str]:
+    """The covering ``tests`` in the order most likely to detect a transformation of
+    ``qualname`` soonest: those whose name (class or function, not file) names the
+    function first (``IterIndexTests`` for ``iter_index``: they check its results, while
+    hundreds of others only pass through it), each group fastest first."""
+    return sorted(tests, key=lambda t: (not names_function(qualname, t), durations[t], t))
+
+
+def names_function(qualname: str, nodeid: str) -> bool:
+    """Whether the test's name (class or function, not file) names the function."""
+    name = qualname.rsplit(".", 1)[-1].replace("_", "").lower()
+    return bool(name) and name in nodeid.partition("::")[2].replace("_", "").lower()
+
+
+def first_detector(tests: list[str], detected_by: str | None) -> list[str]:
+    """``tests`` with the one that detected the transformation last time first: a detection
+    is one failing test, whichever order they run in, so it comes at once again."""
+    if detected_by is None or detected_by not in tests:
+        return tests
+    return [detected_by, *(t for t in tests if t != detected_by)]
+
+
+def deadlines(
+    tests: list[str],
+    durations: dict[str, float],
+    margin: float,
+    base: float,
+    factor: float,
+    timeout: float,
+) -> list[float]:
+    """Per test, seconds from the start of a transformation's run by which it must have
+    finished: ``factor`` times what the tests up to it took on the original code plus
+    ``margin`` (the shared fixtures' set-up, see ``setup_margin``: a test that paid for
+    them on the original run may come later here, or not at all), plus ``base``; never
+    beyond ``timeout``. A run that hangs in its first, fast test is stopped after that
+    test's share instead of the whole ``timeout``."""
+    out: list[float] = []
+    elapsed = margin
+    for test in tests:
+        elapsed += durations.get(test, 0.0)
+        out.append(min(timeout, base + factor * elapsed))
+    return out
