@@ -288,7 +288,6 @@ def test_parametrized_cases_that_look_up_different_names_each_depend_on_their_ow
     assert run(pytester) == {"test_find[SECOND]"}
 
 
-
 # A ``__getattr__`` forwarding the name it was asked for (sqlparse's token types make
 # each new kind at import: ``Token.Text`` runs it, and it calls ``super().__getattr__``).
 FORWARDING_KINDS = """
