@@ -368,3 +368,48 @@ def test_a_forwarded_lookup_by_a_computed_name_reads_every_name(
     )
     selected = _after_an_unread_edit(pytester, classes)
     assert selected == (set() if precise and sys.version_info >= (3, 12) else {"test_other"})
+
+
+# What ``vars`` is given -> whether it may read bindings (sqlparse's cli reads
+# ``vars(args)`` of an argparse namespace: every cli test depended on every unit).
+VARS_OF = {
+    "instance": ("argparse.Namespace(a=1)", True),
+    "module": ("mod", False),
+    "class": ("mod.Box", False),
+}
+
+
+@pytest.mark.parametrize("given", sorted(VARS_OF))
+def test_vars_of_an_instance_reads_no_binding(pytester: pytest.Pytester, given: str) -> None:
+    argument, precise = VARS_OF[given]
+    write(
+        pytester,
+        "mod.py",
+        """
+        LIMIT = 3
+
+
+        class Box:
+            size = 1
+
+
+        def options(obj):
+            return sorted(vars(obj))
+        """,
+    )
+    write(
+        pytester,
+        "test_mod.py",
+        f"""
+        import argparse
+
+        import mod
+
+
+        def test_options():
+            assert mod.options({argument})
+        """,
+    )
+    assert run(pytester, flag="--reks-all") == {"test_options"}
+    edit(pytester, "mod.py", "LIMIT = 3", "LIMIT = 5")
+    assert run(pytester) == (set() if precise else {"test_options"})
