@@ -14,6 +14,11 @@ pushed by one plain load (a local, a cell, a global, a constant) are found in th
 The names that decide which names are read (the table, the code computing them) are
 dependencies as for any code that ran, so recording the names read loses nothing.
 
+``vars(obj)`` reads every name of ``obj``: only a module's or a class's are bindings, an
+instance's ``__dict__`` holds what the code that ran stored there (sqlparse's cli reads
+``vars(args)`` of an argparse namespace), so the call reads no binding unless the value its
+argument holds is a module or a class.
+
 On 3.12+ a call of an attribute-lookup method spelled as an attribute
 (``super().__getattr__(self, name)``, ``object.__getattribute__(self, name)``: sqlparse's
 token kinds forward the name their ``__getattr__`` was asked for) is such a call site too:
@@ -35,7 +40,7 @@ import importlib
 import operator
 import sys
 from collections.abc import Callable, Mapping, Sized
-from types import CodeType, FrameType
+from types import CodeType, FrameType, ModuleType
 
 from lsp_server.rts.lookups import DYNAMIC_NAMES
 from lsp_server.rts.reads import EVERY_NAME
@@ -56,6 +61,8 @@ _NAME_ARGUMENTS: list[tuple[Callable[..., object], slice, str | None]] = [
     (setattr, slice(1, 2), None),
     (delattr, slice(1, 2), None),
     (importlib.import_module, slice(0, 1), "importlib"),
+    # Reads every name of what it is given: bindings only of a module or a class.
+    (vars, slice(0, 1), None),
 ]
 if sys.version_info >= (3, 12):
     # Classes: only the CALL event sees them called (the profile hook sees builtin
@@ -208,6 +215,17 @@ def shadowed(code: CodeType, bound: Mapping[str, Sized], origins: Mapping[str, s
     return False
 
 
+def _record_vars(frame: FrameType, sources: tuple[Source | None, ...], names: set[str]) -> bool:
+    """``vars(obj)``: an instance's ``__dict__`` holds what code that ran stored there (a
+    dependency already), no binding; a module's or a class's (or the caller's namespace,
+    with no argument) may hold any binding: every name."""
+    value = None if len(sources) != 1 or sources[0] is None else _value(frame, sources[0])
+    if value is None or isinstance(value, (ModuleType, type)):
+        names.add(EVERY_NAME)
+        return False
+    return True
+
+
 def _parts(dotted: list[str]) -> set[str]:
     return {part for name in dotted for part in name.split(".")}
 
@@ -288,6 +306,8 @@ class RuntimeLookups:
             # Too many calls, a call site not told apart, or no lookup function after all.
             names.add(EVERY_NAME)
             return False
+        if function is vars:
+            return _record_vars(frame, sources, names)
         looked_up: list[str] = []
         for source in sources[found[1]]:
             value = None if source is None else _value(frame, source)
