@@ -14,6 +14,17 @@ pushed by one plain load (a local, a cell, a global, a constant) are found in th
 The names that decide which names are read (the table, the code computing them) are
 dependencies as for any code that ran, so recording the names read loses nothing.
 
+``vars(obj)`` reads every name of ``obj``: only a module's or a class's are bindings, an
+instance's ``__dict__`` holds what the code that ran stored there (sqlparse's cli reads
+``vars(args)`` of an argparse namespace), so the call reads no binding unless the value its
+argument holds is a module or a class.
+
+On 3.12+ a call of an attribute-lookup method spelled as an attribute
+(``super().__getattr__(self, name)``, ``object.__getattribute__(self, name)``: sqlparse's
+token kinds forward the name their ``__getattr__`` was asked for) is such a call site too:
+every argument must be a plain load, and the strings they hold are the names read (only a
+string names an attribute). The CALL event names the method called, whatever it is.
+
 A code object keeps the conservative reading when any other lookup by string is spelled in
 it (``globals``, ``__dict__``, ``dir``...), when a lookup function is loaded for anything
 but a call, when a call's name argument is computed (``names[i]``, ``prefix + name``) or
@@ -29,7 +40,7 @@ import importlib
 import operator
 import sys
 from collections.abc import Callable, Mapping, Sized
-from types import CodeType, FrameType
+from types import CodeType, FrameType, ModuleType
 
 from lsp_server.rts.lookups import DYNAMIC_NAMES
 from lsp_server.rts.reads import EVERY_NAME
@@ -50,6 +61,8 @@ _NAME_ARGUMENTS: list[tuple[Callable[..., object], slice, str | None]] = [
     (setattr, slice(1, 2), None),
     (delattr, slice(1, 2), None),
     (importlib.import_module, slice(0, 1), "importlib"),
+    # Reads every name of what it is given: bindings only of a module or a class.
+    (vars, slice(0, 1), None),
 ]
 if sys.version_info >= (3, 12):
     # Classes: only the CALL event sees them called (the profile hook sees builtin
@@ -67,6 +80,11 @@ its positional arguments hold the names it looks up (a dotted name reads each pa
 IMPORT_MODULE_CODE = importlib.import_module.__code__
 """Seen by a profile hook as a Python call, not a builtin's."""
 _LOOKUP_NAMES = frozenset(f.__name__ for f, _, _ in _NAME_ARGUMENTS)
+_LOOKUP_METHODS = (
+    frozenset(["__getattr__", "__getattribute__"]) if sys.version_info >= (3, 12) else frozenset()
+)
+"""Attribute-lookup methods whose calls, spelled as attributes, are lookup call sites: the
+strings among their arguments are the names they read (3.12+: the CALL event sees them)."""
 _HOME = {f.__name__: home for f, _, home in _NAME_ARGUMENTS if home is not None}
 """The module a lookup function not among the builtins is imported from."""
 # Before 3.12 the tracer sees only the calls of builtins and Python functions, not which
@@ -74,7 +92,7 @@ _HOME = {f.__name__: home for f, _, home in _NAME_ARGUMENTS if home is not None}
 # binds to nothing (``shadowed``), is known to be the lookup function. On 3.12+ the CALL
 # event names the callable: any callee spelled like one is fine.
 _CALLEE_OPS = frozenset(
-    ["LOAD_GLOBAL", "LOAD_NAME", "LOAD_ATTR", "LOAD_METHOD"]
+    ["LOAD_GLOBAL", "LOAD_NAME", "LOAD_ATTR", "LOAD_METHOD", "LOAD_SUPER_ATTR"]
     if sys.version_info >= (3, 12)
     else ["LOAD_GLOBAL", "LOAD_NAME"]
 )
@@ -89,7 +107,10 @@ Source = tuple[str, object]
 """Where a call's argument comes from: ("local" | "global" | "name", its name), or
 ("const", its value)."""
 Sites = dict[int, tuple[Source | None, ...]]
-"""A call's offset -> the source of each of its arguments (None: computed)."""
+"""A call's offset -> the source of each of its arguments (None: computed); a call of a
+lookup method (``_LOOKUP_METHODS``) has ``_METHOD_CALL`` first."""
+
+_METHOD_CALL: Source = ("method", None)
 
 
 def _pushes(ins: dis.Instruction) -> list[Source] | None:
@@ -161,7 +182,7 @@ def lookup_sites(code: CodeType) -> Sites | None:
     spelled = DYNAMIC_NAMES.intersection(code.co_names)
     if not spelled:
         return {}
-    if not spelled <= _LOOKUP_NAMES:
+    if not spelled <= _LOOKUP_NAMES | _LOOKUP_METHODS:
         return None
     instructions = list(dis.get_instructions(code))
     sites: Sites = {}
@@ -170,6 +191,10 @@ def lookup_sites(code: CodeType) -> Sites | None:
             found = _site(instructions, index)
             if found is None:
                 return None
+            if ins.argval in _LOOKUP_METHODS:
+                if ins.opname in ("LOAD_GLOBAL", "LOAD_NAME"):
+                    return None  # a function of that name, not the method
+                found = found[0], {o: (_METHOD_CALL, *a) for o, a in found[1].items()}
             sites.update(found[1])
         elif ins.argval in spelled and ins.opcode in dis.hasname:
             return None  # stored, deleted, or loaded for anything but a call
@@ -188,6 +213,17 @@ def shadowed(code: CodeType, bound: Mapping[str, Sized], origins: Mapping[str, s
         elif name in bound or name in origins:
             return True
     return False
+
+
+def _record_vars(frame: FrameType, sources: tuple[Source | None, ...], names: set[str]) -> bool:
+    """``vars(obj)``: an instance's ``__dict__`` holds what code that ran stored there (a
+    dependency already), no binding; a module's or a class's (or the caller's namespace,
+    with no argument) may hold any binding: every name."""
+    value = None if len(sources) != 1 or sources[0] is None else _value(frame, sources[0])
+    if value is None or isinstance(value, (ModuleType, type)):
+        names.add(EVERY_NAME)
+        return False
+    return True
 
 
 def _parts(dotted: list[str]) -> set[str]:
@@ -263,11 +299,15 @@ class RuntimeLookups:
         count = self._calls[key] = self._calls.get(key, 0) + 1
         sites = self.sites(code)
         sources = None if sites is None else sites.get(offset)
+        if sources and sources[0] == _METHOD_CALL and count <= MAX_CALLS:
+            return self._record_method_call(frame, sources[1:], names)
         found = LOOKUP_FUNCTIONS.get(id(function))
         if count > MAX_CALLS or sources is None or found is None:
             # Too many calls, a call site not told apart, or no lookup function after all.
             names.add(EVERY_NAME)
             return False
+        if function is vars:
+            return _record_vars(frame, sources, names)
         looked_up: list[str] = []
         for source in sources[found[1]]:
             value = None if source is None else _value(frame, source)
@@ -283,6 +323,21 @@ class RuntimeLookups:
             return False
         self.modules.setdefault(key, set()).update(looked_up)
         names.update(_parts(looked_up))
+        return True
+
+    @staticmethod
+    def _record_method_call(
+        frame: FrameType, sources: tuple[Source | None, ...], names: set[str]
+    ) -> bool:
+        """A lookup method's call: every argument a plain load, the strings among them
+        the names read (the instance and any other object name nothing)."""
+        for source in sources:
+            value = None if source is None else _value(frame, source)
+            if source is None or (source[0] != "const" and value is None):
+                names.add(EVERY_NAME)  # computed, or not found
+                return False
+            if isinstance(value, str):
+                names.add(str.__str__(value))
         return True
 
     def call_event(self, disable: object) -> Callable[[CodeType, int, object, object], object]:

@@ -286,3 +286,130 @@ def test_parametrized_cases_that_look_up_different_names_each_depend_on_their_ow
     assert run(pytester, flag="--reks-all") == {"test_find[FIRST]", "test_find[SECOND]"}
     edit(pytester, "mod.py", "SECOND = 2", "SECOND = 1")
     assert run(pytester) == {"test_find[SECOND]"}
+
+
+# A ``__getattr__`` forwarding the name it was asked for (sqlparse's token types make
+# each new kind at import: ``Token.Text`` runs it, and it calls ``super().__getattr__``).
+FORWARDING_KINDS = """
+LIMIT = 3
+
+
+class Kind(tuple):
+    def __getattr__(self, name):
+        if name.startswith("__"):
+            return super().__getattr__(self, name)
+        new = Kind(self + (name,))
+        setattr(self, name, new)
+        return new
+
+
+Root = Kind()
+Text = Root.Text
+
+
+def other():
+    return 2
+"""
+
+
+def test_a_getattr_forwarding_its_own_name_reads_only_that_name(
+    pytester: pytest.Pytester,
+) -> None:
+    write(pytester, "mod.py", FORWARDING_KINDS)
+    write(
+        pytester,
+        "test_mod.py",
+        """
+        import mod
+
+
+        def test_other():
+            assert mod.other() == 2
+
+
+        def test_text():
+            assert mod.Text == ("Text",)
+        """,
+    )
+    every = {"test_other", "test_text"}
+    assert run(pytester, flag="--reks-all") == every
+    edit(pytester, "mod.py", "LIMIT = 3", "LIMIT = 5")
+    # Before 3.12 the tracer cannot see which method a call site called: conservative.
+    assert run(pytester) == (set() if sys.version_info >= (3, 12) else every)
+    # What the method does is still a dependency of every test that imports the module.
+    edit(pytester, "mod.py", "Kind(self + (name,))", "Kind(self + (name,) * 1)")
+    assert run(pytester) == every
+
+
+@pytest.mark.parametrize(
+    ("call", "precise"),
+    [
+        ("type.__getattribute__(kind, name)", True),
+        ("super(type, kind).__getattribute__(name)", True),
+        ("type.__getattribute__(kind, name.lower())", False),
+        ("type.__getattribute__(kind, self.other)", False),
+    ],
+)
+def test_a_forwarded_lookup_by_a_computed_name_reads_every_name(
+    pytester: pytest.Pytester, call: str, precise: bool
+) -> None:
+    classes = textwrap.dedent(
+        f"""
+        class Box:
+            other = "__name__"
+
+            def __getattr__(self, name):
+                kind = type(self)
+                return {call}
+
+
+        NAME = Box().__name__
+        """
+    )
+    selected = _after_an_unread_edit(pytester, classes)
+    assert selected == (set() if precise and sys.version_info >= (3, 12) else {"test_other"})
+
+
+# What ``vars`` is given -> whether it may read bindings (sqlparse's cli reads
+# ``vars(args)`` of an argparse namespace: every cli test depended on every unit).
+VARS_OF = {
+    "instance": ("argparse.Namespace(a=1)", True),
+    "module": ("mod", False),
+    "class": ("mod.Box", False),
+}
+
+
+@pytest.mark.parametrize("given", sorted(VARS_OF))
+def test_vars_of_an_instance_reads_no_binding(pytester: pytest.Pytester, given: str) -> None:
+    argument, precise = VARS_OF[given]
+    write(
+        pytester,
+        "mod.py",
+        """
+        LIMIT = 3
+
+
+        class Box:
+            size = 1
+
+
+        def options(obj):
+            return sorted(vars(obj))
+        """,
+    )
+    write(
+        pytester,
+        "test_mod.py",
+        f"""
+        import argparse
+
+        import mod
+
+
+        def test_options():
+            assert mod.options({argument})
+        """,
+    )
+    assert run(pytester, flag="--reks-all") == {"test_options"}
+    edit(pytester, "mod.py", "LIMIT = 3", "LIMIT = 5")
+    assert run(pytester) == (set() if precise else {"test_options"})
