@@ -244,7 +244,8 @@ class RuntimeLookups:
     def on_call(self, frame: FrameType, offset: int, function: object) -> bool:
         """Record the name ``function`` (a lookup function) is about to look up, called at
         ``offset`` of ``frame``'s code; False when the site need not call back again in
-        this test (given up: the code reads conservatively from now on)."""
+        this test (given up: the code reads conservatively from now on; or it names a
+        constant, recorded now)."""
         key = id(frame.f_code)
         before = len(self.names.get(key, ())) + len(self.modules.get(key, ()))
         going_on = self._record(frame, offset, function)
@@ -260,16 +261,25 @@ class RuntimeLookups:
             names = self.names[key] = set()
         elif EVERY_NAME in names:
             return False
-        count = self._calls[key] = self._calls.get(key, 0) + 1
         sites = self.sites(code)
         sources = None if sites is None else sites.get(offset)
         found = LOOKUP_FUNCTIONS.get(id(function))
-        if count > MAX_CALLS or sources is None or found is None:
-            # Too many calls, a call site not told apart, or no lookup function after all.
+        if sources is None or found is None:
+            # A call site not told apart, or no lookup function after all.
             names.add(EVERY_NAME)
             return False
+        arguments = sources[found[1]]
+        # A site naming a constant reads the same name every time: once recorded it need
+        # not call back again, and is no hot loop to give up on (sqlparse's
+        # ``setattr(token, "parent", self)`` runs once per token).
+        constant = bool(arguments) and all(s is not None and s[0] == "const" for s in arguments)
+        if not constant:
+            count = self._calls[key] = self._calls.get(key, 0) + 1
+            if count > MAX_CALLS:
+                names.add(EVERY_NAME)
+                return False
         looked_up: list[str] = []
-        for source in sources[found[1]]:
+        for source in arguments:
             value = None if source is None else _value(frame, source)
             if not isinstance(value, str):
                 names.add(EVERY_NAME)  # computed, not found, or no string: not told
@@ -277,13 +287,13 @@ class RuntimeLookups:
             looked_up.append(str.__str__(value))  # a str subclass's hash plays no part
         if function is not importlib.import_module:
             names.update(looked_up if function is not operator.attrgetter else _parts(looked_up))
-            return True
+            return not constant
         if any(name.startswith(".") for name in looked_up):  # relative to a package argument
             names.add(EVERY_NAME)
             return False
         self.modules.setdefault(key, set()).update(looked_up)
         names.update(_parts(looked_up))
-        return True
+        return not constant
 
     def call_event(self, disable: object) -> Callable[[CodeType, int, object, object], object]:
         """The ``sys.monitoring`` CALL callback (3.12+), enabled on code with lookup call
