@@ -19,10 +19,8 @@
 from __future__ import annotations
 
 import ast
-import dis
 import sys
 from collections.abc import Iterator
-from types import CodeType
 
 from lsp_server.rts.ast_walk import walk
 
@@ -278,15 +276,6 @@ def _self_calls(function: ast.FunctionDef | ast.AsyncFunctionDef) -> set[int]:
         and isinstance(item.args[0], ast.Name)
         and item.args[0].id == first
     }
-
-
-def copies_docs(code: CodeType) -> bool:
-    """Whether ``code`` stores a ``__doc__`` (a wrapper copying a docstring, which shows it
-    only to whoever reads ``__doc__`` later; a class body setting its own docstring)."""
-    return any(
-        ins.opname.startswith("STORE_") and ins.argval == "__doc__"
-        for ins in dis.get_instructions(code)
-    )
 
 
 def _chain_root(node: ast.expr) -> str | None:
