@@ -22,7 +22,7 @@ import ast
 import sys
 from collections.abc import Iterator
 
-from lsp_server.rts.ast_walk import walk
+from lsp_server.rts.ast_walk import statements, walk
 
 # Names whose use means "looks names up by string".
 DYNAMIC_NAMES = frozenset(
@@ -300,7 +300,7 @@ def import_origins(tree: ast.Module) -> dict[str, str]:
     """Names bound by the imports at the top of ``tree`` -> the module they come from, with
     leading dots for a relative import (which is project code)."""
     out: dict[str, str] = {}
-    for stmt in walk(tree):
+    for stmt in statements(tree):
         if isinstance(stmt, ast.ImportFrom):
             module = "." * stmt.level + (stmt.module or "")
             for alias in stmt.names:
@@ -318,7 +318,7 @@ def bindings_taken(tree: ast.Module) -> frozenset[str]:
     stdlib: frozenset[str] = getattr(sys, "stdlib_module_names", frozenset())
     return frozenset(
         alias.asname or alias.name
-        for stmt in walk(tree)
+        for stmt in statements(tree)
         if isinstance(stmt, ast.ImportFrom)
         and (stmt.level or (stmt.module or "").split(".")[0] not in stdlib)
         for alias in stmt.names
