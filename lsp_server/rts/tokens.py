@@ -81,6 +81,12 @@ class TokenText:
         self.positions = [pos for pos, _ in tokens]
         self.texts = [text for _, text in tokens]
 
+    def lines_spelling(self, names: frozenset[str]) -> list[int]:
+        """The lines holding a token that is one of ``names`` (a name, or a piece of an
+        f-string): a pass over the tokens costs a fraction of a walk over the tree."""
+        pairs = zip(self.positions, self.texts, strict=True)
+        return [pos[0] for pos, text in pairs if text in names]
+
     def between(
         self, start: tuple[int, int], end: tuple[int, int], holes: Iterable[Body]
     ) -> list[str]:

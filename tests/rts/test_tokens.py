@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import ast
 import io
 import sysconfig
 import tokenize
@@ -10,7 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from lsp_server.rts.tokens import SourceError, normalized_tokens
+from lsp_server.rts.lookups import DYNAMIC_NAMES
+from lsp_server.rts.spans import scan
+from lsp_server.rts.tokens import SourceError, TokenText, normalized_tokens
 
 _MARKERS = {tokenize.INDENT: "<indent>", tokenize.DEDENT: "<dedent>", tokenize.NEWLINE: "<newline>"}
 _DROPPED = {tokenize.COMMENT, tokenize.NL, tokenize.ENCODING, tokenize.ENDMARKER}
@@ -36,3 +39,18 @@ def test_the_same_tokens_as_tokenize_on_standard_library_modules() -> None:
 def test_what_does_not_tokenize_is_a_source_error(source: str) -> None:
     with pytest.raises(SourceError):
         normalized_tokens(source)
+
+
+def test_lines_from_tokens_find_the_lookups_by_string_the_tree_finds() -> None:
+    """``spans.scan`` checks only functions spanning a line that spells a lookup-by-string
+    name; the lines read from the tokens (strings and keywords too) lose none."""
+    stdlib = sorted(Path(sysconfig.get_paths()["stdlib"]).glob("*.py"))[:25]
+    found = 0
+    for path in stdlib:
+        source = path.read_text(encoding="utf-8", errors="replace")
+        tree = ast.parse(source)
+        lines = TokenText(normalized_tokens(source)).lines_spelling(DYNAMIC_NAMES)
+        by_tokens = scan(tree, lines)
+        assert by_tokens == scan(tree), path
+        found += len(by_tokens[2])
+    assert found > 10
