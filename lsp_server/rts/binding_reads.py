@@ -182,6 +182,8 @@ class BindingReads:
             if owner is not None:
                 owner_id = self._intern(owner)
                 splits.append(self._split(file_units, owner.name))
+        # Most units that run (functions) read nothing at import: no split to add per test.
+        splits = [split for split in splits if any(split)]
         self._unit_infos[uid] = _UnitInfo(unit.path, unit.name == MODULE, tuple(splits), owner_id)
 
     def _binding_info(
