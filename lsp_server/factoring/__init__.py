@@ -11,18 +11,37 @@ From Python (and for the editor's "Factor this test" action):
   later (T read the wall clock during capture).
 
 The factored tests run under the pytest plugin ``lsp_server.factoring.plugin``.
+Every pytest run loads that plugin (an entry point), so these names are imported when
+first used (PEP 562): importing the package must not import the factoring machinery.
 """
 
-from lsp_server.factoring.factor import (
-    FactorResult,
-    StaleTest,
-    factor_test,
-    factor_tests,
-    factored_test_warnings,
-    stale_factored_tests,
-    suggest_boundaries,
-)
-from lsp_server.factoring.suggest import Candidate
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from lsp_server.factoring.factor import (
+        FactorResult,
+        StaleTest,
+        factor_test,
+        factor_tests,
+        factored_test_warnings,
+        stale_factored_tests,
+        suggest_boundaries,
+    )
+    from lsp_server.factoring.suggest import Candidate
+
+_HOMES = {
+    "Candidate": "suggest",
+    "FactorResult": "factor",
+    "StaleTest": "factor",
+    "factor_test": "factor",
+    "factor_tests": "factor",
+    "factored_test_warnings": "factor",
+    "stale_factored_tests": "factor",
+    "suggest_boundaries": "factor",
+}
 
 __all__ = [
     "Candidate",
@@ -34,3 +53,12 @@ __all__ = [
     "stale_factored_tests",
     "suggest_boundaries",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{home}"), name)
+    globals()[name] = value
+    return value

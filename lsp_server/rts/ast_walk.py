@@ -31,3 +31,26 @@ def walk(node: ast.AST) -> Iterator[ast.AST]:
                     if isinstance(item, node_type):
                         append(item)
         yield current
+
+
+# What holds statements: a statement list is a field of one of these. Expressions hold
+# none (a lambda's body is an expression), so their subtrees need no visit.
+_STATEMENT_HOLDERS = (ast.mod, ast.stmt, ast.excepthandler, ast.match_case)
+
+
+def statements(node: ast.AST) -> Iterator[ast.AST]:
+    """The statements of ``node``'s tree (and the except handlers and match cases holding
+    some) in ``walk``'s order, without visiting any expression: looking for imports this
+    way visits a tenth of the nodes."""
+    todo = deque((node,))
+    popleft, append = todo.popleft, todo.append
+    holders = _STATEMENT_HOLDERS
+    while todo:
+        current = popleft()
+        for name in current._fields:
+            value = getattr(current, name, None)
+            if type(value) is list:
+                for item in value:
+                    if isinstance(item, holders):
+                        append(item)
+        yield current

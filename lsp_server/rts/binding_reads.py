@@ -10,7 +10,7 @@ per session.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Set
 from dataclasses import dataclass
 
 from lsp_server.rts.imports import ImportResolver
@@ -44,9 +44,11 @@ class _Reads:
         if split[1]:
             self.by_module.setdefault(path, set()).update(split[1])
 
-    def scoped(self) -> set[tuple[str, str | None]]:
-        out: set[tuple[str, str | None]] = {(name, None) for name in self.anywhere}
-        out.update((name, path) for path, read in self.by_module.items() for name in read)
+    def scoped(self, among: Set[str]) -> set[tuple[str, str | None]]:
+        """(name, None) for the names read anywhere, (name, path) for those read only as
+        globals of ``path``: of the names ``among``."""
+        out: set[tuple[str, str | None]] = {(name, None) for name in self.anywhere & among}
+        out.update((name, path) for path, read in self.by_module.items() for name in read & among)
         return out
 
 
@@ -137,12 +139,14 @@ class BindingReads:
                     found.add(info.owner)
         # (name, None): read anywhere; (name, path): only as a global of ``path``, where no
         # other module's binding can be found.
+        # Only a name some module binds leads anywhere: most names read are attributes'.
+        bound = self._bound
         seen: set[tuple[str, str | None]] = set()
-        pending = reads.scoped()
+        pending = reads.scoped(bound.keys())
         while pending:
             name, scope = pair = pending.pop()
             seen.add(pair)
-            for path, unit_name in self._bound.get(name, ()):
+            for path, unit_name in bound.get(name, ()):
                 if path in paths and scope in (None, path):
                     uid, split, pairs = self._binding_info(path, unit_name)
                     found.add(uid)
@@ -161,8 +165,9 @@ class BindingReads:
             found.add(name_id)
         if dynamic:
             found.add(self._intern(Unit(NAMES, EVERY_NAME)))
-        names_seen = {name for name, _ in seen}
-        code, docs = not BODY_READS.isdisjoint(names_seen), not DOC_READS.isdisjoint(names_seen)
+        # Every name read was followed: those of the bindings found are in ``reads`` too.
+        names_read = reads.anywhere.union(*reads.by_module.values())
+        code, docs = not BODY_READS.isdisjoint(names_read), not DOC_READS.isdisjoint(names_read)
         self._add_bodies(found, paths, code, docs)
         return found
 
@@ -177,6 +182,8 @@ class BindingReads:
             if owner is not None:
                 owner_id = self._intern(owner)
                 splits.append(self._split(file_units, owner.name))
+        # Most units that run (functions) read nothing at import: no split to add per test.
+        splits = [split for split in splits if any(split)]
         self._unit_infos[uid] = _UnitInfo(unit.path, unit.name == MODULE, tuple(splits), owner_id)
 
     def _binding_info(

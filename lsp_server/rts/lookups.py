@@ -19,12 +19,10 @@
 from __future__ import annotations
 
 import ast
-import dis
 import sys
 from collections.abc import Iterator
-from types import CodeType
 
-from lsp_server.rts.ast_walk import walk
+from lsp_server.rts.ast_walk import statements, walk
 
 # Names whose use means "looks names up by string".
 DYNAMIC_NAMES = frozenset(
@@ -280,15 +278,6 @@ def _self_calls(function: ast.FunctionDef | ast.AsyncFunctionDef) -> set[int]:
     }
 
 
-def copies_docs(code: CodeType) -> bool:
-    """Whether ``code`` stores a ``__doc__`` (a wrapper copying a docstring, which shows it
-    only to whoever reads ``__doc__`` later; a class body setting its own docstring)."""
-    return any(
-        ins.opname.startswith("STORE_") and ins.argval == "__doc__"
-        for ins in dis.get_instructions(code)
-    )
-
-
 def _chain_root(node: ast.expr) -> str | None:
     while isinstance(node, (ast.Attribute, ast.Call, ast.Subscript)):
         node = node.func if isinstance(node, ast.Call) else node.value
@@ -311,7 +300,7 @@ def import_origins(tree: ast.Module) -> dict[str, str]:
     """Names bound by the imports at the top of ``tree`` -> the module they come from, with
     leading dots for a relative import (which is project code)."""
     out: dict[str, str] = {}
-    for stmt in walk(tree):
+    for stmt in statements(tree):
         if isinstance(stmt, ast.ImportFrom):
             module = "." * stmt.level + (stmt.module or "")
             for alias in stmt.names:
@@ -329,7 +318,7 @@ def bindings_taken(tree: ast.Module) -> frozenset[str]:
     stdlib: frozenset[str] = getattr(sys, "stdlib_module_names", frozenset())
     return frozenset(
         alias.asname or alias.name
-        for stmt in walk(tree)
+        for stmt in statements(tree)
         if isinstance(stmt, ast.ImportFrom)
         and (stmt.level or (stmt.module or "").split(".")[0] not in stdlib)
         for alias in stmt.names

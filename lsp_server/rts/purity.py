@@ -95,32 +95,50 @@ def import_time_names(node: ast.AST) -> set[str]:
     bodies left out (they run later, and what they read is known from their code)."""
     out: set[str] = set()
     stack = [node]
-    # ``__doc__`` as a name is the module's or class's own docstring, and one stored is no
-    # read; a statement storing one copies a docstring (``g.__doc__ = f.__doc__``), shown
-    # only to whoever reads ``__doc__`` later: none shows a function's body (rts.lookups).
-    copies = any(
+    push, node_type = stack.append, ast.AST
+    doc_read = False  # an attribute ``__doc__``: a read unless the statement copies one
+    while stack:
+        item = stack.pop()
+        if isinstance(item, ast.Name):
+            # ``__doc__`` as a name is the module's or class's own docstring.
+            if item.id != "__doc__":
+                out.add(item.id)
+        elif isinstance(item, ast.ImportFrom) and any(a.name == "*" for a in item.names):
+            out.add("__all__")  # which names it binds
+        elif isinstance(item, ast.Attribute):
+            if item.attr != "__doc__":
+                out.add(item.attr)
+            else:
+                doc_read = True
+        if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            stack.extend(item.decorator_list)
+            push(item.args)
+            if item.returns is not None:
+                push(item.returns)
+            continue
+        if isinstance(item, ast.Lambda):
+            push(item.args)
+            continue
+        # ``ast.iter_child_nodes`` without its two generators per node.
+        for name in item._fields:
+            value = getattr(item, name, None)
+            if isinstance(value, node_type):
+                push(value)
+            elif isinstance(value, list):
+                stack.extend(v for v in value if isinstance(v, node_type))
+    if doc_read and not _copies_doc(node):
+        out.add("__doc__")
+    return out
+
+
+def _copies_doc(node: ast.AST) -> bool:
+    """Whether ``node`` stores a ``__doc__`` attribute (``g.__doc__ = f.__doc__``): it
+    copies a docstring, shown only to whoever reads ``__doc__`` later; none shows a
+    function's body (rts.lookups). Asked only of a statement that has a ``__doc__``."""
+    return any(
         isinstance(n, ast.Attribute) and n.attr == "__doc__" and isinstance(n.ctx, ast.Store)
         for n in walk(node)
     )
-    while stack:
-        item = stack.pop()
-        if isinstance(item, ast.Name) and item.id != "__doc__":
-            out.add(item.id)
-        elif isinstance(item, ast.ImportFrom) and any(a.name == "*" for a in item.names):
-            out.add("__all__")  # which names it binds
-        elif isinstance(item, ast.Attribute) and (item.attr != "__doc__" or not copies):
-            out.add(item.attr)
-        if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            stack.extend(item.decorator_list)
-            stack.append(item.args)
-            if item.returns is not None:
-                stack.append(item.returns)
-            continue
-        if isinstance(item, ast.Lambda):
-            stack.append(item.args)
-            continue
-        stack.extend(ast.iter_child_nodes(item))
-    return out
 
 
 def is_pure(node: ast.AST, makers: frozenset[str] = frozenset()) -> bool:

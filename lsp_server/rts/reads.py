@@ -18,9 +18,10 @@ from __future__ import annotations
 
 import dis
 import sys
+from dataclasses import dataclass
 from types import CodeType
 
-from lsp_server.rts.lookups import DYNAMIC_NAMES, copies_docs
+from lsp_server.rts.lookups import DYNAMIC_NAMES
 from lsp_server.rts.units import NAMES
 
 __all__ = ["EVERY_NAME", "NAMES", "builds_classes", "code_reads"]
@@ -70,7 +71,8 @@ def code_reads(code: CodeType) -> tuple[frozenset[str], frozenset[str], bool]:
     attributes, imports or strings; those it reads only as globals of its module; and
     whether it looks names up dynamically."""
     names = set(code.co_names)
-    global_only = _global_only(code) if names else set()
+    uses = _name_uses(code) if names else _NO_USES
+    global_only = uses.as_global - uses.elsewhere
     names -= global_only
     strings = [c for c in code.co_consts if isinstance(c, str)]
     for const in code.co_consts:
@@ -79,37 +81,42 @@ def code_reads(code: CodeType) -> tuple[frozenset[str], frozenset[str], bool]:
     for text in strings:
         if 0 < len(text) < 200:
             names.update(p for p in text.replace(":", ".").split(".") if p.isidentifier())
-    if "__doc__" in names and copies_docs(code):
+    if "__doc__" in names and _stores_doc(code, uses):
         # A wrapper copying a docstring: it shows only to whoever reads __doc__ later.
         names.discard("__doc__")
     global_only -= names
     # ``__doc__`` by name is the module's or the class's own docstring (a class body
     # binds it from its docstring), never a function's; rebinding it is in the residue.
     global_only.discard("__doc__")
-    dynamic = not DYNAMIC_NAMES.isdisjoint(code.co_names) and _loads_any(code, DYNAMIC_NAMES)
+    # A class body defining ``__getattr__`` looks nothing up (the method's code counts
+    # when it runs): only a use other than binding or unbinding is dynamic.
+    dynamic = not DYNAMIC_NAMES.isdisjoint(uses.loaded)
     return frozenset(names), frozenset(global_only), dynamic
 
 
-def _loads_any(code: CodeType, wanted: frozenset[str]) -> bool:
-    """Whether ``code`` uses one of the names ``wanted`` other than to bind or unbind it:
-    a class body defining ``__getattr__`` looks nothing up (the method's code counts when
-    it runs)."""
-    return any(
-        ins.argval in wanted and not ins.opname.startswith(("STORE_", "DELETE_"))
-        for ins in dis.get_instructions(code)
-        if ins.opcode in dis.hasname
-    )
+@dataclass(frozen=True)
+class NameUses:
+    """How a code object's instructions use the names of ``co_names``: in module-namespace
+    lookups (``as_global``) or elsewhere (attributes, imports); stored (``STORE_*``); used
+    other than to store or delete (``loaded``)."""
+
+    as_global: set[str]
+    elsewhere: set[str]
+    stored: set[str]
+    loaded: set[str]
 
 
-def _global_only(code: CodeType) -> set[str]:
-    """The names of ``co_names`` that ``code`` uses only in module-namespace lookups.
+_NO_USES = NameUses(set(), set(), set(), set())
+_STORE_OPS = frozenset(op for op in dis.hasname if dis.opname[op].startswith("STORE_"))
+_DELETE_OPS = frozenset(op for op in dis.hasname if dis.opname[op].startswith("DELETE_"))
 
-    Read straight from the bytecode: ``dis.get_instructions`` builds an object per
+
+def _name_uses(code: CodeType) -> NameUses:
+    """Read straight from the bytecode: ``dis.get_instructions`` builds an object per
     instruction and took a tenth of a recorded run (every function a test runs is read
     once). ``tests/rts/test_reads_bytecode.py`` checks the result against ``dis``."""
     names = code.co_names
-    as_global: set[str] = set()
-    elsewhere: set[str] = set()
+    uses = NameUses(set(), set(), set(), set())
     raw = code.co_code
     extended = 0
     for index in range(0, len(raw), 2):
@@ -121,9 +128,32 @@ def _global_only(code: CodeType) -> set[str]:
         extended = 0
         shift = _NAME_OPS.get(opcode)
         if shift is not None:
-            found = as_global if opcode in _GLOBAL_OPS else elsewhere
-            found.add(names[arg >> shift])
-    return as_global - elsewhere
+            name = names[arg >> shift]
+            (uses.as_global if opcode in _GLOBAL_OPS else uses.elsewhere).add(name)
+            if opcode in _STORE_OPS:
+                uses.stored.add(name)
+            elif opcode not in _DELETE_OPS:
+                uses.loaded.add(name)
+    return uses
+
+
+def _global_only(code: CodeType) -> set[str]:
+    """The names of ``co_names`` that ``code`` uses only in module-namespace lookups."""
+    uses = _name_uses(code)
+    return uses.as_global - uses.elsewhere
+
+
+def _stores_doc(code: CodeType, uses: NameUses) -> bool:
+    """Whether ``code`` stores a ``__doc__`` (a wrapper copying a docstring, which shows it
+    only to whoever reads ``__doc__`` later; a class body setting its own docstring): as an
+    attribute or global, or (rarely) as a local variable so named."""
+    if "__doc__" in uses.stored:
+        return True
+    local_names = (*code.co_varnames, *code.co_cellvars, *code.co_freevars)
+    return "__doc__" in local_names and any(
+        ins.opname.startswith("STORE_") and ins.argval == "__doc__"
+        for ins in dis.get_instructions(code)
+    )
 
 
 def builds_classes(code: CodeType) -> bool:

@@ -280,7 +280,8 @@ class RuntimeLookups:
     def on_call(self, frame: FrameType, offset: int, function: object) -> bool:
         """Record the name ``function`` (a lookup function) is about to look up, called at
         ``offset`` of ``frame``'s code; False when the site need not call back again in
-        this test (given up: the code reads conservatively from now on)."""
+        this test (given up: the code reads conservatively from now on; or it names a
+        constant, recorded now)."""
         key = id(frame.f_code)
         before = len(self.names.get(key, ())) + len(self.modules.get(key, ()))
         going_on = self._record(frame, offset, function)
@@ -296,20 +297,31 @@ class RuntimeLookups:
             names = self.names[key] = set()
         elif EVERY_NAME in names:
             return False
-        count = self._calls[key] = self._calls.get(key, 0) + 1
         sites = self.sites(code)
         sources = None if sites is None else sites.get(offset)
-        if sources and sources[0] == _METHOD_CALL and count <= MAX_CALLS:
-            return self._record_method_call(frame, sources[1:], names)
         found = LOOKUP_FUNCTIONS.get(id(function))
-        if count > MAX_CALLS or sources is None or found is None:
-            # Too many calls, a call site not told apart, or no lookup function after all.
+        method_call = sources is not None and bool(sources) and sources[0] == _METHOD_CALL
+        arguments = None if sources is None or found is None or method_call else sources[found[1]]
+        # A site naming a constant reads the same name every time: once recorded it need
+        # not call back again, and is no hot loop to give up on (sqlparse's
+        # ``setattr(token, "parent", self)`` runs once per token).
+        constant = function is not vars and bool(arguments)
+        constant = constant and all(s is not None and s[0] == "const" for s in arguments or ())
+        if not constant:
+            count = self._calls[key] = self._calls.get(key, 0) + 1
+            if count > MAX_CALLS:
+                names.add(EVERY_NAME)  # a hot loop: given up
+                return False
+        if sources is not None and method_call:
+            return self._record_method_call(frame, sources[1:], names)
+        if sources is None or arguments is None:
+            # A call site not told apart, or no lookup function after all.
             names.add(EVERY_NAME)
             return False
         if function is vars:
             return _record_vars(frame, sources, names)
         looked_up: list[str] = []
-        for source in sources[found[1]]:
+        for source in arguments:
             value = None if source is None else _value(frame, source)
             if not isinstance(value, str):
                 names.add(EVERY_NAME)  # computed, not found, or no string: not told
@@ -317,13 +329,13 @@ class RuntimeLookups:
             looked_up.append(str.__str__(value))  # a str subclass's hash plays no part
         if function is not importlib.import_module:
             names.update(looked_up if function is not operator.attrgetter else _parts(looked_up))
-            return True
+            return not constant
         if any(name.startswith(".") for name in looked_up):  # relative to a package argument
             names.add(EVERY_NAME)
             return False
         self.modules.setdefault(key, set()).update(looked_up)
         names.update(_parts(looked_up))
-        return True
+        return not constant
 
     @staticmethod
     def _record_method_call(

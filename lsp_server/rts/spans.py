@@ -74,17 +74,19 @@ def _code_start(node: ast.FunctionDef | ast.AsyncFunctionDef) -> tuple[int, int]
 
 
 def scan(
-    tree: ast.Module,
+    tree: ast.Module, suspect_lines: Iterable[int] | None = None
 ) -> tuple[list[UnitSpan], list[ImportStatement], dict[str, str]]:
     """Every function's span, every import statement and the functions that look names up
     by string (with ``lookups.looks_up_by_string``'s kind), in one walk over statements
-    (expressions hold no statements)."""
+    (expressions hold no statements). ``suspect_lines``: lines that may spell a
+    lookup-by-string name (every line whose tokens hold one: a superset of those where the
+    tree does), else found in the tree."""
     spans: list[UnitSpan] = []
     imports: list[ImportStatement] = []
     dynamic: dict[str, str] = {}
     # Lines that spell a lookup-by-string name: only functions spanning one need the
     # (costly) syntax check, and most functions span none.
-    suspect = sorted(_dynamic_name_lines(tree))
+    suspect = sorted(_dynamic_name_lines(tree) if suspect_lines is None else set(suspect_lines))
 
     def visit(
         body: Iterable[ast.stmt], prefix: str, parent: str | None, in_class: bool = False

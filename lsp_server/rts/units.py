@@ -50,7 +50,7 @@ from lsp_server.project.text import parse_python
 from lsp_server.rts.bindings import ModuleLayout, module_layout
 from lsp_server.rts.class_members import class_texts
 from lsp_server.rts.future import future_marks
-from lsp_server.rts.lookups import bindings_taken, import_origins
+from lsp_server.rts.lookups import DYNAMIC_NAMES, bindings_taken, import_origins
 from lsp_server.rts.purity import nested_statements as nested_statements
 from lsp_server.rts.spans import LOCALS as _LOCALS
 from lsp_server.rts.spans import ImportStatement, UnitSpan, scan
@@ -259,7 +259,7 @@ def source_units(path: str, source: str) -> FileUnits:
     except (SyntaxError, ValueError) as exc:
         raise SourceError(f"{path}: {exc}") from exc
     text = TokenText(normalized_tokens(source))
-    spans, imports, dynamic = scan(tree)
+    spans, imports, dynamic = scan(tree, text.lines_spelling(DYNAMIC_NAMES))
     children: dict[str | None, list[UnitSpan]] = {}
     for span in spans:
         children.setdefault(span.parent, []).append(span)

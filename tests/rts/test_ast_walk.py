@@ -7,7 +7,7 @@ import ast
 import sysconfig
 from pathlib import Path
 
-from lsp_server.rts.ast_walk import walk
+from lsp_server.rts.ast_walk import statements, walk
 
 
 def test_the_same_nodes_in_the_same_order_on_standard_library_modules() -> None:
@@ -33,3 +33,20 @@ def test_children_are_read_when_their_parent_is_reached() -> None:
         if isinstance(node, ast.FunctionDef):
             node.body = ast.parse("y = 3").body
     assert seen == expected
+
+
+def test_statements_are_walks_statements_in_its_order() -> None:
+    stdlib = sorted(Path(sysconfig.get_paths()["stdlib"]).glob("*.py"))[:40]
+    source = (
+        "try:\n    import a\nexcept* E:\n    import b\nmatch x:\n    case 1:\n        import c\n"
+    )
+    trees = [ast.parse(source)]
+    trees += [ast.parse(p.read_text(encoding="utf-8", errors="replace")) for p in stdlib]
+    for tree in trees:
+        expected = [id(n) for n in ast.walk(tree) if isinstance(n, ast.stmt)]
+        assert [id(n) for n in statements(tree) if isinstance(n, ast.stmt)] == expected
+    assert [n.names[0].name for n in statements(trees[0]) if isinstance(n, ast.Import)] == [
+        "a",
+        "b",
+        "c",
+    ]

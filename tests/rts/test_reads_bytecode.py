@@ -1,4 +1,4 @@
-"""``reads._global_only`` reads the bytecode itself: it must agree with ``dis`` on every
+"""``reads._name_uses`` reads the bytecode itself: it must agree with ``dis`` on every
 code object of real modules (the stdlib's, with extended arguments, super(), methods,
 comprehensions), on the Python running the tests."""
 
@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from types import CodeType
 
 from lsp_server.rts import reads
-from lsp_server.rts.reads import _GLOBAL_OPS, _global_only
+from lsp_server.rts.reads import _GLOBAL_OPS, _global_only, _name_uses
 
 
 def _with_dis(code: CodeType) -> set[str]:
@@ -38,11 +38,26 @@ def _module_code(module: object) -> CodeType:
     return compile(inspect.getsource(module), inspect.getfile(module), "exec")  # type: ignore[arg-type]
 
 
+def _stored_and_loaded_with_dis(code: CodeType) -> tuple[set[str], set[str]]:
+    stored: set[str] = set()
+    loaded: set[str] = set()
+    for instruction in dis.get_instructions(code):
+        if instruction.opcode in dis.hasname:
+            if instruction.opname.startswith("STORE_"):
+                stored.add(instruction.argval)
+            elif not instruction.opname.startswith("DELETE_"):
+                loaded.add(instruction.argval)
+    return stored, loaded
+
+
 def test_global_only_agrees_with_dis_on_real_code() -> None:
     checked = 0
     for module in (typing, inspect, email.message, json.decoder, argparse, reads):
         for code in _codes(_module_code(module)):
             assert _global_only(code) == _with_dis(code), (module, code.co_name)
+            uses = _name_uses(code)
+            stored, loaded = _stored_and_loaded_with_dis(code)
+            assert (uses.stored, uses.loaded) == (stored, loaded), (module, code.co_name)
             checked += 1
     assert checked > 500
 

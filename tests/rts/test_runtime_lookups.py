@@ -413,3 +413,47 @@ def test_vars_of_an_instance_reads_no_binding(pytester: pytest.Pytester, given: 
     assert run(pytester, flag="--reks-all") == {"test_options"}
     edit(pytester, "mod.py", "LIMIT = 3", "LIMIT = 5")
     assert run(pytester) == (set() if precise else {"test_options"})
+
+
+def test_a_hot_lookup_of_a_constant_name_stays_precise(pytester: pytest.Pytester) -> None:
+    """sqlparse's ``setattr(token, 'parent', self)`` runs once per token: a constant name
+    reads the same name every time, so once recorded its site stops calling back (a tenth
+    of a recording run went into those calls) and never counts against ``MAX_CALLS``,
+    which made the whole function read every name, its lookup by a variable too."""
+    from lsp_server.rts.runtime_lookups import MAX_CALLS
+
+    write(
+        pytester,
+        "mod.py",
+        """
+        LIMIT = 3
+        OTHER = 4
+
+
+        class Token:
+            pass
+
+
+        def attach(tokens, parent, name):
+            for token in tokens:
+                setattr(token, "parent", parent)
+            return getattr(parent, name)
+        """,
+    )
+    write(
+        pytester,
+        "test_mod.py",
+        f"""
+        import mod
+
+
+        def test_attach():
+            tokens = [mod.Token() for _ in range({MAX_CALLS + 1})]
+            assert mod.attach(tokens, mod, "OTHER") == 4
+        """,
+    )
+    assert run(pytester, flag="--reks-all") == {"test_attach"}
+    edit(pytester, "mod.py", "LIMIT = 3", "LIMIT = 5")
+    assert run(pytester) == set()
+    edit(pytester, "mod.py", "OTHER = 4", "OTHER = 6")
+    assert run(pytester) == {"test_attach"}
