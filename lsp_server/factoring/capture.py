@@ -12,7 +12,9 @@ from __future__ import annotations
 
 import inspect
 import types
+import weakref
 from collections import OrderedDict
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -44,8 +46,11 @@ class Recorder:
         self.constants: dict[str, Json] = {}
         self.refusal: str | None = None
         self._refs: dict[int, int] = {}
-        self._reals: list[Any] = []  # keeps every referenced object alive: ids stay unique
-        self._proxies: list[Proxy] = []
+        """id of a live E object -> its reference number (dropped when the object dies)."""
+        self._deaths: dict[int, weakref.ref[Any]] = {}
+        self._immortal: list[Any] = []  # E objects without weak references: kept, ids unique
+        self._proxies: dict[int, Callable[[], Proxy | None]] = {}
+        self._references = 0
         self._callbacks: dict[int, int] = {}
         self._callback_reals: list[Any] = []
         self._t_objects: dict[int, int] = {}
@@ -100,6 +105,7 @@ class Recorder:
         # what a child did to tmp_path, which database files E made or removed
         fs = None if self._stack else self._fs_watch(target, real_args, real_kwargs)
         self._stack.append(event)
+        result = None
         try:
             result = fn(*real_args, **real_kwargs)
         except BaseException as exc:
@@ -109,7 +115,7 @@ class Recorder:
             self._stack.pop()
             self._note_mutations(event, args, real_args)
             if fs is not None:
-                self.refuse(fs.note(event))
+                self.refuse(fs.note(event, result))
         encoded, exported = self.export(result)
         event["result"] = encoded
         return exported
@@ -193,7 +199,12 @@ class Recorder:
             return value
         if isinstance(value, (BaseException, type)) or is_exception_class(value):
             return value
-        return self._proxies[self._ref_of(value) - 1]
+        ref = self._ref_of(value)
+        proxy = self._proxies[ref]()
+        if proxy is None:  # T dropped its proxy, E kept the object and hands it over again
+            proxy = Proxy(self, ref, value)
+            self._proxies[ref] = weakref.ref(proxy)
+        return proxy
 
     def _incoming_other(self, value: Any) -> Json:
         if isinstance(value, Proxy):
@@ -212,14 +223,30 @@ class Recorder:
         return {"$ref": self._ref_of(value)}
 
     def _ref_of(self, value: Any) -> int:
-        ref = self._refs.get(id(value))
+        """The reference number of E's object ``value``: the same while it lives. Only T's
+        proxy holds it: an object T drops dies as in the plain run (a sqlite cursor not
+        read to the end kept alive keeps its statement running: ``DROP TABLE`` then fails)."""
+        key = id(value)
+        ref = self._refs.get(key)
         if ref is None:
-            self._reals.append(value)
-            ref = len(self._reals)
-            self._refs[id(value)] = ref
+            self._references += 1
+            ref = self._references
+            self._refs[key] = ref
             self.objects[str(ref)] = values.qualified_name(type(value))
-            self._proxies.append(Proxy(self, ref, value))
+            self._proxies[ref] = _DEAD
+            try:
+                self._deaths[ref] = weakref.ref(value, self._forget(key, ref))
+            except TypeError:
+                self._immortal.append(value)
         return ref
+
+    def _forget(self, key: int, ref: int) -> Callable[[Any], None]:
+        def died(_: Any) -> None:  # before the object's memory (and id) is free again
+            if self._refs.get(key) == ref:
+                del self._refs[key]
+            self._deaths.pop(ref, None)
+
+        return died
 
     # -- values T hands to E (outgoing) -------------------------------------------------------
     def encode_outgoing(self, value: Any, where: str) -> Json:
@@ -355,7 +382,7 @@ class ModuleProxy(FunctionProxy):
 class Proxy:
     """An object of E that T holds: every use is recorded against its reference number."""
 
-    __slots__ = ("_reks_real", "_reks_rec", "_reks_ref")
+    __slots__ = ("__weakref__", "_reks_real", "_reks_rec", "_reks_ref")
 
     def __init__(self, recorder: Recorder, ref: int, real: Any) -> None:
         object.__setattr__(self, "_reks_rec", recorder)
@@ -397,3 +424,8 @@ class Proxy:
 
 
 install_operators(Proxy)
+
+
+def _DEAD() -> None:
+    """A reference number's proxy before T got one (a weak reference that is dead)."""
+    return None
