@@ -93,3 +93,37 @@ def test_a_folder_mkdtemp_made_in_e_is_made_afresh_and_its_name_is_its_role(
     edit(root, "app/logic.py", '"x.db"', '"y.db"')  # a real difference in the same folder
     after = outcomes(root, nodeid, factored)
     assert after[factored]["outcome"] == "failed" and "y.db" in after[factored]["divergence"]
+
+
+MKSTEMP = """
+import os
+import tempfile
+
+
+def written(text):
+    handle, name = tempfile.mkstemp()
+    os.write(handle, text.encode())
+    os.close(handle)
+    with open(name) as source:
+        found = source.read()
+    os.remove(name)
+    return found
+"""
+
+MKSTEMP_TESTS = """
+from app import logic
+
+
+def test_written():
+    assert logic.written("x") == "x"
+"""
+
+
+def test_mkstemp_in_e_refuses_the_boundary_with_its_reason(tmp_path: Path) -> None:
+    """Replayed, ``mkstemp``'s descriptor would be a number T writes to through ``os``:
+    whatever file the replay's process has open under it."""
+    root = make_project(tmp_path, MKSTEMP, MKSTEMP_TESTS)
+    result = factor_test(root, "tests/test_logic.py::test_written", ["tempfile"], keep_slower=True)
+    assert result.status == "refused"
+    assert "mkstemp hands T an open file descriptor" in result.reason, result.reason
+    assert not list((root / "tests").glob("test_factored__*"))
