@@ -7,7 +7,8 @@ Such a value is written by its role, not its text: a path below pytest's base te
 directory as ``<tmp_path>/...`` (also inside a URL or an option); a name ``tempfile`` drew
 in this run as ``<tempfile#N>``, N numbering the drawn names in the order they first cross
 the boundary in this test (the capture's first fresh folder is the replay's first fresh
-folder); a float (``time.time()``) or nanosecond int (``time.time_ns()``) that lies between
+folder; a name E drew in the capture, ``tempfile`` being part of E, is answered on replay by
+a name drawn afresh for its role); a float (``time.time()``) or nanosecond int (``time.time_ns()``) that lies between
 the test's start and the moment it crosses is a reading of the clock, ``{"$clock": N}``
 (numbered the same way; ``now + 60`` is not one and keeps its value). Names drawn from the
 OS's random source (``os.urandom``, so ``uuid.uuid4``,
