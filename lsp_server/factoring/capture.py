@@ -12,9 +12,7 @@ from __future__ import annotations
 
 import inspect
 import types
-import weakref
 from collections import OrderedDict
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +25,7 @@ from lsp_server.factoring.boundary import (
     t_modules,
 )
 from lsp_server.factoring.changelang import describe
+from lsp_server.factoring.e_objects import EObjects
 from lsp_server.factoring.opaque import OpaqueObjects
 from lsp_server.factoring.proxies import OPERATORS, RealClassChecks, install_operators, stand_in
 from lsp_server.factoring.values import Json, Unserialisable
@@ -45,12 +44,7 @@ class Recorder:
         """Reference number -> the class of the E object."""
         self.constants: dict[str, Json] = {}
         self.refusal: str | None = None
-        self._refs: dict[int, int] = {}
-        """id of a live E object -> its reference number (dropped when the object dies)."""
-        self._deaths: dict[int, weakref.ref[Any]] = {}
-        self._immortal: list[Any] = []  # E objects without weak references: kept, ids unique
-        self._proxies: dict[int, Callable[[], Proxy | None]] = {}
-        self._references = 0
+        self._e_objects = EObjects(lambda ref, real: Proxy(self, ref, real))
         self._callbacks: dict[int, int] = {}
         self._callback_reals: list[Any] = []
         self._t_objects: dict[int, int] = {}
@@ -199,12 +193,7 @@ class Recorder:
             return value
         if isinstance(value, (BaseException, type)) or is_exception_class(value):
             return value
-        ref = self._ref_of(value)
-        proxy = self._proxies[ref]()
-        if proxy is None:  # T dropped its proxy, E kept the object and hands it over again
-            proxy = Proxy(self, ref, value)
-            self._proxies[ref] = weakref.ref(proxy)
-        return proxy
+        return self._e_objects.proxy(self._ref_of(value), value)
 
     def _incoming_other(self, value: Any) -> Json:
         if isinstance(value, Proxy):
@@ -223,30 +212,11 @@ class Recorder:
         return {"$ref": self._ref_of(value)}
 
     def _ref_of(self, value: Any) -> int:
-        """The reference number of E's object ``value``: the same while it lives. Only T's
-        proxy holds it: an object T drops dies as in the plain run (a sqlite cursor not
-        read to the end kept alive keeps its statement running: ``DROP TABLE`` then fails)."""
-        key = id(value)
-        ref = self._refs.get(key)
-        if ref is None:
-            self._references += 1
-            ref = self._references
-            self._refs[key] = ref
+        """The reference number of E's object ``value`` (see ``e_objects``)."""
+        ref, new = self._e_objects.number(value)
+        if new:
             self.objects[str(ref)] = values.qualified_name(type(value))
-            self._proxies[ref] = _DEAD
-            try:
-                self._deaths[ref] = weakref.ref(value, self._forget(key, ref))
-            except TypeError:
-                self._immortal.append(value)
         return ref
-
-    def _forget(self, key: int, ref: int) -> Callable[[Any], None]:
-        def died(_: Any) -> None:  # before the object's memory (and id) is free again
-            if self._refs.get(key) == ref:
-                del self._refs[key]
-            self._deaths.pop(ref, None)
-
-        return died
 
     # -- values T hands to E (outgoing) -------------------------------------------------------
     def encode_outgoing(self, value: Any, where: str) -> Json:
@@ -271,7 +241,7 @@ class Recorder:
             return {"$cb": self._callback_number(value)}
         if callable(value) and hasattr(value, "__qualname__"):
             return {"$fn": values.qualified_name(value)}
-        ref = self._refs.get(id(value))
+        ref = self._e_objects.known(value)
         if ref is not None:  # E's own object, reached T unproxied (an exception's attribute)
             return {"$ref": ref}
         if self._opaque.owns(value):
@@ -424,8 +394,3 @@ class Proxy:
 
 
 install_operators(Proxy)
-
-
-def _DEAD() -> None:
-    """A reference number's proxy before T got one (a weak reference that is dead)."""
-    return None

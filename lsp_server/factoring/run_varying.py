@@ -8,17 +8,18 @@ directory as ``<tmp_path>/...`` (also inside a URL or an option); a name ``tempf
 in this run as ``<tempfile#N>``, N numbering the drawn names in the order they first cross
 the boundary in this test (the capture's first fresh folder is the replay's first fresh
 folder; a name E drew in the capture, ``tempfile`` being part of E, is answered on replay by
-a name drawn afresh for its role); a float (``time.time()``) or nanosecond int (``time.time_ns()``) that lies between
-the test's start and the moment it crosses is a reading of the clock, ``{"$clock": N}``
-(numbered the same way; ``now + 60`` is not one and keeps its value). Names drawn from the
-OS's random source (``os.urandom``, so ``uuid.uuid4``,
-``secrets.token_hex``/``token_urlsafe``: the hex, uuid and url-safe spellings of each draw
-of 4 bytes or more) are ``<random#N>``; a port the OS assigned to a socket bound to port 0
-is ``<port#N>`` after a colon in text and ``{"$port": N}`` as a number, in the same
-numbering. A dict that copies the environment the run inherited (``dict(os.environ)`` handed
-to a child process, a few names changed) is written as its changes, ``{"$environ": {set},
-"removed": [names]}``, against the environment when the test started: the shell, folder and
-``PYTHONPATH`` a run inherits differ, what the test changed is still compared.
+a name drawn afresh for its role); a float (``time.time()``) or nanosecond int
+(``time.time_ns()``) that lies between the test's start and the moment it crosses is a
+reading of the clock, ``{"$clock": N}`` (numbered the same way; ``now + 60`` is not one and
+keeps its value). Names drawn from the OS's random source (``os.urandom``, so
+``uuid.uuid4``, ``secrets.token_hex``/``token_urlsafe``: the hex, uuid and url-safe
+spellings of each draw of 4 bytes or more) are ``<random#N>``; a port the OS assigned to a
+socket bound to port 0 is ``<port#N>`` after a colon in text and ``{"$port": N}`` as a
+number, in the same numbering. A dict that copies the environment the run inherited
+(``dict(os.environ)`` handed to a child process, a few names changed) is written as its
+changes, ``{"$environ": {set}, "removed": [names]}``, against the environment when the test
+started: the shell, folder and ``PYTHONPATH`` a run inherits differ, what the test changed
+is still compared.
 Everything else in the
 value is still compared as it is: ``<tempfile#1>/x.db`` is not ``<tempfile#1>/y.db``, and a
 path that is not fresh in the replay keeps its text, so it differs from a role.
