@@ -119,6 +119,9 @@ def prepare(bench: BenchProject, work: Path) -> Project:
     install = [python, "-m", "pip", "install", "-q", "--no-deps", "-e", str(root)]
     subprocess.run(install, check=True)
     (root / ".venv").symlink_to(venv)
+    # An activated virtualenv (reks's own) would win over the project's .venv as the
+    # interpreter of its tests: requests' then lacked urllib3.
+    os.environ.pop("VIRTUAL_ENV", None)
     # A value already set wins: two benchmarks running at once need their own ports.
     os.environ.update({k: os.environ.get(k, v) for k, v in bench.environment.items()})
     if bench.venv_on_path:  # as in an activated virtualenv
