@@ -25,6 +25,7 @@ from lsp_server.factoring.boundary import (
     t_modules,
 )
 from lsp_server.factoring.changelang import describe
+from lsp_server.factoring.e_objects import EObjects
 from lsp_server.factoring.opaque import OpaqueObjects
 from lsp_server.factoring.proxies import OPERATORS, RealClassChecks, install_operators, stand_in
 from lsp_server.factoring.values import Json, Unserialisable
@@ -43,9 +44,7 @@ class Recorder:
         """Reference number -> the class of the E object."""
         self.constants: dict[str, Json] = {}
         self.refusal: str | None = None
-        self._refs: dict[int, int] = {}
-        self._reals: list[Any] = []  # keeps every referenced object alive: ids stay unique
-        self._proxies: list[Proxy] = []
+        self._e_objects = EObjects(lambda ref, real: Proxy(self, ref, real))
         self._callbacks: dict[int, int] = {}
         self._callback_reals: list[Any] = []
         self._t_objects: dict[int, int] = {}
@@ -100,6 +99,7 @@ class Recorder:
         # what a child did to tmp_path, which database files E made or removed
         fs = None if self._stack else self._fs_watch(target, real_args, real_kwargs)
         self._stack.append(event)
+        result = None
         try:
             result = fn(*real_args, **real_kwargs)
         except BaseException as exc:
@@ -109,7 +109,7 @@ class Recorder:
             self._stack.pop()
             self._note_mutations(event, args, real_args)
             if fs is not None:
-                self.refuse(fs.note(event))
+                self.refuse(fs.note(event, result))
         encoded, exported = self.export(result)
         event["result"] = encoded
         return exported
@@ -193,7 +193,7 @@ class Recorder:
             return value
         if isinstance(value, (BaseException, type)) or is_exception_class(value):
             return value
-        return self._proxies[self._ref_of(value) - 1]
+        return self._e_objects.proxy(self._ref_of(value), value)
 
     def _incoming_other(self, value: Any) -> Json:
         if isinstance(value, Proxy):
@@ -212,13 +212,10 @@ class Recorder:
         return {"$ref": self._ref_of(value)}
 
     def _ref_of(self, value: Any) -> int:
-        ref = self._refs.get(id(value))
-        if ref is None:
-            self._reals.append(value)
-            ref = len(self._reals)
-            self._refs[id(value)] = ref
+        """The reference number of E's object ``value`` (see ``e_objects``)."""
+        ref, new = self._e_objects.number(value)
+        if new:
             self.objects[str(ref)] = values.qualified_name(type(value))
-            self._proxies.append(Proxy(self, ref, value))
         return ref
 
     # -- values T hands to E (outgoing) -------------------------------------------------------
@@ -244,7 +241,7 @@ class Recorder:
             return {"$cb": self._callback_number(value)}
         if callable(value) and hasattr(value, "__qualname__"):
             return {"$fn": values.qualified_name(value)}
-        ref = self._refs.get(id(value))
+        ref = self._e_objects.known(value)
         if ref is not None:  # E's own object, reached T unproxied (an exception's attribute)
             return {"$ref": ref}
         if self._opaque.owns(value):
@@ -355,7 +352,7 @@ class ModuleProxy(FunctionProxy):
 class Proxy:
     """An object of E that T holds: every use is recorded against its reference number."""
 
-    __slots__ = ("_reks_real", "_reks_rec", "_reks_ref")
+    __slots__ = ("__weakref__", "_reks_real", "_reks_rec", "_reks_ref")
 
     def __init__(self, recorder: Recorder, ref: int, real: Any) -> None:
         object.__setattr__(self, "_reks_rec", recorder)

@@ -35,26 +35,28 @@ Comparator = Callable[[dict[str, Any]], bool]
 
 
 def refs_in(data: Any) -> list[int]:
-    """Every E reference (``{"$ref": n}``) inside a transcript value, in order. A loop, not
-    a recursive generator, that never visits a scalar: it walks every event of a transcript
-    at replay's setup (diskcache's sqlite3 transcript: five thousand)."""
+    """Every E reference (``{"$ref": n}``) inside a transcript value, in order. It never
+    visits a scalar: replay's setup walks the arguments of every event that made an object
+    (diskcache's sqlite3 transcripts: seven thousand cursors)."""
+    kind = type(data)
+    if kind is dict:
+        ref = data.get("$ref")
+        if ref is not None:  # a reference holds nothing else
+            return [int(ref)]
+        data = data.values()
+    elif kind is not list:
+        return []
     found: list[int] = []
-    pending = [data]
-    while pending:
-        item = pending.pop()
-        if type(item) is dict:
-            ref = item.get("$ref")
-            if ref is not None:  # a reference holds nothing else
-                found.append(int(ref))
-                continue
-            item = list(item.values())
-        elif type(item) is not list:
-            continue
-        for value in reversed(item):
-            kind = type(value)
-            if kind is dict or kind is list:
-                pending.append(value)
+    for item in data:
+        kind = type(item)
+        if kind is dict or kind is list:
+            found += refs_in(item)
     return found
+
+
+def _refs_of(event: dict[str, Any], first: str, second: str) -> list[int]:
+    """The references in two fields of an event (a missing field holds none)."""
+    return refs_in(event.get(first)) + refs_in(event.get(second))
 
 
 def describe(target: dict[str, Any]) -> str:
@@ -96,39 +98,65 @@ class Schedule:
         self._signatures: dict[int, str] = {}
         self._set_of_ref = self._state_sets()
         self.read_only = self._read_only_flags()
-        self.setter = [self._is_setter(e) for e in events]
+        self.setter: list[bool] = []
+        self.calls: list[tuple[str, Any, Any, Any]] = []
+        """Each event's kind and target, as replay compares them."""
+        self.plain: list[bool] = []
+        """Events answered by their result alone (no callbacks, changes to redo, reads)."""
         self._queues: dict[int, list[int]] = {}
         self._heads: dict[int, int] = {}
+        # One pass, no call per event: replay's setup (diskcache: ten thousand events).
+        set_of_ref, queues = self._set_of_ref, self._queues
         for index, event in enumerate(events):
-            self._queues.setdefault(self.set_of(event), []).append(index)
+            kind, on, name = event["kind"], event.get("on"), event.get("name")
+            self.calls.append((kind, on, name, event.get("target")))
+            self.setter.append(kind == "set" or (name is not None and self._is_setter(event)))
+            self.plain.append(
+                "callbacks" not in event
+                and "mutated" not in event
+                and "fs" not in event
+                and "value" not in event
+            )
+            state = _MODULE_SET if on is None else set_of_ref.get(int(on), int(on) + 1)
+            queue = queues.get(state)
+            if queue is None:
+                queues[state] = [index]
+            else:
+                queue.append(index)
 
     def _state_sets(self) -> dict[int, int]:
         parent: dict[int, int] = {}
 
         def find(ref: int) -> int:
-            while parent.setdefault(ref, ref) != ref:
-                ref = parent[ref]
+            up = parent.get(ref)
+            while up is not None and up != ref:
+                ref, up = up, parent.get(up)
             return ref
-
-        def union(a: int, b: int) -> None:
-            parent[find(a)] = find(b)
 
         made_by: dict[str, int] = {}
         seen: set[int] = set()
         for index, event in enumerate(self.events):
-            made = [r for r in refs_in([event.get("result"), event.get("value")]) if r not in seen]
+            result = event.get("result")
+            if type(result) is dict and "$ref" in result:  # the usual: one object made
+                made = [int(result["$ref"])] if result["$ref"] not in seen else []
+            elif type(result) is dict or type(result) is list or "value" in event:
+                made = [r for r in _refs_of(event, "result", "value") if r not in seen]
+            else:
+                continue  # plain data, no object made: nothing to join
+            if not made:
+                continue
             seen.update(made)
-            passed = [r for r in refs_in([event.get("args"), event.get("kwargs")])]
+            joined = _refs_of(event, "args", "kwargs")
+            if "on" in event:
+                joined.insert(0, int(event["on"]))
             for ref in made:
-                find(ref)
-                if "on" in event:
-                    union(ref, int(event["on"]))
-                for other in passed:
-                    union(ref, other)
+                parent.setdefault(ref, ref)
+                for other in joined:
+                    parent[find(ref)] = find(other)
                 if "target" in event:
                     key = self._signature(index)
                     if key in made_by:
-                        union(ref, made_by[key])
+                        parent[find(ref)] = find(made_by[key])
                     made_by.setdefault(key, ref)
         return {ref: find(ref) + 1 for ref in parent}  # 0 is the module-level set
 

@@ -19,6 +19,13 @@ when the database files are missing. So each call of T into such a boundary note
 those files it made (``made``) and removed (``gone``); on replay a made file is created
 empty. Their contents are the database's own business, reached through E: they are not
 recorded (T that reads them on replay reads an empty file).
+
+A ``tempfile`` boundary replays ``mkdtemp`` without making a folder, yet T writes into it
+(diskcache keeps its values there). So a folder a call of T into ``tempfile`` made (its result,
+or its result's ``name``: ``TemporaryDirectory``) is written as made (``dir``) by role,
+``<tempfile#N>``; on replay that role is a name the replay draws afresh and the folder is
+made under it. ``mkstemp`` refuses the boundary: it hands T an open descriptor of the OS,
+which T writes through ``os`` and a transcript cannot stand for.
 """
 
 from __future__ import annotations
@@ -97,7 +104,7 @@ class Watch:
         self.encode = encode
         self.before = listing(root)
 
-    def note(self, event: dict[str, Any]) -> str | None:
+    def note(self, event: dict[str, Any], result: Any = None) -> str | None:
         """Add the effects to ``event``; a refusal reason when they cannot be recorded."""
         try:
             effects = changes(self.before, listing(self.root), self.encode)
@@ -156,7 +163,7 @@ class FilesWatch:
         self.encode = encode
         self.before = [os.path.isfile(p) for p in self.paths]
 
-    def note(self, event: dict[str, Any]) -> str | None:
+    def note(self, event: dict[str, Any], result: Any = None) -> str | None:
         effects = []
         for path, existed in zip(self.paths, self.before, strict=True):
             exists = os.path.isfile(path)
@@ -167,14 +174,33 @@ class FilesWatch:
         return None
 
 
+class MadeFolder:
+    """Brackets one call of T into ``tempfile``: the folder it made, if any."""
+
+    def __init__(self, target: str, encode: Callable[[str], str]) -> None:
+        self.target = target
+        self.encode = encode
+
+    def note(self, event: dict[str, Any], result: Any = None) -> str | None:
+        if self.target == "tempfile.mkstemp":
+            return (
+                "tempfile.mkstemp hands T an open file descriptor of the OS, which a transcript "
+                "cannot stand for (use NamedTemporaryFile, or keep tempfile out of E)"
+            )
+        folder = result if isinstance(result, str) else getattr(result, "name", None)
+        if isinstance(folder, str) and os.path.isdir(folder):
+            event.setdefault("fs", []).append(["dir", self.encode(folder)])
+        return None
+
+
 class _Watches:
     """Several watches over one call."""
 
     def __init__(self, watches: list[Any]) -> None:
         self.watches = watches
 
-    def note(self, event: dict[str, Any]) -> str | None:
-        reasons = [watch.note(event) for watch in self.watches]
+    def note(self, event: dict[str, Any], result: Any = None) -> str | None:
+        reasons = [watch.note(event, result) for watch in self.watches]
         return next(filter(None, reasons), None)
 
 
@@ -184,20 +210,24 @@ WatchMaker = Callable[[dict[str, Any], Sequence[Any], dict[str, Any]], Any]
 
 def watch_for(boundaries: list[Any]) -> WatchMaker:
     """For a recorder: a watch per call of T over the test's temporary folder when a
-    boundary starts child processes (``subprocess``) and that folder is known, and over the
-    database files of a ``sqlite3`` boundary."""
+    boundary starts child processes (``subprocess``) and that folder is known, over the
+    database files of a ``sqlite3`` boundary, and over the folders ``tempfile`` makes."""
     from lsp_server.factoring.run_varying import TEMP_ROOT
 
     heads = {b.spec.split(".")[0] for b in boundaries}
     databases = DatabaseFiles(TEMP_ROOT.encode) if "sqlite3" in heads else None
+    temporary = "tempfile" in heads
 
     def make(target: dict[str, Any], args: Sequence[Any], kwargs: dict[str, Any]) -> Any:
-        watches = []
+        watches: list[Any] = []
         folder = TEMP_ROOT.current
         if "subprocess" in heads and folder and os.path.isdir(folder):
             watches.append(Watch(folder, TEMP_ROOT.encode))
         if databases is not None:
             watches.append(databases.watch(target, args, kwargs))
+        name = target.get("target") or ""
+        if temporary and name.startswith("tempfile."):
+            watches.append(MadeFolder(name, TEMP_ROOT.encode))
         found = [w for w in watches if w is not None]
         if len(found) > 1:
             return _Watches(found)

@@ -107,19 +107,23 @@ class Replayer:
         encoded = values.encode(list(args), self._outgoing) if kind != "get" else None
         encoded_kwargs = values.encode(kwargs, self._outgoing) if kwargs else None
         schedule = self.schedule
-        index = schedule.head(schedule.set_of_ref(target.get("on")))
+        on = target.get("on")
+        index = schedule.head(schedule.set_of_ref(on))
         if index is not None:  # T made the next recorded call of its state set, as recorded
             event = schedule.events[index]
             if (
-                event.get("args") == encoded
+                schedule.calls[index] == (kind, on, target.get("name"), target.get("target"))
+                and event.get("args") == encoded
                 and event.get("kwargs") == encoded_kwargs
-                and event["kind"] == kind
-                and event.get("name") == target.get("name")
-                and event.get("on") == target.get("on")
-                and event.get("target") == target.get("target")
             ):
                 schedule.consumed[index] = True
                 self.answered += 1
+                if schedule.plain[index]:
+                    result = event.get("result")
+                    if type(result) is dict and "$ref" in result:  # an E object: the usual
+                        return self.stub(result["$ref"])
+                    if "raise" not in event:
+                        return values.decode(result, self._incoming)
                 return self._respond(event, args)
         return self._answer_relaxed(target, args, kind, encoded, encoded_kwargs)
 

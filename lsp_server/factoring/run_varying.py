@@ -7,17 +7,19 @@ Such a value is written by its role, not its text: a path below pytest's base te
 directory as ``<tmp_path>/...`` (also inside a URL or an option); a name ``tempfile`` drew
 in this run as ``<tempfile#N>``, N numbering the drawn names in the order they first cross
 the boundary in this test (the capture's first fresh folder is the replay's first fresh
-folder); a float (``time.time()``) or nanosecond int (``time.time_ns()``) that lies between
-the test's start and the moment it crosses is a reading of the clock, ``{"$clock": N}``
-(numbered the same way; ``now + 60`` is not one and keeps its value). Names drawn from the
-OS's random source (``os.urandom``, so ``uuid.uuid4``,
-``secrets.token_hex``/``token_urlsafe``: the hex, uuid and url-safe spellings of each draw
-of 4 bytes or more) are ``<random#N>``; a port the OS assigned to a socket bound to port 0
-is ``<port#N>`` after a colon in text and ``{"$port": N}`` as a number, in the same
-numbering. A dict that copies the environment the run inherited (``dict(os.environ)`` handed
-to a child process, a few names changed) is written as its changes, ``{"$environ": {set},
-"removed": [names]}``, against the environment when the test started: the shell, folder and
-``PYTHONPATH`` a run inherits differ, what the test changed is still compared.
+folder; a name E drew in the capture, ``tempfile`` being part of E, is answered on replay by
+a name drawn afresh for its role); a float (``time.time()``) or nanosecond int
+(``time.time_ns()``) that lies between the test's start and the moment it crosses is a
+reading of the clock, ``{"$clock": N}`` (numbered the same way; ``now + 60`` is not one and
+keeps its value). Names drawn from the OS's random source (``os.urandom``, so
+``uuid.uuid4``, ``secrets.token_hex``/``token_urlsafe``: the hex, uuid and url-safe
+spellings of each draw of 4 bytes or more) are ``<random#N>``; a port the OS assigned to a
+socket bound to port 0 is ``<port#N>`` after a colon in text and ``{"$port": N}`` as a
+number, in the same numbering. A dict that copies the environment the run inherited
+(``dict(os.environ)`` handed to a child process, a few names changed) is written as its
+changes, ``{"$environ": {set}, "removed": [names]}``, against the environment when the test
+started: the shell, folder and ``PYTHONPATH`` a run inherits differ, what the test changed
+is still compared.
 Everything else in the
 value is still compared as it is: ``<tempfile#1>/x.db`` is not ``<tempfile#1>/y.db``, and a
 path that is not fresh in the replay keeps its text, so it differs from a role.
@@ -40,7 +42,7 @@ TEMP_MARK = "<tmp_path>"
 TEMP_NAME_MARK = "<tempfile#"
 CURRENT_TEST_MARK = "<PYTEST_CURRENT_TEST>"
 _CURRENT_TEST = "PYTEST_CURRENT_TEST"
-_ROLE = re.compile(r"<(?:tempfile|random|port)#(\d+)>")
+_ROLE = re.compile(r"<(tempfile|random|port)#(\d+)>")
 _SPLIT_HEX = re.compile(r"\b[0-9a-f]{2,}(?:/[0-9a-f]{2,})+")
 _PORT = re.compile(r"(?<=:)(\d{1,5})(?!\d)")
 _RANDOM_MIN_BYTES = 4
@@ -63,6 +65,9 @@ class _TempRoot:
         """The test's own folder below ``base`` in this run (seen first going out)."""
         self.drawn: set[str] = set()
         """Every name ``tempfile`` drew in this session (once ``watch_temp_names`` ran)."""
+        self.answered: dict[str, str] = {}
+        """The names the replay answered for E's fresh names in this test (``decode``), with
+        their kinds (``tempfile``, ``random``, ``port``)."""
         self.random_names: set[str] = set()
         """The spellings of every draw from the OS's random source (``watch_run_varying``)."""
         self.ports: set[int] = set()
@@ -93,6 +98,7 @@ class _TempRoot:
         self.base = base.rstrip("/\\") + "/" if base else None
         self.current = None
         self.named = []
+        self.answered = {}
         self.captured = list(captured or [])
         self.since = time.time()
         self.readings = []
@@ -152,6 +158,8 @@ class _TempRoot:
         return value
 
     def encode(self, text: str) -> str:
+        if self.answered:  # first: an answered name keeps the kind and role it was answered for
+            text = self._mark_answered(text)
         if self.drawn and ("/" in text or _OTHER_SEPARATOR in text):
             text = self._mark_names(text, self.drawn, "tempfile")
         if self.random_names and len(text) >= 2 * _RANDOM_MIN_BYTES:
@@ -206,28 +214,56 @@ class _TempRoot:
         return self.role(str(value)) if value in self.ports else None
 
     def port_value(self, role: int) -> int:
-        return int(self._name_of_role(role))
+        port = int(self._name_of_role(role))
+        self.ports.add(port)  # T may hand it back to E
+        return port
 
     def decode(self, text: str) -> str:
         if text == CURRENT_TEST_MARK:
             return os.environ.get(_CURRENT_TEST, text)
         if "#" in text:
-            text = _ROLE.sub(lambda match: self._name_of_role(int(match.group(1)), match), text)
+            text = _ROLE.sub(lambda match: self._name_of_role(int(match.group(2)), match), text)
         if self.current is None or TEMP_MARK not in text:
             return text
         return text.replace(TEMP_MARK, self.current)
 
     def _name_of_role(self, role: int, match: re.Match[str] | None = None) -> str:
-        """This run's name with that role number, else the capture's (E drew it)."""
+        """This run's name with that role number, else one for a name E drew in the capture:
+        a ``tempfile`` name is drawn afresh (a folder E made is made again under it, apart
+        from the capture's), another is the capture's; either keeps its role when T hands it
+        back to E."""
         index = role - 1
         if index < len(self.named):
             return self.named[index]
-        if index < len(self.captured):
-            return self.captured[index]
-        return match.group(0) if match is not None else str(role)
+        if index >= len(self.captured):
+            return match.group(0) if match is not None else str(role)
+        kind = match.group(1) if match is not None else "port"
+        while len(self.named) < index:  # roles E drew before this one, in the capture's order
+            self.role(self.captured[len(self.named)])
+        fresh = kind == "tempfile"
+        return self._answered(_fresh_temp_name() if fresh else self.captured[index], kind)
+
+    def _answered(self, name: str, kind: str) -> str:
+        """A name the replay answered for E: this run's name of the next role."""
+        self.answered[name] = kind
+        self.role(name)
+        return name
+
+    def _mark_answered(self, text: str) -> str:
+        for name, kind in self.answered.items():
+            if name in text:
+                text = text.replace(name, f"<{kind}#{self._name_roles[name]}>")
+        return text
 
 
 TEMP_ROOT = _TempRoot()
+
+
+def _fresh_temp_name() -> str:
+    """A name drawn now as ``tempfile`` draws its names (noted in ``drawn``)."""
+    name: str = next(tempfile._get_candidate_names())  # type: ignore[attr-defined]
+    TEMP_ROOT.drawn.add(name)
+    return name
 
 
 def watch_temp_names() -> None:

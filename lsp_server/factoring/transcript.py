@@ -16,10 +16,13 @@ from lsp_server.factoring.run_varying import TEMP_MARK
 from lsp_server.project.text import write_json_atomic
 
 FORMAT = "reks-factoring-transcript"
-VERSION = 3
+VERSION = 4
 """2: a copy of the inherited environment is written as its changes (``$environ``).
 3: an event's ``fs`` effects may hold ``made`` (a database file E made, redone empty): a
-reader of version 2 would take it for a removal."""
+reader of version 2 would take it for a removal.
+4: a folder ``tempfile`` made in E is a ``dir`` effect, and a ``<tempfile#N>`` name E drew is
+answered by a fresh name: version 3 held neither, so its replay of ``mkdtemp`` named the
+capture's folder, which no longer exists."""
 _MAX_PACKAGE_FILES = 3000
 DEFAULT_MAX_BYTES = 10 * 1024 * 1024
 """The largest transcript reks keeps (``reks factor --max-transcript-mb``): past it the

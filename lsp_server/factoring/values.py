@@ -102,48 +102,58 @@ def _encode_bytes(data: bytes, mutable: bool) -> Json:
 
 
 def decode(data: Json, other: Callable[[dict[str, Any]], Any]) -> Any:
-    """The value ``data`` stands for; ``other`` resolves the tags ``decode`` does not know."""
-    if isinstance(data, str):
+    """The value ``data`` stands for; ``other`` resolves the tags ``decode`` does not know.
+    Dispatched on the tag (the first ``$`` key): replay decodes every recorded result, and
+    diskcache's sqlite3 transcripts hold thousands (rows as ``$tuple``)."""
+    kind = type(data)
+    if kind is str:
         return TEMP_ROOT.decode(data)
-    if isinstance(data, list):
+    if kind is list:
         return [decode(item, other) for item in data]
-    if not isinstance(data, dict):
+    if kind is not dict:
         return data
     if "$ref" in data:  # an E object: the most frequent tag by far
         return other(data)
-    if not any(key.startswith("$") for key in data):
-        return {k: decode(v, other) for k, v in data.items()}
-    if "$tuple" in data:
-        return tuple(decode(item, other) for item in data["$tuple"])
-    if "$dict" in data:
-        return {decode(k, other): decode(v, other) for k, v in data["$dict"]}
-    if "$timedelta" in data:
-        return datetime.timedelta(*data["$timedelta"])
-    if "$odict" in data:
-        return OrderedDict((decode(k, other), decode(v, other)) for k, v in data["$odict"])
-    if "$set" in data:
-        return {decode(item, other) for item in data["$set"]}
-    if "$frozenset" in data:
-        return frozenset(decode(item, other) for item in data["$frozenset"])
-    if "$environ" in data:
-        return TEMP_ROOT.environment(decode(data["$environ"], other), data["removed"])
-    if "$clock" in data:
-        return TEMP_ROOT.clock_value(data["$clock"])
-    if "$port" in data:
-        return TEMP_ROOT.port_value(data["$port"])
-    if "$float" in data:
-        return float(data["$float"])
-    for tag in ("$bytes", "$bytearray"):
-        if tag in data:
-            raw = data[tag].encode("ascii")
-            raw = base64.b64decode(raw) if data.get("base64") else raw
-            return bytearray(raw) if tag == "$bytearray" else raw
-    if "$path" in data:
-        path_kind = getattr(pathlib, data.get("type", "Path"), pathlib.Path)
-        return path_kind(TEMP_ROOT.decode(data["$path"]))
-    if "$class" in data:
-        return import_name(data["$class"])
-    return other(data)
+    for key in data:
+        if key[:1] == "$":
+            decoder = _DECODERS.get(key)
+            return other(data) if decoder is None else decoder(data, other)
+    return {k: decode(v, other) for k, v in data.items()}
+
+
+def _decode_bytes(data: dict[str, Any], tag: str) -> bytes | bytearray:
+    raw = data[tag].encode("ascii")
+    raw = base64.b64decode(raw) if data.get("base64") else raw
+    return bytearray(raw) if tag == "$bytearray" else raw
+
+
+def _decode_path(data: dict[str, Any], other: Any) -> pathlib.PurePath:
+    path_kind = getattr(pathlib, data.get("type", "Path"), pathlib.Path)
+    return path_kind(TEMP_ROOT.decode(data["$path"]))
+
+
+_DECODERS: dict[str, Callable[[dict[str, Any], Any], Any]] = {
+    "$tuple": lambda data, other: tuple([decode(item, other) for item in data["$tuple"]]),
+    "$dict": lambda data, other: {decode(k, other): decode(v, other) for k, v in data["$dict"]},
+    "$timedelta": lambda data, other: datetime.timedelta(*data["$timedelta"]),
+    "$odict": lambda data, other: OrderedDict(
+        (decode(k, other), decode(v, other)) for k, v in data["$odict"]
+    ),
+    "$set": lambda data, other: {decode(item, other) for item in data["$set"]},
+    "$frozenset": lambda data, other: frozenset(decode(item, other) for item in data["$frozenset"]),
+    "$environ": lambda data, other: TEMP_ROOT.environment(
+        decode(data["$environ"], other), data["removed"]
+    ),
+    "$clock": lambda data, other: TEMP_ROOT.clock_value(data["$clock"]),
+    "$port": lambda data, other: TEMP_ROOT.port_value(data["$port"]),
+    "$float": lambda data, other: float(data["$float"]),
+    "$bytes": lambda data, other: _decode_bytes(data, "$bytes"),
+    "$bytearray": lambda data, other: _decode_bytes(data, "$bytearray"),
+    "$path": _decode_path,
+    "$class": lambda data, other: import_name(data["$class"]),
+}
+"""How each tag of plain data is decoded; any other tag is ``other``'s (E objects, T's
+callbacks and objects, exceptions)."""
 
 
 def qualified_name(obj: Any) -> str:

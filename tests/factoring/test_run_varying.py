@@ -80,7 +80,7 @@ def test_a_mkdtemp_folder_and_a_clock_reading_are_the_same_roles_on_replay(tmp_p
     assert after["outcome"] == "failed" and "y.db" in after["divergence"], after
 
 
-def test_roles_number_fresh_names_in_order_and_fall_back_to_the_capture(
+def test_roles_number_fresh_names_in_order_and_answer_the_ones_e_drew(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     sequence: Any = tempfile._RandomNameSequence  # type: ignore[attr-defined]
@@ -95,11 +95,16 @@ def test_roles_number_fresh_names_in_order_and_fall_back_to_the_capture(
         assert TEMP_ROOT.encode(both).count(TEMP_NAME_MARK) == 2
         assert TEMP_ROOT.encode(second).endswith(f"{TEMP_NAME_MARK}1>")
         assert TEMP_ROOT.encode("/etc/hosts") == "/etc/hosts"  # not fresh: its own text
-        captured = [Path(second).name[-8:], Path(first).name[-8:]]
-        TEMP_ROOT.set(None, captured=["capture1", "capture2"])
-        assert TEMP_ROOT.decode(f"/x/{TEMP_NAME_MARK}2>") == "/x/capture2"  # E drew it
-        TEMP_ROOT.encode(first)
-        assert TEMP_ROOT.decode(f"/x/{TEMP_NAME_MARK}1>") == f"/x/{captured[1]}"
+        TEMP_ROOT.set(None, captured=["capture1", "capture2", "capture3"])
+        # E drew role 2 in the capture: a fresh name of this run, never the capture's folder,
+        # and the role it stands for when T hands it back; role 1 before it is the capture's.
+        answered = TEMP_ROOT.decode(f"/x/{TEMP_NAME_MARK}2>")
+        assert answered.startswith("/x/") and "capture" not in answered
+        assert TEMP_ROOT.encode(f"{answered}/y.db") == f"/x/{TEMP_NAME_MARK}2>/y.db"
+        assert TEMP_ROOT.decode(f"/x/{TEMP_NAME_MARK}1>") == "/x/capture1"
+        assert TEMP_ROOT.decode("<random#3>") == "capture3"  # not fresh: the capture's
+        assert TEMP_ROOT.encode("key capture3") == "key <random#3>"
+        assert TEMP_ROOT.encode(first).endswith(f"{TEMP_NAME_MARK}4>")  # this run's own next
     finally:
         TEMP_ROOT.set(None)
         os.rmdir(first)
@@ -293,10 +298,11 @@ def test_a_copy_of_the_inherited_environment_is_written_as_its_changes(
         TEMP_ROOT.since = None
 
 
-@pytest.mark.parametrize("version", [1, 2])
+@pytest.mark.parametrize("version", [1, 2, 3])
 def test_a_transcript_of_an_older_format_is_skipped_as_stale(tmp_path: Path, version: int) -> None:
     """Version 1 wrote a copy of the environment whole: replayed by this reks, every such
-    call diverged. Version 2 had no ``made`` effect. An older transcript is stale (recapture
+    call diverged. Version 2 had no ``made`` effect, version 3 no folder ``tempfile`` made in E.
+    An older transcript is stale (recapture
     it), not a replay error."""
     root = make_project(
         tmp_path,
