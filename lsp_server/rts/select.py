@@ -16,7 +16,15 @@ from lsp_server.rts.lookups import ATTRIBUTE_LOOKUP
 from lsp_server.rts.option_rules import OptionChange, judge_option_change
 from lsp_server.rts.snapshots import FileStates
 from lsp_server.rts.store import DependencyStore, TestRecord
-from lsp_server.rts.units import MODULE, NAMES, Unit, body_name, bound_name, header_name
+from lsp_server.rts.units import (
+    MODULE,
+    NAMES,
+    Unit,
+    body_name,
+    bound_name,
+    header_name,
+    newly_readable,
+)
 
 _MODULE_GETATTR = header_name("__getattr__")
 
@@ -103,9 +111,8 @@ def changed_units(store: DependencyStore, states: FileStates) -> dict[Unit, Reas
                 changed[Unit(path, name)] = ReasonKind.REMOVED
             elif current != checksum:
                 changed[Unit(path, name)] = ReasonKind.CHANGED
-        for name in snap.checksums.keys() - recorded.keys():
-            if bound_name(name) is not None:
-                changed[Unit(path, name)] = ReasonKind.ADDED
+        for name in newly_readable(snap.checksums.keys() - recorded.keys()):
+            changed[Unit(path, name)] = ReasonKind.ADDED
     return changed
 
 

@@ -38,7 +38,7 @@ import functools
 import io
 import re
 import tokenize
-from collections.abc import Iterable, Iterator
+from collections.abc import Collection, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import CodeType
@@ -121,6 +121,20 @@ def bound_name(unit_name: str) -> str | None:
     if unit_name in (MODULE, FILE) or _LOCALS in unit_name or unit_name.endswith(DOC):
         return None
     return (body_name(unit_name) or unit_name).rpartition(".")[2]
+
+
+def newly_readable(added: Collection[str]) -> list[str]:
+    """Of the units newly bound in a file (by name), those whose names a test may have read
+    before they were bound (found elsewhere, or missing): every new binding but the members
+    of a class that is new with them. No object had those attributes before, and a test
+    reaching the new class reads its name (or a string naming it), which selects it."""
+    fresh = set(added)
+    return [
+        name
+        for name in added
+        if bound_name(name) is not None
+        and (body_name(name) or name).rpartition(".")[0] not in fresh
+    ]
 
 
 class Unit(NamedTuple):

@@ -31,7 +31,7 @@ from operator import itemgetter
 from typing import TypeVar
 
 from lsp_server.rts.store.depsets import DependencySets, TestUnits
-from lsp_server.rts.units import MODULE, NAMES, Unit, bound_name, module_read
+from lsp_server.rts.units import MODULE, NAMES, Unit, bound_name, module_read, newly_readable
 
 OUTCOMES = ("passed", "failed", "error", "skipped")
 
@@ -272,7 +272,7 @@ class StoreWrites(DependencySets):
         )
         if not known:
             return
-        for name in added:
+        for name in newly_readable(added):
             read = bound_name(name)
             if read is not None:
                 self._conn.execute(
