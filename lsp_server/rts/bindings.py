@@ -141,6 +141,9 @@ class Binding:
     doc: tuple[tuple[int, int], tuple[int, int]] | None = None
     """For a plain class: its docstring's span, a unit of its own (``C.<doc>``): no
     metaclass, ``__init_subclass__`` or decorator of a library can read it at import."""
+    own_doc: bool = False
+    """A plain class: its docstring unit exists, empty without a docstring (so that adding
+    one selects the tests that read docstrings, not every user of the class)."""
 
 
 @dataclass
@@ -257,7 +260,7 @@ def _binding(stmt: ast.stmt, plain_classes: set[str], makers: set[str]) -> Bindi
         own = {name for member in members if not member.is_def for name in member.names}
         aliases = [a for a in _class_aliases(stmt, f"{stmt.name}.") if a not in own]
         binding = Binding((stmt.name,), *span, refs, tuple(dict.fromkeys(aliases)))
-        binding.is_class, binding.members = True, tuple(members)
+        binding.is_class, binding.members, binding.own_doc = True, tuple(members), plain
         first_stmt = stmt.body[0]
         if plain and isinstance(first_stmt, ast.Expr) and _is_str(first_stmt.value):
             end = (first_stmt.end_lineno or first_stmt.lineno, first_stmt.end_col_offset or 0)

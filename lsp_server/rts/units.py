@@ -350,8 +350,9 @@ def _add_bindings(
                 binding.start, binding.end, binding.members, text, methods, binding.doc
             )
             variants.setdefault(name, []).extend(own)
-            if binding.doc is not None:
-                variants.setdefault(doc_name(name), []).extend(text.without(*binding.doc, ()))
+            if binding.own_doc:
+                doc = text.without(*binding.doc, ()) if binding.doc is not None else []
+                variants.setdefault(doc_name(name), []).extend(doc)
             for member, member_text in zip(binding.members, member_texts, strict=True):
                 for qualname in member.names:
                     unit = header_name(qualname) if member.is_def else qualname
