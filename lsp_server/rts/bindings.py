@@ -41,7 +41,7 @@ from lsp_server.rts.class_members import (
     def_is_pure,
     is_plain,
 )
-from lsp_server.rts.import_raise import Scope, import_time_digest, may_raise
+from lsp_server.rts.import_raise import Scope, raising_digest
 from lsp_server.rts.lookups import call_roots
 from lsp_server.rts.purity import import_time_names, is_pure, nested_statements
 
@@ -313,11 +313,11 @@ def module_layout(tree: ast.Module) -> ModuleLayout:
     residue_refs: set[str] = set()
     scope = Scope(tree, _STDLIB)
     for stmt, binding in found:
-        risky = binding is not None and may_raise(stmt, scope)
+        raising = raising_digest(stmt, scope) if binding is not None else None
         scope.after(stmt)
-        if risky:
+        if raising is not None:
             # Every importer sees it fail (``rts.import_raise``).
-            layout.markers.setdefault("", []).append(f"<raises:{import_time_digest(stmt)}>")
+            layout.markers.setdefault("", []).append(f"<raises:{raising}>")
         if binding is None:
             reads = import_time_names(stmt)
             residue_refs |= reads

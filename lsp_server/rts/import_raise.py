@@ -180,20 +180,38 @@ def _assignment_may_raise(stmt: ast.Assign | ast.AnnAssign, scope: Scope, bound:
     return stmt.value is not None and not _safe_value(stmt.value, scope, bound)
 
 
+def raising_digest(stmt: ast.stmt, scope: Scope) -> str | None:
+    """None when the top-level binding ``stmt`` cannot raise after what ``scope`` has
+    bound; else a digest of what may: a ``def``'s decorators, defaults and annotations
+    that may raise, in the order they run (a parameter added with a constant default
+    changes nothing there), any other statement's ``import_time_digest``."""
+    if not may_raise(stmt, scope):
+        return None
+    if not isinstance(stmt, _FuncDef):
+        return import_time_digest(stmt)
+    parts = _risky_header_parts(stmt, scope, scope.bound)
+    return xxhash.xxh64_hexdigest("\0".join(map(ast.dump, parts)).encode())
+
+
 def _def_may_raise(
     node: ast.FunctionDef | ast.AsyncFunctionDef, scope: Scope, bound: set[str]
 ) -> bool:
-    if not all(_safe_decorator(d, scope, bound) for d in node.decorator_list):
-        return True
+    return bool(_risky_header_parts(node, scope, bound))
+
+
+def _risky_header_parts(
+    node: ast.FunctionDef | ast.AsyncFunctionDef, scope: Scope, bound: set[str]
+) -> list[ast.expr]:
+    """The expressions of a ``def`` statement that may raise when it runs, in order."""
+    risky = [d for d in node.decorator_list if not _safe_decorator(d, scope, bound)]
     args = node.args
     defaults = [*args.defaults, *(d for d in args.kw_defaults if d is not None)]
-    if not all(_safe_value(d, scope, bound) for d in defaults):
-        return True
+    risky += [d for d in defaults if not _safe_value(d, scope, bound)]
     every = [*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg, args.kwarg]
     notes = [a.annotation for a in every if a is not None and a.annotation is not None]
     if node.returns is not None:
         notes.append(node.returns)
-    return not all(_safe_annotation(n, scope, bound) for n in notes)
+    return risky + [n for n in notes if not _safe_annotation(n, scope, bound)]
 
 
 def _class_may_raise(node: ast.ClassDef, scope: Scope, local: set[str]) -> bool:
