@@ -41,7 +41,8 @@ from lsp_server.rts.class_members import (
     def_is_pure,
     is_plain,
 )
-from lsp_server.rts.import_raise import Scope, raising_digest
+from lsp_server.rts.import_digest import raising_digest
+from lsp_server.rts.import_raise import Scope
 from lsp_server.rts.lookups import call_roots
 from lsp_server.rts.purity import import_time_names, is_pure, nested_statements
 

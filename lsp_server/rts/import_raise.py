@@ -4,8 +4,8 @@ A binding unit (``rts.bindings``) is selected through the tests that read its na
 is only sound while running the statement cannot fail: a new ``y = missing``, a default
 ``def f(x=later)`` or a call that raises breaks the import, and every test importing the
 module fails, reading the name or not. A binding that may raise therefore puts a digest of
-what runs at import (its statement without function bodies) into the module unit, so a
-change there selects every importer, as any other statement with effects at import does.
+what may raise into the module unit (``rts.import_digest``), so a change there selects
+every importer, as any other statement with effects at import does.
 
 "Cannot raise" is proved, never guessed: constants, names surely bound before the statement
 (or builtins), containers and lambdas of those, attributes that resolve in an imported
@@ -22,8 +22,6 @@ import ast
 import builtins
 import functools
 import importlib
-
-import xxhash
 
 from lsp_server.rts.ast_walk import walk
 from lsp_server.rts.bound_names import (
@@ -154,23 +152,6 @@ def may_raise(stmt: ast.stmt, scope: Scope) -> bool:
     return not (isinstance(stmt, ast.ImportFrom) and stmt.module == "__future__")
 
 
-def import_time_digest(stmt: ast.stmt) -> str:
-    """A digest of what ``stmt`` runs at import: each function body dumped as ``pass``,
-    swapped in place and back (copying the tree cost a tenth of a recording run)."""
-    nodes: list[ast.AST] = [stmt]
-    swapped: list[tuple[ast.FunctionDef | ast.AsyncFunctionDef, list[ast.stmt]]] = []
-    try:
-        for node in nodes:  # grows while read: every node outside function bodies
-            if isinstance(node, _FuncDef):
-                swapped.append((node, node.body))
-                node.body = [ast.Pass()]
-            nodes.extend(ast.iter_child_nodes(node))
-        return xxhash.xxh64_hexdigest(ast.dump(stmt).encode())
-    finally:
-        for function, body in swapped:
-            function.body = body
-
-
 def _assignment_may_raise(stmt: ast.Assign | ast.AnnAssign, scope: Scope, bound: set[str]) -> bool:
     targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
     if not all(isinstance(t, ast.Name) for t in targets):
@@ -180,26 +161,13 @@ def _assignment_may_raise(stmt: ast.Assign | ast.AnnAssign, scope: Scope, bound:
     return stmt.value is not None and not _safe_value(stmt.value, scope, bound)
 
 
-def raising_digest(stmt: ast.stmt, scope: Scope) -> str | None:
-    """None when the top-level binding ``stmt`` cannot raise after what ``scope`` has
-    bound; else a digest of what may: a ``def``'s decorators, defaults and annotations
-    that may raise, in the order they run (a parameter added with a constant default
-    changes nothing there), any other statement's ``import_time_digest``."""
-    if not may_raise(stmt, scope):
-        return None
-    if not isinstance(stmt, _FuncDef):
-        return import_time_digest(stmt)
-    parts = _risky_header_parts(stmt, scope, scope.bound)
-    return xxhash.xxh64_hexdigest("\0".join(map(ast.dump, parts)).encode())
-
-
 def _def_may_raise(
     node: ast.FunctionDef | ast.AsyncFunctionDef, scope: Scope, bound: set[str]
 ) -> bool:
-    return bool(_risky_header_parts(node, scope, bound))
+    return bool(risky_header_parts(node, scope, bound))
 
 
-def _risky_header_parts(
+def risky_header_parts(
     node: ast.FunctionDef | ast.AsyncFunctionDef, scope: Scope, bound: set[str]
 ) -> list[ast.expr]:
     """The expressions of a ``def`` statement that may raise when it runs, in order."""

@@ -101,7 +101,9 @@ def test_a_nested_class_body_reads_nothing_for_every_importer(project: pytest.Py
     # A nested class's body runs at import like its class's; its constants name it
     # (``__qualname__`` "TimedCache._Timer"), which read as names made every importer
     # depend on ``TimedCache`` (cachetools ``_TimedCache._Timer``, ``TTLCache._Link``).
-    nested = "    class _Timer:\n        def __init__(self, timer):\n            self.timer = timer\n\n"
+    nested = (
+        "    class _Timer:\n        def __init__(self, timer):\n            self.timer = timer\n\n"
+    )
     edit(project, "core.py", "class TimedCache(Cache):\n", "class TimedCache(Cache):\n" + nested)
     assert run(project, flag="--reks-all") == ALL
     edit(project, "core.py", "timer=None", "timer=0")
