@@ -63,8 +63,9 @@ _FuncDef = (ast.FunctionDef, ast.AsyncFunctionDef)
 _MISSING = object()
 
 ORDERINGS = frozenset(["__lt__", "__le__", "__gt__", "__ge__"])
-# Methods Python calls on a class while creating a subclass of it.
-_CLASS_HOOKS = frozenset(["__init_subclass__", "__set_name__"])
+# Methods Python calls on a class while creating a subclass of it (``__set_name__`` is
+# called on a descriptor put in a class body: ``bound_names.instantiable`` sees to those).
+_CLASS_HOOKS = frozenset(["__init_subclass__"])
 
 
 class Scope:

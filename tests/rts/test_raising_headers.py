@@ -66,3 +66,46 @@ def test_what_may_raise_still_selects_every_importer(project: pytest.Pytester) -
     assert run(project) == {"test_cached", "test_plain"}
     edit(project, "mod.py", "key=keys.other)", "key=keys.other, info=keys.missing)")
     assert run(project) == {"test_cached", "test_plain"}  # both fail: the import raises
+
+
+def test_a_subclass_of_a_descriptor_class_selects_its_readers(pytester: pytest.Pytester) -> None:
+    # ``__set_name__`` runs for a descriptor put in a class body, not when the class is
+    # subclassed: cachetools bb72c21aab added ``DeprecatedDescriptorBase(DescriptorBase)``
+    # and the new subclass counted as able to raise at import (every importer ran).
+    write(
+        pytester,
+        "desc.py",
+        """
+        class Descriptor:
+            def __set_name__(self, owner, name):
+                self.name = name
+
+
+        class Special(Descriptor):
+            def __init__(self, extra=None):
+                self.extra = extra
+
+
+        def twice(x):
+            return 2 * x
+        """,
+    )
+    write(
+        pytester,
+        "test_desc.py",
+        """
+        def test_twice():
+            import desc
+
+            assert desc.twice(2) == 4
+
+
+        def test_special():
+            import desc
+
+            assert desc.Special().extra is None
+        """,
+    )
+    assert run(pytester) == {"test_twice", "test_special"}
+    edit(pytester, "desc.py", "extra=None", "extra=None, more=()")
+    assert run(pytester) == {"test_special"}
