@@ -22,6 +22,7 @@ from lsp_server.rts.units import (
     Unit,
     body_name,
     bound_name,
+    gone_with_class,
     header_name,
     newly_readable,
 )
@@ -105,10 +106,12 @@ def changed_units(store: DependencyStore, states: FileStates) -> dict[Unit, Reas
         if snap.error is not None:
             changed.update((Unit(path, name), ReasonKind.UNPARSABLE) for name in recorded)
             continue
+        gone = recorded.keys() - snap.checksums.keys()
         for name, checksum in recorded.items():
             current = snap.checksums.get(name)
             if current is None:
-                changed[Unit(path, name)] = ReasonKind.REMOVED
+                if not gone_with_class(name, gone, recorded):
+                    changed[Unit(path, name)] = ReasonKind.REMOVED
             elif current != checksum:
                 changed[Unit(path, name)] = ReasonKind.CHANGED
         for name in newly_readable(snap.checksums.keys() - recorded.keys()):

@@ -129,12 +129,23 @@ def newly_readable(added: Collection[str]) -> list[str]:
     of a class that is new with them. No object had those attributes before, and a test
     reaching the new class reads its name (or a string naming it), which selects it."""
     fresh = set(added)
-    return [
-        name
-        for name in added
-        if bound_name(name) is not None
-        and (body_name(name) or name).rpartition(".")[0] not in fresh
-    ]
+    return [name for name in added if bound_name(name) is not None and _owner(name) not in fresh]
+
+
+def gone_with_class(name: str, gone: Collection[str], known: Collection[str]) -> bool:
+    """Whether the unit ``name``, no longer in its file, is a member's binding (a method's
+    header, an attribute) of a class that is ``gone`` as well: only objects of that class
+    had it, and every test that reached the class read its name (it depends on the class
+    unit, which selects it). ``known``: every unit name recorded for the file, which tells
+    a method's body (it has a header unit) from an attribute ``C.x``: a test that ran a
+    body depends on it as before."""
+    return bound_name(name) is not None and header_name(name) not in known and _owner(name) in gone
+
+
+def _owner(name: str) -> str:
+    """The class a member unit belongs to (``C.m.<def>``, ``C.x`` -> ``C``); "" for a
+    top-level binding."""
+    return (body_name(name) or name).rpartition(".")[0]
 
 
 class Unit(NamedTuple):

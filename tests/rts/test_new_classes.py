@@ -89,3 +89,57 @@ def test_a_new_method_of_a_known_class_selects_the_readers_of_its_name(
     assert run(project) == {"test_lookup_by_name"}
     edit(project, "boxes.py", "class Box:", "class Box:\n    def put(self, item):\n        pass\n")
     assert run(project) == {"test_no_put"}
+
+
+def test_a_removed_class_selects_its_readers_not_the_readers_of_its_members(
+    pytester: pytest.Pytester,
+) -> None:
+    # cachetools 45776b23b1 renamed ``DeprecatedDescriptorBase``: every test that read an
+    # attribute ``__init__`` anywhere (``Cache.__init__(self, ...)``) depended on its
+    # ``__init__`` header and ran (147 tests).
+    write(
+        pytester,
+        "kinds.py",
+        """
+        class Base:
+            def __init__(self):
+                self.ready = True
+
+
+        class Other(Base):
+            def __init__(self):
+                Base.__init__(self)
+
+
+        class Old:
+            def __init__(self, x=None):
+                self.x = x
+
+            def get(self):
+                return self.x
+
+
+        def use():
+            return Old().get()
+        """,
+    )
+    write(
+        pytester,
+        "test_kinds.py",
+        """
+        import kinds
+
+
+        def test_other():
+            assert kinds.Other().ready
+
+
+        def test_use():
+            assert kinds.use() is None
+        """,
+    )
+    assert run(pytester) == {"test_other", "test_use"}
+    edit(pytester, "kinds.py", "class Old:", "class New:")
+    edit(pytester, "kinds.py", "return Old()", "return New()")
+    assert run(pytester) == {"test_use"}
+    assert run(pytester) == set()  # the run's re-recording left nothing stale
