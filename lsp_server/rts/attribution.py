@@ -14,6 +14,7 @@ it. Units are interned as small ints: a test depends on hundreds of them.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from inspect import CO_NEWLOCALS
 from pathlib import Path
 from types import CodeType
 
@@ -183,9 +184,10 @@ class UnitAttribution:
             elif (found := file_units.unit_for_code(code)) == module:
                 owner = None if is_module else file_units.class_at_line(code.co_firstlineno)
                 units = (module,) if owner is None else (owner, module)
-                if owner is not None and code.co_name == owner.name.rpartition(".")[2]:
-                    # A class body binds the class, which only its readers see; what it
-                    # reads is in the class unit's refs already.
+                if owner is not None and not code.co_flags & CO_NEWLOCALS:
+                    # A class body (a nested class's too: its constants name it) binds the
+                    # class, which only its readers see; what it reads is in the class
+                    # unit's refs already. A lambda of the class body is no class body.
                     self._code_reads[id(code)] = (frozenset(), False)
                     self._code_globals.pop(id(code), None)
                     units = (module,)

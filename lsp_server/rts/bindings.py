@@ -41,7 +41,8 @@ from lsp_server.rts.class_members import (
     def_is_pure,
     is_plain,
 )
-from lsp_server.rts.import_raise import Scope, import_time_digest, may_raise
+from lsp_server.rts.import_digest import raising_digest
+from lsp_server.rts.import_raise import Scope
 from lsp_server.rts.lookups import call_roots
 from lsp_server.rts.purity import import_time_names, is_pure, nested_statements
 
@@ -141,6 +142,9 @@ class Binding:
     doc: tuple[tuple[int, int], tuple[int, int]] | None = None
     """For a plain class: its docstring's span, a unit of its own (``C.<doc>``): no
     metaclass, ``__init_subclass__`` or decorator of a library can read it at import."""
+    own_doc: bool = False
+    """A plain class: its docstring unit exists, empty without a docstring (so that adding
+    one selects the tests that read docstrings, not every user of the class)."""
 
 
 @dataclass
@@ -257,7 +261,7 @@ def _binding(stmt: ast.stmt, plain_classes: set[str], makers: set[str]) -> Bindi
         own = {name for member in members if not member.is_def for name in member.names}
         aliases = [a for a in _class_aliases(stmt, f"{stmt.name}.") if a not in own]
         binding = Binding((stmt.name,), *span, refs, tuple(dict.fromkeys(aliases)))
-        binding.is_class, binding.members = True, tuple(members)
+        binding.is_class, binding.members, binding.own_doc = True, tuple(members), plain
         first_stmt = stmt.body[0]
         if plain and isinstance(first_stmt, ast.Expr) and _is_str(first_stmt.value):
             end = (first_stmt.end_lineno or first_stmt.lineno, first_stmt.end_col_offset or 0)
@@ -310,11 +314,11 @@ def module_layout(tree: ast.Module) -> ModuleLayout:
     residue_refs: set[str] = set()
     scope = Scope(tree, _STDLIB)
     for stmt, binding in found:
-        risky = binding is not None and may_raise(stmt, scope)
+        raising = raising_digest(stmt, scope) if binding is not None else None
         scope.after(stmt)
-        if risky:
+        if raising is not None:
             # Every importer sees it fail (``rts.import_raise``).
-            layout.markers.setdefault("", []).append(f"<raises:{import_time_digest(stmt)}>")
+            layout.markers.setdefault("", []).append(f"<raises:{raising}>")
         if binding is None:
             reads = import_time_names(stmt)
             residue_refs |= reads

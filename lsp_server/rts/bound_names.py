@@ -75,8 +75,9 @@ def maybe_bound_in(body: Iterable[ast.stmt]) -> set[str]:
 def instantiable(node: ast.ClassDef, instantiable: set[str]) -> bool:
     """A plain class (judged so already) whose ``C()`` runs no code of the module: it
     binds no ``__init__``/``__new__`` and its bases are ``object`` or such classes (a
-    builtin exception or a standard-library base may refuse, e.g. an ABC)."""
-    if {"__init__", "__new__"} & maybe_bound_in(node.body):
+    builtin exception or a standard-library base may refuse, e.g. an ABC). One with a
+    ``__set_name__`` runs it when an instance is put in a class body."""
+    if {"__init__", "__new__", "__set_name__"} & maybe_bound_in(node.body):
         return False
     return all(
         isinstance(b, ast.Name) and (b.id == "object" or b.id in instantiable) for b in node.bases

@@ -167,7 +167,7 @@ def class_texts(
     members = list(members)
     holes = [(m.start, m.end, "") for m in members]
     if doc is not None:
-        holes.append((doc[0], doc[1], "<doc>"))  # whether there is one still counts
+        holes.append((doc[0], doc[1], ""))  # even whether there is one: the doc unit says
     holes += [
         (s.body_start, s.body_end, "<body>")
         for s in methods

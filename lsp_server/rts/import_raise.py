@@ -4,8 +4,8 @@ A binding unit (``rts.bindings``) is selected through the tests that read its na
 is only sound while running the statement cannot fail: a new ``y = missing``, a default
 ``def f(x=later)`` or a call that raises breaks the import, and every test importing the
 module fails, reading the name or not. A binding that may raise therefore puts a digest of
-what runs at import (its statement without function bodies) into the module unit, so a
-change there selects every importer, as any other statement with effects at import does.
+what may raise into the module unit (``rts.import_digest``), so a change there selects
+every importer, as any other statement with effects at import does.
 
 "Cannot raise" is proved, never guessed: constants, names surely bound before the statement
 (or builtins), containers and lambdas of those, attributes that resolve in an imported
@@ -22,8 +22,6 @@ import ast
 import builtins
 import functools
 import importlib
-
-import xxhash
 
 from lsp_server.rts.ast_walk import walk
 from lsp_server.rts.bound_names import (
@@ -65,8 +63,9 @@ _FuncDef = (ast.FunctionDef, ast.AsyncFunctionDef)
 _MISSING = object()
 
 ORDERINGS = frozenset(["__lt__", "__le__", "__gt__", "__ge__"])
-# Methods Python calls on a class while creating a subclass of it.
-_CLASS_HOOKS = frozenset(["__init_subclass__", "__set_name__"])
+# Methods Python calls on a class while creating a subclass of it (``__set_name__`` is
+# called on a descriptor put in a class body: ``bound_names.instantiable`` sees to those).
+_CLASS_HOOKS = frozenset(["__init_subclass__"])
 
 
 class Scope:
@@ -154,23 +153,6 @@ def may_raise(stmt: ast.stmt, scope: Scope) -> bool:
     return not (isinstance(stmt, ast.ImportFrom) and stmt.module == "__future__")
 
 
-def import_time_digest(stmt: ast.stmt) -> str:
-    """A digest of what ``stmt`` runs at import: each function body dumped as ``pass``,
-    swapped in place and back (copying the tree cost a tenth of a recording run)."""
-    nodes: list[ast.AST] = [stmt]
-    swapped: list[tuple[ast.FunctionDef | ast.AsyncFunctionDef, list[ast.stmt]]] = []
-    try:
-        for node in nodes:  # grows while read: every node outside function bodies
-            if isinstance(node, _FuncDef):
-                swapped.append((node, node.body))
-                node.body = [ast.Pass()]
-            nodes.extend(ast.iter_child_nodes(node))
-        return xxhash.xxh64_hexdigest(ast.dump(stmt).encode())
-    finally:
-        for function, body in swapped:
-            function.body = body
-
-
 def _assignment_may_raise(stmt: ast.Assign | ast.AnnAssign, scope: Scope, bound: set[str]) -> bool:
     targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
     if not all(isinstance(t, ast.Name) for t in targets):
@@ -183,17 +165,22 @@ def _assignment_may_raise(stmt: ast.Assign | ast.AnnAssign, scope: Scope, bound:
 def _def_may_raise(
     node: ast.FunctionDef | ast.AsyncFunctionDef, scope: Scope, bound: set[str]
 ) -> bool:
-    if not all(_safe_decorator(d, scope, bound) for d in node.decorator_list):
-        return True
+    return bool(risky_header_parts(node, scope, bound))
+
+
+def risky_header_parts(
+    node: ast.FunctionDef | ast.AsyncFunctionDef, scope: Scope, bound: set[str]
+) -> list[ast.expr]:
+    """The expressions of a ``def`` statement that may raise when it runs, in order."""
+    risky = [d for d in node.decorator_list if not _safe_decorator(d, scope, bound)]
     args = node.args
     defaults = [*args.defaults, *(d for d in args.kw_defaults if d is not None)]
-    if not all(_safe_value(d, scope, bound) for d in defaults):
-        return True
+    risky += [d for d in defaults if not _safe_value(d, scope, bound)]
     every = [*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg, args.kwarg]
     notes = [a.annotation for a in every if a is not None and a.annotation is not None]
     if node.returns is not None:
         notes.append(node.returns)
-    return not all(_safe_annotation(n, scope, bound) for n in notes)
+    return risky + [n for n in notes if not _safe_annotation(n, scope, bound)]
 
 
 def _class_may_raise(node: ast.ClassDef, scope: Scope, local: set[str]) -> bool:

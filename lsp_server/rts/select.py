@@ -16,7 +16,16 @@ from lsp_server.rts.lookups import ATTRIBUTE_LOOKUP
 from lsp_server.rts.option_rules import OptionChange, judge_option_change
 from lsp_server.rts.snapshots import FileStates
 from lsp_server.rts.store import DependencyStore, TestRecord
-from lsp_server.rts.units import MODULE, NAMES, Unit, body_name, bound_name, header_name
+from lsp_server.rts.units import (
+    MODULE,
+    NAMES,
+    Unit,
+    body_name,
+    bound_name,
+    gone_with_class,
+    header_name,
+    newly_readable,
+)
 
 _MODULE_GETATTR = header_name("__getattr__")
 
@@ -97,15 +106,16 @@ def changed_units(store: DependencyStore, states: FileStates) -> dict[Unit, Reas
         if snap.error is not None:
             changed.update((Unit(path, name), ReasonKind.UNPARSABLE) for name in recorded)
             continue
+        gone = recorded.keys() - snap.checksums.keys()
         for name, checksum in recorded.items():
             current = snap.checksums.get(name)
             if current is None:
-                changed[Unit(path, name)] = ReasonKind.REMOVED
+                if not gone_with_class(name, gone, recorded):
+                    changed[Unit(path, name)] = ReasonKind.REMOVED
             elif current != checksum:
                 changed[Unit(path, name)] = ReasonKind.CHANGED
-        for name in snap.checksums.keys() - recorded.keys():
-            if bound_name(name) is not None:
-                changed[Unit(path, name)] = ReasonKind.ADDED
+        for name in newly_readable(snap.checksums.keys() - recorded.keys()):
+            changed[Unit(path, name)] = ReasonKind.ADDED
     return changed
 
 

@@ -71,6 +71,8 @@ def digest(texts: Iterable[str]) -> str:
 
 Pos = tuple[int, int]
 
+_LAYOUT = ("<dedent>", "<indent>")
+
 
 class TokenText:
     """The normalized tokens of a file, sliced by position. Tokens are in position order:
@@ -98,8 +100,10 @@ class TokenText:
         in position order, replaced by its marker (none when empty)."""
         positions, texts = self.positions, self.texts
         lo = bisect.bisect_left(positions, start)
-        # The dedents that close the statement before sit where this one starts.
-        while lo < len(texts) and texts[lo] == "<dedent>" and positions[lo] == start:
+        # The layout tokens on the first line (the dedents that close the statement before,
+        # the indent that opens the block it is first in) belong to no statement: a method
+        # put before another must not change the other's header.
+        while lo < len(texts) and texts[lo] in _LAYOUT and positions[lo][0] == start[0]:
             lo += 1
         out: list[str] = []
         for hole_start, hole_end, marker in holes:

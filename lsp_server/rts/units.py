@@ -38,7 +38,7 @@ import functools
 import io
 import re
 import tokenize
-from collections.abc import Iterable, Iterator
+from collections.abc import Collection, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import CodeType
@@ -121,6 +121,31 @@ def bound_name(unit_name: str) -> str | None:
     if unit_name in (MODULE, FILE) or _LOCALS in unit_name or unit_name.endswith(DOC):
         return None
     return (body_name(unit_name) or unit_name).rpartition(".")[2]
+
+
+def newly_readable(added: Collection[str]) -> list[str]:
+    """Of the units newly bound in a file (by name), those whose names a test may have read
+    before they were bound (found elsewhere, or missing): every new binding but the members
+    of a class that is new with them. No object had those attributes before, and a test
+    reaching the new class reads its name (or a string naming it), which selects it."""
+    fresh = set(added)
+    return [name for name in added if bound_name(name) is not None and _owner(name) not in fresh]
+
+
+def gone_with_class(name: str, gone: Collection[str], known: Collection[str]) -> bool:
+    """Whether the unit ``name``, no longer in its file, is a member's binding (a method's
+    header, an attribute) of a class that is ``gone`` as well: only objects of that class
+    had it, and every test that reached the class read its name (it depends on the class
+    unit, which selects it). ``known``: every unit name recorded for the file, which tells
+    a method's body (it has a header unit) from an attribute ``C.x``: a test that ran a
+    body depends on it as before."""
+    return bound_name(name) is not None and header_name(name) not in known and _owner(name) in gone
+
+
+def _owner(name: str) -> str:
+    """The class a member unit belongs to (``C.m.<def>``, ``C.x`` -> ``C``); "" for a
+    top-level binding."""
+    return (body_name(name) or name).rpartition(".")[0]
 
 
 class Unit(NamedTuple):
@@ -336,8 +361,9 @@ def _add_bindings(
                 binding.start, binding.end, binding.members, text, methods, binding.doc
             )
             variants.setdefault(name, []).extend(own)
-            if binding.doc is not None:
-                variants.setdefault(doc_name(name), []).extend(text.without(*binding.doc, ()))
+            if binding.own_doc:
+                doc = text.without(*binding.doc, ()) if binding.doc is not None else []
+                variants.setdefault(doc_name(name), []).extend(doc)
             for member, member_text in zip(binding.members, member_texts, strict=True):
                 for qualname in member.names:
                     unit = header_name(qualname) if member.is_def else qualname

@@ -95,3 +95,16 @@ def test_an_init_in_the_made_class_selects_every_importer(project: pytest.Pytest
     # ``_Size()`` now runs code of the module at import: Cache is no binding any more.
     edit(project, "core.py", "    __slots__ = ()", "    def __init__(self):\n        pass")
     assert run(project) == ALL
+
+
+def test_a_nested_class_body_reads_nothing_for_every_importer(project: pytest.Pytester) -> None:
+    # A nested class's body runs at import like its class's; its constants name it
+    # (``__qualname__`` "TimedCache._Timer"), which read as names made every importer
+    # depend on ``TimedCache`` (cachetools ``_TimedCache._Timer``, ``TTLCache._Link``).
+    nested = (
+        "    class _Timer:\n        def __init__(self, timer):\n            self.timer = timer\n\n"
+    )
+    edit(project, "core.py", "class TimedCache(Cache):\n", "class TimedCache(Cache):\n" + nested)
+    assert run(project, flag="--reks-all") == ALL
+    edit(project, "core.py", "timer=None", "timer=0")
+    assert run(project) == {"test_timed"}

@@ -143,3 +143,25 @@ def test_a_class_docstring_doctest_depends_on_its_class(pytester: pytest.Pyteste
     assert run(pytester, "--doctest-modules") == {"doc.Greeter"}
     edit(pytester, "doc.py", "1 + 1\n    2", "2 + 1\n    3")
     assert run(pytester, "--doctest-modules") == {"doc.Greeter"}
+
+
+def test_a_method_put_first_or_after_an_attribute_changes_no_other_method(
+    project: pytest.Pytester,
+) -> None:
+    # The layout tokens where a method starts (the class body's indent, the dedent after
+    # the statement before) belong to no method: cachetools 86352aed2b, 45776b23b1.
+    edit(
+        project,
+        "shapes.py",
+        "    sides = 4",
+        "    def first(self):\n        return 0\n\n    sides = 4",
+    )
+    edit(
+        project,
+        "shapes.py",
+        "    def area",
+        "    def second(self):\n        return 0\n\n    def area",
+    )
+    assert run(project) == set()
+    edit(project, "shapes.py", "    def first(self):\n        return 0\n\n", "")
+    assert run(project) == set()

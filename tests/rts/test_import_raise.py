@@ -45,6 +45,10 @@ def _last_may_raise(source: str) -> bool:
         "from functools import total_ordering\n@total_ordering\nclass C:\n    __slots__ = ()\n"
         "    def __ge__(self, other): ...",
         "class S:\n    __slots__ = ()\n    def size(self): ...\nclass T(S):\n    pass\nX = T()",
+        # ``__set_name__`` runs for a descriptor put in a class body, not for a subclass
+        # (cachetools bb72c21aab: ``DeprecatedDescriptorBase(DescriptorBase)``).
+        "class D:\n    def __set_name__(self, owner, name): ...\nclass C(D):\n"
+        "    def __init__(self, x=None): ...",
         "import collections.abc\nclass S:\n    pass\nclass C(collections.abc.MutableMapping):"
         "\n    m = object()\n    s = S()\n    def __init__(self, n=None): ...\nclass D(C):\n"
         "    def __init__(self, n, t): ...",
@@ -73,6 +77,7 @@ def test_bindings_that_cannot_raise(statement: str) -> None:
         "from dataclasses import dataclass\n@dataclass\nclass P(LIMIT):\n    x: int = 0",
         "class C(combine):\n    pass",
         "class C:\n    x = y",
+        "class D:\n    def __set_name__(self, owner, name): ...\nclass C:\n    x = D()",
         "from os import nonexistent",
         "import not_a_stdlib_module",
         # More than one base: no consistent MRO, or instance layouts that conflict.

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import xxhash
 
-from lsp_server.rts.import_raise import import_time_digest
+from lsp_server.rts.import_digest import import_time_digest
 
 
 class _StripBodiesOfACopy(ast.NodeTransformer):

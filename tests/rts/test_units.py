@@ -46,8 +46,9 @@ def test_units_found() -> None:
         *(MODULE, *functions),  # bodies, headers and docstrings (empty ones too)
         *(f"{f}.<def>" for f in functions),
         *(f"{f}.<doc>" for f in functions),
-        # bindings: a constant, a class and its attribute, a standard-library import
-        *("LIMIT", "Box", "Box.size", "os"),
+        # bindings: a constant, a class and its attribute, a standard-library import; a
+        # plain class's docstring (empty: it has none)
+        *("LIMIT", "Box", "Box.size", "os", "Box.<doc>"),
     }
     assert units.unit_for_qualname("helper.<locals>.inner") == inner
     assert units.unit_for_qualname("helper.<locals>.inner.<locals>.<lambda>") == inner

@@ -31,7 +31,15 @@ from operator import itemgetter
 from typing import TypeVar
 
 from lsp_server.rts.store.depsets import DependencySets, TestUnits
-from lsp_server.rts.units import MODULE, NAMES, Unit, bound_name, module_read
+from lsp_server.rts.units import (
+    MODULE,
+    NAMES,
+    Unit,
+    bound_name,
+    gone_with_class,
+    module_read,
+    newly_readable,
+)
 
 OUTCOMES = ("passed", "failed", "error", "skipped")
 
@@ -241,9 +249,14 @@ class StoreWrites(DependencySets):
         stored = self._conn.execute(
             "SELECT id, name, checksum FROM units WHERE path=?", (snap.path,)
         ).fetchall()
+        known = {name for _, name, _ in stored}
+        gone = set() if snap.error else known - snap.checksums.keys()
         for uid, name, checksum in stored:
             new = snap.checksums.get(name)
-            if new != checksum:
+            if new is None and checksum is not None and gone_with_class(name, gone, known):
+                # Not stale: selection leaves it to the class's unit (``gone_with_class``).
+                self._conn.execute("UPDATE units SET checksum=NULL WHERE id=?", (uid,))
+            elif new != checksum:
                 reason = (
                     "does not parse" if snap.error else ("removed" if new is None else "changed")
                 )
@@ -272,7 +285,7 @@ class StoreWrites(DependencySets):
         )
         if not known:
             return
-        for name in added:
+        for name in newly_readable(added):
             read = bound_name(name)
             if read is not None:
                 self._conn.execute(
