@@ -45,7 +45,16 @@ def _raw_tokens(source: str) -> Iterator[tuple[int, str, tuple[int, int], Any, A
     readline = io.StringIO(source).readline
     if _TokenizerIter is not None:
         return iter(_TokenizerIter(readline, extra_tokens=True))
-    return tokenize.generate_tokens(readline)
+    return _unterminated_strings_raise(tokenize.generate_tokens(readline))
+
+
+def _unterminated_strings_raise(tokens: Iterator[Any]) -> Iterator[Any]:
+    """Before 3.12 an unterminated string is an error token (its quote) where 3.12 raises;
+    other error tokens stay (3.11 gives one for a combining mark in a valid name)."""
+    for token in tokens:
+        if token[0] == tokenize.ERRORTOKEN and token[1] in ("'", '"'):
+            raise SourceError(f"unterminated string at line {token[2][0]}")
+        yield token
 
 
 def normalized_tokens(source: str) -> list[tuple[tuple[int, int], str]]:
