@@ -13,7 +13,9 @@ whose outcome flips there too (a wall-time assertion under load) is named and ex
 ``--only SHA,...`` replays just those commits, each on its own: both tools record at the
 commit's parent afresh, then select at the commit (to diagnose or re-measure a few
 commits). ``--pip PKG`` adds a test dependency to the venv (itsdangerous needs
-freezegun). ``--log FILE`` appends one JSON line per commit.
+freezegun). ``--log FILE`` appends one JSON line per commit. ``--keep PATTERN`` keeps
+untracked files through every checkout: a version module a build would generate
+(hatch-vcs), written once into the clone under ``--work``.
 
     python bench/rts_history.py --work /tmp/history --commits 20 \\
         /work/.mirror/pytoolz+toolz/repo /work/.mirror/more-itertools+more-itertools/repo
@@ -69,9 +71,13 @@ def _venv(work: Path, extra: list[str]) -> Path:
     return python
 
 
+KEPT = [".reks", ".testmondata*"]
+"""What a checkout's clean keeps: the tools' stores, and each ``--keep`` pattern."""
+
+
 def _checkout(root: Path, commit: str) -> None:
     _git(root, "checkout", "-q", "-f", commit)
-    _git(root, "clean", "-q", "-fdx", "-e", ".reks", "-e", ".testmondata*")
+    _git(root, "clean", "-q", "-fdx", *(arg for kept in KEPT for arg in ("-e", kept)))
 
 
 def _touches_source(root: Path, commit: str) -> bool:
@@ -222,7 +228,15 @@ def main() -> None:
     parser.add_argument("--only", default="", help="comma-separated commits, each on its own")
     parser.add_argument("--pip", action="append", default=[], help="extra test dependency")
     parser.add_argument("--log", type=Path, help="append one JSON line per commit here")
+    parser.add_argument(
+        "--keep",
+        action="append",
+        default=[],
+        help="untracked files every checkout keeps (a pattern, as git clean -e takes): what a"
+        " build generates, e.g. hatch-vcs's src/*/_version.py, written once in the clone",
+    )
     args = parser.parse_args()
+    KEPT.extend(args.keep)
     args.work.mkdir(parents=True, exist_ok=True)
     python = _venv(args.work, args.pip)
     only = [c for c in args.only.split(",") if c]
