@@ -62,7 +62,8 @@ class Project:
         """Run pytest in the project's venv. ``listing``: -rA lists every test that ran
         (``passed``/``failed``); it costs seconds on a large suite, so runs that are timed
         go without it and read only the counts."""
-        cmd = [str(self.python), "-m", "pytest", "-q", "-p", "no:randomly"]
+        # --color=no: a project's addopts may force colour, which hides the listing's words.
+        cmd = [str(self.python), "-m", "pytest", "-q", "-p", "no:randomly", "--color=no"]
         cmd += ["-rA"] if listing else []
         cmd += [*self.extra_args, *args]
         env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}
@@ -88,6 +89,8 @@ class Project:
                 # A non-strict xfail that passes (XPASS) is no failure (pytest exits 0);
                 # a strict one is listed as FAILED.
                 (run.failed if m.group(1) in ("FAILED", "ERROR") else run.passed).add(m.group(2))
+        if listing and run.count and not run.ran:
+            raise RuntimeError(f"{self.name}: {run.count} tests ran but none was listed: {cmd}")
         return run
 
     def reset_stores(self) -> None:
