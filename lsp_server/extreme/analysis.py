@@ -283,7 +283,7 @@ def _run(
         warm.give_back(pool)
     else:
         pool.close()
-    done = check_on_disk(root, options, analysis, planned, done, job)
+    done = check_on_disk(root, options, analysis, planned, done, job, warm)
     record_results(analysis.covering, work, done)
 
 

@@ -15,10 +15,12 @@ from typing import TYPE_CHECKING, Any
 
 from lsp_server.extreme.model import Transformation, TransformationResult, Verdict
 from lsp_server.extreme.on_disk import DiskVerdict, PrivateCopy
+from lsp_server.extreme.pool import WorkerPool
 from lsp_server.jobs import Job
 
 if TYPE_CHECKING:
     from lsp_server.extreme.analysis import Analysis, Options
+    from lsp_server.extreme.warm import WarmPools
 
 IMPORT_TIME = (
     "it ran while the project was imported (a decorator, a class body, a module-level call "
@@ -26,6 +28,8 @@ IMPORT_TIME = (
 )
 ON_DISK = "checked on disk"
 """In the reason of a result whose verdict the plain run on disk gave."""
+BEFORE_IMPORT = "checked with the change applied before import"
+"""In the reason of a result whose verdict a pre-import worker's run gave (``pre_import``)."""
 DISK_TIMEOUT_BASE = 60.0
 """Seconds a plain pytest run may take beyond the in-place timeout (start, collection)."""
 DISK_TIMEOUT_CAP = 600.0
@@ -38,10 +42,13 @@ def check_on_disk(
     planned: dict[int, tuple[Transformation, dict[str, Any]]],
     done: list[TransformationResult],
     job: Job,
+    warm: WarmPools | None = None,
 ) -> list[TransformationResult]:
-    """The undetected verdicts of import-time functions (and ``options.verify`` others)
-    checked the plain way: the file rewritten in a private copy, the tests run afresh.
-    An import-time function takes that verdict; any other disagreement is a defect."""
+    """The undetected verdicts of import-time functions checked with the change applied
+    before the project is imported (``pre_import``; the plain way for a file the workers'
+    session imported), and ``options.verify`` others checked the plain way: the file
+    rewritten in a private copy, the tests run afresh. An import-time function takes that
+    verdict; any other disagreement is a defect. ``warm``: keep the pre-import workers."""
     import_time = [
         r for r in done if r.verdict is Verdict.UNDETECTED and _key(r) in analysis.import_time
     ]
@@ -56,7 +63,12 @@ def check_on_disk(
     if not import_time and not sample:
         return done
     timeouts = {planned[i][0]: float(request["timeout"]) for i, (_, request) in planned.items()}
+    if import_time:
+        requests = {t: request for t, request in planned.values()}
+        import_time = _before_import(root, options, analysis, import_time, requests, job, warm)
     checks = [*import_time, *sample]
+    if not checks:
+        return done
     job.report(0, len(checks), "checking on disk")
     copies = min(len(checks), options.jobs or os.cpu_count() or 1)
     for count, (result, checked) in enumerate(
@@ -80,6 +92,66 @@ def check_on_disk(
         # What the plain run executed: the verdict holds after an edit it did not reach.
         result.units, result.on_disk = checked.units, checked.units is not None
     return done
+
+
+def _before_import(
+    root: Path,
+    options: Options,
+    analysis: Analysis,
+    results: list[TransformationResult],
+    requests: dict[Transformation, dict[str, Any]],
+    job: Job,
+    warm: WarmPools | None,
+) -> list[TransformationResult]:
+    """Check ``results`` on pre-import workers; those of files the workers' session had
+    imported come back unchecked (for the plain way)."""
+    jobs = options.jobs or os.cpu_count() or 1
+    args = (options.python, options.pytest_args)
+    if warm is not None:
+        pool = warm.take_pre_import(root, jobs, *args, job, options.collect_timeout)
+    else:
+        pool = WorkerPool(root, min(len(results), jobs), *args, pre_import=True)
+    try:
+        pool.start(job)
+        mine = [r for r in results if r.transformation.path not in pool.preloaded]
+        pool.prepare(sorted({r.transformation.path for r in mine}))
+        job.report(0, len(mine), "checking before import")
+        for count, reply in enumerate(pool.run_all(_check_requests(mine, requests), job), 1):
+            result = mine[reply["id"]]
+            t = result.transformation
+            analysis.checked_on_disk += 1
+            job.report(count, len(mine), f"{t.function}: {t.body} before import")
+            result.verdict = Verdict(reply["verdict"])
+            result.detected_by = reply.get("detected_by")
+            detail = reply.get("reason") or (
+                f"{result.detected_by} failed" if result.detected_by else "every test passed"
+            )
+            result.reason = f"{IMPORT_TIME}; {BEFORE_IMPORT}: {detail}"
+            result.units = reply.get("units")
+            result.on_disk = result.units is not None  # what that run executed
+    except BaseException:
+        pool.terminate()
+        raise
+    if warm is not None:
+        warm.give_back(pool)
+    else:
+        pool.close()
+    return [r for r in results if r not in mine]
+
+
+def _check_requests(
+    results: list[TransformationResult], requests: dict[Transformation, dict[str, Any]]
+) -> Iterator[dict[str, Any]]:
+    """The runs of ``results`` on pre-import workers: their in-place requests with the tests
+    that ran, the timeout of a plain run (a collection comes first) and no deadlines per
+    test (they were set for another order)."""
+    for ident, result in enumerate(results):
+        request = requests[result.transformation]
+        timeout = min(DISK_TIMEOUT_CAP, DISK_TIMEOUT_BASE + float(request["timeout"]))
+        check = {**request, "id": ident, "tests": list(result.tests), "timeout": timeout}
+        check["deadlines"] = []
+        check.pop("basis", None)
+        yield check
 
 
 def _run_checks(

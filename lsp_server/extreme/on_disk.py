@@ -44,7 +44,10 @@ class DiskVerdict:
 
 def rewrite_body(source: str, line: int, name: str, body: str) -> str:
     """``source`` with the whole body of the ``def name`` at ``line`` replaced by ``body``
-    (statements separated by ``; `` stay on one line, which Python accepts)."""
+    (statements separated by ``; `` stay on one line, which Python accepts). Blank lines
+    take the place of the body's other lines: every other line keeps its number, so code
+    maps to the units of the file as it is on disk (``pre_import``) and tracebacks point
+    where the user's file has the code."""
     tree = parse_python(source)
     node = next(
         (
@@ -64,7 +67,8 @@ def rewrite_body(source: str, line: int, name: str, body: str) -> str:
     # Columns are UTF-8 byte offsets: cut the first and last lines as bytes.
     head = lines[first.lineno - 1].encode()[: first.col_offset].decode()
     tail = lines[end_line - 1].encode()[last.end_col_offset or 0 :].decode()
-    return "".join([*lines[: first.lineno - 1], head, body, tail, *lines[end_line:]])
+    padding = "\n" * (end_line - first.lineno)
+    return "".join([*lines[: first.lineno - 1], head, body, padding, tail, *lines[end_line:]])
 
 
 class PrivateCopy:

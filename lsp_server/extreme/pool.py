@@ -24,6 +24,8 @@ COLLECT_TIMEOUT = 600.0
 """Seconds a worker may take to start Python, import the project and collect its tests."""
 SCOPE_VARIABLE = "REKS_WORKER_SCOPE"
 """Set for a worker that waits, before it collects, for the test files to leave out."""
+PRE_IMPORT_FLAG = "--pre-import"
+"""The worker's first argument that makes it a pre-import worker (``pre_import``)."""
 
 
 class WorkerError(RuntimeError):
@@ -69,9 +71,12 @@ class WorkerPool:
         pytest_args: Iterable[str] = (),
         collect_timeout: float = COLLECT_TIMEOUT,
         scoped: bool = False,
+        pre_import: bool = False,
     ) -> None:
         self.root = root
         self.scoped = scoped  # its workers wait for ``scope`` before collecting
+        self.pre_import = pre_import  # ``pre_import`` workers: they collect per request
+        self.preloaded: set[str] = set()  # project files a pre-import worker imported
         self.size = max(1, size)
         self.python = python or sys.executable
         self.python_arg = python  # as given (None: this interpreter)
@@ -104,6 +109,7 @@ class WorkerPool:
             worker.tests = int(ready.get("tests", 0))
             self.nodeids = list(ready.get("nodeids", []))
             self.collection_errors = int(ready.get("collection_errors", 0))
+            self.preloaded.update(ready.get("preloaded", []))
         self._ready = True
 
     def spawn(self) -> None:
@@ -116,7 +122,8 @@ class WorkerPool:
         env = worker_environment(self.root, os.environ)
         if self.scoped:
             env[SCOPE_VARIABLE] = "1"
-        args = ["-m", "lsp_server.extreme.pytest_worker", str(self.root), *self.pytest_args]
+        flag = [PRE_IMPORT_FLAG] if self.pre_import else []
+        args = ["-m", "lsp_server.extreme.pytest_worker", *flag, str(self.root), *self.pytest_args]
         forks = self.size - 1 if hasattr(os, "fork") else 0
         for _ in range(self.size - forks):
             # A session of its own: what the tests start dies with the worker's group.

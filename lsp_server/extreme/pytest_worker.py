@@ -29,8 +29,8 @@ from _pytest.runner import runtestprotocol
 
 from lsp_server.extreme import code_swap as swapping
 from lsp_server.extreme.bytecode import use_private_cache
-from lsp_server.extreme.pool import SCOPE_VARIABLE
-from lsp_server.extreme.transform_run import run_transformation, stopping_the_run
+from lsp_server.extreme.pool import PRE_IMPORT_FLAG, SCOPE_VARIABLE
+from lsp_server.extreme.transform_run import install, run_transformation, stopping_the_run
 from lsp_server.extreme.worker_guard import Alarm, children, kill_adopted, set_subreaper
 from lsp_server.rts.setup_clock import SetupClock
 from lsp_server.rts.units import MODULE
@@ -304,6 +304,19 @@ class WorkerPlugin:
     def run(self, request: dict[str, Any]) -> dict[str, Any]:
         return run_transformation(self, request)
 
+    def set_up_child(self, request: dict[str, Any], transformed: bool) -> dict[str, Any] | None:
+        """In a transformation's child, before its tests: the transformation installed
+        (unless a control run) and the run log started; a reply when it cannot run."""
+        if not transformed:
+            return None
+        try:
+            install(self, request)
+        except (swapping.SwapError, SyntaxError, OSError) as exc:
+            return {"verdict": "error", "reason": str(exc)}
+        if self.run_log is not None:
+            self.run_log.start()
+        return None
+
     def run_item(self, item: pytest.Item, nextitem: pytest.Item | None) -> bool:
         """Run one test (setup, call, teardown) without reporting; True when it failed."""
         item.__dict__["repr_failure"] = _short_failure
@@ -314,6 +327,11 @@ class WorkerPlugin:
 
 
 def main(argv: list[str]) -> int:
+    plugin_class = WorkerPlugin
+    if argv[:1] == [PRE_IMPORT_FLAG]:
+        from lsp_server.extreme.pre_import import PreImportPlugin
+
+        plugin_class, argv = PreImportPlugin, argv[1:]
     root = os.path.realpath(argv[0])
     os.chdir(root)
     channel = inherited_channel()
@@ -322,7 +340,7 @@ def main(argv: list[str]) -> int:
         return 2
     set_subreaper()
     use_private_cache()
-    plugin = WorkerPlugin(root, channel, inherited_siblings())
+    plugin = plugin_class(root, channel, inherited_siblings())
     plugin.start_import_recording()
     args = [
         "-p",

@@ -140,7 +140,8 @@ def _child(
     return reply
 
 
-def _install(worker: WorkerPlugin, request: dict[str, Any]) -> None:
+def install(worker: WorkerPlugin, request: dict[str, Any]) -> None:
+    """In the child: the transformation swapped into the live function."""
     path = os.path.realpath(os.path.join(worker.root, request["path"]))
     name = request["function"].rsplit(".", 1)[-1]
     node = worker.defs.get(path, {}).get((request["line"], name))
@@ -155,14 +156,10 @@ def _install(worker: WorkerPlugin, request: dict[str, Any]) -> None:
 def _run_tests(worker: WorkerPlugin, request: dict[str, Any], transformed: bool) -> dict[str, Any]:
     """In the child: install the transformation (unless a control run), then run the tests
     in order, each by its deadline; the first failure is a detection."""
-    started = time.perf_counter()
-    if transformed:
-        try:
-            _install(worker, request)
-        except (swapping.SwapError, SyntaxError, OSError) as exc:
-            return {"verdict": "error", "reason": str(exc), "tests": []}
-        if worker.run_log is not None:
-            worker.run_log.start()
+    early = worker.set_up_child(request, transformed)
+    if early is not None:
+        return {"tests": [], **early}
+    started = time.perf_counter()  # the deadlines are the tests' (after a collection)
     ran: list[str] = []
     tests: list[str] = request["tests"]
     deadlines: list[float] = request.get("deadlines") or []

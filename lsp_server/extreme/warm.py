@@ -10,7 +10,7 @@ the pool afresh. ``give_back`` keeps it for the next analysis; ``close`` ends th
 from __future__ import annotations
 
 import threading
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -22,6 +22,9 @@ from lsp_server.project.files import is_test_path
 from lsp_server.rts.units import DOC, SourceError, header_name, path_units, source_units
 
 PoolKey = tuple[str, int, str | None, tuple[str, ...]]
+SESSION_FILES = ("conftest.py", "pytest.ini", "pyproject.toml", "tox.ini", "setup.cfg")
+"""Files at the root whose change a pre-import worker's session cannot follow, beside the
+project files it imported (a new conftest.py too)."""
 
 
 @dataclass
@@ -81,13 +84,58 @@ def _units_of_text(root: Path, rel: str, text: str) -> dict[str, str]:
     return dict(source_units(rel, text).checksums)
 
 
+def _stamp(path: Path) -> tuple[int, int] | None:
+    try:
+        stat = path.stat()
+    except OSError:
+        return None
+    return stat.st_mtime_ns, stat.st_size
+
+
+def _session_stamps(root: Path, files: Iterable[str]) -> dict[str, tuple[int, int] | None]:
+    return {rel: _stamp(root / rel) for rel in {*SESSION_FILES, *files}}
+
+
 class WarmPools:
-    """Pools kept alive between analyses, by project and settings."""
+    """Pools kept alive between analyses, by project and settings; and the project's
+    pre-import workers (``pre_import``)."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._pools: dict[PoolKey, tuple[WorkerPool, _Snapshot]] = {}
+        self._pre_import: dict[PoolKey, WorkerPool] = {}
         self.restarts = 0  # pools started afresh (for tests and the benchmark)
+
+    def take_pre_import(
+        self,
+        root: Path,
+        size: int,
+        python: str | None,
+        pytest_args: Sequence[str],
+        job: Job,
+        collect_timeout: float = COLLECT_TIMEOUT,
+    ) -> WorkerPool:
+        """The project's pre-import workers, started afresh when a file their session
+        loaded (a conftest, a project file it imported, the configuration) changed."""
+        key: PoolKey = (str(root), size, python, tuple(pytest_args))
+        with self._lock:
+            pool = self._pre_import.pop(key, None)
+        if pool is not None:
+            if pool.workers and _session_stamps(root, pool.preloaded) == pool.snapshot:
+                return pool
+            pool.close()
+        self.restarts += 1
+        before = _session_stamps(root, ())  # before the session reads them
+        pool = WorkerPool(root, size, python, pytest_args, collect_timeout, pre_import=True)
+        try:
+            pool.start(job)
+        except BaseException:
+            pool.terminate()
+            raise
+        # The files it imported are known now; stamped after, they may have changed in
+        # between (an edit saved during the start): one of ``before`` changed shows it.
+        pool.snapshot = {**_session_stamps(root, pool.preloaded), **before}
+        return pool
 
     def take(
         self,
@@ -136,6 +184,13 @@ class WarmPools:
     def give_back(self, pool: WorkerPool) -> None:
         key: PoolKey = (str(pool.root), pool.size, pool.python_arg, tuple(pool.pytest_args))
         snapshot = pool.snapshot
+        if pool.pre_import:
+            with self._lock:
+                if key in self._pre_import or not pool.workers:
+                    pool.close()
+                else:
+                    self._pre_import[key] = pool
+            return
         with self._lock:
             if not isinstance(snapshot, _Snapshot) or key in self._pools:
                 pool.close()
@@ -144,6 +199,8 @@ class WarmPools:
 
     def close(self) -> None:
         with self._lock:
-            pools, self._pools = list(self._pools.values()), {}
-        for pool, _ in pools:
+            pools = [pool for pool, _ in self._pools.values()]
+            pools += self._pre_import.values()
+            self._pools, self._pre_import = {}, {}
+        for pool in pools:
             pool.close()

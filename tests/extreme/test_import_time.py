@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from lsp_server.extreme.analysis import Options, analyse
+from lsp_server.extreme.disk_check import BEFORE_IMPORT
 from lsp_server.extreme.model import Verdict
 from lsp_server.extreme.on_disk import rewrite_body
 
@@ -76,7 +77,7 @@ def test_import_time_functions_are_never_falsely_undetected(
         assert rows, function
         for row in rows:
             assert row.verdict is Verdict.DETECTED, (function, row)
-            assert "checked on disk" in row.reason
+            assert BEFORE_IMPORT in row.reason  # by a pre-import worker (``pre_import``)
     assert analysis.checked_on_disk >= len(IMPORT_TIME_FUNCTIONS)
     # An ordinary function keeps the fast in-place verdict.
     accepts = [r for r in analysis.results if r.transformation.function == "accepts"]
@@ -112,7 +113,7 @@ def test_rewrite_body_replaces_the_whole_body_only() -> None:
         "class A:\n"
         "    @staticmethod\n"
         "    def f(x):  # note\n"
-        "        return None\n\n"
+        "        return None\n\n\n\n"
         "def g():\n"
         "    return 'é'\n"
     )
@@ -144,7 +145,7 @@ def test_on_disk_verdicts_are_kept_after_an_edit_their_runs_did_not_reach(
     checked = {
         (r.transformation.function, r.transformation.body)
         for r in first.results
-        if "checked on disk" in r.reason
+        if BEFORE_IMPORT in r.reason
     }
     assert {function for function, _ in checked} >= set(IMPORT_TIME_FUNCTIONS)
     (root / "tail.py").write_text("def triple(x):\n    y = x + x + x\n    return y\n")

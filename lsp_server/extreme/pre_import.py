@@ -1,0 +1,172 @@
+"""The pre-import worker: transformations of functions that run while the project is imported,
+applied before the import, without a new Python per transformation.
+
+Swapping a function's code after import cannot undo what it did at import (a decorator, a
+class body, a module-level call, a cached constant), so these verdicts used to come from a
+plain pytest run on a private copy with the file rewritten: seconds per transformation.
+This worker is a pytest session that loaded its plugins and the conftest files pytest
+loads before collecting, and stopped there: the project is not imported. For each request
+a forked child installs the rewritten file by an import hook (the user's file is never
+touched), collects the covering tests' files (which imports the project through the hook),
+and runs the tests like any transformation's child.
+
+Sound only for files the session has not imported yet: the worker names the project's
+files it imported (``preloaded``: a conftest or plugin that imports the project), and their
+functions are checked the plain way on disk instead.
+"""
+
+from __future__ import annotations
+
+import gc
+import importlib.abc
+import importlib.machinery
+import linecache
+import os
+import signal
+import sys
+from collections.abc import Sequence
+from types import CodeType, ModuleType
+from typing import Any
+
+import pytest
+
+from lsp_server.extreme.on_disk import RewriteError, rewrite_body
+from lsp_server.extreme.pytest_worker import WorkerPlugin
+
+
+
+class _TransformedLoader(importlib.machinery.SourceFileLoader):
+    """Loads the module from the rewritten text, never from bytecode."""
+
+    def __init__(self, fullname: str, path: str, source: str) -> None:
+        super().__init__(fullname, path)
+        self.source = source
+
+    def get_code(self, fullname: str) -> CodeType:
+        return compile(self.source, self.path, "exec", dont_inherit=True)
+
+    def get_source(self, fullname: str) -> str:
+        return self.source
+
+
+class TransformedFile(importlib.abc.MetaPathFinder):
+    """First on ``sys.meta_path``: whatever finder finds the module whose file is ``path``,
+    it is loaded from ``source``."""
+
+    def __init__(self, path: str, source: str) -> None:
+        self.path = os.path.realpath(path)
+        self.source = source
+
+    def find_spec(
+        self, fullname: str, path: Sequence[str] | None, target: ModuleType | None = None
+    ) -> importlib.machinery.ModuleSpec | None:
+        for finder in sys.meta_path:
+            if finder is self or not hasattr(finder, "find_spec"):
+                continue
+            spec: importlib.machinery.ModuleSpec | None = finder.find_spec(fullname, path, target)
+            if spec is None:
+                continue
+            if spec.origin and os.path.realpath(spec.origin) == self.path:
+                spec.loader = _TransformedLoader(fullname, spec.origin, self.source)
+            return spec
+        return None
+
+    def install(self) -> None:
+        sys.meta_path.insert(0, self)
+        # ``inspect.getsource`` and tracebacks read the rewritten text, as on disk (an
+        # entry without a modification time is never checked against the file).
+        lines = self.source.splitlines(keepends=True)
+        linecache.cache[self.path] = (len(self.source), None, lines, self.path)
+
+
+def project_files(root: str) -> list[str]:
+    """The project's files (relative to ``root``) this process has imported."""
+    prefix = root + os.sep
+    found = set()
+    for module in list(sys.modules.values()):
+        name = getattr(module, "__file__", None)
+        if isinstance(name, str) and (real := os.path.realpath(name)).startswith(prefix):
+            found.add(real[len(prefix) :].replace(os.sep, "/"))
+    return sorted(found)
+
+
+class PreImportPlugin(WorkerPlugin):
+    """The worker of the module docstring: ``pytest_worker``'s, which collects nothing."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.session: pytest.Session | None = None
+        self.startup_units: list[str] = []  # what ran before the first request
+        self.collect_failures = 0
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_collection(self, session: pytest.Session) -> bool:
+        return True  # each child collects what its request needs
+
+    def pytest_collectreport(self, report: pytest.CollectReport) -> None:
+        if report.failed:
+            self.collect_failures += 1
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_runtestloop(self, session: pytest.Session) -> bool:
+        from lsp_server.extreme.run_log import RunLog
+
+        self.served = True
+        self.session = session
+        signal.signal(signal.SIGTERM, self._terminate)
+        recorder, self.import_recorder = self.import_recorder, None
+        if recorder is not None:
+            recorder.stop()
+            # A plugin or conftest can run project code; a plain run records it too.
+            self.startup_units = sorted(recorder.end_test())
+        self.run_log = RunLog(self.root)
+        self.run_log.prewarm()
+        gc.collect()
+        gc.freeze()
+        preloaded = project_files(self.root)
+        self.send({"op": "ready", "pid": os.getpid(), "tests": 0, "preloaded": preloaded})
+        self.serve()
+        if self.is_sibling:
+            os._exit(0)
+        return True
+
+    def prepare(self, files: list[str]) -> dict[str, Any]:
+        """Imports nothing (the point of this worker): only forks the pool's other workers."""
+        self.fork_siblings()
+        return {"op": "prepared", "pid": os.getpid()}
+
+    def run(self, request: dict[str, Any]) -> dict[str, Any]:
+        reply = super().run(request)
+        if "units" in reply:
+            reply["units"] = sorted({*reply["units"], *self.startup_units})
+        return reply
+
+    def set_up_child(self, request: dict[str, Any], transformed: bool) -> dict[str, Any] | None:
+        """In the child: the rewritten file's import hook (unless a control run), the run
+        log started, the tests' files collected. A collection that fails or loses one of
+        the tests is a detection, as the plain run's usage or collection error is."""
+        if transformed:
+            path = os.path.realpath(os.path.join(self.root, request["path"]))
+            name = request["function"].rsplit(".", 1)[-1]
+            try:
+                with open(path, encoding="utf-8") as file:
+                    source = rewrite_body(file.read(), request["line"], name, request["body"])
+            except (OSError, UnicodeDecodeError, SyntaxError, RewriteError) as exc:
+                return {"verdict": "error", "reason": f"cannot rewrite the file: {exc}"}
+            TransformedFile(path, source).install()
+        if self.run_log is not None:
+            self.run_log.start()  # collection imports the project: record it too
+        assert self.session is not None
+        tests: list[str] = request["tests"]
+        files = sorted({os.path.join(self.root, t.split("::", 1)[0]) for t in tests})
+        try:
+            self.session.perform_collect(files)
+        except (pytest.UsageError, self.session.Interrupted) as exc:
+            return {"verdict": "detected", "reason": f"the tests could not be collected: {exc}"}
+        self.items = {item.nodeid: item for item in self.session.items}
+        if self.collect_failures:
+            return {"verdict": "detected", "reason": "the tests could not even be collected"}
+        missing = next((t for t in tests if t not in self.items), None)
+        if missing is not None:
+            return {"verdict": "detected", "reason": f"{missing} is no longer collected"}
+        return None

@@ -1,0 +1,78 @@
+"""Functions that ran while the project was imported, checked by a warm pre-import worker: a
+pytest session that loaded its plugins and conftest files but not the project, whose forked
+child installs the transformation by an import hook, collects the covering tests and runs
+them. Its verdicts must be those of the plain run on disk."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from tests.extreme.test_import_time import IMPORT_TIME_FUNCTIONS, IMPORT_TIME_PROJECT
+
+from lsp_server.extreme.analysis import Analysis, Options, analyse
+from lsp_server.extreme.model import TransformationResult, Verdict
+from lsp_server.extreme.on_disk import PrivateCopy, rewrite_body
+from lsp_server.extreme.disk_check import BEFORE_IMPORT
+from lsp_server.extreme.quick import merged, saved_change
+from lsp_server.extreme.warm import WarmPools
+
+
+def _disk_verdicts(root: Path, rows: list[TransformationResult]) -> list[Verdict]:
+    """The plain way's verdict of each row: the file rewritten in a copy, pytest afresh."""
+    with PrivateCopy(root) as copy:
+        return [copy.run(r.transformation, r.tests, 60.0).verdict for r in rows]
+
+
+def _rows(analysis: Analysis, function: str) -> list[TransformationResult]:
+    return [r for r in analysis.results if r.transformation.function == function]
+
+
+def test_an_edited_import_time_function_is_checked_on_the_warm_pre_import_worker(
+    make_project: Callable[[dict[str, str]], Path],
+) -> None:
+    root = make_project(IMPORT_TIME_PROJECT)
+    warm = WarmPools()
+    try:
+        last = analyse(root, Options(jobs=1), warm=warm)
+        started = warm.restarts  # the in-place pool and the pre-import worker
+        sigs = root / "sigs.py"
+        sigs.write_text(sigs.read_text().replace("    return names", "    return names[:]"))
+        change = saved_change(last, "sigs.py")
+        assert change is not None and "sigs.py::exclude_keywords" in change.to_analyse
+        only = change.to_analyse
+        files = [root / f for f in change.files]
+        fresh = analyse(root, Options(jobs=1, paths=files, only=only), warm=warm)
+        out = merged(last, change, fresh)
+        assert warm.restarts == started  # no Python started for the re-analysis
+    finally:
+        warm.close()
+    rows = _rows(out, "exclude_keywords")
+    assert rows and all(BEFORE_IMPORT in r.reason for r in rows), rows
+    assert [r.verdict for r in rows] == _disk_verdicts(root, rows)
+    for function in IMPORT_TIME_FUNCTIONS:
+        assert all(r.verdict is not Verdict.UNDETECTED for r in _rows(out, function)), function
+
+
+def test_a_function_the_conftest_imports_is_checked_on_disk(
+    make_project: Callable[[dict[str, str]], Path],
+) -> None:
+    # The pre-import worker has imported sigs with its conftest: an import hook in its
+    # child would not see the module imported again, so the plain way checks it.
+    root = make_project({**IMPORT_TIME_PROJECT, "conftest.py": "import sigs\n"})
+    analysis = analyse(root, Options(jobs=1))
+    for function in IMPORT_TIME_FUNCTIONS:
+        rows = _rows(analysis, function)
+        assert rows and all("checked on disk" in r.reason for r in rows), function
+        assert [r.verdict for r in rows] == _disk_verdicts(root, rows)
+
+
+def test_the_rewritten_body_keeps_every_other_line_where_it_was() -> None:
+    # The child's recorder maps code to units by line, from the file as it is on disk.
+    source = "def f(x):\n    y = x\n\n    return y  # same\n\n\ndef g():\n    return 1\n"
+    rewritten = rewrite_body(source, 1, "f", "return None")
+    assert rewritten.splitlines()[6:] == source.splitlines()[6:]
+    assert len(rewritten.splitlines()) == len(source.splitlines())
+    namespace: dict[str, object] = {}
+    exec(compile(rewritten, "m.py", "exec"), namespace)
+    assert namespace["f"](3) is None  # type: ignore[operator]
