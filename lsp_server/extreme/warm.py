@@ -10,7 +10,7 @@ the pool afresh. ``give_back`` keeps it for the next analysis; ``close`` ends th
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence, Set
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -53,9 +53,13 @@ def snapshot_files(root: Path, previous: _Snapshot | None = None) -> _Snapshot:
     return snapshot
 
 
-def _followable(root: Path, rel: str, old_text: str, old_stamp: tuple[int, int]) -> bool:
+def _followable(
+    root: Path, rel: str, old_text: str, old_stamp: tuple[int, int], import_time: Set[str]
+) -> bool:
     """The edit of ``rel`` changes function bodies only (same units, and the same checksum
-    of every other one). Both versions were usually parsed by an analysis already."""
+    of every other one), none of a function that ran at import (``import_time``: what it
+    computed then stays in the live modules). Both versions were usually parsed by an
+    analysis already."""
     if is_test_path(rel):
         return False
     try:
@@ -71,6 +75,7 @@ def _followable(root: Path, rel: str, old_text: str, old_stamp: tuple[int, int])
     # decorators) and the top level (constants, imports, class bodies: the values the
     # live functions read, class docstrings) must be the same.
     same = [name for name in now if not _followed(name, now)]
+    same += [name for name in now if f"{rel}::{name.removesuffix(DOC)}" in import_time]
     return set(now) == set(tmp_units) and all(now.get(n) == tmp_units.get(n) for n in same)
 
 
@@ -105,6 +110,7 @@ class WarmPools:
         self._pools: dict[PoolKey, tuple[WorkerPool, _Snapshot]] = {}
         self._pre_import: dict[PoolKey, WorkerPool] = {}
         self.restarts = 0  # pools started afresh (for tests and the benchmark)
+        self.pre_import_starts = 0  # pre-import workers started afresh (likewise)
 
     def take_pre_import(
         self,
@@ -124,7 +130,7 @@ class WarmPools:
             if pool.workers and _session_stamps(root, pool.preloaded) == pool.snapshot:
                 return pool
             pool.close()
-        self.restarts += 1
+        self.pre_import_starts += 1
         before = _session_stamps(root, ())  # before the session reads them
         pool = WorkerPool(root, size, python, pytest_args, collect_timeout, pre_import=True)
         try:
@@ -176,7 +182,8 @@ class WarmPools:
             rel: before.texts[rel] for rel in changed if before.texts[rel] != current.texts[rel]
         }
         if not all(
-            _followable(root, rel, text, before.stamps[rel]) for rel, text in edited.items()
+            _followable(root, rel, text, before.stamps[rel], pool.import_time)
+            for rel, text in edited.items()
         ):
             return False
         return not edited or pool.refresh(edited) is None

@@ -8,6 +8,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
+
 from tests.extreme.test_import_time import IMPORT_TIME_FUNCTIONS, IMPORT_TIME_PROJECT
 
 from lsp_server.extreme.analysis import Analysis, Options, analyse
@@ -35,7 +37,7 @@ def test_an_edited_import_time_function_is_checked_on_the_warm_pre_import_worker
     warm = WarmPools()
     try:
         last = analyse(root, Options(jobs=1), warm=warm)
-        started = warm.restarts  # the in-place pool and the pre-import worker
+        started = warm.pre_import_starts
         sigs = root / "sigs.py"
         sigs.write_text(sigs.read_text().replace("    return names", "    return names[:]"))
         change = saved_change(last, "sigs.py")
@@ -44,7 +46,7 @@ def test_an_edited_import_time_function_is_checked_on_the_warm_pre_import_worker
         files = [root / f for f in change.files]
         fresh = analyse(root, Options(jobs=1, paths=files, only=only), warm=warm)
         out = merged(last, change, fresh)
-        assert warm.restarts == started  # no Python started for the re-analysis
+        assert warm.pre_import_starts == started == 1  # the first one checked again
     finally:
         warm.close()
     rows = _rows(out, "exclude_keywords")
@@ -76,3 +78,53 @@ def test_the_rewritten_body_keeps_every_other_line_where_it_was() -> None:
     namespace: dict[str, object] = {}
     exec(compile(rewritten, "m.py", "exec"), namespace)
     assert namespace["f"](3) is None  # type: ignore[operator]
+
+
+STALE_PROJECT = {
+    "sigs.py": """
+        def exclude_keywords():
+            names = ("key", "default")
+            return names
+
+        EXCLUDED = exclude_keywords()
+
+        def accepts(name):
+            return name not in EXCLUDED
+    """,
+    "test_sigs.py": """
+        from sigs import accepts, exclude_keywords
+
+        def test_accepts():
+            assert not accepts("key") and not accepts("default")
+
+        def test_calls_without_checking():
+            exclude_keywords()
+    """,
+}
+
+
+@pytest.mark.slow  # three analyses, ~10-20 s
+def test_an_edit_of_an_import_time_function_is_not_analysed_on_stale_workers(
+    make_project: Callable[[dict[str, str]], Path],
+) -> None:
+    # After the edit test_accepts fails (EXCLUDED lost "default"), so only the test that
+    # checks nothing covers exclude_keywords: ``return ()`` is undetected. Warm workers
+    # that followed the new body but kept the EXCLUDED of the old one still pass
+    # test_accepts and let it detect the transformation.
+    root = make_project(STALE_PROJECT)
+    warm = WarmPools()
+    try:
+        last = analyse(root, Options(jobs=1), warm=warm)
+        sigs = root / "sigs.py"
+        sigs.write_text(sigs.read_text().replace('("key", "default")', '("key",)'))
+        change = saved_change(last, "sigs.py")
+        assert change is not None and change.to_analyse == ["sigs.py::exclude_keywords"]
+        files = [root / f for f in change.files]
+        only = change.to_analyse
+        fresh = analyse(root, Options(jobs=1, paths=files, only=only), warm=warm)
+    finally:
+        warm.close()
+    cold = analyse(root, Options(jobs=1, incremental=False))
+    verdicts = [(r.transformation.body, r.verdict) for r in _rows(fresh, "exclude_keywords")]
+    assert verdicts == [(r.transformation.body, r.verdict) for r in _rows(cold, "exclude_keywords")]
+    assert (_rows(cold, "exclude_keywords")[0].transformation.body, Verdict.UNDETECTED) in verdicts
