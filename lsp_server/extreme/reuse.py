@@ -196,13 +196,14 @@ def edited_rerun(
     timeouts and bodies, each with its last detector first, and no test is observed first
     (a central function's hundreds of tests). A detection then stands only if its test
     passes on the edited code (``confirm_detections``); an undetected verdict stands as is
-    (a test failing on the edited code would only leave the covering tests). A function
-    some of whose covering tests did not pass is analysed in full (they may pass now), and so
-    is one that ran at import (what it computed then changed: any covering test may fail
-    now, and the others decide). The entry keeps its old checksum, so the next whole
-    analysis analyses the function afresh."""
-    if entry is None or "timeout" not in entry or entry.get("import_time"):
+    (a test failing on the edited code would only leave the covering tests), or, for a
+    function that ran at import, is checked on disk as any other of its verdicts. A function
+    some of whose covering tests did not pass is analysed in full (they may pass now). The entry
+    keeps its old checksum, so the next whole analysis analyses the function afresh."""
+    if entry is None or "timeout" not in entry:
         return None
+    if entry.get("import_time") and not _disk_rows_recorded(entry):
+        return None  # remembered by an older reks
     deps = entry.get("deps", {})
     if any(checksums.get(u) != v for u, v in deps.items() if u != function.key):
         return None  # more than its body changed: its tests may be others now
