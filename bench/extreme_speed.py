@@ -248,10 +248,11 @@ def first_body_line(source: str, def_line: int) -> int:
 
 def _edited_twice(
     root: Path, t: Transformation, options: Options
-) -> list[tuple[float, int, int, int]]:
+) -> list[tuple[float, int, int, int, int]]:
     """Add a statement to the body of ``t``'s function and analyse, twice, on warm workers
     kept from the first time (the first analysis starts them): (seconds, transformations
-    run, functions reused, tests observed) of each."""
+    run, functions reused, tests observed, transformations checked before import or on
+    disk) of each."""
     path = root / t.path
     original = path.read_text(encoding="utf-8")
     lines = original.splitlines(keepends=True)
@@ -265,7 +266,13 @@ def _edited_twice(
             path.write_text("".join(edited), encoding="utf-8")
             again = analyse(root, options, warm=warm)
             timings.append(
-                (again.elapsed, again.run_count, len(again.reused), again.observed_tests)
+                (
+                    again.elapsed,
+                    again.run_count,
+                    len(again.reused),
+                    again.observed_tests,
+                    again.checked_on_disk,
+                )
             )
     finally:
         warm.close()
@@ -288,19 +295,24 @@ def incremental(root: Path, project: Project, jobs: int, analysis: Analysis) -> 
     central = max(ran, key=lambda r: len(covering.get(_key(r.transformation), []))).transformation
     paths = [root / x for x in project.targets]
     whole = Options(paths=paths, jobs=jobs, pytest_args=QUIET)
-    (cold, runs, reused, _), (hot, hot_runs, _, _) = _edited_twice(root, middling, whole)
+    (cold, runs, reused, _, _), (hot, hot_runs, _, _, _) = _edited_twice(root, middling, whole)
     print(
         f"(d) re-analysis of the files after editing {middling.function}: {cold:.2f} s with "
         f"new workers (CLI), {hot:.2f} s on warm workers (editor); {runs}/{hot_runs} "
         f"transformations run, {reused} functions reused {load()}"
     )
-    for label, t in (("middling", middling), ("central", central)):
+    cases = [("middling", middling), ("central", central)]
+    at_import = [r for r in ran if _key(r.transformation) in analysis.import_time]
+    if at_import:  # checked by the pre-import worker
+        cases.append(("ran at import", at_import[0].transformation))
+    for label, t in cases:
         only = Options(paths=paths, jobs=jobs, pytest_args=QUIET, only=[_key(t)])
-        _, (hot, hot_runs, _, observed) = _edited_twice(root, t, only)
+        _, (hot, hot_runs, _, observed, checked) = _edited_twice(root, t, only)
         print(
             f"    edited function only ({label}: {t.function}, "
             f"{len(covering.get(_key(t), []))} covering tests): {hot:.2f} s on warm workers; "
-            f"{hot_runs} transformations run, {observed} tests observed {load()}"
+            f"{hot_runs} transformations run, {observed} tests observed, {checked} checked "
+            f"before import or on disk {load()}"
         )
 
 
