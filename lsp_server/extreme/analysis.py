@@ -19,7 +19,7 @@ from typing import Any
 from lsp_server.extreme.collection_scope import ignoring, out_of_reach
 from lsp_server.extreme.constants import bodies_for_kinds
 from lsp_server.extreme.discover import FunctionInfo, discover, source_files
-from lsp_server.extreme.disk_check import IMPORT_TIME, check_on_disk
+from lsp_server.extreme.disk_check import IMPORT_TIME, check_on_disk, spawn_pre_import
 from lsp_server.extreme.model import Transformation, TransformationResult, Verdict
 from lsp_server.extreme.observation import ImportTimeTests, StoreView, store_view, test_timeouts
 from lsp_server.extreme.pool import WorkerPool
@@ -257,6 +257,7 @@ def _run(
         pool = _new_pool(root, options)
         _scope(pool, options, analysis, functions)
     files = sorted({f.path for f in functions})
+    pre = None
     try:
         planned: dict[int, tuple[Transformation, dict[str, Any]]] = {}
         if work.todo:
@@ -266,6 +267,7 @@ def _run(
         analysis.import_time |= {r.function.key for r in work.reruns if r.entry.get("import_time")}
         pool.start(job)
         pool.prepare(files)
+        pre = spawn_pre_import(root, options, analysis, warm)
         plan_reruns(work.reruns, planned, (options.timeout_base, options.timeout_factor))
         # A cluster's workers leave the same test files out.
         pytest_args = [*options.pytest_args, *ignoring(root, analysis.uncollected_files)]
@@ -277,13 +279,15 @@ def _run(
             work.reruns, done, lambda tests: pool.observe(tests, cap)
         )
     except BaseException:
-        pool.terminate()
+        for workers in (pool, pre):
+            if workers is not None:
+                workers.terminate()
         raise
     if warm is not None:
         warm.give_back(pool)
     else:
         pool.close()
-    done = check_on_disk(root, options, analysis, planned, done, job, warm)
+    done = check_on_disk(root, options, analysis, planned, done, job, (pre, warm))
     record_results(analysis.covering, work, done)
 
 

@@ -35,6 +35,23 @@ DISK_TIMEOUT_BASE = 60.0
 DISK_TIMEOUT_CAP = 600.0
 
 
+def spawn_pre_import(
+    root: Path, options: Options, analysis: Analysis, warm: WarmPools | None
+) -> WorkerPool | None:
+    """Pre-import workers (``pre_import``) for the checks of ``check_on_disk``, spawned now
+    so that they start Python and pytest while the transformations run in place; None
+    when no function ran at import or the check is off."""
+    if not analysis.import_time or not options.on_disk:
+        return None
+    jobs = options.jobs or os.cpu_count() or 1
+    args = (options.python, options.pytest_args, options.collect_timeout)
+    if warm is not None:
+        return warm.take_pre_import(root, jobs, *args)
+    pool = WorkerPool(root, jobs, *args, pre_import=True)
+    pool.spawn()
+    return pool
+
+
 def check_on_disk(
     root: Path,
     options: Options,
@@ -42,13 +59,37 @@ def check_on_disk(
     planned: dict[int, tuple[Transformation, dict[str, Any]]],
     done: list[TransformationResult],
     job: Job,
-    warm: WarmPools | None = None,
+    pre: tuple[WorkerPool | None, WarmPools | None] = (None, None),
 ) -> list[TransformationResult]:
     """The undetected verdicts of import-time functions checked with the change applied
-    before the project is imported (``pre_import``; the plain way for a file the workers'
-    session imported), and ``options.verify`` others checked the plain way: the file
-    rewritten in a private copy, the tests run afresh. An import-time function takes that
-    verdict; any other disagreement is a defect. ``warm``: keep the pre-import workers."""
+    before the project is imported (on ``pre``'s pool, from ``spawn_pre_import``, given
+    back to its warm pools or closed here; the plain way for a file its session imported),
+    and ``options.verify`` others checked the plain way: the file rewritten in a private
+    copy, the tests run afresh. An import-time function takes that verdict; any other
+    disagreement is a defect."""
+    pool, warm = pre
+    try:
+        checked = _checked(root, options, analysis, planned, done, job, pool)
+    except BaseException:
+        if pool is not None:
+            pool.terminate()
+        raise
+    if pool is not None and warm is not None:
+        warm.give_back(pool)
+    elif pool is not None:
+        pool.close()
+    return checked
+
+
+def _checked(
+    root: Path,
+    options: Options,
+    analysis: Analysis,
+    planned: dict[int, tuple[Transformation, dict[str, Any]]],
+    done: list[TransformationResult],
+    job: Job,
+    pool: WorkerPool | None,
+) -> list[TransformationResult]:
     import_time = [
         r for r in done if r.verdict is Verdict.UNDETECTED and _key(r) in analysis.import_time
     ]
@@ -63,9 +104,9 @@ def check_on_disk(
     if not import_time and not sample:
         return done
     timeouts = {planned[i][0]: float(request["timeout"]) for i, (_, request) in planned.items()}
-    if import_time:
+    if import_time and pool is not None:
         requests = {t: request for t, request in planned.values()}
-        import_time = _before_import(root, options, analysis, import_time, requests, job, warm)
+        import_time = _before_import(pool, analysis, import_time, requests, job)
     checks = [*import_time, *sample]
     if not checks:
         return done
@@ -95,47 +136,31 @@ def check_on_disk(
 
 
 def _before_import(
-    root: Path,
-    options: Options,
+    pool: WorkerPool,
     analysis: Analysis,
     results: list[TransformationResult],
     requests: dict[Transformation, dict[str, Any]],
     job: Job,
-    warm: WarmPools | None,
 ) -> list[TransformationResult]:
-    """Check ``results`` on pre-import workers; those of files the workers' session had
-    imported come back unchecked (for the plain way)."""
-    jobs = options.jobs or os.cpu_count() or 1
-    args = (options.python, options.pytest_args)
-    if warm is not None:
-        pool = warm.take_pre_import(root, jobs, *args, job, options.collect_timeout)
-    else:
-        pool = WorkerPool(root, min(len(results), jobs), *args, pre_import=True)
-    try:
-        pool.start(job)
-        mine = [r for r in results if r.transformation.path not in pool.preloaded]
-        pool.prepare(sorted({r.transformation.path for r in mine}))
-        job.report(0, len(mine), "checking before import")
-        for count, reply in enumerate(pool.run_all(_check_requests(mine, requests), job), 1):
-            result = mine[reply["id"]]
-            t = result.transformation
-            analysis.checked_on_disk += 1
-            job.report(count, len(mine), f"{t.function}: {t.body} before import")
-            result.verdict = Verdict(reply["verdict"])
-            result.detected_by = reply.get("detected_by")
-            detail = reply.get("reason") or (
-                f"{result.detected_by} failed" if result.detected_by else "every test passed"
-            )
-            result.reason = f"{IMPORT_TIME}; {BEFORE_IMPORT}: {detail}"
-            result.units = reply.get("units")
-            result.on_disk = result.units is not None  # what that run executed
-    except BaseException:
-        pool.terminate()
-        raise
-    if warm is not None:
-        warm.give_back(pool)
-    else:
-        pool.close()
+    """Check ``results`` on the pre-import workers of ``pool``; those of files their
+    session had imported come back unchecked (for the plain way)."""
+    pool.start(job)
+    mine = [r for r in results if r.transformation.path not in pool.preloaded]
+    pool.prepare(sorted({r.transformation.path for r in mine}))
+    job.report(0, len(mine), "checking before import")
+    for count, reply in enumerate(pool.run_all(_check_requests(mine, requests), job), 1):
+        result = mine[reply["id"]]
+        t = result.transformation
+        analysis.checked_on_disk += 1
+        job.report(count, len(mine), f"{t.function}: {t.body} before import")
+        result.verdict = Verdict(reply["verdict"])
+        result.detected_by = reply.get("detected_by")
+        detail = reply.get("reason") or (
+            f"{result.detected_by} failed" if result.detected_by else "every test passed"
+        )
+        result.reason = f"{IMPORT_TIME}; {BEFORE_IMPORT}: {detail}"
+        result.units = reply.get("units")
+        result.on_disk = result.units is not None  # what that run executed
     return [r for r in results if r not in mine]
 
 

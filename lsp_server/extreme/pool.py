@@ -77,6 +77,7 @@ class WorkerPool:
         self.scoped = scoped  # its workers wait for ``scope`` before collecting
         self.pre_import = pre_import  # ``pre_import`` workers: they collect per request
         self.preloaded: set[str] = set()  # project files a pre-import worker imported
+        self.spawned_ns = 0  # when a warm pre-import pool was spawned (``warm``)
         self.size = max(1, size)
         self.python = python or sys.executable
         self.python_arg = python  # as given (None: this interpreter)

@@ -34,7 +34,6 @@ from lsp_server.extreme.on_disk import RewriteError, rewrite_body
 from lsp_server.extreme.pytest_worker import WorkerPlugin
 
 
-
 class _TransformedLoader(importlib.machinery.SourceFileLoader):
     """Loads the module from the rewritten text, never from bytecode."""
 

@@ -80,13 +80,14 @@ class WorkerPlugin:
     # -- pytest hooks -----------------------------------------------------------------
 
     @pytest.hookimpl(tryfirst=True)
-    def pytest_collection(self, session: pytest.Session) -> None:
+    def pytest_collection(self, session: pytest.Session) -> bool | None:
         # The test files to leave out (``collection_scope``) come once the analysis knows
         # its functions: Python and pytest started meanwhile.
         ignored = session.config.getoption("ignore") or []
         if os.environ.pop(SCOPE_VARIABLE, ""):
             ignored = [*ignored, *self.channel.receive()["ignore"]]
         self.ignored = {os.path.abspath(p) for p in ignored}
+        return None  # pytest collects
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_ignore_collect(self, collection_path: Path) -> bool | None:

@@ -10,6 +10,7 @@ the pool afresh. ``give_back`` keeps it for the next analysis; ``close`` ends th
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Iterable, Mapping, Sequence, Set
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -118,30 +119,40 @@ class WarmPools:
         size: int,
         python: str | None,
         pytest_args: Sequence[str],
-        job: Job,
         collect_timeout: float = COLLECT_TIMEOUT,
     ) -> WorkerPool:
-        """The project's pre-import workers, started afresh when a file their session
-        loaded (a conftest, a project file it imported, the configuration) changed."""
+        """The project's pre-import workers: the kept ones, unless a file their session
+        loaded (a conftest, a project file it imported, the configuration) changed since;
+        else new ones, spawned (``WorkerPool.start`` waits for them)."""
         key: PoolKey = (str(root), size, python, tuple(pytest_args))
         with self._lock:
             pool = self._pre_import.pop(key, None)
         if pool is not None:
+            assert isinstance(pool.snapshot, dict)
             if pool.workers and _session_stamps(root, pool.preloaded) == pool.snapshot:
                 return pool
             pool.close()
         self.pre_import_starts += 1
-        before = _session_stamps(root, ())  # before the session reads them
         pool = WorkerPool(root, size, python, pytest_args, collect_timeout, pre_import=True)
-        try:
-            pool.start(job)
-        except BaseException:
-            pool.terminate()
-            raise
-        # The files it imported are known now; stamped after, they may have changed in
-        # between (an edit saved during the start): one of ``before`` changed shows it.
-        pool.snapshot = {**_session_stamps(root, pool.preloaded), **before}
+        pool.snapshot = _session_stamps(root, ())  # before the session reads them
+        pool.spawned_ns = time.time_ns()
+        pool.spawn()
         return pool
+
+    def _keep_pre_import(self, key: PoolKey, pool: WorkerPool) -> bool:
+        """Keep ``pool`` with the stamps of the files its session imported; not when one
+        was written after the session started (it may have read the older text)."""
+        assert isinstance(pool.snapshot, dict)
+        imported = [_stamp(pool.root / rel) for rel in pool.preloaded]
+        if not pool.workers or any(s is None or s[0] >= pool.spawned_ns for s in imported):
+            return False
+        stamps = _session_stamps(pool.root, pool.preloaded)
+        with self._lock:
+            if key in self._pre_import:
+                return False
+            pool.snapshot = {**stamps, **pool.snapshot}
+            self._pre_import[key] = pool
+        return True
 
     def take(
         self,
@@ -192,11 +203,8 @@ class WarmPools:
         key: PoolKey = (str(pool.root), pool.size, pool.python_arg, tuple(pool.pytest_args))
         snapshot = pool.snapshot
         if pool.pre_import:
-            with self._lock:
-                if key in self._pre_import or not pool.workers:
-                    pool.close()
-                else:
-                    self._pre_import[key] = pool
+            if not self._keep_pre_import(key, pool):
+                pool.close()
             return
         with self._lock:
             if not isinstance(snapshot, _Snapshot) or key in self._pools:

@@ -10,14 +10,13 @@ from pathlib import Path
 
 import pytest
 
-from tests.extreme.test_import_time import IMPORT_TIME_FUNCTIONS, IMPORT_TIME_PROJECT
-
 from lsp_server.extreme.analysis import Analysis, Options, analyse
+from lsp_server.extreme.disk_check import BEFORE_IMPORT
 from lsp_server.extreme.model import TransformationResult, Verdict
 from lsp_server.extreme.on_disk import PrivateCopy, rewrite_body
-from lsp_server.extreme.disk_check import BEFORE_IMPORT
 from lsp_server.extreme.quick import merged, saved_change
 from lsp_server.extreme.warm import WarmPools
+from tests.extreme.test_import_time import IMPORT_TIME_FUNCTIONS, IMPORT_TIME_PROJECT
 
 
 def _disk_verdicts(root: Path, rows: list[TransformationResult]) -> list[Verdict]:
