@@ -20,6 +20,7 @@ from lsp_server.extreme.collection_scope import ignoring, out_of_reach
 from lsp_server.extreme.constants import bodies_for_kinds
 from lsp_server.extreme.discover import FunctionInfo, discover, source_files
 from lsp_server.extreme.disk_check import IMPORT_TIME, check_on_disk, spawn_pre_import
+from lsp_server.extreme.import_time_edit import edited_at_import, run_before_import
 from lsp_server.extreme.model import Transformation, TransformationResult, Verdict
 from lsp_server.extreme.observation import ImportTimeTests, StoreView, store_view, test_timeouts
 from lsp_server.extreme.pool import WorkerPool
@@ -207,7 +208,7 @@ def _analyse(
             continue
         entry = previous.get(function.key)
         how, rerun = classify(function, entry, checksums)
-        if how == "run" and options.only:  # every function left is one of them
+        if how in ("run", "replan") and options.only:  # every function left is one of them
             rerun = edited_rerun(function, entry, checksums)
         if how == "reuse" and entry is not None:
             results[function.key] = [result_from_state(function, r) for r in entry["results"]]
@@ -245,6 +246,8 @@ def _run(
     warm: WarmPools | None = None,
     early: WorkerPool | None = None,
 ) -> None:
+    if edited_at_import(options, work):  # the quick path: nothing to collect
+        return run_before_import(root, options, job, analysis, work, warm)
     job.report(0, None, "collecting tests")
     warm = None if options.scheduler else warm
     args = (root, _pool_size(options), options.python, options.pytest_args)
@@ -279,9 +282,8 @@ def _run(
             work.reruns, done, lambda tests: pool.observe(tests, cap)
         )
     except BaseException:
-        for workers in (pool, pre):
-            if workers is not None:
-                workers.terminate()
+        for workers in filter(None, (pool, pre)):
+            workers.terminate()
         raise
     if warm is not None:
         warm.give_back(pool)

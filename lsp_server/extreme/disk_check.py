@@ -8,7 +8,7 @@ from __future__ import annotations
 import contextlib
 import os
 import queue
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -148,35 +148,43 @@ def _before_import(
     mine = [r for r in results if r.transformation.path not in pool.preloaded]
     pool.prepare(sorted({r.transformation.path for r in mine}))
     job.report(0, len(mine), "checking before import")
-    for count, reply in enumerate(pool.run_all(_check_requests(mine, requests), job), 1):
+    checks = (
+        before_import_request(i, requests[r.transformation], r.tests) for i, r in enumerate(mine)
+    )
+    for count, reply in enumerate(pool.run_all(checks, job), 1):
         result = mine[reply["id"]]
         t = result.transformation
         analysis.checked_on_disk += 1
         job.report(count, len(mine), f"{t.function}: {t.body} before import")
-        result.verdict = Verdict(reply["verdict"])
-        result.detected_by = reply.get("detected_by")
-        detail = reply.get("reason") or (
-            f"{result.detected_by} failed" if result.detected_by else "every test passed"
-        )
-        result.reason = f"{IMPORT_TIME}; {BEFORE_IMPORT}: {detail}"
-        result.units = reply.get("units")
-        result.on_disk = result.units is not None  # what that run executed
+        take_reply(result, reply)
     return [r for r in results if r not in mine]
 
 
-def _check_requests(
-    results: list[TransformationResult], requests: dict[Transformation, dict[str, Any]]
-) -> Iterator[dict[str, Any]]:
-    """The runs of ``results`` on pre-import workers: their in-place requests with the tests
-    that ran, the timeout of a plain run (a collection comes first) and no deadlines per
-    test (they were set for another order)."""
-    for ident, result in enumerate(results):
-        request = requests[result.transformation]
-        timeout = min(DISK_TIMEOUT_CAP, DISK_TIMEOUT_BASE + float(request["timeout"]))
-        check = {**request, "id": ident, "tests": list(result.tests), "timeout": timeout}
-        check["deadlines"] = []
-        check.pop("basis", None)
-        yield check
+def before_import_request(
+    ident: int, request: dict[str, Any], tests: Sequence[str], confirm: bool = False
+) -> dict[str, Any]:
+    """The run of an in-place ``request`` on a pre-import worker, with ``tests``: the
+    timeout of a plain run (a collection comes first) and no deadlines per test (they were
+    set for another order). ``confirm``: a detection stands only if the detecting test
+    passes without the transformation (``pre_import``)."""
+    timeout = min(DISK_TIMEOUT_CAP, DISK_TIMEOUT_BASE + float(request["timeout"]))
+    check = {**request, "id": ident, "tests": list(tests), "timeout": timeout, "deadlines": []}
+    check.pop("basis", None)
+    check["confirm"] = confirm
+    return check
+
+
+def take_reply(result: TransformationResult, reply: dict[str, Any]) -> None:
+    """``result`` with the verdict of a pre-import worker's ``reply``."""
+    result.verdict = Verdict(reply["verdict"])
+    result.detected_by = reply.get("detected_by")
+    result.tests = list(reply.get("tests", result.tests))
+    detail = reply.get("reason") or (
+        f"{result.detected_by} failed" if result.detected_by else "every test passed"
+    )
+    result.reason = f"{IMPORT_TIME}; {BEFORE_IMPORT}: {detail}"
+    result.units = reply.get("units")
+    result.on_disk = result.units is not None  # what that run executed
 
 
 def _run_checks(

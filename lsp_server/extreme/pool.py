@@ -24,8 +24,6 @@ COLLECT_TIMEOUT = 600.0
 """Seconds a worker may take to start Python, import the project and collect its tests."""
 SCOPE_VARIABLE = "REKS_WORKER_SCOPE"
 """Set for a worker that waits, before it collects, for the test files to leave out."""
-PRE_IMPORT_FLAG = "--pre-import"
-"""The worker's first argument that makes it a pre-import worker (``pre_import``)."""
 
 
 class WorkerError(RuntimeError):
@@ -123,8 +121,8 @@ class WorkerPool:
         env = worker_environment(self.root, os.environ)
         if self.scoped:
             env[SCOPE_VARIABLE] = "1"
-        flag = [PRE_IMPORT_FLAG] if self.pre_import else []
-        args = ["-m", "lsp_server.extreme.pytest_worker", *flag, str(self.root), *self.pytest_args]
+        module = "pre_import" if self.pre_import else "pytest_worker"
+        args = ["-m", f"lsp_server.extreme.{module}", str(self.root), *self.pytest_args]
         forks = self.size - 1 if hasattr(os, "fork") else 0
         for _ in range(self.size - forks):
             # A session of its own: what the tests start dies with the worker's group.

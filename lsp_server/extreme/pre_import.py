@@ -31,7 +31,8 @@ from typing import Any
 import pytest
 
 from lsp_server.extreme.on_disk import RewriteError, rewrite_body
-from lsp_server.extreme.pytest_worker import WorkerPlugin
+from lsp_server.extreme.pytest_worker import WorkerPlugin, main
+from lsp_server.extreme.transform_run import run_child
 
 
 class _TransformedLoader(importlib.machinery.SourceFileLoader):
@@ -135,7 +136,16 @@ class PreImportPlugin(WorkerPlugin):
         return {"op": "prepared", "pid": os.getpid()}
 
     def run(self, request: dict[str, Any]) -> dict[str, Any]:
+        """A transformation's run; with ``confirm``, a detection stands only if the
+        detecting test passes on the code as it is (after an edit it may fail anyway)."""
         reply = super().run(request)
+        detector = reply.get("detected_by")
+        if request.get("confirm") and reply.get("verdict") == "detected" and detector:
+            control = {**request, "tests": [detector]}
+            reply["confirmed"] = detector  # run on the code as it is (an observation)
+            if run_child(self, control, transformed=False)["verdict"] != "undetected":
+                reason = f"{detector} does not pass on the edited code"
+                reply.update(verdict="error", reason=reason)
         if "units" in reply:
             reply["units"] = sorted({*reply["units"], *self.startup_units})
         return reply
@@ -169,3 +179,7 @@ class PreImportPlugin(WorkerPlugin):
         if missing is not None:
             return {"verdict": "detected", "reason": f"{missing} is no longer collected"}
         return None
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:], PreImportPlugin))

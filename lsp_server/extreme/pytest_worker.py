@@ -29,7 +29,7 @@ from _pytest.runner import runtestprotocol
 
 from lsp_server.extreme import code_swap as swapping
 from lsp_server.extreme.bytecode import use_private_cache
-from lsp_server.extreme.pool import PRE_IMPORT_FLAG, SCOPE_VARIABLE
+from lsp_server.extreme.pool import SCOPE_VARIABLE
 from lsp_server.extreme.transform_run import install, run_transformation, stopping_the_run
 from lsp_server.extreme.worker_guard import Alarm, children, kill_adopted, set_subreaper
 from lsp_server.rts.setup_clock import SetupClock
@@ -327,12 +327,7 @@ class WorkerPlugin:
         return self.reported_failure or any(report.failed for report in reports)
 
 
-def main(argv: list[str]) -> int:
-    plugin_class = WorkerPlugin
-    if argv[:1] == [PRE_IMPORT_FLAG]:
-        from lsp_server.extreme.pre_import import PreImportPlugin
-
-        plugin_class, argv = PreImportPlugin, argv[1:]
+def main(argv: list[str], plugin_class: type[WorkerPlugin] = WorkerPlugin) -> int:
     root = os.path.realpath(argv[0])
     os.chdir(root)
     channel = inherited_channel()

@@ -36,7 +36,8 @@ from lsp_server.extreme.discover import FunctionInfo
 from lsp_server.extreme.disk_check import ON_DISK
 from lsp_server.extreme.model import Transformation, TransformationResult, Verdict
 from lsp_server.extreme.requests import entry_request
-from lsp_server.extreme.state import Checksums, result_from_state, result_to_state
+from lsp_server.extreme.state import TOP_LEVEL, Checksums, result_from_state, result_to_state
+from lsp_server.rts.units import MODULE
 
 
 @dataclass
@@ -199,13 +200,16 @@ def edited_rerun(
     (a test failing on the edited code would only leave the covering tests), or, for a
     function that ran at import, is checked on disk as any other of its verdicts. A function
     some of whose covering tests did not pass is analysed in full (they may pass now). The entry
-    keeps its old checksum, so the next whole analysis analyses the function afresh."""
+    keeps its old checksum, so the next whole analysis analyses the function afresh. A
+    function that ran at import and was not edited is re-analysed so too when its runs
+    reached only edited function bodies (``_bodies_at_import``)."""
     if entry is None or "timeout" not in entry:
         return None
     if entry.get("import_time") and not _disk_rows_recorded(entry):
         return None  # remembered by an older reks
     deps = entry.get("deps", {})
-    if any(checksums.get(u) != v for u, v in deps.items() if u != function.key):
+    changed = [u for u, v in deps.items() if u != function.key and checksums.get(u) != v]
+    if changed and not _bodies_at_import(entry, changed):
         return None  # more than its body changed: its tests may be others now
     rows = entry["results"]
     if not rows or any(row.get("verdict") in ("skipped", "error") for row in rows):
@@ -215,6 +219,15 @@ def edited_rerun(
         # detect what the others did not: they are observed again.
         return None
     return Rerun(function, entry, stale=list(rows), edited=True)
+
+
+def _bodies_at_import(entry: dict[str, Any], changed: list[str]) -> bool:
+    """A function that ran at import, whose runs reached edits of other functions' bodies
+    (the import runs them all): its covering tests, those of its file's code, are the
+    same; its transformations run again, confirmed as an edited function's are."""
+    return bool(entry.get("import_time")) and all(
+        not u.endswith("::" + TOP_LEVEL) and not u.endswith("::" + MODULE) for u in changed
+    )
 
 
 def confirm_detections(

@@ -95,7 +95,7 @@ def run_transformation(worker: WorkerPlugin, request: dict[str, Any]) -> dict[st
 
 def _transformed(worker: WorkerPlugin, request: dict[str, Any], units: set[str]) -> dict[str, Any]:
     """One run of the transformed code; what it executed is added to ``units``."""
-    outcome = _child(worker, request)
+    outcome = run_child(worker, request)
     outcome.pop("limit", None)
     if worker.run_log is not None:
         units.update(worker.run_log.take())
@@ -108,12 +108,12 @@ def _original_overruns(worker: WorkerPlugin, request: dict[str, Any], started: f
     (begun at ``started``) was stopped."""
     whole = float(request["timeout"])
     limit = min(whole, time.perf_counter() - started + CONTROL_SLACK)
-    control = _child(worker, request, transformed=False, limit=limit)
+    control = run_child(worker, request, transformed=False, limit=limit)
     outlived = bool(control.get("limit")) and limit < whole
     return control["verdict"] == "timeout" and not outlived
 
 
-def _child(
+def run_child(
     worker: WorkerPlugin,
     request: dict[str, Any],
     transformed: bool = True,
