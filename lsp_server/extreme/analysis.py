@@ -49,7 +49,7 @@ from lsp_server.extreme.state import (
     untouched,
 )
 from lsp_server.extreme.test_order import detection_order
-from lsp_server.extreme.warm import WarmPools
+from lsp_server.extreme.warm import WarmPools, lent
 from lsp_server.jobs import Job
 from lsp_server.project import load_config
 
@@ -262,33 +262,32 @@ def _run(
     files = sorted({f.path for f in functions})
     pre = None
     try:
-        planned: dict[int, tuple[Transformation, dict[str, Any]]] = {}
-        if work.todo:
-            observed = _observe(pool, root, job, analysis, work.todo, options, work.known)
-            planned = _plan(options, analysis, observed, work)
-        # Stale verdicts of import-time functions run in place, then on disk again.
-        analysis.import_time |= {r.function.key for r in work.reruns if r.entry.get("import_time")}
-        pool.start(job)
-        pool.prepare(files)
-        pre = spawn_pre_import(root, options, analysis, warm)
-        plan_reruns(work.reruns, planned, (options.timeout_base, options.timeout_factor))
-        # A cluster's workers leave the same test files out.
-        pytest_args = [*options.pytest_args, *ignoring(root, analysis.uncollected_files)]
-        run_all = runner_for(options.scheduler, pool, options.python, pytest_args, files)
-        done = run_planned(run_all, planned, job)
-        analysis.run_count = len(done)
-        cap = options.test_timeout
-        analysis.observed_tests += confirm_detections(
-            work.reruns, done, lambda tests: pool.observe(tests, cap)
-        )
+        with lent(pool, warm):
+            planned: dict[int, tuple[Transformation, dict[str, Any]]] = {}
+            if work.todo:
+                observed = _observe(pool, root, job, analysis, work.todo, options, work.known)
+                planned = _plan(options, analysis, observed, work)
+            # Stale verdicts of import-time functions run in place, then on disk again.
+            analysis.import_time |= {
+                r.function.key for r in work.reruns if r.entry.get("import_time")
+            }
+            pool.start(job)
+            pool.prepare(files)
+            pre = spawn_pre_import(root, options, analysis, warm)
+            plan_reruns(work.reruns, planned, (options.timeout_base, options.timeout_factor))
+            # A cluster's workers leave the same test files out.
+            pytest_args = [*options.pytest_args, *ignoring(root, analysis.uncollected_files)]
+            run_all = runner_for(options.scheduler, pool, options.python, pytest_args, files)
+            done = run_planned(run_all, planned, job)
+            analysis.run_count = len(done)
+            cap = options.test_timeout
+            analysis.observed_tests += confirm_detections(
+                work.reruns, done, lambda tests: pool.observe(tests, cap)
+            )
     except BaseException:
-        for workers in filter(None, (pool, pre)):
-            workers.terminate()
+        if pre is not None:
+            pre.terminate()
         raise
-    if warm is not None:
-        warm.give_back(pool)
-    else:
-        pool.close()
     done = check_on_disk(root, options, analysis, planned, done, job, (pre, warm))
     record_results(analysis.covering, work, done)
 

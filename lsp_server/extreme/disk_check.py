@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 from lsp_server.extreme.model import Transformation, TransformationResult, Verdict
 from lsp_server.extreme.on_disk import DiskVerdict, PrivateCopy
 from lsp_server.extreme.pool import WorkerPool
+from lsp_server.extreme.warm import lent
 from lsp_server.jobs import Job
 
 if TYPE_CHECKING:
@@ -68,26 +69,19 @@ def check_on_disk(
     copy, the tests run afresh. An import-time function takes that verdict; any other
     disagreement is a defect."""
     pool, warm = pre
-    try:
-        checked = _checked(root, options, analysis, planned, done, job, pool)
-    except BaseException:
+    with contextlib.ExitStack() as stack:
         if pool is not None:
-            pool.terminate()
-        raise
-    if pool is not None and warm is not None:
-        warm.give_back(pool)
-    elif pool is not None:
-        pool.close()
-    return checked
+            stack.enter_context(lent(pool, warm))
+        return _checked(root, options, analysis, done, job, planned, pool)
 
 
 def _checked(
     root: Path,
     options: Options,
     analysis: Analysis,
-    planned: dict[int, tuple[Transformation, dict[str, Any]]],
     done: list[TransformationResult],
     job: Job,
+    planned: dict[int, tuple[Transformation, dict[str, Any]]],
     pool: WorkerPool | None,
 ) -> list[TransformationResult]:
     import_time = [

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 from lsp_server.extreme.disk_check import before_import_request, spawn_pre_import, take_reply
 from lsp_server.extreme.model import Transformation, TransformationResult, Verdict
 from lsp_server.extreme.reuse import Work, plan_reruns, record_results
+from lsp_server.extreme.warm import lent
 from lsp_server.jobs import Job
 
 if TYPE_CHECKING:
@@ -51,7 +52,7 @@ def run_before_import(
     assert pool is not None  # some function ran at import, the check is on
     done: dict[int, TransformationResult] = {}
     observed: set[str] = set()  # the detecting tests run on the edited code
-    try:
+    with lent(pool, warm):
         pool.start(job)
         pool.prepare(sorted({t.path for t, _ in planned.values()}))
         requests = (
@@ -67,13 +68,6 @@ def run_before_import(
                 observed.add(reply["confirmed"])
             take_reply(result, reply)
             job.report(len(done), len(planned), f"{t.function}: {t.body} before import")
-    except BaseException:
-        pool.terminate()
-        raise
-    if warm is not None:
-        warm.give_back(pool)
-    else:
-        pool.close()
     analysis.run_count = analysis.checked_on_disk = len(done)
     analysis.observed_tests = len(observed)
     record_results(analysis.covering, work, [done[i] for i in sorted(done)])

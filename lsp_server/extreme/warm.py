@@ -9,9 +9,10 @@ the pool afresh. ``give_back`` keeps it for the next analysis; ``close`` ends th
 
 from __future__ import annotations
 
+import contextlib
 import threading
 import time
-from collections.abc import Iterable, Mapping, Sequence, Set
+from collections.abc import Iterable, Iterator, Mapping, Sequence, Set
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -100,6 +101,21 @@ def _stamp(path: Path) -> tuple[int, int] | None:
 
 def _session_stamps(root: Path, files: Iterable[str]) -> dict[str, tuple[int, int] | None]:
     return {rel: _stamp(root / rel) for rel in {*SESSION_FILES, *files}}
+
+
+@contextlib.contextmanager
+def lent(pool: WorkerPool, warm: WarmPools | None) -> Iterator[WorkerPool]:
+    """``pool`` for the block: terminated when the block raises, else given back to
+    ``warm`` (closed without one)."""
+    try:
+        yield pool
+    except BaseException:
+        pool.terminate()
+        raise
+    if warm is not None:
+        warm.give_back(pool)
+    else:
+        pool.close()
 
 
 class WarmPools:

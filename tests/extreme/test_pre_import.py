@@ -14,7 +14,7 @@ from lsp_server.extreme.analysis import Analysis, Options, analyse
 from lsp_server.extreme.disk_check import BEFORE_IMPORT
 from lsp_server.extreme.model import TransformationResult, Verdict
 from lsp_server.extreme.on_disk import PrivateCopy, rewrite_body
-from lsp_server.extreme.quick import merged, saved_change
+from lsp_server.extreme.quick import SavedChange, merged, saved_change
 from lsp_server.extreme.warm import WarmPools
 from tests.extreme.test_import_time import IMPORT_TIME_FUNCTIONS, IMPORT_TIME_PROJECT
 
@@ -29,25 +29,35 @@ def _rows(analysis: Analysis, function: str) -> list[TransformationResult]:
     return [r for r in analysis.results if r.transformation.function == function]
 
 
+def _saved_on_warm_workers(
+    root: Path, warm: WarmPools, edit: tuple[str, str]
+) -> tuple[Analysis, SavedChange, Analysis]:
+    """Analyse on ``warm``'s workers, edit ``exclude_keywords`` in sigs.py (``edit``: old and
+    new text), and re-analyse as the editor's save does: the first analysis, the change and
+    the re-analysis."""
+    last = analyse(root, Options(jobs=1), warm=warm)
+    sigs = root / "sigs.py"
+    sigs.write_text(sigs.read_text().replace(*edit))
+    change = saved_change(last, "sigs.py")
+    assert change is not None and "sigs.py::exclude_keywords" in change.to_analyse
+    files = [root / f for f in change.files]
+    fresh = analyse(root, Options(jobs=1, paths=files, only=change.to_analyse), warm=warm)
+    return last, change, fresh
+
+
 def test_an_edited_import_time_function_is_checked_on_the_warm_pre_import_worker(
     make_project: Callable[[dict[str, str]], Path],
 ) -> None:
     root = make_project(IMPORT_TIME_PROJECT)
     warm = WarmPools()
     try:
-        last = analyse(root, Options(jobs=1), warm=warm)
-        started = (warm.restarts, warm.pre_import_starts)
-        sigs = root / "sigs.py"
-        sigs.write_text(sigs.read_text().replace("    return names", "    return names[:]"))
-        change = saved_change(last, "sigs.py")
-        assert change is not None and "sigs.py::exclude_keywords" in change.to_analyse
-        only = change.to_analyse
-        files = [root / f for f in change.files]
-        fresh = analyse(root, Options(jobs=1, paths=files, only=only), warm=warm)
+        last, change, fresh = _saved_on_warm_workers(
+            root, warm, ("    return names", "    return names[:]")
+        )
         out = merged(last, change, fresh)
         # No Python started: the edited function is analysed on the pre-import worker
         # alone (the in-place workers, stale now, restart at their next use).
-        assert (warm.restarts, warm.pre_import_starts) == started == (1, 1)
+        assert (warm.restarts, warm.pre_import_starts) == (1, 1)
     finally:
         warm.close()
     rows = _rows(out, "exclude_keywords")
@@ -82,16 +92,7 @@ def test_the_rewritten_body_keeps_every_other_line_where_it_was() -> None:
 
 
 STALE_PROJECT = {
-    "sigs.py": """
-        def exclude_keywords():
-            names = ("key", "default")
-            return names
-
-        EXCLUDED = exclude_keywords()
-
-        def accepts(name):
-            return name not in EXCLUDED
-    """,
+    "sigs.py": IMPORT_TIME_PROJECT["sigs.py"],
     "test_sigs.py": """
         from sigs import accepts, exclude_keywords
 
@@ -116,14 +117,7 @@ def test_an_edit_of_an_import_time_function_is_not_analysed_on_stale_workers(
     root = make_project(STALE_PROJECT)
     warm = WarmPools()
     try:
-        last = analyse(root, Options(jobs=1), warm=warm)
-        sigs = root / "sigs.py"
-        sigs.write_text(sigs.read_text().replace('("key", "default")', '("key",)'))
-        change = saved_change(last, "sigs.py")
-        assert change is not None and change.to_analyse == ["sigs.py::exclude_keywords"]
-        files = [root / f for f in change.files]
-        only = change.to_analyse
-        fresh = analyse(root, Options(jobs=1, paths=files, only=only), warm=warm)
+        _, _, fresh = _saved_on_warm_workers(root, warm, ('("key", "default")', '("key",)'))
     finally:
         warm.close()
     cold = analyse(root, Options(jobs=1, incremental=False))
