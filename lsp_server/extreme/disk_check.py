@@ -158,12 +158,15 @@ def before_import_request(
     ident: int, request: dict[str, Any], tests: Sequence[str], confirm: bool = False
 ) -> dict[str, Any]:
     """The run of an in-place ``request`` on a pre-import worker, with ``tests``: the
-    timeout of a plain run (a collection comes first) and no deadlines per test (they were
-    set for another order). ``confirm``: a detection stands only if the detecting test
-    passes without the transformation (``pre_import``)."""
+    timeout of a plain run (a collection comes first); the deadlines per test (counted
+    from the end of the collection) only when ``tests`` are the request's, in its order.
+    ``confirm``: a detection stands only if the detecting test passes without the
+    transformation (``pre_import``)."""
     timeout = min(DISK_TIMEOUT_CAP, DISK_TIMEOUT_BASE + float(request["timeout"]))
-    check = {**request, "id": ident, "tests": list(tests), "timeout": timeout, "deadlines": []}
-    check.pop("basis", None)
+    check = {**request, "id": ident, "tests": list(tests), "timeout": timeout}
+    if check["tests"] != list(request["tests"]):  # deadlines set for another order
+        check["deadlines"] = []
+        check.pop("basis", None)
     check["confirm"] = confirm
     return check
 
