@@ -17,6 +17,7 @@ from lsp_server.extreme.on_disk import PrivateCopy, rewrite_body
 from lsp_server.extreme.quick import SavedChange, merged, saved_change
 from lsp_server.extreme.warm import WarmPools
 from tests.extreme.conftest import LOOP_MODULE
+from tests.extreme.test_edit_reuse import _edited_alone
 from tests.extreme.test_import_time import IMPORT_TIME_FUNCTIONS, IMPORT_TIME_PROJECT
 
 
@@ -130,7 +131,7 @@ def test_an_edit_of_an_import_time_function_is_not_analysed_on_stale_workers(
     assert all("test_accepts does not pass on the edited code" in r.reason for r in quick)
 
 
-@pytest.mark.slow  # two analyses and a hung run stopped at its deadline, ~4-12 s
+@pytest.mark.slow  # three analyses and a hung run stopped at its deadline, ~5-15 s
 def test_a_hang_in_the_quick_path_before_import_stops_at_the_test_deadline(
     make_project: Callable[[dict[str, str]], Path],
 ) -> None:
@@ -140,13 +141,7 @@ def test_a_hang_in_the_quick_path_before_import_stops_at_the_test_deadline(
     module = LOOP_MODULE + "\nAT_IMPORT = ready({'n': 5})\n"
     test = "from m import advance\n\ndef test_advance():\n    assert advance({'n': 0}) == 3\n"
     root = make_project({"m.py": module, "test_m.py": test})
-    warm = WarmPools()
-    try:
-        analyse(root, Options(jobs=1), warm=warm)
-        (root / "m.py").write_text(module.replace(">= 3", ">= 1 + 2"))
-        fresh = analyse(root, Options(jobs=1, only=["m.py::ready"]), warm=warm)
-    finally:
-        warm.close()
+    _, fresh, _ = _edited_alone(root, "m.py::ready", module.replace(">= 3", ">= 1 + 2"))
     hung = [r for r in _rows(fresh, "ready") if r.transformation.body == "return False"]
     assert hung and hung[0].verdict is Verdict.TIMEOUT, hung
     assert BEFORE_IMPORT in hung[0].reason
