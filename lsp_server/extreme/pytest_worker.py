@@ -73,6 +73,7 @@ class WorkerPlugin:
         self.run_log: Any = None  # ``run_log.RunLog`` once the target files are prepared
         self.setup_clock = SetupClock()  # a pytest plugin too: shared fixtures' set-up
         self.ignored: set[str] = set()  # test files not to collect (absolute paths)
+        self.import_time_units: list[str] = []  # functions that ran at import or collection
 
     def send(self, message: dict[str, Any]) -> None:
         self.channel.send(message)
@@ -191,6 +192,7 @@ class WorkerPlugin:
             return {"import_time": [], "import_returns": {}}
         recorder.stop()
         units = sorted(u for u in recorder.end_test() if not u.endswith("::" + MODULE))
+        self.import_time_units = units
         returns = {unit: sorted(kinds) for unit, kinds in recorder.returns.items()}
         return {"import_time": units, "import_returns": returns}
 

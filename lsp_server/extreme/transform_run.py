@@ -88,9 +88,17 @@ def run_transformation(worker: WorkerPlugin, request: dict[str, Any]) -> dict[st
                 outcome = {"verdict": "error", "reason": f"{INCONCLUSIVE} ({outcome['reason']})"}
     reply: dict[str, Any] = {"op": "result", "id": request["id"], **outcome}
     if worker.run_log is not None:
-        reply["units"] = sorted(units)
+        reply["units"] = sorted(units | _at_import(worker, units))
     reply["duration"] = time.perf_counter() - started
     return reply
+
+
+def _at_import(worker: WorkerPlugin, units: set[str]) -> set[str]:
+    """The functions that ran at import in the files whose code the run executed: what they
+    computed then (a constant, a registry) reached the run though it never called them, and
+    an edit of one changes it."""
+    files = {unit.partition("::")[0] for unit in units}
+    return {u for u in worker.import_time_units if u.partition("::")[0] in files}
 
 
 def _transformed(worker: WorkerPlugin, request: dict[str, Any], units: set[str]) -> dict[str, Any]:

@@ -32,18 +32,19 @@ def _rows(analysis: Analysis, function: str) -> list[TransformationResult]:
 
 
 def _saved_on_warm_workers(
-    root: Path, warm: WarmPools, edit: tuple[str, str]
+    root: Path, warm: WarmPools, edit: tuple[str, str], alone: bool = False
 ) -> tuple[Analysis, SavedChange, Analysis]:
     """Analyse on ``warm``'s workers, edit ``exclude_keywords`` in sigs.py (``edit``: old and
-    new text), and re-analyse as the editor's save does: the first analysis, the change and
-    the re-analysis."""
+    new text), and re-analyse as the editor's save does (``alone``: that function only): the
+    first analysis, the change and the re-analysis."""
     last = analyse(root, Options(jobs=1), warm=warm)
     sigs = root / "sigs.py"
     sigs.write_text(sigs.read_text().replace(*edit))
     change = saved_change(last, "sigs.py")
     assert change is not None and "sigs.py::exclude_keywords" in change.to_analyse
     files = [root / f for f in change.files]
-    fresh = analyse(root, Options(jobs=1, paths=files, only=change.to_analyse), warm=warm)
+    only = ["sigs.py::exclude_keywords"] if alone else change.to_analyse
+    fresh = analyse(root, Options(jobs=1, paths=files, only=only), warm=warm)
     return last, change, fresh
 
 
@@ -54,13 +55,15 @@ def test_an_edited_import_time_function_is_checked_on_the_warm_pre_import_worker
     root = make_project(IMPORT_TIME_PROJECT)
     warm = WarmPools()
     try:
-        last, change, fresh = _saved_on_warm_workers(
-            root, warm, ("    return names", "    return names[:]")
-        )
+        edit = ("    return names", "    return names[:]")
+        last, change, fresh = _saved_on_warm_workers(root, warm, edit, alone=True)
         out = merged(last, change, fresh)
         # No Python started: the edited function is analysed on the pre-import worker
         # alone (the in-place workers, stale now, restart at their next use).
         assert (warm.restarts, warm.pre_import_starts) == (1, 1)
+        # A save re-analyses accepts too (it reads what the edited function computed at
+        # import): on in-place workers started afresh.
+        assert "sigs.py::accepts" in change.to_analyse
     finally:
         warm.close()
     rows = _rows(out, "exclude_keywords")
@@ -146,3 +149,17 @@ def test_a_hang_in_the_quick_path_before_import_stops_at_the_test_deadline(
     assert hung and hung[0].verdict is Verdict.TIMEOUT, hung
     assert BEFORE_IMPORT in hung[0].reason
     assert "deadline" in hung[0].reason or "CPU time" in hung[0].reason, hung[0].reason
+
+
+def test_an_edit_of_what_ran_at_import_reaches_the_runs_that_read_its_result(
+    make_project: Callable[[dict[str, str]], Path],
+) -> None:
+    # ``accepts`` reads EXCLUDED, which exclude_keywords computed at import: its runs
+    # never call exclude_keywords, yet an edit of it changes what they see.
+    root = make_project(IMPORT_TIME_PROJECT)
+    last = analyse(root, Options(jobs=1, only=["accepts"]))
+    assert {r.verdict for r in _rows(last, "accepts")} == {Verdict.DETECTED}
+    sigs = root / "sigs.py"
+    sigs.write_text(sigs.read_text().replace('("key", "default")', '("default",)'))
+    change = saved_change(last, "sigs.py")
+    assert change is not None and "sigs.py::accepts" in change.to_analyse
