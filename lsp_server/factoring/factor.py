@@ -60,12 +60,14 @@ def factor_test(
     python: str | None = None,
     keep_slower: bool = False,
     max_transcript_bytes: int = transcript.DEFAULT_MAX_BYTES,
+    clock_in_e: bool = False,
 ) -> FactorResult:
     """Factor ``nodeid`` with ``boundaries`` (module or class names) as E; a transcript
-    larger than ``max_transcript_bytes`` refuses the boundary."""
-    return factor_tests(root, [nodeid], boundaries, job, python, keep_slower, max_transcript_bytes)[
-        0
-    ]
+    larger than ``max_transcript_bytes`` refuses the boundary; ``clock_in_e``: see
+    ``factor_tests``."""
+    return factor_tests(
+        root, [nodeid], boundaries, job, python, keep_slower, max_transcript_bytes, clock_in_e
+    )[0]
 
 
 def factor_tests(
@@ -76,15 +78,18 @@ def factor_tests(
     python: str | None = None,
     keep_slower: bool = False,
     max_transcript_bytes: int = transcript.DEFAULT_MAX_BYTES,
+    clock_in_e: bool = False,
 ) -> list[FactorResult]:
-    """Factor several tests with the same boundary in three pytest runs (plain, capture,
-    check of the factored tests) rather than three per test."""
+    """Factor several tests with the same boundary in a few pytest runs (plain, capture,
+    checks of the factored tests) rather than a few per test. A factored test that fails
+    when replayed with the wall clock moved forward is refused, or with ``clock_in_e``
+    (the user's consent) replays T's clock from the capture's moment (``_check_later``)."""
     job = job or Job()
     project = Project.at(root, python)
     results = {nodeid: FactorResult(nodeid, list(boundaries)) for nodeid in nodeids}
 
     def factor_group(group: dict[str, FactorResult]) -> None:
-        _factor(project, group, job, keep_slower, max_transcript_bytes)
+        _factor(project, group, job, keep_slower, max_transcript_bytes, clock_in_e)
 
     try:
         factor_group(results)
@@ -146,6 +151,7 @@ def _factor(
     job: Job,
     keep_slower: bool,
     max_transcript_bytes: int,
+    clock_in_e: bool,
 ) -> None:
     boundaries = next(iter(results.values())).boundaries
     passing = [nodeid for nodeid, result in results.items() if result.system_s > 0]
@@ -179,6 +185,7 @@ def _factor(
     if written:
         job.report(3, 4, "checking the factored tests")
         _verify(project, written, results, keep_slower, job)
+        _check_later(project, written, results, clock_in_e, job)
 
 
 def _capture_result(
@@ -291,7 +298,10 @@ def _verify(
         entry = replayed.get(result.factored_test or "", {})
         result.replay_s = entry.get("duration_s", 0.0)
         result.details["replayed_calls"] = entry.get("replayed_calls", 0)
-        reason = _not_passing(result, entry)
+        reason = ""
+        if entry.get("outcome") != "passed":
+            result.divergence = entry.get("divergence")
+            reason = f"{_FAILS_UNCHANGED}: {_failure(entry)}"
         result.details["fails_unchanged"] = bool(reason)
         if not reason and nodeid in timings:
             result.details["plain_run_s"] = result.system_s
@@ -306,13 +316,71 @@ def _verify(
             result.status = "factored"
 
 
-def _not_passing(result: FactorResult, entry: dict[str, Any]) -> str:
-    """Why a factored test that was written does not pass on unchanged code ("" if it does)."""
-    if entry.get("outcome") == "passed":
-        return ""
-    result.divergence = entry.get("divergence")
-    why = result.divergence or entry.get("message", "") or "not collected"
-    return f"the factored test does not pass on unchanged code (non-deterministic T?): {why}"
+_FAILS_UNCHANGED = "the factored test does not pass on unchanged code (non-deterministic T?)"
+
+
+def _failure(entry: dict[str, Any]) -> str:
+    """What went wrong in a factored test's run: its divergence, else pytest's message."""
+    return str(entry.get("divergence") or entry.get("message", "") or "not collected")
+
+
+def _check_later(
+    project: Project,
+    written: dict[str, emit.FactoredFiles],
+    results: dict[str, FactorResult],
+    clock_in_e: bool,
+    job: Job,
+) -> None:
+    """Replay the kept factored tests once more with the wall clock moved forward
+    (``wall_clock.SHIFT_S``): E answers from the capture's moment, so a test that compares
+    T's clock with E's answers (dunamai's: git's commit date within a minute of now) fails
+    there, as it would on unchanged code once time passed. Such a test is refused, or with
+    ``clock_in_e`` its transcript replays T's clock from the capture's moment, and it is
+    kept when it passes the moved clock that way."""
+    from lsp_server.factoring.wall_clock import SHIFT_S
+
+    kept = [n for n in written if results[n].status == "factored"]
+    if not kept:
+        return
+    job.report(3, 4, "replaying the factored tests with the clock moved forward")
+    failing = _failing_later(project, [results[n] for n in kept], job)
+    if clock_in_e and failing:
+        for nodeid in failing:
+            transcript.pin_clock(written[nodeid].transcript)
+        still = _failing_later(project, [results[n] for n in failing], job)
+        for nodeid in [n for n in failing if n not in still]:
+            del failing[nodeid]
+            results[nodeid].details["t_clock"] = transcript.CLOCK_PINNED
+            results[nodeid].warnings.append(
+                "T's wall clock is replayed from the capture's moment (--clock-in-e): with the "
+                "real clock the factored test fails once time has passed"
+            )
+        failing.update(still)
+    days = SHIFT_S / 86400
+    for nodeid, why in failing.items():
+        result = results[nodeid]
+        result.status, result.factored_test, result.transcript = "refused", None, None
+        result.divergence = why
+        result.reason = (
+            f"the factored test fails when replayed with the wall clock {days:.0f} days later: "
+            "E's answers are the capture's, T's clock is not, so it would fail on unchanged "
+            f"code once time passed (T compares the time now with a recorded value?): {why}"
+            + ("" if clock_in_e else "; --clock-in-e replays T's clock from the capture's moment")
+        )
+        _remove(written[nodeid])
+
+
+def _failing_later(project: Project, results: list[FactorResult], job: Job) -> dict[str, str]:
+    """The tests whose factored test fails with the clock moved forward, with what failed."""
+    from lsp_server.factoring.wall_clock import SHIFT_S
+
+    names = [r.factored_test or "" for r in results]
+    replayed = run_pytest(project, names, {"clock_shift_s": SHIFT_S}, job)["tests"]
+    return {
+        r.test: _failure(replayed.get(name, {}))
+        for r, name in zip(results, names, strict=True)
+        if replayed.get(name, {}).get("outcome") != "passed"
+    }
 
 
 def _remove(files: emit.FactoredFiles) -> None:
