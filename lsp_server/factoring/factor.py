@@ -291,8 +291,7 @@ def _verify(
     if keep_slower:
         replayed = run_pytest(project, list(pairs.values()), {"time": True}, job)["tests"]
     else:
-        calls = {n: results[n].calls for n in written}
-        replayed, timings = keep.timed(project, pairs, calls, job)
+        replayed, timings = keep.timed(project, pairs, job)
     for nodeid, files in written.items():
         result = results[nodeid]
         entry = replayed.get(result.factored_test or "", {})
