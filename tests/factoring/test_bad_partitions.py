@@ -94,7 +94,7 @@ def test_a_clearly_faster_replay_is_kept_through_bursts_of_load() -> None:
     passed = {"outcome": "passed"}
     cpu = [0.01] * 5
     loaded_rounds = Timings(
-        [0.20, 0.50, 0.19, 0.60, 0.55], [0.06, 0.30, 0.05, 0.35, 0.32], cpu, cpu
+        [0.20, 0.50, 0.19, 0.65, 0.55], [0.06, 0.30, 0.05, 0.35, 0.32], cpu, cpu
     )
     assert rejection(loaded_rounds, passed) == ""
     one_burst = Timings([0.20, 0.21, 0.19, 0.20, 0.22], [0.05, 0.05, 0.24, 0.05, 0.06], cpu, cpu)
