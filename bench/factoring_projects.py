@@ -144,10 +144,14 @@ beside urllib3)."""
 
 
 def choose_boundaries(
-    project: Project, nodeids: list[str], unsuggested: dict[str, str] | None = None
+    project: Project,
+    nodeids: list[str],
+    unsuggested: dict[str, str] | None = None,
+    next_best: dict[str, list[str]] | None = None,
 ) -> dict[str, tuple[str, ...]]:
     """Test -> the boundaries reks suggests and does not refuse that save a major share of
-    the test's time, best first (empty: none; ``unsuggested`` gets why)."""
+    the test's time, best first (empty: none; ``unsuggested`` gets why; ``next_best`` the
+    other suggestions, as a developer would pick the next one in the editor's list)."""
     chosen: dict[str, tuple[str, ...]] = {}
     for nodeid in nodeids:
         try:
@@ -170,6 +174,8 @@ def choose_boundaries(
             if c.saving_s >= MAJOR_SHARE * best and c.kind == "external"
         ]
         chosen[nodeid] = tuple([usable[0].boundary, *joining] if usable else [])
+        if next_best is not None:
+            next_best[nodeid] = [c.boundary for c in usable[1:] if c.kind == "external"]
     return chosen
 
 
@@ -214,8 +220,35 @@ def factor_slowest(
     (``clock_in_e``: ``reks factor --clock-in-e``)."""
     candidates = slowest(project, bench, count)
     unsuggested: dict[str, str] = {}
-    chosen = choose_boundaries(project, [n for n, _ in candidates], unsuggested)
-    return Factored(candidates, chosen, factor_all(project, chosen, clock_in_e), unsuggested)
+    next_best: dict[str, list[str]] = {}
+    chosen = choose_boundaries(project, [n for n, _ in candidates], unsuggested, next_best)
+    results = factor_all(project, chosen, clock_in_e)
+    again = {
+        r.test: (next_best[r.test][0],)
+        for r in results
+        if r.status != "factored"
+        and refusal_kind(r.reason) in AFTER_A_BAD_BOUNDARY
+        and next_best.get(r.test)
+    }
+    if again:  # the next suggestion, for a boundary the capture showed to be a bad one
+        retried = {r.test: r for r in factor_all(project, again, clock_in_e)}
+        results = [retried.get(r.test, r) for r in results]
+        for nodeid, boundaries in again.items():
+            if retried[nodeid].status == "factored":
+                chosen[nodeid] = boundaries
+            else:
+                retried[nodeid].reason += f" (after {'+'.join(chosen[nodeid])})"
+    return Factored(candidates, chosen, results, unsuggested)
+
+
+AFTER_A_BAD_BOUNDARY = (
+    "transcript too big",
+    "boundary refused at capture",
+    "fails on unchanged code",
+)
+"""Refusals after which the next suggested boundary is tried: the first one was a bad
+partition for this test (a transcript of pickled values, a child running project code, a
+non-deterministic answer); a refusal for speed would be the same with a finer boundary."""
 
 
 REFUSAL_KINDS = (
