@@ -185,7 +185,8 @@ def _factor(
     if written:
         job.report(3, 4, "checking the factored tests")
         _verify(project, written, results, keep_slower, job)
-        _check_later(project, written, results, clock_in_e, job)
+        kept = [(results[n], f) for n, f in written.items() if results[n].status == "factored"]
+        _check_later(project, kept, job, clock_in_e)
 
 
 def _capture_result(
@@ -323,14 +324,12 @@ def _failure(entry: dict[str, Any]) -> str:
     return str(entry.get("divergence") or entry.get("message", "") or "not collected")
 
 
-def _check_later(
-    project: Project,
-    written: dict[str, emit.FactoredFiles],
-    results: dict[str, FactorResult],
-    clock_in_e: bool,
-    job: Job,
-) -> None:
-    """Replay the kept factored tests once more with the wall clock moved forward
+Kept = list[tuple[FactorResult, emit.FactoredFiles]]
+"""Factored tests kept so far, each with its files."""
+
+
+def _check_later(project: Project, kept: Kept, job: Job, clock_in_e: bool) -> None:
+    """Replay the ``kept`` factored tests once more with the wall clock moved forward
     (``wall_clock.SHIFT_S``): E answers from the capture's moment, so a test that compares
     T's clock with E's answers (dunamai's: git's commit date within a minute of now) fails
     there, as it would on unchanged code once time passed. Such a test is refused, or with
@@ -338,26 +337,24 @@ def _check_later(
     kept when it passes the moved clock that way."""
     from lsp_server.factoring.wall_clock import SHIFT_S
 
-    kept = [n for n in written if results[n].status == "factored"]
     if not kept:
         return
     job.report(3, 4, "replaying the factored tests with the clock moved forward")
-    failing = _failing_later(project, [results[n] for n in kept], job)
+    failing = _failing_later(project, kept, job)
     if clock_in_e and failing:
-        for nodeid in failing:
-            transcript.pin_clock(written[nodeid].transcript)
-        still = _failing_later(project, [results[n] for n in failing], job)
+        for (_, written), _ in failing.values():
+            transcript.pin_clock(written.transcript)
+        still = _failing_later(project, [pair for pair, _ in failing.values()], job)
         for nodeid in [n for n in failing if n not in still]:
-            del failing[nodeid]
-            results[nodeid].details["t_clock"] = transcript.CLOCK_PINNED
-            results[nodeid].warnings.append(
+            (result, _), _ = failing.pop(nodeid)
+            result.details["t_clock"] = transcript.CLOCK_PINNED
+            result.warnings.append(
                 "T's wall clock is replayed from the capture's moment (--clock-in-e): with the "
                 "real clock the factored test fails once time has passed"
             )
         failing.update(still)
     days = SHIFT_S / 86400
-    for nodeid, why in failing.items():
-        result = results[nodeid]
+    for (result, files), why in failing.values():
         result.status, result.factored_test, result.transcript = "refused", None, None
         result.divergence = why
         result.reason = (
@@ -366,18 +363,21 @@ def _check_later(
             f"code once time passed (T compares the time now with a recorded value?): {why}"
             + ("" if clock_in_e else "; --clock-in-e replays T's clock from the capture's moment")
         )
-        _remove(written[nodeid])
+        _remove(files)
 
 
-def _failing_later(project: Project, results: list[FactorResult], job: Job) -> dict[str, str]:
-    """The tests whose factored test fails with the clock moved forward, with what failed."""
+def _failing_later(
+    project: Project, kept: Kept, job: Job
+) -> dict[str, tuple[tuple[FactorResult, emit.FactoredFiles], str]]:
+    """The tests whose factored test fails with the clock moved forward: each with its
+    files and what failed."""
     from lsp_server.factoring.wall_clock import SHIFT_S
 
-    names = [r.factored_test or "" for r in results]
+    names = [result.factored_test or "" for result, _ in kept]
     replayed = run_pytest(project, names, {"clock_shift_s": SHIFT_S}, job)["tests"]
     return {
-        r.test: _failure(replayed.get(name, {}))
-        for r, name in zip(results, names, strict=True)
+        pair[0].test: (pair, _failure(replayed.get(name, {})))
+        for pair, name in zip(kept, names, strict=True)
         if replayed.get(name, {}).get("outcome") != "passed"
     }
 

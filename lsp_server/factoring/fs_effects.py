@@ -219,10 +219,10 @@ class MadeFolder:
                 effects.append(["gone", self.folders.encode(folder)])
                 self.folders.made.remove(folder)
         if self.target.startswith("tempfile."):
-            folder = result if isinstance(result, str) else getattr(result, "name", None)
-            if isinstance(folder, str) and os.path.isdir(folder):
-                effects.append(["dir", self.folders.encode(folder)])
-                self.folders.made.append(folder)
+            made = result if isinstance(result, str) else getattr(result, "name", None)
+            if isinstance(made, str) and os.path.isdir(made):
+                effects.append(["dir", self.folders.encode(made)])
+                self.folders.made.append(made)
         if not effects:
             del event["fs"]
         return None

@@ -153,7 +153,7 @@ def _capture(item: pytest.Item, wanted: dict[str, Any]) -> Iterator[None]:
         _captures(item)[item.nodeid] = (item, captured)
 
 
-def _run_varying() -> dict[str, list]:
+def _run_varying() -> dict[str, Any]:
     """The capture's fresh names and clock readings, by role number (for replay)."""
     from lsp_server.factoring.run_varying import TEMP_ROOT
 

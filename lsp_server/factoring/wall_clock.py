@@ -127,15 +127,15 @@ class _Datetime(_REAL_DATETIME, metaclass=_StandIn):
     _real = _REAL_DATETIME
 
     @classmethod
-    def now(cls, tz: datetime.tzinfo | None = None) -> datetime.datetime:
+    def now(cls, tz: datetime.tzinfo | None = None) -> Any:  # a real datetime
         return _REAL_DATETIME.fromtimestamp(_time(), tz)
 
     @classmethod
-    def utcnow(cls) -> datetime.datetime:
+    def utcnow(cls) -> Any:
         return _REAL_DATETIME.fromtimestamp(_time(), datetime.timezone.utc).replace(tzinfo=None)
 
     @classmethod
-    def today(cls) -> datetime.datetime:
+    def today(cls) -> Any:
         return _REAL_DATETIME.fromtimestamp(_time())
 
 
@@ -143,7 +143,7 @@ class _Date(_REAL_DATE, metaclass=_StandIn):
     _real = _REAL_DATE
 
     @classmethod
-    def today(cls) -> datetime.date:
+    def today(cls) -> Any:
         return _REAL_DATE.fromtimestamp(_time())
 
 
