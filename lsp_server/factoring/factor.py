@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from lsp_server.factoring import emit, keep, transcript
+from lsp_server.factoring.later import check_later, failure
 from lsp_server.factoring.runner import RunError, run_pytest
 from lsp_server.factoring.suggest import Candidate, rank
 from lsp_server.jobs import Job
@@ -83,7 +84,7 @@ def factor_tests(
     """Factor several tests with the same boundary in a few pytest runs (plain, capture,
     checks of the factored tests) rather than a few per test. A factored test that fails
     when replayed with the wall clock moved forward is refused, or with ``clock_in_e``
-    (the user's consent) replays T's clock from the capture's moment (``_check_later``)."""
+    (the user's consent) replays T's clock from the capture's moment (``later.check_later``)."""
     job = job or Job()
     project = Project.at(root, python)
     results = {nodeid: FactorResult(nodeid, list(boundaries)) for nodeid in nodeids}
@@ -186,7 +187,7 @@ def _factor(
         job.report(3, 4, "checking the factored tests")
         _verify(project, written, results, keep_slower, job)
         kept = [(results[n], f) for n, f in written.items() if results[n].status == "factored"]
-        _check_later(project, kept, job, clock_in_e)
+        check_later(project, kept, job, clock_in_e)
 
 
 def _capture_result(
@@ -301,7 +302,7 @@ def _verify(
         reason = ""
         if entry.get("outcome") != "passed":
             result.divergence = entry.get("divergence")
-            reason = f"{_FAILS_UNCHANGED}: {_failure(entry)}"
+            reason = f"{_FAILS_UNCHANGED}: {failure(entry)}"
         result.details["fails_unchanged"] = bool(reason)
         if not reason and nodeid in timings:
             result.details["plain_run_s"] = result.system_s
@@ -310,81 +311,13 @@ def _verify(
             reason = keep.rejection(timings[nodeid], replayed.get(nodeid, {}), result.calls)
         if reason:
             result.reason = reason
-            _remove(files)
+            files.remove()
             result.factored_test = result.transcript = None
         else:
             result.status = "factored"
 
 
 _FAILS_UNCHANGED = "the factored test does not pass on unchanged code (non-deterministic T?)"
-
-
-def _failure(entry: dict[str, Any]) -> str:
-    """What went wrong in a factored test's run: its divergence, else pytest's message."""
-    return str(entry.get("divergence") or entry.get("message", "") or "not collected")
-
-
-Kept = list[tuple[FactorResult, emit.FactoredFiles]]
-"""Factored tests kept so far, each with its files."""
-
-
-def _check_later(project: Project, kept: Kept, job: Job, clock_in_e: bool) -> None:
-    """Replay the ``kept`` factored tests once more with the wall clock moved forward
-    (``wall_clock.SHIFT_S``): E answers from the capture's moment, so a test that compares
-    T's clock with E's answers (dunamai's: git's commit date within a minute of now) fails
-    there, as it would on unchanged code once time passed. Such a test is refused, or with
-    ``clock_in_e`` its transcript replays T's clock from the capture's moment, and it is
-    kept when it passes the moved clock that way."""
-    from lsp_server.factoring.wall_clock import SHIFT_S
-
-    if not kept:
-        return
-    job.report(3, 4, "replaying the factored tests with the clock moved forward")
-    failing = _failing_later(project, kept, job)
-    if clock_in_e and failing:
-        for (_, written), _ in failing.values():
-            transcript.pin_clock(written.transcript)
-        still = _failing_later(project, [pair for pair, _ in failing.values()], job)
-        for nodeid in [n for n in failing if n not in still]:
-            (result, _), _ = failing.pop(nodeid)
-            result.details["t_clock"] = transcript.CLOCK_PINNED
-            result.warnings.append(
-                "T's wall clock is replayed from the capture's moment (--clock-in-e): with the "
-                "real clock the factored test fails once time has passed"
-            )
-        failing.update(still)
-    days = SHIFT_S / 86400
-    for (result, files), why in failing.values():
-        result.status, result.factored_test, result.transcript = "refused", None, None
-        result.divergence = why
-        result.reason = (
-            f"the factored test fails when replayed with the wall clock {days:.0f} days later: "
-            "E's answers are the capture's, T's clock is not, so it would fail on unchanged "
-            f"code once time passed (T compares the time now with a recorded value?): {why}"
-            + ("" if clock_in_e else "; --clock-in-e replays T's clock from the capture's moment")
-        )
-        _remove(files)
-
-
-def _failing_later(
-    project: Project, kept: Kept, job: Job
-) -> dict[str, tuple[tuple[FactorResult, emit.FactoredFiles], str]]:
-    """The tests whose factored test fails with the clock moved forward: each with its
-    files and what failed."""
-    from lsp_server.factoring.wall_clock import SHIFT_S
-
-    names = [result.factored_test or "" for result, _ in kept]
-    replayed = run_pytest(project, names, {"clock_shift_s": SHIFT_S}, job)["tests"]
-    return {
-        pair[0].test: (pair, _failure(replayed.get(name, {})))
-        for pair, name in zip(kept, names, strict=True)
-        if replayed.get(name, {}).get("outcome") != "passed"
-    }
-
-
-def _remove(files: emit.FactoredFiles) -> None:
-    for path in (files.test, files.transcript):
-        path.unlink(missing_ok=True)
 
 
 @dataclass(frozen=True)
