@@ -34,17 +34,23 @@ def check_later(project: Project, kept: Kept, job: Job, clock_in_e: bool) -> Non
     T's clock with E's answers (dunamai's: git's commit date within a minute of now) fails
     there, as it would on unchanged code once time passed. Such a test is refused, or with
     ``clock_in_e`` its transcript replays T's clock from the capture's moment, and it is
-    kept when it passes the moved clock that way."""
+    kept when it passes the moved clock that way. A test whose replay starts a child
+    process is not judged (the child's clock does not move) and keeps a warning."""
     from lsp_server.factoring.wall_clock import SHIFT_S
 
     if not kept:
         return
     job.report(3, 4, "replaying the factored tests with the clock moved forward")
-    failing = _failing_later(project, kept, job)
+    failing, with_children = _failing_later(project, kept, job)
+    for (result, _), why in with_children.values():
+        result.warnings.append(
+            f"not checked with the clock moved forward: its replay starts child processes, "
+            f"which keep the real clock, and failed with the move ({why[:200]})"
+        )
     if clock_in_e and failing:
         for (_, written), _ in failing.values():
             transcript.pin_clock(written.transcript)
-        still = _failing_later(project, [pair for pair, _ in failing.values()], job)
+        still, _ = _failing_later(project, [pair for pair, _ in failing.values()], job)
         for nodeid in [n for n in failing if n not in still]:
             (result, _), _ = failing.pop(nodeid)
             result.details["t_clock"] = transcript.CLOCK_PINNED
@@ -66,17 +72,24 @@ def check_later(project: Project, kept: Kept, job: Job, clock_in_e: bool) -> Non
         files.remove()
 
 
-def _failing_later(
-    project: Project, kept: Kept, job: Job
-) -> dict[str, tuple[tuple[FactorResult, emit.FactoredFiles], str]]:
-    """The tests whose factored test fails with the clock moved forward: each with its
-    files and what failed."""
+Failing: TypeAlias = "dict[str, tuple[tuple[FactorResult, emit.FactoredFiles], str]]"
+"""Test -> (its result and files, what failed)."""
+
+
+def _failing_later(project: Project, kept: Kept, job: Job) -> tuple[Failing, Failing]:
+    """The tests whose factored test fails with the clock moved forward, each with its
+    result, files and what failed: those whose replay started no child process, and those
+    whose replay did (a child keeps the real clock: the move itself may be what failed)."""
     from lsp_server.factoring.wall_clock import SHIFT_S
 
     names = [result.factored_test or "" for result, _ in kept]
-    replayed = run_pytest(project, names, {"clock_shift_s": SHIFT_S}, job)["tests"]
-    return {
-        pair[0].test: (pair, failure(replayed.get(name, {})))
-        for pair, name in zip(kept, names, strict=True)
-        if replayed.get(name, {}).get("outcome") != "passed"
-    }
+    output = run_pytest(project, names, {"clock_shift_s": SHIFT_S}, job)
+    replayed, children = output["tests"], output.get("children", {})
+    failing: Failing = {}
+    with_children: Failing = {}
+    for pair, name in zip(kept, names, strict=True):
+        entry = replayed.get(name, {})
+        if entry.get("outcome") != "passed":
+            found = with_children if children.get(name) else failing
+            found[pair[0].test] = (pair, failure(entry))
+    return failing, with_children

@@ -187,6 +187,7 @@ def pytest_collection_finish(session: pytest.Session) -> None:
         from lsp_server.factoring import wall_clock
 
         wall_clock.shift(float(shifted))
+        wall_clock.watch_children()
     modules: list[Any] = [getattr(i, "module", None) for i in session.items]
     factored = [m for m in modules if getattr(m, "REKS_TRANSCRIPT", None)]
     if factored:
@@ -351,6 +352,10 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
     timer = session.config.stash.get(_timer_key, None)
     out["runs"] = timer.runs if timer is not None else {}
     out["captures"] = {nodeid: _capture_summary(*pair) for nodeid, pair in captured.items()}
+    if wanted.get("clock_shift_s"):
+        from lsp_server.factoring.wall_clock import CHILDREN
+
+        out["children"] = CHILDREN
     write_json_atomic(wanted["output"], out)
 
 

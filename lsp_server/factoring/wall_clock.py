@@ -16,11 +16,17 @@ type cannot be patched in place: calling one makes an instance of the real class
 an ordinary subclass. Names already bound to the real readers in loaded modules (``from
 datetime import datetime``) are rebound. Elapsed-time clocks (``monotonic``,
 ``perf_counter``) are left alone: a moved wall clock does not make a test slower.
+
+A child process keeps the real clock (git dates its commits by it): a test whose replay
+starts one compares a moved clock with a real one, and fails for the move, not for the
+transcript. ``watch_children`` counts each test's child processes so that such a failure is
+not taken for one.
 """
 
 from __future__ import annotations
 
 import datetime
+import os
 import sys
 import time
 from typing import Any
@@ -162,6 +168,24 @@ _STAND_INS: dict[str, tuple[Any, Any, Any]] = {
     "datetime": (datetime, _REAL_DATETIME, _Datetime),
     "date": (datetime, _REAL_DATE, _Date),
 }
+
+
+CHILDREN: dict[str, int] = {}
+"""Test node id -> child processes it started (once ``watch_children`` ran)."""
+_CURRENT_TEST = "PYTEST_CURRENT_TEST"
+
+
+def watch_children() -> None:
+    """Count from now on the child processes each test starts (``CHILDREN``); an audit
+    hook, which cannot be removed: one process, one session."""
+    from lsp_server.factoring.children import SPAWN_EVENTS
+
+    def count(event: str, args: tuple[Any, ...]) -> None:
+        if event in SPAWN_EVENTS:
+            test = os.environ.get(_CURRENT_TEST, "").rpartition(" ")[0]
+            CHILDREN[test] = CHILDREN.get(test, 0) + 1
+
+    sys.addaudithook(count)
 
 
 def install() -> None:

@@ -108,6 +108,49 @@ def test_with_clock_in_e_the_replay_reads_the_capture_moment_and_passes_later(
     assert all(e["outcome"] == "passed" for e in outcomes(root, *factored).values())
 
 
+CHILD_LOGIC = """
+import subprocess
+import sys
+
+from app import env
+
+
+def child_time():
+    env.compute(1)
+    # a real child process, not E: it reads the real clock in the replay too
+    done = subprocess.run(
+        [sys.executable, "-c", "import time; print(time.time())"],
+        capture_output=True, text=True, check=True,
+    )
+    return float(done.stdout)
+"""
+
+CHILD_TESTS = """
+import datetime as dt
+
+from app import logic
+
+
+def test_child():
+    assert abs(dt.datetime.now().timestamp() - logic.child_time()) < 60
+"""
+
+
+@pytest.mark.slow  # a capture and two checks
+def test_a_replay_that_starts_a_child_process_is_not_judged_by_the_moved_clock(
+    tmp_path: Path,
+) -> None:
+    """The child's clock is the real one: moved, T's clock disagrees with it in the system
+    test as well, so a failure says nothing about the transcript (dunamai's tests with only
+    ``time.sleep`` in E run git for real and were refused)."""
+    root = make_project(tmp_path, CHILD_LOGIC, CHILD_TESTS)
+    (result,) = factor_tests(
+        root, ["tests/test_logic.py::test_child"], ["app.env"], keep_slower=True
+    )
+    assert result.status == "factored", result.reason
+    assert any("child processes" in warning for warning in result.warnings), result.warnings
+
+
 def test_the_moved_clock_keeps_the_datetime_classes_working(tmp_path: Path) -> None:
     """In a process of its own: the stand-ins replace the real readers process-wide."""
     script = textwrap.dedent(
