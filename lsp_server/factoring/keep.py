@@ -8,8 +8,9 @@ caches, the session's fixtures) and is not counted. The factored test is kept wh
 - it passed in every round (and the system test did: a test that fails when repeated gives
   no timing to trust);
 - its best round is clearly faster than the system test's best round (``MIN_SPEEDUP`` times,
-  or ``MIN_SAVING_S``): load only ever adds time, so the best of N rounds is each test's
-  least disturbed time (on a loaded machine the medians and their spread are the load's);
+  or ``MIN_SAVING_S``), and saves at least ``MIN_WORTH_S``: load only ever adds time, so the
+  best of N rounds is each test's least disturbed time (on a loaded machine the medians and
+  their spread are the load's);
 - it was faster in every counted round but one in ``LOST_ROUND_PER`` (a sign test: two
   tests equally fast win all of 5 rounds but one by chance 6 times in 32, and then
   their bests are rarely ``MIN_SPEEDUP`` apart); a single round lost to a burst of load
@@ -39,6 +40,10 @@ CLEAR_SPEEDUP = 3.0
 MIN_SPEEDUP = 1.5
 MIN_SAVING_S = 0.05
 """Kept when the best replay is at least ``MIN_SPEEDUP`` times or this much faster."""
+MIN_WORTH_S = 0.005
+"""A replay saving less than this (best rounds) is not worth a factored test, whatever the
+ratio: a test of a millisecond or two is timed mostly by pytest and the load (dunamai's
+1.4 ms archival tests won two rounds 3x and lost all six rounds of a later check)."""
 
 
 @dataclass(frozen=True)
@@ -145,6 +150,8 @@ def rejection(timings: Timings, system_entry: dict[str, Any], calls: int = 0) ->
     )
     if factored >= system or lost > rounds // LOST_ROUND_PER:
         return f"replay is not faster: {said}, and the replay was not faster in {lost} round(s)"
+    if system - factored < MIN_WORTH_S:
+        return f"replay saves too little to be worth a factored test: {said}"
     if system < MIN_SPEEDUP * factored and system - factored < MIN_SAVING_S:
         return (
             f"replay is not clearly faster: {said}, under {MIN_SPEEDUP}x and "
