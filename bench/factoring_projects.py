@@ -143,15 +143,30 @@ A project module never joins: it would leave the code under test (requests' sess
 beside urllib3)."""
 
 
-def choose_boundaries(project: Project, nodeids: list[str]) -> dict[str, tuple[str, ...]]:
+def choose_boundaries(
+    project: Project,
+    nodeids: list[str],
+    unsuggested: dict[str, str] | None = None,
+    next_best: dict[str, list[str]] | None = None,
+) -> dict[str, tuple[str, ...]]:
     """Test -> the boundaries reks suggests and does not refuse that save a major share of
-    the test's time, best first (empty: none)."""
+    the test's time, best first (empty: none; ``unsuggested`` gets why; ``next_best`` the
+    other suggestions, as a developer would pick the next one in the editor's list)."""
     chosen: dict[str, tuple[str, ...]] = {}
     for nodeid in nodeids:
         try:
-            usable = [c for c in suggest_boundaries(project.root, nodeid) if not c.refused]
-        except RunError:
-            usable = []
+            ranked = suggest_boundaries(project.root, nodeid)
+        except RunError as exc:
+            ranked, why = [], f"profiling failed: {str(exc)[:200]}"
+        else:
+            why = (
+                f"{ranked[0].boundary} refused: {ranked[0].refused}"
+                if ranked
+                else "no time spent below the test's code"
+            )
+        usable = [c for c in ranked if not c.refused]
+        if not usable and unsuggested is not None:
+            unsuggested[nodeid] = why
         best = usable[0].saving_s if usable else 0.0
         joining = [
             c.boundary
@@ -159,10 +174,14 @@ def choose_boundaries(project: Project, nodeids: list[str]) -> dict[str, tuple[s
             if c.saving_s >= MAJOR_SHARE * best and c.kind == "external"
         ]
         chosen[nodeid] = tuple([usable[0].boundary, *joining] if usable else [])
+        if next_best is not None:
+            next_best[nodeid] = [c.boundary for c in usable[1:] if c.kind == "external"]
     return chosen
 
 
-def factor_all(project: Project, chosen: dict[str, tuple[str, ...]]) -> list[FactorResult]:
+def factor_all(
+    project: Project, chosen: dict[str, tuple[str, ...]], clock_in_e: bool = False
+) -> list[FactorResult]:
     """Factor the tests that have boundaries, one ``factor_tests`` call per boundary set."""
     groups: dict[tuple[str, ...], list[str]] = {}
     for nodeid, boundaries in chosen.items():
@@ -170,7 +189,8 @@ def factor_all(project: Project, chosen: dict[str, tuple[str, ...]]) -> list[Fac
             groups.setdefault(boundaries, []).append(nodeid)
     results = []
     for boundaries, nodeids in groups.items():
-        results += factor_tests(project.root, nodeids, list(boundaries))  # refuses slower ones
+        # refuses slower ones
+        results += factor_tests(project.root, nodeids, list(boundaries), clock_in_e=clock_in_e)
     return results
 
 
@@ -181,6 +201,8 @@ class Factored:
     candidates: list[tuple[str, float]]
     chosen: dict[str, tuple[str, ...]]
     results: list[FactorResult]
+    unsuggested: dict[str, str] = field(default_factory=dict)
+    """Test -> why reks suggested no boundary for it."""
 
     def pairs(self) -> dict[str, str]:
         """System test -> its factored test, for the tests that were factored."""
@@ -191,8 +213,57 @@ class Factored:
         }
 
 
-def factor_slowest(project: Project, bench: BenchProject, count: int) -> Factored:
-    """Factor the ``count`` slowest passing tests across the boundaries reks suggests."""
+def factor_slowest(
+    project: Project, bench: BenchProject, count: int, clock_in_e: bool = False
+) -> Factored:
+    """Factor the ``count`` slowest passing tests across the boundaries reks suggests
+    (``clock_in_e``: ``reks factor --clock-in-e``)."""
     candidates = slowest(project, bench, count)
-    chosen = choose_boundaries(project, [n for n, _ in candidates])
-    return Factored(candidates, chosen, factor_all(project, chosen))
+    unsuggested: dict[str, str] = {}
+    next_best: dict[str, list[str]] = {}
+    chosen = choose_boundaries(project, [n for n, _ in candidates], unsuggested, next_best)
+    results = factor_all(project, chosen, clock_in_e)
+    again = {
+        r.test: (next_best[r.test][0],)
+        for r in results
+        if r.status != "factored"
+        and refusal_kind(r.reason) in AFTER_A_BAD_BOUNDARY
+        and next_best.get(r.test)
+    }
+    if again:  # the next suggestion, for a boundary the capture showed to be a bad one
+        retried = {r.test: r for r in factor_all(project, again, clock_in_e)}
+        results = [retried.get(r.test, r) for r in results]
+        for nodeid, boundaries in again.items():
+            if retried[nodeid].status == "factored":
+                chosen[nodeid] = boundaries
+            else:
+                retried[nodeid].reason += f" (after {'+'.join(chosen[nodeid])})"
+    return Factored(candidates, chosen, results, unsuggested)
+
+
+AFTER_A_BAD_BOUNDARY = (
+    "transcript too big",
+    "boundary refused at capture",
+    "fails on unchanged code",
+)
+"""Refusals after which the next suggested boundary is tried: the first one was a bad
+partition for this test (a transcript of pickled values, a child running project code, a
+non-deterministic answer); a refusal for speed would be the same with a finer boundary."""
+
+
+REFUSAL_KINDS = (
+    ("not faster", ("not faster", "not clearly faster")),
+    ("fails with the clock moved forward", ("wall clock",)),
+    ("fails on unchanged code", ("does not pass on unchanged code",)),
+    ("transcript too big", ("transcript would be",)),
+    ("boundary refused at capture", ("boundary refused",)),
+    ("system test does not pass", ("system test does not pass", "system test failed")),
+)
+
+
+def refusal_kind(reason: str) -> str:
+    """The kind of a refusal reason, for a tally (``other`` when none matches)."""
+    for kind, words in REFUSAL_KINDS:
+        if any(word in reason for word in words):
+            return kind
+    return "other"

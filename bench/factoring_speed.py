@@ -23,9 +23,17 @@ import argparse
 import os
 import statistics
 import time
+from collections import Counter
 from pathlib import Path
 
-from factoring_projects import BenchProject, Factored, factor_slowest, prepare, selected
+from factoring_projects import (
+    BenchProject,
+    Factored,
+    factor_slowest,
+    prepare,
+    refusal_kind,
+    selected,
+)
 
 from lsp_server.factoring import keep
 from lsp_server.factoring.factor import FactorResult
@@ -97,8 +105,15 @@ def report(bench: BenchProject, factored: Factored, times: dict[str, Timings]) -
             f"{result.test:<62} {shown:<9} {system * 1000:>7.1f}ms {replay * 1000:>7.1f}ms "
             f"{speedups[-1]:>7.1f}x {lost:>4} {result.speedup:>5.1f}x {result.transcript_bytes:>7}"
         )
+    for nodeid, why in factored.unsuggested.items():
+        print(f"{nodeid:<62} {'-':<9} no boundary: {why[:300]}")
     suggested = sum(1 for b in chosen.values() if b)
     print()
+    tally = Counter(refusal_kind(r.reason) for r in results if r.status != "factored")
+    tally.update(
+        {"no boundary suggested": len(factored.unsuggested)} if factored.unsuggested else {}
+    )
+    print("refusals: " + (", ".join(f"{kind} {n}" for kind, n in tally.most_common()) or "none"))
     print(f"project: {bench.requirement}, {len(candidates)} slowest passing tests, load "
           f"{' '.join(f'{x:.1f}' for x in os.getloadavg())}")  # fmt: skip
     print(f"boundary suggested: {suggested}/{len(candidates)}; useful (factored, faster, valid "
@@ -125,12 +140,17 @@ def main() -> None:
     parser.add_argument("--project", help="a name from factoring_projects.PROJECTS (default: all)")
     parser.add_argument("--work", default="/tmp/reks-bench-factoring", type=Path)
     parser.add_argument("--tests", type=int, default=20)
+    parser.add_argument(
+        "--clock-in-e",
+        action="store_true",
+        help="factor as `reks factor --clock-in-e` (T's clock replayed from the capture's moment)",
+    )
     args = parser.parse_args()
     args.work.mkdir(parents=True, exist_ok=True)
     for bench in selected(args.project):
         print(f"=== {bench.name}", flush=True)
         project = prepare(bench, args.work)
-        factored = factor_slowest(project, bench, args.tests)
+        factored = factor_slowest(project, bench, args.tests, args.clock_in_e)
         report(bench, factored, same_session_times(project, factored.results))
         print(flush=True)
     report_mock(stub_against_mock())

@@ -35,6 +35,13 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--keep-slower", action="store_true", help="keep a factored test even if it is not faster"
     )
     p.add_argument(
+        "--clock-in-e",
+        action="store_true",
+        help="when the factored test fails with the wall clock moved forward (it compares "
+        "the time now with a recorded answer), replay the code under test's clock from the "
+        "capture's moment instead of refusing the test",
+    )
+    p.add_argument(
         "--max-transcript-mb",
         type=float,
         default=10.0,
@@ -84,6 +91,7 @@ def _run(args: argparse.Namespace) -> int:
                 args.python,
                 args.keep_slower,
                 limit,
+                args.clock_in_e,
             )
     except RunError as exc:
         print(f"reks factor: {exc}", file=sys.stderr)

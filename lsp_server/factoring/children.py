@@ -25,9 +25,7 @@ from typing import Any
 
 from lsp_server.project.files import is_excluded_dir
 
-_SPAWN_EVENTS = frozenset(
-    {"subprocess.Popen", "os.exec", "os.posix_spawn", "os.spawn", "os.system"}
-)
+SPAWN_EVENTS = frozenset({"subprocess.Popen", "os.exec", "os.posix_spawn", "os.spawn", "os.system"})
 _SCRIPT_HEAD = 4096
 _watch: ChildWatch | None = None
 _hooked = False
@@ -97,7 +95,7 @@ class ChildWatch:
 
 def _audit(event: str, args: tuple[Any, ...]) -> None:
     watch = _watch
-    if watch is None or event not in _SPAWN_EVENTS:
+    if watch is None or event not in SPAWN_EVENTS:
         return
     try:
         argv = _command_line(event, args)

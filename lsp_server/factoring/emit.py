@@ -24,6 +24,10 @@ class FactoredFiles:
     test: Path
     transcript: Path
 
+    def remove(self) -> None:
+        for path in (self.test, self.transcript):
+            path.unlink(missing_ok=True)
+
 
 class EmitError(ValueError):
     """The original test has a shape emission does not handle (the reason says which)."""

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from lsp_server.factoring import emit, keep, transcript
+from lsp_server.factoring.later import check_later, failure
 from lsp_server.factoring.runner import RunError, run_pytest
 from lsp_server.factoring.suggest import Candidate, rank
 from lsp_server.jobs import Job
@@ -60,12 +61,14 @@ def factor_test(
     python: str | None = None,
     keep_slower: bool = False,
     max_transcript_bytes: int = transcript.DEFAULT_MAX_BYTES,
+    clock_in_e: bool = False,
 ) -> FactorResult:
     """Factor ``nodeid`` with ``boundaries`` (module or class names) as E; a transcript
-    larger than ``max_transcript_bytes`` refuses the boundary."""
-    return factor_tests(root, [nodeid], boundaries, job, python, keep_slower, max_transcript_bytes)[
-        0
-    ]
+    larger than ``max_transcript_bytes`` refuses the boundary; ``clock_in_e``: see
+    ``factor_tests``."""
+    return factor_tests(
+        root, [nodeid], boundaries, job, python, keep_slower, max_transcript_bytes, clock_in_e
+    )[0]
 
 
 def factor_tests(
@@ -76,15 +79,18 @@ def factor_tests(
     python: str | None = None,
     keep_slower: bool = False,
     max_transcript_bytes: int = transcript.DEFAULT_MAX_BYTES,
+    clock_in_e: bool = False,
 ) -> list[FactorResult]:
-    """Factor several tests with the same boundary in three pytest runs (plain, capture,
-    check of the factored tests) rather than three per test."""
+    """Factor several tests with the same boundary in a few pytest runs (plain, capture,
+    checks of the factored tests) rather than a few per test. A factored test that fails
+    when replayed with the wall clock moved forward is refused, or with ``clock_in_e``
+    (the user's consent) replays T's clock from the capture's moment (``later.check_later``)."""
     job = job or Job()
     project = Project.at(root, python)
     results = {nodeid: FactorResult(nodeid, list(boundaries)) for nodeid in nodeids}
 
     def factor_group(group: dict[str, FactorResult]) -> None:
-        _factor(project, group, job, keep_slower, max_transcript_bytes)
+        _factor(project, group, job, keep_slower, max_transcript_bytes, clock_in_e)
 
     try:
         factor_group(results)
@@ -146,6 +152,7 @@ def _factor(
     job: Job,
     keep_slower: bool,
     max_transcript_bytes: int,
+    clock_in_e: bool,
 ) -> None:
     boundaries = next(iter(results.values())).boundaries
     passing = [nodeid for nodeid, result in results.items() if result.system_s > 0]
@@ -179,6 +186,8 @@ def _factor(
     if written:
         job.report(3, 4, "checking the factored tests")
         _verify(project, written, results, keep_slower, job)
+        kept = [(results[n], f) for n, f in written.items() if results[n].status == "factored"]
+        check_later(project, kept, job, clock_in_e)
 
 
 def _capture_result(
@@ -284,14 +293,16 @@ def _verify(
     if keep_slower:
         replayed = run_pytest(project, list(pairs.values()), {"time": True}, job)["tests"]
     else:
-        calls = {n: results[n].calls for n in written}
-        replayed, timings = keep.timed(project, pairs, calls, job)
+        replayed, timings = keep.timed(project, pairs, job)
     for nodeid, files in written.items():
         result = results[nodeid]
         entry = replayed.get(result.factored_test or "", {})
         result.replay_s = entry.get("duration_s", 0.0)
         result.details["replayed_calls"] = entry.get("replayed_calls", 0)
-        reason = _not_passing(result, entry)
+        reason = ""
+        if entry.get("outcome") != "passed":
+            result.divergence = entry.get("divergence")
+            reason = f"{_FAILS_UNCHANGED}: {failure(entry)}"
         result.details["fails_unchanged"] = bool(reason)
         if not reason and nodeid in timings:
             result.details["plain_run_s"] = result.system_s
@@ -300,24 +311,13 @@ def _verify(
             reason = keep.rejection(timings[nodeid], replayed.get(nodeid, {}), result.calls)
         if reason:
             result.reason = reason
-            _remove(files)
+            files.remove()
             result.factored_test = result.transcript = None
         else:
             result.status = "factored"
 
 
-def _not_passing(result: FactorResult, entry: dict[str, Any]) -> str:
-    """Why a factored test that was written does not pass on unchanged code ("" if it does)."""
-    if entry.get("outcome") == "passed":
-        return ""
-    result.divergence = entry.get("divergence")
-    why = result.divergence or entry.get("message", "") or "not collected"
-    return f"the factored test does not pass on unchanged code (non-deterministic T?): {why}"
-
-
-def _remove(files: emit.FactoredFiles) -> None:
-    for path in (files.test, files.transcript):
-        path.unlink(missing_ok=True)
+_FAILS_UNCHANGED = "the factored test does not pass on unchanged code (non-deterministic T?)"
 
 
 @dataclass(frozen=True)

@@ -24,8 +24,14 @@ A ``tempfile`` boundary replays ``mkdtemp`` without making a folder, yet T write
 (diskcache keeps its values there). So a folder a call of T into ``tempfile`` made (its result,
 or its result's ``name``: ``TemporaryDirectory``) is written as made (``dir``) by role,
 ``<tempfile#N>``; on replay that role is a name the replay draws afresh and the folder is
-made under it. ``mkstemp`` refuses the boundary: it hands T an open descriptor of the OS,
-which T writes through ``os`` and a transcript cannot stand for.
+made under it. A later call into E that removed such a folder (the end of a
+``TemporaryDirectory``'s ``with`` block, its ``cleanup``) writes it as ``gone``, so the
+replay removes the folder it made. ``mkstemp`` refuses the boundary: it hands T an open
+descriptor of the OS, which T writes through ``os`` and a transcript cannot stand for.
+
+A ``shutil`` boundary copies, moves and removes files without T: each call of T into it is
+bracketed by listings as a child process's is, over the test's temporary folder and the
+folders ``tempfile`` made in E (``shutil.copytree`` into a ``TemporaryDirectory``).
 """
 
 from __future__ import annotations
@@ -97,19 +103,26 @@ def redo(effects: list[list[str]], decode: Callable[[str], str]) -> None:
 
 
 class Watch:
-    """Brackets one call of T into E (capture): ``note`` writes the call's effects."""
+    """Brackets one call of T into E (capture): ``note`` writes the call's effects below
+    ``roots``."""
 
-    def __init__(self, root: str, encode: Callable[[str], str]) -> None:
-        self.root = root
+    def __init__(self, roots: Sequence[str], encode: Callable[[str], str]) -> None:
+        self.roots = list(roots)
         self.encode = encode
-        self.before = listing(root)
+        self.before = self._listing()
+
+    def _listing(self) -> Listing:
+        found: Listing = {}
+        for root in self.roots:
+            found.update(listing(root))
+        return found
 
     def note(self, event: dict[str, Any], result: Any = None) -> str | None:
         """Add the effects to ``event``; a refusal reason when they cannot be recorded."""
         try:
-            effects = changes(self.before, listing(self.root), self.encode)
+            effects = changes(self.before, self._listing(), self.encode)
         except (OSError, ValueError) as exc:
-            return f"a child process of E changed the temporary folders: {exc}"
+            return f"E changed the temporary folders: {exc}"
         if effects:
             event["fs"] = effects
         return None
@@ -174,12 +187,25 @@ class FilesWatch:
         return None
 
 
-class MadeFolder:
-    """Brackets one call of T into ``tempfile``: the folder it made, if any."""
+class TempFolders:
+    """The folders ``tempfile`` made in E during one test (``made``), and a watch over each
+    call of T into E: the folder a call into ``tempfile`` made, the made folders it removed."""
 
-    def __init__(self, target: str, encode: Callable[[str], str]) -> None:
-        self.target = target
+    def __init__(self, encode: Callable[[str], str]) -> None:
         self.encode = encode
+        self.made: list[str] = []
+
+    def watch(self, target: str) -> MadeFolder:
+        return MadeFolder(self, target)
+
+
+class MadeFolder:
+    """Brackets one call of T into E for ``TempFolders``."""
+
+    def __init__(self, folders: TempFolders, target: str) -> None:
+        self.folders = folders
+        self.target = target
+        self.existing = [f for f in folders.made if os.path.isdir(f)]
 
     def note(self, event: dict[str, Any], result: Any = None) -> str | None:
         if self.target == "tempfile.mkstemp":
@@ -187,9 +213,18 @@ class MadeFolder:
                 "tempfile.mkstemp hands T an open file descriptor of the OS, which a transcript "
                 "cannot stand for (use NamedTemporaryFile, or keep tempfile out of E)"
             )
-        folder = result if isinstance(result, str) else getattr(result, "name", None)
-        if isinstance(folder, str) and os.path.isdir(folder):
-            event.setdefault("fs", []).append(["dir", self.encode(folder)])
+        effects = event.setdefault("fs", [])
+        for folder in self.existing:
+            if not os.path.isdir(folder):
+                effects.append(["gone", self.folders.encode(folder)])
+                self.folders.made.remove(folder)
+        if self.target.startswith("tempfile."):
+            made = result if isinstance(result, str) else getattr(result, "name", None)
+            if isinstance(made, str) and os.path.isdir(made):
+                effects.append(["dir", self.folders.encode(made)])
+                self.folders.made.append(made)
+        if not effects:
+            del event["fs"]
         return None
 
 
@@ -204,30 +239,36 @@ class _Watches:
         return next(filter(None, reasons), None)
 
 
+FOLDER_CHANGING = frozenset({"subprocess", "shutil"})
+"""Boundaries whose calls change files without T: a child process, ``shutil``'s copies."""
+
 WatchMaker = Callable[[dict[str, Any], Sequence[Any], dict[str, Any]], Any]
 """For a recorder: the watch over one call of T into E (target, arguments), or None."""
 
 
 def watch_for(boundaries: list[Any]) -> WatchMaker:
-    """For a recorder: a watch per call of T over the test's temporary folder when a
-    boundary starts child processes (``subprocess``) and that folder is known, over the
-    database files of a ``sqlite3`` boundary, and over the folders ``tempfile`` makes."""
+    """For a recorder: a watch per call of T over the test's temporary folders (pytest's,
+    once known, and those ``tempfile`` made in E) when a boundary changes files without T
+    (``FOLDER_CHANGING``), over the database files of a ``sqlite3`` boundary, and over the
+    folders ``tempfile`` makes and removes."""
     from lsp_server.factoring.run_varying import TEMP_ROOT
 
     heads = {b.spec.split(".")[0] for b in boundaries}
     databases = DatabaseFiles(TEMP_ROOT.encode) if "sqlite3" in heads else None
-    temporary = "tempfile" in heads
+    temporary = TempFolders(TEMP_ROOT.encode) if "tempfile" in heads else None
+    changing = bool(heads & FOLDER_CHANGING)
 
     def make(target: dict[str, Any], args: Sequence[Any], kwargs: dict[str, Any]) -> Any:
         watches: list[Any] = []
-        folder = TEMP_ROOT.current
-        if "subprocess" in heads and folder and os.path.isdir(folder):
-            watches.append(Watch(folder, TEMP_ROOT.encode))
+        if changing:
+            made = temporary.made if temporary is not None else []
+            roots = [f for f in (TEMP_ROOT.current, *made) if f and os.path.isdir(f)]
+            if roots:
+                watches.append(Watch(roots, TEMP_ROOT.encode))
         if databases is not None:
             watches.append(databases.watch(target, args, kwargs))
-        name = target.get("target") or ""
-        if temporary and name.startswith("tempfile."):
-            watches.append(MadeFolder(name, TEMP_ROOT.encode))
+        if temporary is not None:
+            watches.append(temporary.watch(target.get("target") or ""))
         found = [w for w in watches if w is not None]
         if len(found) > 1:
             return _Watches(found)

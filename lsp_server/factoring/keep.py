@@ -7,12 +7,16 @@ caches, the session's fixtures) and is not counted. The factored test is kept wh
 
 - it passed in every round (and the system test did: a test that fails when repeated gives
   no timing to trust);
-- it was faster in *every* counted round: a sign test, so a loaded machine that makes the
-  pair's order of finishing a coin toss gives a refusal, not a guess;
-- its median saving is clear of the noise (the spread of the system test's own times) and
-  large (``MIN_SPEEDUP`` times, or ``MIN_SAVING_S``);
+- its best round is clearly faster than the system test's best round (``MIN_SPEEDUP`` times,
+  or ``MIN_SAVING_S``), and saves at least ``MIN_WORTH_S``: load only ever adds time, so the
+  best of N rounds is each test's least disturbed time (on a loaded machine the medians and
+  their spread are the load's);
+- it was faster in every counted round but one in ``LOST_ROUND_PER`` (a sign test: two
+  tests equally fast win all of 5 rounds but one by chance 6 times in 32, and then
+  their bests are rarely ``MIN_SPEEDUP`` apart); a single round lost to a burst of load
+  beside clearly faster rounds is not evidence of a slower replay;
 - where the replay used more CPU than the system test (its saving is waiting: sleeps, disk,
-  a child process), it was ``MIN_SPEEDUP`` times faster in every round.
+  a child process), its best round was ``MIN_SPEEDUP`` times faster.
 """
 
 from __future__ import annotations
@@ -29,14 +33,17 @@ from lsp_server.project import Project
 FIRST_ROUNDS = 3
 MORE_ROUNDS = 4
 """Rounds per session, the warm-up included. A pair that won both counted rounds of the
-first session by ``CLEAR_SPEEDUP`` is kept; any other gets a second session, and is judged
-on the 5 counted rounds of both (all won by chance once in 32 when the two are equally
-fast). Most factored tests that are worth keeping win by far more, and each round runs the
-slow system test again."""
+first session by ``CLEAR_SPEEDUP`` is kept; any other whose best round was faster gets a
+second session, and is judged on the 5 counted rounds of both. Most factored tests that
+are worth keeping win by far more, and each round runs the slow system test again."""
 CLEAR_SPEEDUP = 3.0
 MIN_SPEEDUP = 1.5
 MIN_SAVING_S = 0.05
-"""Kept when the median replay is at least ``MIN_SPEEDUP`` times or this much faster."""
+"""Kept when the best replay is at least ``MIN_SPEEDUP`` times or this much faster."""
+MIN_WORTH_S = 0.005
+"""A replay saving less than this (best rounds) is not worth a factored test, whatever the
+ratio: a test of a millisecond or two is timed mostly by pytest and the load (dunamai's
+1.4 ms archival tests won two rounds 3x and lost all six rounds of a later check)."""
 
 
 @dataclass(frozen=True)
@@ -69,18 +76,16 @@ class Timings:
 
 
 def timed(
-    project: Project, pairs: dict[str, str], calls: dict[str, int], job: Job | None = None
+    project: Project, pairs: dict[str, str], job: Job | None = None
 ) -> tuple[dict[str, Any], dict[str, Timings]]:
     """Each test's outcome entry and each pair's timings: a second session for the pairs
-    the first would keep but not by far (``calls``: recorded calls per system test, for
-    the reasons). A refusal after the first session stands: more rounds could only add
-    rounds the replay lost."""
+    the first neither keeps by far nor refuses outright."""
     entries, timings = side_by_side(project, pairs, FIRST_ROUNDS, job)
     unsure = {
         system: factored
         for system, factored in pairs.items()
         if entries.get(factored, {}).get("outcome") == "passed"
-        and _unsure(timings[system], entries.get(system, {}), calls.get(system, 0))
+        and _unsure(timings[system], entries.get(system, {}))
     }
     if unsure:
         more_entries, more = side_by_side(project, unsure, MORE_ROUNDS, job)
@@ -92,11 +97,15 @@ def timed(
     return entries, timings
 
 
-def _unsure(timings: Timings, system_entry: dict[str, Any], calls: int) -> bool:
-    """Kept on the first session's rounds, but not by ``CLEAR_SPEEDUP`` in each."""
+def _unsure(timings: Timings, system_entry: dict[str, Any]) -> bool:
+    """Not won by ``CLEAR_SPEEDUP`` in each of the first session's rounds, but the replay's
+    best round was faster: more rounds decide (a round lost to a burst of load is allowed
+    only among more rounds)."""
+    if system_entry.get("outcome") != "passed" or not timings.system_wall:
+        return False
     pairs = zip(timings.system_wall, timings.factored_wall, strict=True)
     clear = all(s >= CLEAR_SPEEDUP * f for s, f in pairs)
-    return not clear and rejection(timings, system_entry, calls) == ""
+    return not clear and min(timings.factored_wall) < min(timings.system_wall)
 
 
 def side_by_side(
@@ -120,6 +129,10 @@ def side_by_side(
     return output["tests"], timings
 
 
+LOST_ROUND_PER = 4
+"""One counted round in this many (rounded down) may be lost: none of 2 or 3, one of 5."""
+
+
 def rejection(timings: Timings, system_entry: dict[str, Any], calls: int = 0) -> str:
     """Why the factored test is not kept ("" when it is), from its side-by-side timings."""
     if system_entry.get("outcome") != "passed":
@@ -128,30 +141,27 @@ def rejection(timings: Timings, system_entry: dict[str, Any], calls: int = 0) ->
     if rounds == 0:
         return "the pair was not timed side by side"
     pairs = list(zip(timings.system_wall, timings.factored_wall, strict=True))
-    slower = sum(1 for system, factored in pairs if factored >= system)
-    system, factored = timings.system_s, timings.factored_s
+    lost = sum(1 for system, factored in pairs if factored >= system)
+    system, factored = min(timings.system_wall), min(timings.factored_wall)
     said = (
         f"timed side by side in {rounds} rounds, the system test takes {system * 1000:.1f} ms "
-        f"and its replay {factored * 1000:.1f} ms ({calls} recorded calls; medians; "
+        f"and its replay {factored * 1000:.1f} ms ({calls} recorded calls; best rounds; "
         f"load {_load()})"
     )
-    if slower:
-        return f"replay is not faster: {said}, and the replay was not faster in {slower} round(s)"
-    saving = system - factored
-    noise = statistics.median(abs(s - system) for s in timings.system_wall)
-    if saving <= 2 * noise:
-        within = f"a saving within the noise (±{noise * 1000:.1f} ms)"
-        return f"replay is not clearly faster: {said}: {within}"
-    if system < MIN_SPEEDUP * factored and saving < MIN_SAVING_S:
+    if factored >= system or lost > rounds // LOST_ROUND_PER:
+        return f"replay is not faster: {said}, and the replay was not faster in {lost} round(s)"
+    if system - factored < MIN_WORTH_S:
+        return f"replay saves too little to be worth a factored test: {said}"
+    if system < MIN_SPEEDUP * factored and system - factored < MIN_SAVING_S:
         return (
             f"replay is not clearly faster: {said}, under {MIN_SPEEDUP}x and "
             f"{MIN_SAVING_S * 1000:.0f} ms"
         )
     more_cpu = statistics.median(timings.factored_cpu) > statistics.median(timings.system_cpu)
-    if more_cpu and any(s < MIN_SPEEDUP * f for s, f in pairs):
+    if more_cpu and system < MIN_SPEEDUP * factored:
         return (
             f"replay is not clearly faster: {said}; it uses more CPU than the system test "
-            f"and was under {MIN_SPEEDUP}x in some round"
+            f"and is under {MIN_SPEEDUP}x"
         )
     return ""
 

@@ -153,11 +153,15 @@ def _capture(item: pytest.Item, wanted: dict[str, Any]) -> Iterator[None]:
         _captures(item)[item.nodeid] = (item, captured)
 
 
-def _run_varying() -> dict[str, list]:
+def _run_varying() -> dict[str, Any]:
     """The capture's fresh names and clock readings, by role number (for replay)."""
     from lsp_server.factoring.run_varying import TEMP_ROOT
 
-    return {"temp_names": list(TEMP_ROOT.named), "clock_readings": list(TEMP_ROOT.readings)}
+    return {
+        "temp_names": list(TEMP_ROOT.named),
+        "clock_readings": list(TEMP_ROOT.readings),
+        "clock_at_start": TEMP_ROOT.since,
+    }
 
 
 def _profile(item: pytest.Item, root: Path) -> Iterator[None]:
@@ -175,7 +179,15 @@ _profiles_key = pytest.StashKey[dict]()
 
 def pytest_collection_finish(session: pytest.Session) -> None:
     """Load the replay machinery once per session, before the first factored test runs: a
-    cost of the session, not of each factored test."""
+    cost of the session, not of each factored test. A request's ``clock_shift_s`` moves the
+    wall clock forward for the session (``reks factor``'s check that a factored test does
+    not depend on when it runs)."""
+    shifted = (_request(session.config) or {}).get("clock_shift_s")
+    if shifted:
+        from lsp_server.factoring import wall_clock
+
+        wall_clock.shift(float(shifted))
+        wall_clock.watch_children()
     modules: list[Any] = [getattr(i, "module", None) for i in session.items]
     factored = [m for m in modules if getattr(m, "REKS_TRANSCRIPT", None)]
     if factored:
@@ -194,11 +206,16 @@ def _replay(request: pytest.FixtureRequest, path: Path) -> Iterator[None]:
         data = transcript.load(path)
     except transcript.TranscriptError as error:  # an older reks wrote it: no replay error
         pytest.skip(f"stale factored test: {error}; recapture it")
-    _set_temp_root(request, data)
     root = (path.parent / data.get("root", ".")).resolve()
     verdict = transcript.staleness(data, root)
     if verdict.stale:
         pytest.skip(f"stale factored test of {data['test']}: {verdict.reason()}; recapture it")
+    pinned = data["t_clock"] == transcript.CLOCK_PINNED
+    if pinned:  # before the test's start is taken: T's readings are the capture's moment's
+        from lsp_server.factoring import wall_clock
+
+        wall_clock.pin(data["clock_at_start"])
+    _set_temp_root(request, data)
     replayer = Replayer(data, root, [resolve(spec) for spec in data["boundary"]])
     item.stash[_replay_key] = replayer
     replayer.start()
@@ -206,6 +223,8 @@ def _replay(request: pytest.FixtureRequest, path: Path) -> Iterator[None]:
         yield
     finally:
         replayer.stop()
+        if pinned:
+            wall_clock.unpin()
     _finish(replayer, item.stash.get(_call_failed_key, False))
 
 
@@ -333,6 +352,10 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
     timer = session.config.stash.get(_timer_key, None)
     out["runs"] = timer.runs if timer is not None else {}
     out["captures"] = {nodeid: _capture_summary(*pair) for nodeid, pair in captured.items()}
+    if wanted.get("clock_shift_s"):
+        from lsp_server.factoring.wall_clock import CHILDREN
+
+        out["children"] = CHILDREN
     write_json_atomic(wanted["output"], out)
 
 
@@ -363,6 +386,8 @@ def _capture_summary(item: Any, captured: dict[str, Any]) -> dict[str, Any]:
         "t_clock_reads": captured.get("clock_reads", []),
         "temp_names": captured.get("temp_names", []),
         "clock_readings": captured.get("clock_readings", []),
+        "clock_at_start": captured.get("clock_at_start"),
+        "t_clock": transcript.CLOCK_REAL,
     }
     limit = (_request(item.config) or {}).get("max_transcript_bytes")
     too_big = transcript.size_refusal(summary["transcript"], limit) if limit else None

@@ -16,13 +16,20 @@ from lsp_server.factoring.run_varying import TEMP_MARK
 from lsp_server.project.text import write_json_atomic
 
 FORMAT = "reks-factoring-transcript"
-VERSION = 4
+VERSION = 5
 """2: a copy of the inherited environment is written as its changes (``$environ``).
 3: an event's ``fs`` effects may hold ``made`` (a database file E made, redone empty): a
 reader of version 2 would take it for a removal.
 4: a folder ``tempfile`` made in E is a ``dir`` effect, and a ``<tempfile#N>`` name E drew is
 answered by a fresh name: version 3 held neither, so its replay of ``mkdtemp`` named the
-capture's folder, which no longer exists."""
+capture's folder, which no longer exists.
+5: ``t_clock`` says whether T reads the real wall clock on replay or one pinned to the
+capture's moment (``clock_at_start``): a reader of version 4 would replay a pinned test
+against the real clock, and it would fail once time passed."""
+CLOCK_REAL = "real"
+CLOCK_PINNED = "capture"
+"""``t_clock``: T's wall clock on replay is the real one, or (``reks factor --clock-in-e``)
+the capture's moment at the test's start, running on from there (``wall_clock.pin``)."""
 _MAX_PACKAGE_FILES = 3000
 DEFAULT_MAX_BYTES = 10 * 1024 * 1024
 """The largest transcript reks keeps (``reks factor --max-transcript-mb``): past it the
@@ -51,6 +58,13 @@ def load(path: str | Path) -> dict[str, Any]:
 
 def save(path: str | Path, data: dict[str, Any]) -> None:
     write_json_atomic(path, data, indent=1)
+
+
+def pin_clock(path: str | Path) -> None:
+    """Make the transcript at ``path`` replay T's wall clock from the capture's moment."""
+    data = json.loads(Path(path).read_text(encoding="utf-8"))
+    data["t_clock"] = CLOCK_PINNED
+    save(path, data)
 
 
 def size_refusal(data: dict[str, Any], limit: int) -> str | None:

@@ -59,27 +59,48 @@ def test_a_suggestion_whose_transcript_would_be_over_the_limit_is_refused() -> N
     assert "over the limit of 1.0 MB" in over.refused
 
 
-def test_a_replay_faster_in_most_rounds_or_within_the_noise_is_refused() -> None:
-    """Timed side by side, a replay slower in one round, or faster by less than the
-    system test's own spread, or by 10% of a 12 ms test, is not kept."""
+def test_a_replay_not_clearly_faster_in_its_best_rounds_is_refused() -> None:
+    """Timed side by side, a replay slower in two of five rounds, or whose best round is
+    faster by less than 1.5x and 50 ms, is not kept."""
     from lsp_server.factoring.keep import Timings, rejection
 
     passed = {"outcome": "passed"}
-    cpu = [0.001] * 4
-    one_slower = Timings([0.40, 0.41, 0.39, 0.40], [0.10, 0.42, 0.10, 0.10], cpu, cpu)
-    assert "not faster" in rejection(one_slower, passed)
-    assert "in 1 round(s)" in rejection(one_slower, passed)
-    noisy = Timings([0.30, 0.50, 0.70, 0.40], [0.28, 0.44, 0.60, 0.35], cpu, cpu)
-    assert "within the noise" in rejection(noisy, passed)
-    close = Timings([0.0121, 0.0120, 0.0122, 0.0121], [0.0105] * 4, cpu, cpu)
+    cpu = [0.001] * 5
+    two_slower = Timings([0.40, 0.41, 0.39, 0.40, 0.40], [0.10, 0.42, 0.10, 0.45, 0.1], cpu, cpu)
+    assert "not faster" in rejection(two_slower, passed)
+    assert "in 2 round(s)" in rejection(two_slower, passed)
+    one_of_two = Timings([0.40, 0.41], [0.10, 0.42], cpu[:2], cpu[:2])
+    assert "in 1 round(s)" in rejection(one_of_two, passed)
+    noisy = Timings([0.30, 0.50, 0.70, 0.40, 0.45], [0.28, 0.44, 0.60, 0.35, 0.40], cpu, cpu)
+    assert "not clearly faster" in rejection(noisy, passed)
+    close = Timings([0.0301, 0.0300, 0.0302, 0.0301, 0.0301], [0.0240] * 5, cpu, cpu)
     assert "under 1.5x" in rejection(close, passed)
-    clear = Timings([0.0121, 0.0120, 0.0122, 0.0121], [0.0040] * 4, cpu, cpu)
+    clear = Timings([0.0121, 0.0120, 0.0122, 0.0121, 0.0121], [0.0040] * 5, cpu, cpu)
     assert rejection(clear, passed) == ""
-    more_cpu = Timings(
-        [0.0121, 0.0120, 0.0122, 0.0121], [0.0040, 0.0100, 0.004, 0.004], cpu, [0.01] * 4
-    )
+    waiting_saved = Timings([0.30, 0.31, 0.30, 0.32, 0.30], [0.24] * 5, cpu, cpu)
+    assert rejection(waiting_saved, passed) == ""  # 60 ms saved
+    more_cpu = Timings([0.30, 0.31, 0.30, 0.32, 0.30], [0.24] * 5, cpu, [0.2] * 5)
     assert "more CPU" in rejection(more_cpu, passed)
     assert "does not pass" in rejection(clear, {"outcome": "failed"})
+    tiny = Timings([0.0014, 0.0015, 0.0016, 0.0014, 0.0015], [0.0004] * 5, cpu, cpu)
+    assert "saves too little" in rejection(tiny, passed)  # 3.5x of 1.4 ms: pytest's noise
+
+
+def test_a_clearly_faster_replay_is_kept_through_bursts_of_load() -> None:
+    """On a loaded machine (load 10-18 on 2 cores) a burst of load lands on some rounds:
+    both tests of a round take longer, or one run of the replay does. Its best rounds are
+    still several times faster, and it is kept (diskcache's test_least_frequently_used,
+    196 ms against 67 ms, was refused as 'a saving within the noise')."""
+    from lsp_server.factoring.keep import Timings, rejection
+
+    passed = {"outcome": "passed"}
+    cpu = [0.01] * 5
+    loaded_rounds = Timings(
+        [0.20, 0.50, 0.19, 0.65, 0.55], [0.06, 0.30, 0.05, 0.35, 0.32], cpu, cpu
+    )
+    assert rejection(loaded_rounds, passed) == ""
+    one_burst = Timings([0.20, 0.21, 0.19, 0.20, 0.22], [0.05, 0.05, 0.24, 0.05, 0.06], cpu, cpu)
+    assert rejection(one_burst, passed) == ""
 
 
 COLD_THEN_WARM = """

@@ -127,3 +127,53 @@ def test_mkstemp_in_e_refuses_the_boundary_with_its_reason(tmp_path: Path) -> No
     assert result.status == "refused"
     assert "mkstemp hands T an open file descriptor" in result.reason, result.reason
     assert not list((root / "tests").glob("test_factored__*"))
+
+
+COPYING = """
+import os
+import shutil
+import tempfile
+
+
+def copied_text(source):
+    with tempfile.TemporaryDirectory(prefix="PREFIX") as folder:
+        target = os.path.join(folder, "copy")
+        shutil.copytree(source, target)  # E copies: the replay must find the copy too
+        with open(os.path.join(target, "sub", "a.txt")) as copied:
+            return copied.read()
+"""
+
+COPYING_TESTS = """
+from app import logic
+
+
+def test_copied(tmp_path):
+    (tmp_path / "src" / "sub").mkdir(parents=True)
+    (tmp_path / "src" / "sub" / "a.txt").write_text("hello")
+    assert logic.copied_text(str(tmp_path / "src")) == "hello"
+"""
+
+
+def test_a_copy_by_shutil_in_e_is_redone_and_a_temporary_directory_removed_on_replay(
+    tmp_path: Path,
+) -> None:
+    """``shutil.copytree`` in E wrote files T then reads; a ``TemporaryDirectory`` E made
+    is removed at the end of its ``with`` block: both are redone on replay (the replay's
+    folder was left behind, and T found no copy in it)."""
+    import tempfile
+    import uuid
+
+    prefix = f"reks-td-{uuid.uuid4().hex[:8]}-"
+    root = make_project(tmp_path, COPYING.replace("PREFIX", prefix), COPYING_TESTS)
+    result = factor_test(
+        root, "tests/test_logic.py::test_copied", ["tempfile", "shutil"], keep_slower=True
+    )
+    assert result.status == "factored", result.reason
+    assert not list(Path(tempfile.gettempdir()).glob(prefix + "*"))  # capture and checks
+    data = json.loads((root / (result.transcript or "")).read_text(encoding="utf-8"))
+    effects = [effect for event in data["events"] for effect in event.get("fs", ())]
+    assert ["gone", f"{tempfile.gettempdir()}/{prefix}<tempfile#1>"] in effects
+    assert any(e[0] == "file" and e[1].endswith("<tempfile#1>/copy/sub/a.txt") for e in effects)
+    factored = result.factored_test or ""
+    assert outcomes(root, factored)[factored]["outcome"] == "passed"
+    assert not list(Path(tempfile.gettempdir()).glob(prefix + "*"))

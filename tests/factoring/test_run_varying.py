@@ -298,7 +298,7 @@ def test_a_copy_of_the_inherited_environment_is_written_as_its_changes(
         TEMP_ROOT.since = None
 
 
-@pytest.mark.parametrize("version", [1, 2, 3])
+@pytest.mark.parametrize("version", [1, 2, 3, 4])
 def test_a_transcript_of_an_older_format_is_skipped_as_stale(tmp_path: Path, version: int) -> None:
     """Version 1 wrote a copy of the environment whole: replayed by this reks, every such
     call diverged. Version 2 had no ``made`` effect, version 3 no folder ``tempfile`` made in E.

@@ -63,7 +63,7 @@ def test_sqlite3_and_subprocess_replay_and_catch_a_broken_t(tmp_path: Path) -> N
     assert "from test_logic import db_path" in emitted  # the original module's fixture
     assert "def test_sqlite_factored(db_path):" in emitted
     data = json.loads((root / (results[0].transcript or "")).read_text(encoding="utf-8"))
-    assert data["format"] == "reks-factoring-transcript" and data["version"] == 4
+    assert data["format"] == "reks-factoring-transcript" and data["version"] == 5
     assert data["pickled"] is False and data["boundary"] == ["sqlite3", "subprocess"]
     assert data["events"][0]["target"] == "sqlite3.connect"
     assert data["events"][0]["args"] == ["<tmp_path>/x.db"]
