@@ -198,8 +198,8 @@ class UnitAttribution:
                 if not no_reads:  # the syntax tells a getattr by a constant name
                     names_read = self._code_reads[id(code)][0]
                     kind = file_units.dynamic.get(found.name)
-                    if kind == ATTRIBUTE_LOOKUP:
-                        names_read = names_read | {ATTRIBUTE_LOOKUP}
+                    if kind is not None and kind.startswith(ATTRIBUTE_LOOKUP):
+                        names_read = names_read | {kind}  # with the names' prefix
                     if kind == "*" and (
                         id(code) in self._read_at_run_time
                         or self.lookups.records(code, file_units.bound, file_units.import_origins)

@@ -19,10 +19,12 @@
 from __future__ import annotations
 
 import ast
+import os
 import sys
 from collections.abc import Iterator
 
 from lsp_server.rts.ast_walk import statements, walk
+from lsp_server.rts.name_prefix import NamePrefixes
 
 # Names whose use means "looks names up by string".
 DYNAMIC_NAMES = frozenset(
@@ -122,9 +124,10 @@ def looks_up_by_string(
     """Whether the code of ``function`` (not of the functions defined in it) looks names
     up by a computed string: None when it does not, ``ATTRIBUTE_LOOKUP`` when each such
     lookup is a ``getattr``-family call on the first parameter of a ``method`` (its
-    instance or class), "*" otherwise."""
+    instance or class), followed by the prefix every name so looked up starts with
+    (``rts.name_prefix``; empty when unknown), "*" otherwise."""
     constant = _constant_name_calls(function)
-    on_self = _self_calls(function) if method else set()
+    on_self = _self_calls(function) if method else {}
     local = _local_names(function)
     membership = _membership_tests(function)
     own = _own_attributes(function) if method else set()
@@ -141,7 +144,8 @@ def looks_up_by_string(
         ):
             if id(item) not in on_self:
                 return "*"
-            found = ATTRIBUTE_LOOKUP
+            prefix = on_self[id(item)]
+            found = prefix if found is None else os.path.commonprefix([found, prefix])
         if (
             isinstance(item, ast.Attribute)
             and item.attr in DYNAMIC_NAMES
@@ -149,7 +153,7 @@ def looks_up_by_string(
             and id(item) not in own
         ):
             return "*"
-    return found
+    return None if found is None else ATTRIBUTE_LOOKUP + found
 
 
 def _local_names(function: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
@@ -257,17 +261,19 @@ def _local_names_stored(function: ast.AST) -> set[str]:
     }
 
 
-def _self_calls(function: ast.FunctionDef | ast.AsyncFunctionDef) -> set[int]:
-    """ids of the ``getattr``-family names called on the function's first parameter."""
+def _self_calls(function: ast.FunctionDef | ast.AsyncFunctionDef) -> dict[int, str]:
+    """ids of the ``getattr``-family names called on the function's first parameter, each
+    with the constant prefix of the names it looks up ("" when unknown)."""
     params = [*function.args.posonlyargs, *function.args.args]
     static = any("staticmethod" in ast.unparse(d) for d in function.decorator_list)
     if not params or static:
-        return set()
+        return {}
     first = params[0].arg
     if first in _local_names_stored(function):
-        return set()  # rebound: no longer the instance or class
+        return {}  # rebound: no longer the instance or class
+    prefixes = NamePrefixes(function)
     return {
-        id(item.func)
+        id(item.func): prefixes.of(item.args[1]) if len(item.args) > 1 else ""
         for item in walk(function)
         if isinstance(item, ast.Call)
         and isinstance(item.func, ast.Name)
