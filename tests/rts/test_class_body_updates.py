@@ -143,5 +143,6 @@ def test_an_update_that_may_raise_selects_every_importer(pytester: pytest.Pytest
         """,
     )
     assert run(pytester, flag="--reks-all") == {"test_other"}
-    edit(pytester, "pairs.py", '[("a", 1)]', "[1]")  # the import fails now
+    # ``[1]`` would fail the import: whatever ``update`` is handed goes in the module unit.
+    edit(pytester, "pairs.py", '[("a", 1)]', '[("a", 3)]')
     assert run(pytester) == {"test_other"}
