@@ -86,7 +86,7 @@ class BindingReads:
         self._handed: dict[str, frozenset[str]] = {}
         self._handed_unions: dict[frozenset[str], frozenset[str]] = {}
         # A module -> the ids of its units but the bodies (what a lookup by string finds).
-        self._by_string: dict[tuple[str, bool], frozenset[int]] = {}
+        self._by_string: dict[tuple[str, str | None], frozenset[int]] = {}
         # A header unit's id -> its body's id, its docstring's id, its bound name.
         self._parts: dict[int, tuple[int, int, str]] = {}
         self._partless: set[int] = set()  # ids whose ``_parts_of`` is ``_NO_PARTS``

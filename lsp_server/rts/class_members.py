@@ -113,9 +113,9 @@ def own_updates(node: ast.ClassDef) -> dict[int, str]:
             updates[id(stmt)] = call.func.value.id
             continue
         filled -= maybe_bound(stmt)
-        name = _single_name(stmt)
-        if name is not None and isinstance(stmt.value, _CONTAINERS) and is_pure(stmt.value):
-            filled.add(name)
+        assigned = _single_assignment(stmt)
+        if assigned is not None and isinstance(assigned[1], _CONTAINERS) and is_pure(assigned[1]):
+            filled.add(assigned[0])
     return updates
 
 
@@ -141,16 +141,17 @@ def dict_updates(node: ast.ClassDef) -> set[int]:
             found.add(id(stmt))
             continue
         dicts -= maybe_bound(stmt)
-        if _single_name(stmt) is not None and isinstance(stmt.value, (ast.Dict, ast.DictComp)):
-            dicts.add(stmt.targets[0].id)
+        assigned = _single_assignment(stmt)
+        if assigned is not None and isinstance(assigned[1], (ast.Dict, ast.DictComp)):
+            dicts.add(assigned[0])
     return found
 
 
-def _single_name(stmt: ast.stmt) -> str | None:
-    """The name ``stmt`` binds when it is ``name = value``."""
+def _single_assignment(stmt: ast.stmt) -> tuple[str, ast.expr] | None:
+    """(name, value) when ``stmt`` is ``name = value``."""
     if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1:
         target = stmt.targets[0]
-        return target.id if isinstance(target, ast.Name) else None
+        return (target.id, stmt.value) if isinstance(target, ast.Name) else None
     return None
 
 

@@ -19,7 +19,6 @@
 from __future__ import annotations
 
 import ast
-import os
 import sys
 from collections.abc import Iterator
 
@@ -145,7 +144,7 @@ def looks_up_by_string(
             if id(item) not in on_self:
                 return "*"
             prefix = on_self[id(item)]
-            found = prefix if found is None else os.path.commonprefix([found, prefix])
+            found = prefix if found is None else _common_prefix(found, prefix)
         if (
             isinstance(item, ast.Attribute)
             and item.attr in DYNAMIC_NAMES
@@ -154,6 +153,13 @@ def looks_up_by_string(
         ):
             return "*"
     return None if found is None else ATTRIBUTE_LOOKUP + found
+
+
+def _common_prefix(first: str, second: str) -> str:
+    size = 0
+    while size < min(len(first), len(second)) and first[size] == second[size]:
+        size += 1
+    return first[:size]
 
 
 def _local_names(function: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
