@@ -33,6 +33,7 @@ from lsp_server.rts.bound_names import (
     surely_bound,
 )
 from lsp_server.rts.class_members import PLAIN_BASES, dict_updates
+from lsp_server.rts.constant_calls import compiles
 from lsp_server.rts.dataclass_fields import dataclass_may_raise, is_dataclass_decorator
 from lsp_server.rts.purity import PURE_MODULE_CALLS
 
@@ -318,9 +319,12 @@ def _safe_value(node: ast.expr, scope: Scope, bound: set[str]) -> bool:
             and node.func.id not in bound
             and all(_safe_value(v, scope, bound) for v in values)
         )
-    if isinstance(node, ast.Call) and not node.args and not node.keywords:
+    if isinstance(node, ast.Call):
+        if compiles(node, functools.partial(_stdlib_object_of, scope=scope)):
+            return True  # ``re.compile`` of a constant pattern that compiles
         made = _stdlib_object_of(node.func, scope)  # ``itertools.count()``
-        return any(made is maker for maker in _NO_ARGUMENT_MAKERS)
+        plain = not node.args and not node.keywords
+        return plain and any(made is maker for maker in _NO_ARGUMENT_MAKERS)
     if isinstance(node, (ast.Tuple, ast.List)):
         return all(_safe_value(e, scope, bound) for e in node.elts)
     if isinstance(node, ast.Set):  # a name's value may be unhashable
