@@ -6,7 +6,11 @@ method of a filter reran every formatting test)."""
 
 from __future__ import annotations
 
+import ast
+
 import pytest
+
+from lsp_server.rts.lookups import ATTRIBUTE_LOOKUP, looks_up_by_string
 
 from .helpers import edit, run, write
 
@@ -130,3 +134,41 @@ def test_a_name_held_in_a_rebound_local_has_no_prefix(pytester: pytest.Pytester)
     assert run(pytester, flag="--reks-all") == {"test_pick"}
     edit(pytester, "kinds.py", 'short = "s"', 'short = "t"')
     assert run(pytester) == {"test_pick"}
+
+
+@pytest.mark.parametrize(
+    ("lookup", "prefix"),
+    [
+        ("getattr(self, f'_process_{kind}')", "_process_"),
+        ("getattr(self, f'_Process_{kind}'.lower(), None)", "_process_"),
+        ("getattr(self, '_visit_{}'.format(kind).upper())", "_VISIT_"),
+        ("hasattr(self, 'on_{0}_{{x}}'.format(kind))", "on_"),
+        ("getattr(self, name.lower())", ""),
+        ("getattr(self, '_process_' + kind)", ""),  # ``kind.__radd__`` may answer
+        ("getattr(self, '_p_%s' % kind)", ""),
+        ("getattr(self, f'{kind}_x')", ""),
+        ("getattr(self, f'été_{kind}'.lower())", ""),  # not ASCII: no mapping one by one
+        ("getattr(self, f'on@{kind}')", "on"),  # no identifier goes on past "@"
+    ],
+)
+def test_the_prefix_of_a_computed_name(lookup: str, prefix: str) -> None:
+    source = f"class C:\n    def m(self, kind, name):\n        return {lookup}\n"
+    method = ast.parse(source).body[0].body[0]  # type: ignore[attr-defined]
+    assert looks_up_by_string(method, method=True) == ATTRIBUTE_LOOKUP + prefix
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "name = f'_n_{kind}'\n        name = kind\n        return getattr(self, name)",
+        "name = f'_n_{kind}'\n        for name in kind: pass\n        return getattr(self, name)",
+        "global name\n        name = f'_n_{kind}'\n        return getattr(self, name)",
+        "name = f'_n_{kind}'\n        def g():\n            nonlocal name\n"
+        "            name = kind\n        g()\n        return getattr(self, name)",
+        "return getattr(self, kind)",
+    ],
+)
+def test_a_name_bound_more_than_once_has_no_prefix(body: str) -> None:
+    source = f"class C:\n    def m(self, kind):\n        {body}\n"
+    method = ast.parse(source).body[0].body[0]  # type: ignore[attr-defined]
+    assert looks_up_by_string(method, method=True) == ATTRIBUTE_LOOKUP
