@@ -107,13 +107,15 @@ class BindingReads:
         names: set[str],
         dynamic: bool,
         globals_read: Mapping[str, set[str]],
+        whole: Set[str] = frozenset(),
     ) -> set[int]:
         """The binding units of the modules ``ids`` depends on that the test reads: those
         of ``names`` and of the names its code read as globals (``globals_read``, by
         module), of the names the module units and those bindings read at import (closed
         over), of the classes they belong to; every unit of those modules when the test
-        looked names up by string. The names read go in as ``NAMES`` units: those read
-        only as a module's globals, one per module (``FileUnits.own_globals``)."""
+        looked names up by string, and of the modules ``whole`` (where a class hook ran).
+        The names read go in as ``NAMES`` units: those read only as a module's globals,
+        one per module (``FileUnits.own_globals``); any name of a module read whole."""
         infos = self._unit_infos
         for uid in ids:
             if uid not in infos:
@@ -130,8 +132,10 @@ class BindingReads:
                 continue
             self._index(path, file_units)
             reads.add(path, self._split(file_units, MODULE))
-            if dynamic:  # every unit but the bodies: rts.lookups says who sees those
+            if dynamic or path in whole:  # every unit but the bodies: see rts.lookups
                 found |= self._found_by_string(path, file_units)
+                if not dynamic:  # a new binding there selects the test
+                    found.add(self._intern(Unit(NAMES, module_read(EVERY_NAME, path))))
             else:  # the classes, and their members and aliases of those names
                 for prefix in prefixes:
                     found |= self._found_by_string(path, file_units, prefix)
