@@ -215,32 +215,37 @@ def _own_attributes(function: ast.FunctionDef | ast.AsyncFunctionDef) -> set[int
     }
 
 
+_NAMESPACES = frozenset(["__dict__", "f_globals", "f_locals"])
+
+
+def _is_name(node: ast.expr) -> bool:
+    return isinstance(node, ast.Constant) and isinstance(node.value, str)
+
+
 def _dict_items_by_constant_or_stored(function: ast.AST) -> set[int]:
     """ids of the ``X.__dict__`` in ``X.__dict__[key] = value`` and
     ``X.__dict__.update(...)`` (a store finds no binding: boltons' ``cachedproperty``,
-    ``FunctionBuilder.get_func``) and in ``X.__dict__["name"]`` (a read of ``name``, which
-    the constant counts as, as in ``getattr(X, "name")``)."""
-    found = {
-        id(item.value)
-        for item in walk(function)
-        if isinstance(item, ast.Subscript)
-        and isinstance(item.value, ast.Attribute)
-        and item.value.attr == "__dict__"
-        and (
-            isinstance(item.ctx, ast.Store)
-            or (isinstance(item.slice, ast.Constant) and isinstance(item.slice.value, str))
-        )
-    }
-    # ``X.__dict__.update(...)`` stores too (what it is handed is read on its own).
-    found.update(
-        id(item.func.value)
-        for item in walk(function)
-        if isinstance(item, ast.Call)
-        and isinstance(item.func, ast.Attribute)
-        and item.func.attr == "update"
-        and isinstance(item.func.value, ast.Attribute)
-        and item.func.value.attr == "__dict__"
-    )
+    ``FunctionBuilder.get_func``) and of the namespaces (``__dict__``, a frame's
+    ``f_globals``/``f_locals``) in ``X.__dict__["name"]`` and ``X.f_globals.get("name")``
+    (a read of ``name``, which the constant counts as, as in ``getattr(X, "name")``:
+    boltons' ``make_sentinel`` reads its caller's ``__name__`` so)."""
+    found: set[int] = set()
+    for item in walk(function):
+        if isinstance(item, ast.Subscript) and isinstance(item.value, ast.Attribute):
+            stored = isinstance(item.ctx, ast.Store) and item.value.attr == "__dict__"
+            if stored or (item.value.attr in _NAMESPACES and _is_name(item.slice)):
+                found.add(id(item.value))
+        elif (
+            isinstance(item, ast.Call)
+            and isinstance(item.func, ast.Attribute)
+            and isinstance(item.func.value, ast.Attribute)
+        ):
+            namespace, method = item.func.value.attr, item.func.attr
+            # ``X.__dict__.update(...)`` stores too (what it is handed is read on its own).
+            stores = method == "update" and namespace == "__dict__"
+            by_name = method == "get" and namespace in _NAMESPACES and item.args
+            if stores or (by_name and _is_name(item.args[0]) and len(item.args) <= 2):
+                found.add(id(item.func.value))
     return found
 
 

@@ -78,3 +78,46 @@ def test_a_new_class_where_the_hook_ran_selects_the_test(project: pytest.Pyteste
 def test_a_new_attribute_of_a_hooked_class_selects_the_test(project: pytest.Pytester) -> None:
     edit(project, "holders.py", "item = lib.Named(len)", "item = lib.Named(len)\n    more = 2")
     assert run(project) == {"test_helper"}
+
+
+def test_a_frame_global_read_by_a_constant_name_reads_that_name(
+    pytester: pytest.Pytester,
+) -> None:
+    # boltons' ``make_sentinel``: ``sys._getframe(1).f_globals.get('__name__')``, run at
+    # the import of every module making a sentinel, read every name of every module.
+    write(
+        pytester,
+        "marks.py",
+        """
+        import sys
+
+
+        def make(name):
+            module = sys._getframe(1).f_globals.get("__name__")
+            return (module, name)
+
+
+        def helper(x=1):
+            return x
+
+
+        def unused(y=1):
+            return y
+        """,
+    )
+    write(
+        pytester,
+        "test_marks.py",
+        """
+        import marks
+
+        MARK = marks.make("m")
+
+
+        def test_helper():
+            assert marks.helper() == 1
+        """,
+    )
+    assert run(pytester, flag="--reks-all") == {"test_helper"}
+    edit(pytester, "marks.py", "def unused(y=1)", "def unused(y=2)")
+    assert run(pytester) == set()
