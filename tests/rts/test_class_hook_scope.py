@@ -15,29 +15,27 @@ from .helpers import edit, run, write
 
 pytest_plugins = ["pytester"]
 
+LIB = """
+class Named:
+    def __init__(self, f):
+        self.f = f
+
+    def __set_name__(self, owner, name):
+        self.__name__ = name
+
+
+def helper(x=1):
+    return x
+
+
+def unused(y=1):
+    return y
+"""
+
 
 @pytest.fixture
 def project(pytester: pytest.Pytester) -> pytest.Pytester:
-    write(
-        pytester,
-        "lib.py",
-        """
-        class Named:
-            def __init__(self, f):
-                self.f = f
-
-            def __set_name__(self, owner, name):
-                self.__name__ = name
-
-
-        def helper(x=1):
-            return x
-
-
-        def unused(y=1):
-            return y
-        """,
-    )
+    write(pytester, "lib.py", LIB)
     write(
         pytester,
         "holders.py",
@@ -95,29 +93,23 @@ def test_a_frame_global_read_by_a_constant_name_reads_that_name(
         def make(name):
             module = sys._getframe(1).f_globals.get("__name__")
             return (module, name)
-
-
-        def helper(x=1):
-            return x
-
-
-        def unused(y=1):
-            return y
         """,
     )
+    write(pytester, "lib.py", LIB)
     write(
         pytester,
         "test_marks.py",
         """
+        import lib
         import marks
 
         MARK = marks.make("m")
 
 
         def test_helper():
-            assert marks.helper() == 1
+            assert lib.helper() == 1
         """,
     )
     assert run(pytester, flag="--reks-all") == {"test_helper"}
-    edit(pytester, "marks.py", "def unused(y=1)", "def unused(y=2)")
+    edit(pytester, "lib.py", "def unused(y=1)", "def unused(y=2)")
     assert run(pytester) == set()
