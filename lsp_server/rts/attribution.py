@@ -85,6 +85,10 @@ class UnitAttribution:
         self._code_globals: dict[int, tuple[str, frozenset[str]]] = {}
         self._static_reads: dict[object, tuple[frozenset[str], bool]] = {}
         self._footprint_reads: dict[int, tuple[frozenset[str], bool]] = {}
+        # By a module's unit id: the files whose class statements ran with a class hook
+        # while it was imported (``_absorb_footprints``).
+        self._footprint_hooks: dict[int, frozenset[str]] = {}
+        self._unhooked: set[int] = set()  # code ids of footprints no class hook ran in
         # By id(code): code whose lookups by a name in a variable were recorded as it ran
         # (``rts.runtime_lookups``): what it read is asked each time, it may read more.
         self._read_at_run_time: set[int] = set()
@@ -148,7 +152,10 @@ class UnitAttribution:
         for module in ids.intersection(self._footprint_reads):
             names.update(self._footprint_reads[module][0])
             dynamic = dynamic or self._footprint_reads[module][1]
-        ids = ids.union(self.bindings.read(ids, names, dynamic, globals_read))
+        whole = set().union(
+            *map(self._footprint_hooks.__getitem__, ids & self._footprint_hooks.keys())
+        )
+        ids = ids.union(self.bindings.read(ids, names, dynamic, globals_read, whole))
         return tuple(map(self._units.__getitem__, ids))
 
     def _imports_of(self, rel: str) -> list[ImportStatement] | None:
@@ -198,8 +205,8 @@ class UnitAttribution:
                 if not no_reads:  # the syntax tells a getattr by a constant name
                     names_read = self._code_reads[id(code)][0]
                     kind = file_units.dynamic.get(found.name)
-                    if kind == ATTRIBUTE_LOOKUP:
-                        names_read = names_read | {ATTRIBUTE_LOOKUP}
+                    if kind is not None and kind.startswith(ATTRIBUTE_LOOKUP):
+                        names_read = names_read | {kind}  # with the names' prefix
                     if kind == "*" and (
                         id(code) in self._read_at_run_time
                         or self.lookups.records(code, file_units.bound, file_units.import_origins)
@@ -339,19 +346,38 @@ class UnitAttribution:
             module = self._intern(Unit(rel, MODULE))
             ids: set[int] = set()
             names, dynamic = self._footprint_reads.get(module, (frozenset(), False))
+            hooked = False
             for ran in codes.values():
                 ids.update(self._units_of_code(ran))
                 ran_names, ran_dynamic, imported = self._every_read(ran)
                 ids |= imported
                 names = names | ran_names
-                project_code = bool(self._code_units[id(ran)])
-                dynamic = dynamic or ran_dynamic or (project_code and builds_classes(ran))
+                dynamic = dynamic or ran_dynamic
+                hooked = hooked or (bool(self._code_units[id(ran)]) and builds_classes(ran))
             self._footprint_reads[module] = (names, dynamic)
+            if hooked:
+                # A class hook ran: the modules whose class statements ran with it are read
+                # whole (it may read every attribute of their classes, or register them).
+                built = self._footprint_hooks.get(module, frozenset())
+                self._footprint_hooks[module] = built | self._class_files(codes)
+            else:  # an inner import (footprints come innermost first) the hook is not in
+                self._unhooked.update(codes)
             self._answers.clear()  # what depends on the module depends on more now
             ids.discard(module)
             if ids:
                 self._footprints[module] = self._footprints.get(module, frozenset()).union(ids)
                 self._footprint_unions.clear()
+
+    def _class_files(self, codes: CodeSet) -> frozenset[str]:
+        """The project files of the class bodies and module code among ``codes`` (a class
+        made by calling ``type`` runs hooks too) that ran in no footprint without a hook."""
+        files = set()
+        for key, ran in codes.items():
+            if key not in self._unhooked and not ran.co_flags & CO_NEWLOCALS:
+                rel = self.paths.python_rel(ran.co_filename)
+                if rel is not None:
+                    files.add(rel)
+        return frozenset(files)
 
     def _footprints_of(self, modules: frozenset[int]) -> frozenset[int]:
         """The union of the footprints of ``modules``, memoized: the tests of a file mostly

@@ -19,6 +19,7 @@ from lsp_server.rts.reads import EVERY_NAME, NAMES
 from lsp_server.rts.snapshots import FileStates
 from lsp_server.rts.units import (
     DOC,
+    HEADER,
     MODULE,
     FileUnits,
     Unit,
@@ -85,7 +86,7 @@ class BindingReads:
         self._handed: dict[str, frozenset[str]] = {}
         self._handed_unions: dict[frozenset[str], frozenset[str]] = {}
         # A module -> the ids of its units but the bodies (what a lookup by string finds).
-        self._by_string: dict[tuple[str, bool], frozenset[int]] = {}
+        self._by_string: dict[tuple[str, str | None], frozenset[int]] = {}
         # A header unit's id -> its body's id, its docstring's id, its bound name.
         self._parts: dict[int, tuple[int, int, str]] = {}
         self._partless: set[int] = set()  # ids whose ``_parts_of`` is ``_NO_PARTS``
@@ -106,13 +107,15 @@ class BindingReads:
         names: set[str],
         dynamic: bool,
         globals_read: Mapping[str, set[str]],
+        whole: Set[str] = frozenset(),
     ) -> set[int]:
         """The binding units of the modules ``ids`` depends on that the test reads: those
         of ``names`` and of the names its code read as globals (``globals_read``, by
         module), of the names the module units and those bindings read at import (closed
         over), of the classes they belong to; every unit of those modules when the test
-        looked names up by string. The names read go in as ``NAMES`` units: those read
-        only as a module's globals, one per module (``FileUnits.own_globals``)."""
+        looked names up by string, and of the modules ``whole`` (where a class hook ran).
+        The names read go in as ``NAMES`` units: those read only as a module's globals,
+        one per module (``FileUnits.own_globals``); any name of a module read whole."""
         infos = self._unit_infos
         for uid in ids:
             if uid not in infos:
@@ -121,16 +124,21 @@ class BindingReads:
         paths = {info.path for info in ran if info.is_module}
         found: set[int] = set()
         reads = _Reads(set(names), {path: set(read) for path, read in globals_read.items()})
+        # ``getattr(self, name)``: the class attributes whose names start with a prefix.
+        prefixes = attribute_prefixes(names)
         for path in paths:
             file_units = self.states.units(path)
             if file_units is None:
                 continue
             self._index(path, file_units)
             reads.add(path, self._split(file_units, MODULE))
-            if dynamic:  # every unit but the bodies: rts.lookups says who sees those
+            if dynamic or path in whole:  # every unit but the bodies: see rts.lookups
                 found |= self._found_by_string(path, file_units)
-            elif ATTRIBUTE_LOOKUP in names:  # every class's (its members and aliases)
-                found |= self._found_by_string(path, file_units, in_classes=True)
+                if not dynamic:  # a new binding there selects the test
+                    found.add(self._intern(Unit(NAMES, module_read(EVERY_NAME, path))))
+            else:  # the classes, and their members and aliases of those names
+                for prefix in prefixes:
+                    found |= self._found_by_string(path, file_units, prefix)
         for info in ran:  # what ran: the classes and bindings it belongs to
             if info.path in paths:
                 for split in info.splits:
@@ -216,9 +224,12 @@ class BindingReads:
         return cached
 
     def _found_by_string(
-        self, path: str, file_units: FileUnits, in_classes: bool = False
+        self, path: str, file_units: FileUnits, prefix: str | None = None
     ) -> frozenset[int]:
-        cached = self._by_string.get((path, in_classes))
+        """The units of ``path`` a lookup by a computed name may find: every one but the
+        bodies and docstrings, or with a ``prefix`` (a lookup on a class or its instance)
+        the class units and the members and aliases whose names start with it."""
+        cached = self._by_string.get((path, prefix))
         if cached is None:
             # Bodies and docstrings: what code a test ran and which docstrings it read by
             # name say who sees those (as before docstrings had units of their own).
@@ -229,12 +240,12 @@ class BindingReads:
                 if header_name(u.name) not in sums
                 and not u.name.endswith(DOC)
                 and (
-                    not in_classes
+                    prefix is None
                     or u.name in file_units.classes
-                    or file_units.class_of(u) is not None
+                    or (file_units.class_of(u) is not None and _attribute_of(u.name, prefix))
                 )
             )
-            self._by_string[(path, in_classes)] = cached
+            self._by_string[(path, prefix)] = cached
         return cached
 
     def _add_bodies(self, found: set[int], paths: set[str], code: bool, docs: bool) -> None:
@@ -314,3 +325,19 @@ class BindingReads:
             self._indexed.add(path)
             for name, unit_names in file_units.bound.items():
                 self._bound.setdefault(name, []).extend((path, u) for u in unit_names)
+
+
+def attribute_prefixes(names: Set[str]) -> list[str]:
+    """The prefixes of the names a test looked up on a class or its instance
+    (``lookups.ATTRIBUTE_LOOKUP`` followed by one, in ``names``); none is needed when the
+    empty one (any name) is among them."""
+    found = sorted(n[len(ATTRIBUTE_LOOKUP) :] for n in names if n.startswith(ATTRIBUTE_LOOKUP))
+    return [""] if "" in found else found
+
+
+def _attribute_of(unit_name: str, prefix: str) -> bool:
+    """Whether a class member's or alias's unit (``C.x``, ``C.m.<def>``, ``C.D.x``) binds
+    an attribute whose name starts with ``prefix`` (any part after the class's: a nested
+    class's attribute counts too, the conservative side)."""
+    parts = unit_name.removesuffix(HEADER).split(".")[1:]
+    return any(part.startswith(prefix) for part in parts)

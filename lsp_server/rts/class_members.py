@@ -23,6 +23,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Protocol
 
+from lsp_server.rts.bound_names import maybe_bound
 from lsp_server.rts.purity import import_time_names, is_pure, nested_statements, pure_decorator
 from lsp_server.rts.tokens import Body, TokenText
 
@@ -69,7 +70,10 @@ def class_is_binding(node: ast.ClassDef, makers: frozenset[str] = frozenset()) -
         return False
     if not all(map(is_pure, node.bases)):
         return False
+    updates = own_updates(node)
     for stmt in class_body(node):
+        if id(stmt) in updates:
+            continue  # it fills a container the body built: no effect outside the class
         if isinstance(stmt, _Def):
             if not def_is_pure(stmt):
                 return False
@@ -79,6 +83,76 @@ def class_is_binding(node: ast.ClassDef, makers: frozenset[str] = frozenset()) -
         elif not is_pure(stmt, makers):
             return False  # a registration, or any other effect at import
     return True
+
+
+# Methods of the builtin containers that change the container and call no code of the
+# project when handed values without effects (``sort`` may call a key).
+_FILLING_METHODS = frozenset(["update", "append", "extend", "add", "insert", "setdefault"])
+_CONTAINERS = (ast.Dict, ast.List, ast.Set, ast.DictComp, ast.ListComp, ast.SetComp)
+
+
+def own_updates(node: ast.ClassDef) -> dict[int, str]:
+    """The statements of the class body (by id) that only fill a container the body built
+    itself, -> its name: ``X.update(...)`` (``_FILLING_METHODS``) as a statement of the
+    body's top level, with arguments free of effects, where the body last bound ``X`` by
+    ``X = <a container display>`` before it (boltons' ``FunctionBuilder._defaults``). Like
+    the assignment, it builds the class's value; a module-level ``X`` is another module
+    binding's value (a registry): not one of these."""
+    filled: set[str] = set()
+    updates: dict[int, str] = {}
+    for stmt in node.body:
+        call = stmt.value if isinstance(stmt, ast.Expr) else None
+        if (
+            isinstance(call, ast.Call)
+            and isinstance(call.func, ast.Attribute)
+            and isinstance(call.func.value, ast.Name)
+            and call.func.value.id in filled
+            and call.func.attr in _FILLING_METHODS
+            and all(is_pure(a) for a in (*call.args, *(k.value for k in call.keywords)))
+        ):
+            updates[id(stmt)] = call.func.value.id
+            continue
+        filled -= maybe_bound(stmt)
+        assigned = _single_assignment(stmt)
+        if assigned is not None and isinstance(assigned[1], _CONTAINERS) and is_pure(assigned[1]):
+            filled.add(assigned[0])
+    return updates
+
+
+def dict_updates(node: ast.ClassDef) -> set[int]:
+    """ids of the class-body statements ``X.update(Y)`` where the body last bound both
+    names, at its top level, to dict displays: ``dict.update`` of a dict cannot raise
+    (``rts.import_raise``; whether the displays can is judged on their own)."""
+    dicts: set[str] = set()
+    found: set[int] = set()
+    for stmt in node.body:
+        call = stmt.value if isinstance(stmt, ast.Expr) else None
+        if (
+            isinstance(call, ast.Call)
+            and isinstance(call.func, ast.Attribute)
+            and call.func.attr == "update"
+            and isinstance(call.func.value, ast.Name)
+            and call.func.value.id in dicts
+            and not call.keywords
+            and len(call.args) == 1
+            and isinstance(call.args[0], ast.Name)
+            and call.args[0].id in dicts
+        ):
+            found.add(id(stmt))
+            continue
+        dicts -= maybe_bound(stmt)
+        assigned = _single_assignment(stmt)
+        if assigned is not None and isinstance(assigned[1], (ast.Dict, ast.DictComp)):
+            dicts.add(assigned[0])
+    return found
+
+
+def _single_assignment(stmt: ast.stmt) -> tuple[str, ast.expr] | None:
+    """(name, value) when ``stmt`` is ``name = value``."""
+    if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1:
+        target = stmt.targets[0]
+        return (target.id, stmt.value) if isinstance(target, ast.Name) else None
+    return None
 
 
 def is_plain(node: ast.ClassDef, plain_classes: set[str]) -> bool:
@@ -124,10 +198,13 @@ def class_members(node: ast.ClassDef, plain: bool) -> tuple[list[Member], frozen
     """The members of a binding class, and the names the rest of the class reads."""
     prefix = f"{node.name}."
     candidates: list[tuple[ast.stmt, tuple[str, ...], bool]] = []
+    # A name the body fills after binding it stays with the class unit, where the
+    # statements filling it are: its readers see them.
+    filled = set(own_updates(node).values())
     for stmt in node.body:
         if isinstance(stmt, _Def) and not _dunder(stmt.name):
             candidates.append((stmt, (prefix + stmt.name,), True))
-        elif plain and (names := _assigned_names(stmt)) is not None:
+        elif plain and (names := _assigned_names(stmt)) is not None and filled.isdisjoint(names):
             candidates.append((stmt, tuple(prefix + n for n in names), False))
     bound = {name.rpartition(".")[2] for _, names, _ in candidates for name in names}
     members: list[Member] = []

@@ -32,8 +32,10 @@ from lsp_server.rts.bound_names import (
     maybe_bound_in,
     surely_bound,
 )
-from lsp_server.rts.class_members import PLAIN_BASES
+from lsp_server.rts.class_members import PLAIN_BASES, dict_updates
+from lsp_server.rts.constant_calls import compiles
 from lsp_server.rts.dataclass_fields import dataclass_may_raise, is_dataclass_decorator
+from lsp_server.rts.purity import PURE_MODULE_CALLS
 
 _BUILTINS = frozenset(dir(builtins))
 
@@ -58,6 +60,8 @@ _WRAPPERS = frozenset(
 _WRAPPER_CALLS = frozenset(["lru_cache", "fixture"])
 _BUILTIN_WRAPPERS = frozenset(["staticmethod", "classmethod", "property"])
 _ACCESSORS = frozenset(["setter", "getter", "deleter"])
+# Their call without arguments makes a new object and cannot fail.
+_NO_ARGUMENT_MAKERS = [getattr(importlib.import_module(m), n) for m, n in PURE_MODULE_CALLS]
 
 _FuncDef = (ast.FunctionDef, ast.AsyncFunctionDef)
 _MISSING = object()
@@ -207,8 +211,11 @@ def _class_may_raise(node: ast.ClassDef, scope: Scope, local: set[str]) -> bool:
     for base in node.bases:
         if not _plain_base(base, scope):
             return True  # its metaclass or ``__init_subclass__`` runs on the new class
+    updates = dict_updates(node)
     for stmt in node.body:
-        if isinstance(stmt, _FuncDef):
+        if id(stmt) in updates:
+            risky = False  # a dict updated with a dict
+        elif isinstance(stmt, _FuncDef):
             risky = _def_may_raise(stmt, scope, local)
         elif isinstance(stmt, ast.ClassDef):
             risky = _class_may_raise(stmt, scope, set(local))
@@ -312,6 +319,12 @@ def _safe_value(node: ast.expr, scope: Scope, bound: set[str]) -> bool:
             and node.func.id not in bound
             and all(_safe_value(v, scope, bound) for v in values)
         )
+    if isinstance(node, ast.Call):
+        if compiles(node, functools.partial(_stdlib_object_of, scope=scope)):
+            return True  # ``re.compile`` of a constant pattern that compiles
+        made = _stdlib_object_of(node.func, scope)  # ``itertools.count()``
+        plain = not node.args and not node.keywords
+        return plain and any(made is maker for maker in _NO_ARGUMENT_MAKERS)
     if isinstance(node, (ast.Tuple, ast.List)):
         return all(_safe_value(e, scope, bound) for e in node.elts)
     if isinstance(node, ast.Set):  # a name's value may be unhashable

@@ -23,6 +23,7 @@ import sys
 from collections.abc import Iterator
 
 from lsp_server.rts.ast_walk import statements, walk
+from lsp_server.rts.name_prefix import NamePrefixes
 
 # Names whose use means "looks names up by string".
 DYNAMIC_NAMES = frozenset(
@@ -122,9 +123,10 @@ def looks_up_by_string(
     """Whether the code of ``function`` (not of the functions defined in it) looks names
     up by a computed string: None when it does not, ``ATTRIBUTE_LOOKUP`` when each such
     lookup is a ``getattr``-family call on the first parameter of a ``method`` (its
-    instance or class), "*" otherwise."""
+    instance or class), followed by the prefix every name so looked up starts with
+    (``rts.name_prefix``; empty when unknown), "*" otherwise."""
     constant = _constant_name_calls(function)
-    on_self = _self_calls(function) if method else set()
+    on_self = _self_calls(function) if method else {}
     local = _local_names(function)
     membership = _membership_tests(function)
     own = _own_attributes(function) if method else set()
@@ -141,7 +143,8 @@ def looks_up_by_string(
         ):
             if id(item) not in on_self:
                 return "*"
-            found = ATTRIBUTE_LOOKUP
+            prefix = on_self[id(item)]
+            found = prefix if found is None else _common_prefix(found, prefix)
         if (
             isinstance(item, ast.Attribute)
             and item.attr in DYNAMIC_NAMES
@@ -149,7 +152,14 @@ def looks_up_by_string(
             and id(item) not in own
         ):
             return "*"
-    return found
+    return None if found is None else ATTRIBUTE_LOOKUP + found
+
+
+def _common_prefix(first: str, second: str) -> str:
+    size = 0
+    while size < min(len(first), len(second)) and first[size] == second[size]:
+        size += 1
+    return first[:size]
 
 
 def _local_names(function: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
@@ -205,32 +215,37 @@ def _own_attributes(function: ast.FunctionDef | ast.AsyncFunctionDef) -> set[int
     }
 
 
+_NAMESPACES = frozenset(["__dict__", "f_globals", "f_locals"])
+
+
+def _is_name(node: ast.expr) -> bool:
+    return isinstance(node, ast.Constant) and isinstance(node.value, str)
+
+
 def _dict_items_by_constant_or_stored(function: ast.AST) -> set[int]:
     """ids of the ``X.__dict__`` in ``X.__dict__[key] = value`` and
     ``X.__dict__.update(...)`` (a store finds no binding: boltons' ``cachedproperty``,
-    ``FunctionBuilder.get_func``) and in ``X.__dict__["name"]`` (a read of ``name``, which
-    the constant counts as, as in ``getattr(X, "name")``)."""
-    found = {
-        id(item.value)
-        for item in walk(function)
-        if isinstance(item, ast.Subscript)
-        and isinstance(item.value, ast.Attribute)
-        and item.value.attr == "__dict__"
-        and (
-            isinstance(item.ctx, ast.Store)
-            or (isinstance(item.slice, ast.Constant) and isinstance(item.slice.value, str))
-        )
-    }
-    # ``X.__dict__.update(...)`` stores too (what it is handed is read on its own).
-    found.update(
-        id(item.func.value)
-        for item in walk(function)
-        if isinstance(item, ast.Call)
-        and isinstance(item.func, ast.Attribute)
-        and item.func.attr == "update"
-        and isinstance(item.func.value, ast.Attribute)
-        and item.func.value.attr == "__dict__"
-    )
+    ``FunctionBuilder.get_func``) and of the namespaces (``__dict__``, a frame's
+    ``f_globals``/``f_locals``) in ``X.__dict__["name"]`` and ``X.f_globals.get("name")``
+    (a read of ``name``, which the constant counts as, as in ``getattr(X, "name")``:
+    boltons' ``make_sentinel`` reads its caller's ``__name__`` so)."""
+    found: set[int] = set()
+    for item in walk(function):
+        if isinstance(item, ast.Subscript) and isinstance(item.value, ast.Attribute):
+            stored = isinstance(item.ctx, ast.Store) and item.value.attr == "__dict__"
+            if stored or (item.value.attr in _NAMESPACES and _is_name(item.slice)):
+                found.add(id(item.value))
+        elif (
+            isinstance(item, ast.Call)
+            and isinstance(item.func, ast.Attribute)
+            and isinstance(item.func.value, ast.Attribute)
+        ):
+            namespace, method = item.func.value.attr, item.func.attr
+            # ``X.__dict__.update(...)`` stores too (what it is handed is read on its own).
+            stores = method == "update" and namespace == "__dict__"
+            by_name = method == "get" and namespace in _NAMESPACES and item.args
+            if stores or (by_name and _is_name(item.args[0]) and len(item.args) <= 2):
+                found.add(id(item.func.value))
     return found
 
 
@@ -257,17 +272,19 @@ def _local_names_stored(function: ast.AST) -> set[str]:
     }
 
 
-def _self_calls(function: ast.FunctionDef | ast.AsyncFunctionDef) -> set[int]:
-    """ids of the ``getattr``-family names called on the function's first parameter."""
+def _self_calls(function: ast.FunctionDef | ast.AsyncFunctionDef) -> dict[int, str]:
+    """ids of the ``getattr``-family names called on the function's first parameter, each
+    with the constant prefix of the names it looks up ("" when unknown)."""
     params = [*function.args.posonlyargs, *function.args.args]
     static = any("staticmethod" in ast.unparse(d) for d in function.decorator_list)
     if not params or static:
-        return set()
+        return {}
     first = params[0].arg
     if first in _local_names_stored(function):
-        return set()  # rebound: no longer the instance or class
+        return {}  # rebound: no longer the instance or class
+    prefixes = NamePrefixes(function)
     return {
-        id(item.func)
+        id(item.func): prefixes.of(item.args[1]) if len(item.args) > 1 else ""
         for item in walk(function)
         if isinstance(item, ast.Call)
         and isinstance(item.func, ast.Name)

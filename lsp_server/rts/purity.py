@@ -74,6 +74,29 @@ _PURE_CALLS = frozenset(
 )
 
 
+# Standard-library constructors called through their module (``itertools.count()``:
+# boltons' ``FunctionBuilder._compile_count``): a new object, no effect elsewhere (and,
+# called without arguments, no failure: ``rts.import_raise``).
+PURE_MODULE_CALLS = frozenset(
+    [
+        ("itertools", "count"),
+        ("collections", "OrderedDict"),
+        ("collections", "defaultdict"),
+        ("collections", "deque"),
+        ("threading", "Lock"),
+        ("threading", "RLock"),
+    ]
+)
+
+
+def _module_call(func: ast.expr) -> bool:
+    return (
+        isinstance(func, ast.Attribute)
+        and isinstance(func.value, ast.Name)
+        and (func.value.id, func.attr) in PURE_MODULE_CALLS
+    )
+
+
 def _last_name(node: ast.expr) -> str | None:
     if isinstance(node, ast.Name):
         return node.id
@@ -147,7 +170,11 @@ def is_pure(node: ast.AST, makers: frozenset[str] = frozenset()) -> bool:
     for item in walk(node):
         if isinstance(item, (ast.Await, ast.Yield, ast.YieldFrom, ast.NamedExpr)):
             return False
-        if isinstance(item, ast.Call) and _last_name(item.func) not in _PURE_CALLS:
+        if (
+            isinstance(item, ast.Call)
+            and _last_name(item.func) not in _PURE_CALLS
+            and not _module_call(item.func)
+        ):
             made = isinstance(item.func, ast.Name) and item.func.id in makers
             if not made or item.args or item.keywords:
                 return False

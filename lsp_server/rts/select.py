@@ -130,11 +130,15 @@ def tests_reading_added(store: DependencyStore, changed: dict[Unit, ReasonKind])
     out: dict[str, Unit] = {}
     for path, by_name in sorted(added.items()):
         first = next(iter(by_name.values()))
-        names = list(by_name)
-        if any("." in (body_name(u.name) or u.name) for u in by_name.values()):
-            names.append(ATTRIBUTE_LOOKUP)  # a class attribute: ``getattr(self, name)``
-        for nodeid, name in store.tests_reading(path, names).items():
-            out.setdefault(nodeid, by_name.get(name, first))
+        keys = dict(by_name)
+        for name, unit in by_name.items():
+            if "." in (body_name(unit.name) or unit.name):
+                # A class attribute: ``getattr(self, name)`` with a name starting with
+                # any prefix of it (the empty one: any name).
+                for end in range(len(name) + 1):
+                    keys.setdefault(ATTRIBUTE_LOOKUP + name[:end], unit)
+        for nodeid, name in store.tests_reading(path, keys).items():
+            out.setdefault(nodeid, keys.get(name, first))
     return out
 
 

@@ -52,6 +52,12 @@ def _last_may_raise(source: str) -> bool:
         "import collections.abc\nclass S:\n    pass\nclass C(collections.abc.MutableMapping):"
         "\n    m = object()\n    s = S()\n    def __init__(self, n=None): ...\nclass D(C):\n"
         "    def __init__(self, n, t): ...",
+        # A constant pattern that compiles; argument-less standard-library constructors; a
+        # dict the class body built updated with another (boltons' ``FunctionBuilder``).
+        "import re\nX = re.compile(r'\\*\\s*,  # a star', re.VERBOSE | re.I)",
+        "import re\nclass C:\n    m = re.compile('a+', flags=re.M)",
+        "import itertools\nclass C:\n    n = itertools.count()",
+        "class C:\n    a = {'x': list}\n    d = {'y': dict}\n    d.update(a)",
     ],
 )
 def test_bindings_that_cannot_raise(statement: str) -> None:
@@ -95,6 +101,12 @@ def test_bindings_that_cannot_raise(statement: str) -> None:
         "@combine\nclass C:\n    def __lt__(self, other): ...",
         "total_ordering = combine\n@total_ordering\nclass C:\n    def __lt__(self, other): ...",
         "class S:\n    pass\nclass C:\n    S = combine\n    x = S()",
+        "import re\nX = re.compile('(a')",
+        "import re\nX = re.compile(LIMIT)",
+        "import re\nX = re.compile('a', LIMIT)",
+        "import itertools\nX = itertools.count(LIMIT, combine)",
+        "class C:\n    a = [('x', 1)]\n    d = {'y': dict}\n    d.update(a)",
+        "class C:\n    d = {'y': dict}\n    d.update(LIMIT)",
     ],
 )
 def test_bindings_that_may_raise(statement: str) -> None:

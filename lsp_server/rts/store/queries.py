@@ -167,8 +167,8 @@ class StoreQueries:
         """Tests that depend on module ``path`` and read one of ``names`` (recorded as
         ``NAMES`` units: anywhere, or as globals of ``path``), each with one such name."""
         names = set(names)
-        # "*": tests that may read any name.
-        keys = sorted({*names, *(module_read(n, path) for n in names), "*"})
+        # "*": tests that may read any name; of ``path`` (a module read whole).
+        keys = sorted({*names, *(module_read(n, path) for n in names), "*", module_read("*", path)})
         out: dict[str, str] = {}
         for start in range(0, len(keys), 500):
             chunk = keys[start : start + 500]
