@@ -64,7 +64,8 @@ async def _ready_analysis(feature: RefactoringFeature, uri: str, text: str) -> A
     """An outline of the document without waiting for the outline worker: that of
     ``text`` when it is ready, else the last one made (of an earlier text: the caller
     checks what it covers; None before the first). The outline of ``text`` is asked for
-    meanwhile. A short document is outlined on a thread, at once."""
+    meanwhile, once the document is quiet (``OutlineService.typed``). A short document
+    is outlined on a thread, at once."""
     service = feature.outlines
     if len(text) <= INLINE_OUTLINE_CHARS:
         done = service.latest(uri)
@@ -76,9 +77,7 @@ async def _ready_analysis(feature: RefactoringFeature, uri: str, text: str) -> A
                 return asked.result()
             done = await asyncio.wrap_future(service.made_here(uri, text))
         return done
-    future = service.analyse(uri, text)
-    if future.done() and future.exception() is None:
-        return future.result()
+    service.typed(uri, text)  # the code action after the next pause finds it
     return service.latest(uri)
 
 
