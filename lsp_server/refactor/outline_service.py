@@ -28,6 +28,7 @@ of (``latest``) and guesses where the text changed since.
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import logging
 import sys
@@ -96,6 +97,8 @@ class OutlineService:
         self._longest_wait = longest_wait
         self.made = 0
         """Texts the worker outlined (for tests and benchmarks)."""
+        self.made_in_server = 0
+        """Texts outlined on this process's thread (``made_here``)."""
         self._cond = threading.Condition()
         self._queue: dict[str, _Wanted] = {}
         self._running: _Wanted | None = None
@@ -137,7 +140,45 @@ class OutlineService:
             self._here[key] = (text, future)
         return future
 
+    def outline_short(self, key: str, text: str, grace: float) -> Future[Analysis]:
+        """The outline of ``text`` (a short one) now: the worker's when it comes within
+        ``grace`` seconds, else made here (``made_here``: the worker is busy with a long
+        text, starved or stuck). Made in both at once, the worker's work was wasted and
+        the server's held the interpreter lock the code actions of an opening burst
+        waited for."""
+        asked = self.analyse(key, text)
+        if asked.done() and asked.exception() is None and asked.result()[0] == text:
+            return asked
+        out: Future[Analysis] = Future()
+
+        def take(made: Future[Analysis]) -> None:
+            if made.cancelled() or made.exception() is not None or made.result()[0] != text:
+                here()  # the worker failed, or outlined a newer text: made here
+            elif not out.done():
+                with contextlib.suppress(InvalidStateError):
+                    out.set_result(made.result())
+
+        def here() -> None:
+            if not out.done():
+                self.made_here(key, text).add_done_callback(settle)
+
+        def settle(made: Future[Analysis]) -> None:
+            with contextlib.suppress(InvalidStateError):
+                if made.cancelled():  # shut down
+                    out.cancel()
+                elif made.exception() is not None:
+                    out.set_exception(made.exception())
+                elif not out.done():
+                    out.set_result(made.result())
+
+        asked.add_done_callback(take)
+        timer = threading.Timer(grace, here)
+        timer.daemon = True
+        timer.start()
+        return out
+
     def _make_here(self, key: str, text: str) -> Analysis:
+        self.made_in_server += 1
         analysis = (text, outline_of(text))
         with self._cond:
             self._latest[key] = analysis

@@ -171,3 +171,32 @@ def test_typing_without_a_pause_is_outlined_at_the_longest_wait() -> None:
         assert service.latest("file:///long.py") is not None
     finally:
         service.close()
+
+
+def test_a_short_text_the_worker_outlines_in_time_is_not_outlined_again_here(
+    service: OutlineService,
+) -> None:
+    """The code actions of an editor's opening burst on short documents each outlined
+    their document on the server's thread while the worker was outlining the same text
+    (issue 15's opening burst: the server's outline thread held the interpreter lock, and
+    the code actions all finished together). The worker's outline is taken when it comes
+    within the grace; only a worker busy or stuck for longer leaves it to the server."""
+    _started(service)
+    text = "def f():\n    return 1\n"
+    made, outline = service.outline_short("file:///m.py", text, grace=60).result(timeout=60)
+    assert made == text and outline is not None and outline.facts.functions == {"f"}
+    assert service.made_in_server == 0
+
+
+def test_a_short_text_is_outlined_here_when_the_worker_is_held_up(
+    service: OutlineService,
+) -> None:
+    pid = _started(service)
+    text = "def g():\n    return 2\n"
+    stop_process(pid)
+    try:
+        made, outline = service.outline_short("file:///m.py", text, grace=0.01).result(60)
+        assert made == text and outline is not None and outline.facts.functions == {"g"}
+        assert service.made_in_server == 1
+    finally:
+        os.kill(pid, signal.SIGCONT)

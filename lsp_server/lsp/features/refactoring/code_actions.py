@@ -47,6 +47,11 @@ code action on a document up to this size whose outline the worker has not made 
 makes it on a thread of the server (a few milliseconds), a longer one guesses."""
 
 
+WORKER_GRACE = 0.05
+"""Seconds a code action on a short document waits for the worker's outline of its text
+before it is made on a thread of the server (``OutlineService.outline_short``)."""
+
+
 async def _analysis(feature: RefactoringFeature, uri: str, text: str) -> Analysis:
     """The outline of ``text``, made for it (awaited). A document the worker cannot
     outline has none (``(text, None)``)."""
@@ -71,11 +76,9 @@ async def _ready_analysis(feature: RefactoringFeature, uri: str, text: str) -> A
         done = service.latest(uri)
         if done is None or done[0] != text:
             # asked of the worker when the text came (``document_changed``): usually made
-            # there by now; made here, on a thread of the server, only when it is not
-            asked = service.analyse(uri, text)
-            if asked.done() and asked.exception() is None and asked.result()[0] == text:
-                return asked.result()
-            done = await asyncio.wrap_future(service.made_here(uri, text))
+            # there by now, or within the grace; made here, on a thread of the server,
+            # only when it is not
+            done = await asyncio.wrap_future(service.outline_short(uri, text, WORKER_GRACE))
         return done
     service.typed(uri, text)  # the code action after the next pause finds it
     return service.latest(uri)
