@@ -13,8 +13,10 @@ monotonic clock), a client latency splits into:
 - ``in server``: handled until answered (the request's own work and its waits);
 - ``to client``: answered until the client saw it (the client's own reading).
 
-A request whose ``in server`` is small and whose wall time is much more than the CPU the
-server used meanwhile waited for a CPU, not for a block in the server.
+Next to them: the CPU the server's process and its loop's thread used meanwhile, and the
+time its threads spent runnable but waiting for a CPU (``cpu wait``, summed over threads).
+A request whose wall time is much more than the server's CPU and whose ``cpu wait`` is
+large waited for a CPU (a loaded machine), not for a block in the server.
 """
 
 from __future__ import annotations
@@ -62,6 +64,7 @@ def _split(sent: Sent, record: dict[str, Any]) -> dict[str, float]:
         "to client": sent.done - record["answered"],
         "server cpu": record["cpu"],
         "loop cpu": record["loop_cpu"],
+        "cpu wait": record.get("cpu_wait", 0.0),
     }
 
 
@@ -82,7 +85,10 @@ def report_split(requests: dict[str, Sent], records: dict[str, dict[str, Any]], 
         print(f"  server-side times of {kind}: none recorded (set {ENV})")
         return
     parts = list(splits[0][1])
-    print(f"  {kind} latency split (ms; server cpu: the server process's CPU meanwhile):")
+    print(
+        f"  {kind} latency split (ms; server cpu, loop cpu: CPU used meanwhile; cpu wait:"
+        " the server's threads runnable but without a CPU meanwhile):"
+    )
     print("    " + " " * 6 + "".join(f"{part:>11s}" for part in parts))
     for name, q in (("p50", 0.5), ("p99", 0.99), ("max", 1.0)):
         row = [_percentile([split[part] for _, split in splits], q) for part in parts]

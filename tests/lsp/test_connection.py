@@ -156,4 +156,4 @@ def test_the_server_records_its_side_of_each_request_when_asked(tmp_path: Path) 
     assert records[1]["method"] == "initialize" and records[5]["method"] == "shutdown"
     for record in records.values():
         assert record["received"] <= record["read"] <= record["answered"]
-        assert record["cpu"] >= 0 and record["loop_cpu"] >= 0
+        assert record["cpu"] >= 0 and record["loop_cpu"] >= 0 and record["cpu_wait"] >= 0
