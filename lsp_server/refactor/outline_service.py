@@ -142,13 +142,19 @@ class OutlineService:
 
     def outline_short(self, key: str, text: str, grace: float) -> Future[Analysis]:
         """The outline of ``text`` (a short one) now: the worker's when it comes within
-        ``grace`` seconds, else made here (``made_here``: the worker is busy with a long
-        text, starved or stuck). Made in both at once, the worker's work was wasted and
-        the server's held the interpreter lock the code actions of an opening burst
-        waited for."""
+        ``grace`` seconds, else made here (``made_here``: the worker starved or stuck);
+        made here at once when the worker is busy with a longer text (the shortest
+        waiting text goes next, but only after it). Made in both at once, the worker's
+        work was wasted and the server's held the interpreter lock the code actions of
+        an opening burst waited for."""
         asked = self.analyse(key, text)
         if asked.done() and asked.exception() is None and asked.result()[0] == text:
             return asked
+        with self._cond:
+            running = self._running
+            behind_longer = running is not None and len(running.text) > len(text)
+        if behind_longer:
+            return self.made_here(key, text)
         out: Future[Analysis] = Future()
 
         def take(made: Future[Analysis]) -> None:

@@ -200,3 +200,20 @@ def test_a_short_text_is_outlined_here_when_the_worker_is_held_up(
         assert service.made_in_server == 1
     finally:
         os.kill(pid, signal.SIGCONT)
+
+
+def test_a_short_text_behind_a_long_one_is_outlined_here_at_once(service: OutlineService) -> None:
+    """An editor opens its long module with its short ones: the worker outlines the long
+    one first (seconds on a loaded machine), and a short document's code action waiting
+    the grace for the worker only added the grace to the outline made here after all."""
+    pid = _started(service)
+    stop_process(pid)
+    try:
+        service.analyse("file:///long.py", _long_module(0))
+        _running(service)
+        text = "def h():\n    return 3\n"
+        made, outline = service.outline_short("file:///m.py", text, grace=60).result(30)
+        assert made == text and outline is not None and outline.facts.functions == {"h"}
+        assert service.made_in_server == 1
+    finally:
+        os.kill(pid, signal.SIGCONT)

@@ -47,7 +47,7 @@ code action on a document up to this size whose outline the worker has not made 
 makes it on a thread of the server (a few milliseconds), a longer one guesses."""
 
 
-WORKER_GRACE = 0.05
+WORKER_GRACE = 0.03
 """Seconds a code action on a short document waits for the worker's outline of its text
 before it is made on a thread of the server (``OutlineService.outline_short``)."""
 
