@@ -44,7 +44,8 @@ INLINE_OUTLINE_CHARS = 20_000
 """Every document is outlined by the outline worker process when its text comes, so that
 its parse never holds the server's interpreter lock (see ``refactor.outline_service``); a
 code action on a document up to this size whose outline the worker has not made yet
-makes it on a thread of the server (a few milliseconds), a longer one guesses."""
+takes the worker's when it comes within ``WORKER_GRACE``, else makes it on a thread of the
+server (a few milliseconds); a longer one guesses."""
 
 
 WORKER_GRACE = 0.03
