@@ -366,8 +366,9 @@ async def bench_load(root: Path, args: argparse.Namespace, engine: str) -> None:
     big = write_big_module(root, args.big_lines, args.big_uses)
     small = [root / name for name in ("textwrap.py", "shlex.py", "fnmatch.py", "colorsys.py")]
     times = root.parent / f"request-times-{engine}.jsonl"
+    timed = [] if args.no_server_times else ["env", f"{TIMES_ENV}={times}"]
     started = time.perf_counter()
-    session = Session(["env", f"{TIMES_ENV}={times}", *ENGINES[engine]], root)
+    session = Session([*timed, *ENGINES[engine]], root)
     await session.start()
     print(f"\n== {engine} ==")
     print(f"initialize answered {time.perf_counter() - started:.2f} s after process start")
@@ -445,6 +446,11 @@ def main() -> None:
     parser.add_argument("--big-renames", type=int, default=2, help="renames in the big module")
     parser.add_argument("--seed", type=int, default=15)
     parser.add_argument("--skip-buffers", action="store_true")
+    parser.add_argument(
+        "--no-server-times",
+        action="store_true",
+        help="the server records no times of its own (no split; without their cost)",
+    )
     parser.add_argument(
         "--engines",
         default="process,thread",
