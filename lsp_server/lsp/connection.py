@@ -58,10 +58,9 @@ class ReksProtocol(LanguageServerProtocol):
         self.handle_message(message)
 
     def _send_response(self, msg_id: Any, result: Any = None, error: Any = None) -> None:
-        ready = time.monotonic()
+        if self.times is not None:  # first: a client that has the answer finds the record
+            self.times.answered(msg_id, time.monotonic())
         super()._send_response(msg_id, result, error)
-        if self.times is not None:
-            self.times.answered(msg_id, ready)
 
     @lsp_method(types.INITIALIZE)
     def lsp_initialize(
