@@ -10,7 +10,12 @@ big module and of ``textwrap.py``, ``rename`` of names in small modules and now 
 the function used thousands of times in the big one, and renames cancelled right after
 they are sent (``$/cancelRequest``). Printed: codeAction latency percentiles overall and
 while a rename is outstanding (the goal: p99 under 50 ms), rename latencies, the server's
-peak RSS, and how many requests were left without an answer (the goal: none).
+peak RSS, and how many requests were left without an answer (the goal: none). Each code
+action's latency is split into its parts by the server's own times (``server_times``:
+waiting to be read, waiting for the loop, in the server, waiting for the client, and the
+CPU the server used meanwhile), which tells a block in the server from a wait for a CPU on
+a loaded machine; the opening burst is listed request by request. The client's converters
+are made before the load (``warm_client``), so that its own first-use cost is not counted.
 
 Oversized buffers (issue 15 item 2): a fresh server per size gets ``didOpen`` of a buffer
 of 5 MB, then 50 MB, and one ``codeAction``; printed: the time to the answer, what it was,
@@ -27,6 +32,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import random
 import sys
 import tempfile
@@ -41,6 +47,8 @@ from lsprotocol import types
 
 sys.path.insert(0, str(Path(__file__).parent))
 from refactor_codeactions import Session, compile_reks, copy_stdlib
+from server_times import ENV as TIMES_ENV
+from server_times import Sent, read_times, report_split
 
 SERVER = [sys.executable, "-m", "lsp_server"]
 ENGINES = {
@@ -109,6 +117,8 @@ class Load:
     """(latency, what was going on when it was sent) of each code action."""
     opening: list[float] = field(default_factory=list)
     """Latencies of the code actions sent in the first ``OPENING_SECONDS``."""
+    requests: dict[str, Sent] = field(default_factory=dict)
+    """Every answered request by id, to join with the server's own times."""
 
 
 class Driver:
@@ -158,6 +168,7 @@ class Driver:
                 if not cancel and not f.cancelled():
                     load.reasons[kind, str(f.exception()).splitlines()[0][:160]] += 1
             load.latencies.setdefault(kind, []).append(took)
+            load.requests[msg_id] = Sent(kind, sent, sent + took, opening)
             if kind == "codeAction" and (during_rename or load.renames_running > 0):
                 load.during_rename.append(took)
             if kind == "codeAction":
@@ -255,7 +266,69 @@ class Driver:
             await asyncio.sleep(0.05)
 
 
-def report_load(load: Load, pid: int, seconds: float) -> None:
+def warm_client(protocol: Any) -> None:
+    """Make the client's converters before the load, as the server makes its own in
+    ``initialize``: a pygls client generates the converter of each kind of message the
+    first time it writes or reads one, and in the opening burst that counted up to 50 ms
+    of the client's own time into each of the first code actions' latency, for every
+    server alike."""
+    uri = "file:///warm-up.py"
+    at = types.Position(0, 0)
+    span = types.Range(at, at)
+    document = types.TextDocumentIdentifier(uri=uri)
+    sent = [
+        (
+            types.TEXT_DOCUMENT_CODE_ACTION,
+            types.CodeActionParams(document, span, types.CodeActionContext(diagnostics=[])),
+        ),
+        (types.TEXT_DOCUMENT_RENAME, types.RenameParams(document, at, "n")),
+        (
+            types.TEXT_DOCUMENT_DID_CHANGE,
+            types.DidChangeTextDocumentParams(
+                types.VersionedTextDocumentIdentifier(uri=uri, version=2),
+                [types.TextDocumentContentChangePartial(range=span, text="x")],
+            ),
+        ),
+        (types.CANCEL_REQUEST, types.CancelParams(id="warm")),
+    ]
+    raw_span = {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 0}}
+    edit = {"range": raw_span, "newText": "n"}
+    answers = [
+        (
+            types.TEXT_DOCUMENT_CODE_ACTION,
+            [
+                {"title": "t", "kind": "refactor.extract", "data": {"uri": uri}},
+                {"title": "t", "command": {"title": "t", "command": "c", "arguments": [{}]}},
+            ],
+        ),
+        (
+            types.TEXT_DOCUMENT_RENAME,
+            {
+                "documentChanges": [
+                    {
+                        "textDocument": {"uri": uri, "version": None},
+                        "edits": [edit, {**edit, "annotationId": "reks"}],
+                    }
+                ],
+                "changeAnnotations": {"reks": {"label": "l", "needsConfirmation": True}},
+            },
+        ),
+        (types.TEXT_DOCUMENT_RENAME, {"changes": {uri: [edit]}}),
+    ]
+    for _ in range(2):  # cattrs drops its cache when it makes a list's converter: twice
+        for method, params in sent:
+            kind = protocol.get_message_type(method)
+            fields = {} if types.METHOD_TO_TYPES[method][1] is None else {"id": "warm"}
+            message = kind(method=method, params=params, jsonrpc="2.0", **fields)
+            json.dumps(message, default=protocol._serialize_message)
+        for method, result in answers:
+            protocol._result_types["warm"] = protocol.get_result_type(method)
+            protocol.structure_message({"jsonrpc": "2.0", "id": "warm", "result": result})
+        error = {"code": -32800, "message": "cancelled"}
+        protocol.structure_message({"jsonrpc": "2.0", "id": "warm", "error": error})
+
+
+def report_load(load: Load, pid: int, seconds: float, times: Path) -> None:
     print(f"\nmixed load: {seconds:.1f} s")
     for kind, values in sorted(load.latencies.items()):
         print(
@@ -279,6 +352,7 @@ def report_load(load: Load, pid: int, seconds: float) -> None:
     print(f"  unanswered: {len(load.pending)} (goal: 0)")
     for (kind, reason), count in load.reasons.most_common():
         print(f"  {kind} error x{count}: {reason}")
+    report_split(load.requests, read_times(times), "codeAction")
     print("  slowest code actions (what was going on when each was sent):")
     for took, context in sorted(load.slowest, reverse=True)[:SLOWEST_SHOWN]:
         print(f"    {took * 1000:8.1f} ms  {context}")
@@ -291,19 +365,22 @@ def report_load(load: Load, pid: int, seconds: float) -> None:
 async def bench_load(root: Path, args: argparse.Namespace, engine: str) -> None:
     big = write_big_module(root, args.big_lines, args.big_uses)
     small = [root / name for name in ("textwrap.py", "shlex.py", "fnmatch.py", "colorsys.py")]
+    times = root.parent / f"request-times-{engine}.jsonl"
+    timed = [] if args.no_server_times else ["env", f"{TIMES_ENV}={times}"]
     started = time.perf_counter()
-    session = Session(ENGINES[engine], root)
+    session = Session([*timed, *ENGINES[engine]], root)
     await session.start()
     print(f"\n== {engine} ==")
     print(f"initialize answered {time.perf_counter() - started:.2f} s after process start")
     try:
+        warm_client(session.client.protocol)
         for path in [big, *small]:
             session.open(path)
         driver = Driver(session, big, small, args.seed)
         began = driver.began = time.perf_counter()
         await driver.run(args.requests, args.window, args.big_renames)
         pid = session.client._server.pid  # type: ignore[union-attr]
-        report_load(driver.load, pid, time.perf_counter() - began)
+        report_load(driver.load, pid, time.perf_counter() - began, times)
     finally:
         await session.stop()
 
@@ -369,6 +446,11 @@ def main() -> None:
     parser.add_argument("--big-renames", type=int, default=2, help="renames in the big module")
     parser.add_argument("--seed", type=int, default=15)
     parser.add_argument("--skip-buffers", action="store_true")
+    parser.add_argument(
+        "--no-server-times",
+        action="store_true",
+        help="the server records no times of its own (no split; without their cost)",
+    )
     parser.add_argument(
         "--engines",
         default="process,thread",

@@ -25,6 +25,7 @@ from lsp_server.lsp.convert import uri_to_path
 from lsp_server.lsp.diagnostics import DiagnosticsHub
 from lsp_server.lsp.feature import CommandHandler, Feature
 from lsp_server.lsp.features import FEATURES
+from lsp_server.lsp.stdin_reader import serve_stdio
 from lsp_server.project import Project
 from lsp_server.refactor.process_engine import server_engine
 from lsp_server.settings import Settings
@@ -63,7 +64,7 @@ class ReksServer(LanguageServer):
 
     def serve_stdio(self) -> None:
         """Serve over stdin/stdout until the client exits or the stream breaks."""
-        self.start_io(stdin=HeaderCheckedStdin(sys.stdin.buffer))  # type: ignore[arg-type]
+        serve_stdio(self, HeaderCheckedStdin(sys.stdin.buffer), sys.stdout.buffer)
 
     def add_folder(self, root: str) -> None:
         root = self.engine.add_root(root).root

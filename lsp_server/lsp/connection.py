@@ -14,6 +14,7 @@ import contextlib
 import logging
 import re
 import threading
+import time
 from collections.abc import Generator, Iterator
 from typing import Any, BinaryIO
 from urllib.parse import unquote
@@ -24,6 +25,7 @@ from pygls.protocol import LanguageServerProtocol, lsp_method
 
 from lsp_server.lsp.client_config import client_configuration
 from lsp_server.lsp.document_sync import apply_change
+from lsp_server.lsp.request_times import RequestTimes
 from lsp_server.lsp.warm_up import warm_up
 from lsp_server.refactor.model import RefactoringError
 from lsp_server.settings import Settings
@@ -41,6 +43,25 @@ class _Answered:
 
 
 class ReksProtocol(LanguageServerProtocol):
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.times = RequestTimes.from_environment()
+        """Server-side times of each request, for benchmarks (None unless asked for)."""
+
+    def receive(self, message: Any, received: float) -> None:
+        """Handle a message whose bytes were read at ``received`` (``stdin_reader``)."""
+        times = self.times
+        if times is not None and getattr(message, "id", None) is not None:
+            method = getattr(message, "method", None)
+            if method is not None:
+                times.read(message.id, method, received)
+        self.handle_message(message)
+
+    def _send_response(self, msg_id: Any, result: Any = None, error: Any = None) -> None:
+        if self.times is not None:  # first: a client that has the answer finds the record
+            self.times.answered(msg_id, time.monotonic())
+        super()._send_response(msg_id, result, error)
+
     @lsp_method(types.INITIALIZE)
     def lsp_initialize(
         self, params: types.InitializeParams

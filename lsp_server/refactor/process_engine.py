@@ -183,14 +183,23 @@ class RopeProcess:
         return any(call.heavy for call in requests), len(requests)
 
     def start_ahead(self) -> None:
-        """Start the worker now (if it is not running), before the first request for it."""
+        """Start the worker now (if it is not running), before the first request for it.
+        The process starts outside the lock, which every request's choice of lane takes
+        (``held_up``) on the server's message loop."""
         with self._lock:
-            if self._closed:
+            if self._closed or self._alive():
                 return
-            before = self._process
-            process = self._live(None)
-            if process is not before and self.idle_exit is not None:
-                self._retire_when_idle(process)  # ends unless a request comes meanwhile
+        process, bound = self._start(self.workspace.root)
+        with self._lock:
+            unused = self._closed or self._alive()  # one started meanwhile, for a request
+            if not unused:
+                self._adopt(process, bound)
+                if self._warm_wanted:
+                    self._send(process, {"id": next(self._ids), "op": "prewarm"})
+                if self.idle_exit is not None:
+                    self._retire_when_idle(process)  # ends unless a request comes meanwhile
+        if unused:
+            process.close(grace=0)
 
     def _dispatch(self, call: _Call) -> None:
         """Send ``call`` to the live worker (started if need be: a fresh one gets the prewarm
@@ -216,18 +225,27 @@ class RopeProcess:
             self._send(process, {"id": next(self._ids), "op": "prewarm"})
         return process
 
+    def _alive(self) -> bool:
+        """Whether a worker runs. Called with the lock held."""
+        return self._process is not None and self._process.alive()
+
     def _running(self) -> tuple[SandboxProcess, bool]:
         """The live worker, and whether it was just started. Called with the lock held."""
-        if self._process is not None and self._process.alive():
+        if self._process is not None and self._alive():
             return self._process, False
         process, bound = self._start(self.workspace.root)
+        self._adopt(process, bound)
+        return process, True
+
+    def _adopt(self, process: SandboxProcess, bound: bool) -> None:
+        """Make ``process`` the worker: told its root (unless ``bound``), read from. Called
+        with the lock held."""
         self._process = process
         if not bound:
             self._outbox.submit(self._post, process, {"root": self.workspace.root})
         threading.Thread(
             target=self._read, args=(process,), name="reks-rope-reader", daemon=True
         ).start()
-        return process, True
 
     def _send(self, process: SandboxProcess, message: dict[str, Any]) -> None:
         """Queue ``message`` for the outbox, which adds the buffer changes since the
@@ -399,6 +417,8 @@ class ProcessEngine(RefactorEngine):
         self.helpers: dict[str, RopeProcess] = {}
         """The second worker of each root, for the requests the main one would hold up."""
         self._spare_lock = threading.Lock()
+        self._starter = ThreadPoolExecutor(max_workers=1, thread_name_prefix="reks-rope-start")
+        """Starts helpers ahead, off the caller's thread (the server's message loop)."""
         spare, self._spare_root = take_early()
         self._spare: SandboxProcess | None = spare or start_worker()
         """Started already (``reks serve`` starts it before importing the server, and may
@@ -444,7 +464,7 @@ class ProcessEngine(RefactorEngine):
         workspace = self.workspace_for(path)
         main, helper = self.processes[workspace.root], self.helpers[workspace.root]
         if _module_size(workspace, path) >= HEAVY_CHARS:
-            helper.start_ahead()
+            self._starter.submit(helper.start_ahead)
             return main, True
         if not main.held_up(HELD_UP_AFTER):
             return main, False
@@ -494,6 +514,7 @@ class ProcessEngine(RefactorEngine):
         return self.processes[workspace.root].call("prewarm", {}, job, lambda _: None)
 
     def close(self) -> None:
+        self._starter.shutdown(wait=False, cancel_futures=True)
         for process in [*self.processes.values(), *self.helpers.values()]:
             process.close()
         self.processes.clear()

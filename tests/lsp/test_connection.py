@@ -4,6 +4,7 @@ fail validation, and a broken header ends the server so that the editor restarts
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -15,13 +16,14 @@ pytestmark = pytest.mark.timeout(60)
 
 
 class RawClient:
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, env: dict[str, str] | None = None) -> None:
         self.process = subprocess.Popen(
             [sys.executable, "-m", "lsp_server"],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,
             cwd=root,
+            env=None if env is None else {**os.environ, **env},
         )
 
     def send_raw(self, data: bytes) -> None:
@@ -48,9 +50,7 @@ class RawClient:
                 return message
 
 
-@pytest.fixture
-def client(tmp_path: Path):  # type: ignore[no-untyped-def]
-    raw = RawClient(tmp_path)
+def _initialized(raw: RawClient, tmp_path: Path) -> RawClient:
     raw.send(
         {
             "id": 1,
@@ -60,6 +60,12 @@ def client(tmp_path: Path):  # type: ignore[no-untyped-def]
     )
     assert "result" in raw.answer(1)
     raw.send({"method": "initialized", "params": {}})
+    return raw
+
+
+@pytest.fixture
+def client(tmp_path: Path):  # type: ignore[no-untyped-def]
+    raw = _initialized(RawClient(tmp_path), tmp_path)
     yield raw
     if raw.process.poll() is None:
         raw.process.kill()
@@ -114,3 +120,40 @@ def test_a_refused_request_is_a_plain_error_without_traceback(client: RawClient)
     assert "only file: URIs" in error["message"]
     assert "Traceback" not in json.dumps(error) and "traceback" not in json.dumps(error)
     assert "lsp_server" not in error["message"]  # no server paths or module names
+
+
+def test_messages_written_at_once_are_each_answered(client: RawClient) -> None:
+    """The reader takes whole messages off the stream, however the client's writes cut
+    them: two requests in one write, a header line split across two writes."""
+    asked = {"jsonrpc": "2.0", "method": "textDocument/codeAction", "params": None}
+    first = json.dumps({**asked, "id": 21}).encode()
+    second = json.dumps({**asked, "id": 22}).encode()
+    client.send_raw(
+        b"Content-Length: %d\r\nContent-Type: application/vscode-jsonrpc; charset=utf-8\r\n"
+        b"\r\n%s" % (len(first), first) + b"Content-Len"
+    )
+    client.send_raw(b"gth: %d\r\n\r\n%s" % (len(second), second))
+    assert client.answer(21)["error"]["code"] == -32602  # answered (its params are invalid)
+    assert client.answer(22)["error"]["code"] == -32602
+
+
+def test_the_server_records_its_side_of_each_request_when_asked(tmp_path: Path) -> None:
+    """``REKS_REQUEST_TIMES``: when each request's bytes were read, when the loop handled
+    it and when its answer was ready, with the CPU used meanwhile, so that a benchmark
+    can tell a block in the server from a wait for a CPU (issue 15)."""
+    times = tmp_path / "times.jsonl"
+    root = tmp_path / "root"
+    root.mkdir()
+    raw = _initialized(RawClient(root, {"REKS_REQUEST_TIMES": str(times)}), root)
+    try:
+        raw.send({"id": 5, "method": "shutdown"})
+        assert "error" not in raw.answer(5)
+    finally:
+        raw.process.kill()
+        raw.process.wait()
+    records = {r["id"]: r for r in map(json.loads, times.read_text().splitlines())}
+    assert set(records) == {1, 5}
+    assert records[1]["method"] == "initialize" and records[5]["method"] == "shutdown"
+    for record in records.values():
+        assert record["received"] <= record["read"] <= record["answered"]
+        assert record["cpu"] >= 0 and record["loop_cpu"] >= 0 and record["cpu_wait"] >= 0

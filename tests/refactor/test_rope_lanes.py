@@ -8,6 +8,7 @@ from __future__ import annotations
 import contextlib
 import os
 import signal
+import threading
 import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future
@@ -76,7 +77,9 @@ def main_stuck_in_a_heavy_rename(
     big = root / "big.py"
     with stopped(engine.process_for(str(big)).pid) as main:
         heavy = engine.submit(rename(big, "def target", "aim"))
-        yield main, engine.helpers[str(root.resolve())], heavy
+        helper = engine.helpers[str(root.resolve())]
+        _until(lambda: helper.pid is not None, "the helper started ahead (off the caller)")
+        yield main, helper, heavy
     assert "def aim(x)" in edit_of(heavy.result(timeout=120), big).new_text
 
 
@@ -185,3 +188,35 @@ def test_a_free_main_worker_takes_every_request(lanes: tuple[ProcessEngine, Path
         result = engine.compute(rename(small, "def double", new_name))
         assert f"def {new_name}(x)" in edit_of(result, small).new_text
     assert engine.helpers[str(root.resolve())].pid is None
+
+
+def test_a_heavy_request_does_not_wait_for_the_helper_to_start(
+    lanes: tuple[ProcessEngine, Path],
+):
+    """A heavy request starts the helper ahead (to be up when the next request needs it).
+    That start (a process forked and executed: 4-24 ms at load 17) ran on the caller's
+    thread, the server's message loop, holding the helper's lock that every next
+    request's choice of lane takes (issue 15's code actions waiting on the loop)."""
+    engine, root = lanes
+    helper = engine.helpers[str(root.resolve())]
+    may_start = threading.Event()
+    real_start = helper._start
+
+    def slow_start(at: str) -> tuple[Any, bool]:
+        may_start.wait(timeout=120)
+        return real_start(at)
+
+    helper._start = slow_start
+    submitted: list[Future[Any]] = []
+    try:
+        caller = threading.Thread(
+            target=lambda: submitted.append(engine.submit(rename(root / "big.py", "def t", "a")))
+        )
+        caller.start()
+        caller.join(timeout=30)
+        assert submitted, "the heavy request waited for the helper's start"
+        assert not helper.held_up(0.0)  # the lane choice of a next request does not wait
+    finally:
+        may_start.set()
+    assert "def a(x)" in edit_of(submitted[0].result(timeout=120), root / "big.py").new_text
+    _until(lambda: helper.pid is not None, "the helper started ahead")

@@ -44,7 +44,13 @@ INLINE_OUTLINE_CHARS = 20_000
 """Every document is outlined by the outline worker process when its text comes, so that
 its parse never holds the server's interpreter lock (see ``refactor.outline_service``); a
 code action on a document up to this size whose outline the worker has not made yet
-makes it on a thread of the server (a few milliseconds), a longer one guesses."""
+takes the worker's when it comes within ``WORKER_GRACE``, else makes it on a thread of the
+server (a few milliseconds); a longer one guesses."""
+
+
+WORKER_GRACE = 0.03
+"""Seconds a code action on a short document waits for the worker's outline of its text
+before it is made on a thread of the server (``OutlineService.outline_short``)."""
 
 
 async def _analysis(feature: RefactoringFeature, uri: str, text: str) -> Analysis:
@@ -64,21 +70,18 @@ async def _ready_analysis(feature: RefactoringFeature, uri: str, text: str) -> A
     """An outline of the document without waiting for the outline worker: that of
     ``text`` when it is ready, else the last one made (of an earlier text: the caller
     checks what it covers; None before the first). The outline of ``text`` is asked for
-    meanwhile. A short document is outlined on a thread, at once."""
+    meanwhile, once the document is quiet (``OutlineService.typed``). A short document
+    is outlined on a thread, at once."""
     service = feature.outlines
     if len(text) <= INLINE_OUTLINE_CHARS:
         done = service.latest(uri)
         if done is None or done[0] != text:
             # asked of the worker when the text came (``document_changed``): usually made
-            # there by now; made here, on a thread of the server, only when it is not
-            asked = service.analyse(uri, text)
-            if asked.done() and asked.exception() is None and asked.result()[0] == text:
-                return asked.result()
-            done = await asyncio.wrap_future(service.made_here(uri, text))
+            # there by now, or within the grace; made here, on a thread of the server,
+            # only when it is not
+            done = await asyncio.wrap_future(service.outline_short(uri, text, WORKER_GRACE))
         return done
-    future = service.analyse(uri, text)
-    if future.done() and future.exception() is None:
-        return future.result()
+    service.typed(uri, text)  # the code action after the next pause finds it
     return service.latest(uri)
 
 

@@ -95,9 +95,9 @@ class RefactoringFeature(Feature):
         if text is None:
             self.outlines.forget(uri)
         elif path.endswith(PYTHON_SUFFIXES) and len(text) <= MAX_CHARS:
-            # Made from the document's opening on, while the user types: the first code
-            # action finds one ready, and the later ones one close to the current text.
-            self.outlines.analyse(uri, text)
+            # Made from the document's opening on, and whenever the user pauses: the first
+            # code action finds one ready, and the later ones one close to the current text.
+            self.outlines.typed(uri, text)
         check_pending(self, {path})
 
     def files_changed(self, uris: list[str]) -> None:
