@@ -22,6 +22,7 @@ import ast
 import builtins
 import functools
 import importlib
+import typing
 
 from lsp_server.rts.ast_walk import walk
 from lsp_server.rts.bound_names import (
@@ -77,6 +78,8 @@ class Scope:
         self.plain_classes: set[str] = set()
         """Classes of the module whose subclasses run no code of theirs when created."""
         self.rebound: set[str] = set()  # every name bound so far on some path
+        self.typed_dicts: set[str] = set()
+        """Classes of the module that ``TypedDict`` builds (their subclasses are too)."""
         self.instantiable: set[str] = set()
         """Plain classes of the module that ``C()`` makes without running code of theirs:
         no ``__init__`` or ``__new__``, bases only ``object`` or such classes."""
@@ -108,12 +111,15 @@ class Scope:
         for name in rebound:  # ``if x: C = other`` may rebind a plain class
             self.modules.pop(name, None)
             self.plain_classes.discard(name)
+            self.typed_dicts.discard(name)
             self.instantiable.discard(name)
             self.members.pop(name, None)
             self.imported.pop(name, None)
         self.bound |= surely_bound(stmt)
         if isinstance(stmt, ast.ClassDef):
             self.members[stmt.name] = every_bound(stmt.body)
+            if _typed_dict_bases(stmt, self):
+                self.typed_dicts.add(stmt.name)
             if self._judged == stmt.name:
                 self.plain_classes.add(stmt.name)
                 if instantiable(stmt, self.instantiable):
@@ -184,6 +190,8 @@ def risky_header_parts(
 
 
 def _class_may_raise(node: ast.ClassDef, scope: Scope, local: set[str]) -> bool:
+    if _typed_dict_bases(node, scope):
+        return _typed_dict_may_raise(node, scope, local)
     if node.decorator_list:
         decorator, *others = node.decorator_list
         if others:
@@ -222,6 +230,80 @@ def _class_may_raise(node: ast.ClassDef, scope: Scope, local: set[str]) -> bool:
             return True
         local |= surely_bound(stmt)
     return False
+
+
+def _typed_dict_bases(node: ast.ClassDef, scope: Scope) -> bool:
+    """Every base is ``typing.TypedDict`` or a ``TypedDict`` class of the module."""
+    return bool(node.bases) and all(
+        (isinstance(b, ast.Name) and b.id in scope.typed_dicts and not scope.star)
+        or _stdlib_object_of(b, scope) is typing.TypedDict
+        for b in node.bases
+    )
+
+
+def _typed_dict_may_raise(node: ast.ClassDef, scope: Scope, local: set[str]) -> bool:
+    """``TypedDict``'s metaclass refuses a keyword but ``total``, a decorator is unknown
+    code, and each key's annotation must be a type (or a string naming one)."""
+    if node.decorator_list:
+        return True
+    if any(k.arg != "total" or not isinstance(k.value, ast.Constant) for k in node.keywords):
+        return True
+    for stmt in node.body:
+        if isinstance(stmt, ast.AnnAssign) and stmt.value is None:
+            if not isinstance(stmt.target, ast.Name):
+                return True
+            if not scope.lazy_annotations and not _type_annotation(stmt.annotation, scope):
+                return True
+        elif not isinstance(stmt, ast.Pass) and not is_string_statement(stmt):
+            return True
+    return False
+
+
+def _type_annotation(node: ast.expr, scope: Scope, inside: bool = False) -> bool:
+    """``node`` evaluates to a type ``typing`` accepts: a builtin class, a class of the
+    module, a ``typing`` name of the standard library; a subscript of those (whose
+    arguments may be strings, ``None`` or ``...``, as ``inside`` says); ``|`` of them."""
+    if isinstance(node, ast.Constant):
+        if isinstance(node.value, str):
+            return _parses(node.value)  # a forward reference compiles its string at once
+        return node.value is None or (inside and node.value is Ellipsis)
+    if isinstance(node, ast.Name):
+        if node.id in scope.members:  # a class of the module
+            return True
+        if node.id in scope.imported:
+            return _stdlib_object_of(node, scope) is not _MISSING
+        builtin = getattr(builtins, node.id, None)
+        return isinstance(builtin, type) and node.id not in scope.rebound and not scope.star
+    if isinstance(node, ast.Attribute):
+        return _resolves(node, scope)
+    if isinstance(node, ast.Subscript):
+        items = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+        return _type_annotation(node.value, scope) and all(
+            _type_annotation(item, scope, inside=True) for item in items
+        )
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
+        sides = (node.left, node.right)
+        # ``"A" | int`` raises: a string is no type.
+        strings = any(isinstance(s, ast.Constant) and isinstance(s.value, str) for s in sides)
+        return not strings and all(_type_annotation(s, scope) for s in sides)
+    return False
+
+
+def _parses(text: str) -> bool:
+    try:
+        ast.parse(text, mode="eval")
+    except SyntaxError:
+        return False
+    return True
+
+
+def is_string_statement(stmt: ast.stmt) -> bool:
+    """A string standing as a statement: a docstring, or compiled to nothing."""
+    return (
+        isinstance(stmt, ast.Expr)
+        and isinstance(stmt.value, ast.Constant)
+        and isinstance(stmt.value.value, str)
+    )
 
 
 def _plain_base(base: ast.expr, scope: Scope) -> bool:
