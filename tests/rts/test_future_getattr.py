@@ -142,3 +142,47 @@ def test_removing_future_annotations_selects_what_evaluates_annotations(
     assert run(project) == {"test_area", "test_area_hints"}
     edit(project, "pkg/shapes.py", "from __future__ import annotations\n", "")
     assert run(project) == {"test_area", "test_area_hints", "test_box_fields"}
+
+
+def test_a_first_annotated_class_attribute_selects_its_readers_only(
+    pytester: pytest.Pytester,
+) -> None:
+    """pyjwt 051ea341b5 gave ``PyJWS`` its first annotated attribute (``_supported_crit:
+    set[str] = {"b64"}``) in a module with ``from __future__ import annotations``: the
+    marker moved into the class unit and every test ran (testmon: half of them)."""
+    write(
+        pytester,
+        "box.py",
+        """
+        from __future__ import annotations
+
+
+        class Box:
+            size = 1
+
+            def get(self):
+                return self.size
+
+            def put(self, x):
+                return x
+        """,
+    )
+    write(
+        pytester,
+        "test_box.py",
+        """
+        from box import Box
+
+
+        def test_get():
+            assert Box().get() == 1
+
+
+        def test_put():
+            assert Box().put(2) == 2
+        """,
+    )
+    assert run(pytester) == {"test_get", "test_put"}
+    edit(pytester, "box.py", "    size = 1\n", "    size = 1\n    limit: int = 3\n")
+    edit(pytester, "box.py", "return x", "return min(x, self.limit)")
+    assert run(pytester) == {"test_put"}
