@@ -154,8 +154,12 @@ def may_raise(stmt: ast.stmt, scope: Scope) -> bool:
         return not all(_stdlib_has(scope, module, a.name) for a in stmt.names)
     if isinstance(stmt, (ast.Assign, ast.AnnAssign)):
         return _assignment_may_raise(stmt, scope, scope.bound)
-    if isinstance(stmt, ast.If):  # ``if TYPE_CHECKING:``: only the test runs
-        return not _safe_value(stmt.test, scope, scope.bound)
+    if isinstance(stmt, ast.If):  # ``if TYPE_CHECKING:``: the test and the ``else`` run
+        if not _safe_value(stmt.test, scope, scope.bound):
+            return True
+        # Judged with what the module bound before the ``if``: a name an earlier statement
+        # of the ``else`` binds counts as unknown (a false alarm costs precision only).
+        return any(may_raise(s, scope) for s in stmt.orelse)
     return not (isinstance(stmt, ast.ImportFrom) and stmt.module == "__future__")
 
 
@@ -259,42 +263,67 @@ def _typed_dict_may_raise(node: ast.ClassDef, scope: Scope, local: set[str]) -> 
     return False
 
 
-def _type_annotation(node: ast.expr, scope: Scope, inside: bool = False) -> bool:
-    """``node`` evaluates to a type ``typing`` accepts: a builtin class, a class of the
-    module, a ``typing`` name of the standard library; a subscript of those (whose
-    arguments may be strings, ``None`` or ``...``, as ``inside`` says); ``|`` of them."""
-    if isinstance(node, ast.Constant):
-        if isinstance(node.value, str):
-            return _parses(node.value)  # a forward reference compiles its string at once
-        return node.value is None or (inside and node.value is Ellipsis)
-    if isinstance(node, ast.Name):
-        if node.id in scope.members:  # a class of the module
-            return True
-        if node.id in scope.imported:
-            return _stdlib_object_of(node, scope) is not _MISSING
-        builtin = getattr(builtins, node.id, None)
-        return isinstance(builtin, type) and node.id not in scope.rebound and not scope.star
-    if isinstance(node, ast.Attribute):
-        return _resolves(node, scope)
-    if isinstance(node, ast.Subscript):
-        items = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
-        return _type_annotation(node.value, scope) and all(
-            _type_annotation(item, scope, inside=True) for item in items
-        )
-    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
-        sides = (node.left, node.right)
-        # ``"A" | int`` raises: a string is no type.
-        strings = any(isinstance(s, ast.Constant) and isinstance(s.value, str) for s in sides)
-        return not strings and all(_type_annotation(s, scope) for s in sides)
-    return False
+def _type_annotation(node: ast.expr, scope: Scope) -> bool:
+    """``node`` evaluates to what ``typing`` takes as a type (``_evaluates``)."""
+    return _evaluates(ast.Call(ast.Name("_check", ast.Load()), [node], []), scope)
 
 
-def _parses(text: str) -> bool:
+def _evaluates(node: ast.expr, scope: Scope) -> bool:
+    """``node`` made of names the module surely binds to builtins, standard-library objects
+    or classes of its own (a bare class stands in for those), of attributes, subscripts,
+    ``|``, constants and calls of those evaluates here without raising: typing's forms
+    are pure, so this is what importing the module does."""
+    namespace: dict[str, object] = {"_check": _typing_check}
+    for item in walk(node):
+        if isinstance(item, ast.Name):
+            if item.id not in namespace:
+                value = _value_of(item.id, scope)
+                if value is _MISSING:
+                    return False
+                namespace[item.id] = value
+        elif not isinstance(item, _EVALUATED):
+            return False
     try:
-        ast.parse(text, mode="eval")
-    except SyntaxError:
+        code = compile(ast.fix_missing_locations(ast.Expression(node)), "<annotation>", "eval")
+        # Every name the expression spells is in ``namespace``; typing's own code needs
+        # the builtins (``TypeVar`` imports ``typing``).
+        eval(code, {"__builtins__": builtins.__dict__}, namespace)
+    except Exception:  # whatever it raises, importing the module raises too
         return False
     return True
+
+
+def _typing_check(value: object) -> object:
+    """What ``TypedDict`` does to the type of each key."""
+    return typing._type_check(value, "not a type")  # type: ignore[attr-defined]
+
+
+_EVALUATED = (
+    ast.Attribute,
+    ast.Subscript,
+    ast.Tuple,
+    ast.List,
+    ast.BinOp,
+    ast.BitOr,
+    ast.Constant,
+    ast.Call,
+    ast.keyword,
+    ast.Load,
+)
+
+
+def _value_of(name: str, scope: Scope) -> object:
+    """What ``name`` is bound to at this point of the module, as far as it is known."""
+    if name in scope.members:  # a class of the module
+        return type(name, (), {})
+    if not scope.star and name in scope.imported:
+        module, attr = scope.imported[name]
+        return _stdlib_object(scope, module, [attr])
+    if name in scope.modules:
+        return _stdlib_object(scope, scope.modules[name], [])
+    if name in _BUILTINS and name not in scope.rebound and not scope.star:
+        return getattr(builtins, name)
+    return _MISSING
 
 
 def is_string_statement(stmt: ast.stmt) -> bool:
@@ -383,6 +412,8 @@ def _safe_value(node: ast.expr, scope: Scope, bound: set[str]) -> bool:
         return node.id in bound or scope.known(node.id)
     if isinstance(node, ast.Attribute):
         return _resolves(node, scope)
+    if isinstance(node, ast.Call) and _stdlib_object_of(node.func, scope) is typing.TypeVar:
+        return _evaluates(node, scope)
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
         if not node.args and not node.keywords and _makes_plainly(node.func.id, scope, bound):
             return True

@@ -52,6 +52,13 @@ def _last_may_raise(source: str) -> bool:
         "import collections.abc\nclass S:\n    pass\nclass C(collections.abc.MutableMapping):"
         "\n    m = object()\n    s = S()\n    def __init__(self, n=None): ...\nclass D(C):\n"
         "    def __init__(self, n, t): ...",
+        # typing's forms, checked as importing would (itsdangerous, pyjwt).
+        "T = typing.TypeVar('T', bound=typing.Union[str, bytes])",
+        "T = typing.TypeVar('T', int, 'S', covariant=True)",
+        "from typing import TypeVar\nT = TypeVar('T', bound=str | None)",
+        "if typing.TYPE_CHECKING:\n    X = missing\nelse:\n    X = LIMIT",
+        "from typing import TypedDict\nclass O(TypedDict, total=False):\n    'doc'\n"
+        "    a: int\n    'about a'\n    b: list[typing.Any]\nclass P(O):\n    c: 'O'",
     ],
 )
 def test_bindings_that_cannot_raise(statement: str) -> None:
@@ -95,6 +102,15 @@ def test_bindings_that_cannot_raise(statement: str) -> None:
         "@combine\nclass C:\n    def __lt__(self, other): ...",
         "total_ordering = combine\n@total_ordering\nclass C:\n    def __lt__(self, other): ...",
         "class S:\n    pass\nclass C:\n    S = combine\n    x = S()",
+        "T = typing.TypeVar('T', int)",  # a single constraint
+        "T = typing.TypeVar('T', bound=MISSING)",
+        "T = typing.TypeVar('T', bound=LIMIT)",
+        "T = typing.TypeVar('T', bound=typing.Optional[int, str])",
+        "if typing.TYPE_CHECKING:\n    X = 1\nelse:\n    X = MISSING",
+        "from typing import TypedDict\nclass O(TypedDict, bogus=1):\n    a: int",
+        "from typing import TypedDict\nclass O(TypedDict):\n    a: typing.Optional[int, str]",
+        "from typing import TypedDict\nclass O(TypedDict):\n    a: int = 1",
+        "from typing import TypedDict\n@combine\nclass O(TypedDict):\n    a: int",
     ],
 )
 def test_bindings_that_may_raise(statement: str) -> None:
