@@ -8,12 +8,8 @@ import ast
 
 import xxhash
 
-from lsp_server.rts.import_raise import (
-    Scope,
-    is_string_statement,
-    may_raise,
-    risky_header_parts,
-)
+from lsp_server.rts.import_raise import Scope, may_raise, risky_header_parts
+from lsp_server.rts.purity import is_string_statement
 
 
 def raising_digest(stmt: ast.stmt, scope: Scope, docs_inert: bool = False) -> str | None:

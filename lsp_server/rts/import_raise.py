@@ -19,9 +19,7 @@ from __future__ import annotations
 
 import abc
 import ast
-import builtins
 import functools
-import importlib
 import typing
 
 from lsp_server.rts.ast_walk import walk
@@ -35,8 +33,15 @@ from lsp_server.rts.bound_names import (
 )
 from lsp_server.rts.class_members import PLAIN_BASES
 from lsp_server.rts.dataclass_fields import dataclass_may_raise, is_dataclass_decorator
-
-_BUILTINS = frozenset(dir(builtins))
+from lsp_server.rts.stdlib_values import (
+    BUILTINS,
+    MISSING,
+    evaluates,
+    resolves,
+    stdlib_object,
+    stdlib_object_of,
+)
+from lsp_server.rts.typing_classes import typed_dict_bases, typed_dict_may_raise
 
 # Wrappers whose decoration succeeds whatever they wrap (a bare name, or a call of one of
 # ``_WRAPPER_CALLS`` with arguments that cannot raise either). ``dataclass`` or
@@ -61,7 +66,6 @@ _BUILTIN_WRAPPERS = frozenset(["staticmethod", "classmethod", "property"])
 _ACCESSORS = frozenset(["setter", "getter", "deleter"])
 
 _FuncDef = (ast.FunctionDef, ast.AsyncFunctionDef)
-_MISSING = object()
 
 ORDERINGS = frozenset(["__lt__", "__le__", "__gt__", "__ge__"])
 # Methods Python calls on a class while creating a subclass of it (``__set_name__`` is
@@ -99,7 +103,7 @@ class Scope:
         )
 
     def known(self, name: str) -> bool:
-        return name in self.bound or (name in _BUILTINS and not self.star)
+        return name in self.bound or (name in BUILTINS and not self.star)
 
     def after(self, stmt: ast.stmt) -> None:
         """Take in what ``stmt`` surely binds once it has run."""
@@ -118,7 +122,7 @@ class Scope:
         self.bound |= surely_bound(stmt)
         if isinstance(stmt, ast.ClassDef):
             self.members[stmt.name] = every_bound(stmt.body)
-            if _typed_dict_bases(stmt, self):
+            if typed_dict_bases(stmt, self):
                 self.typed_dicts.add(stmt.name)
             if self._judged == stmt.name:
                 self.plain_classes.add(stmt.name)
@@ -194,13 +198,13 @@ def risky_header_parts(
 
 
 def _class_may_raise(node: ast.ClassDef, scope: Scope, local: set[str]) -> bool:
-    if _typed_dict_bases(node, scope):
-        return _typed_dict_may_raise(node, scope, local)
+    if typed_dict_bases(node, scope):
+        return typed_dict_may_raise(node, scope)
     if node.decorator_list:
         decorator, *others = node.decorator_list
         if others:
             return True
-        if _stdlib_object_of(decorator, scope) is functools.total_ordering:
+        if stdlib_object_of(decorator, scope) is functools.total_ordering:
             if not ORDERINGS & maybe_bound_in(node.body):
                 return True  # it refuses a class without an ordering method
         elif not is_dataclass_decorator(decorator):
@@ -236,128 +240,13 @@ def _class_may_raise(node: ast.ClassDef, scope: Scope, local: set[str]) -> bool:
     return False
 
 
-def _typed_dict_bases(node: ast.ClassDef, scope: Scope) -> bool:
-    """Every base is ``typing.TypedDict`` or a ``TypedDict`` class of the module."""
-    return bool(node.bases) and all(
-        (isinstance(b, ast.Name) and b.id in scope.typed_dicts and not scope.star)
-        or _stdlib_object_of(b, scope) is typing.TypedDict
-        for b in node.bases
-    )
-
-
-def _typed_dict_may_raise(node: ast.ClassDef, scope: Scope, local: set[str]) -> bool:
-    """``TypedDict``'s metaclass refuses a keyword but ``total``, a decorator is unknown
-    code, and each key's annotation must be a type (or a string naming one)."""
-    if node.decorator_list:
-        return True
-    if any(k.arg != "total" or not isinstance(k.value, ast.Constant) for k in node.keywords):
-        return True
-    for stmt in node.body:
-        if isinstance(stmt, ast.AnnAssign) and stmt.value is None:
-            if not isinstance(stmt.target, ast.Name):
-                return True
-            if not scope.lazy_annotations and not _type_annotation(stmt.annotation, scope):
-                return True
-        elif not isinstance(stmt, ast.Pass) and not is_string_statement(stmt):
-            return True
-    return False
-
-
-def _type_annotation(node: ast.expr, scope: Scope) -> bool:
-    """``node`` evaluates to what ``typing`` takes as a type (``_evaluates``)."""
-    return _evaluates(ast.Call(ast.Name("_check", ast.Load()), [node], []), scope)
-
-
-def _evaluates(node: ast.expr, scope: Scope) -> bool:
-    """``node`` made of names the module surely binds to builtins, standard-library objects
-    or classes of its own (a bare class stands in for those), of attributes, subscripts,
-    ``|``, constants and calls of those evaluates here without raising: typing's forms
-    are pure, so this is what importing the module does."""
-    namespace: dict[str, object] = {"_check": _typing_check}
-    for item in walk(node):
-        if isinstance(item, ast.Name):
-            if item.id not in namespace:
-                value = _value_of(item.id, scope)
-                if value is _MISSING:
-                    return False
-                namespace[item.id] = value
-        elif not isinstance(item, _EVALUATED):
-            return False
-    try:
-        code = compile(ast.fix_missing_locations(ast.Expression(node)), "<annotation>", "eval")
-        # Every name the expression spells is in ``namespace``; typing's own code needs
-        # the builtins (``TypeVar`` imports ``typing``).
-        eval(code, {"__builtins__": builtins.__dict__}, namespace)
-    except Exception:  # whatever it raises, importing the module raises too
-        return False
-    return True
-
-
-def _typing_check(value: object) -> object:
-    """What ``TypedDict`` does to the type of each key."""
-    return typing._type_check(value, "not a type")  # type: ignore[attr-defined]
-
-
-_EVALUATED = (
-    ast.Attribute,
-    ast.Subscript,
-    ast.Tuple,
-    ast.List,
-    ast.BinOp,
-    ast.BitOr,
-    ast.Constant,
-    ast.Call,
-    ast.keyword,
-    ast.Load,
-)
-
-
-def _value_of(name: str, scope: Scope) -> object:
-    """What ``name`` is bound to at this point of the module, as far as it is known."""
-    if name in scope.members:  # a class of the module
-        return type(name, (), {})
-    if not scope.star and name in scope.imported:
-        module, attr = scope.imported[name]
-        return _stdlib_object(scope, module, [attr])
-    if name in scope.modules:
-        return _stdlib_object(scope, scope.modules[name], [])
-    if name in _BUILTINS and name not in scope.rebound and not scope.star:
-        return getattr(builtins, name)
-    return _MISSING
-
-
-def is_string_statement(stmt: ast.stmt) -> bool:
-    """A string standing as a statement: a docstring, or compiled to nothing."""
-    return (
-        isinstance(stmt, ast.Expr)
-        and isinstance(stmt.value, ast.Constant)
-        and isinstance(stmt.value.value, str)
-    )
-
-
 def _plain_base(base: ast.expr, scope: Scope) -> bool:
     """A base whose subclasses are made by ``type`` (or ``ABCMeta``) with no
     ``__init_subclass__`` of its own: a builtin exception, a plain class of the module, a
     standard-library class."""
     if isinstance(base, ast.Name) and base.id in PLAIN_BASES | scope.plain_classes:
         return not scope.star
-    return _plain_class(_stdlib_object_of(base, scope))
-
-
-def _stdlib_object_of(node: ast.expr, scope: Scope) -> object:
-    """The standard-library object ``node`` (``x`` of ``from m import x``, ``m.a.b``) is."""
-    if isinstance(node, ast.Name) and not scope.star and node.id in scope.imported:
-        module, name = scope.imported[node.id]
-        return _stdlib_object(scope, module, [name])
-    if isinstance(node, ast.Attribute) and _resolves(node, scope):
-        chain: list[str] = []
-        item: ast.expr = node
-        while isinstance(item, ast.Attribute):
-            chain.insert(0, item.attr)
-            item = item.value
-        module = scope.modules.get(getattr(item, "id", ""), "")
-        return _stdlib_object(scope, module, chain) if module else _MISSING
-    return _MISSING
+    return _plain_class(stdlib_object_of(base, scope))
 
 
 def _plain_class(value: object) -> bool:
@@ -365,18 +254,6 @@ def _plain_class(value: object) -> bool:
         return False
     hooks = {"__init_subclass__"}
     return not any(hooks & set(vars(c)) for c in value.__mro__ if c is not object)
-
-
-def _stdlib_object(scope: Scope, module: str, chain: list[str]) -> object:
-    if module.split(".")[0] not in scope.stdlib:
-        return _MISSING
-    try:
-        value: object = importlib.import_module(module)
-        for attr in chain:
-            value = getattr(value, attr)
-    except Exception:  # missing here: it may be missing where the tests run too
-        return _MISSING
-    return value
 
 
 def _safe_decorator(
@@ -411,9 +288,9 @@ def _safe_value(node: ast.expr, scope: Scope, bound: set[str]) -> bool:
     if isinstance(node, ast.Name):
         return node.id in bound or scope.known(node.id)
     if isinstance(node, ast.Attribute):
-        return _resolves(node, scope)
-    if isinstance(node, ast.Call) and _stdlib_object_of(node.func, scope) is typing.TypeVar:
-        return _evaluates(node, scope)
+        return resolves(node, scope)
+    if isinstance(node, ast.Call) and stdlib_object_of(node.func, scope) is typing.TypeVar:
+        return evaluates(node, scope)
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
         if not node.args and not node.keywords and _makes_plainly(node.func.id, scope, bound):
             return True
@@ -475,25 +352,8 @@ def _safe_annotation(node: ast.expr, scope: Scope, bound: set[str]) -> bool:
 def _stdlib_has(scope: Scope, module: str, name: str | None = None) -> bool:
     """``import module`` (``from module import name``) of the standard library works."""
     if name is None:
-        return _stdlib_object(scope, module, []) is not _MISSING
+        return stdlib_object(scope, module, []) is not MISSING
     if name == "*":
         return False
-    found = _stdlib_object(scope, module, [name]) is not _MISSING
-    return found or _stdlib_object(scope, f"{module}.{name}", []) is not _MISSING
-
-
-def _resolves(node: ast.Attribute, scope: Scope) -> bool:
-    """``m.a.b`` where ``m`` is an imported standard-library module that has ``a.b``, or
-    ``C.x`` where ``C`` is a class of the module whose body binds ``x``."""
-    chain: list[str] = []
-    item: ast.expr = node
-    while isinstance(item, ast.Attribute):
-        chain.append(item.attr)
-        item = item.value
-    if not isinstance(item, ast.Name):
-        return False
-    if item.id in scope.members and len(chain) == 1:
-        return chain[0] in scope.members[item.id]
-    if item.id not in scope.modules:
-        return False
-    return _stdlib_object(scope, scope.modules[item.id], chain[::-1]) is not _MISSING
+    found = stdlib_object(scope, module, [name]) is not MISSING
+    return found or stdlib_object(scope, f"{module}.{name}", []) is not MISSING

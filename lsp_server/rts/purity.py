@@ -175,3 +175,12 @@ def nested_statements(node: ast.AST) -> Iterator[ast.stmt]:
                 yield child
             else:  # an except handler or a match case
                 yield from child.body
+
+
+def is_string_statement(stmt: ast.stmt) -> bool:
+    """A string standing as a statement: a docstring, or compiled to nothing."""
+    return (
+        isinstance(stmt, ast.Expr)
+        and isinstance(stmt.value, ast.Constant)
+        and isinstance(stmt.value.value, str)
+    )

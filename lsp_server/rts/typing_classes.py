@@ -12,10 +12,16 @@ flags of the class it makes.
 from __future__ import annotations
 
 import ast
+import typing
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from lsp_server.rts.bound_names import maybe_bound
-from lsp_server.rts.purity import is_pure
+from lsp_server.rts.purity import is_pure, is_string_statement
+from lsp_server.rts.stdlib_values import stdlib_object_of, type_annotation
+
+if TYPE_CHECKING:
+    from lsp_server.rts.import_raise import Scope
 
 DOC_BLIND_FORMS = frozenset(["TypedDict", "NamedTuple", "Protocol", "Generic"])
 _TYPING_MODULES = frozenset(["typing", "typing_extensions"])
@@ -87,3 +93,30 @@ class TypingForms:
         ):
             return base.attr
         return None
+
+
+def typed_dict_bases(node: ast.ClassDef, scope: Scope) -> bool:
+    """Every base is ``typing.TypedDict`` or a ``TypedDict`` class of the module."""
+    return bool(node.bases) and all(
+        (isinstance(b, ast.Name) and b.id in scope.typed_dicts and not scope.star)
+        or stdlib_object_of(b, scope) is typing.TypedDict
+        for b in node.bases
+    )
+
+
+def typed_dict_may_raise(node: ast.ClassDef, scope: Scope) -> bool:
+    """``TypedDict``'s metaclass refuses a keyword but ``total``, a decorator is unknown
+    code, and each key's annotation must be a type (or a string naming one)."""
+    if node.decorator_list:
+        return True
+    if any(k.arg != "total" or not isinstance(k.value, ast.Constant) for k in node.keywords):
+        return True
+    for stmt in node.body:
+        if isinstance(stmt, ast.AnnAssign) and stmt.value is None:
+            if not isinstance(stmt.target, ast.Name):
+                return True
+            if not scope.lazy_annotations and not type_annotation(stmt.annotation, scope):
+                return True
+        elif not isinstance(stmt, ast.Pass) and not is_string_statement(stmt):
+            return True
+    return False
