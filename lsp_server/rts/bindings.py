@@ -90,6 +90,9 @@ _INERT_DUNDERS = frozenset(
         "__status__",
         "__date__",
     ]
+    # PEP 810: from 3.15 on it makes the imports it names lazy (when and whether they
+    # run); before, nothing reads it but code spelling it.
+    + (["__lazy_modules__"] if sys.version_info < (3, 15) else [])
 )
 
 # Standard-library modules whose import does something visible (prints, installs a hook,
