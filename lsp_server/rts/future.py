@@ -9,10 +9,10 @@ or removing one changes exactly those units:
 
 * ``annotations``: a ``def`` header with annotations (evaluated when the ``def`` runs, kept in
   ``__annotations__``), the body of a function defining one, the top-level binding holding
-  an annotated assignment (module and class scope evaluate them; every class binding, with
-  its members and aliases, annotated or not), and the module part when such a ``def`` or
-  assignment is in a top-level statement that is no binding. A function's own annotated
-  locals are never evaluated (conservatively, they mark its body).
+  an annotated assignment (module and class scope evaluate them; with a class, its members
+  and aliases), and the module part when such a ``def`` or assignment is in a top-level
+  statement that is no binding. A function's own annotated locals are never evaluated
+  (conservatively, they mark its body).
 * any other feature that is not a known no-op, or any feature in a file that spells
   ``exec``, ``eval`` or ``compile`` (they compile with their caller's features): every unit
   of the file.
@@ -124,11 +124,6 @@ def future_marks(
     for stmt in tree.body:
         first = min([stmt.lineno, *(d.lineno for d in getattr(stmt, "decorator_list", ()))])
         names = binding_at.get(first)
-        if names is not None and isinstance(stmt, ast.ClassDef):
-            # Every class binding, annotated or not: its members are holes in the class
-            # unit, so a first annotated member would otherwise add the marker there and
-            # select every reader of the class.
-            marks.bindings.update(names)
         for node in walk(stmt):
             if isinstance(node, _FuncDef) and _annotated(node):
                 span = by_def_line.get(node.lineno)
