@@ -24,17 +24,26 @@ def raising_digest(stmt: ast.stmt, scope: Scope, docs_inert: bool = False) -> st
     if not isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
         return import_time_digest(stmt, docs_inert)
     parts = risky_header_parts(stmt, scope, scope.bound)
-    return xxhash.xxh64_hexdigest("\0".join(map(ast.dump, parts)).encode())
+    lambdas = [node for part in parts for node in ast.walk(part) if isinstance(node, ast.Lambda)]
+    bodies = [node.body for node in lambdas]
+    try:
+        for node in lambdas:  # a lambda's body runs when it is called
+            node.body = ast.Constant(None)
+        return xxhash.xxh64_hexdigest("\0".join(map(ast.dump, parts)).encode())
+    finally:
+        for node, body in zip(lambdas, bodies, strict=True):
+            node.body = body
 
 
 def import_time_digest(stmt: ast.stmt, docs_inert: bool = False) -> str:
     """A digest of what ``stmt`` runs at import: each function body dumped as ``pass``
-    (and with ``docs_inert``, a class ``stmt``'s body without its strings that are
-    statements of their own), swapped in place and back (copying the tree cost a tenth of
-    a recording run)."""
+    and each lambda body as ``None`` (and with ``docs_inert``, a class ``stmt``'s body
+    without its strings that are statements of their own), swapped in place and back
+    (copying the tree cost a tenth of a recording run)."""
     nodes: list[ast.AST] = [stmt]
     swapped: list[tuple[ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef, list[ast.stmt]]]
     swapped = []
+    lambdas: list[tuple[ast.Lambda, ast.expr]] = []
     try:
         if docs_inert and isinstance(stmt, ast.ClassDef):
             swapped.append((stmt, stmt.body))
@@ -43,8 +52,13 @@ def import_time_digest(stmt: ast.stmt, docs_inert: bool = False) -> str:
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 swapped.append((node, node.body))
                 node.body = [ast.Pass()]
+            elif isinstance(node, ast.Lambda):
+                lambdas.append((node, node.body))
+                node.body = ast.Constant(None)
             nodes.extend(ast.iter_child_nodes(node))
         return xxhash.xxh64_hexdigest(ast.dump(stmt).encode())
     finally:
+        for lambda_node, expression in lambdas:
+            lambda_node.body = expression
         for definition, body in reversed(swapped):
             definition.body = body
