@@ -45,6 +45,7 @@ from lsp_server.rts.import_digest import raising_digest
 from lsp_server.rts.import_raise import Scope
 from lsp_server.rts.lookups import call_roots
 from lsp_server.rts.purity import import_time_names, is_pure, nested_statements
+from lsp_server.rts.typing_classes import TypingForms
 
 __all__ = ["Binding", "ModuleLayout", "import_time_names", "module_layout", "nested_statements"]
 
@@ -89,6 +90,9 @@ _INERT_DUNDERS = frozenset(
         "__status__",
         "__date__",
     ]
+    # PEP 810: from 3.15 on it makes the imports it names lazy (when and whether they
+    # run); before, nothing reads it but code spelling it.
+    + (["__lazy_modules__"] if sys.version_info < (3, 15) else [])
 )
 
 # Standard-library modules whose import does something visible (prints, installs a hook,
@@ -140,10 +144,15 @@ class Binding:
     is_class: bool = False
     is_import: bool = False
     doc: tuple[tuple[int, int], tuple[int, int]] | None = None
-    """For a plain class: its docstring's span, a unit of its own (``C.<doc>``): no
-    metaclass, ``__init_subclass__`` or decorator of a library can read it at import."""
+    """For a plain class (or one a ``typing`` form builds: ``rts.typing_classes``): its
+    docstring's span, a unit of its own (``C.<doc>``): no metaclass, ``__init_subclass__``
+    or decorator of a library can read it at import."""
+    notes: tuple[tuple[tuple[int, int], tuple[int, int]], ...] = ()
+    """For such a class: the spans of the other strings of its body that are statements
+    of their own (attribute docstrings): compiled to nothing, only code reading the source
+    sees them, in the docstring unit."""
     own_doc: bool = False
-    """A plain class: its docstring unit exists, empty without a docstring (so that adding
+    """Such a class: its docstring unit exists, empty without a docstring (so that adding
     one selects the tests that read docstrings, not every user of the class)."""
 
 
@@ -236,13 +245,20 @@ def _binds_only(stmt: ast.stmt) -> bool:
     return _stdlib_import_names(stmt) is not None or _assignment_names(stmt) is not None
 
 
+def _end(stmt: ast.stmt) -> tuple[int, int]:
+    return (stmt.end_lineno or stmt.lineno, stmt.end_col_offset or 0)
+
+
 def _is_str(node: ast.expr) -> bool:
     return isinstance(node, ast.Constant) and isinstance(node.value, str)
 
 
-def _binding(stmt: ast.stmt, plain_classes: set[str], makers: set[str]) -> Binding | None:
+def _binding(
+    stmt: ast.stmt, plain_classes: set[str], makers: set[str], forms: TypingForms
+) -> Binding | None:
     """``plain_classes`` and ``makers`` (classes whose ``C()`` runs no code of the module)
-    grow with the classes ``stmt`` defines."""
+    grow with the classes ``stmt`` defines; ``forms`` says which ``typing`` forms are
+    bound."""
     first = min([stmt.lineno, *(d.lineno for d in getattr(stmt, "decorator_list", ()))])
     span = ((first, 0), (stmt.end_lineno or stmt.lineno, stmt.end_col_offset or 0))
     if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
@@ -250,7 +266,8 @@ def _binding(stmt: ast.stmt, plain_classes: set[str], makers: set[str]) -> Bindi
             return Binding((stmt.name,), *span, frozenset(import_time_names(stmt)), is_def=True)
         return None
     if isinstance(stmt, ast.ClassDef):
-        if not class_is_binding(stmt, frozenset(makers)):
+        built = forms.builds(stmt)
+        if not class_is_binding(stmt, frozenset(makers), keywords_ok=built):
             return None
         plain = is_plain(stmt, plain_classes)
         if plain:
@@ -261,11 +278,14 @@ def _binding(stmt: ast.stmt, plain_classes: set[str], makers: set[str]) -> Bindi
         own = {name for member in members if not member.is_def for name in member.names}
         aliases = [a for a in _class_aliases(stmt, f"{stmt.name}.") if a not in own]
         binding = Binding((stmt.name,), *span, refs, tuple(dict.fromkeys(aliases)))
-        binding.is_class, binding.members, binding.own_doc = True, tuple(members), plain
-        first_stmt = stmt.body[0]
-        if plain and isinstance(first_stmt, ast.Expr) and _is_str(first_stmt.value):
-            end = (first_stmt.end_lineno or first_stmt.lineno, first_stmt.end_col_offset or 0)
-            binding.doc = ((first_stmt.lineno, first_stmt.col_offset), end)
+        binding.is_class, binding.members = True, tuple(members)
+        binding.own_doc = plain or built
+        if binding.own_doc:
+            strings = [s for s in stmt.body if isinstance(s, ast.Expr) and _is_str(s.value)]
+            spans = [((s.lineno, s.col_offset), _end(s)) for s in strings]
+            if strings and strings[0] is stmt.body[0]:
+                binding.doc, spans = spans[0], spans[1:]
+            binding.notes = tuple(spans)
         return binding
     checked = _type_checking_names(stmt)
     if checked is not None:
@@ -304,17 +324,22 @@ def module_layout(tree: ast.Module) -> ModuleLayout:
     layout = ModuleLayout()
     plain_classes: set[str] = set()
     makers: set[str] = set()
+    forms = TypingForms()
     found = []
     for stmt in tree.body:
         makers.difference_update(maybe_bound(stmt))  # rebound, maybe to something else
-        found.append((stmt, _binding(stmt, plain_classes, makers)))
+        binding = _binding(stmt, plain_classes, makers, forms)
+        forms.after(stmt, binding is not None and binding.own_doc)
+        found.append((stmt, binding))
     bound = {name for _, b in found if b is not None for name in b.names}
     defined = {s.name for s in tree.body if isinstance(s, _DEFINITIONS)}
     before: set[str] = set()
     residue_refs: set[str] = set()
     scope = Scope(tree, _STDLIB)
     for stmt, binding in found:
-        raising = raising_digest(stmt, scope) if binding is not None else None
+        raising = None
+        if binding is not None:
+            raising = raising_digest(stmt, scope, docs_inert=binding.own_doc)
         scope.after(stmt)
         if raising is not None:
             # Every importer sees it fail (``rts.import_raise``).

@@ -64,9 +64,12 @@ def class_body(node: ast.ClassDef) -> Iterator[ast.stmt]:
             yield from nested_statements(stmt)
 
 
-def class_is_binding(node: ast.ClassDef, makers: frozenset[str] = frozenset()) -> bool:
-    """``makers``: classes of the module whose ``C()`` runs no code of it."""
-    if node.keywords or not all(map(pure_decorator, node.decorator_list)):
+def class_is_binding(
+    node: ast.ClassDef, makers: frozenset[str] = frozenset(), keywords_ok: bool = False
+) -> bool:
+    """``makers``: classes of the module whose ``C()`` runs no code of it; ``keywords_ok``:
+    its keywords are flags of a ``typing`` form (``rts.typing_classes``)."""
+    if (node.keywords and not keywords_ok) or not all(map(pure_decorator, node.decorator_list)):
         return False
     if not all(map(is_pure, node.bases)):
         return False
@@ -221,6 +224,7 @@ def class_members(node: ast.ClassDef, plain: bool) -> tuple[list[Member], frozen
     refs = frozenset().union(
         *map(import_time_names, rest),
         *map(import_time_names, [*node.bases, *node.decorator_list]),
+        *(import_time_names(k.value) for k in node.keywords),
     )
     return members, refs
 
@@ -236,15 +240,15 @@ def class_texts(
     members: Iterable[Member],
     text: TokenText,
     methods: Iterable[_Method],
-    doc: tuple[Pos, Pos] | None = None,
+    docs: Iterable[tuple[Pos, Pos]] = (),
 ) -> tuple[list[str], list[list[str]]]:
-    """The class unit's tokens (members and the docstring ``doc`` left out, the bodies of
+    """The class unit's tokens (members and the strings ``docs`` left out, the bodies of
     the other methods as markers) and each member's: an assignment's tokens, a method's
     order markers (its header unit has its tokens)."""
     members = list(members)
     holes = [(m.start, m.end, "") for m in members]
-    if doc is not None:
-        holes.append((doc[0], doc[1], ""))  # even whether there is one: the doc unit says
+    # Even whether there is a docstring: the doc unit says.
+    holes += [(start, end, "") for start, end in docs]
     holes += [
         (s.body_start, s.body_end, "<body>")
         for s in methods

@@ -14,7 +14,8 @@ import ast
 import re
 from collections.abc import Callable
 
-_MISSING = object()
+from lsp_server.rts.stdlib_values import MISSING
+
 _COMPILE: Callable[..., object] = re.compile  # called with values of unknown types
 
 
@@ -25,7 +26,7 @@ def compiles(node: ast.Call, resolve: Callable[[ast.expr], object]) -> bool:
         return False
     args = [_constant(a, resolve) for a in node.args]
     keywords = {k.arg: _constant(k.value, resolve) for k in node.keywords if k.arg is not None}
-    if len(keywords) != len(node.keywords) or _MISSING in (*args, *keywords.values()):
+    if len(keywords) != len(node.keywords) or MISSING in (*args, *keywords.values()):
         return False
     try:
         _COMPILE(*args, **keywords)
@@ -36,13 +37,13 @@ def compiles(node: ast.Call, resolve: Callable[[ast.expr], object]) -> bool:
 
 def _constant(node: ast.expr, resolve: Callable[[ast.expr], object]) -> object:
     """The value of a constant, a standard-library flag (``re.VERBOSE``) or their ``|``;
-    ``_MISSING`` for anything else."""
+    ``MISSING`` for anything else."""
     if isinstance(node, ast.Constant) and isinstance(node.value, (str, bytes, int)):
         return node.value
     if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
         left, right = _constant(node.left, resolve), _constant(node.right, resolve)
         if isinstance(left, int) and isinstance(right, int):
             return left | right
-        return _MISSING
+        return MISSING
     value = resolve(node)
-    return value if isinstance(value, re.RegexFlag) else _MISSING
+    return value if isinstance(value, re.RegexFlag) else MISSING

@@ -9,33 +9,56 @@ import ast
 import xxhash
 
 from lsp_server.rts.import_raise import Scope, may_raise, risky_header_parts
+from lsp_server.rts.purity import is_string_statement
 
 
-def raising_digest(stmt: ast.stmt, scope: Scope) -> str | None:
+def raising_digest(stmt: ast.stmt, scope: Scope, docs_inert: bool = False) -> str | None:
     """None when the top-level binding ``stmt`` cannot raise after what ``scope`` has
     bound; else a digest of what may: a ``def``'s decorators, defaults and annotations
     that may raise, in the order they run (a parameter added with a constant default
-    changes nothing there), any other statement's ``import_time_digest``."""
+    changes nothing there), any other statement's ``import_time_digest``. ``docs_inert``:
+    ``stmt`` is a class nothing reads the docstrings of at import (``Binding.own_doc``);
+    its strings that are statements of their own cannot make it raise."""
     if not may_raise(stmt, scope):
         return None
     if not isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
-        return import_time_digest(stmt)
+        return import_time_digest(stmt, docs_inert)
     parts = risky_header_parts(stmt, scope, scope.bound)
-    return xxhash.xxh64_hexdigest("\0".join(map(ast.dump, parts)).encode())
-
-
-def import_time_digest(stmt: ast.stmt) -> str:
-    """A digest of what ``stmt`` runs at import: each function body dumped as ``pass``,
-    swapped in place and back (copying the tree cost a tenth of a recording run)."""
-    nodes: list[ast.AST] = [stmt]
-    swapped: list[tuple[ast.FunctionDef | ast.AsyncFunctionDef, list[ast.stmt]]] = []
+    lambdas = [node for part in parts for node in ast.walk(part) if isinstance(node, ast.Lambda)]
+    bodies = [node.body for node in lambdas]
     try:
+        for node in lambdas:  # a lambda's body runs when it is called
+            node.body = ast.Constant(None)
+        return xxhash.xxh64_hexdigest("\0".join(map(ast.dump, parts)).encode())
+    finally:
+        for node, body in zip(lambdas, bodies, strict=True):
+            node.body = body
+
+
+def import_time_digest(stmt: ast.stmt, docs_inert: bool = False) -> str:
+    """A digest of what ``stmt`` runs at import: each function body dumped as ``pass``
+    and each lambda body as ``None`` (and with ``docs_inert``, a class ``stmt``'s body
+    without its strings that are statements of their own), swapped in place and back
+    (copying the tree cost a tenth of a recording run)."""
+    nodes: list[ast.AST] = [stmt]
+    swapped: list[tuple[ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef, list[ast.stmt]]]
+    swapped = []
+    lambdas: list[tuple[ast.Lambda, ast.expr]] = []
+    try:
+        if docs_inert and isinstance(stmt, ast.ClassDef):
+            swapped.append((stmt, stmt.body))
+            stmt.body = [s for s in stmt.body if not is_string_statement(s)]
         for node in nodes:  # grows while read: every node outside function bodies
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 swapped.append((node, node.body))
                 node.body = [ast.Pass()]
+            elif isinstance(node, ast.Lambda):
+                lambdas.append((node, node.body))
+                node.body = ast.Constant(None)
             nodes.extend(ast.iter_child_nodes(node))
         return xxhash.xxh64_hexdigest(ast.dump(stmt).encode())
     finally:
-        for function, body in swapped:
-            function.body = body
+        for lambda_node, expression in lambdas:
+            lambda_node.body = expression
+        for definition, body in reversed(swapped):
+            definition.body = body

@@ -19,9 +19,9 @@ from __future__ import annotations
 
 import abc
 import ast
-import builtins
 import functools
 import importlib
+import typing
 
 from lsp_server.rts.ast_walk import walk
 from lsp_server.rts.bound_names import (
@@ -36,8 +36,15 @@ from lsp_server.rts.class_members import PLAIN_BASES, dict_updates
 from lsp_server.rts.constant_calls import compiles
 from lsp_server.rts.dataclass_fields import dataclass_may_raise, is_dataclass_decorator
 from lsp_server.rts.purity import PURE_MODULE_CALLS
-
-_BUILTINS = frozenset(dir(builtins))
+from lsp_server.rts.stdlib_values import (
+    BUILTINS,
+    MISSING,
+    evaluates,
+    resolves,
+    stdlib_object,
+    stdlib_object_of,
+)
+from lsp_server.rts.typing_classes import typed_dict_bases, typed_dict_may_raise
 
 # Wrappers whose decoration succeeds whatever they wrap (a bare name, or a call of one of
 # ``_WRAPPER_CALLS`` with arguments that cannot raise either). ``dataclass`` or
@@ -64,7 +71,6 @@ _ACCESSORS = frozenset(["setter", "getter", "deleter"])
 _NO_ARGUMENT_MAKERS = [getattr(importlib.import_module(m), n) for m, n in PURE_MODULE_CALLS]
 
 _FuncDef = (ast.FunctionDef, ast.AsyncFunctionDef)
-_MISSING = object()
 
 ORDERINGS = frozenset(["__lt__", "__le__", "__gt__", "__ge__"])
 # Methods Python calls on a class while creating a subclass of it (``__set_name__`` is
@@ -81,6 +87,8 @@ class Scope:
         self.plain_classes: set[str] = set()
         """Classes of the module whose subclasses run no code of theirs when created."""
         self.rebound: set[str] = set()  # every name bound so far on some path
+        self.typed_dicts: set[str] = set()
+        """Classes of the module that ``TypedDict`` builds (their subclasses are too)."""
         self.instantiable: set[str] = set()
         """Plain classes of the module that ``C()`` makes without running code of theirs:
         no ``__init__`` or ``__new__``, bases only ``object`` or such classes."""
@@ -100,7 +108,7 @@ class Scope:
         )
 
     def known(self, name: str) -> bool:
-        return name in self.bound or (name in _BUILTINS and not self.star)
+        return name in self.bound or (name in BUILTINS and not self.star)
 
     def after(self, stmt: ast.stmt) -> None:
         """Take in what ``stmt`` surely binds once it has run."""
@@ -112,12 +120,15 @@ class Scope:
         for name in rebound:  # ``if x: C = other`` may rebind a plain class
             self.modules.pop(name, None)
             self.plain_classes.discard(name)
+            self.typed_dicts.discard(name)
             self.instantiable.discard(name)
             self.members.pop(name, None)
             self.imported.pop(name, None)
         self.bound |= surely_bound(stmt)
         if isinstance(stmt, ast.ClassDef):
             self.members[stmt.name] = every_bound(stmt.body)
+            if typed_dict_bases(stmt, self):
+                self.typed_dicts.add(stmt.name)
             if self._judged == stmt.name:
                 self.plain_classes.add(stmt.name)
                 if instantiable(stmt, self.instantiable):
@@ -152,8 +163,12 @@ def may_raise(stmt: ast.stmt, scope: Scope) -> bool:
         return not all(_stdlib_has(scope, module, a.name) for a in stmt.names)
     if isinstance(stmt, (ast.Assign, ast.AnnAssign)):
         return _assignment_may_raise(stmt, scope, scope.bound)
-    if isinstance(stmt, ast.If):  # ``if TYPE_CHECKING:``: only the test runs
-        return not _safe_value(stmt.test, scope, scope.bound)
+    if isinstance(stmt, ast.If):  # ``if TYPE_CHECKING:``: the test and the ``else`` run
+        if not _safe_value(stmt.test, scope, scope.bound):
+            return True
+        # Judged with what the module bound before the ``if``: a name an earlier statement
+        # of the ``else`` binds counts as unknown (a false alarm costs precision only).
+        return any(may_raise(s, scope) for s in stmt.orelse)
     return not (isinstance(stmt, ast.ImportFrom) and stmt.module == "__future__")
 
 
@@ -188,11 +203,13 @@ def risky_header_parts(
 
 
 def _class_may_raise(node: ast.ClassDef, scope: Scope, local: set[str]) -> bool:
+    if typed_dict_bases(node, scope):
+        return typed_dict_may_raise(node, scope)
     if node.decorator_list:
         decorator, *others = node.decorator_list
         if others:
             return True
-        if _stdlib_object_of(decorator, scope) is functools.total_ordering:
+        if stdlib_object_of(decorator, scope) is functools.total_ordering:
             if not ORDERINGS & maybe_bound_in(node.body):
                 return True  # it refuses a class without an ordering method
         elif not is_dataclass_decorator(decorator):
@@ -237,23 +254,7 @@ def _plain_base(base: ast.expr, scope: Scope) -> bool:
     standard-library class."""
     if isinstance(base, ast.Name) and base.id in PLAIN_BASES | scope.plain_classes:
         return not scope.star
-    return _plain_class(_stdlib_object_of(base, scope))
-
-
-def _stdlib_object_of(node: ast.expr, scope: Scope) -> object:
-    """The standard-library object ``node`` (``x`` of ``from m import x``, ``m.a.b``) is."""
-    if isinstance(node, ast.Name) and not scope.star and node.id in scope.imported:
-        module, name = scope.imported[node.id]
-        return _stdlib_object(scope, module, [name])
-    if isinstance(node, ast.Attribute) and _resolves(node, scope):
-        chain: list[str] = []
-        item: ast.expr = node
-        while isinstance(item, ast.Attribute):
-            chain.insert(0, item.attr)
-            item = item.value
-        module = scope.modules.get(getattr(item, "id", ""), "")
-        return _stdlib_object(scope, module, chain) if module else _MISSING
-    return _MISSING
+    return _plain_class(stdlib_object_of(base, scope))
 
 
 def _plain_class(value: object) -> bool:
@@ -261,18 +262,6 @@ def _plain_class(value: object) -> bool:
         return False
     hooks = {"__init_subclass__"}
     return not any(hooks & set(vars(c)) for c in value.__mro__ if c is not object)
-
-
-def _stdlib_object(scope: Scope, module: str, chain: list[str]) -> object:
-    if module.split(".")[0] not in scope.stdlib:
-        return _MISSING
-    try:
-        value: object = importlib.import_module(module)
-        for attr in chain:
-            value = getattr(value, attr)
-    except Exception:  # missing here: it may be missing where the tests run too
-        return _MISSING
-    return value
 
 
 def _safe_decorator(
@@ -307,7 +296,9 @@ def _safe_value(node: ast.expr, scope: Scope, bound: set[str]) -> bool:
     if isinstance(node, ast.Name):
         return node.id in bound or scope.known(node.id)
     if isinstance(node, ast.Attribute):
-        return _resolves(node, scope)
+        return resolves(node, scope)
+    if isinstance(node, ast.Call) and stdlib_object_of(node.func, scope) is typing.TypeVar:
+        return evaluates(node, scope)
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
         if not node.args and not node.keywords and _makes_plainly(node.func.id, scope, bound):
             return True
@@ -320,9 +311,9 @@ def _safe_value(node: ast.expr, scope: Scope, bound: set[str]) -> bool:
             and all(_safe_value(v, scope, bound) for v in values)
         )
     if isinstance(node, ast.Call):
-        if compiles(node, functools.partial(_stdlib_object_of, scope=scope)):
+        if compiles(node, functools.partial(stdlib_object_of, scope=scope)):
             return True  # ``re.compile`` of a constant pattern that compiles
-        made = _stdlib_object_of(node.func, scope)  # ``itertools.count()``
+        made = stdlib_object_of(node.func, scope)  # ``itertools.count()``
         plain = not node.args and not node.keywords
         return plain and any(made is maker for maker in _NO_ARGUMENT_MAKERS)
     if isinstance(node, (ast.Tuple, ast.List)):
@@ -375,25 +366,8 @@ def _safe_annotation(node: ast.expr, scope: Scope, bound: set[str]) -> bool:
 def _stdlib_has(scope: Scope, module: str, name: str | None = None) -> bool:
     """``import module`` (``from module import name``) of the standard library works."""
     if name is None:
-        return _stdlib_object(scope, module, []) is not _MISSING
+        return stdlib_object(scope, module, []) is not MISSING
     if name == "*":
         return False
-    found = _stdlib_object(scope, module, [name]) is not _MISSING
-    return found or _stdlib_object(scope, f"{module}.{name}", []) is not _MISSING
-
-
-def _resolves(node: ast.Attribute, scope: Scope) -> bool:
-    """``m.a.b`` where ``m`` is an imported standard-library module that has ``a.b``, or
-    ``C.x`` where ``C`` is a class of the module whose body binds ``x``."""
-    chain: list[str] = []
-    item: ast.expr = node
-    while isinstance(item, ast.Attribute):
-        chain.append(item.attr)
-        item = item.value
-    if not isinstance(item, ast.Name):
-        return False
-    if item.id in scope.members and len(chain) == 1:
-        return chain[0] in scope.members[item.id]
-    if item.id not in scope.modules:
-        return False
-    return _stdlib_object(scope, scope.modules[item.id], chain[::-1]) is not _MISSING
+    found = stdlib_object(scope, module, [name]) is not MISSING
+    return found or stdlib_object(scope, f"{module}.{name}", []) is not MISSING

@@ -167,7 +167,7 @@ def _copies_doc(node: ast.AST) -> bool:
 def is_pure(node: ast.AST, makers: frozenset[str] = frozenset()) -> bool:
     """No call (except known pure ones, and ``C()`` of the classes ``makers``: they run
     no code of the module), await, yield or walrus outside lambda bodies."""
-    for item in walk(node):
+    for item in _outside_lambda_bodies(node):
         if isinstance(item, (ast.Await, ast.Yield, ast.YieldFrom, ast.NamedExpr)):
             return False
         if (
@@ -179,6 +179,19 @@ def is_pure(node: ast.AST, makers: frozenset[str] = frozenset()) -> bool:
             if not made or item.args or item.keywords:
                 return False
     return True
+
+
+def _outside_lambda_bodies(node: ast.AST) -> Iterator[ast.AST]:
+    """Every node of ``node``'s tree but those of lambda bodies: they run when the lambda
+    is called (its code is recorded then), not when the statement does."""
+    todo = [node]
+    while todo:
+        item = todo.pop()
+        yield item
+        if isinstance(item, ast.Lambda):
+            todo.append(item.args)  # the defaults are evaluated here
+        else:
+            todo.extend(ast.iter_child_nodes(item))
 
 
 def pure_decorator(node: ast.expr) -> bool:
@@ -202,3 +215,12 @@ def nested_statements(node: ast.AST) -> Iterator[ast.stmt]:
                 yield child
             else:  # an except handler or a match case
                 yield from child.body
+
+
+def is_string_statement(stmt: ast.stmt) -> bool:
+    """A string standing as a statement: a docstring, or compiled to nothing."""
+    return (
+        isinstance(stmt, ast.Expr)
+        and isinstance(stmt.value, ast.Constant)
+        and isinstance(stmt.value.value, str)
+    )

@@ -72,8 +72,11 @@ def code_reads(code: CodeType) -> tuple[frozenset[str], frozenset[str], bool]:
     whether it looks names up dynamically."""
     names = set(code.co_names)
     uses = _name_uses(code) if names else _NO_USES
-    global_only = uses.as_global - uses.elsewhere
-    names -= global_only
+    # A name only stored into the namespace (a class body binding its methods) reads no
+    # binding; an attribute store does (``elsewhere``: a property may take it).
+    stored_only = uses.stored - uses.loaded - uses.elsewhere
+    global_only = uses.as_global - uses.elsewhere - stored_only
+    names -= global_only | stored_only
     strings = [c for c in code.co_consts if isinstance(c, str)]
     for const in code.co_consts:
         if isinstance(const, (tuple, frozenset)):

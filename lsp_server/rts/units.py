@@ -357,12 +357,15 @@ def _add_bindings(
             first, last = binding.start[0], binding.end[0]
             result.classes[name] = (first, last)
             methods = [s for s in top_functions if first <= s.first_line <= last]
+            docs = [*([binding.doc] if binding.doc is not None else []), *binding.notes]
             own, member_texts = class_texts(
-                binding.start, binding.end, binding.members, text, methods, binding.doc
+                binding.start, binding.end, binding.members, text, methods, docs
             )
             variants.setdefault(name, []).extend(own)
             if binding.own_doc:
                 doc = text.without(*binding.doc, ()) if binding.doc is not None else []
+                for note in binding.notes:  # marked: one moved first becomes ``__doc__``
+                    doc += ["<note>", *text.without(*note, ())]
                 variants.setdefault(doc_name(name), []).extend(doc)
             for member, member_text in zip(binding.members, member_texts, strict=True):
                 for qualname in member.names:

@@ -58,6 +58,13 @@ def _last_may_raise(source: str) -> bool:
         "import re\nclass C:\n    m = re.compile('a+', flags=re.M)",
         "import itertools\nclass C:\n    n = itertools.count()",
         "class C:\n    a = {'x': list}\n    d = {'y': dict}\n    d.update(a)",
+        # typing's forms, checked as importing would (itsdangerous, pyjwt).
+        "T = typing.TypeVar('T', bound=typing.Union[str, bytes])",
+        "T = typing.TypeVar('T', int, 'S', covariant=True)",
+        "from typing import TypeVar\nT = TypeVar('T', bound=str | None)",
+        "if typing.TYPE_CHECKING:\n    X = missing\nelse:\n    X = LIMIT",
+        "from typing import TypedDict\nclass O(TypedDict, total=False):\n    'doc'\n"
+        "    a: int\n    'about a'\n    b: list[typing.Any]\nclass P(O):\n    c: 'O'",
     ],
 )
 def test_bindings_that_cannot_raise(statement: str) -> None:
@@ -107,6 +114,15 @@ def test_bindings_that_cannot_raise(statement: str) -> None:
         "import itertools\nX = itertools.count(LIMIT, combine)",
         "class C:\n    a = [('x', 1)]\n    d = {'y': dict}\n    d.update(a)",
         "class C:\n    d = {'y': dict}\n    d.update(LIMIT)",
+        "T = typing.TypeVar('T', int)",  # a single constraint
+        "T = typing.TypeVar('T', bound=MISSING)",
+        "T = typing.TypeVar('T', bound=LIMIT)",
+        "T = typing.TypeVar('T', bound=typing.Optional[int, str])",
+        "if typing.TYPE_CHECKING:\n    X = 1\nelse:\n    X = MISSING",
+        "from typing import TypedDict\nclass O(TypedDict, bogus=1):\n    a: int",
+        "from typing import TypedDict\nclass O(TypedDict):\n    a: typing.Optional[int, str]",
+        "from typing import TypedDict\nclass O(TypedDict):\n    a: int = 1",
+        "from typing import TypedDict\n@combine\nclass O(TypedDict):\n    a: int",
     ],
 )
 def test_bindings_that_may_raise(statement: str) -> None:

@@ -15,7 +15,12 @@ from lsp_server.rts.import_digest import import_time_digest
 
 
 class _StripBodiesOfACopy(ast.NodeTransformer):
-    """The digest's definition: the statement with every function body replaced by pass."""
+    """The digest's definition: the statement with every function body replaced by pass
+    and every lambda body by ``None``."""
+
+    def visit_Lambda(self, node: ast.Lambda) -> ast.AST:
+        node.body = ast.Constant(None)
+        return self.generic_visit(node)
 
     def visit_FunctionDef(self, node: ast.FunctionDef) -> ast.AST:
         node.body = [ast.Pass()]
