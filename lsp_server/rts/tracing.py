@@ -289,10 +289,14 @@ class ProfileTracer(CodeTracer):
         def profile(frame: FrameType, event: str, arg: object) -> None:
             if event == "call":
                 code = frame.f_code
-                remember(id(code), code)
                 if code.co_name == "<module>":
+                    # Into its own window first, as ``sys.monitoring`` sees it: a module's
+                    # code is part of its own import footprint (``rts.attribution``).
                     open_module(code)
-                elif code is import_module:  # a Python function: its caller called it
+                    remember(id(code), code)
+                    return
+                remember(id(code), code)
+                if code is import_module:  # a Python function: its caller called it
                     on_lookup(frame.f_back, importlib.import_module)
             elif event == "c_call":
                 if id(arg) in LOOKUP_FUNCTIONS:
