@@ -271,12 +271,16 @@ def mutant_faithfulness(
             chosen = {
                 s: f for s, f in pairs.items() if key in cover.get(s, set()) | cover.get(f, set())
             }
+            notes: list[str] = []
             with Applied(project.root, mutant):
-                verdicts = classify(project, chosen)
+                verdicts = classify(project, chosen, notes)
             totals.update(verdicts)
-            if verdicts["FALSE PASS"]:
-                where = f"{mutant.function.path}::{mutant.function.qualname}"
-                print(f"\nFALSE PASS: {mutant.kind} of {where}")
+            where = f"{mutant.function.path}::{mutant.function.qualname}"
+            for wrong in ("FALSE PASS", "FALSE FAILURE"):
+                if verdicts[wrong]:
+                    print(f"\n{wrong}: {mutant.kind} of {where}")
+            if verdicts["FALSE FAILURE"]:  # which factored test failed, and how
+                print("\n".join(f"  {note}" for note in notes))
             bar.update(done + 1, len(mutants), mutant.function.qualname)
     return totals
 
