@@ -31,6 +31,9 @@ from lsp_server.rts.units import (
 
 _NO_PARTS = (-1, -1, "")
 
+_Step = tuple[frozenset[int], frozenset[tuple[str, str | None]]]
+_NO_STEP: _Step = (frozenset(), frozenset())
+
 
 @dataclass
 class _Reads:
@@ -43,6 +46,14 @@ class _Reads:
         self.anywhere |= split[0]
         if split[1]:
             self.by_module.setdefault(path, set()).update(split[1])
+
+    def follow(self, pairs: Set[tuple[str, str | None]]) -> None:
+        """Add the names of (name, None) and (name, path) ``pairs`` (see ``scoped``)."""
+        for name, path in pairs:
+            if path is None:
+                self.anywhere.add(name)
+            else:
+                self.by_module.setdefault(path, set()).add(name)
 
     def scoped(self, among: Set[str]) -> set[tuple[str, str | None]]:
         """(name, None) for the names read anywhere, (name, path) for those read only as
@@ -94,11 +105,11 @@ class BindingReads:
         # Per unit id, what ``read`` needs of a unit that ran and of a binding unit found,
         # and the ids of the NAMES units: the same units recur in every test.
         self._unit_infos: dict[int, _UnitInfo] = {}
-        self._bindings: dict[
-            tuple[str, str],
-            tuple[int, tuple[frozenset[str], ...], frozenset[tuple[str, str | None]]],
-        ] = {}
+        self._bindings: dict[tuple[str, str], tuple[int, frozenset[tuple[str, str | None]]]] = {}
         self._name_ids: dict[str, int] = {}
+        # The modules a test depends on -> (name, scope) -> ``_step``: most tests of a
+        # session depend on the same few sets of modules and read the same names.
+        self._steps: dict[frozenset[str], dict[tuple[str, str | None], _Step]] = {}
 
     def read(
         self,
@@ -140,18 +151,20 @@ class BindingReads:
         # (name, None): read anywhere; (name, path): only as a global of ``path``, where no
         # other module's binding can be found.
         # Only a name some module binds leads anywhere: most names read are attributes'.
-        bound = self._bound
-        seen: set[tuple[str, str | None]] = set()
-        pending = reads.scoped(bound.keys())
+        steps = self._steps.setdefault(frozenset(paths), {})
+        pending = reads.scoped(self._bound.keys())
+        seen = set(pending)
         while pending:
-            name, scope = pair = pending.pop()
-            seen.add(pair)
-            for path, unit_name in bound.get(name, ()):
-                if path in paths and scope in (None, path):
-                    uid, split, pairs = self._binding_info(path, unit_name)
-                    found.add(uid)
-                    reads.add(path, split)
-                    pending |= pairs - seen
+            pair = pending.pop()
+            step = steps.get(pair)
+            if step is None:
+                step = steps[pair] = self._step(pair, paths)
+            if step is not _NO_STEP:
+                found |= step[0]
+                more = step[1] - seen
+                seen |= more
+                pending |= more
+        reads.follow(seen)
         name_ids = self._name_ids
         scoped = (
             module_read(name, path)
@@ -186,11 +199,26 @@ class BindingReads:
         splits = [split for split in splits if any(split)]
         self._unit_infos[uid] = _UnitInfo(unit.path, unit.name == MODULE, tuple(splits), owner_id)
 
+    def _step(self, pair: tuple[str, str | None], paths: Set[str]) -> _Step:
+        """The binding units of ``pair``'s name in ``paths`` (in its module alone when the
+        name is read only as a global there) and the (name, scope) pairs their statements
+        read at import: one step of ``read``'s closure, the same for every test whose
+        modules are ``paths``."""
+        name, scope = pair
+        uids: set[int] = set()
+        pairs: set[tuple[str, str | None]] = set()
+        for path, unit_name in self._bound.get(name, ()):
+            if path in paths and scope in (None, path):
+                uid, read = self._binding_info(path, unit_name)
+                uids.add(uid)
+                pairs |= read
+        return (frozenset(uids), frozenset(pairs)) if uids else _NO_STEP
+
     def _binding_info(
         self, path: str, unit_name: str
-    ) -> tuple[int, tuple[frozenset[str], ...], frozenset[tuple[str, str | None]]]:
-        """A binding unit's id, what its statement reads (``_split``) and those reads as
-        (name, scope) pairs to follow."""
+    ) -> tuple[int, frozenset[tuple[str, str | None]]]:
+        """A binding unit's id and what its statement reads (``_split``) as (name, scope)
+        pairs to follow."""
         key = (path, unit_name)
         cached = self._bindings.get(key)
         if cached is None:
@@ -198,7 +226,7 @@ class BindingReads:
             assert file_units is not None
             split = self._split(file_units, unit_name)
             pairs = frozenset({(n, None) for n in split[0]} | {(n, path) for n in split[1]})
-            cached = self._bindings[key] = (self._intern(Unit(path, unit_name)), split, pairs)
+            cached = self._bindings[key] = (self._intern(Unit(path, unit_name)), pairs)
         return cached
 
     def _split(self, file_units: FileUnits, unit_name: str) -> tuple[frozenset[str], ...]:
