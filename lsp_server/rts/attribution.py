@@ -89,6 +89,8 @@ class UnitAttribution:
         # (``rts.runtime_lookups``): what it read is asked each time, it may read more.
         self._read_at_run_time: set[int] = set()
         self._answers: dict[tuple[object, ...], tuple[Unit, ...]] = {}  # see units_of_test
+        # By static key: see ``_shared_reads`` (dropped with the answers).
+        self._shared: dict[object, tuple[frozenset[int], frozenset[str]]] = {}
         self.bindings = BindingReads(states, self.resolver, self._intern, self._units)
         self.functions = FunctionUnits(paths, states)
 
@@ -148,8 +150,26 @@ class UnitAttribution:
         for module in ids.intersection(self._footprint_reads):
             names.update(self._footprint_reads[module][0])
             dynamic = dynamic or self._footprint_reads[module][1]
-        ids = ids.union(self.bindings.read(ids, names, dynamic, globals_read))
+        base = self._shared_reads(item)
+        ids = ids.union(self.bindings.read(ids, names, dynamic, globals_read, base))
         return tuple(map(self._units.__getitem__, ids))
+
+    def _shared_reads(self, item: pytest.Item) -> tuple[frozenset[int], frozenset[str]]:
+        """The units and names every test of ``item``'s file (and doctest) depends on and
+        reads: its static units with their import footprints, what ran at collection and
+        at those modules' import read (``BindingReads.read`` follows them once)."""
+        key = self._static_key(item)
+        shared = self._shared.get(key)
+        if shared is None:
+            ids = self._static_units(item)
+            hits = ids.intersection(self._footprints)
+            if hits:
+                ids = ids.union(self._footprints_of(hits))
+            names = set(self._static_reads[key][0])
+            for module in ids.intersection(self._footprint_reads):
+                names.update(self._footprint_reads[module][0])
+            shared = self._shared[key] = (ids, frozenset(names))
+        return shared
 
     def _imports_of(self, rel: str) -> list[ImportStatement] | None:
         units = self.states.units(rel)
@@ -348,6 +368,7 @@ class UnitAttribution:
                 dynamic = dynamic or ran_dynamic or (project_code and builds_classes(ran))
             self._footprint_reads[module] = (names, dynamic)
             self._answers.clear()  # what depends on the module depends on more now
+            self._shared.clear()
             ids.discard(module)
             if ids:
                 self._footprints[module] = self._footprints.get(module, frozenset()).union(ids)

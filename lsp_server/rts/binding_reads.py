@@ -55,12 +55,36 @@ class _Reads:
             else:
                 self.by_module.setdefault(path, set()).add(name)
 
+    def pairs(self) -> set[tuple[str, str | None]]:
+        """Every name read, as (name, None) or (name, path) (see ``scoped``)."""
+        out: set[tuple[str, str | None]] = {(name, None) for name in self.anywhere}
+        out.update((name, path) for path, read in self.by_module.items() for name in read)
+        return out
+
     def scoped(self, among: Set[str]) -> set[tuple[str, str | None]]:
         """(name, None) for the names read anywhere, (name, path) for those read only as
         globals of ``path``: of the names ``among``."""
         out: set[tuple[str, str | None]] = {(name, None) for name in self.anywhere & among}
         out.update((name, path) for path, read in self.by_module.items() for name in read & among)
         return out
+
+
+@dataclass(frozen=True)
+class _Base:
+    """What ``BindingReads.read`` found from units and names many tests share (their file's
+    import closure and the names it reads), and what following more from there needs:
+    the modules, the (name, scope) pairs read and followed, the names read anywhere, the
+    body and docstring flags, and the ``NAMES`` units of each name read only as a module's
+    global (a test reading it anywhere replaces them by the name's own)."""
+
+    ids: frozenset[int]
+    names: frozenset[str]
+    paths: frozenset[str]
+    found: frozenset[int]
+    pairs: frozenset[tuple[str, str | None]]
+    anywhere: frozenset[str]
+    flags: tuple[bool, bool]
+    scoped: dict[str, tuple[int, ...]]
 
 
 @dataclass(frozen=True)
@@ -110,6 +134,7 @@ class BindingReads:
         # The modules a test depends on -> (name, scope) -> ``_step``: most tests of a
         # session depend on the same few sets of modules and read the same names.
         self._steps: dict[frozenset[str], dict[tuple[str, str | None], _Step]] = {}
+        self._bases: dict[tuple[frozenset[int], frozenset[str]], _Base] = {}
 
     def read(
         self,
@@ -117,27 +142,84 @@ class BindingReads:
         names: set[str],
         dynamic: bool,
         globals_read: Mapping[str, set[str]],
-    ) -> set[int]:
+        base: tuple[frozenset[int], frozenset[str]] | None = None,
+    ) -> Set[int]:
         """The binding units of the modules ``ids`` depends on that the test reads: those
         of ``names`` and of the names its code read as globals (``globals_read``, by
         module), of the names the module units and those bindings read at import (closed
         over), of the classes they belong to; every unit of those modules when the test
         looked names up by string. The names read go in as ``NAMES`` units: those read
-        only as a module's globals, one per module (``FileUnits.own_globals``)."""
+        only as a module's globals, one per module (``FileUnits.own_globals``).
+
+        ``base``: units and names among ``ids`` and ``names`` that many tests share (their
+        file's imports). What they lead to is followed once and kept; each test follows
+        only its own from there: the closure of a union is the union of the closures, as
+        long as the test depends on no module the base does not."""
+        if base is not None and base[0] <= ids and base[1] <= names:
+            known = self._bases.get(base)
+            if known is None:
+                known = self._bases[base] = self._base(*base)
+            if not self._new_paths(ids - known.ids, known.paths):
+                return self._follow(ids, names, dynamic, globals_read, known)[0]
+        return self._follow(ids, names, dynamic, globals_read, None)[0]
+
+    def _base(self, ids: frozenset[int], names: frozenset[str]) -> _Base:
+        found, reads, paths = self._follow(ids, names, False, {}, None)
+        pairs = frozenset(reads.pairs())
+        scoped: dict[str, list[int]] = {}
+        for name, path in pairs:
+            if path is not None and name not in reads.anywhere:
+                scoped.setdefault(name, []).append(self._name_ids[module_read(name, path)])
+        names_read = reads.anywhere.union(*reads.by_module.values())
+        flags = (not BODY_READS.isdisjoint(names_read), not DOC_READS.isdisjoint(names_read))
+        return _Base(
+            ids,
+            names,
+            frozenset(paths),
+            frozenset(found),
+            pairs,
+            frozenset(reads.anywhere),
+            flags,
+            {name: tuple(found) for name, found in scoped.items()},
+        )
+
+    def _new_paths(self, ids: Set[int], paths: frozenset[str]) -> bool:
+        """Whether module units of ``ids`` lie outside ``paths``."""
         infos = self._unit_infos
+        for uid in ids:
+            info = infos.get(uid) or self._add_unit_info(uid)
+            if info.is_module and info.path not in paths:
+                return True
+        return False
+
+    def _follow(
+        self,
+        ids: Set[int],
+        names: Set[str],
+        dynamic: bool,
+        globals_read: Mapping[str, set[str]],
+        base: _Base | None,
+    ) -> tuple[set[int], _Reads, Set[str]]:
+        """``read``, from nothing or from ``base`` (then only the units and names not in
+        it are followed, and its modules are the test's); with what was read, and the
+        modules."""
+        infos = self._unit_infos
+        if base is not None:
+            ids, names = ids - base.ids, names - base.names
         for uid in ids:
             if uid not in infos:
                 self._add_unit_info(uid)
         ran = list(map(infos.__getitem__, ids))
-        paths = {info.path for info in ran if info.is_module}
+        paths = base.paths if base is not None else {i.path for i in ran if i.is_module}
         found: set[int] = set()
         reads = _Reads(set(names), {path: set(read) for path, read in globals_read.items()})
         for path in paths:
             file_units = self.states.units(path)
             if file_units is None:
                 continue
-            self._index(path, file_units)
-            reads.add(path, self._split(file_units, MODULE))
+            if base is None:  # else in the base's reads already
+                self._index(path, file_units)
+                reads.add(path, self._split(file_units, MODULE))
             if dynamic:  # every unit but the bodies: rts.lookups says who sees those
                 found |= self._found_by_string(path, file_units)
             elif ATTRIBUTE_LOOKUP in names:  # every class's (its members and aliases)
@@ -152,7 +234,8 @@ class BindingReads:
         # other module's binding can be found.
         # Only a name some module binds leads anywhere: most names read are attributes'.
         steps = self._steps.setdefault(frozenset(paths), {})
-        pending = reads.scoped(self._bound.keys())
+        followed = base.pairs if base is not None else frozenset()
+        pending = reads.scoped(self._bound.keys()) - followed
         seen = set(pending)
         while pending:
             pair = pending.pop()
@@ -161,17 +244,21 @@ class BindingReads:
                 step = steps[pair] = self._step(pair, paths)
             if step is not _NO_STEP:
                 found |= step[0]
-                more = step[1] - seen
+                more = step[1] - seen - followed
                 seen |= more
                 pending |= more
         reads.follow(seen)
-        name_ids = self._name_ids
+        # Names read only as a module's globals are one unit per module, unless read
+        # anywhere too (also in the base, or by this test when the base read it so).
+        anywhere = reads.anywhere if base is None else reads.anywhere - base.anywhere
+        everywhere = anywhere if base is None else anywhere | base.anywhere
         scoped = (
             module_read(name, path)
             for path, read in reads.by_module.items()
-            for name in read - reads.anywhere
+            for name in read - everywhere
         )
-        for key in (*reads.anywhere, *scoped):
+        name_ids = self._name_ids
+        for key in (*anywhere, *scoped):
             name_id = name_ids.get(key)
             if name_id is None:
                 name_id = name_ids[key] = self._intern(Unit(NAMES, key))
@@ -181,10 +268,19 @@ class BindingReads:
         # Every name read was followed: those of the bindings found are in ``reads`` too.
         names_read = reads.anywhere.union(*reads.by_module.values())
         code, docs = not BODY_READS.isdisjoint(names_read), not DOC_READS.isdisjoint(names_read)
-        self._add_bodies(found, paths, code, docs)
-        return found
+        if base is None:
+            self._add_bodies(found, paths, code, docs)
+            return found, reads, paths
+        flags = (code or base.flags[0], docs or base.flags[1])
+        self._add_bodies(found, paths, *flags)
+        found |= base.found
+        for name in anywhere & base.scoped.keys():
+            found.difference_update(base.scoped[name])
+        if flags != base.flags:  # the base's bodies and docstrings with this test's reads
+            self._add_bodies(found, paths, *flags)
+        return found, reads, paths
 
-    def _add_unit_info(self, uid: int) -> None:
+    def _add_unit_info(self, uid: int) -> _UnitInfo:
         unit = self._units[uid]
         splits: list[tuple[frozenset[str], ...]] = []
         owner_id = -1
@@ -197,7 +293,9 @@ class BindingReads:
                 splits.append(self._split(file_units, owner.name))
         # Most units that run (functions) read nothing at import: no split to add per test.
         splits = [split for split in splits if any(split)]
-        self._unit_infos[uid] = _UnitInfo(unit.path, unit.name == MODULE, tuple(splits), owner_id)
+        info = _UnitInfo(unit.path, unit.name == MODULE, tuple(splits), owner_id)
+        self._unit_infos[uid] = info
+        return info
 
     def _step(self, pair: tuple[str, str | None], paths: Set[str]) -> _Step:
         """The binding units of ``pair``'s name in ``paths`` (in its module alone when the
@@ -265,7 +363,7 @@ class BindingReads:
             self._by_string[(path, in_classes)] = cached
         return cached
 
-    def _add_bodies(self, found: set[int], paths: set[str], code: bool, docs: bool) -> None:
+    def _add_bodies(self, found: set[int], paths: Set[str], code: bool, docs: bool) -> None:
         """The bodies and docstrings of the functions whose headers are in ``found`` (and
         the docstrings of the plain classes there) that the test may see: every docstring
         when it read docstrings, every body and docstring when it read code, else those of
