@@ -40,6 +40,10 @@ from lsp_server.rts.units import (
     header_name,
 )
 
+# What most code objects read, shared: every object reks keeps is one more for each of the
+# project's full garbage collections to visit.
+_READS_NOTHING: tuple[frozenset[str], bool] = (frozenset(), False)
+
 
 @dataclass
 class Window:
@@ -193,7 +197,7 @@ class UnitAttribution:
         # Only project code's reads count: library code (which the profile hook of
         # 3.10/3.11 also sees) looks names up by string all the time, in its own modules.
         no_reads = is_module or rel is None
-        self._code_reads[id(code)] = (frozenset(), False)
+        self._code_reads[id(code)] = _READS_NOTHING
         if rel is not None:
             module = Unit(rel, MODULE)
             file_units = self.states.units(rel)
@@ -208,7 +212,7 @@ class UnitAttribution:
                     # A class body (a nested class's too: its constants name it) binds the
                     # class, which only its readers see; what it reads is in the class
                     # unit's refs already. A lambda of the class body is no class body.
-                    self._code_reads[id(code)] = (frozenset(), False)
+                    self._code_reads[id(code)] = _READS_NOTHING
                     self._code_globals.pop(id(code), None)
                     units = (module,)
             else:

@@ -33,6 +33,9 @@ _NO_PARTS = (-1, -1, "")
 
 _Step = tuple[frozenset[int], frozenset[tuple[str, str | None]]]
 _NO_STEP: _Step = (frozenset(), frozenset())
+# What most units' statements read at import: shared (every object kept costs each of the
+# project's full garbage collections a visit).
+_NO_SPLIT: tuple[frozenset[str], ...] = (frozenset(), frozenset())
 
 
 @dataclass
@@ -338,7 +341,7 @@ class BindingReads:
             else:
                 refs = file_units.refs.get(unit_name, frozenset())
             own = file_units.own_globals(refs)
-            cached = self._splits[key] = (refs - own, own)
+            cached = self._splits[key] = (refs - own, own) if refs else _NO_SPLIT
         return cached
 
     def _found_by_string(
