@@ -14,7 +14,8 @@ from collections.abc import Callable, Mapping, Set
 from dataclasses import dataclass
 
 from lsp_server.rts.imports import ImportResolver
-from lsp_server.rts.lookups import ATTRIBUTE_LOOKUP, BODY_READS, DOC_READS
+from lsp_server.rts.lookups import ATTRIBUTE_LOOKUP
+from lsp_server.rts.names_read import NO_SPLIT, NO_STEP, FollowedBase, NamesRead, Pair, Step
 from lsp_server.rts.reads import EVERY_NAME, NAMES
 from lsp_server.rts.snapshots import FileStates
 from lsp_server.rts.units import (
@@ -30,64 +31,6 @@ from lsp_server.rts.units import (
 )
 
 _NO_PARTS = (-1, -1, "")
-
-_Step = tuple[frozenset[int], frozenset[tuple[str, str | None]]]
-_NO_STEP: _Step = (frozenset(), frozenset())
-# What most units' statements read at import: shared (every object kept costs each of the
-# project's full garbage collections a visit).
-_NO_SPLIT: tuple[frozenset[str], ...] = (frozenset(), frozenset())
-
-
-@dataclass
-class _Reads:
-    """The names a test reads: anywhere, and only as globals of a module (by path)."""
-
-    anywhere: set[str]
-    by_module: dict[str, set[str]]
-
-    def add(self, path: str, split: tuple[frozenset[str], ...]) -> None:
-        self.anywhere |= split[0]
-        if split[1]:
-            self.by_module.setdefault(path, set()).update(split[1])
-
-    def follow(self, pairs: Set[tuple[str, str | None]]) -> None:
-        """Add the names of (name, None) and (name, path) ``pairs`` (see ``scoped``)."""
-        for name, path in pairs:
-            if path is None:
-                self.anywhere.add(name)
-            else:
-                self.by_module.setdefault(path, set()).add(name)
-
-    def pairs(self) -> set[tuple[str, str | None]]:
-        """Every name read, as (name, None) or (name, path) (see ``scoped``)."""
-        out: set[tuple[str, str | None]] = {(name, None) for name in self.anywhere}
-        out.update((name, path) for path, read in self.by_module.items() for name in read)
-        return out
-
-    def scoped(self, among: Set[str]) -> set[tuple[str, str | None]]:
-        """(name, None) for the names read anywhere, (name, path) for those read only as
-        globals of ``path``: of the names ``among``."""
-        out: set[tuple[str, str | None]] = {(name, None) for name in self.anywhere & among}
-        out.update((name, path) for path, read in self.by_module.items() for name in read & among)
-        return out
-
-
-@dataclass(frozen=True)
-class _Base:
-    """What ``BindingReads.read`` found from units and names many tests share (their file's
-    import closure and the names it reads), and what following more from there needs:
-    the modules, the (name, scope) pairs read and followed, the names read anywhere, the
-    body and docstring flags, and the ``NAMES`` units of each name read only as a module's
-    global (a test reading it anywhere replaces them by the name's own)."""
-
-    ids: frozenset[int]
-    names: frozenset[str]
-    paths: frozenset[str]
-    found: frozenset[int]
-    pairs: frozenset[tuple[str, str | None]]
-    anywhere: frozenset[str]
-    flags: tuple[bool, bool]
-    scoped: dict[str, tuple[int, ...]]
 
 
 @dataclass(frozen=True)
@@ -132,12 +75,12 @@ class BindingReads:
         # Per unit id, what ``read`` needs of a unit that ran and of a binding unit found,
         # and the ids of the NAMES units: the same units recur in every test.
         self._unit_infos: dict[int, _UnitInfo] = {}
-        self._bindings: dict[tuple[str, str], tuple[int, frozenset[tuple[str, str | None]]]] = {}
+        self._bindings: dict[tuple[str, str], tuple[int, frozenset[Pair]]] = {}
         self._name_ids: dict[str, int] = {}
         # The modules a test depends on -> (name, scope) -> ``_step``: most tests of a
         # session depend on the same few sets of modules and read the same names.
-        self._steps: dict[frozenset[str], dict[tuple[str, str | None], _Step]] = {}
-        self._bases: dict[tuple[frozenset[int], frozenset[str]], _Base] = {}
+        self._steps: dict[frozenset[str], dict[Pair, Step]] = {}
+        self._bases: dict[tuple[frozenset[int], frozenset[str]], FollowedBase] = {}
 
     def read(
         self,
@@ -166,24 +109,16 @@ class BindingReads:
                 return self._follow(ids, names, dynamic, globals_read, known)[0]
         return self._follow(ids, names, dynamic, globals_read, None)[0]
 
-    def _base(self, ids: frozenset[int], names: frozenset[str]) -> _Base:
+    def _base(self, ids: frozenset[int], names: frozenset[str]) -> FollowedBase:
         found, reads, paths = self._follow(ids, names, False, {}, None)
         pairs = frozenset(reads.pairs())
         scoped: dict[str, list[int]] = {}
         for name, path in pairs:
             if path is not None and name not in reads.anywhere:
                 scoped.setdefault(name, []).append(self._name_ids[module_read(name, path)])
-        names_read = reads.anywhere.union(*reads.by_module.values())
-        flags = (not BODY_READS.isdisjoint(names_read), not DOC_READS.isdisjoint(names_read))
-        return _Base(
-            ids,
-            names,
-            frozenset(paths),
-            frozenset(found),
-            pairs,
-            frozenset(reads.anywhere),
-            flags,
-            {name: tuple(found) for name, found in scoped.items()},
+        anywhere, kept = frozenset(reads.anywhere), {n: tuple(i) for n, i in scoped.items()}
+        return FollowedBase(
+            ids, names, frozenset(paths), frozenset(found), pairs, anywhere, reads.flags(), kept
         )
 
     def _new_paths(self, ids: Set[int], paths: frozenset[str]) -> bool:
@@ -201,8 +136,8 @@ class BindingReads:
         names: Set[str],
         dynamic: bool,
         globals_read: Mapping[str, set[str]],
-        base: _Base | None,
-    ) -> tuple[set[int], _Reads, Set[str]]:
+        base: FollowedBase | None,
+    ) -> tuple[set[int], NamesRead, Set[str]]:
         """``read``, from nothing or from ``base`` (then only the units and names not in
         it are followed, and its modules are the test's); with what was read, and the
         modules."""
@@ -215,7 +150,7 @@ class BindingReads:
         ran = list(map(infos.__getitem__, ids))
         paths = base.paths if base is not None else {i.path for i in ran if i.is_module}
         found: set[int] = set()
-        reads = _Reads(set(names), {path: set(read) for path, read in globals_read.items()})
+        reads = NamesRead(set(names), {path: set(read) for path, read in globals_read.items()})
         for path in paths:
             file_units = self.states.units(path)
             if file_units is None:
@@ -233,24 +168,7 @@ class BindingReads:
                     reads.add(info.path, split)
                 if info.owner >= 0:
                     found.add(info.owner)
-        # (name, None): read anywhere; (name, path): only as a global of ``path``, where no
-        # other module's binding can be found.
-        # Only a name some module binds leads anywhere: most names read are attributes'.
-        steps = self._steps.setdefault(frozenset(paths), {})
-        followed = base.pairs if base is not None else frozenset()
-        pending = reads.scoped(self._bound.keys()) - followed
-        seen = set(pending)
-        while pending:
-            pair = pending.pop()
-            step = steps.get(pair)
-            if step is None:
-                step = steps[pair] = self._step(pair, paths)
-            if step is not _NO_STEP:
-                found |= step[0]
-                more = step[1] - seen - followed
-                seen |= more
-                pending |= more
-        reads.follow(seen)
+        found |= self._close(reads, paths, base.pairs if base is not None else frozenset())
         # Names read only as a module's globals are one unit per module, unless read
         # anywhere too (also in the base, or by this test when the base read it so).
         anywhere = reads.anywhere if base is None else reads.anywhere - base.anywhere
@@ -260,28 +178,63 @@ class BindingReads:
             for path, read in reads.by_module.items()
             for name in read - everywhere
         )
-        name_ids = self._name_ids
-        for key in (*anywhere, *scoped):
-            name_id = name_ids.get(key)
-            if name_id is None:
-                name_id = name_ids[key] = self._intern(Unit(NAMES, key))
-            found.add(name_id)
+        found.update(map(self._name_id, (*anywhere, *scoped)))
         if dynamic:
             found.add(self._intern(Unit(NAMES, EVERY_NAME)))
         # Every name read was followed: those of the bindings found are in ``reads`` too.
-        names_read = reads.anywhere.union(*reads.by_module.values())
-        code, docs = not BODY_READS.isdisjoint(names_read), not DOC_READS.isdisjoint(names_read)
+        self._add_found(found, paths, reads.flags(), base, anywhere)
+        return found, reads, paths
+
+    def _add_found(
+        self,
+        found: set[int],
+        paths: Set[str],
+        flags: tuple[bool, bool],
+        base: FollowedBase | None,
+        anywhere: Set[str],
+    ) -> None:
+        """The bodies and docstrings (``_add_bodies``: ``flags`` says whether the test read
+        code, docstrings) of what ``found`` holds; from a ``base``, what it found too, less
+        its module-global ``NAMES`` units of the names the test read ``anywhere``."""
         if base is None:
-            self._add_bodies(found, paths, code, docs)
-            return found, reads, paths
-        flags = (code or base.flags[0], docs or base.flags[1])
+            self._add_bodies(found, paths, *flags)
+            return
+        flags = (flags[0] or base.flags[0], flags[1] or base.flags[1])
         self._add_bodies(found, paths, *flags)
         found |= base.found
         for name in anywhere & base.scoped.keys():
             found.difference_update(base.scoped[name])
         if flags != base.flags:  # the base's bodies and docstrings with this test's reads
             self._add_bodies(found, paths, *flags)
-        return found, reads, paths
+
+    def _close(self, reads: NamesRead, paths: Set[str], followed: Set[Pair]) -> set[int]:
+        """The binding units the names ``reads`` holds lead to in ``paths``, closed over
+        what their statements read (added to ``reads``); pairs in ``followed`` were
+        followed already. Only a name some module binds leads anywhere: most names read
+        are attributes'."""
+        found: set[int] = set()
+        steps = self._steps.setdefault(frozenset(paths), {})
+        pending = reads.scoped(self._bound.keys()) - followed
+        seen = set(pending)
+        while pending:
+            pair = pending.pop()
+            step = steps.get(pair)
+            if step is None:
+                step = steps[pair] = self._step(pair, paths)
+            if step is not NO_STEP:
+                found |= step[0]
+                more = step[1] - seen - followed
+                seen |= more
+                pending |= more
+        reads.follow(seen)
+        return found
+
+    def _name_id(self, key: str) -> int:
+        """The id of the ``NAMES`` unit ``key``."""
+        name_id = self._name_ids.get(key)
+        if name_id is None:
+            name_id = self._name_ids[key] = self._intern(Unit(NAMES, key))
+        return name_id
 
     def _add_unit_info(self, uid: int) -> _UnitInfo:
         unit = self._units[uid]
@@ -300,24 +253,22 @@ class BindingReads:
         self._unit_infos[uid] = info
         return info
 
-    def _step(self, pair: tuple[str, str | None], paths: Set[str]) -> _Step:
+    def _step(self, pair: Pair, paths: Set[str]) -> Step:
         """The binding units of ``pair``'s name in ``paths`` (in its module alone when the
         name is read only as a global there) and the (name, scope) pairs their statements
         read at import: one step of ``read``'s closure, the same for every test whose
         modules are ``paths``."""
         name, scope = pair
         uids: set[int] = set()
-        pairs: set[tuple[str, str | None]] = set()
+        pairs: set[Pair] = set()
         for path, unit_name in self._bound.get(name, ()):
             if path in paths and scope in (None, path):
                 uid, read = self._binding_info(path, unit_name)
                 uids.add(uid)
                 pairs |= read
-        return (frozenset(uids), frozenset(pairs)) if uids else _NO_STEP
+        return (frozenset(uids), frozenset(pairs)) if uids else NO_STEP
 
-    def _binding_info(
-        self, path: str, unit_name: str
-    ) -> tuple[int, frozenset[tuple[str, str | None]]]:
+    def _binding_info(self, path: str, unit_name: str) -> tuple[int, frozenset[Pair]]:
         """A binding unit's id and what its statement reads (``_split``) as (name, scope)
         pairs to follow."""
         key = (path, unit_name)
@@ -341,7 +292,7 @@ class BindingReads:
             else:
                 refs = file_units.refs.get(unit_name, frozenset())
             own = file_units.own_globals(refs)
-            cached = self._splits[key] = (refs - own, own) if refs else _NO_SPLIT
+            cached = self._splits[key] = (refs - own, own) if refs else NO_SPLIT
         return cached
 
     def _found_by_string(

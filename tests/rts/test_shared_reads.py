@@ -20,7 +20,7 @@ pytest_plugins = ["pytester"]
 def project(pytester: pytest.Pytester) -> pytest.Pytester:
     write(
         pytester,
-        "shapes.py",
+        "geometry.py",
         """
         REGISTRY = []
 
@@ -39,10 +39,10 @@ def project(pytester: pytest.Pytester) -> pytest.Pytester:
     )
     write(
         pytester,
-        "test_shapes.py",
+        "test_geometry.py",
         """
-        import shapes
-        from shapes import area
+        import geometry
+        from geometry import area
 
         assert area  # read at import: followed once for all the tests of the file
 
@@ -52,7 +52,7 @@ def project(pytester: pytest.Pytester) -> pytest.Pytester:
 
 
         def test_plain():
-            assert shapes.REGISTRY
+            assert geometry.REGISTRY
 
 
         def test_attribute():
@@ -68,23 +68,23 @@ def project(pytester: pytest.Pytester) -> pytest.Pytester:
 
 def _names(pytester: pytest.Pytester, test: str) -> set[str]:
     with DependencyStore(pytester.path) as store:
-        units = store.dependencies_of(f"test_shapes.py::{test}")
+        units = store.dependencies_of(f"test_geometry.py::{test}")
     return {unit.name for unit in units if unit.path == NAMES}
 
 
 def test_a_name_read_anywhere_replaces_its_module_global(project: pytest.Pytester) -> None:
     assert run(project) == {"test_plain", "test_attribute", "test_code"}
-    # The imports read ``compute`` only as a global of shapes.py (its call at import).
-    assert module_read("compute", "shapes.py") in _names(project, "test_plain")
+    # The imports read ``compute`` only as a global of geometry.py (its call at import).
+    assert module_read("compute", "geometry.py") in _names(project, "test_plain")
     read_anywhere = _names(project, "test_attribute")
     assert "compute" in read_anywhere
-    assert module_read("compute", "shapes.py") not in read_anywhere
+    assert module_read("compute", "geometry.py") not in read_anywhere
 
 
 def test_reading_code_keeps_the_bodies_the_imports_found(project: pytest.Pytester) -> None:
     run(project)
     with DependencyStore(project.path) as store:
-        units = store.dependencies_of("test_shapes.py::test_code")
-    assert Unit("shapes.py", "area") in units  # its body: the test read its code
-    edit(project, "shapes.py", "return side * side", "return side**2")
+        units = store.dependencies_of("test_geometry.py::test_code")
+    assert Unit("geometry.py", "area") in units  # its body: the test read its code
+    edit(project, "geometry.py", "return side * side", "return side**2")
     assert run(project) == {"test_code"}
