@@ -23,6 +23,7 @@ import pytest
 from lsp_server.project.files import ProjectPaths, is_python
 from lsp_server.rts.binding_reads import BindingReads
 from lsp_server.rts.function_units import FunctionUnits
+from lsp_server.rts.import_footprints import ImportFootprints
 from lsp_server.rts.imports import ImportResolver
 from lsp_server.rts.lookups import ATTRIBUTE_LOOKUP
 from lsp_server.rts.option_rules import XFAIL_MARK
@@ -39,6 +40,10 @@ from lsp_server.rts.units import (
     doc_name,
     header_name,
 )
+
+# What most code objects read, shared: every object reks keeps is one more for each of the
+# project's full garbage collections to visit.
+_READS_NOTHING: tuple[frozenset[str], bool] = (frozenset(), False)
 
 
 @dataclass
@@ -74,8 +79,7 @@ class UnitAttribution:
         self._code_units: dict[int, tuple[int, ...]] = {}
         self._codes: list[CodeType] = []
         self._static_cache: dict[object, frozenset[int]] = {}
-        self._footprints: dict[int, frozenset[int]] = {}
-        self._footprint_unions: dict[frozenset[int], frozenset[int]] = {}
+        self.footprints = ImportFootprints()
         # Names each code object reads and whether it looks names up by string; the same
         # for what ran at collection (by static key) and at each module's import.
         self._code_reads: dict[int, tuple[frozenset[str], bool]] = {}
@@ -84,15 +88,12 @@ class UnitAttribution:
         # open to other modules' names.
         self._code_globals: dict[int, tuple[str, frozenset[str]]] = {}
         self._static_reads: dict[object, tuple[frozenset[str], bool]] = {}
-        self._footprint_reads: dict[int, tuple[frozenset[str], bool]] = {}
-        # By a module's unit id: the files whose class statements ran with a class hook
-        # while it was imported (``_absorb_footprints``).
-        self._footprint_hooks: dict[int, frozenset[str]] = {}
-        self._unhooked: set[int] = set()  # code ids of footprints no class hook ran in
         # By id(code): code whose lookups by a name in a variable were recorded as it ran
         # (``rts.runtime_lookups``): what it read is asked each time, it may read more.
         self._read_at_run_time: set[int] = set()
         self._answers: dict[tuple[object, ...], tuple[Unit, ...]] = {}  # see units_of_test
+        # By static key: see ``_shared_reads`` (dropped with the answers).
+        self._shared: dict[object, tuple[frozenset[int], frozenset[str]]] = {}
         self.bindings = BindingReads(states, self.resolver, self._intern, self._units)
         self.functions = FunctionUnits(paths, states)
 
@@ -145,18 +146,25 @@ class UnitAttribution:
         for key in self._code_globals.keys() & codes.keys():
             rel, read = self._code_globals[key]
             globals_read.setdefault(rel, set()).update(read)
-        if self._footprints:
-            hits = ids.intersection(self._footprints)
-            if hits:
-                ids = ids.union(self._footprints_of(hits))
-        for module in ids.intersection(self._footprint_reads):
-            names.update(self._footprint_reads[module][0])
-            dynamic = dynamic or self._footprint_reads[module][1]
-        whole = set().union(
-            *map(self._footprint_hooks.__getitem__, ids & self._footprint_hooks.keys())
-        )
-        ids = ids.union(self.bindings.read(ids, names, dynamic, globals_read, whole))
+        ids, read_at_import, by_string = self.footprints.expand(ids)
+        names |= read_at_import
+        dynamic = dynamic or by_string
+        whole = self.footprints.read_whole(ids)
+        base = self._shared_reads(item)
+        ids = ids.union(self.bindings.read(ids, names, dynamic, globals_read, whole, base))
         return tuple(map(self._units.__getitem__, ids))
+
+    def _shared_reads(self, item: pytest.Item) -> tuple[frozenset[int], frozenset[str]]:
+        """The units and names every test of ``item``'s file (and doctest) depends on and
+        reads: its static units with their import footprints, what ran at collection and
+        at those modules' import read (``BindingReads.read`` follows them once)."""
+        key = self._static_key(item)
+        shared = self._shared.get(key)
+        if shared is None:
+            ids, names, _ = self.footprints.expand(self._static_units(item))
+            names |= self._static_reads[key][0]
+            shared = self._shared[key] = (ids, frozenset(names))
+        return shared
 
     def _imports_of(self, rel: str) -> list[ImportStatement] | None:
         units = self.states.units(rel)
@@ -180,7 +188,7 @@ class UnitAttribution:
         # Only project code's reads count: library code (which the profile hook of
         # 3.10/3.11 also sees) looks names up by string all the time, in its own modules.
         no_reads = is_module or rel is None
-        self._code_reads[id(code)] = (frozenset(), False)
+        self._code_reads[id(code)] = _READS_NOTHING
         if rel is not None:
             module = Unit(rel, MODULE)
             file_units = self.states.units(rel)
@@ -195,7 +203,7 @@ class UnitAttribution:
                     # A class body (a nested class's too: its constants name it) binds the
                     # class, which only its readers see; what it reads is in the class
                     # unit's refs already. A lambda of the class body is no class body.
-                    self._code_reads[id(code)] = (frozenset(), False)
+                    self._code_reads[id(code)] = _READS_NOTHING
                     self._code_globals.pop(id(code), None)
                     units = (module,)
             else:
@@ -345,8 +353,8 @@ class UnitAttribution:
                 continue
             module = self._intern(Unit(rel, MODULE))
             ids: set[int] = set()
-            names, dynamic = self._footprint_reads.get(module, (frozenset(), False))
-            hooked = False
+            names: frozenset[str] = frozenset()
+            dynamic = hooked = False
             for ran in codes.values():
                 ids.update(self._units_of_code(ran))
                 ran_names, ran_dynamic, imported = self._every_read(ran)
@@ -354,36 +362,10 @@ class UnitAttribution:
                 names = names | ran_names
                 dynamic = dynamic or ran_dynamic
                 hooked = hooked or (bool(self._code_units[id(ran)]) and builds_classes(ran))
-            self._footprint_reads[module] = (names, dynamic)
+            self.footprints.add(module, ids, names, dynamic)
             if hooked:
-                # A class hook ran: the modules whose class statements ran with it are read
-                # whole (it may read every attribute of their classes, or register them).
-                built = self._footprint_hooks.get(module, frozenset())
-                self._footprint_hooks[module] = built | self._class_files(codes)
+                self.footprints.add_hooked(module, codes, self.paths.python_rel)
             else:  # an inner import (footprints come innermost first) the hook is not in
-                self._unhooked.update(codes)
+                self.footprints.add_unhooked(codes)
             self._answers.clear()  # what depends on the module depends on more now
-            ids.discard(module)
-            if ids:
-                self._footprints[module] = self._footprints.get(module, frozenset()).union(ids)
-                self._footprint_unions.clear()
-
-    def _class_files(self, codes: CodeSet) -> frozenset[str]:
-        """The project files of the class bodies and module code among ``codes`` (a class
-        made by calling ``type`` runs hooks too) that ran in no footprint without a hook."""
-        files = set()
-        for key, ran in codes.items():
-            if key not in self._unhooked and not ran.co_flags & CO_NEWLOCALS:
-                rel = self.paths.python_rel(ran.co_filename)
-                if rel is not None:
-                    files.add(rel)
-        return frozenset(files)
-
-    def _footprints_of(self, modules: frozenset[int]) -> frozenset[int]:
-        """The union of the footprints of ``modules``, memoized: the tests of a file mostly
-        depend on the same modules."""
-        union = self._footprint_unions.get(modules)
-        if union is None:
-            union = frozenset().union(*map(self._footprints.__getitem__, modules))
-            self._footprint_unions[modules] = union
-        return union
+            self._shared.clear()

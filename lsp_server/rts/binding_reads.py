@@ -14,43 +14,27 @@ from collections.abc import Callable, Mapping, Set
 from dataclasses import dataclass
 
 from lsp_server.rts.imports import ImportResolver
-from lsp_server.rts.lookups import ATTRIBUTE_LOOKUP, BODY_READS, DOC_READS
+from lsp_server.rts.names_read import (
+    NO_SPLIT,
+    NO_STEP,
+    FollowedBase,
+    NamesRead,
+    Pair,
+    Step,
+    attribute_prefixes,
+    binds_prefixed_attribute,
+)
 from lsp_server.rts.reads import EVERY_NAME, NAMES
+from lsp_server.rts.seen_bodies import SeenBodies
 from lsp_server.rts.snapshots import FileStates
 from lsp_server.rts.units import (
     DOC,
-    HEADER,
     MODULE,
     FileUnits,
     Unit,
-    body_name,
-    bound_name,
-    doc_name,
     header_name,
     module_read,
 )
-
-_NO_PARTS = (-1, -1, "")
-
-
-@dataclass
-class _Reads:
-    """The names a test reads: anywhere, and only as globals of a module (by path)."""
-
-    anywhere: set[str]
-    by_module: dict[str, set[str]]
-
-    def add(self, path: str, split: tuple[frozenset[str], ...]) -> None:
-        self.anywhere |= split[0]
-        if split[1]:
-            self.by_module.setdefault(path, set()).update(split[1])
-
-    def scoped(self, among: Set[str]) -> set[tuple[str, str | None]]:
-        """(name, None) for the names read anywhere, (name, path) for those read only as
-        globals of ``path``: of the names ``among``."""
-        out: set[tuple[str, str | None]] = {(name, None) for name in self.anywhere & among}
-        out.update((name, path) for path, read in self.by_module.items() for name in read & among)
-        return out
 
 
 @dataclass(frozen=True)
@@ -82,24 +66,20 @@ class BindingReads:
         # A name -> (path, unit name) of the binding units of every file indexed so far.
         self._bound: dict[str, list[tuple[str, str]]] = {}
         self._indexed: set[str] = set()
-        # A module -> the names its foreign calls at import are handed (rts.lookups).
-        self._handed: dict[str, frozenset[str]] = {}
-        self._handed_unions: dict[frozenset[str], frozenset[str]] = {}
         # A module -> the ids of its units but the bodies (what a lookup by string finds).
         self._by_string: dict[tuple[str, str | None], frozenset[int]] = {}
-        # A header unit's id -> its body's id, its docstring's id, its bound name.
-        self._parts: dict[int, tuple[int, int, str]] = {}
-        self._partless: set[int] = set()  # ids whose ``_parts_of`` is ``_NO_PARTS``
+        self._bodies = SeenBodies(states, resolver, intern, units)
         # (path, unit name) -> what ``_split`` says.
         self._splits: dict[tuple[str, str], tuple[frozenset[str], ...]] = {}
         # Per unit id, what ``read`` needs of a unit that ran and of a binding unit found,
         # and the ids of the NAMES units: the same units recur in every test.
         self._unit_infos: dict[int, _UnitInfo] = {}
-        self._bindings: dict[
-            tuple[str, str],
-            tuple[int, tuple[frozenset[str], ...], frozenset[tuple[str, str | None]]],
-        ] = {}
+        self._bindings: dict[tuple[str, str], tuple[int, frozenset[Pair]]] = {}
         self._name_ids: dict[str, int] = {}
+        # The modules a test depends on -> (name, scope) -> ``_step``: most tests of a
+        # session depend on the same few sets of modules and read the same names.
+        self._steps: dict[frozenset[str], dict[Pair, Step]] = {}
+        self._bases: dict[tuple[frozenset[int], frozenset[str]], FollowedBase] = {}
 
     def read(
         self,
@@ -108,30 +88,80 @@ class BindingReads:
         dynamic: bool,
         globals_read: Mapping[str, set[str]],
         whole: Set[str] = frozenset(),
-    ) -> set[int]:
+        base: tuple[frozenset[int], frozenset[str]] | None = None,
+    ) -> Set[int]:
         """The binding units of the modules ``ids`` depends on that the test reads: those
         of ``names`` and of the names its code read as globals (``globals_read``, by
         module), of the names the module units and those bindings read at import (closed
         over), of the classes they belong to; every unit of those modules when the test
         looked names up by string, and of the modules ``whole`` (where a class hook ran).
         The names read go in as ``NAMES`` units: those read only as a module's globals,
-        one per module (``FileUnits.own_globals``); any name of a module read whole."""
+        one per module (``FileUnits.own_globals``); any name of a module read whole.
+
+        ``base``: units and names among ``ids`` and ``names`` that many tests share (their
+        file's imports). What they lead to is followed once and kept; each test follows
+        only its own from there: the closure of a union is the union of the closures, as
+        long as the test depends on no module the base does not."""
+        if base is not None and base[0] <= ids and base[1] <= names:
+            known = self._bases.get(base)
+            if known is None:
+                known = self._bases[base] = self._base(*base)
+            if not self._new_paths(ids - known.ids, known.paths):
+                return self._follow(ids, names, dynamic, globals_read, whole, known)[0]
+        return self._follow(ids, names, dynamic, globals_read, whole, None)[0]
+
+    def _base(self, ids: frozenset[int], names: frozenset[str]) -> FollowedBase:
+        found, reads, paths = self._follow(ids, names, False, {}, frozenset(), None)
+        pairs = frozenset(reads.pairs())
+        scoped: dict[str, list[int]] = {}
+        for name, path in pairs:
+            if path is not None and name not in reads.anywhere:
+                scoped.setdefault(name, []).append(self._name_ids[module_read(name, path)])
+        anywhere, kept = frozenset(reads.anywhere), {n: tuple(i) for n, i in scoped.items()}
+        return FollowedBase(
+            ids, names, frozenset(paths), frozenset(found), pairs, anywhere, reads.flags(), kept
+        )
+
+    def _new_paths(self, ids: Set[int], paths: frozenset[str]) -> bool:
+        """Whether module units of ``ids`` lie outside ``paths``."""
         infos = self._unit_infos
+        for uid in ids:
+            info = infos.get(uid) or self._add_unit_info(uid)
+            if info.is_module and info.path not in paths:
+                return True
+        return False
+
+    def _follow(
+        self,
+        ids: Set[int],
+        names: Set[str],
+        dynamic: bool,
+        globals_read: Mapping[str, set[str]],
+        whole: Set[str],
+        base: FollowedBase | None,
+    ) -> tuple[set[int], NamesRead, Set[str]]:
+        """``read``, from nothing or from ``base`` (then only the units and names not in
+        it are followed, and its modules are the test's); with what was read, and the
+        modules. The base is followed with no module ``whole``: each test adds its own."""
+        infos = self._unit_infos
+        if base is not None:
+            ids, names = ids - base.ids, names - base.names
         for uid in ids:
             if uid not in infos:
                 self._add_unit_info(uid)
         ran = list(map(infos.__getitem__, ids))
-        paths = {info.path for info in ran if info.is_module}
+        paths = base.paths if base is not None else {i.path for i in ran if i.is_module}
         found: set[int] = set()
-        reads = _Reads(set(names), {path: set(read) for path, read in globals_read.items()})
+        reads = NamesRead(set(names), {path: set(read) for path, read in globals_read.items()})
         # ``getattr(self, name)``: the class attributes whose names start with a prefix.
         prefixes = attribute_prefixes(names)
         for path in paths:
             file_units = self.states.units(path)
             if file_units is None:
                 continue
-            self._index(path, file_units)
-            reads.add(path, self._split(file_units, MODULE))
+            if base is None:  # else in the base's reads already
+                self._index(path, file_units)
+                reads.add(path, self._split(file_units, MODULE))
             if dynamic or path in whole:  # every unit but the bodies: see rts.lookups
                 found |= self._found_by_string(path, file_units)
                 if not dynamic:  # a new binding there selects the test
@@ -145,41 +175,75 @@ class BindingReads:
                     reads.add(info.path, split)
                 if info.owner >= 0:
                     found.add(info.owner)
-        # (name, None): read anywhere; (name, path): only as a global of ``path``, where no
-        # other module's binding can be found.
-        # Only a name some module binds leads anywhere: most names read are attributes'.
-        bound = self._bound
-        seen: set[tuple[str, str | None]] = set()
-        pending = reads.scoped(bound.keys())
-        while pending:
-            name, scope = pair = pending.pop()
-            seen.add(pair)
-            for path, unit_name in bound.get(name, ()):
-                if path in paths and scope in (None, path):
-                    uid, split, pairs = self._binding_info(path, unit_name)
-                    found.add(uid)
-                    reads.add(path, split)
-                    pending |= pairs - seen
-        name_ids = self._name_ids
+        found |= self._close(reads, paths, base.pairs if base is not None else frozenset())
+        # Names read only as a module's globals are one unit per module, unless read
+        # anywhere too (also in the base, or by this test when the base read it so).
+        anywhere = reads.anywhere if base is None else reads.anywhere - base.anywhere
+        everywhere = anywhere if base is None else anywhere | base.anywhere
         scoped = (
             module_read(name, path)
             for path, read in reads.by_module.items()
-            for name in read - reads.anywhere
+            for name in read - everywhere
         )
-        for key in (*reads.anywhere, *scoped):
-            name_id = name_ids.get(key)
-            if name_id is None:
-                name_id = name_ids[key] = self._intern(Unit(NAMES, key))
-            found.add(name_id)
+        found.update(map(self._name_id, (*anywhere, *scoped)))
         if dynamic:
             found.add(self._intern(Unit(NAMES, EVERY_NAME)))
         # Every name read was followed: those of the bindings found are in ``reads`` too.
-        names_read = reads.anywhere.union(*reads.by_module.values())
-        code, docs = not BODY_READS.isdisjoint(names_read), not DOC_READS.isdisjoint(names_read)
-        self._add_bodies(found, paths, code, docs)
+        self._add_found(found, paths, reads.flags(), base, anywhere)
+        return found, reads, paths
+
+    def _add_found(
+        self,
+        found: set[int],
+        paths: Set[str],
+        flags: tuple[bool, bool],
+        base: FollowedBase | None,
+        anywhere: Set[str],
+    ) -> None:
+        """The bodies and docstrings (``SeenBodies.add``: ``flags`` says whether the test read
+        code, docstrings) of what ``found`` holds; from a ``base``, what it found too, less
+        its module-global ``NAMES`` units of the names the test read ``anywhere``."""
+        if base is None:
+            self._bodies.add(found, paths, *flags)
+            return
+        flags = (flags[0] or base.flags[0], flags[1] or base.flags[1])
+        self._bodies.add(found, paths, *flags)
+        found |= base.found
+        for name in anywhere & base.scoped.keys():
+            found.difference_update(base.scoped[name])
+        if flags != base.flags:  # the base's bodies and docstrings with this test's reads
+            self._bodies.add(found, paths, *flags)
+
+    def _close(self, reads: NamesRead, paths: Set[str], followed: Set[Pair]) -> set[int]:
+        """The binding units the names ``reads`` holds lead to in ``paths``, closed over
+        what their statements read (added to ``reads``); pairs in ``followed`` were
+        followed already. Only a name some module binds leads anywhere: most names read
+        are attributes'."""
+        found: set[int] = set()
+        steps = self._steps.setdefault(frozenset(paths), {})
+        pending = reads.scoped(self._bound.keys()) - followed
+        seen = set(pending)
+        while pending:
+            pair = pending.pop()
+            step = steps.get(pair)
+            if step is None:
+                step = steps[pair] = self._step(pair, paths)
+            if step is not NO_STEP:
+                found |= step[0]
+                more = step[1] - seen - followed
+                seen |= more
+                pending |= more
+        reads.follow(seen)
         return found
 
-    def _add_unit_info(self, uid: int) -> None:
+    def _name_id(self, key: str) -> int:
+        """The id of the ``NAMES`` unit ``key``."""
+        name_id = self._name_ids.get(key)
+        if name_id is None:
+            name_id = self._name_ids[key] = self._intern(Unit(NAMES, key))
+        return name_id
+
+    def _add_unit_info(self, uid: int) -> _UnitInfo:
         unit = self._units[uid]
         splits: list[tuple[frozenset[str], ...]] = []
         owner_id = -1
@@ -192,13 +256,28 @@ class BindingReads:
                 splits.append(self._split(file_units, owner.name))
         # Most units that run (functions) read nothing at import: no split to add per test.
         splits = [split for split in splits if any(split)]
-        self._unit_infos[uid] = _UnitInfo(unit.path, unit.name == MODULE, tuple(splits), owner_id)
+        info = _UnitInfo(unit.path, unit.name == MODULE, tuple(splits), owner_id)
+        self._unit_infos[uid] = info
+        return info
 
-    def _binding_info(
-        self, path: str, unit_name: str
-    ) -> tuple[int, tuple[frozenset[str], ...], frozenset[tuple[str, str | None]]]:
-        """A binding unit's id, what its statement reads (``_split``) and those reads as
-        (name, scope) pairs to follow."""
+    def _step(self, pair: Pair, paths: Set[str]) -> Step:
+        """The binding units of ``pair``'s name in ``paths`` (in its module alone when the
+        name is read only as a global there) and the (name, scope) pairs their statements
+        read at import: one step of ``read``'s closure, the same for every test whose
+        modules are ``paths``."""
+        name, scope = pair
+        uids: set[int] = set()
+        pairs: set[Pair] = set()
+        for path, unit_name in self._bound.get(name, ()):
+            if path in paths and scope in (None, path):
+                uid, read = self._binding_info(path, unit_name)
+                uids.add(uid)
+                pairs |= read
+        return (frozenset(uids), frozenset(pairs)) if uids else NO_STEP
+
+    def _binding_info(self, path: str, unit_name: str) -> tuple[int, frozenset[Pair]]:
+        """A binding unit's id and what its statement reads (``_split``) as (name, scope)
+        pairs to follow."""
         key = (path, unit_name)
         cached = self._bindings.get(key)
         if cached is None:
@@ -206,7 +285,7 @@ class BindingReads:
             assert file_units is not None
             split = self._split(file_units, unit_name)
             pairs = frozenset({(n, None) for n in split[0]} | {(n, path) for n in split[1]})
-            cached = self._bindings[key] = (self._intern(Unit(path, unit_name)), split, pairs)
+            cached = self._bindings[key] = (self._intern(Unit(path, unit_name)), pairs)
         return cached
 
     def _split(self, file_units: FileUnits, unit_name: str) -> tuple[frozenset[str], ...]:
@@ -220,7 +299,7 @@ class BindingReads:
             else:
                 refs = file_units.refs.get(unit_name, frozenset())
             own = file_units.own_globals(refs)
-            cached = self._splits[key] = (refs - own, own)
+            cached = self._splits[key] = (refs - own, own) if refs else NO_SPLIT
         return cached
 
     def _found_by_string(
@@ -242,102 +321,17 @@ class BindingReads:
                 and (
                     prefix is None
                     or u.name in file_units.classes
-                    or (file_units.class_of(u) is not None and _attribute_of(u.name, prefix))
+                    or (
+                        file_units.class_of(u) is not None
+                        and binds_prefixed_attribute(u.name, prefix)
+                    )
                 )
             )
             self._by_string[(path, prefix)] = cached
         return cached
-
-    def _add_bodies(self, found: set[int], paths: set[str], code: bool, docs: bool) -> None:
-        """The bodies and docstrings of the functions whose headers are in ``found`` (and
-        the docstrings of the plain classes there) that the test may see: every docstring
-        when it read docstrings, every body and docstring when it read code, else those of
-        the functions and classes handed to library code at import by a module it depends
-        on."""
-        key = frozenset(paths)
-        handed = self._handed_unions.get(key)
-        if handed is None:
-            handed = frozenset().union(*map(self._handed_names, paths))
-            self._handed_unions[key] = handed
-        added: list[int] = []
-        partless = self._partless
-        # Most units found have no body or docstring of their own: set aside in C.
-        known = self._parts
-        for uid in found.difference(partless):
-            body, doc, name = known.get(uid) or self._parts_of(uid)
-            if doc < 0:
-                partless.add(uid)
-                continue
-            whole = code or name in handed
-            if whole and body >= 0:
-                added.append(body)
-            if whole or docs:
-                added.append(doc)
-        found.update(added)
-
-    def _parts_of(self, uid: int) -> tuple[int, int, str]:
-        parts = self._parts.get(uid)
-        if parts is None:
-            unit = self._units[uid]
-            body = body_name(unit.name)
-            parts = _NO_PARTS
-            if body is not None:
-                parts = (
-                    self._intern(Unit(unit.path, body)),
-                    self._intern(Unit(unit.path, doc_name(body))),
-                    bound_name(unit.name) or "",
-                )
-            elif self._has_own_doc(unit):  # a plain class's docstring (rts.bindings)
-                parts = (-1, self._intern(Unit(unit.path, doc_name(unit.name))), unit.name)
-            self._parts[uid] = parts
-        return parts
-
-    def _has_own_doc(self, unit: Unit) -> bool:
-        file_units = self.states.units(unit.path)
-        return (
-            file_units is not None
-            and unit.name in file_units.classes
-            and doc_name(unit.name) in file_units.checksums
-        )
-
-    def _handed_names(self, path: str) -> frozenset[str]:
-        cached = self._handed.get(path)
-        if cached is not None:
-            return cached
-        file_units = self.states.units(path)
-        names: set[str] = set()
-        if file_units is not None:
-            for roots, reads in file_units.call_sites:
-                if not all(self._is_project_name(path, file_units, root) for root in roots):
-                    names |= reads
-        self._handed[path] = frozenset(names)
-        return self._handed[path]
-
-    def _is_project_name(self, path: str, file_units: FileUnits, name: str) -> bool:
-        """Whether calling ``name`` at the top of ``path`` runs project code (traced)."""
-        module = file_units.import_origins.get(name)
-        if module is None:
-            return False  # a builtin, or a name assigned from anything
-        return module.startswith(".") or self.resolver.is_project_module(path, module)
 
     def _index(self, path: str, file_units: FileUnits) -> None:
         if path not in self._indexed:
             self._indexed.add(path)
             for name, unit_names in file_units.bound.items():
                 self._bound.setdefault(name, []).extend((path, u) for u in unit_names)
-
-
-def attribute_prefixes(names: Set[str]) -> list[str]:
-    """The prefixes of the names a test looked up on a class or its instance
-    (``lookups.ATTRIBUTE_LOOKUP`` followed by one, in ``names``); none is needed when the
-    empty one (any name) is among them."""
-    found = sorted(n[len(ATTRIBUTE_LOOKUP) :] for n in names if n.startswith(ATTRIBUTE_LOOKUP))
-    return [""] if "" in found else found
-
-
-def _attribute_of(unit_name: str, prefix: str) -> bool:
-    """Whether a class member's or alias's unit (``C.x``, ``C.m.<def>``, ``C.D.x``) binds
-    an attribute whose name starts with ``prefix`` (any part after the class's: a nested
-    class's attribute counts too, the conservative side)."""
-    parts = unit_name.removesuffix(HEADER).split(".")[1:]
-    return any(part.startswith(prefix) for part in parts)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import dis
 import types
 
-_EXACT_KINDS: dict[type, str] = {
+KIND_BY_TYPE: dict[type, str] = {
     type(None): "none",
     bool: "bool",
     int: "int",
@@ -24,6 +24,8 @@ _EXACT_KINDS: dict[type, str] = {
     frozenset: "frozenset",
     tuple: "tuple",
 }
+"""The kind of each exact type that has one of its own (``kind_of``)."""
+OTHER_KIND = "other"
 
 NOT_RETURNING = 0x20 | 0x200
 """CO_GENERATOR | CO_ASYNC_GENERATOR: what their frames return says nothing."""
@@ -33,7 +35,7 @@ _RETURN_CONST = dis.opmap.get("RETURN_CONST")  # 3.12+
 
 def kind_of(value: object) -> str:
     """The kind of a returned value (exact types only: a bool is not an int here)."""
-    return _EXACT_KINDS.get(type(value), "other")
+    return KIND_BY_TYPE.get(type(value), OTHER_KIND)
 
 
 def returns_values(code: types.CodeType) -> bool:

@@ -34,7 +34,14 @@ from types import CodeType, FrameType, FunctionType
 from typing import Any
 
 from lsp_server.rts.audit_events import watch_exec
-from lsp_server.rts.returns import constant_returns, is_real_return, kind_of, returns_values
+from lsp_server.rts.returns import (
+    KIND_BY_TYPE,
+    OTHER_KIND,
+    constant_returns,
+    is_real_return,
+    kind_of,
+    returns_values,
+)
 from lsp_server.rts.runtime_lookups import IMPORT_MODULE_CODE, LOOKUP_FUNCTIONS, RuntimeLookups
 
 _MON: Any = getattr(sys, "monitoring", None)
@@ -66,8 +73,10 @@ class CodeTracer:
         self._return_counts: dict[int, int] = {}  # returns recorded per code in this test
 
     def take_returns(self) -> ReturnKinds:
-        """What project functions returned since the last call."""
-        returns, self.returns = self.returns, {}
+        """What project functions returned since the last call (``self.returns`` stays the
+        same dict: the 3.12 callback holds it)."""
+        returns = dict(self.returns)
+        self.returns.clear()
         return returns
 
     def _record_return(self, code: CodeType, value: object) -> None:
@@ -164,12 +173,20 @@ class MonitoringTracer(CodeTracer):
         # return (`return None`, `return True`: two returns in five on sqlparse).
         constant_sites = self._constant_sites = set[tuple[int, int]]()
 
+        # The hottest callback (sqlparse: 138,000 returns in a run): ``_record_return`` and
+        # ``kind_of`` inlined, everything it needs in the closure.
+        returns, kinds_by_type = self.returns, KIND_BY_TYPE
+        close_module = self._close_module
+
         def on_return(code: CodeType, offset: int, value: object) -> Any:
             if code.co_name == "<module>":
-                self._close_module(code)
+                close_module(code)
                 return disable
-            self._record_return(code, value)
             key = id(code)
+            found = returns.get(key)
+            if found is None:
+                found = returns[key] = (code, set())
+            found[1].add(kinds_by_type.get(type(value), OTHER_KIND))
             count = counts[key] = counts.get(key, 0) + 1
             full = count >= RETURNS_PER_TEST
             return disable if full or (key, offset) in constant_sites else None
@@ -237,9 +254,17 @@ class MonitoringTracer(CodeTracer):
         mon.register_callback(self._tool, mon.events.PY_RETURN, self._on_return)
         mon.register_callback(self._tool, mon.events.CALL, self._on_call)
         watch_exec(self._on_exec)
+        # Tens of thousands of functions are alive (pytest's, the libraries'): each file is
+        # asked once here, and only the project's functions go to ``instrument``.
+        files, is_project_file = self._files, self._is_project_file
         for obj in gc.get_objects():
             if type(obj) is FunctionType:
-                self.instrument(obj.__code__)
+                filename = obj.__code__.co_filename
+                wanted = files.get(filename)
+                if wanted is None:
+                    wanted = files[filename] = is_project_file(filename)
+                if wanted:
+                    self.instrument(obj.__code__)
 
     def stop(self) -> None:
         if self._tool is None:

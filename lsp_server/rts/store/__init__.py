@@ -42,7 +42,6 @@ from lsp_server.rts.store.verification import (
     TaskEvidence,
 )
 from lsp_server.rts.store.writes import OUTCOMES, FileSnapshot, TestResult
-from lsp_server.rts.units import Unit
 
 __all__ = [
     "BUSY_TIMEOUT_MS",
@@ -88,7 +87,7 @@ class DependencyStore(
             ensure_gitignore(self.path)
         self._depth = 0
         self._synced: dict[str, str | None] = {}
-        self._unit_id_cache: dict[Unit, int] = {}
+        self._unit_id_cache: dict[tuple[str, str], int] = {}
         self._unit_paths_cached: set[str] = set()
         self._set_units: dict[int, frozenset[int]] = {}
         self._bases: dict[str, int] = {}

@@ -75,7 +75,10 @@ class StoreWrites(DependencySets):
     # Per-connection caches of what the database holds, valid while no other connection
     # commits (checked through PRAGMA data_version at each transaction).
     _synced: dict[str, str | None]
-    _unit_id_cache: dict[Unit, int]
+    # Keyed by (path, name) as plain tuples, which a ``Unit`` finds (same hash and
+    # equality): the garbage collector stops tracking a tuple of strings, so thousands of
+    # keys cost nothing in the project's own full collections (a ``Unit`` stays tracked).
+    _unit_id_cache: dict[tuple[str, str], int]
     _unit_paths_cached: set[str]  # files whose stored units are all in the cache
     _data_version: int | None
     _depth: int
@@ -323,7 +326,7 @@ class StoreWrites(DependencySets):
             for uid, name in self._conn.execute(
                 "SELECT id, name FROM units WHERE path=?", (path,)
             ).fetchall():
-                cache[Unit(path, name)] = uid
+                cache[(path, name)] = uid  # a plain tuple: see ``_unit_id_cache``
             loaded.add(path)
         for unit in units:
             if unit not in cache:

@@ -1,0 +1,99 @@
+"""The names a test reads, as ``rts.binding_reads`` follows them: read anywhere or only as
+a module's globals, the step from one (name, scope) pair to the bindings it finds, and
+what following a test file's imports found once for all its tests (``FollowedBase``).
+
+A pair is (name, None) for a name read anywhere, (name, path) for one read only as a
+global of module ``path`` (where no other module's binding can be found)."""
+
+from __future__ import annotations
+
+from collections.abc import Set
+from dataclasses import dataclass
+
+from lsp_server.rts.lookups import ATTRIBUTE_LOOKUP, BODY_READS, DOC_READS
+from lsp_server.rts.units import HEADER
+
+Pair = tuple[str, str | None]
+
+Step = tuple[frozenset[int], frozenset[Pair]]
+"""The ids of the binding units a pair's name finds among a test's modules, and the pairs
+their statements read at import."""
+NO_STEP: Step = (frozenset(), frozenset())
+
+NO_SPLIT: tuple[frozenset[str], ...] = (frozenset(), frozenset())
+"""What most units' statements read at import (read anywhere, read only as the module's
+globals), shared: every object kept costs each of the project's full garbage collections
+a visit."""
+
+
+@dataclass
+class NamesRead:
+    """The names a test reads: anywhere, and only as globals of a module (by path)."""
+
+    anywhere: set[str]
+    by_module: dict[str, set[str]]
+
+    def add(self, path: str, split: tuple[frozenset[str], ...]) -> None:
+        self.anywhere |= split[0]
+        if split[1]:
+            self.by_module.setdefault(path, set()).update(split[1])
+
+    def follow(self, pairs: Set[Pair]) -> None:
+        """Add the names of ``pairs``."""
+        for name, path in pairs:
+            if path is None:
+                self.anywhere.add(name)
+            else:
+                self.by_module.setdefault(path, set()).add(name)
+
+    def pairs(self) -> set[Pair]:
+        """Every name read, as a pair."""
+        out: set[Pair] = {(name, None) for name in self.anywhere}
+        out.update((name, path) for path, read in self.by_module.items() for name in read)
+        return out
+
+    def flags(self) -> tuple[bool, bool]:
+        """Whether the names read include one that reads code (``lookups.BODY_READS``),
+        and one that reads docstrings (``lookups.DOC_READS``)."""
+        names = self.anywhere.union(*self.by_module.values())
+        return not BODY_READS.isdisjoint(names), not DOC_READS.isdisjoint(names)
+
+    def scoped(self, among: Set[str]) -> set[Pair]:
+        """The pairs of the names read that are among ``among``."""
+        out: set[Pair] = {(name, None) for name in self.anywhere & among}
+        out.update((name, path) for path, read in self.by_module.items() for name in read & among)
+        return out
+
+
+@dataclass(frozen=True)
+class FollowedBase:
+    """What ``BindingReads.read`` found from units and names many tests share (their file's
+    import closure and the names it reads), and what following more from there needs:
+    the modules, the pairs read and followed, the names read anywhere, the body and
+    docstring flags, and the ``NAMES`` units of each name read only as a module's global
+    (a test reading it anywhere replaces them by the name's own)."""
+
+    ids: frozenset[int]
+    names: frozenset[str]
+    paths: frozenset[str]
+    found: frozenset[int]
+    pairs: frozenset[Pair]
+    anywhere: frozenset[str]
+    flags: tuple[bool, bool]
+    scoped: dict[str, tuple[int, ...]]
+
+
+def attribute_prefixes(names: Set[str]) -> list[str]:
+    """The prefixes of the names a test looked up on a class or its instance
+    (``lookups.ATTRIBUTE_LOOKUP`` followed by one, in ``names``); none is needed when the
+    empty one (any name) is among them."""
+    found = sorted(n[len(ATTRIBUTE_LOOKUP) :] for n in names if n.startswith(ATTRIBUTE_LOOKUP))
+    return [""] if "" in found else found
+
+
+def binds_prefixed_attribute(unit_name: str, prefix: str) -> bool:
+    """Whether a class member's or alias's unit (``C.x``, ``C.m.<def>``, ``C.D.x``) binds
+    an attribute whose name starts with ``prefix`` (any part after the class's: a nested
+    class's attribute counts too, the conservative side)."""
+    parts = unit_name.removesuffix(HEADER).split(".")[1:]
+    return any(part.startswith(prefix) for part in parts)

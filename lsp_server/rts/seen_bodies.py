@@ -1,0 +1,113 @@
+"""The bodies and docstrings of the definitions a test depends on that it may see.
+
+A test that depends on a function's header (``rts.bindings``) sees its body only when it
+ran it (its own unit, ``rts.function_units``), read code (``lookups.BODY_READS``), or when a
+module it depends on handed the function to library code at import (which may run it or
+read its code untraced); it sees its docstring when it read docstrings
+(``lookups.DOC_READS``) too.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Set
+
+from lsp_server.rts.imports import ImportResolver
+from lsp_server.rts.snapshots import FileStates
+from lsp_server.rts.units import FileUnits, Unit, body_name, bound_name, doc_name
+
+_NO_PARTS = (-1, -1, "")
+
+
+class SeenBodies:
+    """Session caches for ``add``; ``intern`` maps a unit to its small int id and
+    ``units`` is the list it indexes."""
+
+    def __init__(
+        self,
+        states: FileStates,
+        resolver: ImportResolver,
+        intern: Callable[[Unit], int],
+        units: list[Unit],
+    ) -> None:
+        self.states = states
+        self.resolver = resolver
+        self._intern = intern
+        self._units = units
+        # A module -> the names its foreign calls at import are handed (rts.lookups).
+        self._handed: dict[str, frozenset[str]] = {}
+        self._handed_unions: dict[frozenset[str], frozenset[str]] = {}
+        # A header unit's id -> its body's id, its docstring's id, its bound name.
+        self._parts: dict[int, tuple[int, int, str]] = {}
+        self._partless: set[int] = set()  # ids whose ``_parts_of`` is ``_NO_PARTS``
+
+    def add(self, found: set[int], paths: Set[str], code: bool, docs: bool) -> None:
+        """The bodies and docstrings of the functions whose headers are in ``found`` (and
+        the docstrings of the plain classes there) that the test may see: every docstring
+        when it read docstrings, every body and docstring when it read code, else those of
+        the functions and classes handed to library code at import by a module it depends
+        on."""
+        key = frozenset(paths)
+        handed = self._handed_unions.get(key)
+        if handed is None:
+            handed = frozenset().union(*map(self._handed_names, paths))
+            self._handed_unions[key] = handed
+        added: list[int] = []
+        partless = self._partless
+        # Most units found have no body or docstring of their own: set aside in C.
+        known = self._parts
+        for uid in found.difference(partless):
+            body, doc, name = known.get(uid) or self._parts_of(uid)
+            if doc < 0:
+                partless.add(uid)
+                continue
+            whole = code or name in handed
+            if whole and body >= 0:
+                added.append(body)
+            if whole or docs:
+                added.append(doc)
+        found.update(added)
+
+    def _parts_of(self, uid: int) -> tuple[int, int, str]:
+        parts = self._parts.get(uid)
+        if parts is None:
+            unit = self._units[uid]
+            body = body_name(unit.name)
+            parts = _NO_PARTS
+            if body is not None:
+                parts = (
+                    self._intern(Unit(unit.path, body)),
+                    self._intern(Unit(unit.path, doc_name(body))),
+                    bound_name(unit.name) or "",
+                )
+            elif self._has_own_doc(unit):  # a plain class's docstring (rts.bindings)
+                parts = (-1, self._intern(Unit(unit.path, doc_name(unit.name))), unit.name)
+            self._parts[uid] = parts
+        return parts
+
+    def _has_own_doc(self, unit: Unit) -> bool:
+        file_units = self.states.units(unit.path)
+        return (
+            file_units is not None
+            and unit.name in file_units.classes
+            and doc_name(unit.name) in file_units.checksums
+        )
+
+    def _handed_names(self, path: str) -> frozenset[str]:
+        cached = self._handed.get(path)
+        if cached is not None:
+            return cached
+        file_units = self.states.units(path)
+        names: set[str] = set()
+        if file_units is not None:
+            for roots, reads in file_units.call_sites:
+                if not all(self._is_project_name(path, file_units, root) for root in roots):
+                    names |= reads
+        self._handed[path] = frozenset(names)
+        return self._handed[path]
+
+    def _is_project_name(self, path: str, file_units: FileUnits, name: str) -> bool:
+        """Whether calling ``name`` at the top of ``path`` runs project code (traced)."""
+        module = file_units.import_origins.get(name)
+        if module is None:
+            return False  # a builtin, or a name assigned from anything
+        return module.startswith(".") or self.resolver.is_project_module(path, module)
