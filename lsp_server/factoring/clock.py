@@ -11,23 +11,21 @@ thread for ``c_call`` events, chained to the hook that was there.
 
 from __future__ import annotations
 
-import datetime
 import sys
-import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from types import CodeType, FrameType
 from typing import Any
 
 from lsp_server.factoring.boundary import Boundary
+from lsp_server.factoring.clock_readers import ALWAYS_NOW, NOW_CONSTRUCTORS
 from lsp_server.factoring.t_activity import WindowWatch
 
-_FUNCTIONS = {time.time: "time.time", time.time_ns: "time.time_ns"}
+_FUNCTIONS = {getattr(module, name): f"{module.__name__}.{name}" for module, name in ALWAYS_NOW}
 _METHODS: dict[tuple[type, str], str] = {
-    (datetime.datetime, "now"): "datetime.datetime.now",
-    (datetime.datetime, "utcnow"): "datetime.datetime.utcnow",
-    (datetime.datetime, "today"): "datetime.datetime.today",
-    (datetime.date, "today"): "datetime.date.today",
+    (cls, name): f"{cls.__module__}.{cls.__name__}.{name}"
+    for cls, names in NOW_CONSTRUCTORS.items()
+    for name in names
 }
 _MONITORING: Any = getattr(sys, "monitoring", None)
 

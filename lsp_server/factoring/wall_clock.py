@@ -31,6 +31,8 @@ import sys
 import time
 from typing import Any
 
+from lsp_server.factoring.clock_readers import ALWAYS_NOW, NOW_BY_DEFAULT, NOW_CONSTRUCTORS
+
 SHIFT_S = 400 * 86400.0 + 3600.0
 """How far forward the check moves the clock: over a year (a date compared by year or by
 day differs) and an hour (a comparison by hour does too)."""
@@ -157,16 +159,21 @@ for _cls, _real in ((_Datetime, _REAL_DATETIME), (_Date, _REAL_DATE)):
     _cls.__name__ = _cls.__qualname__ = _real.__name__
     _cls.__module__ = "datetime"
 
+_STAND_IN_OF: dict[str, Any] = {
+    "time": _time,
+    "time_ns": _time_ns,
+    "localtime": _localtime,
+    "gmtime": _gmtime,
+    "ctime": _ctime,
+    "asctime": _asctime,
+    "strftime": _strftime,
+    "datetime": _Datetime,
+    "date": _Date,
+}
+_READERS = (*ALWAYS_NOW, *NOW_BY_DEFAULT, *((datetime, cls.__name__) for cls in NOW_CONSTRUCTORS))
+# name -> (module, the real reader, its stand-in); KeyError here: a reader without one.
 _STAND_INS: dict[str, tuple[Any, Any, Any]] = {
-    "time": (time, _REAL_TIME, _time),
-    "time_ns": (time, _REAL_TIME_NS, _time_ns),
-    "localtime": (time, _REAL_LOCALTIME, _localtime),
-    "gmtime": (time, _REAL_GMTIME, _gmtime),
-    "ctime": (time, _REAL_CTIME, _ctime),
-    "asctime": (time, _REAL_ASCTIME, _asctime),
-    "strftime": (time, _REAL_STRFTIME, _strftime),
-    "datetime": (datetime, _REAL_DATETIME, _Datetime),
-    "date": (datetime, _REAL_DATE, _Date),
+    name: (module, getattr(module, name), _STAND_IN_OF[name]) for module, name in _READERS
 }
 
 

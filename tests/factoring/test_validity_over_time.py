@@ -190,3 +190,46 @@ def test_the_moved_clock_keeps_the_datetime_classes_working(tmp_path: Path) -> N
         [sys.executable, "-c", script], capture_output=True, text=True, cwd=tmp_path, check=False
     )
     assert done.stdout.strip() == "ok", done.stderr
+
+
+def test_every_reader_the_clock_watch_knows_is_moved(tmp_path: Path) -> None:
+    """``clock_readers`` is the one list both checks use: each reader in it reads the moved
+    clock, whatever its kind (seconds, nanoseconds, a struct, a string, a date)."""
+    script = textwrap.dedent(
+        """
+        import calendar, datetime, time
+        from lsp_server.factoring import clock_readers, wall_clock
+        real_now = time.time()
+        wall_clock.shift(400 * 86400.0)
+
+        def seconds(value):
+            if isinstance(value, int):
+                return value / 1e9
+            if isinstance(value, float):
+                return value
+            if isinstance(value, time.struct_time):
+                return calendar.timegm(value)
+            if isinstance(value, datetime.datetime):
+                return calendar.timegm(value.timetuple())
+            if isinstance(value, datetime.date):
+                return calendar.timegm(value.timetuple())
+            return calendar.timegm(time.strptime(value))
+
+        readings = {}
+        for module, name in clock_readers.ALWAYS_NOW + clock_readers.NOW_BY_DEFAULT:
+            reader = getattr(module, name)
+            readings[name] = reader("%c") if name == "strftime" else reader()
+        for cls, names in clock_readers.NOW_CONSTRUCTORS.items():
+            stand_in = getattr(datetime, cls.__name__)
+            for name in names:
+                readings[cls.__name__ + "." + name] = getattr(stand_in, name)()
+        for name, value in readings.items():
+            days = (seconds(value) - real_now) / 86400.0
+            assert 398.5 < days < 401.5, (name, value, days)
+        print(len(readings))
+        """
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, cwd=tmp_path, check=False
+    )
+    assert done.stdout.strip() == "11", done.stderr
