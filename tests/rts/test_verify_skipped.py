@@ -95,6 +95,24 @@ def test_budget_runs_the_skipped_tests_and_raises_the_alarm(reks: Reks) -> None:
     assert states(reks.root) == dict.fromkeys(DOUBLE_TESTS, FAILED)
 
 
+def test_a_listener_that_fails_does_not_keep_the_refactoring_from_the_others(
+    reks: Reks, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A broken listener ahead of REKS's is logged; REKS still hears of the refactoring and
+    records its skipped tests as pending (else they would never be verified)."""
+    heard: list[str] = []
+
+    def broken(root: str, provenance: Provenance) -> None:
+        heard.append(provenance.description)
+        raise RuntimeError("a listener's own defect")
+
+    reks.engine.listeners.insert(0, broken)
+    announce_wrong_extract(reks)
+    assert heard == [WRONG]
+    assert "refactoring listener" in caplog.text and "a listener's own defect" in caplog.text
+    assert states(reks.root) == dict.fromkeys(DOUBLE_TESTS, PENDING)
+
+
 def test_budget_from_pyproject_and_too_small_a_budget(reks: Reks) -> None:
     announce_wrong_extract(reks)
     pyproject = reks.root / "pyproject.toml"
