@@ -17,9 +17,8 @@ from pathlib import Path
 from typing import Any
 
 from lsp_server.rts.analysis_cache import AnalysisCache
-from lsp_server.rts.returns import NOT_RETURNING, is_real_return, kind_of
+from lsp_server.rts.returns import NOT_RETURNING, RETURNS_PER_TEST, is_real_return, kind_of
 from lsp_server.rts.snapshots import FileStates
-from lsp_server.rts.tracing import RETURNS_PER_TEST
 from lsp_server.rts.units import MODULE, FileUnits
 
 _TOOL_NAME = "reks-extreme"
