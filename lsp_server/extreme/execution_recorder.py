@@ -69,7 +69,9 @@ class Recorder:
         if filename in self._files:
             return self._files[filename]
         units: FileUnits | None = None
-        real = os.path.realpath(filename)
+        # "<frozen os>", "<string>": no file (resolved against the working directory, the
+        # project's root, such a name would look like one of its files).
+        real = "" if filename.startswith("<") else os.path.realpath(filename)
         if real.startswith(self.root) and real.endswith(".py"):
             rel = real[len(self.root) :]
             parts = rel.split(os.sep)
