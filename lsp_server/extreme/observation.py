@@ -112,11 +112,12 @@ def store_view(
 
 def _units_run(
     deps: set[str], test: str, targets: dict[str, Any], ran: dict[str, set[str]]
-) -> list[str]:
-    """A test's units as an observation reports them: a target function's unit is a
-    dependency of the tests that read its name too, so for targets the record of which
-    tests ran it counts."""
-    return sorted((deps - targets.keys()) | {key for key in targets if test in ran[key]})
+) -> set[str]:
+    """A test's units as an observation reports them (in no order: sorting ~1250 units of
+    each of marshmallow's 1228 tests was most of reading the store): a target function's
+    unit is a dependency of the tests that read its name too, so for targets the record of
+    which tests ran it counts."""
+    return (deps - targets.keys()) | {key for key in targets if test in ran[key]}
 
 
 def _recorded_since(tests: list[str], records: dict[str, Any], since: int | None) -> bool:
