@@ -355,8 +355,9 @@ def _plan(
     slowest = slowest_setups({**view.setups, **measured})
     durations = {t: info["duration"] for t, info in tests.items()}
     executed_by: dict[str, list[str]] = {}
+    wanted = {function.key for function in work.todo}  # not every unit of every test
     for nodeid, info in tests.items():
-        for unit in info["units"]:
+        for unit in wanted.intersection(info["units"]):
             executed_by.setdefault(unit, []).append(nodeid)
     planned: dict[int, tuple[Transformation, dict[str, Any]]] = {}
     test_deps: dict[str, frozenset[str]] = {}

@@ -36,7 +36,7 @@ from importlib.machinery import (
 from pathlib import Path
 from types import CodeType
 
-from lsp_server.rts.store import STORE_DIR
+from lsp_server.project.files import STORE_DIR
 
 PREFIX_VARIABLE = "REKS_WORKER_PYCACHE"
 """The worker's private bytecode folder, from the pool to the worker."""

@@ -17,9 +17,8 @@ from pathlib import Path
 from typing import Any
 
 from lsp_server.rts.analysis_cache import AnalysisCache
-from lsp_server.rts.returns import NOT_RETURNING, is_real_return, kind_of
+from lsp_server.rts.returns import NOT_RETURNING, RETURNS_PER_TEST, is_real_return, kind_of
 from lsp_server.rts.snapshots import FileStates
-from lsp_server.rts.tracing import RETURNS_PER_TEST
 from lsp_server.rts.units import MODULE, FileUnits
 
 _TOOL_NAME = "reks-extreme"
@@ -70,7 +69,9 @@ class Recorder:
         if filename in self._files:
             return self._files[filename]
         units: FileUnits | None = None
-        real = os.path.realpath(filename)
+        # "<frozen os>", "<string>": no file (resolved against the working directory, the
+        # project's root, such a name would look like one of its files).
+        real = "" if filename.startswith("<") else os.path.realpath(filename)
         if real.startswith(self.root) and real.endswith(".py"):
             rel = real[len(self.root) :]
             parts = rel.split(os.sep)

@@ -14,11 +14,13 @@ import sys
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from lsp_server.extreme.bytecode import worker_environment
-from lsp_server.jobs import Job
 from lsp_server.sandbox import ChannelTimeout, ProcessDied, SandboxProcess, SiblingProcess
+
+if TYPE_CHECKING:  # the worker imports this module: it needs no jobs
+    from lsp_server.jobs import Job
 
 COLLECT_TIMEOUT = 600.0
 """Seconds a worker may take to start Python, import the project and collect its tests."""

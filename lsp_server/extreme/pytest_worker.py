@@ -219,11 +219,19 @@ class WorkerPlugin:
 
         self.run_log = self.run_log or RunLog(self.root)
         self.run_log.prewarm()
+        self.locate_items()
         self.own_children = set(children(os.getpid()))
         gc.collect()
         gc.freeze()
         self.fork_siblings()  # the first prepare: the others start from here
         return {"op": "prepared", "pid": os.getpid(), **imported}
+
+    def locate_items(self) -> None:
+        """Compute each test's location (pytest computes it the first time it reports the
+        test, and keeps it), so that every child inherits it instead of computing it."""
+        for item in self.items.values():
+            with contextlib.suppress(Exception):  # a plugin's item that cannot say: as before
+                _ = item.location
 
     def refresh(self, files: dict[str, str]) -> dict[str, Any]:
         """Follow edits of ``files`` (path -> the text the worker imported) in the live

@@ -32,15 +32,12 @@ class RunLog:
         self._fd = _private_log()
 
     def prewarm(self) -> None:
-        """Parse the project's imported files once, before forking: every child inherits
-        them instead of parsing each file again."""
-        prefix = self.root + os.sep
-        names = []
-        for module in list(sys.modules.values()):
-            name = getattr(module, "__file__", None)
-            if isinstance(name, str) and os.path.realpath(name).startswith(prefix):
-                names.append(name)
-        self.recorder.prewarm(names)
+        """Map the file of every imported module once, before forking: the project's are
+        parsed, the others known to be outside it. Every child inherits the map instead of
+        parsing the project's files again and resolving the path of each other file its
+        code comes from (pytest's, the standard library's: ~50 paths, 2.5 ms a child)."""
+        names = [getattr(module, "__file__", None) for module in list(sys.modules.values())]
+        self.recorder.prewarm([name for name in names if isinstance(name, str)])
 
     def forget(self, paths: set[str]) -> None:
         """``paths`` (real paths) were edited and followed in the live functions."""

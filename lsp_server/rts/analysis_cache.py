@@ -24,8 +24,8 @@ from pathlib import Path
 
 import xxhash
 
+from lsp_server.project.files import STORE_DIR
 from lsp_server.project.text import write_atomic
-from lsp_server.rts.store import STORE_DIR
 from lsp_server.rts.units import FileUnits
 
 ANALYSIS_DIR = "analysis"

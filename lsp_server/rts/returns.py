@@ -25,6 +25,9 @@ KIND_BY_TYPE: dict[type, str] = {
     tuple: "tuple",
 }
 """The kind of each exact type that has one of its own (``kind_of``)."""
+RETURNS_PER_TEST = 32
+"""Returns of one function whose kinds are recorded per test (on 3.12+ its return sites
+are then disabled until the next test: a hot function would call back every time)."""
 OTHER_KIND = "other"
 
 NOT_RETURNING = 0x20 | 0x200

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from lsp_server.project.files import is_python
 from lsp_server.rts.analysis_cache import AnalysisCache
-from lsp_server.rts.store import FileSnapshot
+from lsp_server.rts.file_snapshot import FileSnapshot
 from lsp_server.rts.units import (
     FILE,
     MODULE,

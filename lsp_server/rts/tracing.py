@@ -37,6 +37,7 @@ from lsp_server.rts.audit_events import watch_exec
 from lsp_server.rts.returns import (
     KIND_BY_TYPE,
     OTHER_KIND,
+    RETURNS_PER_TEST,
     constant_returns,
     is_real_return,
     kind_of,
@@ -48,9 +49,6 @@ _MON: Any = getattr(sys, "monitoring", None)
 
 CodeSet = dict[int, CodeType]
 """Code objects by ``id``."""
-RETURNS_PER_TEST = 32
-"""Returns of one function whose kinds are recorded per test (on 3.12+ its return sites
-are then disabled until the next test: a hot function would call back every time)."""
 ReturnKinds = dict[int, tuple[CodeType, set[str]]]
 """Kinds of the values returned by each code object (by ``id``, the code kept alive)."""
 

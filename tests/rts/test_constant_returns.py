@@ -9,7 +9,8 @@ import sys
 
 import pytest
 
-from lsp_server.rts.tracing import RETURNS_PER_TEST, MonitoringTracer
+from lsp_server.rts.returns import RETURNS_PER_TEST
+from lsp_server.rts.tracing import MonitoringTracer
 
 pytestmark = pytest.mark.skipif(
     not hasattr(sys, "monitoring"), reason="sys.monitoring is Python 3.12+"

@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import sys
 
-from lsp_server.rts.tracing import RETURNS_PER_TEST, ProfileTracer
+from lsp_server.rts.returns import RETURNS_PER_TEST
+from lsp_server.rts.tracing import ProfileTracer
 
 
 def _work(value: int) -> int:

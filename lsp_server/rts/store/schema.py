@@ -16,6 +16,7 @@ from collections.abc import Callable
 from contextlib import suppress
 from pathlib import Path
 
+from lsp_server.project.files import STORE_DIR
 from lsp_server.rts.store.depsets import DEPSET_TABLES, FROM_SCHEMA_6
 from lsp_server.rts.store.errors import (
     CORRUPT,
@@ -26,7 +27,6 @@ from lsp_server.rts.store.errors import (
 )
 
 SCHEMA_VERSION = 7
-STORE_DIR = ".reks"
 STORE_FILE = "deps.sqlite"
 BUSY_TIMEOUT_MS = 60_000
 QUICK_CHECK_MAX_BYTES = 8 * 1024 * 1024

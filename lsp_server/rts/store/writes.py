@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from operator import itemgetter
 from typing import TypeVar
 
+from lsp_server.rts.file_snapshot import FileSnapshot
 from lsp_server.rts.store.depsets import DependencySets, TestUnits
 from lsp_server.rts.units import (
     MODULE,
@@ -44,16 +45,6 @@ from lsp_server.rts.units import (
 OUTCOMES = ("passed", "failed", "error", "skipped")
 
 _Self = TypeVar("_Self", bound="StoreWrites")
-
-
-@dataclass(frozen=True)
-class FileSnapshot:
-    """The current state of one project file: raw hash and the checksum of every unit."""
-
-    path: str
-    raw_hash: str
-    checksums: Mapping[str, str]  # unit name -> checksum
-    error: str | None = None  # set when a Python file does not parse
 
 
 @dataclass(frozen=True)
