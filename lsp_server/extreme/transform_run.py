@@ -37,6 +37,9 @@ HUNG_EXIT = 124
 of the request): it exits at once, without running that test's teardown."""
 CPU_EXIT = 125
 """Exit status of a transformation's child that used up its tests' CPU budget."""
+IMPORT_HUNG_EXIT = 126
+"""Exit status of a pre-import worker's child whose import and collection of the project ran
+past their deadline (``pre_import``), before any test had one."""
 CPU_SLACK = 0.1
 """CPU seconds a child may use beyond its tests' budget (installing the transformation,
 the recorder, pytest's own work between tests)."""
@@ -137,6 +140,9 @@ def run_child(
         reply = {"verdict": "timeout", "reason": child.detail, "limit": True}
     elif child.status == EXITED and child.detail == f"exit status {HUNG_EXIT}":
         reply = {"verdict": "timeout", "reason": "a test ran past its deadline"}
+    elif child.status == EXITED and child.detail == f"exit status {IMPORT_HUNG_EXIT}":
+        reason = "the run ran past its deadline while importing the project"
+        reply = {"verdict": "timeout", "reason": reason}
     elif child.status == EXITED and child.detail == f"exit status {CPU_EXIT}":
         reason = "a test used more CPU time than its budget (busy without end)"
         reply = {"verdict": "timeout", "reason": reason, "conclusive": True}
