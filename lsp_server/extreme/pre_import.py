@@ -188,6 +188,7 @@ class PreImportPlugin(WorkerPlugin):
             return {"verdict": "detected", "reason": f"the tests could not be collected: {exc}"}
         finally:
             signal.setitimer(signal.ITIMER_REAL, 0)
+        assert self.session is not None
         self.items = {item.nodeid: item for item in self.session.items}
         if self.collect_failures:
             return {"verdict": "detected", "reason": "the tests could not even be collected"}
