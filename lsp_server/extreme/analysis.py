@@ -33,7 +33,9 @@ from lsp_server.extreme.reuse import (
     edited_rerun,
     plan_bodies,
     plan_reruns,
+    reached_rerun,
     record_results,
+    unsettled,
 )
 from lsp_server.extreme.runners import runner_for
 from lsp_server.extreme.state import (
@@ -210,6 +212,8 @@ def _analyse(
         how, rerun = classify(function, entry, checksums)
         if how in ("run", "replan") and options.only:  # every function left is one of them
             rerun = edited_rerun(function, entry, checksums)
+            if rerun is None and how == "replan" and warm is not None:
+                rerun = reached_rerun(function, entry, checksums)
         if how == "reuse" and entry is not None:
             results[function.key] = [result_from_state(function, r) for r in entry["results"]]
             analysis.covering[function.key] = list(entry.get("tests", []))
@@ -230,6 +234,12 @@ def _analyse(
         known = previous_runners(previous, todo, checksums)
         work = Work(todo, reruns, replan, checksums, results, entries, known, detectors)
         _run(root, options, job, analysis, work, warm, early)
+        again = unsettled(work)
+        if again is not None:  # the quick re-analysis of reached functions fell short
+            before = (analysis.run_count, analysis.observed_tests)
+            _run(root, options, job, analysis, again, warm)
+            analysis.run_count += before[0]
+            analysis.observed_tests += before[1]
 
     analysis.results = [r for f in functions for r in results.get(f.key, [])]
     analysis.unit_checksums = run_checksums(analysis.results, checksums)

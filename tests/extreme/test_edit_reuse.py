@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from lsp_server.extreme.analysis import Analysis, Options, analyse
+from lsp_server.extreme.quick import saved_change
 from lsp_server.extreme.warm import WarmPools
 
 SOURCE = """\
@@ -219,6 +220,57 @@ def test_an_edited_function_alone_observes_only_its_detecting_tests(
         broken = analyse(root, Options(jobs=1, only=["m.py::central"]), warm=warm)
         assert {r.verdict.value for r in broken.results} == {"error"}
         assert all("does not pass on the edited code" in r.reason for r in broken.results)
+    finally:
+        warm.close()
+
+
+REACHED = """\
+def helper(x):
+    y = x + 1
+    return y
+
+
+def central(x):
+    y = x * 2
+    return y
+"""
+
+REACHED_TESTS = (
+    "from m import central, helper\n"
+    + "".join(f"\ndef test_through_{i}():\n    helper({i})\n    central({i})\n" for i in range(6))
+    + "\ndef test_central():\n    assert helper(0) < 5\n    assert central(2) == 4\n"
+    + "\ndef test_helper():\n    assert helper(1) == 2\n"
+)
+
+
+@pytest.mark.slow  # six analyses, ~8-20 s
+def test_a_function_whose_detections_reached_the_edit_is_not_observed_again(
+    make_project: Callable[[dict[str, str]], Path],
+) -> None:
+    # Every transformation of central is detected by test_central, whose run calls helper
+    # first: editing helper re-analyses central too (``quick.reached_by``). Its detections
+    # stand when the detector still detects and passes on the edited code: none of its
+    # seven covering tests needs observing (a central function's hundreds).
+    root = make_project({"m.py": REACHED, "test_m.py": REACHED_TESTS})
+    warm = WarmPools()
+    try:
+        last = analyse(root, Options(jobs=1), warm=warm)
+        assert {r.verdict.value for r in last.results} == {"detected"}
+        for edited in ("y = 1 + x", "y = x + 9"):  # the second makes test_central fail
+            (root / "m.py").write_text(REACHED.replace("y = x + 1", edited))
+            change = saved_change(last, "m.py")
+            assert change is not None and change.to_analyse == ["m.py::helper", "m.py::central"]
+            only = analyse(root, Options(jobs=1, only=change.to_analyse), warm=warm)
+            cold = analyse(root, Options(jobs=1, incremental=False))
+            central = [r for r in _rows(only) if r[0] == "central"]
+            assert central == [r for r in _rows(cold) if r[0] == "central"]
+            if edited == "y = 1 + x":
+                # The detectors of helper's and central's transformations, no other test.
+                assert only.observed_tests == 2, only.observed_tests
+            else:  # no detection stands: central's tests observed, its verdicts undetected
+                assert {r[2] for r in central} == {"undetected"}
+            (root / "m.py").write_text(REACHED)
+            last = analyse(root, Options(jobs=1), warm=warm)
     finally:
         warm.close()
 
