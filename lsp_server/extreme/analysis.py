@@ -212,7 +212,7 @@ def _analyse(
         how, rerun = classify(function, entry, checksums)
         if how in ("run", "replan") and options.only:  # every function left is one of them
             rerun = edited_rerun(function, entry, checksums)
-            if rerun is None and how == "replan" and warm is not None:
+            if rerun is None and warm is not None:
                 rerun = reached_rerun(function, entry, checksums)
         if how == "reuse" and entry is not None:
             results[function.key] = [result_from_state(function, r) for r in entry["results"]]

@@ -226,23 +226,23 @@ def edited_rerun(
 def reached_rerun(
     function: FunctionInfo, entry: dict[str, Any] | None, checksums: Checksums
 ) -> Rerun | None:
-    """The editor's quick re-analysis of a function that was not edited, some of whose
-    transformed runs reached an edit, when every remembered verdict is a detection: the
-    transformations whose runs reached the edit run again with the remembered tests and
-    timeouts, detector first, and no test is observed first. A detection whose test passes
-    on the edited code (``confirm_detections``) stands whatever else the edit changed in
-    the coverage; any other outcome needs every covering test, so the function is then
-    observed and analysed in full (``unsettled``)."""
+    """The editor's quick re-analysis of a function whose covering tests' runs reached an
+    edit (a function it did not edit whose transformed runs did, or one edited with code
+    its tests run), when every remembered verdict is a detection: the transformations
+    whose runs reached an edit (all, when its own code changed) run again with the
+    remembered tests, timeouts and bodies, detector first, and no test is observed first.
+    A detection whose test passes on the edited code (``confirm_detections``) stands
+    whatever else the edit changed in the coverage; any other outcome needs every covering
+    test, so the function is then observed and analysed in full (``unsettled``)."""
     if entry is None or "timeout" not in entry or entry.get("import_time"):
-        return None
-    if entry.get("checksum") != function.checksum:
         return None
     rows = entry["results"]
     if not rows or any(row.get("verdict") != "detected" for row in rows):
         return None
+    own = entry.get("checksum") == function.checksum  # else each row ran the old code
     rerun = Rerun(function, entry, edited=True, provisional=True)
     for row in rows:
-        (rerun.kept if _witnessed(row, checksums) else rerun.stale).append(row)
+        (rerun.kept if own and _witnessed(row, checksums) else rerun.stale).append(row)
     return rerun
 
 

@@ -276,6 +276,28 @@ def test_a_function_whose_detections_reached_the_edit_is_not_observed_again(
 
 
 @pytest.mark.slow  # three analyses, ~5-12 s
+def test_functions_edited_together_are_not_observed_again(
+    make_project: Callable[[dict[str, str]], Path],
+) -> None:
+    # central's covering tests ran helper, edited in the same save: more than central's
+    # own body changed, yet its detections stand once their detector passes.
+    root = make_project({"m.py": REACHED, "test_m.py": REACHED_TESTS})
+    warm = WarmPools()
+    try:
+        last = analyse(root, Options(jobs=1), warm=warm)
+        edited = REACHED.replace("y = x + 1", "y = 1 + x").replace("y = x * 2", "y = 2 * x")
+        (root / "m.py").write_text(edited)
+        change = saved_change(last, "m.py")
+        assert change is not None and change.changed == ["m.py::helper", "m.py::central"]
+        only = analyse(root, Options(jobs=1, only=change.to_analyse), warm=warm)
+    finally:
+        warm.close()
+    cold = analyse(root, Options(jobs=1, incremental=False))
+    assert _rows(only) == _rows(cold)
+    assert only.observed_tests == 2, only.observed_tests
+
+
+@pytest.mark.slow  # three analyses, ~5-12 s
 def test_an_edited_import_time_function_alone_observes_only_its_detecting_tests(
     make_project: Callable[[dict[str, str]], Path],
 ) -> None:
