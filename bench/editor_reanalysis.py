@@ -23,6 +23,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from extreme_phases import PHASE_SECONDS, clock_phases, print_phases
 from extreme_speed import QUIET, WORK, first_body_line, import_root, load
 
 from lsp_server.extreme.analysis import Analysis, Options, analyse
@@ -40,6 +41,7 @@ class Figure:
     runs: int  # transformations run
     observed: int  # tests observed
     restarts: int  # in-place pools started afresh during it
+    phases: dict[str, float]  # seconds by step (``extreme_phases``)
 
 
 def _edited(text: str, def_line: int, statement: str) -> str:
@@ -60,7 +62,7 @@ def saved_twice(
     rel = keys[0].split("::", 1)[0]
     path = root / rel
     original = path.read_text(encoding="utf-8")
-    figure = Figure(0.0, 0, 0, 0, 0)
+    figure = Figure(0.0, 0, 0, 0, 0, {})
     # From the bottom up: an added line moves the functions below it.
     lines = sorted((last.functions[k].line for k in keys), reverse=True)
     try:
@@ -73,6 +75,7 @@ def saved_twice(
             assert change is not None and change.any, keys
             restarts = warm.restarts
             only = Options(**{**options.__dict__, "only": change.to_analyse})
+            PHASE_SECONDS.clear()
             started = time.perf_counter()
             fresh = analyse(root, only, warm=warm)
             seconds = time.perf_counter() - started
@@ -83,6 +86,7 @@ def saved_twice(
                 fresh.run_count,
                 fresh.observed_tests,
                 warm.restarts - restarts,
+                dict(PHASE_SECONDS),
             )
     finally:
         path.write_text(original, encoding="utf-8")
@@ -136,6 +140,9 @@ def run(root: Path, targets: list[str], jobs: int) -> None:
         for label, keys in cases(last):
             figure, last = saved_twice(copy, last, keys, options, warm)
             names = ", ".join(k.split("::", 1)[1] for k in keys)
+            PHASE_SECONDS.clear()
+            PHASE_SECONDS.update(figure.phases)
+            print_phases(figure.seconds)
             print(
                 f"    {label} ({names}; {max(len(last.covering.get(k, [])) for k in keys)} "
                 f"covering tests): {figure.seconds:.2f} s on warm workers; "
@@ -151,6 +158,7 @@ def main() -> int:
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--project", action="append", required=True, help="PATH=target.py,...")
     args = parser.parse_args()
+    clock_phases()
     for spec in args.project:
         path, _, targets = spec.partition("=")
         run(Path(path).resolve(), targets.split(","), args.jobs)
