@@ -318,8 +318,10 @@ def previous_runners(
     previous: dict[str, Any], functions: list[FunctionInfo], checksums: Checksums
 ) -> list[str] | None:
     """The tests that may execute ``functions`` now, when all that changed since the last
-    analysis are the bodies of these very functions: a test reaches one only if it reached
-    it, or another of them, before; None when that is not known."""
+    analysis, of what their tests ran, are the bodies of these very functions or of other
+    analysed functions (not ones that ran at import): a test whose original run executed
+    none of those runs as it did, so it reaches one of ``functions`` only if it reached it,
+    or one of the changed functions, before; None when that is not known."""
     keys = {function.key for function in functions}
     found: set[str] = set()
     for function in functions:
@@ -327,7 +329,11 @@ def previous_runners(
         if saved is None or "runners" not in saved:
             return None
         for unit, value in saved["deps"].items():
-            if unit not in keys and checksums.get(unit) != value:
+            if unit in keys or checksums.get(unit) == value:
+                continue
+            other = previous.get(unit)  # an edited function's own tests, if it has some
+            if other is None or "runners" not in other or other.get("import_time"):
                 return None
+            found.update(other["runners"])
         found.update(saved["runners"])
     return sorted(found)

@@ -353,3 +353,72 @@ def test_fixing_the_edited_function_lets_its_failing_tests_detect(
     assert {r.verdict.value for r in first.results} == {"undetected"}
     assert {r.verdict.value for r in cold.results} == {"detected"}
     assert _rows(only) == _rows(cold)
+
+
+DOC_SOURCE = '''\
+def greet(name):
+    """Say hello."""
+    return "hello " + name
+
+
+def shout(text):
+    loud = text.upper()
+    return loud
+'''
+
+DOC_TESTS = """
+from m import greet, shout
+
+def test_shout():
+    # Reads greet's docstring without calling greet.
+    if "hidden" not in greet.__doc__:
+        assert shout("a") == "A"
+    else:
+        shout("a")
+"""
+
+
+@pytest.mark.slow  # four analyses, ~5-12 s
+def test_an_edited_docstring_a_test_read_reruns_the_verdicts_of_its_runs(
+    make_project: Callable[[dict[str, str]], Path],
+) -> None:
+    # After the edit test_shout checks nothing: shout's transformations are undetected,
+    # though no run ever executed greet, whose docstring alone changed.
+    root = make_project({"m.py": DOC_SOURCE, "test_m.py": DOC_TESTS})
+    last = analyse(root, Options(jobs=1))
+    assert "detected" in {r[2] for r in _rows(last) if r[0] == "shout"}
+    (root / "m.py").write_text(DOC_SOURCE.replace("Say hello.", "Say hello (hidden)."))
+    change = saved_change(last, "m.py")
+    assert change is not None and "m.py::shout" in change.to_analyse
+    quick = analyse(root, Options(jobs=1, only=change.to_analyse))
+    whole = analyse(root, Options(jobs=1))
+    cold = analyse(root, Options(jobs=1, incremental=False))
+    shout = [r for r in _rows(cold) if r[0] == "shout"]
+    assert {r[2] for r in shout} == {"undetected"}
+    assert [r for r in _rows(quick) if r[0] == "shout"] == shout
+    assert [r for r in _rows(whole) if r[0] == "shout"] == shout
+
+
+UNRELATED = "".join(f"\ndef test_unrelated_{i}():\n    assert len('abc') == 3\n" for i in range(5))
+
+
+@pytest.mark.slow  # three analyses, ~5-12 s
+def test_a_reached_function_observes_only_the_tests_that_ran_it_or_the_edit(
+    make_project: Callable[[dict[str, str]], Path],
+) -> None:
+    # ``return 0`` of central is undetected (0 >= 0): its re-analysis after helper's edit
+    # needs every covering test, so they are observed; a test can cover it now only if it
+    # ran central or helper before (nothing else changed), not the five unrelated ones.
+    tests = REACHED_TESTS.replace("assert central(2) == 4", "assert central(2) >= 0") + UNRELATED
+    root = make_project({"m.py": REACHED, "test_m.py": tests})
+    last = analyse(root, Options(jobs=1))
+    assert "undetected" in {r[2] for r in _rows(last) if r[0] == "central"}
+    (root / "m.py").write_text(REACHED.replace("y = x + 1", "y = 1 + x"))
+    change = saved_change(last, "m.py")
+    assert change is not None and change.to_analyse == ["m.py::helper", "m.py::central"]
+    only = analyse(root, Options(jobs=1, only=change.to_analyse))
+    cold = analyse(root, Options(jobs=1, incremental=False))
+    assert _rows(only) == _rows(cold)
+    # The 8 tests that ran central or helper (not the 13 collected), and helper's detector
+    # once more on the edited code (``confirm_detections``).
+    assert only.observed_tests == 8 + 1, only.observed_tests
