@@ -246,6 +246,24 @@ def reached_rerun(
     return rerun
 
 
+def quick_rerun(
+    function: FunctionInfo, entry: dict[str, Any] | None, checksums: Checksums, provisional: bool
+) -> Rerun | None:
+    """The editor's quick re-analysis of a function left to run or replan: ``edited_rerun``,
+    else (``provisional``: on warm workers, which a second round reuses) ``reached_rerun``."""
+    rerun = edited_rerun(function, entry, checksums)
+    if rerun is None and provisional:
+        rerun = reached_rerun(function, entry, checksums)
+    return rerun
+
+
+def settle(work: Work, analyse_in_full: Callable[[Work], None]) -> None:
+    """After ``work`` ran: its functions that ``unsettled`` leaves, analysed in full."""
+    again = unsettled(work)
+    if again is not None:
+        analyse_in_full(again)
+
+
 def unsettled(work: Work) -> Work | None:
     """The functions of ``work``'s provisional reruns (``reached_rerun``) some result of
     which is not a detection that stands, their results and entries dropped: the work of

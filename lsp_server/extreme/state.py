@@ -12,6 +12,7 @@ from typing import Any
 import xxhash
 
 from lsp_server.extreme.discover import FunctionInfo
+from lsp_server.extreme.doc_reads import DOCSTRINGS
 from lsp_server.extreme.model import Transformation, TransformationResult, Verdict
 from lsp_server.project import python_files
 from lsp_server.project.files import is_python, is_test_path
@@ -145,6 +146,8 @@ class Checksums:
             return None
         if name == TOP_LEVEL:
             return _top_level(units)
+        if name == DOCSTRINGS:
+            return _docstrings(units)
         body = units.get(name or MODULE)
         if not name or body is None:
             return body
@@ -161,6 +164,15 @@ def _top_level(units: Mapping[str, str]) -> str:
     for name, value in sorted(units.items()):
         function = name.removesuffix(DOC)
         if header_name(function) not in units and body_name(name) is None:
+            digest.update(f"{name}={value}\0".encode())
+    return digest.hexdigest()
+
+
+def _docstrings(units: Mapping[str, str]) -> str:
+    """One checksum of the docstrings of a file's functions (``doc_reads``)."""
+    digest = xxhash.xxh3_64()
+    for name, value in sorted(units.items()):
+        if name.endswith(DOC) and header_name(name.removesuffix(DOC)) in units:
             digest.update(f"{name}={value}\0".encode())
     return digest.hexdigest()
 
@@ -219,7 +231,8 @@ def run_deps(units: Iterable[str]) -> set[str]:
     """The units whose edit can change the verdict of a run that executed ``units``: those,
     and the code outside function bodies of their files (``TOP_LEVEL``)."""
     units = set(units)
-    files = {unit.partition("::")[0] for unit in units}  # a few files, many units
+    # A few files, many units; docstrings alone are no code run (``doc_reads``).
+    files = {unit.partition("::")[0] for unit in units if not unit.endswith(DOCSTRINGS)}
     return units | {f"{path}::{TOP_LEVEL}" for path in files}
 
 

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from lsp_server.extreme import code_swap as swapping
+from lsp_server.extreme.doc_reads import doc_reads
 from lsp_server.extreme.worker_guard import kill_adopted
 from lsp_server.sandbox import EXITED, TIMEOUT
 
@@ -91,7 +92,8 @@ def run_transformation(worker: WorkerPlugin, request: dict[str, Any]) -> dict[st
                 outcome = {"verdict": "error", "reason": f"{INCONCLUSIVE} ({outcome['reason']})"}
     reply: dict[str, Any] = {"op": "result", "id": request["id"], **outcome}
     if worker.run_log is not None:
-        reply["units"] = sorted(units | _at_import(worker, units))
+        docs = doc_reads(worker.root).units(units)  # read without a call (``doc_reads``)
+        reply["units"] = sorted(units | _at_import(worker, units) | docs)
     reply["duration"] = time.perf_counter() - started
     return reply
 
