@@ -332,21 +332,23 @@ def previous_runners(
 ) -> list[str] | None:
     """The tests that may execute ``functions`` now, when all that changed since the last
     analysis, of what their tests ran, are the bodies of these very functions or of other
-    analysed functions (not ones that ran at import): a test whose original run executed
-    none of those runs as it did, so it reaches one of ``functions`` only if it reached it,
-    or one of the changed functions, before; None when that is not known."""
+    analysed functions (not ones that ran at import) of which the same holds: a test whose
+    original run executed none of those runs as it did, so it reaches one of ``functions``
+    only if it reached it, or one of the changed functions, before; None when that is not
+    known."""
     keys = {function.key for function in functions}
     found: set[str] = set()
-    for function in functions:
-        saved = previous.get(function.key)
+    todo, seen = list(keys), set(keys)
+    while todo:
+        key = todo.pop()
+        saved = previous.get(key)
         if saved is None or "runners" not in saved:
             return None
-        for unit, value in saved["deps"].items():
-            if unit in keys or checksums.get(unit) == value:
-                continue
-            other = previous.get(unit)  # an edited function's own tests, if it has some
-            if other is None or "runners" not in other or other.get("import_time"):
-                return None
-            found.update(other["runners"])
+        if key not in keys and saved.get("import_time"):
+            return None  # what it computed at import reaches tests that never ran it
         found.update(saved["runners"])
+        for unit, value in saved["deps"].items():
+            if unit not in seen and checksums.get(unit) != value:
+                seen.add(unit)  # an edited function's own tests, and what changed of theirs
+                todo.append(unit)
     return sorted(found)
