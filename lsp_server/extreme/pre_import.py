@@ -32,7 +32,7 @@ from typing import Any
 import pytest
 
 from lsp_server.extreme.on_disk import RewriteError, rewrite_body
-from lsp_server.extreme.pytest_worker import WorkerPlugin, main
+from lsp_server.extreme.pytest_worker import WorkerPlugin, main, project_files
 from lsp_server.extreme.transform_run import IMPORT_HUNG_EXIT, run_child
 
 IMPORT_BASE = 2.0
@@ -85,17 +85,6 @@ class TransformedFile(importlib.abc.MetaPathFinder):
         # entry without a modification time is never checked against the file).
         lines = self.source.splitlines(keepends=True)
         linecache.cache[self.path] = (len(self.source), None, lines, self.path)
-
-
-def project_files(root: str) -> list[str]:
-    """The project's files (relative to ``root``) this process has imported."""
-    prefix = root + os.sep
-    found = set()
-    for module in list(sys.modules.values()):
-        name = getattr(module, "__file__", None)
-        if isinstance(name, str) and (real := os.path.realpath(name)).startswith(prefix):
-            found.add(real[len(prefix) :].replace(os.sep, "/"))
-    return sorted(found)
 
 
 class PreImportPlugin(WorkerPlugin):

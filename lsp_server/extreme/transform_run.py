@@ -93,12 +93,12 @@ def run_transformation(worker: WorkerPlugin, request: dict[str, Any]) -> dict[st
     reply: dict[str, Any] = {"op": "result", "id": request["id"], **outcome}
     if worker.run_log is not None:
         docs = doc_reads(worker.root).units(units)  # read without a call (``doc_reads``)
-        reply["units"] = sorted(units | _at_import(worker, units) | docs)
+        reply["units"] = sorted(units | at_import(worker, units) | docs)
     reply["duration"] = time.perf_counter() - started
     return reply
 
 
-def _at_import(worker: WorkerPlugin, units: set[str]) -> set[str]:
+def at_import(worker: WorkerPlugin, units: set[str]) -> set[str]:
     """The functions that ran at import in the files whose code the run executed: what they
     computed then (a constant, a registry) reached the run though it never called them, and
     an edit of one changes it."""
