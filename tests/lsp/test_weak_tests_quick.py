@@ -139,3 +139,58 @@ async def test_saving_a_test_that_checks_less_reanalyses_what_it_checked(
     message = await _log_saying(calc_client, "re-analysed")
     assert "whose transformed runs reached the edit" in message
     assert _codes(calc_client, source)["half"] == "pseudo-tested"
+
+
+GREET = '''\
+def greet(name):
+    """Say hello."""
+    return "hello " + name
+
+
+def shout(text):
+    loud = text.upper()
+    return loud
+'''
+
+GREET_TESTS = """\
+from greet import greet, shout
+
+
+def test_shout():
+    # Reads greet's docstring without calling greet.
+    if "hidden" not in greet.__doc__:
+        assert shout("a") == "A"
+    else:
+        shout("a")
+"""
+
+
+@pytest_lsp.fixture(config=CONFIG)
+async def greet_client(lsp_client: LanguageClient, tmp_path: Path):
+    root = tmp_path / "greet"
+    root.mkdir()
+    (root / "greet.py").write_text(GREET)
+    (root / "test_greet.py").write_text(GREET_TESTS)
+    await open_session(lsp_client, root, options={"extreme": {"jobs": 1}})
+    yield
+    await lsp_client.shutdown_session()
+
+
+@pytest.mark.slow  # two analyses through the server, ~6-12 s
+async def test_saving_a_docstring_a_test_reads_reanalyses_what_that_test_checked(
+    greet_client: LanguageClient, tmp_path: Path
+) -> None:
+    source = tmp_path / "greet" / "greet.py"
+    await greet_client.workspace_execute_command_async(
+        types.ExecuteCommandParams(command=COMMAND, arguments=[])
+    )
+    assert _codes(greet_client, source)["shout"] == "partially-tested"
+
+    # No run executed greet; test_shout read its docstring, and now checks nothing.
+    source.write_text(GREET.replace("Say hello.", "Say hello (hidden)."))
+    greet_client.text_document_did_save(
+        types.DidSaveTextDocumentParams(text_document=types.TextDocumentIdentifier(source.as_uri()))
+    )
+    message = await _log_saying(greet_client, "re-analysed")
+    assert "whose transformed runs reached the edit" in message
+    assert _codes(greet_client, source)["shout"] == "pseudo-tested"
