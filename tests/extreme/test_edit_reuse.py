@@ -224,22 +224,11 @@ def test_an_edited_function_alone_observes_only_its_detecting_tests(
         warm.close()
 
 
-REACHED = """\
-def helper(x):
-    y = x + 1
-    return y
-
-
-def central(x):
-    y = x * 2
-    return y
-"""
-
 REACHED_TESTS = (
-    "from m import central, helper\n"
-    + "".join(f"\ndef test_through_{i}():\n    helper({i})\n    central({i})\n" for i in range(6))
-    + "\ndef test_central():\n    assert helper(0) < 5\n    assert central(2) == 4\n"
-    + "\ndef test_helper():\n    assert helper(1) == 2\n"
+    "from m import base, early\n"
+    + "".join(f"\ndef test_through_{i}():\n    base({i})\n    early({i})\n" for i in range(6))
+    + "\ndef test_early():\n    assert base(0) < 5\n    assert early(2) == 4\n"
+    + "\ndef test_base():\n    assert base(1) == 2\n"
 )
 
 
@@ -247,29 +236,29 @@ REACHED_TESTS = (
 def test_a_function_whose_detections_reached_the_edit_is_not_observed_again(
     make_project: Callable[[dict[str, str]], Path],
 ) -> None:
-    # Every transformation of central is detected by test_central, whose run calls helper
-    # first: editing helper re-analyses central too (``quick.reached_by``). Its detections
+    # Every transformation of early is detected by test_early, whose run calls base
+    # first: editing base re-analyses early too (``quick.reached_by``). Its detections
     # stand when the detector still detects and passes on the edited code: none of its
     # seven covering tests needs observing (a central function's hundreds).
-    root = make_project({"m.py": REACHED, "test_m.py": REACHED_TESTS})
+    root = make_project({"m.py": SOURCE, "test_m.py": REACHED_TESTS})
     warm = WarmPools()
     try:
         last = analyse(root, Options(jobs=1), warm=warm)
-        assert {r.verdict.value for r in last.results} == {"detected"}
-        for edited in ("y = 1 + x", "y = x + 9"):  # the second makes test_central fail
-            (root / "m.py").write_text(REACHED.replace("y = x + 1", edited))
+        assert {r[2] for r in _rows(last) if r[0] in ("base", "early")} == {"detected"}
+        for edited in ("y = 1 + x", "y = x + 9"):  # the second makes test_early fail
+            (root / "m.py").write_text(SOURCE.replace("y = x + 1", edited))
             change = saved_change(last, "m.py")
-            assert change is not None and change.to_analyse == ["m.py::helper", "m.py::central"]
+            assert change is not None and change.to_analyse == ["m.py::base", "m.py::early"]
             only = analyse(root, Options(jobs=1, only=change.to_analyse), warm=warm)
             cold = analyse(root, Options(jobs=1, incremental=False))
-            central = [r for r in _rows(only) if r[0] == "central"]
-            assert central == [r for r in _rows(cold) if r[0] == "central"]
+            early = [r for r in _rows(only) if r[0] == "early"]
+            assert early == [r for r in _rows(cold) if r[0] == "early"]
             if edited == "y = 1 + x":
-                # The detectors of helper's and central's transformations, no other test.
+                # The detectors of base's and early's transformations, no other test.
                 assert only.observed_tests == 2, only.observed_tests
-            else:  # no detection stands: central's tests observed, its verdicts undetected
-                assert {r[2] for r in central} == {"undetected"}
-            (root / "m.py").write_text(REACHED)
+            else:  # no detection stands: early's tests observed, its verdicts undetected
+                assert {r[2] for r in early} == {"undetected"}
+            (root / "m.py").write_text(SOURCE)
             last = analyse(root, Options(jobs=1), warm=warm)
     finally:
         warm.close()
@@ -279,20 +268,20 @@ def test_a_function_whose_detections_reached_the_edit_is_not_observed_again(
 def test_functions_edited_together_are_not_observed_again(
     make_project: Callable[[dict[str, str]], Path],
 ) -> None:
-    # central's covering tests ran helper, edited in the same save: more than central's
+    # early's covering tests ran base, edited in the same save: more than early's
     # own body changed, yet its detections stand once their detector passes.
-    root = make_project({"m.py": REACHED, "test_m.py": REACHED_TESTS})
+    root = make_project({"m.py": SOURCE, "test_m.py": REACHED_TESTS})
     warm = WarmPools()
     try:
         last = analyse(root, Options(jobs=1), warm=warm)
-        edited = REACHED.replace("y = x + 1", "y = 1 + x").replace("y = x * 2", "y = 2 * x")
+        edited = SOURCE.replace("y = x + 1", "y = 1 + x").replace("y = x * 2", "y = 2 * x")
         (root / "m.py").write_text(edited)
         change = saved_change(last, "m.py")
-        assert change is not None and change.changed == ["m.py::helper", "m.py::central"]
+        assert change is not None and change.changed == ["m.py::base", "m.py::early"]
         only = analyse(root, Options(jobs=1, only=change.to_analyse), warm=warm)
     finally:
         warm.close()
-    cold = analyse(root, Options(jobs=1, incremental=False))
+    cold = analyse(root, Options(jobs=1, incremental=False, only=change.to_analyse))
     assert _rows(only) == _rows(cold)
     assert only.observed_tests == 2, only.observed_tests
 
@@ -406,19 +395,19 @@ UNRELATED = "".join(f"\ndef test_unrelated_{i}():\n    assert len('abc') == 3\n"
 def test_a_reached_function_observes_only_the_tests_that_ran_it_or_the_edit(
     make_project: Callable[[dict[str, str]], Path],
 ) -> None:
-    # ``return 0`` of central is undetected (0 >= 0): its re-analysis after helper's edit
+    # ``return 0`` of early is undetected (0 >= 0): its re-analysis after base's edit
     # needs every covering test, so they are observed; a test can cover it now only if it
-    # ran central or helper before (nothing else changed), not the five unrelated ones.
-    tests = REACHED_TESTS.replace("assert central(2) == 4", "assert central(2) >= 0") + UNRELATED
-    root = make_project({"m.py": REACHED, "test_m.py": tests})
+    # ran early or base before (nothing else changed), not the five unrelated ones.
+    tests = REACHED_TESTS.replace("assert early(2) == 4", "assert early(2) >= 0") + UNRELATED
+    root = make_project({"m.py": SOURCE, "test_m.py": tests})
     last = analyse(root, Options(jobs=1))
-    assert "undetected" in {r[2] for r in _rows(last) if r[0] == "central"}
-    (root / "m.py").write_text(REACHED.replace("y = x + 1", "y = 1 + x"))
+    assert "undetected" in {r[2] for r in _rows(last) if r[0] == "early"}
+    (root / "m.py").write_text(SOURCE.replace("y = x + 1", "y = 1 + x"))
     change = saved_change(last, "m.py")
-    assert change is not None and change.to_analyse == ["m.py::helper", "m.py::central"]
+    assert change is not None and change.to_analyse == ["m.py::base", "m.py::early"]
     only = analyse(root, Options(jobs=1, only=change.to_analyse))
-    cold = analyse(root, Options(jobs=1, incremental=False))
+    cold = analyse(root, Options(jobs=1, incremental=False, only=change.to_analyse))
     assert _rows(only) == _rows(cold)
-    # The 8 tests that ran central or helper (not the 13 collected), and helper's detector
+    # The 8 tests that ran early or base (not the 13 collected), and base's detector
     # once more on the edited code (``confirm_detections``).
     assert only.observed_tests == 8 + 1, only.observed_tests
