@@ -234,53 +234,45 @@ REACHED_TESTS = (
 
 @pytest.mark.slow  # six analyses, ~8-20 s
 def test_a_function_whose_detections_reached_the_edit_is_not_observed_again(
-    make_project: Callable[[dict[str, str]], Path],
+    make_project: Callable[[dict[str, str]], Path], warm_pools: WarmPools
 ) -> None:
     # Every transformation of early is detected by test_early, whose run calls base
     # first: editing base re-analyses early too (``quick.reached_by``). Its detections
     # stand when the detector still detects and passes on the edited code: none of its
     # seven covering tests needs observing (a central function's hundreds).
     root = make_project({"m.py": SOURCE, "test_m.py": REACHED_TESTS})
-    warm = WarmPools()
-    try:
-        last = analyse(root, Options(jobs=1), warm=warm)
-        assert {r[2] for r in _rows(last) if r[0] in ("base", "early")} == {"detected"}
-        for edited in ("y = 1 + x", "y = x + 9"):  # the second makes test_early fail
-            (root / "m.py").write_text(SOURCE.replace("y = x + 1", edited))
-            change = saved_change(last, "m.py")
-            assert change is not None and change.to_analyse == ["m.py::base", "m.py::early"]
-            only = analyse(root, Options(jobs=1, only=change.to_analyse), warm=warm)
-            cold = analyse(root, Options(jobs=1, incremental=False))
-            early = [r for r in _rows(only) if r[0] == "early"]
-            assert early == [r for r in _rows(cold) if r[0] == "early"]
-            if edited == "y = 1 + x":
-                # The detectors of base's and early's transformations, no other test.
-                assert only.observed_tests == 2, only.observed_tests
-            else:  # no detection stands: early's tests observed, its verdicts undetected
-                assert {r[2] for r in early} == {"undetected"}
-            (root / "m.py").write_text(SOURCE)
-            last = analyse(root, Options(jobs=1), warm=warm)
-    finally:
-        warm.close()
+    last = analyse(root, Options(jobs=1), warm=warm_pools)
+    assert {r[2] for r in _rows(last) if r[0] in ("base", "early")} == {"detected"}
+    for edited in ("y = 1 + x", "y = x + 9"):  # the second makes test_early fail
+        (root / "m.py").write_text(SOURCE.replace("y = x + 1", edited))
+        change = saved_change(last, "m.py")
+        assert change is not None and change.to_analyse == ["m.py::base", "m.py::early"]
+        only = analyse(root, Options(jobs=1, only=change.to_analyse), warm=warm_pools)
+        cold = analyse(root, Options(jobs=1, incremental=False))
+        early = [r for r in _rows(only) if r[0] == "early"]
+        assert early == [r for r in _rows(cold) if r[0] == "early"]
+        if edited == "y = 1 + x":
+            # The detectors of base's and early's transformations, no other test.
+            assert only.observed_tests == 2, only.observed_tests
+        else:  # no detection stands: early's tests observed, its verdicts undetected
+            assert {r[2] for r in early} == {"undetected"}
+        (root / "m.py").write_text(SOURCE)
+        last = analyse(root, Options(jobs=1), warm=warm_pools)
 
 
 @pytest.mark.slow  # three analyses, ~5-12 s
 def test_functions_edited_together_are_not_observed_again(
-    make_project: Callable[[dict[str, str]], Path],
+    make_project: Callable[[dict[str, str]], Path], warm_pools: WarmPools
 ) -> None:
     # early's covering tests ran base, edited in the same save: more than early's
     # own body changed, yet its detections stand once their detector passes.
     root = make_project({"m.py": SOURCE, "test_m.py": REACHED_TESTS})
-    warm = WarmPools()
-    try:
-        last = analyse(root, Options(jobs=1), warm=warm)
-        edited = SOURCE.replace("y = x + 1", "y = 1 + x").replace("y = x * 2", "y = 2 * x")
-        (root / "m.py").write_text(edited)
-        change = saved_change(last, "m.py")
-        assert change is not None and change.changed == ["m.py::base", "m.py::early"]
-        only = analyse(root, Options(jobs=1, only=change.to_analyse), warm=warm)
-    finally:
-        warm.close()
+    last = analyse(root, Options(jobs=1), warm=warm_pools)
+    edited = SOURCE.replace("y = x + 1", "y = 1 + x").replace("y = x * 2", "y = 2 * x")
+    (root / "m.py").write_text(edited)
+    change = saved_change(last, "m.py")
+    assert change is not None and change.changed == ["m.py::base", "m.py::early"]
+    only = analyse(root, Options(jobs=1, only=change.to_analyse), warm=warm_pools)
     cold = analyse(root, Options(jobs=1, incremental=False, only=change.to_analyse))
     assert _rows(only) == _rows(cold)
     assert only.observed_tests == 2, only.observed_tests
