@@ -156,6 +156,7 @@ def test_on_disk_verdicts_are_kept_after_an_edit_their_runs_did_not_reach(
     ]
 
 
+@pytest.mark.slow  # three analyses, ~5-15 s
 def test_an_edit_of_what_ran_at_import_reaches_the_original_runs_that_read_it(
     make_project: Callable[[dict[str, str]], Path],
 ) -> None:
