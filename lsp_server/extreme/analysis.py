@@ -30,10 +30,11 @@ from lsp_server.extreme.reuse import (
     Work,
     classify,
     confirm_detections,
-    edited_rerun,
     plan_bodies,
     plan_reruns,
+    quick_rerun,
     record_results,
+    settle,
 )
 from lsp_server.extreme.runners import runner_for
 from lsp_server.extreme.state import (
@@ -209,7 +210,7 @@ def _analyse(
         entry = previous.get(function.key)
         how, rerun = classify(function, entry, checksums)
         if how in ("run", "replan") and options.only:  # every function left is one of them
-            rerun = edited_rerun(function, entry, checksums)
+            rerun = quick_rerun(function, entry, checksums, provisional=warm is not None)
         if how == "reuse" and entry is not None:
             results[function.key] = [result_from_state(function, r) for r in entry["results"]]
             analysis.covering[function.key] = list(entry.get("tests", []))
@@ -230,6 +231,7 @@ def _analyse(
         known = previous_runners(previous, todo, checksums)
         work = Work(todo, reruns, replan, checksums, results, entries, known, detectors)
         _run(root, options, job, analysis, work, warm, early)
+        settle(work, lambda again: _run(root, options, job, analysis, again, warm))
 
     analysis.results = [r for f in functions for r in results.get(f.key, [])]
     analysis.unit_checksums = run_checksums(analysis.results, checksums)
@@ -279,7 +281,7 @@ def _run(
             pytest_args = [*options.pytest_args, *ignoring(root, analysis.uncollected_files)]
             run_all = runner_for(options.scheduler, pool, options.python, pytest_args, files)
             done = run_planned(run_all, planned, job)
-            analysis.run_count = len(done)
+            analysis.run_count += len(done)
             cap = options.test_timeout
             analysis.observed_tests += confirm_detections(
                 work.reruns, done, lambda tests: pool.observe(tests, cap)
@@ -327,7 +329,7 @@ def _observe(
         observed: dict[str, Any] = {"tests": {}, "returns": {}, "setup": view.setup}
     else:
         observed = pool.observe(subset, cap, test_timeouts(subset, view.durations, cap))
-    analysis.observed_tests = len(observed["tests"])
+    analysis.observed_tests += len(observed["tests"])
     analysis.hung_tests = sorted(n for n, t in observed["tests"].items() if t["outcome"] == "hung")
     observed["tests"] = {**view.known_tests, **observed["tests"]}
     observed["store"] = view

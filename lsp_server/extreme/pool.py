@@ -91,6 +91,7 @@ class WorkerPool:
         self.import_time: set[str] = set()  # function units that ran while importing
         self.import_returns: dict[str, set[str]] = {}
         self._ready = False  # every worker has collected the tests
+        self._waiting: set[str] | None = None  # see ``waiting``
         self._unforked: list[Worker] = []  # forked by the first worker at the first prepare
 
     def __enter__(self) -> WorkerPool:
@@ -104,6 +105,7 @@ class WorkerPool:
         if self._ready:
             return  # a warm pool (see ``warm``) is started once
         self.spawn()
+        self.waiting()
         for worker in self.workers:
             job.check()
             ready = worker.receive(self.collect_timeout, "collecting the tests")
@@ -139,6 +141,16 @@ class WorkerPool:
             )
             self.workers.append(Worker(process))
             self._unforked += [Worker(sibling) for sibling in process.siblings]
+
+    def waiting(self) -> set[str]:
+        """For a ``scoped`` pool: wait until its workers started pytest and wait for
+        ``scope``; the project files they imported by then (a conftest's imports)."""
+        if self.scoped and self._waiting is None:
+            self._waiting = set()
+            for worker in self.workers:
+                message = worker.receive(self.collect_timeout, "starting pytest")
+                self._waiting.update(message.get("imported", []))
+        return self._waiting or set()
 
     def scope(self, ignored: list[str]) -> None:
         """Tell the workers of a ``scoped`` pool which test files (absolute paths) not to

@@ -24,6 +24,7 @@ import linecache
 import os
 import signal
 import sys
+import time
 from collections.abc import Sequence
 from types import CodeType, ModuleType
 from typing import Any
@@ -31,8 +32,15 @@ from typing import Any
 import pytest
 
 from lsp_server.extreme.on_disk import RewriteError, rewrite_body
-from lsp_server.extreme.pytest_worker import WorkerPlugin, main
-from lsp_server.extreme.transform_run import run_child
+from lsp_server.extreme.pytest_worker import WorkerPlugin, main, project_files
+from lsp_server.extreme.transform_run import IMPORT_HUNG_EXIT, run_child
+
+IMPORT_BASE = 2.0
+"""Seconds a run's import and collection may take beyond ``IMPORT_SCALE`` times what they
+took on the code as it is."""
+IMPORT_SCALE = 5.0
+MEASURE_LIMIT = 60.0
+"""Seconds the measuring collection may take (past it: no deadline, the request's timeout)."""
 
 
 class _TransformedLoader(importlib.machinery.SourceFileLoader):
@@ -79,17 +87,6 @@ class TransformedFile(importlib.abc.MetaPathFinder):
         linecache.cache[self.path] = (len(self.source), None, lines, self.path)
 
 
-def project_files(root: str) -> list[str]:
-    """The project's files (relative to ``root``) this process has imported."""
-    prefix = root + os.sep
-    found = set()
-    for module in list(sys.modules.values()):
-        name = getattr(module, "__file__", None)
-        if isinstance(name, str) and (real := os.path.realpath(name)).startswith(prefix):
-            found.add(real[len(prefix) :].replace(os.sep, "/"))
-    return sorted(found)
-
-
 class PreImportPlugin(WorkerPlugin):
     """The worker of the module docstring: ``pytest_worker``'s, which collects nothing."""
 
@@ -98,6 +95,9 @@ class PreImportPlugin(WorkerPlugin):
         self.session: pytest.Session | None = None
         self.startup_units: list[str] = []  # what ran before the first request
         self.collect_failures = 0
+        # Seconds the import and collection of a set of test files took on the code as it
+        # is (None: it did not finish), measured once per worker (``_import_deadline``).
+        self.collect_seconds: dict[tuple[str, ...], float | None] = {}
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_collection(self, session: pytest.Session) -> bool:
@@ -138,10 +138,11 @@ class PreImportPlugin(WorkerPlugin):
     def run(self, request: dict[str, Any]) -> dict[str, Any]:
         """A transformation's run; with ``confirm``, a detection stands only if the
         detecting test passes on the code as it is (after an edit it may fail anyway)."""
-        reply = super().run(request)
+        deadline = self._import_deadline(_test_files(self.root, request["tests"]))
+        reply = super().run({**request, "import_deadline": deadline})
         detector = reply.get("detected_by")
         if request.get("confirm") and reply.get("verdict") == "detected" and detector:
-            control = {**request, "tests": [detector]}
+            control = {**request, "tests": [detector], "import_deadline": None}
             reply["confirmed"] = detector  # run on the code as it is (an observation)
             if run_child(self, control, transformed=False)["verdict"] != "undetected":
                 reason = f"{detector} does not pass on the edited code"
@@ -165,13 +166,18 @@ class PreImportPlugin(WorkerPlugin):
             TransformedFile(path, source).install()
         if self.run_log is not None:
             self.run_log.start()  # collection imports the project: record it too
-        assert self.session is not None
         tests: list[str] = request["tests"]
-        files = sorted({os.path.join(self.root, t.split("::", 1)[0]) for t in tests})
+        deadline = request.get("import_deadline")
+        if deadline is not None:  # a hang at import stops here, not at the whole timeout
+            signal.signal(signal.SIGALRM, lambda signum, frame: os._exit(IMPORT_HUNG_EXIT))
+            signal.setitimer(signal.ITIMER_REAL, deadline)
         try:
-            self.session.perform_collect(files)
-        except (pytest.UsageError, self.session.Interrupted) as exc:
+            self._collect(_test_files(self.root, tests))
+        except (pytest.UsageError, Interrupted) as exc:
             return {"verdict": "detected", "reason": f"the tests could not be collected: {exc}"}
+        finally:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+        assert self.session is not None
         self.items = {item.nodeid: item for item in self.session.items}
         if self.collect_failures:
             return {"verdict": "detected", "reason": "the tests could not even be collected"}
@@ -179,6 +185,38 @@ class PreImportPlugin(WorkerPlugin):
         if missing is not None:
             return {"verdict": "detected", "reason": f"{missing} is no longer collected"}
         return None
+
+    def _collect(self, files: list[str]) -> None:
+        assert self.session is not None
+        self.session.perform_collect(files)
+
+    def _import_deadline(self, files: list[str]) -> float | None:
+        """Seconds a run's import of the project and collection of ``files`` may take:
+        ``IMPORT_SCALE`` times what they take on the code as it is (measured in a child of
+        its own the first time) plus ``IMPORT_BASE``; None when that did not finish."""
+        key = tuple(files)
+        if key not in self.collect_seconds:
+
+            def timed() -> float | None:
+                started = time.perf_counter()
+                try:
+                    self._collect(files)
+                except (pytest.UsageError, Interrupted):
+                    return None
+                return time.perf_counter() - started
+
+            child = self.forker.run(timed, MEASURE_LIMIT)
+            self.collect_seconds[key] = child.value if child.ok else None
+        seconds = self.collect_seconds[key]
+        return None if seconds is None else IMPORT_BASE + IMPORT_SCALE * seconds
+
+
+Interrupted = pytest.Session.Interrupted
+
+
+def _test_files(root: str, tests: Sequence[str]) -> list[str]:
+    """The files of ``tests`` (node ids), absolute, sorted."""
+    return sorted({os.path.join(root, t.split("::", 1)[0]) for t in tests})
 
 
 if __name__ == "__main__":

@@ -30,7 +30,12 @@ from _pytest.runner import runtestprotocol
 from lsp_server.extreme import code_swap as swapping
 from lsp_server.extreme.bytecode import use_private_cache
 from lsp_server.extreme.pool import SCOPE_VARIABLE
-from lsp_server.extreme.transform_run import install, run_transformation, stopping_the_run
+from lsp_server.extreme.transform_run import (
+    at_import,
+    install,
+    run_transformation,
+    stopping_the_run,
+)
 from lsp_server.extreme.worker_guard import Alarm, children, kill_adopted, set_subreaper
 from lsp_server.rts.setup_clock import SetupClock
 from lsp_server.rts.units import MODULE
@@ -51,6 +56,17 @@ def _short_failure(*args: object, **kwargs: object) -> str:
     # Rendering a failure report (source, locals, reprs) dominated the cost of a detected
     # transformation; only the fact that a test failed matters here.
     return "failed"
+
+
+def project_files(root: str) -> list[str]:
+    """The project's files (relative to ``root``) this process has imported."""
+    prefix = root + os.sep
+    found = set()
+    for module in list(sys.modules.values()):
+        name = getattr(module, "__file__", None)
+        if isinstance(name, str) and (real := os.path.realpath(name)).startswith(prefix):
+            found.add(real[len(prefix) :].replace(os.sep, "/"))
+    return sorted(found)
 
 
 class WorkerPlugin:
@@ -86,7 +102,13 @@ class WorkerPlugin:
         # its functions: Python and pytest started meanwhile.
         ignored = session.config.getoption("ignore") or []
         if os.environ.pop(SCOPE_VARIABLE, ""):
-            ignored = [*ignored, *self.channel.receive()["ignore"]]
+            # What the session imported of the project before it waits (a conftest's
+            # imports): a spare pool (``warm``) whose such files changed is not used.
+            self.send({"op": "waiting", "imported": project_files(self.root)})
+            try:
+                ignored = [*ignored, *self.channel.receive()["ignore"]]
+            except ChannelClosed:
+                os._exit(0)  # a spare closed unused: nothing started, nothing to end
         self.ignored = {os.path.abspath(p) for p in ignored}
         return None  # pytest collects
 
@@ -297,6 +319,7 @@ class WorkerPlugin:
                     failed = self.run_item(item, nxt)
                 duration = time.perf_counter() - start
                 units = recorder.end_test()
+                units |= at_import(self, units)  # what ran at import reached it too
                 outcome = "hung" if alarm.fired else "failed" if failed else "passed"
                 tests[nodeid] = {
                     "outcome": outcome,

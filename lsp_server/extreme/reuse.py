@@ -50,6 +50,8 @@ class Rerun:
     kept: list[dict[str, Any]] = field(default_factory=list)
     stale: list[dict[str, Any]] = field(default_factory=list)
     edited: bool = False  # its own code changed (see ``edited_rerun``)
+    # Its detections must stand again, or it is analysed in full (see ``reached_rerun``).
+    provisional: bool = False
 
 
 def row_holds(row: dict[str, Any], checksums: Checksums) -> bool:
@@ -219,6 +221,67 @@ def edited_rerun(
         # detect what the others did not: they are observed again.
         return None
     return Rerun(function, entry, stale=list(rows), edited=True)
+
+
+def reached_rerun(
+    function: FunctionInfo, entry: dict[str, Any] | None, checksums: Checksums
+) -> Rerun | None:
+    """The editor's quick re-analysis of a function whose covering tests' runs reached an
+    edit (a function it did not edit whose transformed runs did, or one edited with code
+    its tests run), when every remembered verdict is a detection: the transformations
+    whose runs reached an edit (all, when its own code changed) run again with the
+    remembered tests, timeouts and bodies, detector first, and no test is observed first.
+    A detection whose test passes on the edited code (``confirm_detections``) stands
+    whatever else the edit changed in the coverage; any other outcome needs every covering
+    test, so the function is then observed and analysed in full (``unsettled``)."""
+    if entry is None or "timeout" not in entry or entry.get("import_time"):
+        return None
+    rows = entry["results"]
+    if not rows or any(row.get("verdict") != "detected" for row in rows):
+        return None
+    own = entry.get("checksum") == function.checksum  # else each row ran the old code
+    rerun = Rerun(function, entry, edited=True, provisional=True)
+    for row in rows:
+        (rerun.kept if own and _witnessed(row, checksums) else rerun.stale).append(row)
+    return rerun
+
+
+def quick_rerun(
+    function: FunctionInfo, entry: dict[str, Any] | None, checksums: Checksums, provisional: bool
+) -> Rerun | None:
+    """The editor's quick re-analysis of a function left to run or replan: ``edited_rerun``,
+    else (``provisional``: on warm workers, which a second round reuses) ``reached_rerun``."""
+    rerun = edited_rerun(function, entry, checksums)
+    if rerun is None and provisional:
+        rerun = reached_rerun(function, entry, checksums)
+    return rerun
+
+
+def settle(work: Work, analyse_in_full: Callable[[Work], None]) -> None:
+    """After ``work`` ran: its functions that ``unsettled`` leaves, analysed in full."""
+    again = unsettled(work)
+    if again is not None:
+        analyse_in_full(again)
+
+
+def unsettled(work: Work) -> Work | None:
+    """The functions of ``work``'s provisional reruns (``reached_rerun``) some result of
+    which is not a detection that stands, their results and entries dropped: the work of
+    analysing them in full (observed, then planned keeping what holds); None if none."""
+    again = [
+        rerun
+        for rerun in work.reruns
+        if rerun.provisional
+        and any(r.verdict is not Verdict.DETECTED for r in work.results.get(rerun.function.key, []))
+    ]
+    if not again:
+        return None
+    for rerun in again:
+        work.results.pop(rerun.function.key, None)
+        work.entries.pop(rerun.function.key, None)
+    replan = {rerun.function.key: rerun.entry for rerun in again}
+    todo = [rerun.function for rerun in again]
+    return Work(todo, [], replan, work.checksums, work.results, work.entries)
 
 
 def _bodies_at_import(entry: dict[str, Any], changed: list[str]) -> bool:

@@ -12,6 +12,7 @@ from typing import Any
 import xxhash
 
 from lsp_server.extreme.discover import FunctionInfo
+from lsp_server.extreme.doc_reads import DOCSTRINGS
 from lsp_server.extreme.model import Transformation, TransformationResult, Verdict
 from lsp_server.project import python_files
 from lsp_server.project.files import is_python, is_test_path
@@ -145,6 +146,8 @@ class Checksums:
             return None
         if name == TOP_LEVEL:
             return _top_level(units)
+        if name == DOCSTRINGS:
+            return _docstrings(units)
         body = units.get(name or MODULE)
         if not name or body is None:
             return body
@@ -161,6 +164,15 @@ def _top_level(units: Mapping[str, str]) -> str:
     for name, value in sorted(units.items()):
         function = name.removesuffix(DOC)
         if header_name(function) not in units and body_name(name) is None:
+            digest.update(f"{name}={value}\0".encode())
+    return digest.hexdigest()
+
+
+def _docstrings(units: Mapping[str, str]) -> str:
+    """One checksum of the docstrings of a file's functions (``doc_reads``)."""
+    digest = xxhash.xxh3_64()
+    for name, value in sorted(units.items()):
+        if name.endswith(DOC) and header_name(name.removesuffix(DOC)) in units:
             digest.update(f"{name}={value}\0".encode())
     return digest.hexdigest()
 
@@ -219,7 +231,8 @@ def run_deps(units: Iterable[str]) -> set[str]:
     """The units whose edit can change the verdict of a run that executed ``units``: those,
     and the code outside function bodies of their files (``TOP_LEVEL``)."""
     units = set(units)
-    files = {unit.partition("::")[0] for unit in units}  # a few files, many units
+    # A few files, many units; docstrings alone are no code run (``doc_reads``).
+    files = {unit.partition("::")[0] for unit in units if not unit.endswith(DOCSTRINGS)}
     return units | {f"{path}::{TOP_LEVEL}" for path in files}
 
 
@@ -318,16 +331,24 @@ def previous_runners(
     previous: dict[str, Any], functions: list[FunctionInfo], checksums: Checksums
 ) -> list[str] | None:
     """The tests that may execute ``functions`` now, when all that changed since the last
-    analysis are the bodies of these very functions: a test reaches one only if it reached
-    it, or another of them, before; None when that is not known."""
+    analysis, of what their tests ran, are the bodies of these very functions or of other
+    analysed functions (not ones that ran at import) of which the same holds: a test whose
+    original run executed none of those runs as it did, so it reaches one of ``functions``
+    only if it reached it, or one of the changed functions, before; None when that is not
+    known."""
     keys = {function.key for function in functions}
     found: set[str] = set()
-    for function in functions:
-        saved = previous.get(function.key)
+    todo, seen = list(keys), set(keys)
+    while todo:
+        key = todo.pop()
+        saved = previous.get(key)
         if saved is None or "runners" not in saved:
             return None
-        for unit, value in saved["deps"].items():
-            if unit not in keys and checksums.get(unit) != value:
-                return None
+        if key not in keys and saved.get("import_time"):
+            return None  # what it computed at import reaches tests that never ran it
         found.update(saved["runners"])
+        for unit, value in saved["deps"].items():
+            if unit not in seen and checksums.get(unit) != value:
+                seen.add(unit)  # an edited function's own tests, and what changed of theirs
+                todo.append(unit)
     return sorted(found)

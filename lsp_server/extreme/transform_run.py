@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from lsp_server.extreme import code_swap as swapping
+from lsp_server.extreme.doc_reads import doc_reads
 from lsp_server.extreme.worker_guard import kill_adopted
 from lsp_server.sandbox import EXITED, TIMEOUT
 
@@ -37,6 +38,9 @@ HUNG_EXIT = 124
 of the request): it exits at once, without running that test's teardown."""
 CPU_EXIT = 125
 """Exit status of a transformation's child that used up its tests' CPU budget."""
+IMPORT_HUNG_EXIT = 126
+"""Exit status of a pre-import worker's child whose import and collection of the project ran
+past their deadline (``pre_import``), before any test had one."""
 CPU_SLACK = 0.1
 """CPU seconds a child may use beyond its tests' budget (installing the transformation,
 the recorder, pytest's own work between tests)."""
@@ -88,12 +92,13 @@ def run_transformation(worker: WorkerPlugin, request: dict[str, Any]) -> dict[st
                 outcome = {"verdict": "error", "reason": f"{INCONCLUSIVE} ({outcome['reason']})"}
     reply: dict[str, Any] = {"op": "result", "id": request["id"], **outcome}
     if worker.run_log is not None:
-        reply["units"] = sorted(units | _at_import(worker, units))
+        docs = doc_reads(worker.root).units(units)  # read without a call (``doc_reads``)
+        reply["units"] = sorted(units | at_import(worker, units) | docs)
     reply["duration"] = time.perf_counter() - started
     return reply
 
 
-def _at_import(worker: WorkerPlugin, units: set[str]) -> set[str]:
+def at_import(worker: WorkerPlugin, units: set[str]) -> set[str]:
     """The functions that ran at import in the files whose code the run executed: what they
     computed then (a constant, a registry) reached the run though it never called them, and
     an edit of one changes it."""
@@ -137,6 +142,9 @@ def run_child(
         reply = {"verdict": "timeout", "reason": child.detail, "limit": True}
     elif child.status == EXITED and child.detail == f"exit status {HUNG_EXIT}":
         reply = {"verdict": "timeout", "reason": "a test ran past its deadline"}
+    elif child.status == EXITED and child.detail == f"exit status {IMPORT_HUNG_EXIT}":
+        reason = "the run ran past its deadline while importing the project"
+        reply = {"verdict": "timeout", "reason": reason}
     elif child.status == EXITED and child.detail == f"exit status {CPU_EXIT}":
         reason = "a test used more CPU time than its budget (busy without end)"
         reply = {"verdict": "timeout", "reason": reason, "conclusive": True}

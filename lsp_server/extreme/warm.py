@@ -3,8 +3,15 @@ its observation and its transformations, not a new Python, import and collection
 
 ``WarmPools.take`` hands out the pool of a project, started and brought up to date: edits
 that only change function bodies are followed in the live workers (``refresh``); any other
-change (a test file, a module's top level, functions added or removed, a signature) starts
-the pool afresh. ``give_back`` keeps it for the next analysis; ``close`` ends them all.
+change (a test file, a module's top level, functions added or removed, a signature, a
+function that ran at import) starts the pool afresh. ``give_back`` keeps it for the next
+analysis; ``close`` ends them all.
+
+Starting afresh begins from a spare: workers spawned when the pool was given back, that
+started Python and pytest (plugins, conftest files) and wait to collect; the restart pays
+for the import and the collection only. A spare whose session imported a project file
+(a conftest's imports) or read a configuration file written since it started holds older
+code: it is closed and the pool starts from nothing.
 """
 
 from __future__ import annotations
@@ -126,7 +133,9 @@ class WarmPools:
         self._lock = threading.Lock()
         self._pools: dict[PoolKey, tuple[WorkerPool, _Snapshot]] = {}
         self._pre_import: dict[PoolKey, WorkerPool] = {}
+        self._spares: dict[PoolKey, WorkerPool] = {}
         self.restarts = 0  # pools started afresh (for tests and the benchmark)
+        self.spares_used = 0  # of those, started from a spare (likewise)
         self.pre_import_starts = 0  # pre-import workers started afresh (likewise)
 
     def take_pre_import(
@@ -194,10 +203,41 @@ class WarmPools:
                 return pool
             pool.close()
         self.restarts += 1
-        pool = WorkerPool(root, size, python, pytest_args, collect_timeout)
+        pool = self._spare(key, job) or WorkerPool(root, size, python, pytest_args, collect_timeout)
         pool.snapshot = current
+        if pool.scoped:
+            pool.scope([])  # the spare's workers collect now (every test file)
         pool.start(job)
         return pool
+
+    def _spare(self, key: PoolKey, job: Job) -> WorkerPool | None:
+        """The spare pool of ``key`` waiting to collect; None when there is none, or when
+        its session may hold older code (see the module docstring)."""
+        with self._lock:
+            spare = self._spares.pop(key, None)
+        if spare is None:
+            return None
+        assert isinstance(spare.snapshot, dict)
+        imported = [_stamp(spare.root / rel) for rel in spare.waiting()]
+        written = any(s is None or s[0] >= spare.spawned_ns for s in imported)
+        if written or _session_stamps(spare.root, ()) != spare.snapshot or not spare.workers:
+            spare.close()
+            return None
+        self.spares_used += 1
+        return spare
+
+    def _keep_spare(self, pool: WorkerPool) -> None:
+        """Spawn a spare for the in-place ``pool``'s key unless it has one."""
+        key: PoolKey = (str(pool.root), pool.size, pool.python_arg, tuple(pool.pytest_args))
+        with self._lock:
+            if key in self._spares:
+                return
+            args = (pool.root, pool.size, pool.python_arg, pool.pytest_args, pool.collect_timeout)
+            spare = WorkerPool(*args, scoped=True)
+            spare.snapshot = _session_stamps(pool.root, ())  # before the session reads them
+            spare.spawned_ns = time.time_ns()
+            spare.spawn()
+            self._spares[key] = spare
 
     def _bring_up_to_date(
         self, root: Path, pool: WorkerPool, before: _Snapshot, current: _Snapshot
@@ -227,11 +267,12 @@ class WarmPools:
                 pool.close()
                 return
             self._pools[key] = (pool, snapshot)
+        self._keep_spare(pool)
 
     def close(self) -> None:
         with self._lock:
             pools = [pool for pool, _ in self._pools.values()]
-            pools += self._pre_import.values()
-            self._pools, self._pre_import = {}, {}
+            pools += [*self._pre_import.values(), *self._spares.values()]
+            self._pools, self._pre_import, self._spares = {}, {}, {}
         for pool in pools:
             pool.close()

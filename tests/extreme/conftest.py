@@ -2,10 +2,12 @@ from __future__ import annotations
 
 import sys
 import textwrap
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+
+from lsp_server.extreme.warm import WarmPools
 
 
 @pytest.fixture
@@ -19,6 +21,14 @@ def make_project(tmp_path: Path) -> Callable[[dict[str, str]], Path]:
         return root
 
     return make
+
+
+@pytest.fixture
+def warm_pools() -> Iterator[WarmPools]:
+    """Warm workers kept between a test's analyses (the server's), closed after it."""
+    pools = WarmPools()
+    yield pools
+    pools.close()
 
 
 REKS = [sys.executable, "-c", "import sys; from lsp_server.cli import main; sys.exit(main())"]

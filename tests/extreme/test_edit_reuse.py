@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from lsp_server.extreme.analysis import Analysis, Options, analyse
+from lsp_server.extreme.quick import saved_change
 from lsp_server.extreme.warm import WarmPools
 
 SOURCE = """\
@@ -223,6 +224,60 @@ def test_an_edited_function_alone_observes_only_its_detecting_tests(
         warm.close()
 
 
+REACHED_TESTS = (
+    "from m import base, early\n"
+    + "".join(f"\ndef test_through_{i}():\n    base({i})\n    early({i})\n" for i in range(6))
+    + "\ndef test_early():\n    assert base(0) < 5\n    assert early(2) == 4\n"
+    + "\ndef test_base():\n    assert base(1) == 2\n"
+)
+
+
+@pytest.mark.slow  # six analyses, ~8-20 s
+def test_a_function_whose_detections_reached_the_edit_is_not_observed_again(
+    make_project: Callable[[dict[str, str]], Path], warm_pools: WarmPools
+) -> None:
+    # Every transformation of early is detected by test_early, whose run calls base
+    # first: editing base re-analyses early too (``quick.reached_by``). Its detections
+    # stand when the detector still detects and passes on the edited code: none of its
+    # seven covering tests needs observing (a central function's hundreds).
+    root = make_project({"m.py": SOURCE, "test_m.py": REACHED_TESTS})
+    last = analyse(root, Options(jobs=1), warm=warm_pools)
+    assert {r[2] for r in _rows(last) if r[0] in ("base", "early")} == {"detected"}
+    for edited in ("y = 1 + x", "y = x + 9"):  # the second makes test_early fail
+        (root / "m.py").write_text(SOURCE.replace("y = x + 1", edited))
+        change = saved_change(last, "m.py")
+        assert change is not None and change.to_analyse == ["m.py::base", "m.py::early"]
+        only = analyse(root, Options(jobs=1, only=change.to_analyse), warm=warm_pools)
+        cold = analyse(root, Options(jobs=1, incremental=False))
+        early = [r for r in _rows(only) if r[0] == "early"]
+        assert early == [r for r in _rows(cold) if r[0] == "early"]
+        if edited == "y = 1 + x":
+            # The detectors of base's and early's transformations, no other test.
+            assert only.observed_tests == 2, only.observed_tests
+        else:  # no detection stands: early's tests observed, its verdicts undetected
+            assert {r[2] for r in early} == {"undetected"}
+        (root / "m.py").write_text(SOURCE)
+        last = analyse(root, Options(jobs=1), warm=warm_pools)
+
+
+@pytest.mark.slow  # three analyses, ~5-12 s
+def test_functions_edited_together_are_not_observed_again(
+    make_project: Callable[[dict[str, str]], Path], warm_pools: WarmPools
+) -> None:
+    # early's covering tests ran base, edited in the same save: more than early's
+    # own body changed, yet its detections stand once their detector passes.
+    root = make_project({"m.py": SOURCE, "test_m.py": REACHED_TESTS})
+    last = analyse(root, Options(jobs=1), warm=warm_pools)
+    edited = SOURCE.replace("y = x + 1", "y = 1 + x").replace("y = x * 2", "y = 2 * x")
+    (root / "m.py").write_text(edited)
+    change = saved_change(last, "m.py")
+    assert change is not None and change.changed == ["m.py::base", "m.py::early"]
+    only = analyse(root, Options(jobs=1, only=change.to_analyse), warm=warm_pools)
+    cold = analyse(root, Options(jobs=1, incremental=False, only=change.to_analyse))
+    assert _rows(only) == _rows(cold)
+    assert only.observed_tests == 2, only.observed_tests
+
+
 @pytest.mark.slow  # three analyses, ~5-12 s
 def test_an_edited_import_time_function_alone_observes_only_its_detecting_tests(
     make_project: Callable[[dict[str, str]], Path],
@@ -279,3 +334,72 @@ def test_fixing_the_edited_function_lets_its_failing_tests_detect(
     assert {r.verdict.value for r in first.results} == {"undetected"}
     assert {r.verdict.value for r in cold.results} == {"detected"}
     assert _rows(only) == _rows(cold)
+
+
+DOC_SOURCE = '''\
+def greet(name):
+    """Say hello."""
+    return "hello " + name
+
+
+def shout(text):
+    loud = text.upper()
+    return loud
+'''
+
+DOC_TESTS = """
+from m import greet, shout
+
+def test_shout():
+    # Reads greet's docstring without calling greet.
+    if "hidden" not in greet.__doc__:
+        assert shout("a") == "A"
+    else:
+        shout("a")
+"""
+
+
+@pytest.mark.slow  # four analyses, ~5-12 s
+def test_an_edited_docstring_a_test_read_reruns_the_verdicts_of_its_runs(
+    make_project: Callable[[dict[str, str]], Path],
+) -> None:
+    # After the edit test_shout checks nothing: shout's transformations are undetected,
+    # though no run ever executed greet, whose docstring alone changed.
+    root = make_project({"m.py": DOC_SOURCE, "test_m.py": DOC_TESTS})
+    last = analyse(root, Options(jobs=1))
+    assert "detected" in {r[2] for r in _rows(last) if r[0] == "shout"}
+    (root / "m.py").write_text(DOC_SOURCE.replace("Say hello.", "Say hello (hidden)."))
+    change = saved_change(last, "m.py")
+    assert change is not None and "m.py::shout" in change.to_analyse
+    quick = analyse(root, Options(jobs=1, only=change.to_analyse))
+    whole = analyse(root, Options(jobs=1))
+    cold = analyse(root, Options(jobs=1, incremental=False))
+    shout = [r for r in _rows(cold) if r[0] == "shout"]
+    assert {r[2] for r in shout} == {"undetected"}
+    assert [r for r in _rows(quick) if r[0] == "shout"] == shout
+    assert [r for r in _rows(whole) if r[0] == "shout"] == shout
+
+
+UNRELATED = "".join(f"\ndef test_unrelated_{i}():\n    assert len('abc') == 3\n" for i in range(5))
+
+
+@pytest.mark.slow  # three analyses, ~5-12 s
+def test_a_reached_function_observes_only_the_tests_that_ran_it_or_the_edit(
+    make_project: Callable[[dict[str, str]], Path],
+) -> None:
+    # ``return 0`` of early is undetected (0 >= 0): its re-analysis after base's edit
+    # needs every covering test, so they are observed; a test can cover it now only if it
+    # ran early or base before (nothing else changed), not the five unrelated ones.
+    tests = REACHED_TESTS.replace("assert early(2) == 4", "assert early(2) >= 0") + UNRELATED
+    root = make_project({"m.py": SOURCE, "test_m.py": tests})
+    last = analyse(root, Options(jobs=1))
+    assert "undetected" in {r[2] for r in _rows(last) if r[0] == "early"}
+    (root / "m.py").write_text(SOURCE.replace("y = x + 1", "y = 1 + x"))
+    change = saved_change(last, "m.py")
+    assert change is not None and change.to_analyse == ["m.py::base", "m.py::early"]
+    only = analyse(root, Options(jobs=1, only=change.to_analyse))
+    cold = analyse(root, Options(jobs=1, incremental=False, only=change.to_analyse))
+    assert _rows(only) == _rows(cold)
+    # The 8 tests that ran early or base (not the 13 collected), and base's detector
+    # once more on the edited code (``confirm_detections``).
+    assert only.observed_tests == 8 + 1, only.observed_tests

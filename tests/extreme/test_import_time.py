@@ -154,3 +154,23 @@ def test_on_disk_verdicts_are_kept_after_an_edit_their_runs_did_not_reach(
     assert [(r.transformation, r.verdict) for r in second.results] == [
         (r.transformation, r.verdict) for r in first.results
     ]
+
+
+@pytest.mark.slow  # three analyses, ~5-15 s
+def test_an_edit_of_what_ran_at_import_reaches_the_original_runs_that_read_it(
+    make_project: Callable[[dict[str, str]], Path],
+) -> None:
+    # test_accepts never calls exclude_keywords, but reads EXCLUDED, which it computed at
+    # import: after the edit the test fails without any transformation, so accepts has
+    # no verdict; its remembered detections must not be kept as if its tests were the same.
+    root = make_project(IMPORT_TIME_PROJECT)
+    first = analyse(root, Options(jobs=1, only=["accepts"]))
+    assert {r.verdict for r in first.results} == {Verdict.DETECTED}
+    sigs = root / "sigs.py"
+    sigs.write_text(sigs.read_text().replace('("key", "default")', '("default",)'))
+    again = analyse(root, Options(jobs=1, only=["accepts"]))
+    cold = analyse(root, Options(jobs=1, only=["accepts"], incremental=False))
+    assert [r.verdict for r in cold.results] == [Verdict.SKIPPED]
+    assert [(r.verdict, r.reason) for r in again.results] == [
+        (r.verdict, r.reason) for r in cold.results
+    ]

@@ -163,3 +163,29 @@ def test_an_edit_of_what_ran_at_import_reaches_the_runs_that_read_its_result(
     sigs.write_text(sigs.read_text().replace('("key", "default")', '("default",)'))
     change = saved_change(last, "sigs.py")
     assert change is not None and "sigs.py::accepts" in change.to_analyse
+
+
+@pytest.mark.slow  # three analyses and a hung import stopped twice at its deadline, ~10-20 s
+def test_a_hang_while_importing_in_the_quick_path_stops_at_the_collection_deadline(
+    make_project: Callable[[dict[str, str]], Path],
+) -> None:
+    # ``ready -> return False`` makes the module-level ``advance`` endless: the run before
+    # import hangs while its child imports the project, before any test has a deadline.
+    # It must stop at a deadline drawn from how long that collection takes on the edited
+    # code, not after the minute plus the timeout a plain run's collection is allowed
+    # (twice: a timeout counts when it repeats).
+    module = LOOP_MODULE + "\nAT_IMPORT = advance({'n': 0})\n"
+    test = "from m import advance\n\ndef test_advance():\n    assert advance({'n': 0}) == 3\n"
+    root = make_project({"m.py": module, "test_m.py": test})
+    warm = WarmPools()
+    try:
+        analyse(root, Options(jobs=1), warm=warm)
+        (root / "m.py").write_text(module.replace(">= 3", ">= 1 + 2"))
+        fresh = analyse(root, Options(jobs=1, only=["m.py::ready"]), warm=warm)
+    finally:
+        warm.close()
+    hung = [r for r in _rows(fresh, "ready") if r.transformation.body == "return False"]
+    assert hung and hung[0].verdict is Verdict.TIMEOUT, hung
+    assert BEFORE_IMPORT in hung[0].reason
+    assert "while importing" in hung[0].reason, hung[0].reason
+    assert fresh.elapsed < 60.0  # the old limit alone was 60 s plus the timeout

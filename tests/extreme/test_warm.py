@@ -181,3 +181,49 @@ def test_an_edited_docstring_is_followed_and_seen_by_the_tests(
     cold = analyse(root, Options(jobs=1, incremental=False))
     assert {r.verdict.value for r in cold.results} == {"undetected"}
     assert verdict_rows(second) == verdict_rows(cold)
+
+
+SPARE_SOURCE = """\
+def excluded():
+    names = ("key", "default")
+    return names
+
+
+EXCLUDED = excluded()
+
+
+def accepts(name):
+    ok = name not in EXCLUDED
+    return ok
+"""
+
+SPARE_TESTS = """\
+from m import accepts
+
+def test_accepts():
+    assert accepts("x")
+    assert not accepts("key")
+"""
+
+
+@pytest.mark.slow  # three analyses, ~6-15 s
+@pytest.mark.parametrize("conftest", ["", "import m\n"])
+def test_a_restart_starts_from_a_spare_unless_its_session_imported_an_edit(
+    make_project: Callable[[dict[str, str]], Path], conftest: str
+) -> None:
+    # An edit of ``excluded`` (it ran at import) cannot be followed: the pool restarts,
+    # from the spare spawned when it was given back (Python and pytest started). A spare
+    # whose conftest imported m before the edit holds the old EXCLUDED: it is not used.
+    files = {"m.py": SPARE_SOURCE, "test_m.py": SPARE_TESTS, "conftest.py": conftest}
+    root = make_project(files)
+    warm = WarmPools()
+    try:
+        analyse(root, Options(jobs=1), warm=warm)
+        (root / "m.py").write_text(SPARE_SOURCE.replace('("key", "default")', '("default",)'))
+        again = analyse(root, Options(jobs=1), warm=warm)
+        assert warm.restarts == 2
+        assert warm.spares_used == (0 if conftest else 1)
+    finally:
+        warm.close()
+    cold = analyse(root, Options(jobs=1, incremental=False))
+    assert verdict_rows(again) == verdict_rows(cold)

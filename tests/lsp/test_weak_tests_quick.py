@@ -12,6 +12,7 @@ from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient
 
 from lsp_server.lsp.features.weak_tests import COMMAND
+from tests.extreme.test_edit_reuse import DOC_SOURCE, DOC_TESTS
 from tests.support.lsp import SERVER_COMMAND, open_session
 
 CONFIG = ClientServerConfig(server_command=SERVER_COMMAND)
@@ -53,13 +54,19 @@ def test_half():
 EDITED = CALC.replace("str(x * 2)", "str(x * 2)[:0]")
 
 
+async def _project_session(client: LanguageClient, root: Path, files: dict[str, str]) -> None:
+    """A session over a new project at ``root`` with ``files``, one extreme worker."""
+    root.mkdir()
+    for name, text in files.items():
+        (root / name).write_text(text)
+    await open_session(client, root, options={"extreme": {"jobs": 1}})
+
+
 @pytest_lsp.fixture(config=CONFIG)
 async def calc_client(lsp_client: LanguageClient, tmp_path: Path):
-    root = tmp_path / "calc"
-    root.mkdir()
-    (root / "calc.py").write_text(CALC)
-    (root / "test_calc.py").write_text(CALC_TESTS)
-    await open_session(lsp_client, root, options={"extreme": {"jobs": 1}})
+    await _project_session(
+        lsp_client, tmp_path / "calc", {"calc.py": CALC, "test_calc.py": CALC_TESTS}
+    )
     yield
     await lsp_client.shutdown_session()
 
@@ -139,3 +146,36 @@ async def test_saving_a_test_that_checks_less_reanalyses_what_it_checked(
     message = await _log_saying(calc_client, "re-analysed")
     assert "whose transformed runs reached the edit" in message
     assert _codes(calc_client, source)["half"] == "pseudo-tested"
+
+
+# greet.py and its test: test_shout reads greet's docstring without calling greet.
+GREET = DOC_SOURCE
+GREET_TESTS = DOC_TESTS.replace("from m import", "from greet import")
+
+
+@pytest_lsp.fixture(config=CONFIG)
+async def greet_client(lsp_client: LanguageClient, tmp_path: Path):
+    files = {"greet.py": GREET, "test_greet.py": GREET_TESTS}
+    await _project_session(lsp_client, tmp_path / "greet", files)
+    yield
+    await lsp_client.shutdown_session()
+
+
+@pytest.mark.slow  # two analyses through the server, ~6-12 s
+async def test_saving_a_docstring_a_test_reads_reanalyses_what_that_test_checked(
+    greet_client: LanguageClient, tmp_path: Path
+) -> None:
+    source = tmp_path / "greet" / "greet.py"
+    await greet_client.workspace_execute_command_async(
+        types.ExecuteCommandParams(command=COMMAND, arguments=[])
+    )
+    assert _codes(greet_client, source)["shout"] == "partially-tested"
+
+    # No run executed greet; test_shout read its docstring, and now checks nothing.
+    source.write_text(GREET.replace("Say hello.", "Say hello (hidden)."))
+    greet_client.text_document_did_save(
+        types.DidSaveTextDocumentParams(text_document=types.TextDocumentIdentifier(source.as_uri()))
+    )
+    message = await _log_saying(greet_client, "re-analysed")
+    assert "whose transformed runs reached the edit" in message
+    assert _codes(greet_client, source)["shout"] == "pseudo-tested"
