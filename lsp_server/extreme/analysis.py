@@ -18,7 +18,7 @@ from typing import Any
 
 from lsp_server.extreme.collection_scope import ignoring, out_of_reach
 from lsp_server.extreme.constants import bodies_for_kinds
-from lsp_server.extreme.discover import FunctionInfo, discover, source_files
+from lsp_server.extreme.discover import FunctionInfo, config_patterns, discover, source_files
 from lsp_server.extreme.disk_check import IMPORT_TIME, check_on_disk, spawn_pre_import
 from lsp_server.extreme.import_time_edit import edited_at_import, run_before_import
 from lsp_server.extreme.model import Transformation, TransformationResult, Verdict
@@ -52,7 +52,6 @@ from lsp_server.extreme.state import (
 from lsp_server.extreme.test_order import detection_order
 from lsp_server.extreme.warm import WarmPools, lent
 from lsp_server.jobs import Job
-from lsp_server.project import load_config
 
 ANY_BODY = "(any)"
 """``Transformation.body`` of a row that stands for a whole skipped function."""
@@ -103,11 +102,6 @@ class Analysis:
             t = result.transformation
             out.setdefault(f"{t.path}::{t.function}", []).append(result)
         return out
-
-
-def config_patterns(root: Path) -> list[str]:
-    """``[tool.reks.extreme] exclude = [...]`` from the project's pyproject.toml."""
-    return load_config(root).strings("extreme", "exclude")
 
 
 def _skipped(function: FunctionInfo, reason: str) -> TransformationResult:

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from lsp_server.extreme.constants import EMPTY_GENERATOR, bodies_from_annotation
+from lsp_server.project import load_config
 from lsp_server.project.files import is_test_path, walk_files
 from lsp_server.project.text import parse_python
 from lsp_server.rts.units import FileUnits, SourceError, cached_source_units, tokenize_decode
@@ -375,3 +376,8 @@ def _is_setter(stmt: ast.stmt, self_name: str | None, params: set[str]) -> bool:
         stmt.value, ast.Constant
     )
     return _is_attribute_of(stmt.targets[0], self_name) and value_ok
+
+
+def config_patterns(root: Path) -> list[str]:
+    """``[tool.reks.extreme] exclude = [...]`` from the project's pyproject.toml."""
+    return load_config(root).strings("extreme", "exclude")

@@ -22,8 +22,8 @@ import dataclasses
 from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass, field
 
-from lsp_server.extreme.analysis import Analysis, config_patterns
-from lsp_server.extreme.discover import FunctionInfo, discover
+from lsp_server.extreme.analysis import Analysis
+from lsp_server.extreme.discover import FunctionInfo, config_patterns, discover
 from lsp_server.extreme.model import TransformationResult, Verdict
 from lsp_server.extreme.state import Checksums, file_units, run_deps
 
