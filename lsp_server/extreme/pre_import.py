@@ -32,8 +32,9 @@ from typing import Any
 import pytest
 
 from lsp_server.extreme.on_disk import RewriteError, rewrite_body
-from lsp_server.extreme.pytest_worker import WorkerPlugin, main, project_files
+from lsp_server.extreme.pytest_worker import WorkerPlugin, main
 from lsp_server.extreme.transform_run import IMPORT_HUNG_EXIT, run_child
+from lsp_server.project.files import imported_project_files
 
 IMPORT_BASE = 2.0
 """Seconds a run's import and collection may take beyond ``IMPORT_SCALE`` times what they
@@ -123,7 +124,7 @@ class PreImportPlugin(WorkerPlugin):
         self.run_log.prewarm()
         gc.collect()
         gc.freeze()
-        preloaded = project_files(self.root)
+        preloaded = imported_project_files(self.root)
         self.send({"op": "ready", "pid": os.getpid(), "tests": 0, "preloaded": preloaded})
         self.serve()
         if self.is_sibling:

@@ -37,6 +37,7 @@ from lsp_server.extreme.transform_run import (
     stopping_the_run,
 )
 from lsp_server.extreme.worker_guard import Alarm, children, kill_adopted, set_subreaper
+from lsp_server.project.files import imported_project_files
 from lsp_server.rts.setup_clock import SetupClock
 from lsp_server.rts.units import MODULE
 from lsp_server.sandbox import (
@@ -56,17 +57,6 @@ def _short_failure(*args: object, **kwargs: object) -> str:
     # Rendering a failure report (source, locals, reprs) dominated the cost of a detected
     # transformation; only the fact that a test failed matters here.
     return "failed"
-
-
-def project_files(root: str) -> list[str]:
-    """The project's files (relative to ``root``) this process has imported."""
-    prefix = root + os.sep
-    found = set()
-    for module in list(sys.modules.values()):
-        name = getattr(module, "__file__", None)
-        if isinstance(name, str) and (real := os.path.realpath(name)).startswith(prefix):
-            found.add(real[len(prefix) :].replace(os.sep, "/"))
-    return sorted(found)
 
 
 class WorkerPlugin:
@@ -104,7 +94,7 @@ class WorkerPlugin:
         if os.environ.pop(SCOPE_VARIABLE, ""):
             # What the session imported of the project before it waits (a conftest's
             # imports): a spare pool (``warm``) whose such files changed is not used.
-            self.send({"op": "waiting", "imported": project_files(self.root)})
+            self.send({"op": "waiting", "imported": imported_project_files(self.root)})
             try:
                 ignored = [*ignored, *self.channel.receive()["ignore"]]
             except ChannelClosed:

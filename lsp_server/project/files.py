@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -160,3 +161,14 @@ class ProjectPaths:
     def is_python_file(self, filename: str) -> bool:
         """Is ``filename`` (a code object's) one of the project's Python files?"""
         return self.python_rel(filename) is not None
+
+
+def imported_project_files(root: str) -> list[str]:
+    """The files under ``root`` (relative to it) this process has imported as modules."""
+    prefix = root + os.sep
+    found = set()
+    for module in list(sys.modules.values()):
+        name = getattr(module, "__file__", None)
+        if isinstance(name, str) and (real := os.path.realpath(name)).startswith(prefix):
+            found.add(real[len(prefix) :].replace(os.sep, "/"))
+    return sorted(found)
