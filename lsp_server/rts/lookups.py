@@ -59,6 +59,13 @@ _BY_NAME = frozenset(["getattr", "hasattr", "setattr", "delattr"])
 DOC_READS = frozenset(["__doc__", "getdoc", "help", "pydoc"])
 """Names whose reading means "sees a function's docstring" (its ``.<doc>`` unit)."""
 
+ANNOTATION_READS = frozenset(
+    ["__annotations__", "__annotate__", "get_type_hints", "get_annotations"]
+)
+"""Names whose reading means "sees a class's annotations": every annotated attribute of the
+class, each a member unit of its own (``rts.future``), so such a read counts as a lookup of
+any attribute (``ATTRIBUTE_LOOKUP``; a function's annotations are its header's)."""
+
 BODY_READS = frozenset(
     [
         "__code__",
