@@ -76,12 +76,21 @@ BODY_READS = frozenset(
         "getblock",
         "getcomments",
         "dis",
+        # A signature's default values are the body's (``rts.units``): what else of a
+        # signature those show (names, kinds, annotations) is the header's, seen anyway.
+        "__defaults__",
+        "__kwdefaults__",
+        "signature",
+        "from_callable",
+        "__signature__",
+        "getfullargspec",
+        "getargspec",
+        "getcallargs",
     ]
 )
 """Names whose reading means "sees a function's code" (its body unit, and its docstring:
-source text holds both). A
-signature (``inspect.signature``, ``__defaults__``, ``__annotations__``) is the header's
-alone."""
+source text holds both), or its default values (in its body unit too). The rest of a
+signature (names, kinds, annotations) is the header's."""
 
 
 def _constant_name_calls(node: ast.AST) -> set[int]:

@@ -289,7 +289,8 @@ def source_units(path: str, source: str) -> FileUnits:
     for span in spans:
         children.setdefault(span.parent, []).append(span)
     result = FileUnits(path=path, definitions=spans, imports=imports, dynamic=dynamic)
-    end = (len(source.splitlines()) + 2, 0)
+    lines = source.splitlines()
+    end = (len(lines) + 2, 0)
     layout = module_layout(tree)
     future = future_marks(tree, spans, layout.bindings)
     result.checksums[MODULE] = digest(
@@ -310,8 +311,11 @@ def source_units(path: str, source: str) -> FileUnits:
         variants.setdefault(span.name, []).extend(body)
         docstring = text.without(span.body_start, code_start, ())
         variants.setdefault(doc_name(span.name), []).extend(docstring)
-        header = text.without((span.first_line, 0), span.body_start, ())
+        defaults = _default_holes(span, lines)
+        header = text.without((span.first_line, 0), span.body_start, defaults)
         variants.setdefault(header_name(span.name), []).extend(header)
+        for start, stop, _ in defaults:
+            variants[span.name] += ["<default>", *text.without(start, stop, ())]
         result.spans.setdefault(span.name, span)
     _add_bindings(result, layout, text, children.get(None, ()), variants)
     result.call_sites = layout.call_sites
@@ -327,6 +331,18 @@ def source_units(path: str, source: str) -> FileUnits:
             if alias not in result.spans:
                 result.checksums[alias] = result.checksums[binding.names[0]]
     return result
+
+
+def _default_holes(span: UnitSpan, lines: list[str]) -> list[tuple[Pos, Pos, str]]:
+    """The default values of a ``def`` as holes of its header, each leaving a marker: which
+    parameters have one decides which calls bind (a call that does not bind runs no body),
+    their values only what the body does, so they go into the body unit. None where a
+    line of the header is not ASCII (the tree's columns count bytes, the tokens'
+    characters)."""
+    header_lines = lines[span.first_line - 1 : span.body_start[0]]
+    if not span.defaults or not all(line.isascii() for line in header_lines):
+        return []
+    return [(start, stop, "<default>") for start, stop in span.defaults]
 
 
 def _residue_holes(
