@@ -49,6 +49,7 @@ import xxhash
 from lsp_server.project.text import parse_python
 from lsp_server.rts.bindings import ModuleLayout, module_layout
 from lsp_server.rts.class_members import class_texts
+from lsp_server.rts.from_imports import top_level_names
 from lsp_server.rts.future import future_marks
 from lsp_server.rts.lookups import DYNAMIC_NAMES, bindings_taken, import_origins
 from lsp_server.rts.purity import nested_statements as nested_statements
@@ -209,6 +210,11 @@ class FileUnits:
     spelled anywhere in it, comments included: false alarms only cost precision)."""
     attribute_names: frozenset[str] = frozenset()
     """Every identifier the source spells after a dot (``x.attr``), over-approximated."""
+    from_imports: dict[str, tuple[str, int, str]] = field(default_factory=dict)
+    """A name a top-level ``from`` import binds as a unit of its own (``rts.from_imports``)
+    -> (module, leading dots, imported name)."""
+    top_names: frozenset[str] = frozenset()
+    """Names every run of the module binds at its top level (``from_imports``)."""
 
     def own_globals(self, names: Iterable[str]) -> frozenset[str]:
         """Of ``names`` read by this module's statements, those read only as its globals
@@ -318,8 +324,11 @@ def source_units(path: str, source: str) -> FileUnits:
             variants[span.name] += ["<default>", *text.without(start, stop, ())]
         result.spans.setdefault(span.name, span)
     _add_bindings(result, layout, text, children.get(None, ()), variants)
+    _add_from_imports(result, layout, variants)
+    result.top_names = top_level_names(tree)
     result.call_sites = layout.call_sites
-    result.import_units = frozenset(n for b in layout.bindings if b.is_import for n in b.names)
+    imported = (n for b in layout.bindings if b.is_import for n in b.names)
+    result.import_units = frozenset(imported).union(result.from_imports)
     result.import_origins, result.taken = import_origins(tree), bindings_taken(tree)
     future.mark(variants, result.spans.keys(), HEADER, DOC)
     result.open_namespace = _OPEN_NAMESPACE.search(source) is not None
@@ -351,6 +360,7 @@ def _residue_holes(
     """What the module unit leaves out: binding statements whole (without a trace, so that a
     new function changes nothing) and the bodies of the other top-level functions."""
     holes = [(b.start, b.end, "") for b in layout.bindings]
+    holes += [(*fi.hole, "<names>") for fi in layout.from_imports]
     ranges = [(b.start[0], b.end[0]) for b in layout.bindings]
     for span in top_functions:
         if not any(first <= span.first_line <= last for first, last in ranges):
@@ -408,6 +418,21 @@ def _add_bindings(
             if header_name(span.name) not in units:
                 units.append(header_name(span.name))
     result.residue_refs = layout.residue_refs
+
+
+def _add_from_imports(
+    result: FileUnits, layout: ModuleLayout, variants: dict[str, list[str]]
+) -> None:
+    """A unit per name a residue ``from`` import binds: which module and name it takes."""
+    for fi in layout.from_imports:
+        module = "." * fi.level + fi.module
+        for local, imported in fi.names:
+            variants.setdefault(local, []).extend(["<from>", module, imported])
+            result.refs[local] = result.refs.get(local, frozenset()) | {imported}
+            units = result.bound.setdefault(local, [])
+            if local not in units:
+                units.append(local)
+            result.from_imports[local] = (fi.module, fi.level, imported)
 
 
 @functools.lru_cache(maxsize=256)
