@@ -40,6 +40,7 @@ from lsp_server.rts.class_members import (
     class_members,
     def_is_pure,
     is_plain,
+    loose_methods,
 )
 from lsp_server.rts.from_imports import FromImport, from_import
 from lsp_server.rts.import_digest import raising_digest
@@ -168,6 +169,9 @@ class ModuleLayout:
     names of its callees ("" for no name) and the names it reads (``rts.lookups``)."""
     from_imports: list[FromImport] = field(default_factory=list)
     """The residue's ``from`` imports whose names are units of their own."""
+    loose: list[Member] = field(default_factory=list)
+    """The methods of the residue's classes that are units of their own
+    (``class_members.loose_methods``)."""
 
 
 def _def_is_binding(node: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
@@ -361,6 +365,8 @@ def module_layout(tree: ast.Module) -> ModuleLayout:
             if id(stmt) in imports:
                 layout.from_imports.append(imports[id(stmt)])
                 before.update(local for local, _ in imports[id(stmt)].names)
+            elif isinstance(stmt, ast.ClassDef):
+                layout.loose.extend(loose_methods(stmt, plain_classes))
             continue
         layout.bindings.append(binding)
         for name in binding.names:

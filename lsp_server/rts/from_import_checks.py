@@ -17,7 +17,7 @@ from collections.abc import Iterable
 
 from lsp_server.rts.imports import ImportResolver
 from lsp_server.rts.snapshots import FileStates
-from lsp_server.rts.units import MODULE, FileUnits, Unit
+from lsp_server.rts.units import IMPORTED, MODULE, FileUnits, Unit
 
 
 def unproven(
@@ -50,14 +50,14 @@ def _found(
 
 
 def _may_be_submodule(unit: Unit, file_units: FileUnits, resolver: ImportResolver) -> bool:
-    """Whether the top-level name ``unit`` binds may have been a submodule of a module
-    the file imports names from: a package holding one so named, or a module that is
-    no project file."""
-    if "." in unit.name or unit.name == MODULE:
-        return False  # no top-level name: a class member, a header, a docstring
+    """Whether the name of ``unit`` (once a ``from`` import's) may have been a submodule of
+    a module the file imports names from: a package holding one so named, or a module
+    that is no project file."""
+    if not unit.name.startswith(IMPORTED):
+        return False
     sources = {(module, level) for module, level, _ in file_units.from_imports.values()}
     for module, level in sources:
         target = resolver.module_file(unit.path, module, level)
-        if target is None or resolver.has_submodule(target, unit.name):
+        if target is None or resolver.has_submodule(target, unit.name.removeprefix(IMPORTED)):
             return True
     return False

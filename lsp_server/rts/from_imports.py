@@ -4,7 +4,8 @@ own (``rts.units``), and when a change of that list can be left to the readers o
 The statement does two things. It imports the module (and its packages): that stays in the
 module unit, the list of names left out (``<names>``). And it binds each name, found as an
 attribute of the module, or else by importing a submodule so named, or else raising
-``ImportError``: each name is a unit (``a``; it reads the imported name), so adding one
+``ImportError``: each name is a unit (``<import>.a``: ``units.IMPORTED``; it reads the
+imported name), so adding one
 selects the tests that read it, as a new ``def`` does. Its other two outcomes concern every
 importer: ``rts.from_import_checks`` tells at selection when they cannot be ruled out.
 """

@@ -81,6 +81,11 @@ DOC = ".<doc>"
 """Suffix of a function's docstring unit: ``C.m.<doc>`` is the docstring of ``C.m``."""
 
 
+IMPORTED = "<import>."
+"""Prefix of the unit of a name a ``from`` import binds (``rts.from_imports``):
+``<import>.f``, apart from a function ``f`` defined in the same file."""
+
+
 def module_read(name: str, path: str) -> str:
     """The ``NAMES`` unit name of ``name`` read as a global of module ``path`` (only a
     binding there, or in a module it takes names from wholesale, can change what it finds)."""
@@ -211,10 +216,13 @@ class FileUnits:
     attribute_names: frozenset[str] = frozenset()
     """Every identifier the source spells after a dot (``x.attr``), over-approximated."""
     from_imports: dict[str, tuple[str, int, str]] = field(default_factory=dict)
-    """A name a top-level ``from`` import binds as a unit of its own (``rts.from_imports``)
-    -> (module, leading dots, imported name)."""
+    """The unit (``IMPORTED`` + name) of a name a top-level ``from`` import binds
+    (``rts.from_imports``) -> (module, leading dots, imported name)."""
     top_names: frozenset[str] = frozenset()
     """Names every run of the module binds at its top level (``from_imports``)."""
+    loose: frozenset[str] = frozenset()
+    """The header units of the methods of classes in the module unit that are units of
+    their own (``class_members.loose_methods``)."""
 
     def own_globals(self, names: Iterable[str]) -> frozenset[str]:
         """Of ``names`` read by this module's statements, those read only as its globals
@@ -360,8 +368,10 @@ def _residue_holes(
     """What the module unit leaves out: binding statements whole (without a trace, so that a
     new function changes nothing) and the bodies of the other top-level functions."""
     holes = [(b.start, b.end, "") for b in layout.bindings]
+    holes += [(m.start, m.end, "".join(m.markers)) for m in layout.loose]
     holes += [(*fi.hole, "<names>") for fi in layout.from_imports]
     ranges = [(b.start[0], b.end[0]) for b in layout.bindings]
+    ranges += [(m.start[0], m.end[0]) for m in layout.loose]
     for span in top_functions:
         if not any(first <= span.first_line <= last for first, last in ranges):
             holes.append((span.body_start, span.body_end, "<body>"))
@@ -423,16 +433,23 @@ def _add_bindings(
 def _add_from_imports(
     result: FileUnits, layout: ModuleLayout, variants: dict[str, list[str]]
 ) -> None:
-    """A unit per name a residue ``from`` import binds: which module and name it takes."""
+    """A unit per name a residue ``from`` import binds: which module and name it takes;
+    the names and refs of the residue classes' methods that are units of their own."""
     for fi in layout.from_imports:
         module = "." * fi.level + fi.module
         for local, imported in fi.names:
-            variants.setdefault(local, []).extend(["<from>", module, imported])
-            result.refs[local] = result.refs.get(local, frozenset()) | {imported}
+            unit = IMPORTED + local
+            variants.setdefault(unit, []).extend(["<from>", module, imported])
+            result.refs[unit] = result.refs.get(unit, frozenset()) | {imported}
             units = result.bound.setdefault(local, [])
-            if local not in units:
-                units.append(local)
-            result.from_imports[local] = (fi.module, fi.level, imported)
+            if unit not in units:
+                units.append(unit)
+            result.from_imports[unit] = (fi.module, fi.level, imported)
+    for member in layout.loose:
+        unit = header_name(member.names[0])
+        result.refs[unit] = member.refs
+        result.bound.setdefault(member.names[0].rpartition(".")[2], []).append(unit)
+    result.loose = frozenset(header_name(m.names[0]) for m in layout.loose)
 
 
 @functools.lru_cache(maxsize=256)
