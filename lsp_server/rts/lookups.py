@@ -80,7 +80,6 @@ BODY_READS = frozenset(
         # signature those show (names, kinds, annotations) is the header's, seen anyway.
         "__defaults__",
         "__kwdefaults__",
-        "signature",
         "from_callable",
         "__signature__",
         "getfullargspec",
@@ -91,6 +90,11 @@ BODY_READS = frozenset(
 """Names whose reading means "sees a function's code" (its body unit, and its docstring:
 source text holds both), or its default values (in its body unit too). The rest of a
 signature (names, kinds, annotations) is the header's."""
+
+INSPECT_SIGNATURES = frozenset(["signature", "Signature"])
+"""``inspect.signature``: a read of ``__signature__`` (``BODY_READS``) when code loads it as
+a global or as an attribute of ``inspect`` (``rts.reads``); an attribute or a string of
+that name alone is as often a token's signature (pyjwt's)."""
 
 
 def _constant_name_calls(node: ast.AST) -> set[int]:

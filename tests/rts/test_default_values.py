@@ -34,6 +34,7 @@ def project(pytester: pytest.Pytester) -> pytest.Pytester:
         "test_codec.py",
         """
         import inspect
+        from inspect import signature
 
         import pytest
 
@@ -61,6 +62,15 @@ def project(pytester: pytest.Pytester) -> pytest.Pytester:
             assert inspect.signature(decode).parameters["separator"].default
 
 
+        def test_signature_global():
+            assert signature(Codec.encode).parameters
+
+
+        def test_token_signature():
+            token = {"signature": b"s"}
+            assert token["signature"] and Codec().encode
+
+
         def test_decode():
             assert decode("a:b") == "b"
 
@@ -70,7 +80,7 @@ def project(pytester: pytest.Pytester) -> pytest.Pytester:
                 decode()
         """,
     )
-    assert len(run(pytester)) == 7
+    assert len(run(pytester)) == 9
     return pytester
 
 
@@ -80,8 +90,9 @@ def test_a_changed_default_selects_the_tests_that_ran_the_body_or_read_signature
     edit(project, "codec.py", 'algorithm="HS256"', "algorithm=None")
     edit(project, "codec.py", "return algorithm +", 'return (algorithm or "HS256") +')
     # test_bad_call never ran the body (the call did not bind); test_str_encode read an
-    # attribute named ``encode``: neither sees the default.
-    assert run(project) == {"test_encode", "test_defaults"}
+    # attribute named ``encode``, test_token_signature one named ``signature`` (a token's):
+    # none of them sees the default.
+    assert run(project) == {"test_encode", "test_defaults", "test_signature_global"}
     edit(project, "codec.py", 'separator=":"', 'separator=":" ""')
     # test_defaults reads defaults, of ``Codec.encode`` only.
     assert run(project) == {"test_decode", "test_signature"}
@@ -92,4 +103,5 @@ def test_a_default_added_selects_every_test_that_refers_to_the_function(
 ) -> None:
     edit(project, "codec.py", "encode(self, data,", 'encode(self, data="",')
     # ``Codec().encode()`` binds now: the test that expected a TypeError sees it.
-    assert run(project) == {"test_encode", "test_str_encode", "test_bad_call", "test_defaults"}
+    readers = {"test_str_encode", "test_bad_call", "test_defaults", "test_token_signature"}
+    assert run(project) == {"test_encode", "test_signature_global", *readers}
