@@ -107,6 +107,9 @@ class _Unexplained:
 
     gone: dict[Unit, str] = field(default_factory=dict)
     new: dict[Unit, str] = field(default_factory=dict)
+    imports: set[Unit] = field(default_factory=set)
+    """Import units among them: left unpaired (no rename maps them), one was dropped or
+    added, as organize imports does, and no code went anywhere."""
 
     def pair(self, prov: Provenance, origin: Origin, old: Unit, new: Unit) -> None:
         prov.add(origin, old, new)
@@ -215,19 +218,18 @@ def _compare_in_place(
         src_sums = src.checksums if src is not None else {}
         dst_sums = dst.checksums if dst is not None else {}
         for name, checksum in src_sums.items():
-            if name not in dst_sums and src is not None and name in src.import_units:
-                # An import dropped, as organize imports does: no code went anywhere.
-                prov.add(Origin.REMOVED, Unit(path, name), None)
-            elif name not in dst_sums:
+            if name not in dst_sums:
                 left.gone[Unit(path, name)] = checksum
+                if src is not None and name in src.import_units:
+                    left.imports.add(Unit(path, name))
             elif dst_sums[name] != checksum:
                 unit = Unit(path, name)
                 prov.add(Origin.MODIFIED, unit, unit)
         for name, checksum in dst_sums.items():
-            if name not in src_sums and dst is not None and name in dst.import_units:
-                prov.add(Origin.CREATED, None, Unit(path, name))
-            elif name not in src_sums:
+            if name not in src_sums:
                 left.new[Unit(path, name)] = checksum
+                if dst is not None and name in dst.import_units:
+                    left.imports.add(Unit(path, name))
 
 
 def _pair_renamed_units(
@@ -243,9 +245,9 @@ def _pair_renamed_units(
 def _pair_moved_units(prov: Provenance, left: _Unexplained) -> None:
     """An old unit reappearing under the same name in exactly one place MOVED there."""
     by_name: dict[str, list[Unit]] = {}
-    for unit in sorted(left.new):
+    for unit in sorted(left.new.keys() - left.imports):
         by_name.setdefault(unit.name, []).append(unit)
-    for unit in sorted(left.gone):
+    for unit in sorted(left.gone.keys() - left.imports):  # an import carries no code
         candidates = [u for u in by_name.get(unit.name, []) if u in left.new]
         if len(candidates) == 1:
             left.pair(prov, Origin.MOVED, unit, candidates[0])
@@ -255,7 +257,9 @@ def _settle_leftovers(prov: Provenance, hints: Hints, left: _Unexplained) -> Non
     """New units are derived from the hinted sources, else created; the rest is removed.
     Whatever the kind does not account for makes the provenance inexact."""
     for unit in sorted(left.new):
-        if hints.derived_from:
+        if unit in left.imports:
+            prov.add(Origin.CREATED, None, unit)
+        elif hints.derived_from:
             prov.add(hints.derived_origin, hints.derived_from[0], unit, *hints.derived_from)
         else:
             prov.add(Origin.CREATED, None, unit)
@@ -263,5 +267,5 @@ def _settle_leftovers(prov: Provenance, hints: Hints, left: _Unexplained) -> Non
                 prov.exact = False
     for unit in sorted(left.gone):
         prov.add(Origin.REMOVED, unit, None)
-        if not hints.removes:
+        if not hints.removes and unit not in left.imports:
             prov.exact = False

@@ -322,7 +322,7 @@ class BindingReads:
                     prefix is None
                     or u.name in file_units.classes
                     or (
-                        file_units.class_of(u) is not None
+                        (file_units.class_of(u) is not None or u.name in file_units.loose)
                         and binds_prefixed_attribute(u.name, prefix)
                     )
                 )

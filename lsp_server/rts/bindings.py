@@ -40,7 +40,9 @@ from lsp_server.rts.class_members import (
     class_members,
     def_is_pure,
     is_plain,
+    loose_methods,
 )
+from lsp_server.rts.from_imports import FromImport, from_import
 from lsp_server.rts.import_digest import raising_digest
 from lsp_server.rts.import_raise import Scope
 from lsp_server.rts.lookups import call_roots
@@ -165,6 +167,11 @@ class ModuleLayout:
     call_sites: list[tuple[frozenset[str], frozenset[str]]] = field(default_factory=list)
     """Each residue statement that calls something the module does not define: the first
     names of its callees ("" for no name) and the names it reads (``rts.lookups``)."""
+    from_imports: list[FromImport] = field(default_factory=list)
+    """The residue's ``from`` imports whose names are units of their own."""
+    loose: list[Member] = field(default_factory=list)
+    """The methods of the residue's classes that are units of their own
+    (``class_members.loose_methods``)."""
 
 
 def _def_is_binding(node: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
@@ -331,7 +338,9 @@ def module_layout(tree: ast.Module) -> ModuleLayout:
         binding = _binding(stmt, plain_classes, makers, forms)
         forms.after(stmt, binding is not None and binding.own_doc)
         found.append((stmt, binding))
+    imports = {id(s): fi for s, b in found if b is None and (fi := from_import(s)) is not None}
     bound = {name for _, b in found if b is not None for name in b.names}
+    bound.update(local for fi in imports.values() for local, _ in fi.names)
     defined = {s.name for s in tree.body if isinstance(s, _DEFINITIONS)}
     before: set[str] = set()
     residue_refs: set[str] = set()
@@ -353,6 +362,11 @@ def module_layout(tree: ast.Module) -> ModuleLayout:
                 handed = {stmt.name} if isinstance(stmt, _DEFINITIONS) else set()
                 layout.call_sites.append((frozenset(roots), frozenset(reads | handed)))
             layout.markers.setdefault("", []).extend(_order_markers(reads, before, bound))
+            if id(stmt) in imports:
+                layout.from_imports.append(imports[id(stmt)])
+                before.update(local for local, _ in imports[id(stmt)].names)
+            elif isinstance(stmt, ast.ClassDef):
+                layout.loose.extend(loose_methods(stmt, plain_classes))
             continue
         layout.bindings.append(binding)
         for name in binding.names:

@@ -167,6 +167,39 @@ def is_plain(node: ast.ClassDef, plain_classes: set[str]) -> bool:
     )
 
 
+_NAMESPACE_READS = frozenset(["locals", "vars", "globals", "exec", "eval", "_getframe"])
+
+
+def loose_methods(node: ast.ClassDef, plain_classes: set[str]) -> tuple[Member, ...]:
+    """Of a plain class that is no binding (a statement of its body has effects or cannot
+    be judged: a decorator imported from elsewhere), the methods that only build, as
+    members of their own (``C.m``): defining one binds a name in the class namespace and
+    does nothing else, and no hook sees that namespace whole (no decorator, metaclass or
+    library base; no statement of the body reads it by string). The rest of the class stays
+    in the module unit, and a statement there reading a method's name reads its unit; a
+    method whose name the class body reads leaves a marker there (``markers``), as the
+    order of the two decides what the reader finds."""
+    if not is_plain(node, plain_classes) or not _NAMESPACE_READS.isdisjoint(
+        import_time_names(node)
+    ):
+        return ()
+    loose = [
+        stmt
+        for stmt in node.body
+        if isinstance(stmt, _Def) and not _dunder(stmt.name) and def_is_pure(stmt)
+    ]
+    read = set().union(*map(import_time_names, node.body))
+    members = []
+    for stmt in loose:
+        first = min([stmt.lineno, *(d.lineno for d in stmt.decorator_list)])
+        end = (stmt.end_lineno or stmt.lineno, stmt.end_col_offset or 0)
+        refs = frozenset(import_time_names(stmt))
+        marker = (f"<def:{stmt.name}>",) if stmt.name in read else ()
+        name = (f"{node.name}.{stmt.name}",)
+        members.append(Member(name, (first, stmt.col_offset), end, refs, marker, True))
+    return tuple(members)
+
+
 def _dunder(name: str) -> bool:
     return name.startswith("__") and name.endswith("__")
 

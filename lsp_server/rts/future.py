@@ -11,8 +11,11 @@ or removing one changes exactly those units:
   ``__annotations__``), the body of a function defining one, the top-level binding holding
   an annotated assignment (module and class scope evaluate them; with a class, its members
   and aliases), and the module part when such a ``def`` or assignment is in a top-level
-  statement that is no binding. A function's own annotated locals are never evaluated
-  (conservatively, they mark its body).
+  statement that is no binding. An annotated assignment that is a class member of its own
+  (``rts.class_members``) marks that member alone: the class's other users never see its
+  annotation (its readers read every member: ``lookups.ANNOTATION_READS``), and adding the
+  class's first one must not change the class unit. A function's own annotated locals are
+  never evaluated (conservatively, they mark its body).
 * any other feature that is not a known no-op, or any feature in a file that spells
   ``exec``, ``eval`` or ``compile`` (they compile with their caller's features): every unit
   of the file.
@@ -62,6 +65,8 @@ class FutureMarks:
     """Function units whose header (``f.<def>``) is marked."""
     bodies: set[str] = field(default_factory=set)
     """Function units whose body is marked."""
+    members: set[str] = field(default_factory=set)
+    """Class member units (``C.x``) marked on their own."""
 
     def marks(self, unit_name: str, header: bool, body: bool, docstring: bool) -> bool:
         """Whether the unit named ``unit_name`` (a function's header, body or docstring
@@ -76,7 +81,7 @@ class FutureMarks:
             return unit_name in self.bodies
         if unit_name == "<module>":
             return self.residue
-        return unit_name.split(".", 1)[0] in self.bindings
+        return unit_name in self.members or unit_name.split(".", 1)[0] in self.bindings
 
     def mark(
         self,
@@ -120,7 +125,9 @@ def future_marks(
     spans = list(spans)
     parents = {span.name: span.parent for span in spans}
     by_def_line = {span.def_line: span for span in spans}
+    bindings = list(bindings)
     binding_at = {b.start[0]: b.names for b in bindings}
+    member_at = {m.start: m.names for b in bindings for m in b.members if not m.is_def}
     for stmt in tree.body:
         first = min([stmt.lineno, *(d.lineno for d in getattr(stmt, "decorator_list", ()))])
         names = binding_at.get(first)
@@ -142,6 +149,8 @@ def future_marks(
                     marks.bodies.add(owner.name)
                 elif names is None:
                     marks.residue = True
+                elif (node.lineno, node.col_offset) in member_at:
+                    marks.members.update(member_at[node.lineno, node.col_offset])
                 else:
                     marks.bindings.update(names)
     return marks

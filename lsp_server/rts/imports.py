@@ -109,6 +109,33 @@ class ImportResolver:
         result.discard(rel)
         return result
 
+    def module_file(self, rel: str, module: str, level: int) -> str | None:
+        """The file of ``module`` as imported in ``rel`` (``level`` leading dots): its
+        ``.py`` or package ``__init__.py``; None when no project file is, or when the
+        bases find different ones."""
+        if level:
+            anchor = PurePosixPath(rel).parent
+            for _ in range(level - 1):
+                anchor = anchor.parent
+            bases = ["" if anchor.as_posix() == "." else anchor.as_posix()]
+        else:
+            bases = [*self._bases, self._package_base(rel)]
+        found: set[str] = set()
+        for base in bases:
+            stem = PurePosixPath(base, *module.split(".")).as_posix()
+            files = self._module_files(base, module)
+            if files and files[-1] in (f"{stem}.py", f"{stem}/__init__.py"):
+                found.add(files[-1])
+        return found.pop() if len(found) == 1 else None
+
+    def has_submodule(self, package_file: str, name: str) -> bool:
+        """Whether the package whose ``__init__.py`` is ``package_file`` holds a submodule
+        ``name`` (a plain module holds none)."""
+        if not package_file.endswith("/__init__.py") and package_file != "__init__.py":
+            return False
+        folder = PurePosixPath(package_file).parent
+        return self._exists(f"{folder / name}.py") or self._exists(f"{folder / name}/__init__.py")
+
     def is_project_module(self, rel: str, dotted: str) -> bool:
         """Whether an absolute import of ``dotted`` in ``rel`` finds a project file."""
         top = dotted.split(".")[0]

@@ -59,6 +59,13 @@ _BY_NAME = frozenset(["getattr", "hasattr", "setattr", "delattr"])
 DOC_READS = frozenset(["__doc__", "getdoc", "help", "pydoc"])
 """Names whose reading means "sees a function's docstring" (its ``.<doc>`` unit)."""
 
+ANNOTATION_READS = frozenset(
+    ["__annotations__", "__annotate__", "get_type_hints", "get_annotations"]
+)
+"""Names whose reading means "sees a class's annotations": every annotated attribute of the
+class, each a member unit of its own (``rts.future``), so such a read counts as a lookup of
+any attribute (``ATTRIBUTE_LOOKUP``; a function's annotations are its header's)."""
+
 BODY_READS = frozenset(
     [
         "__code__",
@@ -69,12 +76,25 @@ BODY_READS = frozenset(
         "getblock",
         "getcomments",
         "dis",
+        # A signature's default values are the body's (``rts.units``): what else of a
+        # signature those show (names, kinds, annotations) is the header's, seen anyway.
+        "__defaults__",
+        "__kwdefaults__",
+        "from_callable",
+        "__signature__",
+        "getfullargspec",
+        "getargspec",
+        "getcallargs",
     ]
 )
 """Names whose reading means "sees a function's code" (its body unit, and its docstring:
-source text holds both). A
-signature (``inspect.signature``, ``__defaults__``, ``__annotations__``) is the header's
-alone."""
+source text holds both), or its default values (in its body unit too). The rest of a
+signature (names, kinds, annotations) is the header's."""
+
+INSPECT_SIGNATURES = frozenset(["signature", "Signature"])
+"""``inspect.signature``: a read of ``__signature__`` (``BODY_READS``) when code loads it as
+a global or as an attribute of ``inspect`` (``rts.reads``); an attribute or a string of
+that name alone is as often a token's signature (pyjwt's)."""
 
 
 def _constant_name_calls(node: ast.AST) -> set[int]:

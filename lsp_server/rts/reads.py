@@ -21,7 +21,12 @@ import sys
 from dataclasses import dataclass
 from types import CodeType
 
-from lsp_server.rts.lookups import DYNAMIC_NAMES
+from lsp_server.rts.lookups import (
+    ANNOTATION_READS,
+    ATTRIBUTE_LOOKUP,
+    DYNAMIC_NAMES,
+    INSPECT_SIGNATURES,
+)
 from lsp_server.rts.units import NAMES
 
 __all__ = ["EVERY_NAME", "NAMES", "builds_classes", "code_reads"]
@@ -88,6 +93,12 @@ def code_reads(code: CodeType) -> tuple[frozenset[str], frozenset[str], bool]:
         # A wrapper copying a docstring: it shows only to whoever reads __doc__ later.
         names.discard("__doc__")
     global_only -= names
+    if not INSPECT_SIGNATURES.isdisjoint(uses.as_global) or (
+        "inspect" in uses.loaded and not INSPECT_SIGNATURES.isdisjoint(uses.elsewhere)
+    ):
+        names.add("__signature__")  # reads signatures, default values included
+    if not (ANNOTATION_READS.isdisjoint(names) and ANNOTATION_READS.isdisjoint(global_only)):
+        names.add(ATTRIBUTE_LOOKUP)  # every annotated attribute: any class member
     # ``__doc__`` by name is the module's or the class's own docstring (a class body
     # binds it from its docstring), never a function's; rebinding it is in the residue.
     global_only.discard("__doc__")

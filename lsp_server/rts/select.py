@@ -12,9 +12,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from lsp_server.rts.fingerprint import Fingerprint, explain_change
+from lsp_server.rts.from_import_checks import unproven
+from lsp_server.rts.imports import ImportResolver
 from lsp_server.rts.lookups import ATTRIBUTE_LOOKUP
 from lsp_server.rts.option_rules import OptionChange, judge_option_change
 from lsp_server.rts.snapshots import FileStates
+from lsp_server.rts.spans import ImportStatement
 from lsp_server.rts.store import DependencyStore, TestRecord
 from lsp_server.rts.units import (
     MODULE,
@@ -157,6 +160,23 @@ def tests_seeing_new_getattr(
     return out
 
 
+def _unproven_from_imports(
+    root: Path, states: FileStates, changed: dict[Unit, ReasonKind]
+) -> set[Unit]:
+    """The module units of files whose ``from`` imports' names changed in a way every
+    importer may see (``rts.from_import_checks``)."""
+    added = [u for u, k in changed.items() if k in (ReasonKind.ADDED, ReasonKind.CHANGED)]
+    removed = [u for u, k in changed.items() if k is ReasonKind.REMOVED]
+    if not added and not removed:
+        return set()
+
+    def imports_of(rel: str) -> list[ImportStatement] | None:
+        file_units = states.units(rel)
+        return None if file_units is None else file_units.imports
+
+    return unproven(states, ImportResolver(root, imports_of), added, removed)
+
+
 def new_conftests(root: Path, store: DependencyStore, nodeids: Iterable[str]) -> dict[str, Unit]:
     """Tests below a ``conftest.py`` they were not recorded with (created since: it can add
     fixtures, hooks and autouse code), with that file. Every test depends on the conftests
@@ -256,6 +276,8 @@ def select_affected_tests(
     states = states or FileStates(Path(root))
     records = store.test_records()
     changed = changed_units(store, states)
+    for unit in _unproven_from_imports(Path(root), states, changed):
+        changed.setdefault(unit, ReasonKind.CHANGED)
     affected = store.tests_depending_on_any(changed)
     for nodeid, unit in tests_reading_added(store, changed).items():
         affected.setdefault(nodeid, unit)

@@ -30,6 +30,8 @@ class UnitSpan:
     code_start: tuple[int, int] | None = None
     """Where the code after the docstring (the body's first statement, a string) starts
     (its end when nothing follows); None without a docstring."""
+    defaults: tuple[tuple[tuple[int, int], tuple[int, int]], ...] = ()
+    """(start, end) of each default value expression, in source order."""
 
 
 @dataclass(frozen=True)
@@ -56,6 +58,18 @@ def _dynamic_name_lines(tree: ast.Module) -> set[int]:
         elif isinstance(node, ast.Attribute) and node.attr in DYNAMIC_NAMES:
             lines.update(range(node.lineno, (node.end_lineno or node.lineno) + 1))
     return lines
+
+
+def _defaults(
+    node: ast.FunctionDef | ast.AsyncFunctionDef,
+) -> tuple[tuple[tuple[int, int], tuple[int, int]], ...]:
+    args = node.args
+    values = [*args.defaults, *(d for d in args.kw_defaults if d is not None)]
+    spans = [
+        ((v.lineno, v.col_offset), (v.end_lineno or v.lineno, v.end_col_offset or 0))
+        for v in values
+    ]
+    return tuple(sorted(spans))
 
 
 def _code_start(node: ast.FunctionDef | ast.AsyncFunctionDef) -> tuple[int, int] | None:
@@ -107,6 +121,7 @@ def scan(
                         body_end=(tail.end_lineno or tail.lineno, tail.end_col_offset or 0),
                         parent=parent,
                         code_start=_code_start(node),
+                        defaults=_defaults(node),
                     )
                 )
                 last = node.end_lineno or node.lineno

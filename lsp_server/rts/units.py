@@ -49,6 +49,7 @@ import xxhash
 from lsp_server.project.text import parse_python
 from lsp_server.rts.bindings import ModuleLayout, module_layout
 from lsp_server.rts.class_members import class_texts
+from lsp_server.rts.from_imports import top_level_names
 from lsp_server.rts.future import future_marks
 from lsp_server.rts.lookups import DYNAMIC_NAMES, bindings_taken, import_origins
 from lsp_server.rts.purity import nested_statements as nested_statements
@@ -78,6 +79,11 @@ HEADER = ".<def>"
 
 DOC = ".<doc>"
 """Suffix of a function's docstring unit: ``C.m.<doc>`` is the docstring of ``C.m``."""
+
+
+IMPORTED = "<import>."
+"""Prefix of the unit of a name a ``from`` import binds (``rts.from_imports``):
+``<import>.f``, apart from a function ``f`` defined in the same file."""
 
 
 def module_read(name: str, path: str) -> str:
@@ -209,6 +215,14 @@ class FileUnits:
     spelled anywhere in it, comments included: false alarms only cost precision)."""
     attribute_names: frozenset[str] = frozenset()
     """Every identifier the source spells after a dot (``x.attr``), over-approximated."""
+    from_imports: dict[str, tuple[str, int, str]] = field(default_factory=dict)
+    """The unit (``IMPORTED`` + name) of a name a top-level ``from`` import binds
+    (``rts.from_imports``) -> (module, leading dots, imported name)."""
+    top_names: frozenset[str] = frozenset()
+    """Names every run of the module binds at its top level (``from_imports``)."""
+    loose: frozenset[str] = frozenset()
+    """The header units of the methods of classes in the module unit that are units of
+    their own (``class_members.loose_methods``)."""
 
     def own_globals(self, names: Iterable[str]) -> frozenset[str]:
         """Of ``names`` read by this module's statements, those read only as its globals
@@ -289,7 +303,8 @@ def source_units(path: str, source: str) -> FileUnits:
     for span in spans:
         children.setdefault(span.parent, []).append(span)
     result = FileUnits(path=path, definitions=spans, imports=imports, dynamic=dynamic)
-    end = (len(source.splitlines()) + 2, 0)
+    lines = source.splitlines()
+    end = (len(lines) + 2, 0)
     layout = module_layout(tree)
     future = future_marks(tree, spans, layout.bindings)
     result.checksums[MODULE] = digest(
@@ -310,12 +325,18 @@ def source_units(path: str, source: str) -> FileUnits:
         variants.setdefault(span.name, []).extend(body)
         docstring = text.without(span.body_start, code_start, ())
         variants.setdefault(doc_name(span.name), []).extend(docstring)
-        header = text.without((span.first_line, 0), span.body_start, ())
+        defaults = _default_holes(span, lines)
+        header = text.without((span.first_line, 0), span.body_start, defaults)
         variants.setdefault(header_name(span.name), []).extend(header)
+        for start, stop, _ in defaults:
+            variants[span.name] += ["<default>", *text.without(start, stop, ())]
         result.spans.setdefault(span.name, span)
     _add_bindings(result, layout, text, children.get(None, ()), variants)
+    _add_from_imports(result, layout, variants)
+    result.top_names = top_level_names(tree)
     result.call_sites = layout.call_sites
-    result.import_units = frozenset(n for b in layout.bindings if b.is_import for n in b.names)
+    imported = (n for b in layout.bindings if b.is_import for n in b.names)
+    result.import_units = frozenset(imported).union(result.from_imports)
     result.import_origins, result.taken = import_origins(tree), bindings_taken(tree)
     future.mark(variants, result.spans.keys(), HEADER, DOC)
     result.open_namespace = _OPEN_NAMESPACE.search(source) is not None
@@ -329,13 +350,28 @@ def source_units(path: str, source: str) -> FileUnits:
     return result
 
 
+def _default_holes(span: UnitSpan, lines: list[str]) -> list[tuple[Pos, Pos, str]]:
+    """The default values of a ``def`` as holes of its header, each leaving a marker: which
+    parameters have one decides which calls bind (a call that does not bind runs no body),
+    their values only what the body does, so they go into the body unit. None where a
+    line of the header is not ASCII (the tree's columns count bytes, the tokens'
+    characters)."""
+    header_lines = lines[span.first_line - 1 : span.body_start[0]]
+    if not span.defaults or not all(line.isascii() for line in header_lines):
+        return []
+    return [(start, stop, "<default>") for start, stop in span.defaults]
+
+
 def _residue_holes(
     layout: ModuleLayout, top_functions: Iterable[UnitSpan]
 ) -> list[tuple[Pos, Pos, str]]:
     """What the module unit leaves out: binding statements whole (without a trace, so that a
     new function changes nothing) and the bodies of the other top-level functions."""
     holes = [(b.start, b.end, "") for b in layout.bindings]
+    holes += [(m.start, m.end, "".join(m.markers)) for m in layout.loose]
+    holes += [(*fi.hole, "<names>") for fi in layout.from_imports]
     ranges = [(b.start[0], b.end[0]) for b in layout.bindings]
+    ranges += [(m.start[0], m.end[0]) for m in layout.loose]
     for span in top_functions:
         if not any(first <= span.first_line <= last for first, last in ranges):
             holes.append((span.body_start, span.body_end, "<body>"))
@@ -392,6 +428,28 @@ def _add_bindings(
             if header_name(span.name) not in units:
                 units.append(header_name(span.name))
     result.residue_refs = layout.residue_refs
+
+
+def _add_from_imports(
+    result: FileUnits, layout: ModuleLayout, variants: dict[str, list[str]]
+) -> None:
+    """A unit per name a residue ``from`` import binds: which module and name it takes;
+    the names and refs of the residue classes' methods that are units of their own."""
+    for fi in layout.from_imports:
+        module = "." * fi.level + fi.module
+        for local, imported in fi.names:
+            unit = IMPORTED + local
+            variants.setdefault(unit, []).extend(["<from>", module, imported])
+            result.refs[unit] = result.refs.get(unit, frozenset()) | {imported}
+            units = result.bound.setdefault(local, [])
+            if unit not in units:
+                units.append(unit)
+            result.from_imports[unit] = (fi.module, fi.level, imported)
+    for member in layout.loose:
+        unit = header_name(member.names[0])
+        result.refs[unit] = member.refs
+        result.bound.setdefault(member.names[0].rpartition(".")[2], []).append(unit)
+    result.loose = frozenset(header_name(m.names[0]) for m in layout.loose)
 
 
 @functools.lru_cache(maxsize=256)

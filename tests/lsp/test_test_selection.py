@@ -143,11 +143,12 @@ async def test_rename_skips_tests_and_run_affected_tests(
     )
     summary = next(m.message for m in client.messages if "_plus_one`: " in m.message)
     assert "1 tests need not run" in summary, summary
-    assert "2 more depend on it but run anyway for other changes" in summary, summary
+    assert "1 more depend on it but run anyway for other changes" in summary, summary
     await until(lambda: bool(client.statuses), "reks/status")  # type: ignore[attr-defined]
     status = client.statuses[-1]  # type: ignore[attr-defined]
-    # Finer units: the rename touched what three tests ran; two of them run anyway for
-    # the hand edit of `area`, so one is skipped, and the summary says so.
+    # Finer units: the rename touched what two tests ran (test_area imports shapes.py,
+    # whose import of `_helper` is a unit of its own it does not read); test_scaled_area
+    # runs anyway for the hand edit of `area`, so one is skipped, and the summary says so.
     assert status.affected == 2 and status.skipped == 1
     assert list(status.affectedTests) == [
         "tests/test_shapes.py::test_area",
@@ -241,7 +242,7 @@ async def test_status_is_right_before_the_refactored_buffers_are_saved(
         "the rename's status",
     )
     status = client.statuses[-1]  # type: ignore[attr-defined]
-    assert status.affected == 0 and status.skipped >= 3, status
+    assert status.affected == 0 and status.skipped >= 2, status
     assert all(p.read_text() == before[p] for p in applied)  # nothing was saved
 
 

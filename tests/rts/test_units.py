@@ -73,11 +73,17 @@ def changed_units(before: str, after: str) -> set[str]:
 def test_body_edit_changes_only_that_function() -> None:
     assert changed_units(BASE, BASE.replace("y + 1", "y + 2")) == {"helper.<locals>.inner"}
     assert changed_units(BASE, BASE.replace("return inner(x)", "return inner(-x)")) == {"helper"}
-    # The nested header runs when the outer body does: it is in the outer body too.
+    # The nested header runs when the outer body does: it is in the outer body too. A
+    # default's value is the body's (its presence the header's).
     assert changed_units(BASE, BASE.replace("def inner(y)", "def inner(y=2)")) == {
         "helper",
         "helper.<locals>.inner.<def>",
+        "helper.<locals>.inner",
     }
+    assert changed_units(
+        BASE.replace("def inner(y)", "def inner(y=2)"),
+        BASE.replace("def inner(y)", "def inner(y=3)"),
+    ) == {"helper", "helper.<locals>.inner"}
 
 
 def test_functions_and_classes_nested_in_functions() -> None:
@@ -133,7 +139,7 @@ def test_class_attribute_and_method_header_edits_change_their_members_only() -> 
     header = checksums(BASE.replace("def grow(self, n)", "def grow(self, n=1)"))
     assert header["Box"] == before["Box"]  # a method's header is a member too
     assert header["Box.grow.<def>"] != before["Box.grow.<def>"]
-    assert header["Box.grow"] == before["Box.grow"]  # the body
+    assert header["Box.grow"] != before["Box.grow"]  # the body has the default's value
     assert header["helper"] == before["helper"]
     assert header[MODULE] == before[MODULE]
 
