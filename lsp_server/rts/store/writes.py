@@ -99,19 +99,20 @@ class StoreWrites(DependencySets):
         self._depth = 1
         version = self._conn.execute("PRAGMA data_version").fetchone()[0]
         if version != self._data_version:
-            self._forget_caches()
+            self.forget_caches()
             self._data_version = version
         try:
             yield self
         except BaseException:
             self._depth = 0
             self._conn.execute("ROLLBACK")
-            self._forget_caches()
+            self.forget_caches()
             raise
         self._depth = 0
         self._conn.execute("COMMIT")
 
-    def _forget_caches(self) -> None:
+    def forget_caches(self) -> None:
+        """Drop what this connection cached of the database (reloaded when needed)."""
         self._synced.clear()
         self._set_units.clear()
         self._bases.clear()
