@@ -25,6 +25,7 @@ from lsp_server.rts.binding_reads import BindingReads
 from lsp_server.rts.function_units import FunctionUnits
 from lsp_server.rts.import_footprints import ImportFootprints
 from lsp_server.rts.imports import ImportResolver
+from lsp_server.rts.interned_units import InternedUnits
 from lsp_server.rts.lookups import ATTRIBUTE_LOOKUP
 from lsp_server.rts.option_rules import XFAIL_MARK
 from lsp_server.rts.reads import EVERY_NAME, builds_classes, code_reads
@@ -73,6 +74,7 @@ class UnitAttribution:
         self.collection_windows: dict[str, Window] = {}
         self._unit_ids: dict[Unit, int] = {}
         self._units: list[Unit] = []
+        self._unit_paths: list[str] = []  # of each unit in ``_units``
         self.paths_seen: set[str] = set()  # of every interned unit
         # By id(code): see lsp_server.rts.tracing. The code objects are kept in _codes so
         # that an id is never reused while it is a key.
@@ -91,15 +93,13 @@ class UnitAttribution:
         # By id(code): code whose lookups by a name in a variable were recorded as it ran
         # (``rts.runtime_lookups``): what it read is asked each time, it may read more.
         self._read_at_run_time: set[int] = set()
-        self._answers: dict[tuple[object, ...], tuple[Unit, ...]] = {}  # see units_of_test
+        self._answers: dict[tuple[object, ...], InternedUnits] = {}  # see units_of_test
         # By static key: see ``_shared_reads`` (dropped with the answers).
         self._shared: dict[object, tuple[frozenset[int], frozenset[str]]] = {}
         self.bindings = BindingReads(states, self.resolver, self._intern, self._units)
         self.functions = FunctionUnits(paths, states)
 
-    def units_of_test(
-        self, item: pytest.Item, window: Window, tracer: CodeTracer
-    ) -> tuple[Unit, ...]:
+    def units_of_test(self, item: pytest.Item, window: Window, tracer: CodeTracer) -> InternedUnits:
         """Every unit the test ``item`` depends on, given what ran in its ``window``.
 
         The answer depends on the test only through its file, what it ran and opened, its
@@ -121,7 +121,7 @@ class UnitAttribution:
             found = self._answers[key] = self._units_of_window(item, window)
         return found
 
-    def _units_of_window(self, item: pytest.Item, window: Window) -> tuple[Unit, ...]:
+    def _units_of_window(self, item: pytest.Item, window: Window) -> InternedUnits:
         code_units = self._code_units
         codes = window.codes
         for key in set(codes).difference(code_units):
@@ -152,7 +152,8 @@ class UnitAttribution:
         whole = self.footprints.read_whole(ids)
         base = self._shared_reads(item)
         ids = ids.union(self.bindings.read(ids, names, dynamic, globals_read, whole, base))
-        return tuple(map(self._units.__getitem__, ids))
+        paths = frozenset(map(self._unit_paths.__getitem__, ids))
+        return InternedUnits(ids, self._units, paths)
 
     def _shared_reads(self, item: pytest.Item) -> tuple[frozenset[int], frozenset[str]]:
         """The units and names every test of ``item``'s file (and doctest) depends on and
@@ -175,6 +176,7 @@ class UnitAttribution:
         if uid is None:
             uid = self._unit_ids[unit] = len(self._units)
             self._units.append(unit)
+            self._unit_paths.append(unit.path)
             self.paths_seen.add(unit.path)
         return uid
 
