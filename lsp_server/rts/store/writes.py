@@ -240,7 +240,8 @@ class StoreWrites(DependencySets):
         uids = interned.of(units.ids)
         if InternedIds.UNTRANSLATED in uids:
             missing = interned.untranslated(units.ids)
-            for index, uid in zip(missing, self._unit_ids([table[i] for i in missing], snapshots)):
+            found = self._unit_ids([table[i] for i in missing], snapshots)
+            for index, uid in zip(missing, found, strict=True):
                 interned.ids[index] = uid
             uids = interned.of(units.ids)
         return uids
