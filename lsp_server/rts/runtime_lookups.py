@@ -278,20 +278,20 @@ class RuntimeLookups:
             wanted = self._files[code.co_filename] = self._is_project_file(code.co_filename)
         return wanted
 
-    def on_call(self, frame: FrameType, offset: int, function: object) -> bool:
+    def on_call(self, frame: FrameType, code: CodeType, offset: int, function: object) -> bool:
         """Record the name ``function`` (a lookup function) is about to look up, called at
-        ``offset`` of ``frame``'s code; False when the site need not call back again in
-        this test (given up: the code reads conservatively from now on; or it names a
-        constant, recorded now)."""
-        key = identity(frame.f_code)
+        ``offset`` of ``frame``'s code ``code``; False when the site need not call back
+        again in this test (given up: the code reads conservatively from now on; or it
+        names a constant, recorded now). ``code`` is passed, not read: each ``f_code``
+        raises an audit event (reks's hook is installed)."""
+        key = identity(code)
         before = len(self.names.get(key, ())) + len(self.modules.get(key, ()))
-        going_on = self._record(frame, offset, function)
+        going_on = self._record(frame, code, offset, function)
         if len(self.names.get(key, ())) + len(self.modules.get(key, ())) != before:
             self.version += 1
         return going_on
 
-    def _record(self, frame: FrameType, offset: int, function: object) -> bool:
-        code = frame.f_code
+    def _record(self, frame: FrameType, code: CodeType, offset: int, function: object) -> bool:
         key = identity(code)
         names = self.names.get(key)
         if names is None:
@@ -363,7 +363,7 @@ class RuntimeLookups:
             sites = sites_of(code)
             if not sites or (offset not in sites and identity(function) not in LOOKUP_FUNCTIONS):
                 return disable
-            return None if on_call(getframe(1), offset, function) else disable
+            return None if on_call(getframe(1), code, offset, function) else disable
 
         return on_call_event
 
@@ -374,7 +374,7 @@ class RuntimeLookups:
             return
         code = caller.f_code
         if self.is_project_code(code) and self.sites(code):
-            self.on_call(caller, caller.f_lasti, function)
+            self.on_call(caller, code, caller.f_lasti, function)
 
     def records(
         self, code: CodeType, bound: Mapping[str, Sized], origins: Mapping[str, str]
