@@ -23,8 +23,10 @@ import pytest
 from lsp_server.project.files import ProjectPaths, is_python
 from lsp_server.rts.binding_reads import BindingReads
 from lsp_server.rts.function_units import FunctionUnits
+from lsp_server.rts.identity import identity
 from lsp_server.rts.import_footprints import ImportFootprints
 from lsp_server.rts.imports import ImportResolver
+from lsp_server.rts.interned_units import InternedUnits
 from lsp_server.rts.lookups import ATTRIBUTE_LOOKUP
 from lsp_server.rts.option_rules import XFAIL_MARK
 from lsp_server.rts.reads import EVERY_NAME, builds_classes, code_reads
@@ -73,8 +75,9 @@ class UnitAttribution:
         self.collection_windows: dict[str, Window] = {}
         self._unit_ids: dict[Unit, int] = {}
         self._units: list[Unit] = []
+        self._unit_paths: list[str] = []  # of each unit in ``_units``
         self.paths_seen: set[str] = set()  # of every interned unit
-        # By id(code): see lsp_server.rts.tracing. The code objects are kept in _codes so
+        # By identity(code) (rts.identity): see rts.tracing. The code objects are kept in _codes so
         # that an id is never reused while it is a key.
         self._code_units: dict[int, tuple[int, ...]] = {}
         self._codes: list[CodeType] = []
@@ -83,23 +86,21 @@ class UnitAttribution:
         # Names each code object reads and whether it looks names up by string; the same
         # for what ran at collection (by static key) and at each module's import.
         self._code_reads: dict[int, tuple[frozenset[str], bool]] = {}
-        # By id(code): its module and the names it reads only as that module's globals
+        # By identity(code): its module and the names it reads only as that module's globals
         # (``rts.reads``); the names are in ``_code_reads`` when its module's namespace is
         # open to other modules' names.
         self._code_globals: dict[int, tuple[str, frozenset[str]]] = {}
         self._static_reads: dict[object, tuple[frozenset[str], bool]] = {}
-        # By id(code): code whose lookups by a name in a variable were recorded as it ran
+        # By identity(code): code whose lookups by a name in a variable were recorded as it ran
         # (``rts.runtime_lookups``): what it read is asked each time, it may read more.
         self._read_at_run_time: set[int] = set()
-        self._answers: dict[tuple[object, ...], tuple[Unit, ...]] = {}  # see units_of_test
+        self._answers: dict[tuple[object, ...], InternedUnits] = {}  # see units_of_test
         # By static key: see ``_shared_reads`` (dropped with the answers).
         self._shared: dict[object, tuple[frozenset[int], frozenset[str]]] = {}
         self.bindings = BindingReads(states, self.resolver, self._intern, self._units)
         self.functions = FunctionUnits(paths, states)
 
-    def units_of_test(
-        self, item: pytest.Item, window: Window, tracer: CodeTracer
-    ) -> tuple[Unit, ...]:
+    def units_of_test(self, item: pytest.Item, window: Window, tracer: CodeTracer) -> InternedUnits:
         """Every unit the test ``item`` depends on, given what ran in its ``window``.
 
         The answer depends on the test only through its file, what it ran and opened, its
@@ -121,7 +122,7 @@ class UnitAttribution:
             found = self._answers[key] = self._units_of_window(item, window)
         return found
 
-    def _units_of_window(self, item: pytest.Item, window: Window) -> tuple[Unit, ...]:
+    def _units_of_window(self, item: pytest.Item, window: Window) -> InternedUnits:
         code_units = self._code_units
         codes = window.codes
         for key in set(codes).difference(code_units):
@@ -152,7 +153,8 @@ class UnitAttribution:
         whole = self.footprints.read_whole(ids)
         base = self._shared_reads(item)
         ids = ids.union(self.bindings.read(ids, names, dynamic, globals_read, whole, base))
-        return tuple(map(self._units.__getitem__, ids))
+        paths = frozenset(map(self._unit_paths.__getitem__, ids))
+        return InternedUnits(ids, self._units, paths)
 
     def _shared_reads(self, item: pytest.Item) -> tuple[frozenset[int], frozenset[str]]:
         """The units and names every test of ``item``'s file (and doctest) depends on and
@@ -175,11 +177,12 @@ class UnitAttribution:
         if uid is None:
             uid = self._unit_ids[unit] = len(self._units)
             self._units.append(unit)
+            self._unit_paths.append(unit.path)
             self.paths_seen.add(unit.path)
         return uid
 
     def _units_of_code(self, code: CodeType) -> tuple[int, ...]:
-        cached = self._code_units.get(id(code))
+        cached = self._code_units.get(identity(code))
         if cached is not None:
             return cached
         rel = self.paths.python_rel(code.co_filename)
@@ -188,7 +191,7 @@ class UnitAttribution:
         # Only project code's reads count: library code (which the profile hook of
         # 3.10/3.11 also sees) looks names up by string all the time, in its own modules.
         no_reads = is_module or rel is None
-        self._code_reads[id(code)] = _READS_NOTHING
+        self._code_reads[identity(code)] = _READS_NOTHING
         if rel is not None:
             module = Unit(rel, MODULE)
             file_units = self.states.units(rel)
@@ -203,31 +206,31 @@ class UnitAttribution:
                     # A class body (a nested class's too: its constants name it) binds the
                     # class, which only its readers see; what it reads is in the class
                     # unit's refs already. A lambda of the class body is no class body.
-                    self._code_reads[id(code)] = _READS_NOTHING
-                    self._code_globals.pop(id(code), None)
+                    self._code_reads[identity(code)] = _READS_NOTHING
+                    self._code_globals.pop(identity(code), None)
                     units = (module,)
             else:
                 functions = (found, *file_units.enclosing(found))
                 headers = (Unit(rel, header_name(f.name)) for f in functions)
                 units = (*functions, *headers, module)
                 if not no_reads:  # the syntax tells a getattr by a constant name
-                    names_read = self._code_reads[id(code)][0]
+                    names_read = self._code_reads[identity(code)][0]
                     kind = file_units.dynamic.get(found.name)
                     if kind is not None and kind.startswith(ATTRIBUTE_LOOKUP):
                         names_read = names_read | {kind}  # with the names' prefix
                     if kind == "*" and (
-                        id(code) in self._read_at_run_time
+                        identity(code) in self._read_at_run_time
                         or self.lookups.records(code, file_units.bound, file_units.import_origins)
                     ):
                         # The syntax of the whole function said so; its code objects
                         # (a generator expression in it) each tell their own lookups.
-                        self._read_at_run_time.add(id(code))
+                        self._read_at_run_time.add(identity(code))
                         kind = None
                     else:  # the syntax told: as before
-                        self._read_at_run_time.discard(id(code))
-                    self._code_reads[id(code)] = (names_read, kind == "*")
+                        self._read_at_run_time.discard(identity(code))
+                    self._code_reads[identity(code)] = (names_read, kind == "*")
         ids = tuple(self._intern(u) for u in units)
-        self._code_units[id(code)] = ids
+        self._code_units[identity(code)] = ids
         self._codes.append(code)
         return ids
 
@@ -238,22 +241,22 @@ class UnitAttribution:
             and file_units is not None
             and self.lookups.records(code, file_units.bound, file_units.import_origins)
         ):
-            self._read_at_run_time.add(id(code))
+            self._read_at_run_time.add(identity(code))
             dynamic = False
         own = frozenset() if file_units is None else file_units.own_globals(global_only)
         if own:
-            self._code_globals[id(code)] = (rel, own)
-        self._code_reads[id(code)] = (names | (global_only - own), dynamic)
+            self._code_globals[identity(code)] = (rel, own)
+        self._code_reads[identity(code)] = (names | (global_only - own), dynamic)
 
     def _every_read(self, code: CodeType) -> tuple[frozenset[str], bool, set[int]]:
         """What ``code`` reads, its module's globals included: for code that ran at
         collection or import, whose reads count for every module (coarser, rarer); and
         the module units of the modules it imported by name."""
-        names, dynamic = self._code_reads[id(code)]
-        found = self._code_globals.get(id(code))
+        names, dynamic = self._code_reads[identity(code)]
+        found = self._code_globals.get(identity(code))
         if found is not None:
             names = names | found[1]
-        if id(code) not in self._read_at_run_time:
+        if identity(code) not in self._read_at_run_time:
             return names, dynamic, set()
         looked_up, imported = self._run_time_reads(code)
         return names | looked_up, dynamic or EVERY_NAME in looked_up, imported
@@ -361,7 +364,7 @@ class UnitAttribution:
                 ids |= imported
                 names = names | ran_names
                 dynamic = dynamic or ran_dynamic
-                hooked = hooked or (bool(self._code_units[id(ran)]) and builds_classes(ran))
+                hooked = hooked or (bool(self._code_units[identity(ran)]) and builds_classes(ran))
             self.footprints.add(module, ids, names, dynamic)
             if hooked:
                 self.footprints.add_hooked(module, codes, self.paths.python_rel)

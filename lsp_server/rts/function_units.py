@@ -7,6 +7,7 @@ from __future__ import annotations
 from types import CodeType
 
 from lsp_server.project.files import ProjectPaths
+from lsp_server.rts.identity import identity
 from lsp_server.rts.snapshots import FileStates
 from lsp_server.rts.tracing import CodeSet, ReturnKinds
 from lsp_server.rts.units import MODULE, Unit
@@ -19,8 +20,8 @@ class FunctionUnits:
         self.paths = paths
         self.states = states
         self._codes: list[CodeType] = []  # kept alive: their ids stay valid keys
-        self._functions: dict[int, Unit | None] = {}  # by id(code): see ``function_of``
-        self._ran_of: dict[int, tuple[Unit, ...]] = {}  # by id(code): see ``functions_ran``
+        self._functions: dict[int, Unit | None] = {}  # by identity(code): see ``function_of``
+        self._ran_of: dict[int, tuple[Unit, ...]] = {}  # by identity(code): see ``functions_ran``
 
     def return_kinds(self, ran: CodeSet, returns: ReturnKinds) -> dict[Unit, set[str]]:
         """The kinds each function unit whose own code is in ``ran`` returned (empty: it
@@ -37,10 +38,10 @@ class FunctionUnits:
         """The function units ``ran`` ran: those whose code (or a function nested in them:
         a closure's behaviour comes from its maker too) is in it."""
         out: set[Unit] = set()
-        for code in ran.values():
-            found = self._ran_of.get(id(code))
+        for key, code in ran.items():
+            found = self._ran_of.get(key)
             if found is None:
-                found = self._ran_of[id(code)] = self._function_and_enclosing(code)
+                found = self._ran_of[key] = self._function_and_enclosing(code)
             out.update(found)
         return out
 
@@ -58,8 +59,8 @@ class FunctionUnits:
     def function_of(self, code: CodeType) -> Unit | None:
         """The function unit whose own code ``code`` is (None: module or class code, a
         nested function, a file outside the project)."""
-        if id(code) in self._functions:
-            return self._functions[id(code)]
+        if identity(code) in self._functions:
+            return self._functions[identity(code)]
         unit: Unit | None = None
         rel = self.paths.python_rel(code.co_filename)
         file_units = self.states.units(rel) if rel is not None else None
@@ -73,6 +74,6 @@ class FunctionUnits:
                 exact = span is not None and span.first_line == code.co_firstlineno
                 exact = exact and found.name.rsplit(".", 1)[-1] == code.co_name
             unit = found if exact and found.name != MODULE else None
-        self._functions[id(code)] = unit
+        self._functions[identity(code)] = unit
         self._codes.append(code)  # its id stays a valid key
         return unit

@@ -159,6 +159,7 @@ class DependencyRecorder:
         finally:
             self.stop_tracing()
             self._flush_records()
+            self._release()
 
     @pytest.hookimpl(wrapper=True)
     def pytest_runtest_protocol(
@@ -202,6 +203,18 @@ class DependencyRecorder:
         reports = self._reports.get(report.nodeid)
         if reports is not None:
             reports.append(report)
+
+    def _release(self) -> None:
+        """Drop what only recording needed once every test is written: pytest ends its
+        session with five full garbage collections (to report unraisable exceptions), and
+        each one would visit every answer and cached set the recording kept (a quarter of a
+        second on marshmallow's 1,231 tests)."""
+        self.attribution = UnitAttribution(
+            self.attribution.root, self.attribution.paths, self.states, self.tracer.lookups
+        )
+        self._fixture_windows.clear()
+        self._written.clear()
+        self.store.forget_caches()
 
     # -- recording ----------------------------------------------------------------------
 

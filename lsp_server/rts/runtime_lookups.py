@@ -42,6 +42,7 @@ import sys
 from collections.abc import Callable, Mapping, Sized
 from types import CodeType, FrameType, ModuleType
 
+from lsp_server.rts.identity import identity
 from lsp_server.rts.lookups import DYNAMIC_NAMES
 from lsp_server.rts.reads import EVERY_NAME
 
@@ -73,7 +74,7 @@ if sys.version_info >= (3, 12):
     ]
 
 LOOKUP_FUNCTIONS: dict[int, tuple[Callable[..., object], slice]] = {
-    id(function): (function, arguments) for function, arguments, _ in _NAME_ARGUMENTS
+    identity(function): (function, arguments) for function, arguments, _ in _NAME_ARGUMENTS
 }
 """A lookup function's id (a callable need not be hashable) -> the function, and which of
 its positional arguments hold the names it looks up (a dotted name reads each part)."""
@@ -265,7 +266,7 @@ class RuntimeLookups:
 
     def sites(self, code: CodeType) -> Sites | None:
         """``lookup_sites(code)``, memoized by identity."""
-        key = id(code)
+        key = identity(code)
         if key not in self._sites:
             self._codes[key] = code
             self._sites[key] = lookup_sites(code)
@@ -277,21 +278,21 @@ class RuntimeLookups:
             wanted = self._files[code.co_filename] = self._is_project_file(code.co_filename)
         return wanted
 
-    def on_call(self, frame: FrameType, offset: int, function: object) -> bool:
+    def on_call(self, frame: FrameType, code: CodeType, offset: int, function: object) -> bool:
         """Record the name ``function`` (a lookup function) is about to look up, called at
-        ``offset`` of ``frame``'s code; False when the site need not call back again in
-        this test (given up: the code reads conservatively from now on; or it names a
-        constant, recorded now)."""
-        key = id(frame.f_code)
+        ``offset`` of ``frame``'s code ``code``; False when the site need not call back
+        again in this test (given up: the code reads conservatively from now on; or it
+        names a constant, recorded now). ``code`` is passed, not read: each ``f_code``
+        raises an audit event (reks's hook is installed)."""
+        key = identity(code)
         before = len(self.names.get(key, ())) + len(self.modules.get(key, ()))
-        going_on = self._record(frame, offset, function)
+        going_on = self._record(frame, code, offset, function)
         if len(self.names.get(key, ())) + len(self.modules.get(key, ())) != before:
             self.version += 1
         return going_on
 
-    def _record(self, frame: FrameType, offset: int, function: object) -> bool:
-        code = frame.f_code
-        key = id(code)
+    def _record(self, frame: FrameType, code: CodeType, offset: int, function: object) -> bool:
+        key = identity(code)
         names = self.names.get(key)
         if names is None:
             names = self.names[key] = set()
@@ -299,7 +300,7 @@ class RuntimeLookups:
             return False
         sites = self.sites(code)
         sources = None if sites is None else sites.get(offset)
-        found = LOOKUP_FUNCTIONS.get(id(function))
+        found = LOOKUP_FUNCTIONS.get(identity(function))
         method_call = sources is not None and bool(sources) and sources[0] == _METHOD_CALL
         arguments = None if sources is None or found is None or method_call else sources[found[1]]
         # A site naming a constant reads the same name every time: once recorded it need
@@ -360,9 +361,9 @@ class RuntimeLookups:
 
         def on_call_event(code: CodeType, offset: int, function: object, arg0: object) -> object:
             sites = sites_of(code)
-            if not sites or (offset not in sites and id(function) not in LOOKUP_FUNCTIONS):
+            if not sites or (offset not in sites and identity(function) not in LOOKUP_FUNCTIONS):
                 return disable
-            return None if on_call(getframe(1), offset, function) else disable
+            return None if on_call(getframe(1), code, offset, function) else disable
 
         return on_call_event
 
@@ -373,7 +374,7 @@ class RuntimeLookups:
             return
         code = caller.f_code
         if self.is_project_code(code) and self.sites(code):
-            self.on_call(caller, caller.f_lasti, function)
+            self.on_call(caller, code, caller.f_lasti, function)
 
     def records(
         self, code: CodeType, bound: Mapping[str, Sized], origins: Mapping[str, str]
@@ -385,7 +386,7 @@ class RuntimeLookups:
     def read(self, code: CodeType) -> tuple[set[str], set[str]]:
         """The names ``code`` looked up so far, and the files of the modules it imported
         by name (one not imported, or not found, reads as any name)."""
-        key = id(code)
+        key = identity(code)
         names = self.names.get(key, set())
         files: set[str] = set()
         for name in self.modules.get(key, ()):

@@ -12,7 +12,7 @@ Both also keep each module's import footprint (see ``CodeTracer``), and the kind
 values project functions return (``lsp_server.rts.returns``): on 3.12+ PY_RETURN is a local
 event of project functions, disabled after a few returns per test.
 
-Code objects are kept by identity (``id``), not by value: two code objects compare equal
+Code objects are kept by identity (``rts.identity``), not by value: two code objects compare equal
 when their bytecode, names and first line agree, whatever file they come from, and a test
 that ran both must depend on both files. Every code object seen is retained, so an id is
 never reused while it is a key.
@@ -34,6 +34,7 @@ from types import CodeType, FrameType, FunctionType
 from typing import Any
 
 from lsp_server.rts.audit_events import watch_exec
+from lsp_server.rts.identity import identity
 from lsp_server.rts.returns import (
     KIND_BY_TYPE,
     OTHER_KIND,
@@ -48,9 +49,9 @@ from lsp_server.rts.runtime_lookups import IMPORT_MODULE_CODE, LOOKUP_FUNCTIONS,
 _MON: Any = getattr(sys, "monitoring", None)
 
 CodeSet = dict[int, CodeType]
-"""Code objects by ``id``."""
+"""Code objects by ``identity``."""
 ReturnKinds = dict[int, tuple[CodeType, set[str]]]
-"""Kinds of the values returned by each code object (by ``id``, the code kept alive)."""
+"""Kinds of the values returned by each code object (by ``identity``, the code kept alive)."""
 
 
 class CodeTracer:
@@ -78,9 +79,9 @@ class CodeTracer:
         return returns
 
     def _record_return(self, code: CodeType, value: object) -> None:
-        found = self.returns.get(id(code))
+        found = self.returns.get(identity(code))
         if found is None:
-            self.returns[id(code)] = (code, {kind_of(value)})
+            self.returns[identity(code)] = (code, {kind_of(value)})
         else:
             found[1].add(kind_of(value))
 
@@ -159,7 +160,7 @@ class MonitoringTracer(CodeTracer):
         disable = _MON.DISABLE
 
         def on_start(code: CodeType, offset: int) -> Any:
-            remember(id(code), code)
+            remember(identity(code), code)
             return disable
 
         def rebind(seen: CodeSet) -> None:
@@ -167,7 +168,7 @@ class MonitoringTracer(CodeTracer):
             remember = seen.__setitem__
 
         counts = self._return_counts
-        # (id(code), offset) of the sites returning a constant: one kind, known after one
+        # (identity(code), offset) of the sites returning a constant: one kind, known after one
         # return (`return None`, `return True`: two returns in five on sqlparse).
         constant_sites = self._constant_sites = set[tuple[int, int]]()
 
@@ -180,7 +181,7 @@ class MonitoringTracer(CodeTracer):
             if code.co_name == "<module>":
                 close_module(code)
                 return disable
-            key = id(code)
+            key = identity(code)
             found = returns.get(key)
             if found is None:
                 found = returns[key] = (code, set())
@@ -209,7 +210,7 @@ class MonitoringTracer(CodeTracer):
         stack = [code]
         while stack:
             current = stack.pop()
-            if id(current) in instrumented:
+            if identity(current) in instrumented:
                 continue
             filename = current.co_filename
             wanted = files.get(filename)
@@ -217,11 +218,11 @@ class MonitoringTracer(CodeTracer):
                 wanted = files[filename] = self._is_project_file(filename)
             if not wanted:
                 continue
-            instrumented[id(current)] = current
+            instrumented[identity(current)] = current
             wanted_events = events.PY_START
             if current.co_name == "<module>" or returns_values(current):
                 wanted_events |= events.PY_RETURN
-                key = id(current)
+                key = identity(current)
                 self._constant_sites.update((key, at) for at in constant_returns(current))
             if self.lookups.sites(current):
                 wanted_events |= events.CALL
@@ -230,7 +231,7 @@ class MonitoringTracer(CodeTracer):
 
     def _on_exec(self, code: CodeType) -> None:
         self.instrument(code)
-        if code.co_name == "<module>" and id(code) in self._instrumented:
+        if code.co_name == "<module>" and identity(code) in self._instrumented:
             self._open_module(code)
             # What earlier tests or imports ran was disabled: it must be seen again.
             _MON.restart_events()
@@ -316,13 +317,13 @@ class ProfileTracer(CodeTracer):
                     # Into its own window first, as ``sys.monitoring`` sees it: a module's
                     # code is part of its own import footprint (``rts.attribution``).
                     open_module(code)
-                    remember(id(code), code)
+                    remember(identity(code), code)
                     return
-                remember(id(code), code)
+                remember(identity(code), code)
                 if code is import_module:  # a Python function: its caller called it
                     on_lookup(frame.f_back, importlib.import_module)
             elif event == "c_call":
-                if id(arg) in LOOKUP_FUNCTIONS:
+                if identity(arg) in LOOKUP_FUNCTIONS:
                     on_lookup(frame, arg)
             elif event == "return":
                 code = frame.f_code
@@ -335,9 +336,9 @@ class ProfileTracer(CodeTracer):
                     files[code.co_filename] = wanted
                 # As many returns per function and test as PY_RETURN gives on 3.12+.
                 if wanted and returns_values(code):
-                    count = counts.get(id(code), 0)
+                    count = counts.get(identity(code), 0)
                     if count < RETURNS_PER_TEST and is_real_return(frame):
-                        counts[id(code)] = count + 1
+                        counts[identity(code)] = count + 1
                         record_return(code, arg)
 
         self._rebind = rebind

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from lsp_server.rts.interned_units import InternedIds
 from lsp_server.rts.store.errors import CORRUPT, StoreError, store_error
 from lsp_server.rts.store.extreme_cache import StoreExtremeCache
 from lsp_server.rts.store.queries import (
@@ -89,6 +90,7 @@ class DependencyStore(
         self._synced: dict[str, str | None] = {}
         self._unit_id_cache: dict[tuple[str, str], int] = {}
         self._unit_paths_cached: set[str] = set()
+        self._interned: dict[int, InternedIds] = {}
         self._set_units: dict[int, frozenset[int]] = {}
         self._bases: dict[str, int] = {}
         self._data_version: int | None = None

@@ -34,7 +34,7 @@ class StoreRefactorings(StoreWrites):
 
     def _forget_raw_hash(self, path: str) -> None:
         self._conn.execute("UPDATE files SET raw_hash=NULL WHERE path=?", (path,))
-        self._forget_caches()
+        self.forget_caches()
 
     def _set_checksum(self, uid: int, unit: Unit, checksum: str, keep: set[int]) -> None:
         """Set a unit's checksum; tests not in ``keep`` that depended on the old value

@@ -24,13 +24,14 @@ from __future__ import annotations
 import json
 import sqlite3
 import time
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Collection, Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from operator import itemgetter
 from typing import TypeVar
 
 from lsp_server.rts.file_snapshot import FileSnapshot
+from lsp_server.rts.interned_units import InternedIds, InternedUnits
 from lsp_server.rts.store.depsets import DependencySets, TestUnits
 from lsp_server.rts.units import (
     MODULE,
@@ -55,7 +56,7 @@ class TestResult:
     nodeid: str
     outcome: str
     duration: float
-    units: tuple[Unit, ...]
+    units: Collection[Unit]  # a tuple, or ``InternedUnits`` (translated once per unit)
     setup: Mapping[str, float] | None = None  # shared fixtures' set-up by scope, if measured
 
 
@@ -71,6 +72,7 @@ class StoreWrites(DependencySets):
     # keys cost nothing in the project's own full collections (a ``Unit`` stays tracked).
     _unit_id_cache: dict[tuple[str, str], int]
     _unit_paths_cached: set[str]  # files whose stored units are all in the cache
+    _interned: dict[int, InternedIds]  # by id() of the table of ``InternedUnits``
     _data_version: int | None
     _depth: int
 
@@ -90,24 +92,26 @@ class StoreWrites(DependencySets):
         self._depth = 1
         version = self._conn.execute("PRAGMA data_version").fetchone()[0]
         if version != self._data_version:
-            self._forget_caches()
+            self.forget_caches()
             self._data_version = version
         try:
             yield self
         except BaseException:
             self._depth = 0
             self._conn.execute("ROLLBACK")
-            self._forget_caches()
+            self.forget_caches()
             raise
         self._depth = 0
         self._conn.execute("COMMIT")
 
-    def _forget_caches(self) -> None:
+    def forget_caches(self) -> None:
+        """Drop what this connection cached of the database (reloaded when needed)."""
         self._synced.clear()
         self._set_units.clear()
         self._bases.clear()
         self._unit_id_cache.clear()
         self._unit_paths_cached.clear()
+        self._interned.clear()
 
     # -- sessions -----------------------------------------------------------------------
 
@@ -168,7 +172,7 @@ class StoreWrites(DependencySets):
         for result in results:
             if result.outcome not in OUTCOMES:
                 raise ValueError(f"unknown outcome {result.outcome!r}")
-        paths: set[str] = set().union(*(map(itemgetter(0), r.units) for r in results))
+        paths: set[str] = set().union(*map(_paths_of, results))
         with self.transaction():
             # Files first: a test whose unit moves gets marked stale here, and recording
             # it below clears that again.
@@ -197,21 +201,41 @@ class StoreWrites(DependencySets):
         """The test's row, and what to link it to. ``complete``: every unit's file has a
         snapshot (else units without one are left out: their file is gone or does not
         parse)."""
-        units: Iterable[Unit] = result.units
-        if not complete:
-            units = [u for u in result.units if u.path in snapshots]
         test_id = self._upsert_test(
             result.nodeid, result.outcome, result.duration, environment, options, session_id
         )
         if result.setup is not None:
             times = json.dumps(dict(result.setup), sort_keys=True)
             self._conn.execute("INSERT OR REPLACE INTO setup_times VALUES (?,?)", (test_id, times))
+        # The tests of one file share most units: they may share a base set.
+        group = result.nodeid.partition("::")[0]
+        if complete and isinstance(result.units, InternedUnits):
+            return TestUnits(test_id, group, self._interned_ids(result.units, snapshots))
+        units: Iterable[Unit] = result.units
+        if not complete:
+            units = [u for u in result.units if u.path in snapshots]
         # Unit ids come from the cache: one C-level lookup per dependency.
         cached = list(map(self._unit_id_cache.get, units))
         uids = self._unit_ids(units, snapshots) if None in cached else cached
-        # The tests of one file share most units: they may share a base set.
-        group = result.nodeid.partition("::")[0]
         return TestUnits(test_id, group, frozenset(u for u in uids if u is not None))
+
+    def _interned_ids(
+        self, units: InternedUnits, snapshots: Mapping[str, FileSnapshot]
+    ) -> frozenset[int]:
+        """The store ids of ``units``, every file of which is synced: each interned unit is
+        translated the first time a test depends on it, as ``_unit_ids`` would."""
+        table = units.table
+        interned = self._interned.get(id(table))
+        if interned is None or interned.table is not table:
+            interned = self._interned[id(table)] = InternedIds(table)
+        uids = interned.of(units.ids)
+        if InternedIds.UNTRANSLATED in uids:
+            missing = interned.untranslated(units.ids)
+            found = self._unit_ids([table[i] for i in missing], snapshots)
+            for index, uid in zip(missing, found, strict=True):
+                interned.ids[index] = uid
+            uids = interned.of(units.ids)
+        return uids
 
     def _upsert_test(
         self,
@@ -305,9 +329,7 @@ class StoreWrites(DependencySets):
             (reason, -1 if exclude_test is None else exclude_test, unit_id),
         )
 
-    def _unit_ids(
-        self, units: Iterable[Unit], snapshots: Mapping[str, FileSnapshot]
-    ) -> list[int | None]:
+    def _unit_ids(self, units: Iterable[Unit], snapshots: Mapping[str, FileSnapshot]) -> list[int]:
         """Ids of ``units``, creating the missing ones with their snapshot's checksum."""
         cache, loaded = self._unit_id_cache, self._unit_paths_cached
         units = list(units)
@@ -352,3 +374,8 @@ class StoreWrites(DependencySets):
         """What was recorded of a unit about to be deleted (its id may be given again)."""
         self._conn.execute("DELETE FROM ran WHERE unit_id=?", (unit_id,))
         self._conn.execute("DELETE FROM return_kinds WHERE unit_id=?", (unit_id,))
+
+
+def _paths_of(result: TestResult) -> Iterable[str]:
+    units = result.units
+    return units.paths if isinstance(units, InternedUnits) else map(itemgetter(0), units)

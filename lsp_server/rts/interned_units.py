@@ -1,0 +1,55 @@
+"""A test's units as small ints into the session's table of interned units.
+
+``UnitAttribution`` interns every unit it meets and works on sets of ids; a test depends
+on hundreds of units (1,250 on marshmallow), most of them the same for every test. Given
+the ids and the table, the store translates each interned unit to its own id once per
+session (``InternedIds``) instead of hashing every unit of every test, and the batch's
+files come from each answer's ``paths`` instead of every unit's path.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+
+from lsp_server.rts.units import Unit
+
+
+@dataclass(frozen=True, eq=False)
+class InternedUnits:
+    """The units ``ids`` index in ``table`` (the attribution's list, which only grows),
+    and the files they lie in. Iterating gives the units."""
+
+    ids: frozenset[int]
+    table: Sequence[Unit]
+    paths: frozenset[str]
+
+    def __iter__(self) -> Iterator[Unit]:
+        return map(self.table.__getitem__, self.ids)
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+    def __contains__(self, unit: object) -> bool:
+        return any(unit == u for u in self)
+
+
+class InternedIds:
+    """The store ids of one table's units by table index; ``UNTRANSLATED`` where a unit
+    was not asked for yet (only a test's own units are translated: the store creates a
+    unit row once its file is synced)."""
+
+    UNTRANSLATED = -1  # store ids start at 1
+
+    def __init__(self, table: Sequence[Unit]) -> None:
+        self.table = table
+        self.ids: list[int] = []
+
+    def of(self, ids: frozenset[int]) -> frozenset[int]:
+        """The store ids at ``ids``, ``UNTRANSLATED`` among them when one is missing."""
+        if len(self.ids) < len(self.table):
+            self.ids.extend([self.UNTRANSLATED] * (len(self.table) - len(self.ids)))
+        return frozenset(map(self.ids.__getitem__, ids))
+
+    def untranslated(self, ids: frozenset[int]) -> list[int]:
+        return [i for i in ids if self.ids[i] == self.UNTRANSLATED]
