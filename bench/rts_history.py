@@ -181,14 +181,21 @@ def replay(
     os.environ["PYTHONPATH"] = os.pathsep.join(paths)
     project = Project(name, root, python, pytest_args)
     totals = Totals()
-    records = []
+
+    def logged(record: dict[str, object]) -> None:
+        # Each commit's line as soon as it is known: a time-boxed run that is stopped keeps
+        # the commits it replayed.
+        if log is not None:
+            with log.open("a") as out:
+                out.write(json.dumps({"project": name, **record}) + "\n")
+
     if only:
         for short in only:
             commit = _git(root, "rev-parse", short).strip()
             parent = _git(root, "rev-parse", f"{commit}^").strip()
             before = _record_at(project, parent)
             _checkout(root, commit)
-            records.append(_step(project, parent, commit, before, totals)[1])
+            logged(_step(project, parent, commit, before, totals)[1])
     else:
         project.reset_stores()
         _checkout(root, chain[0])
@@ -204,11 +211,7 @@ def replay(
         for parent, commit in itertools.pairwise(chain):
             _checkout(root, commit)
             before, record = _step(project, parent, commit, before, totals)
-            records.append(record)
-    if log is not None:
-        with log.open("a") as out:
-            for record in records:
-                out.write(json.dumps({"project": name, **record}) + "\n")
+            logged(record)
     print(
         f"{name}: {totals.commits} commits ({totals.source_commits} touch source);"
         f" tests run reks {totals.reks_run}, testmon {totals.testmon_run};"
