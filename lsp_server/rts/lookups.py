@@ -127,6 +127,11 @@ def looks_up_by_string(
     (``rts.name_prefix``; empty when unknown), "*" otherwise."""
     constant = _constant_name_calls(function)
     on_self = _self_calls(function) if method else {}
+    # ``setattr(obj, name, value)`` stores: it meets at most a class attribute of ``obj``'s
+    # class (a property's setter, a slot), as a lookup on the instance does.
+    on_self = {**_attribute_stores(function), **on_self}
+    if method:
+        on_self.update(dict.fromkeys(_own_dicts(function), ""))
     local = _local_names(function)
     membership = _membership_tests(function)
     own = _own_attributes(function) if method else set()
@@ -151,7 +156,9 @@ def looks_up_by_string(
             and id(item) not in membership
             and id(item) not in own
         ):
-            return "*"
+            if id(item) not in on_self:
+                return "*"
+            found = "" if found is None else _common_prefix(found, "")
     return None if found is None else ATTRIBUTE_LOOKUP + found
 
 
@@ -292,6 +299,39 @@ def _self_calls(function: ast.FunctionDef | ast.AsyncFunctionDef) -> dict[int, s
         and item.args
         and isinstance(item.args[0], ast.Name)
         and item.args[0].id == first
+    }
+
+
+def _attribute_stores(function: ast.AST) -> dict[int, str]:
+    """ids of the ``setattr`` names called with an object, a name and a value, each with
+    "" (any name)."""
+    return {
+        id(item.func): ""
+        for item in walk(function)
+        if isinstance(item, ast.Call)
+        and isinstance(item.func, ast.Name)
+        and item.func.id == "setattr"
+        and len(item.args) == 3
+        and not item.keywords
+    }
+
+
+def _own_dicts(function: ast.FunctionDef | ast.AsyncFunctionDef) -> set[int]:
+    """ids of the ``self.__dict__`` read in a method (its first parameter, not rebound): the
+    instance's own attributes (jinja's ``Frame.copy``), or the class's when ``self`` is a
+    class (a classmethod's ``cls``, a metaclass's method), never a module's globals."""
+    params = [*function.args.posonlyargs, *function.args.args]
+    static = any("staticmethod" in ast.unparse(d) for d in function.decorator_list)
+    if not params or static or params[0].arg in _local_names_stored(function):
+        return set()
+    first = params[0].arg
+    return {
+        id(item)
+        for item in walk(function)
+        if isinstance(item, ast.Attribute)
+        and item.attr == "__dict__"
+        and isinstance(item.value, ast.Name)
+        and item.value.id == first
     }
 
 
