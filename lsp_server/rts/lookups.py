@@ -153,6 +153,8 @@ def looks_up_by_string(
         if (
             isinstance(item, ast.Attribute)
             and item.attr in DYNAMIC_NAMES
+            # ``t.globals = ...`` binds an attribute so named: storing looks nothing up.
+            and not isinstance(item.ctx, ast.Store)
             and id(item) not in membership
             and id(item) not in own
         ):

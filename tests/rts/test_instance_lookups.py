@@ -1,10 +1,11 @@
 """A method that reads its own instance's ``__dict__`` whole (jinja's ``Frame.copy``:
 ``rv.__dict__.update(self.__dict__)``) or sets an attribute by a computed name
 (diskcache's ``Cache.reset``: ``setattr(self._disk, attr, value)``) finds class
-attributes at most, never a module's global: its tests depend on the classes' members,
-not on every binding (a version bump reran all 243 tests of diskcache, a change of an
-unrun function every test of jinja). A class attribute that such code may now find still
-selects."""
+attributes at most, never a module's global; storing an attribute named like a lookup
+builtin (jinja's ``Template._from_namespace``: ``t.globals = globals``) finds nothing:
+their tests depend on the classes' members, not on every binding (a version bump reran
+all 243 tests of diskcache, a change of an unrun function every test of jinja). A class
+attribute that such code may now find still selects."""
 
 from __future__ import annotations
 
@@ -43,6 +44,10 @@ def project(pytester: pytest.Pytester) -> pytest.Pytester:
                 setattr(target, key, value)
                 return target
 
+            def share(self, target):
+                target.globals = self.size
+                return target
+
             @classmethod
             def fields(cls):
                 return sorted(k for k in cls.__dict__ if not k.startswith("_"))
@@ -64,14 +69,18 @@ def project(pytester: pytest.Pytester) -> pytest.Pytester:
 
 
         def test_fields():
-            assert store.Settings.fields() == ["copy", "fields", "limit", "reset"]
+            assert store.Settings.fields() == ["copy", "fields", "limit", "reset", "share"]
+
+
+        def test_share():
+            assert getattr(store.Settings().share(store.Box()), "globals") == 1
 
 
         def test_version():
             assert store.__version__.startswith("1.")
         """,
     )
-    everything = {"test_copy", "test_reset", "test_fields", "test_version"}
+    everything = {"test_copy", "test_reset", "test_fields", "test_share", "test_version"}
     assert run(pytester, flag="--reks-all") == everything
     return pytester
 
