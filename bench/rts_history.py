@@ -13,9 +13,10 @@ whose outcome flips there too (a wall-time assertion under load) is named and ex
 ``--only SHA,...`` replays just those commits, each on its own: both tools record at the
 commit's parent afresh, then select at the commit (to diagnose or re-measure a few
 commits). ``--pip PKG`` adds a test dependency to the venv (itsdangerous needs
-freezegun). ``--log FILE`` appends one JSON line per commit. ``--keep PATTERN`` keeps
-untracked files through every checkout: a version module a build would generate
-(hatch-vcs), written once into the clone under ``--work``.
+freezegun). ``--pytest-arg ARG`` is given to every pytest run (``-o addopts=`` where
+a project's addopts start xdist or coverage). ``--log FILE`` appends one JSON line per
+commit. ``--keep PATTERN`` keeps untracked files through every checkout: a version module
+a build would generate (hatch-vcs), written once into the clone under ``--work``.
 
     python bench/rts_history.py --work /tmp/history --commits 20 \\
         /work/.mirror/pytoolz+toolz/repo /work/.mirror/more-itertools+more-itertools/repo
@@ -163,7 +164,13 @@ def _record_at(project: Project, commit: str) -> dict[str, bool]:
 
 
 def replay(
-    source: Path, work: Path, python: Path, commits: int, only: list[str], log: Path | None
+    source: Path,
+    work: Path,
+    python: Path,
+    commits: int,
+    only: list[str],
+    log: Path | None,
+    pytest_args: list[str],
 ) -> Totals:
     name = source.parent.name if source.name in ("repo", ".git") else source.name
     root = work / name
@@ -172,16 +179,23 @@ def replay(
     chain = _git(root, "rev-list", "--first-parent", f"-n{commits + 1}", "HEAD").split()[::-1]
     paths = [str(root / "src"), str(root)] if (root / "src").is_dir() else [str(root)]
     os.environ["PYTHONPATH"] = os.pathsep.join(paths)
-    project = Project(name, root, python)
+    project = Project(name, root, python, pytest_args)
     totals = Totals()
-    records = []
+
+    def logged(record: dict[str, object]) -> None:
+        # Each commit's line as soon as it is known: a time-boxed run that is stopped keeps
+        # the commits it replayed.
+        if log is not None:
+            with log.open("a") as out:
+                out.write(json.dumps({"project": name, **record}) + "\n")
+
     if only:
         for short in only:
             commit = _git(root, "rev-parse", short).strip()
             parent = _git(root, "rev-parse", f"{commit}^").strip()
             before = _record_at(project, parent)
             _checkout(root, commit)
-            records.append(_step(project, parent, commit, before, totals)[1])
+            logged(_step(project, parent, commit, before, totals)[1])
     else:
         project.reset_stores()
         _checkout(root, chain[0])
@@ -197,11 +211,7 @@ def replay(
         for parent, commit in itertools.pairwise(chain):
             _checkout(root, commit)
             before, record = _step(project, parent, commit, before, totals)
-            records.append(record)
-    if log is not None:
-        with log.open("a") as out:
-            for record in records:
-                out.write(json.dumps({"project": name, **record}) + "\n")
+            logged(record)
     print(
         f"{name}: {totals.commits} commits ({totals.source_commits} touch source);"
         f" tests run reks {totals.reks_run}, testmon {totals.testmon_run};"
@@ -235,13 +245,20 @@ def main() -> None:
         help="untracked files every checkout keeps (a pattern, as git clean -e takes): what a"
         " build generates, e.g. hatch-vcs's src/*/_version.py, written once in the clone",
     )
+    parser.add_argument(
+        "--pytest-arg",
+        action="append",
+        default=[],
+        help="given to every pytest run (plain and both tools), e.g. --pytest-arg=-o"
+        " --pytest-arg=addopts= where a project's addopts start xdist or coverage",
+    )
     args = parser.parse_args()
     KEPT.extend(args.keep)
     args.work.mkdir(parents=True, exist_ok=True)
     python = _venv(args.work, args.pip)
     only = [c for c in args.only.split(",") if c]
     for repo in args.repos:
-        replay(repo.resolve(), args.work, python, args.commits, only, args.log)
+        replay(repo.resolve(), args.work, python, args.commits, only, args.log, args.pytest_arg)
 
 
 if __name__ == "__main__":

@@ -91,6 +91,17 @@ _INERT_DUNDERS = frozenset(
         "__maintainer__",
         "__status__",
         "__date__",
+        # The metadata a package's ``__init__`` or ``__about__`` states (requests',
+        # diskcache's, attrs'): a release bumps ``__build__`` with ``__version__``.
+        "__title__",
+        "__description__",
+        "__summary__",
+        "__url__",
+        "__uri__",
+        "__build__",
+        "__author_email__",
+        "__maintainer_email__",
+        "__release__",
     ]
     # PEP 810: from 3.15 on it makes the imports it names lazy (when and whether they
     # run); before, nothing reads it but code spelling it.

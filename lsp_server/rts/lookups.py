@@ -23,6 +23,8 @@ import sys
 from collections.abc import Iterator
 
 from lsp_server.rts.ast_walk import statements, walk
+from lsp_server.rts.instance_lookups import attribute_stores, own_dicts, stored_names
+from lsp_server.rts.looped_names import looped_constants
 from lsp_server.rts.name_prefix import NamePrefixes
 
 # Names whose use means "looks names up by string".
@@ -98,16 +100,20 @@ that name alone is as often a token's signature (pyjwt's)."""
 
 
 def _constant_name_calls(node: ast.AST) -> set[int]:
-    """ids of the ``getattr``-family names called with a constant attribute name."""
+    """ids of the ``getattr``-family names called with a constant attribute name, or with
+    a name that only ever takes the strings of a literal tuple (``rts.looped_names``)."""
     out: set[int] = set()
+    looped = looped_constants(node)
     for item in walk(node):
         if (
             isinstance(item, ast.Call)
             and isinstance(item.func, ast.Name)
             and item.func.id in _BY_NAME
             and len(item.args) >= 2
-            and isinstance(item.args[1], ast.Constant)
-            and isinstance(item.args[1].value, str)
+            and (
+                (isinstance(item.args[1], ast.Constant) and isinstance(item.args[1].value, str))
+                or (isinstance(item.args[1], ast.Name) and item.args[1].id in looped)
+            )
         ):
             out.add(id(item.func))
     return out
@@ -147,6 +153,11 @@ def looks_up_by_string(
     (``rts.name_prefix``; empty when unknown), "*" otherwise."""
     constant = _constant_name_calls(function)
     on_self = _self_calls(function) if method else {}
+    # ``setattr(obj, name, value)`` stores: it meets at most a class attribute of ``obj``'s
+    # class (a property's setter, a slot), as a lookup on the instance does.
+    on_self = {**attribute_stores(function), **on_self}
+    if method:
+        on_self.update(dict.fromkeys(own_dicts(function), ""))
     local = _local_names(function)
     membership = _membership_tests(function)
     own = _own_attributes(function) if method else set()
@@ -168,10 +179,14 @@ def looks_up_by_string(
         if (
             isinstance(item, ast.Attribute)
             and item.attr in DYNAMIC_NAMES
+            # ``t.globals = ...`` binds an attribute so named: storing looks nothing up.
+            and not isinstance(item.ctx, ast.Store)
             and id(item) not in membership
             and id(item) not in own
         ):
-            return "*"
+            if id(item) not in on_self:
+                return "*"
+            found = "" if found is None else _common_prefix(found, "")
     return None if found is None else ATTRIBUTE_LOOKUP + found
 
 
@@ -223,7 +238,7 @@ def _own_attributes(function: ast.FunctionDef | ast.AsyncFunctionDef) -> set[int
     if not params:
         return set()
     first = params[0].arg
-    if first in _local_names_stored(function):
+    if first in stored_names(function):
         return set()  # rebound: no longer the instance or class
     return {
         id(item)
@@ -284,14 +299,6 @@ def _membership_tests(function: ast.AST) -> set[int]:
     }
 
 
-def _local_names_stored(function: ast.AST) -> set[str]:
-    return {
-        item.id
-        for item in walk(function)
-        if isinstance(item, ast.Name) and not isinstance(item.ctx, ast.Load)
-    }
-
-
 def _self_calls(function: ast.FunctionDef | ast.AsyncFunctionDef) -> dict[int, str]:
     """ids of the ``getattr``-family names called on the function's first parameter, each
     with the constant prefix of the names it looks up ("" when unknown)."""
@@ -300,7 +307,7 @@ def _self_calls(function: ast.FunctionDef | ast.AsyncFunctionDef) -> dict[int, s
     if not params or static:
         return {}
     first = params[0].arg
-    if first in _local_names_stored(function):
+    if first in stored_names(function):
         return {}  # rebound: no longer the instance or class
     prefixes = NamePrefixes(function)
     return {

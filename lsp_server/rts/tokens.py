@@ -1,6 +1,7 @@
 """Normalized token text of a Python file, sliced by position, and its digest.
 
-Comments, blank lines, line continuations and indentation width are dropped, so
+Comments, blank lines, line continuations, indentation width and punctuation that only
+layout puts there (trailing commas, a from-import's parentheses) are dropped, so
 formatting-only edits change no checksum.
 """
 
@@ -14,6 +15,8 @@ from collections.abc import Iterable, Iterator
 from typing import Any, Protocol
 
 import xxhash
+
+from lsp_server.rts.layout_punctuation import layout_punctuation
 
 # The C tokenizer behind ``tokenize.generate_tokens`` (3.12+), which takes a readline.
 _TokenizerIter: Any = None
@@ -62,14 +65,27 @@ def normalized_tokens(source: str) -> list[tuple[tuple[int, int], str]]:
     markers = {tokenize.INDENT: "<indent>", tokenize.DEDENT: "<dedent>"}
     markers[tokenize.NEWLINE] = "<newline>"
     out: list[tuple[tuple[int, int], str]] = []
-    append = out.append
+    kinds: list[int] = []
+    append, append_kind = out.append, kinds.append
     try:
         for kind, string, start, _, _ in _raw_tokens(source):
             if kind not in skip:
                 append((start, markers.get(kind, string)))
+                append_kind(kind)
     except (tokenize.TokenError, SyntaxError) as exc:  # IndentationError included
         raise SourceError(str(exc)) from exc
-    return out
+    return without_layout_punctuation(out, kinds)
+
+
+def without_layout_punctuation(
+    tokens: list[tuple[tuple[int, int], str]], kinds: list[int]
+) -> list[tuple[tuple[int, int], str]]:
+    """``tokens`` (with their ``tokenize`` kinds) less the punctuation only layout puts
+    there (``rts.layout_punctuation``): reformatting by black or isort changes no checksum."""
+    drop = layout_punctuation([text for _, text in tokens], kinds)
+    if not drop:
+        return tokens
+    return [token for i, token in enumerate(tokens) if i not in drop]
 
 
 def digest(texts: Iterable[str]) -> str:

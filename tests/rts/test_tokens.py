@@ -13,18 +13,25 @@ import pytest
 
 from lsp_server.rts.lookups import DYNAMIC_NAMES
 from lsp_server.rts.spans import scan
-from lsp_server.rts.tokens import SourceError, TokenText, normalized_tokens
+from lsp_server.rts.tokens import (
+    SourceError,
+    TokenText,
+    normalized_tokens,
+    without_layout_punctuation,
+)
 
 _MARKERS = {tokenize.INDENT: "<indent>", tokenize.DEDENT: "<dedent>", tokenize.NEWLINE: "<newline>"}
 _DROPPED = {tokenize.COMMENT, tokenize.NL, tokenize.ENCODING, tokenize.ENDMARKER}
 
 
 def _with_tokenize(source: str) -> list[tuple[tuple[int, int], str]]:
-    return [
-        (tok.start, _MARKERS.get(tok.type, tok.string))
+    kept = [
+        tok
         for tok in tokenize.generate_tokens(io.StringIO(source).readline)
         if tok.type not in _DROPPED
     ]
+    tokens = [(tok.start, _MARKERS.get(tok.type, tok.string)) for tok in kept]
+    return without_layout_punctuation(tokens, [tok.type for tok in kept])
 
 
 def test_the_same_tokens_as_tokenize_on_standard_library_modules() -> None:
