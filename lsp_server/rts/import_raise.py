@@ -33,7 +33,7 @@ from lsp_server.rts.bound_names import (
     surely_bound,
 )
 from lsp_server.rts.class_members import PLAIN_BASES, dict_updates
-from lsp_server.rts.constant_calls import compiles
+from lsp_server.rts.constant_calls import succeeds
 from lsp_server.rts.dataclass_fields import dataclass_may_raise, is_dataclass_decorator
 from lsp_server.rts.purity import PURE_MODULE_CALLS
 from lsp_server.rts.stdlib_values import (
@@ -223,7 +223,8 @@ def _class_may_raise(node: ast.ClassDef, scope: Scope, local: set[str]) -> bool:
     called = {
         c.func.id for c in walk(node) if isinstance(c, ast.Call) and isinstance(c.func, ast.Name)
     }
-    if called & maybe_bound_in(node.body) & (scope.instantiable | EMPTY_CONSTRUCTORS):
+    known_callees = scope.instantiable | EMPTY_CONSTRUCTORS | scope.imported.keys()
+    if called & maybe_bound_in(node.body) & known_callees:
         return True  # ``dict = ...`` in the body: ``dict()`` there is not the builtin
     for base in node.bases:
         if not _plain_base(base, scope):
@@ -299,6 +300,9 @@ def _safe_value(node: ast.expr, scope: Scope, bound: set[str]) -> bool:
         return resolves(node, scope)
     if isinstance(node, ast.Call) and stdlib_object_of(node.func, scope) is typing.TypeVar:
         return evaluates(node, scope)
+    resolve = functools.partial(stdlib_object_of, scope=scope)
+    if isinstance(node, ast.Call) and succeeds(node, resolve):
+        return True  # ``re.compile``, ``namedtuple`` of constants that succeed here
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
         if not node.args and not node.keywords and _makes_plainly(node.func.id, scope, bound):
             return True
@@ -311,8 +315,6 @@ def _safe_value(node: ast.expr, scope: Scope, bound: set[str]) -> bool:
             and all(_safe_value(v, scope, bound) for v in values)
         )
     if isinstance(node, ast.Call):
-        if compiles(node, functools.partial(stdlib_object_of, scope=scope)):
-            return True  # ``re.compile`` of a constant pattern that compiles
         made = stdlib_object_of(node.func, scope)  # ``itertools.count()``
         plain = not node.args and not node.keywords
         return plain and any(made is maker for maker in _NO_ARGUMENT_MAKERS)

@@ -57,6 +57,8 @@ def _last_may_raise(source: str) -> bool:
         "import re\nX = re.compile(r'\\*\\s*,  # a star', re.VERBOSE | re.I)",
         "import re\nclass C:\n    m = re.compile('a+', flags=re.M)",
         "import itertools\nclass C:\n    n = itertools.count()",
+        "from collections import namedtuple\nP = namedtuple('P', 'a b', defaults=(None,))",
+        "import collections\nclass C:\n    P = collections.namedtuple('P', ['x', 'y'], rename=1)",
         "class C:\n    a = {'x': list}\n    d = {'y': dict}\n    d.update(a)",
         # typing's forms, checked as importing would (itsdangerous, pyjwt).
         "T = typing.TypeVar('T', bound=typing.Union[str, bytes])",
@@ -112,6 +114,12 @@ def test_bindings_that_cannot_raise(statement: str) -> None:
         "import re\nX = re.compile(LIMIT)",
         "import re\nX = re.compile('a', LIMIT)",
         "import itertools\nX = itertools.count(LIMIT, combine)",
+        "from collections import namedtuple\nP = namedtuple('P', 'a a')",
+        "from collections import namedtuple\nP = namedtuple('P', ['a'], defaults=[1, 2])",
+        "from collections import namedtuple\nP = namedtuple('P', LIMIT)",
+        "from collections import namedtuple\nclass C:\n    namedtuple = combine\n"
+        "    P = namedtuple('P', 'a')",
+        "namedtuple = combine\nP = namedtuple('P', 'a')",
         "class C:\n    a = [('x', 1)]\n    d = {'y': dict}\n    d.update(a)",
         "class C:\n    d = {'y': dict}\n    d.update(LIMIT)",
         "T = typing.TypeVar('T', int)",  # a single constraint
