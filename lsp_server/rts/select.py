@@ -119,13 +119,20 @@ def changed_units(store: DependencyStore, states: FileStates) -> dict[Unit, Reas
     return changed
 
 
-def tests_reading_added(store: DependencyStore, changed: dict[Unit, ReasonKind]) -> dict[str, Unit]:
+def tests_reading_changed(
+    store: DependencyStore, changed: dict[Unit, ReasonKind]
+) -> dict[str, Unit]:
     """Tests that depend on a module where a name they read is newly bound (it shadows a
-    builtin or an imported name, or adds an attribute they looked for), with that unit."""
+    builtin or an imported name, or adds an attribute they looked for), or where a
+    top-level name they read is bound by a statement no more (a ``from`` import of it
+    fails: ``rts.binding_reads``), with that unit."""
     added: dict[str, dict[str, Unit]] = {}
     for unit, kind in changed.items():
         name = bound_name(unit.name)
-        if kind is ReasonKind.ADDED and name is not None and unit.path != NAMES:
+        if name is None or unit.path == NAMES:
+            continue
+        top_level = "." not in (body_name(unit.name) or unit.name)
+        if kind is ReasonKind.ADDED or (kind is ReasonKind.REMOVED and top_level):
             added.setdefault(unit.path, {}).setdefault(name, unit)
     out: dict[str, Unit] = {}
     for path, by_name in sorted(added.items()):
@@ -257,7 +264,7 @@ def select_affected_tests(
     records = store.test_records()
     changed = changed_units(store, states)
     affected = store.tests_depending_on_any(changed)
-    for nodeid, unit in tests_reading_added(store, changed).items():
+    for nodeid, unit in tests_reading_changed(store, changed).items():
         affected.setdefault(nodeid, unit)
     for nodeid, unit in tests_seeing_new_getattr(store, changed).items():
         affected.setdefault(nodeid, unit)
