@@ -97,11 +97,11 @@ def _slots(node: ast.ClassDef) -> set[str] | None:
             value = stmt.value
             if isinstance(value, ast.Constant) and isinstance(value.value, str):
                 return {value.value}
-            if isinstance(value, (ast.Tuple, ast.List)) and all(
-                isinstance(e, ast.Constant) and isinstance(e.value, str) for e in value.elts
-            ):
-                return {e.value for e in value.elts if isinstance(e, ast.Constant)}
-            return None
+            if not isinstance(value, (ast.Tuple, ast.List)):
+                return None
+            names = [e.value for e in value.elts if isinstance(e, ast.Constant)]
+            strings = {n for n in names if isinstance(n, str)}
+            return strings if len(strings) == len(names) == len(value.elts) else None
     return None
 
 
