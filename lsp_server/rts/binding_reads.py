@@ -163,9 +163,7 @@ class BindingReads:
             if file_units is None:
                 continue
             if base is None:  # else in the base's reads already
-                self._index(path, file_units)
-                reads.add(path, self._split(file_units, MODULE))
-                found |= self._taken(path, file_units)
+                found |= self._read_module(path, file_units, reads)
             if dynamic or path in whole:  # every unit but the bodies: see rts.lookups
                 found |= self._found_by_string(path, file_units)
                 if not dynamic:  # a new binding there selects the test
@@ -239,6 +237,13 @@ class BindingReads:
                 pending |= more
         reads.follow(seen)
         return found
+
+    def _read_module(self, path: str, file_units: FileUnits, reads: NamesRead) -> frozenset[int]:
+        """Index ``path``'s bindings and add what its module unit reads to ``reads``; the
+        ``NAMES`` units of the names its imports take (``_taken``)."""
+        self._index(path, file_units)
+        reads.add(path, self._split(file_units, MODULE))
+        return self._taken(path, file_units)
 
     def _taken(self, path: str, file_units: FileUnits) -> frozenset[int]:
         """The ``NAMES`` units ``name@origin`` of the names ``from origin import name``
