@@ -24,7 +24,7 @@ from lsp_server.rts.names_read import (
     attribute_prefixes,
     binds_prefixed_attribute,
 )
-from lsp_server.rts.reads import EVERY_NAME, NAMES
+from lsp_server.rts.reads import EVERY_NAME, LISTED_NAMES, NAMES
 from lsp_server.rts.seen_bodies import SeenBodies
 from lsp_server.rts.snapshots import FileStates
 from lsp_server.rts.units import (
@@ -250,15 +250,15 @@ class BindingReads:
         statements of ``path`` take from project modules: importing ``path`` fails once
         ``origin`` binds the name no more, which a removed binding there tells
         (``select.tests_reading_changed``); what it is bound to the test sees only by
-        reading it (the names its code read lead to the binding)."""
+        reading it (the names its code read lead to the binding). A star import takes
+        what ``origin``'s ``__all__`` lists: ``reads.LISTED_NAMES``."""
         cached = self._taken_ids.get(path)
         if cached is None:
             keys = {
-                module_read(name, origin)
+                module_read(LISTED_NAMES if name == "*" else name, origin)
                 for statement in file_units.imports
                 if (origin := self.resolver.from_origin(path, statement)) is not None
                 for name in statement.names
-                if name != "*"
             }
             cached = self._taken_ids[path] = frozenset(map(self._name_id, keys))
         return cached

@@ -24,10 +24,16 @@ from types import CodeType
 from lsp_server.rts.lookups import DYNAMIC_NAMES
 from lsp_server.rts.units import NAMES
 
-__all__ = ["EVERY_NAME", "NAMES", "builds_classes", "code_reads"]
+__all__ = ["EVERY_NAME", "LISTED_NAMES", "NAMES", "builds_classes", "code_reads"]
 
 EVERY_NAME = "*"
 """The ``NAMES`` unit of a test that may read any name: any new binding selects it."""
+
+LISTED_NAMES = "<all>"
+"""The ``NAMES`` name (``<all>@path``) of a test whose modules ``from path import *``: the
+import fails once a name ``path``'s ``__all__`` lists is bound no more, so a top-level
+binding removed from ``path`` selects the test (new names do not: they are found only by
+who reads them)."""
 
 # Instructions that look a name up in the module's namespace (then the builtins).
 _GLOBAL_OPS = frozenset(

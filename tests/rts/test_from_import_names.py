@@ -71,3 +71,15 @@ def test_a_name_no_importer_takes_selects_nothing(project: pytest.Pytester) -> N
 def test_a_changed_value_is_not_seen_by_who_only_imports_it(project: pytest.Pytester) -> None:
     edit(project, "pkg/p.py", "a = 1", "a = 5")
     assert run(project) == set()
+
+
+def test_a_star_import_needs_what_the_origin_lists_in_all(pytester: pytest.Pytester) -> None:
+    write(pytester, "p.py", '__all__ = ["a", "other"]\n' + ORIGIN)
+    write(pytester, "m.py", "from p import *\n\nX = 1\n")
+    write(pytester, "test_m.py", IMPORTER_TEST.replace("from pkg import m", "import m"))
+    write(pytester, "test_p.py", ORIGIN_TEST.replace("from pkg import p", "import p"))
+    assert run(pytester) == {"test_x", "test_other"}
+    edit(pytester, "p.py", "b = 2", "b = 2\nnew = 5")
+    assert run(pytester) == set()  # not in __all__, and nobody reads it
+    edit(pytester, "p.py", "a = 1", "")
+    assert run(pytester) == {"test_x"}  # AttributeError: __all__ names it
