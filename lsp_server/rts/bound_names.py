@@ -82,3 +82,33 @@ def instantiable(node: ast.ClassDef, instantiable: set[str]) -> bool:
     return all(
         isinstance(b, ast.Name) and (b.id == "object" or b.id in instantiable) for b in node.bases
     )
+
+
+def listed_names(tree: ast.Module) -> frozenset[str] | None:
+    """The names a module's ``__all__`` lists (what ``from m import *`` takes, and fails on
+    when one is not bound): its top-level assignments of a list or tuple of strings, none
+    without one. None when code builds or changes it otherwise (``__all__ += ...``,
+    ``__all__.append(...)``, a computed value): any name may be listed."""
+    listed: set[str] = set()
+    literal: set[int] = set()
+    for stmt in tree.body:
+        if (
+            isinstance(stmt, ast.Assign)
+            and len(stmt.targets) == 1
+            and isinstance(stmt.targets[0], ast.Name)
+            and stmt.targets[0].id == "__all__"
+            and isinstance(stmt.value, (ast.List, ast.Tuple))
+        ):
+            names = [e.value for e in stmt.value.elts if isinstance(e, ast.Constant)]
+            strings = [n for n in names if isinstance(n, str)]
+            if len(strings) == len(stmt.value.elts):
+                listed.update(strings)
+                literal.add(id(stmt.targets[0]))
+    for node in walk(tree):
+        name = node if isinstance(node, ast.Name) and node.id == "__all__" else None
+        if name is not None and not isinstance(name.ctx, ast.Load) and id(name) not in literal:
+            return None
+        value = node.value if isinstance(node, ast.Attribute) else None
+        if isinstance(value, ast.Name) and value.id == "__all__":
+            return None  # ``__all__.append(...)``
+    return frozenset(listed)

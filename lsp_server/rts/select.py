@@ -121,12 +121,13 @@ def changed_units(store: DependencyStore, states: FileStates) -> dict[Unit, Reas
 
 
 def tests_reading_changed(
-    store: DependencyStore, changed: dict[Unit, ReasonKind]
+    store: DependencyStore, changed: dict[Unit, ReasonKind], states: FileStates
 ) -> dict[str, Unit]:
     """Tests that depend on a module where a name they read is newly bound (it shadows a
     builtin or an imported name, or adds an attribute they looked for), or where a
     top-level name they read is bound by a statement no more (a ``from`` import of it
-    fails: ``rts.binding_reads``), with that unit."""
+    fails: ``rts.binding_reads``; a star import too while ``__all__`` lists it), with that
+    unit."""
     added: dict[str, dict[str, Unit]] = {}
     for unit, kind in changed.items():
         name = bound_name(unit.name)
@@ -135,7 +136,7 @@ def tests_reading_changed(
         top_level = "." not in (body_name(unit.name) or unit.name)
         if kind is ReasonKind.ADDED or (kind is ReasonKind.REMOVED and top_level):
             added.setdefault(unit.path, {}).setdefault(name, unit)
-        if kind is ReasonKind.REMOVED and top_level:  # ``__all__`` may still list it
+        if kind is ReasonKind.REMOVED and top_level and _still_listed(states, unit.path, name):
             added[unit.path].setdefault(LISTED_NAMES, unit)
     out: dict[str, Unit] = {}
     for path, by_name in sorted(added.items()):
@@ -150,6 +151,13 @@ def tests_reading_changed(
         for nodeid, name in store.tests_reading(path, keys).items():
             out.setdefault(nodeid, keys.get(name, first))
     return out
+
+
+def _still_listed(states: FileStates, path: str, name: str) -> bool:
+    """Whether module ``path``'s ``__all__`` may list ``name`` now (it is gone or unknown:
+    yes)."""
+    units = states.units(path)
+    return units is None or units.listed is None or name in units.listed
 
 
 def tests_seeing_new_getattr(
@@ -267,7 +275,7 @@ def select_affected_tests(
     records = store.test_records()
     changed = changed_units(store, states)
     affected = store.tests_depending_on_any(changed)
-    for nodeid, unit in tests_reading_changed(store, changed).items():
+    for nodeid, unit in tests_reading_changed(store, changed, states).items():
         affected.setdefault(nodeid, unit)
     for nodeid, unit in tests_seeing_new_getattr(store, changed).items():
         affected.setdefault(nodeid, unit)

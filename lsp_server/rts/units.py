@@ -48,6 +48,7 @@ import xxhash
 
 from lsp_server.project.text import parse_python
 from lsp_server.rts.bindings import ModuleLayout, module_layout
+from lsp_server.rts.bound_names import listed_names
 from lsp_server.rts.class_members import class_texts
 from lsp_server.rts.future import future_marks
 from lsp_server.rts.lookups import DYNAMIC_NAMES, bindings_taken, import_origins
@@ -209,6 +210,8 @@ class FileUnits:
     spelled anywhere in it, comments included: false alarms only cost precision)."""
     attribute_names: frozenset[str] = frozenset()
     """Every identifier the source spells after a dot (``x.attr``), over-approximated."""
+    listed: frozenset[str] | None = None
+    """The names ``__all__`` lists (``bound_names.listed_names``); None: any may be."""
 
     def own_globals(self, names: Iterable[str]) -> frozenset[str]:
         """Of ``names`` read by this module's statements, those read only as its globals
@@ -320,6 +323,8 @@ def source_units(path: str, source: str) -> FileUnits:
     future.mark(variants, result.spans.keys(), HEADER, DOC)
     result.open_namespace = _OPEN_NAMESPACE.search(source) is not None
     result.attribute_names = frozenset(_ATTRIBUTE.findall(source))
+    if not result.open_namespace:
+        result.listed = listed_names(tree)
     for name, texts in variants.items():
         result.checksums[name] = digest(texts)
     for binding in layout.bindings:

@@ -6,7 +6,11 @@ it), on real pytest sessions."""
 
 from __future__ import annotations
 
+import ast
+
 import pytest
+
+from lsp_server.rts.bound_names import listed_names
 
 from .helpers import edit, run, write
 
@@ -81,5 +85,23 @@ def test_a_star_import_needs_what_the_origin_lists_in_all(pytester: pytest.Pytes
     assert run(pytester) == {"test_x", "test_other"}
     edit(pytester, "p.py", "b = 2", "b = 2\nnew = 5")
     assert run(pytester) == set()  # not in __all__, and nobody reads it
+    edit(pytester, "p.py", "def c():\n    return 3", "")
+    assert run(pytester) == set()  # not in __all__: the star import takes what it lists
     edit(pytester, "p.py", "a = 1", "")
     assert run(pytester) == {"test_x"}  # AttributeError: __all__ names it
+
+
+@pytest.mark.parametrize(
+    ("source", "listed"),
+    [
+        ("__all__ = ['a', 'b']\nx = 1", {"a", "b"}),
+        ("x = 1", set()),
+        ("__all__ = ('a',)\n__all__ += ['b']", None),
+        ("__all__ = ['a']\n__all__.append('b')", None),
+        ("__all__ = names()", None),
+        ("__all__ = ['a', name]", None),
+    ],
+)
+def test_the_names_all_lists(source: str, listed: set[str] | None) -> None:
+    found = listed_names(ast.parse(source))
+    assert found == (None if listed is None else frozenset(listed))
