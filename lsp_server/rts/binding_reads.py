@@ -24,7 +24,7 @@ from lsp_server.rts.names_read import (
     attribute_prefixes,
     binds_prefixed_attribute,
 )
-from lsp_server.rts.reads import EVERY_NAME, LISTED_NAMES, NAMES
+from lsp_server.rts.reads import EVERY_NAME, IMPORTED, LISTED_NAMES, NAMES
 from lsp_server.rts.seen_bodies import SeenBodies
 from lsp_server.rts.snapshots import FileStates
 from lsp_server.rts.units import (
@@ -246,7 +246,7 @@ class BindingReads:
         return self._taken(path, file_units)
 
     def _taken(self, path: str, file_units: FileUnits) -> frozenset[int]:
-        """The ``NAMES`` units ``name@origin`` of the names ``from origin import name``
+        """The ``NAMES`` units ``<from>name@origin`` of the names ``from origin import name``
         statements of ``path`` take from project modules: importing ``path`` fails once
         ``origin`` binds the name no more, which a removed binding there tells
         (``select.tests_reading_changed``); what it is bound to the test sees only by
@@ -255,7 +255,7 @@ class BindingReads:
         cached = self._taken_ids.get(path)
         if cached is None:
             keys = {
-                module_read(LISTED_NAMES if name == "*" else name, origin)
+                module_read(LISTED_NAMES if name == "*" else IMPORTED + name, origin)
                 for statement in file_units.imports
                 if (origin := self.resolver.from_origin(path, statement)) is not None
                 for name in statement.names

@@ -24,10 +24,16 @@ from types import CodeType
 from lsp_server.rts.lookups import DYNAMIC_NAMES
 from lsp_server.rts.units import NAMES
 
-__all__ = ["EVERY_NAME", "LISTED_NAMES", "NAMES", "builds_classes", "code_reads"]
+__all__ = ["EVERY_NAME", "IMPORTED", "LISTED_NAMES", "NAMES", "builds_classes", "code_reads"]
 
 EVERY_NAME = "*"
 """The ``NAMES`` unit of a test that may read any name: any new binding selects it."""
+
+IMPORTED = "<from>"
+"""Prefix of the ``NAMES`` name (``<from>x@path``) of a test whose modules ``from path
+import x``: the import fails once ``path`` binds ``x`` no more, so a top-level binding of
+``x`` removed from ``path`` selects the test. A new one does not: what ``x`` is bound to
+is seen only by who reads it, as any other name."""
 
 LISTED_NAMES = "<all>"
 """The ``NAMES`` name (``<all>@path``) of a test whose modules ``from path import *``: the

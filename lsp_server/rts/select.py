@@ -14,7 +14,7 @@ from pathlib import Path
 from lsp_server.rts.fingerprint import Fingerprint, explain_change
 from lsp_server.rts.lookups import ATTRIBUTE_LOOKUP
 from lsp_server.rts.option_rules import OptionChange, judge_option_change
-from lsp_server.rts.reads import LISTED_NAMES
+from lsp_server.rts.reads import IMPORTED, LISTED_NAMES
 from lsp_server.rts.snapshots import FileStates
 from lsp_server.rts.store import DependencyStore, TestRecord
 from lsp_server.rts.units import (
@@ -133,11 +133,13 @@ def tests_reading_changed(
         name = bound_name(unit.name)
         if name is None or unit.path == NAMES:
             continue
-        top_level = "." not in (body_name(unit.name) or unit.name)
-        if kind is ReasonKind.ADDED or (kind is ReasonKind.REMOVED and top_level):
+        if kind is ReasonKind.ADDED:
             added.setdefault(unit.path, {}).setdefault(name, unit)
-        if kind is ReasonKind.REMOVED and top_level and _still_listed(states, unit.path, name):
-            added[unit.path].setdefault(LISTED_NAMES, unit)
+        elif kind is ReasonKind.REMOVED and "." not in (body_name(unit.name) or unit.name):
+            keys = added.setdefault(unit.path, {})
+            keys.setdefault(IMPORTED + name, unit)
+            if _still_listed(states, unit.path, name):
+                keys.setdefault(LISTED_NAMES, unit)
     out: dict[str, Unit] = {}
     for path, by_name in sorted(added.items()):
         first = next(iter(by_name.values()))
