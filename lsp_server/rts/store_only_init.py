@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import ast
 
-from lsp_server.rts.bound_names import maybe_bound_in
+from lsp_server.rts.bound_names import assigned_value, constant_strings, maybe_bound_in
 
 # Methods that run on, or decide, the stores an ``__init__`` makes or the making itself.
 _HOOKS = frozenset(
@@ -85,23 +85,14 @@ def _stored(init: ast.FunctionDef, self_name: str, parameters: set[str]) -> set[
 
 
 def _slots(node: ast.ClassDef) -> set[str] | None:
-    """The names of a ``__slots__ = (...)`` of string constants; None when the class
-    binds ``__slots__`` otherwise, or not at all."""
+    """The names of a ``__slots__`` of string constants (one string, or a list or tuple of
+    them); None when the class binds ``__slots__`` otherwise, or not at all."""
     for stmt in node.body:
-        if (
-            isinstance(stmt, ast.Assign)
-            and len(stmt.targets) == 1
-            and isinstance(stmt.targets[0], ast.Name)
-            and stmt.targets[0].id == "__slots__"
-        ):
-            value = stmt.value
+        value = assigned_value(stmt, "__slots__")
+        if value is not None:
             if isinstance(value, ast.Constant) and isinstance(value.value, str):
                 return {value.value}
-            if not isinstance(value, (ast.Tuple, ast.List)):
-                return None
-            names = [e.value for e in value.elts if isinstance(e, ast.Constant)]
-            strings = {n for n in names if isinstance(n, str)}
-            return strings if len(strings) == len(names) == len(value.elts) else None
+            return constant_strings(value)
     return None
 
 
