@@ -129,6 +129,7 @@ def tests_reading_changed(
     fails: ``rts.binding_reads``; a star import too while ``__all__`` lists it), with that
     unit."""
     added: dict[str, dict[str, Unit]] = {}
+    needed: dict[str, dict[str, Unit]] = {}  # what from-imports take, removed
     for unit, kind in changed.items():
         name = bound_name(unit.name)
         if name is None or unit.path == NAMES:
@@ -136,11 +137,14 @@ def tests_reading_changed(
         if kind is ReasonKind.ADDED:
             added.setdefault(unit.path, {}).setdefault(name, unit)
         elif kind is ReasonKind.REMOVED and "." not in (body_name(unit.name) or unit.name):
-            keys = added.setdefault(unit.path, {})
+            keys = needed.setdefault(unit.path, {})
             keys.setdefault(IMPORTED + name, unit)
             if _still_listed(states, unit.path, name):
                 keys.setdefault(LISTED_NAMES, unit)
     out: dict[str, Unit] = {}
+    for path, by_key in sorted(needed.items()):
+        for nodeid, key in store.tests_reading(path, by_key, any_name=False).items():
+            out.setdefault(nodeid, by_key[key])
     for path, by_name in sorted(added.items()):
         first = next(iter(by_name.values()))
         keys = dict(by_name)
