@@ -24,7 +24,7 @@ from lsp_server.rts.names_read import (
     attribute_prefixes,
     binds_prefixed_attribute,
 )
-from lsp_server.rts.reads import EVERY_NAME, NAMES
+from lsp_server.rts.reads import EVERY_NAME, LISTED_NAMES, NAMES, NEEDED_BY_IMPORT
 from lsp_server.rts.seen_bodies import SeenBodies
 from lsp_server.rts.snapshots import FileStates
 from lsp_server.rts.units import (
@@ -80,6 +80,9 @@ class BindingReads:
         # session depend on the same few sets of modules and read the same names.
         self._steps: dict[frozenset[str], dict[Pair, Step]] = {}
         self._bases: dict[tuple[frozenset[int], frozenset[str]], FollowedBase] = {}
+        # A module -> the NAMES units of the names its ``from`` imports take from project
+        # modules (``_taken``).
+        self._taken_ids: dict[str, frozenset[int]] = {}
 
     def read(
         self,
@@ -160,8 +163,7 @@ class BindingReads:
             if file_units is None:
                 continue
             if base is None:  # else in the base's reads already
-                self._index(path, file_units)
-                reads.add(path, self._split(file_units, MODULE))
+                found |= self._read_module(path, file_units, reads)
             if dynamic or path in whole:  # every unit but the bodies: see rts.lookups
                 found |= self._found_by_string(path, file_units)
                 if not dynamic:  # a new binding there selects the test
@@ -235,6 +237,31 @@ class BindingReads:
                 pending |= more
         reads.follow(seen)
         return found
+
+    def _read_module(self, path: str, file_units: FileUnits, reads: NamesRead) -> frozenset[int]:
+        """Index ``path``'s bindings and add what its module unit reads to ``reads``; the
+        ``NAMES`` units of the names its imports take (``_taken``)."""
+        self._index(path, file_units)
+        reads.add(path, self._split(file_units, MODULE))
+        return self._taken(path, file_units)
+
+    def _taken(self, path: str, file_units: FileUnits) -> frozenset[int]:
+        """The ``NAMES`` units ``<from>name@origin`` of the names ``from origin import name``
+        statements of ``path`` take from project modules: importing ``path`` fails once
+        ``origin`` binds the name no more, which a removed binding there tells
+        (``select.tests_reading_changed``); what it is bound to the test sees only by
+        reading it (the names its code read lead to the binding). A star import takes
+        what ``origin``'s ``__all__`` lists: ``reads.LISTED_NAMES``."""
+        cached = self._taken_ids.get(path)
+        if cached is None:
+            keys = {
+                module_read(LISTED_NAMES if name == "*" else NEEDED_BY_IMPORT + name, origin)
+                for statement in file_units.imports
+                if (origin := self.resolver.from_origin(path, statement)) is not None
+                for name in statement.names
+            }
+            cached = self._taken_ids[path] = frozenset(map(self._name_id, keys))
+        return cached
 
     def _name_id(self, key: str) -> int:
         """The id of the ``NAMES`` unit ``key``."""

@@ -47,6 +47,7 @@ from lsp_server.rts.import_digest import raising_digest
 from lsp_server.rts.import_raise import Scope
 from lsp_server.rts.lookups import call_roots
 from lsp_server.rts.purity import import_time_names, is_pure, nested_statements
+from lsp_server.rts.store_only_init import store_only_init
 from lsp_server.rts.typing_classes import TypingForms
 
 __all__ = ["Binding", "ModuleLayout", "import_time_names", "module_layout", "nested_statements"]
@@ -213,8 +214,11 @@ def _assigned(stmt: ast.stmt) -> Iterator[str]:
                 yield item.id
 
 
-def _assignment_names(stmt: ast.stmt) -> tuple[str, ...] | None:
-    """The names a plain top-level assignment binds; None when it is not one."""
+def _assignment_names(
+    stmt: ast.stmt, builders: frozenset[str] = frozenset()
+) -> tuple[str, ...] | None:
+    """The names a plain top-level assignment binds; None when it is not one.
+    ``builders``: classes of the module whose ``__init__`` only stores (``rts.store_only_init``)."""
     if isinstance(stmt, ast.Assign):
         targets, value = stmt.targets, stmt.value
     elif isinstance(stmt, ast.AnnAssign) and stmt.value is not None:
@@ -229,7 +233,7 @@ def _assignment_names(stmt: ast.stmt) -> tuple[str, ...] | None:
                 return None
             names.append(element.id)
     special = [n for n in names if n.startswith("__") and n not in _INERT_DUNDERS]
-    if special or any(n in _LOOKED_UP for n in names) or not is_pure(value):
+    if special or any(n in _LOOKED_UP for n in names) or not is_pure(value, builders=builders):
         return None
     return tuple(names)
 
@@ -272,11 +276,15 @@ def _is_str(node: ast.expr) -> bool:
 
 
 def _binding(
-    stmt: ast.stmt, plain_classes: set[str], makers: set[str], forms: TypingForms
+    stmt: ast.stmt,
+    plain_classes: set[str],
+    makers: set[str],
+    forms: TypingForms,
+    builders: set[str],
 ) -> Binding | None:
-    """``plain_classes`` and ``makers`` (classes whose ``C()`` runs no code of the module)
-    grow with the classes ``stmt`` defines; ``forms`` says which ``typing`` forms are
-    bound."""
+    """``plain_classes``, ``makers`` (classes whose ``C()`` runs no code of the module) and
+    ``builders`` (whose ``__init__`` only stores) grow with the classes ``stmt`` defines;
+    ``forms`` says which ``typing`` forms are bound."""
     first = min([stmt.lineno, *(d.lineno for d in getattr(stmt, "decorator_list", ()))])
     span = ((first, 0), (stmt.end_lineno or stmt.lineno, stmt.end_col_offset or 0))
     if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
@@ -292,6 +300,8 @@ def _binding(
             plain_classes.add(stmt.name)
             if instantiable(stmt, makers):
                 makers.add(stmt.name)
+            if store_only_init(stmt) is not None:
+                builders.add(stmt.name)
         members, refs = class_members(stmt, plain)
         own = {name for member in members if not member.is_def for name in member.names}
         aliases = [a for a in _class_aliases(stmt, f"{stmt.name}.") if a not in own]
@@ -321,7 +331,7 @@ def _binding(
     imported = _stdlib_import_names(stmt)
     if imported is not None:
         return Binding(imported, *span, frozenset(), is_import=True)
-    names = _assignment_names(stmt)
+    names = _assignment_names(stmt, frozenset(builders))
     if names is None:
         return None
     return Binding(names, *span, frozenset(import_time_names(stmt)) - set(names))
@@ -342,11 +352,14 @@ def module_layout(tree: ast.Module) -> ModuleLayout:
     layout = ModuleLayout()
     plain_classes: set[str] = set()
     makers: set[str] = set()
+    builders: set[str] = set()
     forms = TypingForms()
     found = []
     for stmt in tree.body:
-        makers.difference_update(maybe_bound(stmt))  # rebound, maybe to something else
-        binding = _binding(stmt, plain_classes, makers, forms)
+        rebound = maybe_bound(stmt)  # maybe to something else
+        makers.difference_update(rebound)
+        builders.difference_update(rebound)
+        binding = _binding(stmt, plain_classes, makers, forms, builders)
         forms.after(stmt, binding is not None and binding.own_doc)
         found.append((stmt, binding))
     imports = {id(s): fi for s, b in found if b is None and (fi := from_import(s)) is not None}

@@ -82,3 +82,53 @@ def instantiable(node: ast.ClassDef, instantiable: set[str]) -> bool:
     return all(
         isinstance(b, ast.Name) and (b.id == "object" or b.id in instantiable) for b in node.bases
     )
+
+
+def assigned_value(stmt: ast.stmt, name: str) -> ast.expr | None:
+    """The value of ``stmt`` when it is ``name = value``; else None."""
+    if (
+        isinstance(stmt, ast.Assign)
+        and len(stmt.targets) == 1
+        and isinstance(stmt.targets[0], ast.Name)
+        and stmt.targets[0].id == name
+    ):
+        return stmt.value
+    return None
+
+
+def constant_strings(value: ast.expr) -> set[str] | None:
+    """The strings of a list or tuple made only of string constants; else None."""
+    if not isinstance(value, (ast.List, ast.Tuple)):
+        return None
+    strings: set[str] = set()
+    for element in value.elts:
+        if not (isinstance(element, ast.Constant) and isinstance(element.value, str)):
+            return None
+        strings.add(element.value)
+    return strings
+
+
+def listed_names(tree: ast.Module) -> frozenset[str] | None:
+    """The names a module's ``__all__`` lists (what ``from m import *`` takes, and fails on
+    when one is not bound): its top-level assignments of a list or tuple of strings, none
+    without one. None when code builds or changes it otherwise (``__all__ += ...``,
+    ``__all__.append(...)``, a computed value): any name may be listed."""
+    listed: set[str] = set()
+    literal: set[int] = set()
+    for stmt in tree.body:
+        value = assigned_value(stmt, "__all__")
+        strings = constant_strings(value) if value is not None else None
+        if strings is not None:
+            listed |= strings
+            literal.add(id(stmt))
+    for stmt in tree.body:
+        if id(stmt) in literal:
+            continue
+        for node in walk(stmt):
+            name = node if isinstance(node, ast.Name) and node.id == "__all__" else None
+            if name is not None and not isinstance(name.ctx, ast.Load):
+                return None
+            value = node.value if isinstance(node, ast.Attribute) else None
+            if isinstance(value, ast.Name) and value.id == "__all__":
+                return None  # ``__all__.append(...)``
+    return frozenset(listed)

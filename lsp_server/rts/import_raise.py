@@ -33,7 +33,7 @@ from lsp_server.rts.bound_names import (
     surely_bound,
 )
 from lsp_server.rts.class_members import PLAIN_BASES, dict_updates
-from lsp_server.rts.constant_calls import compiles
+from lsp_server.rts.constant_calls import succeeds
 from lsp_server.rts.dataclass_fields import dataclass_may_raise, is_dataclass_decorator
 from lsp_server.rts.purity import PURE_MODULE_CALLS
 from lsp_server.rts.stdlib_values import (
@@ -44,6 +44,7 @@ from lsp_server.rts.stdlib_values import (
     stdlib_object,
     stdlib_object_of,
 )
+from lsp_server.rts.store_only_init import fits, store_only_init
 from lsp_server.rts.typing_classes import typed_dict_bases, typed_dict_may_raise
 
 # Wrappers whose decoration succeeds whatever they wrap (a bare name, or a call of one of
@@ -93,6 +94,9 @@ class Scope:
         """Plain classes of the module that ``C()`` makes without running code of theirs:
         no ``__init__`` or ``__new__``, bases only ``object`` or such classes."""
         self.members: dict[str, set[str]] = {}
+        self.builders: dict[str, ast.arguments] = {}
+        """Plain classes of the module whose ``__init__`` only stores its parameters ->
+        those parameters (``rts.store_only_init``)."""
         """Classes of the module -> the names their bodies surely bind."""
         self.imported: dict[str, tuple[str, str]] = {}
         """Names bound by ``from m import x`` of the standard library -> ``(m, x)``."""
@@ -124,6 +128,7 @@ class Scope:
             self.instantiable.discard(name)
             self.members.pop(name, None)
             self.imported.pop(name, None)
+            self.builders.pop(name, None)
         self.bound |= surely_bound(stmt)
         if isinstance(stmt, ast.ClassDef):
             self.members[stmt.name] = every_bound(stmt.body)
@@ -133,6 +138,9 @@ class Scope:
                 self.plain_classes.add(stmt.name)
                 if instantiable(stmt, self.instantiable):
                     self.instantiable.add(stmt.name)
+                params = store_only_init(stmt)
+                if params is not None:
+                    self.builders[stmt.name] = params
         self._judged = None
         if isinstance(stmt, ast.ImportFrom) and stmt.level == 0 and stmt.module:
             for alias in stmt.names:
@@ -223,7 +231,10 @@ def _class_may_raise(node: ast.ClassDef, scope: Scope, local: set[str]) -> bool:
     called = {
         c.func.id for c in walk(node) if isinstance(c, ast.Call) and isinstance(c.func, ast.Name)
     }
-    if called & maybe_bound_in(node.body) & (scope.instantiable | EMPTY_CONSTRUCTORS):
+    known_callees = (
+        scope.instantiable | EMPTY_CONSTRUCTORS | scope.imported.keys() | scope.builders.keys()
+    )
+    if called & maybe_bound_in(node.body) & known_callees:
         return True  # ``dict = ...`` in the body: ``dict()`` there is not the builtin
     for base in node.bases:
         if not _plain_base(base, scope):
@@ -299,8 +310,13 @@ def _safe_value(node: ast.expr, scope: Scope, bound: set[str]) -> bool:
         return resolves(node, scope)
     if isinstance(node, ast.Call) and stdlib_object_of(node.func, scope) is typing.TypeVar:
         return evaluates(node, scope)
+    resolve = functools.partial(stdlib_object_of, scope=scope)
+    if isinstance(node, ast.Call) and succeeds(node, resolve):
+        return True  # ``re.compile``, ``namedtuple`` of constants that succeed here
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
         if not node.args and not node.keywords and _makes_plainly(node.func.id, scope, bound):
+            return True
+        if _builds_plainly(node, node.func.id, scope, bound):
             return True
         # ``staticmethod(f)`` in a class body: a builtin wrapper that takes anything.
         wrapper = node.func.id in _BUILTIN_WRAPPERS and scope.known(node.func.id)
@@ -311,8 +327,6 @@ def _safe_value(node: ast.expr, scope: Scope, bound: set[str]) -> bool:
             and all(_safe_value(v, scope, bound) for v in values)
         )
     if isinstance(node, ast.Call):
-        if compiles(node, functools.partial(stdlib_object_of, scope=scope)):
-            return True  # ``re.compile`` of a constant pattern that compiles
         made = stdlib_object_of(node.func, scope)  # ``itertools.count()``
         plain = not node.args and not node.keywords
         return plain and any(made is maker for maker in _NO_ARGUMENT_MAKERS)
@@ -332,6 +346,16 @@ def _safe_value(node: ast.expr, scope: Scope, bound: set[str]) -> bool:
             float,
         )
     return False
+
+
+def _builds_plainly(node: ast.Call, name: str, scope: Scope, bound: set[str]) -> bool:
+    """``node`` calls ``name``, a class of the module whose ``__init__`` only stores, with
+    arguments that fit its signature and cannot raise."""
+    params = scope.builders.get(name)
+    if params is None or (name in bound and name not in scope.bound):
+        return False  # not such a class, or a class-body name
+    values = [*node.args, *(k.value for k in node.keywords)]
+    return fits(node, params) and all(_safe_value(v, scope, bound) for v in values)
 
 
 def _makes_plainly(name: str, scope: Scope, bound: set[str]) -> bool:

@@ -136,6 +136,29 @@ class ImportResolver:
         folder = PurePosixPath(package_file).parent
         return self._exists(f"{folder / name}.py") or self._exists(f"{folder / name}/__init__.py")
 
+    def from_origin(self, rel: str, node: ImportStatement) -> str | None:
+        """The project file of the module ``from <module> import ...`` in ``rel`` takes
+        names from; None for another module, or one not found."""
+        if not node.is_from:
+            return None
+        if node.level:
+            anchor = PurePosixPath(rel).parent
+            for _ in range(node.level - 1):
+                anchor = anchor.parent
+            base = "" if anchor.as_posix() == "." else anchor.as_posix()
+            if not node.module:
+                init = f"{base}/__init__.py" if base else "__init__.py"
+                return init if self._exists(init) else None
+            bases = [base]
+        else:
+            bases = [*self._bases, self._package_base(rel)]
+        dotted = node.module or ""
+        for base in bases:
+            files = self._module_files(base, dotted)
+            if len(files) == len(dotted.split(".")):  # the module itself, not a parent
+                return files[-1]
+        return None
+
     def is_project_module(self, rel: str, dotted: str) -> bool:
         """Whether an absolute import of ``dotted`` in ``rel`` finds a project file."""
         top = dotted.split(".")[0]

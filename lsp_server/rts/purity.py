@@ -164,9 +164,12 @@ def _copies_doc(node: ast.AST) -> bool:
     )
 
 
-def is_pure(node: ast.AST, makers: frozenset[str] = frozenset()) -> bool:
-    """No call (except known pure ones, and ``C()`` of the classes ``makers``: they run
-    no code of the module), await, yield or walrus outside lambda bodies."""
+def is_pure(
+    node: ast.AST, makers: frozenset[str] = frozenset(), builders: frozenset[str] = frozenset()
+) -> bool:
+    """No call (except known pure ones, ``C()`` of the classes ``makers``: they run no
+    code of the module, and ``C(...)`` of the classes ``builders``: their ``__init__`` only
+    stores on the new instance), await, yield or walrus outside lambda bodies."""
     for item in _outside_lambda_bodies(node):
         if isinstance(item, (ast.Await, ast.Yield, ast.YieldFrom, ast.NamedExpr)):
             return False
@@ -175,8 +178,10 @@ def is_pure(node: ast.AST, makers: frozenset[str] = frozenset()) -> bool:
             and _last_name(item.func) not in _PURE_CALLS
             and not _module_call(item.func)
         ):
-            made = isinstance(item.func, ast.Name) and item.func.id in makers
-            if not made or item.args or item.keywords:
+            callee = item.func.id if isinstance(item.func, ast.Name) else None
+            if callee in builders:
+                continue
+            if callee not in makers or item.args or item.keywords:
                 return False
     return True
 

@@ -29,10 +29,29 @@ from lsp_server.rts.lookups import (
 )
 from lsp_server.rts.units import NAMES
 
-__all__ = ["EVERY_NAME", "NAMES", "builds_classes", "code_reads"]
+__all__ = [
+    "EVERY_NAME",
+    "LISTED_NAMES",
+    "NAMES",
+    "NEEDED_BY_IMPORT",
+    "builds_classes",
+    "code_reads",
+]
 
 EVERY_NAME = "*"
 """The ``NAMES`` unit of a test that may read any name: any new binding selects it."""
+
+NEEDED_BY_IMPORT = "<from>"
+"""Prefix of the ``NAMES`` name (``<from>x@path``) of a test whose modules ``from path
+import x``: the import fails once ``path`` binds ``x`` no more, so a top-level binding of
+``x`` removed from ``path`` selects the test. A new one does not: what ``x`` is bound to
+is seen only by who reads it, as any other name."""
+
+LISTED_NAMES = "<all>"
+"""The ``NAMES`` name (``<all>@path``) of a test whose modules ``from path import *``: the
+import fails once a name ``path``'s ``__all__`` lists is bound no more, so a top-level
+binding removed from ``path`` selects the test (new names do not: they are found only by
+who reads them)."""
 
 # Instructions that look a name up in the module's namespace (then the builtins).
 _GLOBAL_OPS = frozenset(

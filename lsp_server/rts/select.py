@@ -16,6 +16,7 @@ from lsp_server.rts.from_import_checks import unproven
 from lsp_server.rts.imports import ImportResolver
 from lsp_server.rts.lookups import ATTRIBUTE_LOOKUP
 from lsp_server.rts.option_rules import OptionChange, judge_option_change
+from lsp_server.rts.reads import LISTED_NAMES, NEEDED_BY_IMPORT
 from lsp_server.rts.snapshots import FileStates
 from lsp_server.rts.spans import ImportStatement
 from lsp_server.rts.store import DependencyStore, TestRecord
@@ -122,15 +123,31 @@ def changed_units(store: DependencyStore, states: FileStates) -> dict[Unit, Reas
     return changed
 
 
-def tests_reading_added(store: DependencyStore, changed: dict[Unit, ReasonKind]) -> dict[str, Unit]:
+def tests_reading_changed(
+    store: DependencyStore, changed: dict[Unit, ReasonKind], states: FileStates
+) -> dict[str, Unit]:
     """Tests that depend on a module where a name they read is newly bound (it shadows a
-    builtin or an imported name, or adds an attribute they looked for), with that unit."""
+    builtin or an imported name, or adds an attribute they looked for), or where a
+    top-level name they read is bound by a statement no more (a ``from`` import of it
+    fails: ``rts.binding_reads``; a star import too while ``__all__`` lists it), with that
+    unit."""
     added: dict[str, dict[str, Unit]] = {}
+    needed: dict[str, dict[str, Unit]] = {}  # what from-imports take, removed
     for unit, kind in changed.items():
         name = bound_name(unit.name)
-        if kind is ReasonKind.ADDED and name is not None and unit.path != NAMES:
+        if name is None or unit.path == NAMES:
+            continue
+        if kind is ReasonKind.ADDED:
             added.setdefault(unit.path, {}).setdefault(name, unit)
+        elif kind is ReasonKind.REMOVED and "." not in (body_name(unit.name) or unit.name):
+            keys = needed.setdefault(unit.path, {})
+            keys.setdefault(NEEDED_BY_IMPORT + name, unit)
+            if _still_listed(states, unit.path, name):
+                keys.setdefault(LISTED_NAMES, unit)
     out: dict[str, Unit] = {}
+    for path, by_key in sorted(needed.items()):
+        for nodeid, key in store.tests_reading(path, by_key, any_name=False).items():
+            out.setdefault(nodeid, by_key[key])
     for path, by_name in sorted(added.items()):
         first = next(iter(by_name.values()))
         keys = dict(by_name)
@@ -143,6 +160,13 @@ def tests_reading_added(store: DependencyStore, changed: dict[Unit, ReasonKind])
         for nodeid, name in store.tests_reading(path, keys).items():
             out.setdefault(nodeid, keys.get(name, first))
     return out
+
+
+def _still_listed(states: FileStates, path: str, name: str) -> bool:
+    """Whether module ``path``'s ``__all__`` may list ``name`` now (it is gone or unknown:
+    yes)."""
+    units = states.units(path)
+    return units is None or units.listed is None or name in units.listed
 
 
 def tests_seeing_new_getattr(
@@ -279,7 +303,7 @@ def select_affected_tests(
     for unit in _unproven_from_imports(Path(root), states, changed):
         changed.setdefault(unit, ReasonKind.CHANGED)
     affected = store.tests_depending_on_any(changed)
-    for nodeid, unit in tests_reading_added(store, changed).items():
+    for nodeid, unit in tests_reading_changed(store, changed, states).items():
         affected.setdefault(nodeid, unit)
     for nodeid, unit in tests_seeing_new_getattr(store, changed).items():
         affected.setdefault(nodeid, unit)

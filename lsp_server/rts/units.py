@@ -48,6 +48,7 @@ import xxhash
 
 from lsp_server.project.text import parse_python
 from lsp_server.rts.bindings import ModuleLayout, module_layout
+from lsp_server.rts.bound_names import listed_names
 from lsp_server.rts.class_members import class_texts
 from lsp_server.rts.from_imports import top_level_names
 from lsp_server.rts.future import future_marks
@@ -223,6 +224,8 @@ class FileUnits:
     loose: frozenset[str] = frozenset()
     """The header units of the methods of classes in the module unit that are units of
     their own (``class_members.loose_methods``)."""
+    listed: frozenset[str] | None = None
+    """The names ``__all__`` lists (``bound_names.listed_names``); None: any may be."""
 
     def own_globals(self, names: Iterable[str]) -> frozenset[str]:
         """Of ``names`` read by this module's statements, those read only as its globals
@@ -341,6 +344,8 @@ def source_units(path: str, source: str) -> FileUnits:
     future.mark(variants, result.spans.keys(), HEADER, DOC)
     result.open_namespace = _OPEN_NAMESPACE.search(source) is not None
     result.attribute_names = frozenset(_ATTRIBUTE.findall(source))
+    if not result.open_namespace:
+        result.listed = listed_names(tree)
     for name, texts in variants.items():
         result.checksums[name] = digest(texts)
     for binding in layout.bindings:

@@ -13,6 +13,11 @@ PRELUDE = (
     "import functools\nimport typing\nimport json as j\nfrom helpers import combine\nLIMIT = 3\n"
 )
 
+STORES = (
+    "class S:\n    __slots__ = ('a', 'k')\n    def __init__(self, a, b=None, *, k=1):\n"
+    "        'doc'\n        self.a = a\n        self.k = k\n"
+)
+
 
 def _last_may_raise(source: str) -> bool:
     tree = ast.parse(source)
@@ -54,9 +59,14 @@ def _last_may_raise(source: str) -> bool:
         "    def __init__(self, n, t): ...",
         # A constant pattern that compiles; argument-less standard-library constructors; a
         # dict the class body built updated with another (boltons' ``FunctionBuilder``).
+        # A class whose __init__ only stores, called with arguments that fit.
+        STORES + "X = S(LIMIT, k=None)",
+        STORES + "X = S(a={}, b=[1])",
         "import re\nX = re.compile(r'\\*\\s*,  # a star', re.VERBOSE | re.I)",
         "import re\nclass C:\n    m = re.compile('a+', flags=re.M)",
         "import itertools\nclass C:\n    n = itertools.count()",
+        "from collections import namedtuple\nP = namedtuple('P', 'a b', defaults=(None,))",
+        "import collections\nclass C:\n    P = collections.namedtuple('P', ['x', 'y'], rename=1)",
         "class C:\n    a = {'x': list}\n    d = {'y': dict}\n    d.update(a)",
         # typing's forms, checked as importing would (itsdangerous, pyjwt).
         "T = typing.TypeVar('T', bound=typing.Union[str, bytes])",
@@ -104,6 +114,17 @@ def test_bindings_that_cannot_raise(statement: str) -> None:
         "dict = combine\nX = dict()",
         "if LIMIT:\n    dict = combine\nX = dict()",
         "X = object(1)",
+        STORES + "X = S()",
+        STORES + "X = S(1, 2, 3)",
+        STORES + "X = S(1, c=2)",
+        STORES + "X = S(1, a=2)",
+        STORES + "X = S(*LIMIT)",
+        STORES + "X = S(MISSING)",
+        STORES.replace("self.k = k", "self.j = k") + "X = S(1)",
+        STORES.replace("self.k = k", "self.k = k.real") + "X = S(1)",
+        STORES.replace("__slots__ = ('a', 'k')", "k = property()") + "X = S(1)",
+        STORES.replace("class S:", "class S(dict):") + "X = S(1)",
+        STORES + "S = combine\nX = S(1)",
         "@functools.total_ordering\nclass C:\n    def __eq__(self, other): ...",
         "@combine\nclass C:\n    def __lt__(self, other): ...",
         "total_ordering = combine\n@total_ordering\nclass C:\n    def __lt__(self, other): ...",
@@ -112,6 +133,12 @@ def test_bindings_that_cannot_raise(statement: str) -> None:
         "import re\nX = re.compile(LIMIT)",
         "import re\nX = re.compile('a', LIMIT)",
         "import itertools\nX = itertools.count(LIMIT, combine)",
+        "from collections import namedtuple\nP = namedtuple('P', 'a a')",
+        "from collections import namedtuple\nP = namedtuple('P', ['a'], defaults=[1, 2])",
+        "from collections import namedtuple\nP = namedtuple('P', LIMIT)",
+        "from collections import namedtuple\nclass C:\n    namedtuple = combine\n"
+        "    P = namedtuple('P', 'a')",
+        "namedtuple = combine\nP = namedtuple('P', 'a')",
         "class C:\n    a = [('x', 1)]\n    d = {'y': dict}\n    d.update(a)",
         "class C:\n    d = {'y': dict}\n    d.update(LIMIT)",
         "T = typing.TypeVar('T', int)",  # a single constraint

@@ -8,10 +8,11 @@ from pathlib import Path
 
 import pytest
 
+from lsp_server.rts.reads import NEEDED_BY_IMPORT
 from lsp_server.rts.select import ReasonKind, select_affected_tests
 from lsp_server.rts.snapshots import FileStates
 from lsp_server.rts.store import SCHEMA_VERSION, DependencyStore, StoreError, store_path
-from lsp_server.rts.units import MODULE, Unit
+from lsp_server.rts.units import MODULE, NAMES, Unit, module_read
 
 SRC = "X = 1\n\ndef f():\n    return X\n\ndef g():\n    return 2\n"
 
@@ -191,3 +192,16 @@ def test_what_each_test_ran_is_replaced_per_test_in_a_batch(project: Path) -> No
         store.record_ran({"t.py::a": [g], "t.py::b": [], "t.py::gone": [f]})
         assert store.tests_that_ran(f) == []
         assert sorted(store.tests_that_ran(g)) == ["t.py::a", "t.py::c"]
+
+
+def test_a_removed_binding_selects_what_imports_need_not_who_may_read_any_name(
+    project: Path,
+) -> None:
+    # ``from m import X`` elsewhere fails once m binds X no more (NAMES <from>X@m.py); a
+    # test that may read any name but depends on no unit of X cannot tell.
+    with DependencyStore(project) as store:
+        _record(store, project, "t.py::any", [Unit("m.py", MODULE), Unit(NAMES, "*")])
+        needs = Unit(NAMES, module_read(NEEDED_BY_IMPORT + "X", "m.py"))
+        _record(store, project, "t.py::imports", [Unit("m.py", MODULE), needs])
+        (project / "m.py").write_text(SRC.replace("X = 1\n", ""))
+        assert list(select_affected_tests(project, store).selected) == ["t.py::imports"]

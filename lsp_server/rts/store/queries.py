@@ -163,12 +163,21 @@ class StoreQueries:
         row = self._conn.execute("SELECT value FROM meta WHERE key='return_kinds_since'").fetchone()
         return int(row[0]) if row is not None and row[0].isdigit() else None
 
-    def tests_reading(self, path: str, names: Iterable[str]) -> dict[str, str]:
+    def tests_reading(
+        self, path: str, names: Iterable[str], any_name: bool = True
+    ) -> dict[str, str]:
         """Tests that depend on module ``path`` and read one of ``names`` (recorded as
-        ``NAMES`` units: anywhere, or as globals of ``path``), each with one such name."""
+        ``NAMES`` units: anywhere, or as globals of ``path``), each with one such name;
+        with ``any_name``, those that may read any name too. Without it, only the names
+        recorded as of ``path``."""
         names = set(names)
-        # "*": tests that may read any name; of ``path`` (a module read whole).
-        keys = sorted({*names, *(module_read(n, path) for n in names), "*", module_read("*", path)})
+        if any_name:
+            # "*": tests that may read any name; of ``path`` (a module read whole).
+            keys = sorted(
+                {*names, *(module_read(n, path) for n in names), "*", module_read("*", path)}
+            )
+        else:
+            keys = sorted(module_read(n, path) for n in names)
         out: dict[str, str] = {}
         for start in range(0, len(keys), 500):
             chunk = keys[start : start + 500]
