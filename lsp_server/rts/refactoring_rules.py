@@ -36,6 +36,8 @@ from pathlib import Path
 
 from lsp_server.rts.imports import ImportResolver
 from lsp_server.rts.provenance import Origin, Provenance
+from lsp_server.rts.select import ReasonKind, tests_reading_changed
+from lsp_server.rts.snapshots import FileStates
 from lsp_server.rts.store import DependencyStore
 from lsp_server.rts.units import (
     MODULE,
@@ -316,6 +318,18 @@ def _old_units(provenance: Provenance) -> set[Unit]:
     return out
 
 
+def _kinds(provenance: Provenance) -> dict[Unit, ReasonKind]:
+    """The units the task bound no more (removed) or newly (added), as selection names
+    them."""
+    kinds: dict[Unit, ReasonKind] = {}
+    for change in provenance.changes:
+        if change.old is not None and change.new != change.old:
+            kinds[change.old] = ReasonKind.REMOVED
+        if change.new is not None and change.new != change.old:
+            kinds[change.new] = ReasonKind.ADDED
+    return kinds
+
+
 def apply_rules(
     store: DependencyStore, provenance: Provenance, *, distrust: str | None = None
 ) -> TaskOutcome:
@@ -337,8 +351,11 @@ def apply_rules(
             rules = _Rules(store, provenance, outcome)
             rules.apply()
             still = would_run & rules.must_run
-        else:
-            still = would_run
+        else:  # what plain selection runs: names bound no more or newly are read too
+            still = (
+                would_run
+                | tests_reading_changed(store, _kinds(provenance), FileStates(store.root)).keys()
+            )
         outcome.affected_tests = sorted(still)
         # Tests that failed last time run anyway: they are not spared by the rules.
         records = store.test_records()

@@ -40,7 +40,7 @@ def project(pytester: pytest.Pytester) -> pytest.Pytester:
     )
     write(
         pytester,
-        "test_spans.py",
+        "test_store_only_spans.py",
         """
         def test_empty():
             import spans
