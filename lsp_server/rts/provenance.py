@@ -69,3 +69,16 @@ class Provenance:
 
     def add(self, origin: Origin, old: Unit | None, new: Unit | None, *sources: Unit) -> None:
         self.changes.append(UnitChange(origin, old, new, tuple(sources)))
+
+    def rebinding(self) -> tuple[set[Unit], set[Unit]]:
+        """The units the task left behind (renamed, moved or removed) and those it made."""
+        gone: set[Unit] = set()
+        made: set[Unit] = set()
+        for change in self.changes:
+            if change.new == change.old:
+                continue
+            if change.old is not None:
+                gone.add(change.old)
+            if change.new is not None:
+                made.add(change.new)
+        return gone, made

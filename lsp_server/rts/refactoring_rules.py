@@ -318,18 +318,6 @@ def _old_units(provenance: Provenance) -> set[Unit]:
     return out
 
 
-def _kinds(provenance: Provenance) -> dict[Unit, ReasonKind]:
-    """The units the task bound no more (removed) or newly (added), as selection names
-    them."""
-    kinds: dict[Unit, ReasonKind] = {}
-    for change in provenance.changes:
-        if change.old is not None and change.new != change.old:
-            kinds[change.old] = ReasonKind.REMOVED
-        if change.new is not None and change.new != change.old:
-            kinds[change.new] = ReasonKind.ADDED
-    return kinds
-
-
 def apply_rules(
     store: DependencyStore, provenance: Provenance, *, distrust: str | None = None
 ) -> TaskOutcome:
@@ -351,11 +339,10 @@ def apply_rules(
             rules = _Rules(store, provenance, outcome)
             rules.apply()
             still = would_run & rules.must_run
-        else:  # what plain selection runs: names bound no more or newly are read too
-            still = (
-                would_run
-                | tests_reading_changed(store, _kinds(provenance), FileStates(store.root)).keys()
-            )
+        else:  # what plain selection runs: readers of names bound no more or newly too
+            gone, new = provenance.rebinding()
+            kinds = dict.fromkeys(gone, ReasonKind.REMOVED) | dict.fromkeys(new, ReasonKind.ADDED)
+            still = would_run | tests_reading_changed(store, kinds, FileStates(store.root)).keys()
         outcome.affected_tests = sorted(still)
         # Tests that failed last time run anyway: they are not spared by the rules.
         records = store.test_records()
