@@ -7,6 +7,8 @@ audit hook cannot be removed)."""
 
 from __future__ import annotations
 
+import sys
+
 import pytest
 
 from .helpers import write
@@ -81,4 +83,8 @@ def test_callbacks_raise_no_audit_events(pytester: pytest.Pytester) -> None:
     )
     result = pytester.runpytest_subprocess("-p", "no:cacheprovider", "-p", "no:xdist", "--reks")
     result.assert_outcomes(passed=20)
-    assert (pytester.path / "raised.txt").read_text() == ""
+    raised = set((pytester.path / "raised.txt").read_text().split())
+    if sys.version_info < (3, 12):
+        # The profile hook is handed a frame: the code that runs is read as frame.f_code.
+        raised.discard("object.__getattr__")
+    assert raised == set()
