@@ -82,24 +82,20 @@ class ImportResolver:
         statements = self._imports_of(rel)
         if statements is None:
             return result
-        bases = [*self._bases, self._package_base(rel)]
-        here = PurePosixPath(rel).parent
+        bases = self._search_bases(rel, 0)
         for node in statements:
             names: list[tuple[str, str]] = []  # (base, dotted)
             if not node.is_from:
                 names = [(b, name) for name in node.names for b in bases]
             elif node.level:
-                anchor = here
-                for _ in range(node.level - 1):
-                    anchor = anchor.parent
-                base = "" if anchor.as_posix() == "." else anchor.as_posix()
+                [base] = self._search_bases(rel, node.level)
                 module = node.module or ""
                 for name in node.names:
                     names.append((base, f"{module}.{name}" if module else name))
                 if module:
                     names.append((base, module))
-                elif self._exists(f"{base}/__init__.py" if base else "__init__.py"):
-                    result.add(f"{base}/__init__.py" if base else "__init__.py")
+                elif self._exists(_package_init(base)):
+                    result.add(_package_init(base))
             elif node.module:
                 for b in bases:
                     names.append((b, node.module))
@@ -113,15 +109,8 @@ class ImportResolver:
         """The file of ``module`` as imported in ``rel`` (``level`` leading dots): its
         ``.py`` or package ``__init__.py``; None when no project file is, or when the
         bases find different ones."""
-        if level:
-            anchor = PurePosixPath(rel).parent
-            for _ in range(level - 1):
-                anchor = anchor.parent
-            bases = ["" if anchor.as_posix() == "." else anchor.as_posix()]
-        else:
-            bases = [*self._bases, self._package_base(rel)]
         found: set[str] = set()
-        for base in bases:
+        for base in self._search_bases(rel, level):
             stem = PurePosixPath(base, *module.split(".")).as_posix()
             files = self._module_files(base, module)
             if files and files[-1] in (f"{stem}.py", f"{stem}/__init__.py"):
@@ -141,17 +130,10 @@ class ImportResolver:
         names from; None for another module, or one not found."""
         if not node.is_from:
             return None
-        if node.level:
-            anchor = PurePosixPath(rel).parent
-            for _ in range(node.level - 1):
-                anchor = anchor.parent
-            base = "" if anchor.as_posix() == "." else anchor.as_posix()
-            if not node.module:
-                init = f"{base}/__init__.py" if base else "__init__.py"
-                return init if self._exists(init) else None
-            bases = [base]
-        else:
-            bases = [*self._bases, self._package_base(rel)]
+        bases = self._search_bases(rel, node.level)
+        if node.level and not node.module:
+            init = _package_init(bases[0])
+            return init if self._exists(init) else None
         dotted = node.module or ""
         for base in bases:
             files = self._module_files(base, dotted)
@@ -162,8 +144,18 @@ class ImportResolver:
     def is_project_module(self, rel: str, dotted: str) -> bool:
         """Whether an absolute import of ``dotted`` in ``rel`` finds a project file."""
         top = dotted.split(".")[0]
-        bases = [*self._bases, self._package_base(rel)]
-        return any(self._module_files(base, top) for base in bases)
+        return any(self._module_files(base, top) for base in self._search_bases(rel, 0))
+
+    def _search_bases(self, rel: str, level: int) -> list[str]:
+        """Where an import in ``rel`` with ``level`` leading dots looks for modules: the
+        package ``level`` folders up, or for an absolute one (0) the import roots and
+        ``rel``'s own package base."""
+        if not level:
+            return [*self._bases, self._package_base(rel)]
+        anchor = PurePosixPath(rel).parent
+        for _ in range(level - 1):
+            anchor = anchor.parent
+        return ["" if anchor.as_posix() == "." else anchor.as_posix()]
 
     def closure(self, rel: str) -> frozenset[str]:
         """Every project file ``rel`` imports, directly or not (``rel`` included)."""
@@ -193,3 +185,8 @@ class ImportResolver:
                 break
             parent = parent.parent
         return out
+
+
+def _package_init(base: str) -> str:
+    """The ``__init__.py`` of the package folder ``base`` ("": the root)."""
+    return f"{base}/__init__.py" if base else "__init__.py"
