@@ -132,3 +132,23 @@ def listed_names(tree: ast.Module) -> frozenset[str] | None:
             if isinstance(value, ast.Name) and value.id == "__all__":
                 return None  # ``__all__.append(...)``
     return frozenset(listed)
+
+
+def names_bound_by(node: ast.AST) -> list[str]:
+    """The names ``node`` itself binds in any way, or declares bound elsewhere (``global``,
+    ``nonlocal``); not its children's (``walk`` visits those)."""
+    if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
+        return [node.id]
+    if isinstance(node, (ast.Global, ast.Nonlocal)):
+        return list(node.names)
+    if isinstance(node, ast.alias):
+        return [(node.asname or node.name).split(".")[0]]
+    if isinstance(node, ast.ExceptHandler) and node.name:
+        return [node.name]
+    if isinstance(node, (*_FuncDef, ast.ClassDef)):
+        return [node.name]
+    if isinstance(node, (ast.MatchAs, ast.MatchStar)) and node.name:
+        return [node.name]
+    if isinstance(node, ast.MatchMapping) and node.rest:
+        return [node.rest]
+    return []

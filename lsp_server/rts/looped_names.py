@@ -12,6 +12,7 @@ from __future__ import annotations
 import ast
 
 from lsp_server.rts.ast_walk import walk
+from lsp_server.rts.bound_names import names_bound_by
 
 
 def looped_constants(node: ast.AST) -> set[str]:
@@ -37,26 +38,9 @@ def looped_constants(node: ast.AST) -> set[str]:
             (good if id(item) in looped else bad).add(item.id)
         elif isinstance(item, ast.arg):
             bad.add(item.arg)
-        elif isinstance(item, (ast.Global, ast.Nonlocal)):
-            bad.update(item.names)
-        elif isinstance(item, (ast.Import, ast.ImportFrom)):
-            bad.update((a.asname or a.name).split(".")[0] for a in item.names)
-        elif isinstance(item, _NAMED_BINDINGS) and item.name:
-            bad.add(item.name)
-        elif isinstance(item, ast.MatchMapping) and item.rest:
-            bad.add(item.rest)
+        else:
+            bad.update(names_bound_by(item))
     return good - bad
-
-
-# Statements and patterns that bind their ``name``.
-_NAMED_BINDINGS = (
-    ast.ExceptHandler,
-    ast.FunctionDef,
-    ast.AsyncFunctionDef,
-    ast.ClassDef,
-    ast.MatchAs,
-    ast.MatchStar,
-)
 
 
 def _string_literals(node: ast.expr) -> bool:

@@ -16,6 +16,7 @@ from __future__ import annotations
 import ast
 
 from lsp_server.rts.ast_walk import walk
+from lsp_server.rts.bound_names import names_bound_by
 
 _CASE_METHODS = frozenset(["lower", "upper"])
 
@@ -73,8 +74,10 @@ def _single_assignments(function: ast.FunctionDef | ast.AsyncFunctionDef) -> dic
     for item in walk(function):
         if item is function:
             continue
-        for name in _bound_by(item):
-            stores[name] = stores.get(name, 0) + 1
+        # A ``global`` or ``nonlocal`` name counts twice: never a single assignment.
+        weight = 2 if isinstance(item, (ast.Global, ast.Nonlocal)) else 1
+        for name in names_bound_by(item):
+            stores[name] = stores.get(name, 0) + weight
         if (
             isinstance(item, ast.Assign)
             and len(item.targets) == 1
@@ -82,22 +85,3 @@ def _single_assignments(function: ast.FunctionDef | ast.AsyncFunctionDef) -> dic
         ):
             plain[item.targets[0].id] = item.value
     return {name: value for name, value in plain.items() if stores.get(name) == 1}
-
-
-def _bound_by(item: ast.AST) -> list[str]:
-    """The names ``item`` binds (or declares bound elsewhere) in any way."""
-    if isinstance(item, ast.Name) and not isinstance(item.ctx, ast.Load):
-        return [item.id]
-    if isinstance(item, (ast.Global, ast.Nonlocal)):
-        return [*item.names, *item.names]  # counted twice: never a single assignment
-    if isinstance(item, ast.alias):
-        return [(item.asname or item.name).split(".")[0]]
-    if isinstance(item, ast.ExceptHandler) and item.name:
-        return [item.name]
-    if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-        return [item.name]
-    if isinstance(item, (ast.MatchAs, ast.MatchStar)) and item.name:
-        return [item.name]
-    if isinstance(item, ast.MatchMapping) and item.rest:
-        return [item.rest]
-    return []
