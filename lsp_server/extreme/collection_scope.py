@@ -27,11 +27,11 @@ def out_of_reach(root: Path, functions: Iterable[FunctionInfo], python: str | No
     transformation of ``functions``; empty without a usable store, or when the workers
     run another interpreter (``python``) than the one whose environment is compared."""
     from lsp_server.rts.deselection import uncollectable_files
+    from lsp_server.rts.file_units import Unit
     from lsp_server.rts.fingerprint import current_fingerprint
     from lsp_server.rts.select import select_affected_tests
     from lsp_server.rts.snapshots import FileStates
     from lsp_server.rts.store import DependencyStore, StoreError, store_path
-    from lsp_server.rts.units import Unit
 
     units = [Unit(f.path, f.qualname) for f in functions]
     if python is not None or not units or not store_path(root).exists():

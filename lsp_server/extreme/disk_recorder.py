@@ -19,7 +19,7 @@ from pathlib import Path
 
 from lsp_server.extreme.execution_recorder import Recorder
 from lsp_server.rts.analysis_cache import AnalysisCache
-from lsp_server.rts.units import FileUnits
+from lsp_server.rts.file_units import FileUnits
 
 UNITS_ENV = "REKS_DISK_UNITS"
 ROOT_ENV = "REKS_DISK_ROOT"

@@ -17,9 +17,10 @@ from pathlib import Path
 from typing import Any
 
 from lsp_server.rts.analysis_cache import AnalysisCache
+from lsp_server.rts.file_units import FileUnits
 from lsp_server.rts.returns import NOT_RETURNING, RETURNS_PER_TEST, is_real_return, kind_of
 from lsp_server.rts.snapshots import FileStates
-from lsp_server.rts.units import MODULE, FileUnits
+from lsp_server.rts.unit_names import MODULE
 
 _TOOL_NAME = "reks-extreme"
 

@@ -61,9 +61,9 @@ def store_view(
 ) -> StoreView:
     """What the store knows of the tests that may execute ``functions``; the tests to
     observe are the rest (see the module docstring)."""
+    from lsp_server.rts.file_units import Unit
     from lsp_server.rts.select import select_affected_tests
     from lsp_server.rts.store import DependencyStore, StoreError, store_path
-    from lsp_server.rts.units import Unit
 
     if not store_path(root).exists():
         return StoreView()
@@ -133,7 +133,7 @@ def _current_returns(
     recorded: dict[Any, tuple[str | None, list[str]]], functions: list[FunctionInfo]
 ) -> dict[str, list[str]]:
     """Recorded return kinds of ``functions`` whose code is still what returned them."""
-    from lsp_server.rts.units import Unit
+    from lsp_server.rts.file_units import Unit
 
     out: dict[str, list[str]] = {}
     for function in functions:

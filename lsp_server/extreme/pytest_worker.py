@@ -39,7 +39,7 @@ from lsp_server.extreme.transform_run import (
 from lsp_server.extreme.worker_guard import Alarm, children, kill_adopted, set_subreaper
 from lsp_server.project.files import imported_project_files
 from lsp_server.rts.setup_clock import SetupClock
-from lsp_server.rts.units import MODULE
+from lsp_server.rts.unit_names import MODULE
 from lsp_server.sandbox import (
     Channel,
     ChannelClosed,

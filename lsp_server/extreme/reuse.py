@@ -37,7 +37,7 @@ from lsp_server.extreme.disk_check import ON_DISK
 from lsp_server.extreme.model import Transformation, TransformationResult, Verdict
 from lsp_server.extreme.requests import entry_request
 from lsp_server.extreme.state import TOP_LEVEL, Checksums, result_from_state, result_to_state
-from lsp_server.rts.units import MODULE
+from lsp_server.rts.unit_names import MODULE
 
 
 @dataclass

@@ -17,17 +17,13 @@ from lsp_server.extreme.model import Transformation, TransformationResult, Verdi
 from lsp_server.project import python_files
 from lsp_server.project.files import is_python, is_test_path
 from lsp_server.rts.analysis_cache import AnalysisCache
+from lsp_server.rts.file_units import FileUnits
 from lsp_server.rts.store import DependencyStore, StoreError, store_path
+from lsp_server.rts.unit_names import DOC, MODULE, body_name, doc_name, header_name
 from lsp_server.rts.units import (
-    DOC,
-    MODULE,
-    FileUnits,
     SourceError,
-    body_name,
     cached_source_units,
-    doc_name,
     file_checksum,
-    header_name,
     path_units,
     tokenize_decode,
 )

@@ -28,7 +28,8 @@ from lsp_server.extreme.state import file_units, remembered_units
 from lsp_server.jobs import Job
 from lsp_server.project import python_files
 from lsp_server.project.files import is_test_path
-from lsp_server.rts.units import DOC, SourceError, header_name, path_units, source_units
+from lsp_server.rts.unit_names import DOC, header_name
+from lsp_server.rts.units import SourceError, path_units, source_units
 
 PoolKey = tuple[str, int, str | None, tuple[str, ...]]
 SESSION_FILES = ("conftest.py", "pytest.ini", "pyproject.toml", "tox.ini", "setup.cfg")

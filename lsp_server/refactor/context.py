@@ -9,7 +9,9 @@ from lsp_server.refactor.model import RefactoringError, RefactorRequest, Skipped
 from lsp_server.refactor.provenance import Hints
 from lsp_server.refactor.rope_thread import RopeJob
 from lsp_server.refactor.workspace import RopeWorkspace
-from lsp_server.rts.units import MODULE, SourceError, Unit, source_units
+from lsp_server.rts.file_units import Unit
+from lsp_server.rts.unit_names import MODULE
+from lsp_server.rts.units import SourceError, source_units
 
 if TYPE_CHECKING:  # the server process never imports rope (issue 15)
     from rope.base.change import ChangeSet

@@ -23,14 +23,10 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
+from lsp_server.rts.file_units import FileUnits, Unit
 from lsp_server.rts.provenance import Origin, Provenance, TaskTarget
-from lsp_server.rts.units import (
-    MODULE,
-    FileUnits,
-    SourceError,
-    Unit,
-    cached_source_units,
-)
+from lsp_server.rts.unit_names import MODULE
+from lsp_server.rts.units import SourceError, cached_source_units
 
 
 @dataclass

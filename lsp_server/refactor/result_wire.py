@@ -22,8 +22,8 @@ from lsp_server.refactor.model import (
     Uncertain,
 )
 from lsp_server.refactor.provenance import Hints, ProvenancePlan, QualnameRenamer
+from lsp_server.rts.file_units import Unit
 from lsp_server.rts.provenance import Origin, Provenance, TaskTarget, UnitChange
-from lsp_server.rts.units import Unit
 
 Data = dict[str, Any]
 

@@ -26,7 +26,7 @@ import xxhash
 
 from lsp_server.project.files import STORE_DIR
 from lsp_server.project.text import write_atomic
-from lsp_server.rts.units import FileUnits
+from lsp_server.rts.file_units import FileUnits
 
 ANALYSIS_DIR = "analysis"
 _ANALYSING_PACKAGES = ("rts", "project")

@@ -22,6 +22,7 @@ import pytest
 
 from lsp_server.project.files import ProjectPaths, is_python
 from lsp_server.rts.binding_reads import BindingReads
+from lsp_server.rts.file_units import FileUnits, Unit
 from lsp_server.rts.function_units import FunctionUnits
 from lsp_server.rts.identity import identity
 from lsp_server.rts.import_footprints import ImportFootprints
@@ -32,16 +33,9 @@ from lsp_server.rts.option_rules import XFAIL_MARK
 from lsp_server.rts.reads import EVERY_NAME, builds_classes, code_reads
 from lsp_server.rts.runtime_lookups import RuntimeLookups
 from lsp_server.rts.snapshots import FileStates
+from lsp_server.rts.spans import ImportStatement
 from lsp_server.rts.tracing import CodeSet, CodeTracer
-from lsp_server.rts.units import (
-    FILE,
-    MODULE,
-    FileUnits,
-    ImportStatement,
-    Unit,
-    doc_name,
-    header_name,
-)
+from lsp_server.rts.unit_names import FILE, MODULE, doc_name, header_name
 
 # What most code objects read, shared: every object reks keeps is one more for each of the
 # project's full garbage collections to visit.

@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Set
 from dataclasses import dataclass
 
+from lsp_server.rts.file_units import FileUnits, Unit
 from lsp_server.rts.imports import ImportResolver
 from lsp_server.rts.names_read import (
     NO_SPLIT,
@@ -27,14 +28,7 @@ from lsp_server.rts.names_read import (
 from lsp_server.rts.reads import EVERY_NAME, LISTED_NAMES, NAMES, NEEDED_BY_IMPORT
 from lsp_server.rts.seen_bodies import SeenBodies
 from lsp_server.rts.snapshots import FileStates
-from lsp_server.rts.units import (
-    DOC,
-    MODULE,
-    FileUnits,
-    Unit,
-    header_name,
-    module_read,
-)
+from lsp_server.rts.unit_names import DOC, MODULE, header_name, module_read
 
 
 @dataclass(frozen=True)

@@ -15,9 +15,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from lsp_server.rts.file_units import FileUnits, Unit
 from lsp_server.rts.imports import ImportResolver
 from lsp_server.rts.snapshots import FileStates
-from lsp_server.rts.units import IMPORTED, MODULE, FileUnits, Unit
+from lsp_server.rts.unit_names import IMPORTED, MODULE
 
 
 def unproven(

@@ -7,10 +7,11 @@ from __future__ import annotations
 from types import CodeType
 
 from lsp_server.project.files import ProjectPaths
+from lsp_server.rts.file_units import Unit
 from lsp_server.rts.identity import identity
 from lsp_server.rts.snapshots import FileStates
 from lsp_server.rts.tracing import CodeSet, ReturnKinds
-from lsp_server.rts.units import MODULE, Unit
+from lsp_server.rts.unit_names import MODULE
 
 
 class FunctionUnits:

@@ -15,7 +15,8 @@ import sys
 from collections.abc import Callable
 from pathlib import Path, PurePosixPath
 
-from lsp_server.rts.units import ImportStatement, SourceError, path_units
+from lsp_server.rts.spans import ImportStatement
+from lsp_server.rts.units import SourceError, path_units
 
 
 def _imports_on_disk(root: Path, rel: str) -> list[ImportStatement] | None:

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
-from lsp_server.rts.units import Unit
+from lsp_server.rts.file_units import Unit
 
 
 @dataclass(frozen=True, eq=False)

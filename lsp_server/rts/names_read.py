@@ -11,7 +11,7 @@ from collections.abc import Set
 from dataclasses import dataclass
 
 from lsp_server.rts.lookups import ATTRIBUTE_LOOKUP, BODY_READS, DOC_READS
-from lsp_server.rts.units import HEADER
+from lsp_server.rts.unit_names import HEADER
 
 Pair = tuple[str, str | None]
 

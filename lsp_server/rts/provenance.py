@@ -10,7 +10,7 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass, field
 
-from lsp_server.rts.units import Unit
+from lsp_server.rts.file_units import Unit
 
 
 class Origin(str, enum.Enum):

@@ -27,7 +27,7 @@ from lsp_server.rts.lookups import (
     DYNAMIC_NAMES,
     INSPECT_SIGNATURES,
 )
-from lsp_server.rts.units import NAMES
+from lsp_server.rts.unit_names import NAMES
 
 __all__ = [
     "EVERY_NAME",

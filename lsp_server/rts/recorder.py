@@ -25,11 +25,11 @@ import pytest
 from lsp_server.project.files import ProjectPaths
 from lsp_server.rts.attribution import UnitAttribution, Window
 from lsp_server.rts.audit_events import FileWatcher, activate_watcher
+from lsp_server.rts.file_units import Unit
 from lsp_server.rts.setup_clock import SetupClock
 from lsp_server.rts.snapshots import FileStates
 from lsp_server.rts.store import DependencyStore, FileSnapshot, TestResult
 from lsp_server.rts.tracing import CodeSet, CodeTracer, new_tracer
-from lsp_server.rts.units import Unit
 
 # Results are written in batches: at most this many tests or seconds per transaction.
 _BATCH_TESTS = 100

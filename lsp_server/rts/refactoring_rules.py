@@ -34,20 +34,14 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from lsp_server.rts.file_units import FileUnits, Unit
 from lsp_server.rts.imports import ImportResolver
 from lsp_server.rts.provenance import Origin, Provenance
 from lsp_server.rts.select import ReasonKind, tests_reading_changed
 from lsp_server.rts.snapshots import FileStates
 from lsp_server.rts.store import DependencyStore
-from lsp_server.rts.units import (
-    MODULE,
-    NAMES,
-    FileUnits,
-    SourceError,
-    Unit,
-    bound_name,
-    cached_source_units,
-)
+from lsp_server.rts.unit_names import MODULE, NAMES, bound_name
+from lsp_server.rts.units import SourceError, cached_source_units
 
 
 @dataclass

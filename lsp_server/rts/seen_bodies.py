@@ -11,9 +11,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Set
 
+from lsp_server.rts.file_units import FileUnits, Unit
 from lsp_server.rts.imports import ImportResolver
 from lsp_server.rts.snapshots import FileStates
-from lsp_server.rts.units import FileUnits, Unit, body_name, bound_name, doc_name
+from lsp_server.rts.unit_names import body_name, bound_name, doc_name
 
 _NO_PARTS = (-1, -1, "")
 

@@ -11,6 +11,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from lsp_server.rts.file_units import Unit
 from lsp_server.rts.fingerprint import Fingerprint, explain_change
 from lsp_server.rts.from_import_checks import unproven
 from lsp_server.rts.imports import ImportResolver
@@ -20,10 +21,9 @@ from lsp_server.rts.reads import LISTED_NAMES, NEEDED_BY_IMPORT
 from lsp_server.rts.snapshots import FileStates
 from lsp_server.rts.spans import ImportStatement
 from lsp_server.rts.store import DependencyStore, TestRecord
-from lsp_server.rts.units import (
+from lsp_server.rts.unit_names import (
     MODULE,
     NAMES,
-    Unit,
     body_name,
     bound_name,
     gone_with_class,

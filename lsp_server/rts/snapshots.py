@@ -15,16 +15,9 @@ from pathlib import Path
 from lsp_server.project.files import is_python
 from lsp_server.rts.analysis_cache import AnalysisCache
 from lsp_server.rts.file_snapshot import FileSnapshot
-from lsp_server.rts.units import (
-    FILE,
-    MODULE,
-    NAMES,
-    FileUnits,
-    SourceError,
-    file_checksum,
-    source_units,
-    tokenize_decode,
-)
+from lsp_server.rts.file_units import FileUnits
+from lsp_server.rts.unit_names import FILE, MODULE, NAMES
+from lsp_server.rts.units import SourceError, file_checksum, source_units, tokenize_decode
 
 
 class _EveryName(Mapping[str, str]):

@@ -38,11 +38,8 @@ import functools
 import io
 import re
 import tokenize
-from collections.abc import Collection, Iterable, Iterator
-from dataclasses import dataclass, field
+from collections.abc import Iterable
 from pathlib import Path
-from types import CodeType
-from typing import NamedTuple
 
 import xxhash
 
@@ -50,12 +47,12 @@ from lsp_server.project.text import parse_python
 from lsp_server.rts.bindings import ModuleLayout, module_layout
 from lsp_server.rts.bound_names import listed_names
 from lsp_server.rts.class_members import class_texts
+from lsp_server.rts.file_units import FileUnits
 from lsp_server.rts.from_imports import top_level_names
 from lsp_server.rts.future import future_marks
 from lsp_server.rts.lookups import DYNAMIC_NAMES, bindings_taken, import_origins
-from lsp_server.rts.purity import nested_statements as nested_statements
 from lsp_server.rts.spans import LOCALS as _LOCALS
-from lsp_server.rts.spans import ImportStatement, UnitSpan, scan
+from lsp_server.rts.spans import UnitSpan, scan
 from lsp_server.rts.tokens import (
     Pos,
     SourceError,
@@ -63,41 +60,15 @@ from lsp_server.rts.tokens import (
     digest,
     normalized_tokens,
 )
-
-MODULE = "<module>"
-"""Name of the module-part unit of a Python file."""
-
-FILE = "<file>"
-"""Name of the unit that stands for a whole non-Python file."""
-
-NAMES = "<names>"
-"""Pseudo path of the units that stand for the names a test read (see ``rts.reads``)."""
-
-
-HEADER = ".<def>"
-"""Suffix of a function's header unit: ``C.m.<def>`` is the header of ``C.m``."""
-
-
-DOC = ".<doc>"
-"""Suffix of a function's docstring unit: ``C.m.<doc>`` is the docstring of ``C.m``."""
-
-
-IMPORTED = "<import>."
-"""Prefix of the unit of a name a ``from`` import binds (``rts.from_imports``):
-``<import>.f``, apart from a function ``f`` defined in the same file."""
-
-
-def module_read(name: str, path: str) -> str:
-    """The ``NAMES`` unit name of ``name`` read as a global of module ``path`` (only a
-    binding there, or in a module it takes names from wholesale, can change what it finds)."""
-    return f"{name}@{path}"
-
-
-def read_parts(unit_name: str) -> tuple[str, str | None]:
-    """(name, module path or None for a read anywhere) of a ``NAMES`` unit name."""
-    name, at, path = unit_name.partition("@")
-    return name, path if at else None
-
+from lsp_server.rts.unit_names import (
+    DOC,
+    FILE,
+    HEADER,
+    IMPORTED,
+    MODULE,
+    doc_name,
+    header_name,
+)
 
 # Spellings that let a module's namespace take names from elsewhere (a star import, a
 # namespace filled in by code): its global reads count as reads of any module.
@@ -106,192 +77,6 @@ _OPEN_NAMESPACE = re.compile(
 )
 
 _ATTRIBUTE = re.compile(r"\.\s*([A-Za-z_]\w*)")
-
-
-def header_name(function: str) -> str:
-    return function + HEADER
-
-
-def doc_name(function: str) -> str:
-    return function + DOC
-
-
-def body_name(unit_name: str) -> str | None:
-    """The function (body) unit of a header unit; None for any other unit."""
-    return unit_name[: -len(HEADER)] if unit_name.endswith(HEADER) else None
-
-
-def bound_name(unit_name: str) -> str | None:
-    """The name a unit binds outside function bodies (``C.x`` -> ``x``, ``f.<def>`` ->
-    ``f``); None for the module and file units, docstrings and functions nested in
-    functions."""
-    if unit_name in (MODULE, FILE) or _LOCALS in unit_name or unit_name.endswith(DOC):
-        return None
-    return (body_name(unit_name) or unit_name).rpartition(".")[2]
-
-
-def newly_readable(added: Collection[str]) -> list[str]:
-    """Of the units newly bound in a file (by name), those whose names a test may have read
-    before they were bound (found elsewhere, or missing): every new binding but the members
-    of a class that is new with them. No object had those attributes before, and a test
-    reaching the new class reads its name (or a string naming it), which selects it."""
-    fresh = set(added)
-    return [name for name in added if bound_name(name) is not None and _owner(name) not in fresh]
-
-
-def gone_with_class(name: str, gone: Collection[str], known: Collection[str]) -> bool:
-    """Whether the unit ``name``, no longer in its file, is a member's binding (a method's
-    header, an attribute) of a class that is ``gone`` as well: only objects of that class
-    had it, and every test that reached the class read its name (it depends on the class
-    unit, which selects it). ``known``: every unit name recorded for the file, which tells
-    a method's body (it has a header unit) from an attribute ``C.x``: a test that ran a
-    body depends on it as before."""
-    return bound_name(name) is not None and header_name(name) not in known and _owner(name) in gone
-
-
-def _owner(name: str) -> str:
-    """The class a member unit belongs to (``C.m.<def>``, ``C.x`` -> ``C``); "" for a
-    top-level binding."""
-    return (body_name(name) or name).rpartition(".")[0]
-
-
-class Unit(NamedTuple):
-    """A tracked piece of code: ``path`` is POSIX and relative to the project root.
-
-    A named tuple rather than a dataclass: the recorder hashes units by the hundred per
-    test, and a tuple hashes in C."""
-
-    path: str
-    name: str
-
-    @property
-    def is_module(self) -> bool:
-        return self.name == MODULE
-
-    @property
-    def is_file(self) -> bool:
-        return self.name == FILE
-
-    def __str__(self) -> str:
-        if self.name in (MODULE, FILE):
-            return self.path
-        return f"{self.path}::{self.name}"
-
-
-@dataclass
-class FileUnits:
-    """The units of one Python file with their checksums."""
-
-    path: str
-    checksums: dict[str, str] = field(default_factory=dict)
-    spans: dict[str, UnitSpan] = field(default_factory=dict)
-    """The first definition of each function unit."""
-    definitions: list[UnitSpan] = field(default_factory=list)
-    """Every ``def`` in source order, redefinitions included."""
-    imports: list[ImportStatement] = field(default_factory=list)
-    """Every import statement (the file's static import closure starts here)."""
-    bound: dict[str, list[str]] = field(default_factory=dict)
-    """A name -> the units that bind it outside function bodies (top-level bindings, a
-    class's attributes and methods): what a test reading the name depends on."""
-    refs: dict[str, frozenset[str]] = field(default_factory=dict)
-    """A binding unit -> the names its statement reads at import."""
-    residue_refs: frozenset[str] = frozenset()
-    """The names the module unit's statements read at import."""
-    classes: dict[str, tuple[int, int]] = field(default_factory=dict)
-    """Each top-level class with a unit of its own -> its first and last line."""
-    dynamic: dict[str, str] = field(default_factory=dict)
-    """The function units whose code looks names up by a computed string: "*" (any name),
-    or ``lookups.ATTRIBUTE_LOOKUP`` (only attributes of its own instance or class)."""
-    call_sites: list[tuple[frozenset[str], frozenset[str]]] = field(default_factory=list)
-    """Residue statements calling what the module does not define (``ModuleLayout``)."""
-    import_origins: dict[str, str] = field(default_factory=dict)
-    """A name an import binds -> its module (leading dots: relative)."""
-    taken: frozenset[str] = frozenset()
-    """Names bound by importing another module's binding (``lookups.bindings_taken``)."""
-    import_units: frozenset[str] = frozenset()
-    """The binding units of standard-library imports (a refactoring may drop or add one
-    as it may edit the module part)."""
-    open_namespace: bool = True
-    """Whether the module's globals may come from other modules (``_OPEN_NAMESPACE``
-    spelled anywhere in it, comments included: false alarms only cost precision)."""
-    attribute_names: frozenset[str] = frozenset()
-    """Every identifier the source spells after a dot (``x.attr``), over-approximated."""
-    from_imports: dict[str, tuple[str, int, str]] = field(default_factory=dict)
-    """The unit (``IMPORTED`` + name) of a name a top-level ``from`` import binds
-    (``rts.from_imports``) -> (module, leading dots, imported name)."""
-    top_names: frozenset[str] = frozenset()
-    """Names every run of the module binds at its top level (``from_imports``)."""
-    loose: frozenset[str] = frozenset()
-    """The header units of the methods of classes in the module unit that are units of
-    their own (``class_members.loose_methods``)."""
-    listed: frozenset[str] | None = None
-    """The names ``__all__`` lists (``bound_names.listed_names``); None: any may be."""
-
-    def own_globals(self, names: Iterable[str]) -> frozenset[str]:
-        """Of ``names`` read by this module's statements, those read only as its globals
-        and not taken from another module's bindings: a binding in another module cannot
-        change what they find (``rts.reads``)."""
-        if self.open_namespace:
-            return frozenset()
-        return frozenset(names).difference(self.attribute_names, self.taken)
-
-    def class_of(self, unit: Unit) -> Unit | None:
-        """The class unit a method unit (or an alias ``C.x``) belongs to."""
-        head = unit.name.split(".", 1)[0]
-        return Unit(self.path, head) if head in self.classes and head != unit.name else None
-
-    def class_at_line(self, line: int) -> Unit | None:
-        """The class unit whose statement holds ``line`` (for class-body code)."""
-        for name, (first, last) in self.classes.items():
-            if first <= line <= last:
-                return Unit(self.path, name)
-        return None
-
-    def units(self) -> Iterator[Unit]:
-        for name in self.checksums:
-            yield Unit(self.path, name)
-
-    def unit_for_qualname(self, qualname: str) -> Unit:
-        """The innermost function unit holding the code of ``co_qualname`` (the module part
-        for module-level and class-body code)."""
-        spans = self.spans
-        while True:
-            if qualname in spans:
-                return Unit(self.path, qualname)
-            head, dot, _ = qualname.rpartition(".")
-            if not dot:
-                return Unit(self.path, MODULE)
-            qualname = head[: -len(_LOCALS) - 1] if head.endswith(_LOCALS) else head
-
-    def unit_for_code(self, code: CodeType) -> Unit:
-        """The unit a code object of this file belongs to: by ``co_qualname`` (3.11+), else
-        by name and first line. A module's code object starts at line 1, which may be
-        inside a function's span when the file opens with a ``def``: never a function."""
-        qualname = getattr(code, "co_qualname", None)
-        if qualname is not None:
-            return self.unit_for_qualname(qualname)
-        if code.co_name == "<module>":
-            return Unit(self.path, MODULE)
-        return self.unit_at_line(code.co_firstlineno)
-
-    def unit_at_line(self, line: int) -> Unit:
-        """The innermost function unit whose text contains ``line`` (for Pythons without
-        ``co_qualname``); the module part outside every function."""
-        best: UnitSpan | None = None
-        for span in self.definitions:
-            inside = span.first_line <= line <= span.last_line
-            if inside and (best is None or span.first_line >= best.first_line):
-                best = span
-        return Unit(self.path, MODULE if best is None else best.name)
-
-    def enclosing(self, unit: Unit) -> tuple[Unit, ...]:
-        """The function units ``unit`` is defined in, innermost first."""
-        out: list[Unit] = []
-        span = self.spans.get(unit.name)
-        while span is not None and span.parent is not None:
-            out.append(Unit(self.path, span.parent))
-            span = self.spans.get(span.parent)
-        return tuple(out)
 
 
 def source_units(path: str, source: str) -> FileUnits:

@@ -7,10 +7,12 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from lsp_server.extreme.state import Checksums
+from lsp_server.rts.file_units import Unit
 from lsp_server.rts.snapshots import FileStates
 from lsp_server.rts.store import DependencyStore
 from lsp_server.rts.store.writes import FileSnapshot
-from lsp_server.rts.units import MODULE, Unit, file_checksum, path_units
+from lsp_server.rts.unit_names import MODULE
+from lsp_server.rts.units import file_checksum, path_units
 
 SRC = "X = 1\n\ndef f():\n    return X\n\ndef g():\n    return 2\n"
 

@@ -28,8 +28,8 @@ def test_what_the_store_does_not_know_is_observed(example: Path) -> None:
 
 
 def test_pytest_reks_records_return_kinds(example: Path) -> None:
+    from lsp_server.rts.file_units import Unit
     from lsp_server.rts.store import DependencyStore
-    from lsp_server.rts.units import Unit
 
     _record(example)
     names = [

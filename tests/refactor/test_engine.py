@@ -17,8 +17,9 @@ from lsp_server.refactor.model import (
     RefactorRequest,
 )
 from lsp_server.refactor.rope_thread import RopeJob
+from lsp_server.rts.file_units import Unit
 from lsp_server.rts.provenance import Origin
-from lsp_server.rts.units import MODULE, Unit
+from lsp_server.rts.unit_names import MODULE
 
 
 def at(path: Path, needle: str, delta: int = 0) -> int:

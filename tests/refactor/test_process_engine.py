@@ -17,8 +17,8 @@ from lsp_server.refactor import process_engine
 from lsp_server.refactor.model import FileEdit, FileRename, RefactoringError, RefactorRequest
 from lsp_server.refactor.process_engine import ProcessEngine
 from lsp_server.refactor.rope_thread import RopeJob
+from lsp_server.rts.file_units import Unit
 from lsp_server.rts.provenance import Origin
-from lsp_server.rts.units import Unit
 from lsp_server.sandbox import SandboxProcess
 from tests.support.processes import stop_process
 

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from lsp_server.refactor.provenance import Hints, build_provenance, qualname_renamer
+from lsp_server.rts.file_units import Unit
 from lsp_server.rts.provenance import Origin
-from lsp_server.rts.units import MODULE, Unit
+from lsp_server.rts.unit_names import MODULE
 
 BEFORE = "def f(x):\n    return x + 1\n\n\ndef g():\n    return f(1)\n"
 

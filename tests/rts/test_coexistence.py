@@ -10,8 +10,9 @@ import sys
 
 import pytest
 
+from lsp_server.rts.file_units import Unit
 from lsp_server.rts.store import DependencyStore
-from lsp_server.rts.units import FILE, Unit
+from lsp_server.rts.unit_names import FILE
 
 from .helpers import edit, write
 

@@ -13,10 +13,11 @@ from pathlib import Path
 
 import pytest
 
+from lsp_server.rts.file_units import Unit
 from lsp_server.rts.select import select_affected_tests
 from lsp_server.rts.snapshots import FileStates
 from lsp_server.rts.store import DependencyStore, TestResult, store_path
-from lsp_server.rts.units import MODULE, Unit
+from lsp_server.rts.unit_names import MODULE
 
 from .helpers import write
 

@@ -9,10 +9,11 @@ from __future__ import annotations
 from collections.abc import Collection
 from pathlib import Path
 
+from lsp_server.rts.file_units import Unit
 from lsp_server.rts.interned_units import InternedUnits
 from lsp_server.rts.snapshots import FileStates
 from lsp_server.rts.store import DependencyStore, FileSnapshot, TestResult
-from lsp_server.rts.units import MODULE, Unit
+from lsp_server.rts.unit_names import MODULE
 
 M = "X = 1\n\ndef f():\n    return X\n\ndef g():\n    return 2\n"
 N = "def h():\n    return 3\n"

@@ -24,7 +24,7 @@ import pytest
 
 @pytest.hookimpl(trylast=True)
 def pytest_unconfigure(config):
-    from lsp_server.rts.units import Unit
+    from lsp_server.rts.file_units import Unit
 
     gc.collect()
     objects = gc.get_objects()

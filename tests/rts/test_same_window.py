@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import pytest
 
+from lsp_server.rts.file_units import Unit
 from lsp_server.rts.store import DependencyStore
-from lsp_server.rts.units import Unit
 
 from .helpers import edit, run, write
 

@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import pytest
 
+from lsp_server.rts.file_units import Unit
 from lsp_server.rts.store import DependencyStore
-from lsp_server.rts.units import NAMES, Unit, module_read
+from lsp_server.rts.unit_names import NAMES, module_read
 
 from .helpers import edit, run, write
 

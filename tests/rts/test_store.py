@@ -8,11 +8,12 @@ from pathlib import Path
 
 import pytest
 
+from lsp_server.rts.file_units import Unit
 from lsp_server.rts.reads import NEEDED_BY_IMPORT
 from lsp_server.rts.select import ReasonKind, select_affected_tests
 from lsp_server.rts.snapshots import FileStates
 from lsp_server.rts.store import SCHEMA_VERSION, DependencyStore, StoreError, store_path
-from lsp_server.rts.units import MODULE, NAMES, Unit, module_read
+from lsp_server.rts.unit_names import MODULE, NAMES, module_read
 
 SRC = "X = 1\n\ndef f():\n    return X\n\ndef g():\n    return 2\n"
 

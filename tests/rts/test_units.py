@@ -6,7 +6,9 @@ import textwrap
 
 import pytest
 
-from lsp_server.rts.units import MODULE, SourceError, Unit, source_units
+from lsp_server.rts.file_units import Unit
+from lsp_server.rts.unit_names import MODULE
+from lsp_server.rts.units import SourceError, source_units
 
 BASE = textwrap.dedent(
     """

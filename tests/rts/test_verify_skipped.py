@@ -16,9 +16,9 @@ from pathlib import Path
 import pytest
 
 from lsp_server.cli import main
+from lsp_server.rts.file_units import Unit
 from lsp_server.rts.provenance import Origin, Provenance, TaskTarget
 from lsp_server.rts.store import FAILED, PASSED, PENDING, DependencyStore
-from lsp_server.rts.units import Unit
 from lsp_server.rts.verification import budget_picks
 from lsp_server.trust.verification import learn_failures
 from tests.support.reks import Reks, project, recorded_template, reks, run_pytest

@@ -16,9 +16,9 @@ import pytest
 
 from lsp_server.refactor.engine import RefactorEngine
 from lsp_server.refactor.model import RefactoringResult, RefactorRequest
+from lsp_server.rts.file_units import Unit
 from lsp_server.rts.select import select_affected_tests
 from lsp_server.rts.store import DependencyStore
-from lsp_server.rts.units import Unit
 from lsp_server.trust.task_listener import TaskListener, install
 
 FILES = {

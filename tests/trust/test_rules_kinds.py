@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from lsp_server.rts.units import NAMES
+from lsp_server.rts.unit_names import NAMES
 from tests.support.reks import Deps, Reks, dependencies, run_pytest, selected
 
 

@@ -166,7 +166,7 @@ def test_the_rules_time_is_reported(reks: Reks) -> None:
 
 
 def _unit(path: str, name: str):  # type: ignore[no-untyped-def]
-    from lsp_server.rts.units import Unit
+    from lsp_server.rts.file_units import Unit
 
     return Unit(path, name)
 

@@ -25,7 +25,7 @@ from lsp_server.project.imports import (
 )
 from lsp_server.project.text import line_starts, offset_of, parse_python
 from lsp_server.refactor.model import RefactoringError
-from lsp_server.rts.units import nested_statements
+from lsp_server.rts.purity import nested_statements
 
 
 @dataclass(frozen=True)

@@ -9,8 +9,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from lsp_server.rts.file_units import Unit
 from lsp_server.rts.store.schema import SCHEMA_VERSION
-from lsp_server.rts.units import MODULE, NAMES, Unit, module_read, read_parts
+from lsp_server.rts.unit_names import MODULE, NAMES, module_read, read_parts
 
 FEW_TESTS = 50
 """Up to this many tests, ``dependency_keys`` looks each up instead of reading every row."""

@@ -10,8 +10,9 @@ import json
 import time
 from collections.abc import Iterable, Mapping
 
+from lsp_server.rts.file_units import Unit
 from lsp_server.rts.store.writes import StoreWrites
-from lsp_server.rts.units import NAMES, Unit, module_read, read_parts
+from lsp_server.rts.unit_names import NAMES, module_read, read_parts
 
 
 class StoreRefactorings(StoreWrites):

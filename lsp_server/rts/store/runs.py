@@ -8,8 +8,8 @@ import json
 from collections.abc import Iterable, Mapping
 from itertools import repeat
 
+from lsp_server.rts.file_units import Unit
 from lsp_server.rts.store.writes import StoreWrites
-from lsp_server.rts.units import Unit
 
 
 class StoreRuns(StoreWrites):

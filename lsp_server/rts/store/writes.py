@@ -31,12 +31,12 @@ from operator import itemgetter
 from typing import TypeVar
 
 from lsp_server.rts.file_snapshot import FileSnapshot
+from lsp_server.rts.file_units import Unit
 from lsp_server.rts.interned_units import InternedIds, InternedUnits
 from lsp_server.rts.store.depsets import DependencySets, TestUnits
-from lsp_server.rts.units import (
+from lsp_server.rts.unit_names import (
     MODULE,
     NAMES,
-    Unit,
     bound_name,
     gone_with_class,
     module_read,

@@ -1,0 +1,90 @@
+"""Names of the units the dependency store tracks (see ``rts.units``): the module part, a
+whole file, a function's header and docstring, a name a test read, a name a ``from`` import
+binds, and what a unit's name tells about the binding it stands for."""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+
+from lsp_server.rts.spans import LOCALS as _LOCALS
+
+MODULE = "<module>"
+"""Name of the module-part unit of a Python file."""
+
+FILE = "<file>"
+"""Name of the unit that stands for a whole non-Python file."""
+
+NAMES = "<names>"
+"""Pseudo path of the units that stand for the names a test read (see ``rts.reads``)."""
+
+
+HEADER = ".<def>"
+"""Suffix of a function's header unit: ``C.m.<def>`` is the header of ``C.m``."""
+
+
+DOC = ".<doc>"
+"""Suffix of a function's docstring unit: ``C.m.<doc>`` is the docstring of ``C.m``."""
+
+
+IMPORTED = "<import>."
+"""Prefix of the unit of a name a ``from`` import binds (``rts.from_imports``):
+``<import>.f``, apart from a function ``f`` defined in the same file."""
+
+
+def module_read(name: str, path: str) -> str:
+    """The ``NAMES`` unit name of ``name`` read as a global of module ``path`` (only a
+    binding there, or in a module it takes names from wholesale, can change what it finds)."""
+    return f"{name}@{path}"
+
+
+def read_parts(unit_name: str) -> tuple[str, str | None]:
+    """(name, module path or None for a read anywhere) of a ``NAMES`` unit name."""
+    name, at, path = unit_name.partition("@")
+    return name, path if at else None
+
+
+def header_name(function: str) -> str:
+    return function + HEADER
+
+
+def doc_name(function: str) -> str:
+    return function + DOC
+
+
+def body_name(unit_name: str) -> str | None:
+    """The function (body) unit of a header unit; None for any other unit."""
+    return unit_name[: -len(HEADER)] if unit_name.endswith(HEADER) else None
+
+
+def bound_name(unit_name: str) -> str | None:
+    """The name a unit binds outside function bodies (``C.x`` -> ``x``, ``f.<def>`` ->
+    ``f``); None for the module and file units, docstrings and functions nested in
+    functions."""
+    if unit_name in (MODULE, FILE) or _LOCALS in unit_name or unit_name.endswith(DOC):
+        return None
+    return (body_name(unit_name) or unit_name).rpartition(".")[2]
+
+
+def newly_readable(added: Collection[str]) -> list[str]:
+    """Of the units newly bound in a file (by name), those whose names a test may have read
+    before they were bound (found elsewhere, or missing): every new binding but the members
+    of a class that is new with them. No object had those attributes before, and a test
+    reaching the new class reads its name (or a string naming it), which selects it."""
+    fresh = set(added)
+    return [name for name in added if bound_name(name) is not None and _owner(name) not in fresh]
+
+
+def gone_with_class(name: str, gone: Collection[str], known: Collection[str]) -> bool:
+    """Whether the unit ``name``, no longer in its file, is a member's binding (a method's
+    header, an attribute) of a class that is ``gone`` as well: only objects of that class
+    had it, and every test that reached the class read its name (it depends on the class
+    unit, which selects it). ``known``: every unit name recorded for the file, which tells
+    a method's body (it has a header unit) from an attribute ``C.x``: a test that ran a
+    body depends on it as before."""
+    return bound_name(name) is not None and header_name(name) not in known and _owner(name) in gone
+
+
+def _owner(name: str) -> str:
+    """The class a member unit belongs to (``C.m.<def>``, ``C.x`` -> ``C``); "" for a
+    top-level binding."""
+    return (body_name(name) or name).rpartition(".")[0]
