@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from lsp_server.jobs import Cancelled, Job
-from lsp_server.refactor import process_engine
+from lsp_server.refactor import rope_worker
 from lsp_server.refactor.model import FileEdit, FileRename, RefactoringError, RefactorRequest
 from lsp_server.refactor.process_engine import ProcessEngine
 from lsp_server.refactor.rope_thread import RopeJob
@@ -128,7 +128,7 @@ def stopped_worker(remote: ProcessEngine, path: Path) -> int:
 def test_a_worker_that_ignores_cancellation_is_replaced(
     remote: ProcessEngine, project: Path, monkeypatch: pytest.MonkeyPatch
 ):
-    monkeypatch.setattr(process_engine, "CANCEL_GRACE", 0.5)
+    monkeypatch.setattr(rope_worker, "CANCEL_GRACE", 0.5)
     util = project / "geometry/util.py"
     worker = stopped_worker(remote, util)
     job = RopeJob()
@@ -146,7 +146,7 @@ def test_tasks_held_by_a_worker_killed_for_another_tasks_cancellation_are_answer
 ):
     """A worker that runs a cancelled task past the grace is killed; the other tasks it held
     did nothing wrong and are answered by the new worker, not failed with it."""
-    monkeypatch.setattr(process_engine, "CANCEL_GRACE", 0.5)
+    monkeypatch.setattr(rope_worker, "CANCEL_GRACE", 0.5)
     util = project / "geometry/util.py"
     worker = stopped_worker(remote, util)
     job = RopeJob()
@@ -210,7 +210,7 @@ def test_a_worker_being_killed_is_never_handed_a_new_request(
 ):
     """Between the kill of a worker that ignored a cancellation and its death, a request
     that arrives must start a new worker, not go to the dying one (and fail with it)."""
-    monkeypatch.setattr(process_engine, "CANCEL_GRACE", 0.2)
+    monkeypatch.setattr(rope_worker, "CANCEL_GRACE", 0.2)
     util = project / "geometry/util.py"
     rope = remote.process_for(str(util))
     handed_out_while_killed: list[bool] = []
@@ -319,7 +319,7 @@ def test_a_rename_cancelled_while_rope_parses_the_files_is_answered_promptly(
     """Before its rename starts, rope parses every file that holds the old name (the
     syntax check) without looking at its task handle: a rename cancelled then must stop
     at the next file, not run on until the worker is killed for it (issue 15)."""
-    monkeypatch.setattr(process_engine, "CANCEL_GRACE", 30.0)
+    monkeypatch.setattr(rope_worker, "CANCEL_GRACE", 30.0)
     root = tmp_path / "wide"
     root.mkdir()
     (root / "base.py").write_text("def target(x):\n    return x\n")

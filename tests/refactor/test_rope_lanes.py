@@ -18,10 +18,11 @@ from typing import Any
 import pytest
 
 from lsp_server.jobs import Cancelled
-from lsp_server.refactor import process_engine
+from lsp_server.refactor import process_engine, rope_worker
 from lsp_server.refactor.model import RefactorRequest
-from lsp_server.refactor.process_engine import ProcessEngine, RopeProcess
+from lsp_server.refactor.process_engine import ProcessEngine
 from lsp_server.refactor.rope_thread import RopeJob
+from lsp_server.refactor.rope_worker import RopeProcess
 from tests.refactor.test_process_engine import edit_of, rename
 from tests.support.processes import stop_process
 
@@ -167,7 +168,7 @@ def test_an_idle_helper_ends_and_the_next_request_starts_another(
 def test_a_request_cancelled_in_a_stuck_helper_is_cancelled_and_the_helper_replaced(
     lanes: tuple[ProcessEngine, Path], monkeypatch: pytest.MonkeyPatch
 ):
-    monkeypatch.setattr(process_engine, "CANCEL_GRACE", 0.2)
+    monkeypatch.setattr(rope_worker, "CANCEL_GRACE", 0.2)
     engine, root = lanes
     small = root / "small.py"
     with main_stuck_in_a_heavy_rename(engine, root) as (main, helper, _):
