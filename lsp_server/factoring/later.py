@@ -24,6 +24,10 @@ def failure(entry: dict[str, Any]) -> str:
     return str(entry.get("divergence") or entry.get("message", "") or "not collected")
 
 
+FAILS_LATER = "fails_later"
+"""The ``details`` key set on a result refused because its factored test fails with the
+clock moved forward, where replaying T's clock too (``clock_in_e``) may keep it."""
+
 Kept: TypeAlias = "list[tuple[FactorResult, emit.FactoredFiles]]"
 """Factored tests kept so far, each with its files."""
 
@@ -63,6 +67,7 @@ def check_later(project: Project, kept: Kept, job: Job, clock_in_e: bool) -> Non
     for (result, files), why in failing.values():
         result.status, result.factored_test, result.transcript = "refused", None, None
         result.divergence = why
+        result.details[FAILS_LATER] = not clock_in_e
         result.reason = (
             f"the factored test fails when replayed with the wall clock {days:.0f} days later: "
             "E's answers are the capture's, T's clock is not, so it would fail on unchanged "

@@ -4,6 +4,8 @@ best boundary, and a factored test whose environment then changes gets a diagnos
 from __future__ import annotations
 
 import asyncio
+import json
+import textwrap
 from pathlib import Path
 
 import pytest
@@ -11,8 +13,14 @@ import pytest_lsp
 from lsprotocol import types
 from pytest_lsp import ClientServerConfig, LanguageClient
 
-from lsp_server.lsp.features.test_factoring import FACTOR, TITLE, WARNING, nodeid_at
+from lsp_server.lsp.features.test_factoring import FACTOR, REPLAY_CLOCK, TITLE, WARNING, nodeid_at
 from tests.factoring.helpers import make_project
+from tests.factoring.test_validity_over_time import (
+    COMMIT_ENV,
+    COMMIT_LOGIC,
+    COMMIT_TESTS,
+    RECENT,
+)
 from tests.support.lsp import SERVER_COMMAND, make_client, open_document, open_session
 
 pytestmark = pytest.mark.timeout(180)
@@ -145,3 +153,51 @@ async def test_a_factored_test_whose_code_reads_the_clock_is_flagged(
     [warning] = client.diagnostics[factored.as_uri()]
     assert warning.code == WARNING and warning.severity == types.DiagnosticSeverity.Warning
     assert "app/logic.py:8 time.time" in warning.message, warning.message
+
+
+@pytest.mark.slow  # a capture, the checks, and a second factoring with T's clock replayed
+async def test_a_refusal_for_the_clock_offers_to_replay_the_clock_of_the_test(
+    client: LanguageClient, project: Path
+) -> None:
+    """A factored test that fails once time has passed (T compares the time now with E's
+    recorded answer) is refused; the editor says why and offers what ``reks factor
+    --clock-in-e`` does: answered, the test is factored with T's clock replayed."""
+    files = {
+        "app/env.py": COMMIT_ENV,
+        "app/logic.py": COMMIT_LOGIC,
+        "tests/test_logic.py": COMMIT_TESTS,
+    }
+    for rel, text in files.items():
+        (project / rel).write_text(textwrap.dedent(text).lstrip(), encoding="utf-8")
+    asked: list[types.ShowMessageRequestParams] = []
+
+    @client.feature(types.WINDOW_SHOW_MESSAGE_REQUEST)
+    def answer(params: types.ShowMessageRequestParams) -> types.MessageActionItem | None:
+        asked.append(params)
+        return next(iter(params.actions or []), None)
+
+    tests = project / "tests/test_logic.py"
+    result = await client.workspace_execute_command_async(
+        types.ExecuteCommandParams(command=FACTOR, arguments=[RECENT, ["app.env"], str(tests)])
+    )
+    [question] = asked
+    assert "days later" in question.message and RECENT in question.message, question.message
+    assert [a.title for a in question.actions or []] == [REPLAY_CLOCK]
+    assert result["status"] == "factored", result
+    transcript = json.loads((project / result["transcript"]).read_text(encoding="utf-8"))
+    assert transcript["t_clock"] == "capture"
+
+
+async def test_a_refused_factoring_says_why(client: LanguageClient, project: Path) -> None:
+    """ "Factor this test" that cannot factor (no boundary below a test that calls nothing
+    of the project) tells the user why instead of ending in silence."""
+    tests = project / "tests/test_logic.py"
+    tests.write_text("def test_alone():\n    assert 1 + 1 == 2\n", encoding="utf-8")
+    nodeid = "tests/test_logic.py::test_alone"
+    result = await client.workspace_execute_command_async(
+        types.ExecuteCommandParams(command=FACTOR, arguments=[nodeid, [], str(tests)])
+    )
+    assert result["status"] == "refused", result
+    assert any(nodeid in m.message and result["reason"] in m.message for m in client.messages), (
+        client.messages
+    )

@@ -40,6 +40,9 @@ STALE = "reks.factoring.stale"
 WARNING = "reks.factoring.warning"
 SOURCE = "reks"
 TITLE = "Factor this test"
+REPLAY_CLOCK = "Replay the test's clock from the capture"
+"""The choice offered when a factored test fails once time has passed: ``reks factor
+--clock-in-e``, T's wall clock replayed from the capture's moment."""
 
 
 class FactoringFeature(Feature):
@@ -95,13 +98,35 @@ class FactoringFeature(Feature):
         return [c.to_json() for c in candidates]
 
     async def factor(self, arguments: list[Any]) -> dict[str, Any]:
+        """Arguments: the test's node id, the boundaries (none: the best suggested one), a
+        file of the project, and options (``{"clockInE": true}``: T's clock is replayed
+        from the capture's moment, as ``reks factor --clock-in-e``)."""
         nodeid, project = self._target(arguments, 2)
         raw = arguments[1] if len(arguments) > 1 else []
         boundaries = [str(b) for b in raw] if isinstance(raw, list) else []
+        options = arguments[3] if len(arguments) > 3 and isinstance(arguments[3], dict) else {}
+        clock_in_e = options.get("clockInE") is True
         await import_off_loop("lsp_server.factoring")  # with the command, not the server
-        from lsp_server.factoring.runner import RunError
+        from lsp_server.factoring.later import FAILS_LATER
 
         await require_interpreter(project)
+        result = await self._factor(project, nodeid, boundaries, clock_in_e)
+        if result.get("details", {}).get(FAILS_LATER) and await self._replay_clock_wanted(result):
+            result = await self._factor(project, nodeid, result["boundaries"], True)
+        if result["status"] == "refused":
+            self._tell(types.MessageType.Warning, f"{nodeid} was not factored: {result['reason']}")
+        for warning in result.get("warnings", []):
+            self._tell(types.MessageType.Warning, f"factored test of {nodeid}: {warning}")
+        self.host.spawn(self._publish_stale(project))
+        return result
+
+    async def _factor(
+        self, project: Project, nodeid: str, boundaries: list[str], clock_in_e: bool
+    ) -> dict[str, Any]:
+        """One factoring with ``$/progress``: its result, or the refusal when no boundary
+        is usable."""
+        from lsp_server.factoring.runner import RunError
+
         progress = await ClientProgress.begin(self.host.lsp, f"reks: factoring {nodeid}")
         try:
             if not boundaries:
@@ -114,7 +139,7 @@ class FactoringFeature(Feature):
                     return {"test": nodeid, "status": "refused", "reason": why}
                 boundaries = usable[:1]
             result = await run_on_thread(
-                progress.job, _factor, project.root, nodeid, boundaries, project.python
+                progress.job, _factor, project.root, nodeid, boundaries, project.python, clock_in_e
             )
         except Cancelled as exc:
             raise JsonRpcException(
@@ -124,15 +149,25 @@ class FactoringFeature(Feature):
             raise JsonRpcException(f"reks: {exc}", code=types.LSPErrorCodes.RequestFailed) from exc
         finally:
             progress.end()
-        for warning in result.warnings:
-            self.host.lsp.window_show_message(
-                types.ShowMessageParams(
-                    type=types.MessageType.Warning,
-                    message=f"reks: factored test of {nodeid}: {warning}",
-                )
+        outcome: dict[str, Any] = result.to_json()
+        return outcome
+
+    async def _replay_clock_wanted(self, refused: dict[str, Any]) -> bool:
+        """Whether the user, told why the factored test was refused (it fails once time has
+        passed), asks for T's clock to be replayed from the capture's moment."""
+        choice = await self.host.lsp.window_show_message_request_async(
+            types.ShowMessageRequestParams(
+                type=types.MessageType.Warning,
+                message=f"reks: {refused['test']} was not factored: {refused['reason']}",
+                actions=[types.MessageActionItem(title=REPLAY_CLOCK)],
             )
-        self.host.spawn(self._publish_stale(project))
-        return result.to_json()
+        )
+        return choice is not None and choice.title == REPLAY_CLOCK
+
+    def _tell(self, kind: types.MessageType, message: str) -> None:
+        self.host.lsp.window_show_message(
+            types.ShowMessageParams(type=kind, message=f"reks: {message}")
+        )
 
     def _target(self, arguments: list[Any], file_index: int) -> tuple[str, Project]:
         if not arguments or not isinstance(arguments[0], str) or "::" not in arguments[0]:
@@ -194,10 +229,12 @@ def _suggest(root: Path, nodeid: str, python: str, job: Any) -> list[Any]:
     return suggest_boundaries(root, nodeid, job, python)
 
 
-def _factor(root: Path, nodeid: str, boundaries: list[str], python: str, job: Any) -> Any:
+def _factor(
+    root: Path, nodeid: str, boundaries: list[str], python: str, clock_in_e: bool, job: Any
+) -> Any:
     from lsp_server.factoring import factor_test
 
-    return factor_test(root, nodeid, boundaries, job, python)
+    return factor_test(root, nodeid, boundaries, job, python, clock_in_e=clock_in_e)
 
 
 def nodeid_at(text: str, line: int, rel: str) -> str | None:
