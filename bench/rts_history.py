@@ -21,7 +21,9 @@ a build would generate (hatch-vcs), written once into the clone under ``--work``
     python bench/rts_history.py --work /tmp/history --commits 20 \\
         /work/.mirror/pytoolz+toolz/repo /work/.mirror/more-itertools+more-itertools/repo
 
-The venv (pytest, pytest-testmon 2.2.0, reks) is made once under ``--work``; projects run
+The venv (pytest, pytest-testmon 2.2.0, reks) is made once under ``--work`` (reks installed
+again when it is another checkout's); the clone there too, each run replaying the source's
+head whatever commit a stopped run left the clone on. Projects run
 from their checkout (``PYTHONPATH``), so only pure-Python projects without install steps
 fit. Prints one line per commit and a summary per project.
 """
@@ -66,19 +68,34 @@ def _venv(work: Path, extra: list[str]) -> Path:
     if not python.exists():
         subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
         subprocess.run([*pip, *TOOLS], check=True)
+    if _installed_reks(python) != REPO:
+        # A venv kept under --work from another checkout (or snapshot) of reks would replay
+        # that one.
         subprocess.run([*pip, "--no-deps", "-e", str(REPO)], check=True)
     if extra:
         subprocess.run([*pip, *extra], check=True)
     return python
 
 
-KEPT = [".reks", ".testmondata*"]
-"""What a checkout's clean keeps: the tools' stores, and each ``--keep`` pattern."""
+def _installed_reks(python: Path) -> Path | None:
+    """The reks checkout the venv's ``lsp_server`` comes from; None without one."""
+    found = subprocess.run(
+        [
+            str(python),
+            "-c",
+            "import lsp_server, pathlib; print(pathlib.Path(lsp_server.__file__).parent.parent)",
+        ],
+        cwd=python.parent,
+        capture_output=True,
+        text=True,
+    )
+    return Path(found.stdout.strip()).resolve() if found.returncode == 0 else None
 
 
-def _checkout(root: Path, commit: str) -> None:
-    _git(root, "checkout", "-q", "-f", commit)
-    _git(root, "clean", "-q", "-fdx", *(arg for kept in KEPT for arg in ("-e", kept)))
+def _checkout(project: Project, commit: str) -> None:
+    _git(project.root, "checkout", "-q", "-f", commit)
+    patterns = (arg for kept in project.kept for arg in ("-e", kept))
+    _git(project.root, "clean", "-q", "-fdx", *patterns)
 
 
 def _touches_source(root: Path, commit: str) -> bool:
@@ -104,9 +121,9 @@ def _flaky(
     if not tests:
         return set()
     again_after = _outcomes(project.pytest(*sorted(tests)))
-    _checkout(project.root, parent)
+    _checkout(project, parent)
     again_before = _outcomes(project.pytest(*sorted(tests)))
-    _checkout(project.root, commit)
+    _checkout(project, commit)
     return {
         t
         for t in tests
@@ -157,7 +174,7 @@ def _step(
 def _record_at(project: Project, commit: str) -> dict[str, bool]:
     """Both tools record the whole suite at ``commit``; its outcomes."""
     project.reset_stores()
-    _checkout(project.root, commit)
+    _checkout(project, commit)
     project.pytest("--reks-all", listing=False)
     project.pytest("--testmon", listing=False)
     return _outcomes(project.pytest())
@@ -171,15 +188,19 @@ def replay(
     only: list[str],
     log: Path | None,
     pytest_args: list[str],
+    keep: list[str],
 ) -> Totals:
     name = source.parent.name if source.name in ("repo", ".git") else source.name
     root = work / name
     if not root.exists():
         subprocess.run(["git", "clone", "-q", "--shared", str(source), str(root)], check=True)
-    chain = _git(root, "rev-list", "--first-parent", f"-n{commits + 1}", "HEAD").split()[::-1]
+    # The source's head, not the clone's: a stopped run leaves the clone on an older commit.
+    head = _git(source, "rev-parse", "HEAD").strip()
+    chain = _git(root, "rev-list", "--first-parent", f"-n{commits + 1}", head).split()[::-1]
     paths = [str(root / "src"), str(root)] if (root / "src").is_dir() else [str(root)]
     os.environ["PYTHONPATH"] = os.pathsep.join(paths)
     project = Project(name, root, python, pytest_args)
+    project.kept += tuple(keep)
     totals = Totals()
 
     def logged(record: dict[str, object]) -> None:
@@ -194,11 +215,11 @@ def replay(
             commit = _git(root, "rev-parse", short).strip()
             parent = _git(root, "rev-parse", f"{commit}^").strip()
             before = _record_at(project, parent)
-            _checkout(root, commit)
+            _checkout(project, commit)
             logged(_step(project, parent, commit, before, totals)[1])
     else:
         project.reset_stores()
-        _checkout(root, chain[0])
+        _checkout(project, chain[0])
         plain = project.pytest(listing=False)
         reks = project.pytest("--reks-all", listing=False)
         testmon = project.pytest("--testmon", listing=False)
@@ -209,7 +230,7 @@ def replay(
         )
         before = _outcomes(project.pytest())
         for parent, commit in itertools.pairwise(chain):
-            _checkout(root, commit)
+            _checkout(project, commit)
             before, record = _step(project, parent, commit, before, totals)
             logged(record)
     print(
@@ -253,12 +274,20 @@ def main() -> None:
         " --pytest-arg=addopts= where a project's addopts start xdist or coverage",
     )
     args = parser.parse_args()
-    KEPT.extend(args.keep)
     args.work.mkdir(parents=True, exist_ok=True)
     python = _venv(args.work, args.pip)
     only = [c for c in args.only.split(",") if c]
     for repo in args.repos:
-        replay(repo.resolve(), args.work, python, args.commits, only, args.log, args.pytest_arg)
+        replay(
+            repo.resolve(),
+            args.work,
+            python,
+            args.commits,
+            only,
+            args.log,
+            args.pytest_arg,
+            args.keep,
+        )
 
 
 if __name__ == "__main__":

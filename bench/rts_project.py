@@ -57,6 +57,9 @@ class Project:
     python: Path
     extra_args: list[str] = field(default_factory=list)
     """Given to every pytest run (plain and both tools)."""
+    kept: tuple[str, ...] = (".reks", ".testmondata*")
+    """Untracked files a checkout keeps (``git clean -e`` patterns): the tools' stores, and
+    what a build generates (``rts_history --keep``)."""
 
     def pytest(self, *args: str, timeout: float = 1800, listing: bool = True) -> Run:
         """Run pytest in the project's venv. ``listing``: -rA lists every test that ran
