@@ -46,7 +46,8 @@ DYNAMIC_NAMES = frozenset(
         "__getattr__",
         "__all__",
         # Lookups by a name given as data: operator's getters, inspect's static lookups,
-        # a frame's namespaces (``sys._getframe(1).f_globals[name]``).
+        # a frame's namespaces (``sys._getframe(1).f_globals[name]``), a function's module
+        # namespace (``f.__globals__[name]``).
         "attrgetter",
         "methodcaller",
         "getattr_static",
@@ -54,6 +55,7 @@ DYNAMIC_NAMES = frozenset(
         "f_globals",
         "f_locals",
         "f_builtins",
+        "__globals__",
     ]
 )
 _BY_NAME = frozenset(["getattr", "hasattr", "setattr", "delattr"])
@@ -250,7 +252,7 @@ def _own_attributes(function: ast.FunctionDef | ast.AsyncFunctionDef) -> set[int
     }
 
 
-_NAMESPACES = frozenset(["__dict__", "f_globals", "f_locals"])
+_NAMESPACES = frozenset(["__dict__", "f_globals", "f_locals", "__globals__"])
 
 
 def _is_name(node: ast.expr) -> bool:
@@ -261,7 +263,8 @@ def _dict_items_by_constant_or_stored(function: ast.AST) -> set[int]:
     """ids of the ``X.__dict__`` in ``X.__dict__[key] = value`` and
     ``X.__dict__.update(...)`` (a store finds no binding: boltons' ``cachedproperty``,
     ``FunctionBuilder.get_func``) and of the namespaces (``__dict__``, a frame's
-    ``f_globals``/``f_locals``) in ``X.__dict__["name"]`` and ``X.f_globals.get("name")``
+    ``f_globals``/``f_locals``, a function's ``__globals__``) in ``X.__dict__["name"]`` and
+    ``X.f_globals.get("name")``
     (a read of ``name``, which the constant counts as, as in ``getattr(X, "name")``:
     boltons' ``make_sentinel`` reads its caller's ``__name__`` so)."""
     found: set[int] = set()

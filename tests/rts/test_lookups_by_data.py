@@ -21,6 +21,15 @@ SHAPES = {
         'import inspect\n    assert inspect.getattr_static(mod, "VA" + "LUE") == 1'
     ),
 }
+# "VA" + "LUE" is folded into the constant "VALUE" when compiled, which counts as a read of
+# the name by itself; a key built at run time is seen by no constant.
+SHAPES.update(
+    {
+        f"{name}_computed": code.replace('"VA" + "LUE"', '"".join(["VA", "LUE"])')
+        for name, code in SHAPES.items()
+        if '"VA" + "LUE"' in code
+    }
+)
 
 
 @pytest.mark.parametrize("shape", sorted(SHAPES))
