@@ -25,6 +25,7 @@ import pytest
 from lsp_server.project.files import ProjectPaths
 from lsp_server.rts.attribution import UnitAttribution, Window
 from lsp_server.rts.audit_events import FileWatcher, activate_watcher
+from lsp_server.rts.cache_hits import CacheHits
 from lsp_server.rts.file_units import Unit
 from lsp_server.rts.setup_clock import SetupClock
 from lsp_server.rts.snapshots import FileStates
@@ -82,6 +83,7 @@ class DependencyRecorder:
         )
         self.attribution = UnitAttribution(root, paths, states, self.tracer.lookups)
         self.watcher = FileWatcher()
+        self.cache_hits = CacheHits(paths.is_python_file)
         self.setup_clock = SetupClock()  # the set-up times of shared fixtures, per test
         config.pluginmanager.register(self.setup_clock, "reks-setup-clock")
         self._stack: list[Window] = []
@@ -167,6 +169,7 @@ class DependencyRecorder:
     ) -> Generator[None, object, object]:
         if not self._tracing:
             return (yield)
+        self.cache_hits.before()
         self.tracer.take()
         self.watcher.take()
         self._stack = [Window()]
@@ -229,6 +232,7 @@ class DependencyRecorder:
                     shared = self._fixture_windows.get(fixturedef)
                     if shared is not None:
                         window.update(shared)
+        self.cache_hits.after(window.codes)
         units = self.attribution.units_of_test(item, window, self.tracer)
         self._ran.update(window.codes)
         self._functions_ran[item.nodeid] = self.attribution.functions.functions_ran(window.codes)

@@ -1,0 +1,96 @@
+"""Values earlier tests cached, seen by later tests that only hit the cache.
+
+A function under ``functools.lru_cache`` or ``functools.cache`` runs once per argument in a
+session: the test that first calls it runs the code that computes the value, and every later
+test calling it gets that value without running anything. In a full run after that code
+changed, the later test gets the new value and may fail; it must be selected too. So a test
+that hit a project cache depends on what ran in the tests that filled it (each filled the
+cache while it ran: a superset of the code that computed the values it left there).
+
+The caches are found in the project's modules (module-level functions, and methods in the
+bodies of classes defined there), looked for again whenever more modules are loaded; their
+``cache_info()`` counters, read before and after each test, tell a fill (misses) from a hit.
+A value cached by code of the project in other ways (a dict filled on first use) is not seen:
+README, Limits.
+"""
+
+from __future__ import annotations
+
+import functools
+import sys
+from collections.abc import Callable
+from types import ModuleType
+from typing import Any
+
+from lsp_server.rts.tracing import CodeSet
+
+_CACHE_WRAPPER = type(functools.lru_cache(maxsize=None)(lambda: None))
+
+
+class CacheHits:
+    """Per test: ``before`` when it starts, ``after`` with what it ran when it ends."""
+
+    def __init__(self, is_project_file: Callable[[str], bool]) -> None:
+        self._is_project_file = is_project_file
+        self._modules_seen = 0
+        self._caches: list[Any] = []
+        self._known: set[int] = set()  # ids of the caches in ``_caches``
+        self._scanned: set[int] = set()  # ids of the modules looked through
+        self._kept: list[object] = []
+        self._counts: list[tuple[int, int]] = []  # (hits, misses) of each, at test start
+        self._fillers: dict[int, CodeSet] = {}  # index in ``_caches`` -> what filled it
+
+    def before(self) -> None:
+        if len(sys.modules) != self._modules_seen:
+            self._find_caches()
+        self._counts = [_counters(cache) for cache in self._caches]
+
+    def after(self, codes: CodeSet) -> None:
+        """Add to ``codes`` (what the test ran) what ran in the tests that filled the
+        caches it hit; remember what it ran for the caches it filled."""
+        if len(sys.modules) != self._modules_seen:
+            self._find_caches()  # imported during the test: what they hold, it put there
+        hit: list[int] = []
+        filled: list[int] = []
+        for index, cache in enumerate(self._caches):
+            hits, misses = self._counts[index]
+            now_hits, now_misses = _counters(cache)
+            if now_hits > hits:
+                hit.append(index)
+            if now_misses > misses:
+                filled.append(index)
+        found = [self._fillers[i] for i in hit if i in self._fillers]
+        for index in filled:
+            self._fillers.setdefault(index, {}).update(codes)
+        for earlier in found:
+            codes.update(earlier)
+
+    def _find_caches(self) -> None:
+        modules = list(sys.modules.values())
+        self._modules_seen = len(sys.modules)
+        for module in modules:
+            if id(module) in self._scanned:
+                continue
+            self._scanned.add(id(module))  # modules are kept in ``_kept``: ids stay theirs
+            self._kept.append(module)
+            path = getattr(module, "__file__", None)
+            if isinstance(module, ModuleType) and path and self._is_project_file(path):
+                for value in list(vars(module).values()):
+                    self._take(value)
+                    if isinstance(value, type) and value.__module__ == module.__name__:
+                        for member in list(vars(value).values()):
+                            self._take(getattr(member, "__func__", member))
+
+    def _take(self, value: object) -> None:
+        if type(value) is not _CACHE_WRAPPER or id(value) in self._known:
+            return
+        code = getattr(getattr(value, "__wrapped__", None), "__code__", None)
+        if code is not None and self._is_project_file(code.co_filename):
+            self._known.add(id(value))
+            self._caches.append(value)
+            self._counts.append((0, 0))
+
+
+def _counters(cache: Any) -> tuple[int, int]:
+    info = cache.cache_info()
+    return info.hits, info.misses
