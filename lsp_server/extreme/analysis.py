@@ -86,6 +86,7 @@ class Analysis:
     elapsed: float = 0.0
     observation: float = 0.0  # seconds to start workers, collect, and run the observation
     uncollected_files: list[str] = field(default_factory=list)  # see ``collection_scope``
+    uncollected_tests: int = 0  # left out of the test files that were collected (the same)
     run_count: int = 0  # transformations actually run this time
     coverage_source: str = ""  # "store": the dependency store narrowed the observation run
     observed_tests: int = 0  # tests run by the observation run
@@ -155,9 +156,10 @@ def _new_pool(root: Path, options: Options) -> WorkerPool:
 def _scope(
     pool: WorkerPool, options: Options, analysis: Analysis, functions: list[FunctionInfo]
 ) -> None:
-    """Let ``pool`` collect only the test files that can reach ``functions``."""
-    analysis.uncollected_files = out_of_reach(analysis.root, functions, options.python)
-    pool.scope([str(analysis.root / rel) for rel in analysis.uncollected_files])
+    """Let ``pool`` collect only the tests that can reach ``functions``."""
+    scope = out_of_reach(analysis.root, functions, options.python)
+    analysis.uncollected_files, analysis.uncollected_tests = scope.files, scope.left_out
+    pool.scope([str(analysis.root / rel) for rel in scope.files], scope.wanted())
 
 
 def _functions(

@@ -36,6 +36,7 @@ from lsp_server.extreme.transform_run import (
     run_transformation,
     stopping_the_run,
 )
+from lsp_server.extreme.wanted_tests import WantedTests
 from lsp_server.extreme.worker_guard import Alarm, children, kill_adopted, set_subreaper
 from lsp_server.project.files import imported_project_files
 from lsp_server.rts.setup_clock import SetupClock
@@ -79,6 +80,7 @@ class WorkerPlugin:
         self.run_log: Any = None  # ``run_log.RunLog`` once the target files are prepared
         self.setup_clock = SetupClock()  # a pytest plugin too: shared fixtures' set-up
         self.ignored: set[str] = set()  # test files not to collect (absolute paths)
+        self.wanted = WantedTests(())  # the only tests to collect of some files
         self.import_time_units: list[str] = []  # functions that ran at import or collection
 
     def send(self, message: dict[str, Any]) -> None:
@@ -96,9 +98,11 @@ class WorkerPlugin:
             # imports): a spare pool (``warm``) whose such files changed is not used.
             self.send({"op": "waiting", "imported": imported_project_files(self.root)})
             try:
-                ignored = [*ignored, *self.channel.receive()["ignore"]]
+                scope = self.channel.receive()
             except ChannelClosed:
                 os._exit(0)  # a spare closed unused: nothing started, nothing to end
+            ignored = [*ignored, *scope["ignore"]]
+            self.wanted = WantedTests(scope.get("only", []))
         self.ignored = {os.path.abspath(p) for p in ignored}
         return None  # pytest collects
 
@@ -107,6 +111,14 @@ class WorkerPlugin:
         # ``--ignore`` is pytest's own hook, so a conftest answering False for a path (as
         # boltons' does for most) would override it: the files left out are answered first.
         return True if str(collection_path) in self.ignored else None
+
+    @pytest.hookimpl(tryfirst=True)
+    def pytest_pycollect_makeitem(
+        self, collector: pytest.Module | pytest.Class, name: str, obj: object
+    ) -> list[pytest.Item] | None:
+        # A class or test that cannot reach the analysed functions is not collected (an
+        # empty list is an answer: pytest's own hooks are not asked).
+        return [] if self.wanted.leaves_out(collector.nodeid, name) else None
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         # Subtests report their failures through this hook only, not in the reports
