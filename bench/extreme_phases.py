@@ -24,6 +24,7 @@ PHASES = {
     "transformations": (analysis_module, "run_planned"),
     "on disk (import time, verify)": (analysis_module, "check_on_disk"),
     "state save": (analysis_module, "save_state"),
+    "workers' end": (WorkerPool, "close"),
 }
 PHASE_SECONDS: dict[str, float] = {}
 
