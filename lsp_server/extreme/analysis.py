@@ -22,7 +22,7 @@ from lsp_server.extreme.discover import FunctionInfo, config_patterns, discover,
 from lsp_server.extreme.disk_check import IMPORT_TIME, check_on_disk, spawn_pre_import
 from lsp_server.extreme.import_time_edit import edited_at_import, run_before_import
 from lsp_server.extreme.model import Transformation, TransformationResult, Verdict
-from lsp_server.extreme.observation import ImportTimeTests, StoreView, store_view, test_timeouts
+from lsp_server.extreme.observation import ImportTimeTests, StoreView, read_store, test_timeouts
 from lsp_server.extreme.pool import WorkerPool
 from lsp_server.extreme.requests import run_planned, slowest_setups, time_entry
 from lsp_server.extreme.reuse import (
@@ -302,6 +302,7 @@ def _observe(
     """Start the workers and run the covering tests once on the original code: which tests
     execute which function, how long each takes, what each function returns."""
     observe_start = time.perf_counter()
+    facts = read_store(root, todo)  # while the workers collect (a spawned pool)
     pool.start(job)
     if pool.collection_errors:
         analysis.errors["(tests)"] = (
@@ -311,7 +312,9 @@ def _observe(
     pool.prepare(sorted({f.path for f in todo}))
     job.report(0, None, "observing the tests")
     analysis.import_time = pool.import_time & {f.key for f in todo}
-    view = store_view(root, pool.nodeids, todo, frozenset(analysis.import_time))
+    view = StoreView()
+    if facts is not None:
+        view = facts.view(pool.nodeids, frozenset(analysis.import_time))
     subset = view.subset
     if known is not None and not analysis.import_time:
         # Only their bodies changed: no other test can reach them now.
