@@ -31,6 +31,7 @@ from _pytest.runner import runtestprotocol
 from lsp_server.extreme import code_swap as swapping
 from lsp_server.extreme.bytecode import use_private_cache
 from lsp_server.extreme.pool import SCOPE_VARIABLE
+from lsp_server.extreme.real_paths import real_path
 from lsp_server.extreme.transform_run import (
     at_import,
     install,
@@ -225,9 +226,7 @@ class WorkerPlugin:
         """Import target modules the tests did not import at collection time (so their
         functions exist before a child swaps them), then index live functions; the reply
         names the functions that ran while importing."""
-        loaded = {
-            os.path.realpath(getattr(m, "__file__", "") or "") for m in list(sys.modules.values())
-        }
+        loaded = {real_path(getattr(m, "__file__", "") or "") for m in list(sys.modules.values())}
         for rel in files:
             path = os.path.realpath(os.path.join(self.root, rel))
             if path not in loaded:
