@@ -86,7 +86,7 @@ class Analysis:
     elapsed: float = 0.0
     observation: float = 0.0  # seconds to start workers, collect, and run the observation
     uncollected_files: list[str] = field(default_factory=list)  # see ``collection_scope``
-    uncollected_tests: int = 0  # left out of the test files that were collected (the same)
+    uncollected_tests: int = 0  # tests left out of the files that were collected (same)
     run_count: int = 0  # transformations actually run this time
     coverage_source: str = ""  # "store": the dependency store narrowed the observation run
     observed_tests: int = 0  # tests run by the observation run
