@@ -14,7 +14,6 @@ starts from the collected-but-unrun state, so no undetected result needs a re-ch
 
 from __future__ import annotations
 
-import atexit
 import contextlib
 import gc
 import os
@@ -23,7 +22,7 @@ import sys
 import time
 import traceback
 from pathlib import Path
-from typing import Any, NoReturn
+from typing import Any
 
 import pytest
 from _pytest.runner import runtestprotocol
@@ -39,7 +38,13 @@ from lsp_server.extreme.transform_run import (
     stopping_the_run,
 )
 from lsp_server.extreme.wanted_tests import WantedTests
-from lsp_server.extreme.worker_guard import Alarm, children, kill_adopted, set_subreaper
+from lsp_server.extreme.worker_guard import (
+    Alarm,
+    children,
+    exit_at_once,
+    kill_adopted,
+    set_subreaper,
+)
 from lsp_server.project.files import imported_project_files
 from lsp_server.rts.setup_clock import SetupClock
 from lsp_server.rts.unit_names import MODULE
@@ -82,7 +87,7 @@ class WorkerPlugin:
         self.run_log: Any = None  # ``run_log.RunLog`` once the target files are prepared
         self.setup_clock = SetupClock()  # a pytest plugin too: shared fixtures' set-up
         self.ignored: set[str] = set()  # test files not to collect (absolute paths)
-        self.wanted = WantedTests(())  # the only tests to collect of some files
+        self.wanted = WantedTests()  # a plugin: the only tests to collect of some files
         self.import_time_units: list[str] = []  # functions that ran at import or collection
 
     def send(self, message: dict[str, Any]) -> None:
@@ -104,7 +109,7 @@ class WorkerPlugin:
             except ChannelClosed:
                 os._exit(0)  # a spare closed unused: nothing started, nothing to end
             ignored = [*ignored, *scope["ignore"]]
-            self.wanted = WantedTests(scope.get("only", []))
+            self.wanted.want(scope.get("only", []))
         self.ignored = {os.path.abspath(p) for p in ignored}
         return None  # pytest collects
 
@@ -113,14 +118,6 @@ class WorkerPlugin:
         # ``--ignore`` is pytest's own hook, so a conftest answering False for a path (as
         # boltons' does for most) would override it: the files left out are answered first.
         return True if str(collection_path) in self.ignored else None
-
-    @pytest.hookimpl(tryfirst=True)
-    def pytest_pycollect_makeitem(
-        self, collector: pytest.Module | pytest.Class, name: str, obj: object
-    ) -> list[pytest.Item] | None:
-        # A class or test that cannot reach the analysed functions is not collected (an
-        # empty list is an answer: pytest's own hooks are not asked).
-        return [] if self.wanted.leaves_out(collector.nodeid, name) else None
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         # Subtests report their failures through this hook only, not in the reports
@@ -373,24 +370,13 @@ def main(argv: list[str], plugin_class: type[WorkerPlugin] = WorkerPlugin) -> in
     use_private_cache()
     plugin = plugin_class(root, channel, inherited_siblings())
     plugin.start_import_recording()
-    args = [
-        "-p",
-        "no:cacheprovider",
-        "-p",
-        "no:reks",
-        "-p",
-        "no:xdist",
-        "-p",
-        "no:randomly",
-        "--capture=no",
-        "-q",
-        "-o",
-        "addopts=",
-        "--rootdir",
-        root,
-        *argv[1:],
+    off = [
+        arg
+        for name in ("cacheprovider", "reks", "xdist", "randomly")
+        for arg in ("-p", f"no:{name}")
     ]
-    code = pytest.main(args, plugins=[plugin, plugin.setup_clock])
+    args = [*off, "--capture=no", "-q", "-o", "addopts=", "--rootdir", root, *argv[1:]]
+    code = pytest.main(args, plugins=[plugin, plugin.setup_clock, plugin.wanted])
     if not plugin.served:
         plugin.send(
             {
@@ -400,17 +386,6 @@ def main(argv: list[str], plugin_class: type[WorkerPlugin] = WorkerPlugin) -> in
         )
         return 1
     return 0
-
-
-def exit_at_once(status: int) -> NoReturn:
-    """End the worker: the exit handlers run (what the project registered to clean up),
-    the interpreter's teardown does not. Freeing every module and collected test of its
-    heap took 50-100 ms, and the analysis waits for its workers to end."""
-    atexit._run_exitfuncs()
-    for stream in (sys.stdout, sys.stderr):
-        with contextlib.suppress(Exception):
-            stream.flush()
-    os._exit(status)
 
 
 if __name__ == "__main__":
