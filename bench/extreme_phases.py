@@ -18,12 +18,13 @@ PHASES = {
     "state read": (analysis_module, "load_state"),
     "collection (wait for the pool)": (WorkerPool, "start"),
     "import targets, fork": (WorkerPool, "prepare"),
-    "store read": (analysis_module, "store_view"),
+    "store read": (analysis_module, "read_store"),
     "observation run": (WorkerPool, "observe"),
     "plan": (analysis_module, "_plan"),
     "transformations": (analysis_module, "run_planned"),
     "on disk (import time, verify)": (analysis_module, "check_on_disk"),
     "state save": (analysis_module, "save_state"),
+    "workers' end": (WorkerPool, "close"),
 }
 PHASE_SECONDS: dict[str, float] = {}
 

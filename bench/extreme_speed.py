@@ -476,7 +476,8 @@ def main() -> int:
             f"median {median_reks:.1f} ms per transformation; verdicts {summary.verdicts}; "
             f"{analysis.checked_on_disk} checked on disk (import time); "
             f"{analysis.observed_tests} tests observed, "
-            f"{len(analysis.uncollected_files)} test files not collected {load()}"
+            f"{len(analysis.uncollected_files)} test files not collected, "
+            f"{analysis.uncollected_tests} tests of the others {load()}"
         )
         print(
             f"    pseudo-tested {summary.pseudo_tested}/{summary.analysed} analysed functions "

@@ -22,7 +22,7 @@ from lsp_server.extreme.discover import FunctionInfo, config_patterns, discover,
 from lsp_server.extreme.disk_check import IMPORT_TIME, check_on_disk, spawn_pre_import
 from lsp_server.extreme.import_time_edit import edited_at_import, run_before_import
 from lsp_server.extreme.model import Transformation, TransformationResult, Verdict
-from lsp_server.extreme.observation import ImportTimeTests, StoreView, store_view, test_timeouts
+from lsp_server.extreme.observation import ImportTimeTests, StoreView, read_store, test_timeouts
 from lsp_server.extreme.pool import WorkerPool
 from lsp_server.extreme.requests import run_planned, slowest_setups, time_entry
 from lsp_server.extreme.reuse import (
@@ -86,6 +86,7 @@ class Analysis:
     elapsed: float = 0.0
     observation: float = 0.0  # seconds to start workers, collect, and run the observation
     uncollected_files: list[str] = field(default_factory=list)  # see ``collection_scope``
+    uncollected_tests: int = 0  # tests left out of the files that were collected (same)
     run_count: int = 0  # transformations actually run this time
     coverage_source: str = ""  # "store": the dependency store narrowed the observation run
     observed_tests: int = 0  # tests run by the observation run
@@ -155,9 +156,10 @@ def _new_pool(root: Path, options: Options) -> WorkerPool:
 def _scope(
     pool: WorkerPool, options: Options, analysis: Analysis, functions: list[FunctionInfo]
 ) -> None:
-    """Let ``pool`` collect only the test files that can reach ``functions``."""
-    analysis.uncollected_files = out_of_reach(analysis.root, functions, options.python)
-    pool.scope([str(analysis.root / rel) for rel in analysis.uncollected_files])
+    """Let ``pool`` collect only the tests that can reach ``functions``."""
+    scope = out_of_reach(analysis.root, functions, options.python)
+    analysis.uncollected_files, analysis.uncollected_tests = scope.files, scope.left_out
+    pool.scope([str(analysis.root / rel) for rel in scope.files], scope.wanted())
 
 
 def _functions(
@@ -300,6 +302,7 @@ def _observe(
     """Start the workers and run the covering tests once on the original code: which tests
     execute which function, how long each takes, what each function returns."""
     observe_start = time.perf_counter()
+    facts = read_store(root, todo)  # while the workers collect (a spawned pool)
     pool.start(job)
     if pool.collection_errors:
         analysis.errors["(tests)"] = (
@@ -309,7 +312,9 @@ def _observe(
     pool.prepare(sorted({f.path for f in todo}))
     job.report(0, None, "observing the tests")
     analysis.import_time = pool.import_time & {f.key for f in todo}
-    view = store_view(root, pool.nodeids, todo, frozenset(analysis.import_time))
+    view = StoreView()
+    if facts is not None:
+        view = facts.view(pool.nodeids, frozenset(analysis.import_time))
     subset = view.subset
     if known is not None and not analysis.import_time:
         # Only their bodies changed: no other test can reach them now.

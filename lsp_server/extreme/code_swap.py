@@ -23,6 +23,7 @@ from collections import defaultdict
 from collections.abc import Sequence
 from typing import Any
 
+from lsp_server.extreme.real_paths import real_path
 from lsp_server.project.text import parse_python
 
 FuncDef = ast.FunctionDef | ast.AsyncFunctionDef
@@ -49,14 +50,11 @@ def index_functions(root: str) -> FunctionIndex:
     before forking, so children find their target without scanning the heap."""
     prefix = os.path.realpath(root) + os.sep
     index: FunctionIndex = defaultdict(list)
-    real: dict[str, str] = {}
     for obj in gc.get_objects():
         if not isinstance(obj, types.FunctionType):
             continue
         code = obj.__code__
-        name = real.get(code.co_filename)
-        if name is None:
-            name = real[code.co_filename] = os.path.realpath(code.co_filename)
+        name = real_path(code.co_filename)
         if name.startswith(prefix):
             index[(name, code.co_name)].append(obj)
     return dict(index)

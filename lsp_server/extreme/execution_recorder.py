@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from lsp_server.extreme.real_paths import real_path
 from lsp_server.rts.analysis_cache import AnalysisCache
 from lsp_server.rts.file_units import FileUnits
 from lsp_server.rts.returns import NOT_RETURNING, RETURNS_PER_TEST, is_real_return, kind_of
@@ -72,7 +73,7 @@ class Recorder:
         units: FileUnits | None = None
         # "<frozen os>", "<string>": no file (resolved against the working directory, the
         # project's root, such a name would look like one of its files).
-        real = "" if filename.startswith("<") else os.path.realpath(filename)
+        real = "" if filename.startswith("<") else real_path(filename)
         if real.startswith(self.root) and real.endswith(".py"):
             rel = real[len(self.root) :]
             parts = rel.split(os.sep)

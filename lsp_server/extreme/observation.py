@@ -61,53 +61,88 @@ def store_view(
 ) -> StoreView:
     """What the store knows of the tests that may execute ``functions``; the tests to
     observe are the rest (see the module docstring)."""
+    facts = read_store(root, functions)
+    return StoreView() if facts is None else facts.view(collected, import_time)
+
+
+@dataclass
+class StoreFacts:
+    """What the store says of the tests of some functions, whichever tests the workers
+    collect: read while they collect (``read_store``), narrowed to theirs by ``view``."""
+
+    functions: list[FunctionInfo]
+    records: dict[str, Any]  # node id -> ``TestRecord``
+    covering: set[str]  # recorded tests that depend on a function
+    observe: set[str]  # recorded tests to observe (beside the new ones)
+    depending: dict[str, list[str]]  # function key -> tests depending on it
+    returns: dict[str, list[str]]  # function key -> its recorded return kinds
+    ran: dict[str, set[str]]  # function key -> tests that ran it
+    deps: dict[str, set[str]]  # covering test not to observe -> its dependencies
+    setups: dict[str, dict[str, float]]
+
+    def view(self, collected: list[str], import_time: frozenset[str]) -> StoreView:
+        """The ``StoreView`` of the ``collected`` tests, ``import_time`` the keys of the
+        functions that ran while the project was imported."""
+        records = self.records
+        # A collected test the store has no record of is new: it is observed.
+        observe = self.observe.union(t for t in collected if t not in records)
+        fresh = [t for t in collected if t in self.covering and t not in observe]
+        units = {f.key: f for f in self.functions}
+        known_tests = {
+            t: {
+                "outcome": records[t].outcome,
+                "duration": records[t].duration,
+                "units": _units_run(self.deps[t], t, units, self.ran),
+                "setup": self.setups.get(t),
+            }
+            for t in fresh
+        }
+        durations = {n: r.duration for n, r in records.items() if r.outcome == "passed"}
+        setup = durations.get(collected[0], 0.0) if collected else 0.0
+        subset = [t for t in collected if t in observe]
+        dependents = {key: self.depending[key] for key in import_time if key in self.depending}
+        return StoreView(
+            subset, durations, dependents, known_tests, dict(self.returns), setup, self.setups
+        )
+
+
+def read_store(root: Path, functions: list[FunctionInfo]) -> StoreFacts | None:
+    """``StoreFacts`` of ``functions``; None without a usable store (observe every test)."""
     from lsp_server.rts.file_units import Unit
     from lsp_server.rts.select import select_affected_tests
     from lsp_server.rts.store import DependencyStore, StoreError, store_path
 
     if not store_path(root).exists():
-        return StoreView()
+        return None
     units = {f.key: Unit(f.path, f.qualname) for f in functions}
     try:
         with DependencyStore(root, create=False) as store:
             records = store.test_records()
             if not records:
-                return StoreView()
-            selected = select_affected_tests(root, store, collected).selected
+                return None
+            selected = select_affected_tests(root, store).selected
             covering = store.tests_depending_on_any(units.values())
-            dependents = {key: store.tests_depending_on(units[key]) for key in import_time}
             recorded = store.return_kinds(units.values())
             returns = _current_returns(recorded, functions)
             ran = {key: set(store.tests_that_ran(unit)) for key, unit in units.items()}
             since = store.return_kinds_since()
+            depending = {key: store.tests_depending_on(unit) for key, unit in units.items()}
             for key, unit in units.items():
                 # No kinds at all: its own code returned in none of the tests recorded
                 # since kinds are (only code nested in it ran, or nothing did).
-                depending = store.tests_depending_on(unit)
-                if unit not in recorded and _recorded_since(depending, records, since):
+                if unit not in recorded and _recorded_since(depending[key], records, since):
                     returns[key] = []
             lacking = [u for k, u in units.items() if k not in returns]
             # A test recorded before kinds were has no record of the functions it ran.
             unknown = {t for t in covering if not _recorded_since([t], records, since)}
             observe = {*selected, *unknown, *store.tests_depending_on_any(lacking)}
-            fresh = [t for t in collected if t in covering and t not in observe]
-            deps = store.dependency_keys(fresh)
+            deps = store.dependency_keys([t for t in covering if t not in observe])
             setups = store.setup_times()
     except (StoreError, OSError, sqlite3.Error):
-        return StoreView()
-    durations = {n: r.duration for n, r in records.items() if r.outcome == "passed"}
-    known_tests = {
-        t: {
-            "outcome": records[t].outcome,
-            "duration": records[t].duration,
-            "units": _units_run(deps[t], t, units, ran),
-            "setup": setups.get(t),
-        }
-        for t in fresh
-    }
-    setup = durations.get(collected[0], 0.0) if collected else 0.0
-    subset = [t for t in collected if t in observe]
-    return StoreView(subset, durations, dependents, known_tests, returns, setup, setups)
+        return None
+    return StoreFacts(
+        functions, records, set(covering), observe, depending, returns, ran, deps, setups
+    )
 
 
 def _units_run(

@@ -152,11 +152,12 @@ class WorkerPool:
                 self._waiting.update(message.get("imported", []))
         return self._waiting or set()
 
-    def scope(self, ignored: list[str]) -> None:
+    def scope(self, ignored: list[str], wanted: Iterable[str] = ()) -> None:
         """Tell the workers of a ``scoped`` pool which test files (absolute paths) not to
-        collect; they start Python and pytest meanwhile (the forked ones inherit it)."""
+        collect, and the only tests (node ids) to collect of the files that hold them;
+        they start Python and pytest meanwhile (the forked ones inherit it)."""
         for worker in self.workers:
-            worker.send({"op": "scope", "ignore": ignored})
+            worker.send({"op": "scope", "ignore": ignored, "only": list(wanted)})
 
     def prepare(self, files: list[str]) -> None:
         """Workers import ``files`` and index their live functions (once per file: a warm

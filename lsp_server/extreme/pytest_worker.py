@@ -30,13 +30,21 @@ from _pytest.runner import runtestprotocol
 from lsp_server.extreme import code_swap as swapping
 from lsp_server.extreme.bytecode import use_private_cache
 from lsp_server.extreme.pool import SCOPE_VARIABLE
+from lsp_server.extreme.real_paths import real_path
 from lsp_server.extreme.transform_run import (
     at_import,
     install,
     run_transformation,
     stopping_the_run,
 )
-from lsp_server.extreme.worker_guard import Alarm, children, kill_adopted, set_subreaper
+from lsp_server.extreme.wanted_tests import WantedTests
+from lsp_server.extreme.worker_guard import (
+    Alarm,
+    children,
+    exit_at_once,
+    kill_adopted,
+    set_subreaper,
+)
 from lsp_server.project.files import imported_project_files
 from lsp_server.rts.setup_clock import SetupClock
 from lsp_server.rts.unit_names import MODULE
@@ -79,6 +87,7 @@ class WorkerPlugin:
         self.run_log: Any = None  # ``run_log.RunLog`` once the target files are prepared
         self.setup_clock = SetupClock()  # a pytest plugin too: shared fixtures' set-up
         self.ignored: set[str] = set()  # test files not to collect (absolute paths)
+        self.wanted = WantedTests()  # a plugin: the only tests to collect of some files
         self.import_time_units: list[str] = []  # functions that ran at import or collection
 
     def send(self, message: dict[str, Any]) -> None:
@@ -96,9 +105,11 @@ class WorkerPlugin:
             # imports): a spare pool (``warm``) whose such files changed is not used.
             self.send({"op": "waiting", "imported": imported_project_files(self.root)})
             try:
-                ignored = [*ignored, *self.channel.receive()["ignore"]]
+                scope = self.channel.receive()
             except ChannelClosed:
                 os._exit(0)  # a spare closed unused: nothing started, nothing to end
+            ignored = [*ignored, *scope["ignore"]]
+            self.wanted.want(scope.get("only", []))
         self.ignored = {os.path.abspath(p) for p in ignored}
         return None  # pytest collects
 
@@ -212,9 +223,7 @@ class WorkerPlugin:
         """Import target modules the tests did not import at collection time (so their
         functions exist before a child swaps them), then index live functions; the reply
         names the functions that ran while importing."""
-        loaded = {
-            os.path.realpath(getattr(m, "__file__", "") or "") for m in list(sys.modules.values())
-        }
+        loaded = {real_path(getattr(m, "__file__", "") or "") for m in list(sys.modules.values())}
         for rel in files:
             path = os.path.realpath(os.path.join(self.root, rel))
             if path not in loaded:
@@ -361,24 +370,13 @@ def main(argv: list[str], plugin_class: type[WorkerPlugin] = WorkerPlugin) -> in
     use_private_cache()
     plugin = plugin_class(root, channel, inherited_siblings())
     plugin.start_import_recording()
-    args = [
-        "-p",
-        "no:cacheprovider",
-        "-p",
-        "no:reks",
-        "-p",
-        "no:xdist",
-        "-p",
-        "no:randomly",
-        "--capture=no",
-        "-q",
-        "-o",
-        "addopts=",
-        "--rootdir",
-        root,
-        *argv[1:],
+    off = [
+        arg
+        for name in ("cacheprovider", "reks", "xdist", "randomly")
+        for arg in ("-p", f"no:{name}")
     ]
-    code = pytest.main(args, plugins=[plugin, plugin.setup_clock])
+    args = [*off, "--capture=no", "-q", "-o", "addopts=", "--rootdir", root, *argv[1:]]
+    code = pytest.main(args, plugins=[plugin, plugin.setup_clock, plugin.wanted])
     if not plugin.served:
         plugin.send(
             {
@@ -391,4 +389,4 @@ def main(argv: list[str], plugin_class: type[WorkerPlugin] = WorkerPlugin) -> in
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    exit_at_once(main(sys.argv[1:]))

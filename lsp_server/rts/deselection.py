@@ -8,6 +8,7 @@ worker's collection. Workers get the result through ``shared()``.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -37,11 +38,21 @@ def uncollectable_files(
     units include what ran and was read while collecting it), so it would yield the same
     tests; a changed file may hold a new test (a new ``def`` changes no recorded unit).
     Each file -> how many tests it holds."""
+    files = unchanged_collections(store, states, unaffected.issuperset)
+    return {path: len(nodeids) for path, nodeids in files.items()}
+
+
+def unchanged_collections(
+    store: DependencyStore, states: FileStates, among: Callable[[list[str]], bool]
+) -> dict[str, list[str]]:
+    """Test files unchanged since their last whole-file collection whose node ids then pass
+    ``among`` -> those node ids: collecting such a file again yields the same tests (see
+    ``uncollectable_files``). ``among`` is asked first: it spares hashing the others."""
     hashes = store.file_hashes()
     return {
-        path: len(nodeids)
+        path: nodeids
         for path, nodeids in store.collected_files().items()
-        if nodeids and unaffected.issuperset(nodeids) and states.raw_hash(path) == hashes.get(path)
+        if nodeids and among(nodeids) and states.raw_hash(path) == hashes.get(path)
     }
 
 

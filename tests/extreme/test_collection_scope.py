@@ -152,3 +152,83 @@ def test_a_test_file_reaching_the_function_through_an_import_is_collected(
     )
     _record(root)
     _check(_analyse(root, "table.py"), ["test_unrelated.py"], "detected")
+
+
+_MIXED_TESTS = """
+    import unittest
+
+    import pytest
+
+    from calc import inc
+    from other import double
+
+
+    def test_inc():
+        assert inc(1) == 2
+
+
+    @pytest.mark.parametrize("x", [1, 2])
+    def test_double(x):
+        assert double(x) == 2 * x
+
+
+    class TestBoth:
+        def test_inc(self):
+            assert inc(2) == 3
+
+        def test_double(self):
+            assert double(2) == 4
+
+
+    class DoubleCase(unittest.TestCase):
+        def test_double(self):
+            self.assertEqual(double(3), 6)
+"""
+
+
+def _mixed(make_project: Callable[[dict[str, str]], Path], log: Path) -> Path:
+    return make_project(
+        {
+            "calc.py": "def inc(x):\n    y = x + 1\n    return y\n",
+            "other.py": "def double(x):\n    y = x * 2\n    return y\n",
+            # What each pytest session collects, outside the project.
+            "conftest.py": f"""
+                def pytest_itemcollected(item):
+                    with open({str(log)!r}, "a") as out:
+                        out.write(item.nodeid + "\\n")
+            """,
+            "test_mixed.py": _MIXED_TESTS,
+        }
+    )
+
+
+def test_in_a_test_file_that_reaches_them_only_the_reaching_tests_are_collected(
+    make_project: Callable[[dict[str, str]], Path], tmp_path: Path
+) -> None:
+    # Collecting a class or function that cannot detect a transformation (pytest parses
+    # the fixtures of every class and makes an item of every test) was much of
+    # more-itertools' collection: one file holds the tests of every function.
+    log = tmp_path / "collected.log"
+    root = _mixed(make_project, log)
+    _record(root)
+    log.unlink()
+    narrowed = _analyse(root, "calc.py")
+    collected = set(log.read_text().split())
+    assert collected == {"test_mixed.py::test_inc", "test_mixed.py::TestBoth::test_inc"}
+    assert narrowed.uncollected_tests == 4
+    _check(narrowed, [], "detected")
+
+
+@pytest.mark.slow  # a recording and two analyses, ~10-20 s
+def test_the_verdicts_of_a_narrowed_collection_are_those_of_a_whole_one(
+    make_project: Callable[[dict[str, str]], Path], tmp_path: Path
+) -> None:
+    root = _mixed(make_project, tmp_path / "collected.log")
+    _record(root)
+    narrowed = _analyse(root, "calc.py")
+    (root / ".reks").rename(tmp_path / "store")  # no store: every test is collected
+    whole = _analyse(root, "calc.py")
+    assert (narrowed.uncollected_tests, whole.uncollected_tests) == (4, 0)
+    assert [(r.transformation, r.verdict) for r in narrowed.results] == [
+        (r.transformation, r.verdict) for r in whole.results
+    ]

@@ -1,0 +1,36 @@
+"""A worker that quits skips the interpreter's teardown of its large heap (the analysis
+waits for it), but still runs the exit handlers the project registered: what they clean
+up is not left behind."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+
+from lsp_server.extreme.analysis import Options, analyse
+
+
+def test_a_quitting_worker_runs_the_projects_exit_handlers(
+    make_project: Callable[[dict[str, str]], Path], tmp_path: Path
+) -> None:
+    log = tmp_path / "exit.log"
+    root = make_project(
+        {
+            "conftest.py": f"""
+                import atexit
+                import os
+
+                def _clean_up(pid=os.getpid()):
+                    with open({str(log)!r}, "a") as out:
+                        out.write("%d\\n" % pid)
+
+                atexit.register(_clean_up)
+            """,
+            "m.py": "def double(x):\n    y = x * 2\n    return y\n",
+            "test_m.py": "from m import double\n\ndef test_double():\n    assert double(2) == 4\n",
+        }
+    )
+    analysis = analyse(root, Options(paths=[root / "m.py"], jobs=1, incremental=False))
+    assert {r.verdict.value for r in analysis.results} == {"detected"}
+    # Once, by the worker that imported the conftest (its children exit at once).
+    assert len(log.read_text().split()) == 1
