@@ -189,3 +189,23 @@ def test_a_hang_while_importing_in_the_quick_path_stops_at_the_collection_deadli
     assert BEFORE_IMPORT in hung[0].reason
     assert "while importing" in hung[0].reason, hung[0].reason
     assert fresh.elapsed < 60.0  # the old limit alone was 60 s plus the timeout
+
+
+@pytest.mark.slow  # two analyses, each checking the import-time functions on disk, ~10-25 s
+def test_an_edited_function_of_a_file_the_conftest_imports_is_not_checked_before_import(
+    make_project: Callable[[dict[str, str]], Path],
+) -> None:
+    # The pre-import worker's session imported sigs with its conftest: in its child the
+    # import hook never sees sigs imported, so the tests would run the untransformed
+    # code and find ``return ()`` undetected. The quick path must not use it for sigs.
+    root = make_project({**IMPORT_TIME_PROJECT, "conftest.py": "import sigs\n"})
+    warm = WarmPools()
+    try:
+        edit = ("    return names", "    return names[:]")
+        _, _, fresh = _saved_on_warm_workers(root, warm, edit, alone=True)
+    finally:
+        warm.close()
+    rows = _rows(fresh, "exclude_keywords")
+    assert rows and [r.verdict for r in rows] == _disk_verdicts(root, rows)
+    assert all(r.verdict is not Verdict.UNDETECTED for r in rows), rows
+    assert all(BEFORE_IMPORT not in r.reason for r in rows), rows
