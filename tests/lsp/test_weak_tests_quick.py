@@ -4,6 +4,7 @@ edited function alone and keeps the other functions' diagnostics published."""
 from __future__ import annotations
 
 import asyncio
+import textwrap
 from pathlib import Path
 
 import pytest
@@ -13,6 +14,7 @@ from pytest_lsp import ClientServerConfig, LanguageClient
 
 from lsp_server.lsp.features.weak_tests import COMMAND
 from tests.extreme.test_edit_reuse import DOC_SOURCE, DOC_TESTS
+from tests.extreme.test_import_time import IMPORT_TIME_PROJECT
 from tests.support.lsp import SERVER_COMMAND, open_session
 
 CONFIG = ClientServerConfig(server_command=SERVER_COMMAND)
@@ -179,3 +181,45 @@ async def test_saving_a_docstring_a_test_reads_reanalyses_what_that_test_checked
     message = await _log_saying(greet_client, "re-analysed")
     assert "whose transformed runs reached the edit" in message
     assert _codes(greet_client, source)["shout"] == "pseudo-tested"
+
+
+# sigs.py: exclude_keywords runs at import (EXCLUDED); accepts reads what it computed.
+SIGS = IMPORT_TIME_PROJECT["sigs.py"]
+SIGS_TESTS = IMPORT_TIME_PROJECT["test_sigs.py"]
+
+
+@pytest_lsp.fixture(config=CONFIG)
+async def sigs_client(lsp_client: LanguageClient, tmp_path: Path):
+    files = {"sigs.py": textwrap.dedent(SIGS), "test_sigs.py": textwrap.dedent(SIGS_TESTS)}
+    await _project_session(lsp_client, tmp_path / "sigs", files)
+    yield
+    await lsp_client.shutdown_session()
+
+
+@pytest.mark.slow  # two analyses through the server, ~8-15 s
+async def test_a_save_publishes_the_edited_function_before_the_functions_the_edit_reached(
+    sigs_client: LanguageClient, tmp_path: Path
+) -> None:
+    source = tmp_path / "sigs" / "sigs.py"
+    await sigs_client.workspace_execute_command_async(
+        types.ExecuteCommandParams(command=COMMAND, arguments=[])
+    )
+    source.write_text(source.read_text().replace("    return names", "    return names[:]"))
+    sigs_client.text_document_did_save(
+        types.DidSaveTextDocumentParams(text_document=types.TextDocumentIdentifier(source.as_uri()))
+    )
+    reached = await _log_saying(sigs_client, "whose transformed runs reached the edit")
+    assert "accepts" not in reached
+    messages = [m.message for m in sigs_client.log_messages if "re-analysed" in m.message]
+    # The developer waits for the edited function: its verdicts come first, on their own.
+    assert messages[0].startswith("reks: re-analysed 1 edited function(s) of sigs.py"), messages
+    assert "reached" not in messages[0], messages
+    assert messages[1] == reached, messages
+    titles = [
+        r.title
+        for reports in sigs_client.progress_reports.values()
+        for r in reports
+        if isinstance(r, types.WorkDoneProgressBegin)
+    ]
+    assert "reks: re-analysing 1 edited function(s)" in titles, titles
+    assert any(t.endswith("function(s) the edit reached") for t in titles), titles
