@@ -135,6 +135,8 @@ class WarmPools:
         self._pools: dict[PoolKey, tuple[WorkerPool, _Snapshot]] = {}
         self._pre_import: dict[PoolKey, WorkerPool] = {}
         self._spares: dict[PoolKey, WorkerPool] = {}
+        # The project files the last pre-import workers of a key imported in their session.
+        self._pre_imported: dict[PoolKey, frozenset[str]] = {}
         self.restarts = 0  # pools started afresh (for tests and the benchmark)
         self.spares_used = 0  # of those, started from a spare (likewise)
         self.pre_import_starts = 0  # pre-import workers started afresh (likewise)
@@ -164,6 +166,18 @@ class WarmPools:
         pool.spawned_ns = time.time_ns()
         pool.spawn()
         return pool
+
+    def imported_before(
+        self, root: Path, size: int, python: str | None, pytest_args: Sequence[str]
+    ) -> frozenset[str]:
+        """The project files the session of the project's last pre-import workers imported
+        (a conftest importing the project; empty before any started): a function of one
+        of them cannot be checked before import there, and new workers would most likely
+        import them again."""
+        with self._lock:
+            return self._pre_imported.get(
+                (str(root), size, python, tuple(pytest_args)), frozenset()
+            )
 
     def _keep_pre_import(self, key: PoolKey, pool: WorkerPool) -> bool:
         """Keep ``pool`` with the stamps of the files its session imported; not when one
@@ -260,6 +274,9 @@ class WarmPools:
         key: PoolKey = (str(pool.root), pool.size, pool.python_arg, tuple(pool.pytest_args))
         snapshot = pool.snapshot
         if pool.pre_import:
+            if pool.started:
+                with self._lock:
+                    self._pre_imported[key] = frozenset(pool.preloaded)
             if not self._keep_pre_import(key, pool):
                 pool.close()
             return

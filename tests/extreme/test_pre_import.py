@@ -197,12 +197,15 @@ def test_an_edited_function_of_a_file_the_conftest_imports_is_not_checked_before
 ) -> None:
     # The pre-import worker's session imported sigs with its conftest: in its child the
     # import hook never sees sigs imported, so the tests would run the untransformed
-    # code and find ``return ()`` undetected. The quick path must not use it for sigs.
+    # code and find ``return ()`` undetected. The quick path must not use it for sigs,
+    # nor start new pre-import workers (the edit of sigs made the kept ones stale) only
+    # to find that their session imports sigs again.
     root = make_project({**IMPORT_TIME_PROJECT, "conftest.py": "import sigs\n"})
     warm = WarmPools()
     try:
         edit = ("    return names", "    return names[:]")
         _, _, fresh = _saved_on_warm_workers(root, warm, edit, alone=True)
+        assert warm.pre_import_starts == 1  # by the first analysis
     finally:
         warm.close()
     rows = _rows(fresh, "exclude_keywords")
