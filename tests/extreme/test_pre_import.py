@@ -212,3 +212,40 @@ def test_an_edited_function_of_a_file_the_conftest_imports_is_not_checked_before
     assert rows and [r.verdict for r in rows] == _disk_verdicts(root, rows)
     assert all(r.verdict is not Verdict.UNDETECTED for r in rows), rows
     assert all(BEFORE_IMPORT not in r.reason for r in rows), rows
+
+
+# A parameter drawn at collection gives the test a new node id at each collection.
+UNSTABLE_ID_PROJECT = {
+    "sigs.py": """
+        def exclude_keywords():
+            names = ("key", "default")
+            return names
+
+        EXCLUDED = exclude_keywords()
+    """,
+    "test_sigs.py": """
+        import time
+
+        import pytest
+
+        from sigs import exclude_keywords
+
+        @pytest.mark.parametrize("stamp", [time.perf_counter_ns()])
+        def test_calls_without_checking(stamp):
+            exclude_keywords()
+    """,
+}
+
+
+def test_a_test_whose_id_changes_at_each_collection_detects_nothing_before_import(
+    make_project: Callable[[dict[str, str]], Path],
+) -> None:
+    # Only a test that checks nothing covers exclude_keywords. Collected again in the
+    # pre-import child it has another id: that is no sign that the transformation broke
+    # the collection (the code as it is does the same), so it cannot be a detection.
+    root = make_project(UNSTABLE_ID_PROJECT)
+    rows = _rows(analyse(root, Options(jobs=1)), "exclude_keywords")
+    assert rows, rows
+    for row in rows:
+        assert row.verdict is not Verdict.DETECTED, row
+        assert row.verdict is Verdict.ERROR and "id changes" in row.reason, row
