@@ -216,13 +216,7 @@ def test_an_edited_function_of_a_file_the_conftest_imports_is_not_checked_before
 
 # A parameter drawn at collection gives the test a new node id at each collection.
 UNSTABLE_ID_PROJECT = {
-    "sigs.py": """
-        def exclude_keywords():
-            names = ("key", "default")
-            return names
-
-        EXCLUDED = exclude_keywords()
-    """,
+    "sigs.py": IMPORT_TIME_PROJECT["sigs.py"],
     "test_sigs.py": """
         import time
 
