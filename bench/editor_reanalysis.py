@@ -4,7 +4,10 @@ For each project (``--project PATH=target.py,...``, a checkout whose packages im
 PATH or PATH/src) the target files are analysed once on warm workers, as the server does;
 then one function at a time gets a statement added to its body, and the save is
 re-analysed as the editor does (``quick.saved_change``: the edited function and every
-function whose transformed runs reached it), twice; the second figure is the warm one.
+function whose transformed runs reached it, in the steps of ``quick.staged``: the edited
+functions' verdicts first), twice; the second figure is the warm one: the time to the
+edited functions' verdicts and to the whole re-analysis. ``--compare`` re-analyses each
+save in one step too (as the editor did before ``staged``), the two ways taking turns.
 Cases: a function of middling coverage, the most covered one (central), one that ran at
 import, the function whose edit re-analyses the most others (a save reaching central
 functions), and an import-time function edited together with an ordinary one.
@@ -28,7 +31,7 @@ from extreme_speed import QUIET, WORK, first_body_line, import_root, load
 
 from lsp_server.extreme.analysis import Analysis, Options, analyse
 from lsp_server.extreme.model import Verdict
-from lsp_server.extreme.quick import merged, reached_by, saved_change
+from lsp_server.extreme.quick import SavedChange, merged, reached_by, saved_change, staged
 from lsp_server.extreme.warm import WarmPools
 
 
@@ -37,6 +40,7 @@ class Figure:
     """One warm re-analysis."""
 
     seconds: float
+    edited_seconds: float  # until the edited functions' verdicts (the first step)
     analysed: int  # functions re-analysed (the edited ones and those reached)
     runs: int  # transformations run
     observed: int  # tests observed
@@ -54,43 +58,63 @@ def _edited(text: str, def_line: int, statement: str) -> str:
 
 
 def saved_twice(
-    root: Path, last: Analysis, keys: Sequence[str], options: Options, warm: WarmPools
-) -> tuple[Figure, Analysis]:
+    root: Path,
+    last: Analysis,
+    keys: Sequence[str],
+    options: Options,
+    warm: WarmPools,
+    ways: Sequence[bool] = (True,),
+) -> tuple[dict[bool, Figure], Analysis]:
     """Edit the functions ``keys`` (all in one file), save and re-analyse as the editor
-    does, twice; the second re-analysis's figure and the analysis of the original code
-    again (the state as it was, for the next case)."""
+    does, twice each way of ``ways`` (True: in the steps of ``quick.staged``, False: in
+    one), the ways taking turns; the second figure of each way and the analysis of the
+    original code again (the state as it was, for the next case)."""
     rel = keys[0].split("::", 1)[0]
     path = root / rel
     original = path.read_text(encoding="utf-8")
-    figure = Figure(0.0, 0, 0, 0, 0, {})
+    figures: dict[bool, Figure] = {}
     # From the bottom up: an added line moves the functions below it.
     lines = sorted((last.functions[k].line for k in keys), reverse=True)
     try:
-        for edit in range(2):
+        for edit in range(2 * len(ways)):
             text = original
             for line in lines:
                 text = _edited(text, line, f"_reks_edit = {edit}")
             path.write_text(text, encoding="utf-8")
             change = saved_change(last, rel)
             assert change is not None and change.any, keys
-            restarts = warm.restarts
-            only = Options(**{**options.__dict__, "only": change.to_analyse})
-            PHASE_SECONDS.clear()
-            started = time.perf_counter()
-            fresh = analyse(root, only, warm=warm)
-            seconds = time.perf_counter() - started
-            last = merged(last, change, fresh)
-            figure = Figure(
-                seconds,
-                len(change.to_analyse),
-                fresh.run_count,
-                fresh.observed_tests,
-                warm.restarts - restarts,
-                dict(PHASE_SECONDS),
-            )
+            way = ways[edit % len(ways)]
+            figures[way], last = _reanalysed(root, last, change, options, warm, way)
     finally:
         path.write_text(original, encoding="utf-8")
-    return figure, analyse(root, options, warm=warm)
+    return figures, analyse(root, options, warm=warm)
+
+
+def _reanalysed(
+    root: Path,
+    last: Analysis,
+    change: SavedChange,
+    options: Options,
+    warm: WarmPools,
+    in_steps: bool,
+) -> tuple[Figure, Analysis]:
+    """The figure of re-analysing ``change`` (``in_steps``: as ``quick.staged`` says, else
+    in one analysis) and ``last`` with it merged."""
+    restarts = warm.restarts
+    PHASE_SECONDS.clear()
+    started = time.perf_counter()
+    steps: list[float] = []
+    runs = observed = 0
+    for step in staged(change) if in_steps else [change]:
+        only = Options(**{**options.__dict__, "only": step.to_analyse})
+        fresh = analyse(root, only, warm=warm)
+        steps.append(time.perf_counter() - started)
+        runs, observed = runs + fresh.run_count, observed + fresh.observed_tests
+        last = merged(last, step, fresh)
+    restarted = warm.restarts - restarts
+    analysed = len(change.to_analyse)
+    figure = Figure(steps[-1], steps[0], analysed, runs, observed, restarted, dict(PHASE_SECONDS))
+    return figure, last
 
 
 def cases(analysis: Analysis) -> list[tuple[str, list[str]]]:
@@ -121,7 +145,7 @@ def cases(analysis: Analysis) -> list[tuple[str, list[str]]]:
     return chosen
 
 
-def run(root: Path, targets: list[str], jobs: int) -> None:
+def run(root: Path, targets: list[str], jobs: int, compare: bool) -> None:
     copy = WORK / "editor" / root.name
     if copy.exists():
         shutil.rmtree(copy)
@@ -137,18 +161,24 @@ def run(root: Path, targets: list[str], jobs: int) -> None:
             f"== {root.name}: {', '.join(targets)}: first analysis {first:.1f} s, "
             f"{len(last.functions)} functions {load()}"
         )
+        ways = (False, True) if compare else (True,)
         for label, keys in cases(last):
-            figure, last = saved_twice(copy, last, keys, options, warm)
+            figures, last = saved_twice(copy, last, keys, options, warm, ways)
             names = ", ".join(k.split("::", 1)[1] for k in keys)
-            PHASE_SECONDS.clear()
-            PHASE_SECONDS.update(figure.phases)
-            print_phases(figure.seconds)
-            print(
-                f"    {label} ({names}; {max(len(last.covering.get(k, [])) for k in keys)} "
-                f"covering tests): {figure.seconds:.2f} s on warm workers; "
-                f"{figure.analysed} functions re-analysed, {figure.runs} transformations run, "
-                f"{figure.observed} tests observed, {figure.restarts} pool restarts {load()}"
-            )
+            covering = max(len(last.covering.get(k, [])) for k in keys)
+            for way, figure in figures.items():
+                PHASE_SECONDS.clear()
+                PHASE_SECONDS.update(figure.phases)
+                print_phases(figure.seconds)
+                how = "in steps" if way else "in one step"
+                print(
+                    f"    {label} ({names}; {covering} covering tests), {how}: "
+                    f"{figure.seconds:.2f} s on warm workers (the edited functions' "
+                    f"verdicts after {figure.edited_seconds:.2f} s); "
+                    f"{figure.analysed} functions re-analysed, {figure.runs} transformations "
+                    f"run, {figure.observed} tests observed, {figure.restarts} pool restarts "
+                    f"{load()}"
+                )
     finally:
         warm.close()
 
@@ -157,11 +187,16 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--project", action="append", required=True, help="PATH=target.py,...")
+    parser.add_argument(
+        "--compare",
+        action="store_true",
+        help="also re-analyse each save in one step (as before quick.staged), taking turns",
+    )
     args = parser.parse_args()
     clock_phases()
     for spec in args.project:
         path, _, targets = spec.partition("=")
-        run(Path(path).resolve(), targets.split(","), args.jobs)
+        run(Path(path).resolve(), targets.split(","), args.jobs, args.compare)
     return 0
 
 

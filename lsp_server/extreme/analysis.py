@@ -244,8 +244,10 @@ def _run(
     warm: WarmPools | None = None,
     early: WorkerPool | None = None,
 ) -> None:
-    if edited_at_import(options, work):  # the quick path: nothing to collect
-        return run_before_import(root, options, job, analysis, work, warm)
+    if edited_at_import(options, work) and run_before_import(
+        root, options, job, analysis, work, warm
+    ):
+        return  # the quick path: nothing collected
     job.report(0, None, "collecting tests")
     warm = None if options.scheduler else warm
     args = (root, _pool_size(options), options.python, options.pytest_args)

@@ -41,12 +41,17 @@ def spawn_pre_import(
 ) -> WorkerPool | None:
     """Pre-import workers (``pre_import``) for the checks of ``check_on_disk``, spawned now
     so that they start Python and pytest while the transformations run in place; None
-    when no function ran at import or the check is off."""
+    when no function ran at import, the check is off, or the session of the last
+    pre-import workers imported every file of those functions (they are checked the plain
+    way on disk)."""
     if not analysis.import_time or not options.on_disk:
         return None
     jobs = options.jobs or os.cpu_count() or 1
     args = (options.python, options.pytest_args, options.collect_timeout)
     if warm is not None:
+        files = {key.partition("::")[0] for key in analysis.import_time}
+        if files <= warm.imported_before(root, jobs, options.python, options.pytest_args):
+            return None
         return warm.take_pre_import(root, jobs, *args)
     pool = WorkerPool(root, jobs, *args, pre_import=True)
     pool.spawn()

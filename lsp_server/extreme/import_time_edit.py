@@ -9,6 +9,11 @@ transformation runs on a pre-import worker instead, which imports the edited pro
 anew in each run; a detection stands only if the detecting test passes on the edited
 code without the transformation (as ``reuse.confirm_detections`` asks of the in-place
 runs).
+
+Not for a file the pre-import workers' session imported (a conftest importing the
+project): the import hook of their child would never see it imported and its tests would
+run the code untransformed. Such a re-analysis takes the ordinary path (in place on
+restarted workers, the undetected verdicts checked the plain way on disk).
 """
 
 from __future__ import annotations
@@ -43,18 +48,24 @@ def run_before_import(
     analysis: Analysis,
     work: Work,
     warm: WarmPools | None,
-) -> None:
-    """Run the stale transformations of ``work.reruns`` on pre-import workers."""
+) -> bool:
+    """Run the stale transformations of ``work.reruns`` on pre-import workers; False,
+    having run nothing, when their session imported one of the functions' files (see the
+    module docstring)."""
     planned: dict[int, tuple[Transformation, dict[str, Any]]] = {}
     plan_reruns(work.reruns, planned, (options.timeout_base, options.timeout_factor))
     analysis.import_time |= {r.function.key for r in work.reruns}
     pool = spawn_pre_import(root, options, analysis, warm)
-    assert pool is not None  # some function ran at import, the check is on
+    if pool is None:  # their session imports the files (see the module docstring)
+        return False
     done: dict[int, TransformationResult] = {}
     observed: set[str] = set()  # the detecting tests run on the edited code
+    files = sorted({t.path for t, _ in planned.values()})
     with lent(pool, warm):
         pool.start(job)
-        pool.prepare(sorted({t.path for t, _ in planned.values()}))
+        if pool.preloaded.intersection(files):
+            return False
+        pool.prepare(files)
         requests = (
             before_import_request(i, request, request["tests"], confirm=True)
             for i, (_, request) in planned.items()
@@ -71,3 +82,4 @@ def run_before_import(
     analysis.run_count = analysis.checked_on_disk = len(done)
     analysis.observed_tests = len(observed)
     record_results(analysis.covering, work, [done[i] for i in sorted(done)])
+    return True

@@ -115,6 +115,11 @@ class WorkerPool:
             self.preloaded.update(ready.get("preloaded", []))
         self._ready = True
 
+    @property
+    def started(self) -> bool:
+        """Every worker has collected (``start`` returned; ``preloaded`` is known)."""
+        return self._ready
+
     def spawn(self) -> None:
         """Start the workers without waiting for them: they import the project and collect
         its tests while this process does other work (``start`` waits). One process

@@ -99,6 +99,9 @@ class PreImportPlugin(WorkerPlugin):
         # Seconds the import and collection of a set of test files took on the code as it
         # is (None: it did not finish), measured once per worker (``_import_deadline``).
         self.collect_seconds: dict[tuple[str, ...], float | None] = {}
+        # The node ids that collection found (None: it did not finish). A parameter drawn
+        # at collection (a time) gives a test another id at each collection.
+        self.collected_ids: dict[tuple[str, ...], frozenset[str] | None] = {}
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_collection(self, session: pytest.Session) -> bool:
@@ -182,10 +185,22 @@ class PreImportPlugin(WorkerPlugin):
         self.items = {item.nodeid: item for item in self.session.items}
         if self.collect_failures:
             return {"verdict": "detected", "reason": "the tests could not even be collected"}
-        missing = next((t for t in tests if t not in self.items), None)
-        if missing is not None:
-            return {"verdict": "detected", "reason": f"{missing} is no longer collected"}
-        return None
+        missing = [t for t in tests if t not in self.items]
+        return self._not_collected(tests, missing) if missing else None
+
+    def _not_collected(self, tests: list[str], missing: list[str]) -> dict[str, Any]:
+        """The reply when the child did not collect ``missing`` (of ``tests``): a detection,
+        unless the code as it is does not collect them either (their ids change at each
+        collection): then no run can be made with them."""
+        ids = self.collected_ids.get(tuple(_test_files(self.root, tests)))
+        lost = [t for t in missing if ids is None or t in ids]
+        if lost:
+            return {"verdict": "detected", "reason": f"{lost[0]} is no longer collected"}
+        reason = (
+            f"{missing[0]} cannot be run again: its id changes at each collection "
+            "(the code as it is does not collect it either)"
+        )
+        return {"verdict": "error", "reason": reason}
 
     def _collect(self, files: list[str]) -> None:
         assert self.session is not None
@@ -194,20 +209,25 @@ class PreImportPlugin(WorkerPlugin):
     def _import_deadline(self, files: list[str]) -> float | None:
         """Seconds a run's import of the project and collection of ``files`` may take:
         ``IMPORT_SCALE`` times what they take on the code as it is (measured in a child of
-        its own the first time) plus ``IMPORT_BASE``; None when that did not finish."""
+        its own the first time, which also keeps the node ids it collected) plus
+        ``IMPORT_BASE``; None when that did not finish."""
         key = tuple(files)
         if key not in self.collect_seconds:
 
-            def timed() -> float | None:
+            def timed() -> dict[str, Any] | None:
                 started = time.perf_counter()
                 try:
                     self._collect(files)
                 except (pytest.UsageError, Interrupted):
                     return None
-                return time.perf_counter() - started
+                seconds = time.perf_counter() - started
+                assert self.session is not None
+                return {"seconds": seconds, "ids": [i.nodeid for i in self.session.items]}
 
             child = self.forker.run(timed, MEASURE_LIMIT)
-            self.collect_seconds[key] = child.value if child.ok else None
+            value = child.value if child.ok else None
+            self.collect_seconds[key] = value["seconds"] if value else None
+            self.collected_ids[key] = frozenset(value["ids"]) if value else None
         seconds = self.collect_seconds[key]
         return None if seconds is None else IMPORT_BASE + IMPORT_SCALE * seconds
 

@@ -14,6 +14,12 @@ that is not analysed at all (a helper, a test). ``Analysis.unit_checksums`` reme
 checksum of every unit the runs depend on; the functions whose runs reached a unit whose
 checksum changed are analysed again too (``reached_by``), and the analysis itself keeps
 each of their verdicts whose run reached no edit (``reuse``).
+
+The edited functions are what the developer waits for, so a save is re-analysed in two
+steps (``staged``): the edited functions first, published as soon as they are done, then
+the functions the edit reached. An edit of a function that ran at import reaches every
+run that read what it computed then (tens of functions, warm workers started afresh);
+its own verdicts need none of that (``import_time_edit``).
 """
 
 from __future__ import annotations
@@ -110,6 +116,17 @@ def reached_by(
         if not deps.isdisjoint(edited) or not deps.isdisjoint(edited_units):
             found.append(key)
     return found
+
+
+def staged(change: SavedChange) -> list[SavedChange]:
+    """The steps of re-analysing ``change``, each merged into the last (``merged``) in
+    turn: its edited (and removed) functions, then the functions the edit reached. Only
+    the merge of the last step is an analysis the next save may be compared with: after
+    the first, the reached functions' verdicts are not yet those of the edited code."""
+    if not change.changed or not change.reached:
+        return [change]
+    edited = dataclasses.replace(change, reached=[], edited_units={})
+    return [edited, dataclasses.replace(change, changed=[], removed=[])]
 
 
 def merged(last: Analysis, change: SavedChange, fresh: Analysis | None) -> Analysis:

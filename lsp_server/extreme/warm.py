@@ -11,7 +11,9 @@ Starting afresh begins from a spare: workers spawned when the pool was given bac
 started Python and pytest (plugins, conftest files) and wait to collect; the restart pays
 for the import and the collection only. A spare whose session imported a project file
 (a conftest's imports) or read a configuration file written since it started holds older
-code: it is closed and the pool starts from nothing.
+code: it is closed and the pool starts from nothing. After a spare was closed for a project
+file its session imported, the project gets no more spares: each would import the project
+again, sit idle, and be closed at the next edit of the same files.
 """
 
 from __future__ import annotations
@@ -135,8 +137,12 @@ class WarmPools:
         self._pools: dict[PoolKey, tuple[WorkerPool, _Snapshot]] = {}
         self._pre_import: dict[PoolKey, WorkerPool] = {}
         self._spares: dict[PoolKey, WorkerPool] = {}
+        self._no_spares: set[PoolKey] = set()  # see the module docstring
+        # The project files the last pre-import workers of a key imported in their session.
+        self._pre_imported: dict[PoolKey, frozenset[str]] = {}
         self.restarts = 0  # pools started afresh (for tests and the benchmark)
         self.spares_used = 0  # of those, started from a spare (likewise)
+        self.spares_started = 0  # (likewise)
         self.pre_import_starts = 0  # pre-import workers started afresh (likewise)
 
     def take_pre_import(
@@ -164,6 +170,18 @@ class WarmPools:
         pool.spawned_ns = time.time_ns()
         pool.spawn()
         return pool
+
+    def imported_before(
+        self, root: Path, size: int, python: str | None, pytest_args: Sequence[str]
+    ) -> frozenset[str]:
+        """The project files the session of the project's last pre-import workers imported
+        (a conftest importing the project; empty before any started): a function of one
+        of them cannot be checked before import there, and new workers would most likely
+        import them again."""
+        with self._lock:
+            return self._pre_imported.get(
+                (str(root), size, python, tuple(pytest_args)), frozenset()
+            )
 
     def _keep_pre_import(self, key: PoolKey, pool: WorkerPool) -> bool:
         """Keep ``pool`` with the stamps of the files its session imported; not when one
@@ -221,6 +239,9 @@ class WarmPools:
         assert isinstance(spare.snapshot, dict)
         imported = [_stamp(spare.root / rel) for rel in spare.waiting()]
         written = any(s is None or s[0] >= spare.spawned_ns for s in imported)
+        if written:
+            with self._lock:
+                self._no_spares.add(key)
         if written or _session_stamps(spare.root, ()) != spare.snapshot or not spare.workers:
             spare.close()
             return None
@@ -231,8 +252,9 @@ class WarmPools:
         """Spawn a spare for the in-place ``pool``'s key unless it has one."""
         key: PoolKey = (str(pool.root), pool.size, pool.python_arg, tuple(pool.pytest_args))
         with self._lock:
-            if key in self._spares:
+            if key in self._spares or key in self._no_spares:
                 return
+            self.spares_started += 1
             args = (pool.root, pool.size, pool.python_arg, pool.pytest_args, pool.collect_timeout)
             spare = WorkerPool(*args, scoped=True)
             spare.snapshot = _session_stamps(pool.root, ())  # before the session reads them
@@ -260,6 +282,9 @@ class WarmPools:
         key: PoolKey = (str(pool.root), pool.size, pool.python_arg, tuple(pool.pytest_args))
         snapshot = pool.snapshot
         if pool.pre_import:
+            if pool.started:
+                with self._lock:
+                    self._pre_imported[key] = frozenset(pool.preloaded)
             if not self._keep_pre_import(key, pool):
                 pool.close()
             return

@@ -189,3 +189,57 @@ def test_a_hang_while_importing_in_the_quick_path_stops_at_the_collection_deadli
     assert BEFORE_IMPORT in hung[0].reason
     assert "while importing" in hung[0].reason, hung[0].reason
     assert fresh.elapsed < 60.0  # the old limit alone was 60 s plus the timeout
+
+
+@pytest.mark.slow  # two analyses, each checking the import-time functions on disk, ~10-25 s
+def test_an_edited_function_of_a_file_the_conftest_imports_is_not_checked_before_import(
+    make_project: Callable[[dict[str, str]], Path],
+) -> None:
+    # The pre-import worker's session imported sigs with its conftest: in its child the
+    # import hook never sees sigs imported, so the tests would run the untransformed
+    # code and find ``return ()`` undetected. The quick path must not use it for sigs,
+    # nor start new pre-import workers (the edit of sigs made the kept ones stale) only
+    # to find that their session imports sigs again.
+    root = make_project({**IMPORT_TIME_PROJECT, "conftest.py": "import sigs\n"})
+    warm = WarmPools()
+    try:
+        edit = ("    return names", "    return names[:]")
+        _, _, fresh = _saved_on_warm_workers(root, warm, edit, alone=True)
+        assert warm.pre_import_starts == 1  # by the first analysis
+    finally:
+        warm.close()
+    rows = _rows(fresh, "exclude_keywords")
+    assert rows and [r.verdict for r in rows] == _disk_verdicts(root, rows)
+    assert all(r.verdict is not Verdict.UNDETECTED for r in rows), rows
+    assert all(BEFORE_IMPORT not in r.reason for r in rows), rows
+
+
+# A parameter drawn at collection gives the test a new node id at each collection.
+UNSTABLE_ID_PROJECT = {
+    "sigs.py": IMPORT_TIME_PROJECT["sigs.py"],
+    "test_sigs.py": """
+        import time
+
+        import pytest
+
+        from sigs import exclude_keywords
+
+        @pytest.mark.parametrize("stamp", [time.perf_counter_ns()])
+        def test_calls_without_checking(stamp):
+            exclude_keywords()
+    """,
+}
+
+
+def test_a_test_whose_id_changes_at_each_collection_detects_nothing_before_import(
+    make_project: Callable[[dict[str, str]], Path],
+) -> None:
+    # Only a test that checks nothing covers exclude_keywords. Collected again in the
+    # pre-import child it has another id: that is no sign that the transformation broke
+    # the collection (the code as it is does the same), so it cannot be a detection.
+    root = make_project(UNSTABLE_ID_PROJECT)
+    rows = _rows(analyse(root, Options(jobs=1)), "exclude_keywords")
+    assert rows, rows
+    for row in rows:
+        assert row.verdict is not Verdict.DETECTED, row
+        assert row.verdict is Verdict.ERROR and "id changes" in row.reason, row

@@ -223,6 +223,9 @@ def test_a_restart_starts_from_a_spare_unless_its_session_imported_an_edit(
         again = analyse(root, Options(jobs=1), warm=warm)
         assert warm.restarts == 2
         assert warm.spares_used == (0 if conftest else 1)
+        # Nor is another spare started for it: its session would import m again, and
+        # hold old code after the next edit of m too (an idle process per project).
+        assert warm.spares_started == (1 if conftest else 2)
     finally:
         warm.close()
     cold = analyse(root, Options(jobs=1, incremental=False))

@@ -4,7 +4,10 @@ edited function alone and keeps the other functions' diagnostics published."""
 from __future__ import annotations
 
 import asyncio
+import textwrap
+from collections.abc import AsyncIterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 import pytest_lsp
@@ -13,6 +16,7 @@ from pytest_lsp import ClientServerConfig, LanguageClient
 
 from lsp_server.lsp.features.weak_tests import COMMAND
 from tests.extreme.test_edit_reuse import DOC_SOURCE, DOC_TESTS
+from tests.extreme.test_import_time import IMPORT_TIME_PROJECT
 from tests.support.lsp import SERVER_COMMAND, open_session
 
 CONFIG = ClientServerConfig(server_command=SERVER_COMMAND)
@@ -62,18 +66,48 @@ async def _project_session(client: LanguageClient, root: Path, files: dict[str, 
     await open_session(client, root, options={"extreme": {"jobs": 1}})
 
 
-@pytest_lsp.fixture(config=CONFIG)
-async def calc_client(lsp_client: LanguageClient, tmp_path: Path):
-    await _project_session(
-        lsp_client, tmp_path / "calc", {"calc.py": CALC, "test_calc.py": CALC_TESTS}
-    )
-    yield
-    await lsp_client.shutdown_session()
+def _project_client(name: str, files: dict[str, str]) -> Any:
+    """A fixture: a session over a new project ``name`` with ``files``, shut down after."""
+
+    @pytest_lsp.fixture(config=CONFIG, name=f"{name}_client")
+    async def client(lsp_client: LanguageClient, tmp_path: Path) -> AsyncIterator[None]:
+        await _project_session(lsp_client, tmp_path / name, files)
+        yield
+        await lsp_client.shutdown_session()
+
+    return client
+
+
+calc_client = _project_client("calc", {"calc.py": CALC, "test_calc.py": CALC_TESTS})
 
 
 def _codes(client: LanguageClient, source: Path) -> dict[str, str]:
     """Function name -> diagnostic code published for ``source``."""
     return {d.data["function"]: str(d.code) for d in client.diagnostics.get(source.as_uri(), [])}
+
+
+async def _analyse_weak_tests(client: LanguageClient) -> None:
+    await client.workspace_execute_command_async(
+        types.ExecuteCommandParams(command=COMMAND, arguments=[])
+    )
+
+
+def _saved(client: LanguageClient, source: Path, text: str) -> None:
+    """``source`` written with ``text`` and saved in the editor."""
+    source.write_text(text)
+    client.text_document_did_save(
+        types.DidSaveTextDocumentParams(text_document=types.TextDocumentIdentifier(source.as_uri()))
+    )
+
+
+def _progress_titles(client: LanguageClient) -> list[str]:
+    """The titles of the progress the server began."""
+    return [
+        r.title
+        for reports in client.progress_reports.values()
+        for r in reports
+        if isinstance(r, types.WorkDoneProgressBegin)
+    ]
 
 
 async def _log_saying(client: LanguageClient, text: str) -> str:
@@ -90,9 +124,7 @@ async def test_saving_an_edit_reanalyses_the_edited_function_alone(
     calc_client: LanguageClient, tmp_path: Path
 ) -> None:
     source = tmp_path / "calc" / "calc.py"
-    await calc_client.workspace_execute_command_async(
-        types.ExecuteCommandParams(command=COMMAND, arguments=[])
-    )
+    await _analyse_weak_tests(calc_client)
     assert _codes(calc_client, source) == {"double": "partially-tested", "triple": "pseudo-tested"}
 
     source.write_text("# a line that moves every def\n" + EDITED)
@@ -101,12 +133,7 @@ async def test_saving_an_edit_reanalyses_the_edited_function_alone(
     )
     message = await _log_saying(calc_client, "re-analysed")
     assert "re-analysed 1 edited function(s) of calc.py" in message
-    titles = [
-        r.title
-        for reports in calc_client.progress_reports.values()
-        for r in reports
-        if isinstance(r, types.WorkDoneProgressBegin)
-    ]
+    titles = _progress_titles(calc_client)
     assert "reks: re-analysing 1 edited function(s)" in titles
     # double's verdict flipped; triple's stays published, on its new def line.
     assert _codes(calc_client, source) == {
@@ -134,9 +161,7 @@ async def test_saving_a_test_that_checks_less_reanalyses_what_it_checked(
 ) -> None:
     source = tmp_path / "calc" / "calc.py"
     tests = tmp_path / "calc" / "test_calc.py"
-    await calc_client.workspace_execute_command_async(
-        types.ExecuteCommandParams(command=COMMAND, arguments=[])
-    )
+    await _analyse_weak_tests(calc_client)
     assert "half" not in _codes(calc_client, source)  # test_half checks its result
 
     tests.write_text(CALC_TESTS.replace("assert half(4) == 2", "half(4)"))
@@ -153,12 +178,7 @@ GREET = DOC_SOURCE
 GREET_TESTS = DOC_TESTS.replace("from m import", "from greet import")
 
 
-@pytest_lsp.fixture(config=CONFIG)
-async def greet_client(lsp_client: LanguageClient, tmp_path: Path):
-    files = {"greet.py": GREET, "test_greet.py": GREET_TESTS}
-    await _project_session(lsp_client, tmp_path / "greet", files)
-    yield
-    await lsp_client.shutdown_session()
+greet_client = _project_client("greet", {"greet.py": GREET, "test_greet.py": GREET_TESTS})
 
 
 @pytest.mark.slow  # two analyses through the server, ~6-12 s
@@ -166,16 +186,42 @@ async def test_saving_a_docstring_a_test_reads_reanalyses_what_that_test_checked
     greet_client: LanguageClient, tmp_path: Path
 ) -> None:
     source = tmp_path / "greet" / "greet.py"
-    await greet_client.workspace_execute_command_async(
-        types.ExecuteCommandParams(command=COMMAND, arguments=[])
-    )
+    await _analyse_weak_tests(greet_client)
     assert _codes(greet_client, source)["shout"] == "partially-tested"
 
     # No run executed greet; test_shout read its docstring, and now checks nothing.
-    source.write_text(GREET.replace("Say hello.", "Say hello (hidden)."))
-    greet_client.text_document_did_save(
-        types.DidSaveTextDocumentParams(text_document=types.TextDocumentIdentifier(source.as_uri()))
-    )
+    _saved(greet_client, source, GREET.replace("Say hello.", "Say hello (hidden)."))
     message = await _log_saying(greet_client, "re-analysed")
     assert "whose transformed runs reached the edit" in message
     assert _codes(greet_client, source)["shout"] == "pseudo-tested"
+
+
+# sigs.py: exclude_keywords runs at import (EXCLUDED); accepts reads what it computed.
+SIGS = IMPORT_TIME_PROJECT["sigs.py"]
+SIGS_TESTS = IMPORT_TIME_PROJECT["test_sigs.py"]
+
+
+sigs_client = _project_client(
+    "sigs", {"sigs.py": textwrap.dedent(SIGS), "test_sigs.py": textwrap.dedent(SIGS_TESTS)}
+)
+
+
+@pytest.mark.slow  # two analyses through the server, ~8-15 s
+async def test_a_save_publishes_the_edited_function_before_the_functions_the_edit_reached(
+    sigs_client: LanguageClient, tmp_path: Path
+) -> None:
+    source = tmp_path / "sigs" / "sigs.py"
+    await _analyse_weak_tests(sigs_client)
+    _saved(
+        sigs_client, source, source.read_text().replace("    return names", "    return names[:]")
+    )
+    reached = await _log_saying(sigs_client, "whose transformed runs reached the edit")
+    assert "accepts" not in reached
+    messages = [m.message for m in sigs_client.log_messages if "re-analysed" in m.message]
+    # The developer waits for the edited function: its verdicts come first, on their own.
+    assert messages[0].startswith("reks: re-analysed 1 edited function(s) of sigs.py"), messages
+    assert "reached" not in messages[0], messages
+    assert messages[1] == reached, messages
+    titles = _progress_titles(sigs_client)
+    assert "reks: re-analysing 1 edited function(s)" in titles, titles
+    assert any(t.endswith("function(s) the edit reached") for t in titles), titles

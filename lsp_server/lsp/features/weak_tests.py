@@ -13,8 +13,9 @@ some paths replaces only the diagnostics of the files it analysed.
 After an analysis, saving a file the analysis covered takes the quick path
 (``lsp_server.extreme.quick``): the functions whose unit checksum changed since the last
 analysis are analysed again alone (``Options.only``, warm workers), and the diagnostics of
-the file's other functions stay published (removed or renamed functions drop out). A log
-message says how many functions were re-analysed.
+the file's other functions stay published (removed or renamed functions drop out); then
+the functions whose transformed runs reached the edit, published again. A log message
+after each step says how many functions were re-analysed.
 """
 
 from __future__ import annotations
@@ -49,6 +50,17 @@ COMMAND = "reks.analyseWeakTests"
 SOURCE = "reks"
 
 log = logging.getLogger(__name__)
+
+
+def _reanalysed(rel: str, step: SavedChange, fresh: Analysis | None) -> str:
+    """The log message of one step of a save's re-analysis."""
+    seconds = f"in {fresh.elapsed if fresh is not None else 0.0:.2f} s"
+    reached = f"{len(step.reached)} whose transformed runs reached the edit"
+    if not step.changed and not step.removed:
+        return f"reks: re-analysed {reached} of {rel} {seconds}"
+    edited = f"reks: re-analysed {len(step.changed)} edited function(s) of {rel}"
+    also = f" and {reached}" if step.reached else ""
+    return f"{edited} ({len(step.removed)} removed){also} {seconds}"
 
 
 def diagnostics_for(analysis: Analysis) -> dict[str, list[types.Diagnostic]]:
@@ -209,9 +221,11 @@ class WeakTestsFeature(Feature):
                 self.host.spawn(self._reanalyse_saved(project, uri))
 
     async def _reanalyse_saved(self, project: Project, uri: str) -> None:
-        """The quick path of a saved file (see the module docstring); failures are logged."""
+        """The quick path of a saved file (see the module docstring), one step at a time
+        (``quick.staged``: the edited functions' verdicts are published first); failures
+        are logged."""
         from lsp_server.extreme.pool import WorkerError
-        from lsp_server.extreme.quick import merged, saved_change
+        from lsp_server.extreme.quick import merged, saved_change, staged
 
         root = str(project.root)
         path = Path(uri_to_path(uri))
@@ -227,22 +241,18 @@ class WeakTestsFeature(Feature):
             change = await asyncio.to_thread(saved_change, last, rel, options.patterns)
             if change is None or not change.any:
                 return
-            try:
-                fresh = await self._analyse_changed(project, options, change)
-            except (Cancelled, WorkerError, FileNotFoundError, ValueError) as exc:
-                self._log(f"reks: re-analysing {rel} after the save failed: {exc}")
-                return
-            published = merged(last, change, fresh)
+            published = last
+            for step in staged(change):
+                try:
+                    fresh = await self._analyse_changed(project, options, step)
+                except (Cancelled, WorkerError, FileNotFoundError, ValueError) as exc:
+                    self._log(f"reks: re-analysing {rel} after the save failed: {exc}")
+                    return  # the next save is compared with ``last`` again
+                published = merged(published, step, fresh)
+                uris = {path_to_uri(str(project.root / rel)) for rel in step.files}
+                self._publish_analysis(project, published, uris)
+                self._log(_reanalysed(rel, step, fresh))
             self._last[root] = published
-            uris = {path_to_uri(str(project.root / rel)) for rel in change.files}
-            self._publish_analysis(project, published, uris)
-        seconds = fresh.elapsed if fresh is not None else 0.0
-        reached = f" and {len(change.reached)} whose transformed runs reached the edit"
-        self._log(
-            f"reks: re-analysed {len(change.changed)} edited function(s) of {rel} "
-            f"({len(change.removed)} removed){reached if change.reached else ''} "
-            f"in {seconds:.2f} s"
-        )
 
     async def _analyse_changed(
         self, project: Project, options: Options, change: SavedChange
