@@ -22,7 +22,8 @@ from lsp_server.extreme.discover import FunctionInfo, config_patterns, discover,
 from lsp_server.extreme.disk_check import IMPORT_TIME, check_on_disk, spawn_pre_import
 from lsp_server.extreme.import_time_edit import edited_at_import, run_before_import
 from lsp_server.extreme.model import Transformation, TransformationResult, Verdict
-from lsp_server.extreme.observation import ImportTimeTests, StoreView, read_store, test_timeouts
+from lsp_server.extreme.observation import ImportTimeTests, StoreView
+from lsp_server.extreme.observation_run import observe
 from lsp_server.extreme.pool import WorkerPool
 from lsp_server.extreme.requests import run_planned, slowest_setups, time_entry
 from lsp_server.extreme.reuse import (
@@ -265,7 +266,7 @@ def _run(
         with lent(pool, warm):
             planned: dict[int, tuple[Transformation, dict[str, Any]]] = {}
             if work.todo:
-                observed = _observe(pool, root, job, analysis, work.todo, options, work.known)
+                observed = observe(pool, root, job, analysis, work.todo, options, work.known)
                 planned = _plan(options, analysis, observed, work)
             # Stale verdicts of import-time functions run in place, then on disk again.
             analysis.import_time |= {
@@ -290,54 +291,6 @@ def _run(
         raise
     done = check_on_disk(root, options, analysis, planned, done, job, (pre, warm))
     record_results(analysis.covering, work, done)
-
-
-def _observe(
-    pool: WorkerPool,
-    root: Path,
-    job: Job,
-    analysis: Analysis,
-    todo: list[FunctionInfo],
-    options: Options,
-    known: list[str] | None = None,
-) -> dict[str, Any]:
-    """Start the workers and run the covering tests once on the original code: which tests
-    execute which function, how long each takes, what each function returns."""
-    observe_start = time.perf_counter()
-    facts = read_store(root, todo)  # while the workers collect (a spawned pool)
-    pool.start(job)
-    if pool.collection_errors:
-        analysis.errors["(tests)"] = (
-            f"{pool.collection_errors} error(s) while collecting the tests; "
-            "the tests of those modules were not used (run pytest to see them)"
-        )
-    pool.prepare(sorted({f.path for f in todo}))
-    job.report(0, None, "observing the tests")
-    analysis.import_time = pool.import_time & {f.key for f in todo}
-    view = StoreView()
-    if facts is not None:
-        view = facts.view(pool.nodeids, frozenset(analysis.import_time))
-    subset = view.subset
-    if known is not None and not analysis.import_time:
-        # Only their bodies changed: no other test can reach them now.
-        subset = [t for t in (subset or pool.nodeids) if t in set(known)]
-    if view.subset is None:
-        analysis.coverage_source = "observation"
-    else:
-        analysis.coverage_source = "store" if subset else "store only"
-    cap = options.test_timeout
-    if subset == []:
-        observed: dict[str, Any] = {"tests": {}, "returns": {}, "setup": view.setup}
-    else:
-        observed = pool.observe(subset, cap, test_timeouts(subset, view.durations, cap))
-    analysis.observed_tests += len(observed["tests"])
-    analysis.hung_tests = sorted(n for n, t in observed["tests"].items() if t["outcome"] == "hung")
-    observed["tests"] = {**view.known_tests, **observed["tests"]}
-    observed["store"] = view
-    for unit, kinds in [*view.returns.items(), *pool.import_returns.items()]:
-        observed["returns"][unit] = sorted({*observed["returns"].get(unit, []), *kinds})
-    analysis.observation = time.perf_counter() - observe_start
-    return observed
 
 
 def _plan(
