@@ -28,6 +28,7 @@ from lsp_server.project.text import parse_python
 from lsp_server.sandbox import SandboxProcess
 
 NO_TESTS_RAN = 5  # pytest's exit status when no test was collected
+USAGE_ERROR = 4  # pytest's exit status for a node id it does not find, among others
 
 
 class RewriteError(ValueError):
@@ -124,13 +125,21 @@ class PrivateCopy:
         record = Path(self._scratch.name) / "units"
         record.unlink(missing_ok=True)
         try:
-            verdict, detail = self._pytest(tests, timeout, record)
+            verdict, detail, status = self._pytest(tests, timeout, record)
         finally:
             path.write_bytes(original)
         units = read_units(str(record))
+        if status == USAGE_ERROR and self._pytest(tests, timeout, record)[2] == USAGE_ERROR:
+            # Not found without the transformation either: a test whose id is drawn at
+            # each collection (a time, a random value) can be run by no id.
+            named = ", ".join(tests[:3]) + (f" and {len(tests) - 3} more" if len(tests) > 3 else "")
+            verdict, detail = Verdict.ERROR, f"not found by id even unchanged: {named} ({detail})"
         return DiskVerdict(verdict, detail, time.perf_counter() - started, units)
 
-    def _pytest(self, tests: Sequence[str], timeout: float, record: Path) -> tuple[Verdict, str]:
+    def _pytest(
+        self, tests: Sequence[str], timeout: float, record: Path
+    ) -> tuple[Verdict, str, int | None]:
+        """The verdict of running ``tests``, why, and pytest's exit status (None: stopped)."""
         environment = self._environment()
         environment[UNITS_ENV] = str(record)
         environment[ROOT_ENV] = str(self.copy)
@@ -163,12 +172,13 @@ class PrivateCopy:
                 status = process.process.wait(timeout=timeout)
             except subprocess.TimeoutExpired:
                 process.kill()
-                return Verdict.TIMEOUT, f"pytest ran past {timeout:.1f} s"
+                return Verdict.TIMEOUT, f"pytest ran past {timeout:.1f} s", None
             if status == 0:
-                return Verdict.UNDETECTED, "every test passed with the file rewritten"
+                return Verdict.UNDETECTED, "every test passed with the file rewritten", status
             if status == NO_TESTS_RAN:
-                return Verdict.DETECTED, "the tests could not even be collected"
+                return Verdict.DETECTED, "the tests could not even be collected", status
             lines = process.log_tail(600).strip().splitlines()
-            return Verdict.DETECTED, f"pytest exit status {status}: {lines[-1] if lines else ''}"
+            why = f"pytest exit status {status}: {lines[-1] if lines else ''}"
+            return Verdict.DETECTED, why, status
         finally:
             process.close(grace=0.0)
