@@ -99,6 +99,7 @@ def test_code_run_by_a_thread_is_seen_and_returns_after_the_limit_are_not_kept()
             _work(value)
         seen = {code.co_name for code in tracer.take().values()}
         returns = {code.co_name: found for code, found in tracer.take_returns().values()}
+        returns.pop("<setcomp>", None)  # a function of its own before 3.12
         waiting = len(tracer._awaited)
         _int_then_str(RETURNS_PER_TEST)  # the next test: its returns are recorded again
         again = {code.co_name: found for code, found in tracer.take_returns().values()}
