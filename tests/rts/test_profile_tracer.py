@@ -7,8 +7,9 @@ from __future__ import annotations
 import sys
 import threading
 
+from lsp_server.rts.profile_tracer import ProfileTracer
 from lsp_server.rts.returns import RETURNS_PER_TEST
-from lsp_server.rts.tracing import ProfileTracer, ReturnKinds
+from lsp_server.rts.tracing import ReturnKinds
 
 
 def _work(value: int) -> int:
