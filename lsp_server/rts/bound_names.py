@@ -108,11 +108,15 @@ def constant_strings(value: ast.expr) -> set[str] | None:
     return strings
 
 
-def listed_names(tree: ast.Module) -> frozenset[str] | None:
+def listed_names(tree: ast.Module, source: str | None = None) -> frozenset[str] | None:
     """The names a module's ``__all__`` lists (what ``from m import *`` takes, and fails on
     when one is not bound): its top-level assignments of a list or tuple of strings, none
     without one. None when code builds or changes it otherwise (``__all__ += ...``,
-    ``__all__.append(...)``, a computed value): any name may be listed."""
+    ``__all__.append(...)``, a computed value): any name may be listed. ``source``, the
+    tree's text, spares the walk of every statement when it never spells the name."""
+    if source is not None and "__all__" not in source and source.isascii():
+        # Only an identifier spelled in other characters (NFKC-normalized) could name it.
+        return frozenset()
     listed: set[str] = set()
     literal: set[int] = set()
     for stmt in tree.body:

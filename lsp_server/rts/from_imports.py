@@ -15,6 +15,8 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass
 
+from lsp_server.rts.ast_walk import statements
+
 Pos = tuple[int, int]
 
 
@@ -63,9 +65,10 @@ def top_level_names(tree: ast.Module) -> frozenset[str]:
             names.update((a.asname or a.name).split(".")[0] for a in stmt.names)
         elif isinstance(stmt, ast.ImportFrom):
             names.update(a.asname or a.name for a in stmt.names if a.name != "*")
+    # A ``del`` is a statement: the statements alone are visited, not every expression.
     deleted = {
         target.id
-        for node in ast.walk(tree)
+        for node in statements(tree)
         if isinstance(node, ast.Delete)
         for target in node.targets
         if isinstance(target, ast.Name)

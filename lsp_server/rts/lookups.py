@@ -153,6 +153,22 @@ def looks_up_by_string(
     lookup is a ``getattr``-family call on the first parameter of a ``method`` (its
     instance or class), followed by the prefix every name so looked up starts with
     (``rts.name_prefix``; empty when unknown), "*" otherwise."""
+    # Most functions that spell such a name do so in a function defined in them, in a
+    # comment or as a stored attribute: the sets below (each a walk of the function) are
+    # only needed for what may be a lookup.
+    candidates = [
+        item
+        for item in own_nodes(function)
+        if (isinstance(item, ast.Name) and item.id in DYNAMIC_NAMES)
+        or (
+            isinstance(item, ast.Attribute)
+            and item.attr in DYNAMIC_NAMES
+            # ``t.globals = ...`` binds an attribute so named: storing looks nothing up.
+            and not isinstance(item.ctx, ast.Store)
+        )
+    ]
+    if not candidates:
+        return None
     constant = _constant_name_calls(function)
     on_self = _self_calls(function) if method else {}
     # ``setattr(obj, name, value)`` stores: it meets at most a class attribute of ``obj``'s
@@ -165,27 +181,13 @@ def looks_up_by_string(
     own = _own_attributes(function) if method else set()
     own |= _dict_items_by_constant_or_stored(function)
     found: str | None = None
-    for item in own_nodes(function):
-        if item is function:
-            continue
-        if (
-            isinstance(item, ast.Name)
-            and item.id in DYNAMIC_NAMES
-            and item.id not in local
-            and id(item) not in constant
-        ):
+    for item in candidates:
+        if isinstance(item, ast.Name) and item.id not in local and id(item) not in constant:
             if id(item) not in on_self:
                 return "*"
             prefix = on_self[id(item)]
             found = prefix if found is None else _common_prefix(found, prefix)
-        if (
-            isinstance(item, ast.Attribute)
-            and item.attr in DYNAMIC_NAMES
-            # ``t.globals = ...`` binds an attribute so named: storing looks nothing up.
-            and not isinstance(item.ctx, ast.Store)
-            and id(item) not in membership
-            and id(item) not in own
-        ):
+        if isinstance(item, ast.Attribute) and id(item) not in membership and id(item) not in own:
             if id(item) not in on_self:
                 return "*"
             found = "" if found is None else _common_prefix(found, "")

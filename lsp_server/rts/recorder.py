@@ -30,7 +30,8 @@ from lsp_server.rts.file_units import Unit
 from lsp_server.rts.setup_clock import SetupClock
 from lsp_server.rts.snapshots import FileStates
 from lsp_server.rts.store import DependencyStore, FileSnapshot, TestResult
-from lsp_server.rts.tracing import CodeSet, CodeTracer, new_tracer
+from lsp_server.rts.tracer_choice import new_tracer
+from lsp_server.rts.tracing import CodeSet, CodeTracer
 
 # Results are written in batches: at most this many tests or seconds per transaction.
 _BATCH_TESTS = 100

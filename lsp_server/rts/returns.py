@@ -46,12 +46,14 @@ def returns_values(code: types.CodeType) -> bool:
     return not code.co_flags & NOT_RETURNING
 
 
-def is_real_return(frame: types.FrameType) -> bool:
+def is_real_return(frame: types.FrameType, code: types.CodeType | None = None) -> bool:
     """For a profile hook's "return" event: the frame ran a return instruction (the hook
-    also reports a "return" when an exception leaves the frame or a coroutine suspends)."""
+    also reports a "return" when an exception leaves the frame or a coroutine suspends).
+    ``code``: the frame's, when the caller has it (each ``f_code`` raises an audit event)."""
     lasti = frame.f_lasti
-    code = frame.f_code.co_code  # a new bytes object at each read on 3.11: read once
-    return 0 <= lasti < len(code) and code[lasti] in _RETURN_OPS
+    # A new bytes object at each read on 3.11: read once.
+    instructions = (frame.f_code if code is None else code).co_code
+    return 0 <= lasti < len(instructions) and instructions[lasti] in _RETURN_OPS
 
 
 def constant_returns(code: types.CodeType) -> list[int]:

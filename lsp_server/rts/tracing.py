@@ -15,7 +15,7 @@ event of project functions, disabled after a few returns per test.
 Code objects are kept by identity (``rts.identity``), not by value: two code objects compare equal
 when their bytecode, names and first line agree, whatever file they come from, and a test
 that ran both must depend on both files. Every code object seen is retained, so an id is
-never reused while it is a key.
+never reused while it is a key. The profile hook is ``rts.profile_tracer``.
 
 Files opened are observed by ``rts.audit_events``, which also hands the tracer every code
 object about to be executed. Lookups by a name held in a variable are recorded as they run
@@ -26,11 +26,9 @@ from __future__ import annotations
 
 import contextlib
 import gc
-import importlib
 import sys
-import threading
 from collections.abc import Callable, Iterator
-from types import CodeType, FrameType, FunctionType
+from types import CodeType, FunctionType
 from typing import Any
 
 from lsp_server.rts.audit_events import watch_exec
@@ -40,11 +38,10 @@ from lsp_server.rts.returns import (
     OTHER_KIND,
     RETURNS_PER_TEST,
     constant_returns,
-    is_real_return,
     kind_of,
     returns_values,
 )
-from lsp_server.rts.runtime_lookups import IMPORT_MODULE_CODE, LOOKUP_FUNCTIONS, RuntimeLookups
+from lsp_server.rts.runtime_lookups import RuntimeLookups
 
 _MON: Any = getattr(sys, "monitoring", None)
 
@@ -283,100 +280,3 @@ class MonitoringTracer(CodeTracer):
         if restart:
             _MON.restart_events()
         return seen
-
-
-class ProfileTracer(CodeTracer):
-    """A profile hook recording the code of every Python call (Python 3.10/3.11), and what
-    project functions return."""
-
-    def __init__(self, is_project_file: Callable[[str], bool] | None = None) -> None:
-        super().__init__(is_project_file)
-        self._active = False
-        self._is_project_file = is_project_file
-        self._files: dict[str, bool] = {}
-        self._profile = self._hook()
-
-    def _hook(self) -> Callable[[FrameType, str, object], None]:
-        """The hook runs on every call, return and builtin call of the whole process: it
-        reads what it needs from its closure (no attribute lookups on the tracer), and the
-        set it records into is rebound by ``_use``."""
-        remember = self._seen.__setitem__
-        windows, files, check = self._windows, self._files, self._is_project_file
-        open_module, close_module = self._open_module, self._close_module
-        record_return, counts = self._record_return, self._return_counts
-        on_lookup, import_module = self.lookups.on_profiled_call, IMPORT_MODULE_CODE
-
-        def rebind(seen: CodeSet) -> None:
-            nonlocal remember
-            remember = seen.__setitem__
-
-        def profile(frame: FrameType, event: str, arg: object) -> None:
-            if event == "call":
-                code = frame.f_code
-                if code.co_name == "<module>":
-                    # Into its own window first, as ``sys.monitoring`` sees it: a module's
-                    # code is part of its own import footprint (``rts.attribution``).
-                    open_module(code)
-                    remember(identity(code), code)
-                    return
-                remember(identity(code), code)
-                if code is import_module:  # a Python function: its caller called it
-                    on_lookup(frame.f_back, importlib.import_module)
-            elif event == "c_call":
-                if identity(arg) in LOOKUP_FUNCTIONS:
-                    on_lookup(frame, arg)
-            elif event == "return":
-                code = frame.f_code
-                if windows and code.co_name == "<module>":
-                    close_module(code)
-                    return
-                wanted = files.get(code.co_filename)
-                if wanted is None:
-                    wanted = check is not None and check(code.co_filename)
-                    files[code.co_filename] = wanted
-                # As many returns per function and test as PY_RETURN gives on 3.12+.
-                if wanted and returns_values(code):
-                    count = counts.get(identity(code), 0)
-                    if count < RETURNS_PER_TEST and is_real_return(frame):
-                        counts[identity(code)] = count + 1
-                        record_return(code, arg)
-
-        self._rebind = rebind
-        return profile
-
-    def _use(self, seen: CodeSet) -> None:
-        self._seen = seen
-        self._rebind(seen)
-
-    @contextlib.contextmanager
-    def paused(self) -> Iterator[None]:
-        """The hook off in this thread meanwhile: under it, reks's own analysis between
-        two tests took longer than the tests (every call went through the hook)."""
-        previous = sys.getprofile()
-        sys.setprofile(None)
-        try:
-            yield
-        finally:
-            sys.setprofile(previous)
-
-    @property
-    def started(self) -> bool:
-        return self._active
-
-    def start(self) -> None:
-        sys.setprofile(self._profile)
-        threading.setprofile(self._profile)
-        self._active = True
-
-    def stop(self) -> None:
-        sys.setprofile(None)
-        threading.setprofile(None)
-        self._active = False
-
-
-def new_tracer(is_project_file: Callable[[str], bool]) -> CodeTracer:
-    """The tracer for this Python; ``is_project_file(co_filename)`` says whose code counts
-    (the profile hook sees everything and leaves the choice to the caller)."""
-    if _MON is not None:
-        return MonitoringTracer(is_project_file)
-    return ProfileTracer(is_project_file)

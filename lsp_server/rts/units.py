@@ -130,7 +130,7 @@ def source_units(path: str, source: str) -> FileUnits:
     result.open_namespace = _OPEN_NAMESPACE.search(source) is not None
     result.attribute_names = frozenset(_ATTRIBUTE.findall(source))
     if not result.open_namespace:
-        result.listed = listed_names(tree)
+        result.listed = listed_names(tree, source)
     for name, texts in variants.items():
         result.checksums[name] = digest(texts)
     for binding in layout.bindings:
