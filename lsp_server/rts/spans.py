@@ -45,6 +45,9 @@ class ImportStatement:
     level: int = 0
     """Leading dots of a relative import."""
     is_from: bool = False
+    top: bool = False
+    """A statement of the module's own body: it runs whenever the module is imported
+    (unless an earlier statement raised)."""
 
 
 _FuncDef = (ast.FunctionDef, ast.AsyncFunctionDef)
@@ -97,6 +100,7 @@ def scan(
     tree does), else found in the tree."""
     spans: list[UnitSpan] = []
     imports: list[ImportStatement] = []
+    top_level = {id(node) for node in tree.body}
     dynamic: dict[str, str] = {}
     # Lines that spell a lookup-by-string name: only functions spanning one need the
     # (costly) syntax check, and most functions span none.
@@ -136,10 +140,14 @@ def scan(
                 plain = not any("Module" in ast.unparse(b) for b in node.bases)
                 visit(node.body, f"{prefix}{node.name}.", parent, plain)
             elif isinstance(node, ast.Import):
-                imports.append(ImportStatement(tuple(a.name for a in node.names)))
+                top = id(node) in top_level
+                imports.append(ImportStatement(tuple(a.name for a in node.names), top=top))
             elif isinstance(node, ast.ImportFrom):
                 names = tuple(a.name for a in node.names)
-                imports.append(ImportStatement(names, node.module, node.level, is_from=True))
+                top = id(node) in top_level
+                imports.append(
+                    ImportStatement(names, node.module, node.level, is_from=True, top=top)
+                )
             else:
                 # Definitions under `if TYPE_CHECKING:` / `try: ... except ImportError:` are
                 # in the scope around the compound statement.
