@@ -63,23 +63,25 @@ class ImportStatementChanges:
     def unproven(self) -> set[Unit]:
         """The module units of the files where such a change may be seen by every importer
         (the module is no project file, a cycle, calls at import)."""
-        return {
-            Unit(unit.path, MODULE)
-            for unit in self.statements
-            if self._target(unit) is None or not self._order_unseen(unit.path, self._target(unit))
-        }
+        return {Unit(u.path, MODULE) for u in self.statements if self._proven(u) is None}
 
     def selected(self) -> dict[str, Unit]:
         """Tests that do not surely import the module otherwise, with the statement's unit."""
         out: dict[str, Unit] = {}
         for unit in self.statements:
-            target = self._target(unit)
-            if target is None or not self._order_unseen(unit.path, target):
+            target = self._proven(unit)
+            if target is None:
                 continue  # the module unit counts as changed: ``unproven``
             for nodeid in self._dependents(Unit(unit.path, MODULE)):
                 if nodeid not in out and target not in self._surely_imported(nodeid):
                     out[nodeid] = unit
         return out
+
+    def _proven(self, unit: Unit) -> str | None:
+        """The module file a statement's unit imports when the moment it does is not seen
+        (``_order_unseen``); else None."""
+        target = self._target(unit)
+        return target if target is not None and self._order_unseen(unit.path, target) else None
 
     def _target(self, unit: Unit) -> str | None:
         parts = importing_parts(unit.name)

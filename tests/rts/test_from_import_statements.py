@@ -115,7 +115,12 @@ def test_the_import_removed_selects_the_tests_that_no_longer_import_the_module(
 def test_an_import_in_a_cycle_selects_every_importer(project: pytest.Pytester) -> None:
     # util takes WORDS from words at its end: once words imports util, which of the two
     # runs half done depends on which a test imports first.
-    edit(project, "pkg/util.py", "return word * 2", "return word * 2\n\n\nfrom pkg.words import WORDS")
+    edit(
+        project,
+        "pkg/util.py",
+        "return word * 2",
+        "return word * 2\n\n\nfrom pkg.words import WORDS",
+    )
     # No cycle yet, and lexer imports words anyway: test_lex reads WORDS (util binds it).
     assert run(project) == {"test_lex"}
     edit(project, "pkg/words.py", WORDS, IMPORT_AND_WORDS)
@@ -128,5 +133,10 @@ def test_an_import_next_to_calls_at_import_selects_every_importer(
     # words calls something at import: util's import may now run before or after it.
     edit(project, "pkg/words.py", 'WORDS = ["a", "b"]', 'WORDS = list("ab")\nprint(WORDS)')
     assert run(project) == {"test_lex", "test_cli", "test_upper"}
-    edit(project, "pkg/words.py", 'WORDS = list("ab")', 'from pkg.util import helper\n\nWORDS = list("ab")')
+    edit(
+        project,
+        "pkg/words.py",
+        'WORDS = list("ab")',
+        'from pkg.util import helper\n\nWORDS = list("ab")',
+    )
     assert run(project) == {"test_lex", "test_cli", "test_upper"}
