@@ -199,6 +199,29 @@ def _unproven_from_imports(
     return unproven(states, resolver, added, removed)
 
 
+def _tests_depending_on_changes(
+    root: Path, store: DependencyStore, states: FileStates, changed: dict[Unit, ReasonKind]
+) -> dict[str, Unit]:
+    """Tests depending on a changed unit, with it; adds to ``changed`` the module units of
+    files whose import statements changed in a way every importer may see."""
+    resolver = _resolver(root, states)
+    for unit in _unproven_from_imports(states, resolver, changed):
+        changed.setdefault(unit, ReasonKind.CHANGED)
+    recorded = {path for path, units in store.unit_checksums().items() if MODULE in units}
+    statements = ImportStatementChanges(
+        states, resolver, changed, recorded, store.tests_depending_on
+    )
+    for unit in statements.unproven():
+        changed.setdefault(unit, ReasonKind.CHANGED)
+    # A statement's own unit selects through ``statements`` alone.
+    affected = store.tests_depending_on_any(
+        {u: k for u, k in changed.items() if u not in statements.statements}
+    )
+    for nodeid, unit in statements.selected().items():
+        affected.setdefault(nodeid, unit)
+    return affected
+
+
 def _resolver(root: Path, states: FileStates) -> ImportResolver:
     def imports_of(rel: str) -> list[ImportStatement] | None:
         file_units = states.units(rel)
@@ -306,21 +329,7 @@ def select_affected_tests(
     states = states or FileStates(Path(root))
     records = store.test_records()
     changed = changed_units(store, states)
-    resolver = _resolver(Path(root), states)
-    for unit in _unproven_from_imports(states, resolver, changed):
-        changed.setdefault(unit, ReasonKind.CHANGED)
-    recorded = {path for path, units in store.unit_checksums().items() if MODULE in units}
-    statements = ImportStatementChanges(
-        states, resolver, changed, recorded, store.tests_depending_on
-    )
-    for unit in statements.unproven():
-        changed.setdefault(unit, ReasonKind.CHANGED)
-    # A statement's own unit selects through ``statements`` alone.
-    affected = store.tests_depending_on_any(
-        {u: k for u, k in changed.items() if u not in statements.statements}
-    )
-    for nodeid, unit in statements.selected().items():
-        affected.setdefault(nodeid, unit)
+    affected = _tests_depending_on_changes(Path(root), store, states, changed)
     for nodeid, unit in tests_reading_changed(store, changed, states).items():
         affected.setdefault(nodeid, unit)
     for nodeid, unit in tests_seeing_new_getattr(store, changed).items():

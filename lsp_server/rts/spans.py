@@ -90,6 +90,13 @@ def _code_start(node: ast.FunctionDef | ast.AsyncFunctionDef) -> tuple[int, int]
     return (end + 1, 0)  # the next statement's first decorator, if it has any
 
 
+def _import_statement(node: ast.Import | ast.ImportFrom, top: bool) -> ImportStatement:
+    names = tuple(a.name for a in node.names)
+    if isinstance(node, ast.Import):
+        return ImportStatement(names, top=top)
+    return ImportStatement(names, node.module, node.level, is_from=True, top=top)
+
+
 def scan(
     tree: ast.Module, suspect_lines: Iterable[int] | None = None
 ) -> tuple[list[UnitSpan], list[ImportStatement], dict[str, str]]:
@@ -139,15 +146,8 @@ def scan(
                 # A module subclass's attributes are a module's globals.
                 plain = not any("Module" in ast.unparse(b) for b in node.bases)
                 visit(node.body, f"{prefix}{node.name}.", parent, plain)
-            elif isinstance(node, ast.Import):
-                top = id(node) in top_level
-                imports.append(ImportStatement(tuple(a.name for a in node.names), top=top))
-            elif isinstance(node, ast.ImportFrom):
-                names = tuple(a.name for a in node.names)
-                top = id(node) in top_level
-                imports.append(
-                    ImportStatement(names, node.module, node.level, is_from=True, top=top)
-                )
+            elif isinstance(node, (ast.Import, ast.ImportFrom)):
+                imports.append(_import_statement(node, id(node) in top_level))
             else:
                 # Definitions under `if TYPE_CHECKING:` / `try: ... except ImportError:` are
                 # in the scope around the compound statement.
