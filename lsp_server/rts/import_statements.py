@@ -14,14 +14,14 @@ utils.py, which every test imported through the lexer: every test ran.)
 "Surely imported" is under-approximated: the test's file and its conftests, and what their
 top-level imports import, through files none of whose import statements changed since the
 tests were recorded (the same imports ran then). A name ``from package import name`` takes
-counts as a submodule only when the package binds no such name at its top level.
+counts as a submodule only when the package binds the name at most by importing it.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 
-from lsp_server.rts.file_units import FileUnits, Unit
+from lsp_server.rts.file_units import Unit
 from lsp_server.rts.imports import ImportResolver
 from lsp_server.rts.snapshots import FileStates
 from lsp_server.rts.spans import ImportStatement
@@ -142,21 +142,31 @@ class ImportStatementChanges:
         module = statement.module or ""
         if module and not statement.level:
             out.extend(f for p in _prefixes(module)[:-1] if (f := resolver.module_file(rel, p, 0)))
-        origin_units = self.states.units(origin)
-        if origin_units is not None and _binds_statically(origin_units):
-            for name in statement.names:
-                if name != "*" and name not in origin_units.top_names:
-                    dotted_name = f"{module}.{name}" if module else name
-                    found = resolver.module_file(rel, dotted_name, statement.level)
-                    if found is not None:
-                        out.append(found)
+        for name in statement.names:
+            if name != "*" and self._submodule_taken(origin, name):
+                dotted_name = f"{module}.{name}" if module else name
+                found = resolver.module_file(rel, dotted_name, statement.level)
+                if found is not None:
+                    out.append(found)
         return out
 
-
-def _binds_statically(units: FileUnits) -> bool:
-    """Whether a name the module does not bind at its top level can only be a submodule
-    when a ``from`` import finds it (no namespace filled by code, no ``__getattr__``)."""
-    return not units.open_namespace and _MODULE_GETATTR not in units.checksums
+    def _submodule_taken(self, origin: str, name: str) -> bool:
+        """Whether ``from <origin> import name`` surely imports a submodule ``name``: the
+        package binds the name at most by importing that submodule itself (sqlparse's
+        ``__init__``: ``from sqlparse import cli``), so it is no attribute but the
+        submodule when the statement looks."""
+        units = self.states.units(origin)
+        if units is None or units.open_namespace or _MODULE_GETATTR in units.checksums:
+            return False
+        bindings = units.bound.get(name, [])
+        if name in units.top_names and not bindings:
+            return False  # bound by a statement of the module unit
+        return all(
+            (taken := units.from_imports.get(unit)) is not None
+            and taken[2] == name
+            and self.resolver.module_file(origin, taken[0], taken[1]) == origin
+            for unit in bindings
+        )
 
 
 def _prefixes(dotted: str) -> list[str]:

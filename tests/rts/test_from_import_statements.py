@@ -140,3 +140,25 @@ def test_an_import_next_to_calls_at_import_selects_every_importer(
         'from pkg.util import helper\n\nWORDS = list("ab")',
     )
     assert run(project) == {"test_lex", "test_cli", "test_upper"}
+
+
+def test_a_package_taking_its_submodules_imports_them_surely(project: pytest.Pytester) -> None:
+    # front takes its submodule lexer, which imports util; alias binds the name lexer to
+    # a function first: its submodule lexer is never imported, nor util through it.
+    for package, first in (
+        ("front", "from front import lexer"),
+        ("alias", "from alias.names import lexer"),
+    ):
+        write(project, f"{package}/__init__.py", first + "\n")
+        write(project, f"{package}/lexer.py", "import pkg.lexer\n")
+    write(project, "alias/names.py", "def lexer():\n    return 1\n")
+    for package in ("front", "alias"):
+        write(
+            project,
+            f"test_{package}.py",
+            f"import {package}\nimport pkg.words\n\n\n"
+            f"def test_{package}():\n    assert {package}.lexer\n",
+        )
+    assert run(project) == {"test_front", "test_alias"}
+    edit(project, "pkg/words.py", WORDS, IMPORT_AND_WORDS)
+    assert run(project) == {"test_upper", "test_alias"}
