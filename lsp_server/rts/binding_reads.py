@@ -28,7 +28,7 @@ from lsp_server.rts.names_read import (
 from lsp_server.rts.reads import EVERY_NAME, LISTED_NAMES, NAMES, NEEDED_BY_IMPORT
 from lsp_server.rts.seen_bodies import SeenBodies
 from lsp_server.rts.snapshots import FileStates
-from lsp_server.rts.unit_names import DOC, MODULE, header_name, module_read
+from lsp_server.rts.unit_names import DOC, IMPORTING, MODULE, header_name, module_read
 
 
 @dataclass(frozen=True)
@@ -75,7 +75,7 @@ class BindingReads:
         self._steps: dict[frozenset[str], dict[Pair, Step]] = {}
         self._bases: dict[tuple[frozenset[int], frozenset[str]], FollowedBase] = {}
         # A module -> the NAMES units of the names its ``from`` imports take from project
-        # modules (``_taken``).
+        # modules and its units of the modules they import (``_taken``).
         self._taken_ids: dict[str, frozenset[int]] = {}
 
     def read(
@@ -245,7 +245,8 @@ class BindingReads:
         ``origin`` binds the name no more, which a removed binding there tells
         (``select.tests_reading_changed``); what it is bound to the test sees only by
         reading it (the names its code read lead to the binding). A star import takes
-        what ``origin``'s ``__all__`` lists: ``reads.LISTED_NAMES``."""
+        what ``origin``'s ``__all__`` lists: ``reads.LISTED_NAMES``. And the units of the
+        modules those statements import (``IMPORTING``: ``rts.import_statements``)."""
         cached = self._taken_ids.get(path)
         if cached is None:
             keys = {
@@ -254,7 +255,9 @@ class BindingReads:
                 if (origin := self.resolver.from_origin(path, statement)) is not None
                 for name in statement.names
             }
-            cached = self._taken_ids[path] = frozenset(map(self._name_id, keys))
+            importing = (u for u in file_units.units() if u.name.startswith(IMPORTING))
+            cached = frozenset(map(self._name_id, keys)).union(map(self._intern, importing))
+            self._taken_ids[path] = cached
         return cached
 
     def _name_id(self, key: str) -> int:

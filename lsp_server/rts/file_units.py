@@ -68,8 +68,9 @@ class FileUnits:
     taken: frozenset[str] = frozenset()
     """Names bound by importing another module's binding (``lookups.bindings_taken``)."""
     import_units: frozenset[str] = frozenset()
-    """The binding units of standard-library imports (a refactoring may drop or add one
-    as it may edit the module part)."""
+    """The binding units of imports: standard-library ones, the names of ``from`` imports
+    and the modules those import (a refactoring may drop or add one as it may edit the
+    module part)."""
     open_namespace: bool = True
     """Whether the module's globals may come from other modules (``_OPEN_NAMESPACE``
     spelled anywhere in it, comments included: false alarms only cost precision)."""

@@ -1,8 +1,9 @@
 """The names a top-level ``from module import a, b as c`` binds, as binding units of their
 own (``rts.units``), and when a change of that list can be left to the readers of a name.
 
-The statement does two things. It imports the module (and its packages): that stays in the
-module unit, the list of names left out (``<names>``). And it binds each name, found as an
+The statement does two things. It imports the module (and its packages): that is the unit
+``<imports>module`` of the file (``unit_names.IMPORTING``; ``rts.import_statements`` tells
+which tests see it start or stop). And it binds each name, found as an
 attribute of the module, or else by importing a submodule so named, or else raising
 ``ImportError``: each name is a unit (``<import>.a``: ``units.IMPORTED``; it reads the
 imported name), so adding one
@@ -29,7 +30,7 @@ class FromImport:
     names: tuple[tuple[str, str], ...]
     """(bound name, imported name) of each alias."""
     hole: tuple[Pos, Pos]
-    """From the first name to the statement's end: what the module unit leaves out."""
+    """The whole statement: what the module unit leaves out."""
 
 
 def from_import(stmt: ast.stmt) -> FromImport | None:
@@ -39,13 +40,12 @@ def from_import(stmt: ast.stmt) -> FromImport | None:
         return None
     if any(alias.name == "*" for alias in stmt.names):
         return None
-    first = stmt.names[0]
     end = (stmt.end_lineno or stmt.lineno, stmt.end_col_offset or 0)
     return FromImport(
         stmt.module,
         stmt.level,
         tuple((alias.asname or alias.name, alias.name) for alias in stmt.names),
-        ((first.lineno, first.col_offset), end),
+        ((stmt.lineno, stmt.col_offset), end),
     )
 
 

@@ -16,11 +16,15 @@ def raising_digest(stmt: ast.stmt, scope: Scope, docs_inert: bool = False) -> st
     """None when the top-level binding ``stmt`` cannot raise after what ``scope`` has
     bound; else a digest of what may: a ``def``'s decorators, defaults and annotations
     that may raise, in the order they run (a parameter added with a constant default
-    changes nothing there), any other statement's ``import_time_digest``. ``docs_inert``:
+    changes nothing there), the reads of a table of displays (``display_reads``), any
+    other statement's ``import_time_digest``. ``docs_inert``:
     ``stmt`` is a class nothing reads the docstrings of at import (``Binding.own_doc``);
     its strings that are statements of their own cannot make it raise."""
     if not may_raise(stmt, scope):
         return None
+    reads = display_reads(stmt)
+    if reads is not None:
+        return xxhash.xxh64_hexdigest("\0".join(["<display>", *reads]).encode())
     if not isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
         return import_time_digest(stmt, docs_inert)
     parts = risky_header_parts(stmt, scope, scope.bound)
@@ -62,3 +66,47 @@ def import_time_digest(stmt: ast.stmt, docs_inert: bool = False) -> str:
             lambda_node.body = expression
         for definition, body in reversed(swapped):
             definition.body = body
+
+
+def display_reads(stmt: ast.stmt) -> list[str] | None:
+    """The distinct reads (names, attributes of names) of an assignment to names of a
+    value built by displays alone, sorted; None for any other statement. Only those reads
+    can raise while it runs: its constants cannot, nor building lists, tuples and dict
+    values, so neither they nor the order and number of elements decide whether importing
+    fails (sqlparse's ``SQL_REGEX``: patterns paired with token kinds). Set elements and
+    dict keys are hashed: only constants there."""
+    if not isinstance(stmt, ast.Assign):
+        return None  # an annotated one: its annotation is evaluated as well
+    if not all(isinstance(target, ast.Name) for target in stmt.targets):
+        return None  # unpacking may raise on the number of elements
+    return _reads(stmt.value)
+
+
+def _reads(node: ast.expr) -> list[str] | None:
+    out: list[str] = []
+    todo = [node]
+    while todo:
+        node = todo.pop()
+        if isinstance(node, (ast.List, ast.Tuple)):
+            todo.extend(node.elts)
+        elif isinstance(node, ast.Dict):
+            if not all(isinstance(k, ast.Constant) for k in node.keys):
+                return None  # ``**mapping`` (a None key) or a key that may not hash
+            todo.extend(node.values)
+        elif isinstance(node, ast.Set):
+            if not all(isinstance(e, ast.Constant) for e in node.elts):
+                return None
+        elif isinstance(node, ast.Constant):
+            continue
+        elif _is_read(node):
+            out.append(ast.dump(node))
+        else:
+            return None
+    return sorted(set(out))
+
+
+def _is_read(node: ast.expr) -> bool:
+    """A name, or attributes of a name (``tokens.Comment.Single``)."""
+    while isinstance(node, ast.Attribute):
+        node = node.value
+    return isinstance(node, ast.Name)

@@ -14,6 +14,7 @@ from pathlib import Path
 from lsp_server.rts.file_units import Unit
 from lsp_server.rts.fingerprint import Fingerprint, explain_change
 from lsp_server.rts.from_import_checks import unproven
+from lsp_server.rts.import_statements import ImportStatementChanges
 from lsp_server.rts.imports import ImportResolver
 from lsp_server.rts.lookups import ATTRIBUTE_LOOKUP
 from lsp_server.rts.option_rules import OptionChange, judge_option_change
@@ -28,6 +29,7 @@ from lsp_server.rts.unit_names import (
     bound_name,
     gone_with_class,
     header_name,
+    importing_parts,
     newly_readable,
 )
 
@@ -118,7 +120,8 @@ def changed_units(store: DependencyStore, states: FileStates) -> dict[Unit, Reas
                     changed[Unit(path, name)] = ReasonKind.REMOVED
             elif current != checksum:
                 changed[Unit(path, name)] = ReasonKind.CHANGED
-        for name in newly_readable(snap.checksums.keys() - recorded.keys()):
+        new = snap.checksums.keys() - recorded.keys()
+        for name in newly_readable(new) + [n for n in new if importing_parts(n) is not None]:
             changed[Unit(path, name)] = ReasonKind.ADDED
     return changed
 
@@ -185,7 +188,7 @@ def tests_seeing_new_getattr(
 
 
 def _unproven_from_imports(
-    root: Path, states: FileStates, changed: dict[Unit, ReasonKind]
+    states: FileStates, resolver: ImportResolver, changed: dict[Unit, ReasonKind]
 ) -> set[Unit]:
     """The module units of files whose ``from`` imports' names changed in a way every
     importer may see (``rts.from_import_checks``)."""
@@ -193,12 +196,38 @@ def _unproven_from_imports(
     removed = [u for u, k in changed.items() if k is ReasonKind.REMOVED]
     if not added and not removed:
         return set()
+    return unproven(states, resolver, added, removed)
 
+
+def _tests_depending_on_changes(
+    root: Path, store: DependencyStore, states: FileStates, changed: dict[Unit, ReasonKind]
+) -> dict[str, Unit]:
+    """Tests depending on a changed unit, with it; adds to ``changed`` the module units of
+    files whose import statements changed in a way every importer may see."""
+    resolver = _resolver(root, states)
+    for unit in _unproven_from_imports(states, resolver, changed):
+        changed.setdefault(unit, ReasonKind.CHANGED)
+    recorded = {path for path, units in store.unit_checksums().items() if MODULE in units}
+    statements = ImportStatementChanges(
+        states, resolver, changed, recorded, store.tests_depending_on
+    )
+    for unit in statements.unproven():
+        changed.setdefault(unit, ReasonKind.CHANGED)
+    # A statement's own unit selects through ``statements`` alone.
+    affected = store.tests_depending_on_any(
+        {u: k for u, k in changed.items() if u not in statements.statements}
+    )
+    for nodeid, unit in statements.selected().items():
+        affected.setdefault(nodeid, unit)
+    return affected
+
+
+def _resolver(root: Path, states: FileStates) -> ImportResolver:
     def imports_of(rel: str) -> list[ImportStatement] | None:
         file_units = states.units(rel)
         return None if file_units is None else file_units.imports
 
-    return unproven(states, ImportResolver(root, imports_of), added, removed)
+    return ImportResolver(root, imports_of)
 
 
 def new_conftests(root: Path, store: DependencyStore, nodeids: Iterable[str]) -> dict[str, Unit]:
@@ -300,9 +329,7 @@ def select_affected_tests(
     states = states or FileStates(Path(root))
     records = store.test_records()
     changed = changed_units(store, states)
-    for unit in _unproven_from_imports(Path(root), states, changed):
-        changed.setdefault(unit, ReasonKind.CHANGED)
-    affected = store.tests_depending_on_any(changed)
+    affected = _tests_depending_on_changes(Path(root), store, states, changed)
     for nodeid, unit in tests_reading_changed(store, changed, states).items():
         affected.setdefault(nodeid, unit)
     for nodeid, unit in tests_seeing_new_getattr(store, changed).items():

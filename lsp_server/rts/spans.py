@@ -45,6 +45,9 @@ class ImportStatement:
     level: int = 0
     """Leading dots of a relative import."""
     is_from: bool = False
+    top: bool = False
+    """A statement of the module's own body: it runs whenever the module is imported
+    (unless an earlier statement raised)."""
 
 
 _FuncDef = (ast.FunctionDef, ast.AsyncFunctionDef)
@@ -87,6 +90,13 @@ def _code_start(node: ast.FunctionDef | ast.AsyncFunctionDef) -> tuple[int, int]
     return (end + 1, 0)  # the next statement's first decorator, if it has any
 
 
+def _import_statement(node: ast.Import | ast.ImportFrom, top: bool) -> ImportStatement:
+    names = tuple(a.name for a in node.names)
+    if isinstance(node, ast.Import):
+        return ImportStatement(names, top=top)
+    return ImportStatement(names, node.module, node.level, is_from=True, top=top)
+
+
 def scan(
     tree: ast.Module, suspect_lines: Iterable[int] | None = None
 ) -> tuple[list[UnitSpan], list[ImportStatement], dict[str, str]]:
@@ -97,6 +107,7 @@ def scan(
     tree does), else found in the tree."""
     spans: list[UnitSpan] = []
     imports: list[ImportStatement] = []
+    top_level = {id(node) for node in tree.body}
     dynamic: dict[str, str] = {}
     # Lines that spell a lookup-by-string name: only functions spanning one need the
     # (costly) syntax check, and most functions span none.
@@ -135,11 +146,8 @@ def scan(
                 # A module subclass's attributes are a module's globals.
                 plain = not any("Module" in ast.unparse(b) for b in node.bases)
                 visit(node.body, f"{prefix}{node.name}.", parent, plain)
-            elif isinstance(node, ast.Import):
-                imports.append(ImportStatement(tuple(a.name for a in node.names)))
-            elif isinstance(node, ast.ImportFrom):
-                names = tuple(a.name for a in node.names)
-                imports.append(ImportStatement(names, node.module, node.level, is_from=True))
+            elif isinstance(node, (ast.Import, ast.ImportFrom)):
+                imports.append(_import_statement(node, id(node) in top_level))
             else:
                 # Definitions under `if TYPE_CHECKING:` / `try: ... except ImportError:` are
                 # in the scope around the compound statement.

@@ -31,6 +31,25 @@ IMPORTED = "<import>."
 ``<import>.f``, apart from a function ``f`` defined in the same file."""
 
 
+IMPORTING = "<imports>"
+"""Prefix of the unit of what the top-level ``from module import ...`` statements of a
+file do besides binding names: importing ``module`` there (``<imports>.pkg.mod`` for a
+relative one, by its leading dots); ``rts.import_statements`` tells who sees it."""
+
+
+def importing_name(module: str, level: int) -> str:
+    return IMPORTING + "." * level + module
+
+
+def importing_parts(unit_name: str) -> tuple[str, int] | None:
+    """(module, leading dots) of an ``IMPORTING`` unit name; None for any other unit."""
+    if not unit_name.startswith(IMPORTING):
+        return None
+    dotted = unit_name.removeprefix(IMPORTING)
+    module = dotted.lstrip(".")
+    return module, len(dotted) - len(module)
+
+
 def module_read(name: str, path: str) -> str:
     """The ``NAMES`` unit name of ``name`` read as a global of module ``path`` (only a
     binding there, or in a module it takes names from wholesale, can change what it finds)."""
@@ -58,9 +77,11 @@ def body_name(unit_name: str) -> str | None:
 
 def bound_name(unit_name: str) -> str | None:
     """The name a unit binds outside function bodies (``C.x`` -> ``x``, ``f.<def>`` ->
-    ``f``); None for the module and file units, docstrings and functions nested in
-    functions."""
+    ``f``); None for the module and file units, docstrings, functions nested in functions
+    and the ``IMPORTING`` units."""
     if unit_name in (MODULE, FILE) or _LOCALS in unit_name or unit_name.endswith(DOC):
+        return None
+    if unit_name.startswith(IMPORTING):
         return None
     return (body_name(unit_name) or unit_name).rpartition(".")[2]
 

@@ -65,9 +65,11 @@ from lsp_server.rts.unit_names import (
     FILE,
     HEADER,
     IMPORTED,
+    IMPORTING,
     MODULE,
     doc_name,
     header_name,
+    importing_name,
 )
 
 # Spellings that let a module's namespace take names from elsewhere (a star import, a
@@ -124,7 +126,8 @@ def source_units(path: str, source: str) -> FileUnits:
     result.top_names = top_level_names(tree)
     result.call_sites = layout.call_sites
     imported = (n for b in layout.bindings if b.is_import for n in b.names)
-    result.import_units = frozenset(imported).union(result.from_imports)
+    importing = (name for name in variants if name.startswith(IMPORTING))
+    result.import_units = frozenset(imported).union(result.from_imports, importing)
     result.import_origins, result.taken = import_origins(tree), bindings_taken(tree)
     future.mark(variants, result.spans.keys(), HEADER, DOC)
     result.open_namespace = _OPEN_NAMESPACE.search(source) is not None
@@ -159,7 +162,7 @@ def _residue_holes(
     new function changes nothing) and the bodies of the other top-level functions."""
     holes = [(b.start, b.end, "") for b in layout.bindings]
     holes += [(m.start, m.end, "".join(m.markers)) for m in layout.loose]
-    holes += [(*fi.hole, "<names>") for fi in layout.from_imports]
+    holes += [(*fi.hole, "") for fi in layout.from_imports]
     ranges = [(b.start[0], b.end[0]) for b in layout.bindings]
     ranges += [(m.start[0], m.end[0]) for m in layout.loose]
     for span in top_functions:
@@ -223,10 +226,12 @@ def _add_bindings(
 def _add_from_imports(
     result: FileUnits, layout: ModuleLayout, variants: dict[str, list[str]]
 ) -> None:
-    """A unit per name a residue ``from`` import binds: which module and name it takes;
+    """A unit per name a residue ``from`` import binds: which module and name it takes; a
+    unit per module those statements import (``IMPORTING``);
     the names and refs of the residue classes' methods that are units of their own."""
     for fi in layout.from_imports:
         module = "." * fi.level + fi.module
+        variants.setdefault(importing_name(fi.module, fi.level), []).append(IMPORTING)
         for local, imported in fi.names:
             unit = IMPORTED + local
             variants.setdefault(unit, []).extend(["<from>", module, imported])

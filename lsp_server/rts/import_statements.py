@@ -1,0 +1,175 @@
+"""Which tests see a top-level ``from module import ...`` start or stop importing its module.
+
+Besides binding its names (``rts.from_imports``) the statement imports ``module`` where it
+stands: the unit ``<imports>module`` of the file (``unit_names.IMPORTING``). A test sees
+that import added, moved or removed only when the module now runs, or no longer runs, in
+its process; where it is imported anyway, only the moment moves. The moment is not seen
+while the module cannot import the file back (no cycle: neither is half run when the other
+looks) and neither the file nor what the module imports calls anything at import (a call
+may change what the other reads). Then the tests selected are those whose file does not
+surely import the module otherwise; else every test depending on the file runs, as for any
+change of its module unit. (sqlparse's keywords.py began and stopped taking names from
+utils.py, which every test imported through the lexer: every test ran.)
+
+"Surely imported" is under-approximated: the test's file and its conftests, and what their
+top-level imports import, through files none of whose import statements changed since the
+tests were recorded (the same imports ran then). A name ``from package import name`` takes
+counts as a submodule only when the package binds the name at most by importing it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+
+from lsp_server.rts.file_units import Unit
+from lsp_server.rts.imports import ImportResolver
+from lsp_server.rts.snapshots import FileStates
+from lsp_server.rts.spans import ImportStatement
+from lsp_server.rts.unit_names import (
+    IMPORTED,
+    IMPORTING,
+    MODULE,
+    header_name,
+    importing_parts,
+)
+
+_MODULE_GETATTR = header_name("__getattr__")
+
+
+class ImportStatementChanges:
+    """The changed ``IMPORTING`` units among ``changed`` (unit -> anything) and what they
+    select. ``recorded``: the files whose module unit the store knows (they existed when
+    the tests were recorded); ``dependents(unit)``: the tests depending on a unit."""
+
+    def __init__(
+        self,
+        states: FileStates,
+        resolver: ImportResolver,
+        changed: Mapping[Unit, object],
+        recorded: set[str],
+        dependents: Callable[[Unit], list[str]],
+    ) -> None:
+        self.states = states
+        self.resolver = resolver
+        self.statements = [u for u in changed if importing_parts(u.name) is not None]
+        # Files whose import statements may differ from those the tests ran with.
+        self._moved = {
+            u.path for u in changed if u.name == MODULE or u.name.startswith((IMPORTED, IMPORTING))
+        }
+        self._recorded = recorded
+        self._dependents = dependents
+        self._surely: dict[str, frozenset[str]] = {}
+
+    def unproven(self) -> set[Unit]:
+        """The module units of the files where such a change may be seen by every importer
+        (the module is no project file, a cycle, calls at import)."""
+        return {Unit(u.path, MODULE) for u in self.statements if self._proven(u) is None}
+
+    def selected(self) -> dict[str, Unit]:
+        """Tests that do not surely import the module otherwise, with the statement's unit."""
+        out: dict[str, Unit] = {}
+        for unit in self.statements:
+            target = self._proven(unit)
+            if target is None:
+                continue  # the module unit counts as changed: ``unproven``
+            for nodeid in self._dependents(Unit(unit.path, MODULE)):
+                if nodeid not in out and target not in self._surely_imported(nodeid):
+                    out[nodeid] = unit
+        return out
+
+    def _proven(self, unit: Unit) -> str | None:
+        """The module file a statement's unit imports when the moment it does is not seen
+        (``_order_unseen``); else None."""
+        target = self._target(unit)
+        return target if target is not None and self._order_unseen(unit.path, target) else None
+
+    def _target(self, unit: Unit) -> str | None:
+        parts = importing_parts(unit.name)
+        assert parts is not None
+        return self.resolver.module_file(unit.path, *parts)
+
+    def _order_unseen(self, path: str, target: str) -> bool:
+        """Whether importing ``target`` earlier or later in ``path`` cannot be seen: no
+        cycle, and no call at import in ``path`` or in what ``target`` imports."""
+        closure = self.resolver.closure(target)
+        if path in closure:
+            return False
+        for rel in (path, *closure):
+            units = self.states.units(rel)
+            if units is None or units.call_sites:
+                return False
+        return True
+
+    def _surely_imported(self, nodeid: str) -> frozenset[str]:
+        test_file = nodeid.split("::", 1)[0]
+        found = self._surely.get(test_file)
+        if found is None:
+            found = self._surely[test_file] = self._follow(
+                [test_file, *self.resolver.conftests(test_file)]
+            )
+        return found
+
+    def _follow(self, starts: list[str]) -> frozenset[str]:
+        seen: set[str] = set()
+        todo = [rel for rel in starts if self._unmoved(rel)]
+        while todo:
+            rel = todo.pop()
+            if rel in seen:
+                continue
+            seen.add(rel)
+            units = self.states.units(rel)
+            if units is None:
+                continue
+            for statement in units.imports:
+                if statement.top:
+                    todo.extend(f for f in self._imported(rel, statement) if self._unmoved(f))
+        return frozenset(seen)
+
+    def _unmoved(self, rel: str) -> bool:
+        return rel in self._recorded and rel not in self._moved
+
+    def _imported(self, rel: str, statement: ImportStatement) -> list[str]:
+        """Project files a top-level import statement of ``rel`` surely runs."""
+        resolver = self.resolver
+        if not statement.is_from:
+            # ``import a.b`` runs ``a`` and ``a.b``.
+            dotted = [_prefixes(name) for name in statement.names]
+            return [f for d in dotted for p in d if (f := resolver.module_file(rel, p, 0))]
+        origin = resolver.from_origin(rel, statement)
+        if origin is None:
+            return []
+        out = [origin]
+        module = statement.module or ""
+        if module and not statement.level:
+            out.extend(f for p in _prefixes(module)[:-1] if (f := resolver.module_file(rel, p, 0)))
+        for name in statement.names:
+            if name != "*" and self._submodule_taken(origin, name):
+                dotted_name = f"{module}.{name}" if module else name
+                found = resolver.module_file(rel, dotted_name, statement.level)
+                if found is not None:
+                    out.append(found)
+        return out
+
+    def _submodule_taken(self, origin: str, name: str) -> bool:
+        """Whether ``from <origin> import name`` surely imports a submodule ``name``: the
+        package binds the name at most by importing that submodule itself (sqlparse's
+        ``__init__``: ``from sqlparse import cli``), so it is no attribute but the
+        submodule when the statement looks."""
+        units = self.states.units(origin)
+        if units is None or units.open_namespace or _MODULE_GETATTR in units.checksums:
+            return False
+        bindings = units.bound.get(name, [])
+        if name in units.top_names and not bindings:
+            return False  # bound by a statement of the module unit
+        return all(
+            (taken := units.from_imports.get(unit)) is not None
+            and taken[2] == name
+            and self.resolver.module_file(origin, taken[0], taken[1]) == origin
+            for unit in bindings
+        )
+
+
+def _prefixes(dotted: str) -> list[str]:
+    """``a.b.c`` -> ``a``, ``a.b``, ``a.b.c``: the modules importing it runs."""
+    parts = dotted.split(".")
+    return [".".join(parts[:i]) for i in range(1, len(parts) + 1)]
