@@ -115,7 +115,9 @@ def code_reads(code: CodeType) -> tuple[frozenset[str], frozenset[str], bool]:
     if "__code__" in names and _keeps_code_only(code):
         names.discard("__code__")
     global_only -= names
-    if not INSPECT_SIGNATURES.isdisjoint(uses.as_global) or (
+    # Loaded: a class body defining a method ``signature`` (jinja's CodeGenerator) only
+    # stores the name.
+    if not INSPECT_SIGNATURES.isdisjoint(uses.as_global & uses.loaded) or (
         "inspect" in uses.loaded and not INSPECT_SIGNATURES.isdisjoint(uses.elsewhere)
     ):
         names.add("__signature__")  # reads signatures, default values included
