@@ -332,6 +332,11 @@ def call_roots(node: ast.AST) -> set[str | None]:
     """The first names of what ``node`` calls at import (decorators included); None for a
     callee that is no name chain (a lambda called in place...)."""
     roots: set[str | None] = set()
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        # Its body runs later, traced: only the decorators and the signature run now.
+        parts: list[ast.AST] = [*node.decorator_list, node.args]
+        roots.update(_chain_root(d) for d in node.decorator_list)
+        return roots.union(*map(call_roots, parts))
     for item in own_nodes(node):
         if isinstance(item, ast.Call):
             roots.add(_chain_root(item.func))
