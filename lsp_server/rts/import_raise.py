@@ -211,8 +211,47 @@ def risky_header_parts(
 
 
 def _class_may_raise(node: ast.ClassDef, scope: Scope, local: set[str]) -> bool:
+    risky = risky_class_parts(node, scope, local)
+    return risky is None or bool(risky)
+
+
+def risky_class_parts(
+    node: ast.ClassDef, scope: Scope, local: set[str]
+) -> list[tuple[ast.stmt, list[ast.expr] | None]] | None:
+    """The statements of the class body that may raise when it runs, in order, each with
+    its risky parts (a ``def``'s ``risky_header_parts``; None: the whole statement), given
+    the names ``local`` bound before it; None when the class statement itself may raise
+    (decorators, keywords, bases: the whole class counts)."""
     if typed_dict_bases(node, scope):
-        return typed_dict_may_raise(node, scope)
+        return None if typed_dict_may_raise(node, scope) else []
+    if _header_may_raise(node, scope, local):
+        return None
+    updates = dict_updates(node)
+    found: list[tuple[ast.stmt, list[ast.expr] | None]] = []
+    for stmt in node.body:
+        if id(stmt) in updates:
+            pass  # a dict updated with a dict
+        elif isinstance(stmt, _FuncDef):
+            if parts := risky_header_parts(stmt, scope, local):
+                found.append((stmt, parts))
+        elif isinstance(stmt, ast.ClassDef):
+            if _class_may_raise(stmt, scope, set(local)):
+                found.append((stmt, None))
+        elif isinstance(stmt, (ast.Assign, ast.AnnAssign)):
+            if _assignment_may_raise(stmt, scope, local):
+                found.append((stmt, None))
+        elif not isinstance(stmt, ast.Pass) and not (
+            isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant)
+        ):
+            found.append((stmt, None))
+        # Past a statement that may raise, the rest runs only where it did not.
+        local |= surely_bound(stmt)
+    return found
+
+
+def _header_may_raise(node: ast.ClassDef, scope: Scope, local: set[str]) -> bool:
+    """Whether what runs around the body (decorators, bases, metaclass or
+    ``__init_subclass__``) may raise."""
     if node.decorator_list:
         decorator, *others = node.decorator_list
         if others:
@@ -236,27 +275,8 @@ def _class_may_raise(node: ast.ClassDef, scope: Scope, local: set[str]) -> bool:
     )
     if called & maybe_bound_in(node.body) & known_callees:
         return True  # ``dict = ...`` in the body: ``dict()`` there is not the builtin
-    for base in node.bases:
-        if not _plain_base(base, scope):
-            return True  # its metaclass or ``__init_subclass__`` runs on the new class
-    updates = dict_updates(node)
-    for stmt in node.body:
-        if id(stmt) in updates:
-            risky = False  # a dict updated with a dict
-        elif isinstance(stmt, _FuncDef):
-            risky = _def_may_raise(stmt, scope, local)
-        elif isinstance(stmt, ast.ClassDef):
-            risky = _class_may_raise(stmt, scope, set(local))
-        elif isinstance(stmt, (ast.Assign, ast.AnnAssign)):
-            risky = _assignment_may_raise(stmt, scope, local)
-        else:
-            risky = not isinstance(stmt, ast.Pass) and not (
-                isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant)
-            )
-        if risky:
-            return True
-        local |= surely_bound(stmt)
-    return False
+    # A base's metaclass or ``__init_subclass__`` runs on the new class.
+    return not all(_plain_base(base, scope) for base in node.bases)
 
 
 def _plain_base(base: ast.expr, scope: Scope) -> bool:
