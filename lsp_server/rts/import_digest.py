@@ -9,7 +9,13 @@ import ast
 import xxhash
 
 from lsp_server.rts.bound_names import maybe_bound
-from lsp_server.rts.import_raise import Scope, may_raise, risky_class_parts, risky_header_parts
+from lsp_server.rts.import_raise import (
+    RiskyStatements,
+    may_raise,
+    risky_class_parts,
+    risky_header_parts,
+)
+from lsp_server.rts.import_scope import Scope
 from lsp_server.rts.purity import import_time_names, is_string_statement
 
 
@@ -31,9 +37,7 @@ def raising_digest(stmt: ast.stmt, scope: Scope, docs_inert: bool = False) -> st
     return _parts_digest(risky_header_parts(stmt, scope, scope.bound))
 
 
-def _class_body_digest(
-    node: ast.ClassDef, risky: list[tuple[ast.stmt, list[ast.expr] | None]]
-) -> str:
+def _class_body_digest(node: ast.ClassDef, risky: RiskyStatements) -> str:
     """Of a class whose body alone may raise: its header, the statements that may raise
     (a ``def``'s risky parts), and the earlier statements of the body binding a name one
     of those reads, transitively (what such a name is bound to decides whether it

@@ -12,6 +12,13 @@ from .helpers import edit, run, write
 
 pytest_plugins = ["pytester"]
 
+EVERY = {
+    "TestThings::test_value[1]",
+    "TestThings::test_value[2]",
+    "TestThings::test_plain",
+    "test_outside",
+}
+
 
 @pytest.fixture
 def project(pytester: pytest.Pytester) -> pytest.Pytester:
@@ -37,7 +44,7 @@ def project(pytester: pytest.Pytester) -> pytest.Pytester:
             assert True
         """,
     )
-    assert run(pytester) == {"TestThings::test_value[1]", "TestThings::test_value[2]", "TestThings::test_plain", "test_outside"}
+    assert run(pytester) == EVERY
     return pytester
 
 
@@ -52,9 +59,8 @@ def test_a_new_plain_method_selects_only_its_test(project: pytest.Pytester) -> N
 
 
 def test_what_may_raise_selects_every_importer(project: pytest.Pytester) -> None:
-    every = {"TestThings::test_value[1]", "TestThings::test_value[2]", "TestThings::test_plain", "test_outside"}
     edit(project, "test_things.py", '"value", CASES', '"value", [*CASES, 3]')
-    assert run(project) == every | {"TestThings::test_value[3]"}
+    assert run(project) == EVERY | {"TestThings::test_value[3]"}
     # A name the decorator reads, bound earlier in the body: what it finds decides.
     edit(project, "test_things.py", "CASES = [1, 2]", "CASES = [1, 2, 4]")
-    assert run(project) == every | {"TestThings::test_value[3]", "TestThings::test_value[4]"}
+    assert run(project) == EVERY | {"TestThings::test_value[3]", "TestThings::test_value[4]"}
