@@ -40,7 +40,7 @@ import importlib
 import operator
 import sys
 from collections.abc import Callable, Mapping, Sized
-from types import CodeType, FrameType, ModuleType
+from types import CodeType, FrameType, FunctionType, MethodType, ModuleType
 
 from lsp_server.rts.identity import identity
 from lsp_server.rts.lookups import DYNAMIC_NAMES
@@ -315,6 +315,8 @@ class RuntimeLookups:
                 return False
         if sources is not None and method_call:
             return self._record_method_call(frame, sources[1:], names)
+        if found is None and self._is_project_function(function):
+            return True  # a project method so named: it looks nothing up here (traced)
         if sources is None or arguments is None:
             # A call site not told apart, or no lookup function after all.
             names.add(EVERY_NAME)
@@ -337,6 +339,18 @@ class RuntimeLookups:
         self.modules.setdefault(key, set()).update(looked_up)
         names.update(_parts(looked_up))
         return not constant
+
+    def _is_project_function(self, function: object) -> bool:
+        """A Python function (or a method of one) of a project module: a call site spelled
+        like a lookup that calls it (jinja's ``environment.getattr(obj, name)``) looks
+        nothing up itself. Told by its module's file: ``__code__`` would raise an audit
+        event."""
+        if type(function) is MethodType:
+            function = function.__func__
+        if type(function) is not FunctionType:
+            return False
+        filename = getattr(sys.modules.get(function.__module__), "__file__", None)
+        return isinstance(filename, str) and self._is_project_file(filename)
 
     @staticmethod
     def _record_method_call(
