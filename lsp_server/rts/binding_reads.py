@@ -28,6 +28,7 @@ from lsp_server.rts.names_read import (
 from lsp_server.rts.reads import EVERY_NAME, LISTED_NAMES, NAMES, NEEDED_BY_IMPORT
 from lsp_server.rts.seen_bodies import SeenBodies
 from lsp_server.rts.snapshots import FileStates
+from lsp_server.rts.spans import LOCALS
 from lsp_server.rts.unit_names import DOC, IMPORTING, MODULE, header_name, module_read
 
 
@@ -335,13 +336,16 @@ class BindingReads:
         cached = self._by_string.get((path, prefix))
         if cached is None:
             # Bodies and docstrings: what code a test ran and which docstrings it read by
-            # name say who sees those (as before docstrings had units of their own).
+            # name say who sees those (as before docstrings had units of their own). A
+            # function's locals are in no namespace a name is looked up in: its nested
+            # ``def`` lines are seen by who ran it (its body holds them) or them.
             sums = file_units.checksums
             cached = frozenset(
                 self._intern(u)
                 for u in file_units.units()
                 if header_name(u.name) not in sums
                 and not u.name.endswith(DOC)
+                and f".{LOCALS}." not in u.name
                 and (
                     prefix is None
                     or u.name in file_units.classes

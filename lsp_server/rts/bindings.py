@@ -44,7 +44,7 @@ from lsp_server.rts.class_members import (
 )
 from lsp_server.rts.from_imports import FromImport, from_import
 from lsp_server.rts.import_digest import raising_digest
-from lsp_server.rts.import_raise import Scope
+from lsp_server.rts.import_scope import Scope
 from lsp_server.rts.lookups import call_roots
 from lsp_server.rts.purity import import_time_names, is_pure, nested_statements
 from lsp_server.rts.store_only_init import store_only_init

@@ -8,8 +8,15 @@ import ast
 
 import xxhash
 
-from lsp_server.rts.import_raise import Scope, may_raise, risky_header_parts
-from lsp_server.rts.purity import is_string_statement
+from lsp_server.rts.bound_names import maybe_bound
+from lsp_server.rts.import_raise import (
+    RiskyStatements,
+    may_raise,
+    risky_class_parts,
+    risky_header_parts,
+)
+from lsp_server.rts.import_scope import Scope
+from lsp_server.rts.purity import import_time_names, is_string_statement
 
 
 def raising_digest(stmt: ast.stmt, scope: Scope, docs_inert: bool = False) -> str | None:
@@ -25,9 +32,46 @@ def raising_digest(stmt: ast.stmt, scope: Scope, docs_inert: bool = False) -> st
     reads = display_reads(stmt)
     if reads is not None:
         return xxhash.xxh64_hexdigest("\0".join(["<display>", *reads]).encode())
+    if isinstance(stmt, ast.ClassDef):
+        risky = risky_class_parts(stmt, scope, set(scope.bound))
+        if risky is not None:
+            return _class_body_digest(stmt, risky)
     if not isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
         return import_time_digest(stmt, docs_inert)
-    parts = risky_header_parts(stmt, scope, scope.bound)
+    return _parts_digest(risky_header_parts(stmt, scope, scope.bound))
+
+
+def _class_body_digest(node: ast.ClassDef, risky: RiskyStatements) -> str:
+    """Of a class whose body alone may raise: its header, the statements that may raise
+    (a ``def``'s risky parts), and the earlier statements of the body binding a name one
+    of those reads, transitively (what such a name is bound to decides whether it
+    raises). A statement that cannot raise and binds nothing they read changes nothing
+    (a new test method without decorators)."""
+    header = [node.name, *map(ast.dump, [*node.decorator_list, *node.bases, *node.keywords])]
+    position = {id(stmt): at for at, stmt in enumerate(node.body)}
+    kept: dict[int, str] = {}
+    wanted: list[tuple[int, set[str]]] = []
+    for stmt, parts in risky:
+        at = position[id(stmt)]
+        if parts is None:
+            kept[at] = import_time_digest(stmt)
+            wanted.append((at, import_time_names(stmt)))
+        else:
+            kept[at] = _parts_digest(parts)
+            wanted.append((at, set().union(*map(import_time_names, parts))))
+    while wanted:
+        at, names = wanted.pop()
+        for earlier in range(at):
+            stmt = node.body[earlier]
+            if earlier not in kept and names & maybe_bound(stmt):
+                kept[earlier] = import_time_digest(stmt)
+                wanted.append((earlier, import_time_names(stmt)))
+    body = [kept[at] for at in sorted(kept)]  # in order: not where (a method may come before)
+    return xxhash.xxh64_hexdigest("\0".join([*header, *body]).encode())
+
+
+def _parts_digest(parts: list[ast.expr]) -> str:
+    """A digest of a ``def``'s parts that may raise (a lambda's body runs when called)."""
     lambdas = [node for part in parts for node in ast.walk(part) if isinstance(node, ast.Lambda)]
     bodies = [node.body for node in lambdas]
     try:

@@ -26,25 +26,22 @@ import typing
 from lsp_server.rts.ast_walk import walk
 from lsp_server.rts.bound_names import (
     EMPTY_CONSTRUCTORS,
-    every_bound,
-    instantiable,
-    maybe_bound,
     maybe_bound_in,
     surely_bound,
 )
 from lsp_server.rts.class_members import PLAIN_BASES, dict_updates
 from lsp_server.rts.constant_calls import succeeds
 from lsp_server.rts.dataclass_fields import dataclass_may_raise, is_dataclass_decorator
+from lsp_server.rts.import_scope import Scope
 from lsp_server.rts.purity import PURE_MODULE_CALLS
 from lsp_server.rts.stdlib_values import (
-    BUILTINS,
     MISSING,
     evaluates,
     resolves,
     stdlib_object,
     stdlib_object_of,
 )
-from lsp_server.rts.store_only_init import fits, store_only_init
+from lsp_server.rts.store_only_init import fits
 from lsp_server.rts.typing_classes import typed_dict_bases, typed_dict_may_raise
 
 # Wrappers whose decoration succeeds whatever they wrap (a bare name, or a call of one of
@@ -77,80 +74,6 @@ ORDERINGS = frozenset(["__lt__", "__le__", "__gt__", "__ge__"])
 # Methods Python calls on a class while creating a subclass of it (``__set_name__`` is
 # called on a descriptor put in a class body: ``bound_names.instantiable`` sees to those).
 _CLASS_HOOKS = frozenset(["__init_subclass__"])
-
-
-class Scope:
-    """What the module binds before a statement runs, and how it evaluates annotations."""
-
-    def __init__(self, tree: ast.Module, stdlib: frozenset[str]) -> None:
-        self.stdlib = stdlib
-        self.bound: set[str] = set()
-        self.plain_classes: set[str] = set()
-        """Classes of the module whose subclasses run no code of theirs when created."""
-        self.rebound: set[str] = set()  # every name bound so far on some path
-        self.typed_dicts: set[str] = set()
-        """Classes of the module that ``TypedDict`` builds (their subclasses are too)."""
-        self.instantiable: set[str] = set()
-        """Plain classes of the module that ``C()`` makes without running code of theirs:
-        no ``__init__`` or ``__new__``, bases only ``object`` or such classes."""
-        self.members: dict[str, set[str]] = {}
-        self.builders: dict[str, ast.arguments] = {}
-        """Plain classes of the module whose ``__init__`` only stores its parameters ->
-        those parameters (``rts.store_only_init``)."""
-        """Classes of the module -> the names their bodies surely bind."""
-        self.imported: dict[str, tuple[str, str]] = {}
-        """Names bound by ``from m import x`` of the standard library -> ``(m, x)``."""
-        self._judged: str | None = None
-        self.modules: dict[str, str] = {}
-        """Names bound by ``import x [as y]`` of a standard-library module -> ``x``."""
-        self.star = False
-        self.lazy_annotations = any(
-            isinstance(s, ast.ImportFrom)
-            and s.module == "__future__"
-            and any(a.name == "annotations" for a in s.names)
-            for s in tree.body
-        )
-
-    def known(self, name: str) -> bool:
-        return name in self.bound or (name in BUILTINS and not self.star)
-
-    def after(self, stmt: ast.stmt) -> None:
-        """Take in what ``stmt`` surely binds once it has run."""
-        stdlib = self.stdlib
-        if isinstance(stmt, ast.ImportFrom) and any(a.name == "*" for a in stmt.names):
-            self.star = True
-        rebound = maybe_bound(stmt)
-        self.rebound |= rebound
-        for name in rebound:  # ``if x: C = other`` may rebind a plain class
-            self.modules.pop(name, None)
-            self.plain_classes.discard(name)
-            self.typed_dicts.discard(name)
-            self.instantiable.discard(name)
-            self.members.pop(name, None)
-            self.imported.pop(name, None)
-            self.builders.pop(name, None)
-        self.bound |= surely_bound(stmt)
-        if isinstance(stmt, ast.ClassDef):
-            self.members[stmt.name] = every_bound(stmt.body)
-            if typed_dict_bases(stmt, self):
-                self.typed_dicts.add(stmt.name)
-            if self._judged == stmt.name:
-                self.plain_classes.add(stmt.name)
-                if instantiable(stmt, self.instantiable):
-                    self.instantiable.add(stmt.name)
-                params = store_only_init(stmt)
-                if params is not None:
-                    self.builders[stmt.name] = params
-        self._judged = None
-        if isinstance(stmt, ast.ImportFrom) and stmt.level == 0 and stmt.module:
-            for alias in stmt.names:
-                if alias.name != "*" and stmt.module.split(".")[0] in stdlib:
-                    self.imported[alias.asname or alias.name] = (stmt.module, alias.name)
-        if isinstance(stmt, ast.Import):
-            for alias in stmt.names:
-                top = alias.name.split(".")[0]
-                if top in stdlib:  # ``import a.b`` binds ``a``; ``import a.b as c``, ``a.b``
-                    self.modules[alias.asname or top] = alias.name if alias.asname else top
 
 
 def may_raise(stmt: ast.stmt, scope: Scope) -> bool:
@@ -211,8 +134,45 @@ def risky_header_parts(
 
 
 def _class_may_raise(node: ast.ClassDef, scope: Scope, local: set[str]) -> bool:
+    risky = risky_class_parts(node, scope, local)
+    return risky is None or bool(risky)
+
+
+RiskyStatements = list[tuple[ast.stmt, list[ast.expr] | None]]
+
+
+def risky_class_parts(node: ast.ClassDef, scope: Scope, local: set[str]) -> RiskyStatements | None:
+    """The body statements that may raise, in order, with their risky parts (a ``def``'s
+    ``risky_header_parts``; None: all of it), given the names ``local`` bound before; None
+    when the class statement may raise around its body (the whole class counts)."""
     if typed_dict_bases(node, scope):
-        return typed_dict_may_raise(node, scope)
+        return None if typed_dict_may_raise(node, scope) else []
+    if _header_may_raise(node, scope, local):
+        return None
+    updates = dict_updates(node)  # a dict updated with a dict cannot raise
+    found: RiskyStatements = []
+    for stmt in node.body:
+        if isinstance(stmt, _FuncDef):
+            if parts := risky_header_parts(stmt, scope, local):
+                found.append((stmt, parts))
+        elif id(stmt) not in updates and _statement_may_raise(stmt, scope, local):
+            found.append((stmt, None))
+        local |= surely_bound(stmt)  # what follows runs only where it did not raise
+    return found
+
+
+def _statement_may_raise(stmt: ast.stmt, scope: Scope, local: set[str]) -> bool:
+    if isinstance(stmt, ast.ClassDef):
+        return _class_may_raise(stmt, scope, set(local))
+    if isinstance(stmt, (ast.Assign, ast.AnnAssign)):
+        return _assignment_may_raise(stmt, scope, local)
+    return not isinstance(stmt, ast.Pass) and not (
+        isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant)
+    )
+
+
+def _header_may_raise(node: ast.ClassDef, scope: Scope, local: set[str]) -> bool:
+    """Whether decorators, bases (a metaclass, ``__init_subclass__``) may raise."""
     if node.decorator_list:
         decorator, *others = node.decorator_list
         if others:
@@ -236,27 +196,8 @@ def _class_may_raise(node: ast.ClassDef, scope: Scope, local: set[str]) -> bool:
     )
     if called & maybe_bound_in(node.body) & known_callees:
         return True  # ``dict = ...`` in the body: ``dict()`` there is not the builtin
-    for base in node.bases:
-        if not _plain_base(base, scope):
-            return True  # its metaclass or ``__init_subclass__`` runs on the new class
-    updates = dict_updates(node)
-    for stmt in node.body:
-        if id(stmt) in updates:
-            risky = False  # a dict updated with a dict
-        elif isinstance(stmt, _FuncDef):
-            risky = _def_may_raise(stmt, scope, local)
-        elif isinstance(stmt, ast.ClassDef):
-            risky = _class_may_raise(stmt, scope, set(local))
-        elif isinstance(stmt, (ast.Assign, ast.AnnAssign)):
-            risky = _assignment_may_raise(stmt, scope, local)
-        else:
-            risky = not isinstance(stmt, ast.Pass) and not (
-                isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant)
-            )
-        if risky:
-            return True
-        local |= surely_bound(stmt)
-    return False
+    # A base's metaclass or ``__init_subclass__`` runs on the new class.
+    return not all(_plain_base(base, scope) for base in node.bases)
 
 
 def _plain_base(base: ast.expr, scope: Scope) -> bool:

@@ -179,7 +179,7 @@ def looks_up_by_string(
     local = _local_names(function)
     membership = _membership_tests(function)
     own = _own_attributes(function) if method else set()
-    own |= _dict_items_by_constant_or_stored(function)
+    own |= _dict_items_by_constant_or_stored(function) | _subscripted_functions(function)
     found: str | None = None
     for item in candidates:
         if isinstance(item, ast.Name) and item.id not in local and id(item) not in constant:
@@ -255,6 +255,24 @@ def _own_attributes(function: ast.FunctionDef | ast.AsyncFunctionDef) -> set[int
 
 
 _NAMESPACES = frozenset(["__dict__", "f_globals", "f_locals", "__globals__"])
+
+# The lookup names that are functions: a function cannot be subscripted.
+_LOOKUP_FUNCTIONS = _BUILTIN_LOOKUPS | frozenset(
+    ["__import__", "import_module", "getmembers", "attrgetter", "methodcaller"]
+).union(["getattr_static", "getmembers_static"])
+
+
+def _subscripted_functions(function: ast.AST) -> set[int]:
+    """ids of the attributes named like a lookup function that are subscripted (jinja's
+    ``context.vars["result"]``, ``environment.globals[name]``): a container so named, never
+    the function."""
+    return {
+        id(item.value)
+        for item in walk(function)
+        if isinstance(item, ast.Subscript)
+        and isinstance(item.value, ast.Attribute)
+        and item.value.attr in _LOOKUP_FUNCTIONS
+    }
 
 
 def _is_name(node: ast.expr) -> bool:
@@ -337,6 +355,11 @@ def call_roots(node: ast.AST) -> set[str | None]:
     """The first names of what ``node`` calls at import (decorators included); None for a
     callee that is no name chain (a lambda called in place...)."""
     roots: set[str | None] = set()
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        # Its body runs later, traced: only the decorators and the signature run now.
+        parts: list[ast.AST] = [*node.decorator_list, node.args]
+        roots.update(_chain_root(d) for d in node.decorator_list)
+        return roots.union(*map(call_roots, parts))
     for item in own_nodes(node):
         if isinstance(item, ast.Call):
             roots.add(_chain_root(item.func))

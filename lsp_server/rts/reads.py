@@ -86,6 +86,7 @@ def _name_arg_shifts() -> dict[int, int]:
 
 
 _NAME_OPS = _name_arg_shifts()
+_NAME_OPS_BY_NAME = frozenset(dis.opname[op] for op in _NAME_OPS)
 
 _CLASS_HOOKS = frozenset(("__init_subclass__", "__set_name__", "__prepare__", "__mro_entries__"))
 
@@ -111,8 +112,12 @@ def code_reads(code: CodeType) -> tuple[frozenset[str], frozenset[str], bool]:
     if "__doc__" in names and _stores_doc(code, uses):
         # A wrapper copying a docstring: it shows only to whoever reads __doc__ later.
         names.discard("__doc__")
+    if "__code__" in names and _keeps_code_only(code):
+        names.discard("__code__")
     global_only -= names
-    if not INSPECT_SIGNATURES.isdisjoint(uses.as_global) or (
+    # Loaded: a class body defining a method ``signature`` (jinja's CodeGenerator) only
+    # stores the name.
+    if not INSPECT_SIGNATURES.isdisjoint(uses.as_global & uses.loaded) or (
         "inspect" in uses.loaded and not INSPECT_SIGNATURES.isdisjoint(uses.elsewhere)
     ):
         names.add("__signature__")  # reads signatures, default values included
@@ -187,6 +192,38 @@ def _stores_doc(code: CodeType, uses: NameUses) -> bool:
         ins.opname.startswith("STORE_") and ins.argval == "__doc__"
         for ins in dis.get_instructions(code)
     )
+
+
+_METHOD_LOADS = frozenset(["LOAD_METHOD", "LOAD_ATTR"])
+_NAME_LOADS = frozenset(["LOAD_GLOBAL", "LOAD_NAME", "LOAD_DEREF", "LOAD_FAST"])
+
+
+def _keeps_code_only(code: CodeType) -> bool:
+    """Whether each ``__code__`` that ``code`` reads is a local's, handed straight to a
+    named container's ``add`` with the result dropped (jinja's ``internalcode``:
+    ``internal_code.add(f.__code__)``). Kept so, the code object is consulted by identity
+    later: code objects compare equal only to code compiled from the same definition
+    (same name, first line and bytecode), so no body shows through the set. A project
+    ``add`` counts when it runs (traced)."""
+    ops = [ins for ins in dis.get_instructions(code) if ins.opname != "PRECALL"]
+    found = False
+    for at, ins in enumerate(ops):
+        if ins.argval != "__code__" or ins.opname not in _NAME_OPS_BY_NAME:
+            continue
+        if not (
+            ins.opname == "LOAD_ATTR"
+            and 3 <= at < len(ops) - 2
+            and ops[at - 1].opname == "LOAD_FAST"
+            and ops[at - 2].opname in _METHOD_LOADS
+            and ops[at - 2].argval == "add"
+            and ops[at - 3].opname in _NAME_LOADS
+            and ops[at + 1].opname in ("CALL", "CALL_METHOD")
+            and ops[at + 1].arg == 1
+            and ops[at + 2].opname == "POP_TOP"
+        ):
+            return False
+        found = True
+    return found
 
 
 def builds_classes(code: CodeType) -> bool:

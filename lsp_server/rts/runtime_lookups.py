@@ -34,17 +34,17 @@ than ``MAX_CALLS`` names in a session (then its call sites stop calling back).
 
 from __future__ import annotations
 
-import builtins
 import dis
 import importlib
 import operator
 import sys
 from collections.abc import Callable, Mapping, Sized
-from types import CodeType, FrameType, ModuleType
+from types import CodeType, FrameType, FunctionType, MethodType
 
 from lsp_server.rts.identity import identity
 from lsp_server.rts.lookups import DYNAMIC_NAMES
 from lsp_server.rts.reads import EVERY_NAME
+from lsp_server.rts.site_values import Source, record_vars, value_at
 
 __all__ = [
     "EVERY_NAME",
@@ -104,9 +104,6 @@ MAX_CALLS = 20_000
 """Lookups one code object may record in a session before it is read conservatively (a
 hot loop of ``getattr`` would call back on every turn)."""
 
-Source = tuple[str, object]
-"""Where a call's argument comes from: ("local" | "global" | "name", its name), or
-("const", its value)."""
 Sites = dict[int, tuple[Source | None, ...]]
 """A call's offset -> the source of each of its arguments (None: computed); a call of a
 lookup method (``_LOOKUP_METHODS``) has ``_METHOD_CALL`` first."""
@@ -216,34 +213,8 @@ def shadowed(code: CodeType, bound: Mapping[str, Sized], origins: Mapping[str, s
     return False
 
 
-def _record_vars(frame: FrameType, sources: tuple[Source | None, ...], names: set[str]) -> bool:
-    """``vars(obj)``: an instance's ``__dict__`` holds what code that ran stored there (a
-    dependency already), no binding; a module's or a class's (or the caller's namespace,
-    with no argument) may hold any binding: every name."""
-    value = None if len(sources) != 1 or sources[0] is None else _value(frame, sources[0])
-    if value is None or isinstance(value, (ModuleType, type)):
-        names.add(EVERY_NAME)
-        return False
-    return True
-
-
 def _parts(dotted: list[str]) -> set[str]:
     return {part for name in dotted for part in name.split(".")}
-
-
-def _value(frame: FrameType, source: Source) -> object:
-    """The value ``source`` holds in ``frame`` (None when not found)."""
-    kind, name = source
-    if kind == "const":
-        return name
-    assert isinstance(name, str)
-    if kind == "local":
-        return frame.f_locals.get(name, None)
-    if kind == "name" and name in frame.f_locals:
-        return frame.f_locals[name]
-    if name in frame.f_globals:
-        return frame.f_globals[name]
-    return getattr(builtins, name, None)
 
 
 class RuntimeLookups:
@@ -315,15 +286,17 @@ class RuntimeLookups:
                 return False
         if sources is not None and method_call:
             return self._record_method_call(frame, sources[1:], names)
+        if found is None and self._is_project_function(function):
+            return True  # a project method so named: it looks nothing up here (traced)
         if sources is None or arguments is None:
             # A call site not told apart, or no lookup function after all.
             names.add(EVERY_NAME)
             return False
         if function is vars:
-            return _record_vars(frame, sources, names)
+            return record_vars(frame, sources, names)
         looked_up: list[str] = []
         for source in arguments:
-            value = None if source is None else _value(frame, source)
+            value = None if source is None else value_at(frame, source)
             if not isinstance(value, str):
                 names.add(EVERY_NAME)  # computed, not found, or no string: not told
                 return False
@@ -338,6 +311,18 @@ class RuntimeLookups:
         names.update(_parts(looked_up))
         return not constant
 
+    def _is_project_function(self, function: object) -> bool:
+        """A Python function (or a method of one) of a project module: a call site spelled
+        like a lookup that calls it (jinja's ``environment.getattr(obj, name)``) looks
+        nothing up itself. Told by its module's file: ``__code__`` would raise an audit
+        event."""
+        if type(function) is MethodType:
+            function = function.__func__
+        if type(function) is not FunctionType:
+            return False
+        filename = getattr(sys.modules.get(function.__module__), "__file__", None)
+        return isinstance(filename, str) and self._is_project_file(filename)
+
     @staticmethod
     def _record_method_call(
         frame: FrameType, sources: tuple[Source | None, ...], names: set[str]
@@ -345,7 +330,7 @@ class RuntimeLookups:
         """A lookup method's call: every argument a plain load, the strings among them
         the names read (the instance and any other object name nothing)."""
         for source in sources:
-            value = None if source is None else _value(frame, source)
+            value = None if source is None else value_at(frame, source)
             if source is None or (source[0] != "const" and value is None):
                 names.add(EVERY_NAME)  # computed, or not found
                 return False

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 from lsp_server.rts.ast_walk import walk
 
 if TYPE_CHECKING:
-    from lsp_server.rts.import_raise import Scope
+    from lsp_server.rts.import_scope import Scope
 
 MISSING = object()
 """What a name is bound to when it is not known."""

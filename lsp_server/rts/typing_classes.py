@@ -21,7 +21,7 @@ from lsp_server.rts.purity import is_pure, is_string_statement
 from lsp_server.rts.stdlib_values import stdlib_object_of, type_annotation
 
 if TYPE_CHECKING:
-    from lsp_server.rts.import_raise import Scope
+    from lsp_server.rts.import_scope import Scope
 
 DOC_BLIND_FORMS = frozenset(["TypedDict", "NamedTuple", "Protocol", "Generic"])
 _TYPING_MODULES = frozenset(["typing", "typing_extensions"])

@@ -105,3 +105,28 @@ def test_a_default_added_selects_every_test_that_refers_to_the_function(
     # ``Codec().encode()`` binds now: the test that expected a TypeError sees it.
     readers = {"test_str_encode", "test_bad_call", "test_defaults", "test_token_signature"}
     assert run(project) == {"test_encode", "test_signature_global", *readers}
+
+
+GENERATOR = """
+
+GENERATORS = []
+
+
+class Generator:
+    GENERATORS.append("generator")
+
+    def signature(self):
+        return "()"
+"""
+
+
+def test_a_method_named_signature_reads_no_signatures(project: pytest.Pytester) -> None:
+    # jinja's CodeGenerator.signature: the class body (which stays in the module unit, for
+    # its registration) binds the name and reads no signature, so the tests importing the
+    # module do not see every default value.
+    codec = project.path / "codec.py"
+    codec.write_text(codec.read_text() + GENERATOR)
+    assert len(run(project)) == 9  # the module changed
+    edit(project, "codec.py", 'algorithm="HS256"', "algorithm=None")
+    edit(project, "codec.py", "return algorithm +", 'return (algorithm or "HS256") +')
+    assert run(project) == {"test_encode", "test_defaults", "test_signature_global"}

@@ -7,7 +7,8 @@ import sys
 
 import pytest
 
-from lsp_server.rts.import_raise import Scope, may_raise
+from lsp_server.rts.import_raise import may_raise
+from lsp_server.rts.import_scope import Scope
 
 PRELUDE = (
     "import functools\nimport typing\nimport json as j\nfrom helpers import combine\nLIMIT = 3\n"

@@ -99,3 +99,43 @@ def test_outer_edit_selects_users_of_what_it_made(nested: pytest.Pytester) -> No
         "pick = loose if not strict else number",
     )
     assert run(nested) == {"test_strict", "test_loose"}
+
+
+def test_a_lookup_by_string_finds_no_nested_function(pytester: pytest.Pytester) -> None:
+    # jinja's _install_null: a local fallback ``def pgettext`` removed. A lookup by string
+    # (on a module, a class, an instance) cannot find a function's local: only the tests
+    # that ran the function around it (its body holds the nested def line) see it.
+    write(
+        pytester,
+        "lib.py",
+        """
+        def install():
+            def fallback(s):
+                return s
+
+            return fallback
+
+
+        def by_name(name):
+            return globals()[name]
+        """,
+    )
+    write(
+        pytester,
+        "test_lib.py",
+        """
+        import lib
+
+
+        def test_install():
+            assert lib.install()("x") == "x"
+
+
+        def test_by_name():
+            assert lib.by_name("by_name") is lib.by_name
+        """,
+    )
+    assert run(pytester) == {"test_install", "test_by_name"}
+    edit(pytester, "lib.py", "def fallback(s):\n        return s", "fallback = str")
+    edit(pytester, "lib.py", "return fallback", "return fallback  # the builtin")
+    assert run(pytester) == {"test_install"}

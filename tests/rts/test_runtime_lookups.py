@@ -457,3 +457,45 @@ def test_a_hot_lookup_of_a_constant_name_stays_precise(pytester: pytest.Pytester
     assert run(pytester) == set()
     edit(pytester, "mod.py", "OTHER = 4", "OTHER = 6")
     assert run(pytester) == {"test_attach"}
+
+
+def test_a_project_method_named_like_a_lookup_looks_nothing_up(
+    pytester: pytest.Pytester,
+) -> None:
+    # jinja's ``eval_ctx.environment.getattr(obj, self.attr)``: a project method called
+    # getattr, with a computed argument. What it runs is traced and judged on its own.
+    write(
+        pytester,
+        "env.py",
+        """
+        class Env:
+            def getattr(self, obj, name):
+                return obj.get(name)
+        """,
+    )
+    write(
+        pytester,
+        "mod.py",
+        """
+        from env import Env
+
+
+        def render(env, data, key):
+            return env.getattr(data, key.strip())
+        """,
+    )
+    write(
+        pytester,
+        "test_mod.py",
+        """
+        import mod
+
+
+        def test_render():
+            assert mod.render(mod.Env(), {"a": 1}, " a ") == 1
+        """,
+    )
+    assert run(pytester, flag="--reks-all") == {"test_render"}
+    edit(pytester, "mod.py", "def render", "LIMIT = 3\n\n\ndef render")
+    # Before 3.12 the tracer cannot see which callable a call site called: conservative.
+    assert run(pytester) == (set() if sys.version_info >= (3, 12) else {"test_render"})

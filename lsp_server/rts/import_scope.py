@@ -1,0 +1,85 @@
+"""What a module has bound before each of its top-level statements runs, as
+``rts.import_raise`` judges whether the statement may raise (``Scope.after`` takes each in)."""
+
+from __future__ import annotations
+
+import ast
+
+from lsp_server.rts.bound_names import every_bound, instantiable, maybe_bound, surely_bound
+from lsp_server.rts.stdlib_values import BUILTINS
+from lsp_server.rts.store_only_init import store_only_init
+from lsp_server.rts.typing_classes import typed_dict_bases
+
+
+class Scope:
+    """What the module binds before a statement runs, and how it evaluates annotations."""
+
+    def __init__(self, tree: ast.Module, stdlib: frozenset[str]) -> None:
+        self.stdlib = stdlib
+        self.bound: set[str] = set()
+        self.plain_classes: set[str] = set()
+        """Classes of the module whose subclasses run no code of theirs when created."""
+        self.rebound: set[str] = set()  # every name bound so far on some path
+        self.typed_dicts: set[str] = set()
+        """Classes of the module that ``TypedDict`` builds (their subclasses are too)."""
+        self.instantiable: set[str] = set()
+        """Plain classes of the module that ``C()`` makes without running code of theirs:
+        no ``__init__`` or ``__new__``, bases only ``object`` or such classes."""
+        self.members: dict[str, set[str]] = {}
+        self.builders: dict[str, ast.arguments] = {}
+        """Plain classes of the module whose ``__init__`` only stores its parameters ->
+        those parameters (``rts.store_only_init``)."""
+        """Classes of the module -> the names their bodies surely bind."""
+        self.imported: dict[str, tuple[str, str]] = {}
+        """Names bound by ``from m import x`` of the standard library -> ``(m, x)``."""
+        self._judged: str | None = None
+        self.modules: dict[str, str] = {}
+        """Names bound by ``import x [as y]`` of a standard-library module -> ``x``."""
+        self.star = False
+        self.lazy_annotations = any(
+            isinstance(s, ast.ImportFrom)
+            and s.module == "__future__"
+            and any(a.name == "annotations" for a in s.names)
+            for s in tree.body
+        )
+
+    def known(self, name: str) -> bool:
+        return name in self.bound or (name in BUILTINS and not self.star)
+
+    def after(self, stmt: ast.stmt) -> None:
+        """Take in what ``stmt`` surely binds once it has run."""
+        stdlib = self.stdlib
+        if isinstance(stmt, ast.ImportFrom) and any(a.name == "*" for a in stmt.names):
+            self.star = True
+        rebound = maybe_bound(stmt)
+        self.rebound |= rebound
+        for name in rebound:  # ``if x: C = other`` may rebind a plain class
+            self.modules.pop(name, None)
+            self.plain_classes.discard(name)
+            self.typed_dicts.discard(name)
+            self.instantiable.discard(name)
+            self.members.pop(name, None)
+            self.imported.pop(name, None)
+            self.builders.pop(name, None)
+        self.bound |= surely_bound(stmt)
+        if isinstance(stmt, ast.ClassDef):
+            self.members[stmt.name] = every_bound(stmt.body)
+            if typed_dict_bases(stmt, self):
+                self.typed_dicts.add(stmt.name)
+            if self._judged == stmt.name:
+                self.plain_classes.add(stmt.name)
+                if instantiable(stmt, self.instantiable):
+                    self.instantiable.add(stmt.name)
+                params = store_only_init(stmt)
+                if params is not None:
+                    self.builders[stmt.name] = params
+        self._judged = None
+        if isinstance(stmt, ast.ImportFrom) and stmt.level == 0 and stmt.module:
+            for alias in stmt.names:
+                if alias.name != "*" and stmt.module.split(".")[0] in stdlib:
+                    self.imported[alias.asname or alias.name] = (stmt.module, alias.name)
+        if isinstance(stmt, ast.Import):
+            for alias in stmt.names:
+                top = alias.name.split(".")[0]
+                if top in stdlib:  # ``import a.b`` binds ``a``; ``import a.b as c``, ``a.b``
+                    self.modules[alias.asname or top] = alias.name if alias.asname else top
