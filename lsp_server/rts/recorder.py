@@ -80,7 +80,9 @@ class DependencyRecorder:
         self.tracer: CodeTracer = config.stash.get(EARLY_TRACER, None) or new_tracer(
             paths.is_python_file
         )
-        self.attribution = UnitAttribution(root, paths, states, self.tracer.lookups)
+        self.attribution = UnitAttribution(
+            root, paths, states, self.tracer.lookups, self.tracer.sees_read_lines
+        )
         self.watcher = FileWatcher()
         self.setup_clock = SetupClock()  # the set-up times of shared fixtures, per test
         config.pluginmanager.register(self.setup_clock, "reks-setup-clock")
@@ -114,10 +116,12 @@ class DependencyRecorder:
         """Move what ran since the last flush into the innermost window (or drop it when no
         window is open)."""
         codes = self.tracer.take(restart)
+        read_lines = self.tracer.take_read_lines()
         files = self.watcher.take()
         if self._stack:
             top = self._stack[-1]
             top.codes.update(codes)
+            top.read_lines |= read_lines
             top.files |= files
 
     @contextmanager
@@ -168,6 +172,7 @@ class DependencyRecorder:
         if not self._tracing:
             return (yield)
         self.tracer.take()
+        self.tracer.take_read_lines()
         self.watcher.take()
         self._stack = [Window()]
         self._reports[item.nodeid] = []
@@ -210,7 +215,11 @@ class DependencyRecorder:
         each one would visit every answer and cached set the recording kept (a quarter of a
         second on marshmallow's 1,231 tests)."""
         self.attribution = UnitAttribution(
-            self.attribution.root, self.attribution.paths, self.states, self.tracer.lookups
+            self.attribution.root,
+            self.attribution.paths,
+            self.states,
+            self.tracer.lookups,
+            self.tracer.sees_read_lines,
         )
         self._fixture_windows.clear()
         self._written.clear()

@@ -1,0 +1,97 @@
+"""The lines of a code object that spell a read of code or docstrings.
+
+A function spelling one of ``lookups.BODY_READS`` or ``lookups.DOC_READS`` (tomlkit's
+``items.item()`` calls ``inspect.signature`` only on custom encoders, in a branch most tests
+never take) makes a test that ran it see the body and docstring of every function whose
+header it depends on (``rts.seen_bodies``). The read happens only where an instruction
+spelling the name runs, so on Python 3.12+ the tracer watches the lines of those
+instructions (sys.monitoring LINE events, enabled on these rare code objects alone) and the
+names count for a test only when one of the lines ran in it (``rts.attribution``).
+
+Sound because every instruction runs after a LINE event of its line: execution enters a
+line from another one, or starts the code object there. Comprehensions are inlined in the
+code object (3.12); a lambda or nested function is a code object of its own, its reads
+counted when its own lines run. Generators and coroutines keep the reads whole: a frame
+resumed mid-line in a later test would run the instruction without a LINE event there.
+"""
+
+from __future__ import annotations
+
+import dis
+import inspect
+from dataclasses import dataclass
+from types import CodeType
+
+from lsp_server.rts.lookups import BODY_READS, DOC_READS, INSPECT_SIGNATURES
+from lsp_server.rts.reads import code_reads
+
+_READ_NAMES = BODY_READS | DOC_READS
+_SPELLED = _READ_NAMES | INSPECT_SIGNATURES
+_RESUMABLE = (
+    inspect.CO_GENERATOR
+    | inspect.CO_COROUTINE
+    | inspect.CO_ASYNC_GENERATOR
+    | inspect.CO_ITERABLE_COROUTINE
+)
+
+
+@dataclass(frozen=True)
+class ReadLines:
+    """The code-reading names a code object reads (``rts.reads``) and the lines spelling
+    them."""
+
+    names: frozenset[str]
+    lines: frozenset[int]
+
+
+def _parts(value: object) -> set[str]:
+    """The name-like parts of a string constant (or of the strings of a constant tuple), as
+    ``reads.code_reads`` counts them."""
+    texts = [value] if isinstance(value, str) else []
+    if isinstance(value, (tuple, frozenset)):
+        texts = [item for item in value if isinstance(item, str)]
+    return {
+        part
+        for text in texts
+        if 0 < len(text) < 200
+        for part in text.replace(":", ".").split(".")
+        if part.isidentifier()
+    }
+
+
+def _spells_read(code: CodeType) -> bool:
+    """Cheap first look: whether ``code`` names one of the reads at all."""
+    if not _SPELLED.isdisjoint(code.co_names):
+        return True
+    return any(not _SPELLED.isdisjoint(_parts(const)) for const in code.co_consts)
+
+
+def read_lines(code: CodeType) -> ReadLines | None:
+    """The code-reading names ``code`` reads and the lines spelling them; None when it reads
+    none, or when its lines cannot tell (a generator, an instruction without a line, a name
+    no instruction spells)."""
+    if code.co_flags & _RESUMABLE or not _spells_read(code):
+        return None
+    names, global_only, _ = code_reads(code)
+    wanted = (names | global_only) & _READ_NAMES
+    if not wanted:
+        return None
+    line_at = {
+        offset: line for start, end, line in code.co_lines() for offset in range(start, end, 2)
+    }
+    spelled: set[str] = set()
+    lines: set[int] = set()
+    for instruction in dis.get_instructions(code):
+        found = _parts(instruction.argval) & wanted
+        if "__signature__" in wanted and instruction.argval in INSPECT_SIGNATURES:
+            found.add("__signature__")  # ``inspect.signature``: see ``lookups``
+        if not found:
+            continue
+        line = line_at.get(instruction.offset)
+        if line is None:
+            return None
+        spelled |= found
+        lines.add(line)
+    if spelled != wanted:
+        return None
+    return ReadLines(frozenset(wanted), frozenset(lines))
