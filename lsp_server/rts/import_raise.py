@@ -159,7 +159,7 @@ def may_raise(stmt: ast.stmt, scope: Scope) -> bool:
     if isinstance(stmt, _FuncDef):
         return _def_may_raise(stmt, scope, scope.bound)
     if isinstance(stmt, ast.ClassDef):
-        risky = _class_may_raise(stmt, scope, set(scope.bound))
+        risky = class_may_raise(stmt, scope, set(scope.bound))
         hooks = {s.name for s in stmt.body if isinstance(s, _FuncDef)} & _CLASS_HOOKS
         if not risky and not hooks:
             scope._judged = stmt.name  # ``after`` takes it in as a plain class
@@ -210,7 +210,7 @@ def risky_header_parts(
     return risky + [n for n in notes if not _safe_annotation(n, scope, bound)]
 
 
-def _class_may_raise(node: ast.ClassDef, scope: Scope, local: set[str]) -> bool:
+def class_may_raise(node: ast.ClassDef, scope: Scope, local: set[str]) -> bool:
     if typed_dict_bases(node, scope):
         return typed_dict_may_raise(node, scope)
     if node.decorator_list:
@@ -246,7 +246,7 @@ def _class_may_raise(node: ast.ClassDef, scope: Scope, local: set[str]) -> bool:
         elif isinstance(stmt, _FuncDef):
             risky = _def_may_raise(stmt, scope, local)
         elif isinstance(stmt, ast.ClassDef):
-            risky = _class_may_raise(stmt, scope, set(local))
+            risky = class_may_raise(stmt, scope, set(local))
         elif isinstance(stmt, (ast.Assign, ast.AnnAssign)):
             risky = _assignment_may_raise(stmt, scope, local)
         else:
