@@ -48,9 +48,12 @@ _TYPE_NAMES = frozenset(
 _DEFS = (ast.FunctionDef, ast.AsyncFunctionDef)
 
 
-def is_hooks_marker(marker: str) -> bool:
-    """Whether a unit's marker is a class's whole digest (``raising_markers``)."""
-    return marker.startswith(HOOKS_MARKER)
+def hooked_classes(markers: dict[str, list[str]]) -> frozenset[str]:
+    """The classes given a whole digest of their own by ``raising_markers`` (markers by
+    unit name, as ``bindings.ModuleLayout`` keeps them)."""
+    return frozenset(
+        name for name, marks in markers.items() if any(m.startswith(HOOKS_MARKER) for m in marks)
+    )
 
 
 def raising_markers(stmt: ast.stmt, scope: Scope, docs_inert: bool) -> list[tuple[str, str]]:

@@ -19,9 +19,12 @@ from __future__ import annotations
 
 import dis
 import inspect
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from types import CodeType
+from typing import Any
 
+from lsp_server.rts.identity import identity
 from lsp_server.rts.lookups import BODY_READS, DOC_READS, INSPECT_SIGNATURES
 from lsp_server.rts.reads import code_reads
 
@@ -95,3 +98,39 @@ def read_lines(code: CodeType) -> ReadLines | None:
     if spelled != wanted:
         return None
     return ReadLines(frozenset(wanted), frozenset(lines))
+
+
+@dataclass
+class ReadLineWatch:
+    """The tracer's side: the lines it watches in each code object (``watch``), and the
+    code whose watched lines ran since the last ``take``. ``seen``: whether the tracer
+    tells at all (3.12+); else every such code that ran counts as reading."""
+
+    seen: bool
+    lines: dict[int, frozenset[int]] = field(default_factory=dict)  # by identity(code)
+    ran: set[int] = field(default_factory=set)  # by identity(code)
+
+    def watch(self, code: CodeType) -> bool:
+        """Whether ``code`` has lines to watch (they are kept)."""
+        found = read_lines(code)
+        if found is not None:
+            self.lines[identity(code)] = found.lines
+        return found is not None
+
+    def line_event(self, disable: object) -> Callable[[CodeType, int], Any]:
+        """The LINE callback: notes a watched line, and disables each line until events
+        restart (the next test)."""
+        lines, ran = self.lines, self.ran
+
+        def on_line(code: CodeType, line: int) -> Any:
+            if line in lines.get(identity(code), ()):
+                ran.add(identity(code))
+            return disable
+
+        return on_line
+
+    def take(self) -> set[int]:
+        """By identity: the code whose watched lines ran since the last call."""
+        taken = set(self.ran)
+        self.ran.clear()
+        return taken

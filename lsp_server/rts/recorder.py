@@ -81,7 +81,7 @@ class DependencyRecorder:
             paths.is_python_file
         )
         self.attribution = UnitAttribution(
-            root, paths, states, self.tracer.lookups, self.tracer.sees_read_lines
+            root, paths, states, self.tracer.lookups, self.tracer.read_lines.seen
         )
         self.watcher = FileWatcher()
         self.setup_clock = SetupClock()  # the set-up times of shared fixtures, per test
@@ -116,7 +116,7 @@ class DependencyRecorder:
         """Move what ran since the last flush into the innermost window (or drop it when no
         window is open)."""
         codes = self.tracer.take(restart)
-        read_lines = self.tracer.take_read_lines()
+        read_lines = self.tracer.read_lines.take()
         files = self.watcher.take()
         if self._stack:
             top = self._stack[-1]
@@ -172,7 +172,7 @@ class DependencyRecorder:
         if not self._tracing:
             return (yield)
         self.tracer.take()
-        self.tracer.take_read_lines()
+        self.tracer.read_lines.take()
         self.watcher.take()
         self._stack = [Window()]
         self._reports[item.nodeid] = []
@@ -219,7 +219,7 @@ class DependencyRecorder:
             self.attribution.paths,
             self.states,
             self.tracer.lookups,
-            self.tracer.sees_read_lines,
+            self.tracer.read_lines.seen,
         )
         self._fixture_windows.clear()
         self._written.clear()

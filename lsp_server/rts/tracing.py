@@ -35,7 +35,7 @@ from typing import Any
 
 from lsp_server.rts.audit_events import watch_exec
 from lsp_server.rts.identity import identity
-from lsp_server.rts.read_lines import read_lines
+from lsp_server.rts.read_lines import ReadLineWatch
 from lsp_server.rts.returns import (
     KIND_BY_TYPE,
     OTHER_KIND,
@@ -71,20 +71,8 @@ class CodeTracer:
         self._footprints: list[tuple[CodeType, CodeSet]] = []
         self.returns: ReturnKinds = {}
         self._return_counts: dict[int, int] = {}  # returns recorded per code in this test
-        # By identity: code whose lines spelling a code or docstring read ran since the
-        # last ``take_read_lines`` (``rts.read_lines``; only when ``sees_read_lines``).
-        self._read_lines_ran: set[int] = set()
-
-    sees_read_lines = False
-    """Whether ``take_read_lines`` tells which code read code or docstrings (else every
-    such code that ran counts as reading)."""
-
-    def take_read_lines(self) -> set[int]:
-        """By identity: the code whose lines reading code or docstrings ran since the last
-        call (``rts.read_lines``)."""
-        ran = set(self._read_lines_ran)
-        self._read_lines_ran.clear()
-        return ran
+        # Code that ran a line reading code or docstrings: told on 3.12+ only.
+        self.read_lines = ReadLineWatch(seen=False)
 
     def take_returns(self) -> ReturnKinds:
         """What project functions returned since the last call (``self.returns`` stays the
@@ -159,9 +147,7 @@ class MonitoringTracer(CodeTracer):
     """``sys.monitoring`` PY_START on project code, with per-code DISABLE (Python 3.12+);
     PY_RETURN on project module code, to close its import footprint, and on project
     functions, for the kinds they return (per return site DISABLE); LINE on the few that
-    read code or docstrings (``rts.read_lines``, per line DISABLE)."""
-
-    sees_read_lines = True
+    read code or docstrings (``rts.read_lines``)."""
 
     # Tool ids 0-2 are claimed by debuggers, coverage and profilers; 5 is the optimizer's.
     _CANDIDATE_IDS = (4, 3, 2)
@@ -208,18 +194,9 @@ class MonitoringTracer(CodeTracer):
             full = count >= RETURNS_PER_TEST
             return disable if full or (key, offset) in constant_sites else None
 
-        # identity(code) -> the lines of the code that read code or docstrings.
-        read_sites = self._read_sites = dict[int, frozenset[int]]()
-        read_lines_ran = self._read_lines_ran
-
-        def on_line(code: CodeType, line: int) -> Any:
-            if line in read_sites.get(identity(code), ()):
-                read_lines_ran.add(identity(code))
-            return disable
-
+        self.read_lines = ReadLineWatch(seen=True)
         self._on_start = on_start
         self._on_return = on_return
-        self._on_line = on_line
         self._on_call = self.lookups.call_event(disable)
         self._rebind = rebind
 
@@ -254,9 +231,7 @@ class MonitoringTracer(CodeTracer):
                 self._constant_sites.update((key, at) for at in constant_returns(current))
             if self.lookups.sites(current):
                 wanted_events |= events.CALL
-            sites = read_lines(current)
-            if sites is not None:
-                self._read_sites[identity(current)] = sites.lines
+            if self.read_lines.watch(current):
                 wanted_events |= events.LINE
             _MON.set_local_events(tool, current, wanted_events)
             stack.extend(c for c in current.co_consts if type(c) is CodeType)
@@ -284,7 +259,7 @@ class MonitoringTracer(CodeTracer):
         mon.register_callback(self._tool, mon.events.PY_START, self._on_start)
         mon.register_callback(self._tool, mon.events.PY_RETURN, self._on_return)
         mon.register_callback(self._tool, mon.events.CALL, self._on_call)
-        mon.register_callback(self._tool, mon.events.LINE, self._on_line)
+        mon.register_callback(self._tool, mon.events.LINE, self.read_lines.line_event(mon.DISABLE))
         watch_exec(self._on_exec)
         # Tens of thousands of functions are alive (pytest's, the libraries'): each file is
         # asked once here, and only the project's functions go to ``instrument``.

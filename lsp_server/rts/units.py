@@ -46,7 +46,7 @@ import xxhash
 from lsp_server.project.text import parse_python
 from lsp_server.rts.bindings import ModuleLayout, module_layout
 from lsp_server.rts.bound_names import listed_names
-from lsp_server.rts.class_frames import is_hooks_marker
+from lsp_server.rts.class_frames import hooked_classes
 from lsp_server.rts.class_members import class_texts
 from lsp_server.rts.file_units import FileUnits
 from lsp_server.rts.from_imports import top_level_names
@@ -124,9 +124,7 @@ def source_units(path: str, source: str) -> FileUnits:
     _add_from_imports(result, layout, variants)
     result.top_names = top_level_names(tree)
     result.call_sites = layout.call_sites
-    result.hooked_classes = frozenset(
-        name for name, marks in layout.markers.items() if any(map(is_hooks_marker, marks))
-    )
+    result.hooked_classes = hooked_classes(layout.markers)
     imported = (n for b in layout.bindings if b.is_import for n in b.names)
     result.import_units = frozenset(imported).union(result.from_imports)
     result.import_origins, result.taken = import_origins(tree), bindings_taken(tree)
