@@ -11,10 +11,12 @@ that reads the new class's namespace.
 
 Such a class's *frame* goes into the module unit: the statement without its plain
 methods (its bases, class-level statements, the methods ``type`` itself treats
-specially). The whole digest goes into the class's own unit instead, which every test
-reaching the class depends on, and every importer too unless the class, as the recording
-finds it made, ran no hook but ``type``'s (``rts.class_hooks``). A changed frame (other
-bases, a risky member) still selects every importer.
+specially). The whole digest goes into a unit of its own, ``C.<hooks>``
+(``unit_names.HOOKS``), which every importer depends on unless the class, as the
+recording finds it made, ran no hook but ``type``'s (``rts.class_hooks``): then a plain
+method added is seen only by the tests that read its name (``rts.reads``), a dunder by
+those reaching the class (its header is the class unit's). A changed frame (other bases,
+a risky member) still selects every importer.
 """
 
 from __future__ import annotations
@@ -24,9 +26,7 @@ import ast
 from lsp_server.rts.bound_names import maybe_bound_in
 from lsp_server.rts.import_digest import import_time_digest, raising_digest
 from lsp_server.rts.import_raise import Scope, class_may_raise
-
-HOOKS_MARKER = "<hooks:"
-"""Prefix of the class unit's marker holding the whole statement's digest."""
+from lsp_server.rts.unit_names import HOOKS
 
 # Names ``type`` itself reads from a class namespace, or that clash with its layout:
 # a method so named stays in the frame.
@@ -49,17 +49,16 @@ _DEFS = (ast.FunctionDef, ast.AsyncFunctionDef)
 
 
 def hooked_classes(markers: dict[str, list[str]]) -> frozenset[str]:
-    """The classes given a whole digest of their own by ``raising_markers`` (markers by
-    unit name, as ``bindings.ModuleLayout`` keeps them)."""
-    return frozenset(
-        name for name, marks in markers.items() if any(m.startswith(HOOKS_MARKER) for m in marks)
-    )
+    """The classes given a unit of their hooks by ``raising_markers`` (markers by unit
+    name, as ``bindings.ModuleLayout`` keeps them)."""
+    return frozenset(name.removesuffix(HOOKS) for name in markers if name.endswith(HOOKS))
 
 
 def raising_markers(stmt: ast.stmt, scope: Scope, docs_inert: bool) -> list[tuple[str, str]]:
     """(unit name, marker) of what may raise when the top-level binding ``stmt`` runs, after
     what ``scope`` has bound: none, the module unit's ``<raises:...>``, or for a class whose
-    risk is its bases' hooks alone its frame's there and the whole digest in its own unit."""
+    risk is its bases' hooks alone its frame's there and the whole digest in the class's
+    ``HOOKS`` unit."""
     raising = raising_digest(stmt, scope, docs_inert)
     if raising is None:
         return []
@@ -67,7 +66,7 @@ def raising_markers(stmt: ast.stmt, scope: Scope, docs_inert: bool) -> list[tupl
     if frame is None:
         return [("", f"<raises:{raising}>")]
     assert isinstance(stmt, ast.ClassDef)
-    return [("", f"<raises:{frame}>"), (stmt.name, f"{HOOKS_MARKER}{raising}>")]
+    return [("", f"<raises:{frame}>"), (stmt.name + HOOKS, f"<raises:{raising}>")]
 
 
 def _frame_digest(stmt: ast.ClassDef, scope: Scope, docs_inert: bool) -> str | None:

@@ -1,7 +1,7 @@
 """Which of a module's hooked classes (``rts.class_frames``) their importers depend on.
 
 A class whose statement may raise only by a hook its bases bring has its whole digest in
-its own unit. A test that depends on anything of its module imported it, and depends on
+its ``C.<hooks>`` unit. A test that depends on anything of its module imported it, and depends on
 that unit too unless the class, as the recording finds it made, ran no code but
 ``type``'s: made by ``type`` or ``ABCMeta`` (which only collects abstract methods), from
 bases given as classes (no ``__mro_entries__``: ``__orig_bases__`` says), none of which
@@ -19,6 +19,7 @@ from types import ModuleType
 from lsp_server.project.files import ProjectPaths
 from lsp_server.rts.file_units import Unit
 from lsp_server.rts.snapshots import FileStates
+from lsp_server.rts.unit_names import HOOKS
 
 _PLAIN_METACLASSES = (type, abc.ABCMeta)
 
@@ -66,7 +67,7 @@ class HookedClasses:
             return frozenset()
         module = self._module(path)
         return frozenset(
-            self._intern(Unit(path, name))
+            self._intern(Unit(path, name + HOOKS))
             for name in file_units.hooked_classes
             if module is None or not made_without_hooks(module, name)
         )

@@ -65,6 +65,7 @@ from lsp_server.rts.unit_names import (
     DOC,
     FILE,
     HEADER,
+    HOOKS,
     IMPORTED,
     MODULE,
     doc_name,
@@ -220,6 +221,8 @@ def _add_bindings(
             if header_name(span.name) not in units:
                 units.append(header_name(span.name))
     result.residue_refs = layout.residue_refs
+    # What a class's hooks see: a unit of its own (``rts.class_frames``).
+    variants.update((n, list(m)) for n, m in layout.markers.items() if n.endswith(HOOKS))
 
 
 def _add_from_imports(

@@ -76,9 +76,13 @@ def _project(pytester: pytest.Pytester, base: str) -> pytest.Pytester:
 
         def test_value():
             assert Proxy.value(None) == 1
+
+
+        def test_probe():
+            assert not hasattr(Proxy, "extra")
         """,
     )
-    assert run(pytester) == {"test_other", "test_value"}
+    assert run(pytester) == {"test_other", "test_value", "test_probe"}
     return pytester
 
 
@@ -92,7 +96,16 @@ def test_a_method_added_under_a_plain_base_selects_the_tests_reaching_the_class(
 ) -> None:
     project = _project(pytester, "Plain")
     _add_methods(project, "__repr__", "__str__")
-    assert run(project) == {"test_value"}
+    # Dunder methods' headers are the class unit's: Python looks them up implicitly.
+    assert run(project) == {"test_value", "test_probe"}
+
+
+def test_a_plain_method_added_under_a_plain_base_selects_the_tests_reading_its_name(
+    pytester: pytest.Pytester,
+) -> None:
+    project = _project(pytester, "Plain")
+    _add_methods(project, "extra")
+    assert run(project) == {"test_probe"}
 
 
 def _selected(project: pytest.Pytester) -> set[str]:
@@ -109,4 +122,4 @@ def test_a_method_added_under_a_class_hook_selects_every_importer(
     project = _project(pytester, base)
     _add_methods(project, "RED" if base != "Kinds" else "GREEN")
     # The hook (the enum's namespace) refuses the new class: every import fails.
-    assert _selected(project) == {"test_other", "test_value"}
+    assert _selected(project) == {"test_other", "test_value", "test_probe"}
