@@ -31,7 +31,7 @@ from lsp_server.rts.imports import ImportResolver
 from lsp_server.rts.interned_units import InternedUnits
 from lsp_server.rts.lookups import ATTRIBUTE_LOOKUP
 from lsp_server.rts.option_rules import XFAIL_MARK
-from lsp_server.rts.read_lines import read_lines
+from lsp_server.rts.read_lines import own_signature, read_lines
 from lsp_server.rts.reads import EVERY_NAME, builds_classes, code_reads
 from lsp_server.rts.runtime_lookups import RuntimeLookups
 from lsp_server.rts.snapshots import FileStates
@@ -250,9 +250,11 @@ class UnitAttribution:
 
     def _note_reads(self, code: CodeType, rel: str, file_units: FileUnits | None) -> None:
         names, global_only, dynamic = code_reads(code)
+        if "__signature__" in names and file_units and own_signature(code, file_units):
+            names = names - {"__signature__"}
         sites = read_lines(code) if self._sees_read_lines else None
         if sites is not None:  # counted where its lines ran (``_units_of_window``)
-            self._line_reads[identity(code)] = sites.names
+            self._line_reads[identity(code)] = sites.names & (names | global_only)
             names, global_only = names - sites.names, global_only - sites.names
         if (
             dynamic

@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from types import CodeType
 from typing import Any
 
+from lsp_server.rts.file_units import FileUnits
 from lsp_server.rts.identity import identity
 from lsp_server.rts.lookups import BODY_READS, DOC_READS, INSPECT_SIGNATURES
 from lsp_server.rts.reads import code_reads
@@ -98,6 +99,19 @@ def read_lines(code: CodeType) -> ReadLines | None:
     if spelled != wanted:
         return None
     return ReadLines(frozenset(wanted), frozenset(lines))
+
+
+def own_signature(code: CodeType, file_units: FileUnits) -> bool:
+    """Whether the ``__signature__`` read ``reads.code_reads`` finds in ``code`` is only a
+    global ``signature`` (or ``Signature``) that its module binds itself, not by importing
+    it (jmespath's ``@signature(...)`` decorator): no signature is read there. Code that
+    spells ``__signature__`` or uses ``inspect`` keeps the read."""
+    spelled = set(code.co_names).union(*map(_parts, code.co_consts))
+    if "__signature__" in spelled or "inspect" in spelled:
+        return False
+    used = INSPECT_SIGNATURES & spelled
+    own = file_units.top_names - file_units.import_origins.keys()
+    return bool(used) and used <= own
 
 
 @dataclass

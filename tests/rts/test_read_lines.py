@@ -92,3 +92,51 @@ def test_a_docstring_read_in_a_branch_not_taken_shows_no_docstring(
     # test_encoder reads signatures (source text: docstrings too), test_verbose __doc__.
     expected = {"test_encoder", "test_verbose"}
     assert run(project) == (expected if LINES_SEEN else expected | {"test_int"})
+
+
+def test_a_project_function_named_signature_reads_no_code(pytester: pytest.Pytester) -> None:
+    """jmespath's ``@signature(...)`` decorator is its own function, not ``inspect``'s: a
+    class body applying it read no signature, and its importers no body."""
+    write(
+        pytester,
+        "functions.py",
+        """
+        def signature(*arguments):
+            def record(func):
+                func.signature = arguments
+                return func
+            return record
+
+
+        class Registry(type):
+            pass
+
+
+        class Functions(metaclass=Registry):
+            @signature("number")
+            def abs(self, value):
+                return abs(value)
+
+
+        def name():
+            return "functions"
+        """,
+    )
+    write(
+        pytester,
+        "test_functions.py",
+        """
+        from functions import Functions, name
+
+
+        def test_abs():
+            assert Functions().abs(-1) == 1
+
+
+        def test_name():
+            assert name() == "functions" and Functions.abs
+        """,
+    )
+    assert run(pytester) == {"test_abs", "test_name"}
+    edit(pytester, "functions.py", "return abs(value)", "return value if value > 0 else -value")
+    assert run(pytester) == {"test_abs"}
