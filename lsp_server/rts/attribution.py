@@ -22,6 +22,7 @@ import pytest
 
 from lsp_server.project.files import ProjectPaths, is_python
 from lsp_server.rts.binding_reads import BindingReads
+from lsp_server.rts.class_hooks import HookedClasses
 from lsp_server.rts.file_units import FileUnits, Unit
 from lsp_server.rts.function_units import FunctionUnits
 from lsp_server.rts.identity import identity
@@ -30,6 +31,7 @@ from lsp_server.rts.imports import ImportResolver
 from lsp_server.rts.interned_units import InternedUnits
 from lsp_server.rts.lookups import ATTRIBUTE_LOOKUP
 from lsp_server.rts.option_rules import XFAIL_MARK
+from lsp_server.rts.read_lines import own_signature, read_lines
 from lsp_server.rts.reads import EVERY_NAME, builds_classes, code_reads
 from lsp_server.rts.runtime_lookups import RuntimeLookups
 from lsp_server.rts.snapshots import FileStates
@@ -48,20 +50,32 @@ class Window:
 
     codes: CodeSet = field(default_factory=dict)
     files: set[str] = field(default_factory=set)
+    # By identity: code whose lines reading code or docstrings ran (``rts.read_lines``).
+    read_lines: set[int] = field(default_factory=set)
 
     def update(self, other: Window) -> None:
         self.codes.update(other.codes)
         self.files |= other.files
+        self.read_lines |= other.read_lines
 
 
 class UnitAttribution:
     """Turns windows into units; every cache lives as long as the pytest session."""
 
     def __init__(
-        self, root: Path, paths: ProjectPaths, states: FileStates, lookups: RuntimeLookups
+        self,
+        root: Path,
+        paths: ProjectPaths,
+        states: FileStates,
+        lookups: RuntimeLookups,
+        sees_read_lines: bool = False,
     ) -> None:
         self.root = root
         self.lookups = lookups
+        # Whether windows tell which code ran a line reading code or docstrings: then those
+        # names of the code (``_line_reads``) count only for the windows where one did.
+        self._sees_read_lines = sees_read_lines
+        self._line_reads: dict[int, frozenset[str]] = {}  # by identity(code)
         self.paths = paths
         self.states = states
         self.resolver = ImportResolver(root, self._imports_of)
@@ -93,6 +107,7 @@ class UnitAttribution:
         self._shared: dict[object, tuple[frozenset[int], frozenset[str]]] = {}
         self.bindings = BindingReads(states, self.resolver, self._intern, self._units)
         self.functions = FunctionUnits(paths, states)
+        self.hooked_classes = HookedClasses(states, paths, self._intern)
 
     def units_of_test(self, item: pytest.Item, window: Window, tracer: CodeTracer) -> InternedUnits:
         """Every unit the test ``item`` depends on, given what ran in its ``window``.
@@ -108,6 +123,7 @@ class UnitAttribution:
             self._static_key(item),
             frozenset(window.codes),
             frozenset(window.files),
+            frozenset(window.read_lines),
             frozenset(getattr(item, "fixturenames", ())),
             item.get_closest_marker("xfail") is not None,
         )
@@ -131,6 +147,8 @@ class UnitAttribution:
         if item.get_closest_marker("xfail") is not None:  # read at its end: dynamic ones too
             names.add(XFAIL_MARK)
         names = names.union(*(code_reads[key][0] for key in codes))
+        line_reads = self._line_reads
+        names = names.union(*(line_reads[key] for key in window.read_lines & line_reads.keys()))
         dynamic = dynamic or any(code_reads[key][1] for key in codes)
         for key in self._read_at_run_time.intersection(codes):
             looked_up, imported = self._run_time_reads(codes[key])
@@ -148,6 +166,7 @@ class UnitAttribution:
         base = self._shared_reads(item)
         ids = ids.union(self.bindings.read(ids, names, dynamic, globals_read, whole, base))
         paths = frozenset(map(self._unit_paths.__getitem__, ids))
+        ids = ids.union(self.hooked_classes.units(paths))  # it imported their modules
         return InternedUnits(ids, self._units, paths)
 
     def _shared_reads(self, item: pytest.Item) -> tuple[frozenset[int], frozenset[str]]:
@@ -202,6 +221,7 @@ class UnitAttribution:
                     # unit's refs already. A lambda of the class body is no class body.
                     self._code_reads[identity(code)] = _READS_NOTHING
                     self._code_globals.pop(identity(code), None)
+                    self._line_reads.pop(identity(code), None)
                     units = (module,)
             else:
                 functions = (found, *file_units.enclosing(found))
@@ -230,6 +250,12 @@ class UnitAttribution:
 
     def _note_reads(self, code: CodeType, rel: str, file_units: FileUnits | None) -> None:
         names, global_only, dynamic = code_reads(code)
+        if "__signature__" in names and file_units and own_signature(code, file_units):
+            names = names - {"__signature__"}
+        sites = read_lines(code) if self._sees_read_lines else None
+        if sites is not None:  # counted where its lines ran (``_units_of_window``)
+            self._line_reads[identity(code)] = sites.names & (names | global_only)
+            names, global_only = names - sites.names, global_only - sites.names
         if (
             dynamic
             and file_units is not None
@@ -250,6 +276,8 @@ class UnitAttribution:
         found = self._code_globals.get(identity(code))
         if found is not None:
             names = names | found[1]
+        if identity(code) in self._line_reads:  # at collection or import: every line counts
+            names = names | self._line_reads[identity(code)]
         if identity(code) not in self._read_at_run_time:
             return names, dynamic, set()
         looked_up, imported = self._run_time_reads(code)

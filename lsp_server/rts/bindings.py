@@ -33,6 +33,7 @@ from dataclasses import dataclass, field
 
 from lsp_server.rts.ast_walk import walk
 from lsp_server.rts.bound_names import instantiable, maybe_bound
+from lsp_server.rts.class_frames import raising_markers
 from lsp_server.rts.class_members import (
     Member,
     class_body,
@@ -43,7 +44,6 @@ from lsp_server.rts.class_members import (
     loose_methods,
 )
 from lsp_server.rts.from_imports import FromImport, from_import
-from lsp_server.rts.import_digest import raising_digest
 from lsp_server.rts.import_scope import Scope
 from lsp_server.rts.lookups import call_roots
 from lsp_server.rts.purity import import_time_names, is_pure, nested_statements
@@ -370,13 +370,11 @@ def module_layout(tree: ast.Module) -> ModuleLayout:
     residue_refs: set[str] = set()
     scope = Scope(tree, _STDLIB)
     for stmt, binding in found:
-        raising = None
-        if binding is not None:
-            raising = raising_digest(stmt, scope, docs_inert=binding.own_doc)
+        # What every importer sees fail, or a class makes fail (``rts.class_frames``).
+        raising = [] if binding is None else raising_markers(stmt, scope, binding.own_doc)
         scope.after(stmt)
-        if raising is not None:
-            # Every importer sees it fail (``rts.import_raise``).
-            layout.markers.setdefault("", []).append(f"<raises:{raising}>")
+        for unit, marker in raising:
+            layout.markers.setdefault(unit, []).append(marker)
         if binding is None:
             reads = import_time_names(stmt)
             residue_refs |= reads

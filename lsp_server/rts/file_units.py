@@ -86,6 +86,9 @@ class FileUnits:
     their own (``class_members.loose_methods``)."""
     listed: frozenset[str] | None = None
     """The names ``__all__`` lists (``bound_names.listed_names``); None: any may be."""
+    hooked_classes: frozenset[str] = frozenset()
+    """Top-level classes whose statement may raise only by a hook their bases bring: their
+    importers depend on their units unless made without one (``rts.class_frames``)."""
 
     def own_globals(self, names: Iterable[str]) -> frozenset[str]:
         """Of ``names`` read by this module's statements, those read only as its globals

@@ -82,7 +82,7 @@ def may_raise(stmt: ast.stmt, scope: Scope) -> bool:
     if isinstance(stmt, _FuncDef):
         return _def_may_raise(stmt, scope, scope.bound)
     if isinstance(stmt, ast.ClassDef):
-        risky = _class_may_raise(stmt, scope, set(scope.bound))
+        risky = class_may_raise(stmt, scope, set(scope.bound))
         hooks = {s.name for s in stmt.body if isinstance(s, _FuncDef)} & _CLASS_HOOKS
         if not risky and not hooks:
             scope._judged = stmt.name  # ``after`` takes it in as a plain class
@@ -133,7 +133,7 @@ def risky_header_parts(
     return risky + [n for n in notes if not _safe_annotation(n, scope, bound)]
 
 
-def _class_may_raise(node: ast.ClassDef, scope: Scope, local: set[str]) -> bool:
+def class_may_raise(node: ast.ClassDef, scope: Scope, local: set[str]) -> bool:
     risky = risky_class_parts(node, scope, local)
     return risky is None or bool(risky)
 
@@ -163,7 +163,7 @@ def risky_class_parts(node: ast.ClassDef, scope: Scope, local: set[str]) -> Risk
 
 def _statement_may_raise(stmt: ast.stmt, scope: Scope, local: set[str]) -> bool:
     if isinstance(stmt, ast.ClassDef):
-        return _class_may_raise(stmt, scope, set(local))
+        return class_may_raise(stmt, scope, set(local))
     if isinstance(stmt, (ast.Assign, ast.AnnAssign)):
         return _assignment_may_raise(stmt, scope, local)
     return not isinstance(stmt, ast.Pass) and not (

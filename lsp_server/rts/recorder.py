@@ -82,7 +82,9 @@ class DependencyRecorder:
         self.tracer: CodeTracer = config.stash.get(EARLY_TRACER, None) or new_tracer(
             paths.is_python_file
         )
-        self.attribution = UnitAttribution(root, paths, states, self.tracer.lookups)
+        self.attribution = UnitAttribution(
+            root, paths, states, self.tracer.lookups, self.tracer.read_lines.seen
+        )
         self.watcher = FileWatcher()
         self.cache_hits = CacheHits(paths.is_python_file)
         self.setup_clock = SetupClock()  # the set-up times of shared fixtures, per test
@@ -117,10 +119,12 @@ class DependencyRecorder:
         """Move what ran since the last flush into the innermost window (or drop it when no
         window is open)."""
         codes = self.tracer.take(restart)
+        read_lines = self.tracer.read_lines.take()
         files = self.watcher.take()
         if self._stack:
             top = self._stack[-1]
             top.codes.update(codes)
+            top.read_lines |= read_lines
             top.files |= files
 
     @contextmanager
@@ -172,6 +176,7 @@ class DependencyRecorder:
             return (yield)
         self.cache_hits.before()
         self.tracer.take()
+        self.tracer.read_lines.take()
         self.watcher.take()
         self._stack = [Window()]
         self._reports[item.nodeid] = []
@@ -214,7 +219,11 @@ class DependencyRecorder:
         each one would visit every answer and cached set the recording kept (a quarter of a
         second on marshmallow's 1,231 tests)."""
         self.attribution = UnitAttribution(
-            self.attribution.root, self.attribution.paths, self.states, self.tracer.lookups
+            self.attribution.root,
+            self.attribution.paths,
+            self.states,
+            self.tracer.lookups,
+            self.tracer.read_lines.seen,
         )
         self._fixture_windows.clear()
         self._written.clear()

@@ -33,6 +33,7 @@ from typing import Any
 
 from lsp_server.rts.audit_events import watch_exec
 from lsp_server.rts.identity import identity
+from lsp_server.rts.read_lines import ReadLineWatch
 from lsp_server.rts.returns import (
     KIND_BY_TYPE,
     OTHER_KIND,
@@ -67,6 +68,8 @@ class CodeTracer:
         self._footprints: list[tuple[CodeType, CodeSet]] = []
         self.returns: ReturnKinds = {}
         self._return_counts: dict[int, int] = {}  # returns recorded per code in this test
+        # Code that ran a line reading code or docstrings: told on 3.12+ only.
+        self.read_lines = ReadLineWatch(seen=False)
 
     def take_returns(self) -> ReturnKinds:
         """What project functions returned since the last call (``self.returns`` stays the
@@ -140,7 +143,8 @@ class CodeTracer:
 class MonitoringTracer(CodeTracer):
     """``sys.monitoring`` PY_START on project code, with per-code DISABLE (Python 3.12+);
     PY_RETURN on project module code, to close its import footprint, and on project
-    functions, for the kinds they return (per return site DISABLE)."""
+    functions, for the kinds they return (per return site DISABLE); LINE on the few that
+    read code or docstrings (``rts.read_lines``)."""
 
     # Tool ids 0-2 are claimed by debuggers, coverage and profilers; 5 is the optimizer's.
     _CANDIDATE_IDS = (4, 3, 2)
@@ -187,6 +191,7 @@ class MonitoringTracer(CodeTracer):
             full = count >= RETURNS_PER_TEST
             return disable if full or (key, offset) in constant_sites else None
 
+        self.read_lines = ReadLineWatch(seen=True)
         self._on_start = on_start
         self._on_return = on_return
         self._on_call = self.lookups.call_event(disable)
@@ -223,6 +228,8 @@ class MonitoringTracer(CodeTracer):
                 self._constant_sites.update((key, at) for at in constant_returns(current))
             if self.lookups.sites(current):
                 wanted_events |= events.CALL
+            if self.read_lines.watch(current):
+                wanted_events |= events.LINE
             _MON.set_local_events(tool, current, wanted_events)
             stack.extend(c for c in current.co_consts if type(c) is CodeType)
 
@@ -249,6 +256,7 @@ class MonitoringTracer(CodeTracer):
         mon.register_callback(self._tool, mon.events.PY_START, self._on_start)
         mon.register_callback(self._tool, mon.events.PY_RETURN, self._on_return)
         mon.register_callback(self._tool, mon.events.CALL, self._on_call)
+        mon.register_callback(self._tool, mon.events.LINE, self.read_lines.line_event(mon.DISABLE))
         watch_exec(self._on_exec)
         # Tens of thousands of functions are alive (pytest's, the libraries'): each file is
         # asked once here, and only the project's functions go to ``instrument``.
@@ -272,6 +280,7 @@ class MonitoringTracer(CodeTracer):
         mon.register_callback(self._tool, mon.events.PY_START, None)
         mon.register_callback(self._tool, mon.events.PY_RETURN, None)
         mon.register_callback(self._tool, mon.events.CALL, None)
+        mon.register_callback(self._tool, mon.events.LINE, None)
         mon.free_tool_id(self._tool)
         self._tool = None
 

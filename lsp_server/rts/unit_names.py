@@ -26,6 +26,11 @@ DOC = ".<doc>"
 """Suffix of a function's docstring unit: ``C.m.<doc>`` is the docstring of ``C.m``."""
 
 
+HOOKS = ".<hooks>"
+"""Suffix of the unit of what a class's hooks see when it is made (``rts.class_frames``):
+``C.<hooks>`` is class ``C``'s."""
+
+
 IMPORTED = "<import>."
 """Prefix of the unit of a name a ``from`` import binds (``rts.from_imports``):
 ``<import>.f``, apart from a function ``f`` defined in the same file."""
@@ -77,9 +82,9 @@ def body_name(unit_name: str) -> str | None:
 
 def bound_name(unit_name: str) -> str | None:
     """The name a unit binds outside function bodies (``C.x`` -> ``x``, ``f.<def>`` ->
-    ``f``); None for the module and file units, docstrings, functions nested in functions
-    and the ``IMPORTING`` units."""
-    if unit_name in (MODULE, FILE) or _LOCALS in unit_name or unit_name.endswith(DOC):
+    ``f``); None for the module and file units, docstrings, a class's hooks unit, functions
+    nested in functions and the ``IMPORTING`` units."""
+    if unit_name in (MODULE, FILE) or _LOCALS in unit_name or unit_name.endswith((DOC, HOOKS)):
         return None
     if unit_name.startswith(IMPORTING):
         return None

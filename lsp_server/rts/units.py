@@ -46,6 +46,7 @@ import xxhash
 from lsp_server.project.text import parse_python
 from lsp_server.rts.bindings import ModuleLayout, module_layout
 from lsp_server.rts.bound_names import listed_names
+from lsp_server.rts.class_frames import hooked_classes
 from lsp_server.rts.class_members import class_texts
 from lsp_server.rts.file_units import FileUnits
 from lsp_server.rts.from_imports import top_level_names
@@ -64,6 +65,7 @@ from lsp_server.rts.unit_names import (
     DOC,
     FILE,
     HEADER,
+    HOOKS,
     IMPORTED,
     IMPORTING,
     MODULE,
@@ -125,6 +127,7 @@ def source_units(path: str, source: str) -> FileUnits:
     _add_from_imports(result, layout, variants)
     result.top_names = top_level_names(tree)
     result.call_sites = layout.call_sites
+    result.hooked_classes = hooked_classes(layout.markers)
     imported = (n for b in layout.bindings if b.is_import for n in b.names)
     importing = (name for name in variants if name.startswith(IMPORTING))
     result.import_units = frozenset(imported).union(result.from_imports, importing)
@@ -221,6 +224,8 @@ def _add_bindings(
             if header_name(span.name) not in units:
                 units.append(header_name(span.name))
     result.residue_refs = layout.residue_refs
+    # What a class's hooks see: a unit of its own (``rts.class_frames``).
+    variants.update((n, list(m)) for n, m in layout.markers.items() if n.endswith(HOOKS))
 
 
 def _add_from_imports(

@@ -1,0 +1,92 @@
+"""A class statement that may raise at import only because of what its bases run.
+
+A top-level binding that may raise puts a digest of what it runs into its module's unit
+(``rts.import_digest``): every importer would see the import fail. A class whose base
+comes from another project module (tomlkit's ``OutOfOrderTableProxy(_CustomDict)``) cannot
+be proved plain from its own file, so every method added to it changed the module unit
+and selected every importer. Yet with no decorator, no keyword (``metaclass=``), no
+``__slots__`` and a body that cannot raise on its own (``import_raise``), all that may
+fail over its members is a hook its bases bring: a metaclass or an ``__init_subclass__``
+that reads the new class's namespace.
+
+Such a class's *frame* goes into the module unit: the statement without its plain
+methods (its bases, class-level statements, the methods ``type`` itself treats
+specially). The whole digest goes into a unit of its own, ``C.<hooks>``
+(``unit_names.HOOKS``), which every importer depends on unless the class, as the
+recording finds it made, ran no hook but ``type``'s (``rts.class_hooks``): then a plain
+method added is seen only by the tests that read its name (``rts.reads``), a dunder by
+those reaching the class (its header is the class unit's). A changed frame (other bases,
+a risky member) still selects every importer.
+"""
+
+from __future__ import annotations
+
+import ast
+
+from lsp_server.rts.bound_names import maybe_bound_in
+from lsp_server.rts.import_digest import import_time_digest, raising_digest
+from lsp_server.rts.import_raise import class_may_raise
+from lsp_server.rts.import_scope import Scope
+from lsp_server.rts.unit_names import HOOKS
+
+# Names ``type`` itself reads from a class namespace, or that clash with its layout:
+# a method so named stays in the frame.
+_TYPE_NAMES = frozenset(
+    [
+        "__init_subclass__",
+        "__class_getitem__",
+        "__set_name__",
+        "__new__",
+        "__qualname__",
+        "__module__",
+        "__classcell__",
+        "__dict__",
+        "__weakref__",
+        "__mro_entries__",
+        "__prepare__",
+    ]
+)
+_DEFS = (ast.FunctionDef, ast.AsyncFunctionDef)
+
+
+def hooked_classes(markers: dict[str, list[str]]) -> frozenset[str]:
+    """The classes given a unit of their hooks by ``raising_markers`` (markers by unit
+    name, as ``bindings.ModuleLayout`` keeps them)."""
+    return frozenset(name.removesuffix(HOOKS) for name in markers if name.endswith(HOOKS))
+
+
+def raising_markers(stmt: ast.stmt, scope: Scope, docs_inert: bool) -> list[tuple[str, str]]:
+    """(unit name, marker) of what may raise when the top-level binding ``stmt`` runs, after
+    what ``scope`` has bound: none, the module unit's ``<raises:...>``, or for a class whose
+    risk is its bases' hooks alone its frame's there and the whole digest in the class's
+    ``HOOKS`` unit."""
+    raising = raising_digest(stmt, scope, docs_inert)
+    if raising is None:
+        return []
+    frame = _frame_digest(stmt, scope, docs_inert) if isinstance(stmt, ast.ClassDef) else None
+    if frame is None:
+        return [("", f"<raises:{raising}>")]
+    assert isinstance(stmt, ast.ClassDef)
+    return [("", f"<raises:{frame}>"), (stmt.name + HOOKS, f"<raises:{raising}>")]
+
+
+def _frame_digest(stmt: ast.ClassDef, scope: Scope, docs_inert: bool) -> str | None:
+    """The digest of the class statement without its plain methods, when nothing but its
+    bases may make it raise; else None. The AST is changed in place and restored (see
+    ``import_time_digest``)."""
+    if stmt.decorator_list or stmt.keywords or "__slots__" in maybe_bound_in(stmt.body):
+        return None
+    bases = stmt.bases
+    stmt.bases = []
+    try:
+        if class_may_raise(stmt, scope, set(scope.bound)):
+            return None
+    finally:
+        stmt.bases = bases
+    body = stmt.body
+    kept = [s for s in body if not isinstance(s, _DEFS) or s.name in _TYPE_NAMES]
+    stmt.body = kept or [ast.Pass()]
+    try:
+        return import_time_digest(stmt, docs_inert)
+    finally:
+        stmt.body = body

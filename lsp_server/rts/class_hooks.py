@@ -1,0 +1,84 @@
+"""Which of a module's hooked classes (``rts.class_frames``) their importers depend on.
+
+A class whose statement may raise only by a hook its bases bring has its whole digest in
+its ``C.<hooks>`` unit. A test that depends on anything of its module imported it, and depends on
+that unit too unless the class, as the recording finds it made, ran no code but
+``type``'s: made by ``type`` or ``ABCMeta`` (which only collects abstract methods), from
+bases given as classes (no ``__mro_entries__``: ``__orig_bases__`` says), none of which
+defines ``__init_subclass__``. A plain method added to such a class cannot make its
+statement fail; a changed frame (bases, risky members) changes the module unit.
+"""
+
+from __future__ import annotations
+
+import abc
+import sys
+from collections.abc import Callable, Iterable
+from types import ModuleType
+
+from lsp_server.project.files import ProjectPaths
+from lsp_server.rts.file_units import Unit
+from lsp_server.rts.snapshots import FileStates
+from lsp_server.rts.unit_names import HOOKS
+
+_PLAIN_METACLASSES = (type, abc.ABCMeta)
+
+
+def made_without_hooks(module: ModuleType, name: str) -> bool:
+    """Whether the top-level class ``name`` of ``module`` was made by ``type``'s code alone
+    (a class bound there under another name, or anything else: no)."""
+    cls = vars(module).get(name)
+    if not isinstance(cls, type) or type(cls) not in _PLAIN_METACLASSES:
+        return False
+    if cls.__module__ != module.__name__ or cls.__qualname__ != name:
+        return False
+    if "__orig_bases__" in vars(cls):
+        return False
+    return not any("__init_subclass__" in vars(base) for base in cls.__mro__[1:-1])
+
+
+class HookedClasses:
+    """The class units every importer of a module depends on, by path (once per session:
+    the recording sees each module made once)."""
+
+    def __init__(
+        self, states: FileStates, paths: ProjectPaths, intern: Callable[[Unit], int]
+    ) -> None:
+        self._states = states
+        self._paths = paths
+        self._intern = intern
+        self._by_path: dict[str, frozenset[int]] = {}
+        self._modules: dict[str, ModuleType] = {}
+        self._modules_seen = 0  # len(sys.modules) when ``_modules`` was built
+
+    def units(self, paths: Iterable[str]) -> set[int]:
+        """The ids of the hooked class units of ``paths`` their importers depend on."""
+        out: set[int] = set()
+        for path in paths:
+            found = self._by_path.get(path)
+            if found is None:
+                found = self._by_path[path] = self._units_of(path)
+            out |= found
+        return out
+
+    def _units_of(self, path: str) -> frozenset[int]:
+        file_units = self._states.units(path)
+        if file_units is None or not file_units.hooked_classes:
+            return frozenset()
+        module = self._module(path)
+        return frozenset(
+            self._intern(Unit(path, name + HOOKS))
+            for name in file_units.hooked_classes
+            if module is None or not made_without_hooks(module, name)
+        )
+
+    def _module(self, path: str) -> ModuleType | None:
+        """The module imported from ``path``, if any."""
+        if path not in self._modules and len(sys.modules) != self._modules_seen:
+            self._modules_seen = len(sys.modules)
+            for module in list(sys.modules.values()):
+                filename = getattr(module, "__file__", None)
+                rel = self._paths.python_rel(filename) if isinstance(filename, str) else None
+                if rel is not None:
+                    self._modules.setdefault(rel, module)
+        return self._modules.get(path)

@@ -1,0 +1,150 @@
+"""The lines of a code object that spell a read of code or docstrings.
+
+A function spelling one of ``lookups.BODY_READS`` or ``lookups.DOC_READS`` (tomlkit's
+``items.item()`` calls ``inspect.signature`` only on custom encoders, in a branch most tests
+never take) makes a test that ran it see the body and docstring of every function whose
+header it depends on (``rts.seen_bodies``). The read happens only where an instruction
+spelling the name runs, so on Python 3.12+ the tracer watches the lines of those
+instructions (sys.monitoring LINE events, enabled on these rare code objects alone) and the
+names count for a test only when one of the lines ran in it (``rts.attribution``).
+
+Sound because every instruction runs after a LINE event of its line: execution enters a
+line from another one, or starts the code object there. Comprehensions are inlined in the
+code object (3.12); a lambda or nested function is a code object of its own, its reads
+counted when its own lines run. Generators and coroutines keep the reads whole: a frame
+resumed mid-line in a later test would run the instruction without a LINE event there.
+"""
+
+from __future__ import annotations
+
+import dis
+import inspect
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from types import CodeType
+from typing import Any
+
+from lsp_server.rts.file_units import FileUnits
+from lsp_server.rts.identity import identity
+from lsp_server.rts.lookups import BODY_READS, DOC_READS, INSPECT_SIGNATURES
+from lsp_server.rts.reads import code_reads
+
+_READ_NAMES = BODY_READS | DOC_READS
+_SPELLED = _READ_NAMES | INSPECT_SIGNATURES
+_RESUMABLE = (
+    inspect.CO_GENERATOR
+    | inspect.CO_COROUTINE
+    | inspect.CO_ASYNC_GENERATOR
+    | inspect.CO_ITERABLE_COROUTINE
+)
+
+
+@dataclass(frozen=True)
+class ReadLines:
+    """The code-reading names a code object reads (``rts.reads``) and the lines spelling
+    them."""
+
+    names: frozenset[str]
+    lines: frozenset[int]
+
+
+def _parts(value: object) -> set[str]:
+    """The name-like parts of a string constant (or of the strings of a constant tuple), as
+    ``reads.code_reads`` counts them."""
+    texts = [value] if isinstance(value, str) else []
+    if isinstance(value, (tuple, frozenset)):
+        texts = [item for item in value if isinstance(item, str)]
+    return {
+        part
+        for text in texts
+        if 0 < len(text) < 200
+        for part in text.replace(":", ".").split(".")
+        if part.isidentifier()
+    }
+
+
+def _spells_read(code: CodeType) -> bool:
+    """Cheap first look: whether ``code`` names one of the reads at all."""
+    if not _SPELLED.isdisjoint(code.co_names):
+        return True
+    return any(not _SPELLED.isdisjoint(_parts(const)) for const in code.co_consts)
+
+
+def read_lines(code: CodeType) -> ReadLines | None:
+    """The code-reading names ``code`` reads and the lines spelling them; None when it reads
+    none, or when its lines cannot tell (a generator, an instruction without a line, a name
+    no instruction spells)."""
+    if code.co_flags & _RESUMABLE or not _spells_read(code):
+        return None
+    names, global_only, _ = code_reads(code)
+    wanted = (names | global_only) & _READ_NAMES
+    if not wanted:
+        return None
+    line_at = {
+        offset: line for start, end, line in code.co_lines() for offset in range(start, end, 2)
+    }
+    spelled: set[str] = set()
+    lines: set[int] = set()
+    for instruction in dis.get_instructions(code):
+        found = _parts(instruction.argval) & wanted
+        if "__signature__" in wanted and instruction.argval in INSPECT_SIGNATURES:
+            found.add("__signature__")  # ``inspect.signature``: see ``lookups``
+        if not found:
+            continue
+        line = line_at.get(instruction.offset)
+        if line is None:
+            return None
+        spelled |= found
+        lines.add(line)
+    if spelled != wanted:
+        return None
+    return ReadLines(frozenset(wanted), frozenset(lines))
+
+
+def own_signature(code: CodeType, file_units: FileUnits) -> bool:
+    """Whether the ``__signature__`` read ``reads.code_reads`` finds in ``code`` is only a
+    global ``signature`` (or ``Signature``) that its module binds itself, not by importing
+    it (jmespath's ``@signature(...)`` decorator): no signature is read there. Code that
+    spells ``__signature__`` or uses ``inspect`` keeps the read."""
+    spelled = set(code.co_names).union(*map(_parts, code.co_consts))
+    if "__signature__" in spelled or "inspect" in spelled:
+        return False
+    used = INSPECT_SIGNATURES & spelled
+    own = file_units.top_names - file_units.import_origins.keys()
+    return bool(used) and used <= own
+
+
+@dataclass
+class ReadLineWatch:
+    """The tracer's side: the lines it watches in each code object (``watch``), and the
+    code whose watched lines ran since the last ``take``. ``seen``: whether the tracer
+    tells at all (3.12+); else every such code that ran counts as reading."""
+
+    seen: bool
+    lines: dict[int, frozenset[int]] = field(default_factory=dict)  # by identity(code)
+    ran: set[int] = field(default_factory=set)  # by identity(code)
+
+    def watch(self, code: CodeType) -> bool:
+        """Whether ``code`` has lines to watch (they are kept)."""
+        found = read_lines(code)
+        if found is not None:
+            self.lines[identity(code)] = found.lines
+        return found is not None
+
+    def line_event(self, disable: object) -> Callable[[CodeType, int], Any]:
+        """The LINE callback: notes a watched line, and disables each line until events
+        restart (the next test)."""
+        lines, ran = self.lines, self.ran
+
+        def on_line(code: CodeType, line: int) -> Any:
+            if line in lines.get(identity(code), ()):
+                ran.add(identity(code))
+            return disable
+
+        return on_line
+
+    def take(self) -> set[int]:
+        """By identity: the code whose watched lines ran since the last call."""
+        taken = set(self.ran)
+        self.ran.clear()
+        return taken
