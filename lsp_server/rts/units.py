@@ -104,25 +104,7 @@ def source_units(path: str, source: str) -> FileUnits:
         + layout.markers.get("", [])
         + ([future.marker] if future.marks(MODULE, False, False, False) else [])
     )
-    variants: dict[str, list[str]] = {}
-    for span in spans:
-        # Children by name may include those of a same-named redefinition elsewhere.
-        holes = [
-            child
-            for child in children.get(span.name, ())
-            if span.first_line <= child.first_line <= span.last_line
-        ]
-        code_start = span.code_start or span.body_start
-        body = text.between(code_start, span.body_end, holes)
-        variants.setdefault(span.name, []).extend(body)
-        docstring = text.without(span.body_start, code_start, ())
-        variants.setdefault(doc_name(span.name), []).extend(docstring)
-        defaults = _default_holes(span, lines)
-        header = text.without((span.first_line, 0), span.body_start, defaults)
-        variants.setdefault(header_name(span.name), []).extend(header)
-        for start, stop, _ in defaults:
-            variants[span.name] += ["<default>", *text.without(start, stop, ())]
-        result.spans.setdefault(span.name, span)
+    variants = _function_texts(result, spans, children, text, lines)
     _add_bindings(result, layout, text, children.get(None, ()), variants)
     _add_from_imports(result, layout, variants)
     result.top_names = top_level_names(tree)
@@ -144,6 +126,37 @@ def source_units(path: str, source: str) -> FileUnits:
             if alias not in result.spans:
                 result.checksums[alias] = result.checksums[binding.names[0]]
     return result
+
+
+def _function_texts(
+    result: FileUnits,
+    spans: list[UnitSpan],
+    children: dict[str | None, list[UnitSpan]],
+    text: TokenText,
+    lines: list[str],
+) -> dict[str, list[str]]:
+    """The texts of each function's body (default values included), docstring and header
+    units, by unit name; ``result.spans`` gets each function's first definition."""
+    variants: dict[str, list[str]] = {}
+    for span in spans:
+        # Children by name may include those of a same-named redefinition elsewhere.
+        holes = [
+            child
+            for child in children.get(span.name, ())
+            if span.first_line <= child.first_line <= span.last_line
+        ]
+        code_start = span.code_start or span.body_start
+        body = text.between(code_start, span.body_end, holes)
+        variants.setdefault(span.name, []).extend(body)
+        docstring = text.without(span.body_start, code_start, ())
+        variants.setdefault(doc_name(span.name), []).extend(docstring)
+        defaults = _default_holes(span, lines)
+        header = text.without((span.first_line, 0), span.body_start, defaults)
+        variants.setdefault(header_name(span.name), []).extend(header)
+        for start, stop, _ in defaults:
+            variants[span.name] += ["<default>", *text.without(start, stop, ())]
+        result.spans.setdefault(span.name, span)
+    return variants
 
 
 def _default_holes(span: UnitSpan, lines: list[str]) -> list[tuple[Pos, Pos, str]]:
