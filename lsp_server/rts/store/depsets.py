@@ -23,6 +23,8 @@ from itertools import repeat
 
 import xxhash
 
+from lsp_server.rts.store.in_chunks import rows_in
+
 DEPSET_TABLES = (
     # ``digest``: of the sorted unit ids, NULL once the contents changed in place.
     "CREATE TABLE IF NOT EXISTS depsets (id INTEGER PRIMARY KEY, digest TEXT)",
@@ -134,13 +136,9 @@ class DependencySets:
 
     def _links_of(self, test_ids: list[int]) -> dict[int, tuple[int, ...]]:
         out: dict[int, list[int]] = {}
-        for start in range(0, len(test_ids), 500):
-            chunk = test_ids[start : start + 500]
-            marks = ",".join("?" * len(chunk))
-            for test_id, set_id in self._conn.execute(
-                f"SELECT test_id, set_id FROM test_depsets WHERE test_id IN ({marks})", chunk
-            ):
-                out.setdefault(test_id, []).append(set_id)
+        query = "SELECT test_id, set_id FROM test_depsets WHERE test_id IN ({marks})"
+        for test_id, set_id in rows_in(self._conn, query, test_ids):
+            out.setdefault(test_id, []).append(set_id)
         return {test_id: tuple(sets) for test_id, sets in out.items()}
 
     def _contents(self, set_id: int) -> frozenset[int]:
