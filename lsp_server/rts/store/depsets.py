@@ -81,6 +81,7 @@ class DependencySets:
         given twice (run twice in one batch) gets its last units."""
         tests = list({test.test_id: test for test in tests}.values())
         old = self._links_of([t.test_id for t in tests])
+        self._load_contents({set_id for linked in old.values() for set_id in linked})
         by_group: dict[str, list[TestUnits]] = {}
         for test in tests:
             linked = old.get(test.test_id, ())
@@ -149,6 +150,17 @@ class DependencySets:
             ).fetchall()
             found = self._set_units[set_id] = frozenset(row[0] for row in rows)
         return found
+
+    def _load_contents(self, set_ids: Iterable[int]) -> None:
+        """Read the contents of the sets not cached yet in one query per 500 sets (a
+        second session compares every test's sets with its new units)."""
+        missing = [set_id for set_id in set_ids if set_id not in self._set_units]
+        contents: dict[int, list[int]] = {set_id: [] for set_id in missing}
+        query = "SELECT set_id, unit_id FROM depset_units WHERE set_id IN ({marks})"
+        for set_id, unit_id in rows_in(self._conn, query, missing):
+            contents[set_id].append(unit_id)
+        for set_id, units in contents.items():
+            self._set_units[set_id] = frozenset(units)
 
     def _union(self, set_ids: Sequence[int]) -> frozenset[int]:
         if len(set_ids) == 1:
