@@ -180,11 +180,18 @@ class StoreWrites(DependencySets):
                 snap = snapshots[path]
                 if self._synced.get(path, "") != snap.raw_hash:
                     self._sync_file(snap)
-            # Usually every unit's file has a snapshot: no test needs filtering.
-            complete = snapshots.keys() >= paths
+            # Usually every unit's file has a snapshot: no test needs filtering (a test
+            # that imported a module from a zip archive does: filtered alone).
             self.link_dependencies(
                 [
-                    self._record_one(result, snapshots, complete, environment, options, session_id)
+                    self._record_one(
+                        result,
+                        snapshots,
+                        snapshots.keys() >= set(_paths_of(result)),
+                        environment,
+                        options,
+                        session_id,
+                    )
                     for result in results
                 ]
             )
