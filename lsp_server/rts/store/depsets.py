@@ -19,7 +19,8 @@ import sqlite3
 from array import array
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from itertools import repeat
+from itertools import groupby, repeat
+from operator import itemgetter
 
 import xxhash
 
@@ -155,12 +156,10 @@ class DependencySets:
         """Read the contents of the sets not cached yet in one query per 500 sets (a
         second session compares every test's sets with its new units)."""
         missing = [set_id for set_id in set_ids if set_id not in self._set_units]
-        contents: dict[int, list[int]] = {set_id: [] for set_id in missing}
-        query = "SELECT set_id, unit_id FROM depset_units WHERE set_id IN ({marks})"
-        for set_id, unit_id in rows_in(self._conn, query, missing):
-            contents[set_id].append(unit_id)
-        for set_id, units in contents.items():
-            self._set_units[set_id] = frozenset(units)
+        self._set_units.update(dict.fromkeys(missing, frozenset()))  # a set may be empty
+        query = "SELECT set_id, unit_id FROM depset_units WHERE set_id IN ({marks}) ORDER BY 1"
+        for set_id, rows in groupby(rows_in(self._conn, query, missing), itemgetter(0)):
+            self._set_units[set_id] = frozenset(map(itemgetter(1), rows))
 
     def _union(self, set_ids: Sequence[int]) -> frozenset[int]:
         if len(set_ids) == 1:

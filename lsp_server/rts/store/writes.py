@@ -235,7 +235,7 @@ class StoreWrites(DependencySets):
         interned = self._interned.get(id(table))
         if interned is None or interned.table is not table:
             interned = self._interned[id(table)] = InternedIds(table)
-        uids = interned.of(units.ids)
+        uids = interned.of_units(units)
         if InternedIds.UNTRANSLATED in uids:
             missing = interned.untranslated(units.ids)
             found = self._unit_ids([table[i] for i in missing], snapshots)
