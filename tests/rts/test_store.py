@@ -226,6 +226,27 @@ def test_recording_what_tests_ran_again_writes_only_the_rows_that_changed(projec
         assert sorted(store.tests_that_ran(g)) == ["t.py::a", "t.py::b"]
 
 
+def test_what_a_forgotten_test_ran_is_written_again_when_it_is_recorded_again(
+    project: Path,
+) -> None:
+    # The store keeps the ``ran`` rows it read (the table has no index by test): forgetting
+    # a test, or another connection's commit, must not leave it believing rows are there.
+    f = Unit("m.py", "f")
+    with DependencyStore(project) as store:
+        _record(store, project, "t.py::a", [f])
+        store.record_ran({"t.py::a": [f]})
+        store.forget_tests(["t.py::a"])
+        _record(store, project, "t.py::a", [f])
+        store.record_ran({"t.py::a": [f]})
+        assert store.tests_that_ran(f) == ["t.py::a"]
+        other = sqlite3.connect(store_path(project))
+        with other:
+            other.execute("DELETE FROM ran")
+        other.close()
+        store.record_ran({"t.py::a": [f]})
+        assert store.tests_that_ran(f) == ["t.py::a"]
+
+
 def test_a_removed_binding_selects_what_imports_need_not_who_may_read_any_name(
     project: Path,
 ) -> None:

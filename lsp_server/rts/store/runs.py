@@ -27,19 +27,36 @@ class StoreRuns(StoreWrites):
                 for nodeid, units in ran.items()
                 if nodeid in test_ids
             }
-            # The table has no index by test: one scan per 500 tests.
-            stored: dict[int, set[int]] = {test_id: set() for test_id in wanted}
-            query = "SELECT unit_id, test_id FROM ran WHERE test_id IN ({marks})"
-            for unit_id, test_id in rows_in(self._conn, query, list(wanted)):
-                stored[test_id].add(unit_id)
+            stored = self._stored_ran(list(wanted))
             self._conn.executemany(
                 "DELETE FROM ran WHERE unit_id=? AND test_id=?",
-                [(u, t) for t, units in wanted.items() for u in stored[t] - units],
+                [(u, t) for t, units in wanted.items() for u in stored.get(t, set()) - units],
             )
             self._conn.executemany(
                 "INSERT INTO ran VALUES (?,?)",
-                [(u, t) for t, units in wanted.items() for u in units - stored[t]],
+                [(u, t) for t, units in wanted.items() for u in units - stored.get(t, set())],
             )
+            stored.update(wanted)
+
+    def _stored_ran(self, test_ids: list[int]) -> dict[int, set[int]]:
+        """The stored rows of ``test_ids`` (and maybe more) by test. The table has no index
+        by test: reading a batch's rows scanned it at every batch (a quarter of a second
+        per session on jinja's 909 tests), so the first batch reads it whole and later
+        ones use what is kept. Once another writer (an xdist worker) made the caches go,
+        each batch reads its own rows again: a whole read per batch would cost more."""
+        if self._ran_rows is not None:
+            return self._ran_rows
+        rows: dict[int, set[int]] = {}
+        if self._ran_read_whole:
+            query = "SELECT unit_id, test_id FROM ran WHERE test_id IN ({marks})"
+            found = rows_in(self._conn, query, test_ids)
+        else:
+            found = self._conn.execute("SELECT unit_id, test_id FROM ran").fetchall()
+            self._ran_read_whole = True
+            self._ran_rows = rows
+        for unit_id, test_id in found:
+            rows.setdefault(test_id, set()).add(unit_id)
+        return rows
 
     def _known_unit_ids(self, units: Iterable[Unit]) -> set[int]:
         """The store ids of the ``units`` the store knows."""
