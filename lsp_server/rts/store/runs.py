@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Mapping
+from itertools import chain, repeat
 
 from lsp_server.rts.file_units import Unit
 from lsp_server.rts.store.in_chunks import rows_in
@@ -28,13 +29,18 @@ class StoreRuns(StoreWrites):
                 if nodeid in test_ids
             }
             stored = self._stored_ran(list(wanted))
+            none: frozenset[int] = frozenset()
             self._conn.executemany(
                 "DELETE FROM ran WHERE unit_id=? AND test_id=?",
-                [(u, t) for t, units in wanted.items() for u in stored.get(t, set()) - units],
+                chain.from_iterable(
+                    zip(stored.get(t, none) - units, repeat(t)) for t, units in wanted.items()
+                ),
             )
             self._conn.executemany(
                 "INSERT INTO ran VALUES (?,?)",
-                [(u, t) for t, units in wanted.items() for u in units - stored.get(t, set())],
+                chain.from_iterable(
+                    zip(units - stored.get(t, none), repeat(t)) for t, units in wanted.items()
+                ),
             )
             stored.update(wanted)
 
