@@ -10,7 +10,7 @@ per session.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Set
+from collections.abc import Callable, Iterator, Mapping, Set
 from dataclasses import dataclass
 
 from lsp_server.rts.file_units import FileUnits, Unit
@@ -71,6 +71,13 @@ class BindingReads:
         self._unit_infos: dict[int, _UnitInfo] = {}
         self._bindings: dict[tuple[str, str], tuple[int, frozenset[Pair]]] = {}
         self._name_ids: dict[str, int] = {}
+        # The same ids by scope (None: read anywhere, else the module's path) and name: a
+        # test reads hundreds of names, looked up in C (``_names_ids``).
+        self._scoped_ids: dict[str | None, dict[str, int]] = {}
+        # Ids of the module units, and of the units whose info has splits or a class: the
+        # rest (most functions) add nothing in ``_follow``; set operations in C pick these.
+        self._module_uids: set[int] = set()
+        self._reading_uids: set[int] = set()
         # The modules a test depends on -> (name, scope) -> ``_step``: most tests of a
         # session depend on the same few sets of modules and read the same names.
         self._steps: dict[frozenset[str], dict[Pair, Step]] = {}
@@ -120,18 +127,16 @@ class BindingReads:
             ids, names, frozenset(paths), frozenset(found), pairs, anywhere, reads.flags(), kept
         )
 
-    def _new_paths(self, ids: Set[int], paths: frozenset[str]) -> bool:
+    def _new_paths(self, ids: frozenset[int], paths: frozenset[str]) -> bool:
         """Whether module units of ``ids`` lie outside ``paths``."""
         infos = self._unit_infos
-        for uid in ids:
-            info = infos.get(uid) or self._add_unit_info(uid)
-            if info.is_module and info.path not in paths:
-                return True
-        return False
+        for uid in ids.difference(infos):
+            self._add_unit_info(uid)
+        return any(infos[uid].path not in paths for uid in self._module_uids.intersection(ids))
 
     def _follow(
         self,
-        ids: Set[int],
+        ids: frozenset[int],
         names: Set[str],
         dynamic: bool,
         globals_read: Mapping[str, set[str]],
@@ -144,11 +149,13 @@ class BindingReads:
         infos = self._unit_infos
         if base is not None:
             ids, names = ids - base.ids, names - base.names
-        for uid in ids:
-            if uid not in infos:
-                self._add_unit_info(uid)
-        ran = list(map(infos.__getitem__, ids))
-        paths = base.paths if base is not None else {i.path for i in ran if i.is_module}
+        for uid in ids.difference(infos):
+            self._add_unit_info(uid)
+        ran = list(map(infos.__getitem__, self._reading_uids.intersection(ids)))
+        if base is not None:
+            paths: Set[str] = base.paths
+        else:
+            paths = {infos[uid].path for uid in self._module_uids.intersection(ids)}
         found: set[int] = set()
         reads = NamesRead(set(names), {path: set(read) for path, read in globals_read.items()})
         # ``getattr(self, name)``: the class attributes whose names start with a prefix.
@@ -177,12 +184,9 @@ class BindingReads:
         # anywhere too (also in the base, or by this test when the base read it so).
         anywhere = reads.anywhere if base is None else reads.anywhere - base.anywhere
         everywhere = anywhere if base is None else anywhere | base.anywhere
-        scoped = (
-            module_read(name, path)
-            for path, read in reads.by_module.items()
-            for name in read - everywhere
-        )
-        found.update(map(self._name_id, (*anywhere, *scoped)))
+        found.update(self._names_ids(anywhere, None))
+        for path, read in reads.by_module.items():
+            found.update(self._names_ids(read - everywhere, path))
         if dynamic:
             found.add(self._intern(Unit(NAMES, EVERY_NAME)))
         # Every name read was followed: those of the bindings found are in ``reads`` too.
@@ -261,6 +265,14 @@ class BindingReads:
             self._taken_ids[path] = cached
         return cached
 
+    def _names_ids(self, names: set[str], path: str | None) -> Iterator[int]:
+        """The ids of the ``NAMES`` units of ``names`` read anywhere (``path`` None) or
+        only as the globals of module ``path``."""
+        ids = self._scoped_ids.setdefault(path, {})
+        for name in names.difference(ids):
+            ids[name] = self._name_id(name if path is None else module_read(name, path))
+        return map(ids.__getitem__, names)
+
     def _name_id(self, key: str) -> int:
         """The id of the ``NAMES`` unit ``key``."""
         name_id = self._name_ids.get(key)
@@ -283,6 +295,10 @@ class BindingReads:
         splits = [split for split in splits if any(split)]
         info = _UnitInfo(unit.path, unit.name == MODULE, tuple(splits), owner_id)
         self._unit_infos[uid] = info
+        if info.is_module:
+            self._module_uids.add(uid)
+        if info.splits or owner_id >= 0:
+            self._reading_uids.add(uid)
         return info
 
     def _step(self, pair: Pair, paths: Set[str]) -> Step:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from weakref import WeakKeyDictionary
 
 from lsp_server.rts.file_units import Unit
 
@@ -44,6 +45,18 @@ class InternedIds:
     def __init__(self, table: Sequence[Unit]) -> None:
         self.table = table
         self.ids: list[int] = []
+        # Translations of whole answers: the attribution hands the same answer to every
+        # test with the same inputs (parametrized cases), and a translated id never moves.
+        self._answers: WeakKeyDictionary[InternedUnits, frozenset[int]] = WeakKeyDictionary()
+
+    def of_units(self, units: InternedUnits) -> frozenset[int]:
+        """``of(units.ids)``, kept for ``units`` once none is ``UNTRANSLATED``."""
+        found = self._answers.get(units)
+        if found is None:
+            found = self.of(units.ids)
+            if self.UNTRANSLATED not in found:
+                self._answers[units] = found
+        return found
 
     def of(self, ids: frozenset[int]) -> frozenset[int]:
         """The store ids at ``ids``, ``UNTRANSLATED`` among them when one is missing."""

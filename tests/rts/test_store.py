@@ -195,6 +195,58 @@ def test_what_each_test_ran_is_replaced_per_test_in_a_batch(project: Path) -> No
         assert sorted(store.tests_that_ran(g)) == ["t.py::a", "t.py::c"]
 
 
+def _count_row_writes(root: Path, table: str) -> sqlite3.Connection:
+    """A connection to the store whose ``writes`` table counts the rows inserted into and
+    deleted from ``table`` (triggers in the store itself: any connection's writes count)."""
+    conn = sqlite3.connect(store_path(root))
+    conn.executescript(
+        f"CREATE TABLE writes (kind TEXT);"
+        f"CREATE TRIGGER counted_inserts AFTER INSERT ON {table}"
+        f" BEGIN INSERT INTO writes VALUES ('insert'); END;"
+        f"CREATE TRIGGER counted_deletes AFTER DELETE ON {table}"
+        f" BEGIN INSERT INTO writes VALUES ('delete'); END;"
+    )
+    return conn
+
+
+def test_recording_what_tests_ran_again_writes_only_the_rows_that_changed(project: Path) -> None:
+    # A second session re-records every test, most of which ran the same functions: their
+    # rows stay, and only a test whose functions changed has rows deleted and inserted.
+    f, g = Unit("m.py", "f"), Unit("m.py", "g")
+    with DependencyStore(project) as store:
+        for nodeid in ("t.py::a", "t.py::b"):
+            _record(store, project, nodeid, [f, g])
+        store.record_ran({"t.py::a": [f, g], "t.py::b": [f]})
+        counter = _count_row_writes(project, "ran")
+        store.record_ran({"t.py::a": [f, g], "t.py::b": [g]})
+        writes = sorted(kind for (kind,) in counter.execute("SELECT kind FROM writes"))
+        counter.close()
+        assert writes == ["delete", "insert"]
+        assert store.tests_that_ran(f) == ["t.py::a"]
+        assert sorted(store.tests_that_ran(g)) == ["t.py::a", "t.py::b"]
+
+
+def test_what_a_forgotten_test_ran_is_written_again_when_it_is_recorded_again(
+    project: Path,
+) -> None:
+    # The store keeps the ``ran`` rows it read (the table has no index by test): forgetting
+    # a test, or another connection's commit, must not leave it believing rows are there.
+    f = Unit("m.py", "f")
+    with DependencyStore(project) as store:
+        _record(store, project, "t.py::a", [f])
+        store.record_ran({"t.py::a": [f]})
+        store.forget_tests(["t.py::a"])
+        _record(store, project, "t.py::a", [f])
+        store.record_ran({"t.py::a": [f]})
+        assert store.tests_that_ran(f) == ["t.py::a"]
+        other = sqlite3.connect(store_path(project))
+        with other:
+            other.execute("DELETE FROM ran")
+        other.close()
+        store.record_ran({"t.py::a": [f]})
+        assert store.tests_that_ran(f) == ["t.py::a"]
+
+
 def test_a_removed_binding_selects_what_imports_need_not_who_may_read_any_name(
     project: Path,
 ) -> None:

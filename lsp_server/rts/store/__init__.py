@@ -93,6 +93,8 @@ class DependencyStore(
         self._interned: dict[int, InternedIds] = {}
         self._set_units: dict[int, frozenset[int]] = {}
         self._bases: dict[str, int] = {}
+        self._ran_rows: dict[int, set[int]] | None = None
+        self._ran_read_whole = False  # see ``StoreRuns._stored_ran``
         self._data_version: int | None = None
         self._conn = open_connection(self.path, read_only=read_only)
 

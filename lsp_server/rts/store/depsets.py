@@ -19,9 +19,12 @@ import sqlite3
 from array import array
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from itertools import repeat
+from itertools import groupby, repeat
+from operator import itemgetter
 
 import xxhash
+
+from lsp_server.rts.store.in_chunks import rows_in
 
 DEPSET_TABLES = (
     # ``digest``: of the sorted unit ids, NULL once the contents changed in place.
@@ -79,6 +82,7 @@ class DependencySets:
         given twice (run twice in one batch) gets its last units."""
         tests = list({test.test_id: test for test in tests}.values())
         old = self._links_of([t.test_id for t in tests])
+        self._load_contents({set_id for linked in old.values() for set_id in linked})
         by_group: dict[str, list[TestUnits]] = {}
         for test in tests:
             linked = old.get(test.test_id, ())
@@ -134,13 +138,9 @@ class DependencySets:
 
     def _links_of(self, test_ids: list[int]) -> dict[int, tuple[int, ...]]:
         out: dict[int, list[int]] = {}
-        for start in range(0, len(test_ids), 500):
-            chunk = test_ids[start : start + 500]
-            marks = ",".join("?" * len(chunk))
-            for test_id, set_id in self._conn.execute(
-                f"SELECT test_id, set_id FROM test_depsets WHERE test_id IN ({marks})", chunk
-            ):
-                out.setdefault(test_id, []).append(set_id)
+        query = "SELECT test_id, set_id FROM test_depsets WHERE test_id IN ({marks})"
+        for test_id, set_id in rows_in(self._conn, query, test_ids):
+            out.setdefault(test_id, []).append(set_id)
         return {test_id: tuple(sets) for test_id, sets in out.items()}
 
     def _contents(self, set_id: int) -> frozenset[int]:
@@ -151,6 +151,15 @@ class DependencySets:
             ).fetchall()
             found = self._set_units[set_id] = frozenset(row[0] for row in rows)
         return found
+
+    def _load_contents(self, set_ids: Iterable[int]) -> None:
+        """Read the contents of the sets not cached yet in one query per 500 sets (a
+        second session compares every test's sets with its new units)."""
+        missing = [set_id for set_id in set_ids if set_id not in self._set_units]
+        self._set_units.update(dict.fromkeys(missing, frozenset()))  # a set may be empty
+        query = "SELECT set_id, unit_id FROM depset_units WHERE set_id IN ({marks}) ORDER BY 1"
+        for set_id, rows in groupby(rows_in(self._conn, query, missing), itemgetter(0)):
+            self._set_units[set_id] = frozenset(map(itemgetter(1), rows))
 
     def _union(self, set_ids: Sequence[int]) -> frozenset[int]:
         if len(set_ids) == 1:

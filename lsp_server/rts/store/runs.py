@@ -6,9 +6,10 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable, Mapping
-from itertools import repeat
+from itertools import chain, repeat
 
 from lsp_server.rts.file_units import Unit
+from lsp_server.rts.store.in_chunks import rows_in
 from lsp_server.rts.store.writes import StoreWrites
 
 
@@ -16,33 +17,66 @@ class StoreRuns(StoreWrites):
     """The ``ran`` and ``return_kinds`` halves of recording."""
 
     def record_ran(self, ran: Mapping[str, Iterable[Unit]]) -> None:
-        """Replace the function units each recorded test (by node id) ran."""
+        """Replace the function units each recorded test (by node id) ran. Only the rows
+        that change are written: a second session re-records every test, and most ran
+        the same functions as before."""
         with self.transaction():
-            tests: list[tuple[int, Iterable[Unit]]] = []
-            for nodeid, units in ran.items():
-                row = self._conn.execute("SELECT id FROM tests WHERE nodeid=?", (nodeid,))
-                found = row.fetchone()
-                if found is not None:
-                    tests.append((found[0], units))
-            # One DELETE per 500 tests: the table has no index by test (each is a scan).
-            for start in range(0, len(tests), 500):
-                chunk = [test_id for test_id, _ in tests[start : start + 500]]
-                marks = ",".join("?" * len(chunk))
-                self._conn.execute(f"DELETE FROM ran WHERE test_id IN ({marks})", chunk)
-            for test_id, units in tests:
-                uids = []
-                for unit in units:
-                    uid = self._unit_id_cache.get(unit)
-                    if uid is None:
-                        hit = self._conn.execute(
-                            "SELECT id FROM units WHERE path=? AND name=?", (unit.path, unit.name)
-                        ).fetchone()
-                        uid = None if hit is None else hit[0]
-                    if uid is not None:
-                        uids.append(uid)
-                self._conn.executemany(
-                    "INSERT OR IGNORE INTO ran VALUES (?,?)", zip(uids, repeat(test_id))
-                )
+            query = "SELECT nodeid, id FROM tests WHERE nodeid IN ({marks})"
+            test_ids = dict(rows_in(self._conn, query, list(ran)))
+            wanted = {
+                test_ids[nodeid]: self._known_unit_ids(units)
+                for nodeid, units in ran.items()
+                if nodeid in test_ids
+            }
+            stored = self._stored_ran(list(wanted))
+            none: frozenset[int] = frozenset()
+            self._conn.executemany(
+                "DELETE FROM ran WHERE unit_id=? AND test_id=?",
+                chain.from_iterable(
+                    zip(stored.get(t, none) - units, repeat(t)) for t, units in wanted.items()
+                ),
+            )
+            self._conn.executemany(
+                "INSERT INTO ran VALUES (?,?)",
+                chain.from_iterable(
+                    zip(units - stored.get(t, none), repeat(t)) for t, units in wanted.items()
+                ),
+            )
+            stored.update(wanted)
+
+    def _stored_ran(self, test_ids: list[int]) -> dict[int, set[int]]:
+        """The stored rows of ``test_ids`` (and maybe more) by test. The table has no index
+        by test: reading a batch's rows scanned it at every batch (a quarter of a second
+        per session on jinja's 909 tests), so the first batch reads it whole and later
+        ones use what is kept. Once another writer (an xdist worker) made the caches go,
+        each batch reads its own rows again: a whole read per batch would cost more."""
+        if self._ran_rows is not None:
+            return self._ran_rows
+        rows: dict[int, set[int]] = {}
+        if self._ran_read_whole:
+            query = "SELECT unit_id, test_id FROM ran WHERE test_id IN ({marks})"
+            found = rows_in(self._conn, query, test_ids)
+        else:
+            found = self._conn.execute("SELECT unit_id, test_id FROM ran").fetchall()
+            self._ran_read_whole = True
+            self._ran_rows = rows
+        for unit_id, test_id in found:
+            rows.setdefault(test_id, set()).add(unit_id)
+        return rows
+
+    def _known_unit_ids(self, units: Iterable[Unit]) -> set[int]:
+        """The store ids of the ``units`` the store knows."""
+        uids = set()
+        for unit in units:
+            uid = self._unit_id_cache.get(unit)
+            if uid is None:
+                hit = self._conn.execute(
+                    "SELECT id FROM units WHERE path=? AND name=?", (unit.path, unit.name)
+                ).fetchone()
+                uid = None if hit is None else hit[0]
+            if uid is not None:
+                uids.add(uid)
+        return uids
 
     def record_return_kinds(
         self, kinds: Mapping[Unit, Iterable[str]], session_id: int | None = None

@@ -73,6 +73,8 @@ class StoreWrites(DependencySets):
     _unit_id_cache: dict[tuple[str, str], int]
     _unit_paths_cached: set[str]  # files whose stored units are all in the cache
     _interned: dict[int, InternedIds]  # by id() of the table of ``InternedUnits``
+    _ran_rows: dict[int, set[int]] | None  # the ``ran`` table by test (``StoreRuns``)
+    _ran_read_whole: bool
     _data_version: int | None
     _depth: int
 
@@ -112,6 +114,7 @@ class StoreWrites(DependencySets):
         self._unit_id_cache.clear()
         self._unit_paths_cached.clear()
         self._interned.clear()
+        self._ran_rows = None
 
     # -- sessions -----------------------------------------------------------------------
 
@@ -180,11 +183,18 @@ class StoreWrites(DependencySets):
                 snap = snapshots[path]
                 if self._synced.get(path, "") != snap.raw_hash:
                     self._sync_file(snap)
-            # Usually every unit's file has a snapshot: no test needs filtering.
-            complete = snapshots.keys() >= paths
+            # Usually every unit's file has a snapshot: no test needs filtering (a test
+            # that imported a module from a zip archive does: filtered alone).
             self.link_dependencies(
                 [
-                    self._record_one(result, snapshots, complete, environment, options, session_id)
+                    self._record_one(
+                        result,
+                        snapshots,
+                        snapshots.keys() >= set(_paths_of(result)),
+                        environment,
+                        options,
+                        session_id,
+                    )
                     for result in results
                 ]
             )
@@ -228,7 +238,7 @@ class StoreWrites(DependencySets):
         interned = self._interned.get(id(table))
         if interned is None or interned.table is not table:
             interned = self._interned[id(table)] = InternedIds(table)
-        uids = interned.of(units.ids)
+        uids = interned.of_units(units)
         if InternedIds.UNTRANSLATED in uids:
             missing = interned.untranslated(units.ids)
             found = self._unit_ids([table[i] for i in missing], snapshots)
@@ -356,6 +366,7 @@ class StoreWrites(DependencySets):
                 row = self._conn.execute("SELECT id FROM tests WHERE nodeid=?", (nodeid,))
                 for (test_id,) in row.fetchall():
                     self.unlink_tests([test_id])
+                    self._ran_rows = None
                     for table in ("ran", "setup_times"):
                         self._conn.execute(f"DELETE FROM {table} WHERE test_id=?", (test_id,))
                     self._conn.execute("DELETE FROM tests WHERE id=?", (test_id,))
@@ -372,6 +383,7 @@ class StoreWrites(DependencySets):
 
     def _forget_unit_records(self, unit_id: int) -> None:
         """What was recorded of a unit about to be deleted (its id may be given again)."""
+        self._ran_rows = None
         self._conn.execute("DELETE FROM ran WHERE unit_id=?", (unit_id,))
         self._conn.execute("DELETE FROM return_kinds WHERE unit_id=?", (unit_id,))
 
