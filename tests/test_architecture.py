@@ -184,3 +184,19 @@ def test_size(module: str, path: Path) -> None:
         and not _has_reason(node)
     ]
     assert not long_functions, f"{module}: " + ", ".join(long_functions)
+
+
+def test_temporary_test_files_are_not_named_like_the_suites_own() -> None:
+    """A test module written into a pytester project and run in-process (``tests/rts``:
+    ``helpers.run`` is ``inline_run``) is imported by its basename: one named like a module
+    of this suite (``test_engine.py``) that the same xdist worker imported already fails to
+    collect there, depending on the distribution. Subprocess runs (extreme, lsp) are free."""
+    tests = Path(__file__).parent
+    own = {path.name for path in tests.rglob("test_*.py")}
+    clashes = []
+    for path in (tests / "rts").rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            value = getattr(node, "value", None)
+            if isinstance(node, ast.Constant) and isinstance(value, str) and value in own:
+                clashes.append(f"{path.relative_to(tests)}:{node.lineno} {value}")
+    assert not clashes, clashes

@@ -98,7 +98,7 @@ def test_a_frame_global_read_by_a_constant_name_reads_that_name(
     write(pytester, "lib.py", LIB)
     write(
         pytester,
-        "test_marks.py",
+        "test_marks_case.py",
         """
         import lib
         import marks

@@ -38,7 +38,7 @@ def project(pytester: pytest.Pytester) -> pytest.Pytester:
     )
     write(
         pytester,
-        "test_shapes.py",
+        "test_shapes_case.py",
         """
         import shapes
 

@@ -39,7 +39,7 @@ def _project(pytester: pytest.Pytester, decorator: str) -> None:
     )
     write(
         pytester,
-        "test_engine.py",
+        "test_engine_case.py",
         """
         import engine
 

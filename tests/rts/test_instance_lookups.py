@@ -55,7 +55,7 @@ def project(pytester: pytest.Pytester) -> pytest.Pytester:
     )
     write(
         pytester,
-        "test_store.py",
+        "test_store_case.py",
         """
         import store
 

@@ -52,7 +52,7 @@ def _project(pytester: pytest.Pytester, keep: str) -> None:
     )
     write(
         pytester,
-        "test_engine.py",
+        "test_engine_case.py",
         """
         import engine
 

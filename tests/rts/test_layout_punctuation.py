@@ -33,7 +33,7 @@ def project(pytester: pytest.Pytester) -> pytest.Pytester:
     )
     write(
         pytester,
-        "test_shapes.py",
+        "test_shapes_case.py",
         """
         from shapes import (
             PAIR,
@@ -62,12 +62,12 @@ def project(pytester: pytest.Pytester) -> pytest.Pytester:
 
 
 def test_a_reformatted_from_import_selects_no_test(project: pytest.Pytester) -> None:
-    edit(project, "test_shapes.py", "(\n    PAIR,\n    SIDES,\n    area,\n)", "PAIR, SIDES, area")
+    edit(project, "test_shapes_case.py", "(\n    PAIR,\n    SIDES,\n    area,\n)", "PAIR, SIDES, area")
     assert run(project) == set()
 
 
 def test_magic_trailing_commas_select_no_test(project: pytest.Pytester) -> None:
-    edit(project, "test_shapes.py", "area(\n        2,\n        3,\n    )", "area(2, 3)")
+    edit(project, "test_shapes_case.py", "area(\n        2,\n        3,\n    )", "area(2, 3)")
     edit(project, "shapes.py", "[\n    3,\n    4,\n]", "[3, 4]")
     assert run(project) == set()
 

@@ -48,7 +48,7 @@ def project(pytester: pytest.Pytester) -> pytest.Pytester:
     )
     write(
         pytester,
-        "test_convert.py",
+        "test_convert_case.py",
         """
         from convert import ENCODERS, Parser, item
 
