@@ -23,7 +23,7 @@ a build would generate (hatch-vcs), written once into the clone under ``--work``
 
 The venv (pytest, pytest-testmon 2.2.0, reks) is made once under ``--work`` (reks installed
 again when it is another checkout's); the clone there too, each run replaying the source's
-head whatever commit a stopped run left the clone on. Projects run
+head (or ``--until`` REV) whatever commit a stopped run left the clone on. Projects run
 from their checkout (``PYTHONPATH``), so only pure-Python projects without install steps
 fit. Prints one line per commit and a summary per project.
 """
@@ -189,13 +189,14 @@ def replay(
     log: Path | None,
     pytest_args: list[str],
     keep: list[str],
+    until: str = "HEAD",
 ) -> Totals:
     name = source.parent.name if source.name in ("repo", ".git") else source.name
     root = work / name
     if not root.exists():
         subprocess.run(["git", "clone", "-q", "--shared", str(source), str(root)], check=True)
-    # The source's head, not the clone's: a stopped run leaves the clone on an older commit.
-    head = _git(source, "rev-parse", "HEAD").strip()
+    # The source's commit, not the clone's head: a stopped run leaves the clone elsewhere.
+    head = _git(source, "rev-parse", until).strip()
     chain = _git(root, "rev-list", "--first-parent", f"-n{commits + 1}", head).split()[::-1]
     paths = [str(root / "src"), str(root)] if (root / "src").is_dir() else [str(root)]
     os.environ["PYTHONPATH"] = os.pathsep.join(paths)
@@ -267,6 +268,12 @@ def main() -> None:
         " build generates, e.g. hatch-vcs's src/*/_version.py, written once in the clone",
     )
     parser.add_argument(
+        "--until",
+        default="HEAD",
+        help="the last commit replayed (default: the source's head), e.g. an older window"
+        " whose test dependencies still install",
+    )
+    parser.add_argument(
         "--pytest-arg",
         action="append",
         default=[],
@@ -287,6 +294,7 @@ def main() -> None:
             args.log,
             args.pytest_arg,
             args.keep,
+            args.until,
         )
 
 
