@@ -62,7 +62,12 @@ def project(pytester: pytest.Pytester) -> pytest.Pytester:
 
 
 def test_a_reformatted_from_import_selects_no_test(project: pytest.Pytester) -> None:
-    edit(project, "test_shapes_case.py", "(\n    PAIR,\n    SIDES,\n    area,\n)", "PAIR, SIDES, area")
+    edit(
+        project,
+        "test_shapes_case.py",
+        "(\n    PAIR,\n    SIDES,\n    area,\n)",
+        "PAIR, SIDES, area",
+    )
     assert run(project) == set()
 
 
