@@ -27,7 +27,7 @@ from typing import Any
 from lsp_server.rts.file_units import FileUnits
 from lsp_server.rts.identity import identity
 from lsp_server.rts.lookups import BODY_READS, DOC_READS, INSPECT_SIGNATURES
-from lsp_server.rts.reads import code_reads
+from lsp_server.rts.reads import code_reads, string_parts
 
 _READ_NAMES = BODY_READS | DOC_READS
 _SPELLED = _READ_NAMES | INSPECT_SIGNATURES
@@ -48,26 +48,11 @@ class ReadLines:
     lines: frozenset[int]
 
 
-def _parts(value: object) -> set[str]:
-    """The name-like parts of a string constant (or of the strings of a constant tuple), as
-    ``reads.code_reads`` counts them."""
-    texts = [value] if isinstance(value, str) else []
-    if isinstance(value, (tuple, frozenset)):
-        texts = [item for item in value if isinstance(item, str)]
-    return {
-        part
-        for text in texts
-        if 0 < len(text) < 200
-        for part in text.replace(":", ".").split(".")
-        if part.isidentifier()
-    }
-
-
 def _spells_read(code: CodeType) -> bool:
     """Cheap first look: whether ``code`` names one of the reads at all."""
     if not _SPELLED.isdisjoint(code.co_names):
         return True
-    return any(not _SPELLED.isdisjoint(_parts(const)) for const in code.co_consts)
+    return any(not _SPELLED.isdisjoint(string_parts(const)) for const in code.co_consts)
 
 
 def read_lines(code: CodeType) -> ReadLines | None:
@@ -86,7 +71,7 @@ def read_lines(code: CodeType) -> ReadLines | None:
     spelled: set[str] = set()
     lines: set[int] = set()
     for instruction in dis.get_instructions(code):
-        found = _parts(instruction.argval) & wanted
+        found = string_parts(instruction.argval) & wanted
         if "__signature__" in wanted and instruction.argval in INSPECT_SIGNATURES:
             found.add("__signature__")  # ``inspect.signature``: see ``lookups``
         if not found:
@@ -106,7 +91,7 @@ def own_signature(code: CodeType, file_units: FileUnits) -> bool:
     global ``signature`` (or ``Signature``) that its module binds itself, not by importing
     it (jmespath's ``@signature(...)`` decorator): no signature is read there. Code that
     spells ``__signature__`` or uses ``inspect`` keeps the read."""
-    spelled = set(code.co_names).union(*map(_parts, code.co_consts))
+    spelled = set(code.co_names).union(*map(string_parts, code.co_consts))
     if "__signature__" in spelled or "inspect" in spelled:
         return False
     used = INSPECT_SIGNATURES & spelled

@@ -91,6 +91,21 @@ _NAME_OPS_BY_NAME = frozenset(dis.opname[op] for op in _NAME_OPS)
 _CLASS_HOOKS = frozenset(("__init_subclass__", "__set_name__", "__prepare__", "__mro_entries__"))
 
 
+def string_parts(value: object) -> set[str]:
+    """The name-like parts of a string constant, or of the strings of a constant tuple or
+    frozenset (``"a.b:c"`` -> a, b, c): what a code object holding it counts as reading."""
+    texts = [value] if isinstance(value, str) else []
+    if isinstance(value, (tuple, frozenset)):
+        texts = [item for item in value if isinstance(item, str)]
+    return {
+        part
+        for text in texts
+        if 0 < len(text) < 200
+        for part in text.replace(":", ".").split(".")
+        if part.isidentifier()
+    }
+
+
 def code_reads(code: CodeType) -> tuple[frozenset[str], frozenset[str], bool]:
     """Names ``code`` reads (not its nested code objects': they count when they run) as
     attributes, imports or strings; those it reads only as globals of its module; and
@@ -102,13 +117,7 @@ def code_reads(code: CodeType) -> tuple[frozenset[str], frozenset[str], bool]:
     stored_only = uses.stored - uses.loaded - uses.elsewhere
     global_only = uses.as_global - uses.elsewhere - stored_only
     names -= global_only | stored_only
-    strings = [c for c in code.co_consts if isinstance(c, str)]
-    for const in code.co_consts:
-        if isinstance(const, (tuple, frozenset)):
-            strings.extend(c for c in const if isinstance(c, str))
-    for text in strings:
-        if 0 < len(text) < 200:
-            names.update(p for p in text.replace(":", ".").split(".") if p.isidentifier())
+    names.update(*map(string_parts, code.co_consts))
     if "__doc__" in names and _stores_doc(code, uses):
         # A wrapper copying a docstring: it shows only to whoever reads __doc__ later.
         names.discard("__doc__")
