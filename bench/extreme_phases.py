@@ -10,6 +10,7 @@ from collections.abc import Callable
 from typing import Any
 
 from lsp_server.extreme import analysis as analysis_module
+from lsp_server.extreme import observation_run
 from lsp_server.extreme.pool import WorkerPool
 
 PHASES = {
@@ -18,7 +19,7 @@ PHASES = {
     "state read": (analysis_module, "load_state"),
     "collection (wait for the pool)": (WorkerPool, "start"),
     "import targets, fork": (WorkerPool, "prepare"),
-    "store read": (analysis_module, "read_store"),
+    "store read": (observation_run, "read_store"),
     "observation run": (WorkerPool, "observe"),
     "plan": (analysis_module, "_plan"),
     "transformations": (analysis_module, "run_planned"),
