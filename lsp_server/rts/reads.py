@@ -27,6 +27,7 @@ from lsp_server.rts.lookups import (
     DYNAMIC_NAMES,
     INSPECT_SIGNATURES,
 )
+from lsp_server.rts.qualname_constants import read_constants
 from lsp_server.rts.unit_names import NAMES
 
 __all__ = [
@@ -117,7 +118,7 @@ def code_reads(code: CodeType) -> tuple[frozenset[str], frozenset[str], bool]:
     stored_only = uses.stored - uses.loaded - uses.elsewhere
     global_only = uses.as_global - uses.elsewhere - stored_only
     names -= global_only | stored_only
-    names.update(*map(string_parts, code.co_consts))
+    names.update(*map(string_parts, read_constants(code)))
     if "__doc__" in names and _stores_doc(code, uses):
         # A wrapper copying a docstring: it shows only to whoever reads __doc__ later.
         names.discard("__doc__")

@@ -70,3 +70,30 @@ def test_extended_arguments() -> None:
     found = _global_only(code)
     assert found == _with_dis(code)
     assert {"g0", "g299"} <= found and "a299" not in found
+
+
+def test_a_class_body_reads_not_its_methods_qualnames() -> None:
+    """Before 3.11 a class body (or function) holds each nested function's qualified name
+    as a string constant (``'TestA.test_other'``), which ``MAKE_FUNCTION`` takes: that is
+    no lookup of ``test_other`` by string. Counted as one, every test of a class read
+    every binding of its method names elsewhere (a default of a same-named method of
+    another class): ``tests/rts/test_stored_names.py`` failed on 3.10."""
+    module = compile(
+        "class TestA:\n"
+        "    def test_other(self):\n"
+        "        def inner():\n"
+        "            return 1\n"
+        "        return inner\n"
+        "    lookup = getattr(object, 'real_name', None)\n",
+        "<test>",
+        "exec",
+    )
+    body = next(c for c in module.co_consts if isinstance(c, CodeType))
+    method = next(c for c in body.co_consts if isinstance(c, CodeType))
+    assert "real_name" in reads.code_reads(body)[0]
+    assert not {"test_other", "lookup"} & reads.code_reads(body)[0]
+    assert "inner" not in reads.code_reads(method)[0]
+    assert "f" not in reads.code_reads(compile("def f():\n    pass\n", "<test>", "exec"))[0]
+    # The same string also looked up by name is a read.
+    looked_up = compile("def f():\n    pass\n\ng = globals()['f']\n", "<test>", "exec")
+    assert "f" in reads.code_reads(looked_up)[0]
