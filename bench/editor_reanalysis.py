@@ -46,6 +46,7 @@ class Figure:
     observed: int  # tests observed
     restarts: int  # in-place pools started afresh during it
     phases: dict[str, float]  # seconds by step (``extreme_phases``)
+    edited_phases: dict[str, float]  # the same, of the first step alone
 
 
 def _edited(text: str, def_line: int, statement: str) -> str:
@@ -104,16 +105,20 @@ def _reanalysed(
     PHASE_SECONDS.clear()
     started = time.perf_counter()
     steps: list[float] = []
+    first: dict[str, float] = {}
     runs = observed = 0
     for step in staged(change) if in_steps else [change]:
         only = Options(**{**options.__dict__, "only": step.to_analyse})
         fresh = analyse(root, only, warm=warm)
         steps.append(time.perf_counter() - started)
+        first = first or dict(PHASE_SECONDS)
         runs, observed = runs + fresh.run_count, observed + fresh.observed_tests
         last = merged(last, step, fresh)
     restarted = warm.restarts - restarts
     analysed = len(change.to_analyse)
-    figure = Figure(steps[-1], steps[0], analysed, runs, observed, restarted, dict(PHASE_SECONDS))
+    figure = Figure(
+        steps[-1], steps[0], analysed, runs, observed, restarted, dict(PHASE_SECONDS), first
+    )
     return figure, last
 
 
@@ -167,6 +172,9 @@ def run(root: Path, targets: list[str], jobs: int, compare: bool) -> None:
             names = ", ".join(k.split("::", 1)[1] for k in keys)
             covering = max(len(last.covering.get(k, [])) for k in keys)
             for way, figure in figures.items():
+                PHASE_SECONDS.clear()
+                PHASE_SECONDS.update(figure.edited_phases)
+                print_phases(figure.edited_seconds, "the edited functions' step")
                 PHASE_SECONDS.clear()
                 PHASE_SECONDS.update(figure.phases)
                 print_phases(figure.seconds)

@@ -26,6 +26,9 @@ COLLECT_TIMEOUT = 600.0
 """Seconds a worker may take to start Python, import the project and collect its tests."""
 SCOPE_VARIABLE = "REKS_WORKER_SCOPE"
 """Set for a worker that waits, before it collects, for the test files to leave out."""
+BEFORE_PYTEST_VARIABLE = "REKS_WORKER_BEFORE_PYTEST"
+"""Set for a scoped worker that waits for them before pytest starts (no plugin, conftest
+or project file loaded yet): a spare of a project whose conftest imports the project."""
 
 
 class WorkerError(RuntimeError):
@@ -72,9 +75,11 @@ class WorkerPool:
         collect_timeout: float = COLLECT_TIMEOUT,
         scoped: bool = False,
         pre_import: bool = False,
+        before_pytest: bool = False,
     ) -> None:
         self.root = root
-        self.scoped = scoped  # its workers wait for ``scope`` before collecting
+        self.scoped = scoped or before_pytest  # its workers wait for ``scope`` to collect
+        self.before_pytest = before_pytest  # they wait before pytest starts
         self.pre_import = pre_import  # ``pre_import`` workers: they collect per request
         self.preloaded: set[str] = set()  # project files a pre-import worker imported
         self.spawned_ns = 0  # when a warm pre-import pool was spawned (``warm``)
@@ -130,6 +135,8 @@ class WorkerPool:
         env = worker_environment(self.root, os.environ)
         if self.scoped:
             env[SCOPE_VARIABLE] = "1"
+        if self.before_pytest:
+            env[BEFORE_PYTEST_VARIABLE] = "1"
         module = "pre_import" if self.pre_import else "pytest_worker"
         args = ["-m", f"lsp_server.extreme.{module}", str(self.root), *self.pytest_args]
         forks = self.size - 1 if hasattr(os, "fork") else 0

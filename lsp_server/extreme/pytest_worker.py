@@ -29,7 +29,7 @@ from _pytest.runner import runtestprotocol
 
 from lsp_server.extreme import code_swap as swapping
 from lsp_server.extreme.bytecode import use_private_cache
-from lsp_server.extreme.pool import SCOPE_VARIABLE
+from lsp_server.extreme.pool import BEFORE_PYTEST_VARIABLE, SCOPE_VARIABLE
 from lsp_server.extreme.real_paths import real_path
 from lsp_server.extreme.transform_run import (
     at_import,
@@ -89,6 +89,7 @@ class WorkerPlugin:
         self.ignored: set[str] = set()  # test files not to collect (absolute paths)
         self.wanted = WantedTests()  # a plugin: the only tests to collect of some files
         self.import_time_units: list[str] = []  # functions that ran at import or collection
+        self.scope: dict[str, Any] | None = None  # received before pytest started
 
     def send(self, message: dict[str, Any]) -> None:
         self.channel.send(message)
@@ -100,18 +101,24 @@ class WorkerPlugin:
         # The test files to leave out (``collection_scope``) come once the analysis knows
         # its functions: Python and pytest started meanwhile.
         ignored = session.config.getoption("ignore") or []
-        if os.environ.pop(SCOPE_VARIABLE, ""):
-            # What the session imported of the project before it waits (a conftest's
-            # imports): a spare pool (``warm``) whose such files changed is not used.
-            self.send({"op": "waiting", "imported": imported_project_files(self.root)})
-            try:
-                scope = self.channel.receive()
-            except ChannelClosed:
-                os._exit(0)  # a spare closed unused: nothing started, nothing to end
+        scope = self.scope or (self.wait_for_scope() if os.environ.get(SCOPE_VARIABLE) else None)
+        if scope is not None:
             ignored = [*ignored, *scope["ignore"]]
             self.wanted.want(scope.get("only", []))
         self.ignored = {os.path.abspath(p) for p in ignored}
         return None  # pytest collects
+
+    def wait_for_scope(self) -> dict[str, Any]:
+        """The test files to leave out, once the pool sends them (``pool.scope``)."""
+        os.environ.pop(SCOPE_VARIABLE, None)  # the tests' children start no waiting worker
+        # What the session imported of the project before it waits (a conftest's
+        # imports): a spare pool (``warm``) whose such files changed is not used.
+        self.send({"op": "waiting", "imported": imported_project_files(self.root)})
+        try:
+            scope: dict[str, Any] = self.channel.receive()
+        except ChannelClosed:
+            os._exit(0)  # a spare closed unused: nothing started, nothing to end
+        return scope
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_ignore_collect(self, collection_path: Path) -> bool | None:
@@ -370,6 +377,8 @@ def main(argv: list[str], plugin_class: type[WorkerPlugin] = WorkerPlugin) -> in
     use_private_cache()
     plugin = plugin_class(root, channel, inherited_siblings())
     plugin.start_import_recording()
+    if os.environ.pop(BEFORE_PYTEST_VARIABLE, ""):
+        plugin.scope = plugin.wait_for_scope()  # Python, pytest and reks imported meanwhile
     off = [
         arg
         for name in ("cacheprovider", "reks", "xdist", "randomly")

@@ -12,8 +12,10 @@ started Python and pytest (plugins, conftest files) and wait to collect; the res
 for the import and the collection only. A spare whose session imported a project file
 (a conftest's imports) or read a configuration file written since it started holds older
 code: it is closed and the pool starts from nothing. After a spare was closed for a project
-file its session imported, the project gets no more spares: each would import the project
-again, sit idle, and be closed at the next edit of the same files.
+file its session imported, the project's spares wait before pytest starts instead: Python,
+pytest and reks imported, no plugin, conftest, configuration or project file loaded, so no
+edit makes them stale; the restart then pays for pytest's start, the conftests, the import
+and the collection.
 """
 
 from __future__ import annotations
@@ -137,7 +139,7 @@ class WarmPools:
         self._pools: dict[PoolKey, tuple[WorkerPool, _Snapshot]] = {}
         self._pre_import: dict[PoolKey, WorkerPool] = {}
         self._spares: dict[PoolKey, WorkerPool] = {}
-        self._no_spares: set[PoolKey] = set()  # see the module docstring
+        self._early_spares: set[PoolKey] = set()  # spares wait before pytest (see above)
         # The project files the last pre-import workers of a key imported in their session.
         self._pre_imported: dict[PoolKey, frozenset[str]] = {}
         self.restarts = 0  # pools started afresh (for tests and the benchmark)
@@ -241,8 +243,10 @@ class WarmPools:
         written = any(s is None or s[0] >= spare.spawned_ns for s in imported)
         if written:
             with self._lock:
-                self._no_spares.add(key)
-        if written or _session_stamps(spare.root, ()) != spare.snapshot or not spare.workers:
+                self._early_spares.add(key)
+        # One waiting before pytest read no configuration file yet.
+        read = not spare.before_pytest and _session_stamps(spare.root, ()) != spare.snapshot
+        if written or read or not spare.workers:
             spare.close()
             return None
         self.spares_used += 1
@@ -252,11 +256,11 @@ class WarmPools:
         """Spawn a spare for the in-place ``pool``'s key unless it has one."""
         key: PoolKey = (str(pool.root), pool.size, pool.python_arg, tuple(pool.pytest_args))
         with self._lock:
-            if key in self._spares or key in self._no_spares:
+            if key in self._spares:
                 return
             self.spares_started += 1
             args = (pool.root, pool.size, pool.python_arg, pool.pytest_args, pool.collect_timeout)
-            spare = WorkerPool(*args, scoped=True)
+            spare = WorkerPool(*args, scoped=True, before_pytest=key in self._early_spares)
             spare.snapshot = _session_stamps(pool.root, ())  # before the session reads them
             spare.spawned_ns = time.time_ns()
             spare.spawn()

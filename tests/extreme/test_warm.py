@@ -223,9 +223,30 @@ def test_a_restart_starts_from_a_spare_unless_its_session_imported_an_edit(
         again = analyse(root, Options(jobs=1), warm=warm)
         assert warm.restarts == 2
         assert warm.spares_used == (0 if conftest else 1)
-        # Nor is another spare started for it: its session would import m again, and
-        # hold old code after the next edit of m too (an idle process per project).
-        assert warm.spares_started == (1 if conftest else 2)
+        assert warm.spares_started == 2  # with the conftest: one waiting before pytest
+    finally:
+        warm.close()
+    cold = analyse(root, Options(jobs=1, incremental=False))
+    assert verdict_rows(again) == verdict_rows(cold)
+
+
+@pytest.mark.slow  # four analyses, ~8-20 s
+def test_a_conftest_importing_the_project_gets_a_spare_that_started_before_pytest(
+    make_project: Callable[[dict[str, str]], Path],
+) -> None:
+    # The conftest imports m: a spare waiting to collect would hold the old EXCLUDED after
+    # the edit. A spare that waits before pytest starts (Python, pytest and reks imported,
+    # no conftest, nothing of the project) is usable after any edit, and sees the new code.
+    files = {"m.py": SPARE_SOURCE, "test_m.py": SPARE_TESTS, "conftest.py": "import m\n"}
+    root = make_project(files)
+    warm = WarmPools()
+    try:
+        analyse(root, Options(jobs=1), warm=warm)
+        for names in ('("default",)', '("default", "key")'):
+            (root / "m.py").write_text(SPARE_SOURCE.replace('("key", "default")', names))
+            again = analyse(root, Options(jobs=1), warm=warm)
+        assert warm.restarts == 3
+        assert warm.spares_used == 1  # the last restart's
     finally:
         warm.close()
     cold = analyse(root, Options(jobs=1, incremental=False))
