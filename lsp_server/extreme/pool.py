@@ -82,6 +82,9 @@ class WorkerPool:
         self.before_pytest = before_pytest  # they wait before pytest starts
         self.pre_import = pre_import  # ``pre_import`` workers: they collect per request
         self.preloaded: set[str] = set()  # project files a pre-import worker imported
+        # Project files an in-place worker's session imported before it collected (a
+        # conftest's imports): a spare that waits to collect would hold them (``warm``).
+        self.session_imports: set[str] = set()
         self.spawned_ns = 0  # when a warm pre-import pool was spawned (``warm``)
         self.size = max(1, size)
         self.python = python or sys.executable
@@ -118,6 +121,7 @@ class WorkerPool:
             self.nodeids = list(ready.get("nodeids", []))
             self.collection_errors = int(ready.get("collection_errors", 0))
             self.preloaded.update(ready.get("preloaded", []))
+            self.session_imports.update(ready.get("session_imports", []))
         self._ready = True
 
     @property

@@ -90,6 +90,7 @@ class WorkerPlugin:
         self.wanted = WantedTests()  # a plugin: the only tests to collect of some files
         self.import_time_units: list[str] = []  # functions that ran at import or collection
         self.scope: dict[str, Any] | None = None  # received before pytest started
+        self.session_imports: list[str] = []  # project files imported before collecting
 
     def send(self, message: dict[str, Any]) -> None:
         self.channel.send(message)
@@ -101,6 +102,8 @@ class WorkerPlugin:
         # The test files to leave out (``collection_scope``) come once the analysis knows
         # its functions: Python and pytest started meanwhile.
         ignored = session.config.getoption("ignore") or []
+        # What the session imported of the project before collecting (a conftest's imports).
+        self.session_imports = imported_project_files(self.root)
         scope = self.scope or (self.wait_for_scope() if os.environ.get(SCOPE_VARIABLE) else None)
         if scope is not None:
             ignored = [*ignored, *scope["ignore"]]
@@ -142,6 +145,7 @@ class WorkerPlugin:
                 "op": "ready",
                 "pid": os.getpid(),
                 "tests": len(self.items),
+                "session_imports": self.session_imports,
                 "nodeids": list(self.items),
                 "collection_errors": session.testsfailed,
             }

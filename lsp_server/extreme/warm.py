@@ -11,11 +11,11 @@ Starting afresh begins from a spare: workers spawned when the pool was given bac
 started Python and pytest (plugins, conftest files) and wait to collect; the restart pays
 for the import and the collection only. A spare whose session imported a project file
 (a conftest's imports) or read a configuration file written since it started holds older
-code: it is closed and the pool starts from nothing. After a spare was closed for a project
-file its session imported, the project's spares wait before pytest starts instead: Python,
-pytest and reks imported, no plugin, conftest, configuration or project file loaded, so no
-edit makes them stale; the restart then pays for pytest's start, the conftests, the import
-and the collection.
+code: it is closed and the pool starts from nothing. So the spares of a project whose
+sessions import project files before they collect (a conftest importing the project, as
+marshmallow's does) wait before pytest starts instead: Python, pytest and reks imported, no
+plugin, conftest, configuration or project file loaded, so no edit makes them stale; the
+restart then pays for pytest's start, the conftests, the import and the collection.
 """
 
 from __future__ import annotations
@@ -258,6 +258,8 @@ class WarmPools:
         with self._lock:
             if key in self._spares:
                 return
+            if pool.session_imports:
+                self._early_spares.add(key)
             self.spares_started += 1
             args = (pool.root, pool.size, pool.python_arg, pool.pytest_args, pool.collect_timeout)
             spare = WorkerPool(*args, scoped=True, before_pytest=key in self._early_spares)

@@ -212,8 +212,9 @@ def test_a_restart_starts_from_a_spare_unless_its_session_imported_an_edit(
     make_project: Callable[[dict[str, str]], Path], conftest: str
 ) -> None:
     # An edit of ``excluded`` (it ran at import) cannot be followed: the pool restarts,
-    # from the spare spawned when it was given back (Python and pytest started). A spare
-    # whose conftest imported m before the edit holds the old EXCLUDED: it is not used.
+    # from the spare spawned when it was given back (Python and pytest started). When the
+    # conftest imports m, a spare waiting to collect would hold the old EXCLUDED: the
+    # spare waits before pytest starts (no conftest loaded) and sees the edit.
     files = {"m.py": SPARE_SOURCE, "test_m.py": SPARE_TESTS, "conftest.py": conftest}
     root = make_project(files)
     warm = WarmPools()
@@ -222,8 +223,8 @@ def test_a_restart_starts_from_a_spare_unless_its_session_imported_an_edit(
         (root / "m.py").write_text(SPARE_SOURCE.replace('("key", "default")', '("default",)'))
         again = analyse(root, Options(jobs=1), warm=warm)
         assert warm.restarts == 2
-        assert warm.spares_used == (0 if conftest else 1)
-        assert warm.spares_started == 2  # with the conftest: one waiting before pytest
+        assert warm.spares_used == 1
+        assert warm.spares_started == 2
     finally:
         warm.close()
     cold = analyse(root, Options(jobs=1, incremental=False))
@@ -246,7 +247,7 @@ def test_a_conftest_importing_the_project_gets_a_spare_that_started_before_pytes
             (root / "m.py").write_text(SPARE_SOURCE.replace('("key", "default")', names))
             again = analyse(root, Options(jobs=1), warm=warm)
         assert warm.restarts == 3
-        assert warm.spares_used == 1  # the last restart's
+        assert warm.spares_used == 2
     finally:
         warm.close()
     cold = analyse(root, Options(jobs=1, incremental=False))
