@@ -124,6 +124,11 @@ class WorkerPool:
             self.session_imports.update(ready.get("session_imports", []))
         self._ready = True
 
+    def alive(self) -> bool:
+        """It has workers and each of their processes is running (a kept pool's may have
+        been killed meanwhile)."""
+        return bool(self.workers) and all(w.process.alive() for w in self.workers)
+
     @property
     def started(self) -> bool:
         """Every worker has collected (``start`` returned; ``preloaded`` is known)."""

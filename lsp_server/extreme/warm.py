@@ -27,7 +27,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence, Set
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from lsp_server.extreme.pool import COLLECT_TIMEOUT, WorkerPool
+from lsp_server.extreme.pool import COLLECT_TIMEOUT, WorkerError, WorkerPool
 from lsp_server.extreme.state import file_units, remembered_units
 from lsp_server.jobs import Job
 from lsp_server.project import python_files
@@ -239,14 +239,18 @@ class WarmPools:
         if spare is None:
             return None
         assert isinstance(spare.snapshot, dict)
-        imported = [_stamp(spare.root / rel) for rel in spare.waiting()]
+        try:
+            imported = [_stamp(spare.root / rel) for rel in spare.waiting()]
+        except WorkerError:  # it died while it waited
+            spare.close()
+            return None
         written = any(s is None or s[0] >= spare.spawned_ns for s in imported)
         if written:
             with self._lock:
                 self._early_spares.add(key)
         # One waiting before pytest read no configuration file yet.
         read = not spare.before_pytest and _session_stamps(spare.root, ()) != spare.snapshot
-        if written or read or not spare.workers:
+        if written or read or not spare.alive():
             spare.close()
             return None
         self.spares_used += 1

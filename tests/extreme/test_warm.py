@@ -252,3 +252,26 @@ def test_a_conftest_importing_the_project_gets_a_spare_that_started_before_pytes
         warm.close()
     cold = analyse(root, Options(jobs=1, incremental=False))
     assert verdict_rows(again) == verdict_rows(cold)
+
+
+@pytest.mark.slow  # three analyses, ~6-15 s
+def test_a_spare_whose_process_died_is_not_used(
+    make_project: Callable[[dict[str, str]], Path],
+) -> None:
+    # A spare waits from one give-back to the next restart (a spare waiting before pytest,
+    # for many saves): one that died meanwhile (killed, out of memory) leaves the restart
+    # to start from nothing, not failing the analysis.
+    files = {"m.py": SPARE_SOURCE, "test_m.py": SPARE_TESTS, "conftest.py": "import m\n"}
+    root = make_project(files)
+    warm = WarmPools()
+    try:
+        analyse(root, Options(jobs=1), warm=warm)
+        (spare,) = warm._spares.values()
+        spare.workers[0].process.kill()
+        (root / "m.py").write_text(SPARE_SOURCE.replace('("key", "default")', '("default",)'))
+        again = analyse(root, Options(jobs=1), warm=warm)
+        assert (warm.restarts, warm.spares_used) == (2, 0)
+    finally:
+        warm.close()
+    cold = analyse(root, Options(jobs=1, incremental=False))
+    assert verdict_rows(again) == verdict_rows(cold)
