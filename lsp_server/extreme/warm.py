@@ -275,7 +275,7 @@ class WarmPools:
     def _bring_up_to_date(
         self, root: Path, pool: WorkerPool, before: _Snapshot, current: _Snapshot
     ) -> bool:
-        if set(before.stamps) != set(current.stamps) or not pool.workers:
+        if set(before.stamps) != set(current.stamps) or not pool.alive():
             return False
         changed = [rel for rel, stamp in current.stamps.items() if before.stamps[rel] != stamp]
         edited = {

@@ -275,3 +275,25 @@ def test_a_spare_whose_process_died_is_not_used(
         warm.close()
     cold = analyse(root, Options(jobs=1, incremental=False))
     assert verdict_rows(again) == verdict_rows(cold)
+
+
+@pytest.mark.slow  # three analyses, ~5-15 s
+def test_a_kept_pool_whose_worker_died_is_started_afresh(
+    make_project: Callable[[dict[str, str]], Path],
+) -> None:
+    # A worker of the kept pool killed between two saves (out of memory, by hand): the
+    # next analysis starts the pool afresh instead of failing on the dead worker.
+    tests = "from m import double\n\ndef test_double():\n    assert double(2) == 4\n"
+    root = make_project({"m.py": SOURCE, "test_m.py": tests})
+    warm = WarmPools()
+    try:
+        analyse(root, Options(jobs=1), warm=warm)
+        ((pool, _),) = warm._pools.values()
+        pool.workers[0].process.kill()
+        (root / "m.py").write_text(SOURCE.replace("y = x * 2", "y = x + x"))
+        again = analyse(root, Options(jobs=1), warm=warm)
+        assert warm.restarts == 2
+    finally:
+        warm.close()
+    cold = analyse(root, Options(jobs=1, incremental=False))
+    assert verdict_rows(again) == verdict_rows(cold)
