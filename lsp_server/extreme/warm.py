@@ -163,7 +163,7 @@ class WarmPools:
             pool = self._pre_import.pop(key, None)
         if pool is not None:
             assert isinstance(pool.snapshot, dict)
-            if pool.workers and _session_stamps(root, pool.preloaded) == pool.snapshot:
+            if pool.alive() and _session_stamps(root, pool.preloaded) == pool.snapshot:
                 return pool
             pool.close()
         self.pre_import_starts += 1

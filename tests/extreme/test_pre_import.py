@@ -243,3 +243,29 @@ def test_a_test_whose_id_changes_at_each_collection_detects_nothing_before_impor
     for row in rows:
         assert row.verdict is not Verdict.DETECTED, row
         assert row.verdict is Verdict.ERROR and "id changes" in row.reason, row
+
+
+@pytest.mark.slow  # two analyses and a few plain runs on disk, ~8-15 s
+def test_kept_pre_import_workers_that_died_are_started_afresh(
+    make_project: Callable[[dict[str, str]], Path],
+) -> None:
+    # The kept pre-import worker was killed between two saves (out of memory, by hand):
+    # the save's quick path spawns new ones instead of failing on the dead one.
+    root = make_project(IMPORT_TIME_PROJECT)
+    warm = WarmPools()
+    try:
+        last = analyse(root, Options(jobs=1), warm=warm)
+        (kept,) = warm._pre_import.values()
+        kept.workers[0].process.kill()
+        sigs = root / "sigs.py"
+        sigs.write_text(sigs.read_text().replace("    return names", "    return names[:]"))
+        change = saved_change(last, "sigs.py")
+        assert change is not None
+        only = ["sigs.py::exclude_keywords"]
+        fresh = analyse(root, Options(jobs=1, paths=[sigs], only=only), warm=warm)
+        assert warm.pre_import_starts == 2
+    finally:
+        warm.close()
+    rows = _rows(merged(last, change, fresh), "exclude_keywords")
+    assert rows and all(BEFORE_IMPORT in r.reason for r in rows), rows
+    assert [r.verdict for r in rows] == _disk_verdicts(root, rows)
