@@ -13,9 +13,10 @@ for the import and the collection only. A spare whose session imported a project
 (a conftest's imports) or read a configuration file written since it started holds older
 code: it is closed and the pool starts from nothing. So the spares of a project whose
 sessions import project files before they collect (a conftest importing the project, as
-marshmallow's does) wait before pytest starts instead: Python, pytest and reks imported, no
-plugin, conftest, configuration or project file loaded, so no edit makes them stale; the
-restart then pays for pytest's start, the conftests, the import and the collection.
+marshmallow's does) wait before pytest starts instead: Python, pytest, reks and the
+libraries the session imported (``library_imports``) imported, no plugin, conftest,
+configuration or project file loaded, so no edit makes them stale; the restart then pays
+for pytest's start, the conftests, the project's import and the collection.
 """
 
 from __future__ import annotations
@@ -266,7 +267,9 @@ class WarmPools:
                 self._early_spares.add(key)
             self.spares_started += 1
             args = (pool.root, pool.size, pool.python_arg, pool.pytest_args, pool.collect_timeout)
-            spare = WorkerPool(*args, scoped=True, before_pytest=key in self._early_spares)
+            early = key in self._early_spares
+            libraries = pool.session_libraries if early else []
+            spare = WorkerPool(*args, scoped=True, before_pytest=early, preload=libraries)
             spare.snapshot = _session_stamps(pool.root, ())  # before the session reads them
             spare.spawned_ns = time.time_ns()
             spare.spawn()

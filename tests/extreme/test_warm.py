@@ -297,3 +297,28 @@ def test_a_kept_pool_whose_worker_died_is_started_afresh(
         warm.close()
     cold = analyse(root, Options(jobs=1, incremental=False))
     assert verdict_rows(again) == verdict_rows(cold)
+
+
+@pytest.mark.slow  # two analyses, ~5-12 s
+def test_a_spare_waiting_before_pytest_imported_the_sessions_libraries(
+    make_project: Callable[[dict[str, str]], Path],
+) -> None:
+    # The conftest imports m and a library (colorsys: pytest imports no such module): the
+    # spare waiting before pytest imports the library meanwhile, not m, and the restart
+    # from it sees the edit.
+    conftest = "import colorsys\nimport m\n"
+    files = {"m.py": SPARE_SOURCE, "test_m.py": SPARE_TESTS, "conftest.py": conftest}
+    root = make_project(files)
+    warm = WarmPools()
+    try:
+        analyse(root, Options(jobs=1), warm=warm)
+        (spare,) = warm._spares.values()
+        assert spare.waiting() == set()  # nothing of the project
+        assert "colorsys" in spare.libraries
+        (root / "m.py").write_text(SPARE_SOURCE.replace('("key", "default")', '("default",)'))
+        again = analyse(root, Options(jobs=1), warm=warm)
+        assert warm.spares_used == 1
+    finally:
+        warm.close()
+    cold = analyse(root, Options(jobs=1, incremental=False))
+    assert verdict_rows(again) == verdict_rows(cold)
