@@ -32,12 +32,17 @@ def _rows(analysis: Analysis, function: str) -> list[TransformationResult]:
 
 
 def _saved_on_warm_workers(
-    root: Path, warm: WarmPools, edit: tuple[str, str], alone: bool = False
+    root: Path,
+    warm: WarmPools,
+    edit: tuple[str, str],
+    alone: bool = False,
+    meanwhile: Callable[[WarmPools], None] = lambda warm: None,
 ) -> tuple[Analysis, SavedChange, Analysis]:
-    """Analyse on ``warm``'s workers, edit ``exclude_keywords`` in sigs.py (``edit``: old and
-    new text), and re-analyse as the editor's save does (``alone``: that function only): the
-    first analysis, the change and the re-analysis."""
+    """Analyse on ``warm``'s workers, do ``meanwhile`` to them, edit ``exclude_keywords`` in
+    sigs.py (``edit``: old and new text), and re-analyse as the editor's save does
+    (``alone``: that function only): the first analysis, the change and the re-analysis."""
     last = analyse(root, Options(jobs=1), warm=warm)
+    meanwhile(warm)
     sigs = root / "sigs.py"
     sigs.write_text(sigs.read_text().replace(*edit))
     change = saved_change(last, "sigs.py")
@@ -251,18 +256,17 @@ def test_kept_pre_import_workers_that_died_are_started_afresh(
 ) -> None:
     # The kept pre-import worker was killed between two saves (out of memory, by hand):
     # the save's quick path spawns new ones instead of failing on the dead one.
+    def kill_the_pre_import_worker(warm: WarmPools) -> None:
+        (kept,) = warm._pre_import.values()
+        kept.workers[0].process.kill()
+
     root = make_project(IMPORT_TIME_PROJECT)
     warm = WarmPools()
     try:
-        last = analyse(root, Options(jobs=1), warm=warm)
-        (kept,) = warm._pre_import.values()
-        kept.workers[0].process.kill()
-        sigs = root / "sigs.py"
-        sigs.write_text(sigs.read_text().replace("    return names", "    return names[:]"))
-        change = saved_change(last, "sigs.py")
-        assert change is not None
-        only = ["sigs.py::exclude_keywords"]
-        fresh = analyse(root, Options(jobs=1, paths=[sigs], only=only), warm=warm)
+        edit = ("    return names", "    return names[:]")
+        last, change, fresh = _saved_on_warm_workers(
+            root, warm, edit, alone=True, meanwhile=kill_the_pre_import_worker
+        )
         assert warm.pre_import_starts == 2
     finally:
         warm.close()
