@@ -45,7 +45,9 @@ class Figure:
     runs: int  # transformations run
     observed: int  # tests observed
     restarts: int  # in-place pools started afresh during it
+    from_spares: int  # of those, started from a spare
     phases: dict[str, float]  # seconds by step (``extreme_phases``)
+    edited_phases: dict[str, float]  # the same, of the first step alone
 
 
 def _edited(text: str, def_line: int, statement: str) -> str:
@@ -100,20 +102,32 @@ def _reanalysed(
 ) -> tuple[Figure, Analysis]:
     """The figure of re-analysing ``change`` (``in_steps``: as ``quick.staged`` says, else
     in one analysis) and ``last`` with it merged."""
-    restarts = warm.restarts
+    restarts, spares = warm.restarts, warm.spares_used
     PHASE_SECONDS.clear()
     started = time.perf_counter()
     steps: list[float] = []
+    first: dict[str, float] = {}
     runs = observed = 0
     for step in staged(change) if in_steps else [change]:
         only = Options(**{**options.__dict__, "only": step.to_analyse})
         fresh = analyse(root, only, warm=warm)
         steps.append(time.perf_counter() - started)
+        first = first or dict(PHASE_SECONDS)
         runs, observed = runs + fresh.run_count, observed + fresh.observed_tests
         last = merged(last, step, fresh)
-    restarted = warm.restarts - restarts
+    restarted, from_spares = warm.restarts - restarts, warm.spares_used - spares
     analysed = len(change.to_analyse)
-    figure = Figure(steps[-1], steps[0], analysed, runs, observed, restarted, dict(PHASE_SECONDS))
+    figure = Figure(
+        steps[-1],
+        steps[0],
+        analysed,
+        runs,
+        observed,
+        restarted,
+        from_spares,
+        dict(PHASE_SECONDS),
+        first,
+    )
     return figure, last
 
 
@@ -168,6 +182,9 @@ def run(root: Path, targets: list[str], jobs: int, compare: bool) -> None:
             covering = max(len(last.covering.get(k, [])) for k in keys)
             for way, figure in figures.items():
                 PHASE_SECONDS.clear()
+                PHASE_SECONDS.update(figure.edited_phases)
+                print_phases(figure.edited_seconds, "the edited functions' step")
+                PHASE_SECONDS.clear()
                 PHASE_SECONDS.update(figure.phases)
                 print_phases(figure.seconds)
                 how = "in steps" if way else "in one step"
@@ -177,6 +194,7 @@ def run(root: Path, targets: list[str], jobs: int, compare: bool) -> None:
                     f"verdicts after {figure.edited_seconds:.2f} s); "
                     f"{figure.analysed} functions re-analysed, {figure.runs} transformations "
                     f"run, {figure.observed} tests observed, {figure.restarts} pool restarts "
+                    f"({figure.from_spares} from a spare) "
                     f"{load()}"
                 )
     finally:

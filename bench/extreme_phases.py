@@ -49,7 +49,8 @@ def clock_phases() -> None:
         setattr(owner, name, timed(label, getattr(owner, name)))
 
 
-def print_phases(total: float) -> None:
+def print_phases(total: float, of: str = "") -> None:
     parts = ", ".join(f"{label} {s:.2f}" for label, s in PHASE_SECONDS.items() if s >= 0.005)
     rest = total - sum(PHASE_SECONDS.values())
-    print(f"    phases (s): {parts}; other {rest:.2f} [load {os.getloadavg()[0]:.1f}]")
+    named = f" of {of}" if of else ""
+    print(f"    phases{named} (s): {parts}; other {rest:.2f} [load {os.getloadavg()[0]:.1f}]")

@@ -11,12 +11,13 @@ from __future__ import annotations
 import os
 import select
 import sys
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from lsp_server.extreme.bytecode import worker_environment
+from lsp_server.extreme.library_imports import PRELOAD_VARIABLE
 from lsp_server.sandbox import ChannelTimeout, ProcessDied, SandboxProcess, SiblingProcess
 
 if TYPE_CHECKING:  # the worker imports this module: it needs no jobs
@@ -26,6 +27,9 @@ COLLECT_TIMEOUT = 600.0
 """Seconds a worker may take to start Python, import the project and collect its tests."""
 SCOPE_VARIABLE = "REKS_WORKER_SCOPE"
 """Set for a worker that waits, before it collects, for the test files to leave out."""
+BEFORE_PYTEST_VARIABLE = "REKS_WORKER_BEFORE_PYTEST"
+"""Set for a scoped worker that waits for them before pytest starts (no plugin, conftest
+or project file loaded yet): a spare of a project whose conftest imports the project."""
 
 
 class WorkerError(RuntimeError):
@@ -72,11 +76,22 @@ class WorkerPool:
         collect_timeout: float = COLLECT_TIMEOUT,
         scoped: bool = False,
         pre_import: bool = False,
+        before_pytest: bool = False,
+        preload: Sequence[str] = (),
     ) -> None:
         self.root = root
-        self.scoped = scoped  # its workers wait for ``scope`` before collecting
+        self.scoped = scoped or before_pytest  # its workers wait for ``scope`` to collect
+        self.before_pytest = before_pytest  # they wait before pytest starts
+        self.preload = list(preload)  # library modules they import meanwhile
+        self.libraries: set[str] = set()  # those they did import (``waiting``)
+        # Library modules a worker's session imported before collecting, when it imported
+        # project files too: what a spare of it waiting before pytest imports (``warm``).
+        self.session_libraries: list[str] = []
         self.pre_import = pre_import  # ``pre_import`` workers: they collect per request
         self.preloaded: set[str] = set()  # project files a pre-import worker imported
+        # Project files an in-place worker's session imported before it collected (a
+        # conftest's imports): a spare that waits to collect would hold them (``warm``).
+        self.session_imports: set[str] = set()
         self.spawned_ns = 0  # when a warm pre-import pool was spawned (``warm``)
         self.size = max(1, size)
         self.python = python or sys.executable
@@ -113,7 +128,14 @@ class WorkerPool:
             self.nodeids = list(ready.get("nodeids", []))
             self.collection_errors = int(ready.get("collection_errors", 0))
             self.preloaded.update(ready.get("preloaded", []))
+            self.session_imports.update(ready.get("session_imports", []))
+            self.session_libraries = self.session_libraries or ready.get("session_libraries", [])
         self._ready = True
+
+    def alive(self) -> bool:
+        """It has workers and each of their processes is running (a kept pool's may have
+        been killed meanwhile)."""
+        return bool(self.workers) and all(w.process.alive() for w in self.workers)
 
     @property
     def started(self) -> bool:
@@ -130,6 +152,9 @@ class WorkerPool:
         env = worker_environment(self.root, os.environ)
         if self.scoped:
             env[SCOPE_VARIABLE] = "1"
+        if self.before_pytest:
+            env[BEFORE_PYTEST_VARIABLE] = "1"
+            env[PRELOAD_VARIABLE] = ",".join(self.preload)
         module = "pre_import" if self.pre_import else "pytest_worker"
         args = ["-m", f"lsp_server.extreme.{module}", str(self.root), *self.pytest_args]
         forks = self.size - 1 if hasattr(os, "fork") else 0
@@ -155,6 +180,7 @@ class WorkerPool:
             for worker in self.workers:
                 message = worker.receive(self.collect_timeout, "starting pytest")
                 self._waiting.update(message.get("imported", []))
+                self.libraries.update(message.get("libraries", []))
         return self._waiting or set()
 
     def scope(self, ignored: list[str], wanted: Iterable[str] = ()) -> None:

@@ -31,6 +31,12 @@ from lsp_server.extreme import code_swap as swapping
 from lsp_server.extreme.bytecode import use_private_cache
 from lsp_server.extreme.pool import SCOPE_VARIABLE
 from lsp_server.extreme.real_paths import real_path
+from lsp_server.extreme.spare_wait import (
+    SessionImports,
+    session_imports,
+    wait_before_pytest,
+    wait_for_scope,
+)
 from lsp_server.extreme.transform_run import (
     at_import,
     install,
@@ -45,7 +51,6 @@ from lsp_server.extreme.worker_guard import (
     kill_adopted,
     set_subreaper,
 )
-from lsp_server.project.files import imported_project_files
 from lsp_server.rts.setup_clock import SetupClock
 from lsp_server.rts.unit_names import MODULE
 from lsp_server.sandbox import (
@@ -89,6 +94,8 @@ class WorkerPlugin:
         self.ignored: set[str] = set()  # test files not to collect (absolute paths)
         self.wanted = WantedTests()  # a plugin: the only tests to collect of some files
         self.import_time_units: list[str] = []  # functions that ran at import or collection
+        self.scope: dict[str, Any] | None = None  # ``spare_wait``
+        self.imports = SessionImports()  # what a spare of its pool would hold (``warm``)
 
     def send(self, message: dict[str, Any]) -> None:
         self.channel.send(message)
@@ -100,14 +107,11 @@ class WorkerPlugin:
         # The test files to leave out (``collection_scope``) come once the analysis knows
         # its functions: Python and pytest started meanwhile.
         ignored = session.config.getoption("ignore") or []
-        if os.environ.pop(SCOPE_VARIABLE, ""):
-            # What the session imported of the project before it waits (a conftest's
-            # imports): a spare pool (``warm``) whose such files changed is not used.
-            self.send({"op": "waiting", "imported": imported_project_files(self.root)})
-            try:
-                scope = self.channel.receive()
-            except ChannelClosed:
-                os._exit(0)  # a spare closed unused: nothing started, nothing to end
+        self.imports = session_imports(self.root)
+        scope = self.scope
+        if scope is None and os.environ.get(SCOPE_VARIABLE):
+            scope = wait_for_scope(self.channel, self.root)
+        if scope is not None:
             ignored = [*ignored, *scope["ignore"]]
             self.wanted.want(scope.get("only", []))
         self.ignored = {os.path.abspath(p) for p in ignored}
@@ -135,6 +139,8 @@ class WorkerPlugin:
                 "op": "ready",
                 "pid": os.getpid(),
                 "tests": len(self.items),
+                "session_imports": self.imports.project,
+                "session_libraries": self.imports.libraries,
                 "nodeids": list(self.items),
                 "collection_errors": session.testsfailed,
             }
@@ -369,6 +375,8 @@ def main(argv: list[str], plugin_class: type[WorkerPlugin] = WorkerPlugin) -> in
     set_subreaper()
     use_private_cache()
     plugin = plugin_class(root, channel, inherited_siblings())
+    # A spare's wait: Python, pytest, reks and libraries imported, no tracing of them.
+    plugin.scope = wait_before_pytest(channel, root)
     plugin.start_import_recording()
     off = [
         arg

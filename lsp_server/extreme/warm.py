@@ -11,9 +11,12 @@ Starting afresh begins from a spare: workers spawned when the pool was given bac
 started Python and pytest (plugins, conftest files) and wait to collect; the restart pays
 for the import and the collection only. A spare whose session imported a project file
 (a conftest's imports) or read a configuration file written since it started holds older
-code: it is closed and the pool starts from nothing. After a spare was closed for a project
-file its session imported, the project gets no more spares: each would import the project
-again, sit idle, and be closed at the next edit of the same files.
+code: it is closed and the pool starts from nothing. So the spares of a project whose
+sessions import project files before they collect (a conftest importing the project, as
+marshmallow's does) wait before pytest starts instead: Python, pytest, reks and the
+libraries the session imported (``library_imports``) imported, no plugin, conftest,
+configuration or project file loaded, so no edit makes them stale; the restart then pays
+for pytest's start, the conftests, the project's import and the collection.
 """
 
 from __future__ import annotations
@@ -25,7 +28,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence, Set
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from lsp_server.extreme.pool import COLLECT_TIMEOUT, WorkerPool
+from lsp_server.extreme.pool import COLLECT_TIMEOUT, WorkerError, WorkerPool
 from lsp_server.extreme.state import file_units, remembered_units
 from lsp_server.jobs import Job
 from lsp_server.project import python_files
@@ -137,7 +140,7 @@ class WarmPools:
         self._pools: dict[PoolKey, tuple[WorkerPool, _Snapshot]] = {}
         self._pre_import: dict[PoolKey, WorkerPool] = {}
         self._spares: dict[PoolKey, WorkerPool] = {}
-        self._no_spares: set[PoolKey] = set()  # see the module docstring
+        self._early_spares: set[PoolKey] = set()  # spares wait before pytest (see above)
         # The project files the last pre-import workers of a key imported in their session.
         self._pre_imported: dict[PoolKey, frozenset[str]] = {}
         self.restarts = 0  # pools started afresh (for tests and the benchmark)
@@ -161,7 +164,7 @@ class WarmPools:
             pool = self._pre_import.pop(key, None)
         if pool is not None:
             assert isinstance(pool.snapshot, dict)
-            if pool.workers and _session_stamps(root, pool.preloaded) == pool.snapshot:
+            if pool.alive() and _session_stamps(root, pool.preloaded) == pool.snapshot:
                 return pool
             pool.close()
         self.pre_import_starts += 1
@@ -237,12 +240,18 @@ class WarmPools:
         if spare is None:
             return None
         assert isinstance(spare.snapshot, dict)
-        imported = [_stamp(spare.root / rel) for rel in spare.waiting()]
+        try:
+            imported = [_stamp(spare.root / rel) for rel in spare.waiting()]
+        except WorkerError:  # it died while it waited
+            spare.close()
+            return None
         written = any(s is None or s[0] >= spare.spawned_ns for s in imported)
         if written:
             with self._lock:
-                self._no_spares.add(key)
-        if written or _session_stamps(spare.root, ()) != spare.snapshot or not spare.workers:
+                self._early_spares.add(key)
+        # One waiting before pytest read no configuration file yet.
+        read = not spare.before_pytest and _session_stamps(spare.root, ()) != spare.snapshot
+        if written or read or not spare.alive():
             spare.close()
             return None
         self.spares_used += 1
@@ -252,11 +261,15 @@ class WarmPools:
         """Spawn a spare for the in-place ``pool``'s key unless it has one."""
         key: PoolKey = (str(pool.root), pool.size, pool.python_arg, tuple(pool.pytest_args))
         with self._lock:
-            if key in self._spares or key in self._no_spares:
+            if key in self._spares:
                 return
+            if pool.session_imports:
+                self._early_spares.add(key)
             self.spares_started += 1
             args = (pool.root, pool.size, pool.python_arg, pool.pytest_args, pool.collect_timeout)
-            spare = WorkerPool(*args, scoped=True)
+            early = key in self._early_spares
+            libraries = pool.session_libraries if early else []
+            spare = WorkerPool(*args, scoped=True, before_pytest=early, preload=libraries)
             spare.snapshot = _session_stamps(pool.root, ())  # before the session reads them
             spare.spawned_ns = time.time_ns()
             spare.spawn()
@@ -265,7 +278,7 @@ class WarmPools:
     def _bring_up_to_date(
         self, root: Path, pool: WorkerPool, before: _Snapshot, current: _Snapshot
     ) -> bool:
-        if set(before.stamps) != set(current.stamps) or not pool.workers:
+        if set(before.stamps) != set(current.stamps) or not pool.alive():
             return False
         changed = [rel for rel, stamp in current.stamps.items() if before.stamps[rel] != stamp]
         edited = {

@@ -32,12 +32,17 @@ def _rows(analysis: Analysis, function: str) -> list[TransformationResult]:
 
 
 def _saved_on_warm_workers(
-    root: Path, warm: WarmPools, edit: tuple[str, str], alone: bool = False
+    root: Path,
+    warm: WarmPools,
+    edit: tuple[str, str],
+    alone: bool = False,
+    meanwhile: Callable[[WarmPools], None] = lambda warm: None,
 ) -> tuple[Analysis, SavedChange, Analysis]:
-    """Analyse on ``warm``'s workers, edit ``exclude_keywords`` in sigs.py (``edit``: old and
-    new text), and re-analyse as the editor's save does (``alone``: that function only): the
-    first analysis, the change and the re-analysis."""
+    """Analyse on ``warm``'s workers, do ``meanwhile`` to them, edit ``exclude_keywords`` in
+    sigs.py (``edit``: old and new text), and re-analyse as the editor's save does
+    (``alone``: that function only): the first analysis, the change and the re-analysis."""
     last = analyse(root, Options(jobs=1), warm=warm)
+    meanwhile(warm)
     sigs = root / "sigs.py"
     sigs.write_text(sigs.read_text().replace(*edit))
     change = saved_change(last, "sigs.py")
@@ -243,3 +248,28 @@ def test_a_test_whose_id_changes_at_each_collection_detects_nothing_before_impor
     for row in rows:
         assert row.verdict is not Verdict.DETECTED, row
         assert row.verdict is Verdict.ERROR and "id changes" in row.reason, row
+
+
+@pytest.mark.slow  # two analyses and a few plain runs on disk, ~8-15 s
+def test_kept_pre_import_workers_that_died_are_started_afresh(
+    make_project: Callable[[dict[str, str]], Path],
+) -> None:
+    # The kept pre-import worker was killed between two saves (out of memory, by hand):
+    # the save's quick path spawns new ones instead of failing on the dead one.
+    def kill_the_pre_import_worker(warm: WarmPools) -> None:
+        (kept,) = warm._pre_import.values()
+        kept.workers[0].process.kill()
+
+    root = make_project(IMPORT_TIME_PROJECT)
+    warm = WarmPools()
+    try:
+        edit = ("    return names", "    return names[:]")
+        last, change, fresh = _saved_on_warm_workers(
+            root, warm, edit, alone=True, meanwhile=kill_the_pre_import_worker
+        )
+        assert warm.pre_import_starts == 2
+    finally:
+        warm.close()
+    rows = _rows(merged(last, change, fresh), "exclude_keywords")
+    assert rows and all(BEFORE_IMPORT in r.reason for r in rows), rows
+    assert [r.verdict for r in rows] == _disk_verdicts(root, rows)

@@ -5,13 +5,14 @@ from __future__ import annotations
 
 import ast
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import pytest
 
 from lsp_server.extreme.analysis import Options, analyse
 from lsp_server.extreme.code_swap import compile_like
+from lsp_server.extreme.pool import WorkerPool
 from lsp_server.extreme.warm import WarmPools
 
 from .conftest import verdict_rows
@@ -206,26 +207,107 @@ def test_accepts():
 """
 
 
+def _spare(warm: WarmPools) -> WorkerPool:
+    (spare,) = warm._spares.values()
+    return spare
+
+
+def _saved_on_spares(
+    make_project: Callable[[dict[str, str]], Path],
+    conftest: str,
+    saves: Sequence[str],
+    meanwhile: Callable[[WarmPools], None] = lambda warm: None,
+) -> WarmPools:
+    """Analyse the spare project (its ``conftest``) on warm workers, do ``meanwhile`` to the
+    pools, then save m.py with each of ``saves`` (the names ``excluded`` returns) and
+    analyse again: the last analysis's verdicts must be a cold one's. The pools, closed."""
+    files = {"m.py": SPARE_SOURCE, "test_m.py": SPARE_TESTS, "conftest.py": conftest}
+    root = make_project(files)
+    warm = WarmPools()
+    try:
+        again = analyse(root, Options(jobs=1), warm=warm)
+        meanwhile(warm)
+        for names in saves:
+            (root / "m.py").write_text(SPARE_SOURCE.replace('("key", "default")', names))
+            again = analyse(root, Options(jobs=1), warm=warm)
+    finally:
+        warm.close()
+    cold = analyse(root, Options(jobs=1, incremental=False))
+    assert verdict_rows(again) == verdict_rows(cold)
+    return warm
+
+
 @pytest.mark.slow  # three analyses, ~6-15 s
 @pytest.mark.parametrize("conftest", ["", "import m\n"])
 def test_a_restart_starts_from_a_spare_unless_its_session_imported_an_edit(
     make_project: Callable[[dict[str, str]], Path], conftest: str
 ) -> None:
     # An edit of ``excluded`` (it ran at import) cannot be followed: the pool restarts,
-    # from the spare spawned when it was given back (Python and pytest started). A spare
-    # whose conftest imported m before the edit holds the old EXCLUDED: it is not used.
-    files = {"m.py": SPARE_SOURCE, "test_m.py": SPARE_TESTS, "conftest.py": conftest}
-    root = make_project(files)
+    # from the spare spawned when it was given back (Python and pytest started). When the
+    # conftest imports m, a spare waiting to collect would hold the old EXCLUDED: the
+    # spare waits before pytest starts (no conftest loaded) and sees the edit.
+    warm = _saved_on_spares(make_project, conftest, ['("default",)'])
+    assert (warm.restarts, warm.spares_used, warm.spares_started) == (2, 1, 2)
+
+
+@pytest.mark.slow  # four analyses, ~8-20 s
+def test_a_conftest_importing_the_project_gets_a_spare_that_started_before_pytest(
+    make_project: Callable[[dict[str, str]], Path],
+) -> None:
+    # The conftest imports m: a spare waiting to collect would hold the old EXCLUDED after
+    # the edit. A spare that waits before pytest starts (Python, pytest and reks imported,
+    # no conftest, nothing of the project) is usable after any edit, and sees the new code.
+    saves = ['("default",)', '("default", "key")']
+    warm = _saved_on_spares(make_project, "import m\n", saves)
+    assert (warm.restarts, warm.spares_used) == (3, 2)
+
+
+@pytest.mark.slow  # three analyses, ~6-15 s
+def test_a_spare_whose_process_died_is_not_used(
+    make_project: Callable[[dict[str, str]], Path],
+) -> None:
+    # A spare waits from one give-back to the next restart (a spare waiting before pytest,
+    # for many saves): one that died meanwhile (killed, out of memory) leaves the restart
+    # to start from nothing, not failing the analysis.
+    def kill_the_spare(warm: WarmPools) -> None:
+        _spare(warm).workers[0].process.kill()
+
+    warm = _saved_on_spares(make_project, "import m\n", ['("default",)'], kill_the_spare)
+    assert (warm.restarts, warm.spares_used) == (2, 0)
+
+
+@pytest.mark.slow  # three analyses, ~5-12 s
+def test_a_spare_waiting_before_pytest_imported_the_sessions_libraries(
+    make_project: Callable[[dict[str, str]], Path],
+) -> None:
+    # The conftest imports m and a library (colorsys: pytest imports no such module): the
+    # spare waiting before pytest imports the library meanwhile, not m, and the restart
+    # from it sees the edit.
+    def spare_imported_the_library(warm: WarmPools) -> None:
+        assert _spare(warm).waiting() == set()  # nothing of the project
+        assert "colorsys" in _spare(warm).libraries
+
+    conftest = "import colorsys\nimport m\n"
+    warm = _saved_on_spares(make_project, conftest, ['("default",)'], spare_imported_the_library)
+    assert warm.spares_used == 1
+
+
+@pytest.mark.slow  # three analyses, ~5-15 s
+def test_a_kept_pool_whose_worker_died_is_started_afresh(
+    make_project: Callable[[dict[str, str]], Path],
+) -> None:
+    # A worker of the kept pool killed between two saves (out of memory, by hand): the
+    # next analysis starts the pool afresh instead of failing on the dead worker.
+    tests = "from m import double\n\ndef test_double():\n    assert double(2) == 4\n"
+    root = make_project({"m.py": SOURCE, "test_m.py": tests})
     warm = WarmPools()
     try:
         analyse(root, Options(jobs=1), warm=warm)
-        (root / "m.py").write_text(SPARE_SOURCE.replace('("key", "default")', '("default",)'))
+        ((pool, _),) = warm._pools.values()
+        pool.workers[0].process.kill()
+        (root / "m.py").write_text(SOURCE.replace("y = x * 2", "y = x + x"))
         again = analyse(root, Options(jobs=1), warm=warm)
         assert warm.restarts == 2
-        assert warm.spares_used == (0 if conftest else 1)
-        # Nor is another spare started for it: its session would import m again, and
-        # hold old code after the next edit of m too (an idle process per project).
-        assert warm.spares_started == (1 if conftest else 2)
     finally:
         warm.close()
     cold = analyse(root, Options(jobs=1, incremental=False))
