@@ -375,7 +375,11 @@ def main(argv: list[str], plugin_class: type[WorkerPlugin] = WorkerPlugin) -> in
         for name in ("cacheprovider", "reks", "xdist", "randomly")
         for arg in ("-p", f"no:{name}")
     ]
-    args = [*off, "--capture=no", "-q", "-o", "addopts=", "--rootdir", root, *argv[1:]]
+    # Plain asserts: a verdict needs only whether a test failed, never why (see
+    # ``_short_failure``). Rewriting the test modules' asserts was most of a first
+    # collection's time, and a rewritten assert that fails renders its explanation.
+    plain = ["--assert=plain"]
+    args = [*off, *plain, "--capture=no", "-q", "-o", "addopts=", "--rootdir", root, *argv[1:]]
     code = pytest.main(args, plugins=[plugin, plugin.setup_clock, plugin.wanted])
     if not plugin.served:
         plugin.send(
