@@ -10,8 +10,11 @@ For each project (a PyPI sdist that ships its tests) and its target files:
     budget. mutmut cannot run extreme transformations nor be limited to a given list of
     them, so its rate is per mutant of its own (operator mutations) on the same files.
 
-Prints transformations per second, total time, median ms per transformation, the ratios,
-and the pseudo-tested share per project. Run with ``nice`` on a quiet machine:
+Prints transformations per second, total time (wall and CPU), median ms per
+transformation, the ratios, and the pseudo-tested share per project. The interpreter that
+runs it needs each project's test dependencies (itsdangerous: freezegun): a test file that
+fails to collect leaves its tests out of the store, and the analysis observes them again
+("coverage from observation"). Run with ``nice`` on a quiet machine:
 
     nice python bench/extreme_speed.py [--naive-sample 12] [--mutmut-seconds 60] [--jobs 2]
 """
