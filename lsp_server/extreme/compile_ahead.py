@@ -9,21 +9,21 @@ replaces a file whole). The code under test comes before the tests, which import
 
 The helper runs niced, and is stopped once the workers have collected (what it has not
 compiled by then they did not need); it finishes the file at hand, so no partial file is
-left (``compiler_process``).
+left. Started as ``python -m lsp_server.extreme.compile_ahead PREFIX``, the files' absolute
+paths one per line on its standard input.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import subprocess
 import sys
-import tempfile
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 from lsp_server.extreme.bytecode import PREFIX_VARIABLE
-from lsp_server.extreme.compiler_process import compiled
 from lsp_server.project.files import is_test_path, python_files
 
 STOP_GRACE = 5.0
@@ -52,19 +52,22 @@ class CompileAhead:
         files.sort(key=lambda f: is_test_path(Path(f).relative_to(root).as_posix()))
         if python == sys.executable:  # the cache tag is this interpreter's: look first
             tag = sys.implementation.cache_tag or ""
-            files = [f for f in files if not compiled(f, _cached_path(f, prefix, tag))]
+            files = [f for f in files if not _compiled(f, _cached_path(f, prefix, tag))]
         if not files:
             return None
-        with tempfile.TemporaryFile() as names:  # a pipe could fill before it reads
-            names.write("".join(f"{f}\n" for f in files).encode("utf-8", "surrogateescape"))
-            names.seek(0)
-            process = subprocess.Popen(
-                [python, "-m", "lsp_server.extreme.compiler_process", prefix],
-                stdin=names,
-                stdout=subprocess.DEVNULL,
-                stderr=subprocess.DEVNULL,
-                env=dict(env),
-            )
+        process = subprocess.Popen(
+            [python, "-m", __name__, prefix],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            env=dict(env),
+        )
+        assert process.stdin is not None
+        try:
+            process.stdin.write("".join(f"{f}\n" for f in files).encode("utf-8", "surrogateescape"))
+            process.stdin.close()
+        except OSError:  # it ended already (an interpreter that cannot run it)
+            pass
         return cls(process)
 
     def stop(self) -> None:
@@ -78,8 +81,42 @@ class CompileAhead:
                 self.process.wait()
 
 
+def _compiled(source: str, cached: str) -> bool:
+    """Bytecode of ``source`` is at ``cached``, no older than the source (the worker that
+    reads it checks it as usual)."""
+    try:
+        return os.stat(cached).st_mtime >= os.stat(source).st_mtime
+    except OSError:
+        return False
+
+
 def _cached_path(source: str, prefix: str, tag: str) -> str:
     """Where an interpreter with ``sys.pycache_prefix`` set to ``prefix`` keeps the
     bytecode of ``source`` (``importlib.util.cache_from_source``'s rule)."""
     folder, name = os.path.split(os.path.abspath(source))
     return os.path.join(prefix, folder.lstrip(os.sep), f"{name.rpartition('.')[0]}.{tag}.pyc")
+
+
+def main(prefix: str) -> int:
+    """The helper: compile each file named on standard input, until told to stop."""
+    import importlib.util
+    import py_compile
+
+    stopping: list[int] = []
+    signal.signal(signal.SIGTERM, lambda signum, frame: stopping.append(signum))
+    with contextlib.suppress(OSError):
+        os.nice(10)  # the workers come first
+    files = sys.stdin.read().splitlines()
+    sys.pycache_prefix = prefix  # after the imports: the standard library keeps its own
+    mode = py_compile.PycInvalidationMode.TIMESTAMP  # the kind the workers write
+    for source in files:
+        if stopping:
+            break
+        cached = importlib.util.cache_from_source(source)
+        if not _compiled(source, cached):
+            py_compile.compile(source, cfile=cached, invalidation_mode=mode, quiet=2)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1]))

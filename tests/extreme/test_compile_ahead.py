@@ -61,21 +61,3 @@ def test_no_helper_when_the_user_chose_a_cache_folder(tmp_path: Path) -> None:
     (tmp_path / "m.py").write_text("x = 1\n")
     env = worker_environment(tmp_path, {"PYTHONPYCACHEPREFIX": str(tmp_path / "mine")})
     assert CompileAhead.start(tmp_path, sys.executable, env) is None
-
-
-def test_a_helper_told_to_stop_ends_and_leaves_only_whole_files(tmp_path: Path) -> None:
-    root = tmp_path / "project"
-    for i in range(200):
-        path = root / f"m{i}.py"
-        path.parent.mkdir(exist_ok=True)
-        path.write_text("".join(f"def f{j}(x):\n    return x + {j}\n" for j in range(200)))
-    env = worker_environment(root, os.environ)
-    helper = CompileAhead.start(root, sys.executable, env)
-    assert helper is not None
-    helper.stop()
-    assert helper.process.returncode is not None
-    written = list(Path(env[PREFIX_VARIABLE]).rglob("*"))
-    assert all(p.is_dir() or p.name.endswith(".pyc") for p in written), written
-    for cached in (p for p in written if p.is_file()):
-        source = root / (cached.name.split(".")[0] + ".py")
-        assert _accepted(source, cached)
