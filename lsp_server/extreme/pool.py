@@ -17,7 +17,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from lsp_server.extreme.bytecode import worker_environment
-from lsp_server.extreme.compile_ahead import CompileAhead
 from lsp_server.sandbox import ChannelTimeout, ProcessDied, SandboxProcess, SiblingProcess
 
 if TYPE_CHECKING:  # the worker imports this module: it needs no jobs
@@ -94,8 +93,6 @@ class WorkerPool:
         self._ready = False  # every worker has collected the tests
         self._waiting: set[str] | None = None  # see ``waiting``
         self._unforked: list[Worker] = []  # forked by the first worker at the first prepare
-        self._env: dict[str, str] = {}  # the workers' environment
-        self._compiling: CompileAhead | None = None  # while the workers collect
 
     def __enter__(self) -> WorkerPool:
         return self
@@ -117,7 +114,6 @@ class WorkerPool:
             self.collection_errors = int(ready.get("collection_errors", 0))
             self.preloaded.update(ready.get("preloaded", []))
         self._ready = True
-        self._stop_compiling()
 
     @property
     def started(self) -> bool:
@@ -132,7 +128,6 @@ class WorkerPool:
         if self.workers:
             return
         env = worker_environment(self.root, os.environ)
-        self._env = dict(env)
         if self.scoped:
             env[SCOPE_VARIABLE] = "1"
         module = "pre_import" if self.pre_import else "pytest_worker"
@@ -168,13 +163,6 @@ class WorkerPool:
         they start Python and pytest meanwhile (the forked ones inherit it)."""
         for worker in self.workers:
             worker.send({"op": "scope", "ignore": ignored, "only": list(wanted)})
-        if self._compiling is None and self._env:
-            self._compiling = CompileAhead.start(self.root, self.python, self._env, ignored)
-
-    def _stop_compiling(self) -> None:
-        compiling, self._compiling = self._compiling, None
-        if compiling is not None:
-            compiling.stop()
 
     def prepare(self, files: list[str]) -> None:
         """Workers import ``files`` and index their live functions (once per file: a warm
@@ -268,7 +256,6 @@ class WorkerPool:
 
     def close(self) -> None:
         """End of input tells each worker to quit; one that lingers is terminated."""
-        self._stop_compiling()
         self.workers += self._unforked
         self._unforked = []
         for worker in self.workers:
@@ -280,7 +267,6 @@ class WorkerPool:
 
     def terminate(self) -> None:
         """Stop at once (cancellation): SIGTERM makes each worker kill its child."""
-        self._stop_compiling()
         self.workers += self._unforked
         self._unforked = []
         for worker in self.workers:
