@@ -10,8 +10,11 @@ For each project (a PyPI sdist that ships its tests) and its target files:
     budget. mutmut cannot run extreme transformations nor be limited to a given list of
     them, so its rate is per mutant of its own (operator mutations) on the same files.
 
-Prints transformations per second, total time, median ms per transformation, the ratios,
-and the pseudo-tested share per project. Run with ``nice`` on a quiet machine:
+Prints transformations per second, total time (wall and CPU), median ms per
+transformation, the ratios, and the pseudo-tested share per project. The interpreter that
+runs it needs each project's test dependencies (itsdangerous: freezegun): a test file that
+fails to collect leaves its tests out of the store, and the analysis observes them again
+("coverage from observation"). Run with ``nice`` on a quiet machine:
 
     nice python bench/extreme_speed.py [--naive-sample 12] [--mutmut-seconds 60] [--jobs 2]
 """
@@ -22,6 +25,7 @@ import argparse
 import ast
 import json
 import os
+import resource
 import shutil
 import signal
 import statistics
@@ -71,6 +75,14 @@ def load() -> str:
     return f"[load {os.getloadavg()[0]:.1f}]"
 
 
+def cpu_seconds() -> float:
+    """CPU time of this process and of every child it waited for (the workers, and theirs):
+    beside wall seconds, since a shared machine's load stretches the wall time."""
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+
+
 def import_root(root: Path) -> Path:
     """Where the project's packages are imported from: ``src/`` in a src layout."""
     src = root / "src"
@@ -110,15 +122,16 @@ def run_reks(root: Path, project: Project, jobs: int) -> Analysis:
 # -- (b) naive -----------------------------------------------------------------------------
 
 
-def run_naive(copy: Path, result: TransformationResult) -> tuple[float, bool]:
-    """Seconds and whether some test failed, rewriting the file and running pytest afresh."""
+def run_naive(copy: Path, result: TransformationResult) -> tuple[float, float, bool]:
+    """Seconds, CPU seconds and whether some test failed, rewriting the file and running
+    pytest afresh."""
     t = result.transformation
     path = copy / t.path
     original = path.read_bytes()
     text = rewrite_body(original.decode(), t.line, t.function.rsplit(".", 1)[-1], t.body)
     path.write_text(text, encoding="utf-8")
     env = {**os.environ, "PYTHONPATH": str(import_root(copy)), "PYTHONDONTWRITEBYTECODE": "1"}
-    started = time.perf_counter()
+    started, cpu_started = time.perf_counter(), cpu_seconds()
     try:
         done = subprocess.run(
             [sys.executable, "-m", "pytest", "-x", "-q", *QUIET, *result.tests],
@@ -132,7 +145,7 @@ def run_naive(copy: Path, result: TransformationResult) -> tuple[float, bool]:
         failed = True
     finally:
         path.write_bytes(original)
-    return time.perf_counter() - started, failed
+    return time.perf_counter() - started, cpu_seconds() - cpu_started, failed
 
 
 # -- (c) mutmut ----------------------------------------------------------------------------
@@ -361,24 +374,40 @@ def record_store(root: Path) -> None:
 
 
 def naive_sample(ran: list[TransformationResult], size: int) -> list[TransformationResult]:
-    """Every undetected verdict (up to ``size``), the rest spread over the others."""
-    usable = [r for r in ran if r.verdict is not Verdict.ERROR and r.tests]
+    """Every undetected verdict (up to ``size``), the rest spread over the others; no
+    timeout (run the naive way, a hang lasts until the subprocess's cap: see
+    ``naive_timeout_seconds``)."""
+    usable = [r for r in ran if r.verdict not in (Verdict.ERROR, Verdict.TIMEOUT) and r.tests]
     undetected = [r for r in usable if r.verdict is Verdict.UNDETECTED][:size]
     others = [r for r in usable if r.verdict is not Verdict.UNDETECTED]
     step = max(1, len(others) // max(1, size - len(undetected) or 1))
     return undetected + others[::step][: max(0, size - len(undetected))]
 
 
+def naive_timeout_seconds(result: TransformationResult, median_naive: float) -> float:
+    """What the naive way pays for a transformation that reks stopped as a timeout: a
+    pytest start and its tests (the sampled median) plus one wait as long as reks's. Both
+    ways pay the deadline: reks runs a transformation that overran its deadline a second
+    time (half its time is one wait), and stops one that used up its CPU budget at once."""
+    runs = 1 if "CPU time" in result.reason else 2
+    return median_naive + result.duration / runs
+
+
 def compare_naive(
-    root: Path, analysis: Analysis, ran: list[TransformationResult], size: int
+    root: Path, analysis: Analysis, ran: list[TransformationResult], size: int, cpu: float
 ) -> None:
+    """The naive way on a sample, extrapolated to every transformation reks ran (``ran``):
+    the sampled median for each, and for each timeout ``naive_timeout_seconds``; wall and
+    CPU seconds (``cpu``: reks's) end to end."""
     sample = naive_sample(ran, size)
     naive_copy = fresh_copy(root, "naive")
     naive_times: list[float] = []
+    naive_cpu: list[float] = []
     agree = agree_undetected = undetected = 0
     for result in sample:
-        seconds, failed = run_naive(naive_copy, result)
+        seconds, cpu_used, failed = run_naive(naive_copy, result)
         naive_times.append(seconds)
+        naive_cpu.append(cpu_used)
         caught = result.verdict in (Verdict.DETECTED, Verdict.TIMEOUT)
         agree += caught == failed
         if result.verdict is Verdict.UNDETECTED:
@@ -387,17 +416,23 @@ def compare_naive(
     if not naive_times:
         return
     median_naive = statistics.median(naive_times)
-    naive_total = median_naive * len(ran)
+    timeouts = [r for r in ran if r.verdict is Verdict.TIMEOUT]
+    waits = sum(naive_timeout_seconds(r, median_naive) for r in timeouts)
+    naive_total = median_naive * (len(ran) - len(timeouts)) + waits
+    naive_cpu_total = statistics.median(naive_cpu) * len(ran)  # a hang's wait: not counted
     print(
         f"(b) naive     {len(sample)} of them: median {median_naive * 1000:.0f} ms per "
-        f"transformation; extrapolated {naive_total:.0f} s for all {len(ran)}; verdicts agree "
-        f"{agree}/{len(sample)} (undetected ones {agree_undetected}/{undetected})"
+        f"transformation; extrapolated {naive_total:.0f} s for all {len(ran)} ({waits:.1f} s "
+        f"of it for {len(timeouts)} timeouts: the median plus one wait as long as reks's, "
+        f"each); verdicts agree {agree}/{len(sample)} (undetected ones "
+        f"{agree_undetected}/{undetected})"
     )
     reks_same = statistics.median([r.duration for r in sample])
     print(
         f"    per transformation (same sample, medians) naive/reks {median_naive / reks_same:.1f}x;"
-        f" END TO END naive {naive_total:.0f} s / reks {analysis.elapsed:.1f} s = "
-        f"{naive_total / analysis.elapsed:.1f}x {load()}"
+        f" END TO END naive {naive_total:.0f} s / reks {analysis.elapsed:.2f} s = "
+        f"{naive_total / analysis.elapsed:.1f}x; CPU naive {naive_cpu_total:.1f} s / reks "
+        f"{cpu:.2f} s = {naive_cpu_total / cpu:.1f}x {load()}"
     )
 
 
@@ -406,10 +441,12 @@ def again(root: Path, project: Project, jobs: int) -> None:
     the project and rewriting its test modules' asserts (the workers' bytecode cache was
     empty, as in a new checkout; the naive way above compiles everything every time)."""
     PHASE_SECONDS.clear()
+    cpu_started = cpu_seconds()
     second = run_reks(root, project, jobs)
+    cpu = cpu_seconds() - cpu_started
     print(
         f"(a2) reks again with the workers' bytecode cached: {second.elapsed:.2f} s end to end "
-        f"(collection+observation {second.observation:.2f} s) {load()}"
+        f"({cpu:.2f} s CPU; collection+observation {second.observation:.2f} s) {load()}"
     )
     print_phases(second.elapsed)
 
@@ -463,7 +500,9 @@ def main() -> int:
         if args.with_store:
             record_store(reks_root)
         PHASE_SECONDS.clear()
+        cpu_started = cpu_seconds()
         analysis = run_reks(reks_root, project, args.jobs)
+        cpu = cpu_seconds() - cpu_started
         phases = dict(PHASE_SECONDS)
         ran = [r for r in analysis.results if r.verdict is not Verdict.SKIPPED]
         durations = [r.duration for r in ran]
@@ -471,8 +510,9 @@ def main() -> int:
         median_reks = statistics.median(durations) * 1000 if durations else float("nan")
         print(
             f"(a) reks      {len(ran)} transformations in {analysis.elapsed:.2f} s end to end "
-            f"({len(ran) / analysis.elapsed:.1f}/s overall; collection+observation "
-            f"{analysis.observation:.2f} s of it, coverage from {analysis.coverage_source}); "
+            f"({cpu:.2f} s CPU; {len(ran) / analysis.elapsed:.1f}/s overall; "
+            f"collection+observation {analysis.observation:.2f} s of it, "
+            f"coverage from {analysis.coverage_source}); "
             f"median {median_reks:.1f} ms per transformation; verdicts {summary.verdicts}; "
             f"{analysis.checked_on_disk} checked on disk (import time); "
             f"{analysis.observed_tests} tests observed, "
@@ -487,7 +527,7 @@ def main() -> int:
         PHASE_SECONDS.clear()
         PHASE_SECONDS.update(phases)
         print_phases(analysis.elapsed)
-        compare_naive(root, analysis, ran, args.naive_sample)
+        compare_naive(root, analysis, ran, args.naive_sample, cpu)
         again(reks_root, project, args.jobs)
         incremental(reks_root, project, args.jobs, analysis)
         if args.dask:

@@ -28,6 +28,7 @@ import pytest
 from _pytest.runner import runtestprotocol
 
 from lsp_server.extreme import code_swap as swapping
+from lsp_server.extreme.assert_mode import assert_mode
 from lsp_server.extreme.bytecode import use_private_cache
 from lsp_server.extreme.pool import SCOPE_VARIABLE
 from lsp_server.extreme.real_paths import real_path
@@ -383,7 +384,8 @@ def main(argv: list[str], plugin_class: type[WorkerPlugin] = WorkerPlugin) -> in
         for name in ("cacheprovider", "reks", "xdist", "randomly")
         for arg in ("-p", f"no:{name}")
     ]
-    args = [*off, "--capture=no", "-q", "-o", "addopts=", "--rootdir", root, *argv[1:]]
+    asserts = f"--assert={assert_mode(Path(root))}"
+    args = [*off, asserts, "--capture=no", "-q", "-o", "addopts=", "--rootdir", root, *argv[1:]]
     code = pytest.main(args, plugins=[plugin, plugin.setup_clock, plugin.wanted])
     if not plugin.served:
         plugin.send(

@@ -283,12 +283,24 @@ def entry(
     runners: list[str],
     tests: dict[str, dict[str, Any]],
     checksums: Checksums,
-    test_deps: dict[str, frozenset[str]] | None = None,
+    test_units: dict[str, frozenset[str]] | None = None,
 ) -> dict[str, Any]:
-    """What must stay the same for the function's verdicts to hold."""
-    deps: set[str] = {function.key}
-    cache = {} if test_deps is None else test_deps
-    deps.update(*(_test_deps(tests, nodeid, cache) for nodeid in runners))
+    """What must stay the same for the function's verdicts to hold: its own unit, what the
+    original run of each runner depends on (``run_deps`` of the units it ran), and each
+    runner's file's ``TOP_LEVEL``. ``test_units``: each test's units, kept across the
+    functions (the same test covers many)."""
+    cache = {} if test_units is None else test_units
+    ran: set[str] = set()
+    for nodeid in runners:
+        units = cache.get(nodeid)
+        if units is None:
+            units = cache[nodeid] = frozenset(tests[nodeid]["units"])
+        ran.update(units)
+    # Over the union: each file of hundreds of tests' units is looked at once, not per test
+    # (most of planning tomlkit's analysis).
+    deps = run_deps(ran)
+    deps.add(function.key)
+    deps.update(top_level(nodeid) for nodeid in runners)
     return {
         "checksum": function.checksum,
         "line": function.line,
@@ -297,19 +309,6 @@ def entry(
         "tests": [],
         "runners": sorted(runners),
     }
-
-
-def _test_deps(
-    tests: dict[str, dict[str, Any]], nodeid: str, cache: dict[str, frozenset[str]]
-) -> frozenset[str]:
-    """The units a test's original run depends on, its file's ``TOP_LEVEL`` included (kept
-    in ``cache``: the same test covers many functions)."""
-    deps = cache.get(nodeid)
-    if deps is None:
-        units = tests[nodeid]["units"]
-        deps = frozenset({*run_deps(units), top_level(nodeid)})
-        cache[nodeid] = deps
-    return deps
 
 
 def untouched(

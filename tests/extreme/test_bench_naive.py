@@ -1,0 +1,45 @@
+"""``bench/extreme_speed.py`` extrapolates the naive way's cost from a sample: a
+transformation that hangs costs the naive way its wait too, never only the median of
+transformations that ended."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+from lsp_server.extreme.model import Transformation, TransformationResult, Verdict
+
+BENCH = Path(__file__).resolve().parents[2] / "bench"
+
+
+@pytest.fixture
+def speed(monkeypatch: pytest.MonkeyPatch) -> ModuleType:
+    monkeypatch.syspath_prepend(str(BENCH))  # its sibling modules
+    spec = importlib.util.spec_from_file_location(
+        "reks_bench_extreme_speed", BENCH / "extreme_speed.py"
+    )
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    monkeypatch.setitem(sys.modules, spec.name, module)  # its dataclasses look it up
+    spec.loader.exec_module(module)
+    return module
+
+
+def _result(verdict: Verdict, duration: float, reason: str = "") -> TransformationResult:
+    t = Transformation("m.py", "f", 1, "pass")
+    return TransformationResult(
+        t, verdict, tests=["test_m.py::t"], reason=reason, duration=duration
+    )
+
+
+def test_timeouts_are_not_sampled_and_cost_the_naive_way_a_wait(speed: ModuleType) -> None:
+    busy = _result(Verdict.TIMEOUT, 0.3, "a test used more CPU time than its budget (busy)")
+    hung = _result(Verdict.TIMEOUT, 4.0, "a test ran past its deadline")
+    ran = [busy, hung, *[_result(Verdict.DETECTED, 0.01) for _ in range(5)]]
+    assert all(r.verdict is not Verdict.TIMEOUT for r in speed.naive_sample(ran, 8))
+    assert speed.naive_timeout_seconds(busy, 0.25) == pytest.approx(0.25 + 0.3)
+    assert speed.naive_timeout_seconds(hung, 0.25) == pytest.approx(0.25 + 2.0)
