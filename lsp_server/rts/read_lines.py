@@ -3,10 +3,11 @@
 A function spelling one of ``lookups.BODY_READS``, ``lookups.SIGNATURE_READS`` or
 ``lookups.DOC_READS`` (tomlkit's ``items.item()`` calls ``inspect.signature`` only on custom
 encoders, in a branch most tests never take) makes a test that ran it see the body, default
-values or docstring of every function whose header it depends on (``rts.seen_bodies``). The read happens only where an instruction
-spelling the name runs, so on Python 3.12+ the tracer watches the lines of those
-instructions (sys.monitoring LINE events, enabled on these rare code objects alone) and the
-names count for a test only when one of the lines ran in it (``rts.attribution``).
+values or docstring of every function whose header it depends on (``rts.seen_bodies``).
+The read happens only where an instruction spelling the name runs, so on Python 3.12+ the
+tracer watches the lines of those instructions (sys.monitoring LINE events, enabled on
+these rare code objects alone) and the names count for a test only when one of the lines
+ran in it (``rts.attribution``).
 
 Sound because every instruction runs after a LINE event of its line: execution enters a
 line from another one, or starts the code object there. Comprehensions are inlined in the

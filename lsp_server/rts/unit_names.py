@@ -1,6 +1,6 @@
 """Names of the units the dependency store tracks (see ``rts.units``): the module part, a
-whole file, a function's header, default values and docstring, a name a test read, a name a ``from`` import
-binds, and what a unit's name tells about the binding it stands for."""
+whole file, a function's header, default values and docstring, a name a test read, a name
+a ``from`` import binds, and what a unit's name tells about the binding it stands for."""
 
 from __future__ import annotations
 

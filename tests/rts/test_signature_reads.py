@@ -4,8 +4,9 @@ default values are a unit of their own (``f.<defaults>``) beside its body. toolz
 signatures while it is imported (``_signatures``' registry, ``curry``), so every test
 importing it "read code" and a docstring edit of ``join`` selected 204 tests against
 testmon's 10. Real pytest sessions: a docstring edit selects only the tests that read it, a
-body edit only those that ran the function; a changed default still selects every test that ran it or read its
-signature, at import or through a ``functools.wraps`` or ``curry``-style wrapper."""
+body edit only those that ran the function; a changed default still selects every test
+that ran it or read its signature, at import or through a ``functools.wraps`` or
+``curry``-style wrapper."""
 
 from __future__ import annotations
 
