@@ -7,14 +7,13 @@
   ``__doc__`` and ``__name__`` off every function it wraps (``toolz.curry``) does not make
   its importers depend on everything.
 * A function's docstring is seen by code that reads it by one of ``DOC_READS``
-  (``__doc__``, ``inspect.getdoc``, ``help``...); its code and docstring by code that reads
-  one of ``BODY_READS`` (``__code__``, ``inspect.getsource``...), its default values by
-  code that reads one of ``SIGNATURE_READS`` (``inspect.signature``...), and all of them by
-  library code handed the function object at import (``click.command()(f)`` formats the
-  docstring into a help text; reks does not trace library code). A statement that runs at
-  import and calls something not defined in the project (``call_roots`` not imported from
-  project modules, builtins included) is *foreign*: the functions it names are depended on
-  whole by every importer.
+  (``__doc__``, ``inspect.getdoc``...); its code and docstring by code that reads one of
+  ``BODY_READS`` (``__code__``, ``inspect.getsource``...), its defaults by one of
+  ``SIGNATURE_READS`` (``inspect.signature``...), and all of them by library code handed
+  the function object at import (``click.command()(f)`` formats the docstring into a help
+  text; reks does not trace library code). A statement that runs at import and calls
+  something not defined in the project (``call_roots`` not imported from project modules,
+  builtins included) is *foreign*: every importer depends on the functions it names whole.
 """
 
 from __future__ import annotations
@@ -83,8 +82,7 @@ BODY_READS = frozenset(
         "dis",
     ]
 )
-"""Names whose reading means "sees a function's code" (its body unit, default values
-included, and its docstring: source text holds both)."""
+"""Names whose reading means "sees a function's code" (its body unit and docstring)."""
 
 SIGNATURE_READS = frozenset(
     [
@@ -97,15 +95,13 @@ SIGNATURE_READS = frozenset(
         "getcallargs",
     ]
 )
-"""Names whose reading means "sees a function's default values" (its ``.<defaults>`` unit):
-the rest of a signature (names, kinds, annotations) is the header's, seen anyway. Neither
-the body nor the docstring: toolz reads signatures as it is imported, and a docstring edit
-must not select every test that imports it."""
+"""Names whose reading means "sees a function's default values" (its ``.<defaults>`` unit;
+names, kinds and annotations are its header's), not its body or docstring."""
 
 INSPECT_SIGNATURES = frozenset(["signature", "Signature"])
-"""``inspect.signature``: a read of ``__signature__`` (``SIGNATURE_READS``) when code loads it as
-a global or as an attribute of ``inspect`` (``rts.reads``); an attribute or a string of
-that name alone is as often a token's signature (pyjwt's)."""
+"""``inspect.signature``: a read of ``__signature__`` (``SIGNATURE_READS``) when code loads
+it as a global or as an attribute of ``inspect`` (``rts.reads``); an attribute or a string
+of that name alone is as often a token's signature (pyjwt's)."""
 
 
 def _constant_name_calls(node: ast.AST) -> set[int]:
