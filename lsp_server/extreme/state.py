@@ -19,7 +19,7 @@ from lsp_server.project.files import is_python, is_test_path
 from lsp_server.rts.analysis_cache import AnalysisCache
 from lsp_server.rts.file_units import FileUnits
 from lsp_server.rts.store import DependencyStore, StoreError, store_path
-from lsp_server.rts.unit_names import DOC, MODULE, body_name, doc_name, header_name
+from lsp_server.rts.unit_names import DEFAULTS, DOC, MODULE, body_name, doc_name, header_name
 from lsp_server.rts.units import (
     SourceError,
     cached_source_units,
@@ -154,11 +154,12 @@ class Checksums:
 
 
 def _top_level(units: Mapping[str, str]) -> str:
-    """One checksum of every unit of a file but its functions' bodies, headers and
-    docstrings (a function's own checksum holds those, see ``Checksums``)."""
+    """One checksum of every unit of a file but its functions' bodies, headers, default
+    values and docstrings (a function's own checksum holds those, see ``Checksums``: its
+    body unit holds its default values)."""
     digest = xxhash.xxh3_64()
     for name, value in sorted(units.items()):
-        function = name.removesuffix(DOC)
+        function = name.removesuffix(DOC).removesuffix(DEFAULTS)
         if header_name(function) not in units and body_name(name) is None:
             digest.update(f"{name}={value}\0".encode())
     return digest.hexdigest()

@@ -21,6 +21,7 @@ from lsp_server.rts.names_read import (
     FollowedBase,
     NamesRead,
     Pair,
+    PartsRead,
     Step,
     attribute_prefixes,
     binds_prefixed_attribute,
@@ -29,7 +30,14 @@ from lsp_server.rts.reads import EVERY_NAME, LISTED_NAMES, NAMES, NEEDED_BY_IMPO
 from lsp_server.rts.seen_bodies import SeenBodies
 from lsp_server.rts.snapshots import FileStates
 from lsp_server.rts.spans import LOCALS
-from lsp_server.rts.unit_names import DOC, IMPORTING, MODULE, header_name, module_read
+from lsp_server.rts.unit_names import (
+    DEFAULTS,
+    DOC,
+    IMPORTING,
+    MODULE,
+    header_name,
+    module_read,
+)
 
 
 @dataclass(frozen=True)
@@ -197,23 +205,23 @@ class BindingReads:
         self,
         found: set[int],
         paths: Set[str],
-        flags: tuple[bool, bool],
+        flags: PartsRead,
         base: FollowedBase | None,
         anywhere: Set[str],
     ) -> None:
-        """The bodies and docstrings (``SeenBodies.add``: ``flags`` says whether the test read
-        code, docstrings) of what ``found`` holds; from a ``base``, what it found too, less
-        its module-global ``NAMES`` units of the names the test read ``anywhere``."""
+        """The bodies, default values and docstrings (``SeenBodies.add``: ``flags`` says which
+        parts the test read) of what ``found`` holds; from a ``base``, what it found too,
+        less its module-global ``NAMES`` units of the names the test read ``anywhere``."""
         if base is None:
-            self._bodies.add(found, paths, *flags)
+            self._bodies.add(found, paths, flags)
             return
-        flags = (flags[0] or base.flags[0], flags[1] or base.flags[1])
-        self._bodies.add(found, paths, *flags)
+        flags = flags.union(base.flags)
+        self._bodies.add(found, paths, flags)
         found |= base.found
         for name in anywhere & base.scoped.keys():
             found.difference_update(base.scoped[name])
-        if flags != base.flags:  # the base's bodies and docstrings with this test's reads
-            self._bodies.add(found, paths, *flags)
+        if flags != base.flags:  # the base's functions' parts with this test's reads
+            self._bodies.add(found, paths, flags)
 
     def _close(self, reads: NamesRead, paths: Set[str], followed: Set[Pair]) -> set[int]:
         """The binding units the names ``reads`` holds lead to in ``paths``, closed over
@@ -347,12 +355,13 @@ class BindingReads:
         self, path: str, file_units: FileUnits, prefix: str | None = None
     ) -> frozenset[int]:
         """The units of ``path`` a lookup by a computed name may find: every one but the
-        bodies and docstrings, or with a ``prefix`` (a lookup on a class or its instance)
-        the class units and the members and aliases whose names start with it."""
+        bodies, default values and docstrings, or with a ``prefix`` (a lookup on a class or
+        its instance) the class units and the members and aliases whose names start with
+        it."""
         cached = self._by_string.get((path, prefix))
         if cached is None:
-            # Bodies and docstrings: what code a test ran and which docstrings it read by
-            # name say who sees those (as before docstrings had units of their own). A
+            # Bodies, defaults and docstrings: what code a test ran and which of them it
+            # read by name say who sees those (as before they had units of their own). A
             # function's locals are in no namespace a name is looked up in: its nested
             # ``def`` lines are seen by who ran it (its body holds them) or them.
             sums = file_units.checksums
@@ -360,7 +369,7 @@ class BindingReads:
                 self._intern(u)
                 for u in file_units.units()
                 if header_name(u.name) not in sums
-                and not u.name.endswith(DOC)
+                and not u.name.endswith((DOC, DEFAULTS))
                 and f".{LOCALS}." not in u.name
                 and (
                     prefix is None

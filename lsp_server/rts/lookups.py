@@ -7,13 +7,13 @@
   ``__doc__`` and ``__name__`` off every function it wraps (``toolz.curry``) does not make
   its importers depend on everything.
 * A function's docstring is seen by code that reads it by one of ``DOC_READS``
-  (``__doc__``, ``inspect.getdoc``, ``help``...); its code and docstring by code that reads
-  one of ``BODY_READS`` (``__code__``, ``inspect.getsource``...), and by library code
-  handed the function object at import (``click.command()(f)`` formats the
-  docstring into a help text; reks does not trace library code). A statement that runs at
-  import and calls something not defined in the project (``call_roots`` not imported from
-  project modules, builtins included) is *foreign*: the functions it names are depended on
-  whole by every importer.
+  (``__doc__``, ``inspect.getdoc``...); its code and docstring by code that reads one of
+  ``BODY_READS`` (``__code__``, ``inspect.getsource``...), its defaults by one of
+  ``SIGNATURE_READS`` (``inspect.signature``...), and all of them by library code handed
+  the function object at import (``click.command()(f)`` formats the docstring into a help
+  text; reks does not trace library code). A statement that runs at import and calls
+  something not defined in the project (``call_roots`` not imported from project modules,
+  builtins included) is *foreign*: every importer depends on the functions it names whole.
 """
 
 from __future__ import annotations
@@ -80,8 +80,12 @@ BODY_READS = frozenset(
         "getblock",
         "getcomments",
         "dis",
-        # A signature's default values are the body's (``rts.units``): what else of a
-        # signature those show (names, kinds, annotations) is the header's, seen anyway.
+    ]
+)
+"""Names whose reading means "sees a function's code" (its body unit and docstring)."""
+
+SIGNATURE_READS = frozenset(
+    [
         "__defaults__",
         "__kwdefaults__",
         "from_callable",
@@ -91,14 +95,13 @@ BODY_READS = frozenset(
         "getcallargs",
     ]
 )
-"""Names whose reading means "sees a function's code" (its body unit, and its docstring:
-source text holds both), or its default values (in its body unit too). The rest of a
-signature (names, kinds, annotations) is the header's."""
+"""Names whose reading means "sees a function's default values" (its ``.<defaults>`` unit;
+names, kinds and annotations are its header's), not its body or docstring."""
 
 INSPECT_SIGNATURES = frozenset(["signature", "Signature"])
-"""``inspect.signature``: a read of ``__signature__`` (``BODY_READS``) when code loads it as
-a global or as an attribute of ``inspect`` (``rts.reads``); an attribute or a string of
-that name alone is as often a token's signature (pyjwt's)."""
+"""``inspect.signature``: a read of ``__signature__`` (``SIGNATURE_READS``) when code loads
+it as a global or as an attribute of ``inspect`` (``rts.reads``); an attribute or a string
+of that name alone is as often a token's signature (pyjwt's)."""
 
 
 def _constant_name_calls(node: ast.AST) -> set[int]:

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 from collections.abc import Set
 from dataclasses import dataclass
+from typing import NamedTuple
 
-from lsp_server.rts.lookups import ATTRIBUTE_LOOKUP, BODY_READS, DOC_READS
+from lsp_server.rts.lookups import ATTRIBUTE_LOOKUP, BODY_READS, DOC_READS, SIGNATURE_READS
 from lsp_server.rts.unit_names import HEADER
 
 Pair = tuple[str, str | None]
@@ -24,6 +25,19 @@ NO_SPLIT: tuple[frozenset[str], ...] = (frozenset(), frozenset())
 """What most units' statements read at import (read anywhere, read only as the module's
 globals), shared: every object kept costs each of the project's full garbage collections
 a visit."""
+
+
+class PartsRead(NamedTuple):
+    """Which parts of the functions whose headers a test depends on it read besides what
+    it ran (``rts.seen_bodies``): code (``lookups.BODY_READS``), default values
+    (``lookups.SIGNATURE_READS``), docstrings (``lookups.DOC_READS``)."""
+
+    code: bool
+    signatures: bool
+    docs: bool
+
+    def union(self, other: PartsRead) -> PartsRead:
+        return PartsRead(*(mine or theirs for mine, theirs in zip(self, other, strict=True)))
 
 
 @dataclass
@@ -52,11 +66,14 @@ class NamesRead:
         out.update((name, path) for path, read in self.by_module.items() for name in read)
         return out
 
-    def flags(self) -> tuple[bool, bool]:
-        """Whether the names read include one that reads code (``lookups.BODY_READS``),
-        and one that reads docstrings (``lookups.DOC_READS``)."""
+    def flags(self) -> PartsRead:
+        """Which parts of functions the names read show."""
         names = self.anywhere.union(*self.by_module.values())
-        return not BODY_READS.isdisjoint(names), not DOC_READS.isdisjoint(names)
+        return PartsRead(
+            not BODY_READS.isdisjoint(names),
+            not SIGNATURE_READS.isdisjoint(names),
+            not DOC_READS.isdisjoint(names),
+        )
 
     def scoped(self, among: Set[str]) -> set[Pair]:
         """The pairs of the names read that are among ``among``."""
@@ -69,8 +86,8 @@ class NamesRead:
 class FollowedBase:
     """What ``BindingReads.read`` found from units and names many tests share (their file's
     import closure and the names it reads), and what following more from there needs:
-    the modules, the pairs read and followed, the names read anywhere, the body and
-    docstring flags, and the ``NAMES`` units of each name read only as a module's global
+    the modules, the pairs read and followed, the names read anywhere, the parts of
+    functions read, and the ``NAMES`` units of each name read only as a module's global
     (a test reading it anywhere replaces them by the name's own)."""
 
     ids: frozenset[int]
@@ -79,7 +96,7 @@ class FollowedBase:
     found: frozenset[int]
     pairs: frozenset[Pair]
     anywhere: frozenset[str]
-    flags: tuple[bool, bool]
+    flags: PartsRead
     scoped: dict[str, tuple[int, ...]]
 
 

@@ -1,12 +1,13 @@
-"""The lines of a code object that spell a read of code or docstrings.
+"""The lines of a code object that spell a read of code, signatures or docstrings.
 
-A function spelling one of ``lookups.BODY_READS`` or ``lookups.DOC_READS`` (tomlkit's
-``items.item()`` calls ``inspect.signature`` only on custom encoders, in a branch most tests
-never take) makes a test that ran it see the body and docstring of every function whose
-header it depends on (``rts.seen_bodies``). The read happens only where an instruction
-spelling the name runs, so on Python 3.12+ the tracer watches the lines of those
-instructions (sys.monitoring LINE events, enabled on these rare code objects alone) and the
-names count for a test only when one of the lines ran in it (``rts.attribution``).
+A function spelling one of ``lookups.BODY_READS``, ``lookups.SIGNATURE_READS`` or
+``lookups.DOC_READS`` (tomlkit's ``items.item()`` calls ``inspect.signature`` only on custom
+encoders, in a branch most tests never take) makes a test that ran it see the body, default
+values or docstring of every function whose header it depends on (``rts.seen_bodies``).
+The read happens only where an instruction spelling the name runs, so on Python 3.12+ the
+tracer watches the lines of those instructions (sys.monitoring LINE events, enabled on
+these rare code objects alone) and the names count for a test only when one of the lines
+ran in it (``rts.attribution``).
 
 Sound because every instruction runs after a LINE event of its line: execution enters a
 line from another one, or starts the code object there. Comprehensions are inlined in the
@@ -26,10 +27,10 @@ from typing import Any
 
 from lsp_server.rts.file_units import FileUnits
 from lsp_server.rts.identity import identity
-from lsp_server.rts.lookups import BODY_READS, DOC_READS, INSPECT_SIGNATURES
+from lsp_server.rts.lookups import BODY_READS, DOC_READS, INSPECT_SIGNATURES, SIGNATURE_READS
 from lsp_server.rts.reads import code_reads, string_parts
 
-_READ_NAMES = BODY_READS | DOC_READS
+_READ_NAMES = BODY_READS | SIGNATURE_READS | DOC_READS
 _SPELLED = _READ_NAMES | INSPECT_SIGNATURES
 _RESUMABLE = (
     inspect.CO_GENERATOR

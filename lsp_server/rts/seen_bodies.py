@@ -1,10 +1,13 @@
-"""The bodies and docstrings of the definitions a test depends on that it may see.
+"""The bodies, default values and docstrings of the definitions a test depends on that it
+may see.
 
 A test that depends on a function's header (``rts.bindings``) sees its body only when it
 ran it (its own unit, ``rts.function_units``), read code (``lookups.BODY_READS``), or when a
 module it depends on handed the function to library code at import (which may run it or
-read its code untraced); it sees its docstring when it read docstrings
-(``lookups.DOC_READS``) too.
+read its code untraced); it sees its default values when it read signatures
+(``lookups.SIGNATURE_READS``) too, and its docstring when it read docstrings
+(``lookups.DOC_READS``) too. The body unit holds the default values: code reads and
+library code see them with it.
 """
 
 from __future__ import annotations
@@ -13,10 +16,11 @@ from collections.abc import Callable, Set
 
 from lsp_server.rts.file_units import FileUnits, Unit
 from lsp_server.rts.imports import ImportResolver
+from lsp_server.rts.names_read import PartsRead
 from lsp_server.rts.snapshots import FileStates
-from lsp_server.rts.unit_names import body_name, bound_name, doc_name
+from lsp_server.rts.unit_names import body_name, bound_name, defaults_name, doc_name
 
-_NO_PARTS = (-1, -1, "")
+_NO_PARTS = (-1, -1, -1, "")
 
 
 class SeenBodies:
@@ -37,15 +41,17 @@ class SeenBodies:
         # A module -> the names its foreign calls at import are handed (rts.lookups).
         self._handed: dict[str, frozenset[str]] = {}
         self._handed_unions: dict[frozenset[str], frozenset[str]] = {}
-        # A header unit's id -> its body's id, its docstring's id, its bound name.
-        self._parts: dict[int, tuple[int, int, str]] = {}
+        # A header unit's id -> its body's, its defaults' (-1: none recorded, as in a
+        # store written before they had a unit) and its docstring's ids, its bound name.
+        self._parts: dict[int, tuple[int, int, int, str]] = {}
         self._partless: set[int] = set()  # ids whose ``_parts_of`` is ``_NO_PARTS``
 
-    def add(self, found: set[int], paths: Set[str], code: bool, docs: bool) -> None:
-        """The bodies and docstrings of the functions whose headers are in ``found`` (and
-        the docstrings of the plain classes there) that the test may see: every docstring
-        when it read docstrings, every body and docstring when it read code, else those of
-        the functions and classes handed to library code at import by a module it depends
+    def add(self, found: set[int], paths: Set[str], read: PartsRead) -> None:
+        """The bodies, default values and docstrings of the functions whose headers are in
+        ``found`` (and the docstrings of the plain classes there) that the test may see:
+        every docstring when it read docstrings, every default value when it read
+        signatures, every body and docstring when it read code, else those of the
+        functions and classes handed to library code at import by a module it depends
         on."""
         key = frozenset(paths)
         handed = self._handed_unions.get(key)
@@ -57,18 +63,20 @@ class SeenBodies:
         # Most units found have no body or docstring of their own: set aside in C.
         known = self._parts
         for uid in found.difference(partless):
-            body, doc, name = known.get(uid) or self._parts_of(uid)
+            body, defaults, doc, name = known.get(uid) or self._parts_of(uid)
             if doc < 0:
                 partless.add(uid)
                 continue
-            whole = code or name in handed
+            whole = read.code or name in handed
             if whole and body >= 0:
                 added.append(body)
-            if whole or docs:
+            if read.signatures and defaults >= 0:
+                added.append(defaults)
+            if whole or read.docs:
                 added.append(doc)
         found.update(added)
 
-    def _parts_of(self, uid: int) -> tuple[int, int, str]:
+    def _parts_of(self, uid: int) -> tuple[int, int, int, str]:
         parts = self._parts.get(uid)
         if parts is None:
             unit = self._units[uid]
@@ -77,21 +85,25 @@ class SeenBodies:
             if body is not None:
                 parts = (
                     self._intern(Unit(unit.path, body)),
+                    self._own_unit(unit.path, defaults_name(body)),
                     self._intern(Unit(unit.path, doc_name(body))),
                     bound_name(unit.name) or "",
                 )
-            elif self._has_own_doc(unit):  # a plain class's docstring (rts.bindings)
-                parts = (-1, self._intern(Unit(unit.path, doc_name(unit.name))), unit.name)
+            elif unit.name in self._classes(unit.path):  # a plain class's docstring
+                parts = (-1, -1, self._own_unit(unit.path, doc_name(unit.name)), unit.name)
             self._parts[uid] = parts
         return parts
 
-    def _has_own_doc(self, unit: Unit) -> bool:
-        file_units = self.states.units(unit.path)
-        return (
-            file_units is not None
-            and unit.name in file_units.classes
-            and doc_name(unit.name) in file_units.checksums
-        )
+    def _classes(self, path: str) -> Set[str]:
+        file_units = self.states.units(path)
+        return file_units.classes.keys() if file_units is not None else frozenset()
+
+    def _own_unit(self, path: str, name: str) -> int:
+        """The id of unit ``name`` of ``path``; -1 when the file has none (rts.bindings)."""
+        file_units = self.states.units(path)
+        if file_units is None or name not in file_units.checksums:
+            return -1
+        return self._intern(Unit(path, name))
 
     def _handed_names(self, path: str) -> frozenset[str]:
         cached = self._handed.get(path)

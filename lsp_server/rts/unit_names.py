@@ -1,6 +1,6 @@
 """Names of the units the dependency store tracks (see ``rts.units``): the module part, a
-whole file, a function's header and docstring, a name a test read, a name a ``from`` import
-binds, and what a unit's name tells about the binding it stands for."""
+whole file, a function's header, default values and docstring, a name a test read, a name
+a ``from`` import binds, and what a unit's name tells about the binding it stands for."""
 
 from __future__ import annotations
 
@@ -24,6 +24,11 @@ HEADER = ".<def>"
 
 DOC = ".<doc>"
 """Suffix of a function's docstring unit: ``C.m.<doc>`` is the docstring of ``C.m``."""
+
+
+DEFAULTS = ".<defaults>"
+"""Suffix of the unit of a function's default values: ``C.m.<defaults>`` is what reading
+the signature of ``C.m`` shows besides its header (``lookups.SIGNATURE_READS``)."""
 
 
 HOOKS = ".<hooks>"
@@ -75,6 +80,10 @@ def doc_name(function: str) -> str:
     return function + DOC
 
 
+def defaults_name(function: str) -> str:
+    return function + DEFAULTS
+
+
 def body_name(unit_name: str) -> str | None:
     """The function (body) unit of a header unit; None for any other unit."""
     return unit_name[: -len(HEADER)] if unit_name.endswith(HEADER) else None
@@ -82,9 +91,11 @@ def body_name(unit_name: str) -> str | None:
 
 def bound_name(unit_name: str) -> str | None:
     """The name a unit binds outside function bodies (``C.x`` -> ``x``, ``f.<def>`` ->
-    ``f``); None for the module and file units, docstrings, a class's hooks unit, functions
-    nested in functions and the ``IMPORTING`` units."""
-    if unit_name in (MODULE, FILE) or _LOCALS in unit_name or unit_name.endswith((DOC, HOOKS)):
+    ``f``); None for the module and file units, docstrings, default values, a class's hooks
+    unit, functions nested in functions and the ``IMPORTING`` units."""
+    if unit_name in (MODULE, FILE) or _LOCALS in unit_name:
+        return None
+    if unit_name.endswith((DOC, DEFAULTS, HOOKS)):
         return None
     if unit_name.startswith(IMPORTING):
         return None

@@ -4,11 +4,15 @@ A unit is a function or method (any ``def``, nested ones included, named by its
 ``__qualname__``: ``f.<locals>.g``), a *binding* outside function bodies, the module part
 of a Python file, or a whole non-Python file.
 
-A ``def`` is three units: its body (the function's unit, named by its qualified name: the
-code after the docstring, what running it depends on), its header (``f.<def>``:
-decorators, signature, default values, what referring to the function object depends on)
-and its docstring (``f.<doc>``, empty without one: only code reading ``__doc__`` or the
-source sees it; see ``rts.lookups`` for when a reference sees the body and docstring).
+A ``def`` is four units: its body (the function's unit, named by its qualified name: the
+code after the docstring and the default values, what running it depends on), its header
+(``f.<def>``: decorators, parameters, which of them have defaults, what referring to the
+function object depends on), its default values (``f.<defaults>``, empty without any: what
+reading its signature shows besides the header; their text is in the body unit too, so a
+test that ran the function needs no more) and its docstring (``f.<doc>``, empty without
+one: only code reading ``__doc__`` or the source sees it; see ``rts.lookups`` for when a
+reference sees the body, defaults and docstring). The empty units are kept so that a
+refactoring adding the first default or docstring modifies a unit rather than creating one.
 
 Outside function bodies (see ``rts.bindings``) each top-level statement that only binds
 names is a unit of its own, named by what it binds: a ``def`` is its function's header
@@ -69,6 +73,7 @@ from lsp_server.rts.unit_names import (
     IMPORTED,
     IMPORTING,
     MODULE,
+    defaults_name,
     doc_name,
     header_name,
     importing_name,
@@ -135,8 +140,9 @@ def _function_texts(
     text: TokenText,
     lines: list[str],
 ) -> dict[str, list[str]]:
-    """The texts of each function's body (default values included), docstring and header
-    units, by unit name; ``result.spans`` gets each function's first definition."""
+    """The texts of each function's body (default values included), docstring, header and
+    default values units, by unit name; ``result.spans`` gets each function's first
+    definition."""
     variants: dict[str, list[str]] = {}
     for span in spans:
         # Children by name may include those of a same-named redefinition elsewhere.
@@ -153,8 +159,11 @@ def _function_texts(
         defaults = _default_holes(span, lines)
         header = text.without((span.first_line, 0), span.body_start, defaults)
         variants.setdefault(header_name(span.name), []).extend(header)
+        values = variants.setdefault(defaults_name(span.name), [])
         for start, stop, _ in defaults:
-            variants[span.name] += ["<default>", *text.without(start, stop, ())]
+            value = ["<default>", *text.without(start, stop, ())]
+            variants[span.name] += value
+            values += value
         result.spans.setdefault(span.name, span)
     return variants
 
@@ -162,9 +171,9 @@ def _function_texts(
 def _default_holes(span: UnitSpan, lines: list[str]) -> list[tuple[Pos, Pos, str]]:
     """The default values of a ``def`` as holes of its header, each leaving a marker: which
     parameters have one decides which calls bind (a call that does not bind runs no body),
-    their values only what the body does, so they go into the body unit. None where a
-    line of the header is not ASCII (the tree's columns count bytes, the tokens'
-    characters)."""
+    their values only what the body does and what a signature shows, so they go into the
+    body and the defaults units. None where a line of the header is not ASCII (the tree's
+    columns count bytes, the tokens' characters): then the header holds them."""
     header_lines = lines[span.first_line - 1 : span.body_start[0]]
     if not span.defaults or not all(line.isascii() for line in header_lines):
         return []

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from pathlib import Path
 
-from lsp_server.extreme.state import Checksums
+from lsp_server.extreme.state import TOP_LEVEL, Checksums
 from lsp_server.rts.file_units import Unit
 from lsp_server.rts.snapshots import FileStates
 from lsp_server.rts.store import DependencyStore
@@ -56,6 +56,18 @@ def _function_checksum(parsed: Mapping[str, str], name: str) -> str:
     decorators) and docstring together."""
     parts = (parsed[name], parsed.get(f"{name}.<def>"), parsed.get(f"{name}.<doc>"))
     return ":".join(part for part in parts if part is not None)
+
+
+def test_a_default_value_is_its_functions_not_the_top_levels(tmp_path: Path) -> None:
+    # Its defaults unit (``f.<defaults>``) is in the body unit too: an edit of the value
+    # changes the verdicts of the runs that executed ``f``, not of every run in the file.
+    keys = (f"m.py::{TOP_LEVEL}", "m.py::f")
+    (tmp_path / "m.py").write_text(SRC.replace("def f():", "def f(a=1):"))
+    top, function = map(Checksums(tmp_path).get, keys)
+    (tmp_path / "m.py").write_text(SRC.replace("def f():", "def f(a=2):"))
+    after = Checksums(tmp_path)
+    assert after.get(keys[0]) == top
+    assert after.get(keys[1]) != function
 
 
 def test_store_and_parse_agree_on_a_real_recording(tmp_path: Path) -> None:

@@ -56,8 +56,16 @@ def test_rename_method_renames_overrides_and_super_calls(
         ("geometry/shapes.py::Square.area", "geometry/shapes.py::Square.surface"),
         ("geometry/shapes.py::Shape.area.<def>", "geometry/shapes.py::Shape.surface.<def>"),
         ("geometry/shapes.py::Shape.area.<doc>", "geometry/shapes.py::Shape.surface.<doc>"),
+        (
+            "geometry/shapes.py::Shape.area.<defaults>",
+            "geometry/shapes.py::Shape.surface.<defaults>",
+        ),
         ("geometry/shapes.py::Square.area.<def>", "geometry/shapes.py::Square.surface.<def>"),
         ("geometry/shapes.py::Square.area.<doc>", "geometry/shapes.py::Square.surface.<doc>"),
+        (
+            "geometry/shapes.py::Square.area.<defaults>",
+            "geometry/shapes.py::Square.surface.<defaults>",
+        ),
     }
     assert result.provenance.exact
     (project / "tests/test_app.py").write_text(
@@ -88,6 +96,7 @@ def test_rename_function_across_modules(engine: RefactorEngine, project: Path, r
         ("geometry/util.py::quadruple", "geometry/util.py::times4"),
         ("geometry/util.py::quadruple.<def>", "geometry/util.py::times4.<def>"),
         ("geometry/util.py::quadruple.<doc>", "geometry/util.py::times4.<doc>"),
+        ("geometry/util.py::quadruple.<defaults>", "geometry/util.py::times4.<defaults>"),
     }
     assert run_tests(project).returncode == 0
 
@@ -212,6 +221,7 @@ def test_extract_method_provenance_is_derived(engine: RefactorEngine, project: P
         ("geometry/util.py::quadruple", "geometry/util.py::twice_twice"),
         ("geometry/util.py::quadruple", "geometry/util.py::twice_twice.<def>"),
         ("geometry/util.py::quadruple", "geometry/util.py::twice_twice.<doc>"),
+        ("geometry/util.py::quadruple", "geometry/util.py::twice_twice.<defaults>"),
     }
     engine.apply(result, str(project))
     assert run_tests(project).returncode == 0
@@ -235,6 +245,7 @@ def test_move_global_is_moved(engine: RefactorEngine, project: Path, run_tests):
         ("geometry/util.py::quadruple", "geometry/shapes.py::quadruple"),
         ("geometry/util.py::quadruple.<def>", "geometry/shapes.py::quadruple.<def>"),
         ("geometry/util.py::quadruple.<doc>", "geometry/shapes.py::quadruple.<doc>"),
+        ("geometry/util.py::quadruple.<defaults>", "geometry/shapes.py::quadruple.<defaults>"),
     }
     assert result.provenance.exact
     engine.apply(result, str(project))
@@ -248,6 +259,7 @@ def test_inline_method_is_removed(engine: RefactorEngine, project: Path, run_tes
         ("geometry/util.py::double", None),
         ("geometry/util.py::double.<def>", None),
         ("geometry/util.py::double.<doc>", None),
+        ("geometry/util.py::double.<defaults>", None),
     }
     assert result.provenance.exact
     engine.apply(result, str(project))
@@ -393,6 +405,7 @@ def test_move_method_to_an_attributes_class(tmp_path: Path):
             ("bank.py::Account.record", "bank.py::Ledger.record"),
             ("bank.py::Account.record", "bank.py::Ledger.record.<def>"),
             ("bank.py::Account.record", "bank.py::Ledger.record.<doc>"),
+            ("bank.py::Account.record", "bank.py::Ledger.record.<defaults>"),
         }
     finally:
         engine.close()

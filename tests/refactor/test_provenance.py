@@ -42,6 +42,7 @@ def test_rename_pairs_replaced_units_and_modifies_callers():
         (Origin.REPLACED, "m.py::f", "m.py::h"),
         (Origin.REPLACED, "m.py::f.<def>", "m.py::h.<def>"),
         (Origin.REPLACED, "m.py::f.<doc>", "m.py::h.<doc>"),
+        (Origin.REPLACED, "m.py::f.<defaults>", "m.py::h.<defaults>"),
         (Origin.MODIFIED, "m.py::g", "m.py::g"),
     }  # the renamed ``def`` line belongs to the function's header unit, not to the module's
     assert prov.exact
@@ -87,8 +88,10 @@ def test_module_move_replaces_every_unit_under_the_new_path():
         (Origin.REPLACED, "a/m.py::g", "b/m.py::g"),
         (Origin.REPLACED, "a/m.py::f.<def>", "b/m.py::f.<def>"),
         (Origin.REPLACED, "a/m.py::f.<doc>", "b/m.py::f.<doc>"),
+        (Origin.REPLACED, "a/m.py::f.<defaults>", "b/m.py::f.<defaults>"),
         (Origin.REPLACED, "a/m.py::g.<def>", "b/m.py::g.<def>"),
         (Origin.REPLACED, "a/m.py::g.<doc>", "b/m.py::g.<doc>"),
+        (Origin.REPLACED, "a/m.py::g.<defaults>", "b/m.py::g.<defaults>"),
     }
     assert prov.files_after["a/m.py"] is None and prov.files_before["b/m.py"] is None
 
@@ -103,6 +106,7 @@ def test_derived_units_name_their_source():
     assert [(c.old, c.new, c.sources) for c in derived] == [
         (source, Unit("m.py", "helper"), (source,)),
         (source, Unit("m.py", "helper.<def>"), (source,)),
+        (source, Unit("m.py", "helper.<defaults>"), (source,)),
         (source, Unit("m.py", "helper.<doc>"), (source,)),
     ]
 

@@ -41,7 +41,8 @@ def test_record_and_query(project: Path) -> None:
         assert [e.nodeid for e in store.executions_of(Unit("m.py", "f"))] == ["t.py::a"]
         assert store.executions_of(Unit("m.py", "f"))[0].duration == 0.5
         assert set(store.units_of("m.py")) == {
-            *("f", "g", "f.<def>", "g.<def>", "f.<doc>", "g.<doc>", "X", MODULE)
+            *("f", "g", "f.<def>", "g.<def>", "f.<doc>", "g.<doc>", "X", MODULE),
+            *("f.<defaults>", "g.<defaults>"),
         }
         sel = select_affected_tests(project, store)
         assert sel.selected == {}

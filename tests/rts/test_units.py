@@ -45,8 +45,9 @@ def test_units_found() -> None:
     inner = Unit("m.py", "helper.<locals>.inner")
     functions = ("Box.grow", "Box.area", "helper", inner.name)
     assert set(units.checksums) == {
-        *(MODULE, *functions),  # bodies, headers and docstrings (empty ones too)
+        *(MODULE, *functions),  # bodies, headers, defaults and docstrings (empty ones too)
         *(f"{f}.<def>" for f in functions),
+        *(f"{f}.<defaults>" for f in functions),
         *(f"{f}.<doc>" for f in functions),
         # bindings: a constant, a class and its attribute, a standard-library import; a
         # plain class's docstring (empty: it has none)
@@ -76,16 +77,17 @@ def test_body_edit_changes_only_that_function() -> None:
     assert changed_units(BASE, BASE.replace("y + 1", "y + 2")) == {"helper.<locals>.inner"}
     assert changed_units(BASE, BASE.replace("return inner(x)", "return inner(-x)")) == {"helper"}
     # The nested header runs when the outer body does: it is in the outer body too. A
-    # default's value is the body's (its presence the header's).
+    # default's value is the body's and the defaults unit's (its presence the header's).
     assert changed_units(BASE, BASE.replace("def inner(y)", "def inner(y=2)")) == {
         "helper",
         "helper.<locals>.inner.<def>",
+        "helper.<locals>.inner.<defaults>",
         "helper.<locals>.inner",
     }
     assert changed_units(
         BASE.replace("def inner(y)", "def inner(y=2)"),
         BASE.replace("def inner(y)", "def inner(y=3)"),
-    ) == {"helper", "helper.<locals>.inner"}
+    ) == {"helper", "helper.<locals>.inner", "helper.<locals>.inner.<defaults>"}
 
 
 def test_functions_and_classes_nested_in_functions() -> None:
