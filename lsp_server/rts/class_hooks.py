@@ -65,14 +65,14 @@ class HookedClasses:
         file_units = self._states.units(path)
         if file_units is None or not file_units.hooked_classes:
             return frozenset()
-        module = self._module(path)
+        module = self.module(path)
         return frozenset(
             self._intern(Unit(path, name + HOOKS))
             for name in file_units.hooked_classes
             if module is None or not made_without_hooks(module, name)
         )
 
-    def _module(self, path: str) -> ModuleType | None:
+    def module(self, path: str) -> ModuleType | None:
         """The module imported from ``path``, if any."""
         if path not in self._modules and len(sys.modules) != self._modules_seen:
             self._modules_seen = len(sys.modules)

@@ -43,6 +43,7 @@ from types import CodeType, FrameType, FunctionType, MethodType
 
 from lsp_server.rts.identity import identity
 from lsp_server.rts.lookups import DYNAMIC_NAMES
+from lsp_server.rts.member_lookups import MEMBER_FUNCTIONS, MEMBER_IDS, MEMBER_NAMES, members_read
 from lsp_server.rts.reads import EVERY_NAME
 from lsp_server.rts.site_values import Source, record_vars, value_at
 
@@ -72,6 +73,9 @@ if sys.version_info >= (3, 12):
         (operator.attrgetter, slice(0, None), "operator"),
         (operator.methodcaller, slice(0, 1), "operator"),
     ]
+
+# ``inspect.getmembers(obj)`` (3.12+): the CALL event hands over ``obj`` (``rts.member_lookups``).
+_NAME_ARGUMENTS += [(function, slice(0, 1), "inspect") for function in MEMBER_FUNCTIONS]
 
 LOOKUP_FUNCTIONS: dict[int, tuple[Callable[..., object], slice]] = {
     identity(function): (function, arguments) for function, arguments, _ in _NAME_ARGUMENTS
@@ -109,6 +113,8 @@ Sites = dict[int, tuple[Source | None, ...]]
 lookup method (``_LOOKUP_METHODS``) has ``_METHOD_CALL`` first."""
 
 _METHOD_CALL: Source = ("method", None)
+_MEMBERS_CALL: Source = ("members", None)
+"""First of a ``getmembers`` call's sources: what it reads is told by the object it is handed."""
 
 
 def _pushes(ins: dis.Instruction) -> list[Source] | None:
@@ -129,12 +135,15 @@ def _pushes(ins: dis.Instruction) -> list[Source] | None:
 _JUMPS = frozenset([*dis.hasjrel, *dis.hasjabs])
 
 
-def _site(instructions: list[dis.Instruction], callee: int) -> tuple[int, Sites] | None:
+def _site(
+    instructions: list[dis.Instruction], callee: int, keywords: bool = False
+) -> tuple[int, Sites] | None:
     """The call whose callee the instruction at ``callee`` loads: its offset and the
     sources of its last arguments that are plain loads (the name argument must be one).
     The call is the first whose arguments are all that was pushed since the callee (an
     inner call's own callee is still on the stack at its call); a jump on the way (a
-    conditional argument) leaves it unknown."""
+    conditional argument) leaves it unknown. ``keywords``: only the call's offset matters
+    (3.12's ``KW_NAMES`` pushes nothing; the arguments' sources are then not told)."""
     depth = 0
     for index in range(callee + 1, len(instructions)):
         ins = instructions[index]
@@ -152,6 +161,8 @@ def _site(instructions: list[dis.Instruction], callee: int) -> tuple[int, Sites]
                 arguments = _last_arguments(instructions, index, depth)
                 # 3.11 reports a Python callee's caller at the call's last cache entry.
                 return call.offset, dict.fromkeys(range(call.offset, after, 2), arguments)
+        elif ins.opname == "KW_NAMES" and keywords:
+            continue
         elif ins.opname in ("KW_NAMES", "CALL_FUNCTION_KW", "CALL_FUNCTION_EX"):
             return None  # keywords: the positions are not the signature's
         depth += dis.stack_effect(ins.opcode, ins.arg, jump=False)
@@ -186,9 +197,12 @@ def lookup_sites(code: CodeType) -> Sites | None:
     sites: Sites = {}
     for index, ins in enumerate(instructions):
         if ins.argval in spelled and ins.opname in _CALLEE_OPS:
-            found = _site(instructions, index)
+            members = ins.argval in MEMBER_NAMES
+            found = _site(instructions, index, keywords=members)
             if found is None:
                 return None
+            if members:
+                found = found[0], dict.fromkeys(found[1], (_MEMBERS_CALL,))
             if ins.argval in _LOOKUP_METHODS:
                 if ins.opname in ("LOAD_GLOBAL", "LOAD_NAME"):
                     return None  # a function of that name, not the method
@@ -249,20 +263,25 @@ class RuntimeLookups:
             wanted = self._files[code.co_filename] = self._is_project_file(code.co_filename)
         return wanted
 
-    def on_call(self, frame: FrameType, code: CodeType, offset: int, function: object) -> bool:
+    def on_call(
+        self, frame: FrameType, code: CodeType, offset: int, function: object, arg0: object = None
+    ) -> bool:
         """Record the name ``function`` (a lookup function) is about to look up, called at
-        ``offset`` of ``frame``'s code ``code``; False when the site need not call back
-        again in this test (given up: the code reads conservatively from now on; or it
-        names a constant, recorded now). ``code`` is passed, not read: each ``f_code``
-        raises an audit event (reks's hook is installed)."""
+        ``offset`` of ``frame``'s code ``code`` with first argument ``arg0`` (told by the
+        CALL event, 3.12+); False when the site need not call back again in this test
+        (given up: the code reads conservatively from now on; or it names a constant,
+        recorded now). ``code`` is passed, not read: each ``f_code`` raises an audit event
+        (reks's hook is installed)."""
         key = identity(code)
         before = len(self.names.get(key, ())) + len(self.modules.get(key, ()))
-        going_on = self._record(frame, code, offset, function)
+        going_on = self._record(frame, code, offset, function, arg0)
         if len(self.names.get(key, ())) + len(self.modules.get(key, ())) != before:
             self.version += 1
         return going_on
 
-    def _record(self, frame: FrameType, code: CodeType, offset: int, function: object) -> bool:
+    def _record(
+        self, frame: FrameType, code: CodeType, offset: int, function: object, arg0: object
+    ) -> bool:
         key = identity(code)
         names = self.names.get(key)
         if names is None:
@@ -286,6 +305,9 @@ class RuntimeLookups:
                 return False
         if sources is not None and method_call:
             return self._record_method_call(frame, sources[1:], names)
+        if sources == (_MEMBERS_CALL,) and identity(function) in MEMBER_IDS:
+            names.add(members_read(arg0))
+            return EVERY_NAME not in names
         if found is None and self._is_project_function(function):
             return True  # a project method so named: it looks nothing up here (traced)
         if sources is None or arguments is None:
@@ -348,7 +370,7 @@ class RuntimeLookups:
             sites = sites_of(code)
             if not sites or (offset not in sites and identity(function) not in LOOKUP_FUNCTIONS):
                 return disable
-            return None if on_call(getframe(1), code, offset, function) else disable
+            return None if on_call(getframe(1), code, offset, function, arg0) else disable
 
         return on_call_event
 
