@@ -30,6 +30,7 @@ from lsp_server.rts.unit_names import (
     gone_with_class,
     header_name,
     importing_parts,
+    is_display_read,
     newly_readable,
 )
 
@@ -113,16 +114,21 @@ def changed_units(store: DependencyStore, states: FileStates) -> dict[Unit, Reas
             changed.update((Unit(path, name), ReasonKind.UNPARSABLE) for name in recorded)
             continue
         gone = recorded.keys() - snap.checksums.keys()
+        reads_changed = False  # of a display table: every importer sees it
         for name, checksum in recorded.items():
             current = snap.checksums.get(name)
             if current is None:
-                if not gone_with_class(name, gone, recorded):
+                # A display table's read gone cannot make the import fail.
+                if not gone_with_class(name, gone, recorded) and not is_display_read(name):
                     changed[Unit(path, name)] = ReasonKind.REMOVED
             elif current != checksum:
                 changed[Unit(path, name)] = ReasonKind.CHANGED
+                reads_changed = reads_changed or is_display_read(name)
         new = snap.checksums.keys() - recorded.keys()
         for name in newly_readable(new) + [n for n in new if importing_parts(n) is not None]:
             changed[Unit(path, name)] = ReasonKind.ADDED
+        if reads_changed or any(map(is_display_read, new)):
+            changed.setdefault(Unit(path, MODULE), ReasonKind.CHANGED)
     return changed
 
 
