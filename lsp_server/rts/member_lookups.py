@@ -20,14 +20,15 @@ from __future__ import annotations
 
 import inspect
 import sys
+from collections.abc import Callable
 from types import ModuleType
 
 from lsp_server.rts.identity import identity
 from lsp_server.rts.lookups import ATTRIBUTE_LOOKUP
 from lsp_server.rts.reads import EVERY_NAME
 
-MEMBER_FUNCTIONS = (
-    [inspect.getmembers, inspect.getmembers_static] if sys.version_info >= (3, 12) else []
+MEMBER_FUNCTIONS: list[Callable[..., object]] = (
+    [inspect.getmembers, vars(inspect)["getmembers_static"]] if sys.version_info >= (3, 12) else []
 )
 """The member-listing functions whose calls are recorded (none before 3.12)."""
 MEMBER_IDS = frozenset(identity(function) for function in MEMBER_FUNCTIONS)
