@@ -25,7 +25,6 @@ from lsp_server.rts.binding_reads import BindingReads
 from lsp_server.rts.class_hooks import HookedClasses
 from lsp_server.rts.file_units import FileUnits, Unit
 from lsp_server.rts.function_units import FunctionUnits
-from lsp_server.rts.hook_exposure import may_hand_classes
 from lsp_server.rts.identity import identity
 from lsp_server.rts.import_footprints import ImportFootprints
 from lsp_server.rts.imports import ImportResolver
@@ -370,12 +369,6 @@ class UnitAttribution:
                 units.add(Unit(doc_rel, FILE))
         return units
 
-    def _hands(self, code: CodeType) -> bool:
-        """Whether module code or a class body ``code`` may have handed a class hook a
-        class (``rts.hook_exposure``)."""
-        rel = self.paths.python_rel(code.co_filename)
-        return may_hand_classes(code, None if rel is None else self.hooked_classes.module(rel))
-
     def _absorb_footprints(self, tracer: CodeTracer) -> None:
         """Units of what ran while each project module executed, by the module's unit: a
         test depending on a module also depends on what shaped it at import."""
@@ -396,7 +389,8 @@ class UnitAttribution:
                 hooked = hooked or (bool(self._code_units[identity(ran)]) and builds_classes(ran))
             self.footprints.add(module, ids, names, dynamic)
             if hooked:
-                self.footprints.add_hooked(module, codes, self.paths.python_rel, self._hands)
+                hands = self.hooked_classes.may_hand_classes
+                self.footprints.add_hooked(module, codes, self.paths.python_rel, hands)
             else:  # an inner import (footprints come innermost first) the hook is not in
                 self.footprints.add_unhooked(codes)
             self._answers.clear()  # what depends on the module depends on more now

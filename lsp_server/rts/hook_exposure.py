@@ -13,17 +13,16 @@ library's class factory). So module code or a class body that calls nothing but 
 building of its class statements and the plain decorators (``classmethod``,
 ``staticmethod``, ``property``) hands a hook no class of its own; nor does the body of a
 top-level class that ``type`` made alone (``class_hooks.made_without_hooks``): no hook saw
-its namespace. Such code is not read whole. Any other call (a decorator, a base computed
-by a call, a factory) keeps the file whole.
+its namespace (``class_hooks.HookedClasses.may_hand_classes``). Such code is not read
+whole. Any other call (a decorator, a base computed by a call, a factory) keeps the file
+whole.
 """
 
 from __future__ import annotations
 
 import dis
 import sys
-from types import CodeType, ModuleType
-
-from lsp_server.rts.class_hooks import made_without_hooks
+from types import CodeType
 
 _CALLS = frozenset(
     ["CALL", "CALL_FUNCTION", "CALL_METHOD", "CALL_FUNCTION_KW", "CALL_FUNCTION_EX", "CALL_KW"]
@@ -76,16 +75,3 @@ def calls_only_class_statements(code: CodeType) -> bool:
             if applied and "MAKE_FUNCTION" in between and set(between) <= _MAKING_A_FUNCTION:
                 harmless.add(following)
     return all(at in harmless for at in calls)
-
-
-def may_hand_classes(code: CodeType, module: ModuleType | None) -> bool:
-    """Whether ``code`` (module code or a class body, of ``module`` when known) may have
-    handed a class hook a class of its own (see the module docstring)."""
-    if not calls_only_class_statements(code):
-        return True
-    if code.co_name == "<module>":
-        return False
-    qualname = getattr(code, "co_qualname", None)  # 3.11+
-    if module is None or qualname is None or "." in qualname:
-        return True  # a nested class, or one not found: not told
-    return not made_without_hooks(module, qualname)

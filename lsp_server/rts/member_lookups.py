@@ -26,13 +26,17 @@ from types import ModuleType
 from lsp_server.rts.identity import identity
 from lsp_server.rts.lookups import ATTRIBUTE_LOOKUP
 from lsp_server.rts.reads import EVERY_NAME
+from lsp_server.rts.site_values import Source
 
 MEMBER_FUNCTIONS: list[Callable[..., object]] = (
     [inspect.getmembers, vars(inspect)["getmembers_static"]] if sys.version_info >= (3, 12) else []
 )
 """The member-listing functions whose calls are recorded (none before 3.12)."""
-MEMBER_IDS = frozenset(identity(function) for function in MEMBER_FUNCTIONS)
+IDS = frozenset(identity(function) for function in MEMBER_FUNCTIONS)
 MEMBER_NAMES = frozenset(function.__name__ for function in MEMBER_FUNCTIONS)
+MEMBERS_CALL: Source = ("members", None)
+"""The sources ``rts.runtime_lookups`` keeps for a call of one of them: what it reads is told by
+the object it is handed, not by where its arguments come from."""
 
 
 def members_read(obj: object) -> str:

@@ -41,9 +41,9 @@ import sys
 from collections.abc import Callable, Mapping, Sized
 from types import CodeType, FrameType, FunctionType, MethodType
 
+from lsp_server.rts import member_lookups
 from lsp_server.rts.identity import identity
 from lsp_server.rts.lookups import DYNAMIC_NAMES
-from lsp_server.rts.member_lookups import MEMBER_FUNCTIONS, MEMBER_IDS, MEMBER_NAMES, members_read
 from lsp_server.rts.reads import EVERY_NAME
 from lsp_server.rts.site_values import Source, record_vars, value_at
 
@@ -74,9 +74,7 @@ if sys.version_info >= (3, 12):
         (operator.methodcaller, slice(0, 1), "operator"),
     ]
 
-# ``inspect.getmembers(obj)`` (3.12+): the CALL event hands over ``obj`` (``rts.member_lookups``).
-_NAME_ARGUMENTS += [(function, slice(0, 1), "inspect") for function in MEMBER_FUNCTIONS]
-
+_NAME_ARGUMENTS += [(f, slice(0, 1), "inspect") for f in member_lookups.MEMBER_FUNCTIONS]
 LOOKUP_FUNCTIONS: dict[int, tuple[Callable[..., object], slice]] = {
     identity(function): (function, arguments) for function, arguments, _ in _NAME_ARGUMENTS
 }
@@ -113,8 +111,6 @@ Sites = dict[int, tuple[Source | None, ...]]
 lookup method (``_LOOKUP_METHODS``) has ``_METHOD_CALL`` first."""
 
 _METHOD_CALL: Source = ("method", None)
-_MEMBERS_CALL: Source = ("members", None)
-"""First of a ``getmembers`` call's sources: what it reads is told by the object it is handed."""
 
 
 def _pushes(ins: dis.Instruction) -> list[Source] | None:
@@ -142,8 +138,7 @@ def _site(
     sources of its last arguments that are plain loads (the name argument must be one).
     The call is the first whose arguments are all that was pushed since the callee (an
     inner call's own callee is still on the stack at its call); a jump on the way (a
-    conditional argument) leaves it unknown. ``keywords``: only the call's offset matters
-    (3.12's ``KW_NAMES`` pushes nothing; the arguments' sources are then not told)."""
+    conditional argument) leaves it unknown. ``keywords``: 3.12's ``KW_NAMES`` passed over."""
     depth = 0
     for index in range(callee + 1, len(instructions)):
         ins = instructions[index]
@@ -197,12 +192,12 @@ def lookup_sites(code: CodeType) -> Sites | None:
     sites: Sites = {}
     for index, ins in enumerate(instructions):
         if ins.argval in spelled and ins.opname in _CALLEE_OPS:
-            members = ins.argval in MEMBER_NAMES
+            members = ins.argval in member_lookups.MEMBER_NAMES
             found = _site(instructions, index, keywords=members)
             if found is None:
                 return None
             if members:
-                found = found[0], dict.fromkeys(found[1], (_MEMBERS_CALL,))
+                found = found[0], dict.fromkeys(found[1], (member_lookups.MEMBERS_CALL,))
             if ins.argval in _LOOKUP_METHODS:
                 if ins.opname in ("LOAD_GLOBAL", "LOAD_NAME"):
                     return None  # a function of that name, not the method
@@ -267,11 +262,10 @@ class RuntimeLookups:
         self, frame: FrameType, code: CodeType, offset: int, function: object, arg0: object = None
     ) -> bool:
         """Record the name ``function`` (a lookup function) is about to look up, called at
-        ``offset`` of ``frame``'s code ``code`` with first argument ``arg0`` (told by the
-        CALL event, 3.12+); False when the site need not call back again in this test
-        (given up: the code reads conservatively from now on; or it names a constant,
-        recorded now). ``code`` is passed, not read: each ``f_code`` raises an audit event
-        (reks's hook is installed)."""
+        ``offset`` of ``frame``'s code ``code`` (with ``arg0``, on 3.12+); False when the site
+        need not call back again in this test (given up: the code reads conservatively from
+        now on; or it names a constant, recorded now). ``code`` is passed, not read: each
+        ``f_code`` raises an audit event (reks's hook is installed)."""
         key = identity(code)
         before = len(self.names.get(key, ())) + len(self.modules.get(key, ()))
         going_on = self._record(frame, code, offset, function, arg0)
@@ -305,8 +299,8 @@ class RuntimeLookups:
                 return False
         if sources is not None and method_call:
             return self._record_method_call(frame, sources[1:], names)
-        if sources == (_MEMBERS_CALL,) and identity(function) in MEMBER_IDS:
-            names.add(members_read(arg0))
+        if sources == (member_lookups.MEMBERS_CALL,) and identity(function) in member_lookups.IDS:
+            names.add(member_lookups.members_read(arg0))
             return EVERY_NAME not in names
         if found is None and self._is_project_function(function):
             return True  # a project method so named: it looks nothing up here (traced)

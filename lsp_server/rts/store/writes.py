@@ -47,6 +47,7 @@ from lsp_server.rts.unit_names import (
 OUTCOMES = ("passed", "failed", "error", "skipped")
 
 _Self = TypeVar("_Self", bound="StoreWrites")
+_DEPENDING = "SELECT d.test_id FROM deps d JOIN units u ON u.id=d.unit_id WHERE u.path=? AND u.name"
 
 
 @dataclass(frozen=True)
@@ -321,27 +322,17 @@ class StoreWrites(DependencySets):
         for name in newly_readable(added):
             read = bound_name(name)
             if read is not None:
+                names = (NAMES, read, module_read(read, snap.path), snap.path, MODULE)
                 self._conn.execute(
-                    "UPDATE tests SET stale=? WHERE stale IS NULL AND id IN (SELECT d.test_id"
-                    " FROM deps d JOIN units u ON u.id=d.unit_id"
-                    " WHERE u.path=? AND u.name IN (?, ?, '*')"
-                    " INTERSECT SELECT d.test_id FROM deps d JOIN units u ON u.id=d.unit_id"
-                    " WHERE u.path=? AND u.name=?)",
-                    (
-                        f"{Unit(snap.path, name)} added",
-                        NAMES,
-                        read,
-                        module_read(read, snap.path),
-                        snap.path,
-                        MODULE,
-                    ),
+                    f"UPDATE tests SET stale=? WHERE stale IS NULL AND id IN ({_DEPENDING}"
+                    f" IN (?, ?, '*') INTERSECT {_DEPENDING}=?)",
+                    (f"{Unit(snap.path, name)} added", *names),
                 )
 
     def _mark_importers_stale(self, path: str, reason: str) -> None:
         """The tests that depend on module ``path`` (they imported it) are stale."""
         self._conn.execute(
-            "UPDATE tests SET stale=? WHERE stale IS NULL AND id IN (SELECT d.test_id"
-            " FROM deps d JOIN units u ON u.id=d.unit_id WHERE u.path=? AND u.name=?)",
+            f"UPDATE tests SET stale=? WHERE stale IS NULL AND id IN ({_DEPENDING}=?)",
             (reason, path, MODULE),
         )
 
