@@ -192,3 +192,27 @@ def test_getmembers_of_a_module_reads_any_name(pytester: pytest.Pytester) -> Non
     assert run(pytester, flag="--reks-all") == {"test_count"}
     edit(pytester, "pkg/plugins.py", "LIMIT = 3", "LIMIT = 3\n\n\ndef plugin_b():\n    return 2")
     assert run(pytester) == {"test_count"}
+
+
+def test_getmembers_imported_by_name_reads_class_attributes_only(
+    project: pytest.Pytester,
+) -> None:
+    write(
+        project,
+        "pkg/compat.py",
+        """
+        from inspect import getmembers, isfunction
+
+
+        def get_methods(cls):
+            return getmembers(cls, isfunction)
+        """,
+    )
+    assert run(project, flag="--reks-all") == EVERY
+    edit(project, "pkg/__init__.py", "'1.0.0'", "'1.0.1'")
+    assert run(project) == set()
+    edit(project, "pkg/functions.py", "    def call(self", NEW_METHOD + "    def call(self")
+    assert run(project) == EVERY
+
+
+NEW_METHOD = "    @signature('x')\n    def _func_len(self, arg):\n        return len(arg)\n\n"
