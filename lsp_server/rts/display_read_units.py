@@ -7,12 +7,13 @@ module) may raise at import only where it reads a name or an attribute
 read removed changed it and selected every importer, though evaluating fewer reads cannot
 make the import fail where it did not: a read has no effect but its value (the same
 assumption as the digest's, which left the order and number of elements out). So each
-distinct read is a unit, ``<read>TABLE:kinds.WORD`` (``unit_names.DISPLAY_READ``), whose
-checksum says whether the name it starts from is bound in the module before the table
-(moved above its import, it raises). A new or changed one selects every importer; one gone
-selects nothing (``select.changed_units``, and the store marks the importers stale when a
-run stores a new or changed one: ``store.writes``). Its readers see the table's own unit
-change as before.
+distinct read of the module's tables is a unit, ``<read>kinds.WORD``
+(``unit_names.DISPLAY_READ``; not named by its table, which a rename would change), whose
+checksum says, for each table reading it in order, whether the name it starts from is
+bound in the module before that table (moved above its import, it raises). A new or
+changed one selects every importer; one gone selects nothing (``select.changed_units``, and
+the store marks the importers stale when a run stores a new or changed one:
+``store.writes``). Its readers see the table's own unit change as before.
 """
 
 from __future__ import annotations
@@ -26,16 +27,14 @@ from lsp_server.rts.unit_names import display_read_name
 
 
 def display_read_markers(stmt: ast.stmt, scope: Scope) -> list[tuple[str, str]] | None:
-    """(unit name, marker) of each read of the display table ``stmt`` that may raise after
-    what ``scope`` has bound (none when it cannot raise); None when ``stmt`` is no such
-    table."""
+    """(unit name, marker) of each distinct read of the display table ``stmt`` that may
+    raise after what ``scope`` has bound (none when it cannot raise); None when ``stmt`` is
+    no such table."""
     nodes = display_read_nodes(stmt)
     if nodes is None:
         return None
     if not may_raise(stmt, scope):
         return []
-    assert isinstance(stmt, ast.Assign) and isinstance(stmt.targets[0], ast.Name)
-    target = stmt.targets[0].id
     markers: dict[str, str] = {}
     for node in nodes:
         root = node
@@ -43,5 +42,5 @@ def display_read_markers(stmt: ast.stmt, scope: Scope) -> list[tuple[str, str]] 
             root = root.value
         assert isinstance(root, ast.Name)
         where = "bound" if root.id in scope.bound else "free"
-        markers[display_read_name(target, ast.unparse(node))] = f"<raises:{where}>"
+        markers[display_read_name(ast.unparse(node))] = f"<raises:{where}>"
     return sorted(markers.items())

@@ -43,14 +43,14 @@ relative one, by its leading dots); ``rts.import_statements`` tells who sees it.
 
 
 DISPLAY_READ = "<read>"
-"""Prefix of the unit of one read (a name, attributes of a name) of a table built by displays
-alone (``rts.import_digest.display_read_nodes``), the only part of it that may raise at import:
-``<read>TABLE:kinds.WORD``. Every importer sees it when it is new or changed; one gone
-cannot make the import fail (``rts.display_read_units``)."""
+"""Prefix of the unit of one read (a name, attributes of a name) of the module's tables built
+by displays alone (``rts.import_digest.display_read_nodes``), the only part of them that may
+raise at import: ``<read>kinds.WORD``. Every importer sees it when it is new or changed; one
+gone cannot make the import fail (``rts.display_read_units``)."""
 
 
-def display_read_name(target: str, read: str) -> str:
-    return f"{DISPLAY_READ}{target}:{read}"
+def display_read_name(read: str) -> str:
+    return DISPLAY_READ + read
 
 
 def is_display_read(unit_name: str) -> bool:

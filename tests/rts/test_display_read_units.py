@@ -69,3 +69,8 @@ def test_a_new_read_selects_every_importer_after_a_partial_run(project: pytest.P
 
 
 NEW_READ = ('(r"\\w+", kinds.WORD),', '(r"\\w+", kinds.WORD), ("", kinds.Kind),')
+
+
+def test_a_table_renamed_selects_only_the_readers_of_its_name(project: pytest.Pytester) -> None:
+    edit(project, "pkg/table.py", "RULES = [", "PATTERNS = [")
+    assert run(project) == {"test_rules"}
