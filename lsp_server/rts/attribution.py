@@ -389,7 +389,8 @@ class UnitAttribution:
                 hooked = hooked or (bool(self._code_units[identity(ran)]) and builds_classes(ran))
             self.footprints.add(module, ids, names, dynamic)
             if hooked:
-                self.footprints.add_hooked(module, codes, self.paths.python_rel)
+                hands = self.hooked_classes.may_hand_classes
+                self.footprints.add_hooked(module, codes, self.paths.python_rel, hands)
             else:  # an inner import (footprints come innermost first) the hook is not in
                 self.footprints.add_unhooked(codes)
             self._answers.clear()  # what depends on the module depends on more now

@@ -24,6 +24,7 @@ from __future__ import annotations
 import ast
 
 from lsp_server.rts.bound_names import maybe_bound_in
+from lsp_server.rts.display_read_units import display_read_markers
 from lsp_server.rts.import_digest import import_time_digest, raising_digest
 from lsp_server.rts.import_raise import class_may_raise
 from lsp_server.rts.import_scope import Scope
@@ -60,6 +61,9 @@ def raising_markers(stmt: ast.stmt, scope: Scope, docs_inert: bool) -> list[tupl
     what ``scope`` has bound: none, the module unit's ``<raises:...>``, or for a class whose
     risk is its bases' hooks alone its frame's there and the whole digest in the class's
     ``HOOKS`` unit."""
+    reads = display_read_markers(stmt, scope)
+    if reads is not None:  # a table of displays: one unit per read
+        return reads
     raising = raising_digest(stmt, scope, docs_inert)
     if raising is None:
         return []

@@ -14,10 +14,11 @@ from __future__ import annotations
 import abc
 import sys
 from collections.abc import Callable, Iterable
-from types import ModuleType
+from types import CodeType, ModuleType
 
 from lsp_server.project.files import ProjectPaths
 from lsp_server.rts.file_units import Unit
+from lsp_server.rts.hook_exposure import calls_only_class_statements
 from lsp_server.rts.snapshots import FileStates
 from lsp_server.rts.unit_names import HOOKS
 
@@ -65,14 +66,29 @@ class HookedClasses:
         file_units = self._states.units(path)
         if file_units is None or not file_units.hooked_classes:
             return frozenset()
-        module = self._module(path)
+        module = self.module(path)
         return frozenset(
             self._intern(Unit(path, name + HOOKS))
             for name in file_units.hooked_classes
             if module is None or not made_without_hooks(module, name)
         )
 
-    def _module(self, path: str) -> ModuleType | None:
+    def may_hand_classes(self, code: CodeType) -> bool:
+        """Whether module code or a class body ``code`` that ran with a class hook may have
+        handed it a class of its own (``rts.hook_exposure``): a call but its class
+        statements', or the body of a class a hook made (a nested one: not told)."""
+        if not calls_only_class_statements(code):
+            return True
+        if code.co_name == "<module>":
+            return False
+        rel = self._paths.python_rel(code.co_filename)
+        module = None if rel is None else self.module(rel)
+        qualname = getattr(code, "co_qualname", None)  # 3.11+
+        if module is None or qualname is None or "." in qualname:
+            return True
+        return not made_without_hooks(module, qualname)
+
+    def module(self, path: str) -> ModuleType | None:
         """The module imported from ``path``, if any."""
         if path not in self._modules and len(sys.modules) != self._modules_seen:
             self._modules_seen = len(sys.modules)

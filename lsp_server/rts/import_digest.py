@@ -23,15 +23,12 @@ def raising_digest(stmt: ast.stmt, scope: Scope, docs_inert: bool = False) -> st
     """None when the top-level binding ``stmt`` cannot raise after what ``scope`` has
     bound; else a digest of what may: a ``def``'s decorators, defaults and annotations
     that may raise, in the order they run (a parameter added with a constant default
-    changes nothing there), the reads of a table of displays (``display_reads``), any
-    other statement's ``import_time_digest``. ``docs_inert``:
+    changes nothing there), any other statement's ``import_time_digest`` (a table of
+    displays has a unit per read instead: ``rts.display_read_units``). ``docs_inert``:
     ``stmt`` is a class nothing reads the docstrings of at import (``Binding.own_doc``);
     its strings that are statements of their own cannot make it raise."""
     if not may_raise(stmt, scope):
         return None
-    reads = display_reads(stmt)
-    if reads is not None:
-        return xxhash.xxh64_hexdigest("\0".join(["<display>", *reads]).encode())
     if isinstance(stmt, ast.ClassDef):
         risky = risky_class_parts(stmt, scope, set(scope.bound))
         if risky is not None:
@@ -112,9 +109,9 @@ def import_time_digest(stmt: ast.stmt, docs_inert: bool = False) -> str:
             definition.body = body
 
 
-def display_reads(stmt: ast.stmt) -> list[str] | None:
-    """The distinct reads (names, attributes of names) of an assignment to names of a
-    value built by displays alone, sorted; None for any other statement. Only those reads
+def display_read_nodes(stmt: ast.stmt) -> list[ast.expr] | None:
+    """The reads (names, attributes of names; repeated ones too) of an assignment to names of a
+    value built by displays alone; None for any other statement. Only those reads
     can raise while it runs: its constants cannot, nor building lists, tuples and dict
     values, so neither they nor the order and number of elements decide whether importing
     fails (sqlparse's ``SQL_REGEX``: patterns paired with token kinds). Set elements and
@@ -126,8 +123,8 @@ def display_reads(stmt: ast.stmt) -> list[str] | None:
     return _reads(stmt.value)
 
 
-def _reads(node: ast.expr) -> list[str] | None:
-    out: list[str] = []
+def _reads(node: ast.expr) -> list[ast.expr] | None:
+    out: list[ast.expr] = []
     todo = [node]
     while todo:
         node = todo.pop()
@@ -143,10 +140,10 @@ def _reads(node: ast.expr) -> list[str] | None:
         elif isinstance(node, ast.Constant):
             continue
         elif _is_read(node):
-            out.append(ast.dump(node))
+            out.append(node)
         else:
             return None
-    return sorted(set(out))
+    return out
 
 
 def _is_read(node: ast.expr) -> bool:

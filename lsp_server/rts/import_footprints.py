@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable, Set
 from dataclasses import dataclass, field
 from inspect import CO_NEWLOCALS
+from types import CodeType
 
 from lsp_server.rts.tracing import CodeSet
 
@@ -34,14 +35,21 @@ class ImportFootprints:
             self.units[module] = self.units.get(module, frozenset()).union(ids)
             self._unions.clear()
 
-    def add_hooked(self, module: int, codes: CodeSet, rel: Callable[[str], str | None]) -> None:
+    def add_hooked(
+        self,
+        module: int,
+        codes: CodeSet,
+        rel: Callable[[str], str | None],
+        hands: Callable[[CodeType], bool],
+    ) -> None:
         """A class hook ran in ``codes`` at ``module``'s import. The project files (``rel``
         of a filename) of the class bodies and module code among them that ran in no
-        hook-free footprint are read whole (a class made by calling ``type`` runs hooks
-        too)."""
+        hook-free footprint and may have handed the hook a class (``hands``:
+        ``rts.hook_exposure``; a class made by calling ``type`` runs hooks too) are read
+        whole."""
         files = set(self.hooks.get(module, frozenset()))
         for key, ran in codes.items():
-            if key not in self.unhooked and not ran.co_flags & CO_NEWLOCALS:
+            if key not in self.unhooked and not ran.co_flags & CO_NEWLOCALS and hands(ran):
                 path = rel(ran.co_filename)
                 if path is not None:
                     files.add(path)

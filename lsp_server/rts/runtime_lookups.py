@@ -41,6 +41,7 @@ import sys
 from collections.abc import Callable, Mapping, Sized
 from types import CodeType, FrameType, FunctionType, MethodType
 
+from lsp_server.rts import member_lookups
 from lsp_server.rts.identity import identity
 from lsp_server.rts.lookups import DYNAMIC_NAMES
 from lsp_server.rts.reads import EVERY_NAME
@@ -73,6 +74,7 @@ if sys.version_info >= (3, 12):
         (operator.methodcaller, slice(0, 1), "operator"),
     ]
 
+_NAME_ARGUMENTS += [(f, slice(0, 1), "inspect") for f in member_lookups.MEMBER_FUNCTIONS]
 LOOKUP_FUNCTIONS: dict[int, tuple[Callable[..., object], slice]] = {
     identity(function): (function, arguments) for function, arguments, _ in _NAME_ARGUMENTS
 }
@@ -129,12 +131,14 @@ def _pushes(ins: dis.Instruction) -> list[Source] | None:
 _JUMPS = frozenset([*dis.hasjrel, *dis.hasjabs])
 
 
-def _site(instructions: list[dis.Instruction], callee: int) -> tuple[int, Sites] | None:
+def _site(
+    instructions: list[dis.Instruction], callee: int, keywords: bool = False
+) -> tuple[int, Sites] | None:
     """The call whose callee the instruction at ``callee`` loads: its offset and the
     sources of its last arguments that are plain loads (the name argument must be one).
     The call is the first whose arguments are all that was pushed since the callee (an
     inner call's own callee is still on the stack at its call); a jump on the way (a
-    conditional argument) leaves it unknown."""
+    conditional argument) leaves it unknown. ``keywords``: 3.12's ``KW_NAMES`` passed over."""
     depth = 0
     for index in range(callee + 1, len(instructions)):
         ins = instructions[index]
@@ -152,6 +156,8 @@ def _site(instructions: list[dis.Instruction], callee: int) -> tuple[int, Sites]
                 arguments = _last_arguments(instructions, index, depth)
                 # 3.11 reports a Python callee's caller at the call's last cache entry.
                 return call.offset, dict.fromkeys(range(call.offset, after, 2), arguments)
+        elif ins.opname == "KW_NAMES" and keywords:
+            continue
         elif ins.opname in ("KW_NAMES", "CALL_FUNCTION_KW", "CALL_FUNCTION_EX"):
             return None  # keywords: the positions are not the signature's
         depth += dis.stack_effect(ins.opcode, ins.arg, jump=False)
@@ -186,9 +192,12 @@ def lookup_sites(code: CodeType) -> Sites | None:
     sites: Sites = {}
     for index, ins in enumerate(instructions):
         if ins.argval in spelled and ins.opname in _CALLEE_OPS:
-            found = _site(instructions, index)
+            members = ins.argval in member_lookups.MEMBER_NAMES
+            found = _site(instructions, index, keywords=members)
             if found is None:
                 return None
+            if members:
+                found = found[0], dict.fromkeys(found[1], (member_lookups.MEMBERS_CALL,))
             if ins.argval in _LOOKUP_METHODS:
                 if ins.opname in ("LOAD_GLOBAL", "LOAD_NAME"):
                     return None  # a function of that name, not the method
@@ -249,20 +258,24 @@ class RuntimeLookups:
             wanted = self._files[code.co_filename] = self._is_project_file(code.co_filename)
         return wanted
 
-    def on_call(self, frame: FrameType, code: CodeType, offset: int, function: object) -> bool:
+    def on_call(
+        self, frame: FrameType, code: CodeType, offset: int, function: object, arg0: object = None
+    ) -> bool:
         """Record the name ``function`` (a lookup function) is about to look up, called at
-        ``offset`` of ``frame``'s code ``code``; False when the site need not call back
-        again in this test (given up: the code reads conservatively from now on; or it
-        names a constant, recorded now). ``code`` is passed, not read: each ``f_code``
-        raises an audit event (reks's hook is installed)."""
+        ``offset`` of ``frame``'s code ``code`` (with ``arg0``, on 3.12+); False when the site
+        need not call back again in this test (given up: the code reads conservatively from
+        now on; or it names a constant, recorded now). ``code`` is passed, not read: each
+        ``f_code`` raises an audit event (reks's hook is installed)."""
         key = identity(code)
         before = len(self.names.get(key, ())) + len(self.modules.get(key, ()))
-        going_on = self._record(frame, code, offset, function)
+        going_on = self._record(frame, code, offset, function, arg0)
         if len(self.names.get(key, ())) + len(self.modules.get(key, ())) != before:
             self.version += 1
         return going_on
 
-    def _record(self, frame: FrameType, code: CodeType, offset: int, function: object) -> bool:
+    def _record(
+        self, frame: FrameType, code: CodeType, offset: int, function: object, arg0: object
+    ) -> bool:
         key = identity(code)
         names = self.names.get(key)
         if names is None:
@@ -286,6 +299,9 @@ class RuntimeLookups:
                 return False
         if sources is not None and method_call:
             return self._record_method_call(frame, sources[1:], names)
+        if sources == (member_lookups.MEMBERS_CALL,) and identity(function) in member_lookups.IDS:
+            names.add(member_lookups.members_read(arg0))
+            return EVERY_NAME not in names
         if found is None and self._is_project_function(function):
             return True  # a project method so named: it looks nothing up here (traced)
         if sources is None or arguments is None:
@@ -348,7 +364,7 @@ class RuntimeLookups:
             sites = sites_of(code)
             if not sites or (offset not in sites and identity(function) not in LOOKUP_FUNCTIONS):
                 return disable
-            return None if on_call(getframe(1), code, offset, function) else disable
+            return None if on_call(getframe(1), code, offset, function, arg0) else disable
 
         return on_call_event
 

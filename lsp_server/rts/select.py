@@ -17,6 +17,7 @@ from lsp_server.rts.from_import_checks import unproven
 from lsp_server.rts.import_statements import ImportStatementChanges
 from lsp_server.rts.imports import ImportResolver
 from lsp_server.rts.lookups import ATTRIBUTE_LOOKUP
+from lsp_server.rts.name_takers import files_taking
 from lsp_server.rts.option_rules import OptionChange, judge_option_change
 from lsp_server.rts.reads import LISTED_NAMES, NEEDED_BY_IMPORT
 from lsp_server.rts.snapshots import FileStates
@@ -30,6 +31,7 @@ from lsp_server.rts.unit_names import (
     gone_with_class,
     header_name,
     importing_parts,
+    is_display_read,
     newly_readable,
 )
 
@@ -113,27 +115,36 @@ def changed_units(store: DependencyStore, states: FileStates) -> dict[Unit, Reas
             changed.update((Unit(path, name), ReasonKind.UNPARSABLE) for name in recorded)
             continue
         gone = recorded.keys() - snap.checksums.keys()
+        reads_changed = False  # of a display table: every importer sees it
         for name, checksum in recorded.items():
             current = snap.checksums.get(name)
             if current is None:
-                if not gone_with_class(name, gone, recorded):
+                # A display table's read gone cannot make the import fail.
+                if not gone_with_class(name, gone, recorded) and not is_display_read(name):
                     changed[Unit(path, name)] = ReasonKind.REMOVED
             elif current != checksum:
                 changed[Unit(path, name)] = ReasonKind.CHANGED
+                reads_changed = reads_changed or is_display_read(name)
         new = snap.checksums.keys() - recorded.keys()
         for name in newly_readable(new) + [n for n in new if importing_parts(n) is not None]:
             changed[Unit(path, name)] = ReasonKind.ADDED
+        if reads_changed or any(map(is_display_read, new)):
+            changed.setdefault(Unit(path, MODULE), ReasonKind.CHANGED)
     return changed
 
 
 def tests_reading_changed(
-    store: DependencyStore, changed: dict[Unit, ReasonKind], states: FileStates
+    store: DependencyStore,
+    changed: dict[Unit, ReasonKind],
+    states: FileStates,
+    resolver: ImportResolver | None = None,
 ) -> dict[str, Unit]:
     """Tests that depend on a module where a name they read is newly bound (it shadows a
     builtin or an imported name, or adds an attribute they looked for), or where a
     top-level name they read is bound by a statement no more (a ``from`` import of it
-    fails: ``rts.binding_reads``; a star import too while ``__all__`` lists it), with that
-    unit."""
+    fails: ``rts.binding_reads``; with a ``resolver``, only for tests depending on a module
+    that still takes it: ``rts.name_takers``; a star import too while ``__all__`` lists
+    it), with that unit."""
     added: dict[str, dict[str, Unit]] = {}
     needed: dict[str, dict[str, Unit]] = {}  # what from-imports take, removed
     for unit, kind in changed.items():
@@ -148,8 +159,21 @@ def tests_reading_changed(
             if _still_listed(states, unit.path, name):
                 keys.setdefault(LISTED_NAMES, unit)
     out: dict[str, Unit] = {}
+    importers: dict[tuple[str, str], set[str] | None] = {}  # tests importing a taker
     for path, by_key in sorted(needed.items()):
         for nodeid, key in store.tests_reading(path, by_key, any_name=False).items():
+            if resolver is not None and key.startswith(NEEDED_BY_IMPORT):
+                if (path, key) not in importers:
+                    name = key.removeprefix(NEEDED_BY_IMPORT)
+                    takers = files_taking(states, resolver, store.file_hashes(), path, name)
+                    importers[(path, key)] = (
+                        None
+                        if takers is None
+                        else {t for f in takers for t in store.tests_depending_on(Unit(f, MODULE))}
+                    )
+                found = importers[(path, key)]
+                if found is not None and nodeid not in found:
+                    continue  # no module it imports takes the name any more
             out.setdefault(nodeid, by_key[key])
     for path, by_name in sorted(added.items()):
         first = next(iter(by_name.values()))
@@ -330,7 +354,8 @@ def select_affected_tests(
     records = store.test_records()
     changed = changed_units(store, states)
     affected = _tests_depending_on_changes(Path(root), store, states, changed)
-    for nodeid, unit in tests_reading_changed(store, changed, states).items():
+    resolver = _resolver(Path(root), states)
+    for nodeid, unit in tests_reading_changed(store, changed, states, resolver).items():
         affected.setdefault(nodeid, unit)
     for nodeid, unit in tests_seeing_new_getattr(store, changed).items():
         affected.setdefault(nodeid, unit)

@@ -47,6 +47,21 @@ file do besides binding names: importing ``module`` there (``<imports>.pkg.mod``
 relative one, by its leading dots); ``rts.import_statements`` tells who sees it."""
 
 
+DISPLAY_READ = "<read>"
+"""Prefix of the unit of one read (a name, attributes of a name) of the module's tables built
+by displays alone (``rts.import_digest.display_read_nodes``), the only part of them that may
+raise at import: ``<read>kinds.WORD``. Every importer sees it when it is new or changed; one
+gone cannot make the import fail (``rts.display_read_units``)."""
+
+
+def display_read_name(read: str) -> str:
+    return DISPLAY_READ + read
+
+
+def is_display_read(unit_name: str) -> bool:
+    return unit_name.startswith(DISPLAY_READ)
+
+
 def importing_name(module: str, level: int) -> str:
     return IMPORTING + "." * level + module
 
@@ -97,7 +112,7 @@ def bound_name(unit_name: str) -> str | None:
         return None
     if unit_name.endswith((DOC, DEFAULTS, HOOKS)):
         return None
-    if unit_name.startswith(IMPORTING):
+    if unit_name.startswith((IMPORTING, DISPLAY_READ)):
         return None
     return (body_name(unit_name) or unit_name).rpartition(".")[2]
 

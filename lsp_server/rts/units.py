@@ -66,6 +66,7 @@ from lsp_server.rts.tokens import (
     normalized_tokens,
 )
 from lsp_server.rts.unit_names import (
+    DISPLAY_READ,
     DOC,
     FILE,
     HEADER,
@@ -247,7 +248,12 @@ def _add_bindings(
                 units.append(header_name(span.name))
     result.residue_refs = layout.residue_refs
     # What a class's hooks see: a unit of its own (``rts.class_frames``).
-    variants.update((n, list(m)) for n, m in layout.markers.items() if n.endswith(HOOKS))
+    # What a display table's reads may raise: a unit each (``rts.display_read_units``).
+    variants.update(
+        (n, list(m))
+        for n, m in layout.markers.items()
+        if n.endswith(HOOKS) or n.startswith(DISPLAY_READ)
+    )
 
 
 def _add_from_imports(

@@ -251,11 +251,13 @@ def test_what_a_forgotten_test_ran_is_written_again_when_it_is_recorded_again(
 def test_a_removed_binding_selects_what_imports_need_not_who_may_read_any_name(
     project: Path,
 ) -> None:
-    # ``from m import X`` elsewhere fails once m binds X no more (NAMES <from>X@m.py); a
-    # test that may read any name but depends on no unit of X cannot tell.
+    # ``from m import X`` elsewhere (n.py) fails once m binds X no more (NAMES
+    # <from>X@m.py); a test that may read any name but depends on no unit of X cannot tell.
+    (project / "n.py").write_text("from m import X\n")
     with DependencyStore(project) as store:
         _record(store, project, "t.py::any", [Unit("m.py", MODULE), Unit(NAMES, "*")])
         needs = Unit(NAMES, module_read(NEEDED_BY_IMPORT + "X", "m.py"))
-        _record(store, project, "t.py::imports", [Unit("m.py", MODULE), needs])
+        importer = [Unit("m.py", MODULE), Unit("n.py", MODULE), needs]
+        _record(store, project, "t.py::imports", importer)
         (project / "m.py").write_text(SRC.replace("X = 1\n", ""))
         assert list(select_affected_tests(project, store).selected) == ["t.py::imports"]

@@ -39,6 +39,7 @@ from lsp_server.rts.unit_names import (
     NAMES,
     bound_name,
     gone_with_class,
+    is_display_read,
     module_read,
     newly_readable,
 )
@@ -46,6 +47,7 @@ from lsp_server.rts.unit_names import (
 OUTCOMES = ("passed", "failed", "error", "skipped")
 
 _Self = TypeVar("_Self", bound="StoreWrites")
+_DEPENDING = "SELECT d.test_id FROM deps d JOIN units u ON u.id=d.unit_id WHERE u.path=? AND u.name"
 
 
 @dataclass(frozen=True)
@@ -289,6 +291,8 @@ class StoreWrites(DependencySets):
                     "does not parse" if snap.error else ("removed" if new is None else "changed")
                 )
                 self._mark_dependents_stale(uid, f"{Unit(snap.path, name)} {reason}", None)
+                if new is not None and is_display_read(name):  # every importer sees it
+                    self._mark_importers_stale(snap.path, f"{Unit(snap.path, name)} {reason}")
                 self._conn.execute("UPDATE units SET checksum=? WHERE id=?", (new, uid))
         if snap.path != NAMES:
             self._store_new_units(snap, {name for _, name, _ in stored}, known=row is not None)
@@ -313,24 +317,24 @@ class StoreWrites(DependencySets):
         )
         if not known:
             return
+        for name in filter(is_display_read, added):  # every importer sees it
+            self._mark_importers_stale(snap.path, f"{Unit(snap.path, name)} added")
         for name in newly_readable(added):
             read = bound_name(name)
             if read is not None:
+                names = (NAMES, read, module_read(read, snap.path), snap.path, MODULE)
                 self._conn.execute(
-                    "UPDATE tests SET stale=? WHERE stale IS NULL AND id IN (SELECT d.test_id"
-                    " FROM deps d JOIN units u ON u.id=d.unit_id"
-                    " WHERE u.path=? AND u.name IN (?, ?, '*')"
-                    " INTERSECT SELECT d.test_id FROM deps d JOIN units u ON u.id=d.unit_id"
-                    " WHERE u.path=? AND u.name=?)",
-                    (
-                        f"{Unit(snap.path, name)} added",
-                        NAMES,
-                        read,
-                        module_read(read, snap.path),
-                        snap.path,
-                        MODULE,
-                    ),
+                    f"UPDATE tests SET stale=? WHERE stale IS NULL AND id IN ({_DEPENDING}"
+                    f" IN (?, ?, '*') INTERSECT {_DEPENDING}=?)",
+                    (f"{Unit(snap.path, name)} added", *names),
                 )
+
+    def _mark_importers_stale(self, path: str, reason: str) -> None:
+        """The tests that depend on module ``path`` (they imported it) are stale."""
+        self._conn.execute(
+            f"UPDATE tests SET stale=? WHERE stale IS NULL AND id IN ({_DEPENDING}=?)",
+            (reason, path, MODULE),
+        )
 
     def _mark_dependents_stale(self, unit_id: int, reason: str, exclude_test: int | None) -> None:
         self._conn.execute(
