@@ -380,9 +380,7 @@ def main(argv: list[str], plugin_class: type[WorkerPlugin] = WorkerPlugin) -> in
     plugin.scope = wait_before_pytest(channel, root)
     plugin.start_import_recording()
     off = [
-        arg
-        for name in ("cacheprovider", "reks", "xdist", "randomly")
-        for arg in ("-p", f"no:{name}")
+        a for name in ("cacheprovider", "reks", "xdist", "randomly") for a in ("-p", f"no:{name}")
     ]
     asserts = f"--assert={assert_mode(Path(root))}"
     args = [*off, asserts, "--capture=no", "-q", "-o", "addopts=", "--rootdir", root, *argv[1:]]
