@@ -38,7 +38,7 @@ import dis
 import importlib
 import operator
 import sys
-from collections.abc import Callable, Mapping, Sized
+from collections.abc import Callable, Iterable, Mapping
 from types import CodeType, FrameType, FunctionType, MethodType
 
 from lsp_server.rts.identity import identity
@@ -199,18 +199,31 @@ def lookup_sites(code: CodeType) -> Sites | None:
     return sites
 
 
-def shadowed(code: CodeType, bound: Mapping[str, Sized], origins: Mapping[str, str]) -> bool:
+def shadowed(
+    code: CodeType, bound: Mapping[str, Iterable[str]], origins: Mapping[str, str]
+) -> bool:
     """Whether a lookup function ``code`` spells may be something else: its module binds
-    the name (``bound``: name -> its bindings) other than by importing it from its own
-    module (``import_module`` from ``importlib``; ``origins``: ``lookups.import_origins``)."""
+    the name (``bound``: name -> its binding units) other than by importing it from its own
+    module (``import_module`` from ``importlib``; ``origins``: ``lookups.import_origins``).
+    A class attribute so named (jinja's ``Environment.getattr`` method) is no global: a
+    function's ``getattr`` still finds the builtin."""
     for name in _LOOKUP_NAMES.intersection(code.co_names):
+        globals_ = [unit for unit in bound.get(name, ()) if not _is_member(unit, name)]
         home = _HOME.get(name)
         if home is not None and origins.get(name) == home:
-            if len(bound.get(name, ())) > 1:
+            if len(globals_) > 1:
                 return True
-        elif name in bound or name in origins:
+        elif globals_ or name in origins:
             return True
     return False
+
+
+def _is_member(unit: str, name: str) -> bool:
+    """Whether the binding unit ``unit`` of ``name`` binds a class's attribute: its name is
+    qualified by a class (``C.name``, ``C.name.<def>``), not the name itself or a special
+    unit (``<import>.name``)."""
+    first = unit.partition(".")[0]
+    return first != name and not first.startswith("<")
 
 
 def _parts(dotted: list[str]) -> set[str]:
@@ -362,7 +375,7 @@ class RuntimeLookups:
             self.on_call(caller, code, caller.f_lasti, function)
 
     def records(
-        self, code: CodeType, bound: Mapping[str, Sized], origins: Mapping[str, str]
+        self, code: CodeType, bound: Mapping[str, Iterable[str]], origins: Mapping[str, str]
     ) -> bool:
         """Whether the lookups by string of ``code`` (whose module binds ``bound`` and
         imports ``origins``) are all ones whose names are recorded as they run."""

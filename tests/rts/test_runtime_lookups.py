@@ -499,3 +499,41 @@ def test_a_project_method_named_like_a_lookup_looks_nothing_up(
     edit(pytester, "mod.py", "def render", "LIMIT = 3\n\n\ndef render")
     # Before 3.12 the tracer cannot see which callable a call site called: conservative.
     assert run(pytester) == (set() if sys.version_info >= (3, 12) else {"test_render"})
+
+
+def test_a_method_named_getattr_does_not_hide_the_builtin_from_its_class(
+    pytester: pytest.Pytester,
+) -> None:
+    # jinja's ``Environment.getattr`` calls the builtin ``getattr(obj, attribute)``: a
+    # method's name binds a class attribute, not a global, so the builtin's calls in the
+    # class's methods are recorded as they run (before: every binding of the module).
+    write(
+        pytester,
+        "env.py",
+        """
+        LIMIT = 3
+        OTHER = 4
+
+
+        class Env:
+            def getattr(self, obj, name):
+                return getattr(obj, name)
+        """,
+    )
+    write(
+        pytester,
+        "test_env.py",
+        """
+        import env
+
+
+        def test_lookup():
+            found = env.Env().getattr(env, "OTHER")
+            assert found == 4
+        """,
+    )
+    assert run(pytester, flag="--reks-all") == {"test_lookup"}
+    edit(pytester, "env.py", "LIMIT = 3", "LIMIT = 5")
+    assert run(pytester) == set()
+    edit(pytester, "env.py", "OTHER = 4", "OTHER = 6")
+    assert run(pytester) == {"test_lookup"}
