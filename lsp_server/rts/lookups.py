@@ -23,6 +23,7 @@ import sys
 from collections.abc import Iterator
 
 from lsp_server.rts.ast_walk import statements, walk
+from lsp_server.rts.bound_names import is_dunder
 from lsp_server.rts.instance_lookups import attribute_stores, own_dicts, stored_names
 from lsp_server.rts.looped_names import looped_constants
 from lsp_server.rts.name_prefix import NamePrefixes
@@ -179,7 +180,7 @@ def looks_up_by_string(
     local = _local_names(function)
     membership = _membership_tests(function)
     own = _own_attributes(function) if method else set()
-    own |= _dict_items_by_constant_or_stored(function) | _subscripted_functions(function)
+    own |= _dict_items_by_constant_or_stored(function) | _containers_named_like_functions(function)
     found: str | None = None
     for item in candidates:
         if isinstance(item, ast.Name) and item.id not in local and id(item) not in constant:
@@ -262,16 +263,29 @@ _LOOKUP_FUNCTIONS = _BUILTIN_LOOKUPS | frozenset(
 ).union(["getattr_static", "getmembers_static"])
 
 
-def _subscripted_functions(function: ast.AST) -> set[int]:
+def _containers_named_like_functions(function: ast.AST) -> set[int]:
     """ids of the attributes named like a lookup function that are subscripted (jinja's
-    ``context.vars["result"]``, ``environment.globals[name]``): a container so named, never
-    the function."""
+    ``context.vars["result"]``, ``environment.globals[name]``), have a method called on
+    them (``template.globals.update(...)``: any attribute but a dunder) or are the right
+    side of an ``in`` test
+    (``name in environment.globals``): a container so named, never the function (a
+    function cannot be subscripted or searched, and its attributes are dunders)."""
+    found: set[int] = set()
+    for item in walk(function):
+        if isinstance(item, ast.Subscript) or (
+            isinstance(item, ast.Attribute) and not is_dunder(item.attr)
+        ):
+            found.add(id(item.value))
+        elif isinstance(item, ast.Compare):
+            found.update(
+                id(right)
+                for op, right in zip(item.ops, item.comparators, strict=True)
+                if isinstance(op, (ast.In, ast.NotIn))
+            )
     return {
-        id(item.value)
+        id(item)
         for item in walk(function)
-        if isinstance(item, ast.Subscript)
-        and isinstance(item.value, ast.Attribute)
-        and item.value.attr in _LOOKUP_FUNCTIONS
+        if id(item) in found and isinstance(item, ast.Attribute) and item.attr in _LOOKUP_FUNCTIONS
     }
 
 
