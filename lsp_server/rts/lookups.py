@@ -265,11 +265,10 @@ _LOOKUP_FUNCTIONS = _BUILTIN_LOOKUPS | frozenset(
 
 def _containers_named_like_functions(function: ast.AST) -> set[int]:
     """ids of the attributes named like a lookup function that are subscripted (jinja's
-    ``context.vars["result"]``, ``environment.globals[name]``), have a method called on
-    them (``template.globals.update(...)``: any attribute but a dunder) or are the right
-    side of an ``in`` test
-    (``name in environment.globals``): a container so named, never the function (a
-    function cannot be subscripted or searched, and its attributes are dunders)."""
+    ``context.vars["result"]``, ``environment.globals[name]``), have an attribute read but
+    a dunder (a method: ``template.globals.update(...)``) or are the right side of an
+    ``in`` test (``name in environment.globals``): a container so named, never the function
+    (a function cannot be subscripted or searched, and its attributes are dunders)."""
     found: set[int] = set()
     for item in walk(function):
         if isinstance(item, ast.Subscript) or (
