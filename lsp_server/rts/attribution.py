@@ -149,7 +149,7 @@ class UnitAttribution:
         names = names.union(*(code_reads[key][0] for key in codes))
         line_reads = self._line_reads
         names = names.union(*(line_reads[key] for key in window.read_lines & line_reads.keys()))
-        dynamic = dynamic or any(code_reads[key][1] for key in codes)
+        dynamic = dynamic or EVERY_NAME in names or any(code_reads[key][1] for key in codes)
         for key in self._read_at_run_time.intersection(codes):
             looked_up, imported = self._run_time_reads(codes[key])
             names |= looked_up
@@ -242,11 +242,26 @@ class UnitAttribution:
                         kind = None
                     else:  # the syntax told: as before
                         self._read_at_run_time.discard(identity(code))
+                    kind = self._frame_lines(code, kind)
                     self._code_reads[identity(code)] = (names_read, kind == "*")
         ids = tuple(self._intern(u) for u in units)
         self._code_units[identity(code)] = ids
         self._codes.append(code)
         return ids
+
+    def _frame_lines(self, code: CodeType, kind: str | None) -> str | None:
+        """The lookup kind of ``code`` once its lines tell: a function whose syntax reads
+        any name (``kind`` "*") only by reading a frame's namespace does so only where
+        such a line runs (``EVERY_NAME`` among its ``_line_reads``, see ``read_lines``); a
+        function whose syntax reads none there (``f_globals.get("name")``) reads no more
+        when it runs."""
+        gated = self._line_reads.get(identity(code), frozenset())
+        if EVERY_NAME not in gated:
+            return kind
+        if kind == "*":
+            return None
+        self._line_reads[identity(code)] = gated - {EVERY_NAME}
+        return kind
 
     def _note_reads(self, code: CodeType, rel: str, file_units: FileUnits | None) -> None:
         names, global_only, dynamic = code_reads(code)
@@ -254,7 +269,10 @@ class UnitAttribution:
             names = names - {"__signature__"}
         sites = read_lines(code) if self._sees_read_lines else None
         if sites is not None:  # counted where its lines ran (``_units_of_window``)
-            self._line_reads[identity(code)] = sites.names & (names | global_only)
+            gated = sites.names & (names | global_only)
+            if dynamic and EVERY_NAME in sites.names:  # only a frame's namespace is read
+                gated, dynamic = gated | {EVERY_NAME}, False
+            self._line_reads[identity(code)] = gated
             names, global_only = names - sites.names, global_only - sites.names
         if (
             dynamic
@@ -278,6 +296,7 @@ class UnitAttribution:
             names = names | found[1]
         if identity(code) in self._line_reads:  # at collection or import: every line counts
             names = names | self._line_reads[identity(code)]
+            dynamic = dynamic or EVERY_NAME in names
         if identity(code) not in self._read_at_run_time:
             return names, dynamic, set()
         looked_up, imported = self._run_time_reads(code)

@@ -60,6 +60,9 @@ DYNAMIC_NAMES = frozenset(
     ]
 )
 _BY_NAME = frozenset(["getattr", "hasattr", "setattr", "delattr"])
+FRAME_NAMESPACES = frozenset(["f_globals", "f_locals", "f_builtins"])
+"""A frame's namespaces: a read of one is a lookup of any name only where its line runs
+(``rts.read_lines``)."""
 
 DOC_READS = frozenset(["__doc__", "getdoc", "help", "pydoc"])
 """Names whose reading means "sees a function's docstring" (its ``.<doc>`` unit)."""

@@ -26,8 +26,14 @@ from typing import Any
 
 from lsp_server.rts.file_units import FileUnits
 from lsp_server.rts.identity import identity
-from lsp_server.rts.lookups import BODY_READS, DOC_READS, INSPECT_SIGNATURES
-from lsp_server.rts.reads import code_reads, string_parts
+from lsp_server.rts.lookups import (
+    BODY_READS,
+    DOC_READS,
+    DYNAMIC_NAMES,
+    FRAME_NAMESPACES,
+    INSPECT_SIGNATURES,
+)
+from lsp_server.rts.reads import EVERY_NAME, code_reads, string_parts
 
 _READ_NAMES = BODY_READS | DOC_READS
 _SPELLED = _READ_NAMES | INSPECT_SIGNATURES
@@ -50,19 +56,31 @@ class ReadLines:
 
 def _spells_read(code: CodeType) -> bool:
     """Cheap first look: whether ``code`` names one of the reads at all."""
-    if not _SPELLED.isdisjoint(code.co_names):
+    if not _SPELLED.isdisjoint(code.co_names) or not FRAME_NAMESPACES.isdisjoint(code.co_names):
         return True
     return any(not _SPELLED.isdisjoint(string_parts(const)) for const in code.co_consts)
+
+
+def _frames_only(code: CodeType) -> bool:
+    """Whether the only lookups by string ``code`` spells are reads of a frame's namespace
+    (``tb.tb_frame.f_locals``): then it reads any name only where such a read runs,
+    ``EVERY_NAME`` among the names of ``read_lines``. Any other spelling (``globals``,
+    ``getattr``, a variable so named from an enclosing function) keeps it whole."""
+    spelled = DYNAMIC_NAMES.intersection([*code.co_names, *code.co_freevars, *code.co_cellvars])
+    return bool(spelled) and spelled <= FRAME_NAMESPACES
 
 
 def read_lines(code: CodeType) -> ReadLines | None:
     """The code-reading names ``code`` reads and the lines spelling them; None when it reads
     none, or when its lines cannot tell (a generator, an instruction without a line, a name
-    no instruction spells)."""
+    no instruction spells). ``EVERY_NAME`` is among them for code whose lookups by string
+    are all a frame's namespace (``_frames_only``), with the lines reading one."""
     if code.co_flags & _RESUMABLE or not _spells_read(code):
         return None
     names, global_only, _ = code_reads(code)
-    wanted = (names | global_only) & _READ_NAMES
+    wanted = set((names | global_only) & _READ_NAMES)
+    if _frames_only(code):
+        wanted.add(EVERY_NAME)
     if not wanted:
         return None
     line_at = {
@@ -74,6 +92,12 @@ def read_lines(code: CodeType) -> ReadLines | None:
         found = string_parts(instruction.argval) & wanted
         if "__signature__" in wanted and instruction.argval in INSPECT_SIGNATURES:
             found.add("__signature__")  # ``inspect.signature``: see ``lookups``
+        if (
+            EVERY_NAME in wanted
+            and instruction.argval in FRAME_NAMESPACES
+            and instruction.opcode in dis.hasname
+        ):
+            found.add(EVERY_NAME)
         if not found:
             continue
         line = line_at.get(instruction.offset)
