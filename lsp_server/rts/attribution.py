@@ -31,7 +31,7 @@ from lsp_server.rts.imports import ImportResolver
 from lsp_server.rts.interned_units import InternedUnits
 from lsp_server.rts.lookups import ATTRIBUTE_LOOKUP
 from lsp_server.rts.option_rules import XFAIL_MARK
-from lsp_server.rts.read_lines import own_signature, read_lines
+from lsp_server.rts.read_lines import frame_key, own_signature, read_lines
 from lsp_server.rts.reads import EVERY_NAME, builds_classes, code_reads
 from lsp_server.rts.runtime_lookups import RuntimeLookups
 from lsp_server.rts.snapshots import FileStates
@@ -42,6 +42,8 @@ from lsp_server.rts.unit_names import FILE, MODULE, doc_name, header_name
 # What most code objects read, shared: every object reks keeps is one more for each of the
 # project's full garbage collections to visit.
 _READS_NOTHING: tuple[frozenset[str], bool] = (frozenset(), False)
+# The line reads of code whose lines reading a frame's namespace ran (``rts.read_lines``).
+_ANY_NAME = frozenset([EVERY_NAME])
 
 
 @dataclass
@@ -222,6 +224,7 @@ class UnitAttribution:
                     self._code_reads[identity(code)] = _READS_NOTHING
                     self._code_globals.pop(identity(code), None)
                     self._line_reads.pop(identity(code), None)
+                    self._line_reads.pop(frame_key(identity(code)), None)
                     units = (module,)
             else:
                 functions = (found, *file_units.enclosing(found))
@@ -255,12 +258,12 @@ class UnitAttribution:
         such a line runs (``EVERY_NAME`` among its ``_line_reads``, see ``read_lines``); a
         function whose syntax reads none there (``f_globals.get("name")``) reads no more
         when it runs."""
-        gated = self._line_reads.get(identity(code), frozenset())
-        if EVERY_NAME not in gated:
+        key = frame_key(identity(code))
+        if key not in self._line_reads:
             return kind
         if kind == "*":
             return None
-        self._line_reads[identity(code)] = gated - {EVERY_NAME}
+        del self._line_reads[key]
         return kind
 
     def _note_reads(self, code: CodeType, rel: str, file_units: FileUnits | None) -> None:
@@ -269,11 +272,11 @@ class UnitAttribution:
             names = names - {"__signature__"}
         sites = read_lines(code) if self._sees_read_lines else None
         if sites is not None:  # counted where its lines ran (``_units_of_window``)
-            gated = sites.names & (names | global_only)
-            if dynamic and EVERY_NAME in sites.names:  # only a frame's namespace is read
-                gated, dynamic = gated | {EVERY_NAME}, False
-            self._line_reads[identity(code)] = gated
+            self._line_reads[identity(code)] = sites.names & (names | global_only)
             names, global_only = names - sites.names, global_only - sites.names
+            if dynamic and sites.frame_lines:  # only a frame's namespace is looked up
+                self._line_reads[frame_key(identity(code))] = _ANY_NAME
+                dynamic = False
         if (
             dynamic
             and file_units is not None
@@ -296,7 +299,7 @@ class UnitAttribution:
             names = names | found[1]
         if identity(code) in self._line_reads:  # at collection or import: every line counts
             names = names | self._line_reads[identity(code)]
-            dynamic = dynamic or EVERY_NAME in names
+        dynamic = dynamic or frame_key(identity(code)) in self._line_reads
         if identity(code) not in self._read_at_run_time:
             return names, dynamic, set()
         looked_up, imported = self._run_time_reads(code)

@@ -13,6 +13,11 @@ line from another one, or starts the code object there. Comprehensions are inlin
 code object (3.12); a lambda or nested function is a code object of its own, its reads
 counted when its own lines run. Generators and coroutines keep the reads whole: a frame
 resumed mid-line in a later test would run the instruction without a LINE event there.
+
+A function whose only lookups by string read a frame's namespace (jinja's
+``debug.fake_traceback`` reads ``tb.tb_frame.f_locals`` only for a traceback through template
+code) may read any name, but only where such a read runs: those lines are watched too, and
+told apart (``frame_key``) so that they count for that lookup alone.
 """
 
 from __future__ import annotations
@@ -33,7 +38,7 @@ from lsp_server.rts.lookups import (
     FRAME_NAMESPACES,
     INSPECT_SIGNATURES,
 )
-from lsp_server.rts.reads import EVERY_NAME, code_reads, string_parts
+from lsp_server.rts.reads import code_reads, string_parts
 
 _READ_NAMES = BODY_READS | DOC_READS
 _SPELLED = _READ_NAMES | INSPECT_SIGNATURES
@@ -48,10 +53,19 @@ _RESUMABLE = (
 @dataclass(frozen=True)
 class ReadLines:
     """The code-reading names a code object reads (``rts.reads``) and the lines spelling
-    them."""
+    them; for code whose only lookups by string read a frame's namespace
+    (``_frames_only``), the lines reading one (``frame_lines``): it reads any name only
+    where one of those ran."""
 
     names: frozenset[str]
     lines: frozenset[int]
+    frame_lines: frozenset[int] = frozenset()
+
+
+def frame_key(key: int) -> int:
+    """The key under which the frame lines of the code ``key`` (``identity(code)``, never
+    negative) are told apart from its other read lines, in the same sets and maps."""
+    return ~key
 
 
 def _spells_read(code: CodeType) -> bool:
@@ -63,51 +77,49 @@ def _spells_read(code: CodeType) -> bool:
 
 def _frames_only(code: CodeType) -> bool:
     """Whether the only lookups by string ``code`` spells are reads of a frame's namespace
-    (``tb.tb_frame.f_locals``): then it reads any name only where such a read runs,
-    ``EVERY_NAME`` among the names of ``read_lines``. Any other spelling (``globals``,
-    ``getattr``, a variable so named from an enclosing function) keeps it whole."""
+    (``tb.tb_frame.f_locals``). Any other spelling (``globals``, ``getattr``, a variable so
+    named from an enclosing function) keeps the code whole."""
     spelled = DYNAMIC_NAMES.intersection([*code.co_names, *code.co_freevars, *code.co_cellvars])
     return bool(spelled) and spelled <= FRAME_NAMESPACES
 
 
 def read_lines(code: CodeType) -> ReadLines | None:
-    """The code-reading names ``code`` reads and the lines spelling them; None when it reads
-    none, or when its lines cannot tell (a generator, an instruction without a line, a name
-    no instruction spells). ``EVERY_NAME`` is among them for code whose lookups by string
-    are all a frame's namespace (``_frames_only``), with the lines reading one."""
+    """The code-reading names ``code`` reads and the lines spelling them, and its frame
+    lines; None when it has neither, or when its lines cannot tell (a generator, an
+    instruction without a line, a name no instruction spells)."""
     if code.co_flags & _RESUMABLE or not _spells_read(code):
         return None
     names, global_only, _ = code_reads(code)
-    wanted = set((names | global_only) & _READ_NAMES)
-    if _frames_only(code):
-        wanted.add(EVERY_NAME)
-    if not wanted:
+    wanted = (names | global_only) & _READ_NAMES
+    frames = _frames_only(code)
+    if not wanted and not frames:
         return None
     line_at = {
         offset: line for start, end, line in code.co_lines() for offset in range(start, end, 2)
     }
     spelled: set[str] = set()
     lines: set[int] = set()
+    frame_lines: set[int] = set()
     for instruction in dis.get_instructions(code):
         found = string_parts(instruction.argval) & wanted
         if "__signature__" in wanted and instruction.argval in INSPECT_SIGNATURES:
             found.add("__signature__")  # ``inspect.signature``: see ``lookups``
-        if (
-            EVERY_NAME in wanted
-            and instruction.argval in FRAME_NAMESPACES
-            and instruction.opcode in dis.hasname
-        ):
-            found.add(EVERY_NAME)
-        if not found:
+        frame = (
+            frames and instruction.opcode in dis.hasname and instruction.argval in FRAME_NAMESPACES
+        )
+        if not found and not frame:
             continue
         line = line_at.get(instruction.offset)
         if line is None:
             return None
-        spelled |= found
-        lines.add(line)
-    if spelled != wanted:
+        if found:
+            spelled |= found
+            lines.add(line)
+        if frame:
+            frame_lines.add(line)
+    if spelled != wanted or frames != bool(frame_lines):
         return None
-    return ReadLines(frozenset(wanted), frozenset(lines))
+    return ReadLines(frozenset(wanted), frozenset(lines), frozenset(frame_lines))
 
 
 def own_signature(code: CodeType, file_units: FileUnits) -> bool:
@@ -131,23 +143,29 @@ class ReadLineWatch:
 
     seen: bool
     lines: dict[int, frozenset[int]] = field(default_factory=dict)  # by identity(code)
-    ran: set[int] = field(default_factory=set)  # by identity(code)
+    ran: set[int] = field(default_factory=set)  # by identity(code), or its ``frame_key``
 
     def watch(self, code: CodeType) -> bool:
-        """Whether ``code`` has lines to watch (they are kept)."""
+        """Whether ``code`` has lines to watch (they are kept; its frame lines under
+        ``frame_key``)."""
         found = read_lines(code)
         if found is not None:
             self.lines[identity(code)] = found.lines
+            if found.frame_lines:
+                self.lines[frame_key(identity(code))] = found.frame_lines
         return found is not None
 
     def line_event(self, disable: object) -> Callable[[CodeType, int], Any]:
-        """The LINE callback: notes a watched line, and disables each line until events
-        restart (the next test)."""
+        """The LINE callback: notes a watched line (a frame line under ``frame_key``), and
+        disables each line until events restart (the next test)."""
         lines, ran = self.lines, self.ran
 
         def on_line(code: CodeType, line: int) -> Any:
-            if line in lines.get(identity(code), ()):
-                ran.add(identity(code))
+            key = identity(code)
+            if line in lines.get(key, ()):
+                ran.add(key)
+            if line in lines.get(frame_key(key), ()):
+                ran.add(frame_key(key))
             return disable
 
         return on_line

@@ -59,3 +59,44 @@ def test_a_frame_namespace_read_counts_only_where_its_line_ran(
     assert run(pytester, flag="--reks-all") == {"test_plain", "test_frame"}
     edit(pytester, "debug.py", "LIMIT = 3", "LIMIT = 3\nOTHER = 4")
     assert run(pytester) == ({"test_frame"} if LINES_SEEN else {"test_plain", "test_frame"})
+
+
+def test_a_frame_read_that_ran_does_not_count_a_code_read_that_did_not(
+    pytester: pytest.Pytester,
+) -> None:
+    # Jinja's fake_traceback reads ``code.co_code`` only on old Pythons: the lines of the
+    # two reads are told apart.
+    write(
+        pytester,
+        "debug.py",
+        """
+        def helper():
+            return 1
+
+
+        def rewrite(error, tb=None, old=False):
+            if old:
+                return helper.__code__.co_code
+            if tb is not None:
+                return dict(tb.tb_frame.f_locals)
+            return {"error": error}
+        """,
+    )
+    write(
+        pytester,
+        "test_debug.py",
+        """
+        import debug
+
+
+        def test_frame():
+            try:
+                raise ValueError("x")
+            except ValueError as error:
+                found = debug.rewrite(error, error.__traceback__)
+            assert "found" not in found
+        """,
+    )
+    assert run(pytester, flag="--reks-all") == {"test_frame"}
+    edit(pytester, "debug.py", "return 1", "return 2")
+    assert run(pytester) == (set() if LINES_SEEN else {"test_frame"})
