@@ -34,6 +34,7 @@ than ``MAX_CALLS`` names in a session (then its call sites stop calling back).
 
 from __future__ import annotations
 
+import builtins
 import dis
 import importlib
 import operator
@@ -42,6 +43,7 @@ from collections.abc import Callable, Iterable, Mapping
 from types import CodeType, FrameType, FunctionType, MethodType
 
 from lsp_server.rts.identity import identity
+from lsp_server.rts.import_calls import record_import
 from lsp_server.rts.lookups import DYNAMIC_NAMES
 from lsp_server.rts.reads import EVERY_NAME
 from lsp_server.rts.site_values import Source, record_vars, value_at
@@ -62,6 +64,8 @@ _NAME_ARGUMENTS: list[tuple[Callable[..., object], slice, str | None]] = [
     (setattr, slice(1, 2), None),
     (delattr, slice(1, 2), None),
     (importlib.import_module, slice(0, 1), "importlib"),
+    # Imports the module by name, then looks up the names of its fromlist: ``import_calls``.
+    (builtins.__import__, slice(0, 1), None),
     # Reads every name of what it is given: bindings only of a module or a class.
     (vars, slice(0, 1), None),
 ]
@@ -166,12 +170,38 @@ def _last_arguments(
     """The sources of the ``count`` arguments pushed before ``instructions[call]``: each
     from the end that a plain load pushed, None for the others (computed)."""
     found: list[Source] = []
-    for ins in reversed(instructions[:call]):
-        pushed = _pushes(ins)
-        if pushed is None or len(found) + len(pushed) > count:
+    at = call - 1
+    while at >= 0:
+        pushed = _pushes(instructions[at])
+        if pushed is None:
+            display = _display(instructions, at)
+            if display is None:
+                break
+            pushed, at = [display[0]], display[1]
+        if len(found) + len(pushed) > count:
             break
         found[:0] = pushed
+        at -= 1
     return (None,) * (count - len(found)) + tuple(found)
+
+
+def _display(instructions: list[dis.Instruction], at: int) -> tuple[Source, int] | None:
+    """A list or tuple display of plain loads built at ``instructions[at]`` (``[obj]``,
+    ``__import__``'s fromlist): its source and where its first item is pushed."""
+    ins = instructions[at]
+    if ins.opname not in ("BUILD_LIST", "BUILD_TUPLE") or not ins.arg:
+        return None
+    items: list[Source] = []
+    first = at
+    while len(items) < ins.arg and first > 0:
+        first -= 1
+        pushed = _pushes(instructions[first])
+        if pushed is None:
+            return None
+        items[:0] = pushed
+    if len(items) != ins.arg:
+        return None
+    return ("list", tuple(items)), first
 
 
 def lookup_sites(code: CodeType) -> Sites | None:
@@ -244,6 +274,8 @@ class RuntimeLookups:
         self._calls: dict[int, int] = {}
         self.names: dict[int, set[str]] = {}
         self.modules: dict[int, set[str]] = {}
+        # By code: the modules an ``__import__`` fromlist may have imported (if it did).
+        self.submodules: dict[int, set[str]] = {}
         self.version = 0
         """Grows whenever some code looks up a name (or imports a module) it had not: an
         answer worked out from what was read before is then out of date."""
@@ -307,6 +339,12 @@ class RuntimeLookups:
             return False
         if function is vars:
             return record_vars(frame, sources, names)
+        if function is builtins.__import__:
+            modules = self.modules.setdefault(key, set())
+            submodules = self.submodules.setdefault(key, set())
+            # Each argument is read: a constant name with a variable fromlist reads more.
+            told = record_import(frame, sources, names, modules, submodules)
+            return told and not all(s is not None and s[0] == "const" for s in sources)
         looked_up: list[str] = []
         for source in arguments:
             value = None if source is None else value_at(frame, source)
@@ -393,5 +431,9 @@ class RuntimeLookups:
             if module is None:
                 names = names | {EVERY_NAME}
             elif isinstance(filename, str):  # else a builtin module: no project code
+                files.add(filename)
+        for name in self.submodules.get(key, ()):
+            filename = getattr(sys.modules.get(name), "__file__", None)
+            if isinstance(filename, str):  # else an attribute it took: a name read
                 files.add(filename)
         return names, files

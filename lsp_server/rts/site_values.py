@@ -9,8 +9,8 @@ from types import FrameType, ModuleType
 from lsp_server.rts.reads import EVERY_NAME
 
 Source = tuple[str, object]
-"""Where a call's argument comes from: ("local" | "global" | "name", its name), or
-("const", its value)."""
+"""Where a call's argument comes from: ("local" | "global" | "name", its name),
+("const", its value), or ("list", the sources of the items of a list or tuple display)."""
 
 
 def record_vars(frame: FrameType, sources: tuple[Source | None, ...], names: set[str]) -> bool:
@@ -29,6 +29,9 @@ def value_at(frame: FrameType, source: Source) -> object:
     kind, name = source
     if kind == "const":
         return name
+    if kind == "list":
+        assert isinstance(name, tuple)
+        return [value_at(frame, item) for item in name]
     assert isinstance(name, str)
     if kind == "local":
         return frame.f_locals.get(name, None)
