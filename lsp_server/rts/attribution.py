@@ -31,7 +31,7 @@ from lsp_server.rts.imports import ImportResolver
 from lsp_server.rts.interned_units import InternedUnits
 from lsp_server.rts.lookups import ATTRIBUTE_LOOKUP
 from lsp_server.rts.option_rules import XFAIL_MARK
-from lsp_server.rts.read_lines import frame_key, own_signature, read_lines
+from lsp_server.rts.read_lines import LineReads, own_signature
 from lsp_server.rts.reads import EVERY_NAME, builds_classes, code_reads
 from lsp_server.rts.runtime_lookups import RuntimeLookups
 from lsp_server.rts.snapshots import FileStates
@@ -42,8 +42,6 @@ from lsp_server.rts.unit_names import FILE, MODULE, doc_name, header_name
 # What most code objects read, shared: every object reks keeps is one more for each of the
 # project's full garbage collections to visit.
 _READS_NOTHING: tuple[frozenset[str], bool] = (frozenset(), False)
-# The line reads of code whose lines reading a frame's namespace ran (``rts.read_lines``).
-_ANY_NAME = frozenset([EVERY_NAME])
 
 
 @dataclass
@@ -76,8 +74,7 @@ class UnitAttribution:
         self.lookups = lookups
         # Whether windows tell which code ran a line reading code or docstrings: then those
         # names of the code (``_line_reads``) count only for the windows where one did.
-        self._sees_read_lines = sees_read_lines
-        self._line_reads: dict[int, frozenset[str]] = {}  # by identity(code)
+        self._line_reads = LineReads(sees_read_lines)
         self.paths = paths
         self.states = states
         self.resolver = ImportResolver(root, self._imports_of)
@@ -149,8 +146,7 @@ class UnitAttribution:
         if item.get_closest_marker("xfail") is not None:  # read at its end: dynamic ones too
             names.add(XFAIL_MARK)
         names = names.union(*(code_reads[key][0] for key in codes))
-        line_reads = self._line_reads
-        names = names.union(*(line_reads[key] for key in window.read_lines & line_reads.keys()))
+        names = names.union(self._line_reads.ran(window.read_lines))
         dynamic = dynamic or EVERY_NAME in names or any(code_reads[key][1] for key in codes)
         for key in self._read_at_run_time.intersection(codes):
             looked_up, imported = self._run_time_reads(codes[key])
@@ -223,8 +219,7 @@ class UnitAttribution:
                     # unit's refs already. A lambda of the class body is no class body.
                     self._code_reads[identity(code)] = _READS_NOTHING
                     self._code_globals.pop(identity(code), None)
-                    self._line_reads.pop(identity(code), None)
-                    self._line_reads.pop(frame_key(identity(code)), None)
+                    self._line_reads.forget(identity(code))
                     units = (module,)
             else:
                 functions = (found, *file_units.enclosing(found))
@@ -245,38 +240,19 @@ class UnitAttribution:
                         kind = None
                     else:  # the syntax told: as before
                         self._read_at_run_time.discard(identity(code))
-                    kind = self._frame_lines(code, kind)
+                    kind = self._line_reads.settle(identity(code), kind)
                     self._code_reads[identity(code)] = (names_read, kind == "*")
         ids = tuple(self._intern(u) for u in units)
         self._code_units[identity(code)] = ids
         self._codes.append(code)
         return ids
 
-    def _frame_lines(self, code: CodeType, kind: str | None) -> str | None:
-        """The lookup kind of ``code`` once its lines tell: a function whose syntax reads
-        any name (``kind`` "*") only by reading a frame's namespace does so only where
-        such a line runs (``EVERY_NAME`` among its ``_line_reads``, see ``read_lines``); a
-        function whose syntax reads none there (``f_globals.get("name")``) reads no more
-        when it runs."""
-        key = frame_key(identity(code))
-        if key not in self._line_reads:
-            return kind
-        if kind == "*":
-            return None
-        del self._line_reads[key]
-        return kind
-
     def _note_reads(self, code: CodeType, rel: str, file_units: FileUnits | None) -> None:
         names, global_only, dynamic = code_reads(code)
         if "__signature__" in names and file_units and own_signature(code, file_units):
             names = names - {"__signature__"}
-        sites = read_lines(code) if self._sees_read_lines else None
-        if sites is not None:  # counted where its lines ran (``_units_of_window``)
-            self._line_reads[identity(code)] = sites.names & (names | global_only)
-            names, global_only = names - sites.names, global_only - sites.names
-            if dynamic and sites.frame_lines:  # only a frame's namespace is looked up
-                self._line_reads[frame_key(identity(code))] = _ANY_NAME
-                dynamic = False
+        # Some counted only where their lines ran (``_units_of_window``).
+        names, global_only, dynamic = self._line_reads.note(code, names, global_only, dynamic)
         if (
             dynamic
             and file_units is not None
@@ -297,9 +273,8 @@ class UnitAttribution:
         found = self._code_globals.get(identity(code))
         if found is not None:
             names = names | found[1]
-        if identity(code) in self._line_reads:  # at collection or import: every line counts
-            names = names | self._line_reads[identity(code)]
-        dynamic = dynamic or frame_key(identity(code)) in self._line_reads
+        names = names | self._line_reads.whole(identity(code))
+        dynamic = dynamic or EVERY_NAME in names
         if identity(code) not in self._read_at_run_time:
             return names, dynamic, set()
         looked_up, imported = self._run_time_reads(code)

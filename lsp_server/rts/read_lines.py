@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import dis
 import inspect
-from collections.abc import Callable
+from collections.abc import Callable, Set
 from dataclasses import dataclass, field
 from types import CodeType
 from typing import Any
@@ -38,7 +38,7 @@ from lsp_server.rts.lookups import (
     FRAME_NAMESPACES,
     INSPECT_SIGNATURES,
 )
-from lsp_server.rts.reads import code_reads, string_parts
+from lsp_server.rts.reads import EVERY_NAME, code_reads, string_parts
 
 _READ_NAMES = BODY_READS | DOC_READS
 _SPELLED = _READ_NAMES | INSPECT_SIGNATURES
@@ -175,3 +175,60 @@ class ReadLineWatch:
         taken = set(self.ran)
         self.ran.clear()
         return taken
+
+
+_ANY_NAME = frozenset([EVERY_NAME])
+
+
+class LineReads:
+    """The attribution's side: by code (``identity``), the names it reads only where their
+    lines run (``read_lines``); under ``frame_key``, any name (``EVERY_NAME``) for code
+    whose only lookups by string read a frame's namespace. ``seen``: whether windows tell
+    which code ran such a line (3.12+); else nothing is noted and every read counts."""
+
+    def __init__(self, seen: bool) -> None:
+        self.seen = seen
+        self._reads: dict[int, frozenset[str]] = {}
+
+    def note(
+        self, code: CodeType, names: frozenset[str], global_only: frozenset[str], dynamic: bool
+    ) -> tuple[frozenset[str], frozenset[str], bool]:
+        """What ``code`` reads (``reads.code_reads``: ``dynamic``, whether its bytecode
+        may look names up by string) wherever it runs; the rest is kept here."""
+        sites = read_lines(code) if self.seen else None
+        if sites is None:
+            return names, global_only, dynamic
+        key = identity(code)
+        self._reads[key] = sites.names & (names | global_only)
+        if dynamic and sites.frame_lines:
+            self._reads[frame_key(key)] = _ANY_NAME
+            dynamic = False
+        return names - sites.names, global_only - sites.names, dynamic
+
+    def settle(self, key: int, kind: str | None) -> str | None:
+        """The lookup kind of a function's code ``key`` once its lines tell: one whose
+        syntax reads any name (``kind`` "*") only by reading a frame's namespace does so
+        only where such a line runs; one whose syntax reads none there
+        (``f_globals.get("name")``) reads no more when those lines run."""
+        if frame_key(key) not in self._reads:
+            return kind
+        if kind == "*":
+            return None
+        del self._reads[frame_key(key)]
+        return kind
+
+    def forget(self, key: int) -> None:
+        """Code ``key`` reads nothing where it runs (a class body)."""
+        self._reads.pop(key, None)
+        self._reads.pop(frame_key(key), None)
+
+    def whole(self, key: int) -> frozenset[str]:
+        """What code ``key`` reads where any of its lines ran (at collection or import:
+        every line counts)."""
+        return self._reads.get(key, frozenset()) | self._reads.get(frame_key(key), frozenset())
+
+    def ran(self, keys: Set[int]) -> frozenset[str]:
+        """What the code whose watched lines ran (``keys``, as ``ReadLineWatch.take``
+        gives them) reads there."""
+        reads = self._reads
+        return frozenset().union(*(reads[key] for key in keys & reads.keys()))

@@ -46,7 +46,7 @@ from lsp_server.rts.identity import identity
 from lsp_server.rts.import_calls import record_import
 from lsp_server.rts.lookups import DYNAMIC_NAMES
 from lsp_server.rts.reads import EVERY_NAME
-from lsp_server.rts.site_values import Source, record_vars, value_at
+from lsp_server.rts.site_values import Source, argument_sources, record_vars, value_at
 
 __all__ = [
     "EVERY_NAME",
@@ -102,7 +102,6 @@ _CALLEE_OPS = frozenset(
     else ["LOAD_GLOBAL", "LOAD_NAME"]
 )
 _CALL_OPS = frozenset(["CALL", "CALL_FUNCTION", "CALL_METHOD"])
-_LOCAL_OPS = frozenset(["LOAD_FAST", "LOAD_FAST_CHECK", "LOAD_DEREF", "LOAD_CLASSDEREF"])
 
 MAX_CALLS = 20_000
 """Lookups one code object may record in a session before it is read conservatively (a
@@ -113,21 +112,6 @@ Sites = dict[int, tuple[Source | None, ...]]
 lookup method (``_LOOKUP_METHODS``) has ``_METHOD_CALL`` first."""
 
 _METHOD_CALL: Source = ("method", None)
-
-
-def _pushes(ins: dis.Instruction) -> list[Source] | None:
-    """The sources of what ``ins`` pushes when it is a plain load, else None."""
-    if ins.opname in _LOCAL_OPS:
-        return [("local", ins.argval)]
-    if ins.opname == "LOAD_FAST_LOAD_FAST":  # 3.13+: two locals
-        return [("local", name) for name in ins.argval]
-    if ins.opname == "LOAD_CONST":
-        return [("const", ins.argval)]
-    if ins.opname == "LOAD_GLOBAL" and not (sys.version_info >= (3, 11) and ins.arg & 1):
-        return [("global", ins.argval)]
-    if ins.opname == "LOAD_NAME":
-        return [("name", ins.argval)]
-    return None
 
 
 _JUMPS = frozenset([*dis.hasjrel, *dis.hasjabs])
@@ -153,7 +137,7 @@ def _site(instructions: list[dis.Instruction], callee: int) -> tuple[int, Sites]
                 after = (
                     instructions[at + 1].offset if at + 1 < len(instructions) else call.offset + 2
                 )
-                arguments = _last_arguments(instructions, index, depth)
+                arguments = argument_sources(instructions, index, depth)
                 # 3.11 reports a Python callee's caller at the call's last cache entry.
                 return call.offset, dict.fromkeys(range(call.offset, after, 2), arguments)
         elif ins.opname in ("KW_NAMES", "CALL_FUNCTION_KW", "CALL_FUNCTION_EX"):
@@ -162,46 +146,6 @@ def _site(instructions: list[dis.Instruction], callee: int) -> tuple[int, Sites]
         if depth < 0:
             return None  # the callee was consumed by something else
     return None
-
-
-def _last_arguments(
-    instructions: list[dis.Instruction], call: int, count: int
-) -> tuple[Source | None, ...]:
-    """The sources of the ``count`` arguments pushed before ``instructions[call]``: each
-    from the end that a plain load pushed, None for the others (computed)."""
-    found: list[Source] = []
-    at = call - 1
-    while at >= 0:
-        pushed = _pushes(instructions[at])
-        if pushed is None:
-            display = _display(instructions, at)
-            if display is None:
-                break
-            pushed, at = [display[0]], display[1]
-        if len(found) + len(pushed) > count:
-            break
-        found[:0] = pushed
-        at -= 1
-    return (None,) * (count - len(found)) + tuple(found)
-
-
-def _display(instructions: list[dis.Instruction], at: int) -> tuple[Source, int] | None:
-    """A list or tuple display of plain loads built at ``instructions[at]`` (``[obj]``,
-    ``__import__``'s fromlist): its source and where its first item is pushed."""
-    ins = instructions[at]
-    if ins.opname not in ("BUILD_LIST", "BUILD_TUPLE") or not ins.arg:
-        return None
-    items: list[Source] = []
-    first = at
-    while len(items) < ins.arg and first > 0:
-        first -= 1
-        pushed = _pushes(instructions[first])
-        if pushed is None:
-            return None
-        items[:0] = pushed
-    if len(items) != ins.arg:
-        return None
-    return ("list", tuple(items)), first
 
 
 def lookup_sites(code: CodeType) -> Sites | None:
