@@ -326,8 +326,8 @@ class RuntimeLookups:
         the names read (the instance and any other object name nothing)."""
         for source in sources:
             value = None if source is None else value_at(frame, source)
-            if source is None or (source[0] != "const" and value is None):
-                names.add(EVERY_NAME)  # computed, or not found
+            if source is None or source[0] == "list" or (source[0] != "const" and value is None):
+                names.add(EVERY_NAME)  # computed, a display (no name), or not found
                 return False
             if isinstance(value, str):
                 names.add(str.__str__(value))
