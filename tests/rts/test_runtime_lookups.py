@@ -534,7 +534,8 @@ def test_a_method_named_getattr_does_not_hide_the_builtin_from_its_class(
     )
     assert run(pytester, flag="--reks-all") == {"test_lookup"}
     edit(pytester, "env.py", "LIMIT = 3", "LIMIT = 5")
-    assert run(pytester) == set()
+    # Before 3.12 the test's own call of a method spelled getattr stays conservative.
+    assert run(pytester) == (set() if sys.version_info >= (3, 12) else {"test_lookup"})
     edit(pytester, "env.py", "OTHER = 4", "OTHER = 6")
     assert run(pytester) == {"test_lookup"}
 
