@@ -31,7 +31,7 @@ from lsp_server.rts.imports import ImportResolver
 from lsp_server.rts.interned_units import InternedUnits
 from lsp_server.rts.lookups import ATTRIBUTE_LOOKUP
 from lsp_server.rts.option_rules import XFAIL_MARK
-from lsp_server.rts.read_lines import own_signature, read_lines
+from lsp_server.rts.read_lines import LineReads, own_signature
 from lsp_server.rts.reads import EVERY_NAME, builds_classes, code_reads
 from lsp_server.rts.runtime_lookups import RuntimeLookups
 from lsp_server.rts.snapshots import FileStates
@@ -74,8 +74,7 @@ class UnitAttribution:
         self.lookups = lookups
         # Whether windows tell which code ran a line reading code or docstrings: then those
         # names of the code (``_line_reads``) count only for the windows where one did.
-        self._sees_read_lines = sees_read_lines
-        self._line_reads: dict[int, frozenset[str]] = {}  # by identity(code)
+        self._line_reads = LineReads(sees_read_lines)
         self.paths = paths
         self.states = states
         self.resolver = ImportResolver(root, self._imports_of)
@@ -147,9 +146,8 @@ class UnitAttribution:
         if item.get_closest_marker("xfail") is not None:  # read at its end: dynamic ones too
             names.add(XFAIL_MARK)
         names = names.union(*(code_reads[key][0] for key in codes))
-        line_reads = self._line_reads
-        names = names.union(*(line_reads[key] for key in window.read_lines & line_reads.keys()))
-        dynamic = dynamic or any(code_reads[key][1] for key in codes)
+        names = names.union(self._line_reads.ran(window.read_lines))
+        dynamic = dynamic or EVERY_NAME in names or any(code_reads[key][1] for key in codes)
         for key in self._read_at_run_time.intersection(codes):
             looked_up, imported = self._run_time_reads(codes[key])
             names |= looked_up
@@ -221,7 +219,7 @@ class UnitAttribution:
                     # unit's refs already. A lambda of the class body is no class body.
                     self._code_reads[identity(code)] = _READS_NOTHING
                     self._code_globals.pop(identity(code), None)
-                    self._line_reads.pop(identity(code), None)
+                    self._line_reads.forget(identity(code))
                     units = (module,)
             else:
                 functions = (found, *file_units.enclosing(found))
@@ -242,6 +240,7 @@ class UnitAttribution:
                         kind = None
                     else:  # the syntax told: as before
                         self._read_at_run_time.discard(identity(code))
+                    kind = self._line_reads.settle(identity(code), kind)
                     self._code_reads[identity(code)] = (names_read, kind == "*")
         ids = tuple(self._intern(u) for u in units)
         self._code_units[identity(code)] = ids
@@ -252,10 +251,8 @@ class UnitAttribution:
         names, global_only, dynamic = code_reads(code)
         if "__signature__" in names and file_units and own_signature(code, file_units):
             names = names - {"__signature__"}
-        sites = read_lines(code) if self._sees_read_lines else None
-        if sites is not None:  # counted where its lines ran (``_units_of_window``)
-            self._line_reads[identity(code)] = sites.names & (names | global_only)
-            names, global_only = names - sites.names, global_only - sites.names
+        # Some counted only where their lines ran (``_units_of_window``).
+        names, global_only, dynamic = self._line_reads.note(code, names, global_only, dynamic)
         if (
             dynamic
             and file_units is not None
@@ -276,8 +273,8 @@ class UnitAttribution:
         found = self._code_globals.get(identity(code))
         if found is not None:
             names = names | found[1]
-        if identity(code) in self._line_reads:  # at collection or import: every line counts
-            names = names | self._line_reads[identity(code)]
+        names = names | self._line_reads.whole(identity(code))
+        dynamic = dynamic or EVERY_NAME in names
         if identity(code) not in self._read_at_run_time:
             return names, dynamic, set()
         looked_up, imported = self._run_time_reads(code)

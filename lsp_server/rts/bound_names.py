@@ -156,3 +156,8 @@ def names_bound_by(node: ast.AST) -> list[str]:
     if isinstance(node, ast.MatchMapping) and node.rest:
         return [node.rest]
     return []
+
+
+def is_dunder(name: str) -> bool:
+    """``__x__``: a name Python itself gives a meaning."""
+    return name.startswith("__") and name.endswith("__")

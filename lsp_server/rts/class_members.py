@@ -23,7 +23,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Protocol
 
-from lsp_server.rts.bound_names import maybe_bound
+from lsp_server.rts.bound_names import is_dunder, maybe_bound
 from lsp_server.rts.purity import import_time_names, is_pure, nested_statements, pure_decorator
 from lsp_server.rts.tokens import Body, TokenText
 
@@ -186,7 +186,7 @@ def loose_methods(node: ast.ClassDef, plain_classes: set[str]) -> tuple[Member, 
     loose = [
         stmt
         for stmt in node.body
-        if isinstance(stmt, _Def) and not _dunder(stmt.name) and def_is_pure(stmt)
+        if isinstance(stmt, _Def) and not is_dunder(stmt.name) and def_is_pure(stmt)
     ]
     read = set().union(*map(import_time_names, node.body))
     members = []
@@ -198,10 +198,6 @@ def loose_methods(node: ast.ClassDef, plain_classes: set[str]) -> tuple[Member, 
         name = (f"{node.name}.{stmt.name}",)
         members.append(Member(name, (first, stmt.col_offset), end, refs, marker, True))
     return tuple(members)
-
-
-def _dunder(name: str) -> bool:
-    return name.startswith("__") and name.endswith("__")
 
 
 def _assigned_names(stmt: ast.stmt) -> tuple[str, ...] | None:
@@ -218,7 +214,7 @@ def _assigned_names(stmt: ast.stmt) -> tuple[str, ...] | None:
         if not all(isinstance(e, ast.Name) for e in elements):
             return None
         names.extend(e.id for e in elements if isinstance(e, ast.Name))
-    if any(map(_dunder, names)) or not is_pure(stmt):
+    if any(map(is_dunder, names)) or not is_pure(stmt):
         return None
     return tuple(names)
 
@@ -238,7 +234,7 @@ def class_members(node: ast.ClassDef, plain: bool) -> tuple[list[Member], frozen
     # statements filling it are: its readers see them.
     filled = set(own_updates(node).values())
     for stmt in node.body:
-        if isinstance(stmt, _Def) and not _dunder(stmt.name):
+        if isinstance(stmt, _Def) and not is_dunder(stmt.name):
             candidates.append((stmt, (prefix + stmt.name,), True))
         elif plain and (names := _assigned_names(stmt)) is not None and filled.isdisjoint(names):
             candidates.append((stmt, tuple(prefix + n for n in names), False))

@@ -26,6 +26,7 @@ from lsp_server.rts.ast_walk import statements, walk
 from lsp_server.rts.instance_lookups import attribute_stores, own_dicts, stored_names
 from lsp_server.rts.looped_names import looped_constants
 from lsp_server.rts.name_prefix import NamePrefixes
+from lsp_server.rts.no_lookups import BUILTIN_LOOKUPS, BY_NAME, no_lookups
 
 # Names whose use means "looks names up by string".
 DYNAMIC_NAMES = frozenset(
@@ -58,7 +59,9 @@ DYNAMIC_NAMES = frozenset(
         "__globals__",
     ]
 )
-_BY_NAME = frozenset(["getattr", "hasattr", "setattr", "delattr"])
+FRAME_NAMESPACES = frozenset(["f_globals", "f_locals", "f_builtins"])
+"""A frame's namespaces: a read of one is a lookup of any name only where its line runs
+(``rts.read_lines``)."""
 
 DOC_READS = frozenset(["__doc__", "getdoc", "help", "pydoc"])
 """Names whose reading means "sees a function's docstring" (its ``.<doc>`` unit)."""
@@ -113,7 +116,7 @@ def _constant_name_calls(node: ast.AST) -> set[int]:
         if (
             isinstance(item, ast.Call)
             and isinstance(item.func, ast.Name)
-            and item.func.id in _BY_NAME
+            and item.func.id in BY_NAME
             and len(item.args) >= 2
             and (
                 (isinstance(item.args[1], ast.Constant) and isinstance(item.args[1].value, str))
@@ -180,9 +183,7 @@ def looks_up_by_string(
     if method:
         on_self.update(dict.fromkeys(own_dicts(function), ""))
     local = _local_names(function)
-    membership = _membership_tests(function)
-    own = _own_attributes(function) if method else set()
-    own |= _dict_items_by_constant_or_stored(function) | _subscripted_functions(function)
+    own = (_own_attributes(function) if method else set()) | no_lookups(function)
     found: str | None = None
     for item in candidates:
         if isinstance(item, ast.Name) and item.id not in local and id(item) not in constant:
@@ -190,7 +191,7 @@ def looks_up_by_string(
                 return "*"
             prefix = on_self[id(item)]
             found = prefix if found is None else _common_prefix(found, prefix)
-        if isinstance(item, ast.Attribute) and id(item) not in membership and id(item) not in own:
+        if isinstance(item, ast.Attribute) and id(item) not in own:
             if id(item) not in on_self:
                 return "*"
             found = "" if found is None else _common_prefix(found, "")
@@ -235,9 +236,6 @@ def _local_names(function: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
     return local - declared
 
 
-_BUILTIN_LOOKUPS = frozenset(["dir", "vars", "globals", *_BY_NAME])
-
-
 def _own_attributes(function: ast.FunctionDef | ast.AsyncFunctionDef) -> set[int]:
     """ids of the ``self.dir``-like attributes of a method's instance named like a lookup
     builtin (boltons' ``self._dir = dir``): an attribute of the instance, not the builtin."""
@@ -251,77 +249,9 @@ def _own_attributes(function: ast.FunctionDef | ast.AsyncFunctionDef) -> set[int
         id(item)
         for item in walk(function)
         if isinstance(item, ast.Attribute)
-        and item.attr in _BUILTIN_LOOKUPS
+        and item.attr in BUILTIN_LOOKUPS
         and isinstance(item.value, ast.Name)
         and item.value.id == first
-    }
-
-
-_NAMESPACES = frozenset(["__dict__", "f_globals", "f_locals", "__globals__"])
-
-# The lookup names that are functions: a function cannot be subscripted.
-_LOOKUP_FUNCTIONS = _BUILTIN_LOOKUPS | frozenset(
-    ["__import__", "import_module", "getmembers", "attrgetter", "methodcaller"]
-).union(["getattr_static", "getmembers_static"])
-
-
-def _subscripted_functions(function: ast.AST) -> set[int]:
-    """ids of the attributes named like a lookup function that are subscripted (jinja's
-    ``context.vars["result"]``, ``environment.globals[name]``): a container so named, never
-    the function."""
-    return {
-        id(item.value)
-        for item in walk(function)
-        if isinstance(item, ast.Subscript)
-        and isinstance(item.value, ast.Attribute)
-        and item.value.attr in _LOOKUP_FUNCTIONS
-    }
-
-
-def _is_name(node: ast.expr) -> bool:
-    return isinstance(node, ast.Constant) and isinstance(node.value, str)
-
-
-def _dict_items_by_constant_or_stored(function: ast.AST) -> set[int]:
-    """ids of the ``X.__dict__`` in ``X.__dict__[key] = value`` and
-    ``X.__dict__.update(...)`` (a store finds no binding: boltons' ``cachedproperty``,
-    ``FunctionBuilder.get_func``) and of the namespaces (``__dict__``, a frame's
-    ``f_globals``/``f_locals``, a function's ``__globals__``) in ``X.__dict__["name"]`` and
-    ``X.f_globals.get("name")``
-    (a read of ``name``, which the constant counts as, as in ``getattr(X, "name")``:
-    boltons' ``make_sentinel`` reads its caller's ``__name__`` so)."""
-    found: set[int] = set()
-    for item in walk(function):
-        if isinstance(item, ast.Subscript) and isinstance(item.value, ast.Attribute):
-            stored = isinstance(item.ctx, ast.Store) and item.value.attr == "__dict__"
-            if stored or (item.value.attr in _NAMESPACES and _is_name(item.slice)):
-                found.add(id(item.value))
-        elif (
-            isinstance(item, ast.Call)
-            and isinstance(item.func, ast.Attribute)
-            and isinstance(item.func.value, ast.Attribute)
-        ):
-            namespace, method = item.func.value.attr, item.func.attr
-            # ``X.__dict__.update(...)`` stores too (what it is handed is read on its own).
-            stores = method == "update" and namespace == "__dict__"
-            by_name = method == "get" and namespace in _NAMESPACES and item.args
-            if stores or (by_name and _is_name(item.args[0]) and len(item.args) <= 2):
-                found.add(id(item.func.value))
-    return found
-
-
-def _membership_tests(function: ast.AST) -> set[int]:
-    """ids of the ``X.modules`` attributes that are only the right side of an ``in`` test
-    (``name in sys.modules``): that asks which modules are imported, a lookup of no
-    module's binding."""
-    return {
-        id(right)
-        for item in walk(function)
-        if isinstance(item, ast.Compare)
-        for op, right in zip(item.ops, item.comparators, strict=True)
-        if isinstance(op, (ast.In, ast.NotIn))
-        and isinstance(right, ast.Attribute)
-        and right.attr == "modules"
     }
 
 
@@ -341,7 +271,7 @@ def _self_calls(function: ast.FunctionDef | ast.AsyncFunctionDef) -> dict[int, s
         for item in walk(function)
         if isinstance(item, ast.Call)
         and isinstance(item.func, ast.Name)
-        and item.func.id in _BY_NAME
+        and item.func.id in BY_NAME
         and item.args
         and isinstance(item.args[0], ast.Name)
         and item.args[0].id == first

@@ -14,21 +14,33 @@ line from another one, or starts the code object there. Comprehensions are inlin
 code object (3.12); a lambda or nested function is a code object of its own, its reads
 counted when its own lines run. Generators and coroutines keep the reads whole: a frame
 resumed mid-line in a later test would run the instruction without a LINE event there.
+
+A function whose only lookups by string read a frame's namespace (jinja's
+``debug.fake_traceback`` reads ``tb.tb_frame.f_locals`` only for a traceback through template
+code) may read any name, but only where such a read runs: those lines are watched too, and
+told apart (``frame_key``) so that they count for that lookup alone.
 """
 
 from __future__ import annotations
 
 import dis
 import inspect
-from collections.abc import Callable
+from collections.abc import Callable, Set
 from dataclasses import dataclass, field
 from types import CodeType
 from typing import Any
 
 from lsp_server.rts.file_units import FileUnits
 from lsp_server.rts.identity import identity
-from lsp_server.rts.lookups import BODY_READS, DOC_READS, INSPECT_SIGNATURES, SIGNATURE_READS
-from lsp_server.rts.reads import code_reads, string_parts
+from lsp_server.rts.lookups import (
+    BODY_READS,
+    DOC_READS,
+    DYNAMIC_NAMES,
+    FRAME_NAMESPACES,
+    INSPECT_SIGNATURES,
+    SIGNATURE_READS,
+)
+from lsp_server.rts.reads import EVERY_NAME, code_reads, string_parts
 
 _READ_NAMES = BODY_READS | SIGNATURE_READS | DOC_READS
 _SPELLED = _READ_NAMES | INSPECT_SIGNATURES
@@ -43,48 +55,73 @@ _RESUMABLE = (
 @dataclass(frozen=True)
 class ReadLines:
     """The code-reading names a code object reads (``rts.reads``) and the lines spelling
-    them."""
+    them; for code whose only lookups by string read a frame's namespace
+    (``_frames_only``), the lines reading one (``frame_lines``): it reads any name only
+    where one of those ran."""
 
     names: frozenset[str]
     lines: frozenset[int]
+    frame_lines: frozenset[int] = frozenset()
+
+
+def frame_key(key: int) -> int:
+    """The key under which the frame lines of the code ``key`` (``identity(code)``, never
+    negative) are told apart from its other read lines, in the same sets and maps."""
+    return ~key
 
 
 def _spells_read(code: CodeType) -> bool:
     """Cheap first look: whether ``code`` names one of the reads at all."""
-    if not _SPELLED.isdisjoint(code.co_names):
+    if not _SPELLED.isdisjoint(code.co_names) or not FRAME_NAMESPACES.isdisjoint(code.co_names):
         return True
     return any(not _SPELLED.isdisjoint(string_parts(const)) for const in code.co_consts)
 
 
+def _frames_only(code: CodeType) -> bool:
+    """Whether the only lookups by string ``code`` spells are reads of a frame's namespace
+    (``tb.tb_frame.f_locals``). Any other spelling (``globals``, ``getattr``, a variable so
+    named from an enclosing function) keeps the code whole."""
+    spelled = DYNAMIC_NAMES.intersection([*code.co_names, *code.co_freevars, *code.co_cellvars])
+    return bool(spelled) and spelled <= FRAME_NAMESPACES
+
+
 def read_lines(code: CodeType) -> ReadLines | None:
-    """The code-reading names ``code`` reads and the lines spelling them; None when it reads
-    none, or when its lines cannot tell (a generator, an instruction without a line, a name
-    no instruction spells)."""
+    """The code-reading names ``code`` reads and the lines spelling them, and its frame
+    lines; None when it has neither, or when its lines cannot tell (a generator, an
+    instruction without a line, a name no instruction spells)."""
     if code.co_flags & _RESUMABLE or not _spells_read(code):
         return None
     names, global_only, _ = code_reads(code)
     wanted = (names | global_only) & _READ_NAMES
-    if not wanted:
+    frames = _frames_only(code)
+    if not wanted and not frames:
         return None
     line_at = {
         offset: line for start, end, line in code.co_lines() for offset in range(start, end, 2)
     }
     spelled: set[str] = set()
     lines: set[int] = set()
+    frame_lines: set[int] = set()
     for instruction in dis.get_instructions(code):
         found = string_parts(instruction.argval) & wanted
         if "__signature__" in wanted and instruction.argval in INSPECT_SIGNATURES:
             found.add("__signature__")  # ``inspect.signature``: see ``lookups``
-        if not found:
+        frame = (
+            frames and instruction.opcode in dis.hasname and instruction.argval in FRAME_NAMESPACES
+        )
+        if not found and not frame:
             continue
         line = line_at.get(instruction.offset)
         if line is None:
             return None
-        spelled |= found
-        lines.add(line)
-    if spelled != wanted:
+        if found:
+            spelled |= found
+            lines.add(line)
+        if frame:
+            frame_lines.add(line)
+    if spelled != wanted or frames != bool(frame_lines):
         return None
-    return ReadLines(frozenset(wanted), frozenset(lines))
+    return ReadLines(frozenset(wanted), frozenset(lines), frozenset(frame_lines))
 
 
 def own_signature(code: CodeType, file_units: FileUnits) -> bool:
@@ -108,23 +145,29 @@ class ReadLineWatch:
 
     seen: bool
     lines: dict[int, frozenset[int]] = field(default_factory=dict)  # by identity(code)
-    ran: set[int] = field(default_factory=set)  # by identity(code)
+    ran: set[int] = field(default_factory=set)  # by identity(code), or its ``frame_key``
 
     def watch(self, code: CodeType) -> bool:
-        """Whether ``code`` has lines to watch (they are kept)."""
+        """Whether ``code`` has lines to watch (they are kept; its frame lines under
+        ``frame_key``)."""
         found = read_lines(code)
         if found is not None:
             self.lines[identity(code)] = found.lines
+            if found.frame_lines:
+                self.lines[frame_key(identity(code))] = found.frame_lines
         return found is not None
 
     def line_event(self, disable: object) -> Callable[[CodeType, int], Any]:
-        """The LINE callback: notes a watched line, and disables each line until events
-        restart (the next test)."""
+        """The LINE callback: notes a watched line (a frame line under ``frame_key``), and
+        disables each line until events restart (the next test)."""
         lines, ran = self.lines, self.ran
 
         def on_line(code: CodeType, line: int) -> Any:
-            if line in lines.get(identity(code), ()):
-                ran.add(identity(code))
+            key = identity(code)
+            if line in lines.get(key, ()):
+                ran.add(key)
+            if line in lines.get(frame_key(key), ()):
+                ran.add(frame_key(key))
             return disable
 
         return on_line
@@ -134,3 +177,60 @@ class ReadLineWatch:
         taken = set(self.ran)
         self.ran.clear()
         return taken
+
+
+_ANY_NAME = frozenset([EVERY_NAME])
+
+
+class LineReads:
+    """The attribution's side: by code (``identity``), the names it reads only where their
+    lines run (``read_lines``); under ``frame_key``, any name (``EVERY_NAME``) for code
+    whose only lookups by string read a frame's namespace. ``seen``: whether windows tell
+    which code ran such a line (3.12+); else nothing is noted and every read counts."""
+
+    def __init__(self, seen: bool) -> None:
+        self.seen = seen
+        self._reads: dict[int, frozenset[str]] = {}
+
+    def note(
+        self, code: CodeType, names: frozenset[str], global_only: frozenset[str], dynamic: bool
+    ) -> tuple[frozenset[str], frozenset[str], bool]:
+        """What ``code`` reads (``reads.code_reads``: ``dynamic``, whether its bytecode
+        may look names up by string) wherever it runs; the rest is kept here."""
+        sites = read_lines(code) if self.seen else None
+        if sites is None:
+            return names, global_only, dynamic
+        key = identity(code)
+        self._reads[key] = sites.names & (names | global_only)
+        if dynamic and sites.frame_lines:
+            self._reads[frame_key(key)] = _ANY_NAME
+            dynamic = False
+        return names - sites.names, global_only - sites.names, dynamic
+
+    def settle(self, key: int, kind: str | None) -> str | None:
+        """The lookup kind of a function's code ``key`` once its lines tell: one whose
+        syntax reads any name (``kind`` "*") only by reading a frame's namespace does so
+        only where such a line runs; one whose syntax reads none there
+        (``f_globals.get("name")``) reads no more when those lines run."""
+        if frame_key(key) not in self._reads:
+            return kind
+        if kind == "*":
+            return None
+        del self._reads[frame_key(key)]
+        return kind
+
+    def forget(self, key: int) -> None:
+        """Code ``key`` reads nothing where it runs (a class body)."""
+        self._reads.pop(key, None)
+        self._reads.pop(frame_key(key), None)
+
+    def whole(self, key: int) -> frozenset[str]:
+        """What code ``key`` reads where any of its lines ran (at collection or import:
+        every line counts)."""
+        return self._reads.get(key, frozenset()) | self._reads.get(frame_key(key), frozenset())
+
+    def ran(self, keys: Set[int]) -> frozenset[str]:
+        """What the code whose watched lines ran (``keys``, as ``ReadLineWatch.take``
+        gives them) reads there."""
+        reads = self._reads
+        return frozenset().union(*(reads[key] for key in keys & reads.keys()))

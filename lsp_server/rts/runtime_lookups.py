@@ -34,18 +34,20 @@ than ``MAX_CALLS`` names in a session (then its call sites stop calling back).
 
 from __future__ import annotations
 
+import builtins
 import dis
 import importlib
 import operator
 import sys
-from collections.abc import Callable, Mapping, Sized
+from collections.abc import Callable, Iterable, Mapping
 from types import CodeType, FrameType, FunctionType, MethodType
 
 from lsp_server.rts import member_lookups
 from lsp_server.rts.identity import identity
+from lsp_server.rts.import_calls import record_import
 from lsp_server.rts.lookups import DYNAMIC_NAMES
 from lsp_server.rts.reads import EVERY_NAME
-from lsp_server.rts.site_values import Source, record_vars, value_at
+from lsp_server.rts.site_values import Source, argument_sources, record_vars, value_at
 
 __all__ = [
     "EVERY_NAME",
@@ -63,6 +65,8 @@ _NAME_ARGUMENTS: list[tuple[Callable[..., object], slice, str | None]] = [
     (setattr, slice(1, 2), None),
     (delattr, slice(1, 2), None),
     (importlib.import_module, slice(0, 1), "importlib"),
+    # Imports the module by name, then looks up the names of its fromlist: ``import_calls``.
+    (builtins.__import__, slice(0, 1), None),
     # Reads every name of what it is given: bindings only of a module or a class.
     (vars, slice(0, 1), None),
 ]
@@ -100,7 +104,6 @@ _CALLEE_OPS = frozenset(
     else ["LOAD_GLOBAL", "LOAD_NAME"]
 )
 _CALL_OPS = frozenset(["CALL", "CALL_FUNCTION", "CALL_METHOD"])
-_LOCAL_OPS = frozenset(["LOAD_FAST", "LOAD_FAST_CHECK", "LOAD_DEREF", "LOAD_CLASSDEREF"])
 
 MAX_CALLS = 20_000
 """Lookups one code object may record in a session before it is read conservatively (a
@@ -111,21 +114,6 @@ Sites = dict[int, tuple[Source | None, ...]]
 lookup method (``_LOOKUP_METHODS``) has ``_METHOD_CALL`` first."""
 
 _METHOD_CALL: Source = ("method", None)
-
-
-def _pushes(ins: dis.Instruction) -> list[Source] | None:
-    """The sources of what ``ins`` pushes when it is a plain load, else None."""
-    if ins.opname in _LOCAL_OPS:
-        return [("local", ins.argval)]
-    if ins.opname == "LOAD_FAST_LOAD_FAST":  # 3.13+: two locals
-        return [("local", name) for name in ins.argval]
-    if ins.opname == "LOAD_CONST":
-        return [("const", ins.argval)]
-    if ins.opname == "LOAD_GLOBAL" and not (sys.version_info >= (3, 11) and ins.arg & 1):
-        return [("global", ins.argval)]
-    if ins.opname == "LOAD_NAME":
-        return [("name", ins.argval)]
-    return None
 
 
 _JUMPS = frozenset([*dis.hasjrel, *dis.hasjabs])
@@ -153,7 +141,7 @@ def _site(
                 after = (
                     instructions[at + 1].offset if at + 1 < len(instructions) else call.offset + 2
                 )
-                arguments = _last_arguments(instructions, index, depth)
+                arguments = argument_sources(instructions, index, depth)
                 # 3.11 reports a Python callee's caller at the call's last cache entry.
                 return call.offset, dict.fromkeys(range(call.offset, after, 2), arguments)
         elif ins.opname == "KW_NAMES" and keywords:
@@ -164,20 +152,6 @@ def _site(
         if depth < 0:
             return None  # the callee was consumed by something else
     return None
-
-
-def _last_arguments(
-    instructions: list[dis.Instruction], call: int, count: int
-) -> tuple[Source | None, ...]:
-    """The sources of the ``count`` arguments pushed before ``instructions[call]``: each
-    from the end that a plain load pushed, None for the others (computed)."""
-    found: list[Source] = []
-    for ins in reversed(instructions[:call]):
-        pushed = _pushes(ins)
-        if pushed is None or len(found) + len(pushed) > count:
-            break
-        found[:0] = pushed
-    return (None,) * (count - len(found)) + tuple(found)
 
 
 def lookup_sites(code: CodeType) -> Sites | None:
@@ -208,18 +182,31 @@ def lookup_sites(code: CodeType) -> Sites | None:
     return sites
 
 
-def shadowed(code: CodeType, bound: Mapping[str, Sized], origins: Mapping[str, str]) -> bool:
+def shadowed(
+    code: CodeType, bound: Mapping[str, Iterable[str]], origins: Mapping[str, str]
+) -> bool:
     """Whether a lookup function ``code`` spells may be something else: its module binds
-    the name (``bound``: name -> its bindings) other than by importing it from its own
-    module (``import_module`` from ``importlib``; ``origins``: ``lookups.import_origins``)."""
+    the name (``bound``: name -> its binding units) other than by importing it from its own
+    module (``import_module`` from ``importlib``; ``origins``: ``lookups.import_origins``).
+    A class attribute so named (jinja's ``Environment.getattr`` method) is no global: a
+    function's ``getattr`` still finds the builtin."""
     for name in _LOOKUP_NAMES.intersection(code.co_names):
+        globals_ = [unit for unit in bound.get(name, ()) if not _is_member(unit, name)]
         home = _HOME.get(name)
         if home is not None and origins.get(name) == home:
-            if len(bound.get(name, ())) > 1:
+            if len(globals_) > 1:
                 return True
-        elif name in bound or name in origins:
+        elif globals_ or name in origins:
             return True
     return False
+
+
+def _is_member(unit: str, name: str) -> bool:
+    """Whether the binding unit ``unit`` of ``name`` binds a class's attribute: its name is
+    qualified by a class (``C.name``, ``C.name.<def>``), not the name itself or a special
+    unit (``<import>.name``)."""
+    first = unit.partition(".")[0]
+    return first != name and not first.startswith("<")
 
 
 def _parts(dotted: list[str]) -> set[str]:
@@ -240,6 +227,8 @@ class RuntimeLookups:
         self._calls: dict[int, int] = {}
         self.names: dict[int, set[str]] = {}
         self.modules: dict[int, set[str]] = {}
+        # By code: the modules an ``__import__`` fromlist may have imported (if it did).
+        self.submodules: dict[int, set[str]] = {}
         self.version = 0
         """Grows whenever some code looks up a name (or imports a module) it had not: an
         answer worked out from what was read before is then out of date."""
@@ -310,6 +299,12 @@ class RuntimeLookups:
             return False
         if function is vars:
             return record_vars(frame, sources, names)
+        if function is builtins.__import__:
+            modules = self.modules.setdefault(key, set())
+            submodules = self.submodules.setdefault(key, set())
+            # Each argument is read: a constant name with a variable fromlist reads more.
+            told = record_import(frame, sources, names, modules, submodules)
+            return told and not all(s is not None and s[0] == "const" for s in sources)
         looked_up: list[str] = []
         for source in arguments:
             value = None if source is None else value_at(frame, source)
@@ -347,8 +342,8 @@ class RuntimeLookups:
         the names read (the instance and any other object name nothing)."""
         for source in sources:
             value = None if source is None else value_at(frame, source)
-            if source is None or (source[0] != "const" and value is None):
-                names.add(EVERY_NAME)  # computed, or not found
+            if source is None or source[0] == "list" or (source[0] != "const" and value is None):
+                names.add(EVERY_NAME)  # computed, a display (no name), or not found
                 return False
             if isinstance(value, str):
                 names.add(str.__str__(value))
@@ -378,7 +373,7 @@ class RuntimeLookups:
             self.on_call(caller, code, caller.f_lasti, function)
 
     def records(
-        self, code: CodeType, bound: Mapping[str, Sized], origins: Mapping[str, str]
+        self, code: CodeType, bound: Mapping[str, Iterable[str]], origins: Mapping[str, str]
     ) -> bool:
         """Whether the lookups by string of ``code`` (whose module binds ``bound`` and
         imports ``origins``) are all ones whose names are recorded as they run."""
@@ -396,5 +391,9 @@ class RuntimeLookups:
             if module is None:
                 names = names | {EVERY_NAME}
             elif isinstance(filename, str):  # else a builtin module: no project code
+                files.add(filename)
+        for name in self.submodules.get(key, ()):
+            filename = getattr(sys.modules.get(name), "__file__", None)
+            if isinstance(filename, str):  # else an attribute it took: a name read
                 files.add(filename)
         return names, files

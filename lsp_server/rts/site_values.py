@@ -1,16 +1,75 @@
-"""What the arguments of a lookup call site (``rts.runtime_lookups``) hold in the calling
-frame as the call runs."""
+"""Where the arguments of a lookup call site (``rts.runtime_lookups``) come from in the
+bytecode (``argument_sources``), and what they hold in the calling frame as the call runs."""
 
 from __future__ import annotations
 
 import builtins
+import dis
+import sys
 from types import FrameType, ModuleType
 
 from lsp_server.rts.reads import EVERY_NAME
 
 Source = tuple[str, object]
-"""Where a call's argument comes from: ("local" | "global" | "name", its name), or
-("const", its value)."""
+"""Where a call's argument comes from: ("local" | "global" | "name", its name),
+("const", its value), or ("list", the sources of the items of a list or tuple display)."""
+
+_LOCAL_OPS = frozenset(["LOAD_FAST", "LOAD_FAST_CHECK", "LOAD_DEREF", "LOAD_CLASSDEREF"])
+
+
+def _pushes(ins: dis.Instruction) -> list[Source] | None:
+    """The sources of what ``ins`` pushes when it is a plain load, else None."""
+    if ins.opname in _LOCAL_OPS:
+        return [("local", ins.argval)]
+    if ins.opname == "LOAD_FAST_LOAD_FAST":  # 3.13+: two locals
+        return [("local", name) for name in ins.argval]
+    if ins.opname == "LOAD_CONST":
+        return [("const", ins.argval)]
+    if ins.opname == "LOAD_GLOBAL" and not (sys.version_info >= (3, 11) and ins.arg & 1):
+        return [("global", ins.argval)]
+    if ins.opname == "LOAD_NAME":
+        return [("name", ins.argval)]
+    return None
+
+
+def argument_sources(
+    instructions: list[dis.Instruction], call: int, count: int
+) -> tuple[Source | None, ...]:
+    """The sources of the ``count`` arguments pushed before ``instructions[call]``: each
+    from the end that a plain load pushed, None for the others (computed)."""
+    found: list[Source] = []
+    at = call - 1
+    while at >= 0:
+        pushed = _pushes(instructions[at])
+        if pushed is None:
+            display = _display(instructions, at)
+            if display is None:
+                break
+            pushed, at = [display[0]], display[1]
+        if len(found) + len(pushed) > count:
+            break
+        found[:0] = pushed
+        at -= 1
+    return (None,) * (count - len(found)) + tuple(found)
+
+
+def _display(instructions: list[dis.Instruction], at: int) -> tuple[Source, int] | None:
+    """A list or tuple display of plain loads built at ``instructions[at]`` (``[obj]``,
+    ``__import__``'s fromlist): its source and where its first item is pushed."""
+    ins = instructions[at]
+    if ins.opname not in ("BUILD_LIST", "BUILD_TUPLE") or not ins.arg:
+        return None
+    items: list[Source] = []
+    first = at
+    while len(items) < ins.arg and first > 0:
+        first -= 1
+        pushed = _pushes(instructions[first])
+        if pushed is None:
+            return None
+        items[:0] = pushed
+    if len(items) != ins.arg:
+        return None
+    return ("list", tuple(items)), first
 
 
 def record_vars(frame: FrameType, sources: tuple[Source | None, ...], names: set[str]) -> bool:
@@ -29,6 +88,9 @@ def value_at(frame: FrameType, source: Source) -> object:
     kind, name = source
     if kind == "const":
         return name
+    if kind == "list":
+        assert isinstance(name, tuple)
+        return [value_at(frame, item) for item in name]
     assert isinstance(name, str)
     if kind == "local":
         return frame.f_locals.get(name, None)

@@ -499,3 +499,104 @@ def test_a_project_method_named_like_a_lookup_looks_nothing_up(
     edit(pytester, "mod.py", "def render", "LIMIT = 3\n\n\ndef render")
     # Before 3.12 the tracer cannot see which callable a call site called: conservative.
     assert run(pytester) == (set() if sys.version_info >= (3, 12) else {"test_render"})
+
+
+def test_a_method_named_getattr_does_not_hide_the_builtin_from_its_class(
+    pytester: pytest.Pytester,
+) -> None:
+    # jinja's ``Environment.getattr`` calls the builtin ``getattr(obj, attribute)``: a
+    # method's name binds a class attribute, not a global, so the builtin's calls in the
+    # class's methods are recorded as they run (before: every binding of the module).
+    write(
+        pytester,
+        "env.py",
+        """
+        LIMIT = 3
+        OTHER = 4
+
+
+        class Env:
+            def getattr(self, obj, name):
+                return getattr(obj, name)
+        """,
+    )
+    write(
+        pytester,
+        "test_env.py",
+        """
+        import env
+
+
+        def test_lookup():
+            found = env.Env().getattr(env, "OTHER")
+            assert found == 4
+        """,
+    )
+    assert run(pytester, flag="--reks-all") == {"test_lookup"}
+    edit(pytester, "env.py", "LIMIT = 3", "LIMIT = 5")
+    # Before 3.12 the test's own call of a method spelled getattr stays conservative.
+    assert run(pytester) == (set() if sys.version_info >= (3, 12) else {"test_lookup"})
+    edit(pytester, "env.py", "OTHER = 4", "OTHER = 6")
+    assert run(pytester) == {"test_lookup"}
+
+
+def _import_string_project(pytester: pytest.Pytester) -> None:
+    # jinja's ``utils.import_string``, run at import by every module making an
+    # ``Environment(extensions=["pkg.ext.I18n"])``.
+    write(pytester, "pkg/__init__.py", "")
+    write(
+        pytester,
+        "pkg/utils.py",
+        """
+        def import_string(import_name):
+            module, _, obj = import_name.rpartition(".")
+            return getattr(__import__(module, None, None, [obj]), obj)
+        """,
+    )
+    write(pytester, "pkg/ext.py", "class I18n:\n    pass\n\n\nOTHER = 4\n")
+    write(
+        pytester,
+        "pkg/core.py",
+        """
+        from pkg.utils import import_string
+
+        LIMIT = 3
+        EXTENSION = import_string("pkg.ext.I18n")
+
+
+        def other():
+            return 2
+        """,
+    )
+    write(
+        pytester,
+        "test_core.py",
+        """
+        from pkg import core
+
+
+        def test_other():
+            assert core.other() == 2
+        """,
+    )
+    assert run(pytester, flag="--reks-all") == {"test_other"}
+
+
+def test_an_import_by_name_reads_its_module_and_the_names_it_takes(
+    pytester: pytest.Pytester,
+) -> None:
+    _import_string_project(pytester)
+    edit(pytester, "pkg/core.py", "LIMIT = 3", "LIMIT = 5")
+    assert run(pytester) == set()
+    edit(pytester, "pkg/ext.py", "OTHER = 4", "OTHER = 6")
+    assert run(pytester) == set()
+    edit(pytester, "pkg/ext.py", "    pass", "    name = 'i18n'")
+    assert run(pytester) == {"test_other"}
+
+
+def test_an_import_by_name_sees_a_new_binding_of_a_name_it_took(
+    pytester: pytest.Pytester,
+) -> None:
+    _import_string_project(pytester)
+    edit(pytester, "pkg/ext.py", "OTHER = 4", "OTHER = 4\nI18n = int")
+    assert run(pytester) == {"test_other"}

@@ -15,7 +15,16 @@ pytest_plugins = ["pytester"]
 
 @pytest.mark.parametrize(
     ("lookup", "reads_any"),
-    [('ctx.vars["result"]', False), ("ctx.globals[key]", False), ("ctx.f_globals[key]", True)],
+    [
+        ('ctx.vars["result"]', False),
+        ("ctx.globals[key]", False),
+        ("ctx.f_globals[key]", True),
+        # jinja's ``template.globals.update(globals)``, ``param in self.environment.globals``:
+        # a function has no such method and is no container.
+        ("ctx.globals.get(key)", False),
+        ("key in ctx.globals", False),
+        ("ctx.f_globals.get(key)", True),
+    ],
 )
 def test_a_subscripted_lookup_name(pytester: pytest.Pytester, lookup: str, reads_any: bool) -> None:
     write(
