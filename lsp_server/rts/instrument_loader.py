@@ -9,7 +9,8 @@ has no statements, evaluates ``__reks_hit__(k, 1) or body`` (the bytearray's bou
 ``__setitem__``, a C call returning None); a generator expression gets the same marker as
 the first condition of its first ``for`` (nothing in it can run before the first element).
 List, set and dict comprehensions run whole where they are written: they are recorded
-with the code around them. Markers take the first statement's location, and nothing else
+with the code around them (generator expressions too, besides their own marker: one
+consumed later, in another test, marks itself there). Markers take the first statement's location, and nothing else
 changes: line numbers, tracebacks and ``inspect.getsource`` stay the same.
 
 The bytearray and its name stay in ``builtins`` for the process's life: instrumented code
@@ -196,7 +197,9 @@ def register_codes(module_code: CodeType, table: HitTable) -> None:
         if index is not None:
             group = [code]
             table.codes[index] = group  # type: ignore[call-overload]
-        elif owner is not None:
+        if owner is not None and (index is None or code.co_name == "<genexpr>"):
+            # A generator expression is counted with its owner too: an empty one marks
+            # nothing of its own, yet a profile hook sees it start.
             owner.append(code)
         stack.extend((c, group) for c in code.co_consts if type(c) is CodeType)
     # Lists while filling (comprehensions join their owner's); tuples once complete.

@@ -1,0 +1,87 @@
+"""What the tracer of Python 3.10/3.11 records against the profile hook's recording: each
+test's dependencies must be the same or more (never fewer: selection stays sound).
+
+    python bench/tracer_stores.py --venv /tmp/v311 \
+        --checkout /work/.mirror/pytoolz+toolz/repo --checkout /work/.mirror/andialbrecht+sqlparse/repo
+
+``--venv``: a venv of the Python to compare on (pytest and reks), run with ``pytest
+--reks-all`` twice on the same checkout: ``REKS_TRACER=profile``, then the default tracer.
+Prints per project the tests with fewer dependencies (each listed with what it lacks),
+with more, and the total number of dependencies of each recording.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from rts_overhead import _load, from_checkout
+from rts_project import Project
+
+from lsp_server.rts.store import DependencyStore
+
+
+def recorded(project: Project, tracer: str | None) -> dict[str, set[str]]:
+    """Each test's dependencies after ``pytest --reks-all`` with ``REKS_TRACER=tracer``."""
+    project.reset_stores()
+    if tracer is None:
+        os.environ.pop("REKS_TRACER", None)
+    else:
+        os.environ["REKS_TRACER"] = tracer
+    try:
+        run = project.pytest("--reks-all", listing=False)
+    finally:
+        os.environ.pop("REKS_TRACER", None)
+    print(f"  {tracer or 'default'}: {run.count} tests, rc={run.returncode}, cpu {run.cpu:.2f} s")
+    with DependencyStore(project.root) as store:
+        return store.dependency_keys(store.test_records())
+
+
+def compare(project: Project) -> int:
+    print(f"\n== {project.name}; load {_load()}")
+    profile = recorded(project, "profile")
+    default = recorded(project, None)
+    fewer = {t: profile[t] - default.get(t, set()) for t in profile}
+    fewer = {t: lacking for t, lacking in fewer.items() if lacking}
+    more = sum(1 for t in profile if default.get(t, set()) > profile[t])
+    print(f"tests: {len(profile)} (profile hook), {len(default)} (default tracer)")
+    print(f"tests with fewer dependencies: {len(fewer)}; with more: {more}")
+    print(
+        f"dependencies in all: profile hook {sum(map(len, profile.values()))},"
+        f" default tracer {sum(map(len, default.values()))}"
+    )
+    for test, lacking in sorted(fewer.items())[:20]:
+        print(f"  {test} lacks {sorted(lacking)[:8]}")
+    missing = sorted(set(profile) - set(default))
+    if missing:
+        print(f"  not recorded by the default tracer: {missing[:10]}")
+    return len(fewer) + len(missing)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--checkout", type=Path, action="append", required=True)
+    parser.add_argument("--venv", type=Path, required=True)
+    parser.add_argument("--workdir", type=Path, default=Path("/tmp/reks-tracer-stores"))
+    parser.add_argument(
+        "--pytest-arg", action="append", default=[], help="given to every pytest run"
+    )
+    args = parser.parse_args()
+    tmp = args.workdir / "tmp"
+    tmp.mkdir(parents=True, exist_ok=True)
+    os.environ["TMPDIR"] = str(tmp)
+    unsound = 0
+    for source in args.checkout:
+        project = from_checkout(source, args.workdir, args.venv)
+        project.extra_args = list(args.pytest_arg)
+        unsound += compare(project)
+    return 1 if unsound else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
