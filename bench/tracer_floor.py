@@ -3,7 +3,8 @@ recorder of each design (``tracer_floor_plugin``) against plain pytest, interlea
 the same checkout, CPU seconds of the pytest process.
 
     python bench/tracer_floor.py --venv /tmp/v311 --repeat 3 \
-        --checkout /work/.mirror/pytoolz+toolz/repo --checkout /work/.mirror/andialbrecht+sqlparse/repo
+        --checkout /work/.mirror/pytoolz+toolz/repo \
+        --checkout /work/.mirror/andialbrecht+sqlparse/repo
 
 ``--venv`` is a plain venv (pytest, coverage, reks; no pytest-lsp: its plugin costs ~0.9 s
 per pytest start) of the Python to measure. ``--reks`` adds ``pytest --reks`` (a full

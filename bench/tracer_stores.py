@@ -2,7 +2,8 @@
 test's dependencies must be the same or more (never fewer: selection stays sound).
 
     python bench/tracer_stores.py --venv /tmp/v311 \
-        --checkout /work/.mirror/pytoolz+toolz/repo --checkout /work/.mirror/andialbrecht+sqlparse/repo
+        --checkout /work/.mirror/pytoolz+toolz/repo \
+        --checkout /work/.mirror/andialbrecht+sqlparse/repo
 
 ``--venv``: a venv of the Python to compare on (pytest and reks), run with ``pytest
 --reks-all`` twice on the same checkout: ``REKS_TRACER=profile``, then the default tracer.

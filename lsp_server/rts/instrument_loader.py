@@ -10,8 +10,10 @@ has no statements, evaluates ``__reks_hit__(k, 1) or body`` (the bytearray's bou
 the first condition of its first ``for`` (nothing in it can run before the first element).
 List, set and dict comprehensions run whole where they are written: they are recorded
 with the code around them (generator expressions too, besides their own marker: one
-consumed later, in another test, marks itself there). Markers take the first statement's location, and nothing else
-changes: line numbers, tracebacks and ``inspect.getsource`` stay the same.
+consumed later, in another test, marks itself there). Markers take the first statement's
+location, and nothing else changes: line numbers, tracebacks and ``inspect.getsource``
+stay the same. Code whose lookups by name must be watched as it runs (``Watched``) calls
+``__reks_enter__(k)`` instead (``rts.instrumented_tracer``).
 
 The bytearray and its name stay in ``builtins`` for the process's life: instrumented code
 may still run after recording stops (teardown, ``atexit``).
@@ -36,6 +38,8 @@ from typing import Any
 
 HITS_NAME = "__reks_hits__"
 HIT_NAME = "__reks_hit__"
+ENTER_NAME = "__reks_enter__"
+MARKER_NAMES = frozenset([HITS_NAME, HIT_NAME, ENTER_NAME])
 _COMPREHENSIONS = frozenset({"<listcomp>", "<setcomp>", "<dictcomp>"})
 
 
@@ -70,6 +74,12 @@ class HitTable:
         """Make the table the one instrumented code marks."""
         setattr(builtins, HITS_NAME, self.hits)
         setattr(builtins, HIT_NAME, self.hits.__setitem__)
+        setattr(builtins, ENTER_NAME, self.mark)
+
+    def mark(self, index: int) -> None:
+        """The marker of code to be watched as it runs (``ENTER_NAME``) while no tracer
+        watches: a mark like any other."""
+        self.hits[index] = 1
 
 
 def shared_table() -> HitTable:
@@ -98,7 +108,9 @@ def _located(node: ast.AST, at: ast.AST) -> Any:
     return node
 
 
-def _marker_statement(index: int, at: ast.AST) -> ast.stmt:
+def _marker_statement(index: int, at: ast.AST, enter: bool) -> ast.stmt:
+    if enter:
+        return _located(ast.Expr(value=_marker_call(index, at, enter)), at)  # type: ignore[no-any-return]
     target = ast.Subscript(
         value=ast.Name(id=HITS_NAME, ctx=ast.Load()),
         slice=ast.Constant(value=index),
@@ -108,10 +120,12 @@ def _marker_statement(index: int, at: ast.AST) -> ast.stmt:
     return _located(statement, at)  # type: ignore[no-any-return]
 
 
-def _marker_call(index: int, at: ast.AST) -> ast.expr:
+def _marker_call(index: int, at: ast.AST, enter: bool) -> ast.expr:
+    """``__reks_hit__(k, 1)``, or ``__reks_enter__(k)``: both return None."""
+    name, args = (ENTER_NAME, [index]) if enter else (HIT_NAME, [index, 1])
     call = ast.Call(
-        func=ast.Name(id=HIT_NAME, ctx=ast.Load()),
-        args=[ast.Constant(value=index), ast.Constant(value=1)],
+        func=ast.Name(id=name, ctx=ast.Load()),
+        args=[ast.Constant(value=a) for a in args],
         keywords=[],
     )
     return _located(call, at)  # type: ignore[no-any-return]
@@ -121,7 +135,9 @@ _MARKED = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda, ast.
 """The nodes whose code objects get a marker (comprehensions are recorded with their owner)."""
 
 
-def _mark_body(node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef, index: int) -> None:
+def _mark_body(
+    node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef, index: int, enter: bool
+) -> None:
     body = node.body
     first = body[0]
     has_docstring = (
@@ -132,35 +148,47 @@ def _mark_body(node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef, inde
     # After the docstring, at the next statement's place (or the docstring's, when the body
     # is nothing else).
     at = 1 if has_docstring else 0
-    body.insert(at, _marker_statement(index, body[min(at, len(body) - 1)]))
+    body.insert(at, _marker_statement(index, body[min(at, len(body) - 1)], enter))
 
 
-def _mark(node: ast.AST, index: int) -> None:
+def _mark(node: ast.AST, index: int, enter: bool) -> None:
     if isinstance(node, ast.Lambda):
-        marked = ast.BoolOp(op=ast.Or(), values=[_marker_call(index, node.body), node.body])
+        call = _marker_call(index, node.body, enter)
+        marked = ast.BoolOp(op=ast.Or(), values=[call, node.body])
         node.body = ast.copy_location(marked, node.body)  # spans its body, as before
     elif isinstance(node, ast.GeneratorExp):
         test = ast.Compare(
-            left=_marker_call(index, node.elt), ops=[ast.Is()], comparators=[ast.Constant(None)]
+            left=_marker_call(index, node.elt, enter),
+            ops=[ast.Is()],
+            comparators=[ast.Constant(None)],
         )
         node.generators[0].ifs.insert(0, _located(test, node.elt))
     else:
-        _mark_body(node, index)  # type: ignore[arg-type]
+        _mark_body(node, index, enter)  # type: ignore[arg-type]
 
 
-def instrument_tree(tree: ast.Module, table: HitTable) -> int:
-    """Add markers to ``tree`` in place; returns the first index it uses. One walk finds
-    every node first: a visitor rebuilding the tree cost more than compiling it."""
+def instrument_tree(
+    tree: ast.Module,
+    table: HitTable,
+    start: int | None = None,
+    entering: frozenset[int] = frozenset(),
+) -> int:
+    """Add markers to ``tree`` in place, numbered from ``start`` (None: new indexes of
+    ``table``), those of ``entering`` the watched kind; returns the first index. One walk
+    finds every node first: a visitor rebuilding the tree cost more than compiling it."""
     marked = [node for node in ast.walk(tree) if isinstance(node, _MARKED)]
-    start = table.reserve(len(marked))
+    if start is None:
+        start = table.reserve(len(marked))
     # Every node added is located: ``fix_missing_locations`` would give pytest's rewritten
     # asserts (which have no end positions) spans ending before they start.
     for index, node in enumerate(marked, start):
-        _mark(node, index)
+        _mark(node, index, index in entering)
     return start
 
 
-_LOAD_GLOBAL, _LOAD_NAME, _LOAD_CONST = (dis.opmap[n] for n in ("LOAD_GLOBAL", "LOAD_NAME", "LOAD_CONST"))
+_LOAD_GLOBAL, _LOAD_NAME, _LOAD_CONST = (
+    dis.opmap[n] for n in ("LOAD_GLOBAL", "LOAD_NAME", "LOAD_CONST")
+)
 _EXTENDED_ARG = dis.opmap["EXTENDED_ARG"]
 # 3.11+: LOAD_GLOBAL's low bit says whether it also pushes a NULL; the name index is above it.
 _GLOBAL_SHIFT = 1 if sys.version_info >= (3, 11) else 0
@@ -171,16 +199,16 @@ def _own_index(code: CodeType) -> int | None:
     load of the marker's name, a few instructions in (read from the raw bytecode:
     ``dis.get_instructions`` decodes the whole code object first)."""
     names = code.co_names
-    if HITS_NAME not in names and HIT_NAME not in names:
+    if MARKER_NAMES.isdisjoint(names):
         return None
     raw, extended, after_name = code.co_code, 0, False
     for at in range(0, len(raw), 2):
         op, arg = raw[at], raw[at + 1] | extended
         extended = arg << 8 if op == _EXTENDED_ARG else 0
         if op == _LOAD_GLOBAL:
-            after_name = after_name or names[arg >> _GLOBAL_SHIFT] in (HITS_NAME, HIT_NAME)
+            after_name = after_name or names[arg >> _GLOBAL_SHIFT] in MARKER_NAMES
         elif op == _LOAD_NAME:
-            after_name = after_name or names[arg] in (HITS_NAME, HIT_NAME)
+            after_name = after_name or names[arg] in MARKER_NAMES
         elif after_name and op == _LOAD_CONST and type(code.co_consts[arg]) is int:
             return int(code.co_consts[arg])
     return None
@@ -208,21 +236,40 @@ def register_codes(module_code: CodeType, table: HitTable) -> None:
             table.codes[at] = tuple(found)
 
 
+Watched = Callable[[tuple[CodeType, ...]], bool]
+"""Whether a marked code object (with the comprehensions run with it) is to be watched
+as it runs: its marker is then a call of ``ENTER_NAME``."""
+
+
 def compile_instrumented(
     source: str | bytes,
     filename: str,
     table: HitTable,
     rewrite: Callable[[ast.Module, bytes], None] | None = None,
+    watched: Watched | None = None,
 ) -> CodeType:
     """``source`` compiled with markers (after ``rewrite``, pytest's assertion rewriting
-    for a test module), its code objects registered in ``table``."""
-    tree = ast.parse(source, filename)
-    if rewrite is not None:
-        rewrite(tree, source if isinstance(source, bytes) else source.encode())
-    instrument_tree(tree, table)
-    code = compile(tree, filename, "exec", dont_inherit=True)
-    register_codes(code, table)
-    return code
+    for a test module), its code objects registered in ``table``. When some of them are
+    ``watched`` (known only from the code objects), it is compiled once more with their
+    markers calling ``ENTER_NAME``, at the same indexes."""
+    data = source if isinstance(source, bytes) else source.encode()
+
+    def compiled(start: int | None, entering: frozenset[int]) -> tuple[int, int, CodeType]:
+        tree = ast.parse(data, filename)
+        if rewrite is not None:
+            rewrite(tree, data)
+        first = instrument_tree(tree, table, start, entering)
+        code = compile(tree, filename, "exec", dont_inherit=True)
+        register_codes(code, table)
+        return first, len(table.hits), code
+
+    start, end, code = compiled(None, frozenset())
+    if watched is None:
+        return code
+    entering = frozenset(
+        at for at in range(start, end) if (group := table.codes[at]) and watched(group)
+    )
+    return compiled(start, entering)[2] if entering else code
 
 
 ModuleHook = Callable[[CodeType], None]
@@ -246,7 +293,8 @@ class InstrumentingLoader(importlib.machinery.SourceFileLoader):
 
     def get_code(self, fullname: str) -> CodeType:
         source = self.get_data(self.get_filename(fullname))
-        return compile_instrumented(source, self.path, self._finder.table, self._rewrite)
+        finder = self._finder
+        return compile_instrumented(source, self.path, finder.table, self._rewrite, finder.watched)
 
     def exec_module(self, module: ModuleType) -> None:
         code = self.get_code(module.__name__)
@@ -271,8 +319,10 @@ class InstrumentingFinder(importlib.abc.MetaPathFinder):
         on_end: ModuleHook,
         rewriter: Any = None,
         pytest_rewrite: Callable[[ast.Module, bytes, str], None] | None = None,
+        watched: Watched | None = None,
     ) -> None:
         self.table = table
+        self.watched = watched
         self._is_project_file = is_project_file
         self.on_start = on_start
         self.on_end = on_end
@@ -320,4 +370,3 @@ class InstrumentingFinder(importlib.abc.MetaPathFinder):
     def uninstall(self) -> None:
         if self in sys.meta_path:
             sys.meta_path.remove(self)
-

@@ -7,10 +7,15 @@ call.
 What the markers cannot tell is recorded another way, or read conservatively:
 
 - Import footprints: the loader's ``exec_module`` opens and closes each module's window.
-- Lookups by a name held in a variable (``rts.runtime_lookups``): while a project module's
-  top level runs (where registries are filled: toolz's signatures), a profile hook sees
-  the lookup functions' calls as ``ProfileTracer`` does; code with lookup call sites that
-  ran outside an import reads every name (``EVERY_NAME``), as before runtime lookups.
+- Lookups by a name held in a variable (``rts.runtime_lookups``): a site naming a constant
+  (``getattr(token, "parent")``) reads that name, known from the code; code with other
+  sites gets a marker calling ``ENTER_NAME``, which sets a profile hook seeing the lookup
+  functions' calls (as ``ProfileTracer`` does) until its frame returns (hot code stops
+  setting it once it gave up: ``MAX_CALLS``); the same hook watches every project module's
+  top level (registries filled at import: toolz's signatures). A generator or coroutine
+  with such sites (its frame returns at each ``yield``) reads every name (``EVERY_NAME``)
+  when it ran outside an import, as before runtime lookups; so does code that started
+  while another profile hook (not reks's) was set.
 - Return kinds: none are recorded (``records_returns`` is False: the recorder then marks
   every test recorded so far as having no kinds, and the extreme analysis observes them).
 - Code that was not compiled with markers (a project function alive before recording
@@ -22,6 +27,7 @@ What the markers cannot tell is recorded another way, or read conservatively:
 
 from __future__ import annotations
 
+import builtins
 import gc
 import importlib
 import sys
@@ -31,9 +37,15 @@ from typing import Any
 
 from lsp_server.rts.audit_events import watch_exec
 from lsp_server.rts.identity import identity
-from lsp_server.rts.instrument_loader import HIT_NAME, HITS_NAME, InstrumentingFinder, shared_table
+from lsp_server.rts.instrument_loader import (
+    ENTER_NAME,
+    MARKER_NAMES,
+    InstrumentingFinder,
+    shared_table,
+)
 from lsp_server.rts.reads import EVERY_NAME
-from lsp_server.rts.runtime_lookups import IMPORT_MODULE_CODE, LOOKUP_FUNCTIONS
+from lsp_server.rts.returns import returns_values
+from lsp_server.rts.runtime_lookups import IMPORT_MODULE_CODE, LOOKUP_FUNCTIONS, constant_names
 from lsp_server.rts.tracing import CodeSet, CodeTracer
 
 
@@ -48,7 +60,7 @@ def _nested(code: CodeType) -> list[CodeType]:
 
 
 def _is_instrumented(code: CodeType) -> bool:
-    return HITS_NAME in code.co_names or HIT_NAME in code.co_names
+    return not MARKER_NAMES.isdisjoint(code.co_names)
 
 
 def _assertion_rewriter() -> tuple[Any, Callable[[Any, bytes, str], None] | None]:
@@ -87,7 +99,8 @@ class InstrumentedTracer(CodeTracer):
         self._always: CodeSet = {}
         self._import_depth = 0
         self._previous_profile: Any = None
-        self._lookup_hook = self._import_hook()
+        self._read_kinds: dict[int, str] = {}  # by identity: see ``_read_kind``
+        self._constant: dict[int, set[str]] = {}  # by identity: ``constant_names``
 
     def _project(self, filename: str) -> bool:
         wanted = self._files.get(filename)
@@ -97,40 +110,105 @@ class InstrumentedTracer(CodeTracer):
 
     # -- what ran -------------------------------------------------------------------------
 
+    def _read_kind(self, code: CodeType) -> str:
+        """How the lookups of ``code`` are known: "none" (it has no lookup site), "constant"
+        (``constant_names``), "watched" (its own frame is watched as it runs), or "any"
+        (a generator's: conservatively, unless an import's hook saw it)."""
+        key = identity(code)
+        kind = self._read_kinds.get(key)
+        if kind is None:
+            if not self.lookups.sites(code):
+                kind = "none"
+            elif (names := constant_names(code)) is not None:
+                kind = "constant"
+                self._constant[key] = names
+            else:
+                kind = "watched" if returns_values(code) else "any"
+            self._read_kinds[key] = kind
+        return kind
+
+    def _watched(self, group: tuple[CodeType, ...]) -> bool:
+        """Whether the marker of ``group`` (a code object and its comprehensions, which run
+        within its frame) is to watch its frame: one of them has sites that only running
+        tells, and the frame's return ends its run (not a generator's)."""
+        if not returns_values(group[0]):
+            # Its comprehensions run within its frame, resumed at each ``next``: they
+            # read conservatively too.
+            for code in group:
+                if self._read_kind(code) == "watched":
+                    self._read_kinds[identity(code)] = "any"
+            return False
+        return any(self._read_kind(code) == "watched" for code in group)
+
+    def _add_names(self, code: CodeType, names: set[str]) -> None:
+        lookups = self.lookups
+        found = lookups.names.setdefault(identity(code), set())
+        if not names <= found:
+            found |= names
+            lookups.version += 1
+
     def _flush(self) -> None:
-        """Move the marks set since the last flush into the current set; code with lookup
-        call sites that ran with no hook watching reads every name."""
+        """Move the marks set since the last flush into the current set, with what the
+        lookups of the code that ran read (see the module's docstring)."""
         seen = self._seen
         watched = self._import_depth > 0
-        lookups = self.lookups
         for code in self._table.take():
-            seen[identity(code)] = code
-            if not watched and lookups.sites(code):
-                names = lookups.names.setdefault(identity(code), set())
-                if EVERY_NAME not in names:
-                    names.add(EVERY_NAME)
-                    lookups.version += 1
+            key = identity(code)
+            seen[key] = code
+            kind = self._read_kinds.get(key) or self._read_kind(code)
+            if kind == "constant":
+                self._add_names(code, self._constant[key])
+            elif kind == "any" and not watched:
+                self._add_names(code, {EVERY_NAME})
         seen.update(self._always)
 
     def take(self, restart: bool = True) -> CodeSet:
         self._flush()
         return super().take(restart)
 
-    # -- imports --------------------------------------------------------------------------
+    # -- watching lookups -----------------------------------------------------------------
 
-    def _import_hook(self) -> Callable[[FrameType, str, object], None]:
-        """The profile hook while a project module's top level runs: the lookup functions'
-        calls only (``ProfileTracer`` does the same among its other work)."""
+    def _watch_hook(self, until: FrameType | None) -> Callable[[FrameType, str, object], None]:
+        """A profile hook seeing the lookup functions' calls (``ProfileTracer`` does the same
+        among its other work) until ``until`` returns (None: until it is taken off)."""
         on_lookup, import_module = self.lookups.on_profiled_call, IMPORT_MODULE_CODE
 
         def hook(frame: FrameType, event: str, arg: object) -> None:
             if event == "c_call":
                 if identity(arg) in LOOKUP_FUNCTIONS:
                     on_lookup(frame, arg)
+            elif event == "return":
+                if frame is until:
+                    sys.setprofile(None)
             elif event == "call" and frame.f_code is import_module:
                 on_lookup(frame.f_back, importlib.import_module)
 
+        hook.reks_watch = True  # type: ignore[attr-defined]
         return hook
+
+    def _enter(self) -> Callable[[int], None]:
+        """``ENTER_NAME`` while recording: mark, and watch the caller's frame unless a
+        hook watches already (reks's: an import or an outer frame), or its code gave up
+        (``EVERY_NAME``)."""
+        hits, codes, names = self._table.hits, self._table.codes, self.lookups.names
+        getprofile, setprofile, getframe = sys.getprofile, sys.setprofile, sys._getframe
+        watch_hook, add_names = self._watch_hook, self._add_names
+
+        def enter(index: int) -> None:
+            hits[index] = 1
+            current = getprofile()
+            if current is not None and getattr(current, "reks_watch", False):
+                return
+            group = codes[index] or ()
+            if all(EVERY_NAME in names.get(identity(code), ()) for code in group):
+                return
+            if current is not None:  # another tool's hook: nothing can be seen
+                for code in group:
+                    add_names(code, {EVERY_NAME})
+                return
+            setprofile(watch_hook(getframe(1)))
+
+        return enter
 
     def _module_start(self, code: CodeType) -> None:
         self._flush()  # what ran so far belongs to the window around this import
@@ -141,7 +219,7 @@ class InstrumentedTracer(CodeTracer):
             self._import_depth += 1
             if self._import_depth == 1:
                 self._previous_profile = sys.getprofile()
-                sys.setprofile(self._lookup_hook)
+                sys.setprofile(self._watch_hook(None))
 
     def _module_end(self, code: CodeType) -> None:
         self._flush()
@@ -174,8 +252,10 @@ class InstrumentedTracer(CodeTracer):
             self._module_end,
             rewriter,
             pytest_rewrite,
+            self._watched,
         )
         self._finder.install()
+        setattr(builtins, ENTER_NAME, self._enter())
         watch_exec(self._on_exec)
         # Project functions already alive were compiled without markers.
         for obj in gc.get_objects():
@@ -189,9 +269,9 @@ class InstrumentedTracer(CodeTracer):
         if self._finder is None:
             return
         watch_exec(None)
+        setattr(builtins, ENTER_NAME, self._table.mark)
         self._finder.uninstall()
         self._finder = None
         if self._import_depth:
             sys.setprofile(self._previous_profile)
             self._import_depth = 0
-

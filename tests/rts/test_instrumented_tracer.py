@@ -65,6 +65,15 @@ def empty_generator_expression():
 
 def lookup(name):
     return getattr(importlib, name)
+
+
+def constant_lookup():
+    return getattr(importlib, "invalidate_caches")
+
+
+def lazy_lookups(names):
+    for name in names:
+        yield getattr(importlib, name)
 '''
 
 
@@ -131,8 +140,10 @@ def test_lines_docstrings_and_source_stay_as_written(marked_module: object) -> N
     assert last.lineno == _MODULE.splitlines().index("    raise ValueError(value)") + 1
 
 
-def test_lookups_are_read_exactly_at_import_and_as_any_name_after(tmp_path: Path) -> None:
-    (tmp_path / "looks.py").write_text(_MODULE.replace("marked", "looks"))
+def test_lookups_are_read_as_they_run_or_from_constants_and_generators_read_any(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "looks.py").write_text(_MODULE)
     sys.path.insert(0, str(tmp_path))
     tracer = InstrumentedTracer(lambda path: path.startswith(str(tmp_path)))
     tracer.start()
@@ -141,19 +152,27 @@ def test_lookups_are_read_exactly_at_import_and_as_any_name_after(tmp_path: Path
         tracer.take()
         footprints = {code.co_filename for code, _ in tracer.take_footprints()}
         module.lookup("import_module")
+        module.constant_lookup()
+        list(module.lazy_lookups(["reload"]))
         ran = tracer.take()
+        module.lookup("reload")  # a hook watches it again in the next test
+        ran_next = tracer.take()
     finally:
         tracer.stop()
         sys.path.remove(str(tmp_path))
         sys.modules.pop("looks", None)
     assert footprints == {str(tmp_path / "looks.py")}
-    by_name = {code.co_name: key for key, code in ran.items()}
-    assert "lookup" in by_name
-    # The module's top level looked ``import_module`` up under the import's hook ...
-    read_at_import = [n for n in tracer.lookups.names.values() if "import_module" in n]
-    assert read_at_import and EVERY_NAME not in read_at_import[0]
-    # ... ``lookup`` ran with no hook: it may have read any name.
-    assert EVERY_NAME in tracer.lookups.names[by_name["lookup"]]
+    key = {code.co_name: key for key, code in ran.items()}
+    assert {"lookup", "constant_lookup", "lazy_lookups"} <= key.keys()
+    assert {code.co_name for code in ran_next.values()} == {"lookup"}
+    names = tracer.lookups.names
+    # The module's top level looked ``import_module`` up under the import's hook.
+    assert any(found == {"import_module"} for found in names.values())
+    assert names[key["lookup"]] == {"import_module", "reload"}
+    assert names[key["constant_lookup"]] == {"invalidate_caches"}
+    # A generator's frame returns at each ``yield``: it may have read any name.
+    assert EVERY_NAME in names[key["lazy_lookups"]]
+    assert sys.getprofile() is None
 
 
 def test_a_project_module_imported_before_recording_keeps_the_profile_hook(
