@@ -241,3 +241,29 @@ def test_pytest_still_explains_a_failed_assertion(
     result = pytester.runpytest_inprocess("--reks")
     result.assert_outcomes(passed=1, failed=1)
     result.stdout.fnmatch_lines(["*assert 4 == 5*", "*where 4 = double(2)*"])
+
+
+def test_project_code_compiled_elsewhere_counts_in_every_test_and_marked_code_outlives_it(
+    tmp_path: Path,
+) -> None:
+    source_file = tmp_path / "elsewhere.py"
+    source_file.write_text("def made_elsewhere():\n    return 1\n")
+    (tmp_path / "looks.py").write_text(_MODULE)
+    sys.path.insert(0, str(tmp_path))
+    tracer = InstrumentedTracer(lambda path: path.startswith(str(tmp_path)))
+    tracer.start()
+    try:
+        module = importlib.import_module("looks")
+        namespace: dict[str, object] = {}
+        exec(compile(source_file.read_text(), str(source_file), "exec"), namespace)
+        tracer.take()
+        later = {code.co_name for code in tracer.take().values()}
+    finally:
+        tracer.stop()
+        sys.path.remove(str(tmp_path))
+        sys.modules.pop("looks", None)
+    # No marker in it: every test from then on may have run it.
+    assert "made_elsewhere" in later
+    # Marked code still runs once recording stopped (teardown, atexit).
+    assert module.lookup("import_module") is importlib.import_module  # type: ignore[attr-defined]
+    assert module.Thing().method() == 9  # type: ignore[attr-defined]
