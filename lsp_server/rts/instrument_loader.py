@@ -110,14 +110,14 @@ def _located(node: ast.AST, at: ast.AST) -> Any:
 
 def _marker_statement(index: int, at: ast.AST, enter: bool) -> ast.stmt:
     if enter:
-        return _located(ast.Expr(value=_marker_call(index, at, enter)), at)  # type: ignore[no-any-return]
+        return _located(ast.Expr(value=_marker_call(index, at, enter)), at)
     target = ast.Subscript(
         value=ast.Name(id=HITS_NAME, ctx=ast.Load()),
         slice=ast.Constant(value=index),
         ctx=ast.Store(),
     )
     statement = ast.Assign(targets=[target], value=ast.Constant(value=1))
-    return _located(statement, at)  # type: ignore[no-any-return]
+    return _located(statement, at)
 
 
 def _marker_call(index: int, at: ast.AST, enter: bool) -> ast.expr:
@@ -128,7 +128,7 @@ def _marker_call(index: int, at: ast.AST, enter: bool) -> ast.expr:
         args=[ast.Constant(value=a) for a in args],
         keywords=[],
     )
-    return _located(call, at)  # type: ignore[no-any-return]
+    return _located(call, at)
 
 
 _MARKED = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda, ast.GeneratorExp)
