@@ -36,6 +36,7 @@ from types import CodeType, FrameType, FunctionType
 from typing import Any
 
 from lsp_server.rts.audit_events import watch_exec
+from lsp_server.rts.constant_lookups import constant_names
 from lsp_server.rts.identity import identity
 from lsp_server.rts.instrument_loader import (
     ENTER_NAME,
@@ -45,7 +46,7 @@ from lsp_server.rts.instrument_loader import (
 )
 from lsp_server.rts.reads import EVERY_NAME
 from lsp_server.rts.returns import returns_values
-from lsp_server.rts.runtime_lookups import IMPORT_MODULE_CODE, LOOKUP_FUNCTIONS, constant_names
+from lsp_server.rts.runtime_lookups import IMPORT_MODULE_CODE, LOOKUP_FUNCTIONS
 from lsp_server.rts.tracing import CodeSet, CodeTracer
 
 

@@ -382,33 +382,3 @@ class RuntimeLookups:
             elif isinstance(filename, str):  # else a builtin module: no project code
                 files.add(filename)
         return names, files
-
-
-_NAME_POSITIONS = {f.__name__: arguments for f, arguments, _ in _NAME_ARGUMENTS}
-_BY_CONSTANT = frozenset(["getattr", "hasattr", "setattr", "delattr"])
-"""The lookup functions whose name argument, a constant string, is the whole name read."""
-
-
-def constant_names(code: CodeType) -> set[str] | None:
-    """The names ``code``'s lookup call sites read when every one of them is a call of a
-    function of ``_BY_CONSTANT`` naming a constant string (``getattr(obj, "name")``): all
-    it can ever read, known without running it; None for any other site."""
-    spelled = DYNAMIC_NAMES.intersection(code.co_names)
-    if not spelled:
-        return set()
-    if not spelled <= _BY_CONSTANT:
-        return None
-    instructions = list(dis.get_instructions(code))
-    names: set[str] = set()
-    for index, ins in enumerate(instructions):
-        if ins.argval not in spelled or ins.opcode not in dis.hasname:
-            continue
-        found = _site(instructions, index) if ins.opname in ("LOAD_GLOBAL", "LOAD_NAME") else None
-        if found is None:
-            return None
-        arguments = next(iter(found[1].values()))[_NAME_POSITIONS[ins.argval]]
-        for source in arguments or (None,):
-            if source is None or source[0] != "const" or type(source[1]) is not str:
-                return None
-            names.add(source[1])
-    return names
