@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -64,24 +65,36 @@ def bench(project: Project, repeat: int, kinds: list[str], reks: bool) -> None:
     print(f"load after: {_load()}")
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def checkout_arguments(parser: argparse.ArgumentParser, workdir: Path) -> None:
+    """The options of a bench over git checkouts run in one venv."""
     parser.add_argument("--checkout", type=Path, action="append", required=True)
     parser.add_argument("--venv", type=Path, required=True)
-    parser.add_argument("--workdir", type=Path, default=Path("/tmp/reks-tracer-floor"))
-    parser.add_argument("--repeat", type=int, default=3)
-    parser.add_argument("--floors", nargs="*", default=list(FLOORS), choices=FLOORS)
-    parser.add_argument("--reks", action="store_true", help="time pytest --reks as well")
+    parser.add_argument("--workdir", type=Path, default=workdir)
     parser.add_argument(
         "--pytest-arg", action="append", default=[], help="given to every pytest run"
     )
-    args = parser.parse_args()
+
+
+def checkout_projects(args: argparse.Namespace) -> Iterator[Project]:
+    """Each ``--checkout`` copied under ``--workdir``, one after the other; pytest's
+    temporary folders under the work folder (pytest prunes the shared ones at each start)."""
     tmp = args.workdir / "tmp"
     tmp.mkdir(parents=True, exist_ok=True)
     os.environ["TMPDIR"] = str(tmp)
     for source in args.checkout:
         project = from_checkout(source, args.workdir, args.venv)
         project.extra_args = list(args.pytest_arg)
+        yield project
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    checkout_arguments(parser, Path("/tmp/reks-tracer-floor"))
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--floors", nargs="*", default=list(FLOORS), choices=FLOORS)
+    parser.add_argument("--reks", action="store_true", help="time pytest --reks as well")
+    args = parser.parse_args()
+    for project in checkout_projects(args):
         bench(project, args.repeat, args.floors, args.reks)
     return 0
 

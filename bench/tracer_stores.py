@@ -21,8 +21,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from rts_overhead import _load, from_checkout
+from rts_overhead import _load
 from rts_project import Project
+from tracer_floor import checkout_arguments, checkout_projects
 
 from lsp_server.rts.store import DependencyStore
 
@@ -66,21 +67,9 @@ def compare(project: Project) -> int:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--checkout", type=Path, action="append", required=True)
-    parser.add_argument("--venv", type=Path, required=True)
-    parser.add_argument("--workdir", type=Path, default=Path("/tmp/reks-tracer-stores"))
-    parser.add_argument(
-        "--pytest-arg", action="append", default=[], help="given to every pytest run"
-    )
+    checkout_arguments(parser, Path("/tmp/reks-tracer-stores"))
     args = parser.parse_args()
-    tmp = args.workdir / "tmp"
-    tmp.mkdir(parents=True, exist_ok=True)
-    os.environ["TMPDIR"] = str(tmp)
-    unsound = 0
-    for source in args.checkout:
-        project = from_checkout(source, args.workdir, args.venv)
-        project.extra_args = list(args.pytest_arg)
-        unsound += compare(project)
+    unsound = sum(compare(project) for project in checkout_projects(args))
     return 1 if unsound else 0
 
 

@@ -10,6 +10,7 @@ import importlib
 import inspect
 import sys
 import traceback
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -102,6 +103,24 @@ def marked_module(tmp_path: Path) -> object:
         sys.modules.pop("marked", None)
 
 
+@pytest.fixture
+def traced(tmp_path: Path) -> Iterator[tuple[InstrumentedTracer, object]]:
+    """A started tracer of ``tmp_path``'s code, and ``looks`` (``_MODULE``) imported under it
+    (what its import ran taken)."""
+    (tmp_path / "looks.py").write_text(_MODULE)
+    sys.path.insert(0, str(tmp_path))
+    tracer = InstrumentedTracer(lambda path: path.startswith(str(tmp_path)))
+    tracer.start()
+    try:
+        module = importlib.import_module("looks")
+        tracer.take()
+        yield tracer, module
+    finally:
+        tracer.stop()
+        sys.path.remove(str(tmp_path))
+        sys.modules.pop("looks", None)
+
+
 def _names(table_codes: object) -> set[str]:
     return {code.co_name for code in table_codes}  # type: ignore[attr-defined]
 
@@ -141,26 +160,16 @@ def test_lines_docstrings_and_source_stay_as_written(marked_module: object) -> N
 
 
 def test_lookups_are_read_as_they_run_or_from_constants_and_generators_read_any(
-    tmp_path: Path,
+    traced: tuple[InstrumentedTracer, object], tmp_path: Path
 ) -> None:
-    (tmp_path / "looks.py").write_text(_MODULE)
-    sys.path.insert(0, str(tmp_path))
-    tracer = InstrumentedTracer(lambda path: path.startswith(str(tmp_path)))
-    tracer.start()
-    try:
-        module = importlib.import_module("looks")
-        tracer.take()
-        footprints = {code.co_filename for code, _ in tracer.take_footprints()}
-        module.lookup("import_module")
-        module.constant_lookup()
-        list(module.lazy_lookups(["reload"]))
-        ran = tracer.take()
-        module.lookup("reload")  # a hook watches it again in the next test
-        ran_next = tracer.take()
-    finally:
-        tracer.stop()
-        sys.path.remove(str(tmp_path))
-        sys.modules.pop("looks", None)
+    tracer, module = traced
+    footprints = {code.co_filename for code, _ in tracer.take_footprints()}
+    module.lookup("import_module")  # type: ignore[attr-defined]
+    module.constant_lookup()  # type: ignore[attr-defined]
+    list(module.lazy_lookups(["reload"]))  # type: ignore[attr-defined]
+    ran = tracer.take()
+    module.lookup("reload")  # type: ignore[attr-defined]  # watched again in the next test
+    ran_next = tracer.take()
     assert footprints == {str(tmp_path / "looks.py")}
     key = {code.co_name: key for key, code in ran.items()}
     assert {"lookup", "constant_lookup", "lazy_lookups"} <= key.keys()
@@ -244,24 +253,16 @@ def test_pytest_still_explains_a_failed_assertion(
 
 
 def test_project_code_compiled_elsewhere_counts_in_every_test_and_marked_code_outlives_it(
-    tmp_path: Path,
+    traced: tuple[InstrumentedTracer, object], tmp_path: Path
 ) -> None:
+    tracer, module = traced
     source_file = tmp_path / "elsewhere.py"
     source_file.write_text("def made_elsewhere():\n    return 1\n")
-    (tmp_path / "looks.py").write_text(_MODULE)
-    sys.path.insert(0, str(tmp_path))
-    tracer = InstrumentedTracer(lambda path: path.startswith(str(tmp_path)))
-    tracer.start()
-    try:
-        module = importlib.import_module("looks")
-        namespace: dict[str, object] = {}
-        exec(compile(source_file.read_text(), str(source_file), "exec"), namespace)
-        tracer.take()
-        later = {code.co_name for code in tracer.take().values()}
-    finally:
-        tracer.stop()
-        sys.path.remove(str(tmp_path))
-        sys.modules.pop("looks", None)
+    namespace: dict[str, object] = {}
+    exec(compile(source_file.read_text(), str(source_file), "exec"), namespace)
+    tracer.take()
+    later = {code.co_name for code in tracer.take().values()}
+    tracer.stop()
     # No marker in it: every test from then on may have run it.
     assert "made_elsewhere" in later
     # Marked code still runs once recording stopped (teardown, atexit).
