@@ -99,7 +99,7 @@ class InstrumentedTracer(CodeTracer):
         self._loaded: set[int] = set()  # module code from the loader, by identity
         self._always: CodeSet = {}
         self._import_depth = 0
-        self._previous_profile: Any = None
+        self._imports_watched = False  # reks's hook set for the imports under way
         self._read_kinds: dict[int, str] = {}  # by identity: see ``_read_kind``
         self._constant: dict[int, set[str]] = {}  # by identity: ``constant_names``
 
@@ -152,7 +152,7 @@ class InstrumentedTracer(CodeTracer):
         """Move the marks set since the last flush into the current set, with what the
         lookups of the code that ran read (see the module's docstring)."""
         seen = self._seen
-        watched = self._import_depth > 0
+        watched = self._imports_watched
         for code in self._table.take():
             key = identity(code)
             seen[key] = code
@@ -218,16 +218,19 @@ class InstrumentedTracer(CodeTracer):
         self._seen[identity(code)] = code  # part of its own footprint, as on 3.12
         if self._finder is not None:
             self._import_depth += 1
-            if self._import_depth == 1:
-                self._previous_profile = sys.getprofile()
+            # Another tool's hook (a profiler) stays: nothing is seen (it may be a C
+            # profiler's object, which ``sys.setprofile`` could not set back).
+            if self._import_depth == 1 and sys.getprofile() is None:
                 sys.setprofile(self._watch_hook(None))
+                self._imports_watched = True
 
     def _module_end(self, code: CodeType) -> None:
         self._flush()
         if self._import_depth > 0:
             self._import_depth -= 1
-            if self._import_depth == 0:
-                sys.setprofile(self._previous_profile)
+            if self._import_depth == 0 and self._imports_watched:
+                sys.setprofile(None)
+                self._imports_watched = False
         self._close_module(code)
 
     def _on_exec(self, code: CodeType) -> None:
@@ -273,6 +276,7 @@ class InstrumentedTracer(CodeTracer):
         setattr(builtins, ENTER_NAME, self._table.mark)
         self._finder.uninstall()
         self._finder = None
-        if self._import_depth:
-            sys.setprofile(self._previous_profile)
-            self._import_depth = 0
+        if self._imports_watched:
+            sys.setprofile(None)
+            self._imports_watched = False
+        self._import_depth = 0

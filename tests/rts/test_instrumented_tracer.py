@@ -268,3 +268,33 @@ def test_project_code_compiled_elsewhere_counts_in_every_test_and_marked_code_ou
     # Marked code still runs once recording stopped (teardown, atexit).
     assert module.lookup("import_module") is importlib.import_module  # type: ignore[attr-defined]
     assert module.Thing().method() == 9  # type: ignore[attr-defined]
+
+
+def test_another_tools_profile_hook_stays_and_what_it_hides_reads_any_name(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "looks.py").write_text(_MODULE)
+    events: list[str] = []
+
+    def profiler(frame: object, event: str, arg: object) -> None:
+        if len(events) < 5:
+            events.append(event)
+
+    sys.path.insert(0, str(tmp_path))
+    tracer = InstrumentedTracer(lambda path: path.startswith(str(tmp_path)))
+    tracer.start()
+    sys.setprofile(profiler)
+    try:
+        module = importlib.import_module("looks")
+        module.lookup("reload")
+        still = sys.getprofile()
+        ran = tracer.take()
+    finally:
+        sys.setprofile(None)
+        tracer.stop()
+        sys.path.remove(str(tmp_path))
+        sys.modules.pop("looks", None)
+    assert still is profiler
+    assert events
+    key = {code.co_name: key for key, code in ran.items()}
+    assert EVERY_NAME in tracer.lookups.names[key["lookup"]]
