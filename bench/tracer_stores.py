@@ -1,12 +1,13 @@
-"""What the tracer of Python 3.10/3.11 records against the profile hook's recording: each
-test's dependencies must be the same or more (never fewer: selection stays sound).
+"""What the instrumented tracer (``REKS_TRACER=instrumented``) records against the profile
+hook's recording: each test's dependencies must be the same or more (never fewer: selection
+stays sound).
 
     python bench/tracer_stores.py --venv /tmp/v311 \
         --checkout /work/.mirror/pytoolz+toolz/repo \
         --checkout /work/.mirror/andialbrecht+sqlparse/repo
 
 ``--venv``: a venv of the Python to compare on (pytest and reks), run with ``pytest
---reks-all`` twice on the same checkout: ``REKS_TRACER=profile``, then the default tracer.
+--reks-all`` twice on the same checkout: ``REKS_TRACER=profile``, then ``instrumented``.
 Prints per project the tests with fewer dependencies (each listed with what it lacks),
 with more, and the total number of dependencies of each recording.
 """
@@ -28,18 +29,15 @@ from tracer_floor import checkout_arguments, checkout_projects
 from lsp_server.rts.store import DependencyStore
 
 
-def recorded(project: Project, tracer: str | None) -> dict[str, set[str]]:
+def recorded(project: Project, tracer: str) -> dict[str, set[str]]:
     """Each test's dependencies after ``pytest --reks-all`` with ``REKS_TRACER=tracer``."""
     project.reset_stores()
-    if tracer is None:
-        os.environ.pop("REKS_TRACER", None)
-    else:
-        os.environ["REKS_TRACER"] = tracer
+    os.environ["REKS_TRACER"] = tracer
     try:
         run = project.pytest("--reks-all", listing=False)
     finally:
         os.environ.pop("REKS_TRACER", None)
-    print(f"  {tracer or 'default'}: {run.count} tests, rc={run.returncode}, cpu {run.cpu:.2f} s")
+    print(f"  {tracer}: {run.count} tests, rc={run.returncode}, cpu {run.cpu:.2f} s")
     with DependencyStore(project.root) as store:
         return store.dependency_keys(store.test_records())
 
@@ -47,21 +45,21 @@ def recorded(project: Project, tracer: str | None) -> dict[str, set[str]]:
 def compare(project: Project) -> int:
     print(f"\n== {project.name}; load {_load()}")
     profile = recorded(project, "profile")
-    default = recorded(project, None)
-    fewer = {t: profile[t] - default.get(t, set()) for t in profile}
+    instrumented = recorded(project, "instrumented")
+    fewer = {t: profile[t] - instrumented.get(t, set()) for t in profile}
     fewer = {t: lacking for t, lacking in fewer.items() if lacking}
-    more = sum(1 for t in profile if default.get(t, set()) > profile[t])
-    print(f"tests: {len(profile)} (profile hook), {len(default)} (default tracer)")
+    more = sum(1 for t in profile if instrumented.get(t, set()) > profile[t])
+    print(f"tests: {len(profile)} (profile hook), {len(instrumented)} (instrumented)")
     print(f"tests with fewer dependencies: {len(fewer)}; with more: {more}")
     print(
         f"dependencies in all: profile hook {sum(map(len, profile.values()))},"
-        f" default tracer {sum(map(len, default.values()))}"
+        f" instrumented {sum(map(len, instrumented.values()))}"
     )
     for test, lacking in sorted(fewer.items())[:20]:
         print(f"  {test} lacks {sorted(lacking)[:8]}")
-    missing = sorted(set(profile) - set(default))
+    missing = sorted(set(profile) - set(instrumented))
     if missing:
-        print(f"  not recorded by the default tracer: {missing[:10]}")
+        print(f"  not recorded by the instrumented tracer: {missing[:10]}")
     return len(fewer) + len(missing)
 
 

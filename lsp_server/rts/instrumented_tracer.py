@@ -1,8 +1,8 @@
-"""The tracer of Python 3.10/3.11 when the project's modules are imported after recording
-starts: they are compiled with markers (``rts.instrument_loader``), so no Python code runs
-per call. An empty profile hook alone cost 1.6x plain pytest on toolz and 1.9x on sqlparse
-(``bench/tracer_floor.py``); the markers cost what compiling them costs, and a store per
-call.
+"""A tracer for Python 3.10/3.11 (``REKS_TRACER=instrumented``, see ``rts.tracer_choice``)
+when the project's modules are imported after recording starts: they are compiled with
+markers (``rts.instrument_loader``), so no Python code runs per call. Under 3.11 an empty
+profile hook alone costs 1.5x plain pytest on toolz and 1.9x on sqlparse, the markers 1.1x
+(``bench/tracer_floor.py``: compiling them, and a store per call).
 
 What the markers cannot tell is recorded another way, or read conservatively:
 

@@ -1,9 +1,11 @@
-"""The tracer for the running Python: ``sys.monitoring`` on 3.12+ (``rts.tracing``); before,
-project modules compiled with markers (``rts.instrumented_tracer``) when none of them is
-imported yet, else a profile hook (``rts.profile_tracer``: code compiled already has no
-markers). ``REKS_TRACER`` in the environment asks for one: ``profile`` for the profile hook
-(a project whose own import hooks do not chain with reks's loader; ``bench/tracer_stores.py``
-compares the two), ``instrumented`` for the markers on any Python (tests run it on 3.12)."""
+"""The tracer for the running Python: ``sys.monitoring`` on 3.12+ (``rts.tracing``), a
+profile hook before (``rts.profile_tracer``).
+
+``REKS_TRACER=instrumented`` in the environment asks for project modules compiled with
+markers instead (``rts.instrumented_tracer``: no hook per call, a fraction of the profile
+hook's cost on 3.10/3.11, but no return kinds recorded), when no project module is imported
+yet (code compiled already has no markers); ``REKS_TRACER=profile`` for the profile hook
+(``bench/tracer_stores.py`` compares the two)."""
 
 from __future__ import annotations
 
@@ -20,13 +22,11 @@ def new_tracer(is_project_file: Callable[[str], bool]) -> CodeTracer:
     """The tracer for this Python; ``is_project_file(co_filename)`` says whose code counts
     (the profile hook sees everything and leaves the choice to the caller)."""
     asked = os.environ.get("REKS_TRACER")
-    if asked == "instrumented":
+    if asked == "instrumented" and not any_project_module(is_project_file):
         return InstrumentedTracer(is_project_file)
-    if hasattr(sys, "monitoring"):
+    if hasattr(sys, "monitoring") and asked != "profile":
         return MonitoringTracer(is_project_file)
-    if asked == "profile" or any_project_module(is_project_file):
-        return ProfileTracer(is_project_file)
-    return InstrumentedTracer(is_project_file)
+    return ProfileTracer(is_project_file)
 
 
 def any_project_module(is_project_file: Callable[[str], bool]) -> bool:

@@ -1,5 +1,5 @@
-"""The tracer of Python 3.10/3.11 (``InstrumentedTracer``, which runs on 3.12 too when asked
-for): project modules compiled with a marker per code object record which code each test
+"""The tracer for Python 3.10/3.11 asked for by ``REKS_TRACER=instrumented`` (it runs on 3.12
+too): project modules compiled with a marker per code object record which code each test
 ran without a profile hook. Compiled with markers, a module keeps its line numbers, its
 docstrings and pytest's assertion messages; a real session selects on them as with the
 profile hook, and records no return kinds (the extreme analysis then observes the tests)."""
@@ -184,14 +184,18 @@ def test_lookups_are_read_as_they_run_or_from_constants_and_generators_read_any(
     assert sys.getprofile() is None
 
 
-def test_a_project_module_imported_before_recording_keeps_the_profile_hook(
-    marked_module: object,
+def test_a_project_module_imported_before_recording_keeps_the_usual_tracer(
+    marked_module: object, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    monkeypatch.setenv("REKS_TRACER", "instrumented")
     module_file = str(marked_module.__file__)  # type: ignore[attr-defined]
     assert any_project_module(lambda path: path == module_file)
-    assert not any_project_module(lambda path: path == module_file + "-other")
-    if not hasattr(sys, "monitoring"):
-        assert isinstance(new_tracer(lambda path: path == module_file), ProfileTracer)
+    # Its code has no markers: the profile hook (``sys.monitoring`` on 3.12) records.
+    usual = new_tracer(lambda path: path == module_file)
+    assert not isinstance(usual, InstrumentedTracer)
+    assert isinstance(usual, ProfileTracer) != hasattr(sys, "monitoring")
+    other = new_tracer(lambda path: path == module_file + "-other")
+    assert isinstance(other, InstrumentedTracer)
 
 
 def _project(pytester: pytest.Pytester) -> None:
