@@ -282,6 +282,10 @@ class DependencyRecorder:
         ran, self._ran = self._ran, {}
         functions_ran, self._functions_ran = self._functions_ran, {}
         self.store.record_ran(functions_ran)
+        if not self.tracer.records_returns:
+            if self.session_id is not None:
+                self.store.return_kinds_unknown_before(self.session_id + 1)
+            return
         kinds = self.attribution.functions.return_kinds(ran, self.tracer.take_returns())
         written = self._written
         new = {u: k for u, k in kinds.items() if u not in written or not k <= written[u]}

@@ -59,6 +59,9 @@ class CodeTracer:
     every test using what it built depends on it: through the footprint of the module that
     was imported, whichever test or conftest imported it first."""
 
+    records_returns = True
+    """Whether ``take_returns`` tells what the functions that ran returned."""
+
     def __init__(self, is_project_file: Callable[[str], bool] | None = None) -> None:
         self._seen: CodeSet = {}
         # Names looked up by a name held in a variable (``rts.runtime_lookups``).

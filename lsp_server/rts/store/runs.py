@@ -78,6 +78,15 @@ class StoreRuns(StoreWrites):
                 uids.add(uid)
         return uids
 
+    def return_kinds_unknown_before(self, session_id: int) -> None:
+        """No test recorded before ``session_id`` has its return kinds recorded (a session
+        whose tracer records none: ``CodeTracer.records_returns``): a function without
+        kinds may have returned in any of them."""
+        with self.transaction():
+            self._conn.execute(
+                "INSERT OR REPLACE INTO meta VALUES ('return_kinds_since', ?)", (str(session_id),)
+            )
+
     def record_return_kinds(
         self, kinds: Mapping[Unit, Iterable[str]], session_id: int | None = None
     ) -> None:

@@ -1,0 +1,372 @@
+"""Project modules compiled with a marker at the start of every function body: which code
+ran is then known without a profile hook (Python 3.10/3.11, where a hook costs ~3x on
+call-heavy suites whatever it does: toolz makes 28 million calls).
+
+Each ``def``, ``async def`` and class body starts with ``__reks_hits__[k] = 1`` (after its
+docstring, so ``__doc__`` stays), ``k`` a constant index into one process-wide bytearray
+(``HitTable``) kept in ``builtins``: four cheap instructions and no call. A lambda, which
+has no statements, evaluates ``__reks_hit__(k, 1) or body`` (the bytearray's bound
+``__setitem__``, a C call returning None); a generator expression gets the same marker as
+the first condition of its first ``for`` (nothing in it can run before the first element).
+List, set and dict comprehensions run whole where they are written: they are recorded
+with the code around them (generator expressions too, besides their own marker: one
+consumed later, in another test, marks itself there). Markers take the first statement's
+location, and nothing else changes: line numbers, tracebacks and ``inspect.getsource``
+stay the same. Code whose lookups by name must be watched as it runs (``Watched``) calls
+``__reks_enter__(k)`` instead (``rts.instrumented_tracer``).
+
+The bytearray and its name stay in ``builtins`` for the process's life: instrumented code
+may still run after recording stops (teardown, ``atexit``).
+
+A test module pytest rewrites for assertions goes through pytest's ``rewrite_asserts``
+first, then gets its markers (``InstrumentingFinder``): both loaders chained in one.
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+import dis
+import importlib.abc
+import importlib.machinery
+import importlib.util
+import sys
+from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
+from types import CodeType, ModuleType
+from typing import Any
+
+HITS_NAME = "__reks_hits__"
+HIT_NAME = "__reks_hit__"
+ENTER_NAME = "__reks_enter__"
+MARKER_NAMES = frozenset([HITS_NAME, HIT_NAME, ENTER_NAME])
+_COMPREHENSIONS = frozenset({"<listcomp>", "<setcomp>", "<dictcomp>"})
+
+
+class HitTable:
+    """One byte per instrumented code object, set when the code runs; ``take`` reads and
+    clears them. One table per process: the instrumented code reaches it by a builtin name."""
+
+    def __init__(self) -> None:
+        self.hits = bytearray()
+        # Index -> the code object and the comprehensions run with it (kept alive).
+        self.codes: list[tuple[CodeType, ...] | None] = []
+
+    def reserve(self, count: int) -> int:
+        """The first of ``count`` new indexes."""
+        start = len(self.hits)
+        self.hits.extend(bytes(count))
+        self.codes.extend([None] * count)
+        return start
+
+    def take(self) -> Iterator[CodeType]:
+        """The code objects run since the last call (and clears their marks)."""
+        hits, codes = self.hits, self.codes
+        at = hits.find(1)
+        while at >= 0:
+            hits[at] = 0
+            ran = codes[at]
+            if ran is not None:
+                yield from ran
+            at = hits.find(1, at + 1)
+
+    def install(self) -> None:
+        """Make the table the one instrumented code marks."""
+        setattr(builtins, HITS_NAME, self.hits)
+        setattr(builtins, HIT_NAME, self.hits.__setitem__)
+        setattr(builtins, ENTER_NAME, self.mark)
+
+    def mark(self, index: int) -> None:
+        """The marker of code to be watched as it runs (``ENTER_NAME``) while no tracer
+        watches: a mark like any other."""
+        self.hits[index] = 1
+
+
+def shared_table() -> HitTable:
+    """The process's table (code compiled against an earlier one keeps marking that one,
+    so there is only ever one)."""
+    found = getattr(builtins, HITS_NAME, None)
+    table = _TABLES.get(id(found)) if found is not None else None
+    if table is None:
+        table = HitTable()
+        table.install()
+        _TABLES[id(table.hits)] = table
+    return table
+
+
+_TABLES: dict[int, HitTable] = {}
+
+
+def _located(node: ast.AST, at: ast.AST) -> Any:
+    """``node`` and everything in it placed at the start of ``at`` (a point: a span copied
+    from ``at`` may end before it starts once pytest has rewritten ``at``)."""
+    line, column = getattr(at, "lineno", 1), getattr(at, "col_offset", 0)
+    for part in ast.walk(node):
+        if "lineno" in part._attributes:
+            part.lineno = part.end_lineno = line  # type: ignore[attr-defined]
+            part.col_offset = part.end_col_offset = column  # type: ignore[attr-defined]
+    return node
+
+
+def _marker_statement(index: int, at: ast.AST, enter: bool) -> ast.stmt:
+    if enter:
+        return _located(ast.Expr(value=_marker_call(index, at, enter)), at)
+    target = ast.Subscript(
+        value=ast.Name(id=HITS_NAME, ctx=ast.Load()),
+        slice=ast.Constant(value=index),
+        ctx=ast.Store(),
+    )
+    statement = ast.Assign(targets=[target], value=ast.Constant(value=1))
+    return _located(statement, at)
+
+
+def _marker_call(index: int, at: ast.AST, enter: bool) -> ast.expr:
+    """``__reks_hit__(k, 1)``, or ``__reks_enter__(k)``: both return None."""
+    name, args = (ENTER_NAME, [index]) if enter else (HIT_NAME, [index, 1])
+    call = ast.Call(
+        func=ast.Name(id=name, ctx=ast.Load()),
+        args=[ast.Constant(value=a) for a in args],
+        keywords=[],
+    )
+    return _located(call, at)
+
+
+_MARKED = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda, ast.GeneratorExp)
+"""The nodes whose code objects get a marker (comprehensions are recorded with their owner)."""
+
+
+def _mark_body(
+    node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef, index: int, enter: bool
+) -> None:
+    body = node.body
+    first = body[0]
+    has_docstring = (
+        isinstance(first, ast.Expr)
+        and isinstance(first.value, ast.Constant)
+        and isinstance(first.value.value, str)
+    )
+    # After the docstring, at the next statement's place (or the docstring's, when the body
+    # is nothing else).
+    at = 1 if has_docstring else 0
+    body.insert(at, _marker_statement(index, body[min(at, len(body) - 1)], enter))
+
+
+def _mark(node: ast.AST, index: int, enter: bool) -> None:
+    if isinstance(node, ast.Lambda):
+        call = _marker_call(index, node.body, enter)
+        marked = ast.BoolOp(op=ast.Or(), values=[call, node.body])
+        node.body = ast.copy_location(marked, node.body)  # spans its body, as before
+    elif isinstance(node, ast.GeneratorExp):
+        test = ast.Compare(
+            left=_marker_call(index, node.elt, enter),
+            ops=[ast.Is()],
+            comparators=[ast.Constant(None)],
+        )
+        node.generators[0].ifs.insert(0, _located(test, node.elt))
+    else:
+        _mark_body(node, index, enter)  # type: ignore[arg-type]
+
+
+def instrument_tree(
+    tree: ast.Module,
+    table: HitTable,
+    start: int | None = None,
+    entering: frozenset[int] = frozenset(),
+) -> int:
+    """Add markers to ``tree`` in place, numbered from ``start`` (None: new indexes of
+    ``table``), those of ``entering`` the watched kind; returns the first index. One walk
+    finds every node first: a visitor rebuilding the tree cost more than compiling it."""
+    marked = [node for node in ast.walk(tree) if isinstance(node, _MARKED)]
+    if start is None:
+        start = table.reserve(len(marked))
+    # Every node added is located: ``fix_missing_locations`` would give pytest's rewritten
+    # asserts (which have no end positions) spans ending before they start.
+    for index, node in enumerate(marked, start):
+        _mark(node, index, index in entering)
+    return start
+
+
+_LOAD_GLOBAL, _LOAD_NAME, _LOAD_CONST = (
+    dis.opmap[n] for n in ("LOAD_GLOBAL", "LOAD_NAME", "LOAD_CONST")
+)
+_EXTENDED_ARG = dis.opmap["EXTENDED_ARG"]
+# 3.11+: LOAD_GLOBAL's low bit says whether it also pushes a NULL; the name index is above it.
+_GLOBAL_SHIFT = 1 if sys.version_info >= (3, 11) else 0
+
+
+def _own_index(code: CodeType) -> int | None:
+    """The index in ``code``'s own marker: the first int constant loaded after the first
+    load of the marker's name, a few instructions in (read from the raw bytecode:
+    ``dis.get_instructions`` decodes the whole code object first)."""
+    names = code.co_names
+    if MARKER_NAMES.isdisjoint(names):
+        return None
+    raw, extended, after_name = code.co_code, 0, False
+    for at in range(0, len(raw), 2):
+        op, arg = raw[at], raw[at + 1] | extended
+        extended = arg << 8 if op == _EXTENDED_ARG else 0
+        if op == _LOAD_GLOBAL:
+            after_name = after_name or names[arg >> _GLOBAL_SHIFT] in MARKER_NAMES
+        elif op == _LOAD_NAME:
+            after_name = after_name or names[arg] in MARKER_NAMES
+        elif after_name and op == _LOAD_CONST and type(code.co_consts[arg]) is int:
+            return int(code.co_consts[arg])
+    return None
+
+
+def register_codes(module_code: CodeType, table: HitTable) -> None:
+    """Tell ``table`` which code object each of ``module_code``'s markers stands for; a
+    comprehension goes with the nearest marked code around it."""
+    stack: list[tuple[CodeType, list[CodeType] | None]] = [(module_code, None)]
+    while stack:
+        code, owner = stack.pop()
+        index = _own_index(code) if code.co_name not in _COMPREHENSIONS else None
+        group = owner
+        if index is not None:
+            group = [code]
+            table.codes[index] = group  # type: ignore[call-overload]
+        if owner is not None and (index is None or code.co_name == "<genexpr>"):
+            # A generator expression is counted with its owner too: an empty one marks
+            # nothing of its own, yet a profile hook sees it start.
+            owner.append(code)
+        stack.extend((c, group) for c in code.co_consts if type(c) is CodeType)
+    # Lists while filling (comprehensions join their owner's); tuples once complete.
+    for at, found in enumerate(table.codes):
+        if isinstance(found, list):
+            table.codes[at] = tuple(found)
+
+
+Watched = Callable[[tuple[CodeType, ...]], bool]
+"""Whether a marked code object (with the comprehensions run with it) is to be watched
+as it runs: its marker is then a call of ``ENTER_NAME``."""
+
+
+def compile_instrumented(
+    source: str | bytes,
+    filename: str,
+    table: HitTable,
+    rewrite: Callable[[ast.Module, bytes], None] | None = None,
+    watched: Watched | None = None,
+) -> CodeType:
+    """``source`` compiled with markers (after ``rewrite``, pytest's assertion rewriting
+    for a test module), its code objects registered in ``table``. When some of them are
+    ``watched`` (known only from the code objects), it is compiled once more with their
+    markers calling ``ENTER_NAME``, at the same indexes."""
+    data = source if isinstance(source, bytes) else source.encode()
+
+    def compiled(start: int | None, entering: frozenset[int]) -> tuple[int, int, CodeType]:
+        tree = ast.parse(data, filename)
+        if rewrite is not None:
+            rewrite(tree, data)
+        first = instrument_tree(tree, table, start, entering)
+        code = compile(tree, filename, "exec", dont_inherit=True)
+        register_codes(code, table)
+        return first, len(table.hits), code
+
+    start, end, code = compiled(None, frozenset())
+    if watched is None:
+        return code
+    entering = frozenset(
+        at for at in range(start, end) if (group := table.codes[at]) and watched(group)
+    )
+    return compiled(start, entering)[2] if entering else code
+
+
+ModuleHook = Callable[[CodeType], None]
+
+
+class InstrumentingLoader(importlib.machinery.SourceFileLoader):
+    """A source loader compiling with markers (never from a ``.pyc``: its bytecode has
+    none), and telling ``on_start``/``on_end`` around the module's execution (its import
+    window)."""
+
+    def __init__(
+        self,
+        fullname: str,
+        path: str,
+        finder: InstrumentingFinder,
+        rewrite: Callable[[ast.Module, bytes], None] | None = None,
+    ) -> None:
+        super().__init__(fullname, path)
+        self._finder = finder
+        self._rewrite = rewrite
+
+    def get_code(self, fullname: str) -> CodeType:
+        source = self.get_data(self.get_filename(fullname))
+        finder = self._finder
+        return compile_instrumented(source, self.path, finder.table, self._rewrite, finder.watched)
+
+    def exec_module(self, module: ModuleType) -> None:
+        code = self.get_code(module.__name__)
+        finder = self._finder
+        finder.on_start(code)
+        try:
+            exec(code, module.__dict__)
+        finally:
+            finder.on_end(code)
+
+
+class InstrumentingFinder(importlib.abc.MetaPathFinder):
+    """Finds the project's source modules (``is_project_file``) and loads them with
+    markers; for a module that pytest's assertion rewriter (``rewriter``) would load, its
+    rewriting runs first (``pytest_rewrite``)."""
+
+    def __init__(
+        self,
+        table: HitTable,
+        is_project_file: Callable[[str], bool],
+        on_start: ModuleHook,
+        on_end: ModuleHook,
+        rewriter: Any = None,
+        pytest_rewrite: Callable[[ast.Module, bytes, str], None] | None = None,
+        watched: Watched | None = None,
+    ) -> None:
+        self.table = table
+        self.watched = watched
+        self._is_project_file = is_project_file
+        self.on_start = on_start
+        self.on_end = on_end
+        self._rewriter = rewriter
+        self._pytest_rewrite = pytest_rewrite
+        self.loaded: list[str] = []
+
+    def find_spec(
+        self, fullname: str, path: Sequence[str] | None, target: ModuleType | None = None
+    ) -> importlib.machinery.ModuleSpec | None:
+        spec = importlib.machinery.PathFinder.find_spec(fullname, path, target)
+        if spec is None or spec.origin is None or not spec.has_location:
+            return None
+        origin = spec.origin
+        if not origin.endswith(".py") or not self._is_project_file(origin):
+            return None  # the finders after this one load it as usual
+        rewritten = None
+        if self._rewriter is not None and self._pytest_rewrite is not None:
+            rewritten = self._rewriter.find_spec(fullname, path, target)
+        rewrite = None
+        if rewritten is not None and self._pytest_rewrite is not None:
+            pytest_rewrite = self._pytest_rewrite
+            # What pytest's own loader would note (it warns about a module imported before
+            # it could be rewritten by this list).
+            names = getattr(self._rewriter, "_rewritten_names", None)
+            if isinstance(names, dict):
+                names[fullname] = Path(origin)
+
+            def rewrite(tree: ast.Module, source: bytes) -> None:
+                pytest_rewrite(tree, source, origin)
+
+        loader = InstrumentingLoader(fullname, origin, self, rewrite)
+        self.loaded.append(origin)
+        return importlib.util.spec_from_file_location(
+            fullname,
+            origin,
+            loader=loader,
+            submodule_search_locations=spec.submodule_search_locations,
+        )
+
+    def install(self) -> None:
+        if self not in sys.meta_path:
+            sys.meta_path.insert(0, self)
+
+    def uninstall(self) -> None:
+        if self in sys.meta_path:
+            sys.meta_path.remove(self)
