@@ -124,6 +124,15 @@ class ProfileTracer(CodeTracer):
             self._full.clear()
         return seen
 
+    def reinstate(self) -> bool:
+        """Python switches a profile hook off when it raises: a ``RecursionError`` once the
+        hook's own call is one frame too deep. A test that profiles (``cProfile``) replaces
+        it. Only this thread's hook is checked: the others' cannot be read."""
+        if not self._active or sys.getprofile() is self._profile:
+            return False
+        sys.setprofile(self._profile)
+        return True
+
     @contextlib.contextmanager
     def paused(self) -> Iterator[None]:
         """The hook off in this thread meanwhile: under it, reks's own analysis between

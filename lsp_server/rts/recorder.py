@@ -61,6 +61,12 @@ def _outcome(reports: list[pytest.TestReport]) -> tuple[str, float]:
     return "passed", duration
 
 
+_INCOMPLETE = (
+    "recorded incompletely: the profile hook was switched off during the test or before it "
+    "(a RecursionError in the hook, or a profiler the test started)"
+)
+
+
 class DependencyRecorder:
     """Pytest hooks that trace each test, fixture setup and collection, and record every
     test's outcome with its units (``session``: environment, options and id of the
@@ -99,6 +105,10 @@ class DependencyRecorder:
         self._ran: CodeSet = {}
         self._written: dict[Unit, set[str]] = {}
         self._functions_ran: dict[str, set[Unit]] = {}  # by node id, since the last write
+        # Tests recorded while the tracer was off for a while (``CodeTracer.reinstate``):
+        # their records are incomplete, so they are written stale and run next time.
+        self._incomplete: set[str] = set()
+        self._lost_outside_tests = False  # at collection or between tests: every test
 
     # -- tracing ------------------------------------------------------------------------
 
@@ -175,6 +185,7 @@ class DependencyRecorder:
         if not self._tracing:
             return (yield)
         self.cache_hits.before()
+        self._lost_outside_tests |= self.tracer.reinstate()
         self.tracer.take()
         self.tracer.read_lines.take()
         self.watcher.take()
@@ -185,6 +196,8 @@ class DependencyRecorder:
         # No restart here: the next test's start restarts events, and nothing between
         # tests is attributed.
         self._flush(restart=False)
+        if self.tracer.reinstate() or self._lost_outside_tests:
+            self._incomplete.add(item.nodeid)
         window = self._stack.pop()
         self._stack = []
         with self.tracer.paused():
@@ -275,6 +288,8 @@ class DependencyRecorder:
                 session_id=self.session_id,
             )
             self._record_return_kinds()
+            incomplete, self._incomplete = self._incomplete, set()
+            self.store.mark_stale(incomplete, _INCOMPLETE)
 
     def _record_return_kinds(self) -> None:
         """Which functions each test ran, and what they returned (only what this session

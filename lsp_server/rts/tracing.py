@@ -98,6 +98,11 @@ class CodeTracer:
     def stop(self) -> None:
         raise NotImplementedError
 
+    def reinstate(self) -> bool:
+        """Put the tracer back if something switched it off while it was started; whether
+        it had to (what ran meanwhile was not seen). Only a profile hook can be lost."""
+        return False
+
     @contextlib.contextmanager
     def paused(self) -> Iterator[None]:
         """reks's own work between tests (analysis, store writes) runs outside the tracer:
