@@ -180,9 +180,10 @@ class DependencySets:
         for set_id in linked:
             units = self._set_units.get(set_id)
             if units is not None:
-                if not units <= rest:
-                    return False
+                left = len(rest) - len(units)
                 rest = rest - units
+                if len(rest) != left:  # not all of ``units`` was in ``rest``
+                    return False
         if not by_digest:
             return not rest
         # xxh3-128 of the sorted ids, as the sets are matched by content (``_set_id``).
