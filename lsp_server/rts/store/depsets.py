@@ -82,11 +82,11 @@ class DependencySets:
         given twice (run twice in one batch) gets its last units."""
         tests = list({test.test_id: test for test in tests}.values())
         old = self._links_of([t.test_id for t in tests])
-        own = self._own_digests(old)
+        digests = self._own_digests(old)
         by_group: dict[str, list[TestUnits]] = {}
         for test in tests:
             linked = old.get(test.test_id, ())
-            if linked and self._same_units(linked, test.unit_ids, own):
+            if linked and self._same_units(linked, test.unit_ids, digests):
                 continue  # a rerun that depends on the same units: nothing to write
             by_group.setdefault(test.group, []).append(test)
         # The changed tests' old sets, in one query per 500: ``_base_for`` weighs them.
