@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import re
 import signal
 import sqlite3
 import time
@@ -273,3 +274,48 @@ def test_xdist_workers_record_what_one_process_records(pytester: pytest.Pytester
     orphans, duplicates, kept = _consistency(pytester.path)
     assert (orphans, duplicates) == (0, 0)
     assert kept < sum(map(len, by_workers.values())) / 2  # shared, not one row per test
+
+
+def _sets_read(statements: list[str]) -> set[int]:
+    """The set ids whose rows the traced statements read from ``depset_units``."""
+    read: set[int] = set()
+    for sql in statements:
+        if sql.lstrip().upper().startswith("SELECT") and "FROM depset_units" in sql:
+            where = sql.split("WHERE", 1)[1]
+            read.update(int(n) for n in re.findall(r"\b\d+\b", where))
+    return read
+
+
+def test_a_rerun_compares_a_tests_own_set_by_digest(project: Path) -> None:
+    """Re-recorded by a new session (nothing cached), unchanged tests are matched without
+    reading their own sets' rows back: only the file's shared base is read. A test whose
+    units changed is still rewritten to exactly its new units."""
+    common = (Unit("m.py", MODULE), Unit("m.py", "X"), Unit("m.py", "f.<def>"))
+    f, g, doc = Unit("m.py", "f"), Unit("m.py", "g"), Unit("m.py", "f.<doc>")
+    first = [
+        _result("t.py::a", (*common, f)),
+        _result("t.py::b", (*common, g)),
+        _result("t.py::c", (*common, f, g)),
+    ]
+    with DependencyStore(project) as store:
+        _record(store, project, first)
+    conn = sqlite3.connect(store_path(project))
+    try:
+        links = conn.execute("SELECT set_id, count(*) FROM test_depsets GROUP BY set_id")
+        shared = {set_id for set_id, tests in links if tests > 1}
+    finally:
+        conn.close()
+    assert len(shared) == 1  # the base of t.py
+    with DependencyStore(project) as store:
+        statements: list[str] = []
+        store._conn.set_trace_callback(statements.append)
+        # c's own set changes (g goes, a docstring comes); a and b are unchanged.
+        _record(store, project, [*first[:2], _result("t.py::c", (*common, f, doc))])
+        store._conn.set_trace_callback(None)
+        own_read = _sets_read(statements) - shared
+        assert set(store.dependencies_of("t.py::a")) == {*common, f}
+        assert set(store.dependencies_of("t.py::b")) == {*common, g}
+        assert set(store.dependencies_of("t.py::c")) == {*common, f, doc}
+    # Only c's old set is read (it changed: the new split weighs it).
+    assert len(own_read) <= 1
+    assert _consistency(project)[:2] == (0, 0)
