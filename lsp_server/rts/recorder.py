@@ -27,6 +27,7 @@ from lsp_server.rts.attribution import UnitAttribution, Window
 from lsp_server.rts.audit_events import FileWatcher, activate_watcher
 from lsp_server.rts.cache_hits import CacheHits
 from lsp_server.rts.file_units import Unit
+from lsp_server.rts.filled_containers import FilledContainers
 from lsp_server.rts.setup_clock import SetupClock
 from lsp_server.rts.snapshots import FileStates
 from lsp_server.rts.store import DependencyStore, FileSnapshot, TestResult
@@ -87,6 +88,7 @@ class DependencyRecorder:
         )
         self.watcher = FileWatcher()
         self.cache_hits = CacheHits(paths.is_python_file)
+        self.filled_containers = FilledContainers(paths.is_python_file)
         self.setup_clock = SetupClock()  # the set-up times of shared fixtures, per test
         config.pluginmanager.register(self.setup_clock, "reks-setup-clock")
         self._stack: list[Window] = []
@@ -112,6 +114,7 @@ class DependencyRecorder:
     def stop_tracing(self) -> None:
         if self._tracing:
             self.tracer.stop()
+            self.filled_containers.stop()
             activate_watcher(None)
             self._tracing = False
 
@@ -175,6 +178,7 @@ class DependencyRecorder:
         if not self._tracing:
             return (yield)
         self.cache_hits.before()
+        self.filled_containers.before()
         self.tracer.take()
         self.tracer.read_lines.take()
         self.watcher.take()
@@ -243,6 +247,7 @@ class DependencyRecorder:
                     if shared is not None:
                         window.update(shared)
         self.cache_hits.after(window.codes)
+        self.filled_containers.after(window.codes)
         units = self.attribution.units_of_test(item, window, self.tracer)
         self._ran.update(window.codes)
         self._functions_ran[item.nodeid] = self.attribution.functions.functions_ran(window.codes)

@@ -1,0 +1,205 @@
+"""Values earlier tests left in a module-level dict, set or list, read by later tests.
+
+A cache filled on first use (``_CACHE = {}``; ``if k not in _CACHE: _CACHE[k] = slow(k)``)
+carries a value from the test that computed it to every later test that only reads it:
+that test never runs ``slow``, yet in a full run after ``slow`` changed it reads the new
+value. So a test that read an entry an earlier test had changed depends on what ran in the
+tests that changed it (each changed it while it ran: a superset of the code computing the
+value), and so on down the chain (what it ran includes what it read).
+
+Which entries a test changed is found by comparing each container before and after the
+test (by identity of keys and values: a dict entry rebound, a set element added or dropped,
+a list changed as a whole, the name rebound to another object). Which entries it read, from
+the code it ran (``rts.container_reads``): a keyed read counts for its key only, any other
+use of the container's name for every entry. Keeping it per entry keeps it precise where a
+registry grows in most tests (marshmallow's class registry: a test reads the entries of the
+class names it defines and registers).
+
+The containers are the dicts, sets and lists bound at the top level of the project's
+modules or in the bodies of its classes, looked for again whenever more modules are loaded.
+Values put there while modules are imported or test files collected are not attributed
+(import footprints and collection windows hold that code); nor are containers held by
+instances (``self._cache`` of a module-level object): README, Limits.
+"""
+
+from __future__ import annotations
+
+import operator
+import sys
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from types import CodeType, ModuleType
+from typing import Any
+
+from lsp_server.rts.container_reads import ContainerReads, KeyedReads, container_reads
+from lsp_server.rts.identity import identity
+from lsp_server.rts.tracing import CodeSet
+
+WHOLE = ("<whole container>",)  # an entry standing for all of a container
+_MISSING = object()
+_KINDS = (dict, set, list)
+
+
+@dataclass
+class _Slot:
+    """A name bound to a container: in a module's or a class's namespace."""
+
+    namespace: Mapping[str, Any]
+    name: str
+    value: Any
+    before: Any = None  # a copy of ``value`` at the start of the test
+
+
+def _copy(value: Any) -> Any:
+    if isinstance(value, dict):
+        return dict(value)
+    return set(value) if isinstance(value, set) else list(value)
+
+
+def _changed(slot: _Slot) -> set[Any]:
+    """The entries of ``slot`` that the test changed (``WHOLE``: the container itself)."""
+    now = slot.namespace.get(slot.name, _MISSING)
+    if now is not slot.value:
+        return {WHOLE}
+    before = slot.before
+    if isinstance(before, dict):
+        if (
+            len(before) == len(now)
+            and all(map(operator.is_, before, now))
+            and all(map(operator.is_, before.values(), now.values()))
+        ):
+            return set()
+        changed = {k for k, v in now.items() if before.get(k, _MISSING) is not v}
+        return changed | (before.keys() - now.keys())
+    if isinstance(before, set):
+        if len(before) == len(now) and before == now:
+            return set()
+        return (now - before) | (before - now)
+    same = len(before) == len(now) and all(map(operator.is_, before, now))
+    return set() if same else {WHOLE}
+
+
+class FilledContainers:
+    """Per test: ``before`` when it starts, ``after`` with what it ran when it ends."""
+
+    def __init__(self, is_project_file: Callable[[str], bool]) -> None:
+        self._is_project_file = is_project_file
+        self._modules_seen = 0
+        self._scanned: set[int] = set()  # ids of the modules looked through
+        self._kept: list[object] = []  # those modules, so that their ids stay theirs
+        self._slots: list[_Slot] = []
+        self._slot_of: set[tuple[int, str]] = set()  # (id(owner), name) of each slot
+        self._fillers: dict[int, dict[Any, CodeSet]] = {}  # slot index -> entry -> codes
+        self._filled_names: set[str] = set()
+        self._version = 0  # of ``_filled_names``: the code analysed against it
+        self._analysis: dict[int, tuple[int, ContainerReads | None]] = {}
+        self.keyed = KeyedReads()
+
+    def before(self) -> None:
+        if len(sys.modules) != self._modules_seen:
+            self._find()
+        for slot in self._slots:
+            value = slot.namespace.get(slot.name, _MISSING)
+            if value is not slot.value and isinstance(value, _KINDS):
+                slot.value = value  # rebound between tests: the new object from now on
+            slot.before = _copy(slot.value) if isinstance(slot.value, _KINDS) else None
+        self.keyed.take()
+
+    def after(self, codes: CodeSet) -> None:
+        """Add to ``codes`` (what the test ran) what ran in the tests that changed the
+        entries it read; remember what it ran for the entries it changed."""
+        keys, everything = self.keyed.take()
+        found: CodeSet = {}
+        if self._fillers:
+            for code in codes.values():
+                reads = self._reads(code)
+                if reads is None:
+                    continue
+                everything |= reads.everything
+                keys |= reads.constant
+                if not self.keyed.watched(code):  # it ran before its keys were watched
+                    everything.update(name for name, _ in reads.sites.values())
+            for index, fillers in self._fillers.items():
+                self._add_read(self._slots[index].name, fillers, keys, everything, found)
+        for index, slot in enumerate(self._slots):
+            if slot.before is None:
+                continue
+            changed = _changed(slot)
+            if not changed:
+                continue
+            fillers = self._fillers.setdefault(index, {})
+            for key in changed:
+                fillers.setdefault(key, {}).update(codes)
+                fillers[key].update(found)
+            if slot.name not in self._filled_names:
+                self._filled_names.add(slot.name)
+                self._version += 1
+        codes.update(found)
+        if self._fillers:
+            for code in codes.values():
+                reads = self._reads(code)
+                if reads is not None and reads.sites:
+                    self.keyed.watch(code, reads)
+
+    def stop(self) -> None:
+        self.keyed.stop()
+
+    def _add_read(
+        self,
+        name: str,
+        fillers: dict[Any, CodeSet],
+        keys: set[tuple[str, Any]],
+        everything: set[str],
+        found: CodeSet,
+    ) -> None:
+        if name in everything:
+            for codes in fillers.values():
+                found.update(codes)
+            return
+        whole = fillers.get(WHOLE)
+        read = [key for read_name, key in keys if read_name == name]
+        if whole is not None and read:
+            found.update(whole)
+        for key in read:
+            try:
+                codes = fillers.get(key)
+            except TypeError:  # a key that cannot be hashed: every entry
+                codes = {c: v for entry in fillers.values() for c, v in entry.items()}
+            if codes is not None:
+                found.update(codes)
+
+    def _reads(self, code: CodeType) -> ContainerReads | None:
+        known = self._analysis.get(identity(code))
+        if known is not None and known[0] == self._version:
+            return known[1]
+        reads = container_reads(code, self._filled_names)
+        self._analysis[identity(code)] = (self._version, reads)
+        return reads
+
+    def _find(self) -> None:
+        modules = list(sys.modules.values())
+        self._modules_seen = len(sys.modules)
+        for module in modules:
+            if id(module) in self._scanned:
+                continue
+            self._scanned.add(id(module))
+            self._kept.append(module)
+            path = getattr(module, "__file__", None)
+            if not isinstance(module, ModuleType) or not path or not self._is_project_file(path):
+                continue
+            self._take(module)
+            for value in list(vars(module).values()):
+                if isinstance(value, type) and value.__module__ == module.__name__:
+                    self._take(value)
+
+    def _take(self, owner: object) -> None:
+        """The containers bound in the namespace of ``owner`` (a module or a class, kept
+        alive by its module)."""
+        namespace = vars(owner)
+        for name, value in list(namespace.items()):
+            if not isinstance(value, _KINDS) or name.startswith("__"):
+                continue
+            if (id(owner), name) in self._slot_of:
+                continue
+            self._slot_of.add((id(owner), name))
+            self._slots.append(_Slot(namespace, name, value, _copy(value)))

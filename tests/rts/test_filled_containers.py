@@ -1,0 +1,172 @@
+"""A value an earlier test left in a module-level dict, set or list (a cache filled on first
+use) reaches a later test that only reads it: that test never runs the code that computed
+the value, yet in a full run its outcome follows that code. It depends on what ran in the
+tests that filled the entries it read (``rts.filled_containers``)."""
+
+from __future__ import annotations
+
+import sys
+
+import pytest
+
+from .helpers import edit, run, write
+
+pytest_plugins = ["pytester"]
+
+# Keys read are told apart on 3.12+ (sys.monitoring); before, a reader reads every entry.
+KEYS_SEEN = sys.version_info >= (3, 12)
+
+MODULE = """
+def double(k):
+    return k * 2
+
+
+def triple(k):
+    return k * 3
+
+
+def slow(k):
+    return double(k) if k < 10 else triple(k)
+
+
+_CACHE = {{}}
+
+
+def cached(k):
+{body}
+
+
+def other():
+    return 0
+"""
+
+READS = {
+    "membership": ("    if k not in _CACHE:\n        _CACHE[k] = slow(k)\n    return _CACHE[k]"),
+    "get": (
+        "    found = _CACHE.get(k)\n    if found is None:\n"
+        "        found = _CACHE[k] = slow(k)\n    return found"
+    ),
+    "setdefault": "    try:\n        return _CACHE[k]\n    except KeyError:\n"
+    "        return _CACHE.setdefault(k, slow(k))",
+}
+
+TESTS = """
+import mod
+
+
+def test_fills():
+    assert mod.cached(3) == 6
+
+
+def test_hits():
+    assert mod.cached(3) == 6
+
+
+def test_own_key():
+    assert mod.cached(20) == 60
+
+
+def test_other():
+    assert mod.other() == 0
+"""
+
+
+@pytest.mark.parametrize("reads", sorted(READS))
+def test_a_test_reading_an_entry_an_earlier_test_filled_depends_on_what_filled_it(
+    pytester: pytest.Pytester, reads: str
+) -> None:
+    write(pytester, "mod.py", MODULE.format(body=READS[reads]))
+    write(pytester, "test_mod.py", TESTS)
+    everything = {"test_fills", "test_hits", "test_own_key", "test_other"}
+    assert run(pytester, flag="--reks-all") == everything
+    edit(pytester, "mod.py", "return k * 2", "return k * 2 + 1")
+    # test_own_key read only the entry it filled itself: what filled key 3 is not its.
+    expected = (
+        {"test_fills", "test_hits"} if KEYS_SEEN else {"test_fills", "test_hits", "test_own_key"}
+    )
+    assert run(pytester) == expected
+
+
+def test_a_test_reading_every_entry_depends_on_every_filler(pytester: pytest.Pytester) -> None:
+    write(
+        pytester,
+        "mod.py",
+        MODULE.format(body=READS["membership"]) + ("\n\ndef known():\n    return sorted(_CACHE)\n"),
+    )
+    write(
+        pytester,
+        "test_mod.py",
+        TESTS + "\n\ndef test_known():\n    assert 3 in mod.known()\n",
+    )
+    assert run(pytester, flag="--reks-all") >= {"test_known"}
+    edit(pytester, "mod.py", "return k * 2", "return k * 2 + 1")
+    assert "test_known" in run(pytester)
+
+
+def test_a_set_of_names_seen_depends_on_who_added_them(pytester: pytest.Pytester) -> None:
+    write(
+        pytester,
+        "mod.py",
+        """
+        _SEEN = set()
+
+
+        def note(name):
+            _SEEN.add(name.lower())
+
+
+        def first_time(name):
+            return name not in _SEEN
+
+
+        def other():
+            return 0
+        """,
+    )
+    write(
+        pytester,
+        "test_mod.py",
+        """
+        import mod
+
+
+        def test_adds():
+            mod.note("a")
+
+
+        def test_asks():
+            assert not mod.first_time("a")
+
+
+        def test_other():
+            assert mod.other() == 0
+        """,
+    )
+    assert run(pytester, flag="--reks-all") == {"test_adds", "test_asks", "test_other"}
+    edit(pytester, "mod.py", "name.lower()", "name.upper()")
+    assert run(pytester) == {"test_adds", "test_asks"}
+
+
+def test_a_container_filled_and_read_within_one_test_adds_nothing(
+    pytester: pytest.Pytester,
+) -> None:
+    write(pytester, "mod.py", MODULE.format(body=READS["membership"]))
+    write(
+        pytester,
+        "test_mod.py",
+        """
+        import mod
+
+
+        def test_small():
+            assert mod.cached(3) == mod.cached(3) == 6
+
+
+        def test_large():
+            assert mod.cached(20) == 60
+        """,
+    )
+    assert run(pytester, flag="--reks-all") == {"test_small", "test_large"}
+    edit(pytester, "mod.py", "return k * 2", "return k * 2 + 1")
+    expected = {"test_small"} if KEYS_SEEN else {"test_small", "test_large"}
+    assert run(pytester) == expected
