@@ -1,4 +1,5 @@
-"""Values earlier tests left in a module-level dict, set or list, read by later tests.
+"""Values earlier tests left in a module-level dict, set or list, or bound to a module's
+global or a class's attribute, read by later tests.
 
 A cache filled on first use (``_CACHE = {}``; ``if k not in _CACHE: _CACHE[k] = slow(k)``)
 carries a value from the test that computed it to every later test that only reads it:
@@ -14,6 +15,13 @@ the code it ran (``rts.container_reads``): a keyed read counts for its key only,
 use of the container's name for every entry. Keeping it per entry keeps it precise where a
 registry grows in most tests (marshmallow's class registry: a test reads the entries of the
 class names it defines and registers).
+
+The same holds for a name an earlier test rebound and left so (``global _MODE; _MODE =
+choose()``, ``cls.mode = ...``, a lazily built ``_lexer``): what each test rebound is found by
+comparing the namespaces of the project's modules and classes before and after it (a
+``monkeypatch`` undone at teardown leaves nothing), and a later test whose code names it
+(``co_names``, or a string constant ``getattr(obj, "mode")`` spells) depends on what ran in
+the tests that rebound it.
 
 The containers are the dicts, sets and lists bound at the top level of the project's
 modules or in the bodies of its classes, looked for again whenever more modules are loaded.
@@ -38,6 +46,31 @@ from lsp_server.rts.tracing import CodeSet
 WHOLE = ("<whole container>",)  # an entry standing for all of a container
 _MISSING = object()
 _KINDS = (dict, set, list)
+
+
+@dataclass
+class _Namespace:
+    """The names bound in a module or a class, as the test found them (``before``)."""
+
+    owner: object
+    names: Mapping[str, Any]
+    before: dict[str, Any]
+
+
+def _rebound(namespace: _Namespace) -> set[str]:
+    before, now = namespace.before, namespace.names
+    if (
+        len(before) == len(now)
+        and all(map(operator.is_, before, now))
+        and all(map(operator.is_, before.values(), now.values()))
+    ):
+        return set()
+    changed = {name for name, value in now.items() if before.get(name, _MISSING) is not value}
+    return changed | (before.keys() - now.keys())
+
+
+def _names_spelled(code: CodeType) -> frozenset[str]:
+    return frozenset({*code.co_names, *(c for c in code.co_consts if type(c) is str)})
 
 
 @dataclass
@@ -87,6 +120,9 @@ class FilledContainers:
         self._modules_seen = 0
         self._scanned: set[int] = set()  # ids of the modules looked through
         self._kept: list[object] = []  # those modules, so that their ids stay theirs
+        self._namespaces: list[_Namespace] = []
+        self._rebound: dict[str, CodeSet] = {}  # name -> what ran in the tests rebinding it
+        self._spelled: dict[int, frozenset[str]] = {}  # by identity(code): names it spells
         self._slots: list[_Slot] = []
         self._slot_of: set[tuple[int, str]] = set()  # (id(owner), name) of each slot
         self._fillers: dict[int, dict[Any, CodeSet]] = {}  # slot index -> entry -> codes
@@ -103,6 +139,8 @@ class FilledContainers:
             if value is not slot.value and isinstance(value, _KINDS):
                 slot.value = value  # rebound between tests: the new object from now on
             slot.before = _copy(slot.value) if isinstance(slot.value, _KINDS) else None
+        for namespace in self._namespaces:
+            namespace.before = dict(namespace.names)
         self.keyed.take()
 
     def after(self, codes: CodeSet) -> None:
@@ -110,6 +148,15 @@ class FilledContainers:
         entries it read; remember what it ran for the entries it changed."""
         keys, everything = self.keyed.take()
         found: CodeSet = {}
+        rebound = self._rebound
+        if rebound:
+            spelled = self._spelled
+            for key, code in codes.items():
+                names = spelled.get(key)
+                if names is None:
+                    names = spelled[key] = _names_spelled(code)
+                for name in names & rebound.keys():
+                    found.update(rebound[name])
         if self._fillers:
             for code in codes.values():
                 reads = self._reads(code)
@@ -134,6 +181,10 @@ class FilledContainers:
             if slot.name not in self._filled_names:
                 self._filled_names.add(slot.name)
                 self._version += 1
+        for namespace in self._namespaces:
+            for name in _rebound(namespace):
+                self._rebound.setdefault(name, {}).update(codes)
+                self._rebound[name].update(found)
         codes.update(found)
         if self._fillers:
             for code in codes.values():
@@ -196,6 +247,7 @@ class FilledContainers:
         """The containers bound in the namespace of ``owner`` (a module or a class, kept
         alive by its module)."""
         namespace = vars(owner)
+        self._namespaces.append(_Namespace(owner, namespace, dict(namespace)))
         for name, value in list(namespace.items()):
             if not isinstance(value, _KINDS) or name.startswith("__"):
                 continue
