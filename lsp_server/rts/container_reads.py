@@ -134,7 +134,7 @@ def _is_container(instruction: dis.Instruction, names: Collection[str]) -> bool:
     return instruction.opname == "LOAD_ATTR" and not (instruction.arg or 0) & 1
 
 
-def _read_at(code: list[dis.Instruction], at: int) -> tuple[int, Key] | None | bool:
+def _read_at(code: list[dis.Instruction], at: int) -> tuple[int, Key] | bool | None:
     """The read of the container loaded by ``code[at]``: (index of the instruction
     completing its key, the key); True for a pure write; None for any other use."""
     after = code[at + 1] if at + 1 < len(code) else None
