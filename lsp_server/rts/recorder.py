@@ -94,6 +94,9 @@ class DependencyRecorder:
         self._stack: list[Window] = []
         self._tracing = False
         self._fixture_windows: dict[object, Window] = {}
+        # What ran in the conftests' ``pytest_collection_modifyitems``: it may skip, mark or
+        # reorder any test, so every test depends on it.
+        self._items_window = Window()
         self._reports: dict[str, list[pytest.TestReport]] = {}
         self._pending: list[TestResult] = []
         self._last_flush = time.monotonic()
@@ -159,6 +162,13 @@ class DependencyRecorder:
             return (yield)
         windows = self.attribution.collection_windows
         with self._nested_window(windows.setdefault(str(collector.path), Window()).update):
+            return (yield)
+
+    @pytest.hookimpl(wrapper=True)
+    def pytest_collection_modifyitems(self) -> Generator[None, object, object]:
+        if not self._tracing:
+            return (yield)
+        with self._nested_window(self._items_window.update):
             return (yield)
 
     @pytest.hookimpl(wrapper=True)
@@ -246,6 +256,7 @@ class DependencyRecorder:
                     shared = self._fixture_windows.get(fixturedef)
                     if shared is not None:
                         window.update(shared)
+        window.update(self._items_window)
         self.cache_hits.after(window.codes)
         self.filled_containers.after(window.codes)
         units = self.attribution.units_of_test(item, window, self.tracer)
