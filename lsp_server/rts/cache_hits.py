@@ -10,8 +10,7 @@ cache while it ran: a superset of the code that computed the values it left ther
 The caches are found in the project's modules (module-level functions, and methods in the
 bodies of classes defined there), looked for again whenever more modules are loaded; their
 ``cache_info()`` counters, read before and after each test, tell a fill (misses) from a hit.
-A value cached by code of the project in other ways (a dict filled on first use) is not seen:
-README, Limits.
+A value cached in a module-level dict filled on first use is ``rts.filled_containers``'s.
 """
 
 from __future__ import annotations

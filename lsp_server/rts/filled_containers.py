@@ -27,7 +27,9 @@ The containers are the dicts, sets and lists bound at the top level of the proje
 modules or in the bodies of its classes, looked for again whenever more modules are loaded.
 Values put there while modules are imported or test files collected are not attributed
 (import footprints and collection windows hold that code); nor are containers held by
-instances (``self._cache`` of a module-level object): README, Limits.
+instances (``self._cache`` of a module-level object): README, Limits. A function of the
+module holding a container as a default value (``def f(k, cache=_CACHE)``) reads every entry
+of it whenever it runs: its code never names the container.
 """
 
 from __future__ import annotations
@@ -129,6 +131,8 @@ class FilledContainers:
         self._filled_names: set[str] = set()
         self._version = 0  # of ``_filled_names``: the code analysed against it
         self._analysis: dict[int, tuple[int, ContainerReads | None]] = {}
+        # By identity(code): the containers its function holds as default values, by name.
+        self._defaults: dict[int, set[str]] = {}
         self.keyed = KeyedReads()
 
     def before(self) -> None:
@@ -166,6 +170,8 @@ class FilledContainers:
                 keys |= reads.constant
                 if not self.keyed.watched(code):  # it ran before its keys were watched
                     everything.update(name for name, _ in reads.sites.values())
+            for key in self._defaults.keys() & codes.keys():
+                everything |= self._defaults[key]
             for index, fillers in self._fillers.items():
                 self._add_read(self._slots[index].name, fillers, keys, everything, found)
         for index, slot in enumerate(self._slots):
@@ -243,12 +249,25 @@ class FilledContainers:
                 if isinstance(value, type) and value.__module__ == module.__name__:
                     self._take(value)
 
+    def _take_defaults(self, function: object, containers: dict[int, str]) -> None:
+        code = getattr(function, "__code__", None)
+        if type(code) is not CodeType:
+            return
+        defaults = getattr(function, "__defaults__", None) or ()
+        keyword = getattr(function, "__kwdefaults__", None) or {}
+        for value in (*defaults, *keyword.values()):
+            name = containers.get(id(value))
+            if name is not None:
+                self._defaults.setdefault(identity(code), set()).add(name)
+
     def _take(self, owner: object) -> None:
         """The containers bound in the namespace of ``owner`` (a module or a class, kept
         alive by its module)."""
         namespace = vars(owner)
         self._namespaces.append(_Namespace(owner, namespace, dict(namespace)))
+        containers = {id(v): n for n, v in namespace.items() if isinstance(v, _KINDS)}
         for name, value in list(namespace.items()):
+            self._take_defaults(getattr(value, "__func__", value), containers)
             if not isinstance(value, _KINDS) or name.startswith("__"):
                 continue
             if (id(owner), name) in self._slot_of:

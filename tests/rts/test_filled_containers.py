@@ -170,3 +170,16 @@ def test_a_container_filled_and_read_within_one_test_adds_nothing(
     edit(pytester, "mod.py", "return k * 2", "return k * 2 + 1")
     expected = {"test_small"} if KEYS_SEEN else {"test_small", "test_large"}
     assert run(pytester) == expected
+
+
+def test_a_container_a_function_holds_as_a_default_is_read_whole(
+    pytester: pytest.Pytester,
+) -> None:
+    body = "    if k not in cache:\n        cache[k] = slow(k)\n    return cache[k]"
+    module = MODULE.format(body=body).replace("def cached(k):", "def cached(k, cache=_CACHE):")
+    write(pytester, "mod.py", module)
+    write(pytester, "test_mod.py", TESTS)
+    everything = {"test_fills", "test_hits", "test_own_key", "test_other"}
+    assert run(pytester, flag="--reks-all") == everything
+    edit(pytester, "mod.py", "return k * 2", "return k * 2 + 1")
+    assert run(pytester) == {"test_fills", "test_hits", "test_own_key"}
