@@ -22,6 +22,7 @@ import dis
 import sys
 from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
+from inspect import getattr_static
 from types import CodeType, FrameType
 from typing import Any
 
@@ -43,8 +44,9 @@ _STORES = frozenset({"STORE_FAST", "DELETE_FAST", "STORE_DEREF", "DELETE_DEREF",
 _UNSAFE_BETWEEN = frozenset({"SWAP", "COPY"})
 _EMPTY_DISPLAYS = frozenset({"BUILD_LIST", "BUILD_MAP", "BUILD_SET"})
 
-# ("const", value) | ("local" / "global" / "name", variable) | ("tuple", keys)
-Key = tuple[str, Any]
+# ("const", value) | ("local" / "global" / "name", variable) | ("tuple", keys);
+# a container's is also ("attr", owner, name)
+Key = tuple[Any, ...]
 # Per-test cap on the events of one site: past it, its container's every entry counts.
 EVENTS_PER_SITE = 64
 
@@ -55,11 +57,12 @@ class ContainerReads:
 
     ``everything``: the names it uses in a way that may read any entry. ``constant``: the
     (name, key) pairs it reads with constant keys. ``sites``: by the offset of the
-    instruction completing a variable key, the container's name and the key's shape."""
+    instruction completing a variable key, the container's name, the key's shape and the
+    container's (``Key``: a variable, or ``("attr", owner, name)``; None when not told)."""
 
     everything: frozenset[str]
     constant: frozenset[tuple[str, Any]]
-    sites: dict[int, tuple[str, Key]] = field(default_factory=dict)
+    sites: dict[int, tuple[str, Key, Key | None]] = field(default_factory=dict)
 
 
 def _is_jump(instruction: dis.Instruction) -> bool:
@@ -171,6 +174,19 @@ def _read_at(code: list[dis.Instruction], at: int) -> tuple[int, Key] | bool | N
     return None
 
 
+def _container_shape(code: list[dis.Instruction], at: int) -> Key | None:
+    """How to find, in the frame, the container ``code[at]`` loads (None: not told)."""
+    instruction = code[at]
+    if instruction.opname == "LOAD_GLOBAL":
+        return ("global", instruction.argval)
+    if instruction.opname == "LOAD_NAME":
+        return ("name", instruction.argval)
+    owner = _simple_key(code, at - 1)
+    if owner is None or owner[0] != at - 1 or owner[1][0] == "const":
+        return None
+    return ("attr", owner[1], instruction.argval)
+
+
 def container_reads(code: CodeType, names: Collection[str]) -> ContainerReads | None:
     """What ``code`` reads of the containers named ``names``; None when it names none."""
     if names is None or not any(name in names for name in code.co_names):
@@ -178,7 +194,7 @@ def container_reads(code: CodeType, names: Collection[str]) -> ContainerReads | 
     instructions = list(dis.get_instructions(code))
     everything: set[str] = set()
     constant: set[tuple[str, Any]] = set()
-    sites: dict[int, tuple[str, Key]] = {}
+    sites: dict[int, tuple[str, Key, Key | None]] = {}
     for at, instruction in enumerate(instructions):
         if instruction.opname not in _CONTAINER_LOADS and instruction.opname != "LOAD_ATTR":
             continue
@@ -195,13 +211,28 @@ def container_reads(code: CodeType, names: Collection[str]) -> ContainerReads | 
         elif read[1][0] == "const":
             constant.add((name, read[1][1]))
         else:
-            sites[instructions[read[0]].offset] = (name, read[1])
+            shape = _container_shape(instructions, at)
+            sites[instructions[read[0]].offset] = (name, read[1], shape)
     if not everything and not constant and not sites:
         return None
     return ContainerReads(frozenset(everything), frozenset(constant), sites)
 
 
 _MISSING = object()
+
+
+def container_id(shape: Key | None, frame: FrameType) -> int:
+    """The id of the container ``shape`` finds in ``frame`` right now; 0 when not told.
+    An attribute is looked up statically (``inspect.getattr_static``): no property,
+    ``__getattr__`` or ``__getattribute__`` of the project runs from here."""
+    if shape is None:
+        return 0
+    if shape[0] == "attr":
+        owner = key_value(shape[1], frame)
+        found = _MISSING if owner is _MISSING else getattr_static(owner, shape[2], _MISSING)
+    else:
+        found = key_value(shape, frame)
+    return id(found) if isinstance(found, (dict, set, list)) else 0
 
 
 def key_value(key: Key, frame: FrameType) -> Any:
@@ -225,12 +256,12 @@ def key_value(key: Key, frame: FrameType) -> Any:
 
 @dataclass
 class KeyedReads:
-    """The keyed reads that ran, per test: (container name, key) pairs, and the names of
-    containers a site read too often to keep (every entry counts)."""
+    """The keyed reads that ran, per test: (container name, container id or 0, key), and
+    the names of containers a site read too often to keep (every entry counts)."""
 
-    sites: dict[int, dict[int, tuple[str, Key]]] = field(default_factory=dict)  # by code
+    sites: dict[int, dict[int, tuple[str, Key, Key | None]]] = field(default_factory=dict)
     codes: list[CodeType] = field(default_factory=list)  # watched, kept alive
-    keys: set[tuple[str, Any]] = field(default_factory=set)
+    keys: set[tuple[str, int, Any]] = field(default_factory=set)
     everything: set[str] = field(default_factory=set)
     _counts: dict[tuple[int, int], int] = field(default_factory=dict)
     _tool: int | None = None
@@ -252,7 +283,7 @@ class KeyedReads:
     def watched(self, code: CodeType) -> bool:
         return identity(code) in self.sites
 
-    def take(self) -> tuple[set[tuple[str, Any]], set[str]]:
+    def take(self) -> tuple[set[tuple[str, int, Any]], set[str]]:
         """The keys and the wholly read names since the last call."""
         keys, everything = self.keys, self.everything
         self.keys, self.everything = set(), set()
@@ -278,12 +309,13 @@ class KeyedReads:
                 return disable
             where = (identity(code), offset)
             count = counts[where] = counts.get(where, 0) + 1
-            name, key = site
-            value = key_value(key, getframe(1)) if count <= EVENTS_PER_SITE else _MISSING
+            name, key, shape = site
+            frame = getframe(1)
+            value = key_value(key, frame) if count <= EVENTS_PER_SITE else _MISSING
             try:
                 if value is _MISSING:
                     raise TypeError
-                self.keys.add((name, value))
+                self.keys.add((name, container_id(shape, frame), value))
             except TypeError:  # unhashable, or not told: every entry
                 self.everything.add(name)
                 return disable

@@ -167,13 +167,13 @@ class FilledContainers:
                 if reads is None:
                     continue
                 everything |= reads.everything
-                keys |= reads.constant
+                keys.update((name, 0, key) for name, key in reads.constant)
                 if not self.keyed.watched(code):  # it ran before its keys were watched
-                    everything.update(name for name, _ in reads.sites.values())
+                    everything.update(site[0] for site in reads.sites.values())
             for key in self._defaults.keys() & codes.keys():
                 everything |= self._defaults[key]
             for index, fillers in self._fillers.items():
-                self._add_read(self._slots[index].name, fillers, keys, everything, found)
+                self._add_read(self._slots[index], fillers, keys, everything, found)
         for index, slot in enumerate(self._slots):
             if slot.before is None:
                 continue
@@ -203,18 +203,21 @@ class FilledContainers:
 
     def _add_read(
         self,
-        name: str,
+        slot: _Slot,
         fillers: dict[Any, CodeSet],
-        keys: set[tuple[str, Any]],
+        keys: set[tuple[str, int, Any]],
         everything: set[str],
         found: CodeSet,
     ) -> None:
+        """Add to ``found`` what filled the entries of ``slot`` that the test read: a keyed
+        read names the container's id where the frame told it (0 where not)."""
+        name, own = slot.name, id(slot.value)
         if name in everything:
-            for codes in fillers.values():
-                found.update(codes)
+            for filled in fillers.values():
+                found.update(filled)
             return
         whole = fillers.get(WHOLE)
-        read = [key for read_name, key in keys if read_name == name]
+        read = [key for read_name, where, key in keys if read_name == name and where in (0, own)]
         if whole is not None and read:
             found.update(whole)
         for key in read:

@@ -183,3 +183,67 @@ def test_a_container_a_function_holds_as_a_default_is_read_whole(
     assert run(pytester, flag="--reks-all") == everything
     edit(pytester, "mod.py", "return k * 2", "return k * 2 + 1")
     assert run(pytester) == {"test_fills", "test_hits", "test_own_key"}
+
+
+def test_an_entry_of_another_object_s_container_of_the_same_name_is_not_read(
+    pytester: pytest.Pytester,
+) -> None:
+    write(
+        pytester,
+        "mod.py",
+        """
+        def slow(k):
+            return k * 2
+
+
+        class Memo:
+            def __init__(self):
+                pass
+
+            def value(self, k):
+                if k not in self._cache:
+                    self._cache[k] = self.compute(k)
+                return self._cache[k]
+
+
+        class Doubles(Memo):
+            _cache = {}
+
+            def compute(self, k):
+                return slow(k)
+
+
+        class Squares(Memo):
+            _cache = {}
+
+            def compute(self, k):
+                return k * k
+        """,
+    )
+    write(
+        pytester,
+        "test_mod.py",
+        """
+        import mod
+
+
+        def test_doubles():
+            assert mod.Doubles().value(3) == 6
+
+
+        def test_doubles_again():
+            assert mod.Doubles().value(3) == 6
+
+
+        def test_squares():
+            assert mod.Squares().value(3) == 9
+        """,
+    )
+    assert run(pytester, flag="--reks-all") == {
+        "test_doubles",
+        "test_doubles_again",
+        "test_squares",
+    }
+    edit(pytester, "mod.py", "return k * 2", "return k * 2 + 1")
+    expected = {"test_doubles", "test_doubles_again"}
+    assert run(pytester) == (expected if KEYS_SEEN else expected | {"test_squares"})
