@@ -35,14 +35,14 @@ of it whenever it runs: its code never names the container.
 from __future__ import annotations
 
 import operator
-import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from types import CodeType, ModuleType
+from types import CodeType
 from typing import Any
 
 from lsp_server.rts.container_reads import ContainerReads, KeyedReads, container_reads
 from lsp_server.rts.identity import identity
+from lsp_server.rts.project_modules import NewProjectModules
 from lsp_server.rts.tracing import CodeSet
 
 WHOLE = ("<whole container>",)  # an entry standing for all of a container
@@ -59,15 +59,15 @@ class _Namespace:
     before: dict[str, Any]
 
 
-def _rebound(namespace: _Namespace) -> set[str]:
-    before, now = namespace.before, namespace.names
+def _changed_keys(before: dict[Any, Any], now: Mapping[Any, Any]) -> set[Any]:
+    """The keys bound to another object (or added, or dropped), by identity."""
     if (
         len(before) == len(now)
         and all(map(operator.is_, before, now))
         and all(map(operator.is_, before.values(), now.values()))
     ):
         return set()
-    changed = {name for name, value in now.items() if before.get(name, _MISSING) is not value}
+    changed = {key for key, value in now.items() if before.get(key, _MISSING) is not value}
     return changed | (before.keys() - now.keys())
 
 
@@ -83,12 +83,24 @@ class _Slot:
     name: str
     value: Any
     before: Any = None  # a copy of ``value`` at the start of the test
+    # Of a dict: the sizes of the dicts, sets and lists it holds (a registry's lists grow).
+    sizes: dict[Any, int] | None = None
+
+    def start(self) -> None:
+        value = self.value
+        self.before = _copy(value) if isinstance(value, _KINDS) else None
+        if isinstance(value, dict):
+            self.sizes = {k: len(v) for k, v in value.items() if isinstance(v, _KINDS)}
 
 
 def _copy(value: Any) -> Any:
     if isinstance(value, dict):
         return dict(value)
     return set(value) if isinstance(value, set) else list(value)
+
+
+def _size(value: Any) -> int:
+    return len(value) if isinstance(value, _KINDS) else -1
 
 
 def _changed(slot: _Slot) -> set[Any]:
@@ -98,14 +110,9 @@ def _changed(slot: _Slot) -> set[Any]:
         return {WHOLE}
     before = slot.before
     if isinstance(before, dict):
-        if (
-            len(before) == len(now)
-            and all(map(operator.is_, before, now))
-            and all(map(operator.is_, before.values(), now.values()))
-        ):
-            return set()
-        changed = {k for k, v in now.items() if before.get(k, _MISSING) is not v}
-        return changed | (before.keys() - now.keys())
+        sizes = slot.sizes or {}
+        grown = {k for k, size in sizes.items() if _size(now.get(k, _MISSING)) != size}
+        return _changed_keys(before, now) | grown
     if isinstance(before, set):
         if len(before) == len(now) and before == now:
             return set()
@@ -118,10 +125,7 @@ class FilledContainers:
     """Per test: ``before`` when it starts, ``after`` with what it ran when it ends."""
 
     def __init__(self, is_project_file: Callable[[str], bool]) -> None:
-        self._is_project_file = is_project_file
-        self._modules_seen = 0
-        self._scanned: set[int] = set()  # ids of the modules looked through
-        self._kept: list[object] = []  # those modules, so that their ids stay theirs
+        self._modules = NewProjectModules(is_project_file)
         self._namespaces: list[_Namespace] = []
         self._rebound: dict[str, CodeSet] = {}  # name -> what ran in the tests rebinding it
         self._spelled: dict[int, frozenset[str]] = {}  # by identity(code): names it spells
@@ -136,13 +140,12 @@ class FilledContainers:
         self.keyed = KeyedReads()
 
     def before(self) -> None:
-        if len(sys.modules) != self._modules_seen:
-            self._find()
+        self._find()
         for slot in self._slots:
             value = slot.namespace.get(slot.name, _MISSING)
             if value is not slot.value and isinstance(value, _KINDS):
                 slot.value = value  # rebound between tests: the new object from now on
-            slot.before = _copy(slot.value) if isinstance(slot.value, _KINDS) else None
+            slot.start()
         for namespace in self._namespaces:
             namespace.before = dict(namespace.names)
         self.keyed.take()
@@ -188,7 +191,7 @@ class FilledContainers:
                 self._filled_names.add(slot.name)
                 self._version += 1
         for namespace in self._namespaces:
-            for name in _rebound(namespace):
+            for name in _changed_keys(namespace.before, namespace.names):
                 self._rebound.setdefault(name, {}).update(codes)
                 self._rebound[name].update(found)
         codes.update(found)
@@ -237,16 +240,7 @@ class FilledContainers:
         return reads
 
     def _find(self) -> None:
-        modules = list(sys.modules.values())
-        self._modules_seen = len(sys.modules)
-        for module in modules:
-            if id(module) in self._scanned:
-                continue
-            self._scanned.add(id(module))
-            self._kept.append(module)
-            path = getattr(module, "__file__", None)
-            if not isinstance(module, ModuleType) or not path or not self._is_project_file(path):
-                continue
+        for module in self._modules.take():
             self._take(module)
             for value in list(vars(module).values()):
                 if isinstance(value, type) and value.__module__ == module.__name__:
@@ -276,4 +270,6 @@ class FilledContainers:
             if (id(owner), name) in self._slot_of:
                 continue
             self._slot_of.add((id(owner), name))
-            self._slots.append(_Slot(namespace, name, value, _copy(value)))
+            slot = _Slot(namespace, name, value)
+            slot.start()
+            self._slots.append(slot)

@@ -247,3 +247,53 @@ def test_an_entry_of_another_object_s_container_of_the_same_name_is_not_read(
     edit(pytester, "mod.py", "return k * 2", "return k * 2 + 1")
     expected = {"test_doubles", "test_doubles_again"}
     assert run(pytester) == (expected if KEYS_SEEN else expected | {"test_squares"})
+
+
+def test_an_entry_whose_list_an_earlier_test_grew_depends_on_that_test(
+    pytester: pytest.Pytester,
+) -> None:
+    write(
+        pytester,
+        "mod.py",
+        """
+        _HANDLERS = {"save": []}
+
+
+        def label(name):
+            return name.lower()
+
+
+        def on(event, name):
+            _HANDLERS[event].append(label(name))
+
+
+        def handlers(event):
+            return list(_HANDLERS[event])
+
+
+        def other():
+            return 0
+        """,
+    )
+    write(
+        pytester,
+        "test_mod.py",
+        """
+        import mod
+
+
+        def test_registers():
+            mod.on("save", "Audit")
+
+
+        def test_lists():
+            assert mod.handlers("save") == ["audit"]
+
+
+        def test_other():
+            assert mod.other() == 0
+        """,
+    )
+    assert run(pytester, flag="--reks-all") == {"test_registers", "test_lists", "test_other"}
+    edit(pytester, "mod.py", "name.lower()", "name.upper()")
+    assert run(pytester) == {"test_registers", "test_lists"}
