@@ -232,7 +232,7 @@ def container_id(shape: Key | None, frame: FrameType) -> int:
         found = _MISSING if owner is _MISSING else getattr_static(owner, shape[2], _MISSING)
     else:
         found = key_value(shape, frame)
-    return id(found) if isinstance(found, (dict, set, list)) else 0
+    return identity(found) if isinstance(found, (dict, set, list)) else 0
 
 
 def key_value(key: Key, frame: FrameType) -> Any:

@@ -83,14 +83,19 @@ class _Slot:
     name: str
     value: Any
     before: Any = None  # a copy of ``value`` at the start of the test
-    # Of a dict: the sizes of the dicts, sets and lists it holds (a registry's lists grow).
+    # Of a dict: the sizes of the dicts, sets and lists it holds (a registry's lists grow),
+    # and which entries hold one (looked for again only when an entry changed).
     sizes: dict[Any, int] | None = None
+    holding: list[tuple[Any, Any]] | None = None
 
     def start(self) -> None:
         value = self.value
         self.before = _copy(value) if isinstance(value, _KINDS) else None
-        if isinstance(value, dict):
-            self.sizes = {k: len(v) for k, v in value.items() if isinstance(v, _KINDS)}
+        if not isinstance(value, dict):
+            return
+        if self.holding is None:
+            self.holding = [(k, v) for k, v in value.items() if isinstance(v, _KINDS)]
+        self.sizes = {k: len(v) for k, v in self.holding}
 
 
 def _copy(value: Any) -> Any:
@@ -107,12 +112,16 @@ def _changed(slot: _Slot) -> set[Any]:
     """The entries of ``slot`` that the test changed (``WHOLE``: the container itself)."""
     now = slot.namespace.get(slot.name, _MISSING)
     if now is not slot.value:
+        slot.holding = None
         return {WHOLE}
     before = slot.before
     if isinstance(before, dict):
         sizes = slot.sizes or {}
         grown = {k for k, size in sizes.items() if _size(now.get(k, _MISSING)) != size}
-        return _changed_keys(before, now) | grown
+        changed = _changed_keys(before, now)
+        if changed:
+            slot.holding = None  # entries rebound: which hold containers, looked for again
+        return changed | grown
     if isinstance(before, set):
         if len(before) == len(now) and before == now:
             return set()
@@ -130,7 +139,7 @@ class FilledContainers:
         self._rebound: dict[str, CodeSet] = {}  # name -> what ran in the tests rebinding it
         self._spelled: dict[int, frozenset[str]] = {}  # by identity(code): names it spells
         self._slots: list[_Slot] = []
-        self._slot_of: set[tuple[int, str]] = set()  # (id(owner), name) of each slot
+        self._slot_of: set[tuple[int, str]] = set()  # (identity(owner), name) of each slot
         self._fillers: dict[int, dict[Any, CodeSet]] = {}  # slot index -> entry -> codes
         self._filled_names: set[str] = set()
         self._version = 0  # of ``_filled_names``: the code analysed against it
@@ -145,6 +154,7 @@ class FilledContainers:
             value = slot.namespace.get(slot.name, _MISSING)
             if value is not slot.value and isinstance(value, _KINDS):
                 slot.value = value  # rebound between tests: the new object from now on
+                slot.holding = None
             slot.start()
         for namespace in self._namespaces:
             namespace.before = dict(namespace.names)
@@ -214,7 +224,7 @@ class FilledContainers:
     ) -> None:
         """Add to ``found`` what filled the entries of ``slot`` that the test read: a keyed
         read names the container's id where the frame told it (0 where not)."""
-        name, own = slot.name, id(slot.value)
+        name, own = slot.name, identity(slot.value)
         if name in everything:
             for filled in fillers.values():
                 found.update(filled)
@@ -253,7 +263,7 @@ class FilledContainers:
         defaults = getattr(function, "__defaults__", None) or ()
         keyword = getattr(function, "__kwdefaults__", None) or {}
         for value in (*defaults, *keyword.values()):
-            name = containers.get(id(value))
+            name = containers.get(identity(value))
             if name is not None:
                 self._defaults.setdefault(identity(code), set()).add(name)
 
@@ -262,14 +272,14 @@ class FilledContainers:
         alive by its module)."""
         namespace = vars(owner)
         self._namespaces.append(_Namespace(owner, namespace, dict(namespace)))
-        containers = {id(v): n for n, v in namespace.items() if isinstance(v, _KINDS)}
+        containers = {identity(v): n for n, v in namespace.items() if isinstance(v, _KINDS)}
         for name, value in list(namespace.items()):
             self._take_defaults(getattr(value, "__func__", value), containers)
             if not isinstance(value, _KINDS) or name.startswith("__"):
                 continue
-            if (id(owner), name) in self._slot_of:
+            if (identity(owner), name) in self._slot_of:
                 continue
-            self._slot_of.add((id(owner), name))
+            self._slot_of.add((identity(owner), name))
             slot = _Slot(namespace, name, value)
             slot.start()
             self._slots.append(slot)

@@ -8,6 +8,8 @@ import sys
 from collections.abc import Callable
 from types import ModuleType
 
+from lsp_server.rts.identity import identity
+
 
 class NewProjectModules:
     def __init__(self, is_project_file: Callable[[str], bool]) -> None:
@@ -24,9 +26,9 @@ class NewProjectModules:
         self._modules_seen = len(sys.modules)
         found: list[ModuleType] = []
         for module in modules:
-            if id(module) in self._scanned:
+            if identity(module) in self._scanned:
                 continue
-            self._scanned.add(id(module))
+            self._scanned.add(identity(module))
             self._kept.append(module)
             path = getattr(module, "__file__", None)
             if isinstance(module, ModuleType) and path and self._is_project_file(path):
