@@ -34,6 +34,7 @@ of it whenever it runs: its code never names the container.
 
 from __future__ import annotations
 
+import dis
 import operator
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -71,8 +72,26 @@ def _changed_keys(before: dict[Any, Any], now: Mapping[Any, Any]) -> set[Any]:
     return changed | (before.keys() - now.keys())
 
 
+# Instructions reading a name (a global, an attribute, a name imported from a module).
+_NAME_LOADS = frozenset(
+    {
+        "LOAD_GLOBAL",
+        "LOAD_NAME",
+        "LOAD_ATTR",
+        "LOAD_METHOD",
+        "LOAD_SUPER_ATTR",
+        "LOAD_FROM_DICT_OR_GLOBALS",
+        "LOAD_CLASSDEREF",
+        "IMPORT_FROM",
+    }
+)
+
+
 def _names_spelled(code: CodeType) -> frozenset[str]:
-    return frozenset({*code.co_names, *(c for c in code.co_consts if type(c) is str)})
+    """The names ``code`` reads (a module's ``def mode`` binds ``mode``, reads nothing) and
+    its string constants (``getattr(obj, "mode")``)."""
+    loaded = (i.argval for i in dis.get_instructions(code) if i.opname in _NAME_LOADS)
+    return frozenset({*loaded, *(c for c in code.co_consts if type(c) is str)})
 
 
 @dataclass
@@ -135,6 +154,8 @@ class FilledContainers:
 
     def __init__(self, is_project_file: Callable[[str], bool]) -> None:
         self._modules = NewProjectModules(is_project_file)
+        self._is_project_file = is_project_file
+        self._project_files: dict[str, bool] = {}
         self._namespaces: list[_Namespace] = []
         self._rebound: dict[str, CodeSet] = {}  # name -> what ran in the tests rebinding it
         self._spelled: dict[int, frozenset[str]] = {}  # by identity(code): names it spells
@@ -171,7 +192,7 @@ class FilledContainers:
             for key, code in codes.items():
                 names = spelled.get(key)
                 if names is None:
-                    names = spelled[key] = _names_spelled(code)
+                    names = spelled[key] = self._reads_of_project(code)
                 for name in names & rebound.keys():
                     found.update(rebound[name])
         if self._fillers:
@@ -241,10 +262,24 @@ class FilledContainers:
             if codes is not None:
                 found.update(codes)
 
+    def _is_project_code(self, code: CodeType) -> bool:
+        """Only the project's code counts as reading (the profile hook of 3.10/3.11 records
+        library code too; sys.monitoring never sees it)."""
+        found = self._project_files.get(code.co_filename)
+        if found is None:
+            found = self._project_files[code.co_filename] = self._is_project_file(code.co_filename)
+        return found
+
+    def _reads_of_project(self, code: CodeType) -> frozenset[str]:
+        return _names_spelled(code) if self._is_project_code(code) else frozenset()
+
     def _reads(self, code: CodeType) -> ContainerReads | None:
         known = self._analysis.get(identity(code))
         if known is not None and known[0] == self._version:
             return known[1]
+        if not self._is_project_code(code):
+            self._analysis[identity(code)] = (self._version, None)
+            return None
         reads = container_reads(code, self._filled_names)
         self._analysis[identity(code)] = (self._version, reads)
         return reads
