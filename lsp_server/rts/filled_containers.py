@@ -24,7 +24,9 @@ comparing the namespaces of the project's modules and classes before and after i
 the tests that rebound it.
 
 The containers are the dicts, sets and lists bound at the top level of the project's
-modules or in the bodies of its classes, looked for again whenever more modules are loaded.
+modules or in the bodies of its classes (not those of test files: a ``setUpClass`` setting
+``cls.db`` would tie every test of the class to the first one, and marshmallow's test files
+define hundreds of schema classes to compare around every test), looked for again whenever more modules are loaded.
 Values put there while modules are imported or test files collected are not attributed
 (import footprints and collection windows hold that code); nor are containers held by
 instances (``self._cache`` of a module-level object): README, Limits. A function of the
@@ -35,8 +37,9 @@ of it whenever it runs: its code never names the container.
 from __future__ import annotations
 
 import dis
+import inspect
 import operator
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from types import CodeType
 from typing import Any
@@ -88,10 +91,14 @@ _NAME_LOADS = frozenset(
 
 
 def _names_spelled(code: CodeType) -> frozenset[str]:
-    """The names ``code`` reads (a module's ``def mode`` binds ``mode``, reads nothing) and
-    its string constants (``getattr(obj, "mode")``)."""
-    loaded = (i.argval for i in dis.get_instructions(code) if i.opname in _NAME_LOADS)
-    return frozenset({*loaded, *(c for c in code.co_consts if type(c) is str)})
+    """The names ``code`` reads and its string constants (``getattr(obj, "mode")``). A
+    module's or class body's ``def mode`` binds ``mode``, reads nothing: their instructions
+    tell (a function's ``co_names`` are nearly all reads, and far cheaper to take)."""
+    if code.co_flags & inspect.CO_NEWLOCALS:
+        names: Iterable[str] = code.co_names
+    else:
+        names = (i.argval for i in dis.get_instructions(code) if i.opname in _NAME_LOADS)
+    return frozenset({*names, *(c for c in code.co_consts if type(c) is str)})
 
 
 @dataclass
@@ -152,7 +159,10 @@ def _changed(slot: _Slot) -> set[Any]:
 class FilledContainers:
     """Per test: ``before`` when it starts, ``after`` with what it ran when it ends."""
 
-    def __init__(self, is_project_file: Callable[[str], bool]) -> None:
+    def __init__(
+        self, is_project_file: Callable[[str], bool], is_test_file: Callable[[str], bool]
+    ) -> None:
+        self._is_test_file = is_test_file
         self._modules = NewProjectModules(is_project_file)
         self._is_project_file = is_project_file
         self._project_files: dict[str, bool] = {}
@@ -287,6 +297,8 @@ class FilledContainers:
     def _find(self) -> None:
         for module in self._modules.take():
             self._take(module)
+            if self._is_test_file(module.__file__ or ""):
+                continue  # test classes: their class-level state is not watched
             for value in list(vars(module).values()):
                 if isinstance(value, type) and value.__module__ == module.__name__:
                     self._take(value)

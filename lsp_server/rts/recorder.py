@@ -14,6 +14,7 @@ their previous record and are selected again.
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Callable, Generator, Iterator
 from contextlib import contextmanager
@@ -22,7 +23,7 @@ from typing import Any
 
 import pytest
 
-from lsp_server.project.files import ProjectPaths
+from lsp_server.project.files import ProjectPaths, is_test_path
 from lsp_server.rts.attribution import UnitAttribution, Window
 from lsp_server.rts.audit_events import FileWatcher, activate_watcher
 from lsp_server.rts.cache_hits import CacheHits
@@ -88,7 +89,9 @@ class DependencyRecorder:
         )
         self.watcher = FileWatcher()
         self.cache_hits = CacheHits(paths.is_python_file)
-        self.filled_containers = FilledContainers(paths.is_python_file)
+        self.filled_containers = FilledContainers(
+            paths.is_python_file, lambda path: is_test_path(os.path.relpath(path, root))
+        )
         self.setup_clock = SetupClock()  # the set-up times of shared fixtures, per test
         config.pluginmanager.register(self.setup_clock, "reks-setup-clock")
         self._stack: list[Window] = []
