@@ -26,10 +26,11 @@ the tests that rebound it.
 The containers are the dicts, sets and lists bound at the top level of the project's
 modules or in the bodies of its classes (not those of test files: a ``setUpClass`` setting
 ``cls.db`` would tie every test of the class to the first one, and marshmallow's test files
-define hundreds of schema classes to compare around every test), looked for again whenever more modules are loaded.
-Values put there while modules are imported or test files collected are not attributed
-(import footprints and collection windows hold that code); nor are containers held by
-instances (``self._cache`` of a module-level object): README, Limits. A function of the
+define hundreds of schema classes to compare around every test), looked for again
+whenever more modules are loaded. Values put there while modules are imported or test
+files collected are not attributed (import footprints and collection windows hold that
+code); nor are containers held by instances (``self._cache`` of a module-level object):
+README, Limits. A function of the
 module holding a container as a default value (``def f(k, cache=_CACHE)``) reads every entry
 of it whenever it runs: its code never names the container.
 """
