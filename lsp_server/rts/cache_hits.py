@@ -10,18 +10,16 @@ cache while it ran: a superset of the code that computed the values it left ther
 The caches are found in the project's modules (module-level functions, and methods in the
 bodies of classes defined there), looked for again whenever more modules are loaded; their
 ``cache_info()`` counters, read before and after each test, tell a fill (misses) from a hit.
-A value cached by code of the project in other ways (a dict filled on first use) is not seen:
-README, Limits.
+A value cached in a module-level dict filled on first use is ``rts.filled_containers``'s.
 """
 
 from __future__ import annotations
 
 import functools
-import sys
 from collections.abc import Callable
-from types import ModuleType
 from typing import Any
 
+from lsp_server.rts.project_modules import NewProjectModules
 from lsp_server.rts.tracing import CodeSet
 
 _CACHE_WRAPPER = type(functools.lru_cache(maxsize=None)(lambda: None))
@@ -32,24 +30,20 @@ class CacheHits:
 
     def __init__(self, is_project_file: Callable[[str], bool]) -> None:
         self._is_project_file = is_project_file
-        self._modules_seen = 0
+        self._modules = NewProjectModules(is_project_file)
         self._caches: list[Any] = []
         self._known: set[int] = set()  # ids of the caches in ``_caches``
-        self._scanned: set[int] = set()  # ids of the modules looked through
-        self._kept: list[object] = []
         self._counts: list[tuple[int, int]] = []  # (hits, misses) of each, at test start
         self._fillers: dict[int, CodeSet] = {}  # index in ``_caches`` -> what filled it
 
     def before(self) -> None:
-        if len(sys.modules) != self._modules_seen:
-            self._find_caches()
+        self._find_caches()
         self._counts = [_counters(cache) for cache in self._caches]
 
     def after(self, codes: CodeSet) -> None:
         """Add to ``codes`` (what the test ran) what ran in the tests that filled the
         caches it hit; remember what it ran for the caches it filled."""
-        if len(sys.modules) != self._modules_seen:
-            self._find_caches()  # imported during the test: what they hold, it put there
+        self._find_caches()  # imported during the test: what they hold, it put there
         hit: list[int] = []
         filled: list[int] = []
         for index, cache in enumerate(self._caches):
@@ -66,20 +60,12 @@ class CacheHits:
             codes.update(earlier)
 
     def _find_caches(self) -> None:
-        modules = list(sys.modules.values())
-        self._modules_seen = len(sys.modules)
-        for module in modules:
-            if id(module) in self._scanned:
-                continue
-            self._scanned.add(id(module))  # modules are kept in ``_kept``: ids stay theirs
-            self._kept.append(module)
-            path = getattr(module, "__file__", None)
-            if isinstance(module, ModuleType) and path and self._is_project_file(path):
-                for value in list(vars(module).values()):
-                    self._take(value)
-                    if isinstance(value, type) and value.__module__ == module.__name__:
-                        for member in list(vars(value).values()):
-                            self._take(getattr(member, "__func__", member))
+        for module in self._modules.take():
+            for value in list(vars(module).values()):
+                self._take(value)
+                if isinstance(value, type) and value.__module__ == module.__name__:
+                    for member in list(vars(value).values()):
+                        self._take(getattr(member, "__func__", member))
 
     def _take(self, value: object) -> None:
         if type(value) is not _CACHE_WRAPPER or id(value) in self._known:

@@ -14,6 +14,7 @@ their previous record and are selected again.
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Callable, Generator, Iterator
 from contextlib import contextmanager
@@ -22,11 +23,12 @@ from typing import Any
 
 import pytest
 
-from lsp_server.project.files import ProjectPaths
+from lsp_server.project.files import ProjectPaths, is_test_path
 from lsp_server.rts.attribution import UnitAttribution, Window
 from lsp_server.rts.audit_events import FileWatcher, activate_watcher
 from lsp_server.rts.cache_hits import CacheHits
 from lsp_server.rts.file_units import Unit
+from lsp_server.rts.filled_containers import FilledContainers
 from lsp_server.rts.setup_clock import SetupClock
 from lsp_server.rts.snapshots import FileStates
 from lsp_server.rts.store import DependencyStore, FileSnapshot, TestResult
@@ -93,11 +95,17 @@ class DependencyRecorder:
         )
         self.watcher = FileWatcher()
         self.cache_hits = CacheHits(paths.is_python_file)
+        self.filled_containers = FilledContainers(
+            paths.is_python_file, lambda path: is_test_path(os.path.relpath(path, root))
+        )
         self.setup_clock = SetupClock()  # the set-up times of shared fixtures, per test
         config.pluginmanager.register(self.setup_clock, "reks-setup-clock")
         self._stack: list[Window] = []
         self._tracing = False
         self._fixture_windows: dict[object, Window] = {}
+        # What ran in the conftests' ``pytest_collection_modifyitems``: it may skip, mark or
+        # reorder any test, so every test depends on it.
+        self._items_window = Window()
         self._reports: dict[str, list[pytest.TestReport]] = {}
         self._pending: list[TestResult] = []
         self._last_flush = time.monotonic()
@@ -122,6 +130,7 @@ class DependencyRecorder:
     def stop_tracing(self) -> None:
         if self._tracing:
             self.tracer.stop()
+            self.filled_containers.stop()
             activate_watcher(None)
             self._tracing = False
 
@@ -169,6 +178,13 @@ class DependencyRecorder:
             return (yield)
 
     @pytest.hookimpl(wrapper=True)
+    def pytest_collection_modifyitems(self) -> Generator[None, object, object]:
+        if not self._tracing:
+            return (yield)
+        with self._nested_window(self._items_window.update):
+            return (yield)
+
+    @pytest.hookimpl(wrapper=True)
     def pytest_runtestloop(self, session: pytest.Session) -> Generator[None, object, object]:
         self._start_tracing()
         try:
@@ -185,6 +201,7 @@ class DependencyRecorder:
         if not self._tracing:
             return (yield)
         self.cache_hits.before()
+        self.filled_containers.before()
         self._lost_outside_tests |= self.tracer.reinstate()
         self.tracer.take()
         self.tracer.read_lines.take()
@@ -255,7 +272,9 @@ class DependencyRecorder:
                     shared = self._fixture_windows.get(fixturedef)
                     if shared is not None:
                         window.update(shared)
+        window.update(self._items_window)
         self.cache_hits.after(window.codes)
+        self.filled_containers.after(window.codes)
         units = self.attribution.units_of_test(item, window, self.tracer)
         self._ran.update(window.codes)
         self._functions_ran[item.nodeid] = self.attribution.functions.functions_ran(window.codes)

@@ -1,0 +1,333 @@
+"""Values earlier tests left in a module-level dict, set or list, or bound to a module's
+global or a class's attribute, read by later tests.
+
+A cache filled on first use (``_CACHE = {}``; ``if k not in _CACHE: _CACHE[k] = slow(k)``)
+carries a value from the test that computed it to every later test that only reads it:
+that test never runs ``slow``, yet in a full run after ``slow`` changed it reads the new
+value. So a test that read an entry an earlier test had changed depends on what ran in the
+tests that changed it (each changed it while it ran: a superset of the code computing the
+value), and so on down the chain (what it ran includes what it read).
+
+Which entries a test changed is found by comparing each container before and after the
+test (by identity of keys and values: a dict entry rebound, a set element added or dropped,
+a list changed as a whole, the name rebound to another object). Which entries it read, from
+the code it ran (``rts.container_reads``): a keyed read counts for its key only, any other
+use of the container's name for every entry. Keeping it per entry keeps it precise where a
+registry grows in most tests (marshmallow's class registry: a test reads the entries of the
+class names it defines and registers).
+
+The same holds for a name an earlier test rebound and left so (``global _MODE; _MODE =
+choose()``, ``cls.mode = ...``, a lazily built ``_lexer``): what each test rebound is found by
+comparing the namespaces of the project's modules and classes before and after it (a
+``monkeypatch`` undone at teardown leaves nothing), and a later test whose code names it
+(``co_names``, or a string constant ``getattr(obj, "mode")`` spells) depends on what ran in
+the tests that rebound it.
+
+The containers are the dicts, sets and lists bound at the top level of the project's
+modules or in the bodies of its classes (not those of test files: a ``setUpClass`` setting
+``cls.db`` would tie every test of the class to the first one, and marshmallow's test files
+define hundreds of schema classes to compare around every test), looked for again
+whenever more modules are loaded. Values put there while modules are imported or test
+files collected are not attributed (import footprints and collection windows hold that
+code); nor are containers held by instances (``self._cache`` of a module-level object):
+README, Limits. A function of the
+module holding a container as a default value (``def f(k, cache=_CACHE)``) reads every entry
+of it whenever it runs: its code never names the container.
+"""
+
+from __future__ import annotations
+
+import dis
+import inspect
+import operator
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from types import CodeType
+from typing import Any
+
+from lsp_server.rts.container_reads import ContainerReads, KeyedReads, container_reads
+from lsp_server.rts.identity import identity
+from lsp_server.rts.project_modules import NewProjectModules
+from lsp_server.rts.tracing import CodeSet
+
+WHOLE = ("<whole container>",)  # an entry standing for all of a container
+_MISSING = object()
+_KINDS = (dict, set, list)
+
+
+@dataclass
+class _Namespace:
+    """The names bound in a module or a class, as the test found them (``before``)."""
+
+    owner: object
+    names: Mapping[str, Any]
+    before: dict[str, Any]
+
+
+def _changed_keys(before: dict[Any, Any], now: Mapping[Any, Any]) -> set[Any]:
+    """The keys bound to another object (or added, or dropped), by identity."""
+    if (
+        len(before) == len(now)
+        and all(map(operator.is_, before, now))
+        and all(map(operator.is_, before.values(), now.values()))
+    ):
+        return set()
+    changed = {key for key, value in now.items() if before.get(key, _MISSING) is not value}
+    return changed | (before.keys() - now.keys())
+
+
+# Instructions reading a name (a global, an attribute, a name imported from a module).
+_NAME_LOADS = frozenset(
+    {
+        "LOAD_GLOBAL",
+        "LOAD_NAME",
+        "LOAD_ATTR",
+        "LOAD_METHOD",
+        "LOAD_SUPER_ATTR",
+        "LOAD_FROM_DICT_OR_GLOBALS",
+        "LOAD_CLASSDEREF",
+        "IMPORT_FROM",
+    }
+)
+
+
+def _names_spelled(code: CodeType) -> frozenset[str]:
+    """The names ``code`` reads and its string constants (``getattr(obj, "mode")``). A
+    module's or class body's ``def mode`` binds ``mode``, reads nothing: their instructions
+    tell (a function's ``co_names`` are nearly all reads, and far cheaper to take)."""
+    if code.co_flags & inspect.CO_NEWLOCALS:
+        names: Iterable[str] = code.co_names
+    else:
+        names = (i.argval for i in dis.get_instructions(code) if i.opname in _NAME_LOADS)
+    return frozenset({*names, *(c for c in code.co_consts if type(c) is str)})
+
+
+@dataclass
+class _Slot:
+    """A name bound to a container: in a module's or a class's namespace."""
+
+    namespace: Mapping[str, Any]
+    name: str
+    value: Any
+    before: Any = None  # a copy of ``value`` at the start of the test
+    # Of a dict: the sizes of the dicts, sets and lists it holds (a registry's lists grow),
+    # and which entries hold one (looked for again only when an entry changed).
+    sizes: dict[Any, int] | None = None
+    holding: list[tuple[Any, Any]] | None = None
+
+    def start(self) -> None:
+        value = self.value
+        self.before = _copy(value) if isinstance(value, _KINDS) else None
+        if not isinstance(value, dict):
+            return
+        if self.holding is None:
+            self.holding = [(k, v) for k, v in value.items() if isinstance(v, _KINDS)]
+        self.sizes = {k: len(v) for k, v in self.holding}
+
+
+def _copy(value: Any) -> Any:
+    if isinstance(value, dict):
+        return dict(value)
+    return set(value) if isinstance(value, set) else list(value)
+
+
+def _size(value: Any) -> int:
+    return len(value) if isinstance(value, _KINDS) else -1
+
+
+def _changed(slot: _Slot) -> set[Any]:
+    """The entries of ``slot`` that the test changed (``WHOLE``: the container itself)."""
+    now = slot.namespace.get(slot.name, _MISSING)
+    if now is not slot.value:
+        slot.holding = None
+        return {WHOLE}
+    before = slot.before
+    if isinstance(before, dict):
+        sizes = slot.sizes or {}
+        grown = {k for k, size in sizes.items() if _size(now.get(k, _MISSING)) != size}
+        changed = _changed_keys(before, now)
+        if changed:
+            slot.holding = None  # entries rebound: which hold containers, looked for again
+        return changed | grown
+    if isinstance(before, set):
+        if len(before) == len(now) and before == now:
+            return set()
+        return (now - before) | (before - now)
+    same = len(before) == len(now) and all(map(operator.is_, before, now))
+    return set() if same else {WHOLE}
+
+
+class FilledContainers:
+    """Per test: ``before`` when it starts, ``after`` with what it ran when it ends."""
+
+    def __init__(
+        self, is_project_file: Callable[[str], bool], is_test_file: Callable[[str], bool]
+    ) -> None:
+        self._is_test_file = is_test_file
+        self._modules = NewProjectModules(is_project_file)
+        self._is_project_file = is_project_file
+        self._project_files: dict[str, bool] = {}
+        self._namespaces: list[_Namespace] = []
+        self._rebound: dict[str, CodeSet] = {}  # name -> what ran in the tests rebinding it
+        self._spelled: dict[int, frozenset[str]] = {}  # by identity(code): names it spells
+        self._slots: list[_Slot] = []
+        self._slot_of: set[tuple[int, str]] = set()  # (identity(owner), name) of each slot
+        self._fillers: dict[int, dict[Any, CodeSet]] = {}  # slot index -> entry -> codes
+        self._filled_names: set[str] = set()
+        self._version = 0  # of ``_filled_names``: the code analysed against it
+        self._analysis: dict[int, tuple[int, ContainerReads | None]] = {}
+        # By identity(code): the containers its function holds as default values, by name.
+        self._defaults: dict[int, set[str]] = {}
+        self.keyed = KeyedReads()
+
+    def before(self) -> None:
+        self._find()
+        for slot in self._slots:
+            value = slot.namespace.get(slot.name, _MISSING)
+            if value is not slot.value and isinstance(value, _KINDS):
+                slot.value = value  # rebound between tests: the new object from now on
+                slot.holding = None
+            slot.start()
+        for namespace in self._namespaces:
+            namespace.before = dict(namespace.names)
+        self.keyed.take()
+
+    def after(self, codes: CodeSet) -> None:
+        """Add to ``codes`` (what the test ran) what ran in the tests that changed the
+        entries it read; remember what it ran for the entries it changed."""
+        keys, everything = self.keyed.take()
+        found: CodeSet = {}
+        rebound = self._rebound
+        if rebound:
+            spelled = self._spelled
+            for key, code in codes.items():
+                names = spelled.get(key)
+                if names is None:
+                    names = spelled[key] = self._reads_of_project(code)
+                for name in names & rebound.keys():
+                    found.update(rebound[name])
+        if self._fillers:
+            for code in codes.values():
+                reads = self._reads(code)
+                if reads is None:
+                    continue
+                everything |= reads.everything
+                keys.update((name, 0, key) for name, key in reads.constant)
+                if not self.keyed.watched(code):  # it ran before its keys were watched
+                    everything.update(site[0] for site in reads.sites.values())
+            for key in self._defaults.keys() & codes.keys():
+                everything |= self._defaults[key]
+            for index, fillers in self._fillers.items():
+                self._add_read(self._slots[index], fillers, keys, everything, found)
+        for index, slot in enumerate(self._slots):
+            if slot.before is None:
+                continue
+            changed = _changed(slot)
+            if not changed:
+                continue
+            fillers = self._fillers.setdefault(index, {})
+            for key in changed:
+                fillers.setdefault(key, {}).update(codes)
+                fillers[key].update(found)
+            if slot.name not in self._filled_names:
+                self._filled_names.add(slot.name)
+                self._version += 1
+        for namespace in self._namespaces:
+            for name in _changed_keys(namespace.before, namespace.names):
+                self._rebound.setdefault(name, {}).update(codes)
+                self._rebound[name].update(found)
+        codes.update(found)
+        if self._fillers:
+            for code in codes.values():
+                reads = self._reads(code)
+                if reads is not None and reads.sites:
+                    self.keyed.watch(code, reads)
+
+    def stop(self) -> None:
+        self.keyed.stop()
+
+    def _add_read(
+        self,
+        slot: _Slot,
+        fillers: dict[Any, CodeSet],
+        keys: set[tuple[str, int, Any]],
+        everything: set[str],
+        found: CodeSet,
+    ) -> None:
+        """Add to ``found`` what filled the entries of ``slot`` that the test read: a keyed
+        read names the container's id where the frame told it (0 where not)."""
+        name, own = slot.name, identity(slot.value)
+        if name in everything:
+            for filled in fillers.values():
+                found.update(filled)
+            return
+        whole = fillers.get(WHOLE)
+        read = [key for read_name, where, key in keys if read_name == name and where in (0, own)]
+        if whole is not None and read:
+            found.update(whole)
+        for key in read:
+            try:
+                codes = fillers.get(key)
+            except TypeError:  # a key that cannot be hashed: every entry
+                codes = {c: v for entry in fillers.values() for c, v in entry.items()}
+            if codes is not None:
+                found.update(codes)
+
+    def _is_project_code(self, code: CodeType) -> bool:
+        """Only the project's code counts as reading (the profile hook of 3.10/3.11 records
+        library code too; sys.monitoring never sees it)."""
+        found = self._project_files.get(code.co_filename)
+        if found is None:
+            found = self._project_files[code.co_filename] = self._is_project_file(code.co_filename)
+        return found
+
+    def _reads_of_project(self, code: CodeType) -> frozenset[str]:
+        return _names_spelled(code) if self._is_project_code(code) else frozenset()
+
+    def _reads(self, code: CodeType) -> ContainerReads | None:
+        known = self._analysis.get(identity(code))
+        if known is not None and known[0] == self._version:
+            return known[1]
+        if not self._is_project_code(code):
+            self._analysis[identity(code)] = (self._version, None)
+            return None
+        reads = container_reads(code, self._filled_names)
+        self._analysis[identity(code)] = (self._version, reads)
+        return reads
+
+    def _find(self) -> None:
+        for module in self._modules.take():
+            self._take(module)
+            if self._is_test_file(module.__file__ or ""):
+                continue  # test classes: their class-level state is not watched
+            for value in list(vars(module).values()):
+                if isinstance(value, type) and value.__module__ == module.__name__:
+                    self._take(value)
+
+    def _take_defaults(self, function: object, containers: dict[int, str]) -> None:
+        code = getattr(function, "__code__", None)
+        if type(code) is not CodeType:
+            return
+        defaults = getattr(function, "__defaults__", None) or ()
+        keyword = getattr(function, "__kwdefaults__", None) or {}
+        for value in (*defaults, *keyword.values()):
+            name = containers.get(identity(value))
+            if name is not None:
+                self._defaults.setdefault(identity(code), set()).add(name)
+
+    def _take(self, owner: object) -> None:
+        """The containers bound in the namespace of ``owner`` (a module or a class, kept
+        alive by its module)."""
+        namespace = vars(owner)
+        self._namespaces.append(_Namespace(owner, namespace, dict(namespace)))
+        containers = {identity(v): n for n, v in namespace.items() if isinstance(v, _KINDS)}
+        for name, value in list(namespace.items()):
+            self._take_defaults(getattr(value, "__func__", value), containers)
+            if not isinstance(value, _KINDS) or name.startswith("__"):
+                continue
+            if (identity(owner), name) in self._slot_of:
+                continue
+            self._slot_of.add((identity(owner), name))
+            slot = _Slot(namespace, name, value)
+            slot.start()
+            self._slots.append(slot)

@@ -1,0 +1,100 @@
+"""A module global or class attribute an earlier test rebound (and left so) is read by a
+later test: in a full run after the code that chose the value changed, the later test reads
+the new value. It depends on what ran in the tests that rebound it
+(``rts.filled_containers``)."""
+
+from __future__ import annotations
+
+import pytest
+
+from .helpers import edit, run, write
+
+pytest_plugins = ["pytester"]
+
+STATE = {
+    "global": (
+        "_MODE = 'plain'\n\n\ndef enable():\n    global _MODE\n    _MODE = choose()\n\n\n"
+        "def mode():\n    return _MODE\n"
+    ),
+    "class attribute": (
+        "class Settings:\n    mode = 'plain'\n\n    @classmethod\n    def enable(cls):\n"
+        "        cls.mode = choose()\n\n\ndef enable():\n    Settings.enable()\n\n\n"
+        "def mode():\n    return Settings.mode\n"
+    ),
+}
+
+
+@pytest.mark.parametrize("state", sorted(STATE))
+def test_a_test_reading_state_an_earlier_test_set_depends_on_what_set_it(
+    pytester: pytest.Pytester, state: str
+) -> None:
+    write(
+        pytester,
+        "mod.py",
+        "def choose():\n    return 'fast'\n\n\n"
+        + STATE[state]
+        + "\n\ndef other():\n    return 0\n",
+    )
+    write(
+        pytester,
+        "test_mod.py",
+        """
+        import mod
+
+
+        def test_enables():
+            mod.enable()
+
+
+        def test_reads():
+            assert mod.mode() == "fast"
+
+
+        def test_other():
+            assert mod.other() == 0
+        """,
+    )
+    assert run(pytester, flag="--reks-all") == {"test_enables", "test_reads", "test_other"}
+    edit(pytester, "mod.py", "return 'fast'", "return 'slow'")
+    assert run(pytester) == {"test_enables", "test_reads"}
+
+
+def test_state_a_fixture_restores_adds_nothing(pytester: pytest.Pytester) -> None:
+    write(
+        pytester,
+        "mod.py",
+        """
+        def choose():
+            return 'fast'
+
+
+        _MODE = 'plain'
+
+
+        def mode():
+            return _MODE
+
+
+        def other():
+            return 0
+        """,
+    )
+    write(
+        pytester,
+        "test_mod.py",
+        """
+        import mod
+
+
+        def test_patches(monkeypatch):
+            monkeypatch.setattr(mod, "_MODE", mod.choose())
+            assert mod.mode() == "fast"
+
+
+        def test_reads():
+            assert mod.mode() == "plain"
+        """,
+    )
+    assert run(pytester, flag="--reks-all") == {"test_patches", "test_reads"}
+    edit(pytester, "mod.py", "return 'fast'", "return 'slow'")
+    assert run(pytester) == {"test_patches"}
