@@ -40,9 +40,10 @@ from __future__ import annotations
 import dis
 import inspect
 import operator
+import sys
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
-from types import CodeType
+from types import CodeType, ModuleType
 from typing import Any
 
 from lsp_server.rts.container_reads import ContainerReads, KeyedReads, container_reads
@@ -89,6 +90,25 @@ _NAME_LOADS = frozenset(
         "IMPORT_FROM",
     }
 )
+
+
+def _bound_by_import(owner: object, name: str, value: object) -> bool:
+    """Whether ``value`` is the submodule the import system bound as ``name`` on the
+    package ``owner`` when a test first imported it."""
+    package = getattr(owner, "__name__", None)
+    return isinstance(value, ModuleType) and sys.modules.get(f"{package}.{name}") is value
+
+
+def _imported_names(code: CodeType) -> frozenset[str]:
+    """The names ``code`` imports itself (``from pkg import api``, ``import pkg.api``): a
+    package's submodule read so is imported by the reading test whatever ran before it."""
+    found: set[str] = set()
+    for instruction in dis.get_instructions(code):
+        if instruction.opname == "IMPORT_FROM":
+            found.add(instruction.argval)
+        elif instruction.opname == "IMPORT_NAME":
+            found.update(str(instruction.argval).split(".")[1:])
+    return frozenset(found)
 
 
 def _names_spelled(code: CodeType) -> frozenset[str]:
@@ -169,6 +189,9 @@ class FilledContainers:
         self._project_files: dict[str, bool] = {}
         self._namespaces: list[_Namespace] = []
         self._rebound: dict[str, CodeSet] = {}  # name -> what ran in the tests rebinding it
+        # Names only ever rebound by the import system binding a submodule on its package.
+        self._submodules: set[str] = set()
+        self._imports: dict[int, frozenset[str]] = {}  # by identity(code): ``_imported_names``
         self._spelled: dict[int, frozenset[str]] = {}  # by identity(code): names it spells
         self._slots: list[_Slot] = []
         self._slot_of: set[tuple[int, str]] = set()  # (identity(owner), name) of each slot
@@ -204,7 +227,13 @@ class FilledContainers:
                 names = spelled.get(key)
                 if names is None:
                     names = spelled[key] = self._reads_of_project(code)
-                for name in names & rebound.keys():
+                read = names & rebound.keys()
+                if read & self._submodules:
+                    imported = self._imports.get(key)
+                    if imported is None:
+                        imported = self._imports[key] = _imported_names(code)
+                    read -= imported & self._submodules
+                for name in read:
                     found.update(rebound[name])
         if self._fillers:
             for code in codes.values():
@@ -234,6 +263,11 @@ class FilledContainers:
                 self._version += 1
         for namespace in self._namespaces:
             for name in _changed_keys(namespace.before, namespace.names):
+                submodule = _bound_by_import(namespace.owner, name, namespace.names.get(name))
+                if submodule and name not in self._rebound:
+                    self._submodules.add(name)
+                elif not submodule:
+                    self._submodules.discard(name)
                 self._rebound.setdefault(name, {}).update(codes)
                 self._rebound[name].update(found)
         codes.update(found)

@@ -98,3 +98,47 @@ def test_state_a_fixture_restores_adds_nothing(pytester: pytest.Pytester) -> Non
     assert run(pytester, flag="--reks-all") == {"test_patches", "test_reads"}
     edit(pytester, "mod.py", "return 'fast'", "return 'slow'")
     assert run(pytester) == {"test_patches"}
+
+
+def test_a_submodule_bound_on_its_package_by_an_earlier_import(pytester: pytest.Pytester) -> None:
+    """Importing ``pkg.api`` binds ``api`` on ``pkg``: a later test that imports it itself
+    gets it whatever ran before, and does not depend on the test that imported it first
+    (``test_from_import_names`` selected every test importing the module at run time). A
+    later test reading ``pkg.api`` without importing it does: without the earlier import it
+    fails."""
+    write(pytester, "pkg/__init__.py", "")
+    write(pytester, "pkg/api.py", "def run(x):\n    return x\n\n\ndef unrelated():\n    return 2\n")
+    write(
+        pytester,
+        "test_a.py",
+        """
+        def test_first():
+            from pkg import api
+
+            assert api.run(1) == 1
+
+
+        def test_imports_itself():
+            from pkg import api
+
+            assert api.unrelated() == 2
+        """,
+    )
+    write(
+        pytester,
+        "test_b.py",
+        """
+        import pkg
+
+
+        def test_relies_on_the_earlier_import():
+            assert pkg.api.unrelated() == 2
+        """,
+    )
+    assert run(pytester, "-p", "no:randomly") == {
+        "test_first",
+        "test_imports_itself",
+        "test_relies_on_the_earlier_import",
+    }
+    edit(pytester, "pkg/api.py", "return x", "return x + 0")
+    assert run(pytester, "-p", "no:randomly") == {"test_first", "test_relies_on_the_earlier_import"}
