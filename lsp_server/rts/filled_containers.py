@@ -219,22 +219,7 @@ class FilledContainers:
         """Add to ``codes`` (what the test ran) what ran in the tests that changed the
         entries it read; remember what it ran for the entries it changed."""
         keys, everything = self.keyed.take()
-        found: CodeSet = {}
-        rebound = self._rebound
-        if rebound:
-            spelled = self._spelled
-            for key, code in codes.items():
-                names = spelled.get(key)
-                if names is None:
-                    names = spelled[key] = self._reads_of_project(code)
-                read = names & rebound.keys()
-                if read & self._submodules:
-                    imported = self._imports.get(key)
-                    if imported is None:
-                        imported = self._imports[key] = _imported_names(code)
-                    read -= imported & self._submodules
-                for name in read:
-                    found.update(rebound[name])
+        found = self._rebound_read(codes)
         if self._fillers:
             for code in codes.values():
                 reads = self._reads(code)
@@ -279,6 +264,27 @@ class FilledContainers:
 
     def stop(self) -> None:
         self.keyed.stop()
+
+    def _rebound_read(self, codes: CodeSet) -> CodeSet:
+        """What ran in the tests that rebound the names ``codes`` read."""
+        found: CodeSet = {}
+        rebound = self._rebound
+        if not rebound:
+            return found
+        spelled = self._spelled
+        for key, code in codes.items():
+            names = spelled.get(key)
+            if names is None:
+                names = spelled[key] = self._reads_of_project(code)
+            read = names & rebound.keys()
+            if read & self._submodules:
+                imported = self._imports.get(key)
+                if imported is None:
+                    imported = self._imports[key] = _imported_names(code)
+                read -= imported & self._submodules
+            for name in read:
+                found.update(rebound[name])
+        return found
 
     def _add_read(
         self,
