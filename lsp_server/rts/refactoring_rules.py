@@ -37,7 +37,7 @@ from pathlib import Path
 from lsp_server.rts.file_units import FileUnits, Unit
 from lsp_server.rts.imports import ImportResolver
 from lsp_server.rts.provenance import Origin, Provenance
-from lsp_server.rts.select import ReasonKind, tests_reading_changed
+from lsp_server.rts.select import ReasonKind, import_resolver, tests_reading_changed
 from lsp_server.rts.snapshots import FileStates
 from lsp_server.rts.store import DependencyStore
 from lsp_server.rts.unit_names import MODULE, NAMES, bound_name
@@ -336,7 +336,9 @@ def apply_rules(
         else:  # what plain selection runs: readers of names bound no more or newly too
             gone, new = provenance.rebinding()
             kinds = dict.fromkeys(gone, ReasonKind.REMOVED) | dict.fromkeys(new, ReasonKind.ADDED)
-            still = would_run | tests_reading_changed(store, kinds, FileStates(store.root)).keys()
+            states = FileStates(store.root)
+            resolver = import_resolver(store.root, states)
+            still = would_run | tests_reading_changed(store, kinds, states, resolver).keys()
         outcome.affected_tests = sorted(still)
         # Tests that failed last time run anyway: they are not spared by the rules.
         records = store.test_records()

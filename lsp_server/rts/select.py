@@ -228,7 +228,7 @@ def _tests_depending_on_changes(
 ) -> dict[str, Unit]:
     """Tests depending on a changed unit, with it; adds to ``changed`` the module units of
     files whose import statements changed in a way every importer may see."""
-    resolver = _resolver(root, states)
+    resolver = import_resolver(root, states)
     for unit in _unproven_from_imports(states, resolver, changed):
         changed.setdefault(unit, ReasonKind.CHANGED)
     recorded = {path for path, units in store.unit_checksums().items() if MODULE in units}
@@ -246,7 +246,9 @@ def _tests_depending_on_changes(
     return affected
 
 
-def _resolver(root: Path, states: FileStates) -> ImportResolver:
+def import_resolver(root: Path, states: FileStates) -> ImportResolver:
+    """Where the project's imports lead, from the analysed files of ``states``."""
+
     def imports_of(rel: str) -> list[ImportStatement] | None:
         file_units = states.units(rel)
         return None if file_units is None else file_units.imports
@@ -354,7 +356,7 @@ def select_affected_tests(
     records = store.test_records()
     changed = changed_units(store, states)
     affected = _tests_depending_on_changes(Path(root), store, states, changed)
-    resolver = _resolver(Path(root), states)
+    resolver = import_resolver(Path(root), states)
     for nodeid, unit in tests_reading_changed(store, changed, states, resolver).items():
         affected.setdefault(nodeid, unit)
     for nodeid, unit in tests_seeing_new_getattr(store, changed).items():
