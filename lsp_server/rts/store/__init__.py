@@ -13,6 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from lsp_server.rts.interned_units import InternedIds
+from lsp_server.rts.store.collections import StoreCollections
 from lsp_server.rts.store.errors import CORRUPT, StoreError, store_error
 from lsp_server.rts.store.extreme_cache import StoreExtremeCache
 from lsp_server.rts.store.queries import (
@@ -70,7 +71,12 @@ __all__ = [
 
 
 class DependencyStore(
-    StoreRefactorings, StoreVerification, StoreExtremeCache, StoreRuns, StoreQueries
+    StoreRefactorings,
+    StoreVerification,
+    StoreExtremeCache,
+    StoreRuns,
+    StoreCollections,
+    StoreQueries,
 ):
     """The project's store (``<root>/.reks/deps.sqlite``); see the package docstring."""
 

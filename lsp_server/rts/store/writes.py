@@ -375,16 +375,6 @@ class StoreWrites(DependencySets):
                         self._conn.execute(f"DELETE FROM {table} WHERE test_id=?", (test_id,))
                     self._conn.execute("DELETE FROM tests WHERE id=?", (test_id,))
 
-    def record_collection(self, files: Mapping[str, Iterable[str]]) -> None:
-        """The node ids a whole-file collection of each of ``files`` produced (replacing
-        what was known of those files)."""
-        with self.transaction():
-            self._conn.executemany(
-                "INSERT INTO collected VALUES (?,?) ON CONFLICT(path) DO UPDATE"
-                " SET nodeids=excluded.nodeids",
-                [(path, json.dumps(sorted(ids))) for path, ids in files.items()],
-            )
-
     def _forget_unit_records(self, unit_id: int) -> None:
         """What was recorded of a unit about to be deleted (its id may be given again)."""
         self._ran_rows = None
