@@ -33,21 +33,23 @@ TOP_LEVEL = "<top-level>"
 units (constants, imports, class bodies), whose values functions read when they run; a
 verdict depends on those of every file its run executed (``run_deps``)."""
 
-_PARSED: dict[tuple[str, int, int], FileUnits] = {}
-"""Units of files by (path, mtime, size), kept by a long-lived process (the server) so
-that re-analysing after an edit parses only the edited files again."""
+_PARSED: dict[tuple[str, str], FileUnits] = {}
+"""Units of files by (path, checksum of its bytes), kept by a long-lived process (the
+server) so that re-analysing after an edit parses only the edited files again. Not by
+(mtime, size): an edit of the same size within one tick of the file system's clock keeps
+both."""
 _PARSED_MAX = 20_000
 
 
 def _units(root: Path, path: str) -> FileUnits | None:
     absolute = root / path
     try:
-        stat = absolute.stat()
-        key = (str(absolute), stat.st_mtime_ns, stat.st_size)
+        data = absolute.read_bytes()
+        key = (str(absolute), file_checksum(data))
         units = _PARSED.get(key)
         if units is None:
             if is_python(path):
-                units = _python_units(root, path, absolute.read_bytes())
+                units = _python_units(root, path, data, key[1])
             else:
                 units = path_units(root, Path(path))  # a data file: its bytes' checksum
             if len(_PARSED) >= _PARSED_MAX:
@@ -58,12 +60,11 @@ def _units(root: Path, path: str) -> FileUnits | None:
         return None
 
 
-def _python_units(root: Path, path: str, data: bytes) -> FileUnits:
+def _python_units(root: Path, path: str, data: bytes, raw_hash: str) -> FileUnits:
     """The analysis kept by an earlier run (``rts.analysis_cache``: it loads in a
     millisecond, parsing a large file takes a quarter of a second), else the one
     ``discover`` just made of the same text, kept for the workers (they parse an edited
     file next)."""
-    raw_hash = file_checksum(data)
     kept = AnalysisCache(root)
     units = kept.get(path, raw_hash)
     if units is None:
@@ -78,9 +79,9 @@ def file_units(root: Path, path: str) -> FileUnits | None:
     return _units(root, path)
 
 
-def remembered_units(root: Path, path: str, stamp: tuple[int, int]) -> FileUnits | None:
-    """Units of ``path`` as it was at ``stamp`` (mtime in ns, size), if parsed then."""
-    return _PARSED.get((str(root / path), *stamp))
+def remembered_units(root: Path, path: str, raw_hash: str) -> FileUnits | None:
+    """Units of ``path`` when its bytes had the checksum ``raw_hash``, if parsed then."""
+    return _PARSED.get((str(root / path), raw_hash))
 
 
 class Checksums:

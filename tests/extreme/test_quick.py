@@ -12,6 +12,8 @@ from lsp_server.extreme.discover import discover
 from lsp_server.extreme.model import Transformation, TransformationResult, Verdict
 from lsp_server.extreme.quick import merged, replaced_files, saved_change
 
+from .conftest import rewritten_with_the_same_stamp, stamped_later
+
 SOURCE = """\
 def double(x):
     y = x * 2
@@ -134,16 +136,25 @@ def test_a_verdict_whose_run_reached_the_edit_is_analysed_again(tmp_path: Path) 
     assert shift == {Verdict.DETECTED}
 
 
-def _quick_reanalysis(root: Path, paths: list[Path], edit: tuple[Path, str]) -> Analysis:
+def _quick_reanalysis(
+    root: Path, paths: list[Path], edit: tuple[Path, str], same_stamp: bool = False
+) -> Analysis:
     """Analyse ``paths`` on warm workers, write ``edit`` (path, text), save it the quick
-    way (``saved_change``, the functions it names analysed again, ``merged``)."""
+    way (``saved_change``, the functions it names analysed again, ``merged``).
+    ``same_stamp``: both versions of the edited file have the same stamp
+    (``rewritten_with_the_same_stamp``)."""
     from lsp_server.extreme.analysis import Options, analyse
     from lsp_server.extreme.warm import WarmPools
 
     warm = WarmPools()
     try:
+        if same_stamp:
+            stamped_later(edit[0])
         last = analyse(root, Options(jobs=1, paths=paths), warm=warm)
-        edit[0].write_text(edit[1])
+        if same_stamp:
+            rewritten_with_the_same_stamp(*edit)
+        else:
+            edit[0].write_text(edit[1])
         change = saved_change(last, edit[0].relative_to(root).as_posix())
         assert change is not None and change.any
         files = [root / f for f in change.files]
@@ -199,3 +210,14 @@ def test_an_edited_test_file_analyses_again_the_functions_its_tests_ran(tmp_path
     edit = (root / "test_helper.py", test.replace("assert shift(1) == 2", "shift(1)"))
     out = _quick_reanalysis(root, [root / "helper.py"], edit)
     assert _verdicts(out, "shift") == {Verdict.UNDETECTED}
+
+
+@pytest.mark.slow  # two analyses, ~5-12 s
+def test_an_edit_that_kept_the_size_and_the_mtime_is_seen(tmp_path: Path) -> None:
+    # The constant switched within the file system's clock tick (or on one that stamps to
+    # the second), its size kept: the file's stamp is the one it had when analysed.
+    keep = "PASS_ON = 0\n\n\ndef keep(v):\n    if PASS_ON:\n        return v\n    return 2\n"
+    root = _keep_project(tmp_path, keep)
+    edit = (root / "m.py", keep.replace("PASS_ON = 0", "PASS_ON = 1"))
+    out = _quick_reanalysis(root, [root / "m.py", root / "helper.py"], edit, same_stamp=True)
+    assert _verdicts(out, "shift") == {Verdict.DETECTED}
