@@ -77,9 +77,7 @@ def _text(data: bytes) -> str:
     return data.decode("utf-8").replace("\r\n", "\n").replace("\r", "\n")
 
 
-def _followable(
-    root: Path, rel: str, old_text: str, old_hash: str, import_time: Set[str]
-) -> bool:
+def _followable(root: Path, rel: str, old_text: str, old_hash: str, import_time: Set[str]) -> bool:
     """The edit of ``rel`` changes function bodies only (same units, and the same checksum
     of every other one), none of a function that ran at import (``import_time``: what it
     computed then stays in the live modules). Both versions were usually parsed by an

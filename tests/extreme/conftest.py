@@ -2,8 +2,8 @@ from __future__ import annotations
 
 import os
 import sys
-import time
 import textwrap
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 

@@ -103,7 +103,8 @@ def test_an_edit_that_kept_the_size_and_the_mtime_is_followed_by_the_warm_worker
     stamped_later(root / "m.py")
     first = analyse(root, Options(jobs=1), warm=warm_pools)
     assert ("double", "return 0", "detected") in verdict_rows(first)
-    rewritten_with_the_same_stamp(root / "m.py", SOURCE.replace("y = x * 2", "y = x * 3"))  # test_double fails
+    # test_double fails now.
+    rewritten_with_the_same_stamp(root / "m.py", SOURCE.replace("y = x * 2", "y = x * 3"))
     again = analyse(root, Options(jobs=1), warm=warm_pools)
     assert ("double", "(any)", "skipped") in verdict_rows(again)
 
