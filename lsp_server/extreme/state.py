@@ -329,10 +329,12 @@ def previous_runners(
 ) -> list[str] | None:
     """The tests that may execute ``functions`` now, when all that changed since the last
     analysis, of what their tests ran, are the bodies of these very functions or of other
-    analysed functions (not ones that ran at import) of which the same holds: a test whose
-    original run executed none of those runs as it did, so it reaches one of ``functions``
-    only if it reached it, or one of the changed functions, before; None when that is not
-    known."""
+    analysed functions of which the same holds: a test whose original run executed none
+    of those runs as it did, so it reaches one of ``functions`` only if it reached it, or
+    one of the changed functions, before; None when that is not known. What a changed
+    function that ran at import computed then reaches tests that never ran it: its entry's
+    runners are those that may see it too (``observation.ImportTimeTests``, the model its
+    own verdicts rest on), so no other test runs differently."""
     keys = {function.key for function in functions}
     found: set[str] = set()
     todo, seen = list(keys), set(keys)
@@ -341,8 +343,6 @@ def previous_runners(
         saved = previous.get(key)
         if saved is None or "runners" not in saved:
             return None
-        if key not in keys and saved.get("import_time"):
-            return None  # what it computed at import reaches tests that never ran it
         found.update(saved["runners"])
         for unit, value in saved["deps"].items():
             if unit not in seen and checksums.get(unit) != value:

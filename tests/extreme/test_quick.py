@@ -221,3 +221,81 @@ def test_an_edit_that_kept_the_size_and_the_mtime_is_seen(tmp_path: Path) -> Non
     edit = (root / "m.py", keep.replace("PASS_ON = 0", "PASS_ON = 1"))
     out = _quick_reanalysis(root, [root / "m.py", root / "helper.py"], edit, same_stamp=True)
     assert _verdicts(out, "shift") == {Verdict.DETECTED}
+
+
+NAMES = """\
+def make_names():
+    names = ["a", "b"]
+    return names
+
+
+NAMES = make_names()
+
+
+def accepts(name):
+    found = name in NAMES
+    return found
+
+
+def shout(text):
+    up = text.upper()
+    return up
+"""
+NAMES_TESTS = """\
+from names import accepts, shout
+
+
+def test_accepts():
+    assert accepts("a")
+
+
+def test_shout():
+    shout("x")
+"""
+UNRELATED = 10
+
+
+@pytest.mark.slow  # three analyses, ~6-15 s
+def test_an_import_time_edit_observes_only_the_tests_that_may_see_it(tmp_path: Path) -> None:
+    # make_names ran at import; shout (edited in the same save) has an undetected verdict,
+    # so it is observed again. The tests that may see what make_names computed at import
+    # are known (those of its entry); the ten tests of helper.py can neither see that nor
+    # reach shout, and are not observed again.
+    from lsp_server.extreme.analysis import Options, analyse
+    from lsp_server.extreme.warm import WarmPools
+
+    root = tmp_path / "project"
+    root.mkdir()
+    (root / "names.py").write_text(NAMES)
+    (root / "test_names.py").write_text(NAMES_TESTS)
+    (root / "helper.py").write_text(SHIFT)
+    unrelated = "\n".join(
+        f"def test_shift_{i}():\n    assert shift({i}) == {i + 1}\n" for i in range(UNRELATED)
+    )
+    (root / "test_helper.py").write_text("from helper import shift\n\n" + unrelated)
+    paths = [root / "names.py", root / "helper.py"]
+    warm = WarmPools()
+    try:
+        last = analyse(root, Options(jobs=1, paths=paths), warm=warm)
+        assert "names.py::make_names" in last.import_time
+        edited = NAMES.replace('["a", "b"]', '["b", "a"]').replace(".upper()", ".lower()")
+        (root / "names.py").write_text(edited)
+        change = saved_change(last, "names.py")
+        assert change is not None
+        assert set(change.changed) == {"names.py::make_names", "names.py::shout"}
+        options = Options(jobs=1, paths=[root / f for f in change.files])
+        options.only = change.to_analyse
+        fresh = analyse(root, options, warm=warm)
+    finally:
+        warm.close()
+    # test_accepts and test_shout observed, and at most those two run again to confirm a
+    # detection: none of the unrelated ones.
+    assert fresh.observed_tests <= 4
+    out = merged(last, change, fresh)
+    cold = analyse(root, Options(jobs=1, paths=paths, incremental=False))
+    assert sorted(map(_row, out.results)) == sorted(map(_row, cold.results))
+
+
+def _row(result: TransformationResult) -> tuple[str, str, Verdict]:
+    t = result.transformation
+    return t.function, t.body, result.verdict
