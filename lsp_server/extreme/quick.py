@@ -137,12 +137,12 @@ def staged(change: SavedChange) -> list[SavedChange]:
         dataclasses.replace(
             change,
             changed=group,
-            removed=change.removed if first else [],
+            removed=change.removed if i == 0 else [],
             reached=[],
             edited_units={},
             at_import=[key for key in group if key in change.at_import],
         )
-        for first, group in zip([True, False], groups, strict=False)
+        for i, group in enumerate(groups)
     ]
     if change.reached:
         return [*steps, dataclasses.replace(change, changed=[], removed=[], at_import=[])]
