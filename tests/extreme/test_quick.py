@@ -299,3 +299,36 @@ def test_an_import_time_edit_observes_only_the_tests_that_may_see_it(tmp_path: P
 def _row(result: TransformationResult) -> tuple[str, str, Verdict]:
     t = result.transformation
     return t.function, t.body, result.verdict
+
+
+@pytest.mark.slow  # two analyses, ~5-12 s
+def test_a_reached_function_whose_detection_no_longer_stands_observes_only_its_tests(
+    tmp_path: Path,
+) -> None:
+    # keep stops passing shift's result on: shift's detection (re-run at once, no test
+    # observed) no longer stands, so shift is observed and analysed in full. Only the
+    # tests that ran keep or shift can reach it now: not the ten tests of other.py.
+    from lsp_server.extreme.analysis import Options, analyse
+    from lsp_server.extreme.warm import WarmPools
+
+    keep = "def keep(v):\n    w = v\n    return w\n"
+    root = _keep_project(tmp_path, keep)
+    (root / "other.py").write_text(SHIFT.replace("shift", "other"))
+    unrelated = "\n".join(
+        f"def test_other_{i}():\n    assert other({i}) == {i + 1}\n" for i in range(UNRELATED)
+    )
+    (root / "test_other.py").write_text("from other import other\n\n" + unrelated)
+    paths = [root / "m.py", root / "helper.py"]
+    warm = WarmPools()
+    try:
+        last = analyse(root, Options(jobs=1, paths=paths), warm=warm)
+        assert _verdicts(last, "shift") == {Verdict.DETECTED}
+        (root / "m.py").write_text(keep.replace("w = v", "w = 2"))
+        change = saved_change(last, "m.py")
+        assert change is not None and change.reached == ["helper.py::shift"]
+        only = change.to_analyse
+        fresh = analyse(root, Options(jobs=1, paths=paths, only=only), warm=warm)
+    finally:
+        warm.close()
+    assert _verdicts(fresh, "shift") == {Verdict.UNDETECTED}
+    assert fresh.observed_tests <= 2  # test_keep, and maybe once more to confirm
