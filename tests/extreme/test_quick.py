@@ -255,6 +255,16 @@ def test_shout():
 UNRELATED = 10
 
 
+def _unrelated_module(root: Path, name: str) -> None:
+    """``name``.py with a function ``name`` (``helper.shift``'s code), and ``UNRELATED``
+    tests of it that reach nothing else."""
+    (root / f"{name}.py").write_text(SHIFT.replace("shift", name))
+    tests = "\n".join(
+        f"def test_{name}_{i}():\n    assert {name}({i}) == {i + 1}\n" for i in range(UNRELATED)
+    )
+    (root / f"test_{name}.py").write_text(f"from {name} import {name}\n\n" + tests)
+
+
 @pytest.mark.slow  # three analyses, ~6-15 s
 def test_an_import_time_edit_observes_only_the_tests_that_may_see_it(tmp_path: Path) -> None:
     # make_names ran at import; shout (edited in the same save) has an undetected verdict,
@@ -268,11 +278,7 @@ def test_an_import_time_edit_observes_only_the_tests_that_may_see_it(tmp_path: P
     root.mkdir()
     (root / "names.py").write_text(NAMES)
     (root / "test_names.py").write_text(NAMES_TESTS)
-    (root / "helper.py").write_text(SHIFT)
-    unrelated = "\n".join(
-        f"def test_shift_{i}():\n    assert shift({i}) == {i + 1}\n" for i in range(UNRELATED)
-    )
-    (root / "test_helper.py").write_text("from helper import shift\n\n" + unrelated)
+    _unrelated_module(root, "helper")
     paths = [root / "names.py", root / "helper.py"]
     warm = WarmPools()
     try:
@@ -313,11 +319,7 @@ def test_a_reached_function_whose_detection_no_longer_stands_observes_only_its_t
 
     keep = "def keep(v):\n    w = v\n    return w\n"
     root = _keep_project(tmp_path, keep)
-    (root / "other.py").write_text(SHIFT.replace("shift", "other"))
-    unrelated = "\n".join(
-        f"def test_other_{i}():\n    assert other({i}) == {i + 1}\n" for i in range(UNRELATED)
-    )
-    (root / "test_other.py").write_text("from other import other\n\n" + unrelated)
+    _unrelated_module(root, "other")
     paths = [root / "m.py", root / "helper.py"]
     warm = WarmPools()
     try:
