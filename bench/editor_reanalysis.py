@@ -48,6 +48,7 @@ class Figure:
     from_spares: int  # of those, started from a spare
     phases: dict[str, float]  # seconds by step (``extreme_phases``)
     edited_phases: dict[str, float]  # the same, of the first step alone
+    steps: list[float]  # seconds until each step's verdicts (``quick.staged``)
 
 
 def _edited(text: str, def_line: int, statement: str) -> str:
@@ -127,6 +128,7 @@ def _reanalysed(
         from_spares,
         dict(PHASE_SECONDS),
         first,
+        steps,
     )
     return figure, last
 
@@ -191,7 +193,8 @@ def run(root: Path, targets: list[str], jobs: int, compare: bool) -> None:
                 print(
                     f"    {label} ({names}; {covering} covering tests), {how}: "
                     f"{figure.seconds:.2f} s on warm workers (the edited functions' "
-                    f"verdicts after {figure.edited_seconds:.2f} s); "
+                    f"verdicts after {figure.edited_seconds:.2f} s; steps done at "
+                    f"{', '.join(f'{t:.2f}' for t in figure.steps)} s); "
                     f"{figure.analysed} functions re-analysed, {figure.runs} transformations "
                     f"run, {figure.observed} tests observed, {figure.restarts} pool restarts "
                     f"({figure.from_spares} from a spare) "

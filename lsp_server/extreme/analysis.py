@@ -228,7 +228,7 @@ def _analyse(
         known = previous_runners(previous, todo, checksums)
         work = Work(todo, reruns, replan, checksums, results, entries, known, detectors)
         _run(root, options, job, analysis, work, warm, early)
-        settle(work, lambda again: _run(root, options, job, analysis, again, warm))
+        settle(work, previous, lambda again: _run(root, options, job, analysis, again, warm))
 
     analysis.results = [r for f in functions for r in results.get(f.key, [])]
     analysis.unit_checksums = run_checksums(analysis.results, checksums)

@@ -15,11 +15,12 @@ checksum of every unit the runs depend on; the functions whose runs reached a un
 checksum changed are analysed again too (``reached_by``), and the analysis itself keeps
 each of their verdicts whose run reached no edit (``reuse``).
 
-The edited functions are what the developer waits for, so a save is re-analysed in two
+The edited functions are what the developer waits for, so a save is re-analysed in
 steps (``staged``): the edited functions first, published as soon as they are done, then
 the functions the edit reached. An edit of a function that ran at import reaches every
 run that read what it computed then (tens of functions, warm workers started afresh);
-its own verdicts need none of that (``import_time_edit``).
+its own verdicts need none of that (``import_time_edit``), and the ordinary functions
+edited in the same save do not wait for them (a step of their own, first).
 """
 
 from __future__ import annotations
@@ -46,6 +47,8 @@ class SavedChange:
     reached: list[str] = field(default_factory=list)
     # The units of the file that runs depend on and that changed, with their checksums now.
     edited_units: dict[str, str | None] = field(default_factory=dict)
+    # Of ``changed``, those that ran at import in the last analysis.
+    at_import: list[str] = field(default_factory=list)
 
     @property
     def any(self) -> bool:
@@ -89,7 +92,8 @@ def saved_change(last: Analysis, rel: str, patterns: Sequence[str] = ()) -> Save
     checksums = Checksums(last.root)
     edited_units = {u: now for u, v in ran.items() if (now := checksums.get(u)) != v}
     reached = reached_by(last, {*changed, *removed}, set(edited_units))
-    return SavedChange(rel, current, changed, removed, reached, edited_units)
+    at_import = [key for key in changed if key in last.import_time]
+    return SavedChange(rel, current, changed, removed, reached, edited_units, at_import)
 
 
 def reached_by(
@@ -120,13 +124,30 @@ def reached_by(
 
 def staged(change: SavedChange) -> list[SavedChange]:
     """The steps of re-analysing ``change``, each merged into the last (``merged``) in
-    turn: its edited (and removed) functions, then the functions the edit reached. Only
-    the merge of the last step is an analysis the next save may be compared with: after
-    the first, the reached functions' verdicts are not yet those of the edited code."""
-    if not change.changed or not change.reached:
+    turn: its edited (and removed) functions, those that ran at import apart from the
+    others (another kind of worker, see ``import_time_edit``: neither waits for the
+    other), then the functions the edit reached. Only the merge of the last step is an
+    analysis the next save may be compared with: after the first, the reached functions'
+    verdicts are not yet those of the edited code."""
+    ordinary = [key for key in change.changed if key not in change.at_import]
+    groups = [group for group in (ordinary, change.at_import) if group]
+    if len(groups) + bool(change.reached) < 2:
         return [change]
-    edited = dataclasses.replace(change, reached=[], edited_units={})
-    return [edited, dataclasses.replace(change, changed=[], removed=[])]
+    steps = [
+        dataclasses.replace(
+            change,
+            changed=group,
+            removed=change.removed if i == 0 else [],
+            reached=[],
+            edited_units={},
+            at_import=[key for key in group if key in change.at_import],
+        )
+        for i, group in enumerate(groups)
+    ]
+    if change.reached:
+        return [*steps, dataclasses.replace(change, changed=[], removed=[], at_import=[])]
+    steps[-1] = dataclasses.replace(steps[-1], edited_units=change.edited_units)
+    return steps
 
 
 def merged(last: Analysis, change: SavedChange, fresh: Analysis | None) -> Analysis:

@@ -36,7 +36,13 @@ from lsp_server.extreme.discover import FunctionInfo
 from lsp_server.extreme.disk_check import ON_DISK
 from lsp_server.extreme.model import Transformation, TransformationResult, Verdict
 from lsp_server.extreme.requests import entry_request
-from lsp_server.extreme.state import TOP_LEVEL, Checksums, result_from_state, result_to_state
+from lsp_server.extreme.state import (
+    TOP_LEVEL,
+    Checksums,
+    previous_runners,
+    result_from_state,
+    result_to_state,
+)
 from lsp_server.rts.unit_names import MODULE
 
 
@@ -257,10 +263,13 @@ def quick_rerun(
     return rerun
 
 
-def settle(work: Work, analyse_in_full: Callable[[Work], None]) -> None:
-    """After ``work`` ran: its functions that ``unsettled`` leaves, analysed in full."""
+def settle(work: Work, previous: dict[str, Any], analyse_in_full: Callable[[Work], None]) -> None:
+    """After ``work`` ran: its functions that ``unsettled`` leaves, analysed in full,
+    observing only the tests whose runs may reach them now (``state.previous_runners`` of
+    the ``previous`` state entries), as any other re-analysed function."""
     again = unsettled(work)
     if again is not None:
+        again.known = previous_runners(previous, again.todo, work.checksums)
         analyse_in_full(again)
 
 

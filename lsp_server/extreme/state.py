@@ -33,21 +33,23 @@ TOP_LEVEL = "<top-level>"
 units (constants, imports, class bodies), whose values functions read when they run; a
 verdict depends on those of every file its run executed (``run_deps``)."""
 
-_PARSED: dict[tuple[str, int, int], FileUnits] = {}
-"""Units of files by (path, mtime, size), kept by a long-lived process (the server) so
-that re-analysing after an edit parses only the edited files again."""
+_PARSED: dict[tuple[str, str], FileUnits] = {}
+"""Units of files by (path, checksum of its bytes), kept by a long-lived process (the
+server) so that re-analysing after an edit parses only the edited files again. Not by
+(mtime, size): an edit of the same size within one tick of the file system's clock keeps
+both."""
 _PARSED_MAX = 20_000
 
 
 def _units(root: Path, path: str) -> FileUnits | None:
     absolute = root / path
     try:
-        stat = absolute.stat()
-        key = (str(absolute), stat.st_mtime_ns, stat.st_size)
+        data = absolute.read_bytes()
+        key = (str(absolute), file_checksum(data))
         units = _PARSED.get(key)
         if units is None:
             if is_python(path):
-                units = _python_units(root, path, absolute.read_bytes())
+                units = _python_units(root, path, data, key[1])
             else:
                 units = path_units(root, Path(path))  # a data file: its bytes' checksum
             if len(_PARSED) >= _PARSED_MAX:
@@ -58,12 +60,11 @@ def _units(root: Path, path: str) -> FileUnits | None:
         return None
 
 
-def _python_units(root: Path, path: str, data: bytes) -> FileUnits:
+def _python_units(root: Path, path: str, data: bytes, raw_hash: str) -> FileUnits:
     """The analysis kept by an earlier run (``rts.analysis_cache``: it loads in a
     millisecond, parsing a large file takes a quarter of a second), else the one
     ``discover`` just made of the same text, kept for the workers (they parse an edited
     file next)."""
-    raw_hash = file_checksum(data)
     kept = AnalysisCache(root)
     units = kept.get(path, raw_hash)
     if units is None:
@@ -78,9 +79,9 @@ def file_units(root: Path, path: str) -> FileUnits | None:
     return _units(root, path)
 
 
-def remembered_units(root: Path, path: str, stamp: tuple[int, int]) -> FileUnits | None:
-    """Units of ``path`` as it was at ``stamp`` (mtime in ns, size), if parsed then."""
-    return _PARSED.get((str(root / path), *stamp))
+def remembered_units(root: Path, path: str, raw_hash: str) -> FileUnits | None:
+    """Units of ``path`` when its bytes had the checksum ``raw_hash``, if parsed then."""
+    return _PARSED.get((str(root / path), raw_hash))
 
 
 class Checksums:
@@ -328,10 +329,12 @@ def previous_runners(
 ) -> list[str] | None:
     """The tests that may execute ``functions`` now, when all that changed since the last
     analysis, of what their tests ran, are the bodies of these very functions or of other
-    analysed functions (not ones that ran at import) of which the same holds: a test whose
-    original run executed none of those runs as it did, so it reaches one of ``functions``
-    only if it reached it, or one of the changed functions, before; None when that is not
-    known."""
+    analysed functions of which the same holds: a test whose original run executed none
+    of those runs as it did, so it reaches one of ``functions`` only if it reached it, or
+    one of the changed functions, before; None when that is not known. What a changed
+    function that ran at import computed then reaches tests that never ran it: its entry's
+    runners are those that may see it too (``observation.ImportTimeTests``, the model its
+    own verdicts rest on), so no other test runs differently."""
     keys = {function.key for function in functions}
     found: set[str] = set()
     todo, seen = list(keys), set(keys)
@@ -340,8 +343,6 @@ def previous_runners(
         saved = previous.get(key)
         if saved is None or "runners" not in saved:
             return None
-        if key not in keys and saved.get("import_time"):
-            return None  # what it computed at import reaches tests that never ran it
         found.update(saved["runners"])
         for unit, value in saved["deps"].items():
             if unit not in seen and checksums.get(unit) != value:

@@ -1,7 +1,9 @@
 from __future__ import annotations
 
+import os
 import sys
 import textwrap
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -61,3 +63,20 @@ def verdict_rows(analysis: object) -> list[tuple[str, str, str]]:
         (r.transformation.function, r.transformation.body, r.verdict.value)
         for r in analysis.results  # type: ignore[attr-defined]
     ]
+
+
+def stamped_later(path: Path) -> None:
+    """Give ``path`` a modification time a minute from now: bytecode the workers write of
+    it is older than its stamp, so dropped as unsure (``extreme.bytecode``) at their next
+    start, as bytecode written within the second of an edit is."""
+    later = time.time_ns() + 60 * 10**9
+    os.utime(path, ns=(later, later))
+
+
+def rewritten_with_the_same_stamp(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` keeping its modification time, as two writes within one
+    tick of a file system's clock (a second on some) get; with the same size, only the
+    bytes say the file changed."""
+    stamp = path.stat().st_mtime_ns
+    path.write_text(text)
+    os.utime(path, ns=(stamp, stamp))

@@ -15,7 +15,7 @@ from lsp_server.extreme.code_swap import compile_like
 from lsp_server.extreme.pool import WorkerPool
 from lsp_server.extreme.warm import WarmPools
 
-from .conftest import verdict_rows
+from .conftest import rewritten_with_the_same_stamp, stamped_later, verdict_rows
 
 SOURCE = """\
 def label(x):
@@ -76,20 +76,37 @@ def test_an_edited_body_is_reanalysed_on_the_warm_workers(
     assert warm._pools == {}
 
 
-def test_a_new_snapshot_reads_only_the_files_whose_stamp_moved(tmp_path: Path) -> None:
+def test_a_new_snapshot_sees_an_edit_that_kept_the_size_and_the_mtime(tmp_path: Path) -> None:
     from lsp_server.extreme.warm import snapshot_files
 
     (tmp_path / "a.py").write_text("A = 1\n")
     (tmp_path / "b.py").write_text("B = 1\n")
     first = snapshot_files(tmp_path)
-    # Same size, same mtime: a file read again would show "A = 2"; its stamp says unchanged.
+    # Same size, same mtime (a second write within the file system's clock tick, or a
+    # file system that stamps to the second): only the bytes say it changed.
+    stat = (tmp_path / "a.py").stat()
     (tmp_path / "a.py").write_text("A = 2\n")
-    mtime = first.stamps["a.py"][0]
-    os.utime(tmp_path / "a.py", ns=(mtime, mtime))
+    os.utime(tmp_path / "a.py", ns=(stat.st_atime_ns, stat.st_mtime_ns))
     (tmp_path / "b.py").write_text("B = 22\n")
     second = snapshot_files(tmp_path, first)
-    assert second.texts == {"a.py": "A = 1\n", "b.py": "B = 22\n"}
-    assert second.stamps["a.py"] == first.stamps["a.py"]
+    assert second.texts == {"a.py": "A = 2\n", "b.py": "B = 22\n"}
+    third = snapshot_files(tmp_path, second)
+    assert third.texts["a.py"] is second.texts["a.py"]  # unchanged bytes: the text is kept
+
+
+@pytest.mark.slow  # two analyses, ~5-12 s
+def test_an_edit_that_kept_the_size_and_the_mtime_is_followed_by_the_warm_workers(
+    make_project: Callable[[dict[str, str]], Path], warm_pools: WarmPools
+) -> None:
+    tests = "from m import double\n\ndef test_double():\n    assert double(2) == 4\n"
+    root = make_project({"m.py": SOURCE, "test_m.py": tests})
+    stamped_later(root / "m.py")
+    first = analyse(root, Options(jobs=1), warm=warm_pools)
+    assert ("double", "return 0", "detected") in verdict_rows(first)
+    # test_double fails now.
+    rewritten_with_the_same_stamp(root / "m.py", SOURCE.replace("y = x * 2", "y = x * 3"))
+    again = analyse(root, Options(jobs=1), warm=warm_pools)
+    assert ("double", "(any)", "skipped") in verdict_rows(again)
 
 
 CACHE = """\

@@ -110,6 +110,11 @@ def _progress_titles(client: LanguageClient) -> list[str]:
     ]
 
 
+def _reanalysis_messages(client: LanguageClient) -> list[str]:
+    """The log messages of each step of a save's re-analysis, in order."""
+    return [m.message for m in client.log_messages if "re-analysed" in m.message]
+
+
 async def _log_saying(client: LanguageClient, text: str) -> str:
     for _ in range(600):
         for message in client.log_messages:
@@ -217,7 +222,7 @@ async def test_a_save_publishes_the_edited_function_before_the_functions_the_edi
     )
     reached = await _log_saying(sigs_client, "whose transformed runs reached the edit")
     assert "accepts" not in reached
-    messages = [m.message for m in sigs_client.log_messages if "re-analysed" in m.message]
+    messages = _reanalysis_messages(sigs_client)
     # The developer waits for the edited function: its verdicts come first, on their own.
     assert messages[0].startswith("reks: re-analysed 1 edited function(s) of sigs.py"), messages
     assert "reached" not in messages[0], messages
@@ -225,3 +230,21 @@ async def test_a_save_publishes_the_edited_function_before_the_functions_the_edi
     titles = _progress_titles(sigs_client)
     assert "reks: re-analysing 1 edited function(s)" in titles, titles
     assert any(t.endswith("function(s) the edit reached") for t in titles), titles
+
+
+@pytest.mark.slow  # two analyses through the server, ~8-15 s
+async def test_a_save_of_an_ordinary_and_an_import_time_function_publishes_each_apart(
+    sigs_client: LanguageClient, tmp_path: Path
+) -> None:
+    # exclude_keywords ran at import (its verdicts come from workers that import the
+    # edited project anew), accepts did not: accepts' verdicts do not wait for those.
+    source = tmp_path / "sigs" / "sigs.py"
+    await _analyse_weak_tests(sigs_client)
+    text = source.read_text().replace('("key", "default")', '("default", "key")')
+    _saved(sigs_client, source, text.replace("return name not in", "return not name in"))
+    await _log_saying(sigs_client, "(ran at import)")
+    messages = _reanalysis_messages(sigs_client)
+    assert messages[0].startswith("reks: re-analysed 1 edited function(s) of sigs.py"), messages
+    assert "ran at import" not in messages[0], messages
+    assert messages[1].startswith("reks: re-analysed 1 edited function(s) of sigs.py"), messages
+    assert "(ran at import)" in messages[1], messages

@@ -13,8 +13,9 @@ some paths replaces only the diagnostics of the files it analysed.
 After an analysis, saving a file the analysis covered takes the quick path
 (``lsp_server.extreme.quick``): the functions whose unit checksum changed since the last
 analysis are analysed again alone (``Options.only``, warm workers), and the diagnostics of
-the file's other functions stay published (removed or renamed functions drop out); then
-the functions whose transformed runs reached the edit, published again. A log message
+the file's other functions stay published (removed or renamed functions drop out; edited
+functions that ran at import are published apart, after the others); then the functions
+whose transformed runs reached the edit, published again. A log message
 after each step says how many functions were re-analysed.
 """
 
@@ -59,8 +60,9 @@ def _reanalysed(rel: str, step: SavedChange, fresh: Analysis | None) -> str:
     if not step.changed and not step.removed:
         return f"reks: re-analysed {reached} of {rel} {seconds}"
     edited = f"reks: re-analysed {len(step.changed)} edited function(s) of {rel}"
+    kind = " (ran at import)" if step.at_import == step.changed else ""
     also = f" and {reached}" if step.reached else ""
-    return f"{edited} ({len(step.removed)} removed){also} {seconds}"
+    return f"{edited} ({len(step.removed)} removed){kind}{also} {seconds}"
 
 
 def diagnostics_for(analysis: Analysis) -> dict[str, list[types.Diagnostic]]:
