@@ -13,6 +13,12 @@ the original code, plus ``CPU_SLACK``) is a timeout at once: it did that much mo
 and a loaded machine slows a run without adding to its CPU time. This stops a busy loop
 without waiting for two wall-clock deadlines. Only a single-threaded child is judged so
 (threads add up CPU time faster than the clock); any other keeps the wall-clock rule.
+
+A hang ends a run, but a test after the hanging one can fail: the tests after it run in a
+fresh child, past each further hang, and any failure is a detection (``_past_hangs``). So
+the verdict does not depend on the order of the tests, which changes with their measured
+durations and with what detected the transformations before; it is a timeout only when
+no covering test fails.
 """
 
 from __future__ import annotations
@@ -27,6 +33,8 @@ import pytest
 
 from lsp_server.extreme import code_swap as swapping
 from lsp_server.extreme.doc_reads import doc_reads
+from lsp_server.extreme.running_test import RUNNING
+from lsp_server.extreme.test_order import deadlines
 from lsp_server.extreme.worker_guard import kill_adopted
 from lsp_server.sandbox import EXITED, TIMEOUT
 
@@ -90,6 +98,7 @@ def run_transformation(worker: WorkerPlugin, request: dict[str, Any]) -> dict[st
                 worker, roomier, last_started
             ):
                 outcome = {"verdict": "error", "reason": f"{INCONCLUSIVE} ({outcome['reason']})"}
+    outcome = _past_hangs(worker, request, outcome, units)
     reply: dict[str, Any] = {"op": "result", "id": request["id"], **outcome}
     if worker.run_log is not None:
         docs = doc_reads(worker.root).units(units)  # read without a call (``doc_reads``)
@@ -104,6 +113,40 @@ def at_import(worker: WorkerPlugin, units: set[str]) -> set[str]:
     an edit of one changes it."""
     files = {unit.partition("::")[0] for unit in units}
     return {u for u in worker.import_time_units if u.partition("::")[0] in files}
+
+
+def _past_hangs(
+    worker: WorkerPlugin, request: dict[str, Any], outcome: dict[str, Any], units: set[str]
+) -> dict[str, Any]:
+    """``outcome``, or after a timeout the detection by a test after the one that hung: the
+    tests after it run in a fresh child, past each further hang (see the module docstring).
+    Those runs are not repeated: a later timeout only moves on to the next test."""
+    first, ran = outcome, []
+    while outcome["verdict"] == "timeout":
+        tests: list[str] = request["tests"]
+        at = outcome.get("at")
+        if at is None or at + 1 >= len(tests):
+            break
+        ran += tests[: at + 1]
+        request = _after(request, at)
+        outcome = _transformed(worker, request, units)
+    first.pop("at", None)
+    if outcome["verdict"] != "detected":
+        return first
+    return {**outcome, "tests": [*ran, *outcome.get("tests", [])]}
+
+
+def _after(request: dict[str, Any], at: int) -> dict[str, Any]:
+    """The request of the tests after the one at ``at``, with their deadlines from the
+    start of their own run (without per-test durations: the whole timeout)."""
+    rest = request["tests"][at + 1 :]
+    basis = request.get("basis")
+    if not basis or not request.get("deadlines"):
+        return {**request, "tests": rest, "deadlines": []}
+    base, factor = basis["timing"]
+    timeout = float(request["timeout"])
+    per_test = deadlines(rest, basis["durations"], basis["margin"], base, factor, timeout)
+    return {**request, "tests": rest, "deadlines": per_test}
 
 
 def _transformed(worker: WorkerPlugin, request: dict[str, Any], units: set[str]) -> dict[str, Any]:
@@ -136,6 +179,7 @@ def run_child(
     for at most ``limit`` seconds (default: the request's timeout; ``limit`` is true in the
     reply when the child was stopped there, not at a test's deadline)."""
     work = stopping_the_run(lambda: _run_tests(worker, request, transformed))
+    RUNNING.reset()
     child = worker.forker.run(work, float(request["timeout"]) if limit is None else limit)
     reply: dict[str, Any]
     if child.status == TIMEOUT:
@@ -152,6 +196,8 @@ def run_child(
         reply = {"verdict": "detected", "reason": f"test process crashed: {child.detail}"}
     else:
         reply = dict(child.value)
+    if reply["verdict"] == "timeout":
+        reply["at"] = RUNNING.index()  # the test that hung (``_past_hangs``)
     kill_adopted(keep=worker.forker.exiting | worker.own_children | worker.sibling_pids)
     return reply
 
@@ -195,6 +241,7 @@ def _run_tests(worker: WorkerPlugin, request: dict[str, Any], transformed: bool)
             signal.setitimer(signal.ITIMER_PROF, max(left, 0.001))
         nxt = worker.items.get(tests[i + 1]) if i + 1 < len(tests) else None
         ran.append(nodeid)
+        RUNNING.mark(i)
         if worker.run_item(item, nxt):
             _disarm()
             return {"verdict": "detected", "tests": ran, "detected_by": nodeid}

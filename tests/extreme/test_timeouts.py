@@ -73,3 +73,39 @@ def test_a_busy_loop_is_a_timeout_once_it_used_its_cpu_budget(
     assert hang.verdict is Verdict.TIMEOUT
     assert "CPU" in hang.reason
     assert hang.duration < 20.0  # once, and before the wall-clock deadline
+
+
+# ``ready -> return False``: ``test_advance`` hangs (the loop never ends), ``test_enough``
+# fails. ``test_advance`` is the faster and names no function, so it runs first.
+HANG_THEN_FAIL = """
+import time
+from loop import advance, ready
+
+def test_advance():
+    assert advance({'n': 0}) == 3
+
+def test_enough():
+    time.sleep(0.05)
+    assert ready({'n': 3})
+"""
+
+
+@pytest.mark.slow  # ~3-10 s: observes 2 tests, one transformation hangs
+def test_a_failing_test_after_a_hanging_one_makes_it_detected(
+    make_project: Callable[[dict[str, str]], Path],
+) -> None:
+    # The verdict must not depend on the order of the tests (durations measured anew by
+    # each recording, detections of other transformations): a failing covering test
+    # detects the transformation whether a hanging one runs before it or not. cachetools'
+    # ``LRUCache.__delitem__ -> pass`` made 12 of its 16 covering tests loop and 3 fail,
+    # and its verdict went from timeout to detected between two recordings of the store.
+    root = make_project({"loop.py": LOOP_MODULE, "test_loop.py": HANG_THEN_FAIL})
+    analysis = analyse(root, Options(jobs=1, incremental=False, paths=[root / "loop.py"]))
+    (hang,) = [
+        r
+        for r in analysis.results
+        if (r.transformation.function, r.transformation.body) == ("ready", "return False")
+    ]
+    assert analysis.covering["loop.py::ready"][0] == "test_loop.py::test_advance"
+    assert hang.verdict is Verdict.DETECTED, hang
+    assert hang.detected_by == "test_loop.py::test_enough"
