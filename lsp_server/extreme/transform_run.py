@@ -77,34 +77,45 @@ def stopping_the_run(work: Callable[[], dict[str, Any]]) -> Callable[[], dict[st
 
 def run_transformation(worker: WorkerPlugin, request: dict[str, Any]) -> dict[str, Any]:
     """The worker's reply to a ``run`` request: the verdict and what the run executed. A
-    timeout counts only when it repeats (a loaded machine can stop a run that does not
-    hang); one that the original code repeats too (``_original_overruns``) is tried once
-    more with ``RETRY_SCALE`` times the room, and is inconclusive if it repeats again."""
+    timeout that a later test's failure does not turn into a detection (``_past_hangs``)
+    counts only when it repeats (``_repeated``)."""
     started = time.perf_counter()
     units: set[str] = set()  # what any of the transformed runs executed
     outcome = _transformed(worker, request, units)
-    if outcome["verdict"] == "timeout" and not outcome.pop("conclusive", False):
-        again_started = time.perf_counter()
-        outcome = _transformed(worker, request, units)
-        if outcome["verdict"] == "timeout" and _original_overruns(worker, request, again_started):
-            roomier = {
-                **request,
-                "timeout": float(request["timeout"]) * RETRY_SCALE,
-                "deadlines": [d * RETRY_SCALE for d in request.get("deadlines") or []],
-            }
-            last_started = time.perf_counter()
-            outcome = _transformed(worker, roomier, units)
-            if outcome["verdict"] == "timeout" and _original_overruns(
-                worker, roomier, last_started
-            ):
-                outcome = {"verdict": "error", "reason": f"{INCONCLUSIVE} ({outcome['reason']})"}
-    outcome = _past_hangs(worker, request, outcome, units)
+    if outcome["verdict"] == "timeout":
+        conclusive = outcome.pop("conclusive", False)
+        later = _past_hangs(worker, request, outcome, units)
+        if later is not None:
+            outcome = later
+        elif not conclusive:
+            outcome = _repeated(worker, request, units)
+        outcome.pop("at", None)
     reply: dict[str, Any] = {"op": "result", "id": request["id"], **outcome}
     if worker.run_log is not None:
         docs = doc_reads(worker.root).units(units)  # read without a call (``doc_reads``)
         reply["units"] = sorted(units | at_import(worker, units) | docs)
     reply["duration"] = time.perf_counter() - started
     return reply
+
+
+def _repeated(worker: WorkerPlugin, request: dict[str, Any], units: set[str]) -> dict[str, Any]:
+    """The outcome of the run again after a wall-clock timeout (a loaded machine can stop a
+    run that does not hang); a timeout that the original code repeats too
+    (``_original_overruns``) is tried once more with ``RETRY_SCALE`` times the room, and is
+    inconclusive if it repeats again."""
+    again_started = time.perf_counter()
+    outcome = _transformed(worker, request, units)
+    if outcome["verdict"] == "timeout" and _original_overruns(worker, request, again_started):
+        roomier = {
+            **request,
+            "timeout": float(request["timeout"]) * RETRY_SCALE,
+            "deadlines": [d * RETRY_SCALE for d in request.get("deadlines") or []],
+        }
+        last_started = time.perf_counter()
+        outcome = _transformed(worker, roomier, units)
+        if outcome["verdict"] == "timeout" and _original_overruns(worker, roomier, last_started):
+            outcome = {"verdict": "error", "reason": f"{INCONCLUSIVE} ({outcome['reason']})"}
+    return outcome
 
 
 def at_import(worker: WorkerPlugin, units: set[str]) -> set[str]:
@@ -117,36 +128,36 @@ def at_import(worker: WorkerPlugin, units: set[str]) -> set[str]:
 
 def _past_hangs(
     worker: WorkerPlugin, request: dict[str, Any], outcome: dict[str, Any], units: set[str]
-) -> dict[str, Any]:
-    """``outcome``, or after a timeout the detection by a test after the one that hung: the
-    tests after it run in a fresh child, past each further hang (see the module docstring).
-    Those runs are not repeated: a later timeout only moves on to the next test."""
-    first, ran = outcome, []
+) -> dict[str, Any] | None:
+    """After the timeout ``outcome``, the detection by a test after the one that hung, if
+    any: the tests after it run in a fresh child, past each further hang (see the module
+    docstring), within the request's whole timeout in all. A later timeout is not
+    repeated: it only moves on to the next test."""
+    ran: list[str] = []
+    end = time.perf_counter() + float(request["timeout"])
     while outcome["verdict"] == "timeout":
         tests: list[str] = request["tests"]
-        at = outcome.get("at")
-        if at is None or at + 1 >= len(tests):
-            break
+        at, left = outcome.get("at"), end - time.perf_counter()
+        if at is None or at + 1 >= len(tests) or left <= 0:
+            return None
         ran += tests[: at + 1]
-        request = _after(request, at)
+        request = _after(request, at, left)
         outcome = _transformed(worker, request, units)
-    first.pop("at", None)
     if outcome["verdict"] != "detected":
-        return first
+        return None
     return {**outcome, "tests": [*ran, *outcome.get("tests", [])]}
 
 
-def _after(request: dict[str, Any], at: int) -> dict[str, Any]:
-    """The request of the tests after the one at ``at``, with their deadlines from the
-    start of their own run (without per-test durations: the whole timeout)."""
-    rest = request["tests"][at + 1 :]
+def _after(request: dict[str, Any], at: int, timeout: float) -> dict[str, Any]:
+    """The request of the tests after the one at ``at`` within ``timeout`` seconds, with
+    their deadlines from the start of their own run (without per-test durations: none)."""
+    rest = {**request, "tests": request["tests"][at + 1 :], "timeout": timeout, "deadlines": []}
     basis = request.get("basis")
-    if not basis or not request.get("deadlines"):
-        return {**request, "tests": rest, "deadlines": []}
-    base, factor = basis["timing"]
-    timeout = float(request["timeout"])
-    per_test = deadlines(rest, basis["durations"], basis["margin"], base, factor, timeout)
-    return {**request, "tests": rest, "deadlines": per_test}
+    if basis and request.get("deadlines"):
+        base, factor = basis["timing"]
+        durations, margin = basis["durations"], basis["margin"]
+        rest["deadlines"] = deadlines(rest["tests"], durations, margin, base, factor, timeout)
+    return rest
 
 
 def _transformed(worker: WorkerPlugin, request: dict[str, Any], units: set[str]) -> dict[str, Any]:
