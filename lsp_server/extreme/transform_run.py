@@ -57,6 +57,8 @@ INCONCLUSIVE = "inconclusive: the original code also ran past the deadline"
 """The start of the reason of a timeout that the control run repeated."""
 RETRY_SCALE = 3.0
 """A timeout the original code repeats is tried once more with this many times the room."""
+PAST_HANGS = "detected past a hang:"
+"""The start of the reason of a detection by a test after one that hung (``_past_hangs``)."""
 CONTROL_SLACK = 0.5
 """Seconds the control run may go on past the moment the transformed run was stopped: alive
 then, it met the deadline the transformed run missed."""
@@ -145,7 +147,8 @@ def _past_hangs(
         outcome = _transformed(worker, request, units)
     if outcome["verdict"] != "detected":
         return None
-    return {**outcome, "tests": [*ran, *outcome.get("tests", [])]}
+    reason = f"{PAST_HANGS} {len(ran)} test(s) hung first, the first {ran[0]}"
+    return {**outcome, "tests": [*ran, *outcome.get("tests", [])], "reason": reason}
 
 
 def _after(request: dict[str, Any], at: int, timeout: float) -> dict[str, Any]:

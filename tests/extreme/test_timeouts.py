@@ -11,6 +11,7 @@ import pytest
 
 from lsp_server.extreme.analysis import Options, analyse
 from lsp_server.extreme.model import Verdict
+from lsp_server.extreme.transform_run import PAST_HANGS
 
 from .conftest import LOOP_MODULE
 
@@ -110,3 +111,4 @@ def test_a_failing_test_after_a_hanging_one_makes_it_detected(
     assert analysis.covering["loop.py::ready"][0] == "test_loop.py::test_advance"
     assert hang.verdict is Verdict.DETECTED, hang
     assert hang.detected_by == "test_loop.py::test_enough"
+    assert hang.reason.startswith(PAST_HANGS)
