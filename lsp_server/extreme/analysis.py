@@ -27,7 +27,7 @@ from lsp_server.extreme.model import Transformation, TransformationResult, Verdi
 from lsp_server.extreme.observation import ImportTimeTests, StoreView
 from lsp_server.extreme.observation_run import observe
 from lsp_server.extreme.pool import WorkerPool
-from lsp_server.extreme.precompile import files_to_compile, precompile
+from lsp_server.extreme.precompile import precompile
 from lsp_server.extreme.requests import run_planned, slowest_setups, time_entry
 from lsp_server.extreme.reuse import (
     Rerun,
@@ -166,8 +166,7 @@ def _scope(
     pool.scope([str(analysis.root / rel) for rel in scope.files], scope.wanted())
     prefix = private_cache(analysis.root, os.environ)
     if prefix is not None and options.python in (None, sys.executable):  # its bytecode
-        files = files_to_compile(analysis.root, [f.path for f in functions], scope.files)
-        precompile(prefix, files)
+        precompile(prefix, analysis.root, [f.path for f in functions], scope.files)
 
 
 def _functions(

@@ -101,10 +101,15 @@ def _top_folder(rel: str) -> str:
     return "/".join(parts[:2]) if parts[0] == "src" and len(parts) > 2 else parts[0]
 
 
-def precompile(prefix: Path, files: list[Path]) -> threading.Thread:
-    """Compile ``files`` into ``prefix`` in a background thread (started, not waited for)."""
-    thread = threading.Thread(
-        target=compile_into, args=(prefix, files), name="reks-precompile", daemon=True
-    )
+def precompile(
+    prefix: Path, root: Path, targets: Sequence[str], ignored: Iterable[str]
+) -> threading.Thread:
+    """Compile ``files_to_compile`` into ``prefix`` in a background thread (started, not
+    waited for): finding them reads every test file too."""
+
+    def work() -> None:
+        compile_into(prefix, files_to_compile(root, targets, ignored))
+
+    thread = threading.Thread(target=work, name="reks-precompile", daemon=True)
     thread.start()
     return thread

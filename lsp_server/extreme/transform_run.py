@@ -153,7 +153,7 @@ def _past_hangs(
 
 def _after(request: dict[str, Any], at: int, timeout: float) -> dict[str, Any]:
     """The request of the tests after the one at ``at`` within ``timeout`` seconds, with
-    their deadlines from the start of their own run (without per-test durations: none)."""
+    their deadlines from the start of their own run (none when the request had none)."""
     rest = {**request, "tests": request["tests"][at + 1 :], "timeout": timeout, "deadlines": []}
     basis = request.get("basis")
     if basis and request.get("deadlines"):
