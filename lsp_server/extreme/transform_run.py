@@ -133,17 +133,21 @@ def _past_hangs(
 ) -> dict[str, Any] | None:
     """After the timeout ``outcome``, the detection by a test after the one that hung, if
     any: the tests after it run in a fresh child, past each further hang (see the module
-    docstring), within the request's whole timeout in all. A later timeout is not
-    repeated: it only moves on to the next test."""
+    docstring). The hangs passed may have, in all, the request's whole timeout of CPU
+    budgets (``_cpu_budget``: counted as planned, not as measured, so that the verdict does
+    not depend on the machine's load). A later timeout is not repeated: it only moves on."""
     ran: list[str] = []
-    end = time.perf_counter() + float(request["timeout"])
+    allowance = float(request["timeout"])
     while outcome["verdict"] == "timeout":
         tests: list[str] = request["tests"]
-        at, left = outcome.get("at"), end - time.perf_counter()
-        if at is None or at + 1 >= len(tests) or left <= 0:
+        at = outcome.get("at")
+        if at is None or at + 1 >= len(tests):
+            return None
+        allowance -= _cpu_budget(request, tests[at])
+        if allowance < 0:
             return None
         ran += tests[: at + 1]
-        request = _after(request, at, left)
+        request = _after(request, at)
         outcome = _transformed(worker, request, units)
     if outcome["verdict"] != "detected":
         return None
@@ -151,14 +155,24 @@ def _past_hangs(
     return {**outcome, "tests": [*ran, *outcome.get("tests", [])], "reason": reason}
 
 
-def _after(request: dict[str, Any], at: int, timeout: float) -> dict[str, Any]:
-    """The request of the tests after the one at ``at`` within ``timeout`` seconds, with
-    their deadlines from the start of their own run (none when the request had none)."""
-    rest = {**request, "tests": request["tests"][at + 1 :], "timeout": timeout, "deadlines": []}
+def _cpu_budget(request: dict[str, Any], test: str) -> float:
+    """The CPU budget of ``test`` alone (see ``_cpu_budgets``); the whole timeout when its
+    duration is unknown."""
+    basis = request.get("basis")
+    if not basis or test not in basis["durations"]:
+        return float(request["timeout"])
+    factor = float(basis["timing"][1])
+    return factor * (float(basis["margin"]) + float(basis["durations"][test])) + CPU_SLACK
+
+
+def _after(request: dict[str, Any], at: int) -> dict[str, Any]:
+    """The request of the tests after the one at ``at``, with their deadlines from the
+    start of their own run (none when the request had none)."""
+    rest = {**request, "tests": request["tests"][at + 1 :], "deadlines": []}
     basis = request.get("basis")
     if basis and request.get("deadlines"):
         base, factor = basis["timing"]
-        durations, margin = basis["durations"], basis["margin"]
+        durations, margin, timeout = basis["durations"], basis["margin"], request["timeout"]
         rest["deadlines"] = deadlines(rest["tests"], durations, margin, base, factor, timeout)
     return rest
 
