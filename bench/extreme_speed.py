@@ -43,6 +43,7 @@ from lsp_server.extreme.analysis import Analysis, Options, analyse
 from lsp_server.extreme.model import Transformation, TransformationResult, Verdict
 from lsp_server.extreme.on_disk import rewrite_body
 from lsp_server.extreme.report import summarize
+from lsp_server.extreme.transform_run import PAST_HANGS
 from lsp_server.extreme.warm import WarmPools
 
 WORK = Path(tempfile.gettempdir()) / "reks-bench-extreme"
@@ -375,9 +376,15 @@ def record_store(root: Path) -> None:
 
 def naive_sample(ran: list[TransformationResult], size: int) -> list[TransformationResult]:
     """Every undetected verdict (up to ``size``), the rest spread over the others; no
-    timeout (run the naive way, a hang lasts until the subprocess's cap: see
-    ``naive_timeout_seconds``)."""
-    usable = [r for r in ran if r.verdict not in (Verdict.ERROR, Verdict.TIMEOUT) and r.tests]
+    timeout nor detection past a hang (run the naive way, a hang lasts until the
+    subprocess's cap: see ``naive_timeout_seconds``; they are counted at the median)."""
+    usable = [
+        r
+        for r in ran
+        if r.verdict not in (Verdict.ERROR, Verdict.TIMEOUT)
+        and r.tests
+        and not r.reason.startswith(PAST_HANGS)  # the naive way would wait for the hang
+    ]
     undetected = [r for r in usable if r.verdict is Verdict.UNDETECTED][:size]
     others = [r for r in usable if r.verdict is not Verdict.UNDETECTED]
     step = max(1, len(others) // max(1, size - len(undetected) or 1))

@@ -51,12 +51,18 @@ def worker_environment(root: Path, base: Mapping[str, str]) -> dict[str, str]:
     cache, unless the user chose a cache folder of their own (then none, as before)."""
     env = dict(base)
     env.setdefault("PYTHONDONTWRITEBYTECODE", "1")  # what the tests start writes none
-    if env.get("PYTHONPYCACHEPREFIX"):
+    prefix = private_cache(root, env)
+    if prefix is None:
         return env
-    prefix = root / STORE_DIR / CACHE_DIR
     drop_unsure_bytecode(prefix)
     env[PREFIX_VARIABLE] = str(prefix)
     return env
+
+
+def private_cache(root: Path, env: Mapping[str, str]) -> Path | None:
+    """The workers' bytecode folder over the project at ``root`` in environment ``env``;
+    None when the user chose a cache folder of their own."""
+    return None if env.get("PYTHONPYCACHEPREFIX") else root / STORE_DIR / CACHE_DIR
 
 
 def use_private_cache() -> None:

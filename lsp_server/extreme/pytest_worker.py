@@ -30,6 +30,7 @@ from _pytest.runner import runtestprotocol
 from lsp_server.extreme import code_swap as swapping
 from lsp_server.extreme.assert_mode import assert_mode
 from lsp_server.extreme.bytecode import use_private_cache
+from lsp_server.extreme.library_caches import fill_library_caches
 from lsp_server.extreme.pool import SCOPE_VARIABLE
 from lsp_server.extreme.real_paths import real_path
 from lsp_server.extreme.spare_wait import (
@@ -240,8 +241,6 @@ class WorkerPlugin:
                 self.defs[path] = swapping.function_defs(source, path)
         gc.unfreeze()  # frozen objects are invisible to the index (a warm worker's 2nd time)
         self.index = swapping.index_functions(self.root)
-        # Keep the collector from touching (and so copying) every inherited object in each
-        # child: copy-on-write pages stay shared.
         imported = self.stop_import_recording()
         from lsp_server.extreme.run_log import RunLog
 
@@ -249,6 +248,9 @@ class WorkerPlugin:
         self.run_log.prewarm()
         self.locate_items()
         self.own_children = set(children(os.getpid()))
+        fill_library_caches()
+        # Keep the collector from touching (and so copying) every inherited object in each
+        # child: copy-on-write pages stay shared.
         gc.collect()
         gc.freeze()
         self.fork_siblings()  # the first prepare: the others start from here
@@ -386,12 +388,8 @@ def main(argv: list[str], plugin_class: type[WorkerPlugin] = WorkerPlugin) -> in
     args = [*off, asserts, "--capture=no", "-q", "-o", "addopts=", "--rootdir", root, *argv[1:]]
     code = pytest.main(args, plugins=[plugin, plugin.setup_clock, plugin.wanted])
     if not plugin.served:
-        plugin.send(
-            {
-                "op": "error",
-                "message": f"pytest could not collect the tests of {root} (exit status {code})",
-            }
-        )
+        why = f"pytest could not collect the tests of {root} (exit status {code})"
+        plugin.send({"op": "error", "message": why})
         return 1
     return 0
 

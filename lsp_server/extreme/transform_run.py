@@ -13,6 +13,12 @@ the original code, plus ``CPU_SLACK``) is a timeout at once: it did that much mo
 and a loaded machine slows a run without adding to its CPU time. This stops a busy loop
 without waiting for two wall-clock deadlines. Only a single-threaded child is judged so
 (threads add up CPU time faster than the clock); any other keeps the wall-clock rule.
+
+A hang ends a run, but a test after the hanging one can fail: the tests after it run in a
+fresh child, past each further hang, and any failure is a detection (``_past_hangs``). So
+the verdict does not depend on the order of the tests, which changes with their measured
+durations and with what detected the transformations before; it is a timeout only when
+no covering test fails.
 """
 
 from __future__ import annotations
@@ -27,6 +33,8 @@ import pytest
 
 from lsp_server.extreme import code_swap as swapping
 from lsp_server.extreme.doc_reads import doc_reads
+from lsp_server.extreme.running_test import RUNNING
+from lsp_server.extreme.test_order import deadlines
 from lsp_server.extreme.worker_guard import kill_adopted
 from lsp_server.sandbox import EXITED, TIMEOUT
 
@@ -49,6 +57,8 @@ INCONCLUSIVE = "inconclusive: the original code also ran past the deadline"
 """The start of the reason of a timeout that the control run repeated."""
 RETRY_SCALE = 3.0
 """A timeout the original code repeats is tried once more with this many times the room."""
+PAST_HANGS = "detected past a hang:"
+"""The start of the reason of a detection by a test after one that hung (``_past_hangs``)."""
 CONTROL_SLACK = 0.5
 """Seconds the control run may go on past the moment the transformed run was stopped: alive
 then, it met the deadline the transformed run missed."""
@@ -69,27 +79,19 @@ def stopping_the_run(work: Callable[[], dict[str, Any]]) -> Callable[[], dict[st
 
 def run_transformation(worker: WorkerPlugin, request: dict[str, Any]) -> dict[str, Any]:
     """The worker's reply to a ``run`` request: the verdict and what the run executed. A
-    timeout counts only when it repeats (a loaded machine can stop a run that does not
-    hang); one that the original code repeats too (``_original_overruns``) is tried once
-    more with ``RETRY_SCALE`` times the room, and is inconclusive if it repeats again."""
+    timeout that a later test's failure does not turn into a detection (``_past_hangs``)
+    counts only when it repeats (``_repeated``)."""
     started = time.perf_counter()
     units: set[str] = set()  # what any of the transformed runs executed
     outcome = _transformed(worker, request, units)
-    if outcome["verdict"] == "timeout" and not outcome.pop("conclusive", False):
-        again_started = time.perf_counter()
-        outcome = _transformed(worker, request, units)
-        if outcome["verdict"] == "timeout" and _original_overruns(worker, request, again_started):
-            roomier = {
-                **request,
-                "timeout": float(request["timeout"]) * RETRY_SCALE,
-                "deadlines": [d * RETRY_SCALE for d in request.get("deadlines") or []],
-            }
-            last_started = time.perf_counter()
-            outcome = _transformed(worker, roomier, units)
-            if outcome["verdict"] == "timeout" and _original_overruns(
-                worker, roomier, last_started
-            ):
-                outcome = {"verdict": "error", "reason": f"{INCONCLUSIVE} ({outcome['reason']})"}
+    if outcome["verdict"] == "timeout":
+        conclusive = outcome.pop("conclusive", False)
+        later = _past_hangs(worker, request, outcome, units)
+        if later is not None:
+            outcome = later
+        elif not conclusive:
+            outcome = _repeated(worker, request, units)
+        outcome.pop("at", None)
     reply: dict[str, Any] = {"op": "result", "id": request["id"], **outcome}
     if worker.run_log is not None:
         docs = doc_reads(worker.root).units(units)  # read without a call (``doc_reads``)
@@ -98,12 +100,81 @@ def run_transformation(worker: WorkerPlugin, request: dict[str, Any]) -> dict[st
     return reply
 
 
+def _repeated(worker: WorkerPlugin, request: dict[str, Any], units: set[str]) -> dict[str, Any]:
+    """The outcome of the run again after a wall-clock timeout (a loaded machine can stop a
+    run that does not hang); a timeout that the original code repeats too
+    (``_original_overruns``) is tried once more with ``RETRY_SCALE`` times the room, and is
+    inconclusive if it repeats again."""
+    again_started = time.perf_counter()
+    outcome = _transformed(worker, request, units)
+    if outcome["verdict"] == "timeout" and _original_overruns(worker, request, again_started):
+        roomier = {
+            **request,
+            "timeout": float(request["timeout"]) * RETRY_SCALE,
+            "deadlines": [d * RETRY_SCALE for d in request.get("deadlines") or []],
+        }
+        last_started = time.perf_counter()
+        outcome = _transformed(worker, roomier, units)
+        if outcome["verdict"] == "timeout" and _original_overruns(worker, roomier, last_started):
+            outcome = {"verdict": "error", "reason": f"{INCONCLUSIVE} ({outcome['reason']})"}
+    return outcome
+
+
 def at_import(worker: WorkerPlugin, units: set[str]) -> set[str]:
     """The functions that ran at import in the files whose code the run executed: what they
     computed then (a constant, a registry) reached the run though it never called them, and
     an edit of one changes it."""
     files = {unit.partition("::")[0] for unit in units}
     return {u for u in worker.import_time_units if u.partition("::")[0] in files}
+
+
+def _past_hangs(
+    worker: WorkerPlugin, request: dict[str, Any], outcome: dict[str, Any], units: set[str]
+) -> dict[str, Any] | None:
+    """After the timeout ``outcome``, the detection by a test after the one that hung, if
+    any: the tests after it run in a fresh child, past each further hang (see the module
+    docstring). The hangs passed may have, in all, the request's whole timeout of CPU
+    budgets (``_cpu_budget``: counted as planned, not as measured, so that the verdict does
+    not depend on the machine's load). A later timeout is not repeated: it only moves on."""
+    ran: list[str] = []
+    allowance = float(request["timeout"])
+    while outcome["verdict"] == "timeout":
+        tests: list[str] = request["tests"]
+        at = outcome.get("at")
+        if at is None or at + 1 >= len(tests):
+            return None
+        allowance -= _cpu_budget(request, tests[at])
+        if allowance < 0:
+            return None
+        ran += tests[: at + 1]
+        request = _after(request, at)
+        outcome = _transformed(worker, request, units)
+    if outcome["verdict"] != "detected":
+        return None
+    reason = f"{PAST_HANGS} {len(ran)} test(s) hung first, the first {ran[0]}"
+    return {**outcome, "tests": [*ran, *outcome.get("tests", [])], "reason": reason}
+
+
+def _cpu_budget(request: dict[str, Any], test: str) -> float:
+    """The CPU budget of ``test`` alone (see ``_cpu_budgets``); the whole timeout when its
+    duration is unknown."""
+    basis = request.get("basis")
+    if not basis or test not in basis["durations"]:
+        return float(request["timeout"])
+    factor = float(basis["timing"][1])
+    return factor * (float(basis["margin"]) + float(basis["durations"][test])) + CPU_SLACK
+
+
+def _after(request: dict[str, Any], at: int) -> dict[str, Any]:
+    """The request of the tests after the one at ``at``, with their deadlines from the
+    start of their own run (none when the request had none)."""
+    rest = {**request, "tests": request["tests"][at + 1 :], "deadlines": []}
+    basis = request.get("basis")
+    if basis and request.get("deadlines"):
+        base, factor = basis["timing"]
+        durations, margin, timeout = basis["durations"], basis["margin"], request["timeout"]
+        rest["deadlines"] = deadlines(rest["tests"], durations, margin, base, factor, timeout)
+    return rest
 
 
 def _transformed(worker: WorkerPlugin, request: dict[str, Any], units: set[str]) -> dict[str, Any]:
@@ -136,6 +207,7 @@ def run_child(
     for at most ``limit`` seconds (default: the request's timeout; ``limit`` is true in the
     reply when the child was stopped there, not at a test's deadline)."""
     work = stopping_the_run(lambda: _run_tests(worker, request, transformed))
+    RUNNING.reset()
     child = worker.forker.run(work, float(request["timeout"]) if limit is None else limit)
     reply: dict[str, Any]
     if child.status == TIMEOUT:
@@ -152,6 +224,8 @@ def run_child(
         reply = {"verdict": "detected", "reason": f"test process crashed: {child.detail}"}
     else:
         reply = dict(child.value)
+    if reply["verdict"] == "timeout":
+        reply["at"] = RUNNING.index()  # the test that hung (``_past_hangs``)
     kill_adopted(keep=worker.forker.exiting | worker.own_children | worker.sibling_pids)
     return reply
 
@@ -195,6 +269,7 @@ def _run_tests(worker: WorkerPlugin, request: dict[str, Any], transformed: bool)
             signal.setitimer(signal.ITIMER_PROF, max(left, 0.001))
         nxt = worker.items.get(tests[i + 1]) if i + 1 < len(tests) else None
         ran.append(nodeid)
+        RUNNING.mark(i)
         if worker.run_item(item, nxt):
             _disarm()
             return {"verdict": "detected", "tests": ran, "detected_by": nodeid}

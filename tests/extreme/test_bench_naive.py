@@ -12,6 +12,7 @@ from types import ModuleType
 import pytest
 
 from lsp_server.extreme.model import Transformation, TransformationResult, Verdict
+from lsp_server.extreme.transform_run import PAST_HANGS
 
 BENCH = Path(__file__).resolve().parents[2] / "bench"
 
@@ -43,3 +44,10 @@ def test_timeouts_are_not_sampled_and_cost_the_naive_way_a_wait(speed: ModuleTyp
     assert all(r.verdict is not Verdict.TIMEOUT for r in speed.naive_sample(ran, 8))
     assert speed.naive_timeout_seconds(busy, 0.25) == pytest.approx(0.25 + 0.3)
     assert speed.naive_timeout_seconds(hung, 0.25) == pytest.approx(0.25 + 2.0)
+
+
+def test_detections_past_a_hang_are_not_sampled(speed: ModuleType) -> None:
+    # Run the naive way, in the order reks ran them, the hanging test comes first.
+    past = _result(Verdict.DETECTED, 0.3, f"{PAST_HANGS} 2 test(s) hung first, the first t")
+    ran = [past, *[_result(Verdict.DETECTED, 0.01) for _ in range(5)]]
+    assert past not in speed.naive_sample(ran, 8)

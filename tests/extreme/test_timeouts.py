@@ -11,6 +11,7 @@ import pytest
 
 from lsp_server.extreme.analysis import Options, analyse
 from lsp_server.extreme.model import Verdict
+from lsp_server.extreme.transform_run import PAST_HANGS
 
 from .conftest import LOOP_MODULE
 
@@ -19,13 +20,13 @@ SLOW_TESTS = 24  # 0.15 s each: the whole covering set takes ~3.6 s on the origi
 TESTS = "\n".join(
     [
         "import time",
-        "from loop import advance",
+        "from loop import advance, ready",
         "",
         "def test_fast():",
         "    assert advance({'n': 0}) == 3",
         "",
         *(
-            f"def test_slow_{i}():\n    time.sleep(0.15)\n    advance({{'n': 0}})\n"
+            f"def test_slow_{i}():\n    time.sleep(0.15)\n    assert ready({{'n': 3}})\n"
             for i in range(SLOW_TESTS)
         ),
     ]
@@ -48,7 +49,8 @@ def test_a_hang_in_the_first_test_stops_at_that_tests_deadline(
         for r in analysis.results
         if (r.transformation.function, r.transformation.body) == ("ready", "return False")
     ]
-    assert hang.verdict is Verdict.TIMEOUT
+    # The slow tests fail: the first one after the hang detects it (``_past_hangs``).
+    assert hang.verdict is Verdict.DETECTED
     whole = 1.0 + 3.0 * SLOW_TESTS * 0.15  # the timeout of the whole covering set
     assert hang.duration < whole / 2, hang
 
@@ -73,3 +75,40 @@ def test_a_busy_loop_is_a_timeout_once_it_used_its_cpu_budget(
     assert hang.verdict is Verdict.TIMEOUT
     assert "CPU" in hang.reason
     assert hang.duration < 20.0  # once, and before the wall-clock deadline
+
+
+# ``ready -> return False``: ``test_advance`` hangs (the loop never ends), ``test_enough``
+# fails. ``test_advance`` is the faster and names no function, so it runs first.
+HANG_THEN_FAIL = """
+import time
+from loop import advance, ready
+
+def test_advance():
+    assert advance({'n': 0}) == 3
+
+def test_enough():
+    time.sleep(0.05)
+    assert ready({'n': 3})
+"""
+
+
+@pytest.mark.slow  # ~3-10 s: observes 2 tests, one transformation hangs
+def test_a_failing_test_after_a_hanging_one_makes_it_detected(
+    make_project: Callable[[dict[str, str]], Path],
+) -> None:
+    # The verdict must not depend on the order of the tests (durations measured anew by
+    # each recording, detections of other transformations): a failing covering test
+    # detects the transformation whether a hanging one runs before it or not. cachetools'
+    # ``LRUCache.__delitem__ -> pass`` made 12 of its 16 covering tests loop and 3 fail,
+    # and its verdict went from timeout to detected between two recordings of the store.
+    root = make_project({"loop.py": LOOP_MODULE, "test_loop.py": HANG_THEN_FAIL})
+    analysis = analyse(root, Options(jobs=1, incremental=False, paths=[root / "loop.py"]))
+    (hang,) = [
+        r
+        for r in analysis.results
+        if (r.transformation.function, r.transformation.body) == ("ready", "return False")
+    ]
+    assert analysis.covering["loop.py::ready"][0] == "test_loop.py::test_advance"
+    assert hang.verdict is Verdict.DETECTED, hang
+    assert hang.detected_by == "test_loop.py::test_enough"
+    assert hang.reason.startswith(PAST_HANGS)
