@@ -21,9 +21,9 @@ import ast
 import builtins
 import typing
 from collections import Counter
-from collections.abc import Iterator
 
 from lsp_server.rts.ast_walk import walk
+from lsp_server.rts.bound_names import names_bound_by, surely_bound
 from lsp_server.rts.tokens import Pos
 
 CAST_MARK = "<cast>"  # what a hole leaves; dropped from the text afterwards
@@ -31,41 +31,13 @@ _TYPING_MODULES = frozenset(["typing", "typing_extensions"])
 _Hole = tuple[Pos, Pos, str]
 
 
-def _bound_names(node: ast.AST) -> Iterator[str]:
-    """Every name ``node`` binds or deletes (a ``global`` counts: it binds elsewhere)."""
-    if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
-        yield node.id
-    elif isinstance(node, ast.arg):
-        yield node.arg
-    elif isinstance(node, ast.alias):
-        yield node.asname or node.name.split(".")[0]
-    elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-        yield node.name
-    elif isinstance(node, (ast.Global, ast.Nonlocal)):
-        yield from node.names
-    elif isinstance(node, (ast.ExceptHandler, ast.MatchAs, ast.MatchStar)) and node.name:
-        yield node.name
-    elif isinstance(node, ast.MatchMapping) and node.rest:
-        yield node.rest
-
-
 def _top_bindings(tree: ast.Module) -> dict[str, tuple[int, ast.stmt]]:
-    """Names a top-level statement of ``tree`` binds unconditionally: the line the
+    """Names a top-level statement of ``tree`` surely binds: the line the first such
     statement ends on, and the statement."""
     found: dict[str, tuple[int, ast.stmt]] = {}
     for stmt in tree.body:
-        end = stmt.end_lineno or stmt.lineno
-        names: list[str] = []
-        if isinstance(stmt, ast.Assign):
-            names = [t.id for t in stmt.targets if isinstance(t, ast.Name)]
-        elif isinstance(stmt, ast.AnnAssign) and stmt.value is not None:
-            names = [stmt.target.id] if isinstance(stmt.target, ast.Name) else []
-        elif isinstance(stmt, (ast.Import, ast.ImportFrom)):
-            names = [a.asname or a.name.split(".")[0] for a in stmt.names if a.name != "*"]
-        elif isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            names = [stmt.name]
-        for name in names:
-            found.setdefault(name, (end, stmt))
+        for name in surely_bound(stmt):
+            found.setdefault(name, (stmt.end_lineno or stmt.lineno, stmt))
     return found
 
 
@@ -73,7 +45,7 @@ class _Casts:
     """What the module binds, to tell typing's ``cast`` and types that cannot fail."""
 
     def __init__(self, tree: ast.Module) -> None:
-        self.counts = Counter(name for node in walk(tree) for name in _bound_names(node))
+        self.counts = Counter(name for node in walk(tree) for name in names_bound_by(node))
         self.top = _top_bindings(tree)
         self.modules: set[str] = set()  # names of typing modules
         self.casts: set[str] = set()  # names of typing's cast
