@@ -45,7 +45,12 @@ class _Casts:
     """What the module binds, to tell typing's ``cast`` and types that cannot fail."""
 
     def __init__(self, tree: ast.Module) -> None:
-        self.counts = Counter(name for node in walk(tree) for name in names_bound_by(node))
+        # A parameter counts too: ``def f(t): t.cast(...)`` is no typing's.
+        self.counts = Counter(
+            name
+            for node in walk(tree)
+            for name in ([node.arg] if isinstance(node, ast.arg) else names_bound_by(node))
+        )
         self.top = _top_bindings(tree)
         self.modules: set[str] = set()  # names of typing modules
         self.casts: set[str] = set()  # names of typing's cast
