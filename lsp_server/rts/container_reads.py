@@ -12,6 +12,10 @@ read where events are not available (3.10/3.11). A pure write (``_CACHE[k] = v``
 ``.add``, ``.append``, ``.update``...) reads nothing: what it changed is found by comparing
 the container before and after the test.
 
+A read that only asks whether an entry is there (``k in d``, ``__contains__``, ``del
+d[k]``, ``.remove(k)``) is a *presence* read: the entry's value does not reach it, so it
+depends only on the tests that added or dropped the entry (``rts.filled_containers``).
+
 The analysis knows the instruction shapes of 3.12; on other versions an unknown shape is
 a read of every entry, never a missed one.
 """
@@ -34,6 +38,8 @@ _MON: Any = getattr(sys, "monitoring", None)
 KEYED_METHODS = frozenset(
     {"get", "setdefault", "pop", "remove", "__contains__", "__getitem__", "__delitem__"}
 )
+# Of those, the methods that see only whether the entry is there, not its value.
+PRESENCE_METHODS = frozenset({"remove", "__contains__", "__delitem__"})
 # Methods that only write (what they change is found by comparing): they read no entry.
 WRITE_METHODS = frozenset(
     {"add", "append", "appendleft", "update", "clear", "extend", "insert", "discard", "__setitem__"}
@@ -47,6 +53,8 @@ _EMPTY_DISPLAYS = frozenset({"BUILD_LIST", "BUILD_MAP", "BUILD_SET"})
 # ("const", value) | ("local" / "global" / "name", variable) | ("tuple", keys);
 # a container's is also ("attr", owner, name)
 Key = tuple[Any, ...]
+# A keyed read's site: container name, key, container shape, presence only.
+Site = tuple[str, Key, Key | None, bool]
 # Per-test cap on the events of one site: past it, its container's every entry counts.
 EVENTS_PER_SITE = 64
 
@@ -56,13 +64,14 @@ class ContainerReads:
     """What one code object reads of the containers named ``names`` (when it ran).
 
     ``everything``: the names it uses in a way that may read any entry. ``constant``: the
-    (name, key) pairs it reads with constant keys. ``sites``: by the offset of the
-    instruction completing a variable key, the container's name, the key's shape and the
-    container's (``Key``: a variable, or ``("attr", owner, name)``; None when not told)."""
+    (name, key, presence only) triples it reads with constant keys. ``sites``: by the offset
+    of the instruction completing a variable key, the container's name, the key's shape,
+    the container's (``Key``: a variable, or ``("attr", owner, name)``; None when not told)
+    and whether the read sees only the entry's presence."""
 
     everything: frozenset[str]
-    constant: frozenset[tuple[str, Any]]
-    sites: dict[int, tuple[str, Key, Key | None]] = field(default_factory=dict)
+    constant: frozenset[tuple[str, Any, bool]]
+    sites: dict[int, Site] = field(default_factory=dict)
 
 
 def _is_jump(instruction: dis.Instruction) -> bool:
@@ -137,9 +146,10 @@ def _is_container(instruction: dis.Instruction, names: Collection[str]) -> bool:
     return instruction.opname == "LOAD_ATTR" and not (instruction.arg or 0) & 1
 
 
-def _read_at(code: list[dis.Instruction], at: int) -> tuple[int, Key] | bool | None:
+def _read_at(code: list[dis.Instruction], at: int) -> tuple[int, Key, bool] | bool | None:
     """The read of the container loaded by ``code[at]``: (index of the instruction
-    completing its key, the key); True for a pure write; None for any other use."""
+    completing its key, the key, whether it sees only the entry's presence); True for a
+    pure write; None for any other use."""
     after = code[at + 1] if at + 1 < len(code) else None
     if after is None:
         return None
@@ -148,7 +158,7 @@ def _read_at(code: list[dis.Instruction], at: int) -> tuple[int, Key] | bool | N
         if code[at].opname == "LOAD_ATTR" and _simple_key(code, at - 1) is None:
             return None  # the object the container is an attribute of: one load
         found = _simple_key(code, before)
-        return (before, found[1]) if found is not None else None
+        return (before, found[1], True) if found is not None else None
     if after.opname == "LOAD_ATTR" and (after.arg or 0) & 1:
         if after.argval in WRITE_METHODS:
             return True
@@ -159,7 +169,7 @@ def _read_at(code: list[dis.Instruction], at: int) -> tuple[int, Key] | bool | N
             return None
         if not _rest_of_call(code, at + 3, found[1]):
             return None
-        return at + 2, found[1]
+        return at + 2, found[1], after.argval in PRESENCE_METHODS
     # A subscript: the key, then BINARY_SUBSCR (a read), DELETE_SUBSCR (reads presence) or
     # STORE_SUBSCR (a pure write). The key may be a tuple: find where it ends.
     for end in range(at + 1, min(at + 1 + 2 * 8, len(code) - 1)):
@@ -170,7 +180,7 @@ def _read_at(code: list[dis.Instruction], at: int) -> tuple[int, Key] | bool | N
         if consumer == "STORE_SUBSCR":
             return True
         if consumer in {"BINARY_SUBSCR", "DELETE_SUBSCR"}:
-            return end, found[1]
+            return end, found[1], consumer == "DELETE_SUBSCR"
     return None
 
 
@@ -193,8 +203,8 @@ def container_reads(code: CodeType, names: Collection[str]) -> ContainerReads | 
         return None
     instructions = list(dis.get_instructions(code))
     everything: set[str] = set()
-    constant: set[tuple[str, Any]] = set()
-    sites: dict[int, tuple[str, Key, Key | None]] = {}
+    constant: set[tuple[str, Any, bool]] = set()
+    sites: dict[int, Site] = {}
     for at, instruction in enumerate(instructions):
         if instruction.opname not in _CONTAINER_LOADS and instruction.opname != "LOAD_ATTR":
             continue
@@ -209,10 +219,10 @@ def container_reads(code: CodeType, names: Collection[str]) -> ContainerReads | 
         if read is None or read is False:
             everything.add(name)
         elif read[1][0] == "const":
-            constant.add((name, read[1][1]))
+            constant.add((name, read[1][1], read[2]))
         else:
             shape = _container_shape(instructions, at)
-            sites[instructions[read[0]].offset] = (name, read[1], shape)
+            sites[instructions[read[0]].offset] = (name, read[1], shape, read[2])
     if not everything and not constant and not sites:
         return None
     return ContainerReads(frozenset(everything), frozenset(constant), sites)
@@ -256,12 +266,13 @@ def key_value(key: Key, frame: FrameType) -> Any:
 
 @dataclass
 class KeyedReads:
-    """The keyed reads that ran, per test: (container name, container id or 0, key), and
-    the names of containers a site read too often to keep (every entry counts)."""
+    """The keyed reads that ran, per test: (container name, container id or 0, key,
+    presence only), and the names of containers a site read too often to keep (every entry
+    counts)."""
 
-    sites: dict[int, dict[int, tuple[str, Key, Key | None]]] = field(default_factory=dict)
+    sites: dict[int, dict[int, Site]] = field(default_factory=dict)
     codes: list[CodeType] = field(default_factory=list)  # watched, kept alive
-    keys: set[tuple[str, int, Any]] = field(default_factory=set)
+    keys: set[tuple[str, int, Any, bool]] = field(default_factory=set)
     everything: set[str] = field(default_factory=set)
     _counts: dict[tuple[int, int], int] = field(default_factory=dict)
     _tool: int | None = None
@@ -283,7 +294,7 @@ class KeyedReads:
     def watched(self, code: CodeType) -> bool:
         return identity(code) in self.sites
 
-    def take(self) -> tuple[set[tuple[str, int, Any]], set[str]]:
+    def take(self) -> tuple[set[tuple[str, int, Any, bool]], set[str]]:
         """The keys and the wholly read names since the last call."""
         keys, everything = self.keys, self.everything
         self.keys, self.everything = set(), set()
@@ -309,13 +320,13 @@ class KeyedReads:
                 return disable
             where = (identity(code), offset)
             count = counts[where] = counts.get(where, 0) + 1
-            name, key, shape = site
+            name, key, shape, presence = site
             frame = getframe(1)
             value = key_value(key, frame) if count <= EVENTS_PER_SITE else _MISSING
             try:
                 if value is _MISSING:
                     raise TypeError
-                self.keys.add((name, container_id(shape, frame), value))
+                self.keys.add((name, container_id(shape, frame), value, presence))
             except TypeError:  # unhashable, or not told: every entry
                 self.everything.add(name)
                 return disable

@@ -14,7 +14,9 @@ a list changed as a whole, the name rebound to another object). Which entries it
 the code it ran (``rts.container_reads``): a keyed read counts for its key only, any other
 use of the container's name for every entry. Keeping it per entry keeps it precise where a
 registry grows in most tests (marshmallow's class registry: a test reads the entries of the
-class names it defines and registers).
+class names it defines and registers). A read that only asks whether an entry is there
+(``k in d``) depends only on the tests that added or dropped it: marshmallow's ``if fullpath
+not in _registry`` runs in every test defining a schema, and most of them rebind that entry.
 
 The same holds for a name an earlier test rebound and left so (``global _MODE; _MODE =
 choose()``, ``cls.mode = ...``, a lazily built ``_lexer``): what each test rebound is found by
@@ -156,6 +158,15 @@ def _size(value: Any) -> int:
     return len(value) if isinstance(value, _KINDS) else -1
 
 
+def _presence_changed(slot: _Slot, changed: set[Any]) -> set[Any]:
+    """Of the ``changed`` entries of ``slot``, those the test added or dropped."""
+    before = slot.before
+    if not isinstance(before, dict) or WHOLE in changed:
+        return changed
+    now = slot.namespace.get(slot.name, _MISSING)
+    return {key for key in changed if (key in before) != (key in now)}
+
+
 def _changed(slot: _Slot) -> set[Any]:
     """The entries of ``slot`` that the test changed (``WHOLE``: the container itself)."""
     now = slot.namespace.get(slot.name, _MISSING)
@@ -197,6 +208,7 @@ class FilledContainers:
         self._slots: list[_Slot] = []
         self._slot_of: set[tuple[int, str]] = set()  # (identity(owner), name) of each slot
         self._fillers: dict[int, dict[Any, CodeSet]] = {}  # slot index -> entry -> codes
+        self._presence: dict[int, dict[Any, CodeSet]] = {}  # of entries added or dropped
         self._filled_names: set[str] = set()
         self._version = 0  # of ``_filled_names``: the code analysed against it
         self._analysis: dict[int, tuple[int, ContainerReads | None]] = {}
@@ -227,13 +239,14 @@ class FilledContainers:
                 if reads is None:
                     continue
                 everything |= reads.everything
-                keys.update((name, 0, key) for name, key in reads.constant)
+                keys.update((name, 0, key, presence) for name, key, presence in reads.constant)
                 if not self.keyed.watched(code):  # it ran before its keys were watched
                     everything.update(site[0] for site in reads.sites.values())
             for key in self._defaults.keys() & codes.keys():
                 everything |= self._defaults[key]
             for index, fillers in self._fillers.items():
-                self._add_read(self._slots[index], fillers, keys, everything, found)
+                presence = self._presence.get(index, {})
+                self._add_read(self._slots[index], (fillers, presence), keys, everything, found)
         for index, slot in enumerate(self._slots):
             if slot.before is None:
                 continue
@@ -244,6 +257,10 @@ class FilledContainers:
             for key in changed:
                 fillers.setdefault(key, {}).update(codes)
                 fillers[key].update(found)
+            presence = self._presence.setdefault(index, {})
+            for key in _presence_changed(slot, changed):
+                presence.setdefault(key, {}).update(codes)
+                presence[key].update(found)
             if slot.name not in self._filled_names:
                 self._filled_names.add(slot.name)
                 self._version += 1
@@ -290,27 +307,30 @@ class FilledContainers:
     def _add_read(
         self,
         slot: _Slot,
-        fillers: dict[Any, CodeSet],
-        keys: set[tuple[str, int, Any]],
+        fillers: tuple[dict[Any, CodeSet], dict[Any, CodeSet]],
+        keys: set[tuple[str, int, Any, bool]],
         everything: set[str],
         found: CodeSet,
     ) -> None:
         """Add to ``found`` what filled the entries of ``slot`` that the test read: a keyed
-        read names the container's id where the frame told it (0 where not)."""
+        read names the container's id where the frame told it (0 where not); ``fillers``:
+        what changed each entry, and what added or dropped it (read by presence reads)."""
         name, own = slot.name, identity(slot.value)
+        values, presence = fillers
         if name in everything:
-            for filled in fillers.values():
+            for filled in values.values():
                 found.update(filled)
             return
-        whole = fillers.get(WHOLE)
-        read = [key for read_name, where, key in keys if read_name == name and where in (0, own)]
+        whole = values.get(WHOLE)
+        read = [(k, only) for n, where, k, only in keys if n == name and where in (0, own)]
         if whole is not None and read:
             found.update(whole)
-        for key in read:
+        for key, only_presence in read:
+            entries = presence if only_presence else values
             try:
-                codes = fillers.get(key)
+                codes = entries.get(key)
             except TypeError:  # a key that cannot be hashed: every entry
-                codes = {c: v for entry in fillers.values() for c, v in entry.items()}
+                codes = {c: v for entry in values.values() for c, v in entry.items()}
             if codes is not None:
                 found.update(codes)
 

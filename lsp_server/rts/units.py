@@ -65,6 +65,7 @@ from lsp_server.rts.tokens import (
     digest,
     normalized_tokens,
 )
+from lsp_server.rts.typing_casts import CAST_MARK, cast_holes, inside
 from lsp_server.rts.unit_names import (
     DISPLAY_READ,
     DOC,
@@ -110,7 +111,8 @@ def source_units(path: str, source: str) -> FileUnits:
         + layout.markers.get("", [])
         + ([future.marker] if future.marks(MODULE, False, False, False) else [])
     )
-    variants = _function_texts(result, spans, children, text, lines)
+    casts = cast_holes(tree, lines)
+    variants = _function_texts(result, spans, children, text, lines, casts)
     _add_bindings(result, layout, text, children.get(None, ()), variants)
     _add_from_imports(result, layout, variants)
     result.top_names = top_level_names(tree)
@@ -140,10 +142,11 @@ def _function_texts(
     children: dict[str | None, list[UnitSpan]],
     text: TokenText,
     lines: list[str],
+    casts: list[tuple[Pos, Pos, str]],
 ) -> dict[str, list[str]]:
-    """The texts of each function's body (default values included), docstring, header and
-    default values units, by unit name; ``result.spans`` gets each function's first
-    definition."""
+    """The texts of each function's body (default values included, ``casts`` left out:
+    ``rts.typing_casts``), docstring, header and default values units, by unit name;
+    ``result.spans`` gets each function's first definition."""
     variants: dict[str, list[str]] = {}
     for span in spans:
         # Children by name may include those of a same-named redefinition elsewhere.
@@ -153,7 +156,7 @@ def _function_texts(
             if span.first_line <= child.first_line <= span.last_line
         ]
         code_start = span.code_start or span.body_start
-        body = text.between(code_start, span.body_end, holes)
+        body = _body_text(text, code_start, span.body_end, holes, casts)
         variants.setdefault(span.name, []).extend(body)
         docstring = text.without(span.body_start, code_start, ())
         variants.setdefault(doc_name(span.name), []).extend(docstring)
@@ -167,6 +170,23 @@ def _function_texts(
             values += value
         result.spans.setdefault(span.name, span)
     return variants
+
+
+def _body_text(
+    text: TokenText,
+    start: Pos,
+    end: Pos,
+    children: list[UnitSpan],
+    casts: list[tuple[Pos, Pos, str]],
+) -> list[str]:
+    """The tokens of a function's code from ``start`` to ``end``, its nested functions'
+    bodies left out, and the ``cast(T,`` and ``)`` of its typing casts."""
+    nested = [(child.body_start, child.body_end) for child in children]
+    own_casts = inside(casts, start, end, nested) if casts else []
+    if not own_casts:
+        return text.between(start, end, children)
+    holes = sorted([(low, high, "<body>") for low, high in nested] + own_casts)
+    return [token for token in text.without(start, end, holes) if token != CAST_MARK]
 
 
 def _default_holes(span: UnitSpan, lines: list[str]) -> list[tuple[Pos, Pos, str]]:
