@@ -20,7 +20,7 @@ import contextlib
 import operator
 from collections.abc import Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 import pytest
 
@@ -54,7 +54,9 @@ class ParametrizeFiles:
         original = pytest.Metafunc.parametrize
         recorder = self
 
-        def parametrize(metafunc: pytest.Metafunc, argnames: Any, argvalues: Any, **kw: Any) -> None:
+        def parametrize(
+            metafunc: pytest.Metafunc, argnames: Any, argvalues: Any, **kw: Any
+        ) -> None:
             # pytest warns of an iterator (not a collection) it consumes: one more here
             # would fail a project that turns warnings into errors.
             if isinstance(argvalues, Collection) or not isinstance(argvalues, Iterable):
@@ -63,7 +65,7 @@ class ParametrizeFiles:
             recorder._calls.setdefault(metafunc.definition.nodeid, []).append(call)
             return original(metafunc, argnames, recorder._consume(call, argvalues), **kw)
 
-        pytest.Metafunc.parametrize = parametrize  # type: ignore[method-assign]
+        pytest.Metafunc.parametrize = parametrize  # type: ignore[method-assign,assignment]
         try:
             yield
         finally:
@@ -93,7 +95,7 @@ class ParametrizeFiles:
     def files_of(self, item: pytest.Item) -> set[str]:
         """The files opened while producing ``item``'s parameters, up to each set of them."""
         callspec = getattr(item, "callspec", None)
-        if callspec is None or item.parent is None:
+        if callspec is None or not isinstance(item, pytest.Function) or item.parent is None:
             return set()
         files: set[str] = set()
         for call in self._calls.get(f"{item.parent.nodeid}::{item.originalname}", ()):
@@ -126,7 +128,7 @@ def _values(value: object, whole: bool) -> tuple[object, ...]:
     if whole:
         return (value,)
     try:
-        return tuple(value)  # type: ignore[call-overload]
+        return tuple(cast(Iterable[object], value))
     except TypeError:
         return ()
 
