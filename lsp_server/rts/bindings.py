@@ -116,12 +116,7 @@ _EFFECTFUL_STDLIB = frozenset(
 )
 
 
-def _stdlib_modules() -> frozenset[str]:
-    names = getattr(sys, "stdlib_module_names", None)  # 3.10+
-    return frozenset(names or ()) - _EFFECTFUL_STDLIB
-
-
-_STDLIB = _stdlib_modules()
+_STDLIB = frozenset(getattr(sys, "stdlib_module_names", ())) - _EFFECTFUL_STDLIB  # 3.10+
 
 
 def _stdlib_import_names(stmt: ast.stmt) -> tuple[str, ...] | None:
@@ -377,6 +372,8 @@ def module_layout(tree: ast.Module) -> ModuleLayout:
     for stmt, binding, raising in found:
         for unit, marker in raising:
             layout.markers.setdefault(unit, []).append(marker)
+            if not unit and binding is not None:  # it raises or not by what its names hold
+                residue_refs |= binding.refs
         if binding is None:
             reads = import_time_names(stmt)
             residue_refs |= reads
