@@ -8,10 +8,11 @@ computed here, and one that succeeds is a binding like a literal (``rts.import_r
 its value known to the statements after it (``Scope.constants``).
 
 Only what cannot run project code, have effects or grow out of bounds is computed: literals,
-names the module surely bound to such values, builtins it did not rebind, containers,
-comprehensions, f-strings without a format spec, ``+``, ``|``, ``&``, ``-``, comparisons,
-boolean operators, calls of the pure callables and string methods below, ``range`` of at
-most ``_RANGE`` items. Anything else, or anything that raises here, is ``MISSING``.
+names the module surely bound to such values (its docstring's ``__doc__`` too), builtins it
+did not rebind, containers, comprehensions, subscripts, f-strings without a format spec,
+``+``, ``|``, ``&``, ``-``, comparisons, boolean operators, calls of the pure callables and
+string methods below, ``range`` of at most ``_RANGE`` items. Anything else, or anything
+that raises here, is ``MISSING``.
 """
 
 from __future__ import annotations
@@ -124,6 +125,8 @@ _NODES = (
     ast.keyword,
     ast.Name,
     ast.Attribute,
+    ast.Subscript,
+    ast.Slice,
 )
 _COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)
 

@@ -8,6 +8,7 @@ import ast
 from lsp_server.rts.ast_walk import walk
 from lsp_server.rts.bound_names import every_bound, instantiable, maybe_bound, surely_bound
 from lsp_server.rts.constant_values import constant_value
+from lsp_server.rts.purity import is_string_statement
 from lsp_server.rts.stdlib_values import BUILTINS, MISSING
 from lsp_server.rts.store_only_init import store_only_init
 from lsp_server.rts.typing_classes import typed_dict_bases
@@ -39,6 +40,8 @@ class Scope:
         """Names bound by ``import x [as y]`` of a standard-library module -> ``x``."""
         self.star = False
         self.constants: dict[str, object] = {}
+        if tree.body and is_string_statement(tree.body[0]):  # the module's docstring
+            self.constants["__doc__"] = ast.literal_eval(tree.body[0].value)  # type: ignore[attr-defined]
         """Names surely bound to a value computed from constants (``rts.constant_values``)
         -> that value."""
         self._unpinned = _unpinned(tree)
