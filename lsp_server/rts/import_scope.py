@@ -61,6 +61,7 @@ class Scope:
         stdlib = self.stdlib
         if isinstance(stmt, ast.ImportFrom) and any(a.name == "*" for a in stmt.names):
             self.star = True
+            self.constants.clear()  # it may rebind any of them
         computed = self.computed(stmt)
         rebound = maybe_bound(stmt)
         self.rebound |= rebound

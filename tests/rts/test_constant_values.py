@@ -106,3 +106,27 @@ def test_a_pattern_that_no_longer_compiles_selects_every_importer(
 def test_a_shadowed_builtin_is_not_taken_for_the_builtin(project: pytest.Pytester) -> None:
     edit(project, "lib.py", "version_info = ", "str = None\nversion_info = ")
     assert _import_fails(project)
+
+
+def test_a_star_import_may_rebind_a_computed_name(pytester: pytest.Pytester) -> None:
+    write(pytester, "other.py", 'PART = "a"\n')
+    write(
+        pytester,
+        "lib.py",
+        """
+        PART = "a"
+        from other import *
+
+        WORD = PART + "b"
+
+
+        def one():
+            return 1
+        """,
+    )
+    write(pytester, "test_one.py", "import lib\n\n\ndef test_one():\n    assert lib.one()\n")
+    write(pytester, "test_word.py", "import lib\n\n\ndef test_word():\n    assert lib.WORD\n")
+    assert run(pytester) == {"test_one", "test_word"}
+    edit(pytester, "other.py", '"a"', "1")  # lib's import now fails
+    failed = pytester.inline_run("--reks").getfailedcollections()
+    assert sorted(r.nodeid for r in failed) == ["test_one.py", "test_word.py"]
