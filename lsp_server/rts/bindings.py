@@ -280,8 +280,7 @@ def _binding(
     computed: bool = False,
 ) -> Binding | None:
     """``plain_classes``, ``makers`` (classes whose ``C()`` runs no code of the module) and
-    ``builders`` (whose ``__init__`` only stores) grow with the classes ``stmt`` defines;
-    ``forms`` says which ``typing`` forms are bound."""
+    ``builders`` (whose ``__init__`` only stores) grow with the classes ``stmt`` defines."""
     first = min([stmt.lineno, *(d.lineno for d in getattr(stmt, "decorator_list", ()))])
     span = ((first, 0), (stmt.end_lineno or stmt.lineno, stmt.end_col_offset or 0))
     if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
