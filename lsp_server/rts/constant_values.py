@@ -173,6 +173,18 @@ def constant_value(node: ast.expr, scope: Scope) -> object:
         return MISSING
 
 
+def immutable(value: object) -> bool:
+    """Whether ``value`` is a constant no later statement can change (a list may be
+    appended to, an iterator consumed, where this module's copy would not see it)."""
+    if value is None or isinstance(value, (bool, int, float, complex, str, bytes, range)):
+        return True
+    if isinstance(value, (tuple, frozenset)):
+        return all(map(immutable, value))
+    if isinstance(value, types.MappingProxyType):
+        return all(immutable(k) and immutable(v) for k, v in value.items())
+    return False
+
+
 def _known(name: str, scope: Scope) -> object:
     if name in scope.constants:
         return scope.constants[name]

@@ -7,7 +7,7 @@ import ast
 
 from lsp_server.rts.ast_walk import walk
 from lsp_server.rts.bound_names import every_bound, instantiable, maybe_bound, surely_bound
-from lsp_server.rts.constant_values import constant_value
+from lsp_server.rts.constant_values import constant_value, immutable
 from lsp_server.rts.purity import is_string_statement
 from lsp_server.rts.stdlib_values import BUILTINS, MISSING
 from lsp_server.rts.store_only_init import store_only_init
@@ -75,7 +75,7 @@ class Scope:
             self.imported.pop(name, None)
             self.builders.pop(name, None)
         self.bound |= surely_bound(stmt)
-        self.constants.update(computed)
+        self.constants.update((n, v) for n, v in computed.items() if v is not MISSING)
         if isinstance(stmt, ast.ClassDef):
             self.members[stmt.name] = every_bound(stmt.body)
             if typed_dict_bases(stmt, self):
@@ -117,7 +117,10 @@ class Scope:
         if self._unpinned is None or self.star or self._unpinned.intersection(names):
             return {}
         value = constant_value(stmt.value, self) if stmt.value is not None else MISSING
-        return {} if value is MISSING else dict.fromkeys(names, value)
+        if value is MISSING:
+            return {}
+        # Mutable values are not kept: the names are bound, but to what, later code decides.
+        return dict.fromkeys(names, value if immutable(value) else MISSING)
 
 
 # What may rebind any global of the module while it is imported (with ``sys.modules``).

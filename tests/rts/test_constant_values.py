@@ -130,3 +130,28 @@ def test_a_star_import_may_rebind_a_computed_name(pytester: pytest.Pytester) -> 
     edit(pytester, "other.py", '"a"', "1")  # lib's import now fails
     failed = pytester.inline_run("--reks").getfailedcollections()
     assert sorted(r.nodeid for r in failed) == ["test_one.py", "test_word.py"]
+
+
+def test_a_list_changed_after_it_was_computed_is_not_taken_for_its_first_value(
+    pytester: pytest.Pytester,
+) -> None:
+    write(
+        pytester,
+        "lib.py",
+        """
+        PARTS = list("ab")
+        PARTS.clear()
+
+        FIRST = PARTS[0] if PARTS else "x"
+
+
+        def one():
+            return 1
+        """,
+    )
+    write(pytester, "test_one.py", "import lib\n\n\ndef test_one():\n    assert lib.one()\n")
+    write(pytester, "test_first.py", "import lib\n\n\ndef test_first():\n    assert lib.FIRST\n")
+    assert run(pytester) == {"test_one", "test_first"}
+    edit(pytester, "lib.py", 'PARTS[0] if PARTS else "x"', "PARTS[0]")  # IndexError
+    failed = pytester.inline_run("--reks").getfailedcollections()
+    assert sorted(r.nodeid for r in failed) == ["test_first.py", "test_one.py"]
