@@ -359,9 +359,9 @@ class BindingReads:
         self, path: str, file_units: FileUnits, prefix: str | None = None
     ) -> frozenset[int]:
         """The units of ``path`` a lookup by a computed name may find: every one but the
-        bodies, default values and docstrings, or with a ``prefix`` (a lookup on a class or
-        its instance) the class units and the members and aliases whose names start with
-        it."""
+        bodies, default values and docstrings (the module's too), or with a ``prefix`` (a
+        lookup on a class or its instance) the class units and the members and aliases
+        whose names start with it."""
         cached = self._by_string.get((path, prefix))
         if cached is None:
             # Bodies, defaults and docstrings: what code a test ran and which of them it
@@ -374,6 +374,7 @@ class BindingReads:
                 for u in file_units.units()
                 if header_name(u.name) not in sums
                 and not u.name.endswith((DOC, DEFAULTS))
+                and u.name != MODULE_DOC
                 and f".{LOCALS}." not in u.name
                 and (
                     prefix is None

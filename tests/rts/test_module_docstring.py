@@ -80,3 +80,24 @@ def test_a_module_docstring_edit_selects_its_doctests(project: pytest.Pytester) 
     assert run(project, "--doctest-modules") == {"test_one", *_READERS, "mod"}
     edit(project, "mod.py", ">>> 1 + 1\n2", ">>> 1 + 1\n3")
     assert run(project, "--doctest-modules") == {*_READERS, "mod"}
+
+
+def test_a_lookup_by_a_computed_name_does_not_read_the_module_docstring(
+    project: pytest.Pytester,
+) -> None:
+    """As a function's docstring: code reading docstrings spells ``__doc__`` or
+    ``getdoc``."""
+    write(
+        project,
+        "test_lookup.py",
+        """
+        import mod
+
+
+        def test_lookup():
+            assert getattr(mod, "o" + "ne")() == 1
+        """,
+    )
+    assert run(project) == {"test_one", *_READERS, "test_lookup"}
+    edit(project, "mod.py", "Tools of the module.", "Tools of this module.")
+    assert run(project) == _READERS
