@@ -10,9 +10,9 @@ its value known to the statements after it (``Scope.constants``).
 Only what cannot run project code, have effects or grow out of bounds is computed: literals,
 names the module surely bound to such values (its docstring's ``__doc__`` too), builtins it
 did not rebind, containers, comprehensions, subscripts, f-strings without a format spec,
-``+``, ``|``, ``&``, ``-``, comparisons, boolean operators, calls of the pure callables and
-string methods below, ``range`` of at most ``_RANGE`` items. Anything else, or anything
-that raises here, is ``MISSING``.
+``+``, ``|``, ``&``, ``-``, small products, comparisons, boolean operators, calls of the
+pure callables and string methods below, ``range`` of at most ``_RANGE`` items. Anything
+else, or anything that raises here, is ``MISSING``.
 """
 
 from __future__ import annotations
@@ -104,6 +104,7 @@ _NODES = (
     ast.Sub,
     ast.BitOr,
     ast.BitAnd,
+    ast.Mult,
     ast.UnaryOp,
     ast.USub,
     ast.UAdd,
@@ -156,6 +157,9 @@ def constant_value(node: ast.expr, scope: Scope) -> object:
             return MISSING
         if isinstance(item, ast.FormattedValue) and item.format_spec is not None:
             return MISSING  # a width could be anything
+        mult = isinstance(item, ast.BinOp) and isinstance(item.op, ast.Mult)
+        if mult and not _small_product(item, scope):  # type: ignore[arg-type]
+            return MISSING
         if isinstance(item, ast.Attribute) and not _string_method(item, scope):
             return MISSING
         if isinstance(item, ast.Call) and not _pure_call(item, targets):
@@ -183,6 +187,27 @@ def immutable(value: object) -> bool:
     if isinstance(value, types.MappingProxyType):
         return all(immutable(k) and immutable(v) for k, v in value.items())
     return False
+
+
+def _small_product(node: ast.BinOp, scope: Scope) -> bool:
+    """``LIMIT * 2``, ``"-" * 70``: a product of two numbers, or of a short sequence and a
+    small count, each a literal or a name bound to one (``"x" * 10**9`` is not computed)."""
+    left, right = (_operand(side, scope) for side in (node.left, node.right))
+    numbers = (int, float)
+    if isinstance(left, numbers) and isinstance(right, numbers):
+        return abs(left) < _RANGE**3 and abs(right) < _RANGE**3
+    for seq, count in ((left, right), (right, left)):
+        if isinstance(seq, (str, bytes, tuple)) and isinstance(count, int):
+            return len(seq) * count <= _RANGE * 10
+    return False
+
+
+def _operand(node: ast.expr, scope: Scope) -> object:
+    if isinstance(node, ast.Constant):
+        return node.value
+    if isinstance(node, ast.Name):
+        return scope.constants.get(node.id, MISSING)
+    return MISSING
 
 
 def _known(name: str, scope: Scope) -> object:
