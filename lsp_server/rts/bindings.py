@@ -371,7 +371,8 @@ def module_layout(tree: ast.Module) -> ModuleLayout:
     for stmt, binding, raising in found:
         for unit, marker in raising:
             layout.markers.setdefault(unit, []).append(marker)
-            if not unit and binding is not None:  # it raises or not by what its names hold
+            # It raises or not by what its names hold (a class's frame: ``class_frames``).
+            if not unit and binding is not None and not binding.is_class:
                 residue_refs |= binding.refs
         if binding is None:
             reads = import_time_names(stmt)
