@@ -30,6 +30,7 @@ from lsp_server.rts.import_footprints import ImportFootprints
 from lsp_server.rts.imports import ImportResolver
 from lsp_server.rts.interned_units import InternedUnits
 from lsp_server.rts.lookups import ATTRIBUTE_LOOKUP
+from lsp_server.rts.module_docstring import MODULE_DOC
 from lsp_server.rts.option_rules import XFAIL_MARK
 from lsp_server.rts.read_lines import LineReads, own_signature
 from lsp_server.rts.reads import EVERY_NAME, builds_classes, code_reads
@@ -362,6 +363,8 @@ class UnitAttribution:
                         if doc_name(owner.name) in file_units.checksums:  # a plain class's
                             units.add(Unit(doc_rel, doc_name(owner.name)))
                 units.add(Unit(doc_rel, MODULE))
+                if file_units is not None and MODULE_DOC in file_units.checksums:
+                    units.add(Unit(doc_rel, MODULE_DOC))  # a module docstring's examples
             elif doc_rel is not None:
                 units.add(Unit(doc_rel, FILE))
         return units

@@ -22,6 +22,13 @@ class FileWatcher:
 
     def __init__(self) -> None:
         self._opened: set[str] = set()
+        self._diverted: list[str] | None = None
+
+    def divert(self, log: list[str] | None) -> list[str] | None:
+        """Append what is opened from now on to ``log``, in order, instead of keeping it
+        for ``take()`` (None: keep it again); the log diverted to before."""
+        previous, self._diverted = self._diverted, log
+        return previous
 
     def on_open(self, args: tuple[Any, ...]) -> None:
         path, mode, flags = (*tuple(args), None, None, None)[:3]
@@ -33,7 +40,11 @@ class FileWatcher:
         elif isinstance(flags, int) and flags & _WRITE_FLAGS:
             return
         with contextlib.suppress(TypeError, ValueError):
-            self._opened.add(os.path.abspath(os.fsdecode(path)))
+            opened = os.path.abspath(os.fsdecode(path))
+            if self._diverted is None:
+                self._opened.add(opened)
+            else:
+                self._diverted.append(opened)
 
     def take(self) -> set[str]:
         opened, self._opened = self._opened, set()

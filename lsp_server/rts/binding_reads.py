@@ -16,6 +16,8 @@ from operator import itemgetter
 
 from lsp_server.rts.file_units import FileUnits, Unit
 from lsp_server.rts.imports import ImportResolver
+from lsp_server.rts.lookups import DOC_READS
+from lsp_server.rts.module_docstring import MODULE_DOC
 from lsp_server.rts.names_read import (
     NO_SPLIT,
     NO_STEP,
@@ -116,6 +118,8 @@ class BindingReads:
         file's imports). What they lead to is followed once and kept; each test follows
         only its own from there: the closure of a union is the union of the closures, as
         long as the test depends on no module the base does not."""
+        if not DOC_READS.isdisjoint(names):  # ``inspect.getdoc(mod)`` reads ``mod.__doc__``
+            names = names | {MODULE_DOC}
         if base is not None and base[0] <= ids and base[1] <= names:
             known = self._bases.get(base)
             if known is None:
@@ -355,9 +359,9 @@ class BindingReads:
         self, path: str, file_units: FileUnits, prefix: str | None = None
     ) -> frozenset[int]:
         """The units of ``path`` a lookup by a computed name may find: every one but the
-        bodies, default values and docstrings, or with a ``prefix`` (a lookup on a class or
-        its instance) the class units and the members and aliases whose names start with
-        it."""
+        bodies, default values and docstrings (the module's too), or with a ``prefix`` (a
+        lookup on a class or its instance) the class units and the members and aliases
+        whose names start with it."""
         cached = self._by_string.get((path, prefix))
         if cached is None:
             # Bodies, defaults and docstrings: what code a test ran and which of them it
@@ -370,6 +374,7 @@ class BindingReads:
                 for u in file_units.units()
                 if header_name(u.name) not in sums
                 and not u.name.endswith((DOC, DEFAULTS))
+                and u.name != MODULE_DOC
                 and f".{LOCALS}." not in u.name
                 and (
                     prefix is None

@@ -116,12 +116,7 @@ _EFFECTFUL_STDLIB = frozenset(
 )
 
 
-def _stdlib_modules() -> frozenset[str]:
-    names = getattr(sys, "stdlib_module_names", None)  # 3.10+
-    return frozenset(names or ()) - _EFFECTFUL_STDLIB
-
-
-_STDLIB = _stdlib_modules()
+_STDLIB = frozenset(getattr(sys, "stdlib_module_names", ())) - _EFFECTFUL_STDLIB  # 3.10+
 
 
 def _stdlib_import_names(stmt: ast.stmt) -> tuple[str, ...] | None:
@@ -215,7 +210,7 @@ def _assigned(stmt: ast.stmt) -> Iterator[str]:
 
 
 def _assignment_names(
-    stmt: ast.stmt, builders: frozenset[str] = frozenset()
+    stmt: ast.stmt, builders: frozenset[str] = frozenset(), computed: bool = False
 ) -> tuple[str, ...] | None:
     """The names a plain top-level assignment binds; None when it is not one.
     ``builders``: classes of the module whose ``__init__`` only stores (``rts.store_only_init``)."""
@@ -233,7 +228,8 @@ def _assignment_names(
                 return None
             names.append(element.id)
     special = [n for n in names if n.startswith("__") and n not in _INERT_DUNDERS]
-    if special or any(n in _LOOKED_UP for n in names) or not is_pure(value, builders=builders):
+    pure = computed or is_pure(value, builders=builders)  # computed: rts.constant_values
+    if special or any(n in _LOOKED_UP for n in names) or not pure:
         return None
     return tuple(names)
 
@@ -281,10 +277,10 @@ def _binding(
     makers: set[str],
     forms: TypingForms,
     builders: set[str],
+    computed: bool = False,
 ) -> Binding | None:
     """``plain_classes``, ``makers`` (classes whose ``C()`` runs no code of the module) and
-    ``builders`` (whose ``__init__`` only stores) grow with the classes ``stmt`` defines;
-    ``forms`` says which ``typing`` forms are bound."""
+    ``builders`` (whose ``__init__`` only stores) grow with the classes ``stmt`` defines."""
     first = min([stmt.lineno, *(d.lineno for d in getattr(stmt, "decorator_list", ()))])
     span = ((first, 0), (stmt.end_lineno or stmt.lineno, stmt.end_col_offset or 0))
     if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
@@ -331,7 +327,7 @@ def _binding(
     imported = _stdlib_import_names(stmt)
     if imported is not None:
         return Binding(imported, *span, frozenset(), is_import=True)
-    names = _assignment_names(stmt, frozenset(builders))
+    names = _assignment_names(stmt, frozenset(builders), computed)
     if names is None:
         return None
     return Binding(names, *span, frozenset(import_time_names(stmt)) - set(names))
@@ -354,27 +350,30 @@ def module_layout(tree: ast.Module) -> ModuleLayout:
     makers: set[str] = set()
     builders: set[str] = set()
     forms = TypingForms()
+    scope = Scope(tree, _STDLIB)
     found = []
     for stmt in tree.body:
         rebound = maybe_bound(stmt)  # maybe to something else
         makers.difference_update(rebound)
         builders.difference_update(rebound)
-        binding = _binding(stmt, plain_classes, makers, forms, builders)
+        binding = _binding(stmt, plain_classes, makers, forms, builders, bool(scope.computed(stmt)))
         forms.after(stmt, binding is not None and binding.own_doc)
-        found.append((stmt, binding))
-    imports = {id(s): fi for s, b in found if b is None and (fi := from_import(s)) is not None}
-    bound = {name for _, b in found if b is not None for name in b.names}
+        # What every importer sees fail, or a class makes fail (``rts.class_frames``).
+        raising = [] if binding is None else raising_markers(stmt, scope, binding.own_doc)
+        scope.after(stmt)
+        found.append((stmt, binding, raising))
+    imports = {id(s): fi for s, b, _ in found if b is None and (fi := from_import(s)) is not None}
+    bound = {name for _, b, _ in found if b is not None for name in b.names}
     bound.update(local for fi in imports.values() for local, _ in fi.names)
     defined = {s.name for s in tree.body if isinstance(s, _DEFINITIONS)}
     before: set[str] = set()
     residue_refs: set[str] = set()
-    scope = Scope(tree, _STDLIB)
-    for stmt, binding in found:
-        # What every importer sees fail, or a class makes fail (``rts.class_frames``).
-        raising = [] if binding is None else raising_markers(stmt, scope, binding.own_doc)
-        scope.after(stmt)
+    for stmt, binding, raising in found:
         for unit, marker in raising:
             layout.markers.setdefault(unit, []).append(marker)
+            # It raises or not by what its names hold (a class's frame: ``class_frames``).
+            if not unit and binding is not None and not binding.is_class:
+                residue_refs |= binding.refs
         if binding is None:
             reads = import_time_names(stmt)
             residue_refs |= reads

@@ -44,7 +44,8 @@ def succeeds(node: ast.Call, resolve: Callable[[ast.expr], object]) -> bool:
 
 def _constant(node: ast.expr, resolve: Callable[[ast.expr], object]) -> object:
     """The value of a constant, a list or tuple of those, a standard-library flag
-    (``re.VERBOSE``) or their ``|``; ``MISSING`` for anything else."""
+    (``re.VERBOSE``) or their ``|``, or a string or number ``resolve`` computes;
+    ``MISSING`` for anything else."""
     if isinstance(node, ast.Constant) and (
         node.value is None or isinstance(node.value, (str, bytes, int))
     ):
@@ -59,5 +60,5 @@ def _constant(node: ast.expr, resolve: Callable[[ast.expr], object]) -> object:
         if isinstance(left, int) and isinstance(right, int):
             return left | right
         return MISSING
-    value = resolve(node)
-    return value if isinstance(value, re.RegexFlag) else MISSING
+    value = resolve(node)  # a name bound to a string computed from constants, say
+    return value if isinstance(value, (re.RegexFlag, str, bytes, int)) else MISSING

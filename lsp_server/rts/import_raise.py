@@ -31,6 +31,7 @@ from lsp_server.rts.bound_names import (
 )
 from lsp_server.rts.class_members import PLAIN_BASES, dict_updates
 from lsp_server.rts.constant_calls import succeeds
+from lsp_server.rts.constant_values import constant_value
 from lsp_server.rts.dataclass_fields import dataclass_may_raise, is_dataclass_decorator
 from lsp_server.rts.import_scope import Scope
 from lsp_server.rts.purity import PURE_MODULE_CALLS
@@ -251,7 +252,11 @@ def _safe_value(node: ast.expr, scope: Scope, bound: set[str]) -> bool:
         return resolves(node, scope)
     if isinstance(node, ast.Call) and stdlib_object_of(node.func, scope) is typing.TypeVar:
         return evaluates(node, scope)
-    resolve = functools.partial(stdlib_object_of, scope=scope)
+    # Module level only: a class body's own names hide the module's.
+    module_level = bound is scope.bound
+    if module_level and constant_value(node, scope) is not MISSING:
+        return True  # ``".".join(map(str, version_info))``: computed here, it succeeded
+    resolve = functools.partial(_value_of, scope=scope, module_level=module_level)
     if isinstance(node, ast.Call) and succeeds(node, resolve):
         return True  # ``re.compile``, ``namedtuple`` of constants that succeed here
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
@@ -287,6 +292,12 @@ def _safe_value(node: ast.expr, scope: Scope, bound: set[str]) -> bool:
             float,
         )
     return False
+
+
+def _value_of(node: ast.expr, scope: Scope, module_level: bool) -> object:
+    """What ``node`` is: a value computed from constants, or a standard-library object."""
+    value = constant_value(node, scope) if module_level else MISSING
+    return stdlib_object_of(node, scope) if value is MISSING else value
 
 
 def _builds_plainly(node: ast.Call, name: str, scope: Scope, bound: set[str]) -> bool:

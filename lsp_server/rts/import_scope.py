@@ -5,8 +5,11 @@ from __future__ import annotations
 
 import ast
 
+from lsp_server.rts.ast_walk import walk
 from lsp_server.rts.bound_names import every_bound, instantiable, maybe_bound, surely_bound
-from lsp_server.rts.stdlib_values import BUILTINS
+from lsp_server.rts.constant_values import constant_value, immutable
+from lsp_server.rts.purity import is_string_statement
+from lsp_server.rts.stdlib_values import BUILTINS, MISSING
 from lsp_server.rts.store_only_init import store_only_init
 from lsp_server.rts.typing_classes import typed_dict_bases
 
@@ -36,6 +39,13 @@ class Scope:
         self.modules: dict[str, str] = {}
         """Names bound by ``import x [as y]`` of a standard-library module -> ``x``."""
         self.star = False
+        self.constants: dict[str, object] = {}
+        if tree.body and is_string_statement(tree.body[0]):  # the module's docstring
+            self.constants["__doc__"] = ast.literal_eval(tree.body[0].value)  # type: ignore[attr-defined]
+        """Names surely bound to a value computed from constants (``rts.constant_values``)
+        -> that value."""
+        self._unpinned = _unpinned(tree)
+        self._last_computed: tuple[ast.stmt | None, dict[str, object]] = (None, {})
         self.lazy_annotations = any(
             isinstance(s, ast.ImportFrom)
             and s.module == "__future__"
@@ -51,9 +61,12 @@ class Scope:
         stdlib = self.stdlib
         if isinstance(stmt, ast.ImportFrom) and any(a.name == "*" for a in stmt.names):
             self.star = True
+            self.constants.clear()  # it may rebind any of them
+        computed = self.computed(stmt)
         rebound = maybe_bound(stmt)
         self.rebound |= rebound
-        for name in rebound:  # ``if x: C = other`` may rebind a plain class
+        for name in rebound:
+            self.constants.pop(name, None)  # ``if x: C = other`` may rebind a plain class
             self.modules.pop(name, None)
             self.plain_classes.discard(name)
             self.typed_dicts.discard(name)
@@ -62,6 +75,7 @@ class Scope:
             self.imported.pop(name, None)
             self.builders.pop(name, None)
         self.bound |= surely_bound(stmt)
+        self.constants.update((n, v) for n, v in computed.items() if v is not MISSING)
         if isinstance(stmt, ast.ClassDef):
             self.members[stmt.name] = every_bound(stmt.body)
             if typed_dict_bases(stmt, self):
@@ -83,3 +97,46 @@ class Scope:
                 top = alias.name.split(".")[0]
                 if top in stdlib:  # ``import a.b`` binds ``a``; ``import a.b as c``, ``a.b``
                     self.modules[alias.asname or top] = alias.name if alias.asname else top
+
+    def computed(self, stmt: ast.stmt) -> dict[str, object]:
+        """The names ``stmt`` binds to a value computed from constants, with it (asked
+        before ``after(stmt)``, which asks it again: the last answer is kept)."""
+        if self._last_computed[0] is stmt:
+            return self._last_computed[1]
+        found = self._compute(stmt)
+        self._last_computed = (stmt, found)
+        return found
+
+    def _compute(self, stmt: ast.stmt) -> dict[str, object]:
+        if isinstance(stmt, ast.Assign) and all(isinstance(t, ast.Name) for t in stmt.targets):
+            names = [t.id for t in stmt.targets if isinstance(t, ast.Name)]
+        elif isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name):
+            names = [stmt.target.id]
+        else:
+            return {}
+        if self._unpinned is None or self.star or self._unpinned.intersection(names):
+            return {}
+        value = constant_value(stmt.value, self) if stmt.value is not None else MISSING
+        if value is MISSING:
+            return {}
+        # Mutable values are not kept: the names are bound, but to what, later code decides.
+        return dict.fromkeys(names, value if immutable(value) else MISSING)
+
+
+# What may rebind any global of the module while it is imported (with ``sys.modules``).
+_NAMESPACE_WRITERS = frozenset(["globals", "vars", "exec", "eval"])
+
+
+def _unpinned(tree: ast.Module) -> frozenset[str] | None:
+    """Names a function of the module may rebind (``global x``): their values are not the
+    last assignment's. None when code may rebind any name (``globals()``,
+    ``sys.modules[__name__]``)."""
+    names: set[str] = set()
+    for node in walk(tree):
+        if isinstance(node, ast.Global):
+            names.update(node.names)
+        elif (isinstance(node, ast.Name) and node.id in _NAMESPACE_WRITERS) or (
+            isinstance(node, ast.Attribute) and node.attr == "modules"
+        ):
+            return None
+    return frozenset(names)

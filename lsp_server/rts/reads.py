@@ -133,9 +133,8 @@ def code_reads(code: CodeType) -> tuple[frozenset[str], frozenset[str], bool]:
         names.add("__signature__")  # reads signatures, default values included
     if not (ANNOTATION_READS.isdisjoint(names) and ANNOTATION_READS.isdisjoint(global_only)):
         names.add(ATTRIBUTE_LOOKUP)  # every annotated attribute: any class member
-    # ``__doc__`` by name is the module's or the class's own docstring (a class body
-    # binds it from its docstring), never a function's; rebinding it is in the residue.
-    global_only.discard("__doc__")
+    # ``__doc__`` by name is the module's docstring (``rts.module_docstring``) or, in a
+    # class body, the class's; never a function's.
     # A class body defining ``__getattr__`` looks nothing up (the method's code counts
     # when it runs): only a use other than binding or unbinding is dynamic.
     dynamic = not DYNAMIC_NAMES.isdisjoint(uses.loaded)

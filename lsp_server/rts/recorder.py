@@ -29,6 +29,7 @@ from lsp_server.rts.audit_events import FileWatcher, activate_watcher
 from lsp_server.rts.cache_hits import CacheHits
 from lsp_server.rts.file_units import Unit
 from lsp_server.rts.filled_containers import FilledContainers
+from lsp_server.rts.parametrize_files import ParametrizeFiles
 from lsp_server.rts.setup_clock import SetupClock
 from lsp_server.rts.snapshots import FileStates
 from lsp_server.rts.store import DependencyStore, FileSnapshot, TestResult
@@ -94,6 +95,7 @@ class DependencyRecorder:
             root, paths, states, self.tracer.lookups, self.tracer.read_lines.seen
         )
         self.watcher = FileWatcher()
+        self.parametrize_files = ParametrizeFiles(self.watcher)
         self.cache_hits = CacheHits(paths.is_python_file)
         self.filled_containers = FilledContainers(
             paths.is_python_file, lambda path: is_test_path(os.path.relpath(path, root))
@@ -165,7 +167,8 @@ class DependencyRecorder:
         # built by a helper, data files loaded for parametrization) decides what its tests
         # do without running inside any test.
         self._start_tracing()
-        return (yield)
+        with self.parametrize_files.watching():
+            return (yield)
 
     @pytest.hookimpl(wrapper=True)
     def pytest_make_collect_report(
@@ -273,6 +276,7 @@ class DependencyRecorder:
                     if shared is not None:
                         window.update(shared)
         window.update(self._items_window)
+        window.files |= self.parametrize_files.files_of(item)
         self.cache_hits.after(window.codes)
         self.filled_containers.after(window.codes)
         units = self.attribution.units_of_test(item, window, self.tracer)

@@ -56,6 +56,7 @@ from lsp_server.rts.file_units import FileUnits
 from lsp_server.rts.from_imports import top_level_names
 from lsp_server.rts.future import future_marks
 from lsp_server.rts.lookups import DYNAMIC_NAMES, bindings_taken, import_origins
+from lsp_server.rts.module_docstring import docstring_binding
 from lsp_server.rts.spans import LOCALS as _LOCALS
 from lsp_server.rts.spans import UnitSpan, scan
 from lsp_server.rts.tokens import (
@@ -105,6 +106,9 @@ def source_units(path: str, source: str) -> FileUnits:
     lines = source.splitlines()
     end = (len(lines) + 2, 0)
     layout = module_layout(tree)
+    docstring = docstring_binding(tree)
+    if docstring is not None:
+        layout.bindings.insert(0, docstring)
     future = future_marks(tree, spans, layout.bindings)
     result.checksums[MODULE] = digest(
         text.without((0, 0), end, _residue_holes(layout, children.get(None, ())))

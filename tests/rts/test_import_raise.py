@@ -10,8 +10,11 @@ import pytest
 from lsp_server.rts.import_raise import may_raise
 from lsp_server.rts.import_scope import Scope
 
+# ``LIMIT``: a name surely bound to what only the import knows (``LIMIT = 3`` is computed:
+# ``rts.constant_values``).
 PRELUDE = (
-    "import functools\nimport typing\nimport json as j\nfrom helpers import combine\nLIMIT = 3\n"
+    "import functools\nimport typing\nimport json as j\nfrom helpers import combine\n"
+    "LIMIT = j.loads('3')\n"
 )
 
 STORES = (
