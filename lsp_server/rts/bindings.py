@@ -47,6 +47,7 @@ from lsp_server.rts.from_imports import FromImport, from_import
 from lsp_server.rts.import_scope import Scope
 from lsp_server.rts.lookups import call_roots
 from lsp_server.rts.purity import import_time_names, is_pure, nested_statements
+from lsp_server.rts.stdlib_queries import is_query
 from lsp_server.rts.store_only_init import store_only_init
 from lsp_server.rts.typing_classes import TypingForms
 
@@ -215,10 +216,12 @@ def _assigned(stmt: ast.stmt) -> Iterator[str]:
 
 
 def _assignment_names(
-    stmt: ast.stmt, builders: frozenset[str] = frozenset()
+    stmt: ast.stmt, builders: frozenset[str] = frozenset(), scope: Scope | None = None
 ) -> tuple[str, ...] | None:
     """The names a plain top-level assignment binds; None when it is not one.
-    ``builders``: classes of the module whose ``__init__`` only stores (``rts.store_only_init``)."""
+    ``builders``: classes of the module whose ``__init__`` only stores (``rts.store_only_init``);
+    ``scope``: what the module bound before (a query of the platform then only binds:
+    ``rts.stdlib_queries``)."""
     if isinstance(stmt, ast.Assign):
         targets, value = stmt.targets, stmt.value
     elif isinstance(stmt, ast.AnnAssign) and stmt.value is not None:
@@ -233,7 +236,9 @@ def _assignment_names(
                 return None
             names.append(element.id)
     special = [n for n in names if n.startswith("__") and n not in _INERT_DUNDERS]
-    if special or any(n in _LOOKED_UP for n in names) or not is_pure(value, builders=builders):
+    if special or any(n in _LOOKED_UP for n in names):
+        return None
+    if not is_pure(value, builders=builders) and not (scope and is_query(value, scope)):
         return None
     return tuple(names)
 
@@ -281,6 +286,7 @@ def _binding(
     makers: set[str],
     forms: TypingForms,
     builders: set[str],
+    scope: Scope,
 ) -> Binding | None:
     """``plain_classes``, ``makers`` (classes whose ``C()`` runs no code of the module) and
     ``builders`` (whose ``__init__`` only stores) grow with the classes ``stmt`` defines;
@@ -331,7 +337,7 @@ def _binding(
     imported = _stdlib_import_names(stmt)
     if imported is not None:
         return Binding(imported, *span, frozenset(), is_import=True)
-    names = _assignment_names(stmt, frozenset(builders))
+    names = _assignment_names(stmt, frozenset(builders), scope)
     if names is None:
         return None
     return Binding(names, *span, frozenset(import_time_names(stmt)) - set(names))
@@ -355,12 +361,14 @@ def module_layout(tree: ast.Module) -> ModuleLayout:
     builders: set[str] = set()
     forms = TypingForms()
     found = []
+    before_each = Scope(tree, _STDLIB)
     for stmt in tree.body:
         rebound = maybe_bound(stmt)  # maybe to something else
         makers.difference_update(rebound)
         builders.difference_update(rebound)
-        binding = _binding(stmt, plain_classes, makers, forms, builders)
+        binding = _binding(stmt, plain_classes, makers, forms, builders, before_each)
         forms.after(stmt, binding is not None and binding.own_doc)
+        before_each.after(stmt)
         found.append((stmt, binding))
     imports = {id(s): fi for s, b in found if b is None and (fi := from_import(s)) is not None}
     bound = {name for _, b in found if b is not None for name in b.names}
