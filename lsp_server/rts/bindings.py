@@ -128,17 +128,27 @@ _STDLIB = _stdlib_modules()
 def _stdlib_import_names(stmt: ast.stmt) -> tuple[str, ...] | None:
     """The names a top-level import of standard-library modules binds; None for any other
     import (project and third-party imports run code reks may not see)."""
+    taken = _stdlib_imports(stmt)
+    return None if taken is None else tuple(name for name, _ in taken)
+
+
+def _stdlib_imports(stmt: ast.stmt) -> tuple[tuple[str, str], ...] | None:
+    """Each name a top-level import of standard-library modules binds, with what it takes
+    (``import a.b``, ``from m import x``, as in a statement of its own); None for any other
+    import."""
     if isinstance(stmt, ast.Import):
         modules = [a.name for a in stmt.names]
-        names = [(a.asname or a.name).split(".")[0] for a in stmt.names]
+        taken = [((a.asname or a.name).split(".")[0], f"import {a.name}") for a in stmt.names]
     elif isinstance(stmt, ast.ImportFrom) and stmt.level == 0 and stmt.module:
         modules = [stmt.module]
-        names = [a.asname or a.name for a in stmt.names]
+        taken = [(a.asname or a.name, f"from {stmt.module} import {a.name}") for a in stmt.names]
     else:
         return None
-    if "*" in names or any(m.split(".")[0] not in _STDLIB for m in modules):
+    if any(name == "*" for name, _ in taken) or any(
+        m.split(".")[0] not in _STDLIB for m in modules
+    ):
         return None
-    return tuple(names)
+    return tuple(taken)
 
 
 @dataclass
@@ -169,6 +179,9 @@ class Binding:
     own_doc: bool = False
     """Such a class: its docstring unit exists, empty without a docstring (so that adding
     one selects the tests that read docstrings, not every user of the class)."""
+    takes: tuple[str, ...] = ()
+    """For a standard-library import: what it takes for each name (``names`` order), the
+    text of that name's unit: a name added to the statement changes no other name's."""
 
 
 @dataclass
@@ -334,9 +347,11 @@ def _binding(
         # the units it can change (``rts.future``).
         features = tuple(a.asname or a.name for a in stmt.names)
         return Binding(features, *span, frozenset(), is_import=True)
-    imported = _stdlib_import_names(stmt)
+    imported = _stdlib_imports(stmt)
     if imported is not None:
-        return Binding(imported, *span, frozenset(), is_import=True)
+        bound = tuple(name for name, _ in imported)
+        takes = tuple(taken for _, taken in imported)
+        return Binding(bound, *span, frozenset(), is_import=True, takes=takes)
     names = _assignment_names(stmt, frozenset(builders), scope)
     if names is None:
         return None

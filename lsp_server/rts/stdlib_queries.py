@@ -27,7 +27,7 @@ import platform
 import sys
 from collections.abc import Callable
 from types import BuiltinFunctionType, BuiltinMethodType, ModuleType
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from lsp_server.rts.stdlib_values import MISSING, value_of
 
@@ -53,19 +53,19 @@ nothing (called with immutable values). ``hasattr`` too, on a module without
 
 _IMMUTABLE = (str, bytes, int, float, complex, tuple, frozenset, type(None), range)
 
-_COMPARE: dict[type[ast.cmpop], Callable[[object, object], object]] = {
+_COMPARE: dict[type[ast.cmpop], Callable[[Any, Any], object]] = {
     ast.Eq: operator.eq,
     ast.NotEq: operator.ne,
     ast.Lt: operator.lt,
     ast.LtE: operator.le,
     ast.Gt: operator.gt,
     ast.GtE: operator.ge,
-    ast.In: lambda a, b: operator.contains(b, a),  # type: ignore[arg-type]
-    ast.NotIn: lambda a, b: not operator.contains(b, a),  # type: ignore[arg-type]
+    ast.In: lambda a, b: operator.contains(b, a),
+    ast.NotIn: lambda a, b: not operator.contains(b, a),
     ast.Is: operator.is_,
     ast.IsNot: operator.is_not,
 }
-_BINARY: dict[type[ast.operator], Callable[[object, object], object]] = {
+_BINARY: dict[type[ast.operator], Callable[[Any, Any], object]] = {
     ast.Add: operator.add,
     ast.Sub: operator.sub,
     ast.Mult: operator.mul,
@@ -125,7 +125,7 @@ def _value(node: ast.expr, scope: Scope) -> object:
 
 
 def _operation(node: ast.expr, scope: Scope) -> object:
-    def operand(item: ast.expr) -> object:
+    def operand(item: ast.expr) -> Any:
         return _immutable(_value(item, scope))
 
     if isinstance(node, ast.Compare):
@@ -146,11 +146,11 @@ def _operation(node: ast.expr, scope: Scope) -> object:
         return found
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.Not, ast.USub)):
         value = operand(node.operand)
-        return not value if isinstance(node.op, ast.Not) else operator.neg(value)  # type: ignore[call-overload]
+        return not value if isinstance(node.op, ast.Not) else operator.neg(value)
     if isinstance(node, ast.BinOp) and type(node.op) in _BINARY:
         return _BINARY[type(node.op)](operand(node.left), operand(node.right))
     if isinstance(node, ast.Subscript):
-        return operator.getitem(operand(node.value), operand(node.slice))  # type: ignore[call-overload]
+        return operator.getitem(operand(node.value), operand(node.slice))
     raise _NotAQuery
 
 

@@ -232,6 +232,9 @@ def _add_bindings(
             for alias in binding.aliases:
                 bound.setdefault(alias.rpartition(".")[2], []).append(alias)
                 result.refs[alias] = binding.refs
+        elif binding.takes:
+            for name, taken in zip(binding.names, binding.takes, strict=True):
+                variants.setdefault(name, []).extend(["<import>", taken])
         elif not binding.is_def:
             own = text.without(binding.start, binding.end, ())
             for name in binding.names:

@@ -63,9 +63,7 @@ def project(pytester: pytest.Pytester) -> pytest.Pytester:
         "platform.system() in ('Windows', 'Java')",
     ],
 )
-def test_a_new_query_of_the_platform_selects_nothing(
-    project: pytest.Pytester, query: str
-) -> None:
+def test_a_new_query_of_the_platform_selects_nothing(project: pytest.Pytester, query: str) -> None:
     edit(project, "util.py", "def helper", f"IS_X = {query}\n\n\ndef helper")
     assert run(project) == set()
 
@@ -82,7 +80,7 @@ def test_a_changed_query_selects_its_readers(project: pytest.Pytester) -> None:
         "helper()",  # project code
         'platform.python_implementation(1) == "PyPy"',  # raises: every import fails
         "sys.setrecursionlimit(5000)",  # changes the interpreter
-        'sys.platform.startswith(NAME)',  # a name of the module: not known here
+        "sys.platform.startswith(NAME)",  # a name of the module: not known here
     ],
 )
 def test_a_call_with_effects_or_that_may_raise_selects_every_importer(
