@@ -160,11 +160,13 @@ def lookup_sites(code: CodeType) -> Sites | None:
     spelled = DYNAMIC_NAMES.intersection(code.co_names)
     if not spelled:
         return {}
-    if not spelled <= _LOOKUP_NAMES | _LOOKUP_METHODS:
+    if not spelled <= _LOOKUP_NAMES | _LOOKUP_METHODS | {"__dict__"}:
         return None
     instructions = list(dis.get_instructions(code))
     sites: Sites = {}
     for index, ins in enumerate(instructions):
+        if ins.argval == "__dict__" and constant_key(instructions, index):
+            continue  # ``obj.__dict__["name"]``: the constant is the name read
         if ins.argval in spelled and ins.opname in _CALLEE_OPS:
             members = ins.argval in member_lookups.MEMBER_NAMES
             found = _site(instructions, index, keywords=members)
@@ -180,6 +182,21 @@ def lookup_sites(code: CodeType) -> Sites | None:
         elif ins.argval in spelled and ins.opcode in dis.hasname:
             return None  # stored, deleted, or loaded for anything but a call
     return sites
+
+
+def constant_key(instructions: list[dis.Instruction], index: int) -> bool:
+    """Whether the instruction at ``index`` loads an attribute (``__dict__``) only to
+    subscript it with a constant string (``obj.__dict__["name"]``, to read, store or
+    delete): that reads the one name, as ``getattr(obj, "name")`` does (the constant
+    counts as a read: ``rts.reads``)."""
+    if instructions[index].opname != "LOAD_ATTR" or index + 2 >= len(instructions):
+        return False
+    key, use = instructions[index + 1], instructions[index + 2]
+    if key.opname != "LOAD_CONST" or not isinstance(key.argval, str) or key.is_jump_target:
+        return False
+    # 3.14 spells a subscript ``BINARY_OP []``; a store or delete takes the key from here too.
+    subscript = use.opname == "BINARY_OP" and use.argrepr == "[]"
+    return subscript or use.opname in ("BINARY_SUBSCR", "STORE_SUBSCR", "DELETE_SUBSCR")
 
 
 def shadowed(
