@@ -157,16 +157,20 @@ def _site(
 def lookup_sites(code: CodeType) -> Sites | None:
     """The lookup call sites of ``code`` (see the module docstring); None when ``code``
     may look names up in a way no call site tells (it stays conservative)."""
-    spelled = DYNAMIC_NAMES.intersection(code.co_names)
+    # ``__all__`` read is a name read like any other: the names it lists are looked up
+    # only by a lookup of its own (``getattr``, a star import).
+    spelled = DYNAMIC_NAMES.intersection(code.co_names) - {"__all__"}
     if not spelled:
         return {}
-    if not spelled <= _LOOKUP_NAMES | _LOOKUP_METHODS | {"__dict__"}:
+    if not spelled <= _LOOKUP_NAMES | _LOOKUP_METHODS | {"__dict__", "modules"}:
         return None
     instructions = list(dis.get_instructions(code))
     sites: Sites = {}
     for index, ins in enumerate(instructions):
         if ins.argval == "__dict__" and constant_key(instructions, index):
             continue  # ``obj.__dict__["name"]``: the constant is the name read
+        if ins.argval == "modules" and module_attribute(instructions, index):
+            continue  # ``sys.modules[name].attr``: the attribute is the name read
         if ins.argval in spelled and ins.opname in _CALLEE_OPS:
             members = ins.argval in member_lookups.MEMBER_NAMES
             found = _site(instructions, index, keywords=members)
@@ -197,6 +201,30 @@ def constant_key(instructions: list[dis.Instruction], index: int) -> bool:
     # 3.14 spells a subscript ``BINARY_OP []``; a store or delete takes the key from here too.
     subscript = use.opname == "BINARY_OP" and use.argrepr == "[]"
     return subscript or use.opname in ("BINARY_SUBSCR", "STORE_SUBSCR", "DELETE_SUBSCR")
+
+
+def module_attribute(instructions: list[dis.Instruction], index: int) -> bool:
+    """Whether the instruction at ``index`` loads an attribute (``sys.modules``) only to
+    subscript it (with any key) and read one attribute of what it finds
+    (``sys.modules["pkg." + m].__all__``): a module found by name, of which the code reads
+    the one name it spells (counted as read: ``rts.reads``). Held or handed on, the module
+    could have any name read: that stays a lookup."""
+    if instructions[index].opname != "LOAD_ATTR":
+        return False
+    depth = 1  # the table
+    for at in range(index + 1, len(instructions) - 1):
+        ins = instructions[at]
+        if ins.is_jump_target or ins.opcode in _JUMPS:
+            return False
+        subscript = ins.opname == "BINARY_SUBSCR" or (
+            ins.opname == "BINARY_OP" and ins.argrepr == "[]"
+        )
+        if subscript and depth == 2:  # the table and its key
+            return instructions[at + 1].opname == "LOAD_ATTR"
+        depth += dis.stack_effect(ins.opcode, ins.arg, jump=False)
+        if depth < 2:
+            return False  # the table was taken by something else
+    return False
 
 
 def shadowed(
