@@ -47,6 +47,7 @@ from lsp_server.rts.from_imports import FromImport, from_import
 from lsp_server.rts.import_scope import Scope
 from lsp_server.rts.lookups import call_roots
 from lsp_server.rts.purity import import_time_names, is_pure, nested_statements
+from lsp_server.rts.stdlib_imports import STDLIB, stdlib_imports
 from lsp_server.rts.stdlib_queries import is_query
 from lsp_server.rts.store_only_init import store_only_init
 from lsp_server.rts.typing_classes import TypingForms
@@ -109,46 +110,6 @@ _INERT_DUNDERS = frozenset(
     # run); before, nothing reads it but code spelling it.
     + (["__lazy_modules__"] if sys.version_info < (3, 15) else [])
 )
-
-# Standard-library modules whose import does something visible (prints, installs a hook,
-# changes how the module compiles); the others only bind a name in the importer.
-_EFFECTFUL_STDLIB = frozenset(
-    ["__future__", "__main__", "this", "antigravity", "readline", "rlcompleter", "site"]
-)
-
-
-def _stdlib_modules() -> frozenset[str]:
-    names = getattr(sys, "stdlib_module_names", None)  # 3.10+
-    return frozenset(names or ()) - _EFFECTFUL_STDLIB
-
-
-_STDLIB = _stdlib_modules()
-
-
-def _stdlib_import_names(stmt: ast.stmt) -> tuple[str, ...] | None:
-    """The names a top-level import of standard-library modules binds; None for any other
-    import (project and third-party imports run code reks may not see)."""
-    taken = _stdlib_imports(stmt)
-    return None if taken is None else tuple(name for name, _ in taken)
-
-
-def _stdlib_imports(stmt: ast.stmt) -> tuple[tuple[str, str], ...] | None:
-    """Each name a top-level import of standard-library modules binds, with what it takes
-    (``import a.b``, ``from m import x``, as in a statement of its own); None for any other
-    import."""
-    if isinstance(stmt, ast.Import):
-        modules = [a.name for a in stmt.names]
-        taken = [((a.asname or a.name).split(".")[0], f"import {a.name}") for a in stmt.names]
-    elif isinstance(stmt, ast.ImportFrom) and stmt.level == 0 and stmt.module:
-        modules = [stmt.module]
-        taken = [(a.asname or a.name, f"from {stmt.module} import {a.name}") for a in stmt.names]
-    else:
-        return None
-    if any(name == "*" for name, _ in taken) or any(
-        m.split(".")[0] not in _STDLIB for m in modules
-    ):
-        return None
-    return tuple(taken)
 
 
 @dataclass
@@ -282,7 +243,7 @@ def _binds_only(stmt: ast.stmt) -> bool:
     only wraps (itsdangerous binds a plainer ``TypeVar`` there for run time)."""
     if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
         return _def_is_binding(stmt)
-    return _stdlib_import_names(stmt) is not None or _assignment_names(stmt) is not None
+    return stdlib_imports(stmt) is not None or _assignment_names(stmt) is not None
 
 
 def _end(stmt: ast.stmt) -> tuple[int, int]:
@@ -334,6 +295,17 @@ def _binding(
                 binding.doc, spans = spans[0], spans[1:]
             binding.notes = tuple(spans)
         return binding
+    return _plain_binding(stmt, span, frozenset(builders), scope)
+
+
+def _plain_binding(
+    stmt: ast.stmt,
+    span: tuple[tuple[int, int], tuple[int, int]],
+    builders: frozenset[str],
+    scope: Scope,
+) -> Binding | None:
+    """``stmt`` as a binding when it is no ``def`` or class: an ``if TYPE_CHECKING:``, an
+    import that only binds, an assignment of a value without effects."""
     checked = _type_checking_names(stmt)
     if checked is not None:
         # Its body never runs; a test reading one of its names (an annotation evaluated at
@@ -347,12 +319,12 @@ def _binding(
         # the units it can change (``rts.future``).
         features = tuple(a.asname or a.name for a in stmt.names)
         return Binding(features, *span, frozenset(), is_import=True)
-    imported = _stdlib_imports(stmt)
+    imported = stdlib_imports(stmt)
     if imported is not None:
         bound = tuple(name for name, _ in imported)
         takes = tuple(taken for _, taken in imported)
         return Binding(bound, *span, frozenset(), is_import=True, takes=takes)
-    names = _assignment_names(stmt, frozenset(builders), scope)
+    names = _assignment_names(stmt, builders, scope)
     if names is None:
         return None
     return Binding(names, *span, frozenset(import_time_names(stmt)) - set(names))
@@ -376,7 +348,7 @@ def module_layout(tree: ast.Module) -> ModuleLayout:
     builders: set[str] = set()
     forms = TypingForms()
     found = []
-    before_each = Scope(tree, _STDLIB)
+    before_each = Scope(tree, STDLIB)
     for stmt in tree.body:
         rebound = maybe_bound(stmt)  # maybe to something else
         makers.difference_update(rebound)
@@ -391,7 +363,7 @@ def module_layout(tree: ast.Module) -> ModuleLayout:
     defined = {s.name for s in tree.body if isinstance(s, _DEFINITIONS)}
     before: set[str] = set()
     residue_refs: set[str] = set()
-    scope = Scope(tree, _STDLIB)
+    scope = Scope(tree, STDLIB)
     for stmt, binding in found:
         # What every importer sees fail, or a class makes fail (``rts.class_frames``).
         raising = [] if binding is None else raising_markers(stmt, scope, binding.own_doc)

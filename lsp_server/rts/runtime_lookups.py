@@ -46,6 +46,7 @@ from lsp_server.rts import member_lookups
 from lsp_server.rts.identity import identity
 from lsp_server.rts.import_calls import record_import
 from lsp_server.rts.lookups import DYNAMIC_NAMES
+from lsp_server.rts.named_reads import JUMPS, reads_one_name
 from lsp_server.rts.reads import EVERY_NAME
 from lsp_server.rts.site_values import Source, argument_sources, record_vars, value_at
 
@@ -116,9 +117,6 @@ lookup method (``_LOOKUP_METHODS``) has ``_METHOD_CALL`` first."""
 _METHOD_CALL: Source = ("method", None)
 
 
-_JUMPS = frozenset([*dis.hasjrel, *dis.hasjabs])
-
-
 def _site(
     instructions: list[dis.Instruction], callee: int, keywords: bool = False
 ) -> tuple[int, Sites] | None:
@@ -130,7 +128,7 @@ def _site(
     depth = 0
     for index in range(callee + 1, len(instructions)):
         ins = instructions[index]
-        if ins.is_jump_target or ins.opcode in _JUMPS:
+        if ins.is_jump_target or ins.opcode in JUMPS:
             return None
         # 3.11 calls are PRECALL n (pops the arguments), CALL n: the PRECALL tells.
         precall = instructions[index - 1].opname == "PRECALL"
@@ -157,8 +155,7 @@ def _site(
 def lookup_sites(code: CodeType) -> Sites | None:
     """The lookup call sites of ``code`` (see the module docstring); None when ``code``
     may look names up in a way no call site tells (it stays conservative)."""
-    # ``__all__`` read is a name read like any other: the names it lists are looked up
-    # only by a lookup of its own (``getattr``, a star import).
+    # Reading ``__all__`` reads a name: what it lists, only a lookup of its own looks up.
     spelled = DYNAMIC_NAMES.intersection(code.co_names) - {"__all__"}
     if not spelled:
         return {}
@@ -167,10 +164,8 @@ def lookup_sites(code: CodeType) -> Sites | None:
     instructions = list(dis.get_instructions(code))
     sites: Sites = {}
     for index, ins in enumerate(instructions):
-        if ins.argval == "__dict__" and constant_key(instructions, index):
-            continue  # ``obj.__dict__["name"]``: the constant is the name read
-        if ins.argval == "modules" and module_attribute(instructions, index):
-            continue  # ``sys.modules[name].attr``: the attribute is the name read
+        if reads_one_name(instructions, index):
+            continue  # ``obj.__dict__["name"]``, ``sys.modules[key].attr``
         if ins.argval in spelled and ins.opname in _CALLEE_OPS:
             members = ins.argval in member_lookups.MEMBER_NAMES
             found = _site(instructions, index, keywords=members)
@@ -186,45 +181,6 @@ def lookup_sites(code: CodeType) -> Sites | None:
         elif ins.argval in spelled and ins.opcode in dis.hasname:
             return None  # stored, deleted, or loaded for anything but a call
     return sites
-
-
-def constant_key(instructions: list[dis.Instruction], index: int) -> bool:
-    """Whether the instruction at ``index`` loads an attribute (``__dict__``) only to
-    subscript it with a constant string (``obj.__dict__["name"]``, to read, store or
-    delete): that reads the one name, as ``getattr(obj, "name")`` does (the constant
-    counts as a read: ``rts.reads``)."""
-    if instructions[index].opname != "LOAD_ATTR" or index + 2 >= len(instructions):
-        return False
-    key, use = instructions[index + 1], instructions[index + 2]
-    if key.opname != "LOAD_CONST" or not isinstance(key.argval, str) or key.is_jump_target:
-        return False
-    # 3.14 spells a subscript ``BINARY_OP []``; a store or delete takes the key from here too.
-    subscript = use.opname == "BINARY_OP" and use.argrepr == "[]"
-    return subscript or use.opname in ("BINARY_SUBSCR", "STORE_SUBSCR", "DELETE_SUBSCR")
-
-
-def module_attribute(instructions: list[dis.Instruction], index: int) -> bool:
-    """Whether the instruction at ``index`` loads an attribute (``sys.modules``) only to
-    subscript it (with any key) and read one attribute of what it finds
-    (``sys.modules["pkg." + m].__all__``): a module found by name, of which the code reads
-    the one name it spells (counted as read: ``rts.reads``). Held or handed on, the module
-    could have any name read: that stays a lookup."""
-    if instructions[index].opname != "LOAD_ATTR":
-        return False
-    depth = 1  # the table
-    for at in range(index + 1, len(instructions) - 1):
-        ins = instructions[at]
-        if ins.is_jump_target or ins.opcode in _JUMPS:
-            return False
-        subscript = ins.opname == "BINARY_SUBSCR" or (
-            ins.opname == "BINARY_OP" and ins.argrepr == "[]"
-        )
-        if subscript and depth == 2:  # the table and its key
-            return instructions[at + 1].opname == "LOAD_ATTR"
-        depth += dis.stack_effect(ins.opcode, ins.arg, jump=False)
-        if depth < 2:
-            return False  # the table was taken by something else
-    return False
 
 
 def shadowed(

@@ -38,7 +38,7 @@ def project(pytester: pytest.Pytester) -> pytest.Pytester:
     )
     write(
         pytester,
-        "test_store.py",
+        "test_proxied.py",
         """
         import store
 

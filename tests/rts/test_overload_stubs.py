@@ -40,7 +40,7 @@ def project(pytester: pytest.Pytester) -> pytest.Pytester:
     )
     write(
         pytester,
-        "test_store.py",
+        "test_overloaded.py",
         """
         import sys
         import typing
