@@ -47,6 +47,8 @@ from lsp_server.rts.from_imports import FromImport, from_import
 from lsp_server.rts.import_scope import Scope
 from lsp_server.rts.lookups import call_roots
 from lsp_server.rts.purity import import_time_names, is_pure, nested_statements
+from lsp_server.rts.stdlib_imports import STDLIB, stdlib_imports
+from lsp_server.rts.stdlib_queries import is_query
 from lsp_server.rts.store_only_init import store_only_init
 from lsp_server.rts.typing_classes import TypingForms
 
@@ -109,31 +111,6 @@ _INERT_DUNDERS = frozenset(
     + (["__lazy_modules__"] if sys.version_info < (3, 15) else [])
 )
 
-# Standard-library modules whose import does something visible (prints, installs a hook,
-# changes how the module compiles); the others only bind a name in the importer.
-_EFFECTFUL_STDLIB = frozenset(
-    ["__future__", "__main__", "this", "antigravity", "readline", "rlcompleter", "site"]
-)
-
-
-_STDLIB = frozenset(getattr(sys, "stdlib_module_names", ())) - _EFFECTFUL_STDLIB  # 3.10+
-
-
-def _stdlib_import_names(stmt: ast.stmt) -> tuple[str, ...] | None:
-    """The names a top-level import of standard-library modules binds; None for any other
-    import (project and third-party imports run code reks may not see)."""
-    if isinstance(stmt, ast.Import):
-        modules = [a.name for a in stmt.names]
-        names = [(a.asname or a.name).split(".")[0] for a in stmt.names]
-    elif isinstance(stmt, ast.ImportFrom) and stmt.level == 0 and stmt.module:
-        modules = [stmt.module]
-        names = [a.asname or a.name for a in stmt.names]
-    else:
-        return None
-    if "*" in names or any(m.split(".")[0] not in _STDLIB for m in modules):
-        return None
-    return tuple(names)
-
 
 @dataclass
 class Binding:
@@ -163,6 +140,9 @@ class Binding:
     own_doc: bool = False
     """Such a class: its docstring unit exists, empty without a docstring (so that adding
     one selects the tests that read docstrings, not every user of the class)."""
+    takes: tuple[str, ...] = ()
+    """For a standard-library import: what it takes for each name (``names`` order), the
+    text of that name's unit: a name added to the statement changes no other name's."""
 
 
 @dataclass
@@ -210,10 +190,15 @@ def _assigned(stmt: ast.stmt) -> Iterator[str]:
 
 
 def _assignment_names(
-    stmt: ast.stmt, builders: frozenset[str] = frozenset(), computed: bool = False
+    stmt: ast.stmt,
+    builders: frozenset[str] = frozenset(),
+    computed: bool = False,
+    scope: Scope | None = None,
 ) -> tuple[str, ...] | None:
     """The names a plain top-level assignment binds; None when it is not one.
-    ``builders``: classes of the module whose ``__init__`` only stores (``rts.store_only_init``)."""
+    ``builders``: classes of the module whose ``__init__`` only stores (``rts.store_only_init``);
+    ``scope``: what the module bound before (a query of the platform then only binds:
+    ``rts.stdlib_queries``)."""
     if isinstance(stmt, ast.Assign):
         targets, value = stmt.targets, stmt.value
     elif isinstance(stmt, ast.AnnAssign) and stmt.value is not None:
@@ -228,7 +213,8 @@ def _assignment_names(
                 return None
             names.append(element.id)
     special = [n for n in names if n.startswith("__") and n not in _INERT_DUNDERS]
-    pure = computed or is_pure(value, builders=builders)  # computed: rts.constant_values
+    # computed: rts.constant_values; a query of the platform: rts.stdlib_queries
+    pure = computed or is_pure(value, builders=builders) or bool(scope and is_query(value, scope))
     if special or any(n in _LOOKED_UP for n in names) or not pure:
         return None
     return tuple(names)
@@ -260,7 +246,7 @@ def _binds_only(stmt: ast.stmt) -> bool:
     only wraps (itsdangerous binds a plainer ``TypeVar`` there for run time)."""
     if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
         return _def_is_binding(stmt)
-    return _stdlib_import_names(stmt) is not None or _assignment_names(stmt) is not None
+    return stdlib_imports(stmt) is not None or _assignment_names(stmt) is not None
 
 
 def _end(stmt: ast.stmt) -> tuple[int, int]:
@@ -277,6 +263,7 @@ def _binding(
     makers: set[str],
     forms: TypingForms,
     builders: set[str],
+    scope: Scope,
     computed: bool = False,
 ) -> Binding | None:
     """``plain_classes``, ``makers`` (classes whose ``C()`` runs no code of the module) and
@@ -311,6 +298,18 @@ def _binding(
                 binding.doc, spans = spans[0], spans[1:]
             binding.notes = tuple(spans)
         return binding
+    return _plain_binding(stmt, span, frozenset(builders), scope, computed)
+
+
+def _plain_binding(
+    stmt: ast.stmt,
+    span: tuple[tuple[int, int], tuple[int, int]],
+    builders: frozenset[str],
+    scope: Scope,
+    computed: bool,
+) -> Binding | None:
+    """``stmt`` as a binding when it is no ``def`` or class: an ``if TYPE_CHECKING:``, an
+    import that only binds, an assignment of a value without effects."""
     checked = _type_checking_names(stmt)
     if checked is not None:
         # Its body never runs; a test reading one of its names (an annotation evaluated at
@@ -324,10 +323,12 @@ def _binding(
         # the units it can change (``rts.future``).
         features = tuple(a.asname or a.name for a in stmt.names)
         return Binding(features, *span, frozenset(), is_import=True)
-    imported = _stdlib_import_names(stmt)
+    imported = stdlib_imports(stmt)
     if imported is not None:
-        return Binding(imported, *span, frozenset(), is_import=True)
-    names = _assignment_names(stmt, frozenset(builders), computed)
+        bound = tuple(name for name, _ in imported)
+        takes = tuple(taken for _, taken in imported)
+        return Binding(bound, *span, frozenset(), is_import=True, takes=takes)
+    names = _assignment_names(stmt, builders, computed, scope)
     if names is None:
         return None
     return Binding(names, *span, frozenset(import_time_names(stmt)) - set(names))
@@ -350,13 +351,14 @@ def module_layout(tree: ast.Module) -> ModuleLayout:
     makers: set[str] = set()
     builders: set[str] = set()
     forms = TypingForms()
-    scope = Scope(tree, _STDLIB)
+    scope = Scope(tree, STDLIB)
     found = []
     for stmt in tree.body:
         rebound = maybe_bound(stmt)  # maybe to something else
         makers.difference_update(rebound)
         builders.difference_update(rebound)
-        binding = _binding(stmt, plain_classes, makers, forms, builders, bool(scope.computed(stmt)))
+        computed = bool(scope.computed(stmt))
+        binding = _binding(stmt, plain_classes, makers, forms, builders, scope, computed)
         forms.after(stmt, binding is not None and binding.own_doc)
         # What every importer sees fail, or a class makes fail (``rts.class_frames``).
         raising = [] if binding is None else raising_markers(stmt, scope, binding.own_doc)

@@ -35,6 +35,7 @@ from lsp_server.rts.constant_values import constant_value
 from lsp_server.rts.dataclass_fields import dataclass_may_raise, is_dataclass_decorator
 from lsp_server.rts.import_scope import Scope
 from lsp_server.rts.purity import PURE_MODULE_CALLS
+from lsp_server.rts.stdlib_queries import is_query
 from lsp_server.rts.stdlib_values import (
     MISSING,
     evaluates,
@@ -259,6 +260,8 @@ def _safe_value(node: ast.expr, scope: Scope, bound: set[str]) -> bool:
     resolve = functools.partial(_value_of, scope=scope, module_level=module_level)
     if isinstance(node, ast.Call) and succeeds(node, resolve):
         return True  # ``re.compile``, ``namedtuple`` of constants that succeed here
+    if is_query(node, scope):
+        return True  # ``platform.system() == "Windows"``: it succeeds here
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
         if not node.args and not node.keywords and _makes_plainly(node.func.id, scope, bound):
             return True

@@ -83,6 +83,7 @@ BODY_READS = frozenset(
         "getblock",
         "getcomments",
         "dis",
+        "get_overloads",  # the ``@overload`` stubs, in the body unit (``rts.units``)
     ]
 )
 """Names whose reading means "sees a function's code" (its body unit and docstring)."""

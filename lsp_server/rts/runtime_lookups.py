@@ -46,6 +46,7 @@ from lsp_server.rts import member_lookups
 from lsp_server.rts.identity import identity
 from lsp_server.rts.import_calls import record_import
 from lsp_server.rts.lookups import DYNAMIC_NAMES
+from lsp_server.rts.named_reads import JUMPS, reads_one_name
 from lsp_server.rts.reads import EVERY_NAME
 from lsp_server.rts.site_values import Source, argument_sources, record_vars, value_at
 
@@ -116,9 +117,6 @@ lookup method (``_LOOKUP_METHODS``) has ``_METHOD_CALL`` first."""
 _METHOD_CALL: Source = ("method", None)
 
 
-_JUMPS = frozenset([*dis.hasjrel, *dis.hasjabs])
-
-
 def _site(
     instructions: list[dis.Instruction], callee: int, keywords: bool = False
 ) -> tuple[int, Sites] | None:
@@ -130,7 +128,7 @@ def _site(
     depth = 0
     for index in range(callee + 1, len(instructions)):
         ins = instructions[index]
-        if ins.is_jump_target or ins.opcode in _JUMPS:
+        if ins.is_jump_target or ins.opcode in JUMPS:
             return None
         # 3.11 calls are PRECALL n (pops the arguments), CALL n: the PRECALL tells.
         precall = instructions[index - 1].opname == "PRECALL"
@@ -157,14 +155,17 @@ def _site(
 def lookup_sites(code: CodeType) -> Sites | None:
     """The lookup call sites of ``code`` (see the module docstring); None when ``code``
     may look names up in a way no call site tells (it stays conservative)."""
-    spelled = DYNAMIC_NAMES.intersection(code.co_names)
+    # Reading ``__all__`` reads a name: what it lists, only a lookup of its own looks up.
+    spelled = DYNAMIC_NAMES.intersection(code.co_names) - {"__all__"}
     if not spelled:
         return {}
-    if not spelled <= _LOOKUP_NAMES | _LOOKUP_METHODS:
+    if not spelled <= _LOOKUP_NAMES | _LOOKUP_METHODS | {"__dict__", "modules"}:
         return None
     instructions = list(dis.get_instructions(code))
     sites: Sites = {}
     for index, ins in enumerate(instructions):
+        if reads_one_name(instructions, index):
+            continue  # ``obj.__dict__["name"]``, ``sys.modules[key].attr``
         if ins.argval in spelled and ins.opname in _CALLEE_OPS:
             members = ins.argval in member_lookups.MEMBER_NAMES
             found = _site(instructions, index, keywords=members)

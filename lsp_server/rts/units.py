@@ -152,7 +152,13 @@ def _function_texts(
     ``rts.typing_casts``), docstring, header and default values units, by unit name;
     ``result.spans`` gets each function's first definition."""
     variants: dict[str, list[str]] = {}
+    stubs = overload_stubs(spans, lines)
     for span in spans:
+        if span in stubs:  # what it shows is code: ``typing.get_overloads`` reads it
+            variants.setdefault(span.name, []).extend(
+                ["<overload>", *text.without((span.first_line, 0), span.body_end, ())]
+            )
+            continue
         # Children by name may include those of a same-named redefinition elsewhere.
         holes = [
             child
@@ -191,6 +197,24 @@ def _body_text(
         return text.between(start, end, children)
     holes = sorted([(low, high, "<body>") for low, high in nested] + own_casts)
     return [token for token in text.without(start, end, holes) if token != CAST_MARK]
+
+
+def overload_stubs(spans: list[UnitSpan], lines: list[str]) -> set[UnitSpan]:
+    """The ``@overload`` stubs that a later ``def`` of the same name in the same scope
+    replaces: the name is bound to that one, so the stubs change no header (what a reader
+    of the name finds) but only what ``typing.get_overloads`` returns. A stub has the one
+    decorator, spelled ``overload`` (``typing.overload``, ``t.overload``), on its line."""
+    last: dict[tuple[str, str | None], UnitSpan] = {}
+    for span in spans:
+        last[(span.name, span.parent)] = span
+    found: set[UnitSpan] = set()
+    for span in spans:
+        decorator = lines[span.first_line - 1].strip() if span.first_line <= len(lines) else ""
+        one = span.def_line == span.first_line + 1
+        spelled = decorator in ("@overload", "@typing.overload", "@t.overload")
+        if one and spelled and last[(span.name, span.parent)] is not span:
+            found.add(span)
+    return found
 
 
 def _default_holes(span: UnitSpan, lines: list[str]) -> list[tuple[Pos, Pos, str]]:
@@ -256,6 +280,9 @@ def _add_bindings(
             for alias in binding.aliases:
                 bound.setdefault(alias.rpartition(".")[2], []).append(alias)
                 result.refs[alias] = binding.refs
+        elif binding.takes:
+            for name, taken in zip(binding.names, binding.takes, strict=True):
+                variants.setdefault(name, []).extend(["<import>", taken])
         elif not binding.is_def:
             own = text.without(binding.start, binding.end, ())
             for name in binding.names:

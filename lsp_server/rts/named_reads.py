@@ -1,0 +1,65 @@
+"""Spellings of lookup names that read one name the code spells, not any name: they keep a
+code object's other lookups by string recorded at run time (``rts.runtime_lookups``).
+
+* ``obj.__dict__["name"]``: the constant is the name read, as ``getattr(obj, "name")``'s
+  is (tinydb's ``Middleware.__getattr__``: ``getattr(self.__dict__['storage'], name)``);
+* ``sys.modules[key].attr``: a module found by name, of which the code reads the one
+  attribute it spells (funcy's ``__init__``: ``sys.modules['funcy.' + m].__all__``).
+
+The names so read are in the code's constants or attribute names, counted as read
+(``rts.reads``), and are looked for in the modules the test depends on, as any name is.
+"""
+
+from __future__ import annotations
+
+import dis
+
+JUMPS = frozenset([*dis.hasjrel, *dis.hasjabs])
+
+
+def constant_key(instructions: list[dis.Instruction], index: int) -> bool:
+    """Whether the instruction at ``index`` loads an attribute (``__dict__``) only to
+    subscript it with a constant string (``obj.__dict__["name"]``, to read, store or
+    delete): that reads the one name, as ``getattr(obj, "name")`` does (the constant
+    counts as a read: ``rts.reads``)."""
+    if instructions[index].opname != "LOAD_ATTR" or index + 2 >= len(instructions):
+        return False
+    key, use = instructions[index + 1], instructions[index + 2]
+    if key.opname != "LOAD_CONST" or not isinstance(key.argval, str) or key.is_jump_target:
+        return False
+    # 3.14 spells a subscript ``BINARY_OP []``; a store or delete takes the key from here too.
+    subscript = use.opname == "BINARY_OP" and use.argrepr == "[]"
+    return subscript or use.opname in ("BINARY_SUBSCR", "STORE_SUBSCR", "DELETE_SUBSCR")
+
+
+def module_attribute(instructions: list[dis.Instruction], index: int) -> bool:
+    """Whether the instruction at ``index`` loads an attribute (``sys.modules``) only to
+    subscript it (with any key) and read one attribute of what it finds
+    (``sys.modules["pkg." + m].__all__``): a module found by name, of which the code reads
+    the one name it spells (counted as read: ``rts.reads``). Held or handed on, the module
+    could have any name read: that stays a lookup."""
+    if instructions[index].opname != "LOAD_ATTR":
+        return False
+    depth = 1  # the table
+    for at in range(index + 1, len(instructions) - 1):
+        ins = instructions[at]
+        if ins.is_jump_target or ins.opcode in JUMPS:
+            return False
+        subscript = ins.opname == "BINARY_SUBSCR" or (
+            ins.opname == "BINARY_OP" and ins.argrepr == "[]"
+        )
+        if subscript and depth == 2:  # the table and its key
+            return instructions[at + 1].opname == "LOAD_ATTR"
+        depth += dis.stack_effect(ins.opcode, ins.arg, jump=False)
+        if depth < 2:
+            return False  # the table was taken by something else
+    return False
+
+
+def reads_one_name(instructions: list[dis.Instruction], index: int) -> bool:
+    """Whether the instruction at ``index`` spells ``__dict__`` or ``modules`` in one of
+    the shapes above."""
+    name = instructions[index].argval
+    if name == "__dict__":
+        return constant_key(instructions, index)
+    return name == "modules" and module_attribute(instructions, index)
