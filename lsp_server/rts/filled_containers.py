@@ -10,7 +10,8 @@ value), and so on down the chain (what it ran includes what it read).
 
 Which entries a test changed is found by comparing each container before and after the
 test (by identity of keys and values: a dict entry rebound, a set element added or dropped,
-a list changed as a whole, the name rebound to another object). Which entries it read, from
+a list changed as a whole, the name rebound to another object); a dict is copied and
+compared only when its version tag moved (``rts.dict_versions``). Which entries it read, from
 the code it ran (``rts.container_reads``): a keyed read counts for its key only, any other
 use of the container's name for every entry. Keeping it per entry keeps it precise where a
 registry grows in most tests (marshmallow's class registry: a test reads the entries of the
@@ -48,6 +49,7 @@ from types import CodeType, ModuleType
 from typing import Any
 
 from lsp_server.rts.container_reads import ContainerReads, KeyedReads, container_reads
+from lsp_server.rts.dict_versions import DictSnapshot
 from lsp_server.rts.identity import identity
 from lsp_server.rts.project_modules import NewProjectModules
 from lsp_server.rts.tracing import CodeSet
@@ -63,7 +65,7 @@ class _Namespace:
 
     owner: object
     names: Mapping[str, Any]
-    before: dict[str, Any]
+    before: DictSnapshot
 
 
 def _changed_keys(before: dict[Any, Any], now: Mapping[Any, Any]) -> set[Any]:
@@ -130,30 +132,39 @@ class _Slot:
     namespace: Mapping[str, Any]
     name: str
     value: Any
-    before: Any = None  # a copy of ``value`` at the start of the test
-    # Of a dict: the sizes of the dicts, sets and lists it holds (a registry's lists grow),
-    # and which entries hold one (looked for again only when an entry changed).
-    sizes: dict[Any, int] | None = None
-    holding: list[tuple[Any, Any]] | None = None
+    before: Any = None  # of a set or a list: a copy of ``value`` at the start of the test
+    entries: DictSnapshot | None = None  # of a dict: its entries at the start of the test
+    # Of a dict: which entries hold a dict, set or list (looked for again only when an
+    # entry changed), and their sizes at the start of the test (a registry's lists grow).
+    holding: tuple[list[Any], list[Any]] | None = None
+    sizes: list[int] | None = None
 
     def start(self) -> None:
         value = self.value
-        self.before = _copy(value) if isinstance(value, _KINDS) else None
         if not isinstance(value, dict):
+            self.before, self.entries = _copy(value), None
             return
+        if self.entries is None or self.entries.mapping is not value:
+            self.entries = DictSnapshot(value)
+        self.entries.take()
         if self.holding is None:
-            self.holding = [(k, v) for k, v in value.items() if isinstance(v, _KINDS)]
-        self.sizes = {k: len(v) for k, v in self.holding}
+            held = [(k, v) for k, v in value.items() if isinstance(v, _KINDS)]
+            self.holding = ([k for k, _ in held], [v for _, v in held])
+        self.sizes = list(map(len, self.holding[1]))
 
 
 def _copy(value: Any) -> Any:
-    if isinstance(value, dict):
-        return dict(value)
     return set(value) if isinstance(value, set) else list(value)
 
 
-def _size(value: Any) -> int:
-    return len(value) if isinstance(value, _KINDS) else -1
+def _grown(slot: _Slot) -> set[Any]:
+    """The entries of a dict's slot holding a container whose size changed (one rebound to
+    another object is among the changed entries)."""
+    keys, values = slot.holding or ([], [])
+    sizes = list(map(len, values))
+    if sizes == slot.sizes:
+        return set()
+    return {key for key, now, then in zip(keys, sizes, slot.sizes or ()) if now != then}
 
 
 def _changed(slot: _Slot) -> set[Any]:
@@ -162,14 +173,15 @@ def _changed(slot: _Slot) -> set[Any]:
     if now is not slot.value:
         slot.holding = None
         return {WHOLE}
-    before = slot.before
-    if isinstance(before, dict):
-        sizes = slot.sizes or {}
-        grown = {k for k, size in sizes.items() if _size(now.get(k, _MISSING)) != size}
-        changed = _changed_keys(before, now)
+    if slot.entries is not None:
+        grown = _grown(slot)
+        if slot.entries.unchanged():
+            return grown
+        changed = _changed_keys(slot.entries.entries, now)
         if changed:
             slot.holding = None  # entries rebound: which hold containers, looked for again
         return changed | grown
+    before = slot.before
     if isinstance(before, set):
         if len(before) == len(now) and before == now:
             return set()
@@ -213,7 +225,7 @@ class FilledContainers:
                 slot.holding = None
             slot.start()
         for namespace in self._namespaces:
-            namespace.before = dict(namespace.names)
+            namespace.before.take()
         self.keyed.take()
 
     def after(self, codes: CodeSet) -> None:
@@ -235,8 +247,6 @@ class FilledContainers:
             for index, fillers in self._fillers.items():
                 self._add_read(self._slots[index], fillers, keys, everything, found)
         for index, slot in enumerate(self._slots):
-            if slot.before is None:
-                continue
             changed = _changed(slot)
             if not changed:
                 continue
@@ -248,7 +258,9 @@ class FilledContainers:
                 self._filled_names.add(slot.name)
                 self._version += 1
         for namespace in self._namespaces:
-            for name in _changed_keys(namespace.before, namespace.names):
+            if namespace.before.unchanged():
+                continue
+            for name in _changed_keys(namespace.before.entries, namespace.names):
                 submodule = _bound_by_import(namespace.owner, name, namespace.names.get(name))
                 if submodule and name not in self._rebound:
                     self._submodules.add(name)
@@ -364,7 +376,7 @@ class FilledContainers:
         """The names bound in the namespace of ``owner`` (a module or a class, kept alive by
         its module), and its containers unless ``watched`` is false."""
         namespace = vars(owner)
-        self._namespaces.append(_Namespace(owner, namespace, dict(namespace)))
+        self._namespaces.append(_Namespace(owner, namespace, DictSnapshot(namespace)))
         if not watched:
             return
         containers = {identity(v): n for n, v in namespace.items() if isinstance(v, _KINDS)}
