@@ -86,7 +86,7 @@ def _tags_move() -> bool:
 def _class_dict(cls: type) -> dict[str, Any]:
     """The dict behind a class's read-only ``vars`` (a ``mappingproxy``)."""
     (namespace,) = gc.get_referents(vars(cls))
-    return namespace  # type: ignore[no-any-return]
+    return namespace
 
 
 def _supported() -> bool:
@@ -94,7 +94,7 @@ def _supported() -> bool:
         return False
     try:
         return _layout_holds() and _tags_move()
-    except Exception:  # noqa: BLE001 - any surprise means: do not trust the tag
+    except Exception:  # any surprise means: do not trust the tag
         return False
 
 
@@ -134,7 +134,7 @@ class DictSnapshot:
     """The entries of a dict (or a class's namespace) as of the last ``take``: copied again
     only when its version tag says it changed since (every time where it has none)."""
 
-    __slots__ = ("entries", "mapping", "_seen", "_version")
+    __slots__ = ("_seen", "_version", "entries", "mapping")
 
     def __init__(self, mapping: Mapping[Any, Any]) -> None:
         self.mapping = mapping

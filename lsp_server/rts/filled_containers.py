@@ -164,7 +164,9 @@ def _grown(slot: _Slot) -> set[Any]:
     sizes = list(map(len, values))
     if sizes == slot.sizes:
         return set()
-    return {key for key, now, then in zip(keys, sizes, slot.sizes or ()) if now != then}
+    return {
+        key for key, now, then in zip(keys, sizes, slot.sizes or (), strict=True) if now != then
+    }
 
 
 def _changed(slot: _Slot) -> set[Any]:
