@@ -10,7 +10,8 @@ value), and so on down the chain (what it ran includes what it read).
 
 Which entries a test changed is found by comparing each container before and after the
 test (by identity of keys and values: a dict entry rebound, a set element added or dropped,
-a list changed as a whole, the name rebound to another object). Which entries it read, from
+a list changed as a whole, the name rebound to another object); a dict is copied and
+compared only when its version tag moved (``rts.dict_versions``). Which entries it read, from
 the code it ran (``rts.container_reads``): a keyed read counts for its key only, any other
 use of the container's name for every entry. Keeping it per entry keeps it precise where a
 registry grows in most tests (marshmallow's class registry: a test reads the entries of the
@@ -40,18 +41,17 @@ of it whenever it runs: its code never names the container.
 
 from __future__ import annotations
 
-import dis
-import inspect
 import operator
-import sys
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from types import CodeType, ModuleType
+from types import CodeType
 from typing import Any
 
 from lsp_server.rts.container_reads import ContainerReads, KeyedReads, container_reads
+from lsp_server.rts.dict_versions import DictSnapshot
 from lsp_server.rts.identity import identity
 from lsp_server.rts.project_modules import NewProjectModules
+from lsp_server.rts.rebound_names import bound_by_import, imported_names, names_spelled
 from lsp_server.rts.tracing import CodeSet
 
 WHOLE = ("<whole container>",)  # an entry standing for all of a container
@@ -65,7 +65,7 @@ class _Namespace:
 
     owner: object
     names: Mapping[str, Any]
-    before: dict[str, Any]
+    before: DictSnapshot
 
 
 def _changed_keys(before: dict[Any, Any], now: Mapping[Any, Any]) -> set[Any]:
@@ -80,51 +80,6 @@ def _changed_keys(before: dict[Any, Any], now: Mapping[Any, Any]) -> set[Any]:
     return changed | (before.keys() - now.keys())
 
 
-# Instructions reading a name (a global, an attribute, a name imported from a module).
-_NAME_LOADS = frozenset(
-    {
-        "LOAD_GLOBAL",
-        "LOAD_NAME",
-        "LOAD_ATTR",
-        "LOAD_METHOD",
-        "LOAD_SUPER_ATTR",
-        "LOAD_FROM_DICT_OR_GLOBALS",
-        "LOAD_CLASSDEREF",
-        "IMPORT_FROM",
-    }
-)
-
-
-def _bound_by_import(owner: object, name: str, value: object) -> bool:
-    """Whether ``value`` is the submodule the import system bound as ``name`` on the
-    package ``owner`` when a test first imported it."""
-    package = getattr(owner, "__name__", None)
-    return isinstance(value, ModuleType) and sys.modules.get(f"{package}.{name}") is value
-
-
-def _imported_names(code: CodeType) -> frozenset[str]:
-    """The names ``code`` imports itself (``from pkg import api``, ``import pkg.api``): a
-    package's submodule read so is imported by the reading test whatever ran before it."""
-    found: set[str] = set()
-    for instruction in dis.get_instructions(code):
-        if instruction.opname == "IMPORT_FROM":
-            found.add(instruction.argval)
-        elif instruction.opname == "IMPORT_NAME":
-            found.update(str(instruction.argval).split(".")[1:])
-    return frozenset(found)
-
-
-def _names_spelled(code: CodeType) -> frozenset[str]:
-    """The names ``code`` reads and its string constants (``getattr(obj, "mode")``). A
-    module's or class body's ``def mode`` binds ``mode``, reads nothing: their instructions
-    tell (a function's ``co_names`` are nearly all reads, and far cheaper to take)."""
-    if code.co_flags & inspect.CO_NEWLOCALS:
-        names: Iterable[str] = code.co_names
-    else:
-        names = (i.argval for i in dis.get_instructions(code) if i.opname in _NAME_LOADS)
-    return frozenset({*names, *(c for c in code.co_consts if type(c) is str)})
-
-
 @dataclass
 class _Slot:
     """A name bound to a container: in a module's or a class's namespace."""
@@ -132,35 +87,46 @@ class _Slot:
     namespace: Mapping[str, Any]
     name: str
     value: Any
-    before: Any = None  # a copy of ``value`` at the start of the test
-    # Of a dict: the sizes of the dicts, sets and lists it holds (a registry's lists grow),
-    # and which entries hold one (looked for again only when an entry changed).
-    sizes: dict[Any, int] | None = None
-    holding: list[tuple[Any, Any]] | None = None
+    before: Any = None  # of a set or a list: a copy of ``value`` at the start of the test
+    entries: DictSnapshot | None = None  # of a dict: its entries at the start of the test
+    # Of a dict: which entries hold a dict, set or list (looked for again only when an
+    # entry changed), and their sizes at the start of the test (a registry's lists grow).
+    holding: tuple[list[Any], list[Any]] | None = None
+    sizes: list[int] | None = None
 
     def start(self) -> None:
         value = self.value
-        self.before = _copy(value) if isinstance(value, _KINDS) else None
         if not isinstance(value, dict):
+            self.before, self.entries = _copy(value), None
             return
+        if self.entries is None or self.entries.mapping is not value:
+            self.entries = DictSnapshot(value)
+        self.entries.take()
         if self.holding is None:
-            self.holding = [(k, v) for k, v in value.items() if isinstance(v, _KINDS)]
-        self.sizes = {k: len(v) for k, v in self.holding}
+            held = [(k, v) for k, v in value.items() if isinstance(v, _KINDS)]
+            self.holding = ([k for k, _ in held], [v for _, v in held])
+        self.sizes = list(map(len, self.holding[1]))
 
 
 def _copy(value: Any) -> Any:
-    if isinstance(value, dict):
-        return dict(value)
     return set(value) if isinstance(value, set) else list(value)
 
 
-def _size(value: Any) -> int:
-    return len(value) if isinstance(value, _KINDS) else -1
+def _grown(slot: _Slot) -> set[Any]:
+    """The entries of a dict's slot holding a container whose size changed (one rebound to
+    another object is among the changed entries)."""
+    keys, values = slot.holding or ([], [])
+    sizes = list(map(len, values))
+    if sizes == slot.sizes:
+        return set()
+    return {
+        key for key, now, then in zip(keys, sizes, slot.sizes or (), strict=True) if now != then
+    }
 
 
 def _presence_changed(slot: _Slot, changed: set[Any]) -> set[Any]:
     """Of the ``changed`` entries of ``slot``, those the test added or dropped."""
-    before = slot.before
+    before = slot.entries.entries if slot.entries is not None else slot.before
     if not isinstance(before, dict) or WHOLE in changed:
         return changed
     now = slot.namespace.get(slot.name, _MISSING)
@@ -173,14 +139,15 @@ def _changed(slot: _Slot) -> set[Any]:
     if now is not slot.value:
         slot.holding = None
         return {WHOLE}
-    before = slot.before
-    if isinstance(before, dict):
-        sizes = slot.sizes or {}
-        grown = {k for k, size in sizes.items() if _size(now.get(k, _MISSING)) != size}
-        changed = _changed_keys(before, now)
+    if slot.entries is not None:
+        grown = _grown(slot)
+        if slot.entries.unchanged():
+            return grown
+        changed = _changed_keys(slot.entries.entries, now)
         if changed:
             slot.holding = None  # entries rebound: which hold containers, looked for again
         return changed | grown
+    before = slot.before
     if isinstance(before, set):
         if len(before) == len(now) and before == now:
             return set()
@@ -203,7 +170,7 @@ class FilledContainers:
         self._rebound: dict[str, CodeSet] = {}  # name -> what ran in the tests rebinding it
         # Names only ever rebound by the import system binding a submodule on its package.
         self._submodules: set[str] = set()
-        self._imports: dict[int, frozenset[str]] = {}  # by identity(code): ``_imported_names``
+        self._imports: dict[int, frozenset[str]] = {}  # by identity(code): ``imported_names``
         self._spelled: dict[int, frozenset[str]] = {}  # by identity(code): names it spells
         self._slots: list[_Slot] = []
         self._slot_of: set[tuple[int, str]] = set()  # (identity(owner), name) of each slot
@@ -225,7 +192,7 @@ class FilledContainers:
                 slot.holding = None
             slot.start()
         for namespace in self._namespaces:
-            namespace.before = dict(namespace.names)
+            namespace.before.take()
         self.keyed.take()
 
     def after(self, codes: CodeSet) -> None:
@@ -248,8 +215,6 @@ class FilledContainers:
                 presence = self._presence.get(index, {})
                 self._add_read(self._slots[index], (fillers, presence), keys, everything, found)
         for index, slot in enumerate(self._slots):
-            if slot.before is None:
-                continue
             changed = _changed(slot)
             if not changed:
                 continue
@@ -265,8 +230,10 @@ class FilledContainers:
                 self._filled_names.add(slot.name)
                 self._version += 1
         for namespace in self._namespaces:
-            for name in _changed_keys(namespace.before, namespace.names):
-                submodule = _bound_by_import(namespace.owner, name, namespace.names.get(name))
+            if namespace.before.unchanged():
+                continue
+            for name in _changed_keys(namespace.before.entries, namespace.names):
+                submodule = bound_by_import(namespace.owner, name, namespace.names.get(name))
                 if submodule and name not in self._rebound:
                     self._submodules.add(name)
                 elif not submodule:
@@ -298,7 +265,7 @@ class FilledContainers:
             if read & self._submodules:
                 imported = self._imports.get(key)
                 if imported is None:
-                    imported = self._imports[key] = _imported_names(code)
+                    imported = self._imports[key] = imported_names(code)
                 read -= imported & self._submodules
             for name in read:
                 found.update(rebound[name])
@@ -343,7 +310,7 @@ class FilledContainers:
         return found
 
     def _reads_of_project(self, code: CodeType) -> frozenset[str]:
-        return _names_spelled(code) if self._is_project_code(code) else frozenset()
+        return names_spelled(code) if self._is_project_code(code) else frozenset()
 
     def _reads(self, code: CodeType) -> ContainerReads | None:
         known = self._analysis.get(identity(code))
@@ -384,7 +351,7 @@ class FilledContainers:
         """The names bound in the namespace of ``owner`` (a module or a class, kept alive by
         its module), and its containers unless ``watched`` is false."""
         namespace = vars(owner)
-        self._namespaces.append(_Namespace(owner, namespace, dict(namespace)))
+        self._namespaces.append(_Namespace(owner, namespace, DictSnapshot(namespace)))
         if not watched:
             return
         containers = {identity(v): n for n, v in namespace.items() if isinstance(v, _KINDS)}

@@ -29,16 +29,13 @@ from lsp_server.rts.audit_events import FileWatcher, activate_watcher
 from lsp_server.rts.cache_hits import CacheHits
 from lsp_server.rts.file_units import Unit
 from lsp_server.rts.filled_containers import FilledContainers
+from lsp_server.rts.flush_pace import FlushPace
 from lsp_server.rts.parametrize_files import ParametrizeFiles
 from lsp_server.rts.setup_clock import SetupClock
 from lsp_server.rts.snapshots import FileStates
 from lsp_server.rts.store import DependencyStore, FileSnapshot, TestResult
 from lsp_server.rts.tracer_choice import new_tracer
 from lsp_server.rts.tracing import CodeSet, CodeTracer
-
-# Results are written in batches: at most this many tests or seconds per transaction.
-_BATCH_TESTS = 100
-_BATCH_S = 1.0
 
 EARLY_TRACER = pytest.StashKey[CodeTracer]()
 
@@ -110,7 +107,7 @@ class DependencyRecorder:
         self._items_window = Window()
         self._reports: dict[str, list[pytest.TestReport]] = {}
         self._pending: list[TestResult] = []
-        self._last_flush = time.monotonic()
+        self._flush_pace = FlushPace()
         # Code the tests ran since the last write, and the return kinds already written.
         self._ran: CodeSet = {}
         self._written: dict[Unit, set[str]] = {}
@@ -285,13 +282,13 @@ class DependencyRecorder:
         outcome, duration = _outcome(reports)
         setup = self.setup_clock.take()
         self._pending.append(TestResult(item.nodeid, outcome, duration, units, setup))
-        if len(self._pending) >= _BATCH_TESTS or time.monotonic() - self._last_flush > _BATCH_S:
+        if self._flush_pace.due(len(self._pending), time.monotonic()):
             self._flush_records()
 
     def _flush_records(self) -> None:
         """Write buffered results in one transaction. Losing a buffer (kill -9) is safe:
         those tests keep their previous record, which selects them again."""
-        self._last_flush = time.monotonic()
+        started = time.monotonic()
         if not self._pending:
             return
         pending, self._pending = self._pending, []
@@ -313,6 +310,7 @@ class DependencyRecorder:
             self._record_return_kinds()
             incomplete, self._incomplete = self._incomplete, set()
             self.store.mark_stale(incomplete, _INCOMPLETE)
+        self._flush_pace.wrote(started, time.monotonic())
 
     def _record_return_kinds(self) -> None:
         """Which functions each test ran, and what they returned (only what this session
