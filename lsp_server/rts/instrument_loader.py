@@ -30,11 +30,14 @@ import dis
 import importlib.abc
 import importlib.machinery
 import importlib.util
+import itertools
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from types import CodeType, ModuleType
 from typing import Any
+
+from lsp_server.rts.return_sites import ReturnSites, mark_returns
 
 HITS_NAME = "__reks_hits__"
 HIT_NAME = "__reks_hit__"
@@ -51,6 +54,7 @@ class HitTable:
         self.hits = bytearray()
         # Index -> the code object and the comprehensions run with it (kept alive).
         self.codes: list[tuple[CodeType, ...] | None] = []
+        self.sites = ReturnSites()
 
     def reserve(self, count: int) -> int:
         """The first of ``count`` new indexes."""
@@ -75,6 +79,7 @@ class HitTable:
         setattr(builtins, HITS_NAME, self.hits)
         setattr(builtins, HIT_NAME, self.hits.__setitem__)
         setattr(builtins, ENTER_NAME, self.mark)
+        self.sites.install()
 
     def mark(self, index: int) -> None:
         """The marker of code to be watched as it runs (``ENTER_NAME``) while no tracer
@@ -170,20 +175,32 @@ def _mark(node: ast.AST, index: int, enter: bool) -> None:
 def instrument_tree(
     tree: ast.Module,
     table: HitTable,
-    start: int | None = None,
+    start: tuple[int, int] | None = None,
     entering: frozenset[int] = frozenset(),
-) -> int:
-    """Add markers to ``tree`` in place, numbered from ``start`` (None: new indexes of
-    ``table``), those of ``entering`` the watched kind; returns the first index. One walk
-    finds every node first: a visitor rebuilding the tree cost more than compiling it."""
+) -> tuple[int, int]:
+    """Add markers to ``tree`` in place, numbered from ``start`` (the first marker and
+    return site: None for new indexes of ``table``), those of ``entering`` the watched kind;
+    returns the first marker and return site. One walk finds every node first: a visitor
+    rebuilding the tree cost more than compiling it."""
     marked = [node for node in ast.walk(tree) if isinstance(node, _MARKED)]
-    if start is None:
-        start = table.reserve(len(marked))
+    first_site = len(table.sites.known) if start is None else start[1]
+    numbered = None if start is None else itertools.count(start[1])
+    owned: list[tuple[int, list[int]]] = []  # (function's place in ``marked``, its sites)
+    for place, node in enumerate(list(marked)):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            sites, copies = mark_returns(node, table.sites, numbered)
+            owned.append((place, sites))
+            for value in copies:  # copied before their markers are placed: new ones
+                marked.extend(n for n in ast.walk(value) if isinstance(n, _MARKED))
+    first = table.reserve(len(marked)) if start is None else start[0]
     # Every node added is located: ``fix_missing_locations`` would give pytest's rewritten
     # asserts (which have no end positions) spans ending before they start.
-    for index, node in enumerate(marked, start):
+    for index, node in enumerate(marked, first):
         _mark(node, index, index in entering)
-    return start
+    for place, sites in owned:
+        for site in sites:
+            table.sites.own(site, first + place)
+    return first, first_site
 
 
 _LOAD_GLOBAL, _LOAD_NAME, _LOAD_CONST = (
@@ -254,7 +271,9 @@ def compile_instrumented(
     markers calling ``ENTER_NAME``, at the same indexes."""
     data = source if isinstance(source, bytes) else source.encode()
 
-    def compiled(start: int | None, entering: frozenset[int]) -> tuple[int, int, CodeType]:
+    def compiled(
+        start: tuple[int, int] | None, entering: frozenset[int]
+    ) -> tuple[tuple[int, int], int, CodeType]:
         tree = ast.parse(data, filename)
         if rewrite is not None:
             rewrite(tree, data)
@@ -267,7 +286,7 @@ def compile_instrumented(
     if watched is None:
         return code
     entering = frozenset(
-        at for at in range(start, end) if (group := table.codes[at]) and watched(group)
+        at for at in range(start[0], end) if (group := table.codes[at]) and watched(group)
     )
     return compiled(start, entering)[2] if entering else code
 
