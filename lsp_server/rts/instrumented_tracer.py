@@ -40,12 +40,8 @@ from typing import Any
 from lsp_server.rts.audit_events import watch_exec
 from lsp_server.rts.constant_lookups import constant_names
 from lsp_server.rts.identity import identity
-from lsp_server.rts.instrument_loader import (
-    ENTER_NAME,
-    MARKER_NAMES,
-    InstrumentingFinder,
-    shared_table,
-)
+from lsp_server.rts.instrument_loader import WATCH_HOOK, InstrumentingFinder, shared_table
+from lsp_server.rts.marker_codes import ENTER_NAME, MARKER_NAMES
 from lsp_server.rts.reads import EVERY_NAME
 from lsp_server.rts.return_notes import ReturnNotes
 from lsp_server.rts.returns import returns_values
@@ -192,7 +188,7 @@ class InstrumentedTracer(CodeTracer):
             elif event == "call" and frame.f_code is import_module:
                 on_lookup(frame.f_back, importlib.import_module)
 
-        hook.reks_watch = True  # type: ignore[attr-defined]
+        setattr(hook, WATCH_HOOK, True)
         return hook
 
     def _enter(self) -> Callable[[int], None]:
@@ -206,7 +202,7 @@ class InstrumentedTracer(CodeTracer):
         def enter(index: int) -> None:
             hits[index] = 1
             current = getprofile()
-            if current is not None and getattr(current, "reks_watch", False):
+            if current is not None and getattr(current, WATCH_HOOK, False):
                 return
             group = codes[index] or ()
             if all(EVERY_NAME in names.get(identity(code), ()) for code in group):

@@ -26,6 +26,7 @@ import ast
 import builtins
 import copy
 from collections.abc import Iterator
+from typing import Any
 
 from lsp_server.rts.returns import kind_of
 
@@ -88,9 +89,9 @@ def _own_nodes(function: ast.FunctionDef | ast.AsyncFunctionDef) -> Iterator[ast
         stack.extend(c for c in ast.iter_child_nodes(node) if not isinstance(c, _SCOPES))
 
 
-def _point(node: ast.AST, at: ast.AST) -> ast.AST:
-    """``node`` and everything in it placed at the start of ``at`` (see
-    ``instrument_loader._located``)."""
+def located(node: ast.AST, at: ast.AST) -> Any:
+    """``node`` and everything in it placed at the start of ``at`` (a point: a span copied
+    from ``at`` may end before it starts once pytest has rewritten ``at``)."""
     line, column = getattr(at, "lineno", 1), getattr(at, "col_offset", 0)
     for part in ast.walk(node):
         if "lineno" in part._attributes:
@@ -101,7 +102,7 @@ def _point(node: ast.AST, at: ast.AST) -> ast.AST:
 
 def _noted(site: int, value: ast.expr, at: ast.AST) -> tuple[ast.expr, ast.expr]:
     """The return value of a site, and the copy of ``value`` in it."""
-    known = _point(
+    known = located(
         ast.Subscript(
             value=ast.Name(id=KNOWN_NAME, ctx=ast.Load()),
             slice=ast.Constant(value=site),
@@ -110,7 +111,7 @@ def _noted(site: int, value: ast.expr, at: ast.AST) -> tuple[ast.expr, ast.expr]
         at,
     )
     copied = copy.deepcopy(value)
-    call = _point(
+    call = located(
         ast.Call(
             func=ast.Name(id=RETURN_NAME, ctx=ast.Load()),
             args=[ast.Constant(value=site)],
@@ -118,7 +119,7 @@ def _noted(site: int, value: ast.expr, at: ast.AST) -> tuple[ast.expr, ast.expr]
         ),
         at,
     )
-    call.args.append(copied)  # type: ignore[attr-defined]
+    call.args.append(copied)
     noted = ast.IfExp(test=known, body=value, orelse=call)
     return ast.copy_location(noted, value), copied
 
@@ -147,7 +148,7 @@ def mark_returns(
     if not isinstance(body[-1], _ENDS):
         # Falling off the end returns None: a return there says so.
         end = ast.Return(value=None)
-        body.append(_point(end, body[-1]))  # type: ignore[arg-type]
+        body.append(located(end, body[-1]))
         returns.append(end)
     found, copies = [], []
     for node in returns:
@@ -155,8 +156,8 @@ def mark_returns(
         site = next(numbered) if numbered is not None else sites.add(constant)
         value = node.value
         if value is None:
-            value = _point(ast.Constant(value=None), node)  # type: ignore[assignment]
-        node.value, copied = _noted(site, value, node)  # type: ignore[arg-type]
+            value = located(ast.Constant(value=None), node)
+        node.value, copied = _noted(site, value, node)
         found.append(site)
         copies.append(copied)
     return found, copies

@@ -24,9 +24,9 @@ def new_tracer(is_project_file: Callable[[str], bool]) -> CodeTracer:
     (the profile hook sees everything and leaves the choice to the caller)."""
     asked = os.environ.get("REKS_TRACER")
     monitoring = hasattr(sys, "monitoring")
-    if asked != "profile" and (asked == "instrumented" or not monitoring):
-        if not any_project_module(is_project_file):
-            return InstrumentedTracer(is_project_file)
+    markers = asked == "instrumented" or (not monitoring and asked != "profile")
+    if markers and not any_project_module(is_project_file):
+        return InstrumentedTracer(is_project_file)
     if monitoring and asked != "profile":
         return MonitoringTracer(is_project_file)
     return ProfileTracer(is_project_file)
