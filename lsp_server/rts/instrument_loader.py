@@ -26,6 +26,8 @@ from __future__ import annotations
 
 import ast
 import builtins
+import contextlib
+import gc
 import importlib.abc
 import importlib.machinery
 import importlib.util
@@ -163,17 +165,19 @@ def instrument_tree(
     table: HitTable,
     start: tuple[int, int] | None = None,
     entering: frozenset[int] = frozenset(),
+    returns: bool = True,
 ) -> tuple[int, int]:
-    """Add markers to ``tree`` in place, numbered from ``start`` (the first marker and
-    return site: None for new indexes of ``table``), those of ``entering`` the watched kind;
-    returns the first marker and return site. One walk finds every node first: a visitor
-    rebuilding the tree cost more than compiling it."""
+    """Add markers to ``tree`` in place (and return sites, unless not ``returns``),
+    numbered from ``start`` (the first marker and return site: None for new indexes of
+    ``table``), those of ``entering`` the watched kind; returns the first marker and return
+    site. One walk finds every node first: a visitor rebuilding the tree cost more than
+    compiling it."""
     marked = [node for node in ast.walk(tree) if isinstance(node, _MARKED)]
     first_site = len(table.sites.known) if start is None else start[1]
     numbered = None if start is None else itertools.count(start[1])
     owned: list[tuple[int, list[int]]] = []  # (function's place in ``marked``, its sites)
     for place, node in enumerate(list(marked)):
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        if returns and isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             sites, copies = mark_returns(node, table.sites, numbered)
             owned.append((place, sites))
             for value in copies:  # copied before their markers are placed: new ones
@@ -200,11 +204,13 @@ def compile_instrumented(
     table: HitTable,
     rewrite: Callable[[ast.Module, bytes], None] | None = None,
     watched: Watched | None = None,
+    returns: bool = True,
 ) -> CodeType:
     """``source`` compiled with markers (after ``rewrite``, pytest's assertion rewriting
-    for a test module), its code objects registered in ``table``. When some of them are
-    ``watched`` (known only from the code objects), it is compiled once more with their
-    markers calling ``ENTER_NAME``, at the same indexes."""
+    for a test module), its code objects registered in ``table``; ``returns``: with return
+    sites (``rts.return_sites``). When some of them are ``watched`` (known only from the
+    code objects), it is compiled once more with their markers calling ``ENTER_NAME``, at
+    the same indexes."""
     data = source if isinstance(source, bytes) else source.encode()
 
     def compiled(
@@ -213,7 +219,7 @@ def compile_instrumented(
         tree = ast.parse(data, filename)
         if rewrite is not None:
             rewrite(tree, data)
-        first = instrument_tree(tree, table, start, entering)
+        first = instrument_tree(tree, table, start, entering, returns)
         code = compile(tree, filename, "exec", dont_inherit=True)
         register_codes(code, table.codes)
         return first, len(table.hits), code
@@ -225,6 +231,28 @@ def compile_instrumented(
         at for at in range(start[0], end) if (group := table.codes[at]) and watched(group)
     )
     return compiled(start, entering)[2] if entering else code
+
+
+@contextlib.contextmanager
+def _compiling() -> Iterator[None]:
+    """Compiling a module builds and drops hundreds of thousands of nodes: the collector
+    is off meanwhile (each of its passes visits reks's and pytest's objects too: a third of
+    pytest's assertion rewriting on toolz). A module imported while another imports would
+    be compiled under the hook watching that import (``WATCH_HOOK``), every call of the
+    compilation going through it: it is paused. Nothing of the project runs meanwhile."""
+    hook = sys.getprofile()
+    paused = getattr(hook, WATCH_HOOK, False)
+    collecting = gc.isenabled()
+    if paused:
+        sys.setprofile(None)
+    gc.disable()
+    try:
+        yield
+    finally:
+        if collecting:
+            gc.enable()
+        if paused:
+            sys.setprofile(hook)
 
 
 ModuleHook = Callable[[CodeType], None]
@@ -247,22 +275,18 @@ class InstrumentingLoader(importlib.machinery.SourceFileLoader):
         self._rewrite = rewrite
 
     def get_code(self, fullname: str) -> CodeType:
-        source = self.get_data(self.get_filename(fullname))
+        path = self.get_filename(fullname)
+        source = self.get_data(path)
         finder = self._finder
-        # A module imported while another imports is compiled under the hook watching
-        # that import (``WATCH_HOOK``): every call of the compilation would go through it
-        # (toolz: 2.1 s instead of 0.4 s). Nothing of the project runs meanwhile.
-        hook = sys.getprofile()
-        paused = getattr(hook, WATCH_HOOK, False)
-        if paused:
-            sys.setprofile(None)
-        try:
+        with _compiling():
             return compile_instrumented(
-                source, self.path, finder.table, self._rewrite, finder.watched
+                source,
+                self.path,
+                finder.table,
+                self._rewrite,
+                finder.watched,
+                finder.returns_wanted(path),
             )
-        finally:
-            if paused:
-                sys.setprofile(hook)
 
     def exec_module(self, module: ModuleType) -> None:
         code = self.get_code(module.__name__)
@@ -288,9 +312,11 @@ class InstrumentingFinder(importlib.abc.MetaPathFinder):
         rewriter: Any = None,
         pytest_rewrite: Callable[[ast.Module, bytes, str], None] | None = None,
         watched: Watched | None = None,
+        returns_wanted: Callable[[str], bool] | None = None,
     ) -> None:
         self.table = table
         self.watched = watched
+        self.returns_wanted = returns_wanted or (lambda _: True)
         self._is_project_file = is_project_file
         self.on_start = on_start
         self.on_end = on_end

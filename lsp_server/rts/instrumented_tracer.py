@@ -86,9 +86,20 @@ class InstrumentedTracer(CodeTracer):
     import (see the module's docstring for what it records and what it reads
     conservatively)."""
 
-    def __init__(self, is_project_file: Callable[[str], bool]) -> None:
+    def __init__(
+        self,
+        is_project_file: Callable[[str], bool],
+        is_test_file: Callable[[str], bool] | None = None,
+    ) -> None:
         super().__init__(is_project_file)
         self._is_project_file = is_project_file
+        # The tests' return kinds are not recorded: the extreme analysis transforms the
+        # code under test only (``extreme.discover``), and a return site costs compiling.
+        self._returns_wanted = (
+            (lambda _: True)
+            if is_test_file is None
+            else (lambda filename: not is_test_file(filename))
+        )
         self._files: dict[str, bool] = {}
         self._table = shared_table()
         self._finder: InstrumentingFinder | None = None
@@ -261,6 +272,7 @@ class InstrumentedTracer(CodeTracer):
             rewriter,
             pytest_rewrite,
             self._watched,
+            self._returns_wanted,
         )
         self._finder.install()
         setattr(builtins, ENTER_NAME, self._enter())

@@ -19,14 +19,17 @@ from lsp_server.rts.profile_tracer import ProfileTracer
 from lsp_server.rts.tracing import CodeTracer, MonitoringTracer
 
 
-def new_tracer(is_project_file: Callable[[str], bool]) -> CodeTracer:
+def new_tracer(
+    is_project_file: Callable[[str], bool], is_test_file: Callable[[str], bool] | None = None
+) -> CodeTracer:
     """The tracer for this Python; ``is_project_file(co_filename)`` says whose code counts
-    (the profile hook sees everything and leaves the choice to the caller)."""
+    (the profile hook sees everything and leaves the choice to the caller), and
+    ``is_test_file`` whose return kinds nobody reads (the tests')."""
     asked = os.environ.get("REKS_TRACER")
     monitoring = hasattr(sys, "monitoring")
     markers = asked == "instrumented" or (not monitoring and asked != "profile")
     if markers and not any_project_module(is_project_file):
-        return InstrumentedTracer(is_project_file)
+        return InstrumentedTracer(is_project_file, is_test_file)
     if monitoring and asked != "profile":
         return MonitoringTracer(is_project_file)
     return ProfileTracer(is_project_file)
