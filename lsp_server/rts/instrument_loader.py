@@ -31,7 +31,6 @@ import gc
 import importlib.abc
 import importlib.machinery
 import importlib.util
-import itertools
 import sys
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
@@ -113,7 +112,7 @@ def _marker_statement(index: int, at: ast.AST, enter: bool) -> ast.stmt:
     return located(statement, at)
 
 
-def _marker_call(index: int, at: ast.AST, enter: bool) -> ast.expr:
+def _marker_call(index: int, at: ast.AST, enter: bool) -> ast.Call:
     """``__reks_hit__(k, 1)``, or ``__reks_enter__(k)``: both return None."""
     name, args = (ENTER_NAME, [index]) if enter else (HIT_NAME, [index, 1])
     call = ast.Call(
@@ -128,9 +127,11 @@ _MARKED = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda, ast.
 """The nodes whose code objects get a marker (comprehensions are recorded with their owner)."""
 
 
-def _mark_body(
-    node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef, index: int, enter: bool
-) -> None:
+Switch = Callable[[], None]
+"""Turns a marker placed in a tree into the watched kind (``ENTER_NAME``), in place."""
+
+
+def _mark_body(node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef, index: int) -> Switch:
     body = node.body
     first = body[0]
     has_docstring = (
@@ -141,56 +142,57 @@ def _mark_body(
     # After the docstring, at the next statement's place (or the docstring's, when the body
     # is nothing else).
     at = 1 if has_docstring else 0
-    body.insert(at, _marker_statement(index, body[min(at, len(body) - 1)], enter))
+    statement = _marker_statement(index, body[min(at, len(body) - 1)], False)
+    body.insert(at, statement)
+
+    def enter() -> None:
+        body[body.index(statement)] = _marker_statement(index, statement, True)
+
+    return enter
 
 
-def _mark(node: ast.AST, index: int, enter: bool) -> None:
-    if isinstance(node, ast.Lambda):
-        call = _marker_call(index, node.body, enter)
-        marked = ast.BoolOp(op=ast.Or(), values=[call, node.body])
-        node.body = ast.copy_location(marked, node.body)  # spans its body, as before
-    elif isinstance(node, ast.GeneratorExp):
-        test = ast.Compare(
-            left=_marker_call(index, node.elt, enter),
-            ops=[ast.Is()],
-            comparators=[ast.Constant(None)],
-        )
-        node.generators[0].ifs.insert(0, located(test, node.elt))
-    else:
-        _mark_body(node, index, enter)  # type: ignore[arg-type]
+def _mark(node: ast.AST, index: int) -> Switch:
+    if isinstance(node, (ast.Lambda, ast.GeneratorExp)):
+        at = node.body if isinstance(node, ast.Lambda) else node.elt
+        call = _marker_call(index, at, False)
+        if isinstance(node, ast.Lambda):
+            marked = ast.BoolOp(op=ast.Or(), values=[call, node.body])
+            node.body = ast.copy_location(marked, node.body)  # spans its body, as before
+        else:
+            test = ast.Compare(left=call, ops=[ast.Is()], comparators=[ast.Constant(None)])
+            node.generators[0].ifs.insert(0, located(test, node.elt))
+
+        def enter() -> None:
+            call.func = located(ast.Name(id=ENTER_NAME, ctx=ast.Load()), call)
+            del call.args[1:]
+
+        return enter
+    return _mark_body(node, index)  # type: ignore[arg-type]
 
 
 def instrument_tree(
-    tree: ast.Module,
-    table: HitTable,
-    start: tuple[int, int] | None = None,
-    entering: frozenset[int] = frozenset(),
-    returns: bool = True,
-) -> tuple[int, int]:
-    """Add markers to ``tree`` in place (and return sites, unless not ``returns``),
-    numbered from ``start`` (the first marker and return site: None for new indexes of
-    ``table``), those of ``entering`` the watched kind; returns the first marker and return
-    site. One walk finds every node first: a visitor rebuilding the tree cost more than
+    tree: ast.Module, table: HitTable, returns: bool = True
+) -> tuple[int, list[Switch]]:
+    """Add markers to ``tree`` in place (and return sites, unless not ``returns``), at new
+    indexes of ``table``; the first index, and what turns each marker into the watched
+    kind. One walk finds every node first: a visitor rebuilding the tree cost more than
     compiling it."""
     marked = [node for node in ast.walk(tree) if isinstance(node, _MARKED)]
-    first_site = len(table.sites.known) if start is None else start[1]
-    numbered = None if start is None else itertools.count(start[1])
     owned: list[tuple[int, list[int]]] = []  # (function's place in ``marked``, its sites)
     for place, node in enumerate(list(marked)):
         if returns and isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            sites, copies = mark_returns(node, table.sites, numbered)
+            sites, copies = mark_returns(node, table.sites)
             owned.append((place, sites))
             for value in copies:  # copied before their markers are placed: new ones
                 marked.extend(n for n in ast.walk(value) if isinstance(n, _MARKED))
-    first = table.reserve(len(marked)) if start is None else start[0]
+    first = table.reserve(len(marked))
     # Every node added is located: ``fix_missing_locations`` would give pytest's rewritten
     # asserts (which have no end positions) spans ending before they start.
-    for index, node in enumerate(marked, first):
-        _mark(node, index, index in entering)
+    switches = [_mark(node, index) for index, node in enumerate(marked, first)]
     for place, sites in owned:
         for site in sites:
             table.sites.own(site, first + place)
-    return first, first_site
+    return first, switches
 
 
 Watched = Callable[[tuple[CodeType, ...]], bool]
@@ -209,28 +211,29 @@ def compile_instrumented(
     """``source`` compiled with markers (after ``rewrite``, pytest's assertion rewriting
     for a test module), its code objects registered in ``table``; ``returns``: with return
     sites (``rts.return_sites``). When some of them are ``watched`` (known only from the
-    code objects), it is compiled once more with their markers calling ``ENTER_NAME``, at
-    the same indexes."""
+    code objects), the tree is compiled once more with their markers calling
+    ``ENTER_NAME`` (parsing and pytest's rewriting again cost twice as much)."""
     data = source if isinstance(source, bytes) else source.encode()
-
-    def compiled(
-        start: tuple[int, int] | None, entering: frozenset[int]
-    ) -> tuple[tuple[int, int], int, CodeType]:
-        tree = ast.parse(data, filename)
-        if rewrite is not None:
-            rewrite(tree, data)
-        first = instrument_tree(tree, table, start, entering, returns)
-        code = compile(tree, filename, "exec", dont_inherit=True)
-        register_codes(code, table.codes)
-        return first, len(table.hits), code
-
-    start, end, code = compiled(None, frozenset())
+    tree = ast.parse(data, filename)
+    if rewrite is not None:
+        rewrite(tree, data)
+    first, switches = instrument_tree(tree, table, returns)
+    code = compile(tree, filename, "exec", dont_inherit=True)
+    register_codes(code, table.codes)
     if watched is None:
         return code
-    entering = frozenset(
-        at for at in range(start[0], end) if (group := table.codes[at]) and watched(group)
-    )
-    return compiled(start, entering)[2] if entering else code
+    entering = [
+        switch
+        for index, switch in enumerate(switches, first)
+        if (group := table.codes[index]) and watched(group)
+    ]
+    if not entering:
+        return code
+    for switch in entering:
+        switch()
+    code = compile(tree, filename, "exec", dont_inherit=True)
+    register_codes(code, table.codes)
+    return code
 
 
 @contextlib.contextmanager

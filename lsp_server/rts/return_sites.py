@@ -131,13 +131,10 @@ def _constant_kind(value: ast.expr | None) -> str | None:
 
 
 def mark_returns(
-    function: ast.FunctionDef | ast.AsyncFunctionDef,
-    sites: ReturnSites,
-    numbered: Iterator[int] | None = None,
+    function: ast.FunctionDef | ast.AsyncFunctionDef, sites: ReturnSites
 ) -> tuple[list[int], list[ast.expr]]:
-    """Give each return of ``function`` its site (new ones, or the next of ``numbered``: the
-    same module compiled again); the sites, and the copies of return values made (see the
-    module's docstring). Nothing for a generator."""
+    """Give each return of ``function`` a new site; the sites, and the copies of return
+    values made (see the module's docstring). Nothing for a generator."""
     returns: list[ast.Return] = []
     for node in _own_nodes(function):
         if isinstance(node, (ast.Yield, ast.YieldFrom)):
@@ -153,7 +150,7 @@ def mark_returns(
     found, copies = [], []
     for node in returns:
         constant = _constant_kind(node.value)
-        site = next(numbered) if numbered is not None else sites.add(constant)
+        site = sites.add(constant)
         value = node.value
         if value is None:
             value = located(ast.Constant(value=None), node)
