@@ -13,7 +13,8 @@ with the code around them (generator expressions too, besides their own marker: 
 consumed later, in another test, marks itself there). Markers take the first statement's
 location, and nothing else changes: line numbers, tracebacks and ``inspect.getsource``
 stay the same. Code whose lookups by name must be watched as it runs (``Watched``) calls
-``__reks_enter__(k)`` instead (``rts.instrumented_tracer``).
+``__reks_enter__(k)`` instead (``rts.instrumented_tracer``). Each return of a function
+outside the tests hands its value to the tracer until its kind is known (``rts.return_sites``).
 
 The bytearray and its name stay in ``builtins`` for the process's life: instrumented code
 may still run after recording stops (teardown, ``atexit``).

@@ -17,7 +17,7 @@ import pytest
 from lsp_server.rts.instrumented_tracer import InstrumentedTracer
 from lsp_server.rts.returns import RETURNS_PER_TEST
 
-_MODULE = '''
+_MODULE = """
 def echo(value):
     return value
 
@@ -41,7 +41,7 @@ def failing(values):
 
 def makers(n):
     return [lambda: i for i in range(n)], sum(x for x in range(n))
-'''
+"""
 
 
 @pytest.fixture
@@ -112,3 +112,35 @@ def test_after_recording_returns_are_not_noted(
     tracer.stop()
     assert module.echo(1) == 1 and module.nothing() is None  # type: ignore[attr-defined]
     assert _kinds(tracer) == {}
+
+
+def test_the_tests_returns_are_not_noted(tmp_path: Path) -> None:
+    (tmp_path / "test_returning.py").write_text("def helper():\n    return 1\n")
+    sys.path.insert(0, str(tmp_path))
+    tracer = InstrumentedTracer(
+        lambda path: path.startswith(str(tmp_path)),
+        lambda path: path.endswith("test_returning.py"),
+    )
+    tracer.start()
+    try:
+        module = importlib.import_module("test_returning")
+        assert module.helper() == 1
+        ran = {code.co_name for code in tracer.take().values()}
+        assert "helper" in ran
+        assert _kinds(tracer) == {}
+    finally:
+        tracer.stop()
+        sys.path.remove(str(tmp_path))
+        sys.modules.pop("test_returning", None)
+
+
+def test_code_without_markers_makes_the_kinds_unknown(
+    returning: tuple[InstrumentedTracer, object], tmp_path: Path
+) -> None:
+    tracer, _ = returning
+    assert tracer.records_returns
+    source_file = tmp_path / "elsewhere.py"
+    source_file.write_text("def made_elsewhere():\n    return 1\n")
+    exec(compile(source_file.read_text(), str(source_file), "exec"), {})
+    # Its returns are not seen: the store is told no test has its kinds recorded.
+    assert not tracer.records_returns
