@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from lsp_server.rts.instrument_loader import InstrumentingFinder, shared_table
 from lsp_server.rts.file_units import Unit
+from lsp_server.rts.instrument_loader import InstrumentingFinder, shared_table
 from lsp_server.rts.instrumented_tracer import InstrumentedTracer
 from lsp_server.rts.profile_tracer import ProfileTracer
 from lsp_server.rts.reads import EVERY_NAME
