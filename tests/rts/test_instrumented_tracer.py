@@ -23,7 +23,7 @@ from lsp_server.rts.reads import EVERY_NAME
 from lsp_server.rts.store import DependencyStore
 from lsp_server.rts.tracer_choice import any_project_module, new_tracer
 
-from .helpers import edit, run, write
+from .helpers import edit, run, traced_module, write
 
 pytest_plugins = ["pytester"]
 
@@ -108,18 +108,9 @@ def marked_module(tmp_path: Path) -> object:
 def traced(tmp_path: Path) -> Iterator[tuple[InstrumentedTracer, object]]:
     """A started tracer of ``tmp_path``'s code, and ``looks`` (``_MODULE``) imported under it
     (what its import ran taken)."""
-    (tmp_path / "looks.py").write_text(_MODULE)
-    sys.path.insert(0, str(tmp_path))
-    tracer = InstrumentedTracer(lambda path: path.startswith(str(tmp_path)))
-    tracer.start()
-    try:
-        module = importlib.import_module("looks")
+    with traced_module(tmp_path, "looks", _MODULE) as (tracer, module):
         tracer.take()
         yield tracer, module
-    finally:
-        tracer.stop()
-        sys.path.remove(str(tmp_path))
-        sys.modules.pop("looks", None)
 
 
 def _names(table_codes: object) -> set[str]:

@@ -5,9 +5,7 @@ test, until the next test), and the code behaves and reads as written."""
 
 from __future__ import annotations
 
-import importlib
 import inspect
-import sys
 import traceback
 from collections.abc import Iterator
 from pathlib import Path
@@ -16,6 +14,8 @@ import pytest
 
 from lsp_server.rts.instrumented_tracer import InstrumentedTracer
 from lsp_server.rts.returns import RETURNS_PER_TEST
+
+from .helpers import traced_module
 
 _MODULE = """
 def echo(value):
@@ -47,19 +47,10 @@ def makers(n):
 @pytest.fixture
 def returning(tmp_path: Path) -> Iterator[tuple[InstrumentedTracer, object]]:
     """A started tracer, and ``returning`` (``_MODULE``) imported under it."""
-    (tmp_path / "returning.py").write_text(_MODULE)
-    sys.path.insert(0, str(tmp_path))
-    tracer = InstrumentedTracer(lambda path: path.startswith(str(tmp_path)))
-    tracer.start()
-    try:
-        module = importlib.import_module("returning")
+    with traced_module(tmp_path, "returning", _MODULE) as (tracer, module):
         tracer.take()
         tracer.take_returns()
         yield tracer, module
-    finally:
-        tracer.stop()
-        sys.path.remove(str(tmp_path))
-        sys.modules.pop("returning", None)
 
 
 def _kinds(tracer: InstrumentedTracer) -> dict[str, set[str]]:
@@ -115,23 +106,13 @@ def test_after_recording_returns_are_not_noted(
 
 
 def test_the_tests_returns_are_not_noted(tmp_path: Path) -> None:
-    (tmp_path / "test_returning.py").write_text("def helper():\n    return 1\n")
-    sys.path.insert(0, str(tmp_path))
-    tracer = InstrumentedTracer(
-        lambda path: path.startswith(str(tmp_path)),
-        lambda path: path.endswith("test_returning.py"),
-    )
-    tracer.start()
-    try:
-        module = importlib.import_module("test_returning")
-        assert module.helper() == 1
+    source = "def helper():\n    return 1\n"
+    is_test = lambda path: path.endswith("test_returning.py")  # noqa: E731
+    with traced_module(tmp_path, "test_returning", source, is_test) as (tracer, module):
+        assert module.helper() == 1  # type: ignore[attr-defined]
         ran = {code.co_name for code in tracer.take().values()}
         assert "helper" in ran
         assert _kinds(tracer) == {}
-    finally:
-        tracer.stop()
-        sys.path.remove(str(tmp_path))
-        sys.modules.pop("test_returning", None)
 
 
 def test_code_without_markers_makes_the_kinds_unknown(
