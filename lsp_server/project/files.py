@@ -162,6 +162,12 @@ class ProjectPaths:
         """Is ``filename`` (a code object's) one of the project's Python files?"""
         return self.python_rel(filename) is not None
 
+    def is_test_file(self, filename: str) -> bool:
+        """Is ``filename`` one of the project's test modules, conftests or files under a
+        test folder (``is_test_path``)?"""
+        rel = self.rel(filename)
+        return rel is not None and is_test_path(rel)
+
 
 def imported_project_files(root: str) -> list[str]:
     """The files under ``root`` (relative to it) this process has imported as modules."""

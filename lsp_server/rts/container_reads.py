@@ -45,6 +45,13 @@ WRITE_METHODS = frozenset(
     {"add", "append", "appendleft", "update", "clear", "extend", "insert", "discard", "__setitem__"}
 )
 _CONTAINER_LOADS = frozenset({"LOAD_GLOBAL", "LOAD_NAME"})
+# The low bit of a load's argument says it loads a callee: LOAD_GLOBAL's on 3.11+ (it pushes
+# a NULL too), LOAD_ATTR's on 3.12+ (a method; 3.10/3.11 have LOAD_METHOD). Elsewhere it is
+# the name's index.
+_CALLEE_BIT = {
+    "LOAD_GLOBAL": sys.version_info >= (3, 11),
+    "LOAD_ATTR": sys.version_info >= (3, 12),
+}
 _VARIABLES = frozenset({"LOAD_FAST", "LOAD_FAST_CHECK", "LOAD_DEREF", "LOAD_NAME"})
 _STORES = frozenset({"STORE_FAST", "DELETE_FAST", "STORE_DEREF", "DELETE_DEREF", "STORE_NAME"})
 _UNSAFE_BETWEEN = frozenset({"SWAP", "COPY"})
@@ -74,6 +81,13 @@ class ContainerReads:
     sites: dict[int, Site] = field(default_factory=dict)
 
 
+def _loads_callee(instruction: dis.Instruction) -> bool:
+    """Whether ``instruction`` loads something to be called (as far as it tells)."""
+    if instruction.opname == "LOAD_METHOD":
+        return True
+    return _CALLEE_BIT.get(instruction.opname, False) and bool((instruction.arg or 0) & 1)
+
+
 def _is_jump(instruction: dis.Instruction) -> bool:
     name = instruction.opname
     return "JUMP" in name or name in {"FOR_ITER", "SEND", "RETURN_VALUE", "RETURN_CONST"}
@@ -94,7 +108,7 @@ def _simple_key(code: list[dis.Instruction], end: int) -> tuple[int, Key] | None
         return end, ("const", instruction.argval)
     if name in _VARIABLES:
         return end, ("local" if name != "LOAD_NAME" else "name", instruction.argval)
-    if name == "LOAD_GLOBAL" and not (instruction.arg or 0) & 1:
+    if name == "LOAD_GLOBAL" and not _loads_callee(instruction):
         return end, ("global", instruction.argval)
     if name == "BUILD_TUPLE":
         parts: list[Key] = []
@@ -141,9 +155,8 @@ def _rest_of_call(code: list[dis.Instruction], start: int, key: Key) -> bool:
 def _is_container(instruction: dis.Instruction, names: Collection[str]) -> bool:
     if instruction.argval not in names:
         return False
-    if instruction.opname in _CONTAINER_LOADS:
-        return not (instruction.arg or 0) & 1  # not loaded to be called
-    return instruction.opname == "LOAD_ATTR" and not (instruction.arg or 0) & 1
+    loads = instruction.opname in _CONTAINER_LOADS or instruction.opname == "LOAD_ATTR"
+    return loads and not _loads_callee(instruction)
 
 
 def _read_at(code: list[dis.Instruction], at: int) -> tuple[int, Key, bool] | bool | None:
@@ -159,7 +172,7 @@ def _read_at(code: list[dis.Instruction], at: int) -> tuple[int, Key, bool] | bo
             return None  # the object the container is an attribute of: one load
         found = _simple_key(code, before)
         return (before, found[1], True) if found is not None else None
-    if after.opname == "LOAD_ATTR" and (after.arg or 0) & 1:
+    if after.opname in ("LOAD_ATTR", "LOAD_METHOD") and _loads_callee(after):
         if after.argval in WRITE_METHODS:
             return True
         if after.argval not in KEYED_METHODS:

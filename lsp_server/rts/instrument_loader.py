@@ -13,7 +13,8 @@ with the code around them (generator expressions too, besides their own marker: 
 consumed later, in another test, marks itself there). Markers take the first statement's
 location, and nothing else changes: line numbers, tracebacks and ``inspect.getsource``
 stay the same. Code whose lookups by name must be watched as it runs (``Watched``) calls
-``__reks_enter__(k)`` instead (``rts.instrumented_tracer``).
+``__reks_enter__(k)`` instead (``rts.instrumented_tracer``). Each return of a function
+outside the tests hands its value to the tracer until its kind is known (``rts.return_sites``).
 
 The bytearray and its name stay in ``builtins`` for the process's life: instrumented code
 may still run after recording stops (teardown, ``atexit``).
@@ -26,7 +27,8 @@ from __future__ import annotations
 
 import ast
 import builtins
-import dis
+import contextlib
+import gc
 import importlib.abc
 import importlib.machinery
 import importlib.util
@@ -36,11 +38,11 @@ from pathlib import Path
 from types import CodeType, ModuleType
 from typing import Any
 
-HITS_NAME = "__reks_hits__"
-HIT_NAME = "__reks_hit__"
-ENTER_NAME = "__reks_enter__"
-MARKER_NAMES = frozenset([HITS_NAME, HIT_NAME, ENTER_NAME])
-_COMPREHENSIONS = frozenset({"<listcomp>", "<setcomp>", "<dictcomp>"})
+from lsp_server.rts.marker_codes import ENTER_NAME, HIT_NAME, HITS_NAME, register_codes
+from lsp_server.rts.return_sites import ReturnSites, located, mark_returns
+
+WATCH_HOOK = "reks_watch"
+"""The attribute marking the instrumented tracer's profile hooks (true)."""
 
 
 class HitTable:
@@ -51,6 +53,7 @@ class HitTable:
         self.hits = bytearray()
         # Index -> the code object and the comprehensions run with it (kept alive).
         self.codes: list[tuple[CodeType, ...] | None] = []
+        self.sites = ReturnSites()
 
     def reserve(self, count: int) -> int:
         """The first of ``count`` new indexes."""
@@ -75,6 +78,7 @@ class HitTable:
         setattr(builtins, HITS_NAME, self.hits)
         setattr(builtins, HIT_NAME, self.hits.__setitem__)
         setattr(builtins, ENTER_NAME, self.mark)
+        self.sites.install()
 
     def mark(self, index: int) -> None:
         """The marker of code to be watched as it runs (``ENTER_NAME``) while no tracer
@@ -97,30 +101,19 @@ def shared_table() -> HitTable:
 _TABLES: dict[int, HitTable] = {}
 
 
-def _located(node: ast.AST, at: ast.AST) -> Any:
-    """``node`` and everything in it placed at the start of ``at`` (a point: a span copied
-    from ``at`` may end before it starts once pytest has rewritten ``at``)."""
-    line, column = getattr(at, "lineno", 1), getattr(at, "col_offset", 0)
-    for part in ast.walk(node):
-        if "lineno" in part._attributes:
-            part.lineno = part.end_lineno = line  # type: ignore[attr-defined]
-            part.col_offset = part.end_col_offset = column  # type: ignore[attr-defined]
-    return node
-
-
 def _marker_statement(index: int, at: ast.AST, enter: bool) -> ast.stmt:
     if enter:
-        return _located(ast.Expr(value=_marker_call(index, at, enter)), at)
+        return located(ast.Expr(value=_marker_call(index, at, enter)), at)
     target = ast.Subscript(
         value=ast.Name(id=HITS_NAME, ctx=ast.Load()),
         slice=ast.Constant(value=index),
         ctx=ast.Store(),
     )
     statement = ast.Assign(targets=[target], value=ast.Constant(value=1))
-    return _located(statement, at)
+    return located(statement, at)
 
 
-def _marker_call(index: int, at: ast.AST, enter: bool) -> ast.expr:
+def _marker_call(index: int, at: ast.AST, enter: bool) -> ast.Call:
     """``__reks_hit__(k, 1)``, or ``__reks_enter__(k)``: both return None."""
     name, args = (ENTER_NAME, [index]) if enter else (HIT_NAME, [index, 1])
     call = ast.Call(
@@ -128,16 +121,18 @@ def _marker_call(index: int, at: ast.AST, enter: bool) -> ast.expr:
         args=[ast.Constant(value=a) for a in args],
         keywords=[],
     )
-    return _located(call, at)
+    return located(call, at)
 
 
 _MARKED = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda, ast.GeneratorExp)
 """The nodes whose code objects get a marker (comprehensions are recorded with their owner)."""
 
 
-def _mark_body(
-    node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef, index: int, enter: bool
-) -> None:
+Switch = Callable[[], None]
+"""Turns a marker placed in a tree into the watched kind (``ENTER_NAME``), in place."""
+
+
+def _mark_body(node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef, index: int) -> Switch:
     body = node.body
     first = body[0]
     has_docstring = (
@@ -148,92 +143,57 @@ def _mark_body(
     # After the docstring, at the next statement's place (or the docstring's, when the body
     # is nothing else).
     at = 1 if has_docstring else 0
-    body.insert(at, _marker_statement(index, body[min(at, len(body) - 1)], enter))
+    statement = _marker_statement(index, body[min(at, len(body) - 1)], False)
+    body.insert(at, statement)
+
+    def enter() -> None:
+        body[body.index(statement)] = _marker_statement(index, statement, True)
+
+    return enter
 
 
-def _mark(node: ast.AST, index: int, enter: bool) -> None:
-    if isinstance(node, ast.Lambda):
-        call = _marker_call(index, node.body, enter)
-        marked = ast.BoolOp(op=ast.Or(), values=[call, node.body])
-        node.body = ast.copy_location(marked, node.body)  # spans its body, as before
-    elif isinstance(node, ast.GeneratorExp):
-        test = ast.Compare(
-            left=_marker_call(index, node.elt, enter),
-            ops=[ast.Is()],
-            comparators=[ast.Constant(None)],
-        )
-        node.generators[0].ifs.insert(0, _located(test, node.elt))
-    else:
-        _mark_body(node, index, enter)  # type: ignore[arg-type]
+def _mark(node: ast.AST, index: int) -> Switch:
+    if isinstance(node, (ast.Lambda, ast.GeneratorExp)):
+        at = node.body if isinstance(node, ast.Lambda) else node.elt
+        call = _marker_call(index, at, False)
+        if isinstance(node, ast.Lambda):
+            marked = ast.BoolOp(op=ast.Or(), values=[call, node.body])
+            node.body = ast.copy_location(marked, node.body)  # spans its body, as before
+        else:
+            test = ast.Compare(left=call, ops=[ast.Is()], comparators=[ast.Constant(None)])
+            node.generators[0].ifs.insert(0, located(test, node.elt))
+
+        def enter() -> None:
+            call.func = located(ast.Name(id=ENTER_NAME, ctx=ast.Load()), call)
+            del call.args[1:]
+
+        return enter
+    return _mark_body(node, index)  # type: ignore[arg-type]
 
 
 def instrument_tree(
-    tree: ast.Module,
-    table: HitTable,
-    start: int | None = None,
-    entering: frozenset[int] = frozenset(),
-) -> int:
-    """Add markers to ``tree`` in place, numbered from ``start`` (None: new indexes of
-    ``table``), those of ``entering`` the watched kind; returns the first index. One walk
-    finds every node first: a visitor rebuilding the tree cost more than compiling it."""
+    tree: ast.Module, table: HitTable, returns: bool = True
+) -> tuple[int, list[Switch]]:
+    """Add markers to ``tree`` in place (and return sites, unless not ``returns``), at new
+    indexes of ``table``; the first index, and what turns each marker into the watched
+    kind. One walk finds every node first: a visitor rebuilding the tree cost more than
+    compiling it."""
     marked = [node for node in ast.walk(tree) if isinstance(node, _MARKED)]
-    if start is None:
-        start = table.reserve(len(marked))
+    owned: list[tuple[int, list[int]]] = []  # (function's place in ``marked``, its sites)
+    for place, node in enumerate(list(marked)):
+        if returns and isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            sites, copies = mark_returns(node, table.sites)
+            owned.append((place, sites))
+            for value in copies:  # copied before their markers are placed: new ones
+                marked.extend(n for n in ast.walk(value) if isinstance(n, _MARKED))
+    first = table.reserve(len(marked))
     # Every node added is located: ``fix_missing_locations`` would give pytest's rewritten
     # asserts (which have no end positions) spans ending before they start.
-    for index, node in enumerate(marked, start):
-        _mark(node, index, index in entering)
-    return start
-
-
-_LOAD_GLOBAL, _LOAD_NAME, _LOAD_CONST = (
-    dis.opmap[n] for n in ("LOAD_GLOBAL", "LOAD_NAME", "LOAD_CONST")
-)
-_EXTENDED_ARG = dis.opmap["EXTENDED_ARG"]
-# 3.11+: LOAD_GLOBAL's low bit says whether it also pushes a NULL; the name index is above it.
-_GLOBAL_SHIFT = 1 if sys.version_info >= (3, 11) else 0
-
-
-def _own_index(code: CodeType) -> int | None:
-    """The index in ``code``'s own marker: the first int constant loaded after the first
-    load of the marker's name, a few instructions in (read from the raw bytecode:
-    ``dis.get_instructions`` decodes the whole code object first)."""
-    names = code.co_names
-    if MARKER_NAMES.isdisjoint(names):
-        return None
-    raw, extended, after_name = code.co_code, 0, False
-    for at in range(0, len(raw), 2):
-        op, arg = raw[at], raw[at + 1] | extended
-        extended = arg << 8 if op == _EXTENDED_ARG else 0
-        if op == _LOAD_GLOBAL:
-            after_name = after_name or names[arg >> _GLOBAL_SHIFT] in MARKER_NAMES
-        elif op == _LOAD_NAME:
-            after_name = after_name or names[arg] in MARKER_NAMES
-        elif after_name and op == _LOAD_CONST and type(code.co_consts[arg]) is int:
-            return int(code.co_consts[arg])
-    return None
-
-
-def register_codes(module_code: CodeType, table: HitTable) -> None:
-    """Tell ``table`` which code object each of ``module_code``'s markers stands for; a
-    comprehension goes with the nearest marked code around it."""
-    stack: list[tuple[CodeType, list[CodeType] | None]] = [(module_code, None)]
-    while stack:
-        code, owner = stack.pop()
-        index = _own_index(code) if code.co_name not in _COMPREHENSIONS else None
-        group = owner
-        if index is not None:
-            group = [code]
-            table.codes[index] = group  # type: ignore[call-overload]
-        if owner is not None and (index is None or code.co_name == "<genexpr>"):
-            # A generator expression is counted with its owner too: an empty one marks
-            # nothing of its own, yet a profile hook sees it start.
-            owner.append(code)
-        stack.extend((c, group) for c in code.co_consts if type(c) is CodeType)
-    # Lists while filling (comprehensions join their owner's); tuples once complete.
-    for at, found in enumerate(table.codes):
-        if isinstance(found, list):
-            table.codes[at] = tuple(found)
+    switches = [_mark(node, index) for index, node in enumerate(marked, first)]
+    for place, sites in owned:
+        for site in sites:
+            table.sites.own(site, first + place)
+    return first, switches
 
 
 Watched = Callable[[tuple[CodeType, ...]], bool]
@@ -247,29 +207,56 @@ def compile_instrumented(
     table: HitTable,
     rewrite: Callable[[ast.Module, bytes], None] | None = None,
     watched: Watched | None = None,
+    returns: bool = True,
 ) -> CodeType:
     """``source`` compiled with markers (after ``rewrite``, pytest's assertion rewriting
-    for a test module), its code objects registered in ``table``. When some of them are
-    ``watched`` (known only from the code objects), it is compiled once more with their
-    markers calling ``ENTER_NAME``, at the same indexes."""
+    for a test module), its code objects registered in ``table``; ``returns``: with return
+    sites (``rts.return_sites``). When some of them are ``watched`` (known only from the
+    code objects), the tree is compiled once more with their markers calling
+    ``ENTER_NAME`` (parsing and pytest's rewriting again cost twice as much)."""
     data = source if isinstance(source, bytes) else source.encode()
-
-    def compiled(start: int | None, entering: frozenset[int]) -> tuple[int, int, CodeType]:
-        tree = ast.parse(data, filename)
-        if rewrite is not None:
-            rewrite(tree, data)
-        first = instrument_tree(tree, table, start, entering)
-        code = compile(tree, filename, "exec", dont_inherit=True)
-        register_codes(code, table)
-        return first, len(table.hits), code
-
-    start, end, code = compiled(None, frozenset())
+    tree = ast.parse(data, filename)
+    if rewrite is not None:
+        rewrite(tree, data)
+    first, switches = instrument_tree(tree, table, returns)
+    code = compile(tree, filename, "exec", dont_inherit=True)
+    register_codes(code, table.codes)
     if watched is None:
         return code
-    entering = frozenset(
-        at for at in range(start, end) if (group := table.codes[at]) and watched(group)
-    )
-    return compiled(start, entering)[2] if entering else code
+    entering = [
+        switch
+        for index, switch in enumerate(switches, first)
+        if (group := table.codes[index]) and watched(group)
+    ]
+    if not entering:
+        return code
+    for switch in entering:
+        switch()
+    code = compile(tree, filename, "exec", dont_inherit=True)
+    register_codes(code, table.codes)
+    return code
+
+
+@contextlib.contextmanager
+def _compiling() -> Iterator[None]:
+    """Compiling a module builds and drops hundreds of thousands of nodes: the collector
+    is off meanwhile (each of its passes visits reks's and pytest's objects too: a third of
+    pytest's assertion rewriting on toolz). A module imported while another imports would
+    be compiled under the hook watching that import (``WATCH_HOOK``), every call of the
+    compilation going through it: it is paused. Nothing of the project runs meanwhile."""
+    hook = sys.getprofile()
+    paused = getattr(hook, WATCH_HOOK, False)
+    collecting = gc.isenabled()
+    if paused:
+        sys.setprofile(None)
+    gc.disable()
+    try:
+        yield
+    finally:
+        if collecting:
+            gc.enable()
+        if paused:
+            sys.setprofile(hook)
 
 
 ModuleHook = Callable[[CodeType], None]
@@ -292,9 +279,18 @@ class InstrumentingLoader(importlib.machinery.SourceFileLoader):
         self._rewrite = rewrite
 
     def get_code(self, fullname: str) -> CodeType:
-        source = self.get_data(self.get_filename(fullname))
+        path = self.get_filename(fullname)
+        source = self.get_data(path)
         finder = self._finder
-        return compile_instrumented(source, self.path, finder.table, self._rewrite, finder.watched)
+        with _compiling():
+            return compile_instrumented(
+                source,
+                self.path,
+                finder.table,
+                self._rewrite,
+                finder.watched,
+                finder.returns_wanted(path),
+            )
 
     def exec_module(self, module: ModuleType) -> None:
         code = self.get_code(module.__name__)
@@ -320,9 +316,11 @@ class InstrumentingFinder(importlib.abc.MetaPathFinder):
         rewriter: Any = None,
         pytest_rewrite: Callable[[ast.Module, bytes, str], None] | None = None,
         watched: Watched | None = None,
+        returns_wanted: Callable[[str], bool] | None = None,
     ) -> None:
         self.table = table
         self.watched = watched
+        self.returns_wanted = returns_wanted or (lambda _: True)
         self._is_project_file = is_project_file
         self.on_start = on_start
         self.on_end = on_end

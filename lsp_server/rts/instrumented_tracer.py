@@ -16,8 +16,10 @@ What the markers cannot tell is recorded another way, or read conservatively:
   with such sites (its frame returns at each ``yield``) reads every name (``EVERY_NAME``)
   when it ran outside an import, as before runtime lookups; so does code that started
   while another profile hook (not reks's) was set.
-- Return kinds: none are recorded (``records_returns`` is False: the recorder then marks
-  every test recorded so far as having no kinds, and the extreme analysis observes them).
+- Return kinds: each return site calls the tracer until its kind is known enough
+  (``rts.return_sites``, ``rts.return_notes``); code without markers (below) returns
+  unseen, so once some ran ``records_returns`` is False (the recorder then marks every test
+  recorded so far as having no kinds, and the extreme analysis observes them).
 - Code that was not compiled with markers (a project function alive before recording
   started, project code executed from elsewhere than the loader): counted as run by every
   test from then on (``_always``), a superset of what a hook would see.
@@ -38,13 +40,10 @@ from typing import Any
 from lsp_server.rts.audit_events import watch_exec
 from lsp_server.rts.constant_lookups import constant_names
 from lsp_server.rts.identity import identity
-from lsp_server.rts.instrument_loader import (
-    ENTER_NAME,
-    MARKER_NAMES,
-    InstrumentingFinder,
-    shared_table,
-)
+from lsp_server.rts.instrument_loader import WATCH_HOOK, InstrumentingFinder, shared_table
+from lsp_server.rts.marker_codes import ENTER_NAME, MARKER_NAMES
 from lsp_server.rts.reads import EVERY_NAME
+from lsp_server.rts.return_notes import ReturnNotes
 from lsp_server.rts.returns import returns_values
 from lsp_server.rts.runtime_lookups import IMPORT_MODULE_CODE, LOOKUP_FUNCTIONS
 from lsp_server.rts.tracing import CodeSet, CodeTracer
@@ -87,12 +86,20 @@ class InstrumentedTracer(CodeTracer):
     import (see the module's docstring for what it records and what it reads
     conservatively)."""
 
-    records_returns = False
-    """No return kinds are recorded (``DependencyRecorder`` tells the store)."""
-
-    def __init__(self, is_project_file: Callable[[str], bool]) -> None:
+    def __init__(
+        self,
+        is_project_file: Callable[[str], bool],
+        is_test_file: Callable[[str], bool] | None = None,
+    ) -> None:
         super().__init__(is_project_file)
         self._is_project_file = is_project_file
+        # The tests' return kinds are not recorded: the extreme analysis transforms the
+        # code under test only (``extreme.discover``), and a return site costs compiling.
+        self._returns_wanted = (
+            (lambda _: True)
+            if is_test_file is None
+            else (lambda filename: not is_test_file(filename))
+        )
         self._files: dict[str, bool] = {}
         self._table = shared_table()
         self._finder: InstrumentingFinder | None = None
@@ -102,6 +109,12 @@ class InstrumentedTracer(CodeTracer):
         self._imports_watched = False  # reks's hook set for the imports under way
         self._read_kinds: dict[int, str] = {}  # by identity: see ``_read_kind``
         self._constant: dict[int, set[str]] = {}  # by identity: ``constant_names``
+        self._notes = ReturnNotes(self._table.sites, self._table.codes, self.returns)
+
+    @property
+    def records_returns(self) -> bool:  # type: ignore[override]
+        """Whether every return was seen: code without markers returns unseen."""
+        return not self._always
 
     def _project(self, filename: str) -> bool:
         wanted = self._files.get(filename)
@@ -165,6 +178,8 @@ class InstrumentedTracer(CodeTracer):
 
     def take(self, restart: bool = True) -> CodeSet:
         self._flush()
+        if restart:
+            self._notes.next_test()
         return super().take(restart)
 
     # -- watching lookups -----------------------------------------------------------------
@@ -184,7 +199,7 @@ class InstrumentedTracer(CodeTracer):
             elif event == "call" and frame.f_code is import_module:
                 on_lookup(frame.f_back, importlib.import_module)
 
-        hook.reks_watch = True  # type: ignore[attr-defined]
+        setattr(hook, WATCH_HOOK, True)
         return hook
 
     def _enter(self) -> Callable[[int], None]:
@@ -198,7 +213,7 @@ class InstrumentedTracer(CodeTracer):
         def enter(index: int) -> None:
             hits[index] = 1
             current = getprofile()
-            if current is not None and getattr(current, "reks_watch", False):
+            if current is not None and getattr(current, WATCH_HOOK, False):
                 return
             group = codes[index] or ()
             if all(EVERY_NAME in names.get(identity(code), ()) for code in group):
@@ -257,9 +272,11 @@ class InstrumentedTracer(CodeTracer):
             rewriter,
             pytest_rewrite,
             self._watched,
+            self._returns_wanted,
         )
         self._finder.install()
         setattr(builtins, ENTER_NAME, self._enter())
+        self._notes.start()
         watch_exec(self._on_exec)
         # Project functions already alive were compiled without markers.
         for obj in gc.get_objects():
@@ -274,6 +291,7 @@ class InstrumentedTracer(CodeTracer):
             return
         watch_exec(None)
         setattr(builtins, ENTER_NAME, self._table.mark)
+        self._notes.stop()
         self._finder.uninstall()
         self._finder = None
         if self._imports_watched:

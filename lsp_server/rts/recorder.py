@@ -45,7 +45,7 @@ def start_import_tracing(config: pytest.Config) -> None:
     at the top level of project modules (a class decorator building classes, say) belongs
     to those modules' import footprints. ``DependencyRecorder`` takes the tracer over."""
     paths = ProjectPaths(Path(config.rootpath).resolve())
-    tracer = new_tracer(paths.is_python_file)
+    tracer = new_tracer(paths.is_python_file, paths.is_test_file)
     tracer.start()
     config.stash[EARLY_TRACER] = tracer
     config.add_cleanup(tracer.stop)
@@ -86,7 +86,7 @@ class DependencyRecorder:
         self.environment, self.options, self.session_id = session
         # Started when the initial conftests were loaded (see start_import_tracing).
         self.tracer: CodeTracer = config.stash.get(EARLY_TRACER, None) or new_tracer(
-            paths.is_python_file
+            paths.is_python_file, paths.is_test_file
         )
         self.attribution = UnitAttribution(
             root, paths, states, self.tracer.lookups, self.tracer.read_lines.seen

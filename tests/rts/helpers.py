@@ -2,10 +2,17 @@
 
 from __future__ import annotations
 
+import contextlib
 import importlib
+import sys
 import textwrap
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from types import ModuleType
 
 import pytest
+
+from lsp_server.rts.instrumented_tracer import InstrumentedTracer
 
 
 def write(pytester: pytest.Pytester, path: str, text: str) -> None:
@@ -37,3 +44,21 @@ def run(pytester: pytest.Pytester, *args: str, flag: str = "--reks") -> set[str]
         if r.when == "call" or (r.when == "setup" and not r.passed)
     ]
     return names(ran)
+
+
+@contextlib.contextmanager
+def traced_module(
+    folder: Path, name: str, source: str, is_test_file: Callable[[str], bool] | None = None
+) -> Iterator[tuple[InstrumentedTracer, ModuleType]]:
+    """A started instrumented tracer of ``folder``'s code, and the module ``name`` (written
+    there from ``source``) imported under it; all undone afterwards."""
+    (folder / f"{name}.py").write_text(source)
+    sys.path.insert(0, str(folder))
+    tracer = InstrumentedTracer(lambda path: path.startswith(str(folder)), is_test_file)
+    tracer.start()
+    try:
+        yield tracer, importlib.import_module(name)
+    finally:
+        tracer.stop()
+        sys.path.remove(str(folder))
+        sys.modules.pop(name, None)

@@ -2,7 +2,7 @@
 too): project modules compiled with a marker per code object record which code each test
 ran without a profile hook. Compiled with markers, a module keeps its line numbers, its
 docstrings and pytest's assertion messages; a real session selects on them as with the
-profile hook, and records no return kinds (the extreme analysis then observes the tests)."""
+profile hook, with the kinds of values functions return."""
 
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from lsp_server.rts.file_units import Unit
 from lsp_server.rts.instrument_loader import InstrumentingFinder, shared_table
 from lsp_server.rts.instrumented_tracer import InstrumentedTracer
 from lsp_server.rts.profile_tracer import ProfileTracer
@@ -22,7 +23,7 @@ from lsp_server.rts.reads import EVERY_NAME
 from lsp_server.rts.store import DependencyStore
 from lsp_server.rts.tracer_choice import any_project_module, new_tracer
 
-from .helpers import edit, run, write
+from .helpers import edit, run, traced_module, write
 
 pytest_plugins = ["pytester"]
 
@@ -107,18 +108,9 @@ def marked_module(tmp_path: Path) -> object:
 def traced(tmp_path: Path) -> Iterator[tuple[InstrumentedTracer, object]]:
     """A started tracer of ``tmp_path``'s code, and ``looks`` (``_MODULE``) imported under it
     (what its import ran taken)."""
-    (tmp_path / "looks.py").write_text(_MODULE)
-    sys.path.insert(0, str(tmp_path))
-    tracer = InstrumentedTracer(lambda path: path.startswith(str(tmp_path)))
-    tracer.start()
-    try:
-        module = importlib.import_module("looks")
+    with traced_module(tmp_path, "looks", _MODULE) as (tracer, module):
         tracer.take()
         yield tracer, module
-    finally:
-        tracer.stop()
-        sys.path.remove(str(tmp_path))
-        sys.modules.pop("looks", None)
 
 
 def _names(table_codes: object) -> set[str]:
@@ -209,13 +201,42 @@ def _project(pytester: pytest.Pytester) -> None:
 
         def halve(x):
             return x / 2
+
+
+        def settle(x):
+            if x:
+                return
+            x = 1
+
+
+        def flag(x):
+            return True
+
+
+        def makers(n):
+            return [lambda: i for i in range(n)], (lambda: n)
+
+
+        def first_of(items):
+            for item in items:
+                return item
+
+
+        def counted(n):
+            yield n
+
+
+        async def waited():
+            return "done"
         """,
     )
     write(
         pytester,
         "test_pkg.py",
         """
-        from pkg import double, halve
+        import asyncio
+
+        from pkg import counted, double, first_of, flag, halve, makers, settle, waited
 
 
         def test_double():
@@ -224,22 +245,45 @@ def _project(pytester: pytest.Pytester) -> None:
 
         def test_halve():
             assert halve(4) == 2
+
+
+        def test_others():
+            assert settle(True) is None and settle(False) is None and flag(0) is True
+            made, one = makers(2)
+            assert [m() for m in made] == [1, 1] and one() == 2
+            assert first_of([]) is None and first_of([b""]) == b""
+            assert list(counted(3)) == [3]
+            assert asyncio.run(waited()) == "done"
         """,
     )
 
 
-def test_a_session_selects_by_the_marks_and_records_no_return_kinds(
+_KINDS = {
+    "double": ["int"],
+    "halve": ["float"],
+    "settle": ["none"],
+    "flag": ["bool"],
+    "makers": ["tuple"],
+    "first_of": ["bytes", "none"],
+    "counted": [],  # a generator's frame returns no result
+    "waited": ["str"],
+}
+
+
+def test_a_session_selects_by_the_marks_and_records_return_kinds(
     pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("REKS_TRACER", "instrumented")
     _project(pytester)
-    assert run(pytester) == {"test_double", "test_halve"}
+    assert run(pytester) == {"test_double", "test_halve", "test_others"}
     with DependencyStore(pytester.path) as store:
         records = store.test_records()
         since = store.return_kinds_since()
-    # Recorded without kinds: no test counts as recorded since kinds were.
+        kinds = store.return_kinds([Unit("pkg/__init__.py", name) for name in _KINDS])
+    # Recorded with kinds, as the profile hook records them.
     assert since is not None
-    assert all(r.session_id is not None and r.session_id < since for r in records.values())
+    assert all(r.session_id is not None and r.session_id >= since for r in records.values())
+    assert {unit.name: found for unit, (_, found) in kinds.items()} == _KINDS
     edit(pytester, "pkg/__init__.py", "return 2 * x", "return x + x")
     assert run(pytester) == {"test_double"}
     assert run(pytester) == set()
@@ -252,7 +296,7 @@ def test_pytest_still_explains_a_failed_assertion(
     _project(pytester)
     edit(pytester, "test_pkg.py", "== 4", "== 5")
     result = pytester.runpytest_inprocess("--reks")
-    result.assert_outcomes(passed=1, failed=1)
+    result.assert_outcomes(passed=2, failed=1)
     result.stdout.fnmatch_lines(["*assert 4 == 5*", "*where 4 = double(2)*"])
 
 
