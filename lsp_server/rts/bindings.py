@@ -49,6 +49,7 @@ from lsp_server.rts.lookups import call_roots
 from lsp_server.rts.purity import import_time_names, is_pure, nested_statements
 from lsp_server.rts.store_only_init import store_only_init
 from lsp_server.rts.typing_classes import TypingForms
+from lsp_server.rts.wrapping_decorators import Wrappers
 
 __all__ = ["Binding", "ModuleLayout", "import_time_names", "module_layout", "nested_statements"]
 
@@ -116,12 +117,7 @@ _EFFECTFUL_STDLIB = frozenset(
 )
 
 
-def _stdlib_modules() -> frozenset[str]:
-    names = getattr(sys, "stdlib_module_names", None)  # 3.10+
-    return frozenset(names or ()) - _EFFECTFUL_STDLIB
-
-
-_STDLIB = _stdlib_modules()
+_STDLIB = frozenset(getattr(sys, "stdlib_module_names", ())) - _EFFECTFUL_STDLIB  # 3.10+
 
 
 def _stdlib_import_names(stmt: ast.stmt) -> tuple[str, ...] | None:
@@ -186,10 +182,10 @@ class ModuleLayout:
     (``class_members.loose_methods``)."""
 
 
-def _def_is_binding(node: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+def _def_is_binding(node: ast.FunctionDef | ast.AsyncFunctionDef, wrap: frozenset[str]) -> bool:
     if node.name in _LOOKED_UP or node.name.startswith("pytest_"):
         return False
-    return def_is_pure(node)
+    return def_is_pure(node, wrap)
 
 
 def _class_aliases(node: ast.ClassDef, prefix: str) -> Iterator[str]:
@@ -263,7 +259,7 @@ def _binds_only(stmt: ast.stmt) -> bool:
     runs) only binds names: a plain assignment, a standard-library import, a ``def`` that
     only wraps (itsdangerous binds a plainer ``TypeVar`` there for run time)."""
     if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
-        return _def_is_binding(stmt)
+        return _def_is_binding(stmt, frozenset())
     return _stdlib_import_names(stmt) is not None or _assignment_names(stmt) is not None
 
 
@@ -281,19 +277,19 @@ def _binding(
     makers: set[str],
     forms: TypingForms,
     builders: set[str],
+    wrappers: frozenset[str],
 ) -> Binding | None:
-    """``plain_classes``, ``makers`` (classes whose ``C()`` runs no code of the module) and
-    ``builders`` (whose ``__init__`` only stores) grow with the classes ``stmt`` defines;
-    ``forms`` says which ``typing`` forms are bound."""
+    """Grows ``plain_classes``, ``makers`` (``C()`` runs no module code) and ``builders``
+    (``__init__`` only stores) by ``stmt``'s classes; ``forms``, ``wrappers``: those bound."""
     first = min([stmt.lineno, *(d.lineno for d in getattr(stmt, "decorator_list", ()))])
     span = ((first, 0), (stmt.end_lineno or stmt.lineno, stmt.end_col_offset or 0))
     if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
-        if _def_is_binding(stmt):
+        if _def_is_binding(stmt, wrappers):
             return Binding((stmt.name,), *span, frozenset(import_time_names(stmt)), is_def=True)
         return None
     if isinstance(stmt, ast.ClassDef):
         built = forms.builds(stmt)
-        if not class_is_binding(stmt, frozenset(makers), keywords_ok=built):
+        if not class_is_binding(stmt, frozenset(makers), built, wrappers):
             return None
         plain = is_plain(stmt, plain_classes)
         if plain:
@@ -354,12 +350,14 @@ def module_layout(tree: ast.Module) -> ModuleLayout:
     makers: set[str] = set()
     builders: set[str] = set()
     forms = TypingForms()
+    wrappers = Wrappers()
     found = []
     for stmt in tree.body:
         rebound = maybe_bound(stmt)  # maybe to something else
         makers.difference_update(rebound)
         builders.difference_update(rebound)
-        binding = _binding(stmt, plain_classes, makers, forms, builders)
+        binding = _binding(stmt, plain_classes, makers, forms, builders, wrappers.before(stmt))
+        wrappers.after(stmt)
         forms.after(stmt, binding is not None and binding.own_doc)
         found.append((stmt, binding))
     imports = {id(s): fi for s, b in found if b is None and (fi := from_import(s)) is not None}
