@@ -46,6 +46,7 @@ from lsp_server.rts.class_members import (
 from lsp_server.rts.from_imports import FromImport, from_import
 from lsp_server.rts.import_scope import Scope
 from lsp_server.rts.lookups import call_roots
+from lsp_server.rts.namespace_filters import NameSets
 from lsp_server.rts.purity import import_time_names, is_pure, nested_statements
 from lsp_server.rts.store_only_init import store_only_init
 from lsp_server.rts.typing_classes import TypingForms
@@ -366,22 +367,23 @@ def module_layout(tree: ast.Module) -> ModuleLayout:
     defined = {s.name for s in tree.body if isinstance(s, _DEFINITIONS)}
     before: set[str] = set()
     residue_refs: set[str] = set()
-    scope = Scope(tree, _STDLIB)
+    scope, sets = Scope(tree, _STDLIB), NameSets()
     for stmt, binding in found:
         # What every importer sees fail, or a class makes fail (``rts.class_frames``).
         raising = [] if binding is None else raising_markers(stmt, scope, binding.own_doc)
+        unread, filters = sets.take(stmt, scope)  # ``rts.namespace_filters``
         scope.after(stmt)
         for unit, marker in raising:
             layout.markers.setdefault(unit, []).append(marker)
         if binding is None:
             reads = import_time_names(stmt)
-            residue_refs |= reads
+            residue_refs |= reads - unread
             roots = {root or "" for root in call_roots(stmt)} - defined
             if roots:
                 # A decorator is handed the function or class it decorates.
                 handed = {stmt.name} if isinstance(stmt, _DEFINITIONS) else set()
                 layout.call_sites.append((frozenset(roots), frozenset(reads | handed)))
-            layout.markers.setdefault("", []).extend(_order_markers(reads, before, bound))
+            layout.markers.setdefault("", []).extend(_order_markers(reads, before, bound) + filters)
             if id(stmt) in imports:
                 layout.from_imports.append(imports[id(stmt)])
                 before.update(local for local, _ in imports[id(stmt)].names)
