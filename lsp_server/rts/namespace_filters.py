@@ -75,9 +75,8 @@ def _string_set(stmt: ast.stmt) -> tuple[str, frozenset[str]] | None:
     if not (isinstance(target, ast.Name) and isinstance(value, ast.Set)):
         return None
     members = [e.value for e in value.elts if isinstance(e, ast.Constant)]
-    if len(members) != len(value.elts) or not all(isinstance(m, str) for m in members):
-        return None
-    return target.id, frozenset(members)
+    strings = [m for m in members if isinstance(m, str)]
+    return (target.id, frozenset(strings)) if len(strings) == len(value.elts) else None
 
 
 def _filtered(stmt: ast.stmt, sets: dict[str, frozenset[str]], scope: Scope) -> dict[str, set[str]]:
