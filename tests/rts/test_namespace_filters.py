@@ -1,7 +1,8 @@
 """A set of names a module tests the names of a standard-library module against at import
-(``rts.namespace_filters``), on real pytest sessions. toolz's ``curried/operator.py`` curries
-every function of ``operator`` but those its ``IGNORE`` set lists; 688a812 listed two more
-that only Python 3.14's ``operator`` has, and all 204 tests ran (testmon: 2)."""
+(``rts.namespace_filters``), then deletes (``rts.deleted_names``), on real pytest sessions.
+toolz's ``curried/operator.py`` curries every function of ``operator`` but those its
+``IGNORE`` set lists; 688a812 listed two more that only Python 3.14's ``operator`` has, and
+all 204 tests ran (testmon: 2), then 20: those looking names up by string."""
 
 from __future__ import annotations
 
@@ -25,7 +26,7 @@ del IGNORE
 del curry
 """
 
-ALL = {"test_helper", "test_abs", "test_add"}
+ALL = {"test_helper", "test_abs", "test_add", "test_names"}
 
 
 @pytest.fixture
@@ -56,6 +57,12 @@ def project(pytester: pytest.Pytester) -> pytest.Pytester:
             import ops
 
             assert ops.add == ("curried", operator.add)
+
+
+        def test_names():
+            import ops
+
+            assert "add" in vars(ops)
         """,
     )
     assert run(pytester) == ALL
@@ -103,3 +110,23 @@ def test_other_reads_keep_the_set_a_read_of_every_importer(
     run(project)
     edit(project, "ops.py", '"index"}', '"index", "no_such_function"}')
     assert run(project) == ALL
+
+
+@pytest.mark.parametrize(
+    ("old", "new"),
+    [
+        # Left bound: a lookup by string after the import finds it.
+        ("\ndel IGNORE\n", "\n"),
+        # Looked up by string while bound.
+        ("\ndel IGNORE", "\nprint(sorted(globals()))\ndel IGNORE"),
+        # Deleted on some path only.
+        ("\ndel IGNORE\n", "\nif len(IGNORE) > 1:\n    del IGNORE\n"),
+    ],
+)
+def test_a_set_a_lookup_by_string_may_find_selects_its_tests(
+    project: pytest.Pytester, old: str, new: str
+) -> None:
+    edit(project, "ops.py", old, new)
+    run(project)
+    edit(project, "ops.py", '"index"}', '"index", "no_such_function"}')
+    assert "test_names" in run(project)
