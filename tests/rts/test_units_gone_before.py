@@ -38,7 +38,7 @@ def test_an_import_removed_earlier_selects_nothing_later(pytester: pytest.Pytest
     write(pytester, "pkg.py", "from text import *\n")
     write(
         pytester,
-        "test_text.py",
+        "test_text_units.py",
         """
         import pkg
 
