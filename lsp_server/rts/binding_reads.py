@@ -36,6 +36,7 @@ from lsp_server.rts.spans import LOCALS
 from lsp_server.rts.unit_names import (
     DEFAULTS,
     DOC,
+    IMPORTED,
     IMPORTING,
     MODULE,
     header_name,
@@ -368,11 +369,12 @@ class BindingReads:
             # read by name say who sees those (as before they had units of their own). A
             # function's locals are in no namespace a name is looked up in: its nested
             # ``def`` lines are seen by who ran it (its body holds them) or them.
-            sums = file_units.checksums
+            sums, gone = file_units.checksums, file_units.deleted
             cached = frozenset(
                 self._intern(u)
                 for u in file_units.units()
                 if header_name(u.name) not in sums
+                and _top_name(u.name) not in gone
                 and not u.name.endswith((DOC, DEFAULTS))
                 and u.name != MODULE_DOC
                 and f".{LOCALS}." not in u.name
@@ -393,3 +395,8 @@ class BindingReads:
             self._indexed.add(path)
             for name, unit_names in file_units.bound.items():
                 self._bound.setdefault(name, []).extend((path, u) for u in unit_names)
+
+
+def _top_name(unit_name: str) -> str:
+    """The top-level name a unit belongs to (``C.m.<def>`` -> ``C``, ``<import>.x`` -> ``x``)."""
+    return unit_name.removeprefix(IMPORTED).partition(".")[0]

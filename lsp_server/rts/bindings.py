@@ -27,7 +27,6 @@ binding comes before it.
 from __future__ import annotations
 
 import ast
-import sys
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 
@@ -46,70 +45,16 @@ from lsp_server.rts.class_members import (
 from lsp_server.rts.from_imports import FromImport, from_import
 from lsp_server.rts.import_scope import Scope
 from lsp_server.rts.lookups import call_roots
+from lsp_server.rts.named_module_names import INERT_DUNDERS, LOOKED_UP
+from lsp_server.rts.namespace_filters import NameSets
 from lsp_server.rts.purity import import_time_names, is_pure, nested_statements
 from lsp_server.rts.stdlib_imports import STDLIB, stdlib_imports
 from lsp_server.rts.stdlib_queries import is_query
 from lsp_server.rts.store_only_init import store_only_init
 from lsp_server.rts.typing_classes import TypingForms
+from lsp_server.rts.wrapping_decorators import Wrappers
 
 __all__ = ["Binding", "ModuleLayout", "import_time_names", "module_layout", "nested_statements"]
-
-# Module-level names that Python, pytest or unittest look up by name, never by a
-# reference in code: their statements stay in the residue.
-# A module ``__getattr__`` is a binding: the tests whose lookups fell through to it ran it
-# (a new one selects every importer: ``select.tests_seeing_new_getattr``).
-_LOOKED_UP = frozenset(
-    [
-        "__dir__",
-        "__path__",
-        "setUpModule",
-        "tearDownModule",
-        "setup_module",
-        "teardown_module",
-        "setup_function",
-        "teardown_function",
-        "load_tests",
-        "pytestmark",
-        "pytest_plugins",
-        "collect_ignore",
-        "collect_ignore_glob",
-    ]
-)
-
-
-# Module dunders only code reading them by name sees (Python gives ``__name__``,
-# ``__path__``, ``__spec__``... a meaning of their own: those stay in the residue).
-# ``__all__`` is read by name too: by ``from m import *`` (``purity.import_time_names``
-# counts it as a read of the importing statement) and by code spelling it.
-_INERT_DUNDERS = frozenset(
-    [
-        "__all__",
-        "__version__",
-        "__version_info__",
-        "__author__",
-        "__email__",
-        "__license__",
-        "__copyright__",
-        "__credits__",
-        "__maintainer__",
-        "__status__",
-        "__date__",
-        # The metadata a package's ``__init__`` or ``__about__`` states (requests',
-        # diskcache's, attrs'): a release bumps ``__build__`` with ``__version__``.
-        "__title__",
-        "__description__",
-        "__summary__",
-        "__url__",
-        "__uri__",
-        "__build__",
-        "__author_email__",
-        "__maintainer_email__",
-        "__release__",
-    ]
-    # PEP 810: from 3.15 on it makes the imports it names lazy (when and whether they
-    # run); before, nothing reads it but code spelling it.
-    + (["__lazy_modules__"] if sys.version_info < (3, 15) else [])
-)
 
 
 @dataclass
@@ -161,10 +106,10 @@ class ModuleLayout:
     (``class_members.loose_methods``)."""
 
 
-def _def_is_binding(node: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
-    if node.name in _LOOKED_UP or node.name.startswith("pytest_"):
+def _def_is_binding(node: ast.FunctionDef | ast.AsyncFunctionDef, wrap: frozenset[str]) -> bool:
+    if node.name in LOOKED_UP or node.name.startswith("pytest_"):
         return False
-    return def_is_pure(node)
+    return def_is_pure(node, wrap)
 
 
 def _class_aliases(node: ast.ClassDef, prefix: str) -> Iterator[str]:
@@ -212,10 +157,10 @@ def _assignment_names(
             if not isinstance(element, ast.Name):
                 return None
             names.append(element.id)
-    special = [n for n in names if n.startswith("__") and n not in _INERT_DUNDERS]
+    special = [n for n in names if n.startswith("__") and n not in INERT_DUNDERS]
     # computed: rts.constant_values; a query of the platform: rts.stdlib_queries
     pure = computed or is_pure(value, builders=builders) or bool(scope and is_query(value, scope))
-    if special or any(n in _LOOKED_UP for n in names) or not pure:
+    if special or any(n in LOOKED_UP for n in names) or not pure:
         return None
     return tuple(names)
 
@@ -245,7 +190,7 @@ def _binds_only(stmt: ast.stmt) -> bool:
     runs) only binds names: a plain assignment, a standard-library import, a ``def`` that
     only wraps (itsdangerous binds a plainer ``TypeVar`` there for run time)."""
     if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
-        return _def_is_binding(stmt)
+        return _def_is_binding(stmt, frozenset())
     return stdlib_imports(stmt) is not None or _assignment_names(stmt) is not None
 
 
@@ -263,20 +208,21 @@ def _binding(
     makers: set[str],
     forms: TypingForms,
     builders: set[str],
+    wrappers: frozenset[str],
     scope: Scope,
     computed: bool = False,
 ) -> Binding | None:
-    """``plain_classes``, ``makers`` (classes whose ``C()`` runs no code of the module) and
-    ``builders`` (whose ``__init__`` only stores) grow with the classes ``stmt`` defines."""
+    """Grows ``plain_classes``, ``makers`` (``C()`` runs no module code) and ``builders``
+    (``__init__`` only stores) by ``stmt``'s classes; ``forms``, ``wrappers``: those bound."""
     first = min([stmt.lineno, *(d.lineno for d in getattr(stmt, "decorator_list", ()))])
     span = ((first, 0), (stmt.end_lineno or stmt.lineno, stmt.end_col_offset or 0))
     if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
-        if _def_is_binding(stmt):
+        if _def_is_binding(stmt, wrappers):
             return Binding((stmt.name,), *span, frozenset(import_time_names(stmt)), is_def=True)
         return None
     if isinstance(stmt, ast.ClassDef):
         built = forms.builds(stmt)
-        if not class_is_binding(stmt, frozenset(makers), keywords_ok=built):
+        if not class_is_binding(stmt, frozenset(makers), built, wrappers):
             return None
         plain = is_plain(stmt, plain_classes)
         if plain:
@@ -351,26 +297,30 @@ def module_layout(tree: ast.Module) -> ModuleLayout:
     makers: set[str] = set()
     builders: set[str] = set()
     forms = TypingForms()
-    scope = Scope(tree, STDLIB)
+    scope, sets = Scope(tree, STDLIB), NameSets()
+    wrappers = Wrappers()
     found = []
     for stmt in tree.body:
         rebound = maybe_bound(stmt)  # maybe to something else
         makers.difference_update(rebound)
         builders.difference_update(rebound)
         computed = bool(scope.computed(stmt))
-        binding = _binding(stmt, plain_classes, makers, forms, builders, scope, computed)
+        wrapping = wrappers.before(stmt)
+        binding = _binding(stmt, plain_classes, makers, forms, builders, wrapping, scope, computed)
+        wrappers.after(stmt)
         forms.after(stmt, binding is not None and binding.own_doc)
         # What every importer sees fail, or a class makes fail (``rts.class_frames``).
         raising = [] if binding is None else raising_markers(stmt, scope, binding.own_doc)
+        unread, filters = sets.take(stmt, scope)  # ``rts.namespace_filters``
         scope.after(stmt)
-        found.append((stmt, binding, raising))
-    imports = {id(s): fi for s, b, _ in found if b is None and (fi := from_import(s)) is not None}
-    bound = {name for _, b, _ in found if b is not None for name in b.names}
+        found.append((stmt, binding, raising, unread, filters))
+    imports = {id(s): fi for s, b, *_ in found if b is None and (fi := from_import(s)) is not None}
+    bound = {name for _, b, *_ in found if b is not None for name in b.names}
     bound.update(local for fi in imports.values() for local, _ in fi.names)
     defined = {s.name for s in tree.body if isinstance(s, _DEFINITIONS)}
     before: set[str] = set()
     residue_refs: set[str] = set()
-    for stmt, binding, raising in found:
+    for stmt, binding, raising, unread, filters in found:
         for unit, marker in raising:
             layout.markers.setdefault(unit, []).append(marker)
             # It raises or not by what its names hold (a class's frame: ``class_frames``).
@@ -378,13 +328,13 @@ def module_layout(tree: ast.Module) -> ModuleLayout:
                 residue_refs |= binding.refs
         if binding is None:
             reads = import_time_names(stmt)
-            residue_refs |= reads
+            residue_refs |= reads - unread
             roots = {root or "" for root in call_roots(stmt)} - defined
             if roots:
                 # A decorator is handed the function or class it decorates.
                 handed = {stmt.name} if isinstance(stmt, _DEFINITIONS) else set()
                 layout.call_sites.append((frozenset(roots), frozenset(reads | handed)))
-            layout.markers.setdefault("", []).extend(_order_markers(reads, before, bound))
+            layout.markers.setdefault("", []).extend(_order_markers(reads, before, bound) + filters)
             if id(stmt) in imports:
                 layout.from_imports.append(imports[id(stmt)])
                 before.update(local for local, _ in imports[id(stmt)].names)

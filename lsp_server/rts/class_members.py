@@ -50,11 +50,15 @@ class Member:
     is_def: bool = False
 
 
-def def_is_pure(node: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
-    """Decorators that only wrap, default values without effects."""
+def def_is_pure(
+    node: ast.FunctionDef | ast.AsyncFunctionDef, wrappers: frozenset[str] = frozenset()
+) -> bool:
+    """Decorators that only wrap (``wrappers``: the module's own, ``rts.wrapping_decorators``),
+    default values without effects."""
     args = node.args
     header: list[ast.AST] = [*args.defaults, *(d for d in args.kw_defaults if d is not None)]
-    return all(map(pure_decorator, node.decorator_list)) and all(map(is_pure, header))
+    wrap = all(pure_decorator(d, wrappers) for d in node.decorator_list)
+    return wrap and all(map(is_pure, header))
 
 
 def class_body(node: ast.ClassDef) -> Iterator[ast.stmt]:
@@ -65,11 +69,16 @@ def class_body(node: ast.ClassDef) -> Iterator[ast.stmt]:
 
 
 def class_is_binding(
-    node: ast.ClassDef, makers: frozenset[str] = frozenset(), keywords_ok: bool = False
+    node: ast.ClassDef,
+    makers: frozenset[str] = frozenset(),
+    keywords_ok: bool = False,
+    wrappers: frozenset[str] = frozenset(),
 ) -> bool:
     """``makers``: classes of the module whose ``C()`` runs no code of it; ``keywords_ok``:
-    its keywords are flags of a ``typing`` form (``rts.typing_classes``)."""
-    if (node.keywords and not keywords_ok) or not all(map(pure_decorator, node.decorator_list)):
+    its keywords are flags of a ``typing`` form (``rts.typing_classes``); ``wrappers``: the
+    module's functions that only wrap (``rts.wrapping_decorators``)."""
+    wrap = all(pure_decorator(d, wrappers) for d in node.decorator_list)
+    if (node.keywords and not keywords_ok) or not wrap:
         return False
     if not all(map(is_pure, node.bases)):
         return False
@@ -78,10 +87,10 @@ def class_is_binding(
         if id(stmt) in updates:
             continue  # it fills a container the body built: no effect outside the class
         if isinstance(stmt, _Def):
-            if not def_is_pure(stmt):
+            if not def_is_pure(stmt, wrappers):
                 return False
         elif isinstance(stmt, ast.ClassDef):
-            if not class_is_binding(stmt):
+            if not class_is_binding(stmt, wrappers=wrappers):
                 return False
         elif not is_pure(stmt, makers):
             return False  # a registration, or any other effect at import

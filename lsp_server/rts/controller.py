@@ -89,6 +89,7 @@ class ReksPlugin:
         self.store = self._open_store()
         self.deselector = Deselector(self.store, self.mode, root, paths)
         self._worker_counts: list[tuple[int, int]] = []
+        self._worker_environment_runs: list[int] = []
         if self.workerinput is not None:
             shared = self.workerinput[_WORKER_KEY]
             self.environment: str = shared["environment"]
@@ -154,7 +155,8 @@ class ReksPlugin:
     def pytest_testnodedown(self, node: Any, error: object) -> None:
         counts = getattr(node, "workeroutput", {}).get("reks_counts")
         if counts:
-            self._worker_counts.append(tuple(counts))
+            self._worker_counts.append(tuple(counts[:2]))
+            self._worker_environment_runs.append(counts[2])
 
     # -- reporting ----------------------------------------------------------------------
 
@@ -169,7 +171,7 @@ class ReksPlugin:
         if self.workerinput is not None:
             workeroutput = getattr(self.config, "workeroutput", None)
             if workeroutput is not None and own_counts is not None:
-                workeroutput["reks_counts"] = list(own_counts)
+                workeroutput["reks_counts"] = [*own_counts, self.deselector.environment_runs]
         elif self.session_id is not None:
             self.store.finish_session(
                 self.session_id,
@@ -217,11 +219,19 @@ class ReksPlugin:
         else:
             verb = "would run" if self.mode == "dry-run" else "selected"
             environment = selection.environment_change if selection else None
-            if environment is not None:
-                tr.write_line(f"reks: the environment changed ({environment}): every test runs")
+            runs = self._environment_runs()
+            if environment is not None and runs:
+                whom = "every test runs" if runs == sum(counts) else _tests_run(runs)
+                tr.write_line(f"reks: the environment changed ({environment}): {whom}")
             tr.write_line(
                 f"reks: {counts[0]} {verb}{self._not_run(counts[1])} [selection{seconds}]"
             )
+
+    def _environment_runs(self) -> int:
+        """Like ``_total_counts``: one worker's view is the session's."""
+        if self._worker_environment_runs:
+            return int(self._worker_environment_runs[0])
+        return self.deselector.environment_runs
 
     def _not_run(self, unchanged: int) -> str:
         """The unchanged tests, split as pytest sees them: deselected (pytest's own count)
@@ -238,3 +248,9 @@ class ReksPlugin:
     def pytest_unconfigure(self, config: pytest.Config) -> None:
         self._stop_tracing()
         self.store.close()
+
+
+def _tests_run(count: int) -> str:
+    if count == 1:
+        return "1 test recorded before it runs"
+    return f"{count} tests recorded before it run"

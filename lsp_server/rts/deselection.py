@@ -72,6 +72,9 @@ class Deselector:
         self._collected: dict[str, list[str]] = {}
         self.counts: tuple[int, int] | None = None
         """(selected, deselected) once collection is done."""
+        self.environment_runs = 0
+        """Selected tests that run because they were recorded in another environment (a
+        recorded test no longer collected, outside ``testpaths`` now, runs nowhere)."""
         self.dry_run_lines: list[tuple[str, Reason]] = []
         self.verifying: list[str] = []
         """Skipped tests run to verify them, after the selected ones (``also_run``)."""
@@ -164,8 +167,12 @@ class Deselector:
         keep.sort(key=lambda item: item.nodeid in verifying)
         checked = sum(1 for item in keep if item.nodeid in verifying)
         self.counts = (len(keep) - checked, len(drop) + sum(self.uncollected.values()))
+        selected = self.selection.selected if self.selection else {}
+        environment = ReasonKind.ENVIRONMENT
+        self.environment_runs = sum(
+            1 for item in keep if getattr(selected.get(item.nodeid), "kind", None) is environment
+        )
         if self.mode == "dry-run":
-            selected = self.selection.selected if self.selection else {}
             self.dry_run_lines = [
                 (item.nodeid, selected.get(item.nodeid, Reason(ReasonKind.NEW))) for item in keep
             ]

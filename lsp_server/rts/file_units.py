@@ -86,6 +86,9 @@ class FileUnits:
     their own (``class_members.loose_methods``)."""
     listed: frozenset[str] | None = None
     """The names ``__all__`` lists (``bound_names.listed_names``); None: any may be."""
+    deleted: frozenset[str] = frozenset()
+    """Names the top level deletes for good, looked up by no computed name while bound
+    (``rts.deleted_names``): no lookup by string after the import finds them."""
     hooked_classes: frozenset[str] = frozenset()
     """Top-level classes whose statement may raise only by a hook their bases bring: their
     importers depend on their units unless made without one (``rts.class_frames``)."""

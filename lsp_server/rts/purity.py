@@ -198,10 +198,12 @@ def _outside_lambda_bodies(node: ast.AST) -> Iterator[ast.AST]:
             todo.extend(ast.iter_child_nodes(item))
 
 
-def pure_decorator(node: ast.expr) -> bool:
+def pure_decorator(node: ast.expr, wrappers: frozenset[str] = frozenset()) -> bool:
+    """``wrappers``: functions of the module that only wrap (``rts.wrapping_decorators``)."""
     target = node.func if isinstance(node, ast.Call) else node
     chain = list(_chain(target))
-    if not chain or not (chain[0] in _PURE_DECORATORS or "mark" in chain):
+    own = isinstance(target, ast.Name) and target.id in wrappers
+    if not chain or not (own or chain[0] in _PURE_DECORATORS or "mark" in chain):
         return False
     if isinstance(node, ast.Call):
         if any(k.arg == "autouse" for k in node.keywords):

@@ -118,6 +118,8 @@ def changed_units(store: DependencyStore, states: FileStates) -> dict[Unit, Reas
         reads_changed = False  # of a display table: every importer sees it
         for name, checksum in recorded.items():
             current = snap.checksums.get(name)
+            if current is None and checksum is None:
+                continue  # gone when the file was last synced: its dependents went stale then
             if current is None:
                 # A display table's read gone cannot make the import fail.
                 if not gone_with_class(name, gone, recorded) and not is_display_read(name):

@@ -52,6 +52,7 @@ from lsp_server.rts.bindings import ModuleLayout, module_layout
 from lsp_server.rts.bound_names import listed_names
 from lsp_server.rts.class_frames import hooked_classes
 from lsp_server.rts.class_members import class_texts
+from lsp_server.rts.deleted_names import deleted_names
 from lsp_server.rts.file_units import FileUnits
 from lsp_server.rts.from_imports import top_level_names
 from lsp_server.rts.future import future_marks
@@ -122,6 +123,7 @@ def source_units(path: str, source: str) -> FileUnits:
     result.top_names = top_level_names(tree)
     result.call_sites = layout.call_sites
     result.hooked_classes = hooked_classes(layout.markers)
+    result.deleted = deleted_names(tree)
     imported = (n for b in layout.bindings if b.is_import for n in b.names)
     importing = (name for name in variants if name.startswith(IMPORTING))
     result.import_units = frozenset(imported).union(result.from_imports, importing)

@@ -39,3 +39,22 @@ def test_only_what_pytest_reads_from_pyproject_is_environment(pytester: pytest.P
     result = pytester.runpytest_inprocess("--reks")
     result.assert_outcomes(passed=1)
     result.stdout.fnmatch_lines(["reks: the environment changed (option ini.filterwarnings: *"])
+
+
+def test_tests_no_longer_collected_do_not_make_every_test_run(pytester: pytest.Pytester) -> None:
+    """toolz af7f85a set ``testpaths``: the benchmark tests, recorded before its options, were
+    never collected again, and every later session said the environment changed and every
+    test runs while one test ran."""
+    write(pytester, "test_a.py", "def test_a():\n    assert True\n")
+    write(pytester, "test_b.py", "def test_b():\n    assert True\n")
+    pytester.runpytest_inprocess("--reks").assert_outcomes(passed=2)
+    changed = pytester.runpytest_inprocess("--reks", "-p", "no:warnings", "test_a.py")
+    changed.assert_outcomes(passed=1)
+    changed.stdout.fnmatch_lines(["reks: the environment changed (*): every test runs"])
+    again = pytester.runpytest_inprocess("--reks", "-p", "no:warnings", "test_a.py")
+    again.assert_outcomes()
+    assert "environment changed" not in again.stdout.str()
+    write(pytester, "test_a.py", "def test_a():\n    assert True\n\n\ndef test_c():\n    pass\n")
+    both = pytester.runpytest_inprocess("--reks", "-p", "no:warnings", "test_a.py", "test_b.py")
+    both.assert_outcomes(passed=2)
+    both.stdout.fnmatch_lines(["reks: the environment changed (*): 1 test recorded before it runs"])

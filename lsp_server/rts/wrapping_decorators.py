@@ -1,0 +1,196 @@
+"""Functions of a module that only wrap what they decorate, proved from their code.
+
+A decorator the purity rules do not know (``purity.pure_decorator``) keeps the class or
+``def`` it decorates in the module unit: it may register what it is given. toolz's
+``@instanceproperty`` (on methods of ``curry``, ``Compose`` and ``excepts``) is a function of
+the same module that returns a ``partial`` of itself or an ``InstanceProperty`` (a
+``property`` subclass that stores one more attribute) made from its arguments; so a blank
+line in ``excepts``' docstring ran every test.
+
+A *wrapper* here is a top-level ``def`` without decorators whose body (after a docstring)
+is only ``if``/``return``/``pass`` over expressions that are names, constants, ``is``
+comparisons and calls of ``partial``, of itself or of a *wrapping class*, with names and
+constants as arguments: it has no effect outside what it returns, and nothing it computes
+from a value can raise. A wrapping class has ``object`` or ``property`` for its only base,
+no decorator, keyword or creation hook, and an ``__init__`` that only stores parameters or
+constants on the instance and calls its base's ``__init__`` with them.
+
+Applying a wrapper at import still runs code, and may raise where a call does not fit a
+signature: the wrapper and the class's ``__init__`` ran at import, so every importer
+depends on their units, headers included (``rts.import_footprints``), and the decorator
+expressions that may raise are in the module unit (``rts.import_digest``).
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+
+from lsp_server.rts.bound_names import maybe_bound, maybe_bound_in
+from lsp_server.rts.purity import is_pure, is_string_statement
+from lsp_server.rts.store_only_init import _HOOKS as CREATION_HOOKS
+
+_WRAPPING_BASES = frozenset(["object", "property"])
+_PARTIAL = "partial"
+
+
+@dataclass
+class Wrappers:
+    """The wrappers and wrapping classes bound so far in a module's top-level statements,
+    kept as ``rts.bindings`` walks them (a rebinding drops a name)."""
+
+    functions: dict[str, frozenset[str]] = field(default_factory=dict)
+    """A wrapper's name -> the names its body calls (checked when it is applied: a
+    function's globals are looked up when it runs)."""
+    classes: set[str] = field(default_factory=set)
+    bound: set[str] = field(default_factory=set)
+    """Every name the statements so far may bind (a module's own ``property``...)."""
+
+    def before(self, stmt: ast.stmt) -> frozenset[str]:
+        """Forget what ``stmt`` may rebind; the wrappers ``stmt`` may apply."""
+        rebound = maybe_bound(stmt)
+        for name in rebound & self.functions.keys():
+            del self.functions[name]
+        self.classes -= rebound
+        self.bound |= rebound
+        return self.usable()
+
+    def after(self, stmt: ast.stmt) -> None:
+        """Note ``stmt`` when it defines a wrapper or a wrapping class."""
+        if isinstance(stmt, ast.FunctionDef):
+            callees = wrapper_callees(stmt)
+            if callees is not None:
+                self.functions[stmt.name] = callees
+        elif isinstance(stmt, ast.ClassDef) and is_wrapping_class(stmt):
+            self.classes.add(stmt.name)
+
+    def usable(self) -> frozenset[str]:
+        """The wrappers whose callees are, as of now, wrapping classes or themselves."""
+        known = {_PARTIAL} | (set() if _WRAPPING_BASES & self.bound else self.classes)
+        return frozenset(n for n, c in self.functions.items() if c <= known | {n})
+
+
+def wrapper_callees(node: ast.FunctionDef) -> frozenset[str] | None:
+    """The names the body of a wrapper calls; None when ``node`` is no wrapper."""
+    args = node.args
+    defaults = [*args.defaults, *(d for d in args.kw_defaults if d is not None)]
+    if node.decorator_list or not all(isinstance(d, ast.Constant) for d in defaults):
+        return None
+    body = node.body[1:] if node.body and is_string_statement(node.body[0]) else node.body
+    callees: set[str] = set()
+    if not _plain_statements(body, callees):
+        return None
+    # Any other global it read might be unbound when it runs: NameError at import.
+    every = [*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg, args.kwarg]
+    known = {a.arg for a in every if a is not None} | callees | {node.name}
+    loads = {n.id for s in body for n in ast.walk(s) if isinstance(n, ast.Name)}
+    return frozenset(callees) if loads <= known else None
+
+
+def _plain_statements(body: list[ast.stmt], callees: set[str]) -> bool:
+    for stmt in body:
+        if isinstance(stmt, ast.Pass):
+            continue
+        if isinstance(stmt, ast.Return):
+            if stmt.value is not None and not _plain_value(stmt.value, callees):
+                return False
+        elif isinstance(stmt, ast.If):
+            if not _plain_test(stmt.test):
+                return False
+            if not (
+                _plain_statements(stmt.body, callees) and _plain_statements(stmt.orelse, callees)
+            ):
+                return False
+        else:
+            return False
+    return True
+
+
+def _plain_test(node: ast.expr) -> bool:
+    """``x is None``, ``x is not y``: comparisons that call no code and cannot raise."""
+    if isinstance(node, ast.Compare):
+        plain_ops = all(isinstance(op, (ast.Is, ast.IsNot)) for op in node.ops)
+        return plain_ops and all(_atom(n) for n in (node.left, *node.comparators))
+    return _atom(node)
+
+
+def _atom(node: ast.expr) -> bool:
+    return isinstance(node, ast.Constant) or (
+        isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load)
+    )
+
+
+def _plain_value(node: ast.expr, callees: set[str]) -> bool:
+    if _atom(node):
+        return True
+    if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)):
+        return False
+    values = [*node.args, *(k.value for k in node.keywords)]
+    if any(k.arg is None for k in node.keywords) or not all(map(_atom, values)):
+        return False  # ``**kw`` needs a mapping; anything but a name or constant may run code
+    callees.add(node.func.id)
+    return True
+
+
+def is_wrapping_class(node: ast.ClassDef) -> bool:
+    """A class whose ``C(...)`` only stores its arguments on a new ``object`` or
+    ``property`` (see the module docstring)."""
+    if node.decorator_list or node.keywords or len(node.bases) != 1:
+        return False
+    base = node.bases[0]
+    if not (isinstance(base, ast.Name) and base.id in _WRAPPING_BASES):
+        return False
+    bound = maybe_bound_in(node.body)
+    inits = [s for s in node.body if "__init__" in maybe_bound_in([s])]
+    if (
+        bound & (CREATION_HOOKS | {"__slots__"})
+        or len(inits) != 1
+        or not isinstance(inits[0], ast.FunctionDef)
+    ):
+        return False
+    if not all(is_pure(s) for s in node.body if not isinstance(s, ast.FunctionDef)):
+        return False
+    init = inits[0]
+    positional = [*init.args.posonlyargs, *init.args.args]
+    if init.decorator_list or init.args.vararg or init.args.kwarg or not positional:
+        return False
+    self_name = positional[0].arg
+    params = {a.arg for a in [*positional[1:], *init.args.kwonlyargs]}
+    body = init.body[1:] if init.body and is_string_statement(init.body[0]) else init.body
+    # A stored name the class binds (a property without a setter) would take the store.
+    return all(_stores_or_inits(stmt, self_name, base.id, bound, params) for stmt in body)
+
+
+def _stores_or_inits(
+    stmt: ast.stmt, self_name: str, base: str, taken: set[str], params: set[str]
+) -> bool:
+    """``self.attr = value`` or ``Base.__init__(self, values...)``, each value a parameter
+    or a constant."""
+
+    def plain(node: ast.expr) -> bool:
+        return isinstance(node, ast.Constant) or (isinstance(node, ast.Name) and node.id in params)
+
+    if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1:
+        target = stmt.targets[0]
+        stores = (
+            isinstance(target, ast.Attribute)
+            and isinstance(target.value, ast.Name)
+            and target.value.id == self_name
+            and target.attr not in taken
+        )
+        return stores and plain(stmt.value)
+    if not (isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Call)):
+        return False
+    call = stmt.value
+    func = call.func
+    named = (
+        isinstance(func, ast.Attribute)
+        and func.attr == "__init__"
+        and isinstance(func.value, ast.Name)
+        and func.value.id == base
+    )
+    first = call.args[0] if call.args else None
+    if not (named and isinstance(first, ast.Name) and first.id == self_name):
+        return False
+    values = [*call.args[1:], *(k.value for k in call.keywords)]
+    return all(k.arg is not None for k in call.keywords) and all(map(plain, values))
