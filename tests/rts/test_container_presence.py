@@ -95,4 +95,7 @@ def test_an_entry_rebound_is_no_change_to_a_membership_test(registry: pytest.Pyt
 
 def test_an_entry_added_reaches_a_membership_test(registry: pytest.Pytester) -> None:
     edit(registry, "reg.py", 'return "added"', 'return "other"')
-    assert run(registry) == {"test_adds", "test_warms", "test_has_added"}
+    expected = {"test_adds", "test_warms", "test_has_added"}
+    if sys.version_info < (3, 12):  # there every read reads every entry
+        expected |= {"test_has_known", "test_value_known"}
+    assert run(registry) == expected
