@@ -35,3 +35,14 @@ class StoreCollections(StoreWrites):
             for (nodeid,) in rows
             if nodeid not in collected and nodeid.split("::", 1)[0] in prefixes
         ]
+
+    def forget_tests(self, nodeids: Iterable[str]) -> None:
+        with self.transaction():
+            for nodeid in nodeids:
+                row = self._conn.execute("SELECT id FROM tests WHERE nodeid=?", (nodeid,))
+                for (test_id,) in row.fetchall():
+                    self.unlink_tests([test_id])
+                    self._ran_rows = None
+                    for table in ("ran", "setup_times"):
+                        self._conn.execute(f"DELETE FROM {table} WHERE test_id=?", (test_id,))
+                    self._conn.execute("DELETE FROM tests WHERE id=?", (test_id,))

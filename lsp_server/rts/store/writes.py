@@ -33,10 +33,12 @@ from typing import TypeVar
 from lsp_server.rts.file_snapshot import FileSnapshot
 from lsp_server.rts.file_units import Unit
 from lsp_server.rts.interned_units import InternedIds, InternedUnits
+from lsp_server.rts.reads import LISTED_NAMES, NEEDED_BY_IMPORT
 from lsp_server.rts.store.depsets import DependencySets, TestUnits
 from lsp_server.rts.unit_names import (
     MODULE,
     NAMES,
+    body_name,
     bound_name,
     gone_with_class,
     is_display_read,
@@ -291,6 +293,8 @@ class StoreWrites(DependencySets):
                     "does not parse" if snap.error else ("removed" if new is None else "changed")
                 )
                 self._mark_dependents_stale(uid, f"{Unit(snap.path, name)} {reason}", None)
+                if new is None and not snap.error:
+                    self._mark_takers_stale(snap.path, name, f"{Unit(snap.path, name)} removed")
                 if new is not None and is_display_read(name):  # every importer sees it
                     self._mark_importers_stale(snap.path, f"{Unit(snap.path, name)} {reason}")
                 self._conn.execute("UPDATE units SET checksum=? WHERE id=?", (new, uid))
@@ -336,6 +340,19 @@ class StoreWrites(DependencySets):
             (reason, path, MODULE),
         )
 
+    def _mark_takers_stale(self, path: str, unit: str, reason: str) -> None:
+        """The tests of modules that may take the removed binding ``unit`` of ``path`` with
+        a ``from`` import (``select.tests_reading_changed``, without its resolver)."""
+        name = bound_name(unit)
+        if name is None or "." in (body_name(unit) or unit):
+            return
+        reads = (module_read(NEEDED_BY_IMPORT + name, path), module_read(LISTED_NAMES, path))
+        self._conn.execute(
+            f"UPDATE tests SET stale=? WHERE stale IS NULL AND id IN ({_DEPENDING} IN (?, ?)"
+            f" INTERSECT {_DEPENDING}=?)",
+            (reason, NAMES, *reads, path, MODULE),
+        )
+
     def _mark_dependents_stale(self, unit_id: int, reason: str, exclude_test: int | None) -> None:
         self._conn.execute(
             "UPDATE tests SET stale=? WHERE stale IS NULL AND id != ? AND id IN"
@@ -363,17 +380,6 @@ class StoreWrites(DependencySets):
                 )
                 cache[unit] = int(cur.lastrowid or 0)
         return [cache[u] for u in units]
-
-    def forget_tests(self, nodeids: Iterable[str]) -> None:
-        with self.transaction():
-            for nodeid in nodeids:
-                row = self._conn.execute("SELECT id FROM tests WHERE nodeid=?", (nodeid,))
-                for (test_id,) in row.fetchall():
-                    self.unlink_tests([test_id])
-                    self._ran_rows = None
-                    for table in ("ran", "setup_times"):
-                        self._conn.execute(f"DELETE FROM {table} WHERE test_id=?", (test_id,))
-                    self._conn.execute("DELETE FROM tests WHERE id=?", (test_id,))
 
     def _forget_unit_records(self, unit_id: int) -> None:
         """What was recorded of a unit about to be deleted (its id may be given again)."""
