@@ -5,6 +5,7 @@ which tests ran and which failed."""
 from __future__ import annotations
 
 import ast
+import json
 import os
 import random
 import re
@@ -12,6 +13,7 @@ import resource
 import shutil
 import subprocess
 import sys
+import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -29,7 +31,6 @@ PROJECTS: dict[str, tuple[str, list[str], list[str]]] = {
 }
 TOOLS = ["pytest", "pytest-testmon==2.2.0", "xxhash"]
 
-_RESULT = re.compile(r"^(PASSED|FAILED|ERROR|XPASS|XFAIL) (\S+)")
 _COUNT = re.compile(r"(\d+) (?:passed|failed|errors?|xpassed|xfailed)\b")
 
 
@@ -62,12 +63,12 @@ class Project:
     what a build generates (``rts_history --keep``)."""
 
     def pytest(self, *args: str, timeout: float = 1800, listing: bool = True) -> Run:
-        """Run pytest in the project's venv. ``listing``: -rA lists every test that ran
-        (``passed``/``failed``); it costs seconds on a large suite, so runs that are timed
-        go without it and read only the counts."""
+        """Run pytest in the project's venv. ``listing``: read every test that ran
+        (``passed``/``failed``) from the ``rts_outcomes`` plugin; runs that are timed go
+        without it and read only the counts."""
         # --color=no: a project's addopts may force colour, which hides the listing's words.
         cmd = [str(self.python), "-m", "pytest", "-q", "-p", "no:randomly", "--color=no"]
-        cmd += ["-rA"] if listing else []
+        cmd += ["-p", "rts_outcomes"] if listing else []
         cmd += [*self.extra_args, *args]
         env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}
         # rts_nostress (a plugin some benchmarks pass with -p) lives next to this file.
@@ -75,6 +76,8 @@ class Project:
             p for p in (str(Path(__file__).resolve().parent), env.get("PYTHONPATH")) if p
         )
         env.pop("PYTEST_ADDOPTS", None)
+        outcomes = Path(tempfile.mkstemp(prefix="reks-bench-", suffix=".jsonl")[1])
+        env["REKS_BENCH_OUTCOMES"] = str(outcomes)
         before = resource.getrusage(resource.RUSAGE_CHILDREN)
         start = time.perf_counter()
         proc = subprocess.run(
@@ -86,12 +89,10 @@ class Project:
         run = Run(list(args), proc.returncode, wall, cpu, output=proc.stdout + proc.stderr)
         summary = proc.stdout.strip().splitlines()[-1:] or [""]
         run.count = sum(int(n) for n in _COUNT.findall(summary[0]))
-        for line in proc.stdout.splitlines():
-            m = _RESULT.match(line)
-            if m:
-                # A non-strict xfail that passes (XPASS) is no failure (pytest exits 0);
-                # a strict one is listed as FAILED.
-                (run.failed if m.group(1) in ("FAILED", "ERROR") else run.passed).add(m.group(2))
+        for line in outcomes.read_text(encoding="utf-8").splitlines():
+            nodeid, outcome = json.loads(line)
+            (run.failed if outcome == "failed" else run.passed).add(nodeid)
+        outcomes.unlink()
         if listing and run.count and not run.ran:
             raise RuntimeError(f"{self.name}: {run.count} tests ran but none was listed: {cmd}")
         return run

@@ -1,0 +1,35 @@
+"""``bench/rts_project.Project.pytest`` reads which tests passed and failed from pytest's
+``-rA`` listing. A node id with a space (a parametrize id such as ``[a b]``) must come
+back whole: cut at the space, it matched no test of the other run, and the replay called
+hundreds of jmespath tests flaky and left them out of the violation count."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+BENCH = Path(__file__).resolve().parents[2] / "bench"
+
+
+@pytest.fixture
+def rts_project(monkeypatch: pytest.MonkeyPatch) -> ModuleType:
+    monkeypatch.syspath_prepend(str(BENCH))
+    import rts_project
+
+    return rts_project
+
+
+def test_node_ids_with_spaces_are_listed_whole(rts_project: ModuleType, tmp_path: Path) -> None:
+    (tmp_path / "test_ids.py").write_text(
+        "import pytest\n\n\n"
+        '@pytest.mark.parametrize("x", ["a b", "c - d", "e"])\n'
+        "def test_case(x):\n"
+        '    assert x != "c - d", "no - dash"\n'
+    )
+    project = rts_project.Project("ids", tmp_path, Path(sys.executable), ["-p", "no:xdist"])
+    run = project.pytest("-p", "no:cacheprovider")
+    assert run.passed == {"test_ids.py::test_case[a b]", "test_ids.py::test_case[e]"}
+    assert run.failed == {"test_ids.py::test_case[c - d]"}
