@@ -359,16 +359,14 @@ class BindingReads:
     def _found_by_string(
         self, path: str, file_units: FileUnits, prefix: str | None = None
     ) -> frozenset[int]:
-        """The units of ``path`` a lookup by a computed name may find: every one but the
-        bodies, default values and docstrings (the module's too), or with a ``prefix`` (a
-        lookup on a class or its instance) the class units and the members and aliases
-        whose names start with it."""
+        """The units of ``path`` a lookup by a computed name may find: all but bodies, default
+        values and docstrings (the module's too); with a ``prefix`` (a lookup on a class or
+        its instance), the class units and the members and aliases starting with it."""
         cached = self._by_string.get((path, prefix))
         if cached is None:
-            # Bodies, defaults and docstrings: what code a test ran and which of them it
-            # read by name say who sees those (as before they had units of their own). A
-            # function's locals are in no namespace a name is looked up in: its nested
-            # ``def`` lines are seen by who ran it (its body holds them) or them.
+            # Bodies, defaults and docstrings: what code a test ran and which it read by name
+            # say who sees those. A function's locals are in no namespace a name is looked
+            # up in: its nested ``def`` lines are seen by who ran it (its body holds them).
             sums, gone = file_units.checksums, file_units.deleted
             cached = frozenset(
                 self._intern(u)
