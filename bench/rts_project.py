@@ -66,9 +66,11 @@ class Project:
         """Run pytest in the project's venv. ``listing``: read every test that ran
         (``passed``/``failed``) from the ``rts_outcomes`` plugin; runs that are timed go
         without it and read only the counts."""
-        # --color=no: a project's addopts may force colour, which hides the listing's words.
+        # --color=no: a project's addopts may force colour. The plugin is named in every run
+        # (it writes only when asked): the tools compare the options of a recording and a
+        # selecting run, and a plugin named in one of them only reran every test.
         cmd = [str(self.python), "-m", "pytest", "-q", "-p", "no:randomly", "--color=no"]
-        cmd += ["-p", "rts_outcomes"] if listing else []
+        cmd += ["-p", "rts_outcomes"]
         cmd += [*self.extra_args, *args]
         env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}
         # rts_nostress (a plugin some benchmarks pass with -p) lives next to this file.
@@ -77,7 +79,8 @@ class Project:
         )
         env.pop("PYTEST_ADDOPTS", None)
         outcomes = Path(tempfile.mkstemp(prefix="reks-bench-", suffix=".jsonl")[1])
-        env["REKS_BENCH_OUTCOMES"] = str(outcomes)
+        if listing:
+            env["REKS_BENCH_OUTCOMES"] = str(outcomes)
         before = resource.getrusage(resource.RUSAGE_CHILDREN)
         start = time.perf_counter()
         proc = subprocess.run(

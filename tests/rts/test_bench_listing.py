@@ -33,3 +33,13 @@ def test_node_ids_with_spaces_are_listed_whole(rts_project: ModuleType, tmp_path
     run = project.pytest("-p", "no:cacheprovider")
     assert run.passed == {"test_ids.py::test_case[a b]", "test_ids.py::test_case[e]"}
     assert run.failed == {"test_ids.py::test_case[c - d]"}
+
+
+def test_a_recording_run_and_a_listing_run_give_the_tools_the_same_options(
+    rts_project: ModuleType, tmp_path: Path
+) -> None:
+    (tmp_path / "test_one.py").write_text("def test_one():\n    assert True\n")
+    project = rts_project.Project("same", tmp_path, Path(sys.executable), ["-p", "no:xdist"])
+    assert project.pytest("--reks-all", listing=False).count == 1
+    again = project.pytest("--reks")
+    assert again.ran == set(), again.output  # nothing changed: nothing runs
