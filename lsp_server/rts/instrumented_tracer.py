@@ -42,6 +42,7 @@ from lsp_server.rts.constant_lookups import constant_names
 from lsp_server.rts.identity import identity
 from lsp_server.rts.instrument_loader import WATCH_HOOK, InstrumentingFinder, shared_table
 from lsp_server.rts.marker_codes import ENTER_NAME, MARKER_NAMES
+from lsp_server.rts.method_sites import MethodSiteWatch, watchable
 from lsp_server.rts.reads import EVERY_NAME
 from lsp_server.rts.return_notes import ReturnNotes
 from lsp_server.rts.returns import returns_values
@@ -110,6 +111,9 @@ class InstrumentedTracer(CodeTracer):
         self._read_kinds: dict[int, str] = {}  # by identity: see ``_read_kind``
         self._constant: dict[int, set[str]] = {}  # by identity: ``constant_names``
         self._notes = ReturnNotes(self._table.sites, self._table.codes, self.returns)
+        # Lookup methods called by name, seen in the frames of marked functions.
+        self.lookups.methods_seen = watchable
+        self._methods = MethodSiteWatch(self.lookups)
 
     @property
     def records_returns(self) -> bool:  # type: ignore[override]
@@ -203,19 +207,28 @@ class InstrumentedTracer(CodeTracer):
         return hook
 
     def _enter(self) -> Callable[[int], None]:
-        """``ENTER_NAME`` while recording: mark, and watch the caller's frame unless a
-        hook watches already (reks's: an import or an outer frame), or its code gave up
+        """``ENTER_NAME`` while recording: mark, trace the caller's frame if its code
+        calls lookup methods by name (``rts.method_sites``), and watch it unless a hook
+        watches already (reks's: an import or an outer frame), or its code gave up
         (``EVERY_NAME``)."""
         hits, codes, names = self._table.hits, self._table.codes, self.lookups.names
         getprofile, setprofile, getframe = sys.getprofile, sys.setprofile, sys._getframe
         watch_hook, add_names = self._watch_hook, self._add_names
+        method_offsets, watch_methods = self._methods.offsets, self._methods.watch
 
         def enter(index: int) -> None:
             hits[index] = 1
+            group = codes[index] or ()
+            if (
+                group
+                and method_offsets(own := group[0])
+                and EVERY_NAME not in names.get(identity(own), ())
+                and not watch_methods(getframe(1), own)
+            ):
+                add_names(own, {EVERY_NAME})  # another tool traces: nothing can be seen
             current = getprofile()
             if current is not None and getattr(current, WATCH_HOOK, False):
                 return
-            group = codes[index] or ()
             if all(EVERY_NAME in names.get(identity(code), ()) for code in group):
                 return
             if current is not None:  # another tool's hook: nothing can be seen
@@ -291,6 +304,7 @@ class InstrumentedTracer(CodeTracer):
             return
         watch_exec(None)
         setattr(builtins, ENTER_NAME, self._table.mark)
+        self._methods.stop()
         self._notes.stop()
         self._finder.uninstall()
         self._finder = None

@@ -29,6 +29,9 @@ class ProfileTracer(CodeTracer):
 
     def __init__(self, is_project_file: Callable[[str], bool] | None = None) -> None:
         super().__init__(is_project_file)
+        # It sees no slot wrapper called (``object.__getattribute__``): a lookup method
+        # called by name leaves its code's lookups unknown (``rts.runtime_lookups``).
+        self.lookups.methods_seen = lambda _: False
         self._active = False
         self._is_project_file = is_project_file
         self._files: dict[str, bool] = {}

@@ -19,11 +19,11 @@ instance's ``__dict__`` holds what the code that ran stored there (sqlparse's cl
 ``vars(args)`` of an argparse namespace), so the call reads no binding unless the value its
 argument holds is a module or a class.
 
-On 3.12+ a call of an attribute-lookup method spelled as an attribute
-(``super().__getattr__(self, name)``, ``object.__getattribute__(self, name)``: sqlparse's
-token kinds forward the name their ``__getattr__`` was asked for) is such a call site too:
-every argument must be a plain load, and the strings they hold are the names read (only a
-string names an attribute). The CALL event names the method called, whatever it is.
+A call of an attribute-lookup method spelled as an attribute (``super().__getattr__(self,
+name)``, ``object.__getattribute__(self, name)``: sqlparse's token kinds, tinydb's queries)
+is such a call site too where the tracer sees it run (``methods_seen``: 3.12's CALL event,
+the instrumented tracer's ``rts.method_sites``): every argument a plain load, the strings
+they hold the names read, whatever method it called.
 
 A code object keeps the conservative reading when any other lookup by string is spelled in
 it (``globals``, ``__dict__``, ``dir``...), when a lookup function is loaded for anything
@@ -48,13 +48,20 @@ from lsp_server.rts.import_calls import record_import
 from lsp_server.rts.lookups import DYNAMIC_NAMES
 from lsp_server.rts.named_reads import JUMPS, reads_one_name
 from lsp_server.rts.reads import EVERY_NAME
-from lsp_server.rts.site_values import Source, argument_sources, record_vars, value_at
+from lsp_server.rts.site_values import (
+    Source,
+    argument_sources,
+    record_method_call,
+    record_vars,
+    value_at,
+)
 
 __all__ = [
     "EVERY_NAME",
     "IMPORT_MODULE_CODE",
     "LOOKUP_FUNCTIONS",
     "MAX_CALLS",
+    "METHOD_CALL",
     "RuntimeLookups",
     "lookup_sites",
     "shadowed",
@@ -88,11 +95,9 @@ its positional arguments hold the names it looks up (a dotted name reads each pa
 IMPORT_MODULE_CODE = importlib.import_module.__code__
 """Seen by a profile hook as a Python call, not a builtin's."""
 _LOOKUP_NAMES = frozenset(f.__name__ for f, _, _ in _NAME_ARGUMENTS)
-_LOOKUP_METHODS = (
-    frozenset(["__getattr__", "__getattribute__"]) if sys.version_info >= (3, 12) else frozenset()
-)
+_LOOKUP_METHODS = frozenset(["__getattr__", "__getattribute__"])
 """Attribute-lookup methods whose calls, spelled as attributes, are lookup call sites: the
-strings among their arguments are the names they read (3.12+: the CALL event sees them)."""
+strings among their arguments are the names they read."""
 _HOME = {f.__name__: home for f, _, home in _NAME_ARGUMENTS if home is not None}
 """The module a lookup function not among the builtins is imported from."""
 # Before 3.12 the tracer sees only the calls of builtins and Python functions, not which
@@ -104,6 +109,7 @@ _CALLEE_OPS = frozenset(
     if sys.version_info >= (3, 12)
     else ["LOAD_GLOBAL", "LOAD_NAME"]
 )
+_METHOD_OPS = frozenset(["LOAD_ATTR", "LOAD_METHOD", "LOAD_SUPER_ATTR"])
 _CALL_OPS = frozenset(["CALL", "CALL_FUNCTION", "CALL_METHOD"])
 
 MAX_CALLS = 20_000
@@ -112,9 +118,9 @@ hot loop of ``getattr`` would call back on every turn)."""
 
 Sites = dict[int, tuple[Source | None, ...]]
 """A call's offset -> the source of each of its arguments (None: computed); a call of a
-lookup method (``_LOOKUP_METHODS``) has ``_METHOD_CALL`` first."""
+lookup method (``_LOOKUP_METHODS``) has ``METHOD_CALL`` first."""
 
-_METHOD_CALL: Source = ("method", None)
+METHOD_CALL: Source = ("method", None)
 
 
 def _site(
@@ -166,7 +172,8 @@ def lookup_sites(code: CodeType) -> Sites | None:
     for index, ins in enumerate(instructions):
         if reads_one_name(instructions, index):
             continue  # ``obj.__dict__["name"]``, ``sys.modules[key].attr``
-        if ins.argval in spelled and ins.opname in _CALLEE_OPS:
+        method = ins.argval in _LOOKUP_METHODS and ins.opname in _METHOD_OPS
+        if ins.argval in spelled and (ins.opname in _CALLEE_OPS or method):
             members = ins.argval in member_lookups.MEMBER_NAMES
             found = _site(instructions, index, keywords=members)
             if found is None:
@@ -176,7 +183,7 @@ def lookup_sites(code: CodeType) -> Sites | None:
             if ins.argval in _LOOKUP_METHODS:
                 if ins.opname in ("LOAD_GLOBAL", "LOAD_NAME"):
                     return None  # a function of that name, not the method
-                found = found[0], {o: (_METHOD_CALL, *a) for o, a in found[1].items()}
+                found = found[0], {o: (METHOD_CALL, *a) for o, a in found[1].items()}
             sites.update(found[1])
         elif ins.argval in spelled and ins.opcode in dis.hasname:
             return None  # stored, deleted, or loaded for anything but a call
@@ -222,6 +229,9 @@ class RuntimeLookups:
 
     def __init__(self, is_project_file: Callable[[str], bool]) -> None:
         self._is_project_file = is_project_file
+        self.methods_seen: Callable[[CodeType], bool] = lambda _: sys.version_info >= (3, 12)
+        """Whether the tracer sees the lookup-method calls of a code object run (else any
+        spelled makes its sites unknown); set before any site is asked for."""
         self._files: dict[str, bool] = {}
         self._sites: dict[int, Sites | None] = {}
         self._codes: dict[int, CodeType] = {}  # kept alive: an id stays a valid key
@@ -235,11 +245,15 @@ class RuntimeLookups:
         answer worked out from what was read before is then out of date."""
 
     def sites(self, code: CodeType) -> Sites | None:
-        """``lookup_sites(code)``, memoized by identity."""
+        """``lookup_sites(code)``, memoized by identity (None when it has lookup-method
+        sites the tracer would not see run)."""
         key = identity(code)
         if key not in self._sites:
             self._codes[key] = code
-            self._sites[key] = lookup_sites(code)
+            found = lookup_sites(code)
+            if found and any(s[:1] == (METHOD_CALL,) for s in found.values()):
+                found = found if self.methods_seen(code) else None
+            self._sites[key] = found
         return self._sites[key]
 
     def is_project_code(self, code: CodeType) -> bool:
@@ -275,7 +289,7 @@ class RuntimeLookups:
         sites = self.sites(code)
         sources = None if sites is None else sites.get(offset)
         found = LOOKUP_FUNCTIONS.get(identity(function))
-        method_call = sources is not None and bool(sources) and sources[0] == _METHOD_CALL
+        method_call = sources is not None and bool(sources) and sources[0] == METHOD_CALL
         arguments = None if sources is None or found is None or method_call else sources[found[1]]
         # A site naming a constant reads the same name every time: once recorded it need
         # not call back again, and is no hot loop to give up on (sqlparse's
@@ -288,7 +302,7 @@ class RuntimeLookups:
                 names.add(EVERY_NAME)  # a hot loop: given up
                 return False
         if sources is not None and method_call:
-            return self._record_method_call(frame, sources[1:], names)
+            return record_method_call(frame, sources[1:], names)
         if sources == (member_lookups.MEMBERS_CALL,) and identity(function) in member_lookups.IDS:
             names.add(member_lookups.members_read(arg0))
             return EVERY_NAME not in names
@@ -334,21 +348,6 @@ class RuntimeLookups:
             return False
         filename = getattr(sys.modules.get(function.__module__), "__file__", None)
         return isinstance(filename, str) and self._is_project_file(filename)
-
-    @staticmethod
-    def _record_method_call(
-        frame: FrameType, sources: tuple[Source | None, ...], names: set[str]
-    ) -> bool:
-        """A lookup method's call: every argument a plain load, the strings among them
-        the names read (the instance and any other object name nothing)."""
-        for source in sources:
-            value = None if source is None else value_at(frame, source)
-            if source is None or source[0] == "list" or (source[0] != "const" and value is None):
-                names.add(EVERY_NAME)  # computed, a display (no name), or not found
-                return False
-            if isinstance(value, str):
-                names.add(str.__str__(value))
-        return True
 
     def call_event(self, disable: object) -> Callable[[CodeType, int, object, object], object]:
         """The ``sys.monitoring`` CALL callback (3.12+), enabled on code with lookup call

@@ -83,6 +83,21 @@ def record_vars(frame: FrameType, sources: tuple[Source | None, ...], names: set
     return True
 
 
+def record_method_call(
+    frame: FrameType, sources: tuple[Source | None, ...], names: set[str]
+) -> bool:
+    """A lookup method's call: every argument a plain load, the strings among them the
+    names read (the instance and any other object name nothing)."""
+    for source in sources:
+        value = None if source is None else value_at(frame, source)
+        if source is None or source[0] == "list" or (source[0] != "const" and value is None):
+            names.add(EVERY_NAME)  # computed, a display (no name), or not found
+            return False
+        if isinstance(value, str):
+            names.add(str.__str__(value))
+    return True
+
+
 def value_at(frame: FrameType, source: Source) -> object:
     """The value ``source`` holds in ``frame`` (None when not found)."""
     kind, name = source

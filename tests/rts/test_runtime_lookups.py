@@ -334,8 +334,7 @@ def test_a_getattr_forwarding_its_own_name_reads_only_that_name(
     every = {"test_other", "test_text"}
     assert run(pytester, flag="--reks-all") == every
     edit(pytester, "mod.py", "LIMIT = 3", "LIMIT = 5")
-    # Before 3.12 the tracer cannot see which method a call site called: conservative.
-    assert run(pytester) == (set() if sys.version_info >= (3, 12) else every)
+    assert run(pytester) == set()
     # What the method does is still a dependency of every test that imports the module.
     edit(pytester, "mod.py", "Kind(self + (name,))", "Kind(self + (name,) * 1)")
     assert run(pytester) == every
@@ -367,7 +366,7 @@ def test_a_forwarded_lookup_by_a_computed_name_reads_every_name(
         """
     )
     selected = _after_an_unread_edit(pytester, classes)
-    assert selected == (set() if precise and sys.version_info >= (3, 12) else {"test_other"})
+    assert selected == (set() if precise else {"test_other"})
 
 
 # What ``vars`` is given -> whether it may read bindings (sqlparse's cli reads
