@@ -215,13 +215,17 @@ class InstrumentedTracer(CodeTracer):
         getprofile, setprofile, getframe = sys.getprofile, sys.setprofile, sys._getframe
         watch_hook, add_names = self._watch_hook, self._add_names
         method_offsets, watch_methods = self._methods.offsets, self._methods.watch
+        # Marker index -> its code when that calls lookup methods by name, else None.
+        methods_of: dict[int, CodeType | None] = {}
 
         def enter(index: int) -> None:
             hits[index] = 1
             group = codes[index] or ()
+            if index not in methods_of:
+                methods_of[index] = group[0] if group and method_offsets(group[0]) else None
+            own = methods_of[index]
             if (
-                group
-                and method_offsets(own := group[0])
+                own is not None
                 and EVERY_NAME not in names.get(identity(own), ())
                 and not watch_methods(getframe(1), own)
             ):
