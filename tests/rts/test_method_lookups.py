@@ -99,3 +99,36 @@ def test_a_forwarded_lookup_in_a_comprehension_stays_sound(pytester: pytest.Pyte
     assert run(pytester, flag="--reks-all") == {"test_read_all"}
     edit(pytester, "mod.py", "LIMIT = 3", "LIMIT = 4")
     assert run(pytester) == {"test_read_all"}
+
+
+def test_another_tools_trace_function_leaves_the_lookups_unknown(
+    pytester: pytest.Pytester,
+) -> None:
+    # A debugger's or coverage's trace function stays: the frame cannot be traced, so its
+    # code reads every name (before 3.12; the CALL event sees the call whatever traces).
+    write(
+        pytester,
+        "conftest.py",
+        """
+        import sys
+
+        import pytest
+
+
+        def _foreign(frame, event, arg):
+            return None
+
+
+        @pytest.fixture(autouse=True)
+        def foreign_tracer():
+            before = sys.gettrace()
+            sys.settrace(_foreign)
+            yield
+            sys.settrace(before)
+        """,
+    )
+    write(pytester, "mod.py", MODULE)
+    write(pytester, "test_mod.py", TESTS)
+    assert run(pytester, flag="--reks-all") == {"test_query", "test_read"}
+    edit(pytester, "mod.py", "LIMIT = 3", "LIMIT = 4")
+    assert "test_read" in run(pytester)
