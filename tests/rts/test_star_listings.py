@@ -63,3 +63,23 @@ def test_a_listed_name_not_bound_selects_every_importer(project: pytest.Pytester
 def test_a_computed_listing_selects_every_importer(project: pytest.Pytester) -> None:
     edit(project, "pkg/b.py", '__all__ = ["h"]', '__all__ = ["h"] + []')
     assert run(project) == {"test_f", "test_h", "test_k", "test_listing"}
+
+
+OTHER = "def test_other():\n    import pkg.b\n\n    assert pkg.b.k() == 3\n"
+
+
+@pytest.mark.parametrize(
+    "listing", ["__all__ = []", '__all__ = ["h", "k"]', '__all__ = ["h", "x"]']
+)
+def test_a_listing_changed_in_a_partial_run_is_seen_later(
+    project: pytest.Pytester, listing: str
+) -> None:
+    write(project, "test_other.py", OTHER)
+    assert run(project, "test_other.py") == {"test_other"}
+    edit(project, "pkg/b.py", '__all__ = ["h"]', listing)
+    edit(project, "pkg/b.py", "return 3", "return 1 + 2")  # test_other runs again
+    # The session syncs pkg/b.py, and the selection after it compares with the new
+    # listing: the tests of every star importer are marked stale then (the last listing
+    # makes their import fail).
+    assert run(project, "test_other.py") == {"test_other"}
+    assert run(project) >= {"test_f", "test_h", "test_k", "test_listing"}
