@@ -31,8 +31,8 @@ LOOKED_UP = frozenset(
 
 # Module dunders only code reading them by name sees (Python gives ``__name__``,
 # ``__path__``, ``__spec__``... a meaning of their own: those stay in the residue).
-# ``__all__`` is read by name too: by ``from m import *`` (``purity.import_time_names``
-# counts it as a read of the importing statement) and by code spelling it.
+# ``__all__`` is read by name too, by code spelling it; what ``from m import *`` takes
+# by it is seen by the readers of the names listed (``rts.star_listings``).
 INERT_DUNDERS = frozenset(
     [
         "__all__",

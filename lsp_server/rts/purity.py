@@ -125,8 +125,6 @@ def import_time_names(node: ast.AST) -> set[str]:
         if isinstance(item, ast.Name):
             # ``__doc__`` as a name is the module's (``rts.module_docstring``) or class's.
             out.add(item.id)
-        elif isinstance(item, ast.ImportFrom) and any(a.name == "*" for a in item.names):
-            out.add("__all__")  # which names it binds
         elif isinstance(item, ast.Attribute):
             if item.attr != "__doc__":
                 out.add(item.attr)

@@ -22,6 +22,7 @@ from lsp_server.rts.option_rules import OptionChange, judge_option_change
 from lsp_server.rts.reads import LISTED_NAMES, NEEDED_BY_IMPORT
 from lsp_server.rts.snapshots import FileStates
 from lsp_server.rts.spans import ImportStatement
+from lsp_server.rts.star_listings import tests_seeing_listings
 from lsp_server.rts.store import DependencyStore, TestRecord
 from lsp_server.rts.unit_names import (
     MODULE,
@@ -362,6 +363,8 @@ def select_affected_tests(
     for nodeid, unit in tests_reading_changed(store, changed, states, resolver).items():
         affected.setdefault(nodeid, unit)
     for nodeid, unit in tests_seeing_new_getattr(store, changed).items():
+        affected.setdefault(nodeid, unit)
+    for nodeid, unit in tests_seeing_listings(store, states, resolver, changed).items():
         affected.setdefault(nodeid, unit)
     for nodeid, unit in new_conftests(Path(root), store, records).items():
         changed[unit] = ReasonKind.ADDED

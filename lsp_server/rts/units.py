@@ -56,6 +56,7 @@ from lsp_server.rts.deleted_names import deleted_names
 from lsp_server.rts.file_units import FileUnits
 from lsp_server.rts.from_imports import top_level_names
 from lsp_server.rts.future import future_marks
+from lsp_server.rts.listing_units import LISTING, listing_units
 from lsp_server.rts.lookups import DYNAMIC_NAMES, bindings_taken, import_origins
 from lsp_server.rts.module_docstring import docstring_binding
 from lsp_server.rts.spans import LOCALS as _LOCALS
@@ -133,6 +134,8 @@ def source_units(path: str, source: str) -> FileUnits:
     result.attribute_names = frozenset(_ATTRIBUTE.findall(source))
     if not result.open_namespace:
         result.listed = listed_names(tree, source)
+    if LISTING in result.top_names:  # what a star import takes (rts.star_listings)
+        result.checksums.update(listing_units(result.listed))
     for name, texts in variants.items():
         result.checksums[name] = digest(texts)
     for binding in layout.bindings:

@@ -33,6 +33,7 @@ from typing import TypeVar
 from lsp_server.rts.file_snapshot import FileSnapshot
 from lsp_server.rts.file_units import Unit
 from lsp_server.rts.interned_units import InternedIds, InternedUnits
+from lsp_server.rts.listing_units import LISTING
 from lsp_server.rts.reads import LISTED_NAMES, NEEDED_BY_IMPORT
 from lsp_server.rts.store.depsets import DependencySets, TestUnits
 from lsp_server.rts.unit_names import (
@@ -293,8 +294,8 @@ class StoreWrites(DependencySets):
                     "does not parse" if snap.error else ("removed" if new is None else "changed")
                 )
                 self._mark_dependents_stale(uid, f"{Unit(snap.path, name)} {reason}", None)
-                if new is None and not snap.error:
-                    self._mark_takers_stale(snap.path, name, f"{Unit(snap.path, name)} removed")
+                if (new is None and not snap.error) or name == LISTING:  # rts.star_listings
+                    self._mark_takers_stale(snap.path, name, f"{Unit(snap.path, name)} {reason}")
                 if new is not None and is_display_read(name):  # every importer sees it
                     self._mark_importers_stale(snap.path, f"{Unit(snap.path, name)} {reason}")
                 self._conn.execute("UPDATE units SET checksum=? WHERE id=?", (new, uid))
@@ -323,6 +324,8 @@ class StoreWrites(DependencySets):
             return
         for name in filter(is_display_read, added):  # every importer sees it
             self._mark_importers_stale(snap.path, f"{Unit(snap.path, name)} added")
+        if LISTING in added:  # star imports take only what it lists now
+            self._mark_takers_stale(snap.path, LISTING, f"{Unit(snap.path, LISTING)} added")
         for name in newly_readable(added):
             read = bound_name(name)
             if read is not None:
