@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from lsp_server.extreme.analysis import Options, analyse
-from lsp_server.extreme.model import Verdict
+from lsp_server.extreme.analysis import Analysis, Options, analyse
+from lsp_server.extreme.model import TransformationResult, Verdict
 from lsp_server.extreme.transform_run import CPU_SLACK, PAST_HANGS
 
 from .conftest import LOOP_MODULE
@@ -93,25 +93,63 @@ def test_enough():
 """
 
 
-@pytest.mark.slow  # ~3-10 s: observes 2 tests, one transformation hangs
+# ``ready -> return False``: ``test_advance_until_ready`` hangs (it names the function, so
+# it runs first); ``test_busy`` then works 0.05 s of CPU time, more than a short budget
+# after a hang allows but well within the test's own, and fails.
+HANG_THEN_BUSY_FAIL = """
+import time
+from loop import advance, ready
+
+def test_advance_until_ready():
+    assert advance({'n': 0}) == 3
+
+def test_busy():
+    state, start = {'n': 3}, time.process_time()
+    while not ready(state) and time.process_time() - start < 0.05:
+        pass
+    assert ready(state)
+"""
+
+
+@pytest.mark.slow  # ~3-10 s each: observes 2 tests, one transformation hangs
+@pytest.mark.parametrize(
+    ("tests", "first", "detector"),
+    [
+        pytest.param(HANG_THEN_FAIL, "test_advance", "test_enough", id="fails"),
+        # Passing hangs on a short budget first must not change a verdict: a slow test
+        # after a hang, stopped there, runs again on its whole budget, and fails.
+        pytest.param(HANG_THEN_BUSY_FAIL, "test_advance_until_ready", "test_busy", id="slow"),
+    ],
+)
 def test_a_failing_test_after_a_hanging_one_makes_it_detected(
-    make_project: Callable[[dict[str, str]], Path],
+    make_project: Callable[[dict[str, str]], Path], tests: str, first: str, detector: str
 ) -> None:
     # The verdict must not depend on the order of the tests (durations measured anew by
     # each recording, detections of other transformations): a failing covering test
     # detects the transformation whether a hanging one runs before it or not. cachetools'
     # ``LRUCache.__delitem__ -> pass`` made 12 of its 16 covering tests loop and 3 fail,
     # and its verdict went from timeout to detected between two recordings of the store.
-    root = make_project({"loop.py": LOOP_MODULE, "test_loop.py": HANG_THEN_FAIL})
+    root = make_project({"loop.py": LOOP_MODULE, "test_loop.py": tests})
+    _detected_past_a_hang(root, first, detector)
+
+
+def _ready_false(root: Path) -> tuple[Analysis, TransformationResult]:
+    """An analysis of ``loop.py`` on one worker, and its result of ``ready -> return False``."""
     analysis = analyse(root, Options(jobs=1, incremental=False, paths=[root / "loop.py"]))
     (hang,) = [
         r
         for r in analysis.results
         if (r.transformation.function, r.transformation.body) == ("ready", "return False")
     ]
-    assert analysis.covering["loop.py::ready"][0] == "test_loop.py::test_advance"
+    return analysis, hang
+
+
+def _detected_past_a_hang(root: Path, first: str, detector: str) -> None:
+    """``ready -> return False`` hangs in the test ``first``, and ``detector`` after it fails."""
+    analysis, hang = _ready_false(root)
+    assert analysis.covering["loop.py::ready"][0] == f"test_loop.py::{first}"
     assert hang.verdict is Verdict.DETECTED, hang
-    assert hang.detected_by == "test_loop.py::test_enough"
+    assert hang.detected_by == f"test_loop.py::{detector}"
     assert hang.reason.startswith(PAST_HANGS)
 
 
@@ -129,13 +167,8 @@ def _cpu_of_analysis(root: Path) -> tuple[float, str]:
     """CPU seconds of the analysis's processes (the workers and their children, waited
     for when the pool closes) and the verdict's reason of ``ready -> return False``."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    analysis = analyse(root, Options(jobs=1, incremental=False, paths=[root / "loop.py"]))
+    _, hang = _ready_false(root)
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    (hang,) = [
-        r
-        for r in analysis.results
-        if (r.transformation.function, r.transformation.body) == ("ready", "return False")
-    ]
     assert hang.verdict is Verdict.DETECTED, hang
     cpu = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
     return cpu, hang.reason
@@ -160,40 +193,3 @@ def test_hangs_passed_on_the_way_to_a_failing_test_cost_less_than_a_full_cpu_bud
     assert reason.startswith(f"{PAST_HANGS} {extra + 1} test(s) hung first"), reason
     # With ``CPU_SLACK`` in every budget, each extra hang cost more than CPU_SLACK.
     assert (many - one) / extra < 0.6 * CPU_SLACK, (one, many)
-
-
-# ``ready -> return False``: ``test_advance_until_ready`` hangs (it names the function, so
-# it runs first); ``test_busy`` then works 0.05 s of CPU time, more than a short budget
-# after a hang allows but well within the test's own, and fails.
-HANG_THEN_BUSY_FAIL = """
-import time
-from loop import advance, ready
-
-def test_advance_until_ready():
-    assert advance({'n': 0}) == 3
-
-def test_busy():
-    state, start = {'n': 3}, time.process_time()
-    while not ready(state) and time.process_time() - start < 0.05:
-        pass
-    assert ready(state)
-"""
-
-
-@pytest.mark.slow  # ~3-8 s: observes 2 tests, one transformation hangs
-def test_a_test_stopped_at_the_short_budget_past_a_hang_still_runs_on_its_own(
-    make_project: Callable[[dict[str, str]], Path],
-) -> None:
-    # Passing hangs on a short budget must not change a verdict: a slow test after a hang,
-    # stopped there, is run again on its whole budget, and its failure detects.
-    root = make_project({"loop.py": LOOP_MODULE, "test_loop.py": HANG_THEN_BUSY_FAIL})
-    analysis = analyse(root, Options(jobs=1, incremental=False, paths=[root / "loop.py"]))
-    (hang,) = [
-        r
-        for r in analysis.results
-        if (r.transformation.function, r.transformation.body) == ("ready", "return False")
-    ]
-    assert analysis.covering["loop.py::ready"][0] == "test_loop.py::test_advance_until_ready"
-    assert hang.verdict is Verdict.DETECTED, hang
-    assert hang.detected_by == "test_loop.py::test_busy"
-    assert hang.reason.startswith(PAST_HANGS)
