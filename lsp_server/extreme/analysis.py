@@ -53,7 +53,6 @@ from lsp_server.extreme.state import (
     tests_fingerprint,
     untouched,
 )
-from lsp_server.extreme.test_deps import TestDeps
 from lsp_server.extreme.test_order import detection_order
 from lsp_server.extreme.warm import WarmPools, lent
 from lsp_server.jobs import Job
@@ -323,7 +322,7 @@ def _plan(
         for unit in wanted.intersection(info["units"]):
             executed_by.setdefault(unit, []).append(nodeid)
     planned: dict[int, tuple[Transformation, dict[str, Any]]] = {}
-    test_deps = TestDeps(tests)
+    test_units: dict[str, frozenset[str]] = {}
     for function in work.todo:
         runners = executed_by.get(function.key, [])
         import_time = function.key in analysis.import_time
@@ -333,7 +332,7 @@ def _plan(
         passed = [t for t in runners if tests[t]["outcome"] == "passed"]
         passing = detection_order(function.qualname, passed, durations)
         analysis.covering[function.key] = passing
-        new = entry(function, runners, checksums, test_deps)
+        new = entry(function, runners, tests, checksums, test_units)
         work.entries[function.key] = new
         new["import_time"] = import_time
         if not runners and import_time:

@@ -7,7 +7,7 @@ import sqlite3
 from collections.abc import Iterable, Mapping
 from contextlib import suppress
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import xxhash
 
@@ -27,9 +27,6 @@ from lsp_server.rts.units import (
     path_units,
     tokenize_decode,
 )
-
-if TYPE_CHECKING:  # it imports ``run_deps`` from here
-    from lsp_server.extreme.test_deps import TestDeps
 
 TOP_LEVEL = "<top-level>"
 """The pseudo-unit of a file's code outside function bodies: its module part, its binding
@@ -286,14 +283,24 @@ def result_from_state(function: FunctionInfo, row: dict[str, Any]) -> Transforma
 def entry(
     function: FunctionInfo,
     runners: list[str],
+    tests: dict[str, dict[str, Any]],
     checksums: Checksums,
-    test_deps: TestDeps,
+    test_units: dict[str, frozenset[str]] | None = None,
 ) -> dict[str, Any]:
     """What must stay the same for the function's verdicts to hold: its own unit, what the
-    original run of each runner depends on (``run_deps`` of the units it ran, kept across
-    the functions in ``test_deps``: the same test covers many), and each runner's file's
-    ``TOP_LEVEL``."""
-    deps = test_deps.union(runners)
+    original run of each runner depends on (``run_deps`` of the units it ran), and each
+    runner's file's ``TOP_LEVEL``. ``test_units``: each test's units, kept across the
+    functions (the same test covers many)."""
+    cache = {} if test_units is None else test_units
+    ran: set[str] = set()
+    for nodeid in runners:
+        units = cache.get(nodeid)
+        if units is None:
+            units = cache[nodeid] = frozenset(tests[nodeid]["units"])
+        ran.update(units)
+    # Over the union: each file of hundreds of tests' units is looked at once, not per test
+    # (most of planning tomlkit's analysis).
+    deps = run_deps(ran)
     deps.add(function.key)
     deps.update(top_level(nodeid) for nodeid in runners)
     return {
