@@ -53,6 +53,11 @@ CPU_SLACK = 0.1
 """CPU seconds a child may use beyond its tests' budget (installing the transformation,
 the recorder, pytest's own work between tests)."""
 
+PROBE_SLACK = 0.02
+"""CPU seconds beyond its tests' budget a child may use while it looks past a hang for a
+failing test (``_past_hangs``): each hang passed cost ``CPU_SLACK`` and more, most of
+cachetools' and tomlkit's analyses. A fresh child's first fast test uses ~5 ms."""
+
 INCONCLUSIVE = "inconclusive: the original code also ran past the deadline"
 """The start of the reason of a timeout that the control run repeated."""
 RETRY_SCALE = 3.0
@@ -133,26 +138,47 @@ def _past_hangs(
 ) -> dict[str, Any] | None:
     """After the timeout ``outcome``, the detection by a test after the one that hung, if
     any: the tests after it run in a fresh child, past each further hang (see the module
-    docstring). The hangs passed may have, in all, the request's whole timeout of CPU
-    budgets (``_cpu_budget``: counted as planned, not as measured, so that the verdict does
-    not depend on the machine's load). A later timeout is not repeated: it only moves on."""
+    docstring). A failure further on is a detection however the hangs before it were
+    stopped, so they are first passed on ``PROBE_SLACK``; only when that found no failure
+    and stopped a test at its short budget (it may have been only slow) are they passed
+    again on ``CPU_SLACK``, as the first run's tests were."""
+    found, cut = _look_past(worker, request, outcome, units, PROBE_SLACK)
+    if found is not None or not cut:
+        return found
+    return _look_past(worker, request, outcome, units, CPU_SLACK)[0]
+
+
+def _look_past(
+    worker: WorkerPlugin,
+    request: dict[str, Any],
+    outcome: dict[str, Any],
+    units: set[str],
+    slack: float,
+) -> tuple[dict[str, Any] | None, bool]:
+    """``_past_hangs`` with ``slack`` in the CPU budgets of the runs after each hang; and
+    whether one of those runs was stopped at its CPU budget. The hangs passed may have, in
+    all, the request's whole timeout of CPU budgets (``_cpu_budget``: counted as planned
+    with ``CPU_SLACK``, not as measured, so that neither the load nor ``slack`` changes
+    how far it looks). A later timeout is not repeated: it only moves on."""
     ran: list[str] = []
     allowance = float(request["timeout"])
+    cut = False
     while outcome["verdict"] == "timeout":
         tests: list[str] = request["tests"]
         at = outcome.get("at")
         if at is None or at + 1 >= len(tests):
-            return None
+            return None, cut
         allowance -= _cpu_budget(request, tests[at])
         if allowance < 0:
-            return None
+            return None, cut
         ran += tests[: at + 1]
-        request = _after(request, at)
+        request = {**_after(request, at), "cpu_slack": slack}
         outcome = _transformed(worker, request, units)
+        cut = cut or bool(outcome.pop("conclusive", False))
     if outcome["verdict"] != "detected":
-        return None
+        return None, cut
     reason = f"{PAST_HANGS} {len(ran)} test(s) hung first, the first {ran[0]}"
-    return {**outcome, "tests": [*ran, *outcome.get("tests", [])], "reason": reason}
+    return {**outcome, "tests": [*ran, *outcome.get("tests", [])], "reason": reason}, cut
 
 
 def _cpu_budget(request: dict[str, Any], test: str) -> float:
@@ -279,13 +305,14 @@ def _run_tests(worker: WorkerPlugin, request: dict[str, Any], transformed: bool)
 
 def _cpu_budgets(request: dict[str, Any]) -> list[float]:
     """Per test, the CPU seconds the run may have used by its end: its deadline without
-    the wall-clock allowance (``base``), plus ``CPU_SLACK``; none without per-test
-    deadlines."""
+    the wall-clock allowance (``base``), plus the request's ``cpu_slack`` (default
+    ``CPU_SLACK``); none without per-test deadlines."""
     basis = request.get("basis")
     if not basis or not request.get("deadlines"):
         return []
     base = float(basis["timing"][0])
-    return [max(0.0, d - base) + CPU_SLACK for d in request["deadlines"]]
+    slack = float(request.get("cpu_slack", CPU_SLACK))
+    return [max(0.0, d - base) + slack for d in request["deadlines"]]
 
 
 def _over_budget(signum: int, frame: object) -> None:

@@ -7,6 +7,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+import xxhash
+
 
 @dataclass(frozen=True)
 class FileSnapshot:
@@ -16,3 +18,8 @@ class FileSnapshot:
     raw_hash: str
     checksums: Mapping[str, str]  # unit name -> checksum
     error: str | None = None  # set when a Python file does not parse
+
+
+def file_checksum(data: bytes) -> str:
+    """Checksum of a non-Python file: its bytes, unnormalized."""
+    return xxhash.xxh3_64_hexdigest(data)

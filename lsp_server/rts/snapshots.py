@@ -14,10 +14,10 @@ from pathlib import Path
 
 from lsp_server.project.files import is_python
 from lsp_server.rts.analysis_cache import AnalysisCache
-from lsp_server.rts.file_snapshot import FileSnapshot
+from lsp_server.rts.file_snapshot import FileSnapshot, file_checksum
 from lsp_server.rts.file_units import FileUnits
+from lsp_server.rts.tokens import SourceError
 from lsp_server.rts.unit_names import FILE, MODULE, NAMES
-from lsp_server.rts.units import SourceError, file_checksum, source_units, tokenize_decode
 
 
 class _EveryName(Mapping[str, str]):
@@ -154,6 +154,11 @@ class FileStates:
         kept = None if self.analyses is None else self.analyses.get(path, raw_hash)
         if kept is not None:
             return kept
+        # Imported on a miss only: the analysis is ~40 modules that a pytest worker's
+        # recorder, which finds every file it needs kept, would import at each start (and
+        # that freezegun would scan at each ``freeze_time``).
+        from lsp_server.rts.units import source_units, tokenize_decode
+
         units = source_units(path, tokenize_decode(data))
         if self.analyses is not None:
             self.analyses.put(path, raw_hash, units)

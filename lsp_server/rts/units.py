@@ -45,14 +45,13 @@ import tokenize
 from collections.abc import Iterable
 from pathlib import Path
 
-import xxhash
-
 from lsp_server.project.text import parse_python
 from lsp_server.rts.bindings import ModuleLayout, module_layout
 from lsp_server.rts.bound_names import listed_names
 from lsp_server.rts.class_frames import hooked_classes
 from lsp_server.rts.class_members import class_texts
 from lsp_server.rts.deleted_names import deleted_names
+from lsp_server.rts.file_snapshot import file_checksum
 from lsp_server.rts.file_units import FileUnits
 from lsp_server.rts.from_imports import top_level_names
 from lsp_server.rts.future import future_marks
@@ -342,11 +341,6 @@ def cached_source_units(path: str, source: str) -> FileUnits:
     (to build its Provenance) and again by the REKS rules moments later, and most files are
     unchanged between two tasks. The result is shared: callers must not modify it."""
     return source_units(path, source)
-
-
-def file_checksum(data: bytes) -> str:
-    """Checksum of a non-Python file: its bytes, unnormalized."""
-    return xxhash.xxh3_64_hexdigest(data)
 
 
 def path_units(root: Path, file: Path) -> FileUnits:
