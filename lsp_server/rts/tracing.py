@@ -27,8 +27,8 @@ from __future__ import annotations
 import contextlib
 import gc
 import sys
-from dataclasses import dataclass
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from types import CodeType, FunctionType
 from typing import Any
 
