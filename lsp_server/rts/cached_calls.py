@@ -11,16 +11,25 @@ A ``sys.monitoring`` tool of its own sees PY_START and PY_RETURN on the cached f
 code objects only (a start is a miss: a hit never runs the code), and PY_UNWIND (a global
 event only) while such a call is under way; each start opens a span on the tracer
 (``CodeTracer.open_span``), the return or unwind of the same frame closes it.
-Where a span cannot be told, the code goes *coarse* for the test (the caller then counts
-the whole test as the filler, as before): a call from another thread, a span cut by the
-tracer's ``take``, more than ``SPANS_PER_TEST`` spans in one test (each restarts events), a
-generator or coroutine (its frame returns at each ``yield``), no free tool id, Python < 3.12.
+
+Only a value nothing can change once made (numbers, strings, dates, tuples of them:
+``frozen``) depends on its call alone: code running after the call may change a list or an
+instance it returned (jinja caches whole environments). For the others, as where a span
+cannot be told, the code goes *coarse* for the test, and the caller counts the whole test
+as the filler, as before. A span is not told for a call from another thread, a span cut by
+the tracer's ``take``, past ``SPANS_PER_TEST`` spans in one test (each restarts events), a
+generator or coroutine (its frame returns at each ``yield``), with no free tool id, or
+before Python 3.12.
 """
 
 from __future__ import annotations
 
+import datetime
+import re
 import sys
 import threading
+from decimal import Decimal
+from fractions import Fraction
 from types import CodeType, FrameType
 from typing import Any
 
@@ -32,6 +41,11 @@ _MON: Any = getattr(sys, "monitoring", None)
 SPANS_PER_TEST = 64
 """Spans opened per test at most: each one restarts every project code object's events."""
 
+# Values no code can change once made (exact types: a subclass may carry a ``__dict__``).
+_FROZEN_TYPES = frozenset(
+    [type(None), bool, int, float, complex, str, bytes, range, re.Pattern, Decimal, Fraction]
+) | {datetime.date, datetime.datetime, datetime.time, datetime.timedelta, datetime.timezone}
+_FROZEN_DEPTH, _FROZEN_ITEMS = 4, 1000  # a bigger tuple is read as changeable: cheap to tell
 _SUSPENDING = 0x20 | 0x80 | 0x100 | 0x200  # generator, coroutine, iterable and async generator
 _TOOL_IDS = (4, 3, 2, 1, 0)
 
@@ -89,8 +103,8 @@ class CachedCalls:
                 mon.use_tool_id(tool, "reks-cached-calls")
                 self._tool = tool
                 mon.register_callback(tool, mon.events.PY_START, self._on_start)
-                mon.register_callback(tool, mon.events.PY_RETURN, self._on_end)
-                mon.register_callback(tool, mon.events.PY_UNWIND, self._on_end)
+                mon.register_callback(tool, mon.events.PY_RETURN, self._on_return)
+                mon.register_callback(tool, mon.events.PY_UNWIND, self._on_unwind)
                 return True
         return False
 
@@ -109,15 +123,32 @@ class CachedCalls:
             _MON.set_events(self._tool, _MON.events.PY_UNWIND)
         self._open.append((sys._getframe(1), key, token))
 
-    def _on_end(self, code: CodeType, offset: int, value: object) -> None:
-        frame = sys._getframe(1)
+    def _on_return(self, code: CodeType, offset: int, value: object) -> None:
+        self._end(code, frozen(value))
+
+    def _on_unwind(self, code: CodeType, offset: int, exception: BaseException) -> None:
+        self._end(code, True)  # nothing was cached
+
+    def _end(self, code: CodeType, told: bool) -> None:
+        frame = sys._getframe(2)
         if not self._open or self._open[-1][0] is not frame:
             return  # another frame unwinding, or another thread's call
         _, key, token = self._open.pop()
         if not self._open:
             _MON.set_events(self._tool, 0)
         span = None if token is None else self._tracer.close_span(token)
-        if span is None:
+        if span is None or not told:
             self._coarse.add(key)
         else:
             self._spans.setdefault(key, {key: code}).update(span)
+
+
+def frozen(value: object, depth: int = 0) -> bool:
+    """Whether ``value`` cannot change once made: a cached value code running after the
+    call could change (a list, an instance, a class) depends on that code too."""
+    kind = type(value)
+    if kind in _FROZEN_TYPES:
+        return True
+    if kind in (tuple, frozenset) and depth < _FROZEN_DEPTH and len(value) <= _FROZEN_ITEMS:  # type: ignore[arg-type]
+        return all(frozen(item, depth + 1) for item in value)  # type: ignore[attr-defined]
+    return False

@@ -187,3 +187,42 @@ def test_a_cached_call_that_raises_ends_its_span_and_recording_goes_on(
     assert run(pytester) == {"test_fills"}
     edit(pytester, "mod.py", "* 2", "* 3")
     assert run(pytester) == {"test_fills", "test_hits"}
+
+
+def test_a_cached_value_changed_after_the_call_depends_on_what_changed_it(
+    pytester: pytest.Pytester,
+) -> None:
+    write(
+        pytester,
+        "mod.py",
+        """
+        import functools
+
+
+        @functools.lru_cache(maxsize=None)
+        def cached():
+            return [1]
+
+
+        def extend(values):
+            values.append(2)
+        """,
+    )
+    write(
+        pytester,
+        "test_mod.py",
+        """
+        import mod
+
+
+        def test_fills():
+            mod.extend(mod.cached())
+
+
+        def test_hits():
+            assert mod.cached() == [1, 2]
+        """,
+    )
+    assert run(pytester, flag="--reks-all") == {"test_fills", "test_hits"}
+    edit(pytester, "mod.py", "append(2)", "append(3)")
+    assert run(pytester) == {"test_fills", "test_hits"}
