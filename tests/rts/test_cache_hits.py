@@ -26,17 +26,21 @@ CACHED = {
 }
 
 
+def _cached_module(pytester: pytest.Pytester, definition: str, more: str) -> None:
+    """``mod.py``: ``compute`` returning 1, ``definition`` calling it, then ``more``."""
+    write(
+        pytester,
+        "mod.py",
+        f"import functools\n\n\ndef compute():\n    return 1\n\n\n{definition}\n\n{more}",
+    )
+
+
 @pytest.mark.parametrize("shape", sorted(CACHED))
 def test_a_test_hitting_a_cache_an_earlier_test_filled_depends_on_what_filled_it(
     pytester: pytest.Pytester, shape: str
 ) -> None:
     definition, call = CACHED[shape]
-    write(
-        pytester,
-        "mod.py",
-        "import functools\n\n\ndef compute():\n    return 1\n\n\n"
-        f"{definition}\n\ndef other():\n    return 0\n",
-    )
+    _cached_module(pytester, definition, "def other():\n    return 0\n")
     write(
         pytester,
         "test_mod.py",
@@ -106,12 +110,7 @@ def test_a_cache_hit_depends_on_what_ran_inside_the_cached_call_not_on_the_rest_
     # The filler ran ``compute`` before the cached call too (a code object already seen in
     # the test), and ``setup`` outside it: the value cannot depend on ``setup``.
     definition, call = CACHED[shape]
-    write(
-        pytester,
-        "mod.py",
-        "import functools\n\n\ndef compute():\n    return 1\n\n\ndef setup():\n    return 5\n\n\n"
-        f"{definition}\n",
-    )
+    _cached_module(pytester, definition, "def setup():\n    return 5\n")
     write(
         pytester,
         "test_mod.py",
