@@ -4,8 +4,10 @@ A function under ``functools.lru_cache`` or ``functools.cache`` runs once per ar
 session: the test that first calls it runs the code that computes the value, and every later
 test calling it gets that value without running anything. In a full run after that code
 changed, the later test gets the new value and may fail; it must be selected too. So a test
-that hit a project cache depends on what ran in the tests that filled it (each filled the
-cache while it ran: a superset of the code that computed the values it left there).
+that hit a project cache depends on what ran inside the calls that filled it
+(``rts.cached_calls``, 3.12+), or where that cannot be told, on what ran in the tests that
+filled it (each filled the cache while it ran: a superset of the code that computed the
+values it left there).
 
 The caches are found in the project's modules (module-level functions, and methods in the
 bodies of classes defined there), looked for again whenever more modules are loaded; their
@@ -19,6 +21,8 @@ import functools
 from collections.abc import Callable
 from typing import Any
 
+from lsp_server.rts.cached_calls import CachedCalls
+from lsp_server.rts.identity import identity
 from lsp_server.rts.project_modules import NewProjectModules
 from lsp_server.rts.tracing import CodeSet
 
@@ -28,8 +32,11 @@ _CACHE_WRAPPER = type(functools.lru_cache(maxsize=None)(lambda: None))
 class CacheHits:
     """Per test: ``before`` when it starts, ``after`` with what it ran when it ends."""
 
-    def __init__(self, is_project_file: Callable[[str], bool]) -> None:
+    def __init__(
+        self, is_project_file: Callable[[str], bool], calls: CachedCalls | None = None
+    ) -> None:
         self._is_project_file = is_project_file
+        self._calls = calls  # what ran inside the cached calls, where it can be told
         self._modules = NewProjectModules(is_project_file)
         self._caches: list[Any] = []
         self._known: set[int] = set()  # ids of the caches in ``_caches``
@@ -39,6 +46,8 @@ class CacheHits:
     def before(self) -> None:
         self._find_caches()
         self._counts = [_counters(cache) for cache in self._caches]
+        if self._calls is not None:
+            self._calls.take()  # what ran between tests fills nothing counted
 
     def after(self, codes: CodeSet) -> None:
         """Add to ``codes`` (what the test ran) what ran in the tests that filled the
@@ -54,8 +63,10 @@ class CacheHits:
             if now_misses > misses:
                 filled.append(index)
         found = [self._fillers[i] for i in hit if i in self._fillers]
+        spans = self._calls.take() if self._calls is not None else {}
         for index in filled:
-            self._fillers.setdefault(index, {}).update(codes)
+            span = spans.get(identity(self._caches[index].__wrapped__.__code__))
+            self._fillers.setdefault(index, {}).update(codes if span is None else span)
         for earlier in found:
             codes.update(earlier)
 
@@ -74,6 +85,8 @@ class CacheHits:
         if code is not None and self._is_project_file(code.co_filename):
             self._known.add(id(value))
             self._caches.append(value)
+            if self._calls is not None:
+                self._calls.watch(code)
             self._counts.append((0, 0))
 
 

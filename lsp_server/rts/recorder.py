@@ -27,6 +27,7 @@ from lsp_server.project.files import ProjectPaths, is_test_path
 from lsp_server.rts.attribution import UnitAttribution, Window
 from lsp_server.rts.audit_events import FileWatcher, activate_watcher
 from lsp_server.rts.cache_hits import CacheHits
+from lsp_server.rts.cached_calls import CachedCalls
 from lsp_server.rts.file_units import Unit
 from lsp_server.rts.filled_containers import FilledContainers
 from lsp_server.rts.flush_pace import FlushPace
@@ -93,7 +94,8 @@ class DependencyRecorder:
         )
         self.watcher = FileWatcher()
         self.parametrize_files = ParametrizeFiles(self.watcher)
-        self.cache_hits = CacheHits(paths.is_python_file)
+        self.cached_calls = CachedCalls(self.tracer)
+        self.cache_hits = CacheHits(paths.is_python_file, self.cached_calls)
         self.filled_containers = FilledContainers(
             paths.is_python_file, lambda path: is_test_path(os.path.relpath(path, root))
         )
@@ -130,6 +132,7 @@ class DependencyRecorder:
         if self._tracing:
             self.tracer.stop()
             self.filled_containers.stop()
+            self.cached_calls.stop()
             activate_watcher(None)
             self._tracing = False
 

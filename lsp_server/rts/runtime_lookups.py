@@ -27,9 +27,10 @@ they hold the names read, whatever method it called.
 
 A code object keeps the conservative reading when any other lookup by string is spelled in
 it (``globals``, ``__dict__``, ``dir``...), when a lookup function is loaded for anything
-but a call, when a call's name argument is computed (``names[i]``, ``prefix + name``) or
-its value is unknown at the call (a relative ``import_module``), and once it looked up more
-than ``MAX_CALLS`` names in a session (then its call sites stop calling back).
+but a call, when a call's name argument is computed (``names[i]``, ``prefix + name``; but
+3.12's CALL event hands over ``import_module``'s, its first: tomli's tests import
+``f"{tomllib.__name__}._types"``) or its value is unknown at the call (a relative
+``import_module``), and once it looked up more than ``MAX_CALLS`` names in a session.
 """
 
 from __future__ import annotations
@@ -79,8 +80,7 @@ _NAME_ARGUMENTS: list[tuple[Callable[..., object], slice, str | None]] = [
     (vars, slice(0, 1), None),
 ]
 if sys.version_info >= (3, 12):
-    # Classes: only the CALL event sees them called (the profile hook sees builtin
-    # functions and Python code). The names are fixed when the getter is made.
+    # Classes: only the CALL event sees them called. The names are fixed at the getter's making.
     _NAME_ARGUMENTS += [
         (operator.attrgetter, slice(0, None), "operator"),
         (operator.methodcaller, slice(0, 1), "operator"),
@@ -92,8 +92,7 @@ LOOKUP_FUNCTIONS: dict[int, tuple[Callable[..., object], slice]] = {
 }
 """A lookup function's id (a callable need not be hashable) -> the function, and which of
 its positional arguments hold the names it looks up (a dotted name reads each part)."""
-IMPORT_MODULE_CODE = importlib.import_module.__code__
-"""Seen by a profile hook as a Python call, not a builtin's."""
+IMPORT_MODULE_CODE = importlib.import_module.__code__  # a profile hook sees a Python call
 _LOOKUP_NAMES = frozenset(f.__name__ for f, _, _ in _NAME_ARGUMENTS)
 _LOOKUP_METHODS = frozenset(["__getattr__", "__getattribute__"])
 """Attribute-lookup methods whose calls, spelled as attributes, are lookup call sites: the
@@ -321,8 +320,9 @@ class RuntimeLookups:
             told = record_import(frame, sources, names, modules, submodules)
             return told and not all(s is not None and s[0] == "const" for s in sources)
         looked_up: list[str] = []
+        first = arg0 if function is importlib.import_module else None  # its name, even computed
         for source in arguments:
-            value = None if source is None else value_at(frame, source)
+            value = first if source is None else value_at(frame, source)
             if not isinstance(value, str):
                 names.add(EVERY_NAME)  # computed, not found, or no string: not told
                 return False

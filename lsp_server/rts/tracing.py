@@ -28,6 +28,7 @@ import contextlib
 import gc
 import sys
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from types import CodeType, FunctionType
 from typing import Any
 
@@ -52,6 +53,15 @@ ReturnKinds = dict[int, tuple[CodeType, set[str]]]
 """Kinds of the values returned by each code object (by ``identity``, the code kept alive)."""
 
 
+@dataclass(frozen=True)
+class SpanToken:
+    """An open span: the set it returns to, the module windows open then, the takes."""
+
+    outer: CodeSet
+    windows: int
+    takes: int
+
+
 class CodeTracer:
     """Code objects started since the last ``take()``, and the *import footprint* of every
     module executed meanwhile: the code objects that ran while its top level ran. A
@@ -69,6 +79,7 @@ class CodeTracer:
         # Open module executions, innermost last: (module code, the set to return to).
         self._windows: list[tuple[CodeType, CodeSet]] = []
         self._footprints: list[tuple[CodeType, CodeSet]] = []
+        self._takes = 0  # how many ``take`` calls: a span open across one is lost
         self.returns: ReturnKinds = {}
         self._return_counts: dict[int, int] = {}  # returns recorded per code in this test
         # Code that ran a line reading code or docstrings: told on 3.12+ only.
@@ -115,9 +126,32 @@ class CodeTracer:
         self._close_module(None)
         seen = self._seen
         self._use({})
+        self._takes += 1
         if restart:
             self._return_counts.clear()
         return seen
+
+    spans = False
+    """Whether ``open_span``/``close_span`` tell what ran in between (3.12+ only: the
+    profile hook and the markers record a code object once per test)."""
+
+    def open_span(self) -> SpanToken:
+        """Collect apart what runs from now on (a call's span), until ``close_span``."""
+        token = SpanToken(self._seen, len(self._windows), self._takes)
+        self._use({})
+        return token
+
+    def close_span(self, token: SpanToken) -> CodeSet | None:
+        """What ran since ``token`` was opened, also kept as run in the enclosing set; None
+        when a ``take`` came between (what ran before it went with it)."""
+        if token.takes != self._takes:
+            return None
+        if len(self._windows) > token.windows:  # a module the span imported raised
+            self._close_module(self._windows[token.windows][0])
+        span = self._seen
+        token.outer.update(span)
+        self._use(token.outer)
+        return span
 
     def take_footprints(self) -> list[tuple[CodeType, CodeSet]]:
         """(module code, what ran while it ran) of the module executions finished since the
@@ -291,6 +325,13 @@ class MonitoringTracer(CodeTracer):
         mon.register_callback(self._tool, mon.events.LINE, None)
         mon.free_tool_id(self._tool)
         self._tool = None
+
+    spans = True
+
+    def open_span(self) -> SpanToken:
+        token = super().open_span()
+        _MON.restart_events()  # code that ran earlier in the test was disabled
+        return token
 
     def take(self, restart: bool = True) -> CodeSet:
         seen = super().take(restart)
