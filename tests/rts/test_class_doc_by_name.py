@@ -1,8 +1,8 @@
 """A class body reading ``__doc__`` by name reads its own docstring, never a function's, on
 real pytest sessions. toolz's ``Compose`` and ``excepts`` pass ``classval=__doc__`` to a
-decorator (here a default value): counted as a read of docstrings, it tied every test using them to the docstring
-of every function they depend on, and a typo fixed in ``join``'s docstring (e78db447eb)
-reran all 204 tests (testmon: 10)."""
+decorator (here a default value): counted as a read of docstrings, it tied every test
+using them to the docstring of every function they depend on, and a typo fixed in
+``join``'s docstring (e78db447eb) reran all 204 tests (testmon: 10)."""
 
 from __future__ import annotations
 
@@ -34,7 +34,7 @@ class Excepts:
 
 
 class Undocumented:
-    label = keep(__doc__)
+    label = __doc__
 
 
 def helper():
