@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 
 from lsp_server.rts.ast_walk import walk
 from lsp_server.rts.bound_names import instantiable, maybe_bound
-from lsp_server.rts.class_doc_reads import class_reads_own_doc
+from lsp_server.rts.class_doc_reads import class_reads_own_doc, class_statement_refs
 from lsp_server.rts.class_frames import raising_markers
 from lsp_server.rts.class_members import (
     Member,
@@ -329,7 +329,8 @@ def module_layout(tree: ast.Module) -> ModuleLayout:
             if not unit and binding is not None and not binding.is_class:
                 residue_refs |= binding.refs
         if binding is None:
-            reads = import_time_names(stmt)
+            is_class = isinstance(stmt, ast.ClassDef)
+            reads = class_statement_refs(stmt) if is_class else import_time_names(stmt)
             residue_refs |= reads - unread
             roots = {root or "" for root in call_roots(stmt)} - defined
             if roots:

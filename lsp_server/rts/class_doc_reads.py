@@ -9,7 +9,9 @@ depended on the docstring of every function it depends on (toolz e78db447eb, a t
 
 Such a class keeps its docstring in its own unit (``class_reads_own_doc``), and a statement
 of its body reads the class's name instead (``class_scope_refs``): the class unit holds
-the docstring. Only class scope counts: decorators, default values and annotations of its
+the docstring; a class that is no binding is in the module unit, docstring and all
+(``class_statement_refs``; its body's code, run at import, reads no ``__doc__`` either:
+``rts.reads``). Only class scope counts: decorators, default values and annotations of its
 methods and its other statements. A lambda, comprehension or nested class there reads the
 module's ``__doc__`` (class names are not visible in nested scopes), so a ``__doc__`` there,
 an attribute ``x.__doc__`` or a ``global __doc__`` keeps the name read as before, as does a
@@ -88,3 +90,14 @@ def class_scope_refs(
     if by_name and not other:
         names = (names - {DOC}) | doc_names
     return frozenset(names)
+
+
+def class_statement_refs(node: ast.ClassDef) -> set[str]:
+    """The names class statement ``node`` reads when it runs (``import_time_names``), a
+    read of its docstring by name left out: a class that is no binding unit is in the
+    module unit, docstring and all (toolz's ``Compose`` and ``excepts``)."""
+    if not _has_docstring(node) or getattr(node, "type_params", None):
+        return import_time_names(node)
+    header = [*node.bases, *node.decorator_list, *(k.value for k in node.keywords)]
+    names: set[str] = set().union(*map(import_time_names, header))
+    return names.union(*(class_scope_refs(stmt, node, frozenset()) for stmt in node.body))

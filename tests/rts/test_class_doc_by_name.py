@@ -13,6 +13,9 @@ from .helpers import edit, run, write
 pytest_plugins = ["pytester"]
 
 PROPS = '''
+import functools
+
+
 def describe(obj):
     """Docstrings read as attributes elsewhere in the module."""
     return obj.__doc__
@@ -31,6 +34,18 @@ class Excepts:
 
     def doc(self):
         return describe(type(self))
+
+
+class Ordered:
+    """Calling a function at import: no binding, the class is in the module unit."""
+
+    tag = functools.reduce(keep, [1])
+
+    def __eq__(self, other, doc=__doc__):
+        return helper() == 1
+
+    def __lt__(self, other):
+        return False
 
 
 class Undocumented:
@@ -61,11 +76,15 @@ def project(pytester: pytest.Pytester) -> pytest.Pytester:
             assert props.Excepts().doc() == "Catch exceptions."
 
 
+        def test_ordered():
+            assert props.Ordered() == props.Ordered()
+
+
         def test_label():
             assert props.Undocumented.label == "The module."
         """,
     )
-    assert run(pytester) == {"test_name", "test_class_doc", "test_label"}
+    assert run(pytester) == {"test_name", "test_class_doc", "test_ordered", "test_label"}
     return pytester
 
 
