@@ -329,8 +329,10 @@ def module_layout(tree: ast.Module) -> ModuleLayout:
             if not unit and binding is not None and not binding.is_class:
                 residue_refs |= binding.refs
         if binding is None:
-            is_class = isinstance(stmt, ast.ClassDef)
-            reads = class_statement_refs(stmt) if is_class else import_time_names(stmt)
+            if isinstance(stmt, ast.ClassDef):
+                reads = class_statement_refs(stmt)
+            else:
+                reads = import_time_names(stmt)
             residue_refs |= reads - unread
             roots = {root or "" for root in call_roots(stmt)} - defined
             if roots:
