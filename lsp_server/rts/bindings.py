@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 
 from lsp_server.rts.ast_walk import walk
 from lsp_server.rts.bound_names import instantiable, maybe_bound
+from lsp_server.rts.class_doc_reads import class_reads_own_doc, class_statement_refs
 from lsp_server.rts.class_frames import raising_markers
 from lsp_server.rts.class_members import (
     Member,
@@ -236,7 +237,8 @@ def _binding(
         aliases = [a for a in _class_aliases(stmt, f"{stmt.name}.") if a not in own]
         binding = Binding((stmt.name,), *span, refs, tuple(dict.fromkeys(aliases)))
         binding.is_class, binding.members = True, tuple(members)
-        binding.own_doc = plain or built
+        # A body reading its docstring by name keeps it: ``rts.class_doc_reads``.
+        binding.own_doc = (plain or built) and not class_reads_own_doc(stmt)
         if binding.own_doc:
             strings = [s for s in stmt.body if isinstance(s, ast.Expr) and _is_str(s.value)]
             spans = [((s.lineno, s.col_offset), _end(s)) for s in strings]
@@ -327,7 +329,10 @@ def module_layout(tree: ast.Module) -> ModuleLayout:
             if not unit and binding is not None and not binding.is_class:
                 residue_refs |= binding.refs
         if binding is None:
-            reads = import_time_names(stmt)
+            if isinstance(stmt, ast.ClassDef):
+                reads = class_statement_refs(stmt)
+            else:
+                reads = import_time_names(stmt)
             residue_refs |= reads - unread
             roots = {root or "" for root in call_roots(stmt)} - defined
             if roots:

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from lsp_server.rts.bound_names import is_dunder, maybe_bound
+from lsp_server.rts.class_doc_reads import class_scope_refs
 from lsp_server.rts.purity import import_time_names, is_pure, nested_statements, pure_decorator
 from lsp_server.rts.tokens import Body, TokenText
 
@@ -253,14 +254,14 @@ def class_members(node: ast.ClassDef, plain: bool) -> tuple[list[Member], frozen
     for stmt, names, is_def in candidates:
         first = min([stmt.lineno, *(d.lineno for d in getattr(stmt, "decorator_list", ()))])
         end = (stmt.end_lineno or stmt.lineno, stmt.end_col_offset or 0)
-        refs = frozenset(import_time_names(stmt))
+        refs = class_scope_refs(stmt, node, frozenset([node.name]))
         start = (first, stmt.col_offset)
         members.append(Member(names, start, end, refs, _markers(refs, before, bound), is_def))
         before.update(n.rpartition(".")[2] for n in names)
     taken = {id(stmt) for stmt, _, _ in candidates}
     rest = [s for s in node.body if id(s) not in taken]
     refs = frozenset().union(
-        *map(import_time_names, rest),
+        *(class_scope_refs(stmt, node, frozenset()) for stmt in rest),
         *map(import_time_names, [*node.bases, *node.decorator_list]),
         *(import_time_names(k.value) for k in node.keywords),
     )

@@ -17,6 +17,7 @@ another module does not select the test.
 from __future__ import annotations
 
 import dis
+import inspect
 import sys
 from dataclasses import dataclass
 from types import CodeType
@@ -118,6 +119,8 @@ def code_reads(code: CodeType) -> tuple[frozenset[str], frozenset[str], bool]:
     stored_only = uses.stored - uses.loaded - uses.elsewhere
     global_only = uses.as_global - uses.elsewhere - stored_only
     names -= global_only | stored_only
+    if "__doc__" in global_only and _class_body_doc_first(code):
+        global_only.discard("__doc__")  # its own docstring: ``rts.class_doc_reads``
     names.update(*map(string_parts, read_constants(code)))
     if "__doc__" in names and _stores_doc(code, uses):
         # A wrapper copying a docstring: it shows only to whoever reads __doc__ later.
@@ -201,6 +204,18 @@ def _stores_doc(code: CodeType, uses: NameUses) -> bool:
         ins.opname.startswith("STORE_") and ins.argval == "__doc__"
         for ins in dis.get_instructions(code)
     )
+
+
+def _class_body_doc_first(code: CodeType) -> bool:
+    """Whether ``code`` is a class body that binds ``__doc__`` (its docstring) before any
+    instruction reads it: every read by name finds the class's own (``__doc__`` rebound
+    later is a statement of the same class)."""
+    if code.co_flags & inspect.CO_NEWLOCALS or code.co_name == "<module>":
+        return False
+    for ins in dis.get_instructions(code):
+        if ins.argval == "__doc__" and ins.opcode in dis.hasname:
+            return ins.opname == "STORE_NAME"
+    return False
 
 
 _METHOD_LOADS = frozenset(["LOAD_METHOD", "LOAD_ATTR"])
