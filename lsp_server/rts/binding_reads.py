@@ -227,7 +227,7 @@ class BindingReads:
         for name in anywhere & base.scoped.keys():
             found.difference_update(base.scoped[name])
         if flags != base.flags:  # the base's functions' parts with this test's reads
-            self._bodies.add(found, paths, flags)
+            self._bodies.add_beside(found, base.found, base.paths, flags)
 
     def _close(self, reads: NamesRead, paths: Set[str], followed: Set[Pair]) -> set[int]:
         """The binding units the names ``reads`` holds lead to in ``paths``, closed over

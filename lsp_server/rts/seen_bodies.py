@@ -21,6 +21,7 @@ from lsp_server.rts.snapshots import FileStates
 from lsp_server.rts.unit_names import body_name, bound_name, defaults_name, doc_name
 
 _NO_PARTS = (-1, -1, -1, "")
+_SharedKey = tuple[frozenset[int], frozenset[str], PartsRead]
 
 
 class SeenBodies:
@@ -45,6 +46,8 @@ class SeenBodies:
         # store written before they had a unit) and its docstring's ids, its bound name.
         self._parts: dict[int, tuple[int, int, int, str]] = {}
         self._partless: set[int] = set()  # ids whose ``_parts_of`` is ``_NO_PARTS``
+        # (units shared by many tests, their modules, parts read) -> ``add_beside``.
+        self._shared_parts: dict[_SharedKey, frozenset[int]] = {}
 
     def add(self, found: set[int], paths: Set[str], read: PartsRead) -> None:
         """The bodies, default values and docstrings of the functions whose headers are in
@@ -53,6 +56,27 @@ class SeenBodies:
         signatures, every body and docstring when it read code, else those of the
         functions and classes handed to library code at import by a module it depends
         on."""
+        found.update(self._parts_found(found, paths, read))
+
+    def add_beside(
+        self, found: set[int], shared: frozenset[int], paths: frozenset[str], read: PartsRead
+    ) -> None:
+        """``add``, for a ``found`` that holds the units ``shared`` by many tests (their
+        file's imports), maybe less some without parts: the parts of ``shared`` are found
+        once per ``paths`` and ``read`` (what ``add`` adds is the union of what each unit
+        adds), then only the test's own units are looked at."""
+        if not all(self._parts_of(uid)[2] < 0 for uid in shared.difference(found)):
+            self.add(found, paths, read)
+            return
+        key = (shared, paths, read)
+        parts = self._shared_parts.get(key)
+        if parts is None:
+            parts = self._shared_parts[key] = frozenset(self._parts_found(shared, paths, read))
+        found.update(self._parts_found(found.difference(shared), paths, read))
+        found |= parts
+
+    def _parts_found(self, found: Set[int], paths: Set[str], read: PartsRead) -> list[int]:
+        """What ``add`` adds to ``found``."""
         key = frozenset(paths)
         handed = self._handed_unions.get(key)
         if handed is None:
@@ -62,7 +86,7 @@ class SeenBodies:
         partless = self._partless
         # Most units found have no body or docstring of their own: set aside in C.
         known = self._parts
-        for uid in found.difference(partless):
+        for uid in found - partless:
             body, defaults, doc, name = known.get(uid) or self._parts_of(uid)
             if doc < 0:
                 partless.add(uid)
@@ -74,7 +98,7 @@ class SeenBodies:
                 added.append(defaults)
             if whole or read.docs:
                 added.append(doc)
-        found.update(added)
+        return added
 
     def _parts_of(self, uid: int) -> tuple[int, int, int, str]:
         parts = self._parts.get(uid)
