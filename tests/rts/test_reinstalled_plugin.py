@@ -9,7 +9,6 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-import sysconfig
 import venv
 from pathlib import Path
 
@@ -20,11 +19,11 @@ from .helpers import write
 pytest_plugins = ["pytester"]
 
 
-def _site_packages(env: Path) -> Path:
-    """The new environment's site directory (``venv`` lays it out as this Python does)."""
-    scheme = "nt_venv" if os.name == "nt" else "venv"
-    paths = sysconfig.get_paths(scheme, vars={"base": str(env), "platbase": str(env)})
-    return Path(paths["purelib"])
+def _site_packages(python: Path) -> Path:
+    """The environment's site directory, as its own Python names it."""
+    code = "import sysconfig; print(sysconfig.get_paths()['purelib'])"
+    out = subprocess.run([str(python), "-c", code], capture_output=True, text=True, check=True)
+    return Path(out.stdout.strip())
 
 
 def _environment(tmp_path: Path) -> tuple[Path, Path]:
@@ -32,7 +31,8 @@ def _environment(tmp_path: Path) -> tuple[Path, Path]:
     reks are installed); its Python and its site directory."""
     env = tmp_path / "env"
     venv.EnvBuilder(with_pip=False).create(env)
-    site = _site_packages(env)
+    python = env / ("Scripts/python.exe" if os.name == "nt" else "bin/python")
+    site = _site_packages(python)
     outer = [p for p in sys.path if p.endswith("site-packages")]
     lines = "".join(f"import site; site.addsitedir({p!r})\n" for p in outer)
     (site / "outer.pth").write_text(lines)
@@ -42,7 +42,6 @@ def _environment(tmp_path: Path) -> tuple[Path, Path]:
     (site / "value_two.py").write_text(
         "import pytest\n\n\n@pytest.fixture\ndef value():\n    return 2\n"
     )
-    python = env / ("Scripts/python.exe" if os.name == "nt" else "bin/python")
     return python, site
 
 
