@@ -97,7 +97,11 @@ class Project:
             (run.failed if outcome == "failed" else run.passed).add(nodeid)
         outcomes.unlink()
         if listing and run.count and not run.ran:
-            raise RuntimeError(f"{self.name}: {run.count} tests ran but none was listed: {cmd}")
+            # Collection errors, a missing test dependency (``--pip``): pytest's own words.
+            tail = "\n".join(run.output.strip().splitlines()[-15:])
+            raise RuntimeError(
+                f"{self.name}: {run.count} tests ran but none was listed: {cmd}\n{tail}"
+            )
         return run
 
     def reset_stores(self) -> None:

@@ -21,14 +21,13 @@ by string is the import's, seen by every importer (``rts.import_footprints``).
 from __future__ import annotations
 
 import ast
-import sys
 
 from lsp_server.rts.ast_walk import walk
 from lsp_server.rts.bound_names import maybe_bound
 from lsp_server.rts.lookups import DYNAMIC_NAMES
+from lsp_server.rts.stdlib_imports import STDLIB_MODULES
 
 _LOOKUPS = DYNAMIC_NAMES | {"locals", "exec", "eval"}
-_STDLIB = frozenset(getattr(sys, "stdlib_module_names", ()))
 _SHADOWABLE = frozenset(["locals", "globals", "vars", "dir"])
 """Builtins whose module-level rebinding makes every later statement suspect."""
 
@@ -54,7 +53,7 @@ def deleted_names(tree: ast.Module) -> frozenset[str]:
             gone.update((t.id, at) for t in stmt.targets if isinstance(t, ast.Name))
         if isinstance(stmt, ast.Import):
             stdlib.update(
-                (a.name, a.name) for a in stmt.names if not a.asname and a.name in _STDLIB
+                (a.name, a.name) for a in stmt.names if not a.asname and a.name in STDLIB_MODULES
             )
     return frozenset(
         name

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 import xxhash
 
 _DIST_SUFFIXES = (".dist-info", ".egg-info", ".egg-link", ".pth")
+_ENTRY_POINTS = " entry points"
 
 
 @dataclass(frozen=True)
@@ -62,19 +63,37 @@ def distributions_digest() -> tuple[str, list[str]]:
 
     Listing ``*.dist-info`` names (they carry the version) is much cheaper than reading
     every distribution's metadata, and changes whenever anything is installed, upgraded
-    or removed.
+    or removed. What a reinstall at the same version can change without renaming anything
+    is read too: a distribution's entry points (its ``pytest11`` plugin may be another
+    module now) and the text of ``.pth`` files (the paths and imports they add).
     """
     names: list[str] = []
     for directory in _site_dirs():
         try:
             with os.scandir(directory) as entries:
                 names.extend(
-                    f"{directory}/{e.name}" for e in entries if e.name.endswith(_DIST_SUFFIXES)
+                    f"{directory}/{e.name}{_contents_tag(e.path)}"
+                    for e in entries
+                    if e.name.endswith(_DIST_SUFFIXES)
                 )
         except OSError:
             continue
     names.sort()
     return xxhash.xxh3_64_hexdigest("\n".join(names).encode()), names
+
+
+def _contents_tag(path: str) -> str:
+    """`` entry points <hash>`` of a distribution that declares entry points, `` <hash>``
+    of a ``.pth`` or ``.egg-link`` file's text; empty for anything else."""
+    if path.endswith(".dist-info"):
+        label, path = _ENTRY_POINTS, os.path.join(path, "entry_points.txt")
+    else:
+        label = ""
+    try:
+        with open(path, "rb") as file:
+            return f"{label} {xxhash.xxh3_64_hexdigest(file.read())[:12]}"
+    except OSError:  # no entry points, or a directory (.egg-info)
+        return ""
 
 
 def python_identity() -> str:
@@ -112,10 +131,22 @@ def explain_change(before: dict[str, object], after: dict[str, object]) -> str:
     old = set(map(str, before.get("packages") or ()))  # type: ignore[call-overload]
     new = set(map(str, after.get("packages") or ()))  # type: ignore[call-overload]
     if old or new:
-        parts.extend(f"removed {name}" for name in sorted(old - new))
-        parts.extend(f"installed {name}" for name in sorted(new - old))
+        parts.extend(_package_changes(old - new, new - old))
     parts.extend(_option_changes("", before.get("options"), after.get("options")))
     return "; ".join(parts)
+
+
+def _package_changes(removed: set[str], added: set[str]) -> list[str]:
+    """In words: each distribution removed or installed, and those whose entry points or
+    ``.pth`` text changed under the same name (a reinstall at the same version)."""
+    before = {name.split(" ", 1)[0]: name for name in removed}
+    after = {name.split(" ", 1)[0]: name for name in added}
+    parts = [f"removed {key}" for key in sorted(before.keys() - after.keys())]
+    parts.extend(f"installed {key}" for key in sorted(after.keys() - before.keys()))
+    for key in sorted(before.keys() & after.keys()):
+        what = "entry points of " if _ENTRY_POINTS in before[key] + after[key] else ""
+        parts.append(f"changed {what}{key}")
+    return parts
 
 
 def _option_changes(prefix: str, old: object, new: object) -> list[str]:

@@ -19,7 +19,6 @@
 from __future__ import annotations
 
 import ast
-import sys
 from collections.abc import Iterator
 
 from lsp_server.rts.ast_walk import statements, walk
@@ -27,6 +26,7 @@ from lsp_server.rts.instance_lookups import attribute_stores, own_dicts, stored_
 from lsp_server.rts.looped_names import looped_constants
 from lsp_server.rts.name_prefix import NamePrefixes
 from lsp_server.rts.no_lookups import BUILTIN_LOOKUPS, BY_NAME, no_lookups
+from lsp_server.rts.stdlib_imports import STDLIB_MODULES
 
 # Names whose use means "looks names up by string".
 DYNAMIC_NAMES = frozenset(
@@ -321,11 +321,10 @@ def bindings_taken(tree: ast.Module) -> frozenset[str]:
     """Names bound by ``from m import x`` where ``m`` may be project code (relative, or no
     standard-library module): a change of ``m``'s binding changes what they find. Other
     imports bind a module or a library's object whatever the project's modules bind."""
-    stdlib: frozenset[str] = getattr(sys, "stdlib_module_names", frozenset())
     return frozenset(
         alias.asname or alias.name
         for stmt in statements(tree)
         if isinstance(stmt, ast.ImportFrom)
-        and (stmt.level or (stmt.module or "").split(".")[0] not in stdlib)
+        and (stmt.level or (stmt.module or "").split(".")[0] not in STDLIB_MODULES)
         for alias in stmt.names
     )

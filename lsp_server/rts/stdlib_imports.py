@@ -16,12 +16,9 @@ _EFFECTFUL_STDLIB = frozenset(
 )
 
 
-def _stdlib_modules() -> frozenset[str]:
-    names = getattr(sys, "stdlib_module_names", None)  # 3.10+
-    return frozenset(names or ()) - _EFFECTFUL_STDLIB
-
-
-STDLIB = _stdlib_modules()
+# Every standard-library module's top-level name (3.10+), and those importing binds only.
+STDLIB_MODULES: frozenset[str] = frozenset(getattr(sys, "stdlib_module_names", ()))
+STDLIB = STDLIB_MODULES - _EFFECTFUL_STDLIB
 
 
 def stdlib_imports(stmt: ast.stmt) -> tuple[tuple[str, str], ...] | None:
