@@ -65,7 +65,7 @@ def _dict_items_by_constant_or_stored(function: ast.AST) -> set[int]:
     ``X.__dict__.update(...)`` (a store finds no binding: boltons' ``cachedproperty``,
     ``FunctionBuilder.get_func``) and of the namespaces (``__dict__``, a frame's
     ``f_globals``/``f_locals``, a function's ``__globals__``) in ``X.__dict__["name"]`` and
-    ``X.f_globals.get("name")``
+    ``X.f_globals.get("name")`` or ``X.__dict__.setdefault("name", default)``
     (a read of ``name``, which the constant counts as, as in ``getattr(X, "name")``:
     boltons' ``make_sentinel`` reads its caller's ``__name__`` so)."""
     found: set[int] = set()
@@ -82,7 +82,8 @@ def _dict_items_by_constant_or_stored(function: ast.AST) -> set[int]:
             namespace, method = item.func.value.attr, item.func.attr
             # ``X.__dict__.update(...)`` stores too (what it is handed is read on its own).
             stores = method == "update" and namespace == "__dict__"
-            by_name = method == "get" and namespace in _NAMESPACES and item.args
+            # ``setdefault`` reads the entry, or stores it (click's ``push_context``).
+            by_name = method in ("get", "setdefault") and namespace in _NAMESPACES and item.args
             if stores or (by_name and _is_name(item.args[0]) and len(item.args) <= 2):
                 found.add(id(item.func.value))
     return found

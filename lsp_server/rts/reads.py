@@ -22,6 +22,7 @@ import sys
 from dataclasses import dataclass
 from types import CodeType
 
+from lsp_server.rts.annotation_stores import stores_annotations_only
 from lsp_server.rts.lookups import (
     ANNOTATION_READS,
     ATTRIBUTE_LOOKUP,
@@ -134,7 +135,10 @@ def code_reads(code: CodeType) -> tuple[frozenset[str], frozenset[str], bool]:
         "inspect" in uses.loaded and not INSPECT_SIGNATURES.isdisjoint(uses.elsewhere)
     ):
         names.add("__signature__")  # reads signatures, default values included
-    if not (ANNOTATION_READS.isdisjoint(names) and ANNOTATION_READS.isdisjoint(global_only)):
+    annotations_read = ANNOTATION_READS & (names | global_only)
+    if annotations_read and not (
+        annotations_read == {"__annotations__"} and stores_annotations_only(code)
+    ):
         names.add(ATTRIBUTE_LOOKUP)  # every annotated attribute: any class member
     # ``__doc__`` by name is the module's docstring (``rts.module_docstring``) or, in a
     # class body, the class's; never a function's.
