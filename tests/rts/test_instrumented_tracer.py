@@ -348,6 +348,7 @@ def test_another_tools_profile_hook_stays_and_what_it_hides_reads_any_name(
     assert EVERY_NAME in tracer.lookups.names[key["lookup"]]
 
 
+
 def test_a_comprehension_at_a_modules_top_level_is_part_of_its_import(tmp_path: Path) -> None:
     # A module's top level has no marker, and a comprehension is recorded with the code
     # around it: what it read was lost (toolz's curried/operator.py reads IGNORE in one;
