@@ -41,7 +41,7 @@ from lsp_server.rts.audit_events import watch_exec
 from lsp_server.rts.constant_lookups import constant_names
 from lsp_server.rts.identity import identity
 from lsp_server.rts.instrument_loader import WATCH_HOOK, InstrumentingFinder, shared_table
-from lsp_server.rts.marker_codes import ENTER_NAME, MARKER_NAMES, top_level_comprehensions
+from lsp_server.rts.marker_codes import ENTER_NAME, MARKER_NAMES
 from lsp_server.rts.reads import EVERY_NAME
 from lsp_server.rts.return_notes import ReturnNotes
 from lsp_server.rts.returns import returns_values
@@ -231,8 +231,6 @@ class InstrumentedTracer(CodeTracer):
         self._loaded.add(identity(code))
         self._open_module(code)
         self._seen[identity(code)] = code  # part of its own footprint, as on 3.12
-        for comprehension in top_level_comprehensions(code):  # they have no marker
-            self._seen[identity(comprehension)] = comprehension
         if self._finder is not None:
             self._import_depth += 1
             # Another tool's hook (a profiler) stays: nothing is seen (it may be a C

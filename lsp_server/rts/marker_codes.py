@@ -61,16 +61,3 @@ def register_codes(module_code: CodeType, codes: list[tuple[CodeType, ...] | Non
     for at, found in enumerate(codes):
         if isinstance(found, list):
             codes[at] = tuple(found)
-
-
-def top_level_comprehensions(module_code: CodeType) -> list[CodeType]:
-    """The list, set and dict comprehensions of a module's top level (and those within
-    them): no marker tells that they ran, and they run with the module's code, at its
-    import (3.12 inlines them: none)."""
-    found, stack = [], [module_code]
-    while stack:
-        for nested in stack.pop().co_consts:
-            if type(nested) is CodeType and nested.co_name in _COMPREHENSIONS:
-                found.append(nested)
-                stack.append(nested)
-    return found

@@ -346,24 +346,3 @@ def test_another_tools_profile_hook_stays_and_what_it_hides_reads_any_name(
     assert events
     key = {code.co_name: key for key, code in ran.items()}
     assert EVERY_NAME in tracer.lookups.names[key["lookup"]]
-
-
-
-def test_a_comprehension_at_a_modules_top_level_is_part_of_its_import(tmp_path: Path) -> None:
-    # A module's top level has no marker, and a comprehension is recorded with the code
-    # around it: what it read was lost (toolz's curried/operator.py reads IGNORE in one;
-    # the profile hook records it).
-    source = (
-        'IGNORE = {"b"}\n'
-        'TABLE = {k: 1 for k in ("a", "b") if k not in IGNORE}\n'
-        "ROWS = [[c for c in k] for k in TABLE]\n"
-        "del IGNORE\n"
-    )
-    with traced_module(tmp_path, "table", source) as (tracer, module):
-        assert module.TABLE == {"a": 1}  # type: ignore[attr-defined]
-        footprints = tracer.take_footprints()
-    assert [code.co_name for code, _ in footprints] == ["<module>"]
-    ran = {code.co_name for code in footprints[0][1].values()}
-    # 3.12 inlines comprehensions into the code around them.
-    inlined = sys.version_info >= (3, 12)
-    assert ran == ({"<module>"} if inlined else {"<module>", "<dictcomp>", "<listcomp>"})
