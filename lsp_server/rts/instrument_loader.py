@@ -38,6 +38,7 @@ from pathlib import Path
 from types import CodeType, ModuleType
 from typing import Any
 
+from lsp_server.rts.ast_walk import walk
 from lsp_server.rts.marker_codes import ENTER_NAME, HIT_NAME, HITS_NAME, register_codes
 from lsp_server.rts.return_sites import ReturnSites, located, mark_returns
 
@@ -178,14 +179,14 @@ def instrument_tree(
     indexes of ``table``; the first index, and what turns each marker into the watched
     kind. One walk finds every node first: a visitor rebuilding the tree cost more than
     compiling it."""
-    marked = [node for node in ast.walk(tree) if isinstance(node, _MARKED)]
+    marked = [node for node in walk(tree) if isinstance(node, _MARKED)]
     owned: list[tuple[int, list[int]]] = []  # (function's place in ``marked``, its sites)
     for place, node in enumerate(list(marked)):
         if returns and isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             sites, copies = mark_returns(node, table.sites)
             owned.append((place, sites))
             for value in copies:  # copied before their markers are placed: new ones
-                marked.extend(n for n in ast.walk(value) if isinstance(n, _MARKED))
+                marked.extend(n for n in walk(value) if isinstance(n, _MARKED))
     first = table.reserve(len(marked))
     # Every node added is located: ``fix_missing_locations`` would give pytest's rewritten
     # asserts (which have no end positions) spans ending before they start.

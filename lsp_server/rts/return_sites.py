@@ -24,10 +24,9 @@ from __future__ import annotations
 
 import ast
 import builtins
-import copy
-from collections.abc import Iterator
 from typing import Any
 
+from lsp_server.rts.ast_walk import copy_tree, scope_nodes, walk
 from lsp_server.rts.returns import kind_of
 
 KNOWN_NAME = "__reks_known__"
@@ -79,21 +78,11 @@ class ReturnSites:
         setattr(builtins, RETURN_NAME, _pass)
 
 
-def _own_nodes(function: ast.FunctionDef | ast.AsyncFunctionDef) -> Iterator[ast.AST]:
-    """The nodes of ``function``'s body in its own scope (not in nested functions, classes
-    or lambdas)."""
-    stack: list[ast.AST] = list(function.body)
-    while stack:
-        node = stack.pop()
-        yield node
-        stack.extend(c for c in ast.iter_child_nodes(node) if not isinstance(c, _SCOPES))
-
-
 def located(node: ast.AST, at: ast.AST) -> Any:
     """``node`` and everything in it placed at the start of ``at`` (a point: a span copied
     from ``at`` may end before it starts once pytest has rewritten ``at``)."""
     line, column = getattr(at, "lineno", 1), getattr(at, "col_offset", 0)
-    for part in ast.walk(node):
+    for part in walk(node):
         if "lineno" in part._attributes:
             part.lineno = part.end_lineno = line  # type: ignore[attr-defined]
             part.col_offset = part.end_col_offset = column  # type: ignore[attr-defined]
@@ -110,7 +99,7 @@ def _noted(site: int, value: ast.expr, at: ast.AST) -> tuple[ast.expr, ast.expr]
         ),
         at,
     )
-    copied = copy.deepcopy(value)
+    copied: ast.expr = copy_tree(value)  # type: ignore[assignment]
     call = located(
         ast.Call(
             func=ast.Name(id=RETURN_NAME, ctx=ast.Load()),
@@ -136,7 +125,8 @@ def mark_returns(
     """Give each return of ``function`` a new site; the sites, and the copies of return
     values made (see the module's docstring). Nothing for a generator."""
     returns: list[ast.Return] = []
-    for node in _own_nodes(function):
+    # The nodes of its own scope: a nested function, class or lambda is code of its own.
+    for node in scope_nodes(function.body, _SCOPES):
         if isinstance(node, (ast.Yield, ast.YieldFrom)):
             return [], []
         if isinstance(node, ast.Return):

@@ -1,14 +1,16 @@
 """The analysis's ``walk`` hands out exactly ``ast.walk``'s nodes in ``ast.walk``'s order,
-on real code (a sample of the standard library) and on a tree changed while it is walked."""
+on real code (a sample of the standard library) and on a tree changed while it is walked;
+``scope_nodes`` the nodes of one scope, and ``copy_tree`` what ``copy.deepcopy`` makes."""
 
 from __future__ import annotations
 
 import ast
+import copy
 import sys
 import sysconfig
 from pathlib import Path
 
-from lsp_server.rts.ast_walk import statements, walk
+from lsp_server.rts.ast_walk import copy_tree, scope_nodes, statements, walk
 
 
 def test_the_same_nodes_in_the_same_order_on_standard_library_modules() -> None:
@@ -53,3 +55,52 @@ def test_statements_are_walks_statements_in_its_order() -> None:
         "b",
         "c",
     ]
+
+
+def _stdlib_trees(count: int) -> list[ast.Module]:
+    stdlib = sorted(Path(sysconfig.get_paths()["stdlib"]).glob("*.py"))[:count]
+    assert len(stdlib) == count
+    return [ast.parse(p.read_text(encoding="utf-8", errors="replace")) for p in stdlib]
+
+
+_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
+
+
+def test_scope_nodes_are_a_functions_own_nodes() -> None:
+    source = (
+        "def f(x):\n"
+        "    def inner():\n"
+        "        return 1\n"
+        "    g = lambda: 2\n"
+        "    class C:\n"
+        "        y = 3\n"
+        "    return [v for v in x if v]\n"
+    )
+    trees = [ast.parse(source), *_stdlib_trees(20)]
+    for tree in trees:
+        for function in ast.walk(tree):
+            if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                continue
+            expected = []
+            stack = [n for n in function.body if not isinstance(n, _SCOPES)]
+            while stack:
+                node = stack.pop()
+                expected.append(node)
+                stack.extend(c for c in ast.iter_child_nodes(node) if not isinstance(c, _SCOPES))
+            assert list(scope_nodes(function.body, _SCOPES)) == expected
+    outer = trees[0].body[0]
+    assert isinstance(outer, ast.FunctionDef)
+    own = [type(n).__name__ for n in scope_nodes(outer.body, _SCOPES)]
+    assert "Return" in own and "Constant" not in own  # 1, 2 and 3 are in nested scopes
+
+
+def test_copy_tree_makes_what_deepcopy_makes() -> None:
+    for tree in _stdlib_trees(20):
+        copied = copy_tree(tree)
+        assert ast.dump(copied, include_attributes=True) == ast.dump(
+            copy.deepcopy(tree), include_attributes=True
+        )
+        originals = {id(n) for n in ast.walk(tree) if not isinstance(n, ast.expr_context)}
+        assert not originals & {id(n) for n in ast.walk(copied)}  # every node is new
+        code, expected = compile(copied, "m", "exec"), compile(tree, "m", "exec")
+        assert code.co_code == expected.co_code

@@ -125,3 +125,23 @@ def test_code_without_markers_makes_the_kinds_unknown(
     exec(compile(source_file.read_text(), str(source_file), "exec"), {})
     # Its returns are not seen: the store is told no test has its kinds recorded.
     assert not tracer.records_returns
+
+
+def test_a_nested_functions_returns_are_its_own(tmp_path: Path) -> None:
+    # A ``def`` or generator among a function's statements is code of its own: its returns
+    # were taken for the outer function's too (each wrapped twice), and its ``yield`` made
+    # the outer function a generator whose returns went unnoted.
+    source = (
+        "def outer():\n"
+        "    def inner():\n"
+        "        return 'text'\n"
+        "    def numbers():\n"
+        "        yield 1\n"
+        "    return inner\n"
+    )
+    with traced_module(tmp_path, "nesting", source) as (tracer, module):
+        tracer.take()
+        tracer.take_returns()
+        inner = module.outer()  # type: ignore[attr-defined]
+        assert inner() == "text"
+        assert _kinds(tracer) == {"outer": {"other"}, "inner": {"str"}}
