@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import ast
 
-from lsp_server.rts.purity import import_time_names
+from lsp_server.rts.purity import import_time_names, is_string_statement
 
 DOC = "__doc__"
 
@@ -63,12 +63,7 @@ def _spells_doc(node: ast.AST) -> bool:
 
 
 def _has_docstring(node: ast.ClassDef) -> bool:
-    first = node.body[0] if node.body else None
-    return (
-        isinstance(first, ast.Expr)
-        and isinstance(first.value, ast.Constant)
-        and isinstance(first.value.value, str)
-    )
+    return bool(node.body) and is_string_statement(node.body[0])
 
 
 def class_reads_own_doc(node: ast.ClassDef) -> bool:

@@ -40,6 +40,7 @@ from typing import Any
 
 from lsp_server.rts.ast_walk import walk
 from lsp_server.rts.marker_codes import ENTER_NAME, HIT_NAME, HITS_NAME, register_codes
+from lsp_server.rts.purity import is_string_statement
 from lsp_server.rts.return_sites import ReturnSites, located, mark_returns
 
 WATCH_HOOK = "reks_watch"
@@ -135,12 +136,7 @@ Switch = Callable[[], None]
 
 def _mark_body(node: ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef, index: int) -> Switch:
     body = node.body
-    first = body[0]
-    has_docstring = (
-        isinstance(first, ast.Expr)
-        and isinstance(first.value, ast.Constant)
-        and isinstance(first.value.value, str)
-    )
+    has_docstring = is_string_statement(body[0])
     # After the docstring, at the next statement's place (or the docstring's, when the body
     # is nothing else).
     at = 1 if has_docstring else 0
