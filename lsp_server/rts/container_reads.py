@@ -4,13 +4,16 @@
 container depend on what ran in that earlier test. Reading *an* entry is what a cache hit
 does: ``k in _CACHE``, ``_CACHE[k]``, ``_CACHE.get(k)``; the key is known when its value is a
 constant, a variable or a tuple of those, loaded right where the container is used. Such a
-*keyed* read is recorded per key as it runs (``KeyedReads``: sys.monitoring INSTRUCTION
+*keyed* read is recorded per key as it runs (``rts.keyed_reads``: sys.monitoring INSTRUCTION
 events, 3.12+, on the instruction that completes the key: the variables then still hold the
-values just pushed). Every other use of the container's name (iterating it, ``len``, passing
-it on, an alias, a key computed in place) counts as reading every entry, as does every keyed
-read where events are not available (3.10/3.11). A pure write (``_CACHE[k] = v``,
-``.add``, ``.append``, ``.update``...) reads nothing: what it changed is found by comparing
-the container before and after the test.
+values just pushed). ``len(d)`` reads the container's *size*: which entries are there, not
+their values (``rts.container_sizes``). Every other use of the container's name (iterating
+it, passing it on, an alias, a key computed in place) counts as reading every entry, as
+does every keyed or size read where events are not available (3.10/3.11). A pure write
+(``_CACHE[k] = v``, ``.add``, ``.append``, ``.update``...) reads nothing: what it changed is
+found by comparing the container before and after the test. Where a test last stored into
+the container is watched too (the instruction after each ``d[k] = v``), and every other way
+the code may change it is told (``changes``; an alias or any unknown use is one).
 
 A read that only asks whether an entry is there (``k in d``, ``__contains__``, ``del
 d[k]``, ``.remove(k)``) is a *presence* read: the entry's value does not reach it, so it
@@ -24,15 +27,10 @@ from __future__ import annotations
 
 import dis
 import sys
-from collections.abc import Callable, Collection
+from collections.abc import Collection
 from dataclasses import dataclass, field
-from inspect import getattr_static
-from types import CodeType, FrameType
+from types import CodeType
 from typing import Any
-
-from lsp_server.rts.identity import identity
-
-_MON: Any = getattr(sys, "monitoring", None)
 
 # Methods whose first argument is the key of the entry they read.
 KEYED_METHODS = frozenset(
@@ -40,6 +38,8 @@ KEYED_METHODS = frozenset(
 )
 # Of those, the methods that see only whether the entry is there, not its value.
 PRESENCE_METHODS = frozenset({"remove", "__contains__", "__delitem__"})
+# Of those, the methods that may also add or drop the entry.
+CHANGING_METHODS = frozenset({"setdefault", "pop", "remove", "__delitem__"})
 # Methods that only write (what they change is found by comparing): they read no entry.
 WRITE_METHODS = frozenset(
     {"add", "append", "appendleft", "update", "clear", "extend", "insert", "discard", "__setitem__"}
@@ -64,6 +64,18 @@ Key = tuple[Any, ...]
 Site = tuple[str, Key, Key | None, bool]
 # Per-test cap on the events of one site: past it, its container's every entry counts.
 EVENTS_PER_SITE = 64
+SIZE = ("<size>",)
+"""The key of a read of a container's size (``len(d)``): it sees which entries are there."""
+_SIZE_KEY: Key = ("size", ("global", "len"))  # ``len`` must be the builtin when it runs
+# A store's site: container name and shape, by the offset of the instruction after it.
+Store = tuple[str, Key | None]
+
+
+@dataclass(frozen=True)
+class _Store:
+    """A ``d[k] = v`` whose STORE_SUBSCR is ``code[at]``."""
+
+    at: int
 
 
 @dataclass(frozen=True)
@@ -79,6 +91,10 @@ class ContainerReads:
     everything: frozenset[str]
     constant: frozenset[tuple[str, Any, bool]]
     sites: dict[int, Site] = field(default_factory=dict)
+    # ``d[k] = v`` of a container named here, by the offset of the instruction after it;
+    # the names it changes any other way (a method: ``.pop``, ``.clear``...; ``del d[k]``).
+    stores: dict[int, Store] = field(default_factory=dict)
+    changes: frozenset[str] = frozenset()
 
 
 def _loads_callee(instruction: dis.Instruction) -> bool:
@@ -159,13 +175,30 @@ def _is_container(instruction: dis.Instruction, names: Collection[str]) -> bool:
     return loads and not _loads_callee(instruction)
 
 
-def _read_at(code: list[dis.Instruction], at: int) -> tuple[int, Key, bool] | bool | None:
+def _is_size(code: list[dis.Instruction], at: int) -> bool:
+    """Whether the container ``code[at]`` loads is the one argument of a call of ``len``."""
+    after = code[at + 1]
+    if after.opname != "CALL" or after.arg != 1:
+        return False
+    callee = at - 1
+    if code[at].opname == "LOAD_ATTR":
+        owner = _simple_key(code, at - 1)
+        if owner is None or owner[0] != at - 1:
+            return False
+        callee = at - 2
+    found = code[callee] if callee >= 0 else None
+    return found is not None and found.opname == "LOAD_GLOBAL" and found.argval == "len"
+
+
+def _read_at(code: list[dis.Instruction], at: int) -> tuple[int, Key, bool] | _Store | bool | None:
     """The read of the container loaded by ``code[at]``: (index of the instruction
-    completing its key, the key, whether it sees only the entry's presence); True for a
-    pure write; None for any other use."""
+    completing its key, the key, whether it sees only the entry's presence); a ``_Store``
+    for ``d[k] = v``; True for another pure write; None for any other use."""
     after = code[at + 1] if at + 1 < len(code) else None
     if after is None:
         return None
+    if _is_size(code, at):
+        return at, _SIZE_KEY, True
     if after.opname == "CONTAINS_OP":
         before = at - 1 if code[at].opname != "LOAD_ATTR" else at - 2
         if code[at].opname == "LOAD_ATTR" and _simple_key(code, at - 1) is None:
@@ -191,7 +224,7 @@ def _read_at(code: list[dis.Instruction], at: int) -> tuple[int, Key, bool] | bo
             continue
         consumer = code[end + 1].opname
         if consumer == "STORE_SUBSCR":
-            return True
+            return _Store(end + 1)
         if consumer in {"BINARY_SUBSCR", "DELETE_SUBSCR"}:
             return end, found[1], consumer == "DELETE_SUBSCR"
     return None
@@ -218,6 +251,8 @@ def container_reads(code: CodeType, names: Collection[str]) -> ContainerReads | 
     everything: set[str] = set()
     constant: set[tuple[str, Any, bool]] = set()
     sites: dict[int, Site] = {}
+    stores: dict[int, Store] = {}
+    changes: set[str] = set()
     for at, instruction in enumerate(instructions):
         if instruction.opname not in _CONTAINER_LOADS and instruction.opname != "LOAD_ATTR":
             continue
@@ -227,133 +262,33 @@ def container_reads(code: CodeType, names: Collection[str]) -> ContainerReads | 
             continue
         name = instruction.argval
         read = _read_at(instructions, at)
-        if read is True:
+        if isinstance(read, _Store):
+            after = instructions[read.at + 1].offset
+            stores[after] = (name, _container_shape(instructions, at))
             continue
-        if read is None or read is False:
-            everything.add(name)
-        elif read[1][0] == "const":
+        if read is None or isinstance(read, bool):
+            changes.add(name)  # a write, or any other use: it may change what is there
+            if read is not True:
+                everything.add(name)
+            continue
+        if _changes(instructions, at, read[0]):
+            changes.add(name)
+        if read[1][0] == "const":
             constant.add((name, read[1][1], read[2]))
         else:
             shape = _container_shape(instructions, at)
             sites[instructions[read[0]].offset] = (name, read[1], shape, read[2])
-    if not everything and not constant and not sites:
+    if not everything and not constant and not sites and not stores and not changes:
         return None
-    return ContainerReads(frozenset(everything), frozenset(constant), sites)
+    return ContainerReads(
+        frozenset(everything), frozenset(constant), sites, stores, frozenset(changes)
+    )
 
 
-_MISSING = object()
-
-
-def container_id(shape: Key | None, frame: FrameType) -> int:
-    """The id of the container ``shape`` finds in ``frame`` right now; 0 when not told.
-    An attribute is looked up statically (``inspect.getattr_static``): no property,
-    ``__getattr__`` or ``__getattribute__`` of the project runs from here."""
-    if shape is None:
-        return 0
-    if shape[0] == "attr":
-        owner = key_value(shape[1], frame)
-        found = _MISSING if owner is _MISSING else getattr_static(owner, shape[2], _MISSING)
-    else:
-        found = key_value(shape, frame)
-    return identity(found) if isinstance(found, (dict, set, list)) else 0
-
-
-def key_value(key: Key, frame: FrameType) -> Any:
-    """The value of ``key`` in ``frame`` right now; ``_MISSING`` when it cannot be told."""
-    kind, value = key
-    if kind == "const":
-        return value
-    if kind == "tuple":
-        parts = [key_value(part, frame) for part in value]
-        return _MISSING if any(part is _MISSING for part in parts) else tuple(parts)
-    if kind in ("local", "name"):
-        found = frame.f_locals.get(value, _MISSING)
-        if kind == "local" or found is not _MISSING:
-            return found
-    found = frame.f_globals.get(value, _MISSING)
-    if found is _MISSING:
-        builtins = frame.f_builtins
-        found = builtins.get(value, _MISSING)
-    return found
-
-
-@dataclass
-class KeyedReads:
-    """The keyed reads that ran, per test: (container name, container id or 0, key,
-    presence only), and the names of containers a site read too often to keep (every entry
-    counts)."""
-
-    sites: dict[int, dict[int, Site]] = field(default_factory=dict)
-    codes: list[CodeType] = field(default_factory=list)  # watched, kept alive
-    keys: set[tuple[str, int, Any, bool]] = field(default_factory=set)
-    everything: set[str] = field(default_factory=set)
-    _counts: dict[tuple[int, int], int] = field(default_factory=dict)
-    _tool: int | None = None
-
-    @property
-    def available(self) -> bool:
-        return _MON is not None
-
-    def watch(self, code: CodeType, reads: ContainerReads) -> None:
-        """Record the keyed reads of ``code`` from now on (3.12+)."""
-        if not reads.sites or _MON is None or identity(code) in self.sites:
-            return
-        if self._tool is None and not self._start():
-            return
-        self.sites[identity(code)] = reads.sites
-        self.codes.append(code)
-        _MON.set_local_events(self._tool, code, _MON.events.INSTRUCTION)
-
-    def watched(self, code: CodeType) -> bool:
-        return identity(code) in self.sites
-
-    def take(self) -> tuple[set[tuple[str, int, Any, bool]], set[str]]:
-        """The keys and the wholly read names since the last call."""
-        keys, everything = self.keys, self.everything
-        self.keys, self.everything = set(), set()
-        self._counts.clear()
-        return keys, everything
-
-    def _start(self) -> bool:
-        mon = _MON
-        for tool in (4, 3, 2, 1, 0):
-            if mon.get_tool(tool) is None:
-                mon.use_tool_id(tool, "reks-container-reads")
-                self._tool = tool
-                mon.register_callback(tool, mon.events.INSTRUCTION, self._event())
-                return True
-        return False
-
-    def _event(self) -> Callable[[CodeType, int], Any]:
-        getframe, disable, sites, counts = sys._getframe, _MON.DISABLE, self.sites, self._counts
-
-        def on_instruction(code: CodeType, offset: int) -> Any:
-            site = sites.get(identity(code), {}).get(offset)
-            if site is None:
-                return disable
-            where = (identity(code), offset)
-            count = counts[where] = counts.get(where, 0) + 1
-            name, key, shape, presence = site
-            frame = getframe(1)
-            value = key_value(key, frame) if count <= EVENTS_PER_SITE else _MISSING
-            try:
-                if value is _MISSING:
-                    raise TypeError
-                self.keys.add((name, container_id(shape, frame), value, presence))
-            except TypeError:  # unhashable, or not told: every entry
-                self.everything.add(name)
-                return disable
-            return None
-
-        return on_instruction
-
-    def stop(self) -> None:
-        if self._tool is None:
-            return
-        for code in self.codes:
-            _MON.set_local_events(self._tool, code, 0)
-        _MON.register_callback(self._tool, _MON.events.INSTRUCTION, None)
-        _MON.free_tool_id(self._tool)
-        self._tool = None
-        self.sites.clear()
-        self.codes.clear()
+def _changes(code: list[dis.Instruction], at: int, end: int) -> bool:
+    """Whether the keyed read of the container ``code[at]`` loads, its key ending at
+    ``code[end]``, may also add or drop the entry (``.pop(k)``, ``del d[k]``)."""
+    method = code[at + 1]
+    if _loads_callee(method) and method.argval in CHANGING_METHODS:
+        return True
+    return end + 1 < len(code) and code[end + 1].opname == "DELETE_SUBSCR"

@@ -30,33 +30,39 @@ The containers are the dicts, sets and lists bound at the top level of the proje
 modules or in the bodies of its classes (not those of test files: a ``setUpClass`` setting
 ``cls.db`` would tie every test of the class to the first one, marshmallow's test files
 define hundreds of schema classes to compare around every test, and toolz's hold a list of
-a million items), looked for again
-whenever more modules are loaded. Values put there while modules are imported or test
-files collected are not attributed (import footprints and collection windows hold that
-code); nor are containers held by instances (``self._cache`` of a module-level object):
-README, Limits. A function of the
-module holding a container as a default value (``def f(k, cache=_CACHE)``) reads every entry
-of it whenever it runs: its code never names the container.
+a million items), looked for again whenever more modules are loaded. Values put there while
+modules are imported or test files collected are not attributed (import footprints and
+collection windows hold that code); nor are containers held by instances (``self._cache``
+of a module-level object): README, Limits. A function of the module holding a container as
+a default value (``def f(k, cache=_CACHE)``) reads every entry of it whenever it runs. A
+size or presence read depends on what ran up to the filler's last store (``container_sizes``).
 """
 
 from __future__ import annotations
 
-import operator
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from types import CodeType
 from typing import Any
 
-from lsp_server.rts.container_reads import ContainerReads, KeyedReads, container_reads
+from lsp_server.rts.container_reads import SIZE, ContainerReads, container_reads
+from lsp_server.rts.container_sizes import ran_after, ran_before
+from lsp_server.rts.container_slots import (
+    KINDS,
+    WHOLE,
+    Slot,
+    changed_entries,
+    changed_keys,
+    presence_changed,
+)
 from lsp_server.rts.dict_versions import DictSnapshot
 from lsp_server.rts.identity import identity
+from lsp_server.rts.keyed_reads import KeyedReads
 from lsp_server.rts.project_modules import NewProjectModules
 from lsp_server.rts.rebound_names import bound_by_import, imported_names, names_spelled
-from lsp_server.rts.tracing import CodeSet
+from lsp_server.rts.tracing import CodeSet, RanSoFar
 
-WHOLE = ("<whole container>",)  # an entry standing for all of a container
 _MISSING = object()
-_KINDS = (dict, set, list)
 
 
 @dataclass
@@ -68,99 +74,14 @@ class _Namespace:
     before: DictSnapshot
 
 
-def _changed_keys(before: dict[Any, Any], now: Mapping[Any, Any]) -> set[Any]:
-    """The keys bound to another object (or added, or dropped), by identity."""
-    if (
-        len(before) == len(now)
-        and all(map(operator.is_, before, now))
-        and all(map(operator.is_, before.values(), now.values()))
-    ):
-        return set()
-    changed = {key for key, value in now.items() if before.get(key, _MISSING) is not value}
-    return changed | (before.keys() - now.keys())
-
-
-@dataclass
-class _Slot:
-    """A name bound to a container: in a module's or a class's namespace."""
-
-    namespace: Mapping[str, Any]
-    name: str
-    value: Any
-    before: Any = None  # of a set or a list: a copy of ``value`` at the start of the test
-    entries: DictSnapshot | None = None  # of a dict: its entries at the start of the test
-    # Of a dict: which entries hold a dict, set or list (looked for again only when an
-    # entry changed), and their sizes at the start of the test (a registry's lists grow).
-    holding: tuple[list[Any], list[Any]] | None = None
-    sizes: list[int] | None = None
-
-    def start(self) -> None:
-        value = self.value
-        if not isinstance(value, dict):
-            self.before, self.entries = _copy(value), None
-            return
-        if self.entries is None or self.entries.mapping is not value:
-            self.entries = DictSnapshot(value)
-        self.entries.take()
-        if self.holding is None:
-            held = [(k, v) for k, v in value.items() if isinstance(v, _KINDS)]
-            self.holding = ([k for k, _ in held], [v for _, v in held])
-        self.sizes = list(map(len, self.holding[1]))
-
-
-def _copy(value: Any) -> Any:
-    return set(value) if isinstance(value, set) else list(value)
-
-
-def _grown(slot: _Slot) -> set[Any]:
-    """The entries of a dict's slot holding a container whose size changed (one rebound to
-    another object is among the changed entries)."""
-    keys, values = slot.holding or ([], [])
-    sizes = list(map(len, values))
-    if sizes == slot.sizes:
-        return set()
-    return {
-        key for key, now, then in zip(keys, sizes, slot.sizes or (), strict=True) if now != then
-    }
-
-
-def _presence_changed(slot: _Slot, changed: set[Any]) -> set[Any]:
-    """Of the ``changed`` entries of ``slot``, those the test added or dropped."""
-    before = slot.entries.entries if slot.entries is not None else slot.before
-    if not isinstance(before, dict) or WHOLE in changed:
-        return changed
-    now = slot.namespace.get(slot.name, _MISSING)
-    return {key for key in changed if (key in before) != (key in now)}
-
-
-def _changed(slot: _Slot) -> set[Any]:
-    """The entries of ``slot`` that the test changed (``WHOLE``: the container itself)."""
-    now = slot.namespace.get(slot.name, _MISSING)
-    if now is not slot.value:
-        slot.holding = None
-        return {WHOLE}
-    if slot.entries is not None:
-        grown = _grown(slot)
-        if slot.entries.unchanged():
-            return grown
-        changed = _changed_keys(slot.entries.entries, now)
-        if changed:
-            slot.holding = None  # entries rebound: which hold containers, looked for again
-        return changed | grown
-    before = slot.before
-    if isinstance(before, set):
-        if len(before) == len(now) and before == now:
-            return set()
-        return (now - before) | (before - now)
-    same = len(before) == len(now) and all(map(operator.is_, before, now))
-    return set() if same else {WHOLE}
-
-
 class FilledContainers:
     """Per test: ``before`` when it starts, ``after`` with what it ran when it ends."""
 
     def __init__(
-        self, is_project_file: Callable[[str], bool], is_test_file: Callable[[str], bool]
+        self,
+        is_project_file: Callable[[str], bool],
+        is_test_file: Callable[[str], bool],
+        ran_so_far: Callable[[], RanSoFar | None] | None = None,
     ) -> None:
         self._is_test_file = is_test_file
         self._modules = NewProjectModules(is_project_file)
@@ -172,50 +93,76 @@ class FilledContainers:
         self._submodules: set[str] = set()
         self._imports: dict[int, frozenset[str]] = {}  # by identity(code): ``imported_names``
         self._spelled: dict[int, frozenset[str]] = {}  # by identity(code): names it spells
-        self._slots: list[_Slot] = []
+        self._slots: list[Slot] = []
         self._slot_of: set[tuple[int, str]] = set()  # (identity(owner), name) of each slot
         self._fillers: dict[int, dict[Any, CodeSet]] = {}  # slot index -> entry -> codes
         self._presence: dict[int, dict[Any, CodeSet]] = {}  # of entries added or dropped
+        self._sized: dict[int, CodeSet] = {}  # slot index -> all of its ``_presence``
+        # What the test first ran after its last store, by container id (container_sizes).
+        self._later: dict[int, set[int]] = {}
+        self._unsure: set[str] = set()
         self._filled_names: set[str] = set()
         self._version = 0  # of ``_filled_names``: the code analysed against it
         self._analysis: dict[int, tuple[int, ContainerReads | None]] = {}
         # By identity(code): the containers its function holds as default values, by name.
         self._defaults: dict[int, set[str]] = {}
-        self.keyed = KeyedReads()
+        self.keyed = KeyedReads(ran_so_far) if ran_so_far is not None else KeyedReads()
 
     def before(self) -> None:
         self._find()
         for slot in self._slots:
             value = slot.namespace.get(slot.name, _MISSING)
-            if value is not slot.value and isinstance(value, _KINDS):
+            if value is not slot.value and isinstance(value, KINDS):
                 slot.value = value  # rebound between tests: the new object from now on
                 slot.holding = None
             slot.start()
         for namespace in self._namespaces:
             namespace.before.take()
         self.keyed.take()
+        self.keyed.take_stores()
+        self._later, self._unsure = {}, set()
+
+    def ended(self) -> None:
+        """The test's code ran: what it ran after its last stores, before more is merged."""
+        stored, self._unsure = self.keyed.take_stores()
+        self._later = {key: ran_after(so_far) for key, so_far in stored.items()}
 
     def after(self, codes: CodeSet) -> None:
         """Add to ``codes`` (what the test ran) what ran in the tests that changed the
         entries it read; remember what it ran for the entries it changed."""
         keys, everything = self.keyed.take()
         found = self._rebound_read(codes)
+        changers = self._unsure  # names of containers changed other than by a watched store
         if self._fillers:
             for code in codes.values():
                 reads = self._reads(code)
                 if reads is None:
                     continue
                 everything |= reads.everything
+                changers |= reads.everything | reads.changes
                 keys.update((name, 0, key, presence) for name, key, presence in reads.constant)
                 if not self.keyed.watched(code):  # it ran before its keys were watched
                     everything.update(site[0] for site in reads.sites.values())
+                    changers.update(name for name, _ in reads.stores.values())
             for key in self._defaults.keys() & codes.keys():
                 everything |= self._defaults[key]
             for index, fillers in self._fillers.items():
-                presence = self._presence.get(index, {})
-                self._add_read(self._slots[index], (fillers, presence), keys, everything, found)
+                entries = (fillers, self._presence.get(index, {}), self._sized.get(index, {}))
+                self._add_read(self._slots[index], entries, keys, everything, found)
+        self._changes_of_containers(codes, found, changers)
+        self._changes_of_names(codes, found)
+        codes.update(found)
+        self._later, self._unsure = {}, set()
+        if self._fillers:
+            for code in codes.values():
+                reads = self._reads(code)
+                if reads is not None:
+                    self.keyed.watch(code, reads)
+
+    def _changes_of_containers(self, codes: CodeSet, found: CodeSet, changers: set[str]) -> None:
+        """Remember what the test ran and read for the entries of containers it changed."""
         for index, slot in enumerate(self._slots):
-            changed = _changed(slot)
+            changed = changed_entries(slot)
             if not changed:
                 continue
             fillers = self._fillers.setdefault(index, {})
@@ -223,16 +170,26 @@ class FilledContainers:
                 fillers.setdefault(key, {}).update(codes)
                 fillers[key].update(found)
             presence = self._presence.setdefault(index, {})
-            for key in _presence_changed(slot, changed):
-                presence.setdefault(key, {}).update(codes)
+            added_or_dropped = presence_changed(slot, changed)
+            # What decided the entries there (``container_sizes``): what ran to the last store.
+            whole = slot.entries is None or WHOLE in changed or slot.name in changers
+            deciding = ran_before(codes, None if whole else self._later.get(identity(slot.value)))
+            if added_or_dropped:
+                self._sized.setdefault(index, {}).update(deciding)
+                self._sized[index].update(found)
+            for key in added_or_dropped:
+                presence.setdefault(key, {}).update(deciding)
                 presence[key].update(found)
             if slot.name not in self._filled_names:
                 self._filled_names.add(slot.name)
                 self._version += 1
+
+    def _changes_of_names(self, codes: CodeSet, found: CodeSet) -> None:
+        """Remember what the test ran and read for the names it rebound."""
         for namespace in self._namespaces:
             if namespace.before.unchanged():
                 continue
-            for name in _changed_keys(namespace.before.entries, namespace.names):
+            for name in changed_keys(namespace.before.entries, namespace.names):
                 submodule = bound_by_import(namespace.owner, name, namespace.names.get(name))
                 if submodule and name not in self._rebound:
                     self._submodules.add(name)
@@ -240,12 +197,6 @@ class FilledContainers:
                     self._submodules.discard(name)
                 self._rebound.setdefault(name, {}).update(codes)
                 self._rebound[name].update(found)
-        codes.update(found)
-        if self._fillers:
-            for code in codes.values():
-                reads = self._reads(code)
-                if reads is not None and reads.sites:
-                    self.keyed.watch(code, reads)
 
     def stop(self) -> None:
         self.keyed.stop()
@@ -273,17 +224,18 @@ class FilledContainers:
 
     def _add_read(
         self,
-        slot: _Slot,
-        fillers: tuple[dict[Any, CodeSet], dict[Any, CodeSet]],
+        slot: Slot,
+        fillers: tuple[dict[Any, CodeSet], dict[Any, CodeSet], CodeSet],
         keys: set[tuple[str, int, Any, bool]],
         everything: set[str],
         found: CodeSet,
     ) -> None:
         """Add to ``found`` what filled the entries of ``slot`` that the test read: a keyed
         read names the container's id where the frame told it (0 where not); ``fillers``:
-        what changed each entry, and what added or dropped it (read by presence reads)."""
+        what changed each entry, what added or dropped it (read by presence reads), and
+        all of the latter (read by a size read)."""
         name, own = slot.name, identity(slot.value)
-        values, presence = fillers
+        values, presence, sized = fillers
         if name in everything:
             for filled in values.values():
                 found.update(filled)
@@ -293,6 +245,9 @@ class FilledContainers:
         if whole is not None and read:
             found.update(whole)
         for key, only_presence in read:
+            if key is SIZE:
+                found.update(sized)
+                continue
             entries = presence if only_presence else values
             try:
                 codes = entries.get(key)
@@ -354,14 +309,14 @@ class FilledContainers:
         self._namespaces.append(_Namespace(owner, namespace, DictSnapshot(namespace)))
         if not watched:
             return
-        containers = {identity(v): n for n, v in namespace.items() if isinstance(v, _KINDS)}
+        containers = {identity(v): n for n, v in namespace.items() if isinstance(v, KINDS)}
         for name, value in list(namespace.items()):
             self._take_defaults(getattr(value, "__func__", value), containers)
-            if not isinstance(value, _KINDS) or name.startswith("__"):
+            if not isinstance(value, KINDS) or name.startswith("__"):
                 continue
             if (identity(owner), name) in self._slot_of:
                 continue
             self._slot_of.add((identity(owner), name))
-            slot = _Slot(namespace, name, value)
+            slot = Slot(namespace, name, value)
             slot.start()
             self._slots.append(slot)

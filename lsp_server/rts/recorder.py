@@ -36,7 +36,7 @@ from lsp_server.rts.setup_clock import SetupClock
 from lsp_server.rts.snapshots import FileStates
 from lsp_server.rts.store import DependencyStore, FileSnapshot, TestResult
 from lsp_server.rts.tracer_choice import new_tracer
-from lsp_server.rts.tracing import CodeSet, CodeTracer
+from lsp_server.rts.tracing import CodeSet, CodeTracer, RanSoFar
 
 EARLY_TRACER = pytest.StashKey[CodeTracer]()
 
@@ -97,7 +97,9 @@ class DependencyRecorder:
         self.cached_calls = CachedCalls(self.tracer)
         self.cache_hits = CacheHits(paths.is_python_file, self.cached_calls)
         self.filled_containers = FilledContainers(
-            paths.is_python_file, lambda path: is_test_path(os.path.relpath(path, root))
+            paths.is_python_file,
+            lambda path: is_test_path(os.path.relpath(path, root)),
+            self._ran_so_far,
         )
         self.setup_clock = SetupClock()  # the set-up times of shared fixtures, per test
         config.pluginmanager.register(self.setup_clock, "reks-setup-clock")
@@ -147,6 +149,13 @@ class DependencyRecorder:
             top.codes.update(codes)
             top.read_lines |= read_lines
             top.files |= files
+
+    def _ran_so_far(self) -> RanSoFar | None:
+        """Each set holding what the current test ran so far, with its size now."""
+        live = self.tracer.ran_so_far()
+        if live is not None:
+            live.extend((window.codes, len(window.codes)) for window in self._stack)
+        return live
 
     @contextmanager
     def _nested_window(self, keep: Callable[[Window], None]) -> Iterator[None]:
@@ -216,6 +225,7 @@ class DependencyRecorder:
         # No restart here: the next test's start restarts events, and nothing between
         # tests is attributed.
         self._flush(restart=False)
+        self.filled_containers.ended()
         if self.tracer.reinstate() or self._lost_outside_tests:
             self._incomplete.add(item.nodeid)
         window = self._stack.pop()

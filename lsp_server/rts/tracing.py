@@ -49,6 +49,9 @@ _MON: Any = getattr(sys, "monitoring", None)
 
 CodeSet = dict[int, CodeType]
 """Code objects by ``identity``."""
+RanSoFar = list[tuple[CodeSet, int]]
+"""Each set holding what ran so far in a test, with its size then (a set only grows while
+the test runs: its first entries stay what ran before that moment)."""
 ReturnKinds = dict[int, tuple[CodeType, set[str]]]
 """Kinds of the values returned by each code object (by ``identity``, the code kept alive)."""
 
@@ -80,6 +83,7 @@ class CodeTracer:
         self._windows: list[tuple[CodeType, CodeSet]] = []
         self._footprints: list[tuple[CodeType, CodeSet]] = []
         self._takes = 0  # how many ``take`` calls: a span open across one is lost
+        self._span_outers: list[CodeSet] = []  # the sets open spans return to
         self.returns: ReturnKinds = {}
         self._return_counts: dict[int, int] = {}  # returns recorded per code in this test
         # Code that ran a line reading code or docstrings: told on 3.12+ only.
@@ -127,6 +131,7 @@ class CodeTracer:
         seen = self._seen
         self._use({})
         self._takes += 1
+        self._span_outers.clear()  # what they held went with an earlier take
         if restart:
             self._return_counts.clear()
         return seen
@@ -138,12 +143,16 @@ class CodeTracer:
     def open_span(self) -> SpanToken:
         """Collect apart what runs from now on (a call's span), until ``close_span``."""
         token = SpanToken(self._seen, len(self._windows), self._takes)
+        self._span_outers.append(self._seen)
         self._use({})
         return token
 
     def close_span(self, token: SpanToken) -> CodeSet | None:
         """What ran since ``token`` was opened, also kept as run in the enclosing set; None
         when a ``take`` came between (what ran before it went with it)."""
+        outers = self._span_outers
+        if outers and outers[-1] is token.outer:
+            outers.pop()
         if token.takes != self._takes:
             return None
         if len(self._windows) > token.windows:  # a module the span imported raised
@@ -152,6 +161,11 @@ class CodeTracer:
         token.outer.update(span)
         self._use(token.outer)
         return span
+
+    def ran_so_far(self) -> RanSoFar | None:
+        """The sets holding what ran since the last ``take``, with their sizes now; None
+        where the order code first ran in is not kept (the profile hook and the markers)."""
+        return None
 
     def take_footprints(self) -> list[tuple[CodeType, CodeSet]]:
         """(module code, what ran while it ran) of the module executions finished since the
@@ -327,6 +341,12 @@ class MonitoringTracer(CodeTracer):
         self._tool = None
 
     spans = True
+
+    def ran_so_far(self) -> RanSoFar | None:
+        live = [(self._seen, len(self._seen))]
+        live.extend((outer, len(outer)) for _, outer in self._windows)
+        live.extend((outer, len(outer)) for outer in self._span_outers)
+        return live
 
     def open_span(self) -> SpanToken:
         token = super().open_span()

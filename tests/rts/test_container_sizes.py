@@ -66,10 +66,15 @@ import cache
 
 def test_warm():
     cache.parse("warm")
+    assert cache.size() == 1
 
 
 def test_first():
     cache.finish(cache.parse(cache.make_key()))
+
+
+def test_size():
+    assert cache.size() == 2
 
 
 def test_adds_late():
@@ -77,11 +82,11 @@ def test_adds_late():
     cache.add_late()
 
 
-def test_size():
-    assert cache.size() == 5
+def test_size_again():
+    assert cache.size() == 4
 """
 
-EVERY_TEST = {"test_warm", "test_first", "test_adds_late", "test_size"}
+EVERY_TEST = {"test_warm", "test_first", "test_size", "test_adds_late", "test_size_again"}
 
 
 @pytest.fixture
@@ -97,14 +102,15 @@ def sized(pytester: pytest.Pytester) -> pytest.Pytester:
 )
 def test_code_run_after_the_last_store_is_no_change_to_a_size(sized: pytest.Pytester) -> None:
     edit(sized, "cache.py", 'value + "!"', 'value + "?"')
-    assert run(sized) == {"test_first"}
+    # test_adds_late reads every value (its alias), test_size_again what it read
+    assert run(sized) == {"test_first", "test_adds_late", "test_size_again"}
 
 
 def test_code_deciding_an_added_key_reaches_a_size(sized: pytest.Pytester) -> None:
     edit(sized, "cache.py", 'return "first"', 'return "other"')
-    assert {"test_first", "test_adds_late", "test_size"} <= run(sized)
+    assert {"test_first", "test_size", "test_adds_late", "test_size_again"} <= run(sized)
 
 
 def test_an_entry_added_through_an_alias_keeps_the_whole_run(sized: pytest.Pytester) -> None:
     edit(sized, "cache.py", 'return "late"', 'return "later"')
-    assert {"test_adds_late", "test_size"} <= run(sized)
+    assert {"test_adds_late", "test_size_again"} <= run(sized)
