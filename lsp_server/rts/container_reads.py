@@ -66,7 +66,9 @@ Site = tuple[str, Key, Key | None, bool]
 EVENTS_PER_SITE = 64
 SIZE = ("<size>",)
 """The key of a read of a container's size (``len(d)``): it sees which entries are there."""
-_SIZE_KEY: Key = ("size", ("global", "len"))  # ``len`` must be the builtin when it runs
+# A size read's key: ("size", what reads it): "len" (``len(d)``), "keys" (``d.keys()``),
+# "__iter__" (``for k in d``); each counts only where it runs the builtin's code.
+SIZE_READERS = ("len", "keys", "__iter__")
 # A store's site: container name and shape, by the offset of the instruction after it.
 Store = tuple[str, Key | None]
 
@@ -146,26 +148,27 @@ def _key_names(key: Key) -> set[str]:
     return {value} if kind == "local" else set()
 
 
-def _rest_of_call(code: list[dis.Instruction], start: int, key: Key) -> bool:
-    """Whether the method call whose key ends just before ``start`` ends at a CALL that
-    takes the key as its first argument and at most one more, computed in straight-line
-    code that leaves the key where it is and does not rebind its variables."""
+def _rest_of_call(code: list[dis.Instruction], start: int, key: Key) -> int | None:
+    """The index of the CALL ending the method call whose key ends just before ``start``,
+    where it takes the key as its first argument and at most one more, computed in
+    straight-line code that leaves the key where it is and does not rebind its variables."""
     names = _key_names(key)
     depth = 1  # the key, above the method and its object
-    for instruction in code[start:]:
+    for at in range(start, len(code)):
+        instruction = code[at]
         name = instruction.opname
         if name == "CALL" and instruction.arg == depth and depth <= 2:
-            return True
+            return at
         if (
             _is_jump(instruction)
             or name in _UNSAFE_BETWEEN
             or (name in _STORES and instruction.argval in names)
         ):
-            return False
+            return None
         depth += _effect(instruction)
         if depth < 2:  # the second argument's code reached down into the key
-            return False
-    return False
+            return None
+    return None
 
 
 def _is_container(instruction: dis.Instruction, names: Collection[str]) -> bool:
@@ -175,11 +178,20 @@ def _is_container(instruction: dis.Instruction, names: Collection[str]) -> bool:
     return loads and not _loads_callee(instruction)
 
 
-def _is_size(code: list[dis.Instruction], at: int) -> bool:
-    """Whether the container ``code[at]`` loads is the one argument of a call of ``len``."""
+def _size_reader(code: list[dis.Instruction], at: int) -> str | None:
+    """What reads the size (the keys) of the container ``code[at]`` loads: "len" as the one
+    argument of ``len``, "keys" for ``.keys()``, "__iter__" for a loop over it; None."""
     after = code[at + 1]
-    if after.opname != "CALL" or after.arg != 1:
-        return False
+    if after.opname == "GET_ITER":
+        return "__iter__"
+    if _loads_callee(after) and after.argval == "keys":
+        call = code[at + 2] if at + 2 < len(code) else None
+        return "keys" if call is not None and call.opname == "CALL" and call.arg == 0 else None
+    return "len" if after.opname == "CALL" and after.arg == 1 and _is_len(code, at) else None
+
+
+def _is_len(code: list[dis.Instruction], at: int) -> bool:
+    """Whether what is called on the container ``code[at]`` loads is the global ``len``."""
     callee = at - 1
     if code[at].opname == "LOAD_ATTR":
         owner = _simple_key(code, at - 1)
@@ -197,8 +209,9 @@ def _read_at(code: list[dis.Instruction], at: int) -> tuple[int, Key, bool] | _S
     after = code[at + 1] if at + 1 < len(code) else None
     if after is None:
         return None
-    if _is_size(code, at):
-        return at, _SIZE_KEY, True
+    reader = _size_reader(code, at)
+    if reader is not None:
+        return at, ("size", reader), True
     if after.opname == "CONTAINS_OP":
         before = at - 1 if code[at].opname != "LOAD_ATTR" else at - 2
         if code[at].opname == "LOAD_ATTR" and _simple_key(code, at - 1) is None:
@@ -213,9 +226,12 @@ def _read_at(code: list[dis.Instruction], at: int) -> tuple[int, Key, bool] | _S
         found = _simple_key(code, at + 2)
         if found is None or found[0] != at + 2:
             return None
-        if not _rest_of_call(code, at + 3, found[1]):
+        call = _rest_of_call(code, at + 3, found[1])
+        if call is None:
             return None
-        return at + 2, found[1], after.argval in PRESENCE_METHODS
+        # ``d.pop(k, None)`` whose value is dropped sees only whether the entry was there.
+        dropped = after.argval == "pop" and code[call + 1].opname == "POP_TOP"
+        return at + 2, found[1], after.argval in PRESENCE_METHODS or dropped
     # A subscript: the key, then BINARY_SUBSCR (a read), DELETE_SUBSCR (reads presence) or
     # STORE_SUBSCR (a pure write). The key may be a tuple: find where it ends.
     for end in range(at + 1, min(at + 1 + 2 * 8, len(code) - 1)):

@@ -29,7 +29,14 @@ from lsp_server.rts.identity import identity
 from lsp_server.rts.tracing import RanSoFar
 
 _MON: Any = getattr(sys, "monitoring", None)
-_BUILTIN_LEN = len  # a size read is one only where ``len`` is this one when it runs
+_BUILTIN_LEN = len
+# A size read is one only where it runs the builtin containers' own code: a subclass's
+# ``__len__``, ``keys`` or ``__iter__`` may read values.
+_PLAIN_READERS: dict[str, tuple[object, ...]] = {
+    "len": (dict.__len__, set.__len__, list.__len__),
+    "keys": (dict.keys,),
+    "__iter__": (dict.__iter__, set.__iter__),
+}
 
 
 def _nothing_told() -> RanSoFar | None:
@@ -39,18 +46,34 @@ def _nothing_told() -> RanSoFar | None:
 _MISSING = object()
 
 
-def container_id(shape: Key | None, frame: FrameType) -> int:
-    """The id of the container ``shape`` finds in ``frame`` right now; 0 when not told.
+def _container(shape: Key | None, frame: FrameType) -> Any:
+    """The container ``shape`` finds in ``frame`` right now; ``_MISSING`` when not told.
     An attribute is looked up statically (``inspect.getattr_static``): no property,
     ``__getattr__`` or ``__getattribute__`` of the project runs from here."""
     if shape is None:
-        return 0
+        return _MISSING
     if shape[0] == "attr":
         owner = key_value(shape[1], frame)
-        found = _MISSING if owner is _MISSING else getattr_static(owner, shape[2], _MISSING)
-    else:
-        found = key_value(shape, frame)
+        return _MISSING if owner is _MISSING else getattr_static(owner, shape[2], _MISSING)
+    return key_value(shape, frame)
+
+
+def container_id(shape: Key | None, frame: FrameType) -> int:
+    """The id of the container ``shape`` finds in ``frame`` right now; 0 when not told."""
+    found = _container(shape, frame)
     return identity(found) if isinstance(found, (dict, set, list)) else 0
+
+
+def read_value(key: Key, shape: Key | None, frame: FrameType) -> Any:
+    """The key a read at a site sees right now: ``SIZE`` for a size read that runs the
+    builtin's code; ``_MISSING`` when it cannot be told."""
+    if key[0] != "size":
+        return key_value(key, frame)
+    reader = key[1]
+    if reader == "len" and key_value(("global", "len"), frame) is not _BUILTIN_LEN:
+        return _MISSING
+    method = getattr(type(_container(shape, frame)), reader if reader != "len" else "__len__", None)
+    return SIZE if method in _PLAIN_READERS[reader] else _MISSING
 
 
 def key_value(key: Key, frame: FrameType) -> Any:
@@ -58,8 +81,6 @@ def key_value(key: Key, frame: FrameType) -> Any:
     kind, value = key
     if kind == "const":
         return value
-    if kind == "size":
-        return SIZE if key_value(value, frame) is _BUILTIN_LEN else _MISSING
     if kind == "tuple":
         parts = [key_value(part, frame) for part in value]
         return _MISSING if any(part is _MISSING for part in parts) else tuple(parts)
@@ -149,7 +170,7 @@ class KeyedReads:
             count = counts[where] = counts.get(where, 0) + 1
             name, key, shape, presence = site
             frame = getframe(1)
-            value = key_value(key, frame) if count <= EVENTS_PER_SITE else _MISSING
+            value = read_value(key, shape, frame) if count <= EVENTS_PER_SITE else _MISSING
             try:
                 if value is _MISSING:
                     raise TypeError

@@ -2,7 +2,9 @@
 test taking it depends on what decided which entries earlier tests added or dropped, that is
 on what each of them ran up to its last change of the dict, not on what it ran after
 (jmespath's ``len(self._CACHE) > self._MAX_SIZE`` after each new expression tied every test to
-the whole run of every test that parsed one, interpreting included). A test that changed
+the whole run of every test that parsed one, interpreting included). So does ``d.keys()``
+(``test_drops_oldest``: jmespath's ``_free_cache_entries``), and ``d.pop(k, None)`` whose
+value is dropped sees only whether ``k`` was there. A test that changed
 the dict where no store was watched (an alias, a method) counts with its whole run.
 ``test_warm`` fills the dict first: code is watched from the next test on."""
 
@@ -58,6 +60,11 @@ def add_late():
 
 def size():
     return len(_CACHE)
+
+
+def drop_oldest():
+    for key in list(_CACHE.keys())[:1]:
+        _CACHE.pop(key, None)
 """
 
 TESTS = """
@@ -65,6 +72,7 @@ import cache
 
 
 def test_warm():
+    cache.drop_oldest()
     cache.parse("warm")
     assert cache.size() == 1
 
@@ -77,16 +85,27 @@ def test_size():
     assert cache.size() == 2
 
 
+def test_drops_oldest():
+    cache.drop_oldest()
+
+
 def test_adds_late():
     cache.parse("early")
     cache.add_late()
 
 
 def test_size_again():
-    assert cache.size() == 4
+    assert cache.size() == 3
 """
 
-EVERY_TEST = {"test_warm", "test_first", "test_size", "test_adds_late", "test_size_again"}
+EVERY_TEST = {
+    "test_warm",
+    "test_first",
+    "test_size",
+    "test_drops_oldest",
+    "test_adds_late",
+    "test_size_again",
+}
 
 
 @pytest.fixture
