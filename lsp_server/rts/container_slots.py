@@ -5,7 +5,7 @@ the test; a dict is copied and compared only when its version tag moved."""
 from __future__ import annotations
 
 import operator
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -102,3 +102,10 @@ def changed_entries(slot: Slot) -> set[Any]:
         return (now - before) | (before - now)
     same = len(before) == len(now) and all(map(operator.is_, before, now))
     return set() if same else {WHOLE}
+
+
+def start_keys(slot: Slot) -> Collection[Any] | None:
+    """The keys of a dict's or a set's ``slot`` when the test started (None for a list)."""
+    if slot.entries is not None:
+        return slot.entries.entries.keys()
+    return slot.before if isinstance(slot.before, set) else None

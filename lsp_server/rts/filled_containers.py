@@ -54,6 +54,7 @@ from lsp_server.rts.container_slots import (
     changed_entries,
     changed_keys,
     presence_changed,
+    start_keys,
 )
 from lsp_server.rts.dict_versions import DictSnapshot
 from lsp_server.rts.identity import identity
@@ -237,8 +238,13 @@ class FilledContainers:
         name, own = slot.name, identity(slot.value)
         values, presence, sized = fillers
         if name in everything:
-            for filled in values.values():
-                found.update(filled)
+            # Any entry there when the test started may be read; one missing then shows
+            # only that it is missing: what added or dropped it (all in ``sized``).
+            there = start_keys(slot)
+            for key in values.keys() if there is None else values.keys() & there:
+                found.update(values[key])
+            found.update(values.get(WHOLE, {}))
+            found.update(sized)
             return
         whole = values.get(WHOLE)
         read = [(k, only) for n, where, k, only in keys if n == name and where in (0, own)]

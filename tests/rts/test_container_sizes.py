@@ -65,6 +65,14 @@ def size():
 def drop_oldest():
     for key in list(_CACHE.keys())[:1]:
         _CACHE.pop(key, None)
+
+
+def forget(key):
+    _CACHE.pop(key, None)
+
+
+def items():
+    return list(_CACHE.items())
 """
 
 TESTS = """
@@ -133,3 +141,45 @@ def test_code_deciding_an_added_key_reaches_a_size(sized: pytest.Pytester) -> No
 def test_an_entry_added_through_an_alias_keeps_the_whole_run(sized: pytest.Pytester) -> None:
     edit(sized, "cache.py", 'return "late"', 'return "later"')
     assert {"test_adds_late", "test_size_again"} <= run(sized)
+
+
+GONE = """
+import cache
+
+
+def test_warm():
+    cache.forget("nothing")
+    cache.parse("warm")
+    assert cache.items()
+
+
+def test_first():
+    cache.finish(cache.parse(cache.make_key()))
+
+
+def test_forgets():
+    cache.forget("first")
+
+
+def test_items():
+    assert [key for key, _ in cache.items()] == ["warm"]
+"""
+
+
+@pytest.mark.skipif(
+    sys.version_info < (3, 12), reason="stores and sizes are watched on 3.12+ (sys.monitoring)"
+)
+def test_an_entry_gone_when_a_test_starts_is_no_value_it_reads(
+    pytester: pytest.Pytester,
+) -> None:
+    """Reading every entry (``items()``) reads the values of those there when the test
+    started; one dropped before shows only that it is gone (what added and dropped it).
+    ``forget`` drops the value ``pop`` returns: it sees only whether the entry was there."""
+    write(pytester, "cache.py", MODULE)
+    write(pytester, "test_gone.py", GONE)
+    every = {"test_warm", "test_first", "test_forgets", "test_items"}
+    assert run(pytester, flag="--reks-all") == every
+    edit(pytester, "cache.py", 'value + "!"', 'value + "?"')
+    assert run(pytester) == {"test_first"}
+    edit(pytester, "cache.py", 'return "first"', 'return "other"')
+    assert run(pytester) == every - {"test_warm"}
