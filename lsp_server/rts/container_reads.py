@@ -6,18 +6,20 @@ does: ``k in _CACHE``, ``_CACHE[k]``, ``_CACHE.get(k)``; the key is known when i
 constant, a variable or a tuple of those, loaded right where the container is used. Such a
 *keyed* read is recorded per key as it runs (``rts.keyed_reads``: sys.monitoring INSTRUCTION
 events, 3.12+, on the instruction that completes the key: the variables then still hold the
-values just pushed). ``len(d)`` reads the container's *size*: which entries are there, not
-their values (``rts.container_sizes``). Every other use of the container's name (iterating
-it, passing it on, an alias, a key computed in place) counts as reading every entry, as
-does every keyed or size read where events are not available (3.10/3.11). A pure write
-(``_CACHE[k] = v``, ``.add``, ``.append``, ``.update``...) reads nothing: what it changed is
-found by comparing the container before and after the test. Where a test last stored into
-the container is watched too (the instruction after each ``d[k] = v``), and every other way
-the code may change it is told (``changes``; an alias or any unknown use is one).
+values just pushed). ``len(d)``, ``d.keys()`` and a loop over a dict or set read the
+container's *size*: which entries are there, not their values (``rts.container_sizes``).
+Every other use of the container's name (passing it on, an alias, ``.items()``, a key
+computed in place) counts as reading every entry, as does every keyed or size read where
+events are not available (3.10/3.11). A pure write (``_CACHE[k] = v``, ``.add``,
+``.append``, ``.update``...) reads nothing: what it changed is found by comparing the
+container before and after the test. Where a test last stored into the container is
+watched too (the instruction after each ``d[k] = v``), and every other way the code may
+change it is told (``changes``; an alias or any unknown use is one).
 
 A read that only asks whether an entry is there (``k in d``, ``__contains__``, ``del
-d[k]``, ``.remove(k)``) is a *presence* read: the entry's value does not reach it, so it
-depends only on the tests that added or dropped the entry (``rts.filled_containers``).
+d[k]``, ``.remove(k)``, ``d.pop(k, None)`` whose value is dropped) is a *presence* read:
+the entry's value does not reach it, so it depends only on the tests that added or dropped
+the entry (``rts.filled_containers``).
 
 The analysis knows the instruction shapes of 3.12; on other versions an unknown shape is
 a read of every entry, never a missed one.
@@ -186,7 +188,11 @@ def _size_reader(code: list[dis.Instruction], at: int) -> str | None:
         return "__iter__"
     if _loads_callee(after) and after.argval == "keys":
         call = code[at + 2] if at + 2 < len(code) else None
-        return "keys" if call is not None and call.opname == "CALL" and call.arg == 0 else None
+        if call is None or call.opname != "CALL" or call.arg != 0:
+            return None
+        view = code[at + 3] if at + 3 < len(code) else None
+        # The view's ``mapping`` reaches the values.
+        return None if view is not None and view.argval == "mapping" else "keys"
     return "len" if after.opname == "CALL" and after.arg == 1 and _is_len(code, at) else None
 
 
