@@ -5,6 +5,7 @@ the instrumented tracer's markers shift every name's index by one."""
 
 from __future__ import annotations
 
+import sys
 from types import CodeType
 
 import pytest
@@ -32,3 +33,39 @@ def test_a_global_container_is_read_whatever_its_name_index(before: str) -> None
     reads = container_reads(code, {"_CACHE"})
     assert reads is not None
     assert [site[0] for site in reads.sites.values()] == ["_CACHE"]
+
+
+SIZE_READS = {
+    "len": "return len(_CACHE)",
+    "keys": "return list(_CACHE.keys())",
+    "__iter__": "return [k for k in _CACHE]",
+}
+
+
+@pytest.mark.skipif(sys.version_info < (3, 12), reason="the shapes of 3.12's instructions")
+@pytest.mark.parametrize("reader", SIZE_READS)
+def test_a_size_read_is_told_by_what_reads_it(reader: str) -> None:
+    reads = container_reads(_function(f"def f():\n    {SIZE_READS[reader]}\n"), {"_CACHE"})
+    assert reads is not None and not reads.everything and not reads.changes
+    assert [site[1] for site in reads.sites.values()] == [("size", reader)]
+
+
+@pytest.mark.parametrize(
+    "body",
+    ["return _CACHE.keys().mapping", "return _CACHE.pop(k, None)", "return list(_CACHE.items())"],
+)
+def test_reads_that_reach_values_are_no_presence_reads(body: str) -> None:
+    reads = container_reads(_function(f"def f(k):\n    {body}\n"), {"_CACHE"})
+    assert reads is not None
+    presence_only = [site for site in reads.sites.values() if site[3]]
+    assert reads.everything or (reads.sites and not presence_only)
+
+
+@pytest.mark.skipif(sys.version_info < (3, 12), reason="the shapes of 3.12's instructions")
+def test_a_store_is_watched_and_a_drop_is_a_change() -> None:
+    code = _function("def f(k, v):\n    _CACHE[k] = v\n    _CACHE.pop(k, None)\n")
+    reads = container_reads(code, {"_CACHE"})
+    assert reads is not None
+    assert [store[0] for store in reads.stores.values()] == ["_CACHE"]
+    assert reads.changes == {"_CACHE"}
+    assert [site[3] for site in reads.sites.values()] == [True]  # its value dropped
