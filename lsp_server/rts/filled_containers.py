@@ -50,6 +50,7 @@ from typing import Any
 from lsp_server.rts.container_reads import ContainerReads, KeyedReads, container_reads
 from lsp_server.rts.dict_versions import DictSnapshot
 from lsp_server.rts.identity import identity
+from lsp_server.rts.lazy_builds import LazyBuilds
 from lsp_server.rts.project_modules import NewProjectModules
 from lsp_server.rts.rebound_names import bound_by_import, imported_names, names_spelled
 from lsp_server.rts.tracing import CodeSet
@@ -160,9 +161,13 @@ class FilledContainers:
     """Per test: ``before`` when it starts, ``after`` with what it ran when it ends."""
 
     def __init__(
-        self, is_project_file: Callable[[str], bool], is_test_file: Callable[[str], bool]
+        self,
+        is_project_file: Callable[[str], bool],
+        is_test_file: Callable[[str], bool],
+        builds: LazyBuilds | None = None,
     ) -> None:
         self._is_test_file = is_test_file
+        self._builds = builds  # objects built on first use: ``rts.lazy_builds``
         self._modules = NewProjectModules(is_project_file)
         self._is_project_file = is_project_file
         self._project_files: dict[str, bool] = {}
@@ -185,6 +190,8 @@ class FilledContainers:
 
     def before(self) -> None:
         self._find()
+        if self._builds is not None:
+            self._builds.before()
         for slot in self._slots:
             value = slot.namespace.get(slot.name, _MISSING)
             if value is not slot.value and isinstance(value, _KINDS):
@@ -238,8 +245,14 @@ class FilledContainers:
                     self._submodules.add(name)
                 elif not submodule:
                     self._submodules.discard(name)
-                self._rebound.setdefault(name, {}).update(codes)
+                share = codes
+                if self._builds is not None:
+                    share = self._builds.share(namespace.owner, name, codes)
+                self._rebound.setdefault(name, {}).update(share)
                 self._rebound[name].update(found)
+        for name in self._builds.changed() if self._builds is not None else ():
+            self._rebound.setdefault(name, {}).update(codes)
+            self._rebound[name].update(found)
         codes.update(found)
         if self._fillers:
             for code in codes.values():
@@ -249,6 +262,8 @@ class FilledContainers:
 
     def stop(self) -> None:
         self.keyed.stop()
+        if self._builds is not None:
+            self._builds.stop()
 
     def _rebound_read(self, codes: CodeSet) -> CodeSet:
         """What ran in the tests that rebound the names ``codes`` read."""
@@ -352,6 +367,8 @@ class FilledContainers:
         its module), and its containers unless ``watched`` is false."""
         namespace = vars(owner)
         self._namespaces.append(_Namespace(owner, namespace, DictSnapshot(namespace)))
+        if self._builds is not None and watched:
+            self._builds.take(owner, namespace)
         if not watched:
             return
         containers = {identity(v): n for n, v in namespace.items() if isinstance(v, _KINDS)}

@@ -30,6 +30,7 @@ from lsp_server.rts.cache_hits import CacheHits
 from lsp_server.rts.cached_calls import CachedCalls
 from lsp_server.rts.file_units import Unit
 from lsp_server.rts.filled_containers import FilledContainers
+from lsp_server.rts.lazy_builds import LazyBuilds
 from lsp_server.rts.flush_pace import FlushPace
 from lsp_server.rts.parametrize_files import ParametrizeFiles
 from lsp_server.rts.setup_clock import SetupClock
@@ -97,7 +98,9 @@ class DependencyRecorder:
         self.cached_calls = CachedCalls(self.tracer)
         self.cache_hits = CacheHits(paths.is_python_file, self.cached_calls)
         self.filled_containers = FilledContainers(
-            paths.is_python_file, lambda path: is_test_path(os.path.relpath(path, root))
+            paths.is_python_file,
+            lambda path: is_test_path(os.path.relpath(path, root)),
+            LazyBuilds(self.tracer),
         )
         self.setup_clock = SetupClock()  # the set-up times of shared fixtures, per test
         config.pluginmanager.register(self.setup_clock, "reks-setup-clock")
