@@ -8,9 +8,9 @@ safe side). Values nothing can change once made (``cached_calls.frozen``), funct
 classes and modules end the walk: their code and namespaces are what tests depend on
 through what they ran and read. So do the objects the caller names (bound in a project
 module's or class's namespace: module state of their own, such as sqlparse's token types,
-which grow a subtype on every new attribute read). An object with state the walk cannot see (no ``__dict__``
-and no plain container: a C object, ``__slots__``) or a graph past ``STATE_OBJECTS``
-objects has no state to compare: None.
+which grow a subtype on every new attribute read). An object with state the walk cannot
+see (no ``__dict__`` and no plain container: a C object, ``__slots__``) or a graph past
+``STATE_OBJECTS`` objects has no state to compare: None.
 """
 
 from __future__ import annotations

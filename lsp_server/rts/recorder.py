@@ -30,8 +30,8 @@ from lsp_server.rts.cache_hits import CacheHits
 from lsp_server.rts.cached_calls import CachedCalls
 from lsp_server.rts.file_units import Unit
 from lsp_server.rts.filled_containers import FilledContainers
-from lsp_server.rts.lazy_builds import LazyBuilds
 from lsp_server.rts.flush_pace import FlushPace
+from lsp_server.rts.lazy_builds import LazyBuilds
 from lsp_server.rts.parametrize_files import ParametrizeFiles
 from lsp_server.rts.setup_clock import SetupClock
 from lsp_server.rts.snapshots import FileStates

@@ -17,12 +17,12 @@ def project(pytester: pytest.Pytester) -> pytest.Pytester:
     write(
         pytester,
         "pkg/__init__.py",
-        '''
+        """
         from .core import add, usage
 
         NAME = "pkg"
         __doc__ = f"{NAME} tools"
-        ''',
+        """,
     )
     write(
         pytester,
