@@ -30,6 +30,7 @@ test set before the call other than through names the call's code reads.
 from __future__ import annotations
 
 import dis
+import inspect
 import sys
 import threading
 from collections.abc import Mapping
@@ -45,7 +46,13 @@ from lsp_server.rts.tracing import CodeSet, CodeTracer, SpanToken
 _MON: Any = getattr(sys, "monitoring", None)
 _MISSING = object()
 _TOOL_IDS = (4, 3, 2, 1, 0)
-_UNCHANGEABLE = (dict, list, set)  # named containers are walked into: not ``named``
+_NAMED_WALKED = (dict, list, set)  # containers bound by name are walked into: not ``named``
+_SUSPENDING = (
+    inspect.CO_GENERATOR
+    | inspect.CO_COROUTINE
+    | inspect.CO_ITERABLE_COROUTINE
+    | inspect.CO_ASYNC_GENERATOR
+)  # named containers are walked into: not ``named``
 
 
 @dataclass(frozen=True)
@@ -98,7 +105,7 @@ class LazyBuilds:
         """Watch the functions of ``owner`` (a project module or class) that store a name
         ``namespace`` binds to None."""
         self._named.update(
-            identity(v) for v in namespace.values() if not isinstance(v, _UNCHANGEABLE)
+            identity(v) for v in namespace.values() if not isinstance(v, _NAMED_WALKED)
         )
         if self._unavailable:
             return
@@ -111,6 +118,8 @@ class LazyBuilds:
             if type(function) is not FunctionType:
                 continue
             code = function.__code__
+            if code.co_flags & _SUSPENDING:
+                continue  # its frame returns at each ``yield``: no span to tell
             stored = _stores(code, store, empty)
             if stored:
                 slots = [_Slot(owner, namespace, name) for name in stored]
@@ -243,7 +252,7 @@ def _plain_arguments(frame: FrameType, slots: list[_Slot]) -> bool:
     a module, or a value nothing can change."""
     code = frame.f_code
     count = code.co_argcount + code.co_kwonlyargcount
-    count += bool(code.co_flags & 0x04) + bool(code.co_flags & 0x08)  # *args, **kwargs
+    count += bool(code.co_flags & inspect.CO_VARARGS) + bool(code.co_flags & inspect.CO_VARKEYWORDS)
     owners = {identity(slot.owner) for slot in slots}
     local = frame.f_locals
     for name in code.co_varnames[:count]:
