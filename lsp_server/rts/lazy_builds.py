@@ -33,19 +33,19 @@ import dis
 import inspect
 import sys
 import threading
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from types import CodeType, FrameType, FunctionType, ModuleType
 from typing import Any
 
 from lsp_server.rts.cached_calls import SPANS_PER_TEST, frozen
 from lsp_server.rts.identity import identity
+from lsp_server.rts.monitoring_tools import claim_tool, release_tool
 from lsp_server.rts.object_states import state_of
 from lsp_server.rts.tracing import CodeSet, CodeTracer, SpanToken
 
 _MON: Any = getattr(sys, "monitoring", None)
 _MISSING = object()
-_TOOL_IDS = (4, 3, 2, 1, 0)
 _NAMED_WALKED = (dict, list, set)  # containers bound by name are walked into: not ``named``
 _SUSPENDING = (
     inspect.CO_GENERATOR
@@ -164,10 +164,8 @@ class LazyBuilds:
     def stop(self) -> None:
         if self._tool is None:
             return
-        mon = _MON
-        for event in (mon.events.PY_START, mon.events.PY_RETURN, mon.events.PY_UNWIND):
-            mon.register_callback(self._tool, event, None)
-        mon.free_tool_id(self._tool)
+        events = _MON.events
+        release_tool(self._tool, (events.PY_START, events.PY_RETURN, events.PY_UNWIND))
         self._tool = None
         self._unavailable = True
 
@@ -182,16 +180,14 @@ class LazyBuilds:
         self._slots.setdefault(key, []).extend(slots)
 
     def _start(self) -> bool:
-        mon = _MON
-        for tool in _TOOL_IDS:
-            if mon.get_tool(tool) is None:
-                mon.use_tool_id(tool, "reks-lazy-builds")
-                self._tool = tool
-                mon.register_callback(tool, mon.events.PY_START, self._on_start)
-                mon.register_callback(tool, mon.events.PY_RETURN, self._on_return)
-                mon.register_callback(tool, mon.events.PY_UNWIND, self._on_unwind)
-                return True
-        return False
+        events = _MON.events
+        callbacks: dict[int, Callable[..., Any]] = {
+            events.PY_START: self._on_start,
+            events.PY_RETURN: self._on_return,
+            events.PY_UNWIND: self._on_unwind,
+        }
+        self._tool = claim_tool("reks-lazy-builds", callbacks)
+        return self._tool is not None
 
     def _on_start(self, code: CodeType, offset: int) -> Any:
         slots = self._slots.get(identity(code), ())
