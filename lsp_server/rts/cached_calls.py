@@ -28,12 +28,14 @@ import datetime
 import re
 import sys
 import threading
+from collections.abc import Callable
 from decimal import Decimal
 from fractions import Fraction
 from types import CodeType, FrameType
 from typing import Any
 
 from lsp_server.rts.identity import identity
+from lsp_server.rts.monitoring_tools import claim_tool, release_tool
 from lsp_server.rts.tracing import CodeSet, CodeTracer, SpanToken
 
 _MON: Any = getattr(sys, "monitoring", None)
@@ -47,7 +49,6 @@ _FROZEN_TYPES = frozenset(
 ) | {datetime.date, datetime.datetime, datetime.time, datetime.timedelta, datetime.timezone}
 _FROZEN_DEPTH, _FROZEN_ITEMS = 4, 1000  # a bigger tuple is read as changeable: cheap to tell
 _SUSPENDING = 0x20 | 0x80 | 0x100 | 0x200  # generator, coroutine, iterable and async generator
-_TOOL_IDS = (4, 3, 2, 1, 0)
 
 
 class CachedCalls:
@@ -89,24 +90,20 @@ class CachedCalls:
     def stop(self) -> None:
         if self._tool is None:
             return
-        mon = _MON
-        for event in (mon.events.PY_START, mon.events.PY_RETURN, mon.events.PY_UNWIND):
-            mon.register_callback(self._tool, event, None)
-        mon.free_tool_id(self._tool)
+        events = _MON.events
+        release_tool(self._tool, (events.PY_START, events.PY_RETURN, events.PY_UNWIND))
         self._tool = None
         self._unavailable = True
 
     def _start(self) -> bool:
-        mon = _MON
-        for tool in _TOOL_IDS:
-            if mon.get_tool(tool) is None:
-                mon.use_tool_id(tool, "reks-cached-calls")
-                self._tool = tool
-                mon.register_callback(tool, mon.events.PY_START, self._on_start)
-                mon.register_callback(tool, mon.events.PY_RETURN, self._on_return)
-                mon.register_callback(tool, mon.events.PY_UNWIND, self._on_unwind)
-                return True
-        return False
+        events = _MON.events
+        callbacks: dict[int, Callable[..., Any]] = {
+            events.PY_START: self._on_start,
+            events.PY_RETURN: self._on_return,
+            events.PY_UNWIND: self._on_unwind,
+        }
+        self._tool = claim_tool("reks-cached-calls", callbacks)
+        return self._tool is not None
 
     def _on_start(self, code: CodeType, offset: int) -> None:
         key = identity(code)

@@ -59,6 +59,7 @@ from lsp_server.rts.container_slots import (
 from lsp_server.rts.dict_versions import DictSnapshot
 from lsp_server.rts.identity import identity
 from lsp_server.rts.keyed_reads import KeyedReads
+from lsp_server.rts.lazy_builds import LazyBuilds
 from lsp_server.rts.project_modules import NewProjectModules
 from lsp_server.rts.rebound_names import bound_by_import, imported_names, names_spelled
 from lsp_server.rts.tracing import CodeSet, RanSoFar
@@ -83,8 +84,10 @@ class FilledContainers:
         is_project_file: Callable[[str], bool],
         is_test_file: Callable[[str], bool],
         ran_so_far: Callable[[], RanSoFar | None] | None = None,
+        builds: LazyBuilds | None = None,
     ) -> None:
         self._is_test_file = is_test_file
+        self._builds = builds  # objects built on first use: ``rts.lazy_builds``
         self._modules = NewProjectModules(is_project_file)
         self._is_project_file = is_project_file
         self._project_files: dict[str, bool] = {}
@@ -111,6 +114,8 @@ class FilledContainers:
 
     def before(self) -> None:
         self._find()
+        if self._builds is not None:
+            self._builds.before()
         for slot in self._slots:
             value = slot.namespace.get(slot.name, _MISSING)
             if value is not slot.value and isinstance(value, KINDS):
@@ -196,11 +201,19 @@ class FilledContainers:
                     self._submodules.add(name)
                 elif not submodule:
                     self._submodules.discard(name)
-                self._rebound.setdefault(name, {}).update(codes)
+                share = codes
+                if self._builds is not None:
+                    share = self._builds.share(namespace.owner, name, codes)
+                self._rebound.setdefault(name, {}).update(share)
                 self._rebound[name].update(found)
+        for name in self._builds.changed() if self._builds is not None else ():
+            self._rebound.setdefault(name, {}).update(codes)
+            self._rebound[name].update(found)
 
     def stop(self) -> None:
         self.keyed.stop()
+        if self._builds is not None:
+            self._builds.stop()
 
     def _rebound_read(self, codes: CodeSet) -> CodeSet:
         """What ran in the tests that rebound the names ``codes`` read."""
@@ -313,6 +326,8 @@ class FilledContainers:
         its module), and its containers unless ``watched`` is false."""
         namespace = vars(owner)
         self._namespaces.append(_Namespace(owner, namespace, DictSnapshot(namespace)))
+        if self._builds is not None and watched:
+            self._builds.take(owner, namespace)
         if not watched:
             return
         containers = {identity(v): n for n, v in namespace.items() if isinstance(v, KINDS)}

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 from lsp_server.rts.lookups import ATTRIBUTE_LOOKUP, BODY_READS, DOC_READS, SIGNATURE_READS
+from lsp_server.rts.module_docstring import MODULE_DOC
 from lsp_server.rts.unit_names import HEADER
 
 Pair = tuple[str, str | None]
@@ -67,8 +68,13 @@ class NamesRead:
         return out
 
     def flags(self) -> PartsRead:
-        """Which parts of functions the names read show."""
-        names = self.anywhere.union(*self.by_module.values())
+        """Which parts of functions the names read show. ``__doc__`` read only as a
+        module's global is that module's docstring (``rts.module_docstring``), or what a
+        statement there rebound it to (pyjwt's ``__doc__ = f"..."``), never a function's:
+        copying one spells ``.__doc__``, an attribute, which is read anywhere."""
+        names = set().union(*self.by_module.values())
+        names.discard(MODULE_DOC)
+        names |= self.anywhere
         return PartsRead(
             not BODY_READS.isdisjoint(names),
             not SIGNATURE_READS.isdisjoint(names),

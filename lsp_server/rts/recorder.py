@@ -31,6 +31,7 @@ from lsp_server.rts.cached_calls import CachedCalls
 from lsp_server.rts.file_units import Unit
 from lsp_server.rts.filled_containers import FilledContainers
 from lsp_server.rts.flush_pace import FlushPace
+from lsp_server.rts.lazy_builds import LazyBuilds
 from lsp_server.rts.parametrize_files import ParametrizeFiles
 from lsp_server.rts.setup_clock import SetupClock
 from lsp_server.rts.snapshots import FileStates
@@ -100,6 +101,7 @@ class DependencyRecorder:
             paths.is_python_file,
             lambda path: is_test_path(os.path.relpath(path, root)),
             self._ran_so_far,
+            LazyBuilds(self.tracer),
         )
         self.setup_clock = SetupClock()  # the set-up times of shared fixtures, per test
         config.pluginmanager.register(self.setup_clock, "reks-setup-clock")
