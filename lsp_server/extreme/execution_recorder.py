@@ -161,9 +161,11 @@ class Recorder:
 
     # -- hooks ------------------------------------------------------------------------
 
-    def start(self) -> None:
+    def start(self, local: bool = False) -> None:
+        """Record from now on. ``local``: called back only for the code given local events
+        with the tool of ``claim_tool`` (``watched_code``), not for every code object."""
         if hasattr(sys, "monitoring"):
-            self._start_monitoring()
+            self._start_monitoring(local)
         else:
             sys.setprofile(self._profile)
 
@@ -171,19 +173,28 @@ class Recorder:
         if self._tool is not None:
             mon = _monitoring()
             mon.set_events(self._tool, 0)
+            for event in (mon.events.PY_START, mon.events.PY_RETURN):
+                mon.register_callback(self._tool, event, None)  # local events stay set
             mon.free_tool_id(self._tool)
             self._tool = None
         else:
             sys.setprofile(None)
 
-    def _start_monitoring(self) -> None:
+    def claim_tool(self) -> int | None:
+        """A ``sys.monitoring`` tool id of its own (3.12+), kept until ``stop``; None when
+        there is no ``sys.monitoring`` or every id the tests leave alone is in use."""
+        if self._tool is None and hasattr(sys, "monitoring"):
+            mon = _monitoring()
+            for tool in (4, 3, 1, 2, 0):
+                if mon.get_tool(tool) is None:
+                    mon.use_tool_id(tool, _TOOL_NAME)
+                    self._tool = tool
+                    break
+        return self._tool
+
+    def _start_monitoring(self, local: bool) -> None:
         mon = _monitoring()
-        for tool in (4, 3, 1, 2, 0):
-            if mon.get_tool(tool) is None:
-                mon.use_tool_id(tool, _TOOL_NAME)
-                self._tool = tool
-                break
-        else:
+        if self.claim_tool() is None:
             sys.setprofile(self._profile)
             return
         disable = mon.DISABLE
@@ -212,7 +223,8 @@ class Recorder:
         if self.with_returns:
             mon.register_callback(tool, mon.events.PY_RETURN, on_return)
             events |= mon.events.PY_RETURN
-        mon.set_events(tool, events)
+        if not local:
+            mon.set_events(tool, events)
 
     def _profile(self, frame: types.FrameType, event: str, arg: object) -> None:
         if event == "call":

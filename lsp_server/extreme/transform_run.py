@@ -26,6 +26,7 @@ from __future__ import annotations
 import os
 import signal
 import time
+import types
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -256,8 +257,9 @@ def run_child(
     return reply
 
 
-def install(worker: WorkerPlugin, request: dict[str, Any]) -> None:
-    """In the child: the transformation swapped into the live function."""
+def install(worker: WorkerPlugin, request: dict[str, Any]) -> list[types.FunctionType]:
+    """In the child: the transformation swapped into the live function; the functions
+    that run its code now."""
     path = os.path.realpath(os.path.join(worker.root, request["path"]))
     name = request["function"].rsplit(".", 1)[-1]
     node = worker.defs.get(path, {}).get((request["line"], name))
@@ -267,6 +269,7 @@ def install(worker: WorkerPlugin, request: dict[str, Any]) -> None:
         worker.index, path, name, request["first_line"], request["line"]
     )
     swapping.swap_body(targets, node, request["body"])
+    return targets
 
 
 def _run_tests(worker: WorkerPlugin, request: dict[str, Any], transformed: bool) -> dict[str, Any]:
