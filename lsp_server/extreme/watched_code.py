@@ -82,5 +82,5 @@ def _audit(event: str, args: tuple[Any, ...]) -> None:
     for watch in list(_WATCHES):
         try:
             watch.made(code)
-        except Exception:  # noqa: BLE001 - an audit hook that raises stops the exec itself
+        except Exception:  # an audit hook that raises stops the exec itself
             watch.close()  # its tool was freed meanwhile: nothing is recorded anyway
