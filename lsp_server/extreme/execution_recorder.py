@@ -161,11 +161,9 @@ class Recorder:
 
     # -- hooks ------------------------------------------------------------------------
 
-    def start(self, local: bool = False) -> None:
-        """Record from now on. ``local``: called back only for the code given local events
-        with the tool of ``claim_tool`` (``watched_code``), not for every code object."""
+    def start(self) -> None:
         if hasattr(sys, "monitoring"):
-            self._start_monitoring(local)
+            self._start_monitoring()
         else:
             sys.setprofile(self._profile)
 
@@ -173,28 +171,19 @@ class Recorder:
         if self._tool is not None:
             mon = _monitoring()
             mon.set_events(self._tool, 0)
-            for event in (mon.events.PY_START, mon.events.PY_RETURN):
-                mon.register_callback(self._tool, event, None)  # local events stay set
             mon.free_tool_id(self._tool)
             self._tool = None
         else:
             sys.setprofile(None)
 
-    def claim_tool(self) -> int | None:
-        """A ``sys.monitoring`` tool id of its own (3.12+), kept until ``stop``; None when
-        there is no ``sys.monitoring`` or every id the tests leave alone is in use."""
-        if self._tool is None and hasattr(sys, "monitoring"):
-            mon = _monitoring()
-            for tool in (4, 3, 1, 2, 0):
-                if mon.get_tool(tool) is None:
-                    mon.use_tool_id(tool, _TOOL_NAME)
-                    self._tool = tool
-                    break
-        return self._tool
-
-    def _start_monitoring(self, local: bool) -> None:
+    def _start_monitoring(self) -> None:
         mon = _monitoring()
-        if self.claim_tool() is None:
+        for tool in (4, 3, 1, 2, 0):
+            if mon.get_tool(tool) is None:
+                mon.use_tool_id(tool, _TOOL_NAME)
+                self._tool = tool
+                break
+        else:
             sys.setprofile(self._profile)
             return
         disable = mon.DISABLE
@@ -223,8 +212,7 @@ class Recorder:
         if self.with_returns:
             mon.register_callback(tool, mon.events.PY_RETURN, on_return)
             events |= mon.events.PY_RETURN
-        if not local:
-            mon.set_events(tool, events)
+        mon.set_events(tool, events)
 
     def _profile(self, frame: types.FrameType, event: str, arg: object) -> None:
         if event == "call":

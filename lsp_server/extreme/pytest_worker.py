@@ -246,7 +246,6 @@ class WorkerPlugin:
 
         self.run_log = self.run_log or RunLog(self.root)
         self.run_log.prewarm()
-        self.run_log.watch(f for functions in self.index.values() for f in functions)
         self.locate_items()
         self.own_children = set(children(os.getpid()))
         fill_library_caches()
@@ -285,7 +284,6 @@ class WorkerPlugin:
             # Parsed here once, the edited files' units are inherited by every child;
             # else each child (observation, every transformation) parses them again.
             self.run_log.prewarm()
-            self.run_log.watch(f for functions in self.index.values() for f in functions)
         return {"op": "refreshed", "ok": True, "edited": edited}
 
     def observe(self, request: dict[str, Any]) -> dict[str, Any]:
@@ -354,11 +352,11 @@ class WorkerPlugin:
         if not transformed:
             return None
         try:
-            swapped = install(self, request)
+            install(self, request)
         except (swapping.SwapError, SyntaxError, OSError) as exc:
             return {"verdict": "error", "reason": str(exc)}
         if self.run_log is not None:
-            self.run_log.start(swapped)
+            self.run_log.start()
         return None
 
     def run_item(self, item: pytest.Item, nextitem: pytest.Item | None) -> bool:

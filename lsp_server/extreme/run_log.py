@@ -12,11 +12,8 @@ from __future__ import annotations
 import os
 import sys
 import tempfile
-import types
-from collections.abc import Iterable
 
 from lsp_server.extreme.execution_recorder import Recorder
-from lsp_server.extreme.watched_code import CodeWatch
 
 
 class RunLog:
@@ -28,7 +25,6 @@ class RunLog:
         # Appending: the child's writes land at the end whatever offset the shared file
         # description was left at (the worker empties the file between children).
         self._fd = _private_log()
-        self._watch: CodeWatch | None = None  # see ``watch``
 
     def reopen(self) -> None:
         """A log of its own (in a worker forked from the one that made this log)."""
@@ -47,24 +43,10 @@ class RunLog:
         """``paths`` (real paths) were edited and followed in the live functions."""
         self.recorder.forget(paths)
 
-    def watch(self, functions: Iterable[types.FunctionType]) -> None:
-        """In the worker before it forks: its children are called back only for the code
-        of ``functions`` (the project's live functions) and project code made later
-        (``watched_code``). Without ``sys.monitoring`` or a free tool id, every code object
-        still is. Again after an edit was followed: rebuilt functions have new code."""
-        if self._watch is None:
-            tool = self.recorder.claim_tool()
-            if tool is None:
-                return
-            self._watch = CodeWatch(tool, self.root)
-        self._watch.functions(functions)
-
-    def start(self, swapped: Iterable[types.FunctionType] = ()) -> None:
-        """In the child, after the transformation is installed (its new code: ``swapped``)."""
+    def start(self) -> None:
+        """In the child, after the transformation is installed."""
         self.recorder.current = set()
-        if self._watch is not None:
-            self._watch.functions(swapped)
-        self.recorder.start(local=self._watch is not None)
+        self.recorder.start()
 
     def _write(self, unit: str) -> None:
         os.write(self._fd, (unit + "\n").encode("utf-8", "surrogateescape"))

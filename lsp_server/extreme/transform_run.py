@@ -26,7 +26,6 @@ from __future__ import annotations
 import os
 import signal
 import time
-import types
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -257,9 +256,8 @@ def run_child(
     return reply
 
 
-def install(worker: WorkerPlugin, request: dict[str, Any]) -> list[types.FunctionType]:
-    """In the child: the transformation swapped into the live function; the functions
-    that run its code now."""
+def install(worker: WorkerPlugin, request: dict[str, Any]) -> None:
+    """In the child: the transformation swapped into the live function."""
     path = os.path.realpath(os.path.join(worker.root, request["path"]))
     name = request["function"].rsplit(".", 1)[-1]
     node = worker.defs.get(path, {}).get((request["line"], name))
@@ -269,7 +267,6 @@ def install(worker: WorkerPlugin, request: dict[str, Any]) -> list[types.Functio
         worker.index, path, name, request["first_line"], request["line"]
     )
     swapping.swap_body(targets, node, request["body"])
-    return targets
 
 
 def _run_tests(worker: WorkerPlugin, request: dict[str, Any], transformed: bool) -> dict[str, Any]:
