@@ -9,6 +9,12 @@ from pathlib import Path
 
 from lsp_server.extreme.analysis import Options, analyse
 
+DOUBLE = {
+    "m.py": "def double(x):\n    y = x * 2\n    return y\n",
+    "test_m.py": "from m import double\n\ndef test_double():\n    assert double(2) == 4\n",
+}
+"""A module and its test; each test adds a conftest with an exit handler."""
+
 
 def test_a_quitting_worker_runs_the_projects_exit_handlers(
     make_project: Callable[[dict[str, str]], Path], tmp_path: Path
@@ -26,8 +32,7 @@ def test_a_quitting_worker_runs_the_projects_exit_handlers(
 
                 atexit.register(_clean_up)
             """,
-            "m.py": "def double(x):\n    y = x * 2\n    return y\n",
-            "test_m.py": "from m import double\n\ndef test_double():\n    assert double(2) == 4\n",
+            **DOUBLE,
         }
     )
     analysis = analyse(root, Options(paths=[root / "m.py"], jobs=1, incremental=False))
@@ -61,8 +66,7 @@ def test_the_analysis_saves_its_state_while_its_workers_quit(
 
                 atexit.register(_wait_for_the_saved_state)
             """,
-            "m.py": "def double(x):\n    y = x * 2\n    return y\n",
-            "test_m.py": "from m import double\n\ndef test_double():\n    assert double(2) == 4\n",
+            **DOUBLE,
         }
     )
     analyse(root, Options(jobs=1, incremental=False))
