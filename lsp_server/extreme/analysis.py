@@ -139,7 +139,10 @@ def analyse(
         _analyse(root, options, job, analysis, warm, early)
     finally:
         if early is not None and early.workers:
-            early.terminate()
+            if early.ending:  # told to quit after its runs: it ended while the state was saved
+                early.close()
+            else:
+                early.terminate()
     analysis.elapsed = time.perf_counter() - started
     return analysis
 
@@ -269,7 +272,7 @@ def _run(
     files = sorted({f.path for f in functions})
     pre = None
     try:
-        with lent(pool, warm):
+        with lent(pool, warm, wait=pool is not early):
             planned: dict[int, tuple[Transformation, dict[str, Any]]] = {}
             if work.todo:
                 observed = observe(pool, root, job, analysis, work.todo, options, work.known)

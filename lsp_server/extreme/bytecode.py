@@ -76,10 +76,11 @@ def use_private_cache() -> None:
 
 
 def installed_code_keeps_its_bytecode(write: bool) -> None:
-    """Modules of the standard library and of installed packages imported from now on read
-    their bytecode where they were installed with it, whatever ``sys.pycache_prefix`` says
-    (and write it there only when ``write``, as the user's setting was)."""
-    roots = installed_folders()
+    """Modules of the standard library, of installed packages and of reks imported from now
+    on read their bytecode where they were installed with it, whatever
+    ``sys.pycache_prefix`` says (and write it there only when ``write``, as the user's
+    setting was)."""
+    roots = [*installed_folders(), *own_compiled_folder()]
     details = _InstalledSource.details(write)
     finder_for = FileFinder.path_hook(*details)
 
@@ -104,6 +105,15 @@ def installed_folders() -> list[str]:
         for p in [paths[k] for k in keys]
     }
     return sorted({os.path.realpath(p) for p in found})
+
+
+def own_compiled_folder() -> list[str]:
+    """reks's own package folder when its bytecode is kept beside it (an editable install
+    outside site-packages, compiled where it lives): the modules the worker imports after
+    it started were compiled again into each new project's cache (~20 of them)."""
+    package = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))  # lsp_server/
+    init = os.path.join(package, "__pycache__", f"__init__.{sys.implementation.cache_tag}.pyc")
+    return [package] if os.path.exists(init) else []
 
 
 class _InstalledSource(SourceFileLoader):

@@ -108,6 +108,7 @@ class WorkerPool:
         self._ready = False  # every worker has collected the tests
         self._waiting: set[str] | None = None  # see ``waiting``
         self._unforked: list[Worker] = []  # forked by the first worker at the first prepare
+        self.ending = False  # told to quit (``end_input``), not waited for yet
 
     def __enter__(self) -> WorkerPool:
         return self
@@ -280,16 +281,23 @@ class WorkerPool:
                 idle.append(worker)
                 yield reply
 
-    def close(self) -> None:
-        """End of input tells each worker to quit; one that lingers is terminated."""
+    def end_input(self) -> None:
+        """End of input tells each worker to quit, without waiting for them (``close``
+        does): a batch analysis saves its state while they end."""
         self.workers += self._unforked
         self._unforked = []
+        self.ending = True
         for worker in self.workers:
             worker.process.channel.close_sending()
+
+    def close(self) -> None:
+        """End of input tells each worker to quit; one that lingers is terminated."""
+        self.end_input()
         for worker in self.workers:
             worker.process.close(grace=2.0)
         self.workers = []
         self._ready = False
+        self.ending = False
 
     def terminate(self) -> None:
         """Stop at once (cancellation): SIGTERM makes each worker kill its child."""

@@ -33,6 +33,7 @@ import pytest
 
 from lsp_server.extreme.on_disk import RewriteError, rewrite_body
 from lsp_server.extreme.pytest_worker import WorkerPlugin, main
+from lsp_server.extreme.real_paths import real_path
 from lsp_server.extreme.transform_run import IMPORT_HUNG_EXIT, run_child
 from lsp_server.project.files import imported_project_files
 
@@ -127,7 +128,7 @@ class PreImportPlugin(WorkerPlugin):
         self.run_log.prewarm()
         gc.collect()
         gc.freeze()
-        preloaded = imported_project_files(self.root)
+        preloaded = imported_project_files(self.root, real_path)
         self.send({"op": "ready", "pid": os.getpid(), "tests": 0, "preloaded": preloaded})
         self.serve()
         if self.is_sibling:

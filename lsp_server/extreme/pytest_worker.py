@@ -112,7 +112,7 @@ class WorkerPlugin:
         self.imports = session_imports(self.root)
         scope = self.scope
         if scope is None and os.environ.get(SCOPE_VARIABLE):
-            scope = wait_for_scope(self.channel, self.root)
+            scope = wait_for_scope(self.channel, self.root, imported=self.imports.project)
         if scope is not None:
             ignored = [*ignored, *scope["ignore"]]
             self.wanted.want(scope.get("only", []))

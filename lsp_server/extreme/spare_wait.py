@@ -14,6 +14,7 @@ from lsp_server.extreme.library_imports import (
     session_libraries,
 )
 from lsp_server.extreme.pool import BEFORE_PYTEST_VARIABLE, SCOPE_VARIABLE
+from lsp_server.extreme.real_paths import real_path
 from lsp_server.project.files import imported_project_files
 from lsp_server.sandbox import Channel, ChannelClosed
 
@@ -28,17 +29,23 @@ class SessionImports:
 
 def session_imports(root: str) -> SessionImports:
     """This process's ``SessionImports`` (``root``: the project's real path)."""
-    project = imported_project_files(root)
+    project = imported_project_files(root, real_path)
     return SessionImports(project, session_libraries(root) if project else [])
 
 
-def wait_for_scope(channel: Channel, root: str, libraries: list[str] | None = None) -> Any:
+def wait_for_scope(
+    channel: Channel,
+    root: str,
+    libraries: list[str] | None = None,
+    imported: list[str] | None = None,
+) -> Any:
     """The scope message, once the pool sends it; ``libraries``: those imported while
-    waiting before pytest."""
+    waiting before pytest; ``imported``: the project files imported (found already)."""
     os.environ.pop(SCOPE_VARIABLE, None)  # the tests' children start no waiting worker
     # What the session imported of the project before it waits (a conftest's imports): a
     # spare whose such files changed is not used.
-    imported = imported_project_files(root)
+    if imported is None:
+        imported = imported_project_files(root, real_path)
     channel.send({"op": "waiting", "imported": imported, "libraries": libraries or []})
     try:
         return channel.receive()

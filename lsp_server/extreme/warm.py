@@ -137,9 +137,9 @@ def _session_stamps(root: Path, files: Iterable[str]) -> dict[str, _Stamp | None
 
 
 @contextlib.contextmanager
-def lent(pool: WorkerPool, warm: WarmPools | None) -> Iterator[WorkerPool]:
+def lent(pool: WorkerPool, warm: WarmPools | None, wait: bool = True) -> Iterator[WorkerPool]:
     """``pool`` for the block: terminated when the block raises, else given back to
-    ``warm`` (closed without one)."""
+    ``warm`` (closed without one; only told to quit unless ``wait``: see ``end_input``)."""
     try:
         yield pool
     except BaseException:
@@ -147,8 +147,10 @@ def lent(pool: WorkerPool, warm: WarmPools | None) -> Iterator[WorkerPool]:
         raise
     if warm is not None:
         warm.give_back(pool)
-    else:
+    elif wait:
         pool.close()
+    else:
+        pool.end_input()
 
 
 class WarmPools:

@@ -169,12 +169,15 @@ class ProjectPaths:
         return rel is not None and is_test_path(rel)
 
 
-def imported_project_files(root: str) -> list[str]:
-    """The files under ``root`` (relative to it) this process has imported as modules."""
+def imported_project_files(
+    root: str, resolve: Callable[[str], str] = os.path.realpath
+) -> list[str]:
+    """The files under ``root`` (relative to it) this process has imported as modules;
+    ``resolve``: their real paths (a worker's, cached: ``extreme.real_paths``)."""
     prefix = root + os.sep
     found = set()
     for module in list(sys.modules.values()):
         name = getattr(module, "__file__", None)
-        if isinstance(name, str) and (real := os.path.realpath(name)).startswith(prefix):
+        if isinstance(name, str) and (real := resolve(name)).startswith(prefix):
             found.add(real[len(prefix) :].replace(os.sep, "/"))
     return sorted(found)

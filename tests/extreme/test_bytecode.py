@@ -3,7 +3,9 @@
 
 from __future__ import annotations
 
+import importlib.util
 import os
+import py_compile
 import sys
 import sysconfig
 from collections.abc import Callable
@@ -11,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+import lsp_server
 from lsp_server.extreme.analysis import Options, analyse
 from lsp_server.extreme.bytecode import (
     PREFIX_VARIABLE,
@@ -30,6 +33,11 @@ def test_workers_write_bytecode_only_into_the_private_cache(
     root = make_project(
         {"m.py": INC_MODULE, "test_m.py": "from m import inc\n\ndef test_inc():\n    inc(1)\n"}
     )
+    # reks's bytecode beside it, as any install has but one under PYTHONDONTWRITEBYTECODE.
+    own = Path(lsp_server.__file__).parent
+    py_compile.compile(
+        str(own / "__init__.py"), cfile=importlib.util.cache_from_source(str(own / "__init__.py"))
+    )
     analyse(root, Options(jobs=1, incremental=False))
     cached = {p.name.split(".")[0] for p in (root / ".reks" / "pycache").rglob("*.pyc")}
     assert {"m", "test_m"} <= cached
@@ -46,6 +54,11 @@ def test_workers_write_bytecode_only_into_the_private_cache(
         and any(("/" / p.relative_to(cache)).is_relative_to(i) for i in installed)
     ]
     assert compiled_again == []
+    # Nor does reks itself (an editable install, outside site-packages, included): the
+    # workers compiled ~20 of its modules into each new project's cache.
+    assert [
+        p for p in cache.rglob("*.pyc") if ("/" / p.relative_to(cache)).is_relative_to(own)
+    ] == []
 
 
 def test_bytecode_that_may_be_stale_is_dropped(tmp_path: Path) -> None:
