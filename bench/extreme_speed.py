@@ -377,13 +377,9 @@ def record_store(root: Path) -> None:
 def naive_sample(ran: list[TransformationResult], size: int) -> list[TransformationResult]:
     """Every undetected verdict (up to ``size``), the rest spread over the others; no
     timeout nor detection past a hang (run the naive way, a hang lasts until the
-    subprocess's cap: see ``naive_timeout_seconds``; they are counted at the median)."""
+    subprocess's cap: they cost ``naive_timeout_seconds``)."""
     usable = [
-        r
-        for r in ran
-        if r.verdict not in (Verdict.ERROR, Verdict.TIMEOUT)
-        and r.tests
-        and not r.reason.startswith(PAST_HANGS)  # the naive way would wait for the hang
+        r for r in ran if r.verdict is not Verdict.ERROR and r.tests and not waits_naive(r)
     ]
     undetected = [r for r in usable if r.verdict is Verdict.UNDETECTED][:size]
     others = [r for r in usable if r.verdict is not Verdict.UNDETECTED]
@@ -395,17 +391,40 @@ def naive_timeout_seconds(result: TransformationResult, median_naive: float) -> 
     """What the naive way pays for a transformation that reks stopped as a timeout: a
     pytest start and its tests (the sampled median) plus one wait as long as reks's. Both
     ways pay the deadline: reks runs a transformation that overran its deadline a second
-    time (half its time is one wait), and stops one that used up its CPU budget at once."""
+    time (half its time is one wait), and stops one that used up its CPU budget at once.
+
+    A detection past a hang costs the naive way a wait too: run in reks's order, its first
+    test hangs on disk as well (tomlkit's ``Source.inc -> return True`` ran until killed),
+    and ``-x`` ends at that timeout. reks ran one child per hang passed and one more: the
+    wait charged is reks's time shared among them (the first run's budget is the larger,
+    so this charges the naive way less than it pays)."""
+    if result.reason.startswith(PAST_HANGS):
+        hung = int(result.reason[len(PAST_HANGS) :].split()[0])
+        return median_naive + result.duration / (hung + 1)
     runs = 1 if "CPU time" in result.reason else 2
     return median_naive + result.duration / runs
+
+
+def waits_naive(result: TransformationResult) -> bool:
+    """Whether the naive way waits for a hang in this transformation (a timeout, or a
+    detection by a test after one that hung): ``naive_timeout_seconds``, not the median."""
+    return result.verdict is Verdict.TIMEOUT or result.reason.startswith(PAST_HANGS)
+
+
+def naive_seconds(ran: list[TransformationResult], median_naive: float) -> tuple[float, float, int]:
+    """The naive way's extrapolated seconds for every transformation reks ran: the sampled
+    median for each, ``naive_timeout_seconds`` for each that hangs; and of it, the seconds
+    of those that hang and their number."""
+    hanging = [r for r in ran if waits_naive(r)]
+    waits = sum(naive_timeout_seconds(r, median_naive) for r in hanging)
+    return median_naive * (len(ran) - len(hanging)) + waits, waits, len(hanging)
 
 
 def compare_naive(
     root: Path, analysis: Analysis, ran: list[TransformationResult], size: int, cpu: float
 ) -> None:
     """The naive way on a sample, extrapolated to every transformation reks ran (``ran``):
-    the sampled median for each, and for each timeout ``naive_timeout_seconds``; wall and
-    CPU seconds (``cpu``: reks's) end to end."""
+    ``naive_seconds``; wall and CPU seconds (``cpu``: reks's) end to end."""
     sample = naive_sample(ran, size)
     naive_copy = fresh_copy(root, "naive")
     naive_times: list[float] = []
@@ -423,15 +442,13 @@ def compare_naive(
     if not naive_times:
         return
     median_naive = statistics.median(naive_times)
-    timeouts = [r for r in ran if r.verdict is Verdict.TIMEOUT]
-    waits = sum(naive_timeout_seconds(r, median_naive) for r in timeouts)
-    naive_total = median_naive * (len(ran) - len(timeouts)) + waits
+    naive_total, waits, hanging = naive_seconds(ran, median_naive)
     naive_cpu_total = statistics.median(naive_cpu) * len(ran)  # a hang's wait: not counted
     print(
         f"(b) naive     {len(sample)} of them: median {median_naive * 1000:.0f} ms per "
         f"transformation; extrapolated {naive_total:.0f} s for all {len(ran)} ({waits:.1f} s "
-        f"of it for {len(timeouts)} timeouts: the median plus one wait as long as reks's, "
-        f"each); verdicts agree {agree}/{len(sample)} (undetected ones "
+        f"of it for {hanging} timeouts and detections past a hang: the median plus one wait "
+        f"as long as reks's, each); verdicts agree {agree}/{len(sample)} (undetected ones "
         f"{agree_undetected}/{undetected})"
     )
     reks_same = statistics.median([r.duration for r in sample])

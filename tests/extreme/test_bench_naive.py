@@ -51,3 +51,15 @@ def test_detections_past_a_hang_are_not_sampled(speed: ModuleType) -> None:
     past = _result(Verdict.DETECTED, 0.3, f"{PAST_HANGS} 2 test(s) hung first, the first t")
     ran = [past, *[_result(Verdict.DETECTED, 0.01) for _ in range(5)]]
     assert past not in speed.naive_sample(ran, 8)
+
+
+def test_detections_past_a_hang_cost_the_naive_way_a_wait(speed: ModuleType) -> None:
+    # On disk, the first test hangs too (tomlkit's ``Source.inc -> return True`` ran until
+    # killed): the naive way waits for it; reks's 0.9 s were three children, one per hang
+    # passed and the one that failed.
+    past = _result(Verdict.DETECTED, 0.9, f"{PAST_HANGS} 2 test(s) hung first, the first t")
+    plain = [_result(Verdict.DETECTED, 0.01) for _ in range(5)]
+    assert speed.naive_timeout_seconds(past, 0.25) == pytest.approx(0.25 + 0.3)
+    total, waits, hanging = speed.naive_seconds([past, *plain], 0.25)
+    assert (hanging, waits) == (1, pytest.approx(0.55))
+    assert total == pytest.approx(5 * 0.25 + 0.55)
