@@ -378,9 +378,7 @@ def naive_sample(ran: list[TransformationResult], size: int) -> list[Transformat
     """Every undetected verdict (up to ``size``), the rest spread over the others; no
     timeout nor detection past a hang (run the naive way, a hang lasts until the
     subprocess's cap: they cost ``naive_timeout_seconds``)."""
-    usable = [
-        r for r in ran if r.verdict is not Verdict.ERROR and r.tests and not waits_naive(r)
-    ]
+    usable = [r for r in ran if r.verdict is not Verdict.ERROR and r.tests and not waits_naive(r)]
     undetected = [r for r in usable if r.verdict is Verdict.UNDETECTED][:size]
     others = [r for r in usable if r.verdict is not Verdict.UNDETECTED]
     step = max(1, len(others) // max(1, size - len(undetected) or 1))
@@ -514,6 +512,11 @@ def main() -> int:
         help="record the dependency store first (pytest --reks, not timed), as a user would",
     )
     parser.add_argument("--dask", default="", help="Dask worker counts, e.g. 1,2,4 (default: none)")
+    parser.add_argument(
+        "--end-to-end-only",
+        action="store_true",
+        help="stop after the comparison with the naive way (no second run, no re-analysis)",
+    )
     args = parser.parse_args()
     clock_phases()
 
@@ -552,6 +555,8 @@ def main() -> int:
         PHASE_SECONDS.update(phases)
         print_phases(analysis.elapsed)
         compare_naive(root, analysis, ran, args.naive_sample, cpu)
+        if args.end_to_end_only:
+            continue
         again(reks_root, project, args.jobs)
         incremental(reks_root, project, args.jobs, analysis)
         if args.dask:
