@@ -112,41 +112,26 @@ def test_a_test_that_hung_in_an_earlier_transformation_runs_last() -> None:
     assert request["tests"] == ["t.py::test_f", "t.py::test_other", *tests[:2]]
 
 
-LOOPS = """
-def ready(state):
-    if state["n"] >= 3:
-        return True
-    return False
-
-
-def step(state):
-    state["n"] += 1
-
-
-def advance(state):
-    while not ready(state):
-        step(state)
-    return state["n"]
-"""
+STEP = "\n\ndef step(state):\n    state['n'] += 1\n"
+LOOPS = LOOP_MODULE.replace('state["n"] += 1', "step(state)") + STEP
 """``ready -> return False`` and ``step -> pass`` both make ``advance`` loop for ever."""
 
-LOOP_TESTS = """
-import time
-from loops import advance, ready, step
-
-def test_advance():
-    assert advance({'n': 0}) == 3
-
-def test_three_is_enough():
-    time.sleep(0.05)
-    assert ready({'n': 3})
-
-def test_one_more():
-    time.sleep(0.05)
-    state = {'n': 0}
-    step(state)
-    assert state['n'] == 1
-"""
+LOOP_TESTS = "\n".join(
+    [
+        "import time",
+        "from loops import advance, ready, step",
+        "def test_advance():",
+        "    assert advance({'n': 0}) == 3",
+        "def test_three_is_enough():",
+        "    time.sleep(0.05)",
+        "    assert ready({'n': 3})",
+        "def test_one_more():",
+        "    time.sleep(0.05)",
+        "    state = {'n': 0}",
+        "    step(state)",
+        "    assert state['n'] == 1",
+    ]
+)
 
 
 @pytest.mark.slow  # a whole analysis, ~3-7 s
@@ -154,8 +139,8 @@ def test_a_test_that_hung_is_not_tried_first_by_the_next_transformations(
     make_project: Callable[[dict[str, str]], Path],
 ) -> None:
     # ``ready -> return True`` is detected by the fastest test, ``test_advance``, which
-    # ``ready -> return False`` then runs first and hangs in. ``step -> pass`` (run after)
-    # would hang in it too: the other test comes first, and detects it at once.
+    # ``ready -> return False`` then runs first and hangs in. ``step -> pass`` (defined
+    # last, run last) would hang in it too: the other test comes first, and detects it.
     root = make_project({"loops.py": LOOPS, "test_loops.py": LOOP_TESTS})
     analysis = analyse(root, Options(jobs=1, incremental=False))
     results = {(r.transformation.function, r.transformation.body): r for r in analysis.results}
