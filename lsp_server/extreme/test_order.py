@@ -12,13 +12,10 @@ detected transformations of other functions checks results that many functions f
 so it is tried before the others. The remembered detector of this very transformation
 (``requests.first_detector``) and tests naming the function keep their places first.
 
-A test that hung in an earlier transformation goes last, and so do the other cases of a
-parametrized test one of which hung (``hangs_last``): a transformation that makes a loop
-never end (tomlkit's ``Source.inc -> return True``, and ``return False``, and
+A test that hung in an earlier transformation goes last: a transformation that makes a
+loop never end (tomlkit's ``Source.inc -> return True``, and ``return False``, and
 ``Source.advance_until``'s two) hangs the same parsing tests, and each hang costs a CPU
-budget and a fresh child before the tests after it are looked at (``transform_run``);
-``_StateHandler.__exit__ -> pass`` hung in 98 tests, 14 of them cases of
-``test_parse_raises_errors_for_invalid_toml_files``.
+budget and a fresh child before the tests after it are looked at (``transform_run``).
 
 The order of the tests decides only how soon a verdict comes: an undetected verdict runs
 them all, and any failing test is a detection.
@@ -37,13 +34,13 @@ class DetectingTests:
 
     def __init__(self) -> None:
         self.detections: Counter[str] = Counter()
-        self.hung: set[str] = set()  # ``parametrized_base`` of each test that hung
+        self.hung: set[str] = set()
 
     def record(self, reply: dict[str, Any]) -> None:
         detector = reply.get("detected_by")
         if reply.get("verdict") == "detected" and detector:
             self.detections[detector] += 1
-        self.hung.update(parametrized_base(test) for test in reply.get("hung", ()))
+        self.hung.update(reply.get("hung", ()))
 
     def ordered(self, requests: Iterable[dict[str, Any]]) -> Iterator[dict[str, Any]]:
         """``requests``, each reordered (``promote``) when it is taken to be sent: after
@@ -61,7 +58,7 @@ class DetectingTests:
         qualname = request["function"]
 
         def rank(test: str) -> tuple[bool, bool, int]:
-            hung = parametrized_base(test) in self.hung
+            hung = test in self.hung
             return (hung, not names_function(qualname, test), -self.detections[test])
 
         rest = sorted(tests[len(pinned) :], key=rank)  # stable: fastest first within a rank
@@ -88,16 +85,6 @@ def names_function(qualname: str, nodeid: str) -> bool:
     """Whether the test's name (class or function, not file) names the function."""
     name = qualname.rsplit(".", 1)[-1].replace("_", "").lower()
     return bool(name) and name in nodeid.partition("::")[2].replace("_", "").lower()
-
-
-def parametrized_base(nodeid: str) -> str:
-    """The node id without its parameters: the same for every case of a parametrized test."""
-    return nodeid.partition("[")[0]
-
-
-def hangs_last(tests: list[str], hung: set[str]) -> list[str]:
-    """``tests``, those whose ``parametrized_base`` is in ``hung`` last (stable)."""
-    return sorted(tests, key=lambda test: parametrized_base(test) in hung)
 
 
 def first_detector(tests: list[str], detected_by: str | None) -> list[str]:

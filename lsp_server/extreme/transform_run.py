@@ -34,7 +34,7 @@ import pytest
 from lsp_server.extreme import code_swap as swapping
 from lsp_server.extreme.doc_reads import doc_reads
 from lsp_server.extreme.running_test import RUNNING
-from lsp_server.extreme.test_order import deadlines, hangs_last, parametrized_base
+from lsp_server.extreme.test_order import deadlines
 from lsp_server.extreme.worker_guard import kill_adopted
 from lsp_server.sandbox import EXITED, TIMEOUT
 
@@ -182,7 +182,6 @@ def _look_past(
     how far it looks). A later timeout is not repeated: it only moves on; its test is added
     to ``hung``."""
     ran: list[str] = []
-    bases: set[str] = set()  # of the tests that hung: their other cases go last
     allowance = float(request["timeout"])
     cut = False
     while outcome["verdict"] == "timeout":
@@ -194,8 +193,7 @@ def _look_past(
         if allowance < 0:
             return None, cut
         ran += tests[: at + 1]
-        bases.add(parametrized_base(tests[at]))
-        request = {**_after(request, at, bases), "cpu_slack": slack}
+        request = {**_after(request, at), "cpu_slack": slack}
         outcome = _transformed(worker, request, units)
         cut = cut or bool(outcome.pop("conclusive", False))
         if outcome["verdict"] == "timeout":
@@ -216,11 +214,10 @@ def _cpu_budget(request: dict[str, Any], test: str) -> float:
     return factor * (float(basis["margin"]) + float(basis["durations"][test])) + CPU_SLACK
 
 
-def _after(request: dict[str, Any], at: int, hung: set[str]) -> dict[str, Any]:
-    """The request of the tests after the one at ``at``, the cases of the parametrized
-    tests ``hung`` last (``hangs_last``), with their deadlines from the start of their own
-    run (none when the request had none)."""
-    rest = {**request, "tests": hangs_last(request["tests"][at + 1 :], hung), "deadlines": []}
+def _after(request: dict[str, Any], at: int) -> dict[str, Any]:
+    """The request of the tests after the one at ``at``, with their deadlines from the
+    start of their own run (none when the request had none)."""
+    rest = {**request, "tests": request["tests"][at + 1 :], "deadlines": []}
     basis = request.get("basis")
     if basis and request.get("deadlines"):
         base, factor = basis["timing"]
