@@ -12,10 +12,12 @@ detected transformations of other functions checks results that many functions f
 so it is tried before the others. The remembered detector of this very transformation
 (``requests.first_detector``) and tests naming the function keep their places first.
 
-A test that hung in an earlier transformation goes last: a transformation that makes a
-loop never end (tomlkit's ``Source.inc -> return True``, and ``return False``, and
-``Source.advance_until``'s two) hangs the same parsing tests, and each hang costs a CPU
-budget and a fresh child before the tests after it are looked at (``transform_run``).
+Among tests that detected as many transformations (mostly none), one that hung in an
+earlier transformation goes last: a transformation that makes a loop never end (tomlkit's
+``Source.inc -> return True``, and ``Source.advance_until``'s) hangs the same parsing
+tests, and each hang costs a CPU budget and a fresh child before the tests after it are
+looked at (``transform_run``). It does not go behind a test that detected more: on
+jmespath, whose parser loops under many transformations, the tests that detect hang too.
 
 The order of the tests decides only how soon a verdict comes: an undetected verdict runs
 them all, and any failing test is a detection.
@@ -57,9 +59,8 @@ class DetectingTests:
         pinned = tests[:1] if request.get("pinned") else []
         qualname = request["function"]
 
-        def rank(test: str) -> tuple[bool, bool, int]:
-            hung = test in self.hung
-            return (hung, not names_function(qualname, test), -self.detections[test])
+        def rank(test: str) -> tuple[bool, int, bool]:
+            return (not names_function(qualname, test), -self.detections[test], test in self.hung)
 
         rest = sorted(tests[len(pinned) :], key=rank)  # stable: fastest first within a rank
         request["tests"] = order = [*pinned, *rest]
