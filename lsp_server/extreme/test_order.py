@@ -12,13 +12,6 @@ detected transformations of other functions checks results that many functions f
 so it is tried before the others. The remembered detector of this very transformation
 (``requests.first_detector``) and tests naming the function keep their places first.
 
-Among tests that detected as many transformations (mostly none), one that hung in an
-earlier transformation goes last: a transformation that makes a loop never end (tomlkit's
-``Source.inc -> return True``, and ``Source.advance_until``'s) hangs the same parsing
-tests, and each hang costs a CPU budget and a fresh child before the tests after it are
-looked at (``transform_run``). It does not go behind a test that detected more: on
-jmespath, whose parser loops under many transformations, the tests that detect hang too.
-
 The order of the tests decides only how soon a verdict comes: an undetected verdict runs
 them all, and any failing test is a detection.
 """
@@ -31,18 +24,15 @@ from typing import Any
 
 
 class DetectingTests:
-    """How many transformations each test has detected so far in this analysis, and which
-    tests hung in one."""
+    """How many transformations each test has detected so far in this analysis."""
 
     def __init__(self) -> None:
         self.detections: Counter[str] = Counter()
-        self.hung: set[str] = set()
 
     def record(self, reply: dict[str, Any]) -> None:
         detector = reply.get("detected_by")
         if reply.get("verdict") == "detected" and detector:
             self.detections[detector] += 1
-        self.hung.update(reply.get("hung", ()))
 
     def ordered(self, requests: Iterable[dict[str, Any]]) -> Iterator[dict[str, Any]]:
         """``requests``, each reordered (``promote``) when it is taken to be sent: after
@@ -54,13 +44,13 @@ class DetectingTests:
     def promote(self, request: dict[str, Any]) -> None:
         """Reorder the tests of ``request`` in place, its deadlines with them."""
         tests: list[str] = request["tests"]
-        if not (self.detections or self.hung) or len(tests) < 2:
+        if not self.detections or len(tests) < 2:
             return
         pinned = tests[:1] if request.get("pinned") else []
         qualname = request["function"]
 
-        def rank(test: str) -> tuple[bool, int, bool]:
-            return (not names_function(qualname, test), -self.detections[test], test in self.hung)
+        def rank(test: str) -> tuple[bool, int]:
+            return (not names_function(qualname, test), -self.detections[test])
 
         rest = sorted(tests[len(pinned) :], key=rank)  # stable: fastest first within a rank
         request["tests"] = order = [*pinned, *rest]

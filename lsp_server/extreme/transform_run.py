@@ -89,19 +89,15 @@ def run_transformation(worker: WorkerPlugin, request: dict[str, Any]) -> dict[st
     started = time.perf_counter()
     units: set[str] = set()  # what any of the transformed runs executed
     outcome = _transformed(worker, request, units)
-    hung: list[str] = []  # the tests that hung, for the order of the next requests
     if outcome["verdict"] == "timeout":
         conclusive = outcome.pop("conclusive", False)
-        hung += _hung_test(request, outcome)
-        later = _past_hangs(worker, request, outcome, units, hung)
+        later = _past_hangs(worker, request, outcome, units)
         if later is not None:
             outcome = later
         elif not conclusive:
             outcome = _repeated(worker, request, units)
         outcome.pop("at", None)
     reply: dict[str, Any] = {"op": "result", "id": request["id"], **outcome}
-    if hung:
-        reply["hung"] = hung
     if worker.run_log is not None:
         docs = doc_reads(worker.root).units(units)  # read without a call (``doc_reads``)
         reply["units"] = sorted(units | at_import(worker, units) | docs)
@@ -137,34 +133,19 @@ def at_import(worker: WorkerPlugin, units: set[str]) -> set[str]:
     return {u for u in worker.import_time_units if u.partition("::")[0] in files}
 
 
-def _hung_test(request: dict[str, Any], outcome: dict[str, Any]) -> list[str]:
-    """The test of ``request`` that its timeout ``outcome`` stopped, if known."""
-    at = outcome.get("at")
-    tests: list[str] = request["tests"]
-    return [tests[at]] if at is not None and 0 <= at < len(tests) else []
-
-
 def _past_hangs(
-    worker: WorkerPlugin,
-    request: dict[str, Any],
-    outcome: dict[str, Any],
-    units: set[str],
-    hung: list[str],
+    worker: WorkerPlugin, request: dict[str, Any], outcome: dict[str, Any], units: set[str]
 ) -> dict[str, Any] | None:
     """After the timeout ``outcome``, the detection by a test after the one that hung, if
     any: the tests after it run in a fresh child, past each further hang (see the module
     docstring). A failure further on is a detection however the hangs before it were
     stopped, so they are first passed on ``PROBE_SLACK``; only when that found no failure
     and stopped a test at its short budget (it may have been only slow) are they passed
-    again on ``CPU_SLACK``, as the first run's tests were. The tests that hung on the way
-    are added to ``hung``."""
-    passed: list[str] = []
-    found, cut = _look_past(worker, request, outcome, units, PROBE_SLACK, passed)
-    if found is None and cut:
-        passed = []
-        found = _look_past(worker, request, outcome, units, CPU_SLACK, passed)[0]
-    hung += passed
-    return found
+    again on ``CPU_SLACK``, as the first run's tests were."""
+    found, cut = _look_past(worker, request, outcome, units, PROBE_SLACK)
+    if found is not None or not cut:
+        return found
+    return _look_past(worker, request, outcome, units, CPU_SLACK)[0]
 
 
 def _look_past(
@@ -173,14 +154,12 @@ def _look_past(
     outcome: dict[str, Any],
     units: set[str],
     slack: float,
-    hung: list[str],
 ) -> tuple[dict[str, Any] | None, bool]:
     """``_past_hangs`` with ``slack`` in the CPU budgets of the runs after each hang; and
     whether one of those runs was stopped at its CPU budget. The hangs passed may have, in
     all, the request's whole timeout of CPU budgets (``_cpu_budget``: counted as planned
     with ``CPU_SLACK``, not as measured, so that neither the load nor ``slack`` changes
-    how far it looks). A later timeout is not repeated: it only moves on; its test is added
-    to ``hung``."""
+    how far it looks). A later timeout is not repeated: it only moves on."""
     ran: list[str] = []
     allowance = float(request["timeout"])
     cut = False
@@ -196,8 +175,6 @@ def _look_past(
         request = {**_after(request, at), "cpu_slack": slack}
         outcome = _transformed(worker, request, units)
         cut = cut or bool(outcome.pop("conclusive", False))
-        if outcome["verdict"] == "timeout":
-            hung += _hung_test(request, outcome)
     if outcome["verdict"] != "detected":
         return None, cut
     reason = f"{PAST_HANGS} {len(ran)} test(s) hung first, the first {ran[0]}"

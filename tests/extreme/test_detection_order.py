@@ -9,11 +9,7 @@ from pathlib import Path
 import pytest
 
 from lsp_server.extreme.analysis import Analysis, Options, analyse
-from lsp_server.extreme.model import Verdict
 from lsp_server.extreme.test_order import DetectingTests, deadlines, detection_order
-from lsp_server.extreme.transform_run import PAST_HANGS
-
-from .conftest import LOOP_MODULE
 
 SOURCE = "def iter_index(x):\n    y = x * 2\n    return y\n"
 
@@ -98,53 +94,3 @@ def test_promoted_tests_keep_the_remembered_detector_first_and_get_their_deadlin
     detecting.promote(request)
     assert request["tests"] == ["t.py::test_last", "t.py::test_strong", "t.py::test_a"]
     assert request["deadlines"] == pytest.approx([1.0 + 3 * 0.1, 1.0 + 3 * 0.5, 1.0 + 3 * 0.7])
-
-
-def test_a_test_that_hung_in_an_earlier_transformation_runs_after_its_equals() -> None:
-    detecting = DetectingTests()
-    detecting.record({"verdict": "detected", "detected_by": "t.py::test_loop", "hung": []})
-    detecting.record({"verdict": "detected", "hung": ["t.py::test_loop", "t.py::test_parse"]})
-    tests = ["t.py::test_parse", "t.py::test_a", "t.py::test_loop", "t.py::test_b"]
-    request = {"function": "f", "tests": list(tests), "timeout": 10.0}
-    detecting.promote(request)
-    # A detector first, though it hung once; of the others, the one that hung last.
-    assert request["tests"] == ["t.py::test_loop", "t.py::test_a", "t.py::test_b", tests[0]]
-
-
-STEP = "\n\ndef step(state):\n    state['n'] += 1\n"
-LOOPS = LOOP_MODULE.replace('state["n"] += 1', "step(state)") + STEP
-"""``ready -> return False`` and ``step -> pass`` both make ``advance`` loop for ever."""
-
-LOOP_TESTS = "\n".join(
-    [
-        "import time",
-        "from loops import advance, ready, step",
-        "def test_advance_until_ready():",
-        "    assert advance({'n': 0}) >= 0",
-        "def test_three_is_enough():",
-        "    time.sleep(0.05)",
-        "    assert ready({'n': 3}) and not ready({'n': 0})",
-        "def test_one_more():",
-        "    time.sleep(0.05)",
-        "    state = {'n': 0}",
-        "    step(state)",
-        "    assert state['n'] == 1",
-    ]
-)
-
-
-@pytest.mark.slow  # a whole analysis, ~3-7 s
-def test_a_test_that_hung_is_not_tried_first_by_the_next_transformations(
-    make_project: Callable[[dict[str, str]], Path],
-) -> None:
-    # ``ready``'s transformations run ``test_advance_until_ready`` first (it names the
-    # function); ``ready -> return False`` hangs in it. ``step -> pass`` (defined last, run
-    # last) would hang in it too, and neither of its tests detected anything before: the
-    # other comes first, and detects it at once.
-    root = make_project({"loops.py": LOOPS, "test_loops.py": LOOP_TESTS})
-    analysis = analyse(root, Options(jobs=1, incremental=False))
-    results = {(r.transformation.function, r.transformation.body): r for r in analysis.results}
-    assert results[("ready", "return False")].reason.startswith(PAST_HANGS)
-    step = results[("step", "pass")]
-    assert step.verdict is Verdict.DETECTED
-    assert step.tests == ["test_loops.py::test_one_more"], step
