@@ -395,12 +395,17 @@ def naive_timeout_seconds(result: TransformationResult, median_naive: float) -> 
     test hangs on disk as well (tomlkit's ``Source.inc -> return True`` ran until killed),
     and ``-x`` ends at that timeout. reks ran one child per hang passed and one more: the
     wait charged is reks's time shared among them (the first run's budget is the larger,
-    so this charges the naive way less than it pays)."""
+    so this charges the naive way less than it pays).
+
+    The wait is never charged above the least deadline reks gives a test
+    (``Options.timeout_base``): reks's time for a timeout also holds its look past every
+    hang, up to its allowance, for a failing test (jmespath's parser transformations: ~200
+    s each at load 28), which the naive way stopping at its first hang does not pay."""
     if result.reason.startswith(PAST_HANGS):
-        hung = int(result.reason[len(PAST_HANGS) :].split()[0])
-        return median_naive + result.duration / (hung + 1)
-    runs = 1 if "CPU time" in result.reason else 2
-    return median_naive + result.duration / runs
+        runs = int(result.reason[len(PAST_HANGS) :].split()[0]) + 1
+    else:
+        runs = 1 if "CPU time" in result.reason else 2
+    return median_naive + min(result.duration / runs, Options().timeout_base)
 
 
 def waits_naive(result: TransformationResult) -> bool:
