@@ -43,7 +43,15 @@ def test_timeouts_are_not_sampled_and_cost_the_naive_way_a_wait(speed: ModuleTyp
     ran = [busy, hung, *[_result(Verdict.DETECTED, 0.01) for _ in range(5)]]
     assert all(r.verdict is not Verdict.TIMEOUT for r in speed.naive_sample(ran, 8))
     assert speed.naive_timeout_seconds(busy, 0.25) == pytest.approx(0.25 + 0.3)
-    assert speed.naive_timeout_seconds(hung, 0.25) == pytest.approx(0.25 + 2.0)
+    # Half of reks's 4 s (one run of two), but no more than the least deadline of a test.
+    assert speed.naive_timeout_seconds(hung, 0.25) == pytest.approx(0.25 + 1.0)
+
+
+def test_a_timeout_costs_the_naive_way_no_more_than_one_deadline(speed: ModuleType) -> None:
+    # reks looked past 200 hangs for a failing test (jmespath: ~200 s); the naive way,
+    # stopping at the first hang (``-x``), waits for one deadline only.
+    busy = _result(Verdict.TIMEOUT, 200.0, "a test used more CPU time than its budget (busy)")
+    assert speed.naive_timeout_seconds(busy, 0.25) == pytest.approx(0.25 + 1.0)
 
 
 def test_detections_past_a_hang_are_not_sampled(speed: ModuleType) -> None:
@@ -51,3 +59,15 @@ def test_detections_past_a_hang_are_not_sampled(speed: ModuleType) -> None:
     past = _result(Verdict.DETECTED, 0.3, f"{PAST_HANGS} 2 test(s) hung first, the first t")
     ran = [past, *[_result(Verdict.DETECTED, 0.01) for _ in range(5)]]
     assert past not in speed.naive_sample(ran, 8)
+
+
+def test_detections_past_a_hang_cost_the_naive_way_a_wait(speed: ModuleType) -> None:
+    # On disk, the first test hangs too (tomlkit's ``Source.inc -> return True`` ran until
+    # killed): the naive way waits for it; reks's 0.9 s were three children, one per hang
+    # passed and the one that failed.
+    past = _result(Verdict.DETECTED, 0.9, f"{PAST_HANGS} 2 test(s) hung first, the first t")
+    plain = [_result(Verdict.DETECTED, 0.01) for _ in range(5)]
+    assert speed.naive_timeout_seconds(past, 0.25) == pytest.approx(0.25 + 0.3)
+    total, waits, hanging = speed.naive_seconds([past, *plain], 0.25)
+    assert (hanging, waits) == (1, pytest.approx(0.55))
+    assert total == pytest.approx(5 * 0.25 + 0.55)
