@@ -10,58 +10,26 @@ from __future__ import annotations
 import pytest
 
 from .helpers import edit, run, write
+from .test_wrapping_decorators import PROPS
 
 pytest_plugins = ["pytester"]
 
-WRAPPERS = """
-from functools import partial
-
-
-def instanceproperty(fget=None, fset=None, fdel=None, doc=None, classval=None):
-    if fget is None:
-        return partial(instanceproperty, fset=fset, fdel=fdel, doc=doc, classval=classval)
-    return InstanceProperty(fget=fget, fset=fset, fdel=fdel, doc=doc, classval=classval)
-
-
-class InstanceProperty(property):
-    def __init__(self, fget=None, fset=None, fdel=None, doc=None, classval=None):
-        self.classval = classval
-        property.__init__(self, fget=fget, fset=fset, fdel=fdel, doc=doc)
-
-    def __get__(self, obj, type=None):
-        if obj is None:
-            return self.classval
-        return property.__get__(self, obj, type)
-
-
+# PROPS' ``Excepts``: ``@instanceproperty(classval=__doc__) def __doc__``, "Catch exceptions."
+READERS = """
 def describe(obj):
     return obj.__doc__
 
 
 def shout(obj):
     return obj.__doc__.upper()
+
 """
-
-EXCEPTS = '''
-class excepts(object):
-    """Catch exceptions."""
-
-    def __init__(self, func):
-        self.func = func
-
-    def __call__(self, *args):
-        return self.func(*args)
-
-    @instanceproperty(classval=__doc__)
-    def __doc__(self):
-        return "wrapping " + self.func.__name__
-'''
 
 
 @pytest.fixture
 def project(pytester: pytest.Pytester) -> pytest.Pytester:
-    write(pytester, "props.py", WRAPPERS + EXCEPTS)
-    write(pytester, "curried.py", "import props\n\nEXCEPTS = props.excepts\n")
+    write(pytester, "props.py", READERS + PROPS)
+    write(pytester, "curried.py", "import props\n\nEXCEPTS = props.Excepts\n")
     write(
         pytester,
         "test_props.py",
@@ -71,15 +39,15 @@ def project(pytester: pytest.Pytester) -> pytest.Pytester:
 
 
         def test_call():
-            assert curried.EXCEPTS(len)([1]) == 1
+            assert curried.EXCEPTS(len).func([1]) == 1
 
 
         def test_class_doc():
-            assert props.describe(props.excepts) == "Catch exceptions."
+            assert props.describe(props.Excepts) == "Catch exceptions."
 
 
         def test_instance_doc():
-            assert props.excepts(len).__doc__ == "wrapping len"
+            assert props.Excepts(len).__doc__ == "an instance's doc"
         """,
     )
     assert run(pytester) == {"test_call", "test_class_doc", "test_instance_doc"}
