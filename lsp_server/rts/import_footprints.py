@@ -33,7 +33,7 @@ class ImportFootprints:
     reads: dict[int, tuple[frozenset[str], bool]] = field(default_factory=dict)
     # By module: the names its footprint read only as globals of a module, by that module's
     # path (only a binding there can change what they find: ``rts.reads``). Counted as read
-    # anywhere, toolz 0c2b43a926's ``import sys`` in a test file selected all its tests.
+    # anywhere, ``import sys`` added to a test file selected every test of it.
     globals_read: dict[int, GlobalsRead] = field(default_factory=dict)
     # By module: the files whose class statements ran with a class hook at its import.
     hooks: dict[int, frozenset[str]] = field(default_factory=dict)

@@ -3,7 +3,8 @@ read there alone, as for code a test runs: only a binding in that module changes
 finds. Counted as read anywhere, any module binding the name selected every test that
 imported it: toolz 0c2b43a926 added ``import sys`` to a test file and all 17 of its tests
 ran (testmon: the one that changed), since ``toolz/__init__`` ran code reading ``sys``
-(versioneer's ``get_versions()``) at import."""
+(versioneer's ``get_versions()``) at import. (They still run there: ``functoolz`` reads
+``sys`` at import too and spells ``__dict__``, so its globals count as read anywhere.)"""
 
 from __future__ import annotations
 
