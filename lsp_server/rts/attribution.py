@@ -26,7 +26,7 @@ from lsp_server.rts.class_hooks import HookedClasses
 from lsp_server.rts.file_units import FileUnits, Unit
 from lsp_server.rts.function_units import FunctionUnits
 from lsp_server.rts.identity import identity
-from lsp_server.rts.import_footprints import ImportFootprints
+from lsp_server.rts.import_footprints import GlobalsRead, ImportFootprints, add_globals
 from lsp_server.rts.imports import ImportResolver
 from lsp_server.rts.interned_units import InternedUnits
 from lsp_server.rts.lookups import ATTRIBUTE_LOOKUP
@@ -98,7 +98,7 @@ class UnitAttribution:
         # (``rts.reads``); the names are in ``_code_reads`` when its module's namespace is
         # open to other modules' names.
         self._code_globals: dict[int, tuple[str, frozenset[str]]] = {}
-        self._static_reads: dict[object, tuple[frozenset[str], bool]] = {}
+        self._static_reads: dict[object, tuple[frozenset[str], bool, GlobalsRead]] = {}
         # By identity(code): code whose lookups by a name in a variable were recorded as it ran
         # (``rts.runtime_lookups``): what it read is asked each time, it may read more.
         self._read_at_run_time: set[int] = set()
@@ -141,7 +141,7 @@ class UnitAttribution:
         ids = self._static_units(item).union(
             *map(code_units.__getitem__, codes), self._file_ids(window.files)
         )
-        reads, dynamic = self._static_reads[self._static_key(item)]
+        reads, dynamic, static_globals = self._static_reads[self._static_key(item)]
         code_reads = self._code_reads
         names = set(reads).union(getattr(item, "fixturenames", ()))
         if item.get_closest_marker("xfail") is not None:  # read at its end: dynamic ones too
@@ -154,11 +154,10 @@ class UnitAttribution:
             names |= looked_up
             dynamic = dynamic or EVERY_NAME in looked_up
             ids = ids.union(imported)
-        globals_read: dict[str, set[str]] = {}
-        for key in self._code_globals.keys() & codes.keys():
-            rel, read = self._code_globals[key]
-            globals_read.setdefault(rel, set()).update(read)
+        code_globals = map(self._code_globals.__getitem__, self._code_globals.keys() & codes.keys())
+        globals_read = add_globals({}, [*code_globals, *static_globals.items()])
         ids, read_at_import, by_string = self.footprints.expand(ids)
+        self.footprints.add_globals_read(ids, globals_read)
         names |= read_at_import
         dynamic = dynamic or by_string
         whole = self.footprints.read_whole(ids)
@@ -266,14 +265,15 @@ class UnitAttribution:
             self._code_globals[identity(code)] = (rel, own)
         self._code_reads[identity(code)] = (names | (global_only - own), dynamic)
 
-    def _every_read(self, code: CodeType) -> tuple[frozenset[str], bool, set[int]]:
-        """What ``code`` reads, its module's globals included: for code that ran at
-        collection or import, whose reads count for every module (coarser, rarer); and
-        the module units of the modules it imported by name."""
+    def _every_read(
+        self, code: CodeType, into: GlobalsRead
+    ) -> tuple[frozenset[str], bool, set[int]]:
+        """What ``code``, run at collection or import, read anywhere (its module's globals
+        go ``into`` their own), and the module units of the modules it imported by name."""
         names, dynamic = self._code_reads[identity(code)]
         found = self._code_globals.get(identity(code))
         if found is not None:
-            names = names | found[1]
+            add_globals(into, [found])
         names = names | self._line_reads.whole(identity(code))
         dynamic = dynamic or EVERY_NAME in names
         if identity(code) not in self._read_at_run_time:
@@ -310,20 +310,21 @@ class UnitAttribution:
         (and the names that code read, kept under ``key``)."""
         ids: set[int] = set()
         names: set[str] = set()
+        globals_read: GlobalsRead = {}
         dynamic = False
         for candidate in (path, *path.parents):
             window = self.collection_windows.get(str(candidate))
             if window is not None:
                 for code in window.codes.values():
                     ids.update(self._units_of_code(code))
-                    code_names, code_dynamic, imported = self._every_read(code)
+                    code_names, code_dynamic, imported = self._every_read(code, globals_read)
                     ids |= imported
                     names |= code_names
                     dynamic = dynamic or code_dynamic
                 ids.update(self._file_ids(window.files))
             if candidate == self.root:
                 break
-        self._static_reads[key] = (frozenset(names), dynamic)
+        self._static_reads[key] = (frozenset(names), dynamic, globals_read)
         return ids
 
     def _file_ids(self, filenames: set[str]) -> set[int]:
@@ -379,15 +380,16 @@ class UnitAttribution:
             module = self._intern(Unit(rel, MODULE))
             ids: set[int] = set()
             names: frozenset[str] = frozenset()
+            globals_read: GlobalsRead = {}
             dynamic = hooked = False
             for ran in codes.values():
                 ids.update(self._units_of_code(ran))
-                ran_names, ran_dynamic, imported = self._every_read(ran)
+                ran_names, ran_dynamic, imported = self._every_read(ran, globals_read)
                 ids |= imported
                 names = names | ran_names
                 dynamic = dynamic or ran_dynamic
                 hooked = hooked or (bool(self._code_units[identity(ran)]) and builds_classes(ran))
-            self.footprints.add(module, ids, names, dynamic)
+            self.footprints.add(module, ids, names, dynamic, globals_read)
             if hooked:
                 hands = self.hooked_classes.may_hand_classes
                 self.footprints.add_hooked(module, codes, self.paths.python_rel, hands)

@@ -238,7 +238,7 @@ def _binding(
         binding = Binding((stmt.name,), *span, refs, tuple(dict.fromkeys(aliases)))
         binding.is_class, binding.members = True, tuple(members)
         # A body reading its docstring by name keeps it: ``rts.class_doc_reads``.
-        binding.own_doc = (plain or built) and not class_reads_own_doc(stmt)
+        binding.own_doc = (plain or built) and not class_reads_own_doc(stmt, wrappers)
         if binding.own_doc:
             strings = [s for s in stmt.body if isinstance(s, ast.Expr) and _is_str(s.value)]
             spans = [((s.lineno, s.col_offset), _end(s)) for s in strings]

@@ -7,7 +7,7 @@ anywhere, it was a read of docstrings (``lookups.DOC_READS``): every test using 
 depended on the docstring of every function it depends on (toolz e78db447eb, a typo in
 ``join``'s docstring: 204 tests against testmon's 10).
 
-Such a class keeps its docstring in its own unit (``class_reads_own_doc``), and a statement
+Such a class keeps its docstring in its class unit (``class_reads_own_doc``), and a statement
 of its body reads the class's name instead (``class_scope_refs``): the class unit holds
 the docstring; a class that is no binding is in the module unit, docstring and all
 (``class_statement_refs``; its body's code, run at import, reads no ``__doc__`` either:
@@ -15,7 +15,9 @@ the docstring; a class that is no binding is in the module unit, docstring and a
 methods and its other statements. A lambda, comprehension or nested class there reads the
 module's ``__doc__`` (class names are not visible in nested scopes), so a ``__doc__`` there,
 an attribute ``x.__doc__`` or a ``global __doc__`` keeps the name read as before, as does a
-class without a docstring (its body finds the module's).
+class without a docstring (its body finds the module's). A body reading it only to define
+``__doc__`` through wrappers (``excepts``) leaves it in a unit of its own (``_defines_doc``):
+toolz 85be7adaa0, a blank line in ``excepts``' docstring, ran all 204 tests (testmon: 87).
 """
 
 from __future__ import annotations
@@ -66,9 +68,34 @@ def _has_docstring(node: ast.ClassDef) -> bool:
     return bool(node.body) and is_string_statement(node.body[0])
 
 
-def class_reads_own_doc(node: ast.ClassDef) -> bool:
-    """Whether ``node`` has a docstring that a statement of its body reads by name."""
-    return _has_docstring(node) and any(_doc_reads(stmt)[0] for stmt in node.body[1:])
+def class_reads_own_doc(node: ast.ClassDef, wrappers: frozenset[str] = frozenset()) -> bool:
+    """Whether ``node`` has a docstring that a statement of its body reads by name, other
+    than to define ``__doc__`` itself through ``wrappers`` (``_defines_doc``)."""
+    return _has_docstring(node) and any(
+        _doc_reads(stmt)[0] and not _defines_doc(stmt, wrappers) for stmt in node.body[1:]
+    )
+
+
+def _defines_doc(stmt: ast.stmt, wrappers: frozenset[str]) -> bool:
+    """Whether ``stmt`` is ``@w(classval=__doc__) def __doc__(self)`` (toolz's ``excepts``)
+    with every decorator a wrapper (``rts.wrapping_decorators``) given names and constants,
+    and ``__doc__`` read by name nowhere else: the docstring goes, unchanged and unable to
+    make anything raise, into what the class binds to ``__doc__``, which only readers of
+    ``__doc__`` see (the docstring's own unit tells them: ``lookups.DOC_READS``)."""
+    if not isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)) or stmt.name != DOC:
+        return False
+    header: list[ast.AST] = [stmt.args] if stmt.returns is None else [stmt.args, stmt.returns]
+    return all(_wraps(d, wrappers) for d in stmt.decorator_list) and not any(
+        _spells_doc(n) for part in header for n in ast.walk(part)
+    )
+
+
+def _wraps(decorator: ast.expr, wrappers: frozenset[str]) -> bool:
+    if isinstance(decorator, ast.Call):
+        values = [*decorator.args, *(k.value for k in decorator.keywords)]
+        plain = all(isinstance(v, (ast.Name, ast.Constant)) for v in values)
+        return plain and _wraps(decorator.func, wrappers)
+    return isinstance(decorator, ast.Name) and decorator.id in wrappers
 
 
 def class_scope_refs(

@@ -6,12 +6,22 @@ read whole: the hook may read every attribute of those classes, or register them
 
 from __future__ import annotations
 
-from collections.abc import Callable, Set
+from collections.abc import Callable, Iterable, Set
 from dataclasses import dataclass, field
 from inspect import CO_NEWLOCALS
 from types import CodeType
 
 from lsp_server.rts.tracing import CodeSet
+
+GlobalsRead = dict[str, set[str]]
+"""Names read only as a module's globals, by the module's path."""
+
+
+def add_globals(into: GlobalsRead, reads: Iterable[tuple[str, Iterable[str]]]) -> GlobalsRead:
+    """``into`` with the names of ``reads`` (path, names read only as its globals) added."""
+    for path, read in reads:
+        into.setdefault(path, set()).update(read)
+    return into
 
 
 @dataclass
@@ -21,15 +31,29 @@ class ImportFootprints:
     units: dict[int, frozenset[int]] = field(default_factory=dict)
     # By module: the names its footprint read, and whether it looked names up by string.
     reads: dict[int, tuple[frozenset[str], bool]] = field(default_factory=dict)
+    # By module: the names its footprint read only as globals of a module, by that module's
+    # path (only a binding there can change what they find: ``rts.reads``). Counted as read
+    # anywhere, ``import sys`` added to a test file selected every test of it.
+    globals_read: dict[int, GlobalsRead] = field(default_factory=dict)
     # By module: the files whose class statements ran with a class hook at its import.
     hooks: dict[int, frozenset[str]] = field(default_factory=dict)
     unhooked: set[int] = field(default_factory=set)  # code ids of hook-free footprints
     _unions: dict[frozenset[int], frozenset[int]] = field(default_factory=dict)
 
-    def add(self, module: int, ids: set[int], names: frozenset[str], dynamic: bool) -> None:
-        """What ran at ``module``'s import: the units ``ids``, the ``names`` it read."""
+    def add(
+        self,
+        module: int,
+        ids: set[int],
+        names: frozenset[str],
+        dynamic: bool,
+        globals_read: GlobalsRead,
+    ) -> None:
+        """What ran at ``module``'s import: the units ``ids``, the ``names`` it read
+        anywhere and those it read only as a module's globals (``globals_read``)."""
         known, was_dynamic = self.reads.get(module, (frozenset(), False))
         self.reads[module] = (known | names, was_dynamic or dynamic)
+        if globals_read:
+            add_globals(self.globals_read.setdefault(module, {}), globals_read.items())
         ids.discard(module)
         if ids:
             self.units[module] = self.units.get(module, frozenset()).union(ids)
@@ -61,7 +85,7 @@ class ImportFootprints:
 
     def expand(self, ids: frozenset[int]) -> tuple[frozenset[int], set[str], bool]:
         """``ids`` with the footprints of the modules among them, the names those
-        footprints read, and whether one looked names up by string."""
+        footprints read anywhere, and whether one looked names up by string."""
         if self.units:
             hits = ids.intersection(self.units)
             if hits:
@@ -73,6 +97,12 @@ class ImportFootprints:
             names |= read
             dynamic = dynamic or looked_up
         return ids, names, dynamic
+
+    def add_globals_read(self, ids: Set[int], into: GlobalsRead) -> None:
+        """Add to ``into`` the names the footprints of the modules among ``ids`` (as
+        ``expand`` returned them) read only as a module's globals, by path."""
+        for module in ids & self.globals_read.keys():
+            add_globals(into, self.globals_read[module].items())
 
     def read_whole(self, ids: Set[int]) -> set[str]:
         """The files a test depending on ``ids`` reads whole (where a class hook ran)."""
