@@ -307,6 +307,15 @@ class RuntimeLookups:
             return EVERY_NAME not in names
         if found is None and self._is_project_function(function):
             return True  # a project method so named: it looks nothing up here (traced)
+        if found is None and sources is not None:
+            # A library's callable so named (``monkeypatch.setattr``): like a lookup
+            # method, the strings it is handed are the names it reads, each part of a
+            # dotted one too (``monkeypatch.setattr("m.f", v)``). 3.12+ only: before, a
+            # site is a global load of the name, which ``shadowed`` checks.
+            handed: set[str] = set()
+            going_on = record_method_call(frame, sources, handed)
+            names.update(handed, _parts(list(handed)))
+            return going_on
         if sources is None or arguments is None:
             # A call site not told apart, or no lookup function after all.
             names.add(EVERY_NAME)
