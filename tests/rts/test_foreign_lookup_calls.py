@@ -58,7 +58,7 @@ def test_circle():
 
 def _project(pytester: pytest.Pytester, name: str) -> None:
     write(pytester, "shapes.py", _SHAPES)
-    write(pytester, "test_shapes.py", _TESTS.format(name=name))
+    write(pytester, "test_circles.py", _TESTS.format(name=name))
     assert run(pytester) == {"test_circle"}
 
 
