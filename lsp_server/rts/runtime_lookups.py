@@ -278,10 +278,8 @@ class RuntimeLookups:
         self, frame: FrameType, code: CodeType, offset: int, function: object, arg0: object
     ) -> bool:
         key = identity(code)
-        names = self.names.get(key)
-        if names is None:
-            names = self.names[key] = set()
-        elif EVERY_NAME in names:
+        names = self.names.setdefault(key, set())
+        if EVERY_NAME in names:
             return False
         sites = self.sites(code)
         sources = None if sites is None else sites.get(offset)
