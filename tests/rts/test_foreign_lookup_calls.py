@@ -76,3 +76,28 @@ def test_a_computed_name_handed_to_it_still_reads_any_name(pytester: pytest.Pyte
     _project(pytester, '"".join(["fl", "ag"])')
     edit(pytester, "shapes.py", "def __init__(self, side):", "def __init__(self, side=1):")
     assert run(pytester) == {"test_circle"}
+
+
+def test_a_library_call_spelled_vars_handed_a_module_reads_any_name(
+    pytester: pytest.Pytester,
+) -> None:
+    # One argument, no name among it: what it lists is not told (here ``dir``).
+    write(pytester, "shapes.py", _SHAPES)
+    write(
+        pytester,
+        "test_circles.py",
+        """
+        import types
+
+        import shapes
+
+        LISTING = types.SimpleNamespace(vars=dir)
+
+
+        def test_listed():
+            assert len([n for n in LISTING.vars(shapes) if n[0] != "_"]) == 3
+        """,
+    )
+    assert run(pytester) == {"test_listed"}
+    edit(pytester, "shapes.py", "flag = True", "flag = True\nlimit = 2")
+    assert run(pytester) == {"test_listed"}
