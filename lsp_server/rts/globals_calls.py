@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import ast
 
-from lsp_server.rts.lookups import DYNAMIC_NAMES, own_nodes
+from lsp_server.rts.lookups import lookup_spellings, own_nodes
 
 OWN_GLOBALS = "<globals>"
 """``FileUnits.dynamic``'s kind of a function looking names up in its module's globals only."""
@@ -19,16 +19,7 @@ def only_own_globals(function: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
         for item in own_nodes(function)
         if isinstance(item, ast.Call) and not item.args and not item.keywords
     }
-    spelled = [
-        item
-        for item in own_nodes(function)
-        if (isinstance(item, ast.Name) and item.id in DYNAMIC_NAMES)
-        or (
-            isinstance(item, ast.Attribute)
-            and item.attr in DYNAMIC_NAMES
-            and not isinstance(item.ctx, ast.Store)
-        )
-    ]
+    spelled = lookup_spellings(function)
     return bool(spelled) and all(
         isinstance(item, ast.Name) and item.id == "globals" and id(item) in calls
         for item in spelled
