@@ -1,7 +1,9 @@
 """pytest plugin for the rts benchmarks: write each test's node id and outcome, one JSON
 line per test, to the file ``REKS_BENCH_OUTCOMES`` names. Parsing ``-rA`` instead cut a
 node id with a space (``test_case[a b]``) at the space, and a failure's message cannot be
-told from an id that holds `` - ``."""
+told from an id that holds `` - ``. A file that fails to collect is listed as a failed test
+under its own node id: its tests cannot run, and a selecting run that collected only
+that file (click 398f9154, reading the project's metadata at collection) listed nothing."""
 
 from __future__ import annotations
 
@@ -21,6 +23,11 @@ def pytest_runtest_logreport(report: pytest.TestReport) -> None:
         _FAILED.add(report.nodeid)
     elif report.when == "call" or (report.skipped and hasattr(report, "wasxfail")):
         _PASSED.add(report.nodeid)
+
+
+def pytest_collectreport(report: pytest.CollectReport) -> None:
+    if report.failed:
+        _FAILED.add(report.nodeid)
 
 
 def pytest_sessionfinish(session: pytest.Session) -> None:

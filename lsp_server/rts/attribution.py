@@ -32,6 +32,7 @@ from lsp_server.rts.interned_units import InternedUnits
 from lsp_server.rts.lookups import ATTRIBUTE_LOOKUP
 from lsp_server.rts.module_docstring import MODULE_DOC
 from lsp_server.rts.option_rules import XFAIL_MARK
+from lsp_server.rts.own_globals import OWN_GLOBALS, modules_read_whole, own_globals_read
 from lsp_server.rts.read_lines import LineReads, own_signature
 from lsp_server.rts.reads import EVERY_NAME, builds_classes, code_reads
 from lsp_server.rts.runtime_lookups import RuntimeLookups
@@ -160,7 +161,7 @@ class UnitAttribution:
         self.footprints.add_globals_read(ids, globals_read)
         names |= read_at_import
         dynamic = dynamic or by_string
-        whole = self.footprints.read_whole(ids)
+        whole = self.footprints.read_whole(ids) | modules_read_whole(names)
         base = self._shared_reads(item)
         ids = ids.union(self.bindings.read(ids, names, dynamic, globals_read, whole, base))
         paths = frozenset(map(self._unit_paths.__getitem__, ids))
@@ -230,6 +231,8 @@ class UnitAttribution:
                     kind = file_units.dynamic.get(found.name)
                     if kind is not None and kind.startswith(ATTRIBUTE_LOOKUP):
                         names_read = names_read | {kind}  # with the names' prefix
+                    elif kind == OWN_GLOBALS:  # its module read whole, no other
+                        names_read, kind = names_read | {own_globals_read(rel)}, None
                     if kind == "*" and (
                         identity(code) in self._read_at_run_time
                         or self.lookups.records(code, file_units.bound, file_units.import_origins)

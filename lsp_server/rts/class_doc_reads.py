@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import ast
 
+from lsp_server.rts.class_body_stores import stored_only
 from lsp_server.rts.purity import import_time_names, is_string_statement
 
 DOC = "__doc__"
@@ -105,7 +106,7 @@ def class_scope_refs(
     (``purity.import_time_names``), a read of the class's docstring by name counted as
     ``doc_names``: the class's name for a member of its own (the class unit holds the
     docstring), none for the rest of the class (in that unit)."""
-    names = import_time_names(stmt)
+    names = import_time_names(stmt) - stored_only(stmt)
     if DOC not in names or not _has_docstring(node):
         return frozenset(names)
     by_name, other = _doc_reads(stmt)
@@ -118,7 +119,7 @@ def class_statement_refs(node: ast.ClassDef) -> set[str]:
     """The names class statement ``node`` reads when it runs (``import_time_names``), a
     read of its docstring by name left out: a class that is no binding unit is in the
     module unit, docstring and all (toolz's ``Compose`` and ``excepts``)."""
-    if not _has_docstring(node) or getattr(node, "type_params", None):
+    if getattr(node, "type_params", None):
         return import_time_names(node)
     header = [*node.bases, *node.decorator_list, *(k.value for k in node.keywords)]
     names: set[str] = set().union(*map(import_time_names, header))

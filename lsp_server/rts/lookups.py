@@ -163,17 +163,7 @@ def looks_up_by_string(
     # Most functions that spell such a name do so in a function defined in them, in a
     # comment or as a stored attribute: the sets below (each a walk of the function) are
     # only needed for what may be a lookup.
-    candidates = [
-        item
-        for item in own_nodes(function)
-        if (isinstance(item, ast.Name) and item.id in DYNAMIC_NAMES)
-        or (
-            isinstance(item, ast.Attribute)
-            and item.attr in DYNAMIC_NAMES
-            # ``t.globals = ...`` binds an attribute so named: storing looks nothing up.
-            and not isinstance(item.ctx, ast.Store)
-        )
-    ]
+    candidates = lookup_spellings(function)
     if not candidates:
         return None
     constant = _constant_name_calls(function)
@@ -197,6 +187,22 @@ def looks_up_by_string(
                 return "*"
             found = "" if found is None else _common_prefix(found, "")
     return None if found is None else ATTRIBUTE_LOOKUP + found
+
+
+def lookup_spellings(function: ast.AST) -> list[ast.AST]:
+    """The names and attributes in ``function``'s own code (``own_nodes``) spelled like a
+    lookup by string (``DYNAMIC_NAMES``)."""
+    return [
+        item
+        for item in own_nodes(function)
+        if (isinstance(item, ast.Name) and item.id in DYNAMIC_NAMES)
+        or (
+            isinstance(item, ast.Attribute)
+            and item.attr in DYNAMIC_NAMES
+            # ``t.globals = ...`` binds an attribute so named: storing looks nothing up.
+            and not isinstance(item.ctx, ast.Store)
+        )
+    ]
 
 
 def _common_prefix(first: str, second: str) -> str:

@@ -52,6 +52,8 @@ from lsp_server.rts.reads import EVERY_NAME
 from lsp_server.rts.site_values import (
     Source,
     argument_sources,
+    parts_of,
+    record_handed_names,
     record_method_call,
     record_vars,
     value_at,
@@ -216,10 +218,6 @@ def _is_member(unit: str, name: str) -> bool:
     return first != name and not first.startswith("<")
 
 
-def _parts(dotted: list[str]) -> set[str]:
-    return {part for name in dotted for part in name.split(".")}
-
-
 class RuntimeLookups:
     """The names each project code object looked up at its lookup call sites, over the
     session (a superset of any one test's: sound, and cheap to keep). ``names`` holds
@@ -280,10 +278,8 @@ class RuntimeLookups:
         self, frame: FrameType, code: CodeType, offset: int, function: object, arg0: object
     ) -> bool:
         key = identity(code)
-        names = self.names.get(key)
-        if names is None:
-            names = self.names[key] = set()
-        elif EVERY_NAME in names:
+        names = self.names.setdefault(key, set())
+        if EVERY_NAME in names:
             return False
         sites = self.sites(code)
         sources = None if sites is None else sites.get(offset)
@@ -307,6 +303,8 @@ class RuntimeLookups:
             return EVERY_NAME not in names
         if found is None and self._is_project_function(function):
             return True  # a project method so named: it looks nothing up here (traced)
+        if found is None and sources is not None:  # a library's callable so named (3.12+)
+            return record_handed_names(frame, sources, names)
         if sources is None or arguments is None:
             # A call site not told apart, or no lookup function after all.
             names.add(EVERY_NAME)
@@ -328,13 +326,13 @@ class RuntimeLookups:
                 return False
             looked_up.append(str.__str__(value))  # a str subclass's hash plays no part
         if function is not importlib.import_module:
-            names.update(looked_up if function is not operator.attrgetter else _parts(looked_up))
+            names.update(looked_up if function is not operator.attrgetter else parts_of(looked_up))
             return not constant
         if any(name.startswith(".") for name in looked_up):  # relative to a package argument
             names.add(EVERY_NAME)
             return False
         self.modules.setdefault(key, set()).update(looked_up)
-        names.update(_parts(looked_up))
+        names.update(parts_of(looked_up))
         return not constant
 
     def _is_project_function(self, function: object) -> bool:

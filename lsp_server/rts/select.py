@@ -16,7 +16,7 @@ from lsp_server.rts.fingerprint import Fingerprint, explain_change
 from lsp_server.rts.from_import_checks import unproven
 from lsp_server.rts.import_statements import ImportStatementChanges
 from lsp_server.rts.imports import ImportResolver
-from lsp_server.rts.lookups import ATTRIBUTE_LOOKUP
+from lsp_server.rts.member_receivers import tests_reading_added
 from lsp_server.rts.name_takers import files_taking
 from lsp_server.rts.option_rules import OptionChange, judge_option_change
 from lsp_server.rts.reads import LISTED_NAMES, NEEDED_BY_IMPORT
@@ -178,17 +178,8 @@ def tests_reading_changed(
                 if found is not None and nodeid not in found:
                     continue  # no module it imports takes the name any more
             out.setdefault(nodeid, by_key[key])
-    for path, by_name in sorted(added.items()):
-        first = next(iter(by_name.values()))
-        keys = dict(by_name)
-        for name, unit in by_name.items():
-            if "." in (body_name(unit.name) or unit.name):
-                # A class attribute: ``getattr(self, name)`` with a name starting with
-                # any prefix of it (the empty one: any name).
-                for end in range(len(name) + 1):
-                    keys.setdefault(ATTRIBUTE_LOOKUP + name[:end], unit)
-        for nodeid, name in store.tests_reading(path, keys).items():
-            out.setdefault(nodeid, keys.get(name, first))
+    for nodeid, unit in tests_reading_added(store, states, added).items():
+        out.setdefault(nodeid, unit)
     return out
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import builtins
 import dis
 import sys
+from collections.abc import Iterable
 from types import FrameType, ModuleType
 
 from lsp_server.rts.reads import EVERY_NAME
@@ -96,6 +97,33 @@ def record_method_call(
         if isinstance(value, str):
             names.add(str.__str__(value))
     return True
+
+
+_PLAIN = frozenset(["const", "local", "global", "name"])
+"""Sources of plain loads (not a site's marker: ``member_lookups.MEMBERS_CALL``)."""
+
+
+def record_handed_names(
+    frame: FrameType, sources: tuple[Source | None, ...], names: set[str]
+) -> bool:
+    """A call spelled like a lookup function that calls a library's callable instead
+    (``monkeypatch.setattr(module, "name", value)``; only 3.12's CALL event names the
+    callable): like a lookup method's, the strings it is handed are the names it reads,
+    each part of a dotted one too (``monkeypatch.setattr("m.f", v)``). Handed no string
+    (``listing.vars(module)``, ``dir`` under another name), it may list every name."""
+    handed: set[str] = set()
+    plain = all(s is not None and s[0] in _PLAIN for s in sources)
+    going_on = plain and record_method_call(frame, sources, handed)
+    if not handed:
+        names.add(EVERY_NAME)
+        return False
+    names.update(handed, parts_of(handed))
+    return going_on
+
+
+def parts_of(dotted: Iterable[str]) -> set[str]:
+    """Each part of each dotted name."""
+    return {part for name in dotted for part in name.split(".")}
 
 
 def value_at(frame: FrameType, source: Source) -> object:

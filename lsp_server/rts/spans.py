@@ -9,6 +9,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from lsp_server.rts.ast_walk import walk
+from lsp_server.rts.globals_calls import OWN_GLOBALS, only_own_globals
 from lsp_server.rts.lookups import DYNAMIC_NAMES, looks_up_by_string
 from lsp_server.rts.purity import nested_statements
 
@@ -139,6 +140,8 @@ def scan(
                 at = bisect.bisect_left(suspect, first)
                 if at < len(suspect) and suspect[at] <= last:
                     kind = looks_up_by_string(node, in_class)
+                    if kind == "*" and only_own_globals(node):
+                        kind = OWN_GLOBALS
                     if kind is not None:
                         dynamic[name] = kind
                 visit(node.body, f"{name}.{LOCALS}.", name)

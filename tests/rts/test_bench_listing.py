@@ -43,3 +43,18 @@ def test_a_recording_run_and_a_listing_run_give_the_tools_the_same_options(
     assert project.pytest("--reks-all", listing=False).count == 1
     again = project.pytest("--reks")
     assert again.ran == set(), again.output  # nothing changed: nothing runs
+
+
+def test_a_file_that_fails_to_collect_is_listed_as_failed(
+    rts_project: ModuleType, tmp_path: Path
+) -> None:
+    # click 398f9154: a test file reading its project's metadata at collection errors when
+    # the project runs from its checkout; the selecting run collected only that file, and
+    # the replay stopped with "1 tests ran but none was listed".
+    (tmp_path / "test_broken.py").write_text("raise ImportError('no metadata')\n")
+    (tmp_path / "test_fine.py").write_text("def test_fine():\n    assert True\n")
+    project = rts_project.Project("broken", tmp_path, Path(sys.executable), ["-p", "no:xdist"])
+    alone = project.pytest("-p", "no:cacheprovider", "test_broken.py")
+    assert alone.failed == {"test_broken.py"}, alone.output
+    both = project.pytest("-p", "no:cacheprovider")
+    assert both.failed == {"test_broken.py"} and both.passed == {"test_fine.py::test_fine"}

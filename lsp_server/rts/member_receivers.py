@@ -1,0 +1,64 @@
+"""Tests a newly bound name may reach: those reading it, and for a new attribute of a
+class, only those that reached the class.
+
+A new binding selects the tests that read its name (``rts.reads``: it may shadow what they
+found before). A new attribute of a class ``C`` (a method, an alias ``C.x``) changes a
+lookup only on ``C``, a subclass, or an instance of one of them, and a test that had none
+of them depends on no unit of ``C``: code that names the class reads its name (the class
+unit), code that made an instance ran a method of it or named it, a subclass's statement
+reads its base's name, and a lookup by a computed name depends on every class unit of
+its modules (``BindingReads._found_by_string``). So a test reading the name is selected
+only when it depends on the class unit too. structlog 0eef50d9 added
+``BoundLogger.get_effective_level``; the 659 tests reading ``get_effective_level`` on
+other loggers (code run at import defines the name on the filtering loggers) all reran.
+
+Only for an attribute of a top-level class with a unit of its own, recorded before: a
+nested class's, or one of a class kept in the module unit, selects every reader as before.
+"""
+
+from __future__ import annotations
+
+from lsp_server.rts.file_units import Unit
+from lsp_server.rts.lookups import ATTRIBUTE_LOOKUP
+from lsp_server.rts.snapshots import FileStates
+from lsp_server.rts.store import DependencyStore
+from lsp_server.rts.unit_names import body_name
+
+
+def tests_reading_added(
+    store: DependencyStore, states: FileStates, added: dict[str, dict[str, Unit]]
+) -> dict[str, Unit]:
+    """The tests that may see a name newly bound in a module (``added``: path -> name ->
+    the unit binding it), each with that unit."""
+    out: dict[str, Unit] = {}
+    for path, by_name in sorted(added.items()):
+        first = next(iter(by_name.values()))
+        keys = dict(by_name)
+        for name, unit in by_name.items():
+            if "." in (body_name(unit.name) or unit.name):
+                # A class attribute: ``getattr(self, name)`` with a name starting with
+                # any prefix of it (the empty one: any name).
+                for end in range(len(name) + 1):
+                    keys.setdefault(ATTRIBUTE_LOOKUP + name[:end], unit)
+        readers: dict[str, set[str] | None] = {}
+        for nodeid, name in store.tests_reading(path, keys).items():
+            unit = keys.get(name, first)
+            owner = _owner_class(store, states, unit)
+            if owner is not None and owner not in readers:
+                readers[owner] = set(store.tests_depending_on(Unit(path, owner)))
+            reached = None if owner is None else readers[owner]
+            if reached is None or nodeid in reached:
+                out.setdefault(nodeid, unit)
+    return out
+
+
+def _owner_class(store: DependencyStore, states: FileStates, unit: Unit) -> str | None:
+    """The top-level class whose attribute ``unit`` binds when that class has a unit of its
+    own, now and recorded; None otherwise (the receiver is not told)."""
+    owner, dot, _ = (body_name(unit.name) or unit.name).rpartition(".")
+    if not dot or "." in owner or owner.startswith("<"):
+        return None
+    file_units = states.units(unit.path)
+    if file_units is None or owner not in file_units.classes:
+        return None
+    return owner if store.recorded_checksum(Unit(unit.path, owner)) is not None else None
