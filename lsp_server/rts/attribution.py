@@ -13,7 +13,6 @@ it. Units are interned as small ints: a test depends on hundreds of them.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from inspect import CO_NEWLOCALS
 from pathlib import Path
 from types import CodeType
@@ -38,27 +37,13 @@ from lsp_server.rts.reads import EVERY_NAME, builds_classes, code_reads
 from lsp_server.rts.runtime_lookups import RuntimeLookups
 from lsp_server.rts.snapshots import FileStates
 from lsp_server.rts.spans import ImportStatement
-from lsp_server.rts.tracing import CodeSet, CodeTracer
+from lsp_server.rts.tracing import CodeTracer
 from lsp_server.rts.unit_names import FILE, MODULE, doc_name, header_name
+from lsp_server.rts.windows import Window
 
 # What most code objects read, shared: every object reks keeps is one more for each of the
 # project's full garbage collections to visit.
 _READS_NOTHING: tuple[frozenset[str], bool] = (frozenset(), False)
-
-
-@dataclass
-class Window:
-    """What ran and what was opened while one test, fixture setup or collection was active."""
-
-    codes: CodeSet = field(default_factory=dict)
-    files: set[str] = field(default_factory=set)
-    # By identity: code whose lines reading code or docstrings ran (``rts.read_lines``).
-    read_lines: set[int] = field(default_factory=set)
-
-    def update(self, other: Window) -> None:
-        self.codes.update(other.codes)
-        self.files |= other.files
-        self.read_lines |= other.read_lines
 
 
 class UnitAttribution:

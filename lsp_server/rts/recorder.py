@@ -24,7 +24,7 @@ from typing import Any
 import pytest
 
 from lsp_server.project.files import ProjectPaths, is_test_path
-from lsp_server.rts.attribution import UnitAttribution, Window
+from lsp_server.rts.attribution import UnitAttribution
 from lsp_server.rts.audit_events import FileWatcher, activate_watcher
 from lsp_server.rts.cache_hits import CacheHits
 from lsp_server.rts.cached_calls import CachedCalls
@@ -38,6 +38,7 @@ from lsp_server.rts.snapshots import FileStates
 from lsp_server.rts.store import DependencyStore, FileSnapshot, TestResult
 from lsp_server.rts.tracer_choice import new_tracer
 from lsp_server.rts.tracing import CodeSet, CodeTracer, RanSoFar
+from lsp_server.rts.windows import Window
 
 EARLY_TRACER = pytest.StashKey[CodeTracer]()
 
