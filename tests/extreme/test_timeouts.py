@@ -191,5 +191,7 @@ def test_hangs_passed_on_the_way_to_a_failing_test_cost_less_than_a_full_cpu_bud
         make_project({"loop.py": LOOP_MODULE, "test_loop.py": _hangs_then_fail(1 + extra)})
     )
     assert reason.startswith(f"{PAST_HANGS} {extra + 1} test(s) hung first"), reason
-    # With ``CPU_SLACK`` in every budget, each extra hang cost more than CPU_SLACK.
-    assert (many - one) / extra < 0.6 * CPU_SLACK, (one, many)
+    # With ``CPU_SLACK`` in every budget, each extra hang cost more than CPU_SLACK (0.106 s
+    # measured); on ``PROBE_SLACK`` 0.027-0.038 s. The bound leaves room for a loaded machine,
+    # where CPU time per hang grows too (0.6 failed once at load 14).
+    assert (many - one) / extra < 0.8 * CPU_SLACK, (one, many)
