@@ -28,14 +28,13 @@ import datetime
 import re
 import sys
 import threading
-from collections.abc import Callable
 from decimal import Decimal
 from fractions import Fraction
 from types import CodeType, FrameType
 from typing import Any
 
 from lsp_server.rts.identity import identity
-from lsp_server.rts.monitoring_tools import claim_tool, release_tool
+from lsp_server.rts.monitoring_tools import claim_call_tool, release_call_tool
 from lsp_server.rts.tracing import CodeSet, CodeTracer, SpanToken
 
 _MON: Any = getattr(sys, "monitoring", None)
@@ -90,19 +89,12 @@ class CachedCalls:
     def stop(self) -> None:
         if self._tool is None:
             return
-        events = _MON.events
-        release_tool(self._tool, (events.PY_START, events.PY_RETURN, events.PY_UNWIND))
+        release_call_tool(self._tool)
         self._tool = None
         self._unavailable = True
 
     def _start(self) -> bool:
-        events = _MON.events
-        callbacks: dict[int, Callable[..., Any]] = {
-            events.PY_START: self._on_start,
-            events.PY_RETURN: self._on_return,
-            events.PY_UNWIND: self._on_unwind,
-        }
-        self._tool = claim_tool("reks-cached-calls", callbacks)
+        self._tool = claim_call_tool("reks-cached-calls", self)
         return self._tool is not None
 
     def _on_start(self, code: CodeType, offset: int) -> None:

@@ -33,14 +33,14 @@ import dis
 import inspect
 import sys
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from types import CodeType, FrameType, FunctionType, ModuleType
 from typing import Any
 
 from lsp_server.rts.cached_calls import SPANS_PER_TEST, frozen
 from lsp_server.rts.identity import identity
-from lsp_server.rts.monitoring_tools import claim_tool, release_tool
+from lsp_server.rts.monitoring_tools import claim_call_tool, release_call_tool
 from lsp_server.rts.object_states import state_of
 from lsp_server.rts.tracing import CodeSet, CodeTracer, SpanToken
 
@@ -164,8 +164,7 @@ class LazyBuilds:
     def stop(self) -> None:
         if self._tool is None:
             return
-        events = _MON.events
-        release_tool(self._tool, (events.PY_START, events.PY_RETURN, events.PY_UNWIND))
+        release_call_tool(self._tool)
         self._tool = None
         self._unavailable = True
 
@@ -180,13 +179,7 @@ class LazyBuilds:
         self._slots.setdefault(key, []).extend(slots)
 
     def _start(self) -> bool:
-        events = _MON.events
-        callbacks: dict[int, Callable[..., Any]] = {
-            events.PY_START: self._on_start,
-            events.PY_RETURN: self._on_return,
-            events.PY_UNWIND: self._on_unwind,
-        }
-        self._tool = claim_tool("reks-lazy-builds", callbacks)
+        self._tool = claim_call_tool("reks-lazy-builds", self)
         return self._tool is not None
 
     def _on_start(self, code: CodeType, offset: int) -> Any:

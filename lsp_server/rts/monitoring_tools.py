@@ -34,3 +34,23 @@ def release_tool(tool: int, events: Iterable[int]) -> None:
     for event in events:
         _MON.register_callback(tool, event, None)
     _MON.free_tool_id(tool)
+
+
+def claim_call_tool(name: str, owner: Any) -> int | None:
+    """``claim_tool`` for a watcher of calls: ``owner``'s ``_on_start``, ``_on_return`` and
+    ``_on_unwind`` for PY_START, PY_RETURN and PY_UNWIND."""
+    if _MON is None:
+        return None
+    events = _MON.events
+    callbacks: dict[int, Callable[..., Any]] = {
+        events.PY_START: owner._on_start,
+        events.PY_RETURN: owner._on_return,
+        events.PY_UNWIND: owner._on_unwind,
+    }
+    return claim_tool(name, callbacks)
+
+
+def release_call_tool(tool: int) -> None:
+    """``release_tool`` for a tool ``claim_call_tool`` claimed."""
+    events = _MON.events
+    release_tool(tool, (events.PY_START, events.PY_RETURN, events.PY_UNWIND))
