@@ -218,5 +218,6 @@ class SnapshotGroup:
         tags = list(map(_WORDS.__getitem__, self._indices))
         if tags == self._seen:
             return list(self._untagged)
-        moved = [p for p, now, then in zip(self._tagged, tags, self._seen, strict=True) if now != then]
+        pairs = zip(self._tagged, tags, self._seen, strict=True)
+        moved = [place for place, now, then in pairs if now != then]
         return sorted(moved + self._untagged)

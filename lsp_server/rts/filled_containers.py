@@ -173,7 +173,7 @@ class FilledContainers:
         self._submodules: set[str] = set()
         # By identity(code): the names of ``_rebound`` it reads (only code reading any), and
         # every code looked at, as of the version of those two tables (most code reads none).
-        self._rebound_reads: dict[int, set[str]] = {}
+        self._rebound_reads: dict[int, frozenset[str]] = {}
         self._rebound_checked: set[int] = set()
         self._rebound_version = self._rebound_seen = 0
         self._imports: dict[int, frozenset[str]] = {}  # by identity(code): ``imported_names``

@@ -23,6 +23,7 @@ from lsp_server.rts.unit_names import body_name, bound_name, defaults_name, doc_
 
 _NO_PARTS = (-1, -1, -1, "")
 _SharedKey = tuple[frozenset[int], frozenset[str], PartsRead]
+_Adds = dict[int, tuple[int, ...]]  # a unit's id -> the ids of the parts it adds
 
 
 class SeenBodies:
@@ -48,7 +49,7 @@ class SeenBodies:
         self._parts: dict[int, tuple[int, int, int, str]] = {}
         # (names handed, parts read) -> what each unit found adds, and the units adding
         # nothing (``_parts_found``).
-        self._adds: dict[tuple[frozenset[str], PartsRead], tuple[dict[int, tuple[int, ...]], set[int]]] = {}
+        self._adds: dict[tuple[frozenset[str], PartsRead], tuple[_Adds, set[int]]] = {}
         # (units shared by many tests, their modules, parts read) -> ``add_beside``.
         self._shared_parts: dict[_SharedKey, frozenset[int]] = {}
 
@@ -78,7 +79,9 @@ class SeenBodies:
         found.update(self._parts_found(found.difference(shared), paths, read))
         found |= parts
 
-    def _parts_found(self, found: Set[int], paths: Set[str], read: PartsRead) -> list[int]:
+    def _parts_found(
+        self, found: set[int] | frozenset[int], paths: Set[str], read: PartsRead
+    ) -> list[int]:
         """What ``add`` adds to ``found``."""
         key = frozenset(paths)
         handed = self._handed_unions.get(key)
