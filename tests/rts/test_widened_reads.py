@@ -18,7 +18,7 @@ pytest_plugins = ["pytester"]
 def project(pytester: pytest.Pytester) -> pytest.Pytester:
     write(
         pytester,
-        "registry.py",
+        "catalog.py",
         """
         REGISTRY = {}
 
@@ -48,18 +48,18 @@ def project(pytester: pytest.Pytester) -> pytest.Pytester:
         "test_a_fill.py",
         """
         import makers
-        import registry
+        import catalog
 
 
         def test_fill():
-            registry.register("square", makers.make())
+            catalog.register("square", makers.make())
         """,
     )
     write(
         pytester,
         "test_b_read.py",
         """
-        from registry import lookup
+        from catalog import lookup
 
 
         def test_read_once():
