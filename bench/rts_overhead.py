@@ -94,15 +94,18 @@ def bench(project: Project, edits: int, seed: int, repeat: int, before: Path | N
     plains, rekses, testmons, befores = [], [], [], []
     # The second session re-records every test over the first one's store (--reks-all).
     rekses2, befores2 = [], []
-    for _ in range(repeat):
+    # Each reks records on a store of its own (``reset_stores`` also drops the analysis
+    # cache): its second session reads only its own first session's entries. Which of the
+    # two goes first alternates, so neither always follows plain pytest.
+    pairs = [(rekses, rekses2, project)]
+    if peer is not None:
+        pairs.append((befores, befores2, peer))
+    for round_ in range(repeat):
         plains.append(project.pytest(listing=False))
-        if peer is not None:
+        for firsts, seconds, runner in pairs[:: -1 if round_ % 2 else 1]:
             project.reset_stores()
-            befores.append(peer.pytest("--reks", listing=False))
-            befores2.append(peer.pytest("--reks-all", listing=False))
-        project.reset_stores()
-        rekses.append(project.pytest("--reks", listing=False))
-        rekses2.append(project.pytest("--reks-all", listing=False))
+            firsts.append(runner.pytest("--reks", listing=False))
+            seconds.append(runner.pytest("--reks-all", listing=False))
         testmons.append(project.pytest("--testmon", listing=False))
     plain, reks, testmon = (min(runs, key=lambda r: r.cpu) for runs in (plains, rekses, testmons))
     total = plain.count

@@ -11,7 +11,6 @@ per session.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping, Set
-from dataclasses import dataclass
 from operator import itemgetter
 
 from lsp_server.rts.file_units import FileUnits, Unit
@@ -26,6 +25,7 @@ from lsp_server.rts.names_read import (
     Pair,
     PartsRead,
     Step,
+    UnitInfo,
     attribute_prefixes,
     binds_prefixed_attribute,
 )
@@ -42,17 +42,6 @@ from lsp_server.rts.unit_names import (
     header_name,
     module_read,
 )
-
-
-@dataclass(frozen=True)
-class _UnitInfo:
-    """Of a unit a test depends on: its file, whether it is the module unit, what its
-    statement (and its class's) reads at import, and its class's id (-1: none)."""
-
-    path: str
-    is_module: bool
-    splits: tuple[tuple[frozenset[str], ...], ...]
-    owner: int
 
 
 class BindingReads:
@@ -80,7 +69,7 @@ class BindingReads:
         self._splits: dict[tuple[str, str], tuple[frozenset[str], ...]] = {}
         # Per unit id, what ``read`` needs of a unit that ran and of a binding unit found,
         # and the ids of the NAMES units: the same units recur in every test.
-        self._unit_infos: dict[int, _UnitInfo] = {}
+        self._unit_infos: dict[int, UnitInfo] = {}
         self._bindings: dict[tuple[str, str], tuple[int, frozenset[Pair]]] = {}
         self._name_ids: dict[str, int] = {}
         # The same ids by scope (None: read anywhere, else the module's path) and name: a
@@ -118,16 +107,24 @@ class BindingReads:
         ``base``: units and names among ``ids`` and ``names`` that many tests share (their
         file's imports). What they lead to is followed once and kept; each test follows
         only its own from there: the closure of a union is the union of the closures, as
-        long as the test depends on no module the base does not."""
+        long as the test depends on no module the base does not. A test that does (it read
+        what another test file's code left in a registry) follows from the base with those
+        modules' units added, kept too: the tests reading that registry share them."""
         if not DOC_READS.isdisjoint(names):  # ``inspect.getdoc(mod)`` reads ``mod.__doc__``
             names = names | {MODULE_DOC}
         if base is not None and base[0] <= ids and base[1] <= names:
-            known = self._bases.get(base)
-            if known is None:
-                known = self._bases[base] = self._base(*base)
-            if not self._new_paths(ids - known.ids, known.paths):
-                return self._follow(ids, names, dynamic, globals_read, whole, known)[0]
+            known = self._followed_base(base)
+            outside = self._outside_modules(ids - known.ids, known.paths)
+            if outside:  # the base with the test's other modules: tests share those too
+                known = self._followed_base((base[0] | outside, base[1]))
+            return self._follow(ids, names, dynamic, globals_read, whole, known)[0]
         return self._follow(ids, names, dynamic, globals_read, whole, None)[0]
+
+    def _followed_base(self, base: tuple[frozenset[int], frozenset[str]]) -> FollowedBase:
+        known = self._bases.get(base)
+        if known is None:
+            known = self._bases[base] = self._base(*base)
+        return known
 
     def _base(self, ids: frozenset[int], names: frozenset[str]) -> FollowedBase:
         found, reads, paths = self._follow(ids, names, False, {}, frozenset(), None)
@@ -141,12 +138,13 @@ class BindingReads:
             ids, names, frozenset(paths), frozenset(found), pairs, anywhere, reads.flags(), kept
         )
 
-    def _new_paths(self, ids: frozenset[int], paths: frozenset[str]) -> bool:
-        """Whether module units of ``ids`` lie outside ``paths``."""
+    def _outside_modules(self, ids: frozenset[int], paths: frozenset[str]) -> frozenset[int]:
+        """The module units of ``ids`` that lie outside ``paths``."""
         infos = self._unit_infos
         for uid in ids.difference(infos):
             self._add_unit_info(uid)
-        return any(infos[uid].path not in paths for uid in self._module_uids.intersection(ids))
+        modules = self._module_uids.intersection(ids)
+        return frozenset(uid for uid in modules if infos[uid].path not in paths)
 
     def _follow(
         self,
@@ -293,7 +291,7 @@ class BindingReads:
             name_id = self._name_ids[key] = self._intern(Unit(NAMES, key))
         return name_id
 
-    def _add_unit_info(self, uid: int) -> _UnitInfo:
+    def _add_unit_info(self, uid: int) -> UnitInfo:
         unit = self._units[uid]
         splits: list[tuple[frozenset[str], ...]] = []
         owner_id = -1
@@ -306,7 +304,7 @@ class BindingReads:
                 splits.append(self._split(file_units, owner.name))
         # Most units that run (functions) read nothing at import: no split to add per test.
         splits = [split for split in splits if any(split)]
-        info = _UnitInfo(unit.path, unit.name == MODULE, tuple(splits), owner_id)
+        info = UnitInfo(unit.path, unit.name == MODULE, tuple(splits), owner_id)
         self._unit_infos[uid] = info
         if info.is_module:
             self._module_uids.add(uid)

@@ -56,7 +56,7 @@ from lsp_server.rts.container_slots import (
     presence_changed,
     start_keys,
 )
-from lsp_server.rts.dict_versions import DictSnapshot
+from lsp_server.rts.dict_versions import DictSnapshot, SnapshotGroup
 from lsp_server.rts.identity import identity
 from lsp_server.rts.keyed_reads import KeyedReads
 from lsp_server.rts.lazy_builds import LazyBuilds
@@ -92,9 +92,15 @@ class FilledContainers:
         self._is_project_file = is_project_file
         self._project_files: dict[str, bool] = {}
         self._namespaces: list[_Namespace] = []
+        self._namespace_tags = SnapshotGroup()  # their ``before``s, in the same order
         self._rebound: dict[str, CodeSet] = {}  # name -> what ran in the tests rebinding it
         # Names only ever rebound by the import system binding a submodule on its package.
         self._submodules: set[str] = set()
+        # By identity(code): the names of ``_rebound`` it reads (only code reading any), and
+        # every code looked at, as of the version of those two tables (most code reads none).
+        self._rebound_reads: dict[int, frozenset[str]] = {}
+        self._rebound_checked: set[int] = set()
+        self._rebound_version = self._rebound_seen = 0
         self._imports: dict[int, frozenset[str]] = {}  # by identity(code): ``imported_names``
         self._spelled: dict[int, frozenset[str]] = {}  # by identity(code): names it spells
         self._slots: list[Slot] = []
@@ -107,7 +113,12 @@ class FilledContainers:
         self._unsure: set[str] = set()
         self._filled_names: set[str] = set()
         self._version = 0  # of ``_filled_names``: the code analysed against it
-        self._analysis: dict[int, tuple[int, ContainerReads | None]] = {}
+        # By identity(code), as of ``_analysed`` (a ``_version``): what the code reads of
+        # the filled containers (None: nothing), and apart the code that reads any, which
+        # set operations pick out of what a test ran (most code reads none of them).
+        self._analysis: dict[int, ContainerReads | None] = {}
+        self._reading: dict[int, ContainerReads] = {}
+        self._analysed = 0
         # By identity(code): the containers its function holds as default values, by name.
         self._defaults: dict[int, set[str]] = {}
         self.keyed = KeyedReads(ran_so_far) if ran_so_far is not None else KeyedReads()
@@ -122,8 +133,7 @@ class FilledContainers:
                 slot.value = value  # rebound between tests: the new object from now on
                 slot.holding = None
             slot.start()
-        for namespace in self._namespaces:
-            namespace.before.take()
+        self._namespace_tags.take()
         self.keyed.take()
         self.keyed.take_stores()
         self._later, self._unsure = {}, set()
@@ -140,10 +150,7 @@ class FilledContainers:
         found = self._rebound_read(codes)
         changers = self._unsure  # names of containers changed other than by a watched store
         if self._fillers:
-            for code in codes.values():
-                reads = self._reads(code)
-                if reads is None:
-                    continue
+            for code, reads in self._readers(codes):
                 everything |= reads.everything
                 changers |= reads.everything | reads.changes
                 keys.update((name, 0, key, presence) for name, key, presence in reads.constant)
@@ -160,10 +167,8 @@ class FilledContainers:
         codes.update(found)
         self._later, self._unsure = {}, set()
         if self._fillers:
-            for code in codes.values():
-                reads = self._reads(code)
-                if reads is not None:
-                    self.keyed.watch(code, reads)
+            for code, reads in self._readers(codes):
+                self.keyed.watch(code, reads)
 
     def _changes_of_containers(self, codes: CodeSet, found: CodeSet, changers: set[str]) -> None:
         """Remember what the test ran and read for the entries of containers it changed."""
@@ -192,9 +197,8 @@ class FilledContainers:
 
     def _changes_of_names(self, codes: CodeSet, found: CodeSet) -> None:
         """Remember what the test ran and read for the names it rebound."""
-        for namespace in self._namespaces:
-            if namespace.before.unchanged():
-                continue
+        for place in self._namespace_tags.changed():
+            namespace = self._namespaces[place]
             for name in changed_keys(namespace.before.entries, namespace.names):
                 submodule = bound_by_import(namespace.owner, name, namespace.names.get(name))
                 if submodule and name not in self._rebound:
@@ -206,9 +210,11 @@ class FilledContainers:
                     share = self._builds.share(namespace.owner, name, codes)
                 self._rebound.setdefault(name, {}).update(share)
                 self._rebound[name].update(found)
+                self._rebound_version += 1
         for name in self._builds.changed() if self._builds is not None else ():
             self._rebound.setdefault(name, {}).update(codes)
             self._rebound[name].update(found)
+            self._rebound_version += 1
 
     def stop(self) -> None:
         self.keyed.stop()
@@ -221,18 +227,26 @@ class FilledContainers:
         rebound = self._rebound
         if not rebound:
             return found
-        spelled = self._spelled
-        for key, code in codes.items():
+        if self._rebound_seen != self._rebound_version:
+            self._rebound_reads.clear()
+            self._rebound_checked.clear()
+            self._rebound_seen = self._rebound_version
+        reads, checked, spelled = self._rebound_reads, self._rebound_checked, self._spelled
+        for key in codes.keys() - checked:
+            checked.add(key)
             names = spelled.get(key)
             if names is None:
-                names = spelled[key] = self._reads_of_project(code)
+                names = spelled[key] = self._reads_of_project(codes[key])
             read = names & rebound.keys()
             if read & self._submodules:
                 imported = self._imports.get(key)
                 if imported is None:
-                    imported = self._imports[key] = imported_names(code)
+                    imported = self._imports[key] = imported_names(codes[key])
                 read -= imported & self._submodules
-            for name in read:
+            if read:
+                reads[key] = read
+        for key in codes.keys() & reads.keys():
+            for name in reads[key]:
                 found.update(rebound[name])
         return found
 
@@ -286,16 +300,22 @@ class FilledContainers:
     def _reads_of_project(self, code: CodeType) -> frozenset[str]:
         return names_spelled(code) if self._is_project_code(code) else frozenset()
 
-    def _reads(self, code: CodeType) -> ContainerReads | None:
-        known = self._analysis.get(identity(code))
-        if known is not None and known[0] == self._version:
-            return known[1]
-        if not self._is_project_code(code):
-            self._analysis[identity(code)] = (self._version, None)
-            return None
-        reads = container_reads(code, self._filled_names)
-        self._analysis[identity(code)] = (self._version, reads)
-        return reads
+    def _readers(self, codes: CodeSet) -> list[tuple[CodeType, ContainerReads]]:
+        """The code of ``codes`` that reads filled containers, with what it reads."""
+        if self._analysed != self._version:  # more names filled: analysed again
+            self._analysis.clear()
+            self._reading.clear()
+            self._analysed = self._version
+        analysis = self._analysis
+        for key in codes.keys() - analysis.keys():
+            code = codes[key]
+            reads = None
+            if self._is_project_code(code):
+                reads = container_reads(code, self._filled_names)
+            analysis[key] = reads
+            if reads is not None:
+                self._reading[key] = reads
+        return [(codes[key], self._reading[key]) for key in codes.keys() & self._reading.keys()]
 
     def _find(self) -> None:
         for module in self._modules.take():
@@ -326,6 +346,7 @@ class FilledContainers:
         its module), and its containers unless ``watched`` is false."""
         namespace = vars(owner)
         self._namespaces.append(_Namespace(owner, namespace, DictSnapshot(namespace)))
+        self._namespace_tags.add(self._namespaces[-1].before)
         if self._builds is not None and watched:
             self._builds.take(owner, namespace)
         if not watched:

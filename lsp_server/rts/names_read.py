@@ -120,3 +120,14 @@ def binds_prefixed_attribute(unit_name: str, prefix: str) -> bool:
     class's attribute counts too, the conservative side)."""
     parts = unit_name.removesuffix(HEADER).split(".")[1:]
     return any(part.startswith(prefix) for part in parts)
+
+
+@dataclass(frozen=True)
+class UnitInfo:
+    """Of a unit a test depends on: its file, whether it is the module unit, what its
+    statement (and its class's) reads at import, and its class's id (-1: none)."""
+
+    path: str
+    is_module: bool
+    splits: tuple[tuple[frozenset[str], ...], ...]
+    owner: int

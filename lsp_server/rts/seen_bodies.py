@@ -13,6 +13,7 @@ library code see them with it.
 from __future__ import annotations
 
 from collections.abc import Callable, Set
+from itertools import chain
 
 from lsp_server.rts.file_units import FileUnits, Unit
 from lsp_server.rts.imports import ImportResolver
@@ -22,6 +23,7 @@ from lsp_server.rts.unit_names import body_name, bound_name, defaults_name, doc_
 
 _NO_PARTS = (-1, -1, -1, "")
 _SharedKey = tuple[frozenset[int], frozenset[str], PartsRead]
+_Adds = dict[int, tuple[int, ...]]  # a unit's id -> the ids of the parts it adds
 
 
 class SeenBodies:
@@ -45,7 +47,9 @@ class SeenBodies:
         # A header unit's id -> its body's, its defaults' (-1: none recorded, as in a
         # store written before they had a unit) and its docstring's ids, its bound name.
         self._parts: dict[int, tuple[int, int, int, str]] = {}
-        self._partless: set[int] = set()  # ids whose ``_parts_of`` is ``_NO_PARTS``
+        # (names handed, parts read) -> what each unit found adds, and the units adding
+        # nothing (``_parts_found``).
+        self._adds: dict[tuple[frozenset[str], PartsRead], tuple[_Adds, set[int]]] = {}
         # (units shared by many tests, their modules, parts read) -> ``add_beside``.
         self._shared_parts: dict[_SharedKey, frozenset[int]] = {}
 
@@ -75,30 +79,42 @@ class SeenBodies:
         found.update(self._parts_found(found.difference(shared), paths, read))
         found |= parts
 
-    def _parts_found(self, found: Set[int], paths: Set[str], read: PartsRead) -> list[int]:
+    def _parts_found(
+        self, found: set[int] | frozenset[int], paths: Set[str], read: PartsRead
+    ) -> list[int]:
         """What ``add`` adds to ``found``."""
         key = frozenset(paths)
         handed = self._handed_unions.get(key)
         if handed is None:
             handed = frozenset().union(*map(self._handed_names, paths))
             self._handed_unions[key] = handed
+        # What each unit adds depends only on the names handed and the parts read, which
+        # most tests share: kept per both, every unit is looked at once (a test's found
+        # set holds hundreds of headers that add nothing unless code was read).
+        adds, barren = self._adds.setdefault((handed, read), ({}, set()))
+        for uid in found.difference(barren, adds):
+            parts = self._parts_added(uid, handed, read)
+            if parts:
+                adds[uid] = parts
+            else:
+                barren.add(uid)
+        return list(chain.from_iterable(map(adds.__getitem__, adds.keys() & found)))
+
+    def _parts_added(self, uid: int, handed: frozenset[str], read: PartsRead) -> tuple[int, ...]:
+        """The parts of unit ``uid`` a test sees that read ``read`` and depends on modules
+        handing the names ``handed`` to library code."""
+        body, defaults, doc, name = self._parts_of(uid)
+        if doc < 0:
+            return ()
+        whole = read.code or name in handed
         added: list[int] = []
-        partless = self._partless
-        # Most units found have no body or docstring of their own: set aside in C.
-        known = self._parts
-        for uid in found - partless:
-            body, defaults, doc, name = known.get(uid) or self._parts_of(uid)
-            if doc < 0:
-                partless.add(uid)
-                continue
-            whole = read.code or name in handed
-            if whole and body >= 0:
-                added.append(body)
-            if read.signatures and defaults >= 0:
-                added.append(defaults)
-            if whole or read.docs:
-                added.append(doc)
-        return added
+        if whole and body >= 0:
+            added.append(body)
+        if read.signatures and defaults >= 0:
+            added.append(defaults)
+        if whole or read.docs:
+            added.append(doc)
+        return tuple(added)
 
     def _parts_of(self, uid: int) -> tuple[int, int, int, str]:
         parts = self._parts.get(uid)

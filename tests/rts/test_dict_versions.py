@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from lsp_server.rts.dict_versions import SUPPORTED, DictSnapshot, dict_version
+from lsp_server.rts.dict_versions import SUPPORTED, DictSnapshot, SnapshotGroup, dict_version
 
 CPYTHON_WITH_TAGS = sys.implementation.name == "cpython" and sys.version_info < (3, 14)
 
@@ -88,3 +88,35 @@ def test_a_dict_subclass_has_no_tag_and_is_copied_every_time() -> None:
     assert not snapshot.unchanged()
     assert snapshot.entries is not first
     assert snapshot.entries == ordered
+
+
+def test_a_group_copies_only_the_snapshots_whose_dict_changed_and_tells_which() -> None:
+    namespaces = [{"k": i} for i in range(5)]
+    ordered = collections.OrderedDict(a=1)  # no tag: changed every time, as alone
+    group = SnapshotGroup()
+    for namespace in (*namespaces, ordered):
+        group.add(DictSnapshot(namespace))
+    kept = [s.entries for s in group.snapshots]
+    assert group.changed() == ([] if SUPPORTED else [0, 1, 2, 3, 4]) + [5]
+    namespaces[3]["k"] = object()
+    namespaces[1]["new"] = 1
+    assert group.changed() == ([1, 3] if SUPPORTED else [0, 1, 2, 3, 4]) + [5]
+    group.take()
+    assert [s.entries for s in group.snapshots] == [*namespaces, ordered]
+    if SUPPORTED:
+        same = [s.entries is k for s, k in zip(group.snapshots, kept, strict=True)]
+        assert same == [True, False, True, False, True, False]
+    assert group.changed() == ([] if SUPPORTED else [0, 1, 2, 3, 4]) + [5]
+
+
+@pytest.mark.skipif(not SUPPORTED, reason="no version tag on this interpreter")
+def test_a_group_agrees_with_each_snapshot_alone_on_every_kind_of_change() -> None:
+    namespaces: list[dict[str, Any]] = [{"k": object(), "j": 1} for _ in CHANGES]
+    group = SnapshotGroup()
+    for namespace in namespaces:
+        group.add(DictSnapshot(namespace))
+    alone = [DictSnapshot(namespace) for namespace in namespaces]
+    for place, change in enumerate(CHANGES.values()):
+        change(namespaces[place])
+        assert group.changed() == list(range(place + 1))
+        assert [not s.unchanged() for s in alone] == [i <= place for i in range(len(CHANGES))]
