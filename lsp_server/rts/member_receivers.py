@@ -22,34 +22,44 @@ from lsp_server.rts.file_units import Unit
 from lsp_server.rts.lookups import ATTRIBUTE_LOOKUP
 from lsp_server.rts.snapshots import FileStates
 from lsp_server.rts.store import DependencyStore
-from lsp_server.rts.unit_names import body_name
+from lsp_server.rts.unit_names import body_name, bound_name
 
 
 def tests_reading_added(
-    store: DependencyStore, states: FileStates, added: dict[str, dict[str, Unit]]
+    store: DependencyStore, states: FileStates, added: dict[str, list[Unit]]
 ) -> dict[str, Unit]:
-    """The tests that may see a name newly bound in a module (``added``: path -> name ->
-    the unit binding it), each with that unit."""
+    """The tests that may see a name newly bound in a module (``added``: path -> the units
+    binding new names), each with one such unit."""
     out: dict[str, Unit] = {}
-    for path, by_name in sorted(added.items()):
-        first = next(iter(by_name.values()))
-        keys = dict(by_name)
-        for name, unit in by_name.items():
-            if "." in (body_name(unit.name) or unit.name):
-                # A class attribute: ``getattr(self, name)`` with a name starting with
-                # any prefix of it (the empty one: any name).
-                for end in range(len(name) + 1):
-                    keys.setdefault(ATTRIBUTE_LOOKUP + name[:end], unit)
-        readers: dict[str, set[str] | None] = {}
-        for nodeid, name in store.tests_reading(path, keys).items():
-            unit = keys.get(name, first)
-            owner = _owner_class(store, states, unit)
-            if owner is not None and owner not in readers:
-                readers[owner] = set(store.tests_depending_on(Unit(path, owner)))
-            reached = None if owner is None else readers[owner]
-            if reached is None or nodeid in reached:
-                out.setdefault(nodeid, unit)
+    for path, units in sorted(added.items()):
+        # One query per receiver: a test is asked about each class whose new attributes it
+        # may read (two classes gaining the same name, a test reading names of both).
+        by_owner: dict[str | None, list[Unit]] = {}
+        for unit in units:
+            by_owner.setdefault(_owner_class(store, states, unit), []).append(unit)
+        for owner, owned in by_owner.items():
+            reached = None if owner is None else set(store.tests_depending_on(Unit(path, owner)))
+            keys = _lookup_keys(owned)
+            for nodeid, name in store.tests_reading(path, keys).items():
+                if reached is None or nodeid in reached:
+                    out.setdefault(nodeid, keys.get(name, owned[0]))
     return out
+
+
+def _lookup_keys(units: list[Unit]) -> dict[str, Unit]:
+    """The read keys that see the names ``units`` bind: the names, and for a class
+    attribute ``getattr(self, name)`` with a name starting with any prefix of it (the empty
+    one: any name)."""
+    keys: dict[str, Unit] = {}
+    for unit in units:
+        name = bound_name(unit.name)
+        if name is None:
+            continue
+        keys.setdefault(name, unit)
+        if "." in (body_name(unit.name) or unit.name):
+            for end in range(len(name) + 1):
+                keys.setdefault(ATTRIBUTE_LOOKUP + name[:end], unit)
+    return keys
 
 
 def _owner_class(store: DependencyStore, states: FileStates, unit: Unit) -> str | None:

@@ -148,14 +148,14 @@ def tests_reading_changed(
     fails: ``rts.binding_reads``; with a ``resolver``, only for tests depending on a module
     that still takes it: ``rts.name_takers``; a star import too while ``__all__`` lists
     it), with that unit."""
-    added: dict[str, dict[str, Unit]] = {}
+    added: dict[str, list[Unit]] = {}
     needed: dict[str, dict[str, Unit]] = {}  # what from-imports take, removed
     for unit, kind in changed.items():
         name = bound_name(unit.name)
         if name is None or unit.path == NAMES:
             continue
         if kind is ReasonKind.ADDED:
-            added.setdefault(unit.path, {}).setdefault(name, unit)
+            added.setdefault(unit.path, []).append(unit)
         elif kind is ReasonKind.REMOVED and "." not in (body_name(unit.name) or unit.name):
             keys = needed.setdefault(unit.path, {})
             keys.setdefault(NEEDED_BY_IMPORT + name, unit)

@@ -7,6 +7,10 @@ the class by a subclass, or by running one of its methods, still is. Real pytest
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+
 import pytest
 
 from .helpers import edit, run, write
@@ -62,3 +66,45 @@ def test_a_new_member_selects_only_tests_that_reached_its_class(
         "return message.encode()\n\n    info = msg",
     )
     assert run(pytester) == {"test_bytes", "test_subclass"}
+
+
+@pytest.mark.slow  # ~5 s: one selection per hash seed, each in its own interpreter
+def test_two_classes_gaining_one_name_select_the_readers_of_either(
+    pytester: pytest.Pytester,
+) -> None:
+    # One save adds ``size`` to both classes: the receiver rule must ask about each. Keyed
+    # by the bare name, one of the two units stood for both, chosen by the order of a
+    # hashed set: ``Other``'s (never reached) on some seeds, and ``test_size`` was skipped.
+    write(pytester, "box.py", _BOXES)
+    write(
+        pytester,
+        "test_box.py",
+        "import box\n\n\ndef test_size():\n    assert box.Box().size == 1\n",
+    )
+    assert run(pytester) == {"test_size"}
+    property_text = "    @property\n    def size(self):\n        return 2\n\n"
+    edit(pytester, "box.py", "class Other:\n", "class Other:\n" + property_text)
+    edit(pytester, "box.py", "class Box:\n", "class Box:\n" + property_text)
+    code = "import sys; from lsp_server.cli import main; sys.exit(main(sys.argv[1:]))"
+    for seed in range(8):
+        listed = subprocess.run(
+            [sys.executable, "-c", code, "affected", "--root", str(pytester.path)],
+            cwd=pytester.path,
+            capture_output=True,
+            text=True,
+            timeout=120,
+            env={**os.environ, "PYTHONHASHSEED": str(seed)},
+        )
+        assert listed.returncode == 0, listed.stderr
+        assert "test_box.py::test_size" in listed.stdout, (seed, listed.stdout)
+
+
+_BOXES = """
+class Other:
+    pass
+
+
+class Box:
+    def __init__(self):
+        self.size = 1
+"""
