@@ -48,7 +48,7 @@ from types import CodeType
 from typing import Any
 
 from lsp_server.rts.container_reads import ContainerReads, KeyedReads, container_reads
-from lsp_server.rts.dict_versions import DictSnapshot
+from lsp_server.rts.dict_versions import DictSnapshot, same
 from lsp_server.rts.identity import identity
 from lsp_server.rts.project_modules import NewProjectModules
 from lsp_server.rts.rebound_names import bound_by_import, imported_names, names_spelled
@@ -69,14 +69,15 @@ class _Namespace:
 
 
 def _changed_keys(before: dict[Any, Any], now: Mapping[Any, Any]) -> set[Any]:
-    """The keys bound to another object (or added, or dropped), by identity."""
+    """The keys bound to another object (or added, or dropped), by identity (``same``:
+    ``before`` may hold values weakly)."""
     if (
         len(before) == len(now)
         and all(map(operator.is_, before, now))
-        and all(map(operator.is_, before.values(), now.values()))
+        and all(map(same, before.values(), now.values()))
     ):
         return set()
-    changed = {key for key, value in now.items() if before.get(key, _MISSING) is not value}
+    changed = {key for key, value in now.items() if not same(before.get(key, _MISSING), value)}
     return changed | (before.keys() - now.keys())
 
 
@@ -100,7 +101,7 @@ class _Slot:
             self.before, self.entries = _copy(value), None
             return
         if self.entries is None or self.entries.mapping is not value:
-            self.entries = DictSnapshot(value)
+            self.entries = DictSnapshot(value, weak=True)
         self.entries.take()
         if self.holding is None:
             held = [(k, v) for k, v in value.items() if isinstance(v, _KINDS)]
