@@ -131,7 +131,7 @@ def dict_version(mapping: Mapping[Any, Any]) -> DictVersion | None:
     return DictVersion(mapping)
 
 
-class _Weak(weakref.ref):  # type: ignore[type-arg]
+class _Weak(weakref.ref):
     """A snapshot's hold on a value it must not keep alive (no value of the project's is
     one: a snapshot tells them apart by type)."""
 
