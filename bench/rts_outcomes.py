@@ -1,7 +1,7 @@
 """pytest plugin for the rts benchmarks: write each test's node id and outcome, one JSON
 line per test, to the file ``REKS_BENCH_OUTCOMES`` names. Parsing ``-rA`` instead cut a
 node id with a space (``test_case[a b]``) at the space, and a failure's message cannot be
-told from an id that holds `` - ``."""
+told from an id that holds `` - ``. A file that fails to collect is listed as failed."""
 
 from __future__ import annotations
 
@@ -21,6 +21,13 @@ def pytest_runtest_logreport(report: pytest.TestReport) -> None:
         _FAILED.add(report.nodeid)
     elif report.when == "call" or (report.skipped and hasattr(report, "wasxfail")):
         _PASSED.add(report.nodeid)
+
+
+def pytest_collectreport(report: pytest.CollectReport) -> None:
+    # A test file that fails to import (a mutation, a commit) is listed under its own node
+    # id: a tool that collected it failed it too, one that skipped it missed its tests.
+    if report.failed:
+        _FAILED.add(report.nodeid)
 
 
 def pytest_sessionfinish(session: pytest.Session) -> None:

@@ -43,3 +43,17 @@ def test_a_recording_run_and_a_listing_run_give_the_tools_the_same_options(
     assert project.pytest("--reks-all", listing=False).count == 1
     again = project.pytest("--reks")
     assert again.ran == set(), again.output  # nothing changed: nothing runs
+
+
+def test_a_file_that_fails_to_collect_is_listed_as_failed(
+    rts_project: ModuleType, tmp_path: Path
+) -> None:
+    # A mutation that breaks a test module's import (click's Option declarations at the
+    # top of test_info_dict.py) stopped bench/rts_safety: "1 tests ran but none was listed".
+    (tmp_path / "test_good.py").write_text("def test_good():\n    assert True\n")
+    (tmp_path / "test_broken.py").write_text("raise TypeError('at import')\n")
+    project = rts_project.Project("broken", tmp_path, Path(sys.executable), ["-p", "no:xdist"])
+    run = project.pytest("-p", "no:cacheprovider", "--continue-on-collection-errors")
+    assert run.failed == {"test_broken.py"}
+    assert run.passed == {"test_good.py::test_good"}
+    assert project.pytest("-p", "no:cacheprovider").failed == {"test_broken.py"}
