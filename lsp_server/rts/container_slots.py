@@ -9,7 +9,7 @@ from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from lsp_server.rts.dict_versions import DictSnapshot
+from lsp_server.rts.dict_versions import DictSnapshot, same
 
 WHOLE = ("<whole container>",)  # an entry standing for all of a container
 _MISSING = object()
@@ -17,14 +17,15 @@ KINDS = (dict, set, list)
 
 
 def changed_keys(before: dict[Any, Any], now: Mapping[Any, Any]) -> set[Any]:
-    """The keys bound to another object (or added, or dropped), by identity."""
+    """The keys bound to another object (or added, or dropped), by identity (``same``:
+    ``before`` may hold values weakly)."""
     if (
         len(before) == len(now)
         and all(map(operator.is_, before, now))
-        and all(map(operator.is_, before.values(), now.values()))
+        and all(map(same, before.values(), now.values()))
     ):
         return set()
-    changed = {key for key, value in now.items() if before.get(key, _MISSING) is not value}
+    changed = {key for key, value in now.items() if not same(before.get(key, _MISSING), value)}
     return changed | (before.keys() - now.keys())
 
 
@@ -48,7 +49,7 @@ class Slot:
             self.before, self.entries = _copy(value), None
             return
         if self.entries is None or self.entries.mapping is not value:
-            self.entries = DictSnapshot(value)
+            self.entries = DictSnapshot(value, weak=True)
         self.entries.take()
         if self.holding is None:
             held = [(k, v) for k, v in value.items() if isinstance(v, KINDS)]
@@ -100,8 +101,8 @@ def changed_entries(slot: Slot) -> set[Any]:
         if len(before) == len(now) and before == now:
             return set()
         return (now - before) | (before - now)
-    same = len(before) == len(now) and all(map(operator.is_, before, now))
-    return set() if same else {WHOLE}
+    unchanged = len(before) == len(now) and all(map(operator.is_, before, now))
+    return set() if unchanged else {WHOLE}
 
 
 def start_keys(slot: Slot) -> Collection[Any] | None:

@@ -24,6 +24,7 @@ import ctypes
 import gc
 import sys
 import types
+import weakref
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -144,17 +145,43 @@ def dict_version(mapping: Mapping[Any, Any]) -> DictVersion | None:
     return DictVersion(mapping)
 
 
+class _Weak(weakref.ref):
+    """A snapshot's hold on a value it must not keep alive (no value of the project's is
+    one: a snapshot tells them apart by type)."""
+
+    __slots__ = ()
+
+
+def _held(value: object) -> object:
+    """What a snapshot keeps of ``value``: a weak reference where it takes one, else the
+    value (numbers, strings, tuples: kept alive as before)."""
+    return _Weak(value) if type(value).__weakrefoffset__ else value
+
+
+def same(held: object, value: object) -> bool:
+    """Whether ``value`` is the object a snapshot ``held``: a weakly held one that was
+    collected is another object, whatever address the new one got."""
+    if type(held) is _Weak:
+        return (found := held()) is not None and found is value
+    return held is value
+
+
 class DictSnapshot:
     """The entries of a dict (or a class's namespace) as of the last ``take``: copied again
-    only when its version tag says it changed since (every time where it has none)."""
+    only when its version tag says it changed since (every time where it has none).
 
-    __slots__ = ("_seen", "_version", "entries", "mapping")
+    ``weak``: values are held by weak reference where they take one (``same`` compares
+    them): the snapshot of a cache taken as a test starts must not keep alive what the
+    test evicts and then asserts collected (dateutil's ``test_tzoffset_weakref``)."""
 
-    def __init__(self, mapping: Mapping[Any, Any]) -> None:
+    __slots__ = ("_seen", "_version", "_weak", "entries", "mapping")
+
+    def __init__(self, mapping: Mapping[Any, Any], *, weak: bool = False) -> None:
         self.mapping = mapping
         self.entries: dict[Any, Any] = {}
         self._version = dict_version(mapping)
         self._seen = -1
+        self._weak = weak
         self.take()
 
     def take(self) -> None:
@@ -164,12 +191,19 @@ class DictSnapshot:
             if now == self._seen:
                 return
             self._seen = now  # read before the copy: a change in between is seen next time
-        self.entries = dict(self.mapping)
+        self._copy()
 
     def retake(self, seen: int) -> None:
         """Copy the entries again, the tag having been read as ``seen`` just before."""
         self._seen = seen
-        self.entries = dict(self.mapping)
+        self._copy()
+
+    def _copy(self) -> None:
+        mapping = self.mapping
+        if self._weak:
+            self.entries = dict(zip(mapping.keys(), map(_held, mapping.values()), strict=True))
+        else:
+            self.entries = dict(mapping)
 
     def unchanged(self) -> bool:
         """Whether the dict is surely as ``entries`` holds it (false where not known)."""
