@@ -72,8 +72,8 @@ class FileUnits:
     and the modules those import (a refactoring may drop or add one as it may edit the
     module part)."""
     open_namespace: bool = True
-    """Whether the module's globals may come from other modules (``_OPEN_NAMESPACE``
-    spelled anywhere in it, comments included: false alarms only cost precision)."""
+    """Whether the module's globals may come from other modules (``rts.open_namespace``:
+    spelled in its code; false alarms only cost precision)."""
     attribute_names: frozenset[str] = frozenset()
     """Every identifier the source spells after a dot (``x.attr``), over-approximated."""
     from_imports: dict[str, tuple[str, int, str]] = field(default_factory=dict)

@@ -58,6 +58,7 @@ from lsp_server.rts.future import future_marks
 from lsp_server.rts.listing_units import LISTING, listing_units
 from lsp_server.rts.lookups import DYNAMIC_NAMES, bindings_taken, import_origins
 from lsp_server.rts.module_docstring import docstring_binding
+from lsp_server.rts.open_namespace import opens_namespace
 from lsp_server.rts.spans import LOCALS as _LOCALS
 from lsp_server.rts.spans import UnitSpan, scan
 from lsp_server.rts.tokens import (
@@ -81,12 +82,6 @@ from lsp_server.rts.unit_names import (
     doc_name,
     header_name,
     importing_name,
-)
-
-# Spellings that let a module's namespace take names from elsewhere (a star import, a
-# namespace filled in by code): its global reads count as reads of any module.
-_OPEN_NAMESPACE = re.compile(
-    r"import\s+\*|\b(?:globals|locals|vars|__dict__|modules|builtins|__builtins__|exec)\b"
 )
 
 _ATTRIBUTE = re.compile(r"\.\s*([A-Za-z_]\w*)")
@@ -129,7 +124,7 @@ def source_units(path: str, source: str) -> FileUnits:
     result.import_units = frozenset(imported).union(result.from_imports, importing)
     result.import_origins, result.taken = import_origins(tree), bindings_taken(tree)
     future.mark(variants, result.spans.keys(), HEADER, DOC)
-    result.open_namespace = _OPEN_NAMESPACE.search(source) is not None
+    result.open_namespace = opens_namespace(tree, text)
     result.attribute_names = frozenset(_ATTRIBUTE.findall(source))
     if not result.open_namespace:
         result.listed = listed_names(tree, source)
