@@ -14,23 +14,19 @@ pushed by one plain load (a local, a cell, a global, a constant) are found in th
 The names that decide which names are read (the table, the code computing them) are
 dependencies as for any code that ran, so recording the names read loses nothing.
 
-``vars(obj)`` reads every name of ``obj``: only a module's or a class's are bindings, an
-instance's ``__dict__`` holds what the code that ran stored there (sqlparse's cli reads
-``vars(args)`` of an argparse namespace), so the call reads no binding unless the value its
-argument holds is a module or a class.
-
 A call of an attribute-lookup method spelled as an attribute (``super().__getattr__(self,
 name)``, ``object.__getattribute__(self, name)``: sqlparse's token kinds, tinydb's queries)
 is such a call site too where the tracer sees it run (``methods_seen``: 3.12's CALL event,
 the instrumented tracer's ``rts.method_sites``): every argument a plain load, the strings
 they hold the names read, whatever method it called.
 
-A code object keeps the conservative reading when any other lookup by string is spelled in
-it (``globals``, ``__dict__``, ``dir``...), when a lookup function is loaded for anything
+``vars`` and ``dir`` read what they are given whole (``rts.namespace_listings``). A code
+object keeps the conservative reading when any other lookup by string is spelled in it
+(``globals``, ``__dict__``...), when a lookup function is loaded for anything
 but a call, when a call's name argument is computed (``names[i]``, ``prefix + name``; but
 3.12's CALL event hands over ``import_module``'s, its first: tomli's tests import
 ``f"{tomllib.__name__}._types"``) or its value is unknown at the call (a relative
-``import_module``), and once it looked up more than ``MAX_CALLS`` names in a session.
+``import_module``), and once it looked up more than ``MAX_CALLS`` names in a test.
 """
 
 from __future__ import annotations
@@ -48,6 +44,7 @@ from lsp_server.rts.identity import identity
 from lsp_server.rts.import_calls import record_import
 from lsp_server.rts.lookups import DYNAMIC_NAMES
 from lsp_server.rts.named_reads import JUMPS, reads_one_name
+from lsp_server.rts.namespace_listings import record_listing
 from lsp_server.rts.reads import EVERY_NAME
 from lsp_server.rts.site_values import (
     Source,
@@ -80,6 +77,7 @@ _NAME_ARGUMENTS: list[tuple[Callable[..., object], slice, str | None]] = [
     (builtins.__import__, slice(0, 1), None),
     # Reads every name of what it is given: bindings only of a module or a class.
     (vars, slice(0, 1), None),
+    (dir, slice(0, 1), None),  # lists names: ``rts.namespace_listings``
 ]
 if sys.version_info >= (3, 12):
     # Classes: only the CALL event sees them called. The names are fixed at the getter's making.
@@ -114,8 +112,8 @@ _METHOD_OPS = frozenset(["LOAD_ATTR", "LOAD_METHOD", "LOAD_SUPER_ATTR"])
 _CALL_OPS = frozenset(["CALL", "CALL_FUNCTION", "CALL_METHOD"])
 
 MAX_CALLS = 20_000
-"""Lookups one code object may record in a session before it is read conservatively (a
-hot loop of ``getattr`` would call back on every turn)."""
+"""Lookups one code object may record in a test (pyflakes's visitor passed it in a session)
+before it is read conservatively (a hot loop of ``getattr`` calls back on every turn)."""
 
 Sites = dict[int, tuple[Source | None, ...]]
 """A call's offset -> the source of each of its arguments (None: computed); a call of a
@@ -235,8 +233,7 @@ class RuntimeLookups:
         self._calls: dict[int, int] = {}
         self.names: dict[int, set[str]] = {}
         self.modules: dict[int, set[str]] = {}
-        # By code: the modules an ``__import__`` fromlist may have imported (if it did).
-        self.submodules: dict[int, set[str]] = {}
+        self.submodules: dict[int, set[str]] = {}  # what a fromlist may have imported
         self.version = 0
         """Grows whenever some code looks up a name (or imports a module) it had not: an
         answer worked out from what was read before is then out of date."""
@@ -252,6 +249,10 @@ class RuntimeLookups:
                 found = found if self.methods_seen(code) else None
             self._sites[key] = found
         return self._sites[key]
+
+    def restart(self) -> None:
+        """A new test (or window) starts: ``MAX_CALLS`` counts afresh."""
+        self._calls.clear()
 
     def is_project_code(self, code: CodeType) -> bool:
         wanted = self._files.get(code.co_filename)
@@ -311,6 +312,8 @@ class RuntimeLookups:
             return False
         if function is vars:
             return record_vars(frame, sources, names)
+        if function is dir:
+            return record_listing(frame, code, sources, names, self._is_project_file)
         if function is builtins.__import__:
             modules = self.modules.setdefault(key, set())
             submodules = self.submodules.setdefault(key, set())

@@ -134,6 +134,7 @@ class CodeTracer:
         self._span_outers.clear()  # what they held went with an earlier take
         if restart:
             self._return_counts.clear()
+            self.lookups.restart()
         return seen
 
     spans = False

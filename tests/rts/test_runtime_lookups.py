@@ -599,3 +599,43 @@ def test_an_import_by_name_sees_a_new_binding_of_a_name_it_took(
     _import_string_project(pytester)
     edit(pytester, "pkg/ext.py", "OTHER = 4", "OTHER = 4\nI18n = int")
     assert run(pytester) == {"test_other"}
+
+
+def test_a_lookup_hot_over_the_session_but_not_in_one_test_stays_precise(
+    pytester: pytest.Pytester,
+) -> None:
+    """A visitor's ``getattr(node, field)`` (pyflakes's ``iter_child_nodes``) runs a few
+    hundred times in each test and past ``MAX_CALLS`` over the suite: counted over the
+    session, the tests after that point read every name of every module they imported,
+    and a version bump in the package's ``__init__`` selected the whole suite."""
+    from lsp_server.rts.runtime_lookups import MAX_CALLS
+
+    per_test = MAX_CALLS // 3 + 1
+    write(pytester, "pkg/__init__.py", "__version__ = '1.0'\n")
+    write(
+        pytester,
+        "pkg/walk.py",
+        """
+        class Node:
+            left = 1
+            right = 2
+
+
+        def fields(node, names):
+            return [getattr(node, name) for name in names]
+        """,
+    )
+    tests = "\n".join(
+        f"""
+def test_walk_{i}():
+    assert walk.fields(walk.Node(), ["left", "right"] * {per_test // 2})[:2] == [1, 2]
+"""
+        for i in range(4)
+    )
+    write(pytester, "test_walk.py", "from pkg import walk\n" + tests)
+    names = {f"test_walk_{i}" for i in range(4)}
+    assert run(pytester, flag="--reks-all") == names
+    edit(pytester, "pkg/__init__.py", "'1.0'", "'1.1'")
+    assert run(pytester) == set()
+    edit(pytester, "pkg/walk.py", "right = 2", "right = 3")
+    assert run(pytester) == names
