@@ -123,6 +123,11 @@ def run_reks(root: Path, project: Project, jobs: int) -> Analysis:
 # -- (b) naive -----------------------------------------------------------------------------
 
 
+_NOT_RUN = (3, 4, 5)
+"""pytest's exit codes that say it did not run the tests (a collection error, 2, is a
+transformation's effect at import: detected)."""
+
+
 def run_naive(copy: Path, result: TransformationResult) -> tuple[float, float, bool]:
     """Seconds, CPU seconds and whether some test failed, rewriting the file and running
     pytest afresh."""
@@ -141,6 +146,9 @@ def run_naive(copy: Path, result: TransformationResult) -> tuple[float, float, b
             capture_output=True,
             timeout=120,
         )
+        if done.returncode in _NOT_RUN:  # a usage or internal error, or no such tests
+            tail = done.stderr.decode(errors="replace")[-400:]
+            raise SystemExit(f"the naive pytest ran no test (exit {done.returncode}): {tail}")
         failed = done.returncode != 0
     except subprocess.TimeoutExpired:
         failed = True
@@ -364,14 +372,18 @@ def record_store(root: Path) -> None:
     """``pytest --reks`` in ``root``: the dependency store the analysis then reuses."""
     env = {**os.environ, "PYTHONPATH": str(import_root(root))}
     started = time.perf_counter()
-    subprocess.run(
+    done = subprocess.run(
         [sys.executable, "-m", "pytest", "--reks", "-q", *QUIET],
         cwd=root,
         env=env,
         capture_output=True,
         timeout=1800,
     )
-    print(f"    (store recorded by pytest --reks in {time.perf_counter() - started:.1f} s)")
+    seconds = time.perf_counter() - started
+    if done.returncode not in (0, 1):  # a project whose pytest cannot start (parse's --cov)
+        tail = done.stderr.decode(errors="replace")[-400:]
+        raise SystemExit(f"pytest --reks recorded no store (exit {done.returncode}): {tail}")
+    print(f"    (store recorded by pytest --reks in {seconds:.1f} s)")
 
 
 def naive_sample(ran: list[TransformationResult], size: int) -> list[TransformationResult]:

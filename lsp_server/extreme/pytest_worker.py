@@ -28,6 +28,7 @@ import pytest
 from _pytest.runner import runtestprotocol
 
 from lsp_server.extreme import code_swap as swapping
+from lsp_server.extreme import project_options
 from lsp_server.extreme.assert_mode import assert_mode
 from lsp_server.extreme.bytecode import use_private_cache
 from lsp_server.extreme.library_caches import fill_library_caches
@@ -385,8 +386,9 @@ def main(argv: list[str], plugin_class: type[WorkerPlugin] = WorkerPlugin) -> in
         a for name in ("cacheprovider", "reks", "xdist", "randomly") for a in ("-p", f"no:{name}")
     ]
     asserts = f"--assert={assert_mode(Path(root))}"
-    args = [*off, asserts, "--capture=no", "-q", "-o", "addopts=", "--rootdir", root, *argv[1:]]
-    code = pytest.main(args, plugins=[plugin, plugin.setup_clock, plugin.wanted])
+    args = [*off, asserts, "--capture=no", "-q", "--rootdir", root, *argv[1:]]
+    plugins = [plugin, plugin.setup_clock, plugin.wanted, project_options]
+    code = pytest.main(args, plugins=plugins)
     if not plugin.served:
         why = f"pytest could not collect the tests of {root} (exit status {code})"
         plugin.send({"op": "error", "message": why})

@@ -1,0 +1,113 @@
+"""The project's own pytest options that a worker keeps (a pytest plugin).
+
+A project's ``addopts`` (ini file, or ``PYTEST_ADDOPTS``) can change what its suite checks:
+``--doctest-modules`` collects the doctests that may be all that checks a function (parse's
+``with_pattern``), ``-W error`` fails a test on a warning, ``-p`` loads a plugin. The
+workers and the on-disk runs keep them, as plain pytest does, and drop only what cannot
+apply inside a worker, with its value: options of the plugins a worker turns off (xdist,
+the cache provider, randomly, reks), coverage, stopping early (a worker runs the tests it
+is handed, each on its own), debuggers and report files.
+
+The filter runs where pytest has put the ``addopts`` into the arguments and before it
+parses them (``pytest_load_initial_conftests``), so pytest finds the ini file itself.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+_FLAGS = frozenset(
+    [
+        "-x",
+        "--exitfirst",
+        "--lf",
+        "--last-failed",
+        "--ff",
+        "--failed-first",
+        "--nf",
+        "--new-first",
+        "--sw",
+        "--stepwise",
+        "--sw-skip",
+        "--stepwise-skip",
+        "--sw-reset",
+        "--stepwise-reset",
+        "--cache-clear",
+        "--cache-show",
+        "--pdb",
+        "--trace",
+        "--no-cov",
+        "--no-cov-on-fail",
+        "--cov-append",
+        "--cov-branch",
+        "--looponfail",
+        "-f",
+        "--boxed",
+        "--loadscope-reorder",
+        "--no-loadscope-reorder",
+        "--randomly-dont-reorganize",
+        "--randomly-dont-reset-seed",
+    ]
+)
+"""Options without a value, dropped."""
+
+_VALUED = frozenset(
+    [
+        "-n",
+        "--numprocesses",
+        "--maxprocesses",
+        "--dist",
+        "-d",
+        "--tx",
+        "--rsyncdir",
+        "--maxfail",
+        "--max-worker-restart",
+        "--cov-report",
+        "--cov-config",
+        "--cov-fail-under",
+        "--cov-context",
+        "--junitxml",
+        "--junit-xml",
+        "--junit-prefix",
+        "--html",
+        "--randomly-seed",
+        "--last-failed-no-failures",
+        "--lfnf",
+        "--pdbcls",
+        "--px",
+        "--rsyncignore",
+        "--testrunuid",
+    ]
+)
+"""Options with a value (``--opt value`` or ``--opt=value``), dropped with it."""
+
+_OPTIONAL_VALUE = frozenset(["--cov", "--cache-show"])
+"""Options whose value is optional (``--cov``, ``--cov=pkg``, ``--cov pkg``)."""
+
+
+def kept_options(args: list[str]) -> list[str]:
+    """``args`` without the options a worker cannot apply (see the module docstring)."""
+    kept: list[str] = []
+    at = 0
+    while at < len(args):
+        arg = args[at]
+        name = arg.split("=", 1)[0]
+        at += 1
+        if name.startswith("--reks") or (name in _FLAGS and "=" not in arg):
+            continue
+        if arg.startswith("-n") and len(arg) > 2:  # xdist's ``-n4``, ``-nauto``
+            continue
+        if name in _VALUED:
+            at += 0 if "=" in arg else 1
+            continue
+        if name in _OPTIONAL_VALUE:
+            if "=" not in arg and at < len(args) and not args[at].startswith("-"):
+                at += 1
+            continue
+        kept.append(arg)
+    return kept
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_load_initial_conftests(args: list[str]) -> None:
+    args[:] = kept_options(args)
