@@ -27,20 +27,24 @@ from types import CodeType, FrameType, ModuleType
 
 from lsp_server.rts.lookups import ATTRIBUTE_LOOKUP
 from lsp_server.rts.reads import EVERY_NAME
-from lsp_server.rts.site_values import Source, value_at
+from lsp_server.rts.site_values import Source, record_vars, value_at
 
 _NO_VALUE = object()
 
 
 def record_listing(
+    function: object,
     frame: FrameType,
     code: CodeType,
     sources: tuple[Source | None, ...],
     names: set[str],
     is_project_file: Callable[[str], bool],
 ) -> bool:
-    """Record what ``dir`` called at a site of ``code`` (running in ``frame``) with
-    arguments from ``sources`` lists; False when it reads every name (given up)."""
+    """Record what ``function`` (``vars`` or ``dir``), called at a site of ``code``
+    (running in ``frame``) with arguments from ``sources``, reads; False when it reads
+    every name (given up)."""
+    if function is vars:
+        return record_vars(frame, sources, names)
     if not sources:
         if code.co_flags & inspect.CO_OPTIMIZED:
             return True  # a function's own variables

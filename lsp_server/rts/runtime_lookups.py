@@ -52,7 +52,6 @@ from lsp_server.rts.site_values import (
     parts_of,
     record_handed_names,
     record_method_call,
-    record_vars,
     value_at,
 )
 
@@ -310,10 +309,8 @@ class RuntimeLookups:
             # A call site not told apart, or no lookup function after all.
             names.add(EVERY_NAME)
             return False
-        if function is vars:
-            return record_vars(frame, sources, names)
-        if function is dir:
-            return record_listing(frame, code, sources, names, self._is_project_file)
+        if function is vars or function is dir:
+            return record_listing(function, frame, code, sources, names, self._is_project_file)
         if function is builtins.__import__:
             modules = self.modules.setdefault(key, set())
             submodules = self.submodules.setdefault(key, set())
