@@ -183,6 +183,9 @@ _MIXED_TESTS = """
     class DoubleCase(unittest.TestCase):
         def test_double(self):
             self.assertEqual(double(3), 6)
+
+        def test_inc(self):
+            self.assertEqual(inc(5), 6)
 """
 
 
@@ -214,7 +217,11 @@ def test_in_a_test_file_that_reaches_them_only_the_reaching_tests_are_collected(
     log.unlink()
     narrowed = _analyse(root, "calc.py")
     collected = set(log.read_text().split())
-    assert collected == {"test_mixed.py::test_inc", "test_mixed.py::TestBoth::test_inc"}
+    assert collected == {
+        "test_mixed.py::test_inc",
+        "test_mixed.py::TestBoth::test_inc",
+        "test_mixed.py::DoubleCase::test_inc",
+    }
     assert narrowed.uncollected_tests == 4
     _check(narrowed, [], "detected")
 
