@@ -39,10 +39,11 @@ def _cpu_ms(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) * 1000 / os.sysconf("SC_CLK_TCK")
 
 
-def timeline(root: Path, targets: list[str]) -> tuple[dict[str, tuple[float, float]], float]:
+def timeline(root: Path, targets: list[str]) -> tuple[dict[str, tuple[float, float]], float, int]:
     """One analysis of ``targets``: (wall ms since it began, worker CPU ms) at the first
-    arrival of each of ``MARKS``, and its seconds end to end."""
+    arrival of each of ``MARKS``, its seconds end to end, and the tests a worker collected."""
     seen: dict[str, tuple[float, float]] = {}
+    collected: list[int] = []
     started = time.perf_counter()
     receive = pool_module.Worker.receive
 
@@ -52,6 +53,8 @@ def timeline(root: Path, targets: list[str]) -> tuple[dict[str, tuple[float, flo
         if op in MARKS and op not in seen:
             wall = (time.perf_counter() - started) * 1000
             seen[op] = (wall, _cpu_ms(worker.process.pid))
+            if op == "ready":
+                collected.append(int(message.get("tests", 0)))
         return message
 
     pool_module.Worker.receive = timed  # type: ignore[method-assign]
@@ -63,7 +66,7 @@ def timeline(root: Path, targets: list[str]) -> tuple[dict[str, tuple[float, flo
         analysis = analyse(root, options)
     finally:
         pool_module.Worker.receive = receive  # type: ignore[method-assign]
-    return seen, analysis.elapsed
+    return seen, analysis.elapsed, collected[0] if collected else 0
 
 
 def fresh(source: Path) -> Path:
@@ -84,10 +87,13 @@ def main() -> int:
         rows: list[dict[str, tuple[float, float]]] = []
         print(f"== {path}: {targets}")
         for run in range(args.runs):
-            seen, elapsed = timeline(fresh(Path(path).resolve()), targets.split(","))
+            seen, elapsed, tests = timeline(fresh(Path(path).resolve()), targets.split(","))
             rows.append(seen)
             marks = ", ".join(f"{op} {w:.0f} ms (CPU {c:.0f})" for op, (w, c) in seen.items())
-            print(f"  run {run + 1}: {marks}; end to end {elapsed:.2f} s {load()}")
+            print(
+                f"  run {run + 1}: {marks}; {tests} tests collected; end to end {elapsed:.2f} s "
+                f"{load()}"
+            )
         medians = [
             f"{op} {statistics.median(r[op][0] for r in rows):.0f} ms "
             f"(CPU {statistics.median(r[op][1] for r in rows):.0f})"

@@ -3,7 +3,9 @@ cannot reach the analysed functions (``collection_scope``); a pytest plugin."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import contextlib
+import sys
+from collections.abc import Generator, Iterable, Iterator
 
 import pytest
 
@@ -13,22 +15,23 @@ class WantedTests:
     without parameters: a parametrized test is collected whole, as pytest does."""
 
     def __init__(self) -> None:
-        self.wanted: set[str] = set()
-        self.narrowed: set[str] = set()  # collectors whose children are only wanted ones
+        # Collector node id -> the names of its members to collect; a collector not named
+        # here collects everything.
+        self.members: dict[str, set[str]] = {}
 
     def want(self, nodeids: Iterable[str]) -> None:
         """Collect only ``nodeids`` of the collectors above them (before collection)."""
         for nodeid in nodeids:
             parts = nodeid.partition("[")[0].split("::")
             for depth in range(1, len(parts)):
-                self.narrowed.add("::".join(parts[:depth]))
-                self.wanted.add("::".join(parts[: depth + 1]))
+                self.members.setdefault("::".join(parts[:depth]), set()).add(parts[depth])
 
     def leaves_out(self, collector: str, name: str) -> bool:
         """Whether the collector with node id ``collector`` skips its member ``name``.
         A collector not named (another file, or one whose node ids pytest spells
         otherwise than the store) collects everything, as before."""
-        return collector in self.narrowed and f"{collector}::{name}" not in self.wanted
+        members = self.members.get(collector)
+        return members is not None and name not in members
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_pycollect_makeitem(
@@ -36,3 +39,45 @@ class WantedTests:
     ) -> list[pytest.Item] | None:
         # An empty list is an answer: pytest's own hooks are not asked.
         return [] if self.leaves_out(collector.nodeid, name) else None
+
+    @pytest.hookimpl(wrapper=True)
+    def pytest_make_collect_report(
+        self, collector: pytest.Collector
+    ) -> Generator[None, pytest.CollectReport, pytest.CollectReport]:
+        # pytest makes the items of a unittest.TestCase class itself, from the names
+        # unittest's loader finds, without asking pytest_pycollect_makeitem.
+        with _only_methods(_unittest_class(collector), self.members.get(collector.nodeid)):
+            return (yield)
+
+
+def _unittest_class(collector: pytest.Collector) -> type | None:
+    """The unittest.TestCase class ``collector`` collects the methods of, if any."""
+    unittest = sys.modules.get("unittest")
+    cls = getattr(collector, "obj", None) if isinstance(collector, pytest.Class) else None
+    if unittest is None or not isinstance(cls, type) or not issubclass(cls, unittest.TestCase):
+        return None
+    return cls
+
+
+@contextlib.contextmanager
+def _only_methods(cls: type | None, names: set[str] | None) -> Iterator[None]:
+    """While inside: unittest's loaders find only the test methods ``names`` of ``cls``.
+    Nothing is narrowed unless every name is one of the methods the loader finds, each a
+    plain identifier (a pattern matches it alone): else the class collects whole."""
+    from unittest import TestLoader
+
+    if cls is None or not names or not all(name.isidentifier() for name in names):
+        yield
+        return
+    if not names.issubset(TestLoader().getTestCaseNames(cls)):
+        yield
+        return
+    # A loader's name patterns match "module.Class.method" (unittest -k); pytest's loader
+    # is made inside its collect, so the class default is the one place to set them.
+    # The worker collects on one thread, and the default is restored right after.
+    before = TestLoader.testNamePatterns
+    TestLoader.testNamePatterns = [f"*.{name}" for name in sorted(names)]
+    try:
+        yield
+    finally:
+        TestLoader.testNamePatterns = before

@@ -183,6 +183,9 @@ _MIXED_TESTS = """
     class DoubleCase(unittest.TestCase):
         def test_double(self):
             self.assertEqual(double(3), 6)
+
+        def test_inc(self):
+            self.assertEqual(inc(5), 6)
 """
 
 
@@ -214,7 +217,11 @@ def test_in_a_test_file_that_reaches_them_only_the_reaching_tests_are_collected(
     log.unlink()
     narrowed = _analyse(root, "calc.py")
     collected = set(log.read_text().split())
-    assert collected == {"test_mixed.py::test_inc", "test_mixed.py::TestBoth::test_inc"}
+    assert collected == {
+        "test_mixed.py::test_inc",
+        "test_mixed.py::TestBoth::test_inc",
+        "test_mixed.py::DoubleCase::test_inc",
+    }
     assert narrowed.uncollected_tests == 4
     _check(narrowed, [], "detected")
 
@@ -232,3 +239,49 @@ def test_the_verdicts_of_a_narrowed_collection_are_those_of_a_whole_one(
     assert [(r.transformation, r.verdict) for r in narrowed.results] == [
         (r.transformation, r.verdict) for r in whole.results
     ]
+
+
+_UNITTEST_CLASS = """
+    import unittest
+
+    from calc import inc
+    from other import double
+
+
+    class BothCase(unittest.TestCase):
+        def test_inc(self):
+            self.assertEqual(inc(1), 2)
+
+        def test_double(self):
+            self.assertEqual(double(2), 4)
+
+        def test_double_again(self):
+            self.assertEqual(double(3), 6)
+"""
+
+
+def test_in_a_unittest_class_that_reaches_them_only_the_reaching_methods_are_collected(
+    make_project: Callable[[dict[str, str]], Path], tmp_path: Path
+) -> None:
+    # pytest makes the items of a unittest.TestCase class itself (not through
+    # pytest_pycollect_makeitem): every method of a class holding one wanted test was
+    # collected, as were whole classes of more-itertools' tests.
+    log = tmp_path / "collected.log"
+    root = make_project(
+        {
+            "calc.py": "def inc(x):\n    y = x + 1\n    return y\n",
+            "other.py": "def double(x):\n    y = x * 2\n    return y\n",
+            "conftest.py": f"""
+                def pytest_itemcollected(item):
+                    with open({str(log)!r}, "a") as out:
+                        out.write(item.nodeid + "\\n")
+            """,
+            "test_case.py": _UNITTEST_CLASS,
+        }
+    )
+    _record(root)
+    log.unlink()
+    narrowed = _analyse(root, "calc.py")
+    assert set(log.read_text().split()) == {"test_case.py::BothCase::test_inc"}
+    assert narrowed.uncollected_tests == 2
+    _check(narrowed, [], "detected")
