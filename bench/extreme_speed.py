@@ -475,9 +475,10 @@ def compare_naive(
     naive_cpu_total = naive_seconds(ran, cpu_sample, waiting=False)[0]  # a wait: no CPU
     print(
         f"(b) naive     {len(sample)} of them: median {median_naive * 1000:.0f} ms per "
-        f"transformation; extrapolated {naive_total:.0f} s for all {len(ran)} ({waits:.1f} s "
-        f"of it for {hanging} timeouts and detections past a hang: the median plus one wait "
-        f"as long as reks's, each); verdicts agree {agree}/{len(sample)} (undetected ones "
+        f"transformation; extrapolated {naive_total:.0f} s for all {len(ran)} (undetected "
+        f"ones and the others each from their own sample; {waits:.1f} s of it for {hanging} "
+        f"timeouts and detections past a hang: the median plus one wait as long as reks's, "
+        f"each); verdicts agree {agree}/{len(sample)} (undetected ones "
         f"{agree_undetected}/{undetected})"
     )
     reks_same = statistics.median([r.duration for r in sample])
