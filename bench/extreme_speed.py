@@ -426,13 +426,38 @@ def waits_naive(result: TransformationResult) -> bool:
     return result.verdict is Verdict.TIMEOUT or result.reason.startswith(PAST_HANGS)
 
 
-def naive_seconds(ran: list[TransformationResult], median_naive: float) -> tuple[float, float, int]:
-    """The naive way's extrapolated seconds for every transformation reks ran: the sampled
-    median for each, ``naive_timeout_seconds`` for each that hangs; and of it, the seconds
-    of those that hang and their number."""
+def naive_seconds(
+    ran: list[TransformationResult],
+    measured: list[tuple[TransformationResult, float]],
+    waiting: bool = True,
+) -> tuple[float, float, int]:
+    """The naive way's extrapolated cost for every transformation reks ran, from the
+    ``measured`` sample (result, cost): a sampled one costs what it measured; the others
+    the median of the sampled ones of their kind (``_naive_kind``: an undetected verdict
+    runs every covering test, a detection often one, so one median over both charged the
+    undetected ones a detection's cost); each that hangs ``naive_timeout_seconds`` over the
+    median of the detections (only that median when not ``waiting``: CPU time, which
+    a wait does not use). Also, of the total, the seconds of those that hang and their
+    number."""
+    by_kind: dict[bool, list[float]] = {}
+    for result, cost in measured:
+        by_kind.setdefault(_naive_kind(result), []).append(cost)
+    every = [cost for _, cost in measured]
+    median = {kind: statistics.median(costs) for kind, costs in by_kind.items()}
+    overall = statistics.median(every) if every else 0.0
+    sampled = {id(result): cost for result, cost in measured}
     hanging = [r for r in ran if waits_naive(r)]
-    waits = sum(naive_timeout_seconds(r, median_naive) for r in hanging)
-    return median_naive * (len(ran) - len(hanging)) + waits, waits, len(hanging)
+    caught = median.get(False, overall)
+    waits = sum(naive_timeout_seconds(r, caught) for r in hanging) if waiting else 0.0
+    total = 0.0 if waiting else caught * len(hanging)
+    ended = [r for r in ran if not waits_naive(r)]
+    total += sum(sampled.get(id(r), median.get(_naive_kind(r), overall)) for r in ended)
+    return total + waits, waits, len(hanging)
+
+
+def _naive_kind(result: TransformationResult) -> bool:
+    """Whether the naive way runs every covering test of ``result`` (undetected)."""
+    return result.verdict is Verdict.UNDETECTED
 
 
 def compare_naive(
@@ -457,13 +482,15 @@ def compare_naive(
     if not naive_times:
         return
     median_naive = statistics.median(naive_times)
-    naive_total, waits, hanging = naive_seconds(ran, median_naive)
-    naive_cpu_total = statistics.median(naive_cpu) * len(ran)  # a hang's wait: not counted
+    naive_total, waits, hanging = naive_seconds(ran, list(zip(sample, naive_times, strict=True)))
+    cpu_sample = list(zip(sample, naive_cpu, strict=True))
+    naive_cpu_total = naive_seconds(ran, cpu_sample, waiting=False)[0]  # a wait: no CPU
     print(
         f"(b) naive     {len(sample)} of them: median {median_naive * 1000:.0f} ms per "
-        f"transformation; extrapolated {naive_total:.0f} s for all {len(ran)} ({waits:.1f} s "
-        f"of it for {hanging} timeouts and detections past a hang: the median plus one wait "
-        f"as long as reks's, each); verdicts agree {agree}/{len(sample)} (undetected ones "
+        f"transformation; extrapolated {naive_total:.0f} s for all {len(ran)} (undetected "
+        f"ones and the others each from their own sample; {waits:.1f} s of it for {hanging} "
+        f"timeouts and detections past a hang: the median plus one wait as long as reks's, "
+        f"each); verdicts agree {agree}/{len(sample)} (undetected ones "
         f"{agree_undetected}/{undetected})"
     )
     reks_same = statistics.median([r.duration for r in sample])

@@ -90,13 +90,14 @@ def run_transformation(worker: WorkerPlugin, request: dict[str, Any]) -> dict[st
     units: set[str] = set()  # what any of the transformed runs executed
     outcome = _transformed(worker, request, units)
     if outcome["verdict"] == "timeout":
-        conclusive = outcome.pop("conclusive", False)
+        conclusive = bool(outcome.get("conclusive"))
         later = _past_hangs(worker, request, outcome, units)
         if later is not None:
             outcome = later
         elif not conclusive:
             outcome = _repeated(worker, request, units)
         outcome.pop("at", None)
+        outcome.pop("conclusive", None)
     reply: dict[str, Any] = {"op": "result", "id": request["id"], **outcome}
     if worker.run_log is not None:
         docs = doc_reads(worker.root).units(units)  # read without a call (``doc_reads``)
@@ -157,9 +158,11 @@ def _look_past(
 ) -> tuple[dict[str, Any] | None, bool]:
     """``_past_hangs`` with ``slack`` in the CPU budgets of the runs after each hang; and
     whether one of those runs was stopped at its CPU budget. The hangs passed may have, in
-    all, the request's whole timeout of CPU budgets (``_cpu_budget``: counted as planned
-    with ``CPU_SLACK``, not as measured, so that neither the load nor ``slack`` changes
-    how far it looks). A later timeout is not repeated: it only moves on."""
+    all, the request's whole timeout of what they can cost, counted as planned, not as
+    measured, so that neither the load nor ``slack`` changes how far it looks: a busy one
+    its CPU budget (``_cpu_budget``, with ``CPU_SLACK``), a wait (stopped by the clock: it
+    used less CPU time than its budget) the deadline its run had (``_wall_share``). A
+    later timeout is not repeated: it only moves on."""
     ran: list[str] = []
     allowance = float(request["timeout"])
     cut = False
@@ -168,13 +171,14 @@ def _look_past(
         at = outcome.get("at")
         if at is None or at + 1 >= len(tests):
             return None, cut
-        allowance -= _cpu_budget(request, tests[at])
+        busy = bool(outcome.get("conclusive"))
+        allowance -= _cpu_budget(request, tests[at]) if busy else _wall_share(request, at)
         if allowance < 0:
             return None, cut
         ran += tests[: at + 1]
         request = {**_after(request, at), "cpu_slack": slack}
         outcome = _transformed(worker, request, units)
-        cut = cut or bool(outcome.pop("conclusive", False))
+        cut = cut or bool(outcome.get("conclusive"))
     if outcome["verdict"] != "detected":
         return None, cut
     reason = f"{PAST_HANGS} {len(ran)} test(s) hung first, the first {ran[0]}"
@@ -189,6 +193,13 @@ def _cpu_budget(request: dict[str, Any], test: str) -> float:
         return float(request["timeout"])
     factor = float(basis["timing"][1])
     return factor * (float(basis["margin"]) + float(basis["durations"][test])) + CPU_SLACK
+
+
+def _wall_share(request: dict[str, Any], at: int) -> float:
+    """The wall-clock seconds a run stopped by the clock at its test ``at`` lasted: that
+    test's deadline (the whole timeout when the run had none)."""
+    deadlines: list[float] = request.get("deadlines") or []
+    return float(deadlines[at]) if at < len(deadlines) else float(request["timeout"])
 
 
 def _after(request: dict[str, Any], at: int) -> dict[str, Any]:

@@ -68,6 +68,23 @@ def test_detections_past_a_hang_cost_the_naive_way_a_wait(speed: ModuleType) -> 
     past = _result(Verdict.DETECTED, 0.9, f"{PAST_HANGS} 2 test(s) hung first, the first t")
     plain = [_result(Verdict.DETECTED, 0.01) for _ in range(5)]
     assert speed.naive_timeout_seconds(past, 0.25) == pytest.approx(0.25 + 0.3)
-    total, waits, hanging = speed.naive_seconds([past, *plain], 0.25)
+    total, waits, hanging = speed.naive_seconds([past, *plain], [(p, 0.25) for p in plain])
     assert (hanging, waits) == (1, pytest.approx(0.55))
     assert total == pytest.approx(5 * 0.25 + 0.55)
+
+
+def test_undetected_verdicts_cost_the_naive_way_what_their_own_runs_took(
+    speed: ModuleType,
+) -> None:
+    # An undetected verdict runs every covering test, a detection often only the first: a
+    # median over a sample of both, charged to every transformation, charged each
+    # undetected one a detection's cost. Each kind is extrapolated from its own sample,
+    # and what was measured is charged as measured.
+    undetected = [_result(Verdict.UNDETECTED, 1.0) for _ in range(4)]
+    detected = [_result(Verdict.DETECTED, 0.01) for _ in range(20)]
+    measured = [(undetected[0], 10.0), (undetected[1], 12.0)]
+    measured += [(d, 5.0 + i) for i, d in enumerate(detected[:3])]  # median 6
+    total, waits, hanging = speed.naive_seconds([*undetected, *detected], measured)
+    assert (hanging, waits) == (0, 0.0)
+    unmeasured = 2 * 11.0 + 17 * 6.0
+    assert total == pytest.approx(10.0 + 12.0 + (5.0 + 6.0 + 7.0) + unmeasured)

@@ -195,3 +195,47 @@ def test_hangs_passed_on_the_way_to_a_failing_test_cost_less_than_a_full_cpu_bud
     # measured); on ``PROBE_SLACK`` 0.027-0.038 s. The bound leaves room for a loaded machine,
     # where CPU time per hang grows too (0.6 failed once at load 14).
     assert (many - one) / extra < 0.8 * CPU_SLACK, (one, many)
+
+
+# ``ready -> return False``: every test waits for a state that never comes, sleeping
+# (waiting on a lock, a queue or a retry loop looks the same): it uses no CPU, so only its
+# wall-clock deadline (at least ``Options.timeout_base``) stops it. No test fails.
+WAITING_MODULE = """
+import time
+
+def ready(state):
+    if state["n"] >= 3:
+        return True
+    return False
+
+def wait_for(state):
+    while not ready(state):
+        time.sleep(0.01)
+        state["n"] += 1
+    return state["n"]
+"""
+WAITING_TESTS = 30
+
+
+@pytest.mark.slow  # ~10 s (~25 s before): observes 30 tests, one transformation waits
+def test_passing_waits_costs_a_bounded_multiple_of_the_covering_tests_timeout(
+    make_project: Callable[[dict[str, str]], Path],
+) -> None:
+    # The look past hangs for a failing test may use the request's timeout in all; each
+    # wait passed was charged its test's CPU budget (~0.2 s) while it lasted its wall-clock
+    # deadline (~1.1 s): 19 waits passed, ~25 s for a transformation whose tests take ~1 s.
+    tests = "from waiting import wait_for\n\n" + "".join(
+        f"def test_wait_{i}():\n    assert wait_for({{'n': 0}}) == 3\n\n"
+        for i in range(WAITING_TESTS)
+    )
+    root = make_project({"waiting.py": WAITING_MODULE, "test_waiting.py": tests})
+    analysis = analyse(root, Options(jobs=1, incremental=False, paths=[root / "waiting.py"]))
+    (waits,) = [
+        r
+        for r in analysis.results
+        if (r.transformation.function, r.transformation.body) == ("ready", "return False")
+    ]
+    assert waits.verdict is Verdict.TIMEOUT, waits
+    whole = 1.0 + 3.0 * WAITING_TESTS * 0.03  # the timeout of the whole covering set
+    # The first run, the look past the waits (the timeout in all), the repeat, the control.
+    assert waits.duration < 3 * whole + 2.0, waits
