@@ -2,31 +2,279 @@
 namespace filled in by code (``globals()``, ``vars()``, ``__dict__``, ``sys.modules``,
 ``builtins``, ``exec``). Its global reads then count as reads of any module.
 
-Told from the code's tokens, not from the raw text: a comment or a docstring that names
-``__dict__`` or "builtins" runs nothing (toolz's ``functoolz`` did both, and every test
-importing toolz counted as reading ``sys`` of any module). Other string literals are
-kept: a string may name a module that code then fills (``import_module("builtins")``).
+Told from the code, not from the raw text: a comment, a docstring or a string assigned to
+``__doc__`` runs nothing (toolz's ``functoolz`` named ``__dict__`` and "builtins" so, and
+every test importing toolz counted as reading ``sys`` of any module). Other string
+literals are kept: a string may name a module that code then fills
+(``import_module("builtins")``).
+
+Nor does code that only reads a namespace fill one: ``vars(mod).keys()``,
+``globals()["NAME"]``, ``name in obj.__dict__``, ``for k in vars(m)``, ``builtins.abs``
+(toolz's tests read ``builtins`` this way). A value read by a computed key, or through
+``.items()``, may be the builtins' namespace (a module's ``__builtins__``): handed on.
+Every other use of a namespace (stored, passed to a function, updated, an item assigned)
+may fill it and opens the module, except a fill of ``self.__dict__`` in a plain method of
+a class that cannot make modules (bases only ``object`` or such classes of the module, no
+metaclass, no decorator that may replace it): its instances are not modules. Not
+followed, as a module's other code is not: the method called unbound with a module, or
+inherited by a module's class defined elsewhere. Lookups by a computed name are
+``rts.lookups``'s business.
 """
 
 from __future__ import annotations
 
 import ast
 import re
+from collections.abc import Iterator
 
+from lsp_server.rts.ast_walk import walk
 from lsp_server.rts.purity import is_string_statement
-from lsp_server.rts.tokens import TokenText
 
 _OPEN_SPELLING = re.compile(
     r"import\s+\*|\b(?:globals|locals|vars|__dict__|modules|builtins|__builtins__|exec)\b"
 )
+_NAMESPACE_CALLS = frozenset(["globals", "locals", "vars"])
+_MODULE_NAMES = frozenset(["builtins", "__builtins__"])
+_WORDS = _NAMESPACE_CALLS | _MODULE_NAMES | {"__dict__", "modules", "exec"}
+# What reads a namespace and hands out no value of it: a module's namespace holds the
+# builtins' one (``__builtins__``), which ``.items()``, ``.values()`` or ``[k]`` by a
+# computed ``k`` may hand to code that fills it.
+_KEY_METHODS = frozenset(["keys", "__contains__", "__len__"])
+_ITEM_METHODS = frozenset(["get", "__getitem__"])
+# Decorators under which a method's first parameter is still an instance of its class.
+_INSTANCE_DECORATORS = frozenset(["property", "cached_property", "setter", "getter", "deleter"])
+# Class decorators that return the class itself (another one may return anything).
+_CLASS_DECORATORS = frozenset(["dataclass", "total_ordering", "final"])
+_DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 
 
-def opens_namespace(tree: ast.Module, text: TokenText) -> bool:
-    """Whether the module's code (comments and string statements left out) spells a way
-    to fill its namespace from elsewhere."""
-    statements = (node for node in ast.walk(tree) if isinstance(node, ast.stmt))
-    # A string statement's token starts where the statement does (a docstring's does;
-    # one after non-ASCII text on its line is kept: conservative).
-    silent = {(s.lineno, s.col_offset) for s in statements if is_string_statement(s)}
-    pairs = zip(text.positions, text.texts, strict=True)
-    return _OPEN_SPELLING.search(" ".join(t for pos, t in pairs if pos not in silent)) is not None
+def opens_namespace(tree: ast.Module) -> bool:
+    """Whether the module's code (comments and string statements left out) may fill its
+    namespace from elsewhere."""
+    # Most modules spell no word: one walk. Uses are judged only where one is spelled.
+    spelled = [node for node in walk(tree) if _spelling(node)]
+    if not spelled:
+        return False
+    parents = _parents(tree)
+    safe_classes: set[str] | None = None  # needed only for ``__dict__``: found once
+    for node in spelled:
+        if isinstance(node, ast.Attribute) and node.attr == "__dict__" and safe_classes is None:
+            safe_classes = _classes_without_modules(tree)
+        if _may_fill(node, parents, safe_classes or set()):
+            return True
+    return False
+
+
+def _spelling(node: ast.AST) -> bool:
+    """Whether ``node`` spells a word or a star import (its use still to be judged)."""
+    if isinstance(node, ast.Name):
+        return node.id in _WORDS
+    if isinstance(node, ast.Attribute | ast.alias):
+        return (node.attr if isinstance(node, ast.Attribute) else node.name) in _WORDS
+    if isinstance(node, ast.Constant):
+        return isinstance(node.value, str) and _spells(node.value)
+    if isinstance(node, ast.keyword):
+        return node.arg in _WORDS
+    if isinstance(node, ast.Global | ast.Nonlocal):
+        return not _WORDS.isdisjoint(node.names)
+    if isinstance(node, ast.MatchClass):  # ``case C(__dict__=d)`` reads an attribute
+        return not _WORDS.isdisjoint(node.kwd_attrs)
+    if isinstance(node, _DEFINITIONS):
+        return node.name in _WORDS
+    return isinstance(node, ast.ImportFrom) and any(a.name == "*" for a in node.names)
+
+
+def _parents(tree: ast.Module) -> dict[int, ast.AST]:
+    parents: dict[int, ast.AST] = {}
+    for node in walk(tree):  # the fields read as ``ast_walk.walk`` does: fast
+        for name in node._fields:
+            value = getattr(node, name, None)
+            children = value if isinstance(value, list) else (value,)
+            for child in children:
+                if isinstance(child, ast.AST):
+                    parents[id(child)] = node
+    return parents
+
+
+def _may_fill(node: ast.AST, parents: dict[int, ast.AST], safe: set[str]) -> bool:
+    """Whether ``node``, which spells a word (``_spelling``), uses a namespace other than
+    to read it."""
+    if isinstance(node, ast.alias):
+        # ``import builtins`` binds a name whose uses are judged where they are; under
+        # another name they would not be.
+        return node.asname is not None or node.name not in _MODULE_NAMES
+    if isinstance(node, ast.Constant):
+        return not _is_doc(node, parents.get(id(node)))
+    if isinstance(node, ast.Name):
+        return _name_may_fill(node, parents)
+    if isinstance(node, ast.Attribute) and node.attr == "__dict__":
+        return not _only_read(node, parents) and not _instance_dict(node, parents, safe)
+    # A star import, ``sys.modules``, ``builtins.exec``, ``f(globals=...)`` (a string, in
+    # effect), ``global builtins``, ``def vars(...)``.
+    return True
+
+
+def _is_doc(node: ast.Constant, parent: ast.AST | None) -> bool:
+    """A string statement (a docstring), or a string assigned to ``__doc__`` (toolz's
+    ``is_valid_args.__doc__ = "..."``): prose, run by no code of the module (a doctest
+    runs in a copy of the module's namespace)."""
+    if isinstance(parent, ast.stmt) and is_string_statement(parent):
+        return True
+    return (
+        isinstance(parent, ast.Assign)
+        and parent.value is node
+        and all(_last_name(target) == "__doc__" for target in parent.targets)
+    )
+
+
+def _spells(text: str) -> bool:
+    return _OPEN_SPELLING.search(text) is not None
+
+
+def _name_may_fill(node: ast.Name, parents: dict[int, ast.AST]) -> bool:
+    parent = parents.get(id(node))
+    if node.id == "builtins":
+        # ``builtins.abs`` reads; an attribute assigned (``__setattr__`` too), or the
+        # module handed on, may fill.
+        return not (
+            isinstance(parent, ast.Attribute)
+            and parent.value is node
+            and isinstance(parent.ctx, ast.Load)
+            and not parent.attr.startswith("__")
+        )
+    if node.id == "__builtins__":  # a dict outside ``__main__``
+        return not _only_read(node, parents)
+    if node.id in _NAMESPACE_CALLS and isinstance(parent, ast.Call) and parent.func is node:
+        return not _only_read(parent, parents)
+    return True
+
+
+def _only_read(value: ast.expr, parents: dict[int, ast.AST]) -> bool:
+    """Whether the namespace ``value`` evaluates to is only read where it is used."""
+    parent = parents.get(id(value))
+    if isinstance(parent, ast.Attribute) and parent.value is value:
+        if parent.attr in _ITEM_METHODS:  # ``ns.get("NAME")``: the string is judged too
+            call = parents.get(id(parent))
+            return isinstance(call, ast.Call) and call.func is parent and _named(call.args[:1])
+        return parent.attr in _KEY_METHODS
+    if isinstance(parent, ast.Subscript):
+        loaded = parent.value is value and isinstance(parent.ctx, ast.Load)
+        return loaded and _named([parent.slice])
+    if isinstance(parent, ast.Compare):
+        return value is not parent.left and all(
+            isinstance(op, ast.In | ast.NotIn) for op in parent.ops
+        )
+    if isinstance(parent, ast.For | ast.AsyncFor | ast.comprehension):
+        return parent.iter is value
+    return False
+
+
+def _named(keys: list[ast.expr]) -> bool:
+    """Whether ``keys`` is one string written out (``__builtins__`` among the words)."""
+    return len(keys) == 1 and isinstance(keys[0], ast.Constant) and isinstance(keys[0].value, str)
+
+
+def _instance_dict(node: ast.Attribute, parents: dict[int, ast.AST], safe: set[str]) -> bool:
+    """Whether ``node`` is ``self.__dict__`` in a plain method of a class in ``safe``, with
+    ``self`` never rebound there."""
+    receiver = node.value
+    if not isinstance(receiver, ast.Name):
+        return False
+    function = _enclosing(node, parents, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda))
+    if not isinstance(function, ast.FunctionDef | ast.AsyncFunctionDef):
+        return False
+    owner = parents.get(id(function))
+    positional = [*function.args.posonlyargs, *function.args.args]
+    return (
+        isinstance(owner, ast.ClassDef)
+        and owner.name in safe
+        and function in owner.body
+        and bool(positional)
+        and positional[0].arg == receiver.id
+        and all(_last_name(d) in _INSTANCE_DECORATORS for d in function.decorator_list)
+        and receiver.id not in _assigned_names(function)
+    )
+
+
+def _enclosing(
+    node: ast.AST, parents: dict[int, ast.AST], kinds: tuple[type, ...]
+) -> ast.AST | None:
+    current = parents.get(id(node))
+    while current is not None and not isinstance(current, kinds):
+        current = parents.get(id(current))
+    return current
+
+
+def _last_name(decorator: ast.expr) -> str:
+    if isinstance(decorator, ast.Name):
+        return decorator.id
+    if isinstance(decorator, ast.Attribute):
+        return decorator.attr
+    return ""
+
+
+def _assigned_names(function: ast.AST) -> set[str]:
+    """Names bound anywhere inside ``function`` after its parameters: stores, nested
+    ``def``s and classes, imports, ``global``/``nonlocal``."""
+    names: set[str] = set()
+    for node in walk(function):
+        if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
+            names.add(node.id)
+        elif isinstance(node, ast.arg) and node not in _own_args(function):
+            names.add(node.arg)
+        elif isinstance(node, ast.alias):
+            names.add((node.asname or node.name).split(".")[0])
+        elif isinstance(node, ast.Global | ast.Nonlocal):
+            names.update(node.names)
+        elif node is not function and isinstance(node, _DEFINITIONS):
+            names.add(node.name)
+    return names
+
+
+def _own_args(function: ast.AST) -> list[ast.arg]:
+    args = getattr(function, "args", None)
+    if not isinstance(args, ast.arguments):
+        return []
+    every = [*args.posonlyargs, *args.args, *args.kwonlyargs]
+    return every + [a for a in (args.vararg, args.kwarg) if a is not None]
+
+
+def _classes_without_modules(tree: ast.Module) -> set[str]:
+    """Names of the module's classes whose instances cannot be modules: no metaclass or
+    other class keyword, bases only ``object`` or such top-level classes of the module,
+    none of those names bound by anything else in the module."""
+    bound_elsewhere = set(_other_bindings(tree))
+    classes = [node for node in walk(tree) if isinstance(node, ast.ClassDef)]
+    top = {node.name for node in tree.body if isinstance(node, ast.ClassDef)}
+    counts = {name: sum(c.name == name for c in classes) for name in top}
+    trusted = {"object"} - bound_elsewhere
+    safe: set[str] = set()
+    changed = True
+    while changed:
+        changed = False
+        for node in classes:
+            bases_ok = all(isinstance(b, ast.Name) and b.id in trusted for b in node.bases)
+            plain = all(_last_name(d) in _CLASS_DECORATORS for d in node.decorator_list)
+            if node.name not in safe and not node.keywords and bases_ok and plain:
+                safe.add(node.name)
+                changed = True
+                if node.name in top and counts[node.name] == 1:
+                    trusted.add(node.name)
+    # A nested class of the same name as a safe one may not be: all of a name or none.
+    unsafe = {n.name for n in classes if n.name not in safe}
+    return safe - unsafe - bound_elsewhere
+
+
+def _other_bindings(tree: ast.Module) -> Iterator[str]:
+    """Every name bound in the module by something other than a ``class`` statement."""
+    for node in walk(tree):
+        if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
+            yield node.id
+        elif isinstance(node, ast.alias):
+            yield (node.asname or node.name).split(".")[0]
+        elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+            yield node.name
+        elif isinstance(node, ast.arg):
+            yield node.arg
+        elif isinstance(node, ast.Global | ast.Nonlocal):
+            yield from node.names

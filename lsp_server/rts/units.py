@@ -124,7 +124,7 @@ def source_units(path: str, source: str) -> FileUnits:
     result.import_units = frozenset(imported).union(result.from_imports, importing)
     result.import_origins, result.taken = import_origins(tree), bindings_taken(tree)
     future.mark(variants, result.spans.keys(), HEADER, DOC)
-    result.open_namespace = opens_namespace(tree, text)
+    result.open_namespace = opens_namespace(tree)
     result.attribute_names = frozenset(_ATTRIBUTE.findall(source))
     if not result.open_namespace:
         result.listed = listed_names(tree, source)
