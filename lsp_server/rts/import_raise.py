@@ -30,7 +30,7 @@ from lsp_server.rts.bound_names import (
     surely_bound,
 )
 from lsp_server.rts.class_members import PLAIN_BASES, dict_updates
-from lsp_server.rts.constant_calls import succeeds
+from lsp_server.rts.constant_calls import succeeds, value_here
 from lsp_server.rts.constant_values import constant_value
 from lsp_server.rts.dataclass_fields import dataclass_may_raise, is_dataclass_decorator
 from lsp_server.rts.import_scope import Scope
@@ -257,7 +257,7 @@ def _safe_value(node: ast.expr, scope: Scope, bound: set[str]) -> bool:
     module_level = bound is scope.bound
     if module_level and constant_value(node, scope) is not MISSING:
         return True  # ``".".join(map(str, version_info))``: computed here, it succeeded
-    resolve = functools.partial(_value_of, scope=scope, module_level=module_level)
+    resolve = functools.partial(value_here, scope=scope, module_level=module_level)
     if isinstance(node, ast.Call) and succeeds(node, resolve):
         return True  # ``re.compile``, ``namedtuple`` of constants that succeed here
     if is_query(node, scope):
@@ -295,12 +295,6 @@ def _safe_value(node: ast.expr, scope: Scope, bound: set[str]) -> bool:
             float,
         )
     return False
-
-
-def _value_of(node: ast.expr, scope: Scope, module_level: bool) -> object:
-    """What ``node`` is: a value computed from constants, or a standard-library object."""
-    value = constant_value(node, scope) if module_level else MISSING
-    return stdlib_object_of(node, scope) if value is MISSING else value
 
 
 def _builds_plainly(node: ast.Call, name: str, scope: Scope, bound: set[str]) -> bool:
