@@ -58,15 +58,10 @@ def enum_made_here(node: ast.ClassDef, scope: Scope) -> MadeEnum | None:
     if any(s is None for s in body):
         return None
     names = {f"__reks_base{i}__": b for i, b in enumerate(bases)}
-    fields: dict[str, object] = {"type_params": []} if "type_params" in ast.ClassDef._fields else {}
-    trial = ast.ClassDef(
-        name=node.name,
-        bases=[ast.Name(id=n, ctx=ast.Load()) for n in names],
-        keywords=[],
-        body=[s for s in body if s is not None] or [ast.Pass()],
-        decorator_list=[],
-        **fields,
-    )
+    trial = ast.parse(f"class {node.name}: pass").body[0]  # fields as this Python has them
+    assert isinstance(trial, ast.ClassDef)
+    trial.bases = [ast.Name(id=n, ctx=ast.Load()) for n in names]
+    trial.body = [s for s in body if s is not None] or [ast.Pass()]
     module = ast.fix_missing_locations(ast.Module(body=[trial], type_ignores=[]))
     namespace = {
         **names,

@@ -290,7 +290,8 @@ def _safe_value(node: ast.expr, scope: Scope, bound: set[str]) -> bool:
         return all(isinstance(e, ast.Constant) for e in node.elts)
     if isinstance(node, ast.Dict):
         keys_constant = all(
-            isinstance(k, ast.Constant) or _enum_attribute(k, scope, bound, key=True)
+            isinstance(k, ast.Constant)
+            or (k is not None and _enum_attribute(k, scope, bound, key=True))
             for k in node.keys
         )
         return keys_constant and all(_safe_value(v, scope, bound) for v in node.values)
