@@ -43,6 +43,7 @@ from lsp_server.rts.class_members import (
     is_plain,
     loose_methods,
 )
+from lsp_server.rts.constant_calls import builds_here
 from lsp_server.rts.from_imports import FromImport, from_import
 from lsp_server.rts.import_scope import Scope
 from lsp_server.rts.lookups import call_roots
@@ -159,8 +160,10 @@ def _assignment_names(
                 return None
             names.append(element.id)
     special = [n for n in names if n.startswith("__") and n not in INERT_DUNDERS]
-    # computed: rts.constant_values; a query of the platform: rts.stdlib_queries
-    pure = computed or is_pure(value, builders=builders) or bool(scope and is_query(value, scope))
+    # computed: rts.constant_values; a query of the platform: rts.stdlib_queries; a
+    # constant call of a standard-library maker: rts.constant_calls
+    pure = computed or is_pure(value, builders=builders)
+    pure = pure or bool(scope and (is_query(value, scope) or builds_here(value, scope)))
     if special or any(n in LOOKED_UP for n in names) or not pure:
         return None
     return tuple(names)

@@ -8,19 +8,34 @@ the analysis cache is kept per Python (``rts.analysis_cache``). So such a call i
 here, and one that succeeds cannot raise at import (``rts.import_raise``: boltons'
 ``FunctionBuilder._KWONLY_MARKER`` put the whole class into its module's unit, sqlparse's
 ``_DelimiterOccurrence = namedtuple(...)`` the module unit every test depends on).
-Neither call has an effect outside the object it returns.
+Neither call has an effect outside the object it returns, nor has
+``contextvars.ContextVar("name", default=...)``, which only refuses a name that is no
+string: a constant call of one of them that succeeds here only binds what it returns
+(``rts.bindings``: structlog's ``_ASYNC_CALLING_THREAD`` added to ``contextvars.py`` was a
+module-unit change every test depended on).
 """
 
 from __future__ import annotations
 
 import ast
 import collections
+import contextvars
+import functools
 import re
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
-from lsp_server.rts.stdlib_values import MISSING
+from lsp_server.rts.constant_values import constant_value
+from lsp_server.rts.stdlib_values import MISSING, stdlib_object_of
 
-_TRIED: tuple[Callable[..., object], ...] = (re.compile, collections.namedtuple)
+if TYPE_CHECKING:
+    from lsp_server.rts.import_scope import Scope
+
+_TRIED: tuple[Callable[..., object], ...] = (
+    re.compile,
+    collections.namedtuple,
+    contextvars.ContextVar,
+)
 """Called with values of unknown types: any failure is a failure at import."""
 
 
@@ -40,6 +55,21 @@ def succeeds(node: ast.Call, resolve: Callable[[ast.expr], object]) -> bool:
     except Exception:  # any failure here is a failure at import
         return False
     return True
+
+
+def value_here(node: ast.expr, scope: Scope, module_level: bool) -> object:
+    """What ``node`` is: a value computed from constants (at module level only: a class
+    body's own names hide the module's), or a standard-library object."""
+    value = constant_value(node, scope) if module_level else MISSING
+    return stdlib_object_of(node, scope) if value is MISSING else value
+
+
+def builds_here(node: ast.expr, scope: Scope) -> bool:
+    """Whether the top-level value ``node`` is a call of one of ``_TRIED`` with constant
+    arguments that succeeds here: it cannot raise at import and only makes the object it
+    returns."""
+    resolve = functools.partial(value_here, scope=scope, module_level=True)
+    return isinstance(node, ast.Call) and succeeds(node, resolve)
 
 
 def _constant(node: ast.expr, resolve: Callable[[ast.expr], object]) -> object:

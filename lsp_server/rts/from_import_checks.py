@@ -5,7 +5,8 @@ file's module unit counts as changed, and every importer runs.
 * A name added to the list (or whose import changed) is found as an attribute, importing
   nothing and raising nothing, when the module is a project file binding it at its top
   level, unconditionally, and that module does not import the importing one back (else it
-  may be half run when the name is looked up).
+  may be half run when the name is looked up); its own packages do not count, they are
+  imported before it (``ImportResolver.run_closure``).
 * A name removed from the list may have been a submodule the statement imported: unless
   no module the file imports names from is a package with a submodule so named (or no
   project file: conservatively).
@@ -44,7 +45,7 @@ def _found(
     path: str, module: str, level: int, name: str, states: FileStates, resolver: ImportResolver
 ) -> bool:
     target = resolver.module_file(path, module, level)
-    if target is None or path in resolver.closure(target):
+    if target is None or path in resolver.run_closure(target):
         return False
     target_units = states.units(target)
     return target_units is not None and name in target_units.top_names

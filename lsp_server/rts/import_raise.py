@@ -30,9 +30,10 @@ from lsp_server.rts.bound_names import (
     surely_bound,
 )
 from lsp_server.rts.class_members import PLAIN_BASES, dict_updates
-from lsp_server.rts.constant_calls import succeeds
+from lsp_server.rts.constant_calls import succeeds, value_here
 from lsp_server.rts.constant_values import constant_value
 from lsp_server.rts.dataclass_fields import dataclass_may_raise, is_dataclass_decorator
+from lsp_server.rts.enum_classes import enum_made_here
 from lsp_server.rts.import_scope import Scope
 from lsp_server.rts.purity import PURE_MODULE_CALLS
 from lsp_server.rts.stdlib_queries import is_query
@@ -84,6 +85,10 @@ def may_raise(stmt: ast.stmt, scope: Scope) -> bool:
     if isinstance(stmt, _FuncDef):
         return _def_may_raise(stmt, scope, scope.bound)
     if isinstance(stmt, ast.ClassDef):
+        if enum_made_here(stmt, scope) is not None:
+            # Not a plain class for what follows (subclassing it may raise).
+            defs = [s for s in stmt.body if isinstance(s, _FuncDef)]
+            return any(risky_header_parts(d, scope, scope.bound) for d in defs)
         risky = class_may_raise(stmt, scope, set(scope.bound))
         hooks = {s.name for s in stmt.body if isinstance(s, _FuncDef)} & _CLASS_HOOKS
         if not risky and not hooks:
@@ -250,14 +255,14 @@ def _safe_value(node: ast.expr, scope: Scope, bound: set[str]) -> bool:
     if isinstance(node, ast.Name):
         return node.id in bound or scope.known(node.id)
     if isinstance(node, ast.Attribute):
-        return resolves(node, scope)
+        return resolves(node, scope) or _enum_attribute(node, scope, bound)
     if isinstance(node, ast.Call) and stdlib_object_of(node.func, scope) is typing.TypeVar:
         return evaluates(node, scope)
     # Module level only: a class body's own names hide the module's.
     module_level = bound is scope.bound
     if module_level and constant_value(node, scope) is not MISSING:
         return True  # ``".".join(map(str, version_info))``: computed here, it succeeded
-    resolve = functools.partial(_value_of, scope=scope, module_level=module_level)
+    resolve = functools.partial(value_here, scope=scope, module_level=module_level)
     if isinstance(node, ast.Call) and succeeds(node, resolve):
         return True  # ``re.compile``, ``namedtuple`` of constants that succeed here
     if is_query(node, scope):
@@ -284,7 +289,11 @@ def _safe_value(node: ast.expr, scope: Scope, bound: set[str]) -> bool:
     if isinstance(node, ast.Set):  # a name's value may be unhashable
         return all(isinstance(e, ast.Constant) for e in node.elts)
     if isinstance(node, ast.Dict):
-        keys_constant = all(isinstance(k, ast.Constant) for k in node.keys)
+        keys_constant = all(
+            isinstance(k, ast.Constant)
+            or (k is not None and _enum_attribute(k, scope, bound, key=True))
+            for k in node.keys
+        )
         return keys_constant and all(_safe_value(v, scope, bound) for v in node.values)
     if isinstance(node, ast.Lambda):
         defaults = [*node.args.defaults, *(d for d in node.args.kw_defaults if d is not None)]
@@ -297,10 +306,16 @@ def _safe_value(node: ast.expr, scope: Scope, bound: set[str]) -> bool:
     return False
 
 
-def _value_of(node: ast.expr, scope: Scope, module_level: bool) -> object:
-    """What ``node`` is: a value computed from constants, or a standard-library object."""
-    value = constant_value(node, scope) if module_level else MISSING
-    return stdlib_object_of(node, scope) if value is MISSING else value
+def _enum_attribute(node: ast.expr, scope: Scope, bound: set[str], key: bool = False) -> bool:
+    """``C.name`` of an enumeration of the module made at analysis time (``rts.enum_classes``)
+    that has it (``key``: and whose members are hashable)."""
+    if not (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name)):
+        return False
+    name = node.value.id
+    made = scope.enums.get(name)
+    if made is None or (name in bound and name not in scope.bound):
+        return False  # not such a class, or a class-body name
+    return node.attr in made.names and (made.hashable or not key)
 
 
 def _builds_plainly(node: ast.Call, name: str, scope: Scope, bound: set[str]) -> bool:

@@ -8,6 +8,7 @@ import ast
 from lsp_server.rts.ast_walk import walk
 from lsp_server.rts.bound_names import every_bound, instantiable, maybe_bound, surely_bound
 from lsp_server.rts.constant_values import constant_value, immutable
+from lsp_server.rts.enum_classes import MadeEnum, enum_made_here
 from lsp_server.rts.purity import is_string_statement
 from lsp_server.rts.stdlib_values import BUILTINS, MISSING
 from lsp_server.rts.store_only_init import store_only_init
@@ -36,6 +37,8 @@ class Scope:
         self.imported: dict[str, tuple[str, str]] = {}
         """Names bound by ``from m import x`` of the standard library -> ``(m, x)``."""
         self._judged: str | None = None
+        self.enums: dict[str, MadeEnum] = {}
+        """Enumerations of the module made at analysis time (``rts.enum_classes``)."""
         self.modules: dict[str, str] = {}
         """Names bound by ``import x [as y]`` of a standard-library module -> ``x``."""
         self.star = False
@@ -63,6 +66,7 @@ class Scope:
             self.star = True
             self.constants.clear()  # it may rebind any of them
         computed = self.computed(stmt)
+        made = enum_made_here(stmt, self) if isinstance(stmt, ast.ClassDef) else None
         rebound = maybe_bound(stmt)
         self.rebound |= rebound
         for name in rebound:
@@ -74,6 +78,10 @@ class Scope:
             self.members.pop(name, None)
             self.imported.pop(name, None)
             self.builders.pop(name, None)
+            self.enums.pop(name, None)
+        if made is not None:
+            assert isinstance(stmt, ast.ClassDef)
+            self.enums[stmt.name] = made
         self.bound |= surely_bound(stmt)
         self.constants.update((n, v) for n, v in computed.items() if v is not MISSING)
         if isinstance(stmt, ast.ClassDef):

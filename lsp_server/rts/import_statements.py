@@ -90,8 +90,9 @@ class ImportStatementChanges:
 
     def _order_unseen(self, path: str, target: str) -> bool:
         """Whether importing ``target`` earlier or later in ``path`` cannot be seen: no
-        cycle, and no call at import in ``path`` or in what ``target`` imports."""
-        closure = self.resolver.closure(target)
+        cycle, and no call at import in ``path`` or in what ``target`` runs (its own
+        packages are imported before it: ``ImportResolver.run_closure``)."""
+        closure = self.resolver.run_closure(target)
         if path in closure:
             return False
         for rel in (path, *closure):

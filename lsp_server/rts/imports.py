@@ -174,6 +174,33 @@ class ImportResolver:
         self._closure[rel] = result
         return result
 
+    def run_closure(self, rel: str) -> frozenset[str]:
+        """The project files whose code may run while ``rel`` runs at import (``rel``
+        included): its closure less its own packages and what only they import. Importing
+        ``rel`` imports each package above it first, so they are in ``sys.modules`` (run,
+        or running further down the stack) and importing one of them again runs nothing;
+        a submodule named through one (``import pkg.sub``) is followed still."""
+        packages = self._packages_above(rel)
+        seen = {rel}
+        todo = [rel]
+        while todo:
+            for dep in self.direct_imports(todo.pop()):
+                if dep not in seen and dep not in packages:
+                    seen.add(dep)
+                    todo.append(dep)
+        return frozenset(seen)
+
+    def _packages_above(self, rel: str) -> set[str]:
+        """The ``__init__.py`` files of the packages holding ``rel``."""
+        out: set[str] = set()
+        parent = PurePosixPath(rel).parent
+        if rel.endswith("/__init__.py"):
+            parent = parent.parent
+        while parent.as_posix() not in ("", ".") and self._exists(f"{parent}/__init__.py"):
+            out.add(f"{parent}/__init__.py")
+            parent = parent.parent
+        return out
+
     def conftests(self, rel: str) -> list[str]:
         """conftest.py files from the root down to ``rel``'s directory."""
         out = []

@@ -130,3 +130,31 @@ def test_a_name_added_in_an_import_cycle_selects_every_importer(
     assert run(project) == {"test_run", "test_unrelated", "test_other"}
     edit(project, "pkg/api.py", "from .core import work", "from .core import UNSET, work")
     assert run(project) == {"test_run", "test_unrelated", "test_other"}
+
+
+def _package_imports_api_and_core_imports_its_package(project: pytest.Pytester) -> None:
+    write(project, "pkg/__init__.py", "from .api import run\n")
+    write(project, "pkg/core.py", "import pkg\n\n" + (project.path / "pkg/core.py").read_text())
+    assert run(project) == {"test_run", "test_unrelated", "test_other"}
+
+
+def test_a_name_added_where_the_module_imports_only_its_own_package_selects_nothing(
+    project: pytest.Pytester,
+) -> None:
+    # core imports pkg, which imports api: no cycle that can leave core half run when
+    # api looks, since importing core imports pkg first and `import pkg` then runs nothing.
+    _package_imports_api_and_core_imports_its_package(project)
+    edit(project, "pkg/api.py", "from .core import work", "from .core import UNSET, work")
+    assert run(project) == set()
+
+
+@pytest.mark.parametrize("back", ["from pkg import api", "import pkg.api"])
+def test_a_name_added_where_the_module_imports_the_importer_by_its_package_selects_all(
+    project: pytest.Pytester, back: str
+) -> None:
+    # The package is run already, but api, named through it, is imported by core.
+    _package_imports_api_and_core_imports_its_package(project)
+    edit(project, "pkg/core.py", "import pkg\n", f"import pkg\n{back}\n")
+    assert run(project) == {"test_run", "test_unrelated", "test_other"}
+    edit(project, "pkg/api.py", "from .core import work", "from .core import UNSET, work")
+    assert run(project) == {"test_run", "test_unrelated", "test_other"}

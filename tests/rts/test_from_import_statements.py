@@ -127,6 +127,19 @@ def test_an_import_in_a_cycle_selects_every_importer(project: pytest.Pytester) -
     assert run(project) == {"test_lex", "test_cli", "test_upper"}
 
 
+def test_an_import_of_a_module_importing_only_its_own_package_is_no_cycle(
+    project: pytest.Pytester,
+) -> None:
+    # pkg imports lexer, which imports words, and util imports pkg back: importing util
+    # imports pkg first, so its `import pkg` runs nothing; words cannot be half run then.
+    write(project, "pkg/__init__.py", "from pkg.lexer import lex\n")
+    edit(project, "pkg/util.py", "def consume", "import pkg\n\n\ndef consume")
+    assert run(project) == {"test_lex", "test_cli", "test_upper"}
+    # Every test imports pkg, hence lexer and util: only the place of util's import moves.
+    edit(project, "pkg/words.py", WORDS, IMPORT_AND_WORDS)
+    assert run(project) == set()
+
+
 def test_an_import_next_to_calls_at_import_selects_every_importer(
     project: pytest.Pytester,
 ) -> None:
