@@ -58,7 +58,7 @@ class InternedIds:
         found = self._answers.get(units)
         if found is None:
             found = self.of(units.ids)
-            if self._pending.isdisjoint(units.ids):
+            if not self._pending or self._pending.isdisjoint(units.ids):
                 self._answers[units] = found
         return found
 
@@ -71,7 +71,7 @@ class InternedIds:
         """The indices among ``ids`` not translated yet, in ``ids``'s order."""
         self._grow()
         pending = self._pending
-        if pending.isdisjoint(ids):
+        if not pending or pending.isdisjoint(ids):
             return []
         return [i for i in ids if i in pending]
 
