@@ -65,16 +65,17 @@ def deleted_names(tree: ast.Module) -> frozenset[str]:
 def _may_look_up(stmt: ast.stmt, stdlib: dict[str, str]) -> bool:
     """Whether ``stmt`` spells a lookup by a computed name other than the harmless ones."""
     harmless: set[int] = set()
+    lookups: list[int] = []  # one walk: the statements of a whole file pass through here
     for node in walk(stmt):
-        if isinstance(node, ast.Call) and _namespace_write(node):
-            harmless.add(id(node.func.value.func))  # type: ignore[attr-defined]
-        elif isinstance(node, ast.Call) and _stdlib_listing(node, stdlib):
-            harmless.add(id(node.func))
-    for node in walk(stmt):
+        if isinstance(node, ast.Call):
+            if _namespace_write(node):
+                harmless.add(id(node.func.value.func))  # type: ignore[attr-defined]
+            elif _stdlib_listing(node, stdlib):
+                harmless.add(id(node.func))
         name = node.id if isinstance(node, ast.Name) else getattr(node, "attr", None)
-        if name in _LOOKUPS and id(node) not in harmless:
-            return True
-    return False
+        if name in _LOOKUPS:
+            lookups.append(id(node))
+    return not harmless.issuperset(lookups)
 
 
 def _namespace_write(call: ast.Call) -> bool:

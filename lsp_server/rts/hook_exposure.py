@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import dis
 import sys
+from bisect import bisect_right
 from types import CodeType
 
 _CALLS = frozenset(
@@ -63,9 +64,12 @@ def calls_only_class_statements(code: CodeType) -> bool:
     for at, ins in enumerate(instructions):
         if ins.opname in ("STORE_NAME", "STORE_GLOBAL") and ins.argval in _PLAIN_DECORATORS:
             return False  # a plain decorator's name bound to something else
-        following = next((c for c in calls if c > at), None)
-        if following is None:
+        # The first call after ``at``: found by bisection, as a scan of ``calls`` at every
+        # instruction made a module's top level quadratic in its size.
+        next_call = bisect_right(calls, at)
+        if next_call == len(calls):
             break
+        following = calls[next_call]
         if ins.opname == "LOAD_BUILD_CLASS":
             # Its call, unless its bases call first: then that one, and its own stays.
             harmless.add(following)

@@ -45,6 +45,10 @@ class InternedIds:
     def __init__(self, table: Sequence[Unit]) -> None:
         self.table = table
         self.ids: list[int] = []
+        # The table indices still ``UNTRANSLATED``: whether a test needs a translation is
+        # then one set operation in C, not a loop over its ~1,000 ids (a second session
+        # starts with nothing translated and asks it of every test).
+        self._pending: set[int] = set()
         # Translations of whole answers: the attribution hands the same answer to every
         # test with the same inputs (parametrized cases), and a translated id never moves.
         self._answers: WeakKeyDictionary[InternedUnits, frozenset[int]] = WeakKeyDictionary()
@@ -54,15 +58,31 @@ class InternedIds:
         found = self._answers.get(units)
         if found is None:
             found = self.of(units.ids)
-            if self.UNTRANSLATED not in found:
+            if not self._pending or self._pending.isdisjoint(units.ids):
                 self._answers[units] = found
         return found
 
     def of(self, ids: frozenset[int]) -> frozenset[int]:
         """The store ids at ``ids``, ``UNTRANSLATED`` among them when one is missing."""
-        if len(self.ids) < len(self.table):
-            self.ids.extend([self.UNTRANSLATED] * (len(self.table) - len(self.ids)))
+        self._grow()
         return frozenset(map(self.ids.__getitem__, ids))
 
     def untranslated(self, ids: frozenset[int]) -> list[int]:
-        return [i for i in ids if self.ids[i] == self.UNTRANSLATED]
+        """The indices among ``ids`` not translated yet, in ``ids``'s order."""
+        self._grow()
+        pending = self._pending
+        if not pending or pending.isdisjoint(ids):
+            return []
+        return [i for i in ids if i in pending]
+
+    def translated(self, indices: Sequence[int], uids: Sequence[int]) -> None:
+        """Set the store ids ``uids`` of the table indices ``indices``."""
+        for index, uid in zip(indices, uids, strict=True):
+            self.ids[index] = uid
+        self._pending.difference_update(indices)
+
+    def _grow(self) -> None:
+        known, size = len(self.ids), len(self.table)
+        if known < size:  # the attribution interned more units since
+            self.ids.extend([self.UNTRANSLATED] * (size - known))
+            self._pending.update(range(known, size))

@@ -243,14 +243,10 @@ class StoreWrites(DependencySets):
         interned = self._interned.get(id(table))
         if interned is None or interned.table is not table:
             interned = self._interned[id(table)] = InternedIds(table)
-        uids = interned.of_units(units)
-        if InternedIds.UNTRANSLATED in uids:
-            missing = interned.untranslated(units.ids)
-            found = self._unit_ids([table[i] for i in missing], snapshots)
-            for index, uid in zip(missing, found, strict=True):
-                interned.ids[index] = uid
-            uids = interned.of(units.ids)
-        return uids
+        missing = interned.untranslated(units.ids)
+        if missing:
+            interned.translated(missing, self._unit_ids([table[i] for i in missing], snapshots))
+        return interned.of_units(units)
 
     def _upsert_test(
         self,
