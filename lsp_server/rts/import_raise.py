@@ -121,10 +121,24 @@ def _def_may_raise(
 
 
 def risky_header_parts(
-    node: ast.FunctionDef | ast.AsyncFunctionDef, scope: Scope, bound: set[str]
+    node: ast.FunctionDef | ast.AsyncFunctionDef,
+    scope: Scope,
+    bound: set[str],
+    pytest_names: set[str] | None = None,
 ) -> list[ast.expr]:
-    """The expressions of a ``def`` statement that may raise when it runs, in order."""
-    risky = [d for d in node.decorator_list if not _safe_decorator(d, scope, bound)]
+    """The expressions of a ``def`` statement that may raise when it runs, in order.
+    ``pytest_names``: the names that are the ``pytest`` module there (default: the
+    module's; a class body may bind them to something else)."""
+    names = scope.pytest if pytest_names is None else pytest_names
+    risky = []
+    marks_only = True  # below this decorator: only skip marks (applied bottom-up)
+    for decorator in reversed(node.decorator_list):
+        if marks_only and _skip_mark(decorator, scope, bound, names):
+            continue
+        marks_only = False
+        if not _safe_decorator(decorator, scope, bound):
+            risky.append(decorator)
+    risky.reverse()
     args = node.args
     defaults = [*args.defaults, *(d for d in args.kw_defaults if d is not None)]
     risky += [d for d in defaults if not _safe_value(d, scope, bound)]
@@ -152,10 +166,11 @@ def risky_class_parts(node: ast.ClassDef, scope: Scope, local: set[str]) -> Risk
     if _header_may_raise(node, scope, local):
         return None
     updates = dict_updates(node)  # a dict updated with a dict cannot raise
+    pytest_names = scope.pytest - maybe_bound_in(node.body)
     found: RiskyStatements = []
     for stmt in node.body:
         if isinstance(stmt, _FuncDef):
-            if parts := risky_header_parts(stmt, scope, local):
+            if parts := risky_header_parts(stmt, scope, local, pytest_names):
                 found.append((stmt, parts))
         elif id(stmt) not in updates and _statement_may_raise(stmt, scope, local):
             found.append((stmt, None))
@@ -236,6 +251,38 @@ def _safe_decorator(
     if isinstance(node, ast.Attribute) and node.attr in _ACCESSORS:
         return isinstance(node.value, ast.Name) and node.value.id in bound
     return _last_name(node) in _WRAPPERS
+
+
+# pytest's own marks: their lookup cannot fail (its plugins register them when it starts),
+# and what their arguments do wrong (a ``skipif`` condition that raises) fails the marked
+# test alone, at its set-up. ``parametrize`` is no such mark: a bad one fails collecting
+# every test of its class or module.
+_SKIP_MARKS = frozenset(["skip", "skipif", "xfail"])
+
+
+def _skip_mark(node: ast.expr, scope: Scope, bound: set[str], pytest_names: set[str]) -> bool:
+    """``pytest.mark.skip``, ``skipif`` or ``xfail`` of the real ``pytest``, bare or called
+    with values that cannot raise: applied to a function, it stores the mark there. Called
+    with one positional value alone, pytest marks that value instead when it is callable
+    and hands it the function: only a constant is no such value."""
+    target = node.func if isinstance(node, ast.Call) else node
+    if not (isinstance(target, ast.Attribute) and target.attr in _SKIP_MARKS):
+        return False
+    mark = target.value
+    if not (
+        isinstance(mark, ast.Attribute)
+        and mark.attr == "mark"
+        and isinstance(mark.value, ast.Name)
+        and mark.value.id in pytest_names
+    ):
+        return False
+    if not isinstance(node, ast.Call):
+        return True
+    if len(node.args) == 1 and not node.keywords and not isinstance(node.args[0], ast.Constant):
+        return False
+    return all(
+        _safe_value(v, scope, bound) for v in [*node.args, *(k.value for k in node.keywords)]
+    )
 
 
 def _last_name(node: ast.expr) -> str | None:

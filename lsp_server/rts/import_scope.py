@@ -38,6 +38,8 @@ class Scope:
         self._judged: str | None = None
         self.modules: dict[str, str] = {}
         """Names bound by ``import x [as y]`` of a standard-library module -> ``x``."""
+        self.pytest: set[str] = set()
+        """Names surely bound to the ``pytest`` module (``import pytest [as y]``)."""
         self.star = False
         self.constants: dict[str, object] = {}
         if tree.body and is_string_statement(tree.body[0]):  # the module's docstring
@@ -62,6 +64,7 @@ class Scope:
         if isinstance(stmt, ast.ImportFrom) and any(a.name == "*" for a in stmt.names):
             self.star = True
             self.constants.clear()  # it may rebind any of them
+            self.pytest.clear()
         computed = self.computed(stmt)
         rebound = maybe_bound(stmt)
         self.rebound |= rebound
@@ -74,6 +77,7 @@ class Scope:
             self.members.pop(name, None)
             self.imported.pop(name, None)
             self.builders.pop(name, None)
+            self.pytest.discard(name)
         self.bound |= surely_bound(stmt)
         self.constants.update((n, v) for n, v in computed.items() if v is not MISSING)
         if isinstance(stmt, ast.ClassDef):
@@ -97,6 +101,8 @@ class Scope:
                 top = alias.name.split(".")[0]
                 if top in stdlib:  # ``import a.b`` binds ``a``; ``import a.b as c``, ``a.b``
                     self.modules[alias.asname or top] = alias.name if alias.asname else top
+                elif alias.name == "pytest":
+                    self.pytest.add(alias.asname or top)
 
     def computed(self, stmt: ast.stmt) -> dict[str, object]:
         """The names ``stmt`` binds to a value computed from constants, with it (asked
