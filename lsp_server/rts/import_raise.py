@@ -35,6 +35,7 @@ from lsp_server.rts.constant_values import constant_value
 from lsp_server.rts.dataclass_fields import dataclass_may_raise, is_dataclass_decorator
 from lsp_server.rts.import_scope import Scope
 from lsp_server.rts.purity import PURE_MODULE_CALLS
+from lsp_server.rts.skip_marks import mark_values
 from lsp_server.rts.stdlib_queries import is_query
 from lsp_server.rts.stdlib_values import (
     MISSING,
@@ -253,36 +254,9 @@ def _safe_decorator(
     return _last_name(node) in _WRAPPERS
 
 
-# pytest's own marks: their lookup cannot fail (its plugins register them when it starts),
-# and what their arguments do wrong (a ``skipif`` condition that raises) fails the marked
-# test alone, at its set-up. ``parametrize`` is no such mark: a bad one fails collecting
-# every test of its class or module.
-_SKIP_MARKS = frozenset(["skip", "skipif", "xfail"])
-
-
 def _skip_mark(node: ast.expr, scope: Scope, bound: set[str], pytest_names: set[str]) -> bool:
-    """``pytest.mark.skip``, ``skipif`` or ``xfail`` of the real ``pytest``, bare or called
-    with values that cannot raise: applied to a function, it stores the mark there. Called
-    with one positional value alone, pytest marks that value instead when it is callable
-    and hands it the function: only a constant is no such value."""
-    target = node.func if isinstance(node, ast.Call) else node
-    if not (isinstance(target, ast.Attribute) and target.attr in _SKIP_MARKS):
-        return False
-    mark = target.value
-    if not (
-        isinstance(mark, ast.Attribute)
-        and mark.attr == "mark"
-        and isinstance(mark.value, ast.Name)
-        and mark.value.id in pytest_names
-    ):
-        return False
-    if not isinstance(node, ast.Call):
-        return True
-    if len(node.args) == 1 and not node.keywords and not isinstance(node.args[0], ast.Constant):
-        return False
-    return all(
-        _safe_value(v, scope, bound) for v in [*node.args, *(k.value for k in node.keywords)]
-    )
+    values = mark_values(node, pytest_names)
+    return values is not None and all(_safe_value(v, scope, bound) for v in values)
 
 
 def _last_name(node: ast.expr) -> str | None:
