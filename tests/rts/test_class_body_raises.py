@@ -177,3 +177,36 @@ def test_marks_of_a_module_named_pytest_that_is_not_pytest_select_every_test(
     assert run(pytester) == every
     edit(pytester, "test_fake.py", "    def test_two", "    @pytest.mark.xfail\n    def test_two")
     assert run(pytester) == every
+
+
+def test_a_new_method_of_a_unittest_class_selects_only_its_test(
+    pytester: pytest.Pytester,
+) -> None:
+    # ``TestCase.__init_subclass__`` only sets two attributes of the new class: it cannot
+    # raise and reads nothing of its body.
+    write(
+        pytester,
+        "test_cases.py",
+        """
+        import unittest
+
+
+        class TestThings(unittest.TestCase):
+            limit = 3
+
+            def test_one(self):
+                self.assertTrue(self.limit)
+
+
+        def test_outside():
+            assert True
+        """,
+    )
+    assert run(pytester) == {"TestThings::test_one", "test_outside"}
+    edit(
+        pytester,
+        "test_cases.py",
+        "    def test_one",
+        "    def test_new(self):\n        self.assertTrue(True)\n\n    def test_one",
+    )
+    assert run(pytester) == {"TestThings::test_new"}
