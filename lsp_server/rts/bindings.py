@@ -223,7 +223,7 @@ def _binding(
         return None
     if isinstance(stmt, ast.ClassDef):
         built = forms.builds(stmt)
-        if not class_is_binding(stmt, frozenset(makers), built, wrappers):
+        if not class_is_binding(stmt, frozenset(makers), built, wrappers, frozenset(builders)):
             return None
         plain = is_plain(stmt, plain_classes)
         if plain:
@@ -306,6 +306,7 @@ def module_layout(tree: ast.Module) -> ModuleLayout:
         rebound = maybe_bound(stmt)  # maybe to something else
         makers.difference_update(rebound)
         builders.difference_update(rebound)
+        builders.update(scope.value_classes())  # they only make values too
         computed = bool(scope.computed(stmt))
         wrapping = wrappers.before(stmt)
         binding = _binding(stmt, plain_classes, makers, forms, builders, wrapping, scope, computed)

@@ -8,7 +8,7 @@ import ast
 from lsp_server.rts.ast_walk import walk
 from lsp_server.rts.bound_names import every_bound, instantiable, maybe_bound, surely_bound
 from lsp_server.rts.constant_values import constant_value, immutable
-from lsp_server.rts.purity import is_string_statement
+from lsp_server.rts.purity import STDLIB_VALUE_CLASSES, is_string_statement
 from lsp_server.rts.stdlib_values import BUILTINS, MISSING
 from lsp_server.rts.store_only_init import store_only_init
 from lsp_server.rts.typing_classes import typed_dict_bases
@@ -54,6 +54,11 @@ class Scope:
             and any(a.name == "annotations" for a in s.names)
             for s in tree.body
         )
+
+    def value_classes(self) -> set[str]:
+        """Names bound by ``from datetime import date``-like imports to the classes of
+        ``purity.STDLIB_VALUE_CLASSES``: calling one only makes a value."""
+        return {name for name, origin in self.imported.items() if origin in STDLIB_VALUE_CLASSES}
 
     def known(self, name: str) -> bool:
         return name in self.bound or (name in BUILTINS and not self.star)

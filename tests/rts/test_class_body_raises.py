@@ -210,3 +210,67 @@ def test_a_new_method_of_a_unittest_class_selects_only_its_test(
         "    def test_new(self):\n        self.assertTrue(True)\n\n    def test_one",
     )
     assert run(pytester) == {"TestThings::test_new"}
+
+
+def test_a_class_attribute_made_by_a_datetime_class_keeps_new_methods_apart(
+    pytester: pytest.Pytester,
+) -> None:
+    # ``date(...)`` from ``datetime`` only makes a value: the class stays a binding.
+    write(
+        pytester,
+        "test_dates.py",
+        """
+        import unittest
+        from datetime import date
+
+
+        class TestDates(unittest.TestCase):
+            today = date(2003, 9, 17)
+
+            def test_one(self):
+                self.assertEqual(self.today.year, 2003)
+
+
+        def test_outside():
+            assert True
+        """,
+    )
+    assert run(pytester) == {"TestDates::test_one", "test_outside"}
+    edit(
+        pytester,
+        "test_dates.py",
+        "    def test_one",
+        "    def test_new(self):\n        self.assertTrue(self.today)\n\n    def test_one",
+    )
+    assert run(pytester) == {"TestDates::test_new"}
+
+
+def test_a_class_attribute_made_by_a_function_named_date_of_the_module_is_an_effect(
+    pytester: pytest.Pytester,
+) -> None:
+    write(
+        pytester,
+        "test_made.py",
+        """
+        MADE = []
+
+
+        def date(*parts):
+            MADE.append(parts)
+            return parts
+
+
+        class TestMade:
+            today = date(2003, 9, 17)
+
+            def test_one(self):
+                assert self.today
+
+
+        def test_made():
+            assert len(MADE) == 1
+        """,
+    )
+    assert run(pytester) == {"TestMade::test_one", "test_made"}
+    edit(pytester, "test_made.py", "    def test_one", "    again = date(1)\n\n    def test_one")
+    assert run(pytester) == {"TestMade::test_one", "test_made"}
