@@ -298,9 +298,8 @@ def module_layout(tree: ast.Module) -> ModuleLayout:
     plain_classes: set[str] = set()
     makers: set[str] = set()
     builders: set[str] = set()
-    forms = TypingForms()
+    forms, wrappers = TypingForms(), Wrappers()
     scope, sets = Scope(tree, STDLIB), NameSets()
-    wrappers = Wrappers()
     found = []
     for stmt in tree.body:
         rebound = maybe_bound(stmt)  # maybe to something else
