@@ -226,7 +226,7 @@ def _binding(
         return None
     if isinstance(stmt, ast.ClassDef):
         built = forms.builds(stmt)
-        if not class_is_binding(stmt, frozenset(makers), built, wrappers):
+        if not class_is_binding(stmt, frozenset(makers), built, wrappers, frozenset(builders)):
             return None
         plain = is_plain(stmt, plain_classes)
         if plain:
@@ -301,14 +301,14 @@ def module_layout(tree: ast.Module) -> ModuleLayout:
     plain_classes: set[str] = set()
     makers: set[str] = set()
     builders: set[str] = set()
-    forms = TypingForms()
+    forms, wrappers = TypingForms(), Wrappers()
     scope, sets = Scope(tree, STDLIB), NameSets()
-    wrappers = Wrappers()
     found = []
     for stmt in tree.body:
         rebound = maybe_bound(stmt)  # maybe to something else
         makers.difference_update(rebound)
         builders.difference_update(rebound)
+        builders.update(scope.value_classes())  # they only make values too
         computed = bool(scope.computed(stmt))
         wrapping = wrappers.before(stmt)
         binding = _binding(stmt, plain_classes, makers, forms, builders, wrapping, scope, computed)

@@ -74,10 +74,12 @@ def class_is_binding(
     makers: frozenset[str] = frozenset(),
     keywords_ok: bool = False,
     wrappers: frozenset[str] = frozenset(),
+    builders: frozenset[str] = frozenset(),
 ) -> bool:
     """``makers``: classes of the module whose ``C()`` runs no code of it; ``keywords_ok``:
     its keywords are flags of a ``typing`` form (``rts.typing_classes``); ``wrappers``: the
-    module's functions that only wrap (``rts.wrapping_decorators``)."""
+    module's functions that only wrap (``rts.wrapping_decorators``); ``builders``: classes
+    whose ``C(...)`` only makes a value (``bindings.module_layout``)."""
     wrap = all(pure_decorator(d, wrappers) for d in node.decorator_list)
     if (node.keywords and not keywords_ok) or not wrap:
         return False
@@ -93,7 +95,7 @@ def class_is_binding(
         elif isinstance(stmt, ast.ClassDef):
             if not class_is_binding(stmt, wrappers=wrappers):
                 return False
-        elif not is_pure(stmt, makers):
+        elif not is_pure(stmt, makers, builders):
             return False  # a registration, or any other effect at import
     return True
 

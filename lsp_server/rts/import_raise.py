@@ -22,6 +22,7 @@ import ast
 import functools
 import importlib
 import typing
+import unittest
 
 from lsp_server.rts.ast_walk import walk
 from lsp_server.rts.bound_names import (
@@ -36,6 +37,7 @@ from lsp_server.rts.dataclass_fields import dataclass_may_raise, is_dataclass_de
 from lsp_server.rts.enum_classes import enum_made_here
 from lsp_server.rts.import_scope import Scope
 from lsp_server.rts.purity import PURE_MODULE_CALLS
+from lsp_server.rts.skip_marks import mark_values
 from lsp_server.rts.stdlib_queries import is_query
 from lsp_server.rts.stdlib_values import (
     MISSING,
@@ -126,10 +128,24 @@ def _def_may_raise(
 
 
 def risky_header_parts(
-    node: ast.FunctionDef | ast.AsyncFunctionDef, scope: Scope, bound: set[str]
+    node: ast.FunctionDef | ast.AsyncFunctionDef,
+    scope: Scope,
+    bound: set[str],
+    pytest_names: set[str] | None = None,
 ) -> list[ast.expr]:
-    """The expressions of a ``def`` statement that may raise when it runs, in order."""
-    risky = [d for d in node.decorator_list if not _safe_decorator(d, scope, bound)]
+    """The expressions of a ``def`` statement that may raise when it runs, in order.
+    ``pytest_names``: the names that are the ``pytest`` module there (default: the
+    module's; a class body may bind them to something else)."""
+    names = scope.pytest if pytest_names is None else pytest_names
+    risky = []
+    marks_only = True  # below this decorator: only skip marks (applied bottom-up)
+    for decorator in reversed(node.decorator_list):
+        if marks_only and _skip_mark(decorator, scope, bound, names):
+            continue
+        marks_only = False
+        if not _safe_decorator(decorator, scope, bound):
+            risky.append(decorator)
+    risky.reverse()
     args = node.args
     defaults = [*args.defaults, *(d for d in args.kw_defaults if d is not None)]
     risky += [d for d in defaults if not _safe_value(d, scope, bound)]
@@ -157,10 +173,11 @@ def risky_class_parts(node: ast.ClassDef, scope: Scope, local: set[str]) -> Risk
     if _header_may_raise(node, scope, local):
         return None
     updates = dict_updates(node)  # a dict updated with a dict cannot raise
+    pytest_names = scope.pytest - maybe_bound_in(node.body)
     found: RiskyStatements = []
     for stmt in node.body:
         if isinstance(stmt, _FuncDef):
-            if parts := risky_header_parts(stmt, scope, local):
+            if parts := risky_header_parts(stmt, scope, local, pytest_names):
                 found.append((stmt, parts))
         elif id(stmt) not in updates and _statement_may_raise(stmt, scope, local):
             found.append((stmt, None))
@@ -219,8 +236,13 @@ def _plain_base(base: ast.expr, scope: Scope) -> bool:
 def _plain_class(value: object) -> bool:
     if not isinstance(value, type) or type(value) not in (type, abc.ABCMeta):
         return False
-    hooks = {"__init_subclass__"}
-    return not any(hooks & set(vars(c)) for c in value.__mro__ if c is not object)
+    hooks = (vars(c).get("__init_subclass__") for c in value.__mro__ if c is not object)
+    return all(hook is None or hook is _TESTCASE_HOOK for hook in hooks)
+
+
+# ``unittest.TestCase``'s only sets two attributes of the new class from constants (3.10
+# to 3.13): it cannot raise, and reads nothing of the class body.
+_TESTCASE_HOOK = vars(unittest.TestCase).get("__init_subclass__", object())
 
 
 def _safe_decorator(
@@ -241,6 +263,11 @@ def _safe_decorator(
     if isinstance(node, ast.Attribute) and node.attr in _ACCESSORS:
         return isinstance(node.value, ast.Name) and node.value.id in bound
     return _last_name(node) in _WRAPPERS
+
+
+def _skip_mark(node: ast.expr, scope: Scope, bound: set[str], pytest_names: set[str]) -> bool:
+    values = mark_values(node, pytest_names)
+    return values is not None and all(_safe_value(v, scope, bound) for v in values)
 
 
 def _last_name(node: ast.expr) -> str | None:

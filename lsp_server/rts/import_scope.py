@@ -9,7 +9,7 @@ from lsp_server.rts.ast_walk import walk
 from lsp_server.rts.bound_names import every_bound, instantiable, maybe_bound, surely_bound
 from lsp_server.rts.constant_values import constant_value, immutable
 from lsp_server.rts.enum_classes import MadeEnum, enum_made_here
-from lsp_server.rts.purity import is_string_statement
+from lsp_server.rts.purity import STDLIB_VALUE_CLASSES, is_string_statement
 from lsp_server.rts.stdlib_values import BUILTINS, MISSING
 from lsp_server.rts.store_only_init import store_only_init
 from lsp_server.rts.typing_classes import typed_dict_bases
@@ -41,6 +41,8 @@ class Scope:
         """Enumerations of the module made at analysis time (``rts.enum_classes``)."""
         self.modules: dict[str, str] = {}
         """Names bound by ``import x [as y]`` of a standard-library module -> ``x``."""
+        self.pytest: set[str] = set()
+        """Names surely bound to the ``pytest`` module (``import pytest [as y]``)."""
         self.star = False
         self.constants: dict[str, object] = {}
         if tree.body and is_string_statement(tree.body[0]):  # the module's docstring
@@ -56,6 +58,11 @@ class Scope:
             for s in tree.body
         )
 
+    def value_classes(self) -> set[str]:
+        """Names bound by ``from datetime import date``-like imports to the classes of
+        ``purity.STDLIB_VALUE_CLASSES``: calling one only makes a value."""
+        return {name for name, origin in self.imported.items() if origin in STDLIB_VALUE_CLASSES}
+
     def known(self, name: str) -> bool:
         return name in self.bound or (name in BUILTINS and not self.star)
 
@@ -65,6 +72,7 @@ class Scope:
         if isinstance(stmt, ast.ImportFrom) and any(a.name == "*" for a in stmt.names):
             self.star = True
             self.constants.clear()  # it may rebind any of them
+            self.pytest.clear()
         computed = self.computed(stmt)
         made = enum_made_here(stmt, self) if isinstance(stmt, ast.ClassDef) else None
         rebound = maybe_bound(stmt)
@@ -79,6 +87,7 @@ class Scope:
             self.imported.pop(name, None)
             self.builders.pop(name, None)
             self.enums.pop(name, None)
+            self.pytest.discard(name)
         if made is not None:
             assert isinstance(stmt, ast.ClassDef)
             self.enums[stmt.name] = made
@@ -105,6 +114,8 @@ class Scope:
                 top = alias.name.split(".")[0]
                 if top in stdlib:  # ``import a.b`` binds ``a``; ``import a.b as c``, ``a.b``
                     self.modules[alias.asname or top] = alias.name if alias.asname else top
+                elif alias.name == "pytest":
+                    self.pytest.add(alias.asname or top)
 
     def computed(self, stmt: ast.stmt) -> dict[str, object]:
         """The names ``stmt`` binds to a value computed from constants, with it (asked

@@ -89,6 +89,14 @@ PURE_MODULE_CALLS = frozenset(
 )
 
 
+# Standard-library classes whose ``C(...)`` only makes a new value: no effect elsewhere
+# (``decimal.Decimal`` is none: it may set flags of the thread's context). Whether a call
+# may raise is ``rts.import_raise``'s question.
+STDLIB_VALUE_CLASSES = frozenset(
+    ("datetime", name) for name in ("date", "datetime", "time", "timedelta", "timezone")
+)
+
+
 def _module_call(func: ast.expr) -> bool:
     return (
         isinstance(func, ast.Attribute)
