@@ -189,7 +189,13 @@ _MIXED_TESTS = """
 """
 
 
-def _mixed(make_project: Callable[[dict[str, str]], Path], log: Path) -> Path:
+def _mixed(
+    make_project: Callable[[dict[str, str]], Path],
+    log: Path,
+    tests: tuple[str, str] = ("test_mixed.py", _MIXED_TESTS),
+) -> Path:
+    """``calc.inc`` and ``other.double``, the test file ``tests`` (name, text), and a
+    conftest logging each node id a pytest session collects into ``log``."""
     return make_project(
         {
             "calc.py": "def inc(x):\n    y = x + 1\n    return y\n",
@@ -200,7 +206,7 @@ def _mixed(make_project: Callable[[dict[str, str]], Path], log: Path) -> Path:
                     with open({str(log)!r}, "a") as out:
                         out.write(item.nodeid + "\\n")
             """,
-            "test_mixed.py": _MIXED_TESTS,
+            tests[0]: tests[1],
         }
     )
 
@@ -267,18 +273,7 @@ def test_in_a_unittest_class_that_reaches_them_only_the_reaching_methods_are_col
     # pytest_pycollect_makeitem): every method of a class holding one wanted test was
     # collected, as were whole classes of more-itertools' tests.
     log = tmp_path / "collected.log"
-    root = make_project(
-        {
-            "calc.py": "def inc(x):\n    y = x + 1\n    return y\n",
-            "other.py": "def double(x):\n    y = x * 2\n    return y\n",
-            "conftest.py": f"""
-                def pytest_itemcollected(item):
-                    with open({str(log)!r}, "a") as out:
-                        out.write(item.nodeid + "\\n")
-            """,
-            "test_case.py": _UNITTEST_CLASS,
-        }
-    )
+    root = _mixed(make_project, log, ("test_case.py", _UNITTEST_CLASS))
     _record(root)
     log.unlink()
     narrowed = _analyse(root, "calc.py")
