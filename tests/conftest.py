@@ -2,12 +2,26 @@
 
 from __future__ import annotations
 
+import os
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from tests.support import SUBPROCESS_PYTEST_ADDOPTS
 from tests.support.lsp import copy_example
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _subprocess_pytest_options() -> Iterator[None]:
+    """Every pytest the tests start in a subprocess leaves out the plugins it never uses.
+    Set once the session runs, so that this process's own options (and xdist's workers,
+    which need pytest-lsp) are not changed."""
+    own = os.environ.get("PYTEST_ADDOPTS", "")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("PYTEST_ADDOPTS", f"{own} {SUBPROCESS_PYTEST_ADDOPTS}".strip())
+        yield
 
 
 @pytest.fixture

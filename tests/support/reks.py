@@ -20,6 +20,7 @@ from lsp_server.rts.file_units import Unit
 from lsp_server.rts.select import select_affected_tests
 from lsp_server.rts.store import DependencyStore
 from lsp_server.trust.task_listener import TaskListener, install
+from tests.support import SUBPROCESS_PYTEST_ADDOPTS
 
 FILES = {
     "conftest.py": "",
@@ -120,8 +121,11 @@ FILES = {
 
 def run_pytest(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
     """A real pytest run of the project in a subprocess, with our plugin."""
-    env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}
-    env.pop("PYTEST_ADDOPTS", None)
+    env = {
+        **os.environ,
+        "PYTHONDONTWRITEBYTECODE": "1",
+        "PYTEST_ADDOPTS": SUBPROCESS_PYTEST_ADDOPTS,
+    }
     return subprocess.run(
         [sys.executable, "-m", "pytest", "-q", *args],
         cwd=root,
