@@ -89,3 +89,15 @@ def test_a_new_handler_a_test_missed_selects_it(project: pytest.Pytester) -> Non
         "    LIST = generic\n\n    def NUMBER(self, kind):",
     )
     assert run(project) == {"test_fallback"}
+
+
+def test_a_new_getattr_hook_the_missed_lookup_now_meets_selects(
+    project: pytest.Pytester,
+) -> None:
+    edit(
+        project,
+        "visitor.py",
+        "    def NUMBER(self, kind):",
+        "    def __getattr__(self, name):\n        return self.NUMBER\n\n    def NUMBER(self, kind):",
+    )
+    assert "test_fallback" in run(project)
