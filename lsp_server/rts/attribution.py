@@ -214,21 +214,20 @@ class UnitAttribution:
                 if not no_reads:  # the syntax tells a getattr by a constant name
                     names_read = self._code_reads[identity(code)][0]
                     kind = file_units.dynamic.get(found.name)
-                    if kind == OWN_GLOBALS:  # its module read whole, no other
+                    if kind is not None and kind.startswith(ATTRIBUTE_LOOKUP):
+                        names_read = names_read | {kind}  # with the names' prefix
+                    elif kind == OWN_GLOBALS:  # its module read whole, no other
                         names_read, kind = names_read | {own_globals_read(rel)}, None
-                    if kind is not None and (
+                    if kind == "*" and (
                         identity(code) in self._read_at_run_time
                         or self.lookups.records(code, file_units.bound, file_units.import_origins)
                     ):
-                        # The syntax of the whole function said so (any name, or any member
-                        # of its class); its code objects (a generator expression in it)
-                        # each tell the names their lookups read as they ran.
+                        # The syntax of the whole function said so; its code objects
+                        # (a generator expression in it) each tell their own lookups.
                         self._read_at_run_time.add(identity(code))
                         kind = None
                     else:  # the syntax told: as before
                         self._read_at_run_time.discard(identity(code))
-                    if kind is not None and kind.startswith(ATTRIBUTE_LOOKUP):
-                        names_read = names_read | {kind}  # with the names' prefix
                     kind = self._line_reads.settle(identity(code), kind)
                     self._code_reads[identity(code)] = (names_read, kind == "*")
         ids = tuple(self._intern(u) for u in units)
