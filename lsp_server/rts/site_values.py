@@ -37,21 +37,60 @@ def argument_sources(
     instructions: list[dis.Instruction], call: int, count: int
 ) -> tuple[Source | None, ...]:
     """The sources of the ``count`` arguments pushed before ``instructions[call]``: each
-    from the end that a plain load pushed, None for the others (computed)."""
-    found: list[Source] = []
+    from the end that a plain load pushed, None for the others (computed). An attribute
+    load of a plain load (``getattr(self, name, self.default)``) is stepped over as one
+    computed argument; it may run code (a property) that rebinds a global or a cell, so
+    the arguments pushed before it are told only when their value no code can rebind (a
+    constant, a fast local: read at the call, it is still what was pushed)."""
+    found: list[Source | None] = []
+    code_may_run = False
     at = call - 1
     while at >= 0:
-        pushed = _pushes(instructions[at])
+        pushed: list[Source | None] | None = list(_pushes(instructions[at]) or ()) or None
+        if pushed is not None and code_may_run and not _stable(instructions[at]):
+            break
         if pushed is None:
             display = _display(instructions, at)
-            if display is None:
+            base = _attribute_chain_base(instructions, at) if display is None else None
+            if display is not None and not code_may_run:
+                pushed, at = [display[0]], display[1]
+            elif base is not None:
+                pushed, at, code_may_run = [None], base, True
+            else:
                 break
-            pushed, at = [display[0]], display[1]
         if len(found) + len(pushed) > count:
             break
         found[:0] = pushed
         at -= 1
     return (None,) * (count - len(found)) + tuple(found)
+
+
+_STABLE_OPS = frozenset(["LOAD_FAST", "LOAD_FAST_CHECK", "LOAD_FAST_LOAD_FAST", "LOAD_CONST"])
+"""Plain loads whose value no code run later in the frame's caller-side can rebind."""
+
+
+def _stable(ins: dis.Instruction) -> bool:
+    return ins.opname in _STABLE_OPS
+
+
+def _attribute_chain_base(instructions: list[dis.Instruction], at: int) -> int | None:
+    """Where the plain load of one value starts that the attribute loads ending at
+    ``instructions[at]`` (``obj.a.b``, no method load) read from; None if they do not."""
+    first = at
+    while first >= 0 and _loads_attribute(instructions[first]):
+        first -= 1
+    if first == at or first < 0:
+        return None
+    pushed = _pushes(instructions[first])
+    return first if pushed is not None and len(pushed) == 1 else None
+
+
+def _loads_attribute(ins: dis.Instruction) -> bool:
+    """A plain attribute load: one value replaces one (3.12+ flags a method load in
+    ``arg``'s low bit, which pushes two)."""
+    if ins.opname != "LOAD_ATTR" or ins.is_jump_target:
+        return False
+    return sys.version_info < (3, 12) or not ins.arg & 1
 
 
 def _display(instructions: list[dis.Instruction], at: int) -> tuple[Source, int] | None:
