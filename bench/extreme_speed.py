@@ -387,14 +387,55 @@ def record_store(root: Path) -> None:
 
 
 def naive_sample(ran: list[TransformationResult], size: int) -> list[TransformationResult]:
-    """Every undetected verdict (up to ``size``), the rest spread over the others; no
-    timeout nor detection past a hang (run the naive way, a hang lasts until the
-    subprocess's cap: they cost ``naive_timeout_seconds``)."""
+    """Undetected verdicts and the others (detections, mostly) in equal shares, as many
+    as there are up to ``size`` (one kind's unused share goes to the other), the others
+    spread over the run: a wrong detection hides a pseudo-tested function as a wrong
+    undetected verdict makes a false alarm. No timeout nor detection past a hang (run the
+    naive way, a hang lasts until the subprocess's cap: they cost
+    ``naive_timeout_seconds``)."""
     usable = [r for r in ran if r.verdict is not Verdict.ERROR and r.tests and not waits_naive(r)]
-    undetected = [r for r in usable if r.verdict is Verdict.UNDETECTED][:size]
+    undetected = [r for r in usable if r.verdict is Verdict.UNDETECTED]
     others = [r for r in usable if r.verdict is not Verdict.UNDETECTED]
-    step = max(1, len(others) // max(1, size - len(undetected) or 1))
-    return undetected + others[::step][: max(0, size - len(undetected))]
+    undetected = undetected[: max(size // 2, size - len(others))]
+    wanted = max(0, size - len(undetected))
+    step = max(1, len(others) // max(1, wanted))
+    return undetected + others[::step][:wanted]
+
+
+@dataclass
+class Agreement:
+    """Of a naive sample, how many verdicts the naive way repeated, by kind, and each one
+    it did not."""
+
+    agree: int = 0
+    undetected: int = 0
+    agree_undetected: int = 0
+    detected: int = 0
+    agree_detected: int = 0
+    disagreements: list[str] = field(default_factory=list)
+
+
+def naive_agreement(sample: list[TransformationResult], failed: list[bool]) -> Agreement:
+    """reks's verdicts against whether the naive run of each failed (``failed``)."""
+    agreement = Agreement()
+    for result, naive_failed in zip(sample, failed, strict=True):
+        caught = result.verdict in (Verdict.DETECTED, Verdict.TIMEOUT)
+        same = caught == naive_failed
+        agreement.agree += same
+        if result.verdict is Verdict.UNDETECTED:
+            agreement.undetected += 1
+            agreement.agree_undetected += same
+        elif result.verdict is Verdict.DETECTED:
+            agreement.detected += 1
+            agreement.agree_detected += same
+        if not same:
+            t = result.transformation
+            naive = "failed" if naive_failed else "passed"
+            agreement.disagreements.append(
+                f"{t.path}::{t.function} -> {t.body}: {result.verdict.value} by reks "
+                f"({result.reason or 'no reason'}), the naive run {naive}"
+            )
+    return agreement
 
 
 def naive_timeout_seconds(result: TransformationResult, median_naive: float) -> float:
@@ -469,18 +510,15 @@ def compare_naive(
     naive_copy = fresh_copy(root, "naive")
     naive_times: list[float] = []
     naive_cpu: list[float] = []
-    agree = agree_undetected = undetected = 0
+    naive_failed: list[bool] = []
     for result in sample:
         seconds, cpu_used, failed = run_naive(naive_copy, result)
         naive_times.append(seconds)
         naive_cpu.append(cpu_used)
-        caught = result.verdict in (Verdict.DETECTED, Verdict.TIMEOUT)
-        agree += caught == failed
-        if result.verdict is Verdict.UNDETECTED:
-            undetected += 1
-            agree_undetected += not failed
+        naive_failed.append(failed)
     if not naive_times:
         return
+    agreement = naive_agreement(sample, naive_failed)
     median_naive = statistics.median(naive_times)
     naive_total, waits, hanging = naive_seconds(ran, list(zip(sample, naive_times, strict=True)))
     cpu_sample = list(zip(sample, naive_cpu, strict=True))
@@ -490,9 +528,12 @@ def compare_naive(
         f"transformation; extrapolated {naive_total:.0f} s for all {len(ran)} (undetected "
         f"ones and the others each from their own sample; {waits:.1f} s of it for {hanging} "
         f"timeouts and detections past a hang: the median plus one wait as long as reks's, "
-        f"each); verdicts agree {agree}/{len(sample)} (undetected ones "
-        f"{agree_undetected}/{undetected})"
+        f"each); verdicts agree {agreement.agree}/{len(sample)} (undetected ones "
+        f"{agreement.agree_undetected}/{agreement.undetected}, detected ones "
+        f"{agreement.agree_detected}/{agreement.detected})"
     )
+    for line in agreement.disagreements:
+        print(f"    DISAGREEMENT {line}")
     reks_same = statistics.median([r.duration for r in sample])
     print(
         f"    per transformation (same sample, medians) naive/reks {median_naive / reks_same:.1f}x;"

@@ -1,6 +1,6 @@
 """How the workers run the tests' asserts: plain, unless a test may read an assert's message.
 
-A verdict needs only whether a test failed (``pytest_worker._short_failure``). pytest's
+A verdict needs only whether a test failed (``failure_note.short_failure``). pytest's
 assertion rewriting, its default, was most of a first collection's time on toolz and
 boltons, and a failing rewritten assert renders an explanation no verdict reads. A plain
 assert fails and passes as a rewritten one does; only the message of its ``AssertionError``

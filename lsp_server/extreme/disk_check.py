@@ -1,7 +1,7 @@
 """Verdicts checked the plain way: the file rewritten in a private copy, the covering tests
 run afresh. Import-time functions take that verdict (swapping code after import cannot see
-the change); ``--verify N`` samples other undetected verdicts to catch defects of the
-in-place analysis."""
+the change); ``--verify N`` samples other undetected verdicts, and detected ones, to catch
+defects of the in-place analysis either way."""
 
 from __future__ import annotations
 
@@ -92,9 +92,8 @@ def _checked(
     import_time = [
         r for r in done if r.verdict is Verdict.UNDETECTED and _key(r) in analysis.import_time
     ]
-    sample = [
-        r for r in done if r.verdict is Verdict.UNDETECTED and _key(r) not in analysis.import_time
-    ][: max(0, options.verify)]
+    sample = verify_sample(done, analysis.import_time, options.verify)
+    analysis.defects += unexplained_detections(done)
     if not options.on_disk:
         for result in import_time:
             result.verdict = Verdict.SKIPPED
@@ -111,27 +110,70 @@ def _checked(
         return done
     job.report(0, len(checks), "checking on disk")
     copies = min(len(checks), options.jobs or os.cpu_count() or 1)
-    for count, (result, checked) in enumerate(
-        _run_checks(root, options, checks, timeouts, copies, job), 1
-    ):
+    tests = {id(r): _disk_tests(r, analysis.covering.get(_key(r), [])) for r in checks}
+    runs = _run_checks(root, options, checks, tests, timeouts, copies, job)
+    for count, (result, checked) in enumerate(runs, 1):
         t = result.transformation
         analysis.checked_on_disk += 1
         job.report(count, len(checks), f"{t.function}: {t.body} on disk")
         if result in import_time:
             result.verdict = checked.verdict
             result.reason = f"{IMPORT_TIME}; {ON_DISK}: {checked.detail}"
-        elif checked.verdict is not Verdict.UNDETECTED:
+        elif _disagree(result.verdict, checked.verdict):
             analysis.defects.append(
-                f"{t.path}::{t.function} -> {t.body}: undetected in place but "
+                f"{t.path}::{t.function} -> {t.body}: {result.verdict.value} in place but "
                 f"{checked.verdict.value} on disk ({checked.detail})"
             )
-            result.verdict = checked.verdict
+            result.verdict, result.tests = checked.verdict, tests[id(result)]
+            result.detected_by = None
             result.reason = f"{ON_DISK}: {checked.detail}"
         else:
             continue  # the in-place verdict (and what its run executed) stands
         # What the plain run executed: the verdict holds after an edit it did not reach.
         result.units, result.on_disk = checked.units, checked.units is not None
     return done
+
+
+def verify_sample(
+    done: list[TransformationResult], import_time: set[str], size: int
+) -> list[TransformationResult]:
+    """The verdicts ``--verify size`` checks the plain way: the first ``size`` undetected
+    ones (of functions that did not run at import: those are checked anyway) and ``size``
+    detected ones spread over them, a wrong detection hiding a pseudo-tested function as
+    surely as a wrong undetected verdict makes a false alarm."""
+    size = max(0, size)
+    undetected = [r for r in done if r.verdict is Verdict.UNDETECTED and _key(r) not in import_time]
+    detected = [r for r in done if r.verdict is Verdict.DETECTED]
+    step = max(1, len(detected) // size) if size else 1
+    return undetected[:size] + detected[::step][:size]
+
+
+def unexplained_detections(done: list[TransformationResult]) -> list[str]:
+    """A defect for each detected verdict that does not say which test failed and how."""
+    return [
+        f"{r.transformation.path}::{r.transformation.function} -> {r.transformation.body}: "
+        "detected without a reason"
+        for r in done
+        if r.verdict is Verdict.DETECTED and not r.reason.strip()
+    ]
+
+
+def _disagree(in_place: Verdict, on_disk: Verdict) -> bool:
+    """Whether the plain run contradicts the in-place verdict: a test failed (or hung)
+    on disk where none did in place, or every test passed on disk where one failed in
+    place. A plain run that could not run (``error``) contradicts nothing."""
+    if in_place is Verdict.UNDETECTED:
+        return on_disk is not Verdict.UNDETECTED
+    return in_place is Verdict.DETECTED and on_disk is Verdict.UNDETECTED
+
+
+def _disk_tests(result: TransformationResult, covering: Sequence[str]) -> list[str]:
+    """The tests of a plain run: those the in-place run ran, in its order, then (for a
+    detection, which stopped at its first failure) the other covering tests, so that
+    the plain run's verdict stands for all of them when it replaces the in-place one."""
+    if result.verdict is not Verdict.DETECTED:
+        return list(result.tests)
+    return [*result.tests, *(t for t in covering if t not in result.tests)]
 
 
 def _before_import(
@@ -193,12 +235,13 @@ def _run_checks(
     root: Path,
     options: Options,
     checks: list[TransformationResult],
+    tests: dict[int, list[str]],
     timeouts: dict[Transformation, float],
     copies: int,
     job: Job,
 ) -> Iterator[tuple[TransformationResult, DiskVerdict]]:
-    """Each check's plain run, ``copies`` at a time (each in a private copy of its own),
-    yielded as they finish."""
+    """Each check's plain run of its ``tests`` (by ``id`` of the check), ``copies`` at a
+    time (each in a private copy of its own), yielded as they finish."""
     with contextlib.ExitStack() as stack:
         free: queue.Queue[PrivateCopy] = queue.Queue()
         for _ in range(copies):
@@ -210,7 +253,7 @@ def _run_checks(
             copy = free.get()
             try:
                 timeout = min(DISK_TIMEOUT_CAP, DISK_TIMEOUT_BASE + timeouts.get(t, 0.0))
-                return copy.run(t, result.tests, timeout)
+                return copy.run(t, tests[id(result)], timeout)
             finally:
                 free.put(copy)
 

@@ -31,6 +31,7 @@ from lsp_server.extreme import code_swap as swapping
 from lsp_server.extreme import project_options
 from lsp_server.extreme.assert_mode import assert_mode
 from lsp_server.extreme.bytecode import use_private_cache
+from lsp_server.extreme.failure_note import FailureNote, short_failure
 from lsp_server.extreme.library_caches import fill_library_caches
 from lsp_server.extreme.pool import SCOPE_VARIABLE
 from lsp_server.extreme.real_paths import real_path
@@ -69,12 +70,6 @@ OBSERVE_SLACK = 60.0
 test that a per-test alarm cannot interrupt); the run is then killed, never waited for."""
 
 
-def _short_failure(*args: object, **kwargs: object) -> str:
-    # Rendering a failure report (source, locals, reprs) dominated the cost of a detected
-    # transformation; only the fact that a test failed matters here.
-    return "failed"
-
-
 class WorkerPlugin:
     def __init__(self, root: str, channel: Channel, siblings: list[Channel] | None = None) -> None:
         self.root = root
@@ -86,7 +81,7 @@ class WorkerPlugin:
         self.served = False
         self.index: swapping.FunctionIndex = {}
         self.defs: dict[str, dict[tuple[int, str], swapping.FuncDef]] = {}
-        self.reported_failure = False
+        self.failure = FailureNote()  # a plugin too: how the test being run failed
         self.forker = Forker()
         # What ran before the first test (imports, decorators, class bodies, module-level
         # calls): swapping its code afterwards cannot undo what it already did.
@@ -125,12 +120,6 @@ class WorkerPlugin:
         # ``--ignore`` is pytest's own hook, so a conftest answering False for a path (as
         # boltons' does for most) would override it: the files left out are answered first.
         return True if str(collection_path) in self.ignored else None
-
-    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
-        # Subtests report their failures through this hook only, not in the reports
-        # ``runtestprotocol`` returns; a failed subtest is a failed test.
-        if report.failed:
-            self.reported_failure = True
 
     @pytest.hookimpl(tryfirst=True)
     def pytest_runtestloop(self, session: pytest.Session) -> bool:
@@ -361,12 +350,15 @@ class WorkerPlugin:
         return None
 
     def run_item(self, item: pytest.Item, nextitem: pytest.Item | None) -> bool:
-        """Run one test (setup, call, teardown) without reporting; True when it failed."""
-        item.__dict__["repr_failure"] = _short_failure
-        item.__dict__["_repr_failure_py"] = _short_failure
-        self.reported_failure = False
+        """Run one test (setup, call, teardown) without reporting; True when it failed
+        (how: ``self.failure.text``)."""
+        item.__dict__["repr_failure"] = short_failure
+        item.__dict__["_repr_failure_py"] = short_failure
+        self.failure.reset()
         reports = runtestprotocol(item, log=False, nextitem=nextitem)
-        return self.reported_failure or any(report.failed for report in reports)
+        if any(report.failed for report in reports) and not self.failure.text:
+            self.failure.text = "failed"  # a report made failed after its hook (a plugin's)
+        return bool(self.failure.text)
 
 
 def main(argv: list[str], plugin_class: type[WorkerPlugin] = WorkerPlugin) -> int:
@@ -387,7 +379,7 @@ def main(argv: list[str], plugin_class: type[WorkerPlugin] = WorkerPlugin) -> in
     ]
     asserts = f"--assert={assert_mode(Path(root))}"
     args = [*off, asserts, "--capture=no", "-q", "--rootdir", root, *argv[1:]]
-    plugins = [plugin, plugin.setup_clock, plugin.wanted, project_options]
+    plugins = [plugin, plugin.setup_clock, plugin.wanted, plugin.failure, project_options]
     code = pytest.main(args, plugins=plugins)
     if not plugin.served:
         why = f"pytest could not collect the tests of {root} (exit status {code})"

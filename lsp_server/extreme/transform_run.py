@@ -182,6 +182,8 @@ def _look_past(
     if outcome["verdict"] != "detected":
         return None, cut
     reason = f"{PAST_HANGS} {len(ran)} test(s) hung first, the first {ran[0]}"
+    if outcome.get("reason"):
+        reason += f"; then {outcome['reason']}"
     return {**outcome, "tests": [*ran, *outcome.get("tests", [])], "reason": reason}, cut
 
 
@@ -309,7 +311,8 @@ def _run_tests(worker: WorkerPlugin, request: dict[str, Any], transformed: bool)
         RUNNING.mark(i)
         if worker.run_item(item, nxt):
             _disarm()
-            return {"verdict": "detected", "tests": ran, "detected_by": nodeid}
+            reason = f"{nodeid} failed in {worker.failure.text}"
+            return {"verdict": "detected", "tests": ran, "detected_by": nodeid, "reason": reason}
     _disarm()
     return {"verdict": "undetected", "tests": ran}
 

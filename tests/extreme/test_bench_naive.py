@@ -88,3 +88,26 @@ def test_undetected_verdicts_cost_the_naive_way_what_their_own_runs_took(
     assert (hanging, waits) == (0, 0.0)
     unmeasured = 2 * 11.0 + 17 * 6.0
     assert total == pytest.approx(10.0 + 12.0 + (5.0 + 6.0 + 7.0) + unmeasured)
+
+
+def test_the_naive_sample_holds_detected_verdicts_however_many_undetected_there_are(
+    speed: ModuleType,
+) -> None:
+    # A wrong detection hides a pseudo-tested function: the agreement must sample both.
+    undetected = [_result(Verdict.UNDETECTED, 1.0) for _ in range(20)]
+    detected = [_result(Verdict.DETECTED, 0.01) for _ in range(10)]
+    sample = speed.naive_sample([*undetected, *detected], 8)
+    assert len(sample) == 8
+    assert sum(r.verdict is Verdict.DETECTED for r in sample) == 4
+
+
+def test_a_detection_the_naive_way_does_not_repeat_is_a_listed_disagreement(
+    speed: ModuleType,
+) -> None:
+    detected = _result(Verdict.DETECTED, 0.01, "test_m.py::t failed in call: AssertionError")
+    undetected = _result(Verdict.UNDETECTED, 1.0)
+    agreement = speed.naive_agreement([detected, undetected], [False, False])
+    assert (agreement.agree, agreement.detected, agreement.agree_detected) == (1, 1, 0)
+    assert (agreement.undetected, agreement.agree_undetected) == (1, 1)
+    assert len(agreement.disagreements) == 1
+    assert "m.py::f -> pass: detected by reks" in agreement.disagreements[0]
