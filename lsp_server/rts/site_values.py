@@ -46,7 +46,8 @@ def argument_sources(
     code_may_run = False
     at = call - 1
     while at >= 0:
-        pushed: list[Source | None] | None = list(_pushes(instructions[at]) or ()) or None
+        plain = _pushes(instructions[at])
+        pushed: list[Source | None] | None = None if plain is None else list(plain)
         if pushed is not None and code_may_run and not _stable(instructions[at]):
             break
         if pushed is None:
@@ -66,7 +67,8 @@ def argument_sources(
 
 
 _STABLE_OPS = frozenset(["LOAD_FAST", "LOAD_FAST_CHECK", "LOAD_FAST_LOAD_FAST", "LOAD_CONST"])
-"""Plain loads whose value no code run later in the frame's caller-side can rebind."""
+"""Plain loads whose value no code run between the push and the call can change (a global
+or a cell can be rebound by a property's code; a fast local or a constant cannot)."""
 
 
 def _stable(ins: dis.Instruction) -> bool:
