@@ -39,11 +39,23 @@ def test_data_survives_a_rewrite():
 def test_a_failure_caused_by_a_concurrent_run_writing_a_project_file_is_no_detection(
     make_project: Callable[[dict[str, str]], Path],
 ) -> None:
-    root = make_project(
-        {"m.py": INC_MODULE, "test_m.py": REWRITES_DATA, "data.txt": "hello\n"}
-    )
+    root = make_project({"m.py": INC_MODULE, "test_m.py": REWRITES_DATA, "data.txt": "hello\n"})
     analysis = analyse(root, Options(jobs=2, incremental=False))
     assert len(analysis.results) == 2
     for result in analysis.results:
         assert result.verdict is Verdict.UNDETECTED, result
+    assert (root / "data.txt").read_text() == "hello\n"
+
+
+def test_a_detection_run_again_alone_stands(
+    make_project: Callable[[dict[str, str]], Path],
+) -> None:
+    # The same test checking ``inc`` too: run again alone, each run still fails.
+    checks_inc = REWRITES_DATA.replace("    inc(1)\n", "    assert inc(1) == 2\n")
+    root = make_project({"m.py": INC_MODULE, "test_m.py": checks_inc, "data.txt": "hello\n"})
+    analysis = analyse(root, Options(jobs=2, incremental=False))
+    assert len(analysis.results) == 2
+    for result in analysis.results:
+        assert result.verdict is Verdict.DETECTED, result
+        assert "assert inc(1) == 2" in result.reason or "AssertionError" in result.reason
     assert (root / "data.txt").read_text() == "hello\n"
