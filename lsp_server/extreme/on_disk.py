@@ -147,7 +147,7 @@ class PrivateCopy:
         (its parameters are made by the transformed code): only the outcome of its tests
         under their new ids is evidence. A function not found either can no longer be
         collected, which the developer sees: a detection."""
-        functions = list(dict.fromkeys(test_function(t) for t in tests))
+        functions = list(dict.fromkeys(function_id(t) for t in tests))
         if functions != list(tests):
             verdict, by_name, status = self._pytest(functions, timeout, record)
             if status != USAGE_ERROR:
@@ -203,7 +203,7 @@ class PrivateCopy:
             process.close(grace=0.0)
 
 
-def test_function(nodeid: str) -> str:
+def function_id(nodeid: str) -> str:
     """The node id of the test function of ``nodeid``: its parametrization left out."""
     path, sep, rest = nodeid.partition("::")
     return path + sep + rest.split("[", 1)[0]

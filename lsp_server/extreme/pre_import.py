@@ -31,7 +31,7 @@ from typing import Any
 
 import pytest
 
-from lsp_server.extreme.on_disk import RewriteError, rewrite_body, test_function
+from lsp_server.extreme.on_disk import RewriteError, function_id, rewrite_body
 from lsp_server.extreme.pytest_worker import WorkerPlugin, main
 from lsp_server.extreme.real_paths import real_path
 from lsp_server.extreme.transform_run import IMPORT_HUNG_EXIT, run_child
@@ -214,11 +214,11 @@ class PreImportPlugin(WorkerPlugin):
         (they were set for the old ids), and a verdict's reason says the ids changed."""
         by_function: dict[str, list[str]] = {}
         for nodeid in self.items:
-            by_function.setdefault(test_function(nodeid), []).append(nodeid)
-        if not all(by_function.get(test_function(t)) for t in lost):
+            by_function.setdefault(function_id(nodeid), []).append(nodeid)
+        if not all(by_function.get(function_id(t)) for t in lost):
             return False
         tests: list[str] = request["tests"]
-        renamed = [n for t in tests for n in (by_function[test_function(t)] if t in lost else [t])]
+        renamed = [n for t in tests for n in (by_function[function_id(t)] if t in lost else [t])]
         request["tests"] = list(dict.fromkeys(renamed))
         request["deadlines"] = []
         request.pop("basis", None)
