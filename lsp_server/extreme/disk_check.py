@@ -120,13 +120,15 @@ def _checked(
             result.verdict = checked.verdict
             result.reason = f"{IMPORT_TIME}; {ON_DISK}: {checked.detail}"
         elif _disagree(result.verdict, checked.verdict):
+            # The in-place reason stays beside the disk's: the wrong verdict's cause.
+            in_place = f"; in place: {result.reason}" if result.reason.strip() else ""
             analysis.defects.append(
                 f"{t.path}::{t.function} -> {t.body}: {result.verdict.value} in place but "
-                f"{checked.verdict.value} on disk ({checked.detail})"
+                f"{checked.verdict.value} on disk ({checked.detail}){in_place}"
             )
             result.verdict, result.tests = checked.verdict, tests[id(result)]
             result.detected_by = None
-            result.reason = f"{ON_DISK}: {checked.detail}"
+            result.reason = f"{ON_DISK}: {checked.detail}{in_place}"
         else:
             continue  # the in-place verdict (and what its run executed) stands
         # What the plain run executed: the verdict holds after an edit it did not reach.

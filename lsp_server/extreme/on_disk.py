@@ -126,15 +126,34 @@ class PrivateCopy:
         record.unlink(missing_ok=True)
         try:
             verdict, detail, status = self._pytest(tests, timeout, record)
+            if status == USAGE_ERROR:
+                verdict, detail = self._by_function(tests, timeout, record, detail)
         finally:
             path.write_bytes(original)
         units = read_units(str(record))
         if status == USAGE_ERROR and self._pytest(tests, timeout, record)[2] == USAGE_ERROR:
             # Not found without the transformation either: a test whose id is drawn at
             # each collection (a time, a random value) can be run by no id.
-            named = ", ".join(tests[:3]) + (f" and {len(tests) - 3} more" if len(tests) > 3 else "")
+            named = _named(tests)
             verdict, detail = Verdict.ERROR, f"not found by id even unchanged: {named} ({detail})"
         return DiskVerdict(verdict, detail, time.perf_counter() - started, units)
+
+    def _by_function(
+        self, tests: Sequence[str], timeout: float, record: Path, detail: str
+    ) -> tuple[Verdict, str]:
+        """The verdict when pytest found some of ``tests`` not (``detail``) with the file
+        rewritten: their test functions run by name, every parametrization of each. A
+        function found so is a test whose parametrization ids the transformation changed
+        (its parameters are made by the transformed code): only the outcome of its tests
+        under their new ids is evidence. A function not found either can no longer be
+        collected, which the developer sees: a detection."""
+        functions = list(dict.fromkeys(function_id(t) for t in tests))
+        if functions != list(tests):
+            verdict, by_name, status = self._pytest(functions, timeout, record)
+            if status != USAGE_ERROR:
+                changed = f"parametrization ids changed ({_named(tests)} not found)"
+                return verdict, f"{changed}; by test function: {by_name}"
+        return Verdict.DETECTED, f"no longer collected: {_named(tests)} ({detail})"
 
     def _pytest(
         self, tests: Sequence[str], timeout: float, record: Path
@@ -182,3 +201,13 @@ class PrivateCopy:
             return Verdict.DETECTED, why, status
         finally:
             process.close(grace=0.0)
+
+
+def function_id(nodeid: str) -> str:
+    """The node id of the test function of ``nodeid``: its parametrization left out."""
+    path, sep, rest = nodeid.partition("::")
+    return path + sep + rest.split("[", 1)[0]
+
+
+def _named(tests: Sequence[str]) -> str:
+    return ", ".join(tests[:3]) + (f" and {len(tests) - 3} more" if len(tests) > 3 else "")

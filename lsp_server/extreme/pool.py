@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from lsp_server.extreme.bytecode import worker_environment
 from lsp_server.extreme.library_imports import PRELOAD_VARIABLE
+from lsp_server.extreme.project_writes import SharedFiles
 from lsp_server.sandbox import ChannelTimeout, ProcessDied, SandboxProcess, SiblingProcess
 
 if TYPE_CHECKING:  # the worker imports this module: it needs no jobs
@@ -262,24 +263,26 @@ class WorkerPool:
         more = True
         idle = list(self.workers)
         busy: dict[int, Worker] = {}
-        while more or busy:
+        shared = SharedFiles()  # runs that wrote files of the project run again alone
+        while more or busy or shared.reruns:
             job.check()
-            while more and idle:
-                request = next(pending, None)
+            while (more or shared.reruns) and idle and shared.may_send(len(busy)):
+                request = shared.next_request() or next(pending, None)
                 if request is None:
                     more = False
                     break
                 worker = idle.pop()
                 worker.send(request)
                 worker.busy = request
+                shared.sent(request)
                 busy[worker.process.fileno()] = worker
             ready, _, _ = select.select(list(busy), [], [], 0.2)
             for fd in ready:
                 worker = busy.pop(fd)
                 reply = worker.receive()
-                worker.busy = None
+                request, worker.busy = worker.busy or {}, None
                 idle.append(worker)
-                yield reply
+                yield from shared.replied(request, reply)
 
     def end_input(self) -> None:
         """End of input tells each worker to quit, without waiting for them (``close``

@@ -31,7 +31,7 @@ from typing import Any
 
 import pytest
 
-from lsp_server.extreme.on_disk import RewriteError, rewrite_body
+from lsp_server.extreme.on_disk import RewriteError, function_id, rewrite_body
 from lsp_server.extreme.pytest_worker import WorkerPlugin, main
 from lsp_server.extreme.real_paths import real_path
 from lsp_server.extreme.transform_run import IMPORT_HUNG_EXIT, run_child
@@ -187,14 +187,19 @@ class PreImportPlugin(WorkerPlugin):
         if self.collect_failures:
             return {"verdict": "detected", "reason": "the tests could not even be collected"}
         missing = [t for t in tests if t not in self.items]
-        return self._not_collected(tests, missing) if missing else None
+        return self._not_collected(request, missing) if missing else None
 
-    def _not_collected(self, tests: list[str], missing: list[str]) -> dict[str, Any]:
-        """The reply when the child did not collect ``missing`` (of ``tests``): a detection,
-        unless the code as it is does not collect them either (their ids change at each
-        collection): then no run can be made with them."""
+    def _not_collected(self, request: dict[str, Any], missing: list[str]) -> dict[str, Any] | None:
+        """The reply when the child did not collect ``missing`` (of the request's tests): a
+        detection, unless the code as it is does not collect them either (their ids change
+        at each collection): then no run can be made with them. A test whose function is
+        still collected under other ids (its parameters are made by the transformed code)
+        runs under those (``_renamed``): None, the request's tests replaced."""
+        tests: list[str] = request["tests"]
         ids = self.collected_ids.get(tuple(_test_files(self.root, tests)))
         lost = [t for t in missing if ids is None or t in ids]
+        if lost and self._renamed(request, lost):
+            return None
         if lost:
             return {"verdict": "detected", "reason": f"{lost[0]} is no longer collected"}
         reason = (
@@ -202,6 +207,23 @@ class PreImportPlugin(WorkerPlugin):
             "(the code as it is does not collect it either)"
         )
         return {"verdict": "error", "reason": reason}
+
+    def _renamed(self, request: dict[str, Any], lost: list[str]) -> bool:
+        """Whether the function of each ``lost`` test is collected under other ids; if so,
+        ``request`` (the child's) runs those in their places, without per-test deadlines
+        (they were set for the old ids), and a verdict's reason says the ids changed."""
+        by_function: dict[str, list[str]] = {}
+        for nodeid in self.items:
+            by_function.setdefault(function_id(nodeid), []).append(nodeid)
+        if not all(by_function.get(function_id(t)) for t in lost):
+            return False
+        tests: list[str] = request["tests"]
+        renamed = [n for t in tests for n in (by_function[function_id(t)] if t in lost else [t])]
+        request["tests"] = list(dict.fromkeys(renamed))
+        request["deadlines"] = []
+        request.pop("basis", None)
+        request["note"] = f"parametrization ids changed ({lost[0]} not collected)"
+        return True
 
     def _collect(self, files: list[str]) -> None:
         assert self.session is not None

@@ -34,6 +34,7 @@ from lsp_server.extreme.bytecode import use_private_cache
 from lsp_server.extreme.failure_note import FailureNote, short_failure
 from lsp_server.extreme.library_caches import fill_library_caches
 from lsp_server.extreme.pool import SCOPE_VARIABLE
+from lsp_server.extreme.project_writes import ProjectWrites
 from lsp_server.extreme.real_paths import real_path
 from lsp_server.extreme.spare_wait import (
     SessionImports,
@@ -94,6 +95,7 @@ class WorkerPlugin:
         self.import_time_units: list[str] = []  # functions that ran at import or collection
         self.scope: dict[str, Any] | None = None  # ``spare_wait``
         self.imports = SessionImports()  # what a spare of its pool would hold (``warm``)
+        self.writes = ProjectWrites(root)  # project files a request's runs wrote
 
     def send(self, message: dict[str, Any]) -> None:
         self.channel.send(message)
@@ -190,7 +192,10 @@ class WorkerPlugin:
                 elif op == "observe":
                     self.send(self.observe(request))
                 elif op == "run":
-                    self.send(self.run(request))
+                    self.writes.arm()
+                    reply = self.run(request)
+                    reply["wrote"] = self.writes.take()  # files of the project (``SharedFiles``)
+                    self.send(reply)
                 elif op == "refresh":
                     self.send(self.refresh(request["files"]))
                 else:

@@ -311,10 +311,18 @@ def _run_tests(worker: WorkerPlugin, request: dict[str, Any], transformed: bool)
         RUNNING.mark(i)
         if worker.run_item(item, nxt):
             _disarm()
-            reason = f"{nodeid} failed in {worker.failure.text}"
+            reason = _noted(request, f"{nodeid} failed in {worker.failure.text}")
             return {"verdict": "detected", "tests": ran, "detected_by": nodeid, "reason": reason}
     _disarm()
-    return {"verdict": "undetected", "tests": ran}
+    note = _noted(request, "")
+    return {"verdict": "undetected", "tests": ran, **({"reason": note} if note else {})}
+
+
+def _noted(request: dict[str, Any], reason: str) -> str:
+    """``reason`` after the request's ``note`` (what set-up changed in the run: tests run
+    under new ids, ``pre_import``), if any."""
+    note = str(request.get("note") or "")
+    return f"{note}; {reason}" if note and reason else note or reason
 
 
 def _cpu_budgets(request: dict[str, Any]) -> list[float]:

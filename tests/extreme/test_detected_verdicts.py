@@ -87,3 +87,9 @@ def test_a_detection_the_plain_way_does_not_repeat_is_a_defect(
     assert len(analysis.defects) == 2, analysis.defects
     assert "m.py::inc -> return 0: detected in place but undetected on disk" in analysis.defects[0]
     assert [r.verdict for r in analysis.results] == [Verdict.UNDETECTED] * 2
+    # The in-place reason is kept beside the disk's, so the wrong verdict carries its
+    # cause: which test failed in place, in which phase, with which error.
+    for defect, result in zip(analysis.defects, analysis.results, strict=True):
+        assert "in place: test_m.py::test_loaded_code_matches_the_file failed" in defect
+        assert "call: AssertionError" in defect
+        assert "in place: test_m.py::test_loaded_code_matches_the_file failed" in result.reason
