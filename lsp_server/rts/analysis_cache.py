@@ -27,6 +27,7 @@ import xxhash
 from lsp_server.project.files import STORE_DIR
 from lsp_server.project.text import write_atomic
 from lsp_server.rts.file_units import FileUnits
+from lsp_server.rts.units import cached_source_units, tokenize_decode
 
 ANALYSIS_DIR = "analysis"
 _ANALYSING_PACKAGES = ("rts", "project")
@@ -78,3 +79,15 @@ class AnalysisCache:
         data = pickle.dumps(key, _PROTOCOL) + pickle.dumps(units, _PROTOCOL)
         with suppress(OSError):
             write_atomic(self._entry_path(path), data)
+
+
+def kept_or_new_units(root: Path, path: str, data: bytes, raw_hash: str) -> FileUnits:
+    """The analysis of ``path`` (bytes ``data``, raw hash ``raw_hash``) an earlier session
+    kept (loading it costs a tenth of parsing a large file), else a new one, kept for the
+    next session and shared with whoever parses the same text in this process."""
+    kept = AnalysisCache(root)
+    units = kept.get(path, raw_hash)
+    if units is None:
+        units = cached_source_units(path, tokenize_decode(data))
+        kept.put(path, raw_hash, units)
+    return units
