@@ -21,6 +21,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from lsp_server.sandbox.fork_start import ForkedChild, start_forked
 from lsp_server.sandbox.wire import Channel, ChannelClosed
 
 CHANNEL_ENV = "REKS_SANDBOX_CHANNEL"
@@ -82,11 +83,14 @@ class SandboxProcess:
         quiet: bool = False,
         new_session: bool = False,
         siblings: int = 0,
+        fork: bool = False,
     ) -> None:
         """``quiet``: the child's stdout goes nowhere (a test suite may print a lot), only
         stderr to the log. ``new_session``: ``kill`` reaches every process it started.
         ``siblings``: channels for that many copies the process forks of itself, each
-        talked to through a ``SiblingProcess`` (``self.siblings``)."""
+        talked to through a ``SiblingProcess`` (``self.siblings``). ``fork``: ``python``
+        is this interpreter and ``args`` run a module, started as a fork of this process
+        (``fork_start``; the caller judged it faithful)."""
         self.new_session = new_session
         self.log = tempfile.TemporaryFile(prefix="reks-sandbox-")  # noqa: SIM115 - closed in close()
         to_child, from_child = os.pipe(), os.pipe()
@@ -101,16 +105,28 @@ class SandboxProcess:
             paths = [PACKAGE_PARENT, *filter(None, [environment.get("PYTHONPATH")])]
             environment["PYTHONPATH"] = os.pathsep.join(paths)
         try:
-            self.process = subprocess.Popen(
-                [python, *args],
-                cwd=cwd,
-                env=environment,
-                stdin=subprocess.DEVNULL,
-                stdout=subprocess.DEVNULL if quiet else self.log,
-                stderr=self.log,
-                pass_fds=their_ends,
-                start_new_session=new_session,
-            )
+            self.process: subprocess.Popen[bytes] | ForkedChild
+            if fork and _same_interpreter(python):
+                self.process = start_forked(
+                    args,
+                    cwd=str(cwd or os.getcwd()),
+                    env=environment,
+                    stdout=-1 if quiet else self.log.fileno(),
+                    stderr=self.log.fileno(),
+                    keep_fds=their_ends,
+                    new_session=new_session,
+                )
+            else:
+                self.process = subprocess.Popen(
+                    [python, *args],
+                    cwd=cwd,
+                    env=environment,
+                    stdin=subprocess.DEVNULL,
+                    stdout=subprocess.DEVNULL if quiet else self.log,
+                    stderr=self.log,
+                    pass_fds=their_ends,
+                    start_new_session=new_session,
+                )
         except BaseException:
             for fd in (to_child[1], from_child[0], *(fd for i, o in extra for fd in (o[0], i[1]))):
                 os.close(fd)
@@ -264,7 +280,7 @@ class SiblingProcess:
         self.channel.close()
 
 
-def _wait(process: subprocess.Popen[bytes], timeout: float | None) -> None:
+def _wait(process: subprocess.Popen[bytes] | ForkedChild, timeout: float | None) -> None:
     """``process.wait(timeout)``, woken by the process's end where the system can say
     (a pid file descriptor) instead of polling: ``Popen.wait`` sleeps up to 50 ms between
     polls, which every analysis waited for when it closed its workers."""
