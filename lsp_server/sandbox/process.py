@@ -105,28 +105,16 @@ class SandboxProcess:
             paths = [PACKAGE_PARENT, *filter(None, [environment.get("PYTHONPATH")])]
             environment["PYTHONPATH"] = os.pathsep.join(paths)
         try:
-            self.process: subprocess.Popen[bytes] | ForkedChild
-            if fork and _same_interpreter(python):
-                self.process = start_forked(
-                    args,
-                    cwd=str(cwd or os.getcwd()),
-                    env=environment,
-                    stdout=-1 if quiet else self.log.fileno(),
-                    stderr=self.log.fileno(),
-                    keep_fds=their_ends,
-                    new_session=new_session,
-                )
-            else:
-                self.process = subprocess.Popen(
-                    [python, *args],
-                    cwd=cwd,
-                    env=environment,
-                    stdin=subprocess.DEVNULL,
-                    stdout=subprocess.DEVNULL if quiet else self.log,
-                    stderr=self.log,
-                    pass_fds=their_ends,
-                    start_new_session=new_session,
-                )
+            self.process = _start(
+                [python, *args],
+                cwd,
+                environment,
+                self.log.fileno(),
+                quiet=quiet,
+                new_session=new_session,
+                fork=fork and _same_interpreter(python),
+                their_ends=their_ends,
+            )
         except BaseException:
             for fd in (to_child[1], from_child[0], *(fd for i, o in extra for fd in (o[0], i[1]))):
                 os.close(fd)
@@ -278,6 +266,41 @@ class SiblingProcess:
         if grace <= 0:
             self.terminate()
         self.channel.close()
+
+
+def _start(
+    command: list[str],
+    cwd: str | Path | None,
+    env: dict[str, str],
+    log: int,
+    *,
+    quiet: bool,
+    new_session: bool,
+    fork: bool,
+    their_ends: list[int],
+) -> subprocess.Popen[bytes] | ForkedChild:
+    """The process of a ``SandboxProcess``: ``command`` (``python -m ...``) as a fork of
+    this process (``fork_start``) when ``fork``, else as a new process."""
+    if fork:
+        return start_forked(
+            command[1:],
+            cwd=str(cwd or os.getcwd()),
+            env=env,
+            stdout=-1 if quiet else log,
+            stderr=log,
+            keep_fds=their_ends,
+            new_session=new_session,
+        )
+    return subprocess.Popen(
+        command,
+        cwd=cwd,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL if quiet else log,
+        stderr=log,
+        pass_fds=their_ends,
+        start_new_session=new_session,
+    )
 
 
 def _wait(process: subprocess.Popen[bytes] | ForkedChild, timeout: float | None) -> None:
