@@ -52,6 +52,7 @@ def _default_interpreter() -> bool:
         or flags.dev_mode
         or flags.optimize
         or sys.warnoptions
+        or hasattr(sys, "gettotalrefcount")  # a debug build: other default warning filters
         or sys._xoptions
     )
 

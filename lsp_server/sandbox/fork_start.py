@@ -24,6 +24,7 @@ import subprocess
 import sys
 import time
 import traceback
+import warnings
 from collections.abc import Mapping, Sequence
 
 STARTUP_PATH = list(sys.path)
@@ -160,3 +161,14 @@ def _become_new_process(
     sys.dont_write_bytecode = bool(env.get("PYTHONDONTWRITEBYTECODE"))
     sys.pycache_prefix = env.get("PYTHONPYCACHEPREFIX") or None
     importlib.invalidate_caches()
+    _default_warning_filters()
+
+
+def _default_warning_filters() -> None:
+    """The warning filters a new interpreter starts with (no ``-W``, no
+    ``PYTHONWARNINGS``, not in development mode: the caller checks): reks's process
+    changed its own (``cli`` ignores ``SyntaxWarning``), which a test could tell."""
+    warnings.resetwarnings()
+    warnings.filterwarnings("default", category=DeprecationWarning, module="__main__")
+    for category in (DeprecationWarning, PendingDeprecationWarning, ImportWarning, ResourceWarning):
+        warnings.simplefilter("ignore", category, append=True)

@@ -13,13 +13,14 @@ from pathlib import Path
 # The test writes down what the worker that runs it had imported before the tests, and
 # where ``difflib`` comes from: reks's process imports the standard library's.
 PROBE_TEST = """
-    import json, sys
+    import json, sys, warnings
     from calc import total
 
     def test_total():
         import difflib
         seen = {"reks_analysis": "lsp_server.extreme.analysis" in sys.modules,
-                "difflib": getattr(difflib, "__file__", "")}
+                "difflib": getattr(difflib, "__file__", ""),
+                "warnings_ignored": [f[2].__name__ for f in warnings.filters if f[0] == "ignore"]}
         with open("seen.json", "w") as handle:
             json.dump(seen, handle)
         assert total([1, 2]) == 3
@@ -59,6 +60,8 @@ def test_the_worker_is_a_fork_of_the_reks_process_that_imported_pytest_already(
     seen = _extreme(root)
     assert seen["reks_analysis"] is True  # reks's own modules: the worker is its fork
     assert not str(seen["difflib"]).startswith(str(root))
+    # A new interpreter's filters, not reks's (its command line ignores SyntaxWarning).
+    assert "SyntaxWarning" not in seen["warnings_ignored"]  # type: ignore[operator]
 
 
 def test_a_project_module_named_like_one_reks_imported_gets_a_new_interpreter(
