@@ -101,8 +101,15 @@ def start_forked(
     base = base_path()
     if base is None:
         raise ValueError("this interpreter's import path cannot be rebuilt in a fork")
+    # Garbage is freed before the fork, while every descriptor is still this process's;
+    # what is left is frozen across it: the child's collector never walks (and so never
+    # copies) this process's heap, and no object of it ever closes a number the child
+    # reuses. This process's collector goes on as before.
+    gc.collect()
+    gc.freeze()
     pid = os.fork()
     if pid:
+        gc.unfreeze()
         return ForkedChild(pid, args)
     try:  # the child: it never returns from here
         _become_new_process(cwd, env, stdout, stderr, keep_fds, new_session, base)
@@ -132,10 +139,6 @@ def _become_new_process(
 ) -> None:
     if new_session:
         os.setsid()
-    # Garbage of this process is freed while its descriptors are still its own copies;
-    # what stays alive is never freed (frozen), so no object closes a number reused later.
-    gc.collect()
-    gc.freeze()
     atexit._clear()  # this process's exit handlers are not the child's
     for signum in signal.valid_signals():
         with contextlib.suppress(OSError, ValueError, TypeError):
