@@ -27,7 +27,6 @@ import xxhash
 from lsp_server.project.files import STORE_DIR
 from lsp_server.project.text import write_atomic
 from lsp_server.rts.file_units import FileUnits
-from lsp_server.rts.units import cached_source_units, tokenize_decode
 
 ANALYSIS_DIR = "analysis"
 _ANALYSING_PACKAGES = ("rts", "project")
@@ -85,6 +84,10 @@ def kept_or_new_units(root: Path, path: str, data: bytes, raw_hash: str) -> File
     """The analysis of ``path`` (bytes ``data``, raw hash ``raw_hash``) an earlier session
     kept (loading it costs a tenth of parsing a large file), else a new one, kept for the
     next session and shared with whoever parses the same text in this process."""
+    # Imported here: the pytest worker imports this module (it keeps what it parses) and
+    # must not pay for the analysis modules on its way to its first transformation.
+    from lsp_server.rts.units import cached_source_units, tokenize_decode
+
     kept = AnalysisCache(root)
     units = kept.get(path, raw_hash)
     if units is None:
