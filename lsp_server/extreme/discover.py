@@ -12,14 +12,17 @@ from __future__ import annotations
 import ast
 import builtins
 import fnmatch
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 
 from lsp_server.extreme.constants import EMPTY_GENERATOR, bodies_from_annotation
 from lsp_server.project import load_config
 from lsp_server.project.files import is_test_path, walk_files
 from lsp_server.project.text import parse_python
+from lsp_server.rts.analysis_cache import kept_or_new_units
+from lsp_server.rts.file_snapshot import file_checksum
 from lsp_server.rts.file_units import FileUnits
 from lsp_server.rts.units import SourceError, cached_source_units, tokenize_decode
 
@@ -80,8 +83,10 @@ def discover(
     errors: dict[str, str] = {}
     for rel in files:
         try:
-            source = tokenize_decode((root / rel).read_bytes())
-            functions.extend(functions_of_source(rel, source, patterns))
+            data = (root / rel).read_bytes()
+            source = tokenize_decode(data)
+            kept = partial(kept_or_new_units, root, rel, data, file_checksum(data))
+            functions.extend(functions_of_source(rel, source, patterns, kept))
         except (OSError, SourceError, SyntaxError, UnicodeDecodeError) as exc:
             errors[rel] = str(exc)
     return functions, errors
@@ -93,18 +98,27 @@ analysis after an edit parses only the edited files again."""
 _FOUND_MAX = 2_000
 
 
-def functions_of_source(rel: str, source: str, patterns: Sequence[str] = ()) -> list[FunctionInfo]:
+def functions_of_source(
+    rel: str,
+    source: str,
+    patterns: Sequence[str] = (),
+    analysed: Callable[[], FileUnits] | None = None,
+) -> list[FunctionInfo]:
+    """The functions of ``source``; ``analysed`` gives its units when they are not
+    memoized (the analysis a ``pytest --reks`` session kept: no parse), else it is parsed."""
     key = (rel, source, tuple(patterns))
     found = _FOUND.get(key)
     if found is None:
         if len(_FOUND) >= _FOUND_MAX:
             _FOUND.clear()
-        found = _FOUND[key] = _functions_of_source(rel, source, patterns)
+        units = analysed() if analysed is not None else cached_source_units(rel, source)
+        found = _FOUND[key] = _functions_of_source(rel, source, units, patterns)
     return list(found)
 
 
-def _functions_of_source(rel: str, source: str, patterns: Sequence[str] = ()) -> list[FunctionInfo]:
-    units: FileUnits = cached_source_units(rel, source)  # the checksums parse it next
+def _functions_of_source(
+    rel: str, source: str, units: FileUnits, patterns: Sequence[str] = ()
+) -> list[FunctionInfo]:
     tree = parse_python(source)
     lines = source.splitlines()
     module_names = _module_level_names(tree)

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from lsp_server.extreme.bytecode import worker_environment
+from lsp_server.extreme.fork_safety import worker_can_fork
 from lsp_server.extreme.library_imports import PRELOAD_VARIABLE
 from lsp_server.extreme.project_writes import SharedFiles
 from lsp_server.sandbox import ChannelTimeout, ProcessDied, SandboxProcess, SiblingProcess
@@ -160,6 +161,7 @@ class WorkerPool:
         module = "pre_import" if self.pre_import else "pytest_worker"
         args = ["-m", f"lsp_server.extreme.{module}", str(self.root), *self.pytest_args]
         forks = self.size - 1 if hasattr(os, "fork") else 0
+        fork = worker_can_fork(self.root, env, self.python)  # what reks imported is reused
         for _ in range(self.size - forks):
             # A session of its own: what the tests start dies with the worker's group.
             process = SandboxProcess(
@@ -170,6 +172,7 @@ class WorkerPool:
                 quiet=True,
                 new_session=True,
                 siblings=forks,
+                fork=fork,
             )
             self.workers.append(Worker(process))
             self._unforked += [Worker(sibling) for sibling in process.siblings]

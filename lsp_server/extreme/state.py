@@ -16,17 +16,11 @@ from lsp_server.extreme.doc_reads import DOCSTRINGS
 from lsp_server.extreme.model import Transformation, TransformationResult, Verdict
 from lsp_server.project import python_files
 from lsp_server.project.files import is_python, is_test_path
-from lsp_server.rts.analysis_cache import AnalysisCache
+from lsp_server.rts.analysis_cache import kept_or_new_units
 from lsp_server.rts.file_units import FileUnits
 from lsp_server.rts.store import DependencyStore, StoreError, store_path
 from lsp_server.rts.unit_names import DEFAULTS, DOC, MODULE, body_name, doc_name, header_name
-from lsp_server.rts.units import (
-    SourceError,
-    cached_source_units,
-    file_checksum,
-    path_units,
-    tokenize_decode,
-)
+from lsp_server.rts.units import SourceError, file_checksum, path_units
 
 TOP_LEVEL = "<top-level>"
 """The pseudo-unit of a file's code outside function bodies: its module part, its binding
@@ -49,7 +43,7 @@ def _units(root: Path, path: str) -> FileUnits | None:
         units = _PARSED.get(key)
         if units is None:
             if is_python(path):
-                units = _python_units(root, path, data, key[1])
+                units = kept_or_new_units(root, path, data, key[1])
             else:
                 units = path_units(root, Path(path))  # a data file: its bytes' checksum
             if len(_PARSED) >= _PARSED_MAX:
@@ -58,19 +52,6 @@ def _units(root: Path, path: str) -> FileUnits | None:
         return units
     except (OSError, SourceError, ValueError):
         return None
-
-
-def _python_units(root: Path, path: str, data: bytes, raw_hash: str) -> FileUnits:
-    """The analysis kept by an earlier run (``rts.analysis_cache``: it loads in a
-    millisecond, parsing a large file takes a quarter of a second), else the one
-    ``discover`` just made of the same text, kept for the workers (they parse an edited
-    file next)."""
-    kept = AnalysisCache(root)
-    units = kept.get(path, raw_hash)
-    if units is None:
-        units = cached_source_units(path, tokenize_decode(data))
-        kept.put(path, raw_hash, units)
-    return units
 
 
 def file_units(root: Path, path: str) -> FileUnits | None:

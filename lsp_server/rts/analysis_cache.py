@@ -78,3 +78,19 @@ class AnalysisCache:
         data = pickle.dumps(key, _PROTOCOL) + pickle.dumps(units, _PROTOCOL)
         with suppress(OSError):
             write_atomic(self._entry_path(path), data)
+
+
+def kept_or_new_units(root: Path, path: str, data: bytes, raw_hash: str) -> FileUnits:
+    """The analysis of ``path`` (bytes ``data``, raw hash ``raw_hash``) an earlier session
+    kept (loading it costs a tenth of parsing a large file), else a new one, kept for the
+    next session and shared with whoever parses the same text in this process."""
+    # Imported here: the pytest worker imports this module (it keeps what it parses) and
+    # must not pay for the analysis modules on its way to its first transformation.
+    from lsp_server.rts.units import cached_source_units, tokenize_decode
+
+    kept = AnalysisCache(root)
+    units = kept.get(path, raw_hash)
+    if units is None:
+        units = cached_source_units(path, tokenize_decode(data))
+        kept.put(path, raw_hash, units)
+    return units

@@ -21,6 +21,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from lsp_server.sandbox.fork_start import ForkedChild, start_forked
 from lsp_server.sandbox.wire import Channel, ChannelClosed
 
 CHANNEL_ENV = "REKS_SANDBOX_CHANNEL"
@@ -82,11 +83,14 @@ class SandboxProcess:
         quiet: bool = False,
         new_session: bool = False,
         siblings: int = 0,
+        fork: bool = False,
     ) -> None:
         """``quiet``: the child's stdout goes nowhere (a test suite may print a lot), only
         stderr to the log. ``new_session``: ``kill`` reaches every process it started.
         ``siblings``: channels for that many copies the process forks of itself, each
-        talked to through a ``SiblingProcess`` (``self.siblings``)."""
+        talked to through a ``SiblingProcess`` (``self.siblings``). ``fork``: ``python``
+        is this interpreter and ``args`` run a module, started as a fork of this process
+        (``fork_start``; the caller judged it faithful)."""
         self.new_session = new_session
         self.log = tempfile.TemporaryFile(prefix="reks-sandbox-")  # noqa: SIM115 - closed in close()
         to_child, from_child = os.pipe(), os.pipe()
@@ -101,15 +105,15 @@ class SandboxProcess:
             paths = [PACKAGE_PARENT, *filter(None, [environment.get("PYTHONPATH")])]
             environment["PYTHONPATH"] = os.pathsep.join(paths)
         try:
-            self.process = subprocess.Popen(
+            self.process = _start(
                 [python, *args],
-                cwd=cwd,
-                env=environment,
-                stdin=subprocess.DEVNULL,
-                stdout=subprocess.DEVNULL if quiet else self.log,
-                stderr=self.log,
-                pass_fds=their_ends,
-                start_new_session=new_session,
+                cwd,
+                environment,
+                self.log.fileno(),
+                quiet=quiet,
+                new_session=new_session,
+                fork=fork and _same_interpreter(python),
+                their_ends=their_ends,
             )
         except BaseException:
             for fd in (to_child[1], from_child[0], *(fd for i, o in extra for fd in (o[0], i[1]))):
@@ -264,7 +268,42 @@ class SiblingProcess:
         self.channel.close()
 
 
-def _wait(process: subprocess.Popen[bytes], timeout: float | None) -> None:
+def _start(
+    command: list[str],
+    cwd: str | Path | None,
+    env: dict[str, str],
+    log: int,
+    *,
+    quiet: bool,
+    new_session: bool,
+    fork: bool,
+    their_ends: list[int],
+) -> subprocess.Popen[bytes] | ForkedChild:
+    """The process of a ``SandboxProcess``: ``command`` (``python -m ...``) as a fork of
+    this process (``fork_start``) when ``fork``, else as a new process."""
+    if fork:
+        return start_forked(
+            command[1:],
+            cwd=str(cwd or os.getcwd()),
+            env=env,
+            stdout=-1 if quiet else log,
+            stderr=log,
+            keep_fds=their_ends,
+            new_session=new_session,
+        )
+    return subprocess.Popen(
+        command,
+        cwd=cwd,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL if quiet else log,
+        stderr=log,
+        pass_fds=their_ends,
+        start_new_session=new_session,
+    )
+
+
+def _wait(process: subprocess.Popen[bytes] | ForkedChild, timeout: float | None) -> None:
     """``process.wait(timeout)``, woken by the process's end where the system can say
     (a pid file descriptor) instead of polling: ``Popen.wait`` sleeps up to 50 ms between
     polls, which every analysis waited for when it closed its workers."""

@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import textwrap
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
 from lsp_server.extreme.constants import EMPTY_GENERATOR, bodies_for_kinds
 from lsp_server.extreme.discover import discover, functions_of_source, source_files
+from lsp_server.rts.units import cached_source_units, source_units
+from tests.support.reks import run_pytest
 
 
 def _functions(source: str, patterns: tuple[str, ...] = ()) -> dict[str, tuple[str, object]]:
@@ -183,3 +186,34 @@ def test_a_file_with_invalid_escapes_is_analysed_without_repeating_its_warning()
         assert list(function_defs(source, "versioneer.py")) == [(4, "get")]
         assert offers_at(source, source.index("get"))
     assert [f"{w.filename}:{w.lineno}: {w.message}" for w in seen] == []
+
+
+def test_discovery_takes_a_reks_sessions_kept_analysis_and_parses_only_what_changed_since(
+    make_project: Callable[[dict[str, str]], Path],
+) -> None:
+    """A target a ``pytest --reks`` session analysed (and kept under ``.reks/analysis``) is
+    discovered without parsing it again; once edited, it is parsed from its new text."""
+    test = "from shapes import Square\n\ndef test_area():\n    assert Square(2).area() == 4\n"
+    root = make_project({"test_shapes.py": test})
+    # The folder in a comment: no other test memoizes the same source text.
+    original = (
+        f"# {root}\nclass Square:\n    def __init__(self, side):\n        self.side = side\n\n"
+        "    def area(self):\n        return self.side * self.side\n"
+    )
+    (root / "shapes.py").write_text(original)
+    session = run_pytest(root, "--reks", "-p", "no:cacheprovider")
+    assert session.returncode == 0, session.stdout
+
+    cached_source_units.cache_clear()
+    functions, errors = discover(root, ["shapes.py"])
+    assert (errors, [f.qualname for f in functions]) == ({}, ["Square.__init__", "Square.area"])
+    assert cached_source_units.cache_info().misses == 0  # kept, not parsed
+    assert functions[1].checksum == source_units("shapes.py", original).checksums["Square.area"]
+
+    edited = original + "\n    def perimeter(self):\n        return 4 * self.side\n"
+    (root / "shapes.py").write_text(edited)
+    cached_source_units.cache_clear()
+    functions, errors = discover(root, ["shapes.py"])
+    assert cached_source_units.cache_info().misses == 1  # the new text is parsed
+    assert [f.qualname for f in functions] == ["Square.__init__", "Square.area", "Square.perimeter"]
+    assert functions[2].checksum == source_units("shapes.py", edited).checksums["Square.perimeter"]

@@ -240,19 +240,17 @@ def test_incremental_reuse_and_invalidation(example: Path) -> None:
     assert [r.verdict for r in third.results] == [r.verdict for r in first.results]
 
 
-def _running_children(root: Path) -> int:
-    """Forked test processes of the workers started for ``root`` (same command line)."""
-    pids = []
+def _running_children(reks_pid: int) -> int:
+    """Forked test processes of the workers of the reks process ``reks_pid`` (its children,
+    started as new interpreters or forked from it: their command lines differ)."""
+    parents = {}
     for proc in Path("/proc").iterdir():
         try:
-            cmdline = (proc / "cmdline").read_bytes()
-            ppid = int((proc / "stat").read_text().rsplit(")", 1)[1].split()[1])
+            parents[int(proc.name)] = int((proc / "stat").read_text().rsplit(")", 1)[1].split()[1])
         except (OSError, ValueError, IndexError):
             continue
-        if b"lsp_server.extreme.pytest_worker" in cmdline and str(root).encode() in cmdline:
-            pids.append((int(proc.name), ppid))
-    workers = {pid for pid, _ in pids}
-    return sum(ppid in workers for _, ppid in pids)
+    workers = {pid for pid, ppid in parents.items() if ppid == reks_pid}
+    return sum(ppid in workers for ppid in parents.values())
 
 
 def test_original_file_untouched_after_kill(
@@ -284,9 +282,9 @@ def test_original_file_untouched_after_kill(
         stderr=subprocess.DEVNULL,
     )
     deadline = time.monotonic() + 180  # collection first: slow on a loaded machine
-    while _running_children(root) == 0 and time.monotonic() < deadline:
+    while _running_children(process.pid) == 0 and time.monotonic() < deadline:
         time.sleep(0.05)
-    assert _running_children(root) > 0  # a forked test process is running right now
+    assert _running_children(process.pid) > 0  # a forked test process is running now
     os.kill(process.pid, signal.SIGKILL)
     process.wait()
     assert (source.read_bytes(), source.stat().st_mtime_ns) == before

@@ -1,0 +1,70 @@
+"""Whether a pytest worker may start as a fork of reks's own process (``sandbox.fork_start``)
+instead of a new interpreter, without any test seeing a difference.
+
+A fork inherits every module reks imported: faithful only when none of them is a module
+the project's tests would import from the project (reks imported ``attr`` and the project
+is attrs: the tests would run the installed copy), when the interpreter runs with the
+settings a new one would get (no ``-W``, ``-X``, ``-O``, isolated or safe-path mode, the
+same ``PYTHON*`` variables but those the fork follows), and when no other thread runs (a
+lock another thread holds stays held in the child forever). Anything else: a new process.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+import threading
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+
+from lsp_server.project.files import STORE_DIR
+from lsp_server.sandbox.fork_start import REBUILT_SETTINGS, STARTUP_SETTINGS, base_path
+
+_MODULE_SUFFIXES = (".py", ".pyc", ".pyi", ".so", ".pyd")
+_NOT_IMPORTED = {STORE_DIR, "__pycache__", "node_modules"}
+
+
+def worker_can_fork(root: Path, env: Mapping[str, str], python: str) -> bool:
+    """A worker over the project at ``root`` with environment ``env``, run by ``python``,
+    may be a fork of this process."""
+    found = shutil.which(python) or python
+    if not hasattr(os, "fork") or os.path.abspath(found) != os.path.abspath(sys.executable):
+        return False
+    if threading.active_count() != 1 or base_path() is None or not _default_interpreter():
+        return False
+    settings = {k: v for k, v in env.items() if k.startswith("PYTHON")}
+    names = set(settings) | set(STARTUP_SETTINGS)
+    if any(settings.get(k) != STARTUP_SETTINGS.get(k) for k in names - REBUILT_SETTINGS):
+        return False
+    imported = {name for name in sys.modules if "." not in name}
+    folders = [root, *(Path(p) for p in env.get("PYTHONPATH", "").split(os.pathsep) if p)]
+    return not any(name in imported for name in _importable_names(folders))
+
+
+def _default_interpreter() -> bool:
+    flags = sys.flags
+    return not (
+        flags.isolated
+        or getattr(flags, "safe_path", False)  # Python 3.11 on
+        or flags.ignore_environment
+        or flags.no_site
+        or flags.dev_mode
+        or flags.optimize
+        or sys.warnoptions
+        or hasattr(sys, "gettotalrefcount")  # a debug build: other default warning filters
+        or sys._xoptions
+    )
+
+
+def _importable_names(folders: list[Path]) -> Iterator[str]:
+    """The top-level module names the tests could import from the first of ``folders``
+    (the project) or any folder below it (pytest puts test folders on the import path), and
+    from the others themselves: every module file's and folder's name."""
+    for index, folder in enumerate(folders):
+        for _, dirs, files in os.walk(folder):
+            dirs[:] = [d for d in dirs if d not in _NOT_IMPORTED and not d.startswith(".")]
+            yield from dirs
+            yield from (n.partition(".")[0] for n in files if n.endswith(_MODULE_SUFFIXES))
+            if index:  # a folder of PYTHONPATH: its own entries only
+                break

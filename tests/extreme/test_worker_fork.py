@@ -1,0 +1,74 @@
+"""A ``reks extreme`` run starts its pytest worker as a fork of its own process (pytest
+and reks imported once, ``extreme.fork_safety``) only where no test can tell: a project
+with a module of the same name as one reks imported gets a new interpreter."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+# The test writes down what the worker that runs it had imported before the tests, and
+# where ``difflib`` comes from: reks's process imports the standard library's.
+PROBE_TEST = """
+    import json, sys, warnings
+    from calc import total
+
+    def test_total():
+        import difflib
+        seen = {"reks_analysis": "lsp_server.extreme.analysis" in sys.modules,
+                "difflib": getattr(difflib, "__file__", ""),
+                "warnings_ignored": [f[2].__name__ for f in warnings.filters if f[0] == "ignore"]}
+        with open("seen.json", "w") as handle:
+            json.dump(seen, handle)
+        assert total([1, 2]) == 3
+"""
+CALC = """
+    def total(values):
+        result = 0
+        for value in values:
+            result += value
+        return result
+"""
+
+
+def _extreme(root: Path) -> dict[str, object]:
+    # ``reks`` as its console script starts: from a script outside the project (``-c``
+    # would put the project on reks's own import path, and reks would import its difflib).
+    script = root.parent / "run_reks.py"
+    script.write_text("import sys\nfrom lsp_server.cli import main\nsys.exit(main())\n")
+    done = subprocess.run(
+        [sys.executable, str(script), "extreme", "--json", "--jobs", "1"],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr
+    verdicts = {r["transformation"]: r["verdict"] for r in json.loads(done.stdout)}
+    assert verdicts == {"return 0": "detected", "return 1": "detected"}, done.stdout
+    seen: dict[str, object] = json.loads((root / "seen.json").read_text())
+    return seen
+
+
+def test_the_worker_is_a_fork_of_the_reks_process_that_imported_pytest_already(
+    make_project: Callable[[dict[str, str]], Path],
+) -> None:
+    root = make_project({"calc.py": CALC, "test_calc.py": PROBE_TEST})
+    seen = _extreme(root)
+    assert seen["reks_analysis"] is True  # reks's own modules: the worker is its fork
+    assert not str(seen["difflib"]).startswith(str(root))
+    # A new interpreter's filters, not reks's (its command line ignores SyntaxWarning).
+    assert "SyntaxWarning" not in seen["warnings_ignored"]  # type: ignore[operator]
+
+
+def test_a_project_module_named_like_one_reks_imported_gets_a_new_interpreter(
+    make_project: Callable[[dict[str, str]], Path],
+) -> None:
+    # reks's process holds the standard library's difflib; the tests import this one.
+    root = make_project({"calc.py": CALC, "test_calc.py": PROBE_TEST, "difflib.py": "MARK = 1\n"})
+    seen = _extreme(root)
+    assert seen["difflib"] == str(root / "difflib.py")
+    assert seen["reks_analysis"] is False
