@@ -53,6 +53,26 @@ def make():
 Copied = make()
 """
 
+# A fresh display handed to something else than ``type``: its keys are looked up as names.
+_HANDED_ON = """
+import operator
+
+from other import Other
+
+
+def make():
+    members = {"ping": None}
+    members["debug"] = None
+    try:
+        operator.attrgetter(*members)(Other)
+    except AttributeError:
+        return type("Copied", (object,), members)
+    raise TypeError("debug is taken")
+
+
+Copied = make()
+"""
+
 
 def _project(pytester: pytest.Pytester, factory: str, use: str) -> pytest.Pytester:
     write(pytester, "factory.py", factory)
@@ -78,7 +98,7 @@ def _project(pytester: pytest.Pytester, factory: str, use: str) -> pytest.Pytest
 
 
         def test_made():
-            assert USE == 1
+            assert USE
         """.replace("USE", use),
     )
     assert run(pytester) == {"test_ping", "test_made"}
@@ -92,14 +112,17 @@ def _add_debug_to_other(project: pytest.Pytester) -> None:
 def test_a_method_named_as_a_key_of_a_made_class_namespace_selects_no_importer(
     pytester: pytest.Pytester,
 ) -> None:
-    project = _project(pytester, _FACTORY, "factory.Made().info()")
+    project = _project(pytester, _FACTORY, "factory.Made().info() == 1")
     _add_debug_to_other(project)
     # Neither test reads ``debug``: the factory only binds it on the class it makes.
     assert run(project) == set()
 
 
-def test_a_key_read_from_a_copied_namespace_still_selects(pytester: pytest.Pytester) -> None:
-    project = _project(pytester, _COPY, "factory.Copied().ping()")
+@pytest.mark.parametrize("factory", [_COPY, _HANDED_ON], ids=["copied", "handed-on"])
+def test_a_key_of_a_dict_not_only_handed_to_type_still_selects(
+    pytester: pytest.Pytester, factory: str
+) -> None:
+    project = _project(pytester, factory, "factory.Copied is not None")
     _add_debug_to_other(project)
     with DependencyStore(project.path) as store:
         selected = select_affected_tests(project.path, store).selected
