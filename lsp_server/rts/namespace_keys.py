@@ -60,6 +60,8 @@ def namespace_key_constants(code: CodeType) -> frozenset[object]:
     names = code.co_names
     if "type" not in names or not _LOCALS_EXPOSED.isdisjoint(names):
         return frozenset()
+    if not any(type(c) in (str, tuple) for c in code.co_consts):
+        return frozenset()  # no key to leave out: skip reading the bytecode
     ops = [ins for ins in dis.get_instructions(code) if ins.opname not in _SKIPPED]
     keys: set[int] = set()  # indexes of the constant loads that are namespace keys
     for local in set(code.co_varnames) - set(code.co_cellvars):
