@@ -29,6 +29,7 @@ from lsp_server.rts.lookups import (
     DYNAMIC_NAMES,
     INSPECT_SIGNATURES,
 )
+from lsp_server.rts.namespace_keys import without_namespace_keys
 from lsp_server.rts.qualname_constants import read_constants
 from lsp_server.rts.unit_names import NAMES
 
@@ -122,7 +123,7 @@ def code_reads(code: CodeType) -> tuple[frozenset[str], frozenset[str], bool]:
     names -= global_only | stored_only
     if "__doc__" in global_only and _class_body_doc_first(code):
         global_only.discard("__doc__")  # its own docstring: ``rts.class_doc_reads``
-    names.update(*map(string_parts, read_constants(code)))
+    names.update(*map(string_parts, without_namespace_keys(code, read_constants(code))))
     if "__doc__" in names and _stores_doc(code, uses):
         # A wrapper copying a docstring: it shows only to whoever reads __doc__ later.
         names.discard("__doc__")
