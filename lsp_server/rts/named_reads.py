@@ -6,6 +6,11 @@ code object's other lookups by string recorded at run time (``rts.runtime_lookup
 * ``sys.modules[key].attr``: a module found by name, of which the code reads the one
   attribute it spells (funcy's ``__init__``: ``sys.modules['funcy.' + m].__all__``).
 
+A namespace so spelled is a lookup call site only as the owner of a method called
+(``obj.__dict__.get(name)``: the names it is handed); handed over to anything else (a
+generator iterating it: ``(k for k in cls.__dict__)``) it may be listed whole
+(``handed_over``).
+
 The names so read are in the code's constants or attribute names, counted as read
 (``rts.reads``), and are looked for in the modules the test depends on, as any name is.
 """
@@ -63,3 +68,18 @@ def reads_one_name(instructions: list[dis.Instruction], index: int) -> bool:
     if name == "__dict__":
         return constant_key(instructions, index)
     return name == "modules" and module_attribute(instructions, index)
+
+
+_METHOD_LOADS = frozenset(["LOAD_ATTR", "LOAD_METHOD"])
+
+
+def handed_over(instructions: list[dis.Instruction], index: int) -> bool:
+    """Whether the instruction at ``index`` loads ``__dict__`` or ``modules`` for anything
+    but one of the shapes above or a call of one of its methods."""
+    ins = instructions[index]
+    if ins.argval not in ("__dict__", "modules") or ins.opcode not in dis.hasname:
+        return False
+    if reads_one_name(instructions, index):
+        return False
+    after = instructions[index + 1] if index + 1 < len(instructions) else None
+    return after is None or after.opname not in _METHOD_LOADS
