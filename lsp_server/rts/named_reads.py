@@ -3,6 +3,8 @@ code object's other lookups by string recorded at run time (``rts.runtime_lookup
 
 * ``obj.__dict__["name"]``: the constant is the name read, as ``getattr(obj, "name")``'s
   is (tinydb's ``Middleware.__getattr__``: ``getattr(self.__dict__['storage'], name)``);
+* ``hasattr(obj.__dict__, "name")``: one attribute of the mapping checked, by the lookup
+  call's constant (``checked_attribute``);
 * ``sys.modules[key].attr``: a module found by name, of which the code reads the one
   attribute it spells (funcy's ``__init__``: ``sys.modules['funcy.' + m].__all__``).
 
@@ -37,6 +39,32 @@ def constant_key(instructions: list[dis.Instruction], index: int) -> bool:
     return subscript or use.opname in ("BINARY_SUBSCR", "STORE_SUBSCR", "DELETE_SUBSCR")
 
 
+def checked_attribute(instructions: list[dis.Instruction], index: int) -> bool:
+    """Whether the instruction at ``index`` loads an attribute (``__dict__``) of a plain
+    load only as the object of a ``hasattr`` or ``getattr`` by a constant name
+    (``hasattr(obj.__dict__, "keys")``): that reads the one name of the mapping, recorded
+    at the call as any constant lookup's (``rts.runtime_lookups``)."""
+    if index < 2 or index + 2 >= len(instructions):
+        return False
+    callee, owner = instructions[index - 2], instructions[index - 1]
+    key, call = instructions[index + 1], instructions[index + 2]
+    if any(i.is_jump_target for i in (owner, instructions[index], key, call)):
+        return False
+    return (
+        instructions[index].opname == "LOAD_ATTR"
+        and callee.opname in ("LOAD_GLOBAL", "LOAD_NAME")
+        and callee.argval in ("hasattr", "getattr")
+        and owner.opname in _PLAIN_LOADS
+        and key.opname == "LOAD_CONST"
+        and isinstance(key.argval, str)
+        and call.opname in ("CALL", "PRECALL", "CALL_FUNCTION")
+        and call.arg == 2
+    )
+
+
+_PLAIN_LOADS = frozenset(["LOAD_FAST", "LOAD_DEREF", "LOAD_GLOBAL", "LOAD_NAME"])
+
+
 def module_attribute(instructions: list[dis.Instruction], index: int) -> bool:
     """Whether the instruction at ``index`` loads an attribute (``sys.modules``) only to
     subscript it (with any key) and read one attribute of what it finds
@@ -66,7 +94,7 @@ def reads_one_name(instructions: list[dis.Instruction], index: int) -> bool:
     the shapes above."""
     name = instructions[index].argval
     if name == "__dict__":
-        return constant_key(instructions, index)
+        return constant_key(instructions, index) or checked_attribute(instructions, index)
     return name == "modules" and module_attribute(instructions, index)
 
 
