@@ -30,6 +30,7 @@ from lsp_server.rts.imports import ImportResolver
 from lsp_server.rts.interned_units import InternedUnits
 from lsp_server.rts.lookups import ATTRIBUTE_LOOKUP
 from lsp_server.rts.module_docstring import MODULE_DOC
+from lsp_server.rts.namespace_listings import own_listing
 from lsp_server.rts.option_rules import XFAIL_MARK
 from lsp_server.rts.own_globals import OWN_GLOBALS, modules_read_whole, own_globals_read
 from lsp_server.rts.read_lines import LineReads, own_signature
@@ -88,8 +89,7 @@ class UnitAttribution:
         # By identity(code): code whose lookups by a name in a variable were recorded as it ran
         # (``rts.runtime_lookups``): what it read is asked each time, it may read more.
         self._read_at_run_time: set[int] = set()
-        # By identity(code): what a name its run did not tell reads, where its syntax bounds
-        # it (``ATTRIBUTE_LOOKUP`` and a prefix); "*" elsewhere.
+        # By identity(code): what a name its run did not tell reads where the syntax bounds it.
         self._untold_reads: dict[int, str] = {}
         self._answers: dict[tuple[object, ...], InternedUnits] = {}  # see units_of_test
         # By static key: see ``_shared_reads`` (dropped with the answers).
@@ -224,9 +224,8 @@ class UnitAttribution:
                         or self.lookups.records(code, file_units.bound, file_units.import_origins)
                     ):
                         # The syntax of the whole function said so (any name, or any member
-                        # of its class); its code objects (a generator expression in it)
-                        # each tell the names their lookups read as they ran. A name not
-                        # told there (computed at the call) is what the syntax said.
+                        # of its class); its code objects each tell the names their lookups
+                        # read as they ran (one not told: ``_untold_reads``).
                         self._read_at_run_time.add(identity(code))
                         if kind != "*":
                             self._untold_reads[identity(code)] = kind
@@ -281,10 +280,12 @@ class UnitAttribution:
         modules it imported by name."""
         looked_up, files = self.lookups.read(code)
         untold = self._untold_reads.get(identity(code))
-        if untold is not None and EVERY_NAME in looked_up:
-            # Every lookup of its code is on its own instance or class (the syntax): one
-            # not told finds a member at most, as the syntax said.
+        if untold is not None and EVERY_NAME in looked_up:  # a member at most: the syntax
             looked_up = (looked_up - {EVERY_NAME}) | {untold}
+        rel = self.paths.python_rel(code.co_filename)
+        units = None if rel is None else self.states.units(rel)
+        own = units is None or units.class_at_line(code.co_firstlineno) is not None
+        looked_up = own_listing(looked_up, own)  # a class body's dir()
         rels = (self.paths.python_rel(filename) for filename in files)
         return looked_up, {self._intern(Unit(rel, MODULE)) for rel in rels if rel is not None}
 
