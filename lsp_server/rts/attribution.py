@@ -30,6 +30,7 @@ from lsp_server.rts.imports import ImportResolver
 from lsp_server.rts.interned_units import InternedUnits
 from lsp_server.rts.lookups import ATTRIBUTE_LOOKUP
 from lsp_server.rts.module_docstring import MODULE_DOC
+from lsp_server.rts.namespace_listings import own_listing
 from lsp_server.rts.option_rules import XFAIL_MARK
 from lsp_server.rts.own_globals import OWN_GLOBALS, modules_read_whole, own_globals_read
 from lsp_server.rts.read_lines import LineReads, own_signature
@@ -88,6 +89,8 @@ class UnitAttribution:
         # By identity(code): code whose lookups by a name in a variable were recorded as it ran
         # (``rts.runtime_lookups``): what it read is asked each time, it may read more.
         self._read_at_run_time: set[int] = set()
+        # By identity(code): what a name its run did not tell reads where the syntax bounds it.
+        self._untold_reads: dict[int, str] = {}
         self._answers: dict[tuple[object, ...], InternedUnits] = {}  # see units_of_test
         # By static key: see ``_shared_reads`` (dropped with the answers).
         self._shared: dict[object, tuple[frozenset[int], frozenset[str]]] = {}
@@ -214,20 +217,23 @@ class UnitAttribution:
                 if not no_reads:  # the syntax tells a getattr by a constant name
                     names_read = self._code_reads[identity(code)][0]
                     kind = file_units.dynamic.get(found.name)
-                    if kind is not None and kind.startswith(ATTRIBUTE_LOOKUP):
-                        names_read = names_read | {kind}  # with the names' prefix
-                    elif kind == OWN_GLOBALS:  # its module read whole, no other
+                    if kind == OWN_GLOBALS:  # its module read whole, no other
                         names_read, kind = names_read | {own_globals_read(rel)}, None
-                    if kind == "*" and (
+                    if kind is not None and (
                         identity(code) in self._read_at_run_time
                         or self.lookups.records(code, file_units.bound, file_units.import_origins)
                     ):
-                        # The syntax of the whole function said so; its code objects
-                        # (a generator expression in it) each tell their own lookups.
+                        # The syntax of the whole function said so (any name, or any member
+                        # of its class); its code objects each tell the names their lookups
+                        # read as they ran (one not told: ``_untold_reads``).
                         self._read_at_run_time.add(identity(code))
+                        if kind != "*":
+                            self._untold_reads[identity(code)] = kind
                         kind = None
                     else:  # the syntax told: as before
                         self._read_at_run_time.discard(identity(code))
+                    if kind is not None and kind.startswith(ATTRIBUTE_LOOKUP):
+                        names_read = names_read | {kind}  # with the names' prefix
                     kind = self._line_reads.settle(identity(code), kind)
                     self._code_reads[identity(code)] = (names_read, kind == "*")
         ids = tuple(self._intern(u) for u in units)
@@ -273,6 +279,13 @@ class UnitAttribution:
         """The names ``code`` looked up as it ran, and the module units of the project
         modules it imported by name."""
         looked_up, files = self.lookups.read(code)
+        untold = self._untold_reads.get(identity(code))
+        if untold is not None and EVERY_NAME in looked_up:  # a member at most: the syntax
+            looked_up = (looked_up - {EVERY_NAME}) | {untold}
+        rel = self.paths.python_rel(code.co_filename)
+        units = None if rel is None else self.states.units(rel)
+        own = units is None or units.class_at_line(code.co_firstlineno) is not None
+        looked_up = own_listing(looked_up, own)  # a class body's dir()
         rels = (self.paths.python_rel(filename) for filename in files)
         return looked_up, {self._intern(Unit(rel, MODULE)) for rel in rels if rel is not None}
 

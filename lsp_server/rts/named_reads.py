@@ -3,8 +3,15 @@ code object's other lookups by string recorded at run time (``rts.runtime_lookup
 
 * ``obj.__dict__["name"]``: the constant is the name read, as ``getattr(obj, "name")``'s
   is (tinydb's ``Middleware.__getattr__``: ``getattr(self.__dict__['storage'], name)``);
+* ``hasattr(obj.__dict__, "name")``: one attribute of the mapping checked, by the lookup
+  call's constant (``checked_attribute``);
 * ``sys.modules[key].attr``: a module found by name, of which the code reads the one
   attribute it spells (funcy's ``__init__``: ``sys.modules['funcy.' + m].__all__``).
+
+A namespace so spelled is a lookup call site only as the owner of a method called
+(``obj.__dict__.get(name)``: the names it is handed); handed over to anything else (a
+generator iterating it: ``(k for k in cls.__dict__)``) it may be listed whole
+(``handed_over``).
 
 The names so read are in the code's constants or attribute names, counted as read
 (``rts.reads``), and are looked for in the modules the test depends on, as any name is.
@@ -30,6 +37,32 @@ def constant_key(instructions: list[dis.Instruction], index: int) -> bool:
     # 3.14 spells a subscript ``BINARY_OP []``; a store or delete takes the key from here too.
     subscript = use.opname == "BINARY_OP" and use.argrepr == "[]"
     return subscript or use.opname in ("BINARY_SUBSCR", "STORE_SUBSCR", "DELETE_SUBSCR")
+
+
+def checked_attribute(instructions: list[dis.Instruction], index: int) -> bool:
+    """Whether the instruction at ``index`` loads an attribute (``__dict__``) of a plain
+    load only as the object of a ``hasattr`` or ``getattr`` by a constant name
+    (``hasattr(obj.__dict__, "keys")``): that reads the one name of the mapping, recorded
+    at the call as any constant lookup's (``rts.runtime_lookups``)."""
+    if index < 2 or index + 2 >= len(instructions):
+        return False
+    callee, owner = instructions[index - 2], instructions[index - 1]
+    key, call = instructions[index + 1], instructions[index + 2]
+    if any(i.is_jump_target for i in (owner, instructions[index], key, call)):
+        return False
+    return (
+        instructions[index].opname == "LOAD_ATTR"
+        and callee.opname in ("LOAD_GLOBAL", "LOAD_NAME")
+        and callee.argval in ("hasattr", "getattr")
+        and owner.opname in _PLAIN_LOADS
+        and key.opname == "LOAD_CONST"
+        and isinstance(key.argval, str)
+        and call.opname in ("CALL", "PRECALL", "CALL_FUNCTION")
+        and call.arg == 2
+    )
+
+
+_PLAIN_LOADS = frozenset(["LOAD_FAST", "LOAD_DEREF", "LOAD_GLOBAL", "LOAD_NAME"])
 
 
 def module_attribute(instructions: list[dis.Instruction], index: int) -> bool:
@@ -61,5 +94,20 @@ def reads_one_name(instructions: list[dis.Instruction], index: int) -> bool:
     the shapes above."""
     name = instructions[index].argval
     if name == "__dict__":
-        return constant_key(instructions, index)
+        return constant_key(instructions, index) or checked_attribute(instructions, index)
     return name == "modules" and module_attribute(instructions, index)
+
+
+_METHOD_LOADS = frozenset(["LOAD_ATTR", "LOAD_METHOD"])
+
+
+def handed_over(instructions: list[dis.Instruction], index: int) -> bool:
+    """Whether the instruction at ``index`` loads ``__dict__`` or ``modules`` for anything
+    but one of the shapes above or a call of one of its methods."""
+    ins = instructions[index]
+    if ins.argval not in ("__dict__", "modules") or ins.opcode not in dis.hasname:
+        return False
+    if reads_one_name(instructions, index):
+        return False
+    after = instructions[index + 1] if index + 1 < len(instructions) else None
+    return after is None or after.opname not in _METHOD_LOADS

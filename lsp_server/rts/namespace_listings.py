@@ -32,6 +32,21 @@ from lsp_server.rts.site_values import Source, record_vars, value_at
 _NO_VALUE = object()
 
 
+OWN_CLASS_LISTING = "<own class listing>"
+"""Read by a class body's ``dir()``: the class's own members so far (``own_listing``)."""
+
+
+def own_listing(names: set[str], class_unit: bool) -> set[str]:
+    """``names`` with ``OWN_CLASS_LISTING`` settled: any class member (``ATTRIBUTE_LOOKUP``)
+    for a class with a unit of its own (its members may be units apart); nothing more for
+    one whose body is part of the unit its code runs in (the module's, a function's), which
+    whoever ran the listing depends on: any change of the body changes it."""
+    if OWN_CLASS_LISTING not in names:
+        return names
+    rest = names - {OWN_CLASS_LISTING}
+    return rest | {ATTRIBUTE_LOOKUP} if class_unit else rest
+
+
 def record_listing(
     function: object,
     frame: FrameType,
@@ -49,7 +64,7 @@ def record_listing(
         if code.co_flags & inspect.CO_OPTIMIZED:
             return True  # a function's own variables
         if code.co_name != "<module>":
-            names.add(ATTRIBUTE_LOOKUP)  # a class body: its members so far
+            names.add(OWN_CLASS_LISTING)  # a class body: its members so far
             return True
         names.add(EVERY_NAME)
         return False

@@ -43,7 +43,7 @@ from lsp_server.rts import member_lookups
 from lsp_server.rts.identity import identity
 from lsp_server.rts.import_calls import record_import
 from lsp_server.rts.lookups import DYNAMIC_NAMES
-from lsp_server.rts.named_reads import JUMPS, reads_one_name
+from lsp_server.rts.named_reads import JUMPS, handed_over, reads_one_name
 from lsp_server.rts.namespace_listings import record_listing
 from lsp_server.rts.reads import EVERY_NAME
 from lsp_server.rts.site_values import (
@@ -170,6 +170,8 @@ def lookup_sites(code: CodeType) -> Sites | None:
     for index, ins in enumerate(instructions):
         if reads_one_name(instructions, index):
             continue  # ``obj.__dict__["name"]``, ``sys.modules[key].attr``
+        if handed_over(instructions, index):
+            return None  # iterated by a generator, passed to a call: any name listed
         method = ins.argval in _LOOKUP_METHODS and ins.opname in _METHOD_OPS
         if ins.argval in spelled and (ins.opname in _CALLEE_OPS or method):
             members = ins.argval in member_lookups.MEMBER_NAMES

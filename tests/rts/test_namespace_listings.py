@@ -123,3 +123,52 @@ def test_a_listed_project_module_gaining_a_name_selects_its_listers(
     assert run(pytester, flag="--reks-all") == {"test_public"}
     edit(pytester, "pkg/tools.py", "return 1\n", "return 1\n\n\ndef second():\n    return 2\n")
     assert run(pytester) == {"test_public"}
+
+
+def test_a_class_body_in_its_module_unit_listing_itself_reads_no_other_member(
+    pytester: pytest.Pytester,
+) -> None:
+    # Magic's body calls dir(): the class is part of the module unit, which every importer
+    # depends on, so its listing of its own names needs no read of other classes' members.
+    write(
+        pytester,
+        "magic.py",
+        """
+        class Magic:
+            names = dir()
+
+
+        class Kind:
+            def first(self):
+                return 1
+
+
+        def is_magic(name):
+            return name in Magic.names
+        """,
+    )
+    write(
+        pytester,
+        "test_magic_case.py",
+        """
+        import magic
+
+
+        def test_magic():
+            assert magic.is_magic("__module__")
+
+
+        def test_kind():
+            assert magic.Kind().first() == 1
+        """,
+    )
+    assert run(pytester, flag="--reks-all") == {"test_magic", "test_kind"}
+    edit(
+        pytester,
+        "magic.py",
+        "    def first(self):",
+        "    def second(self):\n        return 2\n\n    def first(self):",
+    )
+    assert run(pytester) == set()
+    edit(pytester, "magic.py", "    names = dir()", "    extra = 1\n    names = dir()")
+    assert run(pytester) == {"test_magic", "test_kind"}
