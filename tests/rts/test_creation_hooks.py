@@ -175,3 +175,26 @@ def test_a_plain_method_added_to_the_base_selects_only_the_tests_reaching_the_cl
         "return 'hi'\n\n    def loud(self):\n        return 'loud'",
     )
     assert run(pytester) == {"test_lookup"}
+
+
+def test_a_set_name_added_to_the_class_of_a_value_taken_from_another_module_selects_every_importer(
+    pytester: pytest.Pytester,
+) -> None:
+    # The subclass body only reads a name: no call of the descriptor class at import.
+    fields = "class Field:\n    pass\n\n\nFIELD = Field()\n"
+    _project(pytester, {"fields.py": fields, "base.py": "class Base:\n    pass\n"})
+    edit(
+        pytester,
+        "child.py",
+        "from base import Base",
+        "from base import Base\nfrom fields import FIELD",
+    )
+    edit(pytester, "child.py", 'return "child"', 'return "child"\n\n    size = FIELD')
+    assert run(pytester) == _EVERY_IMPORTER
+    edit(
+        pytester,
+        "fields.py",
+        "    pass",
+        "    def __set_name__(self, owner, name):\n        owner.named = name",
+    )
+    assert run(pytester) == _EVERY_IMPORTER
