@@ -31,7 +31,7 @@ from __future__ import annotations
 import inspect
 import sys
 from collections.abc import Callable, Iterator
-from types import ModuleType
+from types import FunctionType, ModuleType
 
 from lsp_server.project.files import ProjectPaths
 from lsp_server.rts.file_units import Unit
@@ -67,10 +67,12 @@ def looked_up(cls: type) -> Iterator[tuple[type, str]]:
         yield base, "__init_subclass__"
         if len(cls.__bases__) > 1 or "__slots__" in vars(cls):
             yield base, "__slots__"
-    for meta in type(cls).__mro__:
+    metaclass: type = type(cls)
+    for meta in metaclass.__mro__:
         for name in _METACLASS_HOOKS:
             yield meta, name
-    for meta in type(type(cls)).__mro__:
+    maker: type = type(metaclass)
+    for meta in maker.__mro__:
         yield meta, "__call__"
     for value in list(vars(cls).values()):
         for owner in type(value).__mro__:
@@ -125,12 +127,28 @@ class CreationLookups:
         if known is not None:
             return known[1]
         where = None
-        module = sys.modules.get(str(vars(owner).get("__module__")))
-        # Read from the namespace: a module ``__getattr__`` would run project code.
-        filename = vars(module).get("__file__") if isinstance(module, ModuleType) else None
-        rel = self._paths.python_rel(filename) if isinstance(filename, str) else None
         qualname = getattr(owner, "__qualname__", None)
+        filename = _defined_in(owner, qualname) if isinstance(qualname, str) else None
+        rel = self._paths.python_rel(filename) if filename is not None else None
         if rel is not None and isinstance(qualname, str):
             where = (rel, qualname)
         self._owners[id(owner)] = (owner, where)
         return where
+
+
+_FUNCTION_HOLDERS = (classmethod, staticmethod)
+
+
+def _defined_in(owner: type, qualname: str) -> str | None:
+    """The file of the class statement of ``owner``: that of a function its body defined
+    (a package may set ``__module__`` of a class it re-exports to its own name), else that
+    of the module ``__module__`` names."""
+    for value in list(vars(owner).values()):
+        if type(value) in _FUNCTION_HOLDERS:
+            value = value.__func__
+        if type(value) is FunctionType and value.__qualname__.startswith(qualname + "."):
+            return value.__code__.co_filename
+    module = sys.modules.get(str(vars(owner).get("__module__")))
+    # Read from the namespace: a module ``__getattr__`` would run project code.
+    filename = vars(module).get("__file__") if isinstance(module, ModuleType) else None
+    return filename if isinstance(filename, str) else None

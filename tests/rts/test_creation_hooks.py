@@ -198,3 +198,25 @@ def test_a_set_name_added_to_the_class_of_a_value_taken_from_another_module_sele
         "    def __set_name__(self, owner, name):\n        owner.named = name",
     )
     assert run(pytester) == _EVERY_IMPORTER
+
+
+def test_an_init_subclass_added_to_a_base_naming_its_package_as_module_selects_every_importer(
+    pytester: pytest.Pytester,
+) -> None:
+    # The base says its package is its module (``__module__``, as a package re-exporting
+    # it may set): its class statement is still in the private module.
+    _project(
+        pytester,
+        {
+            "pkg/__init__.py": "from pkg._base import Base\n",
+            "pkg/_base.py": "class Base:\n    __module__ = 'pkg'\n\n    def greet(self):\n        return 'hi'\n",
+            "base.py": "from pkg import Base\n",
+        },
+    )
+    edit(
+        pytester,
+        "pkg/_base.py",
+        "class Base:",
+        "class Base:\n    def __init_subclass__(cls):\n        cls.tag = 'b'\n",
+    )
+    assert run(pytester) == _EVERY_IMPORTER
