@@ -200,6 +200,15 @@ def test_a_set_name_added_to_the_class_of_a_value_taken_from_another_module_sele
     assert run(pytester) == _EVERY_IMPORTER
 
 
+_NAMED_BASE = """
+class Base:
+    __module__ = "pkg"
+
+    def greet(self):
+        return "hi"
+"""
+
+
 def test_an_init_subclass_added_to_a_base_naming_its_package_as_module_selects_every_importer(
     pytester: pytest.Pytester,
 ) -> None:
@@ -209,7 +218,7 @@ def test_an_init_subclass_added_to_a_base_naming_its_package_as_module_selects_e
         pytester,
         {
             "pkg/__init__.py": "from pkg._base import Base\n",
-            "pkg/_base.py": "class Base:\n    __module__ = 'pkg'\n\n    def greet(self):\n        return 'hi'\n",
+            "pkg/_base.py": _NAMED_BASE,
             "base.py": "from pkg import Base\n",
         },
     )
