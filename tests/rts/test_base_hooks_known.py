@@ -108,7 +108,8 @@ def test_an_init_subclass_added_to_the_base_of_the_base_selects_every_importer(
         project,
         "base.py",
         "class Base:",
-        "class Root:\n    def __init_subclass__(cls):\n        cls.size = len(vars(cls))\n\n\nclass Base(Root):",
+        "class Root:\n    def __init_subclass__(cls):\n        cls.size = len(vars(cls))\n"
+        "\n\nclass Base(Root):",
     )
     assert run(project) == {"test_plain", "test_name", "test_shout"}
 
