@@ -154,6 +154,8 @@ class UnitAttribution:
         ids = ids.union(self.bindings.read(ids, names, dynamic, globals_read, whole, base))
         paths = frozenset(map(self._unit_paths.__getitem__, ids))
         ids = ids.union(self.hooked_classes.units(paths))  # it imported their modules
+        # Those may lie in other files (a base class's): the store syncs every file of ``paths``.
+        paths = frozenset(map(self._unit_paths.__getitem__, ids))
         return InternedUnits(ids, self._units, paths)
 
     def _shared_reads(self, item: pytest.Item) -> tuple[frozenset[int], frozenset[str]]:

@@ -17,6 +17,7 @@ from collections.abc import Callable, Iterable
 from types import CodeType, ModuleType
 
 from lsp_server.project.files import ProjectPaths
+from lsp_server.rts.creation_hooks import CreationLookups
 from lsp_server.rts.file_units import Unit
 from lsp_server.rts.hook_exposure import calls_only_class_statements
 from lsp_server.rts.snapshots import FileStates
@@ -51,22 +52,30 @@ class HookedClasses:
         self._by_path: dict[str, frozenset[int]] = {}
         self._modules: dict[str, ModuleType] = {}
         self._modules_seen = 0  # len(sys.modules) when ``_modules`` was built
+        self._lookups = CreationLookups(states, paths, intern)
 
     def units(self, paths: Iterable[str]) -> set[int]:
-        """The ids of the hooked class units of ``paths`` their importers depend on."""
+        """The ids of the hooked class units of ``paths`` their importers depend on, and
+        of what making the classes of those modules looked up (``rts.creation_hooks``)."""
         out: set[int] = set()
         for path in paths:
             found = self._by_path.get(path)
             if found is None:
-                found = self._by_path[path] = self._units_of(path)
+                module = self.module(path)
+                found = self._units_of(path, module)
+                if module is not None:
+                    found |= self._lookups.units(module)
+                    self._by_path[path] = found
+                elif self._states.units(path) is None:  # no Python file of the project
+                    self._by_path[path] = found
+                # else not imported yet: asked again once it is.
             out |= found
         return out
 
-    def _units_of(self, path: str) -> frozenset[int]:
+    def _units_of(self, path: str, module: ModuleType | None) -> frozenset[int]:
         file_units = self._states.units(path)
         if file_units is None or not file_units.hooked_classes:
             return frozenset()
-        module = self.module(path)
         return frozenset(
             self._intern(Unit(path, name + HOOKS))
             for name in file_units.hooked_classes
