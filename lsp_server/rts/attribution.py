@@ -147,15 +147,13 @@ class UnitAttribution:
         globals_read = add_globals({}, [*code_globals, *static_globals.items()])
         ids, read_at_import, by_string = self.footprints.expand(ids)
         self.footprints.add_globals_read(ids, globals_read)
-        names |= read_at_import
-        dynamic = dynamic or by_string
+        names, dynamic = names | read_at_import, dynamic or by_string
         whole = self.footprints.read_whole(ids) | modules_read_whole(names)
         base = self._shared_reads(item)
         ids = ids.union(self.bindings.read(ids, names, dynamic, globals_read, whole, base))
         paths = frozenset(map(self._unit_paths.__getitem__, ids))
         ids = ids.union(self.hooked_classes.units(paths))  # it imported their modules
-        # Those may lie in other files (a base class's): the store syncs every file of ``paths``.
-        paths = frozenset(map(self._unit_paths.__getitem__, ids))
+        paths = frozenset(map(self._unit_paths.__getitem__, ids))  # a base's, in other files
         return InternedUnits(ids, self._units, paths)
 
     def _shared_reads(self, item: pytest.Item) -> tuple[frozenset[int], frozenset[str]]:
