@@ -34,13 +34,11 @@ from lsp_server.rts.file_snapshot import FileSnapshot
 from lsp_server.rts.file_units import Unit
 from lsp_server.rts.interned_units import InternedIds, InternedUnits
 from lsp_server.rts.listing_units import LISTING
-from lsp_server.rts.reads import LISTED_NAMES, NEEDED_BY_IMPORT
 from lsp_server.rts.store.depsets import DependencySets, TestUnits
 from lsp_server.rts.store.stale_marks import DEPENDING, StaleMarks
 from lsp_server.rts.unit_names import (
     MODULE,
     NAMES,
-    body_name,
     bound_name,
     gone_with_class,
     is_display_read,
