@@ -19,6 +19,7 @@ from lsp_server.rts.fingerprint import Fingerprint
 from lsp_server.rts.select import Reason, ReasonKind, Selection, select_affected_tests
 from lsp_server.rts.snapshots import FileStates
 from lsp_server.rts.store import DependencyStore
+from lsp_server.rts.store.stale_marks import ProvenUnaffected
 
 
 def _whole_files_collected(config: pytest.Config) -> bool:
@@ -80,6 +81,9 @@ class Deselector:
         """Skipped tests run to verify them, after the selected ones (``also_run``)."""
         self.only_verifying = False
         self.states: FileStates | None = None
+        self.compared: dict[str, tuple[str | None, str | None]] = {}
+        """Per file whose stored raw hash differs from the current one, the two hashes
+        the selection compared (``store.stale_marks``)."""
 
     def also_run(self, config: pytest.Config, nodeids: list[str], only: bool) -> None:
         """Run ``nodeids`` too, last (``only``: and nothing else)."""
@@ -109,6 +113,13 @@ class Deselector:
         )
         self.unaffected = set(self.selection.unaffected)
         self.states = states
+        stored = self.store.file_hashes()
+        self.compared = {
+            path: (raw, states.raw_hash(path))
+            for path, raw in stored.items()
+            if states.raw_hash(path) != raw
+        }
+        self.store.keep_proven_unaffected(ProvenUnaffected(self.unaffected, self.compared))
         self.uncollected = self._uncollectable(config, states)
 
     def shared(self) -> dict[str, Any]:
@@ -118,6 +129,7 @@ class Deselector:
             "uncollected": self.uncollected,
             "verifying": self.verifying,
             "only_verifying": self.only_verifying,
+            "compared": {path: list(hashes) for path, hashes in self.compared.items()},
         }
 
     def adopt(self, shared: dict[str, Any]) -> None:
@@ -126,6 +138,8 @@ class Deselector:
         self.uncollected = dict(shared["uncollected"])
         self.verifying = list(shared.get("verifying", ()))
         self.only_verifying = bool(shared.get("only_verifying"))
+        self.compared = {path: (old, new) for path, (old, new) in shared["compared"].items()}
+        self.store.keep_proven_unaffected(ProvenUnaffected(self.unaffected, self.compared))
 
     def _uncollectable(self, config: pytest.Config, states: FileStates) -> dict[str, int]:
         """``uncollectable_files`` of the unaffected tests, when whole files are collected."""

@@ -108,3 +108,47 @@ class Box:
     def __init__(self):
         self.size = 1
 """
+
+
+_PRINTERS = """
+class PrintLogger:
+    def info(self, message):
+        return message
+
+
+class BytesLogger:
+    def msg(self, message):
+        return message.encode()
+"""
+
+_PRINTER_TESTS = """
+import loggers
+
+
+def test_print():
+    assert loggers.PrintLogger().info("a") == "a"
+
+
+def test_bytes():
+    assert loggers.BytesLogger().msg("a") == b"a"
+"""
+
+
+def test_a_test_the_receiver_rule_skipped_is_not_rerun_at_the_next_change(
+    pytester: pytest.Pytester,
+) -> None:
+    # The selective run that skipped ``test_print`` records ``test_bytes`` and so stores the
+    # new member: its sync must not undo the receiver rule by marking ``test_print``
+    # stale (it reads ``info``, on another class), or an unrelated next change reruns it.
+    write(pytester, "loggers.py", _PRINTERS)
+    write(pytester, "test_loggers.py", _PRINTER_TESTS)
+    assert run(pytester) == {"test_print", "test_bytes"}
+    edit(
+        pytester,
+        "loggers.py",
+        "return message.encode()",
+        'return message.encode("ascii")\n\n    info = msg',
+    )
+    assert run(pytester) == {"test_bytes"}
+    edit(pytester, "loggers.py", '"ascii"', '"utf-8"')
+    assert run(pytester) == {"test_bytes"}

@@ -2,10 +2,11 @@
 log of refactoring tasks and the extreme analysis's cached verdicts.
 
 ``DependencyStore`` is the one way in. Its parts, by role: ``schema`` (tables, version,
-migrations, opening), ``writes`` (recording tests, in short transactions),
-``refactorings`` (the REKS primitives and the task log), ``verification`` (the tests
-REKS skipped and whether a later run verified them) and ``queries`` (what selection,
-the rules, the analysis and the CLI read). Nothing outside this package touches SQL.
+migrations, opening), ``writes`` (recording tests, in short transactions;
+``stale_marks``: whom a file's sync marks stale), ``refactorings`` (the REKS primitives
+and the task log), ``verification`` (the tests REKS skipped and whether a later run
+verified them) and ``queries`` (what selection, the rules, the analysis and the CLI
+read). Nothing outside this package touches SQL.
 """
 
 from __future__ import annotations

@@ -34,12 +34,11 @@ from lsp_server.rts.file_snapshot import FileSnapshot
 from lsp_server.rts.file_units import Unit
 from lsp_server.rts.interned_units import InternedIds, InternedUnits
 from lsp_server.rts.listing_units import LISTING
-from lsp_server.rts.reads import LISTED_NAMES, NEEDED_BY_IMPORT
 from lsp_server.rts.store.depsets import DependencySets, TestUnits
+from lsp_server.rts.store.stale_marks import DEPENDING, StaleMarks
 from lsp_server.rts.unit_names import (
     MODULE,
     NAMES,
-    body_name,
     bound_name,
     gone_with_class,
     is_display_read,
@@ -50,7 +49,6 @@ from lsp_server.rts.unit_names import (
 OUTCOMES = ("passed", "failed", "error", "skipped")
 
 _Self = TypeVar("_Self", bound="StoreWrites")
-_DEPENDING = "SELECT d.test_id FROM deps d JOIN units u ON u.id=d.unit_id WHERE u.path=? AND u.name"
 
 
 @dataclass(frozen=True)
@@ -65,7 +63,7 @@ class TestResult:
     setup: Mapping[str, float] | None = None  # shared fixtures' set-up by scope, if measured
 
 
-class StoreWrites(DependencySets):
+class StoreWrites(StaleMarks, DependencySets):
     """The writing half of ``DependencyStore`` (which opens ``_conn``)."""
 
     _conn: sqlite3.Connection
@@ -280,6 +278,7 @@ class StoreWrites(DependencySets):
         ).fetchall()
         known = {name for _, name, _ in stored}
         gone = set() if snap.error else known - snap.checksums.keys()
+        not_proven = self._not_proven(snap.path, None if row is None else row[0], snap.raw_hash)
         for uid, name, checksum in stored:
             new = snap.checksums.get(name)
             if new is None and checksum is not None and gone_with_class(name, gone, known):
@@ -291,12 +290,14 @@ class StoreWrites(DependencySets):
                 )
                 self._mark_dependents_stale(uid, f"{Unit(snap.path, name)} {reason}", None)
                 if (new is None and not snap.error) or name == LISTING:  # rts.star_listings
-                    self._mark_takers_stale(snap.path, name, f"{Unit(snap.path, name)} {reason}")
+                    why = f"{Unit(snap.path, name)} {reason}"
+                    self._mark_takers_stale(snap.path, name, why, not_proven)
                 if new is not None and is_display_read(name):  # every importer sees it
                     self._mark_importers_stale(snap.path, f"{Unit(snap.path, name)} {reason}")
                 self._conn.execute("UPDATE units SET checksum=? WHERE id=?", (new, uid))
         if snap.path != NAMES:
-            self._store_new_units(snap, {name for _, name, _ in stored}, known=row is not None)
+            known_file = row is not None
+            self._store_new_units(snap, {name for _, name, _ in stored}, known_file, not_proven)
         self._conn.execute(
             "INSERT INTO files VALUES (?,?)"
             " ON CONFLICT(path) DO UPDATE SET raw_hash=excluded.raw_hash",
@@ -304,7 +305,9 @@ class StoreWrites(DependencySets):
         )
         self._synced[snap.path] = snap.raw_hash
 
-    def _store_new_units(self, snap: FileSnapshot, stored: set[str], known: bool) -> None:
+    def _store_new_units(
+        self, snap: FileSnapshot, stored: set[str], known: bool, not_proven: str
+    ) -> None:
         """Store every unit of the file, so that selection tells a binding added later from
         one that was there. A binding added since the file was last synced (``known``)
         marks stale the tests that depend on the module and read its name: they may have
@@ -321,43 +324,18 @@ class StoreWrites(DependencySets):
         for name in filter(is_display_read, added):  # every importer sees it
             self._mark_importers_stale(snap.path, f"{Unit(snap.path, name)} added")
         if LISTING in added:  # star imports take only what it lists now
-            self._mark_takers_stale(snap.path, LISTING, f"{Unit(snap.path, LISTING)} added")
+            why = f"{Unit(snap.path, LISTING)} added"
+            self._mark_takers_stale(snap.path, LISTING, why, not_proven)
         for name in newly_readable(added):
             read = bound_name(name)
             if read is not None:
                 names = (NAMES, read, module_read(read, snap.path), snap.path, MODULE)
                 self._conn.execute(
-                    f"UPDATE tests SET stale=? WHERE stale IS NULL AND id IN ({_DEPENDING}"
-                    f" IN (?, ?, '*') INTERSECT {_DEPENDING}=?)",
+                    f"UPDATE tests SET stale=? WHERE stale IS NULL{not_proven} AND id IN"
+                    f" ({DEPENDING}"
+                    f" IN (?, ?, '*') INTERSECT {DEPENDING}=?)",
                     (f"{Unit(snap.path, name)} added", *names),
                 )
-
-    def _mark_importers_stale(self, path: str, reason: str) -> None:
-        """The tests that depend on module ``path`` (they imported it) are stale."""
-        self._conn.execute(
-            f"UPDATE tests SET stale=? WHERE stale IS NULL AND id IN ({_DEPENDING}=?)",
-            (reason, path, MODULE),
-        )
-
-    def _mark_takers_stale(self, path: str, unit: str, reason: str) -> None:
-        """The tests of modules that may take the removed binding ``unit`` of ``path`` with
-        a ``from`` import (``select.tests_reading_changed``, without its resolver)."""
-        name = bound_name(unit)
-        if name is None or "." in (body_name(unit) or unit):
-            return
-        reads = (module_read(NEEDED_BY_IMPORT + name, path), module_read(LISTED_NAMES, path))
-        self._conn.execute(
-            f"UPDATE tests SET stale=? WHERE stale IS NULL AND id IN ({_DEPENDING} IN (?, ?)"
-            f" INTERSECT {_DEPENDING}=?)",
-            (reason, NAMES, *reads, path, MODULE),
-        )
-
-    def _mark_dependents_stale(self, unit_id: int, reason: str, exclude_test: int | None) -> None:
-        self._conn.execute(
-            "UPDATE tests SET stale=? WHERE stale IS NULL AND id != ? AND id IN"
-            " (SELECT test_id FROM deps WHERE unit_id=?)",
-            (reason, -1 if exclude_test is None else exclude_test, unit_id),
-        )
 
     def _unit_ids(self, units: Iterable[Unit], snapshots: Mapping[str, FileSnapshot]) -> list[int]:
         """Ids of ``units``, creating the missing ones with their snapshot's checksum."""
