@@ -5,7 +5,8 @@ recording run on boltons that was most of the analysis, and the analysis half of
 cost. ``ast.walk`` goes through ``iter_child_nodes`` and ``iter_fields`` (two generators
 and a ``getattr`` per field of every node); this reads the fields in one loop. Same nodes,
 same order (breadth first, fields in ``_fields`` order), same laziness: a node's children
-are read when it is reached, before it is handed out.
+are read when it is reached, before it is handed out. Within ``shared_walks`` (one file's
+analysis) a node walked whole once is not walked again: its nodes are handed out as kept.
 """
 
 from __future__ import annotations
@@ -13,10 +14,75 @@ from __future__ import annotations
 import ast
 from collections import deque
 from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+
+
+@dataclass
+class _SharedWalks:
+    """The complete walks made while one file is analysed, by id of their root (the root
+    is kept with its nodes, so its id is not reused meanwhile)."""
+
+    kept: dict[int, tuple[ast.AST, list[ast.AST]]] = field(default_factory=dict)
+    # Bumped by each ``unshared`` section: a walk under way across one keeps nothing.
+    changes: int = 0
+
+
+_shared: _SharedWalks | None = None
+
+
+@contextmanager
+def shared_walks() -> Iterator[None]:
+    """Within: a second walk of a node (a file's tree, a statement) hands out the nodes
+    the first complete one saw instead of walking again. About twenty rules walk each
+    file's tree and statements; the walks were a third of a file's analysis. The tree
+    must not change meanwhile but inside ``unshared``."""
+    global _shared
+    outer, _shared = _shared, _SharedWalks()
+    try:
+        yield
+    finally:
+        _shared = outer
+
+
+@contextmanager
+def unshared() -> Iterator[None]:
+    """Within: the tree may be changed in place (and must be restored before the end,
+    unless it stays so): walks go afresh and keep nothing, nor does one under way."""
+    global _shared
+    outer, _shared = _shared, None
+    try:
+        yield
+    finally:
+        _shared = outer
+        if outer is not None:
+            outer.changes += 1
 
 
 def walk(node: ast.AST) -> Iterator[ast.AST]:
     """Every node of ``node``'s tree, itself first, in ``ast.walk``'s order."""
+    shared = _shared
+    if shared is None:
+        return _walk(node)
+    found = shared.kept.get(id(node))
+    if found is not None:
+        return iter(found[1])
+    return _walk_kept(node, shared)
+
+
+def _walk_kept(node: ast.AST, shared: _SharedWalks) -> Iterator[ast.AST]:
+    """``_walk``, its nodes kept for the next walk of ``node`` once it is complete."""
+    changes = shared.changes
+    nodes: list[ast.AST] = []
+    append = nodes.append
+    for current in _walk(node):
+        append(current)
+        yield current
+    if shared.changes == changes:
+        shared.kept[id(node)] = (node, nodes)
+
+
+def _walk(node: ast.AST) -> Iterator[ast.AST]:
     todo = deque((node,))
     popleft, append = todo.popleft, todo.append
     node_type = ast.AST

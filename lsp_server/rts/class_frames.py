@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import ast
 
+from lsp_server.rts.ast_walk import unshared
 from lsp_server.rts.bound_names import maybe_bound_in
 from lsp_server.rts.display_read_units import display_read_markers
 from lsp_server.rts.import_digest import import_time_digest, raising_digest
@@ -81,16 +82,17 @@ def _frame_digest(stmt: ast.ClassDef, scope: Scope, docs_inert: bool) -> str | N
     if stmt.decorator_list or stmt.keywords or "__slots__" in maybe_bound_in(stmt.body):
         return None
     bases = stmt.bases
-    stmt.bases = []
-    try:
-        if class_may_raise(stmt, scope, set(scope.bound)):
-            return None
-    finally:
-        stmt.bases = bases
-    body = stmt.body
-    kept = [s for s in body if not isinstance(s, _DEFS) or s.name in _TYPE_NAMES]
-    stmt.body = kept or [ast.Pass()]
-    try:
-        return import_time_digest(stmt, docs_inert)
-    finally:
-        stmt.body = body
+    with unshared():  # the tree changes in place meanwhile (``ast_walk.shared_walks``)
+        stmt.bases = []
+        try:
+            if class_may_raise(stmt, scope, set(scope.bound)):
+                return None
+        finally:
+            stmt.bases = bases
+        body = stmt.body
+        kept = [s for s in body if not isinstance(s, _DEFS) or s.name in _TYPE_NAMES]
+        stmt.body = kept or [ast.Pass()]
+        try:
+            return import_time_digest(stmt, docs_inert)
+        finally:
+            stmt.body = body

@@ -8,6 +8,7 @@ import ast
 
 import xxhash
 
+from lsp_server.rts.ast_walk import unshared
 from lsp_server.rts.bound_names import maybe_bound
 from lsp_server.rts.import_raise import (
     RiskyStatements,
@@ -71,13 +72,14 @@ def _parts_digest(parts: list[ast.expr]) -> str:
     """A digest of a ``def``'s parts that may raise (a lambda's body runs when called)."""
     lambdas = [node for part in parts for node in ast.walk(part) if isinstance(node, ast.Lambda)]
     bodies = [node.body for node in lambdas]
-    try:
-        for node in lambdas:  # a lambda's body runs when it is called
-            node.body = ast.Constant(None)
-        return xxhash.xxh64_hexdigest("\0".join(map(ast.dump, parts)).encode())
-    finally:
-        for node, body in zip(lambdas, bodies, strict=True):
-            node.body = body
+    with unshared():  # the tree changes in place meanwhile (``ast_walk.shared_walks``)
+        try:
+            for node in lambdas:  # a lambda's body runs when it is called
+                node.body = ast.Constant(None)
+            return xxhash.xxh64_hexdigest("\0".join(map(ast.dump, parts)).encode())
+        finally:
+            for node, body in zip(lambdas, bodies, strict=True):
+                node.body = body
 
 
 def import_time_digest(stmt: ast.stmt, docs_inert: bool = False) -> str:
@@ -89,24 +91,25 @@ def import_time_digest(stmt: ast.stmt, docs_inert: bool = False) -> str:
     swapped: list[tuple[ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef, list[ast.stmt]]]
     swapped = []
     lambdas: list[tuple[ast.Lambda, ast.expr]] = []
-    try:
-        if docs_inert and isinstance(stmt, ast.ClassDef):
-            swapped.append((stmt, stmt.body))
-            stmt.body = [s for s in stmt.body if not is_string_statement(s)]
-        for node in nodes:  # grows while read: every node outside function bodies
-            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-                swapped.append((node, node.body))
-                node.body = [ast.Pass()]
-            elif isinstance(node, ast.Lambda):
-                lambdas.append((node, node.body))
-                node.body = ast.Constant(None)
-            nodes.extend(ast.iter_child_nodes(node))
-        return xxhash.xxh64_hexdigest(ast.dump(stmt).encode())
-    finally:
-        for lambda_node, expression in lambdas:
-            lambda_node.body = expression
-        for definition, body in reversed(swapped):
-            definition.body = body
+    with unshared():  # the tree changes in place meanwhile (``ast_walk.shared_walks``)
+        try:
+            if docs_inert and isinstance(stmt, ast.ClassDef):
+                swapped.append((stmt, stmt.body))
+                stmt.body = [s for s in stmt.body if not is_string_statement(s)]
+            for node in nodes:  # grows while read: every node outside function bodies
+                if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                    swapped.append((node, node.body))
+                    node.body = [ast.Pass()]
+                elif isinstance(node, ast.Lambda):
+                    lambdas.append((node, node.body))
+                    node.body = ast.Constant(None)
+                nodes.extend(ast.iter_child_nodes(node))
+            return xxhash.xxh64_hexdigest(ast.dump(stmt).encode())
+        finally:
+            for lambda_node, expression in lambdas:
+                lambda_node.body = expression
+            for definition, body in reversed(swapped):
+                definition.body = body
 
 
 def display_read_nodes(stmt: ast.stmt) -> list[ast.expr] | None:

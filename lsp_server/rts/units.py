@@ -46,6 +46,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from lsp_server.project.text import parse_python
+from lsp_server.rts.ast_walk import shared_walks
 from lsp_server.rts.bindings import ModuleLayout, module_layout
 from lsp_server.rts.bound_names import listed_names
 from lsp_server.rts.class_frames import hooked_classes
@@ -89,6 +90,11 @@ _ATTRIBUTE = re.compile(r"\.\s*([A-Za-z_]\w*)")
 
 def source_units(path: str, source: str) -> FileUnits:
     """Units and checksums of a Python source text; raises ``SourceError`` if it does not parse."""
+    with shared_walks():  # the rules walk the same tree and statements: each walk once
+        return _analysed(path, source)
+
+
+def _analysed(path: str, source: str) -> FileUnits:
     try:
         tree = parse_python(source, path)
     except (SyntaxError, ValueError) as exc:

@@ -10,7 +10,14 @@ import sys
 import sysconfig
 from pathlib import Path
 
-from lsp_server.rts.ast_walk import copy_tree, scope_nodes, statements, walk
+from lsp_server.rts.ast_walk import (
+    copy_tree,
+    scope_nodes,
+    shared_walks,
+    statements,
+    unshared,
+    walk,
+)
 
 
 def test_the_same_nodes_in_the_same_order_on_standard_library_modules() -> None:
@@ -104,3 +111,43 @@ def test_copy_tree_makes_what_deepcopy_makes() -> None:
         assert not originals & {id(n) for n in ast.walk(copied)}  # every node is new
         code, expected = compile(copied, "m", "exec"), compile(tree, "m", "exec")
         assert code.co_code == expected.co_code
+
+
+def test_shared_walks_hand_out_ast_walks_nodes_each_time() -> None:
+    """While a file is analysed, rules walking the same tree or statement again get the
+    nodes the first complete walk saw: the same ones, in the same order, as ``ast.walk``
+    (a walk left early keeps nothing)."""
+    stdlib = sorted(Path(sysconfig.get_paths()["stdlib"]).glob("*.py"))[:8]
+    for path in stdlib:
+        tree = ast.parse(path.read_text(encoding="utf-8", errors="replace"))
+        with shared_walks():
+            for root in [tree, *tree.body, tree]:
+                expected = list(map(id, ast.walk(root)))
+                next(iter(walk(root)))  # left after one node
+                assert list(map(id, walk(root))) == expected, path
+                assert list(map(id, walk(root))) == expected, path
+
+
+def test_a_tree_changed_while_shared_is_walked_as_it_is_now() -> None:
+    """The analysis changes a class statement in place and back (``rts.class_frames``,
+    ``rts.import_digest``) inside ``unshared``: walks there see the changed tree, walks
+    after see the restored one, and a walk under way meanwhile keeps nothing."""
+    tree = ast.parse("class C(Base, Other):\n    def f(self):\n        return 1\n")
+    (cls,) = tree.body
+    assert isinstance(cls, ast.ClassDef)
+    with shared_walks():
+        full = list(map(id, ast.walk(cls)))
+        assert list(map(id, walk(cls))) == full
+        bases = cls.bases
+        with unshared():
+            cls.bases = []
+            assert list(map(id, walk(cls))) == list(map(id, ast.walk(cls)))
+            assert len(list(walk(cls))) < len(full)
+            cls.bases = bases
+        assert list(map(id, walk(cls))) == full
+        under_way = iter(walk(tree))
+        next(under_way)
+        with unshared():
+            cls.body = [ast.Pass()]  # not restored: the tree is this one now
+        list(under_way)
+        assert list(map(id, walk(tree))) == list(map(id, ast.walk(tree)))
