@@ -33,6 +33,8 @@ def worker_can_fork(root: Path, env: Mapping[str, str], python: str) -> bool:
         return False
     if threading.active_count() != 1 or base_path() is None or not _default_interpreter():
         return False
+    if not _plain_import_system():
+        return False
     settings = {k: v for k, v in env.items() if k.startswith("PYTHON")}
     names = set(settings) | set(STARTUP_SETTINGS)
     if any(settings.get(k) != STARTUP_SETTINGS.get(k) for k in names - REBUILT_SETTINGS):
@@ -40,6 +42,31 @@ def worker_can_fork(root: Path, env: Mapping[str, str], python: str) -> bool:
     imported = {name for name in sys.modules if "." not in name}
     folders = [root, *(Path(p) for p in env.get("PYTHONPATH", "").split(os.pathsep) if p)]
     return not any(name in imported for name in _importable_names(folders))
+
+
+# Finders and path hooks a new interpreter has: importlib's own, zipimport, and what
+# site's .pth files install (setuptools' distutils shim, editable installs' finders).
+_STARTUP_HOOK_MODULES = (
+    "_frozen_importlib",
+    "_frozen_importlib_external",
+    "importlib._bootstrap",
+    "importlib._bootstrap_external",
+    "importlib.machinery",
+    "zipimport",
+    "_distutils_hack",
+    "__editable__",
+)
+
+
+def _plain_import_system() -> bool:
+    """No import hook a new interpreter would lack (pytest's assertion rewriter when reks
+    runs inside a pytest session, an instrumenting import hook): the forked child would
+    import the tests' modules through it."""
+    for hook in (*sys.meta_path, *sys.path_hooks):
+        module = getattr(hook, "__module__", None) or type(hook).__module__
+        if not module.startswith(_STARTUP_HOOK_MODULES):
+            return False
+    return True
 
 
 def _default_interpreter() -> bool:

@@ -5,10 +5,13 @@ with a module of the same name as one reks imported gets a new interpreter."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from collections.abc import Callable
 from pathlib import Path
+
+from lsp_server.extreme.fork_safety import worker_can_fork
 
 # The test writes down what the worker that runs it had imported before the tests, and
 # where ``difflib`` comes from: reks's process imports the standard library's.
@@ -72,3 +75,14 @@ def test_a_project_module_named_like_one_reks_imported_gets_a_new_interpreter(
     seen = _extreme(root)
     assert seen["difflib"] == str(root / "difflib.py")
     assert seen["reks_analysis"] is False
+
+
+def test_reks_inside_a_pytest_session_starts_its_worker_as_a_new_interpreter(
+    tmp_path: Path,
+) -> None:
+    # This process is a pytest session: pytest's assertion rewriter is among its import
+    # hooks, and a forked child would find the worker module through it (it cannot run a
+    # module as ``__main__``: every worker of an in-process analysis died at its start).
+    assert any(type(hook).__name__ == "AssertionRewritingHook" for hook in sys.meta_path)
+    (tmp_path / "calc.py").write_text("x = 1\n")
+    assert not worker_can_fork(tmp_path, dict(os.environ), sys.executable)
