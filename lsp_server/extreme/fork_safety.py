@@ -6,7 +6,8 @@ the project's tests would import from the project (reks imported ``attr`` and th
 is attrs: the tests would run the installed copy), when the interpreter runs with the
 settings a new one would get (no ``-W``, ``-X``, ``-O``, isolated or safe-path mode, the
 same ``PYTHON*`` variables but those the fork follows), and when no other thread runs (a
-lock another thread holds stays held in the child forever). Anything else: a new process.
+lock another thread holds stays held in the child forever), and when no import hook a new
+interpreter lacks is installed (pytest's assertion rewriter). Anything else: a new process.
 """
 
 from __future__ import annotations
