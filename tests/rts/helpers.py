@@ -32,12 +32,23 @@ def names(reports: list[pytest.TestReport]) -> set[str]:
     return {r.nodeid.split("::", 1)[1] if "::" in r.nodeid else r.nodeid for r in reports}
 
 
-def run(pytester: pytest.Pytester, *args: str, flag: str = "--reks") -> set[str]:
-    """Run pytest in-process; the names (node id without the file) of the tests that ran."""
+def run(
+    pytester: pytest.Pytester, *args: str, flag: str = "--reks", every_plugin: bool = False
+) -> set[str]:
+    """Run pytest in-process; the names (node id without the file) of the tests that ran.
+    Only the recording plugin is loaded unless ``every_plugin``: the installed plugins are
+    part of the environment a store records, so a test mixing these runs with subprocess
+    runs (which load every plugin) wants them all."""
     # New or renamed modules within the same second: the import system's directory
     # caches must not hide them.
     importlib.invalidate_caches()
-    recorder = pytester.inline_run(flag, *args)
+    # The recording plugin alone: finding and loading every installed plugin's entry point
+    # again (and printing their versions) cost about a tenth of an rts test's time.
+    with pytest.MonkeyPatch.context() as patch:
+        if not every_plugin:
+            patch.setenv("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")
+            patch.setenv("PYTEST_PLUGINS", "lsp_server.rts.pytest_plugin")
+        recorder = pytester.inline_run(flag, *args)
     ran = [
         r
         for r in recorder.getreports("pytest_runtest_logreport")
