@@ -32,22 +32,29 @@ def names(reports: list[pytest.TestReport]) -> set[str]:
     return {r.nodeid.split("::", 1)[1] if "::" in r.nodeid else r.nodeid for r in reports}
 
 
+@contextlib.contextmanager
+def recording_plugin_only() -> Iterator[None]:
+    """In-process runs under this load the recording plugin alone: finding and loading
+    every installed plugin's entry point again (and printing their versions) cost about a
+    tenth of an rts test's time. The installed plugins are part of the environment a store
+    records, so a test that mixes such runs with runs loading every plugin (subprocesses,
+    xdist) sees a changed environment."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")
+        patch.setenv("PYTEST_PLUGINS", "lsp_server.rts.pytest_plugin")
+        yield
+
+
 def run(
     pytester: pytest.Pytester, *args: str, flag: str = "--reks", every_plugin: bool = False
 ) -> set[str]:
     """Run pytest in-process; the names (node id without the file) of the tests that ran.
-    Only the recording plugin is loaded unless ``every_plugin``: the installed plugins are
-    part of the environment a store records, so a test mixing these runs with subprocess
-    runs (which load every plugin) wants them all."""
+    Only the recording plugin is loaded unless ``every_plugin`` (see
+    ``recording_plugin_only``)."""
     # New or renamed modules within the same second: the import system's directory
     # caches must not hide them.
     importlib.invalidate_caches()
-    # The recording plugin alone: finding and loading every installed plugin's entry point
-    # again (and printing their versions) cost about a tenth of an rts test's time.
-    with pytest.MonkeyPatch.context() as patch:
-        if not every_plugin:
-            patch.setenv("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")
-            patch.setenv("PYTEST_PLUGINS", "lsp_server.rts.pytest_plugin")
+    with contextlib.nullcontext() if every_plugin else recording_plugin_only():
         recorder = pytester.inline_run(flag, *args)
     ran = [
         r
@@ -55,6 +62,13 @@ def run(
         if r.when == "call" or (r.when == "setup" and not r.passed)
     ]
     return names(ran)
+
+
+def run_result(pytester: pytest.Pytester, *args: str) -> pytest.RunResult:
+    """``pytester.runpytest`` in-process with the plugins ``run`` loads."""
+    importlib.invalidate_caches()
+    with recording_plugin_only():
+        return pytester.runpytest_inprocess(*args)
 
 
 @contextlib.contextmanager

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from .helpers import run, write
+from .helpers import run, run_result, write
 
 pytest_plugins = ["pytester"]
 
@@ -48,16 +48,16 @@ def project(pytester: pytest.Pytester) -> pytest.Pytester:
 
 def test_xfail_strict_reruns_the_tests_with_an_xfail_mark(project: pytest.Pytester) -> None:
     write(project, "pytest.ini", "[pytest]\nxfail_strict = true\n")
-    result = project.runpytest_inprocess("--reks-dry-run")
+    result = run_result(project, "--reks-dry-run")
     result.stdout.fnmatch_lines(["*::test_marked  (ini.*xfail* changed: the test has an xfail*"])
-    result = project.runpytest_inprocess("--reks")
+    result = run_result(project, "--reks")
     result.assert_outcomes(passed=1, failed=1, xfailed=1)  # strict: the XPASS fails
     assert run(project) == {"test_marked"}  # it failed
 
 
 def test_reporting_options_rerun_nothing(project: pytest.Pytester) -> None:
     write(project, "pytest.ini", "[pytest]\njunit_family = xunit1\ntruncation_limit_lines = 3\n")
-    result = project.runpytest_inprocess("--reks")
+    result = run_result(project, "--reks")
     assert "environment changed" not in result.stdout.str()
     result.assert_outcomes(passed=1)  # test_reads_ini
     assert run(project) == set()
@@ -67,7 +67,7 @@ def test_an_option_without_a_rule_reruns_everything_and_is_named(
     project: pytest.Pytester,
 ) -> None:
     write(project, "pytest.ini", "[pytest]\nxfail_strict = true\nlog_level = INFO\n")
-    result = project.runpytest_inprocess("--reks")
+    result = run_result(project, "--reks")
     result.stdout.fnmatch_lines(
         ["reks: the environment changed (option ini.log_level: None -> 'INFO'): every test runs"]
     )

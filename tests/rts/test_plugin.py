@@ -7,7 +7,7 @@ import pytest
 
 from lsp_server.rts.store import store_path
 
-from .helpers import edit, run, write
+from .helpers import edit, run, run_result, write
 
 pytest_plugins = ["pytester"]
 
@@ -359,7 +359,7 @@ def test_reks_all_reruns_everything(project: pytest.Pytester) -> None:
 def test_dry_run_lists_reasons_without_running(project: pytest.Pytester) -> None:
     run(project)
     edit(project, "mod.py", "return x * 2", "return x + x")
-    result = project.runpytest("--reks-dry-run")
+    result = run_result(project, "--reks-dry-run")
     result.stdout.fnmatch_lines(
         [
             "*test_mod.py::test_g  (mod.py::g changed)*",
@@ -373,11 +373,11 @@ def test_dry_run_lists_reasons_without_running(project: pytest.Pytester) -> None
 def test_summary_line(project: pytest.Pytester) -> None:
     run(project)
     edit(project, "mod.py", "return x * 2", "return x + x")
-    result = project.runpytest("--reks")
+    result = run_result(project, "--reks")
     result.stdout.fnmatch_lines(
         ["*reks: 1 selected; 10 unchanged not run: 5 deselected, 5 in 2 files not collected*"]
     )
-    result = project.runpytest("--reks")
+    result = run_result(project, "--reks")
     assert result.ret == 0  # nothing to run is a success
 
 
@@ -393,7 +393,7 @@ def test_corrupt_store(project: pytest.Pytester) -> None:
     path = store_path(project.path)
     path.parent.mkdir()
     path.write_bytes(b"garbage" * 200)
-    result = project.runpytest("--reks")
+    result = run_result(project, "--reks")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(["*is corrupt*reks store --rebuild*"])
     assert path.read_bytes() == b"garbage" * 200
@@ -412,7 +412,7 @@ def test_changed_plugin_option_selects_everything(project: pytest.Pytester) -> N
         log_level = INFO
         """,
     )
-    result = project.runpytest("--reks-dry-run")
+    result = run_result(project, "--reks-dry-run")
     # The reason says which option changed.
     result.stdout.fnmatch_lines(
         ["*test_mod.py::test_f  (environment changed: option ini.log_level*"]

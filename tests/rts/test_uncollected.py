@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from .helpers import edit, run, write
+from .helpers import edit, run, run_result, write
 
 pytest_plugins = ["pytester"]
 
@@ -54,7 +54,7 @@ def test_unaffected_files_are_not_imported(files: pytest.Pytester) -> None:
     edit(files, "lib.py", "return 2", "return 1 + 1")
     assert run(files) == {"test_two", "test_two_again"}
     assert imports(files) == ["two"]
-    result = files.runpytest("--reks")
+    result = run_result(files, "--reks")
     result.assert_outcomes()
     assert result.ret == 0
     result.stdout.fnmatch_lines(
@@ -73,9 +73,9 @@ def test_one_sentence_counts_what_pytest_deselected_and_what_it_never_collected(
         "def test_three_one():\n    assert one()\n\n\n"
         "def test_three_two():\n    assert two()\n",
     )
-    files.runpytest("--reks").assert_outcomes(passed=6)
+    run_result(files, "--reks").assert_outcomes(passed=6)
     edit(files, "lib.py", "return 2", "return 1 + 1")
-    result = files.runpytest("--reks")
+    result = run_result(files, "--reks")
     # pytest counts the test it deselected; reks adds the file it kept pytest from collecting
     result.assert_outcomes(passed=3, deselected=1)
     result.stdout.fnmatch_lines(
