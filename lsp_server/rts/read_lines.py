@@ -41,8 +41,11 @@ from lsp_server.rts.lookups import (
     SIGNATURE_READS,
 )
 from lsp_server.rts.reads import EVERY_NAME, code_reads, string_parts
+from lsp_server.rts.runtime_lookups import lookup_sites
 
 _READ_NAMES = BODY_READS | SIGNATURE_READS | DOC_READS
+# Namespaces read by any name only where an instruction spelling one runs.
+_LINE_NAMESPACES = FRAME_NAMESPACES | {"__dict__"}
 _SPELLED = _READ_NAMES | INSPECT_SIGNATURES
 _RESUMABLE = (
     inspect.CO_GENERATOR
@@ -72,17 +75,21 @@ def frame_key(key: int) -> int:
 
 def _spells_read(code: CodeType) -> bool:
     """Cheap first look: whether ``code`` names one of the reads at all."""
-    if not _SPELLED.isdisjoint(code.co_names) or not FRAME_NAMESPACES.isdisjoint(code.co_names):
+    if not _SPELLED.isdisjoint(code.co_names) or not _LINE_NAMESPACES.isdisjoint(code.co_names):
         return True
     return any(not _SPELLED.isdisjoint(string_parts(const)) for const in code.co_consts)
 
 
 def _frames_only(code: CodeType) -> bool:
     """Whether the only lookups by string ``code`` spells are reads of a frame's namespace
-    (``tb.tb_frame.f_locals``). Any other spelling (``globals``, ``getattr``, a variable so
-    named from an enclosing function) keeps the code whole."""
+    (``tb.tb_frame.f_locals``) or of an object's ``__dict__`` whose names no call site
+    tells as it runs (``runtime_lookups.lookup_sites``: ``record.__dict__[key]``, handed
+    to a call). Any other spelling (``globals``, ``getattr``, a variable so named from an
+    enclosing function) keeps the code whole."""
     spelled = DYNAMIC_NAMES.intersection([*code.co_names, *code.co_freevars, *code.co_cellvars])
-    return bool(spelled) and spelled <= FRAME_NAMESPACES
+    if not spelled or not spelled <= _LINE_NAMESPACES:
+        return False
+    return "__dict__" not in spelled or lookup_sites(code) is None
 
 
 def read_lines(code: CodeType) -> ReadLines | None:
@@ -107,7 +114,7 @@ def read_lines(code: CodeType) -> ReadLines | None:
         if "__signature__" in wanted and instruction.argval in INSPECT_SIGNATURES:
             found.add("__signature__")  # ``inspect.signature``: see ``lookups``
         frame = (
-            frames and instruction.opcode in dis.hasname and instruction.argval in FRAME_NAMESPACES
+            frames and instruction.opcode in dis.hasname and instruction.argval in _LINE_NAMESPACES
         )
         if not found and not frame:
             continue

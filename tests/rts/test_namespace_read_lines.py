@@ -3,8 +3,7 @@
 a record from the standard library) looks up any name, but only where that line runs: on
 Python 3.12+ a test whose run never took the branch does not depend on every binding of its
 modules (sys.monitoring LINE events, as for a frame's namespace: ``rts.read_lines``; before
-3.12 the function counts whole). A ``__dict__`` whose names the run tells
-(``obj.__dict__.get(name)``) keeps being told. Real pytest sessions."""
+3.12 the function counts whole). Real pytest sessions."""
 
 from __future__ import annotations
 
@@ -31,7 +30,7 @@ def add(event, record=None, keys=()):
     return event
 
 
-def told(obj, key):
+def getter(obj, key):
     return obj.__dict__.get(key)
 """
 
@@ -57,11 +56,11 @@ def project(pytester: pytest.Pytester) -> pytest.Pytester:
             assert adder.add({}, record, ["name"]) == {"name": "x"}
 
 
-        def test_told():
-            assert adder.told(types.SimpleNamespace(name="x"), "name") == "x"
+        def test_getter():
+            assert adder.getter(types.SimpleNamespace(name="x"), "name") == "x"
         """,
     )
-    assert run(pytester, flag="--reks-all") == {"test_plain", "test_record", "test_told"}
+    assert run(pytester, flag="--reks-all") == {"test_plain", "test_record", "test_getter"}
     return pytester
 
 
@@ -69,8 +68,9 @@ def test_a_namespace_keyed_by_a_computed_name_counts_only_where_its_line_ran(
     project: pytest.Pytester,
 ) -> None:
     edit(project, "adder.py", "LIMIT = 3", "LIMIT = 3\nOTHER = 4")
-    # ``test_plain`` reads ``LIMIT``, unchanged; ``test_told`` looked up ``name`` only.
-    assert run(project) == ({"test_record"} if LINES_SEEN else {"test_plain", "test_record"})
+    # ``test_plain`` reads ``LIMIT``, unchanged, and ran no line reading a ``__dict__``.
+    ran = {"test_record", "test_getter"}
+    assert run(project) == (ran if LINES_SEEN else {"test_plain", *ran})
 
 
 def test_a_changed_binding_read_where_the_line_did_not_run_still_selects(
