@@ -25,13 +25,15 @@ from __future__ import annotations
 
 import dis
 import inspect
-from collections.abc import Callable, Set
+import sys
+from collections.abc import Callable, Mapping, Set
 from dataclasses import dataclass, field
 from types import CodeType
 from typing import Any
 
 from lsp_server.rts.file_units import FileUnits
 from lsp_server.rts.identity import identity
+from lsp_server.rts.instance_owners import library_instances, owner_lines
 from lsp_server.rts.lookups import (
     BODY_READS,
     DOC_READS,
@@ -65,6 +67,9 @@ class ReadLines:
     names: frozenset[str]
     lines: frozenset[int]
     frame_lines: frozenset[int] = frozenset()
+    owners: Mapping[int, frozenset[str]] = field(default_factory=dict)
+    """Frame lines whose reads are of ``__dict__``s of locals told as the line runs
+    (``rts.instance_owners``) -> those locals."""
 
 
 def frame_key(key: int) -> int:
@@ -128,7 +133,8 @@ def read_lines(code: CodeType) -> ReadLines | None:
             frame_lines.add(line)
     if spelled != wanted or frames != bool(frame_lines):
         return None
-    return ReadLines(frozenset(wanted), frozenset(lines), frozenset(frame_lines))
+    owners = owner_lines(code, line_at, _LINE_NAMESPACES) if frame_lines else {}
+    return ReadLines(frozenset(wanted), frozenset(lines), frozenset(frame_lines), owners)
 
 
 def own_signature(code: CodeType, file_units: FileUnits) -> bool:
@@ -151,8 +157,11 @@ class ReadLineWatch:
     tells at all (3.12+); else every such code that ran counts as reading."""
 
     seen: bool
+    is_project_file: Callable[[str], bool] = lambda _: True
     lines: dict[int, frozenset[int]] = field(default_factory=dict)  # by identity(code)
     ran: set[int] = field(default_factory=set)  # by identity(code), or its ``frame_key``
+    owners: dict[int, Mapping[int, frozenset[str]]] = field(default_factory=dict)
+    """By ``frame_key``: ``ReadLines.owners``."""
 
     def watch(self, code: CodeType) -> bool:
         """Whether ``code`` has lines to watch (they are kept; its frame lines under
@@ -162,18 +171,26 @@ class ReadLineWatch:
             self.lines[identity(code)] = found.lines
             if found.frame_lines:
                 self.lines[frame_key(identity(code))] = found.frame_lines
+            if found.owners:
+                self.owners[frame_key(identity(code))] = found.owners
         return found is not None
 
     def line_event(self, disable: object) -> Callable[[CodeType, int], Any]:
         """The LINE callback: notes a watched line (a frame line under ``frame_key``), and
-        disables each line until events restart (the next test)."""
-        lines, ran = self.lines, self.ran
+        disables each line until events restart (the next test). A frame line whose
+        ``__dict__`` owners are library instances (``instance_owners``) reads nothing this
+        time and stays watched: another run may hold a project object."""
+        lines, ran, owners, getframe = self.lines, self.ran, self.owners, sys._getframe
+        is_project_file = self.is_project_file
 
         def on_line(code: CodeType, line: int) -> Any:
             key = identity(code)
             if line in lines.get(key, ()):
                 ran.add(key)
             if line in lines.get(frame_key(key), ()):
+                told = owners.get(frame_key(key), {}).get(line)
+                if told is not None and library_instances(getframe(1), told, is_project_file):
+                    return None
                 ran.add(frame_key(key))
             return disable
 

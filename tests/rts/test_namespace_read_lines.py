@@ -42,8 +42,6 @@ def project(pytester: pytest.Pytester) -> pytest.Pytester:
         pytester,
         "test_adder.py",
         """
-        import types
-
         import adder
 
 
@@ -51,13 +49,18 @@ def project(pytester: pytest.Pytester) -> pytest.Pytester:
             assert adder.add({}) == {"limit": 3}
 
 
+        class Record:  # a project class: its instance may hold any name
+            def __init__(self, name):
+                self.name = name
+
+
         def test_record():
-            record = types.SimpleNamespace(name="x")
+            record = Record(name="x")
             assert adder.add({}, record, ["name"]) == {"name": "x"}
 
 
         def test_getter():
-            assert adder.getter(types.SimpleNamespace(name="x"), "name") == "x"
+            assert adder.getter(Record(name="x"), "name") == "x"
         """,
     )
     assert run(pytester, flag="--reks-all") == {"test_plain", "test_record", "test_getter"}
