@@ -102,6 +102,9 @@ def library_instances(
     for name in names:
         if name not in values or isinstance(values[name], _NAMESPACES):
             return False
+        # A module's globals given to an instance (``obj.__dict__ = vars(module)``).
+        if "__builtins__" in getattr(values[name], "__dict__", ()):
+            return False
         for cls in type(values[name]).__mro__:
             home = getattr(cls, "__module__", None)
             module = sys.modules.get(home) if isinstance(home, str) else None
