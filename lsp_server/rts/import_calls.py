@@ -14,10 +14,13 @@ every name.
 
 from __future__ import annotations
 
+import sys
+from collections.abc import Iterable
 from types import FrameType
 
 from lsp_server.rts.reads import EVERY_NAME
 from lsp_server.rts.site_values import Source, value_at
+from lsp_server.rts.stdlib_imports import STDLIB_MODULES
 
 _FROMLIST, _LEVEL = 3, 4
 
@@ -62,3 +65,25 @@ def record_import(
         names.add(item)
         submodules.add(f"{name}.{item}")
     return True
+
+
+def module_files(
+    imported: Iterable[str], found: Iterable[str], submodules: Iterable[str]
+) -> tuple[set[str], bool]:
+    """The files of the modules a code object imported by name (``imported``), found in
+    ``sys.modules`` by a constant name (``found``: ``rts.named_reads.constant_module``) and
+    of the ``submodules`` a fromlist may have imported; and whether one of the first two
+    is not there now (it reads any name). A standard-library module found not there was
+    never loaded: no project module bears its name, so it reads nothing."""
+    files: set[str] = set()
+    missing = False
+    for name in (*imported, *found, *submodules):
+        module = sys.modules.get(name)
+        filename = getattr(module, "__file__", None)
+        if isinstance(filename, str):  # else a builtin module: no project code
+            files.add(filename)
+    for name in imported:
+        missing = missing or name not in sys.modules
+    for name in found:
+        missing = missing or (name not in sys.modules and name.split(".")[0] not in STDLIB_MODULES)
+    return files, missing

@@ -6,7 +6,11 @@ code object's other lookups by string recorded at run time (``rts.runtime_lookup
 * ``hasattr(obj.__dict__, "name")``: one attribute of the mapping checked, by the lookup
   call's constant (``checked_attribute``);
 * ``sys.modules[key].attr``: a module found by name, of which the code reads the one
-  attribute it spells (funcy's ``__init__``: ``sys.modules['funcy.' + m].__all__``).
+  attribute it spells (funcy's ``__init__``: ``sys.modules['funcy.' + m].__all__``);
+* ``sys.modules.get("name")``, ``sys.modules["name"]``: the one module of a constant name
+  (``constant_module``), as ``import_module("name")`` finds it: the test depends on it as
+  on a module imported by name (``rts.runtime_lookups``), and reads the names of it the
+  code spells (structlog's ``sys.modules.get("multiprocessing")``).
 
 A namespace so spelled is a lookup call site only as the owner of a method called
 (``obj.__dict__.get(name)``: the names it is handed); handed over to anything else (a
@@ -20,6 +24,7 @@ The names so read are in the code's constants or attribute names, counted as rea
 from __future__ import annotations
 
 import dis
+from types import CodeType
 
 JUMPS = frozenset([*dis.hasjrel, *dis.hasjabs])
 
@@ -111,3 +116,47 @@ def handed_over(instructions: list[dis.Instruction], index: int) -> bool:
         return False
     after = instructions[index + 1] if index + 1 < len(instructions) else None
     return after is None or after.opname not in _METHOD_LOADS
+
+
+_SUBSCRIPTS = frozenset(["BINARY_SUBSCR", "BINARY_OP"])
+_ONE_ARGUMENT_CALLS = frozenset(["CALL", "PRECALL", "CALL_METHOD"])
+
+
+def constant_module(instructions: list[dis.Instruction], index: int) -> str | None:
+    """The module name ``sys.modules.get("name")`` or a loaded ``sys.modules["name"]`` looks
+    up, when the instruction at ``index`` loads ``sys.modules`` for one of them; else None.
+    The value found is a module (or nothing): what the code does with it reads its names
+    by attribute, as with an imported module; a store or any other use is not this."""
+    ins = instructions[index]
+    if ins.opname != "LOAD_ATTR" or ins.argval != "modules" or index < 1:
+        return None
+    owner = instructions[index - 1]
+    if owner.opname not in ("LOAD_GLOBAL", "LOAD_NAME") or owner.argval != "sys":
+        return None
+    after = instructions[index + 1 : index + 4]
+    if any(i.is_jump_target for i in after):
+        return None
+    if len(after) >= 2 and _string(after[0]) and _subscript(after[1]):
+        return str(after[0].argval)
+    method = len(after) == 3 and after[0].opname in _METHOD_LOADS and after[0].argval == "get"
+    if method and _string(after[1]) and after[2].opname in _ONE_ARGUMENT_CALLS:
+        return str(after[1].argval) if after[2].arg == 1 else None
+    return None
+
+
+def named_modules(code: CodeType) -> frozenset[str]:
+    """Every module name ``code`` looks up in ``sys.modules`` (``constant_module``)."""
+    if "modules" not in code.co_names:
+        return frozenset()
+    instructions = list(dis.get_instructions(code))
+    found = (constant_module(instructions, i) for i in range(len(instructions)))
+    return frozenset(name for name in found if name is not None)
+
+
+def _string(ins: dis.Instruction) -> bool:
+    return ins.opname == "LOAD_CONST" and isinstance(ins.argval, str)
+
+
+def _subscript(ins: dis.Instruction) -> bool:
+    # 3.14 spells a subscript ``BINARY_OP []``.
+    return ins.opname in _SUBSCRIPTS and (ins.opname == "BINARY_SUBSCR" or ins.argrepr == "[]")

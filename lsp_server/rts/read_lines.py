@@ -25,13 +25,15 @@ from __future__ import annotations
 
 import dis
 import inspect
-from collections.abc import Callable, Set
+import sys
+from collections.abc import Callable, Mapping, Set
 from dataclasses import dataclass, field
 from types import CodeType
 from typing import Any
 
 from lsp_server.rts.file_units import FileUnits
 from lsp_server.rts.identity import identity
+from lsp_server.rts.instance_owners import library_instances, owner_lines
 from lsp_server.rts.lookups import (
     BODY_READS,
     DOC_READS,
@@ -41,8 +43,11 @@ from lsp_server.rts.lookups import (
     SIGNATURE_READS,
 )
 from lsp_server.rts.reads import EVERY_NAME, code_reads, string_parts
+from lsp_server.rts.runtime_lookups import lookup_sites
 
 _READ_NAMES = BODY_READS | SIGNATURE_READS | DOC_READS
+# Namespaces read by any name only where an instruction spelling one runs.
+_LINE_NAMESPACES = FRAME_NAMESPACES | {"__dict__"}
 _SPELLED = _READ_NAMES | INSPECT_SIGNATURES
 _RESUMABLE = (
     inspect.CO_GENERATOR
@@ -62,6 +67,9 @@ class ReadLines:
     names: frozenset[str]
     lines: frozenset[int]
     frame_lines: frozenset[int] = frozenset()
+    owners: Mapping[int, frozenset[str]] = field(default_factory=dict)
+    """Frame lines whose reads are of ``__dict__``s of locals told as the line runs
+    (``rts.instance_owners``) -> those locals."""
 
 
 def frame_key(key: int) -> int:
@@ -72,17 +80,21 @@ def frame_key(key: int) -> int:
 
 def _spells_read(code: CodeType) -> bool:
     """Cheap first look: whether ``code`` names one of the reads at all."""
-    if not _SPELLED.isdisjoint(code.co_names) or not FRAME_NAMESPACES.isdisjoint(code.co_names):
+    if not _SPELLED.isdisjoint(code.co_names) or not _LINE_NAMESPACES.isdisjoint(code.co_names):
         return True
     return any(not _SPELLED.isdisjoint(string_parts(const)) for const in code.co_consts)
 
 
 def _frames_only(code: CodeType) -> bool:
     """Whether the only lookups by string ``code`` spells are reads of a frame's namespace
-    (``tb.tb_frame.f_locals``). Any other spelling (``globals``, ``getattr``, a variable so
-    named from an enclosing function) keeps the code whole."""
+    (``tb.tb_frame.f_locals``) or of an object's ``__dict__`` whose names no call site
+    tells as it runs (``runtime_lookups.lookup_sites``: ``record.__dict__[key]``, handed
+    to a call). Any other spelling (``globals``, ``getattr``, a variable so named from an
+    enclosing function) keeps the code whole."""
     spelled = DYNAMIC_NAMES.intersection([*code.co_names, *code.co_freevars, *code.co_cellvars])
-    return bool(spelled) and spelled <= FRAME_NAMESPACES
+    if not spelled or not spelled <= _LINE_NAMESPACES:
+        return False
+    return "__dict__" not in spelled or lookup_sites(code) is None
 
 
 def read_lines(code: CodeType) -> ReadLines | None:
@@ -107,7 +119,7 @@ def read_lines(code: CodeType) -> ReadLines | None:
         if "__signature__" in wanted and instruction.argval in INSPECT_SIGNATURES:
             found.add("__signature__")  # ``inspect.signature``: see ``lookups``
         frame = (
-            frames and instruction.opcode in dis.hasname and instruction.argval in FRAME_NAMESPACES
+            frames and instruction.opcode in dis.hasname and instruction.argval in _LINE_NAMESPACES
         )
         if not found and not frame:
             continue
@@ -121,7 +133,8 @@ def read_lines(code: CodeType) -> ReadLines | None:
             frame_lines.add(line)
     if spelled != wanted or frames != bool(frame_lines):
         return None
-    return ReadLines(frozenset(wanted), frozenset(lines), frozenset(frame_lines))
+    owners = owner_lines(code, line_at, _LINE_NAMESPACES) if frame_lines else {}
+    return ReadLines(frozenset(wanted), frozenset(lines), frozenset(frame_lines), owners)
 
 
 def own_signature(code: CodeType, file_units: FileUnits) -> bool:
@@ -144,8 +157,11 @@ class ReadLineWatch:
     tells at all (3.12+); else every such code that ran counts as reading."""
 
     seen: bool
+    is_project_file: Callable[[str], bool] = lambda _: True
     lines: dict[int, frozenset[int]] = field(default_factory=dict)  # by identity(code)
     ran: set[int] = field(default_factory=set)  # by identity(code), or its ``frame_key``
+    owners: dict[int, Mapping[int, frozenset[str]]] = field(default_factory=dict)
+    """By ``frame_key``: ``ReadLines.owners``."""
 
     def watch(self, code: CodeType) -> bool:
         """Whether ``code`` has lines to watch (they are kept; its frame lines under
@@ -155,18 +171,26 @@ class ReadLineWatch:
             self.lines[identity(code)] = found.lines
             if found.frame_lines:
                 self.lines[frame_key(identity(code))] = found.frame_lines
+            if found.owners:
+                self.owners[frame_key(identity(code))] = found.owners
         return found is not None
 
     def line_event(self, disable: object) -> Callable[[CodeType, int], Any]:
         """The LINE callback: notes a watched line (a frame line under ``frame_key``), and
-        disables each line until events restart (the next test)."""
-        lines, ran = self.lines, self.ran
+        disables each line until events restart (the next test). A frame line whose
+        ``__dict__`` owners are library instances (``instance_owners``) reads nothing this
+        time and stays watched: another run may hold a project object."""
+        lines, ran, owners, getframe = self.lines, self.ran, self.owners, sys._getframe
+        is_project_file = self.is_project_file
 
         def on_line(code: CodeType, line: int) -> Any:
             key = identity(code)
             if line in lines.get(key, ()):
                 ran.add(key)
             if line in lines.get(frame_key(key), ()):
+                told = owners.get(frame_key(key), {}).get(line)
+                if told is not None and library_instances(getframe(1), told, is_project_file):
+                    return None
                 ran.add(frame_key(key))
             return disable
 

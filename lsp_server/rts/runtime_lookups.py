@@ -41,9 +41,15 @@ from types import CodeType, FrameType, FunctionType, MethodType
 
 from lsp_server.rts import member_lookups
 from lsp_server.rts.identity import identity
-from lsp_server.rts.import_calls import record_import
+from lsp_server.rts.import_calls import module_files, record_import
 from lsp_server.rts.lookups import DYNAMIC_NAMES
-from lsp_server.rts.named_reads import JUMPS, handed_over, reads_one_name
+from lsp_server.rts.named_reads import (
+    JUMPS,
+    constant_module,
+    handed_over,
+    named_modules,
+    reads_one_name,
+)
 from lsp_server.rts.namespace_listings import record_listing
 from lsp_server.rts.reads import EVERY_NAME
 from lsp_server.rts.site_values import (
@@ -168,8 +174,8 @@ def lookup_sites(code: CodeType) -> Sites | None:
     instructions = list(dis.get_instructions(code))
     sites: Sites = {}
     for index, ins in enumerate(instructions):
-        if reads_one_name(instructions, index):
-            continue  # ``obj.__dict__["name"]``, ``sys.modules[key].attr``
+        if reads_one_name(instructions, index) or constant_module(instructions, index):
+            continue  # ``obj.__dict__["name"]``, ``sys.modules[key].attr``, ``["name"]``
         if handed_over(instructions, index):
             return None  # iterated by a generator, passed to a call: any name listed
         method = ins.argval in _LOOKUP_METHODS and ins.opname in _METHOD_OPS
@@ -230,6 +236,7 @@ class RuntimeLookups:
         spelled makes its sites unknown); set before any site is asked for."""
         self._files: dict[str, bool] = {}
         self._sites: dict[int, Sites | None] = {}
+        self._named: dict[int, frozenset[str]] = {}  # by ``sys.modules`` lookups: ``read``
         self._codes: dict[int, CodeType] = {}  # kept alive: an id stays a valid key
         self._calls: dict[int, int] = {}
         self.names: dict[int, set[str]] = {}
@@ -246,6 +253,7 @@ class RuntimeLookups:
         if key not in self._sites:
             self._codes[key] = code
             found = lookup_sites(code)
+            self._named[key] = named_modules(code) if found is not None else frozenset()
             if found and any(s[:1] == (METHOD_CALL,) for s in found.values()):
                 found = found if self.methods_seen(code) else None
             self._sites[key] = found
@@ -381,19 +389,11 @@ class RuntimeLookups:
 
     def read(self, code: CodeType) -> tuple[set[str], set[str]]:
         """The names ``code`` looked up so far, and the files of the modules it imported
-        by name (one not imported, or not found, reads as any name)."""
+        or found in ``sys.modules`` by name (one not imported, or not found, reads as any
+        name)."""
         key = identity(code)
         names = self.names.get(key, set())
-        files: set[str] = set()
-        for name in self.modules.get(key, ()):
-            module = sys.modules.get(name)
-            filename = getattr(module, "__file__", None)
-            if module is None:
-                names = names | {EVERY_NAME}
-            elif isinstance(filename, str):  # else a builtin module: no project code
-                files.add(filename)
-        for name in self.submodules.get(key, ()):
-            filename = getattr(sys.modules.get(name), "__file__", None)
-            if isinstance(filename, str):  # else an attribute it took: a name read
-                files.add(filename)
-        return names, files
+        found = self._named.get(key, frozenset())
+        imported, submodules = self.modules.get(key, ()), self.submodules.get(key, ())
+        files, missing = module_files(imported, found, submodules)
+        return (names | {EVERY_NAME}) if missing else names, files

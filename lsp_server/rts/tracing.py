@@ -248,7 +248,7 @@ class MonitoringTracer(CodeTracer):
             full = count >= RETURNS_PER_TEST
             return disable if full or (key, offset) in constant_sites else None
 
-        self.read_lines = ReadLineWatch(seen=True)
+        self.read_lines = ReadLineWatch(seen=True, is_project_file=is_project_file)
         self._on_start = on_start
         self._on_return = on_return
         self._on_call = self.lookups.call_event(disable)

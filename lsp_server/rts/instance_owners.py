@@ -1,0 +1,117 @@
+"""Whose ``__dict__`` a watched line reads, told as the line runs (``rts.read_lines``).
+
+The ``__dict__`` of an instance whose class, and every class of its MRO, is defined outside
+the project (a ``logging.LogRecord``: structlog's ``ProcessorFormatter.format`` copies one
+by ``logging.makeLogRecord(record.__dict__)``) holds that object's attributes: the library
+sets them, or project code does where it runs (its units are the test's) or at import (a
+statement of a module the test imports). No global or member of a project module is among
+them, so keying or listing it is no lookup of any project name. A module, a class (its
+namespace), a function (its attributes) or an instance of a project class may hold any:
+those still read every name.
+
+The owner is told at the line's LINE event, before any instruction of the line runs: only
+a plain local (``LOAD_FAST``) loaded for ``__dict__`` with nothing on the line before it that
+could rebind the local (a store or delete of it) or enter the line past the event (a jump
+or exception target). A line with any other ``__dict__`` or frame-namespace read stays whole.
+"""
+
+from __future__ import annotations
+
+import dis
+import sys
+from collections.abc import Callable, Iterable, Mapping
+from types import CodeType, FrameType, FunctionType, MethodType, ModuleType
+
+from lsp_server.rts.named_reads import JUMPS
+
+_OWNER_LOADS = frozenset(["LOAD_FAST", "LOAD_FAST_CHECK"])
+_REBINDS = frozenset(["STORE_FAST", "DELETE_FAST", "STORE_FAST_STORE_FAST", "STORE_FAST_LOAD_FAST"])
+# Objects whose ``__dict__`` is a namespace of the project's code, whatever their class.
+_NAMESPACES = (ModuleType, type, FunctionType, MethodType)
+
+
+def owner_lines(
+    code: CodeType, line_at: Mapping[int, int | None], namespaces: frozenset[str]
+) -> dict[int, frozenset[str]]:
+    """The lines of ``code`` whose every read of one of ``namespaces`` is a ``__dict__`` of a
+    local told at the line's event, with those locals."""
+    instructions = list(dis.get_instructions(code))
+    # Where execution may enter an instruction without a LINE event of its line: exception
+    # handlers, and jumps from the same line (a jump from another line fires one).
+    entries = getattr(dis.Bytecode(code), "exception_entries", None)  # untyped in typeshed
+    if entries is None:
+        return {}
+    targets: set[int] = {entry.target for entry in entries}
+    targets.update(
+        ins.argval
+        for ins in instructions
+        if ins.opcode in JUMPS and line_at.get(ins.argval) == line_at.get(ins.offset)
+    )
+    owners: dict[int, set[str]] = {}
+    untold: set[int] = set()
+    for index, ins in enumerate(instructions):
+        if ins.opcode not in dis.hasname or ins.argval not in namespaces:
+            continue
+        line = line_at.get(ins.offset)
+        owner = _told_owner(instructions, index, line_at, targets)
+        if line is None or owner is None:
+            untold.add(-1 if line is None else line)
+        else:
+            owners.setdefault(line, set()).add(owner)
+    return {line: frozenset(names) for line, names in owners.items() if line not in untold}
+
+
+def _told_owner(
+    instructions: list[dis.Instruction],
+    index: int,
+    line_at: Mapping[int, int | None],
+    targets: set[int],
+) -> str | None:
+    """The local whose ``__dict__`` the instruction at ``index`` loads, when its value at the
+    line's event is the one loaded; else None."""
+    ins = instructions[index]
+    if ins.opname != "LOAD_ATTR" or ins.argval != "__dict__" or index == 0:
+        return None
+    owner = instructions[index - 1]
+    if owner.opname not in _OWNER_LOADS:
+        return None
+    line = line_at.get(ins.offset)
+    at = index - 1
+    while at > 0 and line_at.get(instructions[at - 1].offset) == line:
+        at -= 1
+    # From the line's first instruction (where its event fires) to the load.
+    for before in instructions[at:index]:
+        inner = before.is_jump_target and before is not instructions[at]
+        if inner or before.offset in targets:
+            return None
+        if before.opname in _REBINDS and owner.argval in _names(before.argval):
+            return None
+    return str(owner.argval)
+
+
+def _names(argval: object) -> Iterable[object]:
+    return argval if isinstance(argval, tuple) else (argval,)
+
+
+def library_instances(
+    frame: FrameType, names: Iterable[str], is_project_file: Callable[[str], bool]
+) -> bool:
+    """Whether every local of ``names`` in ``frame`` holds an instance whose classes all
+    come from outside the project (a class whose module is unknown may be the project's)."""
+    values = frame.f_locals
+    for name in names:
+        if name not in values or isinstance(values[name], _NAMESPACES):
+            return False
+        # A module's globals given to an instance (``obj.__dict__ = vars(module)``).
+        if "__builtins__" in getattr(values[name], "__dict__", ()):
+            return False
+        for cls in type(values[name]).__mro__:
+            home = getattr(cls, "__module__", None)
+            module = sys.modules.get(home) if isinstance(home, str) else None
+            filename = getattr(module, "__file__", None)
+            if module is None or not isinstance(filename, str):
+                if home not in sys.builtin_module_names:
+                    return False
+            elif is_project_file(filename):
+                return False
+    return True
