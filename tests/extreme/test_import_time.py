@@ -97,7 +97,7 @@ def test_without_the_disk_check_import_time_functions_are_not_analysable_in_plac
         assert any("not analysable in place" in r.reason for r in rows), function
 
 
-def test_rewrite_body_replaces_the_whole_body_only() -> None:
+def test_rewrite_body_replaces_the_body_only() -> None:
     source = (
         "import os\n\n"
         "class A:\n"
@@ -114,7 +114,7 @@ def test_rewrite_body_replaces_the_whole_body_only() -> None:
         "class A:\n"
         "    @staticmethod\n"
         "    def f(x):  # note\n"
-        "        return None\n\n\n\n"
+        '        """Doc."""; return None\n\n\n\n'
         "def g():\n"
         "    return 'é'\n"
     )
