@@ -10,14 +10,12 @@ from __future__ import annotations
 
 import json
 import os
-import sys
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from lsp_server.extreme.bytecode import private_cache
 from lsp_server.extreme.collection_scope import ignoring, out_of_reach
 from lsp_server.extreme.constants import bodies_for_kinds
 from lsp_server.extreme.discover import FunctionInfo, config_patterns, discover, source_files
@@ -27,7 +25,6 @@ from lsp_server.extreme.model import Transformation, TransformationResult, Verdi
 from lsp_server.extreme.observation import ImportTimeTests, StoreView
 from lsp_server.extreme.observation_run import observe
 from lsp_server.extreme.pool import WorkerPool
-from lsp_server.extreme.precompile import precompile
 from lsp_server.extreme.requests import run_planned, slowest_setups, time_entry
 from lsp_server.extreme.reuse import (
     Rerun,
@@ -167,9 +164,6 @@ def _scope(
     scope = out_of_reach(analysis.root, functions, options.python)
     analysis.uncollected_files, analysis.uncollected_tests = scope.files, scope.left_out
     pool.scope([str(analysis.root / rel) for rel in scope.files], scope.wanted())
-    prefix = private_cache(analysis.root, os.environ)
-    if prefix is not None and options.python in (None, sys.executable):  # its bytecode
-        precompile(prefix, analysis.root, [f.path for f in functions], scope.files)
 
 
 def _functions(

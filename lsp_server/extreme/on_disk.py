@@ -44,11 +44,11 @@ class DiskVerdict:
 
 
 def rewrite_body(source: str, line: int, name: str, body: str) -> str:
-    """``source`` with the whole body of the ``def name`` at ``line`` replaced by ``body``
-    (statements separated by ``; `` stay on one line, which Python accepts). Blank lines
-    take the place of the body's other lines: every other line keeps its number, so code
-    maps to the units of the file as it is on disk (``pre_import``) and tracebacks point
-    where the user's file has the code."""
+    """``source`` with the body of the ``def name`` at ``line`` replaced by ``body``, its
+    docstring kept (statements separated by ``; `` stay on one line, which Python
+    accepts). Blank lines take the place of the body's other lines: every other line keeps
+    its number, so code maps to the units of the file as it is on disk (``pre_import``)
+    and tracebacks point where the user's file has the code."""
     tree = parse_python(source)
     node = next(
         (
@@ -66,10 +66,16 @@ def rewrite_body(source: str, line: int, name: str, body: str) -> str:
     first, last = node.body[0], node.body[-1]
     end_line = last.end_lineno or last.lineno
     # Columns are UTF-8 byte offsets: cut the first and last lines as bytes.
-    head = lines[first.lineno - 1].encode()[: first.col_offset].decode()
+    if ast.get_docstring(node, clean=False) is not None:
+        # A swap in place keeps ``__doc__`` (its doctests, help texts): so does the file.
+        at = first.end_lineno or first.lineno
+        head = lines[at - 1].encode()[: first.end_col_offset or 0].decode() + "; "
+    else:
+        at = first.lineno
+        head = lines[at - 1].encode()[: first.col_offset].decode()
     tail = lines[end_line - 1].encode()[last.end_col_offset or 0 :].decode()
-    padding = "\n" * (end_line - first.lineno)
-    return "".join([*lines[: first.lineno - 1], head, body, padding, tail, *lines[end_line:]])
+    padding = "\n" * (end_line - at)
+    return "".join([*lines[: at - 1], head, body, padding, tail, *lines[end_line:]])
 
 
 class PrivateCopy:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import sys
-from collections.abc import Generator, Iterable, Iterator
+from collections.abc import Generator, Iterable, Iterator, Sequence
 
 import pytest
 
@@ -62,22 +62,27 @@ def _unittest_class(collector: pytest.Collector) -> type | None:
 @contextlib.contextmanager
 def _only_methods(cls: type | None, names: set[str] | None) -> Iterator[None]:
     """While inside: unittest's loaders find only the test methods ``names`` of ``cls``.
-    Nothing is narrowed unless every name is one of the methods the loader finds, each a
-    plain identifier (a pattern matches it alone): else the class collects whole."""
-    from unittest import TestLoader
+    Nothing is narrowed unless every name is one of the methods the loader finds: else the
+    class collects whole."""
+    from unittest import TestCase, TestLoader
 
-    if cls is None or not names or not all(name.isidentifier() for name in names):
+    if cls is None or not names:
         yield
         return
-    if not names.issubset(TestLoader().getTestCaseNames(cls)):
-        yield
-        return
-    # A loader's name patterns match "module.Class.method" (unittest -k); pytest's loader
-    # is made inside its collect, so the class default is the one place to set them.
-    # The worker collects on one thread, and the default is restored right after.
-    before = TestLoader.testNamePatterns
-    TestLoader.testNamePatterns = [f"*.{name}" for name in sorted(names)]
+    # pytest's loader is made inside its collect, so the class is the one place to narrow
+    # it. Not through the loader's name patterns: those compile one pattern per name and
+    # match every method against every pattern. The worker collects on one thread, and
+    # the class is restored right after.
+    find = TestLoader.getTestCaseNames
+
+    def only_wanted(loader: TestLoader, case_class: type[TestCase]) -> Sequence[str]:
+        found = find(loader, case_class)
+        if case_class is not cls or not names.issubset(found):
+            return found
+        return [name for name in found if name in names]
+
+    TestLoader.getTestCaseNames = only_wanted  # type: ignore[method-assign,assignment]
     try:
         yield
     finally:
-        TestLoader.testNamePatterns = before
+        TestLoader.getTestCaseNames = find  # type: ignore[method-assign]

@@ -12,6 +12,7 @@ from lsp_server.extreme.analysis import Options, analyse
 from lsp_server.extreme.disk_check import BEFORE_IMPORT
 from lsp_server.extreme.model import Verdict
 from lsp_server.extreme.on_disk import rewrite_body
+from tests.support.reks import run_pytest
 
 # Each import-time shape of the toolz case (``_signatures.get_exclude_keywords -> return
 # ()``): a cached constant from a module-level call, a decorator, a class body. Each also
@@ -96,7 +97,7 @@ def test_without_the_disk_check_import_time_functions_are_not_analysable_in_plac
         assert any("not analysable in place" in r.reason for r in rows), function
 
 
-def test_rewrite_body_replaces_the_whole_body_only() -> None:
+def test_rewrite_body_replaces_the_body_only() -> None:
     source = (
         "import os\n\n"
         "class A:\n"
@@ -113,11 +114,35 @@ def test_rewrite_body_replaces_the_whole_body_only() -> None:
         "class A:\n"
         "    @staticmethod\n"
         "    def f(x):  # note\n"
-        "        return None\n\n\n\n"
+        '        """Doc."""; return None\n\n\n\n'
         "def g():\n"
         "    return 'é'\n"
     )
     assert rewrite_body(source, 10, "g", "pass").endswith("def g():\n    pass\n")
+
+
+def test_rewrite_body_keeps_the_docstring_a_swap_in_place_keeps(
+    make_project: Callable[[dict[str, str]], Path],
+) -> None:
+    # A swapped ``__code__`` leaves ``__doc__`` as it was, so a doctest of the function
+    # still runs it in place; on disk the doctest vanished ("not found", exit 4) and the
+    # two ways disagreed on parse's ``with_pattern``.
+    root = make_project(
+        {
+            "mod.py": """
+                def double(x):
+                    \"\"\"
+                    >>> double(2)
+                    4
+                    \"\"\"
+                    return x * 2
+            """
+        }
+    )
+    path = root / "mod.py"
+    path.write_text(rewrite_body(path.read_text(), 2, "double", "return None"))
+    done = run_pytest(root, "--doctest-modules", "-p", "no:cacheprovider", "mod.py::mod.double")
+    assert done.returncode == 1, done.stdout  # the doctest ran and failed
 
 
 @pytest.mark.slow  # two analyses, each checking transformations on disk: ~8-30 s
