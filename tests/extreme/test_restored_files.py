@@ -1,0 +1,63 @@
+"""A run stopped before its test's teardown (a hang stopped at its deadline, a busy loop
+stopped at its CPU budget, a crash) never restores the project file that test rewrites: the
+analysis keeps the file's bytes from before the first write and puts them back, so the
+user's project is byte-identical after ``reks extreme``, and a later run does not read the
+damaged file (which would fail a test for a reason that is not the transformation)."""
+
+from __future__ import annotations
+
+import subprocess
+from collections.abc import Callable
+from pathlib import Path
+
+from lsp_server.extreme.analysis import Options, analyse
+
+from .conftest import LOOP_MODULE, REKS
+
+# The test empties the data file, writes part of it, then calls ``advance``: under
+# ``ready -> return False`` the loop never ends and the run is stopped inside the ``with``,
+# the file holding only "partial". Untransformed, the test puts the text back.
+REWRITES_AROUND_A_CALL = """
+from pathlib import Path
+
+from loop import advance
+
+DATA = Path(__file__).with_name("data.txt")
+
+def test_rewrites_the_data_around_a_call():
+    text = DATA.read_bytes()
+    with DATA.open("wb") as f:
+        f.write(b"partial")
+        f.flush()
+        assert advance({"n": 0}) == 3
+    DATA.write_bytes(text)
+"""
+DATA = b"line one\r\nline two \xe2\x9c\x93\n"  # bytes a text round trip would not keep
+
+
+def test_a_file_a_stopped_run_left_rewritten_is_restored(
+    make_project: Callable[[dict[str, str]], Path],
+) -> None:
+    root = make_project({"loop.py": LOOP_MODULE, "test_loop.py": REWRITES_AROUND_A_CALL})
+    (root / "data.txt").write_bytes(DATA)
+    analysis = analyse(root, Options(jobs=2, incremental=False, paths=[root / "loop.py"]))
+    stopped = [r for r in analysis.results if r.transformation.body == "return False"]
+    assert stopped and stopped[0].verdict.value in {"timeout", "detected"}, analysis.results
+    assert (root / "data.txt").read_bytes() == DATA
+    assert analysis.restored == ["data.txt"]
+
+
+def test_the_cli_leaves_the_project_byte_identical_and_says_it_restored(
+    make_project: Callable[[dict[str, str]], Path],
+) -> None:
+    root = make_project({"loop.py": LOOP_MODULE, "test_loop.py": REWRITES_AROUND_A_CALL})
+    (root / "data.txt").write_bytes(DATA)
+    done = subprocess.run(
+        [*REKS, "extreme", str(root / "loop.py"), "--jobs", "2"],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert (root / "data.txt").read_bytes() == DATA
+    assert "restored" in done.stdout + done.stderr and "data.txt" in done.stdout + done.stderr
