@@ -155,5 +155,11 @@ def _warn(analysis: Analysis) -> None:
             "it was stopped and left out",
             file=sys.stderr,
         )
+    for path in analysis.restored:
+        print(
+            f"reks extreme: {path} restored: a run stopped before its test put it back "
+            "(its bytes from before the analysis)",
+            file=sys.stderr,
+        )
     for defect in analysis.defects:
         print(f"reks extreme: defect of the analysis: {defect}", file=sys.stderr)

@@ -28,6 +28,7 @@ from lsp_server.extreme.observation import ImportTimeTests, StoreView
 from lsp_server.extreme.observation_run import observe
 from lsp_server.extreme.pool import WorkerPool
 from lsp_server.extreme.precompile import precompile
+from lsp_server.extreme.project_originals import ORIGINALS_LEFT, Originals
 from lsp_server.extreme.requests import run_planned, slowest_setups, time_entry
 from lsp_server.extreme.reuse import (
     Rerun,
@@ -98,6 +99,7 @@ class Analysis:
     import_time: set[str] = field(default_factory=set)  # function keys that ran at import
     checked_on_disk: int = 0  # transformations run the plain way (import time, --verify)
     defects: list[str] = field(default_factory=list)  # verdicts the plain way contradicted
+    restored: list[str] = field(default_factory=list)  # files a stopped run left changed
     # Checksum of each unit the results' runs depend on, as analysed (see ``quick``).
     unit_checksums: dict[str, str | None] = field(default_factory=dict)
 
@@ -130,6 +132,10 @@ def analyse(
     started = time.perf_counter()
     root = root.resolve()
     analysis = Analysis(root=root)
+    originals = Originals(root)  # what the tests write is put back (``project_originals``)
+    left = originals.begin()
+    if left is not None:
+        analysis.errors["(originals)"] = f"{ORIGINALS_LEFT} {left}"
     # Nothing to reuse: the workers start Python and pytest right away, and collect the
     # tests (those that can reach the functions) while this process hashes the tests.
     early = None
@@ -143,6 +149,7 @@ def analyse(
                 early.close()
             else:
                 early.terminate()
+        analysis.restored = originals.finish()
     analysis.elapsed = time.perf_counter() - started
     return analysis
 

@@ -195,6 +195,7 @@ class WorkerPlugin:
                     self.writes.arm()
                     reply = self.run(request)
                     reply["wrote"] = self.writes.take()  # files of the project (``SharedFiles``)
+                    self.writes.put_back(reply["wrote"])  # a stopped test left them changed
                     self.send(reply)
                 elif op == "refresh":
                     self.send(self.refresh(request["files"]))
