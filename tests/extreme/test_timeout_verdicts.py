@@ -9,6 +9,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
+
 from lsp_server.extreme.analysis import Options, analyse
 from lsp_server.extreme.model import Verdict
 from lsp_server.extreme.timeout_rule import UNDER_LOAD
@@ -46,3 +48,33 @@ def test_a_timeout_of_tests_slower_than_their_limit_is_no_detection(
             assert "s on the original code" in result.reason, result
         else:
             assert result.verdict is Verdict.UNDETECTED, result
+
+
+# ``step -> return False`` makes ``advance`` loop for ever: a timeout in place, and a hang
+# of the plain run on disk too (stopped at its limit: a minute and more).
+STEP_MODULE = """
+def step(state):
+    state["n"] += 1
+    return state["n"] >= 3
+
+def advance(state):
+    while not step(state):
+        pass
+    return state["n"]
+"""
+
+
+@pytest.mark.slow  # ~70-90 s: the plain run of the hang waits for its generous limit
+def test_verify_samples_timeout_detections_too(
+    make_project: Callable[[dict[str, str]], Path],
+) -> None:
+    tests = "from loop import advance\n\ndef test_advance():\n    assert advance({'n': 0}) == 3\n"
+    root = make_project({"loop.py": STEP_MODULE, "test_loop.py": tests})
+    options = Options(jobs=1, incremental=False, only=["step"], verify=1)
+    analysis = analyse(root, options)
+    verdicts = [r.verdict for r in analysis.results]
+    assert Verdict.TIMEOUT in verdicts, analysis.results
+    # One detected verdict and one timeout checked the plain way; they agree.
+    assert analysis.checked_on_disk == min(1, verdicts.count(Verdict.DETECTED)) + 1
+    assert analysis.defects == []
+    assert Verdict.TIMEOUT in [r.verdict for r in analysis.results]
