@@ -11,6 +11,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 from lsp_server.extreme.analysis import Options, analyse
+from lsp_server.extreme.model import Transformation, Verdict
+from lsp_server.extreme.on_disk import PrivateCopy
 
 from .conftest import LOOP_MODULE, REKS
 
@@ -61,3 +63,41 @@ def test_the_cli_leaves_the_project_byte_identical_and_says_it_restored(
     )
     assert (root / "data.txt").read_bytes() == DATA
     assert "restored" in done.stdout + done.stderr and "data.txt" in done.stdout + done.stderr
+
+
+CHECKS_DATA = f"""
+from pathlib import Path
+
+from loop import ready
+
+def test_the_data_is_whole():
+    ready({{"n": 3}})
+    assert Path(__file__).with_name("data.txt").read_bytes() == {DATA!r}
+"""
+
+
+def test_a_plain_run_stopped_in_a_private_copy_leaves_both_trees_whole(
+    make_project: Callable[[dict[str, str]], Path],
+) -> None:
+    # ``--verify`` runs one check after another in the same private copy: a run stopped at
+    # its limit must not leave the copy's data file damaged for the next check (which would
+    # then fail for a reason that is not its transformation), nor touch the user's tree.
+    root = make_project(
+        {
+            "loop.py": LOOP_MODULE,
+            "test_loop.py": REWRITES_AROUND_A_CALL,
+            "test_data.py": CHECKS_DATA,
+        }
+    )
+    (root / "data.txt").write_bytes(DATA)
+    line = LOOP_MODULE.splitlines().index("def ready(state):") + 1
+    with PrivateCopy(root) as copy:
+        hangs = Transformation("loop.py", "ready", line, "return False")
+        stopped = copy.run(hangs, ["test_loop.py::test_rewrites_the_data_around_a_call"], 20.0)
+        assert stopped.verdict is Verdict.TIMEOUT, stopped
+        assert (root / "data.txt").read_bytes() == DATA
+        harmless = Transformation("loop.py", "ready", line, "return True")
+        after = copy.run(harmless, ["test_data.py::test_the_data_is_whole"], 60.0)
+        assert after.verdict is Verdict.UNDETECTED, after
+        assert (copy.copy / "data.txt").read_bytes() == DATA
+    assert (root / "data.txt").read_bytes() == DATA
