@@ -20,6 +20,7 @@ import contextlib
 import os
 import sys
 import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -113,6 +114,21 @@ class ProjectWrites:
             self.originals.keep(path)
         assert self._fd is not None
         os.write(self._fd, (rel + "\n").encode("utf-8", "surrogateescape"))
+
+
+def noting_writes(
+    writes: ProjectWrites,
+    work: Callable[[dict[str, Any]], dict[str, Any]],
+    request: dict[str, Any],
+) -> dict[str, Any]:
+    """In the worker: the reply of ``work`` to ``request`` (an observation, a
+    transformation's runs) with ``wrote``, the project files its runs wrote
+    (``SharedFiles``, ``WorkerPool.observe``), those a stopped test left changed put back."""
+    writes.arm()
+    reply = work(request)
+    reply["wrote"] = writes.take()
+    writes.put_back(reply["wrote"])
+    return reply
 
 
 @dataclass
