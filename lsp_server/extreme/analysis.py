@@ -134,8 +134,6 @@ def analyse(
     analysis = Analysis(root=root)
     originals = Originals(root)  # what the tests write is put back (``project_originals``)
     left = originals.begin()
-    if left is not None:
-        analysis.errors["(originals)"] = f"{ORIGINALS_LEFT} {left}"
     # Nothing to reuse: the workers start Python and pytest right away, and collect the
     # tests (those that can reach the functions) while this process hashes the tests.
     early = None
@@ -150,6 +148,8 @@ def analyse(
             else:
                 early.terminate()
         analysis.restored = originals.finish()
+        if left is not None:  # after ``_analyse``, which sets the errors of its files
+            analysis.errors["(originals)"] = f"{ORIGINALS_LEFT} {left}"
     analysis.elapsed = time.perf_counter() - started
     return analysis
 

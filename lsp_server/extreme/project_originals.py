@@ -11,8 +11,9 @@ bytes (``Originals.keep``, in the child, before the ``open`` happens): the first
 file in an analysis wins, under a lock, so a second writer waits until the first copy is
 whole. The worker puts back the files a request wrote once its runs ended, wherever their
 bytes differ (``restore``); the analysis does it for every kept file at its end
-(``finish``), then drops the copies. A file that did not exist is removed again. Each
-restore is atomic (a temporary file replaced into place) and keeps the file's mode. The
+(``finish``), then drops the copies (the last analysis out, when two run at once). A file
+that did not exist is removed again. Each restore is atomic (a temporary file replaced
+into place) and keeps the file's mode. The
 copies live in the project's ``.reks`` folder, so a worker and the analysis find them
 without being told; copies an analysis that was itself killed left behind are moved aside
 (``begin``), never applied over what the user may have edited since.
@@ -50,14 +51,22 @@ class Originals:
     def __init__(self, root: str | Path) -> None:
         self.root = os.path.realpath(root)
         self.folder = os.path.join(self.root, STORE_DIR, FOLDER)
+        self._live: int | None = None  # a shared lock held while an analysis runs
 
     def begin(self) -> str | None:
         """Before an analysis: copies left by one that ended before ``finish`` (it was
-        killed) moved aside; the folder they are in now, if any."""
-        if not os.path.isdir(self.folder) or not os.listdir(self.folder):
-            return None
-        aside = f"{self.folder}-left-{time.strftime('%Y%m%dT%H%M%S')}-{os.getpid()}"
-        os.replace(self.folder, aside)
+        killed: no live analysis holds the lock) moved aside; the folder they are in now,
+        if any. Analyses at the same time share the copies (first keep wins)."""
+        aside = None
+        try:
+            os.makedirs(os.path.dirname(self.folder), exist_ok=True)
+            self._live = os.open(self.folder + ".lock", os.O_CREAT | os.O_RDWR, 0o600)
+        except OSError:
+            return None  # no lock, no move: the copies are shared as they are
+        if _locked(self._live, fcntl.LOCK_EX | fcntl.LOCK_NB) and _has_copies(self.folder):
+            aside = f"{self.folder}-left-{time.strftime('%Y%m%dT%H%M%S')}-{os.getpid()}"
+            os.replace(self.folder, aside)
+        fcntl.flock(self._live, fcntl.LOCK_SH)
         return aside
 
     def keep(self, path: str) -> None:
@@ -106,7 +115,11 @@ class Originals:
         self.restore()
         log = Path(self.folder, RESTORED_LOG)
         restored = set(log.read_text(encoding="utf-8").splitlines()) if log.exists() else set()
-        shutil.rmtree(self.folder, ignore_errors=True)
+        if self._live is not None:
+            if _locked(self._live, fcntl.LOCK_EX | fcntl.LOCK_NB):  # the last one out
+                shutil.rmtree(self.folder, ignore_errors=True)
+            os.close(self._live)
+            self._live = None
         return sorted(restored)
 
     def _kept(self) -> Iterable[tuple[dict[str, object], bytes | None]]:
@@ -124,6 +137,18 @@ class Originals:
     def _shown(self, path: str) -> str:
         inside = path.startswith(self.root + os.sep)
         return os.path.relpath(path, self.root) if inside else path
+
+
+def _locked(fd: int, how: int) -> bool:
+    try:
+        fcntl.flock(fd, how)
+    except BlockingIOError:
+        return False
+    return True
+
+
+def _has_copies(folder: str) -> bool:
+    return os.path.isdir(folder) and bool(os.listdir(folder))
 
 
 def _put_back(path: str, record: dict[str, object], data: bytes | None) -> bool:

@@ -7,12 +7,14 @@ damaged file (which would fail a test for a reason that is not the transformatio
 from __future__ import annotations
 
 import subprocess
+import sys
 from collections.abc import Callable
 from pathlib import Path
 
 from lsp_server.extreme.analysis import Options, analyse
 from lsp_server.extreme.model import Transformation, Verdict
 from lsp_server.extreme.on_disk import PrivateCopy
+from lsp_server.extreme.project_originals import FOLDER
 
 from .conftest import LOOP_MODULE, REKS
 
@@ -101,3 +103,25 @@ def test_a_plain_run_stopped_in_a_private_copy_leaves_both_trees_whole(
         assert after.verdict is Verdict.UNDETECTED, after
         assert (copy.copy / "data.txt").read_bytes() == DATA
     assert (root / "data.txt").read_bytes() == DATA
+
+
+def test_copies_a_killed_analysis_left_are_kept_aside_never_applied(
+    make_project: Callable[[dict[str, str]], Path],
+) -> None:
+    # An analysis killed itself (no ``finish``) leaves the bytes it kept; the user edits
+    # the file since. The next analysis must not put the old bytes over the edit.
+    root = make_project({"loop.py": LOOP_MODULE, "test_loop.py": REWRITES_AROUND_A_CALL})
+    (root / "data.txt").write_bytes(DATA)
+    killed = (
+        "import sys; from lsp_server.extreme.project_originals import Originals; "
+        "kept = Originals(sys.argv[1]); kept.begin(); kept.keep(sys.argv[2])"
+    )  # and the process ends without ``finish``, its lock with it
+    subprocess.run([sys.executable, "-c", killed, str(root), str(root / "data.txt")], check=True)
+    assert (root / ".reks" / FOLDER).is_dir()
+    edited = DATA + b"edited by the user\n"
+    (root / "data.txt").write_bytes(edited)
+    analysis = analyse(root, Options(jobs=2, incremental=False, paths=[root / "loop.py"]))
+    assert (root / "data.txt").read_bytes() == edited
+    note = analysis.errors["(originals)"]
+    aside = Path(note.rsplit(" ", 1)[-1])
+    assert aside.is_dir() and aside.parent == root / ".reks", note
