@@ -11,6 +11,7 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
+from lsp_server.extreme import report
 from lsp_server.extreme.analysis import Options, analyse
 from lsp_server.extreme.model import Transformation, Verdict
 from lsp_server.extreme.on_disk import PrivateCopy
@@ -49,6 +50,8 @@ def test_a_file_a_stopped_run_left_rewritten_is_restored(
     assert stopped and stopped[0].verdict.value in {"timeout", "detected"}, analysis.results
     assert (root / "data.txt").read_bytes() == DATA
     assert analysis.restored == ["data.txt"]
+    text = report.markdown(analysis, report.rows(analysis))
+    assert "## Restored files" in text and "`data.txt`" in text
 
 
 def test_the_cli_leaves_the_project_byte_identical_and_says_it_restored(
