@@ -12,8 +12,8 @@ file in an analysis wins, under a lock, so a second writer waits until the first
 whole. The worker puts back the files a request wrote once its runs ended, wherever their
 bytes differ (``restore``); the analysis does it for every kept file at its end
 (``finish``), then drops the copies (the last analysis out, when two run at once). A file
-that did not exist is removed again. Each restore is atomic (a temporary file replaced
-into place) and keeps the file's mode. The
+the tests made stays, as plain pytest leaves it. Each restore is atomic (a temporary file
+replaced into place) and keeps the file's mode. The
 copies live in the project's ``.reks`` folder, so a worker and the analysis find them
 without being told; copies an analysis that was itself killed left behind are moved aside
 (``begin``), never applied over what the user may have edited since.
@@ -152,8 +152,12 @@ def _has_copies(folder: str) -> bool:
 
 
 def _put_back(path: str, record: dict[str, object], data: bytes | None) -> bool:
-    """Whether ``path`` differed from its original ``data`` (None: it did not exist) and
-    was put back."""
+    """Whether ``path`` differed from its original ``data`` and was put back. A file the
+    tests made (``data`` None) stays, as plain pytest leaves it: a later test may read it
+    (an order-dependent suite, a probe the user reads), and removing it loses nothing of
+    the user's but also saves nothing."""
+    if data is None:
+        return False
     try:
         now: bytes | None = Path(path).read_bytes()
     except FileNotFoundError:
@@ -162,9 +166,6 @@ def _put_back(path: str, record: dict[str, object], data: bytes | None) -> bool:
         return False  # made a directory by the run: not a file to put back
     if now == data:
         return False
-    if data is None:
-        os.unlink(path)
-        return True
     write_atomic(path, data)
     os.chmod(path, int(str(record["mode"])))
     return True
