@@ -30,6 +30,8 @@ IGNORED_PARTS = frozenset({".reks", "__pycache__", ".pytest_cache"})
 """Directories whose files a run may write without sharing anything with another run:
 reks's own state and bytecode caches (each write there is atomic or private)."""
 _WRITING = os.O_WRONLY | os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_TRUNC
+_READING = ("r", "rb", "rt")
+"""Modes of an ``open`` that cannot write (``io.open_code`` reads each imported module)."""
 _PATH_CHANGES = {"os.rename": (0, 1), "os.remove": (0,), "os.truncate": (0,)}
 """Audit events other than ``open`` that change a file, and where their paths are in the
 arguments (``os.replace`` raises ``os.rename``, ``os.unlink`` ``os.remove``)."""
@@ -85,15 +87,13 @@ class ProjectWrites:
             self._fd = fd
 
     def _audit(self, event: str, args: tuple[Any, ...]) -> None:
-        if self._fd is None:
-            return
-        if event in _PATH_CHANGES:
-            with contextlib.suppress(Exception):  # never break the test's own call
-                for path in (args[i] for i in _PATH_CHANGES[event]):
-                    if isinstance(path, (str, bytes, os.PathLike)):
-                        self._note(os.path.abspath(os.fsdecode(path)))
-            return
+        # Called for every audit event of the process (imports, compiles, ...): the
+        # common case, neither an open nor a path change, returns after two tests.
         if event != "open":
+            if event in _PATH_CHANGES and self._fd is not None:
+                self._path_change(event, args)
+            return
+        if self._fd is None or args[1] in _READING:  # imports read every module: quick
             return
         with contextlib.suppress(Exception):  # never break the test's own open
             path, mode, flags = args
@@ -102,6 +102,12 @@ class ProjectWrites:
                 writing = isinstance(flags, int) and bool(flags & _WRITING)
             if writing and isinstance(path, (str, bytes, os.PathLike)):
                 self._note(os.path.abspath(os.fsdecode(path)))
+
+    def _path_change(self, event: str, args: tuple[Any, ...]) -> None:
+        with contextlib.suppress(Exception):  # never break the test's own call
+            for path in (args[i] for i in _PATH_CHANGES[event]):
+                if isinstance(path, (str, bytes, os.PathLike)):
+                    self._note(os.path.abspath(os.fsdecode(path)))
 
     def _note(self, path: str) -> None:
         if not path.startswith(self.root) or path in self._noted:
