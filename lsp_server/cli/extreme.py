@@ -67,9 +67,9 @@ def _add_run_options(p: argparse.ArgumentParser) -> None:
         type=int,
         default=0,
         metavar="N",
-        help="check N undetected and N detected verdicts the plain way (the file rewritten "
-        "in a private copy, pytest run afresh); a disagreement is reported as a defect of "
-        "the analysis",
+        help="check N undetected, N detected and N timeout verdicts the plain way (the "
+        "file rewritten in a private copy, pytest run afresh); a disagreement is reported "
+        "as a defect of the analysis",
     )
     p.add_argument(
         "--in-place-only",
@@ -153,6 +153,12 @@ def _warn(analysis: Analysis) -> None:
         print(
             f"reks extreme: warning: {nodeid} ran past its timeout on the original code; "
             "it was stopped and left out",
+            file=sys.stderr,
+        )
+    for path in analysis.restored:
+        print(
+            f"reks extreme: {path} restored: a run stopped before its test put it back "
+            "(its bytes from before the analysis)",
             file=sys.stderr,
         )
     for defect in analysis.defects:

@@ -25,6 +25,7 @@ from lsp_server.extreme.model import Transformation, TransformationResult, Verdi
 from lsp_server.extreme.observation import ImportTimeTests, StoreView
 from lsp_server.extreme.observation_run import observe
 from lsp_server.extreme.pool import WorkerPool
+from lsp_server.extreme.project_originals import ORIGINALS_LEFT, Originals
 from lsp_server.extreme.requests import run_planned, slowest_setups, time_entry
 from lsp_server.extreme.reuse import (
     Rerun,
@@ -95,6 +96,7 @@ class Analysis:
     import_time: set[str] = field(default_factory=set)  # function keys that ran at import
     checked_on_disk: int = 0  # transformations run the plain way (import time, --verify)
     defects: list[str] = field(default_factory=list)  # verdicts the plain way contradicted
+    restored: list[str] = field(default_factory=list)  # files a stopped run left changed
     # Checksum of each unit the results' runs depend on, as analysed (see ``quick``).
     unit_checksums: dict[str, str | None] = field(default_factory=dict)
 
@@ -127,6 +129,8 @@ def analyse(
     started = time.perf_counter()
     root = root.resolve()
     analysis = Analysis(root=root)
+    originals = Originals(root)  # what the tests write is put back (``project_originals``)
+    left = originals.begin()
     # Nothing to reuse: the workers start Python and pytest right away, and collect the
     # tests (those that can reach the functions) while this process hashes the tests.
     early = None
@@ -140,6 +144,9 @@ def analyse(
                 early.close()
             else:
                 early.terminate()
+        analysis.restored = originals.finish()
+        if left is not None:  # after ``_analyse``, which sets the errors of its files
+            analysis.errors["(originals)"] = f"{ORIGINALS_LEFT} {left}"
     analysis.elapsed = time.perf_counter() - started
     return analysis
 

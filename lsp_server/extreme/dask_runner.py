@@ -5,7 +5,9 @@ worker plugin when it joins and stopped when it leaves; a task hands one transfo
 an idle one and returns its reply. Results stream back as they complete. Dask moves the
 tasks of a worker that died to the others; a task whose pytest worker died is retried
 (``RETRIES``). The project must be at the same path on every Dask worker (one machine, or
-a shared file system). ``distributed`` is an optional dependency (the ``dask`` extra).
+a shared file system), so runs that write files of the project are held and run again
+alone as on the local pool (``project_writes.SharedFiles``). ``distributed`` is an
+optional dependency (the ``dask`` extra).
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from typing import Any
 from distributed import Client, WorkerPlugin, as_completed, get_worker
 
 from lsp_server.extreme.pool import Worker, WorkerPool
+from lsp_server.extreme.project_writes import SharedFiles
 from lsp_server.jobs import Job
 
 RETRIES = 3
@@ -98,17 +101,42 @@ def run_all(
     with client:
         plugin = WarmPytestWorkers(name, str(root), python, pytest_args, files)
         client.register_plugin(plugin, name=name)
-        futures: list[Any] = []
+        flying: dict[Any, dict[str, Any]] = {}  # future -> its request
         try:
-            futures = [
-                client.submit(
-                    _run_on_worker, name, request, key=f"{name}-{request['id']}", retries=RETRIES
-                )
-                for request in requests
-            ]
-            for future in as_completed(futures):
-                job.check()
-                yield future.result()
+            yield from _gated(client, name, requests, flying, job)
         finally:
-            client.cancel(futures)
+            client.cancel(list(flying))
             client.unregister_worker_plugin(name)
+
+
+def _gated(
+    client: Client,
+    name: str,
+    requests: Iterable[dict[str, Any]],
+    flying: dict[Any, dict[str, Any]],
+    job: Job,
+) -> Iterator[dict[str, Any]]:
+    """The replies to ``requests``, as many running at once as the cluster has threads,
+    by the local pool's rule for runs that write files of the project (``SharedFiles``:
+    the Dask workers share the project's directory too)."""
+    capacity = max(1, sum(client.nthreads().values()))
+    pending, more = iter(requests), True
+    shared = SharedFiles()
+    completed = as_completed()
+    sent = 0  # a request run again alone needs a key of its own
+    while more or flying or shared.reruns:
+        job.check()
+        while (more or shared.reruns) and len(flying) < capacity and shared.may_send(len(flying)):
+            request = shared.next_request() or next(pending, None)
+            if request is None:
+                more = False
+                break
+            sent += 1
+            key = f"{name}-{request['id']}-{sent}"
+            future = client.submit(_run_on_worker, name, request, key=key, retries=RETRIES)
+            flying[future] = request
+            shared.sent(request)
+            completed.add(future)
+        if flying:
+            future = next(completed)
+            yield from shared.replied(flying.pop(future), future.result())

@@ -32,7 +32,8 @@ ON_DISK = "checked on disk"
 BEFORE_IMPORT = "checked with the change applied before import"
 """In the reason of a result whose verdict a pre-import worker's run gave (``pre_import``)."""
 DISK_TIMEOUT_BASE = 60.0
-"""Seconds a plain pytest run may take beyond the in-place timeout (start, collection)."""
+"""Seconds a plain pytest run may take beyond the in-place timeout (start, collection): a
+generous limit, so that a sampled timeout that repeats on disk is no machine's slowness."""
 DISK_TIMEOUT_CAP = 600.0
 
 
@@ -140,14 +141,17 @@ def verify_sample(
     done: list[TransformationResult], import_time: set[str], size: int
 ) -> list[TransformationResult]:
     """The verdicts ``--verify size`` checks the plain way: the first ``size`` undetected
-    ones (of functions that did not run at import: those are checked anyway) and ``size``
-    detected ones spread over them, a wrong detection hiding a pseudo-tested function as
-    surely as a wrong undetected verdict makes a false alarm."""
+    ones (of functions that did not run at import: those are checked anyway), ``size``
+    detected ones and ``size`` timeouts spread over them, a wrong detection (a timeout
+    that came from the machine, not the transformation) hiding a pseudo-tested function
+    as surely as a wrong undetected verdict makes a false alarm."""
     size = max(0, size)
     undetected = [r for r in done if r.verdict is Verdict.UNDETECTED and _key(r) not in import_time]
-    detected = [r for r in done if r.verdict is Verdict.DETECTED]
-    step = max(1, len(detected) // size) if size else 1
-    return undetected[:size] + detected[::step][:size]
+    sample = undetected[:size]
+    for verdict in (Verdict.DETECTED, Verdict.TIMEOUT):
+        found = [r for r in done if r.verdict is verdict]
+        sample += found[:: max(1, len(found) // size) if size else 1][:size]
+    return sample
 
 
 def unexplained_detections(done: list[TransformationResult]) -> list[str]:
@@ -166,14 +170,16 @@ def _disagree(in_place: Verdict, on_disk: Verdict) -> bool:
     place. A plain run that could not run (``error``) contradicts nothing."""
     if in_place is Verdict.UNDETECTED:
         return on_disk is not Verdict.UNDETECTED
-    return in_place is Verdict.DETECTED and on_disk is Verdict.UNDETECTED
+    detected = in_place in (Verdict.DETECTED, Verdict.TIMEOUT)
+    return detected and on_disk is Verdict.UNDETECTED
 
 
 def _disk_tests(result: TransformationResult, covering: Sequence[str]) -> list[str]:
     """The tests of a plain run: those the in-place run ran, in its order, then (for a
-    detection, which stopped at its first failure) the other covering tests, so that
-    the plain run's verdict stands for all of them when it replaces the in-place one."""
-    if result.verdict is not Verdict.DETECTED:
+    detection, which stopped at its first failure, or a timeout, which names none) the
+    other covering tests, so that the plain run's verdict stands for all of them when it
+    replaces the in-place one."""
+    if result.verdict not in (Verdict.DETECTED, Verdict.TIMEOUT):
         return list(result.tests)
     return [*result.tests, *(t for t in covering if t not in result.tests)]
 

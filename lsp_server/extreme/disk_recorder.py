@@ -5,6 +5,8 @@ imported, so the record covers import, collection and the tests.
 Each unit is appended to the file named by ``UNITS_ENV`` the first time it runs, so a run
 killed at its timeout still leaves what it reached. With that record a verdict taken on
 disk is kept after an edit by the rule every other verdict follows (see ``reuse``).
+The files of the copy a test writes are kept before their first write
+(``project_originals``), for the copy to put back after the run.
 
 The files' units come from the project's kept analyses (``ANALYSES_ENV``: the copy has
 none), read only: an analysis is kept for the bytes it was made from, so every file but
@@ -18,6 +20,7 @@ import os
 from pathlib import Path
 
 from lsp_server.extreme.execution_recorder import Recorder
+from lsp_server.extreme.project_writes import ProjectWrites
 from lsp_server.rts.analysis_cache import AnalysisCache
 from lsp_server.rts.file_units import FileUnits
 
@@ -48,6 +51,7 @@ def _start() -> Recorder | None:
     analyses = KeptAnalyses(Path(project)) if project else None
     recorder = Recorder(root, returns=False, sink=write, analyses=analyses)
     recorder.start()
+    ProjectWrites(root).arm()  # each file of the copy a test writes kept first (``on_disk``)
     return recorder
 
 

@@ -5,7 +5,9 @@ Slow (a Python start and a collection per transformation) but it sees everything
 change does, also to code that ran while the project was imported (a decorator, a class
 body, a module-level call, a constant cached at import), which swapping ``__code__`` in a
 process that already imported the module cannot. The analysis uses it for the functions
-that ran at import time and for ``--verify``. The user's files are never touched.
+that ran at import time and for ``--verify``. The user's files are never touched, and a
+file of the copy a run left changed (a test stopped before its teardown) is put back
+before the next run in the copy.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from pathlib import Path
 
 from lsp_server.extreme.disk_recorder import ANALYSES_ENV, ROOT_ENV, UNITS_ENV, read_units
 from lsp_server.extreme.model import Transformation, Verdict
+from lsp_server.extreme.project_originals import Originals
 from lsp_server.project.files import copy_ignore
 from lsp_server.project.text import parse_python
 from lsp_server.sandbox import SandboxProcess
@@ -207,6 +210,9 @@ class PrivateCopy:
             return Verdict.DETECTED, why, status
         finally:
             process.close(grace=0.0)
+            # A run stopped before a test's teardown leaves a file of the copy changed:
+            # the next check in this copy would read it (``disk_recorder`` kept it).
+            Originals(self.copy).restore()
 
 
 def function_id(nodeid: str) -> str:

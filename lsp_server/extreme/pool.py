@@ -244,12 +244,21 @@ class WorkerPool:
                     "timeouts": timeouts or {},
                 }
             )
+        parts = [worker.receive() for worker in self.workers]
         observed: dict[str, Any] = {}
+        for part in parts:
+            observed.update(part["tests"])
+        # A shard's test can fail because another had a project file half-written: when
+        # one wrote such a file, the tests that did not pass are observed again alone.
+        again = [n for n, info in observed.items() if info["outcome"] != "passed"]
+        if count > 1 and again and any(part.get("wrote") for part in parts):
+            alone = {"op": "observe", "shard": [0, 1], "tests": again, "timeout": timeout}
+            self.workers[0].send({**alone, "timeouts": timeouts or {}})
+            parts.append(self.workers[0].receive())
+            observed.update(parts[-1]["tests"])
         returns: dict[str, set[str]] = {}
         setup = 0.0
-        for worker in self.workers:
-            part = worker.receive()
-            observed.update(part["tests"])
+        for part in parts:
             setup = max(setup, float(part.get("setup", 0.0)))
             for unit, kinds in part["returns"].items():
                 returns.setdefault(unit, set()).update(kinds)

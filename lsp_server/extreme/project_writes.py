@@ -20,22 +20,32 @@ import contextlib
 import os
 import sys
 import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
+
+from lsp_server.extreme.project_originals import Originals
 
 IGNORED_PARTS = frozenset({".reks", "__pycache__", ".pytest_cache"})
 """Directories whose files a run may write without sharing anything with another run:
 reks's own state and bytecode caches (each write there is atomic or private)."""
 _WRITING = os.O_WRONLY | os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_TRUNC
+_READING = ("r", "rb", "rt")
+"""Modes of an ``open`` that cannot write (``io.open_code`` reads each imported module)."""
+_PATH_CHANGES = {"os.rename": (0, 1), "os.remove": (0,), "os.truncate": (0,)}
+"""Audit events other than ``open`` that change a file, and where their paths are in the
+arguments (``os.replace`` raises ``os.rename``, ``os.unlink`` ``os.remove``)."""
 
 
 class ProjectWrites:
     """In a worker over ``root``: the project files the children of one request opened
     for writing (an audit hook in every child, noting each file once per child into a
-    file the worker reads back: a child killed at its deadline has noted them too)."""
+    file the worker reads back: a child killed at its deadline has noted them too), each
+    file's bytes kept first (``project_originals``) so that they can be put back."""
 
     def __init__(self, root: str) -> None:
         self.root = os.path.realpath(root) + os.sep
+        self.originals = Originals(root)
         self._fd: int | None = None
         self._owner = 0  # the worker whose file ``_fd`` is (a forked sibling makes its own)
         self._noted: set[str] = set()
@@ -49,6 +59,7 @@ class ProjectWrites:
             self._fd, self._owner = fd, os.getpid()
         assert self._fd is not None
         os.ftruncate(self._fd, 0)
+        os.lseek(self._fd, 0, os.SEEK_SET)  # or the next note lands past a hole of NULs
         self._noted = set()
         if not self._hooked:
             sys.addaudithook(self._audit)
@@ -61,10 +72,28 @@ class ProjectWrites:
         size = os.fstat(self._fd).st_size
         text = os.pread(self._fd, size, 0).decode("utf-8", "surrogateescape") if size else ""
         os.ftruncate(self._fd, 0)
+        os.lseek(self._fd, 0, os.SEEK_SET)  # or the next note lands past a hole of NULs
         return sorted(set(text.splitlines()))
 
+    def put_back(self, wrote: list[str]) -> list[str]:
+        """After a request's runs, in the worker: the files of ``wrote`` (relative) that
+        differ from their originals put back (those put back), unnoted themselves."""
+        if not wrote:
+            return []
+        fd, self._fd = self._fd, None
+        try:
+            return self.originals.restore(self.root + rel for rel in wrote)
+        finally:
+            self._fd = fd
+
     def _audit(self, event: str, args: tuple[Any, ...]) -> None:
-        if event != "open" or self._fd is None:
+        # Called for every audit event of the process (imports, compiles, ...): the
+        # common case, neither an open nor a path change, returns after two tests.
+        if event != "open":
+            if event in _PATH_CHANGES and self._fd is not None:
+                self._path_change(event, args)
+            return
+        if self._fd is None or args[1] in _READING:  # imports read every module: quick
             return
         with contextlib.suppress(Exception):  # never break the test's own open
             path, mode, flags = args
@@ -74,6 +103,12 @@ class ProjectWrites:
             if writing and isinstance(path, (str, bytes, os.PathLike)):
                 self._note(os.path.abspath(os.fsdecode(path)))
 
+    def _path_change(self, event: str, args: tuple[Any, ...]) -> None:
+        with contextlib.suppress(Exception):  # never break the test's own call
+            for path in (args[i] for i in _PATH_CHANGES[event]):
+                if isinstance(path, (str, bytes, os.PathLike)):
+                    self._note(os.path.abspath(os.fsdecode(path)))
+
     def _note(self, path: str) -> None:
         if not path.startswith(self.root) or path in self._noted:
             return
@@ -81,8 +116,25 @@ class ProjectWrites:
         if IGNORED_PARTS.intersection(rel.split(os.sep)):
             return
         self._noted.add(path)
+        with contextlib.suppress(OSError, ValueError):  # unkept, the write still goes on
+            self.originals.keep(path)
         assert self._fd is not None
         os.write(self._fd, (rel + "\n").encode("utf-8", "surrogateescape"))
+
+
+def noting_writes(
+    writes: ProjectWrites,
+    work: Callable[[dict[str, Any]], dict[str, Any]],
+    request: dict[str, Any],
+) -> dict[str, Any]:
+    """In the worker: the reply of ``work`` to ``request`` (an observation, a
+    transformation's runs) with ``wrote``, the project files its runs wrote
+    (``SharedFiles``, ``WorkerPool.observe``), those a stopped test left changed put back."""
+    writes.arm()
+    reply = work(request)
+    reply["wrote"] = writes.take()
+    writes.put_back(reply["wrote"])
+    return reply
 
 
 @dataclass

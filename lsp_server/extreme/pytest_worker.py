@@ -34,7 +34,7 @@ from lsp_server.extreme.bytecode import use_private_cache
 from lsp_server.extreme.failure_note import FailureNote, short_failure
 from lsp_server.extreme.library_caches import fill_library_caches
 from lsp_server.extreme.pool import SCOPE_VARIABLE
-from lsp_server.extreme.project_writes import ProjectWrites
+from lsp_server.extreme.project_writes import ProjectWrites, noting_writes
 from lsp_server.extreme.real_paths import real_path
 from lsp_server.extreme.spare_wait import (
     SessionImports,
@@ -190,12 +190,9 @@ class WorkerPlugin:
                 if op == "prepare":
                     self.send(self.prepare(request["files"]))
                 elif op == "observe":
-                    self.send(self.observe(request))
+                    self.send(noting_writes(self.writes, self.observe, request))
                 elif op == "run":
-                    self.writes.arm()
-                    reply = self.run(request)
-                    reply["wrote"] = self.writes.take()  # files of the project (``SharedFiles``)
-                    self.send(reply)
+                    self.send(noting_writes(self.writes, self.run, request))
                 elif op == "refresh":
                     self.send(self.refresh(request["files"]))
                 else:

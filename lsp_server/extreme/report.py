@@ -185,6 +185,12 @@ def markdown(analysis: Analysis, data: Sequence[Mapping[str, Any]]) -> str:
             if len(differences) > MAX_DIFFERENCES:
                 lines.append(f"  - ... and {len(differences) - MAX_DIFFERENCES} more")
         lines.append("")
+    if analysis.restored:
+        lines += ["## Restored files", ""]
+        lines += [
+            f"- `{path}`: a run stopped before its test put it back" for path in analysis.restored
+        ]
+        lines += ["", "Each got back its bytes from before the analysis.", ""]
     skipped = [r for r in data if r["verdict"] == "skipped"]
     if skipped:
         lines += ["## Skipped", ""]

@@ -1,7 +1,9 @@
 """One transformation's run in a child forked by the pytest worker, and the control run
 that tells a hang of the transformed code from tests that overrun their deadlines anyway.
 
-A timeout counts as a detection (the transformation made a test hang) when it repeats. When
+A timeout counts as a detection (the transformation made a test hang) only when the
+original code's tests took well within the limit that stopped the run (``timeout_rule``),
+and when it repeats. When
 the same tests, run the same way on the original code, also pass a deadline (a fixture
 heavier than the margin, a test slower than when it was measured, a loaded machine), the
 timeout says nothing about the transformation: both run once more with more room, and if
@@ -35,6 +37,7 @@ from lsp_server.extreme import code_swap as swapping
 from lsp_server.extreme.doc_reads import doc_reads
 from lsp_server.extreme.running_test import RUNNING
 from lsp_server.extreme.test_order import deadlines
+from lsp_server.extreme.timeout_rule import CPU_SLACK, RETRY_SCALE, beyond_doubt, cpu_budgets
 from lsp_server.extreme.worker_guard import kill_adopted
 from lsp_server.sandbox import EXITED, TIMEOUT
 
@@ -49,9 +52,6 @@ CPU_EXIT = 125
 IMPORT_HUNG_EXIT = 126
 """Exit status of a pre-import worker's child whose import and collection of the project ran
 past their deadline (``pre_import``), before any test had one."""
-CPU_SLACK = 0.1
-"""CPU seconds a child may use beyond its tests' budget (installing the transformation,
-the recorder, pytest's own work between tests)."""
 
 PROBE_SLACK = 0.02
 """CPU seconds beyond its tests' budget a child may use while it looks past a hang for a
@@ -60,8 +60,6 @@ cachetools' and tomlkit's analyses. A fresh child's first fast test uses ~5 ms."
 
 INCONCLUSIVE = "inconclusive: the original code also ran past the deadline"
 """The start of the reason of a timeout that the control run repeated."""
-RETRY_SCALE = 3.0
-"""A timeout the original code repeats is tried once more with this many times the room."""
 PAST_HANGS = "detected past a hang:"
 """The start of the reason of a detection by a test after one that hung (``_past_hangs``)."""
 CONTROL_SLACK = 0.5
@@ -89,6 +87,13 @@ def run_transformation(worker: WorkerPlugin, request: dict[str, Any]) -> dict[st
     started = time.perf_counter()
     units: set[str] = set()  # what any of the transformed runs executed
     outcome = _transformed(worker, request, units)
+    if outcome["verdict"] == "timeout":
+        request, outcome = beyond_doubt(
+            request,
+            outcome,
+            lambda again: _transformed(worker, again, units),
+            lambda again, timed_out: _past_hangs(worker, again, timed_out, units),
+        )
     if outcome["verdict"] == "timeout":
         conclusive = bool(outcome.get("conclusive"))
         later = _past_hangs(worker, request, outcome, units)
@@ -292,7 +297,7 @@ def _run_tests(worker: WorkerPlugin, request: dict[str, Any], transformed: bool)
     ran: list[str] = []
     tests: list[str] = request["tests"]
     deadlines: list[float] = request.get("deadlines") or []
-    budgets = _cpu_budgets(request) if transformed else []
+    budgets = cpu_budgets(request) if transformed else []
     signal.signal(signal.SIGALRM, lambda signum, frame: os._exit(HUNG_EXIT))
     signal.signal(signal.SIGPROF, _over_budget)
     cpu_start = time.process_time()
@@ -323,18 +328,6 @@ def _noted(request: dict[str, Any], reason: str) -> str:
     under new ids, ``pre_import``), if any."""
     note = str(request.get("note") or "")
     return f"{note}; {reason}" if note and reason else note or reason
-
-
-def _cpu_budgets(request: dict[str, Any]) -> list[float]:
-    """Per test, the CPU seconds the run may have used by its end: its deadline without
-    the wall-clock allowance (``base``), plus the request's ``cpu_slack`` (default
-    ``CPU_SLACK``); none without per-test deadlines."""
-    basis = request.get("basis")
-    if not basis or not request.get("deadlines"):
-        return []
-    base = float(basis["timing"][0])
-    slack = float(request.get("cpu_slack", CPU_SLACK))
-    return [max(0.0, d - base) + slack for d in request["deadlines"]]
 
 
 def _over_budget(signum: int, frame: object) -> None:

@@ -14,6 +14,9 @@ import pytest
 from lsp_server.extreme.analysis import Options, analyse
 from lsp_server.jobs import Job
 
+from .conftest import INC_MODULE
+from .test_shared_files import REWRITES_DATA
+
 distributed = pytest.importorskip("distributed")
 
 PROJECT = {
@@ -85,6 +88,25 @@ def test_verdicts_on_a_cluster_equal_the_local_pools(
     address = cluster.scheduler_address  # type: ignore[attr-defined]
     assert _verdicts(root, Options(incremental=False, scheduler=address)) == local
     assert "undetected" in local.values() and "detected" in local.values()
+
+
+def test_a_failure_caused_by_a_run_on_another_dask_worker_writing_a_project_file_is_no_detection(
+    tmp_path: Path, cluster: object
+) -> None:
+    # The two transformations of ``inc`` run at once on the two Dask workers, in the same
+    # project directory: one run reads the data file while the other has it truncated.
+    # Before the kill test: with one worker left nothing would run at once.
+    root = tmp_path / "project"
+    rewrites = REWRITES_DATA.replace("range(25)", "range(100)")  # 2 s: the runs overlap
+    files = {"m.py": INC_MODULE, "test_m.py": rewrites, "data.txt": "hello\n"}
+    for name, text in files.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(textwrap.dedent(text))
+    address = cluster.scheduler_address  # type: ignore[attr-defined]
+    verdicts = _verdicts(root, Options(incremental=False, scheduler=address))
+    assert len(verdicts) == 2
+    assert set(verdicts.values()) == {"undetected"}, verdicts
+    assert (root / "data.txt").read_text() == "hello\n"
 
 
 def test_a_worker_killed_mid_run_changes_no_verdict(

@@ -59,3 +59,42 @@ def test_a_detection_run_again_alone_stands(
         assert result.verdict is Verdict.DETECTED, result
         assert "assert inc(1) == 2" in result.reason or "AssertionError" in result.reason
     assert (root / "data.txt").read_text() == "hello\n"
+
+
+# Reads the data file again and again while the other test file rewrites it; checks
+# ``inc``. Observed on its own it passes: every transformation of ``inc`` is detected.
+READS_DATA = """
+import time
+from pathlib import Path
+
+from m import inc
+
+DATA = Path(__file__).with_name("data.txt")
+
+def test_data_reads_whole_and_inc_counts():
+    for _ in range(60):
+        assert DATA.read_text() == "hello\\n"
+        time.sleep(0.01)
+    assert inc(1) == 2
+"""
+
+
+def test_an_observation_failure_caused_by_another_shard_writing_a_project_file_is_observed_again(
+    make_project: Callable[[dict[str, str]], Path],
+) -> None:
+    # The two test files go to two observation shards, run at the same time: the reader
+    # sees the file emptied by the writer and fails; a test that failed on the original
+    # code covers nothing, and ``inc`` would be reported pseudo-tested.
+    root = make_project(
+        {
+            "m.py": INC_MODULE,
+            "test_a_writes.py": REWRITES_DATA,
+            "test_b_reads.py": READS_DATA,
+            "data.txt": "hello\n",
+        }
+    )
+    analysis = analyse(root, Options(jobs=2, incremental=False))
+    assert len(analysis.results) == 2
+    for result in analysis.results:
+        assert result.verdict is Verdict.DETECTED, result
+    assert (root / "data.txt").read_text() == "hello\n"
