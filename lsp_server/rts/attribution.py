@@ -24,6 +24,7 @@ from lsp_server.rts.binding_reads import BindingReads
 from lsp_server.rts.class_hooks import HookedClasses
 from lsp_server.rts.file_units import FileUnits, Unit
 from lsp_server.rts.function_units import FunctionUnits
+from lsp_server.rts.gathered_listings import GATHERED, gathered_by_copy
 from lsp_server.rts.identity import identity
 from lsp_server.rts.import_footprints import GlobalsRead, ImportFootprints, add_globals
 from lsp_server.rts.imports import ImportResolver
@@ -91,6 +92,7 @@ class UnitAttribution:
         self._read_at_run_time: set[int] = set()
         # By identity(code): what a name its run did not tell reads where the syntax bounds it.
         self._untold_reads: dict[int, str] = {}
+        self._gathering: set[int] = set()  # by identity(code): ``rts.gathered_listings``
         self._answers: dict[tuple[object, ...], InternedUnits] = {}  # see units_of_test
         # By static key: see ``_shared_reads`` (dropped with the answers).
         self._shared: dict[object, tuple[frozenset[int], frozenset[str]]] = {}
@@ -245,6 +247,9 @@ class UnitAttribution:
         names, global_only, dynamic = code_reads(code)
         if "__signature__" in names and file_units and own_signature(code, file_units):
             names = names - {"__signature__"}
+        if file_units and gathered_by_copy(code, file_units, self.states, self.paths.python_rel):
+            names = names - {"__all__"} | {GATHERED}  # the listings only copied: see there
+            self._gathering.add(identity(code))
         # Some counted only where their lines ran (``_units_of_window``).
         names, global_only, dynamic = self._line_reads.note(code, names, global_only, dynamic)
         if (
@@ -286,6 +291,8 @@ class UnitAttribution:
         units = None if rel is None else self.states.units(rel)
         own = units is None or units.class_at_line(code.co_firstlineno) is not None
         looked_up = own_listing(looked_up, own)  # a class body's dir()
+        if identity(code) in self._gathering:  # ``sys.modules[...].__all__``
+            looked_up = looked_up - {"__all__"}
         rels = (self.paths.python_rel(filename) for filename in files)
         return looked_up, {self._intern(Unit(rel, MODULE)) for rel in rels if rel is not None}
 
