@@ -63,12 +63,16 @@ def gathering_calls(tree: ast.Module) -> tuple[tuple[int, str], ...]:
             found.append((gen.lineno, value.func.id))
     # Read elsewhere, ``__all__`` stays read there (``rts.units`` drops it from the module's
     # reads at import: the generator expressions' code tells whether they only copy).
-    spelled = sum(_spells(node, frozenset(["__all__"])) for node in walk(tree))
+    spelled = sum(
+        _spells(node, frozenset(["__all__"])) or _names_listing(node) for node in walk(tree)
+    )
     return tuple(found) if spelled == len(found) + _stores(tree) else ()
 
 
 def copying_functions(tree: ast.Module) -> frozenset[str]:
     """The top-level functions, bound once, returning a copy of their one parameter's items."""
+    if any(map(_star_import, tree.body)) or any(_spells(n, _REBINDERS) for n in walk(tree)):
+        return frozenset()  # the names its helpers call could be bound elsewhere
     counts = _binding_counts(tree)
     aliases = _stdlib_aliases(tree, counts)
     found: set[str] = set()
@@ -118,6 +122,11 @@ def _stores(tree: ast.Module) -> int:
     )
 
 
+def _names_listing(node: ast.AST) -> bool:
+    """A string naming ``__all__`` (``getattr(m, "__all__")``): a read too."""
+    return isinstance(node, ast.Constant) and node.value == "__all__"
+
+
 def _star_import(stmt: ast.stmt) -> bool:
     return isinstance(stmt, ast.ImportFrom) and any(a.name == "*" for a in stmt.names)
 
@@ -157,18 +166,18 @@ def _stdlib_aliases(tree: ast.Module, counts: Counter[str]) -> dict[str, str]:
     chain.from_iterable``."""
     aliases = {name: name for name in ("list", "tuple") if not counts[name]}
     for stmt in tree.body:
+        bound: list[tuple[str, str | None]] = []
         if isinstance(stmt, ast.ImportFrom) and stmt.module == "itertools" and not stmt.level:
-            for alias in stmt.names:
-                aliases[alias.asname or alias.name] = f"itertools.{alias.name}"
+            bound = [(a.asname or a.name, f"itertools.{a.name}") for a in stmt.names]
         elif isinstance(stmt, ast.Import):
-            aliases.update(
-                (a.asname or a.name, a.name) for a in stmt.names if a.name == "itertools"
-            )
+            bound = [(a.asname or a.name, a.name) for a in stmt.names if a.name == "itertools"]
         elif isinstance(stmt, ast.Assign) and len(stmt.targets) == 1:
-            target, path = stmt.targets[0], _dotted(stmt.value, aliases)
-            if isinstance(target, ast.Name) and path is not None:
-                aliases[target.id] = path
-    return {name: path for name, path in aliases.items() if counts[name] <= 1}
+            target = stmt.targets[0]
+            if isinstance(target, ast.Name):
+                bound = [(target.id, _dotted(stmt.value, aliases))]
+        # A name bound more than once may hold anything when the helper runs.
+        aliases.update((n, path) for n, path in bound if path is not None and counts[n] == 1)
+    return aliases
 
 
 def _binding_counts(tree: ast.Module) -> Counter[str]:
