@@ -92,7 +92,6 @@ class UnitAttribution:
         self._read_at_run_time: set[int] = set()
         # By identity(code): what a name its run did not tell reads where the syntax bounds it.
         self._untold_reads: dict[int, str] = {}
-        self._gathering: set[int] = set()  # by identity(code): ``rts.gathered_listings``
         self._answers: dict[tuple[object, ...], InternedUnits] = {}  # see units_of_test
         # By static key: see ``_shared_reads`` (dropped with the answers).
         self._shared: dict[object, tuple[frozenset[int], frozenset[str]]] = {}
@@ -124,8 +123,7 @@ class UnitAttribution:
         return found
 
     def _units_of_window(self, item: pytest.Item, window: Window) -> InternedUnits:
-        code_units = self._code_units
-        codes = window.codes
+        code_units, codes = self._code_units, window.codes
         for key in set(codes).difference(code_units):
             self._units_of_code(codes[key])
         # Set operations in C: a test runs hundreds of code objects.
@@ -249,7 +247,6 @@ class UnitAttribution:
             names = names - {"__signature__"}
         if file_units and gathered_by_copy(code, file_units, self.states, self.paths.python_rel):
             names = names - {"__all__"} | {GATHERED}  # the listings only copied: see there
-            self._gathering.add(identity(code))
         # Some counted only where their lines ran (``_units_of_window``).
         names, global_only, dynamic = self._line_reads.note(code, names, global_only, dynamic)
         if (
@@ -281,8 +278,7 @@ class UnitAttribution:
         return names | looked_up, dynamic or EVERY_NAME in looked_up, imported
 
     def _run_time_reads(self, code: CodeType) -> tuple[set[str], set[int]]:
-        """The names ``code`` looked up as it ran, and the module units of the project
-        modules it imported by name."""
+        """Names ``code`` looked up as it ran; module units of the modules it imported by name."""
         looked_up, files = self.lookups.read(code)
         untold = self._untold_reads.get(identity(code))
         if untold is not None and EVERY_NAME in looked_up:  # a member at most: the syntax
@@ -291,8 +287,6 @@ class UnitAttribution:
         units = None if rel is None else self.states.units(rel)
         own = units is None or units.class_at_line(code.co_firstlineno) is not None
         looked_up = own_listing(looked_up, own)  # a class body's dir()
-        if identity(code) in self._gathering:  # ``sys.modules[...].__all__``
-            looked_up = looked_up - {"__all__"}
         rels = (self.paths.python_rel(filename) for filename in files)
         return looked_up, {self._intern(Unit(rel, MODULE)) for rel in rels if rel is not None}
 
@@ -304,8 +298,7 @@ class UnitAttribution:
         if cached is None:
             ids = {self._intern(u) for u in self._compute_static_units(item)}
             ids.update(self._collection_units(key, Path(item.path)))
-            cached = frozenset(ids)
-            self._static_cache[key] = cached
+            cached = self._static_cache[key] = frozenset(ids)
         return cached
 
     @staticmethod
