@@ -81,8 +81,8 @@ def _relisted(store: DependencyStore, states: FileStates, path: str) -> set[str]
     if not units.listed <= units.top_names:
         return None  # ``AttributeError`` at the star import, or bound some other way
     recorded = {name for name, checksum in store.units_of(path).items() if checksum is not None}
-    if KNOWN_LISTING not in recorded:
-        return None
+    if KNOWN_LISTING not in recorded or KNOWN_LISTING not in units.checksums:
+        return None  # ``__all__`` added or removed: takes every public name, or fails
     before = {name.removeprefix(LISTED) for name in recorded if name.startswith(LISTED)}
     return before ^ units.listed
 

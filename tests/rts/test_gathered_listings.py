@@ -105,3 +105,27 @@ def test_a_star_importer_of_the_gathering_package_sees_a_new_listed_name(
     assert run(project) == {"test_star"}
     edit(project, "pkg/b.py", '__all__ = ["h"]', '__all__ = ["reduce", "h"]')
     assert run(project) == {"test_reduce", "test_listing", "test_star"}
+
+
+def test_a_gathered_module_dropping_its_listing_selects_every_importer(
+    pytester: pytest.Pytester,
+) -> None:
+    # ``sys.modules["pkg.b"].__all__`` now raises: the package's import fails.
+    project = _project(pytester, SEQS)
+    edit(project, "pkg/b.py", '__all__ = ["h"]', "")
+    assert run(project) == EVERY
+
+
+def test_a_module_star_importing_the_gathering_package_passes_a_new_name_on(
+    pytester: pytest.Pytester,
+) -> None:
+    project = _project(pytester, SEQS)
+    write(project, "reexport.py", "from pkg import *\n")
+    write(
+        project,
+        "test_through.py",
+        "from reexport import *\n\n\ndef test_through():\n    assert h() == 2\n",
+    )
+    assert run(project) == {"test_through"}
+    edit(project, "pkg/b.py", '__all__ = ["h"]', '__all__ = ["reduce", "h"]')
+    assert "test_through" in run(project)
