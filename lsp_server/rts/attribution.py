@@ -24,6 +24,7 @@ from lsp_server.rts.binding_reads import BindingReads
 from lsp_server.rts.class_hooks import HookedClasses
 from lsp_server.rts.file_units import FileUnits, Unit
 from lsp_server.rts.function_units import FunctionUnits
+from lsp_server.rts.gathered_listings import GATHERED, gathered_by_copy
 from lsp_server.rts.identity import identity
 from lsp_server.rts.import_footprints import GlobalsRead, ImportFootprints, add_globals
 from lsp_server.rts.imports import ImportResolver
@@ -122,8 +123,7 @@ class UnitAttribution:
         return found
 
     def _units_of_window(self, item: pytest.Item, window: Window) -> InternedUnits:
-        code_units = self._code_units
-        codes = window.codes
+        code_units, codes = self._code_units, window.codes
         for key in set(codes).difference(code_units):
             self._units_of_code(codes[key])
         # Set operations in C: a test runs hundreds of code objects.
@@ -245,6 +245,8 @@ class UnitAttribution:
         names, global_only, dynamic = code_reads(code)
         if "__signature__" in names and file_units and own_signature(code, file_units):
             names = names - {"__signature__"}
+        if file_units and gathered_by_copy(code, file_units, self.states, self.paths.python_rel):
+            names = names - {"__all__"} | {GATHERED}  # the listings only copied: see there
         # Some counted only where their lines ran (``_units_of_window``).
         names, global_only, dynamic = self._line_reads.note(code, names, global_only, dynamic)
         if (
@@ -276,8 +278,7 @@ class UnitAttribution:
         return names | looked_up, dynamic or EVERY_NAME in looked_up, imported
 
     def _run_time_reads(self, code: CodeType) -> tuple[set[str], set[int]]:
-        """The names ``code`` looked up as it ran, and the module units of the project
-        modules it imported by name."""
+        """Names ``code`` looked up as it ran; module units of the modules it imported by name."""
         looked_up, files = self.lookups.read(code)
         untold = self._untold_reads.get(identity(code))
         if untold is not None and EVERY_NAME in looked_up:  # a member at most: the syntax
@@ -297,8 +298,7 @@ class UnitAttribution:
         if cached is None:
             ids = {self._intern(u) for u in self._compute_static_units(item)}
             ids.update(self._collection_units(key, Path(item.path)))
-            cached = frozenset(ids)
-            self._static_cache[key] = cached
+            cached = self._static_cache[key] = frozenset(ids)
         return cached
 
     @staticmethod

@@ -86,6 +86,11 @@ class FileUnits:
     their own (``class_members.loose_methods``)."""
     listed: frozenset[str] | None = None
     """The names ``__all__`` lists (``bound_names.listed_names``); None: any may be."""
+    gathering: tuple[tuple[int, str], ...] = ()
+    """(line, helper) of each ``__all__`` gathered from other listings by a helper
+    (``rts.gathered_listings``)."""
+    copying: frozenset[str] = frozenset()
+    """Top-level functions returning a copy of their one parameter's items (the same)."""
     deleted: frozenset[str] = frozenset()
     """Names the top level deletes for good, looked up by no computed name while bound
     (``rts.deleted_names``): no lookup by string after the import finds them."""

@@ -16,7 +16,10 @@ ran 204 tests where 55 read something of ``colls``). The statement now reads no 
   public name, or only the listed ones), a file that does not parse.
 
 Code reading ``__all__`` itself (``b.__all__``, a package computing its own from its
-modules') depends on the binding as on any other, and sees it change.
+modules') depends on the binding as on any other, and sees it change; but a package
+gathering its own with a helper that only copies them reads ``GATHERED`` instead
+(``rts.gathered_listings``), selected here when a listing is not known, and its star
+importers with any listing change.
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ from collections.abc import Iterable
 
 from lsp_server.project.files import is_python
 from lsp_server.rts.file_units import Unit
+from lsp_server.rts.gathered_listings import GATHERED
 from lsp_server.rts.imports import ImportResolver
 from lsp_server.rts.listing_units import KNOWN_LISTING, LISTED, LISTING
 from lsp_server.rts.reads import EVERY_NAME, LISTED_NAMES
@@ -46,12 +50,26 @@ def tests_seeing_listings(
         importers = _star_importers(states, resolver, store.file_hashes(), path)
         if names is None or importers is None:
             found = store.tests_reading(path, [LISTED_NAMES], any_name=False)
+            # A gathering helper may fail on what is not a list of names, or find none.
+            found.update(store.tests_reading(path, [GATHERED]))
         else:
             scoped = [module_read(n, m) for m in importers for n in (*names, EVERY_NAME)]
             found = store.tests_reading(path, [*names, *scoped]) if names else {}
+        found.update(_taking_gathered(store, states))
         for nodeid in found:
             out.setdefault(nodeid, unit)
     return out
+
+
+def _taking_gathered(store: DependencyStore, states: FileStates) -> dict[str, str]:
+    """Tests whose modules star-import a module gathering listings (``GATHERED``): the
+    names they take changed, and one may not be bound there."""
+    found: dict[str, str] = {}
+    for path in store.file_hashes():
+        units = states.units(path) if is_python(path) else None
+        if units is not None and units.gathering:
+            found.update(store.tests_reading(path, [LISTED_NAMES], any_name=False))
+    return found
 
 
 def _relisted(store: DependencyStore, states: FileStates, path: str) -> set[str] | None:
@@ -63,8 +81,8 @@ def _relisted(store: DependencyStore, states: FileStates, path: str) -> set[str]
     if not units.listed <= units.top_names:
         return None  # ``AttributeError`` at the star import, or bound some other way
     recorded = {name for name, checksum in store.units_of(path).items() if checksum is not None}
-    if KNOWN_LISTING not in recorded:
-        return None
+    if KNOWN_LISTING not in recorded or KNOWN_LISTING not in units.checksums:
+        return None  # ``__all__`` added or removed: takes every public name, or fails
     before = {name.removeprefix(LISTED) for name in recorded if name.startswith(LISTED)}
     return before ^ units.listed
 

@@ -56,6 +56,7 @@ from lsp_server.rts.file_snapshot import file_checksum
 from lsp_server.rts.file_units import FileUnits
 from lsp_server.rts.from_imports import top_level_names
 from lsp_server.rts.future import future_marks
+from lsp_server.rts.gathered_listings import copying_functions, gathering_calls
 from lsp_server.rts.listing_units import LISTING, listing_units
 from lsp_server.rts.lookups import DYNAMIC_NAMES, bindings_taken, import_origins
 from lsp_server.rts.module_docstring import docstring_binding
@@ -125,6 +126,9 @@ def _analysed(path: str, source: str) -> FileUnits:
     result.call_sites = layout.call_sites
     result.hooked_classes = hooked_classes(layout.markers)
     result.deleted = deleted_names(tree)
+    result.gathering, result.copying = gathering_calls(tree), copying_functions(tree)
+    if result.gathering:  # its code tells what it reads: ``rts.gathered_listings``
+        result.residue_refs = result.residue_refs - {"__all__"}
     imported = (n for b in layout.bindings if b.is_import for n in b.names)
     importing = (name for name in variants if name.startswith(IMPORTING))
     result.import_units = frozenset(imported).union(result.from_imports, importing)

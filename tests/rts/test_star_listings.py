@@ -65,6 +65,12 @@ def test_a_computed_listing_selects_every_importer(project: pytest.Pytester) -> 
     assert run(project) == {"test_f", "test_h", "test_k", "test_listing"}
 
 
+def test_a_dropped_listing_selects_every_importer(project: pytest.Pytester) -> None:
+    # Without ``__all__`` the star import takes every public name: ``k`` too.
+    edit(project, "pkg/b.py", '__all__ = ["h"]', "")
+    assert run(project) == {"test_f", "test_h", "test_k", "test_listing"}
+
+
 OTHER = "def test_other():\n    import pkg.b\n\n    assert pkg.b.k() == 3\n"
 
 
