@@ -24,6 +24,7 @@ told apart (``frame_key``) so that they count for that lookup alone.
 from __future__ import annotations
 
 import dis
+import functools
 import inspect
 from collections.abc import Callable, Set
 from dataclasses import dataclass, field
@@ -40,7 +41,7 @@ from lsp_server.rts.lookups import (
     INSPECT_SIGNATURES,
     SIGNATURE_READS,
 )
-from lsp_server.rts.reads import EVERY_NAME, code_reads, string_parts
+from lsp_server.rts.reads import ANALYSES_KEPT, EVERY_NAME, code_reads, string_parts
 
 _READ_NAMES = BODY_READS | SIGNATURE_READS | DOC_READS
 _SPELLED = _READ_NAMES | INSPECT_SIGNATURES
@@ -85,10 +86,12 @@ def _frames_only(code: CodeType) -> bool:
     return bool(spelled) and spelled <= FRAME_NAMESPACES
 
 
+@functools.lru_cache(maxsize=ANALYSES_KEPT)
 def read_lines(code: CodeType) -> ReadLines | None:
     """The code-reading names ``code`` reads and the lines spelling them, and its frame
     lines; None when it has neither, or when its lines cannot tell (a generator, an
-    instruction without a line, a name no instruction spells)."""
+    instruction without a line, a name no instruction spells). Kept like ``code_reads``:
+    the tracer asks when it instruments a code object, the attribution when it ran."""
     if code.co_flags & _RESUMABLE or not _spells_read(code):
         return None
     names, global_only, _ = code_reads(code)
