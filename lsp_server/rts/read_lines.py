@@ -24,7 +24,6 @@ told apart (``frame_key``) so that they count for that lookup alone.
 from __future__ import annotations
 
 import dis
-import functools
 import inspect
 import sys
 from collections.abc import Callable, Iterator, Set
@@ -43,7 +42,6 @@ from lsp_server.rts.lookups import (
     SIGNATURE_READS,
 )
 from lsp_server.rts.reads import (
-    ANALYSES_KEPT,
     EVERY_NAME,
     NAME_ARG_SHIFTS,
     code_reads,
@@ -123,12 +121,10 @@ def instruction_arguments(code: CodeType) -> Iterator[tuple[int, int, object]]:
             yield offset, opcode, code._varname_from_oparg(arg)
 
 
-@functools.lru_cache(maxsize=ANALYSES_KEPT)
 def read_lines(code: CodeType) -> ReadLines | None:
     """The code-reading names ``code`` reads and the lines spelling them, and its frame
     lines; None when it has neither, or when its lines cannot tell (a generator, an
-    instruction without a line, a name no instruction spells). Kept like ``code_reads``:
-    the tracer asks when it instruments a code object, the attribution when it ran."""
+    instruction without a line, a name no instruction spells)."""
     if code.co_flags & _RESUMABLE or not _spells_read(code):
         return None
     names, global_only, _ = code_reads(code)

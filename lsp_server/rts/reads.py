@@ -17,7 +17,6 @@ another module does not select the test.
 from __future__ import annotations
 
 import dis
-import functools
 import inspect
 import sys
 from dataclasses import dataclass
@@ -111,15 +110,6 @@ def string_parts(value: object) -> set[str]:
     }
 
 
-ANALYSES_KEPT = 1 << 15
-"""Code objects whose analyses a session keeps (``functools.lru_cache``, by the code's
-content): the tracer and the attribution each ask about every code object a test runs
-(a tenth of toolz's recording overhead went into asking twice), and more than a project
-has. Equal code objects (same name, flags, bytecode, constants, names, first line and
-line table) get the same answer: the analyses read nothing else (not the file name)."""
-
-
-@functools.lru_cache(maxsize=ANALYSES_KEPT)
 def code_reads(code: CodeType) -> tuple[frozenset[str], frozenset[str], bool]:
     """Names ``code`` reads (not its nested code objects': they count when they run) as
     attributes, imports or strings; those it reads only as globals of its module; and

@@ -100,28 +100,6 @@ def test_a_class_body_reads_not_its_methods_qualnames() -> None:
     assert "f" in reads.code_reads(looked_up)[0]
 
 
-def test_a_code_objects_reads_are_worked_out_once_and_follow_its_content() -> None:
-    """The tracer (lines to watch) and the attribution (names read) both ask for the reads
-    of every code object a test runs: the answer is kept, keyed by the code's content
-    (code objects compare equal only when everything the analysis reads is the same)."""
-    from lsp_server.rts.read_lines import read_lines
-
-    source = "def f(g):\n    if g:\n        return g.__doc__\n    return 1\n"
-    first = compile(source, "a.py", "exec").co_consts[0]
-    again = compile(source, "b.py", "exec").co_consts[0]  # equal: the same analysis
-    assert first == again and first is not again
-    assert reads.code_reads(first) is reads.code_reads(again)
-    assert read_lines(first) is read_lines(again)
-    found = read_lines(first)
-    assert found is not None and found.lines == {3} and found.names == {"__doc__"}
-    moved = compile("\n" + source, "a.py", "exec").co_consts[0]  # one line further down
-    moved_lines = read_lines(moved)
-    assert moved_lines is not None and moved_lines.lines == {4}
-    other = compile(source.replace("__doc__", "__name__"), "a.py", "exec").co_consts[0]
-    assert "__doc__" not in reads.code_reads(other)[0]
-    assert read_lines(other) is None
-
-
 def _rewritten_test_module() -> CodeType:
     """A test module as pytest runs it: assertion rewriting makes a test function thousands
     of instructions long, with the explanation strings among its constants."""
