@@ -89,8 +89,8 @@ def _name_arg_shifts() -> dict[int, int]:
     return shifts
 
 
-_NAME_OPS = _name_arg_shifts()
-_NAME_OPS_BY_NAME = frozenset(dis.opname[op] for op in _NAME_OPS)
+NAME_ARG_SHIFTS = _name_arg_shifts()
+_NAME_OPS_BY_NAME = frozenset(dis.opname[op] for op in NAME_ARG_SHIFTS)
 
 _CLASS_HOOKS = frozenset(("__init_subclass__", "__set_name__", "__prepare__", "__mro_entries__"))
 
@@ -181,7 +181,7 @@ def _name_uses(code: CodeType) -> NameUses:
             extended = arg << 8
             continue
         extended = 0
-        shift = _NAME_OPS.get(opcode)
+        shift = NAME_ARG_SHIFTS.get(opcode)
         if shift is not None:
             name = names[arg >> shift]
             (uses.as_global if opcode in _GLOBAL_OPS else uses.elsewhere).add(name)

@@ -9,6 +9,7 @@ import dis
 import email.message
 import inspect
 import json.decoder
+import sys
 import typing
 from collections.abc import Iterator
 from types import CodeType
@@ -97,3 +98,41 @@ def test_a_class_body_reads_not_its_methods_qualnames() -> None:
     # The same string also looked up by name is a read.
     looked_up = compile("def f():\n    pass\n\ng = globals()['f']\n", "<test>", "exec")
     assert "f" in reads.code_reads(looked_up)[0]
+
+
+def _rewritten_test_module() -> CodeType:
+    """A test module as pytest runs it: assertion rewriting makes a test function thousands
+    of instructions long, with the explanation strings among its constants."""
+    import ast
+
+    from _pytest.assertion.rewrite import rewrite_asserts
+
+    body = "".join(
+        f"    assert f.__doc__ == {i!r}, f.__name__\n    assert g(x={i}).attr.inner[{i}] is None\n"
+        for i in range(300)
+    )
+    source = f"import inspect\n\ndef test_many(f, g):\n{body}    return inspect.signature(f)\n"
+    tree = ast.parse(source)
+    rewrite_asserts(tree, source.encode(), "test_many.py")
+    return compile(tree, "test_many.py", "exec")
+
+
+def test_instruction_arguments_agree_with_dis_on_real_and_rewritten_code() -> None:
+    from lsp_server.rts.read_lines import instruction_arguments
+
+    checked = 0
+    modules = [typing, inspect, email.message, json.decoder, argparse, reads]
+    codes = [c for m in modules for c in _codes(_module_code(m))]
+    codes += list(_codes(_rewritten_test_module()))
+    for code in codes:
+        # Straight from the bytecode on 3.12: the instructions taking a constant, a name or
+        # a variable; every instruction elsewhere.
+        expected = [
+            (ins.offset, ins.opcode, ins.argval)
+            for ins in dis.get_instructions(code)
+            if sys.version_info[:2] != (3, 12)
+            or ins.opcode in (*dis.hasconst, *dis.hasname, *dis.haslocal, *dis.hasfree)
+        ]
+        assert list(instruction_arguments(code)) == expected, code.co_name
+        checked += 1
+    assert checked > 500
