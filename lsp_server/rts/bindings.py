@@ -41,12 +41,12 @@ from lsp_server.rts.class_members import (
     class_members,
     def_is_pure,
     is_plain,
-    loose_methods,
 )
 from lsp_server.rts.constant_calls import builds_here
 from lsp_server.rts.from_imports import FromImport, from_import
 from lsp_server.rts.import_scope import Scope
 from lsp_server.rts.lookups import call_roots
+from lsp_server.rts.loose_assignments import loose_members
 from lsp_server.rts.named_module_names import INERT_DUNDERS, LOOKED_UP
 from lsp_server.rts.namespace_filters import NameSets
 from lsp_server.rts.purity import import_time_names, is_pure, nested_statements
@@ -104,8 +104,8 @@ class ModuleLayout:
     from_imports: list[FromImport] = field(default_factory=list)
     """The residue's ``from`` imports whose names are units of their own."""
     loose: list[Member] = field(default_factory=list)
-    """The methods of the residue's classes that are units of their own
-    (``class_members.loose_methods``)."""
+    """The methods and plain assignments of the residue's classes that are units of their
+    own (``rts.loose_assignments``)."""
 
 
 def _def_is_binding(node: ast.FunctionDef | ast.AsyncFunctionDef, wrap: frozenset[str]) -> bool:
@@ -317,6 +317,8 @@ def module_layout(tree: ast.Module) -> ModuleLayout:
         # What every importer sees fail, or a class makes fail (``rts.class_frames``).
         raising = [] if binding is None else raising_markers(stmt, scope, binding.own_doc)
         unread, filters = sets.take(stmt, scope)  # ``rts.namespace_filters``
+        if binding is None and isinstance(stmt, ast.ClassDef):
+            layout.loose.extend(loose_members(stmt, plain_classes, scope))
         scope.after(stmt)
         found.append((stmt, binding, raising, unread, filters))
     imports = {id(s): fi for s, b, *_ in found if b is None and (fi := from_import(s)) is not None}
@@ -346,8 +348,6 @@ def module_layout(tree: ast.Module) -> ModuleLayout:
             if id(stmt) in imports:
                 layout.from_imports.append(imports[id(stmt)])
                 before.update(local for local, _ in imports[id(stmt)].names)
-            elif isinstance(stmt, ast.ClassDef):
-                layout.loose.extend(loose_methods(stmt, plain_classes))
             continue
         layout.bindings.append(binding)
         for name in binding.names:
