@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 
 from lsp_server.rts.ast_walk import walk
 from lsp_server.rts.bound_names import instantiable, maybe_bound
-from lsp_server.rts.class_doc_reads import class_reads_own_doc, class_statement_refs
+from lsp_server.rts.class_doc_reads import class_reads_own_doc
 from lsp_server.rts.class_frames import raising_markers
 from lsp_server.rts.class_members import (
     Member,
@@ -46,7 +46,7 @@ from lsp_server.rts.constant_calls import builds_here
 from lsp_server.rts.from_imports import FromImport, from_import
 from lsp_server.rts.import_scope import Scope
 from lsp_server.rts.lookups import call_roots
-from lsp_server.rts.loose_assignments import loose_members
+from lsp_server.rts.loose_assignments import loose_members, residue_class_refs
 from lsp_server.rts.named_module_names import INERT_DUNDERS, LOOKED_UP
 from lsp_server.rts.namespace_filters import NameSets
 from lsp_server.rts.purity import import_time_names, is_pure, nested_statements
@@ -106,6 +106,8 @@ class ModuleLayout:
     loose: list[Member] = field(default_factory=list)
     """The methods and plain assignments of the residue's classes that are units of their
     own (``rts.loose_assignments``)."""
+    loose_reads: dict[tuple[int, str], frozenset[str]] = field(default_factory=dict)
+    """A residue class (by its line and name) -> the names only its loose assignments read."""
 
 
 def _def_is_binding(node: ast.FunctionDef | ast.AsyncFunctionDef, wrap: frozenset[str]) -> bool:
@@ -304,6 +306,7 @@ def module_layout(tree: ast.Module) -> ModuleLayout:
     forms, wrappers = TypingForms(), Wrappers()
     scope, sets = Scope(tree, STDLIB), NameSets()
     found = []
+    loose: dict[int, tuple[Member, ...]] = {}  # a residue class's members of their own
     for stmt in tree.body:
         rebound = maybe_bound(stmt)  # maybe to something else
         makers.difference_update(rebound)
@@ -318,7 +321,8 @@ def module_layout(tree: ast.Module) -> ModuleLayout:
         raising = [] if binding is None else raising_markers(stmt, scope, binding.own_doc)
         unread, filters = sets.take(stmt, scope)  # ``rts.namespace_filters``
         if binding is None and isinstance(stmt, ast.ClassDef):
-            layout.loose.extend(loose_members(stmt, plain_classes, scope))
+            loose[id(stmt)] = loose_members(stmt, plain_classes, scope)
+            layout.loose.extend(loose[id(stmt)])
         scope.after(stmt)
         found.append((stmt, binding, raising, unread, filters))
     imports = {id(s): fi for s, b, *_ in found if b is None and (fi := from_import(s)) is not None}
@@ -335,7 +339,9 @@ def module_layout(tree: ast.Module) -> ModuleLayout:
                 residue_refs |= binding.refs
         if binding is None:
             if isinstance(stmt, ast.ClassDef):
-                reads = class_statement_refs(stmt)
+                reads, apart = residue_class_refs(stmt, loose[id(stmt)])
+                if apart:
+                    layout.loose_reads[(stmt.lineno, stmt.name)] = frozenset(apart)
             else:
                 reads = import_time_names(stmt)
             residue_refs |= reads - unread

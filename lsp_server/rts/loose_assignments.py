@@ -28,9 +28,12 @@ one is bound before it (moved below, the name is another binding's, or missing).
 from __future__ import annotations
 
 import ast
+import inspect
+from collections.abc import Iterable
+from types import CodeType
 
 from lsp_server.rts.bound_names import is_dunder, maybe_bound
-from lsp_server.rts.class_doc_reads import class_scope_refs
+from lsp_server.rts.class_doc_reads import class_scope_refs, class_statement_refs
 from lsp_server.rts.class_members import (
     Member,
     assigned_names,
@@ -40,9 +43,11 @@ from lsp_server.rts.class_members import (
     own_updates,
     splits_loosely,
 )
+from lsp_server.rts.file_units import FileUnits
 from lsp_server.rts.import_raise import risky_class_parts
 from lsp_server.rts.import_scope import Scope
 from lsp_server.rts.purity import import_time_names
+from lsp_server.rts.reads import code_reads
 
 _Def = (ast.FunctionDef, ast.AsyncFunctionDef)
 _HOOKS = frozenset(["__init_subclass__"])
@@ -78,6 +83,32 @@ def loose_members(node: ast.ClassDef, plain_classes: set[str], scope: Scope) -> 
         members.append(Member(qualified, start, end, refs, markers))
         before.update(bound)
     return tuple(members)
+
+
+def residue_class_refs(node: ast.ClassDef, loose: Iterable[Member]) -> tuple[set[str], set[str]]:
+    """What the statement of class ``node`` left in the module unit reads at import (its
+    loose assignments, members of ``loose``, read for their own readers), and the names
+    only those read: its body's code reads them when the module is imported, yet a test
+    depends on them only through the members (``body_reads``)."""
+    members = [m for m in loose if not m.is_def]
+    starts = {m.start for m in members}
+    apart = frozenset(id(s) for s in node.body if (s.lineno, s.col_offset) in starts)
+    reads = class_statement_refs(node, apart)
+    return reads, set().union(*(m.refs for m in members)) - reads
+
+
+def body_reads(
+    code: CodeType, file_units: FileUnits | None
+) -> tuple[frozenset[str], frozenset[str], bool]:
+    """``reads.code_reads`` of ``code`` (of ``file_units``' file), less the names only the
+    loose assignments of a residue class read when ``code`` is that class's body
+    (``FileUnits.loose_reads``)."""
+    names, global_only, dynamic = code_reads(code)
+    apart = file_units.loose_reads if file_units is not None else None
+    dropped = apart.get((code.co_firstlineno, code.co_name)) if apart else None
+    if dropped is None or code.co_flags & inspect.CO_NEWLOCALS:
+        return names, global_only, dynamic
+    return names - dropped, global_only - dropped, dynamic
 
 
 def _loose_assignments(node: ast.ClassDef, scope: Scope) -> list[tuple[int, tuple[str, ...]]]:

@@ -351,7 +351,7 @@ def _add_loose(
             if unit not in readers:
                 readers.append(unit)
             loose.add(unit)
-    result.loose = frozenset(loose)
+    result.loose, result.loose_reads = frozenset(loose), layout.loose_reads
 
 
 @functools.lru_cache(maxsize=256)
