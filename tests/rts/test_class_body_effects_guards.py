@@ -162,3 +162,17 @@ def test_a_name_an_effect_may_rebind_stays_with_it(pytester: pytest.Pytester) ->
     _project(pytester, source)
     edit(pytester, "visitor.py", "    A = 1\n", "    A = 2\n")
     assert run(pytester) == _EVERY
+
+
+def test_a_test_listing_the_class_sees_a_new_member(pytester: pytest.Pytester) -> None:
+    _project(pytester, _PLAIN)
+    listing = (
+        "\n\ndef test_dir():\n    import visitor\n\n"
+        "    assert [k for k in dir(visitor.Visitor) if k.isupper()] == ['A', 'ALIAS']\n\n\n"
+        "def test_vars():\n    import visitor\n\n"
+        "    assert 'B' not in vars(visitor.Visitor)\n"
+    )
+    (pytester.path / "test_listing.py").write_text(listing)
+    assert run(pytester) == {"test_dir", "test_vars"}
+    edit(pytester, "visitor.py", "    A = 1\n", "    A = 1\n    B = 2\n")
+    assert {"test_dir", "test_vars"} <= run(pytester)
