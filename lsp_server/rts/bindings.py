@@ -342,6 +342,11 @@ def module_layout(tree: ast.Module) -> ModuleLayout:
                 reads, apart = residue_class_refs(stmt, loose[id(stmt)])
                 if apart:
                     layout.loose_reads[(stmt.lineno, stmt.name)] = frozenset(apart)
+                for member in (m for m in loose[id(stmt)] if not m.is_def):
+                    # Which of the module's bindings it reads, by where they are.
+                    marks = _order_markers(member.refs, before, bound)
+                    for unit in member.names:
+                        layout.markers.setdefault(unit, []).extend(marks)
             else:
                 reads = import_time_names(stmt)
             residue_refs |= reads - unread

@@ -345,7 +345,7 @@ def _add_loose(
         )
         for unit in units:
             if not member.is_def:
-                variants.setdefault(unit, []).extend(own)
+                variants.setdefault(unit, []).extend([*own, *layout.markers.get(unit, ())])
             result.refs[unit] = result.refs.get(unit, frozenset()) | member.refs
             readers = result.bound.setdefault(unit.removesuffix(HEADER).rpartition(".")[2], [])
             if unit not in readers:

@@ -176,3 +176,22 @@ def test_a_test_listing_the_class_sees_a_new_member(pytester: pytest.Pytester) -
     assert run(pytester) == {"test_dir", "test_vars"}
     edit(pytester, "visitor.py", "    A = 1\n", "    A = 1\n    B = 2\n")
     assert {"test_dir", "test_vars"} <= run(pytester)
+
+
+def test_a_module_binding_moved_above_the_class_runs_the_readers_of_an_alias(
+    pytester: pytest.Pytester,
+) -> None:
+    # Above the class the alias takes the module's ``len``; below it, the builtin.
+    source = _PLAIN.replace("    A = 1\n", "    A = 1\n    SIZE = len\n") + (
+        "\n\ndef len(items):\n    return -1\n"
+    )
+    _project(pytester, source)
+    (pytester.path / "test_size.py").write_text(
+        "def test_size():\n    import visitor\n\n    assert visitor.Visitor.SIZE([1]) == 1\n"
+    )
+    assert run(pytester) == {"test_size"}
+    text = (pytester.path / "visitor.py").read_text()
+    moved = text.replace("\n\ndef len(items):\n    return -1\n", "")
+    moved = moved.replace("import os\n", "import os\n\n\ndef len(items):\n    return -1\n")
+    (pytester.path / "visitor.py").write_text(moved)
+    assert "test_size" in run(pytester)
