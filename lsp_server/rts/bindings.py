@@ -54,6 +54,7 @@ from lsp_server.rts.stdlib_imports import STDLIB, stdlib_imports
 from lsp_server.rts.stdlib_queries import is_query
 from lsp_server.rts.store_only_init import store_only_init
 from lsp_server.rts.typing_classes import TypingForms
+from lsp_server.rts.unit_names import HEADER
 from lsp_server.rts.wrapping_decorators import Wrappers
 
 __all__ = ["Binding", "ModuleLayout", "import_time_names", "module_layout", "nested_statements"]
@@ -297,6 +298,19 @@ def _order_markers(reads: Iterable[str], bound_before: set[str], bound: set[str]
 _DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 
 
+def _member_markers(
+    layout: ModuleLayout, members: Iterable[Member], before: set[str], bound: set[str]
+) -> None:
+    """Order markers of the module's bindings each class member reads, by its unit (a
+    method's header unit): ``SIZE = len`` takes the module's ``len`` defined above the
+    class, the builtin where it comes below."""
+    for member in members:
+        marks = _order_markers(member.refs, before, bound)
+        for name in member.names:
+            unit = name + HEADER if member.is_def else name
+            layout.markers.setdefault(unit, []).extend(marks)
+
+
 def module_layout(tree: ast.Module) -> ModuleLayout:
     """Bindings and residue of a module's top-level statements."""
     layout = ModuleLayout()
@@ -342,11 +356,7 @@ def module_layout(tree: ast.Module) -> ModuleLayout:
                 reads, apart = residue_class_refs(stmt, loose[id(stmt)])
                 if apart:
                     layout.loose_reads[(stmt.lineno, stmt.name)] = frozenset(apart)
-                for member in (m for m in loose[id(stmt)] if not m.is_def):
-                    # Which of the module's bindings it reads, by where they are.
-                    marks = _order_markers(member.refs, before, bound)
-                    for unit in member.names:
-                        layout.markers.setdefault(unit, []).extend(marks)
+                _member_markers(layout, [m for m in loose[id(stmt)] if not m.is_def], before, bound)
             else:
                 reads = import_time_names(stmt)
             residue_refs |= reads - unread
@@ -363,6 +373,7 @@ def module_layout(tree: ast.Module) -> ModuleLayout:
         layout.bindings.append(binding)
         for name in binding.names:
             layout.markers.setdefault(name, []).extend(_order_markers(binding.refs, before, bound))
+        _member_markers(layout, binding.members, before, bound)
         before.update(binding.names)
     layout.residue_refs = frozenset(residue_refs)
     return layout

@@ -15,7 +15,9 @@ pytest_plugins = ["pytester"]
 _LEN = "def len(items):\n    return -1\n"
 
 
-@pytest.mark.parametrize("effect", ["", "    extras = set()\n    extras.add(1)\n"], ids=["binding", "residue"])
+@pytest.mark.parametrize(
+    "effect", ["", "    extras = set()\n    extras.add(1)\n"], ids=["binding", "residue"]
+)
 def test_a_module_function_moved_above_the_class_runs_the_member_readers(
     pytester: pytest.Pytester, effect: str
 ) -> None:
