@@ -17,12 +17,16 @@ unit sees:
 * no statement staying in the module unit (nor a method's decorators and defaults) reads
   or binds (``del``, an ``if`` rebinding it) a name the statement binds, and none binds a
   name it reads: its value is not made by effects, nor read by them;
-* the body does not fill the name after binding it (``class_members.own_updates``).
+* the body does not fill the name after binding it (``class_members.own_updates``), and
+  the statement is a plain ``=`` (an annotated one lists itself in ``__annotations__``).
 
 Leaving one out can make another one's names read by what stays: the rule runs until no
 statement leaves. What a member reads (its ``refs``) is a dependency of its readers, and
 for each name of another member or loose method it reads, an order marker says whether that
-one is bound before it (moved below, the name is another binding's, or missing).
+one is bound before it (moved below, the name is another binding's, or missing), and for
+each module binding it reads, whether that comes before the class (``bindings``). The class
+body's code reads the members' names when the module is imported: those only the members
+read are theirs (``body_reads``), not every importer's.
 """
 
 from __future__ import annotations

@@ -21,8 +21,10 @@ are no members) plus a unit per member (``rts.class_members``: a method's header
 ``C.attr`` for an attribute of a plain class) and an alias unit ``C.attr`` of the class's
 checksum for every other attribute its body binds, a plain assignment or an import of
 standard-library modules is the unit of each name it binds. The module part is the rest:
-other imports, calls and whatever else has effects at import. A new function
-or constant thus changes no recorded unit; tests find it by name (``rts.reads``).
+other imports, calls and whatever else has effects at import (a plain class whose body has
+effects stays there but for its methods and plain assignments: ``rts.loose_assignments``).
+A new function or constant thus changes no recorded unit; tests find it by name
+(``rts.reads``).
 
 A function's text leaves out the bodies of the functions defined in it: a test that calls
 ``f`` but never the ``g`` that ``f`` defines does not depend on ``g``'s body. Running
