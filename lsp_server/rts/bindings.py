@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from lsp_server.rts.ast_walk import walk
 from lsp_server.rts.bound_names import instantiable, maybe_bound
@@ -54,7 +54,6 @@ from lsp_server.rts.stdlib_imports import STDLIB, stdlib_imports
 from lsp_server.rts.stdlib_queries import is_query
 from lsp_server.rts.store_only_init import store_only_init
 from lsp_server.rts.typing_classes import TypingForms
-from lsp_server.rts.unit_names import HEADER
 from lsp_server.rts.wrapping_decorators import Wrappers
 
 __all__ = ["Binding", "ModuleLayout", "import_time_names", "module_layout", "nested_statements"]
@@ -298,17 +297,31 @@ def _order_markers(reads: Iterable[str], bound_before: set[str], bound: set[str]
 _DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 
 
-def _member_markers(
-    layout: ModuleLayout, members: Iterable[Member], before: set[str], bound: set[str]
-) -> None:
-    """Order markers of the module's bindings each class member reads, by its unit (a
-    method's header unit): ``SIZE = len`` takes the module's ``len`` defined above the
-    class, the builtin where it comes below."""
-    for member in members:
-        marks = _order_markers(member.refs, before, bound)
-        for name in member.names:
-            unit = name + HEADER if member.is_def else name
-            layout.markers.setdefault(unit, []).extend(marks)
+def _ordered(members: tuple[Member, ...], before: set[str], bound: set[str]) -> tuple[Member, ...]:
+    """The class ``members`` with order markers of the module's bindings each reads too:
+    ``SIZE = len`` takes the module's ``len`` defined above the class, the builtin where it
+    comes below."""
+    return tuple(
+        replace(m, markers=(*m.markers, *_order_markers(m.refs, before, bound))) for m in members
+    )
+
+
+def _residue_class(
+    layout: ModuleLayout,
+    node: ast.ClassDef,
+    members: tuple[Member, ...],
+    before: set[str],
+    bound: set[str],
+) -> set[str]:
+    """Takes a class of the residue with its ``members`` of their own into ``layout``: what
+    its statement reads for every importer is returned (``rts.loose_assignments``)."""
+    # A loose method's markers say where the class body reads it: the module unit's.
+    methods = tuple(m for m in members if m.is_def)
+    layout.loose += [*methods, *_ordered(tuple(m for m in members if not m.is_def), before, bound)]
+    reads, apart = residue_class_refs(node, members)
+    if apart:
+        layout.loose_reads[(node.lineno, node.name)] = frozenset(apart)
+    return reads
 
 
 def module_layout(tree: ast.Module) -> ModuleLayout:
@@ -320,7 +333,6 @@ def module_layout(tree: ast.Module) -> ModuleLayout:
     forms, wrappers = TypingForms(), Wrappers()
     scope, sets = Scope(tree, STDLIB), NameSets()
     found = []
-    loose: dict[int, tuple[Member, ...]] = {}  # a residue class's members of their own
     for stmt in tree.body:
         rebound = maybe_bound(stmt)  # maybe to something else
         makers.difference_update(rebound)
@@ -334,18 +346,16 @@ def module_layout(tree: ast.Module) -> ModuleLayout:
         # What every importer sees fail, or a class makes fail (``rts.class_frames``).
         raising = [] if binding is None else raising_markers(stmt, scope, binding.own_doc)
         unread, filters = sets.take(stmt, scope)  # ``rts.namespace_filters``
-        if binding is None and isinstance(stmt, ast.ClassDef):
-            loose[id(stmt)] = loose_members(stmt, plain_classes, scope)
-            layout.loose.extend(loose[id(stmt)])
+        loose = () if binding else loose_members(stmt, plain_classes, scope)
         scope.after(stmt)
-        found.append((stmt, binding, raising, unread, filters))
+        found.append((stmt, binding, raising, unread, filters, loose))
     imports = {id(s): fi for s, b, *_ in found if b is None and (fi := from_import(s)) is not None}
     bound = {name for _, b, *_ in found if b is not None for name in b.names}
     bound.update(local for fi in imports.values() for local, _ in fi.names)
     defined = {s.name for s in tree.body if isinstance(s, _DEFINITIONS)}
     before: set[str] = set()
     residue_refs: set[str] = set()
-    for stmt, binding, raising, unread, filters in found:
+    for stmt, binding, raising, unread, filters, loose in found:
         for unit, marker in raising:
             layout.markers.setdefault(unit, []).append(marker)
             # It raises or not by what its names hold (a class's frame: ``class_frames``).
@@ -353,10 +363,7 @@ def module_layout(tree: ast.Module) -> ModuleLayout:
                 residue_refs |= binding.refs
         if binding is None:
             if isinstance(stmt, ast.ClassDef):
-                reads, apart = residue_class_refs(stmt, loose[id(stmt)])
-                if apart:
-                    layout.loose_reads[(stmt.lineno, stmt.name)] = frozenset(apart)
-                _member_markers(layout, [m for m in loose[id(stmt)] if not m.is_def], before, bound)
+                reads = _residue_class(layout, stmt, loose, before, bound)
             else:
                 reads = import_time_names(stmt)
             residue_refs |= reads - unread
@@ -373,7 +380,7 @@ def module_layout(tree: ast.Module) -> ModuleLayout:
         layout.bindings.append(binding)
         for name in binding.names:
             layout.markers.setdefault(name, []).extend(_order_markers(binding.refs, before, bound))
-        _member_markers(layout, binding.members, before, bound)
+        binding.members = _ordered(binding.members, before, bound)
         before.update(binding.names)
     layout.residue_refs = frozenset(residue_refs)
     return layout

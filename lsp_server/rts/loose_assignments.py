@@ -57,10 +57,11 @@ _Def = (ast.FunctionDef, ast.AsyncFunctionDef)
 _HOOKS = frozenset(["__init_subclass__"])
 
 
-def loose_members(node: ast.ClassDef, plain_classes: set[str], scope: Scope) -> tuple[Member, ...]:
+def loose_members(node: ast.stmt, plain_classes: set[str], scope: Scope) -> tuple[Member, ...]:
     """The members of their own of class ``node``, a statement of the module unit made
-    after what ``scope`` has bound: its loose methods and plain assignments."""
-    if not splits_loosely(node, plain_classes):
+    after what ``scope`` has bound: its loose methods and plain assignments (none for a
+    statement that is no class)."""
+    if not isinstance(node, ast.ClassDef) or not splits_loosely(node, plain_classes):
         return ()
     assignments = _loose_assignments(node, scope)
     apart = frozenset(key for key, _ in assignments)

@@ -283,7 +283,6 @@ def _add_bindings(
                 for qualname in member.names:
                     unit = header_name(qualname) if member.is_def else qualname
                     variants.setdefault(unit, []).extend(member_text)
-                    variants[unit] += layout.markers.get(unit, ())
                     result.refs[unit] = member.refs
                     if not member.is_def:
                         bound.setdefault(qualname.rpartition(".")[2], []).append(qualname)
@@ -347,7 +346,7 @@ def _add_loose(
             [] if member.is_def else [*text.without(member.start, member.end, ()), *member.markers]
         )
         for unit in units:
-            variants.setdefault(unit, []).extend([*own, *layout.markers.get(unit, ())])
+            variants.setdefault(unit, []).extend(own)
             result.refs[unit] = result.refs.get(unit, frozenset()) | member.refs
             readers = result.bound.setdefault(unit.removesuffix(HEADER).rpartition(".")[2], [])
             if unit not in readers:
