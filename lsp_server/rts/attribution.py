@@ -30,12 +30,13 @@ from lsp_server.rts.import_footprints import GlobalsRead, ImportFootprints, add_
 from lsp_server.rts.imports import ImportResolver
 from lsp_server.rts.interned_units import InternedUnits
 from lsp_server.rts.lookups import ATTRIBUTE_LOOKUP
+from lsp_server.rts.loose_assignments import body_reads
 from lsp_server.rts.module_docstring import MODULE_DOC
 from lsp_server.rts.namespace_listings import own_listing
 from lsp_server.rts.option_rules import XFAIL_MARK
 from lsp_server.rts.own_globals import OWN_GLOBALS, modules_read_whole, own_globals_read
 from lsp_server.rts.read_lines import LineReads, own_signature
-from lsp_server.rts.reads import EVERY_NAME, builds_classes, code_reads
+from lsp_server.rts.reads import EVERY_NAME, builds_classes
 from lsp_server.rts.runtime_lookups import RuntimeLookups
 from lsp_server.rts.snapshots import FileStates
 from lsp_server.rts.spans import ImportStatement
@@ -242,7 +243,7 @@ class UnitAttribution:
         return ids
 
     def _note_reads(self, code: CodeType, rel: str, file_units: FileUnits | None) -> None:
-        names, global_only, dynamic = code_reads(code)
+        names, global_only, dynamic = body_reads(code, file_units)
         if "__signature__" in names and file_units and own_signature(code, file_units):
             names = names - {"__signature__"}
         if file_units and gathered_by_copy(code, file_units, self.states, self.paths.python_rel):
@@ -291,8 +292,7 @@ class UnitAttribution:
         return looked_up, {self._intern(Unit(rel, MODULE)) for rel in rels if rel is not None}
 
     def _static_units(self, item: pytest.Item) -> frozenset[int]:
-        """Module parts of the test file's import closure and its conftests, plus the
-        docstring's unit for doctests."""
+        """Module parts of the test file's import closure and conftests; a doctest's docstring."""
         key = self._static_key(item)
         cached = self._static_cache.get(key)
         if cached is None:

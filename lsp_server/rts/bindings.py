@@ -28,11 +28,11 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from lsp_server.rts.ast_walk import walk
 from lsp_server.rts.bound_names import instantiable, maybe_bound
-from lsp_server.rts.class_doc_reads import class_reads_own_doc, class_statement_refs
+from lsp_server.rts.class_doc_reads import class_reads_own_doc
 from lsp_server.rts.class_frames import raising_markers
 from lsp_server.rts.class_members import (
     Member,
@@ -41,12 +41,12 @@ from lsp_server.rts.class_members import (
     class_members,
     def_is_pure,
     is_plain,
-    loose_methods,
 )
 from lsp_server.rts.constant_calls import builds_here
 from lsp_server.rts.from_imports import FromImport, from_import
 from lsp_server.rts.import_scope import Scope
 from lsp_server.rts.lookups import call_roots
+from lsp_server.rts.loose_assignments import loose_members, residue_class_refs
 from lsp_server.rts.named_module_names import INERT_DUNDERS, LOOKED_UP
 from lsp_server.rts.namespace_filters import NameSets
 from lsp_server.rts.purity import import_time_names, is_pure, nested_statements
@@ -104,8 +104,10 @@ class ModuleLayout:
     from_imports: list[FromImport] = field(default_factory=list)
     """The residue's ``from`` imports whose names are units of their own."""
     loose: list[Member] = field(default_factory=list)
-    """The methods of the residue's classes that are units of their own
-    (``class_members.loose_methods``)."""
+    """The methods and plain assignments of the residue's classes that are units of their
+    own (``rts.loose_assignments``)."""
+    loose_reads: dict[tuple[int, str], frozenset[str]] = field(default_factory=dict)
+    """A residue class (by its line and name) -> the names only its loose assignments read."""
 
 
 def _def_is_binding(node: ast.FunctionDef | ast.AsyncFunctionDef, wrap: frozenset[str]) -> bool:
@@ -295,6 +297,33 @@ def _order_markers(reads: Iterable[str], bound_before: set[str], bound: set[str]
 _DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 
 
+def _ordered(members: tuple[Member, ...], before: set[str], bound: set[str]) -> tuple[Member, ...]:
+    """The class ``members`` with order markers of the module's bindings each reads too:
+    ``SIZE = len`` takes the module's ``len`` defined above the class, the builtin where it
+    comes below."""
+    return tuple(
+        replace(m, markers=(*m.markers, *_order_markers(m.refs, before, bound))) for m in members
+    )
+
+
+def _residue_class(
+    layout: ModuleLayout,
+    node: ast.ClassDef,
+    members: tuple[Member, ...],
+    before: set[str],
+    bound: set[str],
+) -> set[str]:
+    """Takes a class of the residue with its ``members`` of their own into ``layout``: what
+    its statement reads for every importer is returned (``rts.loose_assignments``)."""
+    # A loose method's markers say where the class body reads it: the module unit's.
+    methods = tuple(m for m in members if m.is_def)
+    layout.loose += [*methods, *_ordered(tuple(m for m in members if not m.is_def), before, bound)]
+    reads, apart = residue_class_refs(node, members)
+    if apart:
+        layout.loose_reads[(node.lineno, node.name)] = frozenset(apart)
+    return reads
+
+
 def module_layout(tree: ast.Module) -> ModuleLayout:
     """Bindings and residue of a module's top-level statements."""
     layout = ModuleLayout()
@@ -317,15 +346,16 @@ def module_layout(tree: ast.Module) -> ModuleLayout:
         # What every importer sees fail, or a class makes fail (``rts.class_frames``).
         raising = [] if binding is None else raising_markers(stmt, scope, binding.own_doc)
         unread, filters = sets.take(stmt, scope)  # ``rts.namespace_filters``
+        loose = () if binding else loose_members(stmt, plain_classes, scope)
         scope.after(stmt)
-        found.append((stmt, binding, raising, unread, filters))
+        found.append((stmt, binding, raising, unread, filters, loose))
     imports = {id(s): fi for s, b, *_ in found if b is None and (fi := from_import(s)) is not None}
     bound = {name for _, b, *_ in found if b is not None for name in b.names}
     bound.update(local for fi in imports.values() for local, _ in fi.names)
     defined = {s.name for s in tree.body if isinstance(s, _DEFINITIONS)}
     before: set[str] = set()
     residue_refs: set[str] = set()
-    for stmt, binding, raising, unread, filters in found:
+    for stmt, binding, raising, unread, filters, loose in found:
         for unit, marker in raising:
             layout.markers.setdefault(unit, []).append(marker)
             # It raises or not by what its names hold (a class's frame: ``class_frames``).
@@ -333,7 +363,7 @@ def module_layout(tree: ast.Module) -> ModuleLayout:
                 residue_refs |= binding.refs
         if binding is None:
             if isinstance(stmt, ast.ClassDef):
-                reads = class_statement_refs(stmt)
+                reads = _residue_class(layout, stmt, loose, before, bound)
             else:
                 reads = import_time_names(stmt)
             residue_refs |= reads - unread
@@ -346,12 +376,11 @@ def module_layout(tree: ast.Module) -> ModuleLayout:
             if id(stmt) in imports:
                 layout.from_imports.append(imports[id(stmt)])
                 before.update(local for local, _ in imports[id(stmt)].names)
-            elif isinstance(stmt, ast.ClassDef):
-                layout.loose.extend(loose_methods(stmt, plain_classes))
             continue
         layout.bindings.append(binding)
         for name in binding.names:
             layout.markers.setdefault(name, []).extend(_order_markers(binding.refs, before, bound))
+        binding.members = _ordered(binding.members, before, bound)
         before.update(binding.names)
     layout.residue_refs = frozenset(residue_refs)
     return layout

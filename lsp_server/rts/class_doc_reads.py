@@ -115,12 +115,14 @@ def class_scope_refs(
     return frozenset(names)
 
 
-def class_statement_refs(node: ast.ClassDef) -> set[str]:
+def class_statement_refs(node: ast.ClassDef, apart: frozenset[int] = frozenset()) -> set[str]:
     """The names class statement ``node`` reads when it runs (``import_time_names``), a
     read of its docstring by name left out: a class that is no binding unit is in the
-    module unit, docstring and all (toolz's ``Compose`` and ``excepts``)."""
+    module unit, docstring and all (toolz's ``Compose`` and ``excepts``). ``apart``: body
+    statements (by id) that are units of their own, reading for their readers alone."""
     if getattr(node, "type_params", None):
         return import_time_names(node)
     header = [*node.bases, *node.decorator_list, *(k.value for k in node.keywords)]
     names: set[str] = set().union(*map(import_time_names, header))
-    return names.union(*(class_scope_refs(stmt, node, frozenset()) for stmt in node.body))
+    body = [stmt for stmt in node.body if id(stmt) not in apart]
+    return names.union(*(class_scope_refs(stmt, node, frozenset()) for stmt in body))

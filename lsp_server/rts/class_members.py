@@ -179,28 +179,42 @@ def is_plain(node: ast.ClassDef, plain_classes: set[str]) -> bool:
     )
 
 
-_NAMESPACE_READS = frozenset(["locals", "vars", "globals", "exec", "eval", "_getframe"])
+# A class body calling one of these may list its own namespace (``dir()`` without an
+# argument, a frame's ``f_locals``).
+_NAMESPACE_READS = frozenset(
+    ["locals", "vars", "globals", "exec", "eval", "_getframe", "dir", "currentframe"]
+)
 
 
-def loose_methods(node: ast.ClassDef, plain_classes: set[str]) -> tuple[Member, ...]:
+def splits_loosely(node: ast.ClassDef, plain_classes: set[str]) -> bool:
+    """Whether binding a name in the namespace of ``node`` (a plain class left in the module
+    unit) is seen only by who looks the name up: no hook sees that namespace whole (no
+    decorator, metaclass or library base) and no statement of the body reads it by
+    string."""
+    reads = import_time_names(node)
+    return is_plain(node, plain_classes) and _NAMESPACE_READS.isdisjoint(reads)
+
+
+def loose_methods(
+    node: ast.ClassDef, plain_classes: set[str], apart: frozenset[int] = frozenset()
+) -> tuple[Member, ...]:
     """Of a plain class that is no binding (a statement of its body has effects or cannot
     be judged: a decorator imported from elsewhere), the methods that only build, as
     members of their own (``C.m``): defining one binds a name in the class namespace and
-    does nothing else, and no hook sees that namespace whole (no decorator, metaclass or
-    library base; no statement of the body reads it by string). The rest of the class stays
-    in the module unit, and a statement there reading a method's name reads its unit; a
-    method whose name the class body reads leaves a marker there (``markers``), as the
-    order of the two decides what the reader finds."""
-    if not is_plain(node, plain_classes) or not _NAMESPACE_READS.isdisjoint(
-        import_time_names(node)
-    ):
+    does nothing else (``splits_loosely``). The rest of the class stays in the module
+    unit, and a statement there reading a method's name reads its unit; a method whose
+    name the class body reads leaves a marker there (``markers``), as the order of the two
+    decides what the reader finds. ``apart``: the statements (by id) that are members of
+    their own with order markers of their own (``rts.loose_assignments``): their reads
+    leave no marker."""
+    if not splits_loosely(node, plain_classes):
         return ()
     loose = [
         stmt
         for stmt in node.body
         if isinstance(stmt, _Def) and not is_dunder(stmt.name) and def_is_pure(stmt)
     ]
-    read = set().union(*map(import_time_names, node.body))
+    read = set().union(*(import_time_names(s) for s in node.body if id(s) not in apart))
     members = []
     for stmt in loose:
         first = min([stmt.lineno, *(d.lineno for d in stmt.decorator_list)])
@@ -212,7 +226,7 @@ def loose_methods(node: ast.ClassDef, plain_classes: set[str]) -> tuple[Member, 
     return tuple(members)
 
 
-def _assigned_names(stmt: ast.stmt) -> tuple[str, ...] | None:
+def assigned_names(stmt: ast.stmt) -> tuple[str, ...] | None:
     """Names a class-level assignment of a value without effects binds; None otherwise."""
     if isinstance(stmt, ast.Assign):
         targets = stmt.targets
@@ -231,7 +245,7 @@ def _assigned_names(stmt: ast.stmt) -> tuple[str, ...] | None:
     return tuple(names)
 
 
-def _markers(reads: Iterable[str], before: set[str], bound: set[str]) -> tuple[str, ...]:
+def order_markers(reads: Iterable[str], before: set[str], bound: set[str]) -> tuple[str, ...]:
     # In a class body a name read before the class binds it is the module's.
     return tuple(
         f"<{name}:{'before' if name in before else 'after'}>" for name in sorted(set(reads) & bound)
@@ -248,7 +262,7 @@ def class_members(node: ast.ClassDef, plain: bool) -> tuple[list[Member], frozen
     for stmt in node.body:
         if isinstance(stmt, _Def) and not is_dunder(stmt.name):
             candidates.append((stmt, (prefix + stmt.name,), True))
-        elif plain and (names := _assigned_names(stmt)) is not None and filled.isdisjoint(names):
+        elif plain and (names := assigned_names(stmt)) is not None and filled.isdisjoint(names):
             candidates.append((stmt, tuple(prefix + n for n in names), False))
     bound = {name.rpartition(".")[2] for _, names, _ in candidates for name in names}
     members: list[Member] = []
@@ -258,7 +272,7 @@ def class_members(node: ast.ClassDef, plain: bool) -> tuple[list[Member], frozen
         end = (stmt.end_lineno or stmt.lineno, stmt.end_col_offset or 0)
         refs = class_scope_refs(stmt, node, frozenset([node.name]))
         start = (first, stmt.col_offset)
-        members.append(Member(names, start, end, refs, _markers(refs, before, bound), is_def))
+        members.append(Member(names, start, end, refs, order_markers(refs, before, bound), is_def))
         before.update(n.rpartition(".")[2] for n in names)
     taken = {id(stmt) for stmt, _, _ in candidates}
     rest = [s for s in node.body if id(s) not in taken]

@@ -82,8 +82,11 @@ class FileUnits:
     top_names: frozenset[str] = frozenset()
     """Names every run of the module binds at its top level (``from_imports``)."""
     loose: frozenset[str] = frozenset()
-    """The header units of the methods of classes in the module unit that are units of
-    their own (``class_members.loose_methods``)."""
+    """The units of the members of classes in the module unit that are units of their own
+    (``rts.loose_assignments``): a method's header unit, an assignment's name units."""
+    loose_reads: dict[tuple[int, str], frozenset[str]] = field(default_factory=dict)
+    """A class in the module unit (by its line and name) -> the names only its loose
+    assignments read: its body's code reads them for their readers alone."""
     listed: frozenset[str] | None = None
     """The names ``__all__`` lists (``bound_names.listed_names``); None: any may be."""
     gathering: tuple[tuple[int, str], ...] = ()

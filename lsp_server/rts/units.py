@@ -21,8 +21,10 @@ are no members) plus a unit per member (``rts.class_members``: a method's header
 ``C.attr`` for an attribute of a plain class) and an alias unit ``C.attr`` of the class's
 checksum for every other attribute its body binds, a plain assignment or an import of
 standard-library modules is the unit of each name it binds. The module part is the rest:
-other imports, calls and whatever else has effects at import. A new function
-or constant thus changes no recorded unit; tests find it by name (``rts.reads``).
+other imports, calls and whatever else has effects at import (a plain class whose body has
+effects stays there but for its methods and plain assignments: ``rts.loose_assignments``).
+A new function or constant thus changes no recorded unit; tests find it by name
+(``rts.reads``).
 
 A function's text leaves out the bodies of the functions defined in it: a test that calls
 ``f`` but never the ``g`` that ``f`` defines does not depend on ``g``'s body. Running
@@ -122,6 +124,7 @@ def _analysed(path: str, source: str) -> FileUnits:
     variants = _function_texts(result, spans, children, text, lines, casts)
     _add_bindings(result, layout, text, children.get(None, ()), variants)
     _add_from_imports(result, layout, variants)
+    _add_loose(result, layout, text, variants)
     result.top_names = top_level_names(tree)
     result.call_sites = layout.call_sites
     result.hooked_classes = hooked_classes(layout.markers)
@@ -244,7 +247,8 @@ def _residue_holes(
     """What the module unit leaves out: binding statements whole (without a trace, so that a
     new function changes nothing) and the bodies of the other top-level functions."""
     holes = [(b.start, b.end, "") for b in layout.bindings]
-    holes += [(m.start, m.end, "".join(m.markers)) for m in layout.loose]
+    # A loose method's markers say where the class body reads it; an assignment's are its own.
+    holes += [(m.start, m.end, "".join(m.markers) if m.is_def else "") for m in layout.loose]
     holes += [(*fi.hole, "") for fi in layout.from_imports]
     ranges = [(b.start[0], b.end[0]) for b in layout.bindings]
     ranges += [(m.start[0], m.end[0]) for m in layout.loose]
@@ -320,8 +324,7 @@ def _add_from_imports(
     result: FileUnits, layout: ModuleLayout, variants: dict[str, list[str]]
 ) -> None:
     """A unit per name a residue ``from`` import binds: which module and name it takes; a
-    unit per module those statements import (``IMPORTING``);
-    the names and refs of the residue classes' methods that are units of their own."""
+    unit per module those statements import (``IMPORTING``)."""
     for fi in layout.from_imports:
         module = "." * fi.level + fi.module
         variants.setdefault(importing_name(fi.module, fi.level), []).append(IMPORTING)
@@ -333,11 +336,27 @@ def _add_from_imports(
             if unit not in units:
                 units.append(unit)
             result.from_imports[unit] = (fi.module, fi.level, imported)
+
+
+def _add_loose(
+    result: FileUnits, layout: ModuleLayout, text: TokenText, variants: dict[str, list[str]]
+) -> None:
+    """The units of the residue classes' members of their own (``rts.loose_assignments``):
+    a method's header unit (its text is the header's), an assignment's unit per name."""
+    loose: set[str] = set()
     for member in layout.loose:
-        unit = header_name(member.names[0])
-        result.refs[unit] = member.refs
-        result.bound.setdefault(member.names[0].rpartition(".")[2], []).append(unit)
-    result.loose = frozenset(header_name(m.names[0]) for m in layout.loose)
+        units = [header_name(member.names[0])] if member.is_def else list(member.names)
+        own = (
+            [] if member.is_def else [*text.without(member.start, member.end, ()), *member.markers]
+        )
+        for unit in units:
+            variants.setdefault(unit, []).extend(own)
+            result.refs[unit] = result.refs.get(unit, frozenset()) | member.refs
+            readers = result.bound.setdefault(unit.removesuffix(HEADER).rpartition(".")[2], [])
+            if unit not in readers:
+                readers.append(unit)
+            loose.add(unit)
+    result.loose, result.loose_reads = frozenset(loose), layout.loose_reads
 
 
 @functools.lru_cache(maxsize=256)
