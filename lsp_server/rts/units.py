@@ -49,7 +49,7 @@ from pathlib import Path
 
 from lsp_server.project.text import parse_python
 from lsp_server.rts.ast_walk import shared_walks
-from lsp_server.rts.bindings import ModuleLayout, module_layout
+from lsp_server.rts.bindings import Binding, ModuleLayout, module_layout
 from lsp_server.rts.bound_names import listed_names
 from lsp_server.rts.class_frames import hooked_classes
 from lsp_server.rts.class_members import class_texts
@@ -63,6 +63,7 @@ from lsp_server.rts.listing_units import LISTING, listing_units
 from lsp_server.rts.lookups import DYNAMIC_NAMES, bindings_taken, import_origins
 from lsp_server.rts.module_docstring import docstring_binding
 from lsp_server.rts.open_namespace import opens_namespace
+from lsp_server.rts.overload_stubs import overload_stubs
 from lsp_server.rts.spans import LOCALS as _LOCALS
 from lsp_server.rts.spans import UnitSpan, scan
 from lsp_server.rts.tokens import (
@@ -121,8 +122,10 @@ def _analysed(path: str, source: str) -> FileUnits:
         + ([future.marker] if future.marks(MODULE, False, False, False) else [])
     )
     casts = cast_holes(tree, lines)
-    variants = _function_texts(result, spans, children, text, lines, casts)
-    _add_bindings(result, layout, text, children.get(None, ()), variants)
+    stubs = overload_stubs(spans, lines)
+    variants = _function_texts(result, spans, children, text, lines, stubs, casts)
+    stub_lines = frozenset(span.first_line for span in stubs)
+    _add_bindings(result, layout, text, children.get(None, ()), variants, stub_lines)
     _add_from_imports(result, layout, variants)
     _add_loose(result, layout, text, variants)
     result.top_names = top_level_names(tree)
@@ -158,13 +161,13 @@ def _function_texts(
     children: dict[str | None, list[UnitSpan]],
     text: TokenText,
     lines: list[str],
+    stubs: set[UnitSpan],
     casts: list[tuple[Pos, Pos, str]],
 ) -> dict[str, list[str]]:
     """The texts of each function's body (default values included, ``casts`` left out:
     ``rts.typing_casts``), docstring, header and default values units, by unit name;
-    ``result.spans`` gets each function's first definition."""
+    ``result.spans`` gets each function's first definition; ``stubs``: ``overload_stubs``."""
     variants: dict[str, list[str]] = {}
-    stubs = overload_stubs(spans, lines)
     for span in spans:
         if span in stubs:  # what it shows is code: ``typing.get_overloads`` reads it
             variants.setdefault(span.name, []).extend(
@@ -211,24 +214,6 @@ def _body_text(
     return [token for token in text.without(start, end, holes) if token != CAST_MARK]
 
 
-def overload_stubs(spans: list[UnitSpan], lines: list[str]) -> set[UnitSpan]:
-    """The ``@overload`` stubs that a later ``def`` of the same name in the same scope
-    replaces: the name is bound to that one, so the stubs change no header (what a reader
-    of the name finds) but only what ``typing.get_overloads`` returns. A stub has the one
-    decorator, spelled ``overload`` (``typing.overload``, ``t.overload``), on its line."""
-    last: dict[tuple[str, str | None], UnitSpan] = {}
-    for span in spans:
-        last[(span.name, span.parent)] = span
-    found: set[UnitSpan] = set()
-    for span in spans:
-        decorator = lines[span.first_line - 1].strip() if span.first_line <= len(lines) else ""
-        one = span.def_line == span.first_line + 1
-        spelled = decorator in ("@overload", "@typing.overload", "@t.overload")
-        if one and spelled and last[(span.name, span.parent)] is not span:
-            found.add(span)
-    return found
-
-
 def _default_holes(span: UnitSpan, lines: list[str]) -> list[tuple[Pos, Pos, str]]:
     """The default values of a ``def`` as holes of its header, each leaving a marker: which
     parameters have one decides which calls bind (a call that does not bind runs no body),
@@ -264,35 +249,15 @@ def _add_bindings(
     text: TokenText,
     top_functions: Iterable[UnitSpan],
     variants: dict[str, list[str]],
+    stub_lines: frozenset[int],
 ) -> None:
-    """Texts of the binding units into ``variants``, and the name index of ``result``."""
+    """Texts of the binding units into ``variants``, and the name index of ``result``; an
+    ``@overload`` stub's order markers (first lines ``stub_lines``) go with its text, into
+    the body unit: the stub binds nothing a reader of the name finds."""
     bound = result.bound
     for binding in layout.bindings:
         if binding.is_class:
-            name = binding.names[0]
-            first, last = binding.start[0], binding.end[0]
-            result.classes[name] = (first, last)
-            methods = [s for s in top_functions if first <= s.first_line <= last]
-            docs = [*([binding.doc] if binding.doc is not None else []), *binding.notes]
-            own, member_texts = class_texts(
-                binding.start, binding.end, binding.members, text, methods, docs
-            )
-            variants.setdefault(name, []).extend(own)
-            if binding.own_doc:
-                doc = text.without(*binding.doc, ()) if binding.doc is not None else []
-                for note in binding.notes:  # marked: one moved first becomes ``__doc__``
-                    doc += ["<note>", *text.without(*note, ())]
-                variants.setdefault(doc_name(name), []).extend(doc)
-            for member, member_text in zip(binding.members, member_texts, strict=True):
-                for qualname in member.names:
-                    unit = header_name(qualname) if member.is_def else qualname
-                    variants.setdefault(unit, []).extend(member_text)
-                    result.refs[unit] = member.refs
-                    if not member.is_def:
-                        bound.setdefault(qualname.rpartition(".")[2], []).append(qualname)
-            for alias in binding.aliases:
-                bound.setdefault(alias.rpartition(".")[2], []).append(alias)
-                result.refs[alias] = binding.refs
+            _add_class(result, binding, text, top_functions, variants, stub_lines)
         elif binding.takes:
             for name, taken in zip(binding.names, binding.takes, strict=True):
                 variants.setdefault(name, []).extend(["<import>", taken])
@@ -318,6 +283,44 @@ def _add_bindings(
         for n, m in layout.markers.items()
         if n.endswith(HOOKS) or n.startswith(DISPLAY_READ)
     )
+
+
+def _add_class(
+    result: FileUnits,
+    binding: Binding,
+    text: TokenText,
+    top_functions: Iterable[UnitSpan],
+    variants: dict[str, list[str]],
+    stub_lines: frozenset[int],
+) -> None:
+    """The units of a class that is a binding: its own, its doc's, its members'."""
+    name = binding.names[0]
+    first, last = binding.start[0], binding.end[0]
+    result.classes[name] = (first, last)
+    methods = [s for s in top_functions if first <= s.first_line <= last]
+    docs = [*([binding.doc] if binding.doc is not None else []), *binding.notes]
+    own, member_texts = class_texts(
+        binding.start, binding.end, binding.members, text, methods, docs
+    )
+    variants.setdefault(name, []).extend(own)
+    if binding.own_doc:
+        doc = text.without(*binding.doc, ()) if binding.doc is not None else []
+        for note in binding.notes:  # marked: one moved first becomes ``__doc__``
+            doc += ["<note>", *text.without(*note, ())]
+        variants.setdefault(doc_name(name), []).extend(doc)
+    for member, member_text in zip(binding.members, member_texts, strict=True):
+        for qualname in member.names:
+            if member.is_def and member.start[0] in stub_lines:
+                variants.setdefault(qualname, []).extend(member_text)
+                continue
+            unit = header_name(qualname) if member.is_def else qualname
+            variants.setdefault(unit, []).extend(member_text)
+            result.refs[unit] = member.refs
+            if not member.is_def:
+                result.bound.setdefault(qualname.rpartition(".")[2], []).append(qualname)
+    for alias in binding.aliases:
+        result.bound.setdefault(alias.rpartition(".")[2], []).append(alias)
+        result.refs[alias] = binding.refs
 
 
 def _add_from_imports(

@@ -80,3 +80,45 @@ def test_a_new_stub_selects_the_tests_that_ran_or_inspect_it(project: pytest.Pyt
 def test_a_changed_definition_selects_its_readers(project: pytest.Pytester) -> None:
     edit(project, "store.py", "def get(self, key):", "def get(self, key, default=None):")
     assert run(project) == {"test_get", "test_dict"} | _INSPECTING
+
+
+def test_the_first_stubs_select_the_tests_that_ran_or_inspect_it(
+    pytester: pytest.Pytester,
+) -> None:
+    """A method that had no stubs gains its first: the decorator the stubs read changes no
+    header either (the stubs' reads belong with their text, in the body unit)."""
+    write(
+        pytester,
+        "store.py",
+        """
+        from typing import overload
+
+
+        class Store:
+            def get(self, key):
+                return key
+        """,
+    )
+    write(
+        pytester,
+        "test_plain.py",
+        """
+        import store
+
+
+        def test_get():
+            assert store.Store().get(1) == 1
+
+
+        def test_dict():
+            assert {"a": 1}.get("a") == 1
+        """,
+    )
+    assert run(pytester) == {"test_get", "test_dict"}
+    edit(
+        pytester,
+        "store.py",
+        "    def get(self, key):",
+        "    @overload\n    def get(self, key: int) -> int: ...\n\n    def get(self, key):",
+    )
+    assert run(pytester) == {"test_get"}
