@@ -30,13 +30,13 @@ What the markers cannot tell is recorded another way, or read conservatively:
 from __future__ import annotations
 
 import builtins
-import gc
 import importlib
 import sys
 from collections.abc import Callable
-from types import CodeType, FrameType, FunctionType
+from types import CodeType, FrameType
 from typing import Any
 
+from lsp_server.rts.alive_code import project_functions_alive
 from lsp_server.rts.audit_events import watch_exec
 from lsp_server.rts.constant_lookups import constant_names
 from lsp_server.rts.identity import identity
@@ -296,12 +296,11 @@ class InstrumentedTracer(CodeTracer):
         self._notes.start()
         watch_exec(self._on_exec)
         # Project functions already alive were compiled without markers.
-        for obj in gc.get_objects():
-            if type(obj) is FunctionType and self._project(obj.__code__.co_filename):
-                code = obj.__code__
-                if not _is_instrumented(code):
-                    for nested in _nested(code):
-                        self._always[identity(nested)] = nested
+        for function in project_functions_alive(self._project):
+            code = function.__code__
+            if not _is_instrumented(code):
+                for nested in _nested(code):
+                    self._always[identity(nested)] = nested
 
     def stop(self) -> None:
         if self._finder is None:

@@ -14,6 +14,7 @@ import os
 import sys
 from collections.abc import Callable
 
+from lsp_server.rts.alive_code import any_project_module
 from lsp_server.rts.instrumented_tracer import InstrumentedTracer
 from lsp_server.rts.profile_tracer import ProfileTracer
 from lsp_server.rts.tracing import CodeTracer, MonitoringTracer
@@ -33,12 +34,3 @@ def new_tracer(
     if monitoring and asked != "profile":
         return MonitoringTracer(is_project_file)
     return ProfileTracer(is_project_file)
-
-
-def any_project_module(is_project_file: Callable[[str], bool]) -> bool:
-    """Whether a project module is imported already."""
-    for module in list(sys.modules.values()):
-        filename = getattr(module, "__file__", None)
-        if isinstance(filename, str) and is_project_file(filename):
-            return True
-    return False

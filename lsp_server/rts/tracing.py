@@ -1,8 +1,8 @@
 """Collecting which code objects ran, per test.
 
 On Python 3.12+ ``sys.monitoring`` PY_START is enabled as a *local* event on the project's
-own code objects only: those of functions alive when tracing starts (found through the
-garbage collector, nested code objects through ``co_consts``), and those of every module
+own code objects only: those of functions alive when tracing starts (``rts.alive_code``,
+nested code objects through ``co_consts``), and those of every module
 or string executed later (the ``exec`` audit event fires before the code runs, for imports
 too). Library and pytest code is never instrumented, so it runs at full speed. The
 callback records each code object once and returns ``DISABLE``; ``take()`` calls
@@ -25,13 +25,13 @@ object about to be executed. Lookups by a name held in a variable are recorded a
 from __future__ import annotations
 
 import contextlib
-import gc
 import sys
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from types import CodeType, FunctionType
+from types import CodeType
 from typing import Any
 
+from lsp_server.rts.alive_code import project_functions_alive
 from lsp_server.rts.audit_events import watch_exec
 from lsp_server.rts.identity import identity
 from lsp_server.rts.read_lines import ReadLineWatch
@@ -315,17 +315,14 @@ class MonitoringTracer(CodeTracer):
         mon.register_callback(self._tool, mon.events.CALL, self._on_call)
         mon.register_callback(self._tool, mon.events.LINE, self.read_lines.line_event(mon.DISABLE))
         watch_exec(self._on_exec)
-        # Tens of thousands of functions are alive (pytest's, the libraries'): each file is
-        # asked once here, and only the project's functions go to ``instrument``.
-        files, is_project_file = self._files, self._is_project_file
-        for obj in gc.get_objects():
-            if type(obj) is FunctionType:
-                filename = obj.__code__.co_filename
-                wanted = files.get(filename)
-                if wanted is None:
-                    wanted = files[filename] = is_project_file(filename)
-                if wanted:
-                    self.instrument(obj.__code__)
+        for function in project_functions_alive(self._is_wanted):
+            self.instrument(function.__code__)
+
+    def _is_wanted(self, filename: str) -> bool:
+        wanted = self._files.get(filename)
+        if wanted is None:
+            wanted = self._files[filename] = self._is_project_file(filename)
+        return wanted
 
     def stop(self) -> None:
         if self._tool is None:

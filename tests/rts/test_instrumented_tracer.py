@@ -15,13 +15,14 @@ from pathlib import Path
 
 import pytest
 
+from lsp_server.rts.alive_code import any_project_module
 from lsp_server.rts.file_units import Unit
 from lsp_server.rts.instrument_loader import InstrumentingFinder, shared_table
 from lsp_server.rts.instrumented_tracer import InstrumentedTracer
 from lsp_server.rts.profile_tracer import ProfileTracer
 from lsp_server.rts.reads import EVERY_NAME
 from lsp_server.rts.store import DependencyStore
-from lsp_server.rts.tracer_choice import any_project_module, new_tracer
+from lsp_server.rts.tracer_choice import new_tracer
 
 from .helpers import edit, run, traced_module, write
 
