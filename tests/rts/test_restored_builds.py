@@ -132,3 +132,20 @@ def test_a_change_without_a_rebuild_keeps_the_whole_test(project: pytest.Pyteste
     assert run(project) == _ALL
     edit(project, "pkg/pretty.py", '"  " + kind', '"    " + kind')
     assert run(project) == {"test_2_custom_then_rebuilt", "test_3_lex_after_rebuild"}
+
+
+def test_a_rebuild_that_keeps_the_changes_keeps_the_whole_test(
+    project: pytest.Pytester,
+) -> None:
+    """The rebuilding method merges into what the object holds: the test's word survives
+    the rebuild, so the later reader sees what the test did."""
+    edit(
+        project,
+        "pkg/lexer.py",
+        "self.words = dict(tables.WORDS)",
+        "self.words = {**getattr(self, 'words', {}), **tables.WORDS}",
+    )
+    edit(project, "test_order.py", '["keyword", "name"]', '["keyword", "keyword"]')
+    assert run(project) == _ALL
+    edit(project, "pkg/pretty.py", '"  " + kind', '"    " + kind')
+    assert run(project) == {"test_2_custom_then_rebuilt", "test_3_lex_after_rebuild"}
