@@ -4,13 +4,14 @@
 tuples, sets), instances' ``__dict__`` and bound methods' ``__self__``, and lists each one
 by identity with its size: two equal states mean no entry, item or attribute of any of them
 was rebound, added or dropped (an object replaced by an equal copy counts as a change, the
-safe side; ``shape=True`` tells equal copies apart from other changes). Values nothing
-can change once made (``cached_calls.frozen``), functions, classes and modules end the
-walk: their code and namespaces are what tests depend on through what they ran and read. So do the objects the caller names (bound in a project
-module's or class's namespace: module state of their own, such as sqlparse's token types,
-which grow a subtype on every new attribute read). An object with state the walk cannot
-see (no ``__dict__`` and no plain container: a C object, ``__slots__``) or a graph past
-``STATE_OBJECTS`` objects has no state to compare: None.
+safe side; ``shape=True`` tells equal copies apart from other changes). Values nothing can
+change once made (``cached_calls.frozen``), functions, classes and modules end the walk:
+their code and namespaces are what tests depend on through what they ran and read. So do the
+objects the caller names (bound in a project module's or class's namespace: module state of
+their own, such as sqlparse's token types, which grow a subtype on every new attribute
+read). An object with state the walk cannot see (no ``__dict__`` and no plain container: a C
+object, ``__slots__``) or a graph past ``STATE_OBJECTS`` objects has no state to compare:
+None.
 """
 
 from __future__ import annotations
