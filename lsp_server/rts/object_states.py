@@ -16,6 +16,7 @@ None.
 
 from __future__ import annotations
 
+import sys
 import types
 from collections.abc import Set
 from typing import Any
@@ -66,8 +67,9 @@ def state_of(
             stack += (item.__func__, item.__self__)
             continue
         if isinstance(item, types.BuiltinMethodType):
-            # It holds its object (``pattern.match``), or a builtin function its module.
-            stack += (item.__name__, item.__self__)
+            # It holds its object (``pattern.match``), or a builtin function its module; its
+            # name is made anew on each read: interned, the same string each time.
+            stack += (sys.intern(item.__name__), item.__self__)
             continue
         if not _walk_into(item, out, stack):
             return None
