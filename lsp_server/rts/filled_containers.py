@@ -211,8 +211,9 @@ class FilledContainers:
                 self._rebound.setdefault(name, {}).update(share)
                 self._rebound[name].update(found)
                 self._rebound_version += 1
-        for name in self._builds.changed() if self._builds is not None else ():
-            self._rebound.setdefault(name, {}).update(codes)
+        changed = self._builds.changed(codes) if self._builds is not None else {}
+        for name, share in changed.items():
+            self._rebound.setdefault(name, {}).update(share)
             self._rebound[name].update(found)
             self._rebound_version += 1
 

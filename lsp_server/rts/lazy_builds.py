@@ -23,6 +23,18 @@ returned. From then on its state is compared after every test: a test that chang
 Otherwise (a build not told, from other arguments, an object whose state cannot be
 compared, before 3.12) the whole rebinding test counts, as before.
 
+A test that changed such an object and then rebuilt it in place (sqlparse's
+``Lexer.get_default_instance().default_initialization()`` "to reset the syntax for later
+tests", after ``add_keywords`` or ``clear``) would tie every later reader to all it ran
+(cd4c1b6, a grouping edit: every splitting test). So the object's own methods (those of its
+class) that ran while it was built are watched too once it is watched: a call of one on the
+object, with every other argument plain as above and outside any other watched call, is a
+told rebuild with its span. When the test's last told rebuild left the object as the test
+left it (same state) and in the shape it was built in (``state_of(shape=True)``: equal
+containers and instances holding the very same values), readers depend on that span:
+whatever the test did to the object before, the rebuild undid. A change after it, a
+rebuild that keeps what the test added, a call with other arguments: all the test ran.
+
 Not seen (as in ``rts.cached_calls``): a build that depends on module state the building
 test set before the call other than through names the call's code reads.
 """
@@ -69,11 +81,13 @@ class _Slot:
 
 @dataclass
 class _Built:
-    """What a told build left: the object, what ran to build it, its state then."""
+    """What a told build (or rebuild) left: the object, what ran to build it, its state
+    then, and for a build its shape (``state_of(shape=True)``)."""
 
     value: object
     span: CodeSet
     state: tuple[int, ...] | None
+    shape: tuple[int, ...] | None = None
 
 
 @dataclass
@@ -81,6 +95,19 @@ class _Watched:
     slot: _Slot
     value: object
     state: tuple[int, ...] | None
+    shape: tuple[int, ...] | None  # as built
+
+
+@dataclass
+class _OpenCall:
+    """A watched call under way: a build (``slots`` empty then) or a rebuild of the
+    objects ``rebuilt`` names (keys of ``LazyBuilds._watched``)."""
+
+    frame: FrameType
+    code: CodeType
+    slots: list[_Slot]
+    token: SpanToken | None
+    rebuilt: list[tuple[int, str]]
 
 
 class LazyBuilds:
@@ -96,10 +123,14 @@ class LazyBuilds:
         self._codes: list[CodeType] = []  # the watched code objects, kept alive
         # Objects bound in project namespaces: module state of their own (``state_of``).
         self._named: set[int] = set()
-        self._open: list[tuple[FrameType, CodeType, list[_Slot], SpanToken | None]] = []
+        self._open: list[_OpenCall] = []
         self._opened = 0
         self._built: dict[tuple[int, str], _Built | None] = {}  # None: a build not told
         self._watched: dict[tuple[int, str], _Watched] = {}
+        # By identity(code): the watched objects' own methods that ran in their build; a
+        # told call of one on the object rebuilds it (``_rebuild_started``).
+        self._rebuilders: set[int] = set()
+        self._rebuilt: dict[tuple[int, str], _Built] = {}  # the test's last told rebuild
 
     def take(self, owner: object, namespace: Mapping[str, Any]) -> None:
         """Watch the functions of ``owner`` (a project module or class) that store a name
@@ -113,13 +144,7 @@ class LazyBuilds:
         if not empty:
             return
         store = "STORE_GLOBAL" if isinstance(owner, ModuleType) else "STORE_ATTR"
-        for value in list(namespace.values()):
-            function = getattr(value, "__func__", value)  # classmethod, staticmethod
-            if type(function) is not FunctionType:
-                continue
-            code = function.__code__
-            if code.co_flags & _SUSPENDING:
-                continue  # its frame returns at each ``yield``: no span to tell
+        for code in _own_codes(namespace):
             stored = _stores(code, store, empty)
             if stored:
                 slots = [_Slot(owner, namespace, name) for name in stored]
@@ -128,6 +153,7 @@ class LazyBuilds:
     def before(self) -> None:
         """Builds between tests are no test's."""
         self._built.clear()
+        self._rebuilt.clear()
         self._opened = 0
 
     def share(self, owner: object, name: str, codes: CodeSet) -> CodeSet:
@@ -144,22 +170,39 @@ class LazyBuilds:
         if now is None:
             return codes
         slot = _Slot(owner, vars(owner), name)
-        self._watched[key] = _Watched(slot, value, now)
+        self._watched[key] = _Watched(slot, value, now, built.shape)
+        self._watch_rebuilds(value, built.span)
         return codes if now != built.state else built.span
 
-    def changed(self) -> set[str]:
-        """The names whose built objects the test changed (or whose state can no longer be
-        compared), still bound to them."""
-        found: set[str] = set()
+    def changed(self, codes: CodeSet) -> dict[str, CodeSet]:
+        """The names whose built objects the test that ran ``codes`` changed (or whose
+        state can no longer be compared), still bound to them, each with what its readers
+        depend on of the test (``_rebuild_share``)."""
+        found: dict[str, CodeSet] = {}
         for key, watched in list(self._watched.items()):
             if watched.slot.value() is not watched.value:
                 del self._watched[key]  # rebound: the namespace comparison sees it
                 continue
             now = state_of(watched.value, self._named)
             if now is None or now != watched.state:
-                found.add(watched.slot.name)
+                found[watched.slot.name] = self._rebuild_share(key, watched, now, codes)
                 watched.state = now
         return found
+
+    def _rebuild_share(
+        self, key: tuple[int, str], watched: _Watched, now: tuple[int, ...] | None, codes: CodeSet
+    ) -> CodeSet:
+        """The span of the test's last told rebuild of the object when nothing changed the
+        object after it and it left the object in the shape it was built in: whatever the
+        test did to it before, the rebuild undid; else all the test ran."""
+        rebuilt = self._rebuilt.get(key)
+        if rebuilt is None or rebuilt.value is not watched.value or watched.shape is None:
+            return codes
+        if now is None or rebuilt.state != now:
+            return codes  # changed after the rebuild (or by another thread)
+        if state_of(watched.value, self._named, shape=True) != watched.shape:
+            return codes
+        return rebuilt.span
 
     def stop(self) -> None:
         if self._tool is None:
@@ -178,28 +221,65 @@ class LazyBuilds:
             _MON.set_local_events(self._tool, code, _MON.events.PY_START)
         self._slots.setdefault(key, []).extend(slots)
 
+    def _watch_rebuilds(self, value: object, span: CodeSet) -> None:
+        """Watch the functions of ``value``'s class that ran while it was built."""
+        if self._tool is None:
+            return
+        for code in _own_codes(vars(type(value))):
+            key = identity(code)
+            if key in span and key not in self._slots and key not in self._rebuilders:
+                self._rebuilders.add(key)
+                self._codes.append(code)
+                _MON.set_local_events(self._tool, code, _MON.events.PY_START)
+
     def _start(self) -> bool:
         self._tool = claim_call_tool("reks-lazy-builds", self)
         return self._tool is not None
 
     def _on_start(self, code: CodeType, offset: int) -> Any:
-        slots = self._slots.get(identity(code), ())
-        empty = [slot for slot in slots if slot.value() is None]
-        if not empty or threading.get_ident() != self._thread:
+        if threading.get_ident() != self._thread:
+            return _MON.DISABLE
+        key = identity(code)
+        if key not in self._slots:
+            return self._rebuild_started(code)
+        empty = [slot for slot in self._slots[key] if slot.value() is None]
+        if not empty:
             # Built already: calls cannot build again until events restart (the next
             # test); a reset in between leaves the build untold, the safe side.
             return _MON.DISABLE
         frame = sys._getframe(1)
         token = None
-        if self._opened < SPANS_PER_TEST and _plain_arguments(frame, empty):
+        owners = {identity(slot.owner) for slot in empty}
+        if self._opened < SPANS_PER_TEST and _plain_arguments(frame, owners):
             self._opened += 1
             token = self._tracer.open_span()
+        self._push(_OpenCall(frame, code, empty, token, []))
+        return None
+
+    def _rebuild_started(self, code: CodeType) -> Any:
+        """A call of a rebuilder: told when its first argument is a watched object and the
+        others are plain (``_plain_arguments``), outside any other watched call."""
+        if self._open or self._opened >= SPANS_PER_TEST:
+            return None  # within a build or rebuild: its span holds this call
+        frame = sys._getframe(2)
+        first = frame.f_code.co_varnames[: min(1, frame.f_code.co_argcount)]
+        target = frame.f_locals.get(first[0], _MISSING) if first else _MISSING
+        keys = [key for key, watched in self._watched.items() if watched.value is target]
+        if not keys:
+            return None  # another instance: a later call in the test may be on the object
+        allowed = {identity(target)} | {identity(self._watched[k].slot.owner) for k in keys}
+        if not _plain_arguments(frame, allowed):
+            return None
+        self._opened += 1
+        self._push(_OpenCall(frame, code, [], self._tracer.open_span(), keys))
+        return None
+
+    def _push(self, call: _OpenCall) -> None:
         mon = _MON
-        mon.set_local_events(self._tool, code, mon.events.PY_START | mon.events.PY_RETURN)
+        mon.set_local_events(self._tool, call.code, mon.events.PY_START | mon.events.PY_RETURN)
         if not self._open:  # PY_UNWIND is global only: on while a build is under way
             mon.set_events(self._tool, mon.events.PY_UNWIND)
-        self._open.append((frame, code, empty, token))
-        return None
+        self._open.append(call)
 
     def _on_return(self, code: CodeType, offset: int, value: object) -> None:
         self._end(sys._getframe(1))
@@ -208,21 +288,30 @@ class LazyBuilds:
         self._end(sys._getframe(1))
 
     def _end(self, frame: FrameType) -> None:
-        if not self._open or self._open[-1][0] is not frame:
+        if not self._open or self._open[-1].frame is not frame:
             return  # another frame returning: a call that found the name bound
-        _, code, empty, token = self._open.pop()
+        call = self._open.pop()
         mon = _MON
-        if not any(entry[1] is code for entry in self._open):
-            mon.set_local_events(self._tool, code, mon.events.PY_START)
+        if not any(entry.code is call.code for entry in self._open):
+            mon.set_local_events(self._tool, call.code, mon.events.PY_START)
         if not self._open:
             mon.set_events(self._tool, 0)
-        span = None if token is None else self._tracer.close_span(token)
-        for slot in empty:
+        span = None if call.token is None else self._tracer.close_span(call.token)
+        for slot in call.slots:
             value = slot.value()
             if value is None or value is _MISSING:
                 continue
-            built = None if span is None else _Built(value, span, state_of(value, self._named))
+            built = None
+            if span is not None:
+                state, shape = (state_of(value, self._named, shape) for shape in (False, True))
+                built = _Built(value, span, state, shape)
             self._built[(identity(slot.owner), slot.name)] = built
+        for key in call.rebuilt:
+            watched = self._watched.get(key)
+            if watched is None or span is None:
+                self._rebuilt.pop(key, None)  # an earlier rebuild is not the last one
+                continue
+            self._rebuilt[key] = _Built(watched.value, span, state_of(watched.value, self._named))
 
 
 def _stores(code: CodeType, store: str, names: list[str]) -> list[str]:
@@ -236,16 +325,27 @@ def _stores(code: CodeType, store: str, names: list[str]) -> list[str]:
     ]
 
 
-def _plain_arguments(frame: FrameType, slots: list[_Slot]) -> bool:
-    """Whether each argument of the call starting in ``frame`` is the class holding a slot,
-    a module, or a value nothing can change."""
+def _own_codes(namespace: Mapping[str, Any]) -> list[CodeType]:
+    """The code of the plain functions (methods, classmethods, staticmethods) bound in
+    ``namespace`` whose frames return once (no generators: a span ends at each ``yield``)."""
+    found = []
+    for value in list(namespace.values()):
+        function = getattr(value, "__func__", value)
+        if type(function) is FunctionType and not function.__code__.co_flags & _SUSPENDING:
+            found.append(function.__code__)
+    return found
+
+
+def _plain_arguments(frame: FrameType, allowed: set[int]) -> bool:
+    """Whether each argument of the call starting in ``frame`` is one of the objects
+    ``allowed`` lists by identity (the class holding a slot, the object rebuilt), a module,
+    or a value nothing can change."""
     code = frame.f_code
     count = code.co_argcount + code.co_kwonlyargcount
     count += bool(code.co_flags & inspect.CO_VARARGS) + bool(code.co_flags & inspect.CO_VARKEYWORDS)
-    owners = {identity(slot.owner) for slot in slots}
     local = frame.f_locals
     for name in code.co_varnames[:count]:
         value = local.get(name)
-        if not (identity(value) in owners or isinstance(value, ModuleType) or frozen(value)):
+        if not (identity(value) in allowed or isinstance(value, ModuleType) or frozen(value)):
             return False
     return True

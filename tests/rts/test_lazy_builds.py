@@ -24,6 +24,8 @@ def project(pytester: pytest.Pytester) -> pytest.Pytester:
         pytester,
         "pkg/lexer.py",
         """
+        import re
+
         from pkg import tables
 
 
@@ -39,12 +41,17 @@ def project(pytester: pytest.Pytester) -> pytest.Pytester:
 
             def load(self):
                 self.words = dict(tables.WORDS)
+                self.number = re.compile("[0-9]+").match  # a bound builtin method
+
 
             def add(self, word, kind):
                 self.words[word] = kind
 
             def lex(self, text):
-                return [self.words.get(word, "name") for word in text.split()]
+                return [
+                    "number" if self.number(word) else self.words.get(word, "name")
+                    for word in text.split()
+                ]
         """,
     )
     write(
