@@ -13,6 +13,7 @@ interpreter lacks is installed (pytest's assertion rewriter). Anything else: a n
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import sys
 import threading
@@ -87,12 +88,53 @@ def _default_interpreter() -> bool:
 
 def _importable_names(folders: list[Path]) -> Iterator[str]:
     """The top-level module names the tests could import from the first of ``folders``
-    (the project) or any folder below it (pytest puts test folders on the import path), and
-    from the others themselves: every module file's and folder's name."""
-    for index, folder in enumerate(folders):
-        for _, dirs, files in os.walk(folder):
-            dirs[:] = [d for d in dirs if d not in _NOT_IMPORTED and not d.startswith(".")]
-            yield from dirs
-            yield from (n.partition(".")[0] for n in files if n.endswith(_MODULE_SUFFIXES))
-            if index:  # a folder of PYTHONPATH: its own entries only
-                break
+    (the project) and from the others themselves (``PYTHONPATH``): every module file's and
+    folder's name in a folder that can be on the import path."""
+    root, *others = folders
+    for folder in (*_import_path_candidates(root), *others):
+        with os.scandir(folder) as entries:
+            for entry in entries:
+                if entry.is_dir():
+                    if entry.name not in _NOT_IMPORTED and not entry.name.startswith("."):
+                        yield entry.name
+                elif entry.name.endswith(_MODULE_SUFFIXES):
+                    yield entry.name.partition(".")[0]
+
+
+# What can put a package's own folder on the import path: code that edits ``sys.path``
+# (or imports ``path`` from ``sys``), ``site.addsitedir``, pytest's ``pythonpath`` option,
+# ``monkeypatch.syspath_prepend``. Where any of them appears, every folder counts.
+_PATH_EDIT = re.compile(rb"sys\.path|syspath|addsitedir|pythonpath|from\s+sys\s+import", re.I)
+_CONFIG_FILES = ("pytest.ini", ".pytest.ini", "pyproject.toml", "tox.ini", "setup.cfg")
+
+
+def _import_path_candidates(root: Path) -> list[Path]:
+    """The folders of the project pytest's import modes can put on ``sys.path``: the root
+    (``python -m``'s folder, the rootdir), every folder without an ``__init__.py`` (the
+    base folder of a test module or conftest in it), and, where the root is itself a
+    package, the first folder above it that is not. A package's folder is never one: its
+    modules are imported by their dotted names. When code or configuration may add a
+    folder of its own choosing, every folder of the project."""
+    candidates, every_folder, edits_path = [root], [], False
+    for folder, dirs, files in os.walk(root):
+        dirs[:] = [d for d in dirs if d not in _NOT_IMPORTED and not d.startswith(".")]
+        here = Path(folder)
+        every_folder.append(here)
+        if "__init__.py" not in files and here != root:
+            candidates.append(here)
+        scanned = [f for f in files if f.endswith(".py") or (here == root and f in _CONFIG_FILES)]
+        edits_path = edits_path or any(_edits_import_path(here / f) for f in scanned)
+    if edits_path:
+        return every_folder
+    above = root
+    while (above / "__init__.py").is_file() and above.parent != above:
+        above = above.parent
+        candidates.append(above)
+    return candidates
+
+
+def _edits_import_path(path: Path) -> bool:
+    try:
+        return _PATH_EDIT.search(path.read_bytes()) is not None
+    except OSError:
+        return True  # unreadable: it may

@@ -8,6 +8,7 @@ import json
 import os
 import subprocess
 import sys
+import textwrap
 from collections.abc import Callable
 from pathlib import Path
 
@@ -86,3 +87,47 @@ def test_reks_inside_a_pytest_session_starts_its_worker_as_a_new_interpreter(
     assert any(type(hook).__name__ == "AssertionRewritingHook" for hook in sys.meta_path)
     (tmp_path / "calc.py").write_text("x = 1\n")
     assert not worker_can_fork(tmp_path, dict(os.environ), sys.executable)
+
+
+# A package of the project whose ``__init__`` defines ``total``: ``calc/`` is never a
+# folder pytest puts on the import path (it holds an ``__init__.py``), so its module named
+# like the standard library's ``difflib`` can only be imported as ``calc.difflib``.
+CALC_PACKAGE = {"calc/__init__.py": CALC, "calc/difflib.py": "MARK = 1\n"}
+
+
+def test_a_module_named_like_one_reks_imported_inside_a_package_still_lets_the_worker_fork(
+    make_project: Callable[[dict[str, str]], Path],
+) -> None:
+    root = make_project({**CALC_PACKAGE, "test_calc.py": PROBE_TEST})
+    seen = _extreme(root)
+    assert seen["reks_analysis"] is True
+    assert not str(seen["difflib"]).startswith(str(root))
+
+
+def test_a_module_named_like_one_reks_imported_in_a_test_folder_gets_a_new_interpreter(
+    make_project: Callable[[dict[str, str]], Path],
+) -> None:
+    # ``tests/`` has no ``__init__.py``: pytest puts it on the import path for its tests,
+    # after its own imports (difflib among them), so the probe looks at ``sqlite3``, which
+    # reks's process imported (its store) and pytest did not.
+    probe = PROBE_TEST.replace("difflib", "sqlite3")
+    files = {"calc.py": CALC, "tests/test_calc.py": probe, "tests/sqlite3.py": "M = 1\n"}
+    root = make_project(files)
+    seen = _extreme(root)
+    assert seen["sqlite3"] == str(root / "tests" / "sqlite3.py")
+    assert seen["reks_analysis"] is False
+
+
+def test_a_package_that_puts_its_own_folder_on_the_import_path_gets_a_new_interpreter(
+    make_project: Callable[[dict[str, str]], Path],
+) -> None:
+    # Code can put any folder on ``sys.path``, a package's own included: the package rule
+    # cannot tell what it adds, so such a project keeps the rule of every folder.
+    own_folder = "import os, sys\nsys.path.insert(0, os.path.dirname(__file__))\n"
+    own_folder += textwrap.dedent(CALC)
+    probe = PROBE_TEST.replace("difflib", "sqlite3")  # not imported by pytest itself
+    files = {"calc/__init__.py": own_folder, "calc/sqlite3.py": "M = 1\n", "test_calc.py": probe}
+    root = make_project(files)
+    seen = _extreme(root)
+    assert seen["sqlite3"] == str(root / "calc" / "sqlite3.py")
+    assert seen["reks_analysis"] is False
