@@ -72,5 +72,6 @@ def test_added_import_filling_a_registry_read_at_import_later(
     yet another module's import-time call, run between the new and the old moment, sees
     the registry filled: the test that reads its copy must run (and fail)."""
     assert run(registry_project) == {"test_snapshot_before_plugin", "test_answer"}
-    edit(registry_project, "pkg/core.py", "def answer", "from pkg.plugin import MARK\n\n\ndef answer")
+    added = "from pkg.plugin import MARK\n\n\ndef answer"
+    edit(registry_project, "pkg/core.py", "def answer", added)
     assert "test_snapshot_before_plugin" in run(registry_project)
