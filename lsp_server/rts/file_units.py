@@ -97,6 +97,9 @@ class FileUnits:
     deleted: frozenset[str] = frozenset()
     """Names the top level deletes for good, looked up by no computed name while bound
     (``rts.deleted_names``): no lookup by string after the import finds them."""
+    changes_only_own_namespace: bool = False
+    """Whether the top level only imports, defines and binds plain names: running it
+    changes no other module's state (``rts.import_effects``)."""
     hooked_classes: frozenset[str] = frozenset()
     """Top-level classes whose statement may raise only by a hook their bases bring: their
     importers depend on their units unless made without one (``rts.class_frames``)."""

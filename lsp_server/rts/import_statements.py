@@ -6,9 +6,11 @@ that import added, moved or removed only when the module now runs, or no longer 
 its process; where it is imported anyway, only the moment moves. The moment is not seen
 while the module cannot import the file back (no cycle: neither is half run when the other
 looks) and neither the file nor what the module imports calls anything at import (a call
-may change what the other reads). Then the tests selected are those whose file does not
-surely import the module otherwise; else every test depending on the file runs, as for any
-change of its module unit. (sqlparse's keywords.py began and stopped taking names from
+may change what the other reads) or changes anything but its own namespace (a registry
+filled without a call is read by import-time code run between the two moments:
+``rts.import_effects``). Then the tests selected are those whose file does not surely
+import the module otherwise; else every test depending on the file runs, as for any change
+of its module unit. (sqlparse's keywords.py began and stopped taking names from
 utils.py, which every test imported through the lexer: every test ran.)
 
 "Surely imported" is under-approximated: the test's file and its conftests, and what their
@@ -97,7 +99,9 @@ class ImportStatementChanges:
             return False
         for rel in (path, *closure):
             units = self.states.units(rel)
-            if units is None or units.call_sites:
+            # Nor any other effect beyond its own namespace: import-time code elsewhere,
+            # run between the old and the new moment, may read it (``rts.import_effects``).
+            if units is None or units.call_sites or not units.changes_only_own_namespace:
                 return False
         return True
 

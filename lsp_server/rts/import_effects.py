@@ -1,0 +1,47 @@
+"""Whether a module's top level may change state outside its own namespace when it runs.
+
+``rts.import_statements`` lets an added ``from module import ...`` select only the tests
+that would see the module start running, when the moment it runs is not seen. Calls are
+not the only way a module's import reaches other modules: ``registry.ITEMS["x"] = 1``,
+``other.FLAG = True`` or ``ITEMS += [...]`` (on a list taken from another module) change
+what import-time code elsewhere reads, and that code may run between the new and the old
+moment (a test importing the module anyway then sees a filled registry earlier). A module
+whose top level only imports, defines and binds plain names changes nothing but its own
+namespace; anything else counts as an effect (conservative: a ``for`` or ``with`` does).
+"""
+
+from __future__ import annotations
+
+import ast
+
+# Statements that at most bind names of the namespace they run in (their values are the
+# bindings' business: ``rts.bindings``); a class body runs in a namespace of its own.
+_BINDING_ONLY = (ast.Import, ast.ImportFrom, ast.FunctionDef, ast.AsyncFunctionDef, ast.Pass)
+
+
+def changes_only_own_namespace(tree: ast.Module) -> bool:
+    """Whether every top-level statement (and class body, and ``if`` branch) of ``tree``
+    only imports, defines, binds plain names or is a constant expression (a docstring)."""
+    return all(_binds_only(stmt) for stmt in tree.body)
+
+
+def _binds_only(stmt: ast.stmt) -> bool:
+    if isinstance(stmt, _BINDING_ONLY):
+        return True
+    if isinstance(stmt, ast.ClassDef):
+        return all(_binds_only(s) for s in stmt.body)
+    if isinstance(stmt, ast.If):
+        return all(_binds_only(s) for s in (*stmt.body, *stmt.orelse))
+    if isinstance(stmt, ast.Expr):
+        return isinstance(stmt.value, ast.Constant)
+    if isinstance(stmt, ast.Assign):
+        return all(_plain_target(t) for t in stmt.targets)
+    if isinstance(stmt, ast.AnnAssign):
+        return isinstance(stmt.target, ast.Name)
+    return False  # augmented assignment (may mutate in place), del, loops, with, try...
+
+
+def _plain_target(target: ast.expr) -> bool:
+    if isinstance(target, (ast.Tuple, ast.List)):
+        return all(_plain_target(e) for e in target.elts)
+    return isinstance(target, ast.Name)
