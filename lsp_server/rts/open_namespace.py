@@ -28,6 +28,7 @@ import re
 from collections.abc import Iterator
 
 from lsp_server.rts.ast_walk import walk
+from lsp_server.rts.bound_names import names_bound_by
 from lsp_server.rts.purity import is_string_statement
 
 _OPEN_SPELLING = re.compile(
@@ -57,10 +58,11 @@ def opens_namespace(tree: ast.Module) -> bool:
         return False
     parents = _parents(tree)
     safe_classes: set[str] | None = None  # needed only for ``__dict__``: found once
+    builtin_type = not any(_binds_type(node) for node in walk(tree))
     for node in spelled:
         if isinstance(node, ast.Attribute) and node.attr == "__dict__" and safe_classes is None:
             safe_classes = _classes_without_modules(tree)
-        if _may_fill(node, parents, safe_classes or set()):
+        if _may_fill(node, parents, safe_classes or set(), builtin_type):
             return True
     return False
 
@@ -96,9 +98,11 @@ def _parents(tree: ast.Module) -> dict[int, ast.AST]:
     return parents
 
 
-def _may_fill(node: ast.AST, parents: dict[int, ast.AST], safe: set[str]) -> bool:
+def _may_fill(
+    node: ast.AST, parents: dict[int, ast.AST], safe: set[str], builtin_type: bool
+) -> bool:
     """Whether ``node``, which spells a word (``_spelling``), uses a namespace other than
-    to read it."""
+    to read it; ``builtin_type``: the module binds no ``type`` of its own."""
     if isinstance(node, ast.alias):
         # ``import builtins`` binds a name whose uses are judged where they are; under
         # another name they would not be.
@@ -106,9 +110,10 @@ def _may_fill(node: ast.AST, parents: dict[int, ast.AST], safe: set[str]) -> boo
     if isinstance(node, ast.Constant):
         return not _is_doc(node, parents.get(id(node)))
     if isinstance(node, ast.Name):
-        return _name_may_fill(node, parents)
+        return _name_may_fill(node, parents, builtin_type)
     if isinstance(node, ast.Attribute) and node.attr == "__dict__":
-        return not _only_read(node, parents) and not _instance_dict(node, parents, safe)
+        typed = builtin_type and _type_taken(node, parents)
+        return not (_only_read(node, parents) or typed or _instance_dict(node, parents, safe))
     # A star import, ``sys.modules``, ``builtins.exec``, ``f(globals=...)`` (a string, in
     # effect), ``global builtins``, ``def vars(...)``.
     return True
@@ -131,7 +136,7 @@ def _spells(text: str) -> bool:
     return _OPEN_SPELLING.search(text) is not None
 
 
-def _name_may_fill(node: ast.Name, parents: dict[int, ast.AST]) -> bool:
+def _name_may_fill(node: ast.Name, parents: dict[int, ast.AST], builtin_type: bool) -> bool:
     parent = parents.get(id(node))
     if node.id == "builtins":
         # ``builtins.abs`` reads; an attribute assigned (``__setattr__`` too), or the
@@ -143,10 +148,33 @@ def _name_may_fill(node: ast.Name, parents: dict[int, ast.AST]) -> bool:
             and not parent.attr.startswith("__")
         )
     if node.id == "__builtins__":  # a dict outside ``__main__``
-        return not _only_read(node, parents)
-    if node.id in _NAMESPACE_CALLS and isinstance(parent, ast.Call) and parent.func is node:
-        return not _only_read(parent, parents)
-    return True
+        value: ast.expr = node
+    elif node.id in _NAMESPACE_CALLS and isinstance(parent, ast.Call) and parent.func is node:
+        value = parent
+    else:
+        return True
+    return not (_only_read(value, parents) or (builtin_type and _type_taken(value, parents)))
+
+
+def _binds_type(node: ast.AST) -> bool:
+    """Whether ``node`` binds the name ``type``: a statement or a parameter."""
+    return (isinstance(node, ast.arg) and node.arg == "type") or "type" in names_bound_by(node)
+
+
+def _type_taken(value: ast.expr, parents: dict[int, ast.AST]) -> bool:
+    """Whether the namespace ``value`` evaluates to is only handed to the builtin ``type``
+    alone (``type(object.__dict__)``, a table keyed by the mapping-proxy type): it returns
+    the object's class and runs none of its code. The caller knows ``type`` is the
+    builtin (the module binds no such name, even as a parameter)."""
+    call = parents.get(id(value))
+    return (
+        isinstance(call, ast.Call)
+        and isinstance(call.func, ast.Name)
+        and call.func.id == "type"
+        and len(call.args) == 1
+        and call.args[0] is value
+        and not call.keywords
+    )
 
 
 def _only_read(value: ast.expr, parents: dict[int, ast.AST]) -> bool:
