@@ -33,6 +33,7 @@ from types import CodeType, FunctionType
 from typing import Any
 
 from lsp_server.rts.audit_events import watch_exec
+from lsp_server.rts.getattr_branches import ASKED
 from lsp_server.rts.identity import identity
 from lsp_server.rts.read_lines import ReadLineWatch
 from lsp_server.rts.returns import (
@@ -74,6 +75,9 @@ class CodeTracer:
 
     records_returns = True
     """Whether ``take_returns`` tells what the functions that ran returned."""
+    tells_asked_names = False
+    """Whether a module ``__getattr__``'s calls leave the markers of the names they were
+    asked among the code that ran (``rts.getattr_branches``)."""
 
     def __init__(self, is_project_file: Callable[[str], bool] | None = None) -> None:
         self._seen: CodeSet = {}
@@ -205,6 +209,7 @@ class MonitoringTracer(CodeTracer):
 
     # Tool ids 0-2 are claimed by debuggers, coverage and profilers; 5 is the optimizer's.
     _CANDIDATE_IDS = (4, 3, 2)
+    tells_asked_names = True
 
     def __init__(self, is_project_file: Callable[[str], bool]) -> None:
         super().__init__(is_project_file)
@@ -216,10 +221,18 @@ class MonitoringTracer(CodeTracer):
         # on the current set, held in a closure cell, and constants from the closure.
         remember = self._seen.__setitem__
         disable = _MON.DISABLE
+        # Module ``__getattr__``s: every call tells its name (``rts.getattr_branches``).
+        asking = self._asking = set[int]()
+        marker, getframe = ASKED.marker, sys._getframe
 
         def on_start(code: CodeType, offset: int) -> Any:
-            remember(identity(code), code)
-            return disable
+            key = identity(code)
+            remember(key, code)
+            if key not in asking:
+                return disable
+            found = marker(code, getframe(1))
+            remember(identity(found), found)
+            return None
 
         def rebind(seen: CodeSet) -> None:
             nonlocal remember
@@ -279,6 +292,8 @@ class MonitoringTracer(CodeTracer):
                 continue
             instrumented[identity(current)] = current
             wanted_events = events.PY_START
+            if ASKED.watches(current):
+                self._asking.add(identity(current))
             if current.co_name == "<module>" or returns_values(current):
                 wanted_events |= events.PY_RETURN
                 key = identity(current)
