@@ -25,7 +25,6 @@ from lsp_server.rts.class_hooks import HookedClasses
 from lsp_server.rts.file_units import FileUnits, Unit
 from lsp_server.rts.function_units import FunctionUnits
 from lsp_server.rts.gathered_listings import GATHERED, gathered_by_copy
-from lsp_server.rts.getattr_branches import ASKED, asked_parts, function_parts
 from lsp_server.rts.identity import identity
 from lsp_server.rts.import_footprints import GlobalsRead, ImportFootprints, add_globals
 from lsp_server.rts.imports import ImportResolver
@@ -100,7 +99,6 @@ class UnitAttribution:
         self.bindings = BindingReads(states, self.resolver, self._intern, self._units)
         self.functions = FunctionUnits(paths, states)
         self.hooked_classes = HookedClasses(states, paths, self._intern)
-        self._tells_asked_names = False
 
     def units_of_test(self, item: pytest.Item, window: Window, tracer: CodeTracer) -> InternedUnits:
         """Every unit the test ``item`` depends on, given what ran in its ``window``.
@@ -110,7 +108,6 @@ class UnitAttribution:
         (a third of sqlparse's tests: parametrized cases), until a module's import
         footprint changes what any test depends on, or some code looks up a name by a
         variable that it had not looked up before (``RuntimeLookups.version``)."""
-        self._tells_asked_names = tracer.tells_asked_names  # the same tracer all session
         self._absorb_footprints(tracer)
         key = (
             self.lookups.version,
@@ -199,11 +196,9 @@ class UnitAttribution:
         if rel is not None:
             module = Unit(rel, MODULE)
             file_units = self.states.units(rel)
-            if not no_reads and not ASKED.is_marker(code):
+            if not no_reads:
                 self._note_reads(code, rel, file_units)
-            if ASKED.is_marker(code):  # a module ``__getattr__``'s call: the name asked
-                units = asked_parts(code, rel, file_units)
-            elif file_units is None:
+            if file_units is None:
                 units = (module,)
             elif (found := file_units.unit_for_code(code)) == module:
                 owner = None if is_module else file_units.class_at_line(code.co_firstlineno)
@@ -219,8 +214,7 @@ class UnitAttribution:
             else:
                 functions = (found, *file_units.enclosing(found))
                 headers = (Unit(rel, header_name(f.name)) for f in functions)
-                parts = function_parts(found, file_units, self._tells_asked_names)
-                units = (*parts, *functions[1:], *headers, module)
+                units = (*self.functions.parts(code, found), *functions[1:], *headers, module)
                 if not no_reads:  # the syntax tells a getattr by a constant name
                     names_read = self._code_reads[identity(code)][0]
                     kind = file_units.dynamic.get(found.name)

@@ -61,12 +61,21 @@ class AskedNames:
     def __init__(self) -> None:
         self._markers: dict[int, dict[str | None, CodeType]] = {}  # by identity(function)
         self._asked: dict[int, str | None] = {}  # identity(marker) -> the name; None: any
+        self.watched: set[int] = set()
+        """By identity: the functions whose calls the session's tracer tells."""
 
-    @staticmethod
-    def watches(code: CodeType) -> bool:
-        """Whether ``code`` may be a module's own ``__getattr__`` (not a method, not nested)."""
+    def restart(self) -> None:
+        """A tracer starts: it tells only the calls of what it watches itself."""
+        self.watched.clear()
+
+    def watch(self, code: CodeType) -> bool:
+        """Whether ``code`` may be a module's own ``__getattr__`` (not a method, not
+        nested): then its calls are told from now on."""
         qualname = getattr(code, "co_qualname", code.co_name)
-        return code.co_name == qualname == "__getattr__" and code.co_argcount >= 1
+        found = code.co_name == qualname == "__getattr__" and code.co_argcount >= 1
+        if found:
+            self.watched.add(identity(code))
+        return found
 
     def marker(self, code: CodeType, frame: FrameType) -> CodeType:
         """The marker of the name ``frame`` (a call of ``code``) was asked."""
@@ -216,22 +225,18 @@ def _binds(node: ast.AST, parameter: str) -> bool:
     return isinstance(node, ast.MatchMapping) and node.rest == parameter
 
 
-def function_parts(found: Unit, units: FileUnits, tells_asked_names: bool) -> tuple[Unit, ...]:
-    """The units a run of function unit ``found`` of ``units``'s file depends on: itself,
-    or for a split module ``__getattr__`` its rest (with every branch when the tracer does
-    not tell the names asked)."""
+def getattr_parts(code: CodeType, found: Unit, units: FileUnits) -> tuple[Unit, ...]:
+    """The units a run of ``code`` (of function unit ``found`` of ``units``'s file, or a call
+    marker of it) depends on of the function: ``found``, or for a split module
+    ``__getattr__`` its rest, with the branch of the name a marker stands for; with every
+    branch when the tracer watching ``code`` does not tell the names asked."""
     if found.name != "__getattr__" or GETATTR_REST not in units.checksums:
         return (found,)
-    rest = Unit(found.path, GETATTR_REST)
-    if tells_asked_names:
-        return (rest,)
-    return (rest, *(Unit(found.path, name) for name in branch_units(units.checksums)))
-
-
-def asked_parts(marker: CodeType, path: str, units: FileUnits | None) -> tuple[Unit, ...]:
-    """The branch units of file ``path`` (its ``units``) a call marker stands for."""
-    if units is None:
-        return ()
-    asked = ASKED.asked(marker)
-    names = branch_units(units.checksums) if asked is None else [branch_name(asked)]
-    return tuple(Unit(path, name) for name in names if name in units.checksums)
+    branches = branch_units(units.checksums)
+    if ASKED.is_marker(code):
+        asked = ASKED.asked(code)
+        branches = branches if asked is None else [n for n in branches if n == branch_name(asked)]
+        return tuple(Unit(found.path, name) for name in branches)
+    if identity(code) in ASKED.watched:
+        return (Unit(found.path, GETATTR_REST),)
+    return (Unit(found.path, GETATTR_REST), *(Unit(found.path, name) for name in branches))

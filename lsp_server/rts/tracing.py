@@ -75,9 +75,6 @@ class CodeTracer:
 
     records_returns = True
     """Whether ``take_returns`` tells what the functions that ran returned."""
-    tells_asked_names = False
-    """Whether a module ``__getattr__``'s calls leave the markers of the names they were
-    asked among the code that ran (``rts.getattr_branches``)."""
 
     def __init__(self, is_project_file: Callable[[str], bool] | None = None) -> None:
         self._seen: CodeSet = {}
@@ -209,7 +206,6 @@ class MonitoringTracer(CodeTracer):
 
     # Tool ids 0-2 are claimed by debuggers, coverage and profilers; 5 is the optimizer's.
     _CANDIDATE_IDS = (4, 3, 2)
-    tells_asked_names = True
 
     def __init__(self, is_project_file: Callable[[str], bool]) -> None:
         super().__init__(is_project_file)
@@ -222,8 +218,7 @@ class MonitoringTracer(CodeTracer):
         remember = self._seen.__setitem__
         disable = _MON.DISABLE
         # Module ``__getattr__``s: every call tells its name (``rts.getattr_branches``).
-        asking = self._asking = set[int]()
-        marker, getframe = ASKED.marker, sys._getframe
+        asking, marker, getframe = ASKED.watched, ASKED.marker, sys._getframe
 
         def on_start(code: CodeType, offset: int) -> Any:
             key = identity(code)
@@ -292,8 +287,7 @@ class MonitoringTracer(CodeTracer):
                 continue
             instrumented[identity(current)] = current
             wanted_events = events.PY_START
-            if ASKED.watches(current):
-                self._asking.add(identity(current))
+            ASKED.watch(current)
             if current.co_name == "<module>" or returns_values(current):
                 wanted_events |= events.PY_RETURN
                 key = identity(current)
@@ -318,6 +312,7 @@ class MonitoringTracer(CodeTracer):
 
     def start(self) -> None:
         mon = _MON
+        ASKED.restart()  # code an earlier session's tracer watched is told no more
         for tool in self._CANDIDATE_IDS:
             if mon.get_tool(tool) is None:
                 mon.use_tool_id(tool, "reks")
