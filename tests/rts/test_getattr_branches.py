@@ -71,3 +71,63 @@ def test_editing_one_constant_branch_selects_the_tests_that_asked_its_name(
 ) -> None:
     edit(project, "pkg/__init__.py", 'return prefix + "alpha"', 'return prefix + "alpha" + ""')
     assert run(project) == {"test_alpha"}
+
+
+def test_editing_the_code_outside_the_branches_selects_every_caller(
+    project: pytest.Pytester,
+) -> None:
+    """The fall-through runs for every name no branch serves: the conftest's probe ran it
+    for every test."""
+    edit(project, "pkg/__init__.py", "raise AttributeError(name)", "raise AttributeError(name, 1)")
+    assert run(project) == {"test_alpha", "test_beta", "test_missing", "test_plain"}
+
+
+def test_a_branch_added_for_an_absent_name_selects_the_tests_that_asked_it(
+    project: pytest.Pytester,
+) -> None:
+    """``hasattr(pkg, "gamma")`` was False: a branch serving ``gamma`` makes it True."""
+    edit(
+        project,
+        "pkg/__init__.py",
+        "    raise AttributeError",
+        '    if name == "gamma":\n        return 3\n    raise AttributeError',
+    )
+    assert "test_missing" in run(project)
+
+
+def test_a_condition_other_than_a_constant_keeps_the_function_whole(
+    project: pytest.Pytester,
+) -> None:
+    edit(project, "pkg/__init__.py", 'if name == "alpha":', 'if name in ("alpha", "delta"):')
+    run(project)
+    edit(project, "pkg/__init__.py", 'return prefix + "beta"', 'return prefix + "beta" + ""')
+    assert run(project) == {"test_alpha", "test_beta", "test_missing", "test_plain"}
+
+
+def test_names_taken_by_from_and_star_imports_ask_their_branches(
+    project: pytest.Pytester,
+) -> None:
+    """``from pkg import beta`` and ``from pkg import *`` (``__all__`` lists ``alpha``) call
+    ``__getattr__`` as the test module is imported: its every test asked the names."""
+    edit(project, "pkg/__init__.py", "import os\n", 'import os\n\n__all__ = ["alpha"]\n')
+    write(project, "test_from.py", "from pkg import beta\n\n\ndef test_from():\n    assert beta\n")
+    write(project, "test_star.py", "from pkg import *\n\n\ndef test_star():\n    assert alpha\n")
+    assert run(project) == {"test_from", "test_star"}
+    edit(project, "pkg/__init__.py", 'return prefix + "beta"', 'return prefix + "beta" + ""')
+    assert run(project) == {"test_beta", "test_from"}
+    edit(project, "pkg/__init__.py", 'return prefix + "alpha"', 'return prefix + "alpha" + ""')
+    assert run(project) == {"test_alpha", "test_star"}
+
+
+def test_a_module_asking_its_own_getattr_at_import_selects_every_importer(
+    project: pytest.Pytester,
+) -> None:
+    edit(
+        project,
+        "pkg/__init__.py",
+        "raise AttributeError(name)\n",
+        'raise AttributeError(name)\n\n\nBETA = __getattr__("beta")\n',
+    )
+    run(project)
+    edit(project, "pkg/__init__.py", 'return prefix + "beta"', 'return prefix + "beta" + ""')
+    assert run(project) == {"test_alpha", "test_beta", "test_missing", "test_plain"}
