@@ -61,12 +61,16 @@ class AskedNames:
     def __init__(self) -> None:
         self._markers: dict[int, dict[str | None, CodeType]] = {}  # by identity(function)
         self._asked: dict[int, str | None] = {}  # identity(marker) -> the name; None: any
-        self.watched: set[int] = set()
-        """By identity: the functions whose calls the session's tracer tells."""
+        self.watched: dict[int, CodeType] = {}
+        """By identity: the functions whose calls the session's tracer tells (kept: an id
+        stays theirs)."""
 
     def restart(self) -> None:
-        """A tracer starts: it tells only the calls of what it watches itself."""
+        """A tracer is made: it tells only the calls of what it watches itself, and an
+        earlier session's markers stand for code gone."""
         self.watched.clear()
+        self._markers.clear()
+        self._asked.clear()
 
     def watch(self, code: CodeType) -> bool:
         """Whether ``code`` may be a module's own ``__getattr__`` (not a method, not
@@ -74,7 +78,7 @@ class AskedNames:
         qualname = getattr(code, "co_qualname", code.co_name)
         found = code.co_name == qualname == "__getattr__" and code.co_argcount >= 1
         if found:
-            self.watched.add(identity(code))
+            self.watched[identity(code)] = code
         return found
 
     def marker(self, code: CodeType, frame: FrameType) -> CodeType:

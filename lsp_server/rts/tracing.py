@@ -78,6 +78,7 @@ class CodeTracer:
 
     def __init__(self, is_project_file: Callable[[str], bool] | None = None) -> None:
         self._seen: CodeSet = {}
+        ASKED.restart()  # what an earlier session's tracer watched is told no more
         # Names looked up by a name held in a variable (``rts.runtime_lookups``).
         self.lookups = RuntimeLookups(is_project_file or (lambda _: False))
         # Open module executions, innermost last: (module code, the set to return to).
@@ -312,7 +313,6 @@ class MonitoringTracer(CodeTracer):
 
     def start(self) -> None:
         mon = _MON
-        ASKED.restart()  # code an earlier session's tracer watched is told no more
         for tool in self._CANDIDATE_IDS:
             if mon.get_tool(tool) is None:
                 mon.use_tool_id(tool, "reks")
