@@ -125,8 +125,9 @@ def getattr_units(tree: ast.Module, text: TokenText, lines: list[str]) -> dict[s
     if not branches:
         return {}
     first = function.body[0]
-    if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant):
-        first = function.body[1] if len(function.body) > 1 else first  # the docstring
+    value = first.value if isinstance(first, ast.Expr) else None
+    if isinstance(value, ast.Constant) and isinstance(value.value, str) and function.body[1:]:
+        first = function.body[1]  # the docstring is a unit of its own
     start = (first.lineno, first.col_offset)
     end = (last.end_lineno or last.lineno, last.end_col_offset or 0)
     holes = [(b.start, b.end, "<branch>") for b in branches]
