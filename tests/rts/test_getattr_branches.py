@@ -143,3 +143,30 @@ def test_a_tracer_not_telling_the_names_asked_keeps_every_branch(
     assert len(run(project, flag="--reks-all")) == 4
     edit(project, "pkg/__init__.py", 'return prefix + "beta"', 'return prefix + "beta" + ""')
     assert run(project) == {"test_alpha", "test_beta", "test_missing", "test_plain"}
+
+
+def test_a_call_with_a_name_that_is_no_plain_string_asks_every_branch(
+    project: pytest.Pytester,
+) -> None:
+    """A direct call may pass a ``str`` subclass equal to any name: its text tells nothing."""
+    write(
+        project,
+        "test_direct.py",
+        """
+        import pkg
+
+
+        class AnyName(str):
+            def __eq__(self, other):
+                return other == "beta"
+
+            __hash__ = str.__hash__
+
+
+        def test_direct():
+            assert pkg.__getattr__(AnyName("alpha")).endswith("beta")
+        """,
+    )
+    assert run(project) == {"test_direct"}
+    edit(project, "pkg/__init__.py", 'return prefix + "beta"', 'return prefix + "beta" + ""')
+    assert run(project) == {"test_beta", "test_direct"}
