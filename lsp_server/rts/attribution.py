@@ -214,7 +214,7 @@ class UnitAttribution:
             else:
                 functions = (found, *file_units.enclosing(found))
                 headers = (Unit(rel, header_name(f.name)) for f in functions)
-                units = (*functions, *headers, module)
+                units = (*self.functions.parts(code, found), *functions[1:], *headers, module)
                 if not no_reads:  # the syntax tells a getattr by a constant name
                     names_read = self._code_reads[identity(code)][0]
                     kind = file_units.dynamic.get(found.name)

@@ -8,6 +8,7 @@ from types import CodeType
 
 from lsp_server.project.files import ProjectPaths
 from lsp_server.rts.file_units import Unit
+from lsp_server.rts.getattr_branches import getattr_parts
 from lsp_server.rts.identity import identity
 from lsp_server.rts.snapshots import FileStates
 from lsp_server.rts.tracing import CodeSet, ReturnKinds
@@ -56,6 +57,12 @@ class FunctionUnits:
             return ()
         self._codes.append(code)  # its id stays a valid key
         return (unit, *file_units.enclosing(unit))
+
+    def parts(self, code: CodeType, found: Unit) -> tuple[Unit, ...]:
+        """What running ``code``, of function unit ``found``, depends on of the function:
+        ``found`` itself, or parts of a split module ``__getattr__``."""
+        file_units = self.states.units(found.path)
+        return (found,) if file_units is None else getattr_parts(code, found, file_units)
 
     def function_of(self, code: CodeType) -> Unit | None:
         """The function unit whose own code ``code`` is (None: module or class code, a

@@ -33,6 +33,7 @@ from typing import Any
 
 from lsp_server.rts.alive_code import project_functions_alive
 from lsp_server.rts.audit_events import watch_exec
+from lsp_server.rts.getattr_branches import ASKED
 from lsp_server.rts.identity import identity
 from lsp_server.rts.read_lines import ReadLineWatch
 from lsp_server.rts.returns import (
@@ -77,6 +78,7 @@ class CodeTracer:
 
     def __init__(self, is_project_file: Callable[[str], bool] | None = None) -> None:
         self._seen: CodeSet = {}
+        ASKED.restart()  # what an earlier session's tracer watched is told no more
         # Names looked up by a name held in a variable (``rts.runtime_lookups``).
         self.lookups = RuntimeLookups(is_project_file or (lambda _: False))
         # Open module executions, innermost last: (module code, the set to return to).
@@ -216,10 +218,17 @@ class MonitoringTracer(CodeTracer):
         # on the current set, held in a closure cell, and constants from the closure.
         remember = self._seen.__setitem__
         disable = _MON.DISABLE
+        # Module ``__getattr__``s: every call tells its name (``rts.getattr_branches``).
+        asking, marker, getframe = ASKED.watched, ASKED.marker, sys._getframe
 
         def on_start(code: CodeType, offset: int) -> Any:
-            remember(identity(code), code)
-            return disable
+            key = identity(code)
+            remember(key, code)
+            if key not in asking:
+                return disable
+            found = marker(code, getframe(1))
+            remember(identity(found), found)
+            return None
 
         def rebind(seen: CodeSet) -> None:
             nonlocal remember
@@ -279,6 +288,7 @@ class MonitoringTracer(CodeTracer):
                 continue
             instrumented[identity(current)] = current
             wanted_events = events.PY_START
+            ASKED.watch(current)
             if current.co_name == "<module>" or returns_values(current):
                 wanted_events |= events.PY_RETURN
                 key = identity(current)

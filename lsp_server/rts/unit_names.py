@@ -54,6 +54,11 @@ raise at import: ``<read>kinds.WORD``. Every importer sees it when it is new or 
 gone cannot make the import fail (``rts.display_read_units``)."""
 
 
+GETATTR_PARTS = "<getattr>"
+"""Prefix of the units of a module ``__getattr__`` split per constant branch
+(``rts.getattr_branches``): they bind no name."""
+
+
 def display_read_name(read: str) -> str:
     return DISPLAY_READ + read
 
@@ -112,7 +117,7 @@ def bound_name(unit_name: str) -> str | None:
         return None
     if unit_name.endswith((DOC, DEFAULTS, HOOKS)):
         return None
-    if unit_name.startswith((IMPORTING, DISPLAY_READ)):
+    if unit_name.startswith((IMPORTING, DISPLAY_READ, GETATTR_PARTS)):
         return None
     return (body_name(unit_name) or unit_name).rpartition(".")[2]
 

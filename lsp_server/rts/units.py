@@ -59,6 +59,7 @@ from lsp_server.rts.file_units import FileUnits
 from lsp_server.rts.from_imports import top_level_names
 from lsp_server.rts.future import future_marks
 from lsp_server.rts.gathered_listings import copying_functions, gathering_calls
+from lsp_server.rts.getattr_branches import getattr_units
 from lsp_server.rts.import_effects import changes_only_own_namespace
 from lsp_server.rts.listing_units import LISTING, listing_units
 from lsp_server.rts.lookups import DYNAMIC_NAMES, bindings_taken, import_origins
@@ -148,6 +149,7 @@ def _analysed(path: str, source: str) -> FileUnits:
         result.listed = listed_names(tree, source)
     if LISTING in result.top_names:  # what a star import takes (rts.star_listings)
         result.checksums.update(listing_units(result.listed))
+    variants.update(getattr_units(tree, text, lines))  # ``rts.getattr_branches``
     for name, texts in variants.items():
         result.checksums[name] = digest(texts)
     for binding in layout.bindings:

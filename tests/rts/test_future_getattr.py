@@ -115,7 +115,11 @@ def test_removing_getattr_and_future_selects_the_tests_that_ran_getattr(
 
 
 def test_editing_getattr_selects_the_tests_that_ran_it(project: pytest.Pytester) -> None:
+    """The edited branch serves ``legacy`` alone: ``test_missing`` asked another name
+    (``rts.getattr_branches``); the fall-through serves it."""
     edit(project, "pkg/__init__.py", 'return "old"', 'return "new"')
+    assert run(project) == {"test_legacy"}
+    edit(project, "pkg/__init__.py", "raise AttributeError(name)", "raise AttributeError(name, 1)")
     assert run(project) == {"test_legacy", "test_missing"}
 
 
