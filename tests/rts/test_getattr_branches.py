@@ -5,11 +5,19 @@ edit of the branch for a deprecated name ran the whole suite)."""
 
 from __future__ import annotations
 
+import sys
+
 import pytest
 
 from .helpers import edit, run, write
 
 pytest_plugins = ["pytester"]
+
+# Only ``sys.monitoring`` (3.12+) tells the names asked; before, every run of the function
+# depends on all of it (``test_a_tracer_not_telling_the_names_asked_keeps_every_branch``).
+_NAMES_TOLD = pytest.mark.skipif(
+    sys.version_info < (3, 12), reason="the 3.10/3.11 tracers do not tell the names asked"
+)
 
 _INIT = """
 import os
@@ -66,6 +74,7 @@ def project(pytester: pytest.Pytester) -> pytest.Pytester:
     return pytester
 
 
+@_NAMES_TOLD
 def test_editing_one_constant_branch_selects_the_tests_that_asked_its_name(
     project: pytest.Pytester,
 ) -> None:
@@ -104,6 +113,7 @@ def test_a_condition_other_than_a_constant_keeps_the_function_whole(
     assert run(project) == {"test_alpha", "test_beta", "test_missing", "test_plain"}
 
 
+@_NAMES_TOLD
 def test_names_taken_by_from_and_star_imports_ask_their_branches(
     project: pytest.Pytester,
 ) -> None:
@@ -145,6 +155,7 @@ def test_a_tracer_not_telling_the_names_asked_keeps_every_branch(
     assert run(project) == {"test_alpha", "test_beta", "test_missing", "test_plain"}
 
 
+@_NAMES_TOLD
 def test_a_name_that_is_no_plain_string_asks_every_branch(
     project: pytest.Pytester,
 ) -> None:
