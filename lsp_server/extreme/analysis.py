@@ -71,6 +71,9 @@ class Options:
     pytest_args: Sequence[str] = ()
     test_timeout: float = 120.0  # cap on one test of the observation run (hung beyond it)
     collect_timeout: float = 600.0  # cap on starting a worker (imports, collection)
+    # Seconds a plain run on disk (or before import) may take beyond the in-place timeout:
+    # generous, so that a timeout that repeats there is no machine's slowness.
+    disk_timeout_base: float = 60.0
     on_disk: bool = True  # check import-time functions on disk (else: not analysable)
     verify: int = 0  # undetected verdicts to check again on disk (``--verify N``)
     scheduler: str | None = None  # a Dask scheduler's address (default: local workers)

@@ -31,9 +31,6 @@ ON_DISK = "checked on disk"
 """In the reason of a result whose verdict the plain run on disk gave."""
 BEFORE_IMPORT = "checked with the change applied before import"
 """In the reason of a result whose verdict a pre-import worker's run gave (``pre_import``)."""
-DISK_TIMEOUT_BASE = 60.0
-"""Seconds a plain pytest run may take beyond the in-place timeout (start, collection): a
-generous limit, so that a sampled timeout that repeats on disk is no machine's slowness."""
 DISK_TIMEOUT_CAP = 600.0
 
 
@@ -105,7 +102,8 @@ def _checked(
     timeouts = {planned[i][0]: float(request["timeout"]) for i, (_, request) in planned.items()}
     if import_time and pool is not None:
         requests = {t: request for t, request in planned.values()}
-        import_time = _before_import(pool, analysis, import_time, requests, job)
+        allowance = options.disk_timeout_base
+        import_time = _before_import(pool, analysis, import_time, requests, allowance, job)
     checks = [*import_time, *sample]
     if not checks:
         return done
@@ -189,6 +187,7 @@ def _before_import(
     analysis: Analysis,
     results: list[TransformationResult],
     requests: dict[Transformation, dict[str, Any]],
+    allowance: float,
     job: Job,
 ) -> list[TransformationResult]:
     """Check ``results`` on the pre-import workers of ``pool``; those of files their
@@ -198,7 +197,8 @@ def _before_import(
     pool.prepare(sorted({r.transformation.path for r in mine}))
     job.report(0, len(mine), "checking before import")
     checks = (
-        before_import_request(i, requests[r.transformation], r.tests) for i, r in enumerate(mine)
+        before_import_request(i, requests[r.transformation], r.tests, allowance)
+        for i, r in enumerate(mine)
     )
     for count, reply in enumerate(pool.run_all(checks, job), 1):
         result = mine[reply["id"]]
@@ -210,14 +210,18 @@ def _before_import(
 
 
 def before_import_request(
-    ident: int, request: dict[str, Any], tests: Sequence[str], confirm: bool = False
+    ident: int,
+    request: dict[str, Any],
+    tests: Sequence[str],
+    allowance: float,
+    confirm: bool = False,
 ) -> dict[str, Any]:
     """The run of an in-place ``request`` on a pre-import worker, with ``tests``: the
-    timeout of a plain run (a collection comes first); the deadlines per test (counted
+    timeout of a plain run (a collection comes first: ``allowance`` seconds more); the deadlines per test (counted
     from the end of the collection) only when ``tests`` are the request's, in its order.
     ``confirm``: a detection stands only if the detecting test passes without the
     transformation (``pre_import``)."""
-    timeout = min(DISK_TIMEOUT_CAP, DISK_TIMEOUT_BASE + float(request["timeout"]))
+    timeout = min(DISK_TIMEOUT_CAP, allowance + float(request["timeout"]))
     check = {**request, "id": ident, "tests": list(tests), "timeout": timeout}
     if check["tests"] != list(request["tests"]):  # deadlines set for another order
         check["deadlines"] = []
@@ -260,7 +264,8 @@ def _run_checks(
             t = result.transformation
             copy = free.get()
             try:
-                timeout = min(DISK_TIMEOUT_CAP, DISK_TIMEOUT_BASE + timeouts.get(t, 0.0))
+                allowance = options.disk_timeout_base
+                timeout = min(DISK_TIMEOUT_CAP, allowance + timeouts.get(t, 0.0))
                 return copy.run(t, tests[id(result)], timeout)
             finally:
                 free.put(copy)

@@ -67,7 +67,9 @@ def run_before_import(
             return False
         pool.prepare(files)
         requests = (
-            before_import_request(i, request, request["tests"], confirm=True)
+            before_import_request(
+                i, request, request["tests"], options.disk_timeout_base, confirm=True
+            )
             for i, (_, request) in planned.items()
         )
         job.report(0, len(planned), "running transformations before import")

@@ -51,7 +51,8 @@ def test_a_timeout_of_tests_slower_than_their_limit_is_no_detection(
 
 
 # ``step -> return False`` makes ``advance`` loop for ever: a timeout in place, and a hang
-# of the plain run on disk too (stopped at its limit: a minute and more).
+# of the plain run on disk too (stopped at its limit: the in-place timeout plus the
+# allowance, here ten seconds instead of the minute a real project's start is given).
 STEP_MODULE = """
 def step(state):
     state["n"] += 1
@@ -64,13 +65,13 @@ def advance(state):
 """
 
 
-@pytest.mark.slow  # ~70-90 s: the plain run of the hang waits for its generous limit
+@pytest.mark.slow  # ~20-30 s: the plain run of the hang waits for its limit
 def test_verify_samples_timeout_detections_too(
     make_project: Callable[[dict[str, str]], Path],
 ) -> None:
     tests = "from loop import advance\n\ndef test_advance():\n    assert advance({'n': 0}) == 3\n"
     root = make_project({"loop.py": STEP_MODULE, "test_loop.py": tests})
-    options = Options(jobs=1, incremental=False, only=["step"], verify=1)
+    options = Options(jobs=1, incremental=False, only=["step"], verify=1, disk_timeout_base=10.0)
     analysis = analyse(root, options)
     verdicts = [r.verdict for r in analysis.results]
     assert Verdict.TIMEOUT in verdicts, analysis.results
