@@ -217,8 +217,9 @@ def before_import_request(
     confirm: bool = False,
 ) -> dict[str, Any]:
     """The run of an in-place ``request`` on a pre-import worker, with ``tests``: the
-    timeout of a plain run (a collection comes first: ``allowance`` seconds more); the deadlines per test (counted
-    from the end of the collection) only when ``tests`` are the request's, in its order.
+    timeout of a plain run (a collection comes first: ``allowance`` seconds more); the
+    deadlines per test (counted from the end of the collection) only when ``tests`` are
+    the request's, in its order.
     ``confirm``: a detection stands only if the detecting test passes without the
     transformation (``pre_import``)."""
     timeout = min(DISK_TIMEOUT_CAP, allowance + float(request["timeout"]))
