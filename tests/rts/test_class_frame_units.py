@@ -89,3 +89,33 @@ def test_a_class_gone_whose_statement_ran_no_hook_selects_its_readers(
     project = _project(pytester, PLAIN_BASE)
     edit(project, "shapes.py", "class Circle(Base):\n    def radius(self):\n        return 1", "")
     assert run(project) == {"test_circle"}
+
+
+def test_a_class_gone_whose_statement_ran_a_hook_selects_every_test_that_saw_it(
+    pytester: pytest.Pytester,
+) -> None:
+    # The base's hook registered each class at import: test_registry counts them.
+    project = _project(pytester, REGISTERING_BASE)
+    edit(project, "shapes.py", "class Circle(Base):\n    def radius(self):\n        return 1", "")
+    assert run(project) == {"test_plain", "test_square", "test_circle", "test_registry"}
+
+
+def test_a_changed_frame_selects_every_importer(pytester: pytest.Pytester) -> None:
+    project = _project(pytester, PLAIN_BASE)
+    # Another base: the statement may fail where it did not (a base with a hook).
+    write(project, "other.py", "class Other:\n    pass\n")
+    edit(
+        project,
+        "shapes.py",
+        "from base import Base",
+        "from base import Base\nfrom other import Other",
+    )
+    run(project)  # a new module imported: recorded
+    edit(project, "shapes.py", "class Circle(Base):", "class Circle(Base, Other):")
+    assert run(project) == {"test_plain", "test_square", "test_circle", "test_registry"}
+
+
+def test_a_new_class_with_a_frame_selects_every_importer(pytester: pytest.Pytester) -> None:
+    project = _project(pytester, PLAIN_BASE)
+    edit(project, "shapes.py", "def plain():", "class Oval(Base):\n    pass\n\n\ndef plain():")
+    assert run(project) == {"test_plain", "test_square", "test_circle", "test_registry"}
