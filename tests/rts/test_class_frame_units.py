@@ -39,7 +39,7 @@ def _project(pytester: pytest.Pytester, base: str) -> pytest.Pytester:
     write(pytester, "shapes.py", SHAPES)
     write(
         pytester,
-        "test_shapes.py",
+        "test_figures.py",
         """
         import base
         import shapes
