@@ -9,14 +9,17 @@ and selected every importer. Yet with no decorator, no keyword (``metaclass=``),
 fail over its members is a hook its bases bring: a metaclass or an ``__init_subclass__``
 that reads the new class's namespace.
 
-Such a class's *frame* goes into the module unit: the statement without its plain
-methods (its bases, class-level statements, the methods ``type`` itself treats
-specially). The whole digest goes into a unit of its own, ``C.<hooks>``
-(``unit_names.HOOKS``), which every importer depends on unless the class, as the
-recording finds it made, ran no hook but ``type``'s (``rts.class_hooks``): then a plain
-method added is seen only by the tests that read its name (``rts.reads``), a dunder by
-those reaching the class (its header is the class unit's). A changed frame (other bases,
-a risky member) still selects every importer.
+Such a class's *frame* goes into a unit of its own, ``C.<frame>`` (``unit_names.FRAME``),
+which selects every importer when new or changed, as the module unit would: the statement
+without its plain methods (its bases, class-level statements, the methods ``type`` itself
+treats specially). Gone with the class, it selects nothing: the statement cannot fail where
+it no longer runs, and a hook it ran is the ``HOOKS`` unit's (click f36d58bb removed a
+``Protocol`` subclass, and every importer reran). The whole digest goes into a unit of
+its own, ``C.<hooks>`` (``unit_names.HOOKS``), which every importer depends on unless the
+class, as the recording finds it made, ran no hook but ``type``'s (``rts.class_hooks``):
+then a plain method added is seen only by the tests that read its name (``rts.reads``), a
+dunder by those reaching the class (its header is the class unit's). A changed frame
+(other bases, a risky member) still selects every importer.
 """
 
 from __future__ import annotations
@@ -29,7 +32,7 @@ from lsp_server.rts.display_read_units import display_read_markers
 from lsp_server.rts.import_digest import import_time_digest, raising_digest
 from lsp_server.rts.import_raise import class_may_raise
 from lsp_server.rts.import_scope import Scope
-from lsp_server.rts.unit_names import HOOKS
+from lsp_server.rts.unit_names import FRAME, HOOKS
 
 # Names ``type`` itself reads from a class namespace, or that clash with its layout:
 # a method so named stays in the frame.
@@ -60,8 +63,8 @@ def hooked_classes(markers: dict[str, list[str]]) -> frozenset[str]:
 def raising_markers(stmt: ast.stmt, scope: Scope, docs_inert: bool) -> list[tuple[str, str]]:
     """(unit name, marker) of what may raise when the top-level binding ``stmt`` runs, after
     what ``scope`` has bound: none, the module unit's ``<raises:...>``, or for a class whose
-    risk is its bases' hooks alone its frame's there and the whole digest in the class's
-    ``HOOKS`` unit."""
+    risk is its bases' hooks alone its frame's in its ``FRAME`` unit and the whole digest
+    in its ``HOOKS`` unit."""
     reads = display_read_markers(stmt, scope)
     if reads is not None:  # a table of displays: one unit per read
         return reads
@@ -72,7 +75,7 @@ def raising_markers(stmt: ast.stmt, scope: Scope, docs_inert: bool) -> list[tupl
     if frame is None:
         return [("", f"<raises:{raising}>")]
     assert isinstance(stmt, ast.ClassDef)
-    return [("", f"<raises:{frame}>"), (stmt.name + HOOKS, f"<raises:{raising}>")]
+    return [(stmt.name + FRAME, f"<raises:{frame}>"), (stmt.name + HOOKS, f"<raises:{raising}>")]
 
 
 def _frame_digest(stmt: ast.ClassDef, scope: Scope, docs_inert: bool) -> str | None:

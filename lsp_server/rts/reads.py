@@ -73,6 +73,8 @@ _GLOBAL_OPS = frozenset(
 )
 
 _EXTENDED_ARG = dis.opmap["EXTENDED_ARG"]
+# Its name is a module's: looked up in ``sys.modules`` and the finders, in no namespace.
+_IMPORT_NAME = dis.opmap["IMPORT_NAME"]
 
 
 def _name_arg_shifts() -> dict[int, int]:
@@ -120,7 +122,10 @@ def code_reads(code: CodeType) -> tuple[frozenset[str], frozenset[str], bool]:
     # binding; an attribute store does (``elsewhere``: a property may take it).
     stored_only = uses.stored - uses.loaded - uses.elsewhere
     global_only = uses.as_global - uses.elsewhere - stored_only
-    names -= global_only | stored_only
+    # ``import os`` anywhere reads no binding named ``os`` (what it binds, and the names
+    # then read off the module, are other instructions): click e1fd5946 bound ``os`` in
+    # termui, and the 1,583 tests that ran an ``import os`` reran.
+    names -= global_only | stored_only | (uses.imported - uses.elsewhere)
     if "__doc__" in global_only and _class_body_doc_first(code):
         global_only.discard("__doc__")  # its own docstring: ``rts.class_doc_reads``
     names.update(*map(string_parts, without_namespace_keys(code, read_constants(code))))
@@ -152,16 +157,18 @@ def code_reads(code: CodeType) -> tuple[frozenset[str], frozenset[str], bool]:
 @dataclass(frozen=True)
 class NameUses:
     """How a code object's instructions use the names of ``co_names``: in module-namespace
-    lookups (``as_global``) or elsewhere (attributes, imports); stored (``STORE_*``); used
-    other than to store or delete (``loaded``)."""
+    lookups (``as_global``), as the module an ``import`` statement looks up (``imported``)
+    or elsewhere (attributes, ``from`` imports); stored (``STORE_*``); used other than to
+    store or delete (``loaded``)."""
 
     as_global: set[str]
     elsewhere: set[str]
     stored: set[str]
     loaded: set[str]
+    imported: set[str]
 
 
-_NO_USES = NameUses(set(), set(), set(), set())
+_NO_USES = NameUses(set(), set(), set(), set(), set())
 _STORE_OPS = frozenset(op for op in dis.hasname if dis.opname[op].startswith("STORE_"))
 _DELETE_OPS = frozenset(op for op in dis.hasname if dis.opname[op].startswith("DELETE_"))
 
@@ -171,7 +178,7 @@ def _name_uses(code: CodeType) -> NameUses:
     instruction and took a tenth of a recorded run (every function a test runs is read
     once). ``tests/rts/test_reads_bytecode.py`` checks the result against ``dis``."""
     names = code.co_names
-    uses = NameUses(set(), set(), set(), set())
+    uses = NameUses(set(), set(), set(), set(), set())
     raw = code.co_code
     extended = 0
     for index in range(0, len(raw), 2):
@@ -184,7 +191,10 @@ def _name_uses(code: CodeType) -> NameUses:
         shift = NAME_ARG_SHIFTS.get(opcode)
         if shift is not None:
             name = names[arg >> shift]
-            (uses.as_global if opcode in _GLOBAL_OPS else uses.elsewhere).add(name)
+            if opcode in _GLOBAL_OPS:
+                uses.as_global.add(name)
+            else:
+                (uses.imported if opcode == _IMPORT_NAME else uses.elsewhere).add(name)
             if opcode in _STORE_OPS:
                 uses.stored.add(name)
             elif opcode not in _DELETE_OPS:

@@ -32,7 +32,7 @@ from lsp_server.rts.unit_names import (
     gone_with_class,
     header_name,
     importing_parts,
-    is_display_read,
+    is_import_risk,
     newly_readable,
 )
 
@@ -116,22 +116,22 @@ def changed_units(store: DependencyStore, states: FileStates) -> dict[Unit, Reas
             changed.update((Unit(path, name), ReasonKind.UNPARSABLE) for name in recorded)
             continue
         gone = recorded.keys() - snap.checksums.keys()
-        reads_changed = False  # of a display table: every importer sees it
+        risks_changed = False  # a display table's read, a class's frame: every importer sees it
         for name, checksum in recorded.items():
             current = snap.checksums.get(name)
             if current is None and checksum is None:
                 continue  # gone when the file was last synced: its dependents went stale then
             if current is None:
-                # A display table's read gone cannot make the import fail.
-                if not gone_with_class(name, gone, recorded) and not is_display_read(name):
+                # A display table's read, a class's frame gone cannot make the import fail.
+                if not gone_with_class(name, gone, recorded) and not is_import_risk(name):
                     changed[Unit(path, name)] = ReasonKind.REMOVED
             elif current != checksum:
                 changed[Unit(path, name)] = ReasonKind.CHANGED
-                reads_changed = reads_changed or is_display_read(name)
+                risks_changed = risks_changed or is_import_risk(name)
         new = snap.checksums.keys() - recorded.keys()
         for name in newly_readable(new) + [n for n in new if importing_parts(n) is not None]:
             changed[Unit(path, name)] = ReasonKind.ADDED
-        if reads_changed or any(map(is_display_read, new)):
+        if risks_changed or any(map(is_import_risk, new)):
             changed.setdefault(Unit(path, MODULE), ReasonKind.CHANGED)
     return changed
 

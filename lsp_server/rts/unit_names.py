@@ -36,6 +36,13 @@ HOOKS = ".<hooks>"
 ``C.<hooks>`` is class ``C``'s."""
 
 
+FRAME = ".<frame>"
+"""Suffix of the unit of what may make a class statement raise besides its hooks: its
+*frame*, bases and risky members (``rts.class_frames``). Every importer sees it when it is
+new or changed; one gone cannot make the import fail (the class's ``HOOKS`` unit, gone too,
+selects the tests whose recording saw a hook run)."""
+
+
 IMPORTED = "<import>."
 """Prefix of the unit of a name a ``from`` import binds (``rts.from_imports``):
 ``<import>.f``, apart from a function ``f`` defined in the same file."""
@@ -63,8 +70,11 @@ def display_read_name(read: str) -> str:
     return DISPLAY_READ + read
 
 
-def is_display_read(unit_name: str) -> bool:
-    return unit_name.startswith(DISPLAY_READ)
+def is_import_risk(unit_name: str) -> bool:
+    """Whether the unit is part of what may make the import of its module fail, apart from
+    any binding: every importer sees it new or changed, none sees it gone (a display
+    table's read, a class's frame)."""
+    return unit_name.startswith(DISPLAY_READ) or unit_name.endswith(FRAME)
 
 
 def importing_name(module: str, level: int) -> str:
@@ -115,7 +125,7 @@ def bound_name(unit_name: str) -> str | None:
     unit, functions nested in functions and the ``IMPORTING`` units."""
     if unit_name in (MODULE, FILE) or _LOCALS in unit_name:
         return None
-    if unit_name.endswith((DOC, DEFAULTS, HOOKS)):
+    if unit_name.endswith((DOC, DEFAULTS, HOOKS, FRAME)):
         return None
     if unit_name.startswith((IMPORTING, DISPLAY_READ, GETATTR_PARTS)):
         return None

@@ -80,6 +80,7 @@ from lsp_server.rts.unit_names import (
     DISPLAY_READ,
     DOC,
     FILE,
+    FRAME,
     HEADER,
     HOOKS,
     IMPORTED,
@@ -280,12 +281,12 @@ def _add_bindings(
             if header_name(span.name) not in units:
                 units.append(header_name(span.name))
     result.residue_refs = layout.residue_refs
-    # What a class's hooks see: a unit of its own (``rts.class_frames``).
+    # What a class's hooks see, and its frame: a unit each (``rts.class_frames``).
     # What a display table's reads may raise: a unit each (``rts.display_read_units``).
     variants.update(
         (n, list(m))
         for n, m in layout.markers.items()
-        if n.endswith(HOOKS) or n.startswith(DISPLAY_READ)
+        if n.endswith((HOOKS, FRAME)) or n.startswith(DISPLAY_READ)
     )
 
 

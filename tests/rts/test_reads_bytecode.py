@@ -22,7 +22,7 @@ def _with_dis(code: CodeType) -> set[str]:
     as_global: set[str] = set()
     elsewhere: set[str] = set()
     for instruction in dis.get_instructions(code):
-        if instruction.opcode in dis.hasname:
+        if instruction.opcode in dis.hasname and instruction.opname != "IMPORT_NAME":
             found = as_global if instruction.opcode in _GLOBAL_OPS else elsewhere
             found.add(instruction.argval)
     return as_global - elsewhere

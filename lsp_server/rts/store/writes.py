@@ -41,7 +41,7 @@ from lsp_server.rts.unit_names import (
     NAMES,
     bound_name,
     gone_with_class,
-    is_display_read,
+    is_import_risk,
     module_read,
     newly_readable,
 )
@@ -292,7 +292,7 @@ class StoreWrites(StaleMarks, DependencySets):
                 if (new is None and not snap.error) or name == LISTING:  # rts.star_listings
                     why = f"{Unit(snap.path, name)} {reason}"
                     self._mark_takers_stale(snap.path, name, why, not_proven)
-                if new is not None and is_display_read(name):  # every importer sees it
+                if new is not None and is_import_risk(name):  # every importer sees it
                     self._mark_importers_stale(snap.path, f"{Unit(snap.path, name)} {reason}")
                 self._conn.execute("UPDATE units SET checksum=? WHERE id=?", (new, uid))
         if snap.path != NAMES:
@@ -321,7 +321,7 @@ class StoreWrites(StaleMarks, DependencySets):
         )
         if not known:
             return
-        for name in filter(is_display_read, added):  # every importer sees it
+        for name in filter(is_import_risk, added):  # every importer sees it
             self._mark_importers_stale(snap.path, f"{Unit(snap.path, name)} added")
         if LISTING in added:  # star imports take only what it lists now
             why = f"{Unit(snap.path, LISTING)} added"
