@@ -4,17 +4,18 @@ bytecode (``argument_sources``), and what they hold in the calling frame as the 
 from __future__ import annotations
 
 import builtins
+import collections
 import dis
 import sys
 from collections.abc import Iterable
-from types import CodeType, FrameType, ModuleType
+from types import CodeType, FrameType, MethodDescriptorType, ModuleType
 
 from lsp_server.rts.reads import EVERY_NAME
 
 Source = tuple[str, object]
 """Where a call's argument comes from: ("local" | "global" | "name", its name),
-("const", its value), ("list", the sources of the items of a list or tuple display), or
-``MADE_FUNCTION``."""
+("const", its value), ("list", the sources of the items of a list or tuple display),
+("attribute", (a fast local's name, an attribute's name)), or ``MADE_FUNCTION``."""
 
 MADE_FUNCTION: Source = ("made", None)
 """A function made by the call's own code (a lambda, a nested ``def``) from a constant code
@@ -65,7 +66,7 @@ def argument_sources(
             elif made is not None:
                 pushed, at = [MADE_FUNCTION], made
             elif base is not None:
-                pushed, at, code_may_run = [None], base, True
+                pushed, at, code_may_run = [_attribute_of(instructions, base, at)], base, True
             else:
                 break
         if len(found) + len(pushed) > count:
@@ -94,6 +95,15 @@ def _attribute_chain_base(instructions: list[dis.Instruction], at: int) -> int |
         return None
     pushed = _pushes(instructions[first])
     return first if pushed is not None and len(pushed) == 1 else None
+
+
+def _attribute_of(instructions: list[dis.Instruction], base: int, at: int) -> Source | None:
+    """``local.name`` (one attribute of a fast local: no code can rebind the local before
+    the call, ``value_at`` reads it again there); None for a longer chain or another base."""
+    local = instructions[base]
+    if at != base + 1 or local.opname not in ("LOAD_FAST", "LOAD_FAST_CHECK"):
+        return None
+    return ("attribute", (local.argval, instructions[at].argval))
 
 
 def _loads_attribute(ins: dis.Instruction) -> bool:
@@ -189,8 +199,8 @@ def record_method_call(
     return True
 
 
-_PLAIN = frozenset(["const", "local", "global", "name", MADE_FUNCTION[0]])
-"""Sources of plain loads, and made functions (not a site's marker:
+_PLAIN = frozenset(["const", "local", "global", "name", "attribute", MADE_FUNCTION[0]])
+"""Sources of plain loads, a local's attribute and made functions (not a site's marker:
 ``member_lookups.MEMBERS_CALL``)."""
 
 
@@ -212,6 +222,20 @@ def record_handed_names(
     return going_on
 
 
+_CONTAINERS = (list, dict, set, bytearray, collections.deque)
+"""Builtin types whose methods a plain attribute load finds, running no code: their
+instances have no ``__dict__``, and a builtin type's attributes cannot be set."""
+
+
+def container_method(owner: object, name: str) -> object:
+    """``owner.name`` when ``owner`` is exactly a builtin container and ``name`` one of its
+    type's methods (a bound builtin method: no string); None otherwise (not told)."""
+    kind = type(owner)
+    if kind not in _CONTAINERS or not isinstance(vars(kind).get(name), MethodDescriptorType):
+        return None
+    return getattr(owner, name)
+
+
 def parts_of(dotted: Iterable[str]) -> set[str]:
     """Each part of each dotted name."""
     return {part for name in dotted for part in name.split(".")}
@@ -224,6 +248,9 @@ def value_at(frame: FrameType, source: Source) -> object:
         return name
     if source == MADE_FUNCTION:
         return None  # not kept by the frame
+    if kind == "attribute":
+        assert isinstance(name, tuple)
+        return container_method(frame.f_locals.get(name[0], None), name[1])
     if kind == "list":
         assert isinstance(name, tuple)
         return [value_at(frame, item) for item in name]

@@ -1,5 +1,6 @@
 """A function made where a library call spelled like a lookup is handed it
-(``monkeypatch.setattr("module.clock", lambda: 5)``) is no name: the call reads only the
+(``monkeypatch.setattr("module.clock", lambda: 5)``), or a method of a builtin container
+held by a local (``stamps.pop``), is no name: the call reads only the
 strings it is handed, as when the function came from a local. Before, the lambda was a
 computed argument, and the test read any name of every module it imported (funcy's
 throttle and log_durations tests ran on every new import of any funcy module). A lambda
@@ -45,13 +46,15 @@ class Square:
 """
 
 _TESTS = """
+import types
+
 import shapes
 
 
 def test_circle(monkeypatch):
-    start, label = 5, "hour"
+    start, label, stamps = 5, "hour", [5]
+    holder = types.SimpleNamespace(label="".join(["Squ", "are"]))
     monkeypatch.setattr("shapes.clock", {value})
-    assert shapes.clock() in (5, "hour")
     assert shapes.Circle(1).area() == 3
 """
 
@@ -64,8 +67,8 @@ def _project(pytester: pytest.Pytester, value: str) -> None:
 
 @pytest.mark.parametrize(
     "value",
-    ["lambda: 5", "lambda: start", "lambda now=5: now"],
-    ids=["plain", "closure", "constant-default"],
+    ["lambda: 5", "lambda: start", "lambda now=5: now", "stamps.pop"],
+    ids=["plain", "closure", "constant-default", "list-method"],
 )
 def test_a_function_made_at_the_call_names_nothing(pytester: pytest.Pytester, value: str) -> None:
     _project(pytester, value)
@@ -82,5 +85,15 @@ def test_a_made_function_with_computed_defaults_still_reads_any_name(
     # A default read from a local holding a string: mistaken for the name handed, it
     # would hide the one really handed.
     _project(pytester, "lambda now=label: now")
+    edit(pytester, "shapes.py", "def __init__(self, side):", "def __init__(self, side=1):")
+    assert run(pytester) == {"test_circle"}
+
+
+def test_an_attribute_of_a_local_holding_no_builtin_container_still_reads_any_name(
+    pytester: pytest.Pytester,
+) -> None:
+    # Its value may be a string the library reads as a name ("Square": joined, not
+    # spelled, which would read it).
+    _project(pytester, "holder.label")
     edit(pytester, "shapes.py", "def __init__(self, side):", "def __init__(self, side=1):")
     assert run(pytester) == {"test_circle"}
