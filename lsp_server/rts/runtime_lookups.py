@@ -330,7 +330,7 @@ class RuntimeLookups:
         looked_up: list[str] = []
         first = arg0 if function is importlib.import_module else None  # its name, even computed
         for source in arguments:
-            value = first if source is None else value_at(frame, source)
+            value = first if source is None or source[0] == "attribute" else value_at(frame, source)
             if not isinstance(value, str):
                 names.add(EVERY_NAME)  # computed, not found, or no string: not told
                 return False

@@ -132,8 +132,17 @@ class TokenText:
             lo += 1
         out: list[str] = []
         for hole_start, hole_end, marker in holes:
-            out.extend(texts[lo : bisect.bisect_left(positions, hole_start)])
-            lo = bisect.bisect_left(positions, hole_end)
+            upto = bisect.bisect_left(positions, hole_start)
+            if not marker:
+                # The dedents at a whole statement's start close the block before it.
+                while (
+                    upto < len(texts)
+                    and texts[upto] == "<dedent>"
+                    and positions[upto] == hole_start
+                ):
+                    upto += 1
+            out.extend(texts[lo:upto])
+            lo = max(upto, bisect.bisect_left(positions, hole_end))
             if marker:
                 out.append(marker)
             else:  # a whole statement: its line end and dedents go too
