@@ -134,32 +134,48 @@ def own_updates(node: ast.ClassDef) -> dict[int, str]:
     return updates
 
 
-def dict_updates(node: ast.ClassDef) -> set[int]:
-    """ids of the class-body statements ``X.update(Y)`` where the body last bound both
-    names, at its top level, to dict displays: ``dict.update`` of a dict cannot raise
-    (``rts.import_raise``; whether the displays can is judged on their own)."""
-    dicts: set[str] = set()
+def safe_fills(node: ast.ClassDef) -> set[int]:
+    """ids of the class-body statements that fill a container the body last bound, at its
+    top level, to a display, and cannot raise (``rts.import_raise``; whether the displays
+    can is judged on their own): ``X.update(Y)`` of two dicts, ``X.add(<constant>)`` of a
+    set (every constant is hashable), ``X.append(<constant>)`` of a list."""
+    bound: dict[str, type[ast.expr]] = {}
     found: set[int] = set()
     for stmt in node.body:
         call = stmt.value if isinstance(stmt, ast.Expr) else None
-        if (
-            isinstance(call, ast.Call)
-            and isinstance(call.func, ast.Attribute)
-            and call.func.attr == "update"
-            and isinstance(call.func.value, ast.Name)
-            and call.func.value.id in dicts
-            and not call.keywords
-            and len(call.args) == 1
-            and isinstance(call.args[0], ast.Name)
-            and call.args[0].id in dicts
-        ):
+        if isinstance(call, ast.Call) and _fill_cannot_raise(call, bound):
             found.add(id(stmt))
             continue
-        dicts -= maybe_bound(stmt)
+        for name in maybe_bound(stmt):
+            bound.pop(name, None)
         assigned = _single_assignment(stmt)
-        if assigned is not None and isinstance(assigned[1], (ast.Dict, ast.DictComp)):
-            dicts.add(assigned[0])
+        if assigned is not None and isinstance(assigned[1], _CONTAINERS):
+            bound[assigned[0]] = _DISPLAY_KINDS[type(assigned[1])]
     return found
+
+
+_DISPLAY_KINDS: dict[type[ast.expr], type[ast.expr]] = {
+    ast.Dict: ast.Dict,
+    ast.DictComp: ast.Dict,
+    ast.Set: ast.Set,
+    ast.SetComp: ast.Set,
+    ast.List: ast.List,
+    ast.ListComp: ast.List,
+}
+
+
+def _fill_cannot_raise(call: ast.Call, bound: dict[str, type[ast.expr]]) -> bool:
+    func = call.func
+    if not (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name)):
+        return False
+    kind = bound.get(func.value.id)
+    if call.keywords or len(call.args) != 1 or kind is None:
+        return False
+    (arg,) = call.args
+    if kind is ast.Dict:
+        return func.attr == "update" and isinstance(arg, ast.Name) and bound.get(arg.id) is ast.Dict
+    constant_fill = {ast.Set: "add", ast.List: "append"}.get(kind)
+    return func.attr == constant_fill and isinstance(arg, ast.Constant)
 
 
 def _single_assignment(stmt: ast.stmt) -> tuple[str, ast.expr] | None:

@@ -30,7 +30,7 @@ from lsp_server.rts.bound_names import (
     maybe_bound_in,
     surely_bound,
 )
-from lsp_server.rts.class_members import PLAIN_BASES, dict_updates
+from lsp_server.rts.class_members import PLAIN_BASES, safe_fills
 from lsp_server.rts.constant_calls import succeeds, value_here
 from lsp_server.rts.constant_values import constant_value
 from lsp_server.rts.dataclass_fields import dataclass_may_raise, is_dataclass_decorator
@@ -172,7 +172,7 @@ def risky_class_parts(node: ast.ClassDef, scope: Scope, local: set[str]) -> Risk
         return None if typed_dict_may_raise(node, scope) else []
     if _header_may_raise(node, scope, local):
         return None
-    updates = dict_updates(node)  # a dict updated with a dict cannot raise
+    updates = safe_fills(node)  # fills of the body's own displays that cannot raise
     pytest_names = scope.pytest - maybe_bound_in(node.body)
     found: RiskyStatements = []
     for stmt in node.body:
