@@ -45,12 +45,12 @@ def gathering_calls(tree: ast.Module) -> tuple[tuple[int, str], ...]:
     """(line of the generator expression, helper name) of each top-level
     ``__all__ = helper(X.__all__ for v in ...)`` whose helper only the module's star imports
     bind, in a module that spells no other way to rebind its names."""
-    counts = _binding_counts(tree)
-    if any(_spells(node, _REBINDERS) for node in walk(tree)):
-        return ()
-    found: list[tuple[int, str]] = []
+    # The top-level statements first: most modules have no such statement, and then the
+    # walks of the whole tree below are not needed (they were a twentieth of an analysis).
+    candidates: list[tuple[int, str]] = []
+    last_star = max((at for at, stmt in enumerate(tree.body) if _star_import(stmt)), default=-1)
     for at, stmt in enumerate(tree.body):
-        if any(_star_import(later) for later in tree.body[at:]):
+        if at <= last_star:
             continue  # the helper the statement calls could be another one at the end
         value = stmt.value if isinstance(stmt, ast.Assign) else None
         if not (isinstance(value, ast.Call) and isinstance(value.func, ast.Name)):
@@ -59,35 +59,50 @@ def gathering_calls(tree: ast.Module) -> tuple[tuple[int, str], ...]:
         if [ast.dump(t) for t in targets] != [ast.dump(ast.Name("__all__", ast.Store()))]:
             continue
         (gen,) = value.args if len(value.args) == 1 and not value.keywords else (None,)
-        if isinstance(gen, ast.GeneratorExp) and _gathers(gen) and not counts[value.func.id]:
-            found.append((gen.lineno, value.func.id))
+        if isinstance(gen, ast.GeneratorExp) and _gathers(gen):
+            candidates.append((gen.lineno, value.func.id))
+    if not candidates or any(_spells(node, _REBINDERS) for node in walk(tree)):
+        return ()
+    counts = _binding_counts(tree)
+    found = [(line, helper) for line, helper in candidates if not counts[helper]]
     # Read elsewhere, ``__all__`` stays read there (``rts.units`` drops it from the module's
     # reads at import: the generator expressions' code tells whether they only copy).
     spelled = sum(
         _spells(node, frozenset(["__all__"])) or _names_listing(node) for node in walk(tree)
     )
-    return tuple(found) if spelled == len(found) + _stores(tree) else ()
+    return tuple(found) if found and spelled == len(found) + _stores(tree) else ()
 
 
 def copying_functions(tree: ast.Module) -> frozenset[str]:
     """The top-level functions, bound once, returning a copy of their one parameter's items."""
-    if any(map(_star_import, tree.body)) or any(_spells(n, _REBINDERS) for n in walk(tree)):
+    # The functions of that shape first: with none, the walks of the whole tree are spared.
+    candidates = [found for found in map(_returned_call, tree.body) if found is not None]
+    if not candidates or any(map(_star_import, tree.body)):
+        return frozenset()
+    if any(_spells(n, _REBINDERS) for n in walk(tree)):
         return frozenset()  # the names its helpers call could be bound elsewhere
     counts = _binding_counts(tree)
     aliases = _stdlib_aliases(tree, counts)
-    found: set[str] = set()
-    for stmt in tree.body:
-        if not isinstance(stmt, ast.FunctionDef) or stmt.decorator_list or counts[stmt.name] != 1:
-            continue
-        args = stmt.args
-        if args.posonlyargs or args.vararg or args.kwonlyargs or args.kwarg or args.defaults:
-            continue
-        body = stmt.body[1:] if ast.get_docstring(stmt) is not None else stmt.body
-        if len(args.args) == 1 and len(body) == 1 and isinstance(body[0], ast.Return):
-            returned = body[0].value
-            if isinstance(returned, ast.Call) and _copies(returned, args.args[0].arg, aliases):
-                found.add(stmt.name)
-    return frozenset(found)
+    return frozenset(
+        function.name
+        for function, returned in candidates
+        if counts[function.name] == 1 and _copies(returned, function.args.args[0].arg, aliases)
+    )
+
+
+def _returned_call(stmt: ast.stmt) -> tuple[ast.FunctionDef, ast.Call] | None:
+    """An undecorated function of one plain parameter whose body (past its docstring) is
+    one ``return`` of a call: the function and the call."""
+    if not isinstance(stmt, ast.FunctionDef) or stmt.decorator_list:
+        return None
+    args = stmt.args
+    if args.posonlyargs or args.vararg or args.kwonlyargs or args.kwarg or args.defaults:
+        return None
+    body = stmt.body[1:] if ast.get_docstring(stmt) is not None else stmt.body
+    if len(args.args) != 1 or len(body) != 1 or not isinstance(body[0], ast.Return):
+        return None
+    returned = body[0].value
+    return (stmt, returned) if isinstance(returned, ast.Call) else None
 
 
 def gathered_by_copy(
