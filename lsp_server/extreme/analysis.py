@@ -92,6 +92,8 @@ class Analysis:
     observation: float = 0.0  # seconds to start workers, collect, and run the observation
     uncollected_files: list[str] = field(default_factory=list)  # see ``collection_scope``
     uncollected_tests: int = 0  # tests left out of the files that were collected (same)
+    # Found with the scope, for ``observation.read_store`` (finding it is most of its cost).
+    selected_without_environment: set[str] | None = None
     run_count: int = 0  # transformations actually run this time
     coverage_source: str = ""  # "store": the dependency store narrowed the observation run
     observed_tests: int = 0  # tests run by the observation run
@@ -173,6 +175,7 @@ def _scope(
     """Let ``pool`` collect only the tests that can reach ``functions``."""
     scope = out_of_reach(analysis.root, functions, options.python)
     analysis.uncollected_files, analysis.uncollected_tests = scope.files, scope.left_out
+    analysis.selected_without_environment = scope.selected_without_environment
     pool.scope([str(analysis.root / rel) for rel in scope.files], scope.wanted())
 
 

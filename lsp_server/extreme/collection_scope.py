@@ -37,6 +37,9 @@ class CollectionScope:
     # node ids of the tests they collect (those that can).
     only: dict[str, list[str]] = field(default_factory=dict)
     left_out: int = 0  # tests not collected in the files of ``only``
+    # What ``select_affected_tests`` selects without comparing the environment, found with
+    # the same changes (``observation.read_store`` needs it); None: not computed.
+    selected_without_environment: set[str] | None = None
 
     def wanted(self) -> list[str]:
         """The node ids of ``only``, for the workers."""
@@ -52,7 +55,7 @@ def out_of_reach(
     from lsp_server.rts.deselection import unchanged_collections
     from lsp_server.rts.file_units import Unit
     from lsp_server.rts.fingerprint import current_fingerprint
-    from lsp_server.rts.select import select_affected_tests
+    from lsp_server.rts.select import select_with_and_without_fingerprint
     from lsp_server.rts.snapshots import FileStates
     from lsp_server.rts.store import DependencyStore, StoreError, store_path
 
@@ -64,15 +67,15 @@ def out_of_reach(
             if not store.has_tests():
                 return CollectionScope()
             states = FileStates(root)
-            selection = select_affected_tests(
-                root, store, fingerprint=current_fingerprint(), states=states
+            selection, anywhere = select_with_and_without_fingerprint(
+                root, store, current_fingerprint(), states
             )
             reaching = store.tests_depending_on_any(units)
             unable = set(selection.unaffected).difference(reaching)
             unchanged = unchanged_collections(store, states, lambda ids: not unable.isdisjoint(ids))
     except (StoreError, OSError, sqlite3.Error):
         return CollectionScope()
-    scope = CollectionScope()
+    scope = CollectionScope(selected_without_environment=set(anywhere.selected))
     for path, nodeids in sorted(unchanged.items()):
         if unable.issuperset(nodeids):
             scope.files.append(path)

@@ -106,8 +106,12 @@ class StoreFacts:
         )
 
 
-def read_store(root: Path, functions: list[FunctionInfo]) -> StoreFacts | None:
-    """``StoreFacts`` of ``functions``; None without a usable store (observe every test)."""
+def read_store(
+    root: Path, functions: list[FunctionInfo], selected: set[str] | None = None
+) -> StoreFacts | None:
+    """``StoreFacts`` of ``functions``; None without a usable store (observe every test).
+    ``selected``: what ``select_affected_tests`` selects (without the environment), when
+    the caller found it already (``CollectionScope.selected_without_environment``)."""
     from lsp_server.rts.file_units import Unit
     from lsp_server.rts.select import select_affected_tests
     from lsp_server.rts.store import DependencyStore, StoreError, store_path
@@ -120,7 +124,8 @@ def read_store(root: Path, functions: list[FunctionInfo]) -> StoreFacts | None:
             records = store.test_records()
             if not records:
                 return None
-            selected = select_affected_tests(root, store).selected
+            if selected is None:
+                selected = set(select_affected_tests(root, store).selected)
             covering = store.tests_depending_on_any(units.values())
             recorded = store.return_kinds(units.values())
             returns = _current_returns(recorded, functions)

@@ -28,7 +28,8 @@ def observe(
     """Start the workers and run the covering tests once on the original code: which tests
     execute which function, how long each takes, what each function returns."""
     observe_start = time.perf_counter()
-    facts = read_store(root, todo)  # while the workers collect (a spawned pool)
+    # While the workers collect (a spawned pool).
+    facts = read_store(root, todo, analysis.selected_without_environment)
     pool.start(job)
     if pool.collection_errors:
         analysis.errors["(tests)"] = (

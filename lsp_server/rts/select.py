@@ -4,11 +4,10 @@ make it skip."""
 
 from __future__ import annotations
 
-import enum
 import os
 import time
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 from lsp_server.rts.file_units import Unit
@@ -20,6 +19,9 @@ from lsp_server.rts.member_receivers import tests_reading_added
 from lsp_server.rts.name_takers import files_taking
 from lsp_server.rts.option_rules import OptionChange, judge_option_change
 from lsp_server.rts.reads import LISTED_NAMES, NEEDED_BY_IMPORT
+from lsp_server.rts.reasons import Reason as Reason
+from lsp_server.rts.reasons import ReasonKind as ReasonKind
+from lsp_server.rts.reasons import Selection as Selection
 from lsp_server.rts.snapshots import FileStates
 from lsp_server.rts.spans import ImportStatement
 from lsp_server.rts.star_listings import tests_seeing_listings
@@ -37,66 +39,6 @@ from lsp_server.rts.unit_names import (
 )
 
 _MODULE_GETATTR = header_name("__getattr__")
-
-
-class ReasonKind(str, enum.Enum):
-    NEW = "new"
-    FAILED = "failed last time"
-    ERROR = "error last time"
-    ENVIRONMENT = "environment changed"
-    STALE = "stale"  # a unit changed and was re-recorded by another test
-    CHANGED = "changed"
-    REMOVED = "removed"
-    DELETED = "deleted"
-    ADDED = "added"  # a conftest.py where the tests had none, a name newly bound
-    UNPARSABLE = "does not parse"
-    OPTIONS = "pytest option changed"  # one the test is sensitive to (rts.option_rules)
-
-
-@dataclass(frozen=True)
-class Reason:
-    kind: ReasonKind
-    unit: Unit | None = None
-    detail: str = ""
-
-    def __str__(self) -> str:
-        if self.kind in (ReasonKind.STALE, ReasonKind.OPTIONS) or (
-            self.kind is ReasonKind.ENVIRONMENT and self.detail
-        ):
-            return self.detail
-        if self.unit is not None:
-            return f"{self.unit} {self.kind.value}"
-        return self.kind.value
-
-    def to_json(self) -> dict[str, object]:
-        return {
-            "kind": self.kind.value,
-            "unit": None if self.unit is None else str(self.unit),
-            "text": str(self),
-        }
-
-
-@dataclass
-class Selection:
-    """What to run and why; ``unaffected`` tests can be skipped."""
-
-    selected: dict[str, Reason] = field(default_factory=dict)
-    unaffected: list[str] = field(default_factory=list)
-    changed_units: dict[Unit, ReasonKind] = field(default_factory=dict)
-    seconds: float = 0.0
-    environment_change: str | None = None
-    """Why recorded results no longer hold, when the environment changed."""
-
-    def should_run(self, nodeid: str) -> bool:
-        return nodeid in self.selected
-
-    def to_json(self) -> dict[str, object]:
-        return {
-            "selected": [{"nodeid": n, **r.to_json()} for n, r in self.selected.items()],
-            "unaffected": list(self.unaffected),
-            "changed_units": {str(u): k.value for u, k in sorted(self.changed_units.items())},
-            "seconds": self.seconds,
-        }
 
 
 def changed_units(store: DependencyStore, states: FileStates) -> dict[Unit, ReasonKind]:
@@ -346,20 +288,56 @@ def select_affected_tests(
     compared. ``states`` lets a caller share the file cache with recording.
     """
     start = time.perf_counter()
-    states = states or FileStates(Path(root))
+    changes = _changes(Path(root), store, states or FileStates(Path(root)))
+    return _decide(store, changes, candidates, fingerprint, start)
+
+
+def select_with_and_without_fingerprint(
+    root: Path, store: DependencyStore, fingerprint: Fingerprint, states: FileStates
+) -> tuple[Selection, Selection]:
+    """``select_affected_tests`` of every recorded test with ``fingerprint`` and without
+    one, finding the changes once: that is most of the cost, and it does not depend on
+    the environment."""
+    start = time.perf_counter()
+    changes = _changes(Path(root), store, states)
+    with_fingerprint = _decide(store, changes, None, fingerprint, start)
+    return with_fingerprint, _decide(store, changes, None, None, time.perf_counter())
+
+
+@dataclass
+class _Changes:
+    """The changed units and, for each test one reaches, that unit."""
+
+    records: dict[str, TestRecord]
+    changed: dict[Unit, ReasonKind]
+    affected: dict[str, Unit]
+
+
+def _changes(root: Path, store: DependencyStore, states: FileStates) -> _Changes:
     records = store.test_records()
     changed = changed_units(store, states)
-    affected = _tests_depending_on_changes(Path(root), store, states, changed)
-    resolver = import_resolver(Path(root), states)
+    affected = _tests_depending_on_changes(root, store, states, changed)
+    resolver = import_resolver(root, states)
     for nodeid, unit in tests_reading_changed(store, changed, states, resolver).items():
         affected.setdefault(nodeid, unit)
     for nodeid, unit in tests_seeing_new_getattr(store, changed).items():
         affected.setdefault(nodeid, unit)
     for nodeid, unit in tests_seeing_listings(store, states, resolver, changed).items():
         affected.setdefault(nodeid, unit)
-    for nodeid, unit in new_conftests(Path(root), store, records).items():
+    for nodeid, unit in new_conftests(root, store, records).items():
         changed[unit] = ReasonKind.ADDED
         affected.setdefault(nodeid, unit)
+    return _Changes(records, changed, affected)
+
+
+def _decide(
+    store: DependencyStore,
+    changes: _Changes,
+    candidates: Iterable[str] | None,
+    fingerprint: Fingerprint | None,
+    start: float,
+) -> Selection:
+    records, changed, affected = changes.records, dict(changes.changed), changes.affected
     selection = Selection(changed_units=changed)
     options = _OptionRules(store, fingerprint) if fingerprint is not None else None
     for nodeid in records if candidates is None else candidates:

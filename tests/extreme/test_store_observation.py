@@ -83,3 +83,45 @@ def test_a_function_only_named_by_the_tests_is_not_executed(
         "not executed by any test"
     ]
     assert ("used", "detected") in verdicts
+
+
+def test_the_scope_and_the_store_reading_share_one_selection(
+    make_project: Callable[[dict[str, str]], Path],
+) -> None:
+    # The collection scope finds the changes once for both its own selection (with the
+    # environment) and the store reading's (without): the latter must be exactly what
+    # ``select_affected_tests`` answers on its own, and the observation must use it.
+    from lsp_server.rts.select import select_affected_tests
+    from lsp_server.rts.store import DependencyStore
+
+    root = make_project(
+        {
+            "m.py": """
+                def kept(x):
+                    y = x + 1
+                    return y
+
+                def edited(x):
+                    y = x * 2
+                    return y
+            """,
+            "test_m.py": """
+                from m import edited, kept
+
+                def test_kept():
+                    assert kept(1) == 2
+
+                def test_edited():
+                    assert edited(2) == 4
+            """,
+        }
+    )
+    _record(root)
+    module = root / "m.py"
+    module.write_text(module.read_text().replace("x * 2", "2 * x"))
+    with DependencyStore(root) as store:
+        alone = set(select_affected_tests(root, store).selected)
+    analysis = analyse(root, Options(jobs=1, incremental=False))
+    assert alone == {"test_m.py::test_edited"}
+    assert analysis.selected_without_environment == alone
+    assert analysis.observed_tests == 1
