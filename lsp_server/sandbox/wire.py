@@ -8,6 +8,7 @@ hang. Plain file descriptors, no buffering of our own beyond one frame's bytes.
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import select
@@ -107,7 +108,19 @@ class Channel:
         return self.reader.fd
 
     def send(self, message: Any) -> None:
-        write_all(self.write_fd, encode(message))
+        """Send one frame; an ``OSError`` (EBADF) once the sending end is closed. The
+        frame goes to a duplicate of the descriptor taken under the closing lock: another
+        thread may close the channel while this one encodes or writes, and the number it
+        frees may go to the next process's pipe at once, which must not get this frame."""
+        frame = encode(message)
+        with self._closing:
+            if self.write_fd < 0:
+                raise OSError(errno.EBADF, "the channel's sending end is closed")
+            fd = os.dup(self.write_fd)
+        try:
+            write_all(fd, frame)
+        finally:
+            os.close(fd)
 
     def receive(self, timeout: float | None = None) -> Any:
         return self.reader.read(timeout)

@@ -5,6 +5,7 @@ and the engine may both close a dead worker's channel at the same moment, and a 
 from __future__ import annotations
 
 import os
+import select
 import threading
 from collections.abc import Callable
 
@@ -77,3 +78,50 @@ def test_a_read_racing_the_close_of_its_channel_is_channel_closed() -> None:
     thread.join(10)
     assert not thread.is_alive()
     assert len(outcome) == 1 and isinstance(outcome[0], ChannelClosed), outcome
+
+
+def _pipe_ending_at(fd: int, end: int) -> tuple[tuple[int, int], list[int]]:
+    """A new pipe whose end ``end`` (0 read, 1 write) got the descriptor number ``fd``,
+    which was just freed, and the descriptors opened on the way, to close."""
+    spare: list[int] = []
+    for _ in range(8):
+        pipe = os.pipe()
+        if pipe[end] == fd:
+            return pipe, spare
+        spare.extend(pipe)
+    raise AssertionError(f"descriptor {fd} was not given out again")
+
+
+class _EncodedSlowly(dict):  # type: ignore[type-arg]
+    """A JSON object whose encoding waits for ``proceed`` (json calls ``items``)."""
+
+    def __init__(self, encoding: threading.Event, proceed: threading.Event) -> None:
+        super().__init__(name="value")
+        self.encoding, self.proceed = encoding, proceed
+
+    def items(self):  # type: ignore[no-untyped-def]
+        self.encoding.set()
+        assert self.proceed.wait(10)
+        return super().items()
+
+
+def test_a_send_racing_the_close_never_writes_to_the_next_owner_of_its_descriptor() -> None:
+    """A rope worker's outbox thread may still send to a worker whose reader has just
+    closed its channel, and the next worker's pipe may get the freed descriptor number:
+    that message must not reach the next worker (it read it as its first message, which
+    names its root: a crash at start, KeyError: 'root')."""
+    from_peer, to_peer = os.pipe(), os.pipe()  # the freed numbers make one new pipe
+    channel = Channel(from_peer[0], to_peer[1])
+    encoding, proceed = threading.Event(), threading.Event()
+    thread, _ = _on_a_thread(lambda: channel.send({"message": _EncodedSlowly(encoding, proceed)}))
+    assert encoding.wait(10)
+    channel.close()
+    (next_read, next_write), spare = _pipe_ending_at(to_peer[1], end=1)
+    try:
+        proceed.set()
+        thread.join(10)
+        assert not thread.is_alive()
+        assert not select.select([next_read], [], [], 0.2)[0], "the next pipe got the frame"
+    finally:
+        for fd in (next_read, next_write, *spare, to_peer[0], from_peer[1]):
+            os.close(fd)
