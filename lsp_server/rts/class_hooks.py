@@ -3,9 +3,10 @@
 A class whose statement may raise only by a hook its bases bring has its whole digest in
 its ``C.<hooks>`` unit. A test that depends on anything of its module imported it, and depends on
 that unit too unless the class, as the recording finds it made, ran no code but
-``type``'s: made by ``type`` or ``ABCMeta`` (which only collects abstract methods), from
-bases given as classes (no ``__mro_entries__``: ``__orig_bases__`` says), none of which
-defines ``__init_subclass__``. A plain method added to such a class cannot make its
+``type``'s and ``typing``'s: made by ``type``, ``ABCMeta`` (which only collects abstract
+methods) or ``Protocol``'s metaclass, from bases given as classes or as ``typing``'s
+aliases (``__orig_bases__`` says), none of which but ``Generic`` and ``Protocol`` defines
+``__init_subclass__``. A plain method added to such a class cannot make its
 statement fail; a changed frame (bases, risky members) changes the module unit.
 """
 
@@ -13,6 +14,8 @@ from __future__ import annotations
 
 import abc
 import sys
+import types
+import typing
 from collections.abc import Callable, Iterable
 from types import CodeType, ModuleType
 
@@ -23,20 +26,32 @@ from lsp_server.rts.hook_exposure import calls_only_class_statements
 from lsp_server.rts.snapshots import FileStates
 from lsp_server.rts.unit_names import HOOKS
 
-_PLAIN_METACLASSES = (type, abc.ABCMeta)
+# ``typing``'s hooks (``Generic.__init_subclass__``, ``Protocol``'s, its metaclass) check the
+# bases and store on the new class alone: what its members are can neither make them raise
+# nor reach anything else, as ``type``'s own code.
+_PLAIN_METACLASSES = (type, abc.ABCMeta, type(typing.Protocol))
+_TYPING_HOOK_BASES = (typing.Generic, typing.Protocol)
+_TYPING_ALIASES = (typing._GenericAlias, types.GenericAlias)  # type: ignore[attr-defined]
+"""Bases whose ``__mro_entries__`` is ``typing``'s (``t.Generic[V]``, ``list[int]``)."""
 
 
 def made_without_hooks(module: ModuleType, name: str) -> bool:
-    """Whether the top-level class ``name`` of ``module`` was made by ``type``'s code alone
-    (a class bound there under another name, or anything else: no)."""
+    """Whether the top-level class ``name`` of ``module`` was made by ``type``'s code and
+    ``typing``'s hooks alone (a class bound there under another name, or anything else:
+    no)."""
     cls = vars(module).get(name)
     if not isinstance(cls, type) or type(cls) not in _PLAIN_METACLASSES:
         return False
     if cls.__module__ != module.__name__ or cls.__qualname__ != name:
         return False
-    if "__orig_bases__" in vars(cls):
+    written = vars(cls).get("__orig_bases__", ())
+    if not all(isinstance(base, (type, *_TYPING_ALIASES)) for base in written):
         return False
-    return not any("__init_subclass__" in vars(base) for base in cls.__mro__[1:-1])
+    return not any(
+        "__init_subclass__" in vars(base)
+        for base in cls.__mro__[1:-1]
+        if base not in _TYPING_HOOK_BASES
+    )
 
 
 class HookedClasses:

@@ -6,7 +6,8 @@ checks the bases and stores on the new class alone, whatever its members are. Co
 hooks, they put the class's whole digest in a ``C.<hooks>`` unit every importer depends on,
 so a method added to a generic class, or a protocol removed, reran every test importing
 its module (click ``f36d58bb``: a removed ``Protocol`` subclass selected 496 tests through
-``<hooks>``). A hook of the project's own in such a hierarchy keeps the class hooked."""
+``<hooks>``). A hook of the project's own in such a hierarchy keeps the class hooked: it
+may refuse a member, and then importing the module fails."""
 
 from __future__ import annotations
 
@@ -20,7 +21,6 @@ SHAPES = """
 import typing as t
 
 V = t.TypeVar("V")
-REGISTRY = []
 
 
 class Box(t.Generic[V]):
@@ -35,10 +35,21 @@ class Sized(t.Protocol):
     def size(self) -> int: ...
 
 
+def area(w, h):
+    return w * h
+"""
+
+LISTING = """
+import typing as t
+
+V = t.TypeVar("V")
+
+
 class Listed(t.Generic[V]):
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
-        REGISTRY.append(sorted(n for n in vars(cls) if not n.startswith("_")))
+        if "bad" in vars(cls):
+            raise TypeError("no member may be called bad")
 
 
 class Kept(Listed[V]):
@@ -46,8 +57,8 @@ class Kept(Listed[V]):
         return 1
 
 
-def area(w, h):
-    return w * h
+def unrelated():
+    return 2
 """
 
 TESTS = """
@@ -60,10 +71,13 @@ def test_area():
 
 def test_box():
     assert shapes.Box(1).get() == 1
+"""
 
+LISTING_TESTS = """
+def test_unrelated():
+    import listing  # here, so that a failing import fails this test, not the collection
 
-def test_registry():
-    assert shapes.REGISTRY == [["first"]]
+    assert listing.unrelated() == 2
 """
 
 
@@ -71,7 +85,9 @@ def test_registry():
 def project(pytester: pytest.Pytester) -> pytest.Pytester:
     write(pytester, "shapes.py", SHAPES)
     write(pytester, "test_shapes.py", TESTS)
-    assert run(pytester, flag="--reks-all") == {"test_area", "test_box", "test_registry"}
+    write(pytester, "listing.py", LISTING)
+    write(pytester, "test_listing.py", LISTING_TESTS)
+    assert run(pytester, flag="--reks-all") == {"test_area", "test_box", "test_unrelated"}
     return pytester
 
 
@@ -90,9 +106,9 @@ def test_a_removed_protocol_selects_no_test_that_does_not_use_it(
     assert run(project) == set()
 
 
-def test_a_method_added_under_a_hook_of_the_project_selects_the_importers(
+def test_a_member_a_hook_of_the_project_refuses_selects_the_importers(
     project: pytest.Pytester,
 ) -> None:
-    added = "    def second(self):\n        pass\n\n    def first(self):"
-    edit(project, "shapes.py", "    def first(self):", added)
-    assert "test_registry" in run(project)
+    added = "    def bad(self):\n        pass\n\n    def first(self):"
+    edit(project, "listing.py", "    def first(self):", added)
+    assert run(project) == {"test_unrelated"}
