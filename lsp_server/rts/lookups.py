@@ -57,6 +57,8 @@ DYNAMIC_NAMES = frozenset(
         "f_locals",
         "f_builtins",
         "__globals__",
+        # A class's subclasses: class statements the code never names (any module's).
+        "__subclasses__",
     ]
 )
 FRAME_NAMESPACES = frozenset(["f_globals", "f_locals", "f_builtins"])
