@@ -147,7 +147,11 @@ def gone_with_class(name: str, gone: Collection[str], known: Collection[str]) ->
     had it, and every test that reached the class read its name (it depends on the class
     unit, which selects it). ``known``: every unit name recorded for the file, which tells
     a method's body (it has a header unit) from an attribute ``C.x``: a test that ran a
-    body depends on it as before."""
+    body depends on it as before. A method's docstring or default values (``C.m.<doc>``)
+    go with its class too: only the function ``C.m`` had them."""
+    if name.endswith((DOC, DEFAULTS)) and _LOCALS not in name:
+        owner = name.rsplit(".<", 1)[0].rpartition(".")[0]
+        return bool(owner) and owner in gone
     return bound_name(name) is not None and header_name(name) not in known and _owner(name) in gone
 
 
