@@ -84,7 +84,7 @@ def test_unrelated():
 @pytest.fixture
 def project(pytester: pytest.Pytester) -> pytest.Pytester:
     write(pytester, "shapes.py", SHAPES)
-    write(pytester, "test_shapes.py", TESTS)
+    write(pytester, "test_box_use.py", TESTS)
     write(pytester, "listing.py", LISTING)
     write(pytester, "test_listing.py", LISTING_TESTS)
     assert run(pytester, flag="--reks-all") == {"test_area", "test_box", "test_unrelated"}
