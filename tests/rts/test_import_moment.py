@@ -128,3 +128,62 @@ def test_added_import_seen_by_a_later_listing_of_sys_modules(
     added = "from pkg.plugin import MARK\n\n\ndef answer"
     edit(listing_project, "pkg/core.py", "def answer", added)
     assert "test_plugin_loaded_after_snapshot" in run(listing_project)
+
+
+@pytest.fixture
+def calling_importer_project(pytester: pytest.Pytester) -> pytest.Pytester:
+    """``core`` makes a library call with constant arguments at import (a type variable);
+    both tests import ``util`` themselves before ``core``."""
+    write(pytester, "pkg/__init__.py", "")
+    write(pytester, "pkg/util.py", "def one():\n    return 1\n\n\ndef two():\n    return 2\n")
+    write(
+        pytester,
+        "pkg/core.py",
+        """
+        import typing as t
+
+        V = t.TypeVar("V")
+
+
+        def answer():
+            return 42
+        """,
+    )
+    write(pytester, "pkg/other.py", "def name():\n    return 'other'\n")
+    write(
+        pytester,
+        "test_core.py",
+        """
+        import pkg.util
+        import pkg.core
+
+
+        def test_core():
+            assert pkg.core.answer() == 42
+        """,
+    )
+    write(
+        pytester,
+        "test_other.py",
+        """
+        import pkg.util
+        import pkg.core
+        import pkg.other
+
+
+        def test_other():
+            assert pkg.other.name() == "other"
+        """,
+    )
+    return pytester
+
+
+def test_added_name_from_an_already_imported_module_before_a_constant_library_call(
+    calling_importer_project: pytest.Pytester,
+) -> None:
+    """``from pkg.util import two`` is added above the call: ``util`` ran before in every
+    test, the call reads neither ``two`` nor any listing, so no test need run."""
+    assert run(calling_importer_project) == {"test_core", "test_other"}
+    added = "import typing as t\n\nfrom pkg.util import two\n"
+    edit(calling_importer_project, "pkg/core.py", "import typing as t\n", added)
+    assert run(calling_importer_project) == set()
