@@ -13,6 +13,13 @@ from .helpers import edit, run, write
 
 pytest_plugins = ["pytester"]
 
+# Rule 1 of issue 14 (branch sel23c) is not built yet: the lookup still reads
+# ``<attribute>`` (any class member of the modules the test loaded). Strict, so the
+# change that builds it must drop these marks.
+NOT_BUILT = pytest.mark.xfail(
+    strict=True, reason="getattr(self, computed name) still reads any class member"
+)
+
 
 @pytest.fixture
 def project(pytester: pytest.Pytester) -> pytest.Pytester:
@@ -55,6 +62,7 @@ def project(pytester: pytest.Pytester) -> pytest.Pytester:
     return pytester
 
 
+@NOT_BUILT
 def test_a_new_method_of_a_test_class_is_outside_the_hierarchy(project: pytest.Pytester) -> None:
     edit(
         project,
@@ -66,6 +74,7 @@ def test_a_new_method_of_a_test_class_is_outside_the_hierarchy(project: pytest.P
     assert run(project) == {"TestRecord::test_unrelated"}
 
 
+@NOT_BUILT
 def test_a_new_method_of_an_unrelated_class_is_outside_the_hierarchy(
     project: pytest.Pytester,
 ) -> None:
