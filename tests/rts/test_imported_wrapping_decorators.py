@@ -5,7 +5,10 @@ imports ``checker`` and decorates its functions; a package ``__init__`` re-expor
 so every test imports every checking module. ``rts.wrapping_decorators`` recognises such
 decorators in the same module only, so a decorated ``def`` stays in its module unit and a
 new decorated ``def`` (a new validator) reruns every importer (issue 14, the validators
-replay: ``@validator``). A changed body is already selected finely (function units).
+replay: ``@validator``). A changed body is already selected finely (function units); a new ``def`` and a changed
+header (validators 9dac863b45 adds a parameter with a default to ``@validator def url``) are
+not. A new ``from typing import Callable`` beside the decorator module's own (the other
+suspect of 9dac863b45) selects no test today: a guard keeps it so.
 
 Not yet handled (see the branch's report): the precision test is marked ``xfail(strict)``
 so that it fails loudly once the rule exists and the mark must go."""
@@ -20,6 +23,7 @@ pytest_plugins = ["pytester"]
 
 DECORATOR = """
 from functools import wraps
+from typing import Callable
 
 
 class Failure:
@@ -30,7 +34,7 @@ class Failure:
         return False
 
 
-def checker(func):
+def checker(func: Callable):
     \"\"\"Return a Failure instead of False.\"\"\"
 
     @wraps(func)
@@ -40,6 +44,8 @@ def checker(func):
     return wrapper
 """
 
+
+TYPING_IMPORT = "from typing import Callable\n\nfrom .base import checker"
 
 ZERO = """return value % 2 == 0
 
@@ -113,6 +119,26 @@ def test_a_changed_body_under_an_imported_wrapper_selects_its_callers(
     project: pytest.Pytester,
 ) -> None:
     edit(project, "checks/even.py", "return value % 2 == 0", "return not value % 2")
+    assert run(project) == {"test_even"}
+
+
+def test_a_new_import_of_a_name_the_decorator_module_also_imports_selects_no_test(
+    project: pytest.Pytester,
+) -> None:
+    # ``base`` reads ``Callable`` (taken from ``typing``) when its annotations are evaluated;
+    # a new binding of the same name in ``even`` is read by no test.
+    edit(project, "checks/even.py", "from .base import checker", TYPING_IMPORT)
+    assert run(project) == set()
+
+
+@pytest.mark.xfail(
+    strict=True, reason="cross-module wrapping decorators are not recognised yet (issue 14)"
+)
+def test_a_new_default_parameter_under_an_imported_wrapper_selects_its_callers(
+    project: pytest.Pytester,
+) -> None:
+    edit(project, "checks/even.py", "def even(value):", "def even(value, base=2):")
+    edit(project, "checks/even.py", "value % 2 == 0", "value % base == 0")
     assert run(project) == {"test_even"}
 
 
