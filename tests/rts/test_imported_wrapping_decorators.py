@@ -5,13 +5,13 @@ imports ``checker`` and decorates its functions; a package ``__init__`` re-expor
 so every test imports every checking module. ``rts.wrapping_decorators`` recognises such
 decorators in the same module only, so a decorated ``def`` stays in its module unit and a
 new decorated ``def`` (a new validator) reruns every importer (issue 14, the validators
-replay: ``@validator``). A changed body is already selected finely (function units); a new ``def`` and a changed
-header (validators 9dac863b45 adds a parameter with a default to ``@validator def url``) are
-not. A new ``from typing import Callable`` beside the decorator module's own (the other
-suspect of 9dac863b45) selects no test today: a guard keeps it so.
+replay: ``@validator``). A changed body is already selected finely (function units); a new
+``def`` and a changed header (validators 9dac863b45 adds a parameter with a default to
+``@validator def url``) are not. A new ``from typing import Callable`` beside the decorator
+module's own (the other suspect of 9dac863b45) selects no test today: a guard keeps it so.
 
-Not yet handled (see the branch's report): the precision test is marked ``xfail(strict)``
-so that it fails loudly once the rule exists and the mark must go."""
+Not yet handled (see the branch's report): the precision tests are marked ``xfail(strict)``
+so that they fail loudly once the rule exists and the mark must go."""
 
 from __future__ import annotations
 
