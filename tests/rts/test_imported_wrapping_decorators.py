@@ -1,0 +1,149 @@
+"""Functions decorated by a plain wrapper defined in *another* project module, on real
+pytest sessions. The shape: a decorator module defines ``checker(func)``, which only builds
+``@wraps(func) def wrapper(...)`` calling ``func`` and returns it; every checking module
+imports ``checker`` and decorates its functions; a package ``__init__`` re-exports them all,
+so every test imports every checking module. ``rts.wrapping_decorators`` recognises such
+decorators in the same module only, so a decorated ``def`` stays in its module unit and a
+new decorated ``def`` (a new validator) reruns every importer (issue 14, the validators
+replay: ``@validator``). A changed body is already selected finely (function units); a new
+``def`` and a changed header (validators 9dac863b45 adds a parameter with a default to
+``@validator def url``) are not. A new ``from typing import Callable`` beside the decorator
+module's own (the other suspect of 9dac863b45) selects no test today: a guard keeps it so.
+
+Not yet handled (see the branch's report): the precision tests are marked ``xfail(strict)``
+so that they fail loudly once the rule exists and the mark must go."""
+
+from __future__ import annotations
+
+import pytest
+
+from .helpers import edit, run, write
+
+pytest_plugins = ["pytester"]
+
+DECORATOR = """
+from functools import wraps
+from typing import Callable
+
+
+class Failure:
+    def __init__(self, func):
+        self.func = func
+
+    def __bool__(self):
+        return False
+
+
+def checker(func: Callable):
+    \"\"\"Return a Failure instead of False.\"\"\"
+
+    @wraps(func)
+    def wrapper(*args, **kwargs):
+        return func(*args, **kwargs) or Failure(func)
+
+    return wrapper
+"""
+
+
+TYPING_IMPORT = "from typing import Callable\n\nfrom .base import checker"
+
+ZERO = """return value % 2 == 0
+
+
+@checker
+def zero(value):
+    return value == 0"""
+
+
+@pytest.fixture
+def project(pytester: pytest.Pytester) -> pytest.Pytester:
+    write(pytester, "checks/__init__.py", "from .even import even\nfrom .odd import odd\n")
+    write(pytester, "checks/base.py", DECORATOR)
+    write(
+        pytester,
+        "checks/even.py",
+        """
+        from .base import checker
+
+
+        @checker
+        def even(value):
+            return value % 2 == 0
+        """,
+    )
+    write(
+        pytester,
+        "checks/odd.py",
+        """
+        from .base import checker
+
+
+        @checker
+        def odd(value):
+            return value % 2 == 1
+        """,
+    )
+    write(
+        pytester,
+        "test_checks.py",
+        """
+        from checks import even, odd
+
+
+        def test_even():
+            assert even(2)
+            assert not even(3)
+
+
+        def test_odd():
+            assert odd(3)
+            assert not odd(2)
+        """,
+    )
+    assert run(pytester) == {"test_even", "test_odd"}
+    return pytester
+
+
+@pytest.mark.xfail(
+    strict=True, reason="cross-module wrapping decorators are not recognised yet (issue 14)"
+)
+def test_a_new_function_under_an_imported_wrapper_selects_no_test(
+    project: pytest.Pytester,
+) -> None:
+    # No test reads ``zero``; applying ``checker`` at import only builds a wrapper.
+    edit(project, "checks/even.py", "return value % 2 == 0", ZERO)
+    assert run(project) == set()
+
+
+def test_a_changed_body_under_an_imported_wrapper_selects_its_callers(
+    project: pytest.Pytester,
+) -> None:
+    edit(project, "checks/even.py", "return value % 2 == 0", "return not value % 2")
+    assert run(project) == {"test_even"}
+
+
+def test_a_new_import_of_a_name_the_decorator_module_also_imports_selects_no_test(
+    project: pytest.Pytester,
+) -> None:
+    # ``base`` reads ``Callable`` (taken from ``typing``) when its annotations are evaluated;
+    # a new binding of the same name in ``even`` is read by no test.
+    edit(project, "checks/even.py", "from .base import checker", TYPING_IMPORT)
+    assert run(project) == set()
+
+
+@pytest.mark.xfail(
+    strict=True, reason="cross-module wrapping decorators are not recognised yet (issue 14)"
+)
+def test_a_new_default_parameter_under_an_imported_wrapper_selects_its_callers(
+    project: pytest.Pytester,
+) -> None:
+    edit(project, "checks/even.py", "def even(value):", "def even(value, base=2):")
+    edit(project, "checks/even.py", "value % 2 == 0", "value % base == 0")
+    assert run(project) == {"test_even"}
+
+
+def test_a_changed_imported_wrapper_selects_everything_it_wraps(
+    project: pytest.Pytester,
+) -> None:
+    edit(project, "checks/base.py", "or Failure(func)", "or Failure(wrapper)")
+    assert run(project) == {"test_even", "test_odd"}
