@@ -1,8 +1,10 @@
-"""A test added with marks whose arguments only query the platform (``skipif`` on
-``shutil.which(...)``, ``parametrize`` over ``pytest.param`` of constants) runs alone: such an
-argument runs at collection, reads and changes nothing of the project, and decides only the
-marked test's skip or parameters (click 2103e157's test_termui.py: the new tests changed the
-module unit and every test of the module ran). Real pytest sessions."""
+"""A test added with a mark whose argument only queries the platform (``skipif`` on
+``shutil.which(...)``) runs alone: the argument runs at import, reads and changes nothing of
+the project, cannot fail there (it succeeded in the analysis), and decides only the marked
+test's skip (click 2103e157's test_termui.py: the new test changed the module unit and
+every test of the module ran). A mark argument calling project code, or a query of a value
+the module binds (not known to the analysis), still changes the module unit. Real pytest
+sessions."""
 
 from __future__ import annotations
 
@@ -58,16 +60,25 @@ def test_a_test_skipped_on_a_missing_program_runs_alone(project: pytest.Pytester
     assert run(project) == {"test_new"}
 
 
-def test_a_test_over_constant_params_runs_alone(project: pytest.Pytester) -> None:
-    _append(
-        project,
-        '@pytest.mark.parametrize(("x", "y"), [pytest.param(1, 2, id="one"), '
-        'pytest.param(2, 4, id="two")])\n'
-        "def test_new(x, y):\n    assert mod.double(x) == y\n",
-    )
-    assert run(project) == {"test_new[one]", "test_new[two]"}
-
-
 def test_a_plain_test_runs_alone(project: pytest.Pytester) -> None:
     _append(project, "def test_new():\n    assert mod.double(3) == 6\n")
     assert run(project) == {"test_new"}
+
+
+def test_a_mark_calling_project_code_runs_every_test(project: pytest.Pytester) -> None:
+    _append(
+        project,
+        '@pytest.mark.skipif(mod.double(1) == 3, reason="odd")\n'
+        "def test_new():\n    assert mod.double(3) == 6\n",
+    )
+    assert run(project) == {"test_double", "test_limit", "test_new"}
+
+
+def test_a_query_of_a_module_value_runs_every_test(project: pytest.Pytester) -> None:
+    _append(
+        project,
+        'PROGRAM = "sh"\n\n\n'
+        '@pytest.mark.skipif(shutil.which(PROGRAM) is None, reason="no shell")\n'
+        "def test_new():\n    assert mod.double(3) == 6\n",
+    )
+    assert run(project) == {"test_double", "test_limit", "test_new"}
