@@ -60,23 +60,25 @@ def _joined_parts(key: ast.expr) -> list[str | ast.Name] | None:
     if isinstance(key, ast.Constant) and isinstance(key.value, str):
         return [key.value]
     if isinstance(key, ast.JoinedStr):
-        parts: list[str | ast.Name] = []
-        for value in key.values:
-            if isinstance(value, ast.Constant) and isinstance(value.value, str):
-                parts.append(value.value)
-            elif (
-                isinstance(value, ast.FormattedValue)
-                and isinstance(value.value, ast.Name)
-                and value.conversion == -1
-                and value.format_spec is None
-            ):
-                parts.append(value.value)
-            else:
-                return None
-        return parts
+        parts = [_formatted_part(value) for value in key.values]
+        return None if None in parts else [p for p in parts if p is not None]
     if isinstance(key, ast.BinOp) and isinstance(key.op, ast.Add):
         left, right = _joined_parts(key.left), _joined_parts(key.right)
         return None if left is None or right is None else left + right
+    return None
+
+
+def _formatted_part(value: ast.expr) -> str | ast.Name | None:
+    """A constant part of an f-string, or a name put in as it is (``str(name)``)."""
+    if isinstance(value, ast.Constant) and isinstance(value.value, str):
+        return value.value
+    if (
+        isinstance(value, ast.FormattedValue)
+        and isinstance(value.value, ast.Name)
+        and value.conversion == -1
+        and value.format_spec is None
+    ):
+        return value.value
     return None
 
 
@@ -109,7 +111,11 @@ def _rebound(name: str, function: ast.FunctionDef | ast.AsyncFunctionDef) -> boo
             bound = getattr(node, field, None)
             if bound == name and isinstance(node, _CAPTURES):
                 return True
-        if node is not function and isinstance(node, (*_Function, ast.ClassDef)) and node.name == name:
+        if (
+            node is not function
+            and isinstance(node, (*_Function, ast.ClassDef))
+            and node.name == name
+        ):
             return True
     return False
 
@@ -154,7 +160,9 @@ def _membership(test: ast.expr, name: str, op: type[ast.cmpop]) -> frozenset[str
         and isinstance(test.comparators[0], (ast.Set, ast.Tuple, ast.List))
     ):
         return None
-    elements = test.comparators[0].elts
-    if not all(isinstance(e, ast.Constant) and isinstance(e.value, str) for e in elements):
-        return None
-    return frozenset(e.value for e in elements if isinstance(e, ast.Constant))
+    strings = [
+        e.value
+        for e in test.comparators[0].elts
+        if isinstance(e, ast.Constant) and isinstance(e.value, str)
+    ]
+    return frozenset(strings) if len(strings) == len(test.comparators[0].elts) else None

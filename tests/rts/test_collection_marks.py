@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pytest
 
-from .helpers import edit, run, write
+from .helpers import run, write
 
 pytest_plugins = ["pytester"]
 

@@ -79,7 +79,9 @@ def test_the_check_may_come_first_and_leave(pytester: pytest.Pytester) -> None:
         "        raise AttributeError(name)\n"
         '    return globals()["_" + name]\n'
     )
-    assert _selected_after_binding_os_elsewhere(pytester, _GUARDED.replace(_CHECK, negative)) == set()
+    assert (
+        _selected_after_binding_os_elsewhere(pytester, _GUARDED.replace(_CHECK, negative)) == set()
+    )
 
 
 @pytest.mark.parametrize(
@@ -100,8 +102,6 @@ def test_the_check_may_come_first_and_leave(pytester: pytest.Pytester) -> None:
         pytest.param('"Lexer"}', '"_builtins__"}', id="a key that may be __builtins__"),
     ],
 )
-def test_an_unproven_key_opens_the_namespace(
-    pytester: pytest.Pytester, old: str, new: str
-) -> None:
+def test_an_unproven_key_opens_the_namespace(pytester: pytest.Pytester, old: str, new: str) -> None:
     module = _GUARDED.replace(old, new) + '\n\nNAMES = {"Parser"}\nPREFIX = "_"\n'
     assert _selected_after_binding_os_elsewhere(pytester, module) == {"test_old"}
