@@ -135,6 +135,8 @@ def _checked_names(
             if allowed is not None:
                 return allowed
         child, current = current, parents.get(id(current))
+    if not any(stmt is child for stmt in function.body):
+        return None  # in a default or a decorator: run before the body, in the outer scope
     for stmt in function.body:  # ``child``: the function's statement holding the key
         if stmt is child:
             break

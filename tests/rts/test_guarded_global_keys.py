@@ -6,7 +6,8 @@ the lookup counted as handing on the builtins' namespace, the module's global re
 as reads of any module, and binding ``os`` in another module selected every test whose code
 read ``os`` there (click e1fd5946: deprecated names in ``utils.__getattr__``, 1,965 tests,
 testmon 477). A set that is not a display, a key made from another name, a path that skips
-the check, a rebound parameter or a key that may be ``__builtins__`` keep it open. Real
+the check, a rebound parameter, a key that may be ``__builtins__`` or one in a default value
+(evaluated before the body's check) keep it open. Real
 pytest sessions."""
 
 from __future__ import annotations
@@ -100,6 +101,13 @@ def test_the_check_may_come_first_and_leave(pytester: pytest.Pytester) -> None:
             id="a rebound parameter",
         ),
         pytest.param('"Lexer"}', '"_builtins__"}', id="a key that may be __builtins__"),
+        pytest.param(
+            "def home():",
+            'name = "Parser"\n\n\ndef lookup(name, found=globals()[f"_{name}"]):\n'
+            '    if name not in ("Parser",):\n        raise AttributeError(name)\n'
+            "    return found\n\n\ndef home():",
+            id="a key in a default value, checked in the body",
+        ),
     ],
 )
 def test_an_unproven_key_opens_the_namespace(pytester: pytest.Pytester, old: str, new: str) -> None:
