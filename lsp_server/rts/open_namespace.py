@@ -13,6 +13,7 @@ Nor does code that only reads a namespace fill one: ``vars(mod).keys()``,
 (toolz's tests read ``builtins`` this way). A value read by a computed key, or through
 ``.items()``, may be the builtins' namespace (a module's ``__builtins__``): handed on;
 not by a key a membership check bounds to other strings (``rts.guarded_keys``).
+``sys.modules["__main__"]`` read is the script pytest runs under, no project module.
 Every other use of a namespace (stored, passed to a function, updated, an item assigned)
 may fill it and opens the module, except a fill of ``self.__dict__`` in a plain method of
 a class that cannot make modules (bases only ``object`` or such classes of the module, no
@@ -116,9 +117,27 @@ def _may_fill(
     if isinstance(node, ast.Attribute) and node.attr == "__dict__":
         typed = builtin_type and _type_taken(node, parents)
         return not (_only_read(node, parents) or typed or _instance_dict(node, parents, safe))
+    if isinstance(node, ast.Attribute) and node.attr == "modules":
+        return not _main_module_read(node, parents)
     # A star import, ``sys.modules``, ``builtins.exec``, ``f(globals=...)`` (a string, in
     # effect), ``global builtins``, ``def vars(...)``.
     return True
+
+
+def _main_module_read(node: ast.Attribute, parents: dict[int, ast.AST]) -> bool:
+    """Whether ``node`` is ``sys.modules["__main__"]`` read: the script pytest runs under,
+    never a project module imported by its name, so no namespace of the module reading it
+    (click's ``utils._detect_program_name``)."""
+    parent = parents.get(id(node))
+    return (
+        isinstance(node.value, ast.Name)
+        and node.value.id == "sys"
+        and isinstance(parent, ast.Subscript)
+        and parent.value is node
+        and isinstance(parent.ctx, ast.Load)
+        and isinstance(parent.slice, ast.Constant)
+        and parent.slice.value == "__main__"
+    )
 
 
 def _is_doc(node: ast.Constant, parent: ast.AST | None) -> bool:
