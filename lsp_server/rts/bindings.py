@@ -27,6 +27,7 @@ binding comes before it.
 from __future__ import annotations
 
 import ast
+import functools
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field, replace
 
@@ -110,10 +111,15 @@ class ModuleLayout:
     """A residue class (by its line and name) -> the names only its loose assignments read."""
 
 
-def _def_is_binding(node: ast.FunctionDef | ast.AsyncFunctionDef, wrap: frozenset[str]) -> bool:
+def _def_is_binding(
+    node: ast.FunctionDef | ast.AsyncFunctionDef, wrap: frozenset[str], scope: Scope | None = None
+) -> bool:
+    """``scope``: what the module bound before (a decorator's argument that queries the
+    platform then changes nothing: ``rts.stdlib_queries``)."""
     if node.name in LOOKED_UP or node.name.startswith("pytest_"):
         return False
-    return def_is_pure(node, wrap)
+    inert = None if scope is None else functools.partial(is_query, scope=scope)
+    return def_is_pure(node, wrap, inert)
 
 
 def _class_aliases(node: ast.ClassDef, prefix: str) -> Iterator[str]:
@@ -223,7 +229,7 @@ def _binding(
     first = min([stmt.lineno, *(d.lineno for d in getattr(stmt, "decorator_list", ()))])
     span = ((first, 0), (stmt.end_lineno or stmt.lineno, stmt.end_col_offset or 0))
     if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
-        if _def_is_binding(stmt, wrappers):
+        if _def_is_binding(stmt, wrappers, scope):
             return Binding((stmt.name,), *span, frozenset(import_time_names(stmt)), is_def=True)
         return None
     if isinstance(stmt, ast.ClassDef):

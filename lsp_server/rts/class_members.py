@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import ast
 import builtins
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -52,13 +52,16 @@ class Member:
 
 
 def def_is_pure(
-    node: ast.FunctionDef | ast.AsyncFunctionDef, wrappers: frozenset[str] = frozenset()
+    node: ast.FunctionDef | ast.AsyncFunctionDef,
+    wrappers: frozenset[str] = frozenset(),
+    inert: Callable[[ast.expr], bool] | None = None,
 ) -> bool:
-    """Decorators that only wrap (``wrappers``: the module's own, ``rts.wrapping_decorators``),
+    """Decorators that only wrap (``wrappers``: the module's own, ``rts.wrapping_decorators``;
+    ``inert``: arguments with calls that change nothing, ``purity.pure_decorator``),
     default values without effects."""
     args = node.args
     header: list[ast.AST] = [*args.defaults, *(d for d in args.kw_defaults if d is not None)]
-    wrap = all(pure_decorator(d, wrappers) for d in node.decorator_list)
+    wrap = all(pure_decorator(d, wrappers, inert) for d in node.decorator_list)
     return wrap and all(map(is_pure, header))
 
 

@@ -11,7 +11,9 @@ literals are kept: a string may name a module that code then fills
 Nor does code that only reads a namespace fill one: ``vars(mod).keys()``,
 ``globals()["NAME"]``, ``name in obj.__dict__``, ``for k in vars(m)``, ``builtins.abs``
 (toolz's tests read ``builtins`` this way). A value read by a computed key, or through
-``.items()``, may be the builtins' namespace (a module's ``__builtins__``): handed on.
+``.items()``, may be the builtins' namespace (a module's ``__builtins__``): handed on;
+not by a key a membership check bounds to other strings (``rts.guarded_keys``).
+``sys.modules["__main__"]`` read is the script pytest runs under, no project module.
 Every other use of a namespace (stored, passed to a function, updated, an item assigned)
 may fill it and opens the module, except a fill of ``self.__dict__`` in a plain method of
 a class that cannot make modules (bases only ``object`` or such classes of the module, no
@@ -29,6 +31,7 @@ from collections.abc import Iterator
 
 from lsp_server.rts.ast_walk import walk
 from lsp_server.rts.bound_names import names_bound_by
+from lsp_server.rts.guarded_keys import bounded_keys
 from lsp_server.rts.purity import is_string_statement
 
 _OPEN_SPELLING = re.compile(
@@ -114,9 +117,27 @@ def _may_fill(
     if isinstance(node, ast.Attribute) and node.attr == "__dict__":
         typed = builtin_type and _type_taken(node, parents)
         return not (_only_read(node, parents) or typed or _instance_dict(node, parents, safe))
+    if isinstance(node, ast.Attribute) and node.attr == "modules":
+        return not _main_module_read(node, parents)
     # A star import, ``sys.modules``, ``builtins.exec``, ``f(globals=...)`` (a string, in
     # effect), ``global builtins``, ``def vars(...)``.
     return True
+
+
+def _main_module_read(node: ast.Attribute, parents: dict[int, ast.AST]) -> bool:
+    """Whether ``node`` is ``sys.modules["__main__"]`` read: the script pytest runs under,
+    never a project module imported by its name, so no namespace of the module reading it
+    (click's ``utils._detect_program_name``)."""
+    parent = parents.get(id(node))
+    return (
+        isinstance(node.value, ast.Name)
+        and node.value.id == "sys"
+        and isinstance(parent, ast.Subscript)
+        and parent.value is node
+        and isinstance(parent.ctx, ast.Load)
+        and isinstance(parent.slice, ast.Constant)
+        and parent.slice.value == "__main__"
+    )
 
 
 def _is_doc(node: ast.Constant, parent: ast.AST | None) -> bool:
@@ -187,7 +208,7 @@ def _only_read(value: ast.expr, parents: dict[int, ast.AST]) -> bool:
         return parent.attr in _KEY_METHODS
     if isinstance(parent, ast.Subscript):
         loaded = parent.value is value and isinstance(parent.ctx, ast.Load)
-        return loaded and _named([parent.slice])
+        return loaded and (_named([parent.slice]) or _not_builtins(parent.slice, parents))
     if isinstance(parent, ast.Compare):
         return value is not parent.left and all(
             isinstance(op, ast.In | ast.NotIn) for op in parent.ops
@@ -200,6 +221,13 @@ def _only_read(value: ast.expr, parents: dict[int, ast.AST]) -> bool:
 def _named(keys: list[ast.expr]) -> bool:
     """Whether ``keys`` is one string written out (``__builtins__`` among the words)."""
     return len(keys) == 1 and isinstance(keys[0], ast.Constant) and isinstance(keys[0].value, str)
+
+
+def _not_builtins(key: ast.expr, parents: dict[int, ast.AST]) -> bool:
+    """Whether the computed ``key`` takes only values a check bounds, none of them
+    ``__builtins__`` (``rts.guarded_keys``: click's deprecated names, ``f"_{name}"``)."""
+    keys = bounded_keys(key, parents)
+    return keys is not None and "__builtins__" not in keys
 
 
 def _instance_dict(node: ast.Attribute, parents: dict[int, ast.AST], safe: set[str]) -> bool:

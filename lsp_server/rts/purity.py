@@ -4,7 +4,7 @@ names it reads: the vocabulary of ``rts.bindings`` and ``rts.class_members``."""
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 from lsp_server.rts.ast_walk import walk
 
@@ -204,8 +204,14 @@ def _outside_lambda_bodies(node: ast.AST) -> Iterator[ast.AST]:
             todo.extend(ast.iter_child_nodes(item))
 
 
-def pure_decorator(node: ast.expr, wrappers: frozenset[str] = frozenset()) -> bool:
-    """``wrappers``: functions of the module that only wrap (``rts.wrapping_decorators``)."""
+def pure_decorator(
+    node: ast.expr,
+    wrappers: frozenset[str] = frozenset(),
+    inert: Callable[[ast.expr], bool] | None = None,
+) -> bool:
+    """``wrappers``: functions of the module that only wrap (``rts.wrapping_decorators``);
+    ``inert``: whether an argument with calls changes nothing all the same (a query of the
+    platform, ``rts.stdlib_queries``: ``skipif(shutil.which("head") is None)``)."""
     target = node.func if isinstance(node, ast.Call) else node
     chain = list(_chain(target))
     own = isinstance(target, ast.Name) and target.id in wrappers
@@ -214,7 +220,8 @@ def pure_decorator(node: ast.expr, wrappers: frozenset[str] = frozenset()) -> bo
     if isinstance(node, ast.Call):
         if any(k.arg == "autouse" for k in node.keywords):
             return False
-        return all(is_pure(a) for a in (*node.args, *(k.value for k in node.keywords)))
+        values = (*node.args, *(k.value for k in node.keywords))
+        return all(is_pure(a) or (inert is not None and inert(a)) for a in values)
     return True
 
 

@@ -24,6 +24,7 @@ import ast
 import operator
 import os
 import platform
+import shutil
 import sys
 from collections.abc import Callable
 from types import BuiltinFunctionType, BuiltinMethodType, ModuleType
@@ -45,6 +46,9 @@ QUERIES: tuple[Callable[..., object], ...] = (
     sys.getfilesystemencoding,
     sys.getrecursionlimit,
     os.getenv,
+    # Where a program is on ``PATH`` (a skip mark's condition): it only looks at the file
+    # system, and returns a string or None.
+    shutil.which,
     len,
 )
 """Functions that report on the interpreter, the platform or their arguments and change
