@@ -152,9 +152,9 @@ class UnitAttribution:
         whole = self.footprints.read_whole(ids) | modules_read_whole(names)
         base = self._shared_reads(item)
         ids = ids.union(self.bindings.read(ids, names, dynamic, globals_read, whole, base))
-        paths = frozenset(map(self._unit_paths.__getitem__, ids))
-        ids = ids.union(self.hooked_classes.units(paths))  # it imported their modules
-        paths = frozenset(map(self._unit_paths.__getitem__, ids))  # a base's, in other files
+        paths = frozenset(map(unit_path := self._unit_paths.__getitem__, ids))
+        hooked = self.hooked_classes.units(paths).difference(ids)  # it imported their modules
+        ids, paths = ids.union(hooked), paths.union(map(unit_path, hooked))  # a base's, elsewhere
         return InternedUnits(ids, self._units, paths)
 
     def _shared_reads(self, item: pytest.Item) -> tuple[frozenset[int], frozenset[str]]:
