@@ -122,6 +122,17 @@ def statements(node: ast.AST) -> Iterator[ast.AST]:
         yield current
 
 
+def enclosing(
+    node: ast.AST, parents: dict[int, ast.AST], kinds: tuple[type[ast.AST], ...]
+) -> ast.AST | None:
+    """The nearest ancestor of ``node`` of one of ``kinds`` (``parents``: node id -> its
+    parent), None when there is none."""
+    current = parents.get(id(node))
+    while current is not None and not isinstance(current, kinds):
+        current = parents.get(id(current))
+    return current
+
+
 def scope_nodes(body: list[ast.stmt], scopes: tuple[type[ast.AST], ...]) -> Iterator[ast.AST]:
     """The nodes of ``body`` and their subtrees but those of the types ``scopes`` (nested
     functions, classes, lambdas: code of their own) and what they hold; depth first."""

@@ -158,6 +158,32 @@ def names_bound_by(node: ast.AST) -> list[str]:
     return []
 
 
+def parameters(function: ast.AST) -> list[ast.arg]:
+    """The parameters of a ``def`` or lambda (none for any other node)."""
+    args = getattr(function, "args", None)
+    if not isinstance(args, ast.arguments):
+        return []
+    every = [*args.posonlyargs, *args.args, *args.kwonlyargs]
+    return every + [a for a in (args.vararg, args.kwarg) if a is not None]
+
+
+def bound_inside(function: ast.AST) -> set[str]:
+    """Names bound anywhere inside ``function`` besides its own parameters and name:
+    stores, nested scopes' parameters, ``def``s and classes, imports, captures (``except
+    ... as``, ``case``), ``global``/``nonlocal``."""
+    own = parameters(function)
+    names: set[str] = set()
+    for node in walk(function):
+        if node is function:
+            continue
+        if isinstance(node, ast.arg):
+            if node not in own:
+                names.add(node.arg)
+        else:
+            names.update(names_bound_by(node))
+    return names
+
+
 def is_dunder(name: str) -> bool:
     """``__x__``: a name Python itself gives a meaning."""
     return name.startswith("__") and name.endswith("__")

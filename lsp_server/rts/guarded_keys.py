@@ -16,11 +16,11 @@ from __future__ import annotations
 import ast
 from collections.abc import Callable
 
-from lsp_server.rts.ast_walk import walk
+from lsp_server.rts.ast_walk import enclosing
+from lsp_server.rts.bound_names import bound_inside, parameters
 
 _Function = (ast.FunctionDef, ast.AsyncFunctionDef)
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
-_CAPTURES = (ast.ExceptHandler, ast.MatchAs, ast.MatchStar, ast.MatchMapping)
 
 
 def bounded_keys(key: ast.expr, parents: dict[int, ast.AST]) -> frozenset[str] | None:
@@ -29,7 +29,7 @@ def bounded_keys(key: ast.expr, parents: dict[int, ast.AST]) -> frozenset[str] |
     if shape is None:
         return None
     name, make = shape
-    function = _enclosing_scope(key, parents)
+    function = enclosing(key, parents, _SCOPES)
     if not isinstance(function, _Function) or _rebound(name, function):
         return None
     allowed = _checked_names(key, name, function, parents)
@@ -82,42 +82,12 @@ def _formatted_part(value: ast.expr) -> str | ast.Name | None:
     return None
 
 
-def _enclosing_scope(node: ast.AST, parents: dict[int, ast.AST]) -> ast.AST | None:
-    current = parents.get(id(node))
-    while current is not None and not isinstance(current, _SCOPES):
-        current = parents.get(id(current))
-    return current
-
-
 def _rebound(name: str, function: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
     """Whether ``name`` is no parameter of ``function``, or is bound anywhere inside it
     besides (nested scopes included: a ``nonlocal`` may rebind it)."""
-    args = function.args
-    params = [*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg, args.kwarg]
-    own = [a for a in params if a is not None]
-    if name not in {a.arg for a in own}:
+    if name not in {a.arg for a in parameters(function)}:
         return True
-    for node in walk(function):
-        if isinstance(node, ast.Name) and node.id == name and not isinstance(node.ctx, ast.Load):
-            return True
-        if isinstance(node, ast.arg) and node.arg == name and node not in own:
-            return True
-        if isinstance(node, ast.alias) and (node.asname or node.name).split(".")[0] == name:
-            return True
-        if isinstance(node, (ast.Global, ast.Nonlocal)) and name in node.names:
-            return True
-        # ``except E as name``, ``case name``, ``case [*name]``, ``case {**name}``.
-        for field in ("name", "rest"):
-            bound = getattr(node, field, None)
-            if bound == name and isinstance(node, _CAPTURES):
-                return True
-        if (
-            node is not function
-            and isinstance(node, (*_Function, ast.ClassDef))
-            and node.name == name
-        ):
-            return True
-    return False
+    return name in bound_inside(function)
 
 
 def _checked_names(

@@ -29,8 +29,8 @@ import ast
 import re
 from collections.abc import Iterator
 
-from lsp_server.rts.ast_walk import walk
-from lsp_server.rts.bound_names import names_bound_by
+from lsp_server.rts.ast_walk import enclosing, walk
+from lsp_server.rts.bound_names import bound_inside, names_bound_by
 from lsp_server.rts.guarded_keys import bounded_keys
 from lsp_server.rts.purity import is_string_statement
 
@@ -236,7 +236,7 @@ def _instance_dict(node: ast.Attribute, parents: dict[int, ast.AST], safe: set[s
     receiver = node.value
     if not isinstance(receiver, ast.Name):
         return False
-    function = _enclosing(node, parents, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda))
+    function = enclosing(node, parents, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda))
     if not isinstance(function, ast.FunctionDef | ast.AsyncFunctionDef):
         return False
     owner = parents.get(id(function))
@@ -248,17 +248,8 @@ def _instance_dict(node: ast.Attribute, parents: dict[int, ast.AST], safe: set[s
         and bool(positional)
         and positional[0].arg == receiver.id
         and all(_last_name(d) in _INSTANCE_DECORATORS for d in function.decorator_list)
-        and receiver.id not in _assigned_names(function)
+        and receiver.id not in bound_inside(function)
     )
-
-
-def _enclosing(
-    node: ast.AST, parents: dict[int, ast.AST], kinds: tuple[type, ...]
-) -> ast.AST | None:
-    current = parents.get(id(node))
-    while current is not None and not isinstance(current, kinds):
-        current = parents.get(id(current))
-    return current
 
 
 def _last_name(decorator: ast.expr) -> str:
@@ -267,32 +258,6 @@ def _last_name(decorator: ast.expr) -> str:
     if isinstance(decorator, ast.Attribute):
         return decorator.attr
     return ""
-
-
-def _assigned_names(function: ast.AST) -> set[str]:
-    """Names bound anywhere inside ``function`` after its parameters: stores, nested
-    ``def``s and classes, imports, ``global``/``nonlocal``."""
-    names: set[str] = set()
-    for node in walk(function):
-        if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
-            names.add(node.id)
-        elif isinstance(node, ast.arg) and node not in _own_args(function):
-            names.add(node.arg)
-        elif isinstance(node, ast.alias):
-            names.add((node.asname or node.name).split(".")[0])
-        elif isinstance(node, ast.Global | ast.Nonlocal):
-            names.update(node.names)
-        elif node is not function and isinstance(node, _DEFINITIONS):
-            names.add(node.name)
-    return names
-
-
-def _own_args(function: ast.AST) -> list[ast.arg]:
-    args = getattr(function, "args", None)
-    if not isinstance(args, ast.arguments):
-        return []
-    every = [*args.posonlyargs, *args.args, *args.kwonlyargs]
-    return every + [a for a in (args.vararg, args.kwarg) if a is not None]
 
 
 def _classes_without_modules(tree: ast.Module) -> set[str]:
