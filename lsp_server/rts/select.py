@@ -26,6 +26,7 @@ from lsp_server.rts.snapshots import FileStates
 from lsp_server.rts.spans import ImportStatement
 from lsp_server.rts.star_listings import tests_seeing_listings
 from lsp_server.rts.store import DependencyStore, TestRecord
+from lsp_server.rts.subclass_listings import tests_listing_subclasses
 from lsp_server.rts.unit_names import (
     MODULE,
     NAMES,
@@ -323,6 +324,8 @@ def _changes(root: Path, store: DependencyStore, states: FileStates) -> _Changes
     for nodeid, unit in tests_seeing_new_getattr(store, changed).items():
         affected.setdefault(nodeid, unit)
     for nodeid, unit in tests_seeing_listings(store, states, resolver, changed).items():
+        affected.setdefault(nodeid, unit)
+    for nodeid, unit in tests_listing_subclasses(store, changed).items():
         affected.setdefault(nodeid, unit)
     for nodeid, unit in new_conftests(root, store, records).items():
         changed[unit] = ReasonKind.ADDED
