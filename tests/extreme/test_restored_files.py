@@ -81,21 +81,29 @@ def test_the_data_is_whole():
 """
 
 
+# The loop of ``LOOP_MODULE``, sleeping: a plain run is stopped at its wall-clock limit,
+# and a busy loop would burn that whole limit of CPU on a loaded CI machine.
+SLEEPING_LOOP = "import time\n" + LOOP_MODULE.replace(
+    '        state["n"] += 1\n', '        state["n"] += 1\n        time.sleep(0.05)\n'
+)
+
+
 def test_a_plain_run_stopped_in_a_private_copy_leaves_both_trees_whole(
     make_project: Callable[[dict[str, str]], Path],
 ) -> None:
     # ``--verify`` runs one check after another in the same private copy: a run stopped at
     # its limit must not leave the copy's data file damaged for the next check (which would
     # then fail for a reason that is not its transformation), nor touch the user's tree.
+    assert "time.sleep" in SLEEPING_LOOP
     root = make_project(
         {
-            "loop.py": LOOP_MODULE,
+            "loop.py": SLEEPING_LOOP,
             "test_loop.py": REWRITES_AROUND_A_CALL,
             "test_data.py": CHECKS_DATA,
         }
     )
     (root / "data.txt").write_bytes(DATA)
-    line = LOOP_MODULE.splitlines().index("def ready(state):") + 1
+    line = SLEEPING_LOOP.splitlines().index("def ready(state):") + 1
     with PrivateCopy(root) as copy:
         hangs = Transformation("loop.py", "ready", line, "return False")
         stopped = copy.run(hangs, ["test_loop.py::test_rewrites_the_data_around_a_call"], 20.0)
