@@ -52,15 +52,18 @@ def test_a_timeout_of_tests_slower_than_their_limit_is_no_detection(
 
 # ``step -> return False`` makes ``advance`` loop for ever: a timeout in place, and a hang
 # of the plain run on disk too (stopped at its limit: the in-place timeout plus the
-# allowance, here ten seconds instead of the minute a real project's start is given).
+# allowance, here ten seconds instead of the minute a real project's start is given). The
+# loop sleeps: a busy one would burn those ten seconds of CPU on a loaded CI machine.
 STEP_MODULE = """
+import time
+
 def step(state):
     state["n"] += 1
     return state["n"] >= 3
 
 def advance(state):
     while not step(state):
-        pass
+        time.sleep(0.01)
     return state["n"]
 """
 
