@@ -20,6 +20,10 @@ from lsp_server.rts.select import Reason, ReasonKind, Selection, select_affected
 from lsp_server.rts.snapshots import FileStates
 from lsp_server.rts.store import DependencyStore
 from lsp_server.rts.store.stale_marks import ProvenUnaffected
+from lsp_server.rts.subclass_listings import (
+    select_listings_seeing_new_tests,
+    uncollected_test_files,
+)
 
 
 def _whole_files_collected(config: pytest.Config) -> bool:
@@ -110,6 +114,12 @@ class Deselector:
             return
         self.selection = select_affected_tests(
             self.root, self.store, None, fingerprint=fingerprint, states=states
+        )
+        patterns = config.getini("python_files")
+        select_listings_seeing_new_tests(
+            self.store,
+            self.selection,
+            lambda: uncollected_test_files(self.root, self.store, patterns),
         )
         self.unaffected = set(self.selection.unaffected)
         self.states = states

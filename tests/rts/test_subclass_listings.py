@@ -83,3 +83,28 @@ def test_a_subclass_in_a_module_only_another_test_imports(pytester: pytest.Pytes
     assert run(pytester, flag="--reks-all") == {"test_sum", "test_b"}
     edit(pytester, "other.py", "class B(lib.Base):", "class B:")
     assert "test_sum" in run(pytester)
+
+
+def test_a_subclass_in_a_new_test_file(project: pytest.Pytester) -> None:
+    """A new test file is in no record, but its classes join the session's listing."""
+    write(
+        project,
+        "test_new.py",
+        """
+        import lib
+
+
+        class C(lib.Base):
+            x = 4
+
+
+        def test_c():
+            assert C.x == 4
+        """,
+    )
+    assert run(project) == {"test_sum", "test_c"}
+
+
+def test_nothing_changed_and_no_new_test_file_runs_nothing(project: pytest.Pytester) -> None:
+    write(project, "helpers_for_tests.py", "VALUE = 1\n")  # not named like a test file
+    assert run(project) == set()
