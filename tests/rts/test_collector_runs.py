@@ -151,9 +151,13 @@ def test_a_test_asking_for_a_collection_depends_on_its_finalizers(
             assert os.environ.pop("RES_CLOSED") == "mine"
 
 
+        def churn():
+            return [[] for _ in range(10_000)]  # an automatic collection starts here
+
+
         def test_collected_before_asking():
             Resource("early")
-            cells = [[] for _ in range(10_000)]  # an automatic collection frees it
+            churn()
             assert os.environ.pop("RES_CLOSED") == "early"
             gc.collect()
         """,
