@@ -55,7 +55,8 @@ class CollectorRuns:
 
     def stop(self) -> None:
         if self._watching:
-            gc.callbacks.remove(self._on_collection)
+            if self._on_collection in gc.callbacks:  # a test may have emptied the list
+                gc.callbacks.remove(self._on_collection)
             self._watching = False
             if self._token is not None:  # stopped within a collection: keep what ran
                 self._tracer.close_span(self._token)
