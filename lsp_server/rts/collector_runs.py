@@ -5,7 +5,7 @@ it. An automatic collection starts whenever allocations pass a threshold: it fal
 whichever test runs then, after every allocation of the tests and plugins before, and frees
 what earlier tests left. On jinja the weakref callback of a ``ModuleLoader`` a loader test
 had made (``lambda x: sys.modules.pop(package_name, None)``, a lookup by a name held in a
-variable) ran inside ``test_list_add`` in one whole-suite recording in three, which then
+variable) ran inside ``test_list_add`` in about half the whole-suite recordings, which then
 depended on every name (``<names> *``, 2,888 units against 2,525). A test whose outcome
 rests on such a run fails by chance, as one whose finalizer ran between tests, which is
 attributed to no test either (``Recorder``).
