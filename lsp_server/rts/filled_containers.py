@@ -32,8 +32,9 @@ modules or in the bodies of its classes (not those of test files: a ``setUpClass
 define hundreds of schema classes to compare around every test, and toolz's hold a list of
 a million items), looked for again whenever more modules are loaded. Values put there while
 modules are imported or test files collected are not attributed (import footprints and
-collection windows hold that code); nor are containers held by instances (``self._cache``
-of a module-level object): README, Limits. A function of the module holding a container as
+collection windows hold that code). Containers held by a module-level object of a project
+class (``self._cache``) are watched too (``rts.held_containers``), not those of other
+objects: README, Limits. A function of the module holding a container as
 a default value (``def f(k, cache=_CACHE)``) reads every entry of it whenever it runs. A
 size or presence read depends on what ran up to the filler's last store (``container_sizes``).
 """
@@ -57,6 +58,7 @@ from lsp_server.rts.container_slots import (
     start_keys,
 )
 from lsp_server.rts.dict_versions import DictSnapshot, SnapshotGroup
+from lsp_server.rts.held_containers import container_holders
 from lsp_server.rts.identity import identity
 from lsp_server.rts.keyed_reads import KeyedReads
 from lsp_server.rts.lazy_builds import LazyBuilds
@@ -330,6 +332,8 @@ class FilledContainers:
             for value in list(vars(module).values()):
                 if isinstance(value, type) and value.__module__ == module.__name__:
                     self._take(value)
+            for holder in container_holders(module, self._is_project_file):
+                self._take_containers(holder, vars(holder))  # its names: no module's
 
     def _take_defaults(self, function: object, containers: dict[int, str]) -> None:
         code = getattr(function, "__code__", None)
@@ -350,8 +354,11 @@ class FilledContainers:
         self._namespace_tags.add(self._namespaces[-1].before)
         if self._builds is not None and watched:
             self._builds.take(owner, namespace)
-        if not watched:
-            return
+        if watched:
+            self._take_containers(owner, namespace)
+
+    def _take_containers(self, owner: object, namespace: Mapping[str, Any]) -> None:
+        """The containers bound in ``namespace``, the attributes of ``owner``."""
         containers = {identity(v): n for n, v in namespace.items() if isinstance(v, KINDS)}
         for name, value in list(namespace.items()):
             self._take_defaults(getattr(value, "__func__", value), containers)

@@ -87,6 +87,8 @@ class InstrumentedTracer(CodeTracer):
     import (see the module's docstring for what it records and what it reads
     conservatively)."""
 
+    sets_apart = False  # what a collection runs stays the test's, as before
+
     def __init__(
         self,
         is_project_file: Callable[[str], bool],

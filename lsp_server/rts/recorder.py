@@ -28,6 +28,7 @@ from lsp_server.rts.attribution import UnitAttribution
 from lsp_server.rts.audit_events import FileWatcher, activate_watcher
 from lsp_server.rts.cache_hits import CacheHits
 from lsp_server.rts.cached_calls import CachedCalls
+from lsp_server.rts.collector_runs import CollectorRuns
 from lsp_server.rts.file_units import Unit
 from lsp_server.rts.filled_containers import FilledContainers
 from lsp_server.rts.flush_pace import FlushPace
@@ -106,6 +107,7 @@ class DependencyRecorder:
         )
         self.setup_clock = SetupClock()  # the set-up times of shared fixtures, per test
         config.pluginmanager.register(self.setup_clock, "reks-setup-clock")
+        self.collector_runs = CollectorRuns(self.tracer)  # finalizers by chance: no test's
         self._stack: list[Window] = []
         self._tracing = False
         self._fixture_windows: dict[object, Window] = {}
@@ -131,10 +133,12 @@ class DependencyRecorder:
             activate_watcher(self.watcher)
             if not self.tracer.started:
                 self.tracer.start()
+            self.collector_runs.start()
             self._tracing = True
 
     def stop_tracing(self) -> None:
         if self._tracing:
+            self.collector_runs.stop()
             self.tracer.stop()
             self.filled_containers.stop()
             self.cached_calls.stop()
@@ -221,6 +225,7 @@ class DependencyRecorder:
         self.tracer.take()
         self.tracer.read_lines.take()
         self.watcher.take()
+        self.collector_runs.take()
         self._stack = [Window()]
         self._reports[item.nodeid] = []
         self.setup_clock.take()  # nothing between tests is this test's
@@ -232,6 +237,7 @@ class DependencyRecorder:
         if self.tracer.reinstate() or self._lost_outside_tests:
             self._incomplete.add(item.nodeid)
         window = self._stack.pop()
+        window.codes.update(self.collector_runs.take())
         self._stack = []
         with self.tracer.paused():
             self._record(item, window)

@@ -165,6 +165,33 @@ class CodeTracer:
         self._use(token.outer)
         return span
 
+    sets_apart = True
+    """Whether ``set_apart`` collects apart what runs from then on (the instrumented
+    tracer's markers reach the current set only when flushed: it cannot)."""
+
+    def set_apart(self) -> SpanToken:
+        """Collect what runs from now on apart, until ``set_back``: an open span that does
+        not make code seen earlier in the test be seen again (``rts.collector_runs``)."""
+        return CodeTracer.open_span(self)
+
+    def set_back(self, token: SpanToken) -> CodeSet:
+        """Back to the set ``token`` was set apart from, without what ran meanwhile, which
+        is returned; kept in that set after all (``close_span``: nothing apart) when a
+        module started meanwhile is still running."""
+        if len(self._windows) != token.windows or token.takes != self._takes:
+            self.close_span(token)
+            return {}
+        outers = self._span_outers
+        if outers and outers[-1] is token.outer:
+            outers.pop()
+        apart = self._seen
+        self._use(token.outer)
+        return apart
+
+    def see_again(self) -> None:
+        """Code that ran apart is recorded again the next time it runs (3.12+ disabled its
+        events once seen); the profile hook records every call anyway."""
+
     def ran_so_far(self) -> RanSoFar | None:
         """The sets holding what ran since the last ``take``, with their sizes now; None
         where the order code first ran in is not kept (the profile hook and the markers)."""
@@ -366,3 +393,6 @@ class MonitoringTracer(CodeTracer):
         if restart:
             _MON.restart_events()
         return seen
+
+    def see_again(self) -> None:
+        _MON.restart_events()
