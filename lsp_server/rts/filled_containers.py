@@ -62,6 +62,7 @@ from lsp_server.rts.held_containers import container_holders
 from lsp_server.rts.identity import identity
 from lsp_server.rts.keyed_reads import KeyedReads
 from lsp_server.rts.lazy_builds import LazyBuilds
+from lsp_server.rts.module_rebinds import ModuleRebinds, Reach
 from lsp_server.rts.project_modules import NewProjectModules
 from lsp_server.rts.rebound_names import bound_by_import, imported_names, names_spelled
 from lsp_server.rts.tracing import CodeSet, RanSoFar
@@ -96,6 +97,7 @@ class FilledContainers:
         self._namespaces: list[_Namespace] = []
         self._namespace_tags = SnapshotGroup()  # their ``before``s, in the same order
         self._rebound: dict[str, CodeSet] = {}  # name -> what ran in the tests rebinding it
+        self._in_modules = ModuleRebinds()  # a module's globals: by module (module_rebinds)
         # Names only ever rebound by the import system binding a submodule on its package.
         self._submodules: set[str] = set()
         # By identity(code): the names of ``_rebound`` it reads (only code reading any), and
@@ -145,11 +147,13 @@ class FilledContainers:
         stored, self._unsure = self.keyed.take_stores()
         self._later = {key: ran_after(so_far) for key, so_far in stored.items()}
 
-    def after(self, codes: CodeSet) -> None:
+    def after(self, codes: CodeSet) -> Reach:
         """Add to ``codes`` (what the test ran) what ran in the tests that changed the
-        entries it read; remember what it ran for the entries it changed."""
+        entries it read; remember what it ran for the entries it changed. What rebound
+        the globals it read of modules it may not reach comes back by module file
+        (``module_rebinds.reaching`` adds those it reaches)."""
         keys, everything = self.keyed.take()
-        found = self._rebound_read(codes)
+        found, reach = self._rebound_read(codes)
         changers = self._unsure  # names of containers changed other than by a watched store
         if self._fillers:
             for code, reads in self._readers(codes):
@@ -164,13 +168,19 @@ class FilledContainers:
             for index, fillers in self._fillers.items():
                 entries = (fillers, self._presence.get(index, {}), self._sized.get(index, {}))
                 self._add_read(self._slots[index], entries, keys, everything, found)
-        self._changes_of_containers(codes, found, changers)
-        self._changes_of_names(codes, found)
+        # What this test read, for the tests that read what it changes: the whole reach,
+        # as when rebinds were kept by name alone (what it changed may carry any of it).
+        read = found.copy()
+        for reached in reach.values():
+            read.update(reached)
+        self._changes_of_containers(codes, read, changers)
+        self._changes_of_names(codes, read)
         codes.update(found)
         self._later, self._unsure = {}, set()
         if self._fillers:
             for code, reads in self._readers(codes):
                 self.keyed.watch(code, reads)
+        return reach
 
     def _changes_of_containers(self, codes: CodeSet, found: CodeSet, changers: set[str]) -> None:
         """Remember what the test ran and read for the entries of containers it changed."""
@@ -203,15 +213,19 @@ class FilledContainers:
             namespace = self._namespaces[place]
             for name in changed_keys(namespace.before.entries, namespace.names):
                 submodule = bound_by_import(namespace.owner, name, namespace.names.get(name))
-                if submodule and name not in self._rebound:
+                if submodule and name not in self._rebound.keys() | self._in_modules.by_name:
                     self._submodules.add(name)
                 elif not submodule:
                     self._submodules.discard(name)
                 share = codes
                 if self._builds is not None:
                     share = self._builds.share(namespace.owner, name, codes)
-                self._rebound.setdefault(name, {}).update(share)
-                self._rebound[name].update(found)
+                file = self._in_modules.file_of(namespace.owner)
+                if file is not None:
+                    self._in_modules.add(name, file, {**share, **found})
+                else:
+                    self._rebound.setdefault(name, {}).update(share)
+                    self._rebound[name].update(found)
                 self._rebound_version += 1
         changed = self._builds.changed(codes) if self._builds is not None else {}
         for name, share in changed.items():
@@ -224,12 +238,14 @@ class FilledContainers:
         if self._builds is not None:
             self._builds.stop()
 
-    def _rebound_read(self, codes: CodeSet) -> CodeSet:
-        """What ran in the tests that rebound the names ``codes`` read."""
+    def _rebound_read(self, codes: CodeSet) -> tuple[CodeSet, Reach]:
+        """What ran in the tests that rebound the names ``codes`` read: as class attributes
+        or lazily built, and as module globals (by module file)."""
         found: CodeSet = {}
-        rebound = self._rebound
+        reach: Reach = {}
+        rebound = self._rebound.keys() | self._in_modules.by_name.keys()
         if not rebound:
-            return found
+            return found, reach
         if self._rebound_seen != self._rebound_version:
             self._rebound_reads.clear()
             self._rebound_checked.clear()
@@ -240,7 +256,7 @@ class FilledContainers:
             names = spelled.get(key)
             if names is None:
                 names = spelled[key] = self._reads_of_project(codes[key])
-            read = names & rebound.keys()
+            read = names & rebound
             if read & self._submodules:
                 imported = self._imports.get(key)
                 if imported is None:
@@ -250,8 +266,9 @@ class FilledContainers:
                 reads[key] = read
         for key in codes.keys() & reads.keys():
             for name in reads[key]:
-                found.update(rebound[name])
-        return found
+                found.update(self._rebound.get(name, {}))
+                self._in_modules.read(name, reach)
+        return found, reach
 
     def _add_read(
         self,

@@ -33,6 +33,7 @@ from lsp_server.rts.file_units import Unit
 from lsp_server.rts.filled_containers import FilledContainers
 from lsp_server.rts.flush_pace import FlushPace
 from lsp_server.rts.lazy_builds import LazyBuilds
+from lsp_server.rts.module_rebinds import reaching
 from lsp_server.rts.parametrize_files import ParametrizeFiles
 from lsp_server.rts.setup_clock import SetupClock
 from lsp_server.rts.snapshots import FileStates
@@ -297,8 +298,13 @@ class DependencyRecorder:
         window.update(self._items_window)
         window.files |= self.parametrize_files.files_of(item)
         self.cache_hits.after(window.codes)
-        self.filled_containers.after(window.codes)
-        units = self.attribution.units_of_test(item, window, self.tracer)
+        reach = self.filled_containers.after(window.codes)
+        units = reaching(
+            reach,
+            window.codes,
+            lambda: self.attribution.units_of_test(item, window, self.tracer),
+            self.attribution.paths.python_rel,
+        )
         self._ran.update(window.codes)
         self._functions_ran[item.nodeid] = self.attribution.functions.functions_ran(window.codes)
         outcome, duration = _outcome(reports)

@@ -39,7 +39,7 @@ import sys
 from collections.abc import Callable, Iterable, Mapping
 from types import CodeType, FrameType, FunctionType, MethodType
 
-from lsp_server.rts import member_lookups
+from lsp_server.rts import builtins_lookups, member_lookups
 from lsp_server.rts.identity import identity
 from lsp_server.rts.import_calls import module_files, record_import
 from lsp_server.rts.lookups import DYNAMIC_NAMES
@@ -289,8 +289,8 @@ class RuntimeLookups:
     ) -> bool:
         key = identity(code)
         names = self.names.setdefault(key, set())
-        if EVERY_NAME in names:
-            return False
+        if EVERY_NAME in names or builtins_lookups.reads_builtins_only(function, arg0):
+            return EVERY_NAME not in names  # given up; or a read of builtins, no name
         sites = self.sites(code)
         sources = None if sites is None else sites.get(offset)
         found = LOOKUP_FUNCTIONS.get(identity(function))
