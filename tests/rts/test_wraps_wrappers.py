@@ -1,0 +1,128 @@
+"""A decorator of the same module that only builds ``@wraps(func) def wrapper(...)`` and
+returns it (``rts.wrapping_decorators``), on real pytest sessions. Applying it at import
+defines ``wrapper`` and copies ``func``'s name, docstring and attributes onto it
+(``functools.update_wrapper`` cannot raise for a function): nothing outside what it returns
+changes, so a new decorated ``def`` selects no test and a new default parameter selects the
+callers alone (issue 14, the validators replay: ``@validator``). Not recognised, such a
+decorator kept every ``def`` it decorates in the module unit: any new one reran every
+importer.
+
+Guards: shapes just outside the rule, where applying the decorator has an effect a test can
+see (it registers what it wraps: by a statement of its own, by the default of ``wrapper``,
+or by a ``wraps`` of the project's own), still select the test that counts the registry,
+which fails at the child."""
+
+from __future__ import annotations
+
+import pytest
+
+from .helpers import edit, recording_plugin_only, write
+
+pytest_plugins = ["pytester"]
+
+CHECKS = """
+from functools import wraps
+
+REGISTERED = []
+
+
+def checker(func):
+    \"\"\"Return a tuple (the result, the function's name).\"\"\"
+
+    @wraps(func)
+    def wrapper(*args, **kwargs):
+        return func(*args, **kwargs), func.__name__
+
+    return wrapper
+
+
+@checker
+def even(value):
+    return value % 2 == 0
+
+
+@checker
+def odd(value):
+    return value % 2 == 1
+"""
+
+TESTS = """
+import checks
+
+
+def test_even():
+    assert checks.even(2) == (True, "even")
+
+
+def test_odd():
+    assert checks.odd(3) == (True, "odd")
+
+
+def test_registered():
+    assert len(checks.REGISTERED) in (0, 2)
+"""
+
+ZERO = """@checker
+def zero(value):
+    return value == 0
+
+
+@checker
+def even(value):"""
+
+ALL = {"test_even", "test_odd", "test_registered"}
+
+
+def _ran_and_failed(pytester: pytest.Pytester) -> tuple[set[str], set[str]]:
+    """A ``--reks`` run: the names of the tests that ran, and of those that failed."""
+    with recording_plugin_only():
+        recorder = pytester.inline_run("--reks")
+    reports = [r for r in recorder.getreports("pytest_runtest_logreport") if r.when == "call"]
+    return {r.nodeid.split("::")[-1] for r in reports}, {
+        r.nodeid.split("::")[-1] for r in reports if r.failed
+    }
+
+
+def _project(pytester: pytest.Pytester, checks: str) -> pytest.Pytester:
+    write(pytester, "checks.py", checks)
+    write(pytester, "test_checks.py", TESTS)
+    assert _ran_and_failed(pytester) == (ALL, set())
+    return pytester
+
+
+def test_a_new_function_under_a_wraps_wrapper_selects_no_test(pytester: pytest.Pytester) -> None:
+    project = _project(pytester, CHECKS)
+    edit(project, "checks.py", "@checker\ndef even(value):", ZERO)
+    assert _ran_and_failed(project) == (set(), set())
+
+
+def test_a_new_default_parameter_under_a_wraps_wrapper_selects_its_callers(
+    pytester: pytest.Pytester,
+) -> None:
+    project = _project(pytester, CHECKS)
+    edit(project, "checks.py", "def even(value):", "def even(value, base=2):")
+    edit(project, "checks.py", "value % 2 == 0", "value % base == 0")
+    assert _ran_and_failed(project) == ({"test_even"}, set())
+
+
+REGISTERING = {
+    "a statement": ("    @wraps(func)", "    REGISTERED.append(func)\n\n    @wraps(func)"),
+    "a default of the wrapper": (
+        "def wrapper(*args, **kwargs):",
+        "def wrapper(*args, _=REGISTERED.append(func), **kwargs):",
+    ),
+    "the project's own wraps": (
+        "from functools import wraps",
+        "import functools\n\n\ndef wraps(func):\n"
+        "    REGISTERED.append(func)\n    return functools.wraps(func)",
+    ),
+}
+
+
+@pytest.mark.parametrize("old, new", REGISTERING.values(), ids=REGISTERING.keys())
+def test_a_wrapper_that_registers_keeps_a_new_function_in_the_module_unit(
+    pytester: pytest.Pytester, old: str, new: str
+) -> None:
+    project = _project(pytester, CHECKS.replace(old, new))
+    edit(project, "checks.py", "@checker\ndef even(value):", ZERO)
+    assert _ran_and_failed(project) == (ALL, {"test_registered"})
