@@ -15,6 +15,13 @@ from a value can raise. A wrapping class has ``object`` or ``property`` for its 
 no decorator, keyword or creation hook, and an ``__init__`` that only stores parameters or
 constants on the instance and calls its base's ``__init__`` with them.
 
+A wrapper may also have for its body (after a docstring) only ``@wraps(param) def
+inner(...)`` and ``return inner``, ``wraps`` being ``functools.wraps`` where it is applied
+and ``inner`` having no annotation and only constants for defaults (validators'
+``@validator``): applying it defines ``inner`` and copies the parameter's name, docstring
+and attributes onto it (``functools.update_wrapper`` skips what it cannot read), which
+changes nothing else and cannot raise; ``inner``'s body runs when it is called.
+
 Applying a wrapper at import still runs code, and may raise where a call does not fit a
 signature: the wrapper and the class's ``__init__`` ran at import, so every importer
 depends on their units, headers included (``rts.import_footprints``), and the decorator
@@ -45,6 +52,11 @@ class Wrappers:
     classes: set[str] = field(default_factory=set)
     bound: set[str] = field(default_factory=set)
     """Every name the statements so far may bind (a module's own ``property``...)."""
+    wraps: set[str] = field(default_factory=set)
+    """How ``functools.wraps`` is spelled here now (``wraps``, ``functools.wraps``)."""
+    safe: set[str] = field(default_factory=set)
+    """The ``@wraps`` wrappers that accept one positional argument: applying one to a
+    ``def`` cannot raise (see ``safely_applied``)."""
 
     def before(self, stmt: ast.stmt) -> frozenset[str]:
         """Forget what ``stmt`` may rebind; the wrappers ``stmt`` may apply."""
@@ -52,21 +64,37 @@ class Wrappers:
         for name in rebound & self.functions.keys():
             del self.functions[name]
         self.classes -= rebound
+        self.safe -= rebound
         self.bound |= rebound
+        self.wraps = {w for w in self.wraps if w.partition(".")[0] not in rebound}
         return self.usable()
 
     def after(self, stmt: ast.stmt) -> None:
-        """Note ``stmt`` when it defines a wrapper or a wrapping class."""
+        """Note ``stmt`` when it defines a wrapper or a wrapping class, or imports
+        ``functools.wraps``."""
+        self.wraps |= wraps_spellings(stmt)
         if isinstance(stmt, ast.FunctionDef):
             callees = wrapper_callees(stmt)
             if callees is not None:
                 self.functions[stmt.name] = callees
+                if _wraps_callee(_body(stmt), _params(stmt.args)) and _one_positional(stmt.args):
+                    self.safe.add(stmt.name)
         elif isinstance(stmt, ast.ClassDef) and is_wrapping_class(stmt):
             self.classes.add(stmt.name)
+
+    def safely_applied(self, stmt: ast.stmt) -> frozenset[str]:
+        """The wrappers that cannot raise applied first to ``stmt`` (``@w`` right above it)
+        when it is a ``def``: ``functools.update_wrapper`` copies from a function only
+        attributes of the types a function takes. None for any other statement (a class
+        body may rebind the name)."""
+        if not isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            return frozenset()
+        return frozenset(self.safe & self.usable())
 
     def usable(self) -> frozenset[str]:
         """The wrappers whose callees are, as of now, wrapping classes or themselves."""
         known = {_PARTIAL} | (set() if _WRAPPING_BASES & self.bound else self.classes)
+        known |= self.wraps
         return frozenset(n for n, c in self.functions.items() if c <= known | {n})
 
 
@@ -76,15 +104,84 @@ def wrapper_callees(node: ast.FunctionDef) -> frozenset[str] | None:
     defaults = [*args.defaults, *(d for d in args.kw_defaults if d is not None)]
     if node.decorator_list or not all(isinstance(d, ast.Constant) for d in defaults):
         return None
-    body = node.body[1:] if node.body and is_string_statement(node.body[0]) else node.body
+    body, params = _body(node), _params(args)
+    wraps = _wraps_callee(body, params)
+    if wraps is not None:
+        return frozenset([wraps])
     callees: set[str] = set()
     if not _plain_statements(body, callees):
         return None
     # Any other global it read might be unbound when it runs: NameError at import.
-    every = [*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg, args.kwarg]
-    known = {a.arg for a in every if a is not None} | callees | {node.name}
+    known = params | callees | {node.name}
     loads = {n.id for s in body for n in ast.walk(s) if isinstance(n, ast.Name)}
     return frozenset(callees) if loads <= known else None
+
+
+def _body(node: ast.FunctionDef) -> list[ast.stmt]:
+    return node.body[1:] if node.body and is_string_statement(node.body[0]) else node.body
+
+
+def _params(args: ast.arguments) -> set[str]:
+    every = [*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg, args.kwarg]
+    return {a.arg for a in every if a is not None}
+
+
+def _one_positional(args: ast.arguments) -> bool:
+    """Whether a call with one positional argument fits the signature ``args``."""
+    positional = [*args.posonlyargs, *args.args]
+    required = len(positional) - len(args.defaults)
+    kw_required = any(d is None for d in args.kw_defaults)
+    return (bool(positional) or args.vararg is not None) and required <= 1 and not kw_required
+
+
+def wraps_spellings(stmt: ast.stmt) -> set[str]:
+    """How ``stmt`` binds ``functools.wraps``: ``from functools import wraps [as w]`` or
+    ``import functools [as f]`` (then ``f.wraps``)."""
+    if isinstance(stmt, ast.ImportFrom) and stmt.module == "functools" and not stmt.level:
+        return {a.asname or a.name for a in stmt.names if a.name == "wraps"}
+    if isinstance(stmt, ast.Import):
+        return {f"{a.asname or a.name}.wraps" for a in stmt.names if a.name == "functools"}
+    return set()
+
+
+def _wraps_callee(body: list[ast.stmt], params: set[str]) -> str | None:
+    """The spelling of ``wraps`` when ``body`` is ``@wraps(param) def inner(...)`` then
+    ``return inner``, and defining ``inner`` evaluates nothing but that decorator (no
+    annotation, constant defaults); None for any other body."""
+    if len(body) != 2:
+        return None
+    inner, last = body
+    if not isinstance(inner, (ast.FunctionDef, ast.AsyncFunctionDef)) or inner.name in params:
+        return None
+    if not (isinstance(last, ast.Return) and isinstance(last.value, ast.Name)):
+        return None
+    args = inner.args
+    every = [*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg, args.kwarg]
+    defaults = [*args.defaults, *(d for d in args.kw_defaults if d is not None)]
+    if (
+        last.value.id != inner.name
+        or inner.returns is not None
+        or getattr(inner, "type_params", None)
+        or any(a is not None and a.annotation is not None for a in every)
+        or not all(isinstance(d, ast.Constant) for d in defaults)
+        or len(inner.decorator_list) != 1
+    ):
+        return None
+    decorator = inner.decorator_list[0]
+    if not (
+        isinstance(decorator, ast.Call)
+        and not decorator.keywords
+        and len(decorator.args) == 1
+        and isinstance(decorator.args[0], ast.Name)
+        and decorator.args[0].id in params
+    ):
+        return None
+    func = decorator.func
+    if isinstance(func, ast.Name):
+        return func.id
+    if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name):
+        return f"{func.value.id}.wraps" if func.attr == "wraps" else None
+    return None
 
 
 def _plain_statements(body: list[ast.stmt], callees: set[str]) -> bool:
