@@ -126,3 +126,26 @@ def test_a_wrapper_that_registers_keeps_a_new_function_in_the_module_unit(
     project = _project(pytester, CHECKS.replace(old, new))
     edit(project, "checks.py", "@checker\ndef even(value):", ZERO)
     assert _ran_and_failed(project) == (ALL, {"test_registered"})
+
+
+STRICT = """
+
+
+def strict(func, level):
+    @wraps(func)
+    def wrapper(*args, **kwargs):
+        return func(*args, **kwargs), level
+
+    return wrapper
+"""
+
+
+def test_a_wrapper_applied_against_its_signature_keeps_a_new_function_in_the_module_unit(
+    pytester: pytest.Pytester,
+) -> None:
+    # ``strict`` has the shape but takes two arguments: its first use breaks the import.
+    project = _project(pytester, CHECKS + STRICT)
+    edit(project, "checks.py", "@checker\ndef even(value):", ZERO.replace("checker", "strict", 1))
+    with recording_plugin_only():
+        failed = project.inline_run("--reks").getfailedcollections()
+    assert [r.nodeid for r in failed] == ["test_checks.py"]
