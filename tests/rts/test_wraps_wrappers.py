@@ -130,7 +130,6 @@ def test_a_wrapper_that_registers_keeps_a_new_function_in_the_module_unit(
 
 STRICT = """
 
-
 def strict(func, level):
     @wraps(func)
     def wrapper(*args, **kwargs):
@@ -144,7 +143,9 @@ def test_a_wrapper_applied_against_its_signature_keeps_a_new_function_in_the_mod
     pytester: pytest.Pytester,
 ) -> None:
     # ``strict`` has the shape but takes two arguments: its first use breaks the import.
-    project = _project(pytester, CHECKS + STRICT)
+    project = _project(
+        pytester, CHECKS.replace("\n\n@checker\ndef even", STRICT + "\n\n@checker\ndef even")
+    )
     edit(project, "checks.py", "@checker\ndef even(value):", ZERO.replace("checker", "strict", 1))
     with recording_plugin_only():
         failed = project.inline_run("--reks").getfailedcollections()
