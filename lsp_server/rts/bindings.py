@@ -345,8 +345,7 @@ def module_layout(tree: ast.Module) -> ModuleLayout:
         builders.difference_update(rebound)
         builders.update(scope.value_classes())  # they only make values too
         computed = bool(scope.computed(stmt))
-        wrapping = wrappers.before(stmt)
-        scope.safe_wrappers = wrappers.safely_applied(stmt)
+        wrapping, scope.safe_wrappers = wrappers.before(stmt)
         binding = _binding(stmt, plain_classes, makers, forms, builders, wrapping, scope, computed)
         wrappers.after(stmt)
         forms.after(stmt, binding is not None and binding.own_doc)

@@ -58,8 +58,9 @@ class Wrappers:
     """The ``@wraps`` wrappers that accept one positional argument: applying one to a
     ``def`` cannot raise (see ``safely_applied``)."""
 
-    def before(self, stmt: ast.stmt) -> frozenset[str]:
-        """Forget what ``stmt`` may rebind; the wrappers ``stmt`` may apply."""
+    def before(self, stmt: ast.stmt) -> tuple[frozenset[str], frozenset[str]]:
+        """Forget what ``stmt`` may rebind; the wrappers ``stmt`` may apply, and those that
+        cannot raise applied to it first (``safely_applied``)."""
         rebound = maybe_bound(stmt)
         for name in rebound & self.functions.keys():
             del self.functions[name]
@@ -67,7 +68,7 @@ class Wrappers:
         self.safe -= rebound
         self.bound |= rebound
         self.wraps = {w for w in self.wraps if w.partition(".")[0] not in rebound}
-        return self.usable()
+        return self.usable(), self.safely_applied(stmt)
 
     def after(self, stmt: ast.stmt) -> None:
         """Note ``stmt`` when it defines a wrapper or a wrapping class, or imports
