@@ -33,6 +33,7 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass, field
 
+from lsp_server.rts.ast_walk import walk
 from lsp_server.rts.bound_names import maybe_bound, maybe_bound_in
 from lsp_server.rts.purity import is_pure, is_string_statement
 from lsp_server.rts.store_only_init import _HOOKS as CREATION_HOOKS
@@ -54,6 +55,9 @@ class Wrappers:
     """Every name the statements so far may bind (a module's own ``property``...)."""
     wraps: set[str] = field(default_factory=set)
     """How ``functools.wraps`` is spelled here now (``wraps``, ``functools.wraps``)."""
+    shaped: set[str] = field(default_factory=set)
+    """The ``@wraps`` wrappers: only applied bare do they only wrap (``@w(g)`` wraps
+    ``g`` and calls it with what it decorates)."""
     safe: set[str] = field(default_factory=set)
     """The ``@wraps`` wrappers that accept one positional argument: applying one to a
     ``def`` cannot raise (see ``safely_applied``)."""
@@ -66,9 +70,15 @@ class Wrappers:
             del self.functions[name]
         self.classes -= rebound
         self.safe -= rebound
+        self.shaped -= rebound
         self.bound |= rebound
         self.wraps = {w for w in self.wraps if w.partition(".")[0] not in rebound}
-        return self.usable(), self.safely_applied(stmt)
+        called = {
+            n.func.id
+            for n in walk(stmt)
+            if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)
+        }
+        return self.usable() - (self.shaped & called), self.safely_applied(stmt)
 
     def after(self, stmt: ast.stmt) -> None:
         """Note ``stmt`` when it defines a wrapper or a wrapping class, or imports
@@ -78,8 +88,10 @@ class Wrappers:
             callees = wrapper_callees(stmt)
             if callees is not None:
                 self.functions[stmt.name] = callees
-                if _wraps_callee(_body(stmt), _params(stmt.args)) and _one_positional(stmt.args):
-                    self.safe.add(stmt.name)
+                if _wraps_callee(_body(stmt), _params(stmt.args)):
+                    self.shaped.add(stmt.name)
+                    if _one_positional(stmt.args):
+                        self.safe.add(stmt.name)
         elif isinstance(stmt, ast.ClassDef) and is_wrapping_class(stmt):
             self.classes.add(stmt.name)
 

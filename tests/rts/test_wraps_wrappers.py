@@ -59,7 +59,7 @@ def test_odd():
 
 
 def test_registered():
-    assert len(checks.REGISTERED) in (0, 2)
+    assert len(checks.REGISTERED) in (0, 1, 2)
 """
 
 ZERO = """@checker
@@ -150,3 +150,39 @@ def test_a_wrapper_applied_against_its_signature_keeps_a_new_function_in_the_mod
     with recording_plugin_only():
         failed = project.inline_run("--reks").getfailedcollections()
     assert [r.nodeid for r in failed] == ["test_checks.py"]
+
+
+CALLED = """
+
+def register(func):
+    REGISTERED.append(func)
+    return func
+
+
+@checker(register)
+def named(value):
+    return value
+"""
+
+
+def test_a_wraps_wrapper_called_keeps_what_it_decorates_in_the_module_unit(
+    pytester: pytest.Pytester,
+) -> None:
+    # ``checker(register)`` wraps ``register``: applied to ``named`` it calls it, which
+    # registers ``named``. A test reading the registry sees a default added to ``named``.
+    checks = CHECKS.replace("\n\n@checker\ndef even", CALLED + "\n\n@checker\ndef even")
+    project = _project(pytester, checks)
+    write(
+        project,
+        "test_names.py",
+        """
+        import checks
+
+
+        def test_defaults():
+            assert [f.__defaults__ for f in checks.REGISTERED] == [None]
+        """,
+    )
+    assert _ran_and_failed(project) == ({"test_defaults"}, set())
+    edit(project, "checks.py", "def named(value):", "def named(value, scale=1):")
+    assert _ran_and_failed(project) == (ALL | {"test_defaults"}, {"test_defaults"})
