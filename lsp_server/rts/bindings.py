@@ -109,6 +109,8 @@ class ModuleLayout:
     own (``rts.loose_assignments``)."""
     loose_reads: dict[tuple[int, str], frozenset[str]] = field(default_factory=dict)
     """A residue class (by its line and name) -> the names only its loose assignments read."""
+    wrappers: Wrappers = field(default_factory=Wrappers)
+    """The module's wrappers as of its end, and the imported ones it trusted."""
 
 
 def _def_is_binding(
@@ -336,7 +338,7 @@ def module_layout(tree: ast.Module) -> ModuleLayout:
     plain_classes: set[str] = set()
     makers: set[str] = set()
     builders: set[str] = set()
-    forms, wrappers = TypingForms(), Wrappers()
+    forms, wrappers = TypingForms(), layout.wrappers
     scope, sets = Scope(tree, STDLIB), NameSets()
     found = []
     for stmt in tree.body:

@@ -36,6 +36,7 @@ from dataclasses import dataclass, field
 from lsp_server.rts.ast_walk import walk
 from lsp_server.rts.bound_names import maybe_bound, maybe_bound_in
 from lsp_server.rts.purity import is_pure, is_string_statement
+from lsp_server.rts.stdlib_imports import STDLIB_MODULES
 from lsp_server.rts.store_only_init import _HOOKS as CREATION_HOOKS
 
 _WRAPPING_BASES = frozenset(["object", "property"])
@@ -61,6 +62,12 @@ class Wrappers:
     safe: set[str] = field(default_factory=set)
     """The ``@wraps`` wrappers that accept one positional argument: applying one to a
     ``def`` cannot raise (see ``safely_applied``)."""
+    imported: dict[str, tuple[str, int, str]] = field(default_factory=dict)
+    """Names a top-level ``from`` import took from a module that may be the project's ->
+    (module, leading dots, name): trusted as wrappers of a ``def`` they decorate bare
+    (``rts.imported_wrappers`` checks them where they come from)."""
+    trusted: list[tuple[str, tuple[str, int, str]]] = field(default_factory=list)
+    """Each top-level ``def`` (by name) trusted so, with the origin of its decorator."""
 
     def before(self, stmt: ast.stmt) -> tuple[frozenset[str], frozenset[str]]:
         """Forget what ``stmt`` may rebind; the wrappers ``stmt`` may apply, and those that
@@ -71,6 +78,8 @@ class Wrappers:
         self.classes -= rebound
         self.safe -= rebound
         self.shaped -= rebound
+        for name in rebound & self.imported.keys():
+            del self.imported[name]
         self.bound |= rebound
         self.wraps = {w for w in self.wraps if w.partition(".")[0] not in rebound}
         called = {
@@ -78,12 +87,34 @@ class Wrappers:
             for n in walk(stmt)
             if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)
         }
-        return self.usable() - (self.shaped & called), self.safely_applied(stmt)
+        trusted = self._trust_imported(stmt, called)
+        return self.usable() - (self.shaped & called) | trusted, self.safely_applied(stmt) | trusted
+
+    def _trust_imported(self, stmt: ast.stmt, called: set[str]) -> frozenset[str]:
+        """The imported names ``stmt``, a top-level ``def``, is decorated with bare (and
+        calls nowhere): noted in ``trusted``."""
+        if not isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            return frozenset()
+        bare = {d.id for d in stmt.decorator_list if isinstance(d, ast.Name)}
+        names = bare & self.imported.keys() - called
+        self.trusted += [(stmt.name, self.imported[name]) for name in sorted(names)]
+        return frozenset(names)
+
+    def exported(self) -> frozenset[str]:
+        """At the module's end: its ``@wraps`` wrappers that cannot raise applied to a
+        ``def``, for another module to decorate with (``FileUnits.safe_wrappers``)."""
+        return frozenset(self.safe & self.usable())
 
     def after(self, stmt: ast.stmt) -> None:
         """Note ``stmt`` when it defines a wrapper or a wrapping class, or imports
         ``functools.wraps``."""
         self.wraps |= wraps_spellings(stmt)
+        if isinstance(stmt, ast.ImportFrom) and (
+            stmt.level or (stmt.module or "").split(".")[0] not in STDLIB_MODULES
+        ):
+            for alias in stmt.names:
+                origin = (stmt.module or "", stmt.level, alias.name)
+                self.imported[alias.asname or alias.name] = origin
         if isinstance(stmt, ast.FunctionDef):
             callees = wrapper_callees(stmt)
             if callees is not None:

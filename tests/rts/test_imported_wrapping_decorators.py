@@ -10,8 +10,9 @@ replay: ``@validator``). A changed body is already selected finely (function uni
 ``@validator def url``) are not. A new ``from typing import Callable`` beside the decorator
 module's own (the other suspect of 9dac863b45) selects no test today: a guard keeps it so.
 
-Not yet handled (see the branch's report): the precision tests are marked ``xfail(strict)``
-so that they fail loudly once the rule exists and the mark must go."""
+``rts.imported_wrappers`` trusts such a decorator at analysis and checks it at selection;
+the guards below (a decorator that registers what it decorates, one rebound after its
+``def``) keep selecting the test that counts the registry, which fails at the child."""
 
 from __future__ import annotations
 
@@ -104,9 +105,6 @@ def project(pytester: pytest.Pytester) -> pytest.Pytester:
     return pytester
 
 
-@pytest.mark.xfail(
-    strict=True, reason="cross-module wrapping decorators are not recognised yet (issue 14)"
-)
 def test_a_new_function_under_an_imported_wrapper_selects_no_test(
     project: pytest.Pytester,
 ) -> None:
@@ -131,9 +129,6 @@ def test_a_new_import_of_a_name_the_decorator_module_also_imports_selects_no_tes
     assert run(project) == set()
 
 
-@pytest.mark.xfail(
-    strict=True, reason="cross-module wrapping decorators are not recognised yet (issue 14)"
-)
 def test_a_new_default_parameter_under_an_imported_wrapper_selects_its_callers(
     project: pytest.Pytester,
 ) -> None:
