@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import pytest
 
-from .helpers import edit, run, write
+from .helpers import edit, ran_and_failed, run, write
 
 pytest_plugins = ["pytester"]
 
@@ -142,3 +142,63 @@ def test_a_changed_imported_wrapper_selects_everything_it_wraps(
 ) -> None:
     edit(project, "checks/base.py", "or Failure(func)", "or Failure(wrapper)")
     assert run(project) == {"test_even", "test_odd"}
+
+
+REGISTERING = {
+    # ``checker`` registers what it decorates: no wrapper.
+    "registers": ("    @wraps(func)", "    REGISTERED.append(func)\n\n    @wraps(func)"),
+    # A wrapper, but the name is bound to something else by the module's end.
+    "rebound": (
+        "    return wrapper\n",
+        "    return wrapper\n\n\ndef registering(func):\n    REGISTERED.append(func)\n"
+        "    return func\n\n\nif REGISTERED is not None:\n    checker = registering\n",
+    ),
+}
+CHANGES = {
+    "new def": ("checks/even.py", "return value % 2 == 0", ZERO),
+    "decorator gone": ("checks/odd.py", "@checker\ndef odd", "def odd"),
+}
+
+
+def _registering(pytester: pytest.Pytester, old: str, new: str) -> pytest.Pytester:
+    """The project with a ``checker`` of ``base`` that registers what it decorates (as
+    ``old`` -> ``new`` makes it), and a test counting the registry."""
+    edit(
+        pytester,
+        "checks/base.py",
+        "from typing import Callable",
+        "from typing import Callable\n\nREGISTERED = []",
+    )
+    edit(pytester, "checks/base.py", old, new)
+    write(
+        pytester,
+        "test_registry.py",
+        """
+        from checks import base
+
+
+        def test_count():
+            assert len(base.REGISTERED) == 2
+        """,
+    )
+    assert ran_and_failed(pytester) == ({"test_even", "test_odd", "test_count"}, set())
+    return pytester
+
+
+@pytest.mark.parametrize("old, new", REGISTERING.values(), ids=REGISTERING.keys())
+@pytest.mark.parametrize("path, before, after", CHANGES.values(), ids=CHANGES.keys())
+def test_a_decorator_that_registers_selects_every_importer(
+    project: pytest.Pytester, old: str, new: str, path: str, before: str, after: str
+) -> None:
+    project = _registering(project, old, new)
+    edit(project, path, before, after)
+    assert ran_and_failed(project) == ({"test_even", "test_odd", "test_count"}, {"test_count"})
+
+
+def test_a_registering_decorator_left_unrun_by_a_partial_run_runs_next_time(
+    project: pytest.Pytester,
+) -> None:
+    project = _registering(project, *REGISTERING["registers"])
+    edit(project, *CHANGES["new def"])
+    assert ran_and_failed(project, "-k", "test_even") == ({"test_even"}, set())
+    assert ran_and_failed(project) == ({"test_odd", "test_count"}, {"test_count"})

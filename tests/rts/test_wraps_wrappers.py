@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import pytest
 
-from .helpers import edit, recording_plugin_only, write
+from .helpers import edit, ran_and_failed, recording_plugin_only, write
 
 pytest_plugins = ["pytester"]
 
@@ -73,27 +73,17 @@ def even(value):"""
 ALL = {"test_even", "test_odd", "test_registered"}
 
 
-def _ran_and_failed(pytester: pytest.Pytester) -> tuple[set[str], set[str]]:
-    """A ``--reks`` run: the names of the tests that ran, and of those that failed."""
-    with recording_plugin_only():
-        recorder = pytester.inline_run("--reks")
-    reports = [r for r in recorder.getreports("pytest_runtest_logreport") if r.when == "call"]
-    return {r.nodeid.split("::")[-1] for r in reports}, {
-        r.nodeid.split("::")[-1] for r in reports if r.failed
-    }
-
-
 def _project(pytester: pytest.Pytester, checks: str) -> pytest.Pytester:
     write(pytester, "checks.py", checks)
     write(pytester, "test_checks.py", TESTS)
-    assert _ran_and_failed(pytester) == (ALL, set())
+    assert ran_and_failed(pytester) == (ALL, set())
     return pytester
 
 
 def test_a_new_function_under_a_wraps_wrapper_selects_no_test(pytester: pytest.Pytester) -> None:
     project = _project(pytester, CHECKS)
     edit(project, "checks.py", "@checker\ndef even(value):", ZERO)
-    assert _ran_and_failed(project) == (set(), set())
+    assert ran_and_failed(project) == (set(), set())
 
 
 def test_a_new_default_parameter_under_a_wraps_wrapper_selects_its_callers(
@@ -102,7 +92,7 @@ def test_a_new_default_parameter_under_a_wraps_wrapper_selects_its_callers(
     project = _project(pytester, CHECKS)
     edit(project, "checks.py", "def even(value):", "def even(value, base=2):")
     edit(project, "checks.py", "value % 2 == 0", "value % base == 0")
-    assert _ran_and_failed(project) == ({"test_even"}, set())
+    assert ran_and_failed(project) == ({"test_even"}, set())
 
 
 REGISTERING = {
@@ -125,7 +115,7 @@ def test_a_wrapper_that_registers_keeps_a_new_function_in_the_module_unit(
 ) -> None:
     project = _project(pytester, CHECKS.replace(old, new))
     edit(project, "checks.py", "@checker\ndef even(value):", ZERO)
-    assert _ran_and_failed(project) == (ALL, {"test_registered"})
+    assert ran_and_failed(project) == (ALL, {"test_registered"})
 
 
 STRICT = """
@@ -183,6 +173,6 @@ def test_a_wraps_wrapper_called_keeps_what_it_decorates_in_the_module_unit(
             assert [f.__defaults__ for f in checks.REGISTERED] == [None]
         """,
     )
-    assert _ran_and_failed(project) == ({"test_defaults"}, set())
+    assert ran_and_failed(project) == ({"test_defaults"}, set())
     edit(project, "checks.py", "def named(value):", "def named(value, scale=1):")
-    assert _ran_and_failed(project) == (ALL | {"test_defaults"}, {"test_defaults"})
+    assert ran_and_failed(project) == (ALL | {"test_defaults"}, {"test_defaults"})
