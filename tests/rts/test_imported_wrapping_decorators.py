@@ -153,6 +153,12 @@ REGISTERING = {
         "    return wrapper\n\n\ndef registering(func):\n    REGISTERED.append(func)\n"
         "    return func\n\n\nif REGISTERED is not None:\n    checker = registering\n",
     ),
+    # A wrapper, but ``wraps`` is the module's own by the time another module applies it.
+    "wraps rebound": (
+        "    return wrapper\n",
+        "    return wrapper\n\n\ndef wraps(func):\n    REGISTERED.append(func)\n"
+        "    return lambda wrapper: wrapper\n",
+    ),
 }
 CHANGES = {
     "new def": ("checks/even.py", "return value % 2 == 0", ZERO),
@@ -195,10 +201,11 @@ def test_a_decorator_that_registers_selects_every_importer(
     assert ran_and_failed(project) == ({"test_even", "test_odd", "test_count"}, {"test_count"})
 
 
+@pytest.mark.parametrize("path, before, after", CHANGES.values(), ids=CHANGES.keys())
 def test_a_registering_decorator_left_unrun_by_a_partial_run_runs_next_time(
-    project: pytest.Pytester,
+    project: pytest.Pytester, path: str, before: str, after: str
 ) -> None:
     project = _registering(project, *REGISTERING["registers"])
-    edit(project, *CHANGES["new def"])
+    edit(project, path, before, after)
     assert ran_and_failed(project, "-k", "test_even") == ({"test_even"}, set())
     assert ran_and_failed(project) == ({"test_odd", "test_count"}, {"test_count"})
