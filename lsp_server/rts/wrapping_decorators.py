@@ -68,6 +68,10 @@ class Wrappers:
     (``rts.imported_wrappers`` checks them where they come from)."""
     trusted: list[tuple[str, tuple[str, int, str]]] = field(default_factory=list)
     """Each top-level ``def`` (by name) trusted so, with the origin of its decorator."""
+    needs: dict[str, frozenset[str]] = field(default_factory=dict)
+    """A ``@wraps`` wrapper's name -> the names its ``inner``'s annotations read."""
+    imports: set[str] = field(default_factory=set)
+    """Names the top-level imports surely bind, as of now."""
 
     def before(self, stmt: ast.stmt) -> tuple[frozenset[str], frozenset[str]]:
         """Forget what ``stmt`` may rebind; the wrappers ``stmt`` may apply, and those that
@@ -78,6 +82,7 @@ class Wrappers:
         self.classes -= rebound
         self.safe -= rebound
         self.shaped -= rebound
+        self.imports -= rebound
         for name in rebound & self.imported.keys():
             del self.imported[name]
         self.bound |= rebound
@@ -109,6 +114,8 @@ class Wrappers:
         """Note ``stmt`` when it defines a wrapper or a wrapping class, or imports
         ``functools.wraps``."""
         self.wraps |= wraps_spellings(stmt)
+        if isinstance(stmt, (ast.Import, ast.ImportFrom)):
+            self.imports |= {(a.asname or a.name).split(".")[0] for a in stmt.names} - {"*"}
         if isinstance(stmt, ast.ImportFrom) and (
             stmt.level or (stmt.module or "").split(".")[0] not in STDLIB_MODULES
         ):
@@ -119,7 +126,9 @@ class Wrappers:
             callees = wrapper_callees(stmt)
             if callees is not None:
                 self.functions[stmt.name] = callees
-                if _wraps_callee(_body(stmt), _params(stmt.args)):
+                shaped = _wraps_callee(_body(stmt), _params(stmt.args))
+                self.needs[stmt.name] = frozenset() if shaped is None else shaped[1]
+                if shaped is not None:
                     self.shaped.add(stmt.name)
                     if _one_positional(stmt.args):
                         self.safe.add(stmt.name)
@@ -136,10 +145,15 @@ class Wrappers:
         return frozenset(self.safe & self.usable())
 
     def usable(self) -> frozenset[str]:
-        """The wrappers whose callees are, as of now, wrapping classes or themselves."""
+        """The wrappers whose callees are, as of now, wrapping classes or themselves, and
+        whose annotations read names the imports bind."""
         known = {_PARTIAL} | (set() if _WRAPPING_BASES & self.bound else self.classes)
         known |= self.wraps
-        return frozenset(n for n, c in self.functions.items() if c <= known | {n})
+        return frozenset(
+            n
+            for n, c in self.functions.items()
+            if c <= known | {n} and self.needs.get(n, frozenset()) <= self.imports
+        )
 
 
 def wrapper_callees(node: ast.FunctionDef) -> frozenset[str] | None:
@@ -149,9 +163,9 @@ def wrapper_callees(node: ast.FunctionDef) -> frozenset[str] | None:
     if node.decorator_list or not all(isinstance(d, ast.Constant) for d in defaults):
         return None
     body, params = _body(node), _params(args)
-    wraps = _wraps_callee(body, params)
-    if wraps is not None:
-        return frozenset([wraps])
+    shaped = _wraps_callee(body, params)
+    if shaped is not None:
+        return frozenset([shaped[0]])
     callees: set[str] = set()
     if not _plain_statements(body, callees):
         return None
@@ -188,10 +202,11 @@ def wraps_spellings(stmt: ast.stmt) -> set[str]:
     return set()
 
 
-def _wraps_callee(body: list[ast.stmt], params: set[str]) -> str | None:
+def _wraps_callee(body: list[ast.stmt], params: set[str]) -> tuple[str, frozenset[str]] | None:
     """The spelling of ``wraps`` when ``body`` is ``@wraps(param) def inner(...)`` then
-    ``return inner``, and defining ``inner`` evaluates nothing but that decorator (no
-    annotation, constant defaults); None for any other body."""
+    ``return inner`` and defining ``inner`` evaluates nothing but that decorator and
+    names, with the names its annotations read (each must be bound where it is applied);
+    None for any other body."""
     if len(body) != 2:
         return None
     inner, last = body
@@ -199,17 +214,8 @@ def _wraps_callee(body: list[ast.stmt], params: set[str]) -> str | None:
         return None
     if not (isinstance(last, ast.Return) and isinstance(last.value, ast.Name)):
         return None
-    args = inner.args
-    every = [*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg, args.kwarg]
-    defaults = [*args.defaults, *(d for d in args.kw_defaults if d is not None)]
-    if (
-        last.value.id != inner.name
-        or inner.returns is not None
-        or getattr(inner, "type_params", None)
-        or any(a is not None and a.annotation is not None for a in every)
-        or not all(isinstance(d, ast.Constant) for d in defaults)
-        or len(inner.decorator_list) != 1
-    ):
+    notes = _plain_signature(inner)
+    if notes is None or last.value.id != inner.name or len(inner.decorator_list) != 1:
         return None
     decorator = inner.decorator_list[0]
     if not (
@@ -222,10 +228,26 @@ def _wraps_callee(body: list[ast.stmt], params: set[str]) -> str | None:
         return None
     func = decorator.func
     if isinstance(func, ast.Name):
-        return func.id
+        return func.id, notes
     if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name):
-        return f"{func.value.id}.wraps" if func.attr == "wraps" else None
+        return (f"{func.value.id}.wraps", notes) if func.attr == "wraps" else None
     return None
+
+
+def _plain_signature(node: ast.FunctionDef | ast.AsyncFunctionDef) -> frozenset[str] | None:
+    """The names the annotations of ``node`` are, when its defaults are constants and its
+    annotations names (``*args: Any``: evaluating one raises only while it is unbound);
+    None otherwise."""
+    args = node.args
+    every = [*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg, args.kwarg]
+    defaults = [*args.defaults, *(d for d in args.kw_defaults if d is not None)]
+    notes = [a.annotation for a in every if a is not None and a.annotation is not None]
+    notes += [node.returns] if node.returns is not None else []
+    if getattr(node, "type_params", None) or not all(isinstance(d, ast.Constant) for d in defaults):
+        return None
+    if not all(isinstance(n, ast.Name) for n in notes):
+        return None
+    return frozenset(n.id for n in notes if isinstance(n, ast.Name))
 
 
 def _plain_statements(body: list[ast.stmt], callees: set[str]) -> bool:

@@ -80,8 +80,17 @@ def _project(pytester: pytest.Pytester, checks: str) -> pytest.Pytester:
     return pytester
 
 
-def test_a_new_function_under_a_wraps_wrapper_selects_no_test(pytester: pytest.Pytester) -> None:
-    project = _project(pytester, CHECKS)
+# validators' ``@validator``: ``def wrapper(*args: Any, **kwargs: Any)``.
+ANNOTATED = CHECKS.replace(
+    "from functools import wraps", "from functools import wraps\nfrom typing import Any"
+).replace("def wrapper(*args, **kwargs):", "def wrapper(*args: Any, **kwargs: Any) -> Any:")
+
+
+@pytest.mark.parametrize("checks", [CHECKS, ANNOTATED], ids=["plain", "annotated"])
+def test_a_new_function_under_a_wraps_wrapper_selects_no_test(
+    pytester: pytest.Pytester, checks: str
+) -> None:
+    project = _project(pytester, checks)
     edit(project, "checks.py", "@checker\ndef even(value):", ZERO)
     assert ran_and_failed(project) == (set(), set())
 
@@ -176,3 +185,26 @@ def test_a_wraps_wrapper_called_keeps_what_it_decorates_in_the_module_unit(
     assert ran_and_failed(project) == ({"test_defaults"}, set())
     edit(project, "checks.py", "def named(value):", "def named(value, scale=1):")
     assert ran_and_failed(project) == (ALL | {"test_defaults"}, {"test_defaults"})
+
+
+LATER = """
+
+def later(func):
+    @wraps(func)
+    def wrapper(*args: Later):
+        return func(*args)
+
+    return wrapper
+"""
+
+
+def test_a_wrapper_annotated_with_a_name_bound_later_keeps_a_new_function_in_the_module_unit(
+    pytester: pytest.Pytester,
+) -> None:
+    # Applying ``later`` before ``class Later`` runs evaluates the annotation: NameError.
+    checks = CHECKS.replace("\n\n@checker\ndef even", LATER + "\n\n@checker\ndef even")
+    project = _project(pytester, checks + "\n\nclass Later:\n    pass\n")
+    edit(project, "checks.py", "@checker\ndef even(value):", ZERO.replace("checker", "later", 1))
+    with recording_plugin_only():
+        failed = project.inline_run("--reks").getfailedcollections()
+    assert [r.nodeid for r in failed] == ["test_checks.py"]
