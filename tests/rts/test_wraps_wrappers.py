@@ -86,7 +86,14 @@ ANNOTATED = CHECKS.replace(
 ).replace("def wrapper(*args, **kwargs):", "def wrapper(*args: Any, **kwargs: Any) -> Any:")
 
 
-@pytest.mark.parametrize("checks", [CHECKS, ANNOTATED], ids=["plain", "annotated"])
+DOTTED = CHECKS.replace("from functools import wraps", "import functools").replace(
+    "@wraps(func)", "@functools.wraps(func)"
+)
+
+
+@pytest.mark.parametrize(
+    "checks", [CHECKS, ANNOTATED, DOTTED], ids=["plain", "annotated", "functools.wraps"]
+)
 def test_a_new_function_under_a_wraps_wrapper_selects_no_test(
     pytester: pytest.Pytester, checks: str
 ) -> None:
