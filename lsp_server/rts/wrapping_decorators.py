@@ -17,10 +17,15 @@ constants on the instance and calls its base's ``__init__`` with them.
 
 A wrapper may also have for its body (after a docstring) only ``@wraps(param) def
 inner(...)`` and ``return inner``, ``wraps`` being ``functools.wraps`` where it is applied
-and ``inner`` having no annotation and only constants for defaults (validators'
-``@validator``): applying it defines ``inner`` and copies the parameter's name, docstring
-and attributes onto it (``functools.update_wrapper`` skips what it cannot read), which
-changes nothing else and cannot raise; ``inner``'s body runs when it is called.
+and ``inner`` having only constants for defaults and names bound by the module's imports
+for annotations (validators' ``@validator``: ``*args: Any``): applying it defines
+``inner`` and copies the parameter's name, docstring and attributes onto it
+(``functools.update_wrapper`` skips what it cannot read), which changes nothing else; it
+cannot raise applied first to a ``def`` when one positional argument fits its signature.
+``inner``'s body runs when it is called. Only applied bare: ``@w(g)`` wraps ``g`` and
+calls it with what it decorates. A top-level ``def`` decorated by a name imported from a
+module that may be the project's is trusted the same way and checked at selection
+(``rts.imported_wrappers``).
 
 Applying a wrapper at import still runs code, and may raise where a call does not fit a
 signature: the wrapper and the class's ``__init__`` ran at import, so every importer
