@@ -109,6 +109,8 @@ class ModuleLayout:
     own (``rts.loose_assignments``)."""
     loose_reads: dict[tuple[int, str], frozenset[str]] = field(default_factory=dict)
     """A residue class (by its line and name) -> the names only its loose assignments read."""
+    wrappers: Wrappers = field(default_factory=Wrappers)
+    """The module's wrappers as of its end, and the imported ones it trusted."""
 
 
 def _def_is_binding(
@@ -336,7 +338,7 @@ def module_layout(tree: ast.Module) -> ModuleLayout:
     plain_classes: set[str] = set()
     makers: set[str] = set()
     builders: set[str] = set()
-    forms, wrappers = TypingForms(), Wrappers()
+    forms, wrappers = TypingForms(), layout.wrappers
     scope, sets = Scope(tree, STDLIB), NameSets()
     found = []
     for stmt in tree.body:
@@ -345,7 +347,7 @@ def module_layout(tree: ast.Module) -> ModuleLayout:
         builders.difference_update(rebound)
         builders.update(scope.value_classes())  # they only make values too
         computed = bool(scope.computed(stmt))
-        wrapping = wrappers.before(stmt)
+        wrapping, scope.safe_wrappers = wrappers.before(stmt)
         binding = _binding(stmt, plain_classes, makers, forms, builders, wrapping, scope, computed)
         wrappers.after(stmt)
         forms.after(stmt, binding is not None and binding.own_doc)

@@ -100,6 +100,9 @@ class FileUnits:
     changes_only_own_namespace: bool = False
     """Whether the top level only imports, defines and binds plain names: running it
     changes no other module's state (``rts.import_effects``)."""
+    safe_wrappers: frozenset[str] = frozenset()
+    """Top-level names bound for good to a ``@wraps`` wrapper that cannot raise applied to
+    a ``def`` (``Wrappers.exported``): what another module may decorate with."""
     hooked_classes: frozenset[str] = frozenset()
     """Top-level classes whose statement may raise only by a hook their bases bring: their
     importers depend on their units unless made without one (``rts.class_frames``)."""

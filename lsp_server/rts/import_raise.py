@@ -142,8 +142,9 @@ def risky_header_parts(
     for decorator in reversed(node.decorator_list):
         if marks_only and _skip_mark(decorator, scope, bound, names):
             continue
-        marks_only = False
-        if not _safe_decorator(decorator, scope, bound):
+        first, marks_only = marks_only, False
+        own = first and isinstance(decorator, ast.Name) and decorator.id in scope.safe_wrappers
+        if not (own or _safe_decorator(decorator, scope, bound)):
             risky.append(decorator)
     risky.reverse()
     args = node.args

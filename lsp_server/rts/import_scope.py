@@ -41,6 +41,9 @@ class Scope:
         """Enumerations of the module made at analysis time (``rts.enum_classes``)."""
         self.modules: dict[str, str] = {}
         """Names bound by ``import x [as y]`` of a standard-library module -> ``x``."""
+        self.safe_wrappers: frozenset[str] = frozenset()
+        """The module's wrappers that cannot raise applied first to the ``def`` judged now
+        (``Wrappers.safely_applied``; none for other statements)."""
         self.pytest: set[str] = set()
         """Names surely bound to the ``pytest`` module (``import pytest [as y]``)."""
         self.star = False

@@ -16,8 +16,8 @@ not by a key a membership check bounds to other strings (``rts.guarded_keys``).
 ``sys.modules["__main__"]`` read is the script pytest runs under, no project module.
 Every other use of a namespace (stored, passed to a function, updated, an item assigned)
 may fill it and opens the module, except a fill of ``self.__dict__`` in a plain method of
-a class that cannot make modules (bases only ``object`` or such classes of the module, no
-metaclass, no decorator that may replace it): its instances are not modules. Not
+a class that cannot make modules (bases only ``object``, builtin exceptions or such classes
+of the module, no metaclass, no decorator that may replace it): its instances are not modules. Not
 followed, as a module's other code is not: the method called unbound with a module, or
 inherited by a module's class defined elsewhere. Lookups by a computed name are
 ``rts.lookups``'s business.
@@ -26,6 +26,7 @@ inherited by a module's class defined elsewhere. Lookups by a computed name are
 from __future__ import annotations
 
 import ast
+import builtins
 import re
 from collections.abc import Iterator
 
@@ -50,6 +51,13 @@ _INSTANCE_DECORATORS = frozenset(["property", "cached_property", "setter", "gett
 # Class decorators that return the class itself (another one may return anything).
 _CLASS_DECORATORS = frozenset(["dataclass", "total_ordering", "final"])
 _DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+# The builtin exception classes: none shares an instance layout with ``types.ModuleType``,
+# so no class with one among its bases makes modules (validators' ``ValidationError``).
+_EXCEPTIONS = frozenset(
+    name
+    for name, value in vars(builtins).items()
+    if isinstance(value, type) and issubclass(value, BaseException)
+)
 
 
 def opens_namespace(tree: ast.Module) -> bool:
@@ -262,13 +270,13 @@ def _last_name(decorator: ast.expr) -> str:
 
 def _classes_without_modules(tree: ast.Module) -> set[str]:
     """Names of the module's classes whose instances cannot be modules: no metaclass or
-    other class keyword, bases only ``object`` or such top-level classes of the module,
-    none of those names bound by anything else in the module."""
+    other class keyword, bases only ``object``, builtin exceptions or such top-level
+    classes of the module, none of those names bound by anything else in the module."""
     bound_elsewhere = set(_other_bindings(tree))
     classes = [node for node in walk(tree) if isinstance(node, ast.ClassDef)]
     top = {node.name for node in tree.body if isinstance(node, ast.ClassDef)}
     counts = {name: sum(c.name == name for c in classes) for name in top}
-    trusted = {"object"} - bound_elsewhere
+    trusted = {"object", *_EXCEPTIONS} - bound_elsewhere
     safe: set[str] = set()
     changed = True
     while changed:

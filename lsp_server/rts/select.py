@@ -14,6 +14,7 @@ from lsp_server.rts.file_units import Unit
 from lsp_server.rts.fingerprint import Fingerprint, explain_change
 from lsp_server.rts.from_import_checks import unproven
 from lsp_server.rts.import_statements import ImportStatementChanges
+from lsp_server.rts.imported_wrappers import unproven_wrappers
 from lsp_server.rts.imports import ImportResolver
 from lsp_server.rts.member_receivers import tests_reading_added
 from lsp_server.rts.name_takers import files_taking
@@ -37,6 +38,7 @@ from lsp_server.rts.unit_names import (
     importing_parts,
     is_import_risk,
     newly_readable,
+    wrapped_parts,
 )
 
 _MODULE_GETATTR = header_name("__getattr__")
@@ -72,7 +74,8 @@ def changed_units(store: DependencyStore, states: FileStates) -> dict[Unit, Reas
                 changed[Unit(path, name)] = ReasonKind.CHANGED
                 risks_changed = risks_changed or is_import_risk(name)
         new = snap.checksums.keys() - recorded.keys()
-        for name in newly_readable(new) + [n for n in new if importing_parts(n) is not None]:
+        checked = [n for n in new if importing_parts(n) or wrapped_parts(n)]
+        for name in newly_readable(new) + checked:
             changed[Unit(path, name)] = ReasonKind.ADDED
         if risks_changed or any(map(is_import_risk, new)):
             changed.setdefault(Unit(path, MODULE), ReasonKind.CHANGED)
@@ -166,7 +169,9 @@ def _tests_depending_on_changes(
     """Tests depending on a changed unit, with it; adds to ``changed`` the module units of
     files whose import statements changed in a way every importer may see."""
     resolver = import_resolver(root, states)
-    for unit in _unproven_from_imports(states, resolver, changed):
+    for unit in _unproven_from_imports(states, resolver, changed) | unproven_wrappers(
+        states, resolver, changed
+    ):
         changed.setdefault(unit, ReasonKind.CHANGED)
     recorded = {path for path, units in store.unit_checksums().items() if MODULE in units}
     statements = ImportStatementChanges(

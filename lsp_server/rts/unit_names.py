@@ -66,6 +66,26 @@ GETATTR_PARTS = "<getattr>"
 (``rts.getattr_branches``): they bind no name."""
 
 
+WRAPPED = "<wrapped>"
+"""Prefix of the unit of a top-level ``def`` decorated by a name a ``from`` import takes
+from a module that may be the project's, trusted to only wrap (``rts.imported_wrappers``):
+``<wrapped>f@.base:checker``. Its checksum covers the ``def``'s header, docstring and
+defaults; new, changed or gone, selection checks that the name is a wrapper there."""
+
+
+def wrapped_name(function: str, module: str, level: int, name: str) -> str:
+    return f"{WRAPPED}{function}@{'.' * level}{module}:{name}"
+
+
+def wrapped_parts(unit_name: str) -> tuple[str, int, str] | None:
+    """(module, leading dots, name) of a ``WRAPPED`` unit name; None for any other unit."""
+    if not unit_name.startswith(WRAPPED):
+        return None
+    dotted, _, name = unit_name.rpartition("@")[2].rpartition(":")
+    module = dotted.lstrip(".")
+    return module, len(dotted) - len(module), name
+
+
 def display_read_name(read: str) -> str:
     return DISPLAY_READ + read
 
@@ -127,7 +147,7 @@ def bound_name(unit_name: str) -> str | None:
         return None
     if unit_name.endswith((DOC, DEFAULTS, HOOKS, FRAME)):
         return None
-    if unit_name.startswith((IMPORTING, DISPLAY_READ, GETATTR_PARTS)):
+    if unit_name.startswith((IMPORTING, DISPLAY_READ, GETATTR_PARTS, WRAPPED)):
         return None
     return (body_name(unit_name) or unit_name).rpartition(".")[2]
 

@@ -61,6 +61,7 @@ from lsp_server.rts.future import future_marks
 from lsp_server.rts.gathered_listings import copying_functions, gathering_calls
 from lsp_server.rts.getattr_branches import getattr_units
 from lsp_server.rts.import_effects import changes_only_own_namespace
+from lsp_server.rts.imported_wrappers import add_wrapped_units
 from lsp_server.rts.listing_units import LISTING, listing_units
 from lsp_server.rts.lookups import DYNAMIC_NAMES, bindings_taken, import_origins
 from lsp_server.rts.module_docstring import docstring_binding
@@ -157,6 +158,7 @@ def _analysed(path: str, source: str) -> FileUnits:
         for alias in binding.aliases:
             if alias not in result.spans:
                 result.checksums[alias] = result.checksums[binding.names[0]]
+    add_wrapped_units(result, layout.wrappers)
     return result
 
 

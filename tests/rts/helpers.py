@@ -64,6 +64,16 @@ def run(
     return names(ran)
 
 
+def ran_and_failed(pytester: pytest.Pytester, *args: str) -> tuple[set[str], set[str]]:
+    """A ``--reks`` run as ``run`` makes it: the names of the tests that ran, and of those
+    that failed."""
+    importlib.invalidate_caches()
+    with recording_plugin_only():
+        recorder = pytester.inline_run("--reks", *args)
+    reports = [r for r in recorder.getreports("pytest_runtest_logreport") if r.when == "call"]
+    return names(reports), names([r for r in reports if r.failed])
+
+
 def run_result(pytester: pytest.Pytester, *args: str) -> pytest.RunResult:
     """``pytester.runpytest`` in-process with the plugins ``run`` loads."""
     importlib.invalidate_caches()

@@ -10,14 +10,15 @@ replay: ``@validator``). A changed body is already selected finely (function uni
 ``@validator def url``) are not. A new ``from typing import Callable`` beside the decorator
 module's own (the other suspect of 9dac863b45) selects no test today: a guard keeps it so.
 
-Not yet handled (see the branch's report): the precision tests are marked ``xfail(strict)``
-so that they fail loudly once the rule exists and the mark must go."""
+``rts.imported_wrappers`` trusts such a decorator at analysis and checks it at selection;
+the guards below (a decorator that registers what it decorates, one rebound after its
+``def``) keep selecting the test that counts the registry, which fails at the child."""
 
 from __future__ import annotations
 
 import pytest
 
-from .helpers import edit, run, write
+from .helpers import edit, ran_and_failed, run, write
 
 pytest_plugins = ["pytester"]
 
@@ -104,9 +105,6 @@ def project(pytester: pytest.Pytester) -> pytest.Pytester:
     return pytester
 
 
-@pytest.mark.xfail(
-    strict=True, reason="cross-module wrapping decorators are not recognised yet (issue 14)"
-)
 def test_a_new_function_under_an_imported_wrapper_selects_no_test(
     project: pytest.Pytester,
 ) -> None:
@@ -131,9 +129,6 @@ def test_a_new_import_of_a_name_the_decorator_module_also_imports_selects_no_tes
     assert run(project) == set()
 
 
-@pytest.mark.xfail(
-    strict=True, reason="cross-module wrapping decorators are not recognised yet (issue 14)"
-)
 def test_a_new_default_parameter_under_an_imported_wrapper_selects_its_callers(
     project: pytest.Pytester,
 ) -> None:
@@ -147,3 +142,70 @@ def test_a_changed_imported_wrapper_selects_everything_it_wraps(
 ) -> None:
     edit(project, "checks/base.py", "or Failure(func)", "or Failure(wrapper)")
     assert run(project) == {"test_even", "test_odd"}
+
+
+REGISTERING = {
+    # ``checker`` registers what it decorates: no wrapper.
+    "registers": ("    @wraps(func)", "    REGISTERED.append(func)\n\n    @wraps(func)"),
+    # A wrapper, but the name is bound to something else by the module's end.
+    "rebound": (
+        "    return wrapper\n",
+        "    return wrapper\n\n\ndef registering(func):\n    REGISTERED.append(func)\n"
+        "    return func\n\n\nif REGISTERED is not None:\n    checker = registering\n",
+    ),
+    # A wrapper, but ``wraps`` is the module's own by the time another module applies it.
+    "wraps rebound": (
+        "    return wrapper\n",
+        "    return wrapper\n\n\ndef wraps(func):\n    REGISTERED.append(func)\n"
+        "    return lambda wrapper: wrapper\n",
+    ),
+}
+CHANGES = {
+    "new def": ("checks/even.py", "return value % 2 == 0", ZERO),
+    "decorator gone": ("checks/odd.py", "@checker\ndef odd", "def odd"),
+}
+
+
+def _registering(pytester: pytest.Pytester, old: str, new: str) -> pytest.Pytester:
+    """The project with a ``checker`` of ``base`` that registers what it decorates (as
+    ``old`` -> ``new`` makes it), and a test counting the registry."""
+    edit(
+        pytester,
+        "checks/base.py",
+        "from typing import Callable",
+        "from typing import Callable\n\nREGISTERED = []",
+    )
+    edit(pytester, "checks/base.py", old, new)
+    write(
+        pytester,
+        "test_registry.py",
+        """
+        from checks import base
+
+
+        def test_count():
+            assert len(base.REGISTERED) == 2
+        """,
+    )
+    assert ran_and_failed(pytester) == ({"test_even", "test_odd", "test_count"}, set())
+    return pytester
+
+
+@pytest.mark.parametrize("old, new", REGISTERING.values(), ids=REGISTERING.keys())
+@pytest.mark.parametrize("path, before, after", CHANGES.values(), ids=CHANGES.keys())
+def test_a_decorator_that_registers_selects_every_importer(
+    project: pytest.Pytester, old: str, new: str, path: str, before: str, after: str
+) -> None:
+    project = _registering(project, old, new)
+    edit(project, path, before, after)
+    assert ran_and_failed(project) == ({"test_even", "test_odd", "test_count"}, {"test_count"})
+
+
+@pytest.mark.parametrize("path, before, after", CHANGES.values(), ids=CHANGES.keys())
+def test_a_registering_decorator_left_unrun_by_a_partial_run_runs_next_time(
+    project: pytest.Pytester, path: str, before: str, after: str
+) -> None:
+    project = _registering(project, *REGISTERING["registers"])
+    edit(project, path, before, after)
+    assert ran_and_failed(project, "-k", "test_even") == ({"test_even"}, set())
+    assert ran_and_failed(project) == ({"test_odd", "test_count"}, {"test_count"})

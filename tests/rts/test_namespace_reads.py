@@ -103,6 +103,31 @@ def test_a_namespace_only_read_or_an_instance_filled_leaves_globals_own(
     assert run(project) == set()
 
 
+# validators' ``ValidationError``: an exception's instance is never a module (no builtin
+# exception class shares a layout with ``types.ModuleType``).
+_EXCEPTION_FILLED = """
+
+
+class Failure(ValueError):
+    def __init__(self, **values):
+        self.__dict__.update(values)
+
+
+class Refusal(Failure):
+    def fields(self):
+        return dict(self.__dict__.items())
+"""
+
+
+def test_an_exception_instance_filled_leaves_globals_own(project: pytest.Pytester) -> None:
+    edit(project, "_impl.py", "    return os.sep\n", "    return os.sep\n" + _EXCEPTION_FILLED)
+    # ``kind`` runs at import: every test runs again and is recorded with the new code.
+    edit(project, "_impl.py", "(sys.platform, LABEL)", "(sys.platform, str(LABEL))")
+    assert run(project) == {"test_separator", "test_module", "test_kind"}
+    edit(project, "test_util.py", *_ADDED_IMPORTS)
+    assert run(project) == set()
+
+
 @pytest.mark.parametrize(
     "filling",
     [
@@ -119,6 +144,9 @@ def test_a_namespace_only_read_or_an_instance_filled_leaves_globals_own(
         # not called on an instance
         "class Box:\n    @staticmethod\n    def fill(self, **values):\n"
         "        self.__dict__.update(values)\n",
+        # an exception's name bound to a module's class
+        "import types\n\nValueError = types.ModuleType\n\n\nclass Failure(ValueError):\n"
+        "    def fill(self, **values):\n        self.__dict__.update(values)\n",
     ],
     ids=[
         "parameter",
@@ -127,6 +155,7 @@ def test_a_namespace_only_read_or_an_instance_filled_leaves_globals_own(
         "builtins-attribute",
         "module-class",
         "staticmethod",
+        "rebound-exception",
     ],
 )
 def test_a_namespace_handed_on_or_maybe_a_module_still_opens(

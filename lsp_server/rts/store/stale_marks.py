@@ -58,10 +58,11 @@ class StaleMarks:
             return ""
         return _NOT_PROVEN
 
-    def _mark_importers_stale(self, path: str, reason: str) -> None:
-        """The tests that depend on module ``path`` (they imported it) are stale."""
+    def _mark_importers_stale(self, path: str, reason: str, not_proven: str = "") -> None:
+        """The tests that depend on module ``path`` (they imported it) are stale, but those
+        ``not_proven`` leaves out."""
         self._conn.execute(
-            f"UPDATE tests SET stale=? WHERE stale IS NULL AND id IN ({DEPENDING}=?)",
+            f"UPDATE tests SET stale=? WHERE stale IS NULL{not_proven} AND id IN ({DEPENDING}=?)",
             (reason, path, MODULE),
         )
 

@@ -44,6 +44,7 @@ from lsp_server.rts.unit_names import (
     is_import_risk,
     module_read,
     newly_readable,
+    wrapped_parts,
 )
 
 OUTCOMES = ("passed", "failed", "error", "skipped")
@@ -294,6 +295,9 @@ class StoreWrites(StaleMarks, DependencySets):
                     self._mark_takers_stale(snap.path, name, why, not_proven)
                 if new is not None and is_import_risk(name):  # every importer sees it
                     self._mark_importers_stale(snap.path, f"{Unit(snap.path, name)} {reason}")
+                if wrapped_parts(name):  # unless selection proved the wrapper (same change)
+                    why = f"{Unit(snap.path, name)} {reason}"
+                    self._mark_importers_stale(snap.path, why, not_proven)
                 self._conn.execute("UPDATE units SET checksum=? WHERE id=?", (new, uid))
         if snap.path != NAMES:
             known_file = row is not None
@@ -323,6 +327,8 @@ class StoreWrites(StaleMarks, DependencySets):
             return
         for name in filter(is_import_risk, added):  # every importer sees it
             self._mark_importers_stale(snap.path, f"{Unit(snap.path, name)} added")
+        for name in filter(wrapped_parts, added):  # ``rts.imported_wrappers``
+            self._mark_importers_stale(snap.path, f"{Unit(snap.path, name)} added", not_proven)
         if LISTING in added:  # star imports take only what it lists now
             why = f"{Unit(snap.path, LISTING)} added"
             self._mark_takers_stale(snap.path, LISTING, why, not_proven)
