@@ -261,11 +261,22 @@ def replacement_code(
 # -- swapping ----------------------------------------------------------------------------
 
 
+Replacements = list[tuple[types.FunctionType, types.CodeType]]
+"""Each live function with the code it is to run (``replacements``, ``apply``)."""
+
+
 def swap(functions: Sequence[types.FunctionType], code: types.CodeType) -> None:
     """Give every function in ``functions`` the new code (in this process only); the
     functions keep their first line and qualified name, so reports still name them."""
+    apply(fitted(functions, code))
+
+
+def fitted(functions: Sequence[types.FunctionType], code: types.CodeType) -> Replacements:
+    """``code`` made to fit each of ``functions``: same free variables (else ``SwapError``),
+    its first line and qualified name, so reports still name it."""
     if not functions:
         raise SwapError("the function is not in memory after collection (imported lazily?)")
+    pairs: Replacements = []
     for function in functions:
         old = function.__code__
         if old.co_freevars != code.co_freevars:
@@ -276,6 +287,13 @@ def swap(functions: Sequence[types.FunctionType], code: types.CodeType) -> None:
         new = code.replace(co_firstlineno=old.co_firstlineno)
         if hasattr(old, "co_qualname"):
             new = new.replace(**{"co_qualname": old.co_qualname})
+        pairs.append((function, new))
+    return pairs
+
+
+def apply(pairs: Replacements) -> None:
+    """Swap the code of each function of ``pairs`` for its new code (in this process)."""
+    for function, new in pairs:
         try:
             function.__code__ = new
         except (ValueError, TypeError) as exc:
@@ -285,9 +303,20 @@ def swap(functions: Sequence[types.FunctionType], code: types.CodeType) -> None:
 def swap_body(functions: Sequence[types.FunctionType], funcdef: FuncDef, body: str) -> None:
     """Replace the body of every function in ``functions`` (the live objects of
     ``funcdef``) by ``body``, whatever free variables each has."""
+    apply(replacements(functions, funcdef, body))
+
+
+def replacements(
+    functions: Sequence[types.FunctionType], funcdef: FuncDef, body: str
+) -> Replacements:
+    """The new code of each function in ``functions`` (the live objects of ``funcdef``)
+    with its body replaced by ``body``, compiled but not swapped in: a worker compiles
+    once, before it forks, and each child only swaps (compiling in the child cost about a
+    millisecond, most of it in memory pages copied on write)."""
     if not functions:
         raise SwapError("the function is not in memory after collection (imported lazily?)")
     compiled: dict[tuple[str, ...], types.CodeType] = {}
+    pairs: Replacements = []
     for function in functions:
         old = function.__code__
         code = compiled.get(old.co_freevars)
@@ -295,7 +324,8 @@ def swap_body(functions: Sequence[types.FunctionType], funcdef: FuncDef, body: s
             code = compiled[old.co_freevars] = replacement_code(
                 funcdef, body, old.co_filename, old.co_freevars, class_of(function.__qualname__)
             )
-        swap([function], code)
+        pairs += fitted([function], code)
+    return pairs
 
 
 def copy_function(fn: types.FunctionType, code: types.CodeType | None = None) -> types.FunctionType:

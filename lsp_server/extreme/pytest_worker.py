@@ -96,6 +96,8 @@ class WorkerPlugin:
         self.scope: dict[str, Any] | None = None  # ``spare_wait``
         self.imports = SessionImports()  # what a spare of its pool would hold (``warm``)
         self.writes = ProjectWrites(root)  # project files a request's runs wrote
+        # The request's transformed code, compiled before its children are forked.
+        self.compiled: swapping.Replacements | None = None
 
     def send(self, message: dict[str, Any]) -> None:
         self.channel.send(message)

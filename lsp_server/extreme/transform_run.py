@@ -86,6 +86,21 @@ def run_transformation(worker: WorkerPlugin, request: dict[str, Any]) -> dict[st
     counts only when it repeats (``_repeated``)."""
     started = time.perf_counter()
     units: set[str] = set()  # what any of the transformed runs executed
+    worker.compiled = compiled_swap(worker, request)
+    try:
+        outcome = _decided(worker, request, units)
+    finally:
+        worker.compiled = None
+    reply: dict[str, Any] = {"op": "result", "id": request["id"], **outcome}
+    if worker.run_log is not None:
+        docs = doc_reads(worker.root).units(units)  # read without a call (``doc_reads``)
+        reply["units"] = sorted(units | at_import(worker, units) | docs)
+    reply["duration"] = time.perf_counter() - started
+    return reply
+
+
+def _decided(worker: WorkerPlugin, request: dict[str, Any], units: set[str]) -> dict[str, Any]:
+    """The outcome of the request's runs: see ``run_transformation``."""
     outcome = _transformed(worker, request, units)
     if outcome["verdict"] == "timeout":
         request, outcome = beyond_doubt(
@@ -103,12 +118,7 @@ def run_transformation(worker: WorkerPlugin, request: dict[str, Any]) -> dict[st
             outcome = _repeated(worker, request, units)
         outcome.pop("at", None)
         outcome.pop("conclusive", None)
-    reply: dict[str, Any] = {"op": "result", "id": request["id"], **outcome}
-    if worker.run_log is not None:
-        docs = doc_reads(worker.root).units(units)  # read without a call (``doc_reads``)
-        reply["units"] = sorted(units | at_import(worker, units) | docs)
-    reply["duration"] = time.perf_counter() - started
-    return reply
+    return outcome
 
 
 def _repeated(worker: WorkerPlugin, request: dict[str, Any], units: set[str]) -> dict[str, Any]:
@@ -274,8 +284,23 @@ def run_child(
     return reply
 
 
+def compiled_swap(worker: WorkerPlugin, request: dict[str, Any]) -> swapping.Replacements | None:
+    """In the worker, before it forks the request's children: the live functions and their
+    transformed code, so each child only swaps it in (``install``). None when it cannot
+    be built: the child builds it again and replies why, as without this step."""
+    try:
+        return _replacements(worker, request)
+    except (swapping.SwapError, SyntaxError, OSError):
+        return None
+
+
 def install(worker: WorkerPlugin, request: dict[str, Any]) -> None:
     """In the child: the transformation swapped into the live function."""
+    compiled = worker.compiled
+    swapping.apply(compiled if compiled is not None else _replacements(worker, request))
+
+
+def _replacements(worker: WorkerPlugin, request: dict[str, Any]) -> swapping.Replacements:
     path = os.path.realpath(os.path.join(worker.root, request["path"]))
     name = request["function"].rsplit(".", 1)[-1]
     node = worker.defs.get(path, {}).get((request["line"], name))
@@ -284,7 +309,7 @@ def install(worker: WorkerPlugin, request: dict[str, Any]) -> None:
     targets = swapping.find_targets(
         worker.index, path, name, request["first_line"], request["line"]
     )
-    swapping.swap_body(targets, node, request["body"])
+    return swapping.replacements(targets, node, request["body"])
 
 
 def _run_tests(worker: WorkerPlugin, request: dict[str, Any], transformed: bool) -> dict[str, Any]:
