@@ -60,7 +60,8 @@ def compare(project: Project, before: Path, rounds: int) -> int:
     the versions in every round (0 when the recordings are the same)."""
     print(f"\n== {project.name}; load {_load()}")
     peer = dataclasses.replace(project, python=before / "bin" / "python")
-    after_runs, before_runs = [], []
+    after_runs: list[Recording] = []
+    before_runs: list[Recording] = []
     for _ in range(rounds):
         for label, runner, runs in (("after", project, after_runs), ("before", peer, before_runs)):
             deps, rows, cpu = record(runner)
