@@ -96,9 +96,9 @@ class DependencySets:
         self._load_contents({s for test in changed for s in old.get(test.test_id, ())})
         for group, members in by_group.items():
             base = self._base_for(group, members, old)
-            linked: list[list[int]] = [[] for _ in members]
+            new_sets: list[list[int]] = [[] for _ in members]  # each member's, in order
             rests = []
-            for test, sets in zip(members, linked, strict=True):
+            for test, sets in zip(members, new_sets, strict=True):
                 own = test.unit_ids
                 if base is not None and self._set_units[base] <= own:
                     sets.append(base)
@@ -109,8 +109,8 @@ class DependencySets:
             for part, holders in zip(cut.shared, cut.holders, strict=True):
                 set_id = self._set_id(part)
                 for index in holders:
-                    linked[index].append(set_id)
-            for test, sets, own in zip(members, linked, cut.own, strict=True):
+                    new_sets[index].append(set_id)
+            for test, sets, own in zip(members, new_sets, cut.own, strict=True):
                 if own:
                     sets.append(self._set_id(own))
                 self._relink(test.test_id, old.get(test.test_id, ()), sets)
