@@ -45,18 +45,10 @@ class _Casts:
     """What the module binds, to tell typing's ``cast`` and types that cannot fail."""
 
     def __init__(self, tree: ast.Module) -> None:
-        # A parameter counts too: ``def f(t): t.cast(...)`` is no typing's.
-        self.counts = Counter(
-            name
-            for node in walk(tree)
-            for name in ([node.arg] if isinstance(node, ast.arg) else names_bound_by(node))
-        )
         self.top = _top_bindings(tree)
         self.modules: set[str] = set()  # names of typing modules
         self.casts: set[str] = set()  # names of typing's cast
         for name, (_, stmt) in self.top.items():
-            if self.counts[name] != 1:
-                continue
             if isinstance(stmt, ast.Import):
                 typing_module = {
                     a.asname or a.name for a in stmt.names if a.name in _TYPING_MODULES
@@ -67,6 +59,18 @@ class _Casts:
                 casts = {a.asname or a.name for a in stmt.names if a.name == "cast"}
                 if not stmt.level and name in casts:
                     self.casts.add(name)
+        # Counting every name the module binds walks the whole tree (a tenth of a file's
+        # analysis): only when a typing import leaves a cast to tell.
+        self.counts: Counter[str] = Counter()
+        if self.modules or self.casts:
+            # A parameter counts too: ``def f(t): t.cast(...)`` is no typing's.
+            self.counts.update(
+                name
+                for node in walk(tree)
+                for name in ([node.arg] if isinstance(node, ast.arg) else names_bound_by(node))
+            )
+            self.modules = {name for name in self.modules if self.counts[name] == 1}
+            self.casts = {name for name in self.casts if self.counts[name] == 1}
 
     def is_cast(self, node: ast.Call) -> bool:
         if node.keywords or len(node.args) != 2:

@@ -319,3 +319,61 @@ def test_a_rerun_compares_a_tests_own_set_by_digest(project: Path) -> None:
     # Only c's old set is read (it changed: the new split weighs it).
     assert len(own_read) <= 1
     assert _consistency(project)[:2] == (0, 0)
+
+
+MANY = "".join(f"def f{i}():\n    return {i}\n\n" for i in range(24))
+
+
+def _record_many(store: DependencyStore, root: Path, results: list[TestResult]) -> None:
+    snapshot = FileStates(root).snapshot("many.py")
+    assert snapshot is not None
+    store.record_tests(
+        results, {"many.py": snapshot}, environment="env", options=None, session_id=None
+    )
+
+
+def _many(*numbers: int) -> tuple[Unit, ...]:
+    return tuple(Unit("many.py", f"f{i}") for i in numbers)
+
+
+def test_units_several_tests_share_past_the_base_are_kept_once(project: Path) -> None:
+    """Two of three tests of a file also share ten units the third lacks: those are one
+    set both link to, not a copy in each test's own set (typeguard's tests each wrote
+    ~2,600 such units: a quarter of its recording run)."""
+    (project / "many.py").write_text(MANY)
+    common, shared = _many(0), _many(*range(1, 11))
+    tests = {
+        "t.py::a": (*common, *shared, *_many(20)),
+        "t.py::b": (*common, *shared, *_many(21)),
+        "t.py::c": (*common, *_many(22)),
+    }
+    with DependencyStore(project) as store:
+        _record_many(store, project, [_result(n, units) for n, units in tests.items()])
+        for nodeid, units in tests.items():
+            assert set(store.dependencies_of(nodeid)) == set(units)
+        assert store.tests_depending_on(_many(5)[0]) == ["t.py::a", "t.py::b"]
+    # The base (1), the shared ten once, one own unit per test.
+    assert _consistency(project) == (0, 0, 1 + 10 + 3)
+
+
+def test_shared_parts_keep_each_test_exactly_its_units_over_rounds(project: Path) -> None:
+    """Tests of two files re-recorded round after round, each time with other overlapping
+    units, in batches of different sizes: each test depends on exactly its last units, no
+    set is left unlinked and no test holds a unit twice."""
+    (project / "many.py").write_text(MANY)
+
+    def units_of(test: int, round_: int) -> tuple[Unit, ...]:
+        bits = (test * 2654435761 + round_ * 40503) % (1 << 24)
+        return _many(0, *(i for i in range(1, 24) if bits >> i & 1 or i % (test + 2) == 0))
+
+    with DependencyStore(project) as store:
+        for round_, size in enumerate((7, 3, 12, 1, 5)):
+            nodeids = [f"t{i % 2}.py::test_{i}" for i in range(12)]
+            for start in range(0, 12, size):
+                batch = nodeids[start : start + size]
+                results = [_result(n, units_of(nodeids.index(n), round_)) for n in batch]
+                _record_many(store, project, results)
+            for i, nodeid in enumerate(nodeids):
+                assert set(store.dependencies_of(nodeid)) == set(units_of(i, round_)), nodeid
+        assert store.check_integrity() == "ok"
+    assert _consistency(project)[:2] == (0, 0)

@@ -3,8 +3,9 @@
 A test depends on hundreds of units, and the tests of one file mostly on the same ones
 (its import closure, the bindings it reads, what ran at import). Writing every test's
 whole set as rows was a fifth of a first recording run on sqlparse; here a test links
-to at most two sets: its file's *base* (units shared by the file's tests recorded in the
-same batch) and its *own* remainder. Both are kept once per content (``depsets.digest``)
+to its file's *base* (units shared by the file's tests recorded in the same batch), the
+*parts* of the rest that it shares with other tests of the batch (``shared_parts``), and
+its *own* remainder. Both are kept once per content (``depsets.digest``)
 and referenced by id, so 509 tests of ~1,000 units each take ~100,000 rows, not 540,000.
 
 The view ``deps(test_id, unit_id)`` is the union of a test's sets; a test's sets are
@@ -25,6 +26,7 @@ from operator import itemgetter
 import xxhash
 
 from lsp_server.rts.store.in_chunks import rows_in
+from lsp_server.rts.store.shared_parts import shared_parts
 
 DEPSET_TABLES = (
     # ``digest``: of the sorted unit ids, NULL once the contents changed in place.
@@ -94,12 +96,21 @@ class DependencySets:
         self._load_contents({s for test in changed for s in old.get(test.test_id, ())})
         for group, members in by_group.items():
             base = self._base_for(group, members, old)
-            for test in members:
-                sets = []
+            new_sets: list[list[int]] = [[] for _ in members]  # each member's, in order
+            rests = []
+            for test, sets in zip(members, new_sets, strict=True):
                 own = test.unit_ids
                 if base is not None and self._set_units[base] <= own:
                     sets.append(base)
                     own = own - self._set_units[base]
+                rests.append(own)
+            # What is left past the base is cut into the parts several members share.
+            cut = shared_parts(rests)
+            for part, holders in zip(cut.shared, cut.holders, strict=True):
+                set_id = self._set_id(part)
+                for index in holders:
+                    new_sets[index].append(set_id)
+            for test, sets, own in zip(members, new_sets, cut.own, strict=True):
                 if own:
                     sets.append(self._set_id(own))
                 self._relink(test.test_id, old.get(test.test_id, ()), sets)
