@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from lsp_server.rts.file_units import FileUnits, Unit
+from lsp_server.rts.from_origins import origin_units
 from lsp_server.rts.imports import ImportResolver
 from lsp_server.rts.snapshots import FileStates
 from lsp_server.rts.unit_names import IMPORTED, MODULE
@@ -44,10 +45,7 @@ def unproven(
 def _found(
     path: str, module: str, level: int, name: str, states: FileStates, resolver: ImportResolver
 ) -> bool:
-    target = resolver.module_file(path, module, level)
-    if target is None or path in resolver.run_closure(target):
-        return False
-    target_units = states.units(target)
+    target_units = origin_units(path, module, level, states, resolver)
     return target_units is not None and name in target_units.top_names
 
 

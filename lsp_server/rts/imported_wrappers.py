@@ -27,6 +27,7 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 from lsp_server.rts.file_units import FileUnits, Unit
+from lsp_server.rts.from_origins import origin_units
 from lsp_server.rts.tokens import digest
 from lsp_server.rts.unit_names import (
     DEFAULTS,
@@ -71,8 +72,5 @@ def unproven_wrappers(
 def _wraps_there(
     path: str, module: str, level: int, name: str, states: FileStates, resolver: ImportResolver
 ) -> bool:
-    target = resolver.module_file(path, module, level)
-    if target is None or path in resolver.run_closure(target):
-        return False
-    target_units = states.units(target)
+    target_units = origin_units(path, module, level, states, resolver)
     return target_units is not None and name in target_units.safe_wrappers
