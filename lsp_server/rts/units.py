@@ -56,6 +56,7 @@ from lsp_server.rts.class_members import class_texts
 from lsp_server.rts.deleted_names import deleted_names
 from lsp_server.rts.file_snapshot import file_checksum
 from lsp_server.rts.file_units import FileUnits
+from lsp_server.rts.first_imports import first_import_texts
 from lsp_server.rts.from_imports import top_level_names
 from lsp_server.rts.future import future_marks
 from lsp_server.rts.gathered_listings import copying_functions, gathering_calls
@@ -89,7 +90,6 @@ from lsp_server.rts.unit_names import (
     defaults_name,
     doc_name,
     header_name,
-    importing_name,
 )
 
 _ATTRIBUTE = re.compile(r"\.\s*([A-Za-z_]\w*)")
@@ -130,6 +130,7 @@ def _analysed(path: str, source: str) -> FileUnits:
     stub_lines = frozenset(span.first_line for span in stubs)
     _add_bindings(result, layout, text, children.get(None, ()), variants, stub_lines)
     _add_from_imports(result, layout, variants)
+    variants.update(first_import_texts(tree, layout.from_imports))
     _add_loose(result, layout, text, variants)
     result.top_names = top_level_names(tree)
     result.call_sites = layout.call_sites
@@ -331,11 +332,10 @@ def _add_class(
 def _add_from_imports(
     result: FileUnits, layout: ModuleLayout, variants: dict[str, list[str]]
 ) -> None:
-    """A unit per name a residue ``from`` import binds: which module and name it takes; a
-    unit per module those statements import (``IMPORTING``)."""
+    """A unit per name a residue ``from`` import binds: which module and name it takes (the
+    unit per module those statements import, ``IMPORTING``, is ``rts.first_imports``')."""
     for fi in layout.from_imports:
         module = "." * fi.level + fi.module
-        variants.setdefault(importing_name(fi.module, fi.level), []).append(IMPORTING)
         for local, imported in fi.names:
             unit = IMPORTED + local
             variants.setdefault(unit, []).extend(["<from>", module, imported])

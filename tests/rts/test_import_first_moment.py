@@ -109,3 +109,15 @@ def test_a_first_import_moved_past_a_call_reading_what_the_module_fills_selects_
         "SEEN = list(registry.ITEMS)\n" + both,
     )
     assert "test_seen" in run(project)
+
+
+def test_the_only_import_of_a_module_removed_above_a_call_selects_the_readers(
+    project: pytest.Pytester,
+) -> None:
+    """Guard: no other statement of the file imports ``plugin`` any more: it no longer
+    runs before the copy (nor at all)."""
+    edit(project, "pkg/core.py", "from pkg.plugin import OTHER\n", "OTHER = 2\n")
+    assert run(project) == {"test_seen", "test_answer"}
+    edit(project, "pkg/core.py", FIRST, "")
+    assert "test_seen" in run(project)
+    assert project.runpytest("-p", "no:cacheprovider").ret != 0
