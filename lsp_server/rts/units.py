@@ -42,7 +42,6 @@ from __future__ import annotations
 
 import functools
 import io
-import re
 import tokenize
 from collections.abc import Iterable
 from pathlib import Path
@@ -73,6 +72,7 @@ from lsp_server.rts.tokens import (
     Pos,
     SourceError,
     TokenText,
+    attribute_names,
     digest,
     normalized_tokens,
 )
@@ -91,8 +91,6 @@ from lsp_server.rts.unit_names import (
     doc_name,
     header_name,
 )
-
-_ATTRIBUTE = re.compile(r"\.\s*([A-Za-z_]\w*)")
 
 
 def source_units(path: str, source: str) -> FileUnits:
@@ -146,7 +144,7 @@ def _analysed(path: str, source: str) -> FileUnits:
     result.import_origins, result.taken = import_origins(tree), bindings_taken(tree)
     future.mark(variants, result.spans.keys(), HEADER, DOC)
     result.open_namespace = opens_namespace(tree)
-    result.attribute_names = frozenset(_ATTRIBUTE.findall(source))
+    result.attribute_names = attribute_names(text)
     if not result.open_namespace:
         result.listed = listed_names(tree, source)
     if LISTING in result.top_names:  # what a star import takes (rts.star_listings)
