@@ -121,3 +121,24 @@ def test_the_only_import_of_a_module_removed_above_a_call_selects_the_readers(
     edit(project, "pkg/core.py", FIRST, "")
     assert "test_seen" in run(project)
     assert project.runpytest("-p", "no:cacheprovider").ret != 0
+
+
+def test_two_first_imports_swapped_selects_the_readers_of_what_one_copies(
+    project: pytest.Pytester,
+) -> None:
+    """Guard: ``snapshot`` copies the registry ``plugin`` fills; the file imported
+    ``plugin`` first, then ``snapshot``, and the two statements swap: the copy is made
+    before ``plugin`` runs. No statement is added or removed."""
+    write(project, "pkg/snapshot.py", "from pkg import registry\n\nSEEN = list(registry.ITEMS)\n")
+    pair = "from pkg.plugin import MARK\nfrom pkg.snapshot import SEEN as COPIED\n"
+    edit(project, "pkg/core.py", FIRST, pair)
+    write(
+        project,
+        "test_copy.py",
+        "import pkg.core\n\n\ndef test_copied():\n    assert pkg.core.COPIED == ['plugin']\n",
+    )
+    assert "test_copied" in run(project)
+    swapped = "from pkg.snapshot import SEEN as COPIED\nfrom pkg.plugin import MARK\n"
+    edit(project, "pkg/core.py", pair, swapped)
+    assert "test_copied" in run(project)
+    assert project.runpytest("-p", "no:cacheprovider", "test_copy.py").ret != 0
