@@ -135,7 +135,13 @@ def test_two_first_imports_swapped_selects_the_readers_of_what_one_copies(
     write(
         project,
         "test_copy.py",
-        "import pkg.core\n\n\ndef test_copied():\n    assert pkg.core.COPIED == ['plugin']\n",
+        """
+        import pkg.core
+
+
+        def test_copied():
+            assert pkg.core.COPIED == ["plugin"]
+        """,
     )
     assert "test_copied" in run(project)
     swapped = "from pkg.snapshot import SEEN as COPIED\nfrom pkg.plugin import MARK\n"

@@ -78,7 +78,14 @@ def test_an_attribute_spelled_across_lines_is_read_anywhere(
     write(
         project,
         "test_found.py",
-        "import pkg.impl\nimport pkg.other\n\n\ndef test_found():\n    assert pkg.impl.FOUND is None\n",
+        """
+        import pkg.impl
+        import pkg.other
+
+
+        def test_found():
+            assert pkg.impl.FOUND is None
+        """,
     )
     assert "test_found" in run(project)
     edit(project, "pkg/other.py", "def helper", "import os\n\n\ndef helper")
