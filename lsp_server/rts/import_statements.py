@@ -1,7 +1,8 @@
 """Which tests see a top-level ``from module import ...`` start or stop importing its module.
 
 Besides binding its names (``rts.from_imports``) the statement imports ``module`` where it
-stands: the unit ``<imports>module`` of the file (``unit_names.IMPORTING``). A test sees
+stands: the unit ``<imports>module`` of the file (``unit_names.IMPORTING``; its text is
+what the file runs before its first such statement, ``rts.first_imports``). A test sees
 that import added, moved or removed only when the module now runs, or no longer runs, in
 its process; where it is imported anyway, only the moment moves. The moment is not seen
 while the module cannot import the file back (no cycle: neither is half run when the other

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import bisect
 import io
+import itertools
+import re
 import sys
 import tokenize
 from collections.abc import Iterable, Iterator
@@ -150,3 +152,21 @@ class TokenText:
                     lo += 1
         out.extend(texts[lo : bisect.bisect_left(positions, end)])
         return out
+
+
+_DOTTED = re.compile(r"\.\s*([A-Za-z_]\w*)")
+
+
+def attribute_names(text: TokenText) -> frozenset[str]:
+    """Every identifier the code spells after a dot (``x.attr``, the two maybe on lines of
+    their own inside brackets), and every one a string or number token holds after a dot
+    (a dotted name a lookup by string takes: over-approximated). Comments spell none: a
+    sentence ending above a line that starts with a name (click's ``_termui_impl.py``)
+    made that name an attribute, and every read of it a read anywhere."""
+    texts = text.texts
+    pairs = itertools.pairwise(texts)
+    found = {after for dot, after in pairs if dot == "." and after.isidentifier()}
+    for token in texts:
+        if not token.isidentifier() and token != ".":
+            found.update(_DOTTED.findall(token))
+    return frozenset(found)

@@ -42,7 +42,6 @@ from __future__ import annotations
 
 import functools
 import io
-import re
 import tokenize
 from collections.abc import Iterable
 from pathlib import Path
@@ -56,6 +55,7 @@ from lsp_server.rts.class_members import class_texts
 from lsp_server.rts.deleted_names import deleted_names
 from lsp_server.rts.file_snapshot import file_checksum
 from lsp_server.rts.file_units import FileUnits
+from lsp_server.rts.first_imports import first_import_texts
 from lsp_server.rts.from_imports import top_level_names
 from lsp_server.rts.future import future_marks
 from lsp_server.rts.gathered_listings import copying_functions, gathering_calls
@@ -73,6 +73,7 @@ from lsp_server.rts.tokens import (
     Pos,
     SourceError,
     TokenText,
+    attribute_names,
     digest,
     normalized_tokens,
 )
@@ -90,10 +91,7 @@ from lsp_server.rts.unit_names import (
     defaults_name,
     doc_name,
     header_name,
-    importing_name,
 )
-
-_ATTRIBUTE = re.compile(r"\.\s*([A-Za-z_]\w*)")
 
 
 def source_units(path: str, source: str) -> FileUnits:
@@ -131,6 +129,7 @@ def _analysed(path: str, source: str) -> FileUnits:
     stub_lines = frozenset(span.first_line for span in stubs)
     _add_bindings(result, layout, text, children.get(None, ()), variants, stub_lines)
     _add_from_imports(result, layout, variants)
+    variants.update(first_import_texts(tree, layout.from_imports))
     _add_loose(result, layout, text, variants)
     result.top_names = top_level_names(tree)
     result.call_sites = layout.call_sites
@@ -146,7 +145,7 @@ def _analysed(path: str, source: str) -> FileUnits:
     result.import_origins, result.taken = import_origins(tree), bindings_taken(tree)
     future.mark(variants, result.spans.keys(), HEADER, DOC)
     result.open_namespace = opens_namespace(tree)
-    result.attribute_names = frozenset(_ATTRIBUTE.findall(source))
+    result.attribute_names = attribute_names(text)
     if not result.open_namespace:
         result.listed = listed_names(tree, source)
     if LISTING in result.top_names:  # what a star import takes (rts.star_listings)
@@ -333,11 +332,10 @@ def _add_class(
 def _add_from_imports(
     result: FileUnits, layout: ModuleLayout, variants: dict[str, list[str]]
 ) -> None:
-    """A unit per name a residue ``from`` import binds: which module and name it takes; a
-    unit per module those statements import (``IMPORTING``)."""
+    """A unit per name a residue ``from`` import binds: which module and name it takes (the
+    unit per module those statements import, ``IMPORTING``, is ``rts.first_imports``')."""
     for fi in layout.from_imports:
         module = "." * fi.level + fi.module
-        variants.setdefault(importing_name(fi.module, fi.level), []).append(IMPORTING)
         for local, imported in fi.names:
             unit = IMPORTED + local
             variants.setdefault(unit, []).extend(["<from>", module, imported])

@@ -1,0 +1,88 @@
+"""Where a file first imports each project module: the text of its ``IMPORTING`` unit
+(``rts.import_statements``).
+
+A top-level ``from module import ...`` runs ``module`` where it stands, unless an earlier
+statement of the file ran it already; later statements taking other names from it import
+nothing. So what a test can see of these statements is where the first one stands: what
+the file runs before it. The unit's text is that: the modules first imported before it,
+in order, and a marker per other statement that runs code (a call, a decorator, a class
+body, a plain import of a project module). A statement removed above another taking names
+from the same module, with nothing run between them, leaves the text as it was (click's
+``_termui_impl.py`` dropped ``from .utils import _KeepOpenFile`` just above ``from .utils
+import echo``); a first import moved past a statement that runs code changes it, even when
+no statement was added or removed (the module unit leaves import statements out).
+
+Left out, because they run no code of the project that could see the module, nor can the
+module see them: docstrings and other string statements, ``__future__`` and
+standard-library imports (their order against the module is not recorded anywhere else
+either), ``if TYPE_CHECKING:`` blocks without an ``else`` (never run), and assignments of
+literals.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterable
+
+from lsp_server.rts.from_imports import FromImport
+from lsp_server.rts.purity import is_string_statement
+from lsp_server.rts.stdlib_imports import stdlib_imports
+from lsp_server.rts.unit_names import IMPORTING, importing_name
+
+_CODE = "<code>"
+
+
+def first_import_texts(tree: ast.Module, residue: Iterable[FromImport]) -> dict[str, list[str]]:
+    """The text of each ``IMPORTING`` unit of a module: what runs before the first of
+    ``residue`` (the module's ``from`` imports with units of their own) importing it."""
+    by_start = {fi.hole[0]: fi for fi in residue}
+    before: list[str] = []
+    out: dict[str, list[str]] = {}
+    for stmt in tree.body:
+        taken = by_start.get((stmt.lineno, stmt.col_offset))
+        if taken is None:
+            marker = _runs_code(stmt)
+            if marker is not None:
+                before.append(marker)
+            continue
+        unit = importing_name(taken.module, taken.level)
+        if unit not in out:
+            out[unit] = [IMPORTING, *before]
+            before.append(unit)
+    return out
+
+
+def _runs_code(stmt: ast.stmt) -> str | None:
+    """What ``stmt`` stands for in the texts of the imports after it: None when it runs
+    no code that can see an import or be seen by it."""
+    if is_string_statement(stmt) or _never_runs(stmt) or _literal_assignment(stmt):
+        return None
+    if isinstance(stmt, ast.ImportFrom) and stmt.module == "__future__":
+        return None
+    if isinstance(stmt, (ast.Import, ast.ImportFrom)):
+        if stdlib_imports(stmt) is not None:
+            return None
+        return ast.unparse(stmt)  # a project (or third-party) module run there
+    return _CODE
+
+
+def _never_runs(stmt: ast.stmt) -> bool:
+    """``if TYPE_CHECKING:`` (or ``typing.TYPE_CHECKING``) without an ``else``."""
+    if not isinstance(stmt, ast.If) or stmt.orelse:
+        return False
+    test = stmt.test
+    name = test.id if isinstance(test, ast.Name) else getattr(test, "attr", None)
+    return name == "TYPE_CHECKING"
+
+
+def _literal_assignment(stmt: ast.stmt) -> bool:
+    """``NAME = <literal>``: binds a value no code computes."""
+    if not isinstance(stmt, ast.Assign):  # an annotation may be evaluated: code
+        return False
+    if not all(isinstance(target, ast.Name) for target in stmt.targets):
+        return False
+    try:
+        ast.literal_eval(stmt.value)
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        return False
+    return True
