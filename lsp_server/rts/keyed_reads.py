@@ -19,6 +19,7 @@ from typing import Any
 
 from lsp_server.rts.container_reads import (
     EVENTS_PER_SITE,
+    EVERY,
     SIZE,
     ContainerReads,
     Key,
@@ -67,6 +68,8 @@ def container_id(shape: Key | None, frame: FrameType) -> int:
 def read_value(key: Key, shape: Key | None, frame: FrameType) -> Any:
     """The key a read at a site sees right now: ``SIZE`` for a size read that runs the
     builtin's code; ``_MISSING`` when it cannot be told."""
+    if key[0] == "every":
+        return EVERY
     if key[0] != "size":
         return key_value(key, frame)
     reader = key[1]

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pytest
 
-from .helpers import edit, run, write
+from .helpers import edit, ran_and_failed, run, write
 
 pytest_plugins = ["pytester"]
 
@@ -112,3 +112,101 @@ def test_a_reader_of_another_entry_is_not_tied_to_the_filler(pytester: pytest.Py
     assert run(pytester) == {"test_first", "test_hit", "test_other_key"}
     edit(pytester, "lexing.py", "return 1", "return 2")
     assert run(pytester) == {"test_first", "test_hit"}
+
+
+CACHES = """
+from collections import deque
+
+
+class Cache:
+    def __init__(self, capacity):
+        self.capacity = capacity
+        self._mapping = {}
+        self._order = deque()
+
+    def get(self, key):
+        return self._mapping.get(key)
+
+    def put(self, key, value):
+        if len(self._mapping) >= self.capacity:
+            del self._mapping[self._order.popleft()]
+        self._order.append(key)
+        self._mapping[key] = value
+
+    def dump(self):
+        return dict(self._mapping)
+
+
+_lexers = Cache(50)
+_templates = Cache(1)
+
+
+def suffix():
+    return "!"
+
+
+def get_lexer(separator):
+    lexer = _lexers.get(separator)
+    if lexer is None:
+        lexer = separator + suffix()
+        _lexers.put(separator, lexer)
+    return lexer
+
+
+def dump_first(holders):
+    return dict(holders[0]._mapping)
+"""
+
+
+def test_a_read_of_one_cache_object_is_not_tied_to_the_filler_of_another(
+    pytester: pytest.Pytester,
+) -> None:
+    """Precision: two module-level instances of one cache class hold a dict each under the
+    same attribute name. A test whose cache stores read every entry of ``_templates``
+    (the eviction's ``del self._mapping[self._order.popleft()]``, jinja's ``LRUCache``)
+    does not depend on what the test filling ``_lexers`` ran. Guards: a test reading every
+    entry of ``_lexers`` itself, and one reading a ``_mapping`` whose object the bytecode
+    does not tell (``holders[0]._mapping``), still do, and fail once ``suffix`` changes.
+    ``test_fill`` runs ``dump`` and ``dump_first`` first, so that the later tests run them
+    watched (code a test is the first to run counts by name: README, Limits)."""
+    write(pytester, "caches.py", CACHES)
+    write(
+        pytester,
+        "test_a_fill.py",
+        """
+        from caches import _templates, dump_first, get_lexer
+
+
+        def test_fill():
+            assert get_lexer("+") == "+!"
+            assert _templates.dump() == dump_first([_templates]) == {}
+        """,
+    )
+    write(
+        pytester,
+        "test_b_read.py",
+        """
+        from caches import _lexers, _templates, dump_first
+
+
+        def test_other_object():
+            _templates.put("a", 1)
+            _templates.put("b", 2)
+            assert _templates.get("b") == 2
+
+
+        def test_same_object():
+            assert _lexers.dump() == {"+": "+!"}
+
+
+        def test_object_not_told():
+            assert dump_first([_lexers]) == {"+": "+!"}
+        """,
+    )
+    pytester.syspathinsert()
+    every = {"test_fill", "test_other_object", "test_same_object", "test_object_not_told"}
+    assert run(pytester) == every
+    edit(pytester, "caches.py", 'return "!"', 'return "?"')
+    ran, failed = ran_and_failed(pytester)
+    assert ran == {"test_fill", "test_same_object", "test_object_not_told"}
+    assert failed == {"test_fill", "test_same_object", "test_object_not_told"}
