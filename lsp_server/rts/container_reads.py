@@ -78,8 +78,14 @@ EVERY = ("<every>",)
 # A whole read's key at its site: the site is the container's own load.
 EVERY_SITE: Key = ("every", None)
 # A size read's key: ("size", what reads it): "len" (``len(d)``), "keys" (``d.keys()``),
-# "__iter__" (``for k in d``); each counts only where it runs the builtin's code.
-SIZE_READERS = ("len", "keys", "__iter__")
+# "__iter__" (``for k in d``), "__delitem__" (``del d[<a key computed in place>]``: it sees
+# only whether that entry is there, which only what added or dropped entries decides);
+# each counts only where it runs the builtin's code.
+SIZE_READERS = ("len", "keys", "__iter__", "__delitem__")
+# How many instructions a key computed in place for ``del`` may take.
+_COMPUTED_KEY_SPAN = 24
+# The key of ``del d[<a key computed in place>]``, at the container's load.
+DELETE_COMPUTED: Key = ("size", "__delitem__")
 # A store's site: container name and shape, by the offset of the instruction after it.
 Store = tuple[str, Key | None]
 
@@ -258,7 +264,23 @@ def _read_at(code: list[dis.Instruction], at: int) -> tuple[int, Key, bool] | _S
             return _Store(end + 1)
         if consumer in {"BINARY_SUBSCR", "DELETE_SUBSCR"}:
             return end, found[1], consumer == "DELETE_SUBSCR"
-    return None
+    return (at, DELETE_COMPUTED, True) if _deletes_computed(code, at) else None
+
+
+def _deletes_computed(code: list[dis.Instruction], at: int) -> bool:
+    """Whether the container ``code[at]`` loads is the object of a ``del d[key]`` whose
+    key is computed right after it, in straight-line code leaving the container in place."""
+    depth = 0  # above the container
+    for index in range(at + 1, min(at + 1 + _COMPUTED_KEY_SPAN, len(code) - 1)):
+        instruction = code[index]
+        if _is_jump(instruction) or instruction.opname in _UNSAFE_BETWEEN:
+            return False
+        depth += _effect(instruction)
+        if depth < 1:  # reached down into the container
+            return False
+        if depth == 1 and code[index + 1].opname == "DELETE_SUBSCR":
+            return True
+    return False
 
 
 def _container_shape(code: list[dis.Instruction], at: int) -> Key | None:
@@ -329,7 +351,8 @@ def container_reads(code: CodeType, names: Collection[str]) -> ContainerReads | 
 
 def _changes(code: list[dis.Instruction], at: int, end: int) -> bool:
     """Whether the keyed read of the container ``code[at]`` loads, its key ending at
-    ``code[end]``, may also add or drop the entry (``.pop(k)``, ``del d[k]``)."""
+    ``code[end]``, may also add or drop the entry (``.pop(k)``, ``del d[k]``). A ``del``
+    by a computed key (``DELETE_COMPUTED``) is told as it runs (``rts.keyed_reads``)."""
     method = code[at + 1]
     if _loads_callee(method) and method.argval in CHANGING_METHODS:
         return True

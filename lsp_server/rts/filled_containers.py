@@ -46,7 +46,13 @@ from dataclasses import dataclass
 from types import CodeType
 from typing import Any
 
-from lsp_server.rts.container_reads import EVERY, SIZE, ContainerReads, container_reads
+from lsp_server.rts.container_reads import (
+    DELETE_COMPUTED,
+    EVERY,
+    SIZE,
+    ContainerReads,
+    container_reads,
+)
 from lsp_server.rts.container_sizes import ran_after, ran_before
 from lsp_server.rts.container_slots import (
     KINDS,
@@ -163,6 +169,7 @@ class FilledContainers:
                 if not self.keyed.watched(code):  # it ran before its keys were watched
                     everything.update(site[0] for site in reads.sites.values())
                     changers.update(name for name, _ in reads.stores.values())
+                    changers.update(s[0] for s in reads.sites.values() if s[1] == DELETE_COMPUTED)
             for key in self._defaults.keys() & codes.keys():
                 everything |= self._defaults[key]
             for index, fillers in self._fillers.items():

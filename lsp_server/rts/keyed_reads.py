@@ -18,6 +18,7 @@ from types import CodeType, FrameType
 from typing import Any
 
 from lsp_server.rts.container_reads import (
+    DELETE_COMPUTED,
     EVENTS_PER_SITE,
     EVERY,
     SIZE,
@@ -37,6 +38,7 @@ _PLAIN_READERS: dict[str, tuple[object, ...]] = {
     "len": (dict.__len__, set.__len__, list.__len__),
     "keys": (dict.keys,),
     "__iter__": (dict.__iter__, set.__iter__),
+    "__delitem__": (dict.__delitem__, list.__delitem__),
 }
 
 
@@ -180,8 +182,10 @@ class KeyedReads:
                 self.keys.add((name, container_id(shape, frame), value, presence))
             except TypeError:  # unhashable, or not told: every entry
                 self.everything.add(name)
-                return disable
-            return None
+                value = _MISSING
+            if key == DELETE_COMPUTED:  # it drops an entry: not a watched store
+                self.unsure.add(name)
+            return disable if value is _MISSING else None
 
         return on_instruction
 

@@ -210,3 +210,105 @@ def test_a_read_of_one_cache_object_is_not_tied_to_the_filler_of_another(
     ran, failed = ran_and_failed(pytester)
     assert ran == {"test_fill", "test_same_object", "test_object_not_told"}
     assert failed == {"test_fill", "test_same_object", "test_object_not_told"}
+
+
+EVICTING = """
+from collections import deque
+
+EVICTED = []
+
+
+class Logged(dict):
+    def __delitem__(self, key):
+        EVICTED.append(self[key])
+        super().__delitem__(key)
+
+
+class Cache:
+    def __init__(self, mapping):
+        self._mapping = mapping
+        self._order = deque()
+
+    def get(self, key):
+        return self._mapping.get(key)
+
+    def put(self, key, value):
+        if self._order and len(self._order) >= 1:
+            del self._mapping[self._order.popleft()]
+        self._order.append(key)
+        self._mapping[key] = value
+
+
+_warm = Cache({})
+_plain = Cache({})
+_logged = Cache(Logged())
+
+
+def tag(value):
+    value.append("!")
+
+
+def fill(cache, key):
+    value = [key]
+    cache.put(key, value)
+    tag(value)  # after the store: it changes the value, not which entries are there
+    return value
+"""
+
+
+def test_a_delete_by_a_computed_key_sees_only_which_entries_are_there(
+    pytester: pytest.Pytester,
+) -> None:
+    """Precision: ``del self._mapping[self._order.popleft()]`` (jinja's ``LRUCache``
+    eviction) sees only whether the entry is there, not its value: a test evicting the
+    entry ``test_fill`` stored does not depend on ``tag``, which ran after the store.
+    Guards: a test reading that entry's value does (``tag`` changed it), and so does an
+    eviction from a dict whose class has a ``__delitem__`` of its own (it reads the value),
+    each failing once ``tag`` changes. ``test_warm`` runs ``put`` first: the stores of code
+    a test is the first to run are not watched, and that test counts with its whole run
+    for which entries are there (``rts.container_sizes``)."""
+    write(pytester, "caches.py", EVICTING)
+    write(
+        pytester,
+        "test_a_fill.py",
+        """
+        from caches import _logged, _plain, _warm, fill
+
+
+        def test_warm():
+            assert fill(_warm, "x") == ["x", "!"]
+
+
+        def test_fill():
+            assert fill(_plain, "+") == ["+", "!"]
+            assert fill(_logged, "+") == ["+", "!"]
+        """,
+    )
+    write(
+        pytester,
+        "test_b_read.py",
+        """
+        from caches import EVICTED, _logged, _plain
+
+
+        def test_value():
+            assert _plain.get("+") == ["+", "!"]
+
+
+        def test_evict_plain():
+            _plain.put("-", 1)
+            assert _plain.get("-") == 1
+
+
+        def test_evict_logged():
+            _logged.put("-", 1)
+            assert EVICTED == [["+", "!"]]
+        """,
+    )
+    pytester.syspathinsert()
+    every = {"test_warm", "test_fill", "test_value", "test_evict_plain", "test_evict_logged"}
+    assert run(pytester) == every
+    edit(pytester, "caches.py", 'value.append("!")', 'value.append("?")')
+    ran, failed = ran_and_failed(pytester)
+    assert ran == {"test_warm", "test_fill", "test_value", "test_evict_logged"}
+    assert failed == ran
