@@ -8,11 +8,17 @@ pytest sessions."""
 
 from __future__ import annotations
 
+import sys
+
 import pytest
 
 from .helpers import edit, ran_and_failed, run, write
 
 pytest_plugins = ["pytester"]
+
+# Which key or which object a read sees is told as it runs on 3.12+ (sys.monitoring); before,
+# every read counts by the container's name: the precision below is of 3.12+ only.
+TOLD = sys.version_info >= (3, 12)
 
 LEXING = """
 import re
@@ -111,7 +117,7 @@ def test_a_reader_of_another_entry_is_not_tied_to_the_filler(pytester: pytest.Py
     pytester.syspathinsert()
     assert run(pytester) == {"test_first", "test_hit", "test_other_key"}
     edit(pytester, "lexing.py", "return 1", "return 2")
-    assert run(pytester) == {"test_first", "test_hit"}
+    assert run(pytester) == {"test_first", "test_hit"} | (set() if TOLD else {"test_other_key"})
 
 
 CACHES = """
@@ -208,8 +214,9 @@ def test_a_read_of_one_cache_object_is_not_tied_to_the_filler_of_another(
     assert run(pytester) == every
     edit(pytester, "caches.py", 'return "!"', 'return "?"')
     ran, failed = ran_and_failed(pytester)
-    assert ran == {"test_fill", "test_same_object", "test_object_not_told"}
-    assert failed == {"test_fill", "test_same_object", "test_object_not_told"}
+    guards = {"test_fill", "test_same_object", "test_object_not_told"}
+    assert ran == guards | (set() if TOLD else {"test_other_object"})
+    assert failed == guards
 
 
 EVICTING = """
@@ -310,5 +317,6 @@ def test_a_delete_by_a_computed_key_sees_only_which_entries_are_there(
     assert run(pytester) == every
     edit(pytester, "caches.py", 'value.append("!")', 'value.append("?")')
     ran, failed = ran_and_failed(pytester)
-    assert ran == {"test_warm", "test_fill", "test_value", "test_evict_logged"}
-    assert failed == ran
+    guards = {"test_warm", "test_fill", "test_value", "test_evict_logged"}
+    assert ran == guards | (set() if TOLD else {"test_evict_plain"})
+    assert failed == guards
