@@ -10,7 +10,11 @@ values just pushed). ``len(d)``, ``d.keys()`` and a loop over a dict or set read
 container's *size*: which entries are there, not their values (``rts.container_sizes``).
 Every other use of the container's name (passing it on, an alias, ``.items()``, a key
 computed in place) counts as reading every entry, as does every keyed or size read where
-events are not available (3.10/3.11). A pure write (``_CACHE[k] = v``, ``.add``,
+events are not available (3.10/3.11). Where the bytecode tells which object such a use loads
+(``self._mapping``, a global), the load itself is a site: it reads every entry of that object
+only, and only when it runs (jinja's ``LRUCache.__setitem__`` evicts with ``del
+self._mapping[self._popleft()]``; by name, every template-cache store read every entry of
+the module-level lexer cache's ``_mapping`` too). A pure write (``_CACHE[k] = v``, ``.add``,
 ``.append``, ``.update``...) reads nothing: what it changed is found by comparing the
 container before and after the test. Where a test last stored into the container is
 watched too (the instruction after each ``d[k] = v``), and every other way the code may
@@ -68,9 +72,20 @@ Site = tuple[str, Key, Key | None, bool]
 EVENTS_PER_SITE = 64
 SIZE = ("<size>",)
 """The key of a read of a container's size (``len(d)``): it sees which entries are there."""
+EVERY = ("<every>",)
+"""The key of a use that may read any entry of the one container it loads (``dict(self._d)``,
+``del self._d[self._oldest()]``): told by the load itself, which object it is."""
+# A whole read's key at its site: the site is the container's own load.
+EVERY_SITE: Key = ("every", None)
 # A size read's key: ("size", what reads it): "len" (``len(d)``), "keys" (``d.keys()``),
-# "__iter__" (``for k in d``); each counts only where it runs the builtin's code.
-SIZE_READERS = ("len", "keys", "__iter__")
+# "__iter__" (``for k in d``), "__delitem__" (``del d[<a key computed in place>]``: it sees
+# only whether that entry is there, which only what added or dropped entries decides);
+# each counts only where it runs the builtin's code.
+SIZE_READERS = ("len", "keys", "__iter__", "__delitem__")
+# How many instructions a key computed in place for ``del`` may take.
+_COMPUTED_KEY_SPAN = 24
+# The key of ``del d[<a key computed in place>]``, at the container's load.
+DELETE_COMPUTED: Key = ("size", "__delitem__")
 # A store's site: container name and shape, by the offset of the instruction after it.
 Store = tuple[str, Key | None]
 
@@ -249,7 +264,23 @@ def _read_at(code: list[dis.Instruction], at: int) -> tuple[int, Key, bool] | _S
             return _Store(end + 1)
         if consumer in {"BINARY_SUBSCR", "DELETE_SUBSCR"}:
             return end, found[1], consumer == "DELETE_SUBSCR"
-    return None
+    return (at, DELETE_COMPUTED, True) if _deletes_computed(code, at) else None
+
+
+def _deletes_computed(code: list[dis.Instruction], at: int) -> bool:
+    """Whether the container ``code[at]`` loads is the object of a ``del d[key]`` whose
+    key is computed right after it, in straight-line code leaving the container in place."""
+    depth = 0  # above the container
+    for index in range(at + 1, min(at + 1 + _COMPUTED_KEY_SPAN, len(code) - 1)):
+        instruction = code[index]
+        if _is_jump(instruction) or instruction.opname in _UNSAFE_BETWEEN:
+            return False
+        depth += _effect(instruction)
+        if depth < 1:  # reached down into the container
+            return False
+        if depth == 1 and code[index + 1].opname == "DELETE_SUBSCR":
+            return True
+    return False
 
 
 def _container_shape(code: list[dis.Instruction], at: int) -> Key | None:
@@ -259,6 +290,8 @@ def _container_shape(code: list[dis.Instruction], at: int) -> Key | None:
         return ("global", instruction.argval)
     if instruction.opname == "LOAD_NAME":
         return ("name", instruction.argval)
+    if instruction.is_jump_target:  # ``(a if c else b)._d``: the owner may be either
+        return None
     owner = _simple_key(code, at - 1)
     if owner is None or owner[0] != at - 1 or owner[1][0] == "const":
         return None
@@ -275,6 +308,7 @@ def container_reads(code: CodeType, names: Collection[str]) -> ContainerReads | 
     sites: dict[int, Site] = {}
     stores: dict[int, Store] = {}
     changes: set[str] = set()
+    wholes: dict[int, Site] = {}
     for at, instruction in enumerate(instructions):
         if instruction.opname not in _CONTAINER_LOADS and instruction.opname != "LOAD_ATTR":
             continue
@@ -290,8 +324,11 @@ def container_reads(code: CodeType, names: Collection[str]) -> ContainerReads | 
             continue
         if read is None or isinstance(read, bool):
             changes.add(name)  # a write, or any other use: it may change what is there
-            if read is not True:
+            shape = _container_shape(instructions, at)
+            if read is None and shape is None:
                 everything.add(name)
+            elif read is None:  # any entry of the object the load finds, told as it runs
+                wholes[instruction.offset] = (name, EVERY_SITE, shape, False)
             continue
         if _changes(instructions, at, read[0]):
             changes.add(name)
@@ -300,6 +337,11 @@ def container_reads(code: CodeType, names: Collection[str]) -> ContainerReads | 
         else:
             shape = _container_shape(instructions, at)
             sites[instructions[read[0]].offset] = (name, read[1], shape, read[2])
+    for offset, site in wholes.items():
+        if offset in sites:  # the load is also another read's key: every entry, by name
+            everything.add(site[0])
+        else:
+            sites[offset] = site
     if not everything and not constant and not sites and not stores and not changes:
         return None
     return ContainerReads(
@@ -309,7 +351,8 @@ def container_reads(code: CodeType, names: Collection[str]) -> ContainerReads | 
 
 def _changes(code: list[dis.Instruction], at: int, end: int) -> bool:
     """Whether the keyed read of the container ``code[at]`` loads, its key ending at
-    ``code[end]``, may also add or drop the entry (``.pop(k)``, ``del d[k]``)."""
+    ``code[end]``, may also add or drop the entry (``.pop(k)``, ``del d[k]``). A ``del``
+    by a computed key (``DELETE_COMPUTED``) is told as it runs (``rts.keyed_reads``)."""
     method = code[at + 1]
     if _loads_callee(method) and method.argval in CHANGING_METHODS:
         return True

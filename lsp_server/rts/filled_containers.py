@@ -46,7 +46,13 @@ from dataclasses import dataclass
 from types import CodeType
 from typing import Any
 
-from lsp_server.rts.container_reads import SIZE, ContainerReads, container_reads
+from lsp_server.rts.container_reads import (
+    DELETE_COMPUTED,
+    EVERY,
+    SIZE,
+    ContainerReads,
+    container_reads,
+)
 from lsp_server.rts.container_sizes import ran_after, ran_before
 from lsp_server.rts.container_slots import (
     KINDS,
@@ -163,6 +169,7 @@ class FilledContainers:
                 if not self.keyed.watched(code):  # it ran before its keys were watched
                     everything.update(site[0] for site in reads.sites.values())
                     changers.update(name for name, _ in reads.stores.values())
+                    changers.update(s[0] for s in reads.sites.values() if s[1] == DELETE_COMPUTED)
             for key in self._defaults.keys() & codes.keys():
                 everything |= self._defaults[key]
             for index, fillers in self._fillers.items():
@@ -279,12 +286,16 @@ class FilledContainers:
         found: CodeSet,
     ) -> None:
         """Add to ``found`` what filled the entries of ``slot`` that the test read: a keyed
-        read names the container's id where the frame told it (0 where not); ``fillers``:
+        read or a use of every entry names the container's id where the frame told it (0
+        where not); ``fillers``:
         what changed each entry, what added or dropped it (read by presence reads), and
         all of the latter (read by a size read)."""
         name, own = slot.name, identity(slot.value)
         values, presence, sized = fillers
-        if name in everything:
+        read = [(k, only) for n, where, k, only in keys if n == name and where in (0, own)]
+        # By name, or by a use that loaded this very object (``EVERY``: another object
+        # held under the same attribute name is not read).
+        if name in everything or any(key is EVERY for key, _ in read):
             # Any entry there when the test started may be read; one missing then shows
             # only that it is missing: what added or dropped it (all in ``sized``).
             there = start_keys(slot)
@@ -294,7 +305,6 @@ class FilledContainers:
             found.update(sized)
             return
         whole = values.get(WHOLE)
-        read = [(k, only) for n, where, k, only in keys if n == name and where in (0, own)]
         if whole is not None and read:
             found.update(whole)
         for key, only_presence in read:

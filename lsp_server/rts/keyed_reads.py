@@ -18,7 +18,9 @@ from types import CodeType, FrameType
 from typing import Any
 
 from lsp_server.rts.container_reads import (
+    DELETE_COMPUTED,
     EVENTS_PER_SITE,
+    EVERY,
     SIZE,
     ContainerReads,
     Key,
@@ -36,6 +38,7 @@ _PLAIN_READERS: dict[str, tuple[object, ...]] = {
     "len": (dict.__len__, set.__len__, list.__len__),
     "keys": (dict.keys,),
     "__iter__": (dict.__iter__, set.__iter__),
+    "__delitem__": (dict.__delitem__, list.__delitem__),
 }
 
 
@@ -67,6 +70,8 @@ def container_id(shape: Key | None, frame: FrameType) -> int:
 def read_value(key: Key, shape: Key | None, frame: FrameType) -> Any:
     """The key a read at a site sees right now: ``SIZE`` for a size read that runs the
     builtin's code; ``_MISSING`` when it cannot be told."""
+    if key[0] == "every":
+        return EVERY
     if key[0] != "size":
         return key_value(key, frame)
     reader = key[1]
@@ -177,8 +182,10 @@ class KeyedReads:
                 self.keys.add((name, container_id(shape, frame), value, presence))
             except TypeError:  # unhashable, or not told: every entry
                 self.everything.add(name)
-                return disable
-            return None
+                value = _MISSING
+            if key == DELETE_COMPUTED:  # it drops an entry: not a watched store
+                self.unsure.add(name)
+            return disable if value is _MISSING else None
 
         return on_instruction
 
