@@ -25,6 +25,7 @@ from collections.abc import Callable, Mapping
 
 from lsp_server.rts.file_units import Unit
 from lsp_server.rts.imports import ImportResolver
+from lsp_server.rts.quiet_modules import files_needed
 from lsp_server.rts.snapshots import FileStates
 from lsp_server.rts.spans import ImportStatement
 from lsp_server.rts.unit_names import (
@@ -74,8 +75,13 @@ class ImportStatementChanges:
             target = self._proven(unit)
             if target is None:
                 continue  # the module unit counts as changed: ``unproven``
+            # A module no test ran, which a test may see run but for its names.
+            needed = None if target in self._recorded else self._needed(unit.path, target)
             for nodeid in self._dependents(Unit(unit.path, MODULE)):
-                if nodeid not in out and target not in self._surely_imported(nodeid):
+                surely = self._surely_imported(nodeid) if nodeid not in out else frozenset()
+                if nodeid in out or target in surely:
+                    continue
+                if needed is None or not needed <= surely:
                     out[nodeid] = unit
         return out
 
@@ -84,6 +90,11 @@ class ImportStatementChanges:
         (``_order_unseen``); else None."""
         target = self._target(unit)
         return target if target is not None and self._order_unseen(unit.path, target) else None
+
+    def _needed(self, importer: str, target: str) -> frozenset[str] | None:
+        """What a test must surely import for ``target`` to run unseen in it but for its
+        names (``rts.quiet_modules``)."""
+        return files_needed(self.states, self.resolver, importer, target)
 
     def _target(self, unit: Unit) -> str | None:
         parts = importing_parts(unit.name)

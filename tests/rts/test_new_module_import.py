@@ -14,7 +14,7 @@ from .helpers import ran_and_failed, run, write
 pytest_plugins = ["pytester"]
 
 _NEW_CHECK = """
-from pkg.utils import checker
+from helpers import checker
 
 
 @checker
@@ -25,12 +25,13 @@ def new_check(value):
 
 @pytest.fixture
 def checks_project(pytester: pytest.Pytester) -> pytest.Pytester:
-    """A package exposing checks decorated by a ``@wraps`` wrapper of its ``utils``, and a
-    registry a test counts; each test imports the package itself and reads one thing of it
-    (an import failing fails the test rather than the collection)."""
+    """A package exposing checks decorated by a ``@wraps`` wrapper of a module ``helpers``,
+    which also holds a registry. The test file imports ``helpers`` at its top, so the tests
+    surely import it; each test imports the package itself (an import failing fails the
+    test, not the collection) and reads one thing of it."""
     write(
         pytester,
-        "pkg/utils.py",
+        "helpers.py",
         """
         from functools import wraps
 
@@ -59,6 +60,9 @@ def checks_project(pytester: pytest.Pytester) -> pytest.Pytester:
         pytester,
         "test_checks.py",
         """
+        import helpers
+
+
         def test_old():
             from pkg import old_check
 
@@ -78,9 +82,9 @@ def checks_project(pytester: pytest.Pytester) -> pytest.Pytester:
 
 
         def test_registry_empty():
-            from pkg.utils import REGISTRY
+            import pkg  # noqa: F401
 
-            assert REGISTRY == []
+            assert helpers.REGISTRY == []
         """,
     )
     assert run(pytester) == {"test_old", "test_listing", "test_no_new_name", "test_registry_empty"}
@@ -120,7 +124,7 @@ def test_new_module_raising_at_import_selects_every_importer(
     """Guard: the new module reads a name nothing binds at import: every test fails."""
     _import_new(checks_project, _NEW_CHECK + "\nLIMIT = undefined_limit\n")
     _, failed = ran_and_failed(checks_project)
-    assert {"test_old", "test_listing"} <= failed
+    assert {"test_old", "test_listing", "test_registry_empty"} <= failed
 
 
 def test_new_module_importing_a_missing_library_selects_every_importer(
@@ -129,7 +133,7 @@ def test_new_module_importing_a_missing_library_selects_every_importer(
     """Guard: the new module imports a library that is not installed."""
     _import_new(checks_project, "import not_installed_library_xyz\n" + _NEW_CHECK)
     _, failed = ran_and_failed(checks_project)
-    assert {"test_old", "test_listing"} <= failed
+    assert {"test_old", "test_listing", "test_registry_empty"} <= failed
 
 
 def test_new_module_registering_at_import_selects_the_registry_reader(
@@ -137,7 +141,7 @@ def test_new_module_registering_at_import_selects_the_registry_reader(
 ) -> None:
     """Guard: the new module fills another module's registry at import."""
     registering = _NEW_CHECK.replace(
-        "from pkg.utils import checker", "from pkg.utils import REGISTRY, checker"
+        "from helpers import checker", "from helpers import REGISTRY, checker"
     )
     _import_new(checks_project, registering + "\nREGISTRY.append('new')\n")
     _, failed = ran_and_failed(checks_project)
