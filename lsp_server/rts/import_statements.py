@@ -62,6 +62,7 @@ class ImportStatementChanges:
         self._recorded = recorded
         self._dependents = dependents
         self._surely: dict[str, frozenset[str]] = {}
+        self._ran: dict[str, set[str]] = {}
 
     def unproven(self) -> set[Unit]:
         """The module units of the files where such a change may be seen by every importer
@@ -81,7 +82,7 @@ class ImportStatementChanges:
                 surely = self._surely_imported(nodeid) if nodeid not in out else frozenset()
                 if nodeid in out or target in surely:
                     continue
-                if needed is None or not needed <= surely:
+                if needed is None or not all(nodeid in self._ran_by(f) for f in needed):
                     out[nodeid] = unit
         return out
 
@@ -92,9 +93,16 @@ class ImportStatementChanges:
         return target if target is not None and self._order_unseen(unit.path, target) else None
 
     def _needed(self, importer: str, target: str) -> frozenset[str] | None:
-        """What a test must surely import for ``target`` to run unseen in it but for its
-        names (``rts.quiet_modules``)."""
+        """What a test must have run for ``target`` to run unseen in it but for its names
+        (``rts.quiet_modules``)."""
         return files_needed(self.states, self.resolver, importer, target)
+
+    def _ran_by(self, rel: str) -> set[str]:
+        """The tests that ran ``rel`` at import when recorded: a change there selects them."""
+        found = self._ran.get(rel)
+        if found is None:
+            found = self._ran[rel] = set(self._dependents(Unit(rel, MODULE)))
+        return found
 
     def _target(self, unit: Unit) -> str | None:
         parts = importing_parts(unit.name)

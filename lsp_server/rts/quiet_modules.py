@@ -14,8 +14,10 @@ statement binds. The names have units of their own (the importer's ``<import>.na
   nothing the module does not define and changes nothing but its own namespace;
 * each top-level import takes a standard-library module (whose names the bindings judged)
   or a project file, never with a star, and every project file the module runs (its
-  packages included, but the importer) is one the test surely imported already: it ran
-  there, with the same import statements, and runs nothing new now;
+  packages included, but the importer) is one the test ran at import when it was
+  recorded (it depends on its module unit: any change there selects it), so nothing the
+  test did not run before runs now; when it runs is not seen (``rts.import_statements``
+  checked that none of them calls anything or changes another module at import);
 * each name a ``from`` import takes is bound at that file's top level (no cycle:
   ``rts.from_import_checks``), and each ``def`` decorated by a wrapper taken from another
   module is decorated by a trusted ``@wraps`` wrapper there (``rts.imported_wrappers``).
@@ -39,7 +41,7 @@ from lsp_server.rts.unit_names import wrapped_parts
 def files_needed(
     states: FileStates, resolver: ImportResolver, importer: str, target: str
 ) -> frozenset[str] | None:
-    """The project files a test must surely import already for ``target``, a module no
+    """The project files a test must have run when recorded for ``target``, a module no
     test ran, to start running inside ``importer`` unseen but for its names (see the
     module docstring); None when it may be seen whatever the test imported."""
     units = states.units(target)

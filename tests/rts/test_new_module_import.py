@@ -159,3 +159,15 @@ def test_new_module_shadowing_a_read_name_selects_its_reader(
     init.write_text(text)
     _, failed = ran_and_failed(checks_project)
     assert "test_old" in failed
+
+
+def test_new_module_importing_a_module_no_test_ran_selects_every_importer(
+    checks_project: pytest.Pytester,
+) -> None:
+    """Guard: the new module imports a project module that was there when the tests were
+    recorded but that no test ran, and that raises at import."""
+    write(checks_project, "pkg/extra.py", "LIMIT = undefined_limit\n")
+    assert run(checks_project) == set()
+    _import_new(checks_project, "from pkg.extra import LIMIT\n" + _NEW_CHECK)
+    _, failed = ran_and_failed(checks_project)
+    assert {"test_old", "test_listing", "test_registry_empty"} <= failed
