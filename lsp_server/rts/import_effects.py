@@ -67,11 +67,23 @@ def may_raise_at_import(tree: ast.Module, layout: ModuleLayout) -> bool:
     if any(m.startswith("<raises:") for markers in layout.markers.values() for m in markers):
         return True
     bound_lines = {binding.start[0] for binding in layout.bindings}
+    first_lines = [_first_line(stmt) for stmt in tree.body]
+    if len(set(first_lines)) < len(first_lines):
+        return True  # a binding's span starts at its line: two statements share it
+    if any(isinstance(stmt, ast.If) and not _type_checking_only(stmt) for stmt in tree.body):
+        return True  # its imports are no top-level ones (``ImportStatement.top``)
     return not all(
         isinstance(stmt, (ast.Import, ast.ImportFrom)) or _is_docstring(stmt)
         for stmt in tree.body
         if _first_line(stmt) not in bound_lines
     )
+
+
+def _type_checking_only(stmt: ast.If) -> bool:
+    """``if TYPE_CHECKING:`` without ``else``: its body never runs."""
+    test = stmt.test
+    name = test.attr if isinstance(test, ast.Attribute) else getattr(test, "id", None)
+    return name == "TYPE_CHECKING" and not stmt.orelse
 
 
 def _is_docstring(stmt: ast.stmt) -> bool:

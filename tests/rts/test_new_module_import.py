@@ -171,3 +171,14 @@ def test_new_module_importing_a_module_no_test_ran_selects_every_importer(
     _import_new(checks_project, "from pkg.extra import LIMIT\n" + _NEW_CHECK)
     _, failed = ran_and_failed(checks_project)
     assert {"test_old", "test_listing", "test_registry_empty"} <= failed
+
+
+def test_new_module_importing_a_missing_library_under_an_if_selects_every_importer(
+    checks_project: pytest.Pytester,
+) -> None:
+    """Guard: the import of a library that is not installed stands under an ``if`` that
+    holds: no top-level statement of the module, it runs all the same."""
+    branch = "import sys\n\nif sys.maxsize:\n    import not_installed_library_xyz\n"
+    _import_new(checks_project, branch + _NEW_CHECK)
+    _, failed = ran_and_failed(checks_project)
+    assert {"test_old", "test_listing", "test_registry_empty"} <= failed
