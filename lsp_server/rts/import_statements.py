@@ -21,7 +21,8 @@ counts as a submodule only when the package binds the name at most by importing 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
+from pathlib import PurePosixPath
 
 from lsp_server.rts.file_units import Unit
 from lsp_server.rts.imports import ImportResolver
@@ -51,6 +52,7 @@ class ImportStatementChanges:
         changed: Mapping[Unit, object],
         recorded: set[str],
         dependents: Callable[[Unit], list[str]],
+        readers: Callable[[str, Iterable[str]], Mapping[str, str]],
     ) -> None:
         self.states = states
         self.resolver = resolver
@@ -61,6 +63,7 @@ class ImportStatementChanges:
         }
         self._recorded = recorded
         self._dependents = dependents
+        self._readers = readers
         self._surely: dict[str, frozenset[str]] = {}
         self._ran: dict[str, set[str]] = {}
 
@@ -78,9 +81,11 @@ class ImportStatementChanges:
                 continue  # the module unit counts as changed: ``unproven``
             # A module no test ran, which a test may see run but for its names.
             needed = None if target in self._recorded else self._needed(unit.path, target)
+            if needed is not None:  # it is an attribute of its package too
+                for nodeid in self._readers(*_package_attribute(target)):
+                    out.setdefault(nodeid, unit)
             for nodeid in self._dependents(Unit(unit.path, MODULE)):
-                surely = self._surely_imported(nodeid) if nodeid not in out else frozenset()
-                if nodeid in out or target in surely:
+                if nodeid in out or target in self._surely_imported(nodeid):
                     continue
                 if needed is None or not all(nodeid in self._ran_by(f) for f in needed):
                     out[nodeid] = unit
@@ -191,6 +196,15 @@ class ImportStatementChanges:
             and self.resolver.module_file(origin, taken[0], taken[1]) == origin
             for unit in bindings
         )
+
+
+def _package_attribute(module_file: str) -> tuple[str, list[str]]:
+    """The ``__init__.py`` of the package a module file is in, and the name importing the
+    module binds there."""
+    path = PurePosixPath(module_file)
+    if path.name == "__init__.py":
+        path = path.parent
+    return (path.parent / "__init__.py").as_posix(), [path.stem]
 
 
 def _prefixes(dotted: str) -> list[str]:

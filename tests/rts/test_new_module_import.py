@@ -182,3 +182,27 @@ def test_new_module_importing_a_missing_library_under_an_if_selects_every_import
     _import_new(checks_project, branch + _NEW_CHECK)
     _, failed = ran_and_failed(checks_project)
     assert {"test_old", "test_listing", "test_registry_empty"} <= failed
+
+
+def test_new_module_seen_as_an_attribute_of_its_package_selects_its_reader(
+    checks_project: pytest.Pytester,
+) -> None:
+    """Guard: importing the new module binds it in its package as well (``pkg.new``): a
+    test looking that attribute up runs and fails."""
+    write(
+        checks_project,
+        "test_modules.py",
+        """
+        import helpers
+
+
+        def test_no_new_module():
+            import pkg
+
+            assert not hasattr(pkg, "new")
+        """,
+    )
+    assert run(checks_project) == {"test_no_new_module"}
+    _import_new(checks_project, _NEW_CHECK)
+    _, failed = ran_and_failed(checks_project)
+    assert "test_no_new_module" in failed
