@@ -17,6 +17,11 @@ utils.py, which every test imported through the lexer: every test ran.)
 top-level imports import, through files none of whose import statements changed since the
 tests were recorded (the same imports ran then). A name ``from package import name`` takes
 counts as a submodule only when the package binds the name at most by importing it.
+
+A module no test ran (new: python-validators' ``__init__`` takes each new check from its
+own new module) is surely imported by none: a test that ran everything it imports is left
+to the units of the names it binds when ``rts.quiet_modules`` shows that nothing else of
+its running is seen, and the tests reading its name in its package run.
 """
 
 from __future__ import annotations
@@ -43,7 +48,8 @@ _MODULE_GETATTR = header_name("__getattr__")
 class ImportStatementChanges:
     """The changed ``IMPORTING`` units among ``changed`` (unit -> anything) and what they
     select. ``recorded``: the files whose module unit the store knows (they existed when
-    the tests were recorded); ``dependents(unit)``: the tests depending on a unit."""
+    the tests were recorded); ``dependents(unit)``: the tests depending on a unit;
+    ``readers(path, names)``: the tests reading one of ``names`` in module ``path``."""
 
     def __init__(
         self,
