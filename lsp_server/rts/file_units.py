@@ -100,6 +100,9 @@ class FileUnits:
     changes_only_own_namespace: bool = False
     """Whether the top level only imports, defines and binds plain names: running it
     changes no other module's state (``rts.import_effects``)."""
+    may_raise_at_import: bool = True
+    """Whether running the top level may raise, its imports aside
+    (``import_effects.may_raise_at_import``)."""
     safe_wrappers: frozenset[str] = frozenset()
     """Top-level names bound for good to a ``@wraps`` wrapper that cannot raise applied to
     a ``def`` (``Wrappers.exported``): what another module may decorate with."""

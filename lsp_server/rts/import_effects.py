@@ -13,10 +13,22 @@ namespace; anything else counts as an effect (conservative: a ``for`` or ``with`
 from __future__ import annotations
 
 import ast
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # ``rts.bindings`` is analysed before this is asked
+    from lsp_server.rts.bindings import ModuleLayout
+    from lsp_server.rts.file_units import FileUnits
 
 # Statements that at most bind names of the namespace they run in (their values are the
 # bindings' business: ``rts.bindings``); a class body runs in a namespace of its own.
 _BINDING_ONLY = (ast.Import, ast.ImportFrom, ast.FunctionDef, ast.AsyncFunctionDef, ast.Pass)
+
+
+def note_import_effects(result: FileUnits, tree: ast.Module, layout: ModuleLayout) -> None:
+    """Sets what running the top level of ``tree`` may do besides binding names in
+    ``result`` (the file's units)."""
+    result.changes_only_own_namespace = changes_only_own_namespace(tree)
+    result.may_raise_at_import = may_raise_at_import(tree, layout)
 
 
 def changes_only_own_namespace(tree: ast.Module) -> bool:
@@ -45,3 +57,40 @@ def _plain_target(target: ast.expr) -> bool:
     if isinstance(target, (ast.Tuple, ast.List)):
         return all(_plain_target(e) for e in target.elts)
     return isinstance(target, ast.Name)
+
+
+def may_raise_at_import(tree: ast.Module, layout: ModuleLayout) -> bool:
+    """Whether running the top level of ``tree`` may raise, imports aside (their modules are
+    judged at selection, ``rts.quiet_modules``): a binding that may raise left a
+    ``<raises:...>`` marker (``class_frames.raising_markers``); a statement that binds
+    nothing (a call, an ``if`` judged by no binding) counts as one that may."""
+    if any(m.startswith("<raises:") for markers in layout.markers.values() for m in markers):
+        return True
+    bound_lines = {binding.start[0] for binding in layout.bindings}
+    first_lines = [_first_line(stmt) for stmt in tree.body]
+    if len(set(first_lines)) < len(first_lines):
+        return True  # a binding's span starts at its line: two statements share it
+    if any(isinstance(stmt, ast.If) and not _type_checking_only(stmt) for stmt in tree.body):
+        return True  # its imports are no top-level ones (``ImportStatement.top``)
+    return not all(
+        isinstance(stmt, (ast.Import, ast.ImportFrom)) or _is_docstring(stmt)
+        for stmt in tree.body
+        if _first_line(stmt) not in bound_lines
+    )
+
+
+def _type_checking_only(stmt: ast.If) -> bool:
+    """``if TYPE_CHECKING:`` without ``else``: its body never runs."""
+    test = stmt.test
+    name = test.attr if isinstance(test, ast.Attribute) else getattr(test, "id", None)
+    return name == "TYPE_CHECKING" and not stmt.orelse
+
+
+def _is_docstring(stmt: ast.stmt) -> bool:
+    return isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant)
+
+
+def _first_line(stmt: ast.stmt) -> int:
+    """Where a binding of the statement starts: its first decorator's line, if any."""
+    decorators = getattr(stmt, "decorator_list", [])
+    return min([stmt.lineno, *(d.lineno for d in decorators)])

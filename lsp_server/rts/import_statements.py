@@ -18,14 +18,21 @@ utils.py, which every test imported through the lexer: every test ran.)
 top-level imports import, through files none of whose import statements changed since the
 tests were recorded (the same imports ran then). A name ``from package import name`` takes
 counts as a submodule only when the package binds the name at most by importing it.
+
+A module no test ran (new: python-validators' ``__init__`` takes each new check from its
+own new module) is surely imported by none: a test that ran everything it imports is left
+to the units of the names it binds when ``rts.quiet_modules`` shows that nothing else of
+its running is seen, and the tests reading its name in its package run.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
+from pathlib import PurePosixPath
 
 from lsp_server.rts.file_units import Unit
 from lsp_server.rts.imports import ImportResolver
+from lsp_server.rts.quiet_modules import files_needed
 from lsp_server.rts.snapshots import FileStates
 from lsp_server.rts.spans import ImportStatement
 from lsp_server.rts.unit_names import (
@@ -42,7 +49,8 @@ _MODULE_GETATTR = header_name("__getattr__")
 class ImportStatementChanges:
     """The changed ``IMPORTING`` units among ``changed`` (unit -> anything) and what they
     select. ``recorded``: the files whose module unit the store knows (they existed when
-    the tests were recorded); ``dependents(unit)``: the tests depending on a unit."""
+    the tests were recorded); ``dependents(unit)``: the tests depending on a unit;
+    ``readers(path, names)``: the tests reading one of ``names`` in module ``path``."""
 
     def __init__(
         self,
@@ -51,6 +59,7 @@ class ImportStatementChanges:
         changed: Mapping[Unit, object],
         recorded: set[str],
         dependents: Callable[[Unit], list[str]],
+        readers: Callable[[str, Iterable[str]], Mapping[str, str]],
     ) -> None:
         self.states = states
         self.resolver = resolver
@@ -61,7 +70,9 @@ class ImportStatementChanges:
         }
         self._recorded = recorded
         self._dependents = dependents
+        self._readers = readers
         self._surely: dict[str, frozenset[str]] = {}
+        self._ran: dict[str, set[str]] = {}
 
     def unproven(self) -> set[Unit]:
         """The module units of the files where such a change may be seen by every importer
@@ -75,8 +86,15 @@ class ImportStatementChanges:
             target = self._proven(unit)
             if target is None:
                 continue  # the module unit counts as changed: ``unproven``
+            # A module no test ran, which a test may see run but for its names.
+            needed = None if target in self._recorded else self._needed(unit.path, target)
+            if needed is not None:  # it is an attribute of its package too
+                for nodeid in self._readers(*_package_attribute(target)):
+                    out.setdefault(nodeid, unit)
             for nodeid in self._dependents(Unit(unit.path, MODULE)):
-                if nodeid not in out and target not in self._surely_imported(nodeid):
+                if nodeid in out or target in self._surely_imported(nodeid):
+                    continue
+                if needed is None or not all(nodeid in self._ran_by(f) for f in needed):
                     out[nodeid] = unit
         return out
 
@@ -85,6 +103,18 @@ class ImportStatementChanges:
         (``_order_unseen``); else None."""
         target = self._target(unit)
         return target if target is not None and self._order_unseen(unit.path, target) else None
+
+    def _needed(self, importer: str, target: str) -> frozenset[str] | None:
+        """What a test must have run for ``target`` to run unseen in it but for its names
+        (``rts.quiet_modules``)."""
+        return files_needed(self.states, self.resolver, importer, target)
+
+    def _ran_by(self, rel: str) -> set[str]:
+        """The tests that ran ``rel`` at import when recorded: a change there selects them."""
+        found = self._ran.get(rel)
+        if found is None:
+            found = self._ran[rel] = set(self._dependents(Unit(rel, MODULE)))
+        return found
 
     def _target(self, unit: Unit) -> str | None:
         parts = importing_parts(unit.name)
@@ -173,6 +203,15 @@ class ImportStatementChanges:
             and self.resolver.module_file(origin, taken[0], taken[1]) == origin
             for unit in bindings
         )
+
+
+def _package_attribute(module_file: str) -> tuple[str, list[str]]:
+    """The ``__init__.py`` of the package a module file is in, and the name importing the
+    module binds there."""
+    path = PurePosixPath(module_file)
+    if path.name == "__init__.py":
+        path = path.parent
+    return (path.parent / "__init__.py").as_posix(), [path.stem]
 
 
 def _prefixes(dotted: str) -> list[str]:

@@ -180,7 +180,7 @@ class ImportResolver:
         ``rel`` imports each package above it first, so they are in ``sys.modules`` (run,
         or running further down the stack) and importing one of them again runs nothing;
         a submodule named through one (``import pkg.sub``) is followed still."""
-        packages = self._packages_above(rel)
+        packages = self.packages_above(rel)
         seen = {rel}
         todo = [rel]
         while todo:
@@ -190,7 +190,7 @@ class ImportResolver:
                     todo.append(dep)
         return frozenset(seen)
 
-    def _packages_above(self, rel: str) -> set[str]:
+    def packages_above(self, rel: str) -> set[str]:
         """The ``__init__.py`` files of the packages holding ``rel``."""
         out: set[str] = set()
         parent = PurePosixPath(rel).parent

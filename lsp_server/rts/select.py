@@ -175,7 +175,7 @@ def _tests_depending_on_changes(
         changed.setdefault(unit, ReasonKind.CHANGED)
     recorded = {path for path, units in store.unit_checksums().items() if MODULE in units}
     statements = ImportStatementChanges(
-        states, resolver, changed, recorded, store.tests_depending_on
+        states, resolver, changed, recorded, store.tests_depending_on, store.tests_reading
     )
     for unit in statements.unproven():
         changed.setdefault(unit, ReasonKind.CHANGED)

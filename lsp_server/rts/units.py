@@ -60,7 +60,7 @@ from lsp_server.rts.from_imports import top_level_names
 from lsp_server.rts.future import future_marks
 from lsp_server.rts.gathered_listings import copying_functions, gathering_calls
 from lsp_server.rts.getattr_branches import getattr_units
-from lsp_server.rts.import_effects import changes_only_own_namespace
+from lsp_server.rts.import_effects import note_import_effects
 from lsp_server.rts.imported_wrappers import add_wrapped_units
 from lsp_server.rts.listing_units import LISTING, listing_units
 from lsp_server.rts.lookups import DYNAMIC_NAMES, bindings_taken, import_origins
@@ -133,7 +133,7 @@ def _analysed(path: str, source: str) -> FileUnits:
     _add_loose(result, layout, text, variants)
     result.top_names = top_level_names(tree)
     result.call_sites = layout.call_sites
-    result.changes_only_own_namespace = changes_only_own_namespace(tree)
+    note_import_effects(result, tree, layout)
     result.hooked_classes = hooked_classes(layout.markers)
     result.deleted = deleted_names(tree)
     result.gathering, result.copying = gathering_calls(tree), copying_functions(tree)
