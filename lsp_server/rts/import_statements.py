@@ -33,6 +33,7 @@ from pathlib import PurePosixPath
 from lsp_server.rts.file_units import Unit
 from lsp_server.rts.imports import ImportResolver
 from lsp_server.rts.quiet_modules import files_needed
+from lsp_server.rts.reasons import ReasonKind
 from lsp_server.rts.snapshots import FileStates
 from lsp_server.rts.spans import ImportStatement
 from lsp_server.rts.unit_names import (
@@ -64,6 +65,9 @@ class ImportStatementChanges:
         self.states = states
         self.resolver = resolver
         self.statements = [u for u in changed if importing_parts(u.name) is not None]
+        # Still first imported by the file, elsewhere (``rts.first_imports``): it runs as
+        # before in every test that imports the file; only the moment moved.
+        self._moved_only = {u for u in self.statements if changed[u] == ReasonKind.CHANGED}
         # Files whose import statements may differ from those the tests ran with.
         self._moved = {
             u.path for u in changed if u.name == MODULE or u.name.startswith((IMPORTED, IMPORTING))
@@ -86,6 +90,8 @@ class ImportStatementChanges:
             target = self._proven(unit)
             if target is None:
                 continue  # the module unit counts as changed: ``unproven``
+            if unit in self._moved_only:
+                continue  # the moment is not seen (``_proven``)
             # A module no test ran, which a test may see run but for its names.
             needed = None if target in self._recorded else self._needed(unit.path, target)
             if needed is not None:  # it is an attribute of its package too
