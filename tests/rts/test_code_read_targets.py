@@ -1,0 +1,137 @@
+"""A test that reads code (``lookups.BODY_READS``) sees every body and docstring of its
+modules (``rts.seen_bodies``): typeguard's ``instrument`` reads
+``inspect.getsource(sys.modules[f.__module__])`` and ``f.__code__`` of the one function it
+instruments, and a body change anywhere in the package selected every instrumented test.
+On 3.12+ the CALL event hands over what ``getsource`` was given, so the code read can be
+told: a module's source is every unit of that one file, a function's code its own body.
+What is not told (a receiver the tracer cannot see) keeps the wide reading. Real pytest
+sessions on a temporary project."""
+
+from __future__ import annotations
+
+import sys
+
+import pytest
+
+from .helpers import edit, ran_and_failed, run, write
+
+pytest_plugins = ["pytester"]
+
+needs_call_event = pytest.mark.skipif(
+    sys.version_info < (3, 12), reason="only 3.12's CALL event hands over the arguments"
+)
+
+
+@pytest.fixture
+def project(pytester: pytest.Pytester) -> pytest.Pytester:
+    write(
+        pytester,
+        "target.py",
+        """
+        def double(x):
+            return 2 * x
+
+
+        def triple(x):
+            return 3 * x
+        """,
+    )
+    write(
+        pytester,
+        "other.py",
+        """
+        def helper():
+            return 1
+
+
+        def unused():
+            return 20
+        """,
+    )
+    # typeguard's shape: the source of the function's whole module, and its code object.
+    write(
+        pytester,
+        "instr.py",
+        """
+        import inspect
+        import sys
+
+
+        def module_source(f):
+            return inspect.getsource(sys.modules[f.__module__])
+
+
+        def constants(f):
+            return f.__code__.co_consts
+        """,
+    )
+    write(
+        pytester,
+        "test_reads.py",
+        """
+        import instr
+        import other
+        import target
+
+
+        def test_module_source():
+            assert "3 * x" in instr.module_source(target.double)
+            assert other.helper() == 1
+
+
+        def test_code_constants():
+            assert 2 in instr.constants(target.double)
+            assert other.helper() == 1
+
+
+        def test_computed_receiver():
+            assert 20 in instr.constants([other.unused][0])
+        """,
+    )
+    assert len(run(pytester)) == 3
+    return pytester
+
+
+@needs_call_event
+@pytest.mark.xfail(
+    strict=True,
+    reason="sel25b: a code read (getsource, __code__) still makes a test see every body of "
+    "every module it depends on (seen_bodies: PartsRead.code is one flag per test); which "
+    "object was read is not recorded",
+)
+def test_a_body_change_in_a_module_whose_code_was_not_read_selects_no_reader(
+    project: pytest.Pytester,
+) -> None:
+    # other.py's source was never read, nor unused's code, by the first two tests; the
+    # third read unused's code through a receiver the tracer cannot tell.
+    edit(project, "other.py", "return 20", "return 21")
+    assert run(project) == {"test_computed_receiver"}
+
+
+def test_a_change_in_the_module_whose_source_was_read_selects_its_readers(
+    project: pytest.Pytester,
+) -> None:
+    # triple never ran: only the module's source showed it.
+    edit(project, "target.py", "return 3 * x", "return x * 3")
+    ran, failed = ran_and_failed(project)
+    assert "test_module_source" in ran
+    assert "test_module_source" in failed
+
+
+def test_a_change_in_the_function_whose_code_was_read_selects_its_readers(
+    project: pytest.Pytester,
+) -> None:
+    # double never ran: only its code object showed it.
+    edit(project, "target.py", "return 2 * x", "return x + x")
+    ran, failed = ran_and_failed(project)
+    assert {"test_module_source", "test_code_constants"} <= ran
+    assert "test_code_constants" in failed
+
+
+def test_code_read_through_a_computed_receiver_keeps_the_wide_reading(
+    project: pytest.Pytester,
+) -> None:
+    edit(project, "other.py", "return 20", "return 21")
+    ran, failed = ran_and_failed(project)
+    assert "test_computed_receiver" in ran
+    assert "test_computed_receiver" in failed
