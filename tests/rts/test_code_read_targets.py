@@ -96,7 +96,7 @@ def project(pytester: pytest.Pytester) -> pytest.Pytester:
 @needs_call_event
 @pytest.mark.xfail(
     strict=True,
-    reason="sel25b: a code read (getsource, __code__) still makes a test see every body of "
+    reason="sel25b: a code read (getsource, __code__) still makes a test see every unit of "
     "every module it depends on (seen_bodies: PartsRead.code is one flag per test); which "
     "object was read is not recorded",
 )
@@ -112,8 +112,9 @@ def test_a_body_change_in_a_module_whose_code_was_not_read_selects_no_reader(
 @needs_call_event
 @pytest.mark.xfail(
     strict=True,
-    reason="sel25b: f.__code__ of one function still counts as a read of every body of "
-    "every module the test depends on; the function read is not recorded",
+    reason="sel25b: f.__code__ of one function still counts as a read of every unit of "
+    "every module the test depends on; the function read is not recorded (told, it would "
+    "show its own units and its position: the units above it, not triple below)",
 )
 def test_a_body_change_beside_the_function_whose_code_was_read_selects_only_the_module_reader(
     project: pytest.Pytester,
@@ -190,12 +191,6 @@ def unnamed(pytester: pytest.Pytester) -> pytest.Pytester:
     return pytester
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="unsound on 93a8f72: a code read sees the bodies of the functions whose headers "
-    "the test depends on (seen_bodies), but getsource(module) shows every unit of the file, "
-    "first's body too, which the test never names: no test is selected, it fails",
-)
 def test_a_body_change_in_a_module_read_whole_selects_its_reader(
     unnamed: pytest.Pytester,
 ) -> None:
@@ -205,11 +200,6 @@ def test_a_body_change_in_a_module_read_whole_selects_its_reader(
     assert "test_module_text" in failed
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="unsound on 93a8f72: second.__code__.co_firstlineno depends on every line above "
-    "second in its file; first's body grew a line, first is never named, no test selected",
-)
 def test_a_line_added_above_a_function_selects_the_reader_of_its_position(
     unnamed: pytest.Pytester,
 ) -> None:
