@@ -207,3 +207,12 @@ def test_a_line_added_above_a_function_selects_the_reader_of_its_position(
     ran, failed = ran_and_failed(unnamed)
     assert "test_position" in ran
     assert "test_position" in failed
+
+
+def test_a_function_added_to_a_module_read_whole_selects_its_reader(
+    unnamed: pytest.Pytester,
+) -> None:
+    edit(unnamed, "shapes.py", "def first():", "def zeroth():\n    return 0\n\n\ndef first():")
+    ran, failed = ran_and_failed(unnamed)
+    assert {"test_module_text", "test_position"} <= ran
+    assert "test_position" in failed
