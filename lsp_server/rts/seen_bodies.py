@@ -7,7 +7,9 @@ module it depends on handed the function to library code at import (which may ru
 read its code untraced); it sees its default values when it read signatures
 (``lookups.SIGNATURE_READS``) too, and its docstring when it read docstrings
 (``lookups.DOC_READS``) too. The body unit holds the default values: code reads and
-library code see them with it.
+library code see them with it. A test that read code depends on every unit of the files of
+its modules besides: a module's source shows every statement of it, named by the test or
+not, and a function's code object its line in the file, which any line added above moves.
 """
 
 from __future__ import annotations
@@ -18,8 +20,15 @@ from itertools import chain
 from lsp_server.rts.file_units import FileUnits, Unit
 from lsp_server.rts.imports import ImportResolver
 from lsp_server.rts.names_read import PartsRead
+from lsp_server.rts.reads import EVERY_NAME, NAMES
 from lsp_server.rts.snapshots import FileStates
-from lsp_server.rts.unit_names import body_name, bound_name, defaults_name, doc_name
+from lsp_server.rts.unit_names import (
+    body_name,
+    bound_name,
+    defaults_name,
+    doc_name,
+    module_read,
+)
 
 _NO_PARTS = (-1, -1, -1, "")
 _SharedKey = tuple[frozenset[int], frozenset[str], PartsRead]
@@ -52,15 +61,19 @@ class SeenBodies:
         self._adds: dict[tuple[frozenset[str], PartsRead], tuple[_Adds, set[int]]] = {}
         # (units shared by many tests, their modules, parts read) -> ``add_beside``.
         self._shared_parts: dict[_SharedKey, frozenset[int]] = {}
+        # The paths of a test's modules -> every unit of those files (``_whole_files``).
+        self._files_whole: dict[frozenset[str], frozenset[int]] = {}
 
     def add(self, found: set[int], paths: Set[str], read: PartsRead) -> None:
         """The bodies, default values and docstrings of the functions whose headers are in
         ``found`` (and the docstrings of the plain classes there) that the test may see:
         every docstring when it read docstrings, every default value when it read
-        signatures, every body and docstring when it read code, else those of the
-        functions and classes handed to library code at import by a module it depends
-        on."""
+        signatures, every body and docstring when it read code (and every other unit of
+        the files ``paths``: ``_whole_files``), else those of the functions and classes
+        handed to library code at import by a module it depends on."""
         found.update(self._parts_found(found, paths, read))
+        if read.code:
+            found |= self._whole_files(paths)
 
     def add_beside(
         self, found: set[int], shared: frozenset[int], paths: frozenset[str], read: PartsRead
@@ -78,6 +91,26 @@ class SeenBodies:
             parts = self._shared_parts[key] = frozenset(self._parts_found(shared, paths, read))
         found.update(self._parts_found(found.difference(shared), paths, read))
         found |= parts
+        if read.code:
+            found |= self._whole_files(paths)
+
+    def _whole_files(self, paths: Set[str]) -> frozenset[int]:
+        """Every unit of the files ``paths``: what reading code may show. A module's source
+        (``inspect.getsource(module)``) holds every function and statement of its file, named
+        by the test or not, and a function's code object its position there
+        (``co_firstlineno``), which any line above it moves."""
+        key = frozenset(paths)
+        cached = self._files_whole.get(key)
+        if cached is None:
+            ids: set[int] = set()
+            for path in key:
+                file_units = self.states.units(path)
+                if file_units is not None:
+                    ids.update(self._intern(Unit(path, name)) for name in file_units.checksums)
+                # A definition added to the file shows in its source, and moves what follows.
+                ids.add(self._intern(Unit(NAMES, module_read(EVERY_NAME, path))))
+            cached = self._files_whole[key] = frozenset(ids)
+        return cached
 
     def _parts_found(
         self, found: set[int] | frozenset[int], paths: Set[str], read: PartsRead
