@@ -50,7 +50,12 @@ from lsp_server.rts.lookups import call_roots
 from lsp_server.rts.loose_assignments import loose_members, residue_class_refs
 from lsp_server.rts.named_module_names import INERT_DUNDERS, LOOKED_UP
 from lsp_server.rts.namespace_filters import NameSets
-from lsp_server.rts.purity import import_time_names, is_pure, nested_statements
+from lsp_server.rts.purity import (
+    import_time_names,
+    is_pure,
+    is_type_checking_block,
+    nested_statements,
+)
 from lsp_server.rts.stdlib_imports import STDLIB, stdlib_imports
 from lsp_server.rts.stdlib_queries import is_query
 from lsp_server.rts.store_only_init import store_only_init
@@ -182,11 +187,7 @@ def _assignment_names(
 def _type_checking_names(stmt: ast.stmt) -> tuple[str, ...] | None:
     """The names an ``if TYPE_CHECKING:`` block binds, when its ``else`` (if any) only
     binds names too (``_binds_only``); None for any other statement."""
-    if not isinstance(stmt, ast.If) or not all(map(_binds_only, stmt.orelse)):
-        return None
-    test = stmt.test
-    name = test.id if isinstance(test, ast.Name) else getattr(test, "attr", None)
-    if name != "TYPE_CHECKING":
+    if not is_type_checking_block(stmt) or not all(map(_binds_only, stmt.orelse)):
         return None
     names: list[str] = []
     for item in walk(stmt):

@@ -25,7 +25,7 @@ import ast
 from collections.abc import Iterable
 
 from lsp_server.rts.from_imports import FromImport
-from lsp_server.rts.purity import is_string_statement
+from lsp_server.rts.purity import is_string_statement, is_type_checking_block
 from lsp_server.rts.stdlib_imports import stdlib_imports
 from lsp_server.rts.unit_names import IMPORTING, importing_name
 
@@ -68,11 +68,7 @@ def _runs_code(stmt: ast.stmt) -> str | None:
 
 def _never_runs(stmt: ast.stmt) -> bool:
     """``if TYPE_CHECKING:`` (or ``typing.TYPE_CHECKING``) without an ``else``."""
-    if not isinstance(stmt, ast.If) or stmt.orelse:
-        return False
-    test = stmt.test
-    name = test.id if isinstance(test, ast.Name) else getattr(test, "attr", None)
-    return name == "TYPE_CHECKING"
+    return is_type_checking_block(stmt) and not stmt.orelse
 
 
 def _literal_assignment(stmt: ast.stmt) -> bool:

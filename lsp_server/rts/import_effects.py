@@ -15,6 +15,8 @@ from __future__ import annotations
 import ast
 from typing import TYPE_CHECKING
 
+from lsp_server.rts.purity import is_type_checking_block
+
 if TYPE_CHECKING:  # ``rts.bindings`` is analysed before this is asked
     from lsp_server.rts.bindings import ModuleLayout
     from lsp_server.rts.file_units import FileUnits
@@ -70,7 +72,7 @@ def may_raise_at_import(tree: ast.Module, layout: ModuleLayout) -> bool:
     first_lines = [_first_line(stmt) for stmt in tree.body]
     if len(set(first_lines)) < len(first_lines):
         return True  # a binding's span starts at its line: two statements share it
-    if any(isinstance(stmt, ast.If) and not _type_checking_only(stmt) for stmt in tree.body):
+    if any(isinstance(stmt, ast.If) and not _never_runs(stmt) for stmt in tree.body):
         return True  # its imports are no top-level ones (``ImportStatement.top``)
     return not all(
         isinstance(stmt, (ast.Import, ast.ImportFrom)) or _is_docstring(stmt)
@@ -79,11 +81,9 @@ def may_raise_at_import(tree: ast.Module, layout: ModuleLayout) -> bool:
     )
 
 
-def _type_checking_only(stmt: ast.If) -> bool:
+def _never_runs(stmt: ast.If) -> bool:
     """``if TYPE_CHECKING:`` without ``else``: its body never runs."""
-    test = stmt.test
-    name = test.attr if isinstance(test, ast.Attribute) else getattr(test, "id", None)
-    return name == "TYPE_CHECKING" and not stmt.orelse
+    return is_type_checking_block(stmt) and not stmt.orelse
 
 
 def _is_docstring(stmt: ast.stmt) -> bool:

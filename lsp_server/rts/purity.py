@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Callable, Iterator
+from typing import TypeGuard
 
 from lsp_server.rts.ast_walk import walk
 
@@ -243,3 +244,13 @@ def is_string_statement(stmt: ast.stmt) -> bool:
         and isinstance(stmt.value, ast.Constant)
         and isinstance(stmt.value.value, str)
     )
+
+
+def is_type_checking_block(stmt: ast.stmt) -> TypeGuard[ast.If]:
+    """``if TYPE_CHECKING:`` (or ``typing.TYPE_CHECKING``), whatever its ``else``: its body
+    runs only under a type checker."""
+    if not isinstance(stmt, ast.If):
+        return False
+    test = stmt.test
+    name = test.id if isinstance(test, ast.Name) else getattr(test, "attr", None)
+    return name == "TYPE_CHECKING"
