@@ -15,7 +15,7 @@ import fnmatch
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
-from lsp_server.project.files import walk_files
+from lsp_server.project.files import python_files
 from lsp_server.rts.file_units import Unit
 from lsp_server.rts.reasons import Reason, ReasonKind, Selection
 from lsp_server.rts.store import DependencyStore
@@ -28,10 +28,11 @@ SUBCLASS_LISTING = Unit(NAMES, "__subclasses__")
 def tests_listing_subclasses(store: DependencyStore, changed: Iterable[Unit]) -> dict[str, Unit]:
     """Tests that listed subclasses, each with the first of the ``changed`` units (names a
     test read aside: a new binding changes no class)."""
-    units = sorted(unit for unit in changed if unit.path != NAMES)
-    if not units:
+    listing = store.tests_depending_on(SUBCLASS_LISTING)
+    if not listing:
         return {}
-    return dict.fromkeys(store.tests_depending_on(SUBCLASS_LISTING), units[0])
+    first = min((unit for unit in changed if unit.path != NAMES), default=None)
+    return {} if first is None else dict.fromkeys(listing, first)
 
 
 def select_listings_seeing_new_tests(
@@ -60,7 +61,7 @@ def uncollected_test_files(
     known = store.collected_files().keys()
     globs = list(patterns)
     found = []
-    for path in walk_files(root):
+    for path in python_files(root):
         if any(fnmatch.fnmatch(path.name, glob) for glob in globs):
             rel = path.relative_to(root).as_posix()
             if rel not in known:
