@@ -39,7 +39,7 @@ import ast
 from dataclasses import dataclass, field
 
 from lsp_server.rts.ast_walk import walk
-from lsp_server.rts.bound_names import maybe_bound, maybe_bound_in
+from lsp_server.rts.bound_names import maybe_bound, maybe_bound_in, parameters
 from lsp_server.rts.purity import is_pure, is_string_statement
 from lsp_server.rts.stdlib_imports import STDLIB_MODULES
 from lsp_server.rts.store_only_init import _HOOKS as CREATION_HOOKS
@@ -131,7 +131,7 @@ class Wrappers:
             callees = wrapper_callees(stmt)
             if callees is not None:
                 self.functions[stmt.name] = callees
-                shaped = _wraps_callee(_body(stmt), _params(stmt.args))
+                shaped = _wraps_callee(_body(stmt), _params(stmt))
                 self.needs[stmt.name] = frozenset() if shaped is None else shaped[1]
                 if shaped is not None:
                     self.shaped.add(stmt.name)
@@ -167,7 +167,7 @@ def wrapper_callees(node: ast.FunctionDef) -> frozenset[str] | None:
     defaults = [*args.defaults, *(d for d in args.kw_defaults if d is not None)]
     if node.decorator_list or not all(isinstance(d, ast.Constant) for d in defaults):
         return None
-    body, params = _body(node), _params(args)
+    body, params = _body(node), _params(node)
     shaped = _wraps_callee(body, params)
     if shaped is not None:
         return frozenset([shaped[0]])
@@ -184,9 +184,8 @@ def _body(node: ast.FunctionDef) -> list[ast.stmt]:
     return node.body[1:] if node.body and is_string_statement(node.body[0]) else node.body
 
 
-def _params(args: ast.arguments) -> set[str]:
-    every = [*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg, args.kwarg]
-    return {a.arg for a in every if a is not None}
+def _params(node: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str]:
+    return {a.arg for a in parameters(node)}
 
 
 def _one_positional(args: ast.arguments) -> bool:
@@ -244,9 +243,8 @@ def _plain_signature(node: ast.FunctionDef | ast.AsyncFunctionDef) -> frozenset[
     annotations names (``*args: Any``: evaluating one raises only while it is unbound);
     None otherwise."""
     args = node.args
-    every = [*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg, args.kwarg]
     defaults = [*args.defaults, *(d for d in args.kw_defaults if d is not None)]
-    notes = [a.annotation for a in every if a is not None and a.annotation is not None]
+    notes = [a.annotation for a in parameters(node) if a.annotation is not None]
     notes += [node.returns] if node.returns is not None else []
     if getattr(node, "type_params", None) or not all(isinstance(d, ast.Constant) for d in defaults):
         return None
