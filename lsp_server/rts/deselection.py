@@ -17,13 +17,13 @@ import pytest
 from lsp_server.project.files import ProjectPaths
 from lsp_server.rts.fingerprint import Fingerprint
 from lsp_server.rts.select import Reason, ReasonKind, Selection, select_affected_tests
-from lsp_server.rts.snapshots import FileStates
-from lsp_server.rts.store import DependencyStore
-from lsp_server.rts.store.stale_marks import ProvenUnaffected
-from lsp_server.rts.subclass_listings import (
+from lsp_server.rts.session_listings import (
     select_listings_seeing_new_tests,
     uncollected_test_files,
 )
+from lsp_server.rts.snapshots import FileStates
+from lsp_server.rts.store import DependencyStore
+from lsp_server.rts.store.stale_marks import ProvenUnaffected
 
 
 def _whole_files_collected(config: pytest.Config) -> bool:

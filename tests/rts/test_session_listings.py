@@ -7,6 +7,8 @@ depends on no unit of those (``rts.session_listings``)."""
 
 from __future__ import annotations
 
+import textwrap
+
 import pytest
 
 from .helpers import edit, ran_and_failed, run, write
@@ -14,6 +16,13 @@ from .helpers import edit, ran_and_failed, run, write
 pytest_plugins = ["pytester"]
 
 LIB = """
+import abc
+
+
+class Base(abc.ABC):
+    pass
+
+
 class Marker:
     def __init__(self, name):
         self.name = name
@@ -61,6 +70,8 @@ LISTINGS = {
         import os
         import sys
 
+        import lib
+
 
         def test_listing():
             here = os.path.dirname(__file__)
@@ -70,6 +81,20 @@ LISTINGS = {
                 if (getattr(m, "__file__", None) or "").startswith(here)
             ]
             assert sum(weights) == 2
+        """,
+    "abc_registry": """
+        import lib
+
+
+        def test_listing():
+            assert isinstance(lib.Marker("a"), lib.Base)
+        """,
+    "type_subclasses": """
+        import lib
+
+
+        def test_listing():
+            assert [c.__name__ for c in type.__subclasses__(lib.Marker)] == ["B"]
         """,
     "threads": """
         import threading
@@ -82,12 +107,18 @@ LISTINGS = {
             assert mine == ["b"]
         """,
 }
+"""Test files, each with a test listing state of the session; ``_recorded`` adds one that
+lists nothing (``HELPER_TEST``)."""
+
+HELPER_TEST = "\n\ndef test_helper():\n    assert lib.helper() == 1\n"
 
 OTHER = {
     "gc_objects": ("import lib\n\nKEPT = [lib.Marker('b')]\n", "'b'", "'c'"),
     "gc_referrers": ("import lib\n\nKEPT = (lib.TOKEN,)\n", "TOKEN,)", "TOKEN, (lib.TOKEN,))"),
     "refcount": ("import lib\n\nKEPT = (lib.TOKEN,)\n", "TOKEN,)", "TOKEN, lib.TOKEN)"),
     "sys_modules": ("WEIGHT = 2\n", "2", "3"),
+    "abc_registry": ("import lib\n\nlib.Base.register(lib.Marker)\n", "lib.Marker)", "dict)"),
+    "type_subclasses": ("import lib\n\n\nclass B(lib.Marker):\n    pass\n", "class B", "class C"),
     "threads": (
         "import threading\n\nimport lib\n\n"
         "STOP = threading.Event()\n"
@@ -101,22 +132,56 @@ OTHER = {
 
 def _recorded(pytester: pytest.Pytester, shape: str) -> pytest.Pytester:
     write(pytester, "lib.py", LIB)
-    write(pytester, "test_lib.py", LISTINGS[shape])
+    write(pytester, "test_lib.py", textwrap.dedent(LISTINGS[shape]) + HELPER_TEST)
     write(pytester, "other.py", OTHER[shape][0])
     write(pytester, "test_other.py", "import other\n\n\ndef test_other():\n    assert other\n")
-    assert ran_and_failed(pytester) == ({"test_listing", "test_other"}, set())
+    assert ran_and_failed(pytester) == ({"test_listing", "test_helper", "test_other"}, set())
     return pytester
 
 
-@pytest.mark.parametrize("shape", sorted(LISTINGS))
+@pytest.mark.parametrize("shape", sorted(set(LISTINGS) - {"abc_registry"}))
 def test_a_change_in_a_module_only_another_test_imports(
     pytester: pytest.Pytester, shape: str
 ) -> None:
     """``other.py`` is imported by ``test_other.py`` alone; the listing test sees what it
-    made all the same, and fails once it changes."""
+    made all the same: selected (not ``test_helper``, which lists nothing), and failing in
+    a whole run at the change."""
     project = _recorded(pytester, shape)
     _, old, new = OTHER[shape]
     edit(project, "other.py", old, new)
-    ran, failed = ran_and_failed(project)
+    ran = run(project)
     assert "test_listing" in ran
-    assert "test_listing" in failed  # what it lists changed
+    assert "test_helper" not in ran
+    assert "test_listing" in ran_and_failed(project, "--reks-all")[1]
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="ABC.register(cls) in a module only another test's file imports changes what "
+    "isinstance(x, ABC) answers; the listing test reads no name telling it (isinstance is "
+    "everywhere, the registry is C state of _abc), so no rule finds it at record time",
+)
+def test_an_abc_registration_in_a_module_only_another_test_imports(
+    pytester: pytest.Pytester,
+) -> None:
+    project = _recorded(pytester, "abc_registry")
+    _, old, new = OTHER["abc_registry"]
+    edit(project, "other.py", old, new)
+    assert "test_listing" in ran_and_failed(project, "--reks")[0]
+
+
+@pytest.mark.parametrize("shape", ["gc_objects", "sys_modules"])
+def test_what_a_new_test_file_makes(pytester: pytest.Pytester, shape: str) -> None:
+    """A new test file is in no record, but what it makes joins the listing."""
+    project = _recorded(pytester, shape)
+    write(project, "test_new.py", OTHER[shape][0] + "\n\ndef test_new():\n    pass\n")
+    assert run(project) == {"test_listing", "test_new"}
+
+
+@pytest.mark.parametrize("shape", ["gc_objects", "sys_modules"])
+def test_nothing_changed_and_no_new_test_file_selects_nothing(
+    pytester: pytest.Pytester, shape: str
+) -> None:
+    project = _recorded(pytester, shape)
+    write(project, "helpers_for_tests.py", "VALUE = 1\n")  # not named like a test file
+    assert run(project) == set()
