@@ -28,6 +28,7 @@ from lsp_server.rts.lookups import (
     ATTRIBUTE_LOOKUP,
     DYNAMIC_NAMES,
     INSPECT_SIGNATURES,
+    SESSION_LISTINGS,
 )
 from lsp_server.rts.namespace_keys import without_namespace_keys
 from lsp_server.rts.qualname_constants import read_constants
@@ -38,6 +39,7 @@ __all__ = [
     "LISTED_NAMES",
     "NAMES",
     "NEEDED_BY_IMPORT",
+    "SESSION_LISTING",
     "builds_classes",
     "code_reads",
 ]
@@ -50,6 +52,11 @@ NEEDED_BY_IMPORT = "<from>"
 import x``: the import fails once ``path`` binds ``x`` no more, so a top-level binding of
 ``x`` removed from ``path`` selects the test. A new one does not: what ``x`` is bound to
 is seen only by who reads it, as any other name."""
+
+SESSION_LISTING = "<listing>"
+"""The ``NAMES`` name of a test whose code read one of ``lookups.SESSION_LISTINGS`` (as an
+attribute, an import or a string, not as a global): any change anywhere and any new test
+file select it (``rts.session_listings``)."""
 
 LISTED_NAMES = "<all>"
 """The ``NAMES`` name (``<all>@path``) of a test whose modules ``from path import *``: the
@@ -135,6 +142,8 @@ def code_reads(code: CodeType) -> tuple[frozenset[str], frozenset[str], bool]:
     if "__code__" in names and _keeps_code_only(code):
         names.discard("__code__")
     global_only -= names
+    if not SESSION_LISTINGS.isdisjoint(names):
+        names.add(SESSION_LISTING)
     # Loaded: a class body defining a method ``signature`` (jinja's CodeGenerator) only
     # stores the name.
     if not INSPECT_SIGNATURES.isdisjoint(uses.as_global & uses.loaded) or (

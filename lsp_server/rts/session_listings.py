@@ -8,8 +8,8 @@ over or asked for a module another test imported), the running threads
 (``threading.enumerate()``, ``threading.active_count()``, ``sys._current_frames()``). A
 module that only another test's file imports adds to them all the same, and so does a new
 test file, while the listing test depends on no unit of either. So any change anywhere
-and any new test file select the tests whose code read one of ``LISTING_NAMES`` (the
-``NAMES`` units ``rts.reads`` records). Those are few, and they pay for it alone."""
+and any new test file select the tests whose code read one of ``lookups.SESSION_LISTINGS``
+(``reads.SESSION_LISTING``, one ``NAMES`` unit). Those are few, and they pay for it alone."""
 
 from __future__ import annotations
 
@@ -19,34 +19,19 @@ from pathlib import Path
 
 from lsp_server.project.files import python_files
 from lsp_server.rts.file_units import Unit
+from lsp_server.rts.reads import SESSION_LISTING
 from lsp_server.rts.reasons import Reason, ReasonKind, Selection
 from lsp_server.rts.store import DependencyStore
 from lsp_server.rts.unit_names import MODULE, NAMES
 
-LISTING_NAMES = frozenset(
-    [
-        "__subclasses__",
-        "get_objects",
-        "get_referrers",
-        "getrefcount",
-        "modules",
-        "enumerate",
-        "active_count",
-        "_current_frames",
-    ]
-)
-"""Names whose reading means "lists state of the whole session". Read as an attribute or
-imported (``threading.enumerate``), not as a global: the builtin ``enumerate`` is read so,
-and ``rts.reads`` records it for its module alone."""
-
-LISTING_UNITS = tuple(Unit(NAMES, name) for name in sorted(LISTING_NAMES))
-"""The units of the tests whose code read one of ``LISTING_NAMES``."""
+LISTING = Unit(NAMES, SESSION_LISTING)
+"""The unit of a test whose code read a listing of the session's state (``rts.reads``)."""
 
 
 def tests_listing_session_state(store: DependencyStore, changed: Iterable[Unit]) -> dict[str, Unit]:
     """Tests that listed state of the session, each with the first of the ``changed``
     units (names a test read aside: a new binding makes no object, class or module)."""
-    listing = store.tests_depending_on_any(LISTING_UNITS)
+    listing = store.tests_depending_on(LISTING)
     if not listing:
         return {}
     first = min((unit for unit in changed if unit.path != NAMES), default=None)
@@ -59,7 +44,7 @@ def select_listings_seeing_new_tests(
     """Move the unaffected tests that listed state of the session to the selected ones
     when a test file no collection recorded is there (``new_test_files``, asked only
     then): what it makes (in no record) joins the listing."""
-    listing = store.tests_depending_on_any(LISTING_UNITS).keys() & set(selection.unaffected)
+    listing = set(store.tests_depending_on(LISTING)).intersection(selection.unaffected)
     if not listing:
         return
     new = new_test_files()
