@@ -19,6 +19,7 @@ from lsp_server.rts.fingerprint import Fingerprint
 from lsp_server.rts.select import Reason, ReasonKind, Selection, select_affected_tests
 from lsp_server.rts.session_listings import (
     select_listings_seeing_new_tests,
+    selects_listings,
     uncollected_test_files,
 )
 from lsp_server.rts.snapshots import FileStates
@@ -152,8 +153,11 @@ class Deselector:
         self.store.keep_proven_unaffected(ProvenUnaffected(self.unaffected, self.compared))
 
     def _uncollectable(self, config: pytest.Config, states: FileStates) -> dict[str, int]:
-        """``uncollectable_files`` of the unaffected tests, when whole files are collected."""
+        """``uncollectable_files`` of the unaffected tests, when whole files are collected
+        and no listing of the session's state runs (``selects_listings``)."""
         if not _whole_files_collected(config):
+            return {}
+        if self.selection is not None and selects_listings(self.store, self.selection):
             return {}
         return uncollectable_files(self.store, self.unaffected, states)
 

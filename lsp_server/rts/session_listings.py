@@ -38,6 +38,13 @@ def tests_listing_session_state(store: DependencyStore, changed: Iterable[Unit])
     return {} if first is None else dict.fromkeys(listing, first)
 
 
+def selects_listings(store: DependencyStore, selection: Selection) -> bool:
+    """Whether ``selection`` runs a test that listed state of the session: it must run in
+    a session that imports what a whole run imports, with every test file collected
+    (those whose every test is unaffected too: what they import joins the listing)."""
+    return not set(selection.selected).isdisjoint(store.tests_depending_on(LISTING))
+
+
 def select_listings_seeing_new_tests(
     store: DependencyStore, selection: Selection, new_test_files: Callable[[], list[str]]
 ) -> None:

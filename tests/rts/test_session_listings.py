@@ -185,3 +185,21 @@ def test_nothing_changed_and_no_new_test_file_selects_nothing(
     project = _recorded(pytester, shape)
     write(project, "helpers_for_tests.py", "VALUE = 1\n")  # not named like a test file
     assert run(project) == set()
+
+
+def test_a_selected_listing_sees_what_every_test_file_imports(pytester: pytest.Pytester) -> None:
+    """Selected, a listing test runs in a session that imports what a whole run imports:
+    a file whose every test is unaffected is not collected, and ``other`` (which only
+    ``test_other.py`` imports) would miss from the listing (the weights would sum to 0,
+    and the test pass where a whole run fails it)."""
+    write(pytester, "other.py", "WEIGHT = 2\n")
+    write(
+        pytester,
+        "test_lib.py",
+        textwrap.dedent(LISTINGS["sys_modules"]).replace("== 2", "<= 2"),
+    )
+    write(pytester, "test_other.py", "import other\n\n\ndef test_other():\n    assert other\n")
+    write(pytester, "lib.py", LIB)
+    assert ran_and_failed(pytester) == ({"test_listing", "test_other"}, set())
+    edit(pytester, "other.py", "2", "3")
+    assert ran_and_failed(pytester) == ({"test_listing"}, {"test_listing"})
