@@ -42,6 +42,7 @@ __all__ = [
     "SESSION_LISTING",
     "builds_classes",
     "code_reads",
+    "with_listing",
 ]
 
 EVERY_NAME = "*"
@@ -142,8 +143,7 @@ def code_reads(code: CodeType) -> tuple[frozenset[str], frozenset[str], bool]:
     if "__code__" in names and _keeps_code_only(code):
         names.discard("__code__")
     global_only -= names
-    if not SESSION_LISTINGS.isdisjoint(names):
-        names.add(SESSION_LISTING)
+    names = with_listing(names)
     # Loaded: a class body defining a method ``signature`` (jinja's CodeGenerator) only
     # stores the name.
     if not INSPECT_SIGNATURES.isdisjoint(uses.as_global & uses.loaded) or (
@@ -161,6 +161,12 @@ def code_reads(code: CodeType) -> tuple[frozenset[str], frozenset[str], bool]:
     # when it runs): only a use other than binding or unbinding is dynamic.
     dynamic = not DYNAMIC_NAMES.isdisjoint(uses.loaded)
     return frozenset(names), frozenset(global_only), dynamic
+
+
+def with_listing(names: set[str]) -> set[str]:
+    """``names`` read by some code (in its bytecode, or looked up as it ran), and
+    ``SESSION_LISTING`` when one of them lists state of the session."""
+    return names if SESSION_LISTINGS.isdisjoint(names) else names | {SESSION_LISTING}
 
 
 @dataclass(frozen=True)

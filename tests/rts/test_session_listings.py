@@ -96,6 +96,14 @@ LISTINGS = {
         def test_listing():
             assert [c.__name__ for c in type.__subclasses__(lib.Marker)] == ["B"]
         """,
+    "computed_subclasses": """
+        import lib
+
+
+        def test_listing():
+            name = "".join(["__sub", "classes__"])  # looked up as it runs
+            assert [c.__name__ for c in getattr(lib.Marker, name)()] == ["B"]
+        """,
     "threads": """
         import threading
 
@@ -119,6 +127,11 @@ OTHER = {
     "sys_modules": ("WEIGHT = 2\n", "2", "3"),
     "abc_registry": ("import lib\n\nlib.Base.register(lib.Marker)\n", "lib.Marker)", "dict)"),
     "type_subclasses": ("import lib\n\n\nclass B(lib.Marker):\n    pass\n", "class B", "class C"),
+    "computed_subclasses": (
+        "import lib\n\n\nclass B(lib.Marker):\n    pass\n",
+        "class B",
+        "class C",
+    ),
     "threads": (
         "import threading\n\nimport lib\n\n"
         "STOP = threading.Event()\n"
