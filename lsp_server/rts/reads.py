@@ -30,6 +30,7 @@ from lsp_server.rts.lookups import (
     INSPECT_SIGNATURES,
     SESSION_LISTINGS,
 )
+from lsp_server.rts.module_table_keys import lists_modules
 from lsp_server.rts.namespace_keys import without_namespace_keys
 from lsp_server.rts.qualname_constants import read_constants
 from lsp_server.rts.unit_names import NAMES
@@ -136,14 +137,17 @@ def code_reads(code: CodeType) -> tuple[frozenset[str], frozenset[str], bool]:
     names -= global_only | stored_only | (uses.imported - uses.elsewhere)
     if "__doc__" in global_only and _class_body_doc_first(code):
         global_only.discard("__doc__")  # its own docstring: ``rts.class_doc_reads``
-    names.update(*map(string_parts, without_namespace_keys(code, read_constants(code))))
+    strings = set().union(*map(string_parts, without_namespace_keys(code, read_constants(code))))
+    names.update(strings)
     if "__doc__" in names and _stores_doc(code, uses):
         # A wrapper copying a docstring: it shows only to whoever reads __doc__ later.
         names.discard("__doc__")
     if "__code__" in names and _keeps_code_only(code):
         names.discard("__code__")
     global_only -= names
-    names = with_listing(names)
+    by_key = "modules" in uses.elsewhere - strings and not lists_modules(code)
+    if not SESSION_LISTINGS.isdisjoint(names - {"modules"} if by_key else names):
+        names.add(SESSION_LISTING)
     # Loaded: a class body defining a method ``signature`` (jinja's CodeGenerator) only
     # stores the name.
     if not INSPECT_SIGNATURES.isdisjoint(uses.as_global & uses.loaded) or (
@@ -164,8 +168,9 @@ def code_reads(code: CodeType) -> tuple[frozenset[str], frozenset[str], bool]:
 
 
 def with_listing(names: set[str]) -> set[str]:
-    """``names`` read by some code (in its bytecode, or looked up as it ran), and
-    ``SESSION_LISTING`` when one of them lists state of the session."""
+    """``names`` looked up as some code ran, and ``SESSION_LISTING`` when one of them
+    lists state of the session (``code_reads`` tells its bytecode's reads of ``modules``
+    by key apart: ``rts.module_table_keys``)."""
     return names if SESSION_LISTINGS.isdisjoint(names) else names | {SESSION_LISTING}
 
 
