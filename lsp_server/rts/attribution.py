@@ -36,7 +36,7 @@ from lsp_server.rts.namespace_listings import own_listing
 from lsp_server.rts.option_rules import XFAIL_MARK
 from lsp_server.rts.own_globals import OWN_GLOBALS, modules_read_whole, own_globals_read
 from lsp_server.rts.read_lines import LineReads, own_signature
-from lsp_server.rts.reads import EVERY_NAME, builds_classes
+from lsp_server.rts.reads import EVERY_NAME, builds_classes, with_listing
 from lsp_server.rts.runtime_lookups import RuntimeLookups
 from lsp_server.rts.snapshots import FileStates
 from lsp_server.rts.spans import ImportStatement
@@ -287,7 +287,7 @@ class UnitAttribution:
         rel = self.paths.python_rel(code.co_filename)
         units = None if rel is None else self.states.units(rel)
         own = units is None or units.class_at_line(code.co_firstlineno) is not None
-        looked_up = own_listing(looked_up, own)  # a class body's dir()
+        looked_up = with_listing(own_listing(looked_up, own))  # a class body's dir()
         rels = (self.paths.python_rel(filename) for filename in files)
         return looked_up, {self._intern(Unit(rel, MODULE)) for rel in rels if rel is not None}
 

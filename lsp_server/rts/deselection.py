@@ -17,13 +17,14 @@ import pytest
 from lsp_server.project.files import ProjectPaths
 from lsp_server.rts.fingerprint import Fingerprint
 from lsp_server.rts.select import Reason, ReasonKind, Selection, select_affected_tests
+from lsp_server.rts.session_listings import (
+    select_listings_seeing_new_tests,
+    selects_listings,
+    uncollected_test_files,
+)
 from lsp_server.rts.snapshots import FileStates
 from lsp_server.rts.store import DependencyStore
 from lsp_server.rts.store.stale_marks import ProvenUnaffected
-from lsp_server.rts.subclass_listings import (
-    select_listings_seeing_new_tests,
-    uncollected_test_files,
-)
 
 
 def _whole_files_collected(config: pytest.Config) -> bool:
@@ -152,8 +153,11 @@ class Deselector:
         self.store.keep_proven_unaffected(ProvenUnaffected(self.unaffected, self.compared))
 
     def _uncollectable(self, config: pytest.Config, states: FileStates) -> dict[str, int]:
-        """``uncollectable_files`` of the unaffected tests, when whole files are collected."""
+        """``uncollectable_files`` of the unaffected tests, when whole files are collected
+        and no listing of the session's state runs (``selects_listings``)."""
         if not _whole_files_collected(config):
+            return {}
+        if self.selection is not None and selects_listings(self.store, self.selection):
             return {}
         return uncollectable_files(self.store, self.unaffected, states)
 

@@ -114,7 +114,8 @@ class FilledContainers:
         self._imports: dict[int, frozenset[str]] = {}  # by identity(code): ``imported_names``
         self._spelled: dict[int, frozenset[str]] = {}  # by identity(code): names it spells
         self._slots: list[Slot] = []
-        self._slot_of: set[tuple[int, str]] = set()  # (identity(owner), name) of each slot
+        # (identity(owner), name) of each slot -> the owner, kept: a dead one's identity
+        self._slot_of: dict[tuple[int, str], object] = {}  # can be a new one's, unwatched
         self._fillers: dict[int, dict[Any, CodeSet]] = {}  # slot index -> entry -> codes
         self._presence: dict[int, dict[Any, CodeSet]] = {}  # of entries added or dropped
         self._sized: dict[int, CodeSet] = {}  # slot index -> all of its ``_presence``
@@ -393,7 +394,7 @@ class FilledContainers:
                 continue
             if (identity(owner), name) in self._slot_of:
                 continue
-            self._slot_of.add((identity(owner), name))
+            self._slot_of[(identity(owner), name)] = owner
             slot = Slot(namespace, name, value)
             slot.start()
             self._slots.append(slot)

@@ -61,6 +61,23 @@ DYNAMIC_NAMES = frozenset(
         "__subclasses__",
     ]
 )
+SESSION_LISTINGS = frozenset(
+    [
+        "__subclasses__",
+        "get_objects",
+        "get_referrers",
+        "getrefcount",
+        "modules",
+        "enumerate",
+        "active_count",
+        "_current_frames",
+    ]
+)
+"""Names whose reading means "lists state of the whole session" (``rts.session_listings``):
+a class's subclasses, every object or the referrers of one and the count of those, the
+loaded modules, the running threads. Told from the bytecode (``rts.reads``): the builtin
+``enumerate`` is read as a global, ``threading.enumerate`` as an attribute or an import."""
+
 FRAME_NAMESPACES = frozenset(["f_globals", "f_locals", "f_builtins"])
 """A frame's namespaces: a read of one is a lookup of any name only where its line runs
 (``rts.read_lines``)."""

@@ -28,7 +28,9 @@ from lsp_server.rts.lookups import (
     ATTRIBUTE_LOOKUP,
     DYNAMIC_NAMES,
     INSPECT_SIGNATURES,
+    SESSION_LISTINGS,
 )
+from lsp_server.rts.module_table_keys import lists_modules
 from lsp_server.rts.namespace_keys import without_namespace_keys
 from lsp_server.rts.qualname_constants import read_constants
 from lsp_server.rts.unit_names import NAMES
@@ -38,8 +40,10 @@ __all__ = [
     "LISTED_NAMES",
     "NAMES",
     "NEEDED_BY_IMPORT",
+    "SESSION_LISTING",
     "builds_classes",
     "code_reads",
+    "with_listing",
 ]
 
 EVERY_NAME = "*"
@@ -50,6 +54,11 @@ NEEDED_BY_IMPORT = "<from>"
 import x``: the import fails once ``path`` binds ``x`` no more, so a top-level binding of
 ``x`` removed from ``path`` selects the test. A new one does not: what ``x`` is bound to
 is seen only by who reads it, as any other name."""
+
+SESSION_LISTING = "<listing>"
+"""The ``NAMES`` name of a test whose code read one of ``lookups.SESSION_LISTINGS`` (as an
+attribute, an import or a string, not as a global): any change anywhere and any new test
+file select it (``rts.session_listings``)."""
 
 LISTED_NAMES = "<all>"
 """The ``NAMES`` name (``<all>@path``) of a test whose modules ``from path import *``: the
@@ -128,13 +137,17 @@ def code_reads(code: CodeType) -> tuple[frozenset[str], frozenset[str], bool]:
     names -= global_only | stored_only | (uses.imported - uses.elsewhere)
     if "__doc__" in global_only and _class_body_doc_first(code):
         global_only.discard("__doc__")  # its own docstring: ``rts.class_doc_reads``
-    names.update(*map(string_parts, without_namespace_keys(code, read_constants(code))))
+    strings = set().union(*map(string_parts, without_namespace_keys(code, read_constants(code))))
+    names.update(strings)
     if "__doc__" in names and _stores_doc(code, uses):
         # A wrapper copying a docstring: it shows only to whoever reads __doc__ later.
         names.discard("__doc__")
     if "__code__" in names and _keeps_code_only(code):
         names.discard("__code__")
     global_only -= names
+    by_key = "modules" in uses.elsewhere - strings and not lists_modules(code)
+    if not SESSION_LISTINGS.isdisjoint(names - {"modules"} if by_key else names):
+        names.add(SESSION_LISTING)
     # Loaded: a class body defining a method ``signature`` (jinja's CodeGenerator) only
     # stores the name.
     if not INSPECT_SIGNATURES.isdisjoint(uses.as_global & uses.loaded) or (
@@ -152,6 +165,13 @@ def code_reads(code: CodeType) -> tuple[frozenset[str], frozenset[str], bool]:
     # when it runs): only a use other than binding or unbinding is dynamic.
     dynamic = not DYNAMIC_NAMES.isdisjoint(uses.loaded)
     return frozenset(names), frozenset(global_only), dynamic
+
+
+def with_listing(names: set[str]) -> set[str]:
+    """``names`` looked up as some code ran, and ``SESSION_LISTING`` when one of them
+    lists state of the session (``code_reads`` tells its bytecode's reads of ``modules``
+    by key apart: ``rts.module_table_keys``)."""
+    return names if SESSION_LISTINGS.isdisjoint(names) else names | {SESSION_LISTING}
 
 
 @dataclass(frozen=True)

@@ -23,11 +23,11 @@ from lsp_server.rts.reads import LISTED_NAMES, NEEDED_BY_IMPORT
 from lsp_server.rts.reasons import Reason as Reason
 from lsp_server.rts.reasons import ReasonKind as ReasonKind
 from lsp_server.rts.reasons import Selection as Selection
+from lsp_server.rts.session_listings import tests_listing_session_state
 from lsp_server.rts.snapshots import FileStates
 from lsp_server.rts.spans import ImportStatement
 from lsp_server.rts.star_listings import tests_seeing_listings
 from lsp_server.rts.store import DependencyStore, TestRecord
-from lsp_server.rts.subclass_listings import tests_listing_subclasses
 from lsp_server.rts.unit_names import (
     MODULE,
     NAMES,
@@ -330,7 +330,7 @@ def _changes(root: Path, store: DependencyStore, states: FileStates) -> _Changes
         affected.setdefault(nodeid, unit)
     for nodeid, unit in tests_seeing_listings(store, states, resolver, changed).items():
         affected.setdefault(nodeid, unit)
-    for nodeid, unit in tests_listing_subclasses(store, changed).items():
+    for nodeid, unit in tests_listing_session_state(store, changed).items():
         affected.setdefault(nodeid, unit)
     for nodeid, unit in new_conftests(root, store, records).items():
         changed[unit] = ReasonKind.ADDED

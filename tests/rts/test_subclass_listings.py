@@ -65,7 +65,7 @@ def test_a_new_subclass_selects_the_test_listing_subclasses(project: pytest.Pyte
 
 def test_a_subclass_in_a_module_only_another_test_imports(pytester: pytest.Pytester) -> None:
     """In a whole session the listing holds ``other.B``, which only ``test_other.py``
-    imports: the listing test never depended on ``other.py`` (``rts.subclass_listings``)."""
+    imports: the listing test never depended on ``other.py`` (``rts.session_listings``)."""
     write(pytester, "lib.py", "class Base:\n    pass\n\n\nclass A(Base):\n    x = 1\n")
     write(pytester, "other.py", "import lib\n\n\nclass B(lib.Base):\n    x = 2\n")
     write(
