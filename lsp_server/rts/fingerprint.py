@@ -17,6 +17,8 @@ from dataclasses import dataclass, field
 
 import xxhash
 
+from lsp_server.rts.analysis_cache import analysis_code_digest
+
 _DIST_SUFFIXES = (".dist-info", ".egg-info", ".egg-link", ".pth")
 _ENTRY_POINTS = " entry points"
 
@@ -32,12 +34,16 @@ class Fingerprint:
     python: str
     distributions: str  # hash of the installed distribution names and versions
     options: str | None = None
+    recorder: str = ""  # digest of reks's recording code (``analysis_code_digest``)
     details: dict[str, object] = field(default_factory=dict, compare=False, hash=False)
 
     @property
     def environment(self) -> str:
         """Hash of the Python and distribution part (always comparable)."""
-        return xxhash.xxh3_64_hexdigest(f"{self.python}\x00{self.distributions}".encode())
+        # The recording code too: newer rules record units older ones did not, so a store
+        # another version of them filled is no evidence that a test is unaffected.
+        text = f"{self.python}\x00{self.distributions}\x00{self.recorder}"
+        return xxhash.xxh3_64_hexdigest(text.encode())
 
     def differs_from(self, environment: str, options: str | None) -> bool:
         if environment != self.environment:
@@ -107,11 +113,14 @@ def options_digest(options: dict[str, object]) -> str:
 def current_fingerprint(options: dict[str, object] | None = None) -> Fingerprint:
     """Fingerprint of this interpreter; pass ``options`` from inside a pytest session."""
     digest, names = distributions_digest()
+    recorder = analysis_code_digest()
     return Fingerprint(
         python=python_identity(),
         distributions=digest,
         options=None if options is None else options_digest(options),
+        recorder=recorder,
         details={
+            "recorder": recorder,
             "distributions": len(names),
             "options": options or {},
             "python": python_identity(),
@@ -128,6 +137,8 @@ def explain_change(before: dict[str, object], after: dict[str, object]) -> str:
         parts.append(
             f"Python {str(before['python']).split()[1]} -> {str(after['python']).split()[1]}"
         )
+    if before.get("recorder") != after.get("recorder"):
+        parts.append("reks's recording code changed")
     old = set(map(str, before.get("packages") or ()))  # type: ignore[call-overload]
     new = set(map(str, after.get("packages") or ()))  # type: ignore[call-overload]
     if old or new:

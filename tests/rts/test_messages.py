@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import pytest
 
+from lsp_server.rts import fingerprint
+
 from .helpers import write
 
 pytest_plugins = ["pytester"]
@@ -58,3 +60,24 @@ def test_tests_no_longer_collected_do_not_make_every_test_run(pytester: pytest.P
     both = pytester.runpytest_inprocess("--reks", "-p", "no:warnings", "test_a.py", "test_b.py")
     both.assert_outcomes(passed=2)
     both.stdout.fnmatch_lines(["reks: the environment changed (*): 1 test recorded before it runs"])
+
+
+def test_a_store_recorded_by_other_recording_code_reruns_every_test(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Newer recording code records units older code did not (a listing of the session's
+    state, where a file first imports a module): a store another version of reks's rules
+    filled lacks them, so it is no evidence that a test is unaffected. Every test runs once,
+    and the message says why."""
+    write(pytester, "test_a.py", "def test_a():\n    assert True\n")
+    with monkeypatch.context() as patched:  # pytester's own changes stay
+        patched.setattr(fingerprint, "analysis_code_digest", lambda: "other rules")
+        pytester.runpytest_inprocess("--reks").assert_outcomes(passed=1)
+    result = pytester.runpytest_inprocess("--reks")
+    result.assert_outcomes(passed=1)
+    result.stdout.fnmatch_lines(
+        ["reks: the environment changed (reks's recording code changed): every test runs"]
+    )
+    again = pytester.runpytest_inprocess("--reks")
+    again.assert_outcomes()
+    assert "environment changed" not in again.stdout.str()
