@@ -42,7 +42,7 @@ def test_files_without_a_path_edit_name_no_folder(tmp_path: Path) -> None:
         (
             "pyproject.toml",
             '[tool.pytest.ini_options]\npythonpath = ["src"]\n'
-            '[tool.hatch.envs.test]\nextra = "import sys; sys.path.insert(0, \'x\')"\n',
+            "[tool.hatch.envs.test]\nextra = \"import sys; sys.path.insert(0, 'x')\"\n",
         ),
         ("tox.ini", "[pytest]\npythonpath = src\n[testenv]\nsetenv = PYTHONPATH = {toxinidir}\n"),
         ("setup.cfg", "[tool:pytest]\npythonpath = src\naddopts = -p site.addsitedir\n"),
@@ -52,8 +52,6 @@ def test_files_without_a_path_edit_name_no_folder(tmp_path: Path) -> None:
         ("pyproject.toml", "[tool.pytest.ini_options\npythonpath = ['src']\n"),  # not TOML
     ],
 )
-def test_any_other_path_edit_makes_every_folder_count(
-    tmp_path: Path, name: str, text: str
-) -> None:
+def test_any_other_path_edit_makes_every_folder_count(tmp_path: Path, name: str, text: str) -> None:
     (tmp_path / name).write_text(text)
     assert configured_folders(tmp_path) is None
