@@ -47,16 +47,22 @@ class SwapError(Exception):
 
 def index_functions(root: str) -> FunctionIndex:
     """Every live function object defined in a file under ``root``. Built once in the worker
-    before forking, so children find their target without scanning the heap."""
+    before forking, so children find their target without scanning the heap. Functions
+    are grouped by their code's file name first: a worker holds ~16,000 functions from
+    ~1,000 names, most of them generated code that names no file (attrs' ``__init__``)."""
     prefix = os.path.realpath(root) + os.sep
-    index: FunctionIndex = defaultdict(list)
+    by_name: dict[str, list[types.FunctionType]] = defaultdict(list)
     for obj in gc.get_objects():
-        if not isinstance(obj, types.FunctionType):
+        if type(obj) is types.FunctionType:  # functions cannot be subclassed
+            by_name[obj.__code__.co_filename].append(obj)
+    index: FunctionIndex = defaultdict(list)
+    for filename, functions in by_name.items():
+        if filename.startswith("<"):  # "<string>", "<attrs generated init ...>": no file
             continue
-        code = obj.__code__
-        name = real_path(code.co_filename)
-        if name.startswith(prefix):
-            index[(name, code.co_name)].append(obj)
+        real = real_path(filename)
+        if real.startswith(prefix):
+            for function in functions:
+                index[(real, function.__code__.co_name)].append(function)
     return dict(index)
 
 

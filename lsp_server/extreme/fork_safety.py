@@ -20,6 +20,7 @@ import threading
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 
+from lsp_server.extreme.pythonpath_option import PATH_EDIT, configured_folders
 from lsp_server.project.files import STORE_DIR
 from lsp_server.sandbox.fork_start import REBUILT_SETTINGS, STARTUP_SETTINGS, base_path
 
@@ -101,11 +102,8 @@ def _importable_names(folders: list[Path]) -> Iterator[str]:
                     yield entry.name.partition(".")[0]
 
 
-# What can put a package's own folder on the import path: code that edits ``sys.path``
-# (or imports ``path`` from ``sys``), ``site.addsitedir``, pytest's ``pythonpath`` option,
-# ``monkeypatch.syspath_prepend``. Where any of them appears, every folder counts.
-_PATH_EDIT = re.compile(rb"sys\.path|syspath|addsitedir|pythonpath|from\s+sys\s+import", re.I)
-_CONFIG_FILES = ("pytest.ini", ".pytest.ini", "pyproject.toml", "tox.ini", "setup.cfg")
+# Where code may edit the import path (``pythonpath_option.PATH_EDIT``), every folder counts.
+_PATH_EDIT = re.compile(PATH_EDIT.pattern.encode(), re.I)
 
 
 def _import_path_candidates(root: Path) -> list[Path]:
@@ -113,16 +111,18 @@ def _import_path_candidates(root: Path) -> list[Path]:
     (``python -m``'s folder, the rootdir), every folder without an ``__init__.py`` (the
     base folder of a test module or conftest in it), and, where the root is itself a
     package, the first folder above it that is not. A package's folder is never one: its
-    modules are imported by their dotted names. When code or configuration may add a
-    folder of its own choosing, every folder of the project."""
-    candidates, every_folder, edits_path = [root], [], False
+    modules are imported by their dotted names. The folders pytest's ``pythonpath``
+    option names count too. When code or configuration may add a folder of its own
+    choosing, every folder of the project."""
+    configured = configured_folders(root)
+    candidates, every_folder, edits_path = [root], [], configured is None
     for folder, dirs, files in os.walk(root):
         dirs[:] = [d for d in dirs if d not in _NOT_IMPORTED and not d.startswith(".")]
         here = Path(folder)
         every_folder.append(here)
         if "__init__.py" not in files and here != root:
             candidates.append(here)
-        scanned = [f for f in files if f.endswith(".py") or (here == root and f in _CONFIG_FILES)]
+        scanned = [f for f in files if f.endswith(".py")]  # configuration: ``configured``
         edits_path = edits_path or any(_edits_import_path(here / f) for f in scanned)
     if edits_path:
         return every_folder
@@ -130,7 +130,7 @@ def _import_path_candidates(root: Path) -> list[Path]:
     while (above / "__init__.py").is_file() and above.parent != above:
         above = above.parent
         candidates.append(above)
-    return candidates
+    return [*candidates, *(folder for folder in configured or [] if folder.is_dir())]
 
 
 def _edits_import_path(path: Path) -> bool:

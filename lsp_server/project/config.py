@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 
-def _toml() -> Any:
+def toml_module() -> Any:
     """tomllib (3.11+) or tomli; None on a 3.10 without tomli (no configuration then)."""
     for name in ("tomllib", "tomli"):
         try:
@@ -38,7 +38,7 @@ class ProjectConfig:
 def load_config(root: Path) -> ProjectConfig:
     """The project's ``[tool.reks]``; an unreadable or invalid file counts as none."""
     pyproject = Path(root) / "pyproject.toml"
-    toml = _toml()
+    toml = toml_module()
     if toml is None or not pyproject.exists():
         return ProjectConfig()
     try:

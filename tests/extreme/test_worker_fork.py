@@ -131,3 +131,41 @@ def test_a_package_that_puts_its_own_folder_on_the_import_path_gets_a_new_interp
     seen = _extreme(root)
     assert seen["sqlite3"] == str(root / "calc" / "sqlite3.py")
     assert seen["reks_analysis"] is False
+
+
+# A src layout whose tests find the package through pytest's ``pythonpath`` option: the
+# option puts ``src`` on the import path, never ``src/calc``, so the module named like the
+# standard library's can only be imported as ``calc.difflib``.
+SRC_LAYOUT = {
+    "src/calc/__init__.py": CALC,
+    "src/calc/difflib.py": "MARK = 1\n",
+    "test_calc.py": PROBE_TEST,
+}
+
+
+def test_a_pythonpath_option_naming_the_source_folder_still_lets_the_worker_fork(
+    make_project: Callable[[dict[str, str]], Path],
+) -> None:
+    options = '[tool.pytest.ini_options]\npythonpath = ["src"]\n'
+    root = make_project({**SRC_LAYOUT, "pyproject.toml": options})
+    seen = _extreme(root)
+    assert seen["reks_analysis"] is True
+    assert not str(seen["difflib"]).startswith(str(root))
+
+
+def test_a_pythonpath_option_naming_a_package_folder_gets_a_new_interpreter(
+    make_project: Callable[[dict[str, str]], Path],
+) -> None:
+    # ``lib`` holds an ``__init__.py``, so only the option puts it on the import path.
+    probe = PROBE_TEST.replace("difflib", "sqlite3")  # not imported by pytest itself
+    files = {
+        "calc.py": CALC,
+        "lib/__init__.py": "",
+        "lib/sqlite3.py": "M = 1\n",
+        "test_calc.py": probe,
+        "pytest.ini": "[pytest]\npythonpath = lib\n",
+    }
+    root = make_project(files)
+    seen = _extreme(root)
+    assert seen["sqlite3"] == str(root / "lib" / "sqlite3.py")
+    assert seen["reks_analysis"] is False
