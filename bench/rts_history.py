@@ -26,10 +26,10 @@ again when it is another checkout's); the clone there too, each run replaying th
 head (or ``--until`` REV) whatever commit a stopped run left the clone on. Projects run
 from their checkout (``PYTHONPATH``), so only pure-Python projects without build steps fit;
 a checkout with a ``pyproject.toml`` or ``setup.py`` is also installed into the venv
-(``pip install -e``, its dependencies with it) before the first recording, for the
+(``pip install -e``, its dependencies with it) once, before the first recording, for the
 project's own metadata (click reads its version from it) and its dependencies (jinja's
-markupsafe), and again at a commit that changes a build file; ``--no-install`` runs from
-the checkout alone. Prints one line per commit and a summary per project.
+markupsafe); ``--no-install`` runs from the checkout alone. Prints one line per commit and
+a summary per project.
 """
 
 from __future__ import annotations
@@ -96,30 +96,29 @@ def _installed_reks(python: Path) -> Path | None:
     return Path(found.stdout.strip()).resolve() if found.returncode == 0 else None
 
 
-_BUILD_FILES = ("pyproject.toml", "setup.py", "setup.cfg")
-
-
 @dataclass
 class EditableInstall:
-    """The checkout installed into the replay venv, again only when a build file changed:
-    both tools fingerprint the venv's distributions, so a reinstall at every commit (a
-    version from git describe changes each time) would rerun every test with either."""
+    """The checkout installed into the replay venv once, at the first commit recorded: both
+    tools fingerprint the venv's distributions, and the version of a reinstall changes with
+    every commit (git describe), so reinstalling where ``setup.py`` changed (toolz 9fef85aa
+    added a classifier) reran every test with either tool. A dependency added later in the
+    history comes with ``--pip``."""
 
     enabled: bool
-    installed: str | None = None
-    """The build files' contents at the last install; None before the first."""
+    done: bool = False
 
     def at(self, project: Project) -> None:
-        """Install ``project``'s checkout unless its build files are those installed."""
-        found = [project.root / name for name in _BUILD_FILES]
-        state = "\0".join(p.read_text(encoding="utf-8") if p.exists() else "" for p in found)
-        if not self.enabled or state == self.installed or not any(p.exists() for p in found[:2]):
+        """Install ``project``'s checkout if it has a build file and is not installed yet."""
+        build_files = ("pyproject.toml", "setup.py")
+        if self.done or not self.enabled:
+            return
+        if not any((project.root / name).exists() for name in build_files):
             return
         # With its dependencies, as a developer installs it: pip leaves those already there
         # (pytest, the ``--pip`` ones) as they are when they satisfy it.
         pip = [str(project.python), "-m", "pip", "install", "-q", "-e", "."]
         subprocess.run(pip, cwd=project.root, check=True)
-        self.installed = state
+        self.done = True
 
 
 def _checkout(project: Project, commit: str) -> None:
