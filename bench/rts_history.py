@@ -24,8 +24,12 @@ a build would generate (hatch-vcs), written once into the clone under ``--work``
 The venv (pytest, pytest-testmon 2.2.0, reks) is made once under ``--work`` (reks installed
 again when it is another checkout's); the clone there too, each run replaying the source's
 head (or ``--until`` REV) whatever commit a stopped run left the clone on. Projects run
-from their checkout (``PYTHONPATH``), so only pure-Python projects without install steps
-fit. Prints one line per commit and a summary per project.
+from their checkout (``PYTHONPATH``), so only pure-Python projects without build steps fit;
+a checkout with a ``pyproject.toml`` or ``setup.py`` is also installed into the venv
+(``pip install -e``, its dependencies with it) once, before the first recording, for the
+project's own metadata (click reads its version from it) and its dependencies (jinja's
+markupsafe); ``--no-install`` runs from the checkout alone. Prints one line per commit and
+a summary per project.
 """
 
 from __future__ import annotations
@@ -90,6 +94,31 @@ def _installed_reks(python: Path) -> Path | None:
         text=True,
     )
     return Path(found.stdout.strip()).resolve() if found.returncode == 0 else None
+
+
+@dataclass
+class EditableInstall:
+    """The checkout installed into the replay venv once, at the first commit recorded: both
+    tools fingerprint the venv's distributions, and the version of a reinstall changes with
+    every commit (git describe), so reinstalling where ``setup.py`` changed (toolz 9fef85aa
+    added a classifier) reran every test with either tool. A dependency added later in the
+    history comes with ``--pip``."""
+
+    enabled: bool
+    done: bool = False
+
+    def at(self, project: Project) -> None:
+        """Install ``project``'s checkout if it has a build file and is not installed yet."""
+        build_files = ("pyproject.toml", "setup.py")
+        if self.done or not self.enabled:
+            return
+        if not any((project.root / name).exists() for name in build_files):
+            return
+        # With its dependencies, as a developer installs it: pip leaves those already there
+        # (pytest, the ``--pip`` ones) as they are when they satisfy it.
+        pip = [str(project.python), "-m", "pip", "install", "-q", "-e", "."]
+        subprocess.run(pip, cwd=project.root, check=True)
+        self.done = True
 
 
 def _checkout(project: Project, commit: str) -> None:
@@ -171,10 +200,11 @@ def _step(
     return after, record
 
 
-def _record_at(project: Project, commit: str) -> dict[str, bool]:
+def _record_at(project: Project, commit: str, install: EditableInstall) -> dict[str, bool]:
     """Both tools record the whole suite at ``commit``; its outcomes."""
     project.reset_stores()
     _checkout(project, commit)
+    install.at(project)
     project.pytest("--reks-all", listing=False)
     project.pytest("--testmon", listing=False)
     return _outcomes(project.pytest())
@@ -190,6 +220,7 @@ def replay(
     pytest_args: list[str],
     keep: list[str],
     until: str = "HEAD",
+    install: bool = True,
 ) -> Totals:
     name = source.parent.name if source.name in ("repo", ".git") else source.name
     root = work / name
@@ -202,6 +233,7 @@ def replay(
     os.environ["PYTHONPATH"] = os.pathsep.join(paths)
     project = Project(name, root, python, pytest_args)
     project.kept += tuple(keep)
+    installed = EditableInstall(install)
     totals = Totals()
 
     def logged(record: dict[str, object]) -> None:
@@ -215,12 +247,14 @@ def replay(
         for short in only:
             commit = _git(root, "rev-parse", short).strip()
             parent = _git(root, "rev-parse", f"{commit}^").strip()
-            before = _record_at(project, parent)
+            before = _record_at(project, parent, installed)
             _checkout(project, commit)
+            installed.at(project)
             logged(_step(project, parent, commit, before, totals)[1])
     else:
         project.reset_stores()
         _checkout(project, chain[0])
+        installed.at(project)
         plain = project.pytest(listing=False)
         reks = project.pytest("--reks-all", listing=False)
         testmon = project.pytest("--testmon", listing=False)
@@ -232,6 +266,7 @@ def replay(
         before = _outcomes(project.pytest())
         for parent, commit in itertools.pairwise(chain):
             _checkout(project, commit)
+            installed.at(project)
             before, record = _step(project, parent, commit, before, totals)
             logged(record)
     print(
@@ -268,6 +303,12 @@ def main() -> None:
         " build generates, e.g. hatch-vcs's src/*/_version.py, written once in the clone",
     )
     parser.add_argument(
+        "--no-install",
+        action="store_true",
+        help="do not install the checkout into the venv (pip install -e .): run it from"
+        " PYTHONPATH alone",
+    )
+    parser.add_argument(
         "--until",
         default="HEAD",
         help="the last commit replayed (default: the source's head), e.g. an older window"
@@ -295,6 +336,7 @@ def main() -> None:
             args.pytest_arg,
             args.keep,
             args.until,
+            not args.no_install,
         )
 
 

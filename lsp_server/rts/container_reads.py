@@ -33,10 +33,12 @@ from __future__ import annotations
 
 import dis
 import sys
-from collections.abc import Collection
+from collections.abc import Collection, Iterator, Mapping
 from dataclasses import dataclass, field
 from types import CodeType
 from typing import Any
+
+from lsp_server.rts.identity import identity
 
 # Methods whose first argument is the key of the entry they read.
 KEYED_METHODS = frozenset(
@@ -357,3 +359,17 @@ def _changes(code: list[dis.Instruction], at: int, end: int) -> bool:
     if _loads_callee(method) and method.argval in CHANGING_METHODS:
         return True
     return end + 1 < len(code) and code[end + 1].opname == "DELETE_SUBSCR"
+
+
+def defaults_held(function: object, containers: Mapping[int, str]) -> Iterator[tuple[int, str]]:
+    """(identity of its code, name) of each of ``containers`` (by identity) ``function``
+    holds as a default value: it reads every entry of those whenever it runs."""
+    code = getattr(function, "__code__", None)
+    if type(code) is not CodeType:
+        return
+    defaults = getattr(function, "__defaults__", None) or ()
+    keyword = getattr(function, "__kwdefaults__", None) or {}
+    for value in (*defaults, *keyword.values()):
+        name = containers.get(identity(value))
+        if name is not None:
+            yield identity(code), name

@@ -26,17 +26,19 @@ comparing the namespaces of the project's modules and classes before and after i
 (``co_names``, or a string constant ``getattr(obj, "mode")`` spells) depends on what ran in
 the tests that rebound it.
 
-The containers are the dicts, sets and lists bound at the top level of the project's
-modules or in the bodies of its classes (not those of test files: a ``setUpClass`` setting
+The containers are the dicts, sets and lists bound at the top level of the project's modules
+or in the bodies of its classes (not those of test files: a ``setUpClass`` setting
 ``cls.db`` would tie every test of the class to the first one, marshmallow's test files
-define hundreds of schema classes to compare around every test, and toolz's hold a list of
-a million items), looked for again whenever more modules are loaded. Values put there while
+define hundreds of schema classes to compare around every test, and toolz's hold a list of a
+million items), looked for again whenever more modules are loaded. Values put there while
 modules are imported or test files collected are not attributed (import footprints and
 collection windows hold that code). Containers held by a module-level object of a project
 class (``self._cache``) are watched too (``rts.held_containers``), not those of other
-objects: README, Limits. A function of the module holding a container as
-a default value (``def f(k, cache=_CACHE)``) reads every entry of it whenever it runs. A
-size or presence read depends on what ran up to the filler's last store (``container_sizes``).
+objects: README, Limits. A function of the module holding a container as a default value
+(``def f(k, cache=_CACHE)``) reads every entry of it whenever it runs. A size or presence
+read depends on what ran up to the filler's last store (``container_sizes``). Once more
+containers are filled, the code every test ran so far is analysed against them and watched
+for its keys (``rts.keyed_reads``).
 """
 
 from __future__ import annotations
@@ -52,6 +54,7 @@ from lsp_server.rts.container_reads import (
     SIZE,
     ContainerReads,
     container_reads,
+    defaults_held,
 )
 from lsp_server.rts.container_sizes import ran_after, ran_before
 from lsp_server.rts.container_slots import (
@@ -123,7 +126,8 @@ class FilledContainers:
         self._later: dict[int, set[int]] = {}
         self._unsure: set[str] = set()
         self._filled_names: set[str] = set()
-        self._version = 0  # of ``_filled_names``: the code analysed against it
+        self._version = self._watched = 0  # of ``_filled_names``: code analysed, watched
+        self._ran: CodeSet = {}  # every code the tests ran
         # By identity(code), as of ``_analysed`` (a ``_version``): what the code reads of
         # the filled containers (None: nothing), and apart the code that reads any, which
         # set operations pick out of what a test ran (most code reads none of them).
@@ -185,9 +189,12 @@ class FilledContainers:
         self._changes_of_names(codes, read)
         codes.update(found)
         self._later, self._unsure = {}, set()
-        if self._fillers:
-            for code, reads in self._readers(codes):
+        self._ran.update(codes)
+        if self._fillers:  # newly filled containers: what earlier tests ran is watched again
+            ran = codes if self._watched == self._version else self._ran
+            for code, reads in self._readers(ran):
                 self.keyed.watch(code, reads)
+            self._watched = self._version
         return reach
 
     def _changes_of_containers(self, codes: CodeSet, found: CodeSet, changers: set[str]) -> None:
@@ -363,17 +370,6 @@ class FilledContainers:
             for holder in container_holders(module, self._is_project_file):
                 self._take_containers(holder, vars(holder))  # its names: no module's
 
-    def _take_defaults(self, function: object, containers: dict[int, str]) -> None:
-        code = getattr(function, "__code__", None)
-        if type(code) is not CodeType:
-            return
-        defaults = getattr(function, "__defaults__", None) or ()
-        keyword = getattr(function, "__kwdefaults__", None) or {}
-        for value in (*defaults, *keyword.values()):
-            name = containers.get(identity(value))
-            if name is not None:
-                self._defaults.setdefault(identity(code), set()).add(name)
-
     def _take(self, owner: object, watched: bool = True) -> None:
         """The names bound in the namespace of ``owner`` (a module or a class, kept alive by
         its module), and its containers unless ``watched`` is false."""
@@ -389,7 +385,8 @@ class FilledContainers:
         """The containers bound in ``namespace``, the attributes of ``owner``."""
         containers = {identity(v): n for n, v in namespace.items() if isinstance(v, KINDS)}
         for name, value in list(namespace.items()):
-            self._take_defaults(getattr(value, "__func__", value), containers)
+            for code_id, name in defaults_held(getattr(value, "__func__", value), containers):
+                self._defaults.setdefault(code_id, set()).add(name)
             if not isinstance(value, KINDS) or name.startswith("__"):
                 continue
             if (identity(owner), name) in self._slot_of:

@@ -123,8 +123,14 @@ class KeyedReads:
         return _MON is not None
 
     def watch(self, code: CodeType, reads: ContainerReads) -> None:
-        """Record the keyed reads and the stores of ``code`` from now on (3.12+)."""
-        if not (reads.sites or reads.stores) or _MON is None or identity(code) in self.sites:
+        """Record the keyed reads and the stores of ``code`` from now on (3.12+). Watched
+        already, its sites become those of ``reads``: analysed again once more containers
+        were filled, it reads those by key too (the sites it had would miss them)."""
+        if not (reads.sites or reads.stores) or _MON is None:
+            return
+        if identity(code) in self.sites:
+            self.sites[identity(code)] = reads.sites
+            self.stores[identity(code)] = reads.stores
             return
         if self._tool is None and not self._start():
             return
