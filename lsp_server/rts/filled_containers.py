@@ -385,8 +385,8 @@ class FilledContainers:
         """The containers bound in ``namespace``, the attributes of ``owner``."""
         containers = {identity(v): n for n, v in namespace.items() if isinstance(v, KINDS)}
         for name, value in list(namespace.items()):
-            for code_id, name in defaults_held(getattr(value, "__func__", value), containers):
-                self._defaults.setdefault(code_id, set()).add(name)
+            for code_id, held in defaults_held(getattr(value, "__func__", value), containers):
+                self._defaults.setdefault(code_id, set()).add(held)
             if not isinstance(value, KINDS) or name.startswith("__"):
                 continue
             if (identity(owner), name) in self._slot_of:
