@@ -68,6 +68,11 @@ class HookedClasses:
         self._modules: dict[str, ModuleType] = {}
         self._modules_seen = 0  # len(sys.modules) when ``_modules`` was built
         self._lookups = CreationLookups(states, paths, intern)
+        # ``calls_only_class_statements`` by code object: each import that ran a class hook
+        # asks it of every module and class body in its footprint, an outer import again
+        # of the inner ones' (jinja: 337 questions about 98 code objects). The answer
+        # depends on the bytecode alone, which equal code objects share.
+        self._class_statements_only: dict[CodeType, bool] = {}
 
     def units(self, paths: Iterable[str]) -> set[int]:
         """The ids of the hooked class units of ``paths`` their importers depend on, and
@@ -101,7 +106,10 @@ class HookedClasses:
         """Whether module code or a class body ``code`` that ran with a class hook may have
         handed it a class of its own (``rts.hook_exposure``): a call but its class
         statements', or the body of a class a hook made (a nested one: not told)."""
-        if not calls_only_class_statements(code):
+        only = self._class_statements_only.get(code)
+        if only is None:
+            only = self._class_statements_only[code] = calls_only_class_statements(code)
+        if not only:
             return True
         if code.co_name == "<module>":
             return False
