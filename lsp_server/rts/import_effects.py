@@ -8,6 +8,10 @@ what import-time code elsewhere reads, and that code may run between the new and
 moment (a test importing the module anyway then sees a filled registry earlier). A module
 whose top level only imports, defines and binds plain names changes nothing but its own
 namespace; anything else counts as an effect (conservative: a ``for`` or ``with`` does).
+A ``try`` whose every branch only imports and binds counts as binding only, as an ``if``
+does: python-validators' ``eth_address.py`` imports the optional ``eth_hash`` in ``try``
+and binds a flag in ``except ImportError:``; which branch runs depends on the installed
+packages, which the environment fingerprint covers, and either binds only its own names.
 """
 
 from __future__ import annotations
@@ -46,13 +50,18 @@ def _binds_only(stmt: ast.stmt) -> bool:
         return all(_binds_only(s) for s in stmt.body)
     if isinstance(stmt, ast.If):
         return all(_binds_only(s) for s in (*stmt.body, *stmt.orelse))
+    if isinstance(stmt, ast.Try):
+        # ``try: import lib`` / ``except ImportError: lib = None``: whichever branches run
+        # only import and bind (a handler's ``as`` name too); their calls are call sites.
+        handled = (s for handler in stmt.handlers for s in handler.body)
+        return all(_binds_only(s) for s in (*stmt.body, *handled, *stmt.orelse, *stmt.finalbody))
     if isinstance(stmt, ast.Expr):
         return isinstance(stmt.value, ast.Constant)
     if isinstance(stmt, ast.Assign):
         return all(_plain_target(t) for t in stmt.targets)
     if isinstance(stmt, ast.AnnAssign):
         return isinstance(stmt.target, ast.Name)
-    return False  # augmented assignment (may mutate in place), del, loops, with, try...
+    return False  # augmented assignment (may mutate in place), del, loops, with...
 
 
 def _plain_target(target: ast.expr) -> bool:

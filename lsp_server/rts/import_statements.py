@@ -93,7 +93,7 @@ class ImportStatementChanges:
             if unit in self._moved_only:
                 continue  # the moment is not seen (``_proven``)
             # A module no test ran, which a test may see run but for its names.
-            needed = None if target in self._recorded else self._needed(unit.path, target)
+            needed = None if target in self._recorded else self._needed(unit, target)
             if needed is not None:  # it is an attribute of its package too
                 for nodeid in self._readers(*_package_attribute(target)):
                     out.setdefault(nodeid, unit)
@@ -110,10 +110,12 @@ class ImportStatementChanges:
         target = self._target(unit)
         return target if target is not None and self._order_unseen(unit.path, target) else None
 
-    def _needed(self, importer: str, target: str) -> frozenset[str] | None:
-        """What a test must have run for ``target`` to run unseen in it but for its names
-        (``rts.quiet_modules``)."""
-        return files_needed(self.states, self.resolver, importer, target)
+    def _needed(self, unit: Unit, target: str) -> frozenset[str] | None:
+        """What a test must have run for ``target``, which the statement of ``unit``
+        imports, to run unseen in it but for its names (``rts.quiet_modules``)."""
+        parts = importing_parts(unit.name)
+        relative = parts is not None and parts[1] > 0
+        return files_needed(self.states, self.resolver, unit.path, target, relative)
 
     def _ran_by(self, rel: str) -> set[str]:
         """The tests that ran ``rel`` at import when recorded: a change there selects them."""

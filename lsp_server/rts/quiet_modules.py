@@ -17,7 +17,12 @@ statement binds. The names have units of their own (the importer's ``<import>.na
   packages included, but the importer) is one the test ran at import when it was
   recorded (it depends on its module unit: any change there selects it), so nothing the
   test did not run before runs now; when it runs is not seen (``rts.import_statements``
-  checked that none of them calls anything or changes another module at import);
+  checked that none of them calls anything or changes another module at import). A
+  relative import needs none of the packages above the importer: it goes through the
+  packages the importer runs in, imported before it, under whatever names the import root
+  gave them; a ``src/__init__.py`` above them on disk (python-validators added one) runs
+  in no test importing the package from ``src``. An absolute one names its packages from
+  the root the resolver assumes, so each of them is needed;
 * each name a ``from`` import takes is bound at that file's top level (no cycle:
   ``rts.from_import_checks``), and each ``def`` decorated by a wrapper taken from another
   module is decorated by a trusted ``@wraps`` wrapper there (``rts.imported_wrappers``).
@@ -39,11 +44,12 @@ from lsp_server.rts.unit_names import wrapped_parts
 
 
 def files_needed(
-    states: FileStates, resolver: ImportResolver, importer: str, target: str
+    states: FileStates, resolver: ImportResolver, importer: str, target: str, relative: bool
 ) -> frozenset[str] | None:
     """The project files a test must have run when recorded for ``target``, a module no
-    test ran, to start running inside ``importer`` unseen but for its names (see the
-    module docstring); None when it may be seen whatever the test imported."""
+    test ran, to start running inside ``importer`` (by a ``relative`` import or not)
+    unseen but for its names (see the module docstring); None when it may be seen
+    whatever the test imported."""
     units = states.units(target)
     if units is None or units.may_raise_at_import or units.call_sites:
         return None
@@ -54,6 +60,8 @@ def files_needed(
     if unproven(states, resolver, taken, []) or unproven_wrappers(states, resolver, wrapped):
         return None
     running = resolver.run_closure(target) | resolver.packages_above(target)
+    if relative:  # through the packages ``importer`` runs in: imported, whatever its root
+        running -= resolver.packages_above(importer)
     return frozenset(running - {target, importer})
 
 

@@ -41,6 +41,7 @@ from lsp_server.rts.unit_names import (
     NAMES,
     bound_name,
     gone_with_class,
+    importing_parts,
     is_import_risk,
     module_read,
     newly_readable,
@@ -289,7 +290,10 @@ class StoreWrites(StaleMarks, DependencySets):
                 reason = (
                     "does not parse" if snap.error else ("removed" if new is None else "changed")
                 )
-                self._mark_dependents_stale(uid, f"{Unit(snap.path, name)} {reason}", None)
+                # A moved first import: selection proved it unseen or ran every importer.
+                moved = new is not None and importing_parts(name) is not None
+                why = f"{Unit(snap.path, name)} {reason}"
+                self._mark_dependents_stale(uid, why, None, not_proven if moved else "")
                 if (new is None and not snap.error) or name == LISTING:  # rts.star_listings
                     why = f"{Unit(snap.path, name)} {reason}"
                     self._mark_takers_stale(snap.path, name, why, not_proven)
