@@ -19,7 +19,7 @@ from types import CodeType
 
 import pytest
 
-from lsp_server.project.files import ProjectPaths, is_python
+from lsp_server.project.files import ProjectPaths
 from lsp_server.rts.binding_reads import BindingReads
 from lsp_server.rts.class_hooks import HookedClasses
 from lsp_server.rts.file_units import FileUnits, Unit
@@ -31,7 +31,6 @@ from lsp_server.rts.imports import ImportResolver
 from lsp_server.rts.interned_units import InternedUnits
 from lsp_server.rts.lookups import ATTRIBUTE_LOOKUP
 from lsp_server.rts.loose_assignments import body_reads
-from lsp_server.rts.module_docstring import MODULE_DOC
 from lsp_server.rts.namespace_listings import own_listing
 from lsp_server.rts.option_rules import XFAIL_MARK
 from lsp_server.rts.own_globals import OWN_GLOBALS, modules_read_whole, own_globals_read
@@ -40,8 +39,9 @@ from lsp_server.rts.reads import EVERY_NAME, builds_classes
 from lsp_server.rts.runtime_lookups import RuntimeLookups
 from lsp_server.rts.snapshots import FileStates
 from lsp_server.rts.spans import ImportStatement
+from lsp_server.rts.static_units import static_units
 from lsp_server.rts.tracing import CodeTracer
-from lsp_server.rts.unit_names import FILE, MODULE, doc_name, header_name
+from lsp_server.rts.unit_names import FILE, MODULE, header_name
 from lsp_server.rts.windows import Window
 
 # What most code objects read, shared: every object reks keeps is one more for each of the
@@ -296,7 +296,8 @@ class UnitAttribution:
         key = self._static_key(item)
         cached = self._static_cache.get(key)
         if cached is None:
-            ids = {self._intern(u) for u in self._compute_static_units(item)}
+            static = static_units(item, self.paths, self.resolver, self.states)
+            ids = {self._intern(u) for u in static}
             ids.update(self._collection_units(key, Path(item.path)))
             cached = self._static_cache[key] = frozenset(ids)
         return cached
@@ -335,41 +336,6 @@ class UnitAttribution:
             if rel is not None and not rel.endswith((".py", ".pyc", ".pyo")):
                 ids.add(self._intern(Unit(rel, FILE)))
         return ids
-
-    def _compute_static_units(self, item: pytest.Item) -> set[Unit]:
-        units: set[Unit] = set()
-        rel = self.paths.rel(str(item.path))
-        if rel is None:
-            return units
-        # Conftests count for non-Python test files too: their hooks collect them.
-        for conftest in self.resolver.conftests(rel):
-            units.update(Unit(f, MODULE) for f in self.resolver.closure(conftest))
-        if not is_python(rel):
-            units.add(Unit(rel, FILE))
-        else:
-            units.update(Unit(f, MODULE) for f in self.resolver.closure(rel))
-        dtest = getattr(item, "dtest", None)
-        if dtest is not None and dtest.filename:
-            doc_rel = self.paths.rel(dtest.filename)
-            if doc_rel is not None and is_python(doc_rel):
-                file_units = self.states.units(doc_rel)
-                if file_units is not None and dtest.lineno is not None:
-                    function = file_units.unit_at_line(dtest.lineno + 1)
-                    units.add(function)
-                    if function.name in file_units.spans:  # the examples are its docstring
-                        units.add(Unit(doc_rel, doc_name(function.name)))
-                    # A class's docstring is in the class unit (a plain class's: its own).
-                    owner = file_units.class_at_line(dtest.lineno + 1)
-                    if owner is not None:
-                        units.add(owner)
-                        if doc_name(owner.name) in file_units.checksums:  # a plain class's
-                            units.add(Unit(doc_rel, doc_name(owner.name)))
-                units.add(Unit(doc_rel, MODULE))
-                if file_units is not None and MODULE_DOC in file_units.checksums:
-                    units.add(Unit(doc_rel, MODULE_DOC))  # a module docstring's examples
-            elif doc_rel is not None:
-                units.add(Unit(doc_rel, FILE))
-        return units
 
     def _absorb_footprints(self, tracer: CodeTracer) -> None:
         """Units of what ran while each project module executed, by the module's unit: a
