@@ -22,6 +22,8 @@ import pytest
 from lsp_server.project.files import ProjectPaths
 from lsp_server.rts.binding_reads import BindingReads
 from lsp_server.rts.class_hooks import HookedClasses
+from lsp_server.rts.code_read_targets import SOURCE_READS, TOLD, TOLD_BY_AUDIT, UNTOLD
+from lsp_server.rts.code_read_units import code_read_units
 from lsp_server.rts.file_units import FileUnits, Unit
 from lsp_server.rts.function_units import FunctionUnits
 from lsp_server.rts.gathered_listings import GATHERED, gathered_by_copy
@@ -115,6 +117,8 @@ class UnitAttribution:
             frozenset(window.codes),
             frozenset(window.files),
             frozenset(window.read_lines),
+            frozenset(window.code_read),
+            frozenset(window.sources_read),
             frozenset(getattr(item, "fixturenames", ())),
             item.get_closest_marker("xfail") is not None,
         )
@@ -139,16 +143,23 @@ class UnitAttribution:
         names = names.union(*(code_reads[key][0] for key in codes))
         names = names.union(self._line_reads.ran(window.read_lines))
         dynamic = dynamic or EVERY_NAME in names or any(code_reads[key][1] for key in codes)
+        by_string: set[str] = set()
         for key in self._read_at_run_time.intersection(codes):
             looked_up, imported = self._run_time_reads(codes[key])
-            names |= looked_up
+            by_string |= looked_up
             dynamic = dynamic or EVERY_NAME in looked_up
             ids = ids.union(imported)
         code_globals = map(self._code_globals.__getitem__, self._code_globals.keys() & codes.keys())
         globals_read = add_globals({}, [*code_globals, *static_globals.items()])
-        ids, read_at_import, by_string = self.footprints.expand(ids)
+        ids, read_at_import, at_import_by_string = self.footprints.expand(ids)
         self.footprints.add_globals_read(ids, globals_read)
-        names, dynamic = names | read_at_import, dynamic or by_string
+        names |= self._told_twins(window, names - reads - read_at_import, by_string)
+        told = (
+            window.code_read.values(),
+            window.sources_read,
+        )  # what they show: ``rts.code_read_units``
+        ids = ids.union(code_read_units(*told, self.states, self.paths, self._intern))
+        names, dynamic = names | by_string | read_at_import, dynamic or at_import_by_string
         whole = self.footprints.read_whole(ids) | modules_read_whole(names)
         base = self._shared_reads(item)
         ids = ids.union(self.bindings.read(ids, names, dynamic, globals_read, whole, base))
@@ -156,6 +167,28 @@ class UnitAttribution:
         hooked = self.hooked_classes.units(paths).difference(ids)  # it imported their modules
         ids, paths = ids.union(hooked), paths.union(map(unit_path, hooked))  # a base's, elsewhere
         return InternedUnits(ids, self._units, paths)
+
+    def _told_twins(self, window: Window, names: set[str], by_string: set[str]) -> set[str]:
+        """The ``TOLD`` twins of the code reads the names ``names``, read by the code that
+        ran in ``window`` only, spell that were told as they ran (``rts.code_read_targets``):
+        every ``__code__`` read; on 3.12+ the source reads, when each code object spelling
+        one calls it at sites where the CALL event is seen, and spells it as no string
+        (``getattr(inspect, "getsource")``: called anywhere), no name looked up by string
+        (``by_string``) is one, and every object handed over was told."""
+        told = TOLD_BY_AUDIT.intersection(names)
+        spelled = SOURCE_READS.intersection(names)
+        seen = self.lookups.sources_seen and UNTOLD not in window.sources_read
+        if spelled and seen and SOURCE_READS.isdisjoint(by_string):
+            spellers = (
+                code
+                for code in window.codes.values()
+                if not SOURCE_READS.isdisjoint(code.co_names)
+                or not SOURCE_READS.isdisjoint(self._code_reads[identity(code)][0])
+            )
+            sites = self.lookups.source_sites
+            if all(sites(code) and SOURCE_READS.isdisjoint(code.co_consts) for code in spellers):
+                told |= spelled
+        return {TOLD + name for name in told}
 
     def _shared_reads(self, item: pytest.Item) -> tuple[frozenset[int], frozenset[str]]:
         """The units and names every test of ``item``'s file (and doctest) depends on and

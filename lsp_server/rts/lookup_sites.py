@@ -71,7 +71,7 @@ lookup method (``_LOOKUP_METHODS``) has ``METHOD_CALL`` first."""
 METHOD_CALL: Source = ("method", None)
 
 
-def _site(
+def call_site(
     instructions: list[dis.Instruction], callee: int, keywords: bool = False
 ) -> tuple[int, Sites] | None:
     """The call whose callee the instruction at ``callee`` loads: its offset and the
@@ -125,7 +125,7 @@ def lookup_sites(code: CodeType) -> Sites | None:
         method = ins.argval in _LOOKUP_METHODS and ins.opname in _METHOD_OPS
         if ins.argval in spelled and (ins.opname in _CALLEE_OPS or method):
             members = ins.argval in member_lookups.MEMBER_NAMES
-            found = _site(instructions, index, keywords=members)
+            found = call_site(instructions, index, keywords=members)
             if found is None:
                 return None
             if members:

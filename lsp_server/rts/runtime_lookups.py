@@ -39,6 +39,7 @@ from collections.abc import Callable, Iterable, Mapping
 from types import CodeType, FrameType, FunctionType, MethodType
 
 from lsp_server.rts import builtins_lookups, member_lookups
+from lsp_server.rts.code_read_targets import SOURCE_FUNCTIONS, CodeReads, source_sites
 from lsp_server.rts.identity import identity
 from lsp_server.rts.import_calls import module_files, record_import
 from lsp_server.rts.lookup_sites import (
@@ -82,6 +83,13 @@ class RuntimeLookups:
         self.names: dict[int, set[str]] = {}
         self.modules: dict[int, set[str]] = {}
         self.submodules: dict[int, set[str]] = {}  # what a fromlist may have imported
+        self.code_reads = CodeReads()
+        """What code the tests read, told (``rts.code_read_targets``): the recorder routes
+        ``__code__`` audit events there, ``call_event`` the source reads."""
+        self.sources_seen = False
+        """Whether the calls of ``inspect.getsource`` at its call sites are seen (3.12's
+        CALL event, ``call_event``)."""
+        self._source_sites: dict[int, frozenset[int] | None] = {}
         self.version = 0
         """Grows whenever some code looks up a name (or imports a module) it had not: an
         answer worked out from what was read before is then out of date."""
@@ -199,17 +207,39 @@ class RuntimeLookups:
 
     def call_event(self, disable: object) -> Callable[[CodeType, int, object, object], object]:
         """The ``sys.monitoring`` CALL callback (3.12+), enabled on code with lookup call
-        sites only: its other calls return ``disable`` (the event names the callable, so a
-        lookup function called where no site was found records every name)."""
+        sites or source-read sites only (``watches_calls``): its other calls return
+        ``disable`` (the event names the callable, so a lookup function called where no
+        site was found records every name). A source read site is never disabled: each
+        call there hands over what it reads (``CodeReads.on_source_call``)."""
         getframe, sites_of, on_call = sys._getframe, self.sites, self.on_call
+        source_sites, on_source_call = self.source_sites, self.code_reads.on_source_call
+        self.sources_seen = True
 
         def on_call_event(code: CodeType, offset: int, function: object, arg0: object) -> object:
+            if identity(function) in SOURCE_FUNCTIONS:
+                on_source_call(arg0)
+                return None
+            if offset in (source_sites(code) or ()):
+                return None  # another callable this time: maybe a source read next time
             sites = sites_of(code)
             if not sites or (offset not in sites and identity(function) not in LOOKUP_FUNCTIONS):
                 return disable
             return None if on_call(getframe(1), code, offset, function, arg0) else disable
 
         return on_call_event
+
+    def source_sites(self, code: CodeType) -> frozenset[int] | None:
+        """``code_read_targets.source_sites(code)``, memoized by identity."""
+        key = identity(code)
+        if key not in self._source_sites:
+            self._codes[key] = code
+            self._source_sites[key] = source_sites(code)
+        return self._source_sites[key]
+
+    def watches_calls(self, code: CodeType) -> bool:
+        """Whether the tracer watches the calls of ``code``: it has lookup call sites, or
+        calls a source read."""
+        return bool(self.sites(code)) or bool(self.source_sites(code))
 
     def on_profiled_call(self, caller: FrameType | None, function: object) -> None:
         """A profile hook saw ``function`` (a lookup function) called from ``caller``'s

@@ -94,12 +94,6 @@ def project(pytester: pytest.Pytester) -> pytest.Pytester:
 
 
 @needs_call_event
-@pytest.mark.xfail(
-    strict=True,
-    reason="sel25b: a code read (getsource, __code__) still makes a test see every unit of "
-    "every module it depends on (seen_bodies: PartsRead.code is one flag per test); which "
-    "object was read is not recorded",
-)
 def test_a_body_change_in_a_module_whose_code_was_not_read_selects_no_reader(
     project: pytest.Pytester,
 ) -> None:
@@ -109,13 +103,6 @@ def test_a_body_change_in_a_module_whose_code_was_not_read_selects_no_reader(
     assert run(project) == {"test_computed_receiver"}
 
 
-@needs_call_event
-@pytest.mark.xfail(
-    strict=True,
-    reason="sel25b: f.__code__ of one function still counts as a read of every unit of "
-    "every module the test depends on; the function read is not recorded (told, it would "
-    "show its own units and its position: the units above it, not triple below)",
-)
 def test_a_body_change_beside_the_function_whose_code_was_read_selects_only_the_module_reader(
     project: pytest.Pytester,
 ) -> None:
