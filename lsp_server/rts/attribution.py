@@ -22,7 +22,6 @@ import pytest
 from lsp_server.project.files import ProjectPaths
 from lsp_server.rts.binding_reads import BindingReads
 from lsp_server.rts.class_hooks import HookedClasses
-from lsp_server.rts.code_read_targets import SOURCE_READS, TOLD, TOLD_BY_AUDIT, UNTOLD
 from lsp_server.rts.code_read_units import code_read_units
 from lsp_server.rts.file_units import FileUnits, Unit
 from lsp_server.rts.function_units import FunctionUnits
@@ -42,6 +41,7 @@ from lsp_server.rts.runtime_lookups import RuntimeLookups
 from lsp_server.rts.snapshots import FileStates
 from lsp_server.rts.spans import ImportStatement
 from lsp_server.rts.static_units import static_units
+from lsp_server.rts.told_code_reads import ToldReads, told_reads
 from lsp_server.rts.tracing import CodeTracer
 from lsp_server.rts.unit_names import FILE, MODULE, header_name
 from lsp_server.rts.windows import Window
@@ -117,8 +117,7 @@ class UnitAttribution:
             frozenset(window.codes),
             frozenset(window.files),
             frozenset(window.read_lines),
-            frozenset(window.code_read),
-            frozenset(window.sources_read),
+            self.lookups.code_reads.version,
             frozenset(getattr(item, "fixturenames", ())),
             item.get_closest_marker("xfail") is not None,
         )
@@ -153,12 +152,9 @@ class UnitAttribution:
         globals_read = add_globals({}, [*code_globals, *static_globals.items()])
         ids, read_at_import, at_import_by_string = self.footprints.expand(ids)
         self.footprints.add_globals_read(ids, globals_read)
-        names |= self._told_twins(window, names - reads - read_at_import, by_string)
-        told = (
-            window.code_read.values(),
-            window.sources_read,
-        )  # what they show: ``rts.code_read_units``
-        ids = ids.union(code_read_units(*told, self.states, self.paths, self._intern))
+        told = self._told_reads(window, names - reads - read_at_import - by_string)
+        names |= told.twins  # what they show: ``rts.code_read_units``
+        ids = ids.union(code_read_units(*told.read(), self.states, self.paths, self._intern))
         names, dynamic = names | by_string | read_at_import, dynamic or at_import_by_string
         whole = self.footprints.read_whole(ids) | modules_read_whole(names)
         base = self._shared_reads(item)
@@ -168,27 +164,17 @@ class UnitAttribution:
         ids, paths = ids.union(hooked), paths.union(map(unit_path, hooked))  # a base's, elsewhere
         return InternedUnits(ids, self._units, paths)
 
-    def _told_twins(self, window: Window, names: set[str], by_string: set[str]) -> set[str]:
-        """The ``TOLD`` twins of the code reads the names ``names``, read by the code that
-        ran in ``window`` only, spell that were told as they ran (``rts.code_read_targets``):
-        every ``__code__`` read; on 3.12+ the source reads, when each code object spelling
-        one calls it at sites where the CALL event is seen, and spells it as no string
-        (``getattr(inspect, "getsource")``: called anywhere), no name looked up by string
-        (``by_string``) is one, and every object handed over was told."""
-        told = TOLD_BY_AUDIT.intersection(names)
-        spelled = SOURCE_READS.intersection(names)
-        seen = self.lookups.sources_seen and UNTOLD not in window.sources_read
-        if spelled and seen and SOURCE_READS.isdisjoint(by_string):
-            spellers = (
-                code
-                for code in window.codes.values()
-                if not SOURCE_READS.isdisjoint(code.co_names)
-                or not SOURCE_READS.isdisjoint(self._code_reads[identity(code)][0])
-            )
-            sites = self.lookups.source_sites
-            if all(sites(code) and SOURCE_READS.isdisjoint(code.co_consts) for code in spellers):
-                told |= spelled
-        return {TOLD + name for name in told}
+    def _told_reads(self, window: Window, names: set[str]) -> ToldReads:
+        """``told_code_reads.told_reads`` of what ran in ``window``."""
+        sites = self.lookups.source_sites if self.lookups.sources_seen else None
+        code_reads = self._code_reads
+        return told_reads(
+            window.codes.values(),
+            lambda code: code_reads[identity(code)][0],
+            self.lookups.code_reads,
+            sites,
+            names,
+        )
 
     def _shared_reads(self, item: pytest.Item) -> tuple[frozenset[int], frozenset[str]]:
         """The units and names every test of ``item``'s file (and doctest) depends on and

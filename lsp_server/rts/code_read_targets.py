@@ -5,20 +5,21 @@ modules' files (``rts.seen_bodies``): the syntax does not tell what was read. Tw
 it at run time:
 
 - ``f.__code__``: CPython raises the audit event ``object.__getattr__`` with the function
-  for every read of a function's ``__code__``, whoever reads it (``getattr(f, "__code__")``,
-  a bound method's, ``inspect`` and ``dis`` reading it for ``getsource(f)``, ``dis(f)``).
-  ``CodeReads.on_attribute`` keeps the code object read; ``rts.code_read_units`` turns it
-  into what it shows.
+  for every read of a function's ``__code__`` (a bound method's too), in the reader's
+  frame. ``CodeReads.on_attribute`` keeps the code object read; ``rts.code_read_units``
+  turns it into what it shows.
 - ``inspect.getsource(obj)`` (``getsourcelines``, ``findsource``): on 3.12+ the
   ``sys.monitoring`` CALL event hands over ``obj`` at call sites where the function is the
   callee (``source_sites``): a module's source is its file; a class's, its module's file
-  (found by parsing it); a function's or a method's is read through its ``__code__``,
-  already seen. Any other object (a frame, a code object, a ``__wrapped__`` chain) is not
-  told (``UNTOLD``).
+  (found by parsing it); a function's or a method's, its code object's. Any other object
+  (a frame, a code object, a ``__wrapped__`` chain) is not told (``UNTOLD``).
 
-A spelling is told only for the code that ran in the test's own window (``rts.attribution``
-adds a ``TOLD`` twin of the name; ``names_read.NamesRead.flags`` then skips the name): what
-ran at an import or at collection read code in another window, and keeps the wide reading.
+Reads are kept by reader, the code object that spelled them (``CodeReads``). A spelling is
+told for the code a test ran (``rts.attribution`` adds a ``TOLD`` twin of the name, and
+``names_read.NamesRead.flags`` then skips it) where every code object spelling it is told:
+``__code__`` as an attribute (the audit event is raised in its frame), a source read at
+its call sites; neither as a string (``getattr(f, "__code__")`` may run in library code).
+What ran at an import or at collection, or a statement read there, keeps the wide reading.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ import dis
 import inspect
 import os
 import sys
+from collections.abc import Callable
 from types import CodeType, FunctionType, MethodType, ModuleType
 
 from lsp_server.rts.identity import identity
@@ -65,36 +67,60 @@ def source_sites(code: CodeType) -> frozenset[int] | None:
 
 
 class CodeReads:
-    """The code objects whose ``__code__`` was read and the files whose source was read
-    since the last ``take``."""
+    """What each code object (the reader) read code of, over the session: the functions
+    whose ``__code__`` it read, the files whose source it read (``UNTOLD``: an object not
+    told). A superset of any one test's reads, as ``RuntimeLookups.names``: a test depends
+    on what each code it ran (or took a cached value or a filled container from) read,
+    whichever test it read it in."""
 
-    def __init__(self) -> None:
-        self._functions: dict[int, CodeType] = {}
-        self._sources: set[str] = set()
+    def __init__(self, is_reader: Callable[[CodeType], bool]) -> None:
+        self._is_reader = is_reader  # project code: only its spellings count
+        self.functions: dict[int, dict[int, CodeType]] = {}
+        self.sources: dict[int, set[str]] = {}
+        self._readers: dict[int, CodeType] = {}  # kept alive: an id stays a valid key
         self._reading = False  # reading ``__code__`` here raises the event again
+        self.version = 0
+        """Grows whenever a reader reads something it had not."""
 
     def on_attribute(self, obj: object) -> None:
-        """``object.__getattr__`` audit event for ``obj.__code__``."""
+        """``object.__getattr__`` audit event for ``obj.__code__``, raised in the frame
+        that read it (below this method and the audit hook)."""
         if self._reading or type(obj) is not FunctionType:
             return
-        self._reading = True
-        try:
-            code = obj.__code__
-        finally:
-            self._reading = False
-        self._functions[identity(code)] = code
+        reader = sys._getframe(2).f_code
+        if self._is_reader(reader):
+            self._add_function(reader, obj)
 
-    def on_source_call(self, obj: object) -> None:
-        """A source read (``SOURCE_FUNCTIONS``) about to be called with ``obj``."""
-        if type(obj) in (FunctionType, MethodType) and not hasattr(obj, "__wrapped__"):
-            return  # read through its ``__code__``: ``on_attribute``
+    def on_source_call(self, reader: CodeType, obj: object) -> None:
+        """A source read (``SOURCE_FUNCTIONS``) about to be called by ``reader`` with
+        ``obj``: a function's source is its code's (its ``__code__`` read)."""
+        if type(obj) is MethodType and not hasattr(obj, "__wrapped__"):
+            obj = obj.__func__
+        if type(obj) is FunctionType and not hasattr(obj, "__wrapped__"):
+            self._add_function(reader, obj)
+            return
         module = obj if isinstance(obj, ModuleType) else None
         if module is None and isinstance(obj, type):
             module = sys.modules.get(getattr(obj, "__module__", ""))
         filename = getattr(module, "__file__", None)
-        self._sources.add(os.path.abspath(filename) if isinstance(filename, str) else UNTOLD)
+        read = os.path.abspath(filename) if isinstance(filename, str) else UNTOLD
+        found = self.sources.setdefault(self._keep(reader), set())
+        if read not in found:
+            found.add(read)
+            self.version += 1
 
-    def take(self) -> tuple[dict[int, CodeType], set[str]]:
-        taken = self._functions, self._sources
-        self._functions, self._sources = {}, set()
-        return taken
+    def _add_function(self, reader: CodeType, function: FunctionType) -> None:
+        self._reading = True
+        try:
+            code = function.__code__
+        finally:
+            self._reading = False
+        found = self.functions.setdefault(self._keep(reader), {})
+        if identity(code) not in found:
+            found[identity(code)] = code
+            self.version += 1
+
+    def _keep(self, reader: CodeType) -> int:
+        key = identity(reader)
+        self._readers[key] = reader
+        return key

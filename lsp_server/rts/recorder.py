@@ -154,11 +154,8 @@ class DependencyRecorder:
         codes = self.tracer.take(restart)
         read_lines = self.tracer.read_lines.take()
         files = self.watcher.take()
-        code_read, sources_read = self.tracer.lookups.code_reads.take()
         if self._stack:
             top = self._stack[-1]
-            top.code_read.update(code_read)
-            top.sources_read |= sources_read
             top.codes.update(codes)
             top.read_lines |= read_lines
             top.files |= files
@@ -230,7 +227,6 @@ class DependencyRecorder:
         self._lost_outside_tests |= self.tracer.reinstate()
         self.tracer.take()
         self.tracer.read_lines.take()
-        self.tracer.lookups.code_reads.take()
         self.watcher.take()
         self.collector_runs.take()
         self._stack = [Window()]

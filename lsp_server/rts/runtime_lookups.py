@@ -83,9 +83,9 @@ class RuntimeLookups:
         self.names: dict[int, set[str]] = {}
         self.modules: dict[int, set[str]] = {}
         self.submodules: dict[int, set[str]] = {}  # what a fromlist may have imported
-        self.code_reads = CodeReads()
-        """What code the tests read, told (``rts.code_read_targets``): the recorder routes
-        ``__code__`` audit events there, ``call_event`` the source reads."""
+        self.code_reads = CodeReads(self.is_project_code)
+        """What code each project code object read, told (``rts.code_read_targets``): the
+        recorder routes ``__code__`` audit events there, ``call_event`` the source reads."""
         self.sources_seen = False
         """Whether the calls of ``inspect.getsource`` at its call sites are seen (3.12's
         CALL event, ``call_event``)."""
@@ -217,7 +217,7 @@ class RuntimeLookups:
 
         def on_call_event(code: CodeType, offset: int, function: object, arg0: object) -> object:
             if identity(function) in SOURCE_FUNCTIONS:
-                on_source_call(arg0)
+                on_source_call(code, arg0)
                 return None
             if offset in (source_sites(code) or ()):
                 return None  # another callable this time: maybe a source read next time

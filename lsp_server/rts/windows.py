@@ -16,14 +16,8 @@ class Window:
     files: set[str] = field(default_factory=set)
     # By identity: code whose lines reading code or docstrings ran (``rts.read_lines``).
     read_lines: set[int] = field(default_factory=set)
-    # Code objects whose ``__code__`` was read, files whose source was read
-    # (``rts.code_read_targets``).
-    code_read: CodeSet = field(default_factory=dict)
-    sources_read: set[str] = field(default_factory=set)
 
     def update(self, other: Window) -> None:
         self.codes.update(other.codes)
         self.files |= other.files
         self.read_lines |= other.read_lines
-        self.code_read.update(other.code_read)
-        self.sources_read |= other.sources_read

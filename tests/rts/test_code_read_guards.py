@@ -128,3 +128,43 @@ def test_a_code_read_told_beside_one_made_at_import_keeps_the_wide_reading(
     # import, in another window: its statement spells ``__code__``, the wide reading stays.
     edit(project, "other.py", "return 20", "return 22")
     assert "test_code_kept_at_import" in run(project)
+
+
+def test_a_code_read_inside_a_cached_call_selects_the_test_hitting_the_cache(
+    pytester: pytest.Pytester,
+) -> None:
+    # The second test never runs ``consts_of``: the first filled the cache, reading
+    # ``unused.__code__`` in its window. Who read what is kept by reader, not by window.
+    write(pytester, "other.py", "def unused():\n    return 20\n")
+    write(
+        pytester,
+        "helper.py",
+        """
+        import functools
+
+
+        @functools.cache
+        def consts_of(f):
+            return f.__code__.co_consts
+        """,
+    )
+    write(
+        pytester,
+        "test_cached.py",
+        """
+        import helper
+        import other
+
+
+        def test_fills():
+            assert 20 in helper.consts_of(other.unused)
+
+
+        def test_hits():
+            assert 20 in helper.consts_of(other.unused)
+        """,
+    )
+    assert len(run(pytester)) == 2
+    edit(pytester, "other.py", "return 20", "return 21")
+    ran, failed = ran_and_failed(pytester)
+    assert ran == failed == {"test_fills", "test_hits"}
