@@ -30,6 +30,7 @@ from lsp_server.rts.identity import identity
 from lsp_server.rts.import_footprints import GlobalsRead, ImportFootprints, add_globals
 from lsp_server.rts.imports import ImportResolver
 from lsp_server.rts.interned_units import InternedUnits
+from lsp_server.rts.lookup_sites import shadowed
 from lsp_server.rts.lookups import ATTRIBUTE_LOOKUP
 from lsp_server.rts.loose_assignments import body_reads
 from lsp_server.rts.namespace_listings import own_listing
@@ -174,7 +175,15 @@ class UnitAttribution:
             self.lookups.code_reads,
             sites,
             names,
+            self._getters_shadowed,
         )
+
+    def _getters_shadowed(self, code: CodeType) -> bool:
+        """Whether the module of ``code`` may bind ``getattr`` or ``hasattr`` (it spells)
+        to something else than the builtin (``lookup_sites.shadowed``)."""
+        rel = self.paths.python_rel(code.co_filename)
+        units = None if rel is None else self.states.units(rel)
+        return units is None or shadowed(code, units.bound, units.import_origins)
 
     def _shared_reads(self, item: pytest.Item) -> tuple[frozenset[int], frozenset[str]]:
         """The units and names every test of ``item``'s file (and doctest) depends on and

@@ -4,9 +4,11 @@ and what they read.
 A name of ``TOLD_BY_AUDIT`` or ``SOURCE_READS`` the test read is told when each code object
 the test ran that spells it is told for it: ``__code__`` spelled as an attribute (the
 audit event names the function, in the reader's frame), a source read called at its call
-sites where the CALL event is seen (3.12+). A code object spelling one as a string
-(``getattr(f, "__code__")``, ``getattr(inspect, "getsource")``) is not told: the read may
-happen in library code, or anywhere the function is handed. A name looked up by a string
+sites where the CALL event is seen (3.12+). A code object spelling one as a string is not
+told (``getattr(inspect, "getsource")``, ``update_wrapper(g, f, ("__code__",))``: the read
+may happen in library code, or anywhere the function is handed), but for ``__code__`` as
+the name argument of the builtin ``getattr``/``hasattr`` (typeguard's ``getattr(f,
+"__code__", None)``), which reads it in the caller's frame. A name looked up by a string
 computed at run time, or a source read of an object not told (``UNTOLD``), is not told
 either. The caller gives the names only the code the test ran read: a statement read at an
 import, or code run at collection, keeps the wide reading.
@@ -14,6 +16,7 @@ import, or code run at collection, keeps the wide reading.
 
 from __future__ import annotations
 
+import dis
 from collections.abc import Callable, Iterable, Set
 from dataclasses import dataclass, field
 from types import CodeType
@@ -26,8 +29,10 @@ from lsp_server.rts.code_read_targets import (
     CodeReads,
 )
 from lsp_server.rts.identity import identity
+from lsp_server.rts.lookup_sites import call_site
 
 _TOLDABLE = TOLD_BY_AUDIT | SOURCE_READS
+_NAME_GETTERS = frozenset(["getattr", "hasattr"])
 
 
 @dataclass
@@ -50,10 +55,12 @@ def told_reads(
     reads: CodeReads,
     source_sites: Callable[[CodeType], frozenset[int] | None] | None,
     names: Set[str],
+    shadowed: Callable[[CodeType], bool],
 ) -> ToldReads:
     """What the code objects ``codes`` (what a test ran, ``names_of`` each: the names it
     reads) read, and which of the code-read names among ``names`` (read by those code
-    objects only) were told. ``source_sites``: None where source reads are not seen."""
+    objects only) were told. ``source_sites``: None where source reads are not seen;
+    ``shadowed``: whether a code object's module may bind ``getattr`` to something else."""
     found = ToldReads()
     told: dict[str, bool] = {}
     for code in codes:
@@ -61,7 +68,7 @@ def told_reads(
         found.functions.update(reads.functions.get(key, {}))
         found.files |= reads.sources.get(key, set())
         for name in _TOLDABLE.intersection(code.co_names).union(_TOLDABLE & names_of(code)):
-            told[name] = told.get(name, True) and _is_told(code, name, source_sites)
+            told[name] = told.get(name, True) and _is_told(code, name, source_sites, shadowed)
     untold_source = UNTOLD in found.files
     found.twins = {
         TOLD + name
@@ -72,10 +79,45 @@ def told_reads(
 
 
 def _is_told(
-    code: CodeType, name: str, source_sites: Callable[[CodeType], frozenset[int] | None] | None
+    code: CodeType,
+    name: str,
+    source_sites: Callable[[CodeType], frozenset[int] | None] | None,
+    shadowed: Callable[[CodeType], bool],
 ) -> bool:
-    if name not in code.co_names or name in code.co_consts:
+    if name not in code.co_names:
         return False
-    if name in TOLD_BY_AUDIT:
-        return True
-    return source_sites is not None and bool(source_sites(code))
+    if _holds(code.co_consts, name):
+        return name in TOLD_BY_AUDIT and not shadowed(code) and _getattr_names_only(code, name)
+    return name in TOLD_BY_AUDIT or (source_sites is not None and bool(source_sites(code)))
+
+
+def _holds(constants: tuple[object, ...] | frozenset[object], name: str) -> bool:
+    """Whether ``name`` is among ``constants``, or in a tuple or frozenset among them."""
+    return any(
+        value == name or (type(value) in (tuple, frozenset) and _holds(value, name))  # type: ignore[arg-type]
+        for value in constants
+        if type(value) in (str, tuple, frozenset)
+    )
+
+
+def _getattr_names_only(code: CodeType, name: str) -> bool:
+    """Whether the string ``name`` is only ever the name argument of calls of ``getattr``
+    or ``hasattr`` loaded as globals (the builtins: the caller checks the module binds
+    neither), never in a tuple or handed anywhere else."""
+    instructions = list(dis.get_instructions(code))
+    loads = 0
+    for ins in instructions:
+        if ins.opcode not in dis.hasconst or type(ins.argval) not in (str, tuple, frozenset):
+            continue
+        if ins.argval == name:
+            loads += 1
+        elif type(ins.argval) is not str and _holds(ins.argval, name):
+            return False  # a tuple of names: handed over whole
+    calls = 0
+    for index, ins in enumerate(instructions):
+        if ins.opname == "LOAD_GLOBAL" and ins.argval in _NAME_GETTERS:
+            found = call_site(instructions, index)
+            arguments = () if found is None else found[1].get(found[0], ())
+            if len(arguments) >= 2 and arguments[1] == ("const", name):
+                calls += 1
+    return calls == loads
