@@ -73,8 +73,11 @@ class CodeReads:
     on what each code it ran (or took a cached value or a filled container from) read,
     whichever test it read it in."""
 
-    def __init__(self, is_reader: Callable[[CodeType], bool]) -> None:
+    def __init__(
+        self, is_reader: Callable[[CodeType], bool], is_project_file: Callable[[str], bool]
+    ) -> None:
         self._is_reader = is_reader  # project code: only its spellings count
+        self._is_project_file = is_project_file
         self.functions: dict[int, dict[int, CodeType]] = {}
         self.sources: dict[int, set[str]] = {}
         self._readers: dict[int, CodeType] = {}  # kept alive: an id stays a valid key
@@ -84,10 +87,16 @@ class CodeReads:
 
     def on_attribute(self, obj: object) -> None:
         """``object.__getattr__`` audit event for ``obj.__code__``, raised in the frame
-        that read it (below this method and the audit hook)."""
+        that read it (below this method and the audit hook). Its module's ``__file__``
+        tells library readers apart first: each ``frame.f_code`` raises an audit event
+        too, and pytest and ``inspect`` read functions' code all the time."""
         if self._reading or type(obj) is not FunctionType:
             return
-        reader = sys._getframe(2).f_code
+        frame = sys._getframe(2)
+        filename = frame.f_globals.get("__file__")
+        if isinstance(filename, str) and not self._is_project_file(filename):
+            return
+        reader = frame.f_code
         if self._is_reader(reader):
             self._add_function(reader, obj)
 

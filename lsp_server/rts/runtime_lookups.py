@@ -83,7 +83,7 @@ class RuntimeLookups:
         self.names: dict[int, set[str]] = {}
         self.modules: dict[int, set[str]] = {}
         self.submodules: dict[int, set[str]] = {}  # what a fromlist may have imported
-        self.code_reads = CodeReads(self.is_project_code)
+        self.code_reads = CodeReads(self.is_project_code, self._is_project_filename)
         """What code each project code object read, told (``rts.code_read_targets``): the
         recorder routes ``__code__`` audit events there, ``call_event`` the source reads."""
         self.sources_seen = False
@@ -112,9 +112,12 @@ class RuntimeLookups:
         self._calls.clear()
 
     def is_project_code(self, code: CodeType) -> bool:
-        wanted = self._files.get(code.co_filename)
+        return self._is_project_filename(code.co_filename)
+
+    def _is_project_filename(self, filename: str) -> bool:
+        wanted = self._files.get(filename)
         if wanted is None:
-            wanted = self._files[code.co_filename] = self._is_project_file(code.co_filename)
+            wanted = self._files[filename] = self._is_project_file(filename)
         return wanted
 
     def on_call(
