@@ -81,6 +81,7 @@ class CodeReads:
         self.functions: dict[int, dict[int, CodeType]] = {}
         self.sources: dict[int, set[str]] = {}
         self._readers: dict[int, CodeType] = {}  # kept alive: an id stays a valid key
+        self._spelled: dict[int, frozenset[str]] = {}
         self._reading = False  # reading ``__code__`` here raises the event again
         self.version = 0
         """Grows whenever a reader reads something it had not."""
@@ -117,6 +118,16 @@ class CodeReads:
         if read not in found:
             found.add(read)
             self.version += 1
+
+    def spelled(
+        self, code: CodeType, spelled_in: Callable[[CodeType], frozenset[str]]
+    ) -> frozenset[str]:
+        """``spelled_in(code)``, kept by identity over the session."""
+        key = self._keep(code)
+        found = self._spelled.get(key)
+        if found is None:
+            found = self._spelled[key] = spelled_in(code)
+        return found
 
     def _add_function(self, reader: CodeType, function: FunctionType) -> None:
         self._reading = True

@@ -67,7 +67,7 @@ def told_reads(
         key = identity(code)
         found.functions.update(reads.functions.get(key, {}))
         found.files |= reads.sources.get(key, set())
-        for name in _TOLDABLE.intersection(code.co_names).union(_TOLDABLE & names_of(code)):
+        for name in reads.spelled(code, _spelled).union(_TOLDABLE & names_of(code)):
             told[name] = told.get(name, True) and _is_told(code, name, source_sites, shadowed)
     untold_source = UNTOLD in found.files
     found.twins = {
@@ -78,16 +78,24 @@ def told_reads(
     return found
 
 
+def _spelled(code: CodeType) -> frozenset[str]:
+    """The code-read names ``code`` spells, as names or strings (a read by a string may
+    count where its line ran only: ``rts.read_lines``)."""
+    return frozenset(
+        name for name in _TOLDABLE if name in code.co_names or _holds(code.co_consts, name)
+    )
+
+
 def _is_told(
     code: CodeType,
     name: str,
     source_sites: Callable[[CodeType], frozenset[int] | None] | None,
     shadowed: Callable[[CodeType], bool],
 ) -> bool:
-    if name not in code.co_names:
-        return False
     if _holds(code.co_consts, name):
         return name in TOLD_BY_AUDIT and not shadowed(code) and _getattr_names_only(code, name)
+    if name not in code.co_names:
+        return False  # read by a name looked up at run time, not spelled here
     return name in TOLD_BY_AUDIT or (source_sites is not None and bool(source_sites(code)))
 
 

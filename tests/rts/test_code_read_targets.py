@@ -203,3 +203,39 @@ def test_a_function_added_to_a_module_read_whole_selects_its_reader(
     ran, failed = ran_and_failed(unnamed)
     assert {"test_module_text", "test_position"} <= ran
     assert "test_position" in failed
+
+
+def test_code_read_by_getattr_with_a_constant_name_shows_the_function_only(
+    pytester: pytest.Pytester,
+) -> None:
+    """typeguard's ``instrument``: ``getattr(f, "__code__", None)``, the builtin reading in
+    the caller's frame, is told like ``f.__code__``."""
+    write(pytester, "other.py", "def first():\n    return 1\n\n\ndef unused():\n    return 20\n")
+    write(
+        pytester,
+        "instr.py",
+        """
+        def constants(f):
+            code = getattr(f, "__code__", None)
+            return code.co_consts if code is not None else ()
+        """,
+    )
+    write(
+        pytester,
+        "test_getattr_read.py",
+        """
+        import instr
+        import other
+
+
+        def test_constants():
+            assert 1 in instr.constants(other.first)
+            assert callable(other.unused)
+        """,
+    )
+    assert len(run(pytester)) == 1
+    edit(pytester, "other.py", "return 20", "return 21")
+    assert run(pytester) == set()
+    edit(pytester, "other.py", "return 1", "return 2")
+    ran, failed = ran_and_failed(pytester)
+    assert ran == failed == {"test_constants"}
