@@ -95,7 +95,7 @@ def test_a_change_in_a_function_nested_in_the_one_whose_code_was_read_selects_it
     project: pytest.Pytester,
 ) -> None:
     # ``inner`` never ran: only ``outer``'s code object (its constants) showed it.
-    edit(project, "target.py", "return 5", "return 7")
+    edit(project, "target.py", "return 5", "return  7")
     ran, failed = ran_and_failed(project)
     assert "test_nested_code" in ran
     assert "test_nested_code" in failed
@@ -105,7 +105,7 @@ def test_a_change_in_a_function_nested_in_the_one_whose_code_was_read_selects_it
 def test_a_method_change_in_a_class_whose_source_was_read_selects_its_reader(
     project: pytest.Pytester,
 ) -> None:
-    edit(project, "target.py", "return 6", "return 7")
+    edit(project, "target.py", "return 6", "return  7")
     ran, failed = ran_and_failed(project)
     assert "test_class_source" in ran
     assert "test_class_source" in failed
@@ -115,7 +115,7 @@ def test_source_read_through_an_alias_keeps_the_wide_reading(
     project: pytest.Pytester,
 ) -> None:
     # ``read(other)`` is no call site of ``getsource``: what it was handed is not told.
-    edit(project, "other.py", "return 20", "return 21")
+    edit(project, "other.py", "return 20", "return  21")
     ran, failed = ran_and_failed(project)
     assert {"test_source_by_alias", "test_code_kept_at_import"} <= ran
     assert {"test_source_by_alias", "test_code_kept_at_import"} <= failed
@@ -126,7 +126,7 @@ def test_a_code_read_told_beside_one_made_at_import_keeps_the_wide_reading(
 ) -> None:
     # The test's own ``first.__code__`` is told; ``kept.CODE`` was read at ``kept``'s
     # import, in another window: its statement spells ``__code__``, the wide reading stays.
-    edit(project, "other.py", "return 20", "return 22")
+    edit(project, "other.py", "return 20", "return  22")
     assert "test_code_kept_at_import" in run(project)
 
 
@@ -165,6 +165,6 @@ def test_a_code_read_inside_a_cached_call_selects_the_test_hitting_the_cache(
         """,
     )
     assert len(run(pytester)) == 2
-    edit(pytester, "other.py", "return 20", "return 21")
+    edit(pytester, "other.py", "return 20", "return  21")
     ran, failed = ran_and_failed(pytester)
     assert ran == failed == {"test_fills", "test_hits"}
