@@ -10,6 +10,8 @@ read its code untraced); it sees its default values when it read signatures
 library code see them with it. A test that read code depends on every unit of the files of
 its modules besides: a module's source shows every statement of it, named by the test or
 not, and a function's code object its line in the file, which any line added above moves.
+Where the code reads were told as the test ran (``rts.told_code_reads``), their names do
+not count here: the test depends on what was read instead (``rts.code_read_units``).
 """
 
 from __future__ import annotations
