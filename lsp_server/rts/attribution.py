@@ -22,7 +22,7 @@ import pytest
 from lsp_server.project.files import ProjectPaths
 from lsp_server.rts.binding_reads import BindingReads
 from lsp_server.rts.class_hooks import HookedClasses
-from lsp_server.rts.code_read_units import code_read_units
+from lsp_server.rts.code_read_marks import CodeReadMarks
 from lsp_server.rts.file_units import FileUnits, Unit
 from lsp_server.rts.function_units import FunctionUnits
 from lsp_server.rts.gathered_listings import GATHERED, gathered_by_copy
@@ -30,7 +30,6 @@ from lsp_server.rts.identity import identity
 from lsp_server.rts.import_footprints import GlobalsRead, ImportFootprints, add_globals
 from lsp_server.rts.imports import ImportResolver
 from lsp_server.rts.interned_units import InternedUnits
-from lsp_server.rts.lookup_sites import shadowed
 from lsp_server.rts.lookups import ATTRIBUTE_LOOKUP
 from lsp_server.rts.loose_assignments import body_reads
 from lsp_server.rts.namespace_listings import own_listing
@@ -42,7 +41,6 @@ from lsp_server.rts.runtime_lookups import RuntimeLookups
 from lsp_server.rts.snapshots import FileStates
 from lsp_server.rts.spans import ImportStatement
 from lsp_server.rts.static_units import static_units
-from lsp_server.rts.told_code_reads import ToldReads, told_reads
 from lsp_server.rts.tracing import CodeTracer
 from lsp_server.rts.unit_names import FILE, MODULE, header_name
 from lsp_server.rts.windows import Window
@@ -102,6 +100,10 @@ class UnitAttribution:
         self.bindings = BindingReads(states, self.resolver, self._intern, self._units)
         self.functions = FunctionUnits(paths, states)
         self.hooked_classes = HookedClasses(states, paths, self._intern)
+        names_of = self._code_reads.__getitem__
+        self.marks = CodeReadMarks(
+            lookups, lambda code: names_of(identity(code))[0], paths, states, self._intern
+        )
 
     def units_of_test(self, item: pytest.Item, window: Window, tracer: CodeTracer) -> InternedUnits:
         """Every unit the test ``item`` depends on, given what ran in its ``window``.
@@ -153,9 +155,9 @@ class UnitAttribution:
         globals_read = add_globals({}, [*code_globals, *static_globals.items()])
         ids, read_at_import, at_import_by_string = self.footprints.expand(ids)
         self.footprints.add_globals_read(ids, globals_read)
-        told = self._told_reads(window, names - reads - read_at_import - by_string)
-        names |= told.twins  # what they show: ``rts.code_read_units``
-        ids = ids.union(code_read_units(*told.read(), self.states, self.paths, self._intern))
+        # Which code reads were told, and what they read (``rts.code_read_marks``).
+        marks, read = self.marks.marks(codes.values(), names - reads - by_string, reads | by_string)
+        names, ids = names | marks, ids.union(read)
         names, dynamic = names | by_string | read_at_import, dynamic or at_import_by_string
         whole = self.footprints.read_whole(ids) | modules_read_whole(names)
         base = self._shared_reads(item)
@@ -164,26 +166,6 @@ class UnitAttribution:
         hooked = self.hooked_classes.units(paths).difference(ids)  # it imported their modules
         ids, paths = ids.union(hooked), paths.union(map(unit_path, hooked))  # a base's, elsewhere
         return InternedUnits(ids, self._units, paths)
-
-    def _told_reads(self, window: Window, names: set[str]) -> ToldReads:
-        """``told_code_reads.told_reads`` of what ran in ``window``."""
-        sites = self.lookups.source_sites if self.lookups.sources_seen else None
-        code_reads = self._code_reads
-        return told_reads(
-            window.codes.values(),
-            lambda code: code_reads[identity(code)][0],
-            self.lookups.code_reads,
-            sites,
-            names,
-            self._getters_shadowed,
-        )
-
-    def _getters_shadowed(self, code: CodeType) -> bool:
-        """Whether the module of ``code`` may bind ``getattr`` or ``hasattr`` (it spells)
-        to something else than the builtin (``lookup_sites.shadowed``)."""
-        rel = self.paths.python_rel(code.co_filename)
-        units = None if rel is None else self.states.units(rel)
-        return units is None or shadowed(code, units.bound, units.import_origins)
 
     def _shared_reads(self, item: pytest.Item) -> tuple[frozenset[int], frozenset[str]]:
         """The units and names every test of ``item``'s file (and doctest) depends on and
@@ -377,6 +359,7 @@ class UnitAttribution:
             names: frozenset[str] = frozenset()
             globals_read: GlobalsRead = {}
             dynamic = hooked = False
+            by_string: set[str] = set()
             for ran in codes.values():
                 ids.update(self._units_of_code(ran))
                 ran_names, ran_dynamic, imported = self._every_read(ran, globals_read)
@@ -384,6 +367,11 @@ class UnitAttribution:
                 names = names | ran_names
                 dynamic = dynamic or ran_dynamic
                 hooked = hooked or (bool(self._code_units[identity(ran)]) and builds_classes(ran))
+                if identity(ran) in self._read_at_run_time:
+                    by_string |= self._run_time_reads(ran)[0]
+            # Code read at import (typeguard's ``@typechecked``): told as in a test's window.
+            marks, read = self.marks.marks(codes.values(), names - by_string, by_string)
+            names, ids = names | marks, ids | read
             self.footprints.add(module, ids, names, dynamic, globals_read)
             if hooked:
                 hands = self.hooked_classes.may_hand_classes

@@ -36,6 +36,8 @@ from lsp_server.rts.lookup_sites import call_site
 
 TOLD = "<told>"
 """A name prefixed so is a twin: the code read its spelling names was told at run time."""
+UNTOLD_MARK = "<untold>"
+"""A name prefixed so: its code read was not told somewhere (``rts.code_read_marks``)."""
 TOLD_BY_AUDIT = frozenset(["__code__"])
 """Spellings whose reads the audit event tells, on every version."""
 SOURCE_READS = frozenset(["getsource", "getsourcelines", "findsource"])

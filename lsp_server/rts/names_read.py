@@ -11,7 +11,7 @@ from collections.abc import Set
 from dataclasses import dataclass
 from typing import NamedTuple
 
-from lsp_server.rts.code_read_targets import SOURCE_READS, TOLD, TOLD_BY_AUDIT
+from lsp_server.rts.code_read_targets import SOURCE_READS, TOLD, TOLD_BY_AUDIT, UNTOLD_MARK
 from lsp_server.rts.lookups import ATTRIBUTE_LOOKUP, BODY_READS, DOC_READS, SIGNATURE_READS
 from lsp_server.rts.module_docstring import MODULE_DOC
 from lsp_server.rts.unit_names import HEADER
@@ -81,14 +81,19 @@ class NamesRead:
 
     def flags(self) -> PartsRead:
         """Which parts of functions the names read show (a code read whose ``TOLD`` twin is
-        among them shows what was told: ``rts.code_read_units``). ``__doc__`` read only as a
-        module's global is that module's docstring (``rts.module_docstring``), or what a
-        statement there rebound it to (pyjwt's ``__doc__ = f"..."``), never a function's:
-        copying one spells ``.__doc__``, an attribute, which is read anywhere."""
+        among them, and no ``UNTOLD_MARK`` one, shows what was told instead:
+        ``rts.code_read_marks``). ``__doc__`` read only as a module's global is that
+        module's docstring (``rts.module_docstring``), or what a statement there rebound it
+        to (pyjwt's ``__doc__ = f"..."``), never a function's: copying one spells
+        ``.__doc__``, an attribute, which is read anywhere."""
         names = set().union(*self.by_module.values())
         names.discard(MODULE_DOC)
         names |= self.anywhere
-        code = [name for name in BODY_READS.intersection(names) if TOLD + name not in names]
+        code = [
+            name
+            for name in BODY_READS.intersection(names)
+            if TOLD + name not in names or UNTOLD_MARK + name in names
+        ]
         return PartsRead(
             bool(code),
             not SIGNATURE_READS.isdisjoint(names),

@@ -168,3 +168,85 @@ def test_a_code_read_inside_a_cached_call_selects_the_test_hitting_the_cache(
     edit(pytester, "other.py", "return 20", "return  21")
     ran, failed = ran_and_failed(pytester)
     assert ran == failed == {"test_fills", "test_hits"}
+
+
+@pytest.fixture
+def decorated(pytester: pytest.Pytester) -> pytest.Pytester:
+    """typeguard's shape: a decorator applied at import reads the function's code and the
+    source of its whole module (``rts.code_read_marks``: told in the module's footprint)."""
+    write(
+        pytester,
+        "deco.py",
+        """
+        import inspect
+        import sys
+
+
+        def instrument(f):
+            code = getattr(f, "__code__", None)
+            f.source = inspect.getsource(sys.modules[f.__module__])
+            f.first_line = code.co_firstlineno
+            return f
+        """,
+    )
+    write(
+        pytester,
+        "shapes.py",
+        """
+        from deco import instrument
+
+
+        @instrument
+        def first():
+            return "one"
+
+
+        def second():
+            return "two"
+        """,
+    )
+    write(pytester, "other.py", "def helper():\n    return 1\n\n\ndef unused():\n    return 20\n")
+    write(
+        pytester,
+        "test_decorated.py",
+        """
+        import other
+        import shapes
+
+
+        def test_source_at_import():
+            assert shapes.first() == "one" and other.helper() == 1
+            assert 'return "two"' in shapes.first.source
+
+
+        def test_position_at_import():
+            assert shapes.first.first_line == 4
+        """,
+    )
+    assert len(run(pytester)) == 2
+    return pytester
+
+
+@needs_call_event
+def test_a_change_in_a_module_whose_source_was_read_at_import_selects_its_reader(
+    decorated: pytest.Pytester,
+) -> None:
+    # ``second`` never ran: only the source read at ``shapes``'s import showed it.
+    edit(decorated, "shapes.py", 'return "two"', 'return "three"')
+    ran, failed = ran_and_failed(decorated)
+    assert "test_source_at_import" in ran
+    assert "test_source_at_import" in failed
+
+
+def test_a_line_added_above_a_function_whose_code_was_read_at_import_selects_its_reader(
+    decorated: pytest.Pytester,
+) -> None:
+    edit(
+        decorated,
+        "shapes.py",
+        "from deco import instrument",
+        "import deco\ninstrument = deco.instrument",
+    )
+    ran, failed = ran_and_failed(decorated)
+    assert "test_position_at_import" in ran
+    assert "test_position_at_import" in failed

@@ -243,3 +243,48 @@ def test_code_read_by_getattr_with_a_constant_name_shows_the_function_only(
     edit(pytester, "other.py", "return 'one'", "return 'two!'")
     ran, failed = ran_and_failed(pytester)
     assert ran == failed == {"test_constants"}
+
+
+@needs_call_event
+def test_code_read_at_import_shows_the_decorated_function_and_its_module_only(
+    pytester: pytest.Pytester,
+) -> None:
+    """typeguard's ``@typechecked`` reads, at the import of the module it decorates, the
+    function's code (``getattr(f, "__code__", None)``) and its module's source: a body
+    change in another module the tests import is none of theirs."""
+    write(
+        pytester,
+        "deco.py",
+        """
+        import inspect
+        import sys
+
+
+        def instrument(f):
+            code = getattr(f, "__code__", None)
+            f.lines = (code.co_firstlineno, inspect.getsource(sys.modules[f.__module__]))
+            return f
+        """,
+    )
+    write(
+        pytester,
+        "shapes.py",
+        "from deco import instrument\n\n\n@instrument\ndef first():\n    return 1\n",
+    )
+    write(pytester, "other.py", "def helper():\n    return 1\n\n\ndef unused():\n    return 20\n")
+    write(
+        pytester,
+        "test_decorated.py",
+        """
+        import other
+        import shapes
+
+
+        def test_decorated():
+            assert shapes.first() == other.helper() == 1
+            assert callable(other.unused)
+        """,
+    )
+    assert len(run(pytester)) == 1
+    edit(pytester, "other.py", "return 20", "return 21")
+    assert run(pytester) == set()
