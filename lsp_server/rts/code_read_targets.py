@@ -14,12 +14,14 @@ it at run time:
   (found by parsing it); a function's or a method's, its code object's. Any other object
   (a frame, a code object, a ``__wrapped__`` chain) is not told (``UNTOLD``).
 
-Reads are kept by reader, the code object that spelled them (``CodeReads``). A spelling is
-told for the code a test ran (``rts.attribution`` adds a ``TOLD`` twin of the name, and
-``names_read.NamesRead.flags`` then skips it) where every code object spelling it is told:
-``__code__`` as an attribute (the audit event is raised in its frame), a source read at
-its call sites; neither as a string (``getattr(f, "__code__")`` may run in library code).
-What ran at an import or at collection, or a statement read there, keeps the wide reading.
+Reads are kept by reader, the code object that spelled them (``CodeReads``), over the
+session: a test depends on what each code object it ran (or borrowed from a cache filler)
+read, whichever test it read it in. A spelling is told where every code object spelling
+it is told (``rts.told_code_reads``): ``__code__`` as an attribute or as the builtin
+``getattr``'s constant name (the audit event is raised in the reader's frame), a source
+read at its call sites. ``rts.code_read_marks`` marks the names told and not told, for a
+test's window and for each module's import footprint; ``names_read.NamesRead.flags``
+skips a code read told everywhere it was read.
 """
 
 from __future__ import annotations
