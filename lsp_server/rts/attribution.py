@@ -100,10 +100,7 @@ class UnitAttribution:
         self.bindings = BindingReads(states, self.resolver, self._intern, self._units)
         self.functions = FunctionUnits(paths, states)
         self.hooked_classes = HookedClasses(states, paths, self._intern)
-        names_of = self._code_reads.__getitem__
-        self.marks = CodeReadMarks(
-            lookups, lambda code: names_of(identity(code))[0], paths, states, self._intern
-        )
+        self.marks = CodeReadMarks(lookups, self._names_anywhere, paths, states, self._intern)
 
     def units_of_test(self, item: pytest.Item, window: Window, tracer: CodeTracer) -> InternedUnits:
         """Every unit the test ``item`` depends on, given what ran in its ``window``.
@@ -166,6 +163,10 @@ class UnitAttribution:
         hooked = self.hooked_classes.units(paths).difference(ids)  # it imported their modules
         ids, paths = ids.union(hooked), paths.union(map(unit_path, hooked))  # a base's, elsewhere
         return InternedUnits(ids, self._units, paths)
+
+    def _names_anywhere(self, code: CodeType) -> frozenset[str]:
+        """What ``code`` reads wherever its lines ran (``_line_reads``)."""
+        return self._code_reads[identity(code)][0] | self._line_reads.whole(identity(code))
 
     def _shared_reads(self, item: pytest.Item) -> tuple[frozenset[int], frozenset[str]]:
         """The units and names every test of ``item``'s file (and doctest) depends on and

@@ -58,16 +58,19 @@ def told_reads(
     shadowed: Callable[[CodeType], bool],
 ) -> ToldReads:
     """What the code objects ``codes`` (what a test ran, ``names_of`` each: the names it
-    reads) read, and which of the code-read names among ``names`` (read by those code
-    objects only) were told. ``source_sites``: None where source reads are not seen;
-    ``shadowed``: whether a code object's module may bind ``getattr`` to something else."""
+    reads wherever its lines ran) read, and which of the code-read names among ``names``
+    (read by those code objects only) were told. ``source_sites``: None where source
+    reads are not seen; ``shadowed``: whether a code object's module may bind ``getattr``
+    to something else."""
     found = ToldReads()
     told: dict[str, bool] = {}
     for code in codes:
         key = identity(code)
-        found.functions.update(reads.functions.get(key, {}))
-        found.files |= reads.sources.get(key, set())
-        for name in reads.spelled(code, _spelled).union(_TOLDABLE & names_of(code)):
+        read_names = _TOLDABLE.intersection(names_of(code))
+        if read_names:  # a code object only kept by identity reads no code: ``rts.reads``
+            found.functions.update(reads.functions.get(key, {}))
+            found.files |= reads.sources.get(key, set())
+        for name in reads.spelled(code, _spelled).union(read_names):
             told[name] = told.get(name, True) and _is_told(code, name, source_sites, shadowed)
     untold_source = UNTOLD in found.files
     found.twins = {
