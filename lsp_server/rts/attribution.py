@@ -371,7 +371,7 @@ class UnitAttribution:
                 if identity(ran) in self._read_at_run_time:
                     by_string |= self._run_time_reads(ran)[0]
             # Code read at import (typeguard's ``@typechecked``): told as in a test's window.
-            marks, read = self.marks.marks(codes.values(), names - by_string, by_string)
+            marks, read = self.marks.marks(codes.values(), names - by_string, by_string, code)
             names, ids = names | marks, ids | read
             self.footprints.add(module, ids, names, dynamic, globals_read)
             if hooked:

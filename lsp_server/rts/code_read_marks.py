@@ -44,17 +44,22 @@ class CodeReadMarks:
         self._intern = intern
 
     def marks(
-        self, codes: Iterable[CodeType], names: Set[str], untold: Set[str]
+        self,
+        codes: Iterable[CodeType],
+        names: Set[str],
+        untold: Set[str],
+        module: CodeType | None = None,
     ) -> tuple[set[str], set[int]]:
         """The marks of the code-read names among ``names`` (read by the code objects
         ``codes``) and ``untold`` (read otherwise), and the units what ``codes`` read
-        shows."""
+        shows; ``module``: the module whose import ran ``codes`` (``told_reads``)."""
         spelled, other = _TOLDABLE.intersection(names), _TOLDABLE.intersection(untold)
         # What the code read counts whatever the names: a line reading code counts only
         # where it ran (``rts.read_lines``), and a cache hit borrows code that did not run.
         lookups = self._lookups
         sites = lookups.source_sites if lookups.sources_seen else None
-        found = told_reads(codes, self._names_of, lookups.code_reads, sites, names, self._shadowed)
+        reads = lookups.code_reads
+        found = told_reads(codes, self._names_of, reads, sites, names, self._shadowed, module)
         marks = {UNTOLD_MARK + name for name in other}
         for name in spelled - other:
             marks.add(TOLD + name if TOLD + name in found.twins else UNTOLD_MARK + name)

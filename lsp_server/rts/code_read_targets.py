@@ -31,7 +31,7 @@ import inspect
 import os
 import sys
 from collections.abc import Callable
-from types import CodeType, FunctionType, MethodType, ModuleType
+from types import CodeType, FrameType, FunctionType, MethodType, ModuleType
 
 from lsp_server.rts.identity import identity
 from lsp_server.rts.lookup_sites import call_site
@@ -73,17 +73,19 @@ def source_sites(code: CodeType) -> frozenset[int] | None:
 class CodeReads:
     """What each code object (the reader) read code of, over the session: the functions
     whose ``__code__`` it read, the files whose source it read (``UNTOLD``: an object not
-    told). A superset of any one test's reads, as ``RuntimeLookups.names``: a test depends
-    on what each code it ran (or took a cached value or a filled container from) read,
-    whichever test it read it in."""
+    told). By reader: a superset of any one test's reads, as ``RuntimeLookups.names`` (a
+    test depends on what each code it ran, or took a cached value or a filled container
+    from, read, whichever test it read it in). By (module, reader) too: what it read while
+    that project module was the innermost one executing, its import footprint's share
+    (each module decorated by ``@typechecked`` reads its own functions and source)."""
 
     def __init__(
         self, is_reader: Callable[[CodeType], bool], is_project_file: Callable[[str], bool]
     ) -> None:
         self._is_reader = is_reader  # project code: only its spellings count
         self._is_project_file = is_project_file
-        self.functions: dict[int, dict[int, CodeType]] = {}
-        self.sources: dict[int, set[str]] = {}
+        self.functions: dict[object, dict[int, CodeType]] = {}
+        self.sources: dict[object, set[str]] = {}
         self._readers: dict[int, CodeType] = {}  # kept alive: an id stays a valid key
         self._spelled: dict[int, frozenset[str]] = {}
         self._reading = False  # reading ``__code__`` here raises the event again
@@ -103,25 +105,22 @@ class CodeReads:
             return
         reader = frame.f_code
         if self._is_reader(reader):
-            self._add_function(reader, obj)
+            self._add(reader, frame, self._code_of(obj))
 
     def on_source_call(self, reader: CodeType, obj: object) -> None:
-        """A source read (``SOURCE_FUNCTIONS``) about to be called by ``reader`` with
-        ``obj``: a function's source is its code's (its ``__code__`` read)."""
+        """A source read (``SOURCE_FUNCTIONS``) about to be called by ``reader`` (the
+        frame below the CALL callback) with ``obj``: a function's source is its code's."""
+        frame = sys._getframe(2)
         if type(obj) is MethodType and not hasattr(obj, "__wrapped__"):
             obj = obj.__func__
         if type(obj) is FunctionType and not hasattr(obj, "__wrapped__"):
-            self._add_function(reader, obj)
+            self._add(reader, frame, self._code_of(obj))
             return
         module = obj if isinstance(obj, ModuleType) else None
         if module is None and isinstance(obj, type):
             module = sys.modules.get(getattr(obj, "__module__", ""))
         filename = getattr(module, "__file__", None)
-        read = os.path.abspath(filename) if isinstance(filename, str) else UNTOLD
-        found = self.sources.setdefault(self._keep(reader), set())
-        if read not in found:
-            found.add(read)
-            self.version += 1
+        self._add(reader, frame, os.path.abspath(filename) if isinstance(filename, str) else UNTOLD)
 
     def spelled(
         self, code: CodeType, spelled_in: Callable[[CodeType], frozenset[str]]
@@ -133,16 +132,32 @@ class CodeReads:
             found = self._spelled[key] = spelled_in(code)
         return found
 
-    def _add_function(self, reader: CodeType, function: FunctionType) -> None:
+    def _code_of(self, function: FunctionType) -> CodeType:
         self._reading = True
         try:
-            code = function.__code__
+            return function.__code__
         finally:
             self._reading = False
-        found = self.functions.setdefault(self._keep(reader), {})
-        if identity(code) not in found:
-            found[identity(code)] = code
-            self.version += 1
+
+    def _add(self, reader: CodeType, frame: FrameType | None, read: CodeType | str) -> None:
+        """Keep ``read`` (a code object, or a file) by ``reader`` and by (the innermost
+        project module executing, ``reader``)."""
+        keys: list[object] = [self._keep(reader)]
+        while frame is not None:
+            code = frame.f_code
+            if code.co_name == "<module>" and self._is_reader(code):
+                keys.append((self._keep(code), keys[0]))
+                break
+            frame = frame.f_back
+        for key in keys:
+            if isinstance(read, str):
+                files = self.sources.setdefault(key, set())
+                self.version += read not in files
+                files.add(read)
+            else:
+                codes = self.functions.setdefault(key, {})
+                self.version += identity(read) not in codes
+                codes[identity(read)] = read
 
     def _keep(self, reader: CodeType) -> int:
         key = identity(reader)

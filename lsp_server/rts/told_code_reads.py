@@ -56,20 +56,23 @@ def told_reads(
     source_sites: Callable[[CodeType], frozenset[int] | None] | None,
     names: Set[str],
     shadowed: Callable[[CodeType], bool],
+    module: CodeType | None = None,
 ) -> ToldReads:
     """What the code objects ``codes`` (what a test ran, ``names_of`` each: the names it
     reads wherever its lines ran) read, and which of the code-read names among ``names``
     (read by those code objects only) were told. ``source_sites``: None where source
     reads are not seen; ``shadowed``: whether a code object's module may bind ``getattr``
-    to something else."""
+    to something else; ``module``: the module whose import ran ``codes`` (then only what
+    they read while it was the innermost project module executing counts)."""
     found = ToldReads()
     told: dict[str, bool] = {}
     for code in codes:
         key = identity(code)
         read_names = _TOLDABLE.intersection(names_of(code))
         if read_names:  # a code object only kept by identity reads no code: ``rts.reads``
-            found.functions.update(reads.functions.get(key, {}))
-            found.files |= reads.sources.get(key, set())
+            by = key if module is None else (identity(module), key)
+            found.functions.update(reads.functions.get(by, {}))
+            found.files |= reads.sources.get(by, set())
         for name in reads.spelled(code, _spelled).union(read_names):
             told[name] = told.get(name, True) and _is_told(code, name, source_sites, shadowed)
     untold_source = UNTOLD in found.files

@@ -250,3 +250,56 @@ def test_a_line_added_above_a_function_whose_code_was_read_at_import_selects_its
     ran, failed = ran_and_failed(decorated)
     assert "test_position_at_import" in ran
     assert "test_position_at_import" in failed
+
+
+@needs_call_event
+def test_a_source_read_at_a_nested_import_selects_the_reader_of_what_it_kept(
+    pytester: pytest.Pytester,
+) -> None:
+    # ``inner``'s source is read while ``inner`` is imported by ``outer``'s import: the
+    # read is ``inner``'s footprint's (the innermost module executing), the test's too.
+    write(
+        pytester,
+        "deco.py",
+        """
+        import inspect
+        import sys
+
+
+        def instrument(f):
+            f.source = inspect.getsource(sys.modules[f.__module__])
+            return f
+        """,
+    )
+    write(
+        pytester,
+        "inner.py",
+        """
+        from deco import instrument
+
+
+        @instrument
+        def kept():
+            return 1
+
+
+        def other():
+            return "two"
+        """,
+    )
+    write(pytester, "outer.py", "import inner\n\nSOURCE = inner.kept.source\n")
+    write(
+        pytester,
+        "test_nested.py",
+        """
+        import outer
+
+
+        def test_kept_source():
+            assert 'return "two"' in outer.SOURCE
+        """,
+    )
+    assert len(run(pytester)) == 1
+    edit(pytester, "inner.py", 'return "two"', 'return "three"')
+    ran, failed = ran_and_failed(pytester)
+    assert ran == failed == {"test_kept_source"}
