@@ -290,7 +290,7 @@ def test_a_source_read_at_a_nested_import_selects_the_reader_of_what_it_kept(
     write(pytester, "outer.py", "import inner\n\nSOURCE = inner.kept.source\n")
     write(
         pytester,
-        "test_nested.py",
+        "test_nested_read.py",
         """
         import outer
 
