@@ -18,6 +18,7 @@ from lsp_server.project.files import ProjectPaths
 from lsp_server.rts.code_read_targets import SOURCE_READS, TOLD, TOLD_BY_AUDIT, UNTOLD_MARK
 from lsp_server.rts.code_read_units import code_read_units
 from lsp_server.rts.file_units import Unit
+from lsp_server.rts.identity import identity
 from lsp_server.rts.lookup_sites import shadowed
 from lsp_server.rts.runtime_lookups import RuntimeLookups
 from lsp_server.rts.snapshots import FileStates
@@ -42,6 +43,9 @@ class CodeReadMarks:
         self._paths = paths
         self._states = states
         self._intern = intern
+        self._by_code: dict[int, frozenset[int]] = {}
+        self._codes: list[CodeType] = []  # kept alive: an id stays a valid key
+        self._by_file: dict[str, frozenset[int]] = {}
 
     def marks(
         self,
@@ -63,7 +67,27 @@ class CodeReadMarks:
         marks = {UNTOLD_MARK + name for name in other}
         for name in spelled - other:
             marks.add(TOLD + name if TOLD + name in found.twins else UNTOLD_MARK + name)
-        return marks, code_read_units(*found.read(), self._states, self._paths, self._intern)
+        functions, files = found.read()
+        units = set().union(*map(self._units_of_code, functions), *map(self._units_of_file, files))
+        return marks, units
+
+    def _units_of_code(self, code: CodeType) -> frozenset[int]:
+        """``code_read_units`` of the code object ``code``, kept by identity."""
+        key = identity(code)
+        found = self._by_code.get(key)
+        if found is None:
+            self._codes.append(code)
+            found = frozenset(code_read_units([code], (), self._states, self._paths, self._intern))
+            self._by_code[key] = found
+        return found
+
+    def _units_of_file(self, filename: str) -> frozenset[int]:
+        """``code_read_units`` of the file ``filename`` whose source was read."""
+        found = self._by_file.get(filename)
+        if found is None:
+            units = code_read_units((), [filename], self._states, self._paths, self._intern)
+            found = self._by_file[filename] = frozenset(units)
+        return found
 
     def _shadowed(self, code: CodeType) -> bool:
         """Whether the module of ``code`` may bind ``getattr`` or ``hasattr`` (it spells)

@@ -32,6 +32,7 @@ import os
 import sys
 from collections.abc import Callable
 from types import CodeType, FrameType, FunctionType, MethodType, ModuleType
+from typing import Any
 
 from lsp_server.rts.identity import identity
 from lsp_server.rts.lookup_sites import call_site
@@ -88,6 +89,7 @@ class CodeReads:
         self.sources: dict[object, set[str]] = {}
         self._readers: dict[int, CodeType] = {}  # kept alive: an id stays a valid key
         self._spelled: dict[int, frozenset[str]] = {}
+        self._told: dict[tuple[int, str], bool] = {}
         self._reading = False  # reading ``__code__`` here raises the event again
         self.version = 0
         """Grows whenever a reader reads something it had not."""
@@ -130,6 +132,21 @@ class CodeReads:
         found = self._spelled.get(key)
         if found is None:
             found = self._spelled[key] = spelled_in(code)
+        return found
+
+    def told(
+        self,
+        code: CodeType,
+        name: str,
+        is_told: Callable[[CodeType, str, Any, Any], bool],
+        *context: Any,
+    ) -> bool:
+        """``is_told(code, name, *context)``, kept by identity over the session (the
+        context, the session's, does not change)."""
+        key = (self._keep(code), name)
+        found = self._told.get(key)
+        if found is None:
+            found = self._told[key] = is_told(code, name, *context)
         return found
 
     def _code_of(self, function: FunctionType) -> CodeType:

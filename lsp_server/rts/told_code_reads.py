@@ -74,7 +74,8 @@ def told_reads(
             found.functions.update(reads.functions.get(by, {}))
             found.files |= reads.sources.get(by, set())
         for name in reads.spelled(code, _spelled).union(read_names):
-            told[name] = told.get(name, True) and _is_told(code, name, source_sites, shadowed)
+            if told.get(name, True):
+                told[name] = reads.told(code, name, _is_told, source_sites, shadowed)
     untold_source = UNTOLD in found.files
     found.twins = {
         TOLD + name
