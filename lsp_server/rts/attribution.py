@@ -19,9 +19,10 @@ from types import CodeType
 
 import pytest
 
-from lsp_server.project.files import ProjectPaths, is_python
+from lsp_server.project.files import ProjectPaths
 from lsp_server.rts.binding_reads import BindingReads
 from lsp_server.rts.class_hooks import HookedClasses
+from lsp_server.rts.code_read_marks import CodeReadMarks
 from lsp_server.rts.file_units import FileUnits, Unit
 from lsp_server.rts.function_units import FunctionUnits
 from lsp_server.rts.gathered_listings import GATHERED, gathered_by_copy
@@ -31,7 +32,6 @@ from lsp_server.rts.imports import ImportResolver
 from lsp_server.rts.interned_units import InternedUnits
 from lsp_server.rts.lookups import ATTRIBUTE_LOOKUP
 from lsp_server.rts.loose_assignments import body_reads
-from lsp_server.rts.module_docstring import MODULE_DOC
 from lsp_server.rts.namespace_listings import own_listing
 from lsp_server.rts.option_rules import XFAIL_MARK
 from lsp_server.rts.own_globals import OWN_GLOBALS, modules_read_whole, own_globals_read
@@ -40,8 +40,9 @@ from lsp_server.rts.reads import EVERY_NAME, builds_classes, with_listing
 from lsp_server.rts.runtime_lookups import RuntimeLookups
 from lsp_server.rts.snapshots import FileStates
 from lsp_server.rts.spans import ImportStatement
+from lsp_server.rts.static_units import static_units
 from lsp_server.rts.tracing import CodeTracer
-from lsp_server.rts.unit_names import FILE, MODULE, doc_name, header_name
+from lsp_server.rts.unit_names import FILE, MODULE, header_name
 from lsp_server.rts.windows import Window
 
 # What most code objects read, shared: every object reks keeps is one more for each of the
@@ -99,6 +100,7 @@ class UnitAttribution:
         self.bindings = BindingReads(states, self.resolver, self._intern, self._units)
         self.functions = FunctionUnits(paths, states)
         self.hooked_classes = HookedClasses(states, paths, self._intern)
+        self.marks = CodeReadMarks(lookups, self._names_anywhere, paths, states, self._intern)
 
     def units_of_test(self, item: pytest.Item, window: Window, tracer: CodeTracer) -> InternedUnits:
         """Every unit the test ``item`` depends on, given what ran in its ``window``.
@@ -115,6 +117,7 @@ class UnitAttribution:
             frozenset(window.codes),
             frozenset(window.files),
             frozenset(window.read_lines),
+            self.lookups.code_reads.version,
             frozenset(getattr(item, "fixturenames", ())),
             item.get_closest_marker("xfail") is not None,
         )
@@ -139,16 +142,20 @@ class UnitAttribution:
         names = names.union(*(code_reads[key][0] for key in codes))
         names = names.union(self._line_reads.ran(window.read_lines))
         dynamic = dynamic or EVERY_NAME in names or any(code_reads[key][1] for key in codes)
+        by_string: set[str] = set()
         for key in self._read_at_run_time.intersection(codes):
             looked_up, imported = self._run_time_reads(codes[key])
-            names |= looked_up
+            by_string |= looked_up
             dynamic = dynamic or EVERY_NAME in looked_up
             ids = ids.union(imported)
         code_globals = map(self._code_globals.__getitem__, self._code_globals.keys() & codes.keys())
         globals_read = add_globals({}, [*code_globals, *static_globals.items()])
-        ids, read_at_import, by_string = self.footprints.expand(ids)
+        ids, read_at_import, at_import_by_string = self.footprints.expand(ids)
         self.footprints.add_globals_read(ids, globals_read)
-        names, dynamic = names | read_at_import, dynamic or by_string
+        # Which code reads were told, and what they read (``rts.code_read_marks``).
+        marks, read = self.marks.marks(codes.values(), names - reads - by_string, reads | by_string)
+        names, ids = names | marks, ids.union(read)
+        names, dynamic = names | by_string | read_at_import, dynamic or at_import_by_string
         whole = self.footprints.read_whole(ids) | modules_read_whole(names)
         base = self._shared_reads(item)
         ids = ids.union(self.bindings.read(ids, names, dynamic, globals_read, whole, base))
@@ -156,6 +163,10 @@ class UnitAttribution:
         hooked = self.hooked_classes.units(paths).difference(ids)  # it imported their modules
         ids, paths = ids.union(hooked), paths.union(map(unit_path, hooked))  # a base's, elsewhere
         return InternedUnits(ids, self._units, paths)
+
+    def _names_anywhere(self, code: CodeType) -> frozenset[str]:
+        """What ``code`` reads wherever its lines ran (``_line_reads``)."""
+        return self._code_reads[identity(code)][0] | self._line_reads.whole(identity(code))
 
     def _shared_reads(self, item: pytest.Item) -> tuple[frozenset[int], frozenset[str]]:
         """The units and names every test of ``item``'s file (and doctest) depends on and
@@ -296,7 +307,8 @@ class UnitAttribution:
         key = self._static_key(item)
         cached = self._static_cache.get(key)
         if cached is None:
-            ids = {self._intern(u) for u in self._compute_static_units(item)}
+            static = static_units(item, self.paths, self.resolver, self.states)
+            ids = {self._intern(u) for u in static}
             ids.update(self._collection_units(key, Path(item.path)))
             cached = self._static_cache[key] = frozenset(ids)
         return cached
@@ -336,41 +348,6 @@ class UnitAttribution:
                 ids.add(self._intern(Unit(rel, FILE)))
         return ids
 
-    def _compute_static_units(self, item: pytest.Item) -> set[Unit]:
-        units: set[Unit] = set()
-        rel = self.paths.rel(str(item.path))
-        if rel is None:
-            return units
-        # Conftests count for non-Python test files too: their hooks collect them.
-        for conftest in self.resolver.conftests(rel):
-            units.update(Unit(f, MODULE) for f in self.resolver.closure(conftest))
-        if not is_python(rel):
-            units.add(Unit(rel, FILE))
-        else:
-            units.update(Unit(f, MODULE) for f in self.resolver.closure(rel))
-        dtest = getattr(item, "dtest", None)
-        if dtest is not None and dtest.filename:
-            doc_rel = self.paths.rel(dtest.filename)
-            if doc_rel is not None and is_python(doc_rel):
-                file_units = self.states.units(doc_rel)
-                if file_units is not None and dtest.lineno is not None:
-                    function = file_units.unit_at_line(dtest.lineno + 1)
-                    units.add(function)
-                    if function.name in file_units.spans:  # the examples are its docstring
-                        units.add(Unit(doc_rel, doc_name(function.name)))
-                    # A class's docstring is in the class unit (a plain class's: its own).
-                    owner = file_units.class_at_line(dtest.lineno + 1)
-                    if owner is not None:
-                        units.add(owner)
-                        if doc_name(owner.name) in file_units.checksums:  # a plain class's
-                            units.add(Unit(doc_rel, doc_name(owner.name)))
-                units.add(Unit(doc_rel, MODULE))
-                if file_units is not None and MODULE_DOC in file_units.checksums:
-                    units.add(Unit(doc_rel, MODULE_DOC))  # a module docstring's examples
-            elif doc_rel is not None:
-                units.add(Unit(doc_rel, FILE))
-        return units
-
     def _absorb_footprints(self, tracer: CodeTracer) -> None:
         """Units of what ran while each project module executed, by the module's unit: a
         test depending on a module also depends on what shaped it at import."""
@@ -383,6 +360,7 @@ class UnitAttribution:
             names: frozenset[str] = frozenset()
             globals_read: GlobalsRead = {}
             dynamic = hooked = False
+            by_string: set[str] = set()
             for ran in codes.values():
                 ids.update(self._units_of_code(ran))
                 ran_names, ran_dynamic, imported = self._every_read(ran, globals_read)
@@ -390,6 +368,11 @@ class UnitAttribution:
                 names = names | ran_names
                 dynamic = dynamic or ran_dynamic
                 hooked = hooked or (bool(self._code_units[identity(ran)]) and builds_classes(ran))
+                if identity(ran) in self._read_at_run_time:
+                    by_string |= self._run_time_reads(ran)[0]
+            # Code read at import (typeguard's ``@typechecked``): told as in a test's window.
+            marks, read = self.marks.marks(codes.values(), names - by_string, by_string, code)
+            names, ids = names | marks, ids | read
             self.footprints.add(module, ids, names, dynamic, globals_read)
             if hooked:
                 hands = self.hooked_classes.may_hand_classes

@@ -1,8 +1,10 @@
-"""Files opened and code about to be executed, from one process-wide audit hook.
+"""Files opened, code about to be executed and functions whose code is read, from one
+process-wide audit hook.
 
 Audit hooks cannot be removed: the hook is installed once, the first time a watcher or a
 tracer needs it, and does nothing unless a ``FileWatcher`` is active (``open`` events) or
-a tracer asked for ``exec`` events (``watch_exec``).
+a tracer asked for ``exec`` events (``watch_exec``) or a recorder for ``__code__`` reads
+(``watch_code_reads``).
 """
 
 from __future__ import annotations
@@ -53,6 +55,7 @@ class FileWatcher:
 
 _active_watcher: FileWatcher | None = None
 _on_exec: Callable[[CodeType], None] | None = None
+_on_code_read: Callable[[object], None] | None = None
 _hook_installed = False
 
 
@@ -62,6 +65,8 @@ def _audit(event: str, args: tuple[Any, ...]) -> None:
             _active_watcher.on_open(args)
     elif event == "exec" and _on_exec is not None and type(args[0]) is CodeType:
         _on_exec(args[0])
+    elif event == "object.__getattr__" and _on_code_read is not None and args[1] == "__code__":
+        _on_code_read(args[0])
 
 
 def _install_audit_hook() -> None:
@@ -84,5 +89,14 @@ def watch_exec(callback: Callable[[CodeType], None] | None) -> None:
     ``callback`` (None: stop)."""
     global _on_exec
     _on_exec = callback
+    if callback is not None:
+        _install_audit_hook()
+
+
+def watch_code_reads(callback: Callable[[object], None] | None) -> None:
+    """Hand every object whose ``__code__`` is read (CPython raises ``object.__getattr__``
+    for a function's) to ``callback`` (None: stop)."""
+    global _on_code_read
+    _on_code_read = callback
     if callback is not None:
         _install_audit_hook()

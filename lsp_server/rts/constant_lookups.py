@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from types import CodeType
 
+from lsp_server.rts.lookup_sites import lookup_sites
 from lsp_server.rts.lookups import DYNAMIC_NAMES
-from lsp_server.rts.runtime_lookups import lookup_sites
 
 BY_CONSTANT = frozenset(["getattr", "hasattr", "setattr", "delattr"])
 """Lookup functions whose second argument is the one name they read."""

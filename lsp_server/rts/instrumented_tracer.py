@@ -41,12 +41,12 @@ from lsp_server.rts.audit_events import watch_exec
 from lsp_server.rts.constant_lookups import constant_names
 from lsp_server.rts.identity import identity
 from lsp_server.rts.instrument_loader import WATCH_HOOK, InstrumentingFinder, shared_table
+from lsp_server.rts.lookup_sites import IMPORT_MODULE_CODE, LOOKUP_FUNCTIONS
 from lsp_server.rts.marker_codes import ENTER_NAME, MARKER_NAMES
 from lsp_server.rts.method_sites import MethodSiteWatch, watchable
 from lsp_server.rts.reads import EVERY_NAME
 from lsp_server.rts.return_notes import ReturnNotes
 from lsp_server.rts.returns import returns_values
-from lsp_server.rts.runtime_lookups import IMPORT_MODULE_CODE, LOOKUP_FUNCTIONS
 from lsp_server.rts.tracing import CodeSet, CodeTracer
 
 

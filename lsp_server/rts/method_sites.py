@@ -23,9 +23,10 @@ from types import CodeType, FrameType
 from typing import Any
 
 from lsp_server.rts.identity import identity
+from lsp_server.rts.lookup_sites import METHOD_CALL
 from lsp_server.rts.marker_codes import MARKER_NAMES
 from lsp_server.rts.returns import returns_values
-from lsp_server.rts.runtime_lookups import METHOD_CALL, RuntimeLookups
+from lsp_server.rts.runtime_lookups import RuntimeLookups
 
 Trace = Callable[[FrameType, str, Any], Any]
 

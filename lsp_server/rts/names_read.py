@@ -11,11 +11,14 @@ from collections.abc import Set
 from dataclasses import dataclass
 from typing import NamedTuple
 
+from lsp_server.rts.code_read_targets import SOURCE_READS, TOLD, TOLD_BY_AUDIT, UNTOLD_MARK
 from lsp_server.rts.lookups import ATTRIBUTE_LOOKUP, BODY_READS, DOC_READS, SIGNATURE_READS
 from lsp_server.rts.module_docstring import MODULE_DOC
 from lsp_server.rts.unit_names import HEADER
 
 Pair = tuple[str, str | None]
+
+_TOLDABLE = TOLD_BY_AUDIT | SOURCE_READS
 
 Step = tuple[frozenset[int], frozenset[Pair]]
 """The ids of the binding units a pair's name finds among a test's modules, and the pairs
@@ -49,13 +52,22 @@ class NamesRead:
     by_module: dict[str, set[str]]
 
     def add(self, path: str, split: tuple[frozenset[str], ...]) -> None:
+        if not (_TOLDABLE.isdisjoint(split[0]) and _TOLDABLE.isdisjoint(split[1])):
+            self._untell(split[0] | split[1])
         self.anywhere |= split[0]
         if split[1]:
             self.by_module.setdefault(path, set()).update(split[1])
 
+    def _untell(self, names: Set[str]) -> None:
+        """A statement read at import spells these code reads: the reads told as the test
+        ran (their ``TOLD`` twins) are not all of them."""
+        self.anywhere.difference_update(TOLD + name for name in _TOLDABLE.intersection(names))
+
     def follow(self, pairs: Set[Pair]) -> None:
         """Add the names of ``pairs``."""
         for name, path in pairs:
+            if name in _TOLDABLE:
+                self._untell({name})
             if path is None:
                 self.anywhere.add(name)
             else:
@@ -68,15 +80,22 @@ class NamesRead:
         return out
 
     def flags(self) -> PartsRead:
-        """Which parts of functions the names read show. ``__doc__`` read only as a
-        module's global is that module's docstring (``rts.module_docstring``), or what a
-        statement there rebound it to (pyjwt's ``__doc__ = f"..."``), never a function's:
-        copying one spells ``.__doc__``, an attribute, which is read anywhere."""
+        """Which parts of functions the names read show (a code read whose ``TOLD`` twin is
+        among them, and no ``UNTOLD_MARK`` one, shows what was told instead:
+        ``rts.code_read_marks``). ``__doc__`` read only as a module's global is that
+        module's docstring (``rts.module_docstring``), or what a statement there rebound it
+        to (pyjwt's ``__doc__ = f"..."``), never a function's: copying one spells
+        ``.__doc__``, an attribute, which is read anywhere."""
         names = set().union(*self.by_module.values())
         names.discard(MODULE_DOC)
         names |= self.anywhere
+        code = [
+            name
+            for name in BODY_READS.intersection(names)
+            if TOLD + name not in names or UNTOLD_MARK + name in names
+        ]
         return PartsRead(
-            not BODY_READS.isdisjoint(names),
+            bool(code),
             not SIGNATURE_READS.isdisjoint(names),
             not DOC_READS.isdisjoint(names),
         )

@@ -18,8 +18,8 @@ from collections.abc import Callable, Iterator
 from types import CodeType, FrameType
 
 from lsp_server.rts.identity import identity
+from lsp_server.rts.lookup_sites import IMPORT_MODULE_CODE, LOOKUP_FUNCTIONS
 from lsp_server.rts.returns import RETURNS_PER_TEST, is_real_return, returns_values
-from lsp_server.rts.runtime_lookups import IMPORT_MODULE_CODE, LOOKUP_FUNCTIONS
 from lsp_server.rts.tracing import CodeSet, CodeTracer
 
 

@@ -34,6 +34,7 @@ from typing import Any
 from lsp_server.rts.file_units import FileUnits
 from lsp_server.rts.identity import identity
 from lsp_server.rts.instance_owners import library_instances, owner_lines
+from lsp_server.rts.lookup_sites import lookup_sites
 from lsp_server.rts.lookups import (
     BODY_READS,
     DOC_READS,
@@ -48,7 +49,6 @@ from lsp_server.rts.reads import (
     code_reads,
     string_parts,
 )
-from lsp_server.rts.runtime_lookups import lookup_sites
 
 _READ_NAMES = BODY_READS | SIGNATURE_READS | DOC_READS
 # Namespaces read by any name only where an instruction spelling one runs.

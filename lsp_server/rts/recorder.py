@@ -25,7 +25,7 @@ import pytest
 
 from lsp_server.project.files import ProjectPaths, is_test_path
 from lsp_server.rts.attribution import UnitAttribution
-from lsp_server.rts.audit_events import FileWatcher, activate_watcher
+from lsp_server.rts.audit_events import FileWatcher, activate_watcher, watch_code_reads
 from lsp_server.rts.cache_hits import CacheHits
 from lsp_server.rts.cached_calls import CachedCalls
 from lsp_server.rts.collector_runs import CollectorRuns
@@ -132,6 +132,7 @@ class DependencyRecorder:
     def _start_tracing(self) -> None:
         if not self._tracing:
             activate_watcher(self.watcher)
+            watch_code_reads(self.tracer.lookups.code_reads.on_attribute)
             if not self.tracer.started:
                 self.tracer.start()
             self.collector_runs.start()
@@ -144,6 +145,7 @@ class DependencyRecorder:
             self.filled_containers.stop()
             self.cached_calls.stop()
             activate_watcher(None)
+            watch_code_reads(None)
             self._tracing = False
 
     def _flush(self, restart: bool = True) -> None:

@@ -32,7 +32,6 @@ but a call, when a call's name argument is computed (``names[i]``, ``prefix + na
 from __future__ import annotations
 
 import builtins
-import dis
 import importlib
 import operator
 import sys
@@ -40,187 +39,29 @@ from collections.abc import Callable, Iterable, Mapping
 from types import CodeType, FrameType, FunctionType, MethodType
 
 from lsp_server.rts import builtins_lookups, member_lookups
+from lsp_server.rts.code_read_targets import SOURCE_FUNCTIONS, CodeReads, source_sites
 from lsp_server.rts.identity import identity
 from lsp_server.rts.import_calls import module_files, record_import
-from lsp_server.rts.lookups import DYNAMIC_NAMES
-from lsp_server.rts.named_reads import (
-    JUMPS,
-    constant_module,
-    handed_over,
-    named_modules,
-    reads_one_name,
+from lsp_server.rts.lookup_sites import (
+    LOOKUP_FUNCTIONS,
+    METHOD_CALL,
+    Sites,
+    lookup_sites,
+    shadowed,
 )
+from lsp_server.rts.named_reads import named_modules
 from lsp_server.rts.namespace_listings import record_listing
 from lsp_server.rts.reads import EVERY_NAME
 from lsp_server.rts.site_values import (
-    Source,
-    argument_sources,
     parts_of,
     record_handed_names,
     record_method_call,
     value_at,
 )
 
-__all__ = [
-    "EVERY_NAME",
-    "IMPORT_MODULE_CODE",
-    "LOOKUP_FUNCTIONS",
-    "MAX_CALLS",
-    "METHOD_CALL",
-    "RuntimeLookups",
-    "lookup_sites",
-    "shadowed",
-]
-
-_NAME_ARGUMENTS: list[tuple[Callable[..., object], slice, str | None]] = [
-    (getattr, slice(1, 2), None),
-    (hasattr, slice(1, 2), None),
-    (setattr, slice(1, 2), None),
-    (delattr, slice(1, 2), None),
-    (importlib.import_module, slice(0, 1), "importlib"),
-    # Imports the module by name, then looks up the names of its fromlist: ``import_calls``.
-    (builtins.__import__, slice(0, 1), None),
-    # Reads every name of what it is given: bindings only of a module or a class.
-    (vars, slice(0, 1), None),
-    (dir, slice(0, 1), None),  # lists names: ``rts.namespace_listings``
-]
-if sys.version_info >= (3, 12):
-    # Classes: only the CALL event sees them called. The names are fixed at the getter's making.
-    _NAME_ARGUMENTS += [
-        (operator.attrgetter, slice(0, None), "operator"),
-        (operator.methodcaller, slice(0, 1), "operator"),
-    ]
-
-_NAME_ARGUMENTS += [(f, slice(0, 1), "inspect") for f in member_lookups.MEMBER_FUNCTIONS]
-LOOKUP_FUNCTIONS: dict[int, tuple[Callable[..., object], slice]] = {
-    identity(function): (function, arguments) for function, arguments, _ in _NAME_ARGUMENTS
-}
-"""A lookup function's id (a callable need not be hashable) -> the function, and which of
-its positional arguments hold the names it looks up (a dotted name reads each part)."""
-IMPORT_MODULE_CODE = importlib.import_module.__code__  # a profile hook sees a Python call
-_LOOKUP_NAMES = frozenset(f.__name__ for f, _, _ in _NAME_ARGUMENTS)
-_LOOKUP_METHODS = frozenset(["__getattr__", "__getattribute__"])
-"""Attribute-lookup methods whose calls, spelled as attributes, are lookup call sites: the
-strings among their arguments are the names they read."""
-_HOME = {f.__name__: home for f, _, home in _NAME_ARGUMENTS if home is not None}
-"""The module a lookup function not among the builtins is imported from."""
-# Before 3.12 the tracer sees only the calls of builtins and Python functions, not which
-# callable a call site called: only a callee loaded by its global name, which the module
-# binds to nothing (``shadowed``), is known to be the lookup function. On 3.12+ the CALL
-# event names the callable: any callee spelled like one is fine.
-_CALLEE_OPS = frozenset(
-    ["LOAD_GLOBAL", "LOAD_NAME", "LOAD_ATTR", "LOAD_METHOD", "LOAD_SUPER_ATTR"]
-    if sys.version_info >= (3, 12)
-    else ["LOAD_GLOBAL", "LOAD_NAME"]
-)
-_METHOD_OPS = frozenset(["LOAD_ATTR", "LOAD_METHOD", "LOAD_SUPER_ATTR"])
-_CALL_OPS = frozenset(["CALL", "CALL_FUNCTION", "CALL_METHOD"])
-
 MAX_CALLS = 20_000
 """Lookups one code object may record in a test (pyflakes's visitor passed it in a session)
 before it is read conservatively (a hot loop of ``getattr`` calls back on every turn)."""
-
-Sites = dict[int, tuple[Source | None, ...]]
-"""A call's offset -> the source of each of its arguments (None: computed); a call of a
-lookup method (``_LOOKUP_METHODS``) has ``METHOD_CALL`` first."""
-
-METHOD_CALL: Source = ("method", None)
-
-
-def _site(
-    instructions: list[dis.Instruction], callee: int, keywords: bool = False
-) -> tuple[int, Sites] | None:
-    """The call whose callee the instruction at ``callee`` loads: its offset and the
-    sources of its last arguments that are plain loads (the name argument must be one).
-    The call is the first whose arguments are all that was pushed since the callee (an
-    inner call's own callee is still on the stack at its call); a jump on the way (a
-    conditional argument) leaves it unknown. ``keywords``: 3.12's ``KW_NAMES`` passed over."""
-    depth = 0
-    for index in range(callee + 1, len(instructions)):
-        ins = instructions[index]
-        if ins.is_jump_target or ins.opcode in JUMPS:
-            return None
-        # 3.11 calls are PRECALL n (pops the arguments), CALL n: the PRECALL tells.
-        precall = instructions[index - 1].opname == "PRECALL"
-        if ins.opname == "PRECALL" or (ins.opname in _CALL_OPS and not precall):
-            if depth == ins.arg:
-                at = index + 1 if ins.opname == "PRECALL" else index
-                call = instructions[at]
-                after = (
-                    instructions[at + 1].offset if at + 1 < len(instructions) else call.offset + 2
-                )
-                arguments = argument_sources(instructions, index, depth)
-                # 3.11 reports a Python callee's caller at the call's last cache entry.
-                return call.offset, dict.fromkeys(range(call.offset, after, 2), arguments)
-        elif ins.opname == "KW_NAMES" and keywords:
-            continue
-        elif ins.opname in ("KW_NAMES", "CALL_FUNCTION_KW", "CALL_FUNCTION_EX"):
-            return None  # keywords: the positions are not the signature's
-        depth += dis.stack_effect(ins.opcode, ins.arg, jump=False)
-        if depth < 0:
-            return None  # the callee was consumed by something else
-    return None
-
-
-def lookup_sites(code: CodeType) -> Sites | None:
-    """The lookup call sites of ``code`` (see the module docstring); None when ``code``
-    may look names up in a way no call site tells (it stays conservative)."""
-    # Reading ``__all__`` reads a name: what it lists, only a lookup of its own looks up.
-    spelled = DYNAMIC_NAMES.intersection(code.co_names) - {"__all__"}
-    if not spelled:
-        return {}
-    if not spelled <= _LOOKUP_NAMES | _LOOKUP_METHODS | {"__dict__", "modules"}:
-        return None
-    instructions = list(dis.get_instructions(code))
-    sites: Sites = {}
-    for index, ins in enumerate(instructions):
-        if reads_one_name(instructions, index) or constant_module(instructions, index):
-            continue  # ``obj.__dict__["name"]``, ``sys.modules[key].attr``, ``["name"]``
-        if handed_over(instructions, index):
-            return None  # iterated by a generator, passed to a call: any name listed
-        method = ins.argval in _LOOKUP_METHODS and ins.opname in _METHOD_OPS
-        if ins.argval in spelled and (ins.opname in _CALLEE_OPS or method):
-            members = ins.argval in member_lookups.MEMBER_NAMES
-            found = _site(instructions, index, keywords=members)
-            if found is None:
-                return None
-            if members:
-                found = found[0], dict.fromkeys(found[1], (member_lookups.MEMBERS_CALL,))
-            if ins.argval in _LOOKUP_METHODS:
-                if ins.opname in ("LOAD_GLOBAL", "LOAD_NAME"):
-                    return None  # a function of that name, not the method
-                found = found[0], {o: (METHOD_CALL, *a) for o, a in found[1].items()}
-            sites.update(found[1])
-        elif ins.argval in spelled and ins.opcode in dis.hasname:
-            return None  # stored, deleted, or loaded for anything but a call
-    return sites
-
-
-def shadowed(
-    code: CodeType, bound: Mapping[str, Iterable[str]], origins: Mapping[str, str]
-) -> bool:
-    """Whether a lookup function ``code`` spells may be something else: its module binds
-    the name (``bound``: name -> its binding units) other than by importing it from its own
-    module (``import_module`` from ``importlib``; ``origins``: ``lookups.import_origins``).
-    A class attribute so named (jinja's ``Environment.getattr`` method) is no global: a
-    function's ``getattr`` still finds the builtin."""
-    for name in _LOOKUP_NAMES.intersection(code.co_names):
-        globals_ = [unit for unit in bound.get(name, ()) if not _is_member(unit, name)]
-        home = _HOME.get(name)
-        if home is not None and origins.get(name) == home:
-            if len(globals_) > 1:
-                return True
-        elif globals_ or name in origins:
-            return True
-    return False
-
-
-def _is_member(unit: str, name: str) -> bool:
-    """Whether the binding unit ``unit`` of ``name`` binds a class's attribute: its name is
-    qualified by a class (``C.name``, ``C.name.<def>``), not the name itself or a special
-    unit (``<import>.name``)."""
-    first = unit.partition(".")[0]
-    return first != name and not first.startswith("<")
 
 
 class RuntimeLookups:
@@ -242,6 +83,13 @@ class RuntimeLookups:
         self.names: dict[int, set[str]] = {}
         self.modules: dict[int, set[str]] = {}
         self.submodules: dict[int, set[str]] = {}  # what a fromlist may have imported
+        self.code_reads = CodeReads(self.is_project_code, self._is_project_filename)
+        """What code each project code object read, told (``rts.code_read_targets``): the
+        recorder routes ``__code__`` audit events there, ``call_event`` the source reads."""
+        self.sources_seen = False
+        """Whether the calls of ``inspect.getsource`` at its call sites are seen (3.12's
+        CALL event, ``call_event``)."""
+        self._source_sites: dict[int, frozenset[int] | None] = {}
         self.version = 0
         """Grows whenever some code looks up a name (or imports a module) it had not: an
         answer worked out from what was read before is then out of date."""
@@ -264,9 +112,12 @@ class RuntimeLookups:
         self._calls.clear()
 
     def is_project_code(self, code: CodeType) -> bool:
-        wanted = self._files.get(code.co_filename)
+        return self._is_project_filename(code.co_filename)
+
+    def _is_project_filename(self, filename: str) -> bool:
+        wanted = self._files.get(filename)
         if wanted is None:
-            wanted = self._files[code.co_filename] = self._is_project_file(code.co_filename)
+            wanted = self._files[filename] = self._is_project_file(filename)
         return wanted
 
     def on_call(
@@ -359,17 +210,39 @@ class RuntimeLookups:
 
     def call_event(self, disable: object) -> Callable[[CodeType, int, object, object], object]:
         """The ``sys.monitoring`` CALL callback (3.12+), enabled on code with lookup call
-        sites only: its other calls return ``disable`` (the event names the callable, so a
-        lookup function called where no site was found records every name)."""
+        sites or source-read sites only (``watches_calls``): its other calls return
+        ``disable`` (the event names the callable, so a lookup function called where no
+        site was found records every name). A source read site is never disabled: each
+        call there hands over what it reads (``CodeReads.on_source_call``)."""
         getframe, sites_of, on_call = sys._getframe, self.sites, self.on_call
+        source_sites, on_source_call = self.source_sites, self.code_reads.on_source_call
+        self.sources_seen = True
 
         def on_call_event(code: CodeType, offset: int, function: object, arg0: object) -> object:
+            if identity(function) in SOURCE_FUNCTIONS:
+                on_source_call(code, arg0)
+                return None
+            if offset in (source_sites(code) or ()):
+                return None  # another callable this time: maybe a source read next time
             sites = sites_of(code)
             if not sites or (offset not in sites and identity(function) not in LOOKUP_FUNCTIONS):
                 return disable
             return None if on_call(getframe(1), code, offset, function, arg0) else disable
 
         return on_call_event
+
+    def source_sites(self, code: CodeType) -> frozenset[int] | None:
+        """``code_read_targets.source_sites(code)``, memoized by identity."""
+        key = identity(code)
+        if key not in self._source_sites:
+            self._codes[key] = code
+            self._source_sites[key] = source_sites(code)
+        return self._source_sites[key]
+
+    def watches_calls(self, code: CodeType) -> bool:
+        """Whether the tracer watches the calls of ``code``: it has lookup call sites, or
+        calls a source read."""
+        return bool(self.sites(code)) or bool(self.source_sites(code))
 
     def on_profiled_call(self, caller: FrameType | None, function: object) -> None:
         """A profile hook saw ``function`` (a lookup function) called from ``caller``'s

@@ -10,6 +10,8 @@ read its code untraced); it sees its default values when it read signatures
 library code see them with it. A test that read code depends on every unit of the files of
 its modules besides: a module's source shows every statement of it, named by the test or
 not, and a function's code object its line in the file, which any line added above moves.
+Where the code reads were told as the test ran (``rts.told_code_reads``), their names do
+not count here: the test depends on what was read instead (``rts.code_read_units``).
 """
 
 from __future__ import annotations
@@ -17,17 +19,16 @@ from __future__ import annotations
 from collections.abc import Callable, Set
 from itertools import chain
 
+from lsp_server.rts.code_read_units import file_units_read
 from lsp_server.rts.file_units import FileUnits, Unit
 from lsp_server.rts.imports import ImportResolver
 from lsp_server.rts.names_read import PartsRead
-from lsp_server.rts.reads import EVERY_NAME, NAMES
 from lsp_server.rts.snapshots import FileStates
 from lsp_server.rts.unit_names import (
     body_name,
     bound_name,
     defaults_name,
     doc_name,
-    module_read,
 )
 
 _NO_PARTS = (-1, -1, -1, "")
@@ -102,14 +103,8 @@ class SeenBodies:
         key = frozenset(paths)
         cached = self._files_whole.get(key)
         if cached is None:
-            ids: set[int] = set()
-            for path in key:
-                file_units = self.states.units(path)
-                if file_units is not None:
-                    ids.update(self._intern(Unit(path, name)) for name in file_units.checksums)
-                # A definition added to the file shows in its source, and moves what follows.
-                ids.add(self._intern(Unit(NAMES, module_read(EVERY_NAME, path))))
-            cached = self._files_whole[key] = frozenset(ids)
+            cached = frozenset(file_units_read(key, self.states, self._intern))
+            self._files_whole[key] = cached
         return cached
 
     def _parts_found(

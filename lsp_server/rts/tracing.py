@@ -320,7 +320,7 @@ class MonitoringTracer(CodeTracer):
                 wanted_events |= events.PY_RETURN
                 key = identity(current)
                 self._constant_sites.update((key, at) for at in constant_returns(current))
-            if self.lookups.sites(current):
+            if self.lookups.watches_calls(current):
                 wanted_events |= events.CALL
             if self.read_lines.watch(current):
                 wanted_events |= events.LINE
