@@ -12,9 +12,10 @@ from __future__ import annotations
 
 import asyncio
 import inspect
+import io
 import sys
 from collections.abc import Callable, Coroutine, Sequence
-from typing import Any
+from typing import Any, cast
 
 from lsprotocol import types
 from pygls.lsp.server import LanguageServer
@@ -25,7 +26,7 @@ from lsp_server.lsp.convert import uri_to_path
 from lsp_server.lsp.diagnostics import DiagnosticsHub
 from lsp_server.lsp.feature import CommandHandler, Feature
 from lsp_server.lsp.features import FEATURES
-from lsp_server.lsp.stdin_reader import serve_stdio
+from lsp_server.lsp.stdin_reader import RawLines, serve_stdio
 from lsp_server.project import Project
 from lsp_server.refactor.process_engine import server_engine
 from lsp_server.settings import Settings
@@ -62,9 +63,11 @@ class ReksServer(LanguageServer):
         self._background.add(task)  # referenced until done, so it is not collected
         task.add_done_callback(self._background.discard)
 
-    def serve_stdio(self) -> None:
-        """Serve over stdin/stdout until the client exits or the stream breaks."""
-        serve_stdio(self, HeaderCheckedStdin(sys.stdin.buffer), sys.stdout.buffer)
+    def serve_stdio(self) -> int:
+        """Serve over stdin/stdout until the client exits or the stream breaks; the exit
+        code. Nothing has read ``sys.stdin`` before: its raw stream is read directly."""
+        stdin = HeaderCheckedStdin(RawLines(cast(io.BufferedReader, sys.stdin.buffer).raw))
+        return serve_stdio(self, stdin, sys.stdout.buffer)
 
     def add_folder(self, root: str) -> None:
         root = self.engine.add_root(root).root

@@ -19,7 +19,7 @@ def _serve(args: argparse.Namespace) -> int:
         server.start_tcp(args.host, args.port)
     else:
         install_first_message()
-        server.serve_stdio()
+        return server.serve_stdio()
     return 0
 
 

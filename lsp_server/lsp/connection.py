@@ -16,7 +16,7 @@ import re
 import threading
 import time
 from collections.abc import Generator, Iterator
-from typing import Any, BinaryIO
+from typing import Any
 from urllib.parse import unquote
 
 from lsprotocol import types
@@ -26,6 +26,7 @@ from pygls.protocol import LanguageServerProtocol, lsp_method
 from lsp_server.lsp.client_config import client_configuration
 from lsp_server.lsp.document_sync import apply_change
 from lsp_server.lsp.request_times import RequestTimes
+from lsp_server.lsp.stdin_reader import LineReader
 from lsp_server.lsp.warm_up import warm_up
 from lsp_server.refactor.model import RefactoringError
 from lsp_server.settings import Settings
@@ -164,7 +165,7 @@ class HeaderCheckedStdin:
     number, cannot be recovered from (the rest of the stream is out of step), so it reads
     as the end of input and the server stops."""
 
-    def __init__(self, raw: BinaryIO) -> None:
+    def __init__(self, raw: LineReader) -> None:
         self.raw = raw
 
     def readline(self) -> bytes:

@@ -8,6 +8,12 @@ each hand-over waited its turn, and a code action waited 30-130 ms before the se
 even read it. Here one thread reads message after message as soon as the client writes
 them and hands each complete body to the loop in one call; the loop parses and handles it
 exactly as pygls' loop does.
+
+That thread is still blocked on the open stream when the client says ``exit``. Reading
+through ``sys.stdin``'s buffered reader it held the reader's lock, and the interpreter,
+closing ``sys.stdin`` at exit, waited a second for that lock and then aborted ("Fatal
+Python error", SIGABRT): every stop of the server took a second and looked like a crash.
+``RawLines`` reads the raw stream with a buffer of its own, a lock no one else takes.
 """
 
 from __future__ import annotations
@@ -54,6 +60,45 @@ def read_message(stdin: LineReader) -> bytes | None:
             return body or None
 
 
+class RawStream(Protocol):
+    def read(self, size: int = -1, /) -> bytes | None: ...
+
+
+class RawLines:
+    """``readline`` and ``read`` over a raw (unbuffered) stream, buffered here: the thread
+    that reads holds no lock of the interpreter's stream objects while it waits."""
+
+    def __init__(self, raw: RawStream, chunk: int = 65536) -> None:
+        self._raw = raw
+        self._chunk = chunk
+        self._buffer = bytearray()
+        self._ended = False
+
+    def _fill(self) -> bool:
+        """Read one more chunk; False at the end of the stream."""
+        if not self._ended:
+            data = self._raw.read(self._chunk)
+            self._ended = not data
+            self._buffer += data or b""
+        return not self._ended
+
+    def _take(self, size: int) -> bytes:
+        taken = bytes(self._buffer[:size])
+        del self._buffer[:size]
+        return taken
+
+    def readline(self) -> bytes:
+        while (end := self._buffer.find(b"\n")) < 0:
+            if not self._fill():
+                return self._take(len(self._buffer))
+        return self._take(end + 1)
+
+    def read(self, size: int) -> bytes:
+        while len(self._buffer) < size and self._fill():
+            pass
+        return self._take(size)
+
+
 Handle = Callable[[bytes, float], None]
 """Called on the message loop with each body and the ``time.monotonic()`` it was read at."""
 
@@ -83,10 +128,11 @@ async def serve_messages(stdin: LineReader, handle: Handle) -> None:
     await ended
 
 
-def serve_stdio(server: JsonRPCServer, stdin: LineReader, stdout: BinaryIO) -> None:
+def serve_stdio(server: JsonRPCServer, stdin: LineReader, stdout: BinaryIO) -> int:
     """pygls' ``start_io`` with this module's reader: serve until the stream ends or the
     client says ``exit``; a body that cannot be handled is logged and reported as pygls
-    does, and the session goes on."""
+    does, and the session goes on. Returns the process's exit code: what pygls' ``exit``
+    gives (0 after ``shutdown``, else 1), 0 when the stream ended."""
     protocol = server.protocol
     server._stop_event = threading.Event()
     protocol.set_writer(StdoutWriter(stdout))
@@ -103,11 +149,15 @@ def serve_stdio(server: JsonRPCServer, stdin: LineReader, stdout: BinaryIO) -> N
             log.exception("Unable to handle message")
             server.report_server_error(exc, JsonRpcException)
 
+    code = 0
     try:
         asyncio.run(serve_messages(stdin, handle))
     except BrokenPipeError:
         log.error("Connection to the client is lost! Shutting down the server.")
-    except (KeyboardInterrupt, SystemExit):
+    except KeyboardInterrupt:
         pass
+    except SystemExit as exit_:
+        code = exit_.code if isinstance(exit_.code, int) else 1
     finally:
         server.shutdown()
+    return code

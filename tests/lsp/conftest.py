@@ -82,6 +82,36 @@ async def vscode(lsp_client: LanguageClient, project: Path):
     await lsp_client.shutdown_session()
 
 
+@pytest.fixture(scope="module")
+def module_project(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The project of ``shared_vscode``: one copy for the module's tests."""
+    root = tmp_path_factory.mktemp("module") / "proj"
+    root.mkdir()
+    write_project(root)
+    return root
+
+
+@pytest_lsp.fixture(config=CONFIG, scope="module")
+async def module_vscode(lsp_client: LanguageClient, module_project: Path):
+    await start(lsp_client, module_project, client_capabilities("visual-studio-code"))
+    yield
+    await lsp_client.shutdown_session()
+
+
+@pytest.fixture
+def shared_vscode(module_vscode: LanguageClient) -> LanguageClient:
+    """One VS Code session (on ``module_project``) for the tests of a module that change
+    neither the server's settings nor a file another test reads: a server start is about a
+    second of CPU, 3-7 s on a loaded machine. What the server said before this test is
+    forgotten, so that a test's checks see only what its own requests brought. Its tests
+    run in the module's event loop: ``pytest.mark.asyncio(loop_scope="module")``."""
+    module_vscode.messages.clear()
+    module_vscode.log_messages.clear()
+    module_vscode.diagnostics.clear()
+    module_vscode.progress_reports.clear()
+    return module_vscode
+
+
 def no_resolve_capabilities() -> types.ClientCapabilities:
     """VS Code's profile without codeAction/resolve: actions must come as commands."""
     caps = client_capabilities("visual-studio-code")

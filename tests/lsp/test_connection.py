@@ -16,12 +16,14 @@ pytestmark = pytest.mark.timeout(60)
 
 
 class RawClient:
-    def __init__(self, root: Path, env: dict[str, str] | None = None) -> None:
+    def __init__(
+        self, root: Path, env: dict[str, str] | None = None, stderr: int = subprocess.DEVNULL
+    ) -> None:
         self.process = subprocess.Popen(
             [sys.executable, "-m", "lsp_server"],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
+            stderr=stderr,
             cwd=root,
             env=None if env is None else {**os.environ, **env},
         )
@@ -157,3 +159,29 @@ def test_the_server_records_its_side_of_each_request_when_asked(tmp_path: Path) 
     for record in records.values():
         assert record["received"] <= record["read"] <= record["answered"]
         assert record["cpu"] >= 0 and record["loop_cpu"] >= 0 and record["cpu_wait"] >= 0
+
+
+@pytest.mark.parametrize(("shut_down_first", "code"), [(True, 0), (False, 1)])
+def test_exit_ends_the_server_at_once_with_the_code_the_protocol_names(
+    tmp_path: Path, shut_down_first: bool, code: int
+) -> None:
+    """``exit`` after ``shutdown`` ends the server with 0, without it with 1 (the LSP
+    spec). The standard-input thread is still waiting on the open stream then: the
+    interpreter, closing that stream at exit, waited a second for the thread's lock and
+    aborted (SIGABRT, 'Fatal Python error'), and an editor saw a crash at every stop."""
+    raw = RawClient(tmp_path, stderr=subprocess.PIPE)
+    try:
+        _initialized(raw, tmp_path)
+        if shut_down_first:
+            raw.send({"id": 2, "method": "shutdown"})
+            assert "error" not in raw.answer(2)
+        raw.send({"method": "exit"})
+        returncode = raw.process.wait(timeout=30)
+    finally:
+        if raw.process.poll() is None:
+            raw.process.kill()
+            raw.process.wait()
+    assert raw.process.stderr is not None
+    stderr = raw.process.stderr.read().decode(errors="replace")
+    assert "Fatal Python error" not in stderr
+    assert returncode == code

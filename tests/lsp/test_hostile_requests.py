@@ -14,7 +14,9 @@ from pytest_lsp import LanguageClient
 from tests.lsp.test_refactoring import doc, position
 from tests.support.lsp import change_document, open_document
 
-pytestmark = [pytest.mark.timeout(90), pytest.mark.slow]
+# One server for the module (``shared_vscode``): each test reads the project, or writes and
+# opens a file of its own.
+pytestmark = [pytest.mark.timeout(90), pytest.mark.slow, pytest.mark.asyncio(loop_scope="module")]
 
 
 async def _rename(client: LanguageClient, path: Path, at: types.Position) -> object:
@@ -24,16 +26,16 @@ async def _rename(client: LanguageClient, path: Path, at: types.Position) -> obj
 
 
 async def test_a_rename_off_any_name_is_refused_with_where(
-    vscode: LanguageClient, project: Path
+    shared_vscode: LanguageClient, module_project: Path
 ) -> None:
-    util = project / "geometry/util.py"
+    util = module_project / "geometry/util.py"
     with pytest.raises(JsonRpcException, match="line 10001 is past the end of the file"):
-        await _rename(vscode, util, types.Position(line=10_000, character=0))
+        await _rename(shared_vscode, util, types.Position(line=10_000, character=0))
     blank = util.read_text().splitlines().index("")
     with pytest.raises(JsonRpcException, match=f"no name at line {blank + 1}"):
-        await _rename(vscode, util, types.Position(line=blank, character=0))
+        await _rename(shared_vscode, util, types.Position(line=blank, character=0))
     with pytest.raises(JsonRpcException, match="past the end"):
-        await vscode.text_document_prepare_rename_async(
+        await shared_vscode.text_document_prepare_rename_async(
             types.PrepareRenameParams(
                 text_document=doc(util), position=types.Position(line=10_000, character=0)
             )
@@ -41,12 +43,12 @@ async def test_a_rename_off_any_name_is_refused_with_where(
 
 
 async def test_forged_code_action_data_and_command_arguments_are_refused(
-    vscode: LanguageClient, project: Path
+    shared_vscode: LanguageClient, module_project: Path
 ) -> None:
-    util = project / "geometry/util.py"
-    open_document(vscode, util)
+    util = module_project / "geometry/util.py"
+    open_document(shared_vscode, util)
     at = position(util, "def double", 4)
-    actions = await vscode.text_document_code_action_async(
+    actions = await shared_vscode.text_document_code_action_async(
         types.CodeActionParams(
             text_document=doc(util),
             range=types.Range(at, at),
@@ -61,37 +63,37 @@ async def test_forged_code_action_data_and_command_arguments_are_refused(
     )
     forged_title = types.CodeAction(title=other, kind=offered.kind, data=offered.data)
     with pytest.raises(JsonRpcException, match="not offered at that place"):
-        await vscode.code_action_resolve_async(forged_title)
+        await shared_vscode.code_action_resolve_async(forged_title)
     data = {**offered.data, "action": "organize-imports"}
     forged_action = types.CodeAction(title=offered.title, kind=offered.kind, data=data)
     with pytest.raises(JsonRpcException, match="not offered at that place"):
-        await vscode.code_action_resolve_async(forged_action)
-    resolved = await vscode.code_action_resolve_async(offered)  # the real one still works
+        await shared_vscode.code_action_resolve_async(forged_action)
+    resolved = await shared_vscode.code_action_resolve_async(offered)  # the real one still works
     assert resolved.edit is not None
 
     with pytest.raises(JsonRpcException, match="must be a folder or file"):
-        await vscode.workspace_execute_command_async(
+        await shared_vscode.workspace_execute_command_async(
             types.ExecuteCommandParams(command="reks.analyseWeakTests", arguments=[5])
         )
     with pytest.raises(JsonRpcException, match="no such folder or file"):
-        await vscode.workspace_execute_command_async(
+        await shared_vscode.workspace_execute_command_async(
             types.ExecuteCommandParams(
-                command="reks.analyseWeakTests", arguments=[str(project / "missing")]
+                command="reks.analyseWeakTests", arguments=[str(module_project / "missing")]
             )
         )
 
 
 async def test_a_change_older_than_the_document_is_ignored(
-    vscode: LanguageClient, project: Path
+    shared_vscode: LanguageClient, module_project: Path
 ) -> None:
-    module = project / "geometry/fresh.py"
+    module = module_project / "geometry/fresh.py"
     module.write_text("def original():\n    return 1\n")
-    open_document(vscode, module)
+    open_document(shared_vscode, module)
 
-    change_document(vscode, module, 3, "def current():\n    return 3\n")
-    change_document(vscode, module, 2, "def stale():\n    return 2\n")
-    change_document(vscode, module, 3, "def replayed():\n    return 3\n")
-    prepared = await vscode.text_document_prepare_rename_async(
+    change_document(shared_vscode, module, 3, "def current():\n    return 3\n")
+    change_document(shared_vscode, module, 2, "def stale():\n    return 2\n")
+    change_document(shared_vscode, module, 3, "def replayed():\n    return 3\n")
+    prepared = await shared_vscode.text_document_prepare_rename_async(
         types.PrepareRenameParams(
             text_document=doc(module), position=types.Position(line=0, character=5)
         )

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 import pytest_lsp
@@ -21,18 +20,24 @@ from tests.support.lsp import SERVER_COMMAND, copy_example, open_session
 
 CONFIG = ClientServerConfig(server_command=SERVER_COMMAND)
 
+# One server for the module: each command is refused before it runs anything.
+pytestmark = pytest.mark.asyncio(loop_scope="module")
 
-@pytest.fixture
-def bare_python(tmp_path: Path) -> str:
+
+@pytest.fixture(scope="module")
+def bare_python(tmp_path_factory: pytest.TempPathFactory) -> str:
     """A virtualenv without reks (and without pip: quick to make)."""
-    venv = tmp_path / "bare"
+    venv = tmp_path_factory.mktemp("bare")
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True)
     return str(venv / "bin" / "python")
 
 
-@pytest_lsp.fixture(config=CONFIG)
-async def client(lsp_client: LanguageClient, tmp_path: Path, bare_python: str):
-    await open_session(lsp_client, copy_example(tmp_path), options={"python": bare_python})
+@pytest_lsp.fixture(config=CONFIG, scope="module")
+async def client(
+    lsp_client: LanguageClient, tmp_path_factory: pytest.TempPathFactory, bare_python: str
+):
+    example = copy_example(tmp_path_factory.mktemp("example"))
+    await open_session(lsp_client, example, options={"python": bare_python})
     yield
     await lsp_client.shutdown_session()
 
