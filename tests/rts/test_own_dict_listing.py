@@ -88,7 +88,7 @@ def test_a_name_imported_into_the_package_selects_no_repr(package: pytest.Pytest
         package,
         "checks/__init__.py",
         '__all__ = ("ValidationError", "between")',
-        'from .between import between as within\n\n__all__ = ("ValidationError", "between", "within")',
+        'from .between import between as near\n__all__ = ("ValidationError", "between", "near")',
     )
     assert run(package) == set()
 
