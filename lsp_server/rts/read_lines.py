@@ -291,7 +291,8 @@ class LineReads:
             return "*" if attribute and "__dict__" in code.co_names else kind
         if kind == "*":
             return None
-        del self._reads[instance_key(key)]
+        # Settled once per code object, but the kind may be asked again.
+        self._reads.pop(instance_key(key), None)
         if not attribute:
             del self._reads[frame_key(key)]
         return kind
