@@ -246,7 +246,7 @@ class UnitAttribution:
                         self._read_at_run_time.discard(identity(code))
                     if kind is not None and kind.startswith(ATTRIBUTE_LOOKUP):
                         names_read = names_read | {kind}  # with the names' prefix
-                    kind = self._line_reads.settle(identity(code), kind)
+                    kind = self._line_reads.settle(code, kind)
                     self._code_reads[identity(code)] = (names_read, kind == "*")
         ids = tuple(self._intern(u) for u in units)
         self._code_units[identity(code)] = ids

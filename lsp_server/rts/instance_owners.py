@@ -115,3 +115,20 @@ def library_instances(
             elif is_project_file(filename):
                 return False
     return True
+
+
+def no_namespaces(frame: FrameType, names: Iterable[str]) -> bool:
+    """Whether no local of ``names`` in ``frame`` holds a module, a function or a method, or
+    an object whose ``__dict__`` holds a module's globals: its ``__dict__`` is an instance's
+    attributes or a class's members (``lookups.ATTRIBUTE_LOOKUP`` reads), never a module's
+    names. A method's ``self`` may be a module all the same (``Cls.names(module)``)."""
+    values = frame.f_locals
+    for name in names:
+        if name not in values:
+            return False
+        value = values[name]
+        if isinstance(value, (ModuleType, FunctionType, MethodType)):
+            return False
+        if "__builtins__" in getattr(value, "__dict__", ()):
+            return False
+    return True

@@ -19,10 +19,11 @@ nested class's, or one of a class kept in the module unit, selects every reader 
 from __future__ import annotations
 
 from lsp_server.rts.file_units import Unit
+from lsp_server.rts.listing_units import LISTED
 from lsp_server.rts.lookups import ATTRIBUTE_LOOKUP
 from lsp_server.rts.snapshots import FileStates
 from lsp_server.rts.store import DependencyStore
-from lsp_server.rts.unit_names import body_name, bound_name
+from lsp_server.rts.unit_names import IMPORTED, body_name, bound_name
 
 
 def tests_reading_added(
@@ -56,10 +57,21 @@ def _lookup_keys(units: list[Unit]) -> dict[str, Unit]:
         if name is None:
             continue
         keys.setdefault(name, unit)
-        if "." in (body_name(unit.name) or unit.name):
+        if _may_be_attribute(unit.name):
             for end in range(len(name) + 1):
                 keys.setdefault(ATTRIBUTE_LOOKUP + name[:end], unit)
     return keys
+
+
+def _may_be_attribute(unit_name: str) -> bool:
+    """Whether a unit may bind an attribute of a class or of another object (``C.x``,
+    ``f.attr = ...``): not a module's global brought in by an import (``<import>.x``) nor
+    an entry of its ``__all__`` (``__all__.x``), dotted as they are. A lookup on a method's
+    own instance or class (``ATTRIBUTE_LOOKUP``) finds no module's global: where that
+    instance may be a module, its code reads every name (``read_lines.LineReads.settle``)."""
+    if unit_name.startswith((IMPORTED, LISTED)):
+        return False
+    return "." in (body_name(unit_name) or unit_name)
 
 
 def _owner_class(store: DependencyStore, states: FileStates, unit: Unit) -> str | None:

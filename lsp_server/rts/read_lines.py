@@ -33,9 +33,10 @@ from typing import Any
 
 from lsp_server.rts.file_units import FileUnits
 from lsp_server.rts.identity import identity
-from lsp_server.rts.instance_owners import library_instances, owner_lines
+from lsp_server.rts.instance_owners import library_instances, no_namespaces, owner_lines
 from lsp_server.rts.lookup_sites import lookup_sites
 from lsp_server.rts.lookups import (
+    ATTRIBUTE_LOOKUP,
     BODY_READS,
     DOC_READS,
     DYNAMIC_NAMES,
@@ -81,6 +82,13 @@ def frame_key(key: int) -> int:
     """The key under which the frame lines of the code ``key`` (``identity(code)``, never
     negative) are told apart from its other read lines, in the same sets and maps."""
     return ~key
+
+
+def instance_key(key: int) -> int:
+    """The key under which the frame lines of the code ``key`` count when every ``__dict__``
+    they read was told to belong to no namespace (``instance_owners.no_namespaces``): past
+    the range of ``identity`` and of ``frame_key`` (both within 64 bits)."""
+    return key + (1 << 64)
 
 
 def _spells_read(code: CodeType) -> bool:
@@ -212,7 +220,9 @@ class ReadLineWatch:
         """The LINE callback: notes a watched line (a frame line under ``frame_key``), and
         disables each line until events restart (the next test). A frame line whose
         ``__dict__`` owners are library instances (``instance_owners``) reads nothing this
-        time and stays watched: another run may hold a project object."""
+        time and stays watched: another run may hold a project object. One whose owners
+        hold no namespace counts under ``instance_key``, and also stays watched: another
+        run may hold a module there."""
         lines, ran, owners, getframe = self.lines, self.ran, self.owners, sys._getframe
         is_project_file = self.is_project_file
 
@@ -223,6 +233,9 @@ class ReadLineWatch:
             if line in lines.get(frame_key(key), ()):
                 told = owners.get(frame_key(key), {}).get(line)
                 if told is not None and library_instances(getframe(1), told, is_project_file):
+                    return None
+                if told is not None and no_namespaces(getframe(1), told):
+                    ran.add(instance_key(key))
                     return None
                 ran.add(frame_key(key))
             return disable
@@ -260,31 +273,43 @@ class LineReads:
         key = identity(code)
         self._reads[key] = sites.names & (names | global_only)
         if dynamic and sites.frame_lines:
-            self._reads[frame_key(key)] = _ANY_NAME
+            self._reads[frame_key(key)] = self._reads[instance_key(key)] = _ANY_NAME
             dynamic = False
         return names - sites.names, global_only - sites.names, dynamic
 
-    def settle(self, key: int, kind: str | None) -> str | None:
-        """The lookup kind of a function's code ``key`` once its lines tell: one whose
-        syntax reads any name (``kind`` "*") only by reading a frame's namespace does so
-        only where such a line runs; one whose syntax reads none there
-        (``f_globals.get("name")``) reads no more when those lines run."""
+    def settle(self, code: CodeType, kind: str | None) -> str | None:
+        """The lookup kind of a function's ``code`` once its lines tell: one whose syntax
+        reads any name (``kind`` "*") only by reading a frame's namespace does so only
+        where such a line runs; one whose syntax reads none there (``f_globals.get("name")``)
+        reads no more when those lines run. One whose syntax reads its own ``self.__dict__``
+        (``ATTRIBUTE_LOOKUP``: an instance's attributes or a class's members) still reads
+        any name where a line reads the ``__dict__`` of a module (``Cls.names(module)``):
+        unless those lines are watched, it reads any name wherever it runs."""
+        key = identity(code)
+        attribute = kind is not None and kind.startswith(ATTRIBUTE_LOOKUP)
         if frame_key(key) not in self._reads:
-            return kind
+            return "*" if attribute and "__dict__" in code.co_names else kind
         if kind == "*":
             return None
-        del self._reads[frame_key(key)]
+        # Settled once per code object, but the kind may be asked again.
+        self._reads.pop(instance_key(key), None)
+        if not attribute:
+            del self._reads[frame_key(key)]
         return kind
 
     def forget(self, key: int) -> None:
         """Code ``key`` reads nothing where it runs (a class body)."""
         self._reads.pop(key, None)
         self._reads.pop(frame_key(key), None)
+        self._reads.pop(instance_key(key), None)
 
     def whole(self, key: int) -> frozenset[str]:
         """What code ``key`` reads where any of its lines ran (at collection or import:
         every line counts)."""
-        return self._reads.get(key, frozenset()) | self._reads.get(frame_key(key), frozenset())
+        reads = self._reads
+        return reads.get(key, frozenset()).union(
+            reads.get(frame_key(key), ()), reads.get(instance_key(key), ())
+        )
 
     def ran(self, keys: Set[int]) -> frozenset[str]:
         """What the code whose watched lines ran (``keys``, as ``ReadLineWatch.take``

@@ -9,6 +9,8 @@ attribute that such code may now find still selects."""
 
 from __future__ import annotations
 
+import sys
+
 import pytest
 
 from .helpers import edit, run, write
@@ -87,7 +89,10 @@ def project(pytester: pytest.Pytester) -> pytest.Pytester:
 
 def test_a_version_bump_selects_only_its_reader(project: pytest.Pytester) -> None:
     edit(project, "store.py", '__version__ = "1.0"', '__version__ = "1.1"')
-    assert run(project) == {"test_version"}
+    # ``self.__dict__`` may be a module's (``Settings.copy(module)``): 3.12's LINE events
+    # tell it is not; before 3.12 nothing does, and the method reads every name.
+    untold = set() if sys.version_info >= (3, 12) else {"test_copy", "test_fields"}
+    assert run(project) == {"test_version"} | untold
 
 
 def test_a_property_the_computed_setattr_now_meets_selects(project: pytest.Pytester) -> None:
