@@ -28,8 +28,14 @@ class Marker:
         self.name = name
 
 
-TOKEN = object()
-SPARE = object()
+# Instances the collector tracks: a tuple holding only untracked objects (a bare object())
+# is untracked at the next collection, and gc.get_referrers would find it or not by chance.
+class Token:
+    pass
+
+
+TOKEN = Token()
+SPARE = Token()
 
 
 def helper():
