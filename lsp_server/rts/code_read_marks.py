@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterable, Set
 from types import CodeType
 
 from lsp_server.project.files import ProjectPaths
-from lsp_server.rts.code_read_targets import SOURCE_READS, TOLD, TOLD_BY_AUDIT, UNTOLD_MARK
+from lsp_server.rts.code_read_targets import TOLD, TOLDABLE, UNTOLD_MARK
 from lsp_server.rts.code_read_units import code_read_units
 from lsp_server.rts.file_units import Unit
 from lsp_server.rts.identity import identity
@@ -23,8 +23,6 @@ from lsp_server.rts.lookup_sites import shadowed
 from lsp_server.rts.runtime_lookups import RuntimeLookups
 from lsp_server.rts.snapshots import FileStates
 from lsp_server.rts.told_code_reads import told_reads
-
-_TOLDABLE = TOLD_BY_AUDIT | SOURCE_READS
 
 
 class CodeReadMarks:
@@ -57,7 +55,7 @@ class CodeReadMarks:
         """The marks of the code-read names among ``names`` (read by the code objects
         ``codes``) and ``untold`` (read otherwise), and the units what ``codes`` read
         shows; ``module``: the module whose import ran ``codes`` (``told_reads``)."""
-        spelled, other = _TOLDABLE.intersection(names), _TOLDABLE.intersection(untold)
+        spelled, other = TOLDABLE.intersection(names), TOLDABLE.intersection(untold)
         # What the code read counts whatever the names: a line reading code counts only
         # where it ran (``rts.read_lines``), and a cache hit borrows code that did not run.
         lookups = self._lookups

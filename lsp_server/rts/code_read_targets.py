@@ -45,6 +45,8 @@ TOLD_BY_AUDIT = frozenset(["__code__"])
 """Spellings whose reads the audit event tells, on every version."""
 SOURCE_READS = frozenset(["getsource", "getsourcelines", "findsource"])
 """Spellings whose reads the CALL event tells (3.12+), at call sites only."""
+TOLDABLE = TOLD_BY_AUDIT | SOURCE_READS
+"""Every spelling of a code read that may be told as it runs."""
 SOURCE_FUNCTIONS = frozenset(
     identity(f) for f in (inspect.getsource, inspect.getsourcelines, inspect.findsource)
 )

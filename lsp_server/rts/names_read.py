@@ -11,14 +11,13 @@ from collections.abc import Set
 from dataclasses import dataclass
 from typing import NamedTuple
 
-from lsp_server.rts.code_read_targets import SOURCE_READS, TOLD, TOLD_BY_AUDIT, UNTOLD_MARK
+from lsp_server.rts.code_read_targets import TOLD, TOLDABLE, UNTOLD_MARK
 from lsp_server.rts.lookups import ATTRIBUTE_LOOKUP, BODY_READS, DOC_READS, SIGNATURE_READS
 from lsp_server.rts.module_docstring import MODULE_DOC
 from lsp_server.rts.unit_names import HEADER
 
 Pair = tuple[str, str | None]
 
-_TOLDABLE = TOLD_BY_AUDIT | SOURCE_READS
 
 Step = tuple[frozenset[int], frozenset[Pair]]
 """The ids of the binding units a pair's name finds among a test's modules, and the pairs
@@ -52,7 +51,7 @@ class NamesRead:
     by_module: dict[str, set[str]]
 
     def add(self, path: str, split: tuple[frozenset[str], ...]) -> None:
-        if not (_TOLDABLE.isdisjoint(split[0]) and _TOLDABLE.isdisjoint(split[1])):
+        if not (TOLDABLE.isdisjoint(split[0]) and TOLDABLE.isdisjoint(split[1])):
             self._untell(split[0] | split[1])
         self.anywhere |= split[0]
         if split[1]:
@@ -61,12 +60,12 @@ class NamesRead:
     def _untell(self, names: Set[str]) -> None:
         """A statement read at import spells these code reads: the reads told as the test
         ran (their ``TOLD`` twins) are not all of them."""
-        self.anywhere.difference_update(TOLD + name for name in _TOLDABLE.intersection(names))
+        self.anywhere.difference_update(TOLD + name for name in TOLDABLE.intersection(names))
 
     def follow(self, pairs: Set[Pair]) -> None:
         """Add the names of ``pairs``."""
         for name, path in pairs:
-            if name in _TOLDABLE:
+            if name in TOLDABLE:
                 self._untell({name})
             if path is None:
                 self.anywhere.add(name)

@@ -25,13 +25,13 @@ from lsp_server.rts.code_read_targets import (
     SOURCE_READS,
     TOLD,
     TOLD_BY_AUDIT,
+    TOLDABLE,
     UNTOLD,
     CodeReads,
 )
 from lsp_server.rts.identity import identity
 from lsp_server.rts.lookup_sites import call_site
 
-_TOLDABLE = TOLD_BY_AUDIT | SOURCE_READS
 _NAME_GETTERS = frozenset(["getattr", "hasattr"])
 
 
@@ -68,7 +68,7 @@ def told_reads(
     told: dict[str, bool] = {}
     for code in codes:
         key = identity(code)
-        read_names = _TOLDABLE.intersection(names_of(code))
+        read_names = TOLDABLE.intersection(names_of(code))
         if read_names:  # a code object only kept by identity reads no code: ``rts.reads``
             by = key if module is None else (identity(module), key)
             found.functions.update(reads.functions.get(by, {}))
@@ -89,7 +89,7 @@ def _spelled(code: CodeType) -> frozenset[str]:
     """The code-read names ``code`` spells, as names or strings (a read by a string may
     count where its line ran only: ``rts.read_lines``)."""
     return frozenset(
-        name for name in _TOLDABLE if name in code.co_names or _holds(code.co_consts, name)
+        name for name in TOLDABLE if name in code.co_names or _holds(code.co_consts, name)
     )
 
 
