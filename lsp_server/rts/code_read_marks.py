@@ -41,8 +41,8 @@ class CodeReadMarks:
         self._paths = paths
         self._states = states
         self._intern = intern
+        # By identity: every code object read stays alive in ``CodeReads.functions``.
         self._by_code: dict[int, frozenset[int]] = {}
-        self._codes: list[CodeType] = []  # kept alive: an id stays a valid key
         self._by_file: dict[str, frozenset[int]] = {}
 
     def marks(
@@ -74,7 +74,6 @@ class CodeReadMarks:
         key = identity(code)
         found = self._by_code.get(key)
         if found is None:
-            self._codes.append(code)
             found = frozenset(code_read_units([code], (), self._states, self._paths, self._intern))
             self._by_code[key] = found
         return found
