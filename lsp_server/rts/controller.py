@@ -12,6 +12,7 @@ refactorings that it ran (``lsp_server.rts.verify_session``).
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -60,6 +61,9 @@ def fingerprint_options(config: pytest.Config) -> dict[str, object]:
         "doctestmodules": getattr(opt, "doctestmodules", None),
         "assertmode": getattr(opt, "assertmode", None),
         "pythonwarnings": getattr(opt, "pythonwarnings", None),
+        # Python's -W and PYTHONWARNINGS: filters behind pytest's, and pytest leaves out
+        # its "always" for deprecations when there are any.
+        "warnoptions": list(sys.warnoptions),
         "ini": ini,
         # What the recorder notes per test for the option rules (rts.option_rules): a
         # store recorded without it cannot tell which tests an option change affects.
