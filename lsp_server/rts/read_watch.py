@@ -93,12 +93,24 @@ class WarningWatch(ReadWatch):
         self._outer = _top_levels(sys._getframe(1))
 
     def arm(self) -> None:
-        filters = warnings.filters
-        if filters and filters[0] is self._filter:
-            return
-        with contextlib.suppress(ValueError):
-            filters.remove(self._filter)
-        filters.insert(0, self._filter)  # type: ignore[arg-type]
+        filters: list[object] = vars(warnings)["filters"]  # typeshed: a Sequence
+        if not filters or filters[0] is not self._filter:
+            with contextlib.suppress(ValueError):
+                filters.remove(self._filter)
+            filters.insert(0, self._filter)
+        # A new version of the filters empties every registry of warnings already shown:
+        # a warning shown (or ignored) at a place during an earlier test reaches the
+        # filters again, as in a fresh process (pytest's catch_warnings does the same,
+        # unless its plugin is disabled).
+        mutated: Callable[[], None] | None = getattr(warnings, "_filters_mutated", None)
+        held: Callable[[], None] | None = getattr(warnings, "_filters_mutated_lock_held", None)
+        if mutated is not None:
+            mutated()
+        elif held is not None:  # Python 3.14
+            with vars(warnings)["_lock"]:
+                held()
+        else:  # no registry can be emptied: any earlier warning may hide a later one
+            self.untraceable = True
 
     def _traceable(self) -> bool:
         if not super()._traceable():

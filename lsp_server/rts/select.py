@@ -278,6 +278,7 @@ class _OptionRules:
             )
         return None
 
+
 # Code that reads ini values itself sees any option change.
 _READS_OPTIONS = frozenset(["getini", "inicfg"])
 
