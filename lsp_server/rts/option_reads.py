@@ -32,6 +32,7 @@ class OptionReads:
         self._collectors: dict[str, set[str]] = {name: set() for name in watches}
         self._fixtures: dict[str, set[object]] = {name: set() for name in watches}
         self._in_collectors = dict.fromkeys(watches, 0)  # reads during collection, there
+        self._nested: list[dict[str, int]] = []  # reads in the collectors within each open one
         self._registered: frozenset[str] | None = None
 
     def close(self) -> None:
@@ -64,12 +65,16 @@ class OptionReads:
         self, collector: pytest.Collector
     ) -> Generator[None, object, object]:
         before = self._arm()
+        self._nested.append(dict.fromkeys(self.watches, 0))
         try:
             return (yield)
         finally:
+            inner = self._nested.pop()  # collectors collected within (the session's)
+            outer = self._nested[-1] if self._nested else self._in_collectors
             for name, count in self._read_since(before).items():
-                self._collectors[name].add(str(collector.path))
-                self._in_collectors[name] += count
+                outer[name] += count
+                if count > inner[name]:
+                    self._collectors[name].add(str(collector.path))
 
     @pytest.hookimpl(wrapper=True)
     def pytest_runtest_protocol(self) -> Generator[None, object, object]:

@@ -56,12 +56,18 @@ REPORTING_ONLY = frozenset(
         "log_file_date_format",
         "minversion",
         "required_plugins",
+        "strict_config",
         "faulthandler_timeout",
     }
 )
 """ini options that only change reports (pytest's source: they reach formatters of
 the terminal, the JUnit XML and the log file, never a test's own handlers), or stop the
-whole session before any test runs (``minversion``, ``required_plugins``)."""
+whole session before any test runs (``minversion``, ``required_plugins``, and
+``strict_config``: pytest reads it only as it checks its configuration)."""
+
+SELECTION_INI = frozenset({"addopts", "testpaths", "markers", "timeout", "console_output_style"})
+"""ini options that only choose which tests run or how they are reported: the options
+fingerprint leaves them out (``addopts`` gives options, each fingerprinted on its own)."""
 
 RECORDED_FOR_OPTIONS = "xfail marks, warnings, unregistered marks, root log level reads"
 """What the recorder notes for these rules, part of the options fingerprint: a store
@@ -153,14 +159,15 @@ def judge_option_change(
 
 def _overrides_compared(before: Mapping[str, object], after: Mapping[str, object]) -> bool:
     """Whether every ini key either side's ``override_ini`` names is one the options hold
-    on both sides: its value is then compared there."""
+    on both sides (its value is then compared there) or one they leave out."""
     keys: set[str] = set()
     for side in (before, after):
         overrides = side.get("override_ini") or []
         if not isinstance(overrides, list):
             return False
         keys.update(str(entry).partition("=")[0].strip() for entry in overrides)
-    return all(key in _ini(before) and key in _ini(after) for key in keys)
+    compared = (_ini(before).keys() & _ini(after).keys()) | SELECTION_INI
+    return keys <= compared
 
 
 def _describe(options: list[str], before: Mapping[str, object], after: Mapping[str, object]) -> str:

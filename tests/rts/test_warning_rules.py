@@ -6,6 +6,11 @@ from __future__ import annotations
 
 import pytest
 
+from lsp_server.rts.file_units import Unit
+from lsp_server.rts.option_rules import WARNED
+from lsp_server.rts.store import DependencyStore
+from lsp_server.rts.unit_names import NAMES
+
 from .helpers import ran_and_failed, run, write
 
 pytest_plugins = ["pytester"]
@@ -141,3 +146,46 @@ def test_a_warning_at_a_place_that_warned_before_counts_again(
     monkeypatch.setenv("PYTHONWARNINGS", "error::DeprecationWarning")
     result = pytester.runpytest_subprocess("--reks")
     result.assert_outcomes(failed=2)
+
+
+def warned(pytester: pytest.Pytester) -> set[str]:
+    """The tests the store notes a warning for (``WARNED``)."""
+    store = DependencyStore(pytester.path, create=False, read_only=True)
+    return {nodeid.partition("::")[2] for nodeid in store.tests_depending_on(Unit(NAMES, WARNED))}
+
+
+def test_a_warning_as_a_file_is_collected_counts_for_its_tests(
+    pytester: pytest.Pytester,
+) -> None:
+    """Under ``error`` the collector fails: the file's tests, and only them (a collection
+    error stops the whole run, so the record is what can be checked)."""
+    write(pytester, "pytest.ini", "[pytest]\n")
+    write(
+        pytester,
+        "test_a.py",
+        """
+        class TestWithInit:  # pytest warns that it cannot collect it
+            def __init__(self):
+                pass
+
+
+        def test_a():
+            assert True
+        """,
+    )
+    write(pytester, "test_b.py", "def test_b():\n    assert True\n")
+    assert run(pytester) == {"test_a", "test_b"}
+    assert warned(pytester) == {"test_a"}
+    write(
+        pytester,
+        "conftest.py",
+        """
+        import warnings
+
+
+        def pytest_collection_modifyitems(items):
+            warnings.warn("reordering the old way")
+        """,
+    )
+    assert run(pytester, "--reks-all") == {"test_a", "test_b"}
+    assert warned(pytester) == {"test_a", "test_b"}  # outside any collector: every test
