@@ -117,14 +117,18 @@ import warnings
 
 
 def old():
-    warnings.warn("old", DeprecationWarning)
+    warnings.warn("old")  # a UserWarning: shown once per place (an ignored one each time)
 
 
 def test_one():
     old()
 
 
-def test_two():  # the same place warns: shown (or ignored) once per process
+def test_two():  # the same place warns: shown once per process
+    old()
+
+
+def test_three():  # recording the first test parsed the file: nothing empties it before
     old()
 
 
@@ -142,10 +146,10 @@ def test_a_warning_at_a_place_that_warned_before_counts_again(
     write(pytester, "pytest.ini", "[pytest]\naddopts = -p no:warnings\n")
     write(pytester, "test_o.py", ONCE_PER_PLACE)
     result = pytester.runpytest_subprocess("--reks")
-    result.assert_outcomes(passed=3)
-    monkeypatch.setenv("PYTHONWARNINGS", "error::DeprecationWarning")
+    result.assert_outcomes(passed=4)
+    monkeypatch.setenv("PYTHONWARNINGS", "error::UserWarning")
     result = pytester.runpytest_subprocess("--reks")
-    result.assert_outcomes(failed=2)
+    result.assert_outcomes(failed=3)
 
 
 def warned(pytester: pytest.Pytester) -> set[str]:
