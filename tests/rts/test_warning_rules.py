@@ -193,3 +193,34 @@ def test_a_warning_as_a_file_is_collected_counts_for_its_tests(
     )
     assert run(pytester, "--reks-all") == {"test_a", "test_b"}
     assert warned(pytester) == {"test_a", "test_b"}  # outside any collector: every test
+
+
+IN_A_THREAD = """
+import threading
+import warnings
+
+
+def test_before():
+    assert True
+
+
+def test_thread():  # which test a thread's warning lands in depends on timing
+    worker = threading.Thread(target=warnings.warn, args=("from a thread",))
+    worker.start()
+    worker.join()
+
+
+def test_after():
+    assert True
+"""
+
+
+def test_a_warning_in_a_thread_counts_for_every_later_test(pytester: pytest.Pytester) -> None:
+    write(pytester, "pytest.ini", "[pytest]\n")
+    write(pytester, "test_t.py", IN_A_THREAD)
+    assert run(pytester) == {"test_before", "test_thread", "test_after"}
+    assert warned(pytester) == {"test_thread", "test_after"}
+    write(pytester, "pytest.ini", "[pytest]\nfilterwarnings =\n    error\n")
+    ran, failed = ran_and_failed(pytester)
+    assert failed == {"test_thread"}  # the thread's exception, a warning turned error
+    assert ran == {"test_thread", "test_after"}
