@@ -204,7 +204,7 @@ def test_before():
     assert True
 
 
-def test_thread():  # which test a thread's warning lands in depends on timing
+def test_late():  # which test a thread's warning lands in depends on timing
     worker = threading.Thread(target=warnings.warn, args=("from a thread",))
     worker.start()
     worker.join()
@@ -214,13 +214,42 @@ def test_after():
     assert True
 """
 
+IN_A_COLLECTION = """
+import gc
+import warnings
 
-def test_a_warning_in_a_thread_counts_for_every_later_test(pytester: pytest.Pytester) -> None:
+
+class Leaky:
+    def __init__(self):
+        self.me = self  # a cycle: only a garbage collection finalizes it
+
+    def __del__(self):
+        warnings.warn("not closed", ResourceWarning)
+
+
+def test_before():
+    assert True
+
+
+def test_late():  # which test a collection lands in depends on what ran before
+    Leaky()
+    gc.collect()
+
+
+def test_after():
+    assert True
+"""
+
+
+@pytest.mark.parametrize("tests", [IN_A_THREAD, IN_A_COLLECTION], ids=["thread", "gc"])
+def test_a_warning_whose_test_depends_on_timing_counts_for_every_later_test(
+    pytester: pytest.Pytester, tests: str
+) -> None:
     write(pytester, "pytest.ini", "[pytest]\n")
-    write(pytester, "test_t.py", IN_A_THREAD)
-    assert run(pytester) == {"test_before", "test_thread", "test_after"}
-    assert warned(pytester) == {"test_thread", "test_after"}
+    write(pytester, "test_t.py", tests)
+    assert run(pytester) == {"test_before", "test_late", "test_after"}
+    assert warned(pytester) == {"test_late", "test_after"}
     write(pytester, "pytest.ini", "[pytest]\nfilterwarnings =\n    error\n")
     ran, failed = ran_and_failed(pytester)
-    assert failed == {"test_thread"}  # the thread's exception, a warning turned error
-    assert ran == {"test_thread", "test_after"}
+    assert failed == {"test_late"}  # the thread's or finalizer's exception: an error now
+    assert ran == {"test_late", "test_after"}
