@@ -42,7 +42,7 @@ from lsp_server.rts.snapshots import FileStates
 from lsp_server.rts.spans import ImportStatement
 from lsp_server.rts.static_units import static_units
 from lsp_server.rts.tracing import CodeTracer
-from lsp_server.rts.unit_names import FILE, MODULE, header_name
+from lsp_server.rts.unit_names import FILE, MODULE, NAMES, header_name
 from lsp_server.rts.windows import Window
 
 # What most code objects read, shared: every object reks keeps is one more for each of the
@@ -163,6 +163,11 @@ class UnitAttribution:
         hooked = self.hooked_classes.units(paths).difference(ids)  # it imported their modules
         ids, paths = ids.union(hooked), paths.union(map(unit_path, hooked))  # a base's, elsewhere
         return InternedUnits(ids, self._units, paths)
+
+    def with_names(self, units: InternedUnits, names: set[str]) -> InternedUnits:
+        """``units`` and the ``NAMES`` units of ``names`` (``rts.option_reads``)."""
+        ids = units.ids.union(self._intern(Unit(NAMES, name)) for name in names)
+        return InternedUnits(ids, self._units, units.paths | {NAMES})
 
     def _names_anywhere(self, code: CodeType) -> frozenset[str]:
         """What ``code`` reads wherever its lines ran (``_line_reads``)."""

@@ -12,6 +12,7 @@ refactorings that it ran (``lsp_server.rts.verify_session``).
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +22,7 @@ from lsp_server.project.files import ProjectPaths
 from lsp_server.rts.analysis_cache import AnalysisCache
 from lsp_server.rts.deselection import Deselector
 from lsp_server.rts.fingerprint import current_fingerprint
-from lsp_server.rts.option_rules import RECORDED_FOR_OPTIONS
+from lsp_server.rts.option_rules import RECORDED_FOR_OPTIONS, SELECTION_INI
 from lsp_server.rts.recorder import EARLY_TRACER, DependencyRecorder
 from lsp_server.rts.select import ReasonKind
 from lsp_server.rts.snapshots import FileStates
@@ -30,8 +31,6 @@ from lsp_server.rts.verification import alarms, budget_picks
 from lsp_server.rts.verify_session import SkippedVerifier, configured_budget
 
 _WORKER_KEY = "reks"
-# ini options that only choose which tests run or how they are reported.
-_SELECTION_INI = frozenset({"addopts", "testpaths", "markers", "timeout", "console_output_style"})
 
 
 def fingerprint_options(config: pytest.Config) -> dict[str, object]:
@@ -45,7 +44,7 @@ def fingerprint_options(config: pytest.Config) -> dict[str, object]:
     # the fallback to none.
     registered = getattr(getattr(config, "_parser", None), "_inidict", {})
     for key in sorted(registered):
-        if key in _SELECTION_INI:
+        if key in SELECTION_INI:
             continue
         try:
             ini[key] = repr(config.getini(key))
@@ -60,6 +59,9 @@ def fingerprint_options(config: pytest.Config) -> dict[str, object]:
         "doctestmodules": getattr(opt, "doctestmodules", None),
         "assertmode": getattr(opt, "assertmode", None),
         "pythonwarnings": getattr(opt, "pythonwarnings", None),
+        # Python's -W and PYTHONWARNINGS: filters behind pytest's, and pytest leaves out
+        # its "always" for deprecations when there are any.
+        "warnoptions": list(sys.warnoptions),
         "ini": ini,
         # What the recorder notes per test for the option rules (rts.option_rules): a
         # store recorded without it cannot tell which tests an option change affects.

@@ -12,13 +12,23 @@ an option without a sound rule reruns every test, and the reason names it:
   (the recorder notes it as the ``NAMES`` unit ``XFAIL_MARK``; an
   imperative ``pytest.xfail()`` is not affected by it). A mark added since is a code
   change, which selects the test on its own.
+- Warning filters (``filterwarnings``, pytest's ``-W``, Python's ``-W`` and
+  ``PYTHONWARNINGS`` as ``sys.warnoptions``) act only on a warning that reaches them: the
+  tests that ``WARNED`` (``rts.read_watch``: ignored warnings included, and a warning in a
+  shared fixture's set-up, at collection or at an import counted for every test it can
+  reach).
+- ``strict_markers`` fails a mark not registered in ``markers`` where it is spelled: the
+  access warns without it (``WARNED``), and a test with such a mark is noted
+  (``UNREGISTERED_MARK``) even if a filter hid the warning.
+- ``log_cli_level`` and ``log_file_level`` lower the root logger's level for the whole
+  run (their handlers only write reports): the tests that read it (``ROOT_LEVEL_READ``:
+  a logger without a level of its own deciding whether to log, ``caplog.set_level``).
+- ``override_ini`` changes ini values, which are compared one by one: a key it names
+  that the options do not hold has no rule.
 
-Options deliberately left without a rule (they rerun every test): ``filterwarnings``
-(Python's default filters ignore ``ResourceWarning`` and ``ImportWarning`` before any
-hook can see them, so no record tells which tests emit one that a new ``error`` entry
-would turn into a failure), ``log_level``/``log_cli_level``/``log_file_level`` (pytest
-lowers the root logger's level to them for the whole run: ``caplog`` then sees other
-records), and everything else not listed here.
+Options deliberately left without a rule (they rerun every test): ``log_level`` (it also
+sets the level of ``caplog``'s handler), ``strict`` (it also makes parametrization ids and
+xfails strict), and everything else not listed here.
 """
 
 from __future__ import annotations
@@ -46,21 +56,53 @@ REPORTING_ONLY = frozenset(
         "log_file_date_format",
         "minversion",
         "required_plugins",
+        "strict_config",
         "faulthandler_timeout",
     }
 )
 """ini options that only change reports (pytest's source: they reach formatters of
 the terminal, the JUnit XML and the log file, never a test's own handlers), or stop the
-whole session before any test runs (``minversion``, ``required_plugins``)."""
+whole session before any test runs (``minversion``, ``required_plugins``, and
+``strict_config``: pytest reads it only as it checks its configuration)."""
 
-XFAIL_STRICT = frozenset({"xfail_strict", "strict_xfail"})
+SELECTION_INI = frozenset({"addopts", "testpaths", "markers", "timeout", "console_output_style"})
+"""ini options that only choose which tests run or how they are reported: the options
+fingerprint leaves them out (``addopts`` gives options, each fingerprinted on its own)."""
 
-RECORDED_FOR_OPTIONS = "xfail marks"
+RECORDED_FOR_OPTIONS = "xfail marks, warnings, unregistered marks, root log level reads"
 """What the recorder notes for these rules, part of the options fingerprint: a store
 recorded by a reks that did not note it reruns everything once (``recorded`` changed)."""
 
 XFAIL_MARK = "<mark xfail>"
 """The ``NAMES`` unit of a test that had an ``xfail`` mark when it last ran."""
+
+WARNED = "<warned>"
+"""The ``NAMES`` unit of a test a warning reached the warning filters for."""
+
+UNREGISTERED_MARK = "<mark unregistered>"
+"""The ``NAMES`` unit of a test with a mark ``markers`` did not register."""
+
+ROOT_LEVEL_READ = "<root log level read>"
+"""The ``NAMES`` unit of a test that read the root logger's level."""
+
+RULES: dict[str, frozenset[str]] = {
+    **dict.fromkeys(("ini.xfail_strict", "ini.strict_xfail"), frozenset({XFAIL_MARK})),
+    **dict.fromkeys(("ini.filterwarnings", "pythonwarnings", "warnoptions"), frozenset({WARNED})),
+    **dict.fromkeys(
+        ("ini.strict_markers", "strict_markers"), frozenset({WARNED, UNREGISTERED_MARK})
+    ),
+    **dict.fromkeys(("ini.log_cli_level", "ini.log_file_level"), frozenset({ROOT_LEVEL_READ})),
+}
+"""The options with a rule, by the name ``_changed_options`` gives them: the ``NAMES``
+units whose tests they can change."""
+
+WHY = {
+    XFAIL_MARK: "the test has an xfail mark",
+    WARNED: "a warning reached the warning filters in the test",
+    UNREGISTERED_MARK: "the test has a mark not registered in markers",
+    ROOT_LEVEL_READ: "the test read the root logger's level",
+}
+"""What a test's ``NAMES`` unit says about it, for the reason it is selected."""
 
 
 @dataclass(frozen=True)
@@ -104,13 +146,28 @@ def judge_option_change(
         key = option.removeprefix("ini.")
         if option.startswith("ini.") and key in REPORTING_ONLY:
             continue
-        if option.startswith("ini.") and key in XFAIL_STRICT:
-            reads.add(XFAIL_MARK)
+        if option in RULES:
+            reads |= RULES[option]
+            continue
+        if option == "override_ini" and _overrides_compared(before, after):
             continue
         unruled.append(option)
     if unruled:
         return OptionChange(tuple(changed), _describe(unruled, before, after))
     return OptionChange(tuple(changed), None, frozenset(reads))
+
+
+def _overrides_compared(before: Mapping[str, object], after: Mapping[str, object]) -> bool:
+    """Whether every ini key either side's ``override_ini`` names is one the options hold
+    on both sides (its value is then compared there) or one they leave out."""
+    keys: set[str] = set()
+    for side in (before, after):
+        overrides = side.get("override_ini") or []
+        if not isinstance(overrides, list):
+            return False
+        keys.update(str(entry).partition("=")[0].strip() for entry in overrides)
+    compared = (_ini(before).keys() & _ini(after).keys()) | SELECTION_INI
+    return keys <= compared
 
 
 def _describe(options: list[str], before: Mapping[str, object], after: Mapping[str, object]) -> str:

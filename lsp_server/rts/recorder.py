@@ -34,7 +34,10 @@ from lsp_server.rts.filled_containers import FilledContainers
 from lsp_server.rts.flush_pace import FlushPace
 from lsp_server.rts.lazy_builds import LazyBuilds
 from lsp_server.rts.module_rebinds import reaching
+from lsp_server.rts.option_reads import OptionReads
+from lsp_server.rts.option_rules import ROOT_LEVEL_READ, WARNED
 from lsp_server.rts.parametrize_files import ParametrizeFiles
+from lsp_server.rts.read_watch import RootLevelReads, WarningWatch
 from lsp_server.rts.setup_clock import SetupClock
 from lsp_server.rts.snapshots import FileStates
 from lsp_server.rts.store import DependencyStore, FileSnapshot, TestResult
@@ -43,6 +46,7 @@ from lsp_server.rts.tracing import CodeSet, CodeTracer, RanSoFar
 from lsp_server.rts.windows import Window
 
 EARLY_TRACER = pytest.StashKey[CodeTracer]()
+EARLY_WARNINGS = pytest.StashKey[WarningWatch]()
 
 
 def start_import_tracing(config: pytest.Config) -> None:
@@ -54,6 +58,10 @@ def start_import_tracing(config: pytest.Config) -> None:
     tracer.start()
     config.stash[EARLY_TRACER] = tracer
     config.add_cleanup(tracer.stop)
+    # A warning as a conftest is imported fails the session under "error" (rts.read_watch).
+    warned = config.stash[EARLY_WARNINGS] = WarningWatch()
+    warned.arm()
+    config.add_cleanup(warned.close)
 
 
 def _outcome(reports: list[pytest.TestReport]) -> tuple[str, float]:
@@ -70,6 +78,16 @@ _INCOMPLETE = (
     "recorded incompletely: the profile hook was switched off during the test or before it "
     "(a RecursionError in the hook, or a profiler the test started)"
 )
+
+
+def _option_reads(config: pytest.Config) -> OptionReads:
+    """The option rules' watches, the warnings' one taken over from the conftests' import
+    (a warning there counts for every test)."""
+    warned = config.stash.get(EARLY_WARNINGS, None) or WarningWatch()
+    warned.untraceable |= warned.seen > 0
+    reads = OptionReads(config, {WARNED: warned, ROOT_LEVEL_READ: RootLevelReads()})
+    config.add_cleanup(reads.close)
+    return reads
 
 
 class DependencyRecorder:
@@ -126,6 +144,8 @@ class DependencyRecorder:
         # their records are incomplete, so they are written stale and run next time.
         self._incomplete: set[str] = set()
         self._lost_outside_tests = False  # at collection or between tests: every test
+        self.option_reads = _option_reads(config)
+        config.pluginmanager.register(self.option_reads, "reks-option-reads")
 
     # -- tracing ------------------------------------------------------------------------
 
@@ -309,6 +329,9 @@ class DependencyRecorder:
         )
         self._ran.update(window.codes)
         self._functions_ran[item.nodeid] = self.attribution.functions.functions_ran(window.codes)
+        read_for_options = self.option_reads.names_of(item)
+        if read_for_options:
+            units = self.attribution.with_names(units, read_for_options)
         outcome, duration = _outcome(reports)
         setup = self.setup_clock.take()
         self._pending.append(TestResult(item.nodeid, outcome, duration, units, setup))

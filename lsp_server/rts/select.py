@@ -18,7 +18,7 @@ from lsp_server.rts.imported_wrappers import unproven_wrappers
 from lsp_server.rts.imports import ImportResolver
 from lsp_server.rts.member_receivers import tests_reading_added
 from lsp_server.rts.name_takers import files_taking
-from lsp_server.rts.option_rules import OptionChange, judge_option_change
+from lsp_server.rts.option_rules import WHY, OptionChange, judge_option_change
 from lsp_server.rts.reads import LISTED_NAMES, NEEDED_BY_IMPORT
 from lsp_server.rts.reasons import Reason as Reason
 from lsp_server.rts.reasons import ReasonKind as ReasonKind
@@ -246,7 +246,7 @@ class _OptionRules:
     def __init__(self, store: DependencyStore, fingerprint: Fingerprint) -> None:
         self.store = store
         self.fingerprint = fingerprint
-        self._judged: dict[tuple[str, str | None], tuple[OptionChange, set[str]]] = {}
+        self._judged: dict[tuple[str, str | None], tuple[OptionChange, dict[str, str]]] = {}
 
     def reason(self, nodeid: str, record: TestRecord, selection: Selection) -> Reason | None:
         if record.environment != self.fingerprint.environment:
@@ -259,9 +259,11 @@ class _OptionRules:
                 before if isinstance(before, dict) else None,
                 after if isinstance(after, dict) else {},
             )
-            readers: set[str] = set()
-            for name in change.reads | _READS_OPTIONS if change.every_test is None else ():
-                readers.update(self.store.tests_depending_on(Unit(NAMES, name)))
+            readers: dict[str, str] = {}  # why each test runs, by node id
+            for name in sorted(change.reads | _READS_OPTIONS) if change.every_test is None else ():
+                why = WHY.get(name, "the test reads ini options")
+                for reader in self.store.tests_depending_on(Unit(NAMES, name)):
+                    readers.setdefault(reader, why)
             self._judged[key] = (change, readers)
         change, readers = self._judged[key]
         if change.every_test is not None:
@@ -271,11 +273,12 @@ class _OptionRules:
                 ReasonKind.ENVIRONMENT, detail=f"environment changed: {change.every_test}"
             )
         if nodeid in readers:
-            return Reason(ReasonKind.OPTIONS, detail=f"{change.describe} changed: {_XFAIL_WHY}")
+            return Reason(
+                ReasonKind.OPTIONS, detail=f"{change.describe} changed: {readers[nodeid]}"
+            )
         return None
 
 
-_XFAIL_WHY = "the test has an xfail mark or reads ini options"
 # Code that reads ini values itself sees any option change.
 _READS_OPTIONS = frozenset(["getini", "inicfg"])
 

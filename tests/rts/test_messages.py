@@ -26,9 +26,8 @@ def test_an_environment_change_says_what_changed(pytester: pytest.Pytester) -> N
 
 def test_only_what_pytest_reads_from_pyproject_is_environment(pytester: pytest.Pytester) -> None:
     """Sections no test run reads (``[tool.ruff]``, project metadata) change nothing; an ini
-    option that can change outcomes (toolz af7f85a turned on ``filterwarnings = error``,
-    ``xfail_strict`` and ``log_cli_level``: any test may now fail) reruns every test, and
-    the message names it."""
+    option that can change outcomes without a rule of its own (``log_level``: any test's
+    ``caplog`` may see other records) reruns every test, and the message names it."""
     pyproject = '[project]\nname = "demo"\nversion = "1.0"\n\n[tool.ruff]\nline-length = 88\n'
     write(pytester, "pyproject.toml", pyproject)
     write(pytester, "test_a.py", "def test_a():\n    assert True\n")
@@ -36,11 +35,11 @@ def test_only_what_pytest_reads_from_pyproject_is_environment(pytester: pytest.P
     edited = pyproject.replace("88", "100").replace('"1.0"', '"1.1"')
     write(pytester, "pyproject.toml", edited)
     pytester.runpytest_inprocess("--reks").assert_outcomes()
-    ini = '\n[tool.pytest.ini_options]\nfilterwarnings = ["error"]\n'
+    ini = '\n[tool.pytest.ini_options]\nlog_level = "INFO"\n'
     write(pytester, "pyproject.toml", edited + ini)
     result = pytester.runpytest_inprocess("--reks")
     result.assert_outcomes(passed=1)
-    result.stdout.fnmatch_lines(["reks: the environment changed (option ini.filterwarnings: *"])
+    result.stdout.fnmatch_lines(["reks: the environment changed (option ini.log_level: *"])
 
 
 def test_tests_no_longer_collected_do_not_make_every_test_run(pytester: pytest.Pytester) -> None:

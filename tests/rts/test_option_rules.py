@@ -87,16 +87,6 @@ def test_quiet():
 """
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="ini.filterwarnings has no rule (rts.option_rules): every test reruns. toolz "
-    "af7f85ad added filterwarnings=['error', ...] (with log_cli_level and --strict-markers) "
-    "and reks reran 186 tests where testmon, which ignores ini options, ran 2. A sound rule "
-    "needs each test's record to say whether any warning reached the filters during its "
-    "setup, call or teardown, ignored ones included (Python's default filters drop "
-    "ResourceWarning before pytest's log sees it), and a warning in a shared fixture's "
-    "setup or one that leaves state for later tests must still rerun those tests",
-)
 def test_filterwarnings_error_reruns_only_the_tests_that_warned(
     pytester: pytest.Pytester,
 ) -> None:
