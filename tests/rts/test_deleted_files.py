@@ -119,3 +119,31 @@ def test_a_deleted_module_created_again_with_other_content(pytester: pytest.Pyte
     assert ran_and_failed(pytester) == ({"test_dep", "test_listing"}, {"test_dep"})
     write(pytester, "other.py", OTHER.replace("'b'", "'c'").replace("= 1", "= 2"))
     assert ran_and_failed(pytester) == ({"test_dep", "test_listing"},) * 2
+
+
+def test_a_deleted_module_back_while_the_run_ran(pytester: pytest.Pytester) -> None:
+    """Guard: the run after the deletion writes ``other.py`` back before ``test_dep``
+    imports it. The session runs against the deletion its selection saw, so the record
+    lacks ``other``'s units: ``test_dep`` is stale, and runs (failing) once ``other``
+    changes."""
+    _recorded(pytester, "found in ([], ['b'])")
+    _delete(pytester, "other.py", "test_other.py")
+    write(
+        pytester,
+        "test_a0_restore.py",
+        f"""
+        import importlib
+        import pathlib
+
+
+        def test_restore():
+            pathlib.Path(__file__).with_name("other.py").write_text({OTHER!r})
+            importlib.invalidate_caches()
+        """,
+    )
+    ran, failed = ran_and_failed(pytester)
+    assert {"test_restore", "test_dep"} <= ran
+    assert not failed
+    write(pytester, "other.py", OTHER.replace("= 1", "= 2"))
+    ran, failed = ran_and_failed(pytester)
+    assert "test_dep" in failed

@@ -34,6 +34,7 @@ from lsp_server.rts.file_snapshot import FileSnapshot
 from lsp_server.rts.file_units import Unit
 from lsp_server.rts.interned_units import InternedIds, InternedUnits
 from lsp_server.rts.listing_units import LISTING
+from lsp_server.rts.store.deleted_files import DeletedFiles
 from lsp_server.rts.store.depsets import DependencySets, TestUnits
 from lsp_server.rts.store.stale_marks import DEPENDING, StaleMarks
 from lsp_server.rts.unit_names import (
@@ -65,7 +66,7 @@ class TestResult:
     setup: Mapping[str, float] | None = None  # shared fixtures' set-up by scope, if measured
 
 
-class StoreWrites(StaleMarks, DependencySets):
+class StoreWrites(StaleMarks, DeletedFiles, DependencySets):
     """The writing half of ``DependencyStore`` (which opens ``_conn``)."""
 
     _conn: sqlite3.Connection
@@ -174,16 +175,21 @@ class StoreWrites(StaleMarks, DependencySets):
         environment: str,
         options: str | None,
         session_id: int | None,
+        deleted: Collection[str] = (),
     ) -> None:
-        """``record_test`` for several tests in one transaction."""
+        """``record_test`` for several tests in one transaction. ``deleted``: the stored
+        files gone in the state the session ran against (``store.deleted_files``)."""
         results = list(results)
         for result in results:
             if result.outcome not in OUTCOMES:
                 raise ValueError(f"unknown outcome {result.outcome!r}")
         paths: set[str] = set().union(*map(_paths_of, results))
+        deleted = set(deleted) - snapshots.keys()
         with self.transaction():
             # Files first: a test whose unit moves gets marked stale here, and recording
             # it below clears that again.
+            for path in sorted(deleted):
+                self._sync_deleted(path)
             for path in sorted(paths & snapshots.keys()):
                 snap = snapshots[path]
                 if self._synced.get(path, "") != snap.raw_hash:
@@ -203,6 +209,8 @@ class StoreWrites(StaleMarks, DependencySets):
                     for result in results
                 ]
             )
+            if deleted & paths:
+                self._mark_ran_deleted(((r.nodeid, set(_paths_of(r))) for r in results), deleted)
 
     def _record_one(
         self,
