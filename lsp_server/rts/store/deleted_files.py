@@ -25,21 +25,16 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Collection, Iterable
 
-from lsp_server.rts.reads import SESSION_LISTING
-from lsp_server.rts.store.stale_marks import DEPENDING
-from lsp_server.rts.unit_names import NAMES
-
-_LISTING = (NAMES, SESSION_LISTING)
-"""The unit of the tests that listed the session's state (``session_listings.LISTING``)."""
+from lsp_server.rts.store.stale_marks import StaleMarks
 
 
-class DeletedFiles:
+class DeletedFiles(StaleMarks):
     """The deleted-file sync of ``StoreWrites``."""
 
     _conn: sqlite3.Connection
     _synced: dict[str, str | None]
 
-    def _sync_deleted(self, path: str) -> None:
+    def _sync_deleted(self, path: str, session_id: int | None) -> None:
         """Mark stale the tests that may see ``path``'s deletion, then store its units as
         gone (see the module docstring); nothing when that was done already."""
         rows = self._conn.execute("SELECT checksum FROM units WHERE path=?", (path,))
@@ -53,10 +48,7 @@ class DeletedFiles:
             " (SELECT d.test_id FROM deps d JOIN units u ON u.id=d.unit_id WHERE u.path=?)",
             (why, path),
         )
-        self._conn.execute(
-            f"UPDATE tests SET stale=? WHERE stale IS NULL AND id IN ({DEPENDING}=?)",
-            (why, *_LISTING),
-        )
+        self._mark_listings_stale(why, session_id)
         self._conn.execute("UPDATE units SET checksum=NULL WHERE path=?", (path,))
         self._conn.execute("UPDATE files SET raw_hash=NULL WHERE path=?", (path,))
         self._synced.pop(path, None)
