@@ -9,7 +9,8 @@ its 8 listing tests at every later commit.
 
 The first recording write of a session that finds a stored file gone (the session ran
 against its deletion) marks stale every test that may see it and has not run against it
-yet: the tests depending on one of its units, and those listing the session's state. The
+yet: the tests depending on one of its units, and those listing the session's state (its
+own tests, a test file's, are forgotten: no collection yields them again). The
 tests this session records clear their mark as usual; those it does not run (deselected,
 an interrupted or crashed run) keep it and run next time. Then every unit's checksum and
 the file's raw hash become NULL: "gone when last synced", which selection skips
@@ -49,9 +50,20 @@ class DeletedFiles(StaleMarks):
             (why, path),
         )
         self._mark_listings_stale(why, session_id)
+        # Its own tests are never collected again: forgotten, as a collection forgets a
+        # test it no longer yields (one back with the file is new: it runs).
+        prefix = path + "::"
+        rows = self._conn.execute(
+            "SELECT nodeid FROM tests WHERE substr(nodeid, 1, ?)=?", (len(prefix), prefix)
+        )
+        self.forget_tests([nodeid for (nodeid,) in rows.fetchall()])
         self._conn.execute("UPDATE units SET checksum=NULL WHERE path=?", (path,))
         self._conn.execute("UPDATE files SET raw_hash=NULL WHERE path=?", (path,))
         self._synced.pop(path, None)
+
+    def forget_tests(self, nodeids: Iterable[str]) -> None:
+        """Forget the records of ``nodeids`` (``StoreCollections``)."""
+        raise NotImplementedError
 
     def _mark_ran_deleted(
         self, ran: Iterable[tuple[str, Collection[str]]], deleted: Collection[str]
