@@ -147,3 +147,15 @@ def test_a_deleted_module_back_while_the_run_ran(pytester: pytest.Pytester) -> N
     write(pytester, "other.py", OTHER.replace("= 1", "= 2"))
     ran, failed = ran_and_failed(pytester)
     assert "test_dep" in failed
+
+
+def test_xdist_workers_handle_a_deletion_once(pytester: pytest.Pytester) -> None:
+    """Precision with xdist: each worker's first write finds the deletion; the first
+    handles it, the other finds it handled, and the listing test runs once."""
+    _recorded(pytester, "set(found) <= {'b'}")
+    # Recorded again with every plugin (xdist's too): the environment the runs below see.
+    pytester.runpytest("--reks", "-n", "2").assert_outcomes(passed=4)
+    _delete(pytester, "other.py", "test_other.py", "test_a_dep.py")
+    pytester.runpytest("--reks", "-n", "2").assert_outcomes(passed=1)
+    pytester.runpytest("--reks", "-n", "2").assert_outcomes()
+    assert run(pytester, every_plugin=True) == set()
