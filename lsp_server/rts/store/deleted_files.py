@@ -19,7 +19,7 @@ of each of them (NULL against a checksum), which the listing rule sees too.
 
 A test recorded with units of a file the session holds as deleted ran that file (it
 was there again when it ran, after selection looked): its record lacks those units, so it
-is marked stale too (``mark_ran_deleted``)."""
+is marked stale too (``_mark_ran_deleted``)."""
 
 from __future__ import annotations
 
