@@ -359,11 +359,17 @@ class DependencyRecorder:
                 environment=self.environment,
                 options=self.options,
                 session_id=self.session_id,
+                deleted=self._deleted_files(),
             )
             self._record_return_kinds()
             incomplete, self._incomplete = self._incomplete, set()
             self.store.mark_stale(incomplete, _INCOMPLETE)
         self._flush_pace.wrote(started, time.monotonic())
+
+    def _deleted_files(self) -> list[str]:
+        """The stored files gone in the state this session ran against (the selection's:
+        ``states`` keeps what it saw of each file)."""
+        return [path for path in self.store.file_hashes() if self.states.raw_hash(path) is None]
 
     def _record_return_kinds(self) -> None:
         """Which functions each test ran, and what they returned (only what this session

@@ -51,6 +51,8 @@ def changed_units(store: DependencyStore, states: FileStates) -> dict[Unit, Reas
     for path, recorded in store.unit_checksums().items():
         raw = states.raw_hash(path)
         if raw is None:
+            if hashes.get(path) is None and not any(map(_is_stored, recorded.values())):
+                continue  # its deletion was recorded: ``store.deleted_files``
             changed.update((Unit(path, name), ReasonKind.DELETED) for name in recorded)
             continue
         if raw == hashes.get(path):
@@ -80,6 +82,10 @@ def changed_units(store: DependencyStore, states: FileStates) -> dict[Unit, Reas
         if risks_changed or any(map(is_import_risk, new)):
             changed.setdefault(Unit(path, MODULE), ReasonKind.CHANGED)
     return changed
+
+
+def _is_stored(checksum: str | None) -> bool:
+    return checksum is not None
 
 
 def tests_reading_changed(

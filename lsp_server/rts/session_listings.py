@@ -9,7 +9,10 @@ over or asked for a module another test imported), the running threads
 module that only another test's file imports adds to them all the same, and so does a new
 test file, while the listing test depends on no unit of either. So any change anywhere
 and any new test file select the tests whose code read one of ``lookups.SESSION_LISTINGS``
-(``reads.SESSION_LISTING``, one ``NAMES`` unit). Those are few, and they pay for it alone."""
+(``reads.SESSION_LISTING``, one ``NAMES`` unit). Those are few, and they pay for it alone.
+A run that does not rerun them (deselected, stopped early) still brings the changed or
+deleted files to the store: that sync marks them stale (``store.stale_marks``,
+``store.deleted_files``), or the change would be seen by no later selection."""
 
 from __future__ import annotations
 

@@ -63,3 +63,16 @@ def test_a_file_that_fails_to_collect_keeps_its_tests(pytester: pytest.Pytester)
     edit(pytester, "test_a.py", "from mod import f, missing", "from mod import f")
     edit(pytester, "mod.py", "x + 1", "1 + x")
     assert _affected(pytester) == {"test_a.py::test_one", "test_a.py::test_other"}
+
+
+def test_a_deleted_test_file_leaves_the_store(pytester: pytest.Pytester) -> None:
+    """A deleted test file is never collected again: its tests leave the store with the
+    run that handles the deletion (``store.deleted_files``), or they count as affected
+    (their file deleted, or stale) forever."""
+    _project(pytester)
+    write(pytester, "test_b.py", "from mod import f\n\n\ndef test_b():\n    assert f(0) == 1\n")
+    assert run(pytester) == {"test_one", "test_other", "test_b"}
+    (pytester.path / "test_b.py").unlink()
+    edit(pytester, "mod.py", "x + 1", "1 + x")
+    assert run(pytester) == {"test_one", "test_other"}
+    assert _affected(pytester) == set()

@@ -176,6 +176,19 @@ def test_a_change_in_a_module_only_another_test_imports(
     assert "test_listing" in ran_and_failed(project, "--reks-all")[1]
 
 
+def test_a_change_synced_by_a_run_the_listing_test_did_not_run_in(
+    pytester: pytest.Pytester,
+) -> None:
+    """Guard: the run after the change runs ``test_other`` alone (``-k``), which syncs
+    ``other.py`` to the store: the listing test, which did not see the change, runs next
+    time (and fails at it) though nothing changed since."""
+    project = _recorded(pytester, "gc_objects")
+    _, old, new = OTHER["gc_objects"]
+    edit(project, "other.py", old, new)
+    assert run(project, "-k", "other") == {"test_other"}
+    assert ran_and_failed(project) == ({"test_listing"}, {"test_listing"})
+
+
 @pytest.mark.xfail(
     strict=True,
     reason="ABC.register(cls) in a module only another test's file imports changes what "

@@ -24,7 +24,7 @@ import sqlite3
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 
-from lsp_server.rts.reads import LISTED_NAMES, NEEDED_BY_IMPORT
+from lsp_server.rts.reads import LISTED_NAMES, NEEDED_BY_IMPORT, SESSION_LISTING
 from lsp_server.rts.unit_names import MODULE, NAMES, body_name, bound_name, module_read
 
 DEPENDING = "SELECT d.test_id FROM deps d JOIN units u ON u.id=d.unit_id WHERE u.path=? AND u.name"
@@ -93,4 +93,15 @@ class StaleMarks:
             f"UPDATE tests SET stale=? WHERE stale IS NULL{not_proven} AND id != ? AND id IN"
             " (SELECT test_id FROM deps WHERE unit_id=?)",
             (reason, -1 if exclude_test is None else exclude_test, unit_id),
+        )
+
+    def _mark_listings_stale(self, reason: str, session_id: int | None) -> None:
+        """The tests that listed the session's state (``rts.session_listings``) and that
+        session ``session_id`` did not record are stale: a file changed, which selection
+        counts as a change they see wherever it is, and they did not run against it (a run
+        deselecting them, or stopped before them, syncs the file all the same)."""
+        self._conn.execute(
+            "UPDATE tests SET stale=? WHERE stale IS NULL AND session_id IS NOT ?"
+            f" AND id IN ({DEPENDING}=?)",
+            (reason, -1 if session_id is None else session_id, NAMES, SESSION_LISTING),
         )

@@ -34,8 +34,9 @@ from lsp_server.rts.file_snapshot import FileSnapshot
 from lsp_server.rts.file_units import Unit
 from lsp_server.rts.interned_units import InternedIds, InternedUnits
 from lsp_server.rts.listing_units import LISTING
+from lsp_server.rts.store.deleted_files import DeletedFiles
 from lsp_server.rts.store.depsets import DependencySets, TestUnits
-from lsp_server.rts.store.stale_marks import DEPENDING, StaleMarks
+from lsp_server.rts.store.stale_marks import DEPENDING
 from lsp_server.rts.unit_names import (
     MODULE,
     NAMES,
@@ -65,7 +66,7 @@ class TestResult:
     setup: Mapping[str, float] | None = None  # shared fixtures' set-up by scope, if measured
 
 
-class StoreWrites(StaleMarks, DependencySets):
+class StoreWrites(DeletedFiles, DependencySets):
     """The writing half of ``DependencyStore`` (which opens ``_conn``)."""
 
     _conn: sqlite3.Connection
@@ -174,20 +175,25 @@ class StoreWrites(StaleMarks, DependencySets):
         environment: str,
         options: str | None,
         session_id: int | None,
+        deleted: Collection[str] = (),
     ) -> None:
-        """``record_test`` for several tests in one transaction."""
+        """``record_test`` for several tests in one transaction. ``deleted``: the stored
+        files gone in the state the session ran against (``store.deleted_files``)."""
         results = list(results)
         for result in results:
             if result.outcome not in OUTCOMES:
                 raise ValueError(f"unknown outcome {result.outcome!r}")
         paths: set[str] = set().union(*map(_paths_of, results))
+        deleted = set(deleted) - snapshots.keys()
         with self.transaction():
             # Files first: a test whose unit moves gets marked stale here, and recording
             # it below clears that again.
+            for path in sorted(deleted):
+                self._sync_deleted(path, session_id)
             for path in sorted(paths & snapshots.keys()):
                 snap = snapshots[path]
                 if self._synced.get(path, "") != snap.raw_hash:
-                    self._sync_file(snap)
+                    self._sync_file(snap, session_id)
             # Usually every unit's file has a snapshot: no test needs filtering (a test
             # that imported a module from a zip archive does: filtered alone).
             self.link_dependencies(
@@ -203,6 +209,8 @@ class StoreWrites(StaleMarks, DependencySets):
                     for result in results
                 ]
             )
+            if deleted & paths:
+                self._mark_ran_deleted(((r.nodeid, set(_paths_of(r))) for r in results), deleted)
 
     def _record_one(
         self,
@@ -268,9 +276,10 @@ class StoreWrites(StaleMarks, DependencySets):
         ).fetchone()
         return int(row[0])
 
-    def _sync_file(self, snap: FileSnapshot) -> None:
+    def _sync_file(self, snap: FileSnapshot, session_id: int | None) -> None:
         """Bring every stored unit of ``snap.path`` to the snapshot, marking stale the tests
-        that depended on a unit whose checksum moves (they have not run against it)."""
+        that depended on a unit whose checksum moves (they have not run against it), and
+        the tests listing the session's state that ``session_id`` did not record."""
         row = self._conn.execute("SELECT raw_hash FROM files WHERE path=?", (snap.path,)).fetchone()
         if row is not None and row[0] == snap.raw_hash:
             self._synced[snap.path] = snap.raw_hash
@@ -303,6 +312,9 @@ class StoreWrites(StaleMarks, DependencySets):
                     why = f"{Unit(snap.path, name)} {reason}"
                     self._mark_importers_stale(snap.path, why, not_proven)
                 self._conn.execute("UPDATE units SET checksum=? WHERE id=?", (new, uid))
+        moved = any(snap.checksums.get(name) != checksum for _, name, checksum in stored)
+        if snap.path != NAMES and row is not None and (moved or len(snap.checksums) > len(known)):
+            self._mark_listings_stale(f"{snap.path} changed", session_id)
         if snap.path != NAMES:
             known_file = row is not None
             self._store_new_units(snap, {name for _, name, _ in stored}, known_file, not_proven)
