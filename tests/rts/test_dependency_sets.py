@@ -134,6 +134,17 @@ def test_a_refactoring_rule_changes_a_shared_set_for_its_tests_only(project: Pat
         assert _consistency(project)[:2] == (0, 0)
 
 
+def test_a_unit_recorded_again_after_its_removal_is_depended_on(project: Path) -> None:
+    # The same store object: what it cached of the removed unit's row must not outlive it.
+    f = Unit("m.py", "f")
+    with DependencyStore(project) as store:
+        _record(store, project, [_result("t.py::a", (Unit("m.py", MODULE), f))])
+        store.remove_unit(f)
+        _record(store, project, [_result("t.py::b", (Unit("m.py", MODULE), f))])
+        assert set(store.dependencies_of("t.py::b")) == {Unit("m.py", MODULE), f}
+        assert store.tests_depending_on(f) == ["t.py::b"]
+
+
 # The dependency tables of schema 6, as reks wrote them, with the rest of the schema.
 SCHEMA_6_DEPS = """
 DROP VIEW deps;
