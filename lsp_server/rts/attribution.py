@@ -21,6 +21,7 @@ import pytest
 
 from lsp_server.project.files import ProjectPaths
 from lsp_server.rts.binding_reads import BindingReads
+from lsp_server.rts.case_units import CaseUnits
 from lsp_server.rts.class_hooks import HookedClasses
 from lsp_server.rts.code_read_marks import CodeReadMarks
 from lsp_server.rts.file_units import FileUnits, Unit
@@ -101,6 +102,7 @@ class UnitAttribution:
         self.functions = FunctionUnits(paths, states)
         self.hooked_classes = HookedClasses(states, paths, self._intern)
         self.marks = CodeReadMarks(lookups, self._names_anywhere, paths, states, self._intern)
+        self.cases = CaseUnits(states, paths.rel, self._intern)
 
     def units_of_test(self, item: pytest.Item, window: Window, tracer: CodeTracer) -> InternedUnits:
         """Every unit the test ``item`` depends on, given what ran in its ``window``.
@@ -124,7 +126,7 @@ class UnitAttribution:
         found = self._answers.get(key)
         if found is None:
             found = self._answers[key] = self._units_of_window(item, window)
-        return found
+        return self.cases.added(item, found)  # its case of a literal list: per test
 
     def _units_of_window(self, item: pytest.Item, window: Window) -> InternedUnits:
         code_units, codes = self._code_units, window.codes
