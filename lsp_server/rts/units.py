@@ -31,9 +31,8 @@ A function's text leaves out the bodies of the functions defined in it: a test t
 defining ``g`` (a closure's variables, the wrapper a decorator factory returns) shapes
 what ``g`` does. Lambdas and comprehensions belong to the function around them. A name
 defined twice in one scope (``if``/``else`` variants) is one unit whose checksum covers
-every definition.
-
-Checksums are xxhash over normalized tokens (``rts.tokens``): reformatting changes none.
+every definition. Checksums are xxhash over normalized tokens (``rts.tokens``):
+reformatting changes none.
 """
 
 from __future__ import annotations

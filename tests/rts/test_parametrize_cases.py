@@ -190,7 +190,7 @@ def test_a_test_reading_the_list_is_selected_when_a_case_is_added(
 ) -> None:
     write(
         pytester,
-        "test_marks.py",
+        "test_list_reads.py",
         """
         import pytest
 
@@ -205,6 +205,6 @@ def test_a_test_reading_the_list_is_selected_when_a_case_is_added(
         """,
     )
     assert run(pytester) == {"test_value[a]", "test_value[b]", "test_two_cases"}
-    edit(pytester, "test_marks.py", '["a", "b"]', '["a", "b", "c"]')
+    edit(pytester, "test_list_reads.py", '["a", "b"]', '["a", "b", "c"]')
     ran, failed = ran_and_failed(pytester)
     assert (ran, failed) == ({"test_value[c]", "test_two_cases"}, {"test_two_cases"})
