@@ -12,8 +12,8 @@ gone and one new; the test recorded with it depends on the one gone, which selec
 Only the plainest shape has it: a top-level ``def`` (defined once) with one
 ``pytest.mark.parametrize`` call among marks only, its names a string or a tuple/list of
 strings, its values a list or tuple literal of strings, numbers, booleans and None (one per
-name), no keyword (``ids``, ``indirect``, ``scope``), each case's id as pytest derives it
-from the values (at most 100 characters) told apart from the others' without a counter.
+name; strings may be joined by ``+``), no keyword (``ids``, ``indirect``, ``scope``), the
+ids pytest derives from the cases' values told apart without a counter (``_ids_apart``).
 Anything else keeps the list in the header, as before: a list built in code or a module
 constant, computed ids, indirect parameters, ``pytest.param``, stacked parametrizations.
 
@@ -31,6 +31,7 @@ text in order, what the header held before.
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 
@@ -43,7 +44,7 @@ from lsp_server.rts.unit_names import CASE
 CASES_MARK = "<cases>"
 WHOLE_LIST = "*"
 """The digest part of the unit of the whole list, its text in order (``f.<case>*``)."""
-_LONGEST_ID = 100  # pytest's ids of longer strings are no longer their values
+_LONGEST_ID = 100  # pytest 9's ids of longer strings are no longer their values
 
 _PLAIN_VALUES = (str, int, float, bool, type(None))
 Pos = tuple[int, int]
@@ -134,13 +135,31 @@ def literal_list(
         return None
     cases = [_element_values(element, *argnames) for element in values.elts]
     plain = [case for case in cases if case is not None]
-    # Ids pytest derives from these values and needs no counter to tell apart.
-    ids = [pytest_id(case, escaped=False) for case in plain]
-    if len(plain) < len(cases) or len(set(ids)) != len(ids):
-        return None
-    if any(len(i) > _LONGEST_ID for i in ids):
+    if len(plain) < len(cases) or not _ids_apart(plain, argnames[0]):
         return None
     return argnames[0], values, frozenset(filter(None, map(case_digest, plain)))
+
+
+def _ids_apart(cases: list[tuple[object, ...]], argnames: tuple[str, ...]) -> bool:
+    """Whether the ids pytest derives from the values of the cases with short strings are
+    told apart without a counter, from each other and from the ids of the cases with a
+    long string (``value3`` by their index, 64 hex digits of their hash, or their whole
+    text: longer than any short one's)."""
+    long = [any(map(_is_long, case)) for case in cases]
+    short = [case for case, is_long in zip(cases, long, strict=True) if not is_long]
+    ids = [pytest_id(case, escaped=False) for case in short]
+    if len(set(ids)) != len(ids):
+        return False
+    if not any(long):
+        return True
+    if len(argnames) > 1:  # a long string's id by its index among the other values'
+        return False
+    by_index = re.compile(rf"{re.escape(argnames[0])}[0-9]+|[0-9a-f]{{64}}")
+    return not any(by_index.fullmatch(i) for i in ids)
+
+
+def _is_long(value: object) -> bool:
+    return isinstance(value, str) and len(value) > _LONGEST_ID
 
 
 def _is_mark(node: ast.expr, name: str | None, pytest_names: Collection[str]) -> bool:
@@ -173,18 +192,27 @@ def _element_values(
 ) -> tuple[object, ...] | None:
     """The values one element of the list gives the names; None unless each is plain."""
     try:
-        value = ast.literal_eval(element)
+        if whole:
+            values: tuple[object, ...] = (_literal(element),)
+        elif isinstance(element, (ast.Tuple, ast.List)) and len(element.elts) == len(names):
+            values = tuple(map(_literal, element.elts))
+        else:
+            return None
     except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
-        return None
-    if whole:
-        values: tuple[object, ...] = (value,)
-    elif isinstance(element, (ast.Tuple, ast.List)) and len(value) == len(names):
-        values = tuple(value)
-    else:
         return None
     if not all(type(v) in _PLAIN_VALUES for v in values):
         return None
     return values
+
+
+def _literal(node: ast.expr) -> object:
+    """``ast.literal_eval``, strings joined by ``+`` too (a long one split over lines)."""
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        left, right = _literal(node.left), _literal(node.right)
+        if isinstance(left, str) and isinstance(right, str):
+            return left + right
+        raise ValueError("not a string")
+    return ast.literal_eval(node)
 
 
 def _position(lines: list[str], line: int, byte_column: int) -> Pos:

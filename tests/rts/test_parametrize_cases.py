@@ -63,6 +63,36 @@ def test_a_case_removed_runs_nothing(urls: pytest.Pytester) -> None:
     assert run(urls) == set()
 
 
+def test_a_case_with_a_long_string_runs_with_any_change_of_the_list(
+    pytester: pytest.Pytester,
+) -> None:
+    """pytest names a case by its index when a string is longer than 100 characters: that
+    case depends on the whole list, the others on their own values."""
+    write(
+        pytester,
+        "test_long.py",
+        """
+        import pytest
+
+
+        @pytest.mark.parametrize(
+            "value",
+            [
+                "a",
+                "b",
+                "0123456789" "0123456789" "0123456789" "0123456789" "0123456789"
+                + "0123456789" "0123456789" "0123456789" "0123456789" "0123456789" "!",
+            ],
+        )
+        def test_value(value):
+            assert value
+        """,
+    )
+    assert run(pytester) == {"test_value[a]", "test_value[b]", "test_value[value2]"}
+    edit(pytester, "test_long.py", '"b",', '"b",\n"c",')
+    assert run(pytester) == {"test_value[c]", "test_value[value3]"}
+
+
 def test_a_changed_case_of_several_names_runs_alone(pytester: pytest.Pytester) -> None:
     write(
         pytester,
