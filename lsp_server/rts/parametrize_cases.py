@@ -25,7 +25,7 @@ at a later commit the list's ids are again its values' and unique: a test with t
 runs those values as long as the case is in the list, and once it is gone its unit is gone,
 which selects the test. A test not taken as a case (another id, more parameters, a test
 that only calls or refers to the function) depends on the whole list, ``f.<case>*``: its
-text in order, what the header held before.
+cases' values in order, what the header held before (but their spelling).
 """
 
 from __future__ import annotations
@@ -38,7 +38,6 @@ from dataclasses import dataclass
 import xxhash
 
 from lsp_server.rts.file_units import FileUnits
-from lsp_server.rts.tokens import TokenText
 from lsp_server.rts.unit_names import CASE
 
 CASES_MARK = "<cases>"
@@ -57,8 +56,8 @@ class LiteralCases:
     argnames: tuple[str, ...]
     hole: tuple[Pos, Pos, str]
     """Where the list is in the header's tokens (line, character column), with its marker."""
-    digests: frozenset[str]
-    """Each case's ``case_digest``."""
+    digests: tuple[str, ...]
+    """Each case's ``case_digest``, in the list's order."""
 
 
 def case_name(function: str, digest: str) -> str:
@@ -90,16 +89,16 @@ def literal_cases(tree: ast.Module, lines: list[str]) -> dict[int, LiteralCases]
 def add_cases(
     result: FileUnits,
     variants: dict[str, list[str]],
-    text: TokenText,
     function: str,
     cases: LiteralCases,
 ) -> list[tuple[Pos, Pos, str]]:
     """A unit (its text into ``variants``) per case of ``function``'s literal list and one
     of the whole list; the holes of its header: the list's."""
-    result.cases[function] = (cases.argnames, cases.digests)
+    result.cases[function] = (cases.argnames, frozenset(cases.digests))
     for digest in cases.digests:
         variants[case_name(function, digest)] = ["<case>", digest]
-    variants[case_name(function, WHOLE_LIST)] = text.without(cases.hole[0], cases.hole[1], ())
+    # The values in order, not their spelling: "\uFFFD" and "\ufffd" are one string.
+    variants[case_name(function, WHOLE_LIST)] = [CASES_MARK, *cases.digests]
     return [cases.hole]
 
 
@@ -117,7 +116,7 @@ def _cases_of(
 
 def literal_list(
     node: ast.FunctionDef | ast.AsyncFunctionDef, pytest_names: Collection[str] = ("pytest",)
-) -> tuple[tuple[str, ...], ast.List | ast.Tuple, frozenset[str]] | None:
+) -> tuple[tuple[str, ...], ast.List | ast.Tuple, tuple[str, ...]] | None:
     """The argument names, the list and its cases' digests of ``node``'s ``parametrize``
     decorator when it has the shape of the module's docstring (``pytest_names``: the names
     of the ``pytest`` module there). Its cases cannot fail collecting the module: each has
@@ -137,7 +136,7 @@ def literal_list(
     plain = [case for case in cases if case is not None]
     if len(plain) < len(cases) or not _ids_apart(plain, argnames[0]):
         return None
-    return argnames[0], values, frozenset(filter(None, map(case_digest, plain)))
+    return argnames[0], values, tuple(filter(None, map(case_digest, plain)))
 
 
 def _ids_apart(cases: list[tuple[object, ...]], argnames: tuple[str, ...]) -> bool:

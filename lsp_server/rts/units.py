@@ -194,7 +194,7 @@ def _function_texts(
         defaults = _default_holes(span, lines)
         holes = defaults
         if span.parent is None and (literal := cases.get(span.first_line)) is not None:
-            holes = [*add_cases(result, variants, text, span.name, literal), *defaults]
+            holes = [*add_cases(result, variants, span.name, literal), *defaults]
         header = text.without((span.first_line, 0), span.body_start, holes)
         variants.setdefault(header_name(span.name), []).extend(header)
         values = variants.setdefault(defaults_name(span.name), [])

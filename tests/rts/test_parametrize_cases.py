@@ -67,7 +67,8 @@ def test_a_case_with_a_long_string_runs_with_any_change_of_the_list(
     pytester: pytest.Pytester,
 ) -> None:
     """pytest names a case by its index when a string is longer than 100 characters: that
-    case depends on the whole list, the others on their own values."""
+    case depends on the whole list (its values in order, not their spelling), the others
+    on their own values."""
     write(
         pytester,
         "test_long.py",
@@ -89,6 +90,8 @@ def test_a_case_with_a_long_string_runs_with_any_change_of_the_list(
         """,
     )
     assert run(pytester) == {"test_value[a]", "test_value[b]", "test_value[value2]"}
+    edit(pytester, "test_long.py", '"a",', "'\\x61',")  # the same values in order
+    assert run(pytester) == set()
     edit(pytester, "test_long.py", '"b",', '"b",\n"c",')
     assert run(pytester) == {"test_value[c]", "test_value[value3]"}
 
