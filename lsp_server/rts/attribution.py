@@ -24,6 +24,7 @@ from lsp_server.rts.binding_reads import BindingReads
 from lsp_server.rts.case_units import CaseUnits
 from lsp_server.rts.class_hooks import HookedClasses
 from lsp_server.rts.code_read_marks import CodeReadMarks
+from lsp_server.rts.deleted_modules import by_name
 from lsp_server.rts.file_units import FileUnits, Unit
 from lsp_server.rts.function_units import FunctionUnits
 from lsp_server.rts.gathered_listings import GATHERED, gathered_by_copy
@@ -43,7 +44,7 @@ from lsp_server.rts.snapshots import FileStates
 from lsp_server.rts.spans import ImportStatement
 from lsp_server.rts.static_units import static_units
 from lsp_server.rts.tracing import CodeTracer
-from lsp_server.rts.unit_names import FILE, MODULE, header_name
+from lsp_server.rts.unit_names import FILE, MODULE, NAMES, header_name
 from lsp_server.rts.windows import Window
 
 # What most code objects read, shared: every object reks keeps is one more for each of the
@@ -301,8 +302,10 @@ class UnitAttribution:
         units = None if rel is None else self.states.units(rel)
         own = units is None or units.class_at_line(code.co_firstlineno) is not None
         looked_up = with_listing(own_listing(looked_up, own))  # a class body's dir()
-        rels = (self.paths.python_rel(filename) for filename in files)
-        return looked_up, {self._intern(Unit(rel, MODULE)) for rel in rels if rel is not None}
+        rels = [rel for filename in files if (rel := self.paths.python_rel(filename))]
+        # Imported by name: a test ``rts.deleted_modules`` must run once the module is gone.
+        by_names = {self._intern(Unit(NAMES, by_name(rel))) for rel in rels}
+        return looked_up, {self._intern(Unit(rel, MODULE)) for rel in rels} | by_names
 
     def _static_units(self, item: pytest.Item) -> frozenset[int]:
         """Module parts of the test file's import closure and conftests; a doctest's docstring."""

@@ -13,7 +13,7 @@ from .helpers import edit, ran_and_failed, run, write
 
 pytest_plugins = ["pytester"]
 
-_URLS = '''
+_URLS = """
 import pytest
 
 
@@ -31,7 +31,7 @@ def test_url(value):
 
 def test_other():
     assert True
-'''
+"""
 
 _URL_IDS = {
     "test_url[http://a.example]",
