@@ -128,3 +128,14 @@ def test_a_new_module_doing_something_at_import_selects_the_importers(
     _move(pytester, _OLD + registering)
     ran, failed = ran_and_failed(pytester)
     assert (ran, failed) == ({"test_old", "test_other"}, {"test_other"})
+
+
+def test_a_new_module_that_may_raise_at_import_selects_the_importers(
+    pytester: pytest.Pytester,
+) -> None:
+    """The new subpackage's module fails at import: every importer of the package fails."""
+    test = "def test_other():\n    import pkg\n\n    assert pkg.other_check('x')\n"
+    _project(pytester, other_test=test)
+    _move(pytester, _OLD + "\n_TABLE = {'a': 1}\nFIRST = _TABLE[PATTERN]\n")
+    ran, failed = ran_and_failed(pytester, "--continue-on-collection-errors")
+    assert (ran, failed) == ({"test_other"}, {"test_other"})
