@@ -116,9 +116,10 @@ class ImportStatementChanges:
         """The module file a statement's unit imports when the moment it does is not seen
         (``_order_unseen``); else None."""
         target = self._target(unit)
-        if target in self._quiet:  # what it ran still runs where it ran
+        deleted = None if target is None else self._quiet.get(target)
+        if deleted is not None:  # what it ran still runs where it ran
             runs = self.resolver.run_closure(unit.path) | self.resolver.packages_above(unit.path)
-            return target if self._quiet[target].runs <= runs else None
+            return target if deleted.runs <= runs else None
         return target if target is not None and self._order_unseen(unit.path, target) else None
 
     def _needed(self, unit: Unit, target: str) -> frozenset[str] | None:

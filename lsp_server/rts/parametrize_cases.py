@@ -109,9 +109,9 @@ def _cases_of(
     if found is None:
         return None
     argnames, values, digests = found
-    hole = (_position(lines, values.lineno, values.col_offset),)
-    hole += (_position(lines, values.end_lineno or 0, values.end_col_offset or 0),)
-    return LiteralCases(argnames, (*hole, CASES_MARK), digests)
+    start = _position(lines, values.lineno, values.col_offset)
+    end = _position(lines, values.end_lineno or 0, values.end_col_offset or 0)
+    return LiteralCases(argnames, (start, end, CASES_MARK), digests)
 
 
 def literal_list(
@@ -180,10 +180,11 @@ def _argnames(node: ast.expr) -> tuple[tuple[str, ...], bool] | None:
     if isinstance(node, ast.Constant) and isinstance(node.value, str):
         names = tuple(n.strip() for n in node.value.split(",") if n.strip())
         return names, len(names) == 1 and not node.value.rstrip().endswith(",")
-    strings = isinstance(node, (ast.Tuple, ast.List)) and node.elts
-    if strings and all(isinstance(e, ast.Constant) and isinstance(e.value, str) for e in node.elts):
-        return tuple(e.value for e in node.elts), False  # type: ignore[attr-defined]
-    return None
+    if not isinstance(node, (ast.Tuple, ast.List)) or not node.elts:
+        return None
+    constants = [e.value for e in node.elts if isinstance(e, ast.Constant)]
+    strings = tuple(n for n in constants if isinstance(n, str))
+    return (strings, False) if len(strings) == len(node.elts) else None
 
 
 def _element_values(

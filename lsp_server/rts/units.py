@@ -192,10 +192,10 @@ def _function_texts(
         docstring = text.without(span.body_start, code_start, ())
         variants.setdefault(doc_name(span.name), []).extend(docstring)
         defaults = _default_holes(span, lines)
-        holes = defaults
+        header_holes = defaults
         if span.parent is None and (literal := cases.get(span.first_line)) is not None:
-            holes = [*add_cases(result, variants, span.name, literal), *defaults]
-        header = text.without((span.first_line, 0), span.body_start, holes)
+            header_holes = [*add_cases(result, variants, span.name, literal), *defaults]
+        header = text.without((span.first_line, 0), span.body_start, header_holes)
         variants.setdefault(header_name(span.name), []).extend(header)
         values = variants.setdefault(defaults_name(span.name), [])
         for start, stop, _ in defaults:
