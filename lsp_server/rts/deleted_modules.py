@@ -16,17 +16,23 @@ the module does not define and changed nothing but its own namespace; each top-l
 import took a standard-library module or a project file, without a star. Then a test sees
 it gone only by reaching its namespace or its objects: by an import statement (none of the
 recorded files that still exist imports it: the resolver is shown the file as if it were
-there), by importing it by a name held in a string (each such import is recorded,
-``BY_NAME``: those tests run), through its package's attribute (the package's units of
-that name changed: their readers run), or by holding something it defined (its functions'
-and bindings' units stay deleted: the tests that ran or read them run). What it imported
+there), by importing it by a name held in a string (each such import told is recorded,
+``BY_NAME``, and a test that ran it and looked names up by strings not told, ``*``, may
+have: those tests run, ``tests_reaching_deleted``), through its package's attribute (the
+package's units of that name changed: their readers run), or by holding something it
+defined (its functions' and bindings' units stay deleted: the tests that ran or read them
+run). What it imported
 in turn must still run where it ran: each file of its old run closure is run by every
 module that stopped importing it (``ImportStatementChanges``).
 
-So the units its import alone put on a test (``IMPORT_TIME``: its module unit, its import
+So the units its import alone put on a test (``import_time_only``: its module unit, its import
 statements' and ``from`` imports' units, decorations, import risks) are no change; the
 rest stays deleted. Not seen: library code importing it by a string (``importlib`` called
-from a library, ``pytest.importorskip``), as for a new module.
+from a library, ``pytest.importorskip``), as for a new module; and a test importing it by a
+string once it was imported already (``sys.modules`` answers: no dependency is recorded,
+the same hole as for any change of the module). python-validators ``4973c49`` still runs
+every test: its new ``eth_address.py`` imports a third-party module (``eth_hash``) new to
+every test process, which ``rts.quiet_modules`` cannot judge.
 """
 
 from __future__ import annotations
