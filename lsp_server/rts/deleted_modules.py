@@ -21,9 +21,8 @@ there), by importing it by a name held in a string (each such import told is rec
 have: those tests run, ``tests_reaching_deleted``), through its package's attribute (the
 package's units of that name changed: their readers run), or by holding something it
 defined (its functions' and bindings' units stay deleted: the tests that ran or read them
-run). What it imported
-in turn must still run where it ran: each file of its old run closure is run by every
-module that stopped importing it (``ImportStatementChanges``).
+run). What it imported in turn must still run where it ran: each file of its old run
+closure is run by every module that stopped importing it (``ImportStatementChanges``).
 
 So the units its import alone put on a test (``import_time_only``: its module unit, its import
 statements' and ``from`` imports' units, decorations, import risks) are no change; the
