@@ -21,8 +21,10 @@ import pytest
 
 from lsp_server.project.files import ProjectPaths
 from lsp_server.rts.binding_reads import BindingReads
+from lsp_server.rts.case_units import CaseUnits
 from lsp_server.rts.class_hooks import HookedClasses
 from lsp_server.rts.code_read_marks import CodeReadMarks
+from lsp_server.rts.deleted_modules import by_name
 from lsp_server.rts.file_units import FileUnits, Unit
 from lsp_server.rts.function_units import FunctionUnits
 from lsp_server.rts.gathered_listings import GATHERED, gathered_by_copy
@@ -101,6 +103,7 @@ class UnitAttribution:
         self.functions = FunctionUnits(paths, states)
         self.hooked_classes = HookedClasses(states, paths, self._intern)
         self.marks = CodeReadMarks(lookups, self._names_anywhere, paths, states, self._intern)
+        self.cases = CaseUnits(states, paths.rel, self._intern)
 
     def units_of_test(self, item: pytest.Item, window: Window, tracer: CodeTracer) -> InternedUnits:
         """Every unit the test ``item`` depends on, given what ran in its ``window``.
@@ -124,7 +127,7 @@ class UnitAttribution:
         found = self._answers.get(key)
         if found is None:
             found = self._answers[key] = self._units_of_window(item, window)
-        return found
+        return self.cases.added(item, found)  # its case of a literal list: per test
 
     def _units_of_window(self, item: pytest.Item, window: Window) -> InternedUnits:
         code_units, codes = self._code_units, window.codes
@@ -304,8 +307,10 @@ class UnitAttribution:
         units = None if rel is None else self.states.units(rel)
         own = units is None or units.class_at_line(code.co_firstlineno) is not None
         looked_up = with_listing(own_listing(looked_up, own))  # a class body's dir()
-        rels = (self.paths.python_rel(filename) for filename in files)
-        return looked_up, {self._intern(Unit(rel, MODULE)) for rel in rels if rel is not None}
+        rels = [rel for filename in files if (rel := self.paths.python_rel(filename))]
+        # Imported by name: a test ``rts.deleted_modules`` must run once the module is gone.
+        by_names = {self._intern(Unit(NAMES, by_name(rel))) for rel in rels}
+        return looked_up, {self._intern(Unit(rel, MODULE)) for rel in rels} | by_names
 
     def _static_units(self, item: pytest.Item) -> frozenset[int]:
         """Module parts of the test file's import closure and conftests; a doctest's docstring."""

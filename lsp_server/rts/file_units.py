@@ -106,6 +106,9 @@ class FileUnits:
     safe_wrappers: frozenset[str] = frozenset()
     """Top-level names bound for good to a ``@wraps`` wrapper that cannot raise applied to
     a ``def`` (``Wrappers.exported``): what another module may decorate with."""
+    cases: dict[str, tuple[tuple[str, ...], frozenset[str]]] = field(default_factory=dict)
+    """A top-level function whose ``parametrize`` list is a literal -> its argument names
+    and the digest of each case's values (``rts.parametrize_cases``)."""
     hooked_classes: frozenset[str] = frozenset()
     """Top-level classes whose statement may raise only by a hook their bases bring: their
     importers depend on their units unless made without one (``rts.class_frames``)."""

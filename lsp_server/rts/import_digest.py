@@ -17,6 +17,7 @@ from lsp_server.rts.import_raise import (
     risky_header_parts,
 )
 from lsp_server.rts.import_scope import Scope
+from lsp_server.rts.parametrize_cases import CASES_MARK, literal_list
 from lsp_server.rts.purity import import_time_names, is_string_statement
 
 
@@ -36,7 +37,11 @@ def raising_digest(stmt: ast.stmt, scope: Scope, docs_inert: bool = False) -> st
             return _class_body_digest(stmt, risky)
     if not isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
         return import_time_digest(stmt, docs_inert)
-    return _parts_digest(risky_header_parts(stmt, scope, scope.bound))
+    # A literal parameter list of plain cases cannot make collecting the module fail, its
+    # decorator still may (``rts.parametrize_cases``): which cases it has is no risk.
+    literal = literal_list(stmt, scope.pytest)
+    hidden = None if literal is None else literal[1]
+    return _parts_digest(risky_header_parts(stmt, scope, scope.bound), hidden)
 
 
 def _class_body_digest(node: ast.ClassDef, risky: RiskyStatements) -> str:
@@ -68,18 +73,24 @@ def _class_body_digest(node: ast.ClassDef, risky: RiskyStatements) -> str:
     return xxhash.xxh64_hexdigest("\0".join([*header, *body]).encode())
 
 
-def _parts_digest(parts: list[ast.expr]) -> str:
-    """A digest of a ``def``'s parts that may raise (a lambda's body runs when called)."""
+def _parts_digest(parts: list[ast.expr], hidden: ast.List | ast.Tuple | None = None) -> str:
+    """A digest of a ``def``'s parts that may raise (a lambda's body runs when called),
+    without the elements of ``hidden``."""
     lambdas = [node for part in parts for node in ast.walk(part) if isinstance(node, ast.Lambda)]
     bodies = [node.body for node in lambdas]
+    elements = None if hidden is None else hidden.elts
     with unshared():  # the tree changes in place meanwhile (``ast_walk.shared_walks``)
         try:
             for node in lambdas:  # a lambda's body runs when it is called
                 node.body = ast.Constant(None)
+            if hidden is not None:
+                hidden.elts = [ast.Constant(CASES_MARK)]
             return xxhash.xxh64_hexdigest("\0".join(map(ast.dump, parts)).encode())
         finally:
             for node, body in zip(lambdas, bodies, strict=True):
                 node.body = body
+            if hidden is not None and elements is not None:
+                hidden.elts = elements
 
 
 def import_time_digest(stmt: ast.stmt, docs_inert: bool = False) -> str:

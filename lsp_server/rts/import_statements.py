@@ -30,6 +30,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import PurePosixPath
 
+from lsp_server.rts.deleted_modules import QuietDeletion, ghost_module
 from lsp_server.rts.file_units import Unit
 from lsp_server.rts.imports import ImportResolver
 from lsp_server.rts.quiet_modules import files_needed
@@ -61,8 +62,11 @@ class ImportStatementChanges:
         recorded: set[str],
         dependents: Callable[[Unit], list[str]],
         readers: Callable[[str, Iterable[str]], Mapping[str, str]],
+        quiet: Mapping[str, QuietDeletion] | None = None,
     ) -> None:
         self.states = states
+        # Deleted modules no test sees gone but for their names (``rts.deleted_modules``).
+        self._quiet = quiet or {}
         self.resolver = resolver
         self.statements = [u for u in changed if importing_parts(u.name) is not None]
         # Still first imported by the file, elsewhere (``rts.first_imports``): it runs as
@@ -92,6 +96,10 @@ class ImportStatementChanges:
                 continue  # the module unit counts as changed: ``unproven``
             if unit in self._moved_only:
                 continue  # the moment is not seen (``_proven``)
+            if target in self._quiet:  # it runs nowhere now: seen by its name alone
+                for nodeid in self._readers(*_package_attribute(target)):
+                    out.setdefault(nodeid, unit)
+                continue
             # A module no test ran, which a test may see run but for its names.
             needed = None if target in self._recorded else self._needed(unit, target)
             if needed is not None:  # it is an attribute of its package too
@@ -108,6 +116,10 @@ class ImportStatementChanges:
         """The module file a statement's unit imports when the moment it does is not seen
         (``_order_unseen``); else None."""
         target = self._target(unit)
+        deleted = None if target is None else self._quiet.get(target)
+        if deleted is not None:  # what it ran still runs where it ran
+            runs = self.resolver.run_closure(unit.path) | self.resolver.packages_above(unit.path)
+            return target if deleted.runs <= runs else None
         return target if target is not None and self._order_unseen(unit.path, target) else None
 
     def _needed(self, unit: Unit, target: str) -> frozenset[str] | None:
@@ -115,7 +127,7 @@ class ImportStatementChanges:
         imports, to run unseen in it but for its names (``rts.quiet_modules``)."""
         parts = importing_parts(unit.name)
         relative = parts is not None and parts[1] > 0
-        return files_needed(self.states, self.resolver, unit.path, target, relative)
+        return files_needed(self.states, self.resolver, unit.path, target, relative, self._recorded)
 
     def _ran_by(self, rel: str) -> set[str]:
         """The tests that ran ``rel`` at import when recorded: a change there selects them."""
@@ -127,7 +139,15 @@ class ImportStatementChanges:
     def _target(self, unit: Unit) -> str | None:
         parts = importing_parts(unit.name)
         assert parts is not None
-        return self.resolver.module_file(unit.path, *parts)
+        found = self.resolver.module_file(unit.path, *parts)
+        if found is None and self._quiet:
+            imports_of = self._imports_of
+            found = ghost_module(self.resolver.root, imports_of, self._quiet, unit.path, *parts)
+        return found
+
+    def _imports_of(self, rel: str) -> list[ImportStatement] | None:
+        units = self.states.units(rel)
+        return None if units is None else units.imports
 
     def _order_unseen(self, path: str, target: str) -> bool:
         """Whether importing ``target`` earlier or later in ``path`` cannot be seen: no

@@ -33,6 +33,8 @@ the rule of ``rts.import_statements``.
 
 from __future__ import annotations
 
+from collections.abc import Collection
+
 from lsp_server.rts.file_units import FileUnits, Unit
 from lsp_server.rts.from_import_checks import unproven
 from lsp_server.rts.imported_wrappers import unproven_wrappers
@@ -44,28 +46,50 @@ from lsp_server.rts.unit_names import wrapped_parts
 
 
 def files_needed(
-    states: FileStates, resolver: ImportResolver, importer: str, target: str, relative: bool
+    states: FileStates,
+    resolver: ImportResolver,
+    importer: str,
+    target: str,
+    relative: bool,
+    recorded: Collection[str] = (),
 ) -> frozenset[str] | None:
     """The project files a test must have run when recorded for ``target``, a module no
     test ran, to start running inside ``importer`` (by a ``relative`` import or not)
     unseen but for its names (see the module docstring); None when it may be seen
-    whatever the test imported."""
-    units = states.units(target)
-    if units is None or units.may_raise_at_import or units.call_sites:
-        return None
-    if not units.changes_only_own_namespace or not _imports_judged(resolver, target, units):
-        return None
-    taken = [Unit(target, name) for name in units.from_imports]
-    wrapped = [Unit(target, name) for name in units.checksums if wrapped_parts(name)]
-    if unproven(states, resolver, taken, []) or unproven_wrappers(states, resolver, wrapped):
+    whatever the test imported. Given the ``recorded`` files, each other file ``target``
+    runs that no test ran (a new subpackage's modules) must be as quiet, and its packages
+    are needed as well (it may name them by an absolute import)."""
+    if not _quiet(states, resolver, target):
         return None
     running = resolver.run_closure(target) | resolver.packages_above(target)
     if relative:  # through the packages ``importer`` runs in: imported, whatever its root
         running -= resolver.packages_above(importer)
-    return frozenset(running - {target, importer})
+    running -= {target, importer}
+    if not recorded:
+        return frozenset(running)
+    new = {rel for rel in running if rel not in recorded}
+    running |= set().union(*map(resolver.packages_above, new)) - {target, importer}
+    new = {rel for rel in running if rel not in recorded}
+    if not all(_quiet(states, resolver, rel) for rel in new):
+        return None
+    return frozenset(running - new)
 
 
-def _imports_judged(resolver: ImportResolver, target: str, units: FileUnits) -> bool:
+def _quiet(states: FileStates, resolver: ImportResolver, target: str) -> bool:
+    """Whether running ``target`` at import is seen by nothing but its names (per file)."""
+    units = states.units(target)
+    if units is None or units.may_raise_at_import or units.call_sites:
+        return False
+    if not units.changes_only_own_namespace or not imports_judged(resolver, target, units):
+        return False
+    taken = [Unit(target, name) for name in units.from_imports]
+    wrapped = [Unit(target, name) for name in units.checksums if wrapped_parts(name)]
+    return not (
+        unproven(states, resolver, taken, []) or unproven_wrappers(states, resolver, wrapped)
+    )
+
+
+def imports_judged(resolver: ImportResolver, target: str, units: FileUnits) -> bool:
     """Whether each top-level import of ``target`` takes a project file or a standard-
     library module, without a star."""
     return all(_judged(resolver, target, s) for s in units.imports if s.top)

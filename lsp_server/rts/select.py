@@ -6,10 +6,16 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from lsp_server.rts.deleted_modules import (
+    QuietDeletion,
+    deleted_units,
+    find_quiet_deletions,
+    tests_reaching_deleted,
+)
 from lsp_server.rts.file_units import Unit
 from lsp_server.rts.fingerprint import Fingerprint, explain_change
 from lsp_server.rts.from_import_checks import unproven
@@ -44,8 +50,11 @@ from lsp_server.rts.unit_names import (
 _MODULE_GETATTR = header_name("__getattr__")
 
 
-def changed_units(store: DependencyStore, states: FileStates) -> dict[Unit, ReasonKind]:
-    """Every recorded unit whose current checksum differs from the recorded one."""
+def changed_units(
+    store: DependencyStore, states: FileStates, quiet: Mapping[str, QuietDeletion] | None = None
+) -> dict[Unit, ReasonKind]:
+    """Every recorded unit whose current checksum differs from the recorded one (of a
+    deleted ``quiet`` module: ``rts.deleted_modules``)."""
     changed: dict[Unit, ReasonKind] = {}
     hashes = store.file_hashes()
     for path, recorded in store.unit_checksums().items():
@@ -53,7 +62,7 @@ def changed_units(store: DependencyStore, states: FileStates) -> dict[Unit, Reas
         if raw is None:
             if hashes.get(path) is None and not any(map(_is_stored, recorded.values())):
                 continue  # its deletion was recorded: ``store.deleted_files``
-            changed.update((Unit(path, name), ReasonKind.DELETED) for name in recorded)
+            changed.update(deleted_units(path, recorded, quiet or {}))
             continue
         if raw == hashes.get(path):
             continue
@@ -170,7 +179,11 @@ def _unproven_from_imports(
 
 
 def _tests_depending_on_changes(
-    root: Path, store: DependencyStore, states: FileStates, changed: dict[Unit, ReasonKind]
+    root: Path,
+    store: DependencyStore,
+    states: FileStates,
+    changed: dict[Unit, ReasonKind],
+    quiet: Mapping[str, QuietDeletion],
 ) -> dict[str, Unit]:
     """Tests depending on a changed unit, with it; adds to ``changed`` the module units of
     files whose import statements changed in a way every importer may see."""
@@ -181,7 +194,7 @@ def _tests_depending_on_changes(
         changed.setdefault(unit, ReasonKind.CHANGED)
     recorded = {path for path, units in store.unit_checksums().items() if MODULE in units}
     statements = ImportStatementChanges(
-        states, resolver, changed, recorded, store.tests_depending_on, store.tests_reading
+        states, resolver, changed, recorded, store.tests_depending_on, store.tests_reading, quiet
     )
     for unit in statements.unproven():
         changed.setdefault(unit, ReasonKind.CHANGED)
@@ -330,8 +343,9 @@ class _Changes:
 
 def _changes(root: Path, store: DependencyStore, states: FileStates) -> _Changes:
     records = store.test_records()
-    changed = changed_units(store, states)
-    affected = _tests_depending_on_changes(root, store, states, changed)
+    quiet = find_quiet_deletions(root, states, store.file_hashes())
+    changed = changed_units(store, states, quiet)
+    affected = _tests_depending_on_changes(root, store, states, changed, quiet)
     resolver = import_resolver(root, states)
     for nodeid, unit in tests_reading_changed(store, changed, states, resolver).items():
         affected.setdefault(nodeid, unit)
@@ -340,6 +354,8 @@ def _changes(root: Path, store: DependencyStore, states: FileStates) -> _Changes
     for nodeid, unit in tests_seeing_listings(store, states, resolver, changed).items():
         affected.setdefault(nodeid, unit)
     for nodeid, unit in tests_listing_session_state(store, changed).items():
+        affected.setdefault(nodeid, unit)
+    for nodeid, unit in tests_reaching_deleted(store, quiet).items():
         affected.setdefault(nodeid, unit)
     for nodeid, unit in new_conftests(root, store, records).items():
         changed[unit] = ReasonKind.ADDED

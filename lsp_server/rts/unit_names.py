@@ -43,6 +43,11 @@ new or changed; one gone cannot make the import fail (the class's ``HOOKS`` unit
 selects the tests whose recording saw a hook run)."""
 
 
+CASE = ".<case>"
+"""Infix of the unit of one case of a literal parameter list (``rts.parametrize_cases``):
+``f.<case>DIGEST`` is the case of test function ``f`` with those values. It binds no name."""
+
+
 IMPORTED = "<import>."
 """Prefix of the unit of a name a ``from`` import binds (``rts.from_imports``):
 ``<import>.f``, apart from a function ``f`` defined in the same file."""
@@ -143,7 +148,7 @@ def bound_name(unit_name: str) -> str | None:
     """The name a unit binds outside function bodies (``C.x`` -> ``x``, ``f.<def>`` ->
     ``f``); None for the module and file units, docstrings, default values, a class's hooks
     unit, functions nested in functions and the ``IMPORTING`` units."""
-    if unit_name in (MODULE, FILE) or _LOCALS in unit_name:
+    if unit_name in (MODULE, FILE) or _LOCALS in unit_name or CASE in unit_name:
         return None
     if unit_name.endswith((DOC, DEFAULTS, HOOKS, FRAME)):
         return None

@@ -1,18 +1,17 @@
-"""Units of code whose checksums the dependency store tracks, and their checksums.
-
-A unit is a function or method (any ``def``, nested ones included, named by its
-``__qualname__``: ``f.<locals>.g``), a *binding* outside function bodies, the module part
-of a Python file, or a whole non-Python file.
+"""Units of code whose checksums the dependency store tracks, and their checksums. A unit
+is a function or method (any ``def``, nested ones included, named by its ``__qualname__``:
+``f.<locals>.g``), a *binding* outside function bodies, the module part of a Python file,
+or a whole non-Python file.
 
 A ``def`` is four units: its body (the function's unit, named by its qualified name: the
 code after the docstring and the default values, what running it depends on), its header
-(``f.<def>``: decorators, parameters, which of them have defaults, what referring to the
-function object depends on), its default values (``f.<defaults>``, empty without any: what
-reading its signature shows besides the header; their text is in the body unit too, so a
-test that ran the function needs no more) and its docstring (``f.<doc>``, empty without
-one: only code reading ``__doc__`` or the source sees it; see ``rts.lookups`` for when a
-reference sees the body, defaults and docstring). The empty units are kept so that a
-refactoring adding the first default or docstring modifies a unit rather than creating one.
+(``f.<def>``: decorators but a literal parameter list, ``rts.parametrize_cases``,
+parameters, which have defaults: what referring to the function depends on), its default
+values (``f.<defaults>``, empty without any: what reading its signature shows besides the
+header; their text is in the body unit too, so a test that ran the function needs no more)
+and its docstring (``f.<doc>``, empty without one: only code reading ``__doc__`` or the
+source sees it; see ``rts.lookups`` for when a reference sees the body, defaults and
+docstring). Empty units are kept: adding the first default or docstring modifies a unit.
 
 Outside function bodies (see ``rts.bindings``) each top-level statement that only binds
 names is a unit of its own, named by what it binds: a ``def`` is its function's header
@@ -32,10 +31,8 @@ A function's text leaves out the bodies of the functions defined in it: a test t
 defining ``g`` (a closure's variables, the wrapper a decorator factory returns) shapes
 what ``g`` does. Lambdas and comprehensions belong to the function around them. A name
 defined twice in one scope (``if``/``else`` variants) is one unit whose checksum covers
-every definition.
-
-Checksums are xxhash over a normalized token stream: comments, blank lines, line
-continuations and indentation width do not count, so formatting-only edits change nothing.
+every definition. Checksums are xxhash over normalized tokens (``rts.tokens``):
+reformatting changes none.
 """
 
 from __future__ import annotations
@@ -67,6 +64,7 @@ from lsp_server.rts.lookups import DYNAMIC_NAMES, bindings_taken, import_origins
 from lsp_server.rts.module_docstring import docstring_binding
 from lsp_server.rts.open_namespace import opens_namespace
 from lsp_server.rts.overload_stubs import overload_stubs
+from lsp_server.rts.parametrize_cases import LiteralCases, add_cases, literal_cases
 from lsp_server.rts.spans import LOCALS as _LOCALS
 from lsp_server.rts.spans import UnitSpan, scan
 from lsp_server.rts.tokens import (
@@ -125,7 +123,8 @@ def _analysed(path: str, source: str) -> FileUnits:
     )
     casts = cast_holes(tree, lines)
     stubs = overload_stubs(spans, lines)
-    variants = _function_texts(result, spans, children, text, lines, stubs, casts)
+    cases = literal_cases(tree, lines)  # ``rts.parametrize_cases``
+    variants = _function_texts(result, spans, children, text, lines, stubs, casts, cases)
     stub_lines = frozenset(span.first_line for span in stubs)
     _add_bindings(result, layout, text, children.get(None, ()), variants, stub_lines)
     _add_from_imports(result, layout, variants)
@@ -169,10 +168,11 @@ def _function_texts(
     lines: list[str],
     stubs: set[UnitSpan],
     casts: list[tuple[Pos, Pos, str]],
+    cases: dict[int, LiteralCases],
 ) -> dict[str, list[str]]:
     """The texts of each function's body (default values included, ``casts`` left out:
-    ``rts.typing_casts``), docstring, header and default values units, by unit name;
-    ``result.spans`` gets each function's first definition; ``stubs``: ``overload_stubs``."""
+    ``rts.typing_casts``), docstring, header (less its ``cases``) and default values units,
+    by unit name; ``result.spans`` gets each first definition; ``stubs``: ``overload_stubs``."""
     variants: dict[str, list[str]] = {}
     for span in spans:
         if span in stubs:  # what it shows is code: ``typing.get_overloads`` reads it
@@ -192,7 +192,10 @@ def _function_texts(
         docstring = text.without(span.body_start, code_start, ())
         variants.setdefault(doc_name(span.name), []).extend(docstring)
         defaults = _default_holes(span, lines)
-        header = text.without((span.first_line, 0), span.body_start, defaults)
+        header_holes = defaults
+        if span.parent is None and (literal := cases.get(span.first_line)) is not None:
+            header_holes = [*add_cases(result, variants, span.name, literal), *defaults]
+        header = text.without((span.first_line, 0), span.body_start, header_holes)
         variants.setdefault(header_name(span.name), []).extend(header)
         values = variants.setdefault(defaults_name(span.name), [])
         for start, stop, _ in defaults:
