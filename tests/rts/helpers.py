@@ -45,6 +45,15 @@ def recording_plugin_only() -> Iterator[None]:
         yield
 
 
+# ``filterwarnings = error`` for a project run in-process: pytest warns at configuration
+# that the recording plugin, imported by the test process already, cannot be rewritten
+# (a real project's single pytest process never sees that warning).
+ERROR_FILTERS_INI = (
+    "[pytest]\nfilterwarnings =\n    error\n"
+    "    ignore:Module already imported:pytest.PytestAssertRewriteWarning\n"
+)
+
+
 def run(
     pytester: pytest.Pytester, *args: str, flag: str = "--reks", every_plugin: bool = False
 ) -> set[str]:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from .helpers import ran_and_failed, run, run_result, write
+from .helpers import ERROR_FILTERS_INI, ran_and_failed, run, run_result, write
 
 pytest_plugins = ["pytester"]
 
@@ -93,7 +93,7 @@ def test_filterwarnings_error_reruns_only_the_tests_that_warned(
     write(pytester, "pytest.ini", "[pytest]\n")
     write(pytester, "test_w.py", WARNING_TESTS)
     assert run(pytester) == {"test_warns", "test_quiet"}
-    write(pytester, "pytest.ini", "[pytest]\nfilterwarnings =\n    error\n")
+    write(pytester, "pytest.ini", ERROR_FILTERS_INI)
     ran, failed = ran_and_failed(pytester)
     assert failed == {"test_warns"}  # the guard: the test that warned runs, and fails
     assert ran == {"test_warns"}

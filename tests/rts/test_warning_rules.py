@@ -11,7 +11,7 @@ from lsp_server.rts.option_rules import WARNED
 from lsp_server.rts.store import DependencyStore
 from lsp_server.rts.unit_names import NAMES
 
-from .helpers import ran_and_failed, run, write
+from .helpers import ERROR_FILTERS_INI, ran_and_failed, run, write
 
 pytest_plugins = ["pytester"]
 
@@ -38,7 +38,7 @@ def test_warnings_the_default_filters_ignore_count(pytester: pytest.Pytester) ->
         """,
     )
     assert run(pytester) == {"test_resource", "test_explicit", "test_quiet"}
-    write(pytester, "pytest.ini", "[pytest]\nfilterwarnings =\n    error\n")
+    write(pytester, "pytest.ini", ERROR_FILTERS_INI)
     ran, failed = ran_and_failed(pytester)
     assert failed == {"test_resource", "test_explicit"}
     assert ran == failed
@@ -75,7 +75,7 @@ def test_a_warning_in_a_shared_fixtures_setup_reruns_every_test_using_it(
     write(pytester, "pytest.ini", "[pytest]\n")
     write(pytester, "test_f.py", SHARED_FIXTURE)
     assert run(pytester) == {"test_first", "test_second", "test_quiet"}
-    write(pytester, "pytest.ini", "[pytest]\nfilterwarnings =\n    error\n")
+    write(pytester, "pytest.ini", ERROR_FILTERS_INI)
     # Both set-ups fail (pytest keeps the fixture's error for the module): neither calls.
     assert run(pytester) == {"test_first", "test_second"}
 
@@ -106,7 +106,7 @@ def test_a_warning_as_a_module_is_imported_reruns_every_later_test(
     write(pytester, "test_i.py", IMPORTED_IN_TESTS)
     pytester.syspathinsert()
     assert run(pytester) == {"test_before", "test_imports", "test_imports_again"}
-    write(pytester, "pytest.ini", "[pytest]\nfilterwarnings =\n    error\n")
+    write(pytester, "pytest.ini", ERROR_FILTERS_INI)
     ran, failed = ran_and_failed(pytester)
     assert failed == {"test_imports", "test_imports_again"}
     assert ran == failed
@@ -249,7 +249,7 @@ def test_a_warning_whose_test_depends_on_timing_counts_for_every_later_test(
     write(pytester, "test_t.py", tests)
     assert run(pytester) == {"test_before", "test_late", "test_after"}
     assert warned(pytester) == {"test_late", "test_after"}
-    write(pytester, "pytest.ini", "[pytest]\nfilterwarnings =\n    error\n")
+    write(pytester, "pytest.ini", ERROR_FILTERS_INI)
     ran, failed = ran_and_failed(pytester)
     assert failed == {"test_late"}  # the thread's or finalizer's exception: an error now
     assert ran == {"test_late", "test_after"}
