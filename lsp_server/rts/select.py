@@ -60,7 +60,7 @@ def changed_units(
     for path, recorded in store.unit_checksums().items():
         raw = states.raw_hash(path)
         if raw is None:
-            if hashes.get(path) is None and not any(map(_is_stored, recorded.values())):
+            if hashes.get(path) is None and all(c is None for c in recorded.values()):
                 continue  # its deletion was recorded: ``store.deleted_files``
             changed.update(deleted_units(path, recorded, quiet or {}))
             continue
@@ -91,10 +91,6 @@ def changed_units(
         if risks_changed or any(map(is_import_risk, new)):
             changed.setdefault(Unit(path, MODULE), ReasonKind.CHANGED)
     return changed
-
-
-def _is_stored(checksum: str | None) -> bool:
-    return checksum is not None
 
 
 def tests_reading_changed(
