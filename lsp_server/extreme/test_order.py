@@ -72,7 +72,8 @@ def detection_order(
     hundreds of others only pass through it), each group by ``turns``."""
     tests = list(tests)
     turn = turns(tests, durations)
-    return sorted(tests, key=lambda t: (not names_function(qualname, t), turn[t], t))
+    name = _plain_name(qualname)  # once: a function's covering tests can be thousands
+    return sorted(tests, key=lambda t: (not _names(name, t), turn[t], t))
 
 
 def turns(tests: list[str], durations: Mapping[str, float]) -> dict[str, tuple[float, float]]:
@@ -102,7 +103,15 @@ def parametrized_test(nodeid: str) -> str:
 
 def names_function(qualname: str, nodeid: str) -> bool:
     """Whether the test's name (class or function, not file) names the function."""
-    name = qualname.rsplit(".", 1)[-1].replace("_", "").lower()
+    return _names(_plain_name(qualname), nodeid)
+
+
+def _plain_name(qualname: str) -> str:
+    """The function's own name as ``_names`` compares it: no underscores, lower case."""
+    return qualname.rsplit(".", 1)[-1].replace("_", "").lower()
+
+
+def _names(name: str, nodeid: str) -> bool:
     return bool(name) and name in nodeid.partition("::")[2].replace("_", "").lower()
 
 
