@@ -48,10 +48,10 @@ class DetectingTests:
         if not self.detections or len(tests) < 2:
             return
         pinned = tests[:1] if request.get("pinned") else []
-        qualname = request["function"]
+        name = _plain_name(request["function"])
 
         def rank(test: str) -> tuple[bool, int]:
-            return (not names_function(qualname, test), -self.detections[test])
+            return (not _names(name, test), -self.detections[test])
 
         rest = sorted(tests[len(pinned) :], key=rank)  # stable: the turns kept within a rank
         request["tests"] = order = [*pinned, *rest]
