@@ -1,7 +1,11 @@
 """The order in which a transformation's covering tests run, and their deadlines.
 
 The covering tests of a transformation not yet run are reordered by what detected the
-transformations run before it in the same analysis (``DetectingTests``).
+transformations run before it in the same analysis (``DetectingTests``): a test that
+detected another transformation of the same function first, then the tests naming the
+function, then by how many transformations each detected. The functions take turns
+(``taking_turns``), so that a function's next transformation is sent once its previous one
+has told what detected it.
 
 A detection needs one failing test, so the sooner a detecting test runs the cheaper the
 transformation. Before an analysis knows anything, the tests that name the function come
@@ -25,15 +29,19 @@ from typing import Any
 
 
 class DetectingTests:
-    """How many transformations each test has detected so far in this analysis."""
+    """How many transformations each test has detected so far in this analysis, and which
+    tests detected transformations of each function."""
 
     def __init__(self) -> None:
         self.detections: Counter[str] = Counter()
+        self.by_function: dict[str, set[str]] = {}  # function key -> its detectors
 
-    def record(self, reply: dict[str, Any]) -> None:
+    def record(self, reply: dict[str, Any], function: str = "") -> None:
+        """Count the reply's detector; ``function``: the key of the transformed function."""
         detector = reply.get("detected_by")
         if reply.get("verdict") == "detected" and detector:
             self.detections[detector] += 1
+            self.by_function.setdefault(function, set()).add(detector)
 
     def ordered(self, requests: Iterable[dict[str, Any]]) -> Iterator[dict[str, Any]]:
         """``requests``, each reordered (``promote``) when it is taken to be sent: after
@@ -49,9 +57,10 @@ class DetectingTests:
             return
         pinned = tests[:1] if request.get("pinned") else []
         name = _plain_name(request["function"])
+        own = self.by_function.get(function_key(request), set())
 
-        def rank(test: str) -> tuple[bool, int]:
-            return (not _names(name, test), -self.detections[test])
+        def rank(test: str) -> tuple[bool, bool, int]:
+            return (test not in own, not _names(name, test), -self.detections[test])
 
         rest = sorted(tests[len(pinned) :], key=rank)  # stable: the turns kept within a rank
         request["tests"] = order = [*pinned, *rest]
@@ -61,6 +70,23 @@ class DetectingTests:
             request["deadlines"] = deadlines(
                 order, basis["durations"], basis["margin"], base, factor, request["timeout"]
             )
+
+
+def function_key(request: dict[str, Any]) -> str:
+    """The key (``path::qualname``) of the function a request transforms."""
+    return f"{request.get('path', '')}::{request['function']}"
+
+
+def taking_turns(requests: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """``requests`` with the functions taking turns (the first transformation of each, then
+    the second of each, ...), each function's in their order: when the next of a function
+    is sent, what detected its previous one is known (``promote``), which the worker busy
+    with that previous one would not have told yet had they come one after the other."""
+    queues: dict[str, list[dict[str, Any]]] = {}
+    for request in requests:
+        queues.setdefault(function_key(request), []).append(request)
+    rounds = max((len(queue) for queue in queues.values()), default=0)
+    return [queue[turn] for turn in range(rounds) for queue in queues.values() if turn < len(queue)]
 
 
 def detection_order(

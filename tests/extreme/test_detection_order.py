@@ -146,3 +146,44 @@ def test_the_cases_of_a_parametrized_test_take_turns_by_their_time_so_far() -> N
     # Each case counts what its test's earlier cases took: test_many's third case (0.03 s
     # in all) comes after the slow test (0.025 s), its first two before it.
     assert order == [fast, many[0], many[1], slow, many[2], many[3]]
+
+
+CANCELLING = """
+def combine(a, b):
+    total = a + helper(b) - helper(b)
+    return total
+
+
+def helper(x):
+    y = x * 2
+    return y
+"""
+TWO_CHECKS = """
+import time
+
+from m import combine, helper
+
+
+def test_sum():
+    assert combine(1, 5) == 1
+
+
+def test_double():
+    time.sleep(0.02)
+    assert helper(3) == 6
+"""
+
+
+@pytest.mark.slow  # a whole analysis, ~3-7 s
+def test_the_detector_of_a_transformation_of_the_same_function_runs_first(
+    make_project: Callable[[dict[str, str]], Path],
+) -> None:
+    # test_sum detects ``combine``'s transformations and runs ``helper`` without checking
+    # it (its results cancel). Once test_double detected one of ``helper``'s, it comes
+    # first for the next one: the count of detections made test_sum (fast, as many
+    # detections) run first again.
+    analysis = _analysed(make_project({"m.py": CANCELLING, "test_m.py": TWO_CHECKS}))
+    helpers = [r for r in analysis.results if r.transformation.function == "helper"]
+    assert len(helpers) >= 2
+    assert all(r.detected_by == "test_m.py::test_double" for r in helpers)
+    assert all(r.tests == ["test_m.py::test_double"] for r in helpers[1:])
