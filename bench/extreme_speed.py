@@ -68,6 +68,13 @@ PROJECTS = [
         "tests/",
         "boltons/",
     ),
+    Project(
+        "humanize==4.17.0",
+        [f"src/humanize/{name}.py" for name in ("number", "time", "filesize", "lists", "i18n")],
+        "tests/",
+        "src/humanize/",
+    ),
+    Project("parse==1.22.4", ["parse/__init__.py"], "tests/", "parse/"),
 ]
 
 

@@ -30,7 +30,7 @@ MARKS = ("waiting", "ready", "prepared")
 """The worker's replies on the way to its first transformation, in order."""
 
 
-def _cpu_ms(pid: int) -> float:
+def cpu_ms(pid: int) -> float:
     """CPU milliseconds (user and system) ``pid`` used so far; NaN once it is gone."""
     try:
         fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
@@ -52,7 +52,7 @@ def timeline(root: Path, targets: list[str]) -> tuple[dict[str, tuple[float, flo
         op = str(message.get("op"))
         if op in MARKS and op not in seen:
             wall = (time.perf_counter() - started) * 1000
-            seen[op] = (wall, _cpu_ms(worker.process.pid))
+            seen[op] = (wall, cpu_ms(worker.process.pid))
             if op == "ready":
                 collected.append(int(message.get("tests", 0)))
         return message

@@ -8,7 +8,12 @@ from typing import Any
 from lsp_server.extreme.discover import FunctionInfo
 from lsp_server.extreme.model import Transformation, TransformationResult, Verdict
 from lsp_server.extreme.runners import Runner
-from lsp_server.extreme.test_order import DetectingTests, deadlines, first_detector
+from lsp_server.extreme.test_order import (
+    DetectingTests,
+    deadlines,
+    first_detector,
+    taking_turns,
+)
 from lsp_server.jobs import Job
 from lsp_server.rts.setup_clock import SHARED_SCOPES, scope_node
 
@@ -114,9 +119,10 @@ def run_planned(
     done: dict[int, TransformationResult] = {}
     job.report(0, len(planned), "running transformations")
     detecting = DetectingTests()
-    for reply in run_all(detecting.ordered(request for _, request in planned.values()), job):
-        detecting.record(reply)
+    requests = taking_turns([request for _, request in planned.values()])
+    for reply in run_all(detecting.ordered(requests), job):
         t = planned[reply["id"]][0]
+        detecting.record(reply, f"{t.path}::{t.function}")
         done[reply["id"]] = TransformationResult(
             transformation=t,
             verdict=Verdict(reply["verdict"]),

@@ -1,11 +1,16 @@
 """The order in which a transformation's covering tests run, and their deadlines.
 
 The covering tests of a transformation not yet run are reordered by what detected the
-transformations run before it in the same analysis (``DetectingTests``).
+transformations run before it in the same analysis (``DetectingTests``): a test that
+detected another transformation of the same function first, then the tests naming the
+function, then by how many transformations each detected. The functions take turns
+(``taking_turns``), so that a function's next transformation is sent once its previous one
+has told what detected it.
 
 A detection needs one failing test, so the sooner a detecting test runs the cheaper the
 transformation. Before an analysis knows anything, the tests that name the function come
-first, the others fastest first (``requests.detection_order``). On sqlparse that left a
+first, the others fastest first, the cases of a parametrized test taking turns with the
+other tests (``detection_order``). On sqlparse that left a
 test that checks the grouping of identifiers 366th for ``group_values -> pass`` (3 s of
 the run), although it had detected other grouping functions already: a test that has
 detected transformations of other functions checks results that many functions feed,
@@ -24,15 +29,19 @@ from typing import Any
 
 
 class DetectingTests:
-    """How many transformations each test has detected so far in this analysis."""
+    """How many transformations each test has detected so far in this analysis, and which
+    tests detected transformations of each function."""
 
     def __init__(self) -> None:
         self.detections: Counter[str] = Counter()
+        self.by_function: dict[str, set[str]] = {}  # function key -> its detectors
 
-    def record(self, reply: dict[str, Any]) -> None:
+    def record(self, reply: dict[str, Any], function: str = "") -> None:
+        """Count the reply's detector; ``function``: the key of the transformed function."""
         detector = reply.get("detected_by")
         if reply.get("verdict") == "detected" and detector:
             self.detections[detector] += 1
+            self.by_function.setdefault(function, set()).add(detector)
 
     def ordered(self, requests: Iterable[dict[str, Any]]) -> Iterator[dict[str, Any]]:
         """``requests``, each reordered (``promote``) when it is taken to be sent: after
@@ -47,12 +56,13 @@ class DetectingTests:
         if not self.detections or len(tests) < 2:
             return
         pinned = tests[:1] if request.get("pinned") else []
-        qualname = request["function"]
+        name = _plain_name(request["function"])
+        own = self.by_function.get(function_key(request), set())
 
-        def rank(test: str) -> tuple[bool, int]:
-            return (not names_function(qualname, test), -self.detections[test])
+        def rank(test: str) -> tuple[bool, bool, int]:
+            return (test not in own, not _names(name, test), -self.detections[test])
 
-        rest = sorted(tests[len(pinned) :], key=rank)  # stable: fastest first within a rank
+        rest = sorted(tests[len(pinned) :], key=rank)  # stable: the turns kept within a rank
         request["tests"] = order = [*pinned, *rest]
         basis = request.get("basis")
         if basis and request.get("deadlines"):
@@ -62,19 +72,72 @@ class DetectingTests:
             )
 
 
+def function_key(request: dict[str, Any]) -> str:
+    """The key (``path::qualname``) of the function a request transforms."""
+    return f"{request.get('path', '')}::{request['function']}"
+
+
+def taking_turns(requests: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """``requests`` with the functions taking turns (the first transformation of each, then
+    the second of each, ...), each function's in their order: when the next of a function
+    is sent, what detected its previous one is known (``promote``), which the worker busy
+    with that previous one would not have told yet had they come one after the other."""
+    queues: dict[str, list[dict[str, Any]]] = {}
+    for request in requests:
+        queues.setdefault(function_key(request), []).append(request)
+    rounds = max((len(queue) for queue in queues.values()), default=0)
+    return [queue[turn] for turn in range(rounds) for queue in queues.values() if turn < len(queue)]
+
+
 def detection_order(
     qualname: str, tests: Iterable[str], durations: Mapping[str, float]
 ) -> list[str]:
     """The covering ``tests`` in the order most likely to detect a transformation of
     ``qualname`` soonest: those whose name (class or function, not file) names the
     function first (``IterIndexTests`` for ``iter_index``: they check its results, while
-    hundreds of others only pass through it), each group fastest first."""
-    return sorted(tests, key=lambda t: (not names_function(qualname, t), durations[t], t))
+    hundreds of others only pass through it), each group by ``turns``."""
+    tests = list(tests)
+    turn = turns(tests, durations)
+    name = _plain_name(qualname)  # once: a function's covering tests can be thousands
+    return sorted(tests, key=lambda t: (not _names(name, t), turn[t], t))
+
+
+def turns(tests: list[str], durations: Mapping[str, float]) -> dict[str, tuple[float, float]]:
+    """Per test, its place in a run that gives each test function its turn: the seconds
+    its function's cases up to it take (fastest case first), then its own. The cases of
+    one parametrized test tend to pass or fail together (humanize's ``naturaltime`` has
+    hundreds passing ``None`` through ``_convert_aware_datetime``: ``return None`` ran
+    241 tests before the one that detects it); a test that is not parametrized keeps its
+    place fastest first."""
+    cases: dict[str, list[str]] = {}
+    for test in sorted(tests, key=lambda t: (durations[t], t)):
+        cases.setdefault(parametrized_test(test), []).append(test)
+    turn: dict[str, tuple[float, float]] = {}
+    for group in cases.values():
+        so_far = 0.0
+        for test in group:
+            so_far += durations[test]
+            turn[test] = (so_far, durations[test])
+    return turn
+
+
+def parametrized_test(nodeid: str) -> str:
+    """The test function of a case: its node id without the parameters (``[...]``)."""
+    head, sep, name = nodeid.rpartition("::")
+    return head + sep + name.partition("[")[0]
 
 
 def names_function(qualname: str, nodeid: str) -> bool:
     """Whether the test's name (class or function, not file) names the function."""
-    name = qualname.rsplit(".", 1)[-1].replace("_", "").lower()
+    return _names(_plain_name(qualname), nodeid)
+
+
+def _plain_name(qualname: str) -> str:
+    """The function's own name as ``_names`` compares it: no underscores, lower case."""
+    return qualname.rsplit(".", 1)[-1].replace("_", "").lower()
+
+
+def _names(name: str, nodeid: str) -> bool:
     return bool(name) and name in nodeid.partition("::")[2].replace("_", "").lower()
 
 

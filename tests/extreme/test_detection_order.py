@@ -94,3 +94,96 @@ def test_promoted_tests_keep_the_remembered_detector_first_and_get_their_deadlin
     detecting.promote(request)
     assert request["tests"] == ["t.py::test_last", "t.py::test_strong", "t.py::test_a"]
     assert request["deadlines"] == pytest.approx([1.0 + 3 * 0.1, 1.0 + 3 * 0.5, 1.0 + 3 * 0.7])
+
+
+HELPER = """
+def describe(x):
+    if x is None:
+        return None
+    return x + 1
+"""
+MANY_CASES = """
+import time
+
+import pytest
+
+from m import describe
+
+
+@pytest.mark.parametrize("case", range(12))
+def test_nothing_to_describe(case):
+    time.sleep(0.01)
+    assert describe(None) is None
+
+
+def test_describes_a_number():
+    time.sleep(0.015)
+    assert describe(1) == 2
+"""
+
+
+@pytest.mark.slow  # a whole analysis, ~3-7 s
+def test_one_case_of_each_parametrized_test_runs_before_more_cases_of_one(
+    make_project: Callable[[dict[str, str]], Path],
+) -> None:
+    # Twelve cases of one test (10 ms each) pass ``None`` through ``describe``: none can
+    # detect ``return None``. Fastest first ran all twelve before the only test that
+    # checks a number (15 ms); now a case counts the time of its test's cases before it.
+    analysis = _analysed(make_project({"m.py": HELPER, "test_m.py": MANY_CASES}))
+    by_body = {r.transformation.body: r for r in analysis.results}
+    returning_none = by_body["return None"]
+    assert returning_none.verdict.value == "detected"
+    assert returning_none.detected_by == "test_m.py::test_describes_a_number"
+    assert returning_none.tests[-1] == "test_m.py::test_describes_a_number"
+    assert len(returning_none.tests) <= 3  # 13 before: every case first
+
+
+def test_the_cases_of_a_parametrized_test_take_turns_by_their_time_so_far() -> None:
+    many = [f"t.py::test_many[{i}]" for i in range(4)]
+    slow, fast = "t.py::TestC::test_slow", "t.py::test_fast[a-b]"
+    durations = {**dict.fromkeys(many, 0.01), slow: 0.025, fast: 0.002}
+    order = detection_order("m.f", [*many, slow, fast], durations)
+    # Each case counts what its test's earlier cases took: test_many's third case (0.03 s
+    # in all) comes after the slow test (0.025 s), its first two before it.
+    assert order == [fast, many[0], many[1], slow, many[2], many[3]]
+
+
+CANCELLING = """
+def combine(a, b):
+    total = a + helper(b) - helper(b)
+    return total
+
+
+def helper(x):
+    y = x * 2
+    return y
+"""
+TWO_CHECKS = """
+import time
+
+from m import combine, helper
+
+
+def test_sum():
+    assert combine(1, 5) == 1
+
+
+def test_double():
+    time.sleep(0.02)
+    assert helper(3) == 6
+"""
+
+
+@pytest.mark.slow  # a whole analysis, ~3-7 s
+def test_the_detector_of_a_transformation_of_the_same_function_runs_first(
+    make_project: Callable[[dict[str, str]], Path],
+) -> None:
+    # test_sum detects ``combine``'s transformations and runs ``helper`` without checking
+    # it (its results cancel). Once test_double detected one of ``helper``'s, it comes
+    # first for the next one: the count of detections made test_sum (fast, as many
+    # detections) run first again.
+    analysis = _analysed(make_project({"m.py": CANCELLING, "test_m.py": TWO_CHECKS}))
+    helpers = [r for r in analysis.results if r.transformation.function == "helper"]
+    assert len(helpers) >= 2
+    assert all(r.detected_by == "test_m.py::test_double" for r in helpers)
+    assert all(r.tests == ["test_m.py::test_double"] for r in helpers[1:])
