@@ -11,7 +11,7 @@ the window are merged, and one untold read anywhere keeps the wide reading.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Set
+from collections.abc import Callable, Iterable, Set
 from types import CodeType
 
 from lsp_server.project.files import ProjectPaths
@@ -22,8 +22,7 @@ from lsp_server.rts.identity import identity
 from lsp_server.rts.lookup_sites import shadowed
 from lsp_server.rts.runtime_lookups import RuntimeLookups
 from lsp_server.rts.snapshots import FileStates
-from lsp_server.rts.told_code_reads import may_tell, told_reads
-from lsp_server.rts.tracing import CodeSet
+from lsp_server.rts.told_code_reads import told_reads
 
 
 class CodeReadMarks:
@@ -45,13 +44,10 @@ class CodeReadMarks:
         # By identity: every code object read stays alive in ``CodeReads.functions``.
         self._by_code: dict[int, frozenset[int]] = {}
         self._by_file: dict[str, frozenset[int]] = {}
-        # By identity: the code objects judged by ``may_tell``, and those it said yes to.
-        self._judged: set[int] = set()
-        self._telling: set[int] = set()
 
     def marks(
         self,
-        codes: CodeSet,
+        codes: Iterable[CodeType],
         names: Set[str],
         untold: Set[str],
         module: CodeType | None = None,
@@ -65,24 +61,13 @@ class CodeReadMarks:
         lookups = self._lookups
         sites = lookups.source_sites if lookups.sources_seen else None
         reads = lookups.code_reads
-        telling = self._telling_codes(codes)
-        found = told_reads(telling, self._names_of, reads, sites, names, self._shadowed, module)
+        found = told_reads(codes, self._names_of, reads, sites, names, self._shadowed, module)
         marks = {UNTOLD_MARK + name for name in other}
         for name in spelled - other:
             marks.add(TOLD + name if TOLD + name in found.twins else UNTOLD_MARK + name)
         functions, files = found.read()
         units = set().union(*map(self._units_of_code, functions), *map(self._units_of_file, files))
         return marks, units
-
-    def _telling_codes(self, codes: CodeSet) -> list[CodeType]:
-        """The code objects of ``codes`` in which ``told_reads`` finds anything (the others
-        add nothing to what it finds, whatever the order); each judged once."""
-        new = codes.keys() - self._judged
-        if new:
-            reads = self._lookups.code_reads
-            self._telling.update(k for k in new if may_tell(codes[k], self._names_of, reads))
-            self._judged |= new
-        return [codes[key] for key in self._telling.intersection(codes.keys())]
 
     def _units_of_code(self, code: CodeType) -> frozenset[int]:
         """``code_read_units`` of the code object ``code``, kept by identity."""

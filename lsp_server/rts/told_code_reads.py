@@ -85,15 +85,6 @@ def told_reads(
     return found
 
 
-def may_tell(code: CodeType, names_of: Callable[[CodeType], Set[str]], reads: CodeReads) -> bool:
-    """Whether ``told_reads`` finds anything in ``code``: it reads a code-read name
-    (``names_of``, as there) or spells one. Most code does neither, and a test runs hundreds
-    of code objects; the answer holds for the session once the attribution has noted what
-    ``code`` reads (``names_of`` gives the same from then on, ``CodeReads.spelled`` keeps
-    its answer)."""
-    return not TOLDABLE.isdisjoint(names_of(code)) or bool(reads.spelled(code, _spelled))
-
-
 def _spelled(code: CodeType) -> frozenset[str]:
     """The code-read names ``code`` spells, as names or strings (a read by a string may
     count where its line ran only: ``rts.read_lines``)."""
