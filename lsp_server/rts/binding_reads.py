@@ -13,13 +13,13 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Mapping, Set
 from operator import itemgetter
 
+from lsp_server.rts.binding_steps import BindingSteps
 from lsp_server.rts.file_units import FileUnits, Unit
 from lsp_server.rts.imports import ImportResolver
 from lsp_server.rts.lookups import DOC_READS
 from lsp_server.rts.module_docstring import MODULE_DOC
 from lsp_server.rts.names_read import (
     NO_SPLIT,
-    NO_STEP,
     FollowedBase,
     NamesRead,
     Pair,
@@ -59,9 +59,6 @@ class BindingReads:
         self.resolver = resolver
         self._intern = intern
         self._units = units
-        # A name -> (path, unit name) of the binding units of every file indexed so far.
-        self._bound: dict[str, list[tuple[str, str]]] = {}
-        self._indexed: set[str] = set()
         # A module -> the ids of its units but the bodies (what a lookup by string finds).
         self._by_string: dict[tuple[str, str | None], frozenset[int]] = {}
         self._bodies = SeenBodies(states, resolver, intern, units)
@@ -70,7 +67,6 @@ class BindingReads:
         # Per unit id, what ``read`` needs of a unit that ran and of a binding unit found,
         # and the ids of the NAMES units: the same units recur in every test.
         self._unit_infos: dict[int, UnitInfo] = {}
-        self._bindings: dict[tuple[str, str], tuple[int, frozenset[Pair]]] = {}
         self._name_ids: dict[str, int] = {}
         # The same ids by scope (None: read anywhere, else the module's path) and name: a
         # test reads hundreds of names, looked up in C (``_names_ids``).
@@ -79,9 +75,10 @@ class BindingReads:
         # rest (most functions) add nothing in ``_follow``; set operations in C pick these.
         self._module_uids: set[int] = set()
         self._reading_uids: set[int] = set()
-        # The modules a test depends on -> (name, scope) -> ``_step``: most tests of a
+        # The modules a test depends on -> (name, scope) -> its step: most tests of a
         # session depend on the same few sets of modules and read the same names.
         self._steps: dict[frozenset[str], dict[Pair, Step]] = {}
+        self._binding_steps = BindingSteps(states, intern, self._split)
         self._bases: dict[tuple[frozenset[int], frozenset[str]], FollowedBase] = {}
         # A module -> the NAMES units of the names its ``from`` imports take from project
         # modules and its units of the modules they import (``_taken``).
@@ -234,13 +231,13 @@ class BindingReads:
         are attributes'."""
         found: set[int] = set()
         steps = self._steps.setdefault(frozenset(paths), {})
-        pending = reads.scoped(self._bound.keys()) - followed
+        pending = reads.scoped(self._binding_steps.bound.keys()) - followed
         seen = set(pending)
         # Breadth first, one round per level of the closure, the per-pair work in C (map
         # and union over the cached steps): a test follows hundreds of pairs.
         while pending:
             for pair in pending.difference(steps):
-                steps[pair] = self._step(pair, paths)
+                steps[pair] = self._binding_steps.step(pair, paths)
             taken = list(map(steps.__getitem__, pending))
             found = found.union(*map(itemgetter(0), taken))
             pending = set().union(*map(itemgetter(1), taken)) - seen - followed
@@ -251,7 +248,7 @@ class BindingReads:
     def _read_module(self, path: str, file_units: FileUnits, reads: NamesRead) -> frozenset[int]:
         """Index ``path``'s bindings and add what its module unit reads to ``reads``; the
         ``NAMES`` units of the names its imports take (``_taken``)."""
-        self._index(path, file_units)
+        self._binding_steps.index(path, file_units)
         reads.add(path, self._split(file_units, MODULE))
         return self._taken(path, file_units)
 
@@ -312,34 +309,6 @@ class BindingReads:
             self._reading_uids.add(uid)
         return info
 
-    def _step(self, pair: Pair, paths: Set[str]) -> Step:
-        """The binding units of ``pair``'s name in ``paths`` (in its module alone when the
-        name is read only as a global there) and the (name, scope) pairs their statements
-        read at import: one step of ``read``'s closure, the same for every test whose
-        modules are ``paths``."""
-        name, scope = pair
-        uids: set[int] = set()
-        pairs: set[Pair] = set()
-        for path, unit_name in self._bound.get(name, ()):
-            if path in paths and scope in (None, path):
-                uid, read = self._binding_info(path, unit_name)
-                uids.add(uid)
-                pairs |= read
-        return (frozenset(uids), frozenset(pairs)) if uids else NO_STEP
-
-    def _binding_info(self, path: str, unit_name: str) -> tuple[int, frozenset[Pair]]:
-        """A binding unit's id and what its statement reads (``_split``) as (name, scope)
-        pairs to follow."""
-        key = (path, unit_name)
-        cached = self._bindings.get(key)
-        if cached is None:
-            file_units = self.states.units(path)
-            assert file_units is not None
-            split = self._split(file_units, unit_name)
-            pairs = frozenset({(n, None) for n in split[0]} | {(n, path) for n in split[1]})
-            cached = self._bindings[key] = (self._intern(Unit(path, unit_name)), pairs)
-        return cached
-
     def _split(self, file_units: FileUnits, unit_name: str) -> tuple[frozenset[str], ...]:
         """(read anywhere, read only as the module's globals) of the names the statement of
         ``unit_name`` (the residue for the module unit) reads at import."""
@@ -385,12 +354,6 @@ class BindingReads:
             )
             self._by_string[(path, prefix)] = cached
         return cached
-
-    def _index(self, path: str, file_units: FileUnits) -> None:
-        if path not in self._indexed:
-            self._indexed.add(path)
-            for name, unit_names in file_units.bound.items():
-                self._bound.setdefault(name, []).extend((path, u) for u in unit_names)
 
 
 def _top_name(unit_name: str) -> str:
