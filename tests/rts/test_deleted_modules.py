@@ -160,3 +160,19 @@ def test_a_quiet_module_moved_runs_its_deselected_readers_next_time(
     _move(pytester, _OLD.replace("return bool(", "return not bool("))
     assert run(pytester, "-k", "other") == set()
     assert ran_and_failed(pytester) == ({"test_old"}, {"test_old"})
+
+
+def test_a_moved_module_filling_another_runs_its_deselected_importers_next_time(
+    pytester: pytest.Pytester,
+) -> None:
+    """Guard: the old module filled a registry at import (not quiet): ``test_other``,
+    selected but deselected with ``-k``, keeps its mark and fails at the next run."""
+    write(pytester, "pkg/registry.py", "NAMES = []\n")
+    registering = _OLD + "\nfrom .registry import NAMES\n\nNAMES.append('check')\n"
+    test = (
+        "import pkg.registry\n\n\ndef test_other():\n    assert pkg.registry.NAMES == ['check']\n"
+    )
+    _project(pytester, registering, test)
+    _move(pytester)
+    assert run(pytester, "-k", "old") == {"test_old"}
+    assert ran_and_failed(pytester) == ({"test_other"}, {"test_other"})
