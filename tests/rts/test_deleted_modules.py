@@ -139,3 +139,40 @@ def test_a_new_module_that_may_raise_at_import_selects_the_importers(
     _move(pytester, _OLD + "\n_TABLE = {'a': 1}\nFIRST = _TABLE[PATTERN]\n")
     ran, failed = ran_and_failed(pytester, "--continue-on-collection-errors")
     assert (ran, failed) == ({"test_other"}, {"test_other"})
+
+
+def test_a_quiet_module_moved_runs_nothing_at_the_next_run(pytester: pytest.Pytester) -> None:
+    """The run recording the deletion leaves alone the tests selection proved unaffected
+    by it (``test_other`` merely imported the old module): fails on c5205cb, where it ran
+    again as stale ("pkg/old.py deleted")."""
+    _project(pytester)
+    _move(pytester)
+    assert run(pytester) == {"test_old"}
+    assert run(pytester) == set()
+
+
+def test_a_quiet_module_moved_runs_its_deselected_readers_next_time(
+    pytester: pytest.Pytester,
+) -> None:
+    """Guard: ``test_old`` reads the moved name, selected but deselected with ``-k``: its
+    mark stays and it runs at the next run, alone, and fails (the moved check changed)."""
+    _project(pytester)
+    _move(pytester, _OLD.replace("return bool(", "return not bool("))
+    assert run(pytester, "-k", "other") == set()
+    assert ran_and_failed(pytester) == ({"test_old"}, {"test_old"})
+
+
+def test_a_moved_module_filling_another_runs_its_deselected_importers_next_time(
+    pytester: pytest.Pytester,
+) -> None:
+    """Guard: the old module filled a registry at import (not quiet): ``test_other``,
+    selected but deselected with ``-k``, keeps its mark and fails at the next run."""
+    write(pytester, "pkg/registry.py", "NAMES = []\n")
+    registering = _OLD + "\nfrom .registry import NAMES\n\nNAMES.append('check')\n"
+    test = (
+        "import pkg.registry\n\n\ndef test_other():\n    assert pkg.registry.NAMES == ['check']\n"
+    )
+    _project(pytester, registering, test)
+    _move(pytester)
+    assert run(pytester, "-k", "old") == {"test_old"}
+    assert ran_and_failed(pytester) == ({"test_other"}, {"test_other"})

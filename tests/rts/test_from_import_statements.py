@@ -112,6 +112,32 @@ def test_the_import_removed_selects_the_tests_that_no_longer_import_the_module(
     assert run(project) == {"test_upper"}
 
 
+def test_the_tests_left_out_at_an_import_removed_are_not_stale_at_the_next_run(
+    project: pytest.Pytester,
+) -> None:
+    """The run recording the removal leaves alone the tests selection proved unaffected
+    (they import util through lexer anyway): fails on c5205cb, where ``test_lex`` and
+    ``test_cli`` ran again as stale ("<imports>pkg.util removed")."""
+    edit(project, "pkg/words.py", WORDS, IMPORT_AND_WORDS)
+    # Every test recorded with the import (a selecting run leaves two out).
+    assert run(project, flag="--reks-all") == {"test_lex", "test_cli", "test_upper"}
+    edit(project, "pkg/words.py", "from pkg.util import helper\n", "")
+    assert run(project) == {"test_upper"}
+    assert run(project) == set()
+
+
+def test_a_test_deselected_at_an_import_removed_runs_next_time(
+    project: pytest.Pytester,
+) -> None:
+    """Guard: ``test_upper`` no longer imports util, selected but deselected with ``-k``:
+    its mark stays."""
+    edit(project, "pkg/words.py", WORDS, IMPORT_AND_WORDS)
+    assert run(project, flag="--reks-all") == {"test_lex", "test_cli", "test_upper"}
+    edit(project, "pkg/words.py", "from pkg.util import helper\n", "")
+    assert run(project, "-k", "lex") == set()
+    assert run(project) == {"test_upper"}
+
+
 def test_an_import_in_a_cycle_selects_every_importer(project: pytest.Pytester) -> None:
     # util takes WORDS from words at its end: once words imports util, which of the two
     # runs half done depends on which a test imports first.

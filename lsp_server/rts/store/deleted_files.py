@@ -9,8 +9,11 @@ its 8 listing tests at every later commit.
 
 The first recording write of a session that finds a stored file gone (the session ran
 against its deletion) marks stale every test that may see it and has not run against it
-yet: the tests depending on one of its units, and those listing the session's state (its
-own tests, a test file's, are forgotten: no collection yields them again). The
+yet: the tests depending on one of its units, but those the session's selection proved
+unaffected by that very deletion (``store.stale_marks``: the importers of a module quiet at
+import, whose units that import alone put on them are no change, ``rts.deleted_modules``,
+would otherwise run at the next run for nothing), and the tests listing the session's
+state (its own tests, a test file's, are forgotten: no collection yields them again). The
 tests this session records clear their mark as usual; those it does not run (deselected,
 an interrupted or crashed run) keep it and run next time. Then every unit's checksum and
 the file's raw hash become NULL: "gone when last synced", which selection skips
@@ -44,8 +47,9 @@ class DeletedFiles(StaleMarks):
         if (row is None or row[0] is None) and all(c is None for c in checksums):
             return  # handled by an earlier session, or never recorded
         why = f"{path} deleted"
+        not_proven = self._not_proven(path, None if row is None else row[0], None)
         self._conn.execute(
-            "UPDATE tests SET stale=? WHERE stale IS NULL AND id IN"
+            f"UPDATE tests SET stale=? WHERE stale IS NULL{not_proven} AND id IN"
             " (SELECT d.test_id FROM deps d JOIN units u ON u.id=d.unit_id WHERE u.path=?)",
             (why, path),
         )

@@ -13,7 +13,11 @@ changed while the module is still imported there (``rts.first_imports``). Select
 its dependents out only when it proved the moment moved unseen (``rts.import_statements``;
 else every importer ran), so they would run the same code and record the same units, the
 changed one included: python-validators' ``bsc_address`` inserted above ``eth_address``
-left 817 tests out, and the sync marked 604 stale, run at the next commit.
+left 817 tests out, and the sync marked 604 stale, run at the next commit. So are that
+unit removed and a deleted file's units (``store.deleted_files``): selection leaves their
+dependents out only when it proved they do not see the module stop running (it still runs
+there: ``rts.import_statements``; it was quiet at import and runs nowhere now:
+``rts.deleted_modules``); rerun, they would record the same units but the removed ones.
 The proof holds only for the change selection saw: the file's stored and current hashes
 must still be the ones it compared.
 """

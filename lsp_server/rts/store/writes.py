@@ -299,8 +299,9 @@ class StoreWrites(DeletedFiles, DependencySets):
                 reason = (
                     "does not parse" if snap.error else ("removed" if new is None else "changed")
                 )
-                # A moved first import: selection proved it unseen or ran every importer.
-                moved = new is not None and importing_parts(name) is not None
+                # A first import moved or removed (its module deleted quiet at import,
+                # ``rts.deleted_modules``): selection proved it unseen or ran every importer.
+                moved = not snap.error and importing_parts(name) is not None
                 why = f"{Unit(snap.path, name)} {reason}"
                 self._mark_dependents_stale(uid, why, None, not_proven if moved else "")
                 if (new is None and not snap.error) or name == LISTING:  # rts.star_listings
