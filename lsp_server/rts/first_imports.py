@@ -16,7 +16,11 @@ Left out, because they run no code of the project that could see the module, nor
 module see them: docstrings and other string statements, ``__future__`` and
 standard-library imports (their order against the module is not recorded anywhere else
 either), ``if TYPE_CHECKING:`` blocks without an ``else`` (never run), and assignments of
-literals.
+literals or of values computed from constants (``rts.constant_values``: pure builtins the
+module did not rebind, called on constants, computed here; one that raises here raises at
+import too, and stays a marker). more-itertools 7b2929c added ``__lazy_modules__ =
+frozenset({'queue'})`` above its first import of ``recipes``: every test importing the
+package ran.
 """
 
 from __future__ import annotations
@@ -25,8 +29,9 @@ import ast
 from collections.abc import Iterable
 
 from lsp_server.rts.from_imports import FromImport
+from lsp_server.rts.import_scope import Scope
 from lsp_server.rts.purity import is_string_statement, is_type_checking_block
-from lsp_server.rts.stdlib_imports import stdlib_imports
+from lsp_server.rts.stdlib_imports import STDLIB, stdlib_imports
 from lsp_server.rts.unit_names import IMPORTING, importing_name
 
 _CODE = "<code>"
@@ -38,24 +43,36 @@ def first_import_texts(tree: ast.Module, residue: Iterable[FromImport]) -> dict[
     by_start = {fi.hole[0]: fi for fi in residue}
     before: list[str] = []
     out: dict[str, list[str]] = {}
+    if not by_start:
+        return out
+    last = max(by_start)
+    # What the module bound before each statement: a constant's builtins not rebound.
+    scope = Scope(tree, STDLIB)
     for stmt in tree.body:
-        taken = by_start.get((stmt.lineno, stmt.col_offset))
+        start = (stmt.lineno, stmt.col_offset)
+        if start > last:
+            break  # nothing after the last first import is in any text
+        taken = by_start.get(start)
         if taken is None:
-            marker = _runs_code(stmt)
+            marker = _runs_code(stmt, scope)
             if marker is not None:
                 before.append(marker)
-            continue
-        unit = importing_name(taken.module, taken.level)
-        if unit not in out:
-            out[unit] = [IMPORTING, *before]
-            before.append(unit)
+        else:
+            unit = importing_name(taken.module, taken.level)
+            if unit not in out:
+                out[unit] = [IMPORTING, *before]
+                before.append(unit)
+        scope.after(stmt)
     return out
 
 
-def _runs_code(stmt: ast.stmt) -> str | None:
+def _runs_code(stmt: ast.stmt, scope: Scope) -> str | None:
     """What ``stmt`` stands for in the texts of the imports after it: None when it runs
     no code that can see an import or be seen by it."""
     if is_string_statement(stmt) or _never_runs(stmt) or _literal_assignment(stmt):
+        return None
+    # Computed from constants: no project code, no effect (an annotation may be code).
+    if isinstance(stmt, ast.Assign) and scope.computed(stmt):
         return None
     if isinstance(stmt, ast.ImportFrom) and stmt.module == "__future__":
         return None
