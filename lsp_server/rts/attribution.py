@@ -34,6 +34,7 @@ from lsp_server.rts.lookups import ATTRIBUTE_LOOKUP
 from lsp_server.rts.loose_assignments import body_reads
 from lsp_server.rts.namespace_listings import own_listing
 from lsp_server.rts.option_rules import XFAIL_MARK
+from lsp_server.rts.position_units import PositionUnits
 from lsp_server.rts.own_globals import OWN_GLOBALS, modules_read_whole, own_globals_read
 from lsp_server.rts.read_lines import LineReads, own_signature
 from lsp_server.rts.reads import EVERY_NAME, builds_classes, with_listing
@@ -101,6 +102,7 @@ class UnitAttribution:
         self.functions = FunctionUnits(paths, states)
         self.hooked_classes = HookedClasses(states, paths, self._intern)
         self.marks = CodeReadMarks(lookups, self._names_anywhere, paths, states, self._intern)
+        self.positions = PositionUnits(paths, states, self._intern)
 
     def units_of_test(self, item: pytest.Item, window: Window, tracer: CodeTracer) -> InternedUnits:
         """Every unit the test ``item`` depends on, given what ran in its ``window``.
@@ -159,6 +161,14 @@ class UnitAttribution:
         whole = self.footprints.read_whole(ids) | modules_read_whole(names)
         base = self._shared_reads(item)
         ids = ids.union(self.bindings.read(ids, names, dynamic, globals_read, whole, base))
+        if self.bindings.flags.lines:  # the places of what ran (``rts.position_units``)
+            footprints = self.footprints
+            ids = ids.union(
+                self.positions.of_codes(codes),
+                self.positions.of_footprints(
+                    ids, footprints.reads, footprints.units, self._units.__getitem__
+                ),
+            )
         paths = frozenset(map(unit_path := self._unit_paths.__getitem__, ids))
         hooked = self.hooked_classes.units(paths).difference(ids)  # it imported their modules
         ids, paths = ids.union(hooked), paths.union(map(unit_path, hooked))  # a base's, elsewhere
