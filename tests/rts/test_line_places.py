@@ -1,0 +1,133 @@
+"""Which places a test reading line numbers depends on (``rts.position_units``): those of
+the functions it ran, of module code that ran while it was active, and of what ran at an
+import that read line numbers; a line added below every function it ran selects it not.
+Real pytest sessions on a temporary project."""
+
+from __future__ import annotations
+
+import pytest
+
+from .helpers import edit, ran_and_failed, run, write
+
+pytest_plugins = ["pytester"]
+
+SHAPES = """
+import warnings
+
+
+def above():
+    warnings.warn("above", UserWarning)
+
+
+def below():
+    warnings.warn("below", UserWarning)
+"""
+
+READERS = """
+import warnings
+
+import shapes
+
+
+def lines_of(function):
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        function()
+    return [w.lineno for w in caught]
+
+
+def test_above():
+    assert lines_of(shapes.above) == [5]
+
+
+def test_below():
+    assert lines_of(shapes.below) == [9]
+"""
+
+
+def test_a_line_added_between_two_functions_selects_the_reader_of_the_lower_only(
+    pytester: pytest.Pytester,
+) -> None:
+    # Precision: the file's layout changed, the place of ``above`` did not.
+    write(pytester, "shapes.py", SHAPES)
+    write(pytester, "test_readers.py", READERS)
+    assert run(pytester) == {"test_above", "test_below"}
+    edit(pytester, "shapes.py", "\n\ndef below", "\n\n# the lower one\ndef below")
+    ran, failed = ran_and_failed(pytester)
+    assert ran == failed == {"test_below"}
+
+
+def test_a_comment_inside_a_function_selects_the_reader_of_its_lines_below_it(
+    pytester: pytest.Pytester,
+) -> None:
+    # Guard: the comment sits in a function the reader did not run, above one it ran.
+    write(pytester, "shapes.py", SHAPES)
+    write(pytester, "test_readers.py", READERS)
+    assert run(pytester) == {"test_above", "test_below"}
+    edit(pytester, "shapes.py", '("above", UserWarning)', '("above", UserWarning)\n    # done')
+    ran, failed = ran_and_failed(pytester)
+    assert ran == failed == {"test_below"}
+
+
+def test_module_code_run_by_the_test_selects_it_when_its_lines_move(
+    pytester: pytest.Pytester,
+) -> None:
+    # Guard: the warning comes from module code the test imported as it ran.
+    write(pytester, "late.py", 'import warnings\n\nwarnings.warn("loaded", UserWarning)\n')
+    write(
+        pytester,
+        "test_late.py",
+        """
+        import importlib
+
+        import pytest
+
+
+        def test_import_warning_line():
+            with pytest.warns(UserWarning) as record:
+                importlib.import_module("late")
+            assert record[0].lineno == 3
+        """,
+    )
+    assert run(pytester) == {"test_import_warning_line"}
+    edit(pytester, "late.py", "import warnings\n", "import warnings\n# a note\n")
+    ran, failed = ran_and_failed(pytester)
+    assert ran == failed == {"test_import_warning_line"}
+
+
+def test_lines_kept_at_import_select_their_reader_when_they_move(
+    pytester: pytest.Pytester,
+) -> None:
+    # Guard: a decorator run at ``things``' import keeps the line it was applied at; the
+    # test reads it from a registry and runs nothing of ``things``.
+    write(
+        pytester,
+        "registry.py",
+        """
+        import sys
+
+        PLACES = {}
+
+
+        def mark(function):
+            PLACES[function.__name__] = sys._getframe(1).f_lineno
+            return function
+        """,
+    )
+    write(pytester, "things.py", "from registry import mark\n\n\n@mark\ndef a():\n    return 1\n")
+    write(
+        pytester,
+        "test_places.py",
+        """
+        import registry
+        import things
+
+
+        def test_place():
+            assert registry.PLACES == {"a": 4}
+        """,
+    )
+    assert run(pytester) == {"test_place"}
+    edit(pytester, "things.py", "from registry import mark\n", "from registry import mark\n# a\n")
+    ran, failed = ran_and_failed(pytester)
+    assert ran == failed == {"test_place"}
