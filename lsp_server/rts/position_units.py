@@ -20,7 +20,7 @@ ran a function below it.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Mapping, Set
 from types import CodeType
 
 from lsp_server.project.files import ProjectPaths
@@ -54,7 +54,7 @@ class PositionUnits:
 
     def of_footprints(
         self,
-        modules: Iterable[int],
+        modules: Set[int],
         reads: Mapping[int, tuple[frozenset[str], bool]],
         units: Mapping[int, frozenset[int]],
         unit_of: Callable[[int], Unit],
@@ -62,17 +62,19 @@ class PositionUnits:
         """The ids of the layout units placing what ran at the import of each module of
         ``modules`` (their ids) whose footprint read line numbers (``reads``: the names each
         footprint read; ``units``: the units it ran): the module's ``LAYOUT`` and the
-        ``LINES`` unit of each function there."""
+        ``LINES`` unit of each function that ran then."""
         found: set[int] = set()
-        for module in modules:
-            read = reads.get(module)
-            if read is None or LINE_READS.isdisjoint(read[0]):
+        for module in reads.keys() & modules:
+            if LINE_READS.isdisjoint(reads[module][0]):
                 continue
             ran = units.get(module, frozenset())
             key = (module, len(ran))
             cached = self._by_module.get(key)
             if cached is None:
-                placed = [self._of_unit(unit_of(uid)) for uid in (module, *ran)]
+                # Other modules' code on the stack then ran at their own import: their
+                # footprints place it. Here their module units stand for their functions.
+                functions = (unit for unit in map(unit_of, ran) if unit.name != MODULE)
+                placed = [self._of_unit(unit) for unit in (unit_of(module), *functions)]
                 cached = self._by_module[key] = frozenset(uid for uid in placed if uid >= 0)
             found |= cached
         return found
