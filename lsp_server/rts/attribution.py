@@ -34,8 +34,8 @@ from lsp_server.rts.lookups import ATTRIBUTE_LOOKUP
 from lsp_server.rts.loose_assignments import body_reads
 from lsp_server.rts.namespace_listings import own_listing
 from lsp_server.rts.option_rules import XFAIL_MARK
-from lsp_server.rts.position_units import PositionUnits
 from lsp_server.rts.own_globals import OWN_GLOBALS, modules_read_whole, own_globals_read
+from lsp_server.rts.position_units import PositionUnits
 from lsp_server.rts.read_lines import LineReads, own_signature
 from lsp_server.rts.reads import EVERY_NAME, builds_classes, with_listing
 from lsp_server.rts.runtime_lookups import RuntimeLookups
