@@ -42,7 +42,7 @@ def test_record_and_query(project: Path) -> None:
         assert store.executions_of(Unit("m.py", "f"))[0].duration == 0.5
         assert set(store.units_of("m.py")) == {
             *("f", "g", "f.<def>", "g.<def>", "f.<doc>", "g.<doc>", "X", MODULE),
-            *("f.<defaults>", "g.<defaults>", LAYOUT),
+            *("f.<defaults>", "g.<defaults>", LAYOUT, "f.<lines>", "g.<lines>"),
         }
         sel = select_affected_tests(project, store)
         assert sel.selected == {}
