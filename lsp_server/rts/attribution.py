@@ -165,7 +165,7 @@ class UnitAttribution:
             footprints = self.footprints
             ids = ids.union(
                 self.positions.of_codes(codes),
-                self.positions.of_footprints(
+                self.positions.of_imports(
                     ids, footprints.reads, footprints.units, self._units.__getitem__
                 ),
             )

@@ -6,10 +6,11 @@ Positions reach a test from a frame, a traceback, a warning, a log record, a cod
 each of code that ran. So a test that read lines depends on the ``LINES`` unit of each
 function it ran (its first line and inner layout), and on the file's ``LAYOUT`` where
 module code or a class body ran while it was active (an import, a class statement in the
-test). Code that ran at a module's import (its footprint, ``rts.import_footprints``)
-reading line numbers may have kept the positions of what ran then: a test depending on
-that module depends on those too, the module's ``LAYOUT`` with the footprint functions'
-``LINES``. What a code object or a source read by the test shows is not here: a told read
+test). A module's import may have kept the positions of what ran then: where its own statements
+spell a line read, a test depending on it depends on its ``LAYOUT``; where code its import
+ran read line numbers (its footprint, ``rts.import_footprints``), on its ``LAYOUT`` and the
+``LINES`` units of the functions that ran then. What a code object or a source read by the
+test shows is not here: a told read
 shows its own ``LINES`` unit (``rts.code_read_units``), an untold one every unit of its
 files (``rts.seen_bodies``), their layouts with them.
 
@@ -42,6 +43,10 @@ class PositionUnits:
         # By identity(code), of the code objects the caller keeps alive; -1: none.
         self._by_code: dict[int, int] = {}
         self._by_module: dict[tuple[int, int], frozenset[int]] = {}  # (module, ids' size)
+        # Module units whose statements read line numbers -> their ``LAYOUT``'s id; the
+        # unit ids looked at for that.
+        self._statement_readers: dict[int, int] = {}
+        self._looked_at: set[int] = set()
 
     def of_codes(self, codes: Mapping[int, CodeType]) -> set[int]:
         """The ids of the layout units placing the code objects ``codes`` (by identity)."""
@@ -52,19 +57,24 @@ class PositionUnits:
         found.discard(-1)
         return found
 
-    def of_footprints(
+    def of_imports(
         self,
-        modules: Set[int],
+        ids: Set[int],
         reads: Mapping[int, tuple[frozenset[str], bool]],
         units: Mapping[int, frozenset[int]],
         unit_of: Callable[[int], Unit],
     ) -> set[int]:
         """The ids of the layout units placing what ran at the import of each module of
-        ``modules`` (their ids) whose footprint read line numbers (``reads``: the names each
-        footprint read; ``units``: the units it ran): the module's ``LAYOUT`` and the
-        ``LINES`` unit of each function that ran then."""
-        found: set[int] = set()
-        for module in reads.keys() & modules:
+        ``ids`` (unit ids) that read line numbers then: the module's ``LAYOUT`` where its
+        own statements spell a line read; where its footprint read one (``reads``: the
+        names each footprint read; ``units``: the units it ran), the module's ``LAYOUT``
+        and the ``LINES`` unit of each function that ran then."""
+        for uid in ids - self._looked_at:
+            self._note_statements(uid, unit_of(uid))
+        self._looked_at |= ids
+        readers = self._statement_readers
+        found = set(map(readers.__getitem__, readers.keys() & ids))
+        for module in reads.keys() & ids:
             if LINE_READS.isdisjoint(reads[module][0]):
                 continue
             ran = units.get(module, frozenset())
@@ -78,6 +88,17 @@ class PositionUnits:
                 cached = self._by_module[key] = frozenset(uid for uid in placed if uid >= 0)
             found |= cached
         return found
+
+    def _note_statements(self, uid: int, unit: Unit) -> None:
+        """Note module unit ``uid`` when its statements (top-level, class bodies, decorators
+        and default values) spell a line read: they read the places of its own code."""
+        file_units = self._states.units(unit.path)
+        if unit.name != MODULE or file_units is None:
+            return
+        spelled = file_units.residue_refs.union(*file_units.refs.values())
+        layout = self._of_unit(unit)
+        if layout >= 0 and not LINE_READS.isdisjoint(spelled):
+            self._statement_readers[uid] = layout
 
     def _of_code(self, code: CodeType) -> int:
         rel = self._paths.python_rel(code.co_filename)

@@ -131,3 +131,27 @@ def test_lines_kept_at_import_select_their_reader_when_they_move(
     edit(pytester, "things.py", "from registry import mark\n", "from registry import mark\n# a\n")
     ran, failed = ran_and_failed(pytester)
     assert ran == failed == {"test_place"}
+
+
+def test_a_line_read_by_module_code_selects_its_reader_when_it_moves(
+    pytester: pytest.Pytester,
+) -> None:
+    # Guard: the test module's own code keeps a line below the test, which moves not.
+    write(
+        pytester,
+        "test_module_line.py",
+        """
+        import sys
+
+
+        def test_kept_line():
+            assert LINE == 8
+
+
+        LINE = sys._getframe().f_lineno
+        """,
+    )
+    assert run(pytester) == {"test_kept_line"}
+    edit(pytester, "test_module_line.py", "\n\nLINE", "\n\n# kept\nLINE")
+    ran, failed = ran_and_failed(pytester)
+    assert ran == failed == {"test_kept_line"}
