@@ -128,8 +128,9 @@ LINE_READS = frozenset(
         *("print_exc", "print_exception", "print_tb", "print_stack"),
     ]
 )
-"""Names whose reading means "sees line numbers or source text": the layout of a file
-(``unit_names.LAYOUT``), which comments and blank lines change and no other unit sees.
+"""Names whose reading means "sees line numbers or source text": the places of the code
+that ran (``rts.position_units``), which comments and blank lines change and no other unit
+sees.
 Not ``inspect.stack`` and ``inspect.trace``: names as common as a context's "stack"; their
 frames' lines are read as ``lineno`` but by index (``stack()[0][2]``), a hole left open."""
 

@@ -42,8 +42,9 @@ class PartsRead(NamedTuple):
     """Which parts of the functions whose headers a test depends on it read besides what
     it ran (``rts.seen_bodies``): code (``lookups.BODY_READS``), default values
     (``lookups.SIGNATURE_READS``), docstrings (``lookups.DOC_READS``); and whether it read
-    line numbers or source text (``lookups.LINE_READS``), which see its files' layout. A
-    told code read counts here all the same: its line numbers move with any line above."""
+    line numbers or source text (``lookups.LINE_READS``) other than from what a told code
+    read shows (which holds the read function's place: ``rts.code_read_units``): then it
+    depends on the places of the code it ran (``rts.position_units``)."""
 
     code: bool
     signatures: bool
