@@ -1,11 +1,14 @@
-"""The layout checksum (``rts.layout_unit``): line breaks, comments, spaces and operators
-change it; names and literals, which their own units tell, do not."""
+"""The layout checksums (``rts.layout_unit``): line breaks, comments, spaces and operators
+change them; names and literals, which their own units tell, do not. A function's place
+(its ``LINES`` unit) changes with its first line and its own lines only."""
 
 from __future__ import annotations
 
 import pytest
 
 from lsp_server.rts.layout_unit import layout_checksum
+from lsp_server.rts.unit_names import LINES
+from lsp_server.rts.units import source_units
 
 SOURCE = 'import os\n\n\ndef f(x):\n    """Doc."""\n    return x + 1  # one\n'
 
@@ -30,3 +33,25 @@ def test_names_and_literals_leave_the_layout(old: str, new: str) -> None:
 )
 def test_comments_spaces_and_line_breaks_change_the_layout(old: str, new: str) -> None:
     assert layout_checksum(SOURCE.replace(old, new)) != layout_checksum(SOURCE)
+
+
+TWO = "def f():\n    return 1\n\n\ndef g():\n    return 2\n"
+
+
+def _places(source: str) -> dict[str, str]:
+    return {k: v for k, v in source_units("m.py", source).checksums.items() if k.endswith(LINES)}
+
+
+def test_a_line_added_between_two_functions_moves_the_lower_only() -> None:
+    before, after = _places(TWO), _places(TWO.replace("\n\ndef g", "\n\n# g\ndef g"))
+    assert after["f" + LINES] == before["f" + LINES]
+    assert after["g" + LINES] != before["g" + LINES]
+
+
+def test_a_comment_inside_a_function_changes_its_place_and_those_below() -> None:
+    before, after = _places(TWO), _places(TWO.replace("return 1", "return 1  # one"))
+    assert after["f" + LINES] != before["f" + LINES]
+    assert after["g" + LINES] == before["g" + LINES]  # on the same line: g stays
+    moved = _places(TWO.replace("return 1", "return 1\n    # one"))
+    assert moved["f" + LINES] != before["f" + LINES]
+    assert moved["g" + LINES] != before["g" + LINES]
