@@ -11,8 +11,9 @@ literal (which its own unit tells) leaves the layout alone.
 
 Two kinds of units carry it (``unit_names``): the file's ``LAYOUT`` (its whole layout:
 what a module's code and class bodies are placed by) and each function's ``LINES`` unit
-(its first line and the layout of its own lines: all that places its code objects, its
-frames and what it raises, and that shows in its source). A line added above a function
+(its first line and the layout of its own lines, the comments after its last statement
+with them: all that places its code objects, its frames and what it raises, and that
+shows in its source). A line added above a function
 changes the ``LINES`` units of the functions below it only.
 """
 
@@ -48,10 +49,28 @@ def layout_checksums(source: str, spans: Iterable[UnitSpan]) -> dict[str, str]:
         return {LAYOUT: whole, **{lines_name(span.name): whole for span in spans}}
     texts: dict[str, list[str]] = {}
     for span in spans:
+        def_line = lines[span.def_line - 1]
+        indent = len(def_line) - len(def_line.lstrip())
+        last = _trailing_comments_end(lines, span.last_line, indent)
         texts.setdefault(lines_name(span.name), []).extend(
-            [f"@{span.first_line}", *lines[span.first_line - 1 : span.last_line]]
+            [f"@{span.first_line}", *lines[span.first_line - 1 : last]]
         )
     return {LAYOUT: digest(lines), **{name: digest(text) for name, text in texts.items()}}
+
+
+def _trailing_comments_end(lines: list[str], last: int, indent: int) -> int:
+    """The last line of the comments indented past ``indent`` (its ``def`` line's) that
+    follow a function's last line ``last`` before the next code, other lines between them:
+    ``inspect.getsource`` shows those (from its body's column on)."""
+    end = last
+    for number in range(last + 1, len(lines) + 1):
+        line = lines[number - 1]
+        text = line.strip()
+        if text and not text.startswith("#"):
+            break  # the next code
+        if text and len(line) - len(line.lstrip()) > indent:
+            end = number
+    return end
 
 
 def _layout_lines(source: str) -> list[str]:

@@ -55,3 +55,12 @@ def test_a_comment_inside_a_function_changes_its_place_and_those_below() -> None
     moved = _places(TWO.replace("return 1", "return 1\n    # one"))
     assert moved["f" + LINES] != before["f" + LINES]
     assert moved["g" + LINES] != before["g" + LINES]
+
+
+def test_a_comment_after_the_last_statement_belongs_to_the_function_it_is_indented_in() -> None:
+    # ``inspect.getsource(f)`` shows the indented comment, not the one at the margin.
+    before = _places(TWO)
+    inner = _places(TWO.replace("return 1\n", "return 1\n\n    # more\n"))
+    assert inner["f" + LINES] != before["f" + LINES]
+    outer = _places(TWO.replace("\n\n\ndef g", "\n\n# g\n\ndef g"))
+    assert outer["f" + LINES] == before["f" + LINES]

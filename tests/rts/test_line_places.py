@@ -155,3 +155,28 @@ def test_a_line_read_by_module_code_selects_its_reader_when_it_moves(
     edit(pytester, "test_module_line.py", "\n\nLINE", "\n\n# kept\nLINE")
     ran, failed = ran_and_failed(pytester)
     assert ran == failed == {"test_kept_line"}
+
+
+def test_a_comment_after_the_last_statement_selects_the_reader_of_the_source(
+    pytester: pytest.Pytester,
+) -> None:
+    # Guard: ``inspect.getsource`` shows a comment indented under the last statement.
+    noted = "def f():\n    return 1\n    # first note\n\n\ndef g():\n    pass\n"
+    write(pytester, "noted.py", noted)
+    write(
+        pytester,
+        "test_noted.py",
+        """
+        import inspect
+
+        import noted
+
+
+        def test_source():
+            assert "# first note" in inspect.getsource(noted.f)
+        """,
+    )
+    assert run(pytester) == {"test_source"}
+    edit(pytester, "noted.py", "# first note", "# second note")
+    ran, failed = ran_and_failed(pytester)
+    assert ran == failed == {"test_source"}
