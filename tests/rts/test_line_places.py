@@ -5,6 +5,8 @@ Real pytest sessions on a temporary project."""
 
 from __future__ import annotations
 
+import sys
+
 import pytest
 
 from .helpers import edit, ran_and_failed, run, write
@@ -180,3 +182,40 @@ def test_a_comment_after_the_last_statement_selects_the_reader_of_the_source(
     edit(pytester, "noted.py", "# first note", "# second note")
     ran, failed = ran_and_failed(pytester)
     assert ran == failed == {"test_source"}
+
+
+WHERE = """
+import sys
+
+
+def where(want):
+    if want:
+        return sys._getframe(1).f_lineno
+    return 0
+"""
+
+
+@pytest.mark.skipif(sys.version_info < (3, 12), reason="lines told at LINE events (3.12+)")
+def test_a_line_read_in_a_branch_not_taken_moves_no_test(pytester: pytest.Pytester) -> None:
+    # Precision: ``where(False)`` spells ``f_lineno`` but reads none; ``where(True)`` reads
+    # the line of its caller (guard: selected, and it fails).
+    write(pytester, "helper.py", WHERE)
+    write(
+        pytester,
+        "test_where.py",
+        """
+        import helper
+
+
+        def test_no_line():
+            assert helper.where(False) == 0
+
+
+        def test_line():
+            assert helper.where(True) == 9
+        """,
+    )
+    assert run(pytester) == {"test_no_line", "test_line"}
+    edit(pytester, "test_where.py", "import helper\n", "import helper\n# a note\n")
+    ran, failed = ran_and_failed(pytester)
+    assert ran == failed == {"test_line"}
