@@ -62,11 +62,12 @@ def test_a_line_added_between_two_functions_selects_the_reader_of_the_lower_only
 def test_a_comment_inside_a_function_selects_the_reader_of_its_lines_below_it(
     pytester: pytest.Pytester,
 ) -> None:
-    # Guard: the comment sits in a function the reader did not run, above one it ran.
-    write(pytester, "shapes.py", SHAPES)
-    write(pytester, "test_readers.py", READERS)
+    # Guard: the comment sits in a function no test ran, above one a reader ran.
+    middle = "\n\ndef middle():\n    return 0\n\n\ndef below"
+    write(pytester, "shapes.py", SHAPES.replace("\n\ndef below", middle))
+    write(pytester, "test_readers.py", READERS.replace("[9]", "[13]"))
     assert run(pytester) == {"test_above", "test_below"}
-    edit(pytester, "shapes.py", '("above", UserWarning)', '("above", UserWarning)\n    # done')
+    edit(pytester, "shapes.py", "    return 0", "    # nothing to do\n    return 0")
     ran, failed = ran_and_failed(pytester)
     assert ran == failed == {"test_below"}
 
