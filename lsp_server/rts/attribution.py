@@ -37,6 +37,7 @@ from lsp_server.rts.loose_assignments import body_reads
 from lsp_server.rts.namespace_listings import own_listing
 from lsp_server.rts.option_rules import XFAIL_MARK
 from lsp_server.rts.own_globals import OWN_GLOBALS, modules_read_whole, own_globals_read
+from lsp_server.rts.position_units import PositionUnits
 from lsp_server.rts.read_lines import LineReads, own_signature
 from lsp_server.rts.reads import EVERY_NAME, builds_classes, with_listing
 from lsp_server.rts.runtime_lookups import RuntimeLookups
@@ -104,6 +105,7 @@ class UnitAttribution:
         self.hooked_classes = HookedClasses(states, paths, self._intern)
         self.marks = CodeReadMarks(lookups, self._names_anywhere, paths, states, self._intern)
         self.cases = CaseUnits(states, paths.rel, self._intern)
+        self.positions = PositionUnits(paths, states, self._intern)
 
     def units_of_test(self, item: pytest.Item, window: Window, tracer: CodeTracer) -> InternedUnits:
         """Every unit the test ``item`` depends on, given what ran in its ``window``.
@@ -162,6 +164,10 @@ class UnitAttribution:
         whole = self.footprints.read_whole(ids) | modules_read_whole(names)
         base = self._shared_reads(item)
         ids = ids.union(self.bindings.read(ids, names, dynamic, globals_read, whole, base))
+        if self.bindings.flags.lines:  # the places of what ran (``rts.position_units``)
+            fp = self.footprints
+            at_import = self.positions.of_imports(ids, fp.reads, fp.units, self._units.__getitem__)
+            ids = ids.union(self.positions.of_codes(codes), at_import)
         paths = frozenset(map(unit_path := self._unit_paths.__getitem__, ids))
         hooked = self.hooked_classes.units(paths).difference(ids)  # it imported their modules
         ids, paths = ids.union(hooked), paths.union(map(unit_path, hooked))  # a base's, elsewhere

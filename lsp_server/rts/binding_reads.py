@@ -38,6 +38,8 @@ from lsp_server.rts.unit_names import (
     DOC,
     IMPORTED,
     IMPORTING,
+    LAYOUT,
+    LINES,
     MODULE,
     header_name,
     module_read,
@@ -83,6 +85,7 @@ class BindingReads:
         # A module -> the NAMES units of the names its ``from`` imports take from project
         # modules and its units of the modules they import (``_taken``).
         self._taken_ids: dict[str, frozenset[int]] = {}
+        self.flags = PartsRead(False, False, False)  # what the last ``read`` found read
 
     def read(
         self,
@@ -213,11 +216,10 @@ class BindingReads:
         """The bodies, default values and docstrings (``SeenBodies.add``: ``flags`` says which
         parts the test read) of what ``found`` holds; from a ``base``, what it found too,
         less its module-global ``NAMES`` units of the names the test read ``anywhere``."""
-        if base is None:
-            self._bodies.add(found, paths, flags)
-            return
-        flags = flags.union(base.flags)
+        flags = self.flags = flags if base is None else flags.union(base.flags)
         self._bodies.add(found, paths, flags)
+        if base is None:
+            return
         found |= base.found
         for name in anywhere & base.scoped.keys():
             found.difference_update(base.scoped[name])
@@ -331,7 +333,7 @@ class BindingReads:
         its instance), the class units and the members and aliases starting with it."""
         cached = self._by_string.get((path, prefix))
         if cached is None:
-            # Bodies, defaults and docstrings: what code a test ran and which it read by name
+            # Bodies, defaults, docstrings and layouts: what code a test ran and read by name
             # say who sees those. A function's locals are in no namespace a name is looked
             # up in: its nested ``def`` lines are seen by who ran it (its body holds them).
             sums, gone = file_units.checksums, file_units.deleted
@@ -340,8 +342,8 @@ class BindingReads:
                 for u in file_units.units()
                 if header_name(u.name) not in sums
                 and _top_name(u.name) not in gone
-                and not u.name.endswith((DOC, DEFAULTS))
-                and u.name != MODULE_DOC
+                and not u.name.endswith((DOC, DEFAULTS, LINES))
+                and u.name not in (MODULE_DOC, LAYOUT)
                 and f".{LOCALS}." not in u.name
                 and (
                     prefix is None

@@ -13,8 +13,8 @@ that read it depends on.
   statements, classes, class attributes, imports) is kept. The other parts of a code
   object (``co_code``, ``co_consts``, ``co_lines``: relative to ``co_firstlineno``) change
   only with the function's own text, in its own units. A line added with no unit of its
-  own (a comment, a blank line) moves the function and changes no unit: no whole-file
-  reading sees it either.
+  own (a comment, a blank line) moves the function: its ``LINES`` unit (``rts.layout_unit``)
+  and those of the functions nested in it tell, not the file's layout nor other functions'.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ from lsp_server.rts.code_read_targets import UNTOLD
 from lsp_server.rts.file_units import FileUnits, Unit
 from lsp_server.rts.reads import EVERY_NAME, NAMES
 from lsp_server.rts.snapshots import FileStates
-from lsp_server.rts.unit_names import MODULE, module_read
+from lsp_server.rts.unit_names import LAYOUT, LINES, MODULE, module_read
 
 
 def file_units_read(
@@ -85,4 +85,11 @@ def _names_up_to(file_units: FileUnits, code: CodeType) -> list[str] | None:
     below = tuple(
         other.name + "." for other in file_units.spans.values() if other.first_line > span.last_line
     )
-    return [name for name in file_units.checksums if not (name + ".").startswith(below)]
+    # Its own ``LINES`` units place it; the layouts of others and of the file do not.
+    own = (unit.name + ".", unit.name + LINES)
+    return [
+        name
+        for name in file_units.checksums
+        if not (name + ".").startswith(below)
+        and (name.startswith(own) or not (name == LAYOUT or name.endswith(LINES)))
+    ]

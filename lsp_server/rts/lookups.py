@@ -107,6 +107,33 @@ BODY_READS = frozenset(
 )
 """Names whose reading means "sees a function's code" (its body unit and docstring)."""
 
+CODE_LINE_READS = frozenset(
+    ["co_firstlineno", "co_lines", "co_positions", "co_lnotab", "co_linetable"]
+)
+"""The line numbers of a code object."""
+
+OTHER_CODES = frozenset(["f_code", "gi_code", "cr_code", "ag_code", "code", "CodeType"])
+"""Where a code object comes from but a function's ``__code__`` (``code``: a frame's
+``frame.code`` in pytest, ``__code__`` is no plain ``code``)."""
+
+LINE_READS = frozenset(
+    [
+        *CODE_LINE_READS,
+        *("f_lineno", "tb_lineno", "lineno", "end_lineno", "positions", "getlineno"),
+        "firstlineno",  # pytest's ``Code``
+        *("getsource", "getsourcelines", "findsource", "getblock", "getcomments"),
+        *("getframeinfo", "getouterframes", "getinnerframes"),
+        *("extract_tb", "extract_stack", "walk_tb", "walk_stack", "getline", "getlines"),
+        *("format_exc", "format_exception", "format_tb", "format_stack", "getrepr"),
+        *("print_exc", "print_exception", "print_tb", "print_stack"),
+    ]
+)
+"""Names whose reading means "sees line numbers or source text": the places of the code
+that ran (``rts.position_units``), which comments and blank lines change and no other unit
+sees.
+Not ``inspect.stack`` and ``inspect.trace``: names as common as a context's "stack"; their
+frames' lines are read as ``lineno`` but by index (``stack()[0][2]``), a hole left open."""
+
 SIGNATURE_READS = frozenset(
     [
         "__defaults__",

@@ -11,8 +11,16 @@ from collections.abc import Set
 from dataclasses import dataclass
 from typing import NamedTuple
 
-from lsp_server.rts.code_read_targets import TOLD, TOLDABLE, UNTOLD_MARK
-from lsp_server.rts.lookups import ATTRIBUTE_LOOKUP, BODY_READS, DOC_READS, SIGNATURE_READS
+from lsp_server.rts.code_read_targets import SOURCE_READS, TOLD, TOLDABLE, UNTOLD_MARK
+from lsp_server.rts.lookups import (
+    ATTRIBUTE_LOOKUP,
+    BODY_READS,
+    CODE_LINE_READS,
+    DOC_READS,
+    LINE_READS,
+    OTHER_CODES,
+    SIGNATURE_READS,
+)
 from lsp_server.rts.module_docstring import MODULE_DOC
 from lsp_server.rts.unit_names import HEADER
 
@@ -33,11 +41,15 @@ a visit."""
 class PartsRead(NamedTuple):
     """Which parts of the functions whose headers a test depends on it read besides what
     it ran (``rts.seen_bodies``): code (``lookups.BODY_READS``), default values
-    (``lookups.SIGNATURE_READS``), docstrings (``lookups.DOC_READS``)."""
+    (``lookups.SIGNATURE_READS``), docstrings (``lookups.DOC_READS``); and whether it read
+    line numbers or source text (``lookups.LINE_READS``) other than from what a told code
+    read shows (which holds the read function's place: ``rts.code_read_units``): then it
+    depends on the places of the code it ran (``rts.position_units``)."""
 
     code: bool
     signatures: bool
     docs: bool
+    lines: bool = False
 
     def union(self, other: PartsRead) -> PartsRead:
         return PartsRead(*(mine or theirs for mine, theirs in zip(self, other, strict=True)))
@@ -88,15 +100,13 @@ class NamesRead:
         names = set().union(*self.by_module.values())
         names.discard(MODULE_DOC)
         names |= self.anywhere
-        code = [
-            name
-            for name in BODY_READS.intersection(names)
-            if TOLD + name not in names or UNTOLD_MARK + name in names
-        ]
+        code = [name for name in BODY_READS.intersection(names) if not _told(name, names)]
+        lines = [name for name in LINE_READS.intersection(names) if not _told_lines(name, names)]
         return PartsRead(
             bool(code),
             not SIGNATURE_READS.isdisjoint(names),
             not DOC_READS.isdisjoint(names),
+            bool(lines),
         )
 
     def scoped(self, among: Set[str]) -> set[Pair]:
@@ -104,6 +114,22 @@ class NamesRead:
         out: set[Pair] = {(name, None) for name in self.anywhere & among}
         out.update((name, path) for path, read in self.by_module.items() for name in read & among)
         return out
+
+
+def _told(name: str, names: Set[str]) -> bool:
+    """Whether the code read ``name`` was told everywhere it was read (its ``TOLD`` twin is
+    among ``names``, and no ``UNTOLD_MARK`` one)."""
+    return TOLD + name in names and UNTOLD_MARK + name not in names
+
+
+def _told_lines(name: str, names: Set[str]) -> bool:
+    """Whether the line numbers or source text ``name`` reads come from what a told code
+    read shows, which holds the layout of its file (``rts.code_read_units``): a source read
+    told, or a code object's line attribute while every ``__code__`` read was told and code
+    objects were taken from nothing else (a frame, a generator, a coroutine)."""
+    if name in SOURCE_READS:
+        return _told(name, names)
+    return name in CODE_LINE_READS and _told("__code__", names) and OTHER_CODES.isdisjoint(names)
 
 
 @dataclass(frozen=True)

@@ -1,9 +1,11 @@
-"""The lines of a code object that spell a read of code, signatures or docstrings.
+"""The lines of a code object that spell a read of code, signatures, docstrings or lines.
 
 A function spelling one of ``lookups.BODY_READS``, ``lookups.SIGNATURE_READS`` or
 ``lookups.DOC_READS`` (tomlkit's ``items.item()`` calls ``inspect.signature`` only on custom
 encoders, in a branch most tests never take) makes a test that ran it see the body, default
-values or docstring of every function whose header it depends on (``rts.seen_bodies``).
+values or docstring of every function whose header it depends on (``rts.seen_bodies``);
+one spelling ``lookups.LINE_READS`` (typeguard's transformer reads ``node.lineno`` only as
+it instruments) the places of the code it ran (``rts.position_units``).
 The read happens only where an instruction spelling the name runs, so on Python 3.12+ the
 tracer watches the lines of those instructions (sys.monitoring LINE events, enabled on
 these rare code objects alone) and the names count for a test only when one of the lines
@@ -42,6 +44,7 @@ from lsp_server.rts.lookups import (
     DYNAMIC_NAMES,
     FRAME_NAMESPACES,
     INSPECT_SIGNATURES,
+    LINE_READS,
     SIGNATURE_READS,
 )
 from lsp_server.rts.reads import (
@@ -51,7 +54,7 @@ from lsp_server.rts.reads import (
     string_parts,
 )
 
-_READ_NAMES = BODY_READS | SIGNATURE_READS | DOC_READS
+_READ_NAMES = BODY_READS | SIGNATURE_READS | DOC_READS | LINE_READS
 # Namespaces read by any name only where an instruction spelling one runs.
 _LINE_NAMESPACES = FRAME_NAMESPACES | {"__dict__"}
 _SPELLED = _READ_NAMES | INSPECT_SIGNATURES

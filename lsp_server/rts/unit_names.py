@@ -14,6 +14,11 @@ MODULE = "<module>"
 FILE = "<file>"
 """Name of the unit that stands for a whole non-Python file."""
 
+LAYOUT = "<layout>"
+"""Name of the unit of a Python file's layout, comments and blank lines included
+(``rts.layout_unit``): what places its module code and class bodies, and what reading its
+source shows besides units."""
+
 NAMES = "<names>"
 """Pseudo path of the units that stand for the names a test read (see ``rts.reads``)."""
 
@@ -29,6 +34,12 @@ DOC = ".<doc>"
 DEFAULTS = ".<defaults>"
 """Suffix of the unit of a function's default values: ``C.m.<defaults>`` is what reading
 the signature of ``C.m`` shows besides its header (``lookups.SIGNATURE_READS``)."""
+
+
+LINES = ".<lines>"
+"""Suffix of the unit of a function's place in its file, its first line and the layout of
+its own lines (``rts.layout_unit``): what a test reading the line numbers of its code or
+its source sees besides its units (``rts.position_units``)."""
 
 
 HOOKS = ".<hooks>"
@@ -131,6 +142,10 @@ def header_name(function: str) -> str:
     return function + HEADER
 
 
+def lines_name(function: str) -> str:
+    return function + LINES
+
+
 def doc_name(function: str) -> str:
     return function + DOC
 
@@ -148,9 +163,9 @@ def bound_name(unit_name: str) -> str | None:
     """The name a unit binds outside function bodies (``C.x`` -> ``x``, ``f.<def>`` ->
     ``f``); None for the module and file units, docstrings, default values, a class's hooks
     unit, functions nested in functions and the ``IMPORTING`` units."""
-    if unit_name in (MODULE, FILE) or _LOCALS in unit_name or CASE in unit_name:
+    if unit_name in (MODULE, FILE, LAYOUT) or _LOCALS in unit_name or CASE in unit_name:
         return None
-    if unit_name.endswith((DOC, DEFAULTS, HOOKS, FRAME)):
+    if unit_name.endswith((DOC, DEFAULTS, HOOKS, FRAME, LINES)):
         return None
     if unit_name.startswith((IMPORTING, DISPLAY_READ, GETATTR_PARTS, WRAPPED)):
         return None

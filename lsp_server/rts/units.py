@@ -59,6 +59,7 @@ from lsp_server.rts.gathered_listings import copying_functions, gathering_calls
 from lsp_server.rts.getattr_branches import getattr_units
 from lsp_server.rts.import_effects import note_import_effects
 from lsp_server.rts.imported_wrappers import add_wrapped_units
+from lsp_server.rts.layout_unit import layout_checksums
 from lsp_server.rts.listing_units import LISTING, listing_units
 from lsp_server.rts.lookups import DYNAMIC_NAMES, bindings_taken, import_origins
 from lsp_server.rts.module_docstring import docstring_binding
@@ -157,6 +158,7 @@ def _analysed(path: str, source: str) -> FileUnits:
             if alias not in result.spans:
                 result.checksums[alias] = result.checksums[binding.names[0]]
     add_wrapped_units(result, layout.wrappers)
+    result.checksums.update(layout_checksums(source, spans))  # ``rts.position_units``
     return result
 
 

@@ -1,16 +1,9 @@
 """Tests that read line numbers or source text see the layout of their files: unit
 checksums skip comments and blank lines, yet a line added above a function moves its
 ``co_firstlineno``, the ``lineno`` of a warning it raises, and a comment inside it is part of
-what ``inspect.getsource`` returns. A test reading neither still selects nothing on a
-comment-only edit. Real pytest sessions on a temporary project.
-
-The tests marked ``LAYOUT_HOLE`` fail on ``main``: reks selects none of those readers. A
-sound rule (a ``<layout>`` unit per file, a dependency of every test whose code spells a
-line read) is on branch ``sel27b``; it is not merged because ``lineno`` is read all over
-parsers and compilers (AST nodes, jinja's tokens, typeguard's transformer), so nearly every
-test of those projects got every file's layout: typeguard ``8005884`` 38 -> 430 tests
-(testmon 30). The next step is a position unit per function, depended on only for the
-functions a line-reading test ran or read."""
+what ``inspect.getsource`` returns. Such a test depends on the places of the code it ran
+or read (``rts.position_units``); a test reading neither still selects nothing on a
+comment-only edit. Real pytest sessions on a temporary project."""
 
 from __future__ import annotations
 
@@ -19,12 +12,6 @@ import pytest
 from .helpers import edit, ran_and_failed, run, write
 
 pytest_plugins = ["pytester"]
-
-LAYOUT_HOLE = pytest.mark.xfail(
-    strict=True,
-    reason="no layout dependency for tests reading line numbers or source text (see the"
-    " module docstring: branch sel27b)",
-)
 
 
 @pytest.fixture
@@ -98,7 +85,6 @@ def project(pytester: pytest.Pytester) -> pytest.Pytester:
 LINE_READERS = {"test_first_line", "test_recorded_warning_line", "test_pytest_warns_line"}
 
 
-@LAYOUT_HOLE
 def test_a_comment_above_a_function_selects_the_readers_of_its_lines(
     project: pytest.Pytester,
 ) -> None:
@@ -108,7 +94,6 @@ def test_a_comment_above_a_function_selects_the_readers_of_its_lines(
     assert failed >= LINE_READERS
 
 
-@LAYOUT_HOLE
 def test_a_blank_line_above_a_function_selects_the_readers_of_its_lines(
     project: pytest.Pytester,
 ) -> None:
@@ -118,7 +103,6 @@ def test_a_blank_line_above_a_function_selects_the_readers_of_its_lines(
     assert failed >= LINE_READERS
 
 
-@LAYOUT_HOLE
 def test_a_comment_inside_a_function_selects_the_reader_of_its_source(
     project: pytest.Pytester,
 ) -> None:
@@ -157,7 +141,6 @@ def test_a_comment_only_edit_selects_no_lookup_by_a_computed_name(
     assert run(pytester) == set()
 
 
-@LAYOUT_HOLE
 def test_lines_moved_by_a_reflow_above_select_the_readers_of_its_lines(
     project: pytest.Pytester,
 ) -> None:
@@ -178,7 +161,6 @@ def test_a_literal_changed_below_selects_no_reader_of_lines_above(
     assert not ran & {"test_recorded_warning_line", "test_pytest_warns_line"}
 
 
-@LAYOUT_HOLE
 def test_a_comment_above_a_test_selects_it_when_it_reads_its_own_line(
     pytester: pytest.Pytester,
 ) -> None:
@@ -236,7 +218,6 @@ def test_a_line_number_formatted_by_a_library_selects_its_test(pytester: pytest.
     assert ran == failed == {"test_formatted"}
 
 
-@LAYOUT_HOLE
 def test_a_frame_code_line_read_beside_a_told_code_read_keeps_the_files_layout(
     pytester: pytest.Pytester,
 ) -> None:

@@ -211,7 +211,10 @@ def test_cli_affected_and_store_info(kinds: pytest.Pytester) -> None:
     out = cli("affected", "--json")
     data = json.loads(out.stdout)
     assert [s["nodeid"] for s in data["selected"]] == ["test_kinds.py::test_neg"]
-    assert data["changed_units"] == {"calc.py::neg": "changed"}
+    # The edit adds tokens: the file's layout and the place of ``neg`` (``rts.layout_unit``)
+    # changed too.
+    layouts = {"calc.py::<layout>": "changed", "calc.py::neg.<lines>": "changed"}
+    assert data["changed_units"] == {"calc.py::neg": "changed", **layouts}
     out = cli("store", "--info")
     assert out.returncode == 0
     assert "tests:        5" in out.stdout

@@ -7,7 +7,7 @@ import textwrap
 import pytest
 
 from lsp_server.rts.file_units import Unit
-from lsp_server.rts.unit_names import MODULE
+from lsp_server.rts.unit_names import LAYOUT, LINES, MODULE
 from lsp_server.rts.units import SourceError, source_units
 
 BASE = textwrap.dedent(
@@ -45,10 +45,11 @@ def test_units_found() -> None:
     inner = Unit("m.py", "helper.<locals>.inner")
     functions = ("Box.grow", "Box.area", "helper", inner.name)
     assert set(units.checksums) == {
-        *(MODULE, *functions),  # bodies, headers, defaults and docstrings (empty ones too)
+        *(MODULE, LAYOUT, *functions),  # bodies, headers, defaults and docstrings (empty ones too)
         *(f"{f}.<def>" for f in functions),
         *(f"{f}.<defaults>" for f in functions),
         *(f"{f}.<doc>" for f in functions),
+        *(f"{f}.<lines>" for f in functions),  # its place: ``rts.layout_unit``
         # bindings: a constant, a class and its attribute, a standard-library import; a
         # plain class's docstring (empty: it has none)
         *("LIMIT", "Box", "Box.size", "os", "Box.<doc>"),
@@ -65,12 +66,21 @@ def test_comments_and_layout_do_not_count() -> None:
     continued = "return self.size + \\\n                n  # grow"
     edited = BASE.replace("return self.size + n", continued)
     edited = edited.replace("LIMIT = 3", "LIMIT = 3  # max\n\n\n")
-    assert checksums(edited) == checksums(BASE)
+    # Only the layouts see them: the file's, and the places of ``grow`` (a line break in
+    # it) and of the functions below the lines added (what tests reading lines depend on).
+    below = {"Box.grow", "Box.area", "helper", "helper.<locals>.inner"}
+    assert changed_units(BASE, edited) == {LAYOUT, *(name + LINES for name in below)}
+    moved = BASE.replace("return y + 1", "return y + \\\n                1")
+    assert changed_units(BASE, moved) == {LAYOUT, "helper" + LINES, "helper.<locals>.inner" + LINES}
 
 
 def changed_units(before: str, after: str) -> set[str]:
+    """The units whose checksums differ; the layouts (``rts.layout_unit``) only when
+    nothing else changed (an edit adding a token changes them too)."""
     old, new = checksums(before), checksums(after)
-    return {k for k in old.keys() | new.keys() if old.get(k) != new.get(k)}
+    changed = {k for k in old.keys() | new.keys() if old.get(k) != new.get(k)}
+    units = {k for k in changed if k != LAYOUT and not k.endswith(LINES)}
+    return units or changed
 
 
 def test_body_edit_changes_only_that_function() -> None:

@@ -1,0 +1,96 @@
+"""The layout checksums of a Python file: what a test reading line numbers or source text
+(``lookups.LINE_READS``) sees of it besides its units.
+
+Unit checksums skip comments, blank lines and the whitespace between tokens, yet a comment
+or a blank line above a function moves its ``co_firstlineno`` and the line of a warning it
+raises, and a comment inside it shows in ``inspect.getsource``. The layout is the raw text
+with each name, number and string (the text of an f-string) cut down to a placeholder that
+keeps its line breaks: every line break, comment, space and operator stays. So the layout
+with the units' tokens gives the raw text back, while an edit that only renames or changes a
+literal (which its own unit tells) leaves the layout alone.
+
+Two kinds of units carry it (``unit_names``): the file's ``LAYOUT`` (its whole layout:
+what a module's code and class bodies are placed by) and each function's ``LINES`` unit
+(its first line and the layout of its own lines, the comments after its last statement
+with them: all that places its code objects, its frames and what it raises, and that
+shows in its source). A line added above a function
+changes the ``LINES`` units of the functions below it only.
+"""
+
+from __future__ import annotations
+
+import io
+import token
+import tokenize
+from collections.abc import Iterable
+
+from lsp_server.rts.spans import UnitSpan
+from lsp_server.rts.tokens import digest
+from lsp_server.rts.unit_names import LAYOUT, lines_name
+
+_CUT = frozenset(
+    [token.NAME, token.NUMBER, token.STRING, getattr(token, "FSTRING_MIDDLE", token.STRING)]
+)
+_PLACEHOLDER = "\x01"
+
+
+def layout_checksum(source: str) -> str:
+    """The digest of ``source``'s layout; of its whole text when it does not tokenize."""
+    return digest(_layout_lines(source) or [source])
+
+
+def layout_checksums(source: str, spans: Iterable[UnitSpan]) -> dict[str, str]:
+    """The ``LAYOUT`` checksum of ``source`` and the ``LINES`` checksum of each function of
+    ``spans`` (all the definitions of a name together: a redefinition, ``@overload``
+    stubs). Where ``source`` does not tokenize, each covers the whole text."""
+    lines = _layout_lines(source)
+    if not lines:
+        whole = digest([source])
+        return {LAYOUT: whole, **{lines_name(span.name): whole for span in spans}}
+    texts: dict[str, list[str]] = {}
+    for span in spans:
+        def_line = lines[span.def_line - 1]
+        indent = len(def_line) - len(def_line.lstrip())
+        last = _trailing_comments_end(lines, span.last_line, indent)
+        texts.setdefault(lines_name(span.name), []).extend(
+            [f"@{span.first_line}", *lines[span.first_line - 1 : last]]
+        )
+    return {LAYOUT: digest(lines), **{name: digest(text) for name, text in texts.items()}}
+
+
+def _trailing_comments_end(lines: list[str], last: int, indent: int) -> int:
+    """The last line of the comments indented past ``indent`` (its ``def`` line's) that
+    follow a function's last line ``last`` before the next code, other lines between them:
+    ``inspect.getsource`` shows those (from its body's column on)."""
+    end = last
+    for number in range(last + 1, len(lines) + 1):
+        line = lines[number - 1]
+        text = line.strip()
+        if text and not text.startswith("#"):
+            break  # the next code
+        if text and len(line) - len(line.lstrip()) > indent:
+            end = number
+    return end
+
+
+def _layout_lines(source: str) -> list[str]:
+    """The layout of ``source``, line by line (line ``n`` at index ``n - 1``); empty when
+    it does not tokenize."""
+    starts = [0]
+    for line in source.splitlines(keepends=True):
+        starts.append(starts[-1] + len(line))
+    pieces: list[str] = []
+    done = 0
+    try:
+        for tok in tokenize.generate_tokens(io.StringIO(source).readline):
+            if tok.type not in _CUT:
+                continue
+            begin = starts[tok.start[0] - 1] + tok.start[1]
+            end = starts[tok.end[0] - 1] + tok.end[1]
+            pieces.append(source[done:begin])
+            pieces.append(_PLACEHOLDER + "\n" * (tok.end[0] - tok.start[0]))
+            done = end
+    except (tokenize.TokenError, SyntaxError, IndexError):
+        return []
+    pieces.append(source[done:])
+    return "".join(pieces).splitlines(keepends=True)
