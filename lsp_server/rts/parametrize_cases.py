@@ -32,12 +32,13 @@ from __future__ import annotations
 
 import ast
 import re
-from collections.abc import Collection, Iterable, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 import xxhash
 
 from lsp_server.rts.file_units import FileUnits
+from lsp_server.rts.spans import UnitSpan
 from lsp_server.rts.unit_names import CASE
 
 CASES_MARK = "<cases>"
@@ -89,11 +90,16 @@ def literal_cases(tree: ast.Module, lines: list[str]) -> dict[int, LiteralCases]
 def add_cases(
     result: FileUnits,
     variants: dict[str, list[str]],
-    function: str,
-    cases: LiteralCases,
+    span: UnitSpan,
+    literal_lists: Mapping[int, LiteralCases],
 ) -> list[tuple[Pos, Pos, str]]:
-    """A unit (its text into ``variants``) per case of ``function``'s literal list and one
-    of the whole list; the holes of its header: the list's."""
+    """A unit (its text into ``variants``) per case of the literal list of the top-level
+    function ``span`` (``literal_lists`` by first line) and one of the whole list; the
+    holes of its header: the list's (none without one)."""
+    cases = literal_lists.get(span.first_line) if span.parent is None else None
+    if cases is None:
+        return []
+    function = span.name
     result.cases[function] = (cases.argnames, frozenset(cases.digests))
     for digest in cases.digests:
         variants[case_name(function, digest)] = ["<case>", digest]

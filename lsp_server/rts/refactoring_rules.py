@@ -40,7 +40,7 @@ from lsp_server.rts.provenance import Origin, Provenance
 from lsp_server.rts.select import ReasonKind, import_resolver, tests_reading_changed
 from lsp_server.rts.snapshots import FileStates
 from lsp_server.rts.store import DependencyStore
-from lsp_server.rts.unit_names import MODULE, NAMES, bound_name
+from lsp_server.rts.unit_names import MODULE, NAMES, bound_name, is_place
 from lsp_server.rts.units import SourceError, cached_source_units
 
 
@@ -160,6 +160,18 @@ class _Rules:
         recorded = names[unit.name]
         return recorded is None or _checksum(self.before, unit) != recorded
 
+    def kept_by_the_task(self, unit: Unit) -> bool:
+        """Whether the task kept what ``unit``'s tests ran: not for a hand edit (Xi_dev),
+        nor for a place (``is_place``), since no refactoring keeps the line numbers and
+        source text its readers see: those tests run as after a hand edit."""
+        if self.is_developer_edit(unit):
+            self.note_developer(unit)
+            return False
+        if is_place(unit.name) and self.recorded(unit)[0]:
+            self.must_run.update(self.store.tests_depending_on(unit))
+            return False
+        return True
+
     def note_developer(self, unit: Unit) -> None:
         """Called before the store changes anything about ``unit``."""
         if unit not in self.out.developer_units:
@@ -210,10 +222,7 @@ class _Rules:
         self.new_imports()
 
     def modified(self, unit: Unit) -> None:
-        if not self.recorded(unit)[0]:
-            return
-        if self.is_developer_edit(unit):
-            self.note_developer(unit)
+        if not self.recorded(unit)[0] or not self.kept_by_the_task(unit):
             return
         checksum = _checksum(self.after, unit)
         if checksum is not None:
@@ -225,11 +234,8 @@ class _Rules:
         known, recorded = self.recorded(old)
         if not known:
             return
-        if self.is_developer_edit(old):
-            self.note_developer(old)
-            checksum = recorded  # the new unit still differs from what its tests ran
-        else:
-            checksum = _checksum(self.after, new)
+        # Not kept: the new unit still differs from what its tests ran.
+        checksum = _checksum(self.after, new) if self.kept_by_the_task(old) else recorded
         if checksum is None:
             return
         self.store.replace_unit(old, new, checksum)
@@ -270,13 +276,14 @@ class _Rules:
     def removed(self, unit: Unit) -> None:
         if not self.recorded(unit)[0]:
             return
-        if self.is_developer_edit(unit):
-            # Its hand-edited code went somewhere (inlined into callers): its tests must run
-            # even though the unit itself disappears from the store.
-            self.note_developer(unit)
+        if not self.kept_by_the_task(unit):
+            # Its hand-edited code (or a place) went somewhere (inlined into callers): its
+            # tests must run even though the unit itself disappears from the store.
+            task = f"`{self.prov.description}`"
+            why = f"{unit} was edited by hand before {task} removed it"
             self.store.mark_stale(
                 self.store.tests_depending_on(unit),
-                f"{unit} was edited by hand before `{self.prov.description}` removed it",
+                f"{task} moved {unit}" if is_place(unit.name) else why,
             )
         self.store.remove_unit(unit)
         self._known.pop(unit.path, None)

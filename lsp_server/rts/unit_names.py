@@ -146,6 +146,11 @@ def lines_name(function: str) -> str:
     return function + LINES
 
 
+def is_place(unit_name: str) -> bool:
+    """A unit of where code sits in its file (a file's layout, a function's lines)."""
+    return unit_name == LAYOUT or unit_name.endswith(LINES)
+
+
 def doc_name(function: str) -> str:
     return function + DOC
 

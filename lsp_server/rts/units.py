@@ -32,7 +32,7 @@ defining ``g`` (a closure's variables, the wrapper a decorator factory returns) 
 what ``g`` does. Lambdas and comprehensions belong to the function around them. A name
 defined twice in one scope (``if``/``else`` variants) is one unit whose checksum covers
 every definition. Checksums are xxhash over normalized tokens (``rts.tokens``):
-reformatting changes none.
+reformatting changes none but the places of code (``rts.layout_unit``).
 """
 
 from __future__ import annotations
@@ -122,8 +122,7 @@ def _analysed(path: str, source: str) -> FileUnits:
         + layout.markers.get("", [])
         + ([future.marker] if future.marks(MODULE, False, False, False) else [])
     )
-    casts = cast_holes(tree, lines)
-    stubs = overload_stubs(spans, lines)
+    casts, stubs = cast_holes(tree, lines), overload_stubs(spans, lines)
     cases = literal_cases(tree, lines)  # ``rts.parametrize_cases``
     variants = _function_texts(result, spans, children, text, lines, stubs, casts, cases)
     stub_lines = frozenset(span.first_line for span in stubs)
@@ -194,9 +193,7 @@ def _function_texts(
         docstring = text.without(span.body_start, code_start, ())
         variants.setdefault(doc_name(span.name), []).extend(docstring)
         defaults = _default_holes(span, lines)
-        header_holes = defaults
-        if span.parent is None and (literal := cases.get(span.first_line)) is not None:
-            header_holes = [*add_cases(result, variants, span.name, literal), *defaults]
+        header_holes = [*add_cases(result, variants, span, cases), *defaults]
         header = text.without((span.first_line, 0), span.body_start, header_holes)
         variants.setdefault(header_name(span.name), []).extend(header)
         values = variants.setdefault(defaults_name(span.name), [])
