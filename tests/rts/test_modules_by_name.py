@@ -1,0 +1,50 @@
+"""A module fetched by its name when it is imported already (``importlib.import_module``,
+``__import__`` with a fromlist, ``sys.modules[...]``, ``pytest.importorskip``): no import
+runs, so nothing records the module's file as read, yet the test reads the names of the
+module object it got. The test depends on the names it reads of it (found by sel28c: a
+test reading ``import_module('pkg.old').PATTERN`` was not selected when ``PATTERN``
+changed, and failed). Real pytest sessions."""
+
+from __future__ import annotations
+
+import pytest
+
+from .helpers import edit, ran_and_failed, run, write
+
+pytest_plugins = ["pytester"]
+
+_OLD = "import re\n\nPATTERN = 'a+'\n\n\ndef old_check(value):\n    return bool(re.fullmatch(PATTERN, value))\n"
+
+_FETCHES = {
+    "test_import_module": "importlib.import_module('pkg.old').PATTERN",
+    "test_dunder_import": "__import__('pkg.old', fromlist=['x']).PATTERN",
+    "test_sys_modules": "sys.modules['pkg.old'].PATTERN",
+    "test_importorskip": "pytest.importorskip('pkg.old').PATTERN",
+}
+
+
+@pytest.fixture
+def project(pytester: pytest.Pytester) -> pytest.Pytester:
+    write(pytester, "pkg/__init__.py", "from .old import old_check\n")
+    write(pytester, "pkg/old.py", _OLD)
+    write(pytester, "pkg/other.py", "LIMIT = 1\n")
+    write(
+        pytester,
+        "test_old.py",
+        "from pkg import old_check\n\n\ndef test_old():\n    assert old_check('aa')\n",
+    )
+    tests = "".join(
+        f"\n\ndef {name}():\n    assert {fetch} == 'a+'\n" for name, fetch in _FETCHES.items()
+    )
+    write(pytester, "test_other.py", "import importlib\nimport sys\n\nimport pytest\n" + tests)
+    assert run(pytester, "-p", "no:randomly") == {"test_old", *_FETCHES}
+    return pytester
+
+
+def test_a_module_fetched_by_name_when_imported_already_is_a_dependency(
+    project: pytest.Pytester,
+) -> None:
+    edit(project, "pkg/old.py", "PATTERN = 'a+'", "PATTERN = 'b+'")
+    ran, failed = ran_and_failed(project, "-p", "no:randomly")
+    assert failed == set(_FETCHES)
+    assert ran == {"test_old", *_FETCHES}
