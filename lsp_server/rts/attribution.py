@@ -33,8 +33,8 @@ from lsp_server.rts.import_footprints import GlobalsRead, ImportFootprints, add_
 from lsp_server.rts.imports import ImportResolver
 from lsp_server.rts.interned_units import InternedUnits
 from lsp_server.rts.lookups import ATTRIBUTE_LOOKUP
-from lsp_server.rts.module_fetches import with_fetched_modules
 from lsp_server.rts.loose_assignments import body_reads
+from lsp_server.rts.module_fetches import with_fetched_modules
 from lsp_server.rts.namespace_listings import own_listing
 from lsp_server.rts.option_rules import XFAIL_MARK
 from lsp_server.rts.own_globals import OWN_GLOBALS, modules_read_whole, own_globals_read

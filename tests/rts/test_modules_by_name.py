@@ -13,7 +13,15 @@ from .helpers import edit, ran_and_failed, run, write
 
 pytest_plugins = ["pytester"]
 
-_OLD = "import re\n\nPATTERN = 'a+'\n\n\ndef old_check(value):\n    return bool(re.fullmatch(PATTERN, value))\n"
+_OLD = """
+import re
+
+PATTERN = 'a+'
+
+
+def old_check(value):
+    return bool(re.fullmatch(PATTERN, value))
+"""
 
 _FETCHES = {
     "test_import_module": "importlib.import_module('pkg.old').PATTERN",
@@ -22,6 +30,14 @@ _FETCHES = {
     "test_importorskip": "pytest.importorskip('pkg.old').PATTERN",
 }
 
+
+_OLD_TEST = """
+from pkg import old_check, other
+
+
+def test_old():
+    assert old_check('aa') and other.LIMIT
+"""
 
 # Outside an assert the call site tells the name as it runs (``rts.runtime_lookups``).
 _TOLD = """
@@ -40,11 +56,7 @@ def project(pytester: pytest.Pytester) -> pytest.Pytester:
     write(pytester, "pkg/__init__.py", "from .old import old_check\n")
     write(pytester, "pkg/old.py", _OLD)
     write(pytester, "pkg/other.py", "LIMIT = 1\n")
-    write(
-        pytester,
-        "test_old.py",
-        "from pkg import old_check, other\n\n\ndef test_old():\n    assert old_check('aa') and other.LIMIT\n",
-    )
+    write(pytester, "test_old.py", _OLD_TEST)
     tests = "".join(
         f"\n\ndef {name}():\n    assert {fetch} == 'a+'\n" for name, fetch in _FETCHES.items()
     )
