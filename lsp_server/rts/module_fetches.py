@@ -15,6 +15,7 @@ fetches by string (pytest's ``importorskip``) is not traced."""
 
 from __future__ import annotations
 
+import dis
 from types import CodeType
 
 from lsp_server.rts.reads import EVERY_NAME, SESSION_LISTING
@@ -28,9 +29,17 @@ LIBRARY_FETCHES = frozenset(["importorskip"])
 def with_fetched_modules(code: CodeType, names: frozenset[str], dynamic: bool) -> frozenset[str]:
     """``names`` read by ``code`` (``dynamic``: read conservatively), with the session
     listing when ``code`` may have fetched any module by name (see the module docstring)."""
-    spelled = code.co_names
-    fetches = not LIBRARY_FETCHES.isdisjoint(spelled)
-    fetches = fetches or (
-        (dynamic or EVERY_NAME in names) and not FETCHES_BY_NAME.isdisjoint(spelled)
-    )
+    fetches = loads_any(code, LIBRARY_FETCHES)
+    fetches = fetches or ((dynamic or EVERY_NAME in names) and loads_any(code, FETCHES_BY_NAME))
     return names | {SESSION_LISTING} if fetches else names
+
+
+_LOADS = frozenset(["LOAD_GLOBAL", "LOAD_NAME", "LOAD_ATTR", "LOAD_METHOD"])
+
+
+def loads_any(code: CodeType, wanted: frozenset[str]) -> bool:
+    """Whether ``code`` loads one of the names ``wanted`` (a global or an attribute): only
+    binding it (``from importlib import import_module``) fetches nothing."""
+    if wanted.isdisjoint(code.co_names):
+        return False
+    return any(i.opname in _LOADS and i.argval in wanted for i in dis.get_instructions(code))
