@@ -7,11 +7,12 @@ selected and failed).
 Code whose lookups by string are recorded as they run (``rts.runtime_lookups``) depends on
 the modules it fetched, by their files (``module_files``). Code read conservatively (the
 name computed out of sight; or the fetch spelled in a shape no call site tells:
-``__import__("m", fromlist=["x"])`` by keyword; before 3.12 pytest's rewritten ``assert
-import_module("m").X``, see ``rts.assert_callees``) could have fetched any module, possibly one only another test imported: it reads the
-session's listing (``reads.SESSION_LISTING``), as a lookup in ``sys.modules`` by a
-computed key does. So does any code calling ``importorskip``, as the library code that
-fetches by string (pytest's ``importorskip``) is not traced."""
+``__import__("m", fromlist=["x"])`` by keyword; ``importlib.import_module("m")`` before
+3.12; pytest's rewritten ``assert`` handing it on, see ``rts.assert_callees``) could have
+fetched any module, possibly one only another test imported: it reads the session's
+listing (``reads.SESSION_LISTING``), as a lookup in ``sys.modules`` by a computed key
+does. So does any code calling ``importorskip``, as the library code that fetches by
+string (pytest's ``importorskip``) is not traced."""
 
 from __future__ import annotations
 
