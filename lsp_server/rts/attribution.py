@@ -34,6 +34,7 @@ from lsp_server.rts.imports import ImportResolver
 from lsp_server.rts.interned_units import InternedUnits
 from lsp_server.rts.lookups import ATTRIBUTE_LOOKUP
 from lsp_server.rts.loose_assignments import body_reads
+from lsp_server.rts.module_fetches import with_fetched_modules
 from lsp_server.rts.namespace_listings import own_listing
 from lsp_server.rts.option_rules import XFAIL_MARK
 from lsp_server.rts.own_globals import OWN_GLOBALS, modules_read_whole, own_globals_read
@@ -261,6 +262,7 @@ class UnitAttribution:
                     if kind is not None and kind.startswith(ATTRIBUTE_LOOKUP):
                         names_read = names_read | {kind}  # with the names' prefix
                     kind = self._line_reads.settle(code, kind)
+                    names_read = with_fetched_modules(code, names_read, kind == "*")
                     self._code_reads[identity(code)] = (names_read, kind == "*")
         ids = tuple(self._intern(u) for u in units)
         self._code_units[identity(code)] = ids
@@ -285,7 +287,8 @@ class UnitAttribution:
         own = frozenset() if file_units is None else file_units.own_globals(global_only)
         if own:
             self._code_globals[identity(code)] = (rel, own)
-        self._code_reads[identity(code)] = (names | (global_only - own), dynamic)
+        names = with_fetched_modules(code, names | (global_only - own), dynamic)
+        self._code_reads[identity(code)] = (names, dynamic)
 
     def _every_read(
         self, code: CodeType, into: GlobalsRead
@@ -313,6 +316,7 @@ class UnitAttribution:
         units = None if rel is None else self.states.units(rel)
         own = units is None or units.class_at_line(code.co_firstlineno) is not None
         looked_up = with_listing(own_listing(looked_up, own))  # a class body's dir()
+        looked_up |= with_fetched_modules(code, frozenset(looked_up), False)
         rels = [rel for filename in files if (rel := self.paths.python_rel(filename))]
         # Imported by name: a test ``rts.deleted_modules`` must run once the module is gone.
         by_names = {self._intern(Unit(NAMES, by_name(rel))) for rel in rels}

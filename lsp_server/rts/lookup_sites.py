@@ -14,6 +14,7 @@ from collections.abc import Callable, Iterable, Mapping
 from types import CodeType
 
 from lsp_server.rts import member_lookups
+from lsp_server.rts.assert_callees import assert_temporary, temporary_sites
 from lsp_server.rts.identity import identity
 from lsp_server.rts.lookups import DYNAMIC_NAMES
 from lsp_server.rts.named_reads import JUMPS, constant_module, handed_over, reads_one_name
@@ -125,6 +126,13 @@ def lookup_sites(code: CodeType) -> Sites | None:
         method = ins.argval in _LOOKUP_METHODS and ins.opname in _METHOD_OPS
         if ins.argval in spelled and (ins.opname in _CALLEE_OPS or method):
             members = ins.argval in member_lookups.MEMBER_NAMES
+            local = None if members or method else assert_temporary(instructions, index)
+            if local is not None:  # kept by pytest's rewritten assert: its calls
+                in_assert = temporary_sites(instructions, local, call_site)
+                if in_assert is None:
+                    return None
+                sites.update(in_assert)
+                continue
             found = call_site(instructions, index, keywords=members)
             if found is None:
                 return None
