@@ -65,13 +65,10 @@ class UnitAttribution:
         lookups: RuntimeLookups,
         sees_read_lines: bool = False,
     ) -> None:
-        self.root = root
-        self.lookups = lookups
+        self.root, self.lookups, self.paths, self.states = root, lookups, paths, states
         # Whether windows tell which code ran a line reading code or docstrings: then those
         # names of the code (``_line_reads``) count only for the windows where one did.
         self._line_reads = LineReads(sees_read_lines)
-        self.paths = paths
-        self.states = states
         self.resolver = ImportResolver(root, self._imports_of)
         # What ran while each collector (by path) collected: its tests depend on it.
         self.collection_windows: dict[str, Window] = {}
