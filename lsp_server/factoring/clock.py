@@ -14,6 +14,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from sys import _getframe
 from types import CodeType, FrameType
 from typing import Any
 
@@ -87,7 +88,7 @@ class ClockWatch(WindowWatch):
         if name is not None and not self.in_environment():
             rel = self._t_file(code.co_filename)
             if rel is not None:
-                self._note(rel, sys._getframe(1).f_lineno, name)
+                self._note(rel, _getframe(1).f_lineno, name)
         return _MONITORING.DISABLE
 
     def _profile(self, frame: FrameType, event: str, arg: Any) -> None:

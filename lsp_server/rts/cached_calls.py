@@ -30,6 +30,7 @@ import sys
 import threading
 from decimal import Decimal
 from fractions import Fraction
+from sys import _getframe
 from types import CodeType, FrameType
 from typing import Any
 
@@ -110,7 +111,7 @@ class CachedCalls:
             self._coarse.add(key)
         if not self._open:  # PY_UNWIND is global only: on while a call is open
             _MON.set_events(self._tool, _MON.events.PY_UNWIND)
-        self._open.append((sys._getframe(1), key, token))
+        self._open.append((_getframe(1), key, token))
 
     def _on_return(self, code: CodeType, offset: int, value: object) -> None:
         self._end(code, frozen(value))
@@ -119,7 +120,7 @@ class CachedCalls:
         self._end(code, True)  # nothing was cached
 
     def _end(self, code: CodeType, told: bool) -> None:
-        frame = sys._getframe(2)
+        frame = _getframe(2)
         if not self._open or self._open[-1][0] is not frame:
             return  # another frame unwinding, or another thread's call
         _, key, token = self._open.pop()

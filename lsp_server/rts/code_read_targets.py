@@ -31,6 +31,7 @@ import inspect
 import os
 import sys
 from collections.abc import Callable
+from sys import _getframe
 from types import CodeType, FrameType, FunctionType, MethodType, ModuleType
 from typing import Any
 
@@ -103,7 +104,7 @@ class CodeReads:
         too, and pytest and ``inspect`` read functions' code all the time."""
         if self._reading or type(obj) is not FunctionType:
             return
-        frame = sys._getframe(2)
+        frame = _getframe(2)
         filename = frame.f_globals.get("__file__")
         if isinstance(filename, str) and not self._is_project_file(filename):
             return
@@ -114,7 +115,7 @@ class CodeReads:
     def on_source_call(self, reader: CodeType, obj: object) -> None:
         """A source read (``SOURCE_FUNCTIONS``) about to be called by ``reader`` (the
         frame below the CALL callback) with ``obj``: a function's source is its code's."""
-        frame = sys._getframe(2)
+        frame = _getframe(2)
         if type(obj) is MethodType and not hasattr(obj, "__wrapped__"):
             obj = obj.__func__
         if type(obj) is FunctionType and not hasattr(obj, "__wrapped__"):

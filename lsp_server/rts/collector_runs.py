@@ -22,7 +22,7 @@ markers apart: what a collection runs stays the test's there, as before.
 from __future__ import annotations
 
 import gc
-import sys
+from sys import _getframe
 from types import FrameType
 
 from lsp_server.rts.tracing import CodeSet, CodeTracer, SpanToken
@@ -72,7 +72,7 @@ class CollectorRuns:
     def _on_collection(self, phase: str, info: dict[str, int]) -> None:
         if phase == "start":
             try:
-                frame: FrameType | None = sys._getframe(1)
+                frame: FrameType | None = _getframe(1)
             except ValueError:
                 frame = None
             if asked_for(frame):

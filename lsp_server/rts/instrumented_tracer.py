@@ -33,6 +33,7 @@ import builtins
 import importlib
 import sys
 from collections.abc import Callable
+from sys import _getframe
 from types import CodeType, FrameType
 from typing import Any
 
@@ -214,7 +215,7 @@ class InstrumentedTracer(CodeTracer):
         watches already (reks's: an import or an outer frame), or its code gave up
         (``EVERY_NAME``)."""
         hits, codes, names = self._table.hits, self._table.codes, self.lookups.names
-        getprofile, setprofile, getframe = sys.getprofile, sys.setprofile, sys._getframe
+        getprofile, setprofile, getframe = sys.getprofile, sys.setprofile, _getframe
         watch_hook, add_names = self._watch_hook, self._add_names
         method_offsets, watch_methods = self._methods.offsets, self._methods.watch
         # Marker index -> its code when that calls lookup methods by name, else None.

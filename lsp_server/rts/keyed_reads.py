@@ -14,6 +14,7 @@ import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from inspect import getattr_static
+from sys import _getframe
 from types import CodeType, FrameType
 from typing import Any
 
@@ -167,7 +168,7 @@ class KeyedReads:
         return False
 
     def _event(self) -> Callable[[CodeType, int], Any]:
-        getframe, disable, sites, counts = sys._getframe, _MON.DISABLE, self.sites, self._counts
+        getframe, disable, sites, counts = _getframe, _MON.DISABLE, self.sites, self._counts
         stores = self.stores
 
         def on_instruction(code: CodeType, offset: int) -> Any:

@@ -47,6 +47,7 @@ import sys
 import threading
 from collections.abc import Mapping
 from dataclasses import dataclass
+from sys import _getframe
 from types import CodeType, FrameType, FunctionType, ModuleType
 from typing import Any
 
@@ -247,7 +248,7 @@ class LazyBuilds:
             # Built already: calls cannot build again until events restart (the next
             # test); a reset in between leaves the build untold, the safe side.
             return _MON.DISABLE
-        frame = sys._getframe(1)
+        frame = _getframe(1)
         token = None
         owners = {identity(slot.owner) for slot in empty}
         if self._opened < SPANS_PER_TEST and _plain_arguments(frame, owners):
@@ -261,7 +262,7 @@ class LazyBuilds:
         others are plain (``_plain_arguments``), outside any other watched call."""
         if self._open or self._opened >= SPANS_PER_TEST:
             return None  # within a build or rebuild: its span holds this call
-        frame = sys._getframe(2)
+        frame = _getframe(2)
         first = frame.f_code.co_varnames[: min(1, frame.f_code.co_argcount)]
         target = frame.f_locals.get(first[0], _MISSING) if first else _MISSING
         keys = [key for key, watched in self._watched.items() if watched.value is target]
@@ -282,10 +283,10 @@ class LazyBuilds:
         self._open.append(call)
 
     def _on_return(self, code: CodeType, offset: int, value: object) -> None:
-        self._end(sys._getframe(1))
+        self._end(_getframe(1))
 
     def _on_unwind(self, code: CodeType, offset: int, exception: BaseException) -> None:
-        self._end(sys._getframe(1))
+        self._end(_getframe(1))
 
     def _end(self, frame: FrameType) -> None:
         if not self._open or self._open[-1].frame is not frame:

@@ -30,6 +30,7 @@ import inspect
 import sys
 from collections.abc import Callable, Iterator, Mapping, Set
 from dataclasses import dataclass, field
+from sys import _getframe
 from types import CodeType
 from typing import Any
 
@@ -226,7 +227,7 @@ class ReadLineWatch:
         time and stays watched: another run may hold a project object. One whose owners
         hold no namespace counts under ``instance_key``, and also stays watched: another
         run may hold a module there."""
-        lines, ran, owners, getframe = self.lines, self.ran, self.owners, sys._getframe
+        lines, ran, owners, getframe = self.lines, self.ran, self.owners, _getframe
         is_project_file = self.is_project_file
 
         def on_line(code: CodeType, line: int) -> Any:

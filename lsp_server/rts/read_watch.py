@@ -38,6 +38,7 @@ import sys
 import threading
 import warnings
 from collections.abc import Callable
+from sys import _getframe
 from types import FrameType
 from typing import Any
 
@@ -90,7 +91,7 @@ class WarningWatch(ReadWatch):
         super().__init__()
         self._filter = ("default", _CountingPattern(self), Warning, None, 0)
         # The top levels running pytest (``python -m pytest``, an outer pytest session).
-        self._outer = _top_levels(sys._getframe(1))
+        self._outer = _top_levels(_getframe(1))
 
     def arm(self) -> None:
         filters: list[object] = vars(warnings)["filters"]  # typeshed: a Sequence
@@ -115,7 +116,7 @@ class WarningWatch(ReadWatch):
     def _traceable(self) -> bool:
         if not super()._traceable():
             return False
-        frame = sys._getframe(3)  # the code that warned: past saw, match and _traceable
+        frame = _getframe(3)  # the code that warned: past saw, match and _traceable
         return not any(f not in self._outer for f in _top_levels(frame))
 
 

@@ -36,6 +36,7 @@ import importlib
 import operator
 import sys
 from collections.abc import Callable, Iterable, Mapping
+from sys import _getframe
 from types import CodeType, FrameType, FunctionType, MethodType
 
 from lsp_server.rts import builtins_lookups, member_lookups
@@ -214,7 +215,7 @@ class RuntimeLookups:
         ``disable`` (the event names the callable, so a lookup function called where no
         site was found records every name). A source read site is never disabled: each
         call there hands over what it reads (``CodeReads.on_source_call``)."""
-        getframe, sites_of, on_call = sys._getframe, self.sites, self.on_call
+        getframe, sites_of, on_call = _getframe, self.sites, self.on_call
         source_sites, on_source_call = self.source_sites, self.code_reads.on_source_call
         self.sources_seen = True
 

@@ -28,6 +28,7 @@ import contextlib
 import sys
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from sys import _getframe
 from types import CodeType
 from typing import Any
 
@@ -246,7 +247,7 @@ class MonitoringTracer(CodeTracer):
         remember = self._seen.__setitem__
         disable = _MON.DISABLE
         # Module ``__getattr__``s: every call tells its name (``rts.getattr_branches``).
-        asking, marker, getframe = ASKED.watched, ASKED.marker, sys._getframe
+        asking, marker, getframe = ASKED.watched, ASKED.marker, _getframe
 
         def on_start(code: CodeType, offset: int) -> Any:
             key = identity(code)

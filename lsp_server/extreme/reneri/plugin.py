@@ -25,6 +25,7 @@ import random
 import sys
 import types
 from collections.abc import Callable
+from sys import _getframe
 from typing import Any
 
 import pytest
@@ -127,7 +128,7 @@ async def _adispatch(index: int, args: tuple[Any, ...], kwargs: dict[str, Any]) 
 
 def _test_line() -> int | None:
     """The line of the running test body that (directly or not) made this call."""
-    frame = sys._getframe(2)
+    frame = _getframe(2)
     while frame is not None:
         if frame.f_code in STATE.test_codes:
             return frame.f_lineno
