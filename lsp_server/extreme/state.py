@@ -19,7 +19,15 @@ from lsp_server.project.files import is_python, is_test_path
 from lsp_server.rts.analysis_cache import kept_or_new_units
 from lsp_server.rts.file_units import FileUnits
 from lsp_server.rts.store import DependencyStore, StoreError, store_path
-from lsp_server.rts.unit_names import DEFAULTS, DOC, MODULE, body_name, doc_name, header_name
+from lsp_server.rts.unit_names import (
+    DEFAULTS,
+    DOC,
+    MODULE,
+    body_name,
+    doc_name,
+    header_name,
+    is_place,
+)
 from lsp_server.rts.units import SourceError, file_checksum, path_units
 
 TOP_LEVEL = "<top-level>"
@@ -141,6 +149,8 @@ def _top_level(units: Mapping[str, str]) -> str:
     body unit holds its default values)."""
     digest = xxhash.xxh3_64()
     for name, value in sorted(units.items()):
+        if is_place(name):  # where code sits: any edit moves it, as before (``Checksums``)
+            continue
         function = name.removesuffix(DOC).removesuffix(DEFAULTS)
         if header_name(function) not in units and body_name(name) is None:
             digest.update(f"{name}={value}\0".encode())

@@ -34,7 +34,7 @@ from lsp_server.extreme.state import file_units, remembered_units
 from lsp_server.jobs import Job
 from lsp_server.project import python_files
 from lsp_server.project.files import is_test_path
-from lsp_server.rts.unit_names import DOC, header_name
+from lsp_server.rts.unit_names import DOC, header_name, is_place
 from lsp_server.rts.units import SourceError, file_checksum, path_units, source_units
 
 PoolKey = tuple[str, int, str | None, tuple[str, ...]]
@@ -98,6 +98,9 @@ def _followable(root: Path, rel: str, old_text: str, old_hash: str, import_time:
     # live functions read, class docstrings) must be the same.
     same = [name for name in now if not _followed(name, now)]
     same += [name for name in now if f"{rel}::{name.removesuffix(DOC)}" in import_time]
+    # Where code sits is not followed: the functions below a body that grew keep their old
+    # line numbers in the live modules (only a test reading them could tell).
+    same = [n for n in same if not is_place(n)]
     return set(now) == set(tmp_units) and all(now.get(n) == tmp_units.get(n) for n in same)
 
 

@@ -20,12 +20,13 @@ treating the changed units as developer changes.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 from lsp_server.rts.file_units import FileUnits, Unit
 from lsp_server.rts.provenance import Origin, Provenance, TaskTarget
-from lsp_server.rts.unit_names import MODULE
+from lsp_server.rts.unit_names import MODULE, is_place
 from lsp_server.rts.units import SourceError, cached_source_units
 
 
@@ -83,9 +84,13 @@ class ProvenancePlan:
 
 
 def _units(rel: str, text: str | None) -> FileUnits | None:
+    """``rel``'s units but its places (``is_place``): a task moves code, and the REKS rules
+    judge places apart (``_Rules.places_moved``)."""
     if text is None:
         return None
-    return _cached_units(rel, text)
+    units = _cached_units(rel, text)
+    checksums = {name: value for name, value in units.checksums.items() if not is_place(name)}
+    return dataclasses.replace(units, checksums=checksums)
 
 
 # Files are usually unchanged between two tasks: their units need not be recomputed. The

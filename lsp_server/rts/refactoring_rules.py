@@ -160,18 +160,6 @@ class _Rules:
         recorded = names[unit.name]
         return recorded is None or _checksum(self.before, unit) != recorded
 
-    def kept_by_the_task(self, unit: Unit) -> bool:
-        """Whether the task kept what ``unit``'s tests ran: not for a hand edit (Xi_dev),
-        nor for a place (``is_place``), since no refactoring keeps the line numbers and
-        source text its readers see: those tests run as after a hand edit."""
-        if self.is_developer_edit(unit):
-            self.note_developer(unit)
-            return False
-        if is_place(unit.name) and self.recorded(unit)[0]:
-            self.must_run.update(self.store.tests_depending_on(unit))
-            return False
-        return True
-
     def note_developer(self, unit: Unit) -> None:
         """Called before the store changes anything about ``unit``."""
         if unit not in self.out.developer_units:
@@ -200,6 +188,7 @@ class _Rules:
 
     # -- the rules ---------------------------------------------------------------------
     def apply(self) -> None:
+        self.places_moved()
         touched: list[Unit] = []
         for change in self.prov.changes:
             if change.origin is Origin.MODIFIED and change.old is not None:
@@ -221,8 +210,19 @@ class _Rules:
                 self.removed(change.old)
         self.new_imports()
 
+    def places_moved(self) -> None:
+        """No refactoring keeps the line numbers and source text a test may read (places are
+        in no change of the provenance): a moved place's readers run as after a hand edit."""
+        for path, recorded in self._initial.items():
+            for unit in (Unit(path, name) for name in recorded if is_place(name)):
+                if _checksum(self.before, unit) != _checksum(self.after, unit):
+                    self.must_run.update(self.store.tests_depending_on(unit))
+
     def modified(self, unit: Unit) -> None:
-        if not self.recorded(unit)[0] or not self.kept_by_the_task(unit):
+        if not self.recorded(unit)[0]:
+            return
+        if self.is_developer_edit(unit):
+            self.note_developer(unit)
             return
         checksum = _checksum(self.after, unit)
         if checksum is not None:
@@ -234,8 +234,11 @@ class _Rules:
         known, recorded = self.recorded(old)
         if not known:
             return
-        # Not kept: the new unit still differs from what its tests ran.
-        checksum = _checksum(self.after, new) if self.kept_by_the_task(old) else recorded
+        if self.is_developer_edit(old):
+            self.note_developer(old)
+            checksum = recorded  # the new unit still differs from what its tests ran
+        else:
+            checksum = _checksum(self.after, new)
         if checksum is None:
             return
         self.store.replace_unit(old, new, checksum)
@@ -276,14 +279,13 @@ class _Rules:
     def removed(self, unit: Unit) -> None:
         if not self.recorded(unit)[0]:
             return
-        if not self.kept_by_the_task(unit):
-            # Its hand-edited code (or a place) went somewhere (inlined into callers): its
-            # tests must run even though the unit itself disappears from the store.
-            task = f"`{self.prov.description}`"
-            why = f"{unit} was edited by hand before {task} removed it"
+        if self.is_developer_edit(unit):
+            # Its hand-edited code went somewhere (inlined into callers): its tests must run
+            # even though the unit itself disappears from the store.
+            self.note_developer(unit)
             self.store.mark_stale(
                 self.store.tests_depending_on(unit),
-                f"{task} moved {unit}" if is_place(unit.name) else why,
+                f"{unit} was edited by hand before `{self.prov.description}` removed it",
             )
         self.store.remove_unit(unit)
         self._known.pop(unit.path, None)

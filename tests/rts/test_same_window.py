@@ -8,6 +8,7 @@ import pytest
 
 from lsp_server.rts.file_units import Unit
 from lsp_server.rts.store import DependencyStore
+from lsp_server.rts.unit_names import CASE
 
 from .helpers import edit, run, write
 
@@ -68,7 +69,10 @@ def test_cases_running_the_same_code_share_dependencies(pytester: pytest.Pyteste
     assert len(run(pytester)) == 4
     with DependencyStore(pytester.path) as store:
         deps = {n: set(store.dependencies_of(f"test_cases.py::test_case[{n}]")) for n in "1234"}
-    assert deps["1"] == deps["2"]
+    # Each case has its own case unit (``rts.parametrize_cases``); the rest is shared.
+    cases = {n: {u for u in deps[n] if CASE in u.name} for n in "12"}
+    assert len(cases["1"]) == len(cases["2"]) == 1 and cases["1"] != cases["2"]
+    assert deps["1"] - cases["1"] == deps["2"] - cases["2"]
     assert Unit("lib.py", "h") in deps["3"] and Unit("lib.py", "h") not in deps["1"]
     assert Unit("extra.py", "twice") in deps["4"] and Unit("extra.py", "twice") not in deps["1"]
     edit(pytester, "lib.py", "return -x", "return 0 - x")
