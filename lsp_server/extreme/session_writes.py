@@ -20,6 +20,7 @@ import atexit
 import contextlib
 import os
 import sys
+from collections.abc import Iterator
 from typing import Any
 
 from lsp_server.extreme.project_writes import IGNORED_PARTS, changed_paths
@@ -38,6 +39,17 @@ class SessionWrites:
         self._owner = 0  # the worker's pid; never a child's, whose runs are noted apart
         self.kept: dict[str, tuple[bytes, int]] = {}  # path -> bytes, mode
         self._seen: set[str] = set()
+        self._paused = False
+
+    @contextlib.contextmanager
+    def paused(self) -> Iterator[None]:
+        """Not keeping in the block: where a session runs its tests in its own process
+        (``factoring.session_guard``), what the tests write is theirs."""
+        self._paused = True
+        try:
+            yield
+        finally:
+            self._paused = False
 
     def start(self) -> None:
         """Before pytest starts, in the worker: keep from now on; put back at its end."""
@@ -65,7 +77,7 @@ class SessionWrites:
         return restored
 
     def _audit(self, event: str, args: tuple[Any, ...]) -> None:
-        if event not in _EVENTS or self._owner != os.getpid():
+        if event not in _EVENTS or self._paused or self._owner != os.getpid():
             return
         if event == "open" and args[1] in ("r", "rb", "rt"):  # every import reads
             return
