@@ -72,7 +72,8 @@ class ProjectWrites:
         self._noted: set[str] = set()
         self._hooked = False
         self._armed = False  # in a request: the worker's own writes between them are its
-        # session's (``session_writes``), never a run's
+        # session's, handed to ``between`` (``session_writes``), never a run's
+        self.between: Callable[[str, tuple[Any, ...]], None] | None = None
 
     def arm(self) -> None:
         """Before a request's runs, in the worker: start noting afresh."""
@@ -85,6 +86,12 @@ class ProjectWrites:
         os.lseek(self._fd, 0, os.SEEK_SET)  # or the next note lands past a hole of NULs
         self._noted = set()
         self._armed = True
+        self.hook()
+
+    def hook(self) -> None:
+        """Install the audit hook (once): at the first ``arm``, or before pytest starts
+        when it also serves ``between``. One hook for both: every forked child pays
+        for each hook at each audit event, and the children run the tests."""
         if not self._hooked:
             sys.addaudithook(self._audit)
             self._hooked = True
@@ -116,7 +123,11 @@ class ProjectWrites:
 
     def _audit(self, event: str, args: tuple[Any, ...]) -> None:
         # Called for every audit event of the process (imports, compiles, ...): the
-        # common case, neither an open nor a path change, returns after two tests.
+        # common case, neither an open nor a path change, returns after three tests.
+        if not self._armed:
+            if self.between is not None:
+                self.between(event, args)
+            return
         if event != "open" and event not in _PATH_CHANGES:
             return
         if self._fd is None or not self._armed or (event == "open" and args[1] in _READING):

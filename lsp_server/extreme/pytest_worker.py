@@ -380,7 +380,7 @@ def main(argv: list[str], plugin_class: type[WorkerPlugin] = WorkerPlugin) -> in
     set_subreaper()
     use_private_cache()
     plugin = plugin_class(root, channel, inherited_siblings())
-    plugin.session_writes.start()  # before pytest configures the project's plugins
+    plugin.session_writes.start(through=plugin.writes)  # before pytest configures plugins
     # A spare's wait: Python, pytest, reks and libraries imported, no tracing of them.
     plugin.scope = wait_before_pytest(channel, root)
     plugin.start_import_recording()

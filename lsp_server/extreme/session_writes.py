@@ -23,7 +23,7 @@ import sys
 from collections.abc import Iterator
 from typing import Any
 
-from lsp_server.extreme.project_writes import IGNORED_PARTS, changed_paths
+from lsp_server.extreme.project_writes import IGNORED_PARTS, ProjectWrites, changed_paths
 from lsp_server.project.text import write_atomic
 
 _EVENTS = frozenset({"open", "os.rename", "os.remove", "os.truncate", "sqlite3.connect"})
@@ -51,10 +51,15 @@ class SessionWrites:
         finally:
             self._paused = False
 
-    def start(self) -> None:
-        """Before pytest starts, in the worker: keep from now on; put back at its end."""
+    def start(self, through: ProjectWrites | None = None) -> None:
+        """Before pytest starts, in the worker: keep from now on (through the audit hook
+        of ``through`` between its requests, else a hook of its own); put back at its end."""
         self._owner = os.getpid()
-        sys.addaudithook(self._audit)
+        if through is None:
+            sys.addaudithook(self.audit)
+        else:
+            through.between = self.audit
+            through.hook()
         # Registered before pytest and its plugins register theirs: the exit handlers run
         # last in, first out, so this one runs after them (coverage saves in one).
         atexit.register(self.put_back)
@@ -76,7 +81,7 @@ class SessionWrites:
                 restored.append(os.path.relpath(path, self.root))
         return restored
 
-    def _audit(self, event: str, args: tuple[Any, ...]) -> None:
+    def audit(self, event: str, args: tuple[Any, ...]) -> None:
         if event not in _EVENTS or self._paused or self._owner != os.getpid():
             return
         if event == "open" and args[1] in ("r", "rb", "rt"):  # every import reads
