@@ -37,6 +37,7 @@ from lsp_server.extreme.library_caches import fill_library_caches
 from lsp_server.extreme.pool import SCOPE_VARIABLE
 from lsp_server.extreme.project_writes import ProjectWrites, noting_writes
 from lsp_server.extreme.real_paths import real_path
+from lsp_server.extreme.session_writes import SessionWrites
 from lsp_server.extreme.spare_wait import (
     SessionImports,
     session_imports,
@@ -97,8 +98,8 @@ class WorkerPlugin:
         self.scope: dict[str, Any] | None = None  # ``spare_wait``
         self.imports = SessionImports()  # what a spare of its pool would hold (``warm``)
         self.writes = ProjectWrites(root)  # project files a request's runs wrote
-        # The request's transformed code, compiled before its children are forked.
-        self.compiled: swapping.Replacements | None = None
+        self.session_writes = SessionWrites(root)  # and those its own session wrote
+        self.compiled: swapping.Replacements | None = None  # the request's, before forks
         self.froze_heap = False  # ``prepare`` froze it (what was frozen before: see there)
 
     def send(self, message: dict[str, Any]) -> None:
@@ -177,6 +178,7 @@ class WorkerPlugin:
     def _terminate(self, signum: int, frame: object) -> None:
         self.forker.kill_all()
         kill_adopted()
+        self.session_writes.put_back()  # no exit handler runs
         os._exit(1)
 
     # -- requests ---------------------------------------------------------------------
@@ -378,12 +380,11 @@ def main(argv: list[str], plugin_class: type[WorkerPlugin] = WorkerPlugin) -> in
     set_subreaper()
     use_private_cache()
     plugin = plugin_class(root, channel, inherited_siblings())
+    plugin.session_writes.start(through=plugin.writes)  # before pytest configures plugins
     # A spare's wait: Python, pytest, reks and libraries imported, no tracing of them.
     plugin.scope = wait_before_pytest(channel, root)
     plugin.start_import_recording()
-    off = [
-        a for name in ("cacheprovider", "reks", "xdist", "randomly") for a in ("-p", f"no:{name}")
-    ]
+    off = [a for n in ("cacheprovider", "reks", "xdist", "randomly") for a in ("-p", f"no:{n}")]
     asserts = f"--assert={assert_mode(Path(root))}"
     args = [*off, asserts, "--capture=no", "-q", "--rootdir", root, *argv[1:]]
     plugins = [plugin, plugin.setup_clock, plugin.wanted, plugin.failure, project_options]
