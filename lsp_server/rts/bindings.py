@@ -60,6 +60,7 @@ from lsp_server.rts.stdlib_imports import STDLIB, stdlib_imports
 from lsp_server.rts.stdlib_queries import is_query
 from lsp_server.rts.store_only_init import store_only_init
 from lsp_server.rts.typing_classes import TypingForms
+from lsp_server.rts.unit_names import raises_name
 from lsp_server.rts.wrapping_decorators import Wrappers
 
 __all__ = ["Binding", "ModuleLayout", "import_time_names", "module_layout", "nested_statements"]
@@ -116,6 +117,10 @@ class ModuleLayout:
     """A residue class (by its line and name) -> the names only its loose assignments read."""
     wrappers: Wrappers = field(default_factory=Wrappers)
     """The module's wrappers as of its end, and the imported ones it trusted."""
+    raising: dict[str, frozenset[str]] = field(default_factory=dict)
+    """Each ``<raises>`` unit of a ``def`` or assignment -> what it reads (``rts.raising_units``)."""
+    residue_bound: set[str] = field(default_factory=set)
+    """The names the residue's statements may bind."""
 
 
 def _def_is_binding(
@@ -365,12 +370,15 @@ def module_layout(tree: ast.Module) -> ModuleLayout:
     before: set[str] = set()
     residue_refs: set[str] = set()
     for stmt, binding, raising, unread, filters, loose in found:
-        for unit, marker in raising:
+        for unit, marker in raising:  # ``rts.raising_units``; a class's frame: ``class_frames``
+            if not unit and binding is not None:
+                unit = raises_name(binding.names)
+                marker += "".join(_order_markers(binding.refs, before, bound))
+                if not binding.is_class:  # it raises or not by what its names hold
+                    layout.raising[unit] = layout.raising.get(unit, frozenset()) | binding.refs
             layout.markers.setdefault(unit, []).append(marker)
-            # It raises or not by what its names hold (a class's frame: ``class_frames``).
-            if not unit and binding is not None and not binding.is_class:
-                residue_refs |= binding.refs
         if binding is None:
+            layout.residue_bound |= maybe_bound(stmt)
             if isinstance(stmt, ast.ClassDef):
                 reads = _residue_class(layout, stmt, loose, before, bound)
             else:

@@ -66,6 +66,7 @@ from lsp_server.rts.module_docstring import docstring_binding
 from lsp_server.rts.open_namespace import opens_namespace
 from lsp_server.rts.overload_stubs import overload_stubs
 from lsp_server.rts.parametrize_cases import LiteralCases, add_cases, literal_cases
+from lsp_server.rts.raising_units import add_raising_units
 from lsp_server.rts.spans import LOCALS as _LOCALS
 from lsp_server.rts.spans import UnitSpan, scan
 from lsp_server.rts.tokens import (
@@ -87,6 +88,7 @@ from lsp_server.rts.unit_names import (
     IMPORTED,
     IMPORTING,
     MODULE,
+    RAISES,
     defaults_name,
     doc_name,
     header_name,
@@ -152,6 +154,7 @@ def _analysed(path: str, source: str) -> FileUnits:
     variants.update(getattr_units(tree, text, lines))  # ``rts.getattr_branches``
     for name, texts in variants.items():
         result.checksums[name] = digest(texts)
+    add_raising_units(result, layout.raising, layout.residue_bound)
     for binding in layout.bindings:
         for alias in binding.aliases:
             if alias not in result.spans:
@@ -289,7 +292,7 @@ def _add_bindings(
     variants.update(
         (n, list(m))
         for n, m in layout.markers.items()
-        if n.endswith((HOOKS, FRAME)) or n.startswith(DISPLAY_READ)
+        if n.endswith((HOOKS, FRAME)) or n.startswith((DISPLAY_READ, RAISES))
     )
 
 
