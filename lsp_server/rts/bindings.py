@@ -56,11 +56,11 @@ from lsp_server.rts.purity import (
     is_type_checking_block,
     nested_statements,
 )
+from lsp_server.rts.raising_units import raising_unit
 from lsp_server.rts.stdlib_imports import STDLIB, stdlib_imports
 from lsp_server.rts.stdlib_queries import is_query
 from lsp_server.rts.store_only_init import store_only_init
 from lsp_server.rts.typing_classes import TypingForms
-from lsp_server.rts.unit_names import raises_name
 from lsp_server.rts.wrapping_decorators import Wrappers
 
 __all__ = ["Binding", "ModuleLayout", "import_time_names", "module_layout", "nested_statements"]
@@ -118,9 +118,7 @@ class ModuleLayout:
     wrappers: Wrappers = field(default_factory=Wrappers)
     """The module's wrappers as of its end, and the imported ones it trusted."""
     raising: dict[str, frozenset[str]] = field(default_factory=dict)
-    """Each ``<raises>`` unit of a ``def`` or assignment -> what it reads (``rts.raising_units``)."""
-    residue_bound: set[str] = field(default_factory=set)
-    """The names the residue's statements may bind."""
+    """A ``def``'s or assignment's ``<raises>`` unit -> what it reads (``rts.raising_units``)."""
 
 
 def _def_is_binding(
@@ -370,15 +368,12 @@ def module_layout(tree: ast.Module) -> ModuleLayout:
     before: set[str] = set()
     residue_refs: set[str] = set()
     for stmt, binding, raising, unread, filters, loose in found:
-        for unit, marker in raising:  # ``rts.raising_units``; a class's frame: ``class_frames``
-            if not unit and binding is not None:
-                unit = raises_name(binding.names)
-                marker += "".join(_order_markers(binding.refs, before, bound))
-                if not binding.is_class:  # it raises or not by what its names hold
-                    layout.raising[unit] = layout.raising.get(unit, frozenset()) | binding.refs
+        for unit, marker in raising:  # a class's frame: ``class_frames``
+            if not unit and binding is not None:  # ``rts.raising_units``
+                order = _order_markers(binding.refs, before, bound)
+                unit, marker = raising_unit(layout, binding, marker, order)
             layout.markers.setdefault(unit, []).append(marker)
         if binding is None:
-            layout.residue_bound |= maybe_bound(stmt)
             if isinstance(stmt, ast.ClassDef):
                 reads = _residue_class(layout, stmt, loose, before, bound)
             else:

@@ -88,7 +88,6 @@ from lsp_server.rts.unit_names import (
     IMPORTED,
     IMPORTING,
     MODULE,
-    RAISES,
     defaults_name,
     doc_name,
     header_name,
@@ -152,9 +151,8 @@ def _analysed(path: str, source: str) -> FileUnits:
     if LISTING in result.top_names:  # what a star import takes (rts.star_listings)
         result.checksums.update(listing_units(result.listed))
     variants.update(getattr_units(tree, text, lines))  # ``rts.getattr_branches``
-    for name, texts in variants.items():
-        result.checksums[name] = digest(texts)
-    add_raising_units(result, layout.raising, layout.residue_bound)
+    result.checksums.update((name, digest(texts)) for name, texts in variants.items())
+    add_raising_units(result, layout, tree)
     for binding in layout.bindings:
         for alias in binding.aliases:
             if alias not in result.spans:
@@ -292,7 +290,7 @@ def _add_bindings(
     variants.update(
         (n, list(m))
         for n, m in layout.markers.items()
-        if n.endswith((HOOKS, FRAME)) or n.startswith((DISPLAY_READ, RAISES))
+        if n.endswith((HOOKS, FRAME)) or n.startswith(DISPLAY_READ)
     )
 
 

@@ -118,7 +118,12 @@ def test_a_kept_decorator_whose_name_is_bound_after_it_selects_every_importer(
     project: pytest.Pytester,
 ) -> None:
     edit(project, "mod.py", "from contextlib import contextmanager\n", "")
-    edit(project, "mod.py", "def plain(x):", "from contextlib import contextmanager\n\n\ndef plain(x):")
+    edit(
+        project,
+        "mod.py",
+        "def plain(x):",
+        "from contextlib import contextmanager\n\n\ndef plain(x):",
+    )
     assert run(project) == EVERY_TEST  # NameError at import
 
 
@@ -136,7 +141,9 @@ def test_a_changed_or_new_part_that_may_raise_selects_every_importer(
     assert run(project) == EVERY_TEST  # AttributeError at import
     edit(project, "mod.py", "key=keys.missing)", "key=keys.hashkey)")
     assert run(project) == EVERY_TEST
-    edit(project, "mod.py", "def plain(x):", "def late(x=keys.missing):\n    pass\n\n\ndef plain(x):")
+    edit(
+        project, "mod.py", "def plain(x):", "def late(x=keys.missing):\n    pass\n\n\ndef plain(x):"
+    )
     assert run(project) == EVERY_TEST
 
 
