@@ -63,8 +63,9 @@ def add_raising_units(result: FileUnits, layout: ModuleLayout, tree: ast.Module)
         while todo:
             name = todo.pop()
             units = result.bound.get(name)
-            if name in residue_bound or not units:
-                outside.add(name)  # a builtin, a missing name or one the residue binds
+            if name in residue_bound or not units or "*" in residue_bound:
+                # A builtin, a missing name, one the residue binds (a star import: any)
+                outside.add(name)
                 continue
             for bound in units:
                 if bound not in seen:

@@ -150,3 +150,30 @@ def test_a_changed_or_new_part_that_may_raise_selects_every_importer(
 def test_a_removed_registration_selects_who_reads_the_registry(project: pytest.Pytester) -> None:
     edit(project, "mod.py", "@register\ndef registered():\n    return 1\n", "")
     assert "test_registry" in run(project)
+
+
+def test_a_star_import_between_may_rebind_what_the_decorator_reads(
+    pytester: pytest.Pytester,
+) -> None:
+    write(pytester, "other.py", "OTHER = 1\n")
+    write(
+        pytester,
+        "mod.py",
+        """
+        from contextlib import contextmanager
+        from other import *
+
+
+        @contextmanager
+        def helper():
+            yield
+
+
+        def plain(x):
+            return x + 1
+        """,
+    )
+    write(pytester, "test_mod.py", TESTS.split("\n\n\ndef test_cached")[0])
+    assert run(pytester) == {"test_plain"}
+    edit(pytester, "other.py", "OTHER = 1", "OTHER = 1\ncontextmanager = None")
+    assert run(pytester) == {"test_plain"}  # TypeError at import
