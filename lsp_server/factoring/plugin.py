@@ -85,8 +85,15 @@ def _uses_fixture(item: pytest.Item, wanted: dict[str, Any] | None) -> bool:
     """Whether ``_reks_factoring`` does anything for ``item``: it captures or profiles
     it (a request naming it) or replays its module's transcript."""
     if wanted is not None and (wanted.get("capture") or wanted.get("profile")):
-        return item.nodeid in wanted["tests"] or _replays(item)
-    return _replays(item)
+        return item.nodeid in wanted["tests"] or _replays(item) or _overridden(item)
+    return _replays(item) or _overridden(item)
+
+
+def _overridden(item: pytest.Item) -> bool:
+    """Whether a fixture of the project's takes the name for ``item``: it stays."""
+    info = getattr(item, "_fixtureinfo", None)
+    defs = () if info is None else info.name2fixturedefs.get(_FIXTURE, ())
+    return any(getattr(d.func, "__module__", None) != __name__ for d in defs)
 
 
 def _replays(item: pytest.Item) -> bool:

@@ -96,3 +96,24 @@ def test_a_factored_module_keeps_the_fixture_first(pytester: pytest.Pytester) ->
     closures = json.loads((pytester.path / "closures.json").read_text())
     factored = closures["test_factored.py::test_one"]
     assert factored.index("_reks_factoring") < factored.index("tmp_path")
+
+
+def test_a_project_fixture_of_the_same_name_still_runs(pytester: pytest.Pytester) -> None:
+    """Guard: a project's own autouse fixture named like the plugin's overrides it; it
+    stays in every closure and runs."""
+    pytester.makeconftest(
+        """
+        import pytest
+
+
+        @pytest.fixture(autouse=True)
+        def _reks_factoring():
+            with open("ran.txt", "a") as out:
+                out.write("x")
+            yield
+        """
+    )
+    pytester.makepyfile(test_plain="def test_one():\n    pass\n\n\ndef test_two():\n    pass\n")
+    result = pytester.runpytest_subprocess("-p", "lsp_server.factoring.plugin")
+    result.assert_outcomes(passed=2)
+    assert (pytester.path / "ran.txt").read_text() == "xx"
