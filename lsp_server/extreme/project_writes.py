@@ -50,6 +50,8 @@ def changed_paths(event: str, args: tuple[Any, ...]) -> list[str]:
             paths = [path] if writing else []
         elif event in _PATH_CHANGES:
             paths = [args[i] for i in _PATH_CHANGES[event]]
+        elif event == "sqlite3.connect":  # the connection then writes without an ``open``
+            paths = [args[0]]
     found = []
     for path in paths:
         if isinstance(path, (str, bytes, os.PathLike)):
@@ -130,7 +132,7 @@ class ProjectWrites:
             return
         if event != "open" and event not in _PATH_CHANGES:
             return
-        if self._fd is None or not self._armed or (event == "open" and args[1] in _READING):
+        if self._fd is None or (event == "open" and args[1] in _READING):
             return  # imports read every module: quick
         with contextlib.suppress(Exception):  # never break the test's own call
             for path in changed_paths(event, args):

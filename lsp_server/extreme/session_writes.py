@@ -87,10 +87,7 @@ class SessionWrites:
         if event == "open" and args[1] in ("r", "rb", "rt"):  # every import reads
             return
         with contextlib.suppress(Exception):  # never break the session's own call
-            paths = changed_paths(event, args) if event != "sqlite3.connect" else []
-            if event == "sqlite3.connect" and isinstance(args[0], (str, bytes, os.PathLike)):
-                paths = [os.path.abspath(os.fsdecode(args[0]))]
-            for path in paths:
+            for path in changed_paths(event, args):
                 self._keep(path)
 
     def _keep(self, path: str) -> None:
