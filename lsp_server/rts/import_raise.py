@@ -42,6 +42,7 @@ from lsp_server.rts.stdlib_queries import is_query
 from lsp_server.rts.stdlib_values import (
     MISSING,
     evaluates,
+    evaluates_among,
     resolves,
     stdlib_object,
     stdlib_object_of,
@@ -373,13 +374,15 @@ def _safe_annotation(node: ast.expr, scope: Scope, bound: set[str]) -> bool:
     if scope.lazy_annotations:
         return True
     if isinstance(node, ast.Subscript):
-        return _safe_annotation(node.value, scope, bound) and _safe_annotation(
+        parts = _safe_annotation(node.value, scope, bound) and _safe_annotation(
             node.slice, scope, bound
         )
+        return parts and evaluates_among(node, scope, bound)
     if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
-        return _safe_annotation(node.left, scope, bound) and _safe_annotation(
+        parts = _safe_annotation(node.left, scope, bound) and _safe_annotation(
             node.right, scope, bound
         )
+        return parts and evaluates_among(node, scope, bound)
     if isinstance(node, (ast.Tuple, ast.List)):
         return all(_safe_annotation(e, scope, bound) for e in node.elts)
     return _safe_value(node, scope, bound)

@@ -98,6 +98,18 @@ def evaluates(node: ast.expr, scope: Scope) -> bool:
     return True
 
 
+def evaluates_among(node: ast.expr, scope: Scope, bound: set[str]) -> bool:
+    """``evaluates``, where ``bound`` are the names bound before ``node`` (a class body's
+    own names hide the module's, whose values ``evaluates`` knows: those make it fail).
+    An annotation's subscript or ``|`` raises by what its names hold, not only whether
+    they are bound (``Alias = 3`` makes ``Alias[str]`` a ``TypeError``)."""
+    local = bound is not scope.bound and any(
+        isinstance(item, ast.Name) and item.id in bound and item.id not in scope.bound
+        for item in walk(node)
+    )
+    return not local and evaluates(node, scope)
+
+
 def _typing_check(value: object) -> object:
     """What ``TypedDict`` does to the type of each key."""
     return typing._type_check(value, "not a type")  # type: ignore[attr-defined]

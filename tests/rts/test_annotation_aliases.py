@@ -1,0 +1,95 @@
+"""An annotation evaluated at import (no ``from __future__ import annotations``) reads the
+names it spells; a subscript of such a name can raise when the name is rebound to a value
+that does not support it, and then the module's import fails for every importer."""
+
+from __future__ import annotations
+
+import pytest
+
+from .helpers import edit, run, write
+
+pytest_plugins = ["pytester"]
+
+LIB = """
+Alias = dict
+
+
+def annotated(x: Alias[str, int]) -> int:
+    return len(x)
+
+
+def plain():
+    return 1
+"""
+
+TESTS = """
+def test_plain():
+    import lib
+
+    assert lib.plain() == 1
+
+
+def test_annotated():
+    import lib
+
+    assert lib.annotated({}) == 0
+"""
+
+
+@pytest.fixture
+def project(pytester: pytest.Pytester) -> pytest.Pytester:
+    write(pytester, "lib.py", LIB)
+    write(pytester, "test_lib.py", TESTS)
+    assert run(pytester) == {"test_plain", "test_annotated"}
+    return pytester
+
+
+def test_an_alias_rebound_to_a_value_without_subscripts_selects_every_importer(
+    project: pytest.Pytester,
+) -> None:
+    edit(project, "lib.py", "Alias = dict", "Alias = 3")
+    assert run(project) == {"test_plain", "test_annotated"}  # TypeError at import
+
+
+def _typed(pytester: pytest.Pytester, annotation: str, head: str = "import typing\n") -> None:
+    write(pytester, "lib.py", head + LIB.replace("Alias[str, int]", annotation))
+    write(pytester, "test_lib.py", TESTS)
+    assert run(pytester) == {"test_plain", "test_annotated"}
+
+
+def test_a_typing_form_given_too_few_arguments_selects_every_importer(
+    pytester: pytest.Pytester,
+) -> None:
+    _typed(pytester, "typing.Dict[str, int]")
+    edit(pytester, "lib.py", "typing.Dict[str, int]", "typing.Dict[str]")
+    assert run(pytester) == {"test_plain", "test_annotated"}  # TypeError at import
+
+
+def test_a_typing_form_changed_to_another_that_evaluates_selects_its_function_only(
+    pytester: pytest.Pytester,
+) -> None:
+    _typed(pytester, "typing.Dict[str, int]")
+    edit(pytester, "lib.py", "typing.Dict[str, int]", "typing.Dict[str, float]")
+    assert run(pytester) == {"test_annotated"}
+
+
+def test_an_imported_union_member_rebound_to_a_non_type_selects_every_importer(
+    pytester: pytest.Pytester,
+) -> None:
+    write(pytester, "kinds.py", "Key = str\n\n\ndef other():\n    return 2\n")
+    _typed(pytester, "Key | None", head="from kinds import Key\n")
+    edit(pytester, "kinds.py", "Key = str", "Key = 3")
+    assert run(pytester) == {"test_plain", "test_annotated"}  # TypeError at import
+
+
+def test_a_value_computed_at_import_from_another_module_selects_every_importer(
+    pytester: pytest.Pytester,
+) -> None:
+    # The rule the annotations now share: a part that may raise by what an imported
+    # name holds (passed before this change too).
+    write(pytester, "kinds.py", "Key = 1\n\n\ndef other():\n    return 2\n")
+    write(pytester, "lib.py", "from kinds import Key\n\nX = Key + 1\n" + LIB)
+    write(pytester, "test_lib.py", TESTS)
+    assert run(pytester) == {"test_plain", "test_annotated"}
+    edit(pytester, "kinds.py", "Key = 1", "Key = 'a'")
+    assert run(pytester) == {"test_plain", "test_annotated"}  # TypeError at import
