@@ -93,3 +93,31 @@ def test_a_value_computed_at_import_from_another_module_selects_every_importer(
     assert run(pytester) == {"test_plain", "test_annotated"}
     edit(pytester, "kinds.py", "Key = 1", "Key = 'a'")
     assert run(pytester) == {"test_plain", "test_annotated"}  # TypeError at import
+
+
+KIND = """
+class Kind:
+    def size(self):
+        return 1
+
+
+def other():
+    return 2
+"""
+
+
+def test_a_method_changed_in_an_imported_class_of_a_union_selects_its_callers_only(
+    pytester: pytest.Pytester,
+) -> None:
+    # The union is evaluated at import with what ``Kind`` holds: a class whatever its
+    # methods do.
+    write(pytester, "kinds.py", KIND)
+    _typed(pytester, "Kind | None", head="from kinds import Kind\n")
+    write(
+        pytester,
+        "test_kind.py",
+        "from kinds import Kind\n\n\ndef test_size():\n    assert Kind().size() == 1\n",
+    )
+    assert run(pytester) == {"test_size"}
+    edit(pytester, "kinds.py", "return 1", "return 1 + 0")
+    assert run(pytester) == {"test_size"}
