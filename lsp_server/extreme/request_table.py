@@ -42,15 +42,17 @@ class RequestTable:
         """The table of ``requests``: each test they name, with the first duration a
         request's ``basis`` gives it."""
         table = cls()
+        tests, durations, places = table.tests, table.durations, table.places
         for request in requests:
             known: dict[str, float] = (request.get("basis") or {}).get("durations", {})
             for test in (*request["tests"], *known):
-                place = table.places.setdefault(test, len(table.tests))
-                if place == len(table.tests):
-                    table.tests.append(test)
-                    table.durations.append(known.get(test))
-                elif table.durations[place] is None:
-                    table.durations[place] = known.get(test)
+                place = places.get(test)
+                if place is None:
+                    places[test] = len(tests)
+                    tests.append(test)
+                    durations.append(known.get(test))
+                elif durations[place] is None:
+                    durations[place] = known.get(test)
         return table
 
     def bringing(self, wire: dict[str, Any]) -> dict[str, Any]:
@@ -92,10 +94,10 @@ class RequestTable:
             return wire
         request = {k: v for k, v in wire.items() if k != COMPACT}
         places: list[int] = wire["tests"]
-        request["tests"] = [self.tests[place] for place in places]
+        request["tests"] = tests = [self.tests[place] for place in places]
         basis = wire.get("basis")
         if basis is not None and _DIFFERING in basis:
-            durations = {self.tests[place]: self.durations[place] for place in places}
+            durations = dict(zip(tests, map(self.durations.__getitem__, places), strict=True))
             durations.update((self.tests[place], d) for place, d in basis[_DIFFERING])
             full_basis = {k: v for k, v in basis.items() if k != _DIFFERING}
             request["basis"] = {**full_basis, "durations": durations}
