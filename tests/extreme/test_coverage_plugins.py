@@ -76,3 +76,32 @@ def test_workers_and_on_disk_checks_run_without_the_coverage_plugin_of_the_addop
     assert len(sessions) >= 2, sessions  # a worker and an on-disk check at least
     assert not any(sessions), sessions
     assert not (root / ".coverage").exists()  # no worker saved coverage data
+
+
+NOTES_EARLY_OPTIONS = """
+import os
+
+def pytest_configure(config):
+    early = config.known_args_namespace
+    with open({log!r}, "a", encoding="utf-8") as log:
+        log.write(f"{{early.importmode}} {{bool(early.cov_source)}} {{config.option.importmode}}\\n")
+"""
+
+
+def test_the_options_a_worker_keeps_stay_in_the_early_parse_made_again(
+    make_project: Callable[[dict[str, str]], Path], tmp_path: Path
+) -> None:
+    # Made again without ``--cov``, the early parse still has the options kept: the
+    # conftests load in the project's import mode.
+    log = tmp_path / "sessions.log"
+    root = make_project(
+        {
+            "inc.py": INC_MODULE,
+            "test_inc.py": "from inc import inc\n\ndef test_inc():\n    assert inc(1) == 2\n",
+            "conftest.py": NOTES_EARLY_OPTIONS.format(log=str(log)),
+            "pytest.ini": "[pytest]\naddopts = --cov=inc --import-mode=importlib --cov-report=\n",
+        }
+    )
+    analysis = analyse(root, Options(jobs=1, incremental=False))
+    assert {r.verdict for r in analysis.results} == {Verdict.DETECTED}, analysis.results
+    assert set(log.read_text().splitlines()) == {"importlib False importlib"}
