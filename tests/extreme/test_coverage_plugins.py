@@ -82,9 +82,9 @@ NOTES_EARLY_OPTIONS = """
 import os
 
 def pytest_configure(config):
-    early = config.known_args_namespace
+    early, mode = config.known_args_namespace, config.option.importmode
     with open({log!r}, "a", encoding="utf-8") as log:
-        log.write(f"{{early.importmode}} {{bool(early.cov_source)}} {{config.option.importmode}}\\n")
+        log.write(f"{{early.importmode}} {{bool(early.cov_source)}} {{mode}}\\n")
 """
 
 
