@@ -41,6 +41,7 @@ from lsp_server.extreme.reuse import (
 from lsp_server.extreme.runners import runner_for
 from lsp_server.extreme.state import (
     Checksums,
+    UnitSets,
     entry,
     has_state,
     load_state,
@@ -332,7 +333,7 @@ def _plan(
         for unit in wanted.intersection(info["units"]):
             executed_by.setdefault(unit, []).append(nodeid)
     planned: dict[int, tuple[Transformation, dict[str, Any]]] = {}
-    test_units: dict[str, frozenset[str]] = {}
+    test_units = UnitSets()
     for function in work.todo:
         runners = executed_by.get(function.key, [])
         import_time = function.key in analysis.import_time

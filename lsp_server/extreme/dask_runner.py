@@ -22,6 +22,7 @@ from distributed import Client, WorkerPlugin, as_completed, get_worker
 
 from lsp_server.extreme.pool import Worker, WorkerPool
 from lsp_server.extreme.project_writes import SharedFiles
+from lsp_server.extreme.request_table import RequestTable
 from lsp_server.jobs import Job
 
 RETRIES = 3
@@ -38,13 +39,20 @@ class WarmPytestWorkers(WorkerPlugin):
     plugin; ``setup`` and ``teardown`` are called by Dask)."""
 
     def __init__(
-        self, name: str, root: str, python: str | None, pytest_args: Sequence[str], files: list[str]
+        self,
+        name: str,
+        root: str,
+        python: str | None,
+        pytest_args: Sequence[str],
+        files: list[str],
+        table: RequestTable | None = None,
     ) -> None:
         self.name = name
         self.root = root
         self.python = python
         self.pytest_args = list(pytest_args)
         self.files = files
+        self.table = table  # of the tasks' requests, sent compact (``request_table``)
         self.pool: WorkerPool | None = None
 
     def setup(self, worker: Any) -> None:
@@ -53,6 +61,7 @@ class WarmPytestWorkers(WorkerPlugin):
         self.pool = WorkerPool(Path(self.root), threads, self.python, self.pytest_args)
         self.pool.start(Job())
         self.pool.prepare(self.files)
+        self.told: set[int] = set()  # the pytest workers given the table (by channel)
         for each in self.pool.workers:
             self.idle.put(each)
 
@@ -63,8 +72,11 @@ class WarmPytestWorkers(WorkerPlugin):
 
     def run(self, request: dict[str, Any]) -> dict[str, Any]:
         pytest_worker = self.idle.get()
+        channel = pytest_worker.process.fileno()
         try:
-            pytest_worker.send(request)
+            table, told = self.table, channel in self.told  # the first request brings it
+            pytest_worker.send(table.bringing(request) if table and not told else request)
+            self.told.add(channel)
             reply = pytest_worker.receive()
         except BaseException:
             # A worker in an unknown state is not reused; the task is retried elsewhere.
@@ -91,19 +103,21 @@ def run_all(
     files: list[str],
     requests: Iterable[dict[str, Any]],
     job: Job,
+    table: RequestTable | None = None,
 ) -> Iterator[dict[str, Any]]:
-    """Every request run on the cluster at ``address``, each reply yielded as it arrives."""
+    """Every request run on the cluster at ``address``, each reply yielded as it arrives;
+    sent compact by ``table``, which each Dask worker keeps (``request_table``)."""
     name = f"reks-extreme-{uuid.uuid4().hex[:12]}"
     try:
         client = Client(address, timeout=CONNECT_TIMEOUT)
     except OSError as exc:
         raise DaskUnavailable(f"cannot reach the Dask scheduler at {address}: {exc}") from exc
     with client:
-        plugin = WarmPytestWorkers(name, str(root), python, pytest_args, files)
+        plugin = WarmPytestWorkers(name, str(root), python, pytest_args, files, table)
         client.register_plugin(plugin, name=name)
         flying: dict[Any, dict[str, Any]] = {}  # future -> its request
         try:
-            yield from _gated(client, name, requests, flying, job)
+            yield from _gated(client, name, requests, flying, job, table)
         finally:
             client.cancel(list(flying))
             client.unregister_worker_plugin(name)
@@ -115,6 +129,7 @@ def _gated(
     requests: Iterable[dict[str, Any]],
     flying: dict[Any, dict[str, Any]],
     job: Job,
+    table: RequestTable | None,
 ) -> Iterator[dict[str, Any]]:
     """The replies to ``requests``, as many running at once as the cluster has threads,
     by the local pool's rule for runs that write files of the project (``SharedFiles``:
@@ -133,7 +148,8 @@ def _gated(
                 break
             sent += 1
             key = f"{name}-{request['id']}-{sent}"
-            future = client.submit(_run_on_worker, name, request, key=key, retries=RETRIES)
+            wire = request if table is None else table.compact(request)
+            future = client.submit(_run_on_worker, name, wire, key=key, retries=RETRIES)
             flying[future] = request
             shared.sent(request)
             completed.add(future)

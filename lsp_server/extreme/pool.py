@@ -20,6 +20,7 @@ from lsp_server.extreme.bytecode import worker_environment
 from lsp_server.extreme.fork_safety import worker_can_fork
 from lsp_server.extreme.library_imports import PRELOAD_VARIABLE
 from lsp_server.extreme.project_writes import SharedFiles
+from lsp_server.extreme.request_table import RequestTable
 from lsp_server.sandbox import ChannelTimeout, ProcessDied, SandboxProcess, SiblingProcess
 
 if TYPE_CHECKING:  # the worker imports this module: it needs no jobs
@@ -64,6 +65,20 @@ class Worker:
             tail = self.process.log_tail()
             raise WorkerError(f"{message.get('message')}\n{tail}".rstrip())
         return message
+
+
+def _send_request(
+    worker: Worker, request: dict[str, Any], table: RequestTable | None, told: set[int]
+) -> None:
+    """Send ``request`` to ``worker``: compact by ``table``, which the first request of the
+    batch to each worker (not yet in ``told``, by channel) brings; as it is without one."""
+    if table is None:
+        worker.send(request)
+        return
+    wire = table.compact(request)
+    channel = worker.process.fileno()
+    worker.send(wire if channel in told else table.bringing(wire))
+    told.add(channel)
 
 
 def _digest_for_the_fork() -> None:
@@ -280,14 +295,18 @@ class WorkerPool:
             "setup": setup,
         }
 
-    def run_all(self, requests: Iterable[dict[str, Any]], job: Job) -> Iterator[dict[str, Any]]:
+    def run_all(
+        self, requests: Iterable[dict[str, Any]], job: Job, table: RequestTable | None = None
+    ) -> Iterator[dict[str, Any]]:
         """Send every request, yielding each reply as it arrives; a request is taken from
-        ``requests`` only when a worker is free for it (after the replies before it)."""
+        ``requests`` only when a worker is free for it (after the replies before it). With
+        the ``table`` of the requests, each is sent compact (``request_table``)."""
         pending = iter(requests)
         more = True
         idle = list(self.workers)
         busy: dict[int, Worker] = {}
         shared = SharedFiles()  # runs that wrote files of the project run again alone
+        told: set[int] = set()  # the workers ``table`` was sent to
         while more or busy or shared.reruns:
             job.check()
             while (more or shared.reruns) and idle and shared.may_send(len(busy)):
@@ -296,7 +315,7 @@ class WorkerPool:
                     more = False
                     break
                 worker = idle.pop()
-                worker.send(request)
+                _send_request(worker, request, table, told)
                 worker.busy = request
                 shared.sent(request)
                 busy[worker.process.fileno()] = worker

@@ -9,10 +9,16 @@ the cache provider, randomly, reks), coverage, stopping early (a worker runs the
 is handed, each on its own), debuggers and report files.
 
 The filter runs where pytest has put the ``addopts`` into the arguments and before it
-parses them (``pytest_load_initial_conftests``), so pytest finds the ini file itself.
+parses them (``pytest_load_initial_conftests``), so pytest finds the ini file itself. By
+then pytest has parsed them early once, and plugins decide from that parse in the same
+hook: pytest-cov starts coverage for a ``--cov`` there (its tracer beside reks's in every
+test a worker runs, its data file saved at the end). So the filter wraps that hook, and the
+early parse is made again without the options dropped before any plugin reads it.
 """
 
 from __future__ import annotations
+
+import copy
 
 import pytest
 
@@ -108,6 +114,24 @@ def kept_options(args: list[str]) -> list[str]:
     return kept
 
 
-@pytest.hookimpl(tryfirst=True)
-def pytest_load_initial_conftests(args: list[str]) -> None:
-    args[:] = kept_options(args)
+@pytest.hookimpl(wrapper=True)
+def pytest_load_initial_conftests(
+    early_config: pytest.Config, parser: pytest.Parser, args: list[str]
+) -> object:
+    kept = kept_options(args)
+    if kept != args:
+        args[:] = kept
+        _parse_early_again(early_config, parser, args)
+    return (yield)
+
+
+def _parse_early_again(config: pytest.Config, parser: pytest.Parser, args: list[str]) -> None:
+    """The early parse of ``args`` (``known_args_namespace``) made again, as pytest makes
+    it, from the defaults: an option left out is then unset, not kept from the first
+    parse. pytest sets the conftest cut-off directory after that parse when no argument
+    gives one: it is kept."""
+    cut_off = config.known_args_namespace.confcutdir
+    parsed = parser.parse_known_args(args, namespace=copy.copy(config.option))
+    if parsed.confcutdir is None:
+        parsed.confcutdir = cut_off
+    config.known_args_namespace = parsed

@@ -37,6 +37,7 @@ from lsp_server.extreme.library_caches import fill_library_caches
 from lsp_server.extreme.pool import SCOPE_VARIABLE
 from lsp_server.extreme.project_writes import ProjectWrites, noting_writes
 from lsp_server.extreme.real_paths import real_path
+from lsp_server.extreme.request_table import RequestTable
 from lsp_server.extreme.session_writes import SessionWrites
 from lsp_server.extreme.spare_wait import (
     SessionImports,
@@ -60,13 +61,7 @@ from lsp_server.extreme.worker_guard import (
 )
 from lsp_server.rts.setup_clock import SetupClock
 from lsp_server.rts.unit_names import MODULE
-from lsp_server.sandbox import (
-    Channel,
-    ChannelClosed,
-    Forker,
-    inherited_channel,
-    inherited_siblings,
-)
+from lsp_server.sandbox import Channel, ChannelClosed, Forker, inherited_channel, inherited_siblings
 
 OBSERVE_SLACK = 60.0
 """Seconds the whole observation run may take beyond the sum of its tests' timeouts (for a
@@ -101,6 +96,7 @@ class WorkerPlugin:
         self.session_writes = SessionWrites(root)  # and those its own session wrote
         self.compiled: swapping.Replacements | None = None  # the request's, before forks
         self.froze_heap = False  # ``prepare`` froze it (what was frozen before: see there)
+        self.table = RequestTable()  # what the run requests share (``request_table``)
 
     def send(self, message: dict[str, Any]) -> None:
         self.channel.send(message)
@@ -340,6 +336,7 @@ class WorkerPlugin:
         return {"tests": tests, "returns": returns, "setup": setup}
 
     def run(self, request: dict[str, Any]) -> dict[str, Any]:
+        self.table, request = self.table.received(request)
         locate(self.items, request["tests"][:1])  # it runs first, in every child
         reply = run_transformation(self, request)
         locate(self.items, reply.get("tests", []))  # what ran: for the next requests

@@ -9,6 +9,7 @@ from typing import Any
 
 from lsp_server.extreme.discover import FunctionInfo
 from lsp_server.extreme.model import Transformation, TransformationResult, Verdict
+from lsp_server.extreme.request_table import RequestTable
 from lsp_server.extreme.runners import Runner
 from lsp_server.extreme.test_order import (
     DetectingTests,
@@ -130,7 +131,7 @@ def run_planned(
     job.report(0, len(planned), "running transformations")
     detecting = DetectingTests()
     requests = taking_turns([request for _, request in planned.values()])
-    for reply in run_all(detecting.ordered(requests), job):
+    for reply in run_all(detecting.ordered(requests), job, RequestTable.of(requests)):
         t = planned[reply["id"]][0]
         detecting.record(reply, f"{t.path}::{t.function}")
         done[reply["id"]] = TransformationResult(

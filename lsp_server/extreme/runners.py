@@ -6,11 +6,13 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
 
 from lsp_server.extreme.pool import WorkerPool
+from lsp_server.extreme.request_table import RequestTable
 from lsp_server.jobs import Job
 
-Runner = Callable[[Iterable[dict[str, Any]], Job], Iterator[dict[str, Any]]]
+Runner = Callable[[Iterable[dict[str, Any]], Job, RequestTable], Iterator[dict[str, Any]]]
 """Runs worker requests, yielding each reply as it arrives (the local pool takes each
-request from the iterable when a worker is free for it)."""
+request from the iterable when a worker is free for it); each is sent compact by the table
+of what they share (``request_table``)."""
 
 
 def runner_for(
@@ -29,10 +31,12 @@ def runner_for(
     except ImportError as exc:
         raise ValueError("--scheduler needs Dask distributed: pip install 'reks[dask]'") from exc
 
-    def run_all(requests: Iterable[dict[str, Any]], job: Job) -> Iterator[dict[str, Any]]:
+    def run_all(
+        requests: Iterable[dict[str, Any]], job: Job, table: RequestTable
+    ) -> Iterator[dict[str, Any]]:
         try:
             yield from dask_runner.run_all(
-                scheduler, pool.root, python, pytest_args, files, requests, job
+                scheduler, pool.root, python, pytest_args, files, requests, job, table
             )
         except dask_runner.DaskUnavailable as exc:
             raise ValueError(str(exc)) from exc

@@ -4,9 +4,9 @@ A worker is a pytest session over the project: its ``pytest_configure`` and
 ``pytest_sessionfinish`` hooks, and those of every plugin it loads (it must load what
 pytest loads: a plugin can change how tests run), run in the worker's own process, around
 runs of no test of its own. A conftest that stamps a file when its session starts or ends,
-or pytest-cov starting from the ``--cov`` of the ``addopts`` (it reads the options before
-``project_options`` drops them) and saving its ``.coverage`` at the end, would leave the
-user's file replaced by one about a session that ran nothing.
+or a report plugin of the ``addopts`` that ``project_options`` does not know to drop (as
+pytest-cov saved its ``.coverage`` at the end before it stopped starting in workers), would
+leave the user's file replaced by one about a session that ran nothing.
 
 So the worker keeps, in its own process only (its forked children's runs are
 ``project_writes``'s), the bytes of each existing project file its session is about to

@@ -6,6 +6,7 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Iterable, Mapping
 from contextlib import suppress
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -271,24 +272,41 @@ def result_from_state(function: FunctionInfo, row: dict[str, Any]) -> Transforma
     )
 
 
+@dataclass
+class UnitSets:
+    """Each test's units as one set, equal sets shared, kept across the functions of an
+    analysis (the same test covers many). The cases of a parametrized test mostly run the
+    same code: humanize's 30 functions have 10,917 runners in all, of 156 distinct sets of
+    ~400 units, so the union over a function's runners is taken over its distinct sets
+    (4.4 million units added to sets before, 49 ms of planning)."""
+
+    by_test: dict[str, frozenset[str]] = field(default_factory=dict)
+    shared: dict[frozenset[str], frozenset[str]] = field(default_factory=dict)
+
+    def union(self, runners: Iterable[str], tests: dict[str, dict[str, Any]]) -> set[str]:
+        """Every unit some of ``runners`` executed."""
+        distinct: dict[int, frozenset[str]] = {}
+        for nodeid in runners:
+            units = self.by_test.get(nodeid)
+            if units is None:
+                made = frozenset(tests[nodeid]["units"])
+                units = self.by_test[nodeid] = self.shared.setdefault(made, made)
+            distinct[id(units)] = units
+        return set().union(*distinct.values())
+
+
 def entry(
     function: FunctionInfo,
     runners: list[str],
     tests: dict[str, dict[str, Any]],
     checksums: Checksums,
-    test_units: dict[str, frozenset[str]] | None = None,
+    test_units: UnitSets | None = None,
 ) -> dict[str, Any]:
     """What must stay the same for the function's verdicts to hold: its own unit, what the
     original run of each runner depends on (``run_deps`` of the units it ran), and each
     runner's file's ``TOP_LEVEL``. ``test_units``: each test's units, kept across the
-    functions (the same test covers many)."""
-    cache = {} if test_units is None else test_units
-    ran: set[str] = set()
-    for nodeid in runners:
-        units = cache.get(nodeid)
-        if units is None:
-            units = cache[nodeid] = frozenset(tests[nodeid]["units"])
-        ran.update(units)
+    functions."""
+    ran = (test_units or UnitSets()).union(runners, tests)
     # Over the union: each file of hundreds of tests' units is looked at once, not per test
     # (most of planning tomlkit's analysis).
     deps = run_deps(ran)
