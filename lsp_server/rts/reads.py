@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from types import CodeType
 
 from lsp_server.rts.annotation_stores import stores_annotations_only
+from lsp_server.rts.copied_defaults import DEFAULTS_READS, copies_defaults_only
 from lsp_server.rts.lookups import (
     ANNOTATION_READS,
     ATTRIBUTE_LOOKUP,
@@ -144,6 +145,8 @@ def code_reads(code: CodeType) -> tuple[frozenset[str], frozenset[str], bool]:
         names.discard("__doc__")
     if "__code__" in names and _keeps_code_only(code):
         names.discard("__code__")
+    if not DEFAULTS_READS.isdisjoint(names) and copies_defaults_only(code):
+        names -= DEFAULTS_READS  # copied onto a wrapper that ignores them
     global_only -= names
     by_key = "modules" in uses.elsewhere - strings and not lists_modules(code)
     if not SESSION_LISTINGS.isdisjoint(names - {"modules"} if by_key else names):
