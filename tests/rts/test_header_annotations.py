@@ -1,0 +1,292 @@
+"""A ``def`` header's annotations are seen by the code that ran the function, by code that
+reads signatures or annotations (``inspect.signature``, ``__annotations__``,
+``typing.get_type_hints``), by library code handed the function at import, and by the
+import itself when evaluating one may raise or has effects; not by every test that refers
+to the function. tenacity ae2d75e changed ``multiplier: int | float`` to ``float`` in
+``wait_exponential.__init__``: every test ran (153) where testmon ran 92, since every test
+ran some ``super().__init__()`` and so read the name ``__init__``. Real pytest sessions."""
+
+from __future__ import annotations
+
+import pytest
+
+from .helpers import edit, ran_and_failed, run, write
+
+pytest_plugins = ["pytester"]
+
+WAITS = """
+class Base:
+    def __init__(self) -> None:
+        self.ready = True
+
+
+class Exponential(Base):
+    def __init__(self, multiplier: int | float = 1) -> None:
+        super().__init__()
+        self.multiplier = multiplier
+
+    def compute(self, attempt: int) -> float:
+        return self.multiplier * 2**attempt
+
+
+class Fixed(Base):
+    def __init__(self) -> None:
+        super().__init__()
+        self.wait = 1
+"""
+
+
+@pytest.fixture
+def waits(pytester: pytest.Pytester) -> pytest.Pytester:
+    write(pytester, "waits.py", WAITS)
+    write(
+        pytester,
+        "test_waits.py",
+        """
+        import inspect
+        import typing
+
+
+        def test_exponential():
+            import waits
+
+            assert waits.Exponential(3).compute(1) == 6
+
+
+        def test_fixed():
+            import waits
+
+            assert waits.Fixed().wait == 1
+
+
+        def test_signature():
+            import waits
+
+            hint = inspect.signature(waits.Exponential.compute).parameters["attempt"]
+            assert hint.annotation is int
+
+
+        def test_hints():
+            import waits
+
+            assert typing.get_type_hints(waits.Exponential.compute)["attempt"] is int
+        """,
+    )
+    assert run(pytester) == {"test_exponential", "test_fixed", "test_signature", "test_hints"}
+    return pytester
+
+
+def test_changed_annotations_select_the_runners_not_every_reader_of_the_name(
+    waits: pytest.Pytester,
+) -> None:
+    # test_fixed ran ``super().__init__()``: it read the name ``__init__``, which finds
+    # ``Exponential.__init__`` too, but it never ran it nor read a signature.
+    edit(waits, "waits.py", "multiplier: int | float = 1", "multiplier: float = 1")
+    assert run(waits) == {"test_exponential", "test_signature", "test_hints"}
+    edit(waits, "waits.py", "-> float:", "-> int | float:")
+    assert run(waits) == {"test_exponential", "test_signature", "test_hints"}
+
+
+def test_signature_and_hint_readers_see_a_changed_annotation(waits: pytest.Pytester) -> None:
+    edit(waits, "waits.py", "attempt: int)", "attempt: float)")
+    ran, failed = ran_and_failed(waits)
+    assert ran == {"test_exponential", "test_signature", "test_hints"}
+    assert failed == {"test_signature", "test_hints"}
+
+
+def test_an_annotation_that_raises_at_import_selects_every_importer(
+    waits: pytest.Pytester,
+) -> None:
+    edit(waits, "waits.py", "multiplier: int | float = 1", "multiplier: Missing = 1")
+    # The import fails: every test importing the module runs (and fails).
+    assert run(waits) == {"test_exponential", "test_fixed", "test_signature", "test_hints"}
+
+
+def test_an_annotation_with_a_call_runs_at_import_for_every_importer(
+    pytester: pytest.Pytester,
+) -> None:
+    write(
+        pytester,
+        "registry.py",
+        """
+        SEEN = []
+
+
+        def note(name):
+            SEEN.append(name)
+            return int
+        """,
+    )
+    write(
+        pytester,
+        "core.py",
+        """
+        from registry import note
+
+
+        def inc(x: note("inc")) -> int:
+            return x + 1
+
+
+        def dec(x: int) -> int:
+            return x - 1
+        """,
+    )
+    write(
+        pytester,
+        "test_core.py",
+        """
+        import core
+        import registry
+
+
+        def test_dec():
+            assert core.dec(1) == 0
+
+
+        def test_seen():
+            assert registry.SEEN == ["inc"]
+        """,
+    )
+    assert run(pytester) == {"test_dec", "test_seen"}
+    edit(pytester, "core.py", 'note("inc")', 'note("increment")')
+    assert "test_seen" in run(pytester)
+
+
+def test_a_decorator_reading_annotations_at_import_selects_the_callers_of_the_wrapper(
+    pytester: pytest.Pytester,
+) -> None:
+    write(
+        pytester,
+        "convert.py",
+        """
+        import functools
+        import inspect
+
+
+        def converting(func):
+            kinds = [p.annotation for p in inspect.signature(func).parameters.values()]
+
+            @functools.wraps(func)
+            def wrapper(*args):
+                return func(*(kind(a) for kind, a in zip(kinds, args)))
+
+            return wrapper
+        """,
+    )
+    write(
+        pytester,
+        "core.py",
+        """
+        from convert import converting
+
+
+        @converting
+        def inc(x: int):
+            return x + 1
+
+
+        def dec(x):
+            return x - 1
+        """,
+    )
+    write(
+        pytester,
+        "test_core.py",
+        """
+        import core
+
+
+        def test_inc():
+            assert core.inc("2") == 3
+
+
+        def test_dec():
+            assert core.dec(1) == 0
+        """,
+    )
+    assert run(pytester) == {"test_inc", "test_dec"}
+    edit(pytester, "core.py", "def inc(x: int)", "def inc(x: str)")
+    assert "test_inc" in run(pytester)  # it fails: "2" + 1
+
+
+def test_singledispatch_registered_by_annotation_selects_the_callers(
+    pytester: pytest.Pytester,
+) -> None:
+    write(
+        pytester,
+        "core.py",
+        """
+        import functools
+
+
+        @functools.singledispatch
+        def describe(value):
+            return "other"
+
+
+        @describe.register
+        def _(value: int):
+            return "number"
+
+
+        def plain(x):
+            return x
+        """,
+    )
+    write(
+        pytester,
+        "test_core.py",
+        """
+        import core
+
+
+        def test_describe():
+            assert core.describe(1) == "number"
+        """,
+    )
+    assert run(pytester) == {"test_describe"}
+    edit(pytester, "core.py", "def _(value: int)", "def _(value: str)")
+    assert run(pytester) == {"test_describe"}  # it fails: 1 is "other" now
+
+
+def test_a_class_instantiated_at_collection_whose_method_reads_its_annotations(
+    pytester: pytest.Pytester,
+) -> None:
+    write(
+        pytester,
+        "shapes.py",
+        """
+        class Shape:
+            def __init__(self, size):
+                self.size = size
+
+            def kinds(self, scale: int) -> dict:
+                return dict(type(self).kinds.__annotations__)
+
+
+        class Other:
+            def kinds(self):
+                return {}
+        """,
+    )
+    write(
+        pytester,
+        "test_shapes.py",
+        """
+        import shapes
+
+        KINDS = shapes.Shape(2).kinds(1)
+
+
+        def test_kinds():
+            assert KINDS["scale"] is int
+
+
+        def test_other():
+            assert shapes.Other().kinds() == {}
+        """,
+    )
+    assert run(pytester) == {"test_kinds", "test_other"}
+    edit(pytester, "shapes.py", "scale: int)", "scale: float)")
+    assert "test_kinds" in run(pytester)  # it fails: the annotation is float
