@@ -13,6 +13,7 @@ from typing import NamedTuple
 
 from lsp_server.rts.code_read_targets import SOURCE_READS, TOLD, TOLDABLE, UNTOLD_MARK
 from lsp_server.rts.lookups import (
+    ANNOTATION_READS,
     ATTRIBUTE_LOOKUP,
     BODY_READS,
     CODE_LINE_READS,
@@ -40,11 +41,12 @@ a visit."""
 
 class PartsRead(NamedTuple):
     """Which parts of the functions whose headers a test depends on it read besides what
-    it ran (``rts.seen_bodies``): code (``lookups.BODY_READS``), default values
-    (``lookups.SIGNATURE_READS``), docstrings (``lookups.DOC_READS``); and whether it read
-    line numbers or source text (``lookups.LINE_READS``) other than from what a told code
-    read shows (which holds the read function's place: ``rts.code_read_units``): then it
-    depends on the places of the code it ran (``rts.position_units``)."""
+    it ran (``rts.seen_bodies``): code (``lookups.BODY_READS``), default values and
+    annotations (``lookups.SIGNATURE_READS``, ``lookups.ANNOTATION_READS``), docstrings
+    (``lookups.DOC_READS``); and whether it read line numbers or source text
+    (``lookups.LINE_READS``) other than from what a told code read shows (which holds
+    the read function's place: ``rts.code_read_units``): then it depends on the places
+    of the code it ran (``rts.position_units``)."""
 
     code: bool
     signatures: bool
@@ -104,7 +106,7 @@ class NamesRead:
         lines = [name for name in LINE_READS.intersection(names) if not _told_lines(name, names)]
         return PartsRead(
             bool(code),
-            not SIGNATURE_READS.isdisjoint(names),
+            not (SIGNATURE_READS.isdisjoint(names) and ANNOTATION_READS.isdisjoint(names)),
             not DOC_READS.isdisjoint(names),
             bool(lines),
         )

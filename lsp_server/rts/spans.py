@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 from lsp_server.rts.ast_walk import walk
 from lsp_server.rts.globals_calls import OWN_GLOBALS, only_own_globals
+from lsp_server.rts.header_parts import annotation_spans, lazy_annotations
 from lsp_server.rts.lookups import DYNAMIC_NAMES, looks_up_by_string
 from lsp_server.rts.purity import nested_statements
 
@@ -33,6 +34,8 @@ class UnitSpan:
     (its end when nothing follows); None without a docstring."""
     defaults: tuple[tuple[tuple[int, int], tuple[int, int]], ...] = ()
     """(start, end) of each default value expression, in source order."""
+    annotations: tuple[tuple[tuple[int, int], tuple[int, int]], ...] = ()
+    """Where each inert annotation is (``header_parts.annotation_spans``), in order."""
 
 
 @dataclass(frozen=True)
@@ -110,6 +113,7 @@ def scan(
     imports: list[ImportStatement] = []
     top_level = {id(node) for node in tree.body}
     dynamic: dict[str, str] = {}
+    lazy = lazy_annotations(tree)
     # Lines that spell a lookup-by-string name: only functions spanning one need the
     # (costly) syntax check, and most functions span none.
     suspect = sorted(_dynamic_name_lines(tree) if suspect_lines is None else set(suspect_lines))
@@ -134,6 +138,7 @@ def scan(
                         parent=parent,
                         code_start=_code_start(node),
                         defaults=_defaults(node),
+                        annotations=annotation_spans(node, lazy),
                     )
                 )
                 last = node.end_lineno or node.lineno

@@ -57,6 +57,7 @@ from lsp_server.rts.from_imports import top_level_names
 from lsp_server.rts.future import future_marks
 from lsp_server.rts.gathered_listings import copying_functions, gathering_calls
 from lsp_server.rts.getattr_branches import getattr_units
+from lsp_server.rts.header_parts import ANNOTATION_MARK, header_holes
 from lsp_server.rts.import_effects import note_import_effects
 from lsp_server.rts.imported_wrappers import add_wrapped_units
 from lsp_server.rts.layout_unit import layout_checksums
@@ -192,13 +193,15 @@ def _function_texts(
         variants.setdefault(span.name, []).extend(body)
         docstring = text.without(span.body_start, code_start, ())
         variants.setdefault(doc_name(span.name), []).extend(docstring)
-        defaults = _default_holes(span, lines)
-        header_holes = [*add_cases(result, variants, span, cases), *defaults]
-        header = text.without((span.first_line, 0), span.body_start, header_holes)
+        parts = header_holes(
+            span.first_line, span.body_start, span.defaults, span.annotations, lines
+        )
+        holes = sorted([*add_cases(result, variants, span, cases), *parts])
+        header = text.without((span.first_line, 0), span.body_start, holes)
         variants.setdefault(header_name(span.name), []).extend(header)
         values = variants.setdefault(defaults_name(span.name), [])
-        for start, stop, _ in defaults:
-            value = ["<default>", *text.without(start, stop, ())]
+        for start, stop, marker in parts:
+            value = [marker or ANNOTATION_MARK, *text.without(start, stop, ())]
             variants[span.name] += value
             values += value
         result.spans.setdefault(span.name, span)
@@ -220,18 +223,6 @@ def _body_text(
         return text.between(start, end, children)
     holes = sorted([(low, high, "<body>") for low, high in nested] + own_casts)
     return [token for token in text.without(start, end, holes) if token != CAST_MARK]
-
-
-def _default_holes(span: UnitSpan, lines: list[str]) -> list[tuple[Pos, Pos, str]]:
-    """The default values of a ``def`` as holes of its header, each leaving a marker: which
-    parameters have one decides which calls bind (a call that does not bind runs no body),
-    their values only what the body does and what a signature shows, so they go into the
-    body and the defaults units. None where a line of the header is not ASCII (the tree's
-    columns count bytes, the tokens' characters): then the header holds them."""
-    header_lines = lines[span.first_line - 1 : span.body_start[0]]
-    if not span.defaults or not all(line.isascii() for line in header_lines):
-        return []
-    return [(start, stop, "<default>") for start, stop in span.defaults]
 
 
 def _residue_holes(
