@@ -290,3 +290,78 @@ def test_a_class_instantiated_at_collection_whose_method_reads_its_annotations(
     assert run(pytester) == {"test_kinds", "test_other"}
     edit(pytester, "shapes.py", "scale: int)", "scale: float)")
     assert "test_kinds" in run(pytester)  # it fails: the annotation is float
+
+
+CLASSES = """
+class Waits:
+    def __init__(self, multiplier: int | float = 1) -> None:
+        self.multiplier = multiplier
+
+    def __call__(self, attempt: int) -> float:
+        return self.multiplier * attempt
+"""
+
+
+@pytest.fixture
+def classes(pytester: pytest.Pytester) -> pytest.Pytester:
+    write(pytester, "waits.py", CLASSES)
+    # A library handed the class at import: pydoc shows ``__init__``'s signature.
+    write(
+        pytester,
+        "helptext.py",
+        """
+        import pydoc
+
+        import waits
+
+        DOC = pydoc.render_doc(waits.Waits, renderer=pydoc.plaintext)
+        """,
+    )
+    write(
+        pytester,
+        "test_waits.py",
+        """
+        import inspect
+
+
+        def test_call():
+            import waits
+
+            assert waits.Waits(2)(3) == 6
+
+
+        def test_name():
+            import waits
+
+            assert waits.Waits.__name__ == "Waits"
+
+
+        def test_signature():
+            import waits
+
+            assert str(inspect.signature(waits.Waits)) == "(multiplier: int | float = 1) -> None"
+
+
+        def test_help():
+            import helptext
+
+            assert "Waits(multiplier: int | float = 1)" in helptext.DOC
+        """,
+    )
+    assert run(pytester) == {"test_call", "test_name", "test_signature", "test_help"}
+    return pytester
+
+
+def test_a_dunder_method_header_in_its_class_unit_selects_runners_and_readers(
+    classes: pytest.Pytester,
+) -> None:
+    # A dunder's header is part of its class's unit (Python finds it without its name):
+    # test_name reads the class, never ``__init__``'s annotations or default values.
+    edit(classes, "waits.py", "multiplier: int | float = 1", "multiplier: float = 1")
+    ran, failed = ran_and_failed(classes)
+    assert ran == {"test_call", "test_signature", "test_help"}
+    assert failed == {"test_signature", "test_help"}
+    edit(classes, "waits.py", "multiplier: float = 1", "multiplier: float = 2")
+    ran, failed = ran_and_failed(classes)
+    assert ran == {"test_call", "test_signature", "test_help"}
+    assert failed == {"test_signature", "test_help"}
