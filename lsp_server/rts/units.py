@@ -48,7 +48,7 @@ from lsp_server.rts.ast_walk import shared_walks
 from lsp_server.rts.bindings import Binding, ModuleLayout, module_layout
 from lsp_server.rts.bound_names import listed_names
 from lsp_server.rts.class_frames import hooked_classes
-from lsp_server.rts.class_members import class_texts
+from lsp_server.rts.class_members import class_texts, own_methods
 from lsp_server.rts.deleted_names import deleted_names
 from lsp_server.rts.file_snapshot import file_checksum
 from lsp_server.rts.file_units import FileUnits
@@ -93,6 +93,9 @@ from lsp_server.rts.unit_names import (
     header_name,
 )
 
+_HeaderParts = dict[UnitSpan, list[tuple[Pos, Pos, str]]]
+"""Each function's header parts (``header_parts.header_holes``)."""
+
 
 def source_units(path: str, source: str) -> FileUnits:
     """Units and checksums of a Python source text; raises ``SourceError`` if it does not parse."""
@@ -125,9 +128,12 @@ def _analysed(path: str, source: str) -> FileUnits:
     )
     casts, stubs = cast_holes(tree, lines), overload_stubs(spans, lines)
     cases = literal_cases(tree, lines)  # ``rts.parametrize_cases``
-    variants = _function_texts(result, spans, children, text, lines, stubs, casts, cases)
+    parts = {
+        s: header_holes(s.first_line, s.body_start, s.defaults, s.annotations, lines) for s in spans
+    }
+    variants = _function_texts(result, spans, children, text, parts, stubs, casts, cases)
     stub_lines = frozenset(span.first_line for span in stubs)
-    _add_bindings(result, layout, text, children.get(None, ()), variants, stub_lines)
+    _add_bindings(result, layout, text, children.get(None, ()), variants, (stub_lines, parts))
     _add_from_imports(result, layout, variants)
     variants.update(first_import_texts(tree, layout.from_imports))
     _add_loose(result, layout, text, variants)
@@ -167,7 +173,7 @@ def _function_texts(
     spans: list[UnitSpan],
     children: dict[str | None, list[UnitSpan]],
     text: TokenText,
-    lines: list[str],
+    header_parts: _HeaderParts,
     stubs: set[UnitSpan],
     casts: list[tuple[Pos, Pos, str]],
     cases: dict[int, LiteralCases],
@@ -193,9 +199,7 @@ def _function_texts(
         variants.setdefault(span.name, []).extend(body)
         docstring = text.without(span.body_start, code_start, ())
         variants.setdefault(doc_name(span.name), []).extend(docstring)
-        parts = header_holes(
-            span.first_line, span.body_start, span.defaults, span.annotations, lines
-        )
+        parts = header_parts[span]
         holes = sorted([*add_cases(result, variants, span, cases), *parts])
         header = text.without((span.first_line, 0), span.body_start, holes)
         variants.setdefault(header_name(span.name), []).extend(header)
@@ -248,15 +252,16 @@ def _add_bindings(
     text: TokenText,
     top_functions: Iterable[UnitSpan],
     variants: dict[str, list[str]],
-    stub_lines: frozenset[int],
+    stubs: tuple[frozenset[int], _HeaderParts],
 ) -> None:
     """Texts of the binding units into ``variants``, and the name index of ``result``; an
-    ``@overload`` stub's order markers (first lines ``stub_lines``) go with its text, into
-    the body unit: the stub binds nothing a reader of the name finds."""
+    ``@overload`` stub's order markers (first lines ``stubs[0]``) go with its text, into
+    the body unit: the stub binds nothing a reader of the name finds. ``stubs[1]``: each
+    function's header parts (``header_parts.header_holes``)."""
     bound = result.bound
     for binding in layout.bindings:
         if binding.is_class:
-            _add_class(result, binding, text, top_functions, variants, stub_lines)
+            _add_class(result, binding, text, top_functions, variants, stubs)
         elif binding.takes:
             for name, taken in zip(binding.names, binding.takes, strict=True):
                 variants.setdefault(name, []).extend(["<import>", taken])
@@ -290,18 +295,23 @@ def _add_class(
     text: TokenText,
     top_functions: Iterable[UnitSpan],
     variants: dict[str, list[str]],
-    stub_lines: frozenset[int],
+    stubs: tuple[frozenset[int], _HeaderParts],
 ) -> None:
-    """The units of a class that is a binding: its own, its doc's, its members'."""
+    """The units of a class that is a binding: its own, its doc's, its members'; the
+    default-values units of the methods whose headers it holds, less their parts."""
     name = binding.names[0]
-    first, last = binding.start[0], binding.end[0]
+    (first, last), (stub_lines, parts) = (binding.start[0], binding.end[0]), stubs
     result.classes[name] = (first, last)
     methods = [s for s in top_functions if first <= s.first_line <= last]
     docs = [*([binding.doc] if binding.doc is not None else []), *binding.notes]
     own, member_texts = class_texts(
-        binding.start, binding.end, binding.members, text, methods, docs
+        binding.start, binding.end, binding.members, text, methods, docs, parts
     )
     variants.setdefault(name, []).extend(own)
+    held = own_methods(binding.members, methods)
+    signatures = tuple(defaults_name(s.name) for s in held if parts[s])
+    for unit in (name, *binding.aliases) if signatures else ():
+        result.class_signatures[unit] = signatures
     if binding.own_doc:
         doc = text.without(*binding.doc, ()) if binding.doc is not None else []
         for note in binding.notes:  # marked: one moved first becomes ``__doc__``

@@ -340,8 +340,14 @@ def classes(pytester: pytest.Pytester) -> pytest.Pytester:
             import waits
 
             assert str(inspect.signature(waits.Waits)) == "(multiplier: int | float = 1) -> None"
-
-
+        """,
+    )
+    # Its own file: a test file's static imports (``import helptext`` in a test function
+    # too) are every one of its tests' modules, with the names they hand to libraries.
+    write(
+        pytester,
+        "test_help.py",
+        """
         def test_help():
             import helptext
 
