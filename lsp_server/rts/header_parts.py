@@ -8,6 +8,16 @@ reading its signature, ``__defaults__`` or annotations (``lookups.SIGNATURE_READ
 ``lookups.ANNOTATION_READS``: the defaults unit, ``f.<defaults>``), by library code handed
 the function at import (``rts.seen_bodies``: the body unit), and by the import itself: a
 default or annotation that may raise is in the module unit besides (``rts.import_raise``).
+A class's unit holds its dunder methods' headers (Python finds them without their name
+spelled) less those parts: a signature of the class, or help on it, shows them
+(``FileUnits.class_signatures``).
+
+Annotations leave only a dunder's header (``__init__``, ``__exit__``...). Code hands an
+ordinary function to library code as a test runs (``describe.register(number)``:
+``singledispatch`` reads its annotation, the function need not run), and reks sees
+neither the hand-off nor the read; Python calls a dunder itself, and a library reading a
+class's signature reads it through the class, whose readers see the parts. A default
+value is seen the same way for every function (``f.<defaults>``).
 
 An annotation is *inert* when evaluating it can do nothing but raise: it is never evaluated
 (``from __future__ import annotations``), or it is spelled with constants, names,
@@ -19,6 +29,8 @@ tenacity's ``multiplier: int | float`` is inert, ``x: register("inc")`` is not.
 from __future__ import annotations
 
 import ast
+
+from lsp_server.rts.bound_names import is_dunder
 
 Pos = tuple[int, int]
 Span = tuple[Pos, Pos]
@@ -59,9 +71,11 @@ def is_inert(annotation: ast.expr) -> bool:
 
 
 def annotation_spans(node: ast.FunctionDef | ast.AsyncFunctionDef, lazy: bool) -> tuple[Span, ...]:
-    """Where each inert annotation of ``node`` is: a parameter's from the end of its name
-    (the colon with it: adding one changes no header), the return annotation's expression
-    alone (``->`` stays)."""
+    """Where each inert annotation of ``node``, a dunder (see the module docstring), is: a
+    parameter's from the end of its name (the colon with it: adding one changes no
+    header), the return annotation's expression alone (``->`` stays)."""
+    if not is_dunder(node.name):
+        return ()
     args = node.args
     every = [*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg, args.kwarg]
     out: list[Span] = []

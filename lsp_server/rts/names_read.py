@@ -27,6 +27,10 @@ from lsp_server.rts.unit_names import HEADER
 
 Pair = tuple[str, str | None]
 
+_SIGNATURE_SHOWS = ANNOTATION_READS | {"help", "pydoc"}
+"""Reads that show a function's default values and annotations besides the signature
+reads: annotations (``get_type_hints``...), help (pydoc renders signatures)."""
+
 
 Step = tuple[frozenset[int], frozenset[Pair]]
 """The ids of the binding units a pair's name finds among a test's modules, and the pairs
@@ -42,7 +46,7 @@ a visit."""
 class PartsRead(NamedTuple):
     """Which parts of the functions whose headers a test depends on it read besides what
     it ran (``rts.seen_bodies``): code (``lookups.BODY_READS``), default values and
-    annotations (``lookups.SIGNATURE_READS``, ``lookups.ANNOTATION_READS``), docstrings
+    annotations (``lookups.SIGNATURE_READS``, ``_SIGNATURE_SHOWS``), docstrings
     (``lookups.DOC_READS``); and whether it read line numbers or source text
     (``lookups.LINE_READS``) other than from what a told code read shows (which holds
     the read function's place: ``rts.code_read_units``): then it depends on the places
@@ -106,7 +110,7 @@ class NamesRead:
         lines = [name for name in LINE_READS.intersection(names) if not _told_lines(name, names)]
         return PartsRead(
             bool(code),
-            not (SIGNATURE_READS.isdisjoint(names) and ANNOTATION_READS.isdisjoint(names)),
+            not (SIGNATURE_READS.isdisjoint(names) and _SIGNATURE_SHOWS.isdisjoint(names)),
             not DOC_READS.isdisjoint(names),
             bool(lines),
         )

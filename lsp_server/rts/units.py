@@ -7,11 +7,12 @@ A ``def`` is four units: its body (the function's unit, named by its qualified n
 code after the docstring and the default values, what running it depends on), its header
 (``f.<def>``: decorators but a literal parameter list, ``rts.parametrize_cases``,
 parameters, which have defaults: what referring to the function depends on), its default
-values (``f.<defaults>``, empty without any: what reading its signature shows besides the
-header; their text is in the body unit too, so a test that ran the function needs no more)
-and its docstring (``f.<doc>``, empty without one: only code reading ``__doc__`` or the
-source sees it; see ``rts.lookups`` for when a reference sees the body, defaults and
-docstring). Empty units are kept: adding the first default or docstring modifies a unit.
+values and a dunder's inert annotations (``f.<defaults>``, ``rts.header_parts``, empty
+without any: what a signature shows besides the header; their text is in the body unit
+too, so a test that ran the function needs no more) and its docstring (``f.<doc>``,
+empty without one: only code reading ``__doc__`` or the source sees it; see
+``rts.lookups`` for when a reference sees the body, defaults and docstring). Empty units
+are kept: adding the first default or docstring modifies a unit.
 
 Outside function bodies (see ``rts.bindings``) each top-level statement that only binds
 names is a unit of its own, named by what it binds: a ``def`` is its function's header

@@ -1,10 +1,13 @@
-"""A ``def`` header's annotations are seen by the code that ran the function, by code that
-reads signatures or annotations (``inspect.signature``, ``__annotations__``,
-``typing.get_type_hints``), by library code handed the function at import, and by the
-import itself when evaluating one may raise or has effects; not by every test that refers
-to the function. tenacity ae2d75e changed ``multiplier: int | float`` to ``float`` in
-``wait_exponential.__init__``: every test ran (153) where testmon ran 92, since every test
-ran some ``super().__init__()`` and so read the name ``__init__``. Real pytest sessions."""
+"""A dunder method's annotations (and default values) are seen by the code that ran it, by
+code that reads signatures, annotations or help (``inspect.signature``,
+``__annotations__``, ``typing.get_type_hints``, ``pydoc``) of it or of its class, by
+library code handed it or its class at import, and by the import itself when evaluating
+one may raise or has effects; not by every test that refers to it or its class. tenacity
+ae2d75e changed ``multiplier: int | float`` to ``float`` in ``wait_exponential.__init__``:
+every test ran (153) where testmon ran 92, since every test ran some
+``super().__init__()`` and so read the name ``__init__``. An ordinary function's
+annotations stay in its header: a test may hand it to a library that reads them
+(``singledispatch``'s ``register``). Real pytest sessions."""
 
 from __future__ import annotations
 
@@ -371,3 +374,66 @@ def test_a_dunder_method_header_in_its_class_unit_selects_runners_and_readers(
     ran, failed = ran_and_failed(classes)
     assert ran == {"test_call", "test_signature", "test_help"}
     assert failed == {"test_signature", "test_help"}
+
+
+def test_a_function_handed_to_a_library_as_a_test_runs_keeps_its_annotations_in_its_header(
+    pytester: pytest.Pytester,
+) -> None:
+    # singledispatch reads the annotation as the test registers the function: no code of
+    # the project reads it, and the function never ran. Only a dunder's annotations leave
+    # its header (Python calls it; code hardly hands one to a library).
+    write(
+        pytester,
+        "core.py",
+        """
+        import functools
+
+
+        @functools.singledispatch
+        def describe(value):
+            return "other"
+
+
+        def number(value: str):
+            return "number"
+        """,
+    )
+    write(
+        pytester,
+        "test_core.py",
+        """
+        import core
+
+
+        def test_register():
+            core.describe.register(core.number)
+            assert core.describe(1) == "other"
+        """,
+    )
+    assert run(pytester) == {"test_register"}
+    edit(pytester, "core.py", "value: str", "value: int")
+    assert ran_and_failed(pytester) == ({"test_register"}, {"test_register"})
+
+
+def test_help_on_a_class_as_a_test_runs_shows_its_dunder_signatures(
+    classes: pytest.Pytester,
+) -> None:
+    write(
+        classes,
+        "test_pydoc.py",
+        """
+        import pydoc
+
+
+        def test_help_now():
+            import waits
+
+            text = pydoc.render_doc(waits.Waits, renderer=pydoc.plaintext)
+            assert "Waits(multiplier: int | float = 1)" in text
+        """,
+    )
+    assert run(classes) == {"test_help_now"}
+    edit(classes, "waits.py", "multiplier: int | float = 1", "multiplier: float = 1")
+    ran, failed = ran_and_failed(classes)
+    assert ran == {"test_call", "test_signature", "test_help", "test_help_now"}
+    assert failed == {"test_signature", "test_help", "test_help_now"}
