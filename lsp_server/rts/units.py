@@ -94,8 +94,7 @@ from lsp_server.rts.unit_names import (
     header_name,
 )
 
-_HeaderParts = dict[UnitSpan, list[tuple[Pos, Pos, str]]]
-"""Each function's header parts (``header_parts.header_holes``)."""
+_HeaderParts = dict[UnitSpan, list[tuple[Pos, Pos, str]]]  # ``header_parts.header_holes``
 
 
 def source_units(path: str, source: str) -> FileUnits:
