@@ -200,8 +200,8 @@ def _function_texts(
         docstring = text.without(span.body_start, code_start, ())
         variants.setdefault(doc_name(span.name), []).extend(docstring)
         parts = header_parts[span]
-        holes = sorted([*add_cases(result, variants, span, cases), *parts])
-        header = text.without((span.first_line, 0), span.body_start, holes)
+        header_gaps = sorted([*add_cases(result, variants, span, cases), *parts])
+        header = text.without((span.first_line, 0), span.body_start, header_gaps)
         variants.setdefault(header_name(span.name), []).extend(header)
         values = variants.setdefault(defaults_name(span.name), [])
         for start, stop, marker in parts:
