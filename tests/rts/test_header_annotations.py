@@ -437,3 +437,58 @@ def test_help_on_a_class_as_a_test_runs_shows_its_dunder_signatures(
     ran, failed = ran_and_failed(classes)
     assert ran == {"test_call", "test_signature", "test_help", "test_help_now"}
     assert failed == {"test_signature", "test_help", "test_help_now"}
+
+
+def test_a_dunder_default_with_a_call_runs_at_import_for_every_importer(
+    pytester: pytest.Pytester,
+) -> None:
+    write(
+        pytester,
+        "registry.py",
+        """
+        SEEN = []
+
+
+        def note(name):
+            SEEN.append(name)
+            return 1
+        """,
+    )
+    write(
+        pytester,
+        "shapes.py",
+        """
+        from registry import note
+
+
+        class Shape:
+            def __init__(self, size=note("shape")):
+                self.size = size
+
+
+        class Other:
+            def __init__(self, size: int = 2) -> None:
+                self.size = size
+        """,
+    )
+    write(
+        pytester,
+        "test_shapes.py",
+        """
+        import registry
+        import shapes
+
+
+        def test_other():
+            assert shapes.Other().size == 2
+
+
+        def test_seen():
+            assert registry.SEEN == ["shape"]
+        """,
+    )
+    assert run(pytester) == {"test_other", "test_seen"}
+    edit(pytester, "shapes.py", 'note("shape")', 'note("square")')
+    ran, failed = ran_and_failed(pytester)
+    assert "test_seen" in ran
+    assert failed == {"test_seen"}
