@@ -29,11 +29,14 @@ tenacity's ``multiplier: int | float`` is inert, ``x: register("inc")`` is not.
 from __future__ import annotations
 
 import ast
+from collections.abc import Iterable
+from typing import Protocol, TypeVar
 
 from lsp_server.rts.bound_names import is_dunder
 
 Pos = tuple[int, int]
 Span = tuple[Pos, Pos]
+Hole = tuple[Pos, Pos, str]
 
 DEFAULT_MARK = "<default>"
 ANNOTATION_MARK = "<annotation>"
@@ -92,19 +95,34 @@ def annotation_spans(node: ast.FunctionDef | ast.AsyncFunctionDef, lazy: bool) -
     return tuple(sorted(out))
 
 
-def header_holes(
-    first_line: int,
-    body_start: Pos,
-    defaults: tuple[Span, ...],
-    annotations: tuple[Span, ...],
-    lines: list[str],
-) -> list[tuple[Pos, Pos, str]]:
+class _Header(Protocol):
+    """Where a ``def``'s header and its parts are (a ``spans.UnitSpan``)."""
+
+    @property
+    def first_line(self) -> int: ...
+    @property
+    def body_start(self) -> Pos: ...
+    @property
+    def defaults(self) -> tuple[Span, ...]: ...
+    @property
+    def annotations(self) -> tuple[Span, ...]: ...
+
+
+_H = TypeVar("_H", bound=_Header)
+
+
+def holes_by_header(headers: Iterable[_H], lines: list[str]) -> dict[_H, list[Hole]]:
+    """Each header's ``header_holes``."""
+    return {header: header_holes(header, lines) for header in headers}
+
+
+def header_holes(header: _Header, lines: list[str]) -> list[Hole]:
     """The default values (each leaving a marker: which parameters have one decides which
-    calls bind) and inert annotations (leaving none) of a ``def`` whose header runs from
-    ``first_line`` to ``body_start``, as holes of its header, in order. None where a line
-    of the header is not ASCII (the tree's columns count bytes, the tokens' characters):
-    then the header holds them."""
-    header_lines = lines[first_line - 1 : body_start[0]]
+    calls bind) and inert annotations (leaving none) of a ``def``, as holes of its header,
+    in order. None where a line of the header is not ASCII (the tree's columns count bytes,
+    the tokens' characters): then the header holds them."""
+    defaults, annotations = header.defaults, header.annotations
+    header_lines = lines[header.first_line - 1 : header.body_start[0]]
     if not (defaults or annotations) or not all(line.isascii() for line in header_lines):
         return []
     holes = [(start, stop, DEFAULT_MARK) for start, stop in defaults]

@@ -94,6 +94,25 @@ def _code_start(node: ast.FunctionDef | ast.AsyncFunctionDef) -> tuple[int, int]
     return (end + 1, 0)  # the next statement's first decorator, if it has any
 
 
+def _span(
+    node: ast.FunctionDef | ast.AsyncFunctionDef, name: str, parent: str | None, lazy: bool
+) -> UnitSpan:
+    """``node``'s span; ``lazy``: its module's annotations are never evaluated."""
+    head, tail = node.body[0], node.body[-1]
+    return UnitSpan(
+        name=name,
+        first_line=min([node.lineno, *(d.lineno for d in node.decorator_list)]),
+        last_line=node.end_lineno or node.lineno,
+        def_line=node.lineno,
+        body_start=(head.lineno, head.col_offset),
+        body_end=(tail.end_lineno or tail.lineno, tail.end_col_offset or 0),
+        parent=parent,
+        code_start=_code_start(node),
+        defaults=_defaults(node),
+        annotations=annotation_spans(node, lazy),
+    )
+
+
 def _import_statement(node: ast.Import | ast.ImportFrom, top: bool) -> ImportStatement:
     names = tuple(a.name for a in node.names)
     if isinstance(node, ast.Import):
@@ -124,24 +143,8 @@ def scan(
         for node in body:
             if isinstance(node, _FuncDef):
                 name = prefix + node.name
-                first = min([node.lineno, *(d.lineno for d in node.decorator_list)])
-                head = node.body[0]
-                tail = node.body[-1]
-                spans.append(
-                    UnitSpan(
-                        name=name,
-                        first_line=first,
-                        last_line=node.end_lineno or node.lineno,
-                        def_line=node.lineno,
-                        body_start=(head.lineno, head.col_offset),
-                        body_end=(tail.end_lineno or tail.lineno, tail.end_col_offset or 0),
-                        parent=parent,
-                        code_start=_code_start(node),
-                        defaults=_defaults(node),
-                        annotations=annotation_spans(node, lazy),
-                    )
-                )
-                last = node.end_lineno or node.lineno
+                spans.append(_span(node, name, parent, lazy))
+                first, last = spans[-1].first_line, spans[-1].last_line
                 at = bisect.bisect_left(suspect, first)
                 if at < len(suspect) and suspect[at] <= last:
                     kind = looks_up_by_string(node, in_class)

@@ -58,7 +58,7 @@ from lsp_server.rts.from_imports import top_level_names
 from lsp_server.rts.future import future_marks
 from lsp_server.rts.gathered_listings import copying_functions, gathering_calls
 from lsp_server.rts.getattr_branches import getattr_units
-from lsp_server.rts.header_parts import ANNOTATION_MARK, header_holes
+from lsp_server.rts.header_parts import ANNOTATION_MARK, holes_by_header
 from lsp_server.rts.import_effects import note_import_effects
 from lsp_server.rts.imported_wrappers import add_wrapped_units
 from lsp_server.rts.layout_unit import layout_checksums
@@ -94,7 +94,7 @@ from lsp_server.rts.unit_names import (
     header_name,
 )
 
-_HeaderParts = dict[UnitSpan, list[tuple[Pos, Pos, str]]]  # ``header_parts.header_holes``
+_HeaderParts = dict[UnitSpan, list[tuple[Pos, Pos, str]]]  # ``header_parts.holes_by_header``
 
 
 def source_units(path: str, source: str) -> FileUnits:
@@ -128,12 +128,9 @@ def _analysed(path: str, source: str) -> FileUnits:
     )
     casts, stubs = cast_holes(tree, lines), overload_stubs(spans, lines)
     cases = literal_cases(tree, lines)  # ``rts.parametrize_cases``
-    parts = {
-        s: header_holes(s.first_line, s.body_start, s.defaults, s.annotations, lines) for s in spans
-    }
-    variants = _function_texts(result, spans, children, text, parts, stubs, casts, cases)
-    stub_lines = frozenset(span.first_line for span in stubs)
-    _add_bindings(result, layout, text, children.get(None, ()), variants, (stub_lines, parts))
+    stubbed = (frozenset(span.first_line for span in stubs), holes_by_header(spans, lines))
+    variants = _function_texts(result, spans, children, text, stubbed[1], stubs, casts, cases)
+    _add_bindings(result, layout, text, children.get(None, ()), variants, stubbed)
     _add_from_imports(result, layout, variants)
     variants.update(first_import_texts(tree, layout.from_imports))
     _add_loose(result, layout, text, variants)
@@ -257,7 +254,7 @@ def _add_bindings(
     """Texts of the binding units into ``variants``, and the name index of ``result``; an
     ``@overload`` stub's order markers (first lines ``stubs[0]``) go with its text, into
     the body unit: the stub binds nothing a reader of the name finds. ``stubs[1]``: each
-    function's header parts (``header_parts.header_holes``)."""
+    function's header parts (``header_parts.holes_by_header``)."""
     bound = result.bound
     for binding in layout.bindings:
         if binding.is_class:

@@ -258,7 +258,7 @@ def test_a_class_instantiated_at_collection_whose_method_reads_its_annotations(
 ) -> None:
     write(
         pytester,
-        "shapes.py",
+        "figures.py",
         """
         class Shape:
             def __init__(self, size):
@@ -275,11 +275,11 @@ def test_a_class_instantiated_at_collection_whose_method_reads_its_annotations(
     )
     write(
         pytester,
-        "test_shapes.py",
+        "test_figures.py",
         """
-        import shapes
+        import figures
 
-        KINDS = shapes.Shape(2).kinds(1)
+        KINDS = figures.Shape(2).kinds(1)
 
 
         def test_kinds():
@@ -287,11 +287,11 @@ def test_a_class_instantiated_at_collection_whose_method_reads_its_annotations(
 
 
         def test_other():
-            assert shapes.Other().kinds() == {}
+            assert figures.Other().kinds() == {}
         """,
     )
     assert run(pytester) == {"test_kinds", "test_other"}
-    edit(pytester, "shapes.py", "scale: int)", "scale: float)")
+    edit(pytester, "figures.py", "scale: int)", "scale: float)")
     assert "test_kinds" in run(pytester)  # it fails: the annotation is float
 
 
@@ -456,7 +456,7 @@ def test_a_dunder_default_with_a_call_runs_at_import_for_every_importer(
     )
     write(
         pytester,
-        "shapes.py",
+        "figures.py",
         """
         from registry import note
 
@@ -473,14 +473,14 @@ def test_a_dunder_default_with_a_call_runs_at_import_for_every_importer(
     )
     write(
         pytester,
-        "test_shapes.py",
+        "test_figures.py",
         """
         import registry
-        import shapes
+        import figures
 
 
         def test_other():
-            assert shapes.Other().size == 2
+            assert figures.Other().size == 2
 
 
         def test_seen():
@@ -488,7 +488,7 @@ def test_a_dunder_default_with_a_call_runs_at_import_for_every_importer(
         """,
     )
     assert run(pytester) == {"test_other", "test_seen"}
-    edit(pytester, "shapes.py", 'note("shape")', 'note("square")')
+    edit(pytester, "figures.py", 'note("shape")', 'note("square")')
     ran, failed = ran_and_failed(pytester)
     assert "test_seen" in ran
     assert failed == {"test_seen"}
