@@ -18,6 +18,16 @@ from .helpers import edit, ran_and_failed, run, write
 pytest_plugins = ["pytester"]
 
 WAITS = """
+import dataclasses
+
+VERSION: str = "1.0"  # stored as the module is imported: no read of annotations
+
+
+@dataclasses.dataclass
+class State:  # its body stores annotations as the module is imported: it reads none
+    attempt: int = 0
+
+
 class Base:
     def __init__(self) -> None:
         self.ready = True
