@@ -502,3 +502,49 @@ def test_a_dunder_default_with_a_call_runs_at_import_for_every_importer(
     ran, failed = ran_and_failed(pytester)
     assert "test_seen" in ran
     assert failed == {"test_seen"}
+
+
+FIELDED = WAITS.replace(
+    "    attempt: int = 0\n",
+    "    attempt: int = 0\n    actions: list = dataclasses.field(default_factory=list)\n",
+)
+
+TOP_IMPORT = """
+import waits
+
+
+def test_exponential():
+    assert waits.Exponential(3).compute(1) == 6
+
+
+def test_fixed():
+    assert waits.Fixed().wait == 1
+"""
+
+
+def test_an_annotated_class_body_run_at_collection_reads_no_annotations(
+    pytester: pytest.Pytester,
+) -> None:
+    # Imported at collection, ``State``'s body runs for every test of the file; a class
+    # calling at import (``field``) is in the module unit, its body's reads the module's:
+    # storing its own annotations (tenacity's ``IterState``) made each test an annotation
+    # reader, which sees every method's annotations (153 tests ran at tenacity ae2d75e).
+    write(pytester, "waits.py", FIELDED)
+    write(pytester, "test_top.py", TOP_IMPORT)
+    assert run(pytester) == {"test_exponential", "test_fixed"}
+    edit(pytester, "waits.py", "multiplier: int | float = 1", "multiplier: float = 1")
+    assert run(pytester) == {"test_exponential"}
+
+
+def test_a_class_body_reading_its_annotations_at_collection_still_reads_them(
+    pytester: pytest.Pytester,
+) -> None:
+    # Guard: a body that reads ``__annotations__`` (not only stores into it) keeps the read.
+    body = "    attempt: int = 0\n"
+    write(
+        pytester, "waits.py", FIELDED.replace(body, body + "    FIELDS = list(__annotations__)\n")
+    )
+    write(pytester, "test_top.py", TOP_IMPORT)
+    assert run(pytester) == {"test_exponential", "test_fixed"}
+    edit(pytester, "waits.py", "multiplier: int | float = 1", "multiplier: float = 1")
+    assert run(pytester) == {"test_exponential", "test_fixed"}
