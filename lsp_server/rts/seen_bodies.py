@@ -30,6 +30,7 @@ from lsp_server.rts.unit_names import (
     defaults_name,
     doc_name,
 )
+from lsp_server.rts.wrapping_builtins import only_keeps
 
 _NO_PARTS = (-1, -1, -1, "")
 _SharedKey = tuple[frozenset[int], frozenset[str], PartsRead]
@@ -199,7 +200,10 @@ class SeenBodies:
         names: set[str] = set()
         if file_units is not None:
             for roots, reads in file_units.call_sites:
-                if not all(self._is_project_name(path, file_units, root) for root in roots):
+                if not all(
+                    self._is_project_name(path, file_units, root) or only_keeps(file_units, root)
+                    for root in roots
+                ):
                     names |= reads
         self._handed[path] = frozenset(names)
         return self._handed[path]
