@@ -19,9 +19,9 @@ from __future__ import annotations
 
 import ast
 import builtins
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Protocol, TypeVar
 
 from lsp_server.rts.bound_names import is_dunder, maybe_bound
 from lsp_server.rts.class_doc_reads import class_scope_refs
@@ -308,26 +308,36 @@ class _Method(Body, Protocol):
     def first_line(self) -> int: ...
 
 
+_M = TypeVar("_M", bound=_Method)
+
+
+def own_methods(members: Iterable[Member], methods: Iterable[_M]) -> list[_M]:
+    """The ``methods`` of a class whose headers are in its own unit: those in no member
+    (dunders, a nested class's methods)."""
+    members = list(members)
+    return [s for s in methods if not any(m.start[0] <= s.first_line <= m.end[0] for m in members)]
+
+
 def class_texts(
     start: Pos,
     end: Pos,
     members: Iterable[Member],
     text: TokenText,
-    methods: Iterable[_Method],
+    methods: Iterable[_M],
     docs: Iterable[tuple[Pos, Pos]] = (),
+    header_parts: Mapping[_M, list[tuple[Pos, Pos, str]]] | None = None,
 ) -> tuple[list[str], list[list[str]]]:
     """The class unit's tokens (members and the strings ``docs`` left out, the bodies of
-    the other methods as markers) and each member's: an assignment's tokens, a method's
-    order markers (its header unit has its tokens)."""
+    the other methods as markers, the ``header_parts`` of their headers too: default values
+    and annotations, ``rts.header_parts``) and each member's: an assignment's tokens, a
+    method's order markers (its header unit has its tokens)."""
     members = list(members)
     holes = [(m.start, m.end, "") for m in members]
     # Even whether there is a docstring: the doc unit says.
     holes += [(start, end, "") for start, end in docs]
-    holes += [
-        (s.body_start, s.body_end, "<body>")
-        for s in methods
-        if not any(m.start[0] <= s.first_line <= m.end[0] for m in members)
-    ]
+    for method in own_methods(members, methods):
+        holes.append((method.body_start, method.body_end, "<body>"))
+        holes += header_parts.get(method, []) if header_parts is not None else []
     own = text.without(start, end, sorted(holes))
     texts = [[*(() if m.is_def else text.without(m.start, m.end, ())), *m.markers] for m in members]
     return own, texts

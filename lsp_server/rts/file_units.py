@@ -109,6 +109,10 @@ class FileUnits:
     cases: dict[str, tuple[tuple[str, ...], frozenset[str]]] = field(default_factory=dict)
     """A top-level function whose ``parametrize`` list is a literal -> its argument names
     and the digest of each case's values (``rts.parametrize_cases``)."""
+    class_signatures: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    """A class unit (or an alias of it) -> the default-values units (``f.<defaults>``) of
+    the methods whose headers it holds less their default values and annotations
+    (``rts.header_parts``): what reading the class's signature shows besides it."""
     hooked_classes: frozenset[str] = frozenset()
     """Top-level classes whose statement may raise only by a hook their bases bring: their
     importers depend on their units unless made without one (``rts.class_frames``)."""

@@ -42,6 +42,7 @@ from lsp_server.rts.unit_names import (
     IMPORTING,
     MODULE,
     header_name,
+    importing_name,
     importing_parts,
 )
 
@@ -79,6 +80,7 @@ class ImportStatementChanges:
         self._recorded = recorded
         self._dependents = dependents
         self._readers = readers
+        self._changed = changed
         self._surely: dict[str, frozenset[str]] = {}
         self._ran: dict[str, set[str]] = {}
 
@@ -94,8 +96,8 @@ class ImportStatementChanges:
             target = self._proven(unit)
             if target is None:
                 continue  # the module unit counts as changed: ``unproven``
-            if unit in self._moved_only:
-                continue  # the moment is not seen (``_proven``)
+            if unit in self._moved_only or self._imported_above(unit, target):
+                continue  # the moment is not seen (``_proven``), or it imports nothing
             if target in self._quiet:  # it runs nowhere now: seen by its name alone
                 for nodeid in self._readers(*_package_attribute(target)):
                     out.setdefault(nodeid, unit)
@@ -120,7 +122,37 @@ class ImportStatementChanges:
         if deleted is not None:  # what it ran still runs where it ran
             runs = self.resolver.run_closure(unit.path) | self.resolver.packages_above(unit.path)
             return target if deleted.runs <= runs else None
-        return target if target is not None and self._order_unseen(unit.path, target) else None
+        if target is None:
+            return None
+        unseen = self._imported_above(unit, target) or self._order_unseen(unit.path, target)
+        return target if unseen else None
+
+    def _imported_above(self, unit: Unit, target: str) -> bool:
+        """Whether unchanged top-level import statements above the file's first ``from``
+        import of the module of ``unit`` surely import ``target`` (tenacity's tests: ``import
+        tenacity``, then ``from tenacity.retry import ...``): then that statement runs no
+        module code where it stands, only binds names. A plain ``import`` is in the module
+        unit, a ``from`` import's moment in its ``IMPORTING`` unit; unchanged, they ran
+        where they stand when the tests were recorded too."""
+        units = self.states.units(unit.path)
+        parts = importing_parts(unit.name)
+        if units is None or parts is None:
+            return False
+        starts: list[str] = []
+        for statement in units.imports:
+            if not statement.top:
+                continue
+            if statement.is_from and (statement.module or "", statement.level) == parts:
+                return target in self._follow(starts)
+            if self._statement_changed(unit.path, statement):
+                return False
+            starts.extend(self._imported(unit.path, statement))
+        return False
+
+    def _statement_changed(self, path: str, statement: ImportStatement) -> bool:
+        if not statement.is_from:
+            return Unit(path, MODULE) in self._changed
+        return Unit(path, importing_name(statement.module or "", statement.level)) in self._changed
 
     def _needed(self, unit: Unit, target: str) -> frozenset[str] | None:
         """What a test must have run for ``target``, which the statement of ``unit``

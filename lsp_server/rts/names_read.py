@@ -13,6 +13,7 @@ from typing import NamedTuple
 
 from lsp_server.rts.code_read_targets import SOURCE_READS, TOLD, TOLDABLE, UNTOLD_MARK
 from lsp_server.rts.lookups import (
+    ANNOTATION_READS,
     ATTRIBUTE_LOOKUP,
     BODY_READS,
     CODE_LINE_READS,
@@ -25,6 +26,10 @@ from lsp_server.rts.module_docstring import MODULE_DOC
 from lsp_server.rts.unit_names import HEADER
 
 Pair = tuple[str, str | None]
+
+_SIGNATURE_SHOWS = ANNOTATION_READS | {"help", "pydoc"}
+"""Reads that show a function's default values and annotations besides the signature
+reads: annotations (``get_type_hints``...), help (pydoc renders signatures)."""
 
 
 Step = tuple[frozenset[int], frozenset[Pair]]
@@ -40,11 +45,12 @@ a visit."""
 
 class PartsRead(NamedTuple):
     """Which parts of the functions whose headers a test depends on it read besides what
-    it ran (``rts.seen_bodies``): code (``lookups.BODY_READS``), default values
-    (``lookups.SIGNATURE_READS``), docstrings (``lookups.DOC_READS``); and whether it read
-    line numbers or source text (``lookups.LINE_READS``) other than from what a told code
-    read shows (which holds the read function's place: ``rts.code_read_units``): then it
-    depends on the places of the code it ran (``rts.position_units``)."""
+    it ran (``rts.seen_bodies``): code (``lookups.BODY_READS``), default values and
+    annotations (``lookups.SIGNATURE_READS``, ``_SIGNATURE_SHOWS``), docstrings
+    (``lookups.DOC_READS``); and whether it read line numbers or source text
+    (``lookups.LINE_READS``) other than from what a told code read shows (which holds
+    the read function's place: ``rts.code_read_units``): then it depends on the places
+    of the code it ran (``rts.position_units``)."""
 
     code: bool
     signatures: bool
@@ -104,7 +110,7 @@ class NamesRead:
         lines = [name for name in LINE_READS.intersection(names) if not _told_lines(name, names)]
         return PartsRead(
             bool(code),
-            not SIGNATURE_READS.isdisjoint(names),
+            not (SIGNATURE_READS.isdisjoint(names) and _SIGNATURE_SHOWS.isdisjoint(names)),
             not DOC_READS.isdisjoint(names),
             bool(lines),
         )

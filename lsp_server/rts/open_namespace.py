@@ -277,14 +277,20 @@ def _classes_without_modules(tree: ast.Module) -> set[str]:
     top = {node.name for node in tree.body if isinstance(node, ast.ClassDef)}
     counts = {name: sum(c.name == name for c in classes) for name in top}
     trusted = {"object", *_EXCEPTIONS} - bound_elsewhere
+    abc_names = _abc_spellings(tree)
+    trusted |= abc_names.get("ABC", set())
     safe: set[str] = set()
     changed = True
     while changed:
         changed = False
         for node in classes:
-            bases_ok = all(isinstance(b, ast.Name) and b.id in trusted for b in node.bases)
+            bases_ok = all(_spelled(b) in trusted for b in node.bases)
             plain = all(_last_name(d) in _CLASS_DECORATORS for d in node.decorator_list)
-            if node.name not in safe and not node.keywords and bases_ok and plain:
+            meta_ok = all(
+                k.arg == "metaclass" and _spelled(k.value) in abc_names.get("ABCMeta", set())
+                for k in node.keywords
+            )
+            if node.name not in safe and meta_ok and bases_ok and plain:
                 safe.add(node.name)
                 changed = True
                 if node.name in top and counts[node.name] == 1:
@@ -292,6 +298,39 @@ def _classes_without_modules(tree: ast.Module) -> set[str]:
     # A nested class of the same name as a safe one may not be: all of a name or none.
     unsafe = {n.name for n in classes if n.name not in safe}
     return safe - unsafe - bound_elsewhere
+
+
+def _spelled(node: ast.expr) -> str:
+    """``name`` or ``name.attr`` as written; "" for any other expression."""
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
+        return f"{node.value.id}.{node.attr}"
+    return ""
+
+
+def _abc_spellings(tree: ast.Module) -> dict[str, set[str]]:
+    """How the module spells ``abc.ABC`` and ``abc.ABCMeta`` (``ABC``, ``abc.ABC``) where a
+    top-level ``from abc import ABC`` or ``import abc`` is the name's only binding. Neither
+    makes modules: ``ABC`` is a class with no state (``__slots__ = ()``) whose metaclass
+    ``ABCMeta`` makes instances as ``type`` does (it has no ``__call__``), so their
+    subclasses' instances are as plain as ``object``'s (tenacity's ``BaseRetrying(ABC)``
+    fills ``self.__dict__`` in ``__setstate__``)."""
+    counts: dict[str, int] = {}
+    for name in _other_bindings(tree):
+        counts[name] = counts.get(name, 0) + 1
+    out: dict[str, set[str]] = {"ABC": set(), "ABCMeta": set()}
+    for node in tree.body:
+        if isinstance(node, ast.ImportFrom) and node.module == "abc" and node.level == 0:
+            for alias in node.names:
+                if alias.name in out and alias.asname is None and counts[alias.name] == 1:
+                    out[alias.name].add(alias.name)
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.name == "abc" and alias.asname is None and counts["abc"] == 1:
+                    out["ABC"].add("abc.ABC")
+                    out["ABCMeta"].add("abc.ABCMeta")
+    return out
 
 
 def _other_bindings(tree: ast.Module) -> Iterator[str]:

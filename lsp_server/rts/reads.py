@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from types import CodeType
 
 from lsp_server.rts.annotation_stores import stores_annotations_only
+from lsp_server.rts.copied_defaults import DEFAULTS_READS, copies_defaults_only
 from lsp_server.rts.lookups import (
     ANNOTATION_READS,
     ATTRIBUTE_LOOKUP,
@@ -144,6 +145,8 @@ def code_reads(code: CodeType) -> tuple[frozenset[str], frozenset[str], bool]:
         names.discard("__doc__")
     if "__code__" in names and _keeps_code_only(code):
         names.discard("__code__")
+    if not DEFAULTS_READS.isdisjoint(names) and copies_defaults_only(code):
+        names -= DEFAULTS_READS  # copied onto a wrapper that ignores them
     global_only -= names
     by_key = "modules" in uses.elsewhere - strings and not lists_modules(code)
     if not SESSION_LISTINGS.isdisjoint(names - {"modules"} if by_key else names):
@@ -155,9 +158,12 @@ def code_reads(code: CodeType) -> tuple[frozenset[str], frozenset[str], bool]:
     ):
         names.add("__signature__")  # reads signatures, default values included
     annotations_read = ANNOTATION_READS & (names | global_only)
-    if annotations_read and not (
-        annotations_read == {"__annotations__"} and stores_annotations_only(code)
-    ):
+    if annotations_read == {"__annotations__"} and stores_annotations_only(code):
+        if _is_class_body(code):
+            # Its own namespace's dict, which ``SETUP_ANNOTATIONS`` made unless a statement
+            # of the class bound one: no function's annotations (tenacity's ``IterState``).
+            global_only.discard("__annotations__")
+    elif annotations_read:
         names.add(ATTRIBUTE_LOOKUP)  # every annotated attribute: any class member
     # ``__doc__`` by name is the module's docstring (``rts.module_docstring``) or, in a
     # class body, the class's; never a function's.
@@ -241,11 +247,15 @@ def _stores_doc(code: CodeType, uses: NameUses) -> bool:
     )
 
 
+def _is_class_body(code: CodeType) -> bool:
+    return not (code.co_flags & inspect.CO_NEWLOCALS or code.co_name == "<module>")
+
+
 def _class_body_doc_first(code: CodeType) -> bool:
     """Whether ``code`` is a class body that binds ``__doc__`` (its docstring) before any
     instruction reads it: every read by name finds the class's own (``__doc__`` rebound
     later is a statement of the same class)."""
-    if code.co_flags & inspect.CO_NEWLOCALS or code.co_name == "<module>":
+    if not _is_class_body(code):
         return False
     for ins in dis.get_instructions(code):
         if ins.argval == "__doc__" and ins.opcode in dis.hasname:

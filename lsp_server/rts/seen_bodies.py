@@ -30,6 +30,7 @@ from lsp_server.rts.unit_names import (
     defaults_name,
     doc_name,
 )
+from lsp_server.rts.wrapping_builtins import only_keeps
 
 _NO_PARTS = (-1, -1, -1, "")
 _SharedKey = tuple[frozenset[int], frozenset[str], PartsRead]
@@ -57,6 +58,9 @@ class SeenBodies:
         # A header unit's id -> its body's, its defaults' (-1: none recorded, as in a
         # store written before they had a unit) and its docstring's ids, its bound name.
         self._parts: dict[int, tuple[int, int, int, str]] = {}
+        # A class unit's id -> the ids of the default-values units of the methods whose
+        # headers it holds (``FileUnits.class_signatures``), and its top-level name.
+        self._held: dict[int, tuple[tuple[int, ...], str]] = {}
         # (names handed, parts read) -> what each unit found adds, and the units adding
         # nothing (``_parts_found``).
         self._adds: dict[tuple[frozenset[str], PartsRead], tuple[_Adds, set[int]]] = {}
@@ -131,11 +135,13 @@ class SeenBodies:
     def _parts_added(self, uid: int, handed: frozenset[str], read: PartsRead) -> tuple[int, ...]:
         """The parts of unit ``uid`` a test sees that read ``read`` and depends on modules
         handing the names ``handed`` to library code."""
+        held, top = self._held_signatures(uid)
+        shown = held if held and (read.signatures or read.code or top in handed) else ()
         body, defaults, doc, name = self._parts_of(uid)
         if doc < 0:
-            return ()
+            return shown
         whole = read.code or name in handed
-        added: list[int] = []
+        added: list[int] = [*shown]
         if whole and body >= 0:
             added.append(body)
         if read.signatures and defaults >= 0:
@@ -162,6 +168,19 @@ class SeenBodies:
             self._parts[uid] = parts
         return parts
 
+    def _held_signatures(self, uid: int) -> tuple[tuple[int, ...], str]:
+        """The default values and annotations a class unit leaves to its methods' units
+        (``FileUnits.class_signatures``): a signature of the class shows them, and a
+        library handed the class may read one."""
+        held = self._held.get(uid)
+        if held is None:
+            unit = self._units[uid]
+            file_units = self.states.units(unit.path)
+            names = file_units.class_signatures.get(unit.name, ()) if file_units else ()
+            ids = tuple(self._intern(Unit(unit.path, name)) for name in names)
+            held = self._held[uid] = (ids, unit.name.split(".", 1)[0])
+        return held
+
     def _classes(self, path: str) -> Set[str]:
         file_units = self.states.units(path)
         return file_units.classes.keys() if file_units is not None else frozenset()
@@ -181,7 +200,10 @@ class SeenBodies:
         names: set[str] = set()
         if file_units is not None:
             for roots, reads in file_units.call_sites:
-                if not all(self._is_project_name(path, file_units, root) for root in roots):
+                if not all(
+                    self._is_project_name(path, file_units, root) or only_keeps(file_units, root)
+                    for root in roots
+                ):
                     names |= reads
         self._handed[path] = frozenset(names)
         return self._handed[path]

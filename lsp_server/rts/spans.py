@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 from lsp_server.rts.ast_walk import walk
 from lsp_server.rts.globals_calls import OWN_GLOBALS, only_own_globals
+from lsp_server.rts.header_parts import annotation_spans, lazy_annotations
 from lsp_server.rts.lookups import DYNAMIC_NAMES, looks_up_by_string
 from lsp_server.rts.purity import nested_statements
 
@@ -33,6 +34,8 @@ class UnitSpan:
     (its end when nothing follows); None without a docstring."""
     defaults: tuple[tuple[tuple[int, int], tuple[int, int]], ...] = ()
     """(start, end) of each default value expression, in source order."""
+    annotations: tuple[tuple[tuple[int, int], tuple[int, int]], ...] = ()
+    """Where each inert annotation is (``header_parts.annotation_spans``), in order."""
 
 
 @dataclass(frozen=True)
@@ -91,6 +94,25 @@ def _code_start(node: ast.FunctionDef | ast.AsyncFunctionDef) -> tuple[int, int]
     return (end + 1, 0)  # the next statement's first decorator, if it has any
 
 
+def _span(
+    node: ast.FunctionDef | ast.AsyncFunctionDef, name: str, parent: str | None, lazy: bool
+) -> UnitSpan:
+    """``node``'s span; ``lazy``: its module's annotations are never evaluated."""
+    head, tail = node.body[0], node.body[-1]
+    return UnitSpan(
+        name=name,
+        first_line=min([node.lineno, *(d.lineno for d in node.decorator_list)]),
+        last_line=node.end_lineno or node.lineno,
+        def_line=node.lineno,
+        body_start=(head.lineno, head.col_offset),
+        body_end=(tail.end_lineno or tail.lineno, tail.end_col_offset or 0),
+        parent=parent,
+        code_start=_code_start(node),
+        defaults=_defaults(node),
+        annotations=annotation_spans(node, lazy),
+    )
+
+
 def _import_statement(node: ast.Import | ast.ImportFrom, top: bool) -> ImportStatement:
     names = tuple(a.name for a in node.names)
     if isinstance(node, ast.Import):
@@ -110,6 +132,7 @@ def scan(
     imports: list[ImportStatement] = []
     top_level = {id(node) for node in tree.body}
     dynamic: dict[str, str] = {}
+    lazy = lazy_annotations(tree)
     # Lines that spell a lookup-by-string name: only functions spanning one need the
     # (costly) syntax check, and most functions span none.
     suspect = sorted(_dynamic_name_lines(tree) if suspect_lines is None else set(suspect_lines))
@@ -120,23 +143,8 @@ def scan(
         for node in body:
             if isinstance(node, _FuncDef):
                 name = prefix + node.name
-                first = min([node.lineno, *(d.lineno for d in node.decorator_list)])
-                head = node.body[0]
-                tail = node.body[-1]
-                spans.append(
-                    UnitSpan(
-                        name=name,
-                        first_line=first,
-                        last_line=node.end_lineno or node.lineno,
-                        def_line=node.lineno,
-                        body_start=(head.lineno, head.col_offset),
-                        body_end=(tail.end_lineno or tail.lineno, tail.end_col_offset or 0),
-                        parent=parent,
-                        code_start=_code_start(node),
-                        defaults=_defaults(node),
-                    )
-                )
-                last = node.end_lineno or node.lineno
+                spans.append(_span(node, name, parent, lazy))
+                first, last = spans[-1].first_line, spans[-1].last_line
                 at = bisect.bisect_left(suspect, first)
                 if at < len(suspect) and suspect[at] <= last:
                     kind = looks_up_by_string(node, in_class)

@@ -7,11 +7,12 @@ A ``def`` is four units: its body (the function's unit, named by its qualified n
 code after the docstring and the default values, what running it depends on), its header
 (``f.<def>``: decorators but a literal parameter list, ``rts.parametrize_cases``,
 parameters, which have defaults: what referring to the function depends on), its default
-values (``f.<defaults>``, empty without any: what reading its signature shows besides the
-header; their text is in the body unit too, so a test that ran the function needs no more)
-and its docstring (``f.<doc>``, empty without one: only code reading ``__doc__`` or the
-source sees it; see ``rts.lookups`` for when a reference sees the body, defaults and
-docstring). Empty units are kept: adding the first default or docstring modifies a unit.
+values and a dunder's inert annotations (``f.<defaults>``, ``rts.header_parts``, empty
+without any: what a signature shows besides the header; their text is in the body unit
+too, so a test that ran the function needs no more) and its docstring (``f.<doc>``,
+empty without one: only code reading ``__doc__`` or the source sees it; see
+``rts.lookups`` for when a reference sees the body, defaults and docstring). Empty units
+are kept: adding the first default or docstring modifies a unit.
 
 Outside function bodies (see ``rts.bindings``) each top-level statement that only binds
 names is a unit of its own, named by what it binds: a ``def`` is its function's header
@@ -48,7 +49,7 @@ from lsp_server.rts.ast_walk import shared_walks
 from lsp_server.rts.bindings import Binding, ModuleLayout, module_layout
 from lsp_server.rts.bound_names import listed_names
 from lsp_server.rts.class_frames import hooked_classes
-from lsp_server.rts.class_members import class_texts
+from lsp_server.rts.class_members import class_texts, own_methods
 from lsp_server.rts.deleted_names import deleted_names
 from lsp_server.rts.file_snapshot import file_checksum
 from lsp_server.rts.file_units import FileUnits
@@ -57,6 +58,7 @@ from lsp_server.rts.from_imports import top_level_names
 from lsp_server.rts.future import future_marks
 from lsp_server.rts.gathered_listings import copying_functions, gathering_calls
 from lsp_server.rts.getattr_branches import getattr_units
+from lsp_server.rts.header_parts import ANNOTATION_MARK, holes_by_header
 from lsp_server.rts.import_effects import note_import_effects
 from lsp_server.rts.imported_wrappers import add_wrapped_units
 from lsp_server.rts.layout_unit import layout_checksums
@@ -93,6 +95,8 @@ from lsp_server.rts.unit_names import (
     header_name,
 )
 
+_HeaderParts = dict[UnitSpan, list[tuple[Pos, Pos, str]]]  # ``header_parts.holes_by_header``
+
 
 def source_units(path: str, source: str) -> FileUnits:
     """Units and checksums of a Python source text; raises ``SourceError`` if it does not parse."""
@@ -125,9 +129,9 @@ def _analysed(path: str, source: str) -> FileUnits:
     )
     casts, stubs = cast_holes(tree, lines), overload_stubs(spans, lines)
     cases = literal_cases(tree, lines)  # ``rts.parametrize_cases``
-    variants = _function_texts(result, spans, children, text, lines, stubs, casts, cases)
-    stub_lines = frozenset(span.first_line for span in stubs)
-    _add_bindings(result, layout, text, children.get(None, ()), variants, stub_lines)
+    stubbed = (frozenset(span.first_line for span in stubs), holes_by_header(spans, lines))
+    variants = _function_texts(result, spans, children, text, stubbed[1], stubs, casts, cases)
+    _add_bindings(result, layout, text, children.get(None, ()), variants, stubbed)
     _add_from_imports(result, layout, variants)
     variants.update(first_import_texts(tree, layout.from_imports))
     _add_loose(result, layout, text, variants)
@@ -167,7 +171,7 @@ def _function_texts(
     spans: list[UnitSpan],
     children: dict[str | None, list[UnitSpan]],
     text: TokenText,
-    lines: list[str],
+    header_parts: _HeaderParts,
     stubs: set[UnitSpan],
     casts: list[tuple[Pos, Pos, str]],
     cases: dict[int, LiteralCases],
@@ -193,13 +197,13 @@ def _function_texts(
         variants.setdefault(span.name, []).extend(body)
         docstring = text.without(span.body_start, code_start, ())
         variants.setdefault(doc_name(span.name), []).extend(docstring)
-        defaults = _default_holes(span, lines)
-        header_holes = [*add_cases(result, variants, span, cases), *defaults]
-        header = text.without((span.first_line, 0), span.body_start, header_holes)
+        parts = header_parts[span]
+        header_gaps = sorted([*add_cases(result, variants, span, cases), *parts])
+        header = text.without((span.first_line, 0), span.body_start, header_gaps)
         variants.setdefault(header_name(span.name), []).extend(header)
         values = variants.setdefault(defaults_name(span.name), [])
-        for start, stop, _ in defaults:
-            value = ["<default>", *text.without(start, stop, ())]
+        for start, stop, marker in parts:
+            value = [marker or ANNOTATION_MARK, *text.without(start, stop, ())]
             variants[span.name] += value
             values += value
         result.spans.setdefault(span.name, span)
@@ -221,18 +225,6 @@ def _body_text(
         return text.between(start, end, children)
     holes = sorted([(low, high, "<body>") for low, high in nested] + own_casts)
     return [token for token in text.without(start, end, holes) if token != CAST_MARK]
-
-
-def _default_holes(span: UnitSpan, lines: list[str]) -> list[tuple[Pos, Pos, str]]:
-    """The default values of a ``def`` as holes of its header, each leaving a marker: which
-    parameters have one decides which calls bind (a call that does not bind runs no body),
-    their values only what the body does and what a signature shows, so they go into the
-    body and the defaults units. None where a line of the header is not ASCII (the tree's
-    columns count bytes, the tokens' characters): then the header holds them."""
-    header_lines = lines[span.first_line - 1 : span.body_start[0]]
-    if not span.defaults or not all(line.isascii() for line in header_lines):
-        return []
-    return [(start, stop, "<default>") for start, stop in span.defaults]
 
 
 def _residue_holes(
@@ -258,15 +250,16 @@ def _add_bindings(
     text: TokenText,
     top_functions: Iterable[UnitSpan],
     variants: dict[str, list[str]],
-    stub_lines: frozenset[int],
+    stubs: tuple[frozenset[int], _HeaderParts],
 ) -> None:
     """Texts of the binding units into ``variants``, and the name index of ``result``; an
-    ``@overload`` stub's order markers (first lines ``stub_lines``) go with its text, into
-    the body unit: the stub binds nothing a reader of the name finds."""
+    ``@overload`` stub's order markers (first lines ``stubs[0]``) go with its text, into
+    the body unit: the stub binds nothing a reader of the name finds. ``stubs[1]``: each
+    function's header parts (``header_parts.holes_by_header``)."""
     bound = result.bound
     for binding in layout.bindings:
         if binding.is_class:
-            _add_class(result, binding, text, top_functions, variants, stub_lines)
+            _add_class(result, binding, text, top_functions, variants, stubs)
         elif binding.takes:
             for name, taken in zip(binding.names, binding.takes, strict=True):
                 variants.setdefault(name, []).extend(["<import>", taken])
@@ -300,18 +293,23 @@ def _add_class(
     text: TokenText,
     top_functions: Iterable[UnitSpan],
     variants: dict[str, list[str]],
-    stub_lines: frozenset[int],
+    stubs: tuple[frozenset[int], _HeaderParts],
 ) -> None:
-    """The units of a class that is a binding: its own, its doc's, its members'."""
+    """The units of a class that is a binding: its own, its doc's, its members'; the
+    default-values units of the methods whose headers it holds, less their parts."""
     name = binding.names[0]
-    first, last = binding.start[0], binding.end[0]
+    (first, last), (stub_lines, parts) = (binding.start[0], binding.end[0]), stubs
     result.classes[name] = (first, last)
     methods = [s for s in top_functions if first <= s.first_line <= last]
     docs = [*([binding.doc] if binding.doc is not None else []), *binding.notes]
     own, member_texts = class_texts(
-        binding.start, binding.end, binding.members, text, methods, docs
+        binding.start, binding.end, binding.members, text, methods, docs, parts
     )
     variants.setdefault(name, []).extend(own)
+    held = own_methods(binding.members, methods)
+    signatures = tuple(defaults_name(s.name) for s in held if parts[s])
+    for unit in (name, *binding.aliases) if signatures else ():
+        result.class_signatures[unit] = signatures
     if binding.own_doc:
         doc = text.without(*binding.doc, ()) if binding.doc is not None else []
         for note in binding.notes:  # marked: one moved first becomes ``__doc__``

@@ -167,3 +167,47 @@ def test_a_namespace_handed_on_or_maybe_a_module_still_opens(
     assert run(project) == {"test_separator", "test_module", "test_kind"}
     edit(project, "test_util.py", *_ADDED_IMPORTS)
     assert run(project) == {"test_separator", "test_module"}
+
+
+# tenacity's ``BaseRetrying(ABC)`` fills ``self.__dict__`` in ``__setstate__``: ``abc.ABC``
+# and ``ABCMeta`` make instances as ``object`` and ``type`` do, never modules.
+_ABC_FILLED = {
+    "from-import": "from abc import ABC\n\n\nclass Retrying(ABC):\n",
+    "module-attribute": "import abc\n\n\nclass Retrying(abc.ABC):\n",
+    "metaclass": "from abc import ABCMeta\n\n\nclass Retrying(metaclass=ABCMeta):\n",
+}
+_SETSTATE = "    def __setstate__(self, state):\n        self.__dict__.update(state)\n"
+
+
+@pytest.mark.parametrize("header", _ABC_FILLED.values(), ids=_ABC_FILLED.keys())
+def test_an_abc_instance_filled_leaves_globals_own(project: pytest.Pytester, header: str) -> None:
+    edit(project, "_impl.py", "    return os.sep\n", "    return os.sep\n\n\n" + header + _SETSTATE)
+    # ``kind`` runs at import: every test runs again and is recorded with the new code.
+    edit(project, "_impl.py", "(sys.platform, LABEL)", "(sys.platform, str(LABEL))")
+    assert run(project) == {"test_separator", "test_module", "test_kind"}
+    edit(project, "test_util.py", *_ADDED_IMPORTS)
+    assert run(project) == set()
+
+
+_ABC_LOOKALIKES = {
+    # the name ``ABC`` rebound to a module's class
+    "rebound": "import types\nfrom abc import ABC\n\nABC = types.ModuleType\n\n\n"
+    "class Retrying(ABC):\n",
+    # ``ABC`` taken from elsewhere
+    "other-module": "from types import ModuleType as ABC\n\n\nclass Retrying(ABC):\n",
+    # another metaclass may make anything
+    "metaclass": "from abc import ABC, ABCMeta\n\n\nclass Meta(ABCMeta):\n    pass\n\n\n"
+    "class Retrying(ABC, metaclass=Meta):\n",
+    # a second base
+    "module-base": "import types\nfrom abc import ABC\n\n\n"
+    "class Retrying(ABC, types.ModuleType):\n",
+}
+
+
+@pytest.mark.parametrize("header", _ABC_LOOKALIKES.values(), ids=_ABC_LOOKALIKES.keys())
+def test_an_abc_lookalike_filled_still_opens(project: pytest.Pytester, header: str) -> None:
+    edit(project, "_impl.py", "    return os.sep\n", "    return os.sep\n\n\n" + header + _SETSTATE)
+    edit(project, "_impl.py", "(sys.platform, LABEL)", "(sys.platform, str(LABEL))")
+    assert run(project) == {"test_separator", "test_module", "test_kind"}
+    edit(project, "test_util.py", *_ADDED_IMPORTS)
+    assert run(project) == {"test_separator", "test_module"}
