@@ -1,0 +1,150 @@
+"""Top-level ``if`` blocks whose condition the environment fingerprint decides: the branch
+that runs is code of the module like any top-level statement, the other is dead code.
+
+``if sys.version_info >= (3, 11): from typing import Required`` / ``else: from
+typing_extensions import Required`` runs one branch for a given interpreter and platform.
+Which one is decided by the condition alone, and the condition only reads what
+``rts.fingerprint`` pins (the Python version and build, hence the platform): the
+interpreter that records a test is the one that selects it, and the analysis runs in it
+(the analysis cache is kept per Python, ``rts.analysis_cache``). So the condition is
+evaluated here, and the module analysed as if the statements of the branch that ran stood
+at its top level: a binding there is a binding unit (``rts.bindings``), a statement with
+effects stays in the module unit. The branch not taken runs for nobody: its text is left
+out of every unit, so editing it selects no test (typeguard 5b4e934 added ``Required`` to
+both branches of such a block: every test ran).
+
+The condition itself (with the ``if``/``elif``/``else`` keywords) stays in the module
+unit, with a marker telling which branch ran: a changed condition, or one judged another
+way by another interpreter, changes what every importer sees, as before. Only conditions
+made of constants and ``sys.version_info``, ``sys.hexversion``, ``sys.platform``,
+``os.name`` (read through the ``sys``/``os`` modules or names imported from them) are
+evaluated; any other ``if`` stays one statement of the module unit.
+"""
+
+from __future__ import annotations
+
+import ast
+from dataclasses import dataclass, field
+
+from lsp_server.rts.import_scope import Scope
+from lsp_server.rts.stdlib_imports import STDLIB
+from lsp_server.rts.stdlib_queries import query_value
+from lsp_server.rts.stdlib_values import MISSING
+
+Pos = tuple[int, int]
+
+# What the fingerprint fixes, by module: the Python version and build, and the platform.
+_FIXED = {"sys": frozenset(["version_info", "hexversion", "platform"]), "os": frozenset(["name"])}
+# Methods of those values a condition may call (``sys.platform.startswith("win")``).
+_METHODS = frozenset(["startswith", "endswith"])
+_OPERATORS = (
+    ast.Compare,
+    ast.BoolOp,
+    ast.UnaryOp,
+    ast.Constant,
+    ast.Tuple,
+    ast.Subscript,
+    ast.Slice,
+    ast.Load,
+    ast.cmpop,
+    ast.boolop,
+    ast.Not,
+)
+
+
+@dataclass
+class GuardedModule:
+    """A module's tree with its guards resolved."""
+
+    tree: ast.Module
+    """The statements that run, each guard replaced by its branch that runs."""
+    dead: list[tuple[Pos, Pos, str]] = field(default_factory=list)
+    """The branches not taken: holes of the module unit (``TokenText.without``)."""
+    markers: list[str] = field(default_factory=list)
+    """Which branch ran, per guard in order: for the module unit."""
+
+
+def resolve_guards(tree: ast.Module) -> GuardedModule:
+    """``tree`` with each top-level guard (and each guard first in the branch that runs)
+    replaced by the statements of its branch that runs; ``tree`` itself when it has none."""
+    if not any(isinstance(stmt, ast.If) for stmt in tree.body):
+        return GuardedModule(tree)
+    found = GuardedModule(tree)
+    scope = Scope(tree, STDLIB)
+    body = _resolved(tree.body, scope, found)
+    if not found.markers:
+        return found
+    found.tree = ast.Module(body=body, type_ignores=tree.type_ignores)
+    return found
+
+
+def _resolved(statements: list[ast.stmt], scope: Scope, found: GuardedModule) -> list[ast.stmt]:
+    """``statements`` with their guards resolved, taken into ``scope`` one by one."""
+    out: list[ast.stmt] = []
+    for stmt in statements:
+        taken = guard_value(stmt.test, scope) if isinstance(stmt, ast.If) else None
+        if taken is None:
+            out.append(stmt)
+            scope.after(stmt)
+            continue
+        assert isinstance(stmt, ast.If)
+        runs, dead = (stmt.body, stmt.orelse) if taken else (stmt.orelse, stmt.body)
+        found.markers.append(f"<guard:{'if' if taken else 'else'}>")
+        if dead:
+            found.dead.append((_start(dead[0]), _end(dead[-1]), ""))
+        out.extend(_resolved(runs, scope, found))
+    return out
+
+
+def guard_value(test: ast.expr, scope: Scope) -> bool | None:
+    """Whether ``test`` holds, when it reads only what the fingerprint fixes (see the
+    module's docstring) and evaluates here; None for any other condition."""
+    if not _fixed(test, scope):
+        return None
+    value = query_value(test, scope)
+    if value is MISSING:
+        return None
+    return bool(value)
+
+
+def _fixed(node: ast.AST, scope: Scope) -> bool:
+    if isinstance(node, ast.Attribute):
+        return _fixed_attribute(node, scope)
+    if isinstance(node, ast.Name):
+        origin = scope.imported.get(node.id)
+        return not scope.star and origin is not None and origin[1] in _FIXED.get(origin[0], ())
+    if isinstance(node, ast.Call):
+        func = node.func
+        return (
+            isinstance(func, ast.Attribute)
+            and func.attr in _METHODS
+            and not node.keywords
+            and _fixed(func.value, scope)
+            and all(isinstance(a, ast.Constant) for a in node.args)
+        )
+    if isinstance(node, ast.UnaryOp) and not isinstance(node.op, ast.Not):
+        return False
+    return isinstance(node, _OPERATORS) and all(
+        _fixed(child, scope) for child in ast.iter_child_nodes(node)
+    )
+
+
+def _fixed_attribute(node: ast.Attribute, scope: Scope) -> bool:
+    """``sys.version_info`` (and its fields: ``sys.version_info.minor``), ``sys.platform``,
+    ``os.name``... through a name bound to the module by a standard-library import."""
+    owner = node.value
+    if isinstance(owner, ast.Name) and owner.id in scope.modules:
+        return not scope.star and node.attr in _FIXED.get(scope.modules[owner.id], ())
+    return isinstance(owner, (ast.Attribute, ast.Name)) and _fixed(owner, scope)
+
+
+def _start(stmt: ast.stmt) -> Pos:
+    """Where ``stmt`` starts: its first decorator's line for a decorated definition."""
+    decorators = getattr(stmt, "decorator_list", None)
+    if decorators:
+        return (min(d.lineno for d in decorators), 0)
+    return (stmt.lineno, stmt.col_offset)
+
+
+def _end(stmt: ast.stmt) -> Pos:
+    return (stmt.end_lineno or stmt.lineno, stmt.end_col_offset or 0)
