@@ -13,7 +13,7 @@ from .helpers import edit, ran_and_failed, run, write
 
 pytest_plugins = ["pytester"]
 
-ALL = {"test_helper", "test_limit", "test_greet", "test_other"}
+ALL = {"test_helper", "test_limit", "test_greet", "test_other", "test_version_name"}
 
 
 @pytest.fixture
@@ -62,6 +62,20 @@ def project(pytester: pytest.Pytester) -> pytest.Pytester:
 
         def other():
             return 2
+
+
+        if sys.version_info >= (99, 0):
+
+            def version_name():
+                return "future"
+        elif sys.version_info >= (3, 0):
+
+            def version_name():
+                return "three"
+        else:
+
+            def version_name():
+                return "old"
         """,
     )
     write(
@@ -90,6 +104,12 @@ def project(pytester: pytest.Pytester) -> pytest.Pytester:
             import util
 
             assert util.other() == 2
+
+
+        def test_version_name():
+            import util
+
+            assert util.version_name() == "three"
         """,
     )
     assert run(pytester) == ALL
@@ -106,6 +126,17 @@ def test_the_branch_that_does_not_run_edited(project: pytest.Pytester) -> None:
     edit(project, "util.py", "LIMIT = 20", "LIMIT = 30")
     edit(project, "util.py", 'GREETING = "hi"', 'GREETING = "hey"')
     assert run(project) == set()
+
+
+def test_the_definitions_of_an_elif_chain_that_do_not_run(project: pytest.Pytester) -> None:
+    edit(project, "util.py", 'return "future"', 'return "later"')
+    edit(project, "util.py", 'return "old"', 'return "older"')
+    assert run(project) == set()
+
+
+def test_the_definition_of_an_elif_chain_that_runs(project: pytest.Pytester) -> None:
+    edit(project, "util.py", 'return "three"', 'return "3"')
+    assert ran_and_failed(project) == ({"test_version_name"}, {"test_version_name"})
 
 
 def test_a_binding_of_the_branch_that_runs_selects_its_readers(project: pytest.Pytester) -> None:
