@@ -192,3 +192,54 @@ def test_a_condition_the_fingerprint_does_not_fix_keeps_its_branches(
 ) -> None:
     edit(project, "util.py", 'SEPARATOR = "-"', 'SEPARATOR = "*"')
     assert run(project) == ALL
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="unsound (lead's review): the dead branch is a hole of every unit, and a test that "
+    "patches sys.version_info and reloads runs it; passes on 21db5d3 (the module unit). Next: "
+    "a unit of its own, recorded by exec_module when a fixed value is not the original",
+)
+def test_a_test_that_reloads_the_module_under_another_version_runs_its_other_branch(
+    pytester: pytest.Pytester,
+) -> None:
+    # The dead branch is dead for the import only: a test patching ``sys.version_info``
+    # and reloading the module runs it (compatibility code is tested this way).
+    write(
+        pytester,
+        "compat.py",
+        """
+        import sys
+
+        if sys.version_info >= (3, 0):
+            NAME = "three"
+        else:
+            NAME = "two"
+        """,
+    )
+    write(
+        pytester,
+        "test_compat.py",
+        """
+        import importlib
+        import sys
+
+        import compat
+
+
+        def test_now():
+            assert compat.NAME == "three"
+
+
+        def test_old(monkeypatch):
+            monkeypatch.setattr(sys, "version_info", (2, 7, 0, "final", 0))
+            try:
+                assert importlib.reload(compat).NAME == "two"
+            finally:
+                monkeypatch.undo()
+                importlib.reload(compat)
+        """,
+    )
+    assert run(pytester) == {"test_now", "test_old"}
+    edit(pytester, "compat.py", 'NAME = "two"', 'NAME = "2"')
+    assert ran_and_failed(pytester) == ({"test_old"}, {"test_old"})
