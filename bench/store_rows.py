@@ -17,6 +17,7 @@ import argparse
 import dataclasses
 import sqlite3
 import sys
+from collections import Counter
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -81,7 +82,23 @@ def compare(project: Project, before: Path, rounds: int) -> int:
     print(f"tests whose units vary between runs: {len(unsteady)}; differ by version: {len(differ)}")
     for test in sorted(differ)[:10]:
         print(f"  {test}")
+    _print_unit_changes(differ, after_runs[0], before_runs[0])
     return len(differ)
+
+
+def _print_unit_changes(differ: set[str], after: Recording, before: Recording) -> None:
+    """The units the differing tests gained and lost (first round of each), most
+    frequent first: a difference is judged by what it is (a strict superset is sound)."""
+    gained: Counter[str] = Counter()
+    lost: Counter[str] = Counter()
+    for test in differ:
+        now, then = after.get(test, frozenset()), before.get(test, frozenset())
+        gained.update(now - then)
+        lost.update(then - now)
+    for label, changes in (("gained", gained), ("lost", lost)):
+        print(f"units {label} ({sum(changes.values())} in all):")
+        for unit, count in changes.most_common(10):
+            print(f"  {count:6d} tests  {unit}")
 
 
 def main() -> int:

@@ -87,12 +87,16 @@ class StoreFacts:
         # A collected test the store has no record of is new: it is observed.
         observe = self.observe.union(t for t in collected if t not in records)
         fresh = [t for t in collected if t in self.covering and t not in observe]
-        units = {f.key: f for f in self.functions}
+        targets = {f.key for f in self.functions}
+        ran_by_test: dict[str, set[str]] = {}  # test -> the targets it ran, found once
+        for key, tests in self.ran.items():
+            for test in tests:
+                ran_by_test.setdefault(test, set()).add(key)
         known_tests = {
             t: {
                 "outcome": records[t].outcome,
                 "duration": records[t].duration,
-                "units": _units_run(self.deps[t], t, units, self.ran),
+                "units": _units_run(self.deps[t], targets, ran_by_test.get(t, set())),
                 "setup": self.setups.get(t),
             }
             for t in fresh
@@ -150,14 +154,12 @@ def read_store(
     )
 
 
-def _units_run(
-    deps: set[str], test: str, targets: dict[str, Any], ran: dict[str, set[str]]
-) -> set[str]:
+def _units_run(deps: set[str], targets: set[str], ran: set[str]) -> set[str]:
     """A test's units as an observation reports them (in no order: sorting ~1250 units of
     each of marshmallow's 1228 tests was most of reading the store): a target function's
     unit is a dependency of the tests that read its name too, so for targets the record of
-    which tests ran it counts."""
-    return (deps - targets.keys()) | {key for key in targets if test in ran[key]}
+    which tests ran it counts (``ran``: the targets this test ran)."""
+    return (deps - targets) | ran
 
 
 def _recorded_since(tests: list[str], records: dict[str, Any], since: int | None) -> bool:

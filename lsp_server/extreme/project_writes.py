@@ -37,6 +37,29 @@ _PATH_CHANGES = {"os.rename": (0, 1), "os.remove": (0,), "os.truncate": (0,)}
 arguments (``os.replace`` raises ``os.rename``, ``os.unlink`` ``os.remove``)."""
 
 
+def changed_paths(event: str, args: tuple[Any, ...]) -> list[str]:
+    """The files (absolute) that the audit event ``event`` with ``args`` is about to write,
+    rename or remove; never raises (an audit hook must not break the call it audits)."""
+    paths: list[Any] = []
+    with contextlib.suppress(Exception):
+        if event == "open":
+            path, mode, flags = args
+            writing = any(c in mode for c in "wax+") if isinstance(mode, str) else None
+            if writing is None:
+                writing = isinstance(flags, int) and bool(flags & _WRITING)
+            paths = [path] if writing else []
+        elif event in _PATH_CHANGES:
+            paths = [args[i] for i in _PATH_CHANGES[event]]
+        elif event == "sqlite3.connect":  # the connection then writes without an ``open``
+            paths = [args[0]]
+    found = []
+    for path in paths:
+        if isinstance(path, (str, bytes, os.PathLike)):
+            with contextlib.suppress(Exception):
+                found.append(os.path.abspath(os.fsdecode(path)))
+    return found
+
+
 class ProjectWrites:
     """In a worker over ``root``: the project files the children of one request opened
     for writing (an audit hook in every child, noting each file once per child into a
@@ -50,6 +73,9 @@ class ProjectWrites:
         self._owner = 0  # the worker whose file ``_fd`` is (a forked sibling makes its own)
         self._noted: set[str] = set()
         self._hooked = False
+        self._armed = False  # in a request: the worker's own writes between them are its
+        # session's, handed to ``between`` (``session_writes``), never a run's
+        self.between: Callable[[str, tuple[Any, ...]], None] | None = None
 
     def arm(self) -> None:
         """Before a request's runs, in the worker: start noting afresh."""
@@ -61,6 +87,13 @@ class ProjectWrites:
         os.ftruncate(self._fd, 0)
         os.lseek(self._fd, 0, os.SEEK_SET)  # or the next note lands past a hole of NULs
         self._noted = set()
+        self._armed = True
+        self.hook()
+
+    def hook(self) -> None:
+        """Install the audit hook (once): at the first ``arm``, or before pytest starts
+        when it also serves ``between``. One hook for both: every forked child pays
+        for each hook at each audit event, and the children run the tests."""
         if not self._hooked:
             sys.addaudithook(self._audit)
             self._hooked = True
@@ -75,6 +108,10 @@ class ProjectWrites:
         os.lseek(self._fd, 0, os.SEEK_SET)  # or the next note lands past a hole of NULs
         return sorted(set(text.splitlines()))
 
+    def disarm(self) -> None:
+        """After a request, in the worker: its own writes are no longer a run's."""
+        self._armed = False
+
     def put_back(self, wrote: list[str]) -> list[str]:
         """After a request's runs, in the worker: the files of ``wrote`` (relative) that
         differ from their originals put back (those put back), unnoted themselves."""
@@ -88,26 +125,18 @@ class ProjectWrites:
 
     def _audit(self, event: str, args: tuple[Any, ...]) -> None:
         # Called for every audit event of the process (imports, compiles, ...): the
-        # common case, neither an open nor a path change, returns after two tests.
-        if event != "open":
-            if event in _PATH_CHANGES and self._fd is not None:
-                self._path_change(event, args)
+        # common case, neither an open nor a path change, returns after three tests.
+        if not self._armed:
+            if self.between is not None:
+                self.between(event, args)
             return
-        if self._fd is None or args[1] in _READING:  # imports read every module: quick
+        if event != "open" and event not in _PATH_CHANGES:
             return
-        with contextlib.suppress(Exception):  # never break the test's own open
-            path, mode, flags = args
-            writing = any(c in mode for c in "wax+") if isinstance(mode, str) else None
-            if writing is None:
-                writing = isinstance(flags, int) and bool(flags & _WRITING)
-            if writing and isinstance(path, (str, bytes, os.PathLike)):
-                self._note(os.path.abspath(os.fsdecode(path)))
-
-    def _path_change(self, event: str, args: tuple[Any, ...]) -> None:
+        if self._fd is None or (event == "open" and args[1] in _READING):
+            return  # imports read every module: quick
         with contextlib.suppress(Exception):  # never break the test's own call
-            for path in (args[i] for i in _PATH_CHANGES[event]):
-                if isinstance(path, (str, bytes, os.PathLike)):
-                    self._note(os.path.abspath(os.fsdecode(path)))
+            for path in changed_paths(event, args):
+                self._note(path)
 
     def _note(self, path: str) -> None:
         if not path.startswith(self.root) or path in self._noted:
@@ -131,9 +160,12 @@ def noting_writes(
     transformation's runs) with ``wrote``, the project files its runs wrote
     (``SharedFiles``, ``WorkerPool.observe``), those a stopped test left changed put back."""
     writes.arm()
-    reply = work(request)
-    reply["wrote"] = writes.take()
-    writes.put_back(reply["wrote"])
+    try:
+        reply = work(request)
+        reply["wrote"] = writes.take()
+        writes.put_back(reply["wrote"])
+    finally:
+        writes.disarm()
     return reply
 
 

@@ -32,10 +32,12 @@ from lsp_server.extreme import project_options
 from lsp_server.extreme.assert_mode import assert_mode
 from lsp_server.extreme.bytecode import use_private_cache
 from lsp_server.extreme.failure_note import FailureNote, short_failure
+from lsp_server.extreme.item_locations import locate
 from lsp_server.extreme.library_caches import fill_library_caches
 from lsp_server.extreme.pool import SCOPE_VARIABLE
 from lsp_server.extreme.project_writes import ProjectWrites, noting_writes
 from lsp_server.extreme.real_paths import real_path
+from lsp_server.extreme.session_writes import SessionWrites
 from lsp_server.extreme.spare_wait import (
     SessionImports,
     session_imports,
@@ -96,8 +98,9 @@ class WorkerPlugin:
         self.scope: dict[str, Any] | None = None  # ``spare_wait``
         self.imports = SessionImports()  # what a spare of its pool would hold (``warm``)
         self.writes = ProjectWrites(root)  # project files a request's runs wrote
-        # The request's transformed code, compiled before its children are forked.
-        self.compiled: swapping.Replacements | None = None
+        self.session_writes = SessionWrites(root)  # and those its own session wrote
+        self.compiled: swapping.Replacements | None = None  # the request's, before forks
+        self.froze_heap = False  # ``prepare`` froze it (what was frozen before: see there)
 
     def send(self, message: dict[str, Any]) -> None:
         self.channel.send(message)
@@ -175,6 +178,7 @@ class WorkerPlugin:
     def _terminate(self, signum: int, frame: object) -> None:
         self.forker.kill_all()
         kill_adopted()
+        self.session_writes.put_back()  # no exit handler runs
         os._exit(1)
 
     # -- requests ---------------------------------------------------------------------
@@ -233,29 +237,26 @@ class WorkerPlugin:
             with contextlib.suppress(OSError, UnicodeDecodeError, SyntaxError, ValueError):
                 source = Path(path).read_text(encoding="utf-8")
                 self.defs[path] = swapping.function_defs(source, path)
-        gc.unfreeze()  # frozen objects are invisible to the index (a warm worker's 2nd time)
+        # Frozen objects are invisible to the index: what this worker froze (a warm worker's
+        # 2nd time) is unfrozen; the first time, the frozen heap is that of the reks process
+        # it was forked from (``fork_start``), no project function in it (``fork_safety``).
+        if self.froze_heap:
+            gc.unfreeze()
         self.index = swapping.index_functions(self.root)
         imported = self.stop_import_recording()
         from lsp_server.extreme.run_log import RunLog
 
         self.run_log = self.run_log or RunLog(self.root)
         self.run_log.prewarm()
-        self.locate_items()
         self.own_children = set(children(os.getpid()))
         fill_library_caches()
         # Keep the collector from touching (and so copying) every inherited object in each
         # child: copy-on-write pages stay shared.
         gc.collect()
         gc.freeze()
+        self.froze_heap = True
         self.fork_siblings()  # the first prepare: the others start from here
         return {"op": "prepared", "pid": os.getpid(), **imported}
-
-    def locate_items(self) -> None:
-        """Compute each test's location (pytest computes it the first time it reports the
-        test, and keeps it), so that every child inherits it instead of computing it."""
-        for item in self.items.values():
-            with contextlib.suppress(Exception):  # a plugin's item that cannot say: as before
-                _ = item.location
 
     def refresh(self, files: dict[str, str]) -> dict[str, Any]:
         """Follow edits of ``files`` (path -> the text the worker imported) in the live
@@ -290,6 +291,7 @@ class WorkerPlugin:
         wanted = None if subset is None else set(subset)
         nodeids = [n for n in self.items if wanted is None or n in wanted]
         chunk = nodeids[len(nodeids) * index // count : len(nodeids) * (index + 1) // count]
+        locate(self.items, chunk)
         default = float(request.get("timeout", 600.0))
         known: dict[str, float] = request.get("timeouts") or {}
         timeouts = {n: float(known.get(n, default)) for n in chunk}
@@ -338,7 +340,10 @@ class WorkerPlugin:
         return {"tests": tests, "returns": returns, "setup": setup}
 
     def run(self, request: dict[str, Any]) -> dict[str, Any]:
-        return run_transformation(self, request)
+        locate(self.items, request["tests"][:1])  # it runs first, in every child
+        reply = run_transformation(self, request)
+        locate(self.items, reply.get("tests", []))  # what ran: for the next requests
+        return reply
 
     def set_up_child(self, request: dict[str, Any], transformed: bool) -> dict[str, Any] | None:
         """In a transformation's child, before its tests: the transformation installed
@@ -375,12 +380,11 @@ def main(argv: list[str], plugin_class: type[WorkerPlugin] = WorkerPlugin) -> in
     set_subreaper()
     use_private_cache()
     plugin = plugin_class(root, channel, inherited_siblings())
+    plugin.session_writes.start(through=plugin.writes)  # before pytest configures plugins
     # A spare's wait: Python, pytest, reks and libraries imported, no tracing of them.
     plugin.scope = wait_before_pytest(channel, root)
     plugin.start_import_recording()
-    off = [
-        a for name in ("cacheprovider", "reks", "xdist", "randomly") for a in ("-p", f"no:{name}")
-    ]
+    off = [a for n in ("cacheprovider", "reks", "xdist", "randomly") for a in ("-p", f"no:{n}")]
     asserts = f"--assert={assert_mode(Path(root))}"
     args = [*off, asserts, "--capture=no", "-q", "--rootdir", root, *argv[1:]]
     plugins = [plugin, plugin.setup_clock, plugin.wanted, plugin.failure, project_options]

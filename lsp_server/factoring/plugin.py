@@ -47,6 +47,10 @@ def pytest_configure(config: pytest.Config) -> None:
         from lsp_server.factoring.run_varying import watch_run_varying
 
         watch_run_varying()  # from the start: a session fixture's folder is fresh too
+    if _request(config) is not None:  # only a request's results charge shared fixtures
+        from lsp_server.factoring.shared_fixtures import SharedFixtureTiming
+
+        config.pluginmanager.register(SharedFixtureTiming(), "reks-shared-fixture-timing")
     timer = side_by_side.timer_for(_request(config) or {}, _own_s)
     if timer is not None:
         config.stash[_timer_key] = timer
@@ -72,6 +76,45 @@ def _request(config: pytest.Config) -> dict[str, Any] | None:
         cached = json.loads(Path(path).read_text(encoding="utf-8")) if path else None
         config._reks_factoring_request = cached  # type: ignore[attr-defined]
     return cached
+
+
+_FIXTURE = "_reks_factoring"
+
+
+def _uses_fixture(item: pytest.Item, wanted: dict[str, Any] | None) -> bool:
+    """Whether ``_reks_factoring`` does anything for ``item``: it captures or profiles
+    it (a request naming it) or replays its module's transcript."""
+    if wanted is not None and (wanted.get("capture") or wanted.get("profile")):
+        return item.nodeid in wanted["tests"] or _replays(item) or _overridden(item)
+    return _replays(item) or _overridden(item)
+
+
+def _overridden(item: pytest.Item) -> bool:
+    """Whether a fixture of the project's takes the name for ``item``: it stays."""
+    info = getattr(item, "_fixtureinfo", None)
+    defs = () if info is None else info.name2fixturedefs.get(_FIXTURE, ())
+    return any(getattr(d.func, "__module__", None) != __name__ for d in defs)
+
+
+def _replays(item: pytest.Item) -> bool:
+    return bool(getattr(getattr(item, "module", None), "REKS_TRANSCRIPT", None))
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """The autouse fixture leaves the fixture closure of the items it does nothing for:
+    a fixture's setup and teardown cost every test of every project where reks is
+    installed. Where it stays, its place in the closure is the one autouse gave it, the
+    same for capture and replay. Parametrized items of one function share one closure
+    list: it stays there when any of them uses it."""
+    wanted = _request(config)
+    kept = {
+        id(getattr(item, "fixturenames", None)) for item in items if _uses_fixture(item, wanted)
+    }
+    for item in items:
+        closure = getattr(item, "fixturenames", None)
+        if type(closure) is list and id(closure) not in kept and _FIXTURE in closure:
+            closure.remove(_FIXTURE)
 
 
 @pytest.fixture(autouse=True)
@@ -269,7 +312,9 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo) -> Itera
     entry = results.setdefault(
         item.nodeid, {"outcome": "passed", "duration_s": 0.0, "shared_s": 0.0}
     )
-    shared = _SharedFixtureClock.of(item.config).take()
+    from lsp_server.factoring.shared_fixtures import SharedFixtureClock
+
+    shared = SharedFixtureClock.of(item.config).take()
     entry["duration_s"] += max(0.0, report.duration - shared)
     entry["shared_s"] += shared
     if report.failed or (report.skipped and entry["outcome"] == "passed"):
@@ -284,60 +329,6 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo) -> Itera
 
 
 _results_key = pytest.StashKey[dict]()
-
-
-class _SharedFixtureClock:
-    """Time spent setting up and tearing down fixtures wider than one test (session,
-    package, module or class scope), not yet charged: each phase's report takes it out of
-    the test's duration (``shared_s``). Compared like for like, a system test and its
-    factored test share such a fixture (an HTTP server, say), and whichever runs first
-    would otherwise be charged its start, and the last one its stop."""
-
-    def __init__(self) -> None:
-        self.pending = 0.0
-        self._depth = 0
-        self._started = 0.0
-
-    @staticmethod
-    def of(config: pytest.Config) -> _SharedFixtureClock:
-        return config.stash.setdefault(_shared_key, _SharedFixtureClock())
-
-    def start(self) -> None:
-        if self._depth == 0:
-            self._started = time.perf_counter()
-        self._depth += 1
-
-    def stop(self) -> None:
-        if self._depth == 0:
-            return
-        self._depth -= 1
-        if self._depth == 0:
-            self.pending += time.perf_counter() - self._started
-
-    def take(self) -> float:
-        taken, self.pending = self.pending, 0.0
-        return taken
-
-
-_shared_key = pytest.StashKey[_SharedFixtureClock]()
-
-
-@pytest.hookimpl(hookwrapper=True)
-def pytest_fixture_setup(fixturedef: Any, request: pytest.FixtureRequest) -> Iterator[None]:
-    """Times a shared fixture's setup, and brackets its teardown: finalizers run last
-    added first, so ``stop`` (added before the fixture's own teardown) runs after it and
-    ``start`` (added after) before it."""
-    if fixturedef.scope == "function" or _request(request.config) is None:
-        yield
-        return
-    clock = _SharedFixtureClock.of(request.config)
-    fixturedef.addfinalizer(clock.stop)
-    clock.start()
-    try:
-        yield
-    finally:
-        clock.stop()
-        fixturedef.addfinalizer(clock.start)
 
 
 def pytest_sessionfinish(session: pytest.Session) -> None:

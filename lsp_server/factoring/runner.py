@@ -16,6 +16,8 @@ from lsp_server.jobs import Job
 from lsp_server.project import Project
 
 PLUGIN = "lsp_server.factoring.plugin"
+SESSION_GUARD = "lsp_server.factoring.session_guard"
+"""Puts back the project files the run's session wrote (its ``addopts`` reports)."""
 
 
 class RunError(RuntimeError):
@@ -47,7 +49,8 @@ def run_pytest(
         )
         env = environment(project.root)
         command = [
-            project.python, "-m", "pytest", "-p", PLUGIN, "-p", "no:cacheprovider",
+            project.python, "-m", "pytest", "-p", PLUGIN, "-p", SESSION_GUARD,
+            "-p", "no:cacheprovider",
             "-p", "no:randomly", "-q", "--rootdir", str(project.root),
             f"{REQUEST_OPTION}={request_path}", *nodeids,
         ]  # fmt: skip

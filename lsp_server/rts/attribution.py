@@ -156,7 +156,7 @@ class UnitAttribution:
         ids, read_at_import, at_import_by_string = self.footprints.expand(ids)
         self.footprints.add_globals_read(ids, globals_read)
         # Which code reads were told, and what they read (``rts.code_read_marks``).
-        marks, read = self.marks.marks(codes.values(), names - reads - by_string, reads | by_string)
+        marks, read = self.marks.marks(codes, names - reads - by_string, reads | by_string)
         names, ids = names | marks, ids.union(read)
         names, dynamic = names | by_string | read_at_import, dynamic or at_import_by_string
         whole = self.footprints.read_whole(ids) | modules_read_whole(names)
@@ -388,7 +388,7 @@ class UnitAttribution:
                 if identity(ran) in self._read_at_run_time:
                     by_string |= self._run_time_reads(ran)[0]
             # Code read at import (typeguard's ``@typechecked``): told as in a test's window.
-            marks, read = self.marks.marks(codes.values(), names - by_string, by_string, code)
+            marks, read = self.marks.marks(codes, names - by_string, by_string, code)
             names, ids = names | marks, ids | read
             self.footprints.add(module, ids, names, dynamic, globals_read)
             if hooked:

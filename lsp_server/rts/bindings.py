@@ -56,6 +56,7 @@ from lsp_server.rts.purity import (
     is_type_checking_block,
     nested_statements,
 )
+from lsp_server.rts.raising_units import raising_unit
 from lsp_server.rts.stdlib_imports import STDLIB, stdlib_imports
 from lsp_server.rts.stdlib_queries import is_query
 from lsp_server.rts.store_only_init import store_only_init
@@ -116,6 +117,8 @@ class ModuleLayout:
     """A residue class (by its line and name) -> the names only its loose assignments read."""
     wrappers: Wrappers = field(default_factory=Wrappers)
     """The module's wrappers as of its end, and the imported ones it trusted."""
+    raising: dict[str, frozenset[str]] = field(default_factory=dict)
+    """A ``def``'s or assignment's ``<raises>`` unit -> what it reads (``rts.raising_units``)."""
 
 
 def _def_is_binding(
@@ -365,11 +368,11 @@ def module_layout(tree: ast.Module) -> ModuleLayout:
     before: set[str] = set()
     residue_refs: set[str] = set()
     for stmt, binding, raising, unread, filters, loose in found:
-        for unit, marker in raising:
+        for unit, marker in raising:  # a class's frame: ``class_frames``
+            if not unit and binding is not None:  # ``rts.raising_units``
+                order = _order_markers(binding.refs, before, bound)
+                unit, marker = raising_unit(layout, binding, marker, order)
             layout.markers.setdefault(unit, []).append(marker)
-            # It raises or not by what its names hold (a class's frame: ``class_frames``).
-            if not unit and binding is not None and not binding.is_class:
-                residue_refs |= binding.refs
         if binding is None:
             if isinstance(stmt, ast.ClassDef):
                 reads = _residue_class(layout, stmt, loose, before, bound)

@@ -11,7 +11,7 @@ the window are merged, and one untold read anywhere keeps the wide reading.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Set
+from collections.abc import Callable, Mapping, Set
 from types import CodeType
 
 from lsp_server.project.files import ProjectPaths
@@ -22,7 +22,7 @@ from lsp_server.rts.identity import identity
 from lsp_server.rts.lookup_sites import shadowed
 from lsp_server.rts.runtime_lookups import RuntimeLookups
 from lsp_server.rts.snapshots import FileStates
-from lsp_server.rts.told_code_reads import told_reads
+from lsp_server.rts.told_code_reads import may_read_code, told_reads
 
 
 class CodeReadMarks:
@@ -44,10 +44,14 @@ class CodeReadMarks:
         # By identity: every code object read stays alive in ``CodeReads.functions``.
         self._by_code: dict[int, frozenset[int]] = {}
         self._by_file: dict[str, frozenset[int]] = {}
+        # Code objects by identity, classified once: those that may read code, and all
+        # (``_readers_among``).
+        self._readers: set[int] = set()
+        self._classified: set[int] = set()
 
     def marks(
         self,
-        codes: Iterable[CodeType],
+        codes: Mapping[int, CodeType],
         names: Set[str],
         untold: Set[str],
         module: CodeType | None = None,
@@ -61,13 +65,28 @@ class CodeReadMarks:
         lookups = self._lookups
         sites = lookups.source_sites if lookups.sources_seen else None
         reads = lookups.code_reads
-        found = told_reads(codes, self._names_of, reads, sites, names, self._shadowed, module)
+        readers = self._readers_among(codes)
+        found = told_reads(readers, self._names_of, reads, sites, names, self._shadowed, module)
         marks = {UNTOLD_MARK + name for name in other}
         for name in spelled - other:
             marks.add(TOLD + name if TOLD + name in found.twins else UNTOLD_MARK + name)
         functions, files = found.read()
         units = set().union(*map(self._units_of_code, functions), *map(self._units_of_file, files))
         return marks, units
+
+    def _readers_among(self, codes: Mapping[int, CodeType]) -> list[CodeType]:
+        """The code objects of ``codes`` (by identity) ``told_reads`` may find a read in:
+        those that read or spell a code-read name (``may_read_code``). A test runs
+        hundreds of code objects and nearly none reads code: the others are set aside
+        once per session, by set operations in C. Both parts of the answer are fixed once
+        the attribution has seen the code (``names_of``: its reads and line reads, noted
+        once; what it spells, kept by ``CodeReads.spelled``)."""
+        classified, readers = self._classified, self._readers
+        for key in codes.keys() - classified:
+            classified.add(key)
+            if may_read_code(codes[key], self._names_of, self._lookups.code_reads):
+                readers.add(key)
+        return [codes[key] for key in readers.intersection(codes)]
 
     def _units_of_code(self, code: CodeType) -> frozenset[int]:
         """``code_read_units`` of the code object ``code``, kept by identity."""

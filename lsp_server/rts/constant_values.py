@@ -11,7 +11,8 @@ Only what cannot run project code, have effects or grow out of bounds is compute
 names the module surely bound to such values (its docstring's ``__doc__`` too), builtins it
 did not rebind, containers, comprehensions, subscripts, f-strings without a format spec,
 ``+``, ``|``, ``&``, ``-``, small products, comparisons, boolean operators, calls of the
-pure callables and string methods below, ``range`` of at most ``_RANGE`` items. Anything
+pure callables and string methods below (and of ``str.maketrans``), ``range`` of at most
+``_RANGE`` items. Anything
 else, or anything that raises here, is ``MISSING``.
 """
 
@@ -82,8 +83,14 @@ _STR_METHODS = frozenset(
         "decode",
         "partition",
         "rpartition",
+        "translate",
+        "maketrans",
     ]
 )
+# ``str.maketrans(mapping)``, ``bytes.maketrans(b"ab", b"ba")``: static methods of the types
+# that only build a table (humanize's ``_SUPERSCRIPT_TRANS``). ``bytes`` itself is no pure
+# callable (``bytes(10**9)``): a stand-in lends its table maker alone.
+_BYTES_TABLES = types.SimpleNamespace(maketrans=bytes.maketrans)
 _NODES = (
     ast.Constant,
     ast.Tuple,
@@ -213,9 +220,13 @@ def _operand(node: ast.expr, scope: Scope) -> object:
 def _known(name: str, scope: Scope) -> object:
     if name in scope.constants:
         return scope.constants[name]
+    if name in scope.fresh:
+        return scope.fresh[name]
     value = value_of(name, scope)
     if value is range:
         return _bounded_range
+    if value is bytes:
+        return _BYTES_TABLES
     return value if any(value is c for c in _PURE_CALLABLES) else MISSING
 
 
@@ -227,6 +238,9 @@ def _string_method(node: ast.Attribute, scope: Scope) -> bool:
         held = node.value.value
     elif isinstance(node.value, ast.Name):
         held = scope.constants.get(node.value.id, MISSING)
+        if held is MISSING and node.value.id not in scope.constants:
+            owner = _known(node.value.id, scope)  # the builtin type, not rebound
+            return node.attr == "maketrans" and (owner is str or owner is _BYTES_TABLES)
     return isinstance(held, (str, bytes)) and node.attr in _STR_METHODS
 
 

@@ -78,7 +78,7 @@ def may_raise_at_import(tree: ast.Module, layout: ModuleLayout) -> bool:
     if any(m.startswith("<raises:") for markers in layout.markers.values() for m in markers):
         return True
     bound_lines = {binding.start[0] for binding in layout.bindings}
-    first_lines = [_first_line(stmt) for stmt in tree.body]
+    first_lines = [first_line(stmt) for stmt in tree.body]
     if len(set(first_lines)) < len(first_lines):
         return True  # a binding's span starts at its line: two statements share it
     if any(isinstance(stmt, ast.If) and not _never_runs(stmt) for stmt in tree.body):
@@ -86,7 +86,7 @@ def may_raise_at_import(tree: ast.Module, layout: ModuleLayout) -> bool:
     return not all(
         isinstance(stmt, (ast.Import, ast.ImportFrom)) or _is_docstring(stmt)
         for stmt in tree.body
-        if _first_line(stmt) not in bound_lines
+        if first_line(stmt) not in bound_lines
     )
 
 
@@ -99,7 +99,7 @@ def _is_docstring(stmt: ast.stmt) -> bool:
     return isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant)
 
 
-def _first_line(stmt: ast.stmt) -> int:
+def first_line(stmt: ast.stmt) -> int:
     """Where a binding of the statement starts: its first decorator's line, if any."""
     decorators = getattr(stmt, "decorator_list", [])
     return min([stmt.lineno, *(d.lineno for d in decorators)])

@@ -52,6 +52,9 @@ class Scope:
             self.constants["__doc__"] = ast.literal_eval(tree.body[0].value)  # type: ignore[attr-defined]
         """Names surely bound to a value computed from constants (``rts.constant_values``)
         -> that value."""
+        self.fresh: dict[str, object] = {}
+        """The same for a mutable value (a dict, a list), only while no statement but such
+        computed bindings ran since it was bound: nothing could change it yet."""
         self._unpinned = _unpinned(tree)
         self._last_computed: tuple[ast.stmt | None, dict[str, object]] = (None, {})
         self.lazy_annotations = any(
@@ -75,13 +78,17 @@ class Scope:
         if isinstance(stmt, ast.ImportFrom) and any(a.name == "*" for a in stmt.names):
             self.star = True
             self.constants.clear()  # it may rebind any of them
+            self.fresh.clear()
             self.pytest.clear()
         computed = self.computed(stmt)
         made = enum_made_here(stmt, self) if isinstance(stmt, ast.ClassDef) else None
         rebound = maybe_bound(stmt)
         self.rebound |= rebound
+        if not computed:
+            self.fresh.clear()  # what ran may have changed them
         for name in rebound:
             self.constants.pop(name, None)  # ``if x: C = other`` may rebind a plain class
+            self.fresh.pop(name, None)
             self.modules.pop(name, None)
             self.plain_classes.discard(name)
             self.typed_dicts.discard(name)
@@ -95,7 +102,8 @@ class Scope:
             assert isinstance(stmt, ast.ClassDef)
             self.enums[stmt.name] = made
         self.bound |= surely_bound(stmt)
-        self.constants.update((n, v) for n, v in computed.items() if v is not MISSING)
+        self.constants.update((n, v) for n, v in computed.items() if immutable(v))
+        self.fresh.update((n, v) for n, v in computed.items() if not immutable(v))
         if isinstance(stmt, ast.ClassDef):
             self.members[stmt.name] = every_bound(stmt.body)
             if typed_dict_bases(stmt, self):
@@ -141,8 +149,8 @@ class Scope:
         value = constant_value(stmt.value, self) if stmt.value is not None else MISSING
         if value is MISSING:
             return {}
-        # Mutable values are not kept: the names are bound, but to what, later code decides.
-        return dict.fromkeys(names, value if immutable(value) else MISSING)
+        # A mutable value is kept only until other code runs (``fresh``).
+        return dict.fromkeys(names, value)
 
 
 # What may rebind any global of the module while it is imported (with ``sys.modules``).

@@ -85,6 +85,15 @@ def told_reads(
     return found
 
 
+def may_read_code(
+    code: CodeType, names_of: Callable[[CodeType], Set[str]], reads: CodeReads
+) -> bool:
+    """Whether ``told_reads`` may find anything in ``code``: it reads a code-read name
+    where it runs, or spells one. Without either it adds no function or file read and
+    tells no name, whatever the other code objects and ``names`` are."""
+    return not TOLDABLE.isdisjoint(names_of(code)) or bool(reads.spelled(code, _spelled))
+
+
 def _spelled(code: CodeType) -> frozenset[str]:
     """The code-read names ``code`` spells, as names or strings (a read by a string may
     count where its line ran only: ``rts.read_lines``)."""

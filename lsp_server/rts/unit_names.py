@@ -77,6 +77,16 @@ raise at import: ``<read>kinds.WORD``. Every importer sees it when it is new or 
 gone cannot make the import fail (``rts.display_read_units``)."""
 
 
+RAISES = "<raises>"
+"""Prefix of the unit of what may raise in a top-level binding (``rts.raising_units``):
+``<raises>f`` for ``def f`` with a decorator, default or annotation that may raise. Every
+importer sees it when it is new or changed; one gone cannot make the import fail."""
+
+
+def raises_name(names: tuple[str, ...]) -> str:
+    return RAISES + ",".join(names)
+
+
 GETATTR_PARTS = "<getattr>"
 """Prefix of the units of a module ``__getattr__`` split per constant branch
 (``rts.getattr_branches``): they bind no name."""
@@ -109,8 +119,8 @@ def display_read_name(read: str) -> str:
 def is_import_risk(unit_name: str) -> bool:
     """Whether the unit is part of what may make the import of its module fail, apart from
     any binding: every importer sees it new or changed, none sees it gone (a display
-    table's read, a class's frame)."""
-    return unit_name.startswith(DISPLAY_READ) or unit_name.endswith(FRAME)
+    table's read, a class's frame, a binding's risky parts)."""
+    return unit_name.startswith((DISPLAY_READ, RAISES)) or unit_name.endswith(FRAME)
 
 
 def importing_name(module: str, level: int) -> str:
@@ -172,7 +182,7 @@ def bound_name(unit_name: str) -> str | None:
         return None
     if unit_name.endswith((DOC, DEFAULTS, HOOKS, FRAME, LINES)):
         return None
-    if unit_name.startswith((IMPORTING, DISPLAY_READ, GETATTR_PARTS, WRAPPED)):
+    if unit_name.startswith((IMPORTING, DISPLAY_READ, RAISES, GETATTR_PARTS, WRAPPED)):
         return None
     return (body_name(unit_name) or unit_name).rpartition(".")[2]
 

@@ -67,6 +67,7 @@ from lsp_server.rts.module_docstring import docstring_binding
 from lsp_server.rts.open_namespace import opens_namespace
 from lsp_server.rts.overload_stubs import overload_stubs
 from lsp_server.rts.parametrize_cases import LiteralCases, add_cases, literal_cases
+from lsp_server.rts.raising_units import add_raising_units
 from lsp_server.rts.spans import LOCALS as _LOCALS
 from lsp_server.rts.spans import UnitSpan, scan
 from lsp_server.rts.tokens import (
@@ -152,8 +153,8 @@ def _analysed(path: str, source: str) -> FileUnits:
     if LISTING in result.top_names:  # what a star import takes (rts.star_listings)
         result.checksums.update(listing_units(result.listed))
     variants.update(getattr_units(tree, text, lines))  # ``rts.getattr_branches``
-    for name, texts in variants.items():
-        result.checksums[name] = digest(texts)
+    result.checksums.update((name, digest(texts)) for name, texts in variants.items())
+    add_raising_units(result, layout, tree)
     for binding in layout.bindings:
         for alias in binding.aliases:
             if alias not in result.spans:

@@ -1,0 +1,89 @@
+"""What may raise in a top-level binding, as a unit of its own instead of a part of the
+module unit.
+
+A ``def`` whose decorator, default or annotation may raise (``rts.import_raise``), or an
+assignment whose value may, made the module unit hold a digest of those parts, and every
+importer of the module depended on the names they read. Removing such a statement then
+selected every importer, though the recorded import ran it without raising: running the
+module without it cannot newly make the import fail (what it bound is the binding rules'
+business, ``rts.binding_reads``). tenacity b8b4675 removed an unused ``@contextmanager``
+helper of a test module and the imports only it read: every test importing the module ran.
+
+So each such binding has a unit ``<raises>f`` (``unit_names.RAISES``), an import risk
+(``unit_names.is_import_risk``): new or changed, it selects every importer; gone, nothing.
+Its checksum holds the digest of the parts that may raise, for each name they read that
+the module binds whether a binding comes before (moved below them, they raise), and the
+checksums of the module's bindings of those names, closed over what those read: a
+binding they read changed or removed changes it. A name the module binds otherwise too
+(an import of a project module, a call's result) is no binding whose unit tells its
+value: every importer depends on it as before (``FileUnits.residue_refs``).
+"""
+
+from __future__ import annotations
+
+import ast
+from collections import Counter
+from typing import TYPE_CHECKING
+
+from lsp_server.rts.bound_names import maybe_bound
+from lsp_server.rts.file_units import FileUnits
+from lsp_server.rts.import_effects import first_line
+from lsp_server.rts.tokens import digest
+from lsp_server.rts.unit_names import RAISES, raises_name
+
+if TYPE_CHECKING:
+    from lsp_server.rts.bindings import Binding, ModuleLayout
+
+
+def raising_unit(
+    layout: ModuleLayout, binding: Binding, marker: str, order: list[str]
+) -> tuple[str, str]:
+    """(unit name, marker) of what may raise in ``binding``, given its ``<raises:...>``
+    ``marker`` and the ``order`` markers of what it reads; a ``def`` or an assignment (it
+    raises or not by what its names hold) notes in ``layout`` what it reads."""
+    unit = raises_name(binding.names)
+    if not binding.is_class:  # a class's risk lies in its own statements (``class_frames``)
+        layout.raising[unit] = layout.raising.get(unit, frozenset()) | binding.refs
+    return unit, marker + "".join(order)
+
+
+def add_raising_units(result: FileUnits, layout: ModuleLayout, tree: ast.Module) -> None:
+    """The checksum of each ``<raises>`` unit of ``layout`` into ``result``: its markers
+    and, for a ``def`` or an assignment, the checksums of the bindings it reads,
+    transitively; the names read that no binding alone binds go into
+    ``result.residue_refs``."""
+    for unit, markers in layout.markers.items():
+        if unit.startswith(RAISES):
+            result.checksums[unit] = digest(markers)
+    outside: set[str] = set()
+    residue_bound = _residue_bound(tree, layout)
+    for unit, refs in layout.raising.items():
+        seen: dict[str, str | None] = {}
+        todo = sorted(refs)
+        while todo:
+            name = todo.pop()
+            units = result.bound.get(name)
+            if name in residue_bound or not units or "*" in residue_bound:
+                # A builtin, a missing name, one the residue binds (a star import: any)
+                outside.add(name)
+                continue
+            for bound in units:
+                if bound not in seen:
+                    seen[bound] = result.checksums.get(bound)
+                    todo.extend(sorted(result.refs.get(bound, frozenset())))
+        parts = [f"<{name}={checksum}>" for name, checksum in sorted(seen.items())]
+        result.checksums[unit] = digest([result.checksums[unit], *parts])
+    result.residue_refs = result.residue_refs | outside
+
+
+def _residue_bound(tree: ast.Module, layout: ModuleLayout) -> set[str]:
+    """The names a top-level statement that is no binding may bind (a statement sharing
+    its first line with another counts as one: a binding is known by its first line)."""
+    first_lines = [first_line(stmt) for stmt in tree.body]
+    shared = {line for line, count in Counter(first_lines).items() if count > 1}
+    bound_lines = {binding.start[0] for binding in layout.bindings} - shared
+    found: set[str] = set()
+    for stmt, line in zip(tree.body, first_lines, strict=True):
+        if line not in bound_lines:
+            found |= maybe_bound(stmt)
+    return found
