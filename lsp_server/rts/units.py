@@ -125,6 +125,7 @@ def _analysed(path: str, source: str) -> FileUnits:
         + [*guarded.markers, *layout.markers.get("", [])]
         + ([future.marker] if future.marks(MODULE, False, False, False) else [])
     )
+    guarded.add_dead_unit(result, text)
     casts, stubs = cast_holes(tree, lines), overload_stubs(spans, lines)
     cases = literal_cases(tree, lines)  # ``rts.parametrize_cases``
     variants = _function_texts(result, spans, children, text, lines, stubs, casts, cases)
@@ -146,8 +147,7 @@ def _analysed(path: str, source: str) -> FileUnits:
     result.import_units = frozenset(imported).union(result.from_imports, importing)
     result.import_origins, result.taken = import_origins(tree), bindings_taken(tree)
     future.mark(variants, result.spans.keys(), HEADER, DOC)
-    result.open_namespace = opens_namespace(tree)
-    result.attribute_names = attribute_names(text)
+    result.open_namespace, result.attribute_names = opens_namespace(tree), attribute_names(text)
     if not result.open_namespace:
         result.listed = listed_names(tree, source)
     if LISTING in result.top_names:  # what a star import takes (rts.star_listings)
@@ -390,9 +390,7 @@ def path_units(root: Path, file: Path) -> FileUnits:
         except (SyntaxError, UnicodeDecodeError) as exc:
             raise SourceError(f"{rel}: {exc}") from exc
         return source_units(rel, source)
-    units = FileUnits(path=rel)
-    units.checksums[FILE] = file_checksum(absolute.read_bytes())
-    return units
+    return FileUnits(path=rel, checksums={FILE: file_checksum(absolute.read_bytes())})
 
 
 def tokenize_decode(data: bytes) -> str:

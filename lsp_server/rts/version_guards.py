@@ -9,9 +9,21 @@ interpreter that records a test is the one that selects it, and the analysis run
 (the analysis cache is kept per Python, ``rts.analysis_cache``). So the condition is
 evaluated here, and the module analysed as if the statements of the branch that ran stood
 at its top level: a binding there is a binding unit (``rts.bindings``), a statement with
-effects stays in the module unit. The branch not taken runs for nobody: its text is left
-out of every unit, so editing it selects no test (typeguard 5b4e934 added ``Required`` to
-both branches of such a block: every test ran).
+effects stays in the module unit. The branch not taken runs for no importer: its text is
+left out of the module unit and of every binding, so editing it selects no importer
+(typeguard 5b4e934 added ``Required`` to both branches of such a block: every test ran).
+
+Dead for the import only: a test that patches ``sys.version_info`` (or ``sys.platform``)
+and reloads the module runs the other branch, and compatibility code is tested that way.
+So the branches not taken are one unit of their own, ``DEAD`` (one per file, not per
+guard: a test running the module under other values may take any of them, and it cannot
+be told which without evaluating every condition again under those values). A test
+depends on it when the module's code ran while a value the conditions read was not the
+process's own (``rts.dead_runs``), or when it read the file's source (``rts.code_read_units``
+takes every unit of the file). A function of a dead branch is the code of no unit of its
+own (the live one of the same name, or the module part), but only such a run made it, and
+the marker of that run is part of the module's import footprint: whoever calls it later
+depends on the module, hence on ``DEAD``.
 
 The condition itself (with the ``if``/``elif``/``else`` keywords) stays in the module
 unit, with a marker telling which branch ran: a changed condition, or one judged another
@@ -26,10 +38,13 @@ from __future__ import annotations
 import ast
 from dataclasses import dataclass, field
 
+from lsp_server.rts.file_units import FileUnits
 from lsp_server.rts.import_scope import Scope
 from lsp_server.rts.stdlib_imports import STDLIB
 from lsp_server.rts.stdlib_queries import query_value
 from lsp_server.rts.stdlib_values import MISSING
+from lsp_server.rts.tokens import TokenText, digest
+from lsp_server.rts.unit_names import DEAD
 
 Pos = tuple[int, int]
 
@@ -62,6 +77,16 @@ class GuardedModule:
     """The branches not taken: holes of the module unit (``TokenText.without``)."""
     markers: list[str] = field(default_factory=list)
     """Which branch ran, per guard in order: for the module unit."""
+
+    def add_dead_unit(self, result: FileUnits, text: TokenText) -> None:
+        """The ``DEAD`` unit of ``result``: every branch not taken, in order, each opened
+        by a marker (one moved to another guard changes it); none when all of them run."""
+        if not self.dead:
+            return
+        texts = [
+            t for start, end, _ in self.dead for t in ("<dead>", *text.without(start, end, ()))
+        ]
+        result.checksums[DEAD] = digest(texts)
 
 
 def resolve_guards(tree: ast.Module) -> GuardedModule:

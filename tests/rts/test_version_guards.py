@@ -194,32 +194,40 @@ def test_a_condition_the_fingerprint_does_not_fix_keeps_its_branches(
     assert run(project) == ALL
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="unsound (lead's review): the dead branch is a hole of every unit, and a test that "
-    "patches sys.version_info and reloads runs it; passes on 21db5d3 (the module unit). Next: "
-    "a unit of its own, recorded by exec_module when a fixed value is not the original",
-)
+COMPAT = """
+import os
+import sys
+
+if sys.version_info >= (3, 0):
+    NAME = "three"
+else:
+    NAME = "two"
+
+if sys.platform == "no-such-platform":
+
+    def greeting():
+        return "hi"
+else:
+
+    def greeting():
+        return "hello"
+"""
+
+
+def compat_project(pytester: pytest.Pytester, tests: str) -> set[str]:
+    """A module of version guards, the test file ``tests``, recorded: the tests that ran."""
+    write(pytester, "compat.py", COMPAT)
+    write(pytester, "test_compat.py", tests)
+    return run(pytester)
+
+
 def test_a_test_that_reloads_the_module_under_another_version_runs_its_other_branch(
     pytester: pytest.Pytester,
 ) -> None:
     # The dead branch is dead for the import only: a test patching ``sys.version_info``
     # and reloading the module runs it (compatibility code is tested this way).
-    write(
+    recorded = compat_project(
         pytester,
-        "compat.py",
-        """
-        import sys
-
-        if sys.version_info >= (3, 0):
-            NAME = "three"
-        else:
-            NAME = "two"
-        """,
-    )
-    write(
-        pytester,
-        "test_compat.py",
         """
         import importlib
         import sys
@@ -240,6 +248,161 @@ def test_a_test_that_reloads_the_module_under_another_version_runs_its_other_bra
                 importlib.reload(compat)
         """,
     )
-    assert run(pytester) == {"test_now", "test_old"}
+    assert recorded == {"test_now", "test_old"}
     edit(pytester, "compat.py", 'NAME = "two"', 'NAME = "2"')
     assert ran_and_failed(pytester) == ({"test_old"}, {"test_old"})
+
+
+def test_a_test_that_reloads_the_module_under_another_platform_runs_its_other_branch(
+    pytester: pytest.Pytester,
+) -> None:
+    recorded = compat_project(
+        pytester,
+        """
+        import importlib
+        import sys
+
+        import compat
+
+
+        def test_greeting():
+            assert compat.greeting() == "hello"
+
+
+        def test_other_platform(monkeypatch):
+            monkeypatch.setattr(sys, "platform", "no-such-platform")
+            other = importlib.reload(compat)
+            monkeypatch.undo()
+            try:
+                assert other.greeting() == "hi"
+            finally:
+                importlib.reload(compat)
+        """,
+    )
+    assert recorded == {"test_greeting", "test_other_platform"}
+    edit(pytester, "compat.py", 'return "hi"', 'return "hey"')
+    assert ran_and_failed(pytester) == ({"test_other_platform"}, {"test_other_platform"})
+
+
+def test_a_module_run_by_runpy_under_another_version_runs_its_other_branch(
+    pytester: pytest.Pytester,
+) -> None:
+    recorded = compat_project(
+        pytester,
+        """
+        import runpy
+        import sys
+
+
+        def test_now():
+            assert runpy.run_path("compat.py")["NAME"] == "three"
+
+
+        def test_old(monkeypatch):
+            monkeypatch.setattr(sys, "version_info", (2, 7, 0, "final", 0))
+            assert runpy.run_path("compat.py")["NAME"] == "two"
+        """,
+    )
+    assert recorded == {"test_now", "test_old"}
+    edit(pytester, "compat.py", 'NAME = "two"', 'NAME = "2"')
+    assert ran_and_failed(pytester) == ({"test_old"}, {"test_old"})
+
+
+def test_a_module_imported_under_another_version_keeps_its_other_branch_for_later_tests(
+    pytester: pytest.Pytester,
+) -> None:
+    # The module object made under other values holds the other branch's bindings: a
+    # later test reading them sees the dead text (the marker is part of the module's
+    # import footprint, not only of the test that ran it).
+    recorded = compat_project(
+        pytester,
+        """
+        import sys
+
+
+        def test_import_old(monkeypatch):
+            monkeypatch.setattr(sys, "version_info", (2, 7, 0, "final", 0))
+            import compat
+
+            assert compat.NAME == "two"
+
+
+        def test_read_later():
+            import compat
+
+            assert compat.NAME == "two"
+        """,
+    )
+    assert recorded == {"test_import_old", "test_read_later"}
+    edit(pytester, "compat.py", 'NAME = "two"', 'NAME = "2"')
+    both = {"test_import_old", "test_read_later"}
+    assert ran_and_failed(pytester) == (both, both)
+
+
+def test_a_value_patched_and_restored_before_the_reload(pytester: pytest.Pytester) -> None:
+    # Precision: the module ran under the session's own values, its dead branch did not run.
+    recorded = compat_project(
+        pytester,
+        """
+        import importlib
+        import sys
+
+        import compat
+
+
+        def test_restored(monkeypatch):
+            monkeypatch.setattr(sys, "version_info", (2, 7, 0, "final", 0))
+            monkeypatch.undo()
+            assert importlib.reload(compat).NAME == "three"
+        """,
+    )
+    assert recorded == {"test_restored"}
+    edit(pytester, "compat.py", 'NAME = "two"', 'NAME = "2"')
+    assert run(pytester) == set()
+
+
+def test_a_test_that_reads_the_module_source_sees_its_dead_branch(
+    pytester: pytest.Pytester,
+) -> None:
+    recorded = compat_project(
+        pytester,
+        """
+        import inspect
+
+        import compat
+
+
+        def test_source():
+            assert 'NAME = "two"' in inspect.getsource(compat)
+        """,
+    )
+    assert recorded == {"test_source"}
+    edit(pytester, "compat.py", 'NAME = "two"', 'NAME = "2"')
+    assert ran_and_failed(pytester) == ({"test_source"}, {"test_source"})
+
+
+def test_a_test_that_runs_the_module_in_another_interpreter(pytester: pytest.Pytester) -> None:
+    # The child process runs the dead branch; the parent imported the module itself (as
+    # on 21db5d3, where the module unit covered the whole file, the test is selected).
+    recorded = compat_project(
+        pytester,
+        """
+        import subprocess
+        import sys
+
+        import compat
+
+        OLD = "import sys; sys.version_info = (2, 7, 0, 'final', 0); import compat; print(compat.NAME)"
+
+
+        def test_child():
+            assert compat.NAME == "three"
+            child = subprocess.run(
+                [sys.executable, "-c", OLD], capture_output=True, text=True, check=True
+            )
+            assert child.stdout.strip() == "two"
+        """,
+    )
+    assert recorded == {"test_child"}
+    edit(pytester, "compat.py", 'NAME = "two"', 'NAME = "2"')
+    assert ran_and_failed(pytester) == ({"test_child"}, {"test_child"})
