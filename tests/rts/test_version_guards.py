@@ -392,7 +392,10 @@ def test_a_test_that_runs_the_module_in_another_interpreter(pytester: pytest.Pyt
 
         import compat
 
-        OLD = "import sys; sys.version_info = (2, 7, 0, 'final', 0); import compat; print(compat.NAME)"
+        OLD = (
+            "import sys; sys.version_info = (2, 7, 0, 'final', 0); "
+            "import compat; print(compat.NAME)"
+        )
 
 
         def test_child():
