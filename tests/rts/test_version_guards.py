@@ -409,3 +409,53 @@ def test_a_test_that_runs_the_module_in_another_interpreter(pytester: pytest.Pyt
     assert recorded == {"test_child"}
     edit(pytester, "compat.py", 'NAME = "two"', 'NAME = "2"')
     assert ran_and_failed(pytester) == ({"test_child"}, {"test_child"})
+
+
+def test_a_file_analysed_while_a_conftest_patches_the_version(pytester: pytest.Pytester) -> None:
+    # Analysed under patched values (the conftest's, for the whole session), the guard is
+    # resolved the other way, and the analysis is kept by content (``rts.analysis_cache``):
+    # recorded once the patch is gone, the test depends on what that analysis calls the
+    # branch that runs (the dead one now). An edit of the file is analysed again: the
+    # module unit's marker of which branch ran changes, and every importer is selected.
+    write(
+        pytester,
+        "conftest.py",
+        """
+        import sys
+
+        REAL = sys.hexversion
+        sys.hexversion = 0x7F000000
+
+
+        def pytest_unconfigure(config):
+            sys.hexversion = REAL
+        """,
+    )
+    write(
+        pytester,
+        "legacy.py",
+        """
+        import sys
+
+        if sys.hexversion >= 0x7F000000:
+            WHEN = "future"
+        else:
+            WHEN = "now"
+        """,
+    )
+    write(
+        pytester,
+        "test_legacy.py",
+        """
+        import legacy
+
+
+        def test_when():
+            assert legacy.WHEN in ("future", "now")
+        """,
+    )
+    assert run(pytester) == {"test_when"}
+    edit(pytester, "conftest.py", "sys.hexversion = 0x7F000000", "")
+    assert run(pytester) == {"test_when"}  # the conftest changed
+    edit(pytester, "legacy.py", 'WHEN = "now"', 'WHEN = "later"')
+    assert ran_and_failed(pytester) == ({"test_when"}, {"test_when"})
