@@ -62,7 +62,7 @@ class DeadRuns:
 
     def __init__(self) -> None:
         self._markers: dict[int, tuple[CodeType, CodeType]] = {}  # identity(code) -> both
-        self._files: dict[str, CodeType] = {}  # a module's file -> its process marker
+        self._files: dict[str, CodeType | None] = {}  # a file -> its process marker, if any
         self.ran: dict[int, bool] = {}
         """identity(marker) -> whether the module's code ran (else: a process started)."""
 
@@ -90,14 +90,22 @@ class DeadRuns:
             filename = getattr(module, "__file__", None)
             if not isinstance(filename, str) or not filename.endswith(".py"):
                 continue
-            marker = self._files.get(filename)
-            if marker is None:
-                if not is_project_file(filename):
-                    continue
-                marker = self._files[filename] = _EMPTY_MODULE.replace(co_filename=filename)
-                self.ran[identity(marker)] = False
-            out[identity(marker)] = marker
+            if filename not in self._files:
+                self._files[filename] = self._process_marker(filename, is_project_file)
+            marker = self._files[filename]
+            if marker is not None:
+                out[identity(marker)] = marker
         return out
+
+    def _process_marker(
+        self, filename: str, is_project_file: Callable[[str], bool]
+    ) -> CodeType | None:
+        """A new process marker of module file ``filename``; None for a library's."""
+        if not is_project_file(filename):
+            return None
+        marker = _EMPTY_MODULE.replace(co_filename=filename)
+        self.ran[identity(marker)] = False  # kept in ``_files``: its identity stays a key
+        return marker
 
 
 DEAD_RUNS = DeadRuns()

@@ -19,11 +19,12 @@ So the branches not taken are one unit of their own, ``DEAD`` (one per file, not
 guard: a test running the module under other values may take any of them, and it cannot
 be told which without evaluating every condition again under those values). A test
 depends on it when the module's code ran while a value the conditions read was not the
-process's own (``rts.dead_runs``), or when it read the file's source (``rts.code_read_units``
-takes every unit of the file). A function of a dead branch is the code of no unit of its
-own (the live one of the same name, or the module part), but only such a run made it, and
-the marker of that run is part of the module's import footprint: whoever calls it later
-depends on the module, hence on ``DEAD``.
+process's own (``rts.dead_runs``), when it started a process while the module was loaded
+(the child may be another interpreter: ``rts.process_starts``), or when it read the file's
+source (``rts.code_read_units`` takes every unit of the file). A function of a dead branch
+is the code of no unit of its own (the live one of the same name, or the module part), but
+only such a run made it, and the marker of that run is part of the module's import
+footprint: whoever calls it later depends on the module, hence on ``DEAD``.
 
 The condition itself (with the ``if``/``elif``/``else`` keywords) stays in the module
 unit, with a marker telling which branch ran: a changed condition, or one judged another
