@@ -459,3 +459,31 @@ def test_a_file_analysed_while_a_conftest_patches_the_version(pytester: pytest.P
     assert run(pytester) == {"test_when"}  # the conftest changed
     edit(pytester, "legacy.py", 'WHEN = "now"', 'WHEN = "later"')
     assert ran_and_failed(pytester) == ({"test_when"}, {"test_when"})
+
+
+def test_a_test_that_starts_a_process_sees_the_dead_branches_of_loaded_modules(
+    pytester: pytest.Pytester,
+) -> None:
+    # The child may import any module loaded here (another test imported ``compat``) and
+    # run its other branch: the process started stands for their dead branches
+    # (``rts.process_starts``); the test that only imported it is not selected.
+    recorded = compat_project(
+        pytester,
+        """
+        import subprocess
+        import sys
+
+
+        def test_import():
+            import compat
+
+            assert compat.NAME == "three"
+
+
+        def test_child():
+            subprocess.run([sys.executable, "-c", "pass"], check=True)
+        """,
+    )
+    assert recorded == {"test_import", "test_child"}
+    edit(pytester, "compat.py", 'NAME = "two"', 'NAME = "2"')
+    assert run(pytester) == {"test_child"}
