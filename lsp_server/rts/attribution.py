@@ -24,6 +24,7 @@ from lsp_server.rts.binding_reads import BindingReads
 from lsp_server.rts.case_units import CaseUnits
 from lsp_server.rts.class_hooks import HookedClasses
 from lsp_server.rts.code_read_marks import CodeReadMarks
+from lsp_server.rts.dead_runs import module_units
 from lsp_server.rts.deleted_modules import by_name
 from lsp_server.rts.file_units import FileUnits, Unit
 from lsp_server.rts.function_units import FunctionUnits
@@ -76,8 +77,7 @@ class UnitAttribution:
         self._units: list[Unit] = []
         self._unit_paths: list[str] = []  # of each unit in ``_units``
         self.paths_seen: set[str] = set()  # of every interned unit
-        # By identity(code) (rts.identity): see rts.tracing. The code objects are kept in _codes so
-        # that an id is never reused while it is a key.
+        # By identity(code) (rts.identity): ``_codes`` keeps them, so no id is reused as a key.
         self._code_units: dict[int, tuple[int, ...]] = {}
         self._codes: list[CodeType] = []
         self._static_cache: dict[object, frozenset[int]] = {}
@@ -225,7 +225,7 @@ class UnitAttribution:
                 units = (module,)
             elif (found := file_units.unit_for_code(code)) == module:
                 owner = None if is_module else file_units.class_at_line(code.co_firstlineno)
-                units = (module,) if owner is None else (owner, module)
+                units = module_units(code, file_units) if owner is None else (owner, module)
                 if owner is not None and not code.co_flags & CO_NEWLOCALS:
                     # A class body (a nested class's too: its constants name it) binds the
                     # class, which only its readers see; what it reads is in the class

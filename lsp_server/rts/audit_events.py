@@ -4,7 +4,7 @@ process-wide audit hook.
 Audit hooks cannot be removed: the hook is installed once, the first time a watcher or a
 tracer needs it, and does nothing unless a ``FileWatcher`` is active (``open`` events) or
 a tracer asked for ``exec`` events (``watch_exec``) or a recorder for ``__code__`` reads
-(``watch_code_reads``).
+(``watch_code_reads``) or for processes started (``watch_processes``).
 """
 
 from __future__ import annotations
@@ -56,6 +56,20 @@ class FileWatcher:
 _active_watcher: FileWatcher | None = None
 _on_exec: Callable[[CodeType], None] | None = None
 _on_code_read: Callable[[object], None] | None = None
+_on_process: Callable[[], None] | None = None
+_PROCESS_STARTS = frozenset(
+    [
+        "subprocess.Popen",
+        "os.system",
+        "os.posix_spawn",
+        "os.spawn",
+        "os.exec",
+        "os.fork",
+        "os.forkpty",
+        "os.startfile",
+    ]
+)
+"""The events that start a process (``os.exec`` replaces this one: it is noted all the same)."""
 _hook_installed = False
 
 
@@ -67,6 +81,8 @@ def _audit(event: str, args: tuple[Any, ...]) -> None:
         _on_exec(args[0])
     elif event == "object.__getattr__" and _on_code_read is not None and args[1] == "__code__":
         _on_code_read(args[0])
+    elif _on_process is not None and event in _PROCESS_STARTS:
+        _on_process()
 
 
 def _install_audit_hook() -> None:
@@ -98,5 +114,13 @@ def watch_code_reads(callback: Callable[[object], None] | None) -> None:
     for a function's) to ``callback`` (None: stop)."""
     global _on_code_read
     _on_code_read = callback
+    if callback is not None:
+        _install_audit_hook()
+
+
+def watch_processes(callback: Callable[[], None] | None) -> None:
+    """Call ``callback`` before each process is started (None: stop)."""
+    global _on_process
+    _on_process = callback
     if callback is not None:
         _install_audit_hook()

@@ -34,6 +34,7 @@ from lsp_server.rts.seen_bodies import SeenBodies
 from lsp_server.rts.snapshots import FileStates
 from lsp_server.rts.spans import LOCALS
 from lsp_server.rts.unit_names import (
+    DEAD,
     DEFAULTS,
     DOC,
     IMPORTED,
@@ -334,8 +335,10 @@ class BindingReads:
         cached = self._by_string.get((path, prefix))
         if cached is None:
             # Bodies, defaults, docstrings and layouts: what code a test ran and read by name
-            # say who sees those. A function's locals are in no namespace a name is looked
-            # up in: its nested ``def`` lines are seen by who ran it (its body holds them).
+            # say who sees those; version guards' dead branches bind no name here unless the
+            # module ran under other values (``rts.dead_runs``). A function's locals are in
+            # no namespace a name is looked up in: its nested ``def`` lines are seen by who
+            # ran it (its body holds them).
             sums, gone = file_units.checksums, file_units.deleted
             cached = frozenset(
                 self._intern(u)
@@ -343,7 +346,7 @@ class BindingReads:
                 if header_name(u.name) not in sums
                 and _top_name(u.name) not in gone
                 and not u.name.endswith((DOC, DEFAULTS, LINES))
-                and u.name not in (MODULE_DOC, LAYOUT)
+                and u.name not in (MODULE_DOC, LAYOUT, DEAD)
                 and f".{LOCALS}." not in u.name
                 and (
                     prefix is None

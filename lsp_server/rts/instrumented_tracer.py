@@ -40,6 +40,7 @@ from typing import Any
 from lsp_server.rts.alive_code import project_functions_alive
 from lsp_server.rts.audit_events import watch_exec
 from lsp_server.rts.constant_lookups import constant_names
+from lsp_server.rts.dead_runs import DEAD_RUNS
 from lsp_server.rts.identity import identity
 from lsp_server.rts.instrument_loader import WATCH_HOOK, InstrumentingFinder, shared_table
 from lsp_server.rts.lookup_sites import IMPORT_MODULE_CODE, LOOKUP_FUNCTIONS
@@ -275,6 +276,8 @@ class InstrumentedTracer(CodeTracer):
             return
         for nested in _nested(code):
             self._always[identity(nested)] = nested
+        if code.co_name == "<module>":  # under other values: ``rts.dead_runs``
+            DEAD_RUNS.note(code, self._always)
 
     # -- life -----------------------------------------------------------------------------
 

@@ -37,6 +37,7 @@ from lsp_server.rts.module_rebinds import reaching
 from lsp_server.rts.option_reads import OptionReads
 from lsp_server.rts.option_rules import ROOT_LEVEL_READ, WARNED
 from lsp_server.rts.parametrize_files import ParametrizeFiles
+from lsp_server.rts.process_starts import ProcessStarts
 from lsp_server.rts.read_watch import RootLevelReads, WarningWatch
 from lsp_server.rts.setup_clock import SetupClock
 from lsp_server.rts.snapshots import FileStates
@@ -128,6 +129,7 @@ class DependencyRecorder:
         config.pluginmanager.register(self.setup_clock, "reks-setup-clock")
         self.collector_runs = CollectorRuns(self.tracer)  # finalizers by chance: no test's
         self._stack: list[Window] = []
+        self._process_starts = ProcessStarts(self._innermost, paths.is_python_file)
         self._tracing = False
         self._fixture_windows: dict[object, Window] = {}
         # What ran in the conftests' ``pytest_collection_modifyitems``: it may skip, mark or
@@ -153,6 +155,7 @@ class DependencyRecorder:
         if not self._tracing:
             activate_watcher(self.watcher)
             watch_code_reads(self.tracer.lookups.code_reads.on_attribute)
+            self._process_starts.start()
             if not self.tracer.started:
                 self.tracer.start()
             self.collector_runs.start()
@@ -166,6 +169,7 @@ class DependencyRecorder:
             self.cached_calls.stop()
             activate_watcher(None)
             watch_code_reads(None)
+            self._process_starts.stop()
             self._tracing = False
 
     def _flush(self, restart: bool = True) -> None:
@@ -179,6 +183,9 @@ class DependencyRecorder:
             top.codes.update(codes)
             top.read_lines |= read_lines
             top.files |= files
+
+    def _innermost(self) -> Window | None:
+        return self._stack[-1] if self._stack else None
 
     def _ran_so_far(self) -> RanSoFar | None:
         """Each set holding what the current test ran so far, with its size now."""

@@ -94,6 +94,15 @@ def is_query(node: ast.expr, scope: Scope) -> bool:
     return True
 
 
+def query_value(node: ast.expr, scope: Scope) -> object:
+    """What the query ``node`` evaluates to here (see ``is_query``); ``MISSING`` for an
+    expression that is no query or raises."""
+    try:
+        return _value(node, scope)
+    except _NotAQuery:
+        return MISSING
+
+
 def _immutable(value: object) -> object:
     if not isinstance(value, _IMMUTABLE) or (
         isinstance(value, tuple) and not all(isinstance(v, _IMMUTABLE) for v in value)

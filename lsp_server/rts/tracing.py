@@ -34,6 +34,7 @@ from typing import Any
 
 from lsp_server.rts.alive_code import project_functions_alive
 from lsp_server.rts.audit_events import watch_exec
+from lsp_server.rts.dead_runs import DEAD_RUNS
 from lsp_server.rts.getattr_branches import ASKED
 from lsp_server.rts.identity import identity
 from lsp_server.rts.read_lines import ReadLineWatch
@@ -209,7 +210,7 @@ class CodeTracer:
 
     def _open_module(self, code: CodeType) -> None:
         self._windows.append((code, self._seen))
-        self._use({})
+        self._use(DEAD_RUNS.window(code))  # a marker when run under other values
 
     def _close_module(self, code: CodeType | None) -> None:
         """Close the windows up to ``code``'s (None: all of them); each inner window's code

@@ -19,6 +19,11 @@ LAYOUT = "<layout>"
 (``rts.layout_unit``): what places its module code and class bodies, and what reading its
 source shows besides units."""
 
+DEAD = "<dead>"
+"""Name of the unit of the branches of a file's version guards that do not run here
+(``rts.version_guards``): only a test that ran the module's code under other values
+(``rts.dead_runs``), or read its source, sees it."""
+
 NAMES = "<names>"
 """Pseudo path of the units that stand for the names a test read (see ``rts.reads``)."""
 
@@ -178,7 +183,7 @@ def bound_name(unit_name: str) -> str | None:
     """The name a unit binds outside function bodies (``C.x`` -> ``x``, ``f.<def>`` ->
     ``f``); None for the module and file units, docstrings, default values, a class's hooks
     unit, functions nested in functions and the ``IMPORTING`` units."""
-    if unit_name in (MODULE, FILE, LAYOUT) or _LOCALS in unit_name or CASE in unit_name:
+    if unit_name in (MODULE, FILE, LAYOUT, DEAD) or _LOCALS in unit_name or CASE in unit_name:
         return None
     if unit_name.endswith((DOC, DEFAULTS, HOOKS, FRAME, LINES)):
         return None

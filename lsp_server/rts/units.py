@@ -31,9 +31,10 @@ A function's text leaves out the bodies of the functions defined in it: a test t
 ``g`` makes a test depend on ``f`` as well (``enclosing``): what ``f`` computes before
 defining ``g`` (a closure's variables, the wrapper a decorator factory returns) shapes
 what ``g`` does. Lambdas and comprehensions belong to the function around them. A name
-defined twice in one scope (``if``/``else`` variants) is one unit whose checksum covers
-every definition. Checksums are xxhash over normalized tokens (``rts.tokens``):
-reformatting changes none but the places of code (``rts.layout_unit``).
+defined twice in one scope (``if``/``else`` variants, but a version guard's branch that does
+not run: ``rts.version_guards``) is one unit whose checksum covers every definition.
+Checksums are xxhash over normalized tokens (``rts.tokens``): reformatting changes none but
+the places of code (``rts.layout_unit``).
 """
 
 from __future__ import annotations
@@ -94,6 +95,7 @@ from lsp_server.rts.unit_names import (
     doc_name,
     header_name,
 )
+from lsp_server.rts.version_guards import resolve_guards
 
 _HeaderParts = dict[UnitSpan, list[tuple[Pos, Pos, str]]]  # ``header_parts.holes_by_header``
 
@@ -105,8 +107,8 @@ def source_units(path: str, source: str) -> FileUnits:
 
 
 def _analysed(path: str, source: str) -> FileUnits:
-    try:
-        tree = parse_python(source, path)
+    try:  # what runs of version guards stands at the top level: ``rts.version_guards``
+        tree = (guarded := resolve_guards(parse_python(source, path))).tree
     except (SyntaxError, ValueError) as exc:
         raise SourceError(f"{path}: {exc}") from exc
     text = TokenText(normalized_tokens(source))
@@ -116,17 +118,18 @@ def _analysed(path: str, source: str) -> FileUnits:
         children.setdefault(span.parent, []).append(span)
     result = FileUnits(path=path, definitions=spans, imports=imports, dynamic=dynamic)
     lines = source.splitlines()
-    end = (len(lines) + 2, 0)
     layout = module_layout(tree)
     docstring = docstring_binding(tree)
     if docstring is not None:
         layout.bindings.insert(0, docstring)
     future = future_marks(tree, spans, layout.bindings)
+    holes = sorted(_residue_holes(layout, children.get(None, ())) + guarded.dead)
     result.checksums[MODULE] = digest(
-        text.without((0, 0), end, _residue_holes(layout, children.get(None, ())))
-        + layout.markers.get("", [])
+        text.without((0, 0), (len(lines) + 2, 0), holes)
+        + [*guarded.markers, *layout.markers.get("", [])]
         + ([future.marker] if future.marks(MODULE, False, False, False) else [])
     )
+    guarded.add_dead_unit(result, text)
     casts, stubs = cast_holes(tree, lines), overload_stubs(spans, lines)
     cases = literal_cases(tree, lines)  # ``rts.parametrize_cases``
     stubbed = (frozenset(span.first_line for span in stubs), holes_by_header(spans, lines))
@@ -148,8 +151,7 @@ def _analysed(path: str, source: str) -> FileUnits:
     result.import_units = frozenset(imported).union(result.from_imports, importing)
     result.import_origins, result.taken = import_origins(tree), bindings_taken(tree)
     future.mark(variants, result.spans.keys(), HEADER, DOC)
-    result.open_namespace = opens_namespace(tree)
-    result.attribute_names = attribute_names(text)
+    result.open_namespace, result.attribute_names = opens_namespace(tree), attribute_names(text)
     if not result.open_namespace:
         result.listed = listed_names(tree, source)
     if LISTING in result.top_names:  # what a star import takes (rts.star_listings)
@@ -355,9 +357,8 @@ def _add_loose(
     loose: set[str] = set()
     for member in layout.loose:
         units = [header_name(member.names[0])] if member.is_def else list(member.names)
-        own = (
-            [] if member.is_def else [*text.without(member.start, member.end, ()), *member.markers]
-        )
+        own = [*text.without(member.start, member.end, ()), *member.markers]
+        own = [] if member.is_def else own
         for unit in units:
             variants.setdefault(unit, []).extend(own)
             result.refs[unit] = result.refs.get(unit, frozenset()) | member.refs
@@ -387,9 +388,7 @@ def path_units(root: Path, file: Path) -> FileUnits:
         except (SyntaxError, UnicodeDecodeError) as exc:
             raise SourceError(f"{rel}: {exc}") from exc
         return source_units(rel, source)
-    units = FileUnits(path=rel)
-    units.checksums[FILE] = file_checksum(absolute.read_bytes())
-    return units
+    return FileUnits(path=rel, checksums={FILE: file_checksum(absolute.read_bytes())})
 
 
 def tokenize_decode(data: bytes) -> str:

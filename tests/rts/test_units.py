@@ -7,7 +7,7 @@ import textwrap
 import pytest
 
 from lsp_server.rts.file_units import Unit
-from lsp_server.rts.unit_names import LAYOUT, LINES, MODULE
+from lsp_server.rts.unit_names import DEAD, LAYOUT, LINES, MODULE
 from lsp_server.rts.units import SourceError, source_units
 
 BASE = textwrap.dedent(
@@ -137,10 +137,24 @@ def test_functions_and_classes_nested_in_functions() -> None:
 
 
 def test_top_level_redefinitions_are_one_unit() -> None:
-    source = "import sys\nif sys.platform:\n    def f():\n        return 1\nelse:\n"
+    # A condition the environment fingerprint does not fix (``rts.version_guards``).
+    source = "import os\nif os.getenv('X'):\n    def f():\n        return 1\nelse:\n"
     source += "    def f():\n        return 2\n"
     assert changed_units(source, source.replace("return 2", "return 5")) == {"f"}
     assert changed_units(source, source.replace("return 1", "return 5")) == {"f"}
+
+
+def test_a_version_guard_s_branch_that_does_not_run_is_the_dead_unit() -> None:
+    source = "import sys\nif sys.platform:\n    def f():\n        return 1\nelse:\n"
+    source += "    def f():\n        return 2\n"
+    assert changed_units(source, source.replace("return 1", "return 5")) == {"f"}
+    # The dead branch is a unit of its own (``rts.dead_runs`` tells who sees it).
+    assert changed_units(source, source.replace("return 2", "return 5")) - {LAYOUT} == {DEAD}
+    assert changed_units(source, source.replace("sys.platform", "not sys.platform")) == {
+        "f",
+        MODULE,
+        DEAD,
+    }
 
 
 def test_class_attribute_and_method_header_edits_change_their_members_only() -> None:
