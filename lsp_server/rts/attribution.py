@@ -31,7 +31,7 @@ from lsp_server.rts.gathered_listings import GATHERED, gathered_by_copy
 from lsp_server.rts.identity import identity
 from lsp_server.rts.import_footprints import GlobalsRead, ImportFootprints, add_globals
 from lsp_server.rts.imports import ImportResolver
-from lsp_server.rts.interned_units import InternedUnits
+from lsp_server.rts.interned_units import FileAnswers, InternedUnits
 from lsp_server.rts.lookups import ATTRIBUTE_LOOKUP
 from lsp_server.rts.loose_assignments import body_reads
 from lsp_server.rts.module_fetches import with_fetched_modules
@@ -95,7 +95,7 @@ class UnitAttribution:
         self._read_at_run_time: set[int] = set()
         # By identity(code): what a name its run did not tell reads where the syntax bounds it.
         self._untold_reads: dict[int, str] = {}
-        self._answers: dict[tuple[object, ...], InternedUnits] = {}  # see units_of_test
+        self._answers = FileAnswers()  # see units_of_test; of one test file
         # By static key: see ``_shared_reads`` (dropped with the answers).
         self._shared: dict[object, tuple[frozenset[int], frozenset[str]]] = {}
         self.bindings = BindingReads(states, self.resolver, self._intern, self._units)
@@ -126,11 +126,6 @@ class UnitAttribution:
         )
         found = self._answers.get(key)
         if found is None:
-            if self._answers and next(iter(self._answers))[1] != key[1]:
-                # Another test file: its tests' answers are another file's keys (a file's
-                # tests run together), and every one kept is visited by each of the
-                # project's full garbage collections.
-                self._answers.clear()
             found = self._answers[key] = self._units_of_window(item, window)
         return self.cases.added(item, found)  # its case of a literal list: per test
 
