@@ -32,7 +32,7 @@ from lsp_server.rts.gathered_listings import GATHERED, gathered_by_copy
 from lsp_server.rts.identity import identity
 from lsp_server.rts.import_footprints import GlobalsRead, ImportFootprints, add_globals
 from lsp_server.rts.imports import ImportResolver
-from lsp_server.rts.interned_units import InternedUnits
+from lsp_server.rts.interned_units import FileAnswers, InternedUnits
 from lsp_server.rts.lookups import ATTRIBUTE_LOOKUP
 from lsp_server.rts.loose_assignments import body_reads
 from lsp_server.rts.module_fetches import with_fetched_modules
@@ -95,7 +95,7 @@ class UnitAttribution:
         self._read_at_run_time: set[int] = set()
         # By identity(code): what a name its run did not tell reads where the syntax bounds it.
         self._untold_reads: dict[int, str] = {}
-        self._answers: dict[tuple[object, ...], InternedUnits] = {}  # see units_of_test
+        self._answers = FileAnswers()  # see units_of_test; of one test file
         # By static key: see ``_shared_reads`` (dropped with the answers).
         self._shared: dict[object, tuple[frozenset[int], frozenset[str]]] = {}
         self.bindings = BindingReads(states, self.resolver, self._intern, self._units)

@@ -10,10 +10,11 @@ per session.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping, Set
+from collections.abc import Callable, Iterable, Iterator, Mapping, Set
 from operator import itemgetter
 
 from lsp_server.rts.binding_steps import BindingSteps
+from lsp_server.rts.code_read_targets import TOLD
 from lsp_server.rts.file_units import FileUnits, Unit
 from lsp_server.rts.imports import ImportResolver
 from lsp_server.rts.lookups import DOC_READS
@@ -27,22 +28,14 @@ from lsp_server.rts.names_read import (
     Step,
     UnitInfo,
     attribute_prefixes,
-    binds_prefixed_attribute,
 )
 from lsp_server.rts.reads import EVERY_NAME, LISTED_NAMES, NAMES, NEEDED_BY_IMPORT
 from lsp_server.rts.seen_bodies import SeenBodies
 from lsp_server.rts.snapshots import FileStates
-from lsp_server.rts.spans import LOCALS
+from lsp_server.rts.string_lookup_units import StringLookupUnits
 from lsp_server.rts.unit_names import (
-    DEAD,
-    DEFAULTS,
-    DOC,
-    IMPORTED,
     IMPORTING,
-    LAYOUT,
-    LINES,
     MODULE,
-    header_name,
     module_read,
 )
 
@@ -62,8 +55,8 @@ class BindingReads:
         self.resolver = resolver
         self._intern = intern
         self._units = units
-        # A module -> the ids of its units but the bodies (what a lookup by string finds).
-        self._by_string: dict[tuple[str, str | None], frozenset[int]] = {}
+        # What a lookup by string finds, by module and by set of modules.
+        self._string_units = StringLookupUnits(states, intern)
         self._bodies = SeenBodies(states, resolver, intern, units)
         # (path, unit name) -> what ``_split`` says.
         self._splits: dict[tuple[str, str], tuple[frozenset[str], ...]] = {}
@@ -78,6 +71,9 @@ class BindingReads:
         # rest (most functions) add nothing in ``_follow``; set operations in C pick these.
         self._module_uids: set[int] = set()
         self._reading_uids: set[int] = set()
+        # Of those, the units whose statements spell a name like a ``TOLD`` twin (a string
+        # constant: never seen) (``_add_ran``).
+        self._spells_told: set[int] = set()
         # The modules a test depends on -> (name, scope) -> its step: most tests of a
         # session depend on the same few sets of modules and read the same names.
         self._steps: dict[frozenset[str], dict[Pair, Step]] = {}
@@ -164,34 +160,27 @@ class BindingReads:
             ids, names = ids - base.ids, names - base.names
         for uid in ids.difference(infos):
             self._add_unit_info(uid)
-        ran = list(map(infos.__getitem__, self._reading_uids.intersection(ids)))
+        reading = self._reading_uids.intersection(ids)
+        ran = list(map(infos.__getitem__, reading))
         if base is not None:
             paths: Set[str] = base.paths
         else:
             paths = {infos[uid].path for uid in self._module_uids.intersection(ids)}
-        found: set[int] = set()
+        # A lookup by string finds every unit of the modules but the bodies (rts.lookups).
+        by_string = self._string_units.of_modules(paths) if dynamic else frozenset()
+        found: set[int] = set(by_string)
         reads = NamesRead(set(names), {path: set(read) for path, read in globals_read.items()})
-        # ``getattr(self, name)``: the class attributes whose names start with a prefix.
-        prefixes = attribute_prefixes(names)
-        for path in paths:
+        for path in paths if base is None else ():  # else in the base's reads already
             file_units = self.states.units(path)
-            if file_units is None:
-                continue
-            if base is None:  # else in the base's reads already
+            if file_units is not None:
                 found |= self._read_module(path, file_units, reads)
-            if dynamic or path in whole:  # every unit but the bodies: see rts.lookups
-                found |= self._found_by_string(path, file_units)
-                if not dynamic:  # a new binding there selects the test
-                    found.add(self._intern(Unit(NAMES, module_read(EVERY_NAME, path))))
-            else:  # the classes, and their members and aliases of those names
-                for prefix in prefixes:
-                    found |= self._found_by_string(path, file_units, prefix)
-        for info in ran:  # what ran: the classes and bindings it belongs to
-            if info.path in paths:
-                for split in info.splits:
-                    reads.add(info.path, split)
-                if info.owner >= 0:
-                    found.add(info.owner)
+        if not dynamic:
+            found |= self._whole_modules(paths, whole)
+            # ``getattr(self, name)``: the class attributes whose names start with a prefix
+            # (in a module read whole, a part of what it found already).
+            for prefix in attribute_prefixes(names):
+                found |= self._string_units.of_modules(paths, prefix)
+        self._add_ran(ran, paths, reads, found, self._spells_told.isdisjoint(reading))
         found |= self._close(reads, paths, base.pairs if base is not None else frozenset())
         # Names read only as a module's globals are one unit per module, unless read
         # anywhere too (also in the base, or by this test when the base read it so).
@@ -205,6 +194,36 @@ class BindingReads:
         # Every name read was followed: those of the bindings found are in ``reads`` too.
         self._add_found(found, paths, reads.flags(), base, anywhere)
         return found, reads, paths
+
+    def _whole_modules(self, paths: Set[str], whole: Set[str]) -> set[int]:
+        """Of the modules ``paths``, what a lookup by string finds in those read ``whole``
+        (where a class hook ran), and the ``NAMES`` unit that selects the test once a new
+        name is bound there."""
+        found: set[int] = set()
+        for path in paths:
+            if path in whole and (file_units := self.states.units(path)) is not None:
+                found |= self._string_units.of_module(path, file_units)
+                found.add(self._intern(Unit(NAMES, module_read(EVERY_NAME, path))))
+        return found
+
+    @staticmethod
+    def _add_ran(
+        ran: list[UnitInfo], paths: Set[str], reads: NamesRead, found: set[int], once: bool
+    ) -> None:
+        """What ran: the classes and bindings it belongs to, of the modules ``paths``. The
+        methods of a class all add their class's statement: with ``once`` (no statement
+        among them spells a ``TOLD`` twin: ``_spells_told``), each distinct statement is
+        added once, in the order first met; adding one again would change nothing (its
+        ``NamesRead.add`` drops only ``TOLD`` twins, and only a statement could add one)."""
+        inside = [info for info in ran if info.path in paths]
+        splits: Iterable[tuple[str, tuple[frozenset[str], ...]]]
+        if once:
+            splits = dict.fromkeys((info.path, split) for info in inside for split in info.splits)
+        else:
+            splits = [(info.path, split) for info in inside for split in info.splits]
+        for path, split in splits:
+            reads.add(path, split)
+        found.update(info.owner for info in inside if info.owner >= 0)
 
     def _add_found(
         self,
@@ -305,6 +324,8 @@ class BindingReads:
         # Most units that run (functions) read nothing at import: no split to add per test.
         splits = [split for split in splits if any(split)]
         info = UnitInfo(unit.path, unit.name == MODULE, tuple(splits), owner_id)
+        if any(name.startswith(TOLD) for split in splits for part in split for name in part):
+            self._spells_told.add(uid)
         self._unit_infos[uid] = info
         if info.is_module:
             self._module_uids.add(uid)
@@ -325,42 +346,3 @@ class BindingReads:
             own = file_units.own_globals(refs)
             cached = self._splits[key] = (refs - own, own) if refs else NO_SPLIT
         return cached
-
-    def _found_by_string(
-        self, path: str, file_units: FileUnits, prefix: str | None = None
-    ) -> frozenset[int]:
-        """The units of ``path`` a lookup by a computed name may find: all but bodies, default
-        values and docstrings (the module's too); with a ``prefix`` (a lookup on a class or
-        its instance), the class units and the members and aliases starting with it."""
-        cached = self._by_string.get((path, prefix))
-        if cached is None:
-            # Bodies, defaults, docstrings and layouts: what code a test ran and read by name
-            # say who sees those; version guards' dead branches bind no name here unless the
-            # module ran under other values (``rts.dead_runs``). A function's locals are in
-            # no namespace a name is looked up in: its nested ``def`` lines are seen by who
-            # ran it (its body holds them).
-            sums, gone = file_units.checksums, file_units.deleted
-            cached = frozenset(
-                self._intern(u)
-                for u in file_units.units()
-                if header_name(u.name) not in sums
-                and _top_name(u.name) not in gone
-                and not u.name.endswith((DOC, DEFAULTS, LINES))
-                and u.name not in (MODULE_DOC, LAYOUT, DEAD)
-                and f".{LOCALS}." not in u.name
-                and (
-                    prefix is None
-                    or u.name in file_units.classes
-                    or (
-                        (file_units.class_of(u) is not None or u.name in file_units.loose)
-                        and binds_prefixed_attribute(u.name, prefix)
-                    )
-                )
-            )
-            self._by_string[(path, prefix)] = cached
-        return cached
-
-
-def _top_name(unit_name: str) -> str:
-    """The top-level name a unit belongs to (``C.m.<def>`` -> ``C``, ``<import>.x`` -> ``x``)."""
-    return unit_name.removeprefix(IMPORTED).partition(".")[0]

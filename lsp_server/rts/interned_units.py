@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from typing import Any
 from weakref import WeakKeyDictionary
 
 from lsp_server.rts.file_units import Unit
@@ -33,6 +34,19 @@ class InternedUnits:
 
     def __contains__(self, unit: object) -> bool:
         return any(unit == u for u in self)
+
+
+class FileAnswers(dict[tuple[Any, ...], InternedUnits]):
+    """``UnitAttribution``'s answers by their keys, whose second item is the test's file:
+    only the answers of the last file a test was recorded in are kept. A file's tests run
+    together, so another file's key never comes again, and each answer kept (a thousand
+    ids) is one more object for every full garbage collection of the project's session
+    to visit (jinja: 1.1 s of collections recording, 0.16 s plain)."""
+
+    def __setitem__(self, key: tuple[Any, ...], answer: InternedUnits) -> None:
+        if self and next(iter(self))[1] != key[1]:
+            self.clear()
+        super().__setitem__(key, answer)
 
 
 class InternedIds:
@@ -68,12 +82,13 @@ class InternedIds:
         return frozenset(map(self.ids.__getitem__, ids))
 
     def untranslated(self, ids: frozenset[int]) -> list[int]:
-        """The indices among ``ids`` not translated yet, in ``ids``'s order."""
+        """The indices among ``ids`` not translated yet (in C: most tests of a first
+        session bring a few new units among a thousand)."""
         self._grow()
         pending = self._pending
         if not pending or pending.isdisjoint(ids):
             return []
-        return [i for i in ids if i in pending]
+        return list(pending.intersection(ids))
 
     def translated(self, indices: Sequence[int], uids: Sequence[int]) -> None:
         """Set the store ids ``uids`` of the table indices ``indices``."""
