@@ -30,8 +30,9 @@ rest stays deleted. Not seen: library code importing it by a string (``importlib
 from a library, ``pytest.importorskip``), as for a new module; and a test importing it by a
 string once it was imported already (``sys.modules`` answers: no dependency is recorded,
 the same hole as for any change of the module). python-validators ``4973c49`` still runs
-every test: its new ``eth_address.py`` imports a third-party module (``eth_hash``) new to
-every test process, which ``rts.quiet_modules`` cannot judge.
+every test: its new ``eth_address.py`` imports an installed library (``eth_hash``, in
+``try``/``except ImportError:``) new to every test process, whose code ``rts.quiet_modules``
+cannot judge (no project file: no analysis, no recorded footprint).
 """
 
 from __future__ import annotations
