@@ -124,8 +124,7 @@ def scan(
     tree does), else found in the tree."""
     spans: list[UnitSpan] = []
     imports: list[ImportStatement] = []
-    top_level = {id(node) for node in tree.body}
-    tried = _tried_statements(tree)
+    top_level, tried = {id(node) for node in tree.body}, _tried_statements(tree)
     dynamic: dict[str, str] = {}
     # Lines that spell a lookup-by-string name: only functions spanning one need the
     # (costly) syntax check, and most functions span none.
