@@ -118,17 +118,13 @@ def _imports_only(stmt: ast.stmt) -> bool:
 
 
 def _binds_a_constant(stmt: ast.stmt) -> bool:
-    if isinstance(stmt, ast.Assign):
-        return all(isinstance(t, ast.Name) for t in stmt.targets) and _constant(stmt.value)
+    """``FLAG = False``; not an annotated one: its annotation is evaluated (it may read a
+    name nothing binds)."""
     return (
-        isinstance(stmt, ast.AnnAssign)
-        and isinstance(stmt.target, ast.Name)
-        and (stmt.value is None or _constant(stmt.value))
+        isinstance(stmt, ast.Assign)
+        and all(isinstance(t, ast.Name) for t in stmt.targets)
+        and isinstance(stmt.value, ast.Constant)
     )
-
-
-def _constant(value: ast.expr) -> bool:
-    return isinstance(value, ast.Constant)
 
 
 # A handler of one of these catches an ``ImportError``, unless the module rebinds the name.

@@ -142,6 +142,17 @@ def test_optional_import_whose_handler_raises_selects_every_importer(
     assert failed >= EVERY_IMPORTER
 
 
+def test_optional_import_whose_handler_annotates_an_unbound_name_selects_every_importer(
+    checks_project: pytest.Pytester,
+) -> None:
+    """Guard: the handler's annotated name binds nothing, but its annotation is evaluated
+    and reads a name nothing binds."""
+    handler = "LEVEL: undefined_level_type"
+    _import_new(checks_project, _optional("import not_installed_library_xyz", handler))
+    _, failed = ran_and_failed(checks_project)
+    assert failed >= EVERY_IMPORTER
+
+
 def test_optional_import_under_a_rebound_import_error_selects_every_importer(
     checks_project: pytest.Pytester,
 ) -> None:
