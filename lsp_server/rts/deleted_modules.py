@@ -30,8 +30,9 @@ rest stays deleted. Not seen: library code importing it by a string (``importlib
 from a library, ``pytest.importorskip``), as for a new module; and a test importing it by a
 string once it was imported already (``sys.modules`` answers: no dependency is recorded,
 the same hole as for any change of the module). python-validators ``4973c49`` still runs
-every test: its new ``eth_address.py`` imports a third-party module (``eth_hash``) new to
-every test process, which ``rts.quiet_modules`` cannot judge.
+every test: its new ``eth_address.py`` imports an installed library (``eth_hash``, in
+``try``/``except ImportError:``) new to every test process, whose code ``rts.quiet_modules``
+cannot judge (no project file: no analysis, no recorded footprint).
 """
 
 from __future__ import annotations
@@ -86,6 +87,8 @@ class QuietDeletion:
     path: str
     runs: frozenset[str]
     """The project files its import ran, but itself and its packages."""
+    import_bindings: frozenset[str] = frozenset()
+    """Its units of names its imports bound (``FileUnits.import_units``): no change."""
 
 
 class _GhostResolver(ImportResolver):
@@ -144,8 +147,12 @@ def quiet_deletions(
         *(ghosts.direct_imports(rel) for rel in recorded if rel not in old and exists(rel))
     )
     return {
-        path: QuietDeletion(path, ghosts.run_closure(path) - ghosts.packages_above(path) - {path})
-        for path in old
+        path: QuietDeletion(
+            path,
+            ghosts.run_closure(path) - ghosts.packages_above(path) - {path},
+            units.import_units,
+        )
+        for path, units in old.items()
         if path not in imported
     }
 
@@ -180,10 +187,21 @@ def deleted_units(
     path: str, recorded: Iterable[str], quiet: Mapping[str, QuietDeletion]
 ) -> dict[Unit, ReasonKind]:
     """The changes of a deleted file's recorded units: each deleted, but for a quiet
-    module the units only its import put on a test, and then its imports by name too."""
-    if path not in quiet:
+    module the units only its import put on a test, and then its imports by name too.
+    Nor are the names its imports bound (``from hashlib import sha256``): each is another
+    module's object, unchanged for a test holding it; its namespace, where the name is
+    gone, is reached through the module alone (see the module docstring), and its code
+    reading the name is deleted. (python-validators ``4973c49``: 5 tests calling
+    ``validators.sha256`` read the name where ``btc_address.py`` bound it too.)"""
+    deletion = quiet.get(path)
+    if deletion is None:
         return {Unit(path, name): ReasonKind.DELETED for name in recorded}
-    out = {Unit(path, n): ReasonKind.DELETED for n in recorded if not import_time_only(n)}
+    kept = deletion.import_bindings
+    out = {
+        Unit(path, n): ReasonKind.DELETED
+        for n in recorded
+        if not import_time_only(n) and n not in kept
+    }
     out[Unit(NAMES, by_name(path))] = ReasonKind.DELETED
     return out
 

@@ -12,6 +12,10 @@ A ``try`` whose every branch only imports and binds counts as binding only, as a
 does: python-validators' ``eth_address.py`` imports the optional ``eth_hash`` in ``try``
 and binds a flag in ``except ImportError:``; which branch runs depends on the installed
 packages, which the environment fingerprint covers, and either binds only its own names.
+Nor does such a ``try`` raise of its own when a handler catches ``ImportError`` and what
+runs after the imports only imports or binds constants: its imports are judged at
+selection as top-level ones are (``rts.quiet_modules``; a new module's ``try`` made every
+importer run before).
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ from __future__ import annotations
 import ast
 from typing import TYPE_CHECKING
 
+from lsp_server.rts.bound_names import maybe_bound_in
 from lsp_server.rts.purity import is_type_checking_block
 
 if TYPE_CHECKING:  # ``rts.bindings`` is analysed before this is asked
@@ -83,11 +88,64 @@ def may_raise_at_import(tree: ast.Module, layout: ModuleLayout) -> bool:
         return True  # a binding's span starts at its line: two statements share it
     if any(isinstance(stmt, ast.If) and not _never_runs(stmt) for stmt in tree.body):
         return True  # its imports are no top-level ones (``ImportStatement.top``)
+    residue = [stmt for stmt in tree.body if first_line(stmt) not in bound_lines]
+    tries = [stmt for stmt in residue if isinstance(stmt, ast.Try)]
+    caught = _import_error_names(tries, tree)
     return not all(
-        isinstance(stmt, (ast.Import, ast.ImportFrom)) or _is_docstring(stmt)
-        for stmt in tree.body
-        if first_line(stmt) not in bound_lines
+        isinstance(stmt, (ast.Import, ast.ImportFrom))
+        or _is_docstring(stmt)
+        or (isinstance(stmt, ast.Try) and _optional_import(stmt, caught))
+        for stmt in residue
     )
+
+
+def _optional_import(stmt: ast.Try, caught: frozenset[str]) -> bool:
+    """``try: import lib`` / ``except ImportError: FLAG = False``: raises nothing of its
+    own (its imports are judged at selection as top-level ones, ``ImportStatement.tried``).
+    Its body only imports; a handler catches ``ImportError`` (``ModuleNotFoundError`` alone
+    misses ``from m import absent``); whichever branch runs after only imports or binds
+    constants; no ``finally``."""
+    if stmt.finalbody or not all(_imports_only(s) for s in stmt.body):
+        return False
+    if not any(_catches(handler.type, caught) for handler in stmt.handlers):
+        return False
+    after = [*(s for handler in stmt.handlers for s in handler.body), *stmt.orelse]
+    return all(_imports_only(s) or _binds_a_constant(s) for s in after)
+
+
+def _imports_only(stmt: ast.stmt) -> bool:
+    return isinstance(stmt, (ast.Import, ast.ImportFrom, ast.Pass))
+
+
+def _binds_a_constant(stmt: ast.stmt) -> bool:
+    """``FLAG = False``; not an annotated one: its annotation is evaluated (it may read a
+    name nothing binds)."""
+    return (
+        isinstance(stmt, ast.Assign)
+        and all(isinstance(t, ast.Name) for t in stmt.targets)
+        and isinstance(stmt.value, ast.Constant)
+    )
+
+
+# A handler of one of these catches an ``ImportError``, unless the module rebinds the name.
+_CATCHING_IMPORT_ERROR = frozenset({"ImportError", "Exception", "BaseException"})
+
+
+def _import_error_names(tries: list[ast.Try], tree: ast.Module) -> frozenset[str]:
+    """The names of ``_CATCHING_IMPORT_ERROR`` the module binds nowhere (``ImportError =
+    KeyError`` makes a handler catch another class); computed only for a module with a
+    top-level ``try``."""
+    if not tries:
+        return frozenset()
+    return _CATCHING_IMPORT_ERROR - maybe_bound_in(tree.body)
+
+
+def _catches(handler_type: ast.expr | None, caught: frozenset[str]) -> bool:
+    if handler_type is None:
+        return True  # a bare ``except:``
+    if isinstance(handler_type, ast.Tuple):
+        return any(_catches(e, caught) for e in handler_type.elts)
+    return isinstance(handler_type, ast.Name) and handler_type.id in caught
 
 
 def _never_runs(stmt: ast.If) -> bool:

@@ -12,7 +12,9 @@ statement binds. The names have units of their own (the importer's ``<import>.na
 
 * its top level cannot raise, imports aside (``import_effects.may_raise_at_import``), calls
   nothing the module does not define and changes nothing but its own namespace;
-* each top-level import takes a standard-library module (whose names the bindings judged)
+* each top-level import (a top-level ``try``'s too: ``except ImportError:`` handles its
+  failure, ``import_effects.may_raise_at_import``) takes a standard-library module (whose
+  names the bindings judged)
   or a project file, never with a star, and every project file the module runs (its
   packages included, but the importer) is one the test ran at import when it was
   recorded (it depends on its module unit: any change there selects it), so nothing the
@@ -90,9 +92,9 @@ def _quiet(states: FileStates, resolver: ImportResolver, target: str) -> bool:
 
 
 def imports_judged(resolver: ImportResolver, target: str, units: FileUnits) -> bool:
-    """Whether each top-level import of ``target`` takes a project file or a standard-
-    library module, without a star."""
-    return all(_judged(resolver, target, s) for s in units.imports if s.top)
+    """Whether each top-level import of ``target`` (those of a top-level ``try`` too)
+    takes a project file or a standard-library module, without a star."""
+    return all(_judged(resolver, target, s) for s in units.imports if s.top or s.tried)
 
 
 def _judged(resolver: ImportResolver, target: str, statement: ImportStatement) -> bool:

@@ -52,6 +52,10 @@ class ImportStatement:
     top: bool = False
     """A statement of the module's own body: it runs whenever the module is imported
     (unless an earlier statement raised)."""
+    tried: bool = False
+    """A statement of a top-level ``try`` (its body, a handler, ``else``, ``finally``):
+    it runs when the module is imported, unless what comes before it raised or was
+    handled (``import_effects.may_raise_at_import``)."""
 
 
 _FuncDef = (ast.FunctionDef, ast.AsyncFunctionDef)
@@ -113,11 +117,23 @@ def _span(
     )
 
 
-def _import_statement(node: ast.Import | ast.ImportFrom, top: bool) -> ImportStatement:
+def _import_statement(
+    node: ast.Import | ast.ImportFrom, top: bool, tried: bool = False
+) -> ImportStatement:
     names = tuple(a.name for a in node.names)
     if isinstance(node, ast.Import):
-        return ImportStatement(names, top=top)
-    return ImportStatement(names, node.module, node.level, is_from=True, top=top)
+        return ImportStatement(names, top=top, tried=tried)
+    return ImportStatement(names, node.module, node.level, is_from=True, top=top, tried=tried)
+
+
+def _tried_statements(tree: ast.Module) -> set[int]:
+    """The ids of the statements of top-level ``try`` statements (``ImportStatement.tried``)."""
+    return {
+        id(stmt)
+        for node in tree.body
+        if isinstance(node, ast.Try)
+        for stmt in nested_statements(node)
+    }
 
 
 def scan(
@@ -130,7 +146,7 @@ def scan(
     tree does), else found in the tree."""
     spans: list[UnitSpan] = []
     imports: list[ImportStatement] = []
-    top_level = {id(node) for node in tree.body}
+    top_level, tried = {id(node) for node in tree.body}, _tried_statements(tree)
     dynamic: dict[str, str] = {}
     lazy = lazy_annotations(tree)
     # Lines that spell a lookup-by-string name: only functions spanning one need the
@@ -158,7 +174,7 @@ def scan(
                 plain = not any("Module" in ast.unparse(b) for b in node.bases)
                 visit(node.body, f"{prefix}{node.name}.", parent, plain)
             elif isinstance(node, (ast.Import, ast.ImportFrom)):
-                imports.append(_import_statement(node, id(node) in top_level))
+                imports.append(_import_statement(node, id(node) in top_level, id(node) in tried))
             else:
                 # Definitions under `if TYPE_CHECKING:` / `try: ... except ImportError:` are
                 # in the scope around the compound statement.

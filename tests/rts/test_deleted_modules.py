@@ -63,6 +63,27 @@ def test_a_quiet_module_moved_into_a_new_subpackage_runs_its_readers_alone(
     assert run(pytester) == {"test_old"}
 
 
+@pytest.mark.parametrize(
+    "where",
+    [
+        "old_check.__module__ == 'pkg.old'",
+        "inspect.getfile(old_check).endswith(os.path.join('pkg', 'old.py'))",
+    ],
+)
+def test_a_test_reading_where_the_moved_function_lives_is_selected(
+    pytester: pytest.Pytester, where: str
+) -> None:
+    """Guard: the moved function keeps its text and its name in the package, but its
+    module and its file changed."""
+    head = "import inspect\nimport os\n\nfrom pkg import old_check\n\n\n"
+    test = f"{head}def test_other():\n    assert {where}\n"
+    _project(pytester, other_test=test)
+    _move(pytester)
+    ran, failed = ran_and_failed(pytester)
+    assert failed == {"test_other"}
+    assert "test_old" in ran
+
+
 def test_a_deleted_module_that_filled_another_at_import_selects_its_importers(
     pytester: pytest.Pytester,
 ) -> None:
