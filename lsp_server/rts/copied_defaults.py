@@ -21,8 +21,9 @@ decorator below it, told by the stack between the call and the decorating call.
 from __future__ import annotations
 
 import dis
-import sys
 from types import CodeType
+
+from lsp_server.rts.hook_exposure import DECORATOR_ARGUMENTS
 
 __all__ = ["DEFAULTS_READS", "copies_defaults_only"]
 
@@ -52,9 +53,6 @@ _OPERAND_OPS = frozenset(
         "BINARY_OP",
     ]
 )
-# A decorator's call on the function: ``CALL 0`` from 3.11 (the function in the ``self``
-# slot), ``CALL_FUNCTION 1`` before.
-_DECORATING_ARG = 0 if sys.version_info >= (3, 11) else 1
 
 
 def copies_defaults_only(code: CodeType) -> bool:
@@ -151,7 +149,7 @@ def _made_function(ops: list[dis.Instruction], start: int) -> CodeType | None:
     while at < len(ops) and ops[at].opname == "SET_FUNCTION_ATTRIBUTE":  # 3.13
         depth += dis.stack_effect(ops[at].opcode, ops[at].arg)
         at += 1
-    decorating = at < len(ops) and ops[at].opname in _CALLS and ops[at].arg == _DECORATING_ARG
+    decorating = at < len(ops) and ops[at].opname in _CALLS and ops[at].arg == DECORATOR_ARGUMENTS
     return code if depth == 1 and decorating else None
 
 

@@ -50,9 +50,9 @@ _MAKING_A_FUNCTION = frozenset(
         "CACHE",
     ]
 )
-# A decorator's call: 3.11+ ``CALL 0`` (the function in the ``self`` slot), ``CALL_FUNCTION 1``
-# before.
-_DECORATOR_ARGUMENTS = 0 if sys.version_info >= (3, 11) else 1
+DECORATOR_ARGUMENTS = 0 if sys.version_info >= (3, 11) else 1
+"""The argument count of a decorator's call on the function: 3.11+ ``CALL 0`` (the function
+in the ``self`` slot), ``CALL_FUNCTION 1`` before."""
 
 
 def calls_only_class_statements(code: CodeType) -> bool:
@@ -75,7 +75,7 @@ def calls_only_class_statements(code: CodeType) -> bool:
             harmless.add(following)
         elif ins.opname in ("LOAD_NAME", "LOAD_GLOBAL") and ins.argval in _PLAIN_DECORATORS:
             between = [i.opname for i in instructions[at + 1 : following]]
-            applied = instructions[following].arg == _DECORATOR_ARGUMENTS
+            applied = instructions[following].arg == DECORATOR_ARGUMENTS
             if applied and "MAKE_FUNCTION" in between and set(between) <= _MAKING_A_FUNCTION:
                 harmless.add(following)
     return all(at in harmless for at in calls)
