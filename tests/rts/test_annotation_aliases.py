@@ -121,3 +121,43 @@ def test_a_method_changed_in_an_imported_class_of_a_union_selects_its_callers_on
     assert run(pytester) == {"test_size"}
     edit(pytester, "kinds.py", "return 1", "return 1 + 0")
     assert run(pytester) == {"test_size"}
+
+
+def test_an_imported_union_member_of_a_method_rebound_to_a_non_type_selects_every_importer(
+    pytester: pytest.Pytester,
+) -> None:
+    write(pytester, "kinds.py", "Key = str\n\n\ndef other():\n    return 2\n")
+    lib = LIB.replace(
+        "def plain():",
+        "class Holder:\n    def hold(self, x: Key | None) -> None:\n        pass\n\n\ndef plain():",
+    )
+    write(pytester, "lib.py", "from kinds import Key\n" + lib)
+    write(pytester, "test_lib.py", TESTS)
+    assert run(pytester) == {"test_plain", "test_annotated"}
+    edit(pytester, "kinds.py", "Key = str", "Key = 3")
+    assert run(pytester) == {"test_plain", "test_annotated"}  # TypeError at import
+
+
+def test_a_class_body_value_from_an_imported_name_changed_selects_every_importer(
+    pytester: pytest.Pytester,
+) -> None:
+    write(pytester, "kinds.py", "Key = 1\n\n\ndef other():\n    return 2\n")
+    lib = LIB.replace("def plain():", "class Holder:\n    size = Key + 1\n\n\ndef plain():")
+    write(pytester, "lib.py", "from kinds import Key\n" + lib)
+    write(pytester, "test_lib.py", TESTS)
+    assert run(pytester) == {"test_plain", "test_annotated"}
+    edit(pytester, "kinds.py", "Key = 1", "Key = 'a'")
+    assert run(pytester) == {"test_plain", "test_annotated"}  # TypeError at import
+
+
+def test_a_class_body_value_from_a_module_constant_changed_selects_every_importer(
+    pytester: pytest.Pytester,
+) -> None:
+    lib = LIB.replace(
+        "def plain():", "Key = 1\n\n\nclass Holder:\n    size = Key + 1\n\n\ndef plain():"
+    )
+    write(pytester, "lib.py", lib)
+    write(pytester, "test_lib.py", TESTS)
+    assert run(pytester) == {"test_plain", "test_annotated"}
+    edit(pytester, "lib.py", "Key = 1", "Key = 'a'")
+    assert run(pytester) == {"test_plain", "test_annotated"}  # TypeError at import
