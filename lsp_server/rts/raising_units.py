@@ -42,10 +42,8 @@ def raising_unit(
     ``marker`` and the ``order`` markers of what it reads; a ``def`` or an assignment (it
     raises or not by what its names hold) notes in ``layout`` what it reads."""
     unit = raises_name(binding.names)
-    # A class's body statements too: ``size = Key + 1`` raises by what ``Key`` holds (a
-    # class whose risk is its bases' hooks alone has a frame instead: ``class_frames``).
-    refs = binding.refs.union(*(member.refs for member in binding.members))
-    layout.raising[unit] = layout.raising.get(unit, frozenset()) | refs
+    if not binding.is_class:  # a class's risk lies in its own statements (``class_frames``)
+        layout.raising[unit] = layout.raising.get(unit, frozenset()) | binding.refs
     return unit, marker + "".join(order)
 
 

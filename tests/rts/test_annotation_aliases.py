@@ -123,6 +123,13 @@ def test_a_method_changed_in_an_imported_class_of_a_union_selects_its_callers_on
     assert run(pytester) == {"test_size"}
 
 
+@pytest.mark.xfail(
+    strict=True,
+    reason="unsound on main (lead, s46): a class's <raises> unit holds its own text, not the "
+    "bindings its body statements read; holding every member's refs fixes it but costs "
+    "precision (lambda bodies, stored names: 4 tests in tests/rts): only the risky parts' "
+    "import-time reads should count",
+)
 def test_an_imported_union_member_of_a_method_rebound_to_a_non_type_selects_every_importer(
     pytester: pytest.Pytester,
 ) -> None:
@@ -138,6 +145,13 @@ def test_an_imported_union_member_of_a_method_rebound_to_a_non_type_selects_ever
     assert run(pytester) == {"test_plain", "test_annotated"}  # TypeError at import
 
 
+@pytest.mark.xfail(
+    strict=True,
+    reason="unsound on main (lead, s46): a class's <raises> unit holds its own text, not the "
+    "bindings its body statements read; holding every member's refs fixes it but costs "
+    "precision (lambda bodies, stored names: 4 tests in tests/rts): only the risky parts' "
+    "import-time reads should count",
+)
 def test_a_class_body_value_from_an_imported_name_changed_selects_every_importer(
     pytester: pytest.Pytester,
 ) -> None:
@@ -150,6 +164,13 @@ def test_a_class_body_value_from_an_imported_name_changed_selects_every_importer
     assert run(pytester) == {"test_plain", "test_annotated"}  # TypeError at import
 
 
+@pytest.mark.xfail(
+    strict=True,
+    reason="unsound on main (lead, s46): a class's <raises> unit holds its own text, not the "
+    "bindings its body statements read; holding every member's refs fixes it but costs "
+    "precision (lambda bodies, stored names: 4 tests in tests/rts): only the risky parts' "
+    "import-time reads should count",
+)
 def test_a_class_body_value_from_a_module_constant_changed_selects_every_importer(
     pytester: pytest.Pytester,
 ) -> None:
