@@ -25,10 +25,11 @@ import sys
 from bisect import bisect_right
 from types import CodeType
 
+from lsp_server.rts.wrapping_builtins import KEEPING_BUILTINS
+
 _CALLS = frozenset(
     ["CALL", "CALL_FUNCTION", "CALL_METHOD", "CALL_FUNCTION_KW", "CALL_FUNCTION_EX", "CALL_KW"]
 )
-_PLAIN_DECORATORS = frozenset(["classmethod", "staticmethod", "property"])
 # What may stand between a plain decorator's name and its call: the function being made
 # (its defaults, annotations and closure read, nothing called).
 _MAKING_A_FUNCTION = frozenset(
@@ -62,7 +63,7 @@ def calls_only_class_statements(code: CodeType) -> bool:
     calls = [at for at, ins in enumerate(instructions) if ins.opname in _CALLS]
     harmless: set[int] = set()
     for at, ins in enumerate(instructions):
-        if ins.opname in ("STORE_NAME", "STORE_GLOBAL") and ins.argval in _PLAIN_DECORATORS:
+        if ins.opname in ("STORE_NAME", "STORE_GLOBAL") and ins.argval in KEEPING_BUILTINS:
             return False  # a plain decorator's name bound to something else
         # The first call after ``at``: found by bisection, as a scan of ``calls`` at every
         # instruction made a module's top level quadratic in its size.
@@ -73,7 +74,7 @@ def calls_only_class_statements(code: CodeType) -> bool:
         if ins.opname == "LOAD_BUILD_CLASS":
             # Its call, unless its bases call first: then that one, and its own stays.
             harmless.add(following)
-        elif ins.opname in ("LOAD_NAME", "LOAD_GLOBAL") and ins.argval in _PLAIN_DECORATORS:
+        elif ins.opname in ("LOAD_NAME", "LOAD_GLOBAL") and ins.argval in KEEPING_BUILTINS:
             between = [i.opname for i in instructions[at + 1 : following]]
             applied = instructions[following].arg == DECORATOR_ARGUMENTS
             if applied and "MAKE_FUNCTION" in between and set(between) <= _MAKING_A_FUNCTION:

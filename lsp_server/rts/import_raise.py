@@ -49,6 +49,7 @@ from lsp_server.rts.stdlib_values import (
 )
 from lsp_server.rts.store_only_init import fits
 from lsp_server.rts.typing_classes import typed_dict_bases, typed_dict_may_raise
+from lsp_server.rts.wrapping_builtins import KEEPING_BUILTINS
 
 # Wrappers whose decoration succeeds whatever they wrap (a bare name, or a call of one of
 # ``_WRAPPER_CALLS`` with arguments that cannot raise either). ``dataclass`` or
@@ -69,7 +70,6 @@ _WRAPPERS = frozenset(
     ]
 )
 _WRAPPER_CALLS = frozenset(["lru_cache", "fixture"])
-_BUILTIN_WRAPPERS = frozenset(["staticmethod", "classmethod", "property"])
 _ACCESSORS = frozenset(["setter", "getter", "deleter"])
 # Their call without arguments makes a new object and cannot fail.
 _NO_ARGUMENT_MAKERS = [getattr(importlib.import_module(m), n) for m, n in PURE_MODULE_CALLS]
@@ -302,7 +302,7 @@ def _safe_value(node: ast.expr, scope: Scope, bound: set[str]) -> bool:
         if _builds_plainly(node, node.func.id, scope, bound):
             return True
         # ``staticmethod(f)`` in a class body: a builtin wrapper that takes anything.
-        wrapper = node.func.id in _BUILTIN_WRAPPERS and scope.known(node.func.id)
+        wrapper = node.func.id in KEEPING_BUILTINS and scope.known(node.func.id)
         values = [*node.args, *(k.value for k in node.keywords)]
         return (
             wrapper

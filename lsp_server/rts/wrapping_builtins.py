@@ -15,7 +15,8 @@ from __future__ import annotations
 
 from lsp_server.rts.file_units import FileUnits
 
-_BUILTINS = frozenset(["property", "staticmethod", "classmethod"])
+KEEPING_BUILTINS = frozenset(["property", "staticmethod", "classmethod"])
+"""The builtin decorators that keep what they wrap (not rebound, see ``only_keeps``)."""
 _IMPORTED = {"abstractmethod": "abc"}
 
 
@@ -25,7 +26,7 @@ def only_keeps(file_units: FileUnits, root: str) -> bool:
     top or in a class body, or ``abstractmethod`` bound only by ``from abc import``."""
     units = file_units.bound.get(root, [])
     origin = file_units.import_origins.get(root)
-    if root in _BUILTINS:
+    if root in KEEPING_BUILTINS:
         return origin is None and not units
     # Bound by the import alone (its unit is named by the name it binds).
     return root in _IMPORTED and origin == _IMPORTED[root] and units == [root]
