@@ -36,11 +36,24 @@ def test_annotated():
 """
 
 
+EVERY_TEST = {"test_plain", "test_annotated"}
+
+
+def _recorded(pytester: pytest.Pytester, lib: str) -> None:
+    """``lib.py`` and its tests written and recorded (every test runs)."""
+    write(pytester, "lib.py", lib)
+    write(pytester, "test_lib.py", TESTS)
+    assert run(pytester) == EVERY_TEST
+
+
+def _kinds(pytester: pytest.Pytester, key: str) -> None:
+    """A module binding ``Key`` to ``key``, with a function of its own."""
+    write(pytester, "kinds.py", f"Key = {key}\n\n\ndef other():\n    return 2\n")
+
+
 @pytest.fixture
 def project(pytester: pytest.Pytester) -> pytest.Pytester:
-    write(pytester, "lib.py", LIB)
-    write(pytester, "test_lib.py", TESTS)
-    assert run(pytester) == {"test_plain", "test_annotated"}
+    _recorded(pytester, LIB)
     return pytester
 
 
@@ -48,13 +61,11 @@ def test_an_alias_rebound_to_a_value_without_subscripts_selects_every_importer(
     project: pytest.Pytester,
 ) -> None:
     edit(project, "lib.py", "Alias = dict", "Alias = 3")
-    assert run(project) == {"test_plain", "test_annotated"}  # TypeError at import
+    assert run(project) == EVERY_TEST  # TypeError at import
 
 
 def _typed(pytester: pytest.Pytester, annotation: str, head: str = "import typing\n") -> None:
-    write(pytester, "lib.py", head + LIB.replace("Alias[str, int]", annotation))
-    write(pytester, "test_lib.py", TESTS)
-    assert run(pytester) == {"test_plain", "test_annotated"}
+    _recorded(pytester, head + LIB.replace("Alias[str, int]", annotation))
 
 
 def test_a_typing_form_given_too_few_arguments_selects_every_importer(
@@ -62,7 +73,7 @@ def test_a_typing_form_given_too_few_arguments_selects_every_importer(
 ) -> None:
     _typed(pytester, "typing.Dict[str, int]")
     edit(pytester, "lib.py", "typing.Dict[str, int]", "typing.Dict[str]")
-    assert run(pytester) == {"test_plain", "test_annotated"}  # TypeError at import
+    assert run(pytester) == EVERY_TEST  # TypeError at import
 
 
 def test_a_typing_form_changed_to_another_that_evaluates_selects_its_function_only(
@@ -76,10 +87,10 @@ def test_a_typing_form_changed_to_another_that_evaluates_selects_its_function_on
 def test_an_imported_union_member_rebound_to_a_non_type_selects_every_importer(
     pytester: pytest.Pytester,
 ) -> None:
-    write(pytester, "kinds.py", "Key = str\n\n\ndef other():\n    return 2\n")
+    _kinds(pytester, "str")
     _typed(pytester, "Key | None", head="from kinds import Key\n")
     edit(pytester, "kinds.py", "Key = str", "Key = 3")
-    assert run(pytester) == {"test_plain", "test_annotated"}  # TypeError at import
+    assert run(pytester) == EVERY_TEST  # TypeError at import
 
 
 def test_a_value_computed_at_import_from_another_module_selects_every_importer(
@@ -87,12 +98,10 @@ def test_a_value_computed_at_import_from_another_module_selects_every_importer(
 ) -> None:
     # The rule the annotations now share: a part that may raise by what an imported
     # name holds (passed before this change too).
-    write(pytester, "kinds.py", "Key = 1\n\n\ndef other():\n    return 2\n")
-    write(pytester, "lib.py", "from kinds import Key\n\nX = Key + 1\n" + LIB)
-    write(pytester, "test_lib.py", TESTS)
-    assert run(pytester) == {"test_plain", "test_annotated"}
+    _kinds(pytester, "1")
+    _recorded(pytester, "from kinds import Key\n\nX = Key + 1\n" + LIB)
     edit(pytester, "kinds.py", "Key = 1", "Key = 'a'")
-    assert run(pytester) == {"test_plain", "test_annotated"}  # TypeError at import
+    assert run(pytester) == EVERY_TEST  # TypeError at import
 
 
 KIND = """
@@ -123,62 +132,47 @@ def test_a_method_changed_in_an_imported_class_of_a_union_selects_its_callers_on
     assert run(pytester) == {"test_size"}
 
 
-@pytest.mark.xfail(
+CLASS_BODY_HOLE = pytest.mark.xfail(
     strict=True,
     reason="unsound on main (lead, s46): a class's <raises> unit holds its own text, not the "
     "bindings its body statements read; holding every member's refs fixes it but costs "
     "precision (lambda bodies, stored names: 4 tests in tests/rts): only the risky parts' "
     "import-time reads should count",
 )
+
+
+@CLASS_BODY_HOLE
 def test_an_imported_union_member_of_a_method_rebound_to_a_non_type_selects_every_importer(
     pytester: pytest.Pytester,
 ) -> None:
-    write(pytester, "kinds.py", "Key = str\n\n\ndef other():\n    return 2\n")
+    _kinds(pytester, "str")
     lib = LIB.replace(
         "def plain():",
         "class Holder:\n    def hold(self, x: Key | None) -> None:\n        pass\n\n\ndef plain():",
     )
-    write(pytester, "lib.py", "from kinds import Key\n" + lib)
-    write(pytester, "test_lib.py", TESTS)
-    assert run(pytester) == {"test_plain", "test_annotated"}
+    _recorded(pytester, "from kinds import Key\n" + lib)
     edit(pytester, "kinds.py", "Key = str", "Key = 3")
-    assert run(pytester) == {"test_plain", "test_annotated"}  # TypeError at import
+    assert run(pytester) == EVERY_TEST  # TypeError at import
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="unsound on main (lead, s46): a class's <raises> unit holds its own text, not the "
-    "bindings its body statements read; holding every member's refs fixes it but costs "
-    "precision (lambda bodies, stored names: 4 tests in tests/rts): only the risky parts' "
-    "import-time reads should count",
-)
+@CLASS_BODY_HOLE
 def test_a_class_body_value_from_an_imported_name_changed_selects_every_importer(
     pytester: pytest.Pytester,
 ) -> None:
-    write(pytester, "kinds.py", "Key = 1\n\n\ndef other():\n    return 2\n")
+    _kinds(pytester, "1")
     lib = LIB.replace("def plain():", "class Holder:\n    size = Key + 1\n\n\ndef plain():")
-    write(pytester, "lib.py", "from kinds import Key\n" + lib)
-    write(pytester, "test_lib.py", TESTS)
-    assert run(pytester) == {"test_plain", "test_annotated"}
+    _recorded(pytester, "from kinds import Key\n" + lib)
     edit(pytester, "kinds.py", "Key = 1", "Key = 'a'")
-    assert run(pytester) == {"test_plain", "test_annotated"}  # TypeError at import
+    assert run(pytester) == EVERY_TEST  # TypeError at import
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="unsound on main (lead, s46): a class's <raises> unit holds its own text, not the "
-    "bindings its body statements read; holding every member's refs fixes it but costs "
-    "precision (lambda bodies, stored names: 4 tests in tests/rts): only the risky parts' "
-    "import-time reads should count",
-)
+@CLASS_BODY_HOLE
 def test_a_class_body_value_from_a_module_constant_changed_selects_every_importer(
     pytester: pytest.Pytester,
 ) -> None:
     lib = LIB.replace(
         "def plain():", "Key = 1\n\n\nclass Holder:\n    size = Key + 1\n\n\ndef plain():"
     )
-    write(pytester, "lib.py", lib)
-    write(pytester, "test_lib.py", TESTS)
-    assert run(pytester) == {"test_plain", "test_annotated"}
+    _recorded(pytester, lib)
     edit(pytester, "lib.py", "Key = 1", "Key = 'a'")
-    assert run(pytester) == {"test_plain", "test_annotated"}  # TypeError at import
+    assert run(pytester) == EVERY_TEST  # TypeError at import
