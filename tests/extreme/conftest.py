@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import os
+import subprocess
 import sys
 import textwrap
 import time
@@ -55,6 +56,19 @@ def advance(state):
     return state["n"]
 """
 """A loop that never ends when ``ready -> return False``: that transformation times out."""
+
+
+def plain_run(root: Path) -> None:
+    """A run of the user's (plain pytest in ``root``): it writes what the project's options
+    and conftest ask for; it must pass."""
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider"],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
 
 
 def verdict_rows(analysis: object) -> list[tuple[str, str, str]]:

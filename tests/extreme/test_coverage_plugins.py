@@ -8,8 +8,6 @@ transformation, so the verdicts are those of a run without it."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -18,7 +16,7 @@ import pytest
 from lsp_server.extreme.analysis import Options, analyse
 from lsp_server.extreme.model import Verdict
 
-from .conftest import INC_MODULE
+from .conftest import INC_MODULE, plain_run
 
 pytest.importorskip("pytest_cov")
 
@@ -59,14 +57,7 @@ def test_workers_and_on_disk_checks_run_without_the_coverage_plugin_of_the_addop
             "pytest.ini": "[pytest]\naddopts = --cov=inc --cov-branch --cov-report=\n",
         }
     )
-    plain = subprocess.run(
-        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider"],
-        cwd=root,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert plain.returncode == 0, plain.stdout + plain.stderr
+    plain_run(root)
     assert _sessions(log) == [True]  # the user's run measures coverage
     (root / ".coverage").unlink()
     analysis = analyse(root, Options(jobs=1, incremental=False, verify=1))

@@ -6,8 +6,6 @@ or ``pytest_configure`` rewrites its file."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -16,7 +14,7 @@ import pytest
 from lsp_server.extreme.analysis import Options, analyse
 from lsp_server.extreme.warm import WarmPools
 
-from .conftest import INC_MODULE, verdict_rows
+from .conftest import INC_MODULE, plain_run, verdict_rows
 
 TEST_INC = """
 from inc import inc
@@ -52,18 +50,6 @@ def _project(
     return make_project(files)
 
 
-def _plain_run(root: Path) -> None:
-    """A run of the user's: it writes the reports the project's options ask for."""
-    done = subprocess.run(
-        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider"],
-        cwd=root,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert done.returncode == 0, done.stdout + done.stderr
-
-
 def _analysed_keeping(root: Path, report: str, warm: WarmPools | None = None) -> None:
     before = (root / report).read_bytes()
     analysis = analyse(root, Options(jobs=1, incremental=False, paths=[root / "inc.py"]), warm=warm)
@@ -86,7 +72,7 @@ def test_a_report_of_the_addopts_is_left_as_the_users_run_wrote_it(
     make_project: Callable[[dict[str, str]], Path], addopts: str, report: str
 ) -> None:
     root = _project(make_project, addopts)
-    _plain_run(root)
+    plain_run(root)
     _analysed_keeping(root, report)
 
 
@@ -95,7 +81,7 @@ def test_a_file_a_conftest_writes_in_the_session_is_left_as_it_was(
     make_project: Callable[[dict[str, str]], Path], conftest: str
 ) -> None:
     root = _project(make_project, "", conftest)
-    _plain_run(root)
+    plain_run(root)
     _analysed_keeping(root, "session.txt")
 
 
@@ -104,5 +90,5 @@ def test_warm_workers_that_end_after_the_analysis_leave_the_report(
 ) -> None:
     # The editor's workers outlive the analysis: their session ends when the pools close.
     root = _project(make_project, "", WRITES_AT_SESSION_END)
-    _plain_run(root)
+    plain_run(root)
     _analysed_keeping(root, "session.txt", WarmPools())
