@@ -357,7 +357,7 @@ def module_layout(tree: ast.Module) -> ModuleLayout:
         wrappers.after(stmt)
         forms.after(stmt, binding is not None and binding.own_doc)
         # What every importer sees fail, or a class makes fail (``rts.class_frames``).
-        raising = binding_raising(stmt, binding, scope)
+        raising = binding_raising(layout, stmt, binding, scope)
         unread, filters = sets.take(stmt, scope)  # ``rts.namespace_filters``
         loose = () if binding else loose_members(stmt, plain_classes, scope)
         scope.after(stmt)

@@ -30,23 +30,35 @@ from lsp_server.rts.class_frames import raising_markers
 from lsp_server.rts.file_units import FileUnits
 from lsp_server.rts.import_digest import class_risk_reads
 from lsp_server.rts.import_effects import first_line
+from lsp_server.rts.purity import import_time_names
 from lsp_server.rts.tokens import digest
-from lsp_server.rts.unit_names import RAISES, raises_name
+from lsp_server.rts.unit_names import FRAME, RAISES, raises_name
 
 if TYPE_CHECKING:
     from lsp_server.rts.bindings import Binding, ModuleLayout
     from lsp_server.rts.import_scope import Scope
 
 
-def binding_raising(stmt: ast.stmt, binding: Binding | None, scope: Scope) -> list[tuple[str, str]]:
+def binding_raising(
+    layout: ModuleLayout, stmt: ast.stmt, binding: Binding | None, scope: Scope
+) -> list[tuple[str, str]]:
     """``class_frames.raising_markers`` of the top-level ``stmt``, run after what ``scope``
-    has bound; a class that may raise in its body notes in ``binding`` what that part reads
-    (``import_digest.class_risk_reads``): a value it computes from changed."""
+    has bound. A class notes what may raise in it reads: its body's risky part
+    (``import_digest.class_risk_reads``) in ``binding``, its frame's bases and its hooks'
+    whole namespace in ``layout``: a value they compute from changed, it may raise."""
     if binding is None:
         return []
     raising = raising_markers(stmt, scope, binding.own_doc)
-    if isinstance(stmt, ast.ClassDef) and any(not unit for unit, _ in raising):
-        binding.risk_refs = class_risk_reads(stmt, scope)
+    if not isinstance(stmt, ast.ClassDef):
+        return raising
+    for unit, _ in raising:
+        if not unit:
+            binding.risk_refs = class_risk_reads(stmt, scope)
+        elif unit.endswith(FRAME):
+            header = [*stmt.bases, *stmt.keywords]
+            layout.raising[unit] = frozenset().union(*map(import_time_names, header))
+        else:
+            layout.raising[unit] = frozenset(import_time_names(stmt))
     return raising
 
 

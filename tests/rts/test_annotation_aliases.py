@@ -200,3 +200,16 @@ def test_a_method_default_read_from_a_module_removed_there_selects_every_importe
     _recorded(pytester, "import kinds\n" + lib)
     edit(pytester, "kinds.py", "Key = 1", "Other = 1")
     assert run(pytester) == EVERY_TEST  # AttributeError at import
+
+
+def test_an_imported_base_rebound_to_a_non_class_selects_every_importer(
+    pytester: pytest.Pytester,
+) -> None:
+    write(pytester, "kinds.py", "class Key:\n    pass\n\n\ndef other():\n    return 2\n")
+    lib = LIB.replace(
+        "def plain():",
+        "class Holder(Key):\n    def hold(self):\n        return 1\n\n\ndef plain():",
+    )
+    _recorded(pytester, "from kinds import Key\n" + lib)
+    edit(pytester, "kinds.py", "class Key:\n    pass\n", "Key = 3\n")
+    assert run(pytester) == EVERY_TEST  # TypeError at import: a base must be a class
