@@ -53,7 +53,12 @@ def class_risk_reads(node: ast.ClassDef, scope: Scope) -> frozenset[str]:
     risky = risky_class_parts(node, scope, set(scope.bound))
     if risky is None:
         return frozenset(import_time_names(node))
-    return frozenset(_kept_statements(node, risky)[1])
+    return frozenset(risky_reads(node, risky))
+
+
+def risky_reads(node: ast.ClassDef, risky: RiskyStatements) -> set[str]:
+    """The names the statements ``_class_body_digest`` keeps of ``risky`` read."""
+    return _kept_statements(node, risky)[1]
 
 
 def _class_body_digest(node: ast.ClassDef, risky: RiskyStatements) -> str:

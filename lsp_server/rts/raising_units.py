@@ -26,7 +26,7 @@ from collections import Counter
 from typing import TYPE_CHECKING
 
 from lsp_server.rts.bound_names import maybe_bound
-from lsp_server.rts.class_frames import raising_markers
+from lsp_server.rts.class_frames import frame_reads, raising_markers
 from lsp_server.rts.file_units import FileUnits
 from lsp_server.rts.import_digest import class_risk_reads
 from lsp_server.rts.import_effects import first_line
@@ -55,8 +55,7 @@ def binding_raising(
         if not unit:
             binding.risk_refs = class_risk_reads(stmt, scope)
         elif unit.endswith(FRAME):
-            header = [*stmt.bases, *stmt.keywords]
-            layout.raising[unit] = frozenset().union(*map(import_time_names, header))
+            layout.raising[unit] = frame_reads(stmt, scope)
         else:
             layout.raising[unit] = frozenset(import_time_names(stmt))
     return raising
