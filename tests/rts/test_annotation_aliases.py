@@ -213,3 +213,24 @@ def test_an_imported_base_rebound_to_a_non_class_selects_every_importer(
     _recorded(pytester, "from kinds import Key\n" + lib)
     edit(pytester, "kinds.py", "class Key:\n    pass\n", "Key = 3\n")
     assert run(pytester) == EVERY_TEST  # TypeError at import: a base must be a class
+
+
+def test_a_table_read_of_a_module_attribute_removed_there_selects_every_importer(
+    pytester: pytest.Pytester,
+) -> None:
+    _kinds(pytester, "1")
+    lib = LIB.replace("def plain():", 'TABLE = [(kinds.Key, "key")]\n\n\ndef plain():')
+    _recorded(pytester, "import kinds\n" + lib)
+    edit(pytester, "kinds.py", "Key = 1", "Other = 1")
+    assert run(pytester) == EVERY_TEST  # AttributeError at import
+
+
+def test_a_table_read_of_a_module_attribute_changed_there_selects_no_importer(
+    pytester: pytest.Pytester,
+) -> None:
+    # The table only holds the value: reading it cannot raise while the name is bound.
+    _kinds(pytester, "1")
+    lib = LIB.replace("def plain():", 'TABLE = [(kinds.Key, "key")]\n\n\ndef plain():')
+    _recorded(pytester, "import kinds\n" + lib)
+    edit(pytester, "kinds.py", "Key = 1", "Key = 2")
+    assert run(pytester) == set()
