@@ -1,6 +1,8 @@
 """An annotation evaluated at import (no ``from __future__ import annotations``) reads the
 names it spells; a subscript of such a name can raise when the name is rebound to a value
-that does not support it, and then the module's import fails for every importer."""
+that does not support it, and then the module's import fails for every importer. The same
+for what else runs at import and may raise by a value it reads: a class body's statements,
+a method's default, a base, a display table's attribute of another module."""
 
 from __future__ import annotations
 
