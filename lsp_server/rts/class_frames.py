@@ -32,7 +32,6 @@ from lsp_server.rts.display_read_units import display_read_markers
 from lsp_server.rts.import_digest import import_time_digest, raising_digest, risky_reads
 from lsp_server.rts.import_raise import RiskyStatements, risky_class_parts
 from lsp_server.rts.import_scope import Scope
-from lsp_server.rts.purity import import_time_names
 from lsp_server.rts.unit_names import FRAME, HOOKS
 
 # Names ``type`` itself reads from a class namespace, or that clash with its layout:
@@ -108,10 +107,9 @@ def _frame_digest(stmt: ast.ClassDef, scope: Scope, docs_inert: bool) -> str | N
 
 def frame_reads(stmt: ast.ClassDef, scope: Scope) -> frozenset[str]:
     """What the frame of ``stmt`` (``_frame_digest``) reads at import that may make it
-    raise: its bases, and what its risky statements compute from."""
-    reads = set().union(*map(import_time_names, [*stmt.bases, *stmt.keywords]))
-    risky = _risky_without_bases(stmt, scope) or []
-    return frozenset(reads | risky_reads(stmt, risky))
+    raise by its value: what its risky statements compute from. (Its bases raise by being
+    gone, ``rts.needed_attributes``, or by their hooks, ``rts.creation_hooks``.)"""
+    return frozenset(risky_reads(stmt, _risky_without_bases(stmt, scope) or []))
 
 
 def _risky_without_bases(stmt: ast.ClassDef, scope: Scope) -> RiskyStatements | None:

@@ -12,7 +12,7 @@ distinct read of the module's tables is a unit, ``<read>kinds.WORD``
 checksum says, for each table reading it in order, whether the name it starts from is
 bound in the module before that table (moved above its import, it raises). An attribute of
 a module the file imports (``import kinds``) must still be there: each importer needs it as
-if the file said ``from kinds import WORD`` (``needed_attributes``). A new or
+if the file said ``from kinds import WORD`` (``rts.needed_attributes``). A new or
 changed one selects every importer; one gone selects nothing (``select.changed_units``, and
 the store marks the importers stale when a run stores a new or changed one:
 ``store.writes``). Its readers see the table's own unit change as before.
@@ -25,7 +25,6 @@ import ast
 from lsp_server.rts.import_digest import display_read_nodes
 from lsp_server.rts.import_raise import may_raise
 from lsp_server.rts.import_scope import Scope
-from lsp_server.rts.spans import ImportStatement
 from lsp_server.rts.unit_names import display_read_name
 
 
@@ -47,30 +46,3 @@ def display_read_markers(stmt: ast.stmt, scope: Scope) -> list[tuple[str, str]] 
         where = "bound" if root.id in scope.bound else "free"
         markers[display_read_name(ast.unparse(node))] = f"<raises:{where}>"
     return sorted(markers.items())
-
-
-def needed_attributes(tree: ast.Module) -> tuple[ImportStatement, ...]:
-    """``from m import a`` for each ``m.a`` a display table of ``tree`` reads, where a
-    top-level ``import m`` binds ``m``: once ``m`` binds ``a`` no more, importing the file
-    fails, which a removed binding tells the tests needing it (``binding_reads._taken``).
-    A name rebound since its import only adds a dependency."""
-    modules = {
-        alias.asname or alias.name: alias.name
-        for stmt in tree.body
-        if isinstance(stmt, ast.Import)
-        for alias in stmt.names
-        if alias.asname or "." not in alias.name
-    }
-    needed: set[tuple[str, str]] = set()
-    for stmt in tree.body:
-        for node in display_read_nodes(stmt) or ():
-            first = node
-            while isinstance(first, ast.Attribute) and isinstance(first.value, ast.Attribute):
-                first = first.value
-            root = first.value if isinstance(first, ast.Attribute) else None
-            if isinstance(root, ast.Name) and root.id in modules:
-                assert isinstance(first, ast.Attribute)
-                needed.add((modules[root.id], first.attr))
-    return tuple(
-        ImportStatement((name,), module, is_from=True, top=True) for module, name in sorted(needed)
-    )

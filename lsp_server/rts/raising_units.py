@@ -32,7 +32,7 @@ from lsp_server.rts.import_digest import class_risk_reads
 from lsp_server.rts.import_effects import first_line
 from lsp_server.rts.purity import import_time_names
 from lsp_server.rts.tokens import digest
-from lsp_server.rts.unit_names import FRAME, RAISES, raises_name
+from lsp_server.rts.unit_names import FRAME, HOOKS, RAISES, raises_name
 
 if TYPE_CHECKING:
     from lsp_server.rts.bindings import Binding, ModuleLayout
@@ -44,8 +44,9 @@ def binding_raising(
 ) -> list[tuple[str, str]]:
     """``class_frames.raising_markers`` of the top-level ``stmt``, run after what ``scope``
     has bound. A class notes what may raise in it reads: its body's risky part
-    (``import_digest.class_risk_reads``) in ``binding``, its frame's bases and its hooks'
-    whole namespace in ``layout``: a value they compute from changed, it may raise."""
+    (``import_digest.class_risk_reads``) in ``binding``, its frame's risky part
+    (``class_frames.frame_reads``) and its hooks' whole namespace in ``layout``: a value
+    they compute from changed, it may raise."""
     if binding is None:
         return []
     raising = raising_markers(stmt, scope, binding.own_doc)
@@ -95,8 +96,10 @@ def add_raising_units(result: FileUnits, layout: ModuleLayout, tree: ast.Module)
             name = todo.pop()
             units = result.bound.get(name)
             if name in residue_bound or not units or "*" in residue_bound:
-                # A builtin, a missing name, one the residue binds (a star import: any)
-                outside.add(name)
+                # A builtin, a missing name, one the residue binds (a star import: any).
+                # Not a class's hooks': every importer would read it, where no hook ran too.
+                if not unit.endswith(HOOKS):
+                    outside.add(name)
                 continue
             for bound in units:
                 if bound not in seen:

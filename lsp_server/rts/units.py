@@ -52,7 +52,6 @@ from lsp_server.rts.bound_names import listed_names
 from lsp_server.rts.class_frames import hooked_classes
 from lsp_server.rts.class_members import class_texts, own_methods
 from lsp_server.rts.deleted_names import deleted_names
-from lsp_server.rts.display_read_units import needed_attributes
 from lsp_server.rts.file_snapshot import file_checksum
 from lsp_server.rts.file_units import FileUnits
 from lsp_server.rts.first_imports import first_import_texts
@@ -67,6 +66,7 @@ from lsp_server.rts.layout_unit import layout_checksums
 from lsp_server.rts.listing_units import LISTING, listing_units
 from lsp_server.rts.lookups import DYNAMIC_NAMES, bindings_taken, import_origins
 from lsp_server.rts.module_docstring import docstring_binding
+from lsp_server.rts.needed_attributes import needed_attributes
 from lsp_server.rts.open_namespace import opens_namespace
 from lsp_server.rts.overload_stubs import overload_stubs
 from lsp_server.rts.parametrize_cases import LiteralCases, add_cases, literal_cases
@@ -151,7 +151,7 @@ def _analysed(path: str, source: str) -> FileUnits:
     importing = (name for name in variants if name.startswith(IMPORTING))
     result.import_units = frozenset(imported).union(result.from_imports, importing)
     result.import_origins, result.taken = import_origins(tree), bindings_taken(tree)
-    result.needed = needed_attributes(tree)  # ``rts.display_read_units``
+    result.needed = needed_attributes(tree)
     future.mark(variants, result.spans.keys(), HEADER, DOC)
     result.open_namespace, result.attribute_names = opens_namespace(tree), attribute_names(text)
     if not result.open_namespace:
