@@ -142,7 +142,7 @@ def _analysed(path: str, source: str) -> FileUnits:
     result.top_names = top_level_names(tree)
     result.call_sites = layout.call_sites
     note_import_effects(result, tree, layout)
-    result.hooked_classes = hooked_classes(layout.markers)
+    result.needed, result.hooked_classes = needed_attributes(tree), hooked_classes(layout.markers)
     result.deleted = deleted_names(tree)
     result.gathering, result.copying = gathering_calls(tree), copying_functions(tree)
     if result.gathering:  # its code tells what it reads: ``rts.gathered_listings``
@@ -151,7 +151,6 @@ def _analysed(path: str, source: str) -> FileUnits:
     importing = (name for name in variants if name.startswith(IMPORTING))
     result.import_units = frozenset(imported).union(result.from_imports, importing)
     result.import_origins, result.taken = import_origins(tree), bindings_taken(tree)
-    result.needed = needed_attributes(tree)
     future.mark(variants, result.spans.keys(), HEADER, DOC)
     result.open_namespace, result.attribute_names = opens_namespace(tree), attribute_names(text)
     if not result.open_namespace:
