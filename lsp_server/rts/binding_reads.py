@@ -280,13 +280,14 @@ class BindingReads:
         ``origin`` binds the name no more, which a removed binding there tells
         (``select.tests_reading_changed``); what it is bound to the test sees only by
         reading it (the names its code read lead to the binding). A star import takes
-        what ``origin``'s ``__all__`` lists: ``reads.LISTED_NAMES``. And the units of the
+        what ``origin``'s ``__all__`` lists: ``reads.LISTED_NAMES``; a table's attribute of an
+        imported module is taken too (``FileUnits.needed``). And the units of the
         modules those statements import (``IMPORTING``: ``rts.import_statements``)."""
         cached = self._taken_ids.get(path)
         if cached is None:
             keys = {
                 module_read(LISTED_NAMES if name == "*" else NEEDED_BY_IMPORT + name, origin)
-                for statement in file_units.imports
+                for statement in (*file_units.imports, *file_units.needed)
                 if (origin := self.resolver.from_origin(path, statement)) is not None
                 for name in statement.names
             }

@@ -34,7 +34,6 @@ from dataclasses import dataclass, field, replace
 from lsp_server.rts.ast_walk import walk
 from lsp_server.rts.bound_names import instantiable, maybe_bound
 from lsp_server.rts.class_doc_reads import class_reads_own_doc
-from lsp_server.rts.class_frames import raising_markers
 from lsp_server.rts.class_members import (
     Member,
     class_body,
@@ -56,7 +55,7 @@ from lsp_server.rts.purity import (
     is_type_checking_block,
     nested_statements,
 )
-from lsp_server.rts.raising_units import raising_unit
+from lsp_server.rts.raising_units import binding_raising, raising_unit, risk_reads
 from lsp_server.rts.stdlib_imports import STDLIB, stdlib_imports
 from lsp_server.rts.stdlib_queries import is_query
 from lsp_server.rts.store_only_init import store_only_init
@@ -97,6 +96,8 @@ class Binding:
     takes: tuple[str, ...] = ()
     """For a standard-library import: what it takes for each name (``names`` order), the
     text of that name's unit: a name added to the statement changes no other name's."""
+    risk_refs: frozenset[str] | None = None
+    """For a class that may raise in its body: the names that part reads at import."""
 
 
 @dataclass
@@ -356,7 +357,7 @@ def module_layout(tree: ast.Module) -> ModuleLayout:
         wrappers.after(stmt)
         forms.after(stmt, binding is not None and binding.own_doc)
         # What every importer sees fail, or a class makes fail (``rts.class_frames``).
-        raising = [] if binding is None else raising_markers(stmt, scope, binding.own_doc)
+        raising = binding_raising(layout, stmt, binding, scope)
         unread, filters = sets.take(stmt, scope)  # ``rts.namespace_filters``
         loose = () if binding else loose_members(stmt, plain_classes, scope)
         scope.after(stmt)
@@ -370,7 +371,7 @@ def module_layout(tree: ast.Module) -> ModuleLayout:
     for stmt, binding, raising, unread, filters, loose in found:
         for unit, marker in raising:  # a class's frame: ``class_frames``
             if not unit and binding is not None:  # ``rts.raising_units``
-                order = _order_markers(binding.refs, before, bound)
+                order = _order_markers(risk_reads(binding), before, bound)
                 unit, marker = raising_unit(layout, binding, marker, order)
             layout.markers.setdefault(unit, []).append(marker)
         if binding is None:

@@ -4,10 +4,10 @@ A top-level binding that may raise puts a digest of what it runs into its module
 (``rts.import_digest``): every importer would see the import fail. A class whose base
 comes from another project module (tomlkit's ``OutOfOrderTableProxy(_CustomDict)``) cannot
 be proved plain from its own file, so every method added to it changed the module unit
-and selected every importer. Yet with no decorator, no keyword (``metaclass=``), no
-``__slots__`` and a body that cannot raise on its own (``import_raise``), all that may
-fail over its members is a hook its bases bring: a metaclass or an ``__init_subclass__``
-that reads the new class's namespace.
+and selected every importer. Yet with no decorator, no keyword (``metaclass=``) and no
+``__slots__``, all that may fail over its plain members is a hook its bases bring: a
+metaclass or an ``__init_subclass__`` that reads the new class's namespace. (What its
+body may raise on its own, a method whose header may raise among it, is the frame's.)
 
 Such a class's *frame* goes into a unit of its own, ``C.<frame>`` (``unit_names.FRAME``),
 which selects every importer when new or changed, as the module unit would: the statement
@@ -29,8 +29,8 @@ import ast
 from lsp_server.rts.ast_walk import unshared
 from lsp_server.rts.bound_names import maybe_bound_in
 from lsp_server.rts.display_read_units import display_read_markers
-from lsp_server.rts.import_digest import import_time_digest, raising_digest
-from lsp_server.rts.import_raise import class_may_raise
+from lsp_server.rts.import_digest import import_time_digest, raising_digest, risky_reads
+from lsp_server.rts.import_raise import RiskyStatements, risky_class_parts
 from lsp_server.rts.import_scope import Scope
 from lsp_server.rts.unit_names import FRAME, HOOKS
 
@@ -63,7 +63,7 @@ def hooked_classes(markers: dict[str, list[str]]) -> frozenset[str]:
 def raising_markers(stmt: ast.stmt, scope: Scope, docs_inert: bool) -> list[tuple[str, str]]:
     """(unit name, marker) of what may raise when the top-level binding ``stmt`` runs, after
     what ``scope`` has bound: none, the module unit's ``<raises:...>``, or for a class whose
-    risk is its bases' hooks alone its frame's in its ``FRAME`` unit and the whole digest
+    bases may raise (their hooks) its frame's in its ``FRAME`` unit and the whole digest
     in its ``HOOKS`` unit."""
     reads = display_read_markers(stmt, scope)
     if reads is not None:  # a table of displays: one unit per read
@@ -80,22 +80,43 @@ def raising_markers(stmt: ast.stmt, scope: Scope, docs_inert: bool) -> list[tupl
 
 def _frame_digest(stmt: ast.ClassDef, scope: Scope, docs_inert: bool) -> str | None:
     """The digest of the class statement without its plain methods, when nothing but its
-    bases may make it raise; else None. The AST is changed in place and restored (see
+    bases and its body's own statements may make it raise (a method whose header may
+    raise stays in it); else None. The AST is changed in place and restored (see
     ``import_time_digest``)."""
     if stmt.decorator_list or stmt.keywords or "__slots__" in maybe_bound_in(stmt.body):
         return None
-    bases = stmt.bases
+    if risky_class_parts(stmt, scope, set(scope.bound)) is not None:
+        return None  # its risk is its body's alone: the ``<raises>`` unit (``raising_units``)
+    risky = _risky_without_bases(stmt, scope)
+    if risky is None:
+        return None
+    kept_defs = {id(member) for member, parts in risky if parts is not None}
+    body = stmt.body
     with unshared():  # the tree changes in place meanwhile (``ast_walk.shared_walks``)
-        stmt.bases = []
-        try:
-            if class_may_raise(stmt, scope, set(scope.bound)):
-                return None
-        finally:
-            stmt.bases = bases
-        body = stmt.body
-        kept = [s for s in body if not isinstance(s, _DEFS) or s.name in _TYPE_NAMES]
+        kept = [
+            s
+            for s in body
+            if not isinstance(s, _DEFS) or s.name in _TYPE_NAMES or id(s) in kept_defs
+        ]
         stmt.body = kept or [ast.Pass()]
         try:
             return import_time_digest(stmt, docs_inert)
         finally:
             stmt.body = body
+
+
+def frame_reads(stmt: ast.ClassDef, scope: Scope) -> frozenset[str]:
+    """What the frame of ``stmt`` (``_frame_digest``) reads at import that may make it
+    raise by its value: what its risky statements compute from. (Its bases raise by being
+    gone, ``rts.needed_attributes``, or by their hooks, ``rts.creation_hooks``.)"""
+    return frozenset(risky_reads(stmt, _risky_without_bases(stmt, scope) or []))
+
+
+def _risky_without_bases(stmt: ast.ClassDef, scope: Scope) -> RiskyStatements | None:
+    bases = stmt.bases
+    with unshared():
+        stmt.bases = []
+        try:
+            return risky_class_parts(stmt, scope, set(scope.bound))
+        finally:
+            stmt.bases = bases

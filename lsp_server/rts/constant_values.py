@@ -249,3 +249,14 @@ def _pure_call(node: ast.Call, targets: set[str]) -> bool:
     return isinstance(func, ast.Attribute) or (
         isinstance(func, ast.Name) and func.id not in targets
     )
+
+
+def computed_in_class(stmt: ast.stmt, scope: Scope, earlier: set[str]) -> bool:
+    """``stmt`` in a class body assigns to names a value computed at analysis from the
+    module's values alone (it reads no name the body bound ``earlier``, which would hide
+    the module's): it succeeded with them, and with changed ones the new text is judged
+    again (``LEVEL = LEVEL + 1`` under a module constant ``LEVEL``)."""
+    if not isinstance(stmt, ast.Assign) or not all(isinstance(t, ast.Name) for t in stmt.targets):
+        return False
+    read = {node.id for node in walk(stmt.value) if isinstance(node, ast.Name)}
+    return not read & earlier and constant_value(stmt.value, scope) is not MISSING

@@ -10,7 +10,9 @@ assumption as the digest's, which left the order and number of elements out). So
 distinct read of the module's tables is a unit, ``<read>kinds.WORD``
 (``unit_names.DISPLAY_READ``; not named by its table, which a rename would change), whose
 checksum says, for each table reading it in order, whether the name it starts from is
-bound in the module before that table (moved above its import, it raises). A new or
+bound in the module before that table (moved above its import, it raises). An attribute of
+a module the file imports (``import kinds``) must still be there: each importer needs it as
+if the file said ``from kinds import WORD`` (``rts.needed_attributes``). A new or
 changed one selects every importer; one gone selects nothing (``select.changed_units``, and
 the store marks the importers stale when a run stores a new or changed one:
 ``store.writes``). Its readers see the table's own unit change as before.

@@ -49,6 +49,9 @@ class FileUnits:
     """Every ``def`` in source order, redefinitions included."""
     imports: list[ImportStatement] = field(default_factory=list)
     """Every import statement (the file's static import closure starts here)."""
+    needed: tuple[ImportStatement, ...] = ()
+    """The attributes of imported modules a display table or a base reads, as ``from``
+    imports of them (``rts.needed_attributes``): importing fails once they are gone."""
     bound: dict[str, list[str]] = field(default_factory=dict)
     """A name -> the units that bind it outside function bodies (top-level bindings, a
     class's attributes and methods): what a test reading the name depends on."""

@@ -44,6 +44,23 @@ def raising_digest(stmt: ast.stmt, scope: Scope, docs_inert: bool = False) -> st
     return _parts_digest(risky_header_parts(stmt, scope, scope.bound), hidden)
 
 
+def class_risk_reads(node: ast.ClassDef, scope: Scope) -> frozenset[str]:
+    """The names what may raise in the class ``node`` reads at import (its raising unit's
+    reads, ``rts.raising_units``): of the statements ``_class_body_digest`` keeps, or of
+    the whole statement when its header may raise. Not every member's: a method's body or
+    a lambda's runs later, a name a safe statement reads raises by being bound or not,
+    which the analysis of the new text judges again."""
+    risky = risky_class_parts(node, scope, set(scope.bound))
+    if risky is None:
+        return frozenset(import_time_names(node))
+    return frozenset(risky_reads(node, risky))
+
+
+def risky_reads(node: ast.ClassDef, risky: RiskyStatements) -> set[str]:
+    """The names the statements ``_class_body_digest`` keeps of ``risky`` read."""
+    return _kept_statements(node, risky)[1]
+
+
 def _class_body_digest(node: ast.ClassDef, risky: RiskyStatements) -> str:
     """Of a class whose body alone may raise: its header, the statements that may raise
     (a ``def``'s risky parts), and the earlier statements of the body binding a name one
@@ -51,6 +68,14 @@ def _class_body_digest(node: ast.ClassDef, risky: RiskyStatements) -> str:
     raises). A statement that cannot raise and binds nothing they read changes nothing
     (a new test method without decorators)."""
     header = [node.name, *map(ast.dump, [*node.decorator_list, *node.bases, *node.keywords])]
+    kept = _kept_statements(node, risky)[0]
+    body = [kept[at] for at in sorted(kept)]  # in order: not where (a method may come before)
+    return xxhash.xxh64_hexdigest("\0".join([*header, *body]).encode())
+
+
+def _kept_statements(node: ast.ClassDef, risky: RiskyStatements) -> tuple[dict[int, str], set[str]]:
+    """The digests of the body statements ``_class_body_digest`` keeps, by position, and
+    the names they read."""
     position = {id(stmt): at for at, stmt in enumerate(node.body)}
     kept: dict[int, str] = {}
     wanted: list[tuple[int, set[str]]] = []
@@ -62,15 +87,16 @@ def _class_body_digest(node: ast.ClassDef, risky: RiskyStatements) -> str:
         else:
             kept[at] = _parts_digest(parts)
             wanted.append((at, set().union(*map(import_time_names, parts))))
+    read: set[str] = set()
     while wanted:
         at, names = wanted.pop()
+        read |= names
         for earlier in range(at):
             stmt = node.body[earlier]
             if earlier not in kept and names & maybe_bound(stmt):
                 kept[earlier] = import_time_digest(stmt)
                 wanted.append((earlier, import_time_names(stmt)))
-    body = [kept[at] for at in sorted(kept)]  # in order: not where (a method may come before)
-    return xxhash.xxh64_hexdigest("\0".join([*header, *body]).encode())
+    return kept, read
 
 
 def _parts_digest(parts: list[ast.expr], hidden: ast.List | ast.Tuple | None = None) -> str:

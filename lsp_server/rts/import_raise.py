@@ -27,12 +27,13 @@ import unittest
 from lsp_server.rts.ast_walk import walk
 from lsp_server.rts.bound_names import (
     EMPTY_CONSTRUCTORS,
+    maybe_bound,
     maybe_bound_in,
     surely_bound,
 )
 from lsp_server.rts.class_members import PLAIN_BASES, safe_fills
 from lsp_server.rts.constant_calls import succeeds, value_here
-from lsp_server.rts.constant_values import constant_value
+from lsp_server.rts.constant_values import computed_in_class, constant_value
 from lsp_server.rts.dataclass_fields import dataclass_may_raise, is_dataclass_decorator
 from lsp_server.rts.enum_classes import enum_made_here
 from lsp_server.rts.import_scope import Scope
@@ -44,7 +45,7 @@ from lsp_server.rts.stdlib_values import (
     evaluates,
     evaluates_among,
     resolves,
-    stdlib_object,
+    stdlib_has,
     stdlib_object_of,
 )
 from lsp_server.rts.store_only_init import fits
@@ -98,10 +99,10 @@ def may_raise(stmt: ast.stmt, scope: Scope) -> bool:
             scope._judged = stmt.name  # ``after`` takes it in as a plain class
         return risky
     if isinstance(stmt, ast.Import):
-        return not all(_stdlib_has(scope, a.name) for a in stmt.names)
+        return not all(stdlib_has(scope, a.name) for a in stmt.names)
     if isinstance(stmt, ast.ImportFrom) and stmt.level == 0 and stmt.module != "__future__":
         module = stmt.module or ""
-        return not all(_stdlib_has(scope, module, a.name) for a in stmt.names)
+        return not all(stdlib_has(scope, module, a.name) for a in stmt.names)
     if isinstance(stmt, (ast.Assign, ast.AnnAssign)):
         return _assignment_may_raise(stmt, scope, scope.bound)
     if isinstance(stmt, ast.If):  # ``if TYPE_CHECKING:``: the test and the ``else`` run
@@ -177,13 +178,19 @@ def risky_class_parts(node: ast.ClassDef, scope: Scope, local: set[str]) -> Risk
     updates = safe_fills(node)  # fills of the body's own displays that cannot raise
     pytest_names = scope.pytest - maybe_bound_in(node.body)
     found: RiskyStatements = []
+    earlier: set[str] = set()  # what the body may have bound before (hiding the module's)
     for stmt in node.body:
         if isinstance(stmt, _FuncDef):
             if parts := risky_header_parts(stmt, scope, local, pytest_names):
                 found.append((stmt, parts))
-        elif id(stmt) not in updates and _statement_may_raise(stmt, scope, local):
+        elif (
+            id(stmt) not in updates
+            and _statement_may_raise(stmt, scope, local)
+            and not computed_in_class(stmt, scope, earlier)
+        ):
             found.append((stmt, None))
         local |= surely_bound(stmt)  # what follows runs only where it did not raise
+        earlier |= maybe_bound(stmt)
     return found
 
 
@@ -386,13 +393,3 @@ def _safe_annotation(node: ast.expr, scope: Scope, bound: set[str]) -> bool:
     if isinstance(node, (ast.Tuple, ast.List)):
         return all(_safe_annotation(e, scope, bound) for e in node.elts)
     return _safe_value(node, scope, bound)
-
-
-def _stdlib_has(scope: Scope, module: str, name: str | None = None) -> bool:
-    """``import module`` (``from module import name``) of the standard library works."""
-    if name is None:
-        return stdlib_object(scope, module, []) is not MISSING
-    if name == "*":
-        return False
-    found = stdlib_object(scope, module, [name]) is not MISSING
-    return found or stdlib_object(scope, f"{module}.{name}", []) is not MISSING

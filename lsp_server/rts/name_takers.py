@@ -22,7 +22,8 @@ def files_taking(
     states: FileStates, resolver: ImportResolver, paths: Iterable[str], origin: str, name: str
 ) -> set[str] | None:
     """The files among ``paths`` whose import statements (anywhere in them) take ``name``
-    from the module of file ``origin`` now; None when one of them does not parse (it may)."""
+    from the module of file ``origin`` now, or whose tables read it there
+    (``FileUnits.needed``); None when one of them does not parse (it may)."""
     out: set[str] = set()
     for path in paths:
         if not is_python(path) or states.raw_hash(path) is None:
@@ -30,7 +31,7 @@ def files_taking(
         units = states.units(path)
         if units is None:
             return None
-        for statement in units.imports:
+        for statement in (*units.imports, *units.needed):
             if name in statement.names and resolver.from_origin(path, statement) == origin:
                 out.add(path)
                 break

@@ -26,24 +26,56 @@ from collections import Counter
 from typing import TYPE_CHECKING
 
 from lsp_server.rts.bound_names import maybe_bound
+from lsp_server.rts.class_frames import frame_reads, raising_markers
 from lsp_server.rts.file_units import FileUnits
+from lsp_server.rts.import_digest import class_risk_reads
 from lsp_server.rts.import_effects import first_line
+from lsp_server.rts.purity import import_time_names
 from lsp_server.rts.tokens import digest
-from lsp_server.rts.unit_names import RAISES, raises_name
+from lsp_server.rts.unit_names import FRAME, HOOKS, RAISES, raises_name
 
 if TYPE_CHECKING:
     from lsp_server.rts.bindings import Binding, ModuleLayout
+    from lsp_server.rts.import_scope import Scope
+
+
+def binding_raising(
+    layout: ModuleLayout, stmt: ast.stmt, binding: Binding | None, scope: Scope
+) -> list[tuple[str, str]]:
+    """``class_frames.raising_markers`` of the top-level ``stmt``, run after what ``scope``
+    has bound. A class notes what may raise in it reads: its body's risky part
+    (``import_digest.class_risk_reads``) in ``binding``, its frame's risky part
+    (``class_frames.frame_reads``) and its hooks' whole namespace in ``layout``: a value
+    they compute from changed, it may raise."""
+    if binding is None:
+        return []
+    raising = raising_markers(stmt, scope, binding.own_doc)
+    if not isinstance(stmt, ast.ClassDef):
+        return raising
+    for unit, _ in raising:
+        if not unit:
+            binding.risk_refs = class_risk_reads(stmt, scope)
+        elif unit.endswith(FRAME):
+            layout.raising[unit] = frame_reads(stmt, scope)
+        else:
+            layout.raising[unit] = frozenset(import_time_names(stmt))
+    return raising
+
+
+def risk_reads(binding: Binding) -> frozenset[str]:
+    """What may raise in ``binding`` reads: a ``def``'s or assignment's every read (its
+    header, its value), a class's ``Binding.risk_refs``."""
+    return binding.refs if binding.risk_refs is None else binding.risk_refs
 
 
 def raising_unit(
     layout: ModuleLayout, binding: Binding, marker: str, order: list[str]
 ) -> tuple[str, str]:
     """(unit name, marker) of what may raise in ``binding``, given its ``<raises:...>``
-    ``marker`` and the ``order`` markers of what it reads; a ``def`` or an assignment (it
-    raises or not by what its names hold) notes in ``layout`` what it reads."""
+    ``marker`` and the ``order`` markers of what it reads; it notes in ``layout`` what it
+    reads (it raises or not by what those names hold)."""
     unit = raises_name(binding.names)
-    if not binding.is_class:  # a class's risk lies in its own statements (``class_frames``)
-        layout.raising[unit] = layout.raising.get(unit, frozenset()) | binding.refs
+    layout.raising[unit] = layout.raising.get(unit, frozenset()) | risk_reads(binding)
     return unit, marker + "".join(order)
 
 
@@ -64,8 +96,10 @@ def add_raising_units(result: FileUnits, layout: ModuleLayout, tree: ast.Module)
             name = todo.pop()
             units = result.bound.get(name)
             if name in residue_bound or not units or "*" in residue_bound:
-                # A builtin, a missing name, one the residue binds (a star import: any)
-                outside.add(name)
+                # A builtin, a missing name, one the residue binds (a star import: any).
+                # Not a class's hooks': every importer would read it, where no hook ran too.
+                if not unit.endswith(HOOKS):
+                    outside.add(name)
                 continue
             for bound in units:
                 if bound not in seen:

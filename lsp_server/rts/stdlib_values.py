@@ -141,3 +141,13 @@ def value_of(name: str, scope: Scope) -> object:
     if name in BUILTINS and name not in scope.rebound and not scope.star:
         return getattr(builtins, name)
     return MISSING
+
+
+def stdlib_has(scope: Scope, module: str, name: str | None = None) -> bool:
+    """``import module`` (``from module import name``) of the standard library works."""
+    if name is None:
+        return stdlib_object(scope, module, []) is not MISSING
+    if name == "*":
+        return False
+    found = stdlib_object(scope, module, [name]) is not MISSING
+    return found or stdlib_object(scope, f"{module}.{name}", []) is not MISSING

@@ -66,6 +66,7 @@ from lsp_server.rts.layout_unit import layout_checksums
 from lsp_server.rts.listing_units import LISTING, listing_units
 from lsp_server.rts.lookups import DYNAMIC_NAMES, bindings_taken, import_origins
 from lsp_server.rts.module_docstring import docstring_binding
+from lsp_server.rts.needed_attributes import needed_attributes
 from lsp_server.rts.open_namespace import opens_namespace
 from lsp_server.rts.overload_stubs import overload_stubs
 from lsp_server.rts.parametrize_cases import LiteralCases, add_cases, literal_cases
@@ -141,7 +142,7 @@ def _analysed(path: str, source: str) -> FileUnits:
     result.top_names = top_level_names(tree)
     result.call_sites = layout.call_sites
     note_import_effects(result, tree, layout)
-    result.hooked_classes = hooked_classes(layout.markers)
+    result.needed, result.hooked_classes = needed_attributes(tree), hooked_classes(layout.markers)
     result.deleted = deleted_names(tree)
     result.gathering, result.copying = gathering_calls(tree), copying_functions(tree)
     if result.gathering:  # its code tells what it reads: ``rts.gathered_listings``

@@ -148,7 +148,8 @@ def test_a_plain_method_added_to_the_base_selects_only_the_tests_reaching_the_cl
     pytester: pytest.Pytester,
 ) -> None:
     # ``test_other`` reads the new name on another class; ``test_plain`` never reaches
-    # ``Child``: neither can see the method.
+    # ``Child``: neither can see the method. (A test importing ``child`` reads ``Base`` there,
+    # which a base rebound to no class would make fail: ``test_annotation_aliases``.)
     write(pytester, "other.py", "class Other:\n    def loud(self):\n        return 'LOUD'\n")
     _project(pytester, {"base.py": "class Base:\n    def greet(self):\n        return 'hi'\n"})
     write(
@@ -156,11 +157,17 @@ def test_a_plain_method_added_to_the_base_selects_only_the_tests_reaching_the_cl
         "test_lookup.py",
         """
         import child
-        import other
 
 
         def test_lookup():
             assert getattr(child.Child(), "loud", None) is None
+        """,
+    )
+    write(
+        pytester,
+        "test_other.py",
+        """
+        import other
 
 
         def test_other():

@@ -41,11 +41,14 @@ def test_a_name_only_stored_reads_no_binding(pytester: pytest.Pytester) -> None:
         "test_b.py",
         """
         import mod
+        from mod import LIMIT
         from test_a import TestA  # noqa: F401 (collected here too)
 
 
+        # A bound name as default cannot raise (``mod.LIMIT`` may, if ``LIMIT`` went:
+        # every test importing the module would depend on it, ``test_annotation_aliases``).
         class Limits:
-            def test_other(self, limit=mod.LIMIT):
+            def test_other(self, limit=LIMIT):
                 return limit
 
 
