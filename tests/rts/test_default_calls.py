@@ -159,3 +159,16 @@ def test_the_called_name_rebound_above_the_def_selects_every_importer(
 ) -> None:
     edit(project, "retrying.py", "\n\ndef retry(", "\n\nWait = type(None)\n\n\ndef retry(")
     assert ran_and_failed(project) == (ALL, ALL)  # TypeError at import
+
+
+def test_the_called_name_rebound_in_its_module_selects_every_importer(
+    project: pytest.Pytester,
+) -> None:
+    # Only the class calls ``make`` (a ``def``'s ``<raises>`` unit reads what it calls),
+    # and ``make()`` runs no code of the project: no import footprint shows it.
+    edit(project, "makers.py", "REGISTRY = []", "REGISTRY = []\nmake = dict")
+    edit(project, "retrying.py", "import REGISTRY, Wait", "import REGISTRY, Wait, make")
+    edit(project, "retrying.py", "(self, wait=Wait()):", "(self, wait=Wait(), options=make()):")
+    assert ran_and_failed(project) == (ALL, set())
+    edit(project, "makers.py", "make = dict", "make = len")
+    assert ran_and_failed(project) == (ALL, ALL)  # TypeError at import
