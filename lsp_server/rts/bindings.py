@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import ast
 import functools
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field, replace
 
 from lsp_server.rts.ast_walk import walk
@@ -121,6 +121,12 @@ class ModuleLayout:
     """The module's wrappers as of its end, and the imported ones it trusted."""
     raising: dict[str, frozenset[str]] = field(default_factory=dict)
     """A ``def``'s or assignment's ``<raises>`` unit -> what it reads (``rts.raising_units``)."""
+
+    def add_call_site(self, nodes: Iterable[ast.AST], reads: set[str], defined: set[str]) -> None:
+        """A call site (``call_sites``) for ``nodes``, run at import, reading ``reads``, if
+        they call what the module does not define (``defined``)."""
+        if roots := {root or "" for node in nodes for root in call_roots(node)} - defined:
+            self.call_sites.append((frozenset(roots), frozenset(reads)))
 
 
 def _def_is_binding(
@@ -376,11 +382,8 @@ def module_layout(tree: ast.Module) -> ModuleLayout:
             else:
                 reads = import_time_names(stmt)
             residue_refs |= reads - unread
-            roots = {root or "" for root in call_roots(stmt)} - defined
-            if roots:
-                # A decorator is handed the function or class it decorates.
-                handed = {stmt.name} if isinstance(stmt, _DEFINITIONS) else set()
-                layout.call_sites.append((frozenset(roots), frozenset(reads | handed)))
+            handed = {stmt.name} if isinstance(stmt, _DEFINITIONS) else set()  # to its decorator
+            layout.add_call_site([stmt], reads | handed, defined)
             layout.markers.setdefault("", []).extend(order_markers(reads, before, bound) + filters)
             if id(stmt) in imports:
                 layout.from_imports.append(imports[id(stmt)])

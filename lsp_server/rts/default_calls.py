@@ -26,7 +26,6 @@ import ast
 from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING
 
-from lsp_server.rts.lookups import call_roots
 from lsp_server.rts.purity import import_time_names, is_pure, nested_statements
 from lsp_server.rts.tokens import digest
 
@@ -84,7 +83,5 @@ def keep_default_calls(
     reads: set[str] = set().union(*map(import_time_names, calls))
     marker = f"<default-calls:{residue_before}:{digest([ast.dump(c) for c in calls])}>"
     layout.markers.setdefault("", []).extend([marker, *order_markers(reads, *order)])
-    roots = {root or "" for call in calls for root in call_roots(call)} - defined
-    if roots:  # library code handed a function may read its docstring: ``rts.lookups``
-        layout.call_sites.append((frozenset(roots), frozenset(reads)))
+    layout.add_call_site(calls, reads, defined)
     return reads
