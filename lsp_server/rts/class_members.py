@@ -2,8 +2,9 @@
 
 A class that is a binding (no metaclass keyword, decorators and bases that only build,
 every statement of its body free of effects: a registering call anywhere in it makes the
-whole class part of the module unit) has a unit for its header and the statements that
-stay with it, and a unit per *member*:
+whole class part of the module unit; calls in its methods' default values stay there
+alone, ``rts.default_calls``) has a unit for its header and the statements that stay with
+it, and a unit per *member*:
 
 * each method not named ``__x__`` whose decorators and defaults only build: its header
   unit (``C.m.<def>``) leaves the class unit, so a changed signature or a new method selects
