@@ -149,6 +149,19 @@ def test_a_def_whose_default_call_registers_moved_below_a_call_selects_every_imp
     assert ran_and_failed(project) == (ALL, {"test_registry"})  # [0, 2, 1]
 
 
+def test_a_def_whose_default_call_registers_moved_below_an_import_selects_every_importer(
+    project: pytest.Pytester,
+) -> None:
+    # The import reads no name of the module: only where the call stands tells the order.
+    write(project, "side.py", "from makers import REGISTRY\n\nREGISTRY.append(3)\n")
+    edit(project, "retrying.py", "REGISTRY.append(2)\n", "import side\n")
+    edit(project, "test_retrying.py", "[0, 1, 2]", "[0, 1, 3]")
+    assert ran_and_failed(project) == (ALL, set())
+    edit(project, "retrying.py", RETRY, "")
+    edit(project, "retrying.py", "def helper():", RETRY + "\n\ndef helper():")
+    assert ran_and_failed(project) == (ALL, {"test_registry"})  # [0, 3, 1]
+
+
 def test_the_called_code_changed_selects_every_importer(project: pytest.Pytester) -> None:
     edit(project, "makers.py", "REGISTRY.append(seconds)", "REGISTRY.append(seconds + 1)")
     assert ran_and_failed(project) == (ALL, {"test_registry"})
