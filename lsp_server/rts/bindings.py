@@ -41,8 +41,10 @@ from lsp_server.rts.class_members import (
     class_members,
     def_is_pure,
     is_plain,
+    only_wraps,
 )
 from lsp_server.rts.constant_calls import builds_here
+from lsp_server.rts.default_calls import keep_default_calls, order_markers
 from lsp_server.rts.from_imports import FromImport, from_import
 from lsp_server.rts.import_scope import Scope
 from lsp_server.rts.lookups import call_roots
@@ -121,6 +123,12 @@ class ModuleLayout:
     raising: dict[str, frozenset[str]] = field(default_factory=dict)
     """A ``def``'s or assignment's ``<raises>`` unit -> what it reads (``rts.raising_units``)."""
 
+    def add_call_site(self, nodes: Iterable[ast.AST], reads: set[str], defined: set[str]) -> None:
+        """A call site (``call_sites``) for ``nodes``, run at import, reading ``reads``, if
+        they call what the module does not define (``defined``)."""
+        if roots := {root or "" for node in nodes for root in call_roots(node)} - defined:
+            self.call_sites.append((frozenset(roots), frozenset(reads)))
+
 
 def _def_is_binding(
     node: ast.FunctionDef | ast.AsyncFunctionDef, wrap: frozenset[str], scope: Scope | None = None
@@ -130,7 +138,7 @@ def _def_is_binding(
     if node.name in LOOKED_UP or node.name.startswith("pytest_"):
         return False
     inert = None if scope is None else functools.partial(is_query, scope=scope)
-    return def_is_pure(node, wrap, inert)
+    return only_wraps(node, wrap, inert)  # default values' calls: ``rts.default_calls``
 
 
 def _class_aliases(node: ast.ClassDef, prefix: str) -> Iterator[str]:
@@ -209,7 +217,7 @@ def _binds_only(stmt: ast.stmt) -> bool:
     runs) only binds names: a plain assignment, a standard-library import, a ``def`` that
     only wraps (itsdangerous binds a plainer ``TypeVar`` there for run time)."""
     if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
-        return _def_is_binding(stmt, frozenset())
+        return _def_is_binding(stmt, frozenset()) and def_is_pure(stmt)
     return stdlib_imports(stmt) is not None or _assignment_names(stmt) is not None
 
 
@@ -300,13 +308,6 @@ def _plain_binding(
     return Binding(names, *span, frozenset(import_time_names(stmt)) - set(names))
 
 
-def _order_markers(reads: Iterable[str], bound_before: set[str], bound: set[str]) -> list[str]:
-    return [
-        f"<{name}:{'before' if name in bound_before else 'after'}>"
-        for name in sorted(set(reads) & bound)
-    ]
-
-
 _DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 
 
@@ -315,7 +316,7 @@ def _ordered(members: tuple[Member, ...], before: set[str], bound: set[str]) -> 
     ``SIZE = len`` takes the module's ``len`` defined above the class, the builtin where it
     comes below."""
     return tuple(
-        replace(m, markers=(*m.markers, *_order_markers(m.refs, before, bound))) for m in members
+        replace(m, markers=(*m.markers, *order_markers(m.refs, before, bound))) for m in members
     )
 
 
@@ -368,31 +369,31 @@ def module_layout(tree: ast.Module) -> ModuleLayout:
     defined = {s.name for s in tree.body if isinstance(s, _DEFINITIONS)}
     before: set[str] = set()
     residue_refs: set[str] = set()
+    residue_count = 0  # statements of the module unit so far
     for stmt, binding, raising, unread, filters, loose in found:
         for unit, marker in raising:  # a class's frame: ``class_frames``
             if not unit and binding is not None:  # ``rts.raising_units``
-                order = _order_markers(risk_reads(binding), before, bound)
+                order = order_markers(risk_reads(binding), before, bound)
                 unit, marker = raising_unit(layout, binding, marker, order)
             layout.markers.setdefault(unit, []).append(marker)
         if binding is None:
+            residue_count += 1
             if isinstance(stmt, ast.ClassDef):
                 reads = _residue_class(layout, stmt, loose, before, bound)
             else:
                 reads = import_time_names(stmt)
             residue_refs |= reads - unread
-            roots = {root or "" for root in call_roots(stmt)} - defined
-            if roots:
-                # A decorator is handed the function or class it decorates.
-                handed = {stmt.name} if isinstance(stmt, _DEFINITIONS) else set()
-                layout.call_sites.append((frozenset(roots), frozenset(reads | handed)))
-            layout.markers.setdefault("", []).extend(_order_markers(reads, before, bound) + filters)
+            handed = {stmt.name} if isinstance(stmt, _DEFINITIONS) else set()  # to its decorator
+            layout.add_call_site([stmt], reads | handed, defined)
+            layout.markers.setdefault("", []).extend(order_markers(reads, before, bound) + filters)
             if id(stmt) in imports:
                 layout.from_imports.append(imports[id(stmt)])
                 before.update(local for local, _ in imports[id(stmt)].names)
             continue
         layout.bindings.append(binding)
+        residue_refs |= keep_default_calls(layout, stmt, residue_count, (before, bound), defined)
         for name in binding.names:
-            layout.markers.setdefault(name, []).extend(_order_markers(binding.refs, before, bound))
+            layout.markers.setdefault(name, []).extend(order_markers(binding.refs, before, bound))
         binding.members = _ordered(binding.members, before, bound)
         before.update(binding.names)
     layout.residue_refs = frozenset(residue_refs)

@@ -2,8 +2,9 @@
 
 A class that is a binding (no metaclass keyword, decorators and bases that only build,
 every statement of its body free of effects: a registering call anywhere in it makes the
-whole class part of the module unit) has a unit for its header and the statements that
-stay with it, and a unit per *member*:
+whole class part of the module unit; calls in its methods' default values stay there
+alone, ``rts.default_calls``) has a unit for its header and the statements that stay with
+it, and a unit per *member*:
 
 * each method not named ``__x__`` whose decorators and defaults only build: its header
   unit (``C.m.<def>``) leaves the class unit, so a changed signature or a new method selects
@@ -56,13 +57,22 @@ def def_is_pure(
     wrappers: frozenset[str] = frozenset(),
     inert: Callable[[ast.expr], bool] | None = None,
 ) -> bool:
-    """Decorators that only wrap (``wrappers``: the module's own, ``rts.wrapping_decorators``;
-    ``inert``: arguments with calls that change nothing, ``purity.pure_decorator``),
-    default values without effects."""
+    """Decorators that only wrap (``only_wraps``), default values without effects."""
     args = node.args
     header: list[ast.AST] = [*args.defaults, *(d for d in args.kw_defaults if d is not None)]
-    wrap = all(pure_decorator(d, wrappers, inert) for d in node.decorator_list)
-    return wrap and all(map(is_pure, header))
+    return only_wraps(node, wrappers, inert) and all(map(is_pure, header))
+
+
+def only_wraps(
+    node: ast.FunctionDef | ast.AsyncFunctionDef,
+    wrappers: frozenset[str] = frozenset(),
+    inert: Callable[[ast.expr], bool] | None = None,
+) -> bool:
+    """Decorators that only wrap (``wrappers``: the module's own, ``rts.wrapping_decorators``;
+    ``inert``: arguments with calls that change nothing, ``purity.pure_decorator``): a
+    ``def`` whose default values call code binds all the same, the module unit keeping the
+    calls (``rts.default_calls``)."""
+    return all(pure_decorator(d, wrappers, inert) for d in node.decorator_list)
 
 
 def class_body(node: ast.ClassDef) -> Iterator[ast.stmt]:
@@ -93,7 +103,7 @@ def class_is_binding(
         if id(stmt) in updates:
             continue  # it fills a container the body built: no effect outside the class
         if isinstance(stmt, _Def):
-            if not def_is_pure(stmt, wrappers):
+            if not only_wraps(stmt, wrappers):
                 return False
         elif isinstance(stmt, ast.ClassDef):
             if not class_is_binding(stmt, wrappers=wrappers):
