@@ -111,3 +111,11 @@ def test_a_detection_the_naive_way_does_not_repeat_is_a_listed_disagreement(
     assert (agreement.undetected, agreement.agree_undetected) == (1, 1)
     assert len(agreement.disagreements) == 1
     assert "m.py::f -> pass: detected by reks" in agreement.disagreements[0]
+
+
+def test_the_figures_name_the_pytest_plugins_each_naive_run_loads(speed: ModuleType) -> None:
+    # A developer's venv of reks holds pytest-lsp: each naive run imports lsprotocol,
+    # which a user's venv does not; the figures say which kind of venv they come from.
+    plugins = speed.pytest_plugins().split(", ")
+    assert "reks" in plugins  # this interpreter's, installed with reks
+    assert plugins == sorted(plugins)
