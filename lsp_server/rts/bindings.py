@@ -31,10 +31,10 @@ import functools
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field, replace
 
+from lsp_server.rts.annotated_assignments import markers_as_run, risky_reads
 from lsp_server.rts.ast_walk import walk
 from lsp_server.rts.bound_names import instantiable, maybe_bound
 from lsp_server.rts.class_doc_reads import class_reads_own_doc
-from lsp_server.rts.class_frames import raising_markers
 from lsp_server.rts.class_members import (
     Member,
     class_body,
@@ -301,8 +301,7 @@ def _plain_binding(
 
 def _order_markers(reads: Iterable[str], bound_before: set[str], bound: set[str]) -> list[str]:
     return [
-        f"<{name}:{'before' if name in bound_before else 'after'}>"
-        for name in sorted(set(reads) & bound)
+        f"<{n}:{'before' if n in bound_before else 'after'}>" for n in sorted(set(reads) & bound)
     ]
 
 
@@ -355,8 +354,7 @@ def module_layout(tree: ast.Module) -> ModuleLayout:
         binding = _binding(stmt, plain_classes, makers, forms, builders, wrapping, scope, computed)
         wrappers.after(stmt)
         forms.after(stmt, binding is not None and binding.own_doc)
-        # What every importer sees fail, or a class makes fail (``rts.class_frames``).
-        raising = [] if binding is None else raising_markers(stmt, scope, binding.own_doc)
+        raising = [] if binding is None else markers_as_run(stmt, scope, binding.own_doc)
         unread, filters = sets.take(stmt, scope)  # ``rts.namespace_filters``
         loose = () if binding else loose_members(stmt, plain_classes, scope)
         scope.after(stmt)
@@ -370,8 +368,9 @@ def module_layout(tree: ast.Module) -> ModuleLayout:
     for stmt, binding, raising, unread, filters, loose in found:
         for unit, marker in raising:  # a class's frame: ``class_frames``
             if not unit and binding is not None:  # ``rts.raising_units``
-                order = _order_markers(binding.refs, before, bound)
-                unit, marker = raising_unit(layout, binding, marker, order)
+                risky = risky_reads(stmt, binding, scope.lazy_annotations)
+                order = _order_markers(risky.refs, before, bound)
+                unit, marker = raising_unit(layout, risky, marker, order)
             layout.markers.setdefault(unit, []).append(marker)
         if binding is None:
             if isinstance(stmt, ast.ClassDef):
