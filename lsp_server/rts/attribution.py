@@ -39,7 +39,7 @@ from lsp_server.rts.module_fetches import with_fetched_modules
 from lsp_server.rts.namespace_listings import own_listing
 from lsp_server.rts.option_rules import XFAIL_MARK
 from lsp_server.rts.own_globals import OWN_GLOBALS, modules_read_whole, own_globals_read
-from lsp_server.rts.position_units import PositionUnits
+from lsp_server.rts.position_units import PositionUnits, ran_reads_lines
 from lsp_server.rts.read_lines import LineReads, own_signature
 from lsp_server.rts.reads import EVERY_NAME, builds_classes, with_listing
 from lsp_server.rts.runtime_lookups import RuntimeLookups
@@ -142,8 +142,8 @@ class UnitAttribution:
         names = set(reads).union(getattr(item, "fixturenames", ()))
         if item.get_closest_marker("xfail") is not None:  # read at its end: dynamic ones too
             names.add(XFAIL_MARK)
-        names = names.union(*(code_reads[key][0] for key in codes))
-        names = names.union(self._line_reads.ran(window.read_lines))
+        ran = self._line_reads.ran(window.read_lines).union(*(code_reads[k][0] for k in codes))
+        names |= ran  # what the window's code read (``ran_reads_lines``)
         dynamic = dynamic or EVERY_NAME in names or any(code_reads[key][1] for key in codes)
         by_string: set[str] = set()
         for key in self._read_at_run_time.intersection(codes):
@@ -151,21 +151,21 @@ class UnitAttribution:
             by_string |= looked_up
             dynamic = dynamic or EVERY_NAME in looked_up
             ids = ids.union(imported)
-        code_globals = map(self._code_globals.__getitem__, self._code_globals.keys() & codes.keys())
+        code_globals = [self._code_globals[key] for key in self._code_globals.keys() & codes]
         globals_read = add_globals({}, [*code_globals, *static_globals.items()])
         ids, read_at_import, at_import_by_string = self.footprints.expand(ids)
         self.footprints.add_globals_read(ids, globals_read)
         # Which code reads were told, and what they read (``rts.code_read_marks``).
         marks, read = self.marks.marks(codes, names - reads - by_string, reads | by_string)
-        names, ids = names | marks, ids.union(read)
+        names, ids, ran = names | marks, ids.union(read), ran | marks | by_string
         names, dynamic = names | by_string | read_at_import, dynamic or at_import_by_string
         whole = self.footprints.read_whole(ids) | modules_read_whole(names)
         base = self._shared_reads(item)
         ids = ids.union(self.bindings.read(ids, names, dynamic, globals_read, whole, base))
         if self.bindings.flags.lines:  # the places of what ran (``rts.position_units``)
-            fp = self.footprints
+            fp, placed = self.footprints, ran_reads_lines(codes, ran, code_globals)
             at_import = self.positions.of_imports(ids, fp.reads, fp.units, self._units.__getitem__)
-            ids = ids.union(self.positions.of_codes(codes), at_import)
+            ids = ids.union(self.positions.of_codes(codes) if placed else (), at_import)
         paths = frozenset(map(unit_path := self._unit_paths.__getitem__, ids))
         hooked = self.hooked_classes.units(paths).difference(ids)  # it imported their modules
         ids, paths = ids.union(hooked), paths.union(map(unit_path, hooked))  # a base's, elsewhere

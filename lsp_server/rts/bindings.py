@@ -31,6 +31,7 @@ import functools
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field, replace
 
+from lsp_server.rts.annotated_assignments import binding_as_run
 from lsp_server.rts.ast_walk import walk
 from lsp_server.rts.bound_names import instantiable, maybe_bound
 from lsp_server.rts.class_doc_reads import class_reads_own_doc
@@ -213,9 +214,8 @@ def _type_checking_names(stmt: ast.stmt) -> tuple[str, ...] | None:
 
 
 def _binds_only(stmt: ast.stmt) -> bool:
-    """Whether ``stmt`` (in the ``else`` of an ``if TYPE_CHECKING:``, the branch that
-    runs) only binds names: a plain assignment, a standard-library import, a ``def`` that
-    only wraps (itsdangerous binds a plainer ``TypeVar`` there for run time)."""
+    """Whether ``stmt`` (in the ``else`` of an ``if TYPE_CHECKING:``, which runs) only binds
+    names: a plain assignment, a standard-library import, a ``def`` that only wraps."""
     if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
         return _def_is_binding(stmt, frozenset()) and def_is_pure(stmt)
     return stdlib_imports(stmt) is not None or _assignment_names(stmt) is not None
@@ -357,8 +357,7 @@ def module_layout(tree: ast.Module) -> ModuleLayout:
         binding = _binding(stmt, plain_classes, makers, forms, builders, wrapping, scope, computed)
         wrappers.after(stmt)
         forms.after(stmt, binding is not None and binding.own_doc)
-        # What every importer sees fail, or a class makes fail (``rts.class_frames``).
-        raising = binding_raising(layout, stmt, binding, scope)
+        raising = binding_raising(layout, stmt, binding, scope)  # ``rts.class_frames``
         unread, filters = sets.take(stmt, scope)  # ``rts.namespace_filters``
         loose = () if binding else loose_members(stmt, plain_classes, scope)
         scope.after(stmt)
@@ -373,8 +372,9 @@ def module_layout(tree: ast.Module) -> ModuleLayout:
     for stmt, binding, raising, unread, filters, loose in found:
         for unit, marker in raising:  # a class's frame: ``class_frames``
             if not unit and binding is not None:  # ``rts.raising_units``
-                order = order_markers(risk_reads(binding), before, bound)
-                unit, marker = raising_unit(layout, binding, marker, order)
+                risky = binding_as_run(stmt, binding, scope.lazy_annotations)
+                order = order_markers(risk_reads(risky), before, bound)
+                unit, marker = raising_unit(layout, risky, marker, order)
             layout.markers.setdefault(unit, []).append(marker)
         if binding is None:
             residue_count += 1

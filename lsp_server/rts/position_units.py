@@ -3,16 +3,19 @@
 observe.
 
 Positions reach a test from a frame, a traceback, a warning, a log record, a code object:
-each of code that ran. So a test that read lines depends on the ``LINES`` unit of each
-function it ran (its first line and inner layout), and on the file's ``LAYOUT`` where
-module code or a class body ran while it was active (an import, a class statement in the
-test). A module's import may have kept the positions of what ran then: where its own statements
-spell a line read, a test depending on it depends on its ``LAYOUT``; where code its import
-ran read line numbers (its footprint, ``rts.import_footprints``), on its ``LAYOUT`` and the
-``LINES`` units of the functions that ran then. What a code object or a source read by the
-test shows is not here: a told read
-shows its own ``LINES`` unit (``rts.code_read_units``), an untold one every unit of its
-files (``rts.seen_bodies``), their layouts with them.
+each of code that ran. So a test whose code read lines as it ran depends on the ``LINES``
+unit of each function it ran (its first line and inner layout), and on the file's
+``LAYOUT`` where module code or a class body ran while it was active (an import, a class
+statement in the test). A module's import may have kept the positions of what ran then:
+where its own statements spell a line read, a test depending on it depends on its
+``LAYOUT``; where code its import ran read line numbers (its footprint,
+``rts.import_footprints``), on its ``LAYOUT`` and the ``LINES`` units of the functions
+that ran then, and on no other place (``ran_reads_lines``: typeguard be72808, where
+``@typechecked`` read lines at the import of a dummy module and 311 tests depended on the
+places of every function they ran later). What a code object or a source read by the
+test shows is not here: a told read shows its own ``LINES`` unit
+(``rts.code_read_units``), an untold one every unit of its files (``rts.seen_bodies``),
+their layouts with them.
 
 A function that did not run shows no position: a line above it moves nothing a test
 reading the lines of others sees, so an edit in a file reruns only the line readers that
@@ -21,14 +24,32 @@ ran a function below it.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Set
+from collections.abc import Callable, Iterable, Mapping, Set
+from inspect import CO_NEWLOCALS
 from types import CodeType
 
 from lsp_server.project.files import ProjectPaths
 from lsp_server.rts.file_units import Unit
 from lsp_server.rts.lookups import LINE_READS
+from lsp_server.rts.names_read import NamesRead
 from lsp_server.rts.snapshots import FileStates
 from lsp_server.rts.unit_names import LAYOUT, MODULE, body_name, lines_name
+
+
+def ran_reads_lines(
+    codes: Mapping[int, CodeType], names: Set[str], globals_read: Iterable[tuple[str, Set[str]]]
+) -> bool:
+    """Whether what ran during a test may have read the places of the functions it ran:
+    its code spelled a line read (``names``: what that code read, and the marks of its
+    told code reads; ``globals_read``: (module, names) it read as its module's globals),
+    or module code or a class body ran then (their reads are their statements', and a
+    module imported by the test may read the line of its caller). Line numbers read only
+    while a module was imported saw what was on the stack then: its own footprint's places
+    (``PositionUnits.of_imports``), never a function the test ran later."""
+    if any(not code.co_flags & CO_NEWLOCALS for code in codes.values()):
+        return True
+    spelled = set(names).union(*(read for _, read in globals_read))
+    return NamesRead(spelled, {}).flags().lines
 
 
 class PositionUnits:

@@ -25,6 +25,7 @@ import ast
 from collections import Counter
 from typing import TYPE_CHECKING
 
+from lsp_server.rts.annotated_assignments import as_run
 from lsp_server.rts.bound_names import maybe_bound
 from lsp_server.rts.class_frames import frame_reads, raising_markers
 from lsp_server.rts.file_units import FileUnits
@@ -49,7 +50,8 @@ def binding_raising(
     they compute from changed, it may raise."""
     if binding is None:
         return []
-    raising = raising_markers(stmt, scope, binding.own_doc)
+    # A lazy annotation is never evaluated (``rts.annotated_assignments``).
+    raising = raising_markers(as_run(stmt, scope.lazy_annotations), scope, binding.own_doc)
     if not isinstance(stmt, ast.ClassDef):
         return raising
     for unit, _ in raising:
