@@ -28,6 +28,7 @@ from lsp_server.rts.attribution import UnitAttribution
 from lsp_server.rts.audit_events import FileWatcher, activate_watcher, watch_code_reads
 from lsp_server.rts.cache_hits import CacheHits
 from lsp_server.rts.cached_calls import CachedCalls
+from lsp_server.rts.collector_pause import collector_paused
 from lsp_server.rts.collector_runs import CollectorRuns
 from lsp_server.rts.file_units import Unit
 from lsp_server.rts.filled_containers import FilledContainers
@@ -240,7 +241,8 @@ class DependencyRecorder:
             return (yield)
         finally:
             self.stop_tracing()
-            self._flush_records()
+            with collector_paused():
+                self._flush_records()
             self._release()
 
     @pytest.hookimpl(wrapper=True)
@@ -269,7 +271,7 @@ class DependencyRecorder:
         window = self._stack.pop()
         window.codes.update(self.collector_runs.take())
         self._stack = []
-        with self.tracer.paused():
+        with self.tracer.paused(), collector_paused():  # reks's own work: rts.collector_pause
             self._record(item, window)
         return result
 
