@@ -2,7 +2,8 @@
 
 An automatic collection starts once allocations pass a threshold, wherever they happen,
 and visits every object of the process: the project's, pytest's and reks's. reks's own
-work (attributing a test's units and writing them, analysing a source file) allocates
+work (before and after each test: taking what it ran, attributing its units and writing
+them; analysing a source file) allocates
 and drops thousands of sets and nodes per test, almost none of them in reference cycles:
 they go with their last reference, yet each time they passed the threshold a collection
 visited the whole heap. On jinja that was half of recording's collections (jinja: 1.5 s

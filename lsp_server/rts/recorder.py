@@ -251,28 +251,29 @@ class DependencyRecorder:
     ) -> Generator[None, object, object]:
         if not self._tracing:
             return (yield)
-        self.cache_hits.before()
-        self.filled_containers.before()
-        self._lost_outside_tests |= self.tracer.reinstate()
-        self.tracer.take()
-        self.tracer.read_lines.take()
-        self.watcher.take()
-        self.collector_runs.take()
-        self._stack = [Window()]
-        self._reports[item.nodeid] = []
-        self.setup_clock.take()  # nothing between tests is this test's
+        with collector_paused():  # reks's own work between the project's: rts.collector_pause
+            self.cache_hits.before()
+            self.filled_containers.before()
+            self._lost_outside_tests |= self.tracer.reinstate()
+            self.tracer.take()
+            self.tracer.read_lines.take()
+            self.watcher.take()
+            self.collector_runs.take()
+            self._stack = [Window()]
+            self._reports[item.nodeid] = []
+            self.setup_clock.take()  # nothing between tests is this test's
         result = yield
-        # No restart here: the next test's start restarts events, and nothing between
-        # tests is attributed.
-        self._flush(restart=False)
-        self.filled_containers.ended()
-        if self.tracer.reinstate() or self._lost_outside_tests:
-            self._incomplete.add(item.nodeid)
-        window = self._stack.pop()
-        window.codes.update(self.collector_runs.take())
-        self._stack = []
-        with self.tracer.paused(), collector_paused():  # reks's own work: rts.collector_pause
-            self._record(item, window)
+        with collector_paused():
+            # No restart: the next test's start restarts events (nothing between tests counts).
+            self._flush(restart=False)
+            self.filled_containers.ended()
+            if self.tracer.reinstate() or self._lost_outside_tests:
+                self._incomplete.add(item.nodeid)
+            window = self._stack.pop()
+            window.codes.update(self.collector_runs.take())
+            self._stack = []
+            with self.tracer.paused():
+                self._record(item, window)
         return result
 
     @pytest.hookimpl(wrapper=True)
