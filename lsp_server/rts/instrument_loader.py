@@ -28,7 +28,6 @@ from __future__ import annotations
 import ast
 import builtins
 import contextlib
-import gc
 import importlib.abc
 import importlib.machinery
 import importlib.util
@@ -39,6 +38,7 @@ from types import CodeType, ModuleType
 from typing import Any
 
 from lsp_server.rts.ast_walk import walk
+from lsp_server.rts.collector_pause import collector_paused
 from lsp_server.rts.marker_codes import ENTER_NAME, HIT_NAME, HITS_NAME, register_codes
 from lsp_server.rts.purity import is_string_statement
 from lsp_server.rts.return_sites import ReturnSites, located, mark_returns
@@ -243,15 +243,12 @@ def _compiling() -> Iterator[None]:
     compilation going through it: it is paused. Nothing of the project runs meanwhile."""
     hook = sys.getprofile()
     paused = getattr(hook, WATCH_HOOK, False)
-    collecting = gc.isenabled()
     if paused:
         sys.setprofile(None)
-    gc.disable()
     try:
-        yield
+        with collector_paused():
+            yield
     finally:
-        if collecting:
-            gc.enable()
         if paused:
             sys.setprofile(hook)
 

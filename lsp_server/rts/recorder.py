@@ -28,6 +28,7 @@ from lsp_server.rts.attribution import UnitAttribution
 from lsp_server.rts.audit_events import FileWatcher, activate_watcher, watch_code_reads
 from lsp_server.rts.cache_hits import CacheHits
 from lsp_server.rts.cached_calls import CachedCalls
+from lsp_server.rts.collector_pause import collector_paused
 from lsp_server.rts.collector_runs import CollectorRuns
 from lsp_server.rts.file_units import Unit
 from lsp_server.rts.filled_containers import FilledContainers
@@ -240,7 +241,8 @@ class DependencyRecorder:
             return (yield)
         finally:
             self.stop_tracing()
-            self._flush_records()
+            with collector_paused():
+                self._flush_records()
             self._release()
 
     @pytest.hookimpl(wrapper=True)
@@ -249,28 +251,29 @@ class DependencyRecorder:
     ) -> Generator[None, object, object]:
         if not self._tracing:
             return (yield)
-        self.cache_hits.before()
-        self.filled_containers.before()
-        self._lost_outside_tests |= self.tracer.reinstate()
-        self.tracer.take()
-        self.tracer.read_lines.take()
-        self.watcher.take()
-        self.collector_runs.take()
-        self._stack = [Window()]
-        self._reports[item.nodeid] = []
-        self.setup_clock.take()  # nothing between tests is this test's
+        with collector_paused():  # reks's own work between the project's: rts.collector_pause
+            self.cache_hits.before()
+            self.filled_containers.before()
+            self._lost_outside_tests |= self.tracer.reinstate()
+            self.tracer.take()
+            self.tracer.read_lines.take()
+            self.watcher.take()
+            self.collector_runs.take()
+            self._stack = [Window()]
+            self._reports[item.nodeid] = []
+            self.setup_clock.take()  # nothing between tests is this test's
         result = yield
-        # No restart here: the next test's start restarts events, and nothing between
-        # tests is attributed.
-        self._flush(restart=False)
-        self.filled_containers.ended()
-        if self.tracer.reinstate() or self._lost_outside_tests:
-            self._incomplete.add(item.nodeid)
-        window = self._stack.pop()
-        window.codes.update(self.collector_runs.take())
-        self._stack = []
-        with self.tracer.paused():
-            self._record(item, window)
+        with collector_paused():
+            # No restart: the next test's start restarts events (nothing between tests counts).
+            self._flush(restart=False)
+            self.filled_containers.ended()
+            if self.tracer.reinstate() or self._lost_outside_tests:
+                self._incomplete.add(item.nodeid)
+            window = self._stack.pop()
+            window.codes.update(self.collector_runs.take())
+            self._stack = []
+            with self.tracer.paused():
+                self._record(item, window)
         return result
 
     @pytest.hookimpl(wrapper=True)

@@ -14,6 +14,7 @@ from pathlib import Path
 
 from lsp_server.project.files import is_python
 from lsp_server.rts.analysis_cache import AnalysisCache
+from lsp_server.rts.collector_pause import collector_paused
 from lsp_server.rts.file_snapshot import FileSnapshot, file_checksum
 from lsp_server.rts.file_units import FileUnits
 from lsp_server.rts.tokens import SourceError
@@ -159,7 +160,8 @@ class FileStates:
         # that freezegun would scan at each ``freeze_time``).
         from lsp_server.rts.units import source_units, tokenize_decode
 
-        units = source_units(path, tokenize_decode(data))
+        with collector_paused():  # it builds and drops a tree of the file: no cycles
+            units = source_units(path, tokenize_decode(data))
         if self.analyses is not None:
             self.analyses.put(path, raw_hash, units)
         return units
