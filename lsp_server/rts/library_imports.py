@@ -10,8 +10,8 @@ and project imports and all 758 tests reran (pytest-testmon: 25).
 The library's code is part of the environment (its distributions are in the fingerprint:
 a change of them reruns everything), so its import does the same whenever the same
 interpreter runs it in the same environment. Here it is run once, in a fresh process of
-the interpreter that runs the tests (outside the project's folder, with the standard
-library modules and pytest the caller has loaded imported first), and watched
+the interpreter that runs the tests (in the project's folder, with the standard library
+modules and pytest the caller has loaded imported first), and watched
 (``_PROBE``): the import must succeed (for a statement of a top-level ``try``, an
 ``ImportError`` may end it: the handler takes it), raise no audit event but reading ones
 (a file opened for reading, a shared library loaded, code compiled: anything else, a
@@ -33,7 +33,6 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -117,9 +116,13 @@ for name, names in before_modules.items():
     changed.extend(name + "." + key for key in names.keys() - now.keys())
 if before != after:
     changed.append("<state>")
+import sysconfig  # a venv inside the project's folder holds no project code
+installed = [os.path.join(os.path.realpath(sysconfig.get_paths()[k]), "")
+             for k in ("purelib", "platlib")]
 for name in after_modules.keys() - before_modules.keys():  # the project's own code ran
     path = os.path.realpath(getattr(sys.modules.get(name), "__file__", None) or os.sep)
-    if path.startswith(os.path.join(spec["root"], "")):
+    inside = path.startswith(os.path.join(spec["root"], ""))
+    if inside and not any(path.startswith(folder) for folder in installed):
         changed.append("<project>")
 print(dumps({"outcome": outcome, "events": events, "changed": sorted(changed)}))
 """
@@ -172,18 +175,17 @@ def _run_probe(
     root: str, module: str, names: tuple[str, ...] | None, preload: tuple[str, ...]
 ) -> ProbeResult | None:
     spec = json.dumps({"root": root, "module": module, "names": names, "preload": preload})
-    with tempfile.TemporaryDirectory(prefix="reks-probe-") as folder:
-        try:
-            done = subprocess.run(
-                [sys.executable, "-c", _PROBE, spec],
-                cwd=folder,
-                capture_output=True,
-                text=True,
-                timeout=PROBE_SECONDS,
-                check=False,
-            )
-        except (OSError, subprocess.SubprocessError):
-            return None
+    try:  # in the project's folder, as the tests run: a library may read files there
+        done = subprocess.run(
+            [sys.executable, "-c", _PROBE, spec],
+            cwd=root,
+            capture_output=True,
+            text=True,
+            timeout=PROBE_SECONDS,
+            check=False,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
     lines = done.stdout.strip().splitlines()
     if done.returncode != 0 or not lines:
         return None
