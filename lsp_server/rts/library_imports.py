@@ -10,10 +10,10 @@ and project imports and all 758 tests reran (pytest-testmon: 25).
 The library's code is part of the environment (its distributions are in the fingerprint:
 a change of them reruns everything), so its import does the same whenever the same
 interpreter runs it in the same environment. Here it is run once, in a fresh process of
-the interpreter that runs the tests (in the project's folder, with the standard library
-modules and pytest the caller has loaded imported first), and watched
-(``_PROBE``): the import must succeed (for a statement of a top-level ``try``, an
-``ImportError`` may end it: the handler takes it), raise no audit event but reading ones
+the interpreter that runs the tests (in the project's folder, on the caller's
+``sys.path``, with the standard library modules and pytest the caller has loaded imported
+first), and watched
+(``_PROBE``): the import must succeed, raise no audit event but reading ones
 (a file opened for reading, a shared library loaded, code compiled: anything else, a
 process, a write, an environment variable, a hook, counts as an effect), and leave
 unchanged every module loaded before it (each name's value, new submodules aside), the
@@ -41,6 +41,7 @@ PROBE_SECONDS = 60.0
 _PROBE = r"""
 import atexit, gc, importlib, json, logging, os, random, signal, sys, threading, warnings
 spec, dumps, loaded = json.loads(sys.argv[1]), json.dumps, set()  # classes there before
+sys.path[:] = spec["path"]  # the caller's: a conftest or pytest's rootdir may add to it
 for name in spec["preload"]:
     try:
         importlib.import_module(name)
@@ -140,14 +141,15 @@ class ProbeResult:
     """Modules or names of modules loaded before that it changed; ``<state>``: some
     state of the process it changed."""
 
-    def quiet(self, tried: bool) -> bool:
-        """Whether the import shows by its names only; ``tried``: a statement of a
-        top-level ``try`` (its handler takes an ``ImportError``)."""
-        ended = self.outcome == "ok" or (tried and self.outcome == "ImportError")
-        return ended and not self.events and not self.changed
+    def quiet(self) -> bool:
+        """Whether the import succeeded and shows by its names only. An ``ImportError``
+        does not count, even under a handler: the test session's ``sys.path`` may have
+        more by then (pytest puts the test files' folders on it as it imports them), so
+        the library, or a project module it imports, may be found there."""
+        return self.outcome == "ok" and not self.events and not self.changed
 
 
-_Key = tuple[str, str, str, tuple[str, ...] | None, tuple[str, ...]]
+_Key = tuple[str, str, str, tuple[str, ...] | None, tuple[str, ...], tuple[str, ...]]
 _VERDICTS: dict[_Key, ProbeResult | None] = {}
 
 
@@ -157,7 +159,7 @@ def probe_import(root: Path, module: str, names: tuple[str, ...] | None) -> Prob
     loaded by it is a change); None when the probe itself failed (no answer, a timeout,
     output it broke)."""
     preload = _preloaded()
-    key = (sys.executable, str(root), module, names, preload)
+    key = (sys.executable, str(root), module, names, preload, tuple(sys.path))
     if key not in _VERDICTS:
         _VERDICTS[key] = _run_probe(str(root), module, names, preload)
     return _VERDICTS[key]
@@ -174,7 +176,9 @@ def _preloaded() -> tuple[str, ...]:
 def _run_probe(
     root: str, module: str, names: tuple[str, ...] | None, preload: tuple[str, ...]
 ) -> ProbeResult | None:
-    spec = json.dumps({"root": root, "module": module, "names": names, "preload": preload})
+    spec = json.dumps(
+        {"root": root, "module": module, "names": names, "preload": preload, "path": sys.path}
+    )
     try:  # in the project's folder, as the tests run: a library may read files there
         done = subprocess.run(
             [sys.executable, "-c", _PROBE, spec],

@@ -101,30 +101,24 @@ def imports_judged(resolver: ImportResolver, target: str, units: FileUnits) -> b
 
 def _judged(resolver: ImportResolver, target: str, statement: ImportStatement) -> bool:
     if not statement.is_from:
-        return all(
-            _known_module(resolver, target, name, None, statement.tried) for name in statement.names
-        )
+        return all(_known_module(resolver, target, name, None) for name in statement.names)
     if "*" in statement.names:
         return False  # it may fail on a name ``__all__`` lists
     if statement.level:
         return resolver.from_origin(target, statement) is not None
     module = statement.module or ""
-    return _known_module(resolver, target, module, statement.names, statement.tried)
+    return _known_module(resolver, target, module, statement.names)
 
 
 def _known_module(
-    resolver: ImportResolver,
-    target: str,
-    module: str,
-    names: tuple[str, ...] | None,
-    tried: bool,
+    resolver: ImportResolver, target: str, module: str, names: tuple[str, ...] | None
 ) -> bool:
     """A project file, a standard-library module, or an installed library whose import
     (``from module import names``, or ``import module`` for ``names`` None) shows by its
-    names only (``rts.library_imports``; ``tried``: in a top-level ``try``)."""
+    names only (``rts.library_imports``)."""
     if resolver.module_file(target, module, 0) is not None:
         return True
     if module.split(".")[0] in STDLIB:
         return True
     found = probe_import(resolver.root, module, names)
-    return found is not None and found.quiet(tried)
+    return found is not None and found.quiet()
