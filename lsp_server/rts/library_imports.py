@@ -67,8 +67,8 @@ def hook(event, args):
         events.append(event)
 def modules():  # each module's names, and those of the classes it binds
     found = {}
-    for name, m in list(sys.modules.items()):
-        if name == "__main__" or not hasattr(m, "__dict__"):
+    for name, m in list(sys.modules.items()):  # the probe's own module: any name of it
+        if m is sys.modules["__main__"] or not hasattr(m, "__dict__"):
             continue
         names = found[name] = {}
         for key, value in list(vars(m).items()):

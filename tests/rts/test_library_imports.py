@@ -9,6 +9,10 @@ outside the project on ``sys.path`` (the probe's process inherits ``PYTHONPATH``
 from __future__ import annotations
 
 import json
+
+# pytest-xdist, pytest-timeout and others load it, and the probe loads first what the caller
+# loaded: it names the probe's own module ``__mp_main__`` too (not a change of the import).
+import multiprocessing  # noqa: F401
 import os
 import textwrap
 from pathlib import Path
