@@ -10,22 +10,23 @@ and project imports and all 758 tests reran (pytest-testmon: 25).
 The library's code is part of the environment (its distributions are in the fingerprint:
 a change of them reruns everything), so its import does the same whenever the same
 interpreter runs it in the same environment. Here it is run once, in a fresh process of
-the interpreter that runs the tests (in the project's folder, on the caller's
-``sys.path``, with the standard library modules and pytest the caller has loaded imported
-first), and watched
-(``_PROBE``): the import must succeed, raise no audit event but reading ones
-(a file opened for reading, a shared library loaded, code compiled: anything else, a
-process, a write, an environment variable, a hook, counts as an effect), and leave
-unchanged every module loaded before it (each name's value, new submodules aside), the
-environment, the working directory, the warning filters, the root logger, the signal
-handlers, the threads, the exit and garbage-collector callbacks, the hooks of ``sys`` and
-the random state. A library whose import passes shows to a test only by its names: those
-the importing statement binds, which have units of their own.
+the interpreter that runs the tests (in the project's folder, on the caller's ``sys.path``,
+with the standard library modules and pytest the caller has loaded imported first), and
+watched (``_PROBE``): the import must succeed, raise no audit event but reading ones (a
+file opened for reading, a shared library loaded, code compiled: anything else, a process,
+a write, an environment variable, a hook, counts as an effect), load no project module,
+and leave unchanged every module loaded before it (each name's value and those of the
+classes it binds, new submodules aside), the environment, the working directory, the
+warning filters, the root logger, the signal handlers, the threads, the exit and
+garbage-collector callbacks, the hooks of ``sys`` and the random state. A library whose
+import passes shows to a test only by its names: those the importing statement binds,
+which have units of their own.
 
-What is not seen: state held in C (a library's extension configuring another's), and a
-library behaving otherwise because a module the probe did not load first is loaded in the
-test session (a library loaded only by another library). Verdicts are kept per process,
-by interpreter, statement and loaded modules.
+What is not seen: state held in C (a library's extension configuring another's), objects
+changed in place (a registry list of another library appended to), and a library behaving
+otherwise because a module the probe did not load first is loaded in the test session (a
+library loaded only by another library). Verdicts are kept per process, by interpreter,
+folder, statement, loaded modules and ``sys.path``.
 """
 
 from __future__ import annotations
