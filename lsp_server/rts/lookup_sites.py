@@ -18,6 +18,7 @@ from lsp_server.rts.assert_callees import assert_temporary, temporary_sites
 from lsp_server.rts.identity import identity
 from lsp_server.rts.lookups import DYNAMIC_NAMES
 from lsp_server.rts.named_reads import JUMPS, constant_module, handed_over, reads_one_name
+from lsp_server.rts.namespace_updates import writes_only
 from lsp_server.rts.site_values import Source, argument_sources
 
 _NAME_ARGUMENTS: list[tuple[Callable[..., object], slice, str | None]] = [
@@ -121,6 +122,8 @@ def lookup_sites(code: CodeType) -> Sites | None:
     for index, ins in enumerate(instructions):
         if reads_one_name(instructions, index) or constant_module(instructions, index):
             continue  # ``obj.__dict__["name"]``, ``sys.modules[key].attr``, ``["name"]``
+        if writes_only(instructions, index):
+            continue  # ``obj.__dict__.update(state)``: ``rts.namespace_updates``
         if handed_over(instructions, index):
             return None  # iterated by a generator, passed to a call: any name listed
         method = ins.argval in _LOOKUP_METHODS and ins.opname in _METHOD_OPS

@@ -14,9 +14,10 @@ statement binds. The names have units of their own (the importer's ``<import>.na
   nothing the module does not define and changes nothing but its own namespace;
 * each top-level import (a top-level ``try``'s too: ``except ImportError:`` handles its
   failure, ``import_effects.may_raise_at_import``) takes a standard-library module (whose
-  names the bindings judged)
-  or a project file, never with a star, and every project file the module runs (its
-  packages included, but the importer) is one the test ran at import when it was
+  names the bindings judged), an installed library whose import, run once in a fresh
+  process, shows by its names only (``rts.library_imports``: python-validators'
+  ``eth_hash.auto``) or a project file, never with a star, and every project file the
+  module runs (its packages included, but the importer) is one the test ran at import when it was
   recorded (it depends on its module unit: any change there selects it), so nothing the
   test did not run before runs now; when it runs is not seen (``rts.import_statements``
   checked that none of them calls anything or changes another module at import). A
@@ -41,6 +42,7 @@ from lsp_server.rts.file_units import FileUnits, Unit
 from lsp_server.rts.from_import_checks import unproven
 from lsp_server.rts.imported_wrappers import unproven_wrappers
 from lsp_server.rts.imports import ImportResolver
+from lsp_server.rts.library_imports import probe_import
 from lsp_server.rts.snapshots import FileStates
 from lsp_server.rts.spans import ImportStatement
 from lsp_server.rts.stdlib_imports import STDLIB
@@ -99,15 +101,24 @@ def imports_judged(resolver: ImportResolver, target: str, units: FileUnits) -> b
 
 def _judged(resolver: ImportResolver, target: str, statement: ImportStatement) -> bool:
     if not statement.is_from:
-        return all(_known_module(resolver, target, name, 0) for name in statement.names)
+        return all(_known_module(resolver, target, name, None) for name in statement.names)
     if "*" in statement.names:
         return False  # it may fail on a name ``__all__`` lists
     if statement.level:
         return resolver.from_origin(target, statement) is not None
-    return _known_module(resolver, target, statement.module or "", 0)
+    module = statement.module or ""
+    return _known_module(resolver, target, module, statement.names)
 
 
-def _known_module(resolver: ImportResolver, target: str, module: str, level: int) -> bool:
-    if resolver.module_file(target, module, level) is not None:
+def _known_module(
+    resolver: ImportResolver, target: str, module: str, names: tuple[str, ...] | None
+) -> bool:
+    """A project file, a standard-library module, or an installed library whose import
+    (``from module import names``, or ``import module`` for ``names`` None) shows by its
+    names only (``rts.library_imports``)."""
+    if resolver.module_file(target, module, 0) is not None:
         return True
-    return module.split(".")[0] in STDLIB
+    if module.split(".")[0] in STDLIB:
+        return True
+    found = probe_import(resolver.root, module, names)
+    return found is not None and found.quiet()
