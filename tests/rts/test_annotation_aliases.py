@@ -48,6 +48,12 @@ def _recorded(pytester: pytest.Pytester, lib: str) -> None:
     assert run(pytester) == EVERY_TEST
 
 
+def _recorded_with(pytester: pytest.Pytester, added: str, head: str = "") -> None:
+    """``_recorded`` with ``added`` (top-level statements) above ``plain``, ``head`` above
+    everything."""
+    _recorded(pytester, head + LIB.replace("def plain():", added + "\n\n\ndef plain():"))
+
+
 def _kinds(pytester: pytest.Pytester, key: str) -> None:
     """A module binding ``Key`` to ``key``, with a function of its own."""
     write(pytester, "kinds.py", f"Key = {key}\n\n\ndef other():\n    return 2\n")
@@ -138,11 +144,11 @@ def test_an_imported_union_member_of_a_method_rebound_to_a_non_type_selects_ever
     pytester: pytest.Pytester,
 ) -> None:
     _kinds(pytester, "str")
-    lib = LIB.replace(
-        "def plain():",
-        "class Holder:\n    def hold(self, x: Key | None) -> None:\n        pass\n\n\ndef plain():",
+    _recorded_with(
+        pytester,
+        "class Holder:\n    def hold(self, x: Key | None) -> None:\n        pass",
+        head="from kinds import Key\n",
     )
-    _recorded(pytester, "from kinds import Key\n" + lib)
     edit(pytester, "kinds.py", "Key = str", "Key = 3")
     assert run(pytester) == EVERY_TEST  # TypeError at import
 
@@ -151,8 +157,7 @@ def test_a_class_body_value_from_an_imported_name_changed_selects_every_importer
     pytester: pytest.Pytester,
 ) -> None:
     _kinds(pytester, "1")
-    lib = LIB.replace("def plain():", "class Holder:\n    size = Key + 1\n\n\ndef plain():")
-    _recorded(pytester, "from kinds import Key\n" + lib)
+    _recorded_with(pytester, "class Holder:\n    size = Key + 1", head="from kinds import Key\n")
     edit(pytester, "kinds.py", "Key = 1", "Key = 'a'")
     assert run(pytester) == EVERY_TEST  # TypeError at import
 
@@ -160,10 +165,7 @@ def test_a_class_body_value_from_an_imported_name_changed_selects_every_importer
 def test_a_class_body_value_from_a_module_constant_changed_selects_every_importer(
     pytester: pytest.Pytester,
 ) -> None:
-    lib = LIB.replace(
-        "def plain():", "Key = 1\n\n\nclass Holder:\n    size = Key + 1\n\n\ndef plain():"
-    )
-    _recorded(pytester, lib)
+    _recorded_with(pytester, "Key = 1\n\n\nclass Holder:\n    size = Key + 1")
     edit(pytester, "lib.py", "Key = 1", "Key = 'a'")
     assert run(pytester) == EVERY_TEST  # TypeError at import
 
@@ -173,10 +175,7 @@ def test_a_class_body_value_from_a_module_constant_still_computing_selects_no_im
 ) -> None:
     # ``Key + 1`` is computed at analysis from the module's constants, before and after:
     # it cannot raise, and no test reads ``Holder``.
-    lib = LIB.replace(
-        "def plain():", "Key = 1\n\n\nclass Holder:\n    size = Key + 1\n\n\ndef plain():"
-    )
-    _recorded(pytester, lib)
+    _recorded_with(pytester, "Key = 1\n\n\nclass Holder:\n    size = Key + 1")
     edit(pytester, "lib.py", "Key = 1", "Key = 2")
     assert run(pytester) == set()
 
@@ -185,8 +184,11 @@ def test_a_partial_in_a_class_body_of_a_name_rebound_to_a_non_callable_selects_e
     pytester: pytest.Pytester,
 ) -> None:
     _kinds(pytester, "str")
-    lib = LIB.replace("def plain():", "class Holder:\n    make = partial(Key)\n\n\ndef plain():")
-    _recorded(pytester, "from functools import partial\n\nfrom kinds import Key\n" + lib)
+    _recorded_with(
+        pytester,
+        "class Holder:\n    make = partial(Key)",
+        head="from functools import partial\n\nfrom kinds import Key\n",
+    )
     edit(pytester, "kinds.py", "Key = str", "Key = 3")
     assert run(pytester) == EVERY_TEST  # TypeError at import: partial needs a callable
 
@@ -195,11 +197,11 @@ def test_a_method_default_read_from_a_module_removed_there_selects_every_importe
     pytester: pytest.Pytester,
 ) -> None:
     _kinds(pytester, "1")
-    lib = LIB.replace(
-        "def plain():",
-        "class Holder:\n    def hold(self, x=kinds.Key):\n        return x\n\n\ndef plain():",
+    _recorded_with(
+        pytester,
+        "class Holder:\n    def hold(self, x=kinds.Key):\n        return x",
+        head="import kinds\n",
     )
-    _recorded(pytester, "import kinds\n" + lib)
     edit(pytester, "kinds.py", "Key = 1", "Other = 1")
     assert run(pytester) == EVERY_TEST  # AttributeError at import
 
@@ -215,11 +217,11 @@ def test_an_imported_base_rebound_to_a_non_class_selects_every_importer(
     pytester: pytest.Pytester,
 ) -> None:
     write(pytester, "kinds.py", "class Key:\n    pass\n\n\ndef other():\n    return 2\n")
-    lib = LIB.replace(
-        "def plain():",
-        "class Holder(Key):\n    def hold(self):\n        return 1\n\n\ndef plain():",
+    _recorded_with(
+        pytester,
+        "class Holder(Key):\n    def hold(self):\n        return 1",
+        head="from kinds import Key\n",
     )
-    _recorded(pytester, "from kinds import Key\n" + lib)
     edit(pytester, "kinds.py", "class Key:\n    pass\n", "Key = 3\n")
     assert run(pytester) == EVERY_TEST  # TypeError at import: a base must be a class
 
@@ -228,8 +230,7 @@ def test_a_table_read_of_a_module_attribute_removed_there_selects_every_importer
     pytester: pytest.Pytester,
 ) -> None:
     _kinds(pytester, "1")
-    lib = LIB.replace("def plain():", 'TABLE = [(kinds.Key, "key")]\n\n\ndef plain():')
-    _recorded(pytester, "import kinds\n" + lib)
+    _recorded_with(pytester, 'TABLE = [(kinds.Key, "key")]', head="import kinds\n")
     edit(pytester, "kinds.py", "Key = 1", "Other = 1")
     assert run(pytester) == EVERY_TEST  # AttributeError at import
 
@@ -239,8 +240,7 @@ def test_a_table_read_of_a_module_attribute_changed_there_selects_no_importer(
 ) -> None:
     # The table only holds the value: reading it cannot raise while the name is bound.
     _kinds(pytester, "1")
-    lib = LIB.replace("def plain():", 'TABLE = [(kinds.Key, "key")]\n\n\ndef plain():')
-    _recorded(pytester, "import kinds\n" + lib)
+    _recorded_with(pytester, 'TABLE = [(kinds.Key, "key")]', head="import kinds\n")
     edit(pytester, "kinds.py", "Key = 1", "Key = 2")
     assert run(pytester) == set()
 
@@ -249,7 +249,6 @@ def test_a_base_attribute_of_a_module_removed_there_selects_every_importer(
     pytester: pytest.Pytester,
 ) -> None:
     write(pytester, "kinds.py", "class Key:\n    pass\n\n\ndef other():\n    return 2\n")
-    lib = LIB.replace("def plain():", "class Holder(kinds.Key):\n    pass\n\n\ndef plain():")
-    _recorded(pytester, "import kinds\n" + lib)
+    _recorded_with(pytester, "class Holder(kinds.Key):\n    pass", head="import kinds\n")
     edit(pytester, "kinds.py", "class Key:\n    pass\n", "class Other:\n    pass\n")
     assert run(pytester) == EVERY_TEST  # AttributeError at import
