@@ -17,12 +17,20 @@ detected transformations of other functions checks results that many functions f
 so it is tried before the others. The remembered detector of this very transformation
 (``requests.first_detector``) and tests naming the function keep their places first.
 
+A test whose name holds most words of the function's name, not the whole of it, comes
+right after those naming it whole (``naming``): humanize's
+``_get_default_locale_path -> return None`` ran 211 tests before
+``test_default_locale_path_defined__spec__``, named after three of its four words. One
+shared word is no naming (``default`` is in many names).
+
 The order of the tests decides only how soon a verdict comes: an undetected verdict runs
 them all, and any failing test is a detection.
 """
 
 from __future__ import annotations
 
+import functools
+import re
 from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
@@ -56,12 +64,12 @@ class DetectingTests:
         if not self.detections or len(tests) < 2:
             return
         pinned = tests[:1] if request.get("pinned") else []
-        name = _plain_name(request["function"])
+        name = FunctionName.of(request["function"])
         own = self.by_function.get(function_key(request), set())
         detections = self.detections.get  # not ``Counter.__missing__``: ~20,000 calls
 
-        def rank(test: str) -> tuple[bool, bool, int]:
-            return (test not in own, not _names(name, test), -detections(test, 0))
+        def rank(test: str) -> tuple[bool, int, int]:
+            return (test not in own, -name.naming(test), -detections(test, 0))
 
         rest = sorted(tests[len(pinned) :], key=rank)  # stable: the turns kept within a rank
         request["tests"] = order = [*pinned, *rest]
@@ -101,8 +109,8 @@ def detection_order(
     hundreds of others only pass through it), each group by ``turns``."""
     tests = list(tests)
     turn = turns(tests, durations)
-    name = _plain_name(qualname)  # once: a function's covering tests can be thousands
-    return sorted(tests, key=lambda t: (not _names(name, t), turn[t], t))
+    name = FunctionName.of(qualname)  # once: a function's covering tests can be thousands
+    return sorted(tests, key=lambda t: (-name.naming(t), turn[t], t))
 
 
 def turns(tests: list[str], durations: Mapping[str, float]) -> dict[str, tuple[float, float]]:
@@ -130,18 +138,59 @@ def parametrized_test(nodeid: str) -> str:
     return head + sep + name.partition("[")[0]
 
 
+WHOLE_NAME = 1 << 16
+"""``FunctionName.naming`` of a test whose name holds the function's whole name."""
+
+
+class FunctionName:
+    """A function's own name as test names are compared with it (``naming``)."""
+
+    def __init__(self, qualname: str) -> None:
+        own = qualname.rsplit(".", 1)[-1]
+        self.plain = own.replace("_", "").lower()  # ``iter_index``, ``IterIndex``: iterindex
+        self.words = name_words(own)
+
+    @classmethod
+    def of(cls, qualname: str) -> FunctionName:
+        return _function_name(qualname)
+
+    def naming(self, nodeid: str) -> int:
+        """How much the test's name (class or function, not file) names the function:
+        ``WHOLE_NAME`` when it holds the whole name, else how many of its words it holds
+        when they are at least two and at least half of them, else 0."""
+        plain, words = _test_name(nodeid)
+        if self.plain and self.plain in plain:
+            return WHOLE_NAME
+        shared = len(self.words & words)
+        return shared if shared >= 2 and 2 * shared >= len(self.words) else 0
+
+
+@functools.lru_cache(maxsize=1 << 12)
+def _function_name(qualname: str) -> FunctionName:
+    return FunctionName(qualname)
+
+
+_WORD = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+")
+
+
+def name_words(name: str) -> frozenset[str]:
+    """The words of a name, lower case: split at underscores and where a capital starts
+    one (``get_default_locale_path``, ``TestGetDefaultLocalePath``)."""
+    return frozenset(word.lower() for word in _WORD.findall(name))
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _test_name(nodeid: str) -> tuple[str, frozenset[str]]:
+    """The name part of a test's node id (no file), as ``naming`` compares it: without
+    underscores in lower case (parameters kept, as before words counted), and the words
+    of its class and function names (parameters are data, not names)."""
+    name = nodeid.partition("::")[2]
+    return name.replace("_", "").lower(), name_words(name.partition("[")[0])
+
+
 def names_function(qualname: str, nodeid: str) -> bool:
-    """Whether the test's name (class or function, not file) names the function."""
-    return _names(_plain_name(qualname), nodeid)
-
-
-def _plain_name(qualname: str) -> str:
-    """The function's own name as ``_names`` compares it: no underscores, lower case."""
-    return qualname.rsplit(".", 1)[-1].replace("_", "").lower()
-
-
-def _names(name: str, nodeid: str) -> bool:
-    return bool(name) and name in nodeid.partition("::")[2].replace("_", "").lower()
+    """Whether the test's name (class or function, not file) holds the function's name."""
+    return FunctionName.of(qualname).naming(nodeid) == WHOLE_NAME
 
 
 def first_detector(tests: list[str], detected_by: str | None) -> list[str]:

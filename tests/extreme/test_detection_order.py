@@ -187,3 +187,58 @@ def test_the_detector_of_a_transformation_of_the_same_function_runs_first(
     assert len(helpers) >= 2
     assert all(r.detected_by == "test_m.py::test_double" for r in helpers)
     assert all(r.tests == ["test_m.py::test_double"] for r in helpers[1:])
+
+
+LOCALE = """
+def get_default_locale_path(name):
+    path = "/locale/" + name
+    return path
+"""
+LOCALE_TESTS = "import time\nfrom m import get_default_locale_path\n" + "".join(
+    f"\ndef test_passing_through_{i}():\n    get_default_locale_path('x')\n" for i in range(4)
+)
+LOCALE_CHECK = """
+def test_default_locale_path_is_absolute():
+    time.sleep(0.02)
+    assert get_default_locale_path("de") == "/locale/de"
+"""
+
+
+@pytest.mark.slow  # a whole analysis, ~3-7 s
+def test_tests_named_after_most_words_of_the_function_run_first(
+    make_project: Callable[[dict[str, str]], Path],
+) -> None:
+    # humanize's ``_get_default_locale_path -> return None`` ran 211 tests before
+    # ``test_default_locale_path_defined__spec__``: its name holds three of the function's
+    # four words, not the whole name.
+    files = {"m.py": LOCALE, "test_m.py": LOCALE_TESTS + LOCALE_CHECK}
+    analysis = _analysed(make_project(files))
+    for result in analysis.results:
+        assert result.tests == ["test_m.py::test_default_locale_path_is_absolute"]
+
+
+def test_more_shared_words_come_first_and_one_shared_word_is_no_naming() -> None:
+    whole = "t.py::TestGetDefaultLocalePath::test_a"
+    three = "t.py::test_default_locale_path_defined[spec-de]"
+    two = "t.py::test_locale_path_of_a_unit"
+    one = "t.py::test_minimum_unit_default"  # one word of four: like any other test
+    other = "t.py::test_ordinal[13-13th]"
+    durations = {whole: 0.5, three: 0.4, two: 0.01, one: 0.001, other: 0.002}
+    order = detection_order(
+        "i18n._get_default_locale_path", [other, one, two, three, whole], durations
+    )
+    assert order == [whole, three, two, one, other]
+
+
+def test_tests_naming_most_words_stay_before_tests_that_detected_other_functions() -> None:
+    detecting = DetectingTests()
+    detecting.record({"verdict": "detected", "detected_by": "t.py::test_ordinal"}, "m.py::f")
+    tests = ["t.py::test_ordinal", "t.py::test_default_locale_path_defined", "t.py::test_x"]
+    request = {
+        "function": "_get_default_locale_path",
+        "path": "m.py",
+        "tests": list(tests),
+        "timeout": 10.0,
+    }
+    detecting.promote(request)
+    assert request["tests"] == [tests[1], tests[0], tests[2]]
