@@ -188,11 +188,6 @@ def _test_name(nodeid: str) -> tuple[str, frozenset[str]]:
     return name.replace("_", "").lower(), name_words(name.partition("[")[0])
 
 
-def names_function(qualname: str, nodeid: str) -> bool:
-    """Whether the test's name (class or function, not file) holds the function's name."""
-    return FunctionName.of(qualname).naming(nodeid) == WHOLE_NAME
-
-
 def first_detector(tests: list[str], detected_by: str | None) -> list[str]:
     """``tests`` with the one that detected the transformation last time first: a detection
     is one failing test, whichever order they run in, so it comes at once again."""
