@@ -157,9 +157,8 @@ def _analysed(path: str, source: str) -> FileUnits:
         result.listed = listed_names(tree, source)
     if LISTING in result.top_names:  # what a star import takes (rts.star_listings)
         result.checksums.update(listing_units(result.listed))
-    variants.update(getattr_units(tree, text, lines))  # ``rts.getattr_branches``
+    variants.update(getattr_units(tree, text, lines) | class_kinds(tree))
     result.checksums.update((name, digest(texts)) for name, texts in variants.items())
-    result.checksums.update((name, digest(texts)) for name, texts in class_kinds(tree).items())
     add_raising_units(result, layout, tree)
     for binding in layout.bindings:
         for alias in binding.aliases:
