@@ -8,7 +8,7 @@ import ast
 
 import xxhash
 
-from lsp_server.rts.ast_walk import unshared
+from lsp_server.rts.ast_walk import attribute_chain, unshared
 from lsp_server.rts.bound_names import maybe_bound
 from lsp_server.rts.import_raise import RiskyStatements, may_raise, risky_header_parts
 from lsp_server.rts.import_scope import Scope
@@ -182,6 +182,4 @@ def _reads(node: ast.expr) -> list[ast.expr] | None:
 
 def _is_read(node: ast.expr) -> bool:
     """A name, or attributes of a name (``tokens.Comment.Single``)."""
-    while isinstance(node, ast.Attribute):
-        node = node.value
-    return isinstance(node, ast.Name)
+    return isinstance(attribute_chain(node)[0], ast.Name)

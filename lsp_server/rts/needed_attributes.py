@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import ast
 
-from lsp_server.rts.ast_walk import walk
+from lsp_server.rts.ast_walk import attribute_chain, walk
 from lsp_server.rts.bound_names import maybe_bound
 from lsp_server.rts.import_digest import display_read_nodes
 from lsp_server.rts.spans import ImportStatement
@@ -41,12 +41,9 @@ def needed_attributes(tree: ast.Module) -> tuple[ImportStatement, ...]:
     reads += [base for stmt in tree.body if isinstance(stmt, ast.ClassDef) for base in stmt.bases]
     needed: set[tuple[str, str]] = set()
     for node in reads:
-        first = node
-        while isinstance(first, ast.Attribute) and isinstance(first.value, ast.Attribute):
-            first = first.value
-        root = first.value if isinstance(first, ast.Attribute) else None
-        if isinstance(first, ast.Attribute) and isinstance(root, ast.Name) and root.id in modules:
-            needed.add((modules[root.id], first.attr))
+        root, chain = attribute_chain(node)
+        if chain and isinstance(root, ast.Name) and root.id in modules:
+            needed.add((modules[root.id], chain[0]))
     return tuple(
         ImportStatement((name,), module, is_from=True, top=True) for module, name in sorted(needed)
     )
