@@ -171,3 +171,14 @@ def copy_tree(node: ast.AST) -> ast.AST:
         else:
             fields[name] = value
     return new
+
+
+def attribute_chain(node: ast.expr) -> tuple[ast.expr, list[str]]:
+    """What a chain of attributes starts from and its attribute names in the order written
+    (``m.a.b``: ``m``, ``["a", "b"]``); a node that is no attribute: itself, none."""
+    chain: list[str] = []
+    while isinstance(node, ast.Attribute):
+        chain.append(node.attr)
+        node = node.value
+    chain.reverse()
+    return node, chain

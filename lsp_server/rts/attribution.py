@@ -33,6 +33,7 @@ from lsp_server.rts.identity import identity
 from lsp_server.rts.import_footprints import GlobalsRead, ImportFootprints, add_globals
 from lsp_server.rts.imports import ImportResolver
 from lsp_server.rts.interned_units import FileAnswers, InternedUnits
+from lsp_server.rts.listing_marks import window_listing
 from lsp_server.rts.lookups import ATTRIBUTE_LOOKUP
 from lsp_server.rts.loose_assignments import body_reads
 from lsp_server.rts.module_fetches import with_fetched_modules
@@ -41,7 +42,7 @@ from lsp_server.rts.option_rules import XFAIL_MARK
 from lsp_server.rts.own_globals import OWN_GLOBALS, modules_read_whole, own_globals_read
 from lsp_server.rts.position_units import PositionUnits, ran_reads_lines
 from lsp_server.rts.read_lines import LineReads, own_signature
-from lsp_server.rts.reads import EVERY_NAME, builds_classes, with_listing
+from lsp_server.rts.reads import EVERY_NAME, builds_classes
 from lsp_server.rts.runtime_lookups import RuntimeLookups
 from lsp_server.rts.snapshots import FileStates
 from lsp_server.rts.spans import ImportStatement
@@ -73,8 +74,7 @@ class UnitAttribution:
         self.resolver = ImportResolver(root, self._imports_of)
         # What ran while each collector (by path) collected: its tests depend on it.
         self.collection_windows: dict[str, Window] = {}
-        self._unit_ids: dict[Unit, int] = {}
-        self._units: list[Unit] = []
+        self._unit_ids, self._units = dict[Unit, int](), list[Unit]()
         self._unit_paths: list[str] = []  # of each unit in ``_units``
         self.paths_seen: set[str] = set()  # of every interned unit
         # By identity(code) (rts.identity): ``_codes`` keeps them, so no id is reused as a key.
@@ -82,12 +82,11 @@ class UnitAttribution:
         self._codes: list[CodeType] = []
         self._static_cache: dict[object, frozenset[int]] = {}
         self.footprints = ImportFootprints()
-        # Names each code object reads and whether it looks names up by string; the same
-        # for what ran at collection (by static key) and at each module's import.
+        # Names each code reads, whether it looks names up by string; the same for what ran
+        # at collection (by static key) and at each module's import.
         self._code_reads: dict[int, tuple[frozenset[str], bool]] = {}
-        # By identity(code): its module and the names it reads only as that module's globals
-        # (``rts.reads``); the names are in ``_code_reads`` when its module's namespace is
-        # open to other modules' names.
+        # By identity(code): its module and the names it reads only as its globals (rts.reads);
+        # in ``_code_reads`` when its module's namespace is open to other modules' names.
         self._code_globals: dict[int, tuple[str, frozenset[str]]] = {}
         self._static_reads: dict[object, tuple[frozenset[str], bool, GlobalsRead]] = {}
         # By identity(code): code whose lookups by a name in a variable were recorded as it ran
@@ -146,8 +145,9 @@ class UnitAttribution:
         names |= ran  # what the window's code read (``ran_reads_lines``)
         dynamic = dynamic or EVERY_NAME in names or any(code_reads[key][1] for key in codes)
         by_string: set[str] = set()
+        listed = self.lookups.listing_marks.listed(codes)  # ``rts.listing_marks``
         for key in self._read_at_run_time.intersection(codes):
-            looked_up, imported = self._run_time_reads(codes[key])
+            looked_up, imported = self._run_time_reads(codes[key], key in listed)
             by_string |= looked_up
             dynamic = dynamic or EVERY_NAME in looked_up
             ids = ids.union(imported)
@@ -212,8 +212,8 @@ class UnitAttribution:
         rel = self.paths.python_rel(code.co_filename)
         units: tuple[Unit, ...] = ()
         is_module = code.co_name == "<module>"
-        # Only project code's reads count: library code (which the profile hook of
-        # 3.10/3.11 also sees) looks names up by string all the time, in its own modules.
+        # Only project code's reads count: library code (seen by 3.10/3.11's profile hook)
+        # looks names up by string all the time, in its own modules.
         no_reads = is_module or rel is None
         self._code_reads[identity(code)] = _READS_NOTHING
         if rel is not None:
@@ -300,11 +300,11 @@ class UnitAttribution:
         dynamic = dynamic or EVERY_NAME in names
         if identity(code) not in self._read_at_run_time:
             return names, dynamic, set()
-        looked_up, imported = self._run_time_reads(code)
+        looked_up, imported = self._run_time_reads(code, None)
         return names | looked_up, dynamic or EVERY_NAME in looked_up, imported
 
-    def _run_time_reads(self, code: CodeType) -> tuple[set[str], set[int]]:
-        """Names ``code`` looked up as it ran; module units of the modules it imported by name."""
+    def _run_time_reads(self, code: CodeType, listed: bool | None) -> tuple[set[str], set[int]]:
+        """What ``code`` looked up as it ran (``window_listing``), modules it imported by name."""
         looked_up, files = self.lookups.read(code)
         untold = self._untold_reads.get(identity(code))
         if untold is not None and EVERY_NAME in looked_up:  # a member at most: the syntax
@@ -312,7 +312,7 @@ class UnitAttribution:
         rel = self.paths.python_rel(code.co_filename)
         units = None if rel is None else self.states.units(rel)
         own = units is None or units.class_at_line(code.co_firstlineno) is not None
-        looked_up = with_listing(own_listing(looked_up, own))  # a class body's dir()
+        looked_up = window_listing(own_listing(looked_up, own), listed, self.lookups.tells_listings)
         looked_up |= with_fetched_modules(code, frozenset(looked_up), False)
         rels = [rel for filename in files if (rel := self.paths.python_rel(filename))]
         # Imported by name: a test ``rts.deleted_modules`` must run once the module is gone.
@@ -386,7 +386,7 @@ class UnitAttribution:
                 dynamic = dynamic or ran_dynamic
                 hooked = hooked or (bool(self._code_units[identity(ran)]) and builds_classes(ran))
                 if identity(ran) in self._read_at_run_time:
-                    by_string |= self._run_time_reads(ran)[0]
+                    by_string |= self._run_time_reads(ran, None)[0]
             # Code read at import (typeguard's ``@typechecked``): told as in a test's window.
             marks, read = self.marks.marks(codes, names - by_string, by_string, code)
             names, ids = names | marks, ids | read

@@ -25,13 +25,20 @@ dunder by those reaching the class (its header is the class unit's). A changed f
 from __future__ import annotations
 
 import ast
+from dataclasses import dataclass
 
 from lsp_server.rts.ast_walk import unshared
 from lsp_server.rts.bound_names import maybe_bound_in
 from lsp_server.rts.display_read_units import display_read_markers
-from lsp_server.rts.import_digest import import_time_digest, raising_digest, risky_reads
-from lsp_server.rts.import_raise import RiskyStatements, risky_class_parts
+from lsp_server.rts.import_digest import (
+    class_digest,
+    import_time_digest,
+    raising_digest,
+    risky_reads,
+)
+from lsp_server.rts.import_raise import RiskyStatements, may_raise, risky_class_parts
 from lsp_server.rts.import_scope import Scope
+from lsp_server.rts.purity import import_time_names
 from lsp_server.rts.unit_names import FRAME, HOOKS
 
 # Names ``type`` itself reads from a class namespace, or that clash with its layout:
@@ -60,36 +67,56 @@ def hooked_classes(markers: dict[str, list[str]]) -> frozenset[str]:
     return frozenset(name.removesuffix(HOOKS) for name in markers if name.endswith(HOOKS))
 
 
-def raising_markers(stmt: ast.stmt, scope: Scope, docs_inert: bool) -> list[tuple[str, str]]:
-    """(unit name, marker) of what may raise when the top-level binding ``stmt`` runs, after
-    what ``scope`` has bound: none, the module unit's ``<raises:...>``, or for a class whose
-    bases may raise (their hooks) its frame's in its ``FRAME`` unit and the whole digest
-    in its ``HOOKS`` unit."""
+@dataclass(frozen=True)
+class RaisingPart:
+    """Of a top-level binding that may raise at import: the unit holding what may ("": the
+    module unit, or a ``<raises>`` unit of its own, ``rts.raising_units``), its marker, and
+    the names it computes from (None: every name the binding reads)."""
+
+    unit: str
+    marker: str
+    reads: frozenset[str] | None = None
+
+
+def raising_markers(stmt: ast.stmt, scope: Scope, docs_inert: bool) -> list[RaisingPart]:
+    """What may raise when the top-level binding ``stmt`` runs, after what ``scope`` has
+    bound: none, the module unit's ``<raises:...>``, or for a class whose bases may raise
+    (their hooks) its frame's in its ``FRAME`` unit and the whole digest in its ``HOOKS``
+    unit (the names the hooks see: its whole namespace)."""
     reads = display_read_markers(stmt, scope)
     if reads is not None:  # a table of displays: one unit per read
-        return reads
+        return [RaisingPart(unit, marker) for unit, marker in reads]
+    if isinstance(stmt, ast.ClassDef):
+        return _class_raising(stmt, scope, docs_inert) if may_raise(stmt, scope) else []
     raising = raising_digest(stmt, scope, docs_inert)
-    if raising is None:
-        return []
-    frame = _frame_digest(stmt, scope, docs_inert) if isinstance(stmt, ast.ClassDef) else None
-    if frame is None:
-        return [("", f"<raises:{raising}>")]
-    assert isinstance(stmt, ast.ClassDef)
-    return [(stmt.name + FRAME, f"<raises:{frame}>"), (stmt.name + HOOKS, f"<raises:{raising}>")]
+    return [] if raising is None else [RaisingPart("", f"<raises:{raising}>")]
 
 
-def _frame_digest(stmt: ast.ClassDef, scope: Scope, docs_inert: bool) -> str | None:
+def _class_raising(stmt: ast.ClassDef, scope: Scope, docs_inert: bool) -> list[RaisingPart]:
+    """``raising_markers`` of a class statement that may raise; its body's risky
+    statements are found once (``import_raise.risky_class_parts``)."""
+    risky = risky_class_parts(stmt, scope, set(scope.bound))
+    whole = f"<raises:{class_digest(stmt, risky, docs_inert)}>"
+    # Its risk is its body's alone (``risky`` not None): the ``<raises>`` unit.
+    framed = risky is None and not stmt.decorator_list and not stmt.keywords
+    if framed and "__slots__" not in maybe_bound_in(stmt.body):
+        without_bases = _risky_without_bases(stmt, scope)
+        if without_bases is not None:
+            frame = _frame_digest(stmt, without_bases, docs_inert)
+            return [
+                RaisingPart(
+                    stmt.name + FRAME, f"<raises:{frame}>", risky_reads(stmt, without_bases)
+                ),
+                RaisingPart(stmt.name + HOOKS, whole, frozenset(import_time_names(stmt))),
+            ]
+    return [RaisingPart("", whole, risky_reads(stmt, risky))]
+
+
+def _frame_digest(stmt: ast.ClassDef, risky: RiskyStatements, docs_inert: bool) -> str:
     """The digest of the class statement without its plain methods, when nothing but its
-    bases and its body's own statements may make it raise (a method whose header may
-    raise stays in it); else None. The AST is changed in place and restored (see
+    bases and its body's own ``risky`` statements may make it raise (a method whose header
+    may raise stays in it). The AST is changed in place and restored (see
     ``import_time_digest``)."""
-    if stmt.decorator_list or stmt.keywords or "__slots__" in maybe_bound_in(stmt.body):
-        return None
-    if risky_class_parts(stmt, scope, set(scope.bound)) is not None:
-        return None  # its risk is its body's alone: the ``<raises>`` unit (``raising_units``)
-    risky = _risky_without_bases(stmt, scope)
-    if risky is None:
-        return None
     kept_defs = {id(member) for member, parts in risky if parts is not None}
     body = stmt.body
     with unshared():  # the tree changes in place meanwhile (``ast_walk.shared_walks``)
@@ -105,14 +132,9 @@ def _frame_digest(stmt: ast.ClassDef, scope: Scope, docs_inert: bool) -> str | N
             stmt.body = body
 
 
-def frame_reads(stmt: ast.ClassDef, scope: Scope) -> frozenset[str]:
-    """What the frame of ``stmt`` (``_frame_digest``) reads at import that may make it
-    raise by its value: what its risky statements compute from. (Its bases raise by being
-    gone, ``rts.needed_attributes``, or by their hooks, ``rts.creation_hooks``.)"""
-    return frozenset(risky_reads(stmt, _risky_without_bases(stmt, scope) or []))
-
-
 def _risky_without_bases(stmt: ast.ClassDef, scope: Scope) -> RiskyStatements | None:
+    """``risky_class_parts`` of the class statement as if it had no bases: what its
+    frame's own statements may raise (what the frame computes from: ``risky_reads``)."""
     bases = stmt.bases
     with unshared():
         stmt.bases = []

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import ast
 
+from lsp_server.rts.ast_walk import attribute_chain
 from lsp_server.rts.import_digest import display_read_nodes
 from lsp_server.rts.import_raise import may_raise
 from lsp_server.rts.import_scope import Scope
@@ -39,9 +40,7 @@ def display_read_markers(stmt: ast.stmt, scope: Scope) -> list[tuple[str, str]] 
         return []
     markers: dict[str, str] = {}
     for node in nodes:
-        root = node
-        while isinstance(root, ast.Attribute):
-            root = root.value
+        root = attribute_chain(node)[0]
         assert isinstance(root, ast.Name)
         where = "bound" if root.id in scope.bound else "free"
         markers[display_read_name(ast.unparse(node))] = f"<raises:{where}>"

@@ -8,33 +8,23 @@ import ast
 
 import xxhash
 
-from lsp_server.rts.ast_walk import unshared
+from lsp_server.rts.ast_walk import attribute_chain, unshared
 from lsp_server.rts.bound_names import maybe_bound
-from lsp_server.rts.import_raise import (
-    RiskyStatements,
-    may_raise,
-    risky_class_parts,
-    risky_header_parts,
-)
+from lsp_server.rts.import_raise import RiskyStatements, may_raise, risky_header_parts
 from lsp_server.rts.import_scope import Scope
 from lsp_server.rts.parametrize_cases import CASES_MARK, literal_list
 from lsp_server.rts.purity import import_time_names, is_string_statement
 
 
 def raising_digest(stmt: ast.stmt, scope: Scope, docs_inert: bool = False) -> str | None:
-    """None when the top-level binding ``stmt`` cannot raise after what ``scope`` has
-    bound; else a digest of what may: a ``def``'s decorators, defaults and annotations
-    that may raise, in the order they run (a parameter added with a constant default
-    changes nothing there), any other statement's ``import_time_digest`` (a table of
-    displays has a unit per read instead: ``rts.display_read_units``). ``docs_inert``:
-    ``stmt`` is a class nothing reads the docstrings of at import (``Binding.own_doc``);
-    its strings that are statements of their own cannot make it raise."""
+    """None when the top-level binding ``stmt`` (no class: ``class_digest``) cannot raise
+    after what ``scope`` has bound; else a digest of what may: a ``def``'s decorators,
+    defaults and annotations that may raise, in the order they run (a parameter added with
+    a constant default changes nothing there), any other statement's
+    ``import_time_digest`` (a table of displays has a unit per read instead:
+    ``rts.display_read_units``)."""
     if not may_raise(stmt, scope):
         return None
-    if isinstance(stmt, ast.ClassDef):
-        risky = risky_class_parts(stmt, scope, set(scope.bound))
-        if risky is not None:
-            return _class_body_digest(stmt, risky)
     if not isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
         return import_time_digest(stmt, docs_inert)
     # A literal parameter list of plain cases cannot make collecting the module fail, its
@@ -44,21 +34,25 @@ def raising_digest(stmt: ast.stmt, scope: Scope, docs_inert: bool = False) -> st
     return _parts_digest(risky_header_parts(stmt, scope, scope.bound), hidden)
 
 
-def class_risk_reads(node: ast.ClassDef, scope: Scope) -> frozenset[str]:
+def class_digest(node: ast.ClassDef, risky: RiskyStatements | None, docs_inert: bool) -> str:
+    """The digest of what may raise in a class statement that may, given its ``risky``
+    body statements (``import_raise.risky_class_parts``; None: all of it may).
+    ``docs_inert``: nothing reads the class's docstrings at import (``Binding.own_doc``);
+    its strings that are statements of their own cannot make it raise."""
+    if risky is None:
+        return import_time_digest(node, docs_inert)
+    return _class_body_digest(node, risky)
+
+
+def risky_reads(node: ast.ClassDef, risky: RiskyStatements | None) -> frozenset[str]:
     """The names what may raise in the class ``node`` reads at import (its raising unit's
-    reads, ``rts.raising_units``): of the statements ``_class_body_digest`` keeps, or of
-    the whole statement when its header may raise. Not every member's: a method's body or
-    a lambda's runs later, a name a safe statement reads raises by being bound or not,
-    which the analysis of the new text judges again."""
-    risky = risky_class_parts(node, scope, set(scope.bound))
+    reads, ``rts.raising_units``): of the statements ``_class_body_digest`` keeps of
+    ``risky``, or of the whole statement when its header may raise (``risky`` None). Not
+    every member's: a method's body or a lambda's runs later, a name a safe statement reads
+    raises by being bound or not, which the analysis of the new text judges again."""
     if risky is None:
         return frozenset(import_time_names(node))
-    return frozenset(risky_reads(node, risky))
-
-
-def risky_reads(node: ast.ClassDef, risky: RiskyStatements) -> set[str]:
-    """The names the statements ``_class_body_digest`` keeps of ``risky`` read."""
-    return _kept_statements(node, risky)[1]
+    return frozenset(_kept_statements(node, risky)[1])
 
 
 def _class_body_digest(node: ast.ClassDef, risky: RiskyStatements) -> str:
@@ -188,6 +182,4 @@ def _reads(node: ast.expr) -> list[ast.expr] | None:
 
 def _is_read(node: ast.expr) -> bool:
     """A name, or attributes of a name (``tokens.Comment.Single``)."""
-    while isinstance(node, ast.Attribute):
-        node = node.value
-    return isinstance(node, ast.Name)
+    return isinstance(attribute_chain(node)[0], ast.Name)

@@ -24,7 +24,7 @@ import importlib
 import typing
 import unittest
 
-from lsp_server.rts.ast_walk import walk
+from lsp_server.rts.ast_walk import attribute_chain, walk
 from lsp_server.rts.bound_names import (
     EMPTY_CONSTRUCTORS,
     maybe_bound,
@@ -258,9 +258,7 @@ def _safe_decorator(
     node: ast.expr, scope: Scope, bound: set[str], roots_only: bool = False
 ) -> bool:
     """A wrapper whose first name is bound (``roots_only``: whatever it is)."""
-    root = node.func if isinstance(node, ast.Call) else node
-    while isinstance(root, ast.Attribute):
-        root = root.value
+    root = attribute_chain(node.func if isinstance(node, ast.Call) else node)[0]
     if not (isinstance(root, ast.Name) and (root.id in bound or scope.known(root.id))):
         return False
     if roots_only:

@@ -6,14 +6,24 @@ whose base is ``lib.Jitter`` raises at import once ``kinds`` binds ``WORD`` no m
 a base's hooks are ``rts.creation_hooks``'s business). So each importer needs the name as
 if the file said ``from kinds import WORD``: a removed binding there selects it
 (``binding_reads._taken``, ``name_takers.files_taking``), a changed one does not.
+
+Of a base, one thing about its value matters to every importer: that it is a class
+(``TypeError`` at import otherwise). A class bound by its class statement alone has a unit
+of that kind, ``C.<class>`` (``class_kinds``), whose text never changes: rebound to
+anything else (``C = 3``, a ``def C``, a second binding below), the unit is gone, which
+selects the tests whose modules take ``C`` as a removed binding does
+(``unit_names.taken_name``).
 """
 
 from __future__ import annotations
 
 import ast
 
+from lsp_server.rts.ast_walk import attribute_chain, walk
+from lsp_server.rts.bound_names import maybe_bound
 from lsp_server.rts.import_digest import display_read_nodes
 from lsp_server.rts.spans import ImportStatement
+from lsp_server.rts.unit_names import CLASS_KIND
 
 
 def needed_attributes(tree: ast.Module) -> tuple[ImportStatement, ...]:
@@ -31,12 +41,31 @@ def needed_attributes(tree: ast.Module) -> tuple[ImportStatement, ...]:
     reads += [base for stmt in tree.body if isinstance(stmt, ast.ClassDef) for base in stmt.bases]
     needed: set[tuple[str, str]] = set()
     for node in reads:
-        first = node
-        while isinstance(first, ast.Attribute) and isinstance(first.value, ast.Attribute):
-            first = first.value
-        root = first.value if isinstance(first, ast.Attribute) else None
-        if isinstance(first, ast.Attribute) and isinstance(root, ast.Name) and root.id in modules:
-            needed.add((modules[root.id], first.attr))
+        root, chain = attribute_chain(node)
+        if chain and isinstance(root, ast.Name) and root.id in modules:
+            needed.add((modules[root.id], chain[0]))
     return tuple(
         ImportStatement((name,), module, is_from=True, top=True) for module, name in sorted(needed)
     )
+
+
+def class_kinds(tree: ast.Module) -> dict[str, list[str]]:
+    """The texts of the kind units (``CLASS_KIND``) of the names a top-level class
+    statement of ``tree`` binds: in order, a marker for each such statement and the dump of
+    every other top-level statement that may bind the name (``K = wrap(K)``, a nested
+    ``if``, a star import), then of each top-level statement declaring it ``global``
+    inside. Changed, the name may be bound to something else at the end of the import."""
+    classes = {stmt.name for stmt in tree.body if isinstance(stmt, ast.ClassDef)}
+    texts: dict[str, list[str]] = {name: [] for name in classes}
+    for stmt in tree.body if classes else ():
+        if isinstance(stmt, ast.ClassDef):
+            texts[stmt.name].append(CLASS_KIND)
+            bound = set()
+        elif isinstance(stmt, ast.ImportFrom) and any(a.name == "*" for a in stmt.names):
+            bound = classes
+        else:
+            bound = maybe_bound(stmt) & classes
+        declared = {n for node in walk(stmt) if isinstance(node, ast.Global) for n in node.names}
+        for name in bound | (declared & classes):
+            texts[name].append(ast.dump(stmt))
+    return {name + CLASS_KIND: text for name, text in texts.items()}

@@ -27,13 +27,11 @@ from typing import TYPE_CHECKING
 
 from lsp_server.rts.annotated_assignments import as_run
 from lsp_server.rts.bound_names import maybe_bound
-from lsp_server.rts.class_frames import frame_reads, raising_markers
+from lsp_server.rts.class_frames import raising_markers
 from lsp_server.rts.file_units import FileUnits
-from lsp_server.rts.import_digest import class_risk_reads
 from lsp_server.rts.import_effects import first_line
-from lsp_server.rts.purity import import_time_names
 from lsp_server.rts.tokens import digest
-from lsp_server.rts.unit_names import FRAME, HOOKS, RAISES, raises_name
+from lsp_server.rts.unit_names import HOOKS, RAISES, raises_name
 
 if TYPE_CHECKING:
     from lsp_server.rts.bindings import Binding, ModuleLayout
@@ -43,25 +41,20 @@ if TYPE_CHECKING:
 def binding_raising(
     layout: ModuleLayout, stmt: ast.stmt, binding: Binding | None, scope: Scope
 ) -> list[tuple[str, str]]:
-    """``class_frames.raising_markers`` of the top-level ``stmt``, run after what ``scope``
-    has bound. A class notes what may raise in it reads: its body's risky part
-    (``import_digest.class_risk_reads``) in ``binding``, its frame's risky part
-    (``class_frames.frame_reads``) and its hooks' whole namespace in ``layout``: a value
-    they compute from changed, it may raise."""
+    """(unit, marker) of ``class_frames.raising_markers`` of the top-level ``stmt``, run
+    after what ``scope`` has bound. A class notes what may raise in it reads: its body's
+    risky part in ``binding``, its frame's risky part and its hooks' whole namespace in
+    ``layout``: a value they compute from changed, it may raise."""
     if binding is None:
         return []
     # A lazy annotation is never evaluated (``rts.annotated_assignments``).
     raising = raising_markers(as_run(stmt, scope.lazy_annotations), scope, binding.own_doc)
-    if not isinstance(stmt, ast.ClassDef):
-        return raising
-    for unit, _ in raising:
-        if not unit:
-            binding.risk_refs = class_risk_reads(stmt, scope)
-        elif unit.endswith(FRAME):
-            layout.raising[unit] = frame_reads(stmt, scope)
-        else:
-            layout.raising[unit] = frozenset(import_time_names(stmt))
-    return raising
+    for part in raising if isinstance(stmt, ast.ClassDef) else ():
+        if not part.unit:
+            binding.risk_refs = part.reads
+        elif part.reads is not None:
+            layout.raising[part.unit] = part.reads
+    return [(part.unit, part.marker) for part in raising]
 
 
 def risk_reads(binding: Binding) -> frozenset[str]:

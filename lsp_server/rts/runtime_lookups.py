@@ -43,6 +43,7 @@ from lsp_server.rts import builtins_lookups, member_lookups
 from lsp_server.rts.code_read_targets import SOURCE_FUNCTIONS, CodeReads, source_sites
 from lsp_server.rts.identity import identity
 from lsp_server.rts.import_calls import module_files, record_import
+from lsp_server.rts.listing_marks import ListingMarks
 from lsp_server.rts.lookup_sites import (
     LOOKUP_FUNCTIONS,
     METHOD_CALL,
@@ -50,6 +51,7 @@ from lsp_server.rts.lookup_sites import (
     lookup_sites,
     shadowed,
 )
+from lsp_server.rts.lookups import SESSION_LISTINGS
 from lsp_server.rts.named_reads import named_modules
 from lsp_server.rts.namespace_listings import record_listing
 from lsp_server.rts.reads import EVERY_NAME
@@ -73,6 +75,11 @@ class RuntimeLookups:
 
     def __init__(self, is_project_file: Callable[[str], bool]) -> None:
         self._is_project_file = is_project_file
+        self.listing_seen: Callable[[], dict[int, CodeType]] | None = None
+        """The set of code running now, of a tracer that sees every lookup call run, which a
+        lookup of a listing name marks (``rts.listing_marks``); None: listings are read
+        over the session (the markers' tracer tells a constant site's names otherwise)."""
+        self.listing_marks = ListingMarks()
         self.methods_seen: Callable[[CodeType], bool] = lambda _: sys.version_info >= (3, 12)
         """Whether the tracer sees the lookup-method calls of a code object run (else any
         spelled makes its sites unknown); set before any site is asked for."""
@@ -94,6 +101,11 @@ class RuntimeLookups:
         self.version = 0
         """Grows whenever some code looks up a name (or imports a module) it had not: an
         answer worked out from what was read before is then out of date."""
+
+    @property
+    def tells_listings(self) -> bool:
+        """Whether a lookup of a listing name marks the code running then."""
+        return self.listing_seen is not None
 
     def sites(self, code: CodeType) -> Sites | None:
         """``lookup_sites(code)``, memoized by identity (None when it has lookup-method
@@ -130,9 +142,21 @@ class RuntimeLookups:
         now on; or it names a constant, recorded now). ``code`` is passed, not read: each
         ``f_code`` raises an audit event (reks's hook is installed)."""
         key = identity(code)
-        before = len(self.names.get(key, ())) + len(self.modules.get(key, ()))
-        going_on = self._record(frame, code, offset, function, arg0)
-        if len(self.names.get(key, ())) + len(self.modules.get(key, ())) != before:
+        names = self.names.setdefault(key, set())
+        before = len(names) + len(self.modules.get(key, ()))
+        if EVERY_NAME in names or self.listing_seen is None:
+            going_on = self._record(frame, code, offset, function, arg0)
+        else:  # what this call looks up apart: a listing name marks the running code
+            self.names[key] = fresh = set[str]()
+            try:
+                going_on = self._record(frame, code, offset, function, arg0)
+            finally:
+                self.names[key] = names
+                names |= fresh
+            if not SESSION_LISTINGS.isdisjoint(fresh):
+                marker = self.listing_marks.marker(code)
+                self.listing_seen()[identity(marker)] = marker
+        if len(names) + len(self.modules.get(key, ())) != before:
             self.version += 1
         return going_on
 

@@ -37,17 +37,18 @@ from lsp_server.rts.store import DependencyStore, TestRecord
 from lsp_server.rts.unit_names import (
     MODULE,
     NAMES,
-    body_name,
     bound_name,
     gone_with_class,
     header_name,
     importing_parts,
     is_import_risk,
     newly_readable,
+    taken_name,
     wrapped_parts,
 )
 
 _MODULE_GETATTR = header_name("__getattr__")
+_GONE_OR_CHANGED = (ReasonKind.REMOVED, ReasonKind.CHANGED)
 
 
 def changed_units(
@@ -108,12 +109,13 @@ def tests_reading_changed(
     added: dict[str, list[Unit]] = {}
     needed: dict[str, dict[str, Unit]] = {}  # what from-imports take, removed
     for unit, kind in changed.items():
-        name = bound_name(unit.name)
-        if name is None or unit.path == NAMES:
+        if unit.path == NAMES:
             continue
-        if kind is ReasonKind.ADDED:
+        if kind is ReasonKind.ADDED and bound_name(unit.name) is not None:
             added.setdefault(unit.path, []).append(unit)
-        elif kind is ReasonKind.REMOVED and "." not in (body_name(unit.name) or unit.name):
+        elif kind in _GONE_OR_CHANGED and (
+            name := taken_name(unit.name, kind is ReasonKind.REMOVED)
+        ):
             keys = needed.setdefault(unit.path, {})
             keys.setdefault(NEEDED_BY_IMPORT + name, unit)
             if _still_listed(states, unit.path, name):

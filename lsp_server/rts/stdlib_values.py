@@ -10,7 +10,7 @@ import importlib
 import typing
 from typing import TYPE_CHECKING
 
-from lsp_server.rts.ast_walk import walk
+from lsp_server.rts.ast_walk import attribute_chain, walk
 
 if TYPE_CHECKING:
     from lsp_server.rts.import_scope import Scope
@@ -27,11 +27,7 @@ def stdlib_object_of(node: ast.expr, scope: Scope) -> object:
         module, name = scope.imported[node.id]
         return stdlib_object(scope, module, [name])
     if isinstance(node, ast.Attribute) and resolves(node, scope):
-        chain: list[str] = []
-        item: ast.expr = node
-        while isinstance(item, ast.Attribute):
-            chain.insert(0, item.attr)
-            item = item.value
+        item, chain = attribute_chain(node)
         module = scope.modules.get(getattr(item, "id", ""), "")
         return stdlib_object(scope, module, chain) if module else MISSING
     return MISSING
@@ -54,18 +50,14 @@ def stdlib_object(scope: Scope, module: str, chain: list[str]) -> object:
 def resolves(node: ast.Attribute, scope: Scope) -> bool:
     """``m.a.b`` where ``m`` is an imported standard-library module that has ``a.b``, or
     ``C.x`` where ``C`` is a class of the module whose body binds ``x``."""
-    chain: list[str] = []
-    item: ast.expr = node
-    while isinstance(item, ast.Attribute):
-        chain.append(item.attr)
-        item = item.value
+    item, chain = attribute_chain(node)
     if not isinstance(item, ast.Name):
         return False
     if item.id in scope.members and len(chain) == 1:
         return chain[0] in scope.members[item.id]
     if item.id not in scope.modules:
         return False
-    return stdlib_object(scope, scope.modules[item.id], chain[::-1]) is not MISSING
+    return stdlib_object(scope, scope.modules[item.id], chain) is not MISSING
 
 
 def type_annotation(node: ast.expr, scope: Scope) -> bool:

@@ -18,7 +18,17 @@ from lsp_server.rts.module_docstring import MODULE_DOC
 from lsp_server.rts.names_read import binds_prefixed_attribute
 from lsp_server.rts.snapshots import FileStates
 from lsp_server.rts.spans import LOCALS
-from lsp_server.rts.unit_names import DEAD, DEFAULTS, DOC, IMPORTED, LAYOUT, LINES, header_name
+from lsp_server.rts.unit_names import (
+    CLASS_KIND,
+    DEAD,
+    DEFAULTS,
+    DOC,
+    GETATTR_PARTS,
+    IMPORTED,
+    LAYOUT,
+    LINES,
+    header_name,
+)
 
 
 class StringLookupUnits:
@@ -57,14 +67,17 @@ class StringLookupUnits:
             # say who sees those; version guards' dead branches bind no name here unless the
             # module ran under other values (``rts.dead_runs``). A function's locals are in
             # no namespace a name is looked up in: its nested ``def`` lines are seen by who
-            # ran it (its body holds them).
+            # ran it (its body holds them). The parts of a split module ``__getattr__`` are
+            # its body's: a lookup reaching it runs it (``rts.getattr_branches``). A class's
+            # kind is no binding (``rts.needed_attributes``).
             sums, gone = file_units.checksums, file_units.deleted
             cached = frozenset(
                 self._intern(u)
                 for u in file_units.units()
                 if header_name(u.name) not in sums
                 and _top_name(u.name) not in gone
-                and not u.name.endswith((DOC, DEFAULTS, LINES))
+                and not u.name.endswith((DOC, DEFAULTS, LINES, CLASS_KIND))
+                and not u.name.startswith(GETATTR_PARTS)
                 and u.name not in (MODULE_DOC, LAYOUT, DEAD)
                 and f".{LOCALS}." not in u.name
                 and (

@@ -241,8 +241,8 @@ class MonitoringTracer(CodeTracer):
         super().__init__(is_project_file)
         self._tool: int | None = None
         self._is_project_file = is_project_file
-        self._files: dict[str, bool] = {}
-        self._instrumented: CodeSet = {}
+        self._files, self._instrumented = dict[str, bool](), CodeSet()
+        self.lookups.listing_seen = lambda: self._seen  # ``rts.listing_marks``
         # The callback runs once per code object per test: keep it to a bound method call
         # on the current set, held in a closure cell, and constants from the closure.
         remember = self._seen.__setitem__

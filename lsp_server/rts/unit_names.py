@@ -59,6 +59,11 @@ new or changed; one gone cannot make the import fail (the class's ``HOOKS`` unit
 selects the tests whose recording saw a hook run)."""
 
 
+CLASS_KIND = ".<class>"
+"""Suffix of the unit of a top-level name a class statement binds, telling how else it may
+be bound (``C.<class>``, ``needed_attributes.class_kinds``): gone or changed, a base taken
+from there may be no class now."""
+
 CASE = ".<case>"
 """Infix of the unit of one case of a literal parameter list (``rts.parametrize_cases``):
 ``f.<case>DIGEST`` is the case of test function ``f`` with those values. It binds no name."""
@@ -185,11 +190,23 @@ def bound_name(unit_name: str) -> str | None:
     unit, functions nested in functions and the ``IMPORTING`` units."""
     if unit_name in (MODULE, FILE, LAYOUT, DEAD) or _LOCALS in unit_name or CASE in unit_name:
         return None
-    if unit_name.endswith((DOC, DEFAULTS, HOOKS, FRAME, LINES)):
+    if unit_name.endswith((DOC, DEFAULTS, HOOKS, FRAME, LINES, CLASS_KIND)):
         return None
     if unit_name.startswith((IMPORTING, DISPLAY_READ, RAISES, GETATTR_PARTS, WRAPPED)):
         return None
     return (body_name(unit_name) or unit_name).rpartition(".")[2]
+
+
+def taken_name(unit_name: str, removed: bool) -> str | None:
+    """The top-level name whose ``from`` imports may fail, or take something else, once the
+    unit ``unit_name`` is ``removed`` (else changed): a top-level binding's name removed
+    (``f.<def>``, ``x``), a class's whose kind unit went or changed (``C.<class>``: ``C``
+    may be no class now); else None."""
+    if unit_name.endswith(CLASS_KIND):
+        owner = unit_name.removesuffix(CLASS_KIND)
+        return None if "." in owner else owner
+    name = bound_name(unit_name) if removed else None
+    return None if name is None or "." in (body_name(unit_name) or unit_name) else name
 
 
 def newly_readable(added: Collection[str]) -> list[str]:

@@ -66,7 +66,7 @@ from lsp_server.rts.layout_unit import layout_checksums
 from lsp_server.rts.listing_units import LISTING, listing_units
 from lsp_server.rts.lookups import DYNAMIC_NAMES, bindings_taken, import_origins
 from lsp_server.rts.module_docstring import docstring_binding
-from lsp_server.rts.needed_attributes import needed_attributes
+from lsp_server.rts.needed_attributes import class_kinds, needed_attributes
 from lsp_server.rts.open_namespace import opens_namespace
 from lsp_server.rts.overload_stubs import overload_stubs
 from lsp_server.rts.parametrize_cases import LiteralCases, add_cases, literal_cases
@@ -157,7 +157,7 @@ def _analysed(path: str, source: str) -> FileUnits:
         result.listed = listed_names(tree, source)
     if LISTING in result.top_names:  # what a star import takes (rts.star_listings)
         result.checksums.update(listing_units(result.listed))
-    variants.update(getattr_units(tree, text, lines))  # ``rts.getattr_branches``
+    variants.update(getattr_units(tree, text, lines) | class_kinds(tree))
     result.checksums.update((name, digest(texts)) for name, texts in variants.items())
     add_raising_units(result, layout, tree)
     for binding in layout.bindings:

@@ -206,26 +206,6 @@ def test_a_method_default_read_from_a_module_removed_there_selects_every_importe
     assert run(pytester) == EVERY_TEST  # AttributeError at import
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="a base rebound from a class to another value in its own module (a changed binding, "
-    "not a removed one) is no dependency of the subclass's importers: a base's value would make "
-    "every importer reach the base class (its dunder headers, its new members: 4 precision "
-    "tests); needs a unit of the binding's kind (a class statement or not)",
-)
-def test_an_imported_base_rebound_to_a_non_class_selects_every_importer(
-    pytester: pytest.Pytester,
-) -> None:
-    write(pytester, "kinds.py", "class Key:\n    pass\n\n\ndef other():\n    return 2\n")
-    _recorded_with(
-        pytester,
-        "class Holder(Key):\n    def hold(self):\n        return 1",
-        head="from kinds import Key\n",
-    )
-    edit(pytester, "kinds.py", "class Key:\n    pass\n", "Key = 3\n")
-    assert run(pytester) == EVERY_TEST  # TypeError at import: a base must be a class
-
-
 def test_a_table_read_of_a_module_attribute_removed_there_selects_every_importer(
     pytester: pytest.Pytester,
 ) -> None:

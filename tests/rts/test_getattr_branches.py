@@ -185,3 +185,41 @@ def test_a_name_that_is_no_plain_string_asks_every_branch(
     assert run(project) == {"test_direct"}
     edit(project, "pkg/__init__.py", 'return prefix + "beta"', 'return prefix + "beta" + ""')
     assert run(project) == {"test_beta", "test_direct"}
+
+
+_LOOKUPS = """
+import pkg
+
+
+class Holder:
+    real = 1
+
+
+NAMES = ["real"]
+
+
+def test_lookup():
+    # A computed name argument: no tracer tells the name, any binding may be found.
+    found = getattr(Holder(), NAMES[0])
+    if found != 1:
+        raise AssertionError(found)
+
+
+def test_module_lookup():
+    name = "be" + "ta"
+    found = getattr(pkg, name)
+    if not found.endswith("beta"):
+        raise AssertionError(found)
+"""
+
+
+@_NAMES_TOLD
+def test_a_lookup_by_string_elsewhere_depends_on_no_branch(project: pytest.Pytester) -> None:
+    """A lookup by a computed name depends on every binding of the test's modules (it may
+    find any), not on the branches of a module ``__getattr__``: a lookup reaching one runs
+    it, which tells the name (jinja 9c11dd65 edited the ``__version__`` branch: 832 of 911
+    tests ran, each for ``Environment.getattr``'s ``getattr(obj, attribute)``)."""
+    write(project, "test_lookups.py", _LOOKUPS)
+    assert run(project) == {"test_lookup", "test_module_lookup"}
+    edit(project, "pkg/__init__.py", 'return prefix + "beta"', 'return prefix + "beta" + ""')
+    assert run(project) == {"test_beta", "test_module_lookup"}

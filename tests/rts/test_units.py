@@ -53,6 +53,7 @@ def test_units_found() -> None:
         # bindings: a constant, a class and its attribute, a standard-library import; a
         # plain class's docstring (empty: it has none)
         *("LIMIT", "Box", "Box.size", "os", "Box.<doc>"),
+        "Box.<class>",  # bound by its class statement alone: ``rts.needed_attributes``
     }
     assert units.unit_for_qualname("helper.<locals>.inner") == inner
     assert units.unit_for_qualname("helper.<locals>.inner.<locals>.<lambda>") == inner

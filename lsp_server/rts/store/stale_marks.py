@@ -29,7 +29,7 @@ from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 
 from lsp_server.rts.reads import LISTED_NAMES, NEEDED_BY_IMPORT, SESSION_LISTING
-from lsp_server.rts.unit_names import MODULE, NAMES, body_name, bound_name, module_read
+from lsp_server.rts.unit_names import MODULE, NAMES, module_read, taken_name
 
 DEPENDING = "SELECT d.test_id FROM deps d JOIN units u ON u.id=d.unit_id WHERE u.path=? AND u.name"
 _NOT_PROVEN = " AND nodeid NOT IN (SELECT nodeid FROM temp.proven_unaffected)"
@@ -80,8 +80,8 @@ class StaleMarks:
         """The tests of modules that may take the removed binding ``unit`` of ``path`` with
         a ``from`` import (``select.tests_reading_changed``, without its resolver), but
         those ``not_proven`` leaves out."""
-        name = bound_name(unit)
-        if name is None or "." in (body_name(unit) or unit):
+        name = taken_name(unit, removed=True)
+        if name is None:
             return
         reads = (module_read(NEEDED_BY_IMPORT + name, path), module_read(LISTED_NAMES, path))
         self._conn.execute(

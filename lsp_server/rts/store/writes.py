@@ -38,6 +38,7 @@ from lsp_server.rts.store.deleted_files import DeletedFiles
 from lsp_server.rts.store.depsets import DependencySets, TestUnits
 from lsp_server.rts.store.stale_marks import DEPENDING
 from lsp_server.rts.unit_names import (
+    CLASS_KIND,
     MODULE,
     NAMES,
     bound_name,
@@ -304,7 +305,8 @@ class StoreWrites(DeletedFiles, DependencySets):
                 moved = not snap.error and importing_parts(name) is not None
                 why = f"{Unit(snap.path, name)} {reason}"
                 self._mark_dependents_stale(uid, why, None, not_proven if moved else "")
-                if (new is None and not snap.error) or name == LISTING:  # rts.star_listings
+                # A star import takes what ``LISTING`` lists; a base, a class: ``CLASS_KIND``.
+                if (new is None and not snap.error) or name == LISTING or name.endswith(CLASS_KIND):
                     why = f"{Unit(snap.path, name)} {reason}"
                     self._mark_takers_stale(snap.path, name, why, not_proven)
                 if new is not None and is_import_risk(name):  # every importer sees it

@@ -1,0 +1,52 @@
+"""Which code looked up a listing of the session's state while a test ran.
+
+The names a code object looks up by a variable are recorded over the session
+(``rts.runtime_lookups``: a superset of any one test's, cheap to keep). A name among them
+that lists the session's state (``lookups.SESSION_LISTINGS``: ``__subclasses__``) made the
+code a listing reader in every later test that ran it, though a test sees the listing only
+where the lookup ran while it was active: jinja's ``Environment.getattr`` looked up
+``__subclasses__`` for one sandbox test, and every later test rendering a template was
+selected by any change anywhere. So each such lookup leaves a marker in the set of code
+that ran then (one code object per code, as ``getattr_branches.AskedNames`` does); the
+attribution reads the listing off the markers of the test's window. Code that ran at an
+import or a collection keeps the session-long reading (its footprint serves every later
+test that imports the module)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from types import CodeType
+
+from lsp_server.rts.identity import identity
+from lsp_server.rts.reads import SESSION_LISTING, with_listing
+
+
+class ListingMarks:
+    """One marker per code object that looked up a listing name, kept (its id stays a key)."""
+
+    def __init__(self) -> None:
+        self._markers: dict[int, CodeType] = {}  # by identity(code)
+        self._originals: dict[int, int] = {}  # identity(marker) -> identity(code)
+
+    def marker(self, code: CodeType) -> CodeType:
+        """The marker standing for ``code``'s lookup of a listing name."""
+        found = self._markers.get(identity(code))
+        if found is None:
+            found = self._markers[identity(code)] = code.replace(co_name="<listed>")
+            self._originals[identity(found)] = identity(code)
+        return found
+
+    def listed(self, codes: Iterable[int]) -> frozenset[int]:
+        """The code objects (by identity) whose markers are among ``codes`` (identities)."""
+        originals = self._originals
+        return frozenset(originals[key] for key in codes if key in originals)
+
+
+def window_listing(names: set[str], listed: bool | None, told: bool) -> set[str]:
+    """The names a code object looked up by a variable (``names``: over the session), with
+    ``SESSION_LISTING`` where it looked up a listing name in the window at hand
+    (``listed``); where one of ``names`` is one (``reads.with_listing``) when ``listed`` is
+    None (code run at an import or a collection) or the tracer did not mark (not ``told``)."""
+    if listed is None or not told:
+        return with_listing(names)
+    return names | {SESSION_LISTING} if listed else names
