@@ -7,11 +7,12 @@ a millisecond. A session re-analysed every file its tests touched, changed or no
 One file per source path under ``.reks/analysis/``, replaced when the source changes, so
 the folder never holds more entries than the project has files. An entry is used only
 when it was made from the same bytes (raw hash) by the same analysis code (a digest of
-reks's ``rts`` and ``project`` sources) under the same Python (its ``ast`` differs between
-versions); anything else, an unreadable entry included, is a miss and the file is
-analysed again. Entries are written atomically: a killed run or two xdist workers at once
-leave a whole entry or none. The store's folder is the project's own (``pytest`` runs the
-project's code anyway), which is why unpickling what it holds adds no exposure.
+reks's ``rts`` and ``project`` sources) under the same Python (its ``ast`` differs
+between versions) and the same installed distributions (``rts.library_names``); anything
+else, an unreadable entry included, is a miss and the file is analysed again. Entries
+are written atomically: a killed run or two xdist workers at once leave a whole entry or
+none. The store's folder is the project's own (``pytest`` runs the project's code
+anyway), which is why unpickling what it holds adds no exposure.
 """
 
 from __future__ import annotations
@@ -61,7 +62,7 @@ class AnalysisCache:
         try:
             with open(self._entry_path(path), "rb") as handle:
                 # The key first: an entry made by other code is never unpickled further.
-                if pickle.load(handle) == (analysis_code_digest(), path, raw_hash):
+                if pickle.load(handle) == _entry_key(path, raw_hash):
                     units = pickle.load(handle)
                     if isinstance(units, FileUnits):
                         self.hits += 1
@@ -74,10 +75,22 @@ class AnalysisCache:
     def put(self, path: str, raw_hash: str, units: FileUnits) -> None:
         """Keep the analysis of ``path``; a folder that cannot be written is no error (the
         next session analyses the file again)."""
-        key = (analysis_code_digest(), path, raw_hash)
-        data = pickle.dumps(key, _PROTOCOL) + pickle.dumps(units, _PROTOCOL)
+        data = pickle.dumps(_entry_key(path, raw_hash), _PROTOCOL) + pickle.dumps(units, _PROTOCOL)
         with suppress(OSError):
             write_atomic(self._entry_path(path), data)
+
+
+def _entry_key(path: str, raw_hash: str) -> tuple[str, str, str, str]:
+    return (analysis_code_digest(), installed_digest(), path, raw_hash)
+
+
+@functools.cache
+def installed_digest() -> str:
+    """The installed distributions' digest: an analysis proves names of installed
+    libraries bound (``rts.library_names``), which holds only for those it ran against."""
+    from lsp_server.rts.fingerprint import distributions_digest  # it imports this module
+
+    return distributions_digest()[0]
 
 
 def kept_or_new_units(root: Path, path: str, data: bytes, raw_hash: str) -> FileUnits:

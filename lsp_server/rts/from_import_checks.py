@@ -7,6 +7,10 @@ file's module unit counts as changed, and every importer runs.
   level, unconditionally, and that module does not import the importing one back (else it
   may be half run when the name is looked up); its own packages do not count, they are
   imported before it (``ImportResolver.run_closure``).
+  Or when the module is an installed library's (no project file) that binds it at its top
+  level once imported, as a fresh process of the test interpreter finds it
+  (``rts.library_names``: typeguard 2fde422's ``from typing_extensions import
+  NoExtraItems``); its import is the ``<imports>`` unit's (``rts.import_statements``).
 * A name removed from the list may have been a submodule the statement imported: unless
   no module the file imports names from is a package with a submodule so named (or no
   project file: conservatively).
@@ -19,6 +23,7 @@ from collections.abc import Iterable
 from lsp_server.rts.file_units import FileUnits, Unit
 from lsp_server.rts.from_origins import origin_units
 from lsp_server.rts.imports import ImportResolver
+from lsp_server.rts.library_names import installed_names
 from lsp_server.rts.snapshots import FileStates
 from lsp_server.rts.unit_names import IMPORTED, MODULE
 
@@ -46,7 +51,9 @@ def _found(
     path: str, module: str, level: int, name: str, states: FileStates, resolver: ImportResolver
 ) -> bool:
     target_units = origin_units(path, module, level, states, resolver)
-    return target_units is not None and name in target_units.top_names
+    if target_units is None:  # an installed library's, as installed (``rts.library_names``)
+        return level == 0 and name in installed_names(module)
+    return name in target_units.top_names
 
 
 def _may_be_submodule(unit: Unit, file_units: FileUnits, resolver: ImportResolver) -> bool:

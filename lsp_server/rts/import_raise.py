@@ -37,6 +37,7 @@ from lsp_server.rts.constant_values import computed_in_class, constant_value
 from lsp_server.rts.dataclass_fields import dataclass_may_raise, is_dataclass_decorator
 from lsp_server.rts.enum_classes import enum_made_here
 from lsp_server.rts.import_scope import Scope
+from lsp_server.rts.library_names import attribute_known, takes_known
 from lsp_server.rts.purity import PURE_MODULE_CALLS
 from lsp_server.rts.skip_marks import mark_values
 from lsp_server.rts.stdlib_queries import is_query
@@ -44,7 +45,6 @@ from lsp_server.rts.stdlib_values import (
     MISSING,
     evaluates,
     evaluates_among,
-    resolves,
     stdlib_has,
     stdlib_object_of,
 )
@@ -101,8 +101,7 @@ def may_raise(stmt: ast.stmt, scope: Scope) -> bool:
     if isinstance(stmt, ast.Import):
         return not all(stdlib_has(scope, a.name) for a in stmt.names)
     if isinstance(stmt, ast.ImportFrom) and stmt.level == 0 and stmt.module != "__future__":
-        module = stmt.module or ""
-        return not all(stdlib_has(scope, module, a.name) for a in stmt.names)
+        return not all(takes_known(scope, stmt.module or "", a.name) for a in stmt.names)
     if isinstance(stmt, (ast.Assign, ast.AnnAssign)):
         return _assignment_may_raise(stmt, scope, scope.bound)
     if isinstance(stmt, ast.If):  # ``if TYPE_CHECKING:``: the test and the ``else`` run
@@ -289,7 +288,8 @@ def _safe_value(node: ast.expr, scope: Scope, bound: set[str]) -> bool:
     if isinstance(node, ast.Name):
         return node.id in bound or scope.known(node.id)
     if isinstance(node, ast.Attribute):
-        return resolves(node, scope) or _enum_attribute(node, scope, bound)
+        local = set() if bound is scope.bound else bound  # a class body's names hide them
+        return attribute_known(node, scope, local) or _enum_attribute(node, scope, bound)
     if isinstance(node, ast.Call) and stdlib_object_of(node.func, scope) is typing.TypeVar:
         return evaluates(node, scope)
     # Module level only: a class body's own names hide the module's.

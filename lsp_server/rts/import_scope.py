@@ -45,6 +45,12 @@ class Scope:
         """The module's wrappers that cannot raise applied first to the ``def`` judged now
         (``Wrappers.safely_applied``; none for other statements)."""
         self.pytest: set[str] = set()
+        self.libraries: dict[str, str] = {}
+        """Names bound by ``import x [as y]`` of an installed library's module -> ``x``, as
+        ``modules`` (``rts.library_names``)."""
+        self.library_modules: set[str] = set()
+        """Modules of installed libraries that top-level statements before surely imported
+        (none once code may rebind a module's entry in ``sys.modules``)."""
         """Names surely bound to the ``pytest`` module (``import pytest [as y]``)."""
         self.star = False
         self.constants: dict[str, object] = {}
@@ -80,6 +86,7 @@ class Scope:
             self.constants.clear()  # it may rebind any of them
             self.fresh.clear()
             self.pytest.clear()
+            self.libraries.clear()
         computed = self.computed(stmt)
         made = enum_made_here(stmt, self) if isinstance(stmt, ast.ClassDef) else None
         rebound = maybe_bound(stmt)
@@ -98,6 +105,7 @@ class Scope:
             self.builders.pop(name, None)
             self.enums.pop(name, None)
             self.pytest.discard(name)
+            self.libraries.pop(name, None)
         if made is not None:
             assert isinstance(stmt, ast.ClassDef)
             self.enums[stmt.name] = made
@@ -127,6 +135,21 @@ class Scope:
                     self.modules[alias.asname or top] = alias.name if alias.asname else top
                 elif alias.name == "pytest":
                     self.pytest.add(alias.asname or top)
+                elif self._unpinned is not None and (alias.asname or top) not in self._unpinned:
+                    self.libraries[alias.asname or top] = alias.name if alias.asname else top
+        self._take_library(stmt)
+
+    def _take_library(self, stmt: ast.stmt) -> None:
+        """The modules an absolute import outside the standard library surely imported
+        (``rts.library_names`` tells an installed library's from the project's)."""
+        if isinstance(stmt, ast.Import):
+            modules = [alias.name for alias in stmt.names]
+        elif isinstance(stmt, ast.ImportFrom) and stmt.level == 0 and stmt.module:
+            modules = [stmt.module]
+        else:
+            return
+        if self._unpinned is not None:  # else ``sys.modules`` may drop one: imported again
+            self.library_modules.update(m for m in modules if m.split(".")[0] not in self.stdlib)
 
     def computed(self, stmt: ast.stmt) -> dict[str, object]:
         """The names ``stmt`` binds to a value computed from constants, with it (asked

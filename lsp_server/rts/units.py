@@ -124,10 +124,10 @@ def _analysed(path: str, source: str) -> FileUnits:
     if docstring is not None:
         layout.bindings.insert(0, docstring)
     future = future_marks(tree, spans, layout.bindings)
-    holes = sorted(_residue_holes(layout, children.get(None, ())) + guarded.dead)
+    holes = sorted(_residue_holes(layout, children.get(None, ())) + guarded.dead + guarded.headers)
     result.checksums[MODULE] = digest(
         text.without((0, 0), (len(lines) + 2, 0), holes)
-        + [*guarded.markers, *layout.markers.get("", [])]
+        + layout.markers.get("", [])
         + ([future.marker] if future.marks(MODULE, False, False, False) else [])
     )
     guarded.add_dead_unit(result, text)

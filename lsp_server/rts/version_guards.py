@@ -26,9 +26,13 @@ is the code of no unit of its own (the live one of the same name, or the module 
 only such a run made it, and the marker of that run is part of the module's import
 footprint: whoever calls it later depends on the module, hence on ``DEAD``.
 
-The condition itself (with the ``if``/``elif``/``else`` keywords) stays in the module
-unit, with a marker telling which branch ran: a changed condition, or one judged another
-way by another interpreter, changes what every importer sees, as before. Only conditions
+The guard's own text (``if``/``elif`` with the condition, ``else``) and a marker telling
+which branch ran are the ``DEAD`` unit's, not the module unit's: evaluating such a
+condition does nothing and cannot fail, and for an importer run natively the module is the
+branch that runs, whose statements are units of their own (a changed condition that runs
+another branch changes those; typeguard 2fde422 and 1cd7638 each added a guard binding one
+name: every test reran). Who runs the module under other values, starts a process or reads
+the source depends on ``DEAD``, which exists wherever a guard does. Only conditions
 made of constants and ``sys.version_info``, ``sys.hexversion``, ``sys.platform``,
 ``os.name`` (read through the ``sys``/``os`` modules or names imported from them) are
 evaluated; any other ``if`` stays one statement of the module unit.
@@ -77,17 +81,24 @@ class GuardedModule:
     dead: list[tuple[Pos, Pos, str]] = field(default_factory=list)
     """The branches not taken: holes of the module unit (``TokenText.without``)."""
     markers: list[str] = field(default_factory=list)
-    """Which branch ran, per guard in order: for the module unit."""
+    """Which branch ran, per guard in order."""
+    headers: list[tuple[Pos, Pos, str]] = field(default_factory=list)
+    """The guards' own text (``if``/``elif`` and the condition, ``else``): holes of the
+    module unit too."""
 
     def add_dead_unit(self, result: FileUnits, text: TokenText) -> None:
-        """The ``DEAD`` unit of ``result``: every branch not taken, in order, each opened
-        by a marker (one moved to another guard changes it); none when all of them run."""
-        if not self.dead:
+        """The ``DEAD`` unit of ``result``: which branch ran, the guards' text and every
+        branch not taken, in order, each opened by a marker (one moved to another guard
+        changes it); none without a guard."""
+        if not self.markers:
             return
+        parts = sorted([*((s, e, "<guard>") for s, e, _ in self.headers), *self.dead])
         texts = [
-            t for start, end, _ in self.dead for t in ("<dead>", *text.without(start, end, ()))
+            t
+            for start, end, mark in parts
+            for t in (mark or "<dead>", *text.without(start, end, ()))
         ]
-        result.checksums[DEAD] = digest(texts)
+        result.checksums[DEAD] = digest([*self.markers, *texts])
 
 
 def resolve_guards(tree: ast.Module) -> GuardedModule:
@@ -118,6 +129,9 @@ def _resolved(statements: list[ast.stmt], scope: Scope, found: GuardedModule) ->
         found.markers.append(f"<guard:{'if' if taken else 'else'}>")
         if dead:
             found.dead.append((_start(dead[0]), _end(dead[-1]), ""))
+        found.headers.append(((stmt.lineno, stmt.col_offset), _start(stmt.body[0]), ""))
+        if stmt.orelse:  # ``else:``, or ``elif`` up to its own guard's text
+            found.headers.append((_end(stmt.body[-1]), _start(stmt.orelse[0]), ""))
         out.extend(_resolved(runs, scope, found))
     return out
 

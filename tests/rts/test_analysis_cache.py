@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import os
 import pickle
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -91,3 +93,51 @@ def test_a_folder_that_cannot_be_written_only_costs_the_analysis(tmp_path: Path)
     cache.put("m.py", "h1", source_units("m.py", "x = 1\n"))
     assert cache.get("m.py", "h1") is None
     assert os.path.isfile(tmp_path / STORE_DIR / ANALYSIS_DIR)
+
+
+_KEEP_OR_ASK = """
+import sys
+from pathlib import Path
+
+from lsp_server.rts.analysis_cache import AnalysisCache
+from lsp_server.rts.units import source_units
+
+root, action = Path(sys.argv[1]), sys.argv[2]
+cache = AnalysisCache(root)
+if action == "keep":
+    cache.put("m.py", "raw", source_units("m.py", "import pluggy\\nX = pluggy.HookimplMarker\\n"))
+print("hit" if cache.get("m.py", "raw") is not None else "miss")
+"""
+
+
+def _in_process(root: Path, userbase: Path, action: str) -> str:
+    """``_KEEP_OR_ASK`` run by this interpreter with ``userbase`` as its user site."""
+    env = {**os.environ, "PYTHONUSERBASE": str(userbase)}
+    done = subprocess.run(
+        [sys.executable, "-c", _KEEP_OR_ASK, str(root), action],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return done.stdout.strip()
+
+
+def test_an_entry_made_under_other_installed_distributions_is_not_used(tmp_path: Path) -> None:
+    # An analysis proves names of installed libraries bound (``rts.library_names``): once a
+    # distribution is installed, upgraded or removed, that proof is made again.
+    userbase = tmp_path / "userbase"
+    site_dir = Path(
+        subprocess.run(
+            [sys.executable, "-c", "import site; print(site.getusersitepackages())"],
+            env={**os.environ, "PYTHONUSERBASE": str(userbase)},
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.strip()
+    )
+    site_dir.mkdir(parents=True)
+    assert _in_process(tmp_path, userbase, "keep") == "hit"
+    assert _in_process(tmp_path, userbase, "ask") == "hit"
+    (site_dir / "newlib-1.0.dist-info").mkdir()
+    assert _in_process(tmp_path, userbase, "ask") == "miss"
