@@ -28,6 +28,7 @@ import xxhash
 from lsp_server.project.files import STORE_DIR
 from lsp_server.project.text import write_atomic
 from lsp_server.rts.file_units import FileUnits
+from lsp_server.rts.installed_distributions import distributions_digest
 
 ANALYSIS_DIR = "analysis"
 _ANALYSING_PACKAGES = ("rts", "project")
@@ -88,8 +89,6 @@ def _entry_key(path: str, raw_hash: str) -> tuple[str, str, str, str]:
 def installed_digest() -> str:
     """The installed distributions' digest: an analysis proves names of installed
     libraries bound (``rts.library_names``), which holds only for those it ran against."""
-    from lsp_server.rts.fingerprint import distributions_digest  # it imports this module
-
     return distributions_digest()[0]
 
 
