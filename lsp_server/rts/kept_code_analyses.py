@@ -35,7 +35,7 @@ from lsp_server.project.text import write_atomic
 from lsp_server.rts.analysis_cache import ANALYSIS_DIR, analysis_code_digest
 from lsp_server.rts.identity import identity
 
-KEPT_FILE = "code-analyses.pickle"
+KEPT_FILE = "code-analyses.kept"
 _MARSHAL_VERSION = 2
 """Before version 3, ``marshal`` writes no back references, whose presence depends on
 reference counts: the same code gives the same bytes in every session."""
