@@ -82,7 +82,7 @@ def test_a_later_session_analyses_no_unchanged_code_again(pytester: pytest.Pytes
     assert KEPT.misses > 0
     first = _dependencies(pytester.path)
     assert run(pytester, flag="--reks-all") == set(_TESTS)
-    assert (KEPT.hits, KEPT.misses) >= (1, 0)
+    assert KEPT.hits > 0
     assert KEPT.misses == 0
     assert _dependencies(pytester.path) == first
 
@@ -93,7 +93,7 @@ def test_changed_code_is_analysed_again(pytester: pytest.Pytester) -> None:
     _project(pytester)
     run(pytester)
     edit(pytester, "kinds.py", "    return RED", "    return BLUE")
-    assert run(pytester) == {"test_shade", "test_describe"}
+    assert run(pytester) == {"test_shade"}
     assert KEPT.misses > 0
     edit(pytester, "kinds.py", "BLUE = 2\n\n\nclass", "BLUE = 3\n\n\nclass")
     assert ran_and_failed(pytester) == ({"test_shade"}, {"test_shade"})
@@ -107,7 +107,7 @@ def test_answers_of_other_recording_code_are_not_used(
     again, and the dependencies come out the same."""
     _project(pytester)
     run(pytester)
-    first = _dependencies(pytester.path)
+    first, analysed = _dependencies(pytester.path), KEPT.misses
     kept = pytester.path / STORE_DIR / ANALYSIS_DIR / KEPT_FILE
     data = kept.read_bytes()
     with kept.open("rb") as handle:
@@ -119,6 +119,5 @@ def test_answers_of_other_recording_code_are_not_used(
     else:
         kept.write_bytes(pickle.dumps(header) + pickle.dumps(answers))
     assert run(pytester, flag="--reks-all") == set(_TESTS)
-    assert KEPT.hits == 0
-    assert KEPT.misses > 0
+    assert KEPT.misses == analysed  # as many as with nothing kept
     assert _dependencies(pytester.path) == first
