@@ -10,7 +10,7 @@ import dis
 import importlib
 import operator
 import sys
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Set
 from types import CodeType
 
 from lsp_server.rts import member_lookups
@@ -127,7 +127,7 @@ def _spelled_sites_of(code: CodeType) -> Sites | None:
     return _spelled_sites(code, DYNAMIC_NAMES.intersection(code.co_names) - {"__all__"})
 
 
-def _spelled_sites(code: CodeType, spelled: set[str]) -> Sites | None:
+def _spelled_sites(code: CodeType, spelled: Set[str]) -> Sites | None:
     """``lookup_sites`` of ``code``, which spells the lookups ``spelled``."""
     instructions = list(dis.get_instructions(code))
     sites: Sites = {}
