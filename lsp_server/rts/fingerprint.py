@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 
 import xxhash
 
-from lsp_server.rts.analysis_cache import analysis_code_digest
+from lsp_server.rts.analysis_digest import analysis_code_digest
 
 _DIST_SUFFIXES = (".dist-info", ".egg-info", ".egg-link", ".pth")
 _ENTRY_POINTS = " entry points"

@@ -32,7 +32,7 @@ import xxhash
 
 from lsp_server.project.files import STORE_DIR
 from lsp_server.project.text import write_atomic
-from lsp_server.rts.analysis_cache import ANALYSIS_DIR, analysis_code_digest
+from lsp_server.rts.analysis_digest import ANALYSIS_DIR, analysis_code_digest
 from lsp_server.rts.identity import identity
 
 KEPT_FILE = "code-analyses.kept"

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from lsp_server.rts.analysis_cache import ANALYSIS_DIR
+from lsp_server.rts.analysis_digest import ANALYSIS_DIR
 from lsp_server.rts.file_units import Unit
 from lsp_server.rts.kept_code_analyses import KEPT, KEPT_FILE
 from lsp_server.rts.store import STORE_DIR, DependencyStore
