@@ -40,11 +40,14 @@ class Rows:
     links: int
 
 
-def record(project: Project) -> tuple[Recording, Rows, float]:
-    """Each test's dependencies (``path::name``) after ``pytest --reks`` on an empty store,
-    the rows stored, and the run's CPU seconds."""
+def record(project: Project, warm: bool = False) -> tuple[Recording, Rows, float]:
+    """Each test's dependencies (``path::name``) after ``pytest --reks`` on an empty store
+    (``warm``: then ``pytest --reks-all`` on the store that run left, with what it kept),
+    the rows stored, and the (last) run's CPU seconds."""
     project.reset_stores()
     run = project.pytest("--reks", listing=False)
+    if warm:
+        run = project.pytest("--reks-all", listing=False)
     with DependencyStore(project.root) as store:
         deps = store.dependency_keys(store.test_records())
     conn = sqlite3.connect(store_path(project.root))
@@ -56,16 +59,16 @@ def record(project: Project) -> tuple[Recording, Rows, float]:
     return {test: frozenset(units) for test, units in deps.items()}, Rows(kept, links), run.cpu
 
 
-def compare(project: Project, before: Path, rounds: int) -> int:
+def compare(project: Project, before: Path, rounds: int, warm: bool = False) -> int:
     """Prints both versions' rows and CPU; the number of tests whose units differ between
     the versions in every round (0 when the recordings are the same)."""
-    print(f"\n== {project.name}; load {_load()}")
+    print(f"\n== {project.name}{' (warm)' if warm else ''}; load {_load()}")
     peer = dataclasses.replace(project, python=before / "bin" / "python")
     after_runs: list[Recording] = []
     before_runs: list[Recording] = []
     for _ in range(rounds):
         for label, runner, runs in (("after", project, after_runs), ("before", peer, before_runs)):
-            deps, rows, cpu = record(runner)
+            deps, rows, cpu = record(runner, warm)
             runs.append(deps)
             total = sum(map(len, deps.values()))
             print(
@@ -106,8 +109,12 @@ def main() -> int:
     checkout_arguments(parser, Path("/tmp/reks-store-rows"))
     parser.add_argument("--before-venv", type=Path, required=True)
     parser.add_argument("--rounds", type=int, default=2)
+    parser.add_argument(
+        "--warm", action="store_true", help="compare a second run (--reks-all) on each store"
+    )
     args = parser.parse_args()
-    differ = sum(compare(p, args.before_venv, args.rounds) for p in checkout_projects(args))
+    projects = checkout_projects(args)
+    differ = sum(compare(p, args.before_venv, args.rounds, args.warm) for p in projects)
     return 1 if differ else 0
 
 

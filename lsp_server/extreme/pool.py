@@ -86,7 +86,7 @@ def _digest_for_the_fork() -> None:
     the digest, which its import recording needs at once, instead of reading and hashing
     the same ~200 files again (15 ms of humanize's worker); the analysis needs it too (its
     ``discover``)."""
-    from lsp_server.rts.analysis_cache import analysis_code_digest
+    from lsp_server.rts.analysis_digest import analysis_code_digest
 
     analysis_code_digest()
 

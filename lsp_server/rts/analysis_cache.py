@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import functools
 import pickle
-import sys
 from contextlib import suppress
 from pathlib import Path
 
@@ -27,24 +26,11 @@ import xxhash
 
 from lsp_server.project.files import STORE_DIR
 from lsp_server.project.text import write_atomic
+from lsp_server.rts.analysis_digest import ANALYSIS_DIR, analysis_code_digest
 from lsp_server.rts.file_units import FileUnits
 from lsp_server.rts.installed_distributions import distributions_digest
 
-ANALYSIS_DIR = "analysis"
-_ANALYSING_PACKAGES = ("rts", "project")
 _PROTOCOL = pickle.HIGHEST_PROTOCOL
-
-
-@functools.cache
-def analysis_code_digest() -> str:
-    """A digest of the code that analyses files, and of the Python running it."""
-    digest = xxhash.xxh3_64(sys.version.encode())
-    package = Path(__file__).resolve().parent.parent
-    for name in _ANALYSING_PACKAGES:
-        for module in sorted((package / name).rglob("*.py")):
-            digest.update(module.relative_to(package).as_posix().encode())
-            digest.update(module.read_bytes())
-    return digest.hexdigest()
 
 
 class AnalysisCache:

@@ -72,6 +72,7 @@ from lsp_server.rts.identity import identity
 from lsp_server.rts.keyed_reads import KeyedReads
 from lsp_server.rts.lazy_builds import LazyBuilds
 from lsp_server.rts.module_rebinds import ModuleRebinds, Reach
+from lsp_server.rts.new_keys import new_keys
 from lsp_server.rts.project_modules import NewProjectModules
 from lsp_server.rts.rebound_names import bound_by_import, imported_names, names_spelled
 from lsp_server.rts.tracing import CodeSet, RanSoFar
@@ -345,7 +346,7 @@ class FilledContainers:
             self._reading.clear()
             self._analysed = self._version
         analysis = self._analysis
-        for key in codes.keys() - analysis.keys():
+        for key in new_keys(codes, analysis):
             code = codes[key]
             reads = None
             if self._is_project_code(code):

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 import xxhash
 
-from lsp_server.rts.analysis_cache import analysis_code_digest
+from lsp_server.rts.analysis_digest import analysis_code_digest
 from lsp_server.rts.installed_distributions import ENTRY_POINTS, distributions_digest
 
 

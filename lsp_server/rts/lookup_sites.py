@@ -10,12 +10,13 @@ import dis
 import importlib
 import operator
 import sys
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Set
 from types import CodeType
 
 from lsp_server.rts import member_lookups
 from lsp_server.rts.assert_callees import assert_temporary, temporary_sites
 from lsp_server.rts.identity import identity
+from lsp_server.rts.kept_code_analyses import kept_by_content
 from lsp_server.rts.lookups import DYNAMIC_NAMES
 from lsp_server.rts.named_reads import JUMPS, constant_module, handed_over, reads_one_name
 from lsp_server.rts.namespace_updates import writes_only
@@ -117,6 +118,17 @@ def lookup_sites(code: CodeType) -> Sites | None:
         return {}
     if not spelled <= _LOOKUP_NAMES | _LOOKUP_METHODS | {"__dict__", "modules"}:
         return None
+    return _spelled_sites_of(code)
+
+
+@kept_by_content
+def _spelled_sites_of(code: CodeType) -> Sites | None:
+    """``_spelled_sites`` of ``code``, kept across sessions (``rts.kept_code_analyses``)."""
+    return _spelled_sites(code, DYNAMIC_NAMES.intersection(code.co_names) - {"__all__"})
+
+
+def _spelled_sites(code: CodeType, spelled: Set[str]) -> Sites | None:
+    """``lookup_sites`` of ``code``, which spells the lookups ``spelled``."""
     instructions = list(dis.get_instructions(code))
     sites: Sites = {}
     for index, ins in enumerate(instructions):

@@ -32,6 +32,7 @@ from lsp_server.project.files import ProjectPaths
 from lsp_server.rts.file_units import Unit
 from lsp_server.rts.lookups import LINE_READS
 from lsp_server.rts.names_read import NamesRead
+from lsp_server.rts.new_keys import new_keys
 from lsp_server.rts.snapshots import FileStates
 from lsp_server.rts.unit_names import LAYOUT, MODULE, body_name, lines_name
 
@@ -72,7 +73,7 @@ class PositionUnits:
     def of_codes(self, codes: Mapping[int, CodeType]) -> set[int]:
         """The ids of the layout units placing the code objects ``codes`` (by identity)."""
         by_code = self._by_code
-        for key in codes.keys() - by_code.keys():
+        for key in new_keys(codes, by_code):
             by_code[key] = self._of_code(codes[key])
         found = set(map(by_code.__getitem__, codes))
         found.discard(-1)

@@ -75,8 +75,12 @@ def pytest_load_initial_conftests(
     recording = getattr(opt, "reks", False) or getattr(opt, "reks_all", False)
     if recording and not getattr(opt, "reks_dry_run", False):
         import_compiled(early_config)
+        from lsp_server.rts.kept_code_analyses import KEPT
         from lsp_server.rts.recorder import start_import_tracing
 
+        # Before the first code is analysed; saved once the last test is attributed.
+        KEPT.open_session(early_config.rootpath.resolve())
+        early_config.add_cleanup(KEPT.close_session)
         start_import_tracing(early_config)
     return (yield)
 

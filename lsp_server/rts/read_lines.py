@@ -37,6 +37,7 @@ from typing import Any
 from lsp_server.rts.file_units import FileUnits
 from lsp_server.rts.identity import identity
 from lsp_server.rts.instance_owners import library_instances, no_namespaces, owner_lines
+from lsp_server.rts.kept_code_analyses import kept_by_content
 from lsp_server.rts.lookup_sites import lookup_sites
 from lsp_server.rts.lookups import (
     ATTRIBUTE_LOOKUP,
@@ -150,6 +151,13 @@ def read_lines(code: CodeType) -> ReadLines | None:
     instruction without a line, a name no instruction spells)."""
     if code.co_flags & _RESUMABLE or not _spells_read(code):
         return None
+    return _kept_read_lines(code)
+
+
+@kept_by_content
+def _kept_read_lines(code: CodeType) -> ReadLines | None:
+    """``read_lines`` of ``code``, which spells a read; kept across sessions
+    (``rts.kept_code_analyses``)."""
     names, global_only, _ = code_reads(code)
     wanted = (names | global_only) & _READ_NAMES
     frames = _frames_only(code)

@@ -24,6 +24,7 @@ from types import CodeType
 
 from lsp_server.rts.annotation_stores import stores_annotations_only
 from lsp_server.rts.copied_defaults import DEFAULTS_READS, copies_defaults_only
+from lsp_server.rts.kept_code_analyses import kept_by_content
 from lsp_server.rts.lookups import (
     ANNOTATION_READS,
     ATTRIBUTE_LOOKUP,
@@ -122,6 +123,7 @@ def string_parts(value: object) -> set[str]:
     }
 
 
+@kept_by_content
 def code_reads(code: CodeType) -> tuple[frozenset[str], frozenset[str], bool]:
     """Names ``code`` reads (not its nested code objects': they count when they run) as
     attributes, imports or strings; those it reads only as globals of its module; and

@@ -12,7 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from lsp_server.rts.analysis_cache import ANALYSIS_DIR, AnalysisCache
+from lsp_server.rts.analysis_cache import AnalysisCache
+from lsp_server.rts.analysis_digest import ANALYSIS_DIR
 from lsp_server.rts.store import STORE_DIR
 from lsp_server.rts.units import source_units
 
