@@ -1,0 +1,96 @@
+"""A class named only in a dunder's annotation (tenacity's ``RetryCallState.__init__(self,
+retry_object: BaseRetrying, ...)``), on real pytest sessions. The class unit of
+``RetryCallState`` read every name its dunders' headers read, annotations included, so
+every test reaching ``RetryCallState`` depended on ``BaseRetrying``'s class unit: a
+parameter added to ``BaseRetrying.__init__`` (tenacity 39eb157, cb320c4) selected every
+test importing tenacity, though evaluating the annotation only stores the class in
+``__annotations__``.
+
+Precision: a parameter added to the annotated class's ``__init__`` selects its users, not
+a test that only builds the class whose dunder names it.
+
+Guards (each must select, and the test that sees the change fails at the child): the
+annotated class moved below the annotating one (``NameError`` at import: every importer);
+a test reading the annotation and the signature of the class it names."""
+
+from __future__ import annotations
+
+import pytest
+
+from .helpers import edit, ran_and_failed, write
+
+pytest_plugins = ["pytester"]
+
+STATES = """
+class Retrying:
+    def __init__(self, wait=0):
+        self.wait = wait
+
+
+class CallState:
+    def __init__(self, retry_object: Retrying, attempt: int = 1) -> None:
+        self.retry_object = retry_object
+        self.attempt = attempt
+"""
+
+# Each test imports ``states`` itself: when the import breaks, every selected test fails
+# on its own and one left out shows.
+TESTS = """
+import inspect
+import typing
+
+
+def test_state():
+    import states
+
+    assert states.CallState(None).attempt == 1
+
+
+def test_retrying():
+    import states
+
+    assert states.Retrying(wait=1).wait == 1
+
+
+def test_hints():
+    import states
+
+    named = typing.get_type_hints(states.CallState.__init__)["retry_object"]
+    assert list(inspect.signature(named).parameters) == ["wait"]
+"""
+
+ALL = {"test_state", "test_retrying", "test_hints"}
+RETRYING = "class Retrying:\n    def __init__(self, wait=0):\n        self.wait = wait\n\n\n"
+
+
+@pytest.fixture
+def project(pytester: pytest.Pytester) -> pytest.Pytester:
+    write(pytester, "states.py", STATES)
+    write(pytester, "test_states.py", TESTS)
+    assert ran_and_failed(pytester) == (ALL, set())
+    return pytester
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="the class unit of CallState reads the names of its dunders' annotations: test_state"
+    " depends on Retrying's class unit",
+)
+def test_a_parameter_added_to_a_class_named_in_a_dunder_annotation_selects_its_users(
+    project: pytest.Pytester,
+) -> None:
+    edit(project, "states.py", "(self, wait=0):", "(self, wait=0, scale=1):")
+    assert ran_and_failed(project) == ({"test_retrying", "test_hints"}, {"test_hints"})
+
+
+def test_the_annotated_class_moved_below_selects_every_importer(
+    project: pytest.Pytester,
+) -> None:
+    edit(project, "states.py", RETRYING, "")
+    edit(project, "states.py", "self.attempt = attempt\n", "self.attempt = attempt\n\n\n" + RETRYING)
+    assert ran_and_failed(project) == (ALL, ALL)  # NameError at import
+
+
+def test_the_annotated_class_renamed_selects_every_importer(project: pytest.Pytester) -> None:
+    edit(project, "states.py", "class Retrying:", "class Retry:")
+    assert ran_and_failed(project) == (ALL, ALL)  # NameError at import
