@@ -71,11 +71,6 @@ def project(pytester: pytest.Pytester) -> pytest.Pytester:
     return pytester
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="the class unit of CallState reads the names of its dunders' annotations: test_state"
-    " depends on Retrying's class unit",
-)
 def test_a_parameter_added_to_a_class_named_in_a_dunder_annotation_selects_its_users(
     project: pytest.Pytester,
 ) -> None:
@@ -87,7 +82,9 @@ def test_the_annotated_class_moved_below_selects_every_importer(
     project: pytest.Pytester,
 ) -> None:
     edit(project, "states.py", RETRYING, "")
-    edit(project, "states.py", "self.attempt = attempt\n", "self.attempt = attempt\n\n\n" + RETRYING)
+    edit(
+        project, "states.py", "self.attempt = attempt\n", "self.attempt = attempt\n\n\n" + RETRYING
+    )
     assert ran_and_failed(project) == (ALL, ALL)  # NameError at import
 
 
