@@ -91,3 +91,79 @@ def test_the_annotated_class_moved_below_selects_every_importer(
 def test_the_annotated_class_renamed_selects_every_importer(project: pytest.Pytester) -> None:
     edit(project, "states.py", "class Retrying:", "class Retry:")
     assert ran_and_failed(project) == (ALL, ALL)  # NameError at import
+
+
+HOOKED = '''
+import inspect
+import typing
+
+
+class Retrying:
+    def __init__(self, wait=0):
+        self.wait = wait
+
+
+class Base:
+    SIGNATURES = {}
+
+    def __init_subclass__(cls):
+        named = typing.get_type_hints(cls.__init__)["retry_object"]
+        Base.SIGNATURES[cls.__name__] = list(inspect.signature(named).parameters)
+
+
+class CallState(Base):
+    def __init__(self, retry_object: Retrying) -> None:
+        self.retry_object = retry_object
+'''
+
+HOOKED_TESTS = '''
+def test_signatures():
+    import states
+
+    assert states.Base.SIGNATURES == {"CallState": ["wait"]}
+'''
+
+
+def test_a_hook_reading_the_annotation_at_import_selects_its_readers(
+    pytester: pytest.Pytester,
+) -> None:
+    write(pytester, "states.py", HOOKED)
+    write(pytester, "test_states.py", HOOKED_TESTS)
+    assert ran_and_failed(pytester) == ({"test_signatures"}, set())
+    edit(pytester, "states.py", "(self, wait=0):", "(self, wait=0, scale=1):")
+    assert ran_and_failed(pytester) == ({"test_signatures"}, {"test_signatures"})
+
+
+DECORATED = '''
+import inspect
+import typing
+
+SIGNATURES = {}
+
+
+def final(cls):
+    named = typing.get_type_hints(cls.__init__)["retry_object"]
+    SIGNATURES[cls.__name__] = list(inspect.signature(named).parameters)
+    return cls
+
+
+class Retrying:
+    def __init__(self, wait=0):
+        self.wait = wait
+
+
+@final
+class CallState:
+    def __init__(self, retry_object: Retrying) -> None:
+        self.retry_object = retry_object
+'''
+
+
+def test_a_decorator_reading_the_annotation_at_import_selects_its_readers(
+    pytester: pytest.Pytester,
+) -> None:
+    write(pytester, "states.py", DECORATED)
+    write(pytester, "test_states.py", HOOKED_TESTS.replace("states.Base.", "states."))
+    assert ran_and_failed(pytester) == ({"test_signatures"}, set())
+    edit(pytester, "states.py", "(self, wait=0):", "(self, wait=0, scale=1):")
+    assert ran_and_failed(pytester) == ({"test_signatures"}, {"test_signatures"})
