@@ -1,17 +1,24 @@
 """A class named only in a dunder's annotation (tenacity's ``RetryCallState.__init__(self,
 retry_object: BaseRetrying, ...)``), on real pytest sessions. The class unit of
-``RetryCallState`` read every name its dunders' headers read, annotations included, so
-every test reaching ``RetryCallState`` depended on ``BaseRetrying``'s class unit: a
-parameter added to ``BaseRetrying.__init__`` (tenacity 39eb157, cb320c4) selected every
+``RetryCallState`` reads every name its dunders' headers read, annotations included, so
+every test reaching ``RetryCallState`` depends on ``BaseRetrying``'s class unit: a
+parameter added to ``BaseRetrying.__init__`` (tenacity 39eb157, cb320c4) selects every
 test importing tenacity, though evaluating the annotation only stores the class in
 ``__annotations__``.
 
-Precision: a parameter added to the annotated class's ``__init__`` selects its users, not
-a test that only builds the class whose dunder names it.
+Precision (strict xfail): a parameter added to the annotated class's ``__init__`` selects
+its users and the annotation's readers, not a test that only builds the class whose dunder
+names it. Leaving the annotation's names out of the class unit's reads (keeping their order
+markers) passes it, but a reader of ``inspect.signature(CallState)`` reaches the annotated
+class through no name it spells (``test_signature``): the names must still be followed for
+a test that read signatures or annotations (``NamesRead.flags``), which the closure in
+``BindingReads._follow`` computes before it knows those flags.
 
-Guards (each must select, and the test that sees the change fails at the child): the
-annotated class moved below the annotating one (``NameError`` at import: every importer);
-a test reading the annotation and the signature of the class it names."""
+Guards (each must select, and the test that sees the change fails at the child; all pass
+on 6eda008): the annotated class moved below the annotating one or renamed (``NameError``
+at import: every importer); tests reading the annotation (``get_type_hints``, the class's
+signature) and the signature of the class it names; a base's ``__init_subclass__`` and a
+project decorator reading it at import."""
 
 from __future__ import annotations
 
@@ -57,9 +64,16 @@ def test_hints():
 
     named = typing.get_type_hints(states.CallState.__init__)["retry_object"]
     assert list(inspect.signature(named).parameters) == ["wait"]
+
+
+def test_signature():
+    import states
+
+    named = inspect.signature(states.CallState).parameters["retry_object"].annotation
+    assert list(inspect.signature(named).parameters) == ["wait"]
 """
 
-ALL = {"test_state", "test_retrying", "test_hints"}
+ALL = {"test_state", "test_retrying", "test_hints", "test_signature"}
 RETRYING = "class Retrying:\n    def __init__(self, wait=0):\n        self.wait = wait\n\n\n"
 
 
@@ -71,11 +85,19 @@ def project(pytester: pytest.Pytester) -> pytest.Pytester:
     return pytester
 
 
+@pytest.mark.xfail(
+    strict=True,
+    reason="CallState's class unit reads Retrying (its __init__'s annotation): test_state"
+    " depends on Retrying's class unit. Dropping the name from the class unit's reads (order"
+    " markers kept) passed this test but missed test_signature: a test reaching Retrying only"
+    " through inspect.signature(CallState)...annotation must still follow it",
+)
 def test_a_parameter_added_to_a_class_named_in_a_dunder_annotation_selects_its_users(
     project: pytest.Pytester,
 ) -> None:
     edit(project, "states.py", "(self, wait=0):", "(self, wait=0, scale=1):")
-    assert ran_and_failed(project) == ({"test_retrying", "test_hints"}, {"test_hints"})
+    readers = {"test_hints", "test_signature"}
+    assert ran_and_failed(project) == ({"test_retrying", *readers}, readers)
 
 
 def test_the_annotated_class_moved_below_selects_every_importer(
@@ -93,7 +115,7 @@ def test_the_annotated_class_renamed_selects_every_importer(project: pytest.Pyte
     assert ran_and_failed(project) == (ALL, ALL)  # NameError at import
 
 
-HOOKED = '''
+HOOKED = """
 import inspect
 import typing
 
@@ -114,14 +136,14 @@ class Base:
 class CallState(Base):
     def __init__(self, retry_object: Retrying) -> None:
         self.retry_object = retry_object
-'''
+"""
 
-HOOKED_TESTS = '''
+HOOKED_TESTS = """
 def test_signatures():
     import states
 
     assert states.Base.SIGNATURES == {"CallState": ["wait"]}
-'''
+"""
 
 
 def test_a_hook_reading_the_annotation_at_import_selects_its_readers(
@@ -134,7 +156,7 @@ def test_a_hook_reading_the_annotation_at_import_selects_its_readers(
     assert ran_and_failed(pytester) == ({"test_signatures"}, {"test_signatures"})
 
 
-DECORATED = '''
+DECORATED = """
 import inspect
 import typing
 
@@ -156,7 +178,7 @@ class Retrying:
 class CallState:
     def __init__(self, retry_object: Retrying) -> None:
         self.retry_object = retry_object
-'''
+"""
 
 
 def test_a_decorator_reading_the_annotation_at_import_selects_its_readers(
