@@ -182,6 +182,7 @@ class BindingReads:
                 found |= self._string_units.of_modules(paths, prefix)
         self._add_ran(ran, paths, reads, found, self._spells_told.isdisjoint(reading))
         found |= self._close(reads, paths, base.pairs if base is not None else frozenset())
+        found |= self._close_noted(found, reads, paths, base)
         # Names read only as a module's globals are one unit per module, unless read
         # anywhere too (also in the base, or by this test when the base read it so).
         anywhere = reads.anywhere if base is None else reads.anywhere - base.anywhere
@@ -266,6 +267,37 @@ class BindingReads:
             seen |= pending
         reads.follow(seen)
         return found
+
+    def _close_noted(
+        self, found: set[int], reads: NamesRead, paths: Set[str], base: FollowedBase | None
+    ) -> set[int]:
+        """For a test that read signatures or code, what the names only the dunders'
+        annotations of the classes found read lead to (``FileUnits.noted``): the
+        annotations hold what those names are bound to, and reading them shows it."""
+        flags = reads.flags() if base is None else reads.flags().union(base.flags)
+        if not (flags.signatures or flags.code):
+            return set()
+        followed = base.pairs if base is not None else frozenset()
+        added: set[int] = set()
+        todo = found | base.found if base is not None else set(found)
+        while todo:
+            noted = [found_split for uid in todo if (found_split := self._noted_split(uid))]
+            if not noted:
+                break
+            for path, split in noted:
+                reads.add(path, split)
+            todo = self._close(reads, paths, followed) - found - added
+            added |= todo
+        return added
+
+    def _noted_split(self, uid: int) -> tuple[str, tuple[frozenset[str], ...]] | None:
+        """(path, split) of the names only unit ``uid``'s dunders' annotations read."""
+        unit = self._units[uid]
+        file_units = self.states.units(unit.path)
+        if file_units is None or not (noted := file_units.noted.get(unit.name)):
+            return None
+        own = file_units.own_globals(noted)
+        return unit.path, (noted - own, own)
 
     def _read_module(self, path: str, file_units: FileUnits, reads: NamesRead) -> frozenset[int]:
         """Index ``path``'s bindings and add what its module unit reads to ``reads``; the

@@ -85,13 +85,6 @@ def project(pytester: pytest.Pytester) -> pytest.Pytester:
     return pytester
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="CallState's class unit reads Retrying (its __init__'s annotation): test_state"
-    " depends on Retrying's class unit. Dropping the name from the class unit's reads (order"
-    " markers kept) passed this test but missed test_signature: a test reaching Retrying only"
-    " through inspect.signature(CallState)...annotation must still follow it",
-)
 def test_a_parameter_added_to_a_class_named_in_a_dunder_annotation_selects_its_users(
     project: pytest.Pytester,
 ) -> None:
