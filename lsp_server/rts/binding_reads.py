@@ -273,28 +273,36 @@ class BindingReads:
     ) -> set[int]:
         """For a test that read signatures or code, what the names only the dunders'
         annotations of the classes found read lead to (``FileUnits.noted``): the
-        annotations hold what those names are bound to, and reading them shows it."""
+        annotations hold what those names are bound to, and reading them shows it. Else
+        those of the classes its modules hand to library code at import (as
+        ``SeenBodies`` shows their held parts), and from there any class's."""
         flags = reads.flags() if base is None else reads.flags().union(base.flags)
-        if not (flags.signatures or flags.code):
+        handed = None if flags.signatures or flags.code else self._bodies.handed(paths)
+        if handed is not None and not handed:
             return set()
         followed = base.pairs if base is not None else frozenset()
         added: set[int] = set()
         todo = found | base.found if base is not None else set(found)
         while todo:
-            noted = [found_split for uid in todo if (found_split := self._noted_split(uid))]
+            noted = [split for uid in todo if (split := self._noted_split(uid, handed))]
             if not noted:
                 break
-            for path, split in noted:
-                reads.add(path, split)
-            todo = self._close(reads, paths, followed) - found - added
+            for path, names in noted:
+                reads.add(path, names)
+            todo, handed = self._close(reads, paths, followed) - found - added, None
             added |= todo
         return added
 
-    def _noted_split(self, uid: int) -> tuple[str, tuple[frozenset[str], ...]] | None:
-        """(path, split) of the names only unit ``uid``'s dunders' annotations read."""
+    def _noted_split(
+        self, uid: int, handed: frozenset[str] | None
+    ) -> tuple[str, tuple[frozenset[str], ...]] | None:
+        """(path, split) of the names only unit ``uid``'s dunders' annotations read; none
+        unless its class is among ``handed`` (None: any class)."""
         unit = self._units[uid]
         file_units = self.states.units(unit.path)
         if file_units is None or not (noted := file_units.noted.get(unit.name)):
+            return None
+        if handed is not None and unit.name.split(".", 1)[0] not in handed:
             return None
         own = file_units.own_globals(noted)
         return unit.path, (noted - own, own)

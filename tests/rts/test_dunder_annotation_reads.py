@@ -182,3 +182,52 @@ def test_a_decorator_reading_the_annotation_at_import_selects_its_readers(
     assert ran_and_failed(pytester) == ({"test_signatures"}, set())
     edit(pytester, "states.py", "(self, wait=0):", "(self, wait=0, scale=1):")
     assert ran_and_failed(pytester) == ({"test_signatures"}, {"test_signatures"})
+
+
+LIBRARY = """
+import inspect
+import typing
+
+
+def describe(cls):
+    named = typing.get_type_hints(cls.__init__)["retry_object"]
+    return list(inspect.signature(named).parameters)
+"""
+
+HANDED = """
+import annolib
+
+
+class Retrying:
+    def __init__(self, wait=0):
+        self.wait = wait
+
+
+class CallState:
+    def __init__(self, retry_object: Retrying) -> None:
+        self.retry_object = retry_object
+
+
+DESCRIBED = annolib.describe(CallState)
+"""
+
+HANDED_TESTS = """
+def test_described():
+    import states
+
+    assert states.DESCRIBED == ["wait"]
+"""
+
+
+def test_a_library_handed_the_class_at_import_selects_its_readers(
+    pytester: pytest.Pytester,
+) -> None:
+    library = pytester.path.parent / f"{pytester.path.name}-library"
+    library.mkdir()
+    (library / "annolib.py").write_text(LIBRARY.lstrip("\n"))
+    pytester.syspathinsert(library)
+    write(pytester, "states.py", HANDED)
+    write(pytester, "test_states.py", HANDED_TESTS)
+    assert ran_and_failed(pytester) == ({"test_described"}, set())
+    edit(pytester, "states.py", "(self, wait=0):", "(self, wait=0, scale=1):")
+    assert ran_and_failed(pytester) == ({"test_described"}, {"test_described"})
