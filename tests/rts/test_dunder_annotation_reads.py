@@ -1,24 +1,24 @@
 """A class named only in a dunder's annotation (tenacity's ``RetryCallState.__init__(self,
 retry_object: BaseRetrying, ...)``), on real pytest sessions. The class unit of
-``RetryCallState`` reads every name its dunders' headers read, annotations included, so
-every test reaching ``RetryCallState`` depends on ``BaseRetrying``'s class unit: a
-parameter added to ``BaseRetrying.__init__`` (tenacity 39eb157, cb320c4) selects every
+``RetryCallState`` read every name its dunders' headers read, annotations included, so
+every test reaching ``RetryCallState`` depended on ``BaseRetrying``'s class unit: a
+parameter added to ``BaseRetrying.__init__`` (tenacity 39eb157, cb320c4) selected every
 test importing tenacity, though evaluating the annotation only stores the class in
-``__annotations__``.
+``__annotations__``. Now those names are the class's ``FileUnits.noted``: their order
+markers stay in its unit, and a test follows them only when it read signatures or code,
+or when its modules hand the class to library code at import
+(``BindingReads._close_noted``).
 
-Precision (strict xfail): a parameter added to the annotated class's ``__init__`` selects
-its users and the annotation's readers, not a test that only builds the class whose dunder
-names it. Leaving the annotation's names out of the class unit's reads (keeping their order
-markers) passes it, but a reader of ``inspect.signature(CallState)`` reaches the annotated
-class through no name it spells (``test_signature``): the names must still be followed for
-a test that read signatures or annotations (``NamesRead.flags``), which the closure in
-``BindingReads._follow`` computes before it knows those flags.
+Precision: a parameter added to the annotated class's ``__init__`` selects its users and
+the annotation's readers, not a test that only builds the class whose dunder names it
+(failed on 6eda008).
 
 Guards (each must select, and the test that sees the change fails at the child; all pass
 on 6eda008): the annotated class moved below the annotating one or renamed (``NameError``
 at import: every importer); tests reading the annotation (``get_type_hints``, the class's
-signature) and the signature of the class it names; a base's ``__init_subclass__`` and a
-project decorator reading it at import."""
+signature: this one failed while only the class unit's reads were changed) and the
+signature of the class it names; a base's ``__init_subclass__``, a project decorator and a
+library handed the class at import reading it (the last failed without the hand-off)."""
 
 from __future__ import annotations
 
