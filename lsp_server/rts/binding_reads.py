@@ -182,6 +182,7 @@ class BindingReads:
                 found |= self._string_units.of_modules(paths, prefix)
         self._add_ran(ran, paths, reads, found, self._spells_told.isdisjoint(reading))
         found |= self._close(reads, paths, base.pairs if base is not None else frozenset())
+        found |= self._close_noted(found, reads, paths, base)
         # Names read only as a module's globals are one unit per module, unless read
         # anywhere too (also in the base, or by this test when the base read it so).
         anywhere = reads.anywhere if base is None else reads.anywhere - base.anywhere
@@ -266,6 +267,45 @@ class BindingReads:
             seen |= pending
         reads.follow(seen)
         return found
+
+    def _close_noted(
+        self, found: set[int], reads: NamesRead, paths: Set[str], base: FollowedBase | None
+    ) -> set[int]:
+        """For a test that read signatures or code, what the names only the dunders'
+        annotations of the classes found read lead to (``FileUnits.noted``): the
+        annotations hold what those names are bound to, and reading them shows it. Else
+        those of the classes its modules hand to library code at import (as
+        ``SeenBodies`` shows their held parts), and from there any class's."""
+        flags = reads.flags() if base is None else reads.flags().union(base.flags)
+        handed = None if flags.signatures or flags.code else self._bodies.handed(paths)
+        if handed is not None and not handed:
+            return set()
+        followed = base.pairs if base is not None else frozenset()
+        added: set[int] = set()
+        todo = found | base.found if base is not None else set(found)
+        while todo:
+            noted = [split for uid in todo if (split := self._noted_split(uid, handed))]
+            if not noted:
+                break
+            for path, names in noted:
+                reads.add(path, names)
+            todo, handed = self._close(reads, paths, followed) - found - added, None
+            added |= todo
+        return added
+
+    def _noted_split(
+        self, uid: int, handed: frozenset[str] | None
+    ) -> tuple[str, tuple[frozenset[str], ...]] | None:
+        """(path, split) of the names only unit ``uid``'s dunders' annotations read; none
+        unless its class is among ``handed`` (None: any class)."""
+        unit = self._units[uid]
+        file_units = self.states.units(unit.path)
+        if file_units is None or not (noted := file_units.noted.get(unit.name)):
+            return None
+        if handed is not None and unit.name.split(".", 1)[0] not in handed:
+            return None
+        own = file_units.own_globals(noted)
+        return unit.path, (noted - own, own)
 
     def _read_module(self, path: str, file_units: FileUnits, reads: NamesRead) -> frozenset[int]:
         """Index ``path``'s bindings and add what its module unit reads to ``reads``; the

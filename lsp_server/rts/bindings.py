@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import ast
 import functools
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 
 from lsp_server.rts.annotated_assignments import binding_as_run
@@ -37,7 +37,7 @@ from lsp_server.rts.bound_names import instantiable, maybe_bound
 from lsp_server.rts.class_doc_reads import class_reads_own_doc
 from lsp_server.rts.class_members import (
     Member,
-    class_body,
+    class_aliases,
     class_is_binding,
     class_members,
     def_is_pure,
@@ -101,6 +101,13 @@ class Binding:
     text of that name's unit: a name added to the statement changes no other name's."""
     risk_refs: frozenset[str] | None = None
     """For a class that may raise in its body: the names that part reads at import."""
+    noted: frozenset[str] = frozenset()
+    """For a class: the names only its dunders' inert annotations read (order markers)."""
+
+    @property
+    def marked(self) -> frozenset[str]:
+        """The names its order markers cover: moved below, one makes the statement raise."""
+        return self.refs | self.noted
 
 
 @dataclass
@@ -140,28 +147,6 @@ def _def_is_binding(
         return False
     inert = None if scope is None else functools.partial(is_query, scope=scope)
     return only_wraps(node, wrap, inert)  # default values' calls: ``rts.default_calls``
-
-
-def _class_aliases(node: ast.ClassDef, prefix: str) -> Iterator[str]:
-    for stmt in class_body(node):
-        if isinstance(stmt, ast.ClassDef):
-            yield f"{prefix}{stmt.name}"
-            yield from _class_aliases(stmt, f"{prefix}{stmt.name}.")
-        elif not isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            for target in _assigned(stmt):
-                yield f"{prefix}{target}"
-
-
-def _assigned(stmt: ast.stmt) -> Iterator[str]:
-    targets: list[ast.expr] = []
-    if isinstance(stmt, ast.Assign):
-        targets = stmt.targets
-    elif isinstance(stmt, (ast.AnnAssign, ast.AugAssign)):
-        targets = [stmt.target]
-    for target in targets:
-        for item in walk(target):
-            if isinstance(item, ast.Name):
-                yield item.id
 
 
 def _assignment_names(
@@ -258,11 +243,11 @@ def _binding(
                 makers.add(stmt.name)
             if store_only_init(stmt) is not None:
                 builders.add(stmt.name)
-        members, refs = class_members(stmt, plain)
+        members, refs, noted = class_members(stmt, plain)
         own = {name for member in members if not member.is_def for name in member.names}
-        aliases = [a for a in _class_aliases(stmt, f"{stmt.name}.") if a not in own]
+        aliases = [a for a in class_aliases(stmt, f"{stmt.name}.") if a not in own]
         binding = Binding((stmt.name,), *span, refs, tuple(dict.fromkeys(aliases)))
-        binding.is_class, binding.members = True, tuple(members)
+        binding.is_class, binding.members, binding.noted = True, tuple(members), noted
         # A body reading its docstring by name keeps it: ``rts.class_doc_reads``.
         binding.own_doc = (plain or built) and not class_reads_own_doc(stmt, wrappers)
         if binding.own_doc:
@@ -393,7 +378,7 @@ def module_layout(tree: ast.Module) -> ModuleLayout:
         layout.bindings.append(binding)
         residue_refs |= keep_default_calls(layout, stmt, residue_count, (before, bound), defined)
         for name in binding.names:
-            layout.markers.setdefault(name, []).extend(order_markers(binding.refs, before, bound))
+            layout.markers.setdefault(name, []).extend(order_markers(binding.marked, before, bound))
         binding.members = _ordered(binding.members, before, bound)
         before.update(binding.names)
     layout.residue_refs = frozenset(residue_refs)

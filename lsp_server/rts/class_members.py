@@ -24,8 +24,10 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Protocol, TypeVar
 
+from lsp_server.rts.ast_walk import walk
 from lsp_server.rts.bound_names import is_dunder, maybe_bound
 from lsp_server.rts.class_doc_reads import class_scope_refs
+from lsp_server.rts.header_parts import annotation_only_reads
 from lsp_server.rts.purity import import_time_names, is_pure, nested_statements, pure_decorator
 from lsp_server.rts.tokens import Body, TokenText
 
@@ -281,8 +283,12 @@ def order_markers(reads: Iterable[str], before: set[str], bound: set[str]) -> tu
     )
 
 
-def class_members(node: ast.ClassDef, plain: bool) -> tuple[list[Member], frozenset[str]]:
-    """The members of a binding class, and the names the rest of the class reads."""
+def class_members(
+    node: ast.ClassDef, plain: bool
+) -> tuple[list[Member], frozenset[str], frozenset[str]]:
+    """The members of a binding class, the names the rest of the class reads, and those
+    it reads only in its dunders' inert annotations (``header_parts.annotation_only_reads``:
+    not the class unit's readers' dependencies)."""
     prefix = f"{node.name}."
     candidates: list[tuple[ast.stmt, tuple[str, ...], bool]] = []
     # A name the body fills after binding it stays with the class unit, where the
@@ -306,11 +312,12 @@ def class_members(node: ast.ClassDef, plain: bool) -> tuple[list[Member], frozen
     taken = {id(stmt) for stmt, _, _ in candidates}
     rest = [s for s in node.body if id(s) not in taken]
     refs = frozenset().union(
-        *(class_scope_refs(stmt, node, frozenset()) for stmt in rest),
+        *(class_scope_refs(stmt, node, frozenset()) - annotation_only_reads(stmt) for stmt in rest),
         *map(import_time_names, [*node.bases, *node.decorator_list]),
         *(import_time_names(k.value) for k in node.keywords),
     )
-    return members, refs
+    noted = frozenset().union(*map(annotation_only_reads, rest)) - refs
+    return members, refs, noted
 
 
 class _Method(Body, Protocol):
@@ -351,3 +358,27 @@ def class_texts(
     own = text.without(start, end, sorted(holes))
     texts = [[*(() if m.is_def else text.without(m.start, m.end, ())), *m.markers] for m in members]
     return own, texts
+
+
+def class_aliases(node: ast.ClassDef, prefix: str) -> Iterator[str]:
+    """``C.x`` (``prefix`` ``C.``) for every name the body of class ``node`` binds, nested
+    classes' included (``bindings.Binding.aliases``)."""
+    for stmt in class_body(node):
+        if isinstance(stmt, ast.ClassDef):
+            yield f"{prefix}{stmt.name}"
+            yield from class_aliases(stmt, f"{prefix}{stmt.name}.")
+        elif not isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            for target in _assigned(stmt):
+                yield f"{prefix}{target}"
+
+
+def _assigned(stmt: ast.stmt) -> Iterator[str]:
+    targets: list[ast.expr] = []
+    if isinstance(stmt, ast.Assign):
+        targets = stmt.targets
+    elif isinstance(stmt, (ast.AnnAssign, ast.AugAssign)):
+        targets = [stmt.target]
+    for target in targets:
+        for item in walk(target):
+            if isinstance(item, ast.Name):
+                yield item.id

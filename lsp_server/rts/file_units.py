@@ -59,6 +59,9 @@ class FileUnits:
     """A binding unit -> the names its statement reads at import."""
     residue_refs: frozenset[str] = frozenset()
     """The names the module unit's statements read at import."""
+    noted: dict[str, frozenset[str]] = field(default_factory=dict)
+    """A class unit (or alias) -> the names only its dunders' inert annotations read
+    (``header_parts.annotation_only_reads``): read by a test that read signatures."""
     classes: dict[str, tuple[int, int]] = field(default_factory=dict)
     """Each top-level class with a unit of its own -> its first and last line."""
     dynamic: dict[str, str] = field(default_factory=dict)

@@ -33,6 +33,7 @@ from collections.abc import Iterable
 from typing import Protocol, TypeVar
 
 from lsp_server.rts.bound_names import is_dunder
+from lsp_server.rts.purity import import_time_names
 
 Pos = tuple[int, int]
 Span = tuple[Pos, Pos]
@@ -71,6 +72,24 @@ def is_inert(annotation: ast.expr) -> bool:
         or (isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr))
         for node in ast.walk(annotation)
     )
+
+
+def annotation_only_reads(node: ast.stmt) -> frozenset[str]:
+    """The names a dunder ``def`` reads at import in its inert annotations alone (none for
+    any other statement). Evaluating them stores values in ``__annotations__``: a test
+    reading those reads the ``<defaults>`` unit; one that only reaches the class does not
+    see what the names hold (that they are bound before the class, the order markers
+    tell: ``bindings.module_layout``)."""
+    if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) or not is_dunder(node.name):
+        return frozenset()
+    args = node.args
+    every = [*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg, args.kwarg]
+    notes = [a.annotation for a in every if a is not None and a.annotation is not None]
+    notes += [node.returns] if node.returns is not None else []
+    rest = [*node.decorator_list, *args.defaults, *(d for d in args.kw_defaults if d is not None)]
+    rest += [note for note in notes if not is_inert(note)]
+    noted = set().union(*(import_time_names(note) for note in notes if is_inert(note)))
+    return frozenset(noted.difference(*map(import_time_names, rest)))
 
 
 def annotation_spans(node: ast.FunctionDef | ast.AsyncFunctionDef, lazy: bool) -> tuple[Span, ...]:

@@ -117,7 +117,8 @@ class PositionUnits:
         file_units = self._states.units(unit.path)
         if unit.name != MODULE or file_units is None:
             return
-        spelled = file_units.residue_refs.union(*file_units.refs.values())
+        refs = [*file_units.refs.values(), *file_units.noted.values()]
+        spelled = file_units.residue_refs.union(*refs)
         layout = self._of_unit(unit)
         if layout >= 0 and not LINE_READS.isdisjoint(spelled):
             self._statement_readers[uid] = layout

@@ -100,6 +100,7 @@ def add_raising_units(result: FileUnits, layout: ModuleLayout, tree: ast.Module)
                 if bound not in seen:
                     seen[bound] = result.checksums.get(bound)
                     todo.extend(sorted(result.refs.get(bound, frozenset())))
+                    todo.extend(sorted(result.noted.get(bound, frozenset())))
         parts = [f"<{name}={checksum}>" for name, checksum in sorted(seen.items())]
         result.checksums[unit] = digest([result.checksums[unit], *parts])
     result.residue_refs = result.residue_refs | outside

@@ -115,11 +115,7 @@ class SeenBodies:
         self, found: set[int] | frozenset[int], paths: Set[str], read: PartsRead
     ) -> list[int]:
         """What ``add`` adds to ``found``."""
-        key = frozenset(paths)
-        handed = self._handed_unions.get(key)
-        if handed is None:
-            handed = frozenset().union(*map(self._handed_names, paths))
-            self._handed_unions[key] = handed
+        handed = self.handed(paths)
         # What each unit adds depends only on the names handed and the parts read, which
         # most tests share: kept per both, every unit is looked at once (a test's found
         # set holds hundreds of headers that add nothing unless code was read).
@@ -131,6 +127,15 @@ class SeenBodies:
             else:
                 barren.add(uid)
         return list(chain.from_iterable(map(adds.__getitem__, adds.keys() & found)))
+
+    def handed(self, paths: Set[str]) -> frozenset[str]:
+        """The names the modules ``paths`` hand to library code at import."""
+        key = frozenset(paths)
+        handed = self._handed_unions.get(key)
+        if handed is None:
+            handed = frozenset().union(*map(self._handed_names, paths))
+            self._handed_unions[key] = handed
+        return handed
 
     def _parts_added(self, uid: int, handed: frozenset[str], read: PartsRead) -> tuple[int, ...]:
         """The parts of unit ``uid`` a test sees that read ``read`` and depends on modules

@@ -274,6 +274,7 @@ def _add_bindings(
             unit = header_name(name) if binding.is_def else name
             variants.setdefault(unit, []).extend(layout.markers.get(name, ()))
             result.refs[unit] = result.refs.get(unit, frozenset()) | binding.refs
+            result.noted.update({unit: binding.noted} if binding.noted else {})
             bound.setdefault(name, []).append(unit)
     for span in top_functions:
         if _LOCALS not in span.name:
@@ -331,6 +332,7 @@ def _add_class(
     for alias in binding.aliases:
         result.bound.setdefault(alias.rpartition(".")[2], []).append(alias)
         result.refs[alias] = binding.refs
+        result.noted.update({alias: binding.noted} if binding.noted else {})
 
 
 def _add_from_imports(
