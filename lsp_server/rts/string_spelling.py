@@ -15,8 +15,15 @@ its value's characters as they are, so the two parts give the text back.
 from __future__ import annotations
 
 import ast
+import re
 
 _PREFIX_LETTERS = frozenset("bBrRuUfFtT")
+_ESCAPE = re.compile(
+    r"\\(x[0-9a-fA-F]{2}|[0-7]{1,3}|N\{[^}]*\}|u[0-9a-fA-F]{4}|U[0-9a-fA-F]{8}|.)", re.S
+)
+"""A backslash and what Python reads with it (one character where it knows no more)."""
+_OCTAL = frozenset("01234567")
+_SIMPLE_ESCAPES = frozenset("\n\\'\"abfnrtv")
 
 
 def _prefix_length(token: str) -> int:
@@ -39,11 +46,30 @@ def literal_value_text(token: str) -> str:
     if "\\" not in token and prefix in ("", "u", "r"):
         quote = _quote_length(token, start)
         return repr(token[start + quote : len(token) - quote])  # the value as spelled
+    if "r" not in prefix and _escapes_warn(token, "b" in prefix):
+        return token  # its spelling warns at compile: an error under ``-W error``
     try:
         value = ast.literal_eval(token)
     except (ValueError, SyntaxError, MemoryError, RecursionError):
         return token
     return repr(value) if isinstance(value, (str, bytes)) else token
+
+
+def _escapes_warn(token: str, is_bytes: bool) -> bool:
+    """Whether compiling the (not raw) literal ``token`` warns of an escape: one Python
+    does not know (``"\\d"``, a ``\\u`` in bytes) or an octal one past ``\\377``. The
+    same value spelled without the warning is another program under ``-W error``."""
+    for match in _ESCAPE.finditer(token):
+        escape = match.group(1)
+        if escape[0] in _OCTAL:
+            if int(escape, 8) > 0o377:
+                return True
+        elif escape[0] in "NuU":
+            if is_bytes:
+                return True
+        elif escape[0] != "x" and escape not in _SIMPLE_ESCAPES:
+            return True
+    return False
 
 
 def literal_spelling(token: str) -> str:

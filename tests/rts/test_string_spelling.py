@@ -127,3 +127,28 @@ def test_another_character_selects(project: pytest.Pytester) -> None:
     ran, failed = ran_and_failed(project)
     assert {"test_quoted", "test_quoted_source"} <= ran
     assert failed == {"test_quoted", "test_quoted_source"}
+
+
+def test_an_escape_that_warns_at_compile_selects(pytester: pytest.Pytester) -> None:
+    # "\d" and "\\d" are the same string, but compiling "\d" warns of an invalid escape:
+    # where warnings are errors importing the module fails. (The session runs with the
+    # default filters: the analysis must not depend on them.)
+    write(pytester, "patterns.py", r'DIGITS = "\\d+"' + "\n")
+    write(
+        pytester,
+        "test_patterns.py",
+        r"""
+        import warnings
+
+
+        def test_digits():
+            with warnings.catch_warnings():
+                warnings.simplefilter("error")
+                import patterns
+
+            assert patterns.DIGITS == "\\d+"
+        """,
+    )
+    assert run(pytester, flag="--reks-all") == {"test_digits"}
+    edit(pytester, "patterns.py", r'"\\d+"', r'"\d+"')
+    assert ran_and_failed(pytester) == ({"test_digits"}, {"test_digits"})
