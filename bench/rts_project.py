@@ -31,6 +31,10 @@ PROJECTS: dict[str, tuple[str, list[str], list[str]]] = {
 }
 TOOLS = ["pytest", "pytest-testmon==2.2.0", "xxhash"]
 
+_RAN_NOTHING = (3, 4)
+"""pytest's exit codes for an internal error and a usage error (a conftest that fails to
+import is one): no test ran, whatever the tools would have selected."""
+
 _COUNT = re.compile(r"(\d+) (?:passed|failed|errors?|xpassed|xfailed)\b")
 
 
@@ -100,6 +104,12 @@ class Project:
             nodeid, outcome = json.loads(line)
             (run.failed if outcome == "failed" else run.passed).add(nodeid)
         outcomes.unlink()
+        if proc.returncode in _RAN_NOTHING:
+            # A conftest that cannot import (a test dependency no ``--pip`` named): the
+            # suite never ran, and counting its 0 tests at every commit read as a replay
+            # with no violations.
+            tail = "\n".join(run.output.strip().splitlines()[-15:])
+            raise RuntimeError(f"{self.name}: pytest ran nothing (exit {proc.returncode})\n{tail}")
         if listing and run.count and not run.ran:
             # Collection errors, a missing test dependency (``--pip``): pytest's own words.
             tail = "\n".join(run.output.strip().splitlines()[-15:])

@@ -23,7 +23,7 @@ from typing import Any
 
 from lsp_server.rts.cached_calls import CachedCalls
 from lsp_server.rts.identity import identity
-from lsp_server.rts.project_modules import NewProjectModules
+from lsp_server.rts.project_modules import NewProjectModules, hooks_unheard
 from lsp_server.rts.tracing import CodeSet
 
 _CACHE_WRAPPER = type(functools.lru_cache(maxsize=None)(lambda: None))
@@ -44,7 +44,8 @@ class CacheHits:
         self._fillers: dict[int, CodeSet] = {}  # index in ``_caches`` -> what filled it
 
     def before(self) -> None:
-        self._find_caches()
+        with hooks_unheard():  # a value's hooks may warn: ``project_modules``
+            self._find_caches()
         self._counts = [_counters(cache) for cache in self._caches]
         if self._calls is not None:
             self._calls.take()  # what ran between tests fills nothing counted
@@ -52,7 +53,8 @@ class CacheHits:
     def after(self, codes: CodeSet) -> None:
         """Add to ``codes`` (what the test ran) what ran in the tests that filled the
         caches it hit; remember what it ran for the caches it filled."""
-        self._find_caches()  # imported during the test: what they hold, it put there
+        with hooks_unheard():  # imported during the test: what they hold, it put there
+            self._find_caches()
         hit: list[int] = []
         filled: list[int] = []
         for index, cache in enumerate(self._caches):

@@ -73,7 +73,7 @@ from lsp_server.rts.keyed_reads import KeyedReads
 from lsp_server.rts.lazy_builds import LazyBuilds
 from lsp_server.rts.module_rebinds import ModuleRebinds, Reach
 from lsp_server.rts.new_keys import new_keys
-from lsp_server.rts.project_modules import NewProjectModules
+from lsp_server.rts.project_modules import NewProjectModules, hooks_unheard
 from lsp_server.rts.rebound_names import bound_by_import, imported_names, names_spelled
 from lsp_server.rts.tracing import CodeSet, RanSoFar
 
@@ -140,7 +140,8 @@ class FilledContainers:
         self.keyed = KeyedReads(ran_so_far) if ran_so_far is not None else KeyedReads()
 
     def before(self) -> None:
-        self._find()
+        with hooks_unheard():  # a value's hooks may warn: ``project_modules``
+            self._find()
         if self._builds is not None:
             self._builds.before()
         for slot in self._slots:

@@ -5,9 +5,11 @@ Unit checksums skip comments, blank lines and the whitespace between tokens, yet
 or a blank line above a function moves its ``co_firstlineno`` and the line of a warning it
 raises, and a comment inside it shows in ``inspect.getsource``. The layout is the raw text
 with each name, number and string (the text of an f-string) cut down to a placeholder that
-keeps its line breaks: every line break, comment, space and operator stays. So the layout
-with the units' tokens gives the raw text back, while an edit that only renames or changes a
-literal (which its own unit tells) leaves the layout alone.
+keeps its line breaks (a string literal keeps what its value does not say, its prefix and
+quotes or, holding a backslash, its whole text: ``rts.string_spelling``): every line break,
+comment, space and operator stays. So the layout with the units' tokens gives the raw text
+back, while an edit that only renames or changes a literal (which its own unit tells)
+leaves the layout alone.
 
 Two kinds of units carry it (``unit_names``): the file's ``LAYOUT`` (its whole layout:
 what a module's code and class bodies are placed by) and each function's ``LINES`` unit
@@ -25,6 +27,7 @@ import tokenize
 from collections.abc import Iterable
 
 from lsp_server.rts.spans import UnitSpan
+from lsp_server.rts.string_spelling import literal_spelling
 from lsp_server.rts.tokens import digest
 from lsp_server.rts.unit_names import LAYOUT, lines_name
 
@@ -88,7 +91,13 @@ def _layout_lines(source: str) -> list[str]:
             begin = starts[tok.start[0] - 1] + tok.start[1]
             end = starts[tok.end[0] - 1] + tok.end[1]
             pieces.append(source[done:begin])
-            pieces.append(_PLACEHOLDER + "\n" * (tok.end[0] - tok.start[0]))
+            breaks = "\n" * (tok.end[0] - tok.start[0])
+            if tok.type == token.STRING:  # what its value does not say: ``rts.string_spelling``
+                spelling = literal_spelling(tok.string)
+                breaks = "" if "\n" in spelling else breaks  # a whole token keeps its own
+                pieces.append(_PLACEHOLDER + spelling + breaks)
+            else:
+                pieces.append(_PLACEHOLDER + breaks)
             done = end
     except (tokenize.TokenError, SyntaxError, IndexError):
         return []

@@ -1,8 +1,9 @@
 """Normalized token text of a Python file, sliced by position, and its digest.
 
 Comments, blank lines, line continuations, indentation width and punctuation that only
-layout puts there (trailing commas, a from-import's parentheses) are dropped, so
-formatting-only edits change no checksum.
+layout puts there (trailing commas, a from-import's parentheses) are dropped, and a string
+literal stands for its value (``rts.string_spelling``), so formatting-only edits change no
+checksum.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from typing import Any, Protocol
 import xxhash
 
 from lsp_server.rts.layout_punctuation import layout_punctuation
+from lsp_server.rts.string_spelling import literal_value_text
 
 # The C tokenizer behind ``tokenize.generate_tokens`` (3.12+), which takes a readline.
 _TokenizerIter: Any = None
@@ -71,7 +73,11 @@ def normalized_tokens(source: str) -> list[tuple[tuple[int, int], str]]:
     append, append_kind = out.append, kinds.append
     try:
         for kind, string, start, _, _ in _raw_tokens(source):
-            if kind not in skip:
+            if kind == tokenize.STRING:
+                # Its value: a literal spelled otherwise is layout (``rts.string_spelling``).
+                append((start, literal_value_text(string)))
+                append_kind(kind)
+            elif kind not in skip:
                 append((start, markers.get(kind, string)))
                 append_kind(kind)
     except (tokenize.TokenError, SyntaxError) as exc:  # IndentationError included

@@ -58,3 +58,18 @@ def test_a_file_that_fails_to_collect_is_listed_as_failed(
     assert alone.failed == {"test_broken.py"}, alone.output
     both = project.pytest("-p", "no:cacheprovider")
     assert both.failed == {"test_broken.py"} and both.passed == {"test_fine.py::test_fine"}
+
+
+def test_a_conftest_that_cannot_import_stops_the_replay(
+    rts_project: ModuleType, tmp_path: Path
+) -> None:
+    # marshmallow 29fa298a: tests/base.py imports pytz, which no --pip named; pytest loaded
+    # no conftest and ran nothing (exit 4), and the replay went on counting 0 tests at every
+    # commit for both tools: "0 violations" from a suite that never ran.
+    (tmp_path / "conftest.py").write_text("import not_installed_anywhere\n")
+    (tmp_path / "test_fine.py").write_text("def test_fine():\n    assert True\n")
+    project = rts_project.Project("noconf", tmp_path, Path(sys.executable), ["-p", "no:xdist"])
+    with pytest.raises(RuntimeError, match="not_installed_anywhere"):
+        project.pytest("-p", "no:cacheprovider")
+    with pytest.raises(RuntimeError, match="not_installed_anywhere"):
+        project.pytest("-p", "no:cacheprovider", listing=False)

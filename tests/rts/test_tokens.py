@@ -13,6 +13,7 @@ import pytest
 
 from lsp_server.rts.lookups import DYNAMIC_NAMES
 from lsp_server.rts.spans import scan
+from lsp_server.rts.string_spelling import literal_value_text
 from lsp_server.rts.tokens import (
     SourceError,
     TokenText,
@@ -30,7 +31,13 @@ def _with_tokenize(source: str) -> list[tuple[tuple[int, int], str]]:
         for tok in tokenize.generate_tokens(io.StringIO(source).readline)
         if tok.type not in _DROPPED
     ]
-    tokens = [(tok.start, _MARKERS.get(tok.type, tok.string)) for tok in kept]
+    # A string literal stands for its value (``rts.string_spelling``).
+    tokens = [
+        (tok.start, literal_value_text(tok.string))
+        if tok.type == tokenize.STRING
+        else (tok.start, _MARKERS.get(tok.type, tok.string))
+        for tok in kept
+    ]
     return without_layout_punctuation(tokens, [tok.type for tok in kept])
 
 

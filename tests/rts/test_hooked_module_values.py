@@ -1,0 +1,71 @@
+"""Values of a project module whose attribute lookups run the project's code: the recorder
+looks through every module's values for caches and containers (``rts.cache_hits``,
+``rts.filled_containers``) without running any of it.
+
+itsdangerous 1.1 (``_json.deprecated_json``: a ``ModuleType`` whose ``__getattribute__``
+warns, under ``filterwarnings = error``): ``isinstance(value, type)`` reads
+``value.__class__`` through that hook, the warning was an error, pytest stopped with
+INTERNALERROR before the first test, and every later ``--reks`` run ran nothing: a replay
+from 981ade6e on selected no test, and missed the failing ones at 1776c8f7 and 2881d93e.
+Real pytest sessions."""
+
+from __future__ import annotations
+
+import pytest
+
+from .helpers import ERROR_FILTERS_INI, edit, ran_and_failed, run, write
+
+pytest_plugins = ["pytester"]
+
+
+@pytest.fixture
+def project(pytester: pytest.Pytester) -> pytest.Pytester:
+    write(pytester, "pytest.ini", ERROR_FILTERS_INI)
+    write(
+        pytester,
+        "compat.py",
+        """
+        import json
+        import warnings
+        from types import ModuleType
+
+
+        class DeprecatedJSON(ModuleType):
+            def __getattribute__(self, item):
+                warnings.warn("use json", DeprecationWarning, stacklevel=2)
+                return getattr(json, item)
+
+
+        deprecated_json = DeprecatedJSON("json")
+
+
+        def dumps(value):
+            return json.dumps(value)
+        """,
+    )
+    write(
+        pytester,
+        "test_compat.py",
+        """
+        from compat import dumps
+
+
+        def test_dumps():
+            assert dumps(1) == "1"
+
+
+        def test_other():
+            assert True
+        """,
+    )
+    assert run(pytester, flag="--reks-all") == {"test_dumps", "test_other"}
+    return pytester
+
+
+def test_a_changed_function_beside_hooked_values_selects(project: pytest.Pytester) -> None:
+    edit(project, "compat.py", "return json.dumps(value)", 'return json.dumps(value) + " "')
+    assert ran_and_failed(project) == ({"test_dumps"}, {"test_dumps"})
+
+
+def test_nothing_changed_beside_hooked_values_selects_nothing(project: pytest.Pytester) -> None:
+    assert run(project) == set()
