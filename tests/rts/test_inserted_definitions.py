@@ -66,7 +66,14 @@ def test_a_test_put_between_two_others_runs_alone(project: pytest.Pytester) -> N
 def test_a_statement_moved_out_of_a_block_still_changes_the_module(
     project: pytest.Pytester,
 ) -> None:
-    edit(project, "mod.py", "    return x * 2\n", "    return x * 2\n\n\nif True:\n    LIMIT = 1\n")
+    # A loop, not ``if True:``: a constant condition is a version guard, whose text and
+    # live branch are no module-unit text (``rts.version_guards``).
+    edit(
+        project,
+        "mod.py",
+        "    return x * 2\n",
+        "    return x * 2\n\n\nfor _ in range(1):\n    LIMIT = 1\n",
+    )
     assert run(project) == {"test_double", "test_triple"}
     edit(project, "mod.py", "    LIMIT = 1\n", "    pass\nLIMIT = 1\n")
     assert run(project) == {"test_double", "test_triple"}
