@@ -11,7 +11,7 @@ from __future__ import annotations
 import pytest
 
 from .helpers import edit, ran_and_failed, run, write
-from .test_version_guards import ALL, compat_project, util_project
+from .test_version_guards import ALL, RELOADING_TESTS, compat_project, util_project
 
 pytest_plugins = ["pytester"]
 
@@ -69,25 +69,7 @@ def test_a_changed_condition_that_runs_the_same_branch_selects_a_test_running_th
     # version now runs the other one.
     recorded = compat_project(
         pytester,
-        """
-        import importlib
-        import sys
-
-        import compat
-
-
-        def test_now():
-            assert compat.NAME == "three"
-
-
-        def test_old(monkeypatch):
-            monkeypatch.setattr(sys, "version_info", (2, 7, 0, "final", 0))
-            try:
-                assert importlib.reload(compat).NAME == "two"
-            finally:
-                monkeypatch.undo()
-                importlib.reload(compat)
-        """,
+        RELOADING_TESTS,
     )
     assert recorded == {"test_now", "test_old"}
     edit(pytester, "compat.py", ">= (3, 0)", ">= (2, 0)")

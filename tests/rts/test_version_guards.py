@@ -230,6 +230,28 @@ def compat_project(pytester: pytest.Pytester, tests: str) -> set[str]:
     return run(pytester)
 
 
+RELOADING_TESTS = """
+import importlib
+import sys
+
+import compat
+
+
+def test_now():
+    assert compat.NAME == "three"
+
+
+def test_old(monkeypatch):
+    monkeypatch.setattr(sys, "version_info", (2, 7, 0, "final", 0))
+    try:
+        assert importlib.reload(compat).NAME == "two"
+    finally:
+        monkeypatch.undo()
+        importlib.reload(compat)
+"""
+"""Two tests of ``compat``: one as imported, one reloading it under Python 2.7."""
+
+
 def test_a_test_that_reloads_the_module_under_another_version_runs_its_other_branch(
     pytester: pytest.Pytester,
 ) -> None:
@@ -237,25 +259,7 @@ def test_a_test_that_reloads_the_module_under_another_version_runs_its_other_bra
     # and reloading the module runs it (compatibility code is tested this way).
     recorded = compat_project(
         pytester,
-        """
-        import importlib
-        import sys
-
-        import compat
-
-
-        def test_now():
-            assert compat.NAME == "three"
-
-
-        def test_old(monkeypatch):
-            monkeypatch.setattr(sys, "version_info", (2, 7, 0, "final", 0))
-            try:
-                assert importlib.reload(compat).NAME == "two"
-            finally:
-                monkeypatch.undo()
-                importlib.reload(compat)
-        """,
+        RELOADING_TESTS,
     )
     assert recorded == {"test_now", "test_old"}
     edit(pytester, "compat.py", 'NAME = "two"', 'NAME = "2"')
