@@ -8,11 +8,12 @@ if the file said ``from kinds import WORD``: a removed binding there selects it
 (``binding_reads._taken``, ``name_takers.files_taking``), a changed one does not.
 
 Of a base, one thing about its value matters to every importer: that it is a class
-(``TypeError`` at import otherwise). A class bound by its class statement alone has a unit
-of that kind, ``C.<class>`` (``class_kinds``), whose text never changes: rebound to
-anything else (``C = 3``, a ``def C``, a second binding below), the unit is gone, which
-selects the tests whose modules take ``C`` as a removed binding does
-(``unit_names.taken_name``).
+(``TypeError`` at import otherwise). A name a top-level class statement binds has a unit of
+that kind, ``C.<class>`` (``class_kinds``), whose text is a marker per class statement and
+every other top-level statement that may bind the name: rebound without a class statement
+(``C = 3``, a ``def C``) the unit is gone, rebound besides it (``C = wrap(C)``, a second
+binding below) it changes; either way it selects the tests whose modules take ``C`` as a
+removed binding does (``unit_names.taken_name``).
 """
 
 from __future__ import annotations
