@@ -31,13 +31,11 @@ folder, statement, loaded modules and ``sys.path``.
 
 from __future__ import annotations
 
-import json
-import subprocess
 import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-PROBE_SECONDS = 60.0
+from lsp_server.rts.probe_process import probe_answer
 
 _PROBE = r"""
 import atexit, gc, importlib, json, logging, os, random, signal, sys, threading, warnings
@@ -177,25 +175,12 @@ def _preloaded() -> tuple[str, ...]:
 def _run_probe(
     root: str, module: str, names: tuple[str, ...] | None, preload: tuple[str, ...]
 ) -> ProbeResult | None:
-    spec = json.dumps(
-        {"root": root, "module": module, "names": names, "preload": preload, "path": sys.path}
-    )
-    try:  # in the project's folder, as the tests run: a library may read files there
-        done = subprocess.run(
-            [sys.executable, "-c", _PROBE, spec],
-            cwd=root,
-            capture_output=True,
-            text=True,
-            timeout=PROBE_SECONDS,
-            check=False,
-        )
-    except (OSError, subprocess.SubprocessError):
-        return None
-    lines = done.stdout.strip().splitlines()
-    if done.returncode != 0 or not lines:
+    spec = {"root": root, "module": module, "names": names, "preload": preload, "path": sys.path}
+    # In the project's folder, as the tests run: a library may read files there.
+    found = probe_answer(_PROBE, spec, cwd=root)
+    if not isinstance(found, dict):
         return None
     try:
-        found = json.loads(lines[-1])
         return ProbeResult(found["outcome"], tuple(found["events"]), tuple(found["changed"]))
-    except (ValueError, KeyError, TypeError):
+    except (KeyError, TypeError):
         return None

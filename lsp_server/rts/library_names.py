@@ -21,18 +21,16 @@ change, every test reruns, so the answer holds for the code recorded against the
 from __future__ import annotations
 
 import ast
-import json
-import subprocess
 import sys
 from collections.abc import Mapping, Set
 from typing import TYPE_CHECKING
 
+from lsp_server.rts.probe_process import probe_answer
 from lsp_server.rts.stdlib_values import resolves, stdlib_has
 
 if TYPE_CHECKING:
     from lsp_server.rts.import_scope import Scope
 
-PROBE_SECONDS = 60.0
 
 _PROBE = r"""
 import importlib, json, os, sys, sysconfig
@@ -92,24 +90,7 @@ def installed_names(module: str) -> frozenset[str]:
 
 
 def _run_probe(module: str) -> frozenset[str]:
-    spec = json.dumps({"module": module, "path": sys.path})
-    try:
-        done = subprocess.run(
-            [sys.executable, "-c", _PROBE, spec],
-            capture_output=True,
-            text=True,
-            timeout=PROBE_SECONDS,
-            check=False,
-        )
-    except (OSError, subprocess.SubprocessError):
-        return frozenset()
-    lines = done.stdout.strip().splitlines()
-    if done.returncode != 0 or not lines:
-        return frozenset()
-    try:
-        found = json.loads(lines[-1])
-    except ValueError:
-        return frozenset()
+    found = probe_answer(_PROBE, {"module": module, "path": sys.path})
     if not isinstance(found, dict) or found.get("installed") is not True:
         return frozenset()
     return frozenset(name for name in found.get("names", ()) if isinstance(name, str))
