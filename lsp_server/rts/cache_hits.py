@@ -23,6 +23,7 @@ from typing import Any
 
 from lsp_server.rts.cached_calls import CachedCalls
 from lsp_server.rts.identity import identity
+from lsp_server.rts.plain_values import function_of, is_kind
 from lsp_server.rts.project_modules import NewProjectModules, hooks_unheard
 from lsp_server.rts.tracing import CodeSet
 
@@ -76,9 +77,9 @@ class CacheHits:
         for module in self._modules.take():
             for value in list(vars(module).values()):
                 self._take(value)
-                if isinstance(value, type) and value.__module__ == module.__name__:
+                if is_kind(value, type) and vars(value).get("__module__") == module.__name__:
                     for member in list(vars(value).values()):
-                        self._take(getattr(member, "__func__", member))
+                        self._take(function_of(member))
 
     def _take(self, value: object) -> None:
         if type(value) is not _CACHE_WRAPPER or id(value) in self._known:

@@ -35,7 +35,7 @@ import dis
 import sys
 from collections.abc import Collection, Iterator, Mapping
 from dataclasses import dataclass, field
-from types import CodeType
+from types import CodeType, FunctionType
 from typing import Any
 
 from lsp_server.rts.identity import identity
@@ -364,11 +364,11 @@ def _changes(code: list[dis.Instruction], at: int, end: int) -> bool:
 def defaults_held(function: object, containers: Mapping[int, str]) -> Iterator[tuple[int, str]]:
     """(identity of its code, name) of each of ``containers`` (by identity) ``function``
     holds as a default value: it reads every entry of those whenever it runs."""
-    code = getattr(function, "__code__", None)
-    if type(code) is not CodeType:
+    if type(function) is not FunctionType:  # asks no hook of a proxy: ``rts.plain_values``
         return
-    defaults = getattr(function, "__defaults__", None) or ()
-    keyword = getattr(function, "__kwdefaults__", None) or {}
+    code = function.__code__
+    defaults = function.__defaults__ or ()
+    keyword = function.__kwdefaults__ or {}
     for value in (*defaults, *keyword.values()):
         name = containers.get(identity(value))
         if name is not None:

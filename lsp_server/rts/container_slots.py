@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from lsp_server.rts.dict_versions import DictSnapshot, same
+from lsp_server.rts.plain_values import is_kind
 
 WHOLE = ("<whole container>",)  # an entry standing for all of a container
 _MISSING = object()
@@ -52,7 +53,7 @@ class Slot:
             self.entries = DictSnapshot(value, weak=True)
         self.entries.take()
         if self.holding is None:
-            held = [(k, v) for k, v in value.items() if isinstance(v, KINDS)]
+            held = [(k, v) for k, v in value.items() if is_kind(v, KINDS)]
             self.holding = ([k for k, _ in held], [v for _, v in held])
         self.sizes = list(map(len, self.holding[1]))
 

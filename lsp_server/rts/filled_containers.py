@@ -73,6 +73,7 @@ from lsp_server.rts.keyed_reads import KeyedReads
 from lsp_server.rts.lazy_builds import LazyBuilds
 from lsp_server.rts.module_rebinds import ModuleRebinds, Reach
 from lsp_server.rts.new_keys import new_keys
+from lsp_server.rts.plain_values import function_of, is_kind
 from lsp_server.rts.project_modules import NewProjectModules, hooks_unheard
 from lsp_server.rts.rebound_names import bound_by_import, imported_names, names_spelled
 from lsp_server.rts.tracing import CodeSet, RanSoFar
@@ -146,7 +147,7 @@ class FilledContainers:
             self._builds.before()
         for slot in self._slots:
             value = slot.namespace.get(slot.name, _MISSING)
-            if value is not slot.value and isinstance(value, KINDS):
+            if value is not slot.value and is_kind(value, KINDS):
                 slot.value = value  # rebound between tests: the new object from now on
                 slot.holding = None
             slot.start()
@@ -367,7 +368,7 @@ class FilledContainers:
             if test_file:
                 continue
             for value in list(vars(module).values()):
-                if isinstance(value, type) and value.__module__ == module.__name__:
+                if is_kind(value, type) and vars(value).get("__module__") == module.__name__:
                     self._take(value)
             for holder in container_holders(module, self._is_project_file):
                 self._take_containers(holder, vars(holder))  # its names: no module's
@@ -385,11 +386,11 @@ class FilledContainers:
 
     def _take_containers(self, owner: object, namespace: Mapping[str, Any]) -> None:
         """The containers bound in ``namespace``, the attributes of ``owner``."""
-        containers = {identity(v): n for n, v in namespace.items() if isinstance(v, KINDS)}
+        containers = {identity(v): n for n, v in namespace.items() if is_kind(v, KINDS)}
         for name, value in list(namespace.items()):
-            for code_id, held in defaults_held(getattr(value, "__func__", value), containers):
+            for code_id, held in defaults_held(function_of(value), containers):
                 self._defaults.setdefault(code_id, set()).add(held)
-            if not isinstance(value, KINDS) or name.startswith("__"):
+            if not is_kind(value, KINDS) or name.startswith("__"):
                 continue
             if (identity(owner), name) in self._slot_of:
                 continue

@@ -15,6 +15,7 @@ from collections.abc import Callable
 from types import ModuleType
 
 from lsp_server.rts.container_slots import KINDS
+from lsp_server.rts.plain_values import is_kind
 
 
 def container_holders(module: ModuleType, is_project_file: Callable[[str], bool]) -> list[object]:
@@ -23,7 +24,7 @@ def container_holders(module: ModuleType, is_project_file: Callable[[str], bool]
     their code: no ``__getattr__``)."""
     found = []
     for value in list(vars(module).values()):
-        if isinstance(value, (type, ModuleType)):
+        if is_kind(value, (type, ModuleType)):
             continue
         defining = sys.modules.get(getattr(type(value), "__module__", None) or "")
         filename = getattr(defining, "__file__", None)
@@ -33,6 +34,6 @@ def container_holders(module: ModuleType, is_project_file: Callable[[str], bool]
             namespace = object.__getattribute__(value, "__dict__")
         except AttributeError:  # slots only
             continue
-        if isinstance(namespace, dict) and any(isinstance(v, KINDS) for v in namespace.values()):
+        if is_kind(namespace, dict) and any(is_kind(v, KINDS) for v in namespace.values()):
             found.append(value)
     return found

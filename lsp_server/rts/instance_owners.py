@@ -23,6 +23,7 @@ from collections.abc import Callable, Iterable, Mapping
 from types import CodeType, FrameType, FunctionType, MethodType, ModuleType
 
 from lsp_server.rts.named_reads import JUMPS
+from lsp_server.rts.plain_values import may_be, own_namespace
 
 _OWNER_LOADS = frozenset(["LOAD_FAST", "LOAD_FAST_CHECK"])
 _REBINDS = frozenset(["STORE_FAST", "DELETE_FAST", "STORE_FAST_STORE_FAST", "STORE_FAST_LOAD_FAST"])
@@ -100,10 +101,10 @@ def library_instances(
     come from outside the project (a class whose module is unknown may be the project's)."""
     values = frame.f_locals
     for name in names:
-        if name not in values or isinstance(values[name], _NAMESPACES):
+        if name not in values or may_be(values[name], _NAMESPACES):
             return False
         # A module's globals given to an instance (``obj.__dict__ = vars(module)``).
-        if "__builtins__" in getattr(values[name], "__dict__", ()):
+        if "__builtins__" in (own_namespace(values[name]) or ()):
             return False
         for cls in type(values[name]).__mro__:
             home = getattr(cls, "__module__", None)
@@ -127,8 +128,8 @@ def no_namespaces(frame: FrameType, names: Iterable[str]) -> bool:
         if name not in values:
             return False
         value = values[name]
-        if isinstance(value, (ModuleType, FunctionType, MethodType)):
+        if may_be(value, (ModuleType, FunctionType, MethodType)):
             return False
-        if "__builtins__" in getattr(value, "__dict__", ()):
+        if "__builtins__" in (own_namespace(value) or ()):
             return False
     return True

@@ -55,6 +55,7 @@ from lsp_server.rts.cached_calls import SPANS_PER_TEST, frozen
 from lsp_server.rts.identity import identity
 from lsp_server.rts.monitoring_tools import claim_call_tool, release_call_tool
 from lsp_server.rts.object_states import state_of
+from lsp_server.rts.plain_values import is_kind
 from lsp_server.rts.tracing import CodeSet, CodeTracer, SpanToken
 
 _MON: Any = getattr(sys, "monitoring", None)
@@ -136,9 +137,7 @@ class LazyBuilds:
     def take(self, owner: object, namespace: Mapping[str, Any]) -> None:
         """Watch the functions of ``owner`` (a project module or class) that store a name
         ``namespace`` binds to None."""
-        self._named.update(
-            identity(v) for v in namespace.values() if not isinstance(v, _NAMED_WALKED)
-        )
+        self._named.update(identity(v) for v in namespace.values() if not is_kind(v, _NAMED_WALKED))
         if self._unavailable:
             return
         empty = [n for n, v in namespace.items() if v is None and not n.startswith("__")]
