@@ -18,8 +18,21 @@ from typing import Any
 
 import pytest
 
-from lsp_server.rts.option_rules import UNREGISTERED_MARK
-from lsp_server.rts.read_watch import ReadWatch
+from lsp_server.rts.option_rules import ROOT_LEVEL_READ, UNREGISTERED_MARK, WARNED
+from lsp_server.rts.read_watch import ReadWatch, RootLevelReads, WarningWatch
+
+EARLY_WARNINGS = pytest.StashKey[WarningWatch]()
+"""The warnings' watch armed as the initial conftests are imported (``rts.recorder``)."""
+
+
+def session_option_reads(config: pytest.Config) -> OptionReads:
+    """The option rules' watches, the warnings' one taken over from the conftests' import
+    (a warning there counts for every test)."""
+    warned = config.stash.get(EARLY_WARNINGS, None) or WarningWatch()
+    warned.untraceable |= warned.seen > 0
+    reads = OptionReads(config, {WARNED: warned, ROOT_LEVEL_READ: RootLevelReads()})
+    config.add_cleanup(reads.close)
+    return reads
 
 
 class OptionReads:

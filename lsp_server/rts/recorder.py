@@ -35,11 +35,11 @@ from lsp_server.rts.filled_containers import FilledContainers
 from lsp_server.rts.flush_pace import FlushPace
 from lsp_server.rts.lazy_builds import LazyBuilds
 from lsp_server.rts.module_rebinds import reaching
-from lsp_server.rts.option_reads import OptionReads
-from lsp_server.rts.option_rules import ROOT_LEVEL_READ, WARNED
+from lsp_server.rts.option_reads import EARLY_WARNINGS, session_option_reads
 from lsp_server.rts.parametrize_files import ParametrizeFiles
 from lsp_server.rts.process_starts import ProcessStarts
-from lsp_server.rts.read_watch import RootLevelReads, WarningWatch
+from lsp_server.rts.read_watch import WarningWatch
+from lsp_server.rts.recording_faults import register_fault_watch
 from lsp_server.rts.setup_clock import SetupClock
 from lsp_server.rts.snapshots import FileStates
 from lsp_server.rts.store import DependencyStore, FileSnapshot, TestResult
@@ -48,7 +48,6 @@ from lsp_server.rts.tracing import CodeSet, CodeTracer, RanSoFar
 from lsp_server.rts.windows import Window
 
 EARLY_TRACER = pytest.StashKey[CodeTracer]()
-EARLY_WARNINGS = pytest.StashKey[WarningWatch]()
 
 
 def start_import_tracing(config: pytest.Config) -> None:
@@ -80,16 +79,6 @@ _INCOMPLETE = (
     "recorded incompletely: the profile hook was switched off during the test or before it "
     "(a RecursionError in the hook, or a profiler the test started)"
 )
-
-
-def _option_reads(config: pytest.Config) -> OptionReads:
-    """The option rules' watches, the warnings' one taken over from the conftests' import
-    (a warning there counts for every test)."""
-    warned = config.stash.get(EARLY_WARNINGS, None) or WarningWatch()
-    warned.untraceable |= warned.seen > 0
-    reads = OptionReads(config, {WARNED: warned, ROOT_LEVEL_READ: RootLevelReads()})
-    config.add_cleanup(reads.close)
-    return reads
 
 
 class DependencyRecorder:
@@ -147,7 +136,8 @@ class DependencyRecorder:
         # their records are incomplete, so they are written stale and run next time.
         self._incomplete: set[str] = set()
         self._lost_outside_tests = False  # at collection or between tests: every test
-        self.option_reads = _option_reads(config)
+        self.option_reads = session_option_reads(config)
+        self._fault = register_fault_watch(config)
         config.pluginmanager.register(self.option_reads, "reks-option-reads")
 
     # -- tracing ------------------------------------------------------------------------
@@ -250,8 +240,11 @@ class DependencyRecorder:
         self, item: pytest.Item, nextitem: pytest.Item | None
     ) -> Generator[None, object, object]:
         if not self._tracing:
+            if self._fault.error is not None:
+                self._fault.unrecorded.add(item.nodeid)
             return (yield)
-        with collector_paused():  # reks's own work between the project's: rts.collector_pause
+        with collector_paused(), self._fault.caught(item.nodeid, self.stop_tracing):
+            # reks's own work between the project's: rts.collector_pause
             self.cache_hits.before()
             self.filled_containers.before()
             self._lost_outside_tests |= self.tracer.reinstate()
@@ -263,7 +256,9 @@ class DependencyRecorder:
             self._reports[item.nodeid] = []
             self.setup_clock.take()  # nothing between tests is this test's
         result = yield
-        with collector_paused():
+        if not self._tracing:  # stopped by a fault of the recording: ``rts.recording_faults``
+            return result
+        with collector_paused(), self._fault.caught(item.nodeid, self.stop_tracing):
             # No restart: the next test's start restarts events (nothing between tests counts).
             self._flush(restart=False)
             self.filled_containers.ended()
@@ -352,6 +347,9 @@ class DependencyRecorder:
         """Write buffered results in one transaction. Losing a buffer (kill -9) is safe:
         those tests keep their previous record, which selects them again."""
         started = time.monotonic()
+        unrecorded = self._fault.take_unrecorded()
+        if unrecorded:  # run after a fault of the recording: ``rts.recording_faults``
+            self.store.mark_stale(unrecorded, self._fault.reason)
         if not self._pending:
             return
         pending, self._pending = self._pending, []
