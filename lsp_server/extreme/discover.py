@@ -21,10 +21,10 @@ from lsp_server.extreme.constants import EMPTY_GENERATOR, bodies_from_annotation
 from lsp_server.project import load_config
 from lsp_server.project.files import is_test_path, walk_files
 from lsp_server.project.text import parse_python
-from lsp_server.rts.analysis_cache import kept_or_new_units
+from lsp_server.rts.analysis_cache import cached_source_units, kept_or_new_units
 from lsp_server.rts.file_snapshot import file_checksum
 from lsp_server.rts.file_units import FileUnits
-from lsp_server.rts.units import SourceError, cached_source_units, tokenize_decode
+from lsp_server.rts.units import SourceError, tokenize_decode
 
 NO_EXTREME = "reks: no-extreme"
 """A comment on (or just above) a ``def`` line that excludes the function."""

@@ -24,10 +24,11 @@ import dataclasses
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
+from lsp_server.rts.analysis_cache import cached_source_units
 from lsp_server.rts.file_units import FileUnits, Unit
 from lsp_server.rts.provenance import Origin, Provenance, TaskTarget
 from lsp_server.rts.unit_names import MODULE, is_place
-from lsp_server.rts.units import SourceError, cached_source_units
+from lsp_server.rts.units import SourceError
 
 
 @dataclass

@@ -8,7 +8,8 @@ One file per source path under ``.reks/analysis/``, replaced when the source cha
 the folder never holds more entries than the project has files. An entry is used only
 when it was made from the same bytes (raw hash) by the same analysis code (a digest of
 reks's ``rts`` and ``project`` sources) under the same Python (its ``ast`` differs
-between versions) and the same installed distributions (``rts.library_names``); anything
+between versions), the same installed distributions (``rts.library_names``) and the same
+probe mode (``rts.probe_process``: probes off, a library's names stay unproved); anything
 else, an unreadable entry included, is a miss and the file is analysed again. Entries
 are written atomically: a killed run or two xdist workers at once leave a whole entry or
 none. The store's folder is the project's own (``pytest`` runs the project's code
@@ -29,6 +30,7 @@ from lsp_server.project.text import write_atomic
 from lsp_server.rts.analysis_digest import ANALYSIS_DIR, analysis_code_digest
 from lsp_server.rts.file_units import FileUnits
 from lsp_server.rts.installed_distributions import distributions_digest
+from lsp_server.rts.probe_process import probing
 
 _PROTOCOL = pickle.HIGHEST_PROTOCOL
 
@@ -67,8 +69,8 @@ class AnalysisCache:
             write_atomic(self._entry_path(path), data)
 
 
-def _entry_key(path: str, raw_hash: str) -> tuple[str, str, str, str]:
-    return (analysis_code_digest(), installed_digest(), path, raw_hash)
+def _entry_key(path: str, raw_hash: str) -> tuple[str, str, bool, str, str]:
+    return (analysis_code_digest(), installed_digest(), probing(), path, raw_hash)
 
 
 @functools.cache
@@ -78,13 +80,29 @@ def installed_digest() -> str:
     return distributions_digest()[0]
 
 
+def cached_source_units(path: str, source: str) -> FileUnits:
+    """``units.source_units`` memoized by text and probe mode in this process. A
+    refactoring's files are parsed by the engine (to build its Provenance) and again by the
+    REKS rules moments later, and most files are unchanged between two tasks. The result is
+    shared: callers must not modify it."""
+    return units_by_text(path, source, probing())
+
+
+@functools.lru_cache(maxsize=256)
+def units_by_text(path: str, source: str, probes: bool) -> FileUnits:
+    """``units.source_units`` of ``source``, kept per text and probe mode (``probes``)."""
+    from lsp_server.rts.units import source_units  # see ``kept_or_new_units``
+
+    return source_units(path, source)
+
+
 def kept_or_new_units(root: Path, path: str, data: bytes, raw_hash: str) -> FileUnits:
     """The analysis of ``path`` (bytes ``data``, raw hash ``raw_hash``) an earlier session
     kept (loading it costs a tenth of parsing a large file), else a new one, kept for the
     next session and shared with whoever parses the same text in this process."""
     # Imported here: the pytest worker imports this module (it keeps what it parses) and
     # must not pay for the analysis modules on its way to its first transformation.
-    from lsp_server.rts.units import cached_source_units, tokenize_decode
+    from lsp_server.rts.units import tokenize_decode
 
     kept = AnalysisCache(root)
     units = kept.get(path, raw_hash)

@@ -35,7 +35,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from lsp_server.rts.probe_process import probe_answer
+from lsp_server.rts.probe_process import probe_answer, probing
 
 _PROBE = r"""
 import atexit, gc, importlib, json, logging, os, random, signal, sys, threading, warnings
@@ -148,7 +148,7 @@ class ProbeResult:
         return self.outcome == "ok" and not self.events and not self.changed
 
 
-_Key = tuple[str, str, str, tuple[str, ...] | None, tuple[str, ...], tuple[str, ...]]
+_Key = tuple[bool, str, str, str, tuple[str, ...] | None, tuple[str, ...], tuple[str, ...]]
 _VERDICTS: dict[_Key, ProbeResult | None] = {}
 
 
@@ -158,7 +158,7 @@ def probe_import(root: Path, module: str, names: tuple[str, ...] | None) -> Prob
     loaded by it is a change); None when the probe itself failed (no answer, a timeout,
     output it broke)."""
     preload = _preloaded()
-    key = (sys.executable, str(root), module, names, preload, tuple(sys.path))
+    key = (probing(), sys.executable, str(root), module, names, preload, tuple(sys.path))
     if key not in _VERDICTS:
         _VERDICTS[key] = _run_probe(str(root), module, names, preload)
     return _VERDICTS[key]

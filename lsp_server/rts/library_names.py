@@ -25,7 +25,7 @@ import sys
 from collections.abc import Mapping, Set
 from typing import TYPE_CHECKING
 
-from lsp_server.rts.probe_process import probe_answer
+from lsp_server.rts.probe_process import probe_answer, probing
 from lsp_server.rts.stdlib_values import resolves, stdlib_has
 
 if TYPE_CHECKING:
@@ -45,7 +45,7 @@ names = sorted(k for k in vars(module) if isinstance(k, str)) if inside else []
 print(json.dumps({"installed": inside, "names": names}))
 """
 
-_NAMES: dict[tuple[str, str, tuple[str, ...]], frozenset[str]] = {}
+_NAMES: dict[tuple[bool, str, str, tuple[str, ...]], frozenset[str]] = {}
 
 
 def takes_known(scope: Scope, module: str, name: str) -> bool:
@@ -82,7 +82,7 @@ def library_attribute(node: ast.Attribute, libraries: Mapping[str, str]) -> bool
 def installed_names(module: str) -> frozenset[str]:
     """The names ``module`` binds once imported, asked of a fresh process of this
     interpreter; none when it is no installed library's or the probe failed."""
-    key = (sys.executable, module, tuple(sys.path))
+    key = (probing(), sys.executable, module, tuple(sys.path))
     found = _NAMES.get(key)
     if found is None:
         found = _NAMES[key] = _run_probe(module)

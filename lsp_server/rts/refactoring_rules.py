@@ -34,6 +34,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from lsp_server.rts.analysis_cache import cached_source_units
 from lsp_server.rts.file_units import FileUnits, Unit
 from lsp_server.rts.imports import ImportResolver
 from lsp_server.rts.provenance import Origin, Provenance
@@ -41,7 +42,7 @@ from lsp_server.rts.select import ReasonKind, import_resolver, tests_reading_cha
 from lsp_server.rts.snapshots import FileStates
 from lsp_server.rts.store import DependencyStore
 from lsp_server.rts.unit_names import MODULE, NAMES, bound_name, is_place
-from lsp_server.rts.units import SourceError, cached_source_units
+from lsp_server.rts.units import SourceError
 
 
 @dataclass

@@ -15,7 +15,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from lsp_server.project.interpreter import project_python
 from lsp_server.project.text import parse_python
+from lsp_server.rts.probe_process import probing_for
 from lsp_server.rts.select import select_affected_tests
 from lsp_server.rts.snapshots import FileStates
 from lsp_server.rts.store import DependencyStore, LoggedTask, StoreError, store_path
@@ -65,10 +67,14 @@ class TestStatus:
         return f"{len(self.skipped)} tests skipped by refactorings, {len(self.affected)} affected"
 
 
-def test_status(root: Path, overlays: Mapping[str, str] | None = None) -> TestStatus | None:
+def test_status(
+    root: Path, overlays: Mapping[str, str] | None = None, python: str | None = None
+) -> TestStatus | None:
     """The current status, or None when the project has no dependency store with tests.
     ``overlays``: root-relative path -> text of files whose current text is not saved yet
-    (an editor's buffers): the status is the one of that text."""
+    (an editor's buffers): the status is the one of that text. ``python``: the interpreter
+    the tests run in (``project_python`` finds it by default); library probes run only
+    when it is this one (``rts.probe_process``)."""
     if not store_path(root).exists():
         return None
     try:
@@ -76,7 +82,7 @@ def test_status(root: Path, overlays: Mapping[str, str] | None = None) -> TestSt
     except StoreError:
         return None
     status = TestStatus()
-    with store:
+    with store, probing_for(project_python(root, python)):
         if not store.has_tests():  # made by the extreme analysis for its verdicts
             return None
         selection = select_affected_tests(root, store, states=FileStates(root, overlays=overlays))

@@ -39,7 +39,6 @@ the places of code (``rts.layout_unit``).
 
 from __future__ import annotations
 
-import functools
 import io
 import tokenize
 from collections.abc import Iterable
@@ -370,14 +369,6 @@ def _add_loose(
                 readers.append(unit)
             loose.add(unit)
     result.loose, result.loose_reads = frozenset(loose), layout.loose_reads
-
-
-@functools.lru_cache(maxsize=256)
-def cached_source_units(path: str, source: str) -> FileUnits:
-    """``source_units`` memoized by text. A refactoring's files are parsed by the engine
-    (to build its Provenance) and again by the REKS rules moments later, and most files are
-    unchanged between two tasks. The result is shared: callers must not modify it."""
-    return source_units(path, source)
 
 
 def path_units(root: Path, file: Path) -> FileUnits:

@@ -113,9 +113,12 @@ def task_summary(
     return text
 
 
-def running_tests(root: str, overlays: Mapping[str, str] | None = None) -> set[str]:
-    """The tests the project's current changes select (none without a store)."""
-    status = test_status(Path(root), overlays)
+def running_tests(
+    root: str, overlays: Mapping[str, str] | None = None, python: str | None = None
+) -> set[str]:
+    """The tests the project's current changes select (none without a store); ``python``
+    runs the tests (``test_status``)."""
+    status = test_status(Path(root), overlays, python)
     return set() if status is None else set(status.affected)
 
 

@@ -10,7 +10,8 @@ import pytest
 
 from lsp_server.extreme.constants import EMPTY_GENERATOR, bodies_for_kinds
 from lsp_server.extreme.discover import discover, functions_of_source, source_files
-from lsp_server.rts.units import cached_source_units, source_units
+from lsp_server.rts.analysis_cache import units_by_text
+from lsp_server.rts.units import source_units
 from tests.support.reks import run_pytest
 
 
@@ -204,16 +205,16 @@ def test_discovery_takes_a_reks_sessions_kept_analysis_and_parses_only_what_chan
     session = run_pytest(root, "--reks", "-p", "no:cacheprovider")
     assert session.returncode == 0, session.stdout
 
-    cached_source_units.cache_clear()
+    units_by_text.cache_clear()
     functions, errors = discover(root, ["shapes.py"])
     assert (errors, [f.qualname for f in functions]) == ({}, ["Square.__init__", "Square.area"])
-    assert cached_source_units.cache_info().misses == 0  # kept, not parsed
+    assert units_by_text.cache_info().misses == 0  # kept, not parsed
     assert functions[1].checksum == source_units("shapes.py", original).checksums["Square.area"]
 
     edited = original + "\n    def perimeter(self):\n        return 4 * self.side\n"
     (root / "shapes.py").write_text(edited)
-    cached_source_units.cache_clear()
+    units_by_text.cache_clear()
     functions, errors = discover(root, ["shapes.py"])
-    assert cached_source_units.cache_info().misses == 1  # the new text is parsed
+    assert units_by_text.cache_info().misses == 1  # the new text is parsed
     assert [f.qualname for f in functions] == ["Square.__init__", "Square.area", "Square.perimeter"]
     assert functions[2].checksum == source_units("shapes.py", edited).checksums["Square.perimeter"]

@@ -7,13 +7,13 @@ import json
 import sqlite3
 from pathlib import Path
 
+from lsp_server.rts.analysis_cache import cached_source_units
 from lsp_server.rts.file_units import Unit
 from lsp_server.rts.provenance import Origin, Provenance
 from lsp_server.rts.refactoring_rules import apply_rules, record_refactoring
 from lsp_server.rts.store import SCHEMA_VERSION, DependencyStore, store_path
 from lsp_server.rts.test_status import tasks_since
 from lsp_server.rts.test_status import test_status as current_test_status
-from lsp_server.rts.units import cached_source_units
 
 # The DDL of schema version 2, as reks wrote it (the task log was created on first use
 # by the REKS rules, outside the versioned schema).

@@ -53,6 +53,7 @@ from lsp_server.lsp.test_views import (
     failure_diagnostics,
     test_list,
 )
+from lsp_server.rts.probe_process import probing_for
 from lsp_server.rts.provenance import Provenance
 from lsp_server.rts.run_report import SHORT_SUMMARY_OPTION, RunReport, read_run
 from lsp_server.rts.test_status import TestStatus, locate_tests, test_status
@@ -164,12 +165,14 @@ class TestSelectionFeature(Feature):
     def _applied_in_background(
         self, root: str, provenance: Provenance, overlays: dict[str, str]
     ) -> None:
+        python = self.host.project_for(root).python
         try:
-            self.listener(root, provenance)
+            with probing_for(python):  # the rules analyse files as the tests' interpreter
+                self.listener(root, provenance)
         except Exception:
             log.exception("reks: applying the rules for %s failed", provenance.description)
             return
-        running = running_tests(root, overlays)
+        running = running_tests(root, overlays, python)
         message = task_summary(provenance, self.listener.last, running)
         self._status_changed(root, message, overlays)
 
@@ -194,7 +197,7 @@ class TestSelectionFeature(Feature):
     def _status_changed(self, root: str, message: str | None, overlays: dict[str, str]) -> None:
         """On the feature's thread: read the status, then show it on the message loop."""
         try:
-            status = test_status(Path(root), overlays)
+            status = test_status(Path(root), overlays, self.host.project_for(root).python)
         except Exception:
             log.exception("reks: reading the test status of %s failed", root)
             return
