@@ -41,8 +41,8 @@ from lsp_server.rts.provenance import Origin, Provenance
 from lsp_server.rts.select import ReasonKind, import_resolver, tests_reading_changed
 from lsp_server.rts.snapshots import FileStates
 from lsp_server.rts.store import DependencyStore
+from lsp_server.rts.tokens import SourceError
 from lsp_server.rts.unit_names import MODULE, NAMES, bound_name, is_place
-from lsp_server.rts.units import SourceError
 
 
 @dataclass
