@@ -91,8 +91,7 @@ class TaskOutcome:
 
 
 def _units_of(path: str, text: str) -> FileUnits | None:
-    # Shared cache: the engine parsed these very texts to build the Provenance.
-    try:
+    try:  # shared cache: the engine parsed these very texts to build the Provenance
         return cached_source_units(path, text)
     except SourceError:
         return None
