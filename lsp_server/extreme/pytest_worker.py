@@ -33,6 +33,7 @@ from lsp_server.extreme.assert_mode import assert_mode
 from lsp_server.extreme.bytecode import use_private_cache
 from lsp_server.extreme.failure_note import FailureNote, short_failure
 from lsp_server.extreme.item_locations import locate
+from lsp_server.extreme.kept_child import KeptChild
 from lsp_server.extreme.library_caches import fill_library_caches
 from lsp_server.extreme.pool import SCOPE_VARIABLE
 from lsp_server.extreme.project_writes import ProjectWrites, noting_writes
@@ -62,6 +63,7 @@ from lsp_server.extreme.worker_guard import (
 from lsp_server.rts.setup_clock import SetupClock
 from lsp_server.rts.unit_names import MODULE
 from lsp_server.sandbox import Channel, ChannelClosed, Forker, inherited_channel, inherited_siblings
+from lsp_server.sandbox.forked import flush_streams
 
 OBSERVE_SLACK = 60.0
 """Seconds the whole observation run may take beyond the sum of its tests' timeouts (for a
@@ -97,6 +99,7 @@ class WorkerPlugin:
         self.compiled: swapping.Replacements | None = None  # the request's, before forks
         self.froze_heap = False  # ``prepare`` froze it (what was frozen before: see there)
         self.table = RequestTable()  # what the run requests share (``request_table``)
+        self.kept = KeptChild()  # a child that runs the next transformations too
 
     def send(self, message: dict[str, Any]) -> None:
         self.channel.send(message)
@@ -151,9 +154,7 @@ class WorkerPlugin:
         collected-but-unrun state the first one has (see the module docstring)."""
         channels, self.sibling_channels = self.sibling_channels, []
         for channel in channels:
-            for stream in (sys.stdout, sys.stderr):  # or the copy would print it again
-                with contextlib.suppress(Exception):
-                    stream.flush()
+            flush_streams()
             pid = os.fork()
             if pid == 0:
                 for other in [self.channel, *channels]:
@@ -186,6 +187,8 @@ class WorkerPlugin:
             except ChannelClosed:
                 break  # end of input: reks is done with this worker
             op = request.get("op")
+            if op != "run":
+                self.kept.retire()  # its functions and state may no longer be the worker's
             if op == "quit":
                 break
             try:
@@ -201,6 +204,7 @@ class WorkerPlugin:
                     self.send({"op": "error", "message": f"unknown request {op!r}"})
             except Exception:
                 self.send({"op": "error", "message": traceback.format_exc()})
+        self.kept.retire()
         self.forker.wait_all()
         kill_adopted()
 
@@ -246,8 +250,7 @@ class WorkerPlugin:
         self.run_log.prewarm()
         self.own_children = set(children(os.getpid()))
         fill_library_caches()
-        # Keep the collector from touching (and so copying) every inherited object in each
-        # child: copy-on-write pages stay shared.
+        # So the collector touches (copies) no inherited object in each child: pages shared.
         gc.collect()
         gc.freeze()
         self.froze_heap = True
