@@ -77,6 +77,7 @@ class KeptChild:
         self._requests = -1  # the worker writes requests here
         self._replies: FrameReader | None = None
         self.off = False  # a child per transformation (the state is too large to read)
+        self.digest: StateDigest | None = None  # the worker's state (a fresh child's)
 
     def outcome(
         self,
@@ -87,6 +88,10 @@ class KeptChild:
         """The outcome of the transformed run of ``request`` in the kept child (forked now
         if there is none), or None: then the forked way decides, from the start."""
         if self.pid is None:
+            self.digest = self.digest or StateDigest.take(worker.root)
+            if self.digest is None:
+                self.off = True
+                return None
             self._start(worker, run_tests)
         assert self._replies is not None
         try:
@@ -95,12 +100,16 @@ class KeptChild:
         except (ChannelError, OSError, ValueError, TypeError):
             self.retire()
             return None
-        if reply.get("unreadable"):
-            self.off = True
         if not reply.get("keep"):
             self.retire()
         outcome = reply.get("outcome")
         return outcome if reply.get("trusted") else None
+
+    def forget(self) -> None:
+        """The worker's state changed (an edit followed, files prepared): end the kept
+        child, and take the fresh state again for the next one."""
+        self.retire()
+        self.digest = None
 
     def retire(self) -> None:
         """End the kept child (the next request forks another); no-op without one."""
@@ -152,7 +161,8 @@ def _serve(
     try:
         signal.signal(signal.SIGTERM, signal.SIG_DFL)
         die_with_parent()
-        session = _ChildSession(worker, run_tests)
+        assert worker.kept.digest is not None
+        session = _ChildSession(worker, run_tests, worker.kept.digest)
         reader = FrameReader(requests)
         while True:
             try:
@@ -176,11 +186,12 @@ class _ChildSession:
         self,
         worker: WorkerPlugin,
         run_tests: KeptRun,
+        fresh: StateDigest,
     ) -> None:
         self.worker = worker
         self.run_tests = run_tests
-        self.digest = StateDigest(worker.root)
-        self.fresh = self.digest.read()  # the state a fresh child starts from
+        self.fresh = fresh  # the state a fresh child starts from
+        fresh.settle()
         self.random_state = random.getstate()
         self.handlers = {s: signal.getsignal(s) for s in (signal.SIGALRM, signal.SIGPROF)}
         self.runs = 0
@@ -205,10 +216,7 @@ class _ChildSession:
         keep = not interrupted and self._clean(originals) and not wrote
         verdict = outcome.get("verdict")
         trusted = verdict in KEPT_VERDICTS and (first or verdict == "detected")
-        reply: dict[str, Any] = {"outcome": outcome, "trusted": trusted, "keep": keep}
-        if self.fresh is None:
-            reply.update(keep=False, unreadable=True)
-        return reply
+        return {"outcome": outcome, "trusted": trusted, "keep": keep}
 
     def _clean(self, originals: swapping.Replacements) -> bool:
         """Put back what the run changed on purpose; whether the state is the fresh one."""
@@ -231,4 +239,4 @@ class _ChildSession:
         random.setstate(self.random_state)
         if children(os.getpid()):
             return False
-        return self.fresh is not None and self.digest.read() == self.fresh
+        return not self.fresh.changed()

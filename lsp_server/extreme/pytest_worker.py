@@ -188,7 +188,7 @@ class WorkerPlugin:
                 break  # end of input: reks is done with this worker
             op = request.get("op")
             if op != "run":
-                self.kept.retire()  # its functions and state may no longer be the worker's
+                self.kept.forget()  # its functions and state may no longer be the worker's
             if op == "quit":
                 break
             try:

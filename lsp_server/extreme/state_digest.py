@@ -3,19 +3,23 @@ the state that decides whether a kept child (``kept_child``) may run another
 transformation's tests as if it were freshly forked.
 
 A transformation's verdict must be the one a child forked from the collected-but-unrun
-worker gives. A kept child runs the next transformation only while ``StateDigest.read``
-equals what it read before its first run: the contents, followed through containers,
-instances, functions (defaults, closure cells, attributes) and the project's classes, of
-every module loaded from a file of the project (its code and its tests); the loaded
-module names; the ``functools`` caches' sizes and misses; and the process's own settings
-a test may change (environment, working directory, ``sys.path``, the random state, warning
-filters, locale, decimal context, signal handlers, trace functions, logging, threads).
+worker gives. ``StateDigest`` is taken in the worker (the fresh state) and compared in
+the kept child after each run (``changed``): every mutable object reachable from the
+modules loaded from files of the project (its code and its tests), followed through
+containers, instances (``__dict__`` and slots), functions (code, defaults, closure
+cells, attributes) and the project's classes (their namespace, their subclasses), must
+still hold the very same objects (compared by identity: no project ``__eq__`` runs);
+``functools`` caches their misses and size, ``random.Random`` instances their state; the
+loaded modules, the builtins, and the process's settings a test may change (environment,
+working directory, ``sys.path``, warning filters, locale, decimal context, signal
+handlers, trace functions, logging, threads) must be equal.
 
-What it cannot see, it treats as changed: a walk longer than ``LIMIT`` objects is no
-digest at all. Opaque C objects (a lock, a compiled pattern) are compared by identity
-only: a change inside one (an ``itertools.count`` of a module is read by its ``repr``) is
-the limit of this check, which is why an undetected verdict of a kept child is run again
-in a fresh child (``kept_child``). Standard library only (runs in the worker).
+What it cannot see is the limit of this check: a state reachable from more than
+``LIMIT`` objects is not taken (the worker forks per transformation then); an opaque C
+object (a lock, a compiled pattern, a library's C state) is compared by identity only;
+``itertools`` counters and cycles by their ``repr``. So a kept child's later
+``undetected`` verdict is run again in a fresh child (``kept_child``). Standard library
+only (runs in the worker).
 """
 
 from __future__ import annotations
@@ -25,6 +29,7 @@ import decimal
 import functools
 import locale
 import logging
+import operator
 import os
 import random
 import signal
@@ -33,11 +38,13 @@ import threading
 import types
 import warnings
 from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from itertools import chain
 from typing import Any
 
 LIMIT = 40_000
-"""Objects one reading may visit; a larger state is not read, and the worker forks a
-child per transformation again (a reading costs about a microsecond per object)."""
+"""Mutable objects one digest may follow; a larger state is not taken."""
 
 _ATOMS = (type(None), bool, int, float, complex, str, bytes, range, type(Ellipsis))
 _OPAQUE = (
@@ -57,187 +64,265 @@ _SIGNALS = [
 _LRU_CACHE: type = getattr(functools, "_lru_cache_wrapper", type(None))
 _REPR_STATE = ("itertools.count", "itertools.cycle", "itertools.repeat")
 """C iterators of ``itertools`` whose ``repr`` shows their position."""
+_EMPTY = object()
+"""An empty closure cell's content."""
+
+Reader = Callable[[Any], Any]
+Tracked = tuple[Any, Reader, Any, bool]
+"""An object, how to read it, what it read in the fresh state, and whether that is
+compared by value (else: the same objects, in the same order)."""
+_FUNCTION_PARTS = operator.attrgetter(
+    "__code__", "__defaults__", "__kwdefaults__", "__dict__", "__closure__"
+)
+_CELL = operator.attrgetter("cell_contents")
+
+
+@dataclass(frozen=True)
+class _Kind:
+    """How the objects of one group are read, all at once (the base type's own methods:
+    C loops, no project code): their sizes (None: fixed), and their members in order."""
+
+    size: Reader | None
+    members: Reader
+
+
+_DICT_KEYS = _Kind(dict.__len__, dict.keys)
+_DICT_VALUES = _Kind(None, dict.values)
+_LISTS = _Kind(list.__len__, list.__iter__)
+_SETS = _Kind(set.__len__, set.__iter__)
+_DEQUES = _Kind(deque.__len__, deque.__iter__)
+_FUNCTIONS = _Kind(None, _FUNCTION_PARTS)
+_CELLS = _Kind(None, lambda cell: (_CELL(cell),))
+
+
+@dataclass
+class _Group:
+    kind: _Kind
+    objects: list[Any] = field(default_factory=list)
+    sizes: list[int] = field(default_factory=list)
+    members: list[Any] = field(default_factory=list)
+
+    def read(self) -> tuple[list[int], list[Any]]:
+        size, members = self.kind.size, self.kind.members
+        sizes = list(map(size, self.objects)) if size is not None else []
+        return sizes, list(chain.from_iterable(map(members, self.objects)))
+
+    def changed(self) -> bool:
+        try:
+            sizes, members = self.read()
+        except ValueError:  # a closure cell emptied
+            return True
+        if sizes != self.sizes or len(members) != len(self.members):
+            return True
+        return not all(map(operator.is_, members, self.members))
 
 
 class TooLarge(Exception):
-    """The walk passed ``LIMIT`` objects."""
+    """The state has more than ``LIMIT`` mutable objects."""
 
 
 class StateDigest:
-    """Reads the state of one process over the modules of the project under ``root``."""
+    """The fresh state of the process over the project under ``root``; None from ``take``
+    when it is too large."""
 
-    def __init__(self, root: str) -> None:
-        self.prefix = os.path.realpath(root) + os.sep
+    def __init__(self, groups: list[_Group], others: list[Tracked]) -> None:
+        self.groups = groups
+        for group in groups:
+            group.sizes, group.members = group.read()
+        self.others = others
+        self.settings = _process_settings()
 
-    def read(self) -> list[Any] | None:
-        """The state, comparable with ``==``; None when it is too large to read."""
-        tokens: list[Any] = [_process_settings()]
-        modules = self._project_modules()
-        tokens.append(sorted(sys.modules))
-        walk = _Walk(tokens, {id(m) for m in modules.values()}, set(modules))
+    @classmethod
+    def take(cls, root: str) -> StateDigest | None:
+        walk = _Walk()
+        walk.track(sys.modules, _DICT_KEYS, _DICT_VALUES)
+        walk.track(vars(builtins), _DICT_KEYS, _DICT_VALUES)
+        prefix = os.path.realpath(root) + os.sep
         try:
-            for name in sorted(modules):
-                walk.module(modules[name])
-        except TooLarge:
+            for module in _project_modules(prefix):
+                walk.module_names.add(module.__name__)
+            for module in _project_modules(prefix):
+                walk.value(vars(module))
+        except (TooLarge, RecursionError):
             return None
-        return tokens
+        return cls(list(walk.groups.values()), walk.others)
 
-    def _project_modules(self) -> dict[str, types.ModuleType]:
-        found: dict[str, types.ModuleType] = {}
-        for name, module in list(sys.modules.items()):
-            path = getattr(module, "__file__", None)
-            if not isinstance(path, str) or "site-packages" in path:
-                continue
-            if os.path.realpath(path).startswith(self.prefix):
-                found[name] = module
-        return found
+    def settle(self) -> None:
+        """In the child, before its first run: its own settings are the fresh ones (the
+        worker's threads and ``SIGTERM`` handler are not inherited)."""
+        self.settings = _process_settings()
+
+    def changed(self) -> bool:
+        """Whether the state differs from the fresh one (see the module docstring)."""
+        if _process_settings() != self.settings:
+            return True
+        if any(group.changed() for group in self.groups):
+            return True
+        for obj, read, fresh, by_value in self.others:
+            now = read(obj)
+            if by_value:
+                if now != fresh:
+                    return True
+            elif len(now) != len(fresh) or not all(map(operator.is_, now, fresh)):
+                return True
+        return False
+
+
+def _project_modules(prefix: str) -> list[types.ModuleType]:
+    found = []
+    for module in list(sys.modules.values()):
+        path = getattr(module, "__file__", None)
+        if not isinstance(path, str) or "site-packages" in path:
+            continue
+        if os.path.realpath(path).startswith(prefix):
+            found.append(module)
+    return found
 
 
 class _Walk:
-    """One reading: tokens appended in a fixed order, each object visited once."""
+    """Follows every object reachable from the project's modules once; notes the mutable
+    ones with what they hold now."""
 
-    def __init__(self, tokens: list[Any], module_ids: set[int], names: set[str]) -> None:
-        self.tokens = tokens
-        self.seen: dict[int, int] = {**{i: -1 for i in module_ids}}
-        self.module_names = names
+    def __init__(self) -> None:
+        self.groups: dict[_Kind, _Group] = {}
+        self.others: list[Tracked] = []
         self.count = 0
+        self.seen: set[int] = set()
+        self.module_names: set[str] = set()
 
-    def module(self, module: types.ModuleType) -> None:
-        self.tokens.append(("module", module.__name__))
-        self.namespace(vars(module))
-
-    def namespace(self, names: dict[str, Any]) -> None:
-        for key in sorted(k for k in dict.keys(names) if isinstance(k, str)):
-            if key not in ("__builtins__", "__loader__", "__spec__", "__cached__"):
-                self.tokens.append(key)
-                self.value(dict.__getitem__(names, key))
-
-    def value(self, obj: Any) -> None:
-        kind = type(obj)
-        if kind in _ATOMS:
-            self.tokens.append(obj)
-            return
-        key = id(obj)
-        if key in self.seen:
-            self.tokens.append(("seen", self.seen[key]))
-            return
+    def track(self, obj: Any, *kinds: _Kind) -> list[Any]:
+        """Note ``obj`` in the groups of ``kinds``; what it holds now."""
         self.count += 1
         if self.count > LIMIT:
             raise TooLarge
-        self.seen[key] = self.count
-        self.tokens.append((kind.__qualname__, key))
-        self.inside(obj, kind)
+        held: list[Any] = []
+        for kind in kinds:
+            self.groups.setdefault(kind, _Group(kind)).objects.append(obj)
+            held += kind.members(obj)
+        return held
 
-    def inside(self, obj: Any, kind: type) -> None:
+    def track_other(self, obj: Any, read: Reader, by_value: bool = False) -> Any:
+        self.count += 1
+        if self.count > LIMIT:
+            raise TooLarge
+        now = read(obj)
+        self.others.append((obj, read, now, by_value))
+        return now
+
+    def value(self, obj: Any) -> None:
+        kind = type(obj)
+        if kind in _ATOMS or id(obj) in self.seen:
+            return
+        self.seen.add(id(obj))
         # ``issubclass`` on the real type and the base types' own methods: no code of the
         # project's classes (a proxy's ``__class__``, an ``__iter__``) runs here.
         if issubclass(kind, _OPAQUE):
             return
         if issubclass(kind, dict):
-            self.tokens.append(len(obj))
-            for k, v in list(dict.items(obj)):
-                self.value(k)
-                self.value(v)
-        elif issubclass(kind, (list, tuple, deque)):
-            self.items(obj, kind)
-        elif issubclass(kind, (set, frozenset)):
-            self.tokens.append(len(obj))
-            for item in sorted(set.__iter__(obj) if issubclass(kind, set) else obj, key=_order):
-                self.value(item)
+            self.values(self.track(obj, _DICT_KEYS, _DICT_VALUES))
+        elif issubclass(kind, list):
+            self.values(self.track(obj, _LISTS))
+        elif issubclass(kind, set):
+            self.values(self.track(obj, _SETS))
+        elif issubclass(kind, deque):
+            self.values(self.track(obj, _DEQUES))
+        elif issubclass(kind, tuple):
+            self.values(tuple.__getitem__(obj, slice(None)))
+        elif issubclass(kind, frozenset):
+            self.values(frozenset.__iter__(obj))
         elif kind is types.FunctionType:
             self.function(obj)
         elif issubclass(kind, type):
             self.klass(obj)
         elif kind is types.MethodType:
-            self.value(obj.__func__)
-            self.value(obj.__self__)
+            self.values((obj.__func__, obj.__self__))
         elif issubclass(kind, functools.partial):
-            self.value(obj.func)
-            self.value((obj.args, obj.keywords))
-            self.attributes(obj)
-        elif issubclass(kind, random.Random):
-            self.tokens.append(random.Random.getstate(obj))
-            self.attributes(obj)
+            self.values((obj.func, obj.args, obj.keywords))
         else:
             self.other(obj, kind)
+        if kind not in (dict, list, tuple, set, frozenset, deque, types.FunctionType):
+            self.attributes(obj, kind)
 
-    def items(self, obj: Any, kind: type) -> None:
-        if issubclass(kind, list):
-            members = list.__getitem__(obj, slice(None))
-        elif issubclass(kind, tuple):
-            members = list(tuple.__getitem__(obj, slice(None)))
-        else:
-            members = list(deque.__iter__(obj))
-        self.tokens.append(len(members))
-        for item in members:
-            self.value(item)
-        if kind not in (list, tuple, deque):
-            self.attributes(obj)  # a named tuple's class, a subclass's own attributes
+    def values(self, objects: Any) -> None:
+        for obj in objects:
+            self.value(obj)
 
     def function(self, function: types.FunctionType) -> None:
-        self.tokens.append(id(function.__code__))
-        self.value(function.__defaults__)
-        self.value(function.__kwdefaults__)
+        self.values(self.track(function, _FUNCTIONS))
         for cell in function.__closure__ or ():
             try:
-                self.value(cell.cell_contents)
-            except ValueError:  # an empty cell
-                self.tokens.append("empty")
-        self.value(function.__dict__)
+                self.value(self.track(cell, _CELLS)[0])
+            except ValueError:  # empty now: read one by one
+                self.track_other(cell, _cell_content)
 
     def klass(self, klass: type) -> None:
-        if klass.__module__ not in self.module_names:
-            return  # a library's class: by identity (its instances are followed)
-        self.tokens.append(len(type.__subclasses__(klass)))
-        for key, value in sorted(vars(klass).items(), key=lambda kv: kv[0]):
-            self.tokens.append(key)
-            self.value(value)
+        if klass.__module__ in self.module_names:  # a library's class: by identity
+            self.values(self.track_other(klass, _class_parts))
 
     def other(self, obj: Any, kind: type) -> None:
         if issubclass(kind, _LRU_CACHE):  # a ``functools`` cache: a new entry is state
-            stats = obj.cache_info()
-            self.tokens.append((stats.misses, stats.currsize))
-            self.value(getattr(obj, "__wrapped__", None))
-            self.attributes(obj)
-            return
-        if f"{kind.__module__}.{kind.__qualname__}" in _REPR_STATE:
-            self.tokens.append(repr(obj))
-            return
-        self.attributes(obj)
+            self.track_other(obj, _cache_stats, by_value=True)
+        elif issubclass(kind, random.Random):
+            self.track_other(obj, random.Random.getstate, by_value=True)
+        elif f"{kind.__module__}.{kind.__qualname__}" in _REPR_STATE:
+            self.track_other(obj, repr, by_value=True)
 
-    def attributes(self, obj: Any) -> None:
+    def attributes(self, obj: Any, kind: type) -> None:
         """The instance's ``__dict__`` and slots, read past any ``__getattribute__``."""
+        if issubclass(kind, type):
+            return
         try:
             names = object.__getattribute__(obj, "__dict__")
         except (AttributeError, TypeError):
             names = None
         if isinstance(names, dict):
             self.value(names)
-        for klass in type(obj).__mro__:
-            for slot in vars(klass).values():
-                if isinstance(slot, types.MemberDescriptorType):
-                    try:
-                        self.value(slot.__get__(obj, type(obj)))
-                    except AttributeError:
-                        self.tokens.append("unset")
+        slots = [  # a C type's members read its fields anew (an int: a new object)
+            slot
+            for klass in kind.__mro__
+            if "__slots__" in vars(klass)
+            for slot in vars(klass).values()
+            if isinstance(slot, types.MemberDescriptorType)
+        ]
+        if slots:
+            self.values(self.track_other(obj, functools.partial(_slot_values, slots)))
 
 
-def _order(item: Any) -> tuple[str, Any]:
-    """A sort key for a set's members whatever their types (atoms by value)."""
-    kind = type(item)
-    return (kind.__qualname__, item if kind in (int, str, bytes) else id(item))
+def _cell_content(cell: types.CellType) -> list[Any]:
+    try:
+        return [cell.cell_contents]
+    except ValueError:
+        return [_EMPTY]
+
+
+def _class_parts(klass: type) -> list[Any]:
+    names = vars(klass)
+    return [*names.keys(), *names.values(), *type.__subclasses__(klass)]
+
+
+def _cache_stats(cache: Any) -> tuple[int, int]:
+    stats = cache.cache_info()
+    return stats.misses, stats.currsize
+
+
+def _slot_values(slots: list[types.MemberDescriptorType], obj: Any) -> list[Any]:
+    found = []
+    for slot in slots:
+        try:
+            found.append(slot.__get__(obj, type(obj)))
+        except AttributeError:
+            found.append(_EMPTY)
+    return found
 
 
 def _process_settings() -> list[Any]:
     """The process-wide settings a test can change and not put back."""
-    with warnings.catch_warnings():
-        filters = list(warnings.filters)
     root = logging.getLogger()
     return [
         dict(os.environ),
         _cwd(),
         list(sys.path),
-        [(f[0], id(f[1]), id(f[2]), id(f[3]), f[4]) for f in filters],
+        [(f[0], id(f[1]), id(f[2]), id(f[3]), f[4]) for f in warnings.filters],
         locale.setlocale(locale.LC_ALL),
         repr(decimal.getcontext()),
         [id(signal.getsignal(s)) for s in _SIGNALS],
@@ -245,7 +330,6 @@ def _process_settings() -> list[Any]:
         (root.level, [id(h) for h in root.handlers], logging.root.manager.disable),
         sorted(id(t) for t in threading.enumerate()),
         (id(sys.stdout), id(sys.stderr), id(sys.stdin), id(sys.excepthook)),
-        [(name, id(value)) for name, value in vars(builtins).items()],
     ]
 
 
