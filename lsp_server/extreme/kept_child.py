@@ -6,8 +6,8 @@ pages its first test writes (~700 on toolz) as its tests cost; a second run of t
 tests in the same child writes almost none. So the worker keeps the child it forked for a
 ``run`` request, and sends it the next one, as long as the child's state is still the
 state it was forked with, as far as ``state_digest`` reads it: after each run the child
-puts the original code back, tears every fixture down, collects garbage, puts the random
-module's state back, and compares its ``StateDigest`` with the one read before its first
+puts the original code back, tears every fixture down, collects garbage, seeds the random
+module anew (as a fork does), and compares its ``StateDigest`` with the one read before its first
 run. A different state (a cache filled, a global counted up, a module imported, a file of
 the project written, a thread or process left running) retires the child: the next
 request gets a fresh one.
@@ -28,6 +28,7 @@ import os
 import random
 import signal
 import sys
+import unittest
 from typing import TYPE_CHECKING, Any
 
 from lsp_server.extreme import code_swap as swapping
@@ -45,6 +46,7 @@ if TYPE_CHECKING:
     """The transformed run of a request in the kept child, and the code to put back."""
 
 KEPT_VERDICTS = frozenset({"detected", "undetected"})
+_CLEANUP_MARK = "tearDown_exceptions"
 
 
 def kept_outcome(
@@ -192,9 +194,18 @@ class _ChildSession:
         self.run_tests = run_tests
         self.fresh = fresh  # the state a fresh child starts from
         fresh.settle()
-        self.random_state = random.getstate()
         self.handlers = {s: signal.getsignal(s) for s in (signal.SIGALRM, signal.SIGPROF)}
         self.runs = 0
+        # ``unittest`` notes a class's cleanup errors in a class attribute it makes at the
+        # first run (``doClassCleanups``) and never reads before making it anew.
+        cases = {getattr(item, "cls", None) for item in worker.items.values()}
+        self.unmarked_cases = [
+            case
+            for case in cases
+            if isinstance(case, type)
+            and issubclass(case, unittest.TestCase)
+            and _CLEANUP_MARK not in vars(case)
+        ]
 
     def run(self, request: dict[str, Any]) -> dict[str, Any]:
         """The reply to one request: ``outcome``, whether it is ``trusted``, whether the
@@ -235,8 +246,11 @@ class _ChildSession:
             pass
         except BaseException:
             return False
+        for case in self.unmarked_cases:
+            if _CLEANUP_MARK in vars(case):
+                delattr(case, _CLEANUP_MARK)
         gc.collect()
-        random.setstate(self.random_state)
+        random.seed()  # as ``random`` does in each forked child
         if children(os.getpid()):
             return False
         return not self.fresh.changed()

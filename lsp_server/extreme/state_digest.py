@@ -64,6 +64,9 @@ _SIGNALS = [
 _LRU_CACHE: type = getattr(functools, "_lru_cache_wrapper", type(None))
 _REPR_STATE = ("itertools.count", "itertools.cycle", "itertools.repeat")
 """C iterators of ``itertools`` whose ``repr`` shows their position."""
+_GLOBAL_RANDOM = getattr(random.random, "__self__", None)
+"""The ``random`` module's own generator: seeded anew in each forked child (by ``random``
+itself), so no part of the fresh state; a kept child seeds it anew before each run."""
 _EMPTY = object()
 """An empty closure cell's content."""
 
@@ -262,7 +265,7 @@ class _Walk:
     def other(self, obj: Any, kind: type) -> None:
         if issubclass(kind, _LRU_CACHE):  # a ``functools`` cache: a new entry is state
             self.track_other(obj, _cache_stats, by_value=True)
-        elif issubclass(kind, random.Random):
+        elif issubclass(kind, random.Random) and obj is not _GLOBAL_RANDOM:
             self.track_other(obj, random.Random.getstate, by_value=True)
         elif f"{kind.__module__}.{kind.__qualname__}" in _REPR_STATE:
             self.track_other(obj, repr, by_value=True)
