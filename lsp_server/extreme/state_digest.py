@@ -67,6 +67,8 @@ _REPR_STATE = ("itertools.count", "itertools.cycle", "itertools.repeat")
 _GLOBAL_RANDOM = getattr(random.random, "__self__", None)
 """The ``random`` module's own generator: seeded anew in each forked child (by ``random``
 itself), so no part of the fresh state; a kept child seeds it anew before each run."""
+_PYTEST_OWN = "PYTEST_CURRENT_TEST"
+"""Set by pytest at each phase of each test (and removed after it): no test sees another's."""
 _EMPTY = object()
 """An empty closure cell's content."""
 
@@ -322,7 +324,7 @@ def _process_settings() -> list[Any]:
     """The process-wide settings a test can change and not put back."""
     root = logging.getLogger()
     return [
-        dict(os.environ),
+        {k: v for k, v in os.environ.items() if k != _PYTEST_OWN},
         _cwd(),
         list(sys.path),
         [(f[0], id(f[1]), id(f[2]), id(f[3]), f[4]) for f in warnings.filters],
