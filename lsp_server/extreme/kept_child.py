@@ -34,7 +34,7 @@ from typing import TYPE_CHECKING, Any
 from lsp_server.extreme import code_swap as swapping
 from lsp_server.extreme.state_digest import StateDigest
 from lsp_server.extreme.worker_guard import children, kill_adopted
-from lsp_server.sandbox.forked import die_with_parent, flush_streams
+from lsp_server.sandbox.forked import Forker, die_with_parent, flush_streams
 from lsp_server.sandbox.wire import ChannelError, FrameReader, encode, write_all
 
 if TYPE_CHECKING:
@@ -74,7 +74,8 @@ def not_adopted(worker: WorkerPlugin) -> set[int]:
 class KeptChild:
     """The worker's side: at most one kept child at a time."""
 
-    def __init__(self) -> None:
+    def __init__(self, forker: Forker) -> None:
+        self.forker = forker  # reaps a retired child later (its exit costs milliseconds)
         self.pid: int | None = None
         self._requests = -1  # the worker writes requests here
         self._replies: FrameReader | None = None
@@ -90,9 +91,9 @@ class KeptChild:
         """The outcome of the transformed run of ``request`` in the kept child (forked now
         if there is none), or None: then the forked way decides, from the start."""
         if self.pid is None:
-            self.digest = self.digest or StateDigest.take(worker.root)
             if self.digest is None:
-                self.off = True
+                self.take(worker.root)
+            if self.digest is None:
                 return None
             self._start(worker, run_tests)
         assert self._replies is not None
@@ -103,9 +104,17 @@ class KeptChild:
             self.retire()
             return None
         if not reply.get("keep"):
-            self.retire()
+            self.retire(ending=True)
         outcome = reply.get("outcome")
         return outcome if reply.get("trusted") else None
+
+    def take(self, root: str) -> None:
+        """The fresh state, taken in the worker (when it prepared its files, before it forks
+        its siblings: they share it); a state too large to read turns kept children off."""
+        self.retire()
+        if not self.off:
+            self.digest = StateDigest.take(root)
+            self.off = self.digest is None
 
     def forget(self) -> None:
         """The worker's state changed (an edit followed, files prepared): end the kept
@@ -113,8 +122,10 @@ class KeptChild:
         self.retire()
         self.digest = None
 
-    def retire(self) -> None:
-        """End the kept child (the next request forks another); no-op without one."""
+    def retire(self, ending: bool = False) -> None:
+        """End the kept child (the next request forks another; no-op without one); one
+        ``ending`` on its own is left to exit, any other is killed, and both are reaped
+        with the forker's children."""
         pid, self.pid = self.pid, None
         if pid is None:
             return
@@ -123,10 +134,10 @@ class KeptChild:
         if self._replies is not None:
             with contextlib.suppress(OSError):
                 os.close(self._replies.fd)
-        with contextlib.suppress(OSError):
-            os.kill(pid, signal.SIGKILL)
-        with contextlib.suppress(ChildProcessError, OSError):
-            os.waitpid(pid, 0)
+        if not ending:
+            with contextlib.suppress(OSError):
+                os.kill(pid, signal.SIGKILL)
+        self.forker.exiting.add(pid)
         self._requests, self._replies = -1, None
 
     def keep(self) -> set[int]:

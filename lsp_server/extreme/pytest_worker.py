@@ -99,7 +99,7 @@ class WorkerPlugin:
         self.compiled: swapping.Replacements | None = None  # the request's, before forks
         self.froze_heap = False  # ``prepare`` froze it (what was frozen before: see there)
         self.table = RequestTable()  # what the run requests share (``request_table``)
-        self.kept = KeptChild()  # a child that runs the next transformations too
+        self.kept = KeptChild(self.forker)  # a child that runs the next transformations too
 
     def send(self, message: dict[str, Any]) -> None:
         self.channel.send(message)
@@ -187,8 +187,6 @@ class WorkerPlugin:
             except ChannelClosed:
                 break  # end of input: reks is done with this worker
             op = request.get("op")
-            if op != "run":
-                self.kept.forget()  # its functions and state may no longer be the worker's
             if op == "quit":
                 break
             try:
@@ -250,6 +248,7 @@ class WorkerPlugin:
         self.run_log.prewarm()
         self.own_children = set(children(os.getpid()))
         fill_library_caches()
+        self.kept.take(self.root)
         # So the collector touches (copies) no inherited object in each child: pages shared.
         gc.collect()
         gc.freeze()
@@ -262,6 +261,7 @@ class WorkerPlugin:
         functions; ``ok`` false when an edit cannot be followed (start a new worker)."""
         from lsp_server.extreme.refresh import refresh_file
 
+        self.kept.forget()  # its functions and state are no longer the worker's
         edited = 0
         for rel, old_source in files.items():
             path = os.path.realpath(os.path.join(self.root, rel))
