@@ -40,6 +40,7 @@ from lsp_server.sandbox.wire import ChannelError, FrameReader, encode, write_all
 if TYPE_CHECKING:
     from collections.abc import Callable
 
+    from lsp_server.extreme.execution_recorder import Recorder
     from lsp_server.extreme.pytest_worker import WorkerPlugin
 
     KeptRun = Callable[[WorkerPlugin, dict[str, Any]], tuple[dict[str, Any], swapping.Replacements]]
@@ -81,6 +82,7 @@ class KeptChild:
         self._replies: FrameReader | None = None
         self.off = False  # a child per transformation (the state is too large to read)
         self.digest: StateDigest | None = None  # the worker's state (a fresh child's)
+        self.import_recorder: Recorder | None = None  # the worker's, of its collection
 
     def outcome(
         self,
@@ -205,6 +207,12 @@ class _ChildSession:
         self.run_tests = run_tests
         self.fresh = fresh  # the state a fresh child starts from
         fresh.settle()
+        imported = worker.kept.import_recorder
+        if worker.run_log is not None and imported is not None:
+            # A forked child's run log never sees the code that ran at collection: the
+            # worker's recorder disabled its events. A kept child enables them again
+            # after its first run (to see the next run's), so it mutes that code.
+            worker.run_log.recorder.mute(imported)
         self.handlers = {s: signal.getsignal(s) for s in (signal.SIGALRM, signal.SIGPROF)}
         self.runs = 0
         # ``unittest`` notes a class's cleanup errors in a class attribute it makes at the

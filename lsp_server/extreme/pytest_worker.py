@@ -83,8 +83,7 @@ class WorkerPlugin:
         self.defs: dict[str, dict[tuple[int, str], swapping.FuncDef]] = {}
         self.failure = FailureNote()  # a plugin too: how the test being run failed
         self.forker = Forker()
-        # What ran before the first test (imports, decorators, class bodies, module-level
-        # calls): swapping its code afterwards cannot undo what it already did.
+        # What ran before the first test (imports, decorators): a swap cannot undo it.
         self.import_recorder: Any = None
         self.own_children: set[int] = set()  # started by the project at import: not orphans
         self.run_log: Any = None  # ``run_log.RunLog`` once the target files are prepared
@@ -218,6 +217,7 @@ class WorkerPlugin:
         if recorder is None:
             return {"import_time": [], "import_returns": {}}
         recorder.stop()
+        self.kept.import_recorder = recorder  # what a child's run log never reports
         units = sorted(u for u in recorder.end_test() if not u.endswith("::" + MODULE))
         self.import_time_units = units
         returns = {unit: sorted(kinds) for unit, kinds in recorder.returns.items()}

@@ -187,3 +187,41 @@ def test_a_cache_filled_by_a_run_gives_the_next_run_a_fresh_child(
         ("note_pid", "pass"): "undetected",
     }
     assert len(set(pids)) == len(pids)  # every run called the cache: a child each
+
+
+def test_a_later_run_records_what_a_fresh_childs_run_records(
+    make_project: Callable[[dict[str, str]], Path],
+) -> None:
+    """``scale`` (of a conftest: no target) ran at collection, while the worker's recorder
+    saw each code start once and then turned its event off: a forked child's run log finds
+    it off and does not report it (3.12), or reports it (3.10, 3.11: no such events). The
+    second run of a kept child, which turns the events on again to see what it runs, must
+    report what the first (as a forked child) did: ``area``'s two transformations are
+    detected by the same test, in one child."""
+    root = make_project(
+        {
+            "shapes.py": """
+                def area(w, h):
+                    result = w * h
+                    return result
+            """,
+            "conftest.py": """
+                def scale(x):
+                    factor = 1
+                    return x * factor
+
+                UNIT = scale(1)
+            """,
+            "test_shapes.py": """
+                from conftest import UNIT, scale
+                from shapes import area
+
+                def test_area():
+                    assert area(2, scale(3)) == 6 * UNIT
+            """,
+        }
+    )
+    analysis = analyse(root, Options(jobs=1, incremental=False))
+    units = {r.transformation.body: r.units for r in analysis.results}
+    assert set(units) == {"return 0", "return 1"}
+    assert units["return 0"] == units["return 1"]
