@@ -7,17 +7,18 @@ tests in the same child writes almost none. So the worker keeps the child it for
 ``run`` request, and sends it the next one, as long as the child's state is still the
 state it was forked with, as far as ``state_digest`` reads it: after each run the child
 puts the original code back, tears every fixture down, collects garbage, seeds the random
-module anew (as a fork does), and compares its ``StateDigest`` with the one read before its first
-run. A different state (a cache filled, a global counted up, a module imported, a file of
-the project written, a thread or process left running) retires the child: the next
-request gets a fresh one.
+module anew (as a fork does), and compares the state with the worker's ``StateDigest``.
+A different state (a cache filled, a global counted up, a module imported, a file of the
+project written, a thread or process left running) retires the child: the next request
+gets a fresh one.
 
 Which verdicts a kept child gives: its first run starts from exactly the state a fresh
 child has, so any outcome is kept. A later run's ``detected`` is kept: the tests ran from
 a state read equal to the fresh one. A later ``undetected`` (the verdict a user acts on),
-and any other outcome (a timeout, a crash, an error) are not: the child is retired and
-the transformation runs the forked way (``transform_run``), from the start. A worker
-whose state is too large to read (``state_digest.LIMIT``) forks per transformation.
+and any other outcome (a timeout, a crash, an error) are not: the child is retired (or
+kept, for an ``undetected`` that left no state) and the transformation runs the forked
+way (``transform_run``), from the start. A worker whose state is too large to read
+(``state_digest.LIMIT``) forks per transformation; so does a pre-import worker.
 """
 
 from __future__ import annotations

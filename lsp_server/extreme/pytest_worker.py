@@ -1,5 +1,6 @@
 """The warm pytest worker: a pytest session that collects the project's tests, runs none of
-them itself, and forks one child per request (the observation run, or one transformation).
+them itself, and forks a child per request (the observation run, a transformation: see
+``kept_child`` for the one that runs the next ones while its tests leave no state behind).
 
 Started by ``pool.WorkerPool`` as ``python -m lsp_server.extreme.pytest_worker ROOT [PYTEST
 ARGS]`` in a ``lsp_server.sandbox`` process: requests and replies are frames on the sandbox
@@ -83,8 +84,7 @@ class WorkerPlugin:
         self.defs: dict[str, dict[tuple[int, str], swapping.FuncDef]] = {}
         self.failure = FailureNote()  # a plugin too: how the test being run failed
         self.forker = Forker()
-        # What ran before the first test (imports, decorators): a swap cannot undo it.
-        self.import_recorder: Any = None
+        self.import_recorder: Any = None  # what ran before the first test: a swap can't undo
         self.own_children: set[int] = set()  # started by the project at import: not orphans
         self.run_log: Any = None  # ``run_log.RunLog`` once the target files are prepared
         self.setup_clock = SetupClock()  # a pytest plugin too: shared fixtures' set-up
