@@ -18,7 +18,8 @@ a state read equal to the fresh one. A later ``undetected`` (the verdict a user 
 and any other outcome (a timeout, a crash, an error) are not: the child is retired (or
 kept, for an ``undetected`` that left no state) and the transformation runs the forked
 way (``transform_run``), from the start. A worker whose state is too large to read
-(``state_digest.LIMIT``) forks per transformation; so does a pre-import worker.
+(``state_digest.LIMIT``) forks per transformation; so does a pre-import worker, and a
+worker whose last ``SINGLE_RUNS`` kept children each ran one transformation.
 """
 
 from __future__ import annotations
@@ -48,6 +49,10 @@ if TYPE_CHECKING:
     """The transformed run of a request in the kept child, and the code to put back."""
 
 KEPT_VERDICTS = frozenset({"detected", "undetected"})
+SINGLE_RUNS = 3
+"""Kept children in a row that each ran one transformation (its tests left state behind)
+before the worker forks per transformation again: on such a project a kept child only
+adds its reading of the state to each run."""
 _CLEANUP_MARK = "tearDown_exceptions"
 
 
@@ -84,6 +89,8 @@ class KeptChild:
         self.off = False  # a child per transformation (the state is too large to read)
         self.digest: StateDigest | None = None  # the worker's state (a fresh child's)
         self.import_recorder: Recorder | None = None  # the worker's, of its collection
+        self.served = 0  # runs of the kept child
+        self.single_runs = 0  # children in a row retired after one run
 
     def outcome(
         self,
@@ -106,7 +113,10 @@ class KeptChild:
         except (ChannelError, OSError, ValueError, TypeError):
             self.retire()
             return None
+        self.served += 1
         if not reply.get("keep"):
+            self.single_runs = self.single_runs + 1 if self.served == 1 else 0
+            self.off = self.off or self.single_runs >= SINGLE_RUNS
             self.retire(ending=True)
         outcome = reply.get("outcome")
         return outcome if reply.get("trusted") else None
@@ -163,6 +173,7 @@ class KeptChild:
         os.close(request_read)
         os.close(reply_write)
         self.pid, self._requests, self._replies = pid, request_write, FrameReader(reply_read)
+        self.served = 0
 
 
 def _serve(
