@@ -63,7 +63,17 @@ class Recorder:
         self.current: set[str] = set()
         self.returns: dict[str, set[str]] = {}
         self._tool: int | None = None
+        self.stopped_tool: int | None = None  # the tool id it held last
         self._returns_seen: dict[int, int] = {}
+        self._muted: dict[int, tuple[types.CodeType, _CodeInfo | None]] = {}
+        self._muted_tool: int | None = None
+
+    def mute(self, other: Recorder) -> None:
+        """Report no code ``other`` saw start while this one holds the tool id ``other``
+        held: what a child forked after ``other`` stopped never reports (``other``
+        disabled those events of that tool), in a process that enabled them again
+        (``kept_child``)."""
+        self._muted, self._muted_tool = other._codes, other.stopped_tool
 
     # -- mapping code to units --------------------------------------------------------
 
@@ -168,6 +178,7 @@ class Recorder:
             sys.setprofile(self._profile)
 
     def stop(self) -> None:
+        self.stopped_tool = self._tool
         if self._tool is not None:
             mon = _monitoring()
             mon.set_events(self._tool, 0)
@@ -187,8 +198,11 @@ class Recorder:
             sys.setprofile(self._profile)
             return
         disable = mon.DISABLE
+        muted = self._muted if self._tool == self._muted_tool else {}
 
         def on_start(code: types.CodeType, offset: int) -> object:
+            if muted and id(code) in muted:
+                return disable
             info = self._info(code)
             if info is not None:
                 self._ran(info)

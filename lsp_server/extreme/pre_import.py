@@ -94,6 +94,7 @@ class PreImportPlugin(WorkerPlugin):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
+        self.kept.off = True  # each child imports the project anew: none is kept
         self.session: pytest.Session | None = None
         self.startup_units: list[str] = []  # what ran before the first request
         self.collect_failures = 0

@@ -108,6 +108,10 @@ class ProjectWrites:
         os.lseek(self._fd, 0, os.SEEK_SET)  # or the next note lands past a hole of NULs
         return sorted(set(text.splitlines()))
 
+    def noted_any(self) -> bool:
+        """In a child: whether its runs wrote a file of the project (noted once each)."""
+        return bool(self._noted)
+
     def disarm(self) -> None:
         """After a request, in the worker: its own writes are no longer a run's."""
         self._armed = False

@@ -1,5 +1,6 @@
 """The warm pytest worker: a pytest session that collects the project's tests, runs none of
-them itself, and forks one child per request (the observation run, or one transformation).
+them itself, and forks a child per request (the observation run, a transformation: see
+``kept_child`` for the one that runs the next ones while its tests leave no state behind).
 
 Started by ``pool.WorkerPool`` as ``python -m lsp_server.extreme.pytest_worker ROOT [PYTEST
 ARGS]`` in a ``lsp_server.sandbox`` process: requests and replies are frames on the sandbox
@@ -33,6 +34,7 @@ from lsp_server.extreme.assert_mode import assert_mode
 from lsp_server.extreme.bytecode import use_private_cache
 from lsp_server.extreme.failure_note import FailureNote, short_failure
 from lsp_server.extreme.item_locations import locate
+from lsp_server.extreme.kept_child import KeptChild
 from lsp_server.extreme.library_caches import fill_library_caches
 from lsp_server.extreme.pool import SCOPE_VARIABLE
 from lsp_server.extreme.project_writes import ProjectWrites, noting_writes
@@ -62,6 +64,7 @@ from lsp_server.extreme.worker_guard import (
 from lsp_server.rts.setup_clock import SetupClock
 from lsp_server.rts.unit_names import MODULE
 from lsp_server.sandbox import Channel, ChannelClosed, Forker, inherited_channel, inherited_siblings
+from lsp_server.sandbox.forked import flush_streams
 
 OBSERVE_SLACK = 60.0
 """Seconds the whole observation run may take beyond the sum of its tests' timeouts (for a
@@ -81,9 +84,7 @@ class WorkerPlugin:
         self.defs: dict[str, dict[tuple[int, str], swapping.FuncDef]] = {}
         self.failure = FailureNote()  # a plugin too: how the test being run failed
         self.forker = Forker()
-        # What ran before the first test (imports, decorators, class bodies, module-level
-        # calls): swapping its code afterwards cannot undo what it already did.
-        self.import_recorder: Any = None
+        self.import_recorder: Any = None  # what ran before the first test: a swap can't undo
         self.own_children: set[int] = set()  # started by the project at import: not orphans
         self.run_log: Any = None  # ``run_log.RunLog`` once the target files are prepared
         self.setup_clock = SetupClock()  # a pytest plugin too: shared fixtures' set-up
@@ -97,6 +98,7 @@ class WorkerPlugin:
         self.compiled: swapping.Replacements | None = None  # the request's, before forks
         self.froze_heap = False  # ``prepare`` froze it (what was frozen before: see there)
         self.table = RequestTable()  # what the run requests share (``request_table``)
+        self.kept = KeptChild(self.forker)  # a child that runs the next transformations too
 
     def send(self, message: dict[str, Any]) -> None:
         self.channel.send(message)
@@ -151,9 +153,7 @@ class WorkerPlugin:
         collected-but-unrun state the first one has (see the module docstring)."""
         channels, self.sibling_channels = self.sibling_channels, []
         for channel in channels:
-            for stream in (sys.stdout, sys.stderr):  # or the copy would print it again
-                with contextlib.suppress(Exception):
-                    stream.flush()
+            flush_streams()
             pid = os.fork()
             if pid == 0:
                 for other in [self.channel, *channels]:
@@ -201,6 +201,7 @@ class WorkerPlugin:
                     self.send({"op": "error", "message": f"unknown request {op!r}"})
             except Exception:
                 self.send({"op": "error", "message": traceback.format_exc()})
+        self.kept.retire()
         self.forker.wait_all()
         kill_adopted()
 
@@ -216,6 +217,7 @@ class WorkerPlugin:
         if recorder is None:
             return {"import_time": [], "import_returns": {}}
         recorder.stop()
+        self.kept.import_recorder = recorder  # what a child's run log never reports
         units = sorted(u for u in recorder.end_test() if not u.endswith("::" + MODULE))
         self.import_time_units = units
         returns = {unit: sorted(kinds) for unit, kinds in recorder.returns.items()}
@@ -246,8 +248,8 @@ class WorkerPlugin:
         self.run_log.prewarm()
         self.own_children = set(children(os.getpid()))
         fill_library_caches()
-        # Keep the collector from touching (and so copying) every inherited object in each
-        # child: copy-on-write pages stay shared.
+        self.kept.take(self.root)
+        # So the collector touches (copies) no inherited object in each child: pages shared.
         gc.collect()
         gc.freeze()
         self.froze_heap = True
@@ -259,6 +261,7 @@ class WorkerPlugin:
         functions; ``ok`` false when an edit cannot be followed (start a new worker)."""
         from lsp_server.extreme.refresh import refresh_file
 
+        self.kept.forget()  # its functions and state are no longer the worker's
         edited = 0
         for rel, old_source in files.items():
             path = os.path.realpath(os.path.join(self.root, rel))

@@ -35,6 +35,7 @@ import pytest
 
 from lsp_server.extreme import code_swap as swapping
 from lsp_server.extreme.doc_reads import doc_reads
+from lsp_server.extreme.kept_child import kept_outcome, not_adopted
 from lsp_server.extreme.running_test import RUNNING
 from lsp_server.extreme.test_order import deadlines
 from lsp_server.extreme.timeout_rule import CPU_SLACK, RETRY_SCALE, beyond_doubt, cpu_budgets
@@ -86,17 +87,30 @@ def run_transformation(worker: WorkerPlugin, request: dict[str, Any]) -> dict[st
     counts only when it repeats (``_repeated``)."""
     started = time.perf_counter()
     units: set[str] = set()  # what any of the transformed runs executed
-    worker.compiled = compiled_swap(worker, request)
-    try:
-        outcome = _decided(worker, request, units)
-    finally:
-        worker.compiled = None
+    outcome = kept_outcome(worker, request, units, _kept_run)
+    if outcome is None:
+        worker.compiled = compiled_swap(worker, request)
+        try:
+            outcome = _decided(worker, request, units)
+        finally:
+            worker.compiled = None
     reply: dict[str, Any] = {"op": "result", "id": request["id"], **outcome}
     if worker.run_log is not None:
         docs = doc_reads(worker.root).units(units)  # read without a call (``doc_reads``)
         reply["units"] = sorted(units | at_import(worker, units) | docs)
     reply["duration"] = time.perf_counter() - started
     return reply
+
+
+def _kept_run(
+    worker: WorkerPlugin, request: dict[str, Any]
+) -> tuple[dict[str, Any], swapping.Replacements]:
+    """In the kept child: the transformed run, as a forked child runs it, and the code to
+    put back after it."""
+    pairs = _replacements(worker, request)
+    worker.compiled = pairs
+    originals: swapping.Replacements = [(function, function.__code__) for function, _ in pairs]
+    return stopping_the_run(lambda: _run_tests(worker, request, True))(), originals
 
 
 def _decided(worker: WorkerPlugin, request: dict[str, Any], units: set[str]) -> dict[str, Any]:
@@ -280,7 +294,7 @@ def run_child(
         reply = dict(child.value)
     if reply["verdict"] == "timeout":
         reply["at"] = RUNNING.index()  # the test that hung (``_past_hangs``)
-    kill_adopted(keep=worker.forker.exiting | worker.own_children | worker.sibling_pids)
+    kill_adopted(keep=not_adopted(worker))
     return reply
 
 

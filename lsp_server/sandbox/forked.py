@@ -64,9 +64,17 @@ def _load_prctl() -> Callable[..., int] | None:
 _PRCTL = _load_prctl()  # loaded once: doing it in every child cost ~2.5 ms per fork
 
 
-def _die_with_parent() -> None:
+def die_with_parent() -> None:
+    """In a forked child: be killed when the process that forked it dies (Linux)."""
     if _PRCTL is not None:
         _PRCTL(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+
+
+def flush_streams() -> None:
+    """Before a fork: or the child would print what is buffered again."""
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(Exception):
+            stream.flush()
 
 
 def _child(work: Callable[[], Any], write_end: int) -> None:
@@ -74,7 +82,7 @@ def _child(work: Callable[[], Any], write_end: int) -> None:
     status = 0
     try:
         signal.signal(signal.SIGTERM, signal.SIG_DFL)
-        _die_with_parent()
+        die_with_parent()
         try:
             frame = encode([OK, work()])
         except SystemExit as exc:
@@ -102,9 +110,7 @@ class Forker:
         """``work()`` in a forked child, killed after ``timeout`` seconds (None: no limit).
         Its return value must be JSON data."""
         self.reap()
-        for stream in (sys.stdout, sys.stderr):  # or the child would print it again
-            with contextlib.suppress(Exception):
-                stream.flush()
+        flush_streams()
         read_end, write_end = os.pipe()
         pid = os.fork()
         if pid == 0:

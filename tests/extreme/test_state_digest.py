@@ -1,0 +1,150 @@
+"""``StateDigest``: what a run can leave behind in the project's modules and the process is
+seen, and a state put back exactly reads as fresh. Real modules imported from files."""
+
+from __future__ import annotations
+
+import importlib
+import os
+import sys
+import textwrap
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+from lsp_server.extreme.state_digest import StateDigest
+
+STATEFUL = """
+import functools
+import itertools
+
+counter = 0
+events = []
+table = {"a": 1}
+ids = itertools.count()
+
+@functools.lru_cache(maxsize=None)
+def square(x):
+    return x * x
+
+def make_adder(step):
+    def add(x):
+        return x + step
+    return add
+
+adder = make_adder(1)
+
+class Config:
+    level = 1
+
+    def __init__(self):
+        self.name = "x"
+
+default = Config()
+
+class Point:
+    __slots__ = ("x", "y")
+
+    def __init__(self):
+        self.x, self.y = 1, 2
+
+origin = Point()
+"""
+
+
+@pytest.fixture
+def stateful(tmp_path: Path) -> Iterator[tuple[ModuleType, Callable[[], StateDigest]]]:
+    """A project module with state of every kind, imported from a file under a root, and
+    how to take the digest of that root."""
+    root = tmp_path / "project"
+    root.mkdir()
+    name = f"stateful_{abs(hash(tmp_path)) % 10**8}"
+    (root / f"{name}.py").write_text(textwrap.dedent(STATEFUL))
+    sys.path.insert(0, str(root))
+    try:
+        module = importlib.import_module(name)
+
+        def take() -> StateDigest:
+            digest = StateDigest.take(str(root))
+            assert digest is not None
+            return digest
+
+        yield module, take
+    finally:
+        sys.path.remove(str(root))
+        sys.modules.pop(name, None)
+
+
+def test_an_untouched_state_reads_as_fresh(
+    stateful: tuple[ModuleType, Callable[[], StateDigest]],
+) -> None:
+    module, take = stateful
+    module.square(3)  # the cache filled before: the fresh state holds it
+    digest = take()
+    assert not digest.changed()
+    module.square(3)  # a hit: no new entry
+    assert not digest.changed()
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        "module.counter += 1",
+        "module.events.append(1)",
+        "module.table['b'] = 2",
+        "module.table['a'] = 10**6",
+        "next(module.ids)",
+        "module.square(4)",
+        "module.adder.__closure__[0].cell_contents = 2",
+        "module.Config.level = 2",
+        "module.default.name = 'y'",
+        "module.origin.x = 5",
+        "module.make_adder.__defaults__ = (1,)",
+        "module.added_name = 1",
+        "os.environ['REKS_DIGEST_TEST'] = '1'",
+        "sys.path.append('/nowhere')",
+    ],
+)
+def test_what_a_run_leaves_behind_is_seen(
+    stateful: tuple[ModuleType, Callable[[], StateDigest]], change: str
+) -> None:
+    module, take = stateful
+    module.square(3)
+    digest = take()
+    saved_path, saved_environ = list(sys.path), dict(os.environ)
+    try:
+        exec(change, {"module": module, "os": os, "sys": sys})
+        assert digest.changed()
+    finally:
+        sys.path[:] = saved_path
+        os.environ.clear()
+        os.environ.update(saved_environ)
+
+
+def test_a_value_put_back_reads_as_fresh_and_a_key_moved_does_not(
+    stateful: tuple[ModuleType, Callable[[], StateDigest]],
+) -> None:
+    module, take = stateful
+    digest = take()
+    events = module.events
+    module.events = []
+    module.events = events  # the same object back, in the same place
+    assert not digest.changed()
+    level = vars(module.Config)["level"]
+    del module.Config.level
+    module.Config.level = level  # same value, but the namespace's order changed
+    assert digest.changed()
+
+
+def test_a_new_module_is_a_change(
+    stateful: tuple[ModuleType, Callable[[], StateDigest]],
+) -> None:
+    _, take = stateful
+    digest = take()
+    sys.modules["reks_digest_new_module"] = ModuleType("reks_digest_new_module")
+    try:
+        assert digest.changed()
+    finally:
+        del sys.modules["reks_digest_new_module"]
+    assert not digest.changed()
