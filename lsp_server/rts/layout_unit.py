@@ -17,6 +17,16 @@ what a module's code and class bodies are placed by) and each function's ``LINES
 with them: all that places its code objects, its frames and what it raises, and that
 shows in its source). A line added above a function
 changes the ``LINES`` units of the functions below it only.
+
+Each has a twin without the text of comments (``PLACES``, ``PLACED``): the same lines with
+every comment cut and trailing spaces dropped, so a comment-only or blank line stays a line
+(what follows keeps its number) but its text is gone. That is what a test reading only
+line numbers and columns sees (frames, code objects, warnings, ``e.lineno``); a test
+reading source text (``inspect.getsource``, ``linecache``, a formatted traceback) sees the
+comments too and depends on the ``LAYOUT``/``LINES`` units (``rts.position_units``).
+Comments on the first two lines stay in the places: an encoding declaration there changes
+how the file decodes (tomli 871f2c1: a ``# noqa`` dropped off a ``def`` line reran every
+test reading ``TOMLDecodeError.lineno``).
 """
 
 from __future__ import annotations
@@ -29,7 +39,7 @@ from collections.abc import Iterable
 from lsp_server.rts.spans import UnitSpan
 from lsp_server.rts.string_spelling import literal_spelling
 from lsp_server.rts.tokens import digest
-from lsp_server.rts.unit_names import LAYOUT, lines_name
+from lsp_server.rts.unit_names import LAYOUT, PLACES, lines_name, places_name
 
 _CUT = frozenset(
     [token.NAME, token.NUMBER, token.STRING, getattr(token, "FSTRING_MIDDLE", token.STRING)]
@@ -43,13 +53,16 @@ def layout_checksum(source: str) -> str:
 
 
 def layout_checksums(source: str, spans: Iterable[UnitSpan]) -> dict[str, str]:
-    """The ``LAYOUT`` checksum of ``source`` and the ``LINES`` checksum of each function of
-    ``spans`` (all the definitions of a name together: a redefinition, ``@overload``
-    stubs). Where ``source`` does not tokenize, each covers the whole text."""
-    lines = _layout_lines(source)
+    """The ``LAYOUT`` and ``PLACES`` checksums of ``source`` and the ``LINES`` and
+    ``PLACED`` checksums of each function of ``spans`` (all the definitions of a name
+    together: a redefinition, ``@overload`` stubs). Where ``source`` does not tokenize,
+    each covers the whole text."""
+    lines, places = _layout_lines(source), _layout_lines(source, comments=False)
     if not lines:
         whole = digest([source])
-        return {LAYOUT: whole, **{lines_name(span.name): whole for span in spans}}
+        names = [LAYOUT, PLACES, *(f(span.name) for span in spans for f in _FUNCTION_NAMES)]
+        return dict.fromkeys(names, whole)
+    places = [line.rstrip() for line in places]
     texts: dict[str, list[str]] = {}
     for span in spans:
         def_line = lines[span.def_line - 1]
@@ -58,7 +71,14 @@ def layout_checksums(source: str, spans: Iterable[UnitSpan]) -> dict[str, str]:
         texts.setdefault(lines_name(span.name), []).extend(
             [f"@{span.first_line}", *lines[span.first_line - 1 : last]]
         )
-    return {LAYOUT: digest(lines), **{name: digest(text) for name, text in texts.items()}}
+        texts.setdefault(places_name(span.name), []).extend(
+            [f"@{span.first_line}", *places[span.first_line - 1 : span.last_line]]
+        )
+    whole_file = {LAYOUT: digest(lines), PLACES: digest(places)}
+    return {**whole_file, **{name: digest(text) for name, text in texts.items()}}
+
+
+_FUNCTION_NAMES = (lines_name, places_name)
 
 
 def _trailing_comments_end(lines: list[str], last: int, indent: int) -> int:
@@ -76,9 +96,9 @@ def _trailing_comments_end(lines: list[str], last: int, indent: int) -> int:
     return end
 
 
-def _layout_lines(source: str) -> list[str]:
-    """The layout of ``source``, line by line (line ``n`` at index ``n - 1``); empty when
-    it does not tokenize."""
+def _layout_lines(source: str, comments: bool = True) -> list[str]:
+    """The layout of ``source``, line by line (line ``n`` at index ``n - 1``), without the
+    comments below its second line unless ``comments``; empty when it does not tokenize."""
     starts = [0]
     for line in source.splitlines(keepends=True):
         starts.append(starts[-1] + len(line))
@@ -86,11 +106,15 @@ def _layout_lines(source: str) -> list[str]:
     done = 0
     try:
         for tok in tokenize.generate_tokens(io.StringIO(source).readline):
-            if tok.type not in _CUT:
+            cut_comment = tok.type == token.COMMENT and not comments and tok.start[0] > 2
+            if tok.type not in _CUT and not cut_comment:
                 continue
             begin = starts[tok.start[0] - 1] + tok.start[1]
             end = starts[tok.end[0] - 1] + tok.end[1]
             pieces.append(source[done:begin])
+            done = end
+            if cut_comment:
+                continue  # one line, no break inside
             breaks = "\n" * (tok.end[0] - tok.start[0])
             if tok.type == token.STRING:  # what its value does not say: ``rts.string_spelling``
                 spelling = literal_spelling(tok.string)
@@ -98,7 +122,6 @@ def _layout_lines(source: str) -> list[str]:
                 pieces.append(_PLACEHOLDER + spelling + breaks)
             else:
                 pieces.append(_PLACEHOLDER + breaks)
-            done = end
     except (tokenize.TokenError, SyntaxError, IndexError):
         return []
     pieces.append(source[done:])
