@@ -101,7 +101,7 @@ def test_a_comment_line_added_above_a_raise_selects_the_readers_of_its_line(
     project: pytest.Pytester,
 ) -> None:
     # Guard: a comment on a line of its own moves the ``raise`` and the ``here`` below it.
-    edit(project, "parser.py", "        if not sep:\n", "        if not sep:\n            # no '='\n")
+    edit(project, "parser.py", "if not sep:\n", "if not sep:\n            # no '='\n")
     ran, failed = ran_and_failed(project)
     assert ran >= failed == {"test_traceback_line", "test_frame_line"}
     assert ran <= NUMBER_READERS
