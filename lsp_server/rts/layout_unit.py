@@ -57,12 +57,13 @@ def layout_checksums(source: str, spans: Iterable[UnitSpan]) -> dict[str, str]:
     ``PLACED`` checksums of each function of ``spans`` (all the definitions of a name
     together: a redefinition, ``@overload`` stubs). Where ``source`` does not tokenize,
     each covers the whole text."""
-    lines, places = _layout_lines(source), _layout_lines(source, comments=False)
-    if not lines:
+    tokens = _tokens(source)
+    lines = [] if tokens is None else _lines(source, tokens, comments=True)
+    if tokens is None or not lines:
         whole = digest([source])
         names = [LAYOUT, PLACES, *(f(span.name) for span in spans for f in _FUNCTION_NAMES)]
         return dict.fromkeys(names, whole)
-    places = [line.rstrip() for line in places]
+    places = [line.rstrip() for line in _lines(source, tokens, comments=False)]
     texts: dict[str, list[str]] = {}
     for span in spans:
         def_line = lines[span.def_line - 1]
@@ -96,33 +97,46 @@ def _trailing_comments_end(lines: list[str], last: int, indent: int) -> int:
     return end
 
 
-def _layout_lines(source: str, comments: bool = True) -> list[str]:
-    """The layout of ``source``, line by line (line ``n`` at index ``n - 1``), without the
-    comments below its second line unless ``comments``; empty when it does not tokenize."""
+def _layout_lines(source: str) -> list[str]:
+    """The layout of ``source``, line by line (line ``n`` at index ``n - 1``); empty when
+    it does not tokenize."""
+    tokens = _tokens(source)
+    return [] if tokens is None else _lines(source, tokens, comments=True)
+
+
+def _tokens(source: str) -> list[tokenize.TokenInfo] | None:
+    """The tokens of ``source`` the layouts cut (``_CUT``, comments); None when it does not
+    tokenize."""
+    kept = (*_CUT, token.COMMENT)
+    try:
+        return [t for t in tokenize.generate_tokens(io.StringIO(source).readline) if t.type in kept]
+    except (tokenize.TokenError, SyntaxError, IndexError):
+        return None
+
+
+def _lines(source: str, tokens: list[tokenize.TokenInfo], comments: bool) -> list[str]:
+    """The layout of ``source`` from its ``tokens`` (``_tokens``), line by line; without
+    the comments below its second line unless ``comments``."""
     starts = [0]
     for line in source.splitlines(keepends=True):
         starts.append(starts[-1] + len(line))
     pieces: list[str] = []
     done = 0
-    try:
-        for tok in tokenize.generate_tokens(io.StringIO(source).readline):
-            cut_comment = tok.type == token.COMMENT and not comments and tok.start[0] > 2
-            if tok.type not in _CUT and not cut_comment:
-                continue
-            begin = starts[tok.start[0] - 1] + tok.start[1]
-            end = starts[tok.end[0] - 1] + tok.end[1]
-            pieces.append(source[done:begin])
-            done = end
-            if cut_comment:
-                continue  # one line, no break inside
-            breaks = "\n" * (tok.end[0] - tok.start[0])
-            if tok.type == token.STRING:  # what its value does not say: ``rts.string_spelling``
-                spelling = literal_spelling(tok.string)
-                breaks = "" if "\n" in spelling else breaks  # a whole token keeps its own
-                pieces.append(_PLACEHOLDER + spelling + breaks)
-            else:
-                pieces.append(_PLACEHOLDER + breaks)
-    except (tokenize.TokenError, SyntaxError, IndexError):
-        return []
+    for tok in tokens:
+        if tok.type == token.COMMENT and (comments or tok.start[0] <= 2):
+            continue  # kept as it is
+        begin = starts[tok.start[0] - 1] + tok.start[1]
+        end = starts[tok.end[0] - 1] + tok.end[1]
+        pieces.append(source[done:begin])
+        done = end
+        if tok.type == token.COMMENT:
+            continue  # one line, no break inside
+        breaks = "\n" * (tok.end[0] - tok.start[0])
+        if tok.type == token.STRING:  # what its value does not say: ``rts.string_spelling``
+            spelling = literal_spelling(tok.string)
+            breaks = "" if "\n" in spelling else breaks  # a whole token keeps its own
+            pieces.append(_PLACEHOLDER + spelling + breaks)
+        else:
+            pieces.append(_PLACEHOLDER + breaks)
     pieces.append(source[done:])
     return "".join(pieces).splitlines(keepends=True)
