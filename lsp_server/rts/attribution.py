@@ -102,7 +102,8 @@ class UnitAttribution:
         self.hooked_classes = HookedClasses(states, paths, self._intern)
         self.marks = CodeReadMarks(lookups, self._names_anywhere, paths, states, self._intern)
         self.cases = CaseUnits(states, paths.rel, self._intern)
-        self.positions = PositionUnits(paths, states, self._intern)
+        # By whether a test read source text: the places with comments, or without.
+        self.positions = tuple(PositionUnits(paths, states, self._intern, t) for t in (False, True))
 
     def units_of_test(self, item: pytest.Item, window: Window, tracer: CodeTracer) -> InternedUnits:
         """Every unit the test ``item`` depends on, given what ran in its ``window``.
@@ -164,8 +165,9 @@ class UnitAttribution:
         ids = ids.union(self.bindings.read(ids, names, dynamic, globals_read, whole, base))
         if self.bindings.flags.lines:  # the places of what ran (``rts.position_units``)
             fp, placed = self.footprints, ran_reads_lines(codes, ran, code_globals)
-            at_import = self.positions.of_imports(ids, fp.reads, fp.units, self._units.__getitem__)
-            ids = ids.union(self.positions.of_codes(codes) if placed else (), at_import)
+            positions = self.positions[self.bindings.flags.text]
+            at_import = positions.of_imports(ids, fp.reads, fp.units, self._units.__getitem__)
+            ids = ids.union(positions.of_codes(codes) if placed else (), at_import)
         paths = frozenset(map(unit_path := self._unit_paths.__getitem__, ids))
         hooked = self.hooked_classes.units(paths).difference(ids)  # it imported their modules
         ids, paths = ids.union(hooked), paths.union(map(unit_path, hooked))  # a base's, elsewhere
@@ -358,12 +360,9 @@ class UnitAttribution:
         return ids
 
     def _file_ids(self, filenames: set[str]) -> set[int]:
-        ids = set()
-        for filename in filenames:
-            rel = self.paths.rel(filename)
-            if rel is not None and not rel.endswith((".py", ".pyc", ".pyo")):
-                ids.add(self._intern(Unit(rel, FILE)))
-        return ids
+        rels = (self.paths.rel(filename) for filename in filenames)
+        keep = [r for r in rels if r is not None and not r.endswith((".py", ".pyc", ".pyo"))]
+        return {self._intern(Unit(rel, FILE)) for rel in keep}
 
     def _absorb_footprints(self, tracer: CodeTracer) -> None:
         """Units of what ran while each project module executed, by the module's unit: a

@@ -27,7 +27,7 @@ from lsp_server.rts.code_read_targets import UNTOLD
 from lsp_server.rts.file_units import FileUnits, Unit
 from lsp_server.rts.reads import EVERY_NAME, NAMES
 from lsp_server.rts.snapshots import FileStates
-from lsp_server.rts.unit_names import LAYOUT, LINES, MODULE, module_read
+from lsp_server.rts.unit_names import MODULE, is_place, module_read
 
 
 def file_units_read(
@@ -85,11 +85,11 @@ def _names_up_to(file_units: FileUnits, code: CodeType) -> list[str] | None:
     below = tuple(
         other.name + "." for other in file_units.spans.values() if other.first_line > span.last_line
     )
-    # Its own ``LINES`` units place it; the layouts of others and of the file do not.
-    own = (unit.name + ".", unit.name + LINES)
+    # Its own ``LINES`` and ``PLACED`` units place it; the places of others and of the
+    # file do not.
+    own = unit.name + "."
     return [
         name
         for name in file_units.checksums
-        if not (name + ".").startswith(below)
-        and (name.startswith(own) or not (name == LAYOUT or name.endswith(LINES)))
+        if not (name + ".").startswith(below) and (name.startswith(own) or not is_place(name))
     ]

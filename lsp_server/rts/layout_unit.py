@@ -17,6 +17,16 @@ what a module's code and class bodies are placed by) and each function's ``LINES
 with them: all that places its code objects, its frames and what it raises, and that
 shows in its source). A line added above a function
 changes the ``LINES`` units of the functions below it only.
+
+Each has a twin without the text of comments (``PLACES``, ``PLACED``): the same lines with
+every comment cut and trailing spaces dropped, so a comment-only or blank line stays a line
+(what follows keeps its number) but its text is gone. That is what a test reading only
+line numbers and columns sees (frames, code objects, warnings, ``e.lineno``); a test
+reading source text (``inspect.getsource``, ``linecache``, a formatted traceback) sees the
+comments too and depends on the ``LAYOUT``/``LINES`` units (``rts.position_units``).
+Comments on the first two lines stay in the places: an encoding declaration there changes
+how the file decodes (tomli 871f2c1: a ``# noqa`` dropped off a ``def`` line reran every
+test reading ``TOMLDecodeError.lineno``).
 """
 
 from __future__ import annotations
@@ -29,7 +39,7 @@ from collections.abc import Iterable
 from lsp_server.rts.spans import UnitSpan
 from lsp_server.rts.string_spelling import literal_spelling
 from lsp_server.rts.tokens import digest
-from lsp_server.rts.unit_names import LAYOUT, lines_name
+from lsp_server.rts.unit_names import LAYOUT, PLACES, lines_name, places_name
 
 _CUT = frozenset(
     [token.NAME, token.NUMBER, token.STRING, getattr(token, "FSTRING_MIDDLE", token.STRING)]
@@ -43,13 +53,17 @@ def layout_checksum(source: str) -> str:
 
 
 def layout_checksums(source: str, spans: Iterable[UnitSpan]) -> dict[str, str]:
-    """The ``LAYOUT`` checksum of ``source`` and the ``LINES`` checksum of each function of
-    ``spans`` (all the definitions of a name together: a redefinition, ``@overload``
-    stubs). Where ``source`` does not tokenize, each covers the whole text."""
-    lines = _layout_lines(source)
-    if not lines:
+    """The ``LAYOUT`` and ``PLACES`` checksums of ``source`` and the ``LINES`` and
+    ``PLACED`` checksums of each function of ``spans`` (all the definitions of a name
+    together: a redefinition, ``@overload`` stubs). Where ``source`` does not tokenize,
+    each covers the whole text."""
+    tokens = _tokens(source)
+    lines = [] if tokens is None else _lines(source, tokens, comments=True)
+    if tokens is None or not lines:
         whole = digest([source])
-        return {LAYOUT: whole, **{lines_name(span.name): whole for span in spans}}
+        names = [LAYOUT, PLACES, *(f(span.name) for span in spans for f in _FUNCTION_NAMES)]
+        return dict.fromkeys(names, whole)
+    places = [line.rstrip() for line in _lines(source, tokens, comments=False)]
     texts: dict[str, list[str]] = {}
     for span in spans:
         def_line = lines[span.def_line - 1]
@@ -58,7 +72,14 @@ def layout_checksums(source: str, spans: Iterable[UnitSpan]) -> dict[str, str]:
         texts.setdefault(lines_name(span.name), []).extend(
             [f"@{span.first_line}", *lines[span.first_line - 1 : last]]
         )
-    return {LAYOUT: digest(lines), **{name: digest(text) for name, text in texts.items()}}
+        texts.setdefault(places_name(span.name), []).extend(
+            [f"@{span.first_line}", *places[span.first_line - 1 : span.last_line]]
+        )
+    whole_file = {LAYOUT: digest(lines), PLACES: digest(places)}
+    return {**whole_file, **{name: digest(text) for name, text in texts.items()}}
+
+
+_FUNCTION_NAMES = (lines_name, places_name)
 
 
 def _trailing_comments_end(lines: list[str], last: int, indent: int) -> int:
@@ -79,27 +100,43 @@ def _trailing_comments_end(lines: list[str], last: int, indent: int) -> int:
 def _layout_lines(source: str) -> list[str]:
     """The layout of ``source``, line by line (line ``n`` at index ``n - 1``); empty when
     it does not tokenize."""
+    tokens = _tokens(source)
+    return [] if tokens is None else _lines(source, tokens, comments=True)
+
+
+def _tokens(source: str) -> list[tokenize.TokenInfo] | None:
+    """The tokens of ``source`` the layouts cut (``_CUT``, comments); None when it does not
+    tokenize."""
+    kept = (*_CUT, token.COMMENT)
+    try:
+        return [t for t in tokenize.generate_tokens(io.StringIO(source).readline) if t.type in kept]
+    except (tokenize.TokenError, SyntaxError, IndexError):
+        return None
+
+
+def _lines(source: str, tokens: list[tokenize.TokenInfo], comments: bool) -> list[str]:
+    """The layout of ``source`` from its ``tokens`` (``_tokens``), line by line; without
+    the comments below its second line unless ``comments``."""
     starts = [0]
     for line in source.splitlines(keepends=True):
         starts.append(starts[-1] + len(line))
     pieces: list[str] = []
     done = 0
-    try:
-        for tok in tokenize.generate_tokens(io.StringIO(source).readline):
-            if tok.type not in _CUT:
-                continue
-            begin = starts[tok.start[0] - 1] + tok.start[1]
-            end = starts[tok.end[0] - 1] + tok.end[1]
-            pieces.append(source[done:begin])
-            breaks = "\n" * (tok.end[0] - tok.start[0])
-            if tok.type == token.STRING:  # what its value does not say: ``rts.string_spelling``
-                spelling = literal_spelling(tok.string)
-                breaks = "" if "\n" in spelling else breaks  # a whole token keeps its own
-                pieces.append(_PLACEHOLDER + spelling + breaks)
-            else:
-                pieces.append(_PLACEHOLDER + breaks)
-            done = end
-    except (tokenize.TokenError, SyntaxError, IndexError):
-        return []
+    for tok in tokens:
+        if tok.type == token.COMMENT and (comments or tok.start[0] <= 2):
+            continue  # kept as it is
+        begin = starts[tok.start[0] - 1] + tok.start[1]
+        end = starts[tok.end[0] - 1] + tok.end[1]
+        pieces.append(source[done:begin])
+        done = end
+        if tok.type == token.COMMENT:
+            continue  # one line, no break inside
+        breaks = "\n" * (tok.end[0] - tok.start[0])
+        if tok.type == token.STRING:  # what its value does not say: ``rts.string_spelling``
+            spelling = literal_spelling(tok.string)
+            breaks = "" if "\n" in spelling else breaks  # a whole token keeps its own
+            pieces.append(_PLACEHOLDER + spelling + breaks)
+        else:
+            pieces.append(_PLACEHOLDER + breaks)
     pieces.append(source[done:])
     return "".join(pieces).splitlines(keepends=True)

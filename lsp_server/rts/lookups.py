@@ -116,21 +116,32 @@ OTHER_CODES = frozenset(["f_code", "gi_code", "cr_code", "ag_code", "code", "Cod
 """Where a code object comes from but a function's ``__code__`` (``code``: a frame's
 ``frame.code`` in pytest, ``__code__`` is no plain ``code``)."""
 
+SOURCE_TEXT_READS = frozenset(
+    [
+        *("getsource", "getsourcelines", "findsource", "getblock", "getcomments"),
+        *("getframeinfo", "getouterframes", "getinnerframes"),
+        *("extract_tb", "extract_stack", "getline", "getlines"),
+        *("format_exc", "format_exception", "format_tb", "format_stack", "getrepr"),
+        *("print_exc", "print_exception", "print_tb", "print_stack"),
+    ]
+)
+"""Names whose reading means "sees source text" (a frame's or traceback's lines as
+``linecache`` gives them, a function's source): comments show there, so a test reading one
+depends on the whole layout of the code that ran (``rts.position_units``)."""
+
 LINE_READS = frozenset(
     [
         *CODE_LINE_READS,
         *("f_lineno", "tb_lineno", "lineno", "end_lineno", "positions", "getlineno"),
         "firstlineno",  # pytest's ``Code``
-        *("getsource", "getsourcelines", "findsource", "getblock", "getcomments"),
-        *("getframeinfo", "getouterframes", "getinnerframes"),
-        *("extract_tb", "extract_stack", "walk_tb", "walk_stack", "getline", "getlines"),
-        *("format_exc", "format_exception", "format_tb", "format_stack", "getrepr"),
-        *("print_exc", "print_exception", "print_tb", "print_stack"),
+        *("walk_tb", "walk_stack"),
+        *SOURCE_TEXT_READS,
     ]
 )
 """Names whose reading means "sees line numbers or source text": the places of the code
 that ran (``rts.position_units``), which comments and blank lines change and no other unit
-sees.
+sees. Those but ``SOURCE_TEXT_READS`` show numbers only (where code sits, not the text of
+its comments).
 Not ``inspect.stack`` and ``inspect.trace``: names as common as a context's "stack"; their
 frames' lines are read as ``lineno`` but by index (``stack()[0][2]``), a hole left open."""
 

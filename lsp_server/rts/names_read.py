@@ -21,6 +21,7 @@ from lsp_server.rts.lookups import (
     LINE_READS,
     OTHER_CODES,
     SIGNATURE_READS,
+    SOURCE_TEXT_READS,
 )
 from lsp_server.rts.module_docstring import MODULE_DOC
 from lsp_server.rts.unit_names import HEADER
@@ -50,12 +51,14 @@ class PartsRead(NamedTuple):
     (``lookups.DOC_READS``); and whether it read line numbers or source text
     (``lookups.LINE_READS``) other than from what a told code read shows (which holds
     the read function's place: ``rts.code_read_units``): then it depends on the places
-    of the code it ran (``rts.position_units``)."""
+    of the code it ran (``rts.position_units``); whether among those reads some show
+    source text (``lookups.SOURCE_TEXT_READS``): then on their comments too."""
 
     code: bool
     signatures: bool
     docs: bool
     lines: bool = False
+    text: bool = False
 
     def union(self, other: PartsRead) -> PartsRead:
         return PartsRead(*(mine or theirs for mine, theirs in zip(self, other, strict=True)))
@@ -113,6 +116,7 @@ class NamesRead:
             not (SIGNATURE_READS.isdisjoint(names) and _SIGNATURE_SHOWS.isdisjoint(names)),
             not DOC_READS.isdisjoint(names),
             bool(lines),
+            not SOURCE_TEXT_READS.isdisjoint(lines),
         )
 
     def scoped(self, among: Set[str]) -> set[Pair]:

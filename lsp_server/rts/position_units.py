@@ -20,6 +20,12 @@ their layouts with them.
 A function that did not run shows no position: a line above it moves nothing a test
 reading the lines of others sees, so an edit in a file reruns only the line readers that
 ran a function below it.
+
+A test that read no source text (``names_read.PartsRead.text``: line numbers alone, a
+frame's, a warning's, an exception's ``lineno``) depends on the twins of those units
+without comments' text (``PLACES``, ``PLACED``): a comment edit that moves no line reruns
+only the tests reading source text (toolz 19edc08, a comment typo; tomli 871f2c1, a
+``# noqa`` dropped off a ``def`` line).
 """
 
 from __future__ import annotations
@@ -34,7 +40,14 @@ from lsp_server.rts.lookups import LINE_READS
 from lsp_server.rts.names_read import NamesRead
 from lsp_server.rts.new_keys import new_keys
 from lsp_server.rts.snapshots import FileStates
-from lsp_server.rts.unit_names import LAYOUT, MODULE, body_name, lines_name
+from lsp_server.rts.unit_names import (
+    LAYOUT,
+    MODULE,
+    PLACES,
+    body_name,
+    lines_name,
+    places_name,
+)
 
 
 def ran_reads_lines(
@@ -54,14 +67,23 @@ def ran_reads_lines(
 
 
 class PositionUnits:
-    """Session caches for the units placing what ran; ``intern`` maps a unit to its id."""
+    """Session caches for the units placing what ran; ``intern`` maps a unit to its id.
+    With ``text``, the units with comments (``LAYOUT``, ``LINES``), for tests that read
+    source text; else their twins without (``PLACES``, ``PLACED``)."""
 
     def __init__(
-        self, paths: ProjectPaths, states: FileStates, intern: Callable[[Unit], int]
+        self,
+        paths: ProjectPaths,
+        states: FileStates,
+        intern: Callable[[Unit], int],
+        text: bool = True,
     ) -> None:
         self._paths = paths
         self._states = states
         self._intern = intern
+        self._whole_file, self._function_name = (
+            (LAYOUT, lines_name) if text else (PLACES, places_name)
+        )
         # By identity(code), of the code objects the caller keeps alive; -1: none.
         self._by_code: dict[int, int] = {}
         self._by_module: dict[tuple[int, int], frozenset[int]] = {}  # (module, ids' size)
@@ -132,9 +154,11 @@ class PositionUnits:
 
     def _of_unit(self, unit: Unit) -> int:
         """The id of the layout unit placing ``unit``'s code (a function's body or header:
-        its ``LINES``; the module part: the file's ``LAYOUT``); -1 for none."""
+        its ``LINES`` or ``PLACED``; the module part: the file's ``LAYOUT`` or ``PLACES``);
+        -1 for none."""
         file_units = self._states.units(unit.path)
         if file_units is None:
             return -1
-        name = LAYOUT if unit.name == MODULE else lines_name(body_name(unit.name) or unit.name)
+        function = body_name(unit.name) or unit.name
+        name = self._whole_file if unit.name == MODULE else self._function_name(function)
         return self._intern(Unit(unit.path, name)) if name in file_units.checksums else -1

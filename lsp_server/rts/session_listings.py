@@ -21,6 +21,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from lsp_server.project.files import python_files
+from lsp_server.rts.comment_changes import comments_only, source_text_readers
 from lsp_server.rts.file_units import Unit
 from lsp_server.rts.reads import SESSION_LISTING
 from lsp_server.rts.reasons import Reason, ReasonKind, Selection
@@ -33,11 +34,17 @@ LISTING = Unit(NAMES, SESSION_LISTING)
 
 def tests_listing_session_state(store: DependencyStore, changed: Iterable[Unit]) -> dict[str, Unit]:
     """Tests that listed state of the session, each with the first of the ``changed``
-    units (names a test read aside: a new binding makes no object, class or module)."""
+    units (names a test read aside: a new binding makes no object, class or module). A
+    change to comments' text alone makes no object either: it selects those that read
+    source text only (``rts.comment_changes``; toolz 19edc08, a comment typo, reran two
+    tests listing ``sys.modules``)."""
     listing = store.tests_depending_on(LISTING)
     if not listing:
         return {}
+    changed = list(changed)
     first = min((unit for unit in changed if unit.path != NAMES), default=None)
+    if first is not None and comments_only(store, changed):
+        listing = sorted(source_text_readers(store).intersection(listing))
     return {} if first is None else dict.fromkeys(listing, first)
 
 

@@ -27,6 +27,8 @@ from lsp_server.rts.unit_names import (
     IMPORTED,
     LAYOUT,
     LINES,
+    PLACED,
+    PLACES,
     header_name,
 )
 
@@ -76,9 +78,9 @@ class StringLookupUnits:
                 for u in file_units.units()
                 if header_name(u.name) not in sums
                 and _top_name(u.name) not in gone
-                and not u.name.endswith((DOC, DEFAULTS, LINES, CLASS_KIND))
+                and not u.name.endswith((DOC, DEFAULTS, LINES, PLACED, CLASS_KIND))
                 and not u.name.startswith(GETATTR_PARTS)
-                and u.name not in (MODULE_DOC, LAYOUT, DEAD)
+                and u.name not in (MODULE_DOC, LAYOUT, PLACES, DEAD)
                 and f".{LOCALS}." not in u.name
                 and (
                     prefix is None

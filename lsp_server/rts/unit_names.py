@@ -19,6 +19,11 @@ LAYOUT = "<layout>"
 (``rts.layout_unit``): what places its module code and class bodies, and what reading its
 source shows besides units."""
 
+PLACES = "<places>"
+"""Name of the unit of where a Python file's code sits, its ``LAYOUT`` less the text of its
+comments and of its blank lines (``rts.layout_unit``): what a test reading only line
+numbers (no source text) sees of its module code and class bodies."""
+
 DEAD = "<dead>"
 """Name of the unit of the branches of a file's version guards that do not run here
 (``rts.version_guards``): only a test that ran the module's code under other values
@@ -45,6 +50,12 @@ LINES = ".<lines>"
 """Suffix of the unit of a function's place in its file, its first line and the layout of
 its own lines (``rts.layout_unit``): what a test reading the line numbers of its code or
 its source sees besides its units (``rts.position_units``)."""
+
+
+PLACED = ".<places>"
+"""Suffix of the unit of a function's place less its comments' text: its ``LINES`` unit
+with comments and blank lines cut to empty lines (``rts.layout_unit``), what a test reading
+only line numbers sees of it (``rts.position_units``)."""
 
 
 HOOKS = ".<hooks>"
@@ -166,9 +177,14 @@ def lines_name(function: str) -> str:
     return function + LINES
 
 
+def places_name(function: str) -> str:
+    return function + PLACED
+
+
 def is_place(unit_name: str) -> bool:
-    """A unit of where code sits in its file (a file's layout, a function's lines)."""
-    return unit_name == LAYOUT or unit_name.endswith(LINES)
+    """A unit of where code sits in its file (a file's layout or places, a function's
+    lines or places)."""
+    return unit_name in (LAYOUT, PLACES) or unit_name.endswith((LINES, PLACED))
 
 
 def doc_name(function: str) -> str:
@@ -188,9 +204,11 @@ def bound_name(unit_name: str) -> str | None:
     """The name a unit binds outside function bodies (``C.x`` -> ``x``, ``f.<def>`` ->
     ``f``); None for the module and file units, docstrings, default values, a class's hooks
     unit, functions nested in functions and the ``IMPORTING`` units."""
-    if unit_name in (MODULE, FILE, LAYOUT, DEAD) or _LOCALS in unit_name or CASE in unit_name:
+    if unit_name in (MODULE, FILE, LAYOUT, PLACES, DEAD):
         return None
-    if unit_name.endswith((DOC, DEFAULTS, HOOKS, FRAME, LINES, CLASS_KIND)):
+    if _LOCALS in unit_name or CASE in unit_name:
+        return None
+    if unit_name.endswith((DOC, DEFAULTS, HOOKS, FRAME, LINES, PLACED, CLASS_KIND)):
         return None
     if unit_name.startswith((IMPORTING, DISPLAY_READ, RAISES, GETATTR_PARTS, WRAPPED)):
         return None

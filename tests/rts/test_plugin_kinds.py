@@ -212,8 +212,11 @@ def test_cli_affected_and_store_info(kinds: pytest.Pytester) -> None:
     data = json.loads(out.stdout)
     assert [s["nodeid"] for s in data["selected"]] == ["test_kinds.py::test_neg"]
     # The edit adds tokens: the file's layout and the place of ``neg`` (``rts.layout_unit``)
-    # changed too.
-    layouts = {"calc.py::<layout>": "changed", "calc.py::neg.<lines>": "changed"}
+    # changed too, with and without comments' text (a column moved).
+    layouts = {
+        f"calc.py::{name}": "changed"
+        for name in ("<layout>", "neg.<lines>", "<places>", "neg.<places>")
+    }
     assert data["changed_units"] == {"calc.py::neg": "changed", **layouts}
     out = cli("store", "--info")
     assert out.returncode == 0

@@ -7,7 +7,15 @@ import textwrap
 import pytest
 
 from lsp_server.rts.file_units import Unit
-from lsp_server.rts.unit_names import DEAD, LAYOUT, LINES, MODULE
+from lsp_server.rts.unit_names import (
+    DEAD,
+    LAYOUT,
+    MODULE,
+    PLACES,
+    is_place,
+    lines_name,
+    places_name,
+)
 from lsp_server.rts.units import SourceError, source_units
 
 BASE = textwrap.dedent(
@@ -50,6 +58,8 @@ def test_units_found() -> None:
         *(f"{f}.<defaults>" for f in functions),
         *(f"{f}.<doc>" for f in functions),
         *(f"{f}.<lines>" for f in functions),  # its place: ``rts.layout_unit``
+        *(f"{f}.<places>" for f in functions),  # less comments' text
+        PLACES,
         # bindings: a constant, a class and its attribute, a standard-library import; a
         # plain class's docstring (empty: it has none)
         *("LIMIT", "Box", "Box.size", "os", "Box.<doc>"),
@@ -69,10 +79,14 @@ def test_comments_and_layout_do_not_count() -> None:
     edited = edited.replace("LIMIT = 3", "LIMIT = 3  # max\n\n\n")
     # Only the layouts see them: the file's, and the places of ``grow`` (a line break in
     # it) and of the functions below the lines added (what tests reading lines depend on).
+    # Lines moved: their twins without comments' text changed too.
     below = {"Box.grow", "Box.area", "helper", "helper.<locals>.inner"}
-    assert changed_units(BASE, edited) == {LAYOUT, *(name + LINES for name in below)}
+    places = {f(name) for name in below for f in (lines_name, places_name)}
+    assert changed_units(BASE, edited) == {LAYOUT, PLACES, *places}
     moved = BASE.replace("return y + 1", "return y + \\\n                1")
-    assert changed_units(BASE, moved) == {LAYOUT, "helper" + LINES, "helper.<locals>.inner" + LINES}
+    moved_names = ("helper", "helper.<locals>.inner")
+    inner = {f(name) for name in moved_names for f in (lines_name, places_name)}
+    assert changed_units(BASE, moved) == {LAYOUT, PLACES, *inner}
 
 
 def changed_units(before: str, after: str) -> set[str]:
@@ -80,7 +94,7 @@ def changed_units(before: str, after: str) -> set[str]:
     nothing else changed (an edit adding a token changes them too)."""
     old, new = checksums(before), checksums(after)
     changed = {k for k in old.keys() | new.keys() if old.get(k) != new.get(k)}
-    units = {k for k in changed if k != LAYOUT and not k.endswith(LINES)}
+    units = {k for k in changed if not is_place(k)}
     return units or changed
 
 
