@@ -331,6 +331,7 @@ class MonitoringTracer(CodeTracer):
 
     def _on_exec(self, code: CodeType) -> None:
         self.instrument(code)
+        self.read_lines.evaluated(code)
         if code.co_name == "<module>" and identity(code) in self._instrumented:
             self._open_module(code)
             # What earlier tests or imports ran was disabled: it must be seen again.

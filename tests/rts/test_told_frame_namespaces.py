@@ -1,0 +1,172 @@
+"""A frame's namespace read through a local holding the frame (typeguard's ``check_type``:
+``frame = sys._getframe(1)``, then ``TypeCheckMemo(frame.f_globals, frame.f_locals)``) is
+told as the line runs: the frame's globals are a project module's namespace, so the code
+looks names up among that module's globals (as ``globals()`` does), not among every module
+of the test. Other shapes (a chained read, a namespace that is no module's, a library
+frame) still read any name. Python 3.12+ (sys.monitoring LINE events); before, the
+function counts whole. Real pytest sessions."""
+
+from __future__ import annotations
+
+import sys
+
+import pytest
+
+from .helpers import edit, ran_and_failed, run, write
+
+pytest_plugins = ["pytester"]
+
+LINES_SEEN = sys.version_info >= (3, 12)
+
+CHECKER = """
+import sys
+
+
+def check(value, expected):
+    frame = sys._getframe(1)
+    found = eval(expected, frame.f_globals, frame.f_locals)
+    return isinstance(value, found)
+
+
+def check_chained(value, expected):
+    found = eval(expected, sys._getframe(1).f_globals)
+    return isinstance(value, found)
+"""
+
+
+def _project(pytester: pytest.Pytester, tests: str) -> None:
+    write(pytester, "checker.py", CHECKER)
+    write(pytester, "other.py", "LIMIT = 3\n")
+    write(
+        pytester,
+        "helpers.py",
+        """
+        import checker
+
+        KIND = int
+
+
+        def verify(value):
+            return checker.check(value, "".join(["KI", "ND"]))
+
+
+        def verify_int(value):
+            return checker.check(value, "".join(["in", "t"]))
+        """,
+    )
+    write(pytester, "test_check.py", tests)
+
+
+def test_a_told_frame_reads_its_module_not_every_module(pytester: pytest.Pytester) -> None:
+    _project(
+        pytester,
+        """
+        import checker
+        import other
+
+
+        class Point:
+            pass
+
+
+        def test_point():
+            assert checker.check(Point(), "Point")
+
+
+        def test_limit():
+            assert other.LIMIT == 3
+        """,
+    )
+    assert run(pytester, flag="--reks-all") == {"test_point", "test_limit"}
+    edit(pytester, "other.py", "LIMIT = 3", "LIMIT = 4")
+    assert run(pytester) == ({"test_limit"} if LINES_SEEN else {"test_point", "test_limit"})
+
+
+HELPER_TESTS = """
+import helpers
+
+
+def test_verify():
+    assert helpers.verify(3)
+
+
+def test_verify_int():
+    assert helpers.verify_int(3)
+"""
+
+
+def test_a_changed_binding_of_the_frames_module_selects(pytester: pytest.Pytester) -> None:
+    # The frame is the helper's, not the test's: its module's bindings are what it finds.
+    _project(pytester, HELPER_TESTS)
+    assert run(pytester, flag="--reks-all") == {"test_verify", "test_verify_int"}
+    edit(pytester, "helpers.py", "KIND = int", "KIND = str")
+    ran, failed = ran_and_failed(pytester)
+    assert failed == {"test_verify"} <= ran
+
+
+def test_a_new_binding_in_the_frames_module_selects(pytester: pytest.Pytester) -> None:
+    # ``int`` was the builtin; a module global of that name now shadows it for the eval.
+    _project(pytester, HELPER_TESTS)
+    assert run(pytester, flag="--reks-all") == {"test_verify", "test_verify_int"}
+    edit(pytester, "helpers.py", "KIND = int", "KIND = int\nint = str")
+    ran, failed = ran_and_failed(pytester)
+    assert failed == {"test_verify_int"} <= ran
+
+
+def test_a_chained_frame_read_still_reads_any_name(pytester: pytest.Pytester) -> None:
+    # ``sys._getframe(1).f_globals``: no local holds the frame, nothing is told.
+    _project(
+        pytester,
+        """
+        import checker
+        import other
+
+
+        def test_limit_kind():
+            assert checker.check_chained(3, "".join(["int if other.LIM", "IT == 3 else str"]))
+        """,
+    )
+    assert run(pytester, flag="--reks-all") == {"test_limit_kind"}
+    edit(pytester, "other.py", "LIMIT = 3", "LIMIT = 4")
+    assert ran_and_failed(pytester) == ({"test_limit_kind"}, {"test_limit_kind"})
+
+
+def test_a_name_evaluated_from_a_computed_string_is_read(pytester: pytest.Pytester) -> None:
+    # The told frame is the test module's; the string, made as the test runs, names
+    # ``other.LIMIT`` through the module ``other`` found there: the evaluated code reads it.
+    _project(
+        pytester,
+        """
+        import checker
+        import other
+
+
+        def test_limit_read_by_eval():
+            assert checker.check(3, "".join(["int if other.LIM", "IT == 3 else str"]))
+        """,
+    )
+    assert run(pytester, flag="--reks-all") == {"test_limit_read_by_eval"}
+    edit(pytester, "other.py", "LIMIT = 3", "LIMIT = 4")
+    assert ran_and_failed(pytester) == ({"test_limit_read_by_eval"}, {"test_limit_read_by_eval"})
+
+
+def test_a_namespace_of_no_module_still_reads_any_name(pytester: pytest.Pytester) -> None:
+    # Code run by ``exec`` in a plain dict: its frame's globals are no module's namespace.
+    _project(
+        pytester,
+        """
+        import checker
+        import other
+
+        SOURCE = "def probe():\\n    return checker.check(3, 'int if other.LIMIT == 3 else str')\\n"
+
+
+        def test_probe():
+            namespace = {"checker": checker, "other": __import__("other")}
+            exec(SOURCE, namespace)
+            assert namespace["probe"]()
+        """,
+    )
+    assert run(pytester, flag="--reks-all") == {"test_probe"}
+    edit(pytester, "other.py", "LIMIT = 3", "LIMIT = 4")
+    assert ran_and_failed(pytester) == ({"test_probe"}, {"test_probe"})
