@@ -243,8 +243,9 @@ class ReadLineWatch:
         return found is not None
 
     def evaluated(self, code: CodeType) -> None:
-        """Code made from a string ran (``eval``, ``exec``): what it reads counts here."""
-        if self.seen and code.co_filename[:1] == "<":
+        """Code made from a string ran (``eval``, ``exec``): what it reads counts here
+        (``rts.frame_namespaces``), on every Python."""
+        if code.co_filename[:1] == "<":
             self.ran.add(evaluated_code_key(code))
 
     def line_event(self, disable: object) -> Callable[[CodeType, int], Any]:

@@ -170,3 +170,66 @@ def test_a_namespace_of_no_module_still_reads_any_name(pytester: pytest.Pytester
     assert run(pytester, flag="--reks-all") == {"test_probe"}
     edit(pytester, "other.py", "LIMIT = 3", "LIMIT = 4")
     assert ran_and_failed(pytester) == ({"test_probe"}, {"test_probe"})
+
+
+EVALUATOR = """
+def evaluate(expression, namespace):
+    return eval(expression, namespace)
+
+
+def formatted(template, namespace):
+    return template.format_map(namespace)
+"""
+
+
+def test_globals_handed_to_eval_reads_the_names_evaluated(pytester: pytest.Pytester) -> None:
+    # ``globals()`` reads the test module whole (``own_globals``); the string names
+    # ``other.LIMIT`` through the module found there. On f18ebfd the test was not selected
+    # and failed.
+    write(pytester, "evaluator.py", EVALUATOR)
+    write(pytester, "other.py", "LIMIT = 3\n")
+    write(
+        pytester,
+        "test_eval.py",
+        """
+        import evaluator
+        import other
+
+
+        def test_limit():
+            expression = ".".join(["other", "".join(["LIM", "IT"])])
+            assert evaluator.evaluate(expression, globals()) == 3
+        """,
+    )
+    assert run(pytester, flag="--reks-all") == {"test_limit"}
+    edit(pytester, "other.py", "LIMIT = 3", "LIMIT = 4")
+    assert ran_and_failed(pytester) == ({"test_limit"}, {"test_limit"})
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="a library looking up names taken from data in a namespace it was handed, with no"
+    " code made from a string (str.format_map: '{other.LIMIT}'), is not seen; as for any"
+    " lookup by data in library code",
+)
+def test_globals_handed_to_format_map_reads_the_names_formatted(
+    pytester: pytest.Pytester,
+) -> None:
+    write(pytester, "evaluator.py", EVALUATOR)
+    write(pytester, "other.py", "LIMIT = 3\n")
+    write(
+        pytester,
+        "test_format.py",
+        """
+        import evaluator
+        import other
+
+
+        def test_limit():
+            template = "{" + ".".join(["other", "".join(["LIM", "IT"])]) + "}"
+            assert evaluator.formatted(template, globals()) == "3"
+        """,
+    )
+    assert run(pytester, flag="--reks-all") == {"test_limit"}
+    edit(pytester, "other.py", "LIMIT = 3", "LIMIT = 4")
+    assert ran_and_failed(pytester) == ({"test_limit"}, {"test_limit"})
