@@ -45,6 +45,9 @@ _FIRST_KEY = 1 << 66
 # By key - _FIRST_KEY: the module file read whole, or (None) the names read.
 _told: list[tuple[str | None, frozenset[str]]] = []
 _keys: dict[tuple[str | None, frozenset[str]], int] = {}
+# Code made from a string -> its key. By value: equal code spells the same names, and the
+# same forward reference is evaluated again and again (a code object made each time).
+_evaluated: dict[CodeType, int] = {}
 
 
 def _key(told: tuple[str | None, frozenset[str]]) -> int:
@@ -90,6 +93,13 @@ def _module_file(namespace: dict[str, object]) -> str | None:
 def evaluated_code_key(code: CodeType) -> int:
     """The key of what code made from a string reads: the names it and its nested code
     spell, or any name when one looks names up by string."""
+    key = _evaluated.get(code)
+    if key is None:
+        key = _evaluated[code] = _spelled_key(code)
+    return key
+
+
+def _spelled_key(code: CodeType) -> int:
     names: set[str] = set()
     stack = [code]
     while stack:
