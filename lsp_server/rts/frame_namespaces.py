@@ -9,12 +9,13 @@ added to another file included, selected them.
 When a plain local holds the frame (``instance_owners.owner_lines``: its value at the line's
 LINE event is the one read), the event looks at it. Its globals are the namespace of a
 project module ``M`` (the module found by ``__name__`` in ``sys.modules`` holds that very
-dict), and its locals are either a function's own variables (fast locals: the names its code
-binds, values made by code that ran) or that same namespace (a module's frame). A lookup
-there finds a binding of ``M`` or a name stored into it from elsewhere: the code reads ``M``
-whole, as ``globals()`` does (``own_globals``: every unit of ``M`` but the bodies, and a new
-name bound there selects it). A frame of a class body, of a library module, or whose globals
-are no module's namespace (``exec`` in a dict) is not told: it still reads any name.
+dict, and the frame runs code of ``M``'s file), and its locals are either a function's own
+variables (fast locals: the names its code binds, values made by code that ran) or that same
+namespace (a module's frame). A lookup there finds a binding of ``M`` or a name stored into
+it from elsewhere: the code reads ``M`` whole, as ``globals()`` does (``own_globals``: every
+unit of ``M`` but the bodies, and a new name bound there selects it). A frame of a class
+body, of a library module, or whose globals are no module's namespace (``exec`` in a dict)
+is not told: it still reads any name.
 
 What is found there is then read by the names code spells, as any value: names of code made
 from a string (``eval``, ``exec``, ``ForwardRef._evaluate``: ``List["other.Foo"]`` finds
@@ -72,7 +73,9 @@ def frame_module_keys(
             return None
         namespace = held.f_globals
         filename = _module_file(namespace)
-        if filename is None or not is_project_file(filename):
+        # Code of another file run in that namespace (``exec(source, vars(module))``) is
+        # not told: its own names may be any module's.
+        if filename != held.f_code.co_filename or not is_project_file(filename):
             return None
         if not held.f_code.co_flags & CO_OPTIMIZED and held.f_locals is not namespace:
             return None
