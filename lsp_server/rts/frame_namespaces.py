@@ -13,9 +13,13 @@ dict, and the frame runs code of ``M``'s file), and its locals are either a func
 variables (fast locals: the names its code binds, values made by code that ran) or that same
 namespace (a module's frame). A lookup there finds a binding of ``M`` or a name stored into
 it from elsewhere: the code reads ``M`` whole, as ``globals()`` does (``own_globals``: every
-unit of ``M`` but the bodies, and a new name bound there selects it). A frame of a class
-body, of a library module, or whose globals are no module's namespace (``exec`` in a dict)
-is not told: it still reads any name.
+unit of ``M`` but the bodies, and a new name bound there selects it). A frame of a project
+class body, or whose globals are no module's namespace (``exec`` in a dict) is not told: it still
+reads any name. A library's frame (typeguard's tests call ``pytest.raises(TypeCheckError,
+check_type, value, hint)``: the caller is pytest's ``raises``) reads no project binding: its
+module's names and its function's locals are the library's, bound by the library or by
+project code where that ran (its units are the test's) or at import (a statement of a module
+the test imports), as for a library instance's ``__dict__`` (``rts.instance_owners``).
 
 What is found there is then read by the names code spells, as any value: names of code made
 from a string (``eval``, ``exec``, ``ForwardRef._evaluate``: ``List["other.Foo"]`` finds
@@ -62,9 +66,9 @@ def _key(told: tuple[str | None, frozenset[str]]) -> int:
 def frame_module_keys(
     frame: FrameType, names: Iterable[str], is_project_file: Callable[[str], bool]
 ) -> list[int] | None:
-    """The keys of the modules whose namespaces the frames held by the locals ``names`` of
-    ``frame`` are; None when one is not told (no frame, no project module's namespace, a
-    class body's locals)."""
+    """The keys of the project modules whose namespaces the frames held by the locals
+    ``names`` of ``frame`` are (a library's adds none); None when one is not told (no frame,
+    no module's namespace, a project class body's locals)."""
     values = frame.f_locals
     keys = []
     for name in names:
@@ -75,8 +79,10 @@ def frame_module_keys(
         filename = _module_file(namespace)
         # Code of another file run in that namespace (``exec(source, vars(module))``) is
         # not told: its own names may be any module's.
-        if filename != held.f_code.co_filename or not is_project_file(filename):
+        if filename is None or filename != held.f_code.co_filename:
             return None
+        if not is_project_file(filename):
+            continue  # ``pytest.raises(E, check_type, ...)``: the caller is pytest's
         if not held.f_code.co_flags & CO_OPTIMIZED and held.f_locals is not namespace:
             return None
         keys.append(_key((filename, frozenset())))

@@ -271,10 +271,11 @@ class ReadLineWatch:
                     ran.add(instance_key(key))
                     return None
                 held = frames.get(frame_key(key), {}).get(line)
-                modules = held and frame_module_keys(getframe(1), held, is_project_file)
-                if modules:
-                    ran.update(modules)
-                    return None
+                if held is not None:
+                    modules = frame_module_keys(getframe(1), held, is_project_file)
+                    if modules is not None:
+                        ran.update(modules)
+                        return None
                 ran.add(frame_key(key))
             return disable
 

@@ -233,3 +233,62 @@ def test_globals_handed_to_format_map_reads_the_names_formatted(
     assert run(pytester, flag="--reks-all") == {"test_limit"}
     edit(pytester, "other.py", "LIMIT = 3", "LIMIT = 4")
     assert ran_and_failed(pytester) == ({"test_limit"}, {"test_limit"})
+
+
+def _library_runner(pytester: pytest.Pytester) -> None:
+    """A module outside the project, on the path: a library calling what it is handed (as
+    ``pytest.raises(E, check_type, value, hint)`` does)."""
+    library = pytester.path.parent / f"{pytester.path.name}-library"
+    library.mkdir()
+    (library / "runner.py").write_text(
+        "def call(function, *arguments, context=None):\n    return function(*arguments)\n"
+    )
+    pytester.syspathinsert(library)
+
+
+def test_a_library_frame_reads_no_project_binding(pytester: pytest.Pytester) -> None:
+    _library_runner(pytester)
+    _project(
+        pytester,
+        """
+        import checker
+        import other
+        import runner
+
+
+        def test_called_by_library():
+            assert runner.call(checker.check, 3, "int")
+
+
+        def test_limit():
+            assert other.LIMIT == 3
+        """,
+    )
+    assert run(pytester, flag="--reks-all") == {"test_called_by_library", "test_limit"}
+    edit(pytester, "other.py", "LIMIT = 3", "LIMIT = 4")
+    expected = {"test_limit"} if LINES_SEEN else {"test_called_by_library", "test_limit"}
+    assert run(pytester) == expected
+
+
+def test_a_project_value_in_a_library_frame_is_read_by_the_names_evaluated(
+    pytester: pytest.Pytester,
+) -> None:
+    # The library's local ``context`` holds the module ``other``: the evaluated string reads
+    # ``LIMIT`` on it.
+    _library_runner(pytester)
+    _project(
+        pytester,
+        """
+        import checker
+        import other
+        import runner
+
+
+        def test_context_limit():
+            expected = "".join(["int if context.LIM", "IT == 3 else str"])
+            assert runner.call(checker.check, 3, expected, context=other)
+        """,
+    )
+    assert run(pytester, flag="--reks-all") == {"test_context_limit"}
+    edit(pytester, "other.py", "LIMIT = 3", "LIMIT = 4")
+    assert ran_and_failed(pytester) == ({"test_context_limit"}, {"test_context_limit"})
