@@ -24,9 +24,11 @@ the test imports), as for a library instance's ``__dict__`` (``rts.instance_owne
 What is found there is then read by the names code spells, as any value: names of code made
 from a string (``eval``, ``exec``, ``ForwardRef._evaluate``: ``List["other.Foo"]`` finds
 ``other`` there and ``Foo`` on it) count as read by the test that ran it
-(``evaluated_code_key``, from the ``exec`` audit event); one spelling a lookup by string
-reads any name. A library that looks up names taken from data without such code
-(``str.format_map`` on the namespace) is not seen, as anywhere else.
+(``evaluated_code_key``, from the ``exec`` audit event); one calling a lookup by string
+(``getattr(x, n)``) or reading a namespace (``x.__dict__``) reads any name, not one calling
+a method so named (jinja's template code calls ``environment.getattr``). A library that
+looks up names taken from data without such code (``str.format_map`` on the namespace) is
+not seen, as anywhere else.
 
 The told modules and evaluated names reach the attribution as keys among the window's read
 lines, past the range of code identities and their ``read_lines.frame_key`` and
@@ -35,11 +37,13 @@ lines, past the range of code identities and their ``read_lines.frame_key`` and
 
 from __future__ import annotations
 
+import dis
 import sys
 from collections.abc import Callable, Iterable, Set
 from inspect import CO_OPTIMIZED
 from types import CodeType, FrameType
 
+from lsp_server.rts.lookups import DYNAMIC_NAMES, FRAME_NAMESPACES
 from lsp_server.rts.own_globals import own_globals_read
 from lsp_server.rts.reads import EVERY_NAME, code_reads
 
@@ -113,12 +117,30 @@ def _spelled_key(code: CodeType) -> int:
     stack = [code]
     while stack:
         current = stack.pop()
-        spelled, global_only, dynamic = code_reads(current)
-        if dynamic:
+        spelled, global_only, _ = code_reads(current)
+        if _looks_up_by_string(current):
             return _key((None, frozenset([EVERY_NAME])))
         names |= spelled | global_only
         stack.extend(c for c in current.co_consts if type(c) is CodeType)
     return _key((None, frozenset(names)))
+
+
+_GLOBAL_LOADS = frozenset(["LOAD_GLOBAL", "LOAD_NAME", "LOAD_FROM_DICT_OR_GLOBALS"])
+# Read off any object, these are namespaces; ``getattr`` and the like spelled as attributes
+# are methods (jinja's template code calls ``environment.getattr``: project code, traced).
+_NAMESPACE_ATTRIBUTES = frozenset(["__dict__", "__globals__", "modules", *FRAME_NAMESPACES])
+
+
+def _looks_up_by_string(code: CodeType) -> bool:
+    """Whether code made from a string calls a lookup by string (``getattr``, ``vars``...)
+    or reads a namespace (``x.__dict__``)."""
+    for instruction in dis.get_instructions(code):
+        name = instruction.argval
+        if instruction.opname in _GLOBAL_LOADS and name in DYNAMIC_NAMES:
+            return True
+        if instruction.opname == "LOAD_ATTR" and name in _NAMESPACE_ATTRIBUTES:
+            return True
+    return False
 
 
 def told_names(keys: Set[int], python_rel: Callable[[str], str | None]) -> set[str]:

@@ -292,3 +292,57 @@ def test_a_project_value_in_a_library_frame_is_read_by_the_names_evaluated(
     assert run(pytester, flag="--reks-all") == {"test_context_limit"}
     edit(pytester, "other.py", "LIMIT = 3", "LIMIT = 4")
     assert ran_and_failed(pytester) == ({"test_context_limit"}, {"test_context_limit"})
+
+
+def test_evaluated_code_calling_a_method_named_getattr_reads_no_other_name(
+    pytester: pytest.Pytester,
+) -> None:
+    # jinja's template code calls ``environment.getattr(obj, "x")``: project code, traced.
+    write(pytester, "evaluator.py", EVALUATOR)
+    write(pytester, "other.py", "LIMIT = 3\n")
+    write(
+        pytester,
+        "test_method.py",
+        """
+        import evaluator
+        import other
+
+
+        class Box:
+            def getattr(self, name):
+                return len(name)
+
+
+        def test_box():
+            assert evaluator.evaluate("box.getattr('xy')", {"box": Box()}) == 2
+
+
+        def test_limit():
+            assert other.LIMIT == 3
+        """,
+    )
+    assert run(pytester, flag="--reks-all") == {"test_box", "test_limit"}
+    edit(pytester, "other.py", "LIMIT = 3", "LIMIT = 4")
+    assert run(pytester) == {"test_limit"}
+
+
+def test_evaluated_code_calling_getattr_reads_any_name(pytester: pytest.Pytester) -> None:
+    # The name looked up is data of the namespace: on f18ebfd the test was not selected.
+    write(pytester, "evaluator.py", EVALUATOR)
+    write(pytester, "other.py", "LIMIT = 3\n")
+    write(
+        pytester,
+        "test_builtin.py",
+        """
+        import evaluator
+        import other
+
+
+        def test_limit():
+            namespace = {"other": other, "name": "".join(["LIM", "IT"])}
+            assert evaluator.evaluate("getattr(other, name)", namespace) == 3
+        """,
+    )
+    assert run(pytester, flag="--reks-all") == {"test_limit"}
+    edit(pytester, "other.py", "LIMIT = 3", "LIMIT = 4")
+    assert ran_and_failed(pytester) == ({"test_limit"}, {"test_limit"})
