@@ -70,7 +70,7 @@ class UnitAttribution:
         self.root, self.lookups, self.paths, self.states = root, lookups, paths, states
         # Whether windows tell which code ran a line reading code or docstrings: then those
         # names of the code (``_line_reads``) count only for the windows where one did.
-        self._line_reads = LineReads(sees_read_lines)
+        self._line_reads = LineReads(sees_read_lines, paths.python_rel)
         self.resolver = ImportResolver(root, self._imports_of)
         # What ran while each collector (by path) collected: its tests depend on it.
         self.collection_windows: dict[str, Window] = {}

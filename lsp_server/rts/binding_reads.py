@@ -175,7 +175,7 @@ class BindingReads:
             if file_units is not None:
                 found |= self._read_module(path, file_units, reads)
         if not dynamic:
-            found |= self._whole_modules(paths, whole)
+            found |= self._whole_modules(whole)
             # ``getattr(self, name)``: the class attributes whose names start with a prefix
             # (in a module read whole, a part of what it found already).
             for prefix in attribute_prefixes(names):
@@ -196,13 +196,15 @@ class BindingReads:
         self._add_found(found, paths, reads.flags(), base, anywhere)
         return found, reads, paths
 
-    def _whole_modules(self, paths: Set[str], whole: Set[str]) -> set[int]:
-        """Of the modules ``paths``, what a lookup by string finds in those read ``whole``
-        (where a class hook ran), and the ``NAMES`` unit that selects the test once a new
-        name is bound there."""
+    def _whole_modules(self, whole: Set[str]) -> set[int]:
+        """What a lookup by string finds in the modules read ``whole`` (where a class hook
+        ran, whose globals code looked up), and the ``NAMES`` unit that selects the test
+        once a new name is bound there. Not only among the test's modules: a told frame's
+        module may be one none of whose code the tracer saw (``rts.frame_namespaces``: code
+        made from its source)."""
         found: set[int] = set()
-        for path in paths:
-            if path in whole and (file_units := self.states.units(path)) is not None:
+        for path in whole:
+            if (file_units := self.states.units(path)) is not None:
                 found |= self._string_units.of_module(path, file_units)
                 found.add(self._intern(Unit(NAMES, module_read(EVERY_NAME, path))))
         return found

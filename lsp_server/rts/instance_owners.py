@@ -31,11 +31,18 @@ _REBINDS = frozenset(["STORE_FAST", "DELETE_FAST", "STORE_FAST_STORE_FAST", "STO
 _NAMESPACES = (ModuleType, type, FunctionType, MethodType)
 
 
+_DICT = frozenset(["__dict__"])
+
+
 def owner_lines(
-    code: CodeType, line_at: Mapping[int, int | None], namespaces: frozenset[str]
+    code: CodeType,
+    line_at: Mapping[int, int | None],
+    namespaces: frozenset[str],
+    told: frozenset[str] = _DICT,
 ) -> dict[int, frozenset[str]]:
-    """The lines of ``code`` whose every read of one of ``namespaces`` is a ``__dict__`` of a
-    local told at the line's event, with those locals."""
+    """The lines of ``code`` whose every read of one of ``namespaces`` is one of ``told``
+    (a ``__dict__``; a frame's ``f_globals``: ``rts.frame_namespaces``) of a local told at
+    the line's event, with those locals."""
     instructions = list(dis.get_instructions(code))
     # Where execution may enter an instruction without a LINE event of its line: exception
     # handlers, and jumps from the same line (a jump from another line fires one).
@@ -54,7 +61,7 @@ def owner_lines(
         if ins.opcode not in dis.hasname or ins.argval not in namespaces:
             continue
         line = line_at.get(ins.offset)
-        owner = _told_owner(instructions, index, line_at, targets)
+        owner = _told_owner(instructions, index, line_at, targets, told)
         if line is None or owner is None:
             untold.add(-1 if line is None else line)
         else:
@@ -67,11 +74,12 @@ def _told_owner(
     index: int,
     line_at: Mapping[int, int | None],
     targets: set[int],
+    told: frozenset[str],
 ) -> str | None:
-    """The local whose ``__dict__`` the instruction at ``index`` loads, when its value at the
-    line's event is the one loaded; else None."""
+    """The local whose namespace (an attribute of ``told``) the instruction at ``index``
+    loads, when its value at the line's event is the one loaded; else None."""
     ins = instructions[index]
-    if ins.opname != "LOAD_ATTR" or ins.argval != "__dict__" or index == 0:
+    if ins.opname != "LOAD_ATTR" or ins.argval not in told or index == 0:
         return None
     owner = instructions[index - 1]
     if owner.opname not in _OWNER_LOADS:

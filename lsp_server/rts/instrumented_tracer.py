@@ -271,7 +271,8 @@ class InstrumentedTracer(CodeTracer):
 
     def _on_exec(self, code: CodeType) -> None:
         """Project code about to run that the loader did not compile: every test from now
-        on counts it as run."""
+        on counts it as run; code made from a string reads what it spells (``read_lines``)."""
+        self.read_lines.evaluated(code)
         if identity(code) in self._loaded or not self._project(code.co_filename):
             return
         for nested in _nested(code):

@@ -35,6 +35,12 @@ from types import CodeType
 from typing import Any
 
 from lsp_server.rts.file_units import FileUnits
+from lsp_server.rts.frame_namespaces import (
+    TOLD_FRAME_READS,
+    evaluated_code_key,
+    frame_module_keys,
+    told_names,
+)
 from lsp_server.rts.identity import identity
 from lsp_server.rts.instance_owners import library_instances, no_namespaces, owner_lines
 from lsp_server.rts.kept_code_analyses import kept_by_content
@@ -81,6 +87,9 @@ class ReadLines:
     owners: Mapping[int, frozenset[str]] = field(default_factory=dict)
     """Frame lines whose reads are of ``__dict__``s of locals told as the line runs
     (``rts.instance_owners``) -> those locals."""
+    frames: Mapping[int, frozenset[str]] = field(default_factory=dict)
+    """Frame lines whose reads are of the namespaces of frames held by locals told as the
+    line runs (``rts.frame_namespaces``) -> those locals."""
 
 
 def frame_key(key: int) -> int:
@@ -187,7 +196,8 @@ def _kept_read_lines(code: CodeType) -> ReadLines | None:
     if spelled != wanted or frames != bool(frame_lines):
         return None
     owners = owner_lines(code, line_at, _LINE_NAMESPACES) if frame_lines else {}
-    return ReadLines(frozenset(wanted), frozenset(lines), frozenset(frame_lines), owners)
+    held = owner_lines(code, line_at, _LINE_NAMESPACES, TOLD_FRAME_READS) if frame_lines else {}
+    return ReadLines(frozenset(wanted), frozenset(lines), frozenset(frame_lines), owners, held)
 
 
 def own_signature(code: CodeType, file_units: FileUnits) -> bool:
@@ -215,6 +225,8 @@ class ReadLineWatch:
     ran: set[int] = field(default_factory=set)  # by identity(code), or its ``frame_key``
     owners: dict[int, Mapping[int, frozenset[str]]] = field(default_factory=dict)
     """By ``frame_key``: ``ReadLines.owners``."""
+    frames: dict[int, Mapping[int, frozenset[str]]] = field(default_factory=dict)
+    """By ``frame_key``: ``ReadLines.frames``."""
 
     def watch(self, code: CodeType) -> bool:
         """Whether ``code`` has lines to watch (they are kept; its frame lines under
@@ -226,7 +238,15 @@ class ReadLineWatch:
                 self.lines[frame_key(identity(code))] = found.frame_lines
             if found.owners:
                 self.owners[frame_key(identity(code))] = found.owners
+            if found.frames:
+                self.frames[frame_key(identity(code))] = found.frames
         return found is not None
+
+    def evaluated(self, code: CodeType) -> None:
+        """Code made from a string ran (``eval``, ``exec``): what it reads counts here
+        (``rts.frame_namespaces``), on every Python."""
+        if code.co_filename[:1] == "<":
+            self.ran.add(evaluated_code_key(code))
 
     def line_event(self, disable: object) -> Callable[[CodeType, int], Any]:
         """The LINE callback: notes a watched line (a frame line under ``frame_key``), and
@@ -234,9 +254,10 @@ class ReadLineWatch:
         ``__dict__`` owners are library instances (``instance_owners``) reads nothing this
         time and stays watched: another run may hold a project object. One whose owners
         hold no namespace counts under ``instance_key``, and also stays watched: another
-        run may hold a module there."""
+        run may hold a module there. One whose frames' namespaces are told counts the
+        modules' (``rts.frame_namespaces``) and stays watched: another run may hold another."""
         lines, ran, owners, getframe = self.lines, self.ran, self.owners, _getframe
-        is_project_file = self.is_project_file
+        is_project_file, frames = self.is_project_file, self.frames
 
         def on_line(code: CodeType, line: int) -> Any:
             key = identity(code)
@@ -249,6 +270,12 @@ class ReadLineWatch:
                 if told is not None and no_namespaces(getframe(1), told):
                     ran.add(instance_key(key))
                     return None
+                held = frames.get(frame_key(key), {}).get(line)
+                if held is not None:
+                    modules = frame_module_keys(getframe(1), held, is_project_file)
+                    if modules is not None:
+                        ran.update(modules)
+                        return None
                 ran.add(frame_key(key))
             return disable
 
@@ -268,10 +295,15 @@ class LineReads:
     """The attribution's side: by code (``identity``), the names it reads only where their
     lines run (``read_lines``); under ``frame_key``, any name (``EVERY_NAME``) for code
     whose only lookups by string read a frame's namespace. ``seen``: whether windows tell
-    which code ran such a line (3.12+); else nothing is noted and every read counts."""
+    which code ran such a line (3.12+); else nothing is noted and every read counts.
+    ``python_rel``: the project path of a module file a told frame read
+    (``rts.frame_namespaces``)."""
 
-    def __init__(self, seen: bool) -> None:
+    def __init__(
+        self, seen: bool, python_rel: Callable[[str], str | None] = lambda _: None
+    ) -> None:
         self.seen = seen
+        self._python_rel = python_rel
         self._reads: dict[int, frozenset[str]] = {}
 
     def note(
@@ -325,6 +357,7 @@ class LineReads:
 
     def ran(self, keys: Set[int]) -> frozenset[str]:
         """What the code whose watched lines ran (``keys``, as ``ReadLineWatch.take``
-        gives them) reads there."""
+        gives them) reads there, and what told frame reads and evaluated code read."""
         reads = self._reads
-        return frozenset().union(*(reads[key] for key in keys & reads.keys()))
+        found = frozenset().union(*(reads[key] for key in keys & reads.keys()))
+        return found.union(told_names(keys, self._python_rel)) if keys else found

@@ -1,15 +1,14 @@
 """Collecting which code objects ran, per test.
 
-On Python 3.12+ ``sys.monitoring`` PY_START is enabled as a *local* event on the project's
-own code objects only: those of functions alive when tracing starts (``rts.alive_code``,
-nested code objects through ``co_consts``), and those of every module
-or string executed later (the ``exec`` audit event fires before the code runs, for imports
-too). Library and pytest code is never instrumented, so it runs at full speed. The
-callback records each code object once and returns ``DISABLE``; ``take()`` calls
-``restart_events()`` so the next test sees every code object again. On 3.10/3.11 a profile
-hook (``sys.setprofile`` and ``threading.setprofile``) records the code of every ``call``.
-Both also keep each module's import footprint (see ``CodeTracer``), and the kinds of the
-values project functions return (``lsp_server.rts.returns``): on 3.12+ PY_RETURN is a local
+On Python 3.12+ ``sys.monitoring`` PY_START is enabled as a *local* event on the project's own
+code objects only: those of functions alive when tracing starts (``rts.alive_code``, nested code
+objects through ``co_consts``), and those of every module or string executed later (the ``exec``
+audit event fires before the code runs, for imports too). Library and pytest code is never
+instrumented, so it runs at full speed. The callback records each code object once and returns
+``DISABLE``; ``take()`` calls ``restart_events()`` so the next test sees every code object again.
+On 3.10/3.11 a profile hook (``sys.setprofile`` and ``threading.setprofile``) records the code of
+every ``call``. Both also keep each module's import footprint (see ``CodeTracer``), and the kinds
+of the values project functions return (``lsp_server.rts.returns``): on 3.12+ PY_RETURN is a local
 event of project functions, disabled after a few returns per test.
 
 Code objects are kept by identity (``rts.identity``), not by value: two code objects compare equal
@@ -331,6 +330,7 @@ class MonitoringTracer(CodeTracer):
 
     def _on_exec(self, code: CodeType) -> None:
         self.instrument(code)
+        self.read_lines.evaluated(code)
         if code.co_name == "<module>" and identity(code) in self._instrumented:
             self._open_module(code)
             # What earlier tests or imports ran was disabled: it must be seen again.
