@@ -26,7 +26,7 @@ def project(pytester: pytest.Pytester) -> pytest.Pytester:
     write(
         pytester,
         "pkg/registry.py",
-        '''
+        """
         from __future__ import annotations
 
         import typing
@@ -45,7 +45,7 @@ def project(pytester: pytest.Pytester) -> pytest.Pytester:
 
         def get_class(name: str) -> SchemaType:
             return _registry[name]
-        ''',
+        """,
     )
     write(
         pytester,
@@ -164,4 +164,3 @@ def test_a_source_reader_of_the_block_is_selected(project: pytest.Pytester) -> N
     edit(project, "pkg/registry.py", "typing.Type[Schema]", "type[Schema]")
     ran, failed = ran_and_failed(project)
     assert failed == {"test_source"} and failed <= ran
-
