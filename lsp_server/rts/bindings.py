@@ -47,6 +47,7 @@ from lsp_server.rts.class_members import (
 from lsp_server.rts.constant_calls import builds_here
 from lsp_server.rts.default_calls import keep_default_calls, order_markers
 from lsp_server.rts.from_imports import FromImport, from_import
+from lsp_server.rts.getattr_fallbacks import rebinds_getattr, unhanded_fallbacks
 from lsp_server.rts.import_scope import Scope
 from lsp_server.rts.lookups import call_roots
 from lsp_server.rts.loose_assignments import loose_members, residue_class_refs
@@ -351,6 +352,7 @@ def module_layout(tree: ast.Module) -> ModuleLayout:
     bound = {name for _, b, *_ in found if b is not None for name in b.names}
     bound.update(local for fi in imports.values() for local, _ in fi.names)
     defined = {s.name for s in tree.body if isinstance(s, _DEFINITIONS)}
+    getattr_rebound = rebinds_getattr(tree)  # ``rts.getattr_fallbacks``
     before: set[str] = set()
     residue_refs: set[str] = set()
     residue_count = 0  # statements of the module unit so far
@@ -369,7 +371,8 @@ def module_layout(tree: ast.Module) -> ModuleLayout:
                 reads = import_time_names(stmt)
             residue_refs |= reads - unread
             handed = {stmt.name} if isinstance(stmt, _DEFINITIONS) else set()  # to its decorator
-            layout.add_call_site([stmt], reads | handed, defined)
+            unhanded = unhanded_fallbacks(stmt, getattr_rebound)
+            layout.add_call_site([stmt], reads - unhanded | handed, defined)
             layout.markers.setdefault("", []).extend(order_markers(reads, before, bound) + filters)
             if id(stmt) in imports:
                 layout.from_imports.append(imports[id(stmt)])

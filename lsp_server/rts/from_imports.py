@@ -90,12 +90,12 @@ def singly_imported(tree: ast.Module) -> frozenset[str]:
     if not imported:
         return frozenset()
     counts: dict[str, int] = {}
-    for name in _binding_occurrences(tree):
+    for name in binding_occurrences(tree):
         counts[name] = counts.get(name, 0) + 1
     return frozenset(name for name in imported if counts.get(name) == 1)
 
 
-def _binding_occurrences(tree: ast.Module) -> list[str]:
+def binding_occurrences(tree: ast.Module) -> list[str]:
     """Every name any node of ``tree`` binds, deletes or declares global or nonlocal, once
     per occurrence."""
     out: list[str] = []
