@@ -88,9 +88,11 @@ class BindingSteps:
             file_units = self._states.units(path)
             assert file_units is not None
             split = self._split(file_units, unit_name)
-            pairs = frozenset({(n, None) for n in split[0]} | {(n, path) for n in split[1]})
+            pairs: frozenset[Pair] = frozenset(
+                {(n, None) for n in split[0]} | {(n, path) for n in split[1]}
+            )
             if len(split) > 2:  # names read as another module's globals (a ``from`` import)
-                pairs |= {read_parts(key) for key in split[2]}
+                pairs |= {read_parts(read) for read in split[2]}
             cached = self._bindings[key] = (self._intern(Unit(path, unit_name)), pairs)
         return cached
 
