@@ -131,12 +131,16 @@ class ModuleLayout:
     """The module's wrappers as of its end, and the imported ones it trusted."""
     raising: dict[str, frozenset[str]] = field(default_factory=dict)
     """A ``def``'s or assignment's ``<raises>`` unit -> what it reads (``rts.raising_units``)."""
+    getattr_rebound: bool = True
+    """Whether the module may bind ``getattr`` (``rts.getattr_fallbacks``)."""
 
     def add_call_site(self, nodes: Iterable[ast.AST], reads: set[str], defined: set[str]) -> None:
         """A call site (``call_sites``) for ``nodes``, run at import, reading ``reads``, if
-        they call what the module does not define (``defined``)."""
+        they call what the module does not define (``defined``); a ``getattr`` fallback it
+        only returns is handed to nothing (``rts.getattr_fallbacks``)."""
         if roots := {root or "" for node in nodes for root in call_roots(node)} - defined:
-            self.call_sites.append((frozenset(roots), frozenset(reads)))
+            unhanded = {n for node in nodes for n in unhanded_fallbacks(node, self.getattr_rebound)}
+            self.call_sites.append((frozenset(roots), frozenset(reads - unhanded)))
 
 
 def _def_is_binding(
@@ -326,7 +330,7 @@ def _residue_class(
 
 def module_layout(tree: ast.Module) -> ModuleLayout:
     """Bindings and residue of a module's top-level statements."""
-    layout = ModuleLayout()
+    layout = ModuleLayout(getattr_rebound=rebinds_getattr(tree))
     plain_classes: set[str] = set()
     makers: set[str] = set()
     builders: set[str] = set()
@@ -352,7 +356,6 @@ def module_layout(tree: ast.Module) -> ModuleLayout:
     bound = {name for _, b, *_ in found if b is not None for name in b.names}
     bound.update(local for fi in imports.values() for local, _ in fi.names)
     defined = {s.name for s in tree.body if isinstance(s, _DEFINITIONS)}
-    getattr_rebound = rebinds_getattr(tree)  # ``rts.getattr_fallbacks``
     before: set[str] = set()
     residue_refs: set[str] = set()
     residue_count = 0  # statements of the module unit so far
@@ -371,8 +374,7 @@ def module_layout(tree: ast.Module) -> ModuleLayout:
                 reads = import_time_names(stmt)
             residue_refs |= reads - unread
             handed = {stmt.name} if isinstance(stmt, _DEFINITIONS) else set()  # to its decorator
-            unhanded = unhanded_fallbacks(stmt, getattr_rebound)
-            layout.add_call_site([stmt], reads - unhanded | handed, defined)
+            layout.add_call_site([stmt], reads | handed, defined)
             layout.markers.setdefault("", []).extend(order_markers(reads, before, bound) + filters)
             if id(stmt) in imports:
                 layout.from_imports.append(imports[id(stmt)])

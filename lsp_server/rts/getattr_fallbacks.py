@@ -25,7 +25,7 @@ def rebinds_getattr(tree: ast.Module) -> bool:
     return "getattr" in binding_occurrences(tree)
 
 
-def unhanded_fallbacks(stmt: ast.stmt, getattr_rebound: bool) -> set[str]:
+def unhanded_fallbacks(stmt: ast.AST, getattr_rebound: bool) -> set[str]:
     """The name ``stmt`` reads only as the fallback of the builtin ``getattr`` it assigns
     (``name = getattr(obj, "attr", fallback)``); empty for any other statement."""
     if getattr_rebound or not isinstance(stmt, ast.Assign):
