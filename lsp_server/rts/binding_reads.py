@@ -16,6 +16,7 @@ from operator import itemgetter
 from lsp_server.rts.binding_steps import BindingSteps
 from lsp_server.rts.code_read_targets import TOLD
 from lsp_server.rts.file_units import FileUnits, Unit
+from lsp_server.rts.from_import_reads import from_import_split
 from lsp_server.rts.imports import ImportResolver
 from lsp_server.rts.lookups import DOC_READS
 from lsp_server.rts.module_docstring import MODULE_DOC
@@ -382,10 +383,15 @@ class BindingReads:
         key = (file_units.path, unit_name)
         cached = self._splits.get(key)
         if cached is None:
-            if unit_name == MODULE:
-                refs = file_units.residue_refs
-            else:
-                refs = file_units.refs.get(unit_name, frozenset())
+            imported = from_import_split(file_units, unit_name, self.resolver, self.states)
+            if imported is not None:
+                cached = self._splits[key] = imported if any(imported) else NO_SPLIT
+                return cached
+            refs = (
+                file_units.residue_refs
+                if unit_name == MODULE
+                else file_units.refs.get(unit_name, frozenset())
+            )
             own = file_units.own_globals(refs)
             cached = self._splits[key] = (refs - own, own) if refs else NO_SPLIT
         return cached

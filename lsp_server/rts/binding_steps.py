@@ -17,7 +17,7 @@ from lsp_server.rts.bound_names import is_dunder
 from lsp_server.rts.file_units import FileUnits, Unit
 from lsp_server.rts.names_read import NO_STEP, Pair, Step
 from lsp_server.rts.snapshots import FileStates
-from lsp_server.rts.unit_names import HEADER
+from lsp_server.rts.unit_names import HEADER, read_parts
 
 Split = Callable[[FileUnits, str], tuple[frozenset[str], ...]]
 """(read anywhere, read only as the module's globals) of what a unit's statement reads."""
@@ -88,7 +88,11 @@ class BindingSteps:
             file_units = self._states.units(path)
             assert file_units is not None
             split = self._split(file_units, unit_name)
-            pairs = frozenset({(n, None) for n in split[0]} | {(n, path) for n in split[1]})
+            pairs: frozenset[Pair] = frozenset(
+                {(n, None) for n in split[0]} | {(n, path) for n in split[1]}
+            )
+            if len(split) > 2:  # names read as another module's globals (a ``from`` import)
+                pairs |= {read_parts(read) for read in split[2]}
             cached = self._bindings[key] = (self._intern(Unit(path, unit_name)), pairs)
         return cached
 

@@ -47,6 +47,7 @@ from lsp_server.rts.class_members import (
 from lsp_server.rts.constant_calls import builds_here
 from lsp_server.rts.default_calls import keep_default_calls, order_markers
 from lsp_server.rts.from_imports import FromImport, from_import
+from lsp_server.rts.getattr_fallbacks import rebinds_getattr, unhanded_fallbacks
 from lsp_server.rts.import_scope import Scope
 from lsp_server.rts.lookups import call_roots
 from lsp_server.rts.loose_assignments import loose_members, residue_class_refs
@@ -130,12 +131,16 @@ class ModuleLayout:
     """The module's wrappers as of its end, and the imported ones it trusted."""
     raising: dict[str, frozenset[str]] = field(default_factory=dict)
     """A ``def``'s or assignment's ``<raises>`` unit -> what it reads (``rts.raising_units``)."""
+    getattr_rebound: bool = True
+    """Whether the module may bind ``getattr`` (``rts.getattr_fallbacks``)."""
 
     def add_call_site(self, nodes: Iterable[ast.AST], reads: set[str], defined: set[str]) -> None:
         """A call site (``call_sites``) for ``nodes``, run at import, reading ``reads``, if
-        they call what the module does not define (``defined``)."""
+        they call what the module does not define (``defined``); a ``getattr`` fallback it
+        only returns is handed to nothing (``rts.getattr_fallbacks``)."""
         if roots := {root or "" for node in nodes for root in call_roots(node)} - defined:
-            self.call_sites.append((frozenset(roots), frozenset(reads)))
+            unhanded = {n for node in nodes for n in unhanded_fallbacks(node, self.getattr_rebound)}
+            self.call_sites.append((frozenset(roots), frozenset(reads - unhanded)))
 
 
 def _def_is_binding(
@@ -325,7 +330,7 @@ def _residue_class(
 
 def module_layout(tree: ast.Module) -> ModuleLayout:
     """Bindings and residue of a module's top-level statements."""
-    layout = ModuleLayout()
+    layout = ModuleLayout(getattr_rebound=rebinds_getattr(tree))
     plain_classes: set[str] = set()
     makers: set[str] = set()
     builders: set[str] = set()

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import os
 import sys
+import typing
 from collections.abc import Callable
 from types import CodeType
 
@@ -39,7 +40,7 @@ from lsp_server.rts.unit_names import DEAD, MODULE
 
 _ORIGINALS = (sys.version_info, sys.hexversion, sys.platform, os.name)
 """What the conditions ``version_guards`` resolves read, as the process started with them
-(``version_guards._FIXED``)."""
+(``version_guards._FIXED``; ``typing.TYPE_CHECKING`` is ``False`` in every process)."""
 
 _EMPTY_MODULE = compile("", "<reks>", "exec")
 
@@ -52,6 +53,7 @@ def values_changed() -> bool:
         or sys.hexversion is not hexversion
         or sys.platform is not platform
         or os.name is not name
+        or typing.TYPE_CHECKING is not False  # a test reloading a module "as a type checker"
     )
 
 

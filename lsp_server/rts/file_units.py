@@ -85,6 +85,9 @@ class FileUnits:
     from_imports: dict[str, tuple[str, int, str]] = field(default_factory=dict)
     """The unit (``IMPORTED`` + name) of a name a top-level ``from`` import binds
     (``rts.from_imports``) -> (module, leading dots, imported name)."""
+    imported_only: frozenset[str] = frozenset()
+    """Names only a top-level ``from`` import of the module binds
+    (``from_imports.singly_imported``)."""
     top_names: frozenset[str] = frozenset()
     """Names every run of the module binds at its top level (``from_imports``)."""
     loose: frozenset[str] = frozenset()
@@ -126,10 +129,12 @@ class FileUnits:
     def own_globals(self, names: Iterable[str]) -> frozenset[str]:
         """Of ``names`` read by this module's statements, those read only as its globals
         and not taken from another module's bindings: a binding in another module cannot
-        change what they find (``rts.reads``)."""
+        change what they find (``rts.reads``). A name only a top-level ``from`` import
+        binds is found there, and that statement reads it off the module it imports
+        (``rts.from_import_reads``): followed from here, the read reaches that module."""
         if self.open_namespace:
             return frozenset()
-        return frozenset(names).difference(self.attribute_names, self.taken)
+        return frozenset(names).difference(self.attribute_names, self.taken - self.imported_only)
 
     def class_of(self, unit: Unit) -> Unit | None:
         """The class unit a method unit (or an alias ``C.x``) belongs to."""

@@ -74,3 +74,44 @@ def top_level_names(tree: ast.Module) -> frozenset[str]:
         if isinstance(target, ast.Name)
     }
     return frozenset(names - deleted)
+
+
+def singly_imported(tree: ast.Module) -> frozenset[str]:
+    """Names a top-level ``from`` import unit binds (``from_import``) that nothing else in
+    the module binds, deletes or declares ``global`` (a local of the same name counts too:
+    the conservative side). A global read of one finds that statement's binding alone,
+    which reads the name off the module it imports (``FileUnits.own_globals``)."""
+    imported = [
+        bound
+        for stmt in tree.body
+        if (found := from_import(stmt)) is not None
+        for bound, _ in found.names
+    ]
+    if not imported:
+        return frozenset()
+    counts: dict[str, int] = {}
+    for name in binding_occurrences(tree):
+        counts[name] = counts.get(name, 0) + 1
+    return frozenset(name for name in imported if counts.get(name) == 1)
+
+
+def binding_occurrences(tree: ast.Module) -> list[str]:
+    """Every name any node of ``tree`` binds, deletes or declares global or nonlocal, once
+    per occurrence."""
+    out: list[str] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
+            out.append(node.id)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            out.append(node.name)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            out.extend((a.asname or a.name).split(".")[0] for a in node.names)
+        elif isinstance(node, (ast.Global, ast.Nonlocal)):
+            out.extend(node.names)
+        elif isinstance(node, ast.arg):
+            out.append(node.arg)
+        elif isinstance(node, (ast.ExceptHandler, ast.MatchAs, ast.MatchStar)) and node.name:
+            out.append(node.name)
+        elif isinstance(node, ast.MatchMapping) and node.rest:
+            out.append(node.rest)
+    return out

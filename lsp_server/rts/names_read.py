@@ -24,7 +24,7 @@ from lsp_server.rts.lookups import (
     SOURCE_TEXT_READS,
 )
 from lsp_server.rts.module_docstring import MODULE_DOC
-from lsp_server.rts.unit_names import HEADER
+from lsp_server.rts.unit_names import HEADER, read_parts
 
 Pair = tuple[str, str | None]
 
@@ -77,6 +77,9 @@ class NamesRead:
         self.anywhere |= split[0]
         if split[1]:
             self.by_module.setdefault(path, set()).update(split[1])
+        for key in split[2] if len(split) > 2 else ():  # another module's globals
+            name, origin = read_parts(key)
+            self.by_module.setdefault(origin or path, set()).add(name)
 
     def _untell(self, names: Set[str]) -> None:
         """A statement read at import spells these code reads: the reads told as the test

@@ -54,7 +54,7 @@ from lsp_server.rts.deleted_names import deleted_names
 from lsp_server.rts.file_snapshot import file_checksum
 from lsp_server.rts.file_units import FileUnits
 from lsp_server.rts.first_imports import first_import_texts
-from lsp_server.rts.from_imports import top_level_names
+from lsp_server.rts.from_imports import singly_imported, top_level_names
 from lsp_server.rts.future import future_marks
 from lsp_server.rts.gathered_listings import copying_functions, gathering_calls
 from lsp_server.rts.getattr_branches import getattr_units
@@ -138,7 +138,7 @@ def _analysed(path: str, source: str) -> FileUnits:
     _add_from_imports(result, layout, variants)
     variants.update(first_import_texts(tree, layout.from_imports))
     _add_loose(result, layout, text, variants)
-    result.top_names = top_level_names(tree)
+    result.top_names, result.imported_only = top_level_names(tree), singly_imported(tree)
     result.call_sites = layout.call_sites
     note_import_effects(result, tree, layout)
     result.needed, result.hooked_classes = needed_attributes(tree), hooked_classes(layout.markers)

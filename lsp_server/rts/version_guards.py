@@ -36,6 +36,14 @@ the source depends on ``DEAD``, which exists wherever a guard does. Only conditi
 made of constants and ``sys.version_info``, ``sys.hexversion``, ``sys.platform``,
 ``os.name`` (read through the ``sys``/``os`` modules or names imported from them) are
 evaluated; any other ``if`` stays one statement of the module unit.
+
+``if TYPE_CHECKING:`` (``typing.TYPE_CHECKING``, or the name imported from ``typing``) is
+such a guard too: ``False`` in every process, so its body is dead and its ``else`` runs.
+marshmallow b1418d26 changed ``SchemaType = typing.Type[Schema]`` to ``type[Schema]`` in
+``class_registry``'s block; ``register``'s header names ``SchemaType`` in a string
+annotation, every test depended on the block's binding unit, and all 1,231 ran. A test
+reloading a module with ``typing.TYPE_CHECKING`` patched runs the body: ``rts.dead_runs``
+compares that value too.
 """
 
 from __future__ import annotations
@@ -54,7 +62,11 @@ from lsp_server.rts.unit_names import DEAD
 Pos = tuple[int, int]
 
 # What the fingerprint fixes, by module: the Python version and build, and the platform.
-_FIXED = {"sys": frozenset(["version_info", "hexversion", "platform"]), "os": frozenset(["name"])}
+_FIXED = {
+    "sys": frozenset(["version_info", "hexversion", "platform"]),
+    "os": frozenset(["name"]),
+    "typing": frozenset(["TYPE_CHECKING"]),
+}
 # Methods of those values a condition may call (``sys.platform.startswith("win")``).
 _METHODS = frozenset(["startswith", "endswith"])
 _OPERATORS = (

@@ -3,9 +3,10 @@ fallback when the attribute is missing and never calls it nor reads anything of 
 itsdangerous c96e82d4 fixed a typo in the docstring of ``_compat._constant_time_compare``,
 the fallback of ``constant_time_compare = getattr(hmac, "compare_digest", ...)``: reks ran
 all 417 tests, testmon 3. The statement is a call site of the module unit (it calls what the
-module does not define), so every name it reads counts as handed to library code
-(``SeenBodies._handed_names``), and every importer depends on the fallback's body and
-docstring. Real pytest sessions on a temporary project."""
+module does not define), so every name it read counted as handed to library code
+(``SeenBodies._handed_names``), and every importer depended on the fallback's body and
+docstring; the fallback is handed to nothing (``rts.getattr_fallbacks``). Real pytest
+sessions on a temporary project."""
 
 from __future__ import annotations
 
@@ -70,13 +71,6 @@ def project(pytester: pytest.Pytester) -> pytest.Pytester:
     return pytester
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="a name read only as the fallback (third argument) of the builtin getattr still"
-    " counts as handed to library code: bindings.module_layout's add_call_site takes every"
-    " name the statement reads; the fallback's would have to be left out when the module"
-    " never rebinds getattr (bindings.py is at 400 lines: the rule needs a module of its own)",
-)
 def test_a_fallback_that_never_ran_selects_no_test_for_its_body(project: pytest.Pytester) -> None:
     edit(project, "compat.py", "return a == b", "return a is b")
     edit(project, "compat.py", "Compare in constant time.", "Compare, in constant time.")
@@ -98,3 +92,35 @@ def test_a_fallback_that_ran_selects(project: pytest.Pytester) -> None:
     edit(project, "compat.py", "return a == b", "return a != b")
     ran, failed = ran_and_failed(project)
     assert "test_compare" in ran and failed == {"test_compare"}
+
+
+def test_a_fallback_that_is_also_the_object_stays_handed(pytester: pytest.Pytester) -> None:
+    # Guard: the statement reads the name besides as the fallback (getattr reads the
+    # function's docstring here).
+    write(
+        pytester,
+        "own.py",
+        '''
+        def _fallback_compare(a, b):
+            """Compare in constant time."""
+            return a == b
+
+
+        DOC = getattr(_fallback_compare, "__doc__", _fallback_compare)
+        ''',
+    )
+    write(
+        pytester,
+        "test_own.py",
+        """
+        import own
+
+
+        def test_doc():
+            assert own.DOC == "Compare in constant time."
+        """,
+    )
+    assert run(pytester, flag="--reks-all") == {"test_doc"}
+    edit(pytester, "own.py", "Compare in constant time.", "Compare, in constant time.")
+    ran, failed = ran_and_failed(pytester)
+    assert "test_doc" in ran and failed == {"test_doc"}
