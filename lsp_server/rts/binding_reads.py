@@ -28,6 +28,7 @@ from lsp_server.rts.names_read import (
     Step,
     UnitInfo,
     attribute_prefixes,
+    split_pairs,
 )
 from lsp_server.rts.noted_splits import NotedSplits
 from lsp_server.rts.reads import EVERY_NAME, LISTED_NAMES, NAMES, NEEDED_BY_IMPORT
@@ -256,14 +257,17 @@ class BindingReads:
         paths: Set[str],
         followed: Set[Pair],
         done: Set[Pair] = frozenset(),
+        start: set[Pair] | None = None,
     ) -> tuple[set[int], set[Pair]]:
         """The binding units the names ``reads`` holds lead to in ``paths``, closed over
         what their statements read (added to ``reads``), and the pairs followed; pairs in
-        ``followed`` (the base's) and ``done`` (an earlier round's) were followed already.
-        Only a name some module binds leads anywhere: most names read are attributes'."""
+        ``followed`` (the base's) and ``done`` (an earlier round's) were followed already;
+        ``start``: the only pairs that may be new. Only a name some module binds leads
+        anywhere: most names read are attributes'."""
         found: set[int] = set()
         steps = self._steps.setdefault(frozenset(paths), {})
-        pending = reads.scoped(self._binding_steps.bound.keys()) - followed - done
+        start = reads.scoped(self._binding_steps.bound_names) if start is None else start
+        pending = start - followed - done
         seen = set(pending)
         # Breadth first, one round per level of the closure, the per-pair work in C (map
         # and union over the cached steps): a test follows hundreds of pairs.
@@ -297,19 +301,21 @@ class BindingReads:
             return set()
         followed = base.pairs if base is not None else frozenset()
         added: set[int] = set()
-        todo = found | base.found if base is not None else set(found)
-        while todo:
-            noted = self._noted.among(todo, handed)
-            if not noted:
-                break
+        noted = self._noted.among(found, handed)  # the base's kept apart: no union per test
+        if base is not None:
+            noted += self._noted.among_kept(base.found, handed)
+        while noted:
             for path, names in noted:
                 reads.add(path, names)
-            # Only the pairs no round followed yet: what the others find is in ``found``
-            # or ``added`` already (and ``add`` brings no ``TOLD`` twin to untell again).
-            closed, seen = self._close(reads, paths, followed, done)
-            todo, handed = closed - found - added, None
+            # Only the pairs of the names just added: the others were followed (``done``,
+            # the base's), what they find is known (``add`` brings no ``TOLD`` twin).
+            bound = self._binding_steps.bound_names
+            fresh = set().union(*(split_pairs(p, n, bound) for p, n in noted))
+            closed, seen = self._close(reads, paths, followed, done, fresh)
+            todo = closed - found - added
             added |= todo
             done |= seen
+            noted = self._noted.among(todo, None) if todo else []
         return added
 
     def _read_module(self, path: str, file_units: FileUnits, reads: NamesRead) -> frozenset[int]:

@@ -26,6 +26,7 @@ class NotedSplits:
         # Of the units asked, those with noted names: id -> (top-level class name, path,
         # (read anywhere, read only as the module's globals)).
         self._found: dict[int, tuple[str, str, Split]] = {}
+        self._kept: dict[tuple[frozenset[int], frozenset[str] | None], list[tuple[str, Split]]] = {}
 
     def among(self, uids: Set[int], handed: frozenset[str] | None) -> list[tuple[str, Split]]:
         """(path, split) of the units among ``uids`` whose class's dunders' annotations
@@ -39,6 +40,17 @@ class NotedSplits:
             for owner, path, split in (found[uid],)
             if handed is None or owner in handed
         ]
+
+    def among_kept(
+        self, uids: frozenset[int], handed: frozenset[str] | None
+    ) -> list[tuple[str, Split]]:
+        """``among``, kept for ``uids`` (a followed base's units: the same set for every
+        test of a file)."""
+        key = (uids, handed)
+        found = self._kept.get(key)
+        if found is None:
+            found = self._kept[key] = self.among(uids, handed)
+        return list(found)
 
     def _ask(self, uid: int) -> None:
         self._asked.add(uid)
