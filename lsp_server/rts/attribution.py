@@ -14,6 +14,7 @@ it. Units are interned as small ints: a test depends on hundreds of them.
 from __future__ import annotations
 
 from inspect import CO_NEWLOCALS
+from operator import itemgetter
 from pathlib import Path
 from types import CodeType
 
@@ -133,18 +134,17 @@ class UnitAttribution:
         code_units, codes = self._code_units, window.codes
         for key in set(codes).difference(code_units):
             self._units_of_code(codes[key])
-        # Set operations in C: a test runs hundreds of code objects.
-        ids = self._static_units(item).union(
+        ids = self._static_units(item).union(  # in C: a test runs hundreds of code objects
             *map(code_units.__getitem__, codes), self._file_ids(window.files)
         )
         reads, dynamic, static_globals = self._static_reads[self._static_key(item)]
-        code_reads = self._code_reads
         names = set(reads).union(getattr(item, "fixturenames", ()))
         if item.get_closest_marker("xfail") is not None:  # read at its end: dynamic ones too
             names.add(XFAIL_MARK)
-        ran = self._line_reads.ran(window.read_lines).union(*(code_reads[k][0] for k in codes))
+        read_by_code = list(map(self._code_reads.__getitem__, codes))
+        ran = self._line_reads.ran(window.read_lines).union(*map(itemgetter(0), read_by_code))
         names |= ran  # what the window's code read (``ran_reads_lines``)
-        dynamic = dynamic or EVERY_NAME in names or any(code_reads[key][1] for key in codes)
+        dynamic = dynamic or EVERY_NAME in names or any(map(itemgetter(1), read_by_code))
         by_string: set[str] = set()
         listed = self.lookups.listing_marks.listed(codes)  # ``rts.listing_marks``
         for key in self._read_at_run_time.intersection(codes):

@@ -29,7 +29,9 @@ from lsp_server.rts.names_read import (
     Step,
     UnitInfo,
     attribute_prefixes,
+    split_pairs,
 )
+from lsp_server.rts.noted_splits import NotedSplits
 from lsp_server.rts.reads import EVERY_NAME, LISTED_NAMES, NAMES, NEEDED_BY_IMPORT
 from lsp_server.rts.seen_bodies import SeenBodies
 from lsp_server.rts.snapshots import FileStates
@@ -59,6 +61,7 @@ class BindingReads:
         # What a lookup by string finds, by module and by set of modules.
         self._string_units = StringLookupUnits(states, intern)
         self._bodies = SeenBodies(states, resolver, intern, units)
+        self._noted = NotedSplits(states, units)
         # (path, unit name) -> what ``_split`` says.
         self._splits: dict[tuple[str, str], tuple[frozenset[str], ...]] = {}
         # Per unit id, what ``read`` needs of a unit that ran and of a binding unit found,
@@ -182,8 +185,9 @@ class BindingReads:
             for prefix in attribute_prefixes(names):
                 found |= self._string_units.of_modules(paths, prefix)
         self._add_ran(ran, paths, reads, found, self._spells_told.isdisjoint(reading))
-        found |= self._close(reads, paths, base.pairs if base is not None else frozenset())
-        found |= self._close_noted(found, reads, paths, base)
+        closed, done = self._close(reads, paths, base.pairs if base is not None else frozenset())
+        found |= closed
+        found |= self._close_noted(found, reads, paths, base, done)
         # Names read only as a module's globals are one unit per module, unless read
         # anywhere too (also in the base, or by this test when the base read it so).
         anywhere = reads.anywhere if base is None else reads.anywhere - base.anywhere
@@ -250,14 +254,23 @@ class BindingReads:
         if flags != base.flags:  # the base's functions' parts with this test's reads
             self._bodies.add_beside(found, base.found, base.paths, flags)
 
-    def _close(self, reads: NamesRead, paths: Set[str], followed: Set[Pair]) -> set[int]:
+    def _close(
+        self,
+        reads: NamesRead,
+        paths: Set[str],
+        followed: Set[Pair],
+        done: Set[Pair] = frozenset(),
+        start: set[Pair] | None = None,
+    ) -> tuple[set[int], set[Pair]]:
         """The binding units the names ``reads`` holds lead to in ``paths``, closed over
-        what their statements read (added to ``reads``); pairs in ``followed`` were
-        followed already. Only a name some module binds leads anywhere: most names read
-        are attributes'."""
+        what their statements read (added to ``reads``), and the pairs followed; pairs in
+        ``followed`` (the base's) and ``done`` (an earlier round's) were followed already;
+        ``start``: the only pairs that may be new. Only a name some module binds leads
+        anywhere: most names read are attributes'."""
         found: set[int] = set()
         steps = self._steps.setdefault(frozenset(paths), {})
-        pending = reads.scoped(self._binding_steps.bound.keys()) - followed
+        start = reads.scoped(self._binding_steps.bound_names) if start is None else start
+        pending = start - followed - done
         seen = set(pending)
         # Breadth first, one round per level of the closure, the per-pair work in C (map
         # and union over the cached steps): a test follows hundreds of pairs.
@@ -266,49 +279,47 @@ class BindingReads:
                 steps[pair] = self._binding_steps.step(pair, paths)
             taken = list(map(steps.__getitem__, pending))
             found = found.union(*map(itemgetter(0), taken))
-            pending = set().union(*map(itemgetter(1), taken)) - seen - followed
+            pending = set().union(*map(itemgetter(1), taken)) - seen - followed - done
             seen |= pending
         reads.follow(seen)
-        return found
+        return found, seen
 
     def _close_noted(
-        self, found: set[int], reads: NamesRead, paths: Set[str], base: FollowedBase | None
+        self,
+        found: set[int],
+        reads: NamesRead,
+        paths: Set[str],
+        base: FollowedBase | None,
+        done: set[Pair],
     ) -> set[int]:
         """For a test that read signatures or code, what the names only the dunders'
         annotations of the classes found read lead to (``FileUnits.noted``): the
         annotations hold what those names are bound to, and reading them shows it. Else
         those of the classes its modules hand to library code at import (as
-        ``SeenBodies`` shows their held parts), and from there any class's."""
+        ``SeenBodies`` shows their held parts), and from there any class's. ``done``: the
+        pairs the test's closure followed (grown here)."""
         flags = reads.flags() if base is None else reads.flags().union(base.flags)
         handed = None if flags.signatures or flags.code else self._bodies.handed(paths)
         if handed is not None and not handed:
             return set()
         followed = base.pairs if base is not None else frozenset()
         added: set[int] = set()
-        todo = found | base.found if base is not None else set(found)
-        while todo:
-            noted = [split for uid in todo if (split := self._noted_split(uid, handed))]
-            if not noted:
-                break
+        noted = self._noted.among(found, handed)  # the base's kept apart: no union per test
+        if base is not None:
+            noted += self._noted.among_kept(base.found, handed)
+        while noted:
             for path, names in noted:
                 reads.add(path, names)
-            todo, handed = self._close(reads, paths, followed) - found - added, None
+            # Only the pairs of the names just added: the others were followed (``done``,
+            # the base's), what they find is known (``add`` brings no ``TOLD`` twin).
+            bound = self._binding_steps.bound_names
+            fresh = set().union(*(split_pairs(p, n, bound) for p, n in noted))
+            closed, seen = self._close(reads, paths, followed, done, fresh)
+            todo = closed - found - added
             added |= todo
+            done |= seen
+            noted = self._noted.among(todo, None) if todo else []
         return added
-
-    def _noted_split(
-        self, uid: int, handed: frozenset[str] | None
-    ) -> tuple[str, tuple[frozenset[str], ...]] | None:
-        """(path, split) of the names only unit ``uid``'s dunders' annotations read; none
-        unless its class is among ``handed`` (None: any class)."""
-        unit = self._units[uid]
-        file_units = self.states.units(unit.path)
-        if file_units is None or not (noted := file_units.noted.get(unit.name)):
-            return None
-        if handed is not None and unit.name.split(".", 1)[0] not in handed:
-            return None
-        own = file_units.own_globals(noted)
-        return unit.path, (noted - own, own)
 
     def _read_module(self, path: str, file_units: FileUnits, reads: NamesRead) -> frozenset[int]:
         """Index ``path``'s bindings and add what its module unit reads to ``reads``; the

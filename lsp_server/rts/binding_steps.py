@@ -32,6 +32,7 @@ class BindingSteps:
         self._split = split
         # A name -> (path, unit name) of the binding units of every file indexed so far.
         self.bound: dict[str, list[tuple[str, str]]] = {}
+        self._bound_names: frozenset[str] | None = None  # ``bound``'s keys, while it holds
         self._indexed: set[str] = set()
         # A name -> the modules indexed so far that bind it; a pair -> its step over all.
         self._binding_paths: dict[str, frozenset[str]] = {}
@@ -43,6 +44,7 @@ class BindingSteps:
         if path in self._indexed:
             return
         self._indexed.add(path)
+        self._bound_names = None
         for name, unit_names in file_units.bound.items():
             if is_dunder(name):
                 unit_names = [u for u in unit_names if not _held_by_class(file_units, name, u)]
@@ -51,6 +53,16 @@ class BindingSteps:
                 self._binding_paths[name] = self._binding_paths.get(name, frozenset()) | {path}
                 self._whole_steps.pop((name, None), None)
                 self._whole_steps.pop((name, path), None)
+
+    @property
+    def bound_names(self) -> frozenset[str]:
+        """The names some module indexed so far binds: a set, so that intersecting a
+        test's names with it walks the smaller side (a keys view walked every name bound,
+        thousands, for each test)."""
+        names = self._bound_names
+        if names is None:
+            names = self._bound_names = frozenset(self.bound)
+        return names
 
     def step(self, pair: Pair, paths: Set[str]) -> Step:
         """The binding units of ``pair``'s name in ``paths`` (in its module alone when the

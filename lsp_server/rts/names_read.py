@@ -129,6 +129,13 @@ class NamesRead:
         return out
 
 
+def split_pairs(path: str, split: tuple[frozenset[str], ...], among: Set[str]) -> set[Pair]:
+    """The pairs of the names among ``among`` that ``NamesRead.add(path, split)`` adds."""
+    out: set[Pair] = {(name, None) for name in split[0] & among}
+    out.update((name, path) for name in split[1] & among)
+    return out
+
+
 def _told(name: str, names: Set[str]) -> bool:
     """Whether the code read ``name`` was told everywhere it was read (its ``TOLD`` twin is
     among ``names``, and no ``UNTOLD_MARK`` one)."""

@@ -146,19 +146,33 @@ class RuntimeLookups:
         before = len(names) + len(self.modules.get(key, ()))
         if EVERY_NAME in names or self.listing_seen is None:
             going_on = self._record(frame, code, offset, function, arg0)
+        elif SESSION_LISTINGS.isdisjoint(names):
+            # No listing name looked up before (nearly every call): one there now is this
+            # call's, and no set apart is needed (``_record`` only adds to ``names``, and
+            # reads of it ask for ``EVERY_NAME`` alone, not there before either way).
+            going_on = self._record(frame, code, offset, function, arg0)
+            if not SESSION_LISTINGS.isdisjoint(names):
+                self._mark_listing(code)
         else:  # what this call looks up apart: a listing name marks the running code
-            self.names[key] = fresh = set[str]()
+            fresh: set[str] = set()
+            self.names[key] = fresh
             try:
                 going_on = self._record(frame, code, offset, function, arg0)
             finally:
                 self.names[key] = names
                 names |= fresh
             if not SESSION_LISTINGS.isdisjoint(fresh):
-                marker = self.listing_marks.marker(code)
-                self.listing_seen()[identity(marker)] = marker
+                self._mark_listing(code)
         if len(names) + len(self.modules.get(key, ())) != before:
             self.version += 1
         return going_on
+
+    def _mark_listing(self, code: CodeType) -> None:
+        """``code`` looked up a listing name: its marker joins the code running now."""
+        marker = self.listing_marks.marker(code)
+        seen = self.listing_seen
+        if seen is not None:
+            seen()[identity(marker)] = marker
 
     def _record(
         self, frame: FrameType, code: CodeType, offset: int, function: object, arg0: object

@@ -18,7 +18,9 @@ on 6eda008): the annotated class moved below the annotating one or renamed (``Na
 at import: every importer); tests reading the annotation (``get_type_hints``, the class's
 signature: this one failed while only the class unit's reads were changed) and the
 signature of the class it names; a base's ``__init_subclass__``, a project decorator and a
-library handed the class at import reading it (the last failed without the hand-off)."""
+library handed the class at import reading it (the last failed without the hand-off); a
+class two annotations away, read through both (``_close_noted``'s later rounds: it failed
+with them cut off)."""
 
 from __future__ import annotations
 
@@ -231,3 +233,50 @@ def test_a_library_handed_the_class_at_import_selects_its_readers(
     assert ran_and_failed(pytester) == ({"test_described"}, set())
     edit(pytester, "states.py", "(self, wait=0):", "(self, wait=0, scale=1):")
     assert ran_and_failed(pytester) == ({"test_described"}, {"test_described"})
+
+
+CHAIN = """
+class Leaf:
+    def __init__(self, x=0):
+        self.x = x
+
+
+class Inner:
+    def __init__(self, leaf: Leaf) -> None:
+        self.leaf = leaf
+
+
+class Outer:
+    def __init__(self, inner: Inner) -> None:
+        self.inner = inner
+"""
+
+CHAIN_TESTS = """
+import inspect
+
+
+def test_build():
+    import chain
+
+    assert chain.Outer(None).inner is None
+
+
+def test_chain_signatures():
+    import chain
+
+    inner = inspect.signature(chain.Outer).parameters["inner"].annotation
+    leaf = inspect.signature(inner).parameters["leaf"].annotation
+    assert list(inspect.signature(leaf).parameters) == ["x"]
+"""
+
+
+def test_a_class_two_annotations_away_selects_the_test_reading_through_both(
+    pytester: pytest.Pytester,
+) -> None:
+    """``Leaf`` is reached only through ``Inner``'s annotation, ``Inner`` only through
+    ``Outer``'s; the test that only builds ``Outer`` reads no annotation (precision)."""
+    write(pytester, "chain.py", CHAIN)
+    write(pytester, "test_chain.py", CHAIN_TESTS)
+    assert ran_and_failed(pytester) == ({"test_build", "test_chain_signatures"}, set())
+    edit(pytester, "chain.py", "(self, x=0):", "(self, x=0, y=1):")
+    assert ran_and_failed(pytester) == ({"test_chain_signatures"}, {"test_chain_signatures"})
