@@ -16,7 +16,7 @@ from operator import itemgetter
 from lsp_server.rts.binding_steps import BindingSteps
 from lsp_server.rts.code_read_targets import TOLD
 from lsp_server.rts.file_units import FileUnits, Unit
-from lsp_server.rts.from_import_reads import from_import_split
+from lsp_server.rts.from_import_reads import from_import_split, taken_by_imports
 from lsp_server.rts.imports import ImportResolver
 from lsp_server.rts.lookups import DOC_READS
 from lsp_server.rts.module_docstring import MODULE_DOC
@@ -32,12 +32,11 @@ from lsp_server.rts.names_read import (
     split_pairs,
 )
 from lsp_server.rts.noted_splits import NotedSplits
-from lsp_server.rts.reads import EVERY_NAME, LISTED_NAMES, NAMES, NEEDED_BY_IMPORT
+from lsp_server.rts.reads import EVERY_NAME, NAMES
 from lsp_server.rts.seen_bodies import SeenBodies
 from lsp_server.rts.snapshots import FileStates
 from lsp_server.rts.string_lookup_units import StringLookupUnits
 from lsp_server.rts.unit_names import (
-    IMPORTING,
     MODULE,
     module_read,
 )
@@ -329,23 +328,10 @@ class BindingReads:
         return self._taken(path, file_units)
 
     def _taken(self, path: str, file_units: FileUnits) -> frozenset[int]:
-        """The ``NAMES`` units ``<from>name@origin`` of the names ``from origin import name``
-        statements of ``path`` take from project modules: importing ``path`` fails once
-        ``origin`` binds the name no more, which a removed binding there tells
-        (``select.tests_reading_changed``); what it is bound to the test sees only by
-        reading it (the names its code read lead to the binding). A star import takes
-        what ``origin``'s ``__all__`` lists: ``reads.LISTED_NAMES``; a table's attribute of an
-        imported module is taken too (``FileUnits.needed``). And the units of the
-        modules those statements import (``IMPORTING``: ``rts.import_statements``)."""
+        """The ids of what ``path``'s imports take (``from_import_reads.taken_by_imports``)."""
         cached = self._taken_ids.get(path)
         if cached is None:
-            keys = {
-                module_read(LISTED_NAMES if name == "*" else NEEDED_BY_IMPORT + name, origin)
-                for statement in (*file_units.imports, *file_units.needed)
-                if (origin := self.resolver.from_origin(path, statement)) is not None
-                for name in statement.names
-            }
-            importing = (u for u in file_units.units() if u.name.startswith(IMPORTING))
+            keys, importing = taken_by_imports(path, file_units, self.resolver)
             cached = frozenset(map(self._name_id, keys)).union(map(self._intern, importing))
             self._taken_ids[path] = cached
         return cached

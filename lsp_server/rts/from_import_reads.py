@@ -21,8 +21,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from lsp_server.rts.code_read_targets import TOLDABLE
-from lsp_server.rts.file_units import FileUnits
-from lsp_server.rts.unit_names import module_read
+from lsp_server.rts.file_units import FileUnits, Unit
+from lsp_server.rts.reads import LISTED_NAMES, NEEDED_BY_IMPORT
+from lsp_server.rts.unit_names import IMPORTING, module_read
 
 if TYPE_CHECKING:  # both import ``rts.units``
     from lsp_server.rts.imports import ImportResolver
@@ -47,3 +48,23 @@ def from_import_split(
     if origin == file_units.path or imported not in refs or imported in TOLDABLE:
         return (refs, frozenset())  # a code read's name: told as it runs (``rts.reads``)
     return (refs - {imported}, frozenset(), frozenset([module_read(imported, origin)]))
+
+
+def taken_by_imports(
+    path: str, file_units: FileUnits, resolver: ImportResolver
+) -> tuple[set[str], list[Unit]]:
+    """The ``NAMES`` keys ``<from>name@origin`` of the names ``from origin import name``
+    statements of ``path`` take from project modules: importing ``path`` fails once
+    ``origin`` binds the name no more, which a removed binding there tells
+    (``select.tests_reading_changed``); what it is bound to the test sees only by reading
+    it (the names its code read lead to the binding). A star import takes what
+    ``origin``'s ``__all__`` lists: ``reads.LISTED_NAMES``; a table's attribute of an
+    imported module is taken too (``FileUnits.needed``). And the units of the modules
+    those statements import (``IMPORTING``: ``rts.import_statements``)."""
+    keys = {
+        module_read(LISTED_NAMES if name == "*" else NEEDED_BY_IMPORT + name, origin)
+        for statement in (*file_units.imports, *file_units.needed)
+        if (origin := resolver.from_origin(path, statement)) is not None
+        for name in statement.names
+    }
+    return keys, [u for u in file_units.units() if u.name.startswith(IMPORTING)]
