@@ -15,7 +15,7 @@ from collections.abc import Callable
 from types import ModuleType
 
 from lsp_server.rts.container_slots import KINDS
-from lsp_server.rts.plain_values import is_kind
+from lsp_server.rts.plain_values import is_kind, own_namespace
 
 
 def container_holders(module: ModuleType, is_project_file: Callable[[str], bool]) -> list[object]:
@@ -30,10 +30,7 @@ def container_holders(module: ModuleType, is_project_file: Callable[[str], bool]
         filename = getattr(defining, "__file__", None)
         if not isinstance(filename, str) or not is_project_file(filename):
             continue
-        try:
-            namespace = object.__getattribute__(value, "__dict__")
-        except AttributeError:  # slots only
-            continue
-        if is_kind(namespace, dict) and any(is_kind(v, KINDS) for v in namespace.values()):
+        namespace = own_namespace(value)  # None: slots only
+        if isinstance(namespace, dict) and any(is_kind(v, KINDS) for v in namespace.values()):
             found.append(value)
     return found
