@@ -361,7 +361,7 @@ class UnitAttribution:
 
     def _file_ids(self, filenames: set[str]) -> set[int]:
         rels = (self.paths.rel(filename) for filename in filenames)
-        keep = [r for r in rels if r is not None and not r.endswith((".py", ".pyc", ".pyo"))]
+        keep = [r for r in rels if r is not None and not r.endswith((".pyc", ".pyo"))]
         return {self._intern(Unit(rel, FILE)) for rel in keep}
 
     def _absorb_footprints(self, tracer: CodeTracer) -> None:

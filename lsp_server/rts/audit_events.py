@@ -16,6 +16,8 @@ from collections.abc import Callable
 from types import CodeType
 from typing import Any
 
+from lsp_server.rts.source_file_reads import LinecacheWatch, opened_as_code
+
 _WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_APPEND
 
 
@@ -43,10 +45,17 @@ class FileWatcher:
             return
         with contextlib.suppress(TypeError, ValueError):
             opened = os.path.abspath(os.fsdecode(path))
-            if self._diverted is None:
-                self._opened.add(opened)
-            else:
-                self._diverted.append(opened)
+            # on_open <- _audit <- the caller of open
+            if opened.endswith(".py") and opened_as_code(sys._getframe(2)):
+                return  # compiled or cached for reading lines: ``rts.source_file_reads``
+            self.note(opened)
+
+    def note(self, opened: str) -> None:
+        """Count ``opened`` (an absolute path) as read."""
+        if self._diverted is None:
+            self._opened.add(opened)
+        else:
+            self._diverted.append(opened)
 
     def take(self) -> set[str]:
         opened, self._opened = self._opened, set()
@@ -54,6 +63,7 @@ class FileWatcher:
 
 
 _active_watcher: FileWatcher | None = None
+_linecache_watch = LinecacheWatch()
 _on_exec: Callable[[CodeType], None] | None = None
 _on_code_read: Callable[[object], None] | None = None
 _on_process: Callable[[], None] | None = None
@@ -96,8 +106,10 @@ def activate_watcher(watcher: FileWatcher | None) -> None:
     """Route ``open`` audit events to ``watcher`` (None: ignore them)."""
     global _active_watcher
     _active_watcher = watcher
+    _linecache_watch.stop()
     if watcher is not None:
         _install_audit_hook()
+        _linecache_watch.start(lambda name: watcher.note(os.path.abspath(name)))
 
 
 def watch_exec(callback: Callable[[CodeType], None] | None) -> None:

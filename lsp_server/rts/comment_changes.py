@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from lsp_server.project.files import is_python
 from lsp_server.rts.code_read_targets import TOLD
 from lsp_server.rts.file_units import Unit
 from lsp_server.rts.lookups import SOURCE_TEXT_READS
@@ -35,7 +36,9 @@ def comments_only(store: DependencyStore, changed: Iterable[Unit]) -> bool:
     """Whether every change among ``changed`` (names read aside) is to comments' text: a
     ``LAYOUT`` or ``LINES`` unit whose twin the store recorded and did not change (a store
     written before the twins existed cannot tell: no)."""
-    units = [unit for unit in changed if unit.path != NAMES]
+    # A Python file's ``FILE`` unit (its bytes) changes with any edit: the layout units
+    # tell which kind of edit it is.
+    units = [u for u in changed if u.path != NAMES and not (u.is_file and is_python(u.path))]
     recorded: dict[str, dict[str, str | None]] = {}
     for unit in units:
         twin = places_twin(unit.name)

@@ -146,7 +146,10 @@ class FileStates:
                 )
             else:
                 entry.units = units
-                entry.snapshot = FileSnapshot(path, entry.raw_hash, dict(units.checksums))
+                # ``FILE``: the whole text, as a test reading the file sees it
+                # (``rts.source_file_reads``).
+                checksums = {**units.checksums, FILE: entry.raw_hash}
+                entry.snapshot = FileSnapshot(path, entry.raw_hash, checksums)
         entry.data = None  # the bytes are no longer needed once hashed and parsed
 
     def _analyse(self, path: str, raw_hash: str, data: bytes) -> FileUnits:

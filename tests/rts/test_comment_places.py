@@ -223,12 +223,6 @@ def test_a_line_added_selects_the_tests_listing_modules(listing: pytest.Pytester
     assert failed == {"test_listed_place"}
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="a test reading a module's text by its file name (linecache.getlines(m.__file__))"
-    " and running none of its code depends on no place of it: rts.position_units adds the"
-    " places of code that ran, and an opened .py file is no FILE unit (attribution._file_ids)",
-)
 def test_a_comment_typo_selects_a_test_reading_the_file_by_name(
     pytester: pytest.Pytester,
 ) -> None:
