@@ -67,6 +67,12 @@ def _key(told: tuple[str | None, frozenset[str]]) -> int:
     return key
 
 
+def names_key(names: frozenset[str]) -> int:
+    """The key under which ``names`` count as read by the test running
+    (``ReadLineWatch.ran``): what a library showed it (``rts.logged_lines``)."""
+    return _key((None, names))
+
+
 def frame_module_keys(
     frame: FrameType, names: Iterable[str], is_project_file: Callable[[str], bool]
 ) -> list[int] | None:

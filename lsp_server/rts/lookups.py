@@ -145,6 +145,10 @@ its comments).
 Not ``inspect.stack`` and ``inspect.trace``: names as common as a context's "stack"; their
 frames' lines are read as ``lineno`` but by index (``stack()[0][2]``), a hole left open."""
 
+CAPTURED_LOG_TEXT = frozenset(["text", "stream", "getvalue"])
+"""What shows the formatted text of ``caplog``'s records (``caplog.text``, its handler's
+``stream``), line numbers in it (``names_read.reads_captured_log_text``)."""
+
 SIGNATURE_READS = frozenset(
     [
         "__defaults__",

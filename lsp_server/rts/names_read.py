@@ -16,6 +16,7 @@ from lsp_server.rts.lookups import (
     ANNOTATION_READS,
     ATTRIBUTE_LOOKUP,
     BODY_READS,
+    CAPTURED_LOG_TEXT,
     CODE_LINE_READS,
     DOC_READS,
     LINE_READS,
@@ -118,7 +119,7 @@ class NamesRead:
             bool(code),
             not (SIGNATURE_READS.isdisjoint(names) and _SIGNATURE_SHOWS.isdisjoint(names)),
             not DOC_READS.isdisjoint(names),
-            bool(lines),
+            bool(lines) or reads_captured_log_text(names),
             not SOURCE_TEXT_READS.isdisjoint(lines),
         )
 
@@ -150,6 +151,12 @@ def _told_lines(name: str, names: Set[str]) -> bool:
     if name in SOURCE_READS:
         return _told(name, names)
     return name in CODE_LINE_READS and _told("__code__", names) and OTHER_CODES.isdisjoint(names)
+
+
+def reads_captured_log_text(names: Set[str]) -> bool:
+    """Whether a test using pytest's ``caplog`` reads the text it captured: pytest formats
+    each record with a format that spells the line it was logged at (``rts.logged_lines``)."""
+    return "caplog" in names and not CAPTURED_LOG_TEXT.isdisjoint(names)
 
 
 @dataclass(frozen=True)

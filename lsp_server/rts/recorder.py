@@ -34,6 +34,7 @@ from lsp_server.rts.file_units import Unit
 from lsp_server.rts.filled_containers import FilledContainers
 from lsp_server.rts.flush_pace import FlushPace
 from lsp_server.rts.lazy_builds import LazyBuilds
+from lsp_server.rts.logged_lines import register_logged_lines
 from lsp_server.rts.module_rebinds import reaching
 from lsp_server.rts.option_reads import EARLY_WARNINGS, session_option_reads
 from lsp_server.rts.parametrize_files import ParametrizeFiles
@@ -117,6 +118,7 @@ class DependencyRecorder:
         )
         self.setup_clock = SetupClock()  # the set-up times of shared fixtures, per test
         config.pluginmanager.register(self.setup_clock, "reks-setup-clock")
+        register_logged_lines(config, self.tracer.read_lines, paths.is_python_file)
         self.collector_runs = CollectorRuns(self.tracer)  # finalizers by chance: no test's
         self._stack: list[Window] = []
         self._process_starts = ProcessStarts(self._innermost, paths.is_python_file)

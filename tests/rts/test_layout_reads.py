@@ -185,39 +185,6 @@ def test_a_comment_above_a_test_selects_it_when_it_reads_its_own_line(
     assert ran == failed == {"test_own_line"}
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="a library formats the line number: logging's '%(lineno)d' is spelled in a string"
-    " the test hands to logging.Formatter, no name the test's code reads (LINE_READS)",
-)
-def test_a_line_number_formatted_by_a_library_selects_its_test(pytester: pytest.Pytester) -> None:
-    talk = "import logging\n\n\ndef say():\n    logging.getLogger('t').warning('hi')\n"
-    write(pytester, "talk.py", talk)
-    write(
-        pytester,
-        "test_talk.py",
-        """
-        import io
-        import logging
-
-        import talk
-
-
-        def test_formatted():
-            out = io.StringIO()
-            handler = logging.StreamHandler(out)
-            handler.setFormatter(logging.Formatter("%(lineno)d %(message)s"))
-            logging.getLogger("t").addHandler(handler)
-            talk.say()
-            assert out.getvalue() == "5 hi\\n"
-        """,
-    )
-    assert len(run(pytester)) == 1
-    edit(pytester, "talk.py", "import logging\n", "import logging\n# a note\n")
-    ran, failed = ran_and_failed(pytester)
-    assert ran == failed == {"test_formatted"}
-
-
 def test_a_frame_code_line_read_beside_a_told_code_read_keeps_the_files_layout(
     pytester: pytest.Pytester,
 ) -> None:

@@ -107,7 +107,7 @@ def test_the_source_of_a_module_or_class_shows_code_not_run(
     test = (
         f"import inspect\nimport linecache\n\nimport shapes\n\n\ndef test_source():\n    {reader}\n"
     )
-    write(pytester, "test_shapes.py", test)
+    write(pytester, "test_shape_source.py", test)
     assert run(pytester) == {"test_source"}
     edit(pytester, "shapes.py", *edited)
     assert ran_and_failed(pytester) == ({"test_source"}, {"test_source"})
