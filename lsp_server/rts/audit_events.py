@@ -16,6 +16,11 @@ from collections.abc import Callable
 from types import CodeType
 from typing import Any
 
+from lsp_server.rts.directory_listings import (
+    LISTING_EVENTS,
+    listed_by_import_system,
+    listed_folder,
+)
 from lsp_server.rts.source_file_reads import LinecacheWatch, opened_as_code
 
 _WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_APPEND
@@ -49,6 +54,12 @@ class FileWatcher:
             if opened.endswith(".py") and opened_as_code(sys._getframe(2)):
                 return  # compiled or cached for reading lines: ``rts.source_file_reads``
             self.note(opened)
+
+    def on_listing(self, args: tuple[Any, ...]) -> None:
+        # on_listing <- _audit <- the caller of listdir/scandir
+        folder = listed_folder(args)
+        if folder is not None and not listed_by_import_system(sys._getframe(2)):
+            self.note(folder)  # ``rts.directory_listings``
 
     def note(self, opened: str) -> None:
         """Count ``opened`` (an absolute path) as read."""
@@ -87,6 +98,9 @@ def _audit(event: str, args: tuple[Any, ...]) -> None:
     if event == "open":
         if _active_watcher is not None:
             _active_watcher.on_open(args)
+    elif event in LISTING_EVENTS:
+        if _active_watcher is not None:
+            _active_watcher.on_listing(args)
     elif event == "exec" and _on_exec is not None and type(args[0]) is CodeType:
         _on_exec(args[0])
     elif event == "object.__getattr__" and _on_code_read is not None and args[1] == "__code__":

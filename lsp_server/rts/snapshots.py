@@ -8,6 +8,7 @@ differs from the stored one.
 from __future__ import annotations
 
 import os
+import stat
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -15,6 +16,7 @@ from pathlib import Path
 from lsp_server.project.files import is_python
 from lsp_server.rts.analysis_cache import AnalysisCache
 from lsp_server.rts.collector_pause import collector_paused
+from lsp_server.rts.directory_listings import listing_digest
 from lsp_server.rts.file_snapshot import FileSnapshot, file_checksum
 from lsp_server.rts.file_units import FileUnits
 from lsp_server.rts.tokens import SourceError
@@ -99,10 +101,15 @@ class FileStates:
         cached = self._entries.get(path)
         if cached is not None and cached.stat == key:
             return cached
+        if stat.S_ISDIR(st.st_mode):  # a folder a test listed: ``rts.directory_listings``
+            listing = listing_digest(absolute)
+            listed = None if listing is None else _Entry(stat=key, data=b"", raw_hash=listing)
+            self._entries[path] = listed
+            return listed
         try:
             with open(absolute, "rb") as fh:
                 data = fh.read()
-        except OSError:  # a directory, a permission problem, or gone since stat
+        except OSError:  # a permission problem, or gone since stat
             self._entries[path] = None
             return None
         entry = _Entry(stat=key, data=data, raw_hash=file_checksum(data))

@@ -264,30 +264,3 @@ def test_a_selected_listing_sees_what_every_test_file_imports(pytester: pytest.P
     assert ran_and_failed(pytester) == ({"test_listing", "test_other"}, set())
     edit(pytester, "other.py", "2", "3")
     assert ran_and_failed(pytester) == ({"test_listing"}, {"test_listing"})
-
-
-@pytest.mark.xfail(
-    strict=True,
-    reason="pkgutil.iter_modules(pkg.__path__) lists the package's files on disk: a new "
-    "module nobody imports is no changed unit and no test file, and the store keeps no "
-    "list of the files that were there, so nothing tells it is new",
-)
-def test_a_new_module_file_a_package_walk_lists(pytester: pytest.Pytester) -> None:
-    write(pytester, "plugins/__init__.py", "")
-    write(pytester, "plugins/a.py", "X = 1\n")
-    write(
-        pytester,
-        "test_walk.py",
-        """
-        import pkgutil
-
-        import plugins
-
-
-        def test_walk():
-            assert [m.name for m in pkgutil.iter_modules(plugins.__path__)] == ["a"]
-        """,
-    )
-    assert ran_and_failed(pytester) == ({"test_walk"}, set())
-    write(pytester, "plugins/b.py", "X = 2\n")
-    assert run(pytester) == {"test_walk"}

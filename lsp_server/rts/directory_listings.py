@@ -1,0 +1,64 @@
+"""Folders a test lists, and a folder's listing as a unit.
+
+A test walking a package (``pkgutil.iter_modules``), globbing a data folder or iterating a
+``Path`` sees which files are there: a module file nobody imports added, a data file
+removed, changes what it lists while no unit changes. The ``os.listdir`` and ``os.scandir``
+audit events (every listing in Python goes through one) name the folder; a project folder
+listed in a test makes it depend on that folder's ``FILE`` unit, whose checksum is the
+digest of its sorted entry names (``listing_digest``; ``rts.snapshots``), so an edit of a
+file's bytes is no change of the listing.
+
+The import system lists a package's folder to find a module (``FileFinder`` fills its cache
+on the first import from a folder) and ``importlib.metadata`` lists ``sys.path`` to find
+distributions: neither is the test's listing (what an import finds is told by the units of
+what it ran and by the import footprints).
+"""
+
+from __future__ import annotations
+
+import os
+from types import FrameType
+
+from lsp_server.rts.file_snapshot import file_checksum
+
+LISTING_EVENTS = frozenset(["os.listdir", "os.scandir"])
+_IMPORT_SYSTEM = ("<frozen importlib", os.path.join("importlib", "metadata"))
+_FRAMES_SEEN = 4
+"""How far up from the listing a finder of modules sits (``importlib.metadata``'s path
+objects list through two frames of their own)."""
+
+
+def listed_by_import_system(frame: FrameType | None) -> bool:
+    """Whether the listing whose caller is ``frame`` finds modules or distributions."""
+    for _ in range(_FRAMES_SEEN):
+        if frame is None:
+            return False
+        filename = frame.f_code.co_filename
+        if filename.startswith(_IMPORT_SYSTEM[0]) or _IMPORT_SYSTEM[1] in filename:
+            return True
+        frame = frame.f_back
+    return False
+
+
+def listed_folder(args: tuple[object, ...]) -> str | None:
+    """The absolute path of the folder an ``os.listdir``/``os.scandir`` event lists (None
+    for a folder given by descriptor)."""
+    path = args[0] if args else None
+    if path is None:
+        return os.path.abspath(os.curdir)
+    if isinstance(path, int):
+        return None
+    try:
+        return os.path.abspath(os.fsdecode(path))  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        return None
+
+
+def listing_digest(folder: str) -> str | None:
+    """The checksum of a folder's listing (its sorted entry names); None when it cannot be
+    listed."""
+    try:
+        names = sorted(os.listdir(folder))
+    except OSError:
+        return None
+    return file_checksum("\n".join(names).encode("utf-8", "surrogateescape"))
