@@ -196,8 +196,8 @@ def breakdown(parts: dict[str, Any], by_step: dict[str, list[dict[str, float]]])
         f"faults median); forking and ending it {(reaped - in_child) * ms:.1f} ms",
         *_kept_lines(by_step, count),
         f"    the rest (observation runs {len(by_step.get('observation child', []))}, the "
-        f"other workers, ends, kept children reaped after their request) {workers - prepared - in_worker - reaped:.2f} s "
-        f"{load()}",
+        f"other workers, ends, kept children reaped after their request) "
+        f"{workers - prepared - in_worker - reaped:.2f} s {load()}",
     ]
 
 
