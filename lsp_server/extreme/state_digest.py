@@ -27,6 +27,7 @@ from __future__ import annotations
 import builtins
 import decimal
 import functools
+import gc
 import locale
 import logging
 import operator
@@ -77,27 +78,42 @@ Reader = Callable[[Any], Any]
 Tracked = tuple[Any, Reader, Any, bool]
 """An object, how to read it, what it read in the fresh state, and whether that is
 compared by value (else: the same objects, in the same order)."""
-_FUNCTION_PARTS = operator.attrgetter("__code__", "__defaults__", "__kwdefaults__", "__dict__")
-"""What a run can rebind on a function (``__closure__`` is read-only: its cells are read
-apart)."""
+_FUNCTION_PARTS = operator.attrgetter(
+    "__code__", "__defaults__", "__kwdefaults__", "__dict__", "__annotations__"
+)
+"""What the walk follows of a function (``__closure__``: its cells are read apart). Reading
+``__dict__`` and ``__annotations__`` makes them where a function has none yet, as any later
+reader would: so the fresh state holds them."""
 _CELL = operator.attrgetter("cell_contents")
+
+
+def _referents(objects: list[Any]) -> list[Any]:
+    """What ``objects`` hold, as the collector sees it, in one call: for a function, every
+    field a run can rebind (code, defaults, ``__dict__``, annotations, name, doc...). Its
+    attribute getters each raise an audit event (``object.__getattr__``) that every audit
+    hook of the worker (reks's, the project's) answers in Python: 2-4 ms a check on
+    more-itertools' 908 functions, where this takes 0.05 ms."""
+    return gc.get_referents(*objects)
 
 
 @dataclass(frozen=True)
 class _Kind:
     """How the objects of one group are read, all at once (the base type's own methods:
-    C loops, no project code): their sizes (None: fixed), and their members in order."""
+    C loops, no project code): their sizes (None: fixed), and their members in order, one
+    object at a time (``members``: what the walk follows) or, when ``together`` is given,
+    all of them in one call (what a check compares)."""
 
     size: Reader | None
     members: Reader
+    together: Callable[[list[Any]], list[Any]] | None = None
 
 
 _DICT_KEYS = _Kind(dict.__len__, dict.keys)
-_DICT_VALUES = _Kind(None, dict.values)
+_DICT_VALUES = _Kind(dict.__len__, dict.values)
 _LISTS = _Kind(list.__len__, list.__iter__)
 _SETS = _Kind(set.__len__, set.__iter__)
 _DEQUES = _Kind(deque.__len__, deque.__iter__)
-_FUNCTIONS = _Kind(None, _FUNCTION_PARTS)
+_FUNCTIONS = _Kind(None, _FUNCTION_PARTS, _referents)
 _CELLS = _Kind(None, lambda cell: (_CELL(cell),))
 
 
@@ -120,14 +136,20 @@ class _Group:
             self.filled = self.objects
         else:
             self.filled = [obj for obj, held in zip(self.objects, self.sizes, strict=True) if held]
-        self.members = list(chain.from_iterable(map(self.kind.members, self.filled)))
+        self.members = self._members()
+
+    def _members(self) -> list[Any]:
+        together = self.kind.together
+        if together is not None:
+            return together(self.filled)
+        return list(chain.from_iterable(map(self.kind.members, self.filled)))
 
     def changed(self) -> bool:
         size = self.kind.size
         if size is not None and list(map(size, self.objects)) != self.sizes:
             return True
         try:
-            members = list(chain.from_iterable(map(self.kind.members, self.filled)))
+            members = self._members()
         except ValueError:  # a closure cell emptied
             return True
         if len(members) != len(self.members):
