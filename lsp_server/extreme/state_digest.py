@@ -78,12 +78,14 @@ Reader = Callable[[Any], Any]
 Tracked = tuple[Any, Reader, Any, bool]
 """An object, how to read it, what it read in the fresh state, and whether that is
 compared by value (else: the same objects, in the same order)."""
-_FUNCTION_PARTS = operator.attrgetter(
-    "__code__", "__defaults__", "__kwdefaults__", "__dict__", "__annotations__"
-)
+_FUNCTION_PARTS = operator.attrgetter("__code__", "__defaults__", "__kwdefaults__", "__dict__")
 """What the walk follows of a function (``__closure__``: its cells are read apart). Reading
-``__dict__`` and ``__annotations__`` makes them where a function has none yet, as any later
-reader would: so the fresh state holds them."""
+``__dict__`` makes it where a function has none yet, as any later reader would: so the
+fresh state holds it."""
+_ANNOTATIONS = operator.attrgetter("__annotations__")
+"""Read at the walk to make a function's annotations where it has none (``inspect.signature``
+in a test would): a check compares which object they are (``_referents``), not what they
+hold, so they add no object to follow (``LIMIT``)."""
 _CELL = operator.attrgetter("cell_contents")
 
 
@@ -288,6 +290,7 @@ class _Walk:
             self.value(obj)
 
     def function(self, function: types.FunctionType) -> None:
+        _ANNOTATIONS(function)
         self.values(self.track(function, _FUNCTIONS))
         for cell in function.__closure__ or ():
             try:

@@ -106,7 +106,6 @@ def test_an_untouched_state_reads_as_fresh(
         "module.adder.__dict__ = {}",
         "module.make_adder.__kwdefaults__ = {'step': 1}",
         "module.make_adder.__code__ = module.make_adder.__code__.replace()",
-        "module.make_adder.__annotations__['step'] = int",
         "module.make_adder.__annotations__ = {}",
         "module.make_adder.__name__ = 'renamed'",
         "module.Config.__init__.__dict__['seen'] = 1",
