@@ -1,6 +1,8 @@
 """Where the CPU time of an extreme analysis goes (issue 17): the analysis's own process,
 the pytest worker's start, collection and preparation, and each transformation's share in
-the worker, in its forked child, and in forking and ending that child.
+the worker, in its forked child, and in forking and ending that child; a transformation
+run by the worker's kept child (``kept_child``) is counted apart: its run and, of it, the
+check of the state after it.
 
 The end-to-end ratio against the naive way (``extreme_speed.py``) is CPU time over CPU
 time; this breaks reks's side down. Workers forked from this process (``fork_safety``)
@@ -31,8 +33,8 @@ import _pytest.runner
 from extreme_speed import PROJECTS, QUIET, WORK, fetch, import_root, load, record_store
 from worker_timeline import MARKS, cpu_ms
 
+from lsp_server.extreme import kept_child, run_log, transform_run
 from lsp_server.extreme import pool as pool_module
-from lsp_server.extreme import run_log, transform_run
 from lsp_server.extreme.analysis import Analysis, Options, analyse
 from lsp_server.sandbox import forked
 
@@ -101,6 +103,9 @@ def wrap_steps() -> None:
     _timed(forked.Forker, "run", "fork and wait")
     _timed(run_log.RunLog, "start", "run log start")
     _timed(_pytest.runner, "runtestprotocol", "test")
+    _timed(kept_child._ChildSession, "run", "kept run")
+    _timed(kept_child._ChildSession, "_clean", "kept clean")
+    _timed(kept_child.KeptChild, "_start", "kept fork")
     forked._child = _in_child(forked._child)  # type: ignore[assignment]
     run_child = transform_run.run_child
 
@@ -189,9 +194,26 @@ def breakdown(parts: dict[str, Any], by_step: dict[str, list[dict[str, float]]])
         f"{_total(by_step.get('run log start', [])) * ms:.1f} ms, "
         f"{statistics.median(r['faults'] for r in children) if children else 0:.0f} page "
         f"faults median); forking and ending it {(reaped - in_child) * ms:.1f} ms",
+        *_kept_lines(by_step, count),
         f"    the rest (observation runs {len(by_step.get('observation child', []))}, the "
-        f"other workers, ends) {workers - prepared - in_worker - reaped:.2f} s "
-        f"{load()}",
+        f"other workers, ends, kept children reaped after their request) "
+        f"{workers - prepared - in_worker - reaped:.2f} s {load()}",
+    ]
+
+
+def _kept_lines(by_step: dict[str, list[dict[str, float]]], count: int) -> list[str]:
+    """What the kept children used: their runs (each a transformation's, or the start of
+    one the forked way redid), of it the state check, and the worker's forks of them."""
+    runs = by_step.get("kept run", [])
+    if not runs:
+        return []
+    forks = by_step.get("kept fork", [])
+    ms = 1000 / max(1, len(runs))
+    return [
+        f"    kept children: {len(runs)} runs of {count} requests, {len(forks)} children; "
+        f"{_total(runs) * ms:.1f} ms a run (of it putting back and checking the state "
+        f"{_total(by_step.get('kept clean', [])) * ms:.1f} ms), "
+        f"{_total(runs):.2f} s in all; forking them {_total(forks):.2f} s in the worker"
     ]
 
 

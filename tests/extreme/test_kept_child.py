@@ -225,3 +225,56 @@ def test_a_later_run_records_what_a_fresh_childs_run_records(
     units = {r.transformation.body: r.units for r in analysis.results}
     assert set(units) == {"return 0", "return 1"}
     assert units["return 0"] == units["return 1"]
+
+
+def test_a_resource_read_by_every_test_keeps_the_child(
+    make_project: Callable[[dict[str, str]], Path],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A package's resource read through ``importlib.resources`` makes the import system
+    import ``importlib.readers`` at the first read (humanize's locale path): the same in
+    every child, so no state left behind that retires a kept child."""
+    root = make_project(
+        {
+            "shapes/__init__.py": """
+                import importlib.resources
+
+                def label_file():
+                    found = importlib.resources.files(__name__) / "label.txt"
+                    return found
+
+                def area(w, h):
+                    result = w * h
+                    return result
+
+                def perimeter(w, h):
+                    result = 2 * (w + h)
+                    return result
+            """,
+            "shapes/label.txt": "shape\n",
+            "pids.py": NOTE_PID,
+            "test_shapes.py": """
+                from pids import note_pid
+                from shapes import area, label_file, perimeter
+
+                def test_area():
+                    note_pid()
+                    assert label_file().read_text().strip() == "shape"
+                    assert area(2, 3) == 6
+
+                def test_perimeter():
+                    note_pid()
+                    assert label_file().read_text().strip() == "shape"
+                    assert perimeter(2, 3) == 10
+            """,
+        }
+    )
+    verdicts, pids = _analysed(root, tmp_path / "pids.txt", monkeypatch)
+    assert verdicts[("area", "return 0")] == "detected"
+    assert verdicts[("perimeter", "return 1")] == "detected"
+    assert verdicts[("label_file", "return None")] == "detected"
+    # The observation run's child (2 tests), then one kept child for every detection.
+    detections = sum(1 for verdict in verdicts.values() if verdict == "detected")
+    assert len(pids) == 2 + detections
+    assert len(set(pids)) == 2

@@ -4,6 +4,7 @@ seen, and a state put back exactly reads as fresh. Real modules imported from fi
 from __future__ import annotations
 
 import importlib
+import inspect
 import os
 import sys
 import textwrap
@@ -101,6 +102,14 @@ def test_an_untouched_state_reads_as_fresh(
         "module.default.name = 'y'",
         "module.origin.x = 5",
         "module.make_adder.__defaults__ = (1,)",
+        "module.make_adder.marked = True",
+        "module.adder.__dict__ = {}",
+        "module.make_adder.__kwdefaults__ = {'step': 1}",
+        "module.make_adder.__code__ = module.make_adder.__code__.replace()",
+        "module.make_adder.__annotations__ = {}",
+        "module.make_adder.__name__ = 'renamed'",
+        "module.Config.__init__.__dict__['seen'] = 1",
+        "module.events.append(1); module.events.pop(); module.events.append(2)",
         "module.added_name = 1",
         "os.environ['REKS_DIGEST_TEST'] = '1'",
         "sys.path.append('/nowhere')",
@@ -148,3 +157,43 @@ def test_a_new_module_is_a_change(
     finally:
         del sys.modules["reks_digest_new_module"]
     assert not digest.changed()
+
+
+def test_reading_a_functions_signature_reads_as_fresh(
+    stateful: tuple[ModuleType, Callable[[], StateDigest]],
+) -> None:
+    """``inspect.signature`` makes a function's annotations where it had none: the fresh
+    state holds them already, so a run that only inspects a function leaves no state."""
+    module, take = stateful
+    digest = take()
+    inspect.signature(module.make_adder)
+    inspect.signature(module.Config.__init__)
+    assert not digest.changed()
+
+
+_AUDITED: list[str] | None = None
+"""Where the audit hook below notes the events it sees (None: not noting)."""
+
+
+def _note_audit_event(event: str, args: tuple[object, ...]) -> None:
+    if _AUDITED is not None:
+        _AUDITED.append(event)
+
+
+def test_a_check_raises_no_audit_event_per_function(
+    stateful: tuple[ModuleType, Callable[[], StateDigest]],
+) -> None:
+    """A function's ``__code__``, ``__defaults__`` and ``__kwdefaults__`` getters each raise
+    an audit event, which every audit hook of a worker answers in Python (reks adds several):
+    a check after each run of a kept child reads hundreds of functions."""
+    global _AUDITED
+    _, take = stateful
+    digest = take()
+    sys.addaudithook(_note_audit_event)  # cannot be removed: it notes nothing after this test
+    _AUDITED = []
+    try:
+        assert not digest.changed()
+        seen = list(_AUDITED)
+    finally:
+        _AUDITED = None
+    assert "object.__getattr__" not in seen
