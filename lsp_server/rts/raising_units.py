@@ -30,6 +30,7 @@ from lsp_server.rts.bound_names import maybe_bound
 from lsp_server.rts.class_frames import raising_markers
 from lsp_server.rts.file_units import FileUnits
 from lsp_server.rts.import_effects import first_line
+from lsp_server.rts.subclassing import classes_bases_only, owned_base_read
 from lsp_server.rts.tokens import digest
 from lsp_server.rts.unit_names import HOOKS, RAISES, raises_name
 
@@ -84,23 +85,28 @@ def add_raising_units(result: FileUnits, layout: ModuleLayout, tree: ast.Module)
             result.checksums[unit] = digest(markers)
     outside: set[str] = set()
     residue_bound = _residue_bound(tree, layout)
+    as_bases = classes_bases_only(tree)
     for unit, refs in layout.raising.items():
         seen: dict[str, str | None] = {}
-        todo = sorted(refs)
+        # A name with the class whose statement reads it only as a base (``rts.subclassing``).
+        todo: list[tuple[str, str]] = [(name, "") for name in sorted(refs)]
         while todo:
-            name = todo.pop()
+            name, owner = todo.pop()
             units = result.bound.get(name)
             if name in residue_bound or not units or "*" in residue_bound:
                 # A builtin, a missing name, one the residue binds (a star import: any).
                 # Not a class's hooks': every importer would read it, where no hook ran too.
                 if not unit.endswith(HOOKS):
-                    outside.add(name)
+                    outside.add(owned_base_read(owner, name) if owner else name)
                 continue
             for bound in units:
                 if bound not in seen:
                     seen[bound] = result.checksums.get(bound)
-                    todo.extend(sorted(result.refs.get(bound, frozenset())))
-                    todo.extend(sorted(result.noted.get(bound, frozenset())))
+                    cls = bound.split(".", 1)[0]
+                    only = as_bases.get(cls, frozenset())
+                    refs_read = sorted(result.refs.get(bound, frozenset()))
+                    todo.extend((n, cls if n in only else "") for n in refs_read)
+                    todo.extend((n, "") for n in sorted(result.noted.get(bound, frozenset())))
         parts = [f"<{name}={checksum}>" for name, checksum in sorted(seen.items())]
         result.checksums[unit] = digest([result.checksums[unit], *parts])
     result.residue_refs = result.residue_refs | outside

@@ -83,11 +83,6 @@ def project(pytester: pytest.Pytester) -> pytest.Pytester:
     return pytester
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="Sub's frame may raise and reads Base, which a from import binds: add_raising_units"
-    " puts Base into sub's residue_refs, and test_helper depends on Base's class unit",
-)
 def test_a_parameter_added_to_an_imported_base_selects_its_users(
     project: pytest.Pytester,
 ) -> None:
@@ -95,11 +90,6 @@ def test_a_parameter_added_to_an_imported_base_selects_its_users(
     assert ran_and_failed(project) == ({"test_base"}, set())
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="types.coroutine (a library decorator no name trusts) keeps Sub in sub's module"
-    " unit, which reads Base: test_helper depends on Base's class unit",
-)
 def test_a_parameter_added_to_a_base_of_a_class_with_a_library_decorator_selects_its_users(
     project: pytest.Pytester,
 ) -> None:
