@@ -106,3 +106,77 @@ def test_a_hook_added_to_an_imported_base_selects_every_importer(
     hook = "    def __init_subclass__(cls):\n        raise TypeError(cls)\n\n"
     edit(project, "base.py", "    def __init__", hook + "    def __init__")
     assert ran_and_failed(project) == (ALL, {"test_helper"})
+
+
+def test_a_metaclass_given_to_an_imported_base_selects_every_importer(
+    project: pytest.Pytester,
+) -> None:
+    strict = (
+        "class Strict(ABCMeta):\n"
+        "    def __init__(cls, name, bases, namespace):\n"
+        "        if name != 'Base':\n"
+        "            raise TypeError(name)\n"
+        "        super().__init__(name, bases, namespace)\n\n\n"
+    )
+    edit(project, "base.py", "from abc import ABC\n", "from abc import ABC, ABCMeta\n" + strict)
+    edit(project, "base.py", "class Base(ABC):", "class Base(ABC, metaclass=Strict):")
+    assert ran_and_failed(project) == (ALL, {"test_helper"})
+
+
+def test_slots_given_to_an_imported_base_select_every_importer(project: pytest.Pytester) -> None:
+    mixin = "class Mixin:\n    __slots__ = ('other',)\n\n\n"
+    edit(project, "sub.py", "class Sub(Base):", mixin + "class Sub(Base, Mixin):")
+    assert ran_and_failed(project) == (ALL, set())
+    edit(project, "base.py", "    def __init__", "    __slots__ = ('wait',)\n\n    def __init__")
+    assert ran_and_failed(project) == (ALL, {"test_helper"})
+
+
+def test_a_hook_given_to_a_base_of_an_imported_base_selects_every_importer(
+    project: pytest.Pytester,
+) -> None:
+    write(project, "root.py", "class Root:\n    pass\n")
+    edit(project, "base.py", "from abc import ABC\n", "from abc import ABC\n\nfrom root import Root\n")
+    edit(project, "base.py", "class Base(ABC):", "class Base(Root, ABC):")
+    assert ran_and_failed(project) == (ALL, set())
+    hook = "    def __init_subclass__(cls):\n        raise TypeError(cls)\n"
+    edit(project, "root.py", "    pass\n", hook)
+    assert ran_and_failed(project) == (ALL, {"test_helper", "test_base"})
+
+
+def test_a_method_a_class_decorator_of_the_subclass_needs_selects_every_importer(
+    project: pytest.Pytester,
+) -> None:
+    """Outside the rule: a decorator of the subclass sees every member it inherits (the
+    class kept in the module unit by a library decorator of a method, as tenacity's)."""
+    less = "    def __lt__(self, other):\n        return self.wait < other.wait\n\n"
+    edit(project, "base.py", "    def __init__", less + "    def __init__")
+    edit(project, "sub.py", "import typing\n", "import functools\nimport types\nimport typing\n")
+    edit(project, "sub.py", "class Sub(Base):", "@functools.total_ordering\nclass Sub(Base):")
+    edit(project, "sub.py", "    def run(self):", "    @types.coroutine\n    def run(self):")
+    assert ran_and_failed(project) == (ALL, set())
+    edit(project, "base.py", less, "")
+    assert ran_and_failed(project) == (ALL, {"test_helper"})
+
+
+def test_a_method_a_library_hook_of_the_base_needs_selects_every_importer(
+    project: pytest.Pytester,
+) -> None:
+    """Outside the rule: a library's ``__init_subclass__`` (not traced) may read any member
+    the subclass inherits; the recording found the subclass made with a hook."""
+    site = project.path.parent / f"{project.path.name}_site"
+    site.mkdir()
+    (site / "checking.py").write_text(
+        "class Checked:\n"
+        "    def __init_subclass__(cls, **kwargs):\n"
+        "        super().__init_subclass__(**kwargs)\n"
+        "        if cls.__name__ != 'Base' and not hasattr(cls, 'check'):\n"
+        "            raise TypeError(cls.__name__)\n"
+    )
+    project.syspathinsert(site)
+    check = "    def check(self):\n        return True\n\n"
+    edit(project, "base.py", "from abc import ABC\n", "from abc import ABC\n\nfrom checking import Checked\n")
+    edit(project, "base.py", "class Base(ABC):", "class Base(Checked, ABC):")
+    edit(project, "base.py", "    def __init__", check + "    def __init__")
+    assert ran_and_failed(project) == (ALL, set())
+    edit(project, "base.py", check, "")
+    assert ran_and_failed(project) == (ALL, {"test_helper"})
