@@ -116,7 +116,6 @@ class BindingSteps:
             cached = self._bindings[key] = (self._intern(Unit(path, unit_name)), pairs)
         return cached
 
-
     def _base_binding_info(self, path: str, unit_name: str) -> tuple[int, frozenset[Pair]]:
         """``_binding_info`` of what reading the name of binding ``unit_name`` only as a
         base finds: a class's ``SUBCLASSING`` unit, a ``from`` import reading its name as
@@ -126,14 +125,16 @@ class BindingSteps:
         if cached is None:
             file_units = self._states.units(path)
             assert file_units is not None
-            cached = self._base_bindings[key] = self._binding_info(path, unit_name)
-            if unit_name + SUBCLASSING in file_units.checksums:
-                cached = self._base_bindings[key] = self._binding_info(path, unit_name + SUBCLASSING)
+            seen = unit_name + SUBCLASSING
+            cached = self._binding_info(path, unit_name)
+            if seen in file_units.checksums:
+                cached = self._binding_info(path, seen)
             elif unit_name in file_units.from_imports:
                 imported = file_units.from_imports[unit_name][2]
                 uid, pairs = cached
                 twinned = {(base_read(n) if n == imported else n, at) for n, at in pairs}
-                cached = self._base_bindings[key] = (uid, frozenset(twinned))
+                cached = (uid, frozenset(twinned))
+            self._base_bindings[key] = cached
         return cached
 
 

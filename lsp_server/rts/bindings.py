@@ -62,8 +62,8 @@ from lsp_server.rts.purity import (
 from lsp_server.rts.raising_units import binding_raising, raising_unit, risk_reads
 from lsp_server.rts.stdlib_imports import STDLIB, stdlib_imports
 from lsp_server.rts.stdlib_queries import is_query
-from lsp_server.rts.subclassing import as_bases_read
 from lsp_server.rts.store_only_init import store_only_init
+from lsp_server.rts.subclassing import as_bases_read
 from lsp_server.rts.typing_classes import TypingForms
 from lsp_server.rts.wrapping_decorators import Wrappers
 

@@ -70,9 +70,9 @@ from lsp_server.rts.open_namespace import opens_namespace
 from lsp_server.rts.overload_stubs import overload_stubs
 from lsp_server.rts.parametrize_cases import LiteralCases, add_cases, literal_cases
 from lsp_server.rts.raising_units import add_raising_units
-from lsp_server.rts.subclassing import add_subclass_units
 from lsp_server.rts.spans import LOCALS as _LOCALS
 from lsp_server.rts.spans import UnitSpan, scan
+from lsp_server.rts.subclassing import add_subclass_units
 from lsp_server.rts.tokens import (
     Pos,
     SourceError,

@@ -135,7 +135,8 @@ def test_a_hook_given_to_a_base_of_an_imported_base_selects_every_importer(
     project: pytest.Pytester,
 ) -> None:
     write(project, "root.py", "class Root:\n    pass\n")
-    edit(project, "base.py", "from abc import ABC\n", "from abc import ABC\n\nfrom root import Root\n")
+    imports = "from abc import ABC\n\nfrom root import Root\n"
+    edit(project, "base.py", "from abc import ABC\n", imports)
     edit(project, "base.py", "class Base(ABC):", "class Base(Root, ABC):")
     assert ran_and_failed(project) == (ALL, set())
     hook = "    def __init_subclass__(cls):\n        raise TypeError(cls)\n"
@@ -174,7 +175,8 @@ def test_a_method_a_library_hook_of_the_base_needs_selects_every_importer(
     )
     project.syspathinsert(site)
     check = "    def check(self):\n        return True\n\n"
-    edit(project, "base.py", "from abc import ABC\n", "from abc import ABC\n\nfrom checking import Checked\n")
+    imports = "from abc import ABC\n\nfrom checking import Checked\n"
+    edit(project, "base.py", "from abc import ABC\n", imports)
     edit(project, "base.py", "class Base(ABC):", "class Base(Checked, ABC):")
     edit(project, "base.py", "    def __init__", check + "    def __init__")
     assert ran_and_failed(project) == (ALL, set())
