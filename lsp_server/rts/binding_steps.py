@@ -17,7 +17,7 @@ from lsp_server.rts.bound_names import is_dunder
 from lsp_server.rts.file_units import FileUnits, Unit
 from lsp_server.rts.names_read import NO_STEP, Pair, Step
 from lsp_server.rts.snapshots import FileStates
-from lsp_server.rts.subclassing import base_read, read_name, twins_read
+from lsp_server.rts.subclassing import read_name, twins_read, type_read
 from lsp_server.rts.unit_names import HEADER, SUBCLASSING, read_parts
 
 Split = Callable[[FileUnits, str], tuple[frozenset[str], ...]]
@@ -41,7 +41,7 @@ class BindingSteps:
         self._bindings: dict[tuple[str, str], tuple[int, frozenset[Pair]]] = {}
         # What a read as a base finds (``rts.subclassing``): its twins, and each binding's.
         self._twins: set[str] = set()
-        self._base_bindings: dict[tuple[str, str], tuple[int, frozenset[Pair]]] = {}
+        self._type_bindings: dict[tuple[str, str], tuple[int, frozenset[Pair]]] = {}
 
     def index(self, path: str, file_units: FileUnits) -> None:
         """Keep the bindings of module ``path`` (once)."""
@@ -55,10 +55,10 @@ class BindingSteps:
             self.bound.setdefault(name, []).extend((path, u) for u in unit_names)
             if unit_names:  # the name's steps over every module gain this one
                 self._binding_paths[name] = self._binding_paths.get(name, frozenset()) | {path}
-                for read in (name, base_read(name)):
+                for read in (name, type_read(name)):
                     self._whole_steps.pop((read, None), None)
                     self._whole_steps.pop((read, path), None)
-        self._twins.update(map(base_read, twins_read(file_units)))
+        self._twins.update(map(type_read, twins_read(file_units)))
 
     @property
     def bound_names(self) -> frozenset[str]:
@@ -91,7 +91,7 @@ class BindingSteps:
         uids: set[int] = set()
         pairs: set[Pair] = set()
         plain = read_name(name)
-        info = self._binding_info if plain == name else self._base_binding_info
+        info = self._binding_info if plain == name else self._type_binding_info
         for path, unit_name in self.bound.get(plain, ()):
             if path in paths and scope in (None, path):
                 uid, read = info(path, unit_name)
@@ -116,12 +116,12 @@ class BindingSteps:
             cached = self._bindings[key] = (self._intern(Unit(path, unit_name)), pairs)
         return cached
 
-    def _base_binding_info(self, path: str, unit_name: str) -> tuple[int, frozenset[Pair]]:
+    def _type_binding_info(self, path: str, unit_name: str) -> tuple[int, frozenset[Pair]]:
         """``_binding_info`` of what reading the name of binding ``unit_name`` only as a
         base finds: a class's ``SUBCLASSING`` unit, a ``from`` import reading its name as
         a base, any other binding whole (``rts.subclassing``)."""
         key = (path, unit_name)
-        cached = self._base_bindings.get(key)
+        cached = self._type_bindings.get(key)
         if cached is None:
             file_units = self._states.units(path)
             assert file_units is not None
@@ -132,9 +132,9 @@ class BindingSteps:
             elif unit_name in file_units.from_imports:
                 imported = file_units.from_imports[unit_name][2]
                 uid, pairs = cached
-                twinned = {(base_read(n) if n == imported else n, at) for n, at in pairs}
+                twinned = {(type_read(n) if n == imported else n, at) for n, at in pairs}
                 cached = (uid, frozenset(twinned))
-            self._base_bindings[key] = cached
+            self._type_bindings[key] = cached
         return cached
 
 

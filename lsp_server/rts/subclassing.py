@@ -1,4 +1,5 @@
-"""What a class statement sees of a base it names: not the base's whole class unit.
+"""What a class statement sees of a class it names as a base or in an annotation: not
+that class's whole unit.
 
 ``class TornadoRetrying(BaseRetrying)`` in tenacity's ``tornadoweb.py`` (imported by the
 package ``__init__`` that every test imports) stays in its module unit, or has a frame that
@@ -9,18 +10,23 @@ added to ``BaseRetrying.__init__`` (39eb157, cb320c4) selected every test of the
 methods: ``type`` looks at the base's header (its bases, metaclass, decorators), at the
 members it and its hooks treat specially (``class_frames.TYPE_NAMES``: ``__slots__``,
 ``__init_subclass__``, ``__set_name__``...), at any other class-level value (an abstract
-one's descriptor may run), while a hook that ran was traced (``rts.creation_hooks``).
+one's descriptor may run), while a hook that ran was traced (``rts.creation_hooks``). An
+annotation evaluated at import (``-> t.Generator[AttemptManager, None, None]`` in
+``AsyncRetrying``'s frame: 124e3a6 gave ``AttemptManager`` two dunders) sees no more of a
+class it names as a type (a whole annotation, an argument of a subscript, an operand of
+``|``): ``typing`` checks it is callable, ``|`` asks its metaclass.
 
 So each top-level class with a unit of its own has a unit ``C.<subclass>``
 (``unit_names.SUBCLASSING``): the statement less its plain methods (bodies as ``pass``)
 and docstrings, with its order markers; it reads what that part reads. A name a class
-statement reads only as a bare base, when the statement has no decorator and no keyword (a
-class decorator, a metaclass of its own, sees every inherited member), is read as its twin
-``<base>name`` (``unit_names.BASE_READ``): the step from the twin reaches a class's
-``C.<subclass>`` unit, follows a ``from`` import as a twin, and any other binding whole.
-The module unit reads the twin only where the recording finds every such subclass made by
-``type``'s and ``typing``'s code alone (``class_hooks.made_without_hooks``): a library's
-metaclass or ``__init_subclass__`` (not traced) may read any member of the base.
+statement reads only as a bare base or as a type in its members' annotations, when the
+statement has no decorator and no keyword (a class decorator, a metaclass of its own, sees
+every inherited member and every annotation), is read as its twin ``<type>name``
+(``unit_names.TYPE_READ``): the step from the twin reaches a class's ``C.<subclass>``
+unit, follows a ``from`` import as a twin, and any other binding whole. The module unit
+reads the twin only where the recording finds every such class made by ``type``'s and
+``typing``'s code alone (``class_hooks.made_without_hooks``): a library's metaclass or
+``__init_subclass__`` (not traced) may read any member of a base, or any annotation.
 """
 
 from __future__ import annotations
@@ -32,68 +38,104 @@ from collections.abc import Callable, Iterable
 from lsp_server.rts.ast_walk import unshared
 from lsp_server.rts.class_frames import TYPE_NAMES
 from lsp_server.rts.file_units import FileUnits
+from lsp_server.rts.header_parts import is_inert
 from lsp_server.rts.import_digest import import_time_digest
 from lsp_server.rts.purity import import_time_names, is_string_statement
 from lsp_server.rts.tokens import digest
-from lsp_server.rts.unit_names import BASE_READ, MODULE, SUBCLASSING
+from lsp_server.rts.unit_names import MODULE, SUBCLASSING, TYPE_READ
 
 _DEFS = (ast.FunctionDef, ast.AsyncFunctionDef)
-_OWNED = ":"  # ``<base>Sub:Base`` while a module's layout is built: read by class ``Sub``
+_OWNED = ":"  # ``<type>Sub:Base`` while a module's layout is built: read by class ``Sub``
 
 
-def base_read(name: str) -> str:
-    """The twin of ``name`` read only as a base."""
-    return BASE_READ + name
+def type_read(name: str) -> str:
+    """The twin of ``name`` read only as a type (a base, an annotation)."""
+    return TYPE_READ + name
 
 
 def read_name(name: str) -> str:
     """The name a read stands for (a twin's plain name)."""
-    return name[len(BASE_READ) :] if name.startswith(BASE_READ) else name
+    return name[len(TYPE_READ) :] if name.startswith(TYPE_READ) else name
 
 
-def bases_only(stmt: ast.stmt) -> frozenset[str]:
-    """The names the class statement ``stmt`` reads only as bare bases, when it has no
-    decorator and no keyword; none for any other statement."""
+def types_only(stmt: ast.stmt) -> frozenset[str]:
+    """The names the class statement ``stmt`` reads only as bare bases or as types in the
+    annotations of its members (``_type_names``), when it has no decorator and no keyword;
+    none for any other statement."""
     if not isinstance(stmt, ast.ClassDef) or stmt.decorator_list or stmt.keywords:
         return frozenset()
-    bare = {base.id for base in stmt.bases if isinstance(base, ast.Name)}
-    if not bare:
+    typed = [base for base in stmt.bases if isinstance(base, ast.Name)]
+    for member in stmt.body:
+        typed += [name for note in _annotations(member) for name in _type_names(note)]
+    if not typed:
         return frozenset()
-    bases = stmt.bases
     with unshared():  # the tree changes in place meanwhile (``ast_walk.shared_walks``)
-        stmt.bases = [base for base in bases if not isinstance(base, ast.Name)]
+        spelled = [name.id for name in typed]
         try:
+            for name in typed:
+                name.id = _OWNED
             elsewhere = import_time_names(stmt)
         finally:
-            stmt.bases = bases
-    return frozenset(bare - elsewhere)
+            for name, spelling in zip(typed, spelled, strict=True):
+                name.id = spelling
+    return frozenset(spelled).difference(elsewhere)
 
 
-def as_bases_read(stmt: ast.stmt, reads: set[str]) -> set[str]:
+def _annotations(member: ast.stmt) -> list[ast.expr]:
+    """The annotations a class body's statement evaluates (a method's, an annotated
+    assignment's) that can do nothing but raise (``header_parts.is_inert``)."""
+    if isinstance(member, ast.AnnAssign):
+        notes = [member.annotation]
+    elif isinstance(member, _DEFS):
+        args = member.args
+        every = [*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg, args.kwarg]
+        notes = [a.annotation for a in every if a is not None and a.annotation is not None]
+        notes += [member.returns] if member.returns is not None else []
+    else:
+        return []
+    return [note for note in notes if is_inert(note)]
+
+
+def _type_names(note: ast.expr) -> list[ast.Name]:
+    """The names ``note`` uses as types: itself, an argument of a subscript, an element of
+    a list or tuple there, an operand of ``|``. Not the subscripted value (its
+    ``__class_getitem__`` runs) nor an attribute's owner (its member is read)."""
+    if isinstance(note, ast.Name):
+        return [note]
+    if isinstance(note, ast.Subscript):
+        return _type_names(note.slice)
+    if isinstance(note, (ast.Tuple, ast.List)):
+        return [name for element in note.elts for name in _type_names(element)]
+    if isinstance(note, ast.BinOp) and isinstance(note.op, ast.BitOr):
+        return _type_names(note.left) + _type_names(note.right)
+    return []
+
+
+def as_types_read(stmt: ast.stmt, reads: set[str]) -> set[str]:
     """``reads`` of the top-level statement ``stmt`` (a class of the module unit), those it
-    reads only as bases noted as read by it as such (``settle_base_reads`` sorts them)."""
-    only = bases_only(stmt) & reads
+    reads only as types noted as read by it as such (``settle_type_reads`` sorts them)."""
+    only = types_only(stmt) & reads
     if not only:
         return reads
     assert isinstance(stmt, ast.ClassDef)
-    return (reads - only) | {owned_base_read(stmt.name, name) for name in only}
+    return (reads - only) | {owned_type_read(stmt.name, name) for name in only}
 
 
-def owned_base_read(owner: str, name: str) -> str:
-    return f"{BASE_READ}{owner}{_OWNED}{name}"
+def owned_type_read(owner: str, name: str) -> str:
+    return f"{TYPE_READ}{owner}{_OWNED}{name}"
 
 
-def classes_bases_only(tree: ast.Module) -> dict[str, frozenset[str]]:
-    """``bases_only`` of each top-level class whose name one class statement binds."""
+def classes_types_only(tree: ast.Module) -> dict[str, frozenset[str]]:
+    """``types_only`` of each top-level class whose name one class statement binds."""
     classes = [stmt for stmt in tree.body if isinstance(stmt, ast.ClassDef)]
     once = {name for name, count in Counter(c.name for c in classes).items() if count == 1}
-    return {c.name: only for c in classes if c.name in once and (only := bases_only(c))}
+    return {c.name: only for c in classes if c.name in once and (only := types_only(c))}
 
 
 def add_subclass_units(result: FileUnits, tree: ast.Module, markers: dict[str, list[str]]) -> None:
     """The ``C.<subclass>`` unit of each class of ``result.classes`` one top-level class
     statement binds (``markers``: the order markers by binding name), with what it reads;
-    then the base reads of ``result.residue_refs`` sorted (``settle_base_reads``)."""
+    then the type reads of ``result.residue_refs`` sorted (``settle_type_reads``)."""
     classes = [stmt for stmt in tree.body if isinstance(stmt, ast.ClassDef)]
     counts = Counter(stmt.name for stmt in classes)
     for stmt in classes:
@@ -101,9 +143,9 @@ def add_subclass_units(result: FileUnits, tree: ast.Module, markers: dict[str, l
             unit = stmt.name + SUBCLASSING
             seen, reads = _subclass_part(stmt)
             result.checksums[unit] = digest([seen, *markers.get(stmt.name, ())])
-            only = bases_only(stmt) & reads
-            result.refs[unit] = frozenset(reads - only).union(map(base_read, only))
-    settle_base_reads(result)
+            only = types_only(stmt) & reads
+            result.refs[unit] = frozenset(reads - only).union(map(type_read, only))
+    settle_type_reads(result)
 
 
 def _subclass_part(stmt: ast.ClassDef) -> tuple[str, set[str]]:
@@ -124,16 +166,16 @@ def _subclass_part(stmt: ast.ClassDef) -> tuple[str, set[str]]:
             stmt.body = body
 
 
-def settle_base_reads(result: FileUnits) -> None:
-    """Of the names ``result.residue_refs`` holds as read by a class only as a base, those
+def settle_type_reads(result: FileUnits) -> None:
+    """Of the names ``result.residue_refs`` holds as read by a class only as a type, those
     the module unit reads no other way go into ``result.subclassed``; the plain names stay
     in ``residue_refs`` (what its statements spell)."""
-    owned = [name for name in result.residue_refs if name.startswith(BASE_READ)]
+    owned = [name for name in result.residue_refs if name.startswith(TYPE_READ)]
     if not owned:
         return
     readers: dict[str, set[str]] = {}
     for name in owned:
-        owner, _, base = name[len(BASE_READ) :].partition(_OWNED)
+        owner, _, base = name[len(TYPE_READ) :].partition(_OWNED)
         readers.setdefault(base, set()).add(owner)
     plain = result.residue_refs.difference(owned)
     result.subclassed = {n: frozenset(o) for n, o in readers.items() if n not in plain}
@@ -148,7 +190,7 @@ def twin_split(
 ) -> tuple[frozenset[str], frozenset[str]]:
     """(read anywhere, read only as the module's globals) of what unit ``unit_name``'s
     statement reads (``refs``; the module unit's: its residue's). A name the module unit
-    reads only as a base of classes the recording found made plain (``made_plain``: path,
+    reads only as a type in classes the recording found made plain (``made_plain``: path,
     class name) is read as its twin; a twin is read only as a global where its name is."""
     if unit_name == MODULE and file_units.subclassed:
         path = file_units.path
@@ -157,14 +199,14 @@ def twin_split(
             for name, owners in file_units.subclassed.items()
             if all(made_plain(path, owner) for owner in owners)
         }
-        refs = (refs - twins).union(map(base_read, twins))
+        refs = (refs - twins).union(map(type_read, twins))
     own_names = file_units.own_globals(map(read_name, refs))
     own = frozenset(name for name in refs if read_name(name) in own_names)
     return refs - own, own
 
 
 def spells_twin(names: Iterable[str]) -> bool:
-    return any(name.startswith(BASE_READ) for name in names)
+    return any(name.startswith(TYPE_READ) for name in names)
 
 
 def twins_read(file_units: FileUnits) -> set[str]:
@@ -174,6 +216,6 @@ def twins_read(file_units: FileUnits) -> set[str]:
     found = set(file_units.subclassed)
     for unit, refs in file_units.refs.items():
         if unit.endswith(SUBCLASSING):
-            found.update(read_name(name) for name in refs if name.startswith(BASE_READ))
+            found.update(read_name(name) for name in refs if name.startswith(TYPE_READ))
     found.update(imported for _, _, imported in file_units.from_imports.values())
     return found

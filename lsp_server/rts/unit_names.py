@@ -75,7 +75,7 @@ SUBCLASSING = ".<subclass>"
 (``rts.subclassing``): ``C.<subclass>`` is its header and the members ``type`` and its
 hooks look at, without its plain methods."""
 
-BASE_READ = "<base>"
+TYPE_READ = "<type>"
 """Prefix of the twin of a name a class statement reads only as one of its bases
 (``rts.subclassing``): the step from it reaches a class's ``SUBCLASSING`` unit, not the
 class unit. Its ``NAMES`` unit is the name's own."""

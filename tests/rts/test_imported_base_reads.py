@@ -182,3 +182,70 @@ def test_a_method_a_library_hook_of_the_base_needs_selects_every_importer(
     assert ran_and_failed(project) == (ALL, set())
     edit(project, "base.py", check, "")
     assert ran_and_failed(project) == (ALL, {"test_helper"})
+
+
+MANAGER = """
+class Manager:
+    def __init__(self, state):
+        self.state = state
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return None
+"""
+
+
+@pytest.fixture
+def annotated(project: pytest.Pytester) -> pytest.Pytester:
+    """``Sub``'s frame may raise; a dunder's annotation evaluated there names a class of
+    another module as a type (tenacity's ``AsyncRetrying.__iter__`` returns
+    ``t.Generator[AttemptManager, None, None]``)."""
+    write(project, "manager.py", MANAGER)
+    edit(
+        project,
+        "sub.py",
+        "from base import Base\n",
+        "from base import Base\nfrom manager import Manager\n",
+    )
+    it = "    def __iter__(self) -> typing.Iterator[Manager | None]:\n        yield Manager(1)\n\n"
+    edit(project, "sub.py", "    def run(self):", it + "    def run(self):")
+    tests = "\n\ndef test_manager():\n    import manager\n\n    with manager.Manager(1) as m:\n"
+    edit(
+        project,
+        "test_it.py",
+        "\n\ndef test_base():",
+        tests + "        assert m.state == 1\n\n\ndef test_base():",
+    )
+    assert ran_and_failed(project) == (ALL | {"test_manager"}, set())
+    return project
+
+
+def test_a_dunder_added_to_a_class_an_annotation_names_selects_its_users(
+    annotated: pytest.Pytester,
+) -> None:
+    """tenacity 124e3a6 gave ``AttemptManager`` ``__aenter__`` and ``__aexit__``."""
+    enter = "    async def __aenter__(self):\n        return self\n\n"
+    edit(annotated, "manager.py", "    def __enter__", enter + "    def __enter__")
+    assert ran_and_failed(annotated) == ({"test_manager"}, set())
+
+
+def test_a_class_an_annotation_names_made_no_class_selects_every_importer(
+    annotated: pytest.Pytester,
+) -> None:
+    gone = "def gone(cls):\n    return 3\n\n\n@gone\nclass Manager:"
+    edit(annotated, "manager.py", "class Manager:", gone)
+    expected = ALL | {"test_manager"}
+    assert ran_and_failed(annotated) == (expected, {"test_helper", "test_manager"})
+
+
+def test_a_member_an_annotation_reads_gone_selects_every_importer(
+    annotated: pytest.Pytester,
+) -> None:
+    """Outside the rule: ``Manager.State`` reads a member of the class."""
+    edit(annotated, "manager.py", "class Manager:\n", "class Manager:\n    State = int\n\n")
+    edit(annotated, "sub.py", "typing.Iterator[Manager | None]", "typing.Iterator[Manager.State]")
+    assert ran_and_failed(annotated) == (ALL | {"test_manager"}, set())
+    edit(annotated, "manager.py", "    State = int\n\n", "")
+    assert ran_and_failed(annotated) == (ALL | {"test_manager"}, {"test_helper"})
