@@ -30,7 +30,7 @@ from lsp_server.rts.bound_names import maybe_bound
 from lsp_server.rts.class_frames import raising_markers
 from lsp_server.rts.file_units import FileUnits
 from lsp_server.rts.import_effects import first_line
-from lsp_server.rts.subclassing import classes_types_only, owned_type_read
+from lsp_server.rts.subclassing import add_subclass_units, classes_types_only, owned_type_read
 from lsp_server.rts.tokens import digest
 from lsp_server.rts.unit_names import FRAME, HOOKS, RAISES, raises_name
 
@@ -79,7 +79,8 @@ def add_raising_units(result: FileUnits, layout: ModuleLayout, tree: ast.Module)
     """The checksum of each ``<raises>`` unit of ``layout`` into ``result``: its markers
     and, for a ``def`` or an assignment, the checksums of the bindings it reads,
     transitively; the names read that no binding alone binds go into
-    ``result.residue_refs``."""
+    ``result.residue_refs``, those read only as types settled with the classes'
+    ``SUBCLASSING`` units (``rts.subclassing``)."""
     for unit, markers in layout.markers.items():
         if unit.startswith(RAISES):
             result.checksums[unit] = digest(markers)
@@ -108,6 +109,7 @@ def add_raising_units(result: FileUnits, layout: ModuleLayout, tree: ast.Module)
         parts = [f"<{name}={checksum}>" for name, checksum in sorted(seen.items())]
         result.checksums[unit] = digest([result.checksums[unit], *parts])
     result.residue_refs = result.residue_refs | outside
+    add_subclass_units(result, tree, layout.markers)  # and the reads as types settled
 
 
 def _owned(

@@ -72,7 +72,6 @@ from lsp_server.rts.parametrize_cases import LiteralCases, add_cases, literal_ca
 from lsp_server.rts.raising_units import add_raising_units
 from lsp_server.rts.spans import LOCALS as _LOCALS
 from lsp_server.rts.spans import UnitSpan, scan
-from lsp_server.rts.subclassing import add_subclass_units
 from lsp_server.rts.tokens import (
     Pos,
     SourceError,
@@ -160,7 +159,6 @@ def _analysed(path: str, source: str) -> FileUnits:
     variants.update(getattr_units(tree, text, lines) | class_kinds(tree))
     result.checksums.update((name, digest(texts)) for name, texts in variants.items())
     add_raising_units(result, layout, tree)
-    add_subclass_units(result, tree, layout.markers)
     for binding in layout.bindings:
         for alias in binding.aliases:
             if alias not in result.spans:
