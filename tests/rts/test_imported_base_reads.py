@@ -10,11 +10,16 @@ though creating the subclass runs only what the base's frame and hooks hold (its
 (tenacity 39eb157, cb320c4) thus selected every test of the suite, ``tests/test_utils.py``
 included (pytest-testmon: not those).
 
-Strict xfails: the precision a rule would give (the base read by a frame as a base only
-reaching a unit of what subclassing sees), on real pytest sessions. A second route in
-tenacity: ``@gen.coroutine`` on ``TornadoRetrying.__call__`` (a decorator of a library,
-trusted by no name) keeps the whole class in the module unit; ``types.coroutine`` stands
-for it here. Guard (passes now): a hook added to the base selects every importer."""
+Now the base, read by the subclass's statement only as a bare base, reaches its
+``Base.<subclass>`` unit (``rts.subclassing``): its header and what ``type`` and its hooks
+look at, not its plain methods. A second route in tenacity: ``@gen.coroutine`` on
+``TornadoRetrying.__call__`` (a decorator of a library, trusted by no name) keeps the whole
+class in the module unit; ``types.coroutine`` stands for it here. The same for a class a
+member's annotation names only as a type (tenacity 124e3a6: ``AsyncRetrying.__iter__ ->
+t.Generator[AttemptManager, None, None]``). Guards: a hook, a metaclass, ``__slots__`` given
+to the base, a hook given to the base's own base, a class named in an annotation made no
+class select every importer; so do the shapes outside the rule (a class decorator of the
+subclass, a library ``__init_subclass__`` of the base, an annotation reading a member)."""
 
 from __future__ import annotations
 
