@@ -98,9 +98,10 @@ class UnitAttribution:
         self._answers = FileAnswers()  # see units_of_test; of one test file
         # By static key: see ``_shared_reads`` (dropped with the answers).
         self._shared: dict[object, tuple[frozenset[int], frozenset[str]]] = {}
-        self.bindings = BindingReads(states, self.resolver, self._intern, self._units)
-        self.functions = FunctionUnits(paths, states)
         self.hooked_classes = HookedClasses(states, paths, self._intern)
+        plain = self.hooked_classes.made_plain
+        self.bindings = BindingReads(states, self.resolver, self._intern, self._units, plain)
+        self.functions = FunctionUnits(paths, states)
         self.marks = CodeReadMarks(lookups, self._names_anywhere, paths, states, self._intern)
         self.cases = CaseUnits(states, paths.rel, self._intern)
         # By whether a test read source text: the places with comments, or without.

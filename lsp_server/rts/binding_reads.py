@@ -36,6 +36,7 @@ from lsp_server.rts.reads import EVERY_NAME, NAMES
 from lsp_server.rts.seen_bodies import SeenBodies
 from lsp_server.rts.snapshots import FileStates
 from lsp_server.rts.string_lookup_units import StringLookupUnits
+from lsp_server.rts.subclassing import read_name, spells_twin, twin_split
 from lsp_server.rts.unit_names import (
     MODULE,
     module_read,
@@ -52,8 +53,10 @@ class BindingReads:
         resolver: ImportResolver,
         intern: Callable[[Unit], int],
         units: list[Unit],
+        made_plain: Callable[[str, str], bool],
     ) -> None:
         self.states = states
+        self._plain = made_plain  # ``class_hooks.HookedClasses.made_plain``
         self.resolver = resolver
         self._intern = intern
         self._units = units
@@ -347,8 +350,8 @@ class BindingReads:
     def _name_id(self, key: str) -> int:
         """The id of the ``NAMES`` unit ``key``."""
         name_id = self._name_ids.get(key)
-        if name_id is None:
-            name_id = self._name_ids[key] = self._intern(Unit(NAMES, key))
+        if name_id is None:  # a twin read as a base is a read of its name
+            name_id = self._name_ids[key] = self._intern(Unit(NAMES, read_name(key)))
         return name_id
 
     def _add_unit_info(self, uid: int) -> UnitInfo:
@@ -389,6 +392,9 @@ class BindingReads:
                 if unit_name == MODULE
                 else file_units.refs.get(unit_name, frozenset())
             )
+            if file_units.subclassed or spells_twin(refs):  # ``rts.subclassing``
+                cached = self._splits[key] = twin_split(file_units, unit_name, refs, self._plain)
+                return cached
             own = file_units.own_globals(refs)
             cached = self._splits[key] = (refs - own, own) if refs else NO_SPLIT
         return cached

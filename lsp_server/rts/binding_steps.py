@@ -17,7 +17,8 @@ from lsp_server.rts.bound_names import is_dunder
 from lsp_server.rts.file_units import FileUnits, Unit
 from lsp_server.rts.names_read import NO_STEP, Pair, Step
 from lsp_server.rts.snapshots import FileStates
-from lsp_server.rts.unit_names import HEADER, read_parts
+from lsp_server.rts.subclassing import read_name, twins_read, type_read
+from lsp_server.rts.unit_names import HEADER, SUBCLASSING, read_parts
 
 Split = Callable[[FileUnits, str], tuple[frozenset[str], ...]]
 """(read anywhere, read only as the module's globals) of what a unit's statement reads."""
@@ -38,6 +39,9 @@ class BindingSteps:
         self._binding_paths: dict[str, frozenset[str]] = {}
         self._whole_steps: dict[Pair, Step] = {}
         self._bindings: dict[tuple[str, str], tuple[int, frozenset[Pair]]] = {}
+        # What a read as a base finds (``rts.subclassing``): its twins, and each binding's.
+        self._twins: set[str] = set()
+        self._type_bindings: dict[tuple[str, str], tuple[int, frozenset[Pair]]] = {}
 
     def index(self, path: str, file_units: FileUnits) -> None:
         """Keep the bindings of module ``path`` (once)."""
@@ -51,8 +55,10 @@ class BindingSteps:
             self.bound.setdefault(name, []).extend((path, u) for u in unit_names)
             if unit_names:  # the name's steps over every module gain this one
                 self._binding_paths[name] = self._binding_paths.get(name, frozenset()) | {path}
-                self._whole_steps.pop((name, None), None)
-                self._whole_steps.pop((name, path), None)
+                for read in (name, type_read(name)):
+                    self._whole_steps.pop((read, None), None)
+                    self._whole_steps.pop((read, path), None)
+        self._twins.update(map(type_read, twins_read(file_units)))
 
     @property
     def bound_names(self) -> frozenset[str]:
@@ -61,7 +67,7 @@ class BindingSteps:
         thousands, for each test)."""
         names = self._bound_names
         if names is None:
-            names = self._bound_names = frozenset(self.bound)
+            names = self._bound_names = frozenset(self.bound).union(self._twins)
         return names
 
     def step(self, pair: Pair, paths: Set[str]) -> Step:
@@ -71,7 +77,7 @@ class BindingSteps:
         are ``paths``. Where ``paths`` holds every module binding the name (or the one
         module of its scope), that is the step over every module, kept once."""
         name, scope = pair
-        where = self._binding_paths.get(name, frozenset())
+        where = self._binding_paths.get(read_name(name), frozenset())
         if where <= paths if scope is None else scope in paths:
             whole = self._whole_steps.get(pair)
             if whole is None:
@@ -84,9 +90,11 @@ class BindingSteps:
         name, scope = pair
         uids: set[int] = set()
         pairs: set[Pair] = set()
-        for path, unit_name in self.bound.get(name, ()):
+        plain = read_name(name)
+        info = self._binding_info if plain == name else self._type_binding_info
+        for path, unit_name in self.bound.get(plain, ()):
             if path in paths and scope in (None, path):
-                uid, read = self._binding_info(path, unit_name)
+                uid, read = info(path, unit_name)
                 uids.add(uid)
                 pairs |= read
         return (frozenset(uids), frozenset(pairs)) if uids else NO_STEP
@@ -106,6 +114,27 @@ class BindingSteps:
             if len(split) > 2:  # names read as another module's globals (a ``from`` import)
                 pairs |= {read_parts(read) for read in split[2]}
             cached = self._bindings[key] = (self._intern(Unit(path, unit_name)), pairs)
+        return cached
+
+    def _type_binding_info(self, path: str, unit_name: str) -> tuple[int, frozenset[Pair]]:
+        """``_binding_info`` of what reading the name of binding ``unit_name`` only as a
+        base finds: a class's ``SUBCLASSING`` unit, a ``from`` import reading its name as
+        a base, any other binding whole (``rts.subclassing``)."""
+        key = (path, unit_name)
+        cached = self._type_bindings.get(key)
+        if cached is None:
+            file_units = self._states.units(path)
+            assert file_units is not None
+            seen = unit_name + SUBCLASSING
+            cached = self._binding_info(path, unit_name)
+            if seen in file_units.checksums:
+                cached = self._binding_info(path, seen)
+            elif unit_name in file_units.from_imports:
+                imported = file_units.from_imports[unit_name][2]
+                uid, pairs = cached
+                twinned = {(type_read(n) if n == imported else n, at) for n, at in pairs}
+                cached = (uid, frozenset(twinned))
+            self._type_bindings[key] = cached
         return cached
 
 

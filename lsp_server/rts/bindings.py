@@ -63,6 +63,7 @@ from lsp_server.rts.raising_units import binding_raising, raising_unit, risk_rea
 from lsp_server.rts.stdlib_imports import STDLIB, stdlib_imports
 from lsp_server.rts.stdlib_queries import is_query
 from lsp_server.rts.store_only_init import store_only_init
+from lsp_server.rts.subclassing import as_types_read
 from lsp_server.rts.typing_classes import TypingForms
 from lsp_server.rts.wrapping_decorators import Wrappers
 
@@ -372,7 +373,7 @@ def module_layout(tree: ast.Module) -> ModuleLayout:
                 reads = _residue_class(layout, stmt, loose, before, bound)
             else:
                 reads = import_time_names(stmt)
-            residue_refs |= reads - unread
+            residue_refs |= as_types_read(stmt, reads - unread)  # ``rts.subclassing``
             handed = {stmt.name} if isinstance(stmt, _DEFINITIONS) else set()  # to its decorator
             layout.add_call_site([stmt], reads | handed, defined)
             layout.markers.setdefault("", []).extend(order_markers(reads, before, bound) + filters)

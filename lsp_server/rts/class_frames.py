@@ -43,7 +43,7 @@ from lsp_server.rts.unit_names import FRAME, HOOKS
 
 # Names ``type`` itself reads from a class namespace, or that clash with its layout:
 # a method so named stays in the frame.
-_TYPE_NAMES = frozenset(
+TYPE_NAMES = frozenset(
     [
         "__init_subclass__",
         "__class_getitem__",
@@ -123,7 +123,7 @@ def _frame_digest(stmt: ast.ClassDef, risky: RiskyStatements, docs_inert: bool) 
         kept = [
             s
             for s in body
-            if not isinstance(s, _DEFS) or s.name in _TYPE_NAMES or id(s) in kept_defs
+            if not isinstance(s, _DEFS) or s.name in TYPE_NAMES or id(s) in kept_defs
         ]
         stmt.body = kept or [ast.Pass()]
         try:

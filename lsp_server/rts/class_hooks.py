@@ -102,6 +102,12 @@ class HookedClasses:
             if module is None or not made_without_hooks(module, name)
         )
 
+    def made_plain(self, path: str, name: str) -> bool:
+        """Whether the module imported from ``path`` made its top-level class ``name`` by
+        ``type``'s and ``typing``'s code alone (``made_without_hooks``)."""
+        module = self.module(path)
+        return module is not None and made_without_hooks(module, name)
+
     def may_hand_classes(self, code: CodeType) -> bool:
         """Whether module code or a class body ``code`` that ran with a class hook may have
         handed it a class of its own (``rts.hook_exposure``): a call but its class

@@ -59,6 +59,9 @@ class FileUnits:
     """A binding unit -> the names its statement reads at import."""
     residue_refs: frozenset[str] = frozenset()
     """The names the module unit's statements read at import."""
+    subclassed: dict[str, frozenset[str]] = field(default_factory=dict)
+    """A name of ``residue_refs`` the module unit reads only as a base of classes -> those
+    classes (``rts.subclassing``)."""
     noted: dict[str, frozenset[str]] = field(default_factory=dict)
     """A class unit (or alias) -> the names only its dunders' inert annotations read
     (``header_parts.annotation_only_reads``): read by a test that read signatures."""

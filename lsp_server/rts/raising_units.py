@@ -30,8 +30,9 @@ from lsp_server.rts.bound_names import maybe_bound
 from lsp_server.rts.class_frames import raising_markers
 from lsp_server.rts.file_units import FileUnits
 from lsp_server.rts.import_effects import first_line
+from lsp_server.rts.subclassing import add_subclass_units, classes_types_only, owned_type_read
 from lsp_server.rts.tokens import digest
-from lsp_server.rts.unit_names import HOOKS, RAISES, raises_name
+from lsp_server.rts.unit_names import FRAME, HOOKS, RAISES, raises_name
 
 if TYPE_CHECKING:
     from lsp_server.rts.bindings import Binding, ModuleLayout
@@ -78,32 +79,46 @@ def add_raising_units(result: FileUnits, layout: ModuleLayout, tree: ast.Module)
     """The checksum of each ``<raises>`` unit of ``layout`` into ``result``: its markers
     and, for a ``def`` or an assignment, the checksums of the bindings it reads,
     transitively; the names read that no binding alone binds go into
-    ``result.residue_refs``."""
+    ``result.residue_refs``, those read only as types settled with the classes'
+    ``SUBCLASSING`` units (``rts.subclassing``)."""
     for unit, markers in layout.markers.items():
         if unit.startswith(RAISES):
             result.checksums[unit] = digest(markers)
     outside: set[str] = set()
     residue_bound = _residue_bound(tree, layout)
+    as_types = classes_types_only(tree)
     for unit, refs in layout.raising.items():
         seen: dict[str, str | None] = {}
-        todo = sorted(refs)
+        # A name with the class whose statement reads it only as a type (``rts.subclassing``).
+        todo = _owned(unit.removesuffix(FRAME) if unit.endswith(FRAME) else "", refs, as_types)
         while todo:
-            name = todo.pop()
+            name, owner = todo.pop()
             units = result.bound.get(name)
             if name in residue_bound or not units or "*" in residue_bound:
                 # A builtin, a missing name, one the residue binds (a star import: any).
                 # Not a class's hooks': every importer would read it, where no hook ran too.
                 if not unit.endswith(HOOKS):
-                    outside.add(name)
+                    outside.add(owned_type_read(owner, name) if owner else name)
                 continue
             for bound in units:
                 if bound not in seen:
                     seen[bound] = result.checksums.get(bound)
-                    todo.extend(sorted(result.refs.get(bound, frozenset())))
-                    todo.extend(sorted(result.noted.get(bound, frozenset())))
+                    owner = bound.split(".", 1)[0]
+                    todo.extend(_owned(owner, result.refs.get(bound, frozenset()), as_types))
+                    todo.extend(_owned(owner, result.noted.get(bound, frozenset()), as_types))
         parts = [f"<{name}={checksum}>" for name, checksum in sorted(seen.items())]
         result.checksums[unit] = digest([result.checksums[unit], *parts])
     result.residue_refs = result.residue_refs | outside
+    add_subclass_units(result, tree, layout.markers)  # and the reads as types settled
+
+
+def _owned(
+    owner: str, names: frozenset[str], as_types: dict[str, frozenset[str]]
+) -> list[tuple[str, str]]:
+    """``names`` read by a part of class ``owner`` ("": of no class), each with ``owner``
+    when the class statement reads it only as a type (``as_types``), else with ""."""
+    only = as_types.get(owner, frozenset())
+    return [(name, owner if name in only else "") for name in sorted(names)]
 
 
 def _residue_bound(tree: ast.Module, layout: ModuleLayout) -> set[str]:

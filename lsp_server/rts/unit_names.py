@@ -70,6 +70,16 @@ new or changed; one gone cannot make the import fail (the class's ``HOOKS`` unit
 selects the tests whose recording saw a hook run)."""
 
 
+SUBCLASSING = ".<subclass>"
+"""Suffix of the unit of what making a subclass of a top-level class sees of it
+(``rts.subclassing``): ``C.<subclass>`` is its header and the members ``type`` and its
+hooks look at, without its plain methods."""
+
+TYPE_READ = "<type>"
+"""Prefix of the twin of a name a class statement reads only as one of its bases
+(``rts.subclassing``): the step from it reaches a class's ``SUBCLASSING`` unit, not the
+class unit. Its ``NAMES`` unit is the name's own."""
+
 CLASS_KIND = ".<class>"
 """Suffix of the unit of a top-level name a class statement binds, telling how else it may
 be bound (``C.<class>``, ``needed_attributes.class_kinds``): gone or changed, a base taken
@@ -208,7 +218,7 @@ def bound_name(unit_name: str) -> str | None:
         return None
     if _LOCALS in unit_name or CASE in unit_name:
         return None
-    if unit_name.endswith((DOC, DEFAULTS, HOOKS, FRAME, LINES, PLACED, CLASS_KIND)):
+    if unit_name.endswith((DOC, DEFAULTS, HOOKS, FRAME, LINES, PLACED, CLASS_KIND, SUBCLASSING)):
         return None
     if unit_name.startswith((IMPORTING, DISPLAY_READ, RAISES, GETATTR_PARTS, WRAPPED)):
         return None

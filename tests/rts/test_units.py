@@ -64,6 +64,7 @@ def test_units_found() -> None:
         # plain class's docstring (empty: it has none)
         *("LIMIT", "Box", "Box.size", "os", "Box.<doc>"),
         "Box.<class>",  # bound by its class statement alone: ``rts.needed_attributes``
+        "Box.<subclass>",  # what making a subclass sees of it: ``rts.subclassing``
     }
     assert units.unit_for_qualname("helper.<locals>.inner") == inner
     assert units.unit_for_qualname("helper.<locals>.inner.<locals>.<lambda>") == inner
