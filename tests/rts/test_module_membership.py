@@ -170,11 +170,21 @@ def test_a_module_another_file_drops_from_the_table_selects_an_ask_after_import(
     assert failed == {"test_name_now"} <= ran
 
 
-def test_an_ask_at_import_about_another_module_selects(pytester: pytest.Pytester) -> None:
-    # Asked while ``things`` is imported, about ``gamma``: no import of ``gamma`` runs it.
+@pytest.mark.parametrize(
+    "things",
+    [
+        'import kit\n\nHAS_GAMMA = kit.has("gamma")\n',
+        'import sys\n\nHAS_GAMMA = "gamma" in sys.modules\n',
+    ],
+)
+def test_an_ask_at_import_about_another_module_selects(
+    pytester: pytest.Pytester, things: str
+) -> None:
+    # Asked while ``things`` is imported (in a function, or at its top level), about
+    # ``gamma``: no import of ``gamma`` runs it.
     _other_and_its_test(pytester)
     write(pytester, "kit.py", KIT)
-    write(pytester, "things.py", 'import kit\n\nHAS_GAMMA = kit.has("gamma")\n')
+    write(pytester, "things.py", things)
     write(
         pytester,
         "test_things.py",
