@@ -62,6 +62,22 @@ def told_listing(code: CodeType, names: frozenset[str]) -> frozenset[str]:
     return names - {SESSION_LISTING}
 
 
+_LISTS: tuple[frozenset[str], bool] = (frozenset([SESSION_LISTING]), False)
+_NOTHING: tuple[frozenset[str], bool] = (frozenset(), False)
+
+
+def top_level_reads(code: CodeType, rel: str | None, told: bool) -> tuple[frozenset[str], bool]:
+    """What the code ``code`` of the project file ``rel`` (None: a library's) reads where
+    it runs before its own reads are noted (``attribution``): nothing, but the listing for
+    a module's top level asking ``sys.modules`` whether a module is there where no event
+    tells (its statements' names are read through the bindings, which see no ask)."""
+    if rel is None or code.co_name != "<module>" or "modules" not in code.co_names:
+        return _NOTHING
+    if not asks_presence(code) or (told and presence_sites(code)):
+        return _NOTHING
+    return _LISTS
+
+
 @dataclass
 class PresenceWatch:
     """The tracer's side: the asks of each watched code object, by offset, and a marker per
