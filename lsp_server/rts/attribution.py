@@ -38,6 +38,7 @@ from lsp_server.rts.listing_marks import window_listing
 from lsp_server.rts.lookups import ATTRIBUTE_LOOKUP
 from lsp_server.rts.loose_assignments import body_reads
 from lsp_server.rts.module_fetches import with_fetched_modules
+from lsp_server.rts.module_presence import top_level_reads
 from lsp_server.rts.namespace_listings import own_listing
 from lsp_server.rts.option_rules import XFAIL_MARK
 from lsp_server.rts.own_globals import OWN_GLOBALS, modules_read_whole, own_globals_read
@@ -218,7 +219,7 @@ class UnitAttribution:
         # Only project code's reads count: library code (seen by 3.10/3.11's profile hook)
         # looks names up by string all the time, in its own modules.
         no_reads = is_module or rel is None
-        self._code_reads[identity(code)] = _READS_NOTHING
+        self._code_reads[identity(code)] = top_level_reads(code, rel, self._line_reads.seen)
         if rel is not None:
             module = Unit(rel, MODULE)
             file_units = self.states.units(rel)

@@ -59,6 +59,9 @@ DYNAMIC_NAMES = frozenset(
         "__globals__",
         # A class's subclasses: class statements the code never names (any module's).
         "__subclasses__",
+        # A mapping's entries by the fields of a template (``'{other.LIMIT}'.format_map(
+        # globals())``), then their attributes: names taken from data, in library code.
+        "format_map",
     ]
 )
 SESSION_LISTINGS = frozenset(

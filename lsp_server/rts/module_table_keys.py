@@ -7,11 +7,19 @@ gathering its ``__all__`` reads ``sys.modules["pkg." + m]``): other rules see th
 handing it to a call sees every module the session imported, which modules only another
 test's file imports change (``rts.session_listings``). Told from the bytecode, each load of
 an attribute ``modules`` with what follows it: a key made of loads and operators alone,
-then a subscript; or at once an ``in`` test or a keyed method. Anything else lists."""
+then a subscript; or at once an ``in`` test or a keyed method. Anything else lists.
+
+Asking whether a module is there (``name in sys.modules``, ``.get(name)``,
+``.__contains__(name)``: ``asks_presence``) sees what decides that: which modules every
+file imported so far imports, another test's file among them (sel36d: ``other.py``
+starting to import ``gamma`` made ``"gamma" in sys.modules`` true in a test that never ran
+``other``). That is a listing too, unless the key is told as the ask runs
+(``presence_sites``, ``rts.module_presence``)."""
 
 from __future__ import annotations
 
 import dis
+import sys
 from types import CodeType
 
 _KEYED_METHODS = frozenset(
@@ -75,3 +83,83 @@ def _by_key(following: list[dis.Instruction]) -> bool:
         if above <= 0:
             return False  # an operator took the table itself
     return False
+
+
+# Keyed methods whose answer tells whether the entry is there (``pop`` and ``setdefault``
+# change the table: a cleanup ``sys.modules.pop(name, None)`` drops what it finds).
+_PRESENCE_METHODS = frozenset(["get", "__contains__"])
+_KEY_LOADS = {
+    "LOAD_CONST": "const",
+    "LOAD_FAST": "local",
+    "LOAD_FAST_CHECK": "local",
+    "LOAD_DEREF": "local",
+    "LOAD_NAME": "name",
+    "LOAD_GLOBAL": "global",
+}
+PresenceSite = tuple[tuple[str, object], tuple[str, object]]
+"""The shapes of an ask's key and of the owner of ``modules`` (``keyed_reads.key_value``)."""
+
+
+def _asks_at(instructions: list[dis.Instruction], at: int) -> bool:
+    """Whether the instruction at ``at`` loads an attribute ``modules`` to ask it whether
+    a key is there."""
+    ins = instructions[at]
+    if ins.opname != "LOAD_ATTR" or ins.argval != "modules" or at + 1 >= len(instructions):
+        return False
+    after = instructions[at + 1]
+    method = after.opname in ("LOAD_ATTR", "LOAD_METHOD") and after.argval in _PRESENCE_METHODS
+    return method or after.opname == "CONTAINS_OP"
+
+
+def _without_precalls(code: CodeType) -> list[dis.Instruction]:
+    return [ins for ins in dis.get_instructions(code) if ins.opname != "PRECALL"]
+
+
+def asks_presence(code: CodeType) -> bool:
+    """Whether ``code`` asks a table ``modules`` whether a key is there (see above)."""
+    if "modules" not in code.co_names:
+        return False
+    instructions = _without_precalls(code)
+    return any(_asks_at(instructions, at) for at in range(len(instructions)))
+
+
+def presence_sites(code: CodeType) -> dict[int, PresenceSite] | None:
+    """By the offset of the instruction taking the answer (``CONTAINS_OP``, the method's
+    ``CALL``): the shapes of each ask's key and table owner, both plain loads, the key
+    loaded right before that instruction or before the table (nothing runs in between
+    that could rebind it). None when an ask is of another shape: it stays a listing."""
+    instructions = _without_precalls(code)
+    sites: dict[int, PresenceSite] = {}
+    for at in range(1, len(instructions)):
+        if not _asks_at(instructions, at):
+            continue
+        found = _site(instructions, at)
+        if found is None:
+            return None
+        sites[found[0]] = found[1]
+    return sites
+
+
+def _site(instructions: list[dis.Instruction], at: int) -> tuple[int, PresenceSite] | None:
+    owner = _plain_load(instructions[at - 1])
+    if instructions[at + 1].opname == "CONTAINS_OP":  # key, owner, modules, CONTAINS_OP
+        key = _plain_load(instructions[at - 2]) if at >= 2 else None
+        straight, taker = instructions[at - 1 : at + 2], instructions[at + 1]
+    else:  # owner, modules, method, key, [a constant default], CALL
+        rest = instructions[at + 2 : at + 5]
+        key = _plain_load(rest[0]) if rest else None
+        extra = int(len(rest) > 1 and rest[1].opname == "LOAD_CONST")
+        taker = rest[1 + extra] if len(rest) > 1 + extra else instructions[at]
+        if taker.opname != "CALL" or taker.arg != 1 + extra:
+            return None
+        straight = instructions[at : at + 4 + extra]
+    if owner is None or key is None or any(ins.is_jump_target for ins in straight):
+        return None
+    return taker.offset, (key, owner)
+
+
+def _plain_load(ins: dis.Instruction) -> tuple[str, object] | None:
+    kind = _KEY_LOADS.get(ins.opname)
+    if kind is None or (kind == "global" and (ins.arg or 0) & 1 and sys.version_info >= (3, 11)):
+        return None  # a global pushed with a NULL is a callee
+    return kind, ins.argval

@@ -55,6 +55,7 @@ from lsp_server.rts.lookups import (
     LINE_READS,
     SIGNATURE_READS,
 )
+from lsp_server.rts.module_presence import told_listing
 from lsp_server.rts.reads import (
     EVERY_NAME,
     NAME_ARG_SHIFTS,
@@ -310,7 +311,9 @@ class LineReads:
         self, code: CodeType, names: frozenset[str], global_only: frozenset[str], dynamic: bool
     ) -> tuple[frozenset[str], frozenset[str], bool]:
         """What ``code`` reads (``reads.code_reads``: ``dynamic``, whether its bytecode
-        may look names up by string) wherever it runs; the rest is kept here."""
+        may look names up by string) wherever it runs; the rest is kept here. Told asks of
+        ``sys.modules`` list only where their events say (``rts.module_presence``)."""
+        names = told_listing(code, names) if self.seen else names
         sites = read_lines(code) if self.seen else None
         if sites is None:
             return names, global_only, dynamic

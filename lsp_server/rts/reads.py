@@ -32,7 +32,7 @@ from lsp_server.rts.lookups import (
     INSPECT_SIGNATURES,
     SESSION_LISTINGS,
 )
-from lsp_server.rts.module_table_keys import lists_modules
+from lsp_server.rts.module_table_keys import asks_presence, lists_modules
 from lsp_server.rts.namespace_keys import without_namespace_keys
 from lsp_server.rts.qualname_constants import read_constants
 from lsp_server.rts.unit_names import NAMES
@@ -151,6 +151,7 @@ def code_reads(code: CodeType) -> tuple[frozenset[str], frozenset[str], bool]:
         names -= DEFAULTS_READS  # copied onto a wrapper that ignores them
     global_only -= names
     by_key = "modules" in uses.elsewhere - strings and not lists_modules(code)
+    by_key = by_key and not asks_presence(code)  # ``rts.module_presence``
     if not SESSION_LISTINGS.isdisjoint(names - {"modules"} if by_key else names):
         names.add(SESSION_LISTING)
     # Loaded: a class body defining a method ``signature`` (jinja's CodeGenerator) only

@@ -36,6 +36,7 @@ from lsp_server.rts.audit_events import watch_exec
 from lsp_server.rts.dead_runs import DEAD_RUNS
 from lsp_server.rts.getattr_branches import ASKED
 from lsp_server.rts.identity import identity
+from lsp_server.rts.module_presence import PresenceWatch
 from lsp_server.rts.read_lines import ReadLineWatch
 from lsp_server.rts.returns import (
     KIND_BY_TYPE,
@@ -286,6 +287,7 @@ class MonitoringTracer(CodeTracer):
             return disable if full or (key, offset) in constant_sites else None
 
         self.read_lines = ReadLineWatch(seen=True, is_project_file=is_project_file)
+        self.presence = PresenceWatch(lambda: self._seen)  # asks of ``sys.modules``
         self._on_start = on_start
         self._on_return = on_return
         self._on_call = self.lookups.call_event(disable)
@@ -321,10 +323,9 @@ class MonitoringTracer(CodeTracer):
                 wanted_events |= events.PY_RETURN
                 key = identity(current)
                 self._constant_sites.update((key, at) for at in constant_returns(current))
-            if self.lookups.watches_calls(current):
-                wanted_events |= events.CALL
-            if self.read_lines.watch(current):
-                wanted_events |= events.LINE
+            wanted_events |= events.CALL if self.lookups.watches_calls(current) else 0
+            wanted_events |= events.LINE if self.read_lines.watch(current) else 0
+            wanted_events |= events.INSTRUCTION if self.presence.watch(current) else 0
             _MON.set_local_events(tool, current, wanted_events)
             stack.extend(c for c in current.co_consts if type(c) is CodeType)
 
@@ -353,6 +354,7 @@ class MonitoringTracer(CodeTracer):
         mon.register_callback(self._tool, mon.events.PY_RETURN, self._on_return)
         mon.register_callback(self._tool, mon.events.CALL, self._on_call)
         mon.register_callback(self._tool, mon.events.LINE, self.read_lines.line_event(mon.DISABLE))
+        mon.register_callback(self._tool, mon.events.INSTRUCTION, self.presence.event(mon.DISABLE))
         watch_exec(self._on_exec)
         for function in project_functions_alive(self._is_wanted):
             self.instrument(function.__code__)
@@ -370,10 +372,8 @@ class MonitoringTracer(CodeTracer):
         mon = _MON
         for code in self._instrumented.values():
             mon.set_local_events(self._tool, code, 0)
-        mon.register_callback(self._tool, mon.events.PY_START, None)
-        mon.register_callback(self._tool, mon.events.PY_RETURN, None)
-        mon.register_callback(self._tool, mon.events.CALL, None)
-        mon.register_callback(self._tool, mon.events.LINE, None)
+        for event in ("PY_START", "PY_RETURN", "CALL", "LINE", "INSTRUCTION"):
+            mon.register_callback(self._tool, getattr(mon.events, event), None)
         mon.free_tool_id(self._tool)
         self._tool = None
 
