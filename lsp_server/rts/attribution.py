@@ -53,8 +53,7 @@ from lsp_server.rts.tracing import CodeTracer
 from lsp_server.rts.unit_names import FILE, MODULE, NAMES, header_name
 from lsp_server.rts.windows import Window
 
-# What most code objects read, shared: every object reks keeps is one more for each of the
-# project's full garbage collections to visit.
+# What most code objects read, shared: each object kept costs every full collection a visit.
 _READS_NOTHING: tuple[frozenset[str], bool] = (frozenset(), False)
 
 
