@@ -317,7 +317,7 @@ class StoreWrites(DeletedFiles, DependencySets):
                 self._conn.execute("UPDATE units SET checksum=? WHERE id=?", (new, uid))
         moved = any(snap.checksums.get(name) != checksum for _, name, checksum in stored)
         if snap.path != NAMES and row is not None and (moved or len(snap.checksums) > len(known)):
-            self._mark_listings_stale(f"{snap.path} changed", session_id)
+            self._mark_listings_stale(f"{snap.path} changed", session_id, not_proven)
         if snap.path != NAMES:
             known_file = row is not None
             self._store_new_units(snap, {name for _, name, _ in stored}, known_file, not_proven)
