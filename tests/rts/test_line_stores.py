@@ -117,7 +117,7 @@ def project(pytester: pytest.Pytester) -> pytest.Pytester:
     write(pytester, "parser.py", PARSER)
     write(pytester, "marks.py", MARKS)
     write(pytester, "test_parser.py", TESTS)
-    write(pytester, "test_marks.py", TEST_MARKS)
+    write(pytester, "test_kept_marks.py", TEST_MARKS)
     assert run(pytester) == {"test_bad", "test_plain", *LOADERS, "test_bad_and_warned_at_import"}
     return pytester
 
