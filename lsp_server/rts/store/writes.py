@@ -177,9 +177,11 @@ class StoreWrites(DeletedFiles, DependencySets):
         options: str | None,
         session_id: int | None,
         deleted: Collection[str] = (),
+        changed: Collection[str] = (),
     ) -> None:
         """``record_test`` for several tests in one transaction. ``deleted``: the stored
-        files gone in the state the session ran against (``store.deleted_files``)."""
+        files gone in the state the session ran against (``store.deleted_files``);
+        ``changed``: those changed there, synced too (``rts.store_drift``)."""
         results = list(results)
         for result in results:
             if result.outcome not in OUTCOMES:
@@ -191,7 +193,7 @@ class StoreWrites(DeletedFiles, DependencySets):
             # it below clears that again.
             for path in sorted(deleted):
                 self._sync_deleted(path, session_id)
-            for path in sorted(paths & snapshots.keys()):
+            for path in sorted(paths.union(changed) & snapshots.keys()):
                 snap = snapshots[path]
                 if self._synced.get(path, "") != snap.raw_hash:
                     self._sync_file(snap, session_id)
