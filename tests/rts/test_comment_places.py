@@ -218,10 +218,10 @@ def test_a_comment_typo_selects_no_test_listing_modules_without_reading_text(
 def test_a_comment_typo_left_unseen_reruns_no_listing_test_at_the_next_run(
     listing: pytest.Pytester,
 ) -> None:
-    # Precision (toolz, five commits touching no Python source after a comment edit): the
-    # run that proved the listing tests unaffected by the typo synced ``notes.py`` and
-    # marked them stale all the same, so the next run, with nothing changed, reran them
-    # (the text reader failed at the typo: it reruns as any failed test does).
+    # Precision: the run that proved the listing tests unaffected by the typo synced
+    # ``notes.py`` and marked them stale all the same, so the next run, with nothing
+    # changed, reran them (the text reader failed at the typo: it reruns as any failed
+    # test does).
     edit(listing, "notes.py", "# one", "# uno")
     assert "test_listed_names" not in ran_and_failed(listing)[0]
     assert run(listing) == {"test_listed_text"}

@@ -107,8 +107,8 @@ class StaleMarks:
         counts as a change they see wherever it is, and they did not run against it (a run
         deselecting them, or stopped before them, syncs the file all the same). But those
         ``not_proven`` leaves out: selection proved them unaffected by this very change (a
-        change to comments' text alone, ``rts.comment_changes``; toolz reran the two
-        listing tests at five later commits touching no Python source)."""
+        change to comments' text alone, ``rts.comment_changes``), which marked stale would
+        rerun them at the next run though nothing changed since."""
         self._conn.execute(
             f"UPDATE tests SET stale=? WHERE stale IS NULL{not_proven} AND session_id IS NOT ?"
             f" AND id IN ({DEPENDING}=?)",
