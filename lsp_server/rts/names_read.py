@@ -12,6 +12,12 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 from lsp_server.rts.code_read_targets import SOURCE_READS, TOLD, TOLDABLE, UNTOLD_MARK
+from lsp_server.rts.line_stores import (
+    LINE_LOADED,
+    STORED_LINE_NAMES,
+    line_names_read,
+    loaded_marks,
+)
 from lsp_server.rts.lookups import (
     ANNOTATION_READS,
     ATTRIBUTE_LOOKUP,
@@ -19,7 +25,6 @@ from lsp_server.rts.lookups import (
     CAPTURED_LOG_TEXT,
     CODE_LINE_READS,
     DOC_READS,
-    LINE_READS,
     OTHER_CODES,
     SIGNATURE_READS,
     SOURCE_TEXT_READS,
@@ -81,6 +86,11 @@ class NamesRead:
         for key in split[2] if len(split) > 2 else ():  # another module's globals
             name, origin = read_parts(key)
             self.by_module.setdefault(origin or path, set()).add(name)
+            if name in STORED_LINE_NAMES:
+                self.anywhere.add(LINE_LOADED + name)
+        # A statement's reads may be loads of a line name (``rts.line_stores``).
+        if not (STORED_LINE_NAMES.isdisjoint(split[0]) and STORED_LINE_NAMES.isdisjoint(split[1])):
+            self.anywhere |= loaded_marks(split[0] | split[1])
 
     def _untell(self, names: Set[str]) -> None:
         """A statement read at import spells these code reads: the reads told as the test
@@ -92,6 +102,8 @@ class NamesRead:
         for name, path in pairs:
             if name in TOLDABLE:
                 self._untell({name})
+            if name in STORED_LINE_NAMES:  # a statement's read: ``rts.line_stores``
+                self.anywhere.add(LINE_LOADED + name)
             if path is None:
                 self.anywhere.add(name)
             else:
@@ -114,7 +126,7 @@ class NamesRead:
         names.discard(MODULE_DOC)
         names |= self.anywhere
         code = [name for name in BODY_READS.intersection(names) if not _told(name, names)]
-        lines = [name for name in LINE_READS.intersection(names) if not _told_lines(name, names)]
+        lines = [name for name in line_names_read(names) if not _told_lines(name, names)]
         return PartsRead(
             bool(code),
             not (SIGNATURE_READS.isdisjoint(names) and _SIGNATURE_SHOWS.isdisjoint(names)),

@@ -44,6 +44,7 @@ from lsp_server.rts.frame_namespaces import (
 from lsp_server.rts.identity import identity
 from lsp_server.rts.instance_owners import library_instances, no_namespaces, owner_lines
 from lsp_server.rts.kept_code_analyses import kept_by_content
+from lsp_server.rts.line_stores import twins_of
 from lsp_server.rts.lookup_sites import lookup_sites
 from lsp_server.rts.lookups import (
     ATTRIBUTE_LOOKUP,
@@ -318,11 +319,13 @@ class LineReads:
         if sites is None:
             return names, global_only, dynamic
         key = identity(code)
-        self._reads[key] = sites.names & (names | global_only)
+        # A line name's mark (``rts.line_stores``) counts where the name does.
+        marks = names & twins_of(sites.names)
+        self._reads[key] = sites.names & (names | global_only) | marks
         if dynamic and sites.frame_lines:
             self._reads[frame_key(key)] = self._reads[instance_key(key)] = _ANY_NAME
             dynamic = False
-        return names - sites.names, global_only - sites.names, dynamic
+        return names - sites.names - marks, global_only - sites.names, dynamic
 
     def settle(self, code: CodeType, kind: str | None) -> str | None:
         """The lookup kind of a function's ``code`` once its lines tell: one whose syntax

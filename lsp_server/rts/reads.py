@@ -25,6 +25,7 @@ from types import CodeType
 from lsp_server.rts.annotation_stores import stores_annotations_only
 from lsp_server.rts.copied_defaults import DEFAULTS_READS, copies_defaults_only
 from lsp_server.rts.kept_code_analyses import kept_by_content
+from lsp_server.rts.line_stores import line_store_marks
 from lsp_server.rts.lookups import (
     ANNOTATION_READS,
     ATTRIBUTE_LOOKUP,
@@ -150,6 +151,8 @@ def code_reads(code: CodeType) -> tuple[frozenset[str], frozenset[str], bool]:
     if not DEFAULTS_READS.isdisjoint(names) and copies_defaults_only(code):
         names -= DEFAULTS_READS  # copied onto a wrapper that ignores them
     global_only -= names
+    # ``self.lineno = lineno`` reads no line: ``rts.line_stores``.
+    names |= line_store_marks(names | global_only, uses.stored - uses.loaded - strings)
     by_key = "modules" in uses.elsewhere - strings and not lists_modules(code)
     by_key = by_key and not asks_presence(code)  # ``rts.module_presence``
     if not SESSION_LISTINGS.isdisjoint(names - {"modules"} if by_key else names):

@@ -44,6 +44,7 @@ from lsp_server.rts.recording_faults import register_fault_watch
 from lsp_server.rts.setup_clock import SetupClock
 from lsp_server.rts.snapshots import FileStates
 from lsp_server.rts.store import DependencyStore, FileSnapshot, TestResult
+from lsp_server.rts.store_drift import stored_drift
 from lsp_server.rts.tracer_choice import new_tracer
 from lsp_server.rts.tracing import CodeSet, CodeTracer, RanSoFar
 from lsp_server.rts.windows import Window
@@ -355,8 +356,9 @@ class DependencyRecorder:
         if not self._pending:
             return
         pending, self._pending = self._pending, []
+        deleted, changed = stored_drift(self.store, self.states)
         snapshots: dict[str, FileSnapshot] = {}
-        for path in self.attribution.paths_seen:
+        for path in self.attribution.paths_seen.union(changed):
             snap = self.states.snapshot(path)
             if snap is not None:
                 snapshots[path] = snap
@@ -369,17 +371,13 @@ class DependencyRecorder:
                 environment=self.environment,
                 options=self.options,
                 session_id=self.session_id,
-                deleted=self._deleted_files(),
+                deleted=deleted,
+                changed=changed,
             )
             self._record_return_kinds()
             incomplete, self._incomplete = self._incomplete, set()
             self.store.mark_stale(incomplete, _INCOMPLETE)
         self._flush_pace.wrote(started, time.monotonic())
-
-    def _deleted_files(self) -> list[str]:
-        """The stored files gone in the state this session ran against (the selection's:
-        ``states`` keeps what it saw of each file)."""
-        return [path for path in self.store.file_hashes() if self.states.raw_hash(path) is None]
 
     def _record_return_kinds(self) -> None:
         """Which functions each test ran, and what they returned (only what this session

@@ -43,6 +43,7 @@ from lsp_server.rts import builtins_lookups, member_lookups
 from lsp_server.rts.code_read_targets import SOURCE_FUNCTIONS, CodeReads, source_sites
 from lsp_server.rts.identity import identity
 from lsp_server.rts.import_calls import module_files, record_import
+from lsp_server.rts.line_stores import loaded_marks
 from lsp_server.rts.listing_marks import ListingMarks
 from lsp_server.rts.lookup_sites import (
     LOOKUP_FUNCTIONS,
@@ -305,6 +306,8 @@ class RuntimeLookups:
         name)."""
         key = identity(code)
         names = self.names.get(key, set())
+        if marks := loaded_marks(names):  # a line name looked up: ``rts.line_stores``
+            names = names | marks
         found = self._named.get(key, frozenset())
         imported, submodules = self.modules.get(key, ()), self.submodules.get(key, ())
         files, missing = module_files(imported, found, submodules)

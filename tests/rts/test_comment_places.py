@@ -215,6 +215,42 @@ def test_a_comment_typo_selects_no_test_listing_modules_without_reading_text(
     assert failed == {"test_listed_text"}
 
 
+def test_a_comment_typo_left_unseen_reruns_no_listing_test_at_the_next_run(
+    listing: pytest.Pytester,
+) -> None:
+    # Precision: the run that proved the listing tests unaffected by the typo synced
+    # ``notes.py`` and marked them stale all the same, so the next run, with nothing
+    # changed, reran them (the text reader failed at the typo: it reruns as any failed
+    # test does).
+    edit(listing, "notes.py", "# one", "# uno")
+    assert "test_listed_names" not in ran_and_failed(listing)[0]
+    assert run(listing) == {"test_listed_text"}
+
+
+def test_a_line_added_while_the_listing_tests_are_left_out_reruns_them_next(
+    listing: pytest.Pytester,
+) -> None:
+    # Guard: a run given only the other file syncs ``notes.py``'s moved line without
+    # running the listing tests; the next run reruns them, and the place reader fails.
+    edit(listing, "notes.py", "# first note\n", "# first note\n# second note\n")
+    assert run(listing, "test_a_imports.py") == set()
+    ran, failed = ran_and_failed(listing)
+    assert ran >= {"test_listed_text", "test_listed_place", "test_listed_names"}
+    assert failed == {"test_listed_place"}
+
+
+def test_a_comment_typo_then_a_line_added_reruns_the_listing_tests(
+    listing: pytest.Pytester,
+) -> None:
+    # Guard: the typo's proof covers that change only; a moved line after it selects them.
+    edit(listing, "notes.py", "# one", "# uno")
+    ran_and_failed(listing)
+    edit(listing, "notes.py", "# first note\n", "# first note\n# second note\n")
+    ran, failed = ran_and_failed(listing)
+    assert ran >= {"test_listed_place", "test_listed_names"}
+    assert failed == {"test_listed_place", "test_listed_text"}
+
+
 def test_a_line_added_selects_the_tests_listing_modules(listing: pytest.Pytester) -> None:
     # Guard: a comment on a line of its own moves ``note``: every listing test runs.
     edit(listing, "notes.py", "# first note\n", "# first note\n# second note\n")

@@ -189,6 +189,25 @@ def test_a_change_synced_by_a_run_the_listing_test_did_not_run_in(
     assert ran_and_failed(project) == ({"test_listing"}, {"test_listing"})
 
 
+def test_a_change_no_test_ran_against_is_synced_by_the_run_that_saw_it(
+    pytester: pytest.Pytester,
+) -> None:
+    """Precision (toolz 7a0382e took a line out of ``bench/test_join.py``, whose test was
+    left out): the listing test ran against the new binding in ``other.py``, which no test
+    of that run depends on; the run left the file as stored, and every later run saw the
+    change again and reran the listing test. Guard: a change after it still selects it,
+    and it fails there."""
+    project = _recorded(pytester, "gc_objects")
+    edit(project, "other.py", "KEPT = ", "EXTRA = 1\nKEPT = ")
+    assert run(project) == {"test_listing"}
+    assert run(project) == set()
+    _, old, new = OTHER["gc_objects"]
+    edit(project, "other.py", old, new)
+    ran, failed = ran_and_failed(project)
+    assert "test_listing" in ran
+    assert failed == {"test_listing"}
+
+
 @pytest.mark.xfail(
     strict=True,
     reason="ABC.register(cls) in a module only another test's file imports changes what "

@@ -99,13 +99,18 @@ class StaleMarks:
             (reason, -1 if exclude_test is None else exclude_test, unit_id),
         )
 
-    def _mark_listings_stale(self, reason: str, session_id: int | None) -> None:
+    def _mark_listings_stale(
+        self, reason: str, session_id: int | None, not_proven: str = ""
+    ) -> None:
         """The tests that listed the session's state (``rts.session_listings``) and that
         session ``session_id`` did not record are stale: a file changed, which selection
         counts as a change they see wherever it is, and they did not run against it (a run
-        deselecting them, or stopped before them, syncs the file all the same)."""
+        deselecting them, or stopped before them, syncs the file all the same). But those
+        ``not_proven`` leaves out: selection proved them unaffected by this very change (a
+        change to comments' text alone, ``rts.comment_changes``), which marked stale would
+        rerun them at the next run though nothing changed since."""
         self._conn.execute(
-            "UPDATE tests SET stale=? WHERE stale IS NULL AND session_id IS NOT ?"
+            f"UPDATE tests SET stale=? WHERE stale IS NULL{not_proven} AND session_id IS NOT ?"
             f" AND id IN ({DEPENDING}=?)",
             (reason, -1 if session_id is None else session_id, NAMES, SESSION_LISTING),
         )

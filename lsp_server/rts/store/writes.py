@@ -177,9 +177,11 @@ class StoreWrites(DeletedFiles, DependencySets):
         options: str | None,
         session_id: int | None,
         deleted: Collection[str] = (),
+        changed: Collection[str] = (),
     ) -> None:
         """``record_test`` for several tests in one transaction. ``deleted``: the stored
-        files gone in the state the session ran against (``store.deleted_files``)."""
+        files gone in the state the session ran against (``store.deleted_files``);
+        ``changed``: those changed there, synced too (``rts.store_drift``)."""
         results = list(results)
         for result in results:
             if result.outcome not in OUTCOMES:
@@ -191,7 +193,7 @@ class StoreWrites(DeletedFiles, DependencySets):
             # it below clears that again.
             for path in sorted(deleted):
                 self._sync_deleted(path, session_id)
-            for path in sorted(paths & snapshots.keys()):
+            for path in sorted(paths.union(changed) & snapshots.keys()):
                 snap = snapshots[path]
                 if self._synced.get(path, "") != snap.raw_hash:
                     self._sync_file(snap, session_id)
@@ -317,7 +319,7 @@ class StoreWrites(DeletedFiles, DependencySets):
                 self._conn.execute("UPDATE units SET checksum=? WHERE id=?", (new, uid))
         moved = any(snap.checksums.get(name) != checksum for _, name, checksum in stored)
         if snap.path != NAMES and row is not None and (moved or len(snap.checksums) > len(known)):
-            self._mark_listings_stale(f"{snap.path} changed", session_id)
+            self._mark_listings_stale(f"{snap.path} changed", session_id, not_proven)
         if snap.path != NAMES:
             known_file = row is not None
             self._store_new_units(snap, {name for _, name, _ in stored}, known_file, not_proven)
