@@ -37,7 +37,9 @@ _LIBRARY_DIRS = tuple(
         }
     )
 )
-_IMPORTERS = ("<frozen importlib", os.path.join("_pytest", "assertion", "rewrite.py"))
+_IMPORTERS = ("<frozen importlib", "<frozen runpy")
+_RUNNERS = (os.path.join("_pytest", "assertion", "rewrite.py"), "runpy.py")
+"""Readers of a source that compile it to run it: pytest's assertion rewriter, ``runpy``."""
 _LINECACHE = os.path.realpath(linecache.__file__)
 _FRAMES_SEEN = 4
 """How far up from ``open`` a reader of code sits: ``tokenize.open`` under
@@ -50,13 +52,13 @@ def _library_code(filename: str) -> bool:
 
 def opened_as_code(frame: FrameType | None) -> bool:
     """Whether the ``open`` whose caller is ``frame`` reads a source to run it or for
-    ``linecache``: the import system, pytest's assertion rewriter, ``linecache`` filling
-    its cache."""
+    ``linecache``: the import system, pytest's assertion rewriter, ``runpy``, ``linecache``
+    filling its cache."""
     for _ in range(_FRAMES_SEEN):
         if frame is None:
             return False
         filename = frame.f_code.co_filename
-        if filename.startswith(_IMPORTERS) or filename.endswith(_IMPORTERS[1]):
+        if filename.startswith(_IMPORTERS) or filename.endswith(_RUNNERS):
             return True
         if os.path.realpath(filename) == _LINECACHE:
             return True

@@ -217,7 +217,8 @@ def test_cli_affected_and_store_info(kinds: pytest.Pytester) -> None:
         f"calc.py::{name}": "changed"
         for name in ("<layout>", "neg.<lines>", "<places>", "neg.<places>")
     }
-    assert data["changed_units"] == {"calc.py::neg": "changed", **layouts}
+    # And the file's bytes, what a test reading it by name sees (``rts.source_file_reads``).
+    assert data["changed_units"] == {"calc.py::neg": "changed", "calc.py": "changed", **layouts}
     out = cli("store", "--info")
     assert out.returncode == 0
     assert "tests:        5" in out.stdout

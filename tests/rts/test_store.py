@@ -13,7 +13,7 @@ from lsp_server.rts.reads import NEEDED_BY_IMPORT
 from lsp_server.rts.select import ReasonKind, select_affected_tests
 from lsp_server.rts.snapshots import FileStates
 from lsp_server.rts.store import SCHEMA_VERSION, DependencyStore, StoreError, store_path
-from lsp_server.rts.unit_names import LAYOUT, MODULE, NAMES, PLACES, module_read
+from lsp_server.rts.unit_names import FILE, LAYOUT, MODULE, NAMES, PLACES, module_read
 
 SRC = "X = 1\n\ndef f():\n    return X\n\ndef g():\n    return 2\n"
 
@@ -43,7 +43,7 @@ def test_record_and_query(project: Path) -> None:
         assert set(store.units_of("m.py")) == {
             *("f", "g", "f.<def>", "g.<def>", "f.<doc>", "g.<doc>", "X", MODULE),
             *("f.<defaults>", "g.<defaults>", LAYOUT, "f.<lines>", "g.<lines>"),
-            *(PLACES, "f.<places>", "g.<places>"),
+            *(PLACES, "f.<places>", "g.<places>", FILE),  # FILE: the bytes (source_file_reads)
         }
         sel = select_affected_tests(project, store)
         assert sel.selected == {}
