@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from .helpers import edit, run, write
+from .helpers import edit, ran_and_failed, run, write
 
 pytest_plugins = ["pytester"]
 
@@ -75,6 +75,72 @@ def test_added_import_filling_a_registry_read_at_import_later(
     added = "from pkg.plugin import MARK\n\n\ndef answer"
     edit(registry_project, "pkg/core.py", "def answer", added)
     assert "test_snapshot_before_plugin" in run(registry_project)
+
+
+def _package_project(pytester: pytest.Pytester, package_init: str) -> None:
+    """``ext/__init__`` runs ``package_init``; ``ext.a`` only binds a name; ``snapshot``
+    copies the registry at import; the test imports ``core``, ``snapshot``, then
+    ``ext.a``."""
+    write(pytester, "pkg/__init__.py", "")
+    write(pytester, "pkg/registry.py", "ITEMS = {}\n")
+    write(
+        pytester, "pkg/snapshot.py", "from pkg import registry\n\nSEEN = sorted(registry.ITEMS)\n"
+    )
+    write(pytester, "pkg/core.py", "def answer():\n    return 42\n")
+    write(pytester, "ext/__init__.py", package_init)
+    write(pytester, "ext/a.py", "MARK = 1\n")
+    write(
+        pytester,
+        "test_order.py",
+        """
+        import pkg.core
+        import pkg.snapshot
+        import ext.a
+
+
+        def test_snapshot_before_ext():
+            assert pkg.snapshot.SEEN == []
+
+
+        def test_answer():
+            assert pkg.core.answer() == 42
+        """,
+    )
+    assert run(pytester) == {"test_snapshot_before_ext", "test_answer"}
+    edit(pytester, "pkg/core.py", "def answer", "from ext.a import MARK\n\n\ndef answer")
+
+
+def test_added_import_running_a_package_that_fills_a_registry(pytester: pytest.Pytester) -> None:
+    """``ext.a`` binds a name only, but importing it runs its package first, which was not
+    imported before ``core`` and fills the registry: the copy taken between the new and
+    the old moment differs, the test reading it must run (and fail)."""
+    _package_project(pytester, "from pkg import registry\n\nregistry.ITEMS['ext'] = 1\n")
+    ran, failed = ran_and_failed(pytester)
+    assert failed == {"test_snapshot_before_ext"} and failed <= ran
+
+
+def test_added_import_running_a_package_that_binds_only(pytester: pytest.Pytester) -> None:
+    """The same package only binding names: nothing but the moment moves, and the test
+    imports ``ext.a`` anyway."""
+    _package_project(pytester, "from pkg import registry\n\nNAME = 'ext'\n")
+    assert run(pytester) == set()
+
+
+def test_added_import_under_a_calling_package_of_the_importer(pytester: pytest.Pytester) -> None:
+    """``pkg/__init__`` calls at import, but it is the importer's package too: it ran
+    before ``core`` either way; ``plugin`` only binds and every test imports it anyway."""
+    write(pytester, "pkg/__init__.py", "import logging\n\nLOG = logging.getLogger(__name__)\n")
+    write(pytester, "pkg/plugin.py", "MARK = 1\n")
+    write(pytester, "pkg/core.py", "def answer():\n    return 42\n")
+    write(
+        pytester,
+        "test_core.py",
+        "import pkg.core\nimport pkg.plugin\n\n\ndef test_core():\n"
+        "    assert pkg.core.answer() == 42\n",
+    )
+    assert run(pytester) == {"test_core"}
+    edit(pytester, "pkg/core.py", "def answer", "from pkg.plugin import MARK\n\n\ndef answer")
+    assert run(pytester) == set()
 
 
 @pytest.fixture
