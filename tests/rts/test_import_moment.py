@@ -179,12 +179,6 @@ def listing_project(pytester: pytest.Pytester) -> pytest.Pytester:
     return pytester
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="known hole: ImportStatementChanges checks the importer and the module's closure "
-    "only, not other import-time code run between the two moments (needs a session-wide "
-    "guard)",
-)
 def test_added_import_seen_by_a_later_listing_of_sys_modules(
     listing_project: pytest.Pytester,
 ) -> None:
@@ -253,3 +247,54 @@ def test_added_name_from_an_already_imported_module_before_a_constant_library_ca
     added = "import typing as t\n\nfrom pkg.util import two\n"
     edit(calling_importer_project, "pkg/core.py", "import typing as t\n", added)
     assert run(calling_importer_project) == set()
+
+
+def test_added_import_seen_by_a_later_class_body_listing_sys_modules(
+    listing_project: pytest.Pytester,
+) -> None:
+    """The listing made in a class body at import: the same."""
+    snapshot = (
+        "import sys\n\n\nclass Seen:\n    LOADED = sorted(n for n in sys.modules if 'pkg.' in n)\n"
+    )
+    write(listing_project, "pkg/snapshot.py", snapshot)
+    edit(listing_project, "test_order.py", "pkg.snapshot.LOADED", "pkg.snapshot.Seen.LOADED")
+    assert run(listing_project) == {"test_plugin_loaded_after_snapshot", "test_answer"}
+    added = "from pkg.plugin import MARK\n\n\ndef answer"
+    edit(listing_project, "pkg/core.py", "def answer", added)
+    ran, failed = ran_and_failed(listing_project)
+    assert failed == {"test_plugin_loaded_after_snapshot"} and failed <= ran
+
+
+def _other_module(pytester: pytest.Pytester) -> None:
+    """``pkg.other``, which only ``test_other`` imports, recorded, then its body changed."""
+    write(pytester, "pkg/other.py", "def name():\n    return 'other'\n")
+    write(
+        pytester, "test_other.py", "import pkg.other\n\n\ndef test_other():\n    pkg.other.name()\n"
+    )
+    assert "test_other" in run(pytester)
+    edit(pytester, "pkg/other.py", "'other'", "'another'")
+
+
+def test_a_listing_at_import_sees_an_import_added_for_another_test_file(
+    listing_project: pytest.Pytester,
+) -> None:
+    """What a listing of ``sys.modules`` sees at import depends on everything imported
+    before it in the session: ``pkg.other``, imported only by a test file collected
+    earlier, now imports ``plugin``; the listing test depends on no unit of it, and runs
+    on any change (``rts.session_listings``)."""
+    write(listing_project, "pkg/other.py", "def name():\n    return 'other'\n")
+    write(listing_project, "test_a_first.py", "import pkg.other\n\n\ndef test_first():\n    pass\n")
+    assert "test_first" in run(listing_project)
+    edit(listing_project, "pkg/other.py", "def name", "from pkg.plugin import MARK\n\n\ndef name")
+    ran, failed = ran_and_failed(listing_project)
+    assert failed == {"test_plugin_loaded_after_snapshot"} and failed <= ran
+
+
+def test_a_module_asked_by_key_at_import_is_no_listing(
+    listing_project: pytest.Pytester,
+) -> None:
+    """``sys.modules[__name__]`` at import finds one module: no listing, and a change to a
+    module the test does not import selects only that module's test."""
+    write(listing_project, "pkg/snapshot.py", "import sys\n\nLOADED = [sys.modules[__name__]]\n")
+    _other_module(listing_project)
+    assert run(listing_project) == {"test_other"}
