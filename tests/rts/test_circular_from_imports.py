@@ -69,12 +69,17 @@ def _optional(statement: str, name: str) -> str:
     return f"try:\n    {statement}\nexcept ImportError:\n    {name} = None\n\nVALUE = {name}\n"
 
 
+# ``import pkg`` reads nothing yet; the attribute read after it finds ``Y`` missing.
+_ATTRIBUTE = "import pkg\n\ntry:\n    VALUE = pkg.Y\nexcept AttributeError:\n    VALUE = None\n"
+
+
 @pytest.mark.parametrize(
     ("reader", "value"),
     [
         pytest.param(_optional("from pkg import Y", "Y"), "1", id="package"),
         pytest.param(_optional("from . import Y", "Y"), "1", id="relative"),
         pytest.param(_optional("from pkg.c import Z", "Z"), "3", id="module"),
+        pytest.param(_ATTRIBUTE, "1", id="plain-import"),
     ],
 )
 def test_a_module_run_by_the_new_import_reads_a_half_run_namespace(
@@ -82,7 +87,8 @@ def test_a_module_run_by_the_new_import_reads_a_half_run_namespace(
 ) -> None:
     """``a`` takes a name of ``pkg`` (or of ``c``), which is not bound yet when ``b`` runs
     ``a``: its fallback is taken, and the test importing ``a`` anyway must run (and fail).
-    ``c`` is a plain module, no package above ``b``: still half done then."""
+    ``c`` is a plain module, no package above ``a``: reading it closes a cycle through
+    ``b``, which was seen before too (``ImportResolver.run_closure``)."""
     _half_run_project(pytester, reader, value)
     ran, failed = ran_and_failed(pytester)
     assert failed == {"test_value"} and failed <= ran
