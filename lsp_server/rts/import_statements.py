@@ -6,12 +6,16 @@ what the file runs before its first such statement, ``rts.first_imports``). A te
 that import added, moved or removed only when the module now runs, or no longer runs, in
 its process; where it is imported anyway, only the moment moves. The moment is not seen
 while the module cannot import the file back (no cycle: neither is half run when the other
-looks) and neither the file nor what the module imports calls anything at import (a call
-may change what the other reads) or changes anything but its own namespace (a registry
-filled without a call is read by import-time code run between the two moments:
-``rts.import_effects``). Then the tests selected are those whose file does not surely
-import the module otherwise; else every test depending on the file runs, as for any change
-of its module unit. (sqlparse's keywords.py began and stopped taking names from
+looks), nothing it runs takes a name of a module that may be running when the file runs
+(a package half done: ``rts.running_imports``), and neither the file nor what the
+statement runs (the module's packages not imported before the file too) calls anything at
+import (a call may change what the other reads) or changes anything but its own namespace
+(a registry filled without a call is read by import-time code run between the two
+moments: ``rts.import_effects``). A listing of the loaded modules made at import between
+the two moments sees the module or not: it reads the session's state
+(``listing_marks.statement_listing``). Then the tests selected are those whose file does
+not surely import the module otherwise; else every test depending on the file runs, as
+for any change of its module unit. (sqlparse's keywords.py began and stopped taking names from
 utils.py, which every test imported through the lexer: every test ran.)
 
 "Surely imported" is under-approximated: the test's file and its conftests, and what their
