@@ -34,11 +34,10 @@ from lsp_server.rts.identity import identity
 from lsp_server.rts.import_footprints import GlobalsRead, ImportFootprints, add_globals
 from lsp_server.rts.imports import ImportResolver
 from lsp_server.rts.interned_units import FileAnswers, InternedUnits
-from lsp_server.rts.listing_marks import window_listing
+from lsp_server.rts.listing_marks import statement_listing, window_listing
 from lsp_server.rts.lookups import ATTRIBUTE_LOOKUP
 from lsp_server.rts.loose_assignments import body_reads
 from lsp_server.rts.module_fetches import with_fetched_modules
-from lsp_server.rts.module_presence import top_level_reads
 from lsp_server.rts.namespace_listings import own_listing
 from lsp_server.rts.option_rules import XFAIL_MARK
 from lsp_server.rts.own_globals import OWN_GLOBALS, modules_read_whole, own_globals_read
@@ -52,9 +51,6 @@ from lsp_server.rts.static_units import static_units
 from lsp_server.rts.tracing import CodeTracer
 from lsp_server.rts.unit_names import FILE, MODULE, NAMES, header_name
 from lsp_server.rts.windows import Window
-
-# What most code objects read, shared: each object kept costs every full collection a visit.
-_READS_NOTHING: tuple[frozenset[str], bool] = (frozenset(), False)
 
 
 class UnitAttribution:
@@ -218,7 +214,8 @@ class UnitAttribution:
         # Only project code's reads count: library code (seen by 3.10/3.11's profile hook)
         # looks names up by string all the time, in its own modules.
         no_reads = is_module or rel is None
-        self._code_reads[identity(code)] = top_level_reads(code, rel, self._line_reads.seen)
+        top_level = is_module and rel is not None
+        self._code_reads[identity(code)] = statement_listing(code, top_level, self._line_reads.seen)
         if rel is not None:
             module = Unit(rel, MODULE)
             file_units = self.states.units(rel)
@@ -233,7 +230,7 @@ class UnitAttribution:
                     # A class body (a nested class's too: its constants name it) binds the
                     # class, which only its readers see; what it reads is in the class
                     # unit's refs already. A lambda of the class body is no class body.
-                    self._code_reads[identity(code)] = _READS_NOTHING
+                    self._code_reads[identity(code)] = statement_listing(code, True, True)
                     self._code_globals.pop(identity(code), None)
                     self._line_reads.forget(identity(code))
                     units = (module,)

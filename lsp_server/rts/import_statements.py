@@ -6,12 +6,16 @@ what the file runs before its first such statement, ``rts.first_imports``). A te
 that import added, moved or removed only when the module now runs, or no longer runs, in
 its process; where it is imported anyway, only the moment moves. The moment is not seen
 while the module cannot import the file back (no cycle: neither is half run when the other
-looks) and neither the file nor what the module imports calls anything at import (a call
-may change what the other reads) or changes anything but its own namespace (a registry
-filled without a call is read by import-time code run between the two moments:
-``rts.import_effects``). Then the tests selected are those whose file does not surely
-import the module otherwise; else every test depending on the file runs, as for any change
-of its module unit. (sqlparse's keywords.py began and stopped taking names from
+looks), nothing it runs takes a name of a module that may be running when the file runs
+(a package half done: ``rts.running_imports``), and neither the file nor what the
+statement runs (the module's packages not imported before the file too) calls anything at
+import (a call may change what the other reads) or changes anything but its own namespace
+(a registry filled without a call is read by import-time code run between the two
+moments: ``rts.import_effects``). A listing of the loaded modules made at import between
+the two moments sees the module or not: it reads the session's state
+(``listing_marks.statement_listing``). Then the tests selected are those whose file does
+not surely import the module otherwise; else every test depending on the file runs, as
+for any change of its module unit. (sqlparse's keywords.py began and stopped taking names from
 utils.py, which every test imported through the lexer: every test ran.)
 
 "Surely imported" is under-approximated: the test's file and its conftests, and what their
@@ -35,18 +39,21 @@ from lsp_server.rts.file_units import Unit
 from lsp_server.rts.imports import ImportResolver
 from lsp_server.rts.quiet_modules import files_needed
 from lsp_server.rts.reasons import ReasonKind
+from lsp_server.rts.running_imports import (
+    prefixes,
+    reads_running_module,
+    runs_with,
+    takes_submodule,
+)
 from lsp_server.rts.snapshots import FileStates
 from lsp_server.rts.spans import ImportStatement
 from lsp_server.rts.unit_names import (
     IMPORTED,
     IMPORTING,
     MODULE,
-    header_name,
     importing_name,
     importing_parts,
 )
-
-_MODULE_GETATTR = header_name("__getattr__")
 
 
 class ImportStatementChanges:
@@ -183,12 +190,14 @@ class ImportStatementChanges:
 
     def _order_unseen(self, path: str, target: str) -> bool:
         """Whether importing ``target`` earlier or later in ``path`` cannot be seen: no
-        cycle, and no call at import in ``path`` or in what ``target`` runs (its own
-        packages are imported before it: ``ImportResolver.run_closure``)."""
-        closure = self.resolver.run_closure(target)
-        if path in closure:
+        cycle, no name taken from a module that may be half run then
+        (``rts.running_imports``), and no call at import in ``path`` or in what the
+        statement runs (``running_imports.runs_with``: the packages of ``target`` not
+        imported before ``path`` too)."""
+        runs = runs_with(self.resolver, path, target)
+        if path in runs or reads_running_module(self.states, self.resolver, path, runs):
             return False
-        for rel in (path, *closure):
+        for rel in (path, *runs):
             units = self.states.units(rel)
             # Nor any other effect beyond its own namespace: import-time code elsewhere,
             # run between the old and the new moment, may read it (``rts.import_effects``).
@@ -229,7 +238,7 @@ class ImportStatementChanges:
         resolver = self.resolver
         if not statement.is_from:
             # ``import a.b`` runs ``a`` and ``a.b``.
-            dotted = [_prefixes(name) for name in statement.names]
+            dotted = [prefixes(name) for name in statement.names]
             return [f for d in dotted for p in d if (f := resolver.module_file(rel, p, 0))]
         origin = resolver.from_origin(rel, statement)
         if origin is None:
@@ -237,32 +246,14 @@ class ImportStatementChanges:
         out = [origin]
         module = statement.module or ""
         if module and not statement.level:
-            out.extend(f for p in _prefixes(module)[:-1] if (f := resolver.module_file(rel, p, 0)))
+            out.extend(f for p in prefixes(module)[:-1] if (f := resolver.module_file(rel, p, 0)))
         for name in statement.names:
-            if name != "*" and self._submodule_taken(origin, name):
+            if name != "*" and takes_submodule(self.states, resolver, origin, name):
                 dotted_name = f"{module}.{name}" if module else name
                 found = resolver.module_file(rel, dotted_name, statement.level)
                 if found is not None:
                     out.append(found)
         return out
-
-    def _submodule_taken(self, origin: str, name: str) -> bool:
-        """Whether ``from <origin> import name`` surely imports a submodule ``name``: the
-        package binds the name at most by importing that submodule itself (sqlparse's
-        ``__init__``: ``from sqlparse import cli``), so it is no attribute but the
-        submodule when the statement looks."""
-        units = self.states.units(origin)
-        if units is None or units.open_namespace or _MODULE_GETATTR in units.checksums:
-            return False
-        bindings = units.bound.get(name, [])
-        if name in units.top_names and not bindings:
-            return False  # bound by a statement of the module unit
-        return all(
-            (taken := units.from_imports.get(unit)) is not None
-            and taken[2] == name
-            and self.resolver.module_file(origin, taken[0], taken[1]) == origin
-            for unit in bindings
-        )
 
 
 def _package_attribute(module_file: str) -> tuple[str, list[str]]:
@@ -272,9 +263,3 @@ def _package_attribute(module_file: str) -> tuple[str, list[str]]:
     if path.name == "__init__.py":
         path = path.parent
     return (path.parent / "__init__.py").as_posix(), [path.stem]
-
-
-def _prefixes(dotted: str) -> list[str]:
-    """``a.b.c`` -> ``a``, ``a.b``, ``a.b.c``: the modules importing it runs."""
-    parts = dotted.split(".")
-    return [".".join(parts[:i]) for i in range(1, len(parts) + 1)]

@@ -18,7 +18,9 @@ from collections.abc import Iterable
 from types import CodeType
 
 from lsp_server.rts.identity import identity
-from lsp_server.rts.reads import SESSION_LISTING, with_listing
+from lsp_server.rts.lookups import SESSION_LISTINGS
+from lsp_server.rts.module_presence import untold_presence_ask
+from lsp_server.rts.reads import SESSION_LISTING, code_reads, with_listing
 
 
 class ListingMarks:
@@ -50,3 +52,26 @@ def window_listing(names: set[str], listed: bool | None, told: bool) -> set[str]
     if listed is None or not told:
         return with_listing(names)
     return names | {SESSION_LISTING} if listed else names
+
+
+_NOTHING: tuple[frozenset[str], bool] = (frozenset(), False)
+_LISTING: tuple[frozenset[str], bool] = (frozenset([SESSION_LISTING]), False)
+
+
+def statement_listing(code: CodeType, counted: bool, told: bool) -> tuple[frozenset[str], bool]:
+    """What the attribution counts as read by ``code``, a module's top level or a class
+    body (``counted``: a project file's), beyond the units it runs in: a listing of the
+    session's state, when it spells one (``reads.code_reads``). What else such code reads
+    is in its module's or class's units (their bindings' references); what a listing
+    sees at import is not: the loaded modules or subclasses then are whatever the session
+    imported before, which an import added, moved or removed anywhere changes (another
+    module's new ``from plugin import MARK`` runs ``plugin`` before a top-level
+    ``LOADED = sorted(sys.modules)``). So a test that ran such code lists the session's
+    state (``rts.session_listings``). So does a module's top level asking ``sys.modules``
+    whether a module is there, unless the ask is told as it runs (``told``: 3.12's events,
+    ``rts.module_presence``)."""
+    if not counted:
+        return _NOTHING
+    if not SESSION_LISTINGS.isdisjoint(code.co_names) and SESSION_LISTING in code_reads(code)[0]:
+        return _LISTING
+    return _LISTING if untold_presence_ask(code, told) else _NOTHING

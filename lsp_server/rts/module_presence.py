@@ -62,20 +62,14 @@ def told_listing(code: CodeType, names: frozenset[str]) -> frozenset[str]:
     return names - {SESSION_LISTING}
 
 
-_LISTS: tuple[frozenset[str], bool] = (frozenset([SESSION_LISTING]), False)
-_NOTHING: tuple[frozenset[str], bool] = (frozenset(), False)
-
-
-def top_level_reads(code: CodeType, rel: str | None, told: bool) -> tuple[frozenset[str], bool]:
-    """What the code ``code`` of the project file ``rel`` (None: a library's) reads where
-    it runs before its own reads are noted (``attribution``): nothing, but the listing for
-    a module's top level asking ``sys.modules`` whether a module is there where no event
-    tells (its statements' names are read through the bindings, which see no ask)."""
-    if rel is None or code.co_name != "<module>" or "modules" not in code.co_names:
-        return _NOTHING
-    if not asks_presence(code) or (told and presence_sites(code)):
-        return _NOTHING
-    return _LISTS
+def untold_presence_ask(code: CodeType, told: bool) -> bool:
+    """Whether ``code``, a module's top level, asks ``sys.modules`` whether a module is
+    there where no event tells the key (``told``: the tracer tells asks at their sites):
+    its statements' names are read through the bindings, which see no ask, so it lists
+    (``listing_marks.statement_listing``)."""
+    if code.co_name != "<module>" or "modules" not in code.co_names:
+        return False
+    return asks_presence(code) and not (told and bool(presence_sites(code)))
 
 
 @dataclass
