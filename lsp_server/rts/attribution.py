@@ -211,11 +211,10 @@ class UnitAttribution:
         rel = self.paths.python_rel(code.co_filename)
         units: tuple[Unit, ...] = ()
         is_module = code.co_name == "<module>"
-        # Only project code's reads count: library code (seen by 3.10/3.11's profile hook)
-        # looks names up by string all the time, in its own modules.
+        # Only project code's reads count: a library looks names up by string all the time.
         no_reads = is_module or rel is None
-        top_level = is_module and rel is not None
-        self._code_reads[identity(code)] = statement_listing(code, top_level, self._line_reads.seen)
+        listing = statement_listing(code, is_module and rel is not None, self._line_reads.seen)
+        self._code_reads[identity(code)] = listing
         if rel is not None:
             module = Unit(rel, MODULE)
             file_units = self.states.units(rel)
