@@ -36,11 +36,11 @@ _SPELLED = [
 
 def _with_dis(code: CodeType) -> bool:
     """The answer as ``dis`` gives it, instruction by instruction."""
+    global_loads = ("LOAD_GLOBAL", "LOAD_NAME", "LOAD_FROM_DICT_OR_GLOBALS")
+    namespaces = {"__dict__", "__globals__", "modules", *FRAME_NAMESPACES}
     for instruction in dis.get_instructions(code):
-        if instruction.opname in ("LOAD_GLOBAL", "LOAD_NAME", "LOAD_FROM_DICT_OR_GLOBALS"):
-            if instruction.argval in DYNAMIC_NAMES:
-                return True
-        namespaces = {"__dict__", "__globals__", "modules", *FRAME_NAMESPACES}
+        if instruction.opname in global_loads and instruction.argval in DYNAMIC_NAMES:
+            return True
         if instruction.opname == "LOAD_ATTR" and instruction.argval in namespaces:
             return True
     return False
