@@ -239,12 +239,12 @@ class RuntimeLookups:
 
     def _all_constant(self, arguments: tuple[Source | None, ...]) -> bool:
         """Whether every argument of a site is a constant: asked at each call of a lookup
-        site, of the tuples ``sites`` keeps, so answered once per tuple (by identity: a
-        list display's sources are a list, unhashable)."""
-        found = self._constant_arguments.get(id(arguments))
+        site, of the tuples ``sites`` keeps, so answered once per tuple (by ``identity``: a
+        list display's sources are a list, unhashable; ``id`` raises an audit event)."""
+        found = self._constant_arguments.get(identity(arguments))
         if found is None:
             constant = all(s is not None and s[0] == "const" for s in arguments)
-            found = self._constant_arguments[id(arguments)] = (arguments, constant)
+            found = self._constant_arguments[identity(arguments)] = (arguments, constant)
         return found[1]
 
     def _is_project_function(self, function: object) -> bool:
