@@ -280,8 +280,10 @@ class BindingReads:
             for pair in pending.difference(steps):
                 steps[pair] = self._binding_steps.step(pair, paths)
             taken = list(map(steps.__getitem__, pending))
-            found = found.union(*map(itemgetter(0), taken))
-            pending = set().union(*map(itemgetter(1), taken)) - seen - followed - done
+            # In place: a copy of ``found`` per round was a third of this loop on jinja.
+            found.update(*map(itemgetter(0), taken))
+            pending = set().union(*map(itemgetter(1), taken))
+            pending.difference_update(seen, followed, done)
             seen |= pending
         reads.follow(seen)
         return found, seen

@@ -45,7 +45,7 @@ from types import CodeType, FrameType
 
 from lsp_server.rts.lookups import DYNAMIC_NAMES, FRAME_NAMESPACES
 from lsp_server.rts.own_globals import own_globals_read
-from lsp_server.rts.reads import EVERY_NAME, code_reads
+from lsp_server.rts.reads import EVERY_NAME, code_reads, instruction_arguments
 
 TOLD_FRAME_READS = frozenset(["f_globals", "f_locals"])
 """The frame attributes whose owner a LINE event tells (``f_builtins`` stays whole)."""
@@ -131,20 +131,29 @@ def _spelled_key(code: CodeType) -> int:
     return _key((None, frozenset(names)))
 
 
-_GLOBAL_LOADS = frozenset(["LOAD_GLOBAL", "LOAD_NAME", "LOAD_FROM_DICT_OR_GLOBALS"])
+_GLOBAL_LOADS = frozenset(
+    dis.opmap[name]
+    for name in ("LOAD_GLOBAL", "LOAD_NAME", "LOAD_FROM_DICT_OR_GLOBALS")
+    if name in dis.opmap
+)
+_ATTRIBUTE_LOAD = dis.opmap["LOAD_ATTR"]
 # Read off any object, these are namespaces; ``getattr`` and the like spelled as attributes
 # are methods (jinja's template code calls ``environment.getattr``: project code, traced).
 _NAMESPACE_ATTRIBUTES = frozenset(["__dict__", "__globals__", "modules", *FRAME_NAMESPACES])
+_LOOKUP_SPELLINGS = DYNAMIC_NAMES | _NAMESPACE_ATTRIBUTES
 
 
 def _looks_up_by_string(code: CodeType) -> bool:
     """Whether code made from a string calls a lookup by string (``getattr``, ``vars``...)
-    or reads a namespace (``x.__dict__``)."""
-    for instruction in dis.get_instructions(code):
-        name = instruction.argval
-        if instruction.opname in _GLOBAL_LOADS and name in DYNAMIC_NAMES:
+    or reads a namespace (``x.__dict__``). Every name these loads take is one of
+    ``co_names``: code spelling none of them (most of jinja's templates, compiled anew in
+    nearly every test) is not read instruction by instruction."""
+    if _LOOKUP_SPELLINGS.isdisjoint(code.co_names):
+        return False
+    for _, opcode, name in instruction_arguments(code):
+        if opcode in _GLOBAL_LOADS and name in DYNAMIC_NAMES:
             return True
-        if instruction.opname == "LOAD_ATTR" and name in _NAMESPACE_ATTRIBUTES:
+        if opcode == _ATTRIBUTE_LOAD and name in _NAMESPACE_ATTRIBUTES:
             return True
     return False
 

@@ -57,6 +57,7 @@ from lsp_server.rts.named_reads import named_modules
 from lsp_server.rts.namespace_listings import record_listing
 from lsp_server.rts.reads import EVERY_NAME
 from lsp_server.rts.site_values import (
+    Source,
     parts_of,
     record_handed_names,
     record_method_call,
@@ -89,6 +90,8 @@ class RuntimeLookups:
         self._named: dict[int, frozenset[str]] = {}  # by ``sys.modules`` lookups: ``read``
         self._codes: dict[int, CodeType] = {}  # kept alive: an id stays a valid key
         self._calls: dict[int, int] = {}
+        # By id: (the sources of a site's name arguments, kept alive; whether all constant).
+        self._constant_arguments: dict[int, tuple[object, bool]] = {}
         self.names: dict[int, set[str]] = {}
         self.modules: dict[int, set[str]] = {}
         self.submodules: dict[int, set[str]] = {}  # what a fromlist may have imported
@@ -190,8 +193,7 @@ class RuntimeLookups:
         # A site naming a constant reads the same name every time: once recorded it need
         # not call back again, and is no hot loop to give up on (sqlparse's
         # ``setattr(token, "parent", self)`` runs once per token).
-        constant = function is not vars and bool(arguments)
-        constant = constant and all(s is not None and s[0] == "const" for s in arguments or ())
+        constant = function is not vars and bool(arguments) and self._all_constant(arguments or ())
         if not constant:
             count = self._calls[key] = self._calls.get(key, 0) + 1
             if count > MAX_CALLS:
@@ -235,6 +237,16 @@ class RuntimeLookups:
         self.modules.setdefault(key, set()).update(looked_up)
         names.update(parts_of(looked_up))
         return not constant
+
+    def _all_constant(self, arguments: tuple[Source | None, ...]) -> bool:
+        """Whether every argument of a site is a constant: asked at each call of a lookup
+        site, of the tuples ``sites`` keeps, so answered once per tuple (by ``identity``: a
+        list display's sources are a list, unhashable; ``id`` raises an audit event)."""
+        found = self._constant_arguments.get(identity(arguments))
+        if found is None:
+            constant = all(s is not None and s[0] == "const" for s in arguments)
+            found = self._constant_arguments[identity(arguments)] = (arguments, constant)
+        return found[1]
 
     def _is_project_function(self, function: object) -> bool:
         """A Python function (or a method of one) of a project module: a call site spelled

@@ -118,7 +118,7 @@ def _rewritten_test_module() -> CodeType:
 
 
 def test_instruction_arguments_agree_with_dis_on_real_and_rewritten_code() -> None:
-    from lsp_server.rts.read_lines import instruction_arguments
+    from lsp_server.rts.reads import instruction_arguments
 
     checked = 0
     modules = [typing, inspect, email.message, json.decoder, argparse, reads]
