@@ -19,10 +19,12 @@ from __future__ import annotations
 import os
 from types import FrameType
 
+from lsp_server.rts.calling_code import runs_code_of
 from lsp_server.rts.file_snapshot import file_checksum
 
 LISTING_EVENTS = frozenset(["os.listdir", "os.scandir"])
-_IMPORT_SYSTEM = ("<frozen importlib", os.path.join("importlib", "metadata"))
+_FINDERS = ("<frozen importlib",)
+_FINDER_PARTS = (os.path.join("importlib", "metadata"),)
 _FRAMES_SEEN = 4
 """How far up from the listing a finder of modules sits (``importlib.metadata``'s path
 objects list through two frames of their own)."""
@@ -30,14 +32,7 @@ objects list through two frames of their own)."""
 
 def listed_by_import_system(frame: FrameType | None) -> bool:
     """Whether the listing whose caller is ``frame`` finds modules or distributions."""
-    for _ in range(_FRAMES_SEEN):
-        if frame is None:
-            return False
-        filename = frame.f_code.co_filename
-        if filename.startswith(_IMPORT_SYSTEM[0]) or _IMPORT_SYSTEM[1] in filename:
-            return True
-        frame = frame.f_back
-    return False
+    return runs_code_of(frame, _FRAMES_SEEN, _FINDERS, _FINDER_PARTS)
 
 
 def listed_folder(args: tuple[object, ...]) -> str | None:

@@ -27,6 +27,8 @@ from collections.abc import Callable
 from types import FrameType
 from typing import Any
 
+from lsp_server.rts.calling_code import runs_code_of
+
 _PATHS = sysconfig.get_paths()
 _LIBRARY_DIRS = tuple(
     sorted(
@@ -37,10 +39,14 @@ _LIBRARY_DIRS = tuple(
         }
     )
 )
-_IMPORTERS = ("<frozen importlib", "<frozen runpy")
-_RUNNERS = (os.path.join("_pytest", "assertion", "rewrite.py"), "runpy.py")
-"""Readers of a source that compile it to run it: pytest's assertion rewriter, ``runpy``."""
-_LINECACHE = os.path.realpath(linecache.__file__)
+_RUNNERS = ("<frozen importlib", "<frozen runpy")
+_READERS = (
+    os.path.join("_pytest", "assertion", "rewrite.py"),
+    os.sep + "runpy.py",
+    linecache.__file__,
+)
+"""Readers of a source that compile it to run it (the import system, pytest's assertion
+rewriter, ``runpy``: frozen in 3.11+) or fill ``linecache``."""
 _FRAMES_SEEN = 4
 """How far up from ``open`` a reader of code sits: ``tokenize.open`` under
 ``linecache.updatecache``, ``pathlib``'s two frames under pytest's assertion rewriter."""
@@ -52,18 +58,8 @@ def _library_code(filename: str) -> bool:
 
 def opened_as_code(frame: FrameType | None) -> bool:
     """Whether the ``open`` whose caller is ``frame`` reads a source to run it or for
-    ``linecache``: the import system, pytest's assertion rewriter, ``runpy``, ``linecache``
-    filling its cache."""
-    for _ in range(_FRAMES_SEEN):
-        if frame is None:
-            return False
-        filename = frame.f_code.co_filename
-        if filename.startswith(_IMPORTERS) or filename.endswith(_RUNNERS):
-            return True
-        if os.path.realpath(filename) == _LINECACHE:
-            return True
-        frame = frame.f_back
-    return False
+    ``linecache``."""
+    return runs_code_of(frame, _FRAMES_SEEN, _RUNNERS, _READERS)
 
 
 class LinecacheWatch:
