@@ -52,6 +52,7 @@ _FRAMES_SEEN = 4
 ``linecache.updatecache``, ``pathlib``'s two frames under pytest's assertion rewriter."""
 
 
+@functools.cache  # asked at every ``getline`` of a ``.py``: tracebacks, warnings
 def _library_code(filename: str) -> bool:
     return filename.startswith("<") or os.path.realpath(filename).startswith(_LIBRARY_DIRS)
 
