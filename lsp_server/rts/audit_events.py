@@ -9,7 +9,6 @@ a tracer asked for ``exec`` events (``watch_exec``) or a recorder for ``__code__
 
 from __future__ import annotations
 
-import contextlib
 import os
 import sys
 from collections.abc import Callable
@@ -18,6 +17,7 @@ from typing import Any
 
 from lsp_server.rts.directory_listings import (
     LISTING_EVENTS,
+    event_path,
     listed_by_import_system,
     listed_folder,
 )
@@ -41,19 +41,18 @@ class FileWatcher:
 
     def on_open(self, args: tuple[Any, ...]) -> None:
         path, mode, flags = (*tuple(args), None, None, None)[:3]
-        if isinstance(path, int) or path is None:
+        opened = None if path is None else event_path(path)
+        if opened is None:
             return
         if isinstance(mode, str):
             if any(c in mode for c in "wax+"):
                 return
         elif isinstance(flags, int) and flags & _WRITE_FLAGS:
             return
-        with contextlib.suppress(TypeError, ValueError):
-            opened = os.path.abspath(os.fsdecode(path))
-            # on_open <- _audit <- the caller of open
-            if opened.endswith(".py") and opened_as_code(sys._getframe(2)):
-                return  # compiled or cached for reading lines: ``rts.source_file_reads``
-            self.note(opened)
+        # on_open <- _audit <- the caller of open
+        if opened.endswith(".py") and opened_as_code(sys._getframe(2)):
+            return  # compiled or cached for reading lines: ``rts.source_file_reads``
+        self.note(opened)
 
     def on_listing(self, args: tuple[Any, ...]) -> None:
         # on_listing <- _audit <- the caller of listdir/scandir

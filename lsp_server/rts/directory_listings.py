@@ -35,18 +35,22 @@ def listed_by_import_system(frame: FrameType | None) -> bool:
     return runs_code_of(frame, _FRAMES_SEEN, _FINDERS, _FINDER_PARTS)
 
 
-def listed_folder(args: tuple[object, ...]) -> str | None:
-    """The absolute path of the folder an ``os.listdir``/``os.scandir`` event lists (None
-    for a folder given by descriptor)."""
-    path = args[0] if args else None
-    if path is None:
-        return os.path.abspath(os.curdir)
+def event_path(path: object) -> str | None:
+    """The absolute path an audit event names (None for a file descriptor or a value that
+    is no path): the ``open`` and listing events give what the caller passed."""
     if isinstance(path, int):
         return None
     try:
         return os.path.abspath(os.fsdecode(path))  # type: ignore[arg-type]
     except (TypeError, ValueError):
         return None
+
+
+def listed_folder(args: tuple[object, ...]) -> str | None:
+    """The absolute path of the folder an ``os.listdir``/``os.scandir`` event lists (None
+    for a folder given by descriptor)."""
+    path = args[0] if args else None
+    return os.path.abspath(os.curdir) if path is None else event_path(path)
 
 
 def listing_digest(folder: str) -> str | None:
