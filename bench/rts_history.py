@@ -45,7 +45,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from rts_project import REPO, TOOLS, Project, Run
+from rts_project import REPO, TOOLS, Project, Run, compile_reks
 
 
 @dataclass
@@ -78,6 +78,7 @@ def _venv(work: Path, extra: list[str]) -> Path:
         subprocess.run([*pip, "--no-deps", "-e", str(REPO)], check=True)
     if extra:
         subprocess.run([*pip, *extra], check=True)
+    compile_reks(python)
     return python
 
 
@@ -271,8 +272,10 @@ def replay(
         reks = project.pytest("--reks-all", listing=False)
         testmon = project.pytest("--testmon", listing=False)
         print(
-            f"{name}: {plain.count} tests; recording overhead reks {reks.wall / plain.wall:.2f}x,"
-            f" testmon {testmon.wall / plain.wall:.2f}x (plain {plain.wall:.1f} s)",
+            f"{name}: {plain.count} tests; recording overhead (wall, CPU) reks"
+            f" {reks.wall / plain.wall:.2f}x {reks.cpu / plain.cpu:.2f}x, testmon"
+            f" {testmon.wall / plain.wall:.2f}x {testmon.cpu / plain.cpu:.2f}x"
+            f" (plain {plain.wall:.1f} s, {plain.cpu:.1f} s CPU)",
             flush=True,
         )
         before = _outcomes(project.pytest())

@@ -37,6 +37,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from rts_project import (
     Project,
+    compile_reks,
     edit_targets,
     insert_statement,
     prepare,
@@ -79,19 +80,6 @@ def from_checkout(source: Path, workdir: Path, venv: Path) -> Project:
     paths = [str(root / "src"), str(root)] if (root / "src").is_dir() else [str(root)]
     os.environ["PYTHONPATH"] = os.pathsep.join(paths)
     return Project(name, root, venv / "bin" / "python")
-
-
-def compile_reks(python: Path) -> None:
-    """Write the bytecode of the reks that ``python`` imports, as a user's first session
-    does: the runs go with ``PYTHONDONTWRITEBYTECODE`` (no bytecode in the project's
-    checkout), and an editable install of a fresh clone has none yet, so its reks would
-    be compiled from source in every timed session (0.4 s CPU at load 15), an installed
-    one (``--before-venv``) never."""
-    find = "import lsp_server, os; print(os.path.dirname(lsp_server.__file__))"
-    package = subprocess.run(
-        [str(python), "-c", find], capture_output=True, text=True, check=True, cwd="/"
-    ).stdout.strip()
-    subprocess.run([str(python), "-m", "compileall", "-q", package], check=True)
 
 
 def bench(project: Project, edits: int, seed: int, repeat: int, before: Path | None) -> None:
