@@ -278,3 +278,75 @@ def test_a_resource_read_by_every_test_keeps_the_child(
     detections = sum(1 for verdict in verdicts.values() if verdict == "detected")
     assert len(pids) == 2 + detections
     assert len(set(pids)) == 2
+
+
+def test_runs_of_tests_known_to_leave_state_fork_and_the_others_keep_their_child(
+    make_project: Callable[[dict[str, str]], Path],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """``test_log`` leaves an entry in ``journal.entries`` whatever the transformation (as
+    humanize's tests leave a translation cache filled): after its first run retires a kept
+    child, its later runs go the forked way at once, and the shapes' runs, after them, still
+    share one kept child (the worker used to fork per transformation for good after three
+    kept children in a row had run one transformation each)."""
+    root = make_project(
+        {
+            "journal.py": """
+                entries = []
+
+                def stamp(text):
+                    marked = "* " + text
+                    return marked
+
+                def shorten(text):
+                    short = text[:3]
+                    return short
+            """,
+            "shapes.py": """
+                def area(w, h):
+                    result = w * h
+                    return result
+
+                def perimeter(w, h):
+                    result = 2 * (w + h)
+                    return result
+            """,
+            "pids.py": NOTE_PID.replace('f"{os.getpid()}', 'f"{name} {os.getpid()}').replace(
+                "note_pid()", "note_pid(name)"
+            ),
+            "test_journal.py": """
+                import journal
+                from pids import note_pid
+
+                def test_log():
+                    note_pid("log")
+                    journal.entries.append(journal.stamp("made"))
+                    assert journal.shorten(journal.entries[-1]) == "* m"
+            """,
+            "test_shapes.py": """
+                from pids import note_pid
+                from shapes import area, perimeter
+
+                def test_area():
+                    note_pid("shapes")
+                    assert area(2, 3) == 6
+
+                def test_perimeter():
+                    note_pid("shapes")
+                    assert perimeter(2, 3) == 10
+            """,
+        }
+    )
+    verdicts, noted = _analysed(root, tmp_path / "pids.txt", monkeypatch)
+    detected = {key for key, verdict in verdicts.items() if verdict == "detected"}
+    assert {("stamp", 'return ""'), ("shorten", 'return ""')} <= detected
+    assert {("area", "return 0"), ("perimeter", "return 1")} <= detected
+    runs = list(zip(noted[::2], noted[1::2], strict=True))
+    observed = {pid for name, pid in runs[:3]}  # the observation run's child: all 3 tests
+    journal = [pid for name, pid in runs[3:] if name == "log"]
+    shapes = [pid for name, pid in runs[3:] if name == "shapes"]
+    assert len(journal) >= 4 and len(shapes) == 4
+    assert len(set(journal)) == len(journal)  # each run of test_log in a fresh child
+    assert len(set(shapes)) == 1  # the shapes' runs in one kept child
+    assert observed.isdisjoint(journal + shapes)
