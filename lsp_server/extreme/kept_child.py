@@ -19,10 +19,10 @@ and any other outcome (a timeout, a crash, an error) are not: the child is retir
 kept, for an ``undetected`` that left no state) and the transformation runs the forked
 way (``transform_run``), from the start. A worker whose state is too large to read
 (``state_digest.LIMIT``) forks per transformation; so does a pre-import worker. A run
-whose tests left state behind marks them (``KeptChild.leaving``): a later request that
-holds one of them goes the forked way at once (a kept child would only add its reading of
-the state to it), and the other requests keep their kept child (humanize's translation
-tests, freezegun's, left state at each run and used to turn kept children off for good).
+whose tests left state behind makes them suspects (``state_leavers``): a later request
+that holds one goes the forked way at once, and the other requests keep their kept child
+(humanize's translation tests, freezegun's, left state at each run and used to turn kept
+children off for good).
 """
 
 from __future__ import annotations
@@ -38,6 +38,7 @@ from typing import TYPE_CHECKING, Any
 
 from lsp_server.extreme import code_swap as swapping
 from lsp_server.extreme.state_digest import StateDigest
+from lsp_server.extreme.state_leavers import StateLeavers
 from lsp_server.extreme.worker_guard import children, kill_adopted
 from lsp_server.sandbox.forked import Forker, die_with_parent, flush_streams
 from lsp_server.sandbox.wire import ChannelError, FrameReader, encode, write_all
@@ -61,7 +62,7 @@ def kept_outcome(
     """In the worker: the outcome of the transformed run of ``request`` in its kept child,
     with what the run executed added to ``units``; or None, and the forked way decides
     (what the kept run executed is then not its record)."""
-    if worker.kept.off or not worker.kept.leaving.isdisjoint(request["tests"]):
+    if worker.kept.off or worker.kept.leavers.forks(request["tests"]):
         return None
     outcome = worker.kept.outcome(worker, request, run_tests)
     ran = worker.run_log.take() if worker.run_log is not None else []
@@ -88,7 +89,7 @@ class KeptChild:
         self.off = False  # a child per transformation (the state is too large to read)
         self.digest: StateDigest | None = None  # the worker's state (a fresh child's)
         self.import_recorder: Recorder | None = None  # the worker's, of its collection
-        self.leaving: set[str] = set()  # tests whose run left state behind (see module)
+        self.leavers = StateLeavers()  # the tests whose runs go the forked way at once
 
     def outcome(
         self,
@@ -112,10 +113,8 @@ class KeptChild:
             self.retire()
             return None
         outcome = reply.get("outcome")
+        self.leavers.note(request["tests"], outcome, left_state=not reply.get("keep"))
         if not reply.get("keep"):
-            # Which of the tests run left the state is not known: each is marked.
-            ran = (outcome or {}).get("tests") or request["tests"]
-            self.leaving.update(ran)
             self.retire(ending=True)
         return outcome if reply.get("trusted") else None
 
