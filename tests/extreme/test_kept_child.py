@@ -350,3 +350,53 @@ def test_runs_of_tests_known_to_leave_state_fork_and_the_others_keep_their_child
     assert len(set(journal)) == len(journal)  # each run of test_log in a fresh child
     assert len(set(shapes)) == 1  # the shapes' runs in one kept child
     assert observed.isdisjoint(journal + shapes)
+
+
+def test_a_test_module_importing_pytest_mark_still_shares_a_kept_child(
+    make_project: Callable[[dict[str, str]], Path],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """``from pytest import mark`` (boltons' test modules) reached pytest's configuration,
+    and through it the session and every collected test: with enough tests the state was
+    too large to read, and the worker forked per transformation."""
+    root = make_project(
+        {
+            "shapes.py": """
+                def area(w, h):
+                    result = w * h
+                    return result
+
+                def perimeter(w, h):
+                    result = 2 * (w + h)
+                    return result
+            """,
+            "pids.py": NOTE_PID,
+            "test_shapes.py": """
+                from pytest import mark
+
+                from pids import note_pid
+                from shapes import area, perimeter
+
+                def test_area():
+                    note_pid()
+                    assert area(2, 3) == 6
+
+                def test_perimeter():
+                    note_pid()
+                    assert perimeter(2, 3) == 10
+
+                @mark.parametrize("n", range(600))
+                def test_counts(n):
+                    assert n >= 0
+            """,
+        }
+    )
+    verdicts, pids = _analysed(root, tmp_path / "pids.txt", monkeypatch)
+    assert verdicts[("area", "return 0")] == "detected"
+    assert verdicts[("perimeter", "return 1")] == "detected"
+    detections = sum(1 for verdict in verdicts.values() if verdict == "detected")
+    assert detections == 4
+    # The observation run's child (2 tests noted), then one kept child for every detection.
+    assert len(pids) == 2 + detections
+    assert len(set(pids)) == 2
