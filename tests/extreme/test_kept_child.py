@@ -23,6 +23,34 @@ def note_pid():
         out.write(f"{os.getpid()}\\n")
 """
 
+NOTE_NAMED_PID = NOTE_PID.replace('f"{os.getpid()}', 'f"{name} {os.getpid()}').replace(
+    "note_pid()", "note_pid(name)"
+)
+"""``note_pid(name)``: each test run appends its name and the pid of its process."""
+
+TWO_SHAPES = """
+def area(w, h):
+    result = w * h
+    return result
+
+def perimeter(w, h):
+    result = 2 * (w + h)
+    return result
+"""
+
+TWO_SHAPE_TESTS = """
+from pids import note_pid
+from shapes import area, perimeter
+
+def test_area():
+    note_pid("shapes")
+    assert area(2, 3) == 6
+
+def test_perimeter():
+    note_pid("shapes")
+    assert perimeter(2, 3) == 10
+"""
+
 
 def _analysed(
     root: Path, pids: Path, monkeypatch: pytest.MonkeyPatch
@@ -303,18 +331,8 @@ def test_runs_of_tests_known_to_leave_state_fork_and_the_others_keep_their_child
                     short = text[:3]
                     return short
             """,
-            "shapes.py": """
-                def area(w, h):
-                    result = w * h
-                    return result
-
-                def perimeter(w, h):
-                    result = 2 * (w + h)
-                    return result
-            """,
-            "pids.py": NOTE_PID.replace('f"{os.getpid()}', 'f"{name} {os.getpid()}').replace(
-                "note_pid()", "note_pid(name)"
-            ),
+            "shapes.py": TWO_SHAPES,
+            "pids.py": NOTE_NAMED_PID,
             "test_journal.py": """
                 import journal
                 from pids import note_pid
@@ -324,18 +342,7 @@ def test_runs_of_tests_known_to_leave_state_fork_and_the_others_keep_their_child
                     journal.entries.append(journal.stamp("made"))
                     assert journal.shorten(journal.entries[-1]) == "* m"
             """,
-            "test_shapes.py": """
-                from pids import note_pid
-                from shapes import area, perimeter
-
-                def test_area():
-                    note_pid("shapes")
-                    assert area(2, 3) == 6
-
-                def test_perimeter():
-                    note_pid("shapes")
-                    assert perimeter(2, 3) == 10
-            """,
+            "test_shapes.py": TWO_SHAPE_TESTS,
         }
     )
     verdicts, noted = _analysed(root, tmp_path / "pids.txt", monkeypatch)
@@ -362,37 +369,20 @@ def test_a_test_module_importing_pytest_mark_still_shares_a_kept_child(
     too large to read, and the worker forked per transformation."""
     root = make_project(
         {
-            "shapes.py": """
-                def area(w, h):
-                    result = w * h
-                    return result
+            "shapes.py": TWO_SHAPES,
+            "pids.py": NOTE_NAMED_PID,
+            "test_shapes.py": TWO_SHAPE_TESTS
+            + """
+from pytest import mark
 
-                def perimeter(w, h):
-                    result = 2 * (w + h)
-                    return result
-            """,
-            "pids.py": NOTE_PID,
-            "test_shapes.py": """
-                from pytest import mark
-
-                from pids import note_pid
-                from shapes import area, perimeter
-
-                def test_area():
-                    note_pid()
-                    assert area(2, 3) == 6
-
-                def test_perimeter():
-                    note_pid()
-                    assert perimeter(2, 3) == 10
-
-                @mark.parametrize("n", range(600))
-                def test_counts(n):
-                    assert n >= 0
-            """,
+@mark.parametrize("n", range(600))
+def test_counts(n):
+    assert n >= 0
+""",
         }
     )
-    verdicts, pids = _analysed(root, tmp_path / "pids.txt", monkeypatch)
+    verdicts, noted = _analysed(root, tmp_path / "pids.txt", monkeypatch)
+    pids = noted[1::2]
     assert verdicts[("area", "return 0")] == "detected"
     assert verdicts[("perimeter", "return 1")] == "detected"
     detections = sum(1 for verdict in verdicts.values() if verdict == "detected")
