@@ -3,10 +3,11 @@ one goes the forked way at once, where a kept child would only add its reading o
 state to the run (and redo a later ``undetected`` verdict in a fresh child).
 
 A run that left state says only that one of its tests did. Its tests are suspected, less
-those that passed in a run that left none: a project's clean tests run beside its
-state-leaving ones (humanize's translation tests beside its number tests), and marking
-them too sent a third of humanize's runs to a fresh child where a kept one served
-before. Which way a run goes decides its cost only, never its verdict.
+those that passed in a kept child's run that left none: a project's clean tests run beside
+its state-leaving ones in one request (a function both reach), and would send every later
+run of theirs to a fresh child. A test that failed in a clean run is not cleared: it may
+have stopped before what leaves the state. Which way a run goes decides its cost only,
+never its verdict.
 """
 
 from __future__ import annotations

@@ -390,3 +390,61 @@ def test_counts(n):
     # The observation run's child (2 tests noted), then one kept child for every detection.
     assert len(pids) == 2 + detections
     assert len(set(pids)) == 2
+
+
+def test_a_test_seen_passing_in_a_clean_run_is_no_suspect_of_a_run_that_left_state(
+    make_project: Callable[[dict[str, str]], Path],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """``touch -> pass`` runs ``test_area`` and ``test_log`` in one run, which leaves state
+    (``test_log``'s). ``test_area`` passed in a kept child's run that left none before it
+    (``mark -> pass``): so ``double``'s runs, of ``test_area`` alone, after it, still share
+    one kept child."""
+    root = make_project(
+        {
+            "a.py": """
+                def mark(x):
+                    marked = x
+            """,
+            "b.py": """
+                def touch(x):
+                    seen = x
+            """,
+            "c.py": """
+                def double(x):
+                    twice = 2 * x
+                    return twice
+            """,
+            "journal.py": "entries = []\n",
+            "pids.py": NOTE_NAMED_PID,
+            "test_shapes.py": """
+                import journal
+                from a import mark
+                from b import touch
+                from c import double
+                from pids import note_pid
+
+                def test_area():
+                    note_pid("area")
+                    mark(1)
+                    touch(1)
+                    assert double(4) == 8
+
+                def test_log():
+                    note_pid("log")
+                    touch(2)
+                    journal.entries.append(1)
+            """,
+        }
+    )
+    verdicts, noted = _analysed(root, tmp_path / "pids.txt", monkeypatch)
+    assert verdicts[("mark", "pass")] == "undetected"
+    assert verdicts[("touch", "pass")] == "undetected"
+    assert verdicts[("double", "return 0")] == "detected"
+    assert verdicts[("double", "return 1")] == "detected"
+    area_runs = [pid for name, pid in zip(noted[::2], noted[1::2], strict=True) if name == "area"]
+    # The observation run, mark's, touch's (kept, then again in a fresh child as a later
+    # undetected verdict), double's two: the last two in one kept child.
+    assert len(area_runs) == 6
+    assert area_runs[-1] == area_runs[-2]
