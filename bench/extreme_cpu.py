@@ -25,6 +25,7 @@ import shutil
 import statistics
 import tempfile
 import time
+import types
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -105,6 +106,8 @@ def wrap_steps() -> None:
     _timed(_pytest.runner, "runtestprotocol", "test")
     _timed(kept_child._ChildSession, "run", "kept run")
     _timed(kept_child._ChildSession, "_clean", "kept clean")
+    # The kept child's own collections only (the worker's before it forks are not a run's).
+    kept_child.gc = types.SimpleNamespace(collect=kept_child.gc.collect)  # type: ignore[assignment]
     _timed(kept_child.gc, "collect", "collect garbage")
     _timed(state_digest.StateDigest, "changed", "state check")
     _timed(kept_child.KeptChild, "_start", "kept fork")
