@@ -25,6 +25,7 @@ import shutil
 import statistics
 import tempfile
 import time
+import types
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -33,7 +34,7 @@ import _pytest.runner
 from extreme_speed import PROJECTS, QUIET, WORK, fetch, import_root, load, record_store
 from worker_timeline import MARKS, cpu_ms
 
-from lsp_server.extreme import kept_child, run_log, transform_run
+from lsp_server.extreme import kept_child, run_log, state_digest, transform_run
 from lsp_server.extreme import pool as pool_module
 from lsp_server.extreme.analysis import Analysis, Options, analyse
 from lsp_server.sandbox import forked
@@ -105,6 +106,10 @@ def wrap_steps() -> None:
     _timed(_pytest.runner, "runtestprotocol", "test")
     _timed(kept_child._ChildSession, "run", "kept run")
     _timed(kept_child._ChildSession, "_clean", "kept clean")
+    # The kept child's own collections only (the worker's before it forks are not a run's).
+    kept_child.gc = types.SimpleNamespace(collect=kept_child.gc.collect)  # type: ignore[assignment]
+    _timed(kept_child.gc, "collect", "collect garbage")
+    _timed(state_digest.StateDigest, "changed", "state check")
     _timed(kept_child.KeptChild, "_start", "kept fork")
     forked._child = _in_child(forked._child)  # type: ignore[assignment]
     run_child = transform_run.run_child
@@ -212,7 +217,9 @@ def _kept_lines(by_step: dict[str, list[dict[str, float]]], count: int) -> list[
     return [
         f"    kept children: {len(runs)} runs of {count} requests, {len(forks)} children; "
         f"{_total(runs) * ms:.1f} ms a run (of it putting back and checking the state "
-        f"{_total(by_step.get('kept clean', [])) * ms:.1f} ms), "
+        f"{_total(by_step.get('kept clean', [])) * ms:.1f} ms: collecting garbage "
+        f"{_total(by_step.get('collect garbage', [])) * ms:.1f} ms, reading the state "
+        f"{_total(by_step.get('state check', [])) * ms:.1f} ms), "
         f"{_total(runs):.2f} s in all; forking them {_total(forks):.2f} s in the worker"
     ]
 

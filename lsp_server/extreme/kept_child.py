@@ -18,8 +18,11 @@ a state read equal to the fresh one. A later ``undetected`` (the verdict a user 
 and any other outcome (a timeout, a crash, an error) are not: the child is retired (or
 kept, for an ``undetected`` that left no state) and the transformation runs the forked
 way (``transform_run``), from the start. A worker whose state is too large to read
-(``state_digest.LIMIT``) forks per transformation; so does a pre-import worker, and a
-worker whose last ``SINGLE_RUNS`` kept children each ran one transformation.
+(``state_digest.LIMIT``) forks per transformation; so does a pre-import worker. A run
+whose tests left state behind makes them suspects (``state_leavers``): a later request
+that holds one goes the forked way at once, and the other requests keep their kept child
+(humanize's translation tests, freezegun's, left state at each run and used to turn kept
+children off for good).
 """
 
 from __future__ import annotations
@@ -35,6 +38,7 @@ from typing import TYPE_CHECKING, Any
 
 from lsp_server.extreme import code_swap as swapping
 from lsp_server.extreme.state_digest import StateDigest
+from lsp_server.extreme.state_leavers import StateLeavers
 from lsp_server.extreme.worker_guard import children, kill_adopted
 from lsp_server.sandbox.forked import Forker, die_with_parent, flush_streams
 from lsp_server.sandbox.wire import ChannelError, FrameReader, encode, write_all
@@ -49,10 +53,6 @@ if TYPE_CHECKING:
     """The transformed run of a request in the kept child, and the code to put back."""
 
 KEPT_VERDICTS = frozenset({"detected", "undetected"})
-SINGLE_RUNS = 3
-"""Kept children in a row that each ran one transformation (its tests left state behind)
-before the worker forks per transformation again: on such a project a kept child only
-adds its reading of the state to each run."""
 _CLEANUP_MARK = "tearDown_exceptions"
 
 
@@ -62,7 +62,7 @@ def kept_outcome(
     """In the worker: the outcome of the transformed run of ``request`` in its kept child,
     with what the run executed added to ``units``; or None, and the forked way decides
     (what the kept run executed is then not its record)."""
-    if worker.kept.off:
+    if worker.kept.off or worker.kept.leavers.forks(request["tests"]):
         return None
     outcome = worker.kept.outcome(worker, request, run_tests)
     ran = worker.run_log.take() if worker.run_log is not None else []
@@ -89,8 +89,7 @@ class KeptChild:
         self.off = False  # a child per transformation (the state is too large to read)
         self.digest: StateDigest | None = None  # the worker's state (a fresh child's)
         self.import_recorder: Recorder | None = None  # the worker's, of its collection
-        self.served = 0  # runs of the kept child
-        self.single_runs = 0  # children in a row retired after one run
+        self.leavers = StateLeavers()  # the tests whose runs go the forked way at once
 
     def outcome(
         self,
@@ -113,12 +112,10 @@ class KeptChild:
         except (ChannelError, OSError, ValueError, TypeError):
             self.retire()
             return None
-        self.served += 1
-        if not reply.get("keep"):
-            self.single_runs = self.single_runs + 1 if self.served == 1 else 0
-            self.off = self.off or self.single_runs >= SINGLE_RUNS
-            self.retire(ending=True)
         outcome = reply.get("outcome")
+        self.leavers.note(request["tests"], outcome, left_state=not reply.get("keep"))
+        if not reply.get("keep"):
+            self.retire(ending=True)
         return outcome if reply.get("trusted") else None
 
     def take(self, root: str) -> None:
@@ -173,7 +170,6 @@ class KeptChild:
         os.close(request_read)
         os.close(reply_write)
         self.pid, self._requests, self._replies = pid, request_write, FrameReader(reply_read)
-        self.served = 0
 
 
 def _serve(

@@ -16,10 +16,10 @@ handlers, trace functions, logging, threads) must be equal.
 
 What it cannot see is the limit of this check: a state reachable from more than
 ``LIMIT`` objects is not taken (the worker forks per transformation then); an opaque C
-object (a lock, a compiled pattern, a library's C state) is compared by identity only;
-``itertools`` counters and cycles by their ``repr``. So a kept child's later
-``undetected`` verdict is run again in a fresh child (``kept_child``). Standard library
-only (runs in the worker).
+object (a lock, a compiled pattern, a library's C state) and pytest's configuration are
+compared by identity only; ``itertools`` counters and cycles by their ``repr``. So a kept
+child's later ``undetected`` verdict is run again in a fresh child (``kept_child``).
+Standard library only (runs in the worker).
 """
 
 from __future__ import annotations
@@ -66,6 +66,11 @@ _SIGNALS = [
 _LRU_CACHE: type = getattr(functools, "_lru_cache_wrapper", type(None))
 _REPR_STATE = ("itertools.count", "itertools.cycle", "itertools.repeat")
 """C iterators of ``itertools`` whose ``repr`` shows their position."""
+_RUNNER_CONFIG = ("_pytest.config", "Config")
+"""pytest's configuration (module, class): the test runner's, not the project's. A test
+module reaches it through ``pytest.mark`` (``from pytest import mark``) and with it all of
+pytest's and its plugins' objects (boltons: past ``LIMIT``, so no kept child); a test
+changes it through ``request.config``, which the walk never reached. Compared by identity."""
 _GLOBAL_RANDOM = getattr(random.random, "__self__", None)
 """The ``random`` module's own generator: seeded anew in each forked child (by ``random``
 itself), so no part of the fresh state; a kept child seeds it anew before each run."""
@@ -117,6 +122,7 @@ _SETS = _Kind(set.__len__, set.__iter__)
 _DEQUES = _Kind(deque.__len__, deque.__iter__)
 _FUNCTIONS = _Kind(None, _FUNCTION_PARTS, _referents)
 _CELLS = _Kind(None, lambda cell: (_CELL(cell),))
+_SUBCLASSES = _Kind(None, type.__subclasses__)
 
 
 @dataclass
@@ -258,7 +264,7 @@ class _Walk:
         self.seen.add(id(obj))
         # ``issubclass`` on the real type and the base types' own methods: no code of the
         # project's classes (a proxy's ``__class__``, an ``__iter__``) runs here.
-        if issubclass(kind, _OPAQUE):
+        if issubclass(kind, _OPAQUE) or (kind.__module__, kind.__qualname__) == _RUNNER_CONFIG:
             return
         if issubclass(kind, dict):
             self.values(self.track(obj, _DICT_KEYS, _DICT_VALUES))
@@ -300,7 +306,10 @@ class _Walk:
 
     def klass(self, klass: type) -> None:
         if klass.__module__ in self.module_names:  # a library's class: by identity
-            self.values(self.track_other(klass, _class_parts))
+            # Its namespace is read as any dict, with the others in C loops: read class
+            # by class (a Python call each) it was most of a check on more-itertools.
+            self.value(_namespace(klass))
+            self.values(self.track(klass, _SUBCLASSES))
 
     def other(self, obj: Any, kind: type) -> None:
         if issubclass(kind, _LRU_CACHE):  # a ``functools`` cache: a new entry is state
@@ -338,9 +347,11 @@ def _cell_content(cell: types.CellType) -> list[Any]:
         return [_EMPTY]
 
 
-def _class_parts(klass: type) -> list[Any]:
-    names = vars(klass)
-    return [*names.keys(), *names.values(), *type.__subclasses__(klass)]
+def _namespace(klass: type) -> dict[str, Any]:
+    """The dict a class keeps its names in (``vars`` gives a read-only view of it, whose
+    contents the collector reports): ``setattr`` and ``delattr`` on the class change it."""
+    (names,) = gc.get_referents(type.__dict__["__dict__"].__get__(klass))
+    return names
 
 
 def _cache_stats(cache: Any) -> tuple[int, int]:

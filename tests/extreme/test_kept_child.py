@@ -23,6 +23,34 @@ def note_pid():
         out.write(f"{os.getpid()}\\n")
 """
 
+NOTE_NAMED_PID = NOTE_PID.replace('f"{os.getpid()}', 'f"{name} {os.getpid()}').replace(
+    "note_pid()", "note_pid(name)"
+)
+"""``note_pid(name)``: each test run appends its name and the pid of its process."""
+
+TWO_SHAPES = """
+def area(w, h):
+    result = w * h
+    return result
+
+def perimeter(w, h):
+    result = 2 * (w + h)
+    return result
+"""
+
+TWO_SHAPE_TESTS = """
+from pids import note_pid
+from shapes import area, perimeter
+
+def test_area():
+    note_pid("shapes")
+    assert area(2, 3) == 6
+
+def test_perimeter():
+    note_pid("shapes")
+    assert perimeter(2, 3) == 10
+"""
+
 
 def _analysed(
     root: Path, pids: Path, monkeypatch: pytest.MonkeyPatch
@@ -278,3 +306,145 @@ def test_a_resource_read_by_every_test_keeps_the_child(
     detections = sum(1 for verdict in verdicts.values() if verdict == "detected")
     assert len(pids) == 2 + detections
     assert len(set(pids)) == 2
+
+
+def test_runs_of_tests_known_to_leave_state_fork_and_the_others_keep_their_child(
+    make_project: Callable[[dict[str, str]], Path],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """``test_log`` leaves an entry in ``journal.entries`` whatever the transformation (as
+    humanize's tests leave a translation cache filled): after its first run retires a kept
+    child, its later runs go the forked way at once, and the shapes' runs, after them, still
+    share one kept child (the worker used to fork per transformation for good after three
+    kept children in a row had run one transformation each)."""
+    root = make_project(
+        {
+            "journal.py": """
+                entries = []
+
+                def stamp(text):
+                    marked = "* " + text
+                    return marked
+
+                def shorten(text):
+                    short = text[:3]
+                    return short
+            """,
+            "shapes.py": TWO_SHAPES,
+            "pids.py": NOTE_NAMED_PID,
+            "test_journal.py": """
+                import journal
+                from pids import note_pid
+
+                def test_log():
+                    note_pid("log")
+                    journal.entries.append(journal.stamp("made"))
+                    assert journal.shorten(journal.entries[-1]) == "* m"
+            """,
+            "test_shapes.py": TWO_SHAPE_TESTS,
+        }
+    )
+    verdicts, noted = _analysed(root, tmp_path / "pids.txt", monkeypatch)
+    detected = {key for key, verdict in verdicts.items() if verdict == "detected"}
+    assert {("stamp", 'return ""'), ("shorten", 'return ""')} <= detected
+    assert {("area", "return 0"), ("perimeter", "return 1")} <= detected
+    runs = list(zip(noted[::2], noted[1::2], strict=True))
+    observed = {pid for name, pid in runs[:3]}  # the observation run's child: all 3 tests
+    journal = [pid for name, pid in runs[3:] if name == "log"]
+    shapes = [pid for name, pid in runs[3:] if name == "shapes"]
+    assert len(journal) >= 4 and len(shapes) == 4
+    assert len(set(journal)) == len(journal)  # each run of test_log in a fresh child
+    assert len(set(shapes)) == 1  # the shapes' runs in one kept child
+    assert observed.isdisjoint(journal + shapes)
+
+
+def test_a_test_module_importing_pytest_mark_still_shares_a_kept_child(
+    make_project: Callable[[dict[str, str]], Path],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """``from pytest import mark`` (boltons' test modules) reached pytest's configuration,
+    and through it the session and every collected test: with enough tests the state was
+    too large to read, and the worker forked per transformation."""
+    root = make_project(
+        {
+            "shapes.py": TWO_SHAPES,
+            "pids.py": NOTE_NAMED_PID,
+            "test_shapes.py": TWO_SHAPE_TESTS
+            + """
+from pytest import mark
+
+@mark.parametrize("n", range(600))
+def test_counts(n):
+    assert n >= 0
+""",
+        }
+    )
+    verdicts, noted = _analysed(root, tmp_path / "pids.txt", monkeypatch)
+    pids = noted[1::2]
+    assert verdicts[("area", "return 0")] == "detected"
+    assert verdicts[("perimeter", "return 1")] == "detected"
+    detections = sum(1 for verdict in verdicts.values() if verdict == "detected")
+    assert detections == 4
+    # The observation run's child (2 tests noted), then one kept child for every detection.
+    assert len(pids) == 2 + detections
+    assert len(set(pids)) == 2
+
+
+def test_a_test_seen_passing_in_a_clean_run_is_no_suspect_of_a_run_that_left_state(
+    make_project: Callable[[dict[str, str]], Path],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """``touch -> pass`` runs ``test_area`` and ``test_log`` in one run, which leaves state
+    (``test_log``'s). ``test_area`` passed in a kept child's run that left none before it
+    (``mark -> pass``): so ``double``'s runs, of ``test_area`` alone, after it, still share
+    one kept child."""
+    root = make_project(
+        {
+            "a.py": """
+                def mark(x):
+                    marked = x
+            """,
+            "b.py": """
+                def touch(x):
+                    seen = x
+            """,
+            "c.py": """
+                def double(x):
+                    twice = 2 * x
+                    return twice
+            """,
+            "journal.py": "entries = []\n",
+            "pids.py": NOTE_NAMED_PID,
+            "test_shapes.py": """
+                import journal
+                from a import mark
+                from b import touch
+                from c import double
+                from pids import note_pid
+
+                def test_area():
+                    note_pid("area")
+                    mark(1)
+                    touch(1)
+                    assert double(4) == 8
+
+                def test_log():
+                    note_pid("log")
+                    touch(2)
+                    journal.entries.append(1)
+            """,
+        }
+    )
+    verdicts, noted = _analysed(root, tmp_path / "pids.txt", monkeypatch)
+    assert verdicts[("mark", "pass")] == "undetected"
+    assert verdicts[("touch", "pass")] == "undetected"
+    assert verdicts[("double", "return 0")] == "detected"
+    assert verdicts[("double", "return 1")] == "detected"
+    area_runs = [pid for name, pid in zip(noted[::2], noted[1::2], strict=True) if name == "area"]
+    # The observation run, mark's, touch's (kept, then again in a fresh child as a later
+    # undetected verdict), double's two: the last two in one kept child.
+    assert len(area_runs) == 6
+    assert area_runs[-1] == area_runs[-2]

@@ -99,6 +99,8 @@ def test_an_untouched_state_reads_as_fresh(
         "module.square(4)",
         "module.adder.__closure__[0].cell_contents = 2",
         "module.Config.level = 2",
+        "module.Config.added = 1",
+        "del module.Config.level",
         "module.default.name = 'y'",
         "module.origin.x = 5",
         "module.make_adder.__defaults__ = (1,)",
@@ -197,3 +199,43 @@ def test_a_check_raises_no_audit_event_per_function(
     finally:
         _AUDITED = None
     assert "object.__getattr__" not in seen
+
+
+def test_a_subclass_made_and_kept_outside_the_project_is_a_change(
+    stateful: tuple[ModuleType, Callable[[], StateDigest]],
+) -> None:
+    """The project's classes are read with their subclasses: one made by a run and held by
+    a library's module (no project namespace changed) is state a fresh child lacks."""
+    module, take = stateful
+    digest = take()
+    held = textwrap
+    held.reks_kept_subclass = type("Sub", (module.Config,), {})  # type: ignore[attr-defined]
+    try:
+        assert digest.changed()
+    finally:
+        del held.reks_kept_subclass  # type: ignore[attr-defined]
+
+
+def test_a_test_module_importing_pytest_mark_keeps_a_readable_state(
+    tmp_path: Path,
+) -> None:
+    """``from pytest import mark`` reached pytest's configuration, and through it every
+    object of pytest and its plugins (this session's: past ``LIMIT``): the digest was not
+    taken and the worker forked per transformation (boltons' test modules). The runner's
+    configuration is compared by identity; the module's own state is still read."""
+    root = tmp_path / "project"
+    root.mkdir()
+    name = f"marked_{abs(hash(tmp_path)) % 10**8}"
+    (root / f"{name}.py").write_text("from pytest import mark\n\nseen = []\n")
+    sys.path.insert(0, str(root))
+    try:
+        module = importlib.import_module(name)
+        assert module.mark._config is not None  # this session's configuration
+        digest = StateDigest.take(str(root))
+        assert digest is not None
+        assert not digest.changed()
+        module.seen.append(1)
+        assert digest.changed()
+    finally:
+        sys.path.remove(str(root))
+        sys.modules.pop(name, None)
