@@ -31,7 +31,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import compileall
 import contextlib
 import os
 import shutil
@@ -48,6 +47,7 @@ from typing import Any
 
 from lsprotocol import types
 from pygls.lsp.client import LanguageClient
+from reks_bytecode import compile_reks
 
 TIMEOUT = 600.0
 """Seconds any one request may take (``--timeout``): generous, since a loaded machine
@@ -61,19 +61,6 @@ class Figures:
     name: str
     values: dict[str, float | None] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
-
-
-def compile_reks() -> None:
-    """Compile reks's modules to bytecode, as pip does when it installs a package: the peers
-    and rope, installed by pip, start from bytecode, and with ``PYTHONDONTWRITEBYTECODE``
-    set (as on the team's machines) an editable reks compiles its hundred-odd modules from
-    source in every process it starts (the server, its rope and outline workers): about
-    0.5 s of the start to the first rename at load 15 (issue 15)."""
-    import lsp_server
-
-    package = Path(lsp_server.__file__).parent
-    compileall.compile_dir(str(package), quiet=1)
-    print(f"reks compiled to bytecode ({package}), as an installed package is")
 
 
 def copy_stdlib(dest: Path, full: bool) -> Path:

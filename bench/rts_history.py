@@ -45,7 +45,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from rts_project import REPO, TOOLS, Project, Run, compile_reks
+from reks_bytecode import compile_reks
+from rts_project import REPO, TOOLS, Project, Run
 
 
 @dataclass

@@ -35,9 +35,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from reks_bytecode import compile_reks
 from rts_project import (
     Project,
-    compile_reks,
     edit_targets,
     insert_statement,
     prepare,

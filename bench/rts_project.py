@@ -128,19 +128,6 @@ class Project:
         return sorted(p for p in src.rglob("*.py") if "__pycache__" not in p.parts)
 
 
-def compile_reks(python: Path) -> None:
-    """Write the bytecode of the reks that ``python`` imports, as a user's first session
-    does: the runs go with ``PYTHONDONTWRITEBYTECODE`` (no bytecode in the project's
-    checkout), and an editable install of a fresh clone has none yet, so its reks would
-    be compiled from source in every timed session (0.4 s CPU at load 15), an installed
-    one (``--before-venv``) never."""
-    find = "import lsp_server, os; print(os.path.dirname(lsp_server.__file__))"
-    package = subprocess.run(
-        [str(python), "-c", find], capture_output=True, text=True, check=True, cwd="/"
-    ).stdout.strip()
-    subprocess.run([str(python), "-m", "compileall", "-q", package], check=True)
-
-
 def _sh(*cmd: str, cwd: Path | None = None) -> None:
     subprocess.run(cmd, cwd=cwd, check=True, stdout=subprocess.DEVNULL)
 
