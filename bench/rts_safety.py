@@ -121,8 +121,14 @@ def bench(name: str, workdir: Path, count: int, seed: int, as_shipped: bool) -> 
         try:
             if not _compiles(mutation.path):
                 continue
+            try:
+                full = project.pytest()
+            except RuntimeError:
+                # The mutation breaks loading a conftest (attrs' class decorators run at
+                # import): pytest runs nothing, with or without a tool.
+                print(f"{mutation.label(project.root)[:56]:56} suite does not load: skipped")
+                continue
             done += 1
-            full = project.pytest()
             failing = full.failed - base.failed
             r = project.pytest("--reks")
             t = project.pytest("--testmon")
