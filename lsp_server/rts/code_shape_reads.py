@@ -1,0 +1,110 @@
+"""Code reads that see a function's shape only: its parameters and local names, not where
+it sits in its file.
+
+A told read of ``f.__code__`` (``rts.code_read_targets``) shows f's own units and, since
+any attribute of the code object may be read (``co_firstlineno``), every unit of its file
+that may sit above f and any name added to that file (``rts.code_read_units``). Reads are
+kept by reader over the session, so a reader that every test runs spreads that to every
+test: pluggy's ``varnames`` reads ``func.__code__`` of each hook implementation registered
+(the test files' nested plugin classes) for ``co_varnames[: co_argcount]``, and a one-line
+edit of one test's body (pluggy d23f110) selected 111 of 144 tests, testmon 1.
+
+A reader whose every ``__code__`` load is kept in a fast local or read at once, and whose
+every load of such a local is followed by the read of an attribute in ``SHAPE_ATTRIBUTES``,
+sees what f's own text decides (its signature, its local names, its flags, its names),
+never a line number: no unit above f moves what it reads. Its reads show f's own units but
+their places (``shape_units``). Any other use (the code object returned, stored, passed,
+``co_firstlineno``, ``co_consts``, ``__code__`` spelled as a string) keeps the wide reading.
+"""
+
+from __future__ import annotations
+
+import dis
+import functools
+import sys
+from types import CodeType
+
+from lsp_server.rts.code_read_targets import SOURCE_READS
+from lsp_server.rts.file_units import FileUnits
+from lsp_server.rts.unit_names import is_place
+
+SHAPE_ATTRIBUTES = frozenset(
+    [
+        *("co_argcount", "co_posonlyargcount", "co_kwonlyargcount", "co_nlocals"),
+        *("co_varnames", "co_cellvars", "co_freevars", "co_flags", "co_name", "co_qualname"),
+    ]
+)
+"""Attributes of a code object that its function's own text alone decides, no position."""
+
+_CODE = "__code__"
+_LOCAL_LOADS = frozenset(["LOAD_FAST", "LOAD_FAST_CHECK", "LOAD_FAST_AND_CLEAR"])
+_LOCAL_OPS = frozenset([*_LOCAL_LOADS, "STORE_FAST", "DELETE_FAST"])
+
+
+@functools.cache
+def reads_shape_only(code: CodeType) -> bool:
+    """Whether every read of ``__code__`` by ``code`` is a shape read (see the module
+    docstring). Cached by content: two equal code objects read alike."""
+    if _CODE in code.co_consts or not SOURCE_READS.isdisjoint(code.co_names):
+        return False  # ``getattr(f, "__code__")`` hands the value on; a source read shows text
+    instructions = list(dis.get_instructions(code))
+    holders: set[str] = set()
+    for index, ins in enumerate(instructions):
+        if _plain_attribute(ins) and ins.argval == _CODE:
+            after = instructions[index + 1] if index + 1 < len(instructions) else None
+            if after is not None and after.opname == "STORE_FAST":
+                holders.add(after.argval)
+            elif after is None or not _shape_attribute(after):
+                return False
+        elif ins.opcode in dis.hasname and ins.argval == _CODE:
+            return False  # a method load, a store: not a plain read
+    return all(_uses_shape_only(instructions, holder) for holder in holders)
+
+
+def _uses_shape_only(instructions: list[dis.Instruction], holder: str) -> bool:
+    """Whether the fast local ``holder`` is only stored from a ``__code__`` read and only
+    loaded to read a shape attribute."""
+    for index, ins in enumerate(instructions):
+        if ins.opname not in _LOCAL_OPS and ins.opname != "LOAD_FAST_LOAD_FAST":
+            continue
+        held = ins.argval if isinstance(ins.argval, tuple) else (ins.argval,)
+        if holder not in held:
+            continue
+        if ins.opname == "STORE_FAST":
+            before = instructions[index - 1] if index else None
+            if before is None or not (_plain_attribute(before) and before.argval == _CODE):
+                return False
+        elif ins.opname in _LOCAL_LOADS and ins.opname != "LOAD_FAST_AND_CLEAR":
+            after = instructions[index + 1] if index + 1 < len(instructions) else None
+            if after is None or not _shape_attribute(after):
+                return False
+        else:  # deleted, cleared by a comprehension, loaded two at once
+            return False
+    return True
+
+
+def _plain_attribute(ins: dis.Instruction) -> bool:
+    """An attribute load that replaces its object by the value (3.12+ flags a method load
+    in ``arg``'s low bit: it pushes two)."""
+    if ins.opname != "LOAD_ATTR":
+        return False
+    return sys.version_info < (3, 12) or not (ins.arg or 0) & 1
+
+
+def _shape_attribute(ins: dis.Instruction) -> bool:
+    return _plain_attribute(ins) and ins.argval in SHAPE_ATTRIBUTES
+
+
+def shape_units(file_units: FileUnits, code: CodeType) -> list[str] | None:
+    """The units of ``file_units`` a shape read of ``code`` (a function's) shows: the
+    function's own units (nested functions' included) but their places; None when
+    ``code`` is no function unit's (a module's code: told by the file only)."""
+    unit = file_units.unit_for_code(code)
+    if unit.name not in file_units.spans:
+        return None
+    own = unit.name + "."
+    return [
+        name
+        for name in file_units.checksums
+        if (name == unit.name or name.startswith(own)) and not is_place(name)
+    ]
