@@ -31,10 +31,13 @@ from lsp_server.rts.unit_names import is_place
 SHAPE_ATTRIBUTES = frozenset(
     [
         *("co_argcount", "co_posonlyargcount", "co_kwonlyargcount", "co_nlocals"),
-        *("co_varnames", "co_cellvars", "co_freevars", "co_flags", "co_name", "co_qualname"),
+        *("co_varnames", "co_name", "co_qualname"),
     ]
 )
-"""Attributes of a code object that its function's own text alone decides, no position."""
+"""Attributes of a code object that its function's own text alone decides, no position
+(its unit's name holds the enclosing names of ``co_qualname``). Not ``co_freevars``, which
+the enclosing function's bindings decide, nor ``co_flags``, which a ``__future__`` import
+at the module's top changes."""
 
 _CODE = "__code__"
 _LOCAL_LOADS = frozenset(["LOAD_FAST", "LOAD_FAST_CHECK", "LOAD_FAST_AND_CLEAR"])
