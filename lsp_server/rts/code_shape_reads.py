@@ -9,12 +9,15 @@ test: pluggy's ``varnames`` reads ``func.__code__`` of each hook implementation 
 (the test files' nested plugin classes) for ``co_varnames[: co_argcount]``, and a one-line
 edit of one test's body (pluggy d23f110) selected 111 of 144 tests, testmon 1.
 
-A reader whose every ``__code__`` load is kept in a fast local or read at once, and whose
-every load of such a local is followed by the read of an attribute in ``SHAPE_ATTRIBUTES``,
-sees what f's own text decides (its signature, its local names, its flags, its names),
-never a line number: no unit above f moves what it reads. Its reads show f's own units but
-their places (``shape_units``). Any other use (the code object returned, stored, passed,
-``co_firstlineno``, ``co_consts``, ``__code__`` spelled as a string) keeps the wide reading.
+A read of ``__code__`` by a plain attribute load (``shape_sites``) whose value is kept in a
+fast local or read at once, where every load of that local is followed by the read of an
+attribute in ``SHAPE_ATTRIBUTES``, sees what f's own text decides (its parameters, its
+local names, its names), never a line number: no unit above f moves what it reads. A
+reader all of whose reads were made at such sites (the audit event's frame tells the
+instruction: ``CodeReads.on_attribute``) shows f's own units but their places
+(``shape_units``). A read anywhere else (``getattr(f, name)``, a source read, the code
+object returned, stored, passed, ``co_firstlineno``, ``co_consts``) keeps the wide reading
+for every read of that reader.
 """
 
 from __future__ import annotations
@@ -24,7 +27,6 @@ import functools
 import sys
 from types import CodeType
 
-from lsp_server.rts.code_read_targets import SOURCE_READS
 from lsp_server.rts.file_units import FileUnits
 from lsp_server.rts.unit_names import is_place
 
@@ -40,48 +42,48 @@ the enclosing function's bindings decide, nor ``co_flags``, which a ``__future__
 at the module's top changes."""
 
 _CODE = "__code__"
-_LOCAL_LOADS = frozenset(["LOAD_FAST", "LOAD_FAST_CHECK", "LOAD_FAST_AND_CLEAR"])
-_LOCAL_OPS = frozenset([*_LOCAL_LOADS, "STORE_FAST", "DELETE_FAST"])
+_LOCAL_LOADS = frozenset(["LOAD_FAST", "LOAD_FAST_CHECK"])
 
 
 @functools.cache
-def reads_shape_only(code: CodeType) -> bool:
-    """Whether every read of ``__code__`` by ``code`` is a shape read (see the module
-    docstring). Cached by content: two equal code objects read alike."""
-    if _CODE in code.co_consts or not SOURCE_READS.isdisjoint(code.co_names):
-        return False  # ``getattr(f, "__code__")`` hands the value on; a source read shows text
+def shape_sites(code: CodeType) -> frozenset[int]:
+    """The offsets of the plain ``__code__`` loads of ``code`` whose value is read for its
+    shape only (see the module docstring). Cached by content: equal code objects read
+    alike."""
     instructions = list(dis.get_instructions(code))
-    holders: set[str] = set()
-    for index, ins in enumerate(instructions):
+    held: dict[str, list[int]] = {}
+    sites: set[int] = set()
+    for index, ins in enumerate(instructions[:-1]):
         if _plain_attribute(ins) and ins.argval == _CODE:
-            after = instructions[index + 1] if index + 1 < len(instructions) else None
-            if after is not None and after.opname == "STORE_FAST":
-                holders.add(after.argval)
-            elif after is None or not _shape_attribute(after):
-                return False
-        elif ins.opcode in dis.hasname and ins.argval == _CODE:
-            return False  # a method load, a store: not a plain read
-    return all(_uses_shape_only(instructions, holder) for holder in holders)
+            after = instructions[index + 1]
+            if after.opname == "STORE_FAST":
+                held.setdefault(after.argval, []).append(ins.offset)
+            elif _shape_attribute(after):
+                sites.add(ins.offset)
+    for holder, offsets in held.items():
+        if _uses_shape_only(instructions, holder):
+            sites.update(offsets)
+    return frozenset(sites)
 
 
 def _uses_shape_only(instructions: list[dis.Instruction], holder: str) -> bool:
     """Whether the fast local ``holder`` is only stored from a ``__code__`` read and only
-    loaded to read a shape attribute."""
+    loaded to read a shape attribute (any other instruction naming it, a deletion, a
+    comprehension's save, two locals at once, keeps the wide reading)."""
     for index, ins in enumerate(instructions):
-        if ins.opname not in _LOCAL_OPS and ins.opname != "LOAD_FAST_LOAD_FAST":
+        if ins.opcode not in dis.haslocal:
             continue
-        held = ins.argval if isinstance(ins.argval, tuple) else (ins.argval,)
-        if holder not in held:
+        if holder not in (ins.argval if isinstance(ins.argval, tuple) else (ins.argval,)):
             continue
         if ins.opname == "STORE_FAST":
             before = instructions[index - 1] if index else None
             if before is None or not (_plain_attribute(before) and before.argval == _CODE):
                 return False
-        elif ins.opname in _LOCAL_LOADS and ins.opname != "LOAD_FAST_AND_CLEAR":
+        elif ins.opname in _LOCAL_LOADS:
             after = instructions[index + 1] if index + 1 < len(instructions) else None
             if after is None or not _shape_attribute(after):
                 return False
-        else:  # deleted, cleared by a comprehension, loaded two at once
+        else:
             return False
     return True
 

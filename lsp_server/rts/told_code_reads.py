@@ -29,7 +29,6 @@ from lsp_server.rts.code_read_targets import (
     UNTOLD,
     CodeReads,
 )
-from lsp_server.rts.code_shape_reads import reads_shape_only
 from lsp_server.rts.identity import identity
 from lsp_server.rts.lookup_sites import call_site
 
@@ -39,8 +38,8 @@ _NAME_GETTERS = frozenset(["getattr", "hasattr"])
 @dataclass
 class ToldReads:
     """The ``TOLD`` twins of the names told, and what the code read: functions (by their
-    code objects), functions whose shape only was read (``rts.code_shape_reads``) and
-    files (absolute)."""
+    code objects), functions whose shape only was read (by readers never widened:
+    ``rts.code_shape_reads``) and files (absolute)."""
 
     twins: set[str] = field(default_factory=set)
     functions: dict[int, CodeType] = field(default_factory=dict)
@@ -74,7 +73,7 @@ def told_reads(
         read_names = TOLDABLE.intersection(names_of(code))
         if read_names:  # a code object only kept by identity reads no code: ``rts.reads``
             by = key if module is None else (identity(module), key)
-            into = found.shapes if reads_shape_only(code) else found.functions
+            into = found.functions if key in reads.wide else found.shapes
             into.update(reads.functions.get(by, {}))
             found.files |= reads.sources.get(by, set())
         for name in reads.spelled(code, _spelled).union(read_names):

@@ -22,6 +22,9 @@ def project(pytester: pytest.Pytester) -> pytest.Pytester:
         pytester,
         "hookcode.py",
         """
+        import operator
+
+
         def argnames(func):
             try:
                 code = func.__code__
@@ -37,6 +40,14 @@ def project(pytester: pytest.Pytester) -> pytest.Pytester:
         def first_line(func):
             code = func.__code__
             return code.co_firstlineno
+
+
+        CODE = operator.attrgetter("__code__")
+
+
+        def shape_and_line(func):
+            code = func.__code__
+            return code.co_argcount, CODE(func).co_firstlineno
         """,
     )
     write(
@@ -77,6 +88,13 @@ def project(pytester: pytest.Pytester) -> pytest.Pytester:
                 return 0
 
             assert hookcode.first_line(placed) > 5
+
+
+        def test_shape_and_line():
+            def spot():
+                return 0
+
+            assert hookcode.shape_and_line(spot)[1] > 5
         """,
     )
     write(
@@ -98,7 +116,7 @@ def project(pytester: pytest.Pytester) -> pytest.Pytester:
             assert hookcode.localnames(impls.impl) == ("a", "tmp")
         """,
     )
-    assert len(run(pytester)) == 5
+    assert len(run(pytester)) == 6
     return pytester
 
 
@@ -108,16 +126,18 @@ def test_a_body_edit_above_a_function_whose_shape_was_read_selects_only_its_test
     # Failed on e1ec010: test_nested_impl and test_other_file ran too (``argnames`` read
     # the nested impl, below the edit; test_other_file ran ``argnames`` later).
     edit(project, "test_a_shapes.py", "return 1", "return 0 + 1")
-    assert run(project) == {"test_helper", "test_impl_line"}
+    assert run(project) == {"test_helper", "test_impl_line", "test_shape_and_line"}
 
 
 def test_a_line_added_above_a_function_whose_line_was_read_selects_its_reader(
     project: pytest.Pytester,
 ) -> None:
-    # ``first_line`` reads a line number: the wide reading stays.
+    # ``first_line`` reads a line number: the wide reading stays. ``shape_and_line`` reads
+    # one through a getter besides its shape read: the audit event's frame is at a call,
+    # no shape site, and its reads widen.
     edit(project, "test_a_shapes.py", "    return 1", "    one = 1\n    return one")
     ran = run(project)
-    assert {"test_helper", "test_impl_line"} <= ran
+    assert {"test_helper", "test_impl_line", "test_shape_and_line"} <= ran
     assert "test_other_file" not in ran
 
 
