@@ -3,8 +3,8 @@ pluggy's ``parse_hookimpl_opts``, and its markers' ``setattr``) counts as readin
 (``rts.runtime_lookups``): the test depends on every binding of its modules, and a new
 definition in one of them (its own file included) selects it. After the shape reads
 (``rts.code_shape_reads``), pluggy's de34583 (two new test functions) still selected 32
-recorded tests, each holding such a read (the others: ``dir`` of the conftest module,
-``getattr(type, computed)``, ``inspect.getattr_static``).
+recorded tests, each reading any name through such reads or the others of pluggy's hook
+code (``dir`` of the conftest module, ``inspect.getattr_static``).
 
 On 3.12 the CALL event hands over the object looked in: a function's attributes by a name
 that cannot be a dunder (a constant suffix such as ``"_impl"``) are what code that ran
