@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import pytest
 
-from .helpers import run, write
+from .helpers import edit, run, write
 
 pytest_plugins = ["pytester"]
 
@@ -80,26 +80,6 @@ def test_a_new_function_beside_a_registering_test_does_not_select_it(
     project: pytest.Pytester,
 ) -> None:
     # In its own file, never read: every module of the test reads as a whole now.
-    write(
-        project,
-        "test_registers.py",
-        """
-        import hookreg
-
-
-        def helper():
-            return 2
-
-
-        def test_register():
-            class Plugin:
-                @hookreg.impl
-                def hook(self):
-                    return 1
-
-            registry = hookreg.Registry("demo")
-            registry.register(Plugin())
-            assert list(registry.hooks) == ["hook"]
-        """,
-    )
+    new = "import hookreg\n\n\ndef helper():\n    return 2\n"
+    edit(project, "test_registers.py", "import hookreg\n", new)
     assert "test_register" not in run(project)
