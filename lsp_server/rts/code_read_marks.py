@@ -17,6 +17,7 @@ from types import CodeType
 from lsp_server.project.files import ProjectPaths
 from lsp_server.rts.code_read_targets import TOLD, TOLDABLE, UNTOLD_MARK
 from lsp_server.rts.code_read_units import code_read_units
+from lsp_server.rts.code_shape_reads import shape_units
 from lsp_server.rts.file_units import Unit
 from lsp_server.rts.identity import identity
 from lsp_server.rts.lookup_sites import shadowed
@@ -43,6 +44,7 @@ class CodeReadMarks:
         self._intern = intern
         # By identity: every code object read stays alive in ``CodeReads.functions``.
         self._by_code: dict[int, frozenset[int]] = {}
+        self._by_shape: dict[int, frozenset[int]] = {}
         self._by_file: dict[str, frozenset[int]] = {}
         # Code objects by identity, classified once: those that may read code, and all
         # (``_readers_among``).
@@ -72,7 +74,7 @@ class CodeReadMarks:
             marks.add(TOLD + name if TOLD + name in found.twins else UNTOLD_MARK + name)
         functions, files = found.read()
         units = set().union(*map(self._units_of_code, functions), *map(self._units_of_file, files))
-        return marks, units
+        return marks, units.union(*map(self._units_of_shape, found.shapes.values()))
 
     def _readers_among(self, codes: Mapping[int, CodeType]) -> list[CodeType]:
         """The code objects of ``codes`` (by identity) ``told_reads`` may find a read in:
@@ -95,6 +97,22 @@ class CodeReadMarks:
         if found is None:
             found = frozenset(code_read_units([code], (), self._states, self._paths, self._intern))
             self._by_code[key] = found
+        return found
+
+    def _units_of_shape(self, code: CodeType) -> frozenset[int]:
+        """What a read of the shape of the code object ``code`` shows
+        (``code_shape_reads.shape_units``; a module's code: ``_units_of_code``)."""
+        key = identity(code)
+        found = self._by_shape.get(key)
+        if found is None:
+            rel = self._paths.python_rel(code.co_filename)
+            file_units = None if rel is None else self._states.units(rel)
+            names = None if file_units is None else shape_units(file_units, code)
+            if rel is None or names is None:
+                found = self._units_of_code(code)
+            else:
+                found = frozenset(self._intern(Unit(rel, name)) for name in names)
+            self._by_shape[key] = found
         return found
 
     def _units_of_file(self, filename: str) -> frozenset[int]:

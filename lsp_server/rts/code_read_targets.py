@@ -35,6 +35,7 @@ from sys import _getframe
 from types import CodeType, FrameType, FunctionType, MethodType, ModuleType
 from typing import Any
 
+from lsp_server.rts.code_shape_reads import shape_sites
 from lsp_server.rts.identity import identity
 from lsp_server.rts.lookup_sites import call_site
 
@@ -94,8 +95,11 @@ class CodeReads:
         self._spelled: dict[int, frozenset[str]] = {}
         self._told: dict[tuple[int, str], bool] = {}
         self._reading = False  # reading ``__code__`` here raises the event again
+        self.wide: set[int] = set()
+        """Readers (by identity) some read of which was no shape read
+        (``rts.code_shape_reads``): what each of them read shows what sits above it."""
         self.version = 0
-        """Grows whenever a reader reads something it had not."""
+        """Grows whenever a reader reads something it had not, or its reads widen."""
 
     def on_attribute(self, obj: object) -> None:
         """``object.__getattr__`` audit event for ``obj.__code__``, raised in the frame
@@ -110,12 +114,15 @@ class CodeReads:
             return
         reader = frame.f_code
         if self._is_reader(reader):
+            if frame.f_lasti not in shape_sites(reader):  # the instruction reading it
+                self._widen(reader)
             self._add(reader, frame, self._code_of(obj))
 
     def on_source_call(self, reader: CodeType, obj: object) -> None:
         """A source read (``SOURCE_FUNCTIONS``) about to be called by ``reader`` (the
         frame below the CALL callback) with ``obj``: a function's source is its code's."""
         frame = _getframe(2)
+        self._widen(reader)
         if type(obj) is MethodType and not hasattr(obj, "__wrapped__"):
             obj = obj.__func__
         if type(obj) is FunctionType and not hasattr(obj, "__wrapped__"):
@@ -178,6 +185,12 @@ class CodeReads:
                 codes = self.functions.setdefault(key, {})
                 self.version += identity(read) not in codes
                 codes[identity(read)] = read
+
+    def _widen(self, reader: CodeType) -> None:
+        key = self._keep(reader)
+        if key not in self.wide:
+            self.wide.add(key)
+            self.version += 1
 
     def _keep(self, reader: CodeType) -> int:
         key = identity(reader)

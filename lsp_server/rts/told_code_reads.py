@@ -38,11 +38,13 @@ _NAME_GETTERS = frozenset(["getattr", "hasattr"])
 @dataclass
 class ToldReads:
     """The ``TOLD`` twins of the names told, and what the code read: functions (by their
-    code objects) and files (absolute)."""
+    code objects), functions whose shape only was read (by readers never widened:
+    ``rts.code_shape_reads``) and files (absolute)."""
 
     twins: set[str] = field(default_factory=set)
     functions: dict[int, CodeType] = field(default_factory=dict)
     files: set[str] = field(default_factory=set)
+    shapes: dict[int, CodeType] = field(default_factory=dict)
 
     def read(self) -> tuple[Iterable[CodeType], set[str]]:
         """The code objects and the files read (``code_read_units.code_read_units``)."""
@@ -71,7 +73,8 @@ def told_reads(
         read_names = TOLDABLE.intersection(names_of(code))
         if read_names:  # a code object only kept by identity reads no code: ``rts.reads``
             by = key if module is None else (identity(module), key)
-            found.functions.update(reads.functions.get(by, {}))
+            into = found.functions if key in reads.wide else found.shapes
+            into.update(reads.functions.get(by, {}))
             found.files |= reads.sources.get(by, set())
         for name in reads.spelled(code, _spelled).union(read_names):
             if told.get(name, True):
