@@ -46,7 +46,7 @@ def _project(pytester: pytest.Pytester, name: str = "pkg.tools") -> None:
         "test_beside_fetches.py",
         "import other\n\n\ndef test_beta():\n    assert other.beta() == 2\n",
     )
-    assert run(pytester, "-p", "no:randomly") == {"test_names", "test_beta"}
+    assert run(pytester) == {"test_names", "test_beta"}
 
 
 def test_a_change_elsewhere_does_not_select_a_constant_fetch(pytester: pytest.Pytester) -> None:
