@@ -20,16 +20,24 @@ import importlib
 
 
 def curried_names():
-    found = importlib.import_module("{name}")
+    from importlib import import_module
+
+    found = {fetch}
     return sorted(k for k, v in {{**vars(found), **found.__dict__}}.items() if callable(v))
 """
+_FETCHES = {
+    "import_module": 'importlib.import_module("{name}")',
+    "local": 'import_module("{name}")',  # a local's call: imported in the function
+    "__import__": '__import__("{name}").tools',  # the top package, then its attribute
+}
 
 
-def _project(pytester: pytest.Pytester, name: str = "pkg.tools") -> None:
+def _project(pytester: pytest.Pytester, name: str = "pkg.tools", fetch: str = "") -> None:
     write(pytester, "pkg/__init__.py", "")
     write(pytester, "pkg/tools.py", "def alpha():\n    return 1\n")
     write(pytester, "other.py", "def beta():\n    return 2\n")
-    write(pytester, "reader.py", _READER.format(name=name))
+    spelled = _FETCHES[fetch or "import_module"].format(name=name)
+    write(pytester, "reader.py", _READER.format(fetch=spelled))
     write(
         pytester,
         "test_fetches_by_name.py",
@@ -49,8 +57,11 @@ def _project(pytester: pytest.Pytester, name: str = "pkg.tools") -> None:
     assert run(pytester) == {"test_names", "test_beta"}
 
 
-def test_a_change_elsewhere_does_not_select_a_constant_fetch(pytester: pytest.Pytester) -> None:
-    _project(pytester)
+@pytest.mark.parametrize("fetch", sorted(_FETCHES))
+def test_a_change_elsewhere_does_not_select_a_constant_fetch(
+    pytester: pytest.Pytester, fetch: str
+) -> None:
+    _project(pytester, fetch=fetch)
     edit(pytester, "other.py", "return 2", "return 1 + 1")
     assert run(pytester) == {"test_beta"}
 
