@@ -25,7 +25,7 @@ from lsp_server.rts.deleted_modules import by_name
 from lsp_server.rts.file_units import Unit
 from lsp_server.rts.kept_code_analyses import kept_by_content
 from lsp_server.rts.lookup_sites import call_site
-from lsp_server.rts.reads import SESSION_LISTING
+from lsp_server.rts.session_listings import LISTING
 from lsp_server.rts.unit_names import MODULE, NAMES
 
 FETCHES_BY_NAME = frozenset(["import_module", "__import__"])
@@ -34,7 +34,6 @@ FETCHES_BY_NAME = frozenset(["import_module", "__import__"])
 _LOADS = frozenset(
     ["LOAD_GLOBAL", "LOAD_NAME", "LOAD_ATTR", "LOAD_METHOD", "LOAD_FAST", "LOAD_DEREF"]
 )
-LISTING = Unit(NAMES, SESSION_LISTING)
 
 
 def constant_fetches(code: CodeType) -> frozenset[str] | None:
