@@ -30,10 +30,10 @@ from lsp_server.rts.unit_names import MODULE, NAMES
 
 FETCHES_BY_NAME = frozenset(["import_module", "__import__"])
 """Lookup functions that return a module by its name, imported or not (``rts.module_fetches``)."""
-# Any load of the name, a local's (``import_module`` imported in a function) too.
-_LOADS = frozenset(
+LOADS = frozenset(
     ["LOAD_GLOBAL", "LOAD_NAME", "LOAD_ATTR", "LOAD_METHOD", "LOAD_FAST", "LOAD_DEREF"]
 )
+"""Loads of a fetch by name: a local's too (``import_module`` imported in a function)."""
 
 
 def constant_fetches(code: CodeType) -> frozenset[str] | None:
@@ -50,7 +50,7 @@ def _constant_fetches(code: CodeType) -> frozenset[str] | None:
     instructions = list(dis.get_instructions(code))
     names: set[str] = set()
     for index, ins in enumerate(instructions):
-        if ins.argval not in FETCHES_BY_NAME or ins.opname not in _LOADS:
+        if ins.argval not in FETCHES_BY_NAME or ins.opname not in LOADS:
             continue  # binding it (``from importlib import import_module``) fetches nothing
         found = call_site(instructions, index)
         if found is None:

@@ -19,7 +19,7 @@ from __future__ import annotations
 import dis
 from types import CodeType
 
-from lsp_server.rts.constant_fetches import FETCHES_BY_NAME, constant_fetches
+from lsp_server.rts.constant_fetches import FETCHES_BY_NAME, LOADS, constant_fetches
 from lsp_server.rts.reads import EVERY_NAME, SESSION_LISTING
 
 LIBRARY_FETCHES = frozenset(["importorskip"])
@@ -36,12 +36,10 @@ def with_fetched_modules(code: CodeType, names: frozenset[str], dynamic: bool) -
     return names | {SESSION_LISTING} if fetches else names
 
 
-_LOADS = frozenset(["LOAD_GLOBAL", "LOAD_NAME", "LOAD_ATTR", "LOAD_METHOD"])
-
-
 def loads_any(code: CodeType, wanted: frozenset[str]) -> bool:
-    """Whether ``code`` loads one of the names ``wanted`` (a global or an attribute): only
-    binding it (``from importlib import import_module``) fetches nothing."""
+    """Whether ``code`` loads one of the names ``wanted`` (a global, an attribute or a
+    local: ``rts.constant_fetches.LOADS``): only binding it (``from importlib import
+    import_module``) fetches nothing."""
     if wanted.isdisjoint(code.co_names):
         return False
-    return any(i.opname in _LOADS and i.argval in wanted for i in dis.get_instructions(code))
+    return any(i.opname in LOADS and i.argval in wanted for i in dis.get_instructions(code))
