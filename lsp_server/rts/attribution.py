@@ -25,6 +25,7 @@ from lsp_server.rts.binding_reads import BindingReads
 from lsp_server.rts.case_units import CaseUnits
 from lsp_server.rts.class_hooks import HookedClasses
 from lsp_server.rts.code_read_marks import CodeReadMarks
+from lsp_server.rts.constant_fetches import fetched_units
 from lsp_server.rts.dead_runs import module_units
 from lsp_server.rts.deleted_modules import by_name
 from lsp_server.rts.file_units import FileUnits, Unit
@@ -260,7 +261,7 @@ class UnitAttribution:
                     kind = self._line_reads.settle(code, kind)
                     names_read = with_fetched_modules(code, names_read, kind == "*")
                     self._code_reads[identity(code)] = (names_read, kind == "*")
-        ids = tuple(self._intern(u) for u in units)
+        ids = tuple(map(self._intern, (*units, *fetched_units(code, self.paths.python_rel))))
         self._code_units[identity(code)] = ids
         self._codes.append(code)
         return ids

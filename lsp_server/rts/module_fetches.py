@@ -19,28 +19,27 @@ from __future__ import annotations
 import dis
 from types import CodeType
 
+from lsp_server.rts.constant_fetches import FETCHES_BY_NAME, LOADS, constant_fetches
 from lsp_server.rts.reads import EVERY_NAME, SESSION_LISTING
 
-FETCHES_BY_NAME = frozenset(["import_module", "__import__"])
-"""Lookup functions that return a module by its name, imported or not."""
 LIBRARY_FETCHES = frozenset(["importorskip"])
 """Library functions (untraced) that return a module by its name, imported or not."""
 
 
 def with_fetched_modules(code: CodeType, names: frozenset[str], dynamic: bool) -> frozenset[str]:
     """``names`` read by ``code`` (``dynamic``: read conservatively), with the session
-    listing when ``code`` may have fetched any module by name (see the module docstring)."""
+    listing when ``code`` may have fetched any module by name (see the module docstring;
+    one spelled by a constant name is a module unit of the code: ``rts.constant_fetches``)."""
     fetches = loads_any(code, LIBRARY_FETCHES)
-    fetches = fetches or ((dynamic or EVERY_NAME in names) and loads_any(code, FETCHES_BY_NAME))
+    by_name = (dynamic or EVERY_NAME in names) and loads_any(code, FETCHES_BY_NAME)
+    fetches = fetches or (by_name and constant_fetches(code) is None)
     return names | {SESSION_LISTING} if fetches else names
 
 
-_LOADS = frozenset(["LOAD_GLOBAL", "LOAD_NAME", "LOAD_ATTR", "LOAD_METHOD"])
-
-
 def loads_any(code: CodeType, wanted: frozenset[str]) -> bool:
-    """Whether ``code`` loads one of the names ``wanted`` (a global or an attribute): only
-    binding it (``from importlib import import_module``) fetches nothing."""
+    """Whether ``code`` loads one of the names ``wanted`` (a global, an attribute or a
+    local: ``rts.constant_fetches.LOADS``): only binding it (``from importlib import
+    import_module``) fetches nothing."""
     if wanted.isdisjoint(code.co_names):
         return False
-    return any(i.opname in _LOADS and i.argval in wanted for i in dis.get_instructions(code))
+    return any(i.opname in LOADS and i.argval in wanted for i in dis.get_instructions(code))
