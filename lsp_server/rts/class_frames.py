@@ -114,22 +114,35 @@ def _class_raising(stmt: ast.ClassDef, scope: Scope, docs_inert: bool) -> list[R
 
 def _frame_digest(stmt: ast.ClassDef, risky: RiskyStatements, docs_inert: bool) -> str:
     """The digest of the class statement without its plain methods, when nothing but its
-    bases and its body's own ``risky`` statements may make it raise (a method whose header
-    may raise stays in it). The AST is changed in place and restored (see
-    ``import_time_digest``)."""
-    kept_defs = {id(member) for member, parts in risky if parts is not None}
+    bases and its body's own ``risky`` statements may make it raise. Of a method whose
+    header may raise, its name and the parts that may stay (``_risky_stand_in``): a
+    parameter added with a constant default beside them cannot make the statement fail
+    (tenacity's ``AsyncRetrying.__init__`` gained ``enabled: bool = True``). The AST is
+    changed in place and restored (see ``import_time_digest``)."""
+    risky_defs = {id(member): parts for member, parts in risky if parts is not None}
     body = stmt.body
     with unshared():  # the tree changes in place meanwhile (``ast_walk.shared_walks``)
-        kept = [
-            s
-            for s in body
-            if not isinstance(s, _DEFS) or s.name in TYPE_NAMES or id(s) in kept_defs
-        ]
+        kept: list[ast.stmt] = []
+        for s in body:
+            if not isinstance(s, _DEFS) or s.name in TYPE_NAMES:
+                kept.append(s)
+            elif id(s) in risky_defs:
+                kept.append(_risky_stand_in(s, risky_defs[id(s)]))
         stmt.body = kept or [ast.Pass()]
         try:
             return import_time_digest(stmt, docs_inert)
         finally:
             stmt.body = body
+
+
+def _risky_stand_in(
+    member: ast.FunctionDef | ast.AsyncFunctionDef, parts: list[ast.expr]
+) -> ast.stmt:
+    """What of a method whose header may raise decides whether, and how, its ``def`` raises:
+    its name (a later class-level statement may read it) and its risky ``parts``, in the
+    order they run (``import_raise.risky_header_parts``). A new node over the parts: the
+    method's own is left as it is."""
+    return ast.Expr(ast.Tuple([ast.Constant(member.name), *parts], ast.Load()))
 
 
 def _risky_without_bases(stmt: ast.ClassDef, scope: Scope) -> RiskyStatements | None:

@@ -356,6 +356,11 @@ def class_texts(
         holes.append((method.body_start, method.body_end, "<body>"))
         holes += header_parts.get(method, []) if header_parts is not None else []
     own = text.without(start, end, sorted(holes))
+    # The line end and dedents closing the last token kept, when a member left out follows
+    # it at the end of the class (a plain method appended after ``__init__``): the class's
+    # end closes every block, so they tell nothing the tokens before do not.
+    while own and own[-1] in ("<newline>", "<dedent>"):
+        own.pop()
     texts = [[*(() if m.is_def else text.without(m.start, m.end, ())), *m.markers] for m in members]
     return own, texts
 
