@@ -45,6 +45,8 @@ from lsp_server.rts.identity import identity
 from lsp_server.rts.import_calls import module_files, record_import
 from lsp_server.rts.line_stores import loaded_marks
 from lsp_server.rts.listing_marks import ListingMarks
+from lsp_server.rts.lookup_receivers import READERS as RECEIVER_READERS
+from lsp_server.rts.lookup_receivers import record_receiver
 from lsp_server.rts.lookup_sites import (
     LOOKUP_FUNCTIONS,
     METHOD_CALL,
@@ -138,10 +140,17 @@ class RuntimeLookups:
         return wanted
 
     def on_call(
-        self, frame: FrameType, code: CodeType, offset: int, function: object, arg0: object = None
+        self,
+        frame: FrameType,
+        code: CodeType,
+        offset: int,
+        function: object,
+        arg0: object = None,
+        seen: bool = False,
     ) -> bool:
         """Record the name ``function`` (a lookup function) is about to look up, called at
-        ``offset`` of ``frame``'s code ``code`` (with ``arg0``, on 3.12+); False when the site
+        ``offset`` of ``frame``'s code ``code`` (with ``arg0`` when ``seen``: 3.12's CALL
+        event); False when the site
         need not call back again in this test (given up: the code reads conservatively from
         now on; or it names a constant, recorded now). ``code`` is passed, not read: each
         ``f_code`` raises an audit event (reks's hook is installed)."""
@@ -149,19 +158,19 @@ class RuntimeLookups:
         names = self.names.setdefault(key, set())
         before = len(names) + len(self.modules.get(key, ()))
         if EVERY_NAME in names or self.listing_seen is None:
-            going_on = self._record(frame, code, offset, function, arg0)
+            going_on = self._record(frame, code, offset, function, arg0, seen)
         elif SESSION_LISTINGS.isdisjoint(names):
             # No listing name looked up before (nearly every call): one there now is this
             # call's, and no set apart is needed (``_record`` only adds to ``names``, and
             # reads of it ask for ``EVERY_NAME`` alone, not there before either way).
-            going_on = self._record(frame, code, offset, function, arg0)
+            going_on = self._record(frame, code, offset, function, arg0, seen)
             if not SESSION_LISTINGS.isdisjoint(names):
                 self._mark_listing(code)
         else:  # what this call looks up apart: a listing name marks the running code
             fresh: set[str] = set()
             self.names[key] = fresh
             try:
-                going_on = self._record(frame, code, offset, function, arg0)
+                going_on = self._record(frame, code, offset, function, arg0, seen)
             finally:
                 self.names[key] = names
                 names |= fresh
@@ -179,7 +188,13 @@ class RuntimeLookups:
             seen()[identity(marker)] = marker
 
     def _record(
-        self, frame: FrameType, code: CodeType, offset: int, function: object, arg0: object
+        self,
+        frame: FrameType,
+        code: CodeType,
+        offset: int,
+        function: object,
+        arg0: object,
+        seen: bool,
     ) -> bool:
         key = identity(code)
         names = self.names.setdefault(key, set())
@@ -224,6 +239,9 @@ class RuntimeLookups:
         first = arg0 if function is importlib.import_module else None  # its name, even computed
         for source in arguments:
             value = first if source is None or source[0] == "attribute" else value_at(frame, source)
+            if not isinstance(value, str) and function in RECEIVER_READERS:
+                # Not told: what it looked in tells what it may find (``lookup_receivers``).
+                return record_receiver(frame, code, offset, arg0, seen, names)
             if not isinstance(value, str):
                 names.add(EVERY_NAME)  # computed, not found, or no string: not told
                 return False
@@ -279,7 +297,7 @@ class RuntimeLookups:
             sites = sites_of(code)
             if not sites or (offset not in sites and identity(function) not in LOOKUP_FUNCTIONS):
                 return disable
-            return None if on_call(getframe(1), code, offset, function, arg0) else disable
+            return None if on_call(getframe(1), code, offset, function, arg0, True) else disable
 
         return on_call_event
 

@@ -129,24 +129,18 @@ def test_a_module_as_self_sees_a_new_name(module_self: pytest.Pytester, new: str
     assert ran_and_failed(module_self) == (both, both)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="pre-existing (base f85e4cb too): getattr(self, computed name) is ATTRIBUTE_LOOKUP "
-    "(class members only) even where self holds a module; the receiver is not told at run time",
-)
-@pytest.mark.parametrize("new", ["sep = 2", "from os import sep"])
-def test_a_module_as_self_of_a_computed_getattr_sees_a_new_name(
-    pytester: pytest.Pytester, new: str
-) -> None:
-    write(
-        pytester,
-        "kit.py",
-        """
-        class Getter:
-            def find(self, head, tail):
-                return getattr(self, head + tail, None)
-        """,
-    )
+_GETTER = """
+class Getter:
+    def find(self, head, tail):
+        return getattr(self, head + tail, None)
+"""
+
+
+@pytest.fixture
+def getter(pytester: pytest.Pytester) -> pytest.Pytester:
+    """``Getter.find`` looks up a computed name in what it is handed as ``self``: ``things``,
+    a module, in one test; an instance in the other."""
+    write(pytester, "kit.py", _GETTER)
     write(pytester, "things.py", "from kit import Getter\nalpha = 1\n")
     write(
         pytester,
@@ -158,8 +152,62 @@ def test_a_module_as_self_of_a_computed_getattr_sees_a_new_name(
 
         def test_module_name():
             assert Getter.find(things, "s", "ep") is None
+
+
+        def test_instance_name():
+            assert Getter().find("s", "ep") is None
         """,
     )
-    assert run(pytester, flag="--reks-all") == {"test_module_name"}
-    edit(pytester, "things.py", "alpha = 1\n", f"alpha = 1\n{new}\n")
-    assert ran_and_failed(pytester) == ({"test_module_name"}, {"test_module_name"})
+    assert run(pytester, flag="--reks-all") == {"test_module_name", "test_instance_name"}
+    return pytester
+
+
+@pytest.mark.parametrize("new", ["sep = 2", "from os import sep"])
+def test_a_module_as_self_of_a_computed_getattr_sees_a_new_name(
+    getter: pytest.Pytester, new: str
+) -> None:
+    # On e1ec010 (a strict xfail since f85e4cb): ``getattr(self, head + tail)`` read any
+    # member of ``self``'s classes, never a module's global, and the test was not selected.
+    edit(getter, "things.py", "alpha = 1\n", f"alpha = 1\n{new}\n")
+    assert ran_and_failed(getter) == ({"test_module_name"}, {"test_module_name"})
+
+
+def test_an_instance_as_self_of_a_computed_getattr_reads_members_only(
+    getter: pytest.Pytester,
+) -> None:
+    # The instance's lookup finds no global of ``things``: told so (3.12's CALL event, the
+    # fast local ``self`` read before), it still reads members only.
+    edit(getter, "things.py", "alpha = 1\n", "alpha = 1\nbeta = 2\n")
+    assert run(getter) == {"test_module_name"}
+
+
+def test_a_new_member_still_selects_an_instance_lookup(getter: pytest.Pytester) -> None:
+    edit(getter, "kit.py", "class Getter:\n", "class Getter:\n    sep = 2\n")
+    assert ran_and_failed(getter) == (
+        {"test_module_name", "test_instance_name"},
+        {"test_instance_name"},
+    )
+
+
+def test_a_module_after_an_instance_at_the_same_site_sees_a_new_name(
+    pytester: pytest.Pytester,
+) -> None:
+    # One test hands the site an instance first, then the module: the site is watched on.
+    write(pytester, "kit.py", _GETTER)
+    write(pytester, "things.py", "from kit import Getter\nalpha = 1\n")
+    write(
+        pytester,
+        "test_getter_both.py",
+        """
+        import things
+        from kit import Getter
+
+
+        def test_both():
+            assert Getter().find("s", "ep") is None
+            assert Getter.find(things, "s", "ep") is None
+        """,
+    )
+    assert run(pytester, flag="--reks-all") == {"test_both"}
+    edit(pytester, "things.py", "alpha = 1\n", "alpha = 1\nsep = 2\n")
+    assert ran_and_failed(pytester) == ({"test_both"}, {"test_both"})
