@@ -51,6 +51,10 @@ def _other_and_its_test(pytester: pytest.Pytester, test_file: str = "test_b.py")
         'sys.modules.__contains__("gam" + "ma")',
         # A key computed in place is not told: a listing on every Python.
         '"".join(["gam", "ma"]) in sys.modules',
+        # The answer of a ``pop`` or a ``setdefault`` is whether the module was there (on
+        # e1ec010 a keyed read of ``gamma`` alone: not selected, and failed).
+        'sys.modules.pop("gamma", None) is not None',
+        'sys.modules.setdefault("gamma", sys) is not sys',
     ],
 )
 def test_a_module_another_file_starts_importing_selects_a_membership_test(
@@ -74,8 +78,19 @@ def test_a_module_another_file_starts_importing_selects_a_membership_test(
     assert ran_and_failed(pytester) == ({"test_b", "test_not_loaded"}, {"test_not_loaded"})
 
 
+@pytest.mark.parametrize(
+    "ask",
+    [
+        "sys.modules.get(name) is not None",
+        # On e1ec010 a keyed read of ``gamma`` alone: not selected, and failed (a KeyError).
+        "sys.modules[name] is not None",
+        # Selected on e1ec010 already (they change the table): guards.
+        "sys.modules.pop(name) is not None",
+        "sys.modules.setdefault(name, None) is not None",
+    ],
+)
 def test_a_module_no_file_imports_any_more_selects_a_membership_test(
-    pytester: pytest.Pytester,
+    pytester: pytest.Pytester, ask: str
 ) -> None:
     # Loaded, but by another file's import long done: no import runs the ask.
     _other_and_its_test(pytester)
@@ -83,18 +98,46 @@ def test_a_module_no_file_imports_any_more_selects_a_membership_test(
     write(
         pytester,
         "test_a.py",
-        """
+        f"""
         import sys
 
 
         def test_loaded():
             name = "gamma"
-            assert sys.modules.get(name) is not None
+            assert {ask}
         """,
     )
     assert run(pytester) == {"test_b", "test_loaded"}
     edit(pytester, "other.py", "import gamma\n", "")
     assert ran_and_failed(pytester) == ({"test_b", "test_loaded"}, {"test_loaded"})
+
+
+@pytest.mark.parametrize(
+    "ask", ['sys.modules["gamma"]', 'name = "gamma"\n        del sys.modules[name]']
+)
+def test_a_module_another_file_starts_importing_selects_a_subscript(
+    pytester: pytest.Pytester, ask: str
+) -> None:
+    # A subscript or a delete raises while the module is not there: an ask (on e1ec010 a
+    # keyed read of ``gamma`` alone: not selected, and failed).
+    _other_and_its_test(pytester)
+    write(
+        pytester,
+        "test_a.py",
+        f"""
+        import sys
+
+        import pytest
+
+
+        def test_not_loaded():
+            with pytest.raises(KeyError):
+                {ask}
+        """,
+    )
+    assert run(pytester) == {"test_b", "test_not_loaded"}
+    edit(pytester, "other.py", "def two", "import gamma\n\n\ndef two")
+    assert ran_and_failed(pytester) == ({"test_b", "test_not_loaded"}, {"test_not_loaded"})
 
 
 @pytest.fixture
@@ -168,6 +211,22 @@ def test_a_module_another_file_drops_from_the_table_selects_an_ask_after_import(
     )
     ran, failed = ran_and_failed(sentinels)
     assert failed == {"test_name_now"} <= ran
+
+
+def test_a_subscript_of_the_module_being_imported_lists_nothing(
+    pytester: pytest.Pytester,
+) -> None:
+    # ``sys.modules[__name__]`` at a module's top level: its own entry, there as it runs.
+    _other_and_its_test(pytester)
+    write(pytester, "things.py", "import sys\n\nSELF = sys.modules[__name__]\nVALUE = 1\n")
+    write(
+        pytester,
+        "test_things.py",
+        "import things\n\n\ndef test_value():\n    assert things.SELF.VALUE == 1\n",
+    )
+    assert run(pytester, flag="--reks-all") == {"test_b", "test_value"}
+    edit(pytester, "other.py", "return 2", "return 1 + 1")
+    assert run(pytester) == ({"test_b"} if TOLD else {"test_b", "test_value"})
 
 
 @pytest.mark.parametrize(
