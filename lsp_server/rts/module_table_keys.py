@@ -136,7 +136,22 @@ def asks_presence(code: CodeType) -> bool:
     if "modules" not in code.co_names:
         return False
     instructions = _without_precalls(code)
-    return any(_asks_at(instructions, at) for at in range(len(instructions)))
+    return any(_asks(code, instructions, at) for at in range(len(instructions)))
+
+
+def _asks(code: CodeType, instructions: list[dis.Instruction], at: int) -> bool:
+    """Whether the instruction at ``at`` asks whether a module is there, not knowing: a
+    module's top level asking about its own entry (``this = sys.modules[__name__]``) knows,
+    as the import system put the module there before running it (``__name__`` not rebound
+    by the module)."""
+    if not _asks_at(instructions, at):
+        return False
+    if code.co_name != "<module>" or at < 1:
+        return True
+    found = _site(instructions, at)
+    if found is None or found[1] != (("name", "__name__"), ("name", "sys")):
+        return True
+    return any(ins.opname == "STORE_NAME" and ins.argval == "__name__" for ins in instructions)
 
 
 def presence_sites(code: CodeType) -> dict[int, PresenceSite] | None:
@@ -147,7 +162,7 @@ def presence_sites(code: CodeType) -> dict[int, PresenceSite] | None:
     instructions = _without_precalls(code)
     sites: dict[int, PresenceSite] = {}
     for at in range(1, len(instructions)):
-        if not _asks_at(instructions, at):
+        if not _asks(code, instructions, at):
             continue
         found = _site(instructions, at)
         if found is None:

@@ -113,7 +113,7 @@ def test_a_module_no_file_imports_any_more_selects_a_membership_test(
 
 
 @pytest.mark.parametrize(
-    "ask", ['sys.modules["gamma"]', 'name = "gamma"\n        del sys.modules[name]']
+    "ask", ['sys.modules["gamma"]', "sys.modules[name]", "del sys.modules[name]"]
 )
 def test_a_module_another_file_starts_importing_selects_a_subscript(
     pytester: pytest.Pytester, ask: str
@@ -131,6 +131,7 @@ def test_a_module_another_file_starts_importing_selects_a_subscript(
 
 
         def test_not_loaded():
+            name = "gamma"
             with pytest.raises(KeyError):
                 {ask}
         """,
@@ -216,17 +217,35 @@ def test_a_module_another_file_drops_from_the_table_selects_an_ask_after_import(
 def test_a_subscript_of_the_module_being_imported_lists_nothing(
     pytester: pytest.Pytester,
 ) -> None:
-    # ``sys.modules[__name__]`` at a module's top level: its own entry, there as it runs.
+    # ``sys.modules[__name__]`` at a module's top level: its own entry, there as it runs
+    # (any Python); and from a function the top level calls (told on 3.12).
     _other_and_its_test(pytester)
-    write(pytester, "things.py", "import sys\n\nSELF = sys.modules[__name__]\nVALUE = 1\n")
+    write(
+        pytester,
+        "things.py",
+        """
+        import sys
+
+        SELF = sys.modules[__name__]
+        VALUE = 1
+
+
+        def this(name):
+            return sys.modules[name]
+
+
+        ALSO = this(__name__)
+        """,
+    )
     write(
         pytester,
         "test_things.py",
-        "import things\n\n\ndef test_value():\n    assert things.SELF.VALUE == 1\n",
+        "import things\n\n\ndef test_value():\n    assert things.SELF.VALUE == 1\n\n\n"
+        "def test_also():\n    assert things.ALSO.VALUE == 1\n",
     )
-    assert run(pytester, flag="--reks-all") == {"test_b", "test_value"}
+    assert run(pytester, flag="--reks-all") == {"test_b", "test_value", "test_also"}
     edit(pytester, "other.py", "return 2", "return 1 + 1")
-    assert run(pytester) == ({"test_b"} if TOLD else {"test_b", "test_value"})
+    assert run(pytester) == ({"test_b"} if TOLD else {"test_b", "test_value", "test_also"})
 
 
 @pytest.mark.parametrize(
