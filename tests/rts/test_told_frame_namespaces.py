@@ -258,7 +258,7 @@ def test_globals_unpacked_into_format_read_the_names_formatted(
 
 @pytest.mark.parametrize(
     "formatting",
-    ['return "{name}".format(**namespace)', "return template.format(name=namespace)"],
+    ['return "{name}".format(**namespace)', "return template.format(name=namespace['name'])"],
 )
 def test_format_with_plain_fields_or_spelled_keywords_reads_no_other_name(
     pytester: pytest.Pytester, formatting: str
