@@ -14,7 +14,10 @@ pushed it (``receiver_sources``). An object that is no namespace (``holds_namesp
 only its own attributes and its classes' members to find: the call reads
 ``MEMBER_LOOKUP`` and stays watched, for a later call may be handed a module. Anything
 else, or a receiver not told, reads every name, and ``NAMESPACE_LOOKUP`` keeps the syntax
-from narrowing that back to members (``settle_untold``).
+from narrowing that back to members (``settle_untold``); so does code whose sites were
+never told (a generator under 3.11's markers, code run while another profile hook was set).
+Not seen: a module handed to a site given up on after ``runtime_lookups.MAX_CALLS`` calls
+in a test, all on objects that were no namespace.
 """
 
 from __future__ import annotations
@@ -35,9 +38,11 @@ NAMESPACE_LOOKUP = "<namespace lookup>"
 """Read by code whose ``getattr``/``hasattr`` looked up an untold name on a namespace (a
 module, a function...) or on an object not told: any name, whatever the syntax says."""
 
+ATTRIBUTE_FUNCTIONS = frozenset([getattr, hasattr, setattr, delattr])
+"""The lookup functions of an object's attributes by name."""
 READERS = frozenset([getattr, hasattr])
-"""The lookup functions whose receiver is read: ``setattr``/``delattr`` store (what they
-meet is a class's descriptor at most, as the syntax says)."""
+"""Those whose receiver is read: ``setattr``/``delattr`` store (what they meet is a class's
+descriptor at most, as the syntax says)."""
 
 _FAST_LOADS = frozenset(["LOAD_FAST", "LOAD_FAST_CHECK"])
 # 3.13 stores two locals at once: ``argval`` a tuple of names.
@@ -55,11 +60,20 @@ def holds_namespace(value: object) -> bool:
 
 
 def record_receiver(
-    frame: FrameType, code: CodeType, offset: int, receiver: object, seen: bool, names: set[str]
+    frame: FrameType,
+    code: CodeType,
+    offset: int,
+    function: object,
+    receiver: object,
+    seen: bool,
+    names: set[str],
 ) -> bool:
-    """Record an untold name looked up at ``offset`` of ``code`` (running in ``frame``) on
-    ``receiver`` (``seen``: handed over by the call event; else read off the frame); False
-    when the code reads every name from now on."""
+    """Record an untold name looked up by ``function`` (one of ``ATTRIBUTE_FUNCTIONS``) at ``offset``
+    of ``code`` (running in ``frame``) on ``receiver`` (``seen``: handed over by the call
+    event; else read off the frame); False when the code reads every name from now on."""
+    if function not in READERS:  # a store: members at most, given up on as before
+        names.update((EVERY_NAME, MEMBER_LOOKUP))
+        return False
     if not seen:
         source = receiver_sources(code).get(offset)
         if source is None or source not in frame.f_locals:
@@ -78,12 +92,13 @@ def settle_untold(looked_up: Set[str], untold: str | None) -> set[str]:
     member of its instance's classes, by a prefix; None for code whose syntax reads any
     name) in place of what the sites could not tell but the receiver (see above)."""
     found = set(looked_up) - {MEMBER_LOOKUP, NAMESPACE_LOOKUP}
-    if MEMBER_LOOKUP in looked_up:
-        found.add(EVERY_NAME if untold is None else untold)
-    if untold is not None and EVERY_NAME in found and NAMESPACE_LOOKUP not in looked_up:
-        # Given up for another reason (a hot loop, a generator before 3.12): the syntax's
-        # kind, as before receivers were told.
-        found = (found - {EVERY_NAME}) | {untold}
+    if MEMBER_LOOKUP not in looked_up:
+        return found  # no site told (a generator before 3.12): any name stays
+    found.add(EVERY_NAME if untold is None else untold)
+    if untold is not None and NAMESPACE_LOOKUP not in looked_up:
+        # Given up on a hot loop (``runtime_lookups.MAX_CALLS``) after members only: the
+        # syntax's kind, as before receivers were told.
+        found.discard(EVERY_NAME)
     return found
 
 

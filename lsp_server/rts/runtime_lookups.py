@@ -45,8 +45,7 @@ from lsp_server.rts.identity import identity
 from lsp_server.rts.import_calls import module_files, record_import
 from lsp_server.rts.line_stores import loaded_marks
 from lsp_server.rts.listing_marks import ListingMarks
-from lsp_server.rts.lookup_receivers import READERS as RECEIVER_READERS
-from lsp_server.rts.lookup_receivers import record_receiver
+from lsp_server.rts.lookup_receivers import ATTRIBUTE_FUNCTIONS, record_receiver
 from lsp_server.rts.lookup_sites import (
     LOOKUP_FUNCTIONS,
     METHOD_CALL,
@@ -239,9 +238,9 @@ class RuntimeLookups:
         first = arg0 if function is importlib.import_module else None  # its name, even computed
         for source in arguments:
             value = first if source is None or source[0] == "attribute" else value_at(frame, source)
-            if not isinstance(value, str) and function in RECEIVER_READERS:
+            if not isinstance(value, str) and function in ATTRIBUTE_FUNCTIONS:
                 # Not told: what it looked in tells what it may find (``lookup_receivers``).
-                return record_receiver(frame, code, offset, arg0, seen, names)
+                return record_receiver(frame, code, offset, function, arg0, seen, names)
             if not isinstance(value, str):
                 names.add(EVERY_NAME)  # computed, not found, or no string: not told
                 return False

@@ -133,6 +133,9 @@ _GETTER = """
 class Getter:
     def find(self, head, tail):
         return getattr(self, head + tail, None)
+
+    def each(self, head, tail):
+        yield getattr(self, head + tail, None)
 """
 
 
@@ -149,19 +152,24 @@ _MODULE_TEST = """
 def test_module_name():
     assert Getter.find(things, "s", "ep") is None
 """
+_MODULE_GENERATOR_TEST = """
+def test_module_name():
+    assert list(Getter.each(things, "s", "ep")) == [None]
+"""
 _INSTANCE_TEST = """
 def test_instance_name():
     assert Getter().find("s", "ep") is None
 """
 
 
+@pytest.mark.parametrize("tests", [_MODULE_TEST, _MODULE_GENERATOR_TEST])
 @pytest.mark.parametrize("new", ["sep = 2", "from os import sep"])
 def test_a_module_as_self_of_a_computed_getattr_sees_a_new_name(
-    pytester: pytest.Pytester, new: str
+    pytester: pytest.Pytester, new: str, tests: str
 ) -> None:
     # On e1ec010 (a strict xfail since f85e4cb): ``getattr(self, head + tail)`` read any
     # member of ``self``'s classes, never a module's global, and the test was not selected.
-    assert _getter(pytester, _MODULE_TEST) == {"test_module_name"}
+    assert _getter(pytester, tests) == {"test_module_name"}
     edit(pytester, "things.py", "alpha = 1\n", f"alpha = 1\n{new}\n")
     assert ran_and_failed(pytester) == ({"test_module_name"}, {"test_module_name"})
 
