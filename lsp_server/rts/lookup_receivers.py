@@ -68,9 +68,10 @@ def record_receiver(
     seen: bool,
     names: set[str],
 ) -> bool:
-    """Record an untold name looked up by ``function`` (one of ``ATTRIBUTE_FUNCTIONS``) at ``offset``
-    of ``code`` (running in ``frame``) on ``receiver`` (``seen``: handed over by the call
-    event; else read off the frame); False when the code reads every name from now on."""
+    """Record an untold name looked up by ``function`` (``ATTRIBUTE_FUNCTIONS``) at
+    ``offset`` of ``code`` (running in ``frame``) on ``receiver`` (``seen``: handed over by
+    the call event; else read off the frame); False when the code reads every name from
+    now on."""
     if function not in READERS:  # a store: members at most, given up on as before
         names.update((EVERY_NAME, MEMBER_LOOKUP))
         return False
