@@ -214,7 +214,8 @@ class UnitAttribution:
         is_module = code.co_name == "<module>"
         # Only project code's reads count: a library looks names up by string all the time.
         no_reads = is_module or rel is None
-        listing = statement_listing(code, is_module and rel is not None, self._line_reads.seen)
+        told, listed = self._line_reads.seen, self.lookups.lists_package(code)
+        listing = statement_listing(code, is_module and rel is not None, told, listed)
         self._code_reads[identity(code)] = listing
         if rel is not None:
             module = Unit(rel, MODULE)

@@ -55,7 +55,7 @@ from lsp_server.rts.lookup_sites import (
 )
 from lsp_server.rts.lookups import SESSION_LISTINGS
 from lsp_server.rts.named_reads import named_modules
-from lsp_server.rts.namespace_listings import record_listing
+from lsp_server.rts.namespace_listings import PACKAGE_LISTING, record_listing
 from lsp_server.rts.reads import EVERY_NAME
 from lsp_server.rts.site_values import (
     Source,
@@ -329,12 +329,16 @@ class RuntimeLookups:
         imports ``origins``) are all ones whose names are recorded as they run."""
         return self.sites(code) is not None and not shadowed(code, bound, origins)
 
+    def lists_package(self, code: CodeType) -> bool:
+        """Whether ``code`` listed a project package's namespace as it ran (so far)."""
+        return PACKAGE_LISTING in self.names.get(identity(code), ())
+
     def read(self, code: CodeType) -> tuple[set[str], set[str]]:
         """The names ``code`` looked up so far, and the files of the modules it imported
         or found in ``sys.modules`` by name (one not imported, or not found, reads as any
         name)."""
         key = identity(code)
-        names = self.names.get(key, set())
+        names = self.names.get(key, set()) - {PACKAGE_LISTING}
         if marks := loaded_marks(names):  # a line name looked up: ``rts.line_stores``
             names = names | marks
         found = self._named.get(key, frozenset())
