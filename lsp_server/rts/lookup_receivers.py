@@ -10,8 +10,9 @@ head + tail)``) reads, by its syntax, any member of the instance's classes
 So ``rts.runtime_lookups`` asks, at each such call whose name it cannot tell, what the call
 looks in: 3.12's CALL event hands over the first argument; before, the first argument is
 read off the caller's frame when a fast local no instruction before the call can rebind
-pushed it (``receiver_sources``). An object that is no namespace (``holds_namespace``) has
-only its own attributes and its classes' members to find: the call reads
+pushed it (``receiver_sources``). An object that is no namespace
+(``instance_owners.holds_namespace``) has only its own attributes and its classes' members
+to find: the call reads
 ``MEMBER_LOOKUP`` and stays watched, for a later call may be handed a module. Anything
 else, or a receiver not told, reads every name, and ``NAMESPACE_LOOKUP`` keeps the syntax
 from narrowing that back to members (``settle_untold``); so does code whose sites were
@@ -24,11 +25,11 @@ from __future__ import annotations
 
 import dis
 from collections.abc import Set
-from types import CodeType, FrameType, FunctionType, MethodType, ModuleType
+from types import CodeType, FrameType
 
+from lsp_server.rts.instance_owners import holds_namespace
 from lsp_server.rts.kept_code_analyses import kept_by_content
 from lsp_server.rts.lookup_sites import call_site
-from lsp_server.rts.plain_values import may_be, own_namespace
 from lsp_server.rts.reads import EVERY_NAME
 
 MEMBER_LOOKUP = "<member lookup>"
@@ -47,16 +48,6 @@ descriptor at most, as the syntax says)."""
 _FAST_LOADS = frozenset(["LOAD_FAST", "LOAD_FAST_CHECK"])
 # 3.13 stores two locals at once: ``argval`` a tuple of names.
 _REBINDS = frozenset(["STORE_FAST", "DELETE_FAST", "STORE_FAST_STORE_FAST", "STORE_FAST_LOAD_FAST"])
-
-
-def holds_namespace(value: object) -> bool:
-    """Whether ``value``'s attributes may be a namespace of the project's code: a module,
-    a function or a method (or anything passing for one), or an object whose ``__dict__``
-    holds a module's globals (``obj.__dict__ = vars(module)``). Any other object's are its
-    own attributes and its classes' members."""
-    if may_be(value, (ModuleType, FunctionType, MethodType)):
-        return True
-    return "__builtins__" in (own_namespace(value) or ())
 
 
 def record_receiver(
