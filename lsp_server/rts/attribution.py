@@ -212,8 +212,7 @@ class UnitAttribution:
         rel = self.paths.python_rel(code.co_filename)
         units: tuple[Unit, ...] = ()
         is_module = code.co_name == "<module>"
-        # Only project code's reads count: a library looks names up by string all the time.
-        no_reads = is_module or rel is None
+        no_reads = is_module or rel is None  # a library looks names up by string all the time
         told, listed = self._line_reads.seen, self.lookups.lists_package(code)
         listing = statement_listing(code, is_module and rel is not None, told, listed)
         self._code_reads[identity(code)] = listing

@@ -101,7 +101,7 @@ class RuntimeLookups:
         recorder routes ``__code__`` audit events there, ``call_event`` the source reads."""
         self.sources_seen = False
         """Whether the calls of ``inspect.getsource`` at its call sites are seen (3.12's
-        CALL event, ``call_event``)."""
+        CALL event, ``call_event``), and the first argument of every lookup (``arg0``)."""
         self._source_sites: dict[int, frozenset[int] | None] = {}
         self.version = 0
         """Grows whenever some code looks up a name (or imports a module) it had not: an
@@ -139,17 +139,10 @@ class RuntimeLookups:
         return wanted
 
     def on_call(
-        self,
-        frame: FrameType,
-        code: CodeType,
-        offset: int,
-        function: object,
-        arg0: object = None,
-        seen: bool = False,
+        self, frame: FrameType, code: CodeType, offset: int, function: object, arg0: object = None
     ) -> bool:
         """Record the name ``function`` (a lookup function) is about to look up, called at
-        ``offset`` of ``frame``'s code ``code`` (with ``arg0`` when ``seen``: 3.12's CALL
-        event); False when the site
+        ``offset`` of ``frame``'s code ``code`` (with ``arg0``, on 3.12+); False when the site
         need not call back again in this test (given up: the code reads conservatively from
         now on; or it names a constant, recorded now). ``code`` is passed, not read: each
         ``f_code`` raises an audit event (reks's hook is installed)."""
@@ -157,19 +150,19 @@ class RuntimeLookups:
         names = self.names.setdefault(key, set())
         before = len(names) + len(self.modules.get(key, ()))
         if EVERY_NAME in names or self.listing_seen is None:
-            going_on = self._record(frame, code, offset, function, arg0, seen)
+            going_on = self._record(frame, code, offset, function, arg0)
         elif SESSION_LISTINGS.isdisjoint(names):
             # No listing name looked up before (nearly every call): one there now is this
             # call's, and no set apart is needed (``_record`` only adds to ``names``, and
             # reads of it ask for ``EVERY_NAME`` alone, not there before either way).
-            going_on = self._record(frame, code, offset, function, arg0, seen)
+            going_on = self._record(frame, code, offset, function, arg0)
             if not SESSION_LISTINGS.isdisjoint(names):
                 self._mark_listing(code)
         else:  # what this call looks up apart: a listing name marks the running code
             fresh: set[str] = set()
             self.names[key] = fresh
             try:
-                going_on = self._record(frame, code, offset, function, arg0, seen)
+                going_on = self._record(frame, code, offset, function, arg0)
             finally:
                 self.names[key] = names
                 names |= fresh
@@ -187,13 +180,7 @@ class RuntimeLookups:
             seen()[identity(marker)] = marker
 
     def _record(
-        self,
-        frame: FrameType,
-        code: CodeType,
-        offset: int,
-        function: object,
-        arg0: object,
-        seen: bool,
+        self, frame: FrameType, code: CodeType, offset: int, function: object, arg0: object
     ) -> bool:
         key = identity(code)
         names = self.names.setdefault(key, set())
@@ -238,12 +225,8 @@ class RuntimeLookups:
         first = arg0 if function is importlib.import_module else None  # its name, even computed
         for source in arguments:
             value = first if source is None or source[0] == "attribute" else value_at(frame, source)
-            if not isinstance(value, str) and function in ATTRIBUTE_FUNCTIONS:
-                # Not told: what it looked in tells what it may find (``lookup_receivers``).
-                return record_receiver(frame, code, offset, function, arg0, seen, names)
-            if not isinstance(value, str):
-                names.add(EVERY_NAME)  # computed, not found, or no string: not told
-                return False
+            if not isinstance(value, str):  # computed, not found, or no string: not told
+                return self._untold(frame, code, offset, function, arg0, names)
             looked_up.append(str.__str__(value))  # a str subclass's hash plays no part
         if function is not importlib.import_module:
             names.update(looked_up if function is not operator.attrgetter else parts_of(looked_up))
@@ -254,6 +237,22 @@ class RuntimeLookups:
         self.modules.setdefault(key, set()).update(looked_up)
         names.update(parts_of(looked_up))
         return not constant
+
+    def _untold(
+        self,
+        frame: FrameType,
+        code: CodeType,
+        offset: int,
+        function: object,
+        arg0: object,
+        names: set[str],
+    ) -> bool:
+        """A name ``function`` looks up that the site cannot tell: every name, but where
+        what an attribute lookup looked in tells less (``rts.lookup_receivers``)."""
+        if function in ATTRIBUTE_FUNCTIONS:
+            return record_receiver(frame, code, offset, function, arg0, self.sources_seen, names)
+        names.add(EVERY_NAME)
+        return False
 
     def _all_constant(self, arguments: tuple[Source | None, ...]) -> bool:
         """Whether every argument of a site is a constant: asked at each call of a lookup
@@ -296,7 +295,7 @@ class RuntimeLookups:
             sites = sites_of(code)
             if not sites or (offset not in sites and identity(function) not in LOOKUP_FUNCTIONS):
                 return disable
-            return None if on_call(getframe(1), code, offset, function, arg0, True) else disable
+            return None if on_call(getframe(1), code, offset, function, arg0) else disable
 
         return on_call_event
 
