@@ -10,13 +10,15 @@ an attribute ``modules`` with what follows it: a key made of loads and operators
 then a subscript; or at once an ``in`` test or a keyed method. Anything else lists.
 
 Asking whether a module is there (``name in sys.modules``, ``.get(name)``,
-``.__contains__(name)``, and ``sys.modules[name]``, ``del sys.modules[name]``, ``.pop(name)``,
-``.setdefault(name, d)``, which raise or answer the default when it is not:
+``.__contains__(name)``, and ``.pop(name)``, ``.setdefault(name, d)`` whose answer is used:
 ``asks_presence``) sees what decides that: which modules every
 file imported so far imports, another test's file among them (sel36d: ``other.py``
 starting to import ``gamma`` made ``"gamma" in sys.modules`` true in a test that never ran
 ``other``). That is a listing too, unless the key is told as the ask runs
-(``presence_sites``, ``rts.module_presence``)."""
+(``presence_sites``, ``rts.module_presence``). A subscript (``sys.modules[name]``, ``del``)
+raises when the module is not there, an ask all the same, but is left a keyed read: as
+asks, funcy's ``__init__`` (``sys.modules['funcy.' + m].__all__``) and typeguard's
+``sys.modules[f.__module__]`` made every importer a listing (README, Limits)."""
 
 from __future__ import annotations
 
@@ -88,10 +90,10 @@ def _by_key(following: list[dis.Instruction]) -> bool:
 
 
 # Keyed methods whose answer tells whether the entry is there: ``pop`` and ``setdefault``
-# answer the module or the default (or raise), as ``get`` does, and change the table too.
+# answer the module or the default (or raise), as ``get`` does, and change the table too;
+# a cleanup dropping their answer (``sys.modules.pop(name, None)``) asks nothing.
 _PRESENCE_METHODS = frozenset(["get", "__contains__", "pop", "setdefault"])
-# A subscript that raises ``KeyError`` when the entry is not there; a store never does.
-_PRESENCE_SUBSCRIPTS = frozenset(["BINARY_SUBSCR", "DELETE_SUBSCR"])
+_CHANGING_METHODS = frozenset(["pop", "setdefault"])
 _KEY_LOADS = {
     "LOAD_CONST": "const",
     "LOAD_FAST": "local",
@@ -112,19 +114,11 @@ def _asks_at(instructions: list[dis.Instruction], at: int) -> bool:
         return False
     after = instructions[at + 1]
     method = after.opname in ("LOAD_ATTR", "LOAD_METHOD") and after.argval in _PRESENCE_METHODS
-    return method or after.opname == "CONTAINS_OP" or _subscript_at(instructions, at) is not None
-
-
-def _subscript_at(instructions: list[dis.Instruction], at: int) -> int | None:
-    """Where the subscript that takes the table loaded at ``at`` (``sys.modules[key]``,
-    ``del sys.modules[key]``) runs, when it may raise for a key not there; else None."""
-    following = instructions[at + 1 : at + 1 + _LONGEST_KEY]
-    if not _by_key(following):
-        return None
-    taker = next((i for i, ins in enumerate(following) if ins.opname in _SUBSCRIPTS), None)
-    if taker is None or following[taker].opname not in _PRESENCE_SUBSCRIPTS:
-        return None  # ``in``, a method, or a store
-    return at + 1 + taker
+    if method and after.argval in _CHANGING_METHODS:
+        call = next((i for i in instructions[at + 2 : at + 8] if i.opname == "CALL"), None)
+        taken = None if call is None else instructions[instructions.index(call) + 1 :][:1]
+        return not (taken and taken[0].opname == "POP_TOP")
+    return method or after.opname == "CONTAINS_OP"
 
 
 def _without_precalls(code: CodeType) -> list[dis.Instruction]:
@@ -173,13 +167,9 @@ def presence_sites(code: CodeType) -> dict[int, PresenceSite] | None:
 
 def _site(instructions: list[dis.Instruction], at: int) -> tuple[int, PresenceSite] | None:
     owner = _plain_load(instructions[at - 1])
-    subscript = _subscript_at(instructions, at)
     if instructions[at + 1].opname == "CONTAINS_OP":  # key, owner, modules, CONTAINS_OP
         key = _plain_load(instructions[at - 2]) if at >= 2 else None
         straight, taker = instructions[at - 1 : at + 2], instructions[at + 1]
-    elif subscript is not None:  # owner, modules, key, the subscript
-        key = _plain_load(instructions[at + 1]) if subscript == at + 2 else None
-        straight, taker = instructions[at - 1 : at + 3], instructions[subscript]
     else:  # owner, modules, method, key, [a constant default], CALL
         rest = instructions[at + 2 : at + 5]
         key = _plain_load(rest[0]) if rest else None

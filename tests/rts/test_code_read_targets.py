@@ -54,12 +54,11 @@ def project(pytester: pytest.Pytester) -> pytest.Pytester:
         "instr.py",
         """
         import inspect
+        import sys
 
 
         def module_source(f):
-            # typeguard spells ``sys.modules[f.__module__]``: an ask whether the module is
-            # loaded, a listing of the session's state (``rts.module_presence``).
-            return inspect.getsource(inspect.getmodule(f))
+            return inspect.getsource(sys.modules[f.__module__])
 
 
         def constants(f):
@@ -258,11 +257,12 @@ def test_code_read_at_import_shows_the_decorated_function_and_its_module_only(
         "deco.py",
         """
         import inspect
+        import sys
 
 
         def instrument(f):
             code = getattr(f, "__code__", None)
-            f.lines = (code.co_firstlineno, inspect.getsource(inspect.getmodule(f)))
+            f.lines = (code.co_firstlineno, inspect.getsource(sys.modules[f.__module__]))
             return f
         """,
     )

@@ -19,6 +19,14 @@ pytest_plugins = ["pytester"]
 
 TOLD = sys.version_info >= (3, 12)
 
+SUBSCRIPT_HOLE = pytest.mark.xfail(
+    strict=True,
+    reason="a subscript (sys.modules[k], del) raises when the module is not there, an ask; "
+    "counted a keyed read of that module: as an ask, funcy's __init__ "
+    "(sys.modules['funcy.' + m].__all__, a key no event tells) and typeguard's "
+    "sys.modules[f.__module__] made every importer a listing (snd37)",
+)
+
 # ``make_sentinel``'s check, in a module of its own: the caller's module must be loaded.
 KIT = """
 import sys
@@ -82,8 +90,7 @@ def test_a_module_another_file_starts_importing_selects_a_membership_test(
     "ask",
     [
         "sys.modules.get(name) is not None",
-        # On e1ec010 a keyed read of ``gamma`` alone: not selected, and failed (a KeyError).
-        "sys.modules[name] is not None",
+        pytest.param("sys.modules[name] is not None", marks=SUBSCRIPT_HOLE),
         # Selected on e1ec010 already (they change the table): guards.
         "sys.modules.pop(name) is not None",
         "sys.modules.setdefault(name, None) is not None",
@@ -112,6 +119,7 @@ def test_a_module_no_file_imports_any_more_selects_a_membership_test(
     assert ran_and_failed(pytester) == ({"test_b", "test_loaded"}, {"test_loaded"})
 
 
+@SUBSCRIPT_HOLE
 @pytest.mark.parametrize(
     "ask", ['sys.modules["gamma"]', "sys.modules[name]", "del sys.modules[name]"]
 )
@@ -214,38 +222,21 @@ def test_a_module_another_file_drops_from_the_table_selects_an_ask_after_import(
     assert failed == {"test_name_now"} <= ran
 
 
-def test_a_subscript_of_the_module_being_imported_lists_nothing(
+def test_an_ask_about_its_own_entry_at_a_module_top_level_lists_nothing(
     pytester: pytest.Pytester,
 ) -> None:
-    # ``sys.modules[__name__]`` at a module's top level: its own entry, there as it runs
-    # (any Python); and from a function the top level calls (told on 3.12).
+    # ``sys.modules.get(__name__)`` at a module's top level: its own entry, there as it runs
+    # (any Python). On e1ec010 a listing: selected by the change of ``other``.
     _other_and_its_test(pytester)
-    write(
-        pytester,
-        "things.py",
-        """
-        import sys
-
-        SELF = sys.modules[__name__]
-        VALUE = 1
-
-
-        def this(name):
-            return sys.modules[name]
-
-
-        ALSO = this(__name__)
-        """,
-    )
+    write(pytester, "things.py", "import sys\n\nSELF = sys.modules.get(__name__)\nVALUE = 1\n")
     write(
         pytester,
         "test_things.py",
-        "import things\n\n\ndef test_value():\n    assert things.SELF.VALUE == 1\n\n\n"
-        "def test_also():\n    assert things.ALSO.VALUE == 1\n",
+        "import things\n\n\ndef test_value():\n    assert things.SELF.VALUE == 1\n",
     )
-    assert run(pytester, flag="--reks-all") == {"test_b", "test_value", "test_also"}
+    assert run(pytester, flag="--reks-all") == {"test_b", "test_value"}
     edit(pytester, "other.py", "return 2", "return 1 + 1")
-    assert run(pytester) == ({"test_b"} if TOLD else {"test_b", "test_value", "test_also"})
+    assert run(pytester) == {"test_b"}
 
 
 @pytest.mark.parametrize(

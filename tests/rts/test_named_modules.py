@@ -83,16 +83,11 @@ def test_a_library_module_found_by_a_constant_name_reads_no_project_name(
     project: pytest.Pytester,
 ) -> None:
     edit(project, "other.py", "def helper", "def extra():\n    return 2\n\n\ndef helper")
-    # ``test_install`` stores into ``sys.modules``: any name, the new one too. ``.get`` and a
-    # subscript ask whether the module is there (a subscript raises when it is not), which
-    # another file's imports decide: a listing of the session's state, selected by any
-    # change (``rts.module_presence``).
-    assert run(project, "-p", "no:randomly") == {
-        "test_install",
-        "test_get",
-        "test_subscript",
-        "test_project",
-    }
+    # ``test_install`` stores into ``sys.modules``: any name, the new one too. ``.get`` asks
+    # whether the module is there, which another file's imports decide: a listing of the
+    # session's state, selected by any change (``rts.module_presence``; ``test_subscript``
+    # is not: a subscript finds the module or raises).
+    assert run(project, "-p", "no:randomly") == {"test_install", "test_get", "test_project"}
 
 
 def test_a_project_module_found_by_a_constant_name_is_a_dependency(
