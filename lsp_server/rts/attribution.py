@@ -36,6 +36,7 @@ from lsp_server.rts.import_footprints import GlobalsRead, ImportFootprints, add_
 from lsp_server.rts.imports import ImportResolver
 from lsp_server.rts.interned_units import FileAnswers, InternedUnits
 from lsp_server.rts.listing_marks import statement_listing, window_listing
+from lsp_server.rts.lookup_receivers import settle_untold
 from lsp_server.rts.lookups import ATTRIBUTE_LOOKUP
 from lsp_server.rts.loose_assignments import body_reads
 from lsp_server.rts.module_fetches import with_fetched_modules
@@ -212,9 +213,9 @@ class UnitAttribution:
         rel = self.paths.python_rel(code.co_filename)
         units: tuple[Unit, ...] = ()
         is_module = code.co_name == "<module>"
-        # Only project code's reads count: a library looks names up by string all the time.
-        no_reads = is_module or rel is None
-        listing = statement_listing(code, is_module and rel is not None, self._line_reads.seen)
+        no_reads = is_module or rel is None  # a library looks names up by string all the time
+        told, listed = self._line_reads.seen, self.lookups.lists_package(code)
+        listing = statement_listing(code, is_module and rel is not None, told, listed)
         self._code_reads[identity(code)] = listing
         if rel is not None:
             module = Unit(rel, MODULE)
@@ -306,9 +307,8 @@ class UnitAttribution:
     def _run_time_reads(self, code: CodeType, listed: bool | None) -> tuple[set[str], set[int]]:
         """What ``code`` looked up as it ran (``window_listing``), modules it imported by name."""
         looked_up, files = self.lookups.read(code)
-        untold = self._untold_reads.get(identity(code))
-        if untold is not None and EVERY_NAME in looked_up:  # a member at most: the syntax
-            looked_up = (looked_up - {EVERY_NAME}) | {untold}
+        # A member at most where the syntax says so and no receiver said otherwise.
+        looked_up = settle_untold(looked_up, self._untold_reads.get(identity(code)))
         rel = self.paths.python_rel(code.co_filename)
         units = None if rel is None else self.states.units(rel)
         own = units is None or units.class_at_line(code.co_firstlineno) is not None

@@ -135,9 +135,16 @@ def no_namespaces(frame: FrameType, names: Iterable[str]) -> bool:
     for name in names:
         if name not in values:
             return False
-        value = values[name]
-        if may_be(value, (ModuleType, FunctionType, MethodType)):
-            return False
-        if "__builtins__" in (own_namespace(value) or ()):
+        if holds_namespace(values[name]):
             return False
     return True
+
+
+def holds_namespace(value: object) -> bool:
+    """Whether ``value``'s attributes may be a namespace of the project's code: a module,
+    a function or a method (or anything passing for one), or an object whose ``__dict__``
+    holds a module's globals (``obj.__dict__ = vars(module)``). Any other object's are its
+    own attributes and its classes' members."""
+    if may_be(value, (ModuleType, FunctionType, MethodType)):
+        return True
+    return "__builtins__" in (own_namespace(value) or ())

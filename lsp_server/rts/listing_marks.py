@@ -58,7 +58,9 @@ _NOTHING: tuple[frozenset[str], bool] = (frozenset(), False)
 _LISTING: tuple[frozenset[str], bool] = (frozenset([SESSION_LISTING]), False)
 
 
-def statement_listing(code: CodeType, counted: bool, told: bool) -> tuple[frozenset[str], bool]:
+def statement_listing(
+    code: CodeType, counted: bool, told: bool, listed: bool = False
+) -> tuple[frozenset[str], bool]:
     """What the attribution counts as read by ``code``, a module's top level or a class
     body (``counted``: a project file's), beyond the units it runs in: a listing of the
     session's state, when it spells one (``reads.code_reads``). What else such code reads
@@ -69,9 +71,13 @@ def statement_listing(code: CodeType, counted: bool, told: bool) -> tuple[frozen
     ``LOADED = sorted(sys.modules)``). So a test that ran such code lists the session's
     state (``rts.session_listings``). So does a module's top level asking ``sys.modules``
     whether a module is there, unless the ask is told as it runs (``told``: 3.12's events,
-    ``rts.module_presence``)."""
+    ``rts.module_presence``), and one that listed a project package's namespace as it ran
+    (``listed``: ``dir(pkg)`` sees the submodules imported before,
+    ``namespace_listings.PACKAGE_LISTING``)."""
     if not counted:
         return _NOTHING
+    if listed:
+        return _LISTING
     if not SESSION_LISTINGS.isdisjoint(code.co_names) and SESSION_LISTING in code_reads(code)[0]:
         return _LISTING
     return _LISTING if untold_presence_ask(code, told) else _NOTHING

@@ -21,6 +21,7 @@ from lsp_server.rts.lookups import DYNAMIC_NAMES
 from lsp_server.rts.named_reads import JUMPS, constant_module, handed_over, reads_one_name
 from lsp_server.rts.namespace_updates import writes_only
 from lsp_server.rts.site_values import Source, argument_sources
+from lsp_server.rts.unpacked_formats import code_formats_unpacked
 
 _NAME_ARGUMENTS: list[tuple[Callable[..., object], slice, str | None]] = [
     (getattr, slice(1, 2), None),
@@ -114,6 +115,8 @@ def lookup_sites(code: CodeType) -> Sites | None:
     may look names up in a way no call site tells (it stays conservative)."""
     # Reading ``__all__`` reads a name: what it lists, only a lookup of its own looks up.
     spelled = DYNAMIC_NAMES.intersection(code.co_names) - {"__all__"}
+    if code_formats_unpacked(code):
+        return None  # the fields of a template handed a mapping: no call site tells them
     if not spelled:
         return {}
     if not spelled <= _LOOKUP_NAMES | _LOOKUP_METHODS | {"__dict__", "modules"}:

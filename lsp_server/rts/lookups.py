@@ -27,6 +27,7 @@ from lsp_server.rts.looped_names import looped_constants
 from lsp_server.rts.name_prefix import NamePrefixes
 from lsp_server.rts.no_lookups import BUILTIN_LOOKUPS, BY_NAME, no_lookups
 from lsp_server.rts.stdlib_imports import STDLIB_MODULES
+from lsp_server.rts.unpacked_formats import formats_unpacked
 
 # Names whose use means "looks names up by string".
 DYNAMIC_NAMES = frozenset(
@@ -59,8 +60,7 @@ DYNAMIC_NAMES = frozenset(
         "__globals__",
         # A class's subclasses: class statements the code never names (any module's).
         "__subclasses__",
-        # A mapping's entries by the fields of a template (``'{other.LIMIT}'.format_map(
-        # globals())``), then their attributes: names taken from data, in library code.
+        # A mapping's entries by the fields of a template: ``rts.unpacked_formats``.
         "format_map",
     ]
 )
@@ -211,9 +211,8 @@ def own_nodes(node: ast.AST) -> Iterator[ast.AST]:
 
 
 ATTRIBUTE_LOOKUP = "<attribute>"
-"""The name read by code that looks up attributes of its own instance or class by a
-computed string (``getattr(self, name)`` in a method): it can find any class attribute,
-never a module's global."""
+"""The name read by code looking up attributes of its own instance or class by a computed
+string (``getattr(self, name)``): any class attribute (self a module: ``lookup_receivers``)."""
 
 
 def looks_up_by_string(
@@ -257,9 +256,10 @@ def lookup_spellings(function: ast.AST) -> list[ast.AST]:
     """The names and attributes in ``function``'s own code (``own_nodes``) spelled like a
     lookup by string (``DYNAMIC_NAMES``)."""
     return [
-        item
+        item.func if isinstance(item, ast.Call) else item  # ``template.format(**namespace)``
         for item in own_nodes(function)
-        if (isinstance(item, ast.Name) and item.id in DYNAMIC_NAMES)
+        if formats_unpacked(item)
+        or (isinstance(item, ast.Name) and item.id in DYNAMIC_NAMES)
         or (
             isinstance(item, ast.Attribute)
             and item.attr in DYNAMIC_NAMES

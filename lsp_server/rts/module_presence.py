@@ -1,6 +1,7 @@
 """Whether a module is there, asked of ``sys.modules`` by key, told as the ask runs (3.12+).
 
-``name in sys.modules`` (``.get(name)``, ``.__contains__(name)``) sees whether some file
+``name in sys.modules`` (``.get(name)``, ``.__contains__(name)``; ``.pop(name)`` and
+``.setdefault(name, d)`` whose answer is used) sees whether some file
 imported so far imports that module: another test's file may start to (sel36d), so the ask
 is a listing of the session's state (``rts.module_table_keys``, ``rts.session_listings``)
 wherever nothing tells more. Many ask about the module whose import is running them

@@ -10,11 +10,15 @@ an attribute ``modules`` with what follows it: a key made of loads and operators
 then a subscript; or at once an ``in`` test or a keyed method. Anything else lists.
 
 Asking whether a module is there (``name in sys.modules``, ``.get(name)``,
-``.__contains__(name)``: ``asks_presence``) sees what decides that: which modules every
+``.__contains__(name)``, and ``.pop(name)``, ``.setdefault(name, d)`` whose answer is used:
+``asks_presence``) sees what decides that: which modules every
 file imported so far imports, another test's file among them (sel36d: ``other.py``
 starting to import ``gamma`` made ``"gamma" in sys.modules`` true in a test that never ran
 ``other``). That is a listing too, unless the key is told as the ask runs
-(``presence_sites``, ``rts.module_presence``)."""
+(``presence_sites``, ``rts.module_presence``). A subscript (``sys.modules[name]``, ``del``)
+raises when the module is not there, an ask all the same, but is left a keyed read: as
+asks, funcy's ``__init__`` (``sys.modules['funcy.' + m].__all__``) and typeguard's
+``sys.modules[f.__module__]`` made every importer a listing (README, Limits)."""
 
 from __future__ import annotations
 
@@ -85,9 +89,11 @@ def _by_key(following: list[dis.Instruction]) -> bool:
     return False
 
 
-# Keyed methods whose answer tells whether the entry is there (``pop`` and ``setdefault``
-# change the table: a cleanup ``sys.modules.pop(name, None)`` drops what it finds).
-_PRESENCE_METHODS = frozenset(["get", "__contains__"])
+# Keyed methods whose answer tells whether the entry is there: ``pop`` and ``setdefault``
+# answer the module or the default (or raise), as ``get`` does, and change the table too;
+# a cleanup dropping their answer (``sys.modules.pop(name, None)``) asks nothing.
+_PRESENCE_METHODS = frozenset(["get", "__contains__", "pop", "setdefault"])
+_CHANGING_METHODS = frozenset(["pop", "setdefault"])
 _KEY_LOADS = {
     "LOAD_CONST": "const",
     "LOAD_FAST": "local",
@@ -108,6 +114,10 @@ def _asks_at(instructions: list[dis.Instruction], at: int) -> bool:
         return False
     after = instructions[at + 1]
     method = after.opname in ("LOAD_ATTR", "LOAD_METHOD") and after.argval in _PRESENCE_METHODS
+    if method and after.argval in _CHANGING_METHODS:
+        call = next((i for i in instructions[at + 2 : at + 8] if i.opname == "CALL"), None)
+        taken = None if call is None else instructions[instructions.index(call) + 1 :][:1]
+        return not (taken and taken[0].opname == "POP_TOP")
     return method or after.opname == "CONTAINS_OP"
 
 
@@ -120,7 +130,22 @@ def asks_presence(code: CodeType) -> bool:
     if "modules" not in code.co_names:
         return False
     instructions = _without_precalls(code)
-    return any(_asks_at(instructions, at) for at in range(len(instructions)))
+    return any(_asks(code, instructions, at) for at in range(len(instructions)))
+
+
+def _asks(code: CodeType, instructions: list[dis.Instruction], at: int) -> bool:
+    """Whether the instruction at ``at`` asks whether a module is there, not knowing: a
+    module's top level asking about its own entry (``this = sys.modules[__name__]``) knows,
+    as the import system put the module there before running it (``__name__`` not rebound
+    by the module)."""
+    if not _asks_at(instructions, at):
+        return False
+    if code.co_name != "<module>" or at < 1:
+        return True
+    found = _site(instructions, at)
+    if found is None or found[1] != (("name", "__name__"), ("name", "sys")):
+        return True
+    return any(ins.opname == "STORE_NAME" and ins.argval == "__name__" for ins in instructions)
 
 
 def presence_sites(code: CodeType) -> dict[int, PresenceSite] | None:
@@ -131,7 +156,7 @@ def presence_sites(code: CodeType) -> dict[int, PresenceSite] | None:
     instructions = _without_precalls(code)
     sites: dict[int, PresenceSite] = {}
     for at in range(1, len(instructions)):
-        if not _asks_at(instructions, at):
+        if not _asks(code, instructions, at):
             continue
         found = _site(instructions, at)
         if found is None:

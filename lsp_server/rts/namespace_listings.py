@@ -13,7 +13,8 @@ instance's ``__dict__`` holds what the code that ran stored there (sqlparse's cl
 * a module or a class outside the project (``dir(builtins)``): no project binding, unless
   project code stored into it, which then ran and is a dependency already.
 * a project class, or an instance of one: the members of its classes, any of them
-  (``lookups.ATTRIBUTE_LOOKUP``, as ``getattr(self, name)``); a project module: every name.
+  (``lookups.ATTRIBUTE_LOOKUP``, as ``getattr(self, name)``); a project module: every name,
+  and a package's the submodules imported so far too (``PACKAGE_LISTING``).
 
 A ``__dir__`` of the project that ``dir`` calls is project code, traced as any.
 """
@@ -31,6 +32,11 @@ from lsp_server.rts.site_values import Source, record_vars, value_at
 
 _NO_VALUE = object()
 
+
+PACKAGE_LISTING = "<package listing>"
+"""Read by code listing a project package's namespace (``dir(pkg)``): it holds the
+submodules the session imported so far, which another module's new import changes (a
+state of the session: ``listing_marks.statement_listing`` for a module's top level)."""
 
 OWN_CLASS_LISTING = "<own class listing>"
 """Read by a class body's ``dir()``: the class's own members so far (``own_listing``)."""
@@ -75,6 +81,8 @@ def record_listing(
     if isinstance(value, ModuleType):
         if _in_project(getattr(value, "__file__", None), is_project_file):
             names.add(EVERY_NAME)
+            if hasattr(value, "__path__"):  # a package: its submodules imported so far
+                names.add(PACKAGE_LISTING)
             return False
         return True
     classes = value.__mro__ if isinstance(value, type) else type(value).__mro__

@@ -38,6 +38,7 @@ from lsp_server.rts.module_table_keys import asks_presence, lists_modules
 from lsp_server.rts.namespace_keys import without_namespace_keys
 from lsp_server.rts.qualname_constants import read_constants
 from lsp_server.rts.unit_names import NAMES
+from lsp_server.rts.unpacked_formats import code_formats_unpacked
 
 __all__ = [
     "EVERY_NAME",
@@ -205,7 +206,7 @@ def code_reads(code: CodeType) -> tuple[frozenset[str], frozenset[str], bool]:
     # class body, the class's; never a function's.
     # A class body defining ``__getattr__`` looks nothing up (the method's code counts
     # when it runs): only a use other than binding or unbinding is dynamic.
-    dynamic = not DYNAMIC_NAMES.isdisjoint(uses.loaded)
+    dynamic = not DYNAMIC_NAMES.isdisjoint(uses.loaded) or code_formats_unpacked(code)
     return frozenset(names), frozenset(global_only), dynamic
 
 

@@ -45,6 +45,7 @@ from lsp_server.rts.identity import identity
 from lsp_server.rts.import_calls import module_files, record_import
 from lsp_server.rts.line_stores import loaded_marks
 from lsp_server.rts.listing_marks import ListingMarks
+from lsp_server.rts.lookup_receivers import ATTRIBUTE_FUNCTIONS, record_receiver
 from lsp_server.rts.lookup_sites import (
     LOOKUP_FUNCTIONS,
     METHOD_CALL,
@@ -54,7 +55,7 @@ from lsp_server.rts.lookup_sites import (
 )
 from lsp_server.rts.lookups import SESSION_LISTINGS
 from lsp_server.rts.named_reads import named_modules
-from lsp_server.rts.namespace_listings import record_listing
+from lsp_server.rts.namespace_listings import PACKAGE_LISTING, record_listing
 from lsp_server.rts.reads import EVERY_NAME
 from lsp_server.rts.site_values import (
     Source,
@@ -100,7 +101,7 @@ class RuntimeLookups:
         recorder routes ``__code__`` audit events there, ``call_event`` the source reads."""
         self.sources_seen = False
         """Whether the calls of ``inspect.getsource`` at its call sites are seen (3.12's
-        CALL event, ``call_event``)."""
+        CALL event, ``call_event``), and the first argument of every lookup (``arg0``)."""
         self._source_sites: dict[int, frozenset[int] | None] = {}
         self.version = 0
         """Grows whenever some code looks up a name (or imports a module) it had not: an
@@ -224,9 +225,8 @@ class RuntimeLookups:
         first = arg0 if function is importlib.import_module else None  # its name, even computed
         for source in arguments:
             value = first if source is None or source[0] == "attribute" else value_at(frame, source)
-            if not isinstance(value, str):
-                names.add(EVERY_NAME)  # computed, not found, or no string: not told
-                return False
+            if not isinstance(value, str):  # computed, not found, or no string: not told
+                return self._untold(frame, code, offset, function, arg0, names)
             looked_up.append(str.__str__(value))  # a str subclass's hash plays no part
         if function is not importlib.import_module:
             names.update(looked_up if function is not operator.attrgetter else parts_of(looked_up))
@@ -237,6 +237,22 @@ class RuntimeLookups:
         self.modules.setdefault(key, set()).update(looked_up)
         names.update(parts_of(looked_up))
         return not constant
+
+    def _untold(
+        self,
+        frame: FrameType,
+        code: CodeType,
+        offset: int,
+        function: object,
+        arg0: object,
+        names: set[str],
+    ) -> bool:
+        """A name ``function`` looks up that the site cannot tell: every name, but where
+        what an attribute lookup looked in tells less (``rts.lookup_receivers``)."""
+        if function in ATTRIBUTE_FUNCTIONS:
+            return record_receiver(frame, code, offset, function, arg0, self.sources_seen, names)
+        names.add(EVERY_NAME)
+        return False
 
     def _all_constant(self, arguments: tuple[Source | None, ...]) -> bool:
         """Whether every argument of a site is a constant: asked at each call of a lookup
@@ -312,12 +328,16 @@ class RuntimeLookups:
         imports ``origins``) are all ones whose names are recorded as they run."""
         return self.sites(code) is not None and not shadowed(code, bound, origins)
 
+    def lists_package(self, code: CodeType) -> bool:
+        """Whether ``code`` listed a project package's namespace as it ran (so far)."""
+        return PACKAGE_LISTING in self.names.get(identity(code), ())
+
     def read(self, code: CodeType) -> tuple[set[str], set[str]]:
         """The names ``code`` looked up so far, and the files of the modules it imported
         or found in ``sys.modules`` by name (one not imported, or not found, reads as any
         name)."""
         key = identity(code)
-        names = self.names.get(key, set())
+        names = self.names.get(key, set()) - {PACKAGE_LISTING}
         if marks := loaded_marks(names):  # a line name looked up: ``rts.line_stores``
             names = names | marks
         found = self._named.get(key, frozenset())

@@ -13,6 +13,7 @@ from lsp_server.rts.globals_calls import OWN_GLOBALS, only_own_globals
 from lsp_server.rts.header_parts import annotation_spans, lazy_annotations
 from lsp_server.rts.lookups import DYNAMIC_NAMES, looks_up_by_string
 from lsp_server.rts.purity import nested_statements
+from lsp_server.rts.unpacked_formats import SPELLING as FORMAT_SPELLING
 
 LOCALS = "<locals>"
 
@@ -61,12 +62,15 @@ class ImportStatement:
 _FuncDef = (ast.FunctionDef, ast.AsyncFunctionDef)
 
 
+_SPELLED = DYNAMIC_NAMES | {FORMAT_SPELLING}
+
+
 def _dynamic_name_lines(tree: ast.Module) -> set[int]:
     lines: set[int] = set()
     for node in walk(tree):
         if isinstance(node, ast.Name) and node.id in DYNAMIC_NAMES:
             lines.add(node.lineno)
-        elif isinstance(node, ast.Attribute) and node.attr in DYNAMIC_NAMES:
+        elif isinstance(node, ast.Attribute) and node.attr in _SPELLED:
             lines.update(range(node.lineno, (node.end_lineno or node.lineno) + 1))
     return lines
 

@@ -95,6 +95,7 @@ from lsp_server.rts.unit_names import (
     doc_name,
     header_name,
 )
+from lsp_server.rts.unpacked_formats import SPELLING as FORMAT_SPELLING
 from lsp_server.rts.version_guards import resolve_guards
 
 _HeaderParts = dict[UnitSpan, list[tuple[Pos, Pos, str]]]  # ``header_parts.holes_by_header``
@@ -112,7 +113,7 @@ def _analysed(path: str, source: str) -> FileUnits:
     except (SyntaxError, ValueError) as exc:
         raise SourceError(f"{path}: {exc}") from exc
     text = TokenText(normalized_tokens(source))
-    spans, imports, dynamic = scan(tree, text.lines_spelling(DYNAMIC_NAMES))
+    spans, imports, dynamic = scan(tree, text.lines_spelling(DYNAMIC_NAMES | {FORMAT_SPELLING}))
     children: dict[str | None, list[UnitSpan]] = {}
     for span in spans:
         children.setdefault(span.parent, []).append(span)

@@ -19,6 +19,14 @@ pytest_plugins = ["pytester"]
 
 TOLD = sys.version_info >= (3, 12)
 
+SUBSCRIPT_HOLE = pytest.mark.xfail(
+    strict=True,
+    reason="a subscript (sys.modules[k], del) raises when the module is not there, an ask; "
+    "counted a keyed read of that module: as an ask, funcy's __init__ "
+    "(sys.modules['funcy.' + m].__all__, a key no event tells) and typeguard's "
+    "sys.modules[f.__module__] made every importer a listing (snd37)",
+)
+
 # ``make_sentinel``'s check, in a module of its own: the caller's module must be loaded.
 KIT = """
 import sys
@@ -51,6 +59,10 @@ def _other_and_its_test(pytester: pytest.Pytester, test_file: str = "test_b.py")
         'sys.modules.__contains__("gam" + "ma")',
         # A key computed in place is not told: a listing on every Python.
         '"".join(["gam", "ma"]) in sys.modules',
+        # The answer of a ``pop`` or a ``setdefault`` is whether the module was there (on
+        # e1ec010 a keyed read of ``gamma`` alone: not selected, and failed).
+        'sys.modules.pop("gamma", None) is not None',
+        'sys.modules.setdefault("gamma", sys) is not sys',
     ],
 )
 def test_a_module_another_file_starts_importing_selects_a_membership_test(
@@ -74,8 +86,18 @@ def test_a_module_another_file_starts_importing_selects_a_membership_test(
     assert ran_and_failed(pytester) == ({"test_b", "test_not_loaded"}, {"test_not_loaded"})
 
 
+@pytest.mark.parametrize(
+    "ask",
+    [
+        "sys.modules.get(name) is not None",
+        pytest.param("sys.modules[name] is not None", marks=SUBSCRIPT_HOLE),
+        # Selected on e1ec010 already (they change the table): guards.
+        "sys.modules.pop(name) is not None",
+        "sys.modules.setdefault(name, None) is not None",
+    ],
+)
 def test_a_module_no_file_imports_any_more_selects_a_membership_test(
-    pytester: pytest.Pytester,
+    pytester: pytest.Pytester, ask: str
 ) -> None:
     # Loaded, but by another file's import long done: no import runs the ask.
     _other_and_its_test(pytester)
@@ -83,18 +105,48 @@ def test_a_module_no_file_imports_any_more_selects_a_membership_test(
     write(
         pytester,
         "test_a.py",
-        """
+        f"""
         import sys
 
 
         def test_loaded():
             name = "gamma"
-            assert sys.modules.get(name) is not None
+            assert {ask}
         """,
     )
     assert run(pytester) == {"test_b", "test_loaded"}
     edit(pytester, "other.py", "import gamma\n", "")
     assert ran_and_failed(pytester) == ({"test_b", "test_loaded"}, {"test_loaded"})
+
+
+@SUBSCRIPT_HOLE
+@pytest.mark.parametrize(
+    "ask", ['sys.modules["gamma"]', "sys.modules[name]", "del sys.modules[name]"]
+)
+def test_a_module_another_file_starts_importing_selects_a_subscript(
+    pytester: pytest.Pytester, ask: str
+) -> None:
+    # A subscript or a delete raises while the module is not there: an ask (on e1ec010 a
+    # keyed read of ``gamma`` alone: not selected, and failed).
+    _other_and_its_test(pytester)
+    write(
+        pytester,
+        "test_a.py",
+        f"""
+        import sys
+
+        import pytest
+
+
+        def test_not_loaded():
+            name = "gamma"
+            with pytest.raises(KeyError):
+                {ask}
+        """,
+    )
+    assert run(pytester) == {"test_b", "test_not_loaded"}
+    edit(pytester, "other.py", "def two", "import gamma\n\n\ndef two")
+    assert ran_and_failed(pytester) == ({"test_b", "test_not_loaded"}, {"test_not_loaded"})
 
 
 @pytest.fixture
@@ -168,6 +220,23 @@ def test_a_module_another_file_drops_from_the_table_selects_an_ask_after_import(
     )
     ran, failed = ran_and_failed(sentinels)
     assert failed == {"test_name_now"} <= ran
+
+
+def test_an_ask_about_its_own_entry_at_a_module_top_level_lists_nothing(
+    pytester: pytest.Pytester,
+) -> None:
+    # ``sys.modules.get(__name__)`` at a module's top level: its own entry, there as it runs
+    # (any Python). On e1ec010 a listing: selected by the change of ``other``.
+    _other_and_its_test(pytester)
+    write(pytester, "things.py", "import sys\n\nSELF = sys.modules.get(__name__)\nVALUE = 1\n")
+    write(
+        pytester,
+        "test_things.py",
+        "import things\n\n\ndef test_value():\n    assert things.SELF.VALUE == 1\n",
+    )
+    assert run(pytester, flag="--reks-all") == {"test_b", "test_value"}
+    edit(pytester, "other.py", "return 2", "return 1 + 1")
+    assert run(pytester) == {"test_b"}
 
 
 @pytest.mark.parametrize(

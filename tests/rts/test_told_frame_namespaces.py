@@ -238,17 +238,54 @@ def test_globals_handed_to_format_map_reads_the_names_formatted(
     assert ran_and_failed(pytester) == ({"test_limit"}, {"test_limit"})
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="str.format with a template made at run time reads its arguments' attributes by"
-    " the template's fields (names taken from data, in library code): not seen, as"
-    " str.format is everywhere with constant templates and a computed one is common (click's"
-    " gettext messages)",
+@pytest.mark.parametrize(
+    "formatting",
+    [
+        "return template.format(**namespace)",
+        "return str.format(template, **namespace)",
+        # A constant template reading an attribute of a value (a strict xfail on e1ec010).
+        'return "{other.LIMIT}".format(**namespace)',
+    ],
 )
 def test_globals_unpacked_into_format_read_the_names_formatted(
-    pytester: pytest.Pytester,
+    pytester: pytest.Pytester, formatting: str
 ) -> None:
-    _formatting_test(pytester, "return template.format(**namespace)")
+    # ``str.format`` with a mapping unpacked looks names up by the template's fields, as
+    # ``format_map`` does (``rts.unpacked_formats``). On e1ec010: not selected, and failed.
+    _formatting_test(pytester, formatting)
+    assert ran_and_failed(pytester) == ({"test_limit"}, {"test_limit"})
+
+
+@pytest.mark.parametrize(
+    "formatting",
+    ['return "{name}".format(**namespace)', "return template.format(name=namespace['name'])"],
+)
+def test_format_with_plain_fields_or_spelled_keywords_reads_no_other_name(
+    pytester: pytest.Pytester, formatting: str
+) -> None:
+    # Precision: a constant template of plain fields reads the mapping's keys alone; keywords
+    # spelled one by one are read by the code passing them. ``other.LIMIT`` changed: only
+    # its reader runs.
+    write(pytester, "evaluator.py", f"def formatted(template, namespace):\n    {formatting}\n")
+    write(pytester, "other.py", "LIMIT = 3\n")
+    write(
+        pytester,
+        "test_format_plain.py",
+        """
+        import evaluator
+        import other
+
+
+        def test_name():
+            assert evaluator.formatted("{name}", {"name": "x"}) == "x"
+
+
+        def test_limit():
+            assert other.LIMIT == 3
+        """,
+    )
+    assert run(pytester, flag="--reks-all") == {"test_name", "test_limit"}
+    edit(pytester, "other.py", "LIMIT = 3", "LIMIT = 4")
     assert ran_and_failed(pytester) == ({"test_limit"}, {"test_limit"})
 
 
