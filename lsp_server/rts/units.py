@@ -69,6 +69,7 @@ from lsp_server.rts.needed_attributes import class_kinds, needed_attributes
 from lsp_server.rts.open_namespace import opens_namespace
 from lsp_server.rts.overload_stubs import overload_stubs
 from lsp_server.rts.parametrize_cases import LiteralCases, add_cases, literal_cases
+from lsp_server.rts.partial_callees import partial_callees
 from lsp_server.rts.raising_units import add_raising_units
 from lsp_server.rts.spans import LOCALS as _LOCALS
 from lsp_server.rts.spans import UnitSpan, scan
@@ -139,6 +140,7 @@ def _analysed(path: str, source: str) -> FileUnits:
     variants.update(first_import_texts(tree, layout.from_imports))
     _add_loose(result, layout, text, variants)
     result.top_names, result.imported_only = top_level_names(tree), singly_imported(tree)
+    result.partial_callees = partial_callees(tree)
     result.call_sites = layout.call_sites
     note_import_effects(result, tree, layout)
     result.needed, result.hooked_classes = needed_attributes(tree), hooked_classes(layout.markers)
