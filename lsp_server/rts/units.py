@@ -140,11 +140,10 @@ def _analysed(path: str, source: str) -> FileUnits:
     variants.update(first_import_texts(tree, layout.from_imports))
     _add_loose(result, layout, text, variants)
     result.top_names, result.imported_only = top_level_names(tree), singly_imported(tree)
-    result.partial_callees = partial_callees(tree)
     result.call_sites = layout.call_sites
     note_import_effects(result, tree, layout)
     result.needed, result.hooked_classes = needed_attributes(tree), hooked_classes(layout.markers)
-    result.deleted = deleted_names(tree)
+    result.deleted, result.partial_callees = deleted_names(tree), partial_callees(tree)
     result.gathering, result.copying = gathering_calls(tree), copying_functions(tree)
     if result.gathering:  # its code tells what it reads: ``rts.gathered_listings``
         result.residue_refs = result.residue_refs - {"__all__"}
