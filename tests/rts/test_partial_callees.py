@@ -75,11 +75,15 @@ _USERS = {"TestSerializer::test_dumps[Serializer]", "TestSerializer::test_dumps[
 _HELD = {"TestSerializer::test_held[Serializer]", "TestSerializer::test_held[factory1]"}
 
 
-@pytest.fixture
-def params(pytester: pytest.Pytester) -> pytest.Pytester:
+def _package(pytester: pytest.Pytester) -> None:
     write(pytester, "pkg/__init__.py", "")
     write(pytester, "pkg/ser.py", _SER)
     write(pytester, "pkg/signer.py", _SIGNER)
+
+
+@pytest.fixture
+def params(pytester: pytest.Pytester) -> pytest.Pytester:
+    _package(pytester)
     write(pytester, "test_partial_params.py", _PARAMS)
     write(pytester, "test_partial_importer.py", _IMPORTING)
     assert run(pytester) == {*_USERS, *_HELD, "test_sign", "test_other_sign"}
@@ -122,9 +126,7 @@ def test_late_sign():
 
 @pytest.fixture
 def late(pytester: pytest.Pytester) -> pytest.Pytester:
-    write(pytester, "pkg/__init__.py", "")
-    write(pytester, "pkg/ser.py", _SER)
-    write(pytester, "pkg/signer.py", _SIGNER)
+    _package(pytester)
     write(pytester, "pkg/late.py", _LATE)
     write(pytester, "test_late_partial.py", _LATE_TEST)
     assert run(pytester) == {"test_late_sign"}
