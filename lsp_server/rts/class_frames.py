@@ -114,14 +114,14 @@ def _class_raising(stmt: ast.ClassDef, scope: Scope, docs_inert: bool) -> list[R
 
 def _frame_digest(stmt: ast.ClassDef, risky: RiskyStatements, docs_inert: bool) -> str:
     """The digest of the class statement without its plain methods, when nothing but its
-    bases and its body's own ``risky`` statements may make it raise (a method whose header
-    may raise stays in it). The AST is changed in place and restored (see
-    ``import_time_digest``)."""
-    kept_defs = {id(member) for member, parts in risky if parts is not None}
+    bases and its body's own ``risky`` statements may make it raise; of a method whose
+    header may raise, the parts that may (``_frame_part``). The AST is changed in place and
+    restored (see ``import_time_digest``)."""
+    kept_defs = {id(member): parts for member, parts in risky if parts is not None}
     body = stmt.body
     with unshared():  # the tree changes in place meanwhile (``ast_walk.shared_walks``)
         kept = [
-            s
+            _frame_part(s, kept_defs)
             for s in body
             if not isinstance(s, _DEFS) or s.name in TYPE_NAMES or id(s) in kept_defs
         ]
@@ -130,6 +130,18 @@ def _frame_digest(stmt: ast.ClassDef, risky: RiskyStatements, docs_inert: bool) 
             return import_time_digest(stmt, docs_inert)
         finally:
             stmt.body = body
+
+
+def _frame_part(stmt: ast.stmt, risky_defs: dict[int, list[ast.expr]]) -> ast.stmt:
+    """A body statement as the frame keeps it: a method whose header may raise, but one
+    ``type`` treats specially, as its parts that may, in order (what
+    ``import_digest.risky_reads`` reads of it). A parameter added with a constant default
+    raises nothing: tenacity 39eb157 gave ``AsyncRetrying.__init__``, whose defaults call
+    code, ``enabled: bool = True``, and the frame selected every importer."""
+    parts = risky_defs.get(id(stmt))
+    if parts is None or not isinstance(stmt, _DEFS) or stmt.name in TYPE_NAMES:
+        return stmt
+    return ast.Expr(ast.Tuple(parts, ast.Load()))
 
 
 def _risky_without_bases(stmt: ast.ClassDef, scope: Scope) -> RiskyStatements | None:
