@@ -69,18 +69,35 @@ def held_values(node: ast.expr, scope: Scope, bound: set[str]) -> list[ast.expr]
 
 
 def partial_callees(tree: ast.Module) -> frozenset[str]:
-    """The ``callable_imports`` a call spelled ``partial(...)`` takes as its first argument
-    in code that runs at import (function and lambda bodies left out): a superset of the
-    names ``held_values`` judged callable."""
+    """The ``callable_imports`` a call spelled ``partial(...)`` (or by a name ``functools``'s
+    ``partial`` is imported as) takes as its first argument in code that runs at import
+    (function and lambda bodies left out): a superset of the names ``held_values`` judged
+    callable."""
     candidates = callable_imports(tree, STDLIB)
+    if not candidates:
+        return frozenset()
+    spellings = {"partial"} | {
+        alias.asname
+        for node in ast.walk(tree)
+        if isinstance(node, ast.ImportFrom) and node.module == "functools"
+        for alias in node.names
+        if alias.name == "partial" and alias.asname
+    }
     found = set()
-    for node in _import_time_nodes(tree) if candidates else ():
+    for node in _import_time_nodes(tree):
         if isinstance(node, ast.Call) and node.args and isinstance(node.args[0], ast.Name):
             func = node.func
             spelled = func.id if isinstance(func, ast.Name) else getattr(func, "attr", None)
-            if spelled == "partial" and node.args[0].id in candidates:
+            if spelled in spellings and node.args[0].id in candidates:
                 found.add(node.args[0].id)
     return frozenset(found)
+
+
+def callee_markers(callees: frozenset[str]) -> list[str]:
+    """The module unit's marker of the names its ``partial`` calls take: the proof that
+    such a call cannot raise holds for the callees recorded (``rts.callee_classes``), so
+    another one selects every importer."""
+    return [f"<partial:{','.join(sorted(callees))}>"] if callees else []
 
 
 def _import_time_nodes(tree: ast.AST) -> Iterator[ast.AST]:

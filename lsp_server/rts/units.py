@@ -69,7 +69,6 @@ from lsp_server.rts.needed_attributes import class_kinds, needed_attributes
 from lsp_server.rts.open_namespace import opens_namespace
 from lsp_server.rts.overload_stubs import overload_stubs
 from lsp_server.rts.parametrize_cases import LiteralCases, add_cases, literal_cases
-from lsp_server.rts.partial_callees import partial_callees
 from lsp_server.rts.raising_units import add_raising_units
 from lsp_server.rts.spans import LOCALS as _LOCALS
 from lsp_server.rts.spans import UnitSpan, scan
@@ -143,7 +142,7 @@ def _analysed(path: str, source: str) -> FileUnits:
     result.call_sites = layout.call_sites
     note_import_effects(result, tree, layout)
     result.needed, result.hooked_classes = needed_attributes(tree), hooked_classes(layout.markers)
-    result.deleted, result.partial_callees = deleted_names(tree), partial_callees(tree)
+    result.deleted, result.partial_callees = deleted_names(tree), layout.callees
     result.gathering, result.copying = gathering_calls(tree), copying_functions(tree)
     if result.gathering:  # its code tells what it reads: ``rts.gathered_listings``
         result.residue_refs = result.residue_refs - {"__all__"}

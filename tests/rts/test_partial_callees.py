@@ -110,6 +110,7 @@ _LATE = """
 import pickle
 from functools import partial
 
+from pkg.other import Other
 from pkg.ser import Serializer
 
 PICKLED = partial(Serializer, serializer=pickle)
@@ -127,6 +128,7 @@ def test_late_sign():
 @pytest.fixture
 def late(pytester: pytest.Pytester) -> pytest.Pytester:
     _package(pytester)
+    write(pytester, "pkg/other.py", "Serializer = 3\nOther = 3\n")
     write(pytester, "pkg/late.py", _LATE)
     write(pytester, "test_late_partial.py", _LATE_TEST)
     assert run(pytester) == {"test_late_sign"}
@@ -145,13 +147,13 @@ def test_a_base_changed_runs_nothing_importing_the_partial_alone(late: pytest.Py
         ("pkg/ser.py", "class Serializer(", "def gone(c):\n    return 3\n@gone\nclass Serializer("),
         ("pkg/ser.py", "class Serializer(", "Serializer = 3\nclass _Serializer("),
         ("pkg/late.py", "from pkg.ser import Serializer", "from pkg.other import Serializer"),
+        ("pkg/late.py", "partial(Serializer,", "partial(Other,"),
     ],
-    ids=["rebound", "decorated", "renamed", "imported-elsewhere"],
+    ids=["rebound", "decorated", "renamed", "imported-elsewhere", "another-callee"],
 )
 def test_a_callee_no_class_runs_every_test_importing_the_partial(
     late: pytest.Pytester, path: str, old: str, new: str
 ) -> None:
-    write(late, "pkg/other.py", "Serializer = 3\n")
     edit(late, path, old, new)
     assert ran_and_failed(late) == ({"test_late_sign"}, {"test_late_sign"})
 
