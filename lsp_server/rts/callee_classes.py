@@ -31,8 +31,8 @@ def _proved(
     told."""
     unit = IMPORTED + name
     found = file_units.from_imports.get(unit)
-    if found is None or file_units.bound.get(name) != [unit]:
-        return None
+    if found is None or file_units.bound.get(name) != [unit] or file_units.open_namespace:
+        return None  # ``globals()[...] = ...`` may bind it too
     module, level, imported = found
     origin = resolver.module_file(file_units.path, module, level)
     origin_units = None if origin is None else states.units(origin)
