@@ -359,8 +359,7 @@ def module_layout(tree: ast.Module) -> ModuleLayout:
     bound = {name for _, b, *_ in found if b is not None for name in b.names}
     bound.update(local for fi in imports.values() for local, _ in fi.names)
     defined = {s.name for s in tree.body if isinstance(s, _DEFINITIONS)}
-    before: set[str] = set()
-    residue_refs: set[str] = set()
+    before, residue_refs = set[str](), set[str]()
     residue_count = 0  # statements of the module unit so far
     for stmt, binding, raising, unread, filters, loose in found:
         for unit, marker in raising:  # a class's frame: ``class_frames``
