@@ -14,6 +14,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Set
 from operator import itemgetter
 
 from lsp_server.rts.binding_steps import BindingSteps
+from lsp_server.rts.callee_classes import unproved_reads
 from lsp_server.rts.code_read_targets import TOLD
 from lsp_server.rts.file_units import FileUnits, Unit
 from lsp_server.rts.from_import_reads import from_import_split, taken_by_imports
@@ -37,10 +38,7 @@ from lsp_server.rts.seen_bodies import SeenBodies
 from lsp_server.rts.snapshots import FileStates
 from lsp_server.rts.string_lookup_units import StringLookupUnits
 from lsp_server.rts.subclassing import read_name, spells_twin, twin_split
-from lsp_server.rts.unit_names import (
-    MODULE,
-    module_read,
-)
+from lsp_server.rts.unit_names import MODULE, module_read
 
 
 class BindingReads:
@@ -334,7 +332,7 @@ class BindingReads:
         """The ids of what ``path``'s imports take (``from_import_reads.taken_by_imports``)."""
         cached = self._taken_ids.get(path)
         if cached is None:
-            keys, importing = taken_by_imports(path, file_units, self.resolver)
+            keys, importing = taken_by_imports(path, file_units, self.resolver, self.states)
             cached = frozenset(map(self._name_id, keys)).union(map(self._intern, importing))
             self._taken_ids[path] = cached
         return cached
@@ -388,7 +386,7 @@ class BindingReads:
                 cached = self._splits[key] = imported if any(imported) else NO_SPLIT
                 return cached
             refs = (
-                file_units.residue_refs
+                unproved_reads(file_units, self.resolver, self.states)  # ``rts.callee_classes``
                 if unit_name == MODULE
                 else file_units.refs.get(unit_name, frozenset())
             )

@@ -53,6 +53,7 @@ from lsp_server.rts.lookups import call_roots
 from lsp_server.rts.loose_assignments import loose_members, residue_class_refs
 from lsp_server.rts.named_module_names import INERT_DUNDERS, LOOKED_UP
 from lsp_server.rts.namespace_filters import NameSets
+from lsp_server.rts.partial_callees import callee_markers, partial_callees
 from lsp_server.rts.purity import (
     import_time_names,
     is_pure,
@@ -116,6 +117,7 @@ class Binding:
 class ModuleLayout:
     bindings: list[Binding] = field(default_factory=list)
     residue_refs: frozenset[str] = frozenset()
+    callees: frozenset[str] = frozenset()  # ``rts.partial_callees``: in the residue's markers
     markers: dict[str, list[str]] = field(default_factory=dict)
     """Unit name (the module unit for the residue) -> order markers for its checksum."""
     call_sites: list[tuple[frozenset[str], frozenset[str]]] = field(default_factory=list)
@@ -357,8 +359,7 @@ def module_layout(tree: ast.Module) -> ModuleLayout:
     bound = {name for _, b, *_ in found if b is not None for name in b.names}
     bound.update(local for fi in imports.values() for local, _ in fi.names)
     defined = {s.name for s in tree.body if isinstance(s, _DEFINITIONS)}
-    before: set[str] = set()
-    residue_refs: set[str] = set()
+    before, residue_refs = set[str](), set[str]()
     residue_count = 0  # statements of the module unit so far
     for stmt, binding, raising, unread, filters, loose in found:
         for unit, marker in raising:  # a class's frame: ``class_frames``
@@ -387,5 +388,6 @@ def module_layout(tree: ast.Module) -> ModuleLayout:
             layout.markers.setdefault(name, []).extend(order_markers(binding.marked, before, bound))
         binding.members = _ordered(binding.members, before, bound)
         before.update(binding.names)
-    layout.residue_refs = frozenset(residue_refs)
+    layout.residue_refs, layout.callees = frozenset(residue_refs), partial_callees(tree)
+    layout.markers.setdefault("", []).extend(callee_markers(layout.callees))
     return layout

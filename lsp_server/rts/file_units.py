@@ -59,6 +59,9 @@ class FileUnits:
     """A binding unit -> the names its statement reads at import."""
     residue_refs: frozenset[str] = frozenset()
     """The names the module unit's statements read at import."""
+    partial_callees: frozenset[str] = frozenset()
+    """Names a ``functools.partial`` call takes as its callable at import, that a ``from``
+    import alone binds (``rts.partial_callees``): read as ``rts.callee_classes`` tells."""
     subclassed: dict[str, frozenset[str]] = field(default_factory=dict)
     """A name of ``residue_refs`` the module unit reads only as a base of classes -> those
     classes (``rts.subclassing``)."""

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from lsp_server.rts.callee_classes import callee_units
 from lsp_server.rts.code_read_targets import TOLDABLE
 from lsp_server.rts.file_units import FileUnits, Unit
 from lsp_server.rts.reads import LISTED_NAMES, NEEDED_BY_IMPORT
@@ -51,7 +52,7 @@ def from_import_split(
 
 
 def taken_by_imports(
-    path: str, file_units: FileUnits, resolver: ImportResolver
+    path: str, file_units: FileUnits, resolver: ImportResolver, states: FileStates
 ) -> tuple[set[str], list[Unit]]:
     """The ``NAMES`` keys ``<from>name@origin`` of the names ``from origin import name``
     statements of ``path`` take from project modules: importing ``path`` fails once
@@ -60,11 +61,14 @@ def taken_by_imports(
     it (the names its code read lead to the binding). A star import takes what
     ``origin``'s ``__all__`` lists: ``reads.LISTED_NAMES``; a table's attribute of an
     imported module is taken too (``FileUnits.needed``). And the units of the modules
-    those statements import (``IMPORTING``: ``rts.import_statements``)."""
+    those statements import (``IMPORTING``: ``rts.import_statements``), and the units that
+    tell a callable a ``functools.partial`` takes at import is a class
+    (``rts.callee_classes``)."""
     keys = {
         module_read(LISTED_NAMES if name == "*" else NEEDED_BY_IMPORT + name, origin)
         for statement in (*file_units.imports, *file_units.needed)
         if (origin := resolver.from_origin(path, statement)) is not None
         for name in statement.names
     }
-    return keys, [u for u in file_units.units() if u.name.startswith(IMPORTING)]
+    importing = [u for u in file_units.units() if u.name.startswith(IMPORTING)]
+    return keys, importing + callee_units(file_units, resolver, states)

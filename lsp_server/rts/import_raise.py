@@ -38,6 +38,7 @@ from lsp_server.rts.dataclass_fields import dataclass_may_raise, is_dataclass_de
 from lsp_server.rts.enum_classes import enum_made_here
 from lsp_server.rts.import_scope import Scope
 from lsp_server.rts.library_names import attribute_known, takes_known
+from lsp_server.rts.partial_callees import held_values
 from lsp_server.rts.purity import PURE_MODULE_CALLS
 from lsp_server.rts.skip_marks import mark_values
 from lsp_server.rts.stdlib_queries import is_query
@@ -301,6 +302,8 @@ def _safe_value(node: ast.expr, scope: Scope, bound: set[str]) -> bool:
         return True  # ``re.compile``, ``namedtuple`` of constants that succeed here
     if is_query(node, scope):
         return True  # ``platform.system() == "Windows"``: it succeeds here
+    if (held := held_values(node, scope, bound)) is not None:  # ``rts.partial_callees``
+        return all(_safe_value(v, scope, bound) for v in held)
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
         if not node.args and not node.keywords and _makes_plainly(node.func.id, scope, bound):
             return True

@@ -9,6 +9,7 @@ from lsp_server.rts.ast_walk import walk
 from lsp_server.rts.bound_names import every_bound, instantiable, maybe_bound, surely_bound
 from lsp_server.rts.constant_values import constant_value, immutable
 from lsp_server.rts.enum_classes import MadeEnum, enum_made_here
+from lsp_server.rts.partial_callees import callable_imports
 from lsp_server.rts.purity import STDLIB_VALUE_CLASSES, is_string_statement
 from lsp_server.rts.stdlib_values import BUILTINS, MISSING
 from lsp_server.rts.store_only_init import store_only_init
@@ -45,6 +46,9 @@ class Scope:
         """The module's wrappers that cannot raise applied first to the ``def`` judged now
         (``Wrappers.safely_applied``; none for other statements)."""
         self.pytest: set[str] = set()
+        self.callable_imports = callable_imports(tree, stdlib)
+        """Names a ``from`` import alone binds that ``functools.partial`` may take
+        (``rts.partial_callees``)."""
         self.libraries: dict[str, str] = {}
         """Names bound by ``import x [as y]`` of an installed library's module -> ``x``, as
         ``modules`` (``rts.library_names``)."""

@@ -13,7 +13,11 @@ that kind, ``C.<class>`` (``class_kinds``), whose text is a marker per class sta
 every other top-level statement that may bind the name: rebound without a class statement
 (``C = 3``, a ``def C``) the unit is gone, rebound besides it (``C = wrap(C)``, a second
 binding below) it changes; either way it selects the tests whose modules take ``C`` as a
-removed binding does (``unit_names.taken_name``).
+removed binding does (``unit_names.taken_name``). A decorated class statement's marker
+says so (a decorator may bind the name to anything): a class decorated or no more changes
+the unit; its text is the plain marker alone only for one undecorated class statement that
+nothing else binds, which a ``functools.partial`` taking it relies on
+(``rts.partial_callees``).
 """
 
 from __future__ import annotations
@@ -22,9 +26,15 @@ import ast
 
 from lsp_server.rts.ast_walk import attribute_chain, walk
 from lsp_server.rts.bound_names import maybe_bound
+from lsp_server.rts.file_units import FileUnits
 from lsp_server.rts.import_digest import display_read_nodes
 from lsp_server.rts.spans import ImportStatement
+from lsp_server.rts.tokens import digest
 from lsp_server.rts.unit_names import CLASS_KIND
+
+_DECORATED = CLASS_KIND + "@"
+_PLAIN_CLASS = digest([CLASS_KIND])
+"""The checksum of the kind unit of a name one undecorated class statement alone binds."""
 
 
 def needed_attributes(tree: ast.Module) -> tuple[ImportStatement, ...]:
@@ -60,7 +70,7 @@ def class_kinds(tree: ast.Module) -> dict[str, list[str]]:
     texts: dict[str, list[str]] = {name: [] for name in classes}
     for stmt in tree.body if classes else ():
         if isinstance(stmt, ast.ClassDef):
-            texts[stmt.name].append(CLASS_KIND)
+            texts[stmt.name].append(_DECORATED if stmt.decorator_list else CLASS_KIND)
             bound = set()
         elif isinstance(stmt, ast.ImportFrom) and any(a.name == "*" for a in stmt.names):
             bound = classes
@@ -70,3 +80,9 @@ def class_kinds(tree: ast.Module) -> dict[str, list[str]]:
         for name in bound | (declared & classes):
             texts[name].append(ast.dump(stmt))
     return {name + CLASS_KIND: text for name, text in texts.items()}
+
+
+def is_plain_class(file_units: FileUnits, name: str) -> bool:
+    """Whether one undecorated top-level class statement alone binds ``name`` in the file
+    (its kind unit's text is the plain marker alone): the name is a class once it ran."""
+    return file_units.checksums.get(name + CLASS_KIND) == _PLAIN_CLASS

@@ -143,7 +143,7 @@ def _analysed(path: str, source: str) -> FileUnits:
     result.call_sites = layout.call_sites
     note_import_effects(result, tree, layout)
     result.needed, result.hooked_classes = needed_attributes(tree), hooked_classes(layout.markers)
-    result.deleted = deleted_names(tree)
+    result.deleted, result.partial_callees = deleted_names(tree), layout.callees
     result.gathering, result.copying = gathering_calls(tree), copying_functions(tree)
     if result.gathering:  # its code tells what it reads: ``rts.gathered_listings``
         result.residue_refs = result.residue_refs - {"__all__"}
