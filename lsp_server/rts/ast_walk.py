@@ -12,10 +12,15 @@ analysis) a node walked whole once is not walked again: its nodes are handed out
 from __future__ import annotations
 
 import ast
+import functools
 from collections import deque
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from typing import TypeVar
+
+_Node = TypeVar("_Node", bound=ast.AST)
+_Fact = TypeVar("_Fact")
 
 
 @dataclass
@@ -24,6 +29,10 @@ class _SharedWalks:
     is kept with its nodes, so its id is not reused meanwhile)."""
 
     kept: dict[int, tuple[ast.AST, list[ast.AST]]] = field(default_factory=dict)
+    # By id of a walked root: its nodes' positions in the walk, by node type (``of_types``).
+    positions: dict[int, dict[type, list[int]]] = field(default_factory=dict)
+    # By (function, id of its node): the node, kept alive, and the function's answer.
+    facts: dict[tuple[object, int], tuple[ast.AST, object]] = field(default_factory=dict)
     # Bumped by each ``unshared`` section: a walk under way across one keeps nothing.
     changes: int = 0
 
@@ -68,6 +77,54 @@ def walk(node: ast.AST) -> Iterator[ast.AST]:
     if found is not None:
         return iter(found[1])
     return _walk_kept(node, shared)
+
+
+def of_types(node: ast.AST, types: tuple[type[ast.AST], ...]) -> list[ast.AST]:
+    """The nodes of ``node``'s tree that are instances of ``types``, in ``walk``'s order.
+    Within ``shared_walks`` the walk is indexed by node type once: a rule looking for a few
+    kinds of node among a whole file's visits those alone."""
+    shared = _shared
+    if shared is None:
+        return [current for current in _walk(node) if isinstance(current, types)]
+    kept = shared.kept.get(id(node))
+    nodes = kept[1] if kept is not None else list(walk(node))
+    by_type = shared.positions.get(id(node))
+    if by_type is None:
+        by_type = {}
+        for position, current in enumerate(nodes):
+            found = by_type.get(type(current))
+            if found is None:
+                by_type[type(current)] = [position]
+            else:
+                found.append(position)
+        if id(node) in shared.kept:  # the walk keeps ``node`` alive: its id stays its own
+            shared.positions[id(node)] = by_type
+    lists = [found for kind, found in by_type.items() if issubclass(kind, types)]
+    if len(lists) == 1:
+        return [nodes[position] for position in lists[0]]
+    return [nodes[position] for position in sorted(p for found in lists for p in found)]
+
+
+def per_node(function: Callable[[_Node], _Fact]) -> Callable[[_Node], _Fact]:
+    """``function`` of a node answered once per node within ``shared_walks`` (one file's
+    analysis): several rules ask the same fact of the same statements. ``function`` must
+    depend on its node's tree alone, and its callers must not change what it returns."""
+
+    def answer(node: _Node) -> _Fact:
+        shared = _shared
+        if shared is None:
+            return function(node)
+        key = (function, id(node))
+        found = shared.facts.get(key)
+        if found is not None:
+            return found[1]  # type: ignore[return-value]
+        changes = shared.changes
+        fact = function(node)
+        if shared.changes == changes:  # no tree changed meanwhile (``unshared``)
+            shared.facts[key] = (node, fact)
+        return fact
+
+    return functools.update_wrapper(answer, function)
 
 
 def _walk_kept(node: ast.AST, shared: _SharedWalks) -> Iterator[ast.AST]:

@@ -38,7 +38,7 @@ from collections.abc import Iterable
 
 from lsp_server.rts.spans import UnitSpan
 from lsp_server.rts.string_spelling import literal_spelling
-from lsp_server.rts.tokens import digest
+from lsp_server.rts.tokens import RawToken, digest
 from lsp_server.rts.unit_names import LAYOUT, PLACES, lines_name, places_name
 
 _CUT = frozenset(
@@ -52,12 +52,14 @@ def layout_checksum(source: str) -> str:
     return digest(_layout_lines(source) or [source])
 
 
-def layout_checksums(source: str, spans: Iterable[UnitSpan]) -> dict[str, str]:
+def layout_checksums(
+    source: str, spans: Iterable[UnitSpan], raw: list[RawToken] | None = None
+) -> dict[str, str]:
     """The ``LAYOUT`` and ``PLACES`` checksums of ``source`` and the ``LINES`` and
     ``PLACED`` checksums of each function of ``spans`` (all the definitions of a name
     together: a redefinition, ``@overload`` stubs). Where ``source`` does not tokenize,
-    each covers the whole text."""
-    tokens = _tokens(source)
+    each covers the whole text. ``raw``: the tokens of ``source``, when known."""
+    tokens = _tokens(source) if raw is None else _cut(raw)
     lines = [] if tokens is None else _lines(source, tokens, comments=True)
     if tokens is None or not lines:
         whole = digest([source])
@@ -104,17 +106,25 @@ def _layout_lines(source: str) -> list[str]:
     return [] if tokens is None else _lines(source, tokens, comments=True)
 
 
-def _tokens(source: str) -> list[tokenize.TokenInfo] | None:
+_KEPT = frozenset([*_CUT, token.COMMENT])
+
+
+def _tokens(source: str) -> list[RawToken] | None:
     """The tokens of ``source`` the layouts cut (``_CUT``, comments); None when it does not
     tokenize."""
-    kept = (*_CUT, token.COMMENT)
     try:
-        return [t for t in tokenize.generate_tokens(io.StringIO(source).readline) if t.type in kept]
+        return _cut(tokenize.generate_tokens(io.StringIO(source).readline))
     except (tokenize.TokenError, SyntaxError, IndexError):
         return None
 
 
-def _lines(source: str, tokens: list[tokenize.TokenInfo], comments: bool) -> list[str]:
+def _cut(tokens: Iterable[RawToken]) -> list[RawToken]:
+    """Those of ``tokens`` the layouts cut (``_CUT``, comments)."""
+    kept = _KEPT
+    return [t for t in tokens if t[0] in kept]
+
+
+def _lines(source: str, tokens: list[RawToken], comments: bool) -> list[str]:
     """The layout of ``source`` from its ``tokens`` (``_tokens``), line by line; without
     the comments below its second line unless ``comments``."""
     starts = [0]
@@ -122,18 +132,18 @@ def _lines(source: str, tokens: list[tokenize.TokenInfo], comments: bool) -> lis
         starts.append(starts[-1] + len(line))
     pieces: list[str] = []
     done = 0
-    for tok in tokens:
-        if tok.type == token.COMMENT and (comments or tok.start[0] <= 2):
+    for kind, string, start, end_at, _ in tokens:
+        if kind == token.COMMENT and (comments or start[0] <= 2):
             continue  # kept as it is
-        begin = starts[tok.start[0] - 1] + tok.start[1]
-        end = starts[tok.end[0] - 1] + tok.end[1]
+        begin = starts[start[0] - 1] + start[1]
+        end = starts[end_at[0] - 1] + end_at[1]
         pieces.append(source[done:begin])
         done = end
-        if tok.type == token.COMMENT:
+        if kind == token.COMMENT:
             continue  # one line, no break inside
-        breaks = "\n" * (tok.end[0] - tok.start[0])
-        if tok.type == token.STRING:  # what its value does not say: ``rts.string_spelling``
-            spelling = literal_spelling(tok.string)
+        breaks = "\n" * (end_at[0] - start[0])
+        if kind == token.STRING:  # what its value does not say: ``rts.string_spelling``
+            spelling = literal_spelling(string)
             breaks = "" if "\n" in spelling else breaks  # a whole token keeps its own
             pieces.append(_PLACEHOLDER + spelling + breaks)
         else:
