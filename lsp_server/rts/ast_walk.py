@@ -76,7 +76,52 @@ def walk(node: ast.AST) -> Iterator[ast.AST]:
     found = shared.kept.get(id(node))
     if found is not None:
         return iter(found[1])
+    if isinstance(node, ast.Module):
+        return iter(_walk_module(node, shared))
     return _walk_kept(node, shared)
+
+
+def _walk_module(tree: ast.Module, shared: _SharedWalks) -> list[ast.AST]:
+    """The walk of a file's tree, kept, and with it the walk of each top-level statement:
+    a statement's nodes in the tree's walk are its own walk, in its order (breadth first:
+    the nodes of each depth, by their parents' order). The rules walk each statement
+    after the tree: this walks them all in one go."""
+    nodes: list[ast.AST] = [tree]
+    todo: deque[tuple[ast.AST, list[ast.AST]]] = deque()
+    popleft, append, node_type = todo.popleft, todo.append, ast.AST
+    for statement in _children(tree):
+        nodes.append(statement)
+        append((statement, own := [statement]))
+        if id(statement) not in shared.kept:
+            shared.kept[id(statement)] = (statement, own)
+    while todo:
+        current, own = popleft()
+        for name in current._fields:
+            value = getattr(current, name, None)
+            if isinstance(value, node_type):
+                nodes.append(value)
+                own.append(value)
+                append((value, own))
+            elif isinstance(value, list):
+                for item in value:
+                    if isinstance(item, node_type):
+                        nodes.append(item)
+                        own.append(item)
+                        append((item, own))
+    shared.kept[id(tree)] = (tree, nodes)
+    return nodes
+
+
+def _children(node: ast.AST) -> list[ast.AST]:
+    """The child nodes of ``node`` in ``walk``'s order."""
+    children: list[ast.AST] = []
+    for name in node._fields:
+        value = getattr(node, name, None)
+        if isinstance(value, ast.AST):
+            children.append(value)
+        elif isinstance(value, list):
+            children.extend(item for item in value if isinstance(item, ast.AST))
+    return children
 
 
 def of_types(node: ast.AST, types: tuple[type[ast.AST], ...]) -> list[ast.AST]:
