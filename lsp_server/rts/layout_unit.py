@@ -60,12 +60,12 @@ def layout_checksums(
     together: a redefinition, ``@overload`` stubs). Where ``source`` does not tokenize,
     each covers the whole text. ``raw``: the tokens of ``source``, when known."""
     tokens = _tokens(source) if raw is None else _cut(raw)
-    lines = [] if tokens is None else _lines(source, tokens, comments=True)
+    lines, uncommented = ([], []) if tokens is None else _layouts(source, tokens)
     if tokens is None or not lines:
         whole = digest([source])
         names = [LAYOUT, PLACES, *(f(span.name) for span in spans for f in _FUNCTION_NAMES)]
         return dict.fromkeys(names, whole)
-    places = [line.rstrip() for line in _lines(source, tokens, comments=False)]
+    places = [line.rstrip() for line in uncommented]
     texts: dict[str, list[str]] = {}
     for span in spans:
         def_line = lines[span.def_line - 1]
@@ -103,7 +103,7 @@ def _layout_lines(source: str) -> list[str]:
     """The layout of ``source``, line by line (line ``n`` at index ``n - 1``); empty when
     it does not tokenize."""
     tokens = _tokens(source)
-    return [] if tokens is None else _lines(source, tokens, comments=True)
+    return [] if tokens is None else _layouts(source, tokens)[0]
 
 
 _KEPT = frozenset([*_CUT, token.COMMENT])
@@ -124,29 +124,33 @@ def _cut(tokens: Iterable[RawToken]) -> list[RawToken]:
     return [t for t in tokens if t[0] in kept]
 
 
-def _lines(source: str, tokens: list[RawToken], comments: bool) -> list[str]:
-    """The layout of ``source`` from its ``tokens`` (``_tokens``), line by line; without
-    the comments below its second line unless ``comments``."""
+def _layouts(source: str, tokens: list[RawToken]) -> tuple[list[str], list[str]]:
+    """The layout of ``source`` from its ``tokens`` (``_tokens``), line by line: with its
+    comments, and without those below its second line (in one pass over the tokens)."""
     starts = [0]
     for line in source.splitlines(keepends=True):
         starts.append(starts[-1] + len(line))
-    pieces: list[str] = []
-    done = 0
+    pieces: list[str] = []  # with the comments
+    cut: list[str] = []  # without
+    done = done_cut = 0
     for kind, string, start, end_at, _ in tokens:
-        if kind == token.COMMENT and (comments or start[0] <= 2):
-            continue  # kept as it is
         begin = starts[start[0] - 1] + start[1]
         end = starts[end_at[0] - 1] + end_at[1]
-        pieces.append(source[done:begin])
-        done = end
-        if kind == token.COMMENT:
-            continue  # one line, no break inside
+        if kind == token.COMMENT:  # kept as it is, or cut (one line, no break inside)
+            if start[0] > 2:
+                cut.append(source[done_cut:begin])
+                done_cut = end
+            continue
         breaks = "\n" * (end_at[0] - start[0])
         if kind == token.STRING:  # what its value does not say: ``rts.string_spelling``
             spelling = literal_spelling(string)
             breaks = "" if "\n" in spelling else breaks  # a whole token keeps its own
-            pieces.append(_PLACEHOLDER + spelling + breaks)
+            placeholder = _PLACEHOLDER + spelling + breaks
         else:
-            pieces.append(_PLACEHOLDER + breaks)
+            placeholder = _PLACEHOLDER + breaks
+        pieces += (source[done:begin], placeholder)
+        cut += (source[done_cut:begin], placeholder)
+        done = done_cut = end
     pieces.append(source[done:])
-    return "".join(pieces).splitlines(keepends=True)
+    cut.append(source[done_cut:])
+    return "".join(pieces).splitlines(keepends=True), "".join(cut).splitlines(keepends=True)
