@@ -31,6 +31,10 @@ class _SharedWalks:
     kept: dict[int, tuple[ast.AST, list[ast.AST]]] = field(default_factory=dict)
     # By id of a walked root: its nodes' positions in the walk, by node type (``of_types``).
     positions: dict[int, dict[type, list[int]]] = field(default_factory=dict)
+    # By id of a walked root: asked by ``of_types`` once (the second ask indexes the walk).
+    asked: set[int] = field(default_factory=set)
+    # By id of a file's tree: the parent of each node of its walk but the root, in order.
+    parents: dict[int, list[ast.AST]] = field(default_factory=dict)
     # By (function, id of its node): the node, kept alive, and the function's answer.
     facts: dict[tuple[object, int], tuple[ast.AST, object]] = field(default_factory=dict)
     # Bumped by each ``unshared`` section: a walk under way across one keeps nothing.
@@ -85,12 +89,15 @@ def _walk_module(tree: ast.Module, shared: _SharedWalks) -> list[ast.AST]:
     """The walk of a file's tree, kept, and with it the walk of each top-level statement:
     a statement's nodes in the tree's walk are its own walk, in its order (breadth first:
     the nodes of each depth, by their parents' order). The rules walk each statement
-    after the tree: this walks them all in one go."""
+    after the tree: this walks them all in one go. Each node's parent is noted too
+    (``parent_map``)."""
     nodes: list[ast.AST] = [tree]
+    up: list[ast.AST] = []  # the parent of each node of ``nodes`` after the first
     todo: deque[tuple[ast.AST, list[ast.AST]]] = deque()
     popleft, append, node_type = todo.popleft, todo.append, ast.AST
     for statement in _children(tree):
         nodes.append(statement)
+        up.append(tree)
         append((statement, own := [statement]))
         if id(statement) not in shared.kept:
             shared.kept[id(statement)] = (statement, own)
@@ -101,15 +108,34 @@ def _walk_module(tree: ast.Module, shared: _SharedWalks) -> list[ast.AST]:
             if isinstance(value, node_type):
                 nodes.append(value)
                 own.append(value)
+                up.append(current)
                 append((value, own))
             elif isinstance(value, list):
                 for item in value:
                     if isinstance(item, node_type):
                         nodes.append(item)
                         own.append(item)
+                        up.append(current)
                         append((item, own))
     shared.kept[id(tree)] = (tree, nodes)
+    shared.parents[id(tree)] = up
     return nodes
+
+
+def parent_map(tree: ast.Module) -> dict[int, ast.AST]:
+    """Node id -> its parent, for every node of ``tree`` (a node found under several,
+    as the shared ``Load`` context is: the last in ``walk``'s order)."""
+    shared = _shared
+    if shared is not None:
+        walk(tree)  # kept, with the parents
+        up, kept = shared.parents.get(id(tree)), shared.kept.get(id(tree))
+        if up is not None and kept is not None:
+            return dict(zip(map(id, kept[1][1:]), up, strict=True))
+    parents: dict[int, ast.AST] = {}
+    for node in walk(tree):
+        for child in _children(node):
+            parents[id(child)] = node
+    return parents
 
 
 def _children(node: ast.AST) -> list[ast.AST]:
@@ -134,6 +160,10 @@ def of_types(node: ast.AST, types: tuple[type[ast.AST], ...]) -> list[ast.AST]:
     kept = shared.kept.get(id(node))
     nodes = kept[1] if kept is not None else list(walk(node))
     by_type = shared.positions.get(id(node))
+    if by_type is None and id(node) not in shared.asked:  # asked once: not worth an index
+        if id(node) in shared.kept:  # the walk keeps ``node`` alive: its id stays its own
+            shared.asked.add(id(node))
+        return [current for current in nodes if isinstance(current, types)]
     if by_type is None:
         by_type = {}
         for position, current in enumerate(nodes):

@@ -30,7 +30,7 @@ import builtins
 import re
 from collections.abc import Iterator
 
-from lsp_server.rts.ast_walk import enclosing, of_types, walk
+from lsp_server.rts.ast_walk import enclosing, of_types, parent_map
 from lsp_server.rts.bound_names import binding_occurrences, bound_inside
 from lsp_server.rts.guarded_keys import bounded_keys
 from lsp_server.rts.purity import is_string_statement
@@ -67,7 +67,7 @@ def opens_namespace(tree: ast.Module) -> bool:
     spelled = [node for node in of_types(tree, _SPELLERS) if _spelling(node)]
     if not spelled:
         return False
-    parents = _parents(tree)
+    parents = parent_map(tree)
     safe_classes: set[str] | None = None  # needed only for ``__dict__``: found once
     builtin_type = "type" not in binding_occurrences(tree)  # no ``type`` of its own
     for node in spelled:
@@ -110,18 +110,6 @@ def _spelling(node: ast.AST) -> bool:
     if isinstance(node, _DEFINITIONS):
         return node.name in _WORDS
     return isinstance(node, ast.ImportFrom) and any(a.name == "*" for a in node.names)
-
-
-def _parents(tree: ast.Module) -> dict[int, ast.AST]:
-    parents: dict[int, ast.AST] = {}
-    for node in walk(tree):  # the fields read as ``ast_walk.walk`` does: fast
-        for name in node._fields:
-            value = getattr(node, name, None)
-            children = value if isinstance(value, list) else (value,)
-            for child in children:
-                if isinstance(child, ast.AST):
-                    parents[id(child)] = node
-    return parents
 
 
 def _may_fill(
