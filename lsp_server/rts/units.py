@@ -112,8 +112,7 @@ def _analysed(path: str, source: str) -> FileUnits:
         tree = (guarded := resolve_guards(parse_python(source, path))).tree
     except (SyntaxError, ValueError) as exc:
         raise SourceError(f"{path}: {exc}") from exc
-    raw = source_tokens(source)  # one tokenizing for the units and the layout
-    text = TokenText(normalized_tokens(source, raw))
+    text = TokenText(normalized_tokens(source, raw := source_tokens(source)))  # layout's too
     spans, imports, dynamic = scan(tree, text.lines_spelling(DYNAMIC_NAMES))
     children: dict[str | None, list[UnitSpan]] = {}
     for span in spans:
