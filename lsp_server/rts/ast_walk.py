@@ -81,45 +81,45 @@ def walk(node: ast.AST) -> Iterator[ast.AST]:
     if found is not None:
         return iter(found[1])
     if isinstance(node, ast.Module):
-        return iter(_walk_module(node, shared))
+        return _walk_module(node, shared)
     return _walk_kept(node, shared)
 
 
-def _walk_module(tree: ast.Module, shared: _SharedWalks) -> list[ast.AST]:
-    """The walk of a file's tree, kept, and with it the walk of each top-level statement:
-    a statement's nodes in the tree's walk are its own walk, in its order (breadth first:
-    the nodes of each depth, by their parents' order). The rules walk each statement
-    after the tree: this walks them all in one go. Each node's parent is noted too
-    (``parent_map``)."""
-    nodes: list[ast.AST] = [tree]
-    up: list[ast.AST] = []  # the parent of each node of ``nodes`` after the first
-    todo: deque[tuple[ast.AST, list[ast.AST]]] = deque()
+def _walk_module(tree: ast.Module, shared: _SharedWalks) -> Iterator[ast.AST]:
+    """``_walk_kept`` of a file's tree, keeping with it the walk of each top-level
+    statement: a statement's nodes in the tree's walk are its own walk, in its order
+    (breadth first: the nodes of each depth, by their parents' order). The rules walk each
+    statement after the tree: this walks them all in one go. Each node's parent is noted
+    too (``parent_map``)."""
+    changes = shared.changes
+    nodes: list[ast.AST] = []
+    up: list[ast.AST] = []  # the parent of each node of the walk after the first
+    statements: list[tuple[ast.AST, list[ast.AST]]] = []
+    todo: deque[tuple[ast.AST, list[ast.AST] | None]] = deque([(tree, None)])
     popleft, append, node_type = todo.popleft, todo.append, ast.AST
-    for statement in _children(tree):
-        nodes.append(statement)
-        up.append(tree)
-        append((statement, own := [statement]))
-        if id(statement) not in shared.kept:
-            shared.kept[id(statement)] = (statement, own)
     while todo:
         current, own = popleft()
+        nodes.append(current)
+        if own is not None:
+            own.append(current)
         for name in current._fields:
             value = getattr(current, name, None)
-            if isinstance(value, node_type):
-                nodes.append(value)
-                own.append(value)
+            for child in value if isinstance(value, list) else (value,):
+                if not isinstance(child, node_type):
+                    continue
                 up.append(current)
-                append((value, own))
-            elif isinstance(value, list):
-                for item in value:
-                    if isinstance(item, node_type):
-                        nodes.append(item)
-                        own.append(item)
-                        up.append(current)
-                        append((item, own))
+                if own is None:  # a top-level statement: a walk of its own starts
+                    statements.append((child, mine := []))
+                    append((child, mine))
+                else:
+                    append((child, own))
+        yield current
+    if shared.changes != changes:  # the tree changed meanwhile (``unshared``)
+        return
     shared.kept[id(tree)] = (tree, nodes)
     shared.parents[id(tree)] = up
-    return nodes
+    for statement, own_nodes in statements:
+        shared.kept.setdefault(id(statement), (statement, own_nodes))
 
 
 def parent_map(tree: ast.Module) -> dict[int, ast.AST]:
@@ -127,7 +127,7 @@ def parent_map(tree: ast.Module) -> dict[int, ast.AST]:
     as the shared ``Load`` context is: the last in ``walk``'s order)."""
     shared = _shared
     if shared is not None:
-        walk(tree)  # kept, with the parents
+        list(walk(tree))  # kept, with the parents
         up, kept = shared.parents.get(id(tree)), shared.kept.get(id(tree))
         if up is not None and kept is not None:
             return dict(zip(map(id, kept[1][1:]), up, strict=True))
