@@ -186,7 +186,7 @@ def attribute_names(text: TokenText) -> frozenset[str]:
     texts = text.texts
     pairs = itertools.pairwise(texts)
     found = {after for dot, after in pairs if dot == "." and after.isidentifier()}
-    for token in texts:
-        if not token.isidentifier() and token != ".":
+    for token in texts:  # ``_DOTTED`` finds none in a token without a dot
+        if "." in token and token != "." and not token.isidentifier():
             found.update(_DOTTED.findall(token))
     return frozenset(found)
