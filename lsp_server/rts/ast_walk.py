@@ -109,7 +109,8 @@ def _walk_module(tree: ast.Module, shared: _SharedWalks) -> Iterator[ast.AST]:
                     continue
                 up.append(current)
                 if own is None:  # a top-level statement: a walk of its own starts
-                    statements.append((child, mine := []))
+                    mine: list[ast.AST] = []
+                    statements.append((child, mine))
                     append((child, mine))
                 else:
                     append((child, own))

@@ -137,8 +137,8 @@ def _tried_statements(tree: ast.Module) -> set[int]:
 
 
 # The statements that may hold others besides definitions (the rest hold none).
-_COMPOUND = (ast.If, ast.For, ast.AsyncFor, ast.While, ast.Try, ast.With, ast.AsyncWith, ast.Match)
-_COMPOUND += (getattr(ast, "TryStar", ast.Try),)  # 3.11+
+_COMPOUND: tuple[type[ast.stmt], ...] = (ast.If, ast.For, ast.AsyncFor, ast.While, ast.Try)
+_COMPOUND += (ast.With, ast.AsyncWith, ast.Match, getattr(ast, "TryStar", ast.Try))  # 3.11+
 
 
 def scan(
