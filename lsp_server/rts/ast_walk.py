@@ -6,7 +6,11 @@ cost. ``ast.walk`` goes through ``iter_child_nodes`` and ``iter_fields`` (two ge
 and a ``getattr`` per field of every node); this reads the fields in one loop. Same nodes,
 same order (breadth first, fields in ``_fields`` order), same laziness: a node's children
 are read when it is reached, before it is handed out. Within ``shared_walks`` (one file's
-analysis) a node walked whole once is not walked again: its nodes are handed out as kept.
+analysis) a node walked whole once is not walked again: its nodes are handed out as kept;
+the walk of a file's tree keeps its top-level statements' walks and its nodes' parents
+with it (``parent_map``), ``of_types`` hands out the nodes of some kinds from an index of
+a walk by node type, and ``per_node`` answers a fact of a node once (a rule that looks for
+a few kinds of node, or a fact several rules ask, no longer costs a walk each time).
 """
 
 from __future__ import annotations
