@@ -26,7 +26,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 
 # A file's result: its CPU seconds, and its pickled ``FileUnits`` or the error it raised.
@@ -73,7 +73,9 @@ def run_tree(tree: str, projects: list[str], python: str) -> dict[str, FileResul
 @dataclass
 class Comparison:
     identical: int = 0
-    equal: int = 0  # the same value, pickled otherwise (sets or dicts filled in another order)
+    # The same value, pickled otherwise (sets filled in another order, objects shared
+    # between fields or not): named, as (file, fields whose own pickles differ).
+    equal: list[tuple[str, list[str]]] = field(default_factory=list)
     errors: int = 0  # the same error in both
     different: list[str] | None = None
 
@@ -92,7 +94,12 @@ def compare(base: dict[str, FileResult], branch: dict[str, FileResult]) -> Compa
         elif isinstance(old, bytes) and isinstance(new, bytes):
             before, after = pickle.loads(old), pickle.loads(new)
             if before == after:
-                outcome.equal += 1
+                apart = [
+                    f.name
+                    for f in fields(before)
+                    if pickle.dumps(getattr(before, f.name)) != pickle.dumps(getattr(after, f.name))
+                ]
+                outcome.equal.append((name, apart))
             else:
                 fields_differing = [
                     f.name
@@ -145,9 +152,11 @@ def side_by_side(args: argparse.Namespace) -> int:
     result = compare(last["BASE"], last["BRANCH"])
     assert result.different is not None
     print(
-        f"results: {result.identical} identical, {result.equal} equal (pickled otherwise), "
+        f"results: {result.identical} identical, {len(result.equal)} equal (pickled otherwise), "
         f"{result.errors} same error, {len(result.different)} DIFFERENT"
     )
+    for name, apart in result.equal:
+        print(f"  equal {name}: fields pickled otherwise: {', '.join(apart) or 'none alone'}")
     for line in result.different:
         print(f"  DIFFERENT {line}")
     return 1 if result.different else 0
