@@ -6,7 +6,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterable
 
-from lsp_server.rts.ast_walk import walk
+from lsp_server.rts.ast_walk import of_types, per_node, walk
 
 _FuncDef = (ast.FunctionDef, ast.AsyncFunctionDef)
 # Builtin types whose call without arguments returns an empty value.
@@ -138,6 +138,21 @@ def listed_names(tree: ast.Module, source: str | None = None) -> frozenset[str] 
     return frozenset(listed)
 
 
+# What ``names_bound_by`` finds names in: no other node binds any.
+NAME_BINDERS = (
+    ast.Name,
+    ast.Global,
+    ast.Nonlocal,
+    ast.alias,
+    ast.ExceptHandler,
+    *_FuncDef,
+    ast.ClassDef,
+    ast.MatchAs,
+    ast.MatchStar,
+    ast.MatchMapping,
+)
+
+
 def names_bound_by(node: ast.AST) -> list[str]:
     """The names ``node`` itself binds in any way, or declares bound elsewhere (``global``,
     ``nonlocal``); not its children's (``walk`` visits those)."""
@@ -156,6 +171,16 @@ def names_bound_by(node: ast.AST) -> list[str]:
     if isinstance(node, ast.MatchMapping) and node.rest:
         return [node.rest]
     return []
+
+
+@per_node  # asked of each file's tree by several rules
+def binding_occurrences(tree: ast.Module) -> tuple[str, ...]:
+    """Every name any node of ``tree`` binds (parameters included), deletes or declares
+    global or nonlocal, once per occurrence (in no particular order)."""
+    out: list[str] = []
+    for node in of_types(tree, (ast.arg, *NAME_BINDERS)):
+        out.extend([node.arg] if isinstance(node, ast.arg) else names_bound_by(node))
+    return tuple(out)
 
 
 def parameters(function: ast.AST) -> list[ast.arg]:

@@ -17,7 +17,9 @@ from __future__ import annotations
 
 import ast
 
-from lsp_server.rts.ast_walk import walk
+from lsp_server.rts.ast_walk import of_types
+
+_SEEN = (ast.Name, ast.AugAssign, ast.Global, ast.Nonlocal)  # what ``stored_only`` looks at
 
 
 def stored_only(stmt: ast.stmt) -> frozenset[str]:
@@ -25,7 +27,7 @@ def stored_only(stmt: ast.stmt) -> frozenset[str]:
     bodies included: the conservative side)."""
     stored: set[str] = set()
     read: set[str] = set()
-    for item in walk(stmt):
+    for item in of_types(stmt, _SEEN):
         if isinstance(item, ast.Name):
             (stored if isinstance(item.ctx, ast.Store) else read).add(item.id)
         elif isinstance(item, ast.AugAssign) and isinstance(item.target, ast.Name):

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import ast
 
-from lsp_server.rts.ast_walk import walk
+from lsp_server.rts.ast_walk import of_types
 from lsp_server.rts.bound_names import maybe_bound
 from lsp_server.rts.lookups import DYNAMIC_NAMES
 from lsp_server.rts.stdlib_imports import STDLIB_MODULES
@@ -66,12 +66,13 @@ def _may_look_up(stmt: ast.stmt, stdlib: dict[str, str]) -> bool:
     """Whether ``stmt`` spells a lookup by a computed name other than the harmless ones."""
     harmless: set[int] = set()
     lookups: list[int] = []  # one walk: the statements of a whole file pass through here
-    for node in walk(stmt):
+    for node in of_types(stmt, (ast.Call, ast.Name, ast.Attribute)):
         if isinstance(node, ast.Call):
             if _namespace_write(node):
                 harmless.add(id(node.func.value.func))  # type: ignore[attr-defined]
             elif _stdlib_listing(node, stdlib):
                 harmless.add(id(node.func))
+            continue
         name = node.id if isinstance(node, ast.Name) else getattr(node, "attr", None)
         if name in _LOOKUPS:
             lookups.append(id(node))

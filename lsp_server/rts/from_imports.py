@@ -17,6 +17,7 @@ import ast
 from dataclasses import dataclass
 
 from lsp_server.rts.ast_walk import statements
+from lsp_server.rts.bound_names import binding_occurrences
 
 Pos = tuple[int, int]
 
@@ -93,25 +94,3 @@ def singly_imported(tree: ast.Module) -> frozenset[str]:
     for name in binding_occurrences(tree):
         counts[name] = counts.get(name, 0) + 1
     return frozenset(name for name in imported if counts.get(name) == 1)
-
-
-def binding_occurrences(tree: ast.Module) -> list[str]:
-    """Every name any node of ``tree`` binds, deletes or declares global or nonlocal, once
-    per occurrence."""
-    out: list[str] = []
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
-            out.append(node.id)
-        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            out.append(node.name)
-        elif isinstance(node, (ast.Import, ast.ImportFrom)):
-            out.extend((a.asname or a.name).split(".")[0] for a in node.names)
-        elif isinstance(node, (ast.Global, ast.Nonlocal)):
-            out.extend(node.names)
-        elif isinstance(node, ast.arg):
-            out.append(node.arg)
-        elif isinstance(node, (ast.ExceptHandler, ast.MatchAs, ast.MatchStar)) and node.name:
-            out.append(node.name)
-        elif isinstance(node, ast.MatchMapping) and node.rest:
-            out.append(node.rest)
-    return out

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import ast
 
-from lsp_server.rts.from_imports import binding_occurrences
+from lsp_server.rts.bound_names import binding_occurrences
 
 
 def rebinds_getattr(tree: ast.Module) -> bool:

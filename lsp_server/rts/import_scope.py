@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import ast
 
-from lsp_server.rts.ast_walk import walk
+from lsp_server.rts.ast_walk import of_types, per_node
 from lsp_server.rts.bound_names import every_bound, instantiable, maybe_bound, surely_bound
 from lsp_server.rts.constant_values import constant_value, immutable
 from lsp_server.rts.enum_classes import MadeEnum, enum_made_here
@@ -184,12 +184,13 @@ class Scope:
 _NAMESPACE_WRITERS = frozenset(["globals", "vars", "exec", "eval"])
 
 
+@per_node  # each file's analysis makes several scopes
 def _unpinned(tree: ast.Module) -> frozenset[str] | None:
     """Names a function of the module may rebind (``global x``): their values are not the
     last assignment's. None when code may rebind any name (``globals()``,
     ``sys.modules[__name__]``)."""
     names: set[str] = set()
-    for node in walk(tree):
+    for node in of_types(tree, (ast.Global, ast.Name, ast.Attribute)):
         if isinstance(node, ast.Global):
             names.update(node.names)
         elif (isinstance(node, ast.Name) and node.id in _NAMESPACE_WRITERS) or (

@@ -38,7 +38,7 @@ from collections.abc import Iterable
 
 from lsp_server.rts.spans import UnitSpan
 from lsp_server.rts.string_spelling import literal_spelling
-from lsp_server.rts.tokens import digest
+from lsp_server.rts.tokens import RawToken, digest
 from lsp_server.rts.unit_names import LAYOUT, PLACES, lines_name, places_name
 
 _CUT = frozenset(
@@ -52,18 +52,20 @@ def layout_checksum(source: str) -> str:
     return digest(_layout_lines(source) or [source])
 
 
-def layout_checksums(source: str, spans: Iterable[UnitSpan]) -> dict[str, str]:
+def layout_checksums(
+    source: str, spans: Iterable[UnitSpan], raw: list[RawToken] | None = None
+) -> dict[str, str]:
     """The ``LAYOUT`` and ``PLACES`` checksums of ``source`` and the ``LINES`` and
     ``PLACED`` checksums of each function of ``spans`` (all the definitions of a name
     together: a redefinition, ``@overload`` stubs). Where ``source`` does not tokenize,
-    each covers the whole text."""
-    tokens = _tokens(source)
-    lines = [] if tokens is None else _lines(source, tokens, comments=True)
+    each covers the whole text. ``raw``: the tokens of ``source``, when known."""
+    tokens = _tokens(source) if raw is None else _cut(raw)
+    lines, uncommented = ([], []) if tokens is None else _layouts(source, tokens)
     if tokens is None or not lines:
         whole = digest([source])
         names = [LAYOUT, PLACES, *(f(span.name) for span in spans for f in _FUNCTION_NAMES)]
         return dict.fromkeys(names, whole)
-    places = [line.rstrip() for line in _lines(source, tokens, comments=False)]
+    places = [line.rstrip() for line in uncommented]
     texts: dict[str, list[str]] = {}
     for span in spans:
         def_line = lines[span.def_line - 1]
@@ -101,42 +103,54 @@ def _layout_lines(source: str) -> list[str]:
     """The layout of ``source``, line by line (line ``n`` at index ``n - 1``); empty when
     it does not tokenize."""
     tokens = _tokens(source)
-    return [] if tokens is None else _lines(source, tokens, comments=True)
+    return [] if tokens is None else _layouts(source, tokens)[0]
 
 
-def _tokens(source: str) -> list[tokenize.TokenInfo] | None:
+_KEPT = frozenset([*_CUT, token.COMMENT])
+
+
+def _tokens(source: str) -> list[RawToken] | None:
     """The tokens of ``source`` the layouts cut (``_CUT``, comments); None when it does not
     tokenize."""
-    kept = (*_CUT, token.COMMENT)
     try:
-        return [t for t in tokenize.generate_tokens(io.StringIO(source).readline) if t.type in kept]
+        return _cut(tokenize.generate_tokens(io.StringIO(source).readline))
     except (tokenize.TokenError, SyntaxError, IndexError):
         return None
 
 
-def _lines(source: str, tokens: list[tokenize.TokenInfo], comments: bool) -> list[str]:
-    """The layout of ``source`` from its ``tokens`` (``_tokens``), line by line; without
-    the comments below its second line unless ``comments``."""
+def _cut(tokens: Iterable[RawToken]) -> list[RawToken]:
+    """Those of ``tokens`` the layouts cut (``_CUT``, comments)."""
+    kept = _KEPT
+    return [t for t in tokens if t[0] in kept]
+
+
+def _layouts(source: str, tokens: list[RawToken]) -> tuple[list[str], list[str]]:
+    """The layout of ``source`` from its ``tokens`` (``_tokens``), line by line: with its
+    comments, and without those below its second line (in one pass over the tokens)."""
     starts = [0]
     for line in source.splitlines(keepends=True):
         starts.append(starts[-1] + len(line))
-    pieces: list[str] = []
-    done = 0
-    for tok in tokens:
-        if tok.type == token.COMMENT and (comments or tok.start[0] <= 2):
-            continue  # kept as it is
-        begin = starts[tok.start[0] - 1] + tok.start[1]
-        end = starts[tok.end[0] - 1] + tok.end[1]
-        pieces.append(source[done:begin])
-        done = end
-        if tok.type == token.COMMENT:
-            continue  # one line, no break inside
-        breaks = "\n" * (tok.end[0] - tok.start[0])
-        if tok.type == token.STRING:  # what its value does not say: ``rts.string_spelling``
-            spelling = literal_spelling(tok.string)
+    pieces: list[str] = []  # with the comments
+    cut: list[str] = []  # without
+    done = done_cut = 0
+    for kind, string, start, end_at, _ in tokens:
+        begin = starts[start[0] - 1] + start[1]
+        end = starts[end_at[0] - 1] + end_at[1]
+        if kind == token.COMMENT:  # kept as it is, or cut (one line, no break inside)
+            if start[0] > 2:
+                cut.append(source[done_cut:begin])
+                done_cut = end
+            continue
+        breaks = "\n" * (end_at[0] - start[0])
+        if kind == token.STRING:  # what its value does not say: ``rts.string_spelling``
+            spelling = literal_spelling(string)
             breaks = "" if "\n" in spelling else breaks  # a whole token keeps its own
-            pieces.append(_PLACEHOLDER + spelling + breaks)
+            placeholder = _PLACEHOLDER + spelling + breaks
         else:
-            pieces.append(_PLACEHOLDER + breaks)
+            placeholder = _PLACEHOLDER + breaks
+        pieces += (source[done:begin], placeholder)
+        cut += (source[done_cut:begin], placeholder)
+        done = done_cut = end
     pieces.append(source[done:])
-    return "".join(pieces).splitlines(keepends=True)
+    cut.append(source[done_cut:])
+    return "".join(pieces).splitlines(keepends=True), "".join(cut).splitlines(keepends=True)

@@ -30,8 +30,8 @@ import builtins
 import re
 from collections.abc import Iterator
 
-from lsp_server.rts.ast_walk import enclosing, walk
-from lsp_server.rts.bound_names import bound_inside, names_bound_by
+from lsp_server.rts.ast_walk import enclosing, of_types, parent_map
+from lsp_server.rts.bound_names import binding_occurrences, bound_inside
 from lsp_server.rts.guarded_keys import bounded_keys
 from lsp_server.rts.purity import is_string_statement
 
@@ -64,18 +64,33 @@ def opens_namespace(tree: ast.Module) -> bool:
     """Whether the module's code (comments and string statements left out) may fill its
     namespace from elsewhere."""
     # Most modules spell no word: one walk. Uses are judged only where one is spelled.
-    spelled = [node for node in walk(tree) if _spelling(node)]
+    spelled = [node for node in of_types(tree, _SPELLERS) if _spelling(node)]
     if not spelled:
         return False
-    parents = _parents(tree)
+    parents = parent_map(tree)
     safe_classes: set[str] | None = None  # needed only for ``__dict__``: found once
-    builtin_type = not any(_binds_type(node) for node in walk(tree))
+    builtin_type = "type" not in binding_occurrences(tree)  # no ``type`` of its own
     for node in spelled:
         if isinstance(node, ast.Attribute) and node.attr == "__dict__" and safe_classes is None:
             safe_classes = _classes_without_modules(tree)
         if _may_fill(node, parents, safe_classes or set(), builtin_type):
             return True
     return False
+
+
+# The nodes ``_spelling`` may find spelling a word.
+_SPELLERS = (
+    ast.Name,
+    ast.Attribute,
+    ast.alias,
+    ast.Constant,
+    ast.keyword,
+    ast.Global,
+    ast.Nonlocal,
+    ast.MatchClass,
+    *_DEFINITIONS,
+    ast.ImportFrom,
+)
 
 
 def _spelling(node: ast.AST) -> bool:
@@ -95,18 +110,6 @@ def _spelling(node: ast.AST) -> bool:
     if isinstance(node, _DEFINITIONS):
         return node.name in _WORDS
     return isinstance(node, ast.ImportFrom) and any(a.name == "*" for a in node.names)
-
-
-def _parents(tree: ast.Module) -> dict[int, ast.AST]:
-    parents: dict[int, ast.AST] = {}
-    for node in walk(tree):  # the fields read as ``ast_walk.walk`` does: fast
-        for name in node._fields:
-            value = getattr(node, name, None)
-            children = value if isinstance(value, list) else (value,)
-            for child in children:
-                if isinstance(child, ast.AST):
-                    parents[id(child)] = node
-    return parents
 
 
 def _may_fill(
@@ -183,11 +186,6 @@ def _name_may_fill(node: ast.Name, parents: dict[int, ast.AST], builtin_type: bo
     else:
         return True
     return not (_only_read(value, parents) or (builtin_type and _type_taken(value, parents)))
-
-
-def _binds_type(node: ast.AST) -> bool:
-    """Whether ``node`` binds the name ``type``: a statement or a parameter."""
-    return (isinstance(node, ast.arg) and node.arg == "type") or "type" in names_bound_by(node)
 
 
 def _type_taken(value: ast.expr, parents: dict[int, ast.AST]) -> bool:
@@ -273,7 +271,7 @@ def _classes_without_modules(tree: ast.Module) -> set[str]:
     other class keyword, bases only ``object``, builtin exceptions or such top-level
     classes of the module, none of those names bound by anything else in the module."""
     bound_elsewhere = set(_other_bindings(tree))
-    classes = [node for node in walk(tree) if isinstance(node, ast.ClassDef)]
+    classes = [node for node in of_types(tree, (ast.ClassDef,)) if isinstance(node, ast.ClassDef)]
     top = {node.name for node in tree.body if isinstance(node, ast.ClassDef)}
     counts = {name: sum(c.name == name for c in classes) for name in top}
     trusted = {"object", *_EXCEPTIONS} - bound_elsewhere
@@ -333,9 +331,21 @@ def _abc_spellings(tree: ast.Module) -> dict[str, set[str]]:
     return out
 
 
+# What binds a name in ``_other_bindings``' account.
+_OTHER_BINDERS = (
+    ast.Name,
+    ast.alias,
+    ast.FunctionDef,
+    ast.AsyncFunctionDef,
+    ast.arg,
+    ast.Global,
+    ast.Nonlocal,
+)
+
+
 def _other_bindings(tree: ast.Module) -> Iterator[str]:
     """Every name bound in the module by something other than a ``class`` statement."""
-    for node in walk(tree):
+    for node in of_types(tree, _OTHER_BINDERS):
         if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Load):
             yield node.id
         elif isinstance(node, ast.alias):

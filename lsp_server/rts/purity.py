@@ -7,7 +7,7 @@ import ast
 from collections.abc import Callable, Iterator
 from typing import TypeGuard
 
-from lsp_server.rts.ast_walk import walk
+from lsp_server.rts.ast_walk import per_node, walk
 
 # Decorators and calls that only build or wrap the object they are given (by the last
 # name of the decorator or callee); anything else may register it somewhere.
@@ -125,6 +125,11 @@ def _chain(node: ast.expr) -> Iterator[str]:
 def import_time_names(node: ast.AST) -> set[str]:
     """Names and attribute names ``node`` reads when it runs at import: function and lambda
     bodies left out (they run later, and what they read is known from their code)."""
+    return set(_import_time_names(node))
+
+
+@per_node  # a dozen rules ask it of the same statements
+def _import_time_names(node: ast.AST) -> frozenset[str]:
     out: set[str] = set()
     stack = [node]
     push, node_type = stack.append, ast.AST
@@ -157,7 +162,7 @@ def import_time_names(node: ast.AST) -> set[str]:
                 stack.extend(v for v in value if isinstance(v, node_type))
     if doc_read and not _copies_doc(node):
         out.add("__doc__")
-    return out
+    return frozenset(out)
 
 
 def _copies_doc(node: ast.AST) -> bool:

@@ -140,6 +140,11 @@ def _tried_statements(tree: ast.Module) -> set[int]:
     }
 
 
+# The statements that may hold others besides definitions (the rest hold none).
+_COMPOUND: tuple[type[ast.stmt], ...] = (ast.If, ast.For, ast.AsyncFor, ast.While, ast.Try)
+_COMPOUND += (ast.With, ast.AsyncWith, ast.Match, getattr(ast, "TryStar", ast.Try))  # 3.11+
+
+
 def scan(
     tree: ast.Module, suspect_lines: Iterable[int] | None = None
 ) -> tuple[list[UnitSpan], list[ImportStatement], dict[str, str]]:
@@ -179,7 +184,7 @@ def scan(
                 visit(node.body, f"{prefix}{node.name}.", parent, plain)
             elif isinstance(node, (ast.Import, ast.ImportFrom)):
                 imports.append(_import_statement(node, id(node) in top_level, id(node) in tried))
-            else:
+            elif isinstance(node, _COMPOUND):
                 # Definitions under `if TYPE_CHECKING:` / `try: ... except ImportError:` are
                 # in the scope around the compound statement.
                 visit(nested_statements(node), prefix, parent, in_class)

@@ -64,24 +64,38 @@ def _unterminated_strings_raise(tokens: Iterator[Any]) -> Iterator[Any]:
         yield token
 
 
-def normalized_tokens(source: str) -> list[tuple[tuple[int, int], str]]:
+RawToken = tuple[int, str, tuple[int, int], tuple[int, int], str]
+"""(type, string, start, end, line) of a token, as ``tokenize.generate_tokens`` gives it."""
+
+
+def source_tokens(source: str) -> list[RawToken]:
+    """Every token of ``source`` (``_raw_tokens``); ``SourceError`` if it does not
+    tokenize. A file's analysis tokenizes it once: its units' checksums and its layout's
+    (``rts.layout_unit``) are both made from these."""
+    try:
+        return list(_raw_tokens(source))
+    except (tokenize.TokenError, SyntaxError) as exc:  # IndentationError included
+        raise SourceError(str(exc)) from exc
+
+
+def normalized_tokens(
+    source: str, raw: list[RawToken] | None = None
+) -> list[tuple[tuple[int, int], str]]:
+    """The normalized tokens of ``source`` (from its tokens ``raw``, when given)."""
     skip = {tokenize.COMMENT, tokenize.NL, tokenize.ENCODING, tokenize.ENDMARKER}
     markers = {tokenize.INDENT: "<indent>", tokenize.DEDENT: "<dedent>"}
     markers[tokenize.NEWLINE] = "<newline>"
     out: list[tuple[tuple[int, int], str]] = []
     kinds: list[int] = []
     append, append_kind = out.append, kinds.append
-    try:
-        for kind, string, start, _, _ in _raw_tokens(source):
-            if kind == tokenize.STRING:
-                # Its value: a literal spelled otherwise is layout (``rts.string_spelling``).
-                append((start, literal_value_text(string)))
-                append_kind(kind)
-            elif kind not in skip:
-                append((start, markers.get(kind, string)))
-                append_kind(kind)
-    except (tokenize.TokenError, SyntaxError) as exc:  # IndentationError included
-        raise SourceError(str(exc)) from exc
+    for kind, string, start, _, _ in source_tokens(source) if raw is None else raw:
+        if kind == tokenize.STRING:
+            # Its value: a literal spelled otherwise is layout (``rts.string_spelling``).
+            append((start, literal_value_text(string)))
+            append_kind(kind)
+        elif kind not in skip:
+            append((start, markers.get(kind, string)))
+            append_kind(kind)
     return without_layout_punctuation(out, kinds)
 
 
@@ -172,7 +186,7 @@ def attribute_names(text: TokenText) -> frozenset[str]:
     texts = text.texts
     pairs = itertools.pairwise(texts)
     found = {after for dot, after in pairs if dot == "." and after.isidentifier()}
-    for token in texts:
-        if not token.isidentifier() and token != ".":
+    for token in texts:  # ``_DOTTED`` finds none in a token without a dot
+        if "." in token and token != "." and not token.isidentifier():
             found.update(_DOTTED.findall(token))
     return frozenset(found)

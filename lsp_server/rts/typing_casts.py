@@ -22,8 +22,8 @@ import builtins
 import typing
 from collections import Counter
 
-from lsp_server.rts.ast_walk import walk
-from lsp_server.rts.bound_names import names_bound_by, surely_bound
+from lsp_server.rts.ast_walk import of_types
+from lsp_server.rts.bound_names import binding_occurrences, surely_bound
 from lsp_server.rts.tokens import Pos
 
 CAST_MARK = "<cast>"  # what a hole leaves; dropped from the text afterwards
@@ -64,11 +64,7 @@ class _Casts:
         self.counts: Counter[str] = Counter()
         if self.modules or self.casts:
             # A parameter counts too: ``def f(t): t.cast(...)`` is no typing's.
-            self.counts.update(
-                name
-                for node in walk(tree)
-                for name in ([node.arg] if isinstance(node, ast.arg) else names_bound_by(node))
-            )
+            self.counts.update(binding_occurrences(tree))
             self.modules = {name for name in self.modules if self.counts[name] == 1}
             self.casts = {name for name in self.casts if self.counts[name] == 1}
 
@@ -115,7 +111,7 @@ def cast_holes(tree: ast.Module, lines: list[str]) -> list[_Hole]:
     if not casts.casts and not casts.modules:
         return []
     holes: list[_Hole] = []
-    for node in walk(tree):
+    for node in of_types(tree, (ast.Call,)):
         if not isinstance(node, ast.Call) or not casts.is_cast(node):
             continue
         kind, value = node.args

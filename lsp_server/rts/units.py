@@ -79,6 +79,7 @@ from lsp_server.rts.tokens import (
     attribute_names,
     digest,
     normalized_tokens,
+    source_tokens,
 )
 from lsp_server.rts.typing_casts import CAST_MARK, cast_holes, inside
 from lsp_server.rts.unit_names import (
@@ -112,7 +113,7 @@ def _analysed(path: str, source: str) -> FileUnits:
         tree = (guarded := resolve_guards(parse_python(source, path))).tree
     except (SyntaxError, ValueError) as exc:
         raise SourceError(f"{path}: {exc}") from exc
-    text = TokenText(normalized_tokens(source))
+    text = TokenText(normalized_tokens(source, raw := source_tokens(source)))  # layout's too
     spans, imports, dynamic = scan(tree, text.lines_spelling(DYNAMIC_NAMES | {FORMAT_SPELLING}))
     children: dict[str | None, list[UnitSpan]] = {}
     for span in spans:
@@ -165,7 +166,7 @@ def _analysed(path: str, source: str) -> FileUnits:
             if alias not in result.spans:
                 result.checksums[alias] = result.checksums[binding.names[0]]
     add_wrapped_units(result, layout.wrappers)
-    result.checksums.update(layout_checksums(source, spans))  # ``rts.position_units``
+    result.checksums.update(layout_checksums(source, spans, raw))  # ``rts.position_units``
     return result
 
 
