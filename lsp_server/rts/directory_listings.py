@@ -11,7 +11,11 @@ file's bytes is no change of the listing.
 The import system lists a package's folder to find a module (``FileFinder`` fills its cache
 on the first import from a folder) and ``importlib.metadata`` lists ``sys.path`` to find
 distributions: neither is the test's listing (what an import finds is told by the units of
-what it ran and by the import footprints).
+what it ran and by the import footprints). Nor is a tool's folder (``.pytest_cache``,
+``.git``, reks's store: ``project.files.EXCLUDED_DIRS``), listed by a test walking the
+project's root: its files are no project code, and the tools rewrite or clean it away at
+every run or checkout, so each would select every test walking the root and every test
+listing the session's state (boltons' ``iter_find_files`` and ``gc.get_objects`` tests).
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ from __future__ import annotations
 import os
 from types import FrameType
 
+from lsp_server.project.files import is_excluded_dir
 from lsp_server.rts.calling_code import runs_code_of
 from lsp_server.rts.file_snapshot import file_checksum
 
@@ -48,9 +53,13 @@ def event_path(path: object) -> str | None:
 
 def listed_folder(args: tuple[object, ...]) -> str | None:
     """The absolute path of the folder an ``os.listdir``/``os.scandir`` event lists (None
-    for a folder given by descriptor)."""
+    for a folder given by descriptor, or a tool's folder: its name excluded anywhere;
+    ``build`` and the other root-only names still count, the root being unknown here)."""
     path = args[0] if args else None
-    return os.path.abspath(os.curdir) if path is None else event_path(path)
+    folder = os.path.abspath(os.curdir) if path is None else event_path(path)
+    if folder is None or is_excluded_dir(os.path.basename(folder)):
+        return None
+    return folder
 
 
 def listing_digest(folder: str) -> str | None:
